@@ -1,0 +1,29 @@
+/**
+ * The public HTTP surface. Order matters: security headers, then JSON parsing, then the
+ * routes of each area, then 404 and the error handler that keeps every failure in the
+ * contract's Error shape.
+ */
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { GatewayContext } from './context';
+import { errorHandler, notFoundHandler } from './http/errors';
+import { jsonBody } from './http/json-body';
+import { registerSystemRoutes } from './routes/system';
+import { registerStockRoutes } from './routes/stock';
+
+export function createApp(context: GatewayContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Only listed proxies may set the client address through X-Forwarded-For.
+  app.set('trust proxy', context.config.trustedProxies.length > 0 ? context.config.trustedProxies : false);
+  app.use(helmet());
+  app.use(jsonBody(context.config.bodyLimitBytes));
+
+  registerSystemRoutes(app, context);
+  registerStockRoutes(app, context);
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(context.logger));
+  return app;
+}

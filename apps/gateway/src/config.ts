@@ -1,0 +1,41 @@
+import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
+
+export interface GatewayConfig extends CommonConfig {
+  port: number;
+  /** Interface to listen on; 0.0.0.0 in containers. */
+  host: string;
+  publicBaseUrl: string;
+  storefrontOrigin?: string;
+  /** Extra origins allowed to send state-changing requests with the cookie. */
+  allowedOrigins: string[];
+  /** Proxy addresses whose X-Forwarded-For is believed (Express "trust proxy" values). */
+  trustedProxies: string[];
+  callerTokenPrivateKey: string;
+  addresses: { identity: string; loyalty: string; checkout: string; inventory: string };
+  rpcDeadlineMs: number;
+  /** Checkout waits on the payment provider, so it gets a longer deadline. */
+  checkoutDeadlineMs: number;
+  bodyLimitBytes: number;
+}
+
+export function readGatewayConfig(env: EnvReader): GatewayConfig {
+  return {
+    ...readCommon(env),
+    port: env.int('PORT', 8080, { min: 0, max: 65535 }),
+    host: env.string('HOST', '127.0.0.1'),
+    publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
+    storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
+    allowedOrigins: env.list('ALLOWED_ORIGINS'),
+    trustedProxies: env.list('TRUSTED_PROXIES'),
+    callerTokenPrivateKey: env.string('CALLER_TOKEN_PRIVATE_KEY'),
+    addresses: {
+      identity: env.address('IDENTITY_ADDR', '127.0.0.1:50051'),
+      loyalty: env.address('LOYALTY_ADDR', '127.0.0.1:50052'),
+      checkout: env.address('CHECKOUT_ADDR', '127.0.0.1:50053'),
+      inventory: env.address('INVENTORY_ADDR', '127.0.0.1:50054'),
+    },
+    rpcDeadlineMs: env.int('RPC_DEADLINE_MS', 5000, { min: 100, max: 60_000 }),
+    checkoutDeadlineMs: env.int('CHECKOUT_DEADLINE_MS', 15_000, { min: 1000, max: 120_000 }),
+    bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 100 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Every failure leaves the gateway in the contract's Error shape: domain errors with their
+ * mapped status, body-parser failures as 400/413/415, unknown paths 404, wrong methods 405,
+ * and anything unexpected as a 500 that reveals nothing internal.
+ */
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { AppError, HTTP_STATUS, errorBody } from '@storefront/errors';
+import type { Logger } from '@storefront/logging';
+
+export function sendError(res: Response, error: AppError): void {
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  res.status(HTTP_STATUS[error.kind]).json(errorBody(error.code, error.detail));
+}
+
+export const notFoundHandler: RequestHandler = (req, res) => {
+  sendError(res, new AppError('not_found', 'not_found', `No resource at ${req.method} ${req.path}`));
+};
+
+/** For `app.route(path).get(...).all(methodNotAllowed('GET'))`. */
+export function methodNotAllowed(...allowed: string[]): RequestHandler {
+  const allow = [...new Set([...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])])].join(', ');
+  return (req, res) => {
+    res.setHeader('Allow', allow);
+    res.status(405).json(errorBody('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allow}`));
+  };
+}
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    if (error instanceof AppError) {
+      if (error.kind === 'internal') logger.error({ err: error, path: req.path }, 'internal error from a service');
+      return sendError(res, error);
+    }
+    const parserError = error as BodyParserError;
+    switch (parserError?.type) {
+      case 'entity.too.large':
+        return res.status(413).json(errorBody('payload_too_large', `Request body exceeds ${parserError.limit} bytes`));
+      case 'entity.parse.failed':
+        return res.status(400).json(errorBody('malformed_json', 'Request body is not valid JSON'));
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        return res.status(415).json(errorBody('unsupported_media_type', 'Request body must be UTF-8 JSON'));
+      case 'request.aborted':
+        return res.status(400).json(errorBody('request_aborted', 'The request body was not received completely'));
+    }
+    logger.error({ err: error, path: req.path }, 'unexpected error');
+    res.status(500).json(errorBody('internal_error', 'An unexpected error occurred'));
+  };
+}

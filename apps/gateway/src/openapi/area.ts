@@ -1,0 +1,26 @@
+/**
+ * The OpenAPI document is assembled from one area module per group of routes. The same
+ * component schemas drive request validation (validator.ts), so the published description and
+ * the behaviour cannot drift apart.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ApiArea {
+  /** OpenAPI path items keyed by path. */
+  paths: Record<string, Record<string, unknown>>;
+  /** Component schemas keyed by name; refer to them as `#/components/schemas/<name>`. */
+  schemas: Record<string, JsonSchema>;
+}
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** A response whose body is the Error schema. */
+export const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref('Error') } },
+});
+
+export const jsonResponse = (description: string, schemaName: string) => ({
+  description,
+  content: { 'application/json': { schema: ref(schemaName) } },
+});

@@ -1,0 +1,22 @@
+import { jsonResponse, type ApiArea } from '../area';
+
+export const stockArea: ApiArea = {
+  schemas: {
+    StockMap: {
+      type: 'object',
+      description: 'Remaining units per stock-limited SKU (`<product>-<size>`); SKUs absent are not stock-limited.',
+      additionalProperties: { type: 'integer', minimum: 0 },
+      example: { 'bpc-157-10mg': 3, 'tb-500-10mg': 12 },
+    },
+  },
+  paths: {
+    '/api/stock': {
+      get: {
+        operationId: 'getStock',
+        summary: 'Live stock levels of limited SKUs',
+        tags: ['catalog'],
+        responses: { '200': jsonResponse('Stock map', 'StockMap') },
+      },
+    },
+  },
+};

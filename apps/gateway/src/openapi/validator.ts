@@ -1,0 +1,68 @@
+/**
+ * The one validation layer at the edge: request bodies and queries are checked against the
+ * component schemas of the published OpenAPI document. Failures are 400 Errors naming the field.
+ */
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { RequestHandler } from 'express';
+import { invalidArgument } from '@storefront/errors';
+import type { ApiArea } from './area';
+
+export class RequestValidator {
+  private readonly ajv: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(areas: ApiArea[]) {
+    this.ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: false });
+    addFormats(this.ajv);
+    const schemas = Object.assign({}, ...areas.map((area) => area.schemas));
+    this.ajv.addSchema({ $id: 'api', components: { schemas } });
+  }
+
+  private validatorFor(schemaName: string): ValidateFunction {
+    let validate = this.compiled.get(schemaName);
+    if (!validate) {
+      validate = this.ajv.getSchema(`api#/components/schemas/${schemaName}`);
+      if (!validate) throw new Error(`no component schema named ${schemaName}`);
+      this.compiled.set(schemaName, validate);
+    }
+    return validate;
+  }
+
+  /** Throws a 400 AppError naming the first problem. */
+  check(schemaName: string, value: unknown, where: 'body' | 'query'): void {
+    const validate = this.validatorFor(schemaName);
+    if (!validate(value)) throw invalidArgument(describe(validate.errors?.[0], where));
+  }
+
+  body(schemaName: string): RequestHandler {
+    this.validatorFor(schemaName);
+    return (req, _res, next) => {
+      this.check(schemaName, req.body ?? {}, 'body');
+      next();
+    };
+  }
+
+  query(schemaName: string): RequestHandler {
+    this.validatorFor(schemaName);
+    return (req, _res, next) => {
+      this.check(schemaName, { ...req.query }, 'query');
+      next();
+    };
+  }
+}
+
+function describe(error: ErrorObject | undefined, where: string): string {
+  if (!error) return `${where} is invalid`;
+  const field = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : where;
+  switch (error.keyword) {
+    case 'required':
+      return `${field === where ? '' : `${field}.`}${(error.params as { missingProperty: string }).missingProperty} is required`;
+    case 'additionalProperties':
+      return `${field === where ? '' : `${field}.`}${(error.params as { additionalProperty: string }).additionalProperty} is not an allowed field`;
+    case 'type':
+      return field === where ? `${where} must be a JSON ${(error.params as { type: string }).type}` : `${field} ${error.message}`;
+    default:
+      return `${field} ${error.message}`;
+  }
+}

@@ -1,0 +1,45 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CallerTokenSigner } from '@storefront/caller-token';
+import { createLogger, type Logger } from '@storefront/logging';
+import { createApp } from './app';
+import { closeServiceClients, createServiceClients } from './clients';
+import type { GatewayConfig } from './config';
+import { API_AREAS } from './openapi/document';
+import { RequestValidator } from './openapi/validator';
+
+export interface GatewayServer {
+  url: string;
+  port: number;
+  /** Stops accepting connections and waits for in-flight requests. */
+  stop(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.logLevel)): Promise<GatewayServer> {
+  const clients = createServiceClients(config);
+  const signer = await CallerTokenSigner.fromPem(config.callerTokenPrivateKey);
+  const app = createApp({ config, clients, signer, validator: new RequestValidator(API_AREAS), logger });
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host}:${port}`;
+  logger.info({ url }, 'gateway listening');
+  return {
+    url,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          closeServiceClients(clients);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

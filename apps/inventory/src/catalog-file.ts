@@ -1,0 +1,93 @@
+/**
+ * The catalog file format (see README "Catalog"): products with sizes, GBP prices and an
+ * optional `stock` that makes a SKU stock-limited. Parsing is strict and reports every
+ * problem with its JSON path, so an import either applies whole or not at all.
+ */
+import { invalidArgument } from '@storefront/errors';
+
+export interface CatalogFile {
+  products: CatalogProduct[];
+}
+
+export interface CatalogProduct {
+  id: string;
+  name: string;
+  description: string;
+  sizes: CatalogSize[];
+}
+
+export interface CatalogSize {
+  size: string;
+  pricePence: number;
+  /** Units on hand; undefined means not stock-limited. */
+  stock?: number;
+}
+
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const SIZE = /^[A-Za-z0-9.]+$/;
+
+export function parseCatalogFile(input: unknown): CatalogFile {
+  const problems: string[] = [];
+  const products: CatalogProduct[] = [];
+  const root = input as { products?: unknown };
+  if (typeof input !== 'object' || input === null || !Array.isArray(root.products)) {
+    throw invalidArgument('catalog must be an object with a "products" array');
+  }
+  const seenIds = new Set<string>();
+  root.products.forEach((raw: unknown, i: number) => {
+    const at = `products[${i}]`;
+    const p = raw as Record<string, unknown>;
+    if (typeof raw !== 'object' || raw === null) {
+      problems.push(`${at} must be an object`);
+      return;
+    }
+    if (typeof p.id !== 'string' || !SLUG.test(p.id) || p.id.length > 64) {
+      problems.push(`${at}.id must be a lower-case slug of at most 64 characters`);
+    } else if (seenIds.has(p.id)) {
+      problems.push(`${at}.id "${p.id}" appears twice`);
+    } else {
+      seenIds.add(p.id);
+    }
+    if (typeof p.name !== 'string' || p.name.trim() === '' || p.name.length > 200) {
+      problems.push(`${at}.name must be a non-empty string of at most 200 characters`);
+    }
+    if (p.description !== undefined && typeof p.description !== 'string') problems.push(`${at}.description must be a string`);
+    if (!Array.isArray(p.sizes) || p.sizes.length === 0) {
+      problems.push(`${at}.sizes must be a non-empty array`);
+      return;
+    }
+    const sizes: CatalogSize[] = [];
+    const seenSizes = new Set<string>();
+    p.sizes.forEach((rawSize: unknown, j: number) => {
+      const sat = `${at}.sizes[${j}]`;
+      const s = rawSize as Record<string, unknown>;
+      if (typeof rawSize !== 'object' || rawSize === null) {
+        problems.push(`${sat} must be an object`);
+        return;
+      }
+      if (typeof s.size !== 'string' || !SIZE.test(s.size) || s.size.length > 32) {
+        problems.push(`${sat}.size must be letters, digits and dots, at most 32 characters`);
+      } else if (seenSizes.has(s.size)) {
+        problems.push(`${sat}.size "${s.size}" appears twice`);
+      } else {
+        seenSizes.add(s.size);
+      }
+      const pricePence = typeof s.price === 'number' ? Math.round(s.price * 100) : NaN;
+      if (!Number.isFinite(pricePence) || pricePence <= 0 || Math.abs(pricePence - (s.price as number) * 100) > 1e-6 || pricePence > 10_000_000) {
+        problems.push(`${sat}.price must be a positive GBP amount with at most 2 decimal places`);
+      }
+      if (s.stock !== undefined && (!Number.isInteger(s.stock) || (s.stock as number) < 0 || (s.stock as number) > 1_000_000)) {
+        problems.push(`${sat}.stock must be an integer from 0 to 1000000 when present`);
+      }
+      sizes.push({ size: s.size as string, pricePence, ...(s.stock === undefined ? {} : { stock: s.stock as number }) });
+    });
+    products.push({ id: p.id as string, name: (p.name as string)?.trim(), description: (p.description as string) ?? '', sizes });
+  });
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 20).join('; ');
+    throw invalidArgument(problems.length > 20 ? `${shown}; and ${problems.length - 20} more` : shown);
+  }
+  return { products };
+}
+
+export const skuOf = (productId: string, size: string) => `${productId}-${size}`;

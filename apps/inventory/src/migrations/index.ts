@@ -1,0 +1,7 @@
+import type { Migration } from '@storefront/db';
+import { catalog } from './001-catalog';
+
+/** Applied in name order; never edit a released migration, add a new one. */
+export const migrations: Record<string, Migration> = {
+  '001-catalog': catalog,
+};

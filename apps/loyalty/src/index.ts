@@ -1,0 +1,3 @@
+export { startLoyaltyServer, type LoyaltyServer } from './server';
+export { readLoyaltyConfig, type LoyaltyConfig } from './config';
+export { migrations } from './migrations';

@@ -1,0 +1,2 @@
+export { startPaymentSandbox, type PaymentSandbox } from './server';
+export { readPaymentSandboxConfig, type PaymentSandboxConfig } from './config';

@@ -1,0 +1,144 @@
+/**
+ * Typed configuration from the environment. Every reader validates its variable and a
+ * problem surfaces as one ConfigError line naming it, so a process stops at start instead
+ * of misbehaving later.
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export type Env = Record<string, string | undefined>;
+
+export class EnvReader {
+  constructor(private readonly env: Env = process.env) {}
+
+  /** The raw value, or undefined when unset or blank. */
+  optional(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  string(name: string, fallback?: string): string {
+    const value = this.optional(name) ?? fallback;
+    if (value === undefined) throw new ConfigError(`${name} is required but not set`);
+    return value;
+  }
+
+  int(name: string, fallback: number, range: { min?: number; max?: number } = {}): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = range;
+    if (!/^-?\d+$/.test(raw) || value < min || value > max) {
+      throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.optional(name) ?? fallback;
+    if (!allowed.includes(raw as T)) {
+      throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+    }
+    return raw as T;
+  }
+
+  url(name: string, fallback?: string, protocols: readonly string[] = ['http:', 'https:']): string {
+    const raw = this.optional(name) ?? fallback;
+    if (raw === undefined) throw new ConfigError(`${name} is required but not set`);
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be a URL, got "${redactUrl(raw)}"`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+    }
+    return raw;
+  }
+
+  optionalUrl(name: string, protocols?: readonly string[]): string | undefined {
+    return this.optional(name) === undefined ? undefined : this.url(name, undefined, protocols);
+  }
+
+  /** host:port, as gRPC addresses are written. */
+  address(name: string, fallback: string): string {
+    const raw = this.optional(name) ?? fallback;
+    const match = /^(.+):(\d{1,5})$/.exec(raw);
+    if (!match || Number(match[2]) > 65535) {
+      throw new ConfigError(`${name} must be host:port, got "${raw}"`);
+    }
+    return raw;
+  }
+
+  list(name: string): string[] {
+    const raw = this.optional(name);
+    return raw === undefined ? [] : raw.split(',').map((item) => item.trim()).filter(Boolean);
+  }
+}
+
+/** Hides the password of a URL so configuration errors never print credentials. */
+export function redactUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return raw.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+/**
+ * Loads configuration or ends the process with one clear line. Used by every main.ts.
+ */
+export function loadOrExit<T>(load: (env: EnvReader) => T, env: Env = process.env): T {
+  try {
+    return load(new EnvReader(env));
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}
+
+/** Settings every service process shares. */
+export interface CommonConfig {
+  dataDir: string;
+  logLevel: string;
+  buildId: string;
+}
+
+export function readCommon(env: EnvReader): CommonConfig {
+  return {
+    dataDir: env.string('DATA_DIR', './data'),
+    logLevel: env.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    buildId: env.optional('BUILD_ID') ?? gitSha() ?? 'dev',
+  };
+}
+
+/** The checked-out commit, read from .git without spawning git. */
+function gitSha(): string | undefined {
+  // Lazy requires keep this module free of I/O until a fallback is actually needed.
+  const fs = require('node:fs') as typeof import('node:fs');
+  const path = require('node:path') as typeof import('node:path');
+  let dir = process.cwd();
+  for (;;) {
+    const head = path.join(dir, '.git', 'HEAD');
+    if (fs.existsSync(head)) {
+      const ref = fs.readFileSync(head, 'utf8').trim();
+      if (!ref.startsWith('ref: ')) return ref.slice(0, 12);
+      const refFile = path.join(dir, '.git', ref.slice(5));
+      if (fs.existsSync(refFile)) return fs.readFileSync(refFile, 'utf8').trim().slice(0, 12);
+      const packed = path.join(dir, '.git', 'packed-refs');
+      if (!fs.existsSync(packed)) return undefined;
+      const line = fs.readFileSync(packed, 'utf8').split('\n').find((l) => l.endsWith(` ${ref.slice(5)}`));
+      return line?.slice(0, 12);
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}

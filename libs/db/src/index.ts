@@ -1,0 +1,137 @@
+/**
+ * One way to reach a service's own store: knex on SQLite (embedded default, a file per service
+ * under DATA_DIR) or MySQL/MariaDB (a database per service), with the same migrations on both.
+ */
+import path from 'node:path';
+import fs from 'node:fs';
+import knexFactory, { type Knex } from 'knex';
+import { redactUrl, type EnvReader, type CommonConfig } from '@storefront/config';
+
+export type { Knex } from 'knex';
+export type Dialect = 'sqlite' | 'mysql';
+
+export interface StoreConfig {
+  service: string;
+  /** Where the SQLite file lives when no MySQL URL is given. */
+  dataDir: string;
+  /** Full URL including the database name; unset means SQLite. */
+  mysqlUrl?: string;
+}
+
+/**
+ * `<SERVICE>_MYSQL_URL` names the service's database in full; otherwise `MYSQL_URL` names a
+ * server and the database is `storefront_<service>` on it.
+ */
+export function readStoreConfig(env: EnvReader, service: string, common: CommonConfig): StoreConfig {
+  const own = env.optionalUrl(`${service.toUpperCase()}_MYSQL_URL`, ['mysql:']);
+  const server = env.optionalUrl('MYSQL_URL', ['mysql:']);
+  const mysqlUrl = own ?? (server ? withDatabase(server, `storefront_${service}`) : undefined);
+  return { service, dataDir: common.dataDir, mysqlUrl };
+}
+
+export function withDatabase(serverUrl: string, database: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+export function openDatabase(config: StoreConfig): Knex {
+  if (config.mysqlUrl) {
+    return knexFactory({
+      client: 'mysql2',
+      connection: { uri: config.mysqlUrl, supportBigNumbers: true, timezone: 'Z', charset: 'utf8mb4' } as Knex.MySql2ConnectionConfig,
+      pool: { min: 0, max: 10 },
+      acquireConnectionTimeout: 10_000,
+    });
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  return knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename: path.join(config.dataDir, `${config.service}.sqlite`) },
+    useNullAsDefault: true,
+    // better-sqlite3 is synchronous: one connection serialises transactions, which is what
+    // makes SQLite's read-check-write sections atomic without row locks.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(connection: { pragma(sql: string): unknown }, done: (error: Error | null, connection: unknown) => void) {
+        connection.pragma('journal_mode = WAL');
+        connection.pragma('synchronous = NORMAL');
+        connection.pragma('busy_timeout = 5000');
+        connection.pragma('foreign_keys = ON');
+        done(null, connection);
+      },
+    },
+    acquireConnectionTimeout: 10_000,
+  });
+}
+
+export function dialectOf(db: Knex): Dialect {
+  return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
+}
+
+/** Row lock for a read-check-write inside a transaction; SQLite's single connection already serialises. */
+export function forUpdate<T extends Knex.QueryBuilder>(query: T, db: Knex): T {
+  return dialectOf(db) === 'mysql' ? (query.forUpdate() as T) : query;
+}
+
+/** Aggregates come back as strings from MySQL (DECIMAL) and numbers from SQLite. */
+export function toNumber(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  const n = typeof value === 'number' ? value : Number(value);
+  if (!Number.isFinite(n)) throw new Error(`not a number: ${String(value)}`);
+  return n;
+}
+
+/** Whether an error is a unique-constraint violation on either backend. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number };
+  return e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export interface Migration {
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/** Creates the MySQL database when needed, then applies the service's migrations in name order. */
+export async function migrateToLatest(config: StoreConfig, migrations: Record<string, Migration>): Promise<string[]> {
+  if (config.mysqlUrl) await ensureMysqlDatabase(config.mysqlUrl);
+  const db = openDatabase(config);
+  try {
+    return await applyMigrations(db, migrations);
+  } finally {
+    await db.destroy();
+  }
+}
+
+export async function applyMigrations(db: Knex, migrations: Record<string, Migration>): Promise<string[]> {
+  const source: Knex.MigrationSource<string> = {
+    getMigrations: async () => Object.keys(migrations).sort(),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => migrations[name]!,
+  };
+  const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
+  return applied;
+}
+
+export async function ensureMysqlDatabase(mysqlUrl: string): Promise<void> {
+  const url = new URL(mysqlUrl);
+  const database = decodeURIComponent(url.pathname.slice(1));
+  if (!/^[A-Za-z0-9_]+$/.test(database)) {
+    throw new Error(`database name in ${redactUrl(mysqlUrl)} must be letters, digits and underscores`);
+  }
+  url.pathname = '/';
+  const server = knexFactory({ client: 'mysql2', connection: { uri: url.toString() } as Knex.MySql2ConnectionConfig, pool: { min: 0, max: 1 } });
+  try {
+    // Binary collation gives MySQL the same exact-match semantics as SQLite.
+    await server.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [database]);
+  } finally {
+    await server.destroy();
+  }
+}
+
+/** A store check for health probes. */
+export async function ping(db: Knex): Promise<void> {
+  await db.raw('select 1');
+}

@@ -1,0 +1,73 @@
+/**
+ * The single mapping between domain errors and gRPC status. A service sends its AppError as a
+ * gRPC status plus the kind and code in trailing metadata; a client turns any gRPC failure back
+ * into an AppError, so the gateway needs only the HTTP table in @storefront/errors.
+ */
+import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { AppError, type ErrorKind } from '@storefront/errors';
+
+const KIND_TO_STATUS: Record<ErrorKind, status> = {
+  invalid_argument: status.INVALID_ARGUMENT,
+  unauthenticated: status.UNAUTHENTICATED,
+  permission_denied: status.PERMISSION_DENIED,
+  not_found: status.NOT_FOUND,
+  conflict: status.ABORTED,
+  unprocessable: status.FAILED_PRECONDITION,
+  rate_limited: status.RESOURCE_EXHAUSTED,
+  unavailable: status.UNAVAILABLE,
+  provider_unavailable: status.UNAVAILABLE,
+  timeout: status.DEADLINE_EXCEEDED,
+  internal: status.INTERNAL,
+};
+
+// For failures that did not come from one of our handlers (transport errors, other servers).
+const STATUS_TO_KIND: Partial<Record<status, ErrorKind>> = {
+  [status.INVALID_ARGUMENT]: 'invalid_argument',
+  [status.OUT_OF_RANGE]: 'invalid_argument',
+  [status.UNAUTHENTICATED]: 'unauthenticated',
+  [status.PERMISSION_DENIED]: 'permission_denied',
+  [status.NOT_FOUND]: 'not_found',
+  [status.ALREADY_EXISTS]: 'conflict',
+  [status.ABORTED]: 'conflict',
+  [status.FAILED_PRECONDITION]: 'conflict',
+  [status.RESOURCE_EXHAUSTED]: 'rate_limited',
+  [status.UNAVAILABLE]: 'unavailable',
+  [status.DEADLINE_EXCEEDED]: 'timeout',
+  [status.CANCELLED]: 'unavailable',
+};
+
+const KIND_KEY = 'x-error-kind';
+const CODE_KEY = 'x-error-code';
+const RETRY_AFTER_KEY = 'x-retry-after';
+
+export function toStatusObject(error: AppError): Partial<StatusObject> {
+  const metadata = new Metadata();
+  metadata.set(KIND_KEY, error.kind);
+  metadata.set(CODE_KEY, error.code);
+  if (error.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfterSeconds));
+  return { code: KIND_TO_STATUS[error.kind], details: error.detail, metadata };
+}
+
+export function fromServiceError(error: ServiceError, target: string): AppError {
+  const header = (key: string) => {
+    const value = error.metadata?.get(key)[0];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const kind = header(KIND_KEY) as ErrorKind | undefined;
+  const code = header(CODE_KEY);
+  if (kind && code && kind in KIND_TO_STATUS) {
+    const retryAfter = header(RETRY_AFTER_KEY);
+    return new AppError(kind, code, error.details, retryAfter === undefined ? undefined : Number(retryAfter));
+  }
+  const fallback = STATUS_TO_KIND[error.code as status] ?? 'internal';
+  switch (fallback) {
+    case 'unavailable':
+      return new AppError('unavailable', 'service_unavailable', `The ${target} service is unavailable; try again shortly`);
+    case 'timeout':
+      return new AppError('timeout', 'timeout', `The ${target} service did not answer in time`);
+    case 'internal':
+      return new AppError('internal', 'internal_error', 'An unexpected error occurred');
+    default:
+      return new AppError(fallback, fallback, error.details);
+  }
+}

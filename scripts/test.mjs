@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Runs the whole mocha suite once per backend: always SQLite; MySQL + Redis when MYSQL_URL and
+// REDIS_URL are set, or in containers when Docker answers. A backend that was asked for and
+// fails (or does not answer) fails the run; it is never skipped silently.
+import { spawnSync, execFileSync } from 'node:child_process';
+
+const extraArgs = process.argv.slice(2);
+const env = { ...process.env };
+const backends = ['sqlite'];
+let containers = [];
+
+if (env.MYSQL_URL || env.REDIS_URL) {
+  if (!env.MYSQL_URL || !env.REDIS_URL) {
+    console.error('test: set both MYSQL_URL and REDIS_URL for the MySQL/Redis backend, or neither');
+    process.exit(2);
+  }
+  backends.push('mysql');
+} else if (dockerAnswers()) {
+  const { GenericContainer } = await import('testcontainers');
+  console.log('test: starting MySQL 8 and Redis 7 containers');
+  const mysql = await new GenericContainer('mysql:8.4').withEnvironment({ MYSQL_ALLOW_EMPTY_PASSWORD: 'yes' }).withExposedPorts(3306).withStartupTimeout(120_000).start();
+  const redis = await new GenericContainer('redis:7-alpine').withExposedPorts(6379).start();
+  containers = [mysql, redis];
+  env.MYSQL_URL = `mysql://root@${mysql.getHost()}:${mysql.getMappedPort(3306)}`;
+  env.REDIS_URL = `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`;
+  backends.push('mysql');
+} else {
+  console.log('test: MYSQL_URL/REDIS_URL unset and no Docker; running the SQLite backend only');
+}
+
+let failed = false;
+for (const backend of backends) {
+  console.log(`\n=== backend: ${backend === 'sqlite' ? 'SQLite (embedded)' : `MySQL + Redis`} ===`);
+  const result = spawnSync('npx', ['mocha', ...extraArgs], { stdio: 'inherit', env: { ...env, STOREFRONT_TEST_BACKEND: backend } });
+  if (result.status !== 0) {
+    console.error(`test: the ${backend} backend failed`);
+    failed = true;
+  }
+}
+for (const container of containers) await container.stop();
+process.exit(failed ? 1 : 0);
+
+function dockerAnswers() {
+  try {
+    execFileSync('docker', ['info'], { stdio: 'ignore', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
