@@ -10,6 +10,10 @@ import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { registerSystemRoutes } from './routes/system';
 import { registerStockRoutes } from './routes/stock';
+import { registerAuthRoutes } from './routes/auth';
+import { registerCatalogRoutes } from './routes/catalog';
+import { registerCheckoutRoutes } from './routes/checkout';
+import { registerPublishedRoutes } from './routes/published';
 
 export function createApp(context: GatewayContext): Express {
   const app = express();
@@ -21,7 +25,12 @@ export function createApp(context: GatewayContext): Express {
   app.use(jsonBody(context.config.bodyLimitBytes));
 
   registerSystemRoutes(app, context);
+  registerAuthRoutes(app, context);
   registerStockRoutes(app, context);
+  registerCatalogRoutes(app, context);
+  registerCheckoutRoutes(app, context);
+  // Published documents and, when configured, the storefront proxy take what is left.
+  registerPublishedRoutes(app, context);
 
   app.use(notFoundHandler);
   app.use(errorHandler(context.logger));

@@ -1,9 +1,13 @@
 import type { ApiArea } from './area';
 import { systemArea } from './areas/system';
+import { authArea } from './areas/auth';
+import { loyaltyArea } from './areas/loyalty';
 import { stockArea } from './areas/stock';
+import { catalogArea } from './areas/catalog';
+import { checkoutArea } from './areas/checkout';
 
 /** Every area of the public API, in the order the reference presents them. */
-export const API_AREAS: ApiArea[] = [systemArea, stockArea];
+export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea];
 
 export function buildOpenApiDocument(publicBaseUrl: string, areas: ApiArea[] = API_AREAS) {
   return {

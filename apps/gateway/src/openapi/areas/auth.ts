@@ -1,0 +1,6 @@
+import type { ApiArea } from '../area';
+
+export const authArea: ApiArea = {
+  schemas: {},
+  paths: {},
+};

@@ -1,0 +1,6 @@
+import type { ApiArea } from '../area';
+
+export const catalogArea: ApiArea = {
+  schemas: {},
+  paths: {},
+};

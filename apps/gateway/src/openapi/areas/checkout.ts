@@ -1,0 +1,6 @@
+import type { ApiArea } from '../area';
+
+export const checkoutArea: ApiArea = {
+  schemas: {},
+  paths: {},
+};

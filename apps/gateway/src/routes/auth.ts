@@ -1,0 +1,4 @@
+import type { Express } from 'express';
+import type { GatewayContext } from '../context';
+
+export function registerAuthRoutes(_app: Express, _context: GatewayContext): void {}

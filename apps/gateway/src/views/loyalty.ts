@@ -1,0 +1,54 @@
+/**
+ * The contract's Loyalty object from the loyalty service's Account, and the one client intent a
+ * sync may carry: redemption requests. Everything else a client sends about loyalty is ignored.
+ */
+import type { loyalty } from '@storefront/proto';
+
+export interface LoyaltyView {
+  points: number;
+  lifetimePoints: number;
+  tier: string;
+  pointsHistory: Array<Record<string, unknown>>;
+  availableRewards: Array<Record<string, unknown>>;
+  redeemedRewards: Array<Record<string, unknown>>;
+}
+
+export function loyaltyView(account: loyalty.Account | undefined): LoyaltyView {
+  if (!account) return { points: 0, lifetimePoints: 0, tier: 'bronze', pointsHistory: [], availableRewards: [], redeemedRewards: [] };
+  return {
+    points: account.points,
+    lifetimePoints: account.lifetimePoints,
+    tier: account.tier,
+    pointsHistory: account.pointsHistory.map((entry) => ({
+      id: entry.id,
+      type: entry.type,
+      points: entry.points,
+      description: entry.description,
+      createdAt: entry.createdAt,
+      ...(entry.orderId ? { orderId: entry.orderId } : {}),
+    })),
+    availableRewards: account.availableRewards.map((reward) => ({
+      id: reward.id,
+      name: reward.name,
+      pointsCost: reward.pointsCost,
+      discount: reward.discount,
+    })),
+    redeemedRewards: account.redeemedRewards.map((redeemed) => ({
+      id: redeemed.id,
+      rewardId: redeemed.rewardId,
+      name: redeemed.name,
+      code: redeemed.code,
+      redeemedAt: redeemed.redeemedAt,
+      ...(redeemed.usedAt ? { usedAt: redeemed.usedAt } : {}),
+    })),
+  };
+}
+
+/**
+ * Reward ids the client lists in `redeemedRewards`; the loyalty service treats each one not yet
+ * redeemed as a redemption request. The body was already validated against the LoyaltySync schema.
+ */
+export function requestedRewardIds(loyaltyState: { redeemedRewards?: Array<{ rewardId?: string }> } | undefined): string[] {
+  const ids = (loyaltyState?.redeemedRewards ?? []).map((entry) => entry.rewardId).filter((id): id is string => typeof id === 'string');
+  return [...new Set(ids)];
+}
