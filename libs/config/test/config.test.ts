@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import { ConfigError, EnvReader, readCommon, redactUrl } from '@storefront/config';
+
+describe('config: EnvReader', () => {
+  it('uses the default when a variable is unset or blank', () => {
+    const env = new EnvReader({ PORT: '  ' });
+    expect(env.int('PORT', 8080)).to.equal(8080);
+    expect(env.string('DATA_DIR', './data')).to.equal('./data');
+  });
+
+  it('names the variable and the bad value in one line', () => {
+    expect(() => new EnvReader({ PORT: 'eighty' }).int('PORT', 8080, { min: 0, max: 65535 }))
+      .to.throw(ConfigError, 'PORT must be an integer between 0 and 65535, got "eighty"');
+    expect(() => new EnvReader({ PORT: '70000' }).int('PORT', 8080, { min: 0, max: 65535 })).to.throw(ConfigError, /PORT/);
+    expect(() => new EnvReader({ LOG_LEVEL: 'loud' }).oneOf('LOG_LEVEL', ['info', 'debug'], 'info'))
+      .to.throw(ConfigError, 'LOG_LEVEL must be one of info, debug, got "loud"');
+    expect(() => new EnvReader({ INVENTORY_ADDR: 'nowhere' }).address('INVENTORY_ADDR', '127.0.0.1:50054'))
+      .to.throw(ConfigError, 'INVENTORY_ADDR must be host:port');
+  });
+
+  it('requires a value that has no default', () => {
+    expect(() => new EnvReader({}).string('CALLER_TOKEN_PUBLIC_KEY')).to.throw(ConfigError, 'CALLER_TOKEN_PUBLIC_KEY is required but not set');
+  });
+
+  it('checks URL syntax and protocol without printing passwords', () => {
+    expect(new EnvReader({ MYSQL_URL: 'mysql://u:p@db:3306' }).url('MYSQL_URL', undefined, ['mysql:'])).to.equal('mysql://u:p@db:3306');
+    expect(() => new EnvReader({ MYSQL_URL: 'postgres://u:secret@db' }).url('MYSQL_URL', undefined, ['mysql:'])).to.throw(ConfigError, /mysql:/);
+    try {
+      new EnvReader({ MYSQL_URL: 'mysql://u:secret@db:notaport' }).url('MYSQL_URL', undefined, ['mysql:']);
+      expect.fail('should have thrown');
+    } catch (error) {
+      expect((error as Error).message).to.not.include('secret');
+    }
+    expect(redactUrl('mysql://root:hunter2@db:3306/x')).to.equal('mysql://root:***@db:3306/x');
+  });
+
+  it('reads comma lists and trims items', () => {
+    expect(new EnvReader({ TRUSTED_PROXIES: ' 10.0.0.1, loopback ,' }).list('TRUSTED_PROXIES')).to.deep.equal(['10.0.0.1', 'loopback']);
+  });
+
+  it('takes BUILD_ID from the environment before the git checkout', () => {
+    expect(readCommon(new EnvReader({ BUILD_ID: 'abc123' })).buildId).to.equal('abc123');
+    expect(readCommon(new EnvReader({})).buildId).to.match(/^([0-9a-f]{7,40}|dev)$/);
+  });
+});

@@ -1,0 +1,98 @@
+import { expect } from 'chai';
+import { AppError } from '@storefront/errors';
+import { health, inventory } from '@storefront/proto';
+import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
+import { CallerTokenSigner, CallerTokenVerifier, generateCallerKeyPair } from '@storefront/caller-token';
+import { createLogger } from '@storefront/logging';
+
+const logger = createLogger('test', 'silent');
+const SERVICE = 'storefront.inventory.v1.InventoryService';
+
+describe('grpc: server, client, errors and health', () => {
+  let server: RunningGrpcServer;
+  let probeFails = false;
+  let signer: CallerTokenSigner;
+  let failWith: unknown;
+
+  before(async () => {
+    const keys = await generateCallerKeyPair();
+    signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
+    const reject = async (): Promise<never> => {
+      throw failWith;
+    };
+    server = await startGrpcServer({
+      address: '127.0.0.1:0',
+      logger,
+      verifier: await CallerTokenVerifier.fromPem(keys.publicKeyPem),
+      probe: async () => {
+        if (probeFails) throw new Error('database down');
+      },
+      services: [
+        bind(SERVICE, inventory.InventoryServiceService, {
+          // getStock echoes the verified caller so the test can see what the server believed.
+          getStock: async (_request, context) => ({ available: { [(await context.caller()) ?? 'anonymous']: 1 } }),
+          getCatalog: async (_request, context) => {
+            await context.requireCaller();
+            return { products: [] };
+          },
+          getCatalogSnapshot: reject,
+          quote: reject,
+          reserve: reject,
+          // commit answers only after 300 ms, to test deadlines.
+          commit: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            return {};
+          },
+          release: reject,
+        }),
+      ],
+    });
+  });
+  after(async () => server?.shutdown(1000));
+
+  const client = () => createRpcClient(inventory.InventoryServiceService, server.address, { target: 'inventory', defaultDeadlineMs: 2000 });
+
+  it('passes the verified caller and ignores a forged one', async () => {
+    expect((await client().getStock({}, { callerToken: await signer.sign('user-7') })).available).to.deep.equal({ 'user-7': 1 });
+    expect((await client().getStock({}, { callerToken: 'forged' })).available).to.deep.equal({ anonymous: 1 });
+  });
+
+  it('answers UNAUTHENTICATED when a caller is required and missing', async () => {
+    const error = await client().getCatalog({}).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(AppError).and.include({ kind: 'unauthenticated', code: 'unauthorized' });
+  });
+
+  it('carries an AppError across the wire with kind, code, detail and retry-after', async () => {
+    failWith = new AppError('rate_limited', 'too_many_attempts', 'Try again later', 30);
+    const error = (await client().quote({ lines: [] }).catch((e: unknown) => e)) as AppError;
+    expect(error).to.be.instanceOf(AppError);
+    expect(error).to.include({ kind: 'rate_limited', code: 'too_many_attempts', detail: 'Try again later', retryAfterSeconds: 30 });
+  });
+
+  it('hides unexpected errors behind internal_error', async () => {
+    failWith = new Error('SELECT * FROM secrets failed');
+    const error = (await client().reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 }).catch((e: unknown) => e)) as AppError;
+    expect(error).to.include({ kind: 'internal', code: 'internal_error' });
+    expect(error.detail).to.not.include('secrets');
+  });
+
+  it('maps an unreachable service to unavailable and a slow one to a deadline', async () => {
+    const down = createRpcClient(inventory.InventoryServiceService, '127.0.0.1:9', { target: 'inventory', defaultDeadlineMs: 2000 });
+    expect(await down.getStock({}).catch((e: unknown) => e)).to.include({ kind: 'unavailable', code: 'service_unavailable' });
+    const started = Date.now();
+    const slow = await client().commit({ orderReference: 'r' }, { deadlineMs: 100 }).catch((e: unknown) => e);
+    expect(slow).to.include({ kind: 'timeout', code: 'timeout' });
+    expect(Date.now() - started).to.be.below(290);
+  });
+
+  it('reports health from the dependency probe', async () => {
+    const probe = createRpcClient(health.HealthService, server.address, { target: 'inventory' });
+    const { SERVING, NOT_SERVING } = health.HealthCheckResponse_ServingStatus;
+    expect((await probe.check({ service: SERVICE })).status).to.equal(SERVING);
+    probeFails = true;
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past the probe cache
+    expect((await probe.check({ service: '' })).status).to.equal(NOT_SERVING);
+    probeFails = false;
+    expect(await probe.check({ service: 'no.such.Service' }).catch((e: unknown) => e)).to.include({ kind: 'not_found' });
+  });
+});

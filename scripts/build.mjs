@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// Production build: one esbuild bundle per app at apps/<app>/dist/main.js (inside the app, so
+// its externals resolve through the app's own node_modules first, exactly as the sources do). Workspace code
+// (@storefront/*) is bundled; third-party packages stay external so OpenTelemetry can patch
+// them when they are required, and so each image installs only its app's dependencies.
+// Usage: node scripts/build.mjs [app ...]   (default: every app)
+import { build } from 'esbuild';
+import { readdirSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const apps = readdirSync(path.join(root, 'apps')).filter((app) => existsSync(path.join(root, 'apps', app, 'src', 'main.ts')));
+const wanted = process.argv.slice(2);
+for (const app of wanted) {
+  if (!apps.includes(app)) {
+    console.error(`build: unknown app "${app}"; apps are ${apps.join(', ')}`);
+    process.exit(2);
+  }
+}
+
+const externalThirdParty = {
+  name: 'external-third-party',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith('@storefront/') ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+const buildId = process.env.BUILD_ID ?? gitSha();
+const started = Date.now();
+await Promise.all(
+  (wanted.length ? wanted : apps).map((app) =>
+    build({
+      entryPoints: [path.join(root, 'apps', app, 'src', 'main.ts')],
+      outfile: path.join(root, 'apps', app, 'dist', 'main.js'),
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      sourcemap: true,
+      logLevel: 'warning',
+      plugins: [externalThirdParty],
+      // Baked in so a deployed bundle reports its build even without BUILD_ID in the environment.
+      banner: { js: buildId ? `process.env.BUILD_ID ??= ${JSON.stringify(buildId)};` : '' },
+    }),
+  ),
+);
+console.log(`build: ${(wanted.length ? wanted : apps).join(', ')} in ${Date.now() - started} ms`);
+
+function gitSha() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
