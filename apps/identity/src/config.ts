@@ -1,19 +1,60 @@
 import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
 
+/** A fixed-window limit: at most `max` events per `windowSeconds`. */
+export interface WindowLimit {
+  max: number;
+  windowSeconds: number;
+}
+
+export interface RateLimits {
+  failedLoginsPerAccount: WindowLimit;
+  failedLoginsPerAddress: WindowLimit;
+  signupsPerAddress: WindowLimit;
+}
+
+/** argon2id cost; the defaults are OWASP's recommended minimum (19 MiB, 2 passes, 1 lane). */
+export interface Argon2Settings {
+  memoryKib: number;
+  timeCost: number;
+  parallelism: number;
+}
+
 export interface IdentityConfig extends CommonConfig {
   /** Address the gRPC server binds to. */
   address: string;
   store: StoreConfig;
   callerTokenPublicKey: string;
+  /** Sessions and rate-limit counters live in Redis when set, otherwise in the SQL store. */
+  redisUrl?: string;
+  /** Prefix of every Redis key, so several deployments (or test runs) can share a server. */
+  redisKeyPrefix: string;
+  rateLimits: RateLimits;
+  argon2: Argon2Settings;
 }
 
 export function readIdentityConfig(env: EnvReader): IdentityConfig {
   const common = readCommon(env);
+  const limit = (prefix: string, max: number, windowSeconds: number): WindowLimit => ({
+    max: env.int(`${prefix}_MAX`, max, { min: 1, max: 1_000_000 }),
+    windowSeconds: env.int(`${prefix}_WINDOW_SECONDS`, windowSeconds, { min: 1, max: 7 * 24 * 3600 }),
+  });
   return {
     ...common,
     address: env.address('IDENTITY_ADDR', '127.0.0.1:50051'),
     store: readStoreConfig(env, 'identity', common),
     callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
+    redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:identity:'),
+    rateLimits: {
+      failedLoginsPerAccount: limit('LOGIN_FAILURES_PER_ACCOUNT', 10, 15 * 60),
+      failedLoginsPerAddress: limit('LOGIN_FAILURES_PER_ADDRESS', 100, 15 * 60),
+      signupsPerAddress: limit('SIGNUPS_PER_ADDRESS', 50, 60 * 60),
+    },
+    argon2: {
+      memoryKib: env.int('ARGON2_MEMORY_KIB', 19_456, { min: 1024, max: 4 * 1024 * 1024 }),
+      timeCost: env.int('ARGON2_TIME_COST', 2, { min: 1, max: 20 }),
+      parallelism: env.int('ARGON2_PARALLELISM', 1, { min: 1, max: 16 }),
+    },
   };
 }

@@ -1,3 +1,3 @@
-export { startIdentityServer, type IdentityServer } from './server';
+export { startIdentityServer, type IdentityServer, type StartOptions } from './server';
 export { readIdentityConfig, type IdentityConfig } from './config';
 export { migrations } from './migrations';

@@ -1,14 +1,25 @@
-/** Wires identity: opens its store, applies migrations when asked, and serves gRPC. */
-import { startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
+/**
+ * Wires identity: opens its SQL store (and Redis when configured), applies migrations when
+ * asked, and serves gRPC. Handlers stay thin: they translate messages to the Accounts domain.
+ */
+import { Redis } from 'ioredis';
+import { identity } from '@storefront/proto';
+import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { createLogger, type Logger } from '@storefront/logging';
 import type { IdentityConfig } from './config';
 import { migrations } from './migrations';
+import { Accounts, type IssuedSession } from './domain/accounts';
+import { PasswordHasher } from './domain/passwords';
+import { UserStore, type User } from './stores/users';
+import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
+import { RedisAttemptCounters, SqlAttemptCounters } from './stores/attempt-counters';
 
 export interface IdentityServer {
   address: string;
   db: Knex;
+  accounts: Accounts;
   stop(): Promise<void>;
 }
 
@@ -16,28 +27,90 @@ export interface StartOptions {
   /** Apply migrations before serving (embedded default, tests). */
   migrate: boolean;
   logger?: Logger;
+  /** Epoch milliseconds; tests move it to expire sessions and rate-limit windows. */
+  now?: () => number;
 }
+
+const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
 export async function startIdentityServer(config: IdentityConfig, options: StartOptions): Promise<IdentityServer> {
   const logger = options.logger ?? createLogger('identity', config.logLevel);
   if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
   const db = openDatabase(config.store);
   if (options.migrate) await applyMigrations(db, migrations);
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
+  const accounts = new Accounts({
+    users: new UserStore(db),
+    sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
+    counters: redis ? new RedisAttemptCounters(redis) : new SqlAttemptCounters(db),
+    hasher: await PasswordHasher.create(config.argon2),
+    limits: config.rateLimits,
+    now: options.now ?? Date.now,
+  });
+  const purge = setInterval(() => {
+    accounts.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'purging expired sessions failed'));
+  }, PURGE_INTERVAL_MS);
+  purge.unref();
+
   const verifier = await CallerTokenVerifier.fromPem(config.callerTokenPublicKey);
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
     logger,
     verifier,
-    probe: () => ping(db),
-    services: [],
+    probe: async () => {
+      await ping(db);
+      if (redis) await redis.ping();
+    },
+    services: [
+      bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, {
+        signUp: async (request) => signedIn(await accounts.signUp(request)),
+        logIn: async ({ email, password, clientAddress }) => signedIn(await accounts.logIn(email, password, clientAddress)),
+        logOut: async ({ sessionToken }) => {
+          await accounts.logOut(sessionToken);
+          return {};
+        },
+        resolveSession: async ({ sessionToken }) => ({ profile: toProfile(await accounts.resolveSession(sessionToken)) }),
+        getProfile: async (_request, context) => ({ profile: toProfile(await accounts.profile(await context.requireCaller())) }),
+        updateProfile: async (request, context) => ({
+          profile: toProfile(await accounts.updateProfile(await context.requireCaller(), request)),
+        }),
+      }),
+    ],
   });
-  logger.info({ address: grpcServer.address }, 'identity listening');
+  logger.info({ address: grpcServer.address, sessions: redis ? 'redis' : 'sql' }, 'identity listening');
   return {
     address: grpcServer.address,
     db,
+    accounts,
     async stop() {
+      clearInterval(purge);
       await grpcServer.shutdown();
+      redis?.disconnect();
       await db.destroy();
     },
+  };
+}
+
+async function connectRedis(url: string, keyPrefix: string): Promise<Redis> {
+  const redis = new Redis(url, { keyPrefix, lazyConnect: true, maxRetriesPerRequest: 2 });
+  // Fails the start loudly when Redis was asked for and does not answer.
+  await redis.connect();
+  return redis;
+}
+
+function signedIn({ user, session }: { user: User; session: IssuedSession }) {
+  return { profile: toProfile(user), session };
+}
+
+function toProfile(user: User): identity.Profile {
+  return {
+    id: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    phone: user.phone,
+    createdAt: new Date(user.createdAt).toISOString(),
+    referralCode: user.referralCode,
+    referredBy: user.referredBy,
   };
 }

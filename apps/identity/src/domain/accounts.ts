@@ -1,0 +1,201 @@
+/**
+ * Accounts and sessions: the rules of identity, independent of gRPC. Every failure is an
+ * AppError: 400 naming the field, 401 for credentials and sessions, 409 for a taken email,
+ * 429 with a retry time when a rate limit is reached.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { AppError, conflict, invalidArgument, unauthenticated } from '@storefront/errors';
+import type { RateLimits, WindowLimit } from '../config';
+import type { AttemptCounters } from '../stores/attempt-counters';
+import type { SessionStore } from '../stores/sessions';
+import type { ProfileChanges, User, UserStore } from '../stores/users';
+import { rejectCommonPassword, type PasswordHasher } from './passwords';
+import {
+  checkNewPasswordLength,
+  newReferralCode,
+  normaliseEmail,
+  normaliseName,
+  normalisePhone,
+  normaliseReferralCode,
+  rejectOverlongPassword,
+} from './rules';
+import { SESSION_LIFETIME_SECONDS, hashSessionToken, isWellFormedSessionToken, newSessionToken } from './session-tokens';
+
+export interface SignUpInput {
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+  phone?: string;
+  referralCode?: string;
+  clientAddress: string;
+}
+
+export interface ProfileEdit {
+  firstName?: string;
+  lastName?: string;
+  /** An empty string clears the phone number. */
+  phone?: string;
+}
+
+export interface IssuedSession {
+  /** Handed out once; the store keeps only its hash. */
+  token: string;
+  maxAgeSeconds: number;
+}
+
+export interface AccountsOptions {
+  users: UserStore;
+  sessions: SessionStore;
+  counters: AttemptCounters;
+  hasher: PasswordHasher;
+  limits: RateLimits;
+  now: () => number;
+}
+
+// Referral codes have 31^8 ≈ 8.5e11 values; a few retries make a collision practically impossible.
+const REFERRAL_CODE_ATTEMPTS = 5;
+const invalidSession = () => unauthenticated('The session is missing, has expired or was ended; log in again');
+const invalidCredentials = () => unauthenticated('Email or password is incorrect', 'invalid_credentials');
+const emailTaken = () => conflict('email_taken', 'An account with this email already exists; log in instead');
+
+export class Accounts {
+  constructor(private readonly options: AccountsOptions) {}
+
+  async signUp(input: SignUpInput): Promise<{ user: User; session: IssuedSession }> {
+    const { users, hasher, limits, now } = this.options;
+    const startedAt = now();
+    await this.countAttempts([[counterKey('signup-address', input.clientAddress), limits.signupsPerAddress]], startedAt, 'sign-ups from this address');
+    const email = normaliseEmail(input.email);
+    checkNewPasswordLength(input.password);
+    rejectCommonPassword(input.password);
+    const firstName = normaliseName(input.firstName, 'firstName');
+    const lastName = normaliseName(input.lastName, 'lastName');
+    const phone = input.phone === undefined ? undefined : normalisePhone(input.phone);
+    const referredBy = input.referralCode === undefined ? undefined : normaliseReferralCode(input.referralCode) || undefined;
+    if (referredBy !== undefined && !(await users.referralCodeExists(referredBy))) {
+      throw invalidArgument('referralCode does not belong to any customer');
+    }
+    if (await users.findByEmail(email)) throw emailTaken();
+
+    const passwordHash = await hasher.hash(input.password);
+    for (let attempt = 0; attempt < REFERRAL_CODE_ATTEMPTS; attempt += 1) {
+      const user: User = {
+        id: randomUUID(),
+        email,
+        passwordHash,
+        firstName,
+        lastName,
+        ...(phone ? { phone } : {}),
+        referralCode: newReferralCode(),
+        ...(referredBy ? { referredBy } : {}),
+        createdAt: startedAt,
+      };
+      const taken = await users.insert(user);
+      if (taken === 'email') throw emailTaken();
+      if (taken === undefined) return { user, session: await this.openSession(user.id, startedAt) };
+    }
+    throw new AppError('internal', 'internal_error', 'Could not allocate a unique referral code');
+  }
+
+  /**
+   * The same 401 for an unknown email and a wrong password, after the same work: an unknown
+   * email is verified against a dummy hash. Failures count per account and per address
+   * before the password is checked, so parallel guesses cannot overtake the limit.
+   */
+  async logIn(rawEmail: string, password: string, clientAddress: string): Promise<{ user: User; session: IssuedSession }> {
+    const { users, counters, hasher, limits, now } = this.options;
+    rejectOverlongPassword(password);
+    const email = rawEmail.trim().toLowerCase();
+    const startedAt = now();
+    const accountKey = counterKey('login-account', email);
+    const addressKey = counterKey('login-address', clientAddress);
+    await this.countAttempts(
+      [
+        [accountKey, limits.failedLoginsPerAccount],
+        [addressKey, limits.failedLoginsPerAddress],
+      ],
+      startedAt,
+      'failed login attempts',
+    );
+    const user = await users.findByEmail(email);
+    const verified = await hasher.verify(user?.passwordHash, password);
+    if (!user || !verified) throw invalidCredentials();
+
+    // Only failures count: a success takes its hit back and clears the account's failures.
+    await Promise.all([counters.clear(accountKey), counters.undo(addressKey)]);
+    if (hasher.needsRehash(user.passwordHash)) await users.updatePasswordHash(user.id, await hasher.hash(password));
+    return { user, session: await this.openSession(user.id, startedAt) };
+  }
+
+  async logOut(token: string): Promise<void> {
+    const { sessions, now } = this.options;
+    if (!isWellFormedSessionToken(token)) throw invalidSession();
+    const tokenHash = hashSessionToken(token);
+    if (!(await sessions.find(tokenHash, now()))) throw invalidSession();
+    await sessions.delete(tokenHash);
+  }
+
+  /** The account a session token belongs to; 401 when unknown or expired (an expired one is purged). */
+  async resolveSession(token: string): Promise<User> {
+    const { sessions, users, now } = this.options;
+    if (!isWellFormedSessionToken(token)) throw invalidSession();
+    const tokenHash = hashSessionToken(token);
+    const session = await sessions.find(tokenHash, now());
+    if (!session) throw invalidSession();
+    const user = await users.findById(session.userId);
+    if (!user) {
+      await sessions.delete(tokenHash);
+      throw invalidSession();
+    }
+    return user;
+  }
+
+  async profile(userId: string): Promise<User> {
+    const user = await this.options.users.findById(userId);
+    if (!user) throw invalidSession();
+    return user;
+  }
+
+  /** Only the editable fields exist here; email, id and referral code cannot be changed. */
+  async updateProfile(userId: string, edit: ProfileEdit): Promise<User> {
+    const changes: ProfileChanges = {};
+    if (edit.firstName !== undefined) changes.firstName = normaliseName(edit.firstName, 'firstName');
+    if (edit.lastName !== undefined) changes.lastName = normaliseName(edit.lastName, 'lastName');
+    if (edit.phone !== undefined) changes.phone = normalisePhone(edit.phone) ?? null;
+    await this.profile(userId);
+    await this.options.users.updateProfile(userId, changes);
+    return this.profile(userId);
+  }
+
+  /** Sweeps what expired in the SQL store; Redis expires its keys itself. */
+  async purgeExpired(): Promise<void> {
+    const now = this.options.now();
+    await this.options.sessions.purgeExpired(now);
+    await this.options.counters.purgeExpired(now);
+  }
+
+  private async openSession(userId: string, now: number): Promise<IssuedSession> {
+    const token = newSessionToken();
+    await this.options.sessions.create(hashSessionToken(token), {
+      userId,
+      createdAt: now,
+      expiresAt: now + SESSION_LIFETIME_SECONDS * 1000,
+    });
+    return { token, maxAgeSeconds: SESSION_LIFETIME_SECONDS };
+  }
+
+  /** Counts one attempt on every key; 429 when any is over its limit, retry after the latest window. */
+  private async countAttempts(entries: Array<[string, WindowLimit]>, now: number, what: string): Promise<void> {
+    const counts = await Promise.all(entries.map(([key, limit]) => this.options.counters.hit(key, limit.windowSeconds * 1000, now)));
+    const exceeded = counts.filter((count, i) => count.hits > entries[i]![1].max);
+    if (exceeded.length === 0) return;
+    const retryAfterSeconds = Math.max(1, Math.ceil((Math.max(...exceeded.map((c) => c.resetAt)) - now) / 1000));
+    throw new AppError('rate_limited', 'too_many_attempts', `Too many ${what}; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
+  }
+}
+
+/** Counter keys hash their subject, so emails and addresses are not kept in the limiter. */
+function counterKey(kind: string, subject: string): string {
+  return `${kind}:${createHash('sha256').update(subject).digest('hex')}`;
+}

@@ -1,0 +1,103 @@
+/**
+ * Fixed-window counters for rate limiting, in identity's SQL store or in Redis. Counting is
+ * atomic in both, so concurrent attempts can never slip under a limit together.
+ */
+import type { Redis } from 'ioredis';
+import type { Knex } from '@storefront/db';
+
+export interface WindowCount {
+  /** Hits in the current window, this one included. */
+  hits: number;
+  /** Epoch milliseconds at which the window ends and the count starts again. */
+  resetAt: number;
+}
+
+export interface AttemptCounters {
+  /** Counts one hit; a key whose window has ended starts a new one of `windowMs`. */
+  hit(key: string, windowMs: number, now: number): Promise<WindowCount>;
+  /** Takes back one hit, e.g. an attempt that turned out to succeed. */
+  undo(key: string): Promise<void>;
+  clear(key: string): Promise<void>;
+  /** Deletes counters whose window has ended; returns how many. */
+  purgeExpired(now: number): Promise<number>;
+}
+
+const TABLE = 'rate_limit_counters';
+
+export class SqlAttemptCounters implements AttemptCounters {
+  constructor(private readonly db: Knex) {}
+
+  async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
+    return this.db.transaction(async (trx) => {
+      // One upsert decides "new window or one more hit" under the row's lock; both dialects
+      // read bare column names in the update as the existing row's values.
+      await trx(TABLE)
+        .insert({ counter_key: key, hits: 1, window_ends_at: now + windowMs })
+        .onConflict('counter_key')
+        .merge({
+          hits: trx.raw('CASE WHEN ?? <= ? THEN 1 ELSE ?? + 1 END', ['window_ends_at', now, 'hits']),
+          window_ends_at: trx.raw('CASE WHEN ?? <= ? THEN ? ELSE ?? END', ['window_ends_at', now, now + windowMs, 'window_ends_at']),
+        });
+      const row = await trx(TABLE).where({ counter_key: key }).first('hits', 'window_ends_at');
+      return { hits: Number(row.hits), resetAt: Number(row.window_ends_at) };
+    });
+  }
+
+  async undo(key: string): Promise<void> {
+    await this.db(TABLE).where({ counter_key: key }).andWhere('hits', '>', 0).decrement('hits', 1);
+  }
+
+  async clear(key: string): Promise<void> {
+    await this.db(TABLE).where({ counter_key: key }).del();
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    return this.db(TABLE).where('window_ends_at', '<=', now).del();
+  }
+}
+
+// KEYS[1] counter; ARGV now, window length, end of a new window. The window end is kept in the
+// hash (not derived from the TTL) so the caller's clock decides, as it does for the SQL store;
+// the TTL only cleans up.
+const HIT_SCRIPT = `
+local resetAt = tonumber(redis.call('HGET', KEYS[1], 'resetAt'))
+if resetAt == nil or resetAt <= tonumber(ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'hits', 1, 'resetAt', ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return {1, tonumber(ARGV[3])}
+end
+return {redis.call('HINCRBY', KEYS[1], 'hits', 1), resetAt}
+`;
+
+const UNDO_SCRIPT = `
+local hits = tonumber(redis.call('HGET', KEYS[1], 'hits'))
+if hits ~= nil and hits > 0 then redis.call('HINCRBY', KEYS[1], 'hits', -1) end
+return 0
+`;
+
+export class RedisAttemptCounters implements AttemptCounters {
+  /** `redis` carries the deployment's key prefix (ioredis `keyPrefix`). */
+  constructor(private readonly redis: Redis) {}
+
+  private key(key: string): string {
+    return `attempts:${key}`;
+  }
+
+  async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
+    const [hits, resetAt] = (await this.redis.eval(HIT_SCRIPT, 1, this.key(key), now, windowMs, now + windowMs)) as [number, number];
+    return { hits: Number(hits), resetAt: Number(resetAt) };
+  }
+
+  async undo(key: string): Promise<void> {
+    await this.redis.eval(UNDO_SCRIPT, 1, this.key(key));
+  }
+
+  async clear(key: string): Promise<void> {
+    await this.redis.del(this.key(key));
+  }
+
+  async purgeExpired(): Promise<number> {
+    // Every counter key carries a TTL of its window; Redis expires them itself.
+    return 0;
+  }
+}

@@ -1,0 +1,90 @@
+/** Identity's users table. Nothing outside this service reads it. */
+import { isUniqueViolation, type Knex } from '@storefront/db';
+
+export interface User {
+  id: string;
+  email: string;
+  passwordHash: string;
+  firstName: string;
+  lastName: string;
+  phone?: string;
+  referralCode: string;
+  referredBy?: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+export interface ProfileChanges {
+  firstName?: string;
+  lastName?: string;
+  /** null clears the phone number. */
+  phone?: string | null;
+}
+
+/** Which unique column an insert collided on. */
+export type InsertConflict = 'email' | 'referral_code';
+
+export class UserStore {
+  constructor(private readonly db: Knex) {}
+
+  async findById(id: string): Promise<User | undefined> {
+    return toUser(await this.db('users').where({ id }).first());
+  }
+
+  async findByEmail(email: string): Promise<User | undefined> {
+    return toUser(await this.db('users').where({ email }).first());
+  }
+
+  async referralCodeExists(code: string): Promise<boolean> {
+    return (await this.db('users').where({ referral_code: code }).first('id')) !== undefined;
+  }
+
+  /** Inserts the user, or reports which unique column was already taken. */
+  async insert(user: User): Promise<InsertConflict | undefined> {
+    try {
+      await this.db('users').insert({
+        id: user.id,
+        email: user.email,
+        password_hash: user.passwordHash,
+        first_name: user.firstName,
+        last_name: user.lastName,
+        phone: user.phone ?? null,
+        referral_code: user.referralCode,
+        referred_by: user.referredBy ?? null,
+        created_at: user.createdAt,
+      });
+      return undefined;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // The error text names the index differently per backend; asking the table does not.
+      return (await this.findByEmail(user.email)) ? 'email' : 'referral_code';
+    }
+  }
+
+  async updateProfile(id: string, changes: ProfileChanges): Promise<void> {
+    const columns: Record<string, string | null> = {};
+    if (changes.firstName !== undefined) columns.first_name = changes.firstName;
+    if (changes.lastName !== undefined) columns.last_name = changes.lastName;
+    if (changes.phone !== undefined) columns.phone = changes.phone;
+    if (Object.keys(columns).length > 0) await this.db('users').where({ id }).update(columns);
+  }
+
+  async updatePasswordHash(id: string, passwordHash: string): Promise<void> {
+    await this.db('users').where({ id }).update({ password_hash: passwordHash });
+  }
+}
+
+function toUser(row: Record<string, unknown> | undefined): User | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id as string,
+    email: row.email as string,
+    passwordHash: row.password_hash as string,
+    firstName: row.first_name as string,
+    lastName: row.last_name as string,
+    ...(row.phone ? { phone: row.phone as string } : {}),
+    referralCode: row.referral_code as string,
+    ...(row.referred_by ? { referredBy: row.referred_by as string } : {}),
+    createdAt: Number(row.created_at),
+  };
+}

@@ -1,0 +1,91 @@
+/** Identity on its own, on the backend under test, with a clock the test moves. */
+import { Redis } from 'ioredis';
+import { EnvReader, type Env } from '@storefront/config';
+import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
+import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
+import { createRpcClient, type RpcClient } from '@storefront/grpc';
+import { identity } from '@storefront/proto';
+import { provisionStores, type TestStores } from '@storefront/testing';
+import { migrations, readIdentityConfig, startIdentityServer, type IdentityServer } from '../src';
+
+export class ManualClock {
+  constructor(public ms = Date.UTC(2026, 0, 1)) {}
+  readonly now = () => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface IdentityHarness {
+  server: IdentityServer;
+  client: RpcClient<typeof identity.IdentityServiceService>;
+  signer: CallerTokenSigner;
+  clock: ManualClock;
+  stop(): Promise<void>;
+}
+
+/** Cheap argon2 cost: the parameters are configuration, the behaviour under test is not. */
+export const FAST_ARGON2: Env = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' };
+
+export async function startIdentity(env: Env = {}): Promise<IdentityHarness> {
+  const stores = await provisionStores();
+  const keys = await generateCallerKeyPair();
+  const clock = new ManualClock();
+  const mysqlUrl = stores.mysqlUrlFor('identity');
+  const config = readIdentityConfig(
+    new EnvReader({
+      DATA_DIR: stores.dataDir,
+      LOG_LEVEL: 'silent',
+      CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+      IDENTITY_ADDR: '127.0.0.1:0',
+      REDIS_KEY_PREFIX: stores.redisPrefix,
+      ...(mysqlUrl ? { IDENTITY_MYSQL_URL: mysqlUrl } : {}),
+      ...(stores.redisUrl ? { REDIS_URL: stores.redisUrl } : {}),
+      ...FAST_ARGON2,
+      ...env,
+    }),
+  );
+  const server = await startIdentityServer(config, { migrate: true, now: clock.now });
+  const client = createRpcClient(identity.IdentityServiceService, server.address, { target: 'identity' });
+  // The signer runs on real time: caller tokens live a minute whatever the identity clock says.
+  const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
+  return {
+    server,
+    client,
+    signer,
+    clock,
+    stop: async () => {
+      client.close();
+      await server.stop();
+      await stores.cleanup();
+    },
+  };
+}
+
+export interface StoreHarness {
+  stores: TestStores;
+  db: Knex;
+  /** Present when the backend under test has Redis. */
+  redis?: Redis;
+  close(): Promise<void>;
+}
+
+/** identity's SQL store (migrated) and, on the MySQL backend, a Redis connection with this run's prefix. */
+export async function openStores(): Promise<StoreHarness> {
+  const stores = await provisionStores();
+  const mysqlUrl = stores.mysqlUrlFor('identity');
+  if (mysqlUrl) await ensureMysqlDatabase(mysqlUrl);
+  const db = openDatabase({ service: 'identity', dataDir: stores.dataDir, mysqlUrl });
+  await applyMigrations(db, migrations);
+  const redis = stores.redisUrl ? new Redis(stores.redisUrl, { keyPrefix: stores.redisPrefix }) : undefined;
+  return {
+    stores,
+    db,
+    redis,
+    close: async () => {
+      redis?.disconnect();
+      await db.destroy();
+      await stores.cleanup();
+    },
+  };
+}
