@@ -1,19 +1,39 @@
-import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
+import path from 'node:path';
+import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import type { TierThresholds } from './domain';
 
 export interface LoyaltyConfig extends CommonConfig {
   /** Address the gRPC server binds to. */
   address: string;
   store: StoreConfig;
   callerTokenPublicKey: string;
+  /** Lifetime points at which each tier above bronze starts. */
+  tiers: TierThresholds;
+  /** The rewards catalog, loaded into the store at every start. */
+  rewardsFile: string;
 }
+
+export const DEFAULT_REWARDS_FILE = path.join(__dirname, '..', 'data', 'rewards.json');
 
 export function readLoyaltyConfig(env: EnvReader): LoyaltyConfig {
   const common = readCommon(env);
+  const tiers: TierThresholds = {
+    silver: env.int('LOYALTY_TIER_SILVER', 500, { min: 1 }),
+    gold: env.int('LOYALTY_TIER_GOLD', 1500, { min: 1 }),
+    platinum: env.int('LOYALTY_TIER_PLATINUM', 5000, { min: 1 }),
+  };
+  if (!(tiers.silver < tiers.gold && tiers.gold < tiers.platinum)) {
+    throw new ConfigError(
+      `LOYALTY_TIER_SILVER < LOYALTY_TIER_GOLD < LOYALTY_TIER_PLATINUM must hold, got ${tiers.silver}, ${tiers.gold}, ${tiers.platinum}`,
+    );
+  }
   return {
     ...common,
     address: env.address('LOYALTY_ADDR', '127.0.0.1:50052'),
     store: readStoreConfig(env, 'loyalty', common),
     callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
+    tiers,
+    rewardsFile: env.string('LOYALTY_REWARDS_FILE', DEFAULT_REWARDS_FILE),
   };
 }

@@ -1,10 +1,20 @@
-/** Wires loyalty: opens its store, applies migrations when asked, and serves gRPC. */
-import { startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
+/**
+ * Wires loyalty: opens its store, applies migrations when asked, loads the rewards catalog and
+ * serves gRPC. Handlers stay thin: they check the input and call the ledger. Customer-facing
+ * RPCs act for the caller the gateway vouches for; the rest are called by checkout.
+ */
+import fs from 'node:fs';
+import { loyalty } from '@storefront/proto';
+import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { createLogger, type Logger } from '@storefront/logging';
 import type { LoyaltyConfig } from './config';
 import { migrations } from './migrations';
+import { LoyaltyStore } from './store';
+import { LoyaltyLedger } from './ledger';
+import { parseRewardsFile } from './rewards-file';
+import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain';
 
 export interface LoyaltyServer {
   address: string;
@@ -16,22 +26,56 @@ export interface StartOptions {
   /** Apply migrations before serving (embedded default, tests). */
   migrate: boolean;
   logger?: Logger;
+  /** The clock for entry, redemption and use times. */
+  now?: () => number;
 }
 
 export async function startLoyaltyServer(config: LoyaltyConfig, options: StartOptions): Promise<LoyaltyServer> {
   const logger = options.logger ?? createLogger('loyalty', config.logLevel);
+  const rewards = parseRewardsFile(JSON.parse(fs.readFileSync(config.rewardsFile, 'utf8')));
   if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
   const db = openDatabase(config.store);
   if (options.migrate) await applyMigrations(db, migrations);
+  const store = new LoyaltyStore(db);
+  await store.replaceRewardsCatalog(rewards);
+  const ledger = new LoyaltyLedger(store, await store.activeRewards(), { tiers: config.tiers, now: options.now ?? Date.now });
   const verifier = await CallerTokenVerifier.fromPem(config.callerTokenPublicKey);
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
     logger,
     verifier,
     probe: () => ping(db),
-    services: [],
+    services: [
+      bind('storefront.loyalty.v1.LoyaltyService', loyalty.LoyaltyServiceService, {
+        openAccount: async (_request, ctx) => ({ account: await ledger.open(await ctx.requireCaller()) }),
+        getAccount: async (_request, ctx) => ({ account: await ledger.account(await ctx.requireCaller()) }),
+        sync: async (request, ctx) => {
+          const userId = await ctx.requireCaller();
+          return { account: await ledger.sync(userId, requireRequestedRewardIds(request.requestedRewardIds)) };
+        },
+        redeem: async (request, ctx) => {
+          const userId = await ctx.requireCaller();
+          return ledger.redeem(userId, requireIdentifier(request.rewardId, 'reward_id', LIMITS.rewardId));
+        },
+        awardPurchase: async (request) =>
+          ledger.awardPurchase(
+            requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+            requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+            requireAmountPence(request.amountPence),
+          ),
+        checkRewardCode: async (request) => ledger.checkRewardCode(request.code, request.userId),
+        useRewardCode: async (request) => {
+          await ledger.useRewardCode(
+            requireIdentifier(request.code, 'code', LIMITS.rewardCode),
+            requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+            requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+          );
+          return {};
+        },
+      }),
+    ],
   });
-  logger.info({ address: grpcServer.address }, 'loyalty listening');
+  logger.info({ address: grpcServer.address, rewards: rewards.length }, 'loyalty listening');
   return {
     address: grpcServer.address,
     db,

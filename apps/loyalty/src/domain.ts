@@ -1,0 +1,107 @@
+/**
+ * Loyalty rules as pure functions: what a purchase earns, which tier lifetime points reach,
+ * which sync requests become redemptions, the shape of reward codes and of valid input.
+ */
+import { randomInt } from 'node:crypto';
+import { invalidArgument } from '@storefront/errors';
+import type { loyalty } from '@storefront/proto';
+
+export const WELCOME_BONUS = 100;
+
+export type Tier = 'bronze' | 'silver' | 'gold' | 'platinum';
+
+/** Lifetime points at which each tier above bronze starts. */
+export interface TierThresholds {
+  silver: number;
+  gold: number;
+  platinum: number;
+}
+
+/** Tier from lifetime points, which only grow, so no redemption can lower it. */
+export function tierFor(lifetimePoints: number, thresholds: TierThresholds): Tier {
+  if (lifetimePoints >= thresholds.platinum) return 'platinum';
+  if (lifetimePoints >= thresholds.gold) return 'gold';
+  if (lifetimePoints >= thresholds.silver) return 'silver';
+  return 'bronze';
+}
+
+/** One point per whole pound of the goods total after discount. */
+export function pointsForPurchase(amountPence: number): number {
+  return Math.floor(amountPence / 100);
+}
+
+export type EntryType = 'welcome' | 'purchase' | 'redemption' | 'adjustment';
+
+/** Every ledger entry records one event, named by its idempotency key, so it is granted once. */
+export const ledgerKey = {
+  welcome: (userId: string) => `welcome:${userId}`,
+  order: (orderId: string) => `order:${orderId}`,
+  redemption: (redemptionId: string) => `redemption:${redemptionId}`,
+};
+
+/**
+ * The rewards a sync redeems: known rewards, each at most once per sync, skipping those the
+ * account already holds an unused code for (so a repeated or replayed sync redeems nothing
+ * more), in the order asked and only while the balance covers them.
+ */
+export function planSyncRedemptions(
+  requestedIds: readonly string[],
+  catalog: ReadonlyMap<string, loyalty.Reward>,
+  heldUnusedRewardIds: ReadonlySet<string>,
+  balance: number,
+): loyalty.Reward[] {
+  const granted: loyalty.Reward[] = [];
+  const considered = new Set<string>();
+  let remaining = balance;
+  for (const id of requestedIds) {
+    const reward = catalog.get(id);
+    if (!reward || considered.has(id) || heldUnusedRewardIds.has(id)) continue;
+    considered.add(id);
+    if (reward.pointsCost > remaining) continue;
+    remaining -= reward.pointsCost;
+    granted.push(reward);
+  }
+  return granted;
+}
+
+// No 0/O, 1/I/L: codes are read off a screen and typed at checkout.
+const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+const CODE_RANDOM_LENGTH = 12;
+/** Reward codes start with this, so checkout can tell them from shop-wide promo codes. */
+export const REWARD_CODE_PREFIX = 'RW';
+
+/** A fresh single-use code: 12 characters from a 31-letter alphabet, about 59 random bits. */
+export function newRewardCode(): string {
+  let code = REWARD_CODE_PREFIX;
+  for (let i = 0; i < CODE_RANDOM_LENGTH; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
+}
+
+/** Codes are matched case-insensitively and without surrounding blanks. */
+export function normaliseRewardCode(code: string): string {
+  return code.trim().toUpperCase();
+}
+
+export const LIMITS = { userId: 64, rewardId: 64, orderId: 100, rewardCode: 32, requestedRewards: 100 };
+
+/** A non-empty identifier of printable characters within the length limit. */
+export function requireIdentifier(value: string, field: string, maxLength: number): string {
+  if (value === '') throw invalidArgument(`${field} is required`);
+  if (value.length > maxLength) throw invalidArgument(`${field} must be at most ${maxLength} characters`);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw invalidArgument(`${field} must not contain control characters`);
+  return value;
+}
+
+export function requireAmountPence(amountPence: number): number {
+  if (!Number.isSafeInteger(amountPence) || amountPence < 0) throw invalidArgument('amount_pence must be a whole number of pence, 0 or more');
+  return amountPence;
+}
+
+export function requireRequestedRewardIds(ids: readonly string[]): readonly string[] {
+  if (ids.length > LIMITS.requestedRewards) {
+    throw invalidArgument(`requested_reward_ids must list at most ${LIMITS.requestedRewards} rewards`);
+  }
+  ids.forEach((id, i) => requireIdentifier(id, `requested_reward_ids[${i}]`, LIMITS.rewardId));
+  return ids;
+}

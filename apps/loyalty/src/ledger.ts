@@ -1,0 +1,186 @@
+/**
+ * The loyalty operations. Every change to a balance runs under the account's lock and is one
+ * ledger entry with an idempotency key, so repeats and races never grant or debit twice.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError, conflict, notFound } from '@storefront/errors';
+import { isUniqueViolation, type Knex } from '@storefront/db';
+import type { loyalty } from '@storefront/proto';
+import {
+  WELCOME_BONUS,
+  ledgerKey,
+  newRewardCode,
+  normaliseRewardCode,
+  planSyncRedemptions,
+  pointsForPurchase,
+  tierFor,
+  LIMITS,
+  type TierThresholds,
+} from './domain';
+import type { LoyaltyStore, NewEntry } from './store';
+
+/** History and redeemed rewards list the newest this many; balances count everything. */
+export const ACCOUNT_LIST_LIMIT = 100;
+
+export interface LedgerOptions {
+  tiers: TierThresholds;
+  now: () => number;
+}
+
+export class LoyaltyLedger {
+  private readonly catalog: ReadonlyMap<string, loyalty.Reward>;
+
+  constructor(
+    private readonly store: LoyaltyStore,
+    rewards: loyalty.Reward[],
+    private readonly options: LedgerOptions,
+  ) {
+    this.catalog = new Map(rewards.map((reward) => [reward.id, reward]));
+  }
+
+  /** Opens the account with its welcome bonus; opening again changes nothing. */
+  async open(userId: string): Promise<loyalty.Account> {
+    await this.changeAccount(userId, async () => undefined);
+    return this.account(userId);
+  }
+
+  /** The account, opened first if this is its first read. */
+  async account(userId: string): Promise<loyalty.Account> {
+    return (await this.read(userId)) ?? this.open(userId);
+  }
+
+  async awardPurchase(userId: string, orderId: string, amountPence: number): Promise<loyalty.AwardPurchaseResponse> {
+    const points = pointsForPurchase(amountPence);
+    return this.changeAccount(userId, async (trx) => {
+      const award = await this.grantOnce(trx, {
+        ...this.entryBase(userId),
+        key: ledgerKey.order(orderId),
+        type: 'purchase',
+        points,
+        description: `Points for order ${orderId}`,
+        orderId,
+      });
+      return { pointsAwarded: award.points, newlyAwarded: award.granted };
+    });
+  }
+
+  /** Redeems one reward; refused when the balance does not cover it. */
+  async redeem(userId: string, rewardId: string): Promise<loyalty.RedeemResponse> {
+    const reward = this.catalog.get(rewardId);
+    if (!reward) throw notFound(`reward_id "${rewardId}" names no available reward`, 'reward_not_found');
+    const redeemed = await this.changeAccount(userId, async (trx) => {
+      const { points } = await this.store.totals(trx, userId);
+      if (points < reward.pointsCost) {
+        throw new AppError('unprocessable', 'insufficient_points', `${reward.name} costs ${reward.pointsCost} points; the balance is ${points}`);
+      }
+      return this.issue(trx, userId, reward);
+    });
+    return { account: await this.account(userId), redeemed };
+  }
+
+  /**
+   * Applies a client's loyalty state: the only thing taken from it is the list of rewards it
+   * asks to redeem (see planSyncRedemptions); balances, tier and history stay the server's.
+   */
+  async sync(userId: string, requestedRewardIds: readonly string[]): Promise<loyalty.Account> {
+    if (requestedRewardIds.length === 0) return this.account(userId);
+    await this.changeAccount(userId, async (trx) => {
+      const { points } = await this.store.totals(trx, userId);
+      const heldUnused = await this.store.unusedRewardIds(trx, userId);
+      for (const reward of planSyncRedemptions(requestedRewardIds, this.catalog, heldUnused, points)) {
+        await this.issue(trx, userId, reward);
+      }
+    });
+    return this.account(userId);
+  }
+
+  /** Whether the account may use the code now: it is the account's own and unused. */
+  async checkRewardCode(rawCode: string, userId: string): Promise<loyalty.CheckRewardCodeResponse> {
+    const code = normaliseRewardCode(rawCode);
+    const stored = code.length > 0 && code.length <= LIMITS.rewardCode ? await this.store.findCode(code) : undefined;
+    const valid = stored !== undefined && stored.userId === userId && stored.usedOrderId === null;
+    return { valid, code, discount: valid ? stored.discount : 0 };
+  }
+
+  /** Marks the code used by the order; the same order again is a no-op, another order a conflict. */
+  async useRewardCode(rawCode: string, userId: string, orderId: string): Promise<void> {
+    const code = normaliseRewardCode(rawCode);
+    if (await this.store.markCodeUsed(code, userId, orderId, this.options.now())) return;
+    const stored = code.length <= LIMITS.rewardCode ? await this.store.findCode(code) : undefined;
+    if (!stored || stored.userId !== userId) throw notFound('code names no reward code of this account', 'reward_code_not_found');
+    if (stored.usedOrderId !== orderId) throw conflict('reward_code_used', 'This reward code was already used by another order');
+  }
+
+  /**
+   * Runs a change under the account's lock, opening the account first: its welcome bonus is
+   * granted by whichever operation reaches the account first, and only once.
+   */
+  private async changeAccount<T>(userId: string, change: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    await this.store.ensureAccount(userId, this.options.now());
+    return this.store.withAccountLock(userId, async (trx) => {
+      await this.grantOnce(trx, {
+        ...this.entryBase(userId),
+        key: ledgerKey.welcome(userId),
+        type: 'welcome',
+        points: WELCOME_BONUS,
+        description: 'Welcome bonus',
+      });
+      return change(trx);
+    });
+  }
+
+  /** Writes the entry unless its key was recorded before; either way says what that key holds. */
+  private async grantOnce(trx: Knex.Transaction, entry: NewEntry): Promise<{ granted: boolean; points: number }> {
+    const existing = await this.store.findEntry(trx, entry.key);
+    if (existing && existing.userId !== entry.userId) throw alreadyRecordedForAnother(entry.key);
+    if (existing) return { granted: false, points: existing.points };
+    try {
+      await this.store.insertEntry(trx, entry);
+    } catch (error) {
+      // Another account's lock does not cover this key (e.g. one order id sent for two users).
+      if (isUniqueViolation(error)) throw alreadyRecordedForAnother(entry.key);
+      throw error;
+    }
+    return { granted: true, points: entry.points };
+  }
+
+  /** Debits the reward's cost and issues its single-use code. The caller checked the balance. */
+  private async issue(trx: Knex.Transaction, userId: string, reward: loyalty.Reward): Promise<loyalty.RedeemedReward> {
+    const redemptionId = randomUUID();
+    const code = newRewardCode();
+    const redeemedAt = this.options.now();
+    await this.store.insertRedemption(trx, { id: redemptionId, userId, reward, code, redeemedAt });
+    await this.store.insertEntry(trx, {
+      ...this.entryBase(userId),
+      key: ledgerKey.redemption(redemptionId),
+      type: 'redemption',
+      points: -reward.pointsCost,
+      description: `Redeemed: ${reward.name}`,
+    });
+    return { id: redemptionId, rewardId: reward.id, name: reward.name, code, redeemedAt: new Date(redeemedAt).toISOString() };
+  }
+
+  private entryBase(userId: string) {
+    return { id: randomUUID(), userId, createdAt: this.options.now() };
+  }
+
+  /** The account as one consistent snapshot, or undefined when it was never opened. */
+  private read(userId: string): Promise<loyalty.Account | undefined> {
+    return this.store.db.transaction(async (trx) => {
+      const totals = await this.store.totals(trx, userId);
+      if (totals.entries === 0) return undefined;
+      const pointsHistory = await this.store.history(trx, userId, ACCOUNT_LIST_LIMIT);
+      const redeemedRewards = await this.store.redemptions(trx, userId, ACCOUNT_LIST_LIMIT);
+      return {
+        points: totals.points,
+        lifetimePoints: totals.lifetimePoints,
+        tier: tierFor(totals.lifetimePoints, this.options.tiers),
+        pointsHistory,
+        availableRewards: [...this.catalog.values()],
+        redeemedRewards,
+      };
+    });
+  }
+}
+
+const alreadyRecordedForAnother = (key: string) => conflict('already_recorded', `${key} is already recorded for another account`);

@@ -1,0 +1,56 @@
+/**
+ * The loyalty service alone on an ephemeral port with this run's store, a gRPC client, and
+ * caller tokens signed like the gateway signs them.
+ */
+import { randomUUID } from 'node:crypto';
+import { EnvReader, type Env } from '@storefront/config';
+import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
+import { createRpcClient, type CallOptions, type RpcClient } from '@storefront/grpc';
+import { loyalty } from '@storefront/proto';
+import { provisionStores, type TestStores } from '@storefront/testing';
+import { readLoyaltyConfig, startLoyaltyServer, type LoyaltyServer } from '../src';
+
+export interface LoyaltyHarness {
+  server: LoyaltyServer;
+  client: RpcClient<typeof loyalty.LoyaltyServiceService>;
+  stores: TestStores;
+  /** Call options acting for the customer. */
+  as(userId: string): Promise<CallOptions>;
+  stop(): Promise<void>;
+}
+
+export async function startLoyalty(options: { env?: Env; now?: () => number } = {}): Promise<LoyaltyHarness> {
+  const stores = await provisionStores();
+  const keys = await generateCallerKeyPair();
+  const mysqlUrl = stores.mysqlUrlFor('loyalty');
+  const env = new EnvReader({
+    DATA_DIR: stores.dataDir,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+    LOYALTY_ADDR: '127.0.0.1:0',
+    ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}),
+    ...options.env,
+  });
+  const server = await startLoyaltyServer(readLoyaltyConfig(env), { migrate: true, now: options.now });
+  const client = createRpcClient(loyalty.LoyaltyServiceService, server.address, { target: 'loyalty', defaultDeadlineMs: 20_000 });
+  const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
+  return {
+    server,
+    client,
+    stores,
+    as: async (userId) => ({ callerToken: await signer.sign(userId) }),
+    stop: async () => {
+      client.close();
+      await server.stop();
+      await stores.cleanup();
+    },
+  };
+}
+
+export const newUserId = () => randomUUID();
+
+/** Ledger rows of one account, straight from the store, for invariant checks. */
+export async function ledgerRows(server: LoyaltyServer, userId: string): Promise<Array<{ key: string; points: number; type: string }>> {
+  const rows = await server.db('ledger_entries').where({ user_id: userId }).orderBy('seq').select('idempotency_key', 'points', 'type');
+  return rows.map((row) => ({ key: row.idempotency_key, points: Number(row.points), type: row.type }));
+}
