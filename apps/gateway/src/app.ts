@@ -8,6 +8,7 @@ import helmet from 'helmet';
 import type { GatewayContext } from './context';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
+import { requestLog } from './http/request-log';
 import { registerSystemRoutes } from './routes/system';
 import { registerStockRoutes } from './routes/stock';
 import { registerAuthRoutes } from './routes/auth';
@@ -22,6 +23,7 @@ export function createApp(context: GatewayContext): Express {
   // Only listed proxies may set the client address through X-Forwarded-For.
   app.set('trust proxy', context.config.trustedProxies.length > 0 ? context.config.trustedProxies : false);
   app.use(helmet());
+  app.use(requestLog(context.logger));
   app.use(jsonBody(context.config.bodyLimitBytes));
 
   registerSystemRoutes(app, context);

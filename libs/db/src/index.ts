@@ -6,6 +6,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { redactUrl, type EnvReader, type CommonConfig } from '@storefront/config';
+import { observeDbPool } from '@storefront/telemetry';
 
 export type { Knex } from 'knex';
 export type Dialect = 'sqlite' | 'mysql';
@@ -36,6 +37,12 @@ export function withDatabase(serverUrl: string, database: string): string {
 }
 
 export function openDatabase(config: StoreConfig): Knex {
+  const db = connect(config);
+  observeDbPool(db, config.service);
+  return db;
+}
+
+function connect(config: StoreConfig): Knex {
   if (config.mysqlUrl) {
     return knexFactory({
       client: 'mysql2',

@@ -1,9 +1,10 @@
 /**
  * Process lifecycle shared by every app: `migrate` as a separate command, start, and a graceful
- * stop on SIGTERM/SIGINT (stop accepting, let in-flight work finish, close pools) bounded by a
- * deadline so a stuck dependency cannot keep a pod terminating forever.
+ * stop on SIGTERM/SIGINT (stop accepting, let in-flight work finish, close pools, flush
+ * telemetry) bounded by a deadline so a stuck dependency cannot keep a pod terminating forever.
  */
 import type { Logger } from '@storefront/logging';
+import { currentTelemetry } from '@storefront/telemetry';
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -46,10 +47,14 @@ export function runMain({ logger, start, migrate, shutdownDeadlineMs = 15_000 }:
           process.exit(1);
         }, shutdownDeadlineMs);
         deadline.unref();
-        running.stop().then(
-          () => process.exit(0),
-          (error) => fail(logger, error),
-        );
+        running
+          .stop()
+          // Spans of the last requests leave before the process does.
+          .then(() => currentTelemetry()?.shutdown())
+          .then(
+            () => process.exit(0),
+            (error) => fail(logger, error),
+          );
       };
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));

@@ -2,11 +2,14 @@
  * OpenTelemetry bootstrap. Each process imports its `instrumentation.ts` (which calls this)
  * before anything else, so HTTP, Express, gRPC, knex/mysql2, Redis and fetch are patched
  * before they load. Context propagation always works; spans leave the process only when the
- * standard OTEL_* variables ask for an exporter.
+ * standard OTEL_* variables ask for an exporter. Metrics are served for Prometheus on a
+ * separate admin port (METRICS_PORT) so they are never reachable through the public API.
  */
+import { metrics } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -16,40 +19,61 @@ import { KnexInstrumentation } from '@opentelemetry/instrumentation-knex';
 import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { loadOrExit } from '@storefront/config';
+import { readMetricsConfig, type MetricsConfig } from './config';
+import { startMetricsServer, type MetricsServer } from './metrics-server';
+import { METER_NAME } from './gauges';
+import { RpcMetricsSpanProcessor } from './rpc-metrics';
+
+export { registerGauge, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
+export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
+export { RpcMetricsSpanProcessor } from './rpc-metrics';
 
 export interface TelemetryOptions {
   /** Extra processors, e.g. an in-memory exporter in tests. */
   spanProcessors?: SpanProcessor[];
   env?: NodeJS.ProcessEnv;
+  /** Overrides METRICS_PORT/METRICS_HOST (port 0 here asks for an ephemeral port); false turns metrics off. */
+  metrics?: MetricsConfig | false;
 }
 
 export interface Telemetry {
+  /** The Prometheus scrape URL once the admin port listens; undefined when metrics are off. */
+  metricsUrl(): Promise<string | undefined>;
+  /** Flushes pending spans and closes the admin port. */
   shutdown(): Promise<void>;
 }
 
 let running: Telemetry | undefined;
 
-/** Starts tracing for `storefront-<app>`; idempotent within a process. */
+/** Starts tracing and metrics for `storefront-<app>`; idempotent within a process. */
 export function startTelemetry(app: string, options: TelemetryOptions = {}): Telemetry {
   if (running) return running;
   const env = options.env ?? process.env;
-  // Metrics and logs go through Prometheus and pino, never through a default OTLP exporter.
-  env.OTEL_METRICS_EXPORTER ??= 'none';
+  const metricsConfig = options.metrics ?? loadOrExit((reader) => readMetricsConfig(app, reader), env);
+  // Logs go through pino, never through a default OTLP log exporter.
   env.OTEL_LOGS_EXPORTER ??= 'none';
+  const prometheus = metricsConfig ? new PrometheusExporter({ preventServerStart: true }) : undefined;
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? `storefront-${app}`,
       [ATTR_SERVICE_VERSION]: env.BUILD_ID ?? 'dev',
     }),
-    spanProcessors: [...(exportRequested(env) ? [new BatchSpanProcessor(new OTLPTraceExporter())] : []), ...(options.spanProcessors ?? [])],
+    metricReaders: prometheus ? [prometheus] : [],
+    spanProcessors: [
+      ...(exportRequested(env) ? [new BatchSpanProcessor(new OTLPTraceExporter())] : []),
+      ...(prometheus ? [new LazyRpcMetrics()] : []),
+      ...(options.spanProcessors ?? []),
+    ],
     instrumentations: [
       new HttpInstrumentation({
         // Probes and scrapes are not traffic worth a trace.
-        ignoreIncomingRequestHook: (request) => request.url === '/api/health' || request.url === '/metrics',
-        headersToSpanAttributes: { client: { requestHeaders: [] }, server: { requestHeaders: [] } },
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
       }),
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
-      new GrpcInstrumentation(),
+      // No span per middleware or handler: the HTTP span already carries the route (`GET /api/stock`),
+      // and extra spans on every request would cost the hot path without telling anything new.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
+      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
       new KnexInstrumentation({ maxQueryLength: 500 }),
       new MySQL2Instrumentation(),
       new IORedisInstrumentation(),
@@ -57,8 +81,44 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
     ],
   });
   sdk.start();
-  running = { shutdown: () => sdk.shutdown() };
+  const metricsServer = metricsConfig && prometheus ? listenForScrapes(prometheus, metricsConfig) : undefined;
+  running = {
+    metricsUrl: async () => (await metricsServer)?.url,
+    shutdown: async () => {
+      await (await metricsServer)?.close();
+      await sdk.shutdown();
+    },
+  };
   return running;
+}
+
+/** The telemetry this process started, if any; the lifecycle flushes it on shutdown. */
+export function currentTelemetry(): Telemetry | undefined {
+  return running;
+}
+
+/** A taken admin port must not stop the app serving: it is reported once and metrics stay off. */
+async function listenForScrapes(prometheus: PrometheusExporter, config: MetricsConfig): Promise<MetricsServer | undefined> {
+  try {
+    return await startMetricsServer(prometheus, config);
+  } catch (error) {
+    process.stderr.write(`metrics: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
+    return undefined;
+  }
+}
+
+const UNTRACED_PATHS = new Set(['/api/health', '/api/ready', '/metrics']);
+
+/** Records RPC metrics against the global meter, which exists only once the SDK has started. */
+class LazyRpcMetrics implements SpanProcessor {
+  private processor?: RpcMetricsSpanProcessor;
+  onStart(): void {}
+  onEnd(span: ReadableSpan): void {
+    this.processor ??= new RpcMetricsSpanProcessor(metrics.getMeter(METER_NAME));
+    this.processor.onEnd(span);
+  }
+  async forceFlush(): Promise<void> {}
+  async shutdown(): Promise<void> {}
 }
 
 function exportRequested(env: NodeJS.ProcessEnv): boolean {
