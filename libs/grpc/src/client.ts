@@ -30,6 +30,7 @@ export function createRpcClient<D extends ServiceDefinition>(
 ): RpcClient<D> {
   const channel = new Client(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    'grpc.enable_channelz': 0,
     'grpc.keepalive_timeout_ms': 10_000,
   });
   const methods: Record<string, unknown> = { close: () => channel.close() };

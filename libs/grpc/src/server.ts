@@ -51,7 +51,7 @@ export interface RunningGrpcServer {
 }
 
 export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
-  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.enable_channelz': 0 });
   const health = new HealthService(options.services.map((s) => s.name), options.probe);
   server.addService(health.definition, health.implementation);
   for (const service of options.services) {
