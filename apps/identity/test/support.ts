@@ -21,6 +21,7 @@ export interface IdentityHarness {
   client: RpcClient<typeof identity.IdentityServiceService>;
   signer: CallerTokenSigner;
   clock: ManualClock;
+  stores: TestStores;
   stop(): Promise<void>;
 }
 
@@ -54,6 +55,7 @@ export async function startIdentity(env: Env = {}): Promise<IdentityHarness> {
     client,
     signer,
     clock,
+    stores,
     stop: async () => {
       client.close();
       await server.stop();

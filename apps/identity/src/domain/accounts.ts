@@ -48,7 +48,7 @@ export interface AccountsOptions {
   users: UserStore;
   sessions: SessionStore;
   counters: AttemptCounters;
-  hasher: PasswordHasher;
+  hasher: Pick<PasswordHasher, 'hash' | 'verify' | 'needsRehash'>;
   limits: RateLimits;
   now: () => number;
 }

@@ -1,0 +1,106 @@
+/** The Accounts domain directly, where a test needs to look inside: hashing work and sign-up limits. */
+import { expect } from 'chai';
+import { AppError } from '@storefront/errors';
+import { Accounts } from '../src/domain/accounts';
+import { PasswordHasher } from '../src/domain/passwords';
+import { UserStore } from '../src/stores/users';
+import { SqlSessionStore } from '../src/stores/sessions';
+import { SqlAttemptCounters } from '../src/stores/attempt-counters';
+import { ManualClock, openStores, type StoreHarness } from './support';
+
+const LIMITS = {
+  failedLoginsPerAccount: { max: 100, windowSeconds: 900 },
+  failedLoginsPerAddress: { max: 100, windowSeconds: 900 },
+  signupsPerAddress: { max: 2, windowSeconds: 3600 },
+};
+
+/** Records which hashes were verified, to show an unknown email costs a verification too. */
+class RecordingHasher {
+  readonly verified: Array<string | undefined> = [];
+  constructor(private readonly inner: PasswordHasher) {}
+  hash(password: string) {
+    return this.inner.hash(password);
+  }
+  async verify(hash: string | undefined, password: string) {
+    this.verified.push(hash);
+    return this.inner.verify(hash, password);
+  }
+  needsRehash(hash: string) {
+    return this.inner.needsRehash(hash);
+  }
+}
+
+describe('identity accounts domain', () => {
+  let harness: StoreHarness;
+  let hasher: RecordingHasher;
+  let accounts: Accounts;
+  const clock = new ManualClock();
+  before(async () => {
+    harness = await openStores();
+    hasher = new RecordingHasher(await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1 }));
+    accounts = new Accounts({
+      users: new UserStore(harness.db),
+      sessions: new SqlSessionStore(harness.db),
+      counters: new SqlAttemptCounters(harness.db),
+      hasher,
+      limits: LIMITS,
+      now: clock.now,
+    });
+  });
+  after(async () => harness?.close());
+
+  const newAccount = (email: string, clientAddress: string) =>
+    accounts.signUp({ email, password: 'plum-tractor-42', firstName: 'Ada', lastName: 'Lovelace', clientAddress });
+
+  it('verifies a password hash for an unknown email as for a known one', async () => {
+    await newAccount('known@example.test', '192.0.2.50');
+    hasher.verified.length = 0;
+    await accounts.logIn('known@example.test', 'wrong-password', '192.0.2.51').catch(() => undefined);
+    await accounts.logIn('unknown@example.test', 'wrong-password', '192.0.2.51').catch(() => undefined);
+    expect(hasher.verified).to.have.length(2);
+    expect(hasher.verified[0]).to.match(/^\$argon2id\$/);
+    // No user: the hasher falls back to its dummy hash, doing the same work.
+    expect(hasher.verified[1]).to.equal(undefined);
+  });
+
+  it('never hashes a password over 128 characters', async () => {
+    hasher.verified.length = 0;
+    await accounts.logIn('known@example.test', 'x'.repeat(129), '192.0.2.52').catch(() => undefined);
+    await accounts.signUp({ email: 'long@example.test', password: 'x'.repeat(10_000), firstName: 'A', lastName: 'B', clientAddress: '192.0.2.52' }).catch(() => undefined);
+    expect(hasher.verified).to.have.length(0);
+    expect(await harness.db('users').where({ email: 'long@example.test' }).first()).to.equal(undefined);
+  });
+
+  it('limits sign-ups per client address and says when to retry', async () => {
+    await newAccount('first@example.test', '192.0.2.60');
+    await newAccount('second@example.test', '192.0.2.60');
+    const error = await newAccount('third@example.test', '192.0.2.60').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(AppError).and.include({ kind: 'rate_limited', retryAfterSeconds: 3600 });
+    await newAccount('elsewhere@example.test', '192.0.2.61');
+    clock.advance(3600 * 1000);
+    await newAccount('third@example.test', '192.0.2.60');
+  });
+
+  it('replaces a hash made with weaker parameters at the next login', async () => {
+    const weak = await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1 });
+    const stronger = await PasswordHasher.create({ memoryKib: 2048, timeCost: 2, parallelism: 1 });
+    const { user } = await newAccount('upgrade@example.test', '192.0.2.70');
+    expect(weak.needsRehash(user.passwordHash)).to.equal(false);
+    const upgraded = new Accounts({
+      users: new UserStore(harness.db),
+      sessions: new SqlSessionStore(harness.db),
+      counters: new SqlAttemptCounters(harness.db),
+      hasher: stronger,
+      limits: LIMITS,
+      now: clock.now,
+    });
+    await upgraded.logIn('upgrade@example.test', 'plum-tractor-42', '192.0.2.70');
+    const stored = await harness.db('users').where({ id: user.id }).first();
+    expect(stored.password_hash).to.not.equal(user.passwordHash);
+    expect(stronger.needsRehash(stored.password_hash)).to.equal(false);
+    await upgraded.logIn('upgrade@example.test', 'plum-tractor-42', '192.0.2.70');
+  });
+});
