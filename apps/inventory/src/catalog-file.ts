@@ -26,13 +26,25 @@ export interface CatalogSize {
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const SIZE = /^[A-Za-z0-9.]+$/;
 
+export type CatalogCheck = { catalog: CatalogFile; problems: [] } | { catalog?: undefined; problems: string[] };
+
+/** Parses a catalog, throwing one invalid_argument error that lists the first problems. */
 export function parseCatalogFile(input: unknown): CatalogFile {
+  const { catalog, problems } = checkCatalogFile(input);
+  if (catalog) return catalog;
+  const shown = problems.slice(0, 20).join('; ');
+  throw invalidArgument(problems.length > 20 ? `${shown}; and ${problems.length - 20} more` : shown);
+}
+
+/** Every problem of a catalog, each naming its JSON path, or the parsed catalog when there are none. */
+export function checkCatalogFile(input: unknown): CatalogCheck {
   const problems: string[] = [];
   const products: CatalogProduct[] = [];
   const root = input as { products?: unknown };
   if (typeof input !== 'object' || input === null || !Array.isArray(root.products)) {
-    throw invalidArgument('catalog must be an object with a "products" array');
+    return { problems: ['catalog must be an object with a "products" array'] };
   }
+  if (root.products.length === 0) return { problems: ['products must list at least one product'] };
   const seenIds = new Set<string>();
   root.products.forEach((raw: unknown, i: number) => {
     const at = `products[${i}]`;
@@ -81,13 +93,9 @@ export function parseCatalogFile(input: unknown): CatalogFile {
       }
       sizes.push({ size: s.size as string, pricePence, ...(s.stock === undefined ? {} : { stock: s.stock as number }) });
     });
-    products.push({ id: p.id as string, name: (p.name as string)?.trim(), description: (p.description as string) ?? '', sizes });
+    products.push({ id: p.id as string, name: typeof p.name === 'string' ? p.name.trim() : '', description: (p.description as string) ?? '', sizes });
   });
-  if (problems.length > 0) {
-    const shown = problems.slice(0, 20).join('; ');
-    throw invalidArgument(problems.length > 20 ? `${shown}; and ${problems.length - 20} more` : shown);
-  }
-  return { products };
+  return problems.length > 0 ? { problems } : { catalog: { products }, problems: [] };
 }
 
 export const skuOf = (productId: string, size: string) => `${productId}-${size}`;

@@ -8,6 +8,12 @@ export interface InventoryConfig extends CommonConfig {
   callerTokenPublicKey: string;
   /** Seed the demo catalog into an empty store (the embedded default). */
   seedDemoCatalog: boolean;
+  /** Lifetime of a reservation when Reserve does not ask for one. */
+  reservationTtlSeconds: number;
+  /** How often expired reservations are released. */
+  sweepIntervalMs: number;
+  /** Published in products.json so storefronts build checkouts for the right merchant. */
+  merchantCode: string;
 }
 
 export function readInventoryConfig(env: EnvReader): InventoryConfig {
@@ -19,5 +25,8 @@ export function readInventoryConfig(env: EnvReader): InventoryConfig {
     store,
     callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
     seedDemoCatalog: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], store.mysqlUrl ? 'false' : 'true') === 'true',
+    reservationTtlSeconds: env.int('RESERVATION_TTL_SECONDS', 30 * 60, { min: 60, max: 24 * 60 * 60 }),
+    sweepIntervalMs: env.int('RESERVATION_SWEEP_INTERVAL_MS', 15_000, { min: 100, max: 10 * 60 * 1000 }),
+    merchantCode: env.string('SUMUP_MERCHANT_CODE', 'MSTOREFRONT'),
   };
 }

@@ -1,6 +1,7 @@
 /**
- * Wires inventory: opens its store, applies migrations when asked, and serves gRPC.
- * Handlers stay thin: they translate messages to store calls.
+ * Wires inventory: opens its store, applies migrations when asked, starts the expiry sweeper
+ * and serves gRPC. Handlers stay thin: they check input with the line rules and translate
+ * messages to store calls.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,13 +12,17 @@ import { CallerTokenVerifier } from '@storefront/caller-token';
 import { createLogger, type Logger } from '@storefront/logging';
 import type { InventoryConfig } from './config';
 import { migrations } from './migrations';
-import { InventoryStore } from './store';
+import { InventoryStore, type CatalogProduct } from './store';
+import { ReservationStore, type Reservation } from './reservations';
+import { CatalogPublisher } from './snapshot';
+import { startSweeper } from './sweeper';
 import { parseCatalogFile } from './catalog-file';
-import { AppError } from '@storefront/errors';
+import { checkOrderReference, normalizeLines, reservationTtlSeconds } from './lines';
 
 export interface InventoryServer {
   address: string;
   store: InventoryStore;
+  reservations: ReservationStore;
   stop(): Promise<void>;
 }
 
@@ -25,6 +30,8 @@ export interface StartOptions {
   /** Apply migrations before serving (embedded default, tests). */
   migrate: boolean;
   logger?: Logger;
+  /** Clock for reservation expiry and snapshot times; tests move it. */
+  now?: () => number;
 }
 
 export const DEMO_CATALOG_PATH = path.join(__dirname, '..', 'data', 'demo-catalog.json');
@@ -35,6 +42,8 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
   const db = openDatabase(config.store);
   if (options.migrate) await applyMigrations(db, migrations);
   const store = new InventoryStore(db);
+  const reservations = new ReservationStore(db, { now: options.now });
+  const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
   if (config.seedDemoCatalog && (await store.isEmpty())) {
     await store.importCatalog(parseCatalogFile(JSON.parse(fs.readFileSync(DEMO_CATALOG_PATH, 'utf8'))));
     logger.info('seeded the demo catalog');
@@ -48,22 +57,65 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
     services: [
       bind('storefront.inventory.v1.InventoryService', inventory.InventoryServiceService, {
         getStock: async () => ({ available: await store.availableStock() }),
-        ...pendingHandlers,
+        getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
+        getCatalogSnapshot: async ({ knownVersion }) => publisher.snapshot(knownVersion),
+        quote: async ({ lines }) => ({
+          lines: (await store.quote(normalizeLines(lines))).map((line) => ({
+            sku: line.sku,
+            quantity: line.quantity,
+            unitPricePence: line.unitPricePence,
+            productName: line.productName,
+            size: line.size,
+          })),
+        }),
+        reserve: async ({ orderReference, lines, ttlSeconds }) => {
+          const ttl = reservationTtlSeconds(ttlSeconds, config.reservationTtlSeconds);
+          const reservation = await reservations.reserve(checkOrderReference(orderReference), normalizeLines(lines), ttl);
+          return { reservation: toReservationMessage(reservation) };
+        },
+        commit: async ({ orderReference }) => ({
+          reservation: toReservationMessage(await reservations.commit(checkOrderReference(orderReference))),
+        }),
+        release: async ({ orderReference }) => ({
+          reservation: toReservationMessage(await reservations.release(checkOrderReference(orderReference))),
+        }),
       }),
     ],
   });
+  const sweeper = startSweeper(reservations, config.sweepIntervalMs, logger);
   logger.info({ address: grpcServer.address }, 'inventory listening');
   return {
     address: grpcServer.address,
     store,
+    reservations,
     async stop() {
+      await sweeper.stop();
       await grpcServer.shutdown();
       await db.destroy();
     },
   };
 }
 
-const notYet = async (): Promise<never> => {
-  throw new AppError('unavailable', 'not_implemented', 'This inventory operation is not available yet');
-};
-const pendingHandlers = { getCatalog: notYet, getCatalogSnapshot: notYet, quote: notYet, reserve: notYet, commit: notYet, release: notYet };
+function toProductMessage(product: CatalogProduct): inventory.Product {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    sizes: product.sizes.map((size) => ({
+      size: size.size,
+      sku: size.sku,
+      pricePence: size.pricePence,
+      stockLimited: size.stockLimited,
+      inStock: size.inStock,
+    })),
+  };
+}
+
+function toReservationMessage(reservation: Reservation): inventory.Reservation {
+  return {
+    orderReference: reservation.orderReference,
+    status: reservation.status,
+    lines: reservation.lines.map((line) => ({ sku: line.sku, quantity: line.quantity })),
+    expiresAt: new Date(reservation.expiresAt).toISOString(),
+  };
+}

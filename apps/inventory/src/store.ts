@@ -1,16 +1,124 @@
-/** Inventory's own tables. Nothing outside this service reads them. */
+/** Inventory's catalog and stock tables. Nothing outside this service reads them. */
+import { randomUUID } from 'node:crypto';
 import type { Knex } from '@storefront/db';
 import { skuOf, type CatalogFile } from './catalog-file';
+import { unknownSkus, type Line } from './lines';
+
+export interface CatalogSize {
+  size: string;
+  sku: string;
+  pricePence: number;
+  stockLimited: boolean;
+  /** Not stock-limited, or at least one unit available. */
+  inStock: boolean;
+}
+
+export interface CatalogProduct {
+  id: string;
+  name: string;
+  description: string;
+  sizes: CatalogSize[];
+}
+
+export interface Catalog {
+  /** Changes on every import; with the sold-out SKUs it versions the published snapshot. */
+  revision: string;
+  products: CatalogProduct[];
+}
+
+export interface PricedLine extends Line {
+  unitPricePence: number;
+  productName: string;
+  size: string;
+}
+
+export type ImportProgress = (productsDone: number, productsTotal: number) => void;
+
+const CATALOG_REVISION = 'catalog_revision';
+// Rows per INSERT: well under SQLite's bound-parameter limit and MySQL's packet size.
+const IMPORT_BATCH_ROWS = 500;
 
 export class InventoryStore {
+  private stockRead: Promise<Record<string, number>> | undefined;
+
   constructor(readonly db: Knex) {}
 
-  /** Available units per stock-limited SKU: on hand minus reserved, never below 0. */
-  async availableStock(): Promise<Record<string, number>> {
+  /**
+   * Available units per stock-limited SKU: on hand minus reserved, never below 0. Callers that
+   * arrive while a read is in flight share its answer, so a burst costs one query, not one each.
+   */
+  availableStock(): Promise<Record<string, number>> {
+    this.stockRead ??= this.readAvailableStock().finally(() => {
+      this.stockRead = undefined;
+    });
+    return this.stockRead;
+  }
+
+  private async readAvailableStock(): Promise<Record<string, number>> {
     const rows = await this.db('stock').select('sku', 'on_hand', 'reserved');
     const available: Record<string, number> = {};
     for (const row of rows) available[row.sku] = Math.max(0, Number(row.on_hand) - Number(row.reserved));
     return available;
+  }
+
+  /** Products in catalog order with prices and stock flags, read consistently with the revision. */
+  async catalog(): Promise<Catalog> {
+    return this.db.transaction(async (trx) => {
+      const revision = await this.revision(trx);
+      const rows = await trx('products as p')
+        .join('product_sizes as s', 's.product_id', 'p.id')
+        .leftJoin('stock as st', 'st.sku', 's.sku')
+        .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
+        .select('p.id', 'p.name', 'p.description', 's.size', 's.sku', 's.price_pence', 'st.on_hand', 'st.reserved');
+      const products: CatalogProduct[] = [];
+      for (const row of rows) {
+        let product = products.at(-1);
+        if (!product || product.id !== row.id) {
+          product = { id: row.id, name: row.name, description: row.description, sizes: [] };
+          products.push(product);
+        }
+        const stockLimited = row.on_hand !== null;
+        product.sizes.push({
+          size: row.size,
+          sku: row.sku,
+          pricePence: Number(row.price_pence),
+          stockLimited,
+          inStock: !stockLimited || Number(row.on_hand) - Number(row.reserved) > 0,
+        });
+      }
+      return { revision, products };
+    });
+  }
+
+  /** The two inputs of the snapshot version, without reading the catalog itself. */
+  async catalogState(): Promise<{ revision: string; soldOut: string[] }> {
+    const revision = await this.revision(this.db);
+    const soldOut: string[] = await this.db('stock').whereRaw('on_hand - reserved <= 0').pluck('sku');
+    // Sorted here, not in SQL, so the order matches the snapshot's whatever the collation.
+    return { revision, soldOut: soldOut.sort() };
+  }
+
+  private async revision(db: Knex | Knex.Transaction): Promise<string> {
+    const row = await db('meta').where('key', CATALOG_REVISION).first('value');
+    return row?.value ?? '';
+  }
+
+  /** Unit prices for normalised lines; any unknown SKU fails the whole quote. */
+  async quote(lines: Line[]): Promise<PricedLine[]> {
+    const rows = await this.db('product_sizes as s')
+      .join('products as p', 'p.id', 's.product_id')
+      .whereIn(
+        's.sku',
+        lines.map((line) => line.sku),
+      )
+      .select('s.sku', 's.size', 's.price_pence', 'p.name');
+    const bySku = new Map(rows.map((row) => [row.sku as string, row]));
+    const unknown = lines.filter((line) => !bySku.has(line.sku)).map((line) => line.sku);
+    if (unknown.length > 0) throw unknownSkus(unknown);
+    return lines.map((line) => {
+      const row = bySku.get(line.sku)!;
+      return { ...line, unitPricePence: Number(row.price_pence), productName: row.name, size: row.size };
+    });
   }
 
   async isEmpty(): Promise<boolean> {
@@ -19,27 +127,34 @@ export class InventoryStore {
   }
 
   /**
-   * Upserts products, sizes and prices in one transaction. Stock is set only for SKUs that
-   * have no stock row yet, so re-importing a catalog never overwrites live stock.
+   * Upserts products, sizes and prices in one transaction, so an import applies whole or not
+   * at all. Stock is set only for SKUs that have no stock row yet: re-importing a catalog never
+   * overwrites live stock. Products missing from the file are left as they are.
    */
-  async importCatalog(catalog: CatalogFile): Promise<void> {
+  async importCatalog(catalog: CatalogFile, onProgress?: ImportProgress): Promise<void> {
+    const total = catalog.products.length;
     await this.db.transaction(async (trx) => {
-      for (const [position, product] of catalog.products.entries()) {
+      for (let start = 0; start < total; start += IMPORT_BATCH_ROWS) {
+        const batch = catalog.products.slice(start, start + IMPORT_BATCH_ROWS);
         await trx('products')
-          .insert({ id: product.id, name: product.name, description: product.description, position })
+          .insert(batch.map((product, i) => ({ id: product.id, name: product.name, description: product.description, position: start + i })))
           .onConflict('id')
           .merge(['name', 'description', 'position']);
-        for (const [sizePosition, size] of product.sizes.entries()) {
-          const sku = skuOf(product.id, size.size);
+        const sizes = batch.flatMap((product) =>
+          product.sizes.map((size, position) => ({ product, size, position, sku: skuOf(product.id, size.size) })),
+        );
+        for (let from = 0; from < sizes.length; from += IMPORT_BATCH_ROWS) {
+          const rows = sizes.slice(from, from + IMPORT_BATCH_ROWS);
           await trx('product_sizes')
-            .insert({ sku, product_id: product.id, size: size.size, price_pence: size.pricePence, position: sizePosition })
+            .insert(rows.map(({ product, size, position, sku }) => ({ sku, product_id: product.id, size: size.size, price_pence: size.pricePence, position })))
             .onConflict('sku')
             .merge(['price_pence', 'position']);
-          if (size.stock !== undefined) {
-            await trx('stock').insert({ sku, on_hand: size.stock, reserved: 0 }).onConflict('sku').ignore();
-          }
+          const stock = rows.filter(({ size }) => size.stock !== undefined).map(({ sku, size }) => ({ sku, on_hand: size.stock!, reserved: 0 }));
+          if (stock.length > 0) await trx('stock').insert(stock).onConflict('sku').ignore();
         }
+        onProgress?.(start + batch.length, total);
       }
+      await trx('meta').insert({ key: CATALOG_REVISION, value: randomUUID() }).onConflict('key').merge(['value']);
     });
   }
 }

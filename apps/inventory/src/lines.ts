@@ -1,0 +1,68 @@
+/**
+ * Rules for the order lines, references and lifetimes that Quote and Reserve accept. Pure:
+ * every rule throws an invalid_argument AppError naming the field, before any store work.
+ */
+import { invalidArgument } from '@storefront/errors';
+
+export interface Line {
+  sku: string;
+  quantity: number;
+}
+
+export const MAX_LINE_QUANTITY = 99;
+export const MAX_LINES = 100;
+export const MAX_ORDER_REFERENCE_LENGTH = 128;
+export const MAX_TTL_SECONDS = 24 * 60 * 60;
+
+/**
+ * Checks every line and sums repeated SKUs (first appearance keeps its place), so a SKU
+ * listed twice is reserved as one total and can never pass the stock check line by line.
+ */
+export function normalizeLines(lines: readonly Line[] | undefined): Line[] {
+  if (!lines || lines.length === 0) throw invalidArgument('lines must list at least one SKU');
+  if (lines.length > MAX_LINES) throw invalidArgument(`lines must list at most ${MAX_LINES} entries, got ${lines.length}`);
+  const problems: string[] = [];
+  const totals = new Map<string, number>();
+  lines.forEach((line, i) => {
+    if (typeof line.sku !== 'string' || line.sku.trim() === '') {
+      problems.push(`lines[${i}].sku must be a non-empty SKU`);
+      return;
+    }
+    if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > MAX_LINE_QUANTITY) {
+      problems.push(`lines[${i}].quantity must be an integer from 1 to ${MAX_LINE_QUANTITY}, got ${String(line.quantity)}`);
+      return;
+    }
+    totals.set(line.sku, (totals.get(line.sku) ?? 0) + line.quantity);
+  });
+  if (problems.length > 0) throw invalidArgument(problems.join('; '));
+  return [...totals].map(([sku, quantity]) => ({ sku, quantity }));
+}
+
+/** Whether two normalised line lists ask for the same units, in whatever order. */
+export function sameLines(a: readonly Line[], b: readonly Line[]): boolean {
+  if (a.length !== b.length) return false;
+  const wanted = new Map(a.map((line) => [line.sku, line.quantity]));
+  return b.every((line) => wanted.get(line.sku) === line.quantity);
+}
+
+export function checkOrderReference(reference: string | undefined): string {
+  // Control characters would end up in logs and error details.
+  // eslint-disable-next-line no-control-regex
+  if (typeof reference !== 'string' || reference.trim() === '' || reference.length > MAX_ORDER_REFERENCE_LENGTH || /[\u0000-\u001f\u007f]/.test(reference)) {
+    throw invalidArgument(`order_reference must be 1 to ${MAX_ORDER_REFERENCE_LENGTH} printable characters`);
+  }
+  return reference;
+}
+
+/** 0 (the proto default) means the configured lifetime. */
+export function reservationTtlSeconds(requested: number | undefined, configured: number): number {
+  if (!requested) return configured;
+  if (!Number.isInteger(requested) || requested < 1 || requested > MAX_TTL_SECONDS) {
+    throw invalidArgument(`ttl_seconds must be an integer from 1 to ${MAX_TTL_SECONDS}, or 0 for the default`);
+  }
+  return requested;
+}
+
+export function unknownSkus(skus: readonly string[]): Error {
+  return invalidArgument(`lines name unknown SKUs: ${skus.join(', ')}`, 'unknown_sku');
+}

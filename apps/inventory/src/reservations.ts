@@ -1,0 +1,219 @@
+/**
+ * Reservations: units held for an order until it is paid (commit) or abandoned (release or
+ * expiry). Stock never goes negative because every hold is a conditional UPDATE that succeeds
+ * only when enough units are free, inside one transaction per order, on SQLite and MySQL
+ * alike; the CHECK constraint on `stock` backs this up. Every status change is itself a
+ * conditional UPDATE on the reservation row, so no unit is ever given back twice.
+ */
+import { AppError, conflict, notFound } from '@storefront/errors';
+import { forUpdate, isUniqueViolation, type Knex } from '@storefront/db';
+import { sameLines, unknownSkus, type Line } from './lines';
+
+export type ReservationStatus = 'active' | 'committed' | 'released';
+
+export interface ReservedLine extends Line {
+  /** Whether the line took units from a stock row (false for SKUs that are not stock-limited). */
+  holdsStock: boolean;
+}
+
+export interface Reservation {
+  orderReference: string;
+  status: ReservationStatus;
+  lines: ReservedLine[];
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+export interface ReservationStoreOptions {
+  now?: () => number;
+}
+
+type Db = Knex | Knex.Transaction;
+
+const DEADLOCK_ATTEMPTS = 3;
+const EXPIRY_BATCH = 100;
+
+export class ReservationStore {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly db: Knex,
+    options: ReservationStoreOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Holds every line or none. A repeat with the same order reference returns the existing
+   * reservation, whatever its status; a repeat asking for different lines is a conflict.
+   */
+  async reserve(orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
+    try {
+      return await this.reserveOnce(orderReference, lines, ttlSeconds);
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'out_of_stock')) throw error;
+      // Expired reservations keep their units until the sweeper runs; free the ones in the way
+      // now, so a lapsed hold never turns a customer away.
+      const freed = await this.releaseExpired({ skus: lines.map((line) => line.sku) });
+      if (freed === 0) throw error;
+      return this.reserveOnce(orderReference, lines, ttlSeconds);
+    }
+  }
+
+  private async reserveOnce(orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
+    try {
+      return await retryOnDeadlock(() => this.db.transaction((trx) => this.hold(trx, orderReference, lines, ttlSeconds)));
+    } catch (error) {
+      // A concurrent Reserve with the same reference got there first.
+      if (!isUniqueViolation(error)) throw error;
+      return replay((await this.find(orderReference))!, lines);
+    }
+  }
+
+  private async hold(trx: Knex.Transaction, orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
+    const existing = await this.load(trx, orderReference);
+    if (existing) return replay(existing, lines);
+
+    const skus = lines.map((line) => line.sku);
+    const known = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku');
+    const unknown = skus.filter((sku) => !known.some((row) => row.sku === sku));
+    if (unknown.length > 0) throw unknownSkus(unknown);
+    const limited = new Set(known.filter((row) => row.stock_sku !== null).map((row) => row.sku as string));
+
+    const now = this.now();
+    const reservation: Reservation = {
+      orderReference,
+      status: 'active',
+      lines: lines.map((line) => ({ ...line, holdsStock: limited.has(line.sku) })),
+      expiresAt: now + ttlSeconds * 1000,
+    };
+    // Claiming the reference first makes a concurrent duplicate wait for (and then see) this one.
+    await trx('reservations').insert({ order_reference: orderReference, status: 'active', expires_at: reservation.expiresAt, created_at: now, updated_at: now });
+
+    const short: string[] = [];
+    for (const line of stockOrder(reservation.lines.filter((l) => l.holdsStock))) {
+      const held = await trx('stock')
+        .where('sku', line.sku)
+        .andWhereRaw('on_hand - reserved >= ?', [line.quantity])
+        .increment('reserved', line.quantity);
+      if (held === 0) short.push(line.sku);
+    }
+    if (short.length > 0) throw await outOfStock(trx, short);
+
+    await trx('reservation_lines').insert(
+      reservation.lines.map((line, position) => ({ order_reference: orderReference, sku: line.sku, quantity: line.quantity, holds_stock: line.holdsStock, position })),
+    );
+    return reservation;
+  }
+
+  /**
+   * Turns held units into a sale: on hand and reserved both drop. A reservation that was
+   * released in the meantime (e.g. it expired before the payment arrived) takes its units
+   * again if they are still free, and is otherwise out of stock; it never oversells.
+   */
+  async commit(orderReference: string): Promise<Reservation> {
+    return (await this.settle(orderReference, 'committed')).reservation;
+  }
+
+  /** Gives held units back. Releasing a committed reservation changes nothing: the sale stands. */
+  async release(orderReference: string): Promise<Reservation> {
+    return (await this.settle(orderReference, 'released')).reservation;
+  }
+
+  /** Releases active reservations past their expiry, oldest first; returns how many it released. */
+  async releaseExpired(options: { skus?: string[]; limit?: number } = {}): Promise<number> {
+    let query = this.db('reservations')
+      .where('status', 'active')
+      .andWhere('expires_at', '<=', this.now())
+      .orderBy('expires_at')
+      .limit(options.limit ?? EXPIRY_BATCH);
+    if (options.skus) {
+      query = query.whereIn('order_reference', this.db('reservation_lines').whereIn('sku', options.skus).andWhere('holds_stock', true).select('order_reference'));
+    }
+    const references: string[] = await query.pluck('order_reference');
+    let released = 0;
+    for (const reference of references) {
+      if ((await this.settle(reference, 'released')).changed) released += 1;
+    }
+    return released;
+  }
+
+  async find(orderReference: string): Promise<Reservation | undefined> {
+    return this.load(this.db, orderReference);
+  }
+
+  private settle(orderReference: string, to: 'committed' | 'released'): Promise<{ reservation: Reservation; changed: boolean }> {
+    return retryOnDeadlock(() =>
+      this.db.transaction(async (trx) => {
+        const reservation = await this.load(trx, orderReference, { lock: true });
+        if (!reservation) throw notFound(`No reservation for order reference ${orderReference}`, 'reservation_not_found');
+        // Committed is final; releasing or committing again is a no-op.
+        if (reservation.status === to || reservation.status === 'committed') return { reservation, changed: false };
+
+        const from = reservation.status;
+        const moved = await trx('reservations').where({ order_reference: orderReference, status: from }).update({ status: to, updated_at: this.now() });
+        if (moved === 0) return { reservation: (await this.load(trx, orderReference))!, changed: false };
+
+        const held = stockOrder(reservation.lines.filter((line) => line.holdsStock));
+        if (to === 'released') {
+          for (const line of held) await trx('stock').where('sku', line.sku).decrement('reserved', line.quantity);
+        } else if (from === 'active') {
+          for (const line of held) await trx('stock').where('sku', line.sku).decrement({ on_hand: line.quantity, reserved: line.quantity });
+        } else {
+          const short: string[] = [];
+          for (const line of held) {
+            const taken = await trx('stock')
+              .where('sku', line.sku)
+              .andWhereRaw('on_hand - reserved >= ?', [line.quantity])
+              .decrement('on_hand', line.quantity);
+            if (taken === 0) short.push(line.sku);
+          }
+          if (short.length > 0) throw await outOfStock(trx, short, `Reservation ${orderReference} was released and cannot be committed. `);
+        }
+        return { reservation: { ...reservation, status: to }, changed: true };
+      }),
+    );
+  }
+
+  private async load(db: Db, orderReference: string, options: { lock?: boolean } = {}): Promise<Reservation | undefined> {
+    const query = db('reservations').where('order_reference', orderReference);
+    const row = await (options.lock ? forUpdate(query, this.db) : query).first('status', 'expires_at');
+    if (!row) return undefined;
+    const lines = await db('reservation_lines').where('order_reference', orderReference).orderBy('position').select('sku', 'quantity', 'holds_stock');
+    return {
+      orderReference,
+      status: row.status,
+      expiresAt: Number(row.expires_at),
+      lines: lines.map((line) => ({ sku: line.sku, quantity: Number(line.quantity), holdsStock: Boolean(line.holds_stock) })),
+    };
+  }
+}
+
+function replay(existing: Reservation, lines: Line[]): Reservation {
+  if (!sameLines(existing.lines, lines)) {
+    throw conflict('reservation_mismatch', `Order reference ${existing.orderReference} already holds a reservation for different lines`);
+  }
+  return existing;
+}
+
+/** Stock rows are always touched in SKU order, so concurrent orders cannot deadlock on MySQL. */
+function stockOrder<T extends Line>(lines: T[]): T[] {
+  return [...lines].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
+}
+
+async function outOfStock(trx: Knex.Transaction, skus: string[], prefix = ''): Promise<AppError> {
+  const rows = await trx('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand', 'reserved');
+  const described = rows.map((row) => `${row.sku} (${Math.max(0, Number(row.on_hand) - Number(row.reserved))} available)`);
+  return conflict('out_of_stock', `${prefix}Not enough stock for ${described.join(', ')}`);
+}
+
+/** MySQL may pick a transaction as a deadlock victim; running it again is then correct. */
+async function retryOnDeadlock<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ER_LOCK_DEADLOCK' || attempt >= DEADLOCK_ATTEMPTS) throw error;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+/** Inventory on its own, on the backend under test, with a test catalog and a clock the test moves. */
+import { EnvReader, type Env } from '@storefront/config';
+import { generateCallerKeyPair } from '@storefront/caller-token';
+import { createRpcClient, type RpcClient } from '@storefront/grpc';
+import { inventory } from '@storefront/proto';
+import { provisionStores, type TestStores } from '@storefront/testing';
+import { parseCatalogFile } from '../src/catalog-file';
+import { readInventoryConfig, startInventoryServer, type InventoryServer } from '../src';
+
+export class ManualClock {
+  constructor(public ms = Date.UTC(2026, 0, 1)) {}
+  readonly now = () => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/** Small and explicit, so every count in a test can be read off here. */
+export const TEST_CATALOG = {
+  products: [
+    {
+      id: 'alpha',
+      name: 'Alpha',
+      description: 'Test peptide A',
+      sizes: [
+        { size: '5mg', price: 24.99, stock: 50 },
+        { size: '10mg', price: 39.99, stock: 3 },
+        { size: '20mg', price: 59.5 },
+      ],
+    },
+    {
+      id: 'beta',
+      name: 'Beta',
+      description: 'Test peptide B',
+      sizes: [{ size: '1mg', price: 9.99, stock: 10 }],
+    },
+  ],
+};
+
+export interface InventoryHarness {
+  server: InventoryServer;
+  client: RpcClient<typeof inventory.InventoryServiceService>;
+  clock: ManualClock;
+  stores: TestStores;
+  /** Raw stock row of a SKU. */
+  stockOf(sku: string): Promise<{ onHand: number; reserved: number }>;
+  stop(): Promise<void>;
+}
+
+export async function startInventory(env: Env = {}): Promise<InventoryHarness> {
+  const stores = await provisionStores();
+  const keys = await generateCallerKeyPair();
+  const clock = new ManualClock();
+  const mysqlUrl = stores.mysqlUrlFor('inventory');
+  const config = readInventoryConfig(
+    new EnvReader({
+      DATA_DIR: stores.dataDir,
+      LOG_LEVEL: 'silent',
+      CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+      INVENTORY_ADDR: '127.0.0.1:0',
+      SEED_DEMO_DATA: 'false',
+      ...(mysqlUrl ? { INVENTORY_MYSQL_URL: mysqlUrl } : {}),
+      ...env,
+    }),
+  );
+  const server = await startInventoryServer(config, { migrate: true, now: clock.now });
+  await server.store.importCatalog(parseCatalogFile(TEST_CATALOG));
+  const client = createRpcClient(inventory.InventoryServiceService, server.address, { target: 'inventory' });
+  return {
+    server,
+    client,
+    clock,
+    stores,
+    async stockOf(sku) {
+      const row = await server.store.db('stock').where({ sku }).first('on_hand', 'reserved');
+      return { onHand: Number(row.on_hand), reserved: Number(row.reserved) };
+    },
+    stop: async () => {
+      client.close();
+      await server.stop();
+      await stores.cleanup();
+    },
+  };
+}
+
+/** The AppError a promise rejects with (fails the test when it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<{ kind: string; code: string; detail: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { kind: string; code: string; detail: string };
+  }
+  throw new Error('expected a rejection');
+}
