@@ -1,5 +1,6 @@
 /**
- * The public HTTP surface. Order matters: security headers, then JSON parsing, then the
+ * The public HTTP surface. Order matters: security headers, the cross-site check for requests
+ * carrying the session cookie, then JSON parsing, then the
  * routes of each area, then 404 and the error handler that keeps every failure in the
  * contract's Error shape.
  */
@@ -9,6 +10,7 @@ import type { GatewayContext } from './context';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { jsonBody } from './http/json-body';
 import { requestLog } from './http/request-log';
+import { rejectCrossSiteWrites } from './http/session';
 import { registerSystemRoutes } from './routes/system';
 import { registerStockRoutes } from './routes/stock';
 import { registerAuthRoutes } from './routes/auth';
@@ -24,6 +26,7 @@ export function createApp(context: GatewayContext): Express {
   app.set('trust proxy', context.config.trustedProxies.length > 0 ? context.config.trustedProxies : false);
   app.use(helmet());
   app.use(requestLog(context.logger));
+  app.use(rejectCrossSiteWrites(context.config));
   app.use(jsonBody(context.config.bodyLimitBytes));
 
   registerSystemRoutes(app, context);

@@ -24,6 +24,8 @@ export interface StackOptions {
   env?: Env;
   /** Reuse stores from an earlier stack, e.g. to test a restart on the same data. */
   stores?: TestStores;
+  /** Epoch milliseconds for services that take a clock (identity), so tests can move time. */
+  now?: () => number;
 }
 
 export interface Stack {
@@ -94,7 +96,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       env.LOYALTY_ADDR = loyalty.address;
     }
     if (services.has('identity')) {
-      const identity = await startIdentityServer(readIdentityConfig(configFor('identity', { IDENTITY_ADDR: '127.0.0.1:0' })), { migrate: true });
+      const identity = await startIdentityServer(readIdentityConfig(configFor('identity', { IDENTITY_ADDR: '127.0.0.1:0' })), { migrate: true, now: options.now });
       stack.identity = identity;
       stoppers.unshift(() => identity.stop());
       env.IDENTITY_ADDR = identity.address;

@@ -38,7 +38,8 @@ export class RequestValidator {
   body(schemaName: string): RequestHandler {
     this.validatorFor(schemaName);
     return (req, _res, next) => {
-      this.check(schemaName, req.body ?? {}, 'body');
+      // No body at all counts as an empty object; a JSON `null` body is not an object.
+      this.check(schemaName, req.body === undefined ? {} : req.body, 'body');
       next();
     };
   }

@@ -1,6 +1,220 @@
-import type { ApiArea } from '../area';
+/**
+ * Accounts and sessions. These schemas validate the request bodies (validator.ts) and are the
+ * published description; `Loyalty` and `LoyaltySync` belong to the loyalty area.
+ */
+import { errorResponse, jsonResponse, ref, type ApiArea } from '../area';
+
+const sessionCookieSet = {
+  'Set-Cookie': {
+    description: '`svc_sess=<43 characters>; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax`: a new session of 30 days.',
+    schema: { type: 'string' },
+  },
+};
+
+const sessionCookieCleared = {
+  'Set-Cookie': {
+    description: '`svc_sess=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`: the browser forgets the session.',
+    schema: { type: 'string' },
+  },
+};
+
+const rateLimited = {
+  ...errorResponse('Too many attempts from this address or for this account; retry after the given seconds'),
+  headers: { 'Retry-After': { description: 'Seconds until the limit resets', schema: { type: 'integer', minimum: 1 } } },
+};
+
+const crossSite = errorResponse('The request carries the session cookie but comes from another site (Origin or Sec-Fetch-Site)');
+const noSession = errorResponse('No valid session: the cookie is missing, unknown, expired or was logged out');
+const serviceDown = errorResponse('A service behind the gateway is unavailable; retry shortly');
+
+const profileExample = {
+  id: '6f1c2a9e-3b7d-4c1e-9a2f-5d8e7b6c4a10',
+  email: 'ada@example.com',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  phone: '+44 20 7946 0000',
+  createdAt: '2026-11-22T12:00:00.000Z',
+  referralCode: 'K7M2QX9P',
+};
+
+const name = (field: string) => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  description: `${field}; trimmed, not blank, no control characters`,
+});
 
 export const authArea: ApiArea = {
-  schemas: {},
-  paths: {},
+  tags: [{ name: 'auth', description: 'Customer accounts and the `svc_sess` session cookie (30 days, HttpOnly, Secure, SameSite=Lax).' }],
+  schemas: {
+    SignUpRequest: {
+      type: 'object',
+      required: ['email', 'password', 'firstName', 'lastName'],
+      additionalProperties: false,
+      properties: {
+        email: { type: 'string', format: 'email', maxLength: 254, description: 'Trimmed and compared in lower case; must not be registered yet' },
+        password: {
+          type: 'string',
+          minLength: 6,
+          maxLength: 128,
+          description: '6 to 128 characters; one of the most commonly used passwords is refused with `password_too_common`',
+        },
+        firstName: name('Given name'),
+        lastName: name('Family name'),
+        phone: { type: 'string', maxLength: 32, description: 'Digits, spaces and + ( ) - . with at least 5 digits; empty means none' },
+        referralCode: { type: 'string', maxLength: 32, description: "Another customer's referral code (any case); one that names nobody is 400" },
+      },
+      example: { email: 'ada@example.com', password: 'plum-tractor-42', firstName: 'Ada', lastName: 'Lovelace', referralCode: 'K7M2QX9P' },
+    },
+    LoginRequest: {
+      type: 'object',
+      required: ['email', 'password'],
+      additionalProperties: false,
+      properties: {
+        email: { type: 'string', format: 'email', maxLength: 254 },
+        password: { type: 'string', minLength: 1, maxLength: 128 },
+      },
+      example: { email: 'ada@example.com', password: 'plum-tractor-42' },
+    },
+    Profile: {
+      type: 'object',
+      required: ['id', 'email', 'firstName', 'lastName', 'createdAt', 'referralCode'],
+      properties: {
+        id: { type: 'string', readOnly: true },
+        email: { type: 'string', format: 'email', readOnly: true },
+        firstName: { type: 'string' },
+        lastName: { type: 'string' },
+        phone: { type: 'string', description: 'Present when set' },
+        createdAt: { type: 'string', format: 'date-time', readOnly: true },
+        referralCode: { type: 'string', pattern: '^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$', readOnly: true, description: "The customer's own code to share" },
+        referredBy: { type: 'string', readOnly: true, description: 'The referral code used at signup, when one was' },
+      },
+      example: profileExample,
+    },
+    ProfileUpdate: {
+      type: 'object',
+      description:
+        'The profile as a client holds it. Only firstName, lastName and phone change; id, email, createdAt, referralCode and referredBy are immutable and, like unknown fields, ignored.',
+      properties: {
+        firstName: name('Given name'),
+        lastName: name('Family name'),
+        phone: { type: 'string', maxLength: 32, description: 'An empty string removes the phone number' },
+        id: { type: 'string' },
+        email: { type: 'string' },
+        createdAt: { type: 'string' },
+        referralCode: { type: 'string' },
+        referredBy: { type: 'string' },
+      },
+      example: { firstName: 'Ada', lastName: 'King', phone: '' },
+    },
+    AuthSuccess: {
+      type: 'object',
+      required: ['success', 'user', 'loyalty'],
+      properties: {
+        success: { type: 'boolean', const: true },
+        user: { type: 'object', required: ['profile'], properties: { profile: ref('Profile') } },
+        loyalty: ref('Loyalty'),
+      },
+    },
+    StateSyncRequest: {
+      type: 'object',
+      description: 'Both members are optional; other members are ignored.',
+      properties: {
+        profile: ref('ProfileUpdate'),
+        loyalty: ref('LoyaltySync'),
+      },
+      example: { profile: { firstName: 'Ada', lastName: 'King' } },
+    },
+    // Stand-ins until the loyalty area defines these two; its definitions take precedence
+    // (it comes after this area in API_AREAS), and these go once they exist.
+    Loyalty: { type: 'object', description: 'The loyalty account (defined by the loyalty area)' },
+    LoyaltySync: { type: 'object', description: 'Loyalty state sent by a client (defined by the loyalty area)' },
+    SuccessResult: {
+      type: 'object',
+      required: ['success'],
+      properties: { success: { type: 'boolean', const: true } },
+      example: { success: true },
+    },
+  },
+  paths: {
+    '/api/auth/signup': {
+      post: {
+        operationId: 'signUp',
+        summary: 'Create an account with the 100-point welcome bonus and start a session',
+        tags: ['auth'],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('SignUpRequest') } } },
+        responses: {
+          '200': { ...jsonResponse('Account created; the session cookie is set', 'AuthSuccess'), headers: sessionCookieSet },
+          '400': errorResponse('Invalid body, naming the field: email format, password length or commonness, names, phone, unknown referral code, unknown fields'),
+          '403': crossSite,
+          '409': errorResponse('The email is already registered (`email_taken`)'),
+          '429': rateLimited,
+          '503': serviceDown,
+        },
+      },
+    },
+    '/api/auth/login': {
+      post: {
+        operationId: 'logIn',
+        summary: 'Start a new session',
+        description:
+          'Every login issues a new session. An unknown email and a wrong password get the same 401. Failed logins are limited per account and per client address.',
+        tags: ['auth'],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('LoginRequest') } } },
+        responses: {
+          '200': { ...jsonResponse('Logged in; the session cookie is set', 'AuthSuccess'), headers: sessionCookieSet },
+          '400': errorResponse('Invalid body, naming the field'),
+          '401': errorResponse('Email or password is incorrect (`invalid_credentials`)'),
+          '403': crossSite,
+          '429': rateLimited,
+          '503': serviceDown,
+        },
+      },
+    },
+    '/api/auth/logout': {
+      post: {
+        operationId: 'logOut',
+        summary: 'End the session server-side and clear the cookie',
+        tags: ['auth'],
+        security: [{ sessionCookie: [] }],
+        responses: {
+          '200': { ...jsonResponse('Logged out', 'SuccessResult'), headers: sessionCookieCleared },
+          '401': noSession,
+          '403': crossSite,
+          '503': serviceDown,
+        },
+      },
+    },
+    '/api/auth/me': {
+      get: {
+        operationId: 'getMe',
+        summary: 'The logged-in customer: profile and loyalty',
+        tags: ['auth'],
+        security: [{ sessionCookie: [] }],
+        responses: {
+          '200': jsonResponse('The session is valid', 'AuthSuccess'),
+          '401': noSession,
+          '503': serviceDown,
+        },
+      },
+    },
+    '/api/state/sync': {
+      post: {
+        operationId: 'syncState',
+        summary: 'Save profile edits and loyalty redemption requests',
+        description:
+          'Only firstName, lastName and phone of the profile change. Loyalty state is sanitised: balances, tier and history are never taken from the client; a listed reward not yet redeemed is a redemption request.',
+        tags: ['auth'],
+        security: [{ sessionCookie: [] }],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('StateSyncRequest') } } },
+        responses: {
+          '200': jsonResponse('Saved', 'SuccessResult'),
+          '400': errorResponse('Invalid body, naming the field; nothing was saved'),
+          '401': noSession,
+          '403': crossSite,
+          '503': serviceDown,
+        },
+      },
+    },
+  },
 };

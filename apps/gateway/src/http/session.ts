@@ -1,0 +1,114 @@
+/**
+ * The gateway's end of the `svc_sess` session: reading and issuing the cookie, resolving it
+ * with identity at most once per request, the caller token that carries the customer to the
+ * services, the CSRF rule for state-changing requests, and the client address used for rate
+ * limits. The cookie is a credential: it is never logged and never put in an error.
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import { ConfigError } from '@storefront/config';
+import { AppError, unauthenticated } from '@storefront/errors';
+import type { identity } from '@storefront/proto';
+import type { GatewayConfig } from '../config';
+import type { GatewayContext } from '../context';
+
+export const SESSION_COOKIE = 'svc_sess';
+// 32 random bytes in base64url; anything else is not worth a call to identity.
+const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+const COOKIE_ATTRIBUTES = 'HttpOnly; Secure; SameSite=Lax';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface RequestSession {
+  profile: identity.Profile;
+  /** Short-lived signed token naming this customer, for calls made on their behalf. */
+  callerToken: string;
+}
+
+/** The `svc_sess` value the request carries, if any (the first one, as browsers send the most specific first). */
+export function sessionTokenOf(req: Request): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq).trim() === SESSION_COOKIE) return pair.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function setSessionCookie(res: Response, session: identity.Session): void {
+  res.append('Set-Cookie', `${SESSION_COOKIE}=${session.token}; Path=/; Max-Age=${session.maxAgeSeconds}; ${COOKIE_ATTRIBUTES}`);
+}
+
+export function clearSessionCookie(res: Response): void {
+  res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; Max-Age=0; ${COOKIE_ATTRIBUTES}`);
+}
+
+const resolved = new WeakMap<Request, Promise<RequestSession | undefined>>();
+
+/**
+ * The customer behind the request's cookie, asking identity once however often it is called
+ * for the same request. Undefined without a valid session; a cookie identity no longer knows
+ * is cleared. Failures of identity itself (unavailable, timeout) propagate.
+ */
+export function sessionOf(req: Request, res: Response, { clients, signer }: GatewayContext): Promise<RequestSession | undefined> {
+  let session = resolved.get(req);
+  if (!session) {
+    session = (async () => {
+      const token = sessionTokenOf(req);
+      if (token === undefined) return undefined;
+      try {
+        if (!SESSION_TOKEN.test(token)) throw unauthenticated();
+        const { profile } = await clients.identity.resolveSession({ sessionToken: token });
+        return { profile: profile!, callerToken: await signer.sign(profile!.id) };
+      } catch (error) {
+        if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
+        clearSessionCookie(res);
+        return undefined;
+      }
+    })();
+    resolved.set(req, session);
+  }
+  return session;
+}
+
+/** The request's session, or a 401 Error. */
+export async function requireSession(req: Request, res: Response, context: GatewayContext): Promise<RequestSession> {
+  const session = await sessionOf(req, res, context);
+  if (!session) throw unauthenticated();
+  return session;
+}
+
+/**
+ * Refuses state-changing requests that carry the session cookie but come from another site:
+ * an `Origin` that is not this deployment's (or one in ALLOWED_ORIGINS), or, when a browser
+ * sends no Origin, `Sec-Fetch-Site: cross-site`. Requests without those headers (curl,
+ * agents) and requests without the cookie have no ambient credential to abuse.
+ */
+export function rejectCrossSiteWrites(config: GatewayConfig): RequestHandler {
+  const allowed = new Set([originOf(config.publicBaseUrl, 'PUBLIC_BASE_URL'), ...config.allowedOrigins.map((o) => originOf(o, 'ALLOWED_ORIGINS'))]);
+  return (req, _res, next) => {
+    if (SAFE_METHODS.has(req.method) || sessionTokenOf(req) === undefined) return next();
+    const origin = req.headers.origin;
+    const foreign = origin !== undefined ? !allowed.has(origin) : req.headers['sec-fetch-site'] === 'cross-site';
+    if (foreign) {
+      throw new AppError('permission_denied', 'cross_site_request', 'A request carrying the session cookie must come from this site');
+    }
+    next();
+  };
+}
+
+function originOf(url: string, variable: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new ConfigError(`${variable} must list URLs such as https://shop.example, got "${url}"`);
+  }
+}
+
+/**
+ * The client address for rate limits: the socket's peer, or the X-Forwarded-For entry added by
+ * the nearest proxy listed in TRUSTED_PROXIES (Express "trust proxy" decides which).
+ */
+export function clientAddress(req: Request): string {
+  const address = req.ip ?? req.socket.remoteAddress ?? '';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
