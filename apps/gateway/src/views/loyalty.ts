@@ -45,10 +45,15 @@ export function loyaltyView(account: loyalty.Account | undefined): LoyaltyView {
 }
 
 /**
- * Reward ids the client lists in `redeemedRewards`; the loyalty service treats each one not yet
- * redeemed as a redemption request. The body was already validated against the LoyaltySync schema.
+ * Reward ids the client asks to redeem: `redeemedRewards` entries without a `code`. An entry
+ * with a code echoes a redemption the server issued and asks for nothing. The loyalty service
+ * skips ids it holds an unused code for, so repeated or replayed syncs redeem nothing more.
+ * The body was already validated against the LoyaltySync schema.
  */
-export function requestedRewardIds(loyaltyState: { redeemedRewards?: Array<{ rewardId?: string }> } | undefined): string[] {
-  const ids = (loyaltyState?.redeemedRewards ?? []).map((entry) => entry.rewardId).filter((id): id is string => typeof id === 'string');
+export function requestedRewardIds(loyaltyState: { redeemedRewards?: Array<{ rewardId?: string; code?: string }> } | undefined): string[] {
+  const ids = (loyaltyState?.redeemedRewards ?? [])
+    .filter((entry) => entry.code === undefined || entry.code === '')
+    .map((entry) => entry.rewardId)
+    .filter((id): id is string => typeof id === 'string');
   return [...new Set(ids)];
 }
