@@ -1,3 +1,4 @@
-export { startCheckoutServer, type CheckoutServer } from './server';
+export { startCheckoutServer, type CheckoutServer, type StartOptions } from './server';
 export { readCheckoutConfig, type CheckoutConfig } from './config';
 export { migrations } from './migrations';
+export type { ReconcileSummary } from './confirmation';

@@ -1,14 +1,28 @@
-/** Wires checkout: opens its store, applies migrations when asked, and serves gRPC. */
-import { startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
+/**
+ * Wires checkout: opens its store, applies migrations when asked, connects to inventory,
+ * loyalty and the payment provider, serves gRPC and runs the reconciler.
+ * Handlers stay thin: they translate messages to service calls.
+ */
+import { checkout, inventory, loyalty } from '@storefront/proto';
+import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { createLogger, type Logger } from '@storefront/logging';
-import type { CheckoutConfig } from './config';
+import type { CheckoutConfig, ProviderName } from './config';
 import { migrations } from './migrations';
+import { CheckoutStore } from './store';
+import { CheckoutService } from './checkout-service';
+import { PaymentConfirmation, type ReconcileSummary } from './confirmation';
+import { DEMO_PROMO_CODES } from './domain/promo';
+import { SumUpApiProvider } from './providers/sumup';
+import type { PaymentProvider } from './providers/provider';
 
 export interface CheckoutServer {
   address: string;
   db: Knex;
+  store: CheckoutStore;
+  /** Runs one reconcile pass now (tests, operators) instead of waiting for the timer. */
+  reconcileNow(): Promise<ReconcileSummary>;
   stop(): Promise<void>;
 }
 
@@ -16,27 +30,68 @@ export interface StartOptions {
   /** Apply migrations before serving (embedded default, tests). */
   migrate: boolean;
   logger?: Logger;
+  now?: () => number;
 }
 
 export async function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
   const logger = options.logger ?? createLogger('checkout', config.logLevel);
+  const now = options.now ?? Date.now;
   if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
   const db = openDatabase(config.store);
   if (options.migrate) await applyMigrations(db, migrations);
+  const store = new CheckoutStore(db);
+  if (config.seedDemoData && !(await store.hasPromoCodes())) {
+    await store.savePromoCodes(DEMO_PROMO_CODES);
+    logger.info('seeded the demo promo codes');
+  }
   const verifier = await CallerTokenVerifier.fromPem(config.callerTokenPublicKey);
+  const inventoryClient = createRpcClient(inventory.InventoryServiceService, config.inventoryAddress, { target: 'inventory' });
+  const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty' });
+  const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger)]]);
+
+  const service = new CheckoutService({
+    store,
+    inventory: inventoryClient,
+    loyalty: loyaltyClient,
+    providers,
+    defaultProvider: config.provider.name,
+    merchantCode: config.provider.merchantCode,
+    defaultReturnUrl: new URL('/api/payments/events', config.publicBaseUrl).toString(),
+    // Long enough for a reservation, a provider create and a duplicate lookup, each bounded.
+    claimLeaseMs: 2 * config.providerTimeoutMs + 15_000,
+    logger,
+    now,
+  });
+  const confirmation = new PaymentConfirmation({ store, inventory: inventoryClient, loyalty: loyaltyClient, providers, logger, now });
+
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
     logger,
     verifier,
     probe: () => ping(db),
-    services: [],
+    services: [
+      bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, {
+        createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
+        validatePromo: async (request, context) => service.validatePromo(request.code, await context.caller()),
+        notifyPaymentEvent: async (request) => {
+          await confirmation.onProviderEvent(request.providerCheckoutId);
+          return {};
+        },
+      }),
+    ],
   });
-  logger.info({ address: grpcServer.address }, 'checkout listening');
+  confirmation.start(config.reconcileIntervalMs);
+  logger.info({ address: grpcServer.address, provider: config.provider.name }, 'checkout listening');
   return {
     address: grpcServer.address,
     db,
+    store,
+    reconcileNow: () => confirmation.reconcileAll(),
     async stop() {
+      await confirmation.stop();
       await grpcServer.shutdown();
+      inventoryClient.close();
+      loyaltyClient.close();
       await db.destroy();
     },
   };

@@ -1,4 +1,7 @@
 import type { Migration } from '@storefront/db';
+import { orders } from './001-orders';
 
 /** Applied in name order; never edit a released migration, add a new one. */
-export const migrations: Record<string, Migration> = {};
+export const migrations: Record<string, Migration> = {
+  '001-orders': orders,
+};

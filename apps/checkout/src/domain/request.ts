@@ -1,0 +1,106 @@
+/**
+ * Business rules of a create-checkout request that the published schema cannot express, and
+ * the request fingerprint that tells a replay from a different request under one reference.
+ * Shapes, lengths and formats are checked at the edge against the OpenAPI schema.
+ */
+import { createHash } from 'node:crypto';
+import { invalidArgument } from '@storefront/errors';
+import type { checkout } from '@storefront/proto';
+import { PROVIDER_NAMES, type ProviderName } from '../config';
+
+export const ACCEPTED_CURRENCY = 'GBP';
+export const DELIVERY_COUNTRIES = ['GB'];
+
+export interface Delivery {
+  name: string;
+  email: string;
+  phone?: string;
+  line1: string;
+  line2?: string;
+  city: string;
+  postcode: string;
+  country: string;
+}
+
+export interface CheckoutRequest {
+  reference: string;
+  amountPounds: number;
+  currency: string;
+  merchantCode: string;
+  description?: string;
+  returnUrl?: string;
+  redirectUrl?: string;
+  items: Array<{ sku: string; quantity: number }>;
+  delivery: Delivery;
+  promoCode?: string;
+  provider: ProviderName;
+}
+
+export interface RequestRules {
+  merchantCode: string;
+  defaultProvider: ProviderName;
+  /** Providers this deployment can reach. */
+  providers: readonly ProviderName[];
+}
+
+export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest, rules: RequestRules): CheckoutRequest {
+  const reference = request.checkoutReference;
+  if (reference.trim() === '' || reference.length > 90) throw invalidArgument('checkout_reference must be 1 to 90 characters');
+  if (!(request.amount > 0)) throw invalidArgument('amount must be greater than 0');
+  if (request.currency !== ACCEPTED_CURRENCY) throw invalidArgument(`currency must be ${ACCEPTED_CURRENCY}; the shop sells in pounds sterling only`, 'unsupported_currency');
+  if (request.merchantCode !== rules.merchantCode) throw invalidArgument('merchant_code does not name this shop\'s merchant account', 'invalid_merchant_code');
+  if (request.items.length === 0) throw invalidArgument('items must list at least one product: no payment link without an order');
+  const seen = new Set<string>();
+  for (const [index, item] of request.items.entries()) {
+    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > 99) throw invalidArgument(`items[${index}].quantity must be an integer from 1 to 99`);
+    if (seen.has(item.sku)) throw invalidArgument(`items[${index}].sku ${item.sku} is listed more than once; give one line per SKU with its quantity`);
+    seen.add(item.sku);
+  }
+  const delivery = request.delivery;
+  if (!delivery) throw invalidArgument('delivery is required: an order needs its delivery details');
+  if (!DELIVERY_COUNTRIES.includes(delivery.country)) throw invalidArgument(`delivery.country must be one of ${DELIVERY_COUNTRIES.join(', ')}; the shop delivers in the UK only`);
+  const provider = (request.provider ?? rules.defaultProvider) as ProviderName;
+  if (!PROVIDER_NAMES.includes(provider) || !rules.providers.includes(provider)) {
+    throw invalidArgument(`provider must be one of ${rules.providers.join(', ')}`);
+  }
+  const promoCode = request.promoCode?.trim();
+  return {
+    reference,
+    amountPounds: request.amount,
+    currency: request.currency,
+    merchantCode: request.merchantCode,
+    description: request.description,
+    returnUrl: request.returnUrl,
+    redirectUrl: request.redirectUrl,
+    items: request.items.map(({ sku, quantity }) => ({ sku, quantity })),
+    delivery: {
+      name: delivery.name,
+      email: delivery.email,
+      phone: delivery.phone,
+      line1: delivery.line1,
+      line2: delivery.line2,
+      city: delivery.city,
+      postcode: delivery.postcode,
+      country: delivery.country,
+    },
+    promoCode: promoCode === '' ? undefined : promoCode,
+    provider,
+  };
+}
+
+/**
+ * SHA-256 of the canonical JSON (sorted keys, absent fields dropped) of the validated request
+ * and the account it is made for: the same body from another customer is another request.
+ */
+export function fingerprintOf(request: CheckoutRequest, accountId: string | undefined): string {
+  return createHash('sha256').update(canonicalJson({ request, accountId })).digest('hex');
+}
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, item]) => item !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+}

@@ -1,0 +1,142 @@
+/**
+ * SumUp's checkout API through the official SDK, with its host pointed at the configured API
+ * base. The sandbox provider speaks the same API, so the same adapter serves both; only the
+ * base URL, key and merchant code differ.
+ */
+import { APIError, SumUp, type Checkout, type RequestOptions } from '@sumup/sdk';
+import { AppError } from '@storefront/errors';
+import type { Logger } from '@storefront/logging';
+import type { ProviderConfig, ProviderName } from '../config';
+import { PROVIDER_STATUSES, type NewProviderCheckout, type PaymentProvider, type ProviderCheckout, type ProviderStatus } from './provider';
+
+const DUPLICATED_CHECKOUT = 'DUPLICATED_CHECKOUT';
+
+export class SumUpApiProvider implements PaymentProvider {
+  readonly name: ProviderName;
+  private readonly client: SumUp;
+
+  constructor(config: ProviderConfig, private readonly timeoutMs: number, private readonly logger: Logger) {
+    this.name = config.name;
+    // Retries stay with the caller: a blind retry of a create could outlive the request.
+    this.client = new SumUp({ apiKey: config.apiKey, host: config.apiBase, maxRetries: 0, timeout: timeoutMs });
+  }
+
+  async createCheckout(checkout: NewProviderCheckout): Promise<ProviderCheckout> {
+    try {
+      const created = await this.call('create', (options) =>
+        this.client.checkouts.create(
+          {
+            checkout_reference: checkout.reference,
+            amount: checkout.amountPence / 100,
+            currency: checkout.currency as Checkout['currency'] & string,
+            merchant_code: checkout.merchantCode,
+            description: checkout.description,
+            return_url: checkout.returnUrl,
+            redirect_url: checkout.redirectUrl,
+            valid_until: checkout.validUntil.toISOString(),
+            hosted_checkout: { enabled: true },
+          },
+          options,
+        ),
+      );
+      return this.parse(created);
+    } catch (error) {
+      if (!isDuplicate(error)) throw this.translate('create', error);
+    }
+    // The provider already has a checkout for this reference: an earlier attempt created it
+    // and its answer was lost. SumUp's 409 carries no id, so look it up by reference.
+    const existing = await this.call('list', (options) => this.client.checkouts.list({ checkout_reference: checkout.reference }, options)).catch((error: unknown) => {
+      throw this.translate('list', error);
+    });
+    const found = existing.find((candidate) => candidate.checkout_reference === checkout.reference);
+    if (!found) throw new AppError('provider_unavailable', 'provider_unavailable', 'The payment provider reported a duplicate checkout it then could not list');
+    this.logger.info({ reference: checkout.reference, checkoutId: found.id }, 'recovered the provider checkout of an earlier attempt');
+    return this.parse(found);
+  }
+
+  async getCheckout(id: string): Promise<ProviderCheckout> {
+    try {
+      return this.parse(await this.call('get', (options) => this.client.checkouts.get(id, options)));
+    } catch (error) {
+      throw this.translate('get', error);
+    }
+  }
+
+  async deactivateCheckout(id: string): Promise<ProviderCheckout> {
+    try {
+      return this.parse(await this.call('deactivate', (options) => this.client.checkouts.deactivate(id, options)));
+    } catch (error) {
+      // Already paid or closed: the current state is the answer.
+      if (error instanceof APIError && error.status === 409) return this.getCheckout(id);
+      throw this.translate('deactivate', error);
+    }
+  }
+
+  /** Bounds the whole call, body included: the SDK's own timeout stops at the headers. */
+  private async call<T>(operation: string, run: (options: RequestOptions) => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new ProviderTimeout(operation, this.timeoutMs)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([run({ timeout: this.timeoutMs }), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private parse(body: unknown): ProviderCheckout {
+    const raw = body as Record<string, unknown> | undefined;
+    const id = raw?.id;
+    const status = raw?.status;
+    const amount = raw?.amount;
+    if (typeof id !== 'string' || !PROVIDER_STATUSES.includes(status as ProviderStatus) || typeof amount !== 'number') {
+      throw new AppError('provider_unavailable', 'provider_unavailable', 'The payment provider sent a checkout without id, status or amount');
+    }
+    return {
+      id,
+      reference: String(raw!.checkout_reference ?? ''),
+      status: status as ProviderStatus,
+      amountPence: Math.round(amount * 100),
+      currency: String(raw!.currency ?? ''),
+      raw: raw!,
+    };
+  }
+
+  /** Every provider failure becomes a 502-kind AppError whose detail is safe to show. */
+  private translate(operation: string, error: unknown): AppError {
+    if (error instanceof AppError) return error;
+    if (error instanceof APIError) {
+      const message = providerMessage(error.error);
+      if (error.status >= 500 || error.status === 429) {
+        return new AppError('provider_unavailable', 'provider_unavailable', `The payment provider failed (${error.status}) on ${operation}; try again with the same checkout_reference`);
+      }
+      this.logger.error({ operation, status: error.status, message }, 'the payment provider refused a request');
+      return new AppError('provider_unavailable', 'provider_rejected', `The payment provider refused the ${operation} (${error.status})${message ? `: ${message}` : ''}`);
+    }
+    if (error instanceof ProviderTimeout) {
+      return new AppError('provider_unavailable', 'provider_unavailable', `The payment provider did not answer the ${operation} within ${this.timeoutMs} ms; try again with the same checkout_reference`);
+    }
+    return new AppError('provider_unavailable', 'provider_unavailable', `The payment provider could not be reached for the ${operation}; try again with the same checkout_reference`);
+  }
+}
+
+class ProviderTimeout extends Error {
+  constructor(operation: string, timeoutMs: number) {
+    super(`${operation} timed out after ${timeoutMs} ms`);
+  }
+}
+
+function isDuplicate(error: unknown): boolean {
+  if (!(error instanceof APIError) || error.status !== 409) return false;
+  const body = error.error as { error_code?: unknown } | string;
+  return typeof body === 'object' && body !== null && body.error_code === DUPLICATED_CHECKOUT;
+}
+
+/** SumUp errors come as `{error_code, message}` or RFC 9457 problem JSON. */
+function providerMessage(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { message, detail, title, error_code: code } = body as Record<string, unknown>;
+  const text = [code, message ?? detail ?? title].filter((part) => typeof part === 'string').join(': ');
+  return text === '' ? undefined : text.slice(0, 200);
+}

@@ -1,0 +1,254 @@
+/** Checkout's own tables: orders with their lines, promo codes and redemptions. */
+import { toNumber, type Knex } from '@storefront/db';
+import type { ProviderName } from './config';
+import type { Delivery } from './domain/request';
+import type { PromoCode } from './domain/promo';
+
+export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export type DiscountKind = 'promo' | 'reward';
+
+export interface OrderLine {
+  sku: string;
+  quantity: number;
+  unitPricePence: number;
+}
+
+export interface NewOrder {
+  id: string;
+  reference: string;
+  fingerprint: string;
+  accountId?: string;
+  provider: ProviderName;
+  currency: string;
+  lines: OrderLine[];
+  goodsPence: number;
+  discountPence: number;
+  shippingPence: number;
+  totalPence: number;
+  promoCode?: string;
+  promoKind?: DiscountKind;
+  discountBasisPoints: number;
+  description?: string;
+  returnUrl?: string;
+  redirectUrl?: string;
+  delivery: Delivery;
+}
+
+export interface Order extends NewOrder {
+  status: OrderStatus;
+  providerCheckoutId?: string;
+  providerCheckoutJson?: string;
+  reservedUntil?: number;
+  stockSettledAt?: number;
+  pointsAwardedAt?: number;
+  codeRedeemedAt?: number;
+  closedAt?: number;
+  /** While in the future, a create-checkout attempt is working on the order. */
+  claimExpiresAt?: number;
+  createdAt: number;
+}
+
+/** Confirmation steps, each recorded once done. */
+export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeemed_at';
+
+export class CheckoutStore {
+  constructor(readonly db: Knex) {}
+
+  /** Saves a pending order already claimed by the attempt that creates it; throws on a reused reference. */
+  async insertOrder(order: NewOrder, claim: { token: string; expiresAt: number }, now: number): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('orders').insert({
+        id: order.id,
+        reference: order.reference,
+        fingerprint: order.fingerprint,
+        account_id: order.accountId ?? null,
+        status: 'pending_payment',
+        provider: order.provider,
+        currency: order.currency,
+        goods_pence: order.goodsPence,
+        discount_pence: order.discountPence,
+        shipping_pence: order.shippingPence,
+        total_pence: order.totalPence,
+        promo_code: order.promoCode ?? null,
+        promo_kind: order.promoKind ?? null,
+        discount_basis_points: order.discountBasisPoints,
+        description: order.description ?? null,
+        return_url: order.returnUrl ?? null,
+        redirect_url: order.redirectUrl ?? null,
+        delivery_name: order.delivery.name,
+        delivery_email: order.delivery.email,
+        delivery_phone: order.delivery.phone ?? null,
+        delivery_line1: order.delivery.line1,
+        delivery_line2: order.delivery.line2 ?? null,
+        delivery_city: order.delivery.city,
+        delivery_postcode: order.delivery.postcode,
+        delivery_country: order.delivery.country,
+        claim_token: claim.token,
+        claim_expires_at: claim.expiresAt,
+        created_at: now,
+        updated_at: now,
+      });
+      await trx('order_lines').insert(
+        order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence })),
+      );
+    });
+  }
+
+  findByReference(reference: string): Promise<Order | undefined> {
+    return this.findOne({ reference });
+  }
+
+  findById(id: string): Promise<Order | undefined> {
+    return this.findOne({ id });
+  }
+
+  findByProviderCheckoutId(providerCheckoutId: string): Promise<Order | undefined> {
+    return this.findOne({ provider_checkout_id: providerCheckoutId });
+  }
+
+  private async findOne(where: Record<string, string>): Promise<Order | undefined> {
+    const row = await this.db('orders').where(where).first();
+    if (!row) return undefined;
+    const lines = await this.db('order_lines').where({ order_id: row.id }).orderBy('position');
+    return toOrder(row, lines);
+  }
+
+  /** Takes the order for one create-checkout attempt unless another attempt's lease is still running. */
+  async claim(orderId: string, token: string, expiresAt: number, now: number): Promise<boolean> {
+    const updated = await this.db('orders')
+      .where({ id: orderId })
+      .andWhere((q) => q.whereNull('claim_token').orWhere('claim_expires_at', '<=', now))
+      .update({ claim_token: token, claim_expires_at: expiresAt });
+    return updated === 1;
+  }
+
+  async releaseClaim(orderId: string, token: string): Promise<void> {
+    await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_token: null, claim_expires_at: null });
+  }
+
+  /** An order whose stock could not be reserved is removed: nothing was sold or held. */
+  async deleteOrder(orderId: string): Promise<void> {
+    await this.db('orders').where({ id: orderId }).delete();
+  }
+
+  async recordReservation(orderId: string, reservedUntil: number, now: number): Promise<void> {
+    await this.db('orders').where({ id: orderId }).update({ reserved_until: reservedUntil, updated_at: now });
+  }
+
+  /** Stores the provider checkout once; a second store for the same order changes nothing. */
+  async recordProviderCheckout(orderId: string, providerCheckoutId: string, json: string, now: number): Promise<void> {
+    await this.db('orders')
+      .where({ id: orderId })
+      .whereNull('provider_checkout_id')
+      .update({ provider_checkout_id: providerCheckoutId, provider_checkout_json: json, updated_at: now });
+  }
+
+  /** Moves a pending order to its final status; false when something else already did. */
+  async finalise(orderId: string, status: Exclude<OrderStatus, 'pending_payment'>, now: number): Promise<boolean> {
+    const updated = await this.db('orders').where({ id: orderId, status: 'pending_payment' }).update({ status, updated_at: now });
+    return updated === 1;
+  }
+
+  async markStep(orderId: string, step: OrderStep | 'closed_at', now: number): Promise<void> {
+    await this.db('orders').where({ id: orderId }).whereNull(step).update({ [step]: now, updated_at: now });
+  }
+
+  /** Open orders least recently checked first, so a long backlog is visited round-robin. */
+  async openOrders(limit: number, now: number): Promise<Order[]> {
+    const rows = await this.db('orders').whereNull('closed_at').orderBy('last_checked_at', 'asc').orderBy('created_at', 'asc').limit(limit);
+    if (rows.length === 0) return [];
+    const ids = rows.map((row) => row.id as string);
+    await this.db('orders').whereIn('id', ids).update({ last_checked_at: now });
+    const lines = await this.db('order_lines').whereIn('order_id', ids).orderBy('position');
+    return rows.map((row) => toOrder(row, lines.filter((line) => line.order_id === row.id)));
+  }
+
+  async findPromo(code: string): Promise<PromoCode | undefined> {
+    const row = await this.db('promo_codes').where({ code }).first();
+    if (!row) return undefined;
+    return {
+      code: row.code,
+      discountBasisPoints: toNumber(row.discount_basis_points),
+      activeFrom: toNumber(row.active_from),
+      activeUntil: row.active_until === null ? undefined : toNumber(row.active_until),
+      maxRedemptions: row.max_redemptions === null ? undefined : toNumber(row.max_redemptions),
+    };
+  }
+
+  async redemptionCount(code: string): Promise<number> {
+    const row = await this.db('promo_redemptions').where({ code }).count({ n: '*' }).first();
+    return toNumber(row?.n);
+  }
+
+  /** Counts a paid order's promo code once, however often confirmation runs. */
+  async recordRedemption(orderId: string, code: string, now: number): Promise<void> {
+    await this.db('promo_redemptions').insert({ order_id: orderId, code, redeemed_at: now }).onConflict('order_id').ignore();
+  }
+
+  async hasPromoCodes(): Promise<boolean> {
+    return (await this.db('promo_codes').first('code')) !== undefined;
+  }
+
+  async savePromoCodes(codes: PromoCode[]): Promise<void> {
+    await this.db('promo_codes')
+      .insert(
+        codes.map((promo) => ({
+          code: promo.code,
+          discount_basis_points: promo.discountBasisPoints,
+          active_from: promo.activeFrom,
+          active_until: promo.activeUntil ?? null,
+          max_redemptions: promo.maxRedemptions ?? null,
+        })),
+      )
+      .onConflict('code')
+      .merge();
+  }
+}
+
+type Row = Record<string, unknown>;
+
+const optionalString = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value));
+const optionalNumber = (value: unknown): number | undefined => (value === null || value === undefined ? undefined : toNumber(value));
+
+function toOrder(row: Row, lines: Row[]): Order {
+  return {
+    id: String(row.id),
+    reference: String(row.reference),
+    fingerprint: String(row.fingerprint),
+    accountId: optionalString(row.account_id),
+    status: row.status as OrderStatus,
+    provider: row.provider as ProviderName,
+    providerCheckoutId: optionalString(row.provider_checkout_id),
+    providerCheckoutJson: optionalString(row.provider_checkout_json),
+    currency: String(row.currency),
+    lines: lines.map((line) => ({ sku: String(line.sku), quantity: toNumber(line.quantity), unitPricePence: toNumber(line.unit_price_pence) })),
+    goodsPence: toNumber(row.goods_pence),
+    discountPence: toNumber(row.discount_pence),
+    shippingPence: toNumber(row.shipping_pence),
+    totalPence: toNumber(row.total_pence),
+    promoCode: optionalString(row.promo_code),
+    promoKind: optionalString(row.promo_kind) as DiscountKind | undefined,
+    discountBasisPoints: toNumber(row.discount_basis_points),
+    description: optionalString(row.description),
+    returnUrl: optionalString(row.return_url),
+    redirectUrl: optionalString(row.redirect_url),
+    delivery: {
+      name: String(row.delivery_name),
+      email: String(row.delivery_email),
+      phone: optionalString(row.delivery_phone),
+      line1: String(row.delivery_line1),
+      line2: optionalString(row.delivery_line2),
+      city: String(row.delivery_city),
+      postcode: String(row.delivery_postcode),
+      country: String(row.delivery_country),
+    },
+    reservedUntil: optionalNumber(row.reserved_until),
+    stockSettledAt: optionalNumber(row.stock_settled_at),
+    pointsAwardedAt: optionalNumber(row.points_awarded_at),
+    codeRedeemedAt: optionalNumber(row.code_redeemed_at),
+    closedAt: optionalNumber(row.closed_at),
+    claimExpiresAt: optionalNumber(row.claim_expires_at),
+    createdAt: toNumber(row.created_at),
+  };
+}

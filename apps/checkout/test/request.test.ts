@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { AppError } from '@storefront/errors';
+import type { checkout } from '@storefront/proto';
+import { canonicalJson, fingerprintOf, validateCheckoutRequest, type RequestRules } from '../src/domain/request';
+import { isPromoUsable, normalisePromoCode } from '../src/domain/promo';
+
+const rules: RequestRules = { merchantCode: 'MSTOREFRONT', defaultProvider: 'sandbox', providers: ['sandbox'] };
+
+function request(overrides: Partial<checkout.CreateCheckoutRequest> = {}): checkout.CreateCheckoutRequest {
+  return {
+    checkoutReference: 'ref-1',
+    amount: 54.93,
+    currency: 'GBP',
+    merchantCode: 'MSTOREFRONT',
+    items: [{ sku: 'bpc-157-5mg', quantity: 2 }],
+    delivery: { name: 'Ada', email: 'ada@example.com', line1: '1 Road', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+    ...overrides,
+  };
+}
+
+function refusal(overrides: Partial<checkout.CreateCheckoutRequest>): AppError {
+  try {
+    validateCheckoutRequest(request(overrides), rules);
+  } catch (error) {
+    expect(error).to.be.instanceOf(AppError);
+    expect((error as AppError).kind).to.equal('invalid_argument');
+    return error as AppError;
+  }
+  throw new Error('the request was accepted');
+}
+
+describe('checkout request rules', () => {
+  it('accepts a complete request and fills in the default provider', () => {
+    expect(validateCheckoutRequest(request(), rules).provider).to.equal('sandbox');
+  });
+
+  it('refuses currencies other than GBP', () => {
+    expect(refusal({ currency: 'EUR' }).detail).to.contain('currency');
+  });
+
+  it('refuses another merchant code', () => {
+    expect(refusal({ merchantCode: 'MOTHER' }).detail).to.contain('merchant_code');
+  });
+
+  it('refuses a request without items or without delivery', () => {
+    expect(refusal({ items: [] }).detail).to.contain('items');
+    expect(refusal({ delivery: undefined }).detail).to.contain('delivery');
+  });
+
+  it('refuses quantities outside 1..99 and a SKU listed twice', () => {
+    expect(refusal({ items: [{ sku: 'a', quantity: 0 }] }).detail).to.contain('items[0].quantity');
+    expect(refusal({ items: [{ sku: 'a', quantity: 100 }] }).detail).to.contain('items[0].quantity');
+    expect(refusal({ items: [{ sku: 'a', quantity: 1 }, { sku: 'a', quantity: 2 }] }).detail).to.contain('items[1].sku');
+  });
+
+  it('delivers to GB only', () => {
+    expect(refusal({ delivery: { ...request().delivery!, country: 'FR' } }).detail).to.contain('delivery.country');
+  });
+
+  it('refuses a provider this deployment does not have', () => {
+    expect(refusal({ provider: 'sumup' }).detail).to.contain('provider');
+    expect(refusal({ provider: 'paypal' }).detail).to.contain('provider');
+  });
+
+  it('refuses a reference longer than 90 characters or blank', () => {
+    expect(refusal({ checkoutReference: 'x'.repeat(91) }).detail).to.contain('checkout_reference');
+    expect(refusal({ checkoutReference: '  ' }).detail).to.contain('checkout_reference');
+  });
+});
+
+describe('checkout request fingerprint', () => {
+  const validated = (overrides: Partial<checkout.CreateCheckoutRequest> = {}) => validateCheckoutRequest(request(overrides), rules);
+
+  it('is the same for the same request, whatever the key order', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).to.equal(canonicalJson({ a: [{ c: 3, d: 2 }], b: 1 }));
+    expect(fingerprintOf(validated(), 'u1')).to.equal(fingerprintOf(validated(), 'u1'));
+  });
+
+  it('treats an absent optional field like one never sent', () => {
+    expect(fingerprintOf(validated({ description: undefined }), undefined)).to.equal(fingerprintOf(validated(), undefined));
+  });
+
+  it('differs when any part of the request or the account differs', () => {
+    const base = fingerprintOf(validated(), 'u1');
+    expect(fingerprintOf(validated({ amount: 54.94 }), 'u1')).to.not.equal(base);
+    expect(fingerprintOf(validated({ items: [{ sku: 'bpc-157-5mg', quantity: 3 }] }), 'u1')).to.not.equal(base);
+    expect(fingerprintOf(validated({ description: 'gift' }), 'u1')).to.not.equal(base);
+    expect(fingerprintOf(validated(), 'u2')).to.not.equal(base);
+    expect(fingerprintOf(validated(), undefined)).to.not.equal(base);
+  });
+});
+
+describe('promo code rules', () => {
+  const promo = { code: 'X', discountBasisPoints: 1000, activeFrom: 1000, activeUntil: 2000, maxRedemptions: 2 };
+
+  it('matches codes case-insensitively and without surrounding blanks', () => {
+    expect(normalisePromoCode('  welcome10 ')).to.equal('WELCOME10');
+  });
+
+  it('is usable only inside its window and under its redemption limit', () => {
+    expect(isPromoUsable(promo, 999, 0)).to.equal(false);
+    expect(isPromoUsable(promo, 1000, 0)).to.equal(true);
+    expect(isPromoUsable(promo, 1999, 1)).to.equal(true);
+    expect(isPromoUsable(promo, 2000, 0)).to.equal(false);
+    expect(isPromoUsable(promo, 1500, 2)).to.equal(false);
+    expect(isPromoUsable({ code: 'Y', discountBasisPoints: 1000, activeFrom: 0 }, Number.MAX_SAFE_INTEGER, 1e9)).to.equal(true);
+  });
+});
