@@ -1,0 +1,113 @@
+import { expect } from 'chai';
+import { parseCatalogFile } from '../src/catalog-file';
+import { rejection, startInventory, TEST_CATALOG, type InventoryHarness } from './harness';
+
+describe('inventory: catalog, quote, stock and the published snapshot', () => {
+  let h: InventoryHarness;
+  beforeEach(async () => {
+    h = await startInventory({ SUMUP_MERCHANT_CODE: 'MTEST123' });
+  });
+  afterEach(async () => h?.stop());
+
+  it('GetCatalog lists products in file order with pence prices and stock flags', async () => {
+    await h.client.reserve({ orderReference: 'all-of-it', lines: [{ sku: 'alpha-10mg', quantity: 3 }], ttlSeconds: 0 });
+    const { products } = await h.client.getCatalog({});
+    expect(products.map((p) => p.id)).to.deep.equal(['alpha', 'beta']);
+    expect(products[0]!.sizes).to.deep.equal([
+      { size: '5mg', sku: 'alpha-5mg', pricePence: 2499, stockLimited: true, inStock: true },
+      { size: '10mg', sku: 'alpha-10mg', pricePence: 3999, stockLimited: true, inStock: false },
+      { size: '20mg', sku: 'alpha-20mg', pricePence: 5950, stockLimited: false, inStock: true },
+    ]);
+  });
+
+  it('GetStock lists limited SKUs only: on hand minus reserved', async () => {
+    await h.client.reserve({ orderReference: 'some', lines: [{ sku: 'alpha-5mg', quantity: 7 }], ttlSeconds: 0 });
+    expect((await h.client.getStock({})).available).to.deep.equal({ 'alpha-5mg': 43, 'alpha-10mg': 3, 'beta-1mg': 10 });
+  });
+
+  it('Quote prices lines in pence, summing a repeated SKU', async () => {
+    const { lines } = await h.client.quote({
+      lines: [
+        { sku: 'alpha-20mg', quantity: 2 },
+        { sku: 'beta-1mg', quantity: 1 },
+        { sku: 'alpha-20mg', quantity: 1 },
+      ],
+    });
+    expect(lines).to.deep.equal([
+      { sku: 'alpha-20mg', quantity: 3, unitPricePence: 5950, productName: 'Alpha', size: '20mg' },
+      { sku: 'beta-1mg', quantity: 1, unitPricePence: 999, productName: 'Beta', size: '1mg' },
+    ]);
+  });
+
+  it('Quote names unknown SKUs and bad quantities as invalid arguments', async () => {
+    const unknown = await rejection(h.client.quote({ lines: [{ sku: 'alpha-1kg', quantity: 1 }, { sku: 'beta-1mg', quantity: 1 }] }));
+    expect(unknown).to.include({ kind: 'invalid_argument', code: 'unknown_sku' });
+    expect(unknown.detail).to.include('alpha-1kg').and.not.include('beta-1mg');
+    expect((await rejection(h.client.quote({ lines: [] }))).kind).to.equal('invalid_argument');
+    expect((await rejection(h.client.quote({ lines: [{ sku: 'beta-1mg', quantity: 100 }] }))).detail).to.include('lines[0].quantity');
+  });
+
+  describe('GetCatalogSnapshot', () => {
+    const snapshot = async (knownVersion = '') => h.client.getCatalogSnapshot({ knownVersion });
+
+    it('serves the products.json layout with GBP prices, merchant code and the shipping rule', async () => {
+      h.clock.advance(1234);
+      const { document, version, notModified } = await snapshot();
+      expect(notModified).to.equal(false);
+      expect(version).to.match(/^[A-Za-z0-9_-]{22}$/);
+      const parsed = JSON.parse(document);
+      expect(parsed).to.deep.equal({
+        generatedAt: new Date(h.clock.ms).toISOString(),
+        currency: 'GBP',
+        merchantCode: 'MTEST123',
+        shipping: { flatFee: 4.95, freeOver: 75 },
+        products: [
+          {
+            id: 'alpha',
+            name: 'Alpha',
+            description: 'Test peptide A',
+            sizes: [
+              { size: '5mg', sku: 'alpha-5mg', price: 24.99, stockLimited: true, inStock: true },
+              { size: '10mg', sku: 'alpha-10mg', price: 39.99, stockLimited: true, inStock: true },
+              { size: '20mg', sku: 'alpha-20mg', price: 59.5, stockLimited: false, inStock: true },
+            ],
+          },
+          { id: 'beta', name: 'Beta', description: 'Test peptide B', sizes: [{ size: '1mg', sku: 'beta-1mg', price: 9.99, stockLimited: true, inStock: true }] },
+        ],
+      });
+    });
+
+    it('answers not_modified without a document while nothing a reader sees has changed', async () => {
+      const first = await snapshot();
+      // A sale that leaves units on the shelf does not change the document.
+      await h.client.reserve({ orderReference: 'one', lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 0 });
+      const again = await snapshot(first.version);
+      expect(again).to.deep.equal({ version: first.version, notModified: true, document: '' });
+    });
+
+    it('changes version when a limited SKU sells out and again when it is back', async () => {
+      const first = await snapshot();
+      await h.client.reserve({ orderReference: 'last-units', lines: [{ sku: 'alpha-10mg', quantity: 3 }], ttlSeconds: 0 });
+      const soldOut = await snapshot(first.version);
+      expect(soldOut.notModified).to.equal(false);
+      expect(soldOut.version).to.not.equal(first.version);
+      const size = JSON.parse(soldOut.document).products[0].sizes.find((s: { sku: string }) => s.sku === 'alpha-10mg');
+      expect(size).to.include({ stockLimited: true, inStock: false });
+
+      await h.client.release({ orderReference: 'last-units' });
+      const back = await snapshot(soldOut.version);
+      expect(back.version).to.equal(first.version);
+      expect(back.notModified).to.equal(false);
+    });
+
+    it('changes version when a catalog import changes prices', async () => {
+      const first = await snapshot();
+      const repriced = structuredClone(TEST_CATALOG);
+      repriced.products[1]!.sizes[0]!.price = 11.5;
+      await h.server.store.importCatalog(parseCatalogFile(repriced));
+      const next = await snapshot(first.version);
+      expect(next.notModified).to.equal(false);
+      expect(JSON.parse(next.document).products[1].sizes[0].price).to.equal(11.5);
+    });
+  });
+});
