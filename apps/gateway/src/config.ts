@@ -18,6 +18,8 @@ export interface GatewayConfig extends CommonConfig {
   /** Checkout waits on the payment provider, so it gets a longer deadline. */
   checkoutDeadlineMs: number;
   bodyLimitBytes: number;
+  /** Longest age of the in-memory products.json before the next request checks inventory for a newer one. */
+  catalogRefreshMs: number;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -40,5 +42,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     rpcDeadlineMs: env.int('RPC_DEADLINE_MS', 5000, { min: 100, max: 60_000 }),
     checkoutDeadlineMs: env.int('CHECKOUT_DEADLINE_MS', 15_000, { min: 1000, max: 120_000 }),
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 100 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    catalogRefreshMs: env.int('CATALOG_REFRESH_MS', 5000, { min: 100, max: 300_000 }),
   };
 }
