@@ -1,2 +1,3 @@
-export { startPaymentSandbox, type PaymentSandbox } from './server';
+export { startPaymentSandbox, type PaymentSandbox, type SandboxOptions } from './server';
 export { readPaymentSandboxConfig, type PaymentSandboxConfig } from './config';
+export { SandboxControl, BEHAVIOURS, type Behaviour } from './control';

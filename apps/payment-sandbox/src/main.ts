@@ -8,4 +8,4 @@ import { startPaymentSandbox } from './server';
 const config = loadOrExit(readPaymentSandboxConfig);
 const logger = createLogger('payment-sandbox', config.logLevel);
 
-runMain({ logger, start: () => startPaymentSandbox(config, logger) });
+runMain({ logger, start: () => startPaymentSandbox(config, { logger }) });

@@ -1,0 +1,63 @@
+/** The hosted payment page: plain HTML, one form, no scripts and no external assets. */
+import type { SandboxCheckout } from './checkouts';
+
+const STATUS_TEXT: Record<SandboxCheckout['status'], string> = {
+  PENDING: 'Awaiting payment',
+  PAID: 'Payment successful',
+  FAILED: 'Payment declined',
+  EXPIRED: 'This payment link has expired',
+};
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function formatAmount(checkout: SandboxCheckout): string {
+  return `${checkout.currency === 'GBP' ? '£' : `${escapeHtml(checkout.currency)} `}${checkout.amount.toFixed(2)}`;
+}
+
+export function renderHostedPage(checkout: SandboxCheckout, merchantCode: string): string {
+  const action = `/pay/${encodeURIComponent(checkout.id)}`;
+  const body =
+    checkout.status === 'PENDING'
+      ? `<form method="post" action="${action}">
+  <button type="submit" name="action" value="pay" id="pay">Pay ${formatAmount(checkout)}</button>
+  <button type="submit" name="action" value="decline" id="decline">Decline</button>
+</form>`
+      : `<p id="status" data-status="${checkout.status}">${STATUS_TEXT[checkout.status]}</p>`;
+  return page(
+    `Pay ${formatAmount(checkout)}`,
+    `<h1>Sandbox payment</h1>
+<p>Merchant <strong>${escapeHtml(merchantCode)}</strong> asks for <strong id="amount">${formatAmount(checkout)}</strong>.</p>
+${checkout.description ? `<p id="description">${escapeHtml(checkout.description)}</p>` : ''}
+<p>Reference <code>${escapeHtml(checkout.checkout_reference)}</code></p>
+${body}
+<p class="note">Sandbox: no card is charged. Pay marks the checkout PAID, Decline marks it FAILED.</p>`,
+  );
+}
+
+export function renderMessagePage(title: string, message: string): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1><p id="status">${escapeHtml(message)}</p>`);
+}
+
+function page(title: string, content: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+body { font-family: system-ui, sans-serif; max-width: 28rem; margin: 3rem auto; padding: 0 1rem; color: #1b1b1b; }
+button { font-size: 1.1rem; padding: 0.6rem 1.2rem; margin-right: 0.5rem; cursor: pointer; }
+#pay { background: #1a7f37; color: #fff; border: 0; border-radius: 4px; }
+#decline { background: #fff; border: 1px solid #999; border-radius: 4px; }
+.note { color: #666; font-size: 0.85rem; margin-top: 2rem; }
+</style>
+</head>
+<body>
+${content}
+</body>
+</html>
+`;
+}
