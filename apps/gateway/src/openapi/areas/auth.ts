@@ -125,10 +125,6 @@ export const authArea: ApiArea = {
       },
       example: { profile: { firstName: 'Ada', lastName: 'King' } },
     },
-    // Stand-ins until the loyalty area defines these two; its definitions take precedence
-    // (it comes after this area in API_AREAS), and these go once they exist.
-    Loyalty: { type: 'object', description: 'The loyalty account (defined by the loyalty area)' },
-    LoyaltySync: { type: 'object', description: 'Loyalty state sent by a client (defined by the loyalty area)' },
     SuccessResult: {
       type: 'object',
       required: ['success'],
