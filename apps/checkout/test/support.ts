@@ -1,0 +1,136 @@
+/**
+ * The platform for checkout tests: every service in-process on the backend under test, the
+ * sandbox provider over real HTTP, and a few test products whose prices sit on the pricing
+ * edges (the £75 boundary, half-penny discounts) next to the demo catalog.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { startStack, type HttpClient, type Stack, type TestResponse } from '@storefront/testing';
+import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
+import type { Env } from '@storefront/config';
+
+export const EDGE_PRODUCT = 'edge-kit';
+/** SKU → unit price in pence of the test products. `low` has 3 units in stock. */
+export const EDGE_PRICES = { p7500: 7500, p7499: 7499, p8333: 8333, p8332: 8332, p1005: 1005, p1004: 1004, low: 1200 } as const;
+export const LOW_STOCK = 3;
+export const sku = (size: keyof typeof EDGE_PRICES) => `${EDGE_PRODUCT}-${size}`;
+
+export const DELIVERY = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  phone: '+44 20 7946 0000',
+  line1: '12 St James Square',
+  city: 'London',
+  postcode: 'SW1Y 4JH',
+  country: 'GB',
+};
+
+export interface CheckoutResult {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  checkout_reference: string;
+  hosted_checkout_url: string;
+  order_saved: boolean;
+  order: {
+    id: string;
+    reference: string;
+    items: Array<{ sku: string; quantity: number; unitPrice: number }>;
+    goods: number;
+    discount: number;
+    shipping: number;
+    total: number;
+    currency: string;
+    status: string;
+    reservedUntil: string;
+  };
+}
+
+export interface ErrorResult {
+  success: false;
+  error: string;
+  detail: string;
+}
+
+/**
+ * The reconciler's timer is slowed right down so each test runs a pass when it chooses;
+ * the provider time-out is short so failure tests stay quick. Webhooks default to a refused
+ * address unless a test names the gateway as return_url.
+ */
+export async function startCheckoutStack(env: Env = {}): Promise<Stack> {
+  const stack = await startStack({
+    env: { RECONCILE_INTERVAL_MS: '3600000', PROVIDER_TIMEOUT_MS: '1500', PUBLIC_BASE_URL: 'http://127.0.0.1:9', ...env },
+  });
+  await stack.inventory!.store.importCatalog(
+    parseCatalogFile({
+      products: [
+        {
+          id: EDGE_PRODUCT,
+          name: 'Pricing edge test kit',
+          description: 'Test product',
+          sizes: Object.entries(EDGE_PRICES).map(([size, pence]) => ({ size, price: pence / 100, ...(size === 'low' ? { stock: LOW_STOCK } : {}) })),
+        },
+      ],
+    }),
+  );
+  return stack;
+}
+
+export const newReference = (label = 'order') => `${label}-${randomBytes(6).toString('hex')}`;
+
+export function checkoutBody(amount: number, items: Array<{ sku: string; quantity: number }>, extra: Record<string, unknown> = {}) {
+  return {
+    checkout_reference: newReference(),
+    amount,
+    currency: 'GBP',
+    merchant_code: 'MSTOREFRONT',
+    description: 'Research peptides',
+    items,
+    delivery: DELIVERY,
+    ...extra,
+  };
+}
+
+export function createCheckout(client: HttpClient, body: unknown): Promise<TestResponse<CheckoutResult & ErrorResult>> {
+  return client.post<CheckoutResult & ErrorResult>('/api/create-checkout', body);
+}
+
+export async function expectCheckout(client: HttpClient, body: unknown): Promise<CheckoutResult> {
+  const res = await createCheckout(client, body);
+  expect(res.status, res.text).to.equal(200);
+  return res.body;
+}
+
+export async function signUp(client: HttpClient): Promise<void> {
+  const res = await client.post('/api/auth/signup', {
+    email: `buyer-${randomBytes(5).toString('hex')}@example.com`,
+    password: 'correct horse battery',
+    firstName: 'Grace',
+    lastName: 'Hopper',
+  });
+  expect(res.status, res.text).to.equal(200);
+}
+
+export async function loyaltyPoints(client: HttpClient): Promise<number> {
+  const res = await client.get<{ loyalty: { points: number } }>('/api/auth/me');
+  expect(res.status, res.text).to.equal(200);
+  return res.body.loyalty.points;
+}
+
+/** What a person does on the hosted page: press Pay or Decline. */
+export async function completePayment(hostedCheckoutUrl: string, action: 'pay' | 'decline'): Promise<void> {
+  const res = await fetch(hostedCheckoutUrl, { method: 'POST', body: new URLSearchParams({ action }), redirect: 'manual' });
+  expect(res.status).to.be.oneOf([200, 303]);
+}
+
+export async function stockOf(client: HttpClient, stockSku: string): Promise<number> {
+  const res = await client.get<Record<string, number>>('/api/stock');
+  return res.body[stockSku]!;
+}
+
+/** The count of rows in a checkout table, straight from the store. */
+export async function countRows(stack: Stack, table: string, where: Record<string, string> = {}): Promise<number> {
+  const row = await stack.checkout!.db(table).where(where).count({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
