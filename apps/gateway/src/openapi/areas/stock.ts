@@ -1,4 +1,4 @@
-import { jsonResponse, type ApiArea } from '../area';
+import { errorResponse, jsonResponse, type ApiArea } from '../area';
 
 export const stockArea: ApiArea = {
   schemas: {
@@ -15,7 +15,11 @@ export const stockArea: ApiArea = {
         operationId: 'getStock',
         summary: 'Live stock levels of limited SKUs',
         tags: ['catalog'],
-        responses: { '200': jsonResponse('Stock map', 'StockMap') },
+        description: 'Available units (on hand minus active reservations, never below 0) of every stock-limited SKU, read live on each request.',
+        responses: {
+          '200': jsonResponse('Stock map', 'StockMap'),
+          '503': errorResponse('Inventory is unreachable'),
+        },
       },
     },
   },
