@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { startStack, type HttpClient, type Stack, type TestResponse } from '@storefront/testing';
+import { startStack, type HttpClient, type ServiceName, type Stack, type TestResponse } from '@storefront/testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import type { Env } from '@storefront/config';
 
@@ -14,6 +14,8 @@ export const EDGE_PRODUCT = 'edge-kit';
 export const EDGE_PRICES = { p7500: 7500, p7499: 7499, p8333: 8333, p8332: 8332, p1005: 1005, p1004: 1004, low: 1200 } as const;
 export const LOW_STOCK = 3;
 export const sku = (size: keyof typeof EDGE_PRICES) => `${EDGE_PRODUCT}-${size}`;
+
+export const PROVIDER_TIMEOUT_MS = 1500;
 
 export const DELIVERY = {
   name: 'Ada Lovelace',
@@ -58,9 +60,10 @@ export interface ErrorResult {
  * the provider time-out is short so failure tests stay quick. Webhooks default to a refused
  * address unless a test names the gateway as return_url.
  */
-export async function startCheckoutStack(env: Env = {}): Promise<Stack> {
+export async function startCheckoutStack(env: Env = {}, services?: ServiceName[]): Promise<Stack> {
   const stack = await startStack({
-    env: { RECONCILE_INTERVAL_MS: '3600000', PROVIDER_TIMEOUT_MS: '1500', PUBLIC_BASE_URL: 'http://127.0.0.1:9', ...env },
+    services,
+    env: { RECONCILE_INTERVAL_MS: '3600000', PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), PUBLIC_BASE_URL: 'http://127.0.0.1:9', ...env },
   });
   await stack.inventory!.store.importCatalog(
     parseCatalogFile({
