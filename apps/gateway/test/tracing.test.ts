@@ -11,7 +11,7 @@ describe('tracing: one trace per request, gateway → service → SQL', function
   this.timeout(60_000);
   let stack: TracedStack;
   before(async () => {
-    stack = await startTracedStack(['inventory']);
+    stack = await startTracedStack({ services: ['inventory'] });
   });
   after(async () => stack?.stop());
 
@@ -81,5 +81,92 @@ describe('tracing: one trace per request, gateway → service → SQL', function
     expect(sample('rpc_server_call_duration_count', 'rpc_method="GetStock"', 'rpc_grpc_status_code="0"')).to.exist;
     expect(sample('rpc_client_call_duration_count', 'rpc_method="GetStock"')).to.exist;
     expect(sample('db_client_connection_count', 'db_client_connection_pool_name="inventory"', 'db_client_connection_state="idle"')).to.exist;
+  });
+});
+
+describe('tracing: signup and create-checkout across every service', function () {
+  this.timeout(60_000);
+  let stack: TracedStack;
+  before(async () => {
+    // The reconciler's timer is slowed so background passes stay out of the way.
+    stack = await startTracedStack({ env: { RECONCILE_INTERVAL_MS: '3600000' } });
+  });
+  after(async () => stack?.stop());
+
+  /** The trace rooted at the gateway's span for `route`, once its service spans have ended. */
+  async function traceOf(route: string, services: string[]): Promise<{ root: FinishedSpan; spans: FinishedSpan[] }> {
+    const servedIn = (spans: FinishedSpan[], service: string) => spans.some((s) => s.kind === SpanKind.SERVER && s.attributes['rpc.service'] === service);
+    const spans = await stack.spans((s) => s.some(httpServerSpan(route)) && services.every((service) => servedIn(s, service)));
+    const root = spans.find(httpServerSpan(route))!;
+    expect(root, `gateway span for ${route}`).to.exist;
+    expect(root.parentSpanId).to.equal(undefined);
+    return { root, spans: spans.filter((span) => span.traceId === root.traceId) };
+  }
+
+  /**
+   * The service's server span in the trace: it continues a client span of its caller, lies under
+   * `under`, and its SQL spans lie under it.
+   */
+  function expectHop(trace: FinishedSpan[], service: string, under: FinishedSpan): FinishedSpan {
+    const server = trace.find((span) => span.kind === SpanKind.SERVER && span.attributes['rpc.service'] === service);
+    expect(server, `${service} span in the trace`).to.exist;
+    const caller = trace.find((span) => span.spanId === server!.parentSpanId);
+    expect(caller?.kind, `${service} span's parent is its caller's client span`).to.equal(SpanKind.CLIENT);
+    expect(caller!.attributes['rpc.service']).to.equal(service);
+    expect(ancestry(server!, trace).map((span) => span.spanId)).to.include(under.spanId);
+    const sql = trace.filter((span) => isSql(span) && ancestry(span, trace).includes(server!));
+    expect(sql, `SQL spans under ${service}`).to.not.be.empty;
+    return server!;
+  }
+
+  it('one signup is one trace: gateway → identity → SQL and gateway → loyalty → SQL, with no password, email or session in any span', async () => {
+    const password = 'correct-horse-battery-7';
+    const email = `traced-${Date.now()}@example.com`;
+    await stack.spans();
+    const client = new HttpClient(stack.gatewayUrl);
+    const res = await client.post('/api/auth/signup', { email, password, firstName: 'Ada', lastName: 'Lovelace' });
+    expect(res.status, res.text).to.equal(200);
+    const session = client.cookieHeader.replace('svc_sess=', '');
+    expect(session).to.have.length.above(20);
+    const { root, spans } = await traceOf('/api/auth/signup', ['storefront.identity.v1.IdentityService', 'storefront.loyalty.v1.LoyaltyService']);
+    expect(root.name).to.equal('POST /api/auth/signup');
+    expectHop(spans, 'storefront.identity.v1.IdentityService', root);
+    expectHop(spans, 'storefront.loyalty.v1.LoyaltyService', root);
+    const recorded = JSON.stringify(spans);
+    expect(recorded).to.not.include(password);
+    expect(recorded).to.not.include(email);
+    expect(recorded).to.not.include(session);
+  });
+
+  it('one create-checkout is one trace: gateway → checkout → inventory and SQL, and the provider call carries the trace, with no address in any span', async () => {
+    const client = new HttpClient(stack.gatewayUrl);
+    const catalog = await client.get<{ products: Array<{ sizes: Array<{ sku: string; price: number; stockLimited: boolean; inStock: boolean }> }> }>('/products.json');
+    const size = catalog.body.products.flatMap((product) => product.sizes).find((s) => s.stockLimited && s.inStock)!;
+    const goods = Math.round(size.price * 100);
+    const total = (goods + (goods >= 7500 ? 0 : 495)) / 100;
+    const delivery = { name: 'Ada Lovelace', email: 'ada@example.com', line1: '12 St James Square', city: 'London', postcode: 'SW1Y 4JH', country: 'GB' };
+    await stack.spans();
+    const res = await client.post('/api/create-checkout', {
+      checkout_reference: `traced-${Date.now()}`,
+      amount: total,
+      currency: 'GBP',
+      merchant_code: 'MSTOREFRONT',
+      items: [{ sku: size.sku, quantity: 1 }],
+      delivery,
+    });
+    expect(res.status, res.text).to.equal(200);
+    const { root, spans } = await traceOf('/api/create-checkout', ['storefront.checkout.v1.CheckoutService', 'storefront.inventory.v1.InventoryService']);
+    const checkout = expectHop(spans, 'storefront.checkout.v1.CheckoutService', root);
+    expectHop(spans, 'storefront.inventory.v1.InventoryService', checkout);
+
+    // The provider (the sandbox here, SumUp in production) is called over HTTP inside the same trace.
+    const providerCall = spans.find((span) => span.kind === SpanKind.CLIENT && String(span.attributes['url.full'] ?? '').includes('/v0.1/checkouts'));
+    expect(providerCall, 'provider HTTP client span').to.exist;
+    expect(ancestry(providerCall!, spans)).to.include(checkout);
+    const providerServed = spans.find((span) => span.kind === SpanKind.SERVER && span.parentSpanId === providerCall!.spanId);
+    expect(providerServed, 'the provider continues the trace from traceparent').to.exist;
+
+    const recorded = JSON.stringify(spans);
+    for (const value of [delivery.line1, delivery.postcode, delivery.email]) expect(recorded).to.not.include(value);
   });
 });

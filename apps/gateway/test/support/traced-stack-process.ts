@@ -6,7 +6,7 @@
  */
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startTelemetry } from '@storefront/telemetry';
-import type { ServiceName } from '@storefront/testing';
+import type { StackOptions } from '@storefront/testing';
 import type { FinishedSpan, ParentMessage, ChildMessage } from './traced-stack';
 
 const exporter = new InMemorySpanExporter();
@@ -35,8 +35,7 @@ function simplify(span: ReadableSpan): FinishedSpan {
 }
 
 async function main(): Promise<void> {
-  const services = JSON.parse(process.argv[2] ?? '[]') as ServiceName[];
-  const stack = await startStack({ services });
+  const stack = await startStack(JSON.parse(process.argv[2] ?? '{}') as StackOptions);
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'spans') {
       const spans = exporter.getFinishedSpans().map(simplify);

@@ -4,7 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { ServiceName } from '@storefront/testing';
+import type { StackOptions } from '@storefront/testing';
 
 export interface FinishedSpan {
   name: string;
@@ -32,8 +32,8 @@ export interface TracedStack {
 const START_TIMEOUT_MS = 30_000;
 const SPAN_WAIT_MS = 3000;
 
-export async function startTracedStack(services: ServiceName[]): Promise<TracedStack> {
-  const child = fork(path.join(__dirname, 'traced-stack-process.ts'), [JSON.stringify(services)], {
+export async function startTracedStack(options: Pick<StackOptions, 'services' | 'env'>): Promise<TracedStack> {
+  const child = fork(path.join(__dirname, 'traced-stack-process.ts'), [JSON.stringify(options)], {
     execArgv: ['--require', 'tsx/cjs'],
     env: { ...process.env, TEST_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
