@@ -124,7 +124,7 @@ describe('gateway: cross-site requests carrying the session cookie', () => {
   it('serves this site, listed origins, same-origin fetches and clients that send neither header', async () => {
     const client = stack.client();
     await signUp(client);
-    const allowed = [
+    const allowed: Array<Record<string, string>> = [
       { origin: 'http://localhost:8080' },
       { origin: 'https://shop.example' },
       { 'sec-fetch-site': 'same-origin' },
