@@ -105,14 +105,16 @@ export async function expectCheckout(client: HttpClient, body: unknown): Promise
   return res.body;
 }
 
-export async function signUp(client: HttpClient): Promise<void> {
-  const res = await client.post('/api/auth/signup', {
+/** Signs the client up (its cookie jar keeps the session) and answers the account id. */
+export async function signUp(client: HttpClient): Promise<string> {
+  const res = await client.post<{ user: { profile: { id: string } } }>('/api/auth/signup', {
     email: `buyer-${randomBytes(5).toString('hex')}@example.com`,
     password: 'correct horse battery',
     firstName: 'Grace',
     lastName: 'Hopper',
   });
   expect(res.status, res.text).to.equal(200);
+  return res.body.user.profile.id;
 }
 
 export async function loyaltyPoints(client: HttpClient): Promise<number> {

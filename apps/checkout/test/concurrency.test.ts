@@ -1,0 +1,35 @@
+/** Parallel checkouts for a SKU with little stock: never more reservations than units. */
+import { expect } from 'chai';
+import type { Stack } from '@storefront/testing';
+import { LOW_STOCK, checkoutBody, completePayment, countRows, createCheckout, sku, startCheckoutStack, stockOf } from './support';
+
+describe('checkout under concurrency on a low-stock SKU', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startCheckoutStack();
+  });
+  after(async () => stack?.stop());
+
+  it('never oversells: as many orders succeed as there are units, the rest are out_of_stock', async () => {
+    const lowSku = sku('low');
+    // £12.00 + £4.95 shipping.
+    const bodies = Array.from({ length: 12 }, () => checkoutBody(16.95, [{ sku: lowSku, quantity: 1 }]));
+    const answers = await Promise.all(bodies.map((body) => createCheckout(stack.client(), body)));
+    const statuses = answers.map((res) => res.status).sort();
+    expect(statuses.filter((s) => s === 200)).to.have.length(LOW_STOCK);
+    expect(statuses.filter((s) => s === 409)).to.have.length(bodies.length - LOW_STOCK);
+    for (const res of answers.filter((r) => r.status === 409)) {
+      expect(res.body.error).to.equal('out_of_stock');
+      expect(res.body.detail).to.contain(lowSku);
+    }
+    expect(await stockOf(stack.client(), lowSku)).to.equal(0);
+    expect(await countRows(stack, 'orders')).to.equal(LOW_STOCK);
+
+    // Paying every order sells exactly the units there were.
+    for (const res of answers.filter((r) => r.status === 200)) await completePayment(res.body.hosted_checkout_url, 'pay');
+    await stack.checkout!.reconcileNow();
+    const sold = await stack.checkout!.db('orders').where({ status: 'paid' }).count({ n: '*' }).first();
+    expect(Number(sold?.n)).to.equal(LOW_STOCK);
+    expect(await stockOf(stack.client(), lowSku)).to.equal(0);
+  });
+});

@@ -1,0 +1,284 @@
+/**
+ * Payment confirmation: a person pays or declines on the sandbox's hosted page, or the link
+ * expires; the reconciler (or the provider's notification) re-reads the status and settles the
+ * order: stock committed or released, points awarded, promo or reward code counted.
+ */
+import { expect } from 'chai';
+import { EnvReader } from '@storefront/config';
+import { createRpcClient } from '@storefront/grpc';
+import { loyalty } from '@storefront/proto';
+import { readLoyaltyConfig, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
+import type { HttpClient, Stack } from '@storefront/testing';
+import {
+  checkoutBody,
+  completePayment,
+  countRows,
+  expectCheckout,
+  loyaltyPoints,
+  signUp,
+  startCheckoutStack,
+  stockOf,
+  type CheckoutResult,
+} from './support';
+
+// tb-500-10mg at £49.99 with WELCOME10: discount 5.00 (4.999 → 5.00), 44.99 after discount
+// (44 points), shipping 4.95, total 49.94.
+const LIMITED_SKU = 'tb-500-10mg';
+const WELCOME_BODY = () => checkoutBody(49.94, [{ sku: LIMITED_SKU, quantity: 1 }], { promo_code: 'WELCOME10' });
+const WELCOME_BONUS = 100;
+
+describe('checkout payment confirmation through the reconciler', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startCheckoutStack();
+  });
+  after(async () => stack?.stop());
+  afterEach(() => stack.paymentSandbox!.control.reset());
+
+  const order = (reference: string) => stack.checkout!.store.findByReference(reference);
+  const reservationStatus = async (reference: string) =>
+    (await stack.inventory!.store.db('reservations').where({ order_reference: reference }).first('status'))?.status as string | undefined;
+
+  async function signedInCheckout(body = WELCOME_BODY()): Promise<{ client: HttpClient; result: CheckoutResult; reference: string }> {
+    const client = stack.client();
+    await signUp(client);
+    return { client, result: await expectCheckout(client, body), reference: body.checkout_reference };
+  }
+
+  it('PAID: marks the order paid, commits the stock, awards points and counts the promo code', async () => {
+    const { client, result, reference } = await signedInCheckout();
+    const stockReserved = await stockOf(client, LIMITED_SKU);
+    await completePayment(result.hosted_checkout_url, 'pay');
+    // The notification went to an address that refuses it: nothing changes until the reconciler looks.
+    expect((await order(reference))!.status).to.equal('pending_payment');
+
+    await stack.checkout!.reconcileNow();
+    const paid = (await order(reference))!;
+    expect(paid.status).to.equal('paid');
+    expect(paid.closedAt).to.be.a('number');
+    expect(await reservationStatus(reference)).to.equal('committed');
+    expect(await stockOf(client, LIMITED_SKU)).to.equal(stockReserved);
+    expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
+    expect(await countRows(stack, 'promo_redemptions', { order_id: paid.id, code: 'WELCOME10' })).to.equal(1);
+
+    // Later passes and replays change nothing.
+    await stack.checkout!.reconcileNow();
+    expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
+    const replay = await expectCheckout(client, { ...WELCOME_BODY(), checkout_reference: reference });
+    expect(replay.id).to.equal(result.id);
+    expect(replay.order.status).to.equal('paid');
+  });
+
+  it('FAILED: closes the order and gives the stock back, without points', async () => {
+    const client = stack.client();
+    await signUp(client);
+    const stockBefore = await stockOf(client, LIMITED_SKU);
+    const body = WELCOME_BODY();
+    const result = await expectCheckout(client, body);
+    expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore - 1);
+    await completePayment(result.hosted_checkout_url, 'decline');
+    await stack.checkout!.reconcileNow();
+    expect((await order(body.checkout_reference))!.status).to.equal('failed');
+    expect(await reservationStatus(body.checkout_reference)).to.equal('released');
+    expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
+    expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS);
+    expect(await countRows(stack, 'promo_redemptions', { code: 'WELCOME10', order_id: (await order(body.checkout_reference))!.id })).to.equal(0);
+  });
+
+  it('EXPIRED: a link nobody paid within 30 minutes closes the order and releases the stock', async () => {
+    const client = stack.client();
+    const stockBefore = await stockOf(client, LIMITED_SKU);
+    const body = WELCOME_BODY();
+    await expectCheckout(client, body);
+    await stack.checkout!.reconcileNow();
+    expect((await order(body.checkout_reference))!.status).to.equal('pending_payment');
+    stack.paymentSandbox!.control.advanceClock(31 * 60 * 1000);
+    await stack.checkout!.reconcileNow();
+    expect((await order(body.checkout_reference))!.status).to.equal('expired');
+    expect(await reservationStatus(body.checkout_reference)).to.equal('released');
+    expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
+  });
+
+  it('deactivates a still-pending link once its stock hold has ended', async () => {
+    const body = WELCOME_BODY();
+    const result = await expectCheckout(stack.client(), body);
+    await stack.checkout!.db('orders').where({ reference: body.checkout_reference }).update({ reserved_until: Date.now() - 1 });
+    await stack.checkout!.reconcileNow();
+    expect((await order(body.checkout_reference))!.status).to.equal('expired');
+    const provider = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts/${result.id}`, { headers: { authorization: 'Bearer sandbox_key' } });
+    expect(await provider.json()).to.include({ status: 'EXPIRED' });
+  });
+
+  it('closes an order that never got a payment link once its hold ends', async () => {
+    const client = stack.client();
+    const stockBefore = await stockOf(client, LIMITED_SKU);
+    const body = WELCOME_BODY();
+    stack.paymentSandbox!.control.setBehaviour('fail');
+    expect((await client.post('/api/create-checkout', body)).status).to.equal(502);
+    stack.paymentSandbox!.control.setBehaviour('ok');
+    await stack.checkout!.reconcileNow();
+    expect((await order(body.checkout_reference))!.status).to.equal('pending_payment');
+    await stack.checkout!.db('orders').where({ reference: body.checkout_reference }).update({ reserved_until: Date.now() - 1 });
+    await stack.checkout!.reconcileNow();
+    expect((await order(body.checkout_reference))!.status).to.equal('expired');
+    expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
+  });
+
+  it('settles an order without an account: stock committed, no points to give', async () => {
+    const body = WELCOME_BODY();
+    const result = await expectCheckout(stack.client(), body);
+    await completePayment(result.hosted_checkout_url, 'pay');
+    await stack.checkout!.reconcileNow();
+    const paid = (await order(body.checkout_reference))!;
+    expect(paid).to.deep.include({ status: 'paid', accountId: undefined, pointsAwardedAt: undefined });
+    expect(paid.closedAt).to.be.a('number');
+    expect(await reservationStatus(body.checkout_reference)).to.equal('committed');
+  });
+
+  it('counts redemptions against a promo code\'s limit when orders are paid', async () => {
+    await stack.checkout!.store.savePromoCodes([{ code: 'FIRSTONLY', discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: 1 }]);
+    const body = checkoutBody(49.94, [{ sku: LIMITED_SKU, quantity: 1 }], { promo_code: 'firstonly' });
+    const result = await expectCheckout(stack.client(), body);
+    expect((await stack.client().get<{ valid: boolean }>('/api/validate-promo?code=FIRSTONLY')).body.valid).to.equal(true);
+    await completePayment(result.hosted_checkout_url, 'pay');
+    await stack.checkout!.reconcileNow();
+    expect((await stack.client().get<{ valid: boolean }>('/api/validate-promo?code=FIRSTONLY')).body.valid).to.equal(false);
+    const again = await stack.client().post<{ error: string }>('/api/create-checkout', { ...body, checkout_reference: `${body.checkout_reference}-2` });
+    expect(again.status).to.equal(400);
+    expect(again.body.error).to.equal('invalid_promo_code');
+  });
+
+  it('takes a provider notification as a hint: a real status change settles at once, a forged one changes nothing', async () => {
+    const { client, result, reference } = await signedInCheckout();
+    const notify = () => stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: result.id });
+    expect((await notify()).status).to.equal(200);
+    expect((await order(reference))!.status).to.equal('pending_payment');
+    await completePayment(result.hosted_checkout_url, 'pay');
+    expect((await notify()).status).to.equal(200);
+    expect((await order(reference))!.status).to.equal('paid');
+    expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
+    expect((await stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: 'no-such-checkout' })).status).to.equal(200);
+    expect((await stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED' })).status).to.equal(400);
+  });
+
+  it('settles through the webhook alone when return_url names the gateway', async () => {
+    const client = stack.client();
+    await signUp(client);
+    const body = { ...WELCOME_BODY(), return_url: `${stack.gateway.url}/api/payments/events` };
+    const result = await expectCheckout(client, body);
+    await completePayment(result.hosted_checkout_url, 'pay');
+    // The sandbox notifies before it answers the payer, and the gateway settles before it answers the sandbox.
+    expect((await order(body.checkout_reference))!.status).to.equal('paid');
+    expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
+  });
+
+  describe('reward codes from the loyalty programme', () => {
+    async function redeemReward(client: HttpClient, userId: string): Promise<string> {
+      const rpc = createRpcClient(loyalty.LoyaltyServiceService, stack.loyalty!.address, { target: 'loyalty' });
+      try {
+        await rpc.awardPurchase({ orderId: `seed-${userId}`, userId, amountPence: 40_000 });
+      } finally {
+        rpc.close();
+      }
+      expect((await client.post('/api/state/sync', { loyalty: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] } })).status).to.equal(200);
+      const me = await client.get<{ loyalty: { redeemedRewards: Array<{ code: string }> } }>('/api/auth/me');
+      return me.body.loyalty.redeemedRewards[0]!.code;
+    }
+
+    it('are valid for their owner only, discount the order and are used up when it is paid', async () => {
+      const owner = stack.client();
+      const ownerId = await signUp(owner);
+      const code = await redeemReward(owner, ownerId);
+      const validate = (client: HttpClient) => client.get<{ valid: boolean; discount?: number }>(`/api/validate-promo?code=${code.toLowerCase()}`);
+      expect((await validate(owner)).body).to.deep.equal({ valid: true, code, discount: 0.1 });
+      expect((await validate(stack.client())).body.valid).to.equal(false);
+      const stranger = stack.client();
+      await signUp(stranger);
+      expect((await validate(stranger)).body.valid).to.equal(false);
+      expect((await stranger.post('/api/create-checkout', { ...WELCOME_BODY(), promo_code: code })).status).to.equal(400);
+
+      const body = { ...WELCOME_BODY(), promo_code: code };
+      const result = await expectCheckout(owner, body);
+      expect(result.order).to.include({ discount: 5, total: 49.94 });
+      const pointsBefore = await loyaltyPoints(owner);
+      await completePayment(result.hosted_checkout_url, 'pay');
+      await stack.checkout!.reconcileNow();
+      expect(await loyaltyPoints(owner)).to.equal(pointsBefore + 44);
+      expect((await validate(owner)).body.valid).to.equal(false);
+      const me = await owner.get<{ loyalty: { redeemedRewards: Array<{ usedAt?: string }> } }>('/api/auth/me');
+      expect(me.body.loyalty.redeemedRewards[0]!.usedAt).to.be.a('string');
+    });
+  });
+});
+
+describe('checkout payment confirmation after a crash between steps', () => {
+  let stack: Stack;
+  let restartedLoyalty: LoyaltyServer | undefined;
+  before(async () => {
+    stack = await startCheckoutStack();
+  });
+  after(async () => {
+    await restartedLoyalty?.stop();
+    await stack?.stop();
+  });
+
+  it('finishes the remaining steps on the next pass, each exactly once', async () => {
+    const client = stack.client();
+    await signUp(client);
+    const body = WELCOME_BODY();
+    const result = await expectCheckout(client, body);
+    await completePayment(result.hosted_checkout_url, 'pay');
+
+    // Loyalty goes away: the stock step succeeds, the points step cannot.
+    const loyaltyAddress = stack.loyalty!.address;
+    await stack.loyalty!.stop();
+    const summary = await stack.checkout!.reconcileNow();
+    expect(summary.failures).to.be.at.least(1);
+    const halfway = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
+    expect(halfway.status).to.equal('paid');
+    expect(halfway.stockSettledAt).to.be.a('number');
+    expect(halfway.pointsAwardedAt).to.equal(undefined);
+    expect(halfway.closedAt).to.equal(undefined);
+
+    const env = { ...stack.env, LOYALTY_ADDR: loyaltyAddress };
+    const mysqlUrl = stack.stores.mysqlUrlFor('loyalty');
+    if (mysqlUrl) env.LOYALTY_MYSQL_URL = mysqlUrl;
+    restartedLoyalty = await startLoyaltyServer(readLoyaltyConfig(new EnvReader(env)), { migrate: true });
+    await eventually(async () => {
+      await stack.checkout!.reconcileNow();
+      return (await stack.checkout!.store.findByReference(body.checkout_reference))!.closedAt !== undefined;
+    });
+    const settled = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
+    expect(settled.stockSettledAt).to.equal(halfway.stockSettledAt);
+    expect(settled.pointsAwardedAt).to.be.a('number');
+    expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
+  });
+});
+
+describe('checkout reconciler timer', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startCheckoutStack({ RECONCILE_INTERVAL_MS: '200' });
+  });
+  after(async () => stack?.stop());
+
+  it('settles paid orders on its own every RECONCILE_INTERVAL_MS', async () => {
+    const client = stack.client();
+    await signUp(client);
+    const body = WELCOME_BODY();
+    const result = await expectCheckout(client, body);
+    await completePayment(result.hosted_checkout_url, 'pay');
+    await eventually(async () => (await stack.checkout!.store.findByReference(body.checkout_reference))!.closedAt !== undefined);
+    expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
+  });
+});
+
+/** Polls a condition for up to five seconds. */
+async function eventually(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('condition not met within 5 s');
+}
