@@ -4,7 +4,7 @@
  * order: stock committed or released, points awarded, promo or reward code counted.
  */
 import { expect } from 'chai';
-import { EnvReader } from '@storefront/config';
+import { EnvReader, type Env } from '@storefront/config';
 import { createRpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
 import { readLoyaltyConfig, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
@@ -240,9 +240,8 @@ describe('checkout payment confirmation after a crash between steps', () => {
     expect(halfway.pointsAwardedAt).to.equal(undefined);
     expect(halfway.closedAt).to.equal(undefined);
 
-    const env = { ...stack.env, LOYALTY_ADDR: loyaltyAddress };
     const mysqlUrl = stack.stores.mysqlUrlFor('loyalty');
-    if (mysqlUrl) env.LOYALTY_MYSQL_URL = mysqlUrl;
+    const env: Env = { ...stack.env, LOYALTY_ADDR: loyaltyAddress, ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}) };
     restartedLoyalty = await startLoyaltyServer(readLoyaltyConfig(new EnvReader(env)), { migrate: true });
     await eventually(async () => {
       await stack.checkout!.reconcileNow();
