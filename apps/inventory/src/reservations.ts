@@ -64,16 +64,13 @@ export class ReservationStore {
     try {
       return await retryOnDeadlock(() => this.db.transaction((trx) => this.hold(trx, orderReference, lines, ttlSeconds)));
     } catch (error) {
-      // A concurrent Reserve with the same reference got there first.
+      // A repeat, or a concurrent Reserve with the same reference that got there first.
       if (!isUniqueViolation(error)) throw error;
       return replay((await this.find(orderReference))!, lines);
     }
   }
 
   private async hold(trx: Knex.Transaction, orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
-    const existing = await this.load(trx, orderReference);
-    if (existing) return replay(existing, lines);
-
     const skus = lines.map((line) => line.sku);
     const known = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku');
     const unknown = skus.filter((sku) => !known.some((row) => row.sku === sku));
@@ -87,7 +84,8 @@ export class ReservationStore {
       lines: lines.map((line) => ({ ...line, holdsStock: limited.has(line.sku) })),
       expiresAt: now + ttlSeconds * 1000,
     };
-    // Claiming the reference first makes a concurrent duplicate wait for (and then see) this one.
+    // Claiming the reference before touching stock: a repeat fails here on the primary key (and
+    // is answered from the existing row), and a concurrent duplicate waits for this one to finish.
     await trx('reservations').insert({ order_reference: orderReference, status: 'active', expires_at: reservation.expiresAt, created_at: now, updated_at: now });
 
     const short: string[] = [];
@@ -176,15 +174,19 @@ export class ReservationStore {
   }
 
   private async load(db: Db, orderReference: string, options: { lock?: boolean } = {}): Promise<Reservation | undefined> {
-    const query = db('reservations').where('order_reference', orderReference);
-    const row = await (options.lock ? forUpdate(query, this.db) : query).first('status', 'expires_at');
-    if (!row) return undefined;
-    const lines = await db('reservation_lines').where('order_reference', orderReference).orderBy('position').select('sku', 'quantity', 'holds_stock');
+    const query = db('reservations as r')
+      .join('reservation_lines as l', 'l.order_reference', 'r.order_reference')
+      .where('r.order_reference', orderReference)
+      .orderBy('l.position')
+      .select('r.status', 'r.expires_at', 'l.sku', 'l.quantity', 'l.holds_stock');
+    const rows = await (options.lock ? forUpdate(query, this.db) : query);
+    const [first] = rows;
+    if (!first) return undefined;
     return {
       orderReference,
-      status: row.status,
-      expiresAt: Number(row.expires_at),
-      lines: lines.map((line) => ({ sku: line.sku, quantity: Number(line.quantity), holdsStock: Boolean(line.holds_stock) })),
+      status: first.status,
+      expiresAt: Number(first.expires_at),
+      lines: rows.map((row) => ({ sku: row.sku, quantity: Number(row.quantity), holdsStock: Boolean(row.holds_stock) })),
     };
   }
 }
