@@ -38,7 +38,12 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
   if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
   const db = openDatabase(config.store);
   if (options.migrate) await applyMigrations(db, migrations);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, config.redisKeyPrefix, logger).catch(async (error: unknown) => {
+        await db.destroy();
+        throw error;
+      })
+    : undefined;
   const accounts = new Accounts({
     users: new UserStore(db),
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
@@ -91,10 +96,17 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
   };
 }
 
-async function connectRedis(url: string, keyPrefix: string): Promise<Redis> {
+async function connectRedis(url: string, keyPrefix: string, logger: Logger): Promise<Redis> {
   const redis = new Redis(url, { keyPrefix, lazyConnect: true, maxRetriesPerRequest: 2 });
+  // ioredis reconnects by itself; each failed attempt is worth a line, not a crash.
+  redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   // Fails the start loudly when Redis was asked for and does not answer.
-  await redis.connect();
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
   return redis;
 }
 

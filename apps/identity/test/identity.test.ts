@@ -255,6 +255,14 @@ describe('identity service over gRPC', () => {
     });
   });
 
+  it('refuses to start when Redis is configured but does not answer', async () => {
+    const error = await startIdentity({ REDIS_URL: 'redis://127.0.0.1:9' }).then(
+      (started) => started.stop().then(() => undefined),
+      (e: unknown) => e,
+    );
+    expect(error).to.be.instanceOf(Error);
+  });
+
   describe('GetProfile and UpdateProfile', () => {
     it('require the caller token and act for that caller only', async () => {
       const ada = await harness.client.signUp(signUpRequest());

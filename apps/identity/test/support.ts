@@ -46,7 +46,10 @@ export async function startIdentity(env: Env = {}): Promise<IdentityHarness> {
       ...env,
     }),
   );
-  const server = await startIdentityServer(config, { migrate: true, now: clock.now });
+  const server = await startIdentityServer(config, { migrate: true, now: clock.now }).catch(async (error: unknown) => {
+    await stores.cleanup();
+    throw error;
+  });
   const client = createRpcClient(identity.IdentityServiceService, server.address, { target: 'identity' });
   // The signer runs on real time: caller tokens live a minute whatever the identity clock says.
   const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);

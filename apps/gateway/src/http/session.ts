@@ -55,8 +55,11 @@ export function sessionOf(req: Request, res: Response, { clients, signer }: Gate
     session = (async () => {
       const token = sessionTokenOf(req);
       if (token === undefined) return undefined;
+      if (!SESSION_TOKEN.test(token)) {
+        clearSessionCookie(res);
+        return undefined;
+      }
       try {
-        if (!SESSION_TOKEN.test(token)) throw unauthenticated();
         const { profile } = await clients.identity.resolveSession({ sessionToken: token });
         return { profile: profile!, callerToken: await signer.sign(profile!.id) };
       } catch (error) {
