@@ -10,6 +10,13 @@ export interface ApiArea {
   paths: Record<string, Record<string, unknown>>;
   /** Component schemas keyed by name; refer to them as `#/components/schemas/<name>`. */
   schemas: Record<string, JsonSchema>;
+  /** Descriptions of the tags this area's operations use; the reference groups operations by tag. */
+  tags?: ApiTag[];
+}
+
+export interface ApiTag {
+  name: string;
+  description: string;
 }
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -1,30 +1,80 @@
-import type { ApiArea } from './area';
+import type { ApiArea, ApiTag, JsonSchema } from './area';
 import { systemArea } from './areas/system';
 import { authArea } from './areas/auth';
 import { loyaltyArea } from './areas/loyalty';
 import { stockArea } from './areas/stock';
 import { catalogArea } from './areas/catalog';
 import { checkoutArea } from './areas/checkout';
+import { publishedArea } from '../published/area';
 
 /** Every area of the public API, in the order the reference presents them. */
-export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea];
+export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, publishedArea];
 
-export function buildOpenApiDocument(publicBaseUrl: string, areas: ApiArea[] = API_AREAS) {
+/** The session cookie signup and login set (the `sessionCookie` security scheme). */
+export const SESSION_COOKIE = 'svc_sess';
+
+/** Used for tags an area uses without describing them. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  system: 'Liveness, readiness and the build identifier.',
+  auth: 'Customer accounts and the `svc_sess` session cookie.',
+  loyalty: 'Points, tiers, history and rewards of the logged-in customer.',
+  catalog: 'Products, prices, live stock and promo codes.',
+  checkout: 'Server-priced orders and hosted payment links.',
+};
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers: Array<{ url: string }>;
+  externalDocs: { description: string; url: string };
+  tags: ApiTag[];
+  /** Operations that need the session say so themselves; the rest are public. */
+  security: Array<Record<string, string[]>>;
+  paths: Record<string, Record<string, unknown>>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes: Record<string, Record<string, unknown>>;
+  };
+}
+
+/** An absolute URL on this deployment, whether or not PUBLIC_BASE_URL ends with a slash. */
+export function publicUrl(publicBaseUrl: string, path: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+export function buildOpenApiDocument(publicBaseUrl: string, areas: ApiArea[] = API_AREAS): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = Object.assign({}, ...areas.map((area) => area.paths));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Storefront API',
       version: '1.0.0',
       description:
-        'Accounts, loyalty, stock, promo validation and hosted checkout for a shop selling research-use-only peptide products.',
+        'Accounts, loyalty, stock, promo validation and hosted checkout for a shop selling research-use-only peptide products. ' +
+        'Errors always have the Error shape `{success: false, error, detail}`; `error` is a stable snake_case code.',
     },
-    servers: [{ url: publicBaseUrl }],
-    paths: Object.assign({}, ...areas.map((area) => area.paths)),
+    servers: [{ url: publicUrl(publicBaseUrl, '') }],
+    externalDocs: { description: 'Human-readable reference', url: publicUrl(publicBaseUrl, '/docs/api/') },
+    tags: collectTags(areas, paths),
+    security: [],
+    paths,
     components: {
       schemas: Object.assign({}, ...areas.map((area) => area.schemas)),
       securitySchemes: {
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'svc_sess', description: 'Server-side session, 30 days' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Server-side session, 30 days' },
       },
     },
   };
+}
+
+/** Every tag an operation uses, in order of first use, with the description its area gave. */
+function collectTags(areas: ApiArea[], paths: OpenApiDocument['paths']): ApiTag[] {
+  const described = new Map(areas.flatMap((area) => area.tags ?? []).map((tag) => [tag.name, tag.description]));
+  const names = new Set<string>();
+  for (const pathItem of Object.values(paths)) {
+    for (const operation of Object.values(pathItem)) {
+      for (const tag of (operation as { tags?: string[] }).tags ?? []) names.add(tag);
+    }
+  }
+  return [...names].map((name) => ({ name, description: described.get(name) ?? TAG_DESCRIPTIONS[name] ?? name }));
 }

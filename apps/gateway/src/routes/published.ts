@@ -1,4 +1,65 @@
+/**
+ * Documents that describe the API, all rendered once at start from the one OpenAPI
+ * description, and (with STOREFRONT_ORIGIN set) the storefront proxy for every other page.
+ * Registered last, so only what no area route answered reaches the proxy.
+ */
 import type { Express } from 'express';
+import { methodNotAllowed } from '../http/errors';
 import type { GatewayContext } from '../context';
+import { buildOpenApiDocument } from '../openapi/document';
+import { API_CATALOG_CONTENT_TYPE, API_CATALOG_PATH, apiCatalogLinkHeader, buildApiCatalog } from '../published/api-catalog';
+import { renderApiReference } from '../published/api-reference';
+import { renderLlmsTxt } from '../published/llms-txt';
+import { HTML_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, htmlToMarkdown, markdownHeaders, prefersMarkdown } from '../published/markdown';
+import { sendStaticDocument, staticDocument } from '../published/static-document';
+import { createStorefrontProxy } from '../published/storefront-proxy';
 
-export function registerPublishedRoutes(_app: Express, _context: GatewayContext): void {}
+const DOCS_PATH = '/docs/api/';
+
+export function registerPublishedRoutes(app: Express, { config, logger }: GatewayContext): void {
+  const baseUrl = config.publicBaseUrl;
+  const document = buildOpenApiDocument(baseUrl);
+  const openApi = staticDocument(JSON.stringify(document), 'application/json; charset=utf-8');
+  const catalog = staticDocument(JSON.stringify(buildApiCatalog(baseUrl)), API_CATALOG_CONTENT_TYPE, { Link: apiCatalogLinkHeader(baseUrl) });
+  const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl), 'text/plain; charset=utf-8');
+  const referenceHtml = renderApiReference(document);
+  const referenceMarkdown = htmlToMarkdown(referenceHtml);
+  const reference = {
+    html: staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' }),
+    markdown: staticDocument(referenceMarkdown, MARKDOWN_CONTENT_TYPE, { ...markdownHeaders(referenceMarkdown), Vary: 'Accept' }),
+  };
+
+  app
+    .route('/openapi.json')
+    .get((_req, res) => sendStaticDocument(res, openApi))
+    .all(methodNotAllowed('GET'));
+
+  // Express answers HEAD with the GET handler's headers, Link included, and no body.
+  app
+    .route(API_CATALOG_PATH)
+    .get((_req, res) => sendStaticDocument(res, catalog))
+    .all(methodNotAllowed('GET'));
+
+  app
+    .route(DOCS_PATH)
+    .get((req, res) => {
+      if (!req.path.endsWith('/')) {
+        const queryAt = req.originalUrl.indexOf('?');
+        res.redirect(301, `${DOCS_PATH}${queryAt === -1 ? '' : req.originalUrl.slice(queryAt)}`);
+        return;
+      }
+      sendStaticDocument(res, prefersMarkdown(req) ? reference.markdown : reference.html);
+    })
+    .all(methodNotAllowed('GET'));
+
+  app
+    .route('/llms.txt')
+    .get((_req, res) => sendStaticDocument(res, llmsTxt))
+    .all(methodNotAllowed('GET'));
+
+  if (config.storefrontOrigin) {
+    const proxy = createStorefrontProxy({ origin: config.storefrontOrigin, timeoutMs: config.proxyTimeoutMs, logger });
+    // Unknown API paths stay JSON 404s; everything else is the storefront's.
+    app.use((req, res, next) => (req.path === '/api' || req.path.startsWith('/api/') ? next() : proxy(req, res, next)));
+  }
+}

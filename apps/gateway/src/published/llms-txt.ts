@@ -1,0 +1,33 @@
+/**
+ * llms.txt (the llmstxt.org convention): a short Markdown map for agents of where the API
+ * description, the reference and the catalog live, with every endpoint linked to its entry.
+ */
+import { publicUrl, type OpenApiDocument } from '../openapi/document';
+import { listOperations } from './api-reference';
+import { API_CATALOG_PATH } from './api-catalog';
+
+export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string): string {
+  const url = (path: string) => publicUrl(publicBaseUrl, path);
+  const endpoints = listOperations(document).map(({ method, path, anchor, view }) => {
+    const session = (view.security ?? []).some((requirement) => Object.keys(requirement).length > 0) ? ' (session required)' : '';
+    return `- [${method.toUpperCase()} ${path}](${url(`/docs/api/#${anchor}`)}): ${view.summary ?? ''}${session}`;
+  });
+  return [
+    `# ${document.info.title}`,
+    '',
+    `> ${document.info.description}`,
+    '',
+    `Base URL: ${url('')}. Version ${document.info.version}. Bodies are JSON. The session is the \`svc_sess\` cookie set by signup and login; keep it in a cookie jar. Accounts are for human customers, created only with the knowledge and consent of the person whose details are used. Payment is completed by a human on the provider's hosted page.`,
+    '',
+    '## API description',
+    '',
+    `- [OpenAPI description](${url('/openapi.json')}): OpenAPI ${document.openapi}, every endpoint with request and response schemas and examples`,
+    `- [API reference](${url('/docs/api/')}): human-readable; send \`Accept: text/markdown\` to get it as Markdown`,
+    `- [API catalog](${url(API_CATALOG_PATH)}): RFC 9727 linkset pointing at the description, the reference and the status endpoint`,
+    '',
+    '## Endpoints',
+    '',
+    ...endpoints,
+    '',
+  ].join('\n');
+}
