@@ -57,16 +57,17 @@ export class CheckoutService {
     let claimed = false;
     if (!order) {
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
-      const priced = await this.price(request, accountId);
+      const fresh: Order = { ...(await this.price(request, accountId)), fingerprint, status: 'pending_payment', createdAt: now() };
       try {
-        await store.insertOrder({ ...priced, fingerprint }, { token: claimToken, expiresAt: now() + this.options.claimLeaseMs }, now());
+        await store.insertOrder(fresh, { token: claimToken, expiresAt: now() + this.options.claimLeaseMs }, fresh.createdAt);
+        order = fresh;
         claimed = true;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // Another attempt with this reference saved its order first.
+        order = await store.findByReference(request.reference);
+        if (!order) throw conflict('request_in_progress', `checkout_reference ${request.reference} is being processed; retry shortly`);
       }
-      order = await store.findByReference(request.reference);
-      if (!order) throw conflict('request_in_progress', `checkout_reference ${request.reference} is being processed; retry shortly`);
     }
     if (order.fingerprint !== fingerprint) {
       throw new AppError('unprocessable', 'idempotency_mismatch', `checkout_reference ${request.reference} was already used with a different request; use a new reference for a new order`);
@@ -112,9 +113,10 @@ export class CheckoutService {
       this.options.logger.error({ reference: order.reference, checkoutId: created.id }, 'the provider holds a checkout for this reference with another amount');
       throw new AppError('provider_unavailable', 'provider_checkout_mismatch', `The payment provider holds checkout ${created.id} for this reference with another amount or currency`);
     }
-    await store.recordProviderCheckout(order.id, created.id, JSON.stringify(created.raw), now());
-    const saved = await store.findById(order.id);
-    return this.answer(saved!);
+    const providerCheckoutJson = JSON.stringify(created.raw);
+    // Under this attempt's claim nothing else writes the order, so the saved state is known.
+    await store.recordProviderCheckout(order.id, created.id, providerCheckoutJson, now());
+    return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id, providerCheckoutJson });
   }
 
   /** Reserves every line or none; out of stock removes the order again, since nothing was held. */

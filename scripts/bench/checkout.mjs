@@ -1,0 +1,118 @@
+// Create-checkout through the gateway against the sandbox payment provider, and how long a paid
+// order takes to turn into loyalty points. Run by scripts/bench.mjs against the process stack.
+//   - create-checkout: WORKERS concurrent clients each POST a fresh order (an unlimited SKU, so
+//     stock never runs out) until MAX_ORDERS or MAX_SECONDS; orders/s and p50/p99 latency.
+//   - PAID → points: a signed-in customer's order is paid on the sandbox's hosted page (the
+//     form a person submits); the clock runs from pressing Pay until /api/auth/me shows the
+//     points, over PAID_SAMPLES orders, each bounded by POINTS_TIMEOUT_MS.
+import { performance } from 'node:perf_hooks';
+import { randomBytes } from 'node:crypto';
+import { URLSearchParams } from 'node:url';
+
+export const name = 'checkout';
+
+const WORKERS = 16;
+const MAX_ORDERS = 2000;
+const MAX_SECONDS = 5;
+const PAID_SAMPLES = 20;
+const POINTS_TIMEOUT_MS = 30_000;
+
+// ghk-cu-50mg (£19.99, not stock-limited) + £4.95 shipping; 19 points when paid.
+const LINE = { sku: 'ghk-cu-50mg', quantity: 1 };
+const AMOUNT = 24.94;
+const POINTS_PER_ORDER = 19;
+
+export async function run({ backend, gatewayUrl, env, report }) {
+  const references = referenceMaker(backend);
+  const merchantCode = env.SUMUP_MERCHANT_CODE ?? 'MSTOREFRONT';
+  const body = () => ({
+    checkout_reference: references(),
+    amount: AMOUNT,
+    currency: 'GBP',
+    merchant_code: merchantCode,
+    items: [LINE],
+    delivery: { name: 'Bench Mark', email: 'bench@example.com', line1: '1 Load Lane', city: 'London', postcode: 'E1 6AN', country: 'GB' },
+  });
+
+  report('create-checkout (sandbox provider)', await createLoad(gatewayUrl, body));
+  report('PAID → points awarded', await paidToPoints(gatewayUrl, body));
+}
+
+function referenceMaker(backend) {
+  const prefix = `bench-${backend}-${Date.now().toString(36)}`;
+  let next = 0;
+  return () => `${prefix}-${(next += 1)}`;
+}
+
+async function createCheckout(gatewayUrl, body, cookie) {
+  const res = await fetch(`${gatewayUrl}/api/create-checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const json = await res.json();
+  return { status: res.status, json };
+}
+
+async function createLoad(gatewayUrl, body) {
+  const latencies = [];
+  let failed = 0;
+  const started = performance.now();
+  const deadline = started + MAX_SECONDS * 1000;
+  const worker = async () => {
+    while (latencies.length + failed < MAX_ORDERS && performance.now() < deadline) {
+      const t0 = performance.now();
+      const { status } = await createCheckout(gatewayUrl, body()).catch(() => ({ status: 0 }));
+      if (status === 200) latencies.push(performance.now() - t0);
+      else failed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return { orders_per_s: Math.round(latencies.length / seconds), ...percentiles(latencies), orders: latencies.length, failed };
+}
+
+async function paidToPoints(gatewayUrl, body) {
+  const cookie = await signUp(gatewayUrl);
+  const durations = [];
+  let points = await pointsOf(gatewayUrl, cookie);
+  for (let sample = 0; sample < PAID_SAMPLES; sample++) {
+    const { status, json } = await createCheckout(gatewayUrl, body(), cookie);
+    if (status !== 200) throw new Error(`create-checkout answered ${status}: ${json.error}`);
+    const t0 = performance.now();
+    const paid = await fetch(json.hosted_checkout_url, { method: 'POST', body: new URLSearchParams({ action: 'pay' }), redirect: 'manual' });
+    if (paid.status !== 200 && paid.status !== 303) throw new Error(`the hosted page answered ${paid.status} to Pay`);
+    const target = points + POINTS_PER_ORDER;
+    while ((points = await pointsOf(gatewayUrl, cookie)) < target) {
+      if (performance.now() - t0 > POINTS_TIMEOUT_MS) throw new Error(`no points ${POINTS_TIMEOUT_MS} ms after payment`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    durations.push(performance.now() - t0);
+  }
+  return { ...percentiles(durations), samples: durations.length };
+}
+
+async function signUp(gatewayUrl) {
+  const res = await fetch(`${gatewayUrl}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `bench-checkout-${randomBytes(6).toString('hex')}@example.com`, password: 'Bench-password-42', firstName: 'Bench', lastName: 'Buyer' }),
+  });
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('svc_sess='));
+  if (res.status !== 200 || !cookie) throw new Error(`signup answered ${res.status}`);
+  return cookie.split(';')[0];
+}
+
+async function pointsOf(gatewayUrl, cookie) {
+  const res = await fetch(`${gatewayUrl}/api/auth/me`, { headers: { cookie } });
+  if (res.status !== 200) throw new Error(`/api/auth/me answered ${res.status}`);
+  return (await res.json()).loyalty.points;
+}
+
+function percentiles(samples) {
+  if (samples.length === 0) return { p50_ms: NaN, p99_ms: NaN };
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q) => +sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(1);
+  return { p50_ms: at(0.5), p99_ms: at(0.99) };
+}
