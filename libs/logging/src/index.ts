@@ -7,21 +7,56 @@ import { isSpanContextValid, trace } from '@opentelemetry/api';
 
 export type { Logger } from 'pino';
 
-// Keys that hold a secret wherever they appear at the top level or one object down.
-const SECRET_KEYS = ['password', 'newPassword', 'currentPassword', 'token', 'sessionToken', 'callerToken', 'apiKey', 'authorization', 'cookie'];
-
-export const REDACTED_PATHS = [
-  ...SECRET_KEYS.flatMap((key) => [key, `*.${key}`]),
-  'req.headers.cookie',
-  'req.headers.authorization',
-  'req.headers["x-caller-token"]',
-  'req.body',
-  'res.headers["set-cookie"]',
-  'headers["set-cookie"]',
-  'headers["x-caller-token"]',
-];
+/** Keys whose values are secrets wherever they appear in a logged object (headers included). */
+export const SECRET_KEYS: ReadonlySet<string> = new Set([
+  'password',
+  'newPassword',
+  'currentPassword',
+  'token',
+  'sessionToken',
+  'callerToken',
+  'apiKey',
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'x-caller-token',
+]);
 
 export const REDACTION_CENSOR = '[redacted]';
+
+// Deep enough for req.headers.cookie inside a wrapper object; logged objects are small.
+const MAX_DEPTH = 5;
+
+/**
+ * Replaces the value of every secret key. Copy-on-write: an object without secrets is returned
+ * as it is, so an ordinary line costs one scan of its keys. (pino's path-based redaction needs
+ * wildcards for the same coverage, which cost several times the whole log call.)
+ */
+export function redactSecrets<T>(value: T, depth = 0): T {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const redacted = redactSecrets(item, depth + 1);
+      if (redacted !== item) (copy ??= [...value])[index] = redacted;
+    });
+    return (copy ?? value) as T;
+  }
+  let copy: Record<string, unknown> | undefined;
+  const source = value as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const inner = source[key];
+    const redacted = SECRET_KEYS.has(key.toLowerCase()) || SECRET_KEYS.has(key) ? REDACTION_CENSOR : redactSecrets(inner, depth + 1);
+    if (redacted !== inner) (copy ??= shallowCopy(source))[key] = redacted;
+  }
+  return (copy ?? value) as T;
+}
+
+/** Keeps an Error an Error (prototype, message, stack) so pino still serialises it as one. */
+function shallowCopy(source: Record<string, unknown>): Record<string, unknown> {
+  if (!(source instanceof Error)) return { ...source };
+  return Object.assign(Object.create(Object.getPrototypeOf(source) as object) as Record<string, unknown>, source, { message: source.message, stack: source.stack });
+}
 
 /** `destination` defaults to stdout; tests pass a stream to read the lines back. */
 export function createLogger(service: string, level = 'info', destination?: DestinationStream): Logger {
@@ -30,7 +65,7 @@ export function createLogger(service: string, level = 'info', destination?: Dest
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: REDACTED_PATHS, censor: REDACTION_CENSOR },
+    formatters: { log: (object) => redactSecrets(object) },
     mixin() {
       const context = trace.getActiveSpan()?.spanContext();
       return context && isSpanContextValid(context) ? { trace_id: context.traceId, span_id: context.spanId } : {};

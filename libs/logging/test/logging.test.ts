@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { createLogger } from '@storefront/logging';
+import { createLogger, redactSecrets } from '@storefront/logging';
 
 /** A logger whose JSON lines are kept for the test to read. */
 function capturedLogger(level = 'info') {
@@ -68,5 +68,22 @@ describe('logging: redaction', () => {
     expect(all.match(/\[redacted\]/g)).to.have.length.of.at.least(10);
     // What is not secret stays readable.
     expect(records()[0]).to.include({ email: 'a@example.com', msg: 'top level' });
+  });
+
+  it('redacts inside arrays, capitalised header names and errors, and keeps an error an error', () => {
+    const { logger, lines, records } = capturedLogger();
+    const error = Object.assign(new Error('provider refused'), { config: { headers: { Authorization: `Bearer ${password}` } } });
+    logger.error({ err: error }, 'call failed');
+    logger.info({ attempts: [{ password }, { Cookie: cookie }] }, 'list');
+    expect(lines.join('\n')).to.not.include(password);
+    expect(lines.join('\n')).to.not.include('Zm9vYmFy');
+    const [failed] = records() as Array<{ err: { type: string; message: string; stack: string } }>;
+    expect(failed!.err).to.include({ type: 'Error', message: 'provider refused' });
+    expect(failed!.err.stack).to.match(/^Error: provider refused/);
+  });
+
+  it('leaves an object without secrets untouched', () => {
+    const line = { method: 'GET', route: '/api/stock', nested: { status: 200, list: [1, { sku: 'a' }] } };
+    expect(redactSecrets(line)).to.equal(line);
   });
 });
