@@ -137,18 +137,35 @@ ${members.map((operation) => renderOperation(operation, schemas)).join('\n')}
 }
 
 function renderOperation({ method, path, anchor, view }: Operation, schemas: Record<string, JsonSchema>): string {
-  const needsSession = (view.security ?? []).some((requirement) => Object.keys(requirement).length > 0);
   const parts = [
     `<h3><span class="method ${method}">${method.toUpperCase()}</span> <code>${text(path)}</code></h3>`,
     view.summary ? `<p><strong>${text(view.summary)}</strong></p>` : '',
     view.deprecated ? '<p><strong>Deprecated.</strong></p>' : '',
     view.description ? `<p>${prose(view.description)}</p>` : '',
-    `<p>Session: ${needsSession ? 'required (<code>svc_sess</code> cookie)' : 'not required'}</p>`,
+    `<p>Session: ${SESSION_LABELS[sessionRequirement(view)]}</p>`,
     renderParameters(view.parameters ?? []),
     renderRequestBody(view.requestBody, schemas),
     renderResponses(view.responses ?? {}, schemas),
   ];
   return `<article id="${anchor}">\n${parts.filter(Boolean).join('\n')}\n</article>`;
+}
+
+export type SessionRequirement = 'required' | 'optional' | 'none';
+
+const SESSION_LABELS: Record<SessionRequirement, string> = {
+  required: 'required (<code>svc_sess</code> cookie)',
+  optional: 'optional (<code>svc_sess</code> cookie): when sent, the request is tied to the customer',
+  none: 'not required',
+};
+
+/**
+ * From the operation's security requirements (the document's default is none): an empty
+ * alternative `{}` among them makes the session optional.
+ */
+export function sessionRequirement(view: OperationView): SessionRequirement {
+  const requirements = view.security ?? [];
+  if (requirements.length === 0) return 'none';
+  return requirements.some((requirement) => Object.keys(requirement).length === 0) ? 'optional' : 'required';
 }
 
 function renderParameters(parameters: ParameterView[]): string {

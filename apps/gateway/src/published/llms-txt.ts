@@ -3,13 +3,13 @@
  * description, the reference and the catalog live, with every endpoint linked to its entry.
  */
 import { publicUrl, type OpenApiDocument } from '../openapi/document';
-import { listOperations } from './api-reference';
+import { listOperations, sessionRequirement } from './api-reference';
 import { API_CATALOG_PATH } from './api-catalog';
 
 export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string): string {
   const url = (path: string) => publicUrl(publicBaseUrl, path);
   const endpoints = listOperations(document).map(({ method, path, anchor, view }) => {
-    const session = (view.security ?? []).some((requirement) => Object.keys(requirement).length > 0) ? ' (session required)' : '';
+    const session = { required: ' (session required)', optional: ' (session optional)', none: '' }[sessionRequirement(view)];
     return `- [${method.toUpperCase()} ${path}](${url(`/docs/api/#${anchor}`)}): ${view.summary ?? ''}${session}`;
   });
   return [

@@ -1,0 +1,221 @@
+/**
+ * The contract test: every operation of the published OpenAPI description is run through the
+ * gateway of a full stack, and every answer must have a status the document lists for that
+ * operation, a documented media type and required headers, and a body valid against the
+ * document's schema for that status. The operations come from the document itself, so an
+ * endpoint added to any area is covered without touching this file.
+ *
+ * Requests are built from the document: the example of the request body (or one synthesised
+ * from its schema when there is none) with a fresh email address wherever one appears, and
+ * examples or schema-derived values for required parameters.
+ */
+import { randomUUID } from 'node:crypto';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { expect } from 'chai';
+import { startStack, type HttpClient, type Stack, type TestResponse } from '@storefront/testing';
+import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document';
+import type { JsonSchema } from '../src/openapi/area';
+import { listOperations, sessionRequirement, type MediaTypeView, type Operation, type ResponseView } from '../src/published/api-reference';
+
+// startStack leaves PUBLIC_BASE_URL at its default.
+const DOCUMENT = buildOpenApiDocument('http://localhost:8080');
+const OPERATIONS = listOperations(DOCUMENT);
+const SIGN_UP = { method: 'post', path: '/api/auth/signup' } as const;
+const LOG_IN = 'POST /api/auth/login';
+
+/** Checks answers against the document; schemas are compiled from the document itself. */
+class ResponseContract {
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+
+  constructor(private readonly document: OpenApiDocument) {
+    addFormats(this.ajv);
+    this.ajv.addSchema({ $id: 'openapi', components: document.components });
+  }
+
+  /** Every problem with the answer; empty when it honours the contract. */
+  problems(operation: Operation, res: TestResponse): string[] {
+    const responses = operation.view.responses ?? {};
+    const key = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find((candidate) => responses[candidate]);
+    if (!key) return [`status ${res.status} is not documented (documented: ${Object.keys(responses).join(', ')}); body ${res.text.slice(0, 300)}`];
+    const documented = responses[key] as ResponseView;
+    const problems = Object.entries(documented.headers ?? {})
+      .filter(([name, header]) => (header as { required?: boolean }).required && !res.headers.has(name))
+      .map(([name]) => `required header ${name} is missing`);
+    if (res.text === '') return problems;
+
+    const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    const content = Object.entries(documented.content ?? {}).find(([type]) => type.split(';')[0]!.trim() === mediaType);
+    if (!content) return [...problems, `${res.status} answered ${mediaType || 'no media type'}, documented: ${Object.keys(documented.content ?? {}).join(', ') || 'no body'}`];
+    const schema = content[1].schema;
+    if (!schema) return problems;
+    const validate = this.ajv.compile(this.resolvable(schema));
+    const body = mediaType.endsWith('json') ? JSON.parse(res.text) : res.text;
+    if (!validate(body)) {
+      problems.push(`${res.status} body does not match the schema: ${this.ajv.errorsText(validate.errors)}; body ${res.text.slice(0, 300)}`);
+    }
+    return problems;
+  }
+
+  /** Points the schema's local references at the document registered above. */
+  private resolvable(schema: JsonSchema): JsonSchema {
+    return JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/'));
+  }
+}
+
+function exampleOf(media: MediaTypeView | undefined): unknown {
+  if (!media) return undefined;
+  if (media.example !== undefined) return media.example;
+  const named = Object.values(media.examples ?? {})[0];
+  if (named?.value !== undefined) return named.value;
+  return media.schema ? synthesise(media.schema) : undefined;
+}
+
+/** A small valid value for a schema with no example: its example, enum, const or bounds. */
+function synthesise(schema: JsonSchema): unknown {
+  const resolved = resolve(schema);
+  if (resolved.example !== undefined) return resolved.example;
+  if (resolved.const !== undefined) return resolved.const;
+  if (Array.isArray(resolved.enum)) return resolved.enum[0];
+  const type = ([] as unknown[]).concat(resolved.type ?? 'object')[0];
+  switch (type) {
+    case 'object': {
+      const properties = (resolved.properties ?? {}) as Record<string, JsonSchema>;
+      const required = (resolved.required ?? []) as string[];
+      return Object.fromEntries(required.map((name) => [name, synthesise(properties[name] ?? {})]));
+    }
+    case 'array':
+      return Array.from({ length: Number(resolved.minItems ?? 0) }, () => synthesise((resolved.items ?? {}) as JsonSchema));
+    case 'integer':
+    case 'number':
+      return Number(resolved.minimum ?? (resolved.exclusiveMinimum !== undefined ? Number(resolved.exclusiveMinimum) + 1 : 1));
+    case 'boolean':
+      return true;
+    default:
+      return { email: uniqueEmail(), uri: 'https://storefront.test/', 'date-time': new Date().toISOString() }[String(resolved.format)] ?? 'x'.repeat(Number(resolved.minLength ?? 1));
+  }
+}
+
+function resolve(schema: JsonSchema): JsonSchema {
+  const ref = schema.$ref;
+  return typeof ref === 'string' ? (DOCUMENT.components.schemas[ref.replace('#/components/schemas/', '')] ?? {}) : schema;
+}
+
+function uniqueEmail(): string {
+  return `contract-${randomUUID().slice(0, 8)}@example.com`;
+}
+
+/** The example with every email replaced, so each run signs up new customers. */
+function withFreshEmails(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withFreshEmails);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, key === 'email' && typeof member === 'string' ? uniqueEmail() : withFreshEmails(member)]));
+}
+
+/** The example without the members its schema does not require. */
+function requiredOnly(value: unknown, schema: JsonSchema | undefined): unknown {
+  if (!schema || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const resolved = resolve(schema);
+  const required = new Set((resolved.required ?? []) as string[]);
+  const properties = (resolved.properties ?? {}) as Record<string, JsonSchema>;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => required.has(key))
+      .map(([key, member]) => [key, requiredOnly(member, properties[key])]),
+  );
+}
+
+function requestPath(operation: Operation): string {
+  let path = operation.path;
+  const query = new URLSearchParams();
+  for (const parameter of operation.view.parameters ?? []) {
+    if (!parameter.required) continue;
+    const value = String(parameter.example ?? synthesise(parameter.schema ?? { type: 'string' }));
+    if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(value));
+    if (parameter.in === 'query') query.set(parameter.name, value);
+  }
+  return query.size > 0 ? `${path}?${query}` : path;
+}
+
+const jsonBodyOf = (operation: Operation) => operation.view.requestBody?.content?.['application/json'];
+
+function send(client: HttpClient, operation: Operation, body: unknown): Promise<TestResponse> {
+  const method = operation.method.toUpperCase();
+  return body === undefined ? client.request(method, requestPath(operation)) : client.request(method, requestPath(operation), { json: body });
+}
+
+describe('contract: every operation of /openapi.json through the gateway', () => {
+  let stack: Stack;
+  let contract: ResponseContract;
+
+  /**
+   * A client holding the session of a new customer, signed up through the documented
+   * operation; `credentials` (a login example's email and password) replace the example's.
+   */
+  async function customer(credentials: Record<string, unknown> = {}): Promise<HttpClient> {
+    const signUp = OPERATIONS.find((operation) => operation.method === SIGN_UP.method && operation.path === SIGN_UP.path);
+    if (!signUp) throw new Error(`operations need a customer but the document has no ${SIGN_UP.method.toUpperCase()} ${SIGN_UP.path}`);
+    const client = stack.client();
+    const media = jsonBodyOf(signUp);
+    const body = { ...(withFreshEmails(requiredOnly(exampleOf(media), media?.schema)) as object), ...credentials };
+    const res = await send(client, signUp, body);
+    if (res.status !== 200) throw new Error(`signing up a customer answered ${res.status}: ${res.text}`);
+    return client;
+  }
+
+  /** What must exist before an example can succeed: the customer a login example names. */
+  async function prepare(name: string, example: unknown): Promise<void> {
+    if (name === LOG_IN) await customer(example as Record<string, unknown>);
+  }
+
+  before(async () => {
+    stack = await startStack();
+    contract = new ResponseContract(DOCUMENT);
+  });
+  after(async () => stack?.stop());
+
+  it('runs against the document the gateway publishes', async () => {
+    const res = await stack.client().get('/openapi.json');
+    expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(DOCUMENT)));
+    expect(OPERATIONS.length).to.be.greaterThan(0);
+  });
+
+  for (const operation of OPERATIONS) {
+    const name = `${operation.method.toUpperCase()} ${operation.path}`;
+    const session = sessionRequirement(operation.view);
+    const media = jsonBodyOf(operation);
+
+    describe(name, () => {
+      it('succeeds with its documented example, answering as documented', async () => {
+        const client = session === 'required' ? await customer() : stack.client();
+        const example = withFreshEmails(exampleOf(media));
+        await prepare(name, example);
+        const answer = await send(client, operation, example);
+        expect(contract.problems(operation, answer), `${name} example`).to.deep.equal([]);
+        if (answer.status < 300) return;
+        // Optional members may name data a fresh stack lacks (another customer's referral
+        // code, say); the required members alone must then succeed.
+        const minimal = await send(client, operation, withFreshEmails(requiredOnly(example, media?.schema)));
+        expect(contract.problems(operation, minimal), `${name} required members of the example`).to.deep.equal([]);
+        expect(minimal.status, `${name}: the example answered ${answer.status} ${answer.text.slice(0, 300)}; its required members ${minimal.status} ${minimal.text.slice(0, 300)}`).to.be.within(200, 299);
+      });
+
+      if (session === 'required') {
+        it('answers 401 in the Error shape without a session', async () => {
+          const answer = await send(stack.client(), operation, withFreshEmails(exampleOf(media)));
+          expect(answer.status).to.equal(401);
+          expect(contract.problems(operation, answer)).to.deep.equal([]);
+        });
+      }
+
+      if (media?.schema && resolve(media.schema).type === 'object') {
+        it('answers 400 in the Error shape to a body that is not an object', async () => {
+          const client = session === 'required' ? await customer() : stack.client();
+          const answer = await send(client, operation, ['not', 'an', 'object']);
+          expect(answer.status).to.equal(400);
+          expect(contract.problems(operation, answer)).to.deep.equal([]);
+        });
+      }
+    });
+  }
+});
