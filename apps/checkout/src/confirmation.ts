@@ -120,8 +120,16 @@ export class PaymentConfirmation {
     }
     const provider = this.options.providers.get(order.provider);
     if (!provider) throw new AppError('internal', 'provider_not_configured', `provider ${order.provider} of order ${order.id} is not configured`);
-    let checkout = await provider.getCheckout(order.providerCheckoutId);
-    if (checkout.status === 'PENDING' && order.reservedUntil !== undefined && now >= order.reservedUntil) {
+    const holdEnded = order.reservedUntil !== undefined && now >= order.reservedUntil;
+    let checkout;
+    try {
+      checkout = await provider.getCheckout(order.providerCheckoutId);
+    } catch (error) {
+      // A checkout the provider forgot (a restarted sandbox) can take no payment: close it once its hold ends.
+      if (error instanceof AppError && error.kind === 'not_found' && holdEnded) return 'expired';
+      throw error;
+    }
+    if (checkout.status === 'PENDING' && holdEnded) {
       // The stock is no longer held, so the payment link must stop taking payments.
       checkout = await provider.deactivateCheckout(order.providerCheckoutId);
     }

@@ -124,6 +124,21 @@ describe('checkout payment confirmation through the reconciler', () => {
     expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
   });
 
+  it('closes an order whose checkout the provider no longer knows, but only once its hold ends', async () => {
+    const client = stack.client();
+    const stockBefore = await stockOf(client, LIMITED_SKU);
+    const body = WELCOME_BODY();
+    await expectCheckout(client, body);
+    const orders = () => stack.checkout!.db('orders').where({ reference: body.checkout_reference });
+    await orders().update({ provider_checkout_id: `forgotten-${body.checkout_reference}` });
+    expect((await stack.checkout!.reconcileNow()).failures).to.be.at.least(1);
+    expect((await order(body.checkout_reference))!.status).to.equal('pending_payment');
+    await orders().update({ reserved_until: Date.now() - 1 });
+    await stack.checkout!.reconcileNow();
+    expect((await order(body.checkout_reference))!.status).to.equal('expired');
+    expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
+  });
+
   it('settles an order without an account: stock committed, no points to give', async () => {
     const body = WELCOME_BODY();
     const result = await expectCheckout(stack.client(), body);

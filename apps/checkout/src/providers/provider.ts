@@ -39,6 +39,7 @@ export interface PaymentProvider {
    * (a retry after a lost answer). Failures are AppErrors of kind provider_unavailable.
    */
   createCheckout(checkout: NewProviderCheckout): Promise<ProviderCheckout>;
+  /** A checkout the provider does not know is an AppError of kind not_found. */
   getCheckout(id: string): Promise<ProviderCheckout>;
   /** Stops a pending checkout from taking a payment; answers its state afterwards. */
   deactivateCheckout(id: string): Promise<ProviderCheckout>;

@@ -58,6 +58,7 @@ export class SumUpApiProvider implements PaymentProvider {
     try {
       return this.parse(await this.call('get', (options) => this.client.checkouts.get(id, options)));
     } catch (error) {
+      if (error instanceof APIError && error.status === 404) throw new AppError('not_found', 'provider_checkout_not_found', `The payment provider does not know checkout ${id}`);
       throw this.translate('get', error);
     }
   }
