@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from '@storefront/db';
 import { skuOf, type CatalogFile } from './catalog-file';
 import { unknownSkus, type Line } from './lines';
+import { coalesced } from './coalesce';
 
 export interface CatalogSize {
   size: string;
@@ -39,20 +40,14 @@ const CATALOG_REVISION = 'catalog_revision';
 const IMPORT_BATCH_ROWS = 500;
 
 export class InventoryStore {
-  private stockRead: Promise<Record<string, number>> | undefined;
+  /**
+   * Available units per stock-limited SKU: on hand minus reserved, never below 0. A burst of
+   * callers shares reads (see coalesced), and every answer comes from a read that started after
+   * its caller asked.
+   */
+  readonly availableStock = coalesced(() => this.readAvailableStock());
 
   constructor(readonly db: Knex) {}
-
-  /**
-   * Available units per stock-limited SKU: on hand minus reserved, never below 0. Callers that
-   * arrive while a read is in flight share its answer, so a burst costs one query, not one each.
-   */
-  availableStock(): Promise<Record<string, number>> {
-    this.stockRead ??= this.readAvailableStock().finally(() => {
-      this.stockRead = undefined;
-    });
-    return this.stockRead;
-  }
 
   private async readAvailableStock(): Promise<Record<string, number>> {
     const rows = await this.db('stock').select('sku', 'on_hand', 'reserved');
