@@ -71,7 +71,19 @@ export const publishedArea: ApiArea = {
         responses: {
           '200': {
             description: 'OpenAPI 3.1 document',
-            content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'] } } },
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['openapi', 'info', 'paths'],
+                  properties: {
+                    openapi: { type: 'string', const: '3.1.0' },
+                    info: { type: 'object', required: ['version'], properties: { version: { type: 'string', const: '1.0.0' } } },
+                    paths: { type: 'object' },
+                  },
+                },
+              },
+            },
           },
           '304': notModified,
         },
