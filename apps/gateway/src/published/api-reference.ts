@@ -184,7 +184,8 @@ function renderRequestBody(body: OperationView['requestBody'], schemas: Record<s
   for (const [mediaType, media] of Object.entries(body.content)) {
     parts.push(`<p><code>${text(mediaType)}</code>${media.schema ? `: ${typeLabel(media.schema)}` : ''}</p>`);
     if (media.schema) parts.push(renderFields(resolve(media.schema, schemas), schemas));
-    parts.push(renderExample(exampleOf(media, schemas)));
+    const example = renderExample(exampleOf(media, schemas));
+    if (example) parts.push(`<p>Example request:</p>\n${example}`);
   }
   return parts.filter(Boolean).join('\n');
 }
