@@ -72,16 +72,17 @@ export class ReservationStore {
 
   private async hold(trx: Knex.Transaction, orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
     const skus = lines.map((line) => line.sku);
-    const known = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku');
-    const unknown = skus.filter((sku) => !known.some((row) => row.sku === sku));
+    const rows = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku');
+    // SKU -> whether it is stock-limited (has a stock row).
+    const known = new Map<string, boolean>(rows.map((row) => [row.sku, row.stock_sku !== null]));
+    const unknown = skus.filter((sku) => !known.has(sku));
     if (unknown.length > 0) throw unknownSkus(unknown);
-    const limited = new Set(known.filter((row) => row.stock_sku !== null).map((row) => row.sku as string));
 
     const now = this.now();
     const reservation: Reservation = {
       orderReference,
       status: 'active',
-      lines: lines.map((line) => ({ ...line, holdsStock: limited.has(line.sku) })),
+      lines: lines.map((line) => ({ ...line, holdsStock: known.get(line.sku)! })),
       expiresAt: now + ttlSeconds * 1000,
     };
     // Claiming the reference before touching stock: a repeat fails here on the primary key (and
