@@ -31,8 +31,8 @@ const stackEnv = (dataDir, backend) => ({
   SUMUP_API_BASE: `http://127.0.0.1:${backend === 'sqlite' ? 18090 : 28090}`,
   SEED_DEMO_DATA: 'true',
   // Generous limits: the benchmark signs up and logs in far more than a person would.
-  SIGNUP_LIMIT_PER_ADDRESS: '100000',
-  LOGIN_FAILURE_LIMIT_PER_ADDRESS: '100000',
+  SIGNUPS_PER_ADDRESS_MAX: '100000',
+  LOGIN_FAILURES_PER_ADDRESS_MAX: '100000',
   OTEL_TRACES_EXPORTER: 'none',
 });
 
