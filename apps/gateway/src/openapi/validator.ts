@@ -6,17 +6,26 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import type { RequestHandler } from 'express';
 import { invalidArgument } from '@storefront/errors';
-import type { ApiArea } from './area';
+import type { ApiArea, JsonSchema } from './area';
+
+interface QueryParameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: JsonSchema;
+}
 
 export class RequestValidator {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly paths: ApiArea['paths'];
 
   constructor(areas: ApiArea[]) {
     this.ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: false });
     addFormats(this.ajv);
     const schemas = Object.assign({}, ...areas.map((area) => area.schemas));
     this.ajv.addSchema({ $id: 'api', components: { schemas } });
+    this.paths = Object.assign({}, ...areas.map((area) => area.paths));
   }
 
   private validatorFor(schemaName: string): ValidateFunction {
@@ -40,6 +49,22 @@ export class RequestValidator {
     return (req, _res, next) => {
       // No body at all counts as an empty object; a JSON `null` body is not an object.
       this.check(schemaName, req.body === undefined ? {} : req.body, 'body');
+      next();
+    };
+  }
+
+  /** The query string against the `in: query` parameters the document declares for the operation. */
+  queryParameters(path: string, method: string): RequestHandler {
+    const operation = this.paths[path]?.[method] as { parameters?: QueryParameter[] } | undefined;
+    if (!operation) throw new Error(`no operation ${method.toUpperCase()} ${path}`);
+    const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
+    const validate = this.ajv.compile({
+      type: 'object',
+      required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+      properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.schema ?? {}])),
+    });
+    return (req, _res, next) => {
+      if (!validate({ ...req.query })) throw invalidArgument(describe(validate.errors?.[0], 'query'));
       next();
     };
   }

@@ -51,7 +51,7 @@ export function registerCheckoutRoutes(app: Express, context: GatewayContext): v
 
   app
     .route('/api/validate-promo')
-    .get(validator.query('PromoCodeQuery'), async (req, res) => {
+    .get(validator.queryParameters('/api/validate-promo', 'get'), async (req, res) => {
       // Reward codes are valid for their owner only, so the session matters here too.
       const callerToken = (await sessionOf(req, res, context))?.callerToken;
       const result = await clients.checkout.validatePromo({ code: String(req.query.code) }, { callerToken });

@@ -111,11 +111,6 @@ export const checkoutArea: ApiArea = {
       },
       example: { valid: true, code: 'WELCOME10', discount: 0.1 },
     },
-    PromoCodeQuery: {
-      type: 'object',
-      required: ['code'],
-      properties: { code: { type: 'string', minLength: 1, maxLength: 64 } },
-    },
     PaymentEvent: {
       type: 'object',
       description: "The payment provider's notification. Only a hint: the status is re-read from the provider.",
