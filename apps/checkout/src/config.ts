@@ -61,7 +61,7 @@ function readProviderConfig(env: EnvReader): ProviderConfig {
     const sandboxPort = env.int('SANDBOX_PORT', 8090, { min: 0, max: 65535 });
     return {
       name,
-      apiBase: env.url('SUMUP_API_BASE', `http://localhost:${sandboxPort}`),
+      apiBase: env.url('SUMUP_API_BASE', `http://127.0.0.1:${sandboxPort}`),
       apiKey: env.string('SUMUP_API_KEY', SANDBOX_DEFAULT_API_KEY),
       merchantCode: env.string('SUMUP_MERCHANT_CODE', SANDBOX_DEFAULT_MERCHANT_CODE),
     };

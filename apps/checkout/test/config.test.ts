@@ -1,0 +1,28 @@
+import { expect } from 'chai';
+import { ConfigError, EnvReader, type Env } from '@storefront/config';
+import { readCheckoutConfig } from '../src/config';
+
+const base: Env = { CALLER_TOKEN_PUBLIC_KEY: 'pem', DATA_DIR: '/tmp/unused' };
+const read = (env: Env) => readCheckoutConfig(new EnvReader({ ...base, ...env }));
+
+describe('checkout configuration', () => {
+  it('defaults to the sandbox provider on its local port, with its demo key and merchant code', () => {
+    const config = read({ SANDBOX_PORT: '18090' });
+    expect(config.provider).to.deep.equal({ name: 'sandbox', apiBase: 'http://127.0.0.1:18090', apiKey: 'sandbox_key', merchantCode: 'MSTOREFRONT' });
+    expect(config).to.include({ providerTimeoutMs: 10_000, reconcileIntervalMs: 10_000, publicBaseUrl: 'http://localhost:8080' });
+  });
+
+  it('needs the key and merchant code for SumUp, and defaults to its https API', () => {
+    expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_MERCHANT_CODE: 'MABC' })).to.throw(ConfigError, 'SUMUP_API_KEY');
+    expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_API_KEY: 'sup_sk_x' })).to.throw(ConfigError, 'SUMUP_MERCHANT_CODE');
+    const config = read({ PAYMENT_PROVIDER: 'sumup', SUMUP_API_KEY: 'sup_sk_x', SUMUP_MERCHANT_CODE: 'MABC' });
+    expect(config.provider).to.deep.equal({ name: 'sumup', apiBase: 'https://api.sumup.com', apiKey: 'sup_sk_x', merchantCode: 'MABC' });
+    expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_API_KEY: 'k', SUMUP_MERCHANT_CODE: 'M', SUMUP_API_BASE: 'http://api.sumup.com' })).to.throw(ConfigError, 'SUMUP_API_BASE');
+  });
+
+  it('refuses an unknown provider and out-of-range timings with a line naming the variable', () => {
+    expect(() => read({ PAYMENT_PROVIDER: 'paypal' })).to.throw(ConfigError, 'PAYMENT_PROVIDER');
+    expect(() => read({ PROVIDER_TIMEOUT_MS: '0' })).to.throw(ConfigError, 'PROVIDER_TIMEOUT_MS');
+    expect(() => read({ RECONCILE_INTERVAL_MS: 'soon' })).to.throw(ConfigError, 'RECONCILE_INTERVAL_MS');
+  });
+});
