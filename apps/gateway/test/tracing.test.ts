@@ -168,5 +168,11 @@ describe('tracing: signup and create-checkout across every service', function ()
 
     const recorded = JSON.stringify(spans);
     for (const value of [delivery.line1, delivery.postcode, delivery.email]) expect(recorded).to.not.include(value);
+
+    // The order's reservation now holds stock, and the inventory gauge reports it at the next scrape.
+    const metrics = await (await fetch(stack.metricsUrl)).text();
+    const gauge = /^storefront_inventory_reservations_active(?:\{[^}]*\})? (\d+)$/m.exec(metrics);
+    expect(gauge, 'reservation gauge').to.not.equal(null);
+    expect(Number(gauge![1])).to.be.at.least(1);
   });
 });

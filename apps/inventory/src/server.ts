@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inventory } from '@storefront/proto';
 import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { applyMigrations, ensureMysqlDatabase, openDatabase, ping } from '@storefront/db';
+import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, toNumber } from '@storefront/db';
+import { registerGauge } from '@storefront/telemetry';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { createLogger, type Logger } from '@storefront/logging';
 import type { InventoryConfig } from './config';
@@ -83,6 +84,10 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
     ],
   });
   const sweeper = startSweeper(reservations, config.sweepIntervalMs, logger);
+  // Read at scrape time only: reservations holding stock right now.
+  const stopReservationGauge = registerGauge('storefront.inventory.reservations.active', { description: 'Reservations holding stock, not yet committed, released or expired.', unit: '{reservation}' }, async () =>
+    toNumber((await db('reservations').where('status', 'active').count({ n: '*' }).first())?.n),
+  );
   logger.info({ address: grpcServer.address }, 'inventory listening');
   return {
     address: grpcServer.address,
@@ -91,6 +96,7 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
     async stop() {
       await sweeper.stop();
       await grpcServer.shutdown();
+      stopReservationGauge();
       await db.destroy();
     },
   };
