@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/testing';
 import { buildOpenApiDocument } from '@storefront/gateway';
 import { listOperations } from '../src/published/api-reference';
-import { estimateTokens } from '../src/published/markdown';
+import { MemoizedConversion, estimateTokens } from '../src/published/markdown';
 
 // A trailing slash on purpose: published URLs must not get a double slash.
 const PUBLIC_BASE_URL = 'https://shop.test/';
@@ -201,5 +201,24 @@ describe('gateway: Markdown token estimate', () => {
     expect(estimateTokens('abcde')).to.equal(2);
     // Four code points, eight UTF-16 units: one token.
     expect(estimateTokens('😀😀😀😀')).to.equal(1);
+  });
+});
+
+describe('gateway: Markdown conversions are remembered', () => {
+  it('converts a page once while it stays among the most recently used', () => {
+    const inputs: string[] = [];
+    const memo = new MemoizedConversion((input) => {
+      inputs.push(input);
+      return input.toUpperCase();
+    }, 2);
+    expect(memo.get('a')).to.equal('A');
+    expect(memo.get('b')).to.equal('B');
+    expect(memo.get('a')).to.equal('A');
+    expect(inputs).to.deep.equal(['a', 'b']);
+    // 'c' pushes out 'b', the least recently used; 'a' stays.
+    memo.get('c');
+    memo.get('a');
+    memo.get('b');
+    expect(inputs).to.deep.equal(['a', 'b', 'c', 'b']);
   });
 });

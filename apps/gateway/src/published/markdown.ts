@@ -2,6 +2,7 @@
  * Markdown for agents: an HTML page asked for with `Accept: text/markdown` is answered as
  * Markdown converted by turndown (with GitHub-flavoured tables). JSON is never converted.
  */
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
@@ -26,8 +27,34 @@ export function isHtml(contentType: string | undefined): boolean {
   return /^\s*text\/html\s*(;|$)/i.test(contentType ?? '');
 }
 
+/**
+ * Remembers the last `capacity` results by a hash of their input, most recently used kept.
+ * Conversion is synchronous CPU work (tens of milliseconds for a typical page), so an agent
+ * reading the same pages again must not pay, nor make the API wait, twice.
+ */
+export class MemoizedConversion {
+  private readonly results = new Map<string, string>();
+
+  constructor(
+    private readonly convert: (input: string) => string,
+    private readonly capacity: number,
+  ) {}
+
+  get(input: string): string {
+    const key = createHash('sha256').update(input).digest('base64url');
+    const known = this.results.get(key);
+    const result = known ?? this.convert(input);
+    this.results.delete(key);
+    this.results.set(key, result);
+    if (this.results.size > this.capacity) this.results.delete(this.results.keys().next().value!);
+    return result;
+  }
+}
+
+const conversions = new MemoizedConversion((html) => `${turndown.turndown(html).trim()}\n`, 64);
+
 export function htmlToMarkdown(html: string): string {
-  return `${turndown.turndown(html).trim()}\n`;
+  return conversions.get(html);
 }
 
 /**

@@ -11,7 +11,7 @@ import { API_CATALOG_CONTENT_TYPE, API_CATALOG_PATH, apiCatalogLinkHeader, build
 import { renderApiReference } from '../published/api-reference';
 import { renderLlmsTxt } from '../published/llms-txt';
 import { HTML_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, htmlToMarkdown, markdownHeaders, prefersMarkdown } from '../published/markdown';
-import { sendStaticDocument, staticDocument } from '../published/static-document';
+import { sendStaticDocument, staticDocument, type StaticDocument } from '../published/static-document';
 import { createStorefrontProxy } from '../published/storefront-proxy';
 
 const DOCS_PATH = '/docs/api/';
@@ -23,10 +23,15 @@ export function registerPublishedRoutes(app: Express, { config, logger }: Gatewa
   const catalog = staticDocument(JSON.stringify(buildApiCatalog(baseUrl)), API_CATALOG_CONTENT_TYPE, { Link: apiCatalogLinkHeader(baseUrl) });
   const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl), 'text/plain; charset=utf-8');
   const referenceHtml = renderApiReference(document);
-  const referenceMarkdown = htmlToMarkdown(referenceHtml);
-  const reference = {
-    html: staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' }),
-    markdown: staticDocument(referenceMarkdown, MARKDOWN_CONTENT_TYPE, { ...markdownHeaders(referenceMarkdown), Vary: 'Accept' }),
+  const referenceAsHtml = staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' });
+  // Converting takes a few hundred milliseconds, so it waits for the first agent that asks.
+  let referenceAsMarkdown: StaticDocument | undefined;
+  const markdownReference = () => {
+    if (!referenceAsMarkdown) {
+      const markdown = htmlToMarkdown(referenceHtml);
+      referenceAsMarkdown = staticDocument(markdown, MARKDOWN_CONTENT_TYPE, { ...markdownHeaders(markdown), Vary: 'Accept' });
+    }
+    return referenceAsMarkdown;
   };
 
   app
@@ -48,7 +53,7 @@ export function registerPublishedRoutes(app: Express, { config, logger }: Gatewa
         res.redirect(301, `${DOCS_PATH}${queryAt === -1 ? '' : req.originalUrl.slice(queryAt)}`);
         return;
       }
-      sendStaticDocument(res, prefersMarkdown(req) ? reference.markdown : reference.html);
+      sendStaticDocument(res, prefersMarkdown(req) ? markdownReference() : referenceAsHtml);
     })
     .all(methodNotAllowed('GET'));
 
