@@ -40,6 +40,16 @@ describe('gateway: published resources', () => {
       expect(stale.status).to.equal(200);
     });
 
+    it('may be read by tools on other sites, as may the catalog and llms.txt', async () => {
+      for (const path of ['/openapi.json', '/.well-known/api-catalog', '/llms.txt']) {
+        const res = await stack.client().get(path, { origin: 'https://editor.example' });
+        expect(res.headers.get('access-control-allow-origin'), path).to.equal('*');
+        expect(res.headers.get('cross-origin-resource-policy'), path).to.equal('cross-origin');
+      }
+      const docs = await stack.client().get('/docs/api/');
+      expect(docs.headers.get('access-control-allow-origin')).to.equal(null);
+    });
+
     it('is JSON whatever the Accept header asks for', async () => {
       const res = await stack.client().get('/openapi.json', { accept: 'text/markdown' });
       expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');

@@ -15,13 +15,21 @@ import { sendStaticDocument, staticDocument, type StaticDocument } from '../publ
 import { createStorefrontProxy } from '../published/storefront-proxy';
 
 const DOCS_PATH = '/docs/api/';
+/**
+ * The machine-readable documents are public and carry no credentials, so API tools running in
+ * a browser on another site (an OpenAPI editor, an agent) may fetch them.
+ */
+const READABLE_ANYWHERE = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
 
 export function registerPublishedRoutes(app: Express, { config, logger }: GatewayContext): void {
   const baseUrl = config.publicBaseUrl;
   const document = buildOpenApiDocument(baseUrl);
-  const openApi = staticDocument(JSON.stringify(document), 'application/json; charset=utf-8');
-  const catalog = staticDocument(JSON.stringify(buildApiCatalog(baseUrl)), API_CATALOG_CONTENT_TYPE, { Link: apiCatalogLinkHeader(baseUrl) });
-  const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl), 'text/plain; charset=utf-8');
+  const openApi = staticDocument(JSON.stringify(document), 'application/json; charset=utf-8', READABLE_ANYWHERE);
+  const catalog = staticDocument(JSON.stringify(buildApiCatalog(baseUrl)), API_CATALOG_CONTENT_TYPE, {
+    ...READABLE_ANYWHERE,
+    Link: apiCatalogLinkHeader(baseUrl),
+  });
+  const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl), 'text/plain; charset=utf-8', READABLE_ANYWHERE);
   const referenceHtml = renderApiReference(document);
   const referenceAsHtml = staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' });
   // Converting takes a few hundred milliseconds, so it waits for the first agent that asks.
