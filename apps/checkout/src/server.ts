@@ -56,7 +56,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     providers,
     defaultProvider: config.provider.name,
     merchantCode: config.provider.merchantCode,
-    defaultReturnUrl: new URL('/api/payments/events', config.publicBaseUrl).toString(),
+    defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
     // Long enough for a reservation, a provider create and a duplicate lookup, each bounded.
     claimLeaseMs: 2 * config.providerTimeoutMs + 15_000,
     logger,

@@ -40,7 +40,7 @@ export const checkoutArea: ApiArea = {
       additionalProperties: false,
       properties: {
         checkout_reference: { type: 'string', minLength: 1, maxLength: 90, description: 'Order reference chosen by the client; reuse it when retrying' },
-        amount: { type: 'number', exclusiveMinimum: 0, description: 'Order total in pounds, e.g. 54.94' },
+        amount: { type: 'number', exclusiveMinimum: 0, description: 'Order total in pounds, e.g. 54.93' },
         currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' },
         merchant_code: { type: 'string', minLength: 1, maxLength: 32, description: "The shop's merchant code, as in /products.json" },
         description: { type: 'string', maxLength: 200 },
@@ -53,7 +53,7 @@ export const checkoutArea: ApiArea = {
       },
       example: {
         checkout_reference: 'order-2026-0001',
-        amount: 54.94,
+        amount: 54.93,
         currency: 'GBP',
         merchant_code: 'MSTOREFRONT',
         description: 'BPC-157 5mg × 2',
@@ -141,7 +141,7 @@ export const checkoutArea: ApiArea = {
         responses: {
           '200': jsonResponse("The provider's checkout object with the saved order", 'CheckoutResult'),
           '400': errorResponse('Invalid request: a field, an unknown SKU, an invalid promo code, or an amount other than the server total (the detail gives it)'),
-          '409': errorResponse('`out_of_stock` naming the SKUs, or `request_in_progress` while the same reference is being processed'),
+          '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
           '422': errorResponse('`idempotency_mismatch`: the reference was used with a different request'),
           '502': errorResponse('`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request'),
         },
