@@ -3,8 +3,10 @@
 // REDIS_URL are set, or in containers when Docker answers. A backend that was asked for and
 // fails (or does not answer) fails the run; it is never skipped silently.
 import { spawnSync, execFileSync } from 'node:child_process';
+import { ensureChromium } from './lib/ensure-chromium.mjs';
 
 const extraArgs = process.argv.slice(2);
+ensureChromium();
 const env = { ...process.env };
 const backends = ['sqlite'];
 let containers = [];
