@@ -89,6 +89,40 @@ describe('lifecycle: graceful shutdown on SIGTERM (real processes)', function ()
     expect(await gateway!.exit(10_000)).to.equal(0);
   });
 
+  it('exports spans to the OTLP endpoint the environment names, and flushes them before exiting', async () => {
+    const received: string[] = [];
+    const collector = http.createServer((req, res) => {
+      let body = '';
+      req.setEncoding('latin1');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        received.push(`${req.method} ${req.url} ${body}`);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = collector.address() as import('node:net').AddressInfo;
+      gateway = runApp('gateway', [], {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        INVENTORY_ADDR: inventoryAddress,
+        CALLER_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      });
+      const { url } = (await gateway.logLine('gateway listening')) as { url: string };
+      expect((await request(`${url}/api/version`)).status).to.equal(200);
+      // Spans wait for a batch; stopping right away must still send them.
+      gateway.child.kill('SIGTERM');
+      expect(await gateway.exit(10_000)).to.equal(0);
+      const traces = received.filter((line) => line.startsWith('POST /v1/traces '));
+      expect(traces, 'an OTLP trace export').to.not.be.empty;
+      expect(traces.join('\n')).to.include('storefront-gateway').and.include('/api/version');
+    } finally {
+      collector.close();
+    }
+  });
+
   it('a service drains its calls under a burst: every request gets a real answer and the service exits 0', async () => {
     const gatewayUrl = await startGateway();
     const outcomes: Outcome[] = [];
