@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from '@storefront/db';
 import { skuOf, type CatalogFile } from './catalog-file';
 import { unknownSkus, type Line } from './lines';
-import { coalesced } from './coalesce';
+import { coalesced } from '@storefront/coalesce';
 
 export interface CatalogSize {
   size: string;

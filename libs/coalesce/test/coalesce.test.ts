@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { coalesced } from '../src/coalesce';
+import { coalesced } from '@storefront/coalesce';
 
 /** A read the test finishes by hand, recording when each one started. */
 function manualReads() {
@@ -9,7 +9,7 @@ function manualReads() {
 }
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('inventory: coalesced reads', () => {
+describe('coalesce: shared reads', () => {
   it('lets callers that arrive during a read share the next one, never the running one', async () => {
     const { started, read } = manualReads();
     const get = coalesced(read);
