@@ -14,16 +14,20 @@ export const APPS = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'che
  * @param {Record<string,string|undefined>} options.env  environment for every app
  * @param {boolean} [options.dev]  run the TypeScript sources with tsx instead of dist bundles
  * @param {'inherit'|'ignore'} [options.output]
+ * @param {string[]} [options.nodeArgs]  extra node flags for every app, e.g. --cpu-prof
  */
-export async function startProcessStack({ env, dev = false, output = 'inherit' }) {
+export async function startProcessStack({ env, dev = false, output = 'inherit', nodeArgs = [] }) {
   const dataDir = path.resolve(ROOT, env.DATA_DIR ?? 'data');
   mkdirSync(dataDir, { recursive: true });
   const fullEnv = { ...process.env, ...env, DATA_DIR: dataDir, ...(await callerKeys(env, dataDir)) };
   const port = fullEnv.PORT ?? '8080';
   const started = process.hrtime.bigint();
   const children = APPS.map((app) => {
-    const args = dev ? ['--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')] : ['--enable-source-maps', path.join(ROOT, 'apps', app, 'dist', 'main.js')];
-    if (!dev && !existsSync(args[1])) throw new Error(`apps/${app}/dist/main.js is missing; run npm run build`);
+    const entry = dev ? path.join(ROOT, 'apps', app, 'src', 'main.ts') : path.join(ROOT, 'apps', app, 'dist', 'main.js');
+    if (!existsSync(entry)) throw new Error(`${path.relative(ROOT, entry)} is missing; run npm run build`);
+    // Source maps stay beside the bundles; NODE_OPTIONS=--enable-source-maps turns them on when
+    // debugging (always on, they cost start-up time and memory in every process).
+    const args = [...nodeArgs, ...(dev ? ['--import', 'tsx'] : []), entry];
     const child = spawn(process.execPath, args, { cwd: ROOT, env: fullEnv, stdio: ['ignore', output, output] });
     return { app, child, exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))) };
   });
