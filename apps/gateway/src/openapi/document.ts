@@ -6,12 +6,10 @@ import { stockArea } from './areas/stock';
 import { catalogArea } from './areas/catalog';
 import { checkoutArea } from './areas/checkout';
 import { publishedArea } from '../published/area';
+import { SESSION_COOKIE } from '../http/session';
 
 /** Every area of the public API, in the order the reference presents them. */
 export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, publishedArea];
-
-/** The session cookie signup and login set (the `sessionCookie` security scheme). */
-export const SESSION_COOKIE = 'svc_sess';
 
 /** Used for tags an area uses without describing them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -13,7 +13,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware, type Options } from 'http-proxy-middleware';
 import { errorBody } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
-import { SESSION_COOKIE } from '../openapi/document';
+import { SESSION_COOKIE } from '../http/session';
 import { htmlToMarkdown, isHtml, markdownHeaders, prefersMarkdown, varyOnAccept, withAcceptInVary } from './markdown';
 
 export interface StorefrontProxyOptions {
