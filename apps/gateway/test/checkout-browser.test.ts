@@ -4,23 +4,17 @@
  * Needs Debian's `chromium` package at /usr/bin/chromium; without it this test fails, it does
  * not skip.
  */
-import fs from 'node:fs';
 import { expect } from 'chai';
-import { chromium, type Browser } from 'playwright-core';
-import type { Stack } from '@storefront/testing';
+import type { Browser } from 'playwright-core';
+import { launchChromium, type Stack } from '@storefront/testing';
 import { checkoutBody, expectCheckout, loyaltyPoints, signUp, startCheckoutStack } from '../../checkout/test/support';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
 describe('checkout in a browser: hosted payment page through to points', () => {
   let stack: Stack;
   let browser: Browser;
   before(async () => {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package with "apt-get update && apt-get install -y chromium"`);
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 });
+    browser = await launchChromium();
     stack = await startCheckoutStack();
   });
   after(async () => {

@@ -3,27 +3,21 @@
  * from anywhere but the gateway. Needs Debian's `chromium` package at /usr/bin/chromium;
  * without it this test fails, it does not skip.
  */
-import fs from 'node:fs';
 import { expect } from 'chai';
-import { chromium, type Browser } from 'playwright-core';
-import { startStack, type Stack } from '@storefront/testing';
+import type { Browser } from 'playwright-core';
+import { launchChromium, startStack, type Stack } from '@storefront/testing';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import { listOperations } from '../src/published/api-reference';
 
 /** The browser globals the page functions below use; tests compile without the DOM library. */
 declare const window: { scrollY: number; getComputedStyle(element: unknown): { backgroundColor: string } };
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
 
 describe('gateway: the API reference in Chromium', () => {
   let stack: Stack;
   let browser: Browser;
   before(async () => {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package with "apt-get update && apt-get install -y chromium"`);
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 });
+    browser = await launchChromium();
     stack = await startStack({ services: [] });
   });
   after(async () => {

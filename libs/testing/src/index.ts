@@ -1,3 +1,4 @@
 export { provisionStores, currentBackend, type Backend, type TestStores } from './stores';
 export { HttpClient, type TestResponse } from './http';
 export { startStack, type Stack, type StackOptions, type ServiceName } from './stack';
+export { launchChromium } from './browser';
