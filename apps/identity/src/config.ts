@@ -18,6 +18,8 @@ export interface Argon2Settings {
   memoryKib: number;
   timeCost: number;
   parallelism: number;
+  /** Hashes computed at once; each holds memoryKib while it runs. */
+  maxConcurrent: number;
 }
 
 export interface IdentityConfig extends CommonConfig {
@@ -55,6 +57,7 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
       memoryKib: env.int('ARGON2_MEMORY_KIB', 19_456, { min: 1024, max: 4 * 1024 * 1024 }),
       timeCost: env.int('ARGON2_TIME_COST', 2, { min: 1, max: 20 }),
       parallelism: env.int('ARGON2_PARALLELISM', 1, { min: 1, max: 16 }),
+      maxConcurrent: env.int('ARGON2_MAX_CONCURRENT', 2, { min: 1, max: 64 }),
     },
   };
 }

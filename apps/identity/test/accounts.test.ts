@@ -37,7 +37,7 @@ describe('identity accounts domain', () => {
   const clock = new ManualClock();
   before(async () => {
     harness = await openStores();
-    hasher = new RecordingHasher(await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1 }));
+    hasher = new RecordingHasher(await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2 }));
     accounts = new Accounts({
       users: new UserStore(harness.db),
       sessions: new SqlSessionStore(harness.db),
@@ -85,8 +85,8 @@ describe('identity accounts domain', () => {
   });
 
   it('replaces a hash made with weaker parameters at the next login', async () => {
-    const weak = await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1 });
-    const stronger = await PasswordHasher.create({ memoryKib: 2048, timeCost: 2, parallelism: 1 });
+    const weak = await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2 });
+    const stronger = await PasswordHasher.create({ memoryKib: 2048, timeCost: 2, parallelism: 1, maxConcurrent: 2 });
     const { user } = await newAccount('upgrade@example.test', '192.0.2.70');
     expect(weak.needsRehash(user.passwordHash)).to.equal(false);
     const upgraded = new Accounts({

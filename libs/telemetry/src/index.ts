@@ -6,9 +6,10 @@
  * separate admin port (METRICS_PORT) so they are never reachable through the public API.
  */
 import { metrics } from '@opentelemetry/api';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
@@ -51,42 +52,55 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
   if (running) return running;
   const env = options.env ?? process.env;
   const metricsConfig = options.metrics ?? loadOrExit((reader) => readMetricsConfig(app, reader), env);
-  // Logs go through pino, never through a default OTLP log exporter.
-  env.OTEL_LOGS_EXPORTER ??= 'none';
-  const prometheus = metricsConfig ? new PrometheusExporter({ preventServerStart: true }) : undefined;
-  const sdk = new NodeSDK({
-    resource: resourceFromAttributes({
-      [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? `storefront-${app}`,
-      [ATTR_SERVICE_VERSION]: env.BUILD_ID ?? 'dev',
-    }),
-    metricReaders: prometheus ? [prometheus] : [],
-    spanProcessors: [
-      ...(exportRequested(env) ? [new BatchSpanProcessor(new OTLPTraceExporter())] : []),
-      ...(prometheus ? [new LazyRpcMetrics()] : []),
-      ...(options.spanProcessors ?? []),
-    ],
-    instrumentations: [
-      new HttpInstrumentation({
-        // Probes and scrapes are not traffic worth a trace.
-        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
-      }),
-      // No span per middleware or handler: the HTTP span already carries the route (`GET /api/stock`),
-      // and extra spans on every request would cost the hot path without telling anything new.
-      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
-      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
-      new KnexInstrumentation({ maxQueryLength: 500 }),
-      new MySQL2Instrumentation(),
-      new IORedisInstrumentation(),
-      new UndiciInstrumentation(),
-    ],
+  const disabled = env.OTEL_SDK_DISABLED === 'true';
+  const prometheus = metricsConfig && !disabled ? new PrometheusExporter({ preventServerStart: true }) : undefined;
+  // The SDK's parts wired directly rather than through NodeSDK, which loads every exporter it
+  // supports (OTLP logs and metrics over three transports, Zipkin, B3, YAML configuration) into
+  // every process: tens of megabytes and start-up time for code this platform never runs.
+  const resource = resourceFromAttributes({
+    [ATTR_SERVICE_NAME]: env.OTEL_SERVICE_NAME ?? `storefront-${app}`,
+    [ATTR_SERVICE_VERSION]: env.BUILD_ID ?? 'dev',
   });
-  sdk.start();
+  const tracerProvider = new NodeTracerProvider({
+    resource,
+    spanProcessors: disabled
+      ? []
+      : [
+          ...(exportRequested(env) ? [new BatchSpanProcessor(otlpTraceExporter())] : []),
+          ...(prometheus ? [new LazyRpcMetrics()] : []),
+          ...(options.spanProcessors ?? []),
+        ],
+  });
+  const meterProvider = new MeterProvider({ resource, readers: prometheus ? [prometheus] : [] });
+  if (!disabled) {
+    // Registers the AsyncLocalStorage context manager and W3C trace-context + baggage propagation.
+    tracerProvider.register();
+    metrics.setGlobalMeterProvider(meterProvider);
+    registerInstrumentations({
+      tracerProvider,
+      meterProvider,
+      instrumentations: [
+        new HttpInstrumentation({
+          // Probes and scrapes are not traffic worth a trace.
+          ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
+        }),
+        // No span per middleware or handler: the HTTP span already carries the route (`GET /api/stock`),
+        // and extra spans on every request would cost the hot path without telling anything new.
+        new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
+        new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
+        new KnexInstrumentation({ maxQueryLength: 500 }),
+        new MySQL2Instrumentation(),
+        new IORedisInstrumentation(),
+        new UndiciInstrumentation(),
+      ],
+    });
+  }
   const metricsServer = metricsConfig && prometheus ? listenForScrapes(prometheus, metricsConfig) : undefined;
   running = {
     metricsUrl: async () => (await metricsServer)?.url,
     shutdown: async () => {
       await (await metricsServer)?.close();
-      await sdk.shutdown();
+      await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);
     },
   };
   return running;
@@ -119,6 +133,12 @@ class LazyRpcMetrics implements SpanProcessor {
   }
   async forceFlush(): Promise<void> {}
   async shutdown(): Promise<void> {}
+}
+
+/** Loaded only when export is asked for, so processes that do not export never carry it. */
+function otlpTraceExporter(): SpanExporter {
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  return new OTLPTraceExporter();
 }
 
 function exportRequested(env: NodeJS.ProcessEnv): boolean {

@@ -7,25 +7,27 @@ import argon2 from 'argon2';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { invalidArgument } from '@storefront/errors';
 import type { Argon2Settings } from '../config';
+import { ConcurrencyLimit } from './concurrency-limit';
 
 export class PasswordHasher {
   private constructor(
     private readonly options: { type: typeof argon2.argon2id; memoryCost: number; timeCost: number; parallelism: number },
     private readonly dummyHash: string,
+    private readonly limit: ConcurrencyLimit,
   ) {}
 
   static async create(settings: Argon2Settings): Promise<PasswordHasher> {
     const options = { type: argon2.argon2id, memoryCost: settings.memoryKib, timeCost: settings.timeCost, parallelism: settings.parallelism };
-    return new PasswordHasher(options, await argon2.hash(randomBytes(32).toString('base64url'), options));
+    return new PasswordHasher(options, await argon2.hash(randomBytes(32).toString('base64url'), options), new ConcurrencyLimit(settings.maxConcurrent));
   }
 
   hash(password: string): Promise<string> {
-    return argon2.hash(password, this.options);
+    return this.limit.run(() => argon2.hash(password, this.options));
   }
 
   /** Verifies against `hash`, or against the dummy when there is no user, so timing reveals nothing. */
   async verify(hash: string | undefined, password: string): Promise<boolean> {
-    const matches = await argon2.verify(hash ?? this.dummyHash, password);
+    const matches = await this.limit.run(() => argon2.verify(hash ?? this.dummyHash, password));
     return hash !== undefined && matches;
   }
 
