@@ -89,6 +89,12 @@ export class ReservationStore {
     // is answered from the existing row), and a concurrent duplicate waits for this one to finish.
     await trx('reservations').insert({ order_reference: orderReference, status: 'active', expires_at: reservation.expiresAt, created_at: now, updated_at: now });
 
+    // Lines before stock, the order Commit and Release take their locks in (reservation, lines,
+    // then stock rows by SKU): on MySQL the opposite order let a Reserve holding a stock row wait
+    // on a Release's gap lock over the lines while that Release waited for the stock row.
+    await trx('reservation_lines').insert(
+      reservation.lines.map((line, position) => ({ order_reference: orderReference, sku: line.sku, quantity: line.quantity, holds_stock: line.holdsStock, position })),
+    );
     const short: string[] = [];
     for (const line of stockOrder(reservation.lines.filter((l) => l.holdsStock))) {
       const held = await trx('stock')
@@ -97,11 +103,8 @@ export class ReservationStore {
         .increment('reserved', line.quantity);
       if (held === 0) short.push(line.sku);
     }
+    // Throwing rolls the whole transaction back: the claim, the lines and any units taken.
     if (short.length > 0) throw await outOfStock(trx, short);
-
-    await trx('reservation_lines').insert(
-      reservation.lines.map((line, position) => ({ order_reference: orderReference, sku: line.sku, quantity: line.quantity, holds_stock: line.holdsStock, position })),
-    );
     return reservation;
   }
 
