@@ -19,9 +19,9 @@ export const APPS = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'che
 export async function startProcessStack({ env, dev = false, output = 'inherit', nodeArgs = [] }) {
   const dataDir = path.resolve(ROOT, env.DATA_DIR ?? 'data');
   mkdirSync(dataDir, { recursive: true });
-  // Two malloc arenas instead of one per thread: argon2 and the SQLite/MySQL drivers run on libuv
-  // threads, and per-thread arenas keep freed memory in every one of them.
-  const fullEnv = { MALLOC_ARENA_MAX: '2', ...process.env, ...env, DATA_DIR: dataDir, ...(await callerKeys(env, dataDir)) };
+  // glibc settings (decision 0107): two malloc arenas instead of one per libuv thread, and a fixed
+  // mmap threshold so large blocks (argon2's 19 MiB) go back to the system when freed.
+  const fullEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...env, DATA_DIR: dataDir, ...(await callerKeys(env, dataDir)) };
   const port = fullEnv.PORT ?? '8080';
   const started = process.hrtime.bigint();
   const children = APPS.map((app) => {

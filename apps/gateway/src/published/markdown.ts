@@ -4,16 +4,25 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import TurndownService from 'turndown';
-import { gfm } from '@joplin/turndown-plugin-gfm';
+import type TurndownService from 'turndown';
 
 export const MARKDOWN_CONTENT_TYPE = 'text/markdown; charset=utf-8';
 export const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
 
-const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
-  .use(gfm)
-    // The head's title would open the Markdown as loose text; pages carry their own heading.
-  .remove(['head', 'title', 'script', 'style', 'noscript', 'template', 'iframe']);
+let turndown: TurndownService | undefined;
+
+/** Loaded on the first conversion: turndown brings a DOM implementation most gateways never use. */
+function converter(): TurndownService {
+  if (!turndown) {
+    const Turndown = require('turndown') as typeof TurndownService;
+    const { gfm } = require('@joplin/turndown-plugin-gfm') as typeof import('@joplin/turndown-plugin-gfm');
+    turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
+      .use(gfm)
+      // The head's title would open the Markdown as loose text; pages carry their own heading.
+      .remove(['head', 'title', 'script', 'style', 'noscript', 'template', 'iframe']);
+  }
+  return turndown;
+}
 
 /**
  * True when the client ranks text/markdown above text/html. A browser's `text/html, …, *\/*`
@@ -51,7 +60,7 @@ export class MemoizedConversion {
   }
 }
 
-const conversions = new MemoizedConversion((html) => `${turndown.turndown(html).trim()}\n`, 64);
+const conversions = new MemoizedConversion((html) => `${converter().turndown(html).trim()}\n`, 64);
 
 export function htmlToMarkdown(html: string): string {
   return conversions.get(html);

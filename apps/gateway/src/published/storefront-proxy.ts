@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware, type Options } from 'http-proxy-middleware';
+import type { Options } from 'http-proxy-middleware';
 import { errorBody } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import { SESSION_COOKIE } from '../http/session';
@@ -40,6 +40,8 @@ class OriginTimeout extends Error {
 }
 
 export function createStorefrontProxy({ origin, timeoutMs, logger }: StorefrontProxyOptions): RequestHandler {
+  // Required here, not at the top: only gateways with STOREFRONT_ORIGIN set carry the proxy.
+  const { createProxyMiddleware } = require('http-proxy-middleware') as typeof import('http-proxy-middleware');
   const prepareRequest = (proxyReq: ClientRequest) => {
     withoutSessionCookie(proxyReq);
     proxyReq.setTimeout(timeoutMs, () => proxyReq.destroy(new OriginTimeout(timeoutMs)));
