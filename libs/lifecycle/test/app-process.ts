@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { collectChildLogs } from '@storefront/testing';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -23,15 +24,7 @@ export function runApp(app: string, args: string[], env: Record<string, string |
     env: { PATH: process.env.PATH, METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const logs: Record<string, unknown>[] = [];
-  let stderr = '';
-  let partial = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) if (line.startsWith('{')) logs.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const { lines: logs, stderr } = collectChildLogs(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   return {
@@ -44,8 +37,8 @@ export function runApp(app: string, args: string[], env: Record<string, string |
       for (;;) {
         const line = logs.find((l) => l.msg === msg);
         if (line) return line;
-        if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode} before logging "${msg}": ${stderr}`);
-        if (Date.now() > deadline) throw new Error(`${app} did not log "${msg}" within ${withinMs} ms: ${stderr}`);
+        if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode} before logging "${msg}": ${stderr()}`);
+        if (Date.now() > deadline) throw new Error(`${app} did not log "${msg}" within ${withinMs} ms: ${stderr()}`);
         await sleep(20);
       }
     },

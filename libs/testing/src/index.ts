@@ -2,3 +2,4 @@ export { provisionStores, currentBackend, type Backend, type TestStores } from '
 export { HttpClient, type TestResponse } from './http';
 export { startStack, type Stack, type StackOptions, type ServiceName } from './stack';
 export { launchChromium } from './browser';
+export { collectChildLogs, type ChildLogs } from './child-logs';

@@ -4,7 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { StackOptions } from '@storefront/testing';
+import { collectChildLogs, type StackOptions } from '@storefront/testing';
 
 export interface FinishedSpan {
   name: string;
@@ -38,20 +38,12 @@ export async function startTracedStack(options: Pick<StackOptions, 'services' | 
     env: { ...process.env, TEST_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  const logs: Record<string, unknown>[] = [];
-  let stderr = '';
-  let partial = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) if (line.startsWith('{')) logs.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const { lines: logs, stderr } = collectChildLogs(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const ready = await Promise.race([
     nextMessage(child, 'ready'),
-    exited.then((code) => Promise.reject(new Error(`traced stack exited with ${code}: ${stderr}`))),
+    exited.then((code) => Promise.reject(new Error(`traced stack exited with ${code}: ${stderr()}`))),
     delay(START_TIMEOUT_MS).then(() => Promise.reject(new Error('traced stack did not start in time'))),
   ]);
   if (ready.type !== 'ready') throw new Error('unexpected message');
