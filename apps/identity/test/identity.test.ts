@@ -2,22 +2,12 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { AppError } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import { startIdentity, type IdentityHarness } from './support';
+import { rejection } from '@storefront/testing';
 
 const DAY = 24 * 3600 * 1000;
 const PASSWORD = 'plum-tractor-42';
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 let emailCounter = 0;
 function signUpRequest(overrides: Partial<identity.SignUpRequest> = {}): identity.SignUpRequest {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { parseCatalogFile } from '../src/catalog-file';
-import { rejection, startInventory, TEST_CATALOG, type InventoryHarness } from './harness';
+import { startInventory, TEST_CATALOG, type InventoryHarness } from './harness';
+import { rejection } from '@storefront/testing';
 
 describe('inventory: catalog, quote, stock and the published snapshot', () => {
   let h: InventoryHarness;

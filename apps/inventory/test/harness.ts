@@ -82,13 +82,3 @@ export async function startInventory(env: Env = {}): Promise<InventoryHarness> {
     },
   };
 }
-
-/** The AppError a promise rejects with (fails the test when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<{ kind: string; code: string; detail: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { kind: string; code: string; detail: string };
-  }
-  throw new Error('expected a rejection');
-}

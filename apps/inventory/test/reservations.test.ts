@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { createLogger } from '@storefront/logging';
 import { startSweeper } from '../src/sweeper';
 import { normalizeLines } from '../src/lines';
-import { rejection, startInventory, type InventoryHarness } from './harness';
+import { startInventory, type InventoryHarness } from './harness';
+import { rejection } from '@storefront/testing';
 
 describe('inventory: reservations', () => {
   let h: InventoryHarness;

@@ -1,20 +1,10 @@
 import { expect } from 'chai';
-import { AppError } from '@storefront/errors';
 import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
+import { rejection } from '@storefront/testing';
 
 const TEN_PERCENT = 'ten-percent-off';
 const FIFTEEN_PERCENT = 'fifteen-percent-off';
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).to.be.instanceOf(AppError);
-    return error as AppError;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
   let loyalty: LoyaltyHarness;

@@ -3,3 +3,4 @@ export { HttpClient, type TestResponse } from './http';
 export { startStack, type Stack, type StackOptions, type ServiceName } from './stack';
 export { launchChromium } from './browser';
 export { collectChildLogs, type ChildLogs } from './child-logs';
+export { rejection } from './rejection';
