@@ -38,17 +38,11 @@ export interface SandboxCheckout {
   transactions: Transaction[];
 }
 
-export interface NewCheckout {
-  checkout_reference: string;
-  amount: number;
-  currency: string;
-  merchant_code: string;
-  description?: string;
-  return_url?: string;
-  redirect_url?: string;
+/** What a client sends: the checkout's own fields, with an optional expiry and the page's base URL. */
+export type NewCheckout = Pick<SandboxCheckout, 'checkout_reference' | 'amount' | 'currency' | 'merchant_code' | 'description' | 'return_url' | 'redirect_url'> & {
   valid_until?: string;
   hostedCheckoutBase?: string;
-}
+};
 
 export class DuplicateCheckout extends Error {}
 export class CheckoutNotPending extends Error {}
