@@ -31,9 +31,13 @@ const stackEnv = (dataDir, backend) => ({
   SANDBOX_PUBLIC_URL: `http://127.0.0.1:${backend === 'sqlite' ? 18090 : 28090}`,
   SUMUP_API_BASE: `http://127.0.0.1:${backend === 'sqlite' ? 18090 : 28090}`,
   SEED_DEMO_DATA: 'true',
-  // Generous limits: the benchmark signs up and logs in far more than a person would.
+  // Generous limits: the benchmark signs up, logs in and orders from one address far more than a person would.
   SIGNUPS_PER_ADDRESS_MAX: '100000',
   LOGIN_FAILURES_PER_ADDRESS_MAX: '100000',
+  CHECKOUTS_PER_ADDRESS_MAX: '100000',
+  CHECKOUTS_PER_ACCOUNT_MAX: '100000',
+  OPEN_ORDERS_PER_ADDRESS_MAX: '10000',
+  OPEN_ORDERS_PER_ACCOUNT_MAX: '10000',
   OTEL_TRACES_EXPORTER: 'none',
 });
 

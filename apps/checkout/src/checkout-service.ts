@@ -15,6 +15,7 @@ import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type Requ
 import { isPromoUsable, normalisePromoCode } from './domain/promo';
 import type { PaymentProvider } from './providers/provider';
 import type { CheckoutStore, DiscountKind, NewOrder, Order, OrderLine } from './store';
+import { holderOf, type AbuseGuard } from './limits';
 
 export type InventoryClient = RpcClient<typeof inventory.InventoryServiceService>;
 export type LoyaltyClient = RpcClient<typeof loyalty.LoyaltyServiceService>;
@@ -24,6 +25,7 @@ export interface CheckoutServiceOptions {
   inventory: InventoryClient;
   loyalty: LoyaltyClient;
   providers: Map<ProviderName, PaymentProvider>;
+  limits: AbuseGuard;
   defaultProvider: ProviderName;
   merchantCode: string;
   /** The webhook sent to the provider when the client names none. */
@@ -48,18 +50,23 @@ export class CheckoutService {
   }
 
   async createCheckout(rpcRequest: checkout.CreateCheckoutRequest, accountId: string | undefined): Promise<checkout.CreateCheckoutResponse> {
-    const { store, now } = this.options;
+    const { store, limits, now } = this.options;
     const request = validateCheckoutRequest(rpcRequest, this.rules);
+    const holder = holderOf(rpcRequest.clientAddress, accountId);
     const fingerprint = fingerprintOf(request, accountId);
     const claimToken = randomBytes(16).toString('hex');
 
     let order = await store.findByReference(request.reference);
     let claimed = false;
     if (!order) {
+      // Only a new order counts against the limits: a replay of a saved one creates nothing.
+      await limits.countNewCheckout(holder);
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
-      const fresh: Order = { ...(await this.price(request, accountId)), fingerprint, status: 'pending_payment', createdAt: now() };
+      const { order: priced, stockOnHand } = await this.price(request, accountId);
+      const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', createdAt: now() };
+      const checkOpenOrders = await limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
-        await store.insertOrder(fresh, { token: claimToken, expiresAt: now() + this.options.claimLeaseMs }, fresh.createdAt);
+        await store.insertOrder(fresh, { token: claimToken, expiresAt: now() + this.options.claimLeaseMs }, fresh.createdAt, checkOpenOrders);
         order = fresh;
         claimed = true;
       } catch (error) {
@@ -136,8 +143,10 @@ export class CheckoutService {
     }
   }
 
-  private async price(request: CheckoutRequest, accountId: string | undefined): Promise<Omit<NewOrder, 'fingerprint'>> {
+  /** The priced order, and the units on hand of its stock-limited SKUs. */
+  private async price(request: CheckoutRequest, accountId: string | undefined): Promise<{ order: Omit<NewOrder, 'fingerprint'>; stockOnHand: Map<string, number> }> {
     const { lines: quoted } = await this.options.inventory.quote({ lines: request.items });
+    const stockOnHand = new Map(quoted.flatMap((line) => (line.onHand === undefined ? [] : [[line.sku, line.onHand] as const])));
     const priceOf = new Map(quoted.map((line) => [line.sku, line.unitPricePence]));
     const lines: OrderLine[] = request.items.map((item, index) => {
       const unitPricePence = priceOf.get(item.sku);
@@ -151,7 +160,7 @@ export class CheckoutService {
     }
     const totals = priceOrder(lines, discount?.basisPoints ?? 0);
     checkAmountMatches(request.amountPounds, totals);
-    return {
+    const order = {
       id: randomUUID(),
       reference: request.reference,
       accountId,
@@ -167,6 +176,7 @@ export class CheckoutService {
       redirectUrl: request.redirectUrl,
       delivery: request.delivery,
     };
+    return { order, stockOnHand };
   }
 
   /**
@@ -186,7 +196,8 @@ export class CheckoutService {
     return reward.valid ? { code: reward.code || code, kind: 'reward', basisPoints: fractionToBasisPoints(reward.discount) } : undefined;
   }
 
-  async validatePromo(rawCode: string, accountId: string | undefined): Promise<checkout.ValidatePromoResponse> {
+  async validatePromo(rawCode: string, clientAddress: string, accountId: string | undefined): Promise<checkout.ValidatePromoResponse> {
+    await this.options.limits.countPromoCheck(clientAddress);
     const found = await this.findDiscountCode(rawCode, accountId);
     return found
       ? { valid: true, code: found.code, discount: basisPointsToFraction(found.basisPoints) }

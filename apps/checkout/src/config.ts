@@ -1,5 +1,6 @@
 import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 
 export const PROVIDER_NAMES = ['sandbox', 'sumup'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -27,6 +28,24 @@ export interface CheckoutConfig extends CommonConfig {
   reconcileIntervalMs: number;
   /** Seed the demo promo codes into an empty store (the embedded default). */
   seedDemoData: boolean;
+  /** Rate-limit counters live in Redis when set, otherwise in checkout's SQL store. */
+  redisUrl?: string;
+  /** Prefix of every Redis key, so several deployments (or test runs) can share a server. */
+  redisKeyPrefix: string;
+  limits: AbuseLimits;
+}
+
+/** Abuse limits; "address" is the client address's bucket (IPv4, or an IPv6 /64). */
+export interface AbuseLimits {
+  /** New checkouts (not replays of a saved reference) per address and per account. */
+  checkoutsPerAddress: WindowLimit;
+  checkoutsPerAccount: WindowLimit;
+  /** Open (pending_payment) orders one address or one account may have at once. */
+  openOrdersPerAddress: number;
+  openOrdersPerAccount: number;
+  /** Share of a stock-limited SKU's units on hand that one holder's open orders may hold (at least 1 unit). */
+  stockSharePercent: number;
+  promoChecksPerAddress: WindowLimit;
 }
 
 /** The sandbox accepts this key unless told otherwise; it is not a secret. */
@@ -48,6 +67,16 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 3_600_000 }),
     seedDemoData: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], store.mysqlUrl ? 'false' : 'true') === 'true',
+    redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:checkout:'),
+    limits: {
+      checkoutsPerAddress: readWindowLimit(env, 'CHECKOUTS_PER_ADDRESS', 20, 60),
+      checkoutsPerAccount: readWindowLimit(env, 'CHECKOUTS_PER_ACCOUNT', 20, 60),
+      openOrdersPerAddress: env.int('OPEN_ORDERS_PER_ADDRESS_MAX', 5, { min: 1, max: 10_000 }),
+      openOrdersPerAccount: env.int('OPEN_ORDERS_PER_ACCOUNT_MAX', 5, { min: 1, max: 10_000 }),
+      stockSharePercent: env.int('OPEN_ORDERS_STOCK_SHARE_PERCENT', 50, { min: 1, max: 100 }),
+      promoChecksPerAddress: readWindowLimit(env, 'PROMO_CHECKS_PER_ADDRESS', 30, 60),
+    },
   };
 }
 

@@ -7,6 +7,7 @@ import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
+import { RedisWindowCounters, SqlWindowCounters, connectRedis } from '@storefront/rate-limit';
 import { createLogger, type Logger } from '@storefront/logging';
 import type { CheckoutConfig, ProviderName } from './config';
 import { migrations } from './migrations';
@@ -15,6 +16,7 @@ import { CheckoutService } from './checkout-service';
 import { PaymentConfirmation, type ReconcileSummary } from './confirmation';
 import { DEMO_PROMO_CODES } from './domain/promo';
 import { SumUpApiProvider } from './providers/sumup';
+import { AbuseGuard } from './limits';
 import type { PaymentProvider } from './providers/provider';
 
 export interface CheckoutServer {
@@ -33,12 +35,21 @@ export interface StartOptions {
   now?: () => number;
 }
 
+const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
+
 export async function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
   const logger = options.logger ?? createLogger('checkout', config.logLevel);
   const now = options.now ?? Date.now;
   if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
   const db = openDatabase(config.store);
   if (options.migrate) await applyMigrations(db, migrations);
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, config.redisKeyPrefix, logger).catch(async (error: unknown) => {
+        await db.destroy();
+        throw error;
+      })
+    : undefined;
+  const counters = redis ? new RedisWindowCounters(redis) : new SqlWindowCounters(db);
   const store = new CheckoutStore(db);
   if (config.seedDemoData && !(await store.hasPromoCodes())) {
     await store.savePromoCodes(DEMO_PROMO_CODES);
@@ -54,6 +65,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     inventory: inventoryClient,
     loyalty: loyaltyClient,
     providers,
+    limits: new AbuseGuard(db, counters, config.limits, now),
     defaultProvider: config.provider.name,
     merchantCode: config.provider.merchantCode,
     defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
@@ -62,17 +74,25 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     logger,
     now,
   });
+  // Redis expires its counters itself; the SQL store is swept.
+  const purge = setInterval(() => {
+    counters.purgeExpired(now()).catch((error: unknown) => logger.warn({ err: error }, 'purging expired rate-limit counters failed'));
+  }, COUNTER_PURGE_INTERVAL_MS);
+  purge.unref();
   const confirmation = new PaymentConfirmation({ store, inventory: inventoryClient, loyalty: loyaltyClient, providers, logger, now });
 
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
     logger,
     verifier,
-    probe: () => ping(db),
+    probe: async () => {
+      await ping(db);
+      if (redis) await redis.ping();
+    },
     services: [
       bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, {
         createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
-        validatePromo: async (request, context) => service.validatePromo(request.code, await context.caller()),
+        validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
         notifyPaymentEvent: async (request) => {
           await confirmation.onProviderEvent(request.providerCheckoutId);
           return {};
@@ -88,10 +108,12 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     store,
     reconcileNow: () => confirmation.reconcileAll(),
     async stop() {
+      clearInterval(purge);
       await confirmation.stop();
       await grpcServer.shutdown();
       inventoryClient.close();
       loyaltyClient.close();
+      redis?.disconnect();
       await db.destroy();
     },
   };

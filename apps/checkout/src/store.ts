@@ -19,6 +19,8 @@ export interface NewOrder {
   reference: string;
   fingerprint: string;
   accountId?: string;
+  /** The hashed bucket of the client address the order came from, for per-address limits. */
+  clientAddressKey?: string;
   provider: ProviderName;
   currency: string;
   lines: OrderLine[];
@@ -55,14 +57,19 @@ export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeeme
 export class CheckoutStore {
   constructor(readonly db: Knex) {}
 
-  /** Saves a pending order already claimed by the attempt that creates it; throws on a reused reference. */
-  async insertOrder(order: NewOrder, claim: { token: string; expiresAt: number }, now: number): Promise<void> {
+  /**
+   * Saves a pending order already claimed by the attempt that creates it; throws on a reused
+   * reference. `checkFirst` runs first in the same transaction and may refuse the order.
+   */
+  async insertOrder(order: NewOrder, claim: { token: string; expiresAt: number }, now: number, checkFirst: (trx: Knex.Transaction) => Promise<void>): Promise<void> {
     await this.db.transaction(async (trx) => {
+      await checkFirst(trx);
       await trx('orders').insert({
         id: order.id,
         reference: order.reference,
         fingerprint: order.fingerprint,
         account_id: order.accountId ?? null,
+        client_address_key: order.clientAddressKey ?? null,
         status: 'pending_payment',
         provider: order.provider,
         currency: order.currency,
@@ -217,6 +224,7 @@ function toOrder(row: Row, lines: Row[]): Order {
     reference: String(row.reference),
     fingerprint: String(row.fingerprint),
     accountId: optionalString(row.account_id),
+    clientAddressKey: optionalString(row.client_address_key),
     status: row.status as OrderStatus,
     provider: row.provider as ProviderName,
     providerCheckoutId: optionalString(row.provider_checkout_id),

@@ -20,6 +20,36 @@ describe('checkout configuration', () => {
     expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_API_KEY: 'k', SUMUP_MERCHANT_CODE: 'M', SUMUP_API_BASE: 'http://api.sumup.com' })).to.throw(ConfigError, 'SUMUP_API_BASE');
   });
 
+  it('has abuse limits by default, each one set by its own variable', () => {
+    expect(read({}).limits).to.deep.equal({
+      checkoutsPerAddress: { max: 20, windowSeconds: 60 },
+      checkoutsPerAccount: { max: 20, windowSeconds: 60 },
+      openOrdersPerAddress: 5,
+      openOrdersPerAccount: 5,
+      stockSharePercent: 50,
+      promoChecksPerAddress: { max: 30, windowSeconds: 60 },
+    });
+    const limits = read({
+      CHECKOUTS_PER_ADDRESS_MAX: '7',
+      CHECKOUTS_PER_ADDRESS_WINDOW_SECONDS: '120',
+      CHECKOUTS_PER_ACCOUNT_MAX: '8',
+      OPEN_ORDERS_PER_ADDRESS_MAX: '2',
+      OPEN_ORDERS_PER_ACCOUNT_MAX: '3',
+      OPEN_ORDERS_STOCK_SHARE_PERCENT: '25',
+      PROMO_CHECKS_PER_ADDRESS_MAX: '9',
+    }).limits;
+    expect(limits).to.deep.equal({
+      checkoutsPerAddress: { max: 7, windowSeconds: 120 },
+      checkoutsPerAccount: { max: 8, windowSeconds: 60 },
+      openOrdersPerAddress: 2,
+      openOrdersPerAccount: 3,
+      stockSharePercent: 25,
+      promoChecksPerAddress: { max: 9, windowSeconds: 60 },
+    });
+    expect(() => read({ OPEN_ORDERS_STOCK_SHARE_PERCENT: '0' })).to.throw(ConfigError, 'OPEN_ORDERS_STOCK_SHARE_PERCENT');
+    expect(() => read({ CHECKOUTS_PER_ACCOUNT_MAX: 'many' })).to.throw(ConfigError, 'CHECKOUTS_PER_ACCOUNT_MAX');
+  });
+
   it('refuses an unknown provider and out-of-range timings with a line naming the variable', () => {
     expect(() => read({ PAYMENT_PROVIDER: 'paypal' })).to.throw(ConfigError, 'PAYMENT_PROVIDER');
     expect(() => read({ PROVIDER_TIMEOUT_MS: '0' })).to.throw(ConfigError, 'PROVIDER_TIMEOUT_MS');

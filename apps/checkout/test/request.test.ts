@@ -14,6 +14,7 @@ function request(overrides: Partial<checkout.CreateCheckoutRequest> = {}): check
     merchantCode: 'MSTOREFRONT',
     items: [{ sku: 'bpc-157-5mg', quantity: 2 }],
     delivery: { name: 'Ada', email: 'ada@example.com', line1: '1 Road', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+    clientAddress: '198.51.100.7',
     ...overrides,
   };
 }
@@ -78,6 +79,10 @@ describe('checkout request fingerprint', () => {
 
   it('treats an absent optional field like one never sent', () => {
     expect(fingerprintOf(validated({ description: undefined }), undefined)).to.equal(fingerprintOf(validated(), undefined));
+  });
+
+  it('does not depend on the client address: a replay from another network is the same request', () => {
+    expect(fingerprintOf(validated({ clientAddress: '2001:db8::1' }), 'u1')).to.equal(fingerprintOf(validated(), 'u1'));
   });
 
   it('differs when any part of the request or the account differs', () => {

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { startStack, type HttpClient, type ServiceName, type Stack, type TestResponse } from '@storefront/testing';
+import { startStack, type HttpClient, type ServiceName, type Stack, type StackOptions, type TestResponse } from '@storefront/testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import type { Env } from '@storefront/config';
 
@@ -58,12 +58,14 @@ export interface ErrorResult {
 /**
  * The reconciler's timer is slowed right down so each test runs a pass when it chooses;
  * the provider time-out is short so failure tests stay quick. Webhooks default to a refused
- * address unless a test names the gateway as return_url.
+ * address unless a test names the gateway as return_url. The test client is a trusted proxy,
+ * so each request can name its client address in X-Forwarded-For.
  */
-export async function startCheckoutStack(env: Env = {}, services?: ServiceName[]): Promise<Stack> {
+export async function startCheckoutStack(env: Env = {}, services?: ServiceName[], options: Pick<StackOptions, 'stores' | 'now'> = {}): Promise<Stack> {
   const stack = await startStack({
+    ...options,
     services,
-    env: { RECONCILE_INTERVAL_MS: '3600000', PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), PUBLIC_BASE_URL: 'http://127.0.0.1:9', ...env },
+    env: { RECONCILE_INTERVAL_MS: '3600000', PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), PUBLIC_BASE_URL: 'http://127.0.0.1:9', TRUSTED_PROXIES: '127.0.0.1', ...env },
   });
   await stack.inventory!.store.importCatalog(
     parseCatalogFile({
@@ -95,12 +97,20 @@ export function checkoutBody(amount: number, items: Array<{ sku: string; quantit
   };
 }
 
-export function createCheckout(client: HttpClient, body: unknown): Promise<TestResponse<CheckoutResult & ErrorResult>> {
-  return client.post<CheckoutResult & ErrorResult>('/api/create-checkout', body);
+let clientsSoFar = 0;
+/** A client address of its own (198.18.0.0/15, for tests) each time it is called. */
+export function newClientAddress(): string {
+  clientsSoFar += 1;
+  return `198.18.${(clientsSoFar >> 8) & 0xff}.${clientsSoFar & 0xff}`;
 }
 
-export async function expectCheckout(client: HttpClient, body: unknown): Promise<CheckoutResult> {
-  const res = await createCheckout(client, body);
+/** Comes from a new client address unless `from` names one, so tests not about limits stand for many customers. */
+export function createCheckout(client: HttpClient, body: unknown, from = newClientAddress()): Promise<TestResponse<CheckoutResult & ErrorResult>> {
+  return client.post<CheckoutResult & ErrorResult>('/api/create-checkout', body, { 'x-forwarded-for': from });
+}
+
+export async function expectCheckout(client: HttpClient, body: unknown, from?: string): Promise<CheckoutResult> {
+  const res = await createCheckout(client, body, from);
   expect(res.status, res.text).to.equal(200);
   return res.body;
 }

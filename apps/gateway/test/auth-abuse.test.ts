@@ -56,6 +56,23 @@ describe('gateway: login and signup rate limits', () => {
     expect((await logIn(customer.email, PASSWORD, '198.51.100.50')).status).to.equal(200);
   });
 
+  it('counts an IPv6 /64 as one client, however its addresses are spelled, and IPv4-mapped as IPv4', async () => {
+    const sameSlash64 = ['2001:DB8:1:2::1', '2001:db8:1:2::abcd', '2001:0db8:0001:0002:ffff::9', '2001:db8:1:2::1%eth0', '2001:db8:1:2:0:0:0:5'];
+    for (const [i, address] of sameSlash64.entries()) {
+      expect((await logIn(`walker-${i}-${nowMs}@example.test`, 'wrong-password', address)).status, address).to.equal(401);
+    }
+    const { customer } = await signUp(stack.client());
+    expect((await logIn(customer.email, PASSWORD, '2001:db8:1:2:aaaa:bbbb:cccc:dddd')).status).to.equal(429);
+    expect((await logIn(customer.email, PASSWORD, '2001:db8:1:3::1')).status).to.equal(200);
+
+    for (let i = 0; i < 5; i += 1) {
+      const address = i % 2 === 0 ? '::ffff:198.51.100.70' : '198.51.100.70';
+      expect((await logIn(`mapped-${i}-${nowMs}@example.test`, 'wrong-password', address)).status, address).to.equal(401);
+    }
+    expect((await logIn(customer.email, PASSWORD, '::FFFF:c633:6446')).status).to.equal(429);
+    nowMs += FIFTEEN_MINUTES;
+  });
+
   it('limits sign-ups per client address', async () => {
     for (let i = 0; i < 3; i += 1) {
       expect((await stack.client().post('/api/auth/signup', newCustomer(), from('198.51.100.60'))).status).to.equal(200);

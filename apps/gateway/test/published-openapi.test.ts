@@ -61,6 +61,16 @@ describe('gateway: the OpenAPI description', () => {
     for (const { method, path: route, view } of secured) expect(view.responses, `${method} ${route}`).to.have.property('401');
   });
 
+  it('documents 429 with Retry-After on every rate-limited operation', () => {
+    const limited = ['POST /api/auth/signup', 'POST /api/auth/login', 'POST /api/create-checkout', 'GET /api/validate-promo'];
+    for (const name of limited) {
+      const operation = OPERATIONS.find(({ method, path: route }) => `${method.toUpperCase()} ${route}` === name);
+      expect(operation, name).to.not.equal(undefined);
+      const tooMany = operation!.view.responses?.['429'] as { headers?: Record<string, unknown> } | undefined;
+      expect(tooMany?.headers, name).to.have.property('Retry-After');
+    }
+  });
+
   it('refers only to schemas it defines, and the validator compiles each request body schema', () => {
     const names = new Set(Object.keys(DOCUMENT.components.schemas));
     for (const match of JSON.stringify(DOCUMENT).matchAll(/"\$ref":"#\/components\/schemas\/([^"/]+)/g)) {

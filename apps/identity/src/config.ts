@@ -1,11 +1,6 @@
 import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
-
-/** A fixed-window limit: at most `max` events per `windowSeconds`. */
-export interface WindowLimit {
-  max: number;
-  windowSeconds: number;
-}
+import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 
 export interface RateLimits {
   failedLoginsPerAccount: WindowLimit;
@@ -37,10 +32,6 @@ export interface IdentityConfig extends CommonConfig {
 
 export function readIdentityConfig(env: EnvReader): IdentityConfig {
   const common = readCommon(env);
-  const limit = (prefix: string, max: number, windowSeconds: number): WindowLimit => ({
-    max: env.int(`${prefix}_MAX`, max, { min: 1, max: 1_000_000 }),
-    windowSeconds: env.int(`${prefix}_WINDOW_SECONDS`, windowSeconds, { min: 1, max: 7 * 24 * 3600 }),
-  });
   return {
     ...common,
     address: env.address('IDENTITY_ADDR', '127.0.0.1:50051'),
@@ -49,9 +40,9 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:identity:'),
     rateLimits: {
-      failedLoginsPerAccount: limit('LOGIN_FAILURES_PER_ACCOUNT', 10, 15 * 60),
-      failedLoginsPerAddress: limit('LOGIN_FAILURES_PER_ADDRESS', 100, 15 * 60),
-      signupsPerAddress: limit('SIGNUPS_PER_ADDRESS', 50, 60 * 60),
+      failedLoginsPerAccount: readWindowLimit(env, 'LOGIN_FAILURES_PER_ACCOUNT', 10, 15 * 60),
+      failedLoginsPerAddress: readWindowLimit(env, 'LOGIN_FAILURES_PER_ADDRESS', 100, 15 * 60),
+      signupsPerAddress: readWindowLimit(env, 'SIGNUPS_PER_ADDRESS', 50, 60 * 60),
     },
     argon2: {
       memoryKib: env.int('ARGON2_MEMORY_KIB', 19_456, { min: 1024, max: 4 * 1024 * 1024 }),

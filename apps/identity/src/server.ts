@@ -2,7 +2,6 @@
  * Wires identity: opens its SQL store (and Redis when configured), applies migrations when
  * asked, and serves gRPC. Handlers stay thin: they translate messages to the Accounts domain.
  */
-import { Redis } from 'ioredis';
 import { identity } from '@storefront/proto';
 import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
@@ -14,7 +13,7 @@ import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
-import { RedisAttemptCounters, SqlAttemptCounters } from './stores/attempt-counters';
+import { RedisWindowCounters, SqlWindowCounters, connectRedis } from '@storefront/rate-limit';
 
 export interface IdentityServer {
   address: string;
@@ -47,7 +46,7 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
   const accounts = new Accounts({
     users: new UserStore(db),
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
-    counters: redis ? new RedisAttemptCounters(redis) : new SqlAttemptCounters(db),
+    counters: redis ? new RedisWindowCounters(redis) : new SqlWindowCounters(db),
     hasher: await PasswordHasher.create(config.argon2),
     limits: config.rateLimits,
     now: options.now ?? Date.now,
@@ -94,20 +93,6 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
       await db.destroy();
     },
   };
-}
-
-async function connectRedis(url: string, keyPrefix: string, logger: Logger): Promise<Redis> {
-  const redis = new Redis(url, { keyPrefix, lazyConnect: true, maxRetriesPerRequest: 2 });
-  // ioredis reconnects by itself; each failed attempt is worth a line, not a crash.
-  redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
-  // Fails the start loudly when Redis was asked for and does not answer.
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw error;
-  }
-  return redis;
 }
 
 function signedIn({ user, session }: { user: User; session: IssuedSession }) {

@@ -5,7 +5,7 @@ import { Accounts } from '../src/domain/accounts';
 import { PasswordHasher } from '../src/domain/passwords';
 import { UserStore } from '../src/stores/users';
 import { SqlSessionStore } from '../src/stores/sessions';
-import { SqlAttemptCounters } from '../src/stores/attempt-counters';
+import { SqlWindowCounters } from '@storefront/rate-limit';
 import { ManualClock, openStores, type StoreHarness } from './support';
 
 const LIMITS = {
@@ -41,7 +41,7 @@ describe('identity accounts domain', () => {
     accounts = new Accounts({
       users: new UserStore(harness.db),
       sessions: new SqlSessionStore(harness.db),
-      counters: new SqlAttemptCounters(harness.db),
+      counters: new SqlWindowCounters(harness.db),
       hasher,
       limits: LIMITS,
       now: clock.now,
@@ -92,7 +92,7 @@ describe('identity accounts domain', () => {
     const upgraded = new Accounts({
       users: new UserStore(harness.db),
       sessions: new SqlSessionStore(harness.db),
-      counters: new SqlAttemptCounters(harness.db),
+      counters: new SqlWindowCounters(harness.db),
       hasher: stronger,
       limits: LIMITS,
       now: clock.now,

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { UserStore } from '../src/stores/users';
 import { RedisSessionStore, SqlSessionStore, type SessionStore } from '../src/stores/sessions';
-import { RedisAttemptCounters, SqlAttemptCounters, type AttemptCounters } from '../src/stores/attempt-counters';
+import { RedisWindowCounters, SqlWindowCounters, type WindowCounters } from '@storefront/rate-limit';
 import { hashSessionToken, newSessionToken } from '../src/domain/session-tokens';
 import { openStores, type StoreHarness } from './support';
 
@@ -21,10 +21,10 @@ describe('identity stores', () => {
   after(async () => harness?.close());
 
   const sessionStores: Array<[string, () => SessionStore]> = [['SQL', () => new SqlSessionStore(harness.db)]];
-  const counterStores: Array<[string, () => AttemptCounters]> = [['SQL', () => new SqlAttemptCounters(harness.db)]];
+  const counterStores: Array<[string, () => WindowCounters]> = [['SQL', () => new SqlWindowCounters(harness.db)]];
   if (process.env.STOREFRONT_TEST_BACKEND === 'mysql') {
     sessionStores.push(['Redis', () => new RedisSessionStore(harness.redis!)]);
-    counterStores.push(['Redis', () => new RedisAttemptCounters(harness.redis!)]);
+    counterStores.push(['Redis', () => new RedisWindowCounters(harness.redis!)]);
   }
 
   /** A user row, so the SQL store's foreign key holds; Redis does not care. */
@@ -88,7 +88,7 @@ describe('identity stores', () => {
 
   for (const [name, makeCounters] of counterStores) {
     describe(`${name} attempt counters`, () => {
-      let counters: AttemptCounters;
+      let counters: WindowCounters;
       const WINDOW = 15 * 60 * 1000;
       before(() => {
         counters = makeCounters();
@@ -135,7 +135,7 @@ describe('identity stores', () => {
   describe('SQL housekeeping', () => {
     it('purges expired sessions and ended counter windows, keeping live ones', async () => {
       const sessions = new SqlSessionStore(harness.db);
-      const counters = new SqlAttemptCounters(harness.db);
+      const counters = new SqlWindowCounters(harness.db);
       const userId = await aUser();
       const [expired, live] = [hashSessionToken(newSessionToken()), hashSessionToken(newSessionToken())];
       await sessions.create(expired, { userId, createdAt: T0, expiresAt: T0 + DAY });
@@ -164,7 +164,7 @@ describe('identity stores', () => {
 
       it('gives a counter key a TTL of its window', async () => {
         const key = `k:${randomUUID()}`;
-        await new RedisAttemptCounters(harness.redis!).hit(key, 60_000, T0);
+        await new RedisWindowCounters(harness.redis!).hit(key, 60_000, T0);
         expect(await harness.redis!.pttl(`attempts:${key}`)).to.be.within(50_000, 60_000);
       });
     });

@@ -67,6 +67,7 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
             unitPricePence: line.unitPricePence,
             productName: line.productName,
             size: line.size,
+            onHand: line.onHand,
           })),
         }),
         reserve: async ({ orderReference, lines, ttlSeconds }) => {

@@ -31,6 +31,8 @@ export interface PricedLine extends Line {
   unitPricePence: number;
   productName: string;
   size: string;
+  /** Units on hand (reserved ones included) of a stock-limited SKU; undefined when not limited. */
+  onHand?: number;
 }
 
 export type ImportProgress = (productsDone: number, productsTotal: number) => void;
@@ -98,21 +100,23 @@ export class InventoryStore {
     return row?.value ?? '';
   }
 
-  /** Unit prices for normalised lines; any unknown SKU fails the whole quote. */
+  /** Unit prices and stock on hand for normalised lines; any unknown SKU fails the whole quote. */
   async quote(lines: Line[]): Promise<PricedLine[]> {
     const rows = await this.db('product_sizes as s')
       .join('products as p', 'p.id', 's.product_id')
+      .leftJoin('stock as st', 'st.sku', 's.sku')
       .whereIn(
         's.sku',
         lines.map((line) => line.sku),
       )
-      .select('s.sku', 's.size', 's.price_pence', 'p.name');
+      .select('s.sku', 's.size', 's.price_pence', 'p.name', 'st.on_hand');
     const bySku = new Map(rows.map((row) => [row.sku as string, row]));
     const unknown = lines.filter((line) => !bySku.has(line.sku)).map((line) => line.sku);
     if (unknown.length > 0) throw unknownSkus(unknown);
     return lines.map((line) => {
       const row = bySku.get(line.sku)!;
-      return { ...line, unitPricePence: Number(row.price_pence), productName: row.name, size: row.size };
+      const onHand = row.on_hand === null ? undefined : Number(row.on_hand);
+      return { ...line, unitPricePence: Number(row.price_pence), productName: row.name, size: row.size, onHand };
     });
   }
 

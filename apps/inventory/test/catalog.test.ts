@@ -39,7 +39,8 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
     }
   });
 
-  it('Quote prices lines in pence, summing a repeated SKU', async () => {
+  it('Quote prices lines in pence, summing a repeated SKU, with units on hand for limited SKUs', async () => {
+    await h.client.reserve({ orderReference: 'held', lines: [{ sku: 'beta-1mg', quantity: 4 }], ttlSeconds: 0 });
     const { lines } = await h.client.quote({
       lines: [
         { sku: 'alpha-20mg', quantity: 2 },
@@ -48,8 +49,8 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       ],
     });
     expect(lines).to.deep.equal([
-      { sku: 'alpha-20mg', quantity: 3, unitPricePence: 5950, productName: 'Alpha', size: '20mg' },
-      { sku: 'beta-1mg', quantity: 1, unitPricePence: 999, productName: 'Beta', size: '1mg' },
+      { sku: 'alpha-20mg', quantity: 3, unitPricePence: 5950, productName: 'Alpha', size: '20mg', onHand: undefined },
+      { sku: 'beta-1mg', quantity: 1, unitPricePence: 999, productName: 'Beta', size: '1mg', onHand: 10 },
     ]);
   });
 

@@ -24,7 +24,7 @@ export interface StackOptions {
   env?: Env;
   /** Reuse stores from an earlier stack, e.g. to test a restart on the same data. */
   stores?: TestStores;
-  /** Epoch milliseconds for services that take a clock (identity), so tests can move time. */
+  /** Epoch milliseconds for services that take a clock (identity, checkout), so tests can move time. */
   now?: () => number;
 }
 
@@ -102,7 +102,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       env.IDENTITY_ADDR = identity.address;
     }
     if (services.has('checkout')) {
-      const checkout = await startCheckoutServer(readCheckoutConfig(configFor('checkout', { CHECKOUT_ADDR: '127.0.0.1:0' })), { migrate: true });
+      const checkout = await startCheckoutServer(readCheckoutConfig(configFor('checkout', { CHECKOUT_ADDR: '127.0.0.1:0' })), { migrate: true, now: options.now });
       stack.checkout = checkout;
       stoppers.unshift(() => checkout.stop());
       env.CHECKOUT_ADDR = checkout.address;

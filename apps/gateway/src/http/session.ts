@@ -109,9 +109,9 @@ function originOf(url: string, variable: string): string {
 
 /**
  * The client address for rate limits: the socket's peer, or the X-Forwarded-For entry added by
- * the nearest proxy listed in TRUSTED_PROXIES (Express "trust proxy" decides which).
+ * the nearest proxy listed in TRUSTED_PROXIES (Express "trust proxy" decides which). Passed as
+ * it is; the services that count per address reduce it to its bucket (an IPv6 /64, say).
  */
 export function clientAddress(req: Request): string {
-  const address = req.ip ?? req.socket.remoteAddress ?? '';
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
+  return req.ip ?? req.socket.remoteAddress ?? '';
 }

@@ -27,6 +27,12 @@ export const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: ref('Error') } },
 });
 
+/** A 429 `too_many_attempts` Error with the seconds to wait in Retry-After. */
+export const rateLimitedResponse = (description: string) => ({
+  ...errorResponse(`\`too_many_attempts\`: ${description}; retry after the seconds in Retry-After`),
+  headers: { 'Retry-After': { description: 'Seconds until the request may succeed', schema: { type: 'integer', minimum: 1 } } },
+});
+
 export const jsonResponse = (description: string, schemaName: string) => ({
   description,
   content: { 'application/json': { schema: ref(schemaName) } },

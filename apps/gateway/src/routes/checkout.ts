@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import type { checkout } from '@storefront/proto';
 import { methodNotAllowed } from '../http/errors';
-import { sessionOf } from '../http/session';
+import { clientAddress, sessionOf } from '../http/session';
 import type { GatewayContext } from '../context';
 
 /** The create-checkout body as the OpenAPI schema admits it. */
@@ -41,6 +41,7 @@ export function registerCheckoutRoutes(app: Express, context: GatewayContext): v
           delivery: body.delivery,
           promoCode: body.promo_code,
           provider: body.provider,
+          clientAddress: clientAddress(req),
         },
         { callerToken, deadlineMs: config.checkoutDeadlineMs },
       );
@@ -54,7 +55,7 @@ export function registerCheckoutRoutes(app: Express, context: GatewayContext): v
     .get(validator.queryParameters('/api/validate-promo', 'get'), async (req, res) => {
       // Reward codes are valid for their owner only, so the session matters here too.
       const callerToken = (await sessionOf(req, res, context))?.callerToken;
-      const result = await clients.checkout.validatePromo({ code: String(req.query.code) }, { callerToken });
+      const result = await clients.checkout.validatePromo({ code: String(req.query.code), clientAddress: clientAddress(req) }, { callerToken });
       res.setHeader('Cache-Control', 'no-store');
       res.json(result.valid ? { valid: true, code: result.code, discount: result.discount } : { valid: false, code: result.code });
     })

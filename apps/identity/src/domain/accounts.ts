@@ -3,10 +3,10 @@
  * AppError: 400 naming the field, 401 for credentials and sessions, 409 for a taken email,
  * 429 with a retry time when a rate limit is reached.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument, unauthenticated } from '@storefront/errors';
-import type { RateLimits, WindowLimit } from '../config';
-import type { AttemptCounters } from '../stores/attempt-counters';
+import { addressBucket, countAttempt, counterKey, type WindowCounters } from '@storefront/rate-limit';
+import type { RateLimits } from '../config';
 import type { SessionStore } from '../stores/sessions';
 import type { ProfileChanges, User, UserStore } from '../stores/users';
 import { rejectCommonPassword, type PasswordHasher } from './passwords';
@@ -47,7 +47,7 @@ export interface IssuedSession {
 export interface AccountsOptions {
   users: UserStore;
   sessions: SessionStore;
-  counters: AttemptCounters;
+  counters: WindowCounters;
   hasher: Pick<PasswordHasher, 'hash' | 'verify' | 'needsRehash'>;
   limits: RateLimits;
   now: () => number;
@@ -63,9 +63,10 @@ export class Accounts {
   constructor(private readonly options: AccountsOptions) {}
 
   async signUp(input: SignUpInput): Promise<{ user: User; session: IssuedSession }> {
-    const { users, hasher, limits, now } = this.options;
+    const { users, counters, hasher, limits, now } = this.options;
     const startedAt = now();
-    await this.countAttempts([[counterKey('signup-address', input.clientAddress), limits.signupsPerAddress]], startedAt, 'sign-ups from this address');
+    const addressKey = counterKey('signup-address', addressBucket(input.clientAddress));
+    await countAttempt(counters, [{ key: addressKey, limit: limits.signupsPerAddress }], startedAt, 'sign-ups from this address');
     const email = normaliseEmail(input.email);
     checkNewPasswordLength(input.password);
     rejectCommonPassword(input.password);
@@ -109,11 +110,12 @@ export class Accounts {
     const email = rawEmail.trim().toLowerCase();
     const startedAt = now();
     const accountKey = counterKey('login-account', email);
-    const addressKey = counterKey('login-address', clientAddress);
-    await this.countAttempts(
+    const addressKey = counterKey('login-address', addressBucket(clientAddress));
+    await countAttempt(
+      counters,
       [
-        [accountKey, limits.failedLoginsPerAccount],
-        [addressKey, limits.failedLoginsPerAddress],
+        { key: accountKey, limit: limits.failedLoginsPerAccount },
+        { key: addressKey, limit: limits.failedLoginsPerAddress },
       ],
       startedAt,
       'failed login attempts',
@@ -184,18 +186,4 @@ export class Accounts {
     });
     return { token, maxAgeSeconds: SESSION_LIFETIME_SECONDS };
   }
-
-  /** Counts one attempt on every key; 429 when any is over its limit, retry after the latest window. */
-  private async countAttempts(entries: Array<[string, WindowLimit]>, now: number, what: string): Promise<void> {
-    const counts = await Promise.all(entries.map(([key, limit]) => this.options.counters.hit(key, limit.windowSeconds * 1000, now)));
-    const exceeded = counts.filter((count, i) => count.hits > entries[i]![1].max);
-    if (exceeded.length === 0) return;
-    const retryAfterSeconds = Math.max(1, Math.ceil((Math.max(...exceeded.map((c) => c.resetAt)) - now) / 1000));
-    throw new AppError('rate_limited', 'too_many_attempts', `Too many ${what}; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
-  }
-}
-
-/** Counter keys hash their subject, so emails and addresses are not kept in the limiter. */
-function counterKey(kind: string, subject: string): string {
-  return `${kind}:${createHash('sha256').update(subject).digest('hex')}`;
 }

@@ -2,7 +2,7 @@
  * Accounts and sessions. These schemas validate the request bodies (validator.ts) and are the
  * published description; `Loyalty` and `LoyaltySync` belong to the loyalty area.
  */
-import { errorResponse, jsonResponse, ref, type ApiArea } from '../area';
+import { errorResponse, jsonResponse, rateLimitedResponse, ref, type ApiArea } from '../area';
 
 const sessionCookieSet = {
   'Set-Cookie': {
@@ -18,10 +18,7 @@ const sessionCookieCleared = {
   },
 };
 
-const rateLimited = {
-  ...errorResponse('Too many attempts from this address or for this account; retry after the given seconds'),
-  headers: { 'Retry-After': { description: 'Seconds until the limit resets', schema: { type: 'integer', minimum: 1 } } },
-};
+const rateLimited = rateLimitedResponse('too many attempts from this address or for this account');
 
 const crossSite = errorResponse('The request carries the session cookie but comes from another site (Origin or Sec-Fetch-Site)');
 const noSession = errorResponse('No valid session: the cookie is missing, unknown, expired or was logged out');

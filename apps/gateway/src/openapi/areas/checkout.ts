@@ -1,4 +1,4 @@
-import { errorResponse, jsonResponse, ref, type ApiArea } from '../area';
+import { errorResponse, jsonResponse, rateLimitedResponse, ref, type ApiArea } from '../area';
 
 const httpUrl = (description: string) => ({ type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, description });
 
@@ -134,7 +134,9 @@ export const checkoutArea: ApiArea = {
         description:
           'Works with or without the session cookie; with it, the paid order earns loyalty points. The link is for a person ' +
           'to complete the card payment; hand it over only when `order_saved` is true. Retry an uncertain request with the ' +
-          'same body and `checkout_reference`.',
+          'same body and `checkout_reference`. Abuse limits count per client address (an IPv6 address by its /64) and per ' +
+          'account: new orders per minute, unpaid orders open at once, and the share of a stock-limited SKU that open ' +
+          'orders may hold together (half the units on hand, at least one). A retry of a saved order is never limited.',
         tags: ['checkout'],
         security: [{}, { sessionCookie: [] }],
         requestBody: { required: true, content: { 'application/json': { schema: ref('CreateCheckoutRequest') } } },
@@ -143,6 +145,9 @@ export const checkoutArea: ApiArea = {
           '400': errorResponse('Invalid request: a field, an unknown SKU, an invalid promo code, or an amount other than the server total (the detail gives it)'),
           '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
           '422': errorResponse('`idempotency_mismatch`: the reference was used with a different request'),
+          '429': rateLimitedResponse(
+            'too many new orders from this address or account in the last minute, too many unpaid orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
+          ),
           '502': errorResponse('`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request'),
         },
       },
@@ -151,13 +156,16 @@ export const checkoutArea: ApiArea = {
       get: {
         operationId: 'validatePromo',
         summary: 'Whether a discount code is currently valid (never consumes it)',
-        description: 'Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner\'s session.',
+        description:
+          "Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner's session. " +
+          'Checks are limited per client address (an IPv6 address by its /64).',
         tags: ['catalog'],
         security: [{}, { sessionCookie: [] }],
         parameters: [{ name: 'code', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 64 } }],
         responses: {
           '200': jsonResponse('Promo validation result', 'PromoValidationResult'),
           '400': errorResponse('The code parameter is missing or too long'),
+          '429': rateLimitedResponse('too many checks from this address in the last minute'),
         },
       },
     },

@@ -51,7 +51,14 @@ export interface CreateCheckoutRequest {
   items: CheckoutLine[];
   delivery?: Delivery | undefined;
   promoCode?: string | undefined;
-  provider?: string | undefined;
+  provider?:
+    | string
+    | undefined;
+  /**
+   * The customer's address as the gateway saw it; per-address limits count by its bucket.
+   * Not part of the request's identity: a replay from another address is the same request.
+   */
+  clientAddress: string;
 }
 
 export interface OrderLine {
@@ -81,6 +88,8 @@ export interface CreateCheckoutResponse {
 
 export interface ValidatePromoRequest {
   code: string;
+  /** The customer's address as the gateway saw it; checks are limited per address. */
+  clientAddress: string;
 }
 
 export interface ValidatePromoResponse {
@@ -375,6 +384,7 @@ function createBaseCreateCheckoutRequest(): CreateCheckoutRequest {
     delivery: undefined,
     promoCode: undefined,
     provider: undefined,
+    clientAddress: "",
   };
 }
 
@@ -412,6 +422,9 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     }
     if (message.provider !== undefined) {
       writer.uint32(90).string(message.provider);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(98).string(message.clientAddress);
     }
     return writer;
   },
@@ -517,6 +530,14 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
             message.provider = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -564,6 +585,11 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
         ? globalThis.String(object.promo_code)
         : undefined,
       provider: isSet(object.provider) ? globalThis.String(object.provider) : undefined,
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
     };
   },
 
@@ -602,6 +628,9 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     if (message.provider !== undefined) {
       obj.provider = message.provider;
     }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
     return obj;
   },
 
@@ -623,6 +652,7 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
       : undefined;
     message.promoCode = object.promoCode ?? undefined;
     message.provider = object.provider ?? undefined;
+    message.clientAddress = object.clientAddress ?? "";
     return message;
   },
 };
@@ -1068,13 +1098,16 @@ export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
 };
 
 function createBaseValidatePromoRequest(): ValidatePromoRequest {
-  return { code: "" };
+  return { code: "", clientAddress: "" };
 }
 
 export const ValidatePromoRequest: MessageFns<ValidatePromoRequest> = {
   encode(message: ValidatePromoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.code !== "") {
       writer.uint32(10).string(message.code);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(18).string(message.clientAddress);
     }
     return writer;
   },
@@ -1100,6 +1133,14 @@ export const ValidatePromoRequest: MessageFns<ValidatePromoRequest> = {
             message.code = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1113,13 +1154,23 @@ export const ValidatePromoRequest: MessageFns<ValidatePromoRequest> = {
   },
 
   fromJSON(object: any): ValidatePromoRequest {
-    return { code: isSet(object.code) ? globalThis.String(object.code) : "" };
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
   },
 
   toJSON(message: ValidatePromoRequest): unknown {
     const obj: any = {};
     if (message.code !== "") {
       obj.code = message.code;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
     }
     return obj;
   },
@@ -1130,6 +1181,7 @@ export const ValidatePromoRequest: MessageFns<ValidatePromoRequest> = {
   fromPartial<I extends Exact<DeepPartial<ValidatePromoRequest>, I>>(object: I): ValidatePromoRequest {
     const message = createBaseValidatePromoRequest();
     message.code = object.code ?? "";
+    message.clientAddress = object.clientAddress ?? "";
     return message;
   },
 };

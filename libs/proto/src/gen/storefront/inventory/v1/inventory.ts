@@ -83,6 +83,8 @@ export interface PricedLine {
   unitPricePence: number;
   productName: string;
   size: string;
+  /** Units on hand, for a stock-limited SKU only (reserved units included). */
+  onHand?: number | undefined;
 }
 
 export interface QuoteResponse {
@@ -1076,7 +1078,7 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
 };
 
 function createBasePricedLine(): PricedLine {
-  return { sku: "", quantity: 0, unitPricePence: 0, productName: "", size: "" };
+  return { sku: "", quantity: 0, unitPricePence: 0, productName: "", size: "", onHand: undefined };
 }
 
 export const PricedLine: MessageFns<PricedLine> = {
@@ -1095,6 +1097,9 @@ export const PricedLine: MessageFns<PricedLine> = {
     }
     if (message.size !== "") {
       writer.uint32(42).string(message.size);
+    }
+    if (message.onHand !== undefined) {
+      writer.uint32(48).int32(message.onHand);
     }
     return writer;
   },
@@ -1152,6 +1157,14 @@ export const PricedLine: MessageFns<PricedLine> = {
             message.size = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.onHand = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1179,6 +1192,11 @@ export const PricedLine: MessageFns<PricedLine> = {
         ? globalThis.String(object.product_name)
         : "",
       size: isSet(object.size) ? globalThis.String(object.size) : "",
+      onHand: isSet(object.onHand)
+        ? globalThis.Number(object.onHand)
+        : isSet(object.on_hand)
+        ? globalThis.Number(object.on_hand)
+        : undefined,
     };
   },
 
@@ -1199,6 +1217,9 @@ export const PricedLine: MessageFns<PricedLine> = {
     if (message.size !== "") {
       obj.size = message.size;
     }
+    if (message.onHand !== undefined) {
+      obj.onHand = Math.round(message.onHand);
+    }
     return obj;
   },
 
@@ -1212,6 +1233,7 @@ export const PricedLine: MessageFns<PricedLine> = {
     message.unitPricePence = object.unitPricePence ?? 0;
     message.productName = object.productName ?? "";
     message.size = object.size ?? "";
+    message.onHand = object.onHand ?? undefined;
     return message;
   },
 };

@@ -1,6 +1,7 @@
 /**
- * Fixed-window counters for rate limiting, in identity's SQL store or in Redis. Counting is
- * atomic in both, so concurrent attempts can never slip under a limit together.
+ * Fixed-window counters for rate limiting, in a service's own SQL store or in Redis. Counting
+ * is atomic in both, so concurrent attempts can never slip under a limit together, and every
+ * replica of the service counts in the same place.
  */
 import type { Redis } from 'ioredis';
 import type { Knex } from '@storefront/db';
@@ -12,7 +13,7 @@ export interface WindowCount {
   resetAt: number;
 }
 
-export interface AttemptCounters {
+export interface WindowCounters {
   /** Counts one hit; a key whose window has ended starts a new one of `windowMs`. */
   hit(key: string, windowMs: number, now: number): Promise<WindowCount>;
   /** Takes back one hit, e.g. an attempt that turned out to succeed. */
@@ -22,37 +23,47 @@ export interface AttemptCounters {
   purgeExpired(now: number): Promise<number>;
 }
 
-const TABLE = 'rate_limit_counters';
+/** The table a service's migration creates for its counters. */
+export const COUNTER_TABLE = 'rate_limit_counters';
 
-export class SqlAttemptCounters implements AttemptCounters {
+/** Creates the counters' table; called by each service's own migration in its own schema. */
+export async function createCounterTable(db: Knex): Promise<void> {
+  await db.schema.createTable(COUNTER_TABLE, (t) => {
+    t.string('counter_key', 100).primary();
+    t.integer('hits').notNullable();
+    t.bigInteger('window_ends_at').notNullable().index();
+  });
+}
+
+export class SqlWindowCounters implements WindowCounters {
   constructor(private readonly db: Knex) {}
 
   async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
     return this.db.transaction(async (trx) => {
       // One upsert decides "new window or one more hit" under the row's lock; both dialects
       // read bare column names in the update as the existing row's values.
-      await trx(TABLE)
+      await trx(COUNTER_TABLE)
         .insert({ counter_key: key, hits: 1, window_ends_at: now + windowMs })
         .onConflict('counter_key')
         .merge({
           hits: trx.raw('CASE WHEN ?? <= ? THEN 1 ELSE ?? + 1 END', ['window_ends_at', now, 'hits']),
           window_ends_at: trx.raw('CASE WHEN ?? <= ? THEN ? ELSE ?? END', ['window_ends_at', now, now + windowMs, 'window_ends_at']),
         });
-      const row = await trx(TABLE).where({ counter_key: key }).first('hits', 'window_ends_at');
+      const row = await trx(COUNTER_TABLE).where({ counter_key: key }).first('hits', 'window_ends_at');
       return { hits: Number(row.hits), resetAt: Number(row.window_ends_at) };
     });
   }
 
   async undo(key: string): Promise<void> {
-    await this.db(TABLE).where({ counter_key: key }).andWhere('hits', '>', 0).decrement('hits', 1);
+    await this.db(COUNTER_TABLE).where({ counter_key: key }).andWhere('hits', '>', 0).decrement('hits', 1);
   }
 
   async clear(key: string): Promise<void> {
-    await this.db(TABLE).where({ counter_key: key }).del();
+    await this.db(COUNTER_TABLE).where({ counter_key: key }).del();
   }
 
   async purgeExpired(now: number): Promise<number> {
-    return this.db(TABLE).where('window_ends_at', '<=', now).del();
+    return this.db(COUNTER_TABLE).where('window_ends_at', '<=', now).del();
   }
 }
 
@@ -75,7 +86,7 @@ if hits ~= nil and hits > 0 then redis.call('HINCRBY', KEYS[1], 'hits', -1) end
 return 0
 `;
 
-export class RedisAttemptCounters implements AttemptCounters {
+export class RedisWindowCounters implements WindowCounters {
   /** `redis` carries the deployment's key prefix (ioredis `keyPrefix`). */
   constructor(private readonly redis: Redis) {}
 
