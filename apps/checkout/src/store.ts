@@ -1,8 +1,8 @@
-/** Checkout's own tables: orders with their lines, promo codes and redemptions. */
-import { toNumber, type Knex } from '@storefront/db';
+/** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
+import { forUpdate, toNumber, type Knex } from '@storefront/db';
 import type { ProviderName } from './config';
 import type { Delivery } from './domain/request';
-import type { PromoCode } from './domain/promo';
+import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './domain/promo';
 
 export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -49,13 +49,27 @@ export interface Order extends NewOrder {
   createdAt: number;
 }
 
+/** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
+export class PromoNotHeld extends Error {
+  constructor(
+    readonly promo: PromoCode,
+    readonly refusal: PromoRefusal,
+  ) {
+    super(`promo code ${promo.code} cannot be held: ${refusal}`);
+  }
+}
+
 /** Confirmation steps, each recorded once done. */
 export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeemed_at';
 
 export class CheckoutStore {
   constructor(readonly db: Knex) {}
 
-  /** Saves a pending order already claimed by the attempt that creates it; throws on a reused reference. */
+  /**
+   * Saves a pending order already claimed by the attempt that creates it, holding its promo code
+   * in the same transaction; throws on a reused reference, or PromoNotHeld when the code's cap is
+   * taken. The order goes in first, so a reused reference is told apart before the cap is looked at.
+   */
   async insertOrder(order: NewOrder, claim: { token: string; expiresAt: number }, now: number): Promise<void> {
     await this.db.transaction(async (trx) => {
       await trx('orders').insert({
@@ -92,7 +106,22 @@ export class CheckoutStore {
       await trx('order_lines').insert(
         order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence })),
       );
+      if (order.promoKind === 'promo' && order.promoCode) await this.holdPromo(trx, order.id, order.promoCode, now);
     });
+  }
+
+  /**
+   * The promo code's row lock serialises holds of one code across replicas (SQLite's single
+   * connection already does). It is the transaction's first read, so on MySQL the counts read
+   * after it see what every earlier holder of the lock committed.
+   */
+  private async holdPromo(trx: Knex.Transaction, orderId: string, code: string, now: number): Promise<void> {
+    const row = await forUpdate(trx('promo_codes').where({ code }).first(), this.db);
+    if (!row) throw new Error(`promo code ${code} of order ${orderId} is not in the promo table`);
+    const promo = toPromo(row);
+    const refusal = promoRefusal(promo, now, await this.promoUsage(code, trx));
+    if (refusal) throw new PromoNotHeld(promo, refusal);
+    await trx('promo_holds').insert({ order_id: orderId, code, held_at: now });
   }
 
   findByReference(reference: string): Promise<Order | undefined> {
@@ -127,7 +156,7 @@ export class CheckoutStore {
     await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_token: null, claim_expires_at: null });
   }
 
-  /** An order whose stock could not be reserved is removed: nothing was sold or held. */
+  /** An order whose stock or code could not be held is removed, with its lines and promo hold. */
   async deleteOrder(orderId: string): Promise<void> {
     await this.db('orders').where({ id: orderId }).delete();
   }
@@ -166,24 +195,28 @@ export class CheckoutStore {
 
   async findPromo(code: string): Promise<PromoCode | undefined> {
     const row = await this.db('promo_codes').where({ code }).first();
-    if (!row) return undefined;
-    return {
-      code: row.code,
-      discountBasisPoints: toNumber(row.discount_basis_points),
-      activeFrom: toNumber(row.active_from),
-      activeUntil: row.active_until === null ? undefined : toNumber(row.active_until),
-      maxRedemptions: row.max_redemptions === null ? undefined : toNumber(row.max_redemptions),
-    };
+    return row ? toPromo(row) : undefined;
   }
 
-  async redemptionCount(code: string): Promise<number> {
-    const row = await this.db('promo_redemptions').where({ code }).count({ n: '*' }).first();
-    return toNumber(row?.n);
+  async promoUsage(code: string, db: Knex | Knex.Transaction = this.db): Promise<PromoUsage> {
+    const count = async (table: string) => toNumber((await db(table).where({ code }).count({ n: '*' }).first())?.n);
+    return { redeemed: await count('promo_redemptions'), held: await count('promo_holds') };
   }
 
-  /** Counts a paid order's promo code once, however often confirmation runs. */
+  /**
+   * Counts a paid order's promo code once, however often confirmation runs; its hold becomes the
+   * redemption in the same transaction, so the code's usage never counts the order twice or not at all.
+   */
   async recordRedemption(orderId: string, code: string, now: number): Promise<void> {
-    await this.db('promo_redemptions').insert({ order_id: orderId, code, redeemed_at: now }).onConflict('order_id').ignore();
+    await this.db.transaction(async (trx) => {
+      await trx('promo_redemptions').insert({ order_id: orderId, code, redeemed_at: now }).onConflict('order_id').ignore();
+      await trx('promo_holds').where({ order_id: orderId }).delete();
+    });
+  }
+
+  /** Ends an order's hold on its promo code; a no-op when it holds none. */
+  async releasePromoHold(orderId: string): Promise<void> {
+    await this.db('promo_holds').where({ order_id: orderId }).delete();
   }
 
   async hasPromoCodes(): Promise<boolean> {
@@ -210,6 +243,16 @@ type Row = Record<string, unknown>;
 
 const optionalString = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value));
 const optionalNumber = (value: unknown): number | undefined => (value === null || value === undefined ? undefined : toNumber(value));
+
+function toPromo(row: Row): PromoCode {
+  return {
+    code: String(row.code),
+    discountBasisPoints: toNumber(row.discount_basis_points),
+    activeFrom: toNumber(row.active_from),
+    activeUntil: optionalNumber(row.active_until),
+    maxRedemptions: optionalNumber(row.max_redemptions),
+  };
+}
 
 function toOrder(row: Row, lines: Row[]): Order {
   return {
