@@ -140,7 +140,12 @@ export const checkoutArea: ApiArea = {
         requestBody: { required: true, content: { 'application/json': { schema: ref('CreateCheckoutRequest') } } },
         responses: {
           '200': jsonResponse("The provider's checkout object with the saved order", 'CheckoutResult'),
-          '400': errorResponse('Invalid request: a field, an unknown SKU, an invalid promo code, or an amount other than the server total (the detail gives it)'),
+          '400': errorResponse(
+            'Invalid request: a field, an unknown SKU, an amount other than the server total (the detail gives it), or ' +
+            '`invalid_promo_code`: the code is unknown, expired or used up, or another open order holds it (a single-use ' +
+            'reward code, or every use of a capped promo code); it is free again if that order is not paid. Nothing is stored, ' +
+            'so the same `checkout_reference` may be sent again with another code or none',
+          ),
           '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
           '422': errorResponse('`idempotency_mismatch`: the reference was used with a different request'),
           '502': errorResponse('`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request'),
@@ -151,7 +156,9 @@ export const checkoutArea: ApiArea = {
       get: {
         operationId: 'validatePromo',
         summary: 'Whether a discount code is currently valid (never consumes it)',
-        description: 'Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner\'s session.',
+        description:
+          'Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner\'s session. A code ' +
+          'an open order holds (a reward code, or every use of a capped promo code) is not valid until that order closes unpaid.',
         tags: ['catalog'],
         security: [{}, { sessionCookie: [] }],
         parameters: [{ name: 'code', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 64 } }],
