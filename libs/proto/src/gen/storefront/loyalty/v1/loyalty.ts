@@ -2253,7 +2253,7 @@ export const ReleaseRewardCodeResponse: MessageFns<ReleaseRewardCodeResponse> = 
 /**
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
- * are called by the checkout service and name the account explicitly.
+ * are called by the checkout service and name the account or the order explicitly.
  */
 export type LoyaltyServiceService = typeof LoyaltyServiceService;
 export const LoyaltyServiceService = {
