@@ -1,7 +1,8 @@
 /**
  * Create-checkout and promo validation. One order per checkout_reference, and one order of
- * work: validate → price → save (pending_payment) → reserve stock → create the provider
- * checkout → store its id. A retry with the same body carries on from the saved order.
+ * work: validate → price → save (pending_payment, holding a promo code in the same transaction)
+ * → hold a reward code → reserve stock → create the provider checkout → store its id. A retry
+ * with the same body carries on from the saved order.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument } from '@storefront/errors';
@@ -12,9 +13,10 @@ import type { checkout, inventory, loyalty } from '@storefront/proto';
 import type { ProviderName } from './config';
 import { basisPointsToFraction, checkAmountMatches, fractionToBasisPoints, priceOrder } from './domain/pricing';
 import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type RequestRules } from './domain/request';
-import { isPromoUsable, normalisePromoCode } from './domain/promo';
+import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './domain/promo';
+import { releaseCodeHold } from './code-holds';
 import type { PaymentProvider } from './providers/provider';
-import type { CheckoutStore, DiscountKind, NewOrder, Order, OrderLine } from './store';
+import { PromoNotHeld, type CheckoutStore, type DiscountKind, type NewOrder, type Order, type OrderLine } from './store';
 import { holderOf, type AbuseGuard } from './limits';
 
 export type InventoryClient = RpcClient<typeof inventory.InventoryServiceService>;
@@ -41,6 +43,13 @@ export interface DiscountCode {
   kind: DiscountKind;
   basisPoints: number;
 }
+
+/**
+ * A code looked up for an order: usable and what it gives, or why not. `held` means it is valid
+ * but open orders hold it (all of a promo's cap, or a reward code): pricing goes on and the hold
+ * taken after the save decides, so an order never competes with itself.
+ */
+type CodeLookup = { discount: DiscountCode; held: boolean } | { refusal: string };
 
 export class CheckoutService {
   private readonly rules: RequestRules;
@@ -70,6 +79,7 @@ export class CheckoutService {
         order = fresh;
         claimed = true;
       } catch (error) {
+        if (error instanceof PromoNotHeld) throw invalidPromo(error.promo.code, promoRefusalDetail(error.promo, error.refusal));
         if (!isUniqueViolation(error)) throw error;
         // Another attempt with this reference saved its order first.
         order = await store.findByReference(request.reference);
@@ -99,6 +109,8 @@ export class CheckoutService {
     }
     let reservedUntil = order.reservedUntil;
     if (reservedUntil === undefined) {
+      // The code is held before the stock, so an order with a reservation already holds its code.
+      if (order.promoKind === 'reward') await this.holdRewardCode(order);
       reservedUntil = await this.reserve(order);
       await store.recordReservation(order.id, reservedUntil, now());
     }
@@ -126,7 +138,23 @@ export class CheckoutService {
     return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id, providerCheckoutJson });
   }
 
-  /** Reserves every line or none; out of stock removes the order again, since nothing was held. */
+  /**
+   * Holds the order's reward code in loyalty; renewing its own hold is fine, so a retry never
+   * competes with itself. Refused, the order is removed (it holds no stock yet) and the answer is
+   * a 400 that stores nothing. Loyalty unreachable keeps the order for a retry or the reconciler.
+   */
+  private async holdRewardCode(order: Order): Promise<void> {
+    const code = order.promoCode!;
+    const hold = await this.options.loyalty.holdRewardCode({ code, userId: order.accountId ?? '', orderId: order.id });
+    if (hold.valid) return;
+    await this.options.store.deleteOrder(order.id);
+    throw invalidPromo(code, hold.heldByAnotherOrder ? 'is held by another open order; it is free again if that order is not paid' : 'is not valid');
+  }
+
+  /**
+   * Reserves every line or none. Out of stock removes the order again, once its code hold is
+   * given back; if that fails, the order stays for a retry or the reconciler to close.
+   */
   private async reserve(order: Order): Promise<number> {
     try {
       const { reservation } = await this.options.inventory.reserve({
@@ -138,7 +166,10 @@ export class CheckoutService {
       if (!Number.isFinite(expiresAt)) throw new AppError('internal', 'internal_error', 'Inventory answered a reservation without an expiry');
       return expiresAt;
     } catch (error) {
-      if (error instanceof AppError && error.code === 'out_of_stock') await this.options.store.deleteOrder(order.id);
+      if (error instanceof AppError && error.code === 'out_of_stock') {
+        await releaseCodeHold(order, this.options.store, this.options.loyalty);
+        await this.options.store.deleteOrder(order.id);
+      }
       throw error;
     }
   }
@@ -155,8 +186,9 @@ export class CheckoutService {
     });
     let discount: DiscountCode | undefined;
     if (request.promoCode !== undefined) {
-      discount = await this.findDiscountCode(request.promoCode, accountId);
-      if (!discount) throw invalidArgument(`promo_code ${request.promoCode} is not valid`, 'invalid_promo_code');
+      const found = await this.lookUpCode(request.promoCode, accountId);
+      if ('refusal' in found) throw invalidPromo(request.promoCode, found.refusal);
+      discount = found.discount;
     }
     const totals = priceOrder(lines, discount?.basisPoints ?? 0);
     checkAmountMatches(request.amountPounds, totals);
@@ -183,24 +215,29 @@ export class CheckoutService {
    * A code of the promo table (any customer, case-insensitive), or else a loyalty reward code
    * that is valid only for the account that redeemed it.
    */
-  async findDiscountCode(rawCode: string, accountId: string | undefined): Promise<DiscountCode | undefined> {
+  private async lookUpCode(rawCode: string, accountId: string | undefined): Promise<CodeLookup> {
     const { store, now } = this.options;
     const code = normalisePromoCode(rawCode);
-    if (code === '') return undefined;
+    const invalid = { refusal: 'is not valid' };
+    if (code === '') return invalid;
     const promo = await store.findPromo(code);
     if (promo) {
-      return isPromoUsable(promo, now(), await store.redemptionCount(code)) ? { code, kind: 'promo', basisPoints: promo.discountBasisPoints } : undefined;
+      const refusal = promoRefusal(promo, now(), await store.promoUsage(code));
+      if (refusal && refusal !== 'held') return { refusal: promoRefusalDetail(promo, refusal) };
+      return { discount: { code, kind: 'promo', basisPoints: promo.discountBasisPoints }, held: refusal === 'held' };
     }
-    if (!accountId) return undefined;
+    if (!accountId) return invalid;
     const reward = await this.options.loyalty.checkRewardCode({ code, userId: accountId });
-    return reward.valid ? { code: reward.code || code, kind: 'reward', basisPoints: fractionToBasisPoints(reward.discount) } : undefined;
+    if (!reward.valid && !reward.held) return invalid;
+    return { discount: { code: reward.code || code, kind: 'reward', basisPoints: fractionToBasisPoints(reward.discount) }, held: reward.held };
   }
 
+  /** Valid only when an order could take the code now: a code open orders hold is not. */
   async validatePromo(rawCode: string, clientAddress: string, accountId: string | undefined): Promise<checkout.ValidatePromoResponse> {
     await this.options.limits.countPromoCheck(clientAddress);
-    const found = await this.findDiscountCode(rawCode, accountId);
-    return found
-      ? { valid: true, code: found.code, discount: basisPointsToFraction(found.basisPoints) }
+    const found = await this.lookUpCode(rawCode, accountId);
+    return 'discount' in found && !found.held
+      ? { valid: true, code: found.discount.code, discount: basisPointsToFraction(found.discount.basisPoints) }
       : { valid: false, code: normalisePromoCode(rawCode), discount: 0 };
   }
 
@@ -212,6 +249,19 @@ export class CheckoutService {
 
   private answer(order: Order): checkout.CreateCheckoutResponse {
     return { providerCheckoutJson: order.providerCheckoutJson ?? '{}', order: orderSummary(order) };
+  }
+}
+
+const invalidPromo = (code: string, why: string) => invalidArgument(`promo_code ${code} ${why}`, 'invalid_promo_code');
+
+function promoRefusalDetail(promo: PromoCode, refusal: PromoRefusal): string {
+  switch (refusal) {
+    case 'inactive':
+      return 'is not valid';
+    case 'used_up':
+      return `has reached its limit of ${promo.maxRedemptions} uses`;
+    case 'held':
+      return `is held by other open orders up to its limit of ${promo.maxRedemptions} uses; it is free again if one of them is not paid`;
   }
 }
 

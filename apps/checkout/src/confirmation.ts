@@ -2,12 +2,14 @@
  * Payment confirmation. The provider's status is the truth and is always re-read: provider
  * notifications only say which order to look at now, and a reconciler visits every open order
  * on a timer. A final status then runs its steps (stock, points, code), each recorded once done
- * and each idempotent downstream, so a crash between steps is finished by the next visit.
+ * and each idempotent downstream, so a crash between steps is finished by the next visit. An
+ * unpaid order gives its code hold back before it is closed.
  */
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ProviderName } from './config';
 import type { InventoryClient, LoyaltyClient } from './checkout-service';
+import { releaseCodeHold } from './code-holds';
 import type { PaymentProvider, ProviderStatus } from './providers/provider';
 import type { CheckoutStore, Order, OrderStatus } from './store';
 
@@ -158,16 +160,19 @@ export class PaymentConfirmation {
       if (order.promoCode && order.codeRedeemedAt === undefined) {
         if (order.promoKind === 'reward') {
           await loyalty.useRewardCode({ code: order.promoCode, userId: order.accountId ?? '', orderId: order.id }).catch((error: unknown) => {
-            // Two pending orders held the same single-use code and both were paid: the money is
-            // taken, so record it for a person to look at rather than retry forever.
-            if (!(error instanceof AppError && error.code === 'reward_code_used')) throw error;
-            this.options.logger.warn({ orderId: order.id }, 'a reward code was used by two paid orders');
+            // Paid after its hold lapsed, and the code went to another order meanwhile: the money
+            // is taken, so the payment stands and a person looks at it rather than retry forever.
+            if (!(error instanceof AppError && (error.code === 'reward_code_used' || error.code === 'reward_code_held'))) throw error;
+            this.options.logger.warn({ orderId: order.id, reason: error.code }, 'a paid order\'s reward code had gone to another order');
           });
         } else {
           await store.recordRedemption(order.id, order.promoCode, now());
         }
         await store.markStep(order.id, 'code_redeemed_at', now());
       }
+    } else {
+      // Releasing is idempotent, so it needs no step of its own: a crash before closed_at repeats it.
+      await releaseCodeHold(order, store, loyalty);
     }
     await store.markStep(order.id, 'closed_at', now());
   }

@@ -59,8 +59,8 @@ export class AbuseGuard {
    * Each holder has a lock row, created here beforehand (outside any transaction, so first
    * orders never deadlock on the insert) and locked in key order inside the transaction, so a
    * holder's new orders are decided one at a time on every replica and parallel requests
-   * cannot all slip under a limit. The check must run first in the transaction: on MySQL the
-   * first plain read fixes the snapshot, which then includes every order saved before the lock.
+   * cannot all slip under a limit. The check must run before any plain read in the transaction: on
+   * MySQL the first plain read fixes the snapshot, which then includes every order saved before the lock.
    */
   async openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): Promise<(trx: Knex.Transaction) => Promise<void>> {
     const holders: HolderLimit[] = [
@@ -95,7 +95,8 @@ export class AbuseGuard {
     if (toNumber(summary?.orders) >= max) {
       throw tooManyAttempts(`${who} already has ${max} unpaid orders open; pay or let one expire before starting another`, retryAfter);
     }
-    const limited = lines.filter((line) => stockOnHand.has(line.sku));
+    // A line asking for more than is on hand cannot hold anything: inventory answers out_of_stock for it.
+    const limited = lines.filter((line) => stockOnHand.has(line.sku) && line.quantity <= stockOnHand.get(line.sku)!);
     if (limited.length === 0) return;
     const heldRows: Array<{ sku: string; units: unknown }> = await trx('order_lines as l')
       .join('orders as o', 'o.id', 'l.order_id')

@@ -1,8 +1,8 @@
-/** Checkout's own tables: orders with their lines, promo codes and redemptions. */
-import { toNumber, type Knex } from '@storefront/db';
+/** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
+import { forUpdate, toNumber, type Knex } from '@storefront/db';
 import type { ProviderName } from './config';
 import type { Delivery } from './domain/request';
-import type { PromoCode } from './domain/promo';
+import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './domain/promo';
 
 export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
@@ -51,6 +51,16 @@ export interface Order extends NewOrder {
   createdAt: number;
 }
 
+/** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
+export class PromoNotHeld extends Error {
+  constructor(
+    readonly promo: PromoCode,
+    readonly refusal: PromoRefusal,
+  ) {
+    super(`promo code ${promo.code} cannot be held: ${refusal}`);
+  }
+}
+
 /** Confirmation steps, each recorded once done. */
 export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeemed_at';
 
@@ -58,12 +68,22 @@ export class CheckoutStore {
   constructor(readonly db: Knex) {}
 
   /**
-   * Saves a pending order already claimed by the attempt that creates it; throws on a reused
-   * reference. `checkFirst` runs first in the same transaction and may refuse the order.
+   * Saves a pending order already claimed by the attempt that creates it, holding its promo code
+   * in the same transaction; throws on a reused reference, on a refusal of `checkBeforeReads`, or
+   * PromoNotHeld when the code's cap is taken. Every lock is taken before the first plain read:
+   * on MySQL that read fixes the transaction's snapshot, which must include what every earlier
+   * holder of those locks committed. The order goes in before the cap is looked at, so a reused
+   * reference is told apart first.
    */
-  async insertOrder(order: NewOrder, claim: { token: string; expiresAt: number }, now: number, checkFirst: (trx: Knex.Transaction) => Promise<void>): Promise<void> {
+  async insertOrder(
+    order: NewOrder,
+    claim: { token: string; expiresAt: number },
+    now: number,
+    checkBeforeReads: (trx: Knex.Transaction) => Promise<void>,
+  ): Promise<void> {
     await this.db.transaction(async (trx) => {
-      await checkFirst(trx);
+      const promoRow = order.promoKind === 'promo' && order.promoCode ? await this.lockPromo(trx, order.promoCode) : undefined;
+      await checkBeforeReads(trx);
       await trx('orders').insert({
         id: order.id,
         reference: order.reference,
@@ -99,7 +119,21 @@ export class CheckoutStore {
       await trx('order_lines').insert(
         order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence })),
       );
+      if (promoRow !== undefined) await this.holdPromo(trx, order.id, promoRow, now);
     });
+  }
+
+  /** The promo code's row lock serialises holds of one code across replicas (SQLite's single connection already does). */
+  private async lockPromo(trx: Knex.Transaction, code: string): Promise<Row | undefined> {
+    return forUpdate(trx('promo_codes').where({ code }).first(), this.db);
+  }
+
+  private async holdPromo(trx: Knex.Transaction, orderId: string, row: Row | undefined, now: number): Promise<void> {
+    if (!row) throw new Error(`the promo code of order ${orderId} is not in the promo table`);
+    const promo = toPromo(row);
+    const refusal = promoRefusal(promo, now, await this.promoUsage(promo.code, trx));
+    if (refusal) throw new PromoNotHeld(promo, refusal);
+    await trx('promo_holds').insert({ order_id: orderId, code: promo.code, held_at: now });
   }
 
   findByReference(reference: string): Promise<Order | undefined> {
@@ -134,7 +168,7 @@ export class CheckoutStore {
     await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_token: null, claim_expires_at: null });
   }
 
-  /** An order whose stock could not be reserved is removed: nothing was sold or held. */
+  /** An order whose stock or code could not be held is removed, with its lines and promo hold. */
   async deleteOrder(orderId: string): Promise<void> {
     await this.db('orders').where({ id: orderId }).delete();
   }
@@ -173,24 +207,28 @@ export class CheckoutStore {
 
   async findPromo(code: string): Promise<PromoCode | undefined> {
     const row = await this.db('promo_codes').where({ code }).first();
-    if (!row) return undefined;
-    return {
-      code: row.code,
-      discountBasisPoints: toNumber(row.discount_basis_points),
-      activeFrom: toNumber(row.active_from),
-      activeUntil: row.active_until === null ? undefined : toNumber(row.active_until),
-      maxRedemptions: row.max_redemptions === null ? undefined : toNumber(row.max_redemptions),
-    };
+    return row ? toPromo(row) : undefined;
   }
 
-  async redemptionCount(code: string): Promise<number> {
-    const row = await this.db('promo_redemptions').where({ code }).count({ n: '*' }).first();
-    return toNumber(row?.n);
+  async promoUsage(code: string, db: Knex | Knex.Transaction = this.db): Promise<PromoUsage> {
+    const count = async (table: string) => toNumber((await db(table).where({ code }).count({ n: '*' }).first())?.n);
+    return { redeemed: await count('promo_redemptions'), held: await count('promo_holds') };
   }
 
-  /** Counts a paid order's promo code once, however often confirmation runs. */
+  /**
+   * Counts a paid order's promo code once, however often confirmation runs; its hold becomes the
+   * redemption in the same transaction, so the code's usage never counts the order twice or not at all.
+   */
   async recordRedemption(orderId: string, code: string, now: number): Promise<void> {
-    await this.db('promo_redemptions').insert({ order_id: orderId, code, redeemed_at: now }).onConflict('order_id').ignore();
+    await this.db.transaction(async (trx) => {
+      await trx('promo_redemptions').insert({ order_id: orderId, code, redeemed_at: now }).onConflict('order_id').ignore();
+      await trx('promo_holds').where({ order_id: orderId }).delete();
+    });
+  }
+
+  /** Ends an order's hold on its promo code; a no-op when it holds none. */
+  async releasePromoHold(orderId: string): Promise<void> {
+    await this.db('promo_holds').where({ order_id: orderId }).delete();
   }
 
   async hasPromoCodes(): Promise<boolean> {
@@ -217,6 +255,16 @@ type Row = Record<string, unknown>;
 
 const optionalString = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value));
 const optionalNumber = (value: unknown): number | undefined => (value === null || value === undefined ? undefined : toNumber(value));
+
+function toPromo(row: Row): PromoCode {
+  return {
+    code: String(row.code),
+    discountBasisPoints: toNumber(row.discount_basis_points),
+    activeFrom: toNumber(row.active_from),
+    activeUntil: optionalNumber(row.active_until),
+    maxRedemptions: optionalNumber(row.max_redemptions),
+  };
+}
 
 function toOrder(row: Row, lines: Row[]): Order {
   return {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { canonicalJson, fingerprintOf, validateCheckoutRequest, type RequestRules } from '../src/domain/request';
-import { isPromoUsable, normalisePromoCode } from '../src/domain/promo';
+import { normalisePromoCode, promoRefusal } from '../src/domain/promo';
 
 const rules: RequestRules = { merchantCode: 'MSTOREFRONT', defaultProvider: 'sandbox', providers: ['sandbox'] };
 
@@ -102,12 +102,21 @@ describe('promo code rules', () => {
     expect(normalisePromoCode('  welcome10 ')).to.equal('WELCOME10');
   });
 
+  const usage = (redeemed: number, held = 0) => ({ redeemed, held });
+
   it('is usable only inside its window and under its redemption limit', () => {
-    expect(isPromoUsable(promo, 999, 0)).to.equal(false);
-    expect(isPromoUsable(promo, 1000, 0)).to.equal(true);
-    expect(isPromoUsable(promo, 1999, 1)).to.equal(true);
-    expect(isPromoUsable(promo, 2000, 0)).to.equal(false);
-    expect(isPromoUsable(promo, 1500, 2)).to.equal(false);
-    expect(isPromoUsable({ code: 'Y', discountBasisPoints: 1000, activeFrom: 0 }, Number.MAX_SAFE_INTEGER, 1e9)).to.equal(true);
+    expect(promoRefusal(promo, 999, usage(0))).to.equal('inactive');
+    expect(promoRefusal(promo, 1000, usage(0))).to.equal(undefined);
+    expect(promoRefusal(promo, 1999, usage(1))).to.equal(undefined);
+    expect(promoRefusal(promo, 2000, usage(0))).to.equal('inactive');
+    expect(promoRefusal(promo, 1500, usage(2))).to.equal('used_up');
+    expect(promoRefusal({ code: 'Y', discountBasisPoints: 1000, activeFrom: 0 }, Number.MAX_SAFE_INTEGER, usage(1e9, 1e9))).to.equal(undefined);
+  });
+
+  it('counts open orders holding the code against its limit, after the paid ones', () => {
+    expect(promoRefusal(promo, 1500, usage(1, 0))).to.equal(undefined);
+    expect(promoRefusal(promo, 1500, usage(1, 1))).to.equal('held');
+    expect(promoRefusal(promo, 1500, usage(0, 2))).to.equal('held');
+    expect(promoRefusal(promo, 1500, usage(2, 1))).to.equal('used_up');
   });
 });

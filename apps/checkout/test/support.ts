@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { startStack, type HttpClient, type ServiceName, type Stack, type StackOptions, type TestResponse } from '@storefront/testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
+import { createRpcClient } from '@storefront/grpc';
+import { loyalty } from '@storefront/proto';
 import type { Env } from '@storefront/config';
 
 export const EDGE_PRODUCT = 'edge-kit';
@@ -125,6 +127,19 @@ export async function signUp(client: HttpClient): Promise<string> {
   });
   expect(res.status, res.text).to.equal(200);
   return res.body.user.profile.id;
+}
+
+/** Gives the signed-up customer enough points, redeems the 10% reward and answers its code. */
+export async function redeemReward(stack: Stack, client: HttpClient, userId: string): Promise<string> {
+  const rpc = createRpcClient(loyalty.LoyaltyServiceService, stack.loyalty!.address, { target: 'loyalty' });
+  try {
+    await rpc.awardPurchase({ orderId: `seed-${userId}`, userId, amountPence: 40_000 });
+  } finally {
+    rpc.close();
+  }
+  expect((await client.post('/api/state/sync', { loyalty: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] } })).status).to.equal(200);
+  const me = await client.get<{ loyalty: { redeemedRewards: Array<{ code: string }> } }>('/api/auth/me');
+  return me.body.loyalty.redeemedRewards[0]!.code;
 }
 
 export async function loyaltyPoints(client: HttpClient): Promise<number> {

@@ -12,6 +12,8 @@ export interface LoyaltyConfig extends CommonConfig {
   tiers: TierThresholds;
   /** The rewards catalog, loaded into the store at every start. */
   rewardsFile: string;
+  /** How long an open order's hold on a reward code lasts unless paid or released first. */
+  codeHoldSeconds: number;
 }
 
 export const DEFAULT_REWARDS_FILE = path.join(__dirname, '..', 'data', 'rewards.json');
@@ -35,5 +37,8 @@ export function readLoyaltyConfig(env: EnvReader): LoyaltyConfig {
     callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
     tiers,
     rewardsFile: env.string('LOYALTY_REWARDS_FILE', DEFAULT_REWARDS_FILE),
+    // A little longer than checkout's 30-minute payment window: the hold outlives its order only
+    // when checkout never released it, and then it lapses on its own.
+    codeHoldSeconds: env.int('LOYALTY_CODE_HOLD_SECONDS', 45 * 60, { min: 60, max: 2 * 24 * 60 * 60 }),
   };
 }

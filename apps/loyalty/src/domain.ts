@@ -77,6 +77,17 @@ export function newRewardCode(): string {
   return code;
 }
 
+/** An open order's hold on a reward code, which lapses at `until` unless released first. */
+export interface CodeHold {
+  orderId: string;
+  until: number;
+}
+
+/** Whether a hold keeps `orderId` (or, without one, anybody) from the code at `now`. */
+export function holdBlocks(hold: CodeHold | undefined, orderId: string | undefined, now: number): boolean {
+  return hold !== undefined && hold.orderId !== orderId && hold.until > now;
+}
+
 /** Codes are matched case-insensitively and without surrounding blanks. */
 export function normaliseRewardCode(code: string): string {
   return code.trim().toUpperCase();

@@ -8,6 +8,7 @@ import { isUniqueViolation, type Knex } from '@storefront/db';
 import type { loyalty } from '@storefront/proto';
 import {
   WELCOME_BONUS,
+  holdBlocks,
   ledgerKey,
   newRewardCode,
   normaliseRewardCode,
@@ -24,6 +25,8 @@ export const ACCOUNT_LIST_LIMIT = 100;
 
 export interface LedgerOptions {
   tiers: TierThresholds;
+  /** How long an order's hold on a reward code lasts unless it is paid or released first. */
+  codeHoldMs: number;
   now: () => number;
 }
 
@@ -94,21 +97,51 @@ export class LoyaltyLedger {
     return this.account(userId);
   }
 
-  /** Whether the account may use the code now: it is the account's own and unused. */
+  /**
+   * Whether the account may use the code now: it is the account's own, unused, and no open order
+   * holds it. A held code still reports its discount, so checkout can price an order that then
+   * competes for the hold.
+   */
   async checkRewardCode(rawCode: string, userId: string): Promise<loyalty.CheckRewardCodeResponse> {
     const code = normaliseRewardCode(rawCode);
-    const stored = code.length > 0 && code.length <= LIMITS.rewardCode ? await this.store.findCode(code) : undefined;
-    const valid = stored !== undefined && stored.userId === userId && stored.usedOrderId === null;
-    return { valid, code, discount: valid ? stored.discount : 0 };
+    const stored = await this.ownUnusedCode(code, userId);
+    const held = stored !== undefined && holdBlocks(stored.hold, undefined, this.options.now());
+    return { valid: stored !== undefined && !held, code, discount: stored?.discount ?? 0, held };
   }
 
-  /** Marks the code used by the order; the same order again is a no-op, another order a conflict. */
+  /** Holds the code for the order; the same order again renews its hold, another order is refused. */
+  async holdRewardCode(rawCode: string, userId: string, orderId: string): Promise<loyalty.HoldRewardCodeResponse> {
+    const code = normaliseRewardCode(rawCode);
+    const now = this.options.now();
+    const held = await this.store.holdCode(code, userId, orderId, now, now + this.options.codeHoldMs);
+    const stored = await this.ownUnusedCode(code, userId);
+    if (held && stored) return { valid: true, code, discount: stored.discount, heldByAnotherOrder: false };
+    return { valid: false, code, discount: 0, heldByAnotherOrder: stored !== undefined && holdBlocks(stored.hold, orderId, now) };
+  }
+
+  async releaseRewardCode(rawCode: string, orderId: string): Promise<void> {
+    await this.store.releaseCode(normaliseRewardCode(rawCode), orderId);
+  }
+
+  /**
+   * Marks the code used by the order, ending its hold. A code nobody holds (the order's hold was
+   * released or lapsed) is used too, since the order is paid. The same order again is a no-op;
+   * a code used by another order or held by another open order is a conflict.
+   */
   async useRewardCode(rawCode: string, userId: string, orderId: string): Promise<void> {
     const code = normaliseRewardCode(rawCode);
-    if (await this.store.markCodeUsed(code, userId, orderId, this.options.now())) return;
+    const now = this.options.now();
+    if (await this.store.markCodeUsed(code, userId, orderId, now)) return;
     const stored = code.length <= LIMITS.rewardCode ? await this.store.findCode(code) : undefined;
     if (!stored || stored.userId !== userId) throw notFound('code names no reward code of this account', 'reward_code_not_found');
-    if (stored.usedOrderId !== orderId) throw conflict('reward_code_used', 'This reward code was already used by another order');
+    if (stored.usedOrderId === orderId) return;
+    if (stored.usedOrderId !== null) throw conflict('reward_code_used', 'This reward code was already used by another order');
+    throw conflict('reward_code_held', 'This reward code is held by another open order');
+  }
+
+  private async ownUnusedCode(code: string, userId: string) {
+    const stored = code.length > 0 && code.length <= LIMITS.rewardCode ? await this.store.findCode(code) : undefined;
+    return stored?.userId === userId && stored.usedOrderId === null ? stored : undefined;
   }
 
   /**

@@ -38,7 +38,11 @@ export async function startLoyaltyServer(config: LoyaltyConfig, options: StartOp
   if (options.migrate) await applyMigrations(db, migrations);
   const store = new LoyaltyStore(db);
   await store.replaceRewardsCatalog(rewards);
-  const ledger = new LoyaltyLedger(store, await store.activeRewards(), { tiers: config.tiers, now: options.now ?? Date.now });
+  const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
+    tiers: config.tiers,
+    codeHoldMs: config.codeHoldSeconds * 1000,
+    now: options.now ?? Date.now,
+  });
   const verifier = await CallerTokenVerifier.fromPem(config.callerTokenPublicKey);
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
@@ -70,6 +74,16 @@ export async function startLoyaltyServer(config: LoyaltyConfig, options: StartOp
             requireIdentifier(request.userId, 'user_id', LIMITS.userId),
             requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
           );
+          return {};
+        },
+        holdRewardCode: async (request) =>
+          ledger.holdRewardCode(
+            requireIdentifier(request.code, 'code', LIMITS.rewardCode),
+            requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+            requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+          ),
+        releaseRewardCode: async (request) => {
+          await ledger.releaseRewardCode(requireIdentifier(request.code, 'code', LIMITS.rewardCode), requireIdentifier(request.orderId, 'order_id', LIMITS.orderId));
           return {};
         },
       }),

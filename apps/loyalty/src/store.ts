@@ -1,7 +1,7 @@
 /** Loyalty's own tables. Nothing outside this service reads them. */
 import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
 import type { loyalty } from '@storefront/proto';
-import type { EntryType } from './domain';
+import type { CodeHold, EntryType } from './domain';
 import type { RewardDefinition } from './rewards-file';
 
 /** The database, or a transaction on it. */
@@ -38,6 +38,7 @@ export interface StoredCode {
   userId: string;
   discount: number;
   usedOrderId: string | null;
+  hold?: CodeHold;
 }
 
 const BASIS_POINTS = 10_000;
@@ -181,16 +182,50 @@ export class LoyaltyStore {
   }
 
   async findCode(code: string): Promise<StoredCode | undefined> {
-    const row = await this.db('redemptions').where({ code }).first('user_id', 'discount_basis_points', 'used_order_id');
-    return row && { userId: row.user_id, discount: toNumber(row.discount_basis_points) / BASIS_POINTS, usedOrderId: row.used_order_id };
+    const row = await this.db('redemptions').where({ code }).first('user_id', 'discount_basis_points', 'used_order_id', 'held_order_id', 'held_until');
+    if (!row) return undefined;
+    return {
+      userId: row.user_id,
+      discount: toNumber(row.discount_basis_points) / BASIS_POINTS,
+      usedOrderId: row.used_order_id,
+      ...(row.held_order_id === null ? {} : { hold: { orderId: row.held_order_id, until: toNumber(row.held_until) } }),
+    };
   }
 
-  /** Marks an unused code of the account used by the order; false when no such unused code. */
+  /**
+   * Marks an unused code of the account used by the order, unless another order's hold is still
+   * running, and ends any hold on it; false when no such code could be marked.
+   */
   async markCodeUsed(code: string, userId: string, orderId: string, at: number): Promise<boolean> {
     const updated = await this.db('redemptions')
       .where({ code, user_id: userId })
       .whereNull('used_at')
-      .update({ used_at: at, used_order_id: orderId });
+      .andWhere((q) => this.free(q, orderId, at))
+      .update({ used_at: at, used_order_id: orderId, held_order_id: null, held_until: null });
     return updated === 1;
+  }
+
+  /**
+   * Holds an unused code of the account for the order until `until`: one conditional update, so
+   * of two orders racing for a free code exactly one gets it. The same order again renews its
+   * hold; false when the code is not the account's, is used, or another order's hold is running.
+   */
+  async holdCode(code: string, userId: string, orderId: string, now: number, until: number): Promise<boolean> {
+    const updated = await this.db('redemptions')
+      .where({ code, user_id: userId })
+      .whereNull('used_at')
+      .andWhere((q) => this.free(q, orderId, now))
+      .update({ held_order_id: orderId, held_until: until });
+    return updated === 1;
+  }
+
+  /** Ends the order's hold on the code, if it has one. */
+  async releaseCode(code: string, orderId: string): Promise<void> {
+    await this.db('redemptions').where({ code, held_order_id: orderId }).update({ held_order_id: null, held_until: null });
+  }
+
+  /** No hold, this order's own, or one that has lapsed (the SQL form of holdBlocks being false). */
+  private free(q: Knex.QueryBuilder, orderId: string, now: number): Knex.QueryBuilder {
+    return q.whereNull('held_order_id').orWhere('held_order_id', orderId).orWhere('held_until', '<=', now);
   }
 }

@@ -50,10 +50,18 @@ describe('loyalty rules', () => {
     expect(() => parseRewardsFile({ items: [] })).to.throw(AppError, '"rewards" array');
   });
 
+  const env = (vars: Record<string, string>) => new EnvReader({ CALLER_TOKEN_PUBLIC_KEY: 'k', ...vars });
+
   it('refuses tier thresholds that do not rise from silver to platinum', () => {
-    const env = (vars: Record<string, string>) => new EnvReader({ CALLER_TOKEN_PUBLIC_KEY: 'k', ...vars });
     expect(readLoyaltyConfig(env({})).tiers).to.deep.equal({ silver: 500, gold: 1500, platinum: 5000 });
     expect(() => readLoyaltyConfig(env({ LOYALTY_TIER_GOLD: '400' }))).to.throw(ConfigError, 'LOYALTY_TIER_SILVER < LOYALTY_TIER_GOLD');
     expect(() => readLoyaltyConfig(env({ LOYALTY_TIER_SILVER: '-1' }))).to.throw(ConfigError, 'LOYALTY_TIER_SILVER');
+  });
+
+  it('holds reward codes for 45 minutes unless LOYALTY_CODE_HOLD_SECONDS says otherwise, within 60 s to 2 days', () => {
+    expect(readLoyaltyConfig(env({})).codeHoldSeconds).to.equal(2700);
+    expect(readLoyaltyConfig(env({ LOYALTY_CODE_HOLD_SECONDS: '3600' })).codeHoldSeconds).to.equal(3600);
+    expect(() => readLoyaltyConfig(env({ LOYALTY_CODE_HOLD_SECONDS: '59' }))).to.throw(ConfigError, 'LOYALTY_CODE_HOLD_SECONDS');
+    expect(() => readLoyaltyConfig(env({ LOYALTY_CODE_HOLD_SECONDS: '172801' }))).to.throw(ConfigError, 'LOYALTY_CODE_HOLD_SECONDS');
   });
 });

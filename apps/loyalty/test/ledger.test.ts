@@ -221,8 +221,8 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     it('is valid for its own account only, in any case, until used', async () => {
       const owner = await accountWithLifetime(500);
       const code = await issuedCode(owner);
-      expect(await loyalty.client.checkRewardCode({ code: ` ${code.toLowerCase()} `, userId: owner })).to.deep.equal({ valid: true, code, discount: 0.1 });
-      expect(await loyalty.client.checkRewardCode({ code, userId: newUserId() })).to.deep.equal({ valid: false, code, discount: 0 });
+      expect(await loyalty.client.checkRewardCode({ code: ` ${code.toLowerCase()} `, userId: owner })).to.deep.equal({ valid: true, code, discount: 0.1, held: false });
+      expect(await loyalty.client.checkRewardCode({ code, userId: newUserId() })).to.deep.equal({ valid: false, code, discount: 0, held: false });
       expect(await loyalty.client.checkRewardCode({ code, userId: '' })).to.deep.include({ valid: false });
       expect(await loyalty.client.checkRewardCode({ code: 'RW2222222222222', userId: owner })).to.deep.include({ valid: false });
       await loyalty.client.useRewardCode({ code, userId: owner, orderId: 'order-a' });

@@ -9,10 +9,22 @@ export interface PromoCode {
 
 export const normalisePromoCode = (code: string): string => code.trim().toUpperCase();
 
-export function isPromoUsable(promo: PromoCode, now: number, redemptions: number): boolean {
-  if (now < promo.activeFrom) return false;
-  if (promo.activeUntil !== undefined && now >= promo.activeUntil) return false;
-  return promo.maxRedemptions === undefined || redemptions < promo.maxRedemptions;
+/** How much of a promo code's cap is taken: by paid orders, and by open orders holding it. */
+export interface PromoUsage {
+  redeemed: number;
+  held: number;
+}
+
+/** Why a promo code cannot be used now: outside its dates, used up, or its cap held by open orders. */
+export type PromoRefusal = 'inactive' | 'used_up' | 'held';
+
+export function promoRefusal(promo: PromoCode, now: number, usage: PromoUsage): PromoRefusal | undefined {
+  if (now < promo.activeFrom) return 'inactive';
+  if (promo.activeUntil !== undefined && now >= promo.activeUntil) return 'inactive';
+  if (promo.maxRedemptions === undefined) return undefined;
+  if (usage.redeemed >= promo.maxRedemptions) return 'used_up';
+  if (usage.redeemed + usage.held >= promo.maxRedemptions) return 'held';
+  return undefined;
 }
 
 /** Seeded into an empty store by the embedded default, as DESIGN.md section 5 asks. */

@@ -1,9 +1,11 @@
 import type { Migration } from '@storefront/db';
 import { orders } from './001-orders';
 import { abuseLimits } from './002-abuse-limits';
+import { promoHolds } from './003-promo-holds';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
   '001-orders': orders,
   '002-abuse-limits': abuseLimits,
+  '003-promo-holds': promoHolds,
 };

@@ -142,7 +142,12 @@ export const checkoutArea: ApiArea = {
         requestBody: { required: true, content: { 'application/json': { schema: ref('CreateCheckoutRequest') } } },
         responses: {
           '200': jsonResponse("The provider's checkout object with the saved order", 'CheckoutResult'),
-          '400': errorResponse('Invalid request: a field, an unknown SKU, an invalid promo code, or an amount other than the server total (the detail gives it)'),
+          '400': errorResponse(
+            'Invalid request: a field, an unknown SKU, an amount other than the server total (the detail gives it), or ' +
+            '`invalid_promo_code`: the code is unknown, expired or used up, or another open order holds it (a single-use ' +
+            'reward code, or every use of a capped promo code); it is free again if that order is not paid. Nothing is stored, ' +
+            'so the same `checkout_reference` may be sent again with another code or none',
+          ),
           '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
           '422': errorResponse('`idempotency_mismatch`: the reference was used with a different request'),
           '429': rateLimitedResponse(
@@ -157,7 +162,8 @@ export const checkoutArea: ApiArea = {
         operationId: 'validatePromo',
         summary: 'Whether a discount code is currently valid (never consumes it)',
         description:
-          "Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner's session. " +
+          "Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner's session. A code " +
+          'an open order holds (a reward code, or every use of a capped promo code) is not valid until that order closes unpaid. ' +
           'Checks are limited per client address (an IPv6 address by its /64).',
         tags: ['catalog'],
         security: [{}, { sessionCookie: [] }],

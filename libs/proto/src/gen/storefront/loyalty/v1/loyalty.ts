@@ -111,9 +111,13 @@ export interface CheckRewardCodeRequest {
 }
 
 export interface CheckRewardCodeResponse {
+  /** The code is the account's, unused, and no open order holds it. */
   valid: boolean;
   code: string;
+  /** The code's discount whenever it is the account's and unused, held or not; 0 otherwise. */
   discount: number;
+  /** The code is the account's and unused, but an open order holds it (valid is then false). */
+  held: boolean;
 }
 
 export interface UseRewardCodeRequest {
@@ -123,6 +127,33 @@ export interface UseRewardCodeRequest {
 }
 
 export interface UseRewardCodeResponse {
+}
+
+export interface HoldRewardCodeRequest {
+  code: string;
+  userId: string;
+  orderId: string;
+}
+
+export interface HoldRewardCodeResponse {
+  /** The order now holds the code. */
+  valid: boolean;
+  code: string;
+  /** The code's discount when valid; 0 otherwise. */
+  discount: number;
+  /**
+   * Not valid because another open order holds the code (otherwise it is unknown, another
+   * account's, or used).
+   */
+  heldByAnotherOrder: boolean;
+}
+
+export interface ReleaseRewardCodeRequest {
+  code: string;
+  orderId: string;
+}
+
+export interface ReleaseRewardCodeResponse {
 }
 
 function createBaseAccount(): Account {
@@ -1571,7 +1602,7 @@ export const CheckRewardCodeRequest: MessageFns<CheckRewardCodeRequest> = {
 };
 
 function createBaseCheckRewardCodeResponse(): CheckRewardCodeResponse {
-  return { valid: false, code: "", discount: 0 };
+  return { valid: false, code: "", discount: 0, held: false };
 }
 
 export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
@@ -1584,6 +1615,9 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
     }
     if (message.discount !== 0) {
       writer.uint32(25).double(message.discount);
+    }
+    if (message.held !== false) {
+      writer.uint32(32).bool(message.held);
     }
     return writer;
   },
@@ -1625,6 +1659,14 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
             message.discount = reader.double();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.held = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1642,6 +1684,7 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
       valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
       code: isSet(object.code) ? globalThis.String(object.code) : "",
       discount: isSet(object.discount) ? globalThis.Number(object.discount) : 0,
+      held: isSet(object.held) ? globalThis.Boolean(object.held) : false,
     };
   },
 
@@ -1656,6 +1699,9 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
     if (message.discount !== 0) {
       obj.discount = floatToJson(message.discount);
     }
+    if (message.held !== false) {
+      obj.held = message.held;
+    }
     return obj;
   },
 
@@ -1667,6 +1713,7 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
     message.valid = object.valid ?? false;
     message.code = object.code ?? "";
     message.discount = object.discount ?? 0;
+    message.held = object.held ?? false;
     return message;
   },
 };
@@ -1832,10 +1879,381 @@ export const UseRewardCodeResponse: MessageFns<UseRewardCodeResponse> = {
   },
 };
 
+function createBaseHoldRewardCodeRequest(): HoldRewardCodeRequest {
+  return { code: "", userId: "", orderId: "" };
+}
+
+export const HoldRewardCodeRequest: MessageFns<HoldRewardCodeRequest> = {
+  encode(message: HoldRewardCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(26).string(message.orderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HoldRewardCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHoldRewardCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HoldRewardCodeRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+    };
+  },
+
+  toJSON(message: HoldRewardCodeRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HoldRewardCodeRequest>, I>>(base?: I): HoldRewardCodeRequest {
+    return HoldRewardCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HoldRewardCodeRequest>, I>>(object: I): HoldRewardCodeRequest {
+    const message = createBaseHoldRewardCodeRequest();
+    message.code = object.code ?? "";
+    message.userId = object.userId ?? "";
+    message.orderId = object.orderId ?? "";
+    return message;
+  },
+};
+
+function createBaseHoldRewardCodeResponse(): HoldRewardCodeResponse {
+  return { valid: false, code: "", discount: 0, heldByAnotherOrder: false };
+}
+
+export const HoldRewardCodeResponse: MessageFns<HoldRewardCodeResponse> = {
+  encode(message: HoldRewardCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.valid !== false) {
+      writer.uint32(8).bool(message.valid);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    if (message.discount !== 0) {
+      writer.uint32(25).double(message.discount);
+    }
+    if (message.heldByAnotherOrder !== false) {
+      writer.uint32(32).bool(message.heldByAnotherOrder);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HoldRewardCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHoldRewardCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.valid = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.discount = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.heldByAnotherOrder = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HoldRewardCodeResponse {
+    return {
+      valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      discount: isSet(object.discount) ? globalThis.Number(object.discount) : 0,
+      heldByAnotherOrder: isSet(object.heldByAnotherOrder)
+        ? globalThis.Boolean(object.heldByAnotherOrder)
+        : isSet(object.held_by_another_order)
+        ? globalThis.Boolean(object.held_by_another_order)
+        : false,
+    };
+  },
+
+  toJSON(message: HoldRewardCodeResponse): unknown {
+    const obj: any = {};
+    if (message.valid !== false) {
+      obj.valid = message.valid;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.discount !== 0) {
+      obj.discount = floatToJson(message.discount);
+    }
+    if (message.heldByAnotherOrder !== false) {
+      obj.heldByAnotherOrder = message.heldByAnotherOrder;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HoldRewardCodeResponse>, I>>(base?: I): HoldRewardCodeResponse {
+    return HoldRewardCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HoldRewardCodeResponse>, I>>(object: I): HoldRewardCodeResponse {
+    const message = createBaseHoldRewardCodeResponse();
+    message.valid = object.valid ?? false;
+    message.code = object.code ?? "";
+    message.discount = object.discount ?? 0;
+    message.heldByAnotherOrder = object.heldByAnotherOrder ?? false;
+    return message;
+  },
+};
+
+function createBaseReleaseRewardCodeRequest(): ReleaseRewardCodeRequest {
+  return { code: "", orderId: "" };
+}
+
+export const ReleaseRewardCodeRequest: MessageFns<ReleaseRewardCodeRequest> = {
+  encode(message: ReleaseRewardCodeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseRewardCodeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseRewardCodeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseRewardCodeRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReleaseRewardCodeRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseRewardCodeRequest>, I>>(base?: I): ReleaseRewardCodeRequest {
+    return ReleaseRewardCodeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseRewardCodeRequest>, I>>(object: I): ReleaseRewardCodeRequest {
+    const message = createBaseReleaseRewardCodeRequest();
+    message.code = object.code ?? "";
+    message.orderId = object.orderId ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseRewardCodeResponse(): ReleaseRewardCodeResponse {
+  return {};
+}
+
+export const ReleaseRewardCodeResponse: MessageFns<ReleaseRewardCodeResponse> = {
+  encode(_: ReleaseRewardCodeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseRewardCodeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseRewardCodeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ReleaseRewardCodeResponse {
+    return {};
+  },
+
+  toJSON(_: ReleaseRewardCodeResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseRewardCodeResponse>, I>>(base?: I): ReleaseRewardCodeResponse {
+    return ReleaseRewardCodeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseRewardCodeResponse>, I>>(_: I): ReleaseRewardCodeResponse {
+    const message = createBaseReleaseRewardCodeResponse();
+    return message;
+  },
+};
+
 /**
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
- * are called by the checkout service and name the account explicitly.
+ * are called by the checkout service and name the account or the order explicitly.
  */
 export type LoyaltyServiceService = typeof LoyaltyServiceService;
 export const LoyaltyServiceService = {
@@ -1902,7 +2320,7 @@ export const LoyaltyServiceService = {
       Buffer.from(CheckRewardCodeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckRewardCodeResponse => CheckRewardCodeResponse.decode(value),
   },
-  /** Marks a reward code used by a paid order, once. */
+  /** Marks a reward code used by a paid order, once, taking over that order's hold. */
   useRewardCode: {
     path: "/storefront.loyalty.v1.LoyaltyService/UseRewardCode" as const,
     requestStream: false as const,
@@ -1912,6 +2330,30 @@ export const LoyaltyServiceService = {
     responseSerialize: (value: UseRewardCodeResponse): Buffer =>
       Buffer.from(UseRewardCodeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): UseRewardCodeResponse => UseRewardCodeResponse.decode(value),
+  },
+  /** Holds a reward code for an open order so that no other order can take it; idempotent per order. */
+  holdRewardCode: {
+    path: "/storefront.loyalty.v1.LoyaltyService/HoldRewardCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: HoldRewardCodeRequest): Buffer =>
+      Buffer.from(HoldRewardCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): HoldRewardCodeRequest => HoldRewardCodeRequest.decode(value),
+    responseSerialize: (value: HoldRewardCodeResponse): Buffer =>
+      Buffer.from(HoldRewardCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): HoldRewardCodeResponse => HoldRewardCodeResponse.decode(value),
+  },
+  /** Gives up an order's hold on a reward code; idempotent, and a no-op when the order holds nothing. */
+  releaseRewardCode: {
+    path: "/storefront.loyalty.v1.LoyaltyService/ReleaseRewardCode" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReleaseRewardCodeRequest): Buffer =>
+      Buffer.from(ReleaseRewardCodeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReleaseRewardCodeRequest => ReleaseRewardCodeRequest.decode(value),
+    responseSerialize: (value: ReleaseRewardCodeResponse): Buffer =>
+      Buffer.from(ReleaseRewardCodeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReleaseRewardCodeResponse => ReleaseRewardCodeResponse.decode(value),
   },
 } as const;
 
@@ -1928,8 +2370,12 @@ export interface LoyaltyServiceServer extends UntypedServiceImplementation {
   awardPurchase: handleUnaryCall<AwardPurchaseRequest, AwardPurchaseResponse>;
   /** Whether a reward code is currently usable by the given account. */
   checkRewardCode: handleUnaryCall<CheckRewardCodeRequest, CheckRewardCodeResponse>;
-  /** Marks a reward code used by a paid order, once. */
+  /** Marks a reward code used by a paid order, once, taking over that order's hold. */
   useRewardCode: handleUnaryCall<UseRewardCodeRequest, UseRewardCodeResponse>;
+  /** Holds a reward code for an open order so that no other order can take it; idempotent per order. */
+  holdRewardCode: handleUnaryCall<HoldRewardCodeRequest, HoldRewardCodeResponse>;
+  /** Gives up an order's hold on a reward code; idempotent, and a no-op when the order holds nothing. */
+  releaseRewardCode: handleUnaryCall<ReleaseRewardCodeRequest, ReleaseRewardCodeResponse>;
 }
 
 export interface LoyaltyServiceClient extends Client {
@@ -2026,7 +2472,7 @@ export interface LoyaltyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckRewardCodeResponse) => void,
   ): ClientUnaryCall;
-  /** Marks a reward code used by a paid order, once. */
+  /** Marks a reward code used by a paid order, once, taking over that order's hold. */
   useRewardCode(
     request: UseRewardCodeRequest,
     callback: (error: ServiceError | null, response: UseRewardCodeResponse) => void,
@@ -2041,6 +2487,38 @@ export interface LoyaltyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UseRewardCodeResponse) => void,
+  ): ClientUnaryCall;
+  /** Holds a reward code for an open order so that no other order can take it; idempotent per order. */
+  holdRewardCode(
+    request: HoldRewardCodeRequest,
+    callback: (error: ServiceError | null, response: HoldRewardCodeResponse) => void,
+  ): ClientUnaryCall;
+  holdRewardCode(
+    request: HoldRewardCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: HoldRewardCodeResponse) => void,
+  ): ClientUnaryCall;
+  holdRewardCode(
+    request: HoldRewardCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: HoldRewardCodeResponse) => void,
+  ): ClientUnaryCall;
+  /** Gives up an order's hold on a reward code; idempotent, and a no-op when the order holds nothing. */
+  releaseRewardCode(
+    request: ReleaseRewardCodeRequest,
+    callback: (error: ServiceError | null, response: ReleaseRewardCodeResponse) => void,
+  ): ClientUnaryCall;
+  releaseRewardCode(
+    request: ReleaseRewardCodeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReleaseRewardCodeResponse) => void,
+  ): ClientUnaryCall;
+  releaseRewardCode(
+    request: ReleaseRewardCodeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReleaseRewardCodeResponse) => void,
   ): ClientUnaryCall;
 }
 

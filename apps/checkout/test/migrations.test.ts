@@ -1,0 +1,62 @@
+/** Checkout's migrations on the backend under test: a store from before code holds is upgraded in place. */
+import { expect } from 'chai';
+import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
+import { provisionStores, type TestStores } from '@storefront/testing';
+import { migrations } from '../src/migrations';
+import { CheckoutStore } from '../src/store';
+import { DELIVERY } from './support';
+
+describe('checkout migrations', () => {
+  let stores: TestStores;
+  let db: Knex;
+  before(async () => {
+    stores = await provisionStores();
+    const mysqlUrl = stores.mysqlUrlFor('checkout');
+    if (mysqlUrl) await ensureMysqlDatabase(mysqlUrl);
+    db = openDatabase({ service: 'checkout', dataDir: stores.dataDir, mysqlUrl });
+  });
+  after(async () => {
+    await db?.destroy();
+    await stores?.cleanup();
+  });
+
+  it('makes the open promo orders saved before holds existed hold their code, and only those', async () => {
+    await applyMigrations(db, { '001-orders': migrations['001-orders']! });
+    const store = new CheckoutStore(db);
+    await store.savePromoCodes([{ code: 'CAPPED', discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: 5 }]);
+    const order = (id: string, promoKind: 'promo' | 'reward' | undefined, status: string) => ({
+      id,
+      reference: `ref-${id}`,
+      fingerprint: 'f',
+      status,
+      provider: 'sandbox',
+      currency: 'GBP',
+      goods_pence: 1000,
+      discount_pence: 100,
+      shipping_pence: 495,
+      total_pence: 1395,
+      promo_code: promoKind === 'promo' ? 'CAPPED' : promoKind === 'reward' ? 'RW2222222222222' : null,
+      promo_kind: promoKind ?? null,
+      delivery_name: DELIVERY.name,
+      delivery_email: DELIVERY.email,
+      delivery_line1: DELIVERY.line1,
+      delivery_city: DELIVERY.city,
+      delivery_postcode: DELIVERY.postcode,
+      delivery_country: DELIVERY.country,
+      created_at: 1000,
+      updated_at: 1000,
+    });
+    await db('orders').insert([
+      order('open-promo', 'promo', 'pending_payment'),
+      order('paid-promo', 'promo', 'paid'),
+      order('failed-promo', 'promo', 'failed'),
+      order('open-reward', 'reward', 'pending_payment'),
+      order('open-plain', undefined, 'pending_payment'),
+    ]);
+
+    expect(await applyMigrations(db, migrations)).to.deep.equal(['002-abuse-limits', '003-promo-holds']);
+    const holds = await db('promo_holds').select('order_id', 'code', 'held_at');
+    expect(holds.map((row) => ({ ...row, held_at: Number(row.held_at) }))).to.deep.equal([{ order_id: 'open-promo', code: 'CAPPED', held_at: 1000 }]);
+    expect(await store.promoUsage('CAPPED')).to.deep.equal({ redeemed: 0, held: 1 });
+  });
+});
