@@ -26,6 +26,8 @@ export interface CheckoutServiceOptions {
   providers: Map<ProviderName, PaymentProvider>;
   defaultProvider: ProviderName;
   merchantCode: string;
+  /** Origins a payer may be sent back to after paying. */
+  redirectOrigins: readonly string[];
   /** The webhook sent to the provider when the client names none. */
   defaultReturnUrl: string;
   /** How long an attempt holds its order before a retry may take over. */
@@ -44,7 +46,7 @@ export class CheckoutService {
   private readonly rules: RequestRules;
 
   constructor(private readonly options: CheckoutServiceOptions) {
-    this.rules = { merchantCode: options.merchantCode, defaultProvider: options.defaultProvider, providers: [...options.providers.keys()] };
+    this.rules = { merchantCode: options.merchantCode, redirectOrigins: options.redirectOrigins, defaultProvider: options.defaultProvider, providers: [...options.providers.keys()] };
   }
 
   async createCheckout(rpcRequest: checkout.CreateCheckoutRequest, accountId: string | undefined): Promise<checkout.CreateCheckoutResponse> {

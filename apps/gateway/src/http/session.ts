@@ -5,7 +5,7 @@
  * limits. The cookie is a credential: it is never logged and never put in an error.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { ConfigError } from '@storefront/config';
+import { originOf } from '@storefront/config';
 import { AppError, unauthenticated } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import type { GatewayConfig } from '../config';
@@ -87,7 +87,7 @@ export async function requireSession(req: Request, res: Response, context: Gatew
  * agents) and requests without the cookie have no ambient credential to abuse.
  */
 export function rejectCrossSiteWrites(config: GatewayConfig): RequestHandler {
-  const allowed = new Set([originOf(config.publicBaseUrl, 'PUBLIC_BASE_URL'), ...config.allowedOrigins.map((o) => originOf(o, 'ALLOWED_ORIGINS'))]);
+  const allowed = new Set([originOf(config.publicBaseUrl)!, ...config.allowedOrigins]);
   return (req, _res, next) => {
     if (SAFE_METHODS.has(req.method) || sessionTokenOf(req) === undefined) return next();
     const origin = req.headers.origin;
@@ -97,14 +97,6 @@ export function rejectCrossSiteWrites(config: GatewayConfig): RequestHandler {
     }
     next();
   };
-}
-
-function originOf(url: string, variable: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    throw new ConfigError(`${variable} must list URLs such as https://shop.example, got "${url}"`);
-  }
 }
 
 /**

@@ -45,7 +45,10 @@ export const checkoutArea: ApiArea = {
         merchant_code: { type: 'string', minLength: 1, maxLength: 32, description: "The shop's merchant code, as in /products.json" },
         description: { type: 'string', maxLength: 200 },
         return_url: httpUrl("Notification URL passed to the payment provider; defaults to this service's /api/payments/events"),
-        redirect_url: httpUrl("Where the payer's browser goes after paying"),
+        redirect_url: httpUrl(
+          "Where the payer's browser goes after paying or declining: a URL on one of the shop's own origins, over https " +
+            '(http only on localhost, 127.0.0.1 or [::1]). Any other URL is 400 `invalid_redirect_url`.',
+        ),
         items: { type: 'array', minItems: 1, maxItems: 50, items: ref('CheckoutLine') },
         delivery: ref('Delivery'),
         promo_code: { type: 'string', maxLength: 64, description: 'Promo code, or a reward code of the logged-in customer' },
@@ -140,7 +143,7 @@ export const checkoutArea: ApiArea = {
         requestBody: { required: true, content: { 'application/json': { schema: ref('CreateCheckoutRequest') } } },
         responses: {
           '200': jsonResponse("The provider's checkout object with the saved order", 'CheckoutResult'),
-          '400': errorResponse('Invalid request: a field, an unknown SKU, an invalid promo code, or an amount other than the server total (the detail gives it)'),
+          '400': errorResponse('Invalid request: a field, a redirect_url off the shop, an unknown SKU, an invalid promo code, or an amount other than the server total (the detail gives it)'),
           '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
           '422': errorResponse('`idempotency_mismatch`: the reference was used with a different request'),
           '502': errorResponse('`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request'),
