@@ -23,13 +23,24 @@ export interface RequestSession {
   callerToken: string;
 }
 
+/**
+ * The value of a `name=value` cookie pair (from a Cookie header, or the start of a Set-Cookie
+ * line) when it is the session cookie. Browsers trim whitespace around the name and compare it
+ * case-sensitively (RFC 6265 section 5.2), so `svc_sess =x` is the session cookie and
+ * `SVC_SESS=x` is not; a pair without `=` has an empty name.
+ */
+export function sessionCookieValue(pair: string): string | undefined {
+  const eq = pair.indexOf('=');
+  return eq >= 0 && pair.slice(0, eq).trim() === SESSION_COOKIE ? pair.slice(eq + 1).trim() : undefined;
+}
+
 /** The `svc_sess` value the request carries, if any (the first one, as browsers send the most specific first). */
 export function sessionTokenOf(req: Request): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq).trim() === SESSION_COOKIE) return pair.slice(eq + 1).trim();
+    const value = sessionCookieValue(pair);
+    if (value !== undefined) return value;
   }
   return undefined;
 }
