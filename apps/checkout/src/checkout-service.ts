@@ -111,10 +111,6 @@ export class CheckoutService {
       redirectUrl: order.redirectUrl,
       validUntil: new Date(reservedUntil),
     });
-    if (created.amountPence !== order.totalPence || created.currency !== order.currency) {
-      this.options.logger.error({ reference: order.reference, checkoutId: created.id }, 'the provider holds a checkout for this reference with another amount');
-      throw new AppError('provider_unavailable', 'provider_checkout_mismatch', `The payment provider holds checkout ${created.id} for this reference with another amount or currency`);
-    }
     const providerCheckoutJson = JSON.stringify(created.raw);
     // Under this attempt's claim nothing else writes the order, so the saved state is known.
     await store.recordProviderCheckout(order.id, created.id, providerCheckoutJson, now());
