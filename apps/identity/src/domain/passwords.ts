@@ -12,7 +12,7 @@ import { ConcurrencyLimit, QueueFull } from './concurrency-limit';
 /** Whether the caller has gone (cancelled, or past its deadline); its hash is then not wanted. */
 export type Abandoned = () => boolean;
 
-const stillWanted: Abandoned = () => false;
+const neverAbandoned: Abandoned = () => false;
 /** The queue is sized to drain in about a second, so that is when a refused caller should retry. */
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
 
@@ -38,12 +38,12 @@ export class PasswordHasher {
     return new PasswordHasher(options, await argon2.hash(randomBytes(32).toString('base64url'), options), limit);
   }
 
-  hash(password: string, abandoned: Abandoned = stillWanted): Promise<string> {
+  hash(password: string, abandoned: Abandoned = neverAbandoned): Promise<string> {
     return this.run(() => argon2.hash(password, this.options), abandoned);
   }
 
   /** Verifies against `hash`, or against the dummy when there is no user, so timing reveals nothing. */
-  async verify(hash: string | undefined, password: string, abandoned: Abandoned = stillWanted): Promise<boolean> {
+  async verify(hash: string | undefined, password: string, abandoned: Abandoned = neverAbandoned): Promise<boolean> {
     const matches = await this.run(() => argon2.verify(hash ?? this.dummyHash, password), abandoned);
     return hash !== undefined && matches;
   }
