@@ -2,7 +2,7 @@
 // MySQL/Redis), waits until the gateway reports every service ready, and stops them all
 // gracefully. Used by `npm start` and by the benchmark.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -18,7 +18,9 @@ export const APPS = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'che
  */
 export async function startProcessStack({ env, dev = false, output = 'inherit', nodeArgs = [] }) {
   const dataDir = path.resolve(ROOT, env.DATA_DIR ?? 'data');
-  mkdirSync(dataDir, { recursive: true });
+  // Only this user may read DATA_DIR (SQLite files, the caller-token keys), whatever the umask.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   // glibc settings (decision 0107): two malloc arenas instead of one per libuv thread, and a fixed
   // mmap threshold so large blocks (argon2's 19 MiB) go back to the system when freed.
   const fullEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...env, DATA_DIR: dataDir, ...(await callerKeys(env, dataDir)) };
@@ -94,5 +96,6 @@ async function callerKeys(env, dataDir) {
     const keys = { CALLER_TOKEN_PRIVATE_KEY: await exportPKCS8(privateKey), CALLER_TOKEN_PUBLIC_KEY: await exportSPKI(publicKey) };
     writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
   }
+  chmodSync(file, 0o600);
   return JSON.parse(readFileSync(file, 'utf8'));
 }

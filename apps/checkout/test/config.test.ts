@@ -50,6 +50,13 @@ describe('checkout configuration', () => {
     expect(() => read({ CHECKOUTS_PER_ACCOUNT_MAX: 'many' })).to.throw(ConfigError, 'CHECKOUTS_PER_ACCOUNT_MAX');
   });
 
+  it('reads the shop origins a payer may be sent back to', () => {
+    const config = read({ PUBLIC_BASE_URL: 'https://shop.example', STOREFRONT_ORIGIN: 'https://www.shop.example', ALLOWED_ORIGINS: 'https://agents.shop.example/x' });
+    expect(config).to.deep.include({ storefrontOrigin: 'https://www.shop.example', allowedOrigins: ['https://agents.shop.example'] });
+    expect(() => read({ ALLOWED_ORIGINS: 'agents.shop.example' })).to.throw(ConfigError, 'ALLOWED_ORIGINS');
+    expect(() => read({ STOREFRONT_ORIGIN: 'www.shop.example' })).to.throw(ConfigError, 'STOREFRONT_ORIGIN');
+  });
+
   it('refuses an unknown provider and out-of-range timings with a line naming the variable', () => {
     expect(() => read({ PAYMENT_PROVIDER: 'paypal' })).to.throw(ConfigError, 'PAYMENT_PROVIDER');
     expect(() => read({ PROVIDER_TIMEOUT_MS: '0' })).to.throw(ConfigError, 'PROVIDER_TIMEOUT_MS');

@@ -174,6 +174,18 @@ describe('checkout when the payment provider fails', () => {
     expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.providerCheckoutId).to.equal(undefined);
   });
 
+  it('refuses to adopt a paid provider checkout for the reference, keeping the order without a link', async () => {
+    const body = limitedBody();
+    stack.paymentSandbox!.prepareCheckout({ checkout_reference: body.checkout_reference, amount: body.amount, currency: 'GBP', merchant_code: 'MSTOREFRONT' }, 'PAID');
+    const res = await createCheckout(stack.client(), body);
+    expect(res.status).to.equal(502);
+    expect(res.body).to.include({ success: false, error: 'provider_checkout_mismatch' });
+    expect(res.body.detail).to.contain('PAID');
+    const order = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
+    expect(order.status).to.equal('pending_payment');
+    expect(order.providerCheckoutId).to.equal(undefined);
+  });
+
   it('answers 409 reservation_expired when a retry comes after the stock hold ended', async () => {
     const body = limitedBody();
     stack.paymentSandbox!.control.setBehaviour('fail');

@@ -1,10 +1,15 @@
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
-import { canonicalJson, fingerprintOf, validateCheckoutRequest, type RequestRules } from '../src/domain/request';
+import { canonicalJson, fingerprintOf, shopOrigins, validateCheckoutRequest, type RequestRules } from '../src/domain/request';
 import { normalisePromoCode, promoRefusal } from '../src/domain/promo';
 
-const rules: RequestRules = { merchantCode: 'MSTOREFRONT', defaultProvider: 'sandbox', providers: ['sandbox'] };
+const rules: RequestRules = {
+  merchantCode: 'MSTOREFRONT',
+  redirectOrigins: shopOrigins('https://shop.example/base/', 'https://www.shop.example', ['http://localhost:3000', 'http://[::1]:3000', 'http://dev.shop.example']),
+  defaultProvider: 'sandbox',
+  providers: ['sandbox'],
+};
 
 function request(overrides: Partial<checkout.CreateCheckoutRequest> = {}): checkout.CreateCheckoutRequest {
   return {
@@ -61,6 +66,34 @@ describe('checkout request rules', () => {
   it('refuses a provider this deployment does not have', () => {
     expect(refusal({ provider: 'sumup' }).detail).to.contain('provider');
     expect(refusal({ provider: 'paypal' }).detail).to.contain('provider');
+  });
+
+  it('accepts a redirect_url on any of the shop\'s origins, over https or on localhost over http', () => {
+    for (const redirectUrl of ['https://shop.example/thanks?order=1', 'https://www.shop.example/', 'http://localhost:3000/done', 'http://[::1]:3000/done']) {
+      expect(validateCheckoutRequest(request({ redirectUrl }), rules).redirectUrl).to.equal(redirectUrl);
+    }
+  });
+
+  it('refuses a redirect_url off the shop, over plain http off localhost, with credentials or not a URL', () => {
+    for (const redirectUrl of [
+      'https://evil.example/thanks',
+      'https://shop.example.evil.example/',
+      'https://shop.example:8443/thanks',
+      'http://shop.example/thanks',
+      'http://dev.shop.example/thanks',
+      'http://localhost:4000/done',
+      'https://user:pass@shop.example/',
+      'javascript:alert(1)',
+      '//shop.example/thanks',
+    ]) {
+      const error = refusal({ redirectUrl });
+      expect(error.code, redirectUrl).to.equal('invalid_redirect_url');
+      expect(error.detail, redirectUrl).to.contain('redirect_url');
+    }
+  });
+
+  it('lists each shop origin once', () => {
+    expect(shopOrigins('http://localhost:8080', 'http://localhost:8080/', ['http://localhost:8080'])).to.deep.equal(['http://localhost:8080']);
   });
 
   it('refuses a reference longer than 90 characters or blank', () => {

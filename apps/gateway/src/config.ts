@@ -8,7 +8,7 @@ export interface GatewayConfig extends CommonConfig {
   storefrontOrigin?: string;
   /** How long the storefront proxy waits on the origin (connect, headers, idle body). */
   proxyTimeoutMs: number;
-  /** Extra origins allowed to send state-changing requests with the cookie. */
+  /** Extra origins (scheme://host[:port]) allowed to send state-changing requests with the cookie. */
   allowedOrigins: string[];
   /** Proxy addresses whose X-Forwarded-For is believed (Express "trust proxy" values). */
   trustedProxies: string[];
@@ -30,7 +30,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     proxyTimeoutMs: env.int('PROXY_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
-    allowedOrigins: env.list('ALLOWED_ORIGINS'),
+    allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     trustedProxies: env.list('TRUSTED_PROXIES'),
     callerTokenPrivateKey: env.string('CALLER_TOKEN_PRIVATE_KEY'),
     addresses: {

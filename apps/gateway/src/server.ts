@@ -7,10 +7,13 @@ import { closeServiceClients, createServiceClients } from './clients';
 import type { GatewayConfig } from './config';
 import { API_AREAS } from './openapi/document';
 import { RequestValidator } from './openapi/validator';
+import { createReadinessCheck, type ReadinessCheck } from './readiness';
 
 export interface GatewayServer {
   url: string;
   port: number;
+  /** Whether every service behind the gateway is serving, and the state of each. */
+  readiness: ReadinessCheck;
   /** Stops accepting connections and waits for in-flight requests. */
   stop(): Promise<void>;
 }
@@ -18,7 +21,8 @@ export interface GatewayServer {
 export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.logLevel)): Promise<GatewayServer> {
   const clients = createServiceClients(config);
   const signer = await CallerTokenSigner.fromPem(config.callerTokenPrivateKey);
-  const app = createApp({ config, clients, signer, validator: new RequestValidator(API_AREAS), logger });
+  const readiness = createReadinessCheck(config.addresses);
+  const app = createApp({ config, clients, signer, validator: new RequestValidator(API_AREAS), logger, readiness });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -33,10 +37,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   return {
     url,
     port,
+    readiness,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
           closeServiceClients(clients);
+          readiness.close();
           resolve();
         });
         server.closeIdleConnections();

@@ -191,3 +191,33 @@ describe('gateway: login does not reveal which emails have accounts', () => {
     expect(ratio, `median unknown ${median(unknown).toFixed(1)} ms vs known ${median(known).toFixed(1)} ms`).to.be.within(0.5, 2);
   });
 });
+
+describe('gateway: sign-ups and logins beyond the password-hashing queue', () => {
+  let stack: Stack;
+  before(async () => {
+    // One hash at a time and nobody waiting, each hash long enough (about 0.2 s) to overlap the others.
+    stack = await startStack({
+      services: ['identity', 'loyalty'],
+      env: { ARGON2_MEMORY_KIB: '65536', ARGON2_TIME_COST: '3', ARGON2_MAX_CONCURRENT: '1', PASSWORD_HASH_QUEUE_LIMIT: '0' },
+    });
+  });
+  after(async () => stack?.stop());
+
+  it('answers 503 with Retry-After and the Error shape, and creates no account for it', async () => {
+    const customers = Array.from({ length: 4 }, () => newCustomer());
+    const answers = await Promise.all(customers.map((customer) => stack.client().post<ErrorBody>('/api/auth/signup', customer)));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses).to.include(200).and.to.include(503);
+    expect(statuses.every((status) => status === 200 || status === 503), String(statuses)).to.equal(true);
+    const refused = answers.filter((res) => res.status === 503);
+    for (const res of refused) {
+      expect(res.headers.get('retry-after')).to.equal('1');
+      expect(res.body).to.deep.include({ success: false, error: 'service_unavailable' });
+      expect(res.body.detail).to.be.a('string').and.not.empty;
+    }
+    for (const [index, res] of answers.entries()) {
+      const stored = await stack.identity!.db('users').where({ email: customers[index]!.email }).first();
+      expect(Boolean(stored), customers[index]!.email).to.equal(res.status === 200);
+    }
+  });
+});

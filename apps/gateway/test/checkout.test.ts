@@ -12,10 +12,14 @@ import {
   startCheckoutStack,
 } from '../../checkout/test/support';
 
+// The shop's origins besides PUBLIC_BASE_URL, the only places a payer may be sent back to.
+const STOREFRONT_ORIGIN = 'https://www.shop.example';
+const AGENT_ORIGIN = 'https://agents.shop.example';
+
 describe('gateway: POST /api/create-checkout validation', () => {
   let stack: Stack;
   before(async () => {
-    stack = await startCheckoutStack();
+    stack = await startCheckoutStack({ STOREFRONT_ORIGIN, ALLOWED_ORIGINS: AGENT_ORIGIN });
   });
   after(async () => stack?.stop());
 
@@ -43,6 +47,9 @@ describe('gateway: POST /api/create-checkout validation', () => {
     ['a description of 201 characters', () => ({ ...valid(), description: 'd'.repeat(201) }), 'description'],
     ['a return_url that is not a URI', () => ({ ...valid(), return_url: 'not a url' }), 'return_url'],
     ['a redirect_url that is not http(s)', () => ({ ...valid(), redirect_url: 'javascript:alert(1)' }), 'redirect_url'],
+    ['a redirect_url on another site', () => ({ ...valid(), redirect_url: 'https://evil.example/thanks' }), 'redirect_url'],
+    ['a redirect_url on a look-alike host', () => ({ ...valid(), redirect_url: `${STOREFRONT_ORIGIN}.evil.example/thanks` }), 'redirect_url'],
+    ['a redirect_url over plain http to the storefront', () => ({ ...valid(), redirect_url: 'http://www.shop.example/thanks' }), 'redirect_url'],
     ['missing items', () => without('items'), 'items'],
     ['empty items', () => ({ ...valid(), items: [] }), 'items'],
     ['an item without sku', () => ({ ...valid(), items: [{ quantity: 1 }] }), 'items.0.sku'],
@@ -90,6 +97,14 @@ describe('gateway: POST /api/create-checkout validation', () => {
     const res = await createCheckout(stack.client(), body);
     expect(res.status, res.text).to.equal(200);
     expect(res.body.order.reference).to.equal(body.checkout_reference);
+  });
+
+  it('forwards a redirect_url on any of the shop\'s origins to the provider as sent', async () => {
+    for (const redirectUrl of [`${STOREFRONT_ORIGIN}/thanks?from=pay`, `${AGENT_ORIGIN}/done`, 'http://127.0.0.1:9/orders/latest']) {
+      const result = await expectCheckout(stack.client(), { ...valid(), redirect_url: redirectUrl });
+      const seen = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts/${result.id}`, { headers: { authorization: 'Bearer sandbox_key' } });
+      expect(((await seen.json()) as { redirect_url?: string }).redirect_url).to.equal(redirectUrl);
+    }
   });
 
   it('answers 405 to other methods and 404 at /api/notify', async () => {

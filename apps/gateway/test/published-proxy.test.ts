@@ -6,6 +6,11 @@ import { startStack, type Stack } from '@storefront/testing';
 
 const PAGE = '<!doctype html><html><head><title>Shop</title><script>window.tracking = 1;</script></head><body><h1>Peptides</h1><p>Free UK shipping over <strong>£75</strong>.</p><ul><li><a href="/p/bpc-157">BPC-157</a></li></ul></body></html>';
 
+/** Set-Cookie lines a browser would read as the session cookie: it trims the name. */
+const FORGED_SESSION_COOKIES = ['svc_sess=forged; Path=/', 'svc_sess =forged; Path=/', ' svc_sess=forged', 'svc_sess\t=forged; HttpOnly'];
+/** Cookies of the origin's own, names compared case-sensitively as browsers do. */
+const ORIGIN_OWN_COOKIES = ['SVC_SESS=other; Path=/', 'consent=yes; Path=/'];
+
 interface OriginServer {
   url: string;
   /** The request headers of the last request the origin received. */
@@ -37,7 +42,7 @@ async function startOrigin(): Promise<OriginServer> {
         res.end('h1 { color: teal; }');
         return;
       case '/cookies':
-        res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': ['svc_sess=forged; Path=/', 'consent=yes; Path=/'] });
+        res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': [...FORGED_SESSION_COOKIES, ...ORIGIN_OWN_COOKIES] });
         res.end('<p>cookies</p>');
         return;
       case '/missing':
@@ -137,12 +142,18 @@ describe('gateway: storefront proxy', () => {
     client.setCookie('theme', 'dark');
     const res = await client.get('/cookies');
     expect(origin.lastHeaders().cookie).to.equal('theme=dark');
-    expect(res.headers.getSetCookie()).to.deep.equal(['consent=yes; Path=/']);
+    expect(res.headers.getSetCookie()).to.deep.equal(ORIGIN_OWN_COOKIES);
 
     const onlySession = stack.client();
     onlySession.setCookie('svc_sess', 'secret-session');
-    await onlySession.get('/cookies', { accept: 'text/markdown' });
+    const markdown = await onlySession.get('/cookies', { accept: 'text/markdown' });
     expect(origin.lastHeaders().cookie).to.equal(undefined);
+    expect(markdown.headers.getSetCookie()).to.deep.equal(ORIGIN_OWN_COOKIES);
+  });
+
+  it('recognises the session cookie with whitespace around its name, as browsers do', async () => {
+    await stack.client().get('/', { cookie: 'theme=dark; svc_sess =secret-session;\tsvc_sess\t=again; SVC_SESS=kept' });
+    expect(origin.lastHeaders().cookie).to.equal('theme=dark; SVC_SESS=kept');
   });
 
   it('tells the origin who asked, under the origin its own host name', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/testing';
+import { detailedReadiness } from '../src/readiness';
 
 describe('gateway: system endpoints and error shapes', () => {
   let stack: Stack;
@@ -67,12 +68,39 @@ describe('gateway: system endpoints and error shapes', () => {
     expect(res.body).to.deep.include({ success: false, error: 'payload_too_large' });
   });
 
-  it('reports readiness per dependency', async () => {
-    const res = await stack.client().get<{ services: Record<string, string> }>('/api/ready');
-    // Only inventory runs in this stack, so the gateway is not ready and says why.
+  it('answers /api/ready 503 in the Error shape without naming what stands behind the gateway', async () => {
+    const res = await stack.client().get('/api/ready');
+    // Only inventory runs in this stack, so the gateway is not ready.
     expect(res.status).to.equal(503);
-    expect(res.body.services.inventory).to.equal('serving');
-    expect(res.body.services.identity).to.equal('unreachable');
+    expect(res.body).to.deep.equal({ success: false, error: 'not_ready', detail: 'The service is not ready; try again shortly' });
+    for (const name of ['identity', 'loyalty', 'checkout', 'inventory', 'unreachable', 'serving']) expect(res.text).to.not.contain(name);
+  });
+
+  it('reports each dependency\'s state on the admin port\'s /ready', async () => {
+    const answer = await detailedReadiness(stack.gateway.readiness);
+    expect(answer.status).to.equal(503);
+    expect(answer.body).to.deep.equal({
+      status: 'unavailable',
+      services: { identity: 'unreachable', loyalty: 'unreachable', checkout: 'unreachable', inventory: 'serving' },
+    });
+  });
+});
+
+describe('gateway: readiness with every service up', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(async () => stack?.stop());
+
+  it('answers /api/ready 200 with a bare status, and the admin port lists every service serving', async () => {
+    const res = await stack.client().get('/api/ready');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ status: 'ready' });
+    expect(await detailedReadiness(stack.gateway.readiness)).to.deep.equal({
+      status: 200,
+      body: { status: 'ready', services: { identity: 'serving', loyalty: 'serving', checkout: 'serving', inventory: 'serving' } },
+    });
   });
 });
 

@@ -15,6 +15,8 @@ export interface Argon2Settings {
   parallelism: number;
   /** Hashes computed at once; each holds memoryKib while it runs. */
   maxConcurrent: number;
+  /** Hashes that may wait for a slot; beyond that a sign-up or login is refused with 503. */
+  maxWaiting: number;
 }
 
 export interface IdentityConfig extends CommonConfig {
@@ -44,11 +46,20 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
       failedLoginsPerAddress: readWindowLimit(env, 'LOGIN_FAILURES_PER_ADDRESS', 100, 15 * 60),
       signupsPerAddress: readWindowLimit(env, 'SIGNUPS_PER_ADDRESS', 50, 60 * 60),
     },
-    argon2: {
-      memoryKib: env.int('ARGON2_MEMORY_KIB', 19_456, { min: 1024, max: 4 * 1024 * 1024 }),
-      timeCost: env.int('ARGON2_TIME_COST', 2, { min: 1, max: 20 }),
-      parallelism: env.int('ARGON2_PARALLELISM', 1, { min: 1, max: 16 }),
-      maxConcurrent: env.int('ARGON2_MAX_CONCURRENT', 2, { min: 1, max: 64 }),
-    },
+    argon2: readArgon2Settings(env),
+  };
+}
+
+// A default-cost hash takes about 30 ms of a core: 25 waiting per slot drain in about a second.
+const WAITING_PER_SLOT = 25;
+
+function readArgon2Settings(env: EnvReader): Argon2Settings {
+  const maxConcurrent = env.int('ARGON2_MAX_CONCURRENT', 2, { min: 1, max: 64 });
+  return {
+    memoryKib: env.int('ARGON2_MEMORY_KIB', 19_456, { min: 1024, max: 4 * 1024 * 1024 }),
+    timeCost: env.int('ARGON2_TIME_COST', 2, { min: 1, max: 20 }),
+    parallelism: env.int('ARGON2_PARALLELISM', 1, { min: 1, max: 16 }),
+    maxConcurrent,
+    maxWaiting: env.int('PASSWORD_HASH_QUEUE_LIMIT', WAITING_PER_SLOT * maxConcurrent, { min: 0, max: 100_000 }),
   };
 }

@@ -67,8 +67,8 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
     },
     services: [
       bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, {
-        signUp: async (request) => signedIn(await accounts.signUp(request)),
-        logIn: async ({ email, password, clientAddress }) => signedIn(await accounts.logIn(email, password, clientAddress)),
+        signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
+        logIn: async ({ email, password, clientAddress }, context) => signedIn(await accounts.logIn(email, password, clientAddress, context.abandoned)),
         logOut: async ({ sessionToken }) => {
           await accounts.logOut(sessionToken);
           return {};

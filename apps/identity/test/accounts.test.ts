@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import { Accounts } from '../src/domain/accounts';
-import { PasswordHasher } from '../src/domain/passwords';
+import { PasswordHasher, type Abandoned } from '../src/domain/passwords';
 import { UserStore } from '../src/stores/users';
 import { SqlSessionStore } from '../src/stores/sessions';
 import { SqlWindowCounters } from '@storefront/rate-limit';
@@ -18,12 +18,12 @@ const LIMITS = {
 class RecordingHasher {
   readonly verified: Array<string | undefined> = [];
   constructor(private readonly inner: PasswordHasher) {}
-  hash(password: string) {
-    return this.inner.hash(password);
+  hash(password: string, abandoned?: Abandoned) {
+    return this.inner.hash(password, abandoned);
   }
-  async verify(hash: string | undefined, password: string) {
+  async verify(hash: string | undefined, password: string, abandoned?: Abandoned) {
     this.verified.push(hash);
-    return this.inner.verify(hash, password);
+    return this.inner.verify(hash, password, abandoned);
   }
   needsRehash(hash: string) {
     return this.inner.needsRehash(hash);
@@ -37,7 +37,7 @@ describe('identity accounts domain', () => {
   const clock = new ManualClock();
   before(async () => {
     harness = await openStores();
-    hasher = new RecordingHasher(await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2 }));
+    hasher = new RecordingHasher(await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2, maxWaiting: 50 }));
     accounts = new Accounts({
       users: new UserStore(harness.db),
       sessions: new SqlSessionStore(harness.db),
@@ -85,8 +85,8 @@ describe('identity accounts domain', () => {
   });
 
   it('replaces a hash made with weaker parameters at the next login', async () => {
-    const weak = await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2 });
-    const stronger = await PasswordHasher.create({ memoryKib: 2048, timeCost: 2, parallelism: 1, maxConcurrent: 2 });
+    const weak = await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2, maxWaiting: 50 });
+    const stronger = await PasswordHasher.create({ memoryKib: 2048, timeCost: 2, parallelism: 1, maxConcurrent: 2, maxWaiting: 50 });
     const { user } = await newAccount('upgrade@example.test', '192.0.2.70');
     expect(weak.needsRehash(user.passwordHash)).to.equal(false);
     const upgraded = new Accounts({

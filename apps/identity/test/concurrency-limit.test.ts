@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConcurrencyLimit } from '../src/domain/concurrency-limit';
+import { ConcurrencyLimit, QueueFull } from '../src/domain/concurrency-limit';
 
 describe('identity: concurrency limit for password hashing', () => {
   it('never runs more than max tasks at once and runs them all, in arrival order', async () => {
@@ -32,5 +32,27 @@ describe('identity: concurrency limit for password hashing', () => {
 
   it('refuses a limit below one', () => {
     expect(() => new ConcurrencyLimit(0)).to.throw(/positive integer/);
+  });
+});
+
+describe('identity: waiting limit for password hashing', () => {
+  it('refuses a task beyond the waiting limit with QueueFull, and takes tasks again once there is room', async () => {
+    const limit = new ConcurrencyLimit(1, 1);
+    let release!: () => void;
+    const running = limit.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const waiting = limit.run(async () => 'waited');
+    let refused: unknown;
+    await limit.run(async () => 'too many').catch((error: unknown) => (refused = error));
+    expect(refused).to.be.instanceOf(QueueFull);
+    release();
+    await running;
+    expect(await waiting).to.equal('waited');
+    expect(await limit.run(async () => 'room again')).to.equal('room again');
+  });
+
+  it('with no waiting allowed, refuses whatever cannot start at once', async () => {
+    const limit = new ConcurrencyLimit(2, 0);
+    const results = await Promise.allSettled(Array.from({ length: 3 }, () => limit.run(() => new Promise((resolve) => setTimeout(resolve, 20)))));
+    expect(results.map((result) => result.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected']);
   });
 });

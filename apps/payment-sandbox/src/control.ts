@@ -2,11 +2,12 @@
  * The switch tests and benchmarks use to make the sandbox misbehave and to move its clock.
  * Reachable in-process as `sandbox.control` and over HTTP under `/__sandbox/`.
  */
-export const BEHAVIOURS = ['ok', 'fail', 'hang', 'refuse', 'hang_after_create'] as const;
+export const BEHAVIOURS = ['ok', 'fail', 'hang', 'refuse', 'hang_after_create', 'unlisted'] as const;
 /**
  * ok: answer normally · fail: every API call answers 500 · hang: API calls never answer ·
  * refuse: API connections are dropped without an answer · hang_after_create: a create is
- * carried out but its answer never sent (a lost response), other calls answer normally.
+ * carried out but its answer never sent (a lost response), other calls answer normally ·
+ * unlisted: a list by reference finds nothing, as a provider's listing that lags behind its creates.
  */
 export type Behaviour = (typeof BEHAVIOURS)[number];
 

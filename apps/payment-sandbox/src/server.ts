@@ -9,13 +9,18 @@ import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { createLogger, type Logger } from '@storefront/logging';
 import type { PaymentSandboxConfig } from './config';
-import { CheckoutBook, CheckoutNotPending, DuplicateCheckout, type SandboxCheckout } from './checkouts';
+import { CheckoutBook, CheckoutNotPending, DuplicateCheckout, type CheckoutStatus, type NewCheckout, type SandboxCheckout } from './checkouts';
 import { BEHAVIOURS, SandboxControl, type Behaviour } from './control';
 import { renderHostedPage, renderMessagePage } from './hosted-page';
 
 export interface PaymentSandbox {
   url: string;
   control: SandboxControl;
+  /**
+   * Puts a checkout straight into the book, in any state and for any merchant, bypassing the
+   * API's checks: how tests give the shop a provider checkout it did not make.
+   */
+  prepareCheckout(input: NewCheckout, status?: CheckoutStatus): SandboxCheckout;
   stop(): Promise<void>;
 }
 
@@ -94,7 +99,7 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
 
   api.get('/checkouts', (req, res) => {
     const reference = typeof req.query.checkout_reference === 'string' ? req.query.checkout_reference : undefined;
-    res.json(book.list(reference));
+    res.json(control.behaviour === 'unlisted' && reference !== undefined ? [] : book.list(reference));
   });
 
   api.get('/checkouts/:id', (req, res) => {
@@ -177,6 +182,11 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
   return {
     url,
     control,
+    prepareCheckout: (input, status = 'PENDING') => {
+      const checkout = book.create(input);
+      if (status === 'EXPIRED') return book.deactivate(checkout.id);
+      return status === 'PENDING' ? checkout : book.complete(checkout.id, status);
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

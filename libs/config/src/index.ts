@@ -76,6 +76,25 @@ export class EnvReader {
     const raw = this.optional(name);
     return raw === undefined ? [] : raw.split(',').map((item) => item.trim()).filter(Boolean);
   }
+
+  /** A comma list of http(s) URLs, each reduced to its origin (`https://shop.example`). */
+  origins(name: string): string[] {
+    return this.list(name).map((item) => {
+      const origin = originOf(item);
+      if (origin === undefined) throw new ConfigError(`${name} must list http(s) URLs such as https://shop.example, got "${redactUrl(item)}"`);
+      return origin;
+    });
+  }
+}
+
+/** scheme://host[:port] of an http(s) URL, or undefined for anything else. */
+export function originOf(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Hides the password of a URL so configuration errors never print credentials. */

@@ -38,6 +38,13 @@ describe('config: EnvReader', () => {
     expect(new EnvReader({ TRUSTED_PROXIES: ' 10.0.0.1, loopback ,' }).list('TRUSTED_PROXIES')).to.deep.equal(['10.0.0.1', 'loopback']);
   });
 
+  it('reads a list of origins, reducing each URL to its origin and refusing what is not http(s)', () => {
+    expect(new EnvReader({ ALLOWED_ORIGINS: 'https://shop.example/path, http://localhost:3000' }).origins('ALLOWED_ORIGINS'))
+      .to.deep.equal(['https://shop.example', 'http://localhost:3000']);
+    expect(() => new EnvReader({ ALLOWED_ORIGINS: 'shop.example' }).origins('ALLOWED_ORIGINS')).to.throw(ConfigError, 'ALLOWED_ORIGINS must list http(s) URLs');
+    expect(() => new EnvReader({ ALLOWED_ORIGINS: 'ftp://shop.example' }).origins('ALLOWED_ORIGINS')).to.throw(ConfigError, 'ALLOWED_ORIGINS');
+  });
+
   it('takes BUILD_ID from the environment before the git checkout', () => {
     expect(readCommon(new EnvReader({ BUILD_ID: 'abc123' })).buildId).to.equal('abc123');
     expect(readCommon(new EnvReader({})).buildId).to.match(/^([0-9a-f]{7,40}|dev)$/);

@@ -51,10 +51,9 @@ function connect(config: StoreConfig): Knex {
       acquireConnectionTimeout: 10_000,
     });
   }
-  fs.mkdirSync(config.dataDir, { recursive: true });
   return knexFactory({
     client: 'better-sqlite3',
-    connection: { filename: path.join(config.dataDir, `${config.service}.sqlite`) },
+    connection: { filename: privateDatabaseFile(config.dataDir, config.service) },
     useNullAsDefault: true,
     // better-sqlite3 is synchronous: one connection serialises transactions, which is what
     // makes SQLite's read-check-write sections atomic without row locks.
@@ -71,6 +70,32 @@ function connect(config: StoreConfig): Knex {
     },
     acquireConnectionTimeout: 10_000,
   });
+}
+
+const PRIVATE_DIRECTORY_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
+/** The database and the files SQLite keeps beside it (WAL mode, or a rollback journal). */
+const SQLITE_FILE_SUFFIXES = ['', '-wal', '-shm', '-journal'];
+
+/**
+ * The service's SQLite file under `dataDir`, readable by this user only whatever the umask: it
+ * holds password hashes and personal data. The directory becomes 0700 and the file is created
+ * 0600 before SQLite opens it (SQLite gives its -wal and -shm files the database file's mode);
+ * files an earlier run left with looser modes are tightened.
+ */
+function privateDatabaseFile(dataDir: string, service: string): string {
+  fs.mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+  fs.chmodSync(dataDir, PRIVATE_DIRECTORY_MODE);
+  const file = path.join(dataDir, `${service}.sqlite`);
+  fs.closeSync(fs.openSync(file, 'a', PRIVATE_FILE_MODE));
+  for (const suffix of SQLITE_FILE_SUFFIXES) {
+    try {
+      fs.chmodSync(`${file}${suffix}`, PRIVATE_FILE_MODE);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  return file;
 }
 
 export function dialectOf(db: Knex): Dialect {

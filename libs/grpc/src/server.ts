@@ -2,7 +2,7 @@
  * A gRPC server with the standard health service, typed async handlers, AppError → status
  * translation, caller-token verification and graceful shutdown.
  */
-import { Server, ServerCredentials, type Metadata, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type Deadline, type Metadata, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { AppError, unauthenticated } from '@storefront/errors';
 import { CALLER_TOKEN_METADATA, type CallerTokenVerifier } from '@storefront/caller-token';
 import type { Logger } from '@storefront/logging';
@@ -16,6 +16,8 @@ export interface CallContext {
   caller(): Promise<string | undefined>;
   /** The customer the gateway vouches for; UNAUTHENTICATED when there is none. */
   requireCaller(): Promise<string>;
+  /** True once the client cancelled the call or its deadline passed: nobody will see the answer. */
+  abandoned(): boolean;
 }
 
 export type UnaryHandlers<D extends ServiceDefinition> = {
@@ -88,7 +90,7 @@ function implement(service: ServiceBinding, options: GrpcServerOptions): Untyped
   for (const [name, handler] of Object.entries(service.handlers)) {
     const path = service.definition[name]?.path ?? name;
     implementation[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-      handler(call.request, contextOf(call.metadata, options.verifier)).then(
+      handler(call.request, contextOf(call, options.verifier)).then(
         (response) => callback(null, response),
         (error: unknown) => {
           if (error instanceof AppError) {
@@ -104,7 +106,8 @@ function implement(service: ServiceBinding, options: GrpcServerOptions): Untyped
   return implementation;
 }
 
-function contextOf(metadata: Metadata, verifier: CallerTokenVerifier | undefined): CallContext {
+function contextOf(call: ServerUnaryCall<unknown, unknown>, verifier: CallerTokenVerifier | undefined): CallContext {
+  const { metadata } = call;
   let resolved: Promise<string | undefined> | undefined;
   const caller = () => {
     if (!resolved) {
@@ -121,5 +124,10 @@ function contextOf(metadata: Metadata, verifier: CallerTokenVerifier | undefined
       if (!userId) throw unauthenticated();
       return userId;
     },
+    abandoned: () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now(),
   };
+}
+
+function deadlineMs(deadline: Deadline): number {
+  return deadline instanceof Date ? deadline.getTime() : deadline;
 }

@@ -22,13 +22,14 @@ import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { loadOrExit } from '@storefront/config';
 import { readMetricsConfig, type MetricsConfig } from './config';
-import { startMetricsServer, type MetricsServer } from './metrics-server';
+import { startMetricsServer, type AdminHandler, type MetricsServer } from './metrics-server';
 import { METER_NAME } from './gauges';
 import { RpcMetricsSpanProcessor } from './rpc-metrics';
 
 export { registerGauge, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
 export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
 export { RpcMetricsSpanProcessor } from './rpc-metrics';
+export type { AdminAnswer, AdminHandler } from './metrics-server';
 
 export interface TelemetryOptions {
   /** Extra processors, e.g. an in-memory exporter in tests. */
@@ -41,6 +42,8 @@ export interface TelemetryOptions {
 export interface Telemetry {
   /** The Prometheus scrape URL once the admin port listens; undefined when metrics are off. */
   metricsUrl(): Promise<string | undefined>;
+  /** Serves `GET <path>` on the admin port with the handler's JSON (nothing when metrics are off). */
+  serveOnAdminPort(path: string, handler: AdminHandler): void;
   /** Flushes pending spans and closes the admin port. */
   shutdown(): Promise<void>;
 }
@@ -95,9 +98,13 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
       ],
     });
   }
-  const metricsServer = metricsConfig && prometheus ? listenForScrapes(prometheus, metricsConfig) : undefined;
+  const adminRoutes = new Map<string, AdminHandler>();
+  const metricsServer = metricsConfig && prometheus ? listenForScrapes(prometheus, metricsConfig, adminRoutes) : undefined;
   running = {
     metricsUrl: async () => (await metricsServer)?.url,
+    serveOnAdminPort: (path, handler) => {
+      adminRoutes.set(path, handler);
+    },
     shutdown: async () => {
       await (await metricsServer)?.close();
       await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);
@@ -112,16 +119,16 @@ export function currentTelemetry(): Telemetry | undefined {
 }
 
 /** A taken admin port must not stop the app serving: it is reported once and metrics stay off. */
-async function listenForScrapes(prometheus: PrometheusExporter, config: MetricsConfig): Promise<MetricsServer | undefined> {
+async function listenForScrapes(prometheus: PrometheusExporter, config: MetricsConfig, adminRoutes: ReadonlyMap<string, AdminHandler>): Promise<MetricsServer | undefined> {
   try {
-    return await startMetricsServer(prometheus, config);
+    return await startMetricsServer(prometheus, config, adminRoutes);
   } catch (error) {
     process.stderr.write(`metrics: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
     return undefined;
   }
 }
 
-const UNTRACED_PATHS = new Set(['/api/health', '/api/ready', '/metrics']);
+const UNTRACED_PATHS = new Set(['/api/health', '/api/ready', '/metrics', '/ready']);
 
 /** Records RPC metrics against the global meter, which exists only once the SDK has started. */
 class LazyRpcMetrics implements SpanProcessor {

@@ -1,22 +1,42 @@
-/** The admin HTTP server that Prometheus scrapes: `GET /metrics` and nothing else. */
+/**
+ * The admin HTTP server: `GET /metrics` for Prometheus, and the JSON answers an app adds for its
+ * operators (the gateway's `/ready`). Never reachable through the public API.
+ */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { MetricsConfig } from './config';
+
+export interface AdminAnswer {
+  status: number;
+  body: unknown;
+}
+
+/** Answers one GET path of the admin port with JSON. */
+export type AdminHandler = () => Promise<AdminAnswer>;
 
 export interface MetricsServer {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(exporter: PrometheusExporter, { port, host }: MetricsConfig): Promise<MetricsServer> {
+/** `adminRoutes` is read on every request, so routes added after the port opened are served too. */
+export async function startMetricsServer(
+  exporter: PrometheusExporter,
+  { port, host }: MetricsConfig,
+  adminRoutes: ReadonlyMap<string, AdminHandler> = new Map(),
+): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
-    if (request.method === 'GET' && request.url?.split('?')[0] === '/metrics') {
+    const path = request.url?.split('?')[0] ?? '';
+    const handler = adminRoutes.get(path);
+    if (request.method === 'GET' && path === '/metrics') {
       exporter.getMetricsRequestHandler(request, response);
-      return;
+    } else if (request.method === 'GET' && handler) {
+      void answerJson(handler, response);
+    } else {
+      response.statusCode = 404;
+      response.end();
     }
-    response.statusCode = 404;
-    response.end();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -34,4 +54,15 @@ export async function startMetricsServer(exporter: PrometheusExporter, { port, h
         server.closeAllConnections();
       }),
   };
+}
+
+async function answerJson(handler: AdminHandler, response: http.ServerResponse): Promise<void> {
+  let answer: AdminAnswer;
+  try {
+    answer = await handler();
+  } catch (error) {
+    answer = { status: 500, body: { error: 'internal_error', detail: (error as Error).message } };
+  }
+  response.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(answer.body));
 }

@@ -8,7 +8,7 @@ import { migrateToLatest, openDatabase, type StoreConfig } from '@storefront/db'
 import { provisionStores, type TestStores } from '@storefront/testing';
 import { DEFAULT_METRICS_PORTS, RpcMetricsSpanProcessor, observeDbPool, registerGauge } from '@storefront/telemetry';
 import { readMetricsConfig } from '../src/config';
-import { startMetricsServer, type MetricsServer } from '../src/metrics-server';
+import { startMetricsServer, type AdminHandler, type MetricsServer } from '../src/metrics-server';
 
 /** A meter provider read on demand, isolated from the process-wide one. */
 function meterUnderTest() {
@@ -132,10 +132,11 @@ describe('telemetry: metrics configuration', () => {
 
 describe('telemetry: the admin port', () => {
   let server: MetricsServer;
+  const adminRoutes = new Map<string, AdminHandler>();
   let metrics: ReturnType<typeof meterUnderTest>;
   before(async () => {
     metrics = meterUnderTest();
-    server = await startMetricsServer(metrics.reader, { port: 0, host: '127.0.0.1' });
+    server = await startMetricsServer(metrics.reader, { port: 0, host: '127.0.0.1' }, adminRoutes);
     metrics.meter.createCounter('storefront.test.requests', { description: 'Requests' }).add(2, { route: '/api/stock' });
   });
   after(async () => {
@@ -148,6 +149,17 @@ describe('telemetry: the admin port', () => {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/plain/);
     expect(await res.text()).to.match(/^storefront_test_requests(_total)?\{[^}]*route="\/api\/stock"[^}]*\} 2$/m);
+  });
+
+  it('serves the JSON of a route the app added, even after the port opened', async () => {
+    const readyUrl = server.url.replace('/metrics', '/ready');
+    expect((await fetch(readyUrl)).status).to.equal(404);
+    adminRoutes.set('/ready', async () => ({ status: 503, body: { status: 'unavailable', services: { inventory: 'unreachable' } } }));
+    const res = await fetch(`${readyUrl}?verbose=1`);
+    expect(res.status).to.equal(503);
+    expect(res.headers.get('content-type')).to.match(/^application\/json/);
+    expect(await res.json()).to.deep.equal({ status: 'unavailable', services: { inventory: 'unreachable' } });
+    expect((await fetch(readyUrl, { method: 'POST' })).status).to.equal(404);
   });
 
   it('serves nothing else', async () => {

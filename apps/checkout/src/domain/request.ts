@@ -4,6 +4,7 @@
  * Shapes, lengths and formats are checked at the edge against the OpenAPI schema.
  */
 import { createHash } from 'node:crypto';
+import { originOf } from '@storefront/config';
 import { invalidArgument } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { PROVIDER_NAMES, type ProviderName } from '../config';
@@ -38,6 +39,8 @@ export interface CheckoutRequest {
 
 export interface RequestRules {
   merchantCode: string;
+  /** Origins of this shop (scheme://host[:port]): the only places a payer is sent back to. */
+  redirectOrigins: readonly string[];
   defaultProvider: ProviderName;
   /** Providers this deployment can reach. */
   providers: readonly ProviderName[];
@@ -63,6 +66,7 @@ export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest,
   if (!PROVIDER_NAMES.includes(provider) || !rules.providers.includes(provider)) {
     throw invalidArgument(`provider must be one of ${rules.providers.join(', ')}`);
   }
+  if (request.redirectUrl !== undefined) checkRedirectUrl(request.redirectUrl, rules.redirectOrigins);
   const promoCode = request.promoCode?.trim();
   return {
     reference,
@@ -86,6 +90,34 @@ export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest,
     promoCode: promoCode === '' ? undefined : promoCode,
     provider,
   };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The provider sends the payer's browser to redirect_url after paying or declining, so a URL
+ * off this shop would make the shop's payment link an open redirect: it must be on one of the
+ * shop's own origins, over https (plain http only on this machine, for development).
+ */
+function checkRedirectUrl(raw: string, origins: readonly string[]): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidArgument('redirect_url must be an absolute https URL', 'invalid_redirect_url');
+  }
+  const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
+  if (!secure) throw invalidArgument('redirect_url must use https (http only on localhost)', 'invalid_redirect_url');
+  if (url.username !== '' || url.password !== '') throw invalidArgument('redirect_url must not carry credentials', 'invalid_redirect_url');
+  if (!origins.includes(url.origin)) {
+    throw invalidArgument(`redirect_url must be on this shop's origin: ${origins.join(', ')}`, 'invalid_redirect_url');
+  }
+}
+
+/** The shop's origins from its configured public URL, storefront origin and extra origins, without repeats. */
+export function shopOrigins(publicBaseUrl: string, storefrontOrigin: string | undefined, allowedOrigins: readonly string[]): string[] {
+  const urls = [publicBaseUrl, ...(storefrontOrigin ? [storefrontOrigin] : []), ...allowedOrigins];
+  return [...new Set(urls.map((url) => originOf(url)).filter((origin): origin is string => origin !== undefined))];
 }
 
 /**

@@ -49,9 +49,22 @@ export class SumUpApiProvider implements PaymentProvider {
       throw this.translate('list', error);
     });
     const found = existing.find((candidate) => candidate.checkout_reference === checkout.reference);
-    if (!found) throw new AppError('provider_unavailable', 'provider_unavailable', 'The payment provider reported a duplicate checkout it then could not list');
-    this.logger.info({ reference: checkout.reference, checkoutId: found.id }, 'recovered the provider checkout of an earlier attempt');
-    return this.parse(found);
+    if (!found) {
+      this.logger.error({ reference: checkout.reference }, 'the payment provider reported a duplicate checkout it then could not list');
+      throw new AppError('provider_unavailable', 'provider_unavailable', `The payment provider reported a checkout for reference ${checkout.reference} that it then could not find; try again with the same checkout_reference`);
+    }
+    const earlier = this.parse(found);
+    const mismatch = adoptionMismatch(earlier, checkout);
+    if (mismatch) {
+      this.logger.error({ reference: checkout.reference, checkoutId: earlier.id, status: earlier.status, mismatch }, 'the provider checkout of an earlier attempt cannot be taken over');
+      throw new AppError(
+        'provider_unavailable',
+        'provider_checkout_mismatch',
+        `The payment provider already holds checkout ${earlier.id} for reference ${checkout.reference}, but ${mismatch}; the order needs an operator's attention`,
+      );
+    }
+    this.logger.info({ reference: checkout.reference, checkoutId: earlier.id }, 'recovered the provider checkout of an earlier attempt');
+    return earlier;
   }
 
   async getCheckout(id: string): Promise<ProviderCheckout> {
@@ -126,6 +139,25 @@ class ProviderTimeout extends Error {
   constructor(operation: string, timeoutMs: number) {
     super(`${operation} timed out after ${timeoutMs} ms`);
   }
+}
+
+/**
+ * Why the checkout an earlier attempt left at the provider cannot stand for this one, if it
+ * cannot: only a checkout still open for payment, of the same amount and currency for the
+ * same merchant, is the one this order would have created.
+ */
+function adoptionMismatch(earlier: ProviderCheckout, wanted: NewProviderCheckout): string | undefined {
+  if (earlier.status !== 'PENDING') return `it is ${earlier.status}, not PENDING`;
+  if (earlier.amountPence !== wanted.amountPence || earlier.currency !== wanted.currency) {
+    return `it is for ${formatMoney(earlier.amountPence, earlier.currency)}, not ${formatMoney(wanted.amountPence, wanted.currency)}`;
+  }
+  const merchantCode = earlier.raw.merchant_code;
+  if (merchantCode !== wanted.merchantCode) return `it is for merchant ${String(merchantCode)}, not ${wanted.merchantCode}`;
+  return undefined;
+}
+
+function formatMoney(pence: number, currency: string): string {
+  return `${(pence / 100).toFixed(2)} ${currency}`;
 }
 
 function isDuplicate(error: unknown): boolean {

@@ -5,7 +5,7 @@
  * limits. The cookie is a credential: it is never logged and never put in an error.
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { ConfigError } from '@storefront/config';
+import { originOf } from '@storefront/config';
 import { AppError, unauthenticated } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import type { GatewayConfig } from '../config';
@@ -23,13 +23,24 @@ export interface RequestSession {
   callerToken: string;
 }
 
+/**
+ * The value of a `name=value` cookie pair (from a Cookie header, or the start of a Set-Cookie
+ * line) when it is the session cookie. Browsers trim whitespace around the name and compare it
+ * case-sensitively (RFC 6265 section 5.2), so `svc_sess =x` is the session cookie and
+ * `SVC_SESS=x` is not; a pair without `=` has an empty name.
+ */
+export function sessionCookieValue(pair: string): string | undefined {
+  const eq = pair.indexOf('=');
+  return eq >= 0 && pair.slice(0, eq).trim() === SESSION_COOKIE ? pair.slice(eq + 1).trim() : undefined;
+}
+
 /** The `svc_sess` value the request carries, if any (the first one, as browsers send the most specific first). */
 export function sessionTokenOf(req: Request): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq).trim() === SESSION_COOKIE) return pair.slice(eq + 1).trim();
+    const value = sessionCookieValue(pair);
+    if (value !== undefined) return value;
   }
   return undefined;
 }
@@ -87,7 +98,7 @@ export async function requireSession(req: Request, res: Response, context: Gatew
  * agents) and requests without the cookie have no ambient credential to abuse.
  */
 export function rejectCrossSiteWrites(config: GatewayConfig): RequestHandler {
-  const allowed = new Set([originOf(config.publicBaseUrl, 'PUBLIC_BASE_URL'), ...config.allowedOrigins.map((o) => originOf(o, 'ALLOWED_ORIGINS'))]);
+  const allowed = new Set([originOf(config.publicBaseUrl)!, ...config.allowedOrigins]);
   return (req, _res, next) => {
     if (SAFE_METHODS.has(req.method) || sessionTokenOf(req) === undefined) return next();
     const origin = req.headers.origin;
@@ -97,14 +108,6 @@ export function rejectCrossSiteWrites(config: GatewayConfig): RequestHandler {
     }
     next();
   };
-}
-
-function originOf(url: string, variable: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    throw new ConfigError(`${variable} must list URLs such as https://shop.example, got "${url}"`);
-  }
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Options } from 'http-proxy-middleware';
 import { errorBody } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
-import { SESSION_COOKIE } from '../http/session';
+import { sessionCookieValue } from '../http/session';
 import { htmlToMarkdown, isHtml, markdownHeaders, prefersMarkdown, varyOnAccept, withAcceptInVary } from './markdown';
 
 export interface StorefrontProxyOptions {
@@ -108,7 +108,7 @@ function withoutSessionCookie(proxyReq: ClientRequest): void {
   const kept = cookie
     .split(';')
     .map((pair) => pair.trim())
-    .filter((pair) => pair !== '' && !pair.startsWith(`${SESSION_COOKIE}=`));
+    .filter((pair) => pair !== '' && sessionCookieValue(pair) === undefined);
   if (kept.length > 0) proxyReq.setHeader('cookie', kept.join('; '));
   else proxyReq.removeHeader('cookie');
 }
@@ -120,7 +120,7 @@ function sanitizeOriginHeaders(headers: IncomingHttpHeaders): void {
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
   for (const name of [...HOP_BY_HOP, ...listed]) delete headers[name];
-  const cookies = headers['set-cookie']?.filter((line) => !line.trimStart().startsWith(`${SESSION_COOKIE}=`));
+  const cookies = headers['set-cookie']?.filter((line) => sessionCookieValue(line.split(';', 1)[0]!) === undefined);
   if (cookies && cookies.length > 0) headers['set-cookie'] = cookies;
   else delete headers['set-cookie'];
 }

@@ -1,13 +1,9 @@
 import type { Express } from 'express';
-import { health } from '@storefront/proto';
-import { createRpcClient } from '@storefront/grpc';
 import { errorBody } from '@storefront/errors';
 import { methodNotAllowed } from '../http/errors';
 import type { GatewayContext } from '../context';
 
-const READINESS_DEADLINE_MS = 1000;
-
-export function registerSystemRoutes(app: Express, { config }: GatewayContext): void {
+export function registerSystemRoutes(app: Express, { config, readiness }: GatewayContext): void {
   app
     .route('/api/health')
     .get((_req, res) => {
@@ -23,32 +19,16 @@ export function registerSystemRoutes(app: Express, { config }: GatewayContext): 
     })
     .all(methodNotAllowed('GET'));
 
-  // Readiness asks each service's standard health endpoint, which itself checks that
-  // service's store, so one answer covers the services and their databases.
-  const probes = Object.entries(config.addresses).map(([name, address]) => ({
-    name,
-    client: createRpcClient(health.HealthService, address, { target: name, defaultDeadlineMs: READINESS_DEADLINE_MS }),
-  }));
+  // Public: ready or not, nothing about what stands behind the gateway (see the admin port's /ready).
   app
     .route('/api/ready')
     .get(async (_req, res) => {
-      const results = await Promise.all(
-        probes.map(async ({ name, client }) => {
-          try {
-            const { status } = await client.check({ service: '' });
-            return [name, status === health.HealthCheckResponse_ServingStatus.SERVING ? 'serving' : 'not_serving'] as const;
-          } catch {
-            return [name, 'unreachable'] as const;
-          }
-        }),
-      );
-      const services = Object.fromEntries(results);
-      const down = results.filter(([, state]) => state !== 'serving').map(([name, state]) => `${name} ${state}`);
-      if (down.length > 0) {
-        res.status(503).json({ ...errorBody('not_ready', down.join(', ')), services });
+      const { ready } = await readiness.check();
+      if (!ready) {
+        res.status(503).json(errorBody('not_ready', 'The service is not ready; try again shortly'));
         return;
       }
-      res.json({ status: 'ready', services });
+      res.json({ status: 'ready' });
     })
     .all(methodNotAllowed('GET'));
 }

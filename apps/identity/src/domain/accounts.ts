@@ -9,7 +9,7 @@ import { addressBucket, countAttempt, counterKey, type WindowCounters } from '@s
 import type { RateLimits } from '../config';
 import type { SessionStore } from '../stores/sessions';
 import type { ProfileChanges, User, UserStore } from '../stores/users';
-import { rejectCommonPassword, type PasswordHasher } from './passwords';
+import { rejectCommonPassword, type Abandoned, type PasswordHasher } from './passwords';
 import {
   checkNewPasswordLength,
   newReferralCode,
@@ -62,7 +62,8 @@ const emailTaken = () => conflict('email_taken', 'An account with this email alr
 export class Accounts {
   constructor(private readonly options: AccountsOptions) {}
 
-  async signUp(input: SignUpInput): Promise<{ user: User; session: IssuedSession }> {
+  /** `abandoned` tells whether the caller has gone; then no account is created. */
+  async signUp(input: SignUpInput, abandoned?: Abandoned): Promise<{ user: User; session: IssuedSession }> {
     const { users, counters, hasher, limits, now } = this.options;
     const startedAt = now();
     const addressKey = counterKey('signup-address', addressBucket(input.clientAddress));
@@ -79,7 +80,7 @@ export class Accounts {
     }
     if (await users.findByEmail(email)) throw emailTaken();
 
-    const passwordHash = await hasher.hash(input.password);
+    const passwordHash = await hasher.hash(input.password, abandoned);
     for (let attempt = 0; attempt < REFERRAL_CODE_ATTEMPTS; attempt += 1) {
       const user: User = {
         id: randomUUID(),
@@ -102,9 +103,10 @@ export class Accounts {
   /**
    * The same 401 for an unknown email and a wrong password, after the same work: an unknown
    * email is verified against a dummy hash. Failures count per account and per address
-   * before the password is checked, so parallel guesses cannot overtake the limit.
+   * before the password is checked, so parallel guesses cannot overtake the limit. A caller
+   * that has gone by the time the password is checked gets no session.
    */
-  async logIn(rawEmail: string, password: string, clientAddress: string): Promise<{ user: User; session: IssuedSession }> {
+  async logIn(rawEmail: string, password: string, clientAddress: string, abandoned?: Abandoned): Promise<{ user: User; session: IssuedSession }> {
     const { users, counters, hasher, limits, now } = this.options;
     rejectOverlongPassword(password);
     const email = rawEmail.trim().toLowerCase();
@@ -121,12 +123,12 @@ export class Accounts {
       'failed login attempts',
     );
     const user = await users.findByEmail(email);
-    const verified = await hasher.verify(user?.passwordHash, password);
+    const verified = await hasher.verify(user?.passwordHash, password, abandoned);
     if (!user || !verified) throw invalidCredentials();
 
     // Only failures count: a success takes its hit back and clears the account's failures.
     await Promise.all([counters.clear(accountKey), counters.undo(addressKey)]);
-    if (hasher.needsRehash(user.passwordHash)) await users.updatePasswordHash(user.id, await hasher.hash(password));
+    if (hasher.needsRehash(user.passwordHash)) await users.updatePasswordHash(user.id, await hasher.hash(password, abandoned));
     return { user, session: await this.openSession(user.id, startedAt) };
   }
 

@@ -5,9 +5,25 @@
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { invalidArgument } from '@storefront/errors';
+import { AppError, invalidArgument } from '@storefront/errors';
 import type { Argon2Settings } from '../config';
-import { ConcurrencyLimit } from './concurrency-limit';
+import { ConcurrencyLimit, QueueFull } from './concurrency-limit';
+
+/** Whether the caller has gone (cancelled, or past its deadline); its hash is then not wanted. */
+export type Abandoned = () => boolean;
+
+const neverAbandoned: Abandoned = () => false;
+/** The queue is sized to drain in about a second, so that is when a refused caller should retry. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
+
+const hashingBusy = () =>
+  new AppError(
+    'unavailable',
+    'service_unavailable',
+    `Too many sign-ups and logins are being processed; try again in ${QUEUE_FULL_RETRY_AFTER_SECONDS} second`,
+    QUEUE_FULL_RETRY_AFTER_SECONDS,
+  );
+const callAbandoned = () => new AppError('timeout', 'timeout', 'The call was cancelled or ran out of time while its password was being checked');
 
 export class PasswordHasher {
   private constructor(
@@ -18,22 +34,42 @@ export class PasswordHasher {
 
   static async create(settings: Argon2Settings): Promise<PasswordHasher> {
     const options = { type: argon2.argon2id, memoryCost: settings.memoryKib, timeCost: settings.timeCost, parallelism: settings.parallelism };
-    return new PasswordHasher(options, await argon2.hash(randomBytes(32).toString('base64url'), options), new ConcurrencyLimit(settings.maxConcurrent));
+    const limit = new ConcurrencyLimit(settings.maxConcurrent, settings.maxWaiting);
+    return new PasswordHasher(options, await argon2.hash(randomBytes(32).toString('base64url'), options), limit);
   }
 
-  hash(password: string): Promise<string> {
-    return this.limit.run(() => argon2.hash(password, this.options));
+  hash(password: string, abandoned: Abandoned = neverAbandoned): Promise<string> {
+    return this.run(() => argon2.hash(password, this.options), abandoned);
   }
 
   /** Verifies against `hash`, or against the dummy when there is no user, so timing reveals nothing. */
-  async verify(hash: string | undefined, password: string): Promise<boolean> {
-    const matches = await this.limit.run(() => argon2.verify(hash ?? this.dummyHash, password));
+  async verify(hash: string | undefined, password: string, abandoned: Abandoned = neverAbandoned): Promise<boolean> {
+    const matches = await this.run(() => argon2.verify(hash ?? this.dummyHash, password), abandoned);
     return hash !== undefined && matches;
   }
 
   /** Whether a stored hash was made with other parameters and should be replaced. */
   needsRehash(hash: string): boolean {
     return argon2.needsRehash(hash, this.options);
+  }
+
+  /**
+   * Runs one hash within the limit: 503 with Retry-After when too many wait already; a caller
+   * that has gone by the time its turn comes costs no hash, and one that went while it was
+   * hashing gets no result, so nothing is written for an answer nobody receives.
+   */
+  private async run<T>(work: () => Promise<T>, abandoned: Abandoned): Promise<T> {
+    let result: T;
+    try {
+      result = await this.limit.run(async () => {
+        if (abandoned()) throw callAbandoned();
+        return work();
+      });
+    } catch (error) {
+      throw error instanceof QueueFull ? hashingBusy() : error;
+    }
+    if (abandoned()) throw callAbandoned();
+    return result;
   }
 }
 

@@ -23,6 +23,12 @@ const rateLimited = rateLimitedResponse('too many attempts from this address or 
 const crossSite = errorResponse('The request carries the session cookie but comes from another site (Origin or Sec-Fetch-Site)');
 const noSession = errorResponse('No valid session: the cookie is missing, unknown, expired or was logged out');
 const serviceDown = errorResponse('A service behind the gateway is unavailable; retry shortly');
+const hashingBusy = {
+  ...errorResponse(
+    'A service behind the gateway is unavailable, or too many sign-ups and logins are waiting for their password check (`service_unavailable` with Retry-After); retry shortly',
+  ),
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying, when given', schema: { type: 'integer', minimum: 1 } } },
+};
 
 const profileExample = {
   id: '6f1c2a9e-3b7d-4c1e-9a2f-5d8e7b6c4a10',
@@ -142,7 +148,7 @@ export const authArea: ApiArea = {
           '403': crossSite,
           '409': errorResponse('The email is already registered (`email_taken`)'),
           '429': rateLimited,
-          '503': serviceDown,
+          '503': hashingBusy,
         },
       },
     },
@@ -160,7 +166,7 @@ export const authArea: ApiArea = {
           '401': errorResponse('Email or password is incorrect (`invalid_credentials`)'),
           '403': crossSite,
           '429': rateLimited,
-          '503': serviceDown,
+          '503': hashingBusy,
         },
       },
     },

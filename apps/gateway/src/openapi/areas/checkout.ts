@@ -45,7 +45,10 @@ export const checkoutArea: ApiArea = {
         merchant_code: { type: 'string', minLength: 1, maxLength: 32, description: "The shop's merchant code, as in /products.json" },
         description: { type: 'string', maxLength: 200 },
         return_url: httpUrl("Notification URL passed to the payment provider; defaults to this service's /api/payments/events"),
-        redirect_url: httpUrl("Where the payer's browser goes after paying"),
+        redirect_url: httpUrl(
+          "Where the payer's browser goes after paying or declining: a URL on one of the shop's own origins, over https " +
+            '(http only on localhost, 127.0.0.1 or [::1]). Any other URL is 400 `invalid_redirect_url`.',
+        ),
         items: { type: 'array', minItems: 1, maxItems: 50, items: ref('CheckoutLine') },
         delivery: ref('Delivery'),
         promo_code: { type: 'string', maxLength: 64, description: 'Promo code, or a reward code of the logged-in customer' },
@@ -143,7 +146,7 @@ export const checkoutArea: ApiArea = {
         responses: {
           '200': jsonResponse("The provider's checkout object with the saved order", 'CheckoutResult'),
           '400': errorResponse(
-            'Invalid request: a field, an unknown SKU, an amount other than the server total (the detail gives it), or ' +
+            'Invalid request: a field, a `redirect_url` off the shop (`invalid_redirect_url`), an unknown SKU, an amount other than the server total (the detail gives it), or ' +
             '`invalid_promo_code`: the code is unknown, expired or used up, or another open order holds it (a single-use ' +
             'reward code, or every use of a capped promo code); it is free again if that order is not paid. Nothing is stored, ' +
             'so the same `checkout_reference` may be sent again with another code or none',

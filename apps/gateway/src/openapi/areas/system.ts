@@ -18,6 +18,13 @@ export const systemArea: ApiArea = {
       properties: { status: { type: 'string', const: 'ok' }, time: { type: 'string', format: 'date-time' } },
       example: { status: 'ok', time: '2026-11-22T12:00:00.000Z' },
     },
+    ReadyResult: {
+      type: 'object',
+      required: ['status'],
+      additionalProperties: false,
+      properties: { status: { type: 'string', const: 'ready' } },
+      example: { status: 'ready' },
+    },
     BuildResult: {
       type: 'object',
       required: ['build'],
@@ -46,10 +53,11 @@ export const systemArea: ApiArea = {
       get: {
         operationId: 'getReadiness',
         summary: 'Readiness: every service the gateway depends on is serving',
+        description: 'Answers only whether the platform is ready; which dependency is down is reported to operators elsewhere.',
         tags: ['system'],
         responses: {
-          '200': { description: 'All dependencies serving', content: { 'application/json': { schema: { type: 'object' } } } },
-          '503': errorResponse('A dependency is not serving'),
+          '200': jsonResponse('All dependencies serving', 'ReadyResult'),
+          '503': errorResponse('Not ready (`not_ready`)'),
         },
       },
     },
