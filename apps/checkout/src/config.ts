@@ -1,5 +1,8 @@
 import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { callersOf } from '@storefront/grpc';
+import { readServiceTokenPrivateKey, readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
+import { CHECKOUT_ACCESS } from './access';
 
 export const PROVIDER_NAMES = ['sandbox', 'sumup'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -48,6 +51,21 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 3_600_000 }),
     seedDemoData: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], store.mysqlUrl ? 'false' : 'true') === 'true',
+  };
+}
+
+/** Keys only serving needs, read apart from the rest so `migrate` needs none of them. */
+export interface CheckoutServeKeys {
+  /** Public keys of the services checkout's access table admits. */
+  servicePublicKeys: ServicePublicKeys;
+  /** Signs checkout's service token on its calls to inventory and loyalty. */
+  serviceTokenPrivateKey: string;
+}
+
+export function readCheckoutServeKeys(env: EnvReader): CheckoutServeKeys {
+  return {
+    servicePublicKeys: readServiceTokenPublicKeys(env, callersOf(CHECKOUT_ACCESS)),
+    serviceTokenPrivateKey: readServiceTokenPrivateKey(env),
   };
 }
 

@@ -5,10 +5,9 @@
  */
 import { expect } from 'chai';
 import { EnvReader, type Env } from '@storefront/config';
-import { createRpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
-import { readLoyaltyConfig, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
-import type { HttpClient, Stack } from '@storefront/testing';
+import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
+import { clientAs, type HttpClient, type Stack } from '@storefront/testing';
 import {
   checkoutBody,
   completePayment,
@@ -189,7 +188,7 @@ describe('checkout payment confirmation through the reconciler', () => {
 
   describe('reward codes from the loyalty programme', () => {
     async function redeemReward(client: HttpClient, userId: string): Promise<string> {
-      const rpc = createRpcClient(loyalty.LoyaltyServiceService, stack.loyalty!.address, { target: 'loyalty' });
+      const rpc = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', stack.loyalty!.address);
       try {
         await rpc.awardPurchase({ orderId: `seed-${userId}`, userId, amountPence: 40_000 });
       } finally {
@@ -257,7 +256,8 @@ describe('checkout payment confirmation after a crash between steps', () => {
 
     const mysqlUrl = stack.stores.mysqlUrlFor('loyalty');
     const env: Env = { ...stack.env, LOYALTY_ADDR: loyaltyAddress, ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}) };
-    restartedLoyalty = await startLoyaltyServer(readLoyaltyConfig(new EnvReader(env)), { migrate: true });
+    const config = new EnvReader(env);
+    restartedLoyalty = await startLoyaltyServer(readLoyaltyConfig(config), { migrate: true, ...readLoyaltyServeKeys(config) });
     await eventually(async () => {
       await stack.checkout!.reconcileNow();
       return (await stack.checkout!.store.findByReference(body.checkout_reference))!.closedAt !== undefined;

@@ -1,5 +1,8 @@
 import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { callersOf } from '@storefront/grpc';
+import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
+import { IDENTITY_ACCESS } from './access';
 
 /** A fixed-window limit: at most `max` events per `windowSeconds`. */
 export interface WindowLimit {
@@ -60,4 +63,14 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
       maxConcurrent: env.int('ARGON2_MAX_CONCURRENT', 2, { min: 1, max: 64 }),
     },
   };
+}
+
+/** Keys only serving needs, read apart from the rest so `migrate` needs none of them. */
+export interface IdentityServeKeys {
+  /** Public keys of the services identity's access table admits. */
+  servicePublicKeys: ServicePublicKeys;
+}
+
+export function readIdentityServeKeys(env: EnvReader): IdentityServeKeys {
+  return { servicePublicKeys: readServiceTokenPublicKeys(env, callersOf(IDENTITY_ACCESS)) };
 }

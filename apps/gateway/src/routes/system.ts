@@ -25,9 +25,10 @@ export function registerSystemRoutes(app: Express, { config }: GatewayContext): 
 
   // Readiness asks each service's standard health endpoint, which itself checks that
   // service's store, so one answer covers the services and their databases.
-  const probes = Object.entries(config.addresses).map(([name, address]) => ({
+  // Health is open to every caller (kubelet probes cannot sign), so these clients carry no service token.
+  const probes = (Object.keys(config.addresses) as Array<keyof typeof config.addresses>).map((name) => ({
     name,
-    client: createRpcClient(health.HealthService, address, { target: name, defaultDeadlineMs: READINESS_DEADLINE_MS }),
+    client: createRpcClient(health.HealthService, config.addresses[name], { target: name, defaultDeadlineMs: READINESS_DEADLINE_MS }),
   }));
   app
     .route('/api/ready')
