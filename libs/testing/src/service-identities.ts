@@ -4,7 +4,7 @@
  */
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import type { Env } from '@storefront/config';
-import { createRpcClient, type RpcClient, type ServiceDefinition } from '@storefront/grpc';
+import { createRpcClient, type RequestOf, type RpcClient, type ServiceDefinition } from '@storefront/grpc';
 import {
   PRIVATE_KEY_VARIABLE,
   PUBLIC_KEYS_VARIABLE,
@@ -69,10 +69,10 @@ export interface RawOutcome {
 }
 
 /**
- * One unary call with exactly the given metadata and an empty request, as any process that
- * reaches the port could make it with a plain gRPC client.
+ * One unary call with exactly the given metadata, as any process that reaches the port could
+ * make it with a plain gRPC client; the request is empty unless given.
  */
-export function callRaw(address: string, method: ServiceDefinition[string], metadata: Record<string, string>): Promise<RawOutcome> {
+export function callRaw<M extends ServiceDefinition[string]>(address: string, method: M, metadata: Record<string, string>, request?: RequestOf<M>): Promise<RawOutcome> {
   const client = new Client(address, credentials.createInsecure());
   const sent = new Metadata();
   for (const [key, value] of Object.entries(metadata)) sent.set(key, value);
@@ -81,7 +81,7 @@ export function callRaw(address: string, method: ServiceDefinition[string], meta
       method.path,
       (request: Buffer) => request,
       (response: Buffer) => response,
-      Buffer.alloc(0),
+      request === undefined ? Buffer.alloc(0) : method.requestSerialize(request),
       sent,
       { deadline: Date.now() + 10_000 },
       (error: ServiceError | null) => {
