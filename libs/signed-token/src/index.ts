@@ -9,10 +9,10 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { SignJWT, decodeJwt, jwtVerify } from 'jose';
 
 const ALGORITHM = 'EdDSA';
-export const TOKEN_LIFETIME_SECONDS = 60;
+const TOKEN_LIFETIME_SECONDS = 60;
 // A token is reused for half its life, so a receiver always gets at least 30 s of validity.
 const REUSE_MS = (TOKEN_LIFETIME_SECONDS / 2) * 1000;
-export const MAX_LIFETIME_SECONDS = 5 * 60;
+const MAX_LIFETIME_SECONDS = 5 * 60;
 // Clocks of two hosts may disagree by this much about `iat`.
 const CLOCK_TOLERANCE_SECONDS = 5;
 const CACHE_LIMIT = 10_000;
