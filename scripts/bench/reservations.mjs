@@ -8,8 +8,9 @@
 //     no more workers than they have units);
 //   - sell-out burst: 5x the SKU's units requested at once; exactly its units must be granted.
 // Every loop stops at MAX_RESERVATIONS or MAX_SECONDS, and the stock is checked to be back where
-// it started.
+// it started. Reads go out as the gateway and reservations as checkout, each with its service key.
 import { performance } from 'node:perf_hooks';
+import { storedPlatformKeys } from '../lib/platform-keys.mjs';
 
 export const name = 'reservations';
 
@@ -17,28 +18,34 @@ const WORKERS = 32;
 const MAX_RESERVATIONS = 2000;
 const MAX_SECONDS = 5;
 
-export async function run({ backend, inventoryAddress, report }) {
+export async function run({ backend, inventoryAddress, env, report }) {
   const { inventory } = await import('@storefront/proto');
   const { createRpcClient } = await import('@storefront/grpc');
-  const client = createRpcClient(inventory.InventoryServiceService, inventoryAddress, { target: 'inventory', defaultDeadlineMs: 30_000 });
+  const { ServiceTokenSigner } = await import('@storefront/service-token');
+  const keys = storedPlatformKeys(env.DATA_DIR);
+  const clientAs = (app) =>
+    createRpcClient(inventory.InventoryServiceService, inventoryAddress, { target: 'inventory', defaultDeadlineMs: 30_000, signer: new ServiceTokenSigner(app, keys.services[app].privateKeyPem) });
+  const reader = clientAs('gateway');
+  const client = clientAs('checkout');
   const references = referenceMaker(backend);
   try {
-    const { available: before } = await client.getStock({});
+    const { available: before } = await reader.getStock({});
     const [hotSku, hotUnits] = Object.entries(before).sort((a, b) => b[1] - a[1])[0] ?? [];
     if (!hotSku || hotUnits < 1) throw new Error('the catalog has no stock-limited SKU with units to reserve');
 
     const oneSku = Array.from({ length: Math.min(WORKERS, hotUnits) }, () => hotSku);
     report('reserve+release, one SKU', await cycle(client, oneSku, references));
 
-    const { products } = await client.getCatalog({});
+    const { products } = await reader.getCatalog({});
     report('reserve+release, many SKUs', await cycle(client, spreadWorkers(products, before), references));
 
     report('sell-out burst, one SKU', await burst(client, hotSku, hotUnits, references));
 
-    const { available: after } = await client.getStock({});
+    const { available: after } = await reader.getStock({});
     const drifted = Object.keys(before).filter((sku) => before[sku] !== after[sku]);
     if (drifted.length > 0) throw new Error(`stock did not return to its starting level for ${drifted.join(', ')}`);
   } finally {
+    reader.close();
     client.close();
   }
 }

@@ -2,8 +2,9 @@
 // MySQL/Redis), waits until the gateway reports every service ready, and stops them all
 // gracefully. Used by `npm start` and by the benchmark.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { platformKeys } from './platform-keys.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 // Dependencies first, so the gateway's first readiness probe finds them up.
@@ -23,7 +24,8 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
   chmodSync(dataDir, 0o700);
   // glibc settings (decision 0107): two malloc arenas instead of one per libuv thread, and a fixed
   // mmap threshold so large blocks (argon2's 19 MiB) go back to the system when freed.
-  const fullEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...env, DATA_DIR: dataDir, ...(await callerKeys(env, dataDir)) };
+  const keys = platformKeys(env, dataDir);
+  const fullEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...env, DATA_DIR: dataDir, ...keys.env };
   const port = fullEnv.PORT ?? '8080';
   const started = process.hrtime.bigint();
   const children = APPS.map((app) => {
@@ -32,7 +34,7 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
     // Source maps stay beside the bundles; NODE_OPTIONS=--enable-source-maps turns them on when
     // debugging (always on, they cost start-up time and memory in every process).
     const args = [...nodeArgs, ...(dev ? ['--import', 'tsx'] : []), entry];
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: fullEnv, stdio: ['ignore', output, output] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...fullEnv, ...keys.envFor(app) }, stdio: ['ignore', output, output] });
     return { app, child, exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))) };
   });
 
@@ -82,20 +84,3 @@ async function waitUntilReady(url) {
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * The embedded default generates the internal caller-token key pair once and keeps it under
- * DATA_DIR (mode 0600); production passes both keys in the environment from a Secret.
- */
-async function callerKeys(env, dataDir) {
-  if (env.CALLER_TOKEN_PRIVATE_KEY && env.CALLER_TOKEN_PUBLIC_KEY) return {};
-  const file = path.join(dataDir, 'caller-token-keys.json');
-  if (!existsSync(file)) {
-    const { generateKeyPair, exportPKCS8, exportSPKI } = await import('jose');
-    const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-    const keys = { CALLER_TOKEN_PRIVATE_KEY: await exportPKCS8(privateKey), CALLER_TOKEN_PUBLIC_KEY: await exportSPKI(publicKey) };
-    writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
-  }
-  chmodSync(file, 0o600);
-  return JSON.parse(readFileSync(file, 'utf8'));
-}

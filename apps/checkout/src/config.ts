@@ -1,6 +1,9 @@
 import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
+import { callersOf } from '@storefront/grpc';
+import { readServiceTokenPrivateKey, readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
+import { CHECKOUT_ACCESS } from './access';
 
 export const PROVIDER_NAMES = ['sandbox', 'sumup'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -83,6 +86,21 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
       stockSharePercent: env.int('OPEN_ORDERS_STOCK_SHARE_PERCENT', 50, { min: 1, max: 100 }),
       promoChecksPerAddress: readWindowLimit(env, 'PROMO_CHECKS_PER_ADDRESS', 30, 60),
     },
+  };
+}
+
+/** Keys only serving needs, read apart from the rest so `migrate` needs none of them. */
+export interface CheckoutServeKeys {
+  /** Public keys of the services checkout's access table admits. */
+  servicePublicKeys: ServicePublicKeys;
+  /** Signs checkout's service token on its calls to inventory and loyalty. */
+  serviceTokenPrivateKey: string;
+}
+
+export function readCheckoutServeKeys(env: EnvReader): CheckoutServeKeys {
+  return {
+    servicePublicKeys: readServiceTokenPublicKeys(env, callersOf(CHECKOUT_ACCESS)),
+    serviceTokenPrivateKey: readServiceTokenPrivateKey(env),
   };
 }
 

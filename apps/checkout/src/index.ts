@@ -1,4 +1,5 @@
 export { startCheckoutServer, type CheckoutServer, type StartOptions } from './server';
-export { readCheckoutConfig, type CheckoutConfig } from './config';
+export { readCheckoutConfig, readCheckoutServeKeys, type CheckoutConfig, type CheckoutServeKeys } from './config';
+export { CHECKOUT_ACCESS } from './access';
 export { migrations } from './migrations';
 export type { ReconcileSummary } from './confirmation';

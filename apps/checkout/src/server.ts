@@ -8,8 +8,10 @@ import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { RedisWindowCounters, SqlWindowCounters, connectRedis } from '@storefront/rate-limit';
+import { ServiceTokenSigner, ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger, type Logger } from '@storefront/logging';
-import type { CheckoutConfig, ProviderName } from './config';
+import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
+import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
 import { CheckoutStore } from './store';
 import { CheckoutService } from './checkout-service';
@@ -29,7 +31,7 @@ export interface CheckoutServer {
   stop(): Promise<void>;
 }
 
-export interface StartOptions {
+export interface StartOptions extends CheckoutServeKeys {
   /** Apply migrations before serving (embedded default, tests). */
   migrate: boolean;
   logger?: Logger;
@@ -56,9 +58,9 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     await store.savePromoCodes(DEMO_PROMO_CODES);
     logger.info('seeded the demo promo codes');
   }
-  const verifier = await CallerTokenVerifier.fromPem(config.callerTokenPublicKey);
-  const inventoryClient = createRpcClient(inventory.InventoryServiceService, config.inventoryAddress, { target: 'inventory' });
-  const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty' });
+  const signer = new ServiceTokenSigner('checkout', options.serviceTokenPrivateKey);
+  const inventoryClient = createRpcClient(inventory.InventoryServiceService, config.inventoryAddress, { target: 'inventory', signer });
+  const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty', signer });
   const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger)]]);
 
   const service = new CheckoutService({
@@ -86,13 +88,14 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
     logger,
-    verifier,
+    serviceTokens: new ServiceTokenVerifier('checkout', options.servicePublicKeys),
+    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
     probe: async () => {
       await ping(db);
       if (redis) await redis.ping();
     },
     services: [
-      bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, {
+      bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
         createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
         validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
         notifyPaymentEvent: async (request) => {

@@ -5,9 +5,8 @@
  */
 import { expect } from 'chai';
 import { CallerTokenSigner } from '@storefront/caller-token';
-import { createRpcClient } from '@storefront/grpc';
 import { checkout } from '@storefront/proto';
-import type { HttpClient, Stack } from '@storefront/testing';
+import { clientAs, type HttpClient, type Stack } from '@storefront/testing';
 import {
   DELIVERY,
   LOW_STOCK,
@@ -208,7 +207,7 @@ describe('checkout: codes held by open orders', () => {
   describe('over gRPC', () => {
     it(`gives one reward code to exactly one of ${PARALLEL} CreateCheckout calls`, async () => {
       const { userId, code } = await customerWithCode();
-      const rpc = createRpcClient(checkout.CheckoutServiceService, stack.checkout!.address, { target: 'checkout', defaultDeadlineMs: 20_000 });
+      const rpc = clientAs('gateway', checkout.CheckoutServiceService, 'checkout', stack.checkout!.address, 20_000);
       const callerToken = await (await CallerTokenSigner.fromPem(stack.keys.privateKeyPem)).sign(userId);
       try {
         const calls = Array.from({ length: PARALLEL }, (_, i) =>

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { EnvReader, type Env } from '@storefront/config';
-import { readLoyaltyConfig, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
+import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
 import type { HttpClient, Stack } from '@storefront/testing';
 import {
   checkoutBody,
@@ -246,7 +246,8 @@ describe('checkout payment confirmation after a crash between steps', () => {
 
     const mysqlUrl = stack.stores.mysqlUrlFor('loyalty');
     const env: Env = { ...stack.env, LOYALTY_ADDR: loyaltyAddress, ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}) };
-    restartedLoyalty = await startLoyaltyServer(readLoyaltyConfig(new EnvReader(env)), { migrate: true });
+    const config = new EnvReader(env);
+    restartedLoyalty = await startLoyaltyServer(readLoyaltyConfig(config), { migrate: true, ...readLoyaltyServeKeys(config) });
     await eventually(async () => {
       await stack.checkout!.reconcileNow();
       return (await stack.checkout!.store.findByReference(body.checkout_reference))!.closedAt !== undefined;

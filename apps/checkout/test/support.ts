@@ -5,9 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { startStack, type HttpClient, type ServiceName, type Stack, type StackOptions, type TestResponse } from '@storefront/testing';
+import { clientAs, startStack, type HttpClient, type ServiceName, type Stack, type StackOptions, type TestResponse } from '@storefront/testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
-import { createRpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
 import type { Env } from '@storefront/config';
 
@@ -131,7 +130,7 @@ export async function signUp(client: HttpClient): Promise<string> {
 
 /** Gives the signed-up customer enough points, redeems the 10% reward and answers its code. */
 export async function redeemReward(stack: Stack, client: HttpClient, userId: string): Promise<string> {
-  const rpc = createRpcClient(loyalty.LoyaltyServiceService, stack.loyalty!.address, { target: 'loyalty' });
+  const rpc = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', stack.loyalty!.address);
   try {
     await rpc.awardPurchase({ orderId: `seed-${userId}`, userId, amountPence: 40_000 });
   } finally {

@@ -1,4 +1,5 @@
 import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
+import { readServiceTokenPrivateKey } from '@storefront/service-token';
 
 export interface GatewayConfig extends CommonConfig {
   port: number;
@@ -13,6 +14,8 @@ export interface GatewayConfig extends CommonConfig {
   /** Proxy addresses whose X-Forwarded-For is believed (Express "trust proxy" values). */
   trustedProxies: string[];
   callerTokenPrivateKey: string;
+  /** Signs the gateway's service token on every call to a service. */
+  serviceTokenPrivateKey: string;
   addresses: { identity: string; loyalty: string; checkout: string; inventory: string };
   rpcDeadlineMs: number;
   /** Checkout waits on the payment provider, so it gets a longer deadline. */
@@ -33,6 +36,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     trustedProxies: env.list('TRUSTED_PROXIES'),
     callerTokenPrivateKey: env.string('CALLER_TOKEN_PRIVATE_KEY'),
+    serviceTokenPrivateKey: readServiceTokenPrivateKey(env),
     addresses: {
       identity: env.address('IDENTITY_ADDR', '127.0.0.1:50051'),
       loyalty: env.address('LOYALTY_ADDR', '127.0.0.1:50052'),

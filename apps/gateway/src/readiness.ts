@@ -24,9 +24,10 @@ export interface ReadinessCheck {
 }
 
 export function createReadinessCheck(addresses: GatewayConfig['addresses']): ReadinessCheck {
-  const probes = Object.entries(addresses).map(([name, address]) => ({
+  // Health is open to every caller (kubelet probes cannot sign), so these clients carry no service token.
+  const probes = (Object.keys(addresses) as Array<keyof typeof addresses>).map((name) => ({
     name,
-    client: createRpcClient(health.HealthService, address, { target: name, defaultDeadlineMs: READINESS_DEADLINE_MS }),
+    client: createRpcClient(health.HealthService, addresses[name], { target: name, defaultDeadlineMs: READINESS_DEADLINE_MS }),
   }));
   return {
     async check() {

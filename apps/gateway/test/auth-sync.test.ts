@@ -1,8 +1,7 @@
 /** POST /api/state/sync: the profile half through identity and the loyalty half through loyalty. */
 import { expect } from 'chai';
-import { createRpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
-import { startStack, type HttpClient, type Stack } from '@storefront/testing';
+import { clientAs, startStack, type HttpClient, type Stack } from '@storefront/testing';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody, type Profile } from './auth-fixtures';
 
 describe('gateway: POST /api/state/sync', () => {
@@ -115,7 +114,7 @@ describe('gateway: POST /api/state/sync', () => {
 
   describe('loyalty half', () => {
     async function award(profile: Profile, pence: number) {
-      const client = createRpcClient(loyalty.LoyaltyServiceService, stack.loyalty!.address, { target: 'loyalty' });
+      const client = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', stack.loyalty!.address);
       try {
         await client.awardPurchase({ orderId: `order-${profile.id}-${pence}`, userId: profile.id, amountPence: pence });
       } finally {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { createRpcClient, type RpcClient } from '@storefront/grpc';
+import type { RpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
-import { startStack, type HttpClient, type Stack } from '@storefront/testing';
+import { clientAs, startStack, type HttpClient, type Stack } from '@storefront/testing';
 import { RequestValidator } from '../src/openapi/validator';
 import { API_AREAS } from '../src/openapi/document';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
@@ -15,7 +15,7 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
   before(async () => {
     stack = await startStack({ services: ['identity', 'loyalty'], env: FAST_ARGON2 });
     // Checkout awards points for paid orders; these tests award them the same way.
-    loyaltyRpc = createRpcClient(loyalty.LoyaltyServiceService, stack.loyalty!.address, { target: 'loyalty' });
+    loyaltyRpc = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', stack.loyalty!.address);
   });
   after(async () => {
     loyaltyRpc?.close();

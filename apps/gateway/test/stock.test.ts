@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { createRpcClient, type RpcClient } from '@storefront/grpc';
+import type { RpcClient } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
-import { startStack, type Stack } from '@storefront/testing';
+import { clientAs, startStack, type Stack } from '@storefront/testing';
 
 describe('gateway: GET /api/stock follows reservations live', () => {
   let stack: Stack;
   let inventoryClient: RpcClient<typeof inventory.InventoryServiceService>;
   before(async () => {
     stack = await startStack({ services: ['inventory'] });
-    inventoryClient = createRpcClient(inventory.InventoryServiceService, stack.inventory!.address, { target: 'inventory' });
+    inventoryClient = clientAs('checkout', inventory.InventoryServiceService, 'inventory', stack.inventory!.address);
   });
   after(async () => {
     inventoryClient?.close();

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { EnvReader } from '@storefront/config';
 import { createLogger } from '@storefront/logging';
-import { startStack, HttpClient, type Stack } from '@storefront/testing';
+import { startStack, testServiceTokenEnv, HttpClient, type Stack } from '@storefront/testing';
 import { readGatewayConfig, startGateway, type GatewayServer } from '@storefront/gateway';
 
 /** A second gateway on the stack's services whose log lines the test reads. */
@@ -14,7 +14,7 @@ async function gatewayWithCapturedLog(stack: Stack, level: string) {
       done();
     },
   });
-  const gateway = await startGateway(readGatewayConfig(new EnvReader({ ...stack.env, PORT: '0' })), createLogger('gateway', level, sink));
+  const gateway = await startGateway(readGatewayConfig(new EnvReader({ ...stack.env, ...testServiceTokenEnv('gateway'), PORT: '0' })), createLogger('gateway', level, sink));
   const requestLines = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.msg === 'request');
   return { gateway, lines, requestLines };
 }

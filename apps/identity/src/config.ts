@@ -1,6 +1,9 @@
 import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
+import { callersOf } from '@storefront/grpc';
+import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
+import { IDENTITY_ACCESS } from './access';
 
 export interface RateLimits {
   failedLoginsPerAccount: WindowLimit;
@@ -62,4 +65,14 @@ function readArgon2Settings(env: EnvReader): Argon2Settings {
     maxConcurrent,
     maxWaiting: env.int('PASSWORD_HASH_QUEUE_LIMIT', WAITING_PER_SLOT * maxConcurrent, { min: 0, max: 100_000 }),
   };
+}
+
+/** Keys only serving needs, read apart from the rest so `migrate` needs none of them. */
+export interface IdentityServeKeys {
+  /** Public keys of the services identity's access table admits. */
+  servicePublicKeys: ServicePublicKeys;
+}
+
+export function readIdentityServeKeys(env: EnvReader): IdentityServeKeys {
+  return { servicePublicKeys: readServiceTokenPublicKeys(env, callersOf(IDENTITY_ACCESS)) };
 }

@@ -1,3 +1,4 @@
 export { startIdentityServer, type IdentityServer, type StartOptions } from './server';
-export { readIdentityConfig, type IdentityConfig } from './config';
+export { readIdentityConfig, readIdentityServeKeys, type IdentityConfig, type IdentityServeKeys } from './config';
+export { IDENTITY_ACCESS } from './access';
 export { migrations } from './migrations';

@@ -6,8 +6,10 @@ import { identity } from '@storefront/proto';
 import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
+import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger, type Logger } from '@storefront/logging';
-import type { IdentityConfig } from './config';
+import type { IdentityConfig, IdentityServeKeys } from './config';
+import { IDENTITY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
@@ -22,7 +24,7 @@ export interface IdentityServer {
   stop(): Promise<void>;
 }
 
-export interface StartOptions {
+export interface StartOptions extends IdentityServeKeys {
   /** Apply migrations before serving (embedded default, tests). */
   migrate: boolean;
   logger?: Logger;
@@ -56,17 +58,17 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
   }, PURGE_INTERVAL_MS);
   purge.unref();
 
-  const verifier = await CallerTokenVerifier.fromPem(config.callerTokenPublicKey);
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
     logger,
-    verifier,
+    serviceTokens: new ServiceTokenVerifier('identity', options.servicePublicKeys),
+    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
     probe: async () => {
       await ping(db);
       if (redis) await redis.ping();
     },
     services: [
-      bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, {
+      bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
         signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
         logIn: async ({ email, password, clientAddress }, context) => signedIn(await accounts.logIn(email, password, clientAddress, context.abandoned)),
         logOut: async ({ sessionToken }) => {

@@ -3,10 +3,10 @@ import { Redis } from 'ioredis';
 import { EnvReader, type Env } from '@storefront/config';
 import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
-import { createRpcClient, type RpcClient } from '@storefront/grpc';
+import type { RpcClient } from '@storefront/grpc';
 import { identity } from '@storefront/proto';
-import { provisionStores, type TestStores } from '@storefront/testing';
-import { migrations, readIdentityConfig, startIdentityServer, type IdentityServer } from '../src';
+import { clientAs, provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
+import { migrations, readIdentityConfig, readIdentityServeKeys, startIdentityServer, type IdentityServer } from '../src';
 
 export class ManualClock {
   constructor(public ms = Date.UTC(2026, 0, 1)) {}
@@ -28,29 +28,28 @@ export interface IdentityHarness {
 /** Cheap argon2 cost: the parameters are configuration, the behaviour under test is not. */
 export const FAST_ARGON2: Env = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' };
 
-export async function startIdentity(env: Env = {}): Promise<IdentityHarness> {
+export async function startIdentity(extraEnv: Env = {}): Promise<IdentityHarness> {
   const stores = await provisionStores();
   const keys = await generateCallerKeyPair();
   const clock = new ManualClock();
   const mysqlUrl = stores.mysqlUrlFor('identity');
-  const config = readIdentityConfig(
-    new EnvReader({
-      DATA_DIR: stores.dataDir,
-      LOG_LEVEL: 'silent',
-      CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
-      IDENTITY_ADDR: '127.0.0.1:0',
-      REDIS_KEY_PREFIX: stores.redisPrefix,
-      ...(mysqlUrl ? { IDENTITY_MYSQL_URL: mysqlUrl } : {}),
-      ...(stores.redisUrl ? { REDIS_URL: stores.redisUrl } : {}),
-      ...FAST_ARGON2,
-      ...env,
-    }),
-  );
-  const server = await startIdentityServer(config, { migrate: true, now: clock.now }).catch(async (error: unknown) => {
+  const env = new EnvReader({
+    DATA_DIR: stores.dataDir,
+    LOG_LEVEL: 'silent',
+    CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+    IDENTITY_ADDR: '127.0.0.1:0',
+    REDIS_KEY_PREFIX: stores.redisPrefix,
+    ...(mysqlUrl ? { IDENTITY_MYSQL_URL: mysqlUrl } : {}),
+    ...(stores.redisUrl ? { REDIS_URL: stores.redisUrl } : {}),
+    ...FAST_ARGON2,
+    ...testServiceTokenEnv(),
+    ...extraEnv,
+  });
+  const server = await startIdentityServer(readIdentityConfig(env), { migrate: true, now: clock.now, ...readIdentityServeKeys(env) }).catch(async (error: unknown) => {
     await stores.cleanup();
     throw error;
   });
-  const client = createRpcClient(identity.IdentityServiceService, server.address, { target: 'identity' });
+  const client = clientAs('gateway', identity.IdentityServiceService, 'identity', server.address);
   // The signer runs on real time: caller tokens live a minute whatever the identity clock says.
   const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
   return {

@@ -1,5 +1,8 @@
 import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { callersOf } from '@storefront/grpc';
+import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
+import { INVENTORY_ACCESS } from './access';
 
 export interface InventoryConfig extends CommonConfig {
   /** Address the gRPC server binds to. */
@@ -29,4 +32,14 @@ export function readInventoryConfig(env: EnvReader): InventoryConfig {
     sweepIntervalMs: env.int('RESERVATION_SWEEP_INTERVAL_MS', 15_000, { min: 100, max: 10 * 60 * 1000 }),
     merchantCode: env.string('SUMUP_MERCHANT_CODE', 'MSTOREFRONT'),
   };
+}
+
+/** Keys only serving needs, read apart from the rest so `migrate` needs none of them. */
+export interface InventoryServeKeys {
+  /** Public keys of the services inventory's access table admits. */
+  servicePublicKeys: ServicePublicKeys;
+}
+
+export function readInventoryServeKeys(env: EnvReader): InventoryServeKeys {
+  return { servicePublicKeys: readServiceTokenPublicKeys(env, callersOf(INVENTORY_ACCESS)) };
 }

@@ -1,3 +1,4 @@
 export { startInventoryServer, type InventoryServer } from './server';
-export { readInventoryConfig, type InventoryConfig } from './config';
+export { readInventoryConfig, readInventoryServeKeys, type InventoryConfig, type InventoryServeKeys } from './config';
+export { INVENTORY_ACCESS } from './access';
 export { migrations } from './migrations';

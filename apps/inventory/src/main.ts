@@ -3,7 +3,7 @@ import { loadOrExit } from '@storefront/config';
 import { migrateToLatest } from '@storefront/db';
 import { createLogger } from '@storefront/logging';
 import { runMain } from '@storefront/lifecycle';
-import { readInventoryConfig } from './config';
+import { readInventoryConfig, readInventoryServeKeys } from './config';
 import { migrations } from './migrations';
 import { startInventoryServer } from './server';
 
@@ -14,5 +14,5 @@ runMain({
   logger,
   migrate: () => migrateToLatest(config.store, migrations),
   // The embedded SQLite default migrates itself; MySQL deployments run `migrate` as a Job.
-  start: () => startInventoryServer(config, { migrate: !config.store.mysqlUrl, logger }),
+  start: () => startInventoryServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readInventoryServeKeys) }),
 });

@@ -10,8 +10,10 @@ import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc'
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, toNumber } from '@storefront/db';
 import { registerGauge } from '@storefront/telemetry';
 import { CallerTokenVerifier } from '@storefront/caller-token';
+import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger, type Logger } from '@storefront/logging';
-import type { InventoryConfig } from './config';
+import type { InventoryConfig, InventoryServeKeys } from './config';
+import { INVENTORY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { InventoryStore, type CatalogProduct } from './store';
 import { ReservationStore, type Reservation } from './reservations';
@@ -27,7 +29,7 @@ export interface InventoryServer {
   stop(): Promise<void>;
 }
 
-export interface StartOptions {
+export interface StartOptions extends InventoryServeKeys {
   /** Apply migrations before serving (embedded default, tests). */
   migrate: boolean;
   logger?: Logger;
@@ -49,14 +51,14 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
     await store.importCatalog(parseCatalogFile(JSON.parse(fs.readFileSync(DEMO_CATALOG_PATH, 'utf8'))));
     logger.info('seeded the demo catalog');
   }
-  const verifier = await CallerTokenVerifier.fromPem(config.callerTokenPublicKey);
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
     logger,
-    verifier,
+    serviceTokens: new ServiceTokenVerifier('inventory', options.servicePublicKeys),
+    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
     probe: () => ping(db),
     services: [
-      bind('storefront.inventory.v1.InventoryService', inventory.InventoryServiceService, {
+      bind('storefront.inventory.v1.InventoryService', inventory.InventoryServiceService, INVENTORY_ACCESS, {
         getStock: async () => ({ available: await store.availableStock() }),
         getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
         getCatalogSnapshot: async ({ knownVersion }) => publisher.snapshot(knownVersion),

@@ -12,7 +12,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
 
   it('GetCatalog lists products in file order with pence prices and stock flags', async () => {
     await h.client.reserve({ orderReference: 'all-of-it', lines: [{ sku: 'alpha-10mg', quantity: 3 }], ttlSeconds: 0 });
-    const { products } = await h.client.getCatalog({});
+    const { products } = await h.gateway.getCatalog({});
     expect(products.map((p) => p.id)).to.deep.equal(['alpha', 'beta']);
     expect(products[0]!.sizes).to.deep.equal([
       { size: '5mg', sku: 'alpha-5mg', pricePence: 2499, stockLimited: true, inStock: true },
@@ -23,7 +23,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
 
   it('GetStock lists limited SKUs only: on hand minus reserved', async () => {
     await h.client.reserve({ orderReference: 'some', lines: [{ sku: 'alpha-5mg', quantity: 7 }], ttlSeconds: 0 });
-    expect((await h.client.getStock({})).available).to.deep.equal({ 'alpha-5mg': 43, 'alpha-10mg': 3, 'beta-1mg': 10 });
+    expect((await h.gateway.getStock({})).available).to.deep.equal({ 'alpha-5mg': 43, 'alpha-10mg': 3, 'beta-1mg': 10 });
   });
 
   it('answers a burst of stock reads with at most two queries, all with the same map', async () => {
@@ -63,7 +63,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
   });
 
   describe('GetCatalogSnapshot', () => {
-    const snapshot = async (knownVersion = '') => h.client.getCatalogSnapshot({ knownVersion });
+    const snapshot = async (knownVersion = '') => h.gateway.getCatalogSnapshot({ knownVersion });
 
     it('serves the products.json layout with GBP prices, merchant code and the shipping rule', async () => {
       h.clock.advance(1234);

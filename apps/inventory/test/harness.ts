@@ -1,11 +1,11 @@
 /** Inventory on its own, on the backend under test, with a test catalog and a clock the test moves. */
 import { EnvReader, type Env } from '@storefront/config';
 import { generateCallerKeyPair } from '@storefront/caller-token';
-import { createRpcClient, type RpcClient } from '@storefront/grpc';
+import type { RpcClient } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
-import { provisionStores, type TestStores } from '@storefront/testing';
+import { clientAs, provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
 import { parseCatalogFile } from '../src/catalog-file';
-import { readInventoryConfig, startInventoryServer, type InventoryServer } from '../src';
+import { readInventoryConfig, readInventoryServeKeys, startInventoryServer, type InventoryServer } from '../src';
 
 export class ManualClock {
   constructor(public ms = Date.UTC(2026, 0, 1)) {}
@@ -39,7 +39,10 @@ export const TEST_CATALOG = {
 
 export interface InventoryHarness {
   server: InventoryServer;
+  /** Acts as checkout: quotes and reservations. */
   client: RpcClient<typeof inventory.InventoryServiceService>;
+  /** Acts as the gateway: stock and catalog reads. */
+  gateway: RpcClient<typeof inventory.InventoryServiceService>;
   clock: ManualClock;
   stores: TestStores;
   /** Raw stock row of a SKU. */
@@ -47,28 +50,29 @@ export interface InventoryHarness {
   stop(): Promise<void>;
 }
 
-export async function startInventory(env: Env = {}): Promise<InventoryHarness> {
+export async function startInventory(extraEnv: Env = {}): Promise<InventoryHarness> {
   const stores = await provisionStores();
   const keys = await generateCallerKeyPair();
   const clock = new ManualClock();
   const mysqlUrl = stores.mysqlUrlFor('inventory');
-  const config = readInventoryConfig(
-    new EnvReader({
-      DATA_DIR: stores.dataDir,
-      LOG_LEVEL: 'silent',
-      CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
-      INVENTORY_ADDR: '127.0.0.1:0',
-      SEED_DEMO_DATA: 'false',
-      ...(mysqlUrl ? { INVENTORY_MYSQL_URL: mysqlUrl } : {}),
-      ...env,
-    }),
-  );
-  const server = await startInventoryServer(config, { migrate: true, now: clock.now });
+  const env = new EnvReader({
+    DATA_DIR: stores.dataDir,
+    LOG_LEVEL: 'silent',
+    CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+    INVENTORY_ADDR: '127.0.0.1:0',
+    SEED_DEMO_DATA: 'false',
+    ...testServiceTokenEnv(),
+    ...(mysqlUrl ? { INVENTORY_MYSQL_URL: mysqlUrl } : {}),
+    ...extraEnv,
+  });
+  const server = await startInventoryServer(readInventoryConfig(env), { migrate: true, now: clock.now, ...readInventoryServeKeys(env) });
   await server.store.importCatalog(parseCatalogFile(TEST_CATALOG));
-  const client = createRpcClient(inventory.InventoryServiceService, server.address, { target: 'inventory' });
+  const client = clientAs('checkout', inventory.InventoryServiceService, 'inventory', server.address);
+  const gateway = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address);
   return {
     server,
     client,
+    gateway,
     clock,
     stores,
     async stockOf(sku) {
@@ -77,6 +81,7 @@ export async function startInventory(env: Env = {}): Promise<InventoryHarness> {
     },
     stop: async () => {
       client.close();
+      gateway.close();
       await server.stop();
       await stores.cleanup();
     },

@@ -47,7 +47,7 @@ describe('inventory: npm run catalog:import', () => {
     expect(sizes.map(Number)).to.deep.equal([1225, 500, 900]);
     expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 10, reserved: 4 });
     expect(await h.stockOf('gamma-2mg')).to.deep.equal({ onHand: 7, reserved: 0 });
-    expect((await h.client.getStock({})).available).to.not.have.property('gamma-4mg');
+    expect((await h.gateway.getStock({})).available).to.not.have.property('gamma-4mg');
   });
 
   it('re-importing the same file changes no stock and no price', async () => {

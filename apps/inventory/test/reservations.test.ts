@@ -27,7 +27,7 @@ describe('inventory: reservations', () => {
       expect(refused.every((error) => error.code === 'out_of_stock')).to.equal(true, String(refused.find((e) => e.code !== 'out_of_stock')));
       expect(await countByStatus('active')).to.equal(50);
       expect(await h.stockOf('alpha-5mg')).to.deep.equal({ onHand: 50, reserved: 50 });
-      expect((await h.client.getStock({})).available['alpha-5mg']).to.equal(0);
+      expect((await h.gateway.getStock({})).available['alpha-5mg']).to.equal(0);
     });
 
     it('survives reserves and releases of many orders interleaving on one SKU, without errors or leaked units', async () => {
@@ -158,7 +158,7 @@ describe('inventory: reservations', () => {
       const again = await h.client.release({ orderReference: 'abandoned' });
       expect(again.reservation?.status).to.equal('released');
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 10, reserved: 0 });
-      expect((await h.client.getStock({})).available['beta-1mg']).to.equal(10);
+      expect((await h.gateway.getStock({})).available['beta-1mg']).to.equal(10);
     });
 
     it('parallel releases of one reservation restore its units once', async () => {

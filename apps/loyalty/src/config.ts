@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { callersOf } from '@storefront/grpc';
+import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
+import { LOYALTY_ACCESS } from './access';
 import type { TierThresholds } from './domain';
 
 export interface LoyaltyConfig extends CommonConfig {
@@ -41,4 +44,14 @@ export function readLoyaltyConfig(env: EnvReader): LoyaltyConfig {
     // when checkout never released it, and then it lapses on its own.
     codeHoldSeconds: env.int('LOYALTY_CODE_HOLD_SECONDS', 45 * 60, { min: 60, max: 2 * 24 * 60 * 60 }),
   };
+}
+
+/** Keys only serving needs, read apart from the rest so `migrate` needs none of them. */
+export interface LoyaltyServeKeys {
+  /** Public keys of the services loyalty's access table admits. */
+  servicePublicKeys: ServicePublicKeys;
+}
+
+export function readLoyaltyServeKeys(env: EnvReader): LoyaltyServeKeys {
+  return { servicePublicKeys: readServiceTokenPublicKeys(env, callersOf(LOYALTY_ACCESS)) };
 }

@@ -1,3 +1,4 @@
 export { startLoyaltyServer, type LoyaltyServer } from './server';
-export { readLoyaltyConfig, type LoyaltyConfig } from './config';
+export { readLoyaltyConfig, readLoyaltyServeKeys, type LoyaltyConfig, type LoyaltyServeKeys } from './config';
+export { LOYALTY_ACCESS } from './access';
 export { migrations } from './migrations';

@@ -3,7 +3,7 @@ import { loadOrExit } from '@storefront/config';
 import { migrateToLatest } from '@storefront/db';
 import { createLogger } from '@storefront/logging';
 import { runMain } from '@storefront/lifecycle';
-import { readLoyaltyConfig } from './config';
+import { readLoyaltyConfig, readLoyaltyServeKeys } from './config';
 import { migrations } from './migrations';
 import { startLoyaltyServer } from './server';
 
@@ -14,5 +14,5 @@ runMain({
   logger,
   migrate: () => migrateToLatest(config.store, migrations),
   // The embedded SQLite default migrates itself; MySQL deployments run `migrate` as a Job.
-  start: () => startLoyaltyServer(config, { migrate: !config.store.mysqlUrl, logger }),
+  start: () => startLoyaltyServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readLoyaltyServeKeys) }),
 });

@@ -8,8 +8,10 @@ import { loyalty } from '@storefront/proto';
 import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
+import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger, type Logger } from '@storefront/logging';
-import type { LoyaltyConfig } from './config';
+import type { LoyaltyConfig, LoyaltyServeKeys } from './config';
+import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { LoyaltyStore } from './store';
 import { LoyaltyLedger } from './ledger';
@@ -22,7 +24,7 @@ export interface LoyaltyServer {
   stop(): Promise<void>;
 }
 
-export interface StartOptions {
+export interface StartOptions extends LoyaltyServeKeys {
   /** Apply migrations before serving (embedded default, tests). */
   migrate: boolean;
   logger?: Logger;
@@ -43,14 +45,14 @@ export async function startLoyaltyServer(config: LoyaltyConfig, options: StartOp
     codeHoldMs: config.codeHoldSeconds * 1000,
     now: options.now ?? Date.now,
   });
-  const verifier = await CallerTokenVerifier.fromPem(config.callerTokenPublicKey);
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
     logger,
-    verifier,
+    serviceTokens: new ServiceTokenVerifier('loyalty', options.servicePublicKeys),
+    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
     probe: () => ping(db),
     services: [
-      bind('storefront.loyalty.v1.LoyaltyService', loyalty.LoyaltyServiceService, {
+      bind('storefront.loyalty.v1.LoyaltyService', loyalty.LoyaltyServiceService, LOYALTY_ACCESS, {
         openAccount: async (_request, ctx) => ({ account: await ledger.open(await ctx.requireCaller()) }),
         getAccount: async (_request, ctx) => ({ account: await ledger.account(await ctx.requireCaller()) }),
         sync: async (request, ctx) => {

@@ -31,10 +31,10 @@ describe('loyalty service: concurrent calls for one account', () => {
 
   it('awards one order once under parallel repeats, and every distinct order once', async () => {
     const userId = newUserId();
-    const repeats = fulfilled(await times(PARALLEL, () => loyalty.client.awardPurchase({ userId, orderId: `same-${userId}`, amountPence: 10_000 })));
+    const repeats = fulfilled(await times(PARALLEL, () => loyalty.checkout.awardPurchase({ userId, orderId: `same-${userId}`, amountPence: 10_000 })));
     expect(repeats.filter((r) => r?.newlyAwarded)).to.have.length(1);
     expect(repeats.every((r) => r?.pointsAwarded === 100)).to.equal(true);
-    fulfilled(await times(PARALLEL, (i) => loyalty.client.awardPurchase({ userId, orderId: `distinct-${userId}-${i}`, amountPence: 1_000 })));
+    fulfilled(await times(PARALLEL, (i) => loyalty.checkout.awardPurchase({ userId, orderId: `distinct-${userId}-${i}`, amountPence: 1_000 })));
     const rows = await ledgerRows(loyalty.server, userId);
     expect(rows).to.have.length(2 + PARALLEL);
     expect(new Set(rows.map((row) => row.key)).size).to.equal(rows.length);
@@ -45,7 +45,7 @@ describe('loyalty service: concurrent calls for one account', () => {
   it('never overdraws under parallel redemptions', async () => {
     const userId = newUserId();
     // 100 welcome + 1100 = 1200: room for exactly two 500-point rewards.
-    await loyalty.client.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 110_000 });
+    await loyalty.checkout.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 110_000 });
     const options = await loyalty.as(userId);
     const results = await times(PARALLEL, () => loyalty.client.redeem({ rewardId: 'ten-percent-off' }, options));
     const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as AppError);
@@ -59,12 +59,12 @@ describe('loyalty service: concurrent calls for one account', () => {
 
   it('redeems one reward once under parallel syncs asking for it, mixed with awards', async () => {
     const userId = newUserId();
-    await loyalty.client.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 500_000 });
+    await loyalty.checkout.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 500_000 });
     const options = await loyalty.as(userId);
     fulfilled(
       await times<unknown>(PARALLEL, (i) =>
         i % 3 === 0
-          ? loyalty.client.awardPurchase({ userId, orderId: `mixed-${userId}-${i}`, amountPence: 100 })
+          ? loyalty.checkout.awardPurchase({ userId, orderId: `mixed-${userId}-${i}`, amountPence: 100 })
           : loyalty.client.sync({ requestedRewardIds: ['ten-percent-off'] }, options),
       ),
     );
@@ -75,9 +75,9 @@ describe('loyalty service: concurrent calls for one account', () => {
 
   it('lets exactly one of several orders use a reward code', async () => {
     const userId = newUserId();
-    await loyalty.client.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 50_000 });
+    await loyalty.checkout.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 50_000 });
     const { redeemed } = await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await loyalty.as(userId));
-    const results = await times(PARALLEL, (i) => loyalty.client.useRewardCode({ code: redeemed!.code, userId, orderId: `order-${i}` }));
+    const results = await times(PARALLEL, (i) => loyalty.checkout.useRewardCode({ code: redeemed!.code, userId, orderId: `order-${i}` }));
     expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
     const codes = results.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as AppError).code);
     expect(new Set(codes)).to.deep.equal(new Set(['reward_code_used']));

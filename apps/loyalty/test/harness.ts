@@ -1,18 +1,21 @@
 /**
- * The loyalty service alone on an ephemeral port with this run's store, a gRPC client, and
- * caller tokens signed like the gateway signs them.
+ * The loyalty service alone on an ephemeral port with this run's store, gRPC clients acting as
+ * the gateway and as checkout, and caller tokens signed like the gateway signs them.
  */
 import { randomUUID } from 'node:crypto';
 import { EnvReader, type Env } from '@storefront/config';
 import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
-import { createRpcClient, type CallOptions, type RpcClient } from '@storefront/grpc';
+import type { CallOptions, RpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
-import { provisionStores, type TestStores } from '@storefront/testing';
-import { readLoyaltyConfig, startLoyaltyServer, type LoyaltyServer } from '../src';
+import { clientAs, provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
+import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '../src';
 
 export interface LoyaltyHarness {
   server: LoyaltyServer;
+  /** Acts as the gateway: the customer-facing RPCs. */
   client: RpcClient<typeof loyalty.LoyaltyServiceService>;
+  /** Acts as checkout: points for orders and reward codes. */
+  checkout: RpcClient<typeof loyalty.LoyaltyServiceService>;
   stores: TestStores;
   /** Call options acting for the customer. */
   as(userId: string): Promise<CallOptions>;
@@ -28,19 +31,23 @@ export async function startLoyalty(options: { env?: Env; now?: () => number } = 
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
     LOYALTY_ADDR: '127.0.0.1:0',
+    ...testServiceTokenEnv(),
     ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}),
     ...options.env,
   });
-  const server = await startLoyaltyServer(readLoyaltyConfig(env), { migrate: true, now: options.now });
-  const client = createRpcClient(loyalty.LoyaltyServiceService, server.address, { target: 'loyalty', defaultDeadlineMs: 20_000 });
+  const server = await startLoyaltyServer(readLoyaltyConfig(env), { migrate: true, now: options.now, ...readLoyaltyServeKeys(env) });
+  const client = clientAs('gateway', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000);
+  const checkout = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000);
   const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
   return {
     server,
     client,
+    checkout,
     stores,
     as: async (userId) => ({ callerToken: await signer.sign(userId) }),
     stop: async () => {
       client.close();
+      checkout.close();
       await server.stop();
       await stores.cleanup();
     },

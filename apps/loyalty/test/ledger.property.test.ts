@@ -74,7 +74,7 @@ describe('loyalty service: ledger invariants (property-based)', () => {
         return (await loyalty.client.getAccount({}, as)).account;
       case 'award': {
         model.open();
-        const result = await loyalty.client.awardPurchase({ userId, orderId: orderId(op.order), amountPence: op.pence });
+        const result = await loyalty.checkout.awardPurchase({ userId, orderId: orderId(op.order), amountPence: op.pence });
         const first = !model.awarded.has(op.order);
         if (first) {
           model.awarded.set(op.order, Math.floor(op.pence / 100));
@@ -115,7 +115,7 @@ describe('loyalty service: ledger invariants (property-based)', () => {
       case 'useNewestCode': {
         const newest = model.codes.findLast((c) => !c.used);
         if (!newest) return undefined;
-        await loyalty.client.useRewardCode({ code: newest.code, userId, orderId: orderId(op.order) });
+        await loyalty.checkout.useRewardCode({ code: newest.code, userId, orderId: orderId(op.order) });
         newest.used = true;
         return undefined;
       }

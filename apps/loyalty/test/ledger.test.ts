@@ -15,7 +15,7 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
   after(async () => loyalty?.stop());
 
   const account = async (userId: string) => (await loyalty.client.getAccount({}, await loyalty.as(userId))).account!;
-  const award = (userId: string, orderId: string, amountPence: number) => loyalty.client.awardPurchase({ userId, orderId, amountPence });
+  const award = (userId: string, orderId: string, amountPence: number) => loyalty.checkout.awardPurchase({ userId, orderId, amountPence });
   /** An opened account whose lifetime points are exactly `lifetime` (at least the welcome 100). */
   async function accountWithLifetime(lifetime: number): Promise<string> {
     const userId = newUserId();
@@ -102,7 +102,7 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
       ['a user id with control characters', { orderId: 'o', userId: 'u\n', amountPence: 100 }, 'user_id'],
     ] as const) {
       it(`refuses ${label} as an invalid argument naming ${field}`, async () => {
-        const error = await rejection(loyalty.client.awardPurchase(request));
+        const error = await rejection(loyalty.checkout.awardPurchase(request));
         expect(error.kind).to.equal('invalid_argument');
         expect(error.detail).to.contain(field);
       });
@@ -128,7 +128,7 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
       const custom = await startLoyalty({ env: { LOYALTY_TIER_SILVER: '150', LOYALTY_TIER_GOLD: '300', LOYALTY_TIER_PLATINUM: '400' } });
       try {
         const userId = newUserId();
-        await custom.client.awardPurchase({ userId, orderId: 'o-1', amountPence: 5_000 });
+        await custom.checkout.awardPurchase({ userId, orderId: 'o-1', amountPence: 5_000 });
         expect((await custom.client.getAccount({}, await custom.as(userId))).account).to.deep.include({ lifetimePoints: 150, tier: 'silver' });
       } finally {
         await custom.stop();
@@ -189,7 +189,7 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     it('redeems the same reward again once its earlier code was used', async () => {
       const userId = await accountWithLifetime(1200);
       const first = (await sync(userId, [TEN_PERCENT])).redeemedRewards[0]!;
-      await loyalty.client.useRewardCode({ code: first.code, userId, orderId: 'paid-1' });
+      await loyalty.checkout.useRewardCode({ code: first.code, userId, orderId: 'paid-1' });
       const after = await sync(userId, [TEN_PERCENT]);
       expect(after.points).to.equal(200);
       expect(after.redeemedRewards).to.have.length(2);
@@ -221,20 +221,20 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     it('is valid for its own account only, in any case, until used', async () => {
       const owner = await accountWithLifetime(500);
       const code = await issuedCode(owner);
-      expect(await loyalty.client.checkRewardCode({ code: ` ${code.toLowerCase()} `, userId: owner })).to.deep.equal({ valid: true, code, discount: 0.1, held: false });
-      expect(await loyalty.client.checkRewardCode({ code, userId: newUserId() })).to.deep.equal({ valid: false, code, discount: 0, held: false });
-      expect(await loyalty.client.checkRewardCode({ code, userId: '' })).to.deep.include({ valid: false });
-      expect(await loyalty.client.checkRewardCode({ code: 'RW2222222222222', userId: owner })).to.deep.include({ valid: false });
-      await loyalty.client.useRewardCode({ code, userId: owner, orderId: 'order-a' });
-      expect(await loyalty.client.checkRewardCode({ code, userId: owner })).to.deep.include({ valid: false });
+      expect(await loyalty.checkout.checkRewardCode({ code: ` ${code.toLowerCase()} `, userId: owner })).to.deep.equal({ valid: true, code, discount: 0.1, held: false });
+      expect(await loyalty.checkout.checkRewardCode({ code, userId: newUserId() })).to.deep.equal({ valid: false, code, discount: 0, held: false });
+      expect(await loyalty.checkout.checkRewardCode({ code, userId: '' })).to.deep.include({ valid: false });
+      expect(await loyalty.checkout.checkRewardCode({ code: 'RW2222222222222', userId: owner })).to.deep.include({ valid: false });
+      await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
+      expect(await loyalty.checkout.checkRewardCode({ code, userId: owner })).to.deep.include({ valid: false });
     });
 
     it('is used once: the same order again is a no-op, another order a conflict', async () => {
       const owner = await accountWithLifetime(500);
       const code = await issuedCode(owner);
-      await loyalty.client.useRewardCode({ code, userId: owner, orderId: 'order-a' });
-      await loyalty.client.useRewardCode({ code, userId: owner, orderId: 'order-a' });
-      const error = await rejection(loyalty.client.useRewardCode({ code, userId: owner, orderId: 'order-b' }));
+      await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
+      await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
+      const error = await rejection(loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-b' }));
       expect([error.kind, error.code]).to.deep.equal(['conflict', 'reward_code_used']);
     });
 
@@ -245,10 +245,10 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
         { code, userId: newUserId(), orderId: 'order-x' },
         { code: 'RW2222222222222', userId: owner, orderId: 'order-x' },
       ]) {
-        const error = await rejection(loyalty.client.useRewardCode(request));
+        const error = await rejection(loyalty.checkout.useRewardCode(request));
         expect([error.kind, error.code]).to.deep.equal(['not_found', 'reward_code_not_found']);
       }
-      expect(await loyalty.client.checkRewardCode({ code, userId: owner })).to.deep.include({ valid: true });
+      expect(await loyalty.checkout.checkRewardCode({ code, userId: owner })).to.deep.include({ valid: true });
     });
   });
 });

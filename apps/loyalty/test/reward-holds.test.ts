@@ -20,12 +20,12 @@ describe('loyalty service: reward code holds', () => {
   /** A fresh account that redeemed the 10% reward, and its code. */
   async function ownerWithCode(): Promise<{ owner: string; code: string }> {
     const owner = newUserId();
-    await loyalty.client.awardPurchase({ userId: owner, orderId: `setup-${owner}`, amountPence: 40_000 });
+    await loyalty.checkout.awardPurchase({ userId: owner, orderId: `setup-${owner}`, amountPence: 40_000 });
     const { redeemed } = await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await loyalty.as(owner));
     return { owner, code: redeemed!.code };
   }
-  const hold = (code: string, userId: string, orderId: string) => loyalty.client.holdRewardCode({ code, userId, orderId });
-  const check = (code: string, userId: string) => loyalty.client.checkRewardCode({ code, userId });
+  const hold = (code: string, userId: string, orderId: string) => loyalty.checkout.holdRewardCode({ code, userId, orderId });
+  const check = (code: string, userId: string) => loyalty.checkout.checkRewardCode({ code, userId });
   const storedHold = async (code: string) => loyalty.server.db('redemptions').where({ code }).first('held_order_id', 'held_until', 'used_order_id');
 
   it('holds a code for one open order: that order may renew it, another is refused, validation reports it held', async () => {
@@ -42,10 +42,10 @@ describe('loyalty service: reward code holds', () => {
   it('releases only the hold of the order named, as often as asked', async () => {
     const { owner, code } = await ownerWithCode();
     await hold(code, owner, 'order-a');
-    await loyalty.client.releaseRewardCode({ code, orderId: 'order-b' });
+    await loyalty.checkout.releaseRewardCode({ code, orderId: 'order-b' });
     expect(await check(code, owner)).to.deep.include({ valid: false, held: true });
-    await loyalty.client.releaseRewardCode({ code, orderId: 'order-a' });
-    await loyalty.client.releaseRewardCode({ code, orderId: 'order-a' });
+    await loyalty.checkout.releaseRewardCode({ code, orderId: 'order-a' });
+    await loyalty.checkout.releaseRewardCode({ code, orderId: 'order-a' });
     expect(await check(code, owner)).to.deep.equal({ valid: true, code, discount: 0.1, held: false });
     expect(await hold(code, owner, 'order-b')).to.deep.include({ valid: true });
   });
@@ -63,8 +63,8 @@ describe('loyalty service: reward code holds', () => {
   it('uses the code for the order holding it, ending the hold; the code is then gone for everyone', async () => {
     const { owner, code } = await ownerWithCode();
     await hold(code, owner, 'order-a');
-    await loyalty.client.useRewardCode({ code, userId: owner, orderId: 'order-a' });
-    await loyalty.client.useRewardCode({ code, userId: owner, orderId: 'order-a' });
+    await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
+    await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
     expect(await storedHold(code)).to.deep.equal({ held_order_id: null, held_until: null, used_order_id: 'order-a' });
     expect(await check(code, owner)).to.deep.equal({ valid: false, code, discount: 0, held: false });
     expect(await hold(code, owner, 'order-b')).to.deep.equal({ valid: false, code, discount: 0, heldByAnotherOrder: false });
@@ -73,10 +73,10 @@ describe('loyalty service: reward code holds', () => {
   it('refuses to use a code another open order holds, and uses a free one for a late payment', async () => {
     const { owner, code } = await ownerWithCode();
     await hold(code, owner, 'order-a');
-    const error = await rejection(loyalty.client.useRewardCode({ code, userId: owner, orderId: 'late-order' }));
+    const error = await rejection(loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'late-order' }));
     expect([error.kind, error.code]).to.deep.equal(['conflict', 'reward_code_held']);
-    await loyalty.client.releaseRewardCode({ code, orderId: 'order-a' });
-    await loyalty.client.useRewardCode({ code, userId: owner, orderId: 'late-order' });
+    await loyalty.checkout.releaseRewardCode({ code, orderId: 'order-a' });
+    await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'late-order' });
     expect(await storedHold(code)).to.deep.include({ used_order_id: 'late-order' });
   });
 
@@ -90,10 +90,10 @@ describe('loyalty service: reward code holds', () => {
       { code: '', userId: newUserId(), orderId: 'order-a' },
       { code, userId: '', orderId: 'order-a' },
     ]) {
-      const error = await rejection(loyalty.client.holdRewardCode(request));
+      const error = await rejection(loyalty.checkout.holdRewardCode(request));
       expect(error.kind).to.equal('invalid_argument');
     }
-    expect((await rejection(loyalty.client.releaseRewardCode({ code, orderId: '' }))).detail).to.contain('order_id');
+    expect((await rejection(loyalty.checkout.releaseRewardCode({ code, orderId: '' }))).detail).to.contain('order_id');
   });
 
   it(`gives one code to exactly one of ${PARALLEL} orders holding it at once`, async () => {

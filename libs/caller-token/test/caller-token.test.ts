@@ -59,4 +59,29 @@ describe('caller token', () => {
     now += 31_000;
     expect(await signer.sign('user-1')).to.not.equal(first);
   });
+
+  describe('lifetime cap', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    const nowSeconds = now / 1000;
+    async function tokenWith(claims: { iat?: number; exp: number }): Promise<string> {
+      const jwt = new SignJWT({}).setProtectedHeader({ alg: 'EdDSA' }).setSubject('user-1').setIssuer('storefront-gateway').setAudience('storefront-services').setExpirationTime(claims.exp);
+      if (claims.iat !== undefined) jwt.setIssuedAt(claims.iat);
+      return jwt.sign(await importPKCS8(keys.privateKeyPem, 'EdDSA'));
+    }
+    const verify = async (token: string) => (await CallerTokenVerifier.fromPem(keys.publicKeyPem, () => now)).verify(token);
+
+    it('accepts a token that lives five minutes', async () => {
+      expect(await verify(await tokenWith({ iat: nowSeconds, exp: nowSeconds + 300 }))).to.equal('user-1');
+    });
+
+    it('refuses a token that lives longer than five minutes, whatever its exp says', async () => {
+      expect(await verify(await tokenWith({ iat: nowSeconds, exp: nowSeconds + 301 }))).to.equal(undefined);
+      expect(await verify(await tokenWith({ iat: nowSeconds - 10, exp: nowSeconds + 24 * 3600 }))).to.equal(undefined);
+    });
+
+    it('refuses a token without iat, and one issued in the future', async () => {
+      expect(await verify(await tokenWith({ exp: nowSeconds + 60 }))).to.equal(undefined);
+      expect(await verify(await tokenWith({ iat: nowSeconds + 3600, exp: nowSeconds + 3660 }))).to.equal(undefined);
+    });
+  });
 });

@@ -1,9 +1,11 @@
 /**
- * Promise-based unary clients built from a service definition. Every call carries a deadline
- * and, when acting for a customer, the caller token; failures arrive as AppError.
+ * Promise-based unary clients built from a service definition. Every call carries a deadline,
+ * this process's service token and, when acting for a customer, the caller token; failures
+ * arrive as AppError.
  */
 import { Client, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 import { CALLER_TOKEN_METADATA } from '@storefront/caller-token';
+import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenSigner } from '@storefront/service-token';
 import { fromServiceError } from './status';
 import type { RequestOf, ResponseOf, ServiceDefinition } from './types';
 
@@ -18,15 +20,17 @@ export type RpcClient<D extends ServiceDefinition> = {
 } & { close(): void };
 
 export interface ClientOptions {
-  /** Name used in error details, e.g. "inventory". */
-  target: string;
+  /** The callee's service name: used in error details and as the service token's audience. */
+  target: ServiceName;
   defaultDeadlineMs?: number;
+  /** Signs this process's service token onto every call; only health probes go without. */
+  signer?: ServiceTokenSigner;
 }
 
 export function createRpcClient<D extends ServiceDefinition>(
   definition: D,
   address: string,
-  { target, defaultDeadlineMs = 5000 }: ClientOptions,
+  { target, defaultDeadlineMs = 5000, signer }: ClientOptions,
 ): RpcClient<D> {
   const channel = new Client(address, credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
@@ -35,10 +39,11 @@ export function createRpcClient<D extends ServiceDefinition>(
   });
   const methods: Record<string, unknown> = { close: () => channel.close() };
   for (const [name, method] of Object.entries(definition)) {
-    methods[name] = (request: unknown, options: CallOptions = {}) =>
-      new Promise((resolve, reject) => {
-        const metadata = new Metadata();
-        if (options.callerToken) metadata.set(CALLER_TOKEN_METADATA, options.callerToken);
+    methods[name] = async (request: unknown, options: CallOptions = {}) => {
+      const metadata = new Metadata();
+      if (signer) metadata.set(SERVICE_TOKEN_METADATA, await signer.tokenFor(target));
+      if (options.callerToken) metadata.set(CALLER_TOKEN_METADATA, options.callerToken);
+      return new Promise((resolve, reject) => {
         const deadline = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);
         channel.makeUnaryRequest(
           method.path,
@@ -51,6 +56,7 @@ export function createRpcClient<D extends ServiceDefinition>(
             error ? reject(fromServiceError(error, target)) : resolve(response),
         );
       });
+    };
   }
   return methods as RpcClient<D>;
 }

@@ -1,18 +1,26 @@
 /**
  * A gRPC server with the standard health service, typed async handlers, AppError → status
- * translation, caller-token verification and graceful shutdown.
+ * translation, graceful shutdown, and access control on every RPC: the calling service must
+ * present a valid service token and be listed in the RPC's access table, and the customer comes
+ * only from the gateway's caller token. The health service stays open for kubelet probes.
  */
 import { Server, ServerCredentials, type Deadline, type Metadata, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { AppError, unauthenticated } from '@storefront/errors';
 import { CALLER_TOKEN_METADATA, type CallerTokenVerifier } from '@storefront/caller-token';
+import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenVerifier } from '@storefront/service-token';
 import type { Logger } from '@storefront/logging';
 import { HealthService } from './health';
-import { toStatusObject } from './status';
-import type { RequestOf, ResponseOf, ServiceDefinition } from './types';
+import { SERVICE_NOT_ALLOWED, SERVICE_UNAUTHENTICATED, toStatusObject } from './status';
+import type { AccessTable, RequestOf, ResponseOf, RpcAccess, ServiceDefinition } from './types';
+
+// Only the gateway resolves session cookies, so only its word on who the customer is counts.
+const CUSTOMER_VOUCHER: ServiceName = 'gateway';
 
 export interface CallContext {
   metadata: Metadata;
-  /** The customer the gateway vouches for, if any. */
+  /** The service that made the call, from its verified service token. */
+  service: ServiceName;
+  /** The customer the gateway vouches for, if any (never when the RPC's access says `none`). */
   caller(): Promise<string | undefined>;
   /** The customer the gateway vouches for; UNAUTHENTICATED when there is none. */
   requireCaller(): Promise<string>;
@@ -28,18 +36,27 @@ export interface ServiceBinding<D extends ServiceDefinition = ServiceDefinition>
   /** Fully qualified service name, reported by the health service. */
   name: string;
   definition: D;
+  access: AccessTable<D>;
   handlers: UnaryHandlers<D>;
 }
 
-export function bind<D extends ServiceDefinition>(name: string, definition: D, handlers: UnaryHandlers<D>): ServiceBinding {
-  return { name, definition, handlers } as unknown as ServiceBinding;
+export function bind<D extends ServiceDefinition>(name: string, definition: D, access: AccessTable<D>, handlers: UnaryHandlers<D>): ServiceBinding {
+  return { name, definition, access, handlers } as unknown as ServiceBinding;
+}
+
+/** Every service some RPC of the table admits: the public keys the callee needs. */
+export function callersOf<D extends ServiceDefinition>(access: AccessTable<D>): ServiceName[] {
+  return [...new Set(Object.values<RpcAccess>(access).flatMap((rule) => rule.callers))];
 }
 
 export interface GrpcServerOptions {
   address: string;
   services: ServiceBinding[];
   logger: Logger;
-  verifier?: CallerTokenVerifier;
+  /** Verifies which service makes each call. */
+  serviceTokens: ServiceTokenVerifier;
+  /** Verifies the gateway's caller token naming the customer. */
+  callerTokens: CallerTokenVerifier;
   /** Dependency check behind the health service, e.g. a database ping. */
   probe?: () => Promise<void>;
 }
@@ -89,40 +106,50 @@ function implement(service: ServiceBinding, options: GrpcServerOptions): Untyped
   const implementation: UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(service.handlers)) {
     const path = service.definition[name]?.path ?? name;
+    const access = service.access[name]!;
     implementation[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-      handler(call.request, contextOf(call, options.verifier)).then(
-        (response) => callback(null, response),
-        (error: unknown) => {
-          if (error instanceof AppError) {
-            callback(toStatusObject(error), null);
-            return;
-          }
-          options.logger.error({ err: error, rpc: path }, 'unhandled error in RPC handler');
-          callback(toStatusObject(new AppError('internal', 'internal_error', 'An unexpected error occurred')), null);
-        },
-      );
+      authorise(call, access, path, options)
+        .then((context) => handler(call.request, context))
+        .then(
+          (response) => callback(null, response),
+          (error: unknown) => {
+            if (error instanceof AppError) {
+              callback(toStatusObject(error), null);
+              return;
+            }
+            options.logger.error({ err: error, rpc: path }, 'unhandled error in RPC handler');
+            callback(toStatusObject(new AppError('internal', 'internal_error', 'An unexpected error occurred')), null);
+          },
+        );
     };
   }
   return implementation;
 }
 
-function contextOf(call: ServerUnaryCall<unknown, unknown>, verifier: CallerTokenVerifier | undefined): CallContext {
+/** The call's context once its service token and the RPC's access rule admit it; throws AppError otherwise. */
+async function authorise(call: ServerUnaryCall<unknown, unknown>, access: RpcAccess, rpc: string, options: GrpcServerOptions): Promise<CallContext> {
   const { metadata } = call;
-  let resolved: Promise<string | undefined> | undefined;
-  const caller = () => {
-    if (!resolved) {
-      const token = metadata.get(CALLER_TOKEN_METADATA)[0];
-      resolved = verifier && typeof token === 'string' ? verifier.verify(token) : Promise.resolve(undefined);
-    }
-    return resolved;
-  };
+  const service = await options.serviceTokens.callerOf(firstValue(metadata, SERVICE_TOKEN_METADATA));
+  if (!service) {
+    options.logger.warn({ rpc }, 'refused a call without a valid service token');
+    throw new AppError('unauthenticated', SERVICE_UNAUTHENTICATED, 'The call carries no valid service token');
+  }
+  if (!access.callers.includes(service)) {
+    options.logger.warn({ rpc, service }, 'refused a call from a service the RPC does not admit');
+    throw new AppError('permission_denied', SERVICE_NOT_ALLOWED, `The ${service} service may not call ${rpc}`);
+  }
+  const customer =
+    access.customer !== 'none' && service === CUSTOMER_VOUCHER
+      ? await options.callerTokens.verify(firstValue(metadata, CALLER_TOKEN_METADATA))
+      : undefined;
+  if (access.customer === 'required' && !customer) throw unauthenticated();
   return {
     metadata,
-    caller,
+    service,
+    caller: async () => customer,
     requireCaller: async () => {
-      const userId = await caller();
-      if (!userId) throw unauthenticated();
-      return userId;
+      if (!customer) throw unauthenticated();
+      return customer;
     },
     abandoned: () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now(),
   };
@@ -130,4 +157,9 @@ function contextOf(call: ServerUnaryCall<unknown, unknown>, verifier: CallerToke
 
 function deadlineMs(deadline: Deadline): number {
   return deadline instanceof Date ? deadline.getTime() : deadline;
+}
+
+function firstValue(metadata: Metadata, key: string): string | undefined {
+  const value = metadata.get(key)[0];
+  return typeof value === 'string' ? value : undefined;
 }

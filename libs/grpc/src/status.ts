@@ -36,6 +36,13 @@ const STATUS_TO_KIND: Partial<Record<status, ErrorKind>> = {
   [status.CANCELLED]: 'unavailable',
 };
 
+/** Codes of a callee refusing the calling service's token (see server.ts). */
+export const SERVICE_UNAUTHENTICATED = 'service_unauthenticated';
+export const SERVICE_NOT_ALLOWED = 'service_not_allowed';
+// A callee refusing this process's own credentials is a deployment fault, not the end user's:
+// it must not reach them as a 401 or 403. The callee logs the reason.
+const SERVICE_CREDENTIAL_REFUSALS = new Set([SERVICE_UNAUTHENTICATED, SERVICE_NOT_ALLOWED]);
+
 const KIND_KEY = 'x-error-kind';
 const CODE_KEY = 'x-error-code';
 const RETRY_AFTER_KEY = 'x-retry-after';
@@ -55,6 +62,7 @@ export function fromServiceError(error: ServiceError, target: string): AppError 
   };
   const kind = header(KIND_KEY) as ErrorKind | undefined;
   const code = header(CODE_KEY);
+  if (code && SERVICE_CREDENTIAL_REFUSALS.has(code)) return new AppError('internal', 'internal_error', 'An unexpected error occurred');
   if (kind && code && kind in KIND_TO_STATUS) {
     const retryAfter = header(RETRY_AFTER_KEY);
     return new AppError(kind, code, error.details, retryAfter === undefined ? undefined : Number(retryAfter));

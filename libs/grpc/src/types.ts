@@ -1,5 +1,7 @@
 /** Types derived from ts-proto's grpc-js service definitions, so handlers and clients stay typed. */
 /* eslint-disable @typescript-eslint/no-explicit-any -- the method shape is invariant in Req/Res, so matching needs any */
+import type { ServiceName } from '@storefront/service-token';
+
 export interface UnaryMethod<Req, Res> {
   readonly path: string;
   readonly requestStream: boolean;
@@ -14,3 +16,17 @@ export type ServiceDefinition = Record<string, UnaryMethod<any, any>>;
 
 export type RequestOf<M> = M extends UnaryMethod<infer Req, any> ? Req : never;
 export type ResponseOf<M> = M extends UnaryMethod<any, infer Res> ? Res : never;
+
+/** Who may call one RPC, and what it needs to know about the customer. */
+export interface RpcAccess {
+  /** Services whose verified service token admits them; everyone else gets PERMISSION_DENIED. */
+  callers: readonly ServiceName[];
+  /**
+   * `required`: the gateway's caller token must name a customer (UNAUTHENTICATED otherwise);
+   * `optional`: the customer is known when the gateway vouches for one; `none`: never read.
+   */
+  customer: 'required' | 'optional' | 'none';
+}
+
+/** One entry per RPC of the service: the compiler refuses a table that misses one. */
+export type AccessTable<D extends ServiceDefinition> = { readonly [K in keyof D]: RpcAccess };

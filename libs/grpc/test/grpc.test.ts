@@ -1,12 +1,27 @@
 import { expect } from 'chai';
+import { status } from '@grpc/grpc-js';
 import { AppError } from '@storefront/errors';
 import { health, inventory } from '@storefront/proto';
-import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
+import { bind, callersOf, createRpcClient, startGrpcServer, type AccessTable, type RunningGrpcServer } from '@storefront/grpc';
 import { CallerTokenSigner, CallerTokenVerifier, generateCallerKeyPair } from '@storefront/caller-token';
+import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger } from '@storefront/logging';
+import { callRaw, clientAs, testServiceKeys, testSigner } from '@storefront/testing';
 
 const logger = createLogger('test', 'silent');
 const SERVICE = 'storefront.inventory.v1.InventoryService';
+type InventoryDefinition = typeof inventory.InventoryServiceService;
+
+// The inventory contract as a vehicle for the server's rules, with a table of its own.
+const ACCESS: AccessTable<InventoryDefinition> = {
+  getStock: { callers: ['gateway', 'checkout'], customer: 'optional' },
+  getCatalog: { callers: ['gateway'], customer: 'required' },
+  getCatalogSnapshot: { callers: ['gateway'], customer: 'none' },
+  quote: { callers: ['gateway'], customer: 'none' },
+  reserve: { callers: ['gateway'], customer: 'none' },
+  commit: { callers: ['gateway'], customer: 'none' },
+  release: { callers: ['checkout'], customer: 'none' },
+};
 
 describe('grpc: server, client, errors and health', () => {
   let server: RunningGrpcServer;
@@ -20,15 +35,17 @@ describe('grpc: server, client, errors and health', () => {
     const reject = async (): Promise<never> => {
       throw failWith;
     };
+    const serviceKeys = testServiceKeys();
     server = await startGrpcServer({
       address: '127.0.0.1:0',
       logger,
-      verifier: await CallerTokenVerifier.fromPem(keys.publicKeyPem),
+      serviceTokens: new ServiceTokenVerifier('inventory', { gateway: serviceKeys.gateway.publicKeyDer, checkout: serviceKeys.checkout.publicKeyDer }),
+      callerTokens: await CallerTokenVerifier.fromPem(keys.publicKeyPem),
       probe: async () => {
         if (probeFails) throw new Error('database down');
       },
       services: [
-        bind(SERVICE, inventory.InventoryServiceService, {
+        bind(SERVICE, inventory.InventoryServiceService, ACCESS, {
           // getStock echoes the verified caller so the test can see what the server believed.
           getStock: async (_request, context) => ({ available: { [(await context.caller()) ?? 'anonymous']: 1 } }),
           getCatalog: async (_request, context) => {
@@ -50,11 +67,37 @@ describe('grpc: server, client, errors and health', () => {
   });
   after(async () => server?.shutdown(1000));
 
-  const client = () => createRpcClient(inventory.InventoryServiceService, server.address, { target: 'inventory', defaultDeadlineMs: 2000 });
+  const client = () => clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000);
 
   it('passes the verified caller and ignores a forged one', async () => {
     expect((await client().getStock({}, { callerToken: await signer.sign('user-7') })).available).to.deep.equal({ 'user-7': 1 });
     expect((await client().getStock({}, { callerToken: 'forged' })).available).to.deep.equal({ anonymous: 1 });
+  });
+
+  it('takes the customer only from the gateway, never from another service passing a valid caller token on', async () => {
+    const checkout = clientAs('checkout', inventory.InventoryServiceService, 'inventory', server.address, 2000);
+    expect((await checkout.getStock({}, { callerToken: await signer.sign('user-7') })).available).to.deep.equal({ anonymous: 1 });
+  });
+
+  it('refuses a call without a service token with UNAUTHENTICATED, and a service the RPC does not admit with PERMISSION_DENIED', async () => {
+    const method = inventory.InventoryServiceService.release;
+    expect(await callRaw(server.address, method, {})).to.deep.equal({ status: status.UNAUTHENTICATED, errorCode: 'service_unauthenticated' });
+    const asGateway = { 'x-service-token': await testSigner('gateway').tokenFor('inventory') };
+    expect(await callRaw(server.address, method, asGateway)).to.deep.equal({ status: status.PERMISSION_DENIED, errorCode: 'service_not_allowed' });
+  });
+
+  it('shows a refusal of its own service token to its callers as internal_error, never as a 401 or 403', async () => {
+    const refused = await client().release({ orderReference: 'r' }).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(AppError).and.include({ kind: 'internal', code: 'internal_error' });
+    const unsigned = createRpcClient(inventory.InventoryServiceService, server.address, { target: 'inventory' });
+    expect(await unsigned.getStock({}).catch((e: unknown) => e)).to.include({ kind: 'internal', code: 'internal_error' });
+  });
+
+  it('lists each service an access table admits once', () => {
+    expect(callersOf(ACCESS).sort()).to.deep.equal(['checkout', 'gateway']);
+    // @ts-expect-error a table that misses an RPC of the service does not compile
+    const incomplete: AccessTable<InventoryDefinition> = { getStock: { callers: ['gateway'], customer: 'none' } };
+    expect(callersOf(incomplete)).to.deep.equal(['gateway']);
   });
 
   it('answers UNAUTHENTICATED when a caller is required and missing', async () => {
@@ -85,7 +128,7 @@ describe('grpc: server, client, errors and health', () => {
     expect(Date.now() - started).to.be.below(290);
   });
 
-  it('reports health from the dependency probe', async () => {
+  it('reports health from the dependency probe, to callers without a service token too', async () => {
     const probe = createRpcClient(health.HealthService, server.address, { target: 'inventory' });
     const { SERVING, NOT_SERVING } = health.HealthCheckResponse_ServingStatus;
     expect((await probe.check({ service: SERVICE })).status).to.equal(SERVING);

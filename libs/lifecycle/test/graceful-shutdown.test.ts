@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { generateCallerKeyPair } from '@storefront/caller-token';
-import { provisionStores, type TestStores } from '@storefront/testing';
+import { provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
 import { runApp, sleep, type AppProcess } from './app-process';
 
 interface Outcome {
@@ -42,10 +42,10 @@ describe('lifecycle: graceful shutdown on SIGTERM (real processes)', function ()
       CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
       SEED_DEMO_DATA: 'true',
     };
-    // Deployments migrate in a separate step before serving; so does this test.
+    // Deployments migrate in a separate step before serving, without the keys only serving needs; so does this test.
     const migrate = runApp('inventory', ['migrate'], inventoryEnv);
     expect(await migrate.exit(30_000)).to.equal(0);
-    inventory = runApp('inventory', [], { ...inventoryEnv, INVENTORY_ADDR: '127.0.0.1:0' });
+    inventory = runApp('inventory', [], { ...inventoryEnv, ...testServiceTokenEnv(), INVENTORY_ADDR: '127.0.0.1:0' });
     ({ address: inventoryAddress } = (await inventory.logLine('inventory listening')) as { address: string });
   });
   after(async () => {
@@ -64,6 +64,7 @@ describe('lifecycle: graceful shutdown on SIGTERM (real processes)', function ()
       HOST: '127.0.0.1',
       INVENTORY_ADDR: inventoryAddress,
       CALLER_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
+      ...testServiceTokenEnv('gateway'),
     });
     const { url } = (await gateway.logLine('gateway listening')) as { url: string };
     expect((await request(`${url}/api/stock`)).status).to.equal(200);
@@ -108,6 +109,8 @@ describe('lifecycle: graceful shutdown on SIGTERM (real processes)', function ()
         HOST: '127.0.0.1',
         INVENTORY_ADDR: inventoryAddress,
         CALLER_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
+        ...testServiceTokenEnv('gateway'),
+      ...testServiceTokenEnv('gateway'),
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
       });
       const { url } = (await gateway.logLine('gateway listening')) as { url: string };

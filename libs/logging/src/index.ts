@@ -20,6 +20,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   'cookie',
   'set-cookie',
   'x-caller-token',
+  'x-service-token',
 ]);
 
 export const REDACTION_CENSOR = '[redacted]';

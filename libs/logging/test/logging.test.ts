@@ -52,11 +52,11 @@ describe('logging: redaction', () => {
   const password = 'correct-horse-battery-7';
   const cookie = 'svc_sess=Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0';
 
-  it('never writes a password, cookie, bearer token or caller token, wherever it sits', () => {
+  it('never writes a password, cookie, bearer token, caller or service token, wherever it sits', () => {
     const { logger, lines, records } = capturedLogger();
     logger.info({ password, email: 'a@example.com' }, 'top level');
     logger.info({ body: { password, newPassword: password, currentPassword: password } }, 'nested');
-    logger.info({ req: { headers: { cookie, authorization: `Bearer ${password}`, 'x-caller-token': password }, body: { password } } }, 'request');
+    logger.info({ req: { headers: { cookie, authorization: `Bearer ${password}`, 'x-caller-token': password, 'x-service-token': password }, body: { password } } }, 'request');
     logger.info({ res: { headers: { 'set-cookie': [`${cookie}; HttpOnly`] } } }, 'response');
     logger.info({ headers: { cookie, 'set-cookie': cookie } }, 'bare headers');
     logger.info({ provider: { apiKey: password } }, 'provider');
@@ -65,7 +65,7 @@ describe('logging: redaction', () => {
     const all = lines.join('\n');
     expect(all).to.not.include(password);
     expect(all).to.not.include('Zm9vYmFy');
-    expect(all.match(/\[redacted\]/g)).to.have.length.of.at.least(10);
+    expect(all.match(/\[redacted\]/g)).to.have.length.of.at.least(11);
     // What is not secret stays readable.
     expect(records()[0]).to.include({ email: 'a@example.com', msg: 'top level' });
   });

@@ -4,3 +4,4 @@ export { startStack, type Stack, type StackOptions, type ServiceName } from './s
 export { launchChromium } from './browser';
 export { collectChildLogs, type ChildLogs } from './child-logs';
 export { rejection } from './rejection';
+export { testServiceKeys, testServiceTokenEnv, testSigner, clientAs, refusedServiceTokens, callRaw, type RawOutcome } from './service-identities';

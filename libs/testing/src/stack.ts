@@ -5,14 +5,15 @@
  */
 import { EnvReader, type Env } from '@storefront/config';
 import { generateCallerKeyPair, type CallerKeyPair } from '@storefront/caller-token';
-import { readInventoryConfig, startInventoryServer, type InventoryServer } from '@storefront/inventory';
-import { readIdentityConfig, startIdentityServer, type IdentityServer } from '@storefront/identity';
-import { readLoyaltyConfig, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
-import { readCheckoutConfig, startCheckoutServer, type CheckoutServer } from '@storefront/checkout';
+import { readInventoryConfig, readInventoryServeKeys, startInventoryServer, type InventoryServer } from '@storefront/inventory';
+import { readIdentityConfig, readIdentityServeKeys, startIdentityServer, type IdentityServer } from '@storefront/identity';
+import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
+import { readCheckoutConfig, readCheckoutServeKeys, startCheckoutServer, type CheckoutServer } from '@storefront/checkout';
 import { readPaymentSandboxConfig, startPaymentSandbox, type PaymentSandbox } from '@storefront/payment-sandbox';
 import { readGatewayConfig, startGateway, type GatewayServer } from '@storefront/gateway';
 import { provisionStores, type TestStores } from './stores';
 import { HttpClient } from './http';
+import { testServiceTokenEnv } from './service-identities';
 
 export type ServiceName = 'identity' | 'loyalty' | 'inventory' | 'checkout' | 'payment-sandbox';
 const ALL_SERVICES: ServiceName[] = ['identity', 'loyalty', 'inventory', 'checkout', 'payment-sandbox'];
@@ -31,7 +32,7 @@ export interface StackOptions {
 export interface Stack {
   stores: TestStores;
   keys: CallerKeyPair;
-  /** The environment every app was configured with (stores, keys, addresses). */
+  /** The environment every app was configured with (stores, keys, addresses); each app adds its own service-token key. */
   env: Env;
   gateway: GatewayServer;
   identity?: IdentityServer;
@@ -61,6 +62,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     SEED_DEMO_DATA: 'true',
     CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
     CALLER_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
+    ...testServiceTokenEnv(),
     ...(stores.redisUrl ? { REDIS_URL: stores.redisUrl } : {}),
     REDIS_KEY_PREFIX: stores.redisPrefix,
     IDENTITY_ADDR: UNREACHABLE,
@@ -69,9 +71,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     INVENTORY_ADDR: UNREACHABLE,
     ...options.env,
   };
-  const configFor = (service: string, bindAddress: Record<string, string> = {}): EnvReader => {
+  const configFor = (service: ServiceName | 'gateway', bindAddress: Record<string, string> = {}): EnvReader => {
     const mysqlUrl = stores.mysqlUrlFor(service);
-    return new EnvReader({ ...env, ...(mysqlUrl ? { [`${service.toUpperCase()}_MYSQL_URL`]: mysqlUrl } : {}), ...bindAddress });
+    const ownKey = service === 'gateway' || service === 'checkout' ? testServiceTokenEnv(service) : {};
+    return new EnvReader({ ...env, ...ownKey, ...(mysqlUrl ? { [`${service.toUpperCase()}_MYSQL_URL`]: mysqlUrl } : {}), ...bindAddress });
   };
 
   const stack: Partial<Stack> = { stores, keys, env };
@@ -84,30 +87,34 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       env.SUMUP_API_BASE = sandbox.url;
     }
     if (services.has('inventory')) {
-      const inventory = await startInventoryServer(readInventoryConfig(configFor('inventory', { INVENTORY_ADDR: '127.0.0.1:0' })), { migrate: true });
+      const config = configFor('inventory', { INVENTORY_ADDR: '127.0.0.1:0' });
+      const inventory = await startInventoryServer(readInventoryConfig(config), { migrate: true, ...readInventoryServeKeys(config) });
       stack.inventory = inventory;
       stoppers.unshift(() => inventory.stop());
       env.INVENTORY_ADDR = inventory.address;
     }
     if (services.has('loyalty')) {
-      const loyalty = await startLoyaltyServer(readLoyaltyConfig(configFor('loyalty', { LOYALTY_ADDR: '127.0.0.1:0' })), { migrate: true });
+      const config = configFor('loyalty', { LOYALTY_ADDR: '127.0.0.1:0' });
+      const loyalty = await startLoyaltyServer(readLoyaltyConfig(config), { migrate: true, ...readLoyaltyServeKeys(config) });
       stack.loyalty = loyalty;
       stoppers.unshift(() => loyalty.stop());
       env.LOYALTY_ADDR = loyalty.address;
     }
     if (services.has('identity')) {
-      const identity = await startIdentityServer(readIdentityConfig(configFor('identity', { IDENTITY_ADDR: '127.0.0.1:0' })), { migrate: true, now: options.now });
+      const config = configFor('identity', { IDENTITY_ADDR: '127.0.0.1:0' });
+      const identity = await startIdentityServer(readIdentityConfig(config), { migrate: true, now: options.now, ...readIdentityServeKeys(config) });
       stack.identity = identity;
       stoppers.unshift(() => identity.stop());
       env.IDENTITY_ADDR = identity.address;
     }
     if (services.has('checkout')) {
-      const checkout = await startCheckoutServer(readCheckoutConfig(configFor('checkout', { CHECKOUT_ADDR: '127.0.0.1:0' })), { migrate: true, now: options.now });
+      const config = configFor('checkout', { CHECKOUT_ADDR: '127.0.0.1:0' });
+      const checkout = await startCheckoutServer(readCheckoutConfig(config), { migrate: true, now: options.now, ...readCheckoutServeKeys(config) });
       stack.checkout = checkout;
       stoppers.unshift(() => checkout.stop());
       env.CHECKOUT_ADDR = checkout.address;
     }
-    const gateway = await startGateway(readGatewayConfig(new EnvReader({ ...env, PORT: '0' })));
+    const gateway = await startGateway(readGatewayConfig(configFor('gateway', { PORT: '0' })));
     stack.gateway = gateway;
     stoppers.unshift(() => gateway.stop());
   } catch (error) {

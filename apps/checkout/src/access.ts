@@ -1,0 +1,9 @@
+/** Who may call each checkout RPC: only the gateway; a signed-in customer is optional. */
+import type { AccessTable } from '@storefront/grpc';
+import type { checkout } from '@storefront/proto';
+
+export const CHECKOUT_ACCESS: AccessTable<typeof checkout.CheckoutServiceService> = {
+  createCheckout: { callers: ['gateway'], customer: 'optional' },
+  validatePromo: { callers: ['gateway'], customer: 'optional' },
+  notifyPaymentEvent: { callers: ['gateway'], customer: 'none' },
+};
