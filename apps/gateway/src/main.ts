@@ -1,11 +1,6 @@
 import './instrumentation';
-import { loadOrExit } from '@storefront/config';
-import { createLogger } from '@storefront/logging';
 import { runMain } from '@storefront/lifecycle';
 import { readGatewayConfig } from './config';
 import { startGateway } from './server';
 
-const config = loadOrExit(readGatewayConfig);
-const logger = createLogger('gateway', config.logLevel);
-
-runMain({ logger, start: () => startGateway(config, logger) });
+runMain({ app: 'gateway', readConfig: readGatewayConfig, start: (config, logger) => startGateway(config, logger) });

@@ -1,18 +1,14 @@
 import './instrumentation';
-import { loadOrExit } from '@storefront/config';
-import { migrateToLatest } from '@storefront/db';
-import { createLogger } from '@storefront/logging';
+import { storeMigrations } from '@storefront/db';
 import { runMain } from '@storefront/lifecycle';
 import { readLoyaltyConfig } from './config';
 import { migrations } from './migrations';
 import { startLoyaltyServer } from './server';
 
-const config = loadOrExit(readLoyaltyConfig);
-const logger = createLogger('loyalty', config.logLevel);
-
 runMain({
-  logger,
-  migrate: () => migrateToLatest(config.store, migrations),
-  // The embedded SQLite default migrates itself; MySQL deployments run `migrate` as a Job.
-  start: () => startLoyaltyServer(config, { migrate: !config.store.mysqlUrl, logger }),
+  app: 'loyalty',
+  readConfig: readLoyaltyConfig,
+  // The embedded SQLite default migrates itself; MySQL deployments run `migrate` first.
+  start: (config, logger) => startLoyaltyServer(config, { migrate: !config.store.mysqlUrl, logger }),
+  migrate: storeMigrations('loyalty', migrations),
 });
