@@ -70,8 +70,8 @@ describe('npm start: signals and supervision (real processes)', function () {
     };
   }
 
-  /** Runs `command` (the npm script or the start script itself) on free ports until the stack is up. */
-  async function start(command: string[]): Promise<RunningStart> {
+  /** Runs `command` (the npm script or the start script itself) on free ports. */
+  async function spawnStart(command: string[], extraEnv: Record<string, string> = {}): Promise<RunningStart> {
     const ports = await freePorts(6);
     const [gatewayPort, sandboxPort, ...grpcPorts] = ports;
     const env = {
@@ -83,6 +83,7 @@ describe('npm start: signals and supervision (real processes)', function () {
       ...Object.fromEntries(SERVICES.map((service, i) => [`${service.toUpperCase()}_ADDR`, `127.0.0.1:${grpcPorts[i]}`])),
       METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
+      ...extraEnv,
     };
     const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -90,9 +91,16 @@ describe('npm start: signals and supervision (real processes)', function () {
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const run: RunningStart = { process: child, output: () => output, ports, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, apps: () => appsBelow(child.pid!), startedWith: [] };
     started.push(run);
+    return run;
+  }
+
+  /** Runs `command` until the stack is up. */
+  async function start(command: string[]): Promise<RunningStart> {
+    const run = await spawnStart(command);
+    const child = run.process;
     await waitUntil(`the stack is up (${command.join(' ')})`, () => {
-      if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}: ${output}`);
-      return output.includes('Storefront is up');
+      if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}: ${run.output()}`);
+      return run.output().includes('Storefront is up');
     }, 60_000);
     run.startedWith = descendants(child.pid!);
     expect([...run.apps().keys()].sort()).to.deep.equal(['checkout', 'gateway', 'identity', 'inventory', 'loyalty', 'payment-sandbox']);
@@ -140,6 +148,20 @@ describe('npm start: signals and supervision (real processes)', function () {
     run.process.kill('SIGKILL');
     await exitOf(run.process);
     await expectEverythingGone(run.startedWith, run.ports, 5000);
+  });
+
+  it('an app that fails during start-up fails `npm start` with its error, and stops the others', async () => {
+    const run = await spawnStart([process.execPath, 'scripts/start.mjs'], { LOYALTY_TIER_SILVER: 'many' });
+    const seen = new Map<number, ProcessInfo>();
+    await waitUntil('the start script exits', () => {
+      for (const info of descendants(run.process.pid!)) seen.set(info.pid, info);
+      return run.process.exitCode !== null;
+    }, 30_000);
+    expect(run.process.exitCode).to.equal(1);
+    expect(run.output()).to.include('configuration error: LOYALTY_TIER_SILVER must be an integer').and.include('start: loyalty exited during start (code 78)');
+    expect(run.output()).to.not.include('restarting');
+    expect([...seen.values()].filter((info) => /apps\/gateway\//.test(info.command)), 'the gateway had started').to.have.length(1);
+    await expectEverythingGone([...seen.values()], run.ports, 1000);
   });
 
   it('an app killed with SIGKILL is started again and serves; the others keep running untouched', async () => {
