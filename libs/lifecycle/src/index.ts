@@ -27,9 +27,10 @@ export interface MainOptions<ServeConfig extends CommonConfig, MigrateConfig ext
   start(config: ServeConfig, logger: Logger): Promise<Stoppable>;
   migrate?: MigrateCommand<MigrateConfig>;
   shutdownDeadlineMs?: number;
-  /** How often the process checks that its parent is still alive. */
-  parentCheckIntervalMs?: number;
 }
+
+/** How often a serving app checks that its parent is still alive. */
+const PARENT_CHECK_INTERVAL_MS = 1000;
 
 export function runMain<ServeConfig extends CommonConfig, MigrateConfig extends CommonConfig>(
   options: MainOptions<ServeConfig, MigrateConfig>,
@@ -60,7 +61,6 @@ function serve<ServeConfig extends CommonConfig>({
   readConfig,
   start,
   shutdownDeadlineMs = 15_000,
-  parentCheckIntervalMs = 1000,
 }: MainOptions<ServeConfig, CommonConfig>): void {
   const config = loadOrExit(readConfig);
   const logger = createLogger(app, config.logLevel);
@@ -90,7 +90,7 @@ function serve<ServeConfig extends CommonConfig>({
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  watchParent(() => stop('parent exited'), parentCheckIntervalMs);
+  watchParent(() => stop('parent exited'), PARENT_CHECK_INTERVAL_MS);
 
   starting.then(
     () => logger.info({ startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, 'ready'),
