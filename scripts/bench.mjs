@@ -152,7 +152,7 @@ try {
   }
 
   console.log('');
-  for (const { app, child } of stack.children) {
+  for (const { name: app, child } of stack.processes) {
     const mem = rssMb(child.pid);
     results.memoryMb[app] = mem;
     if (mem) console.log(`memory ${app.padEnd(16)} rss ${mem.rss} MB   peak ${mem.peak} MB ${mem.peak < 120 ? '(< 120 MB: ok)' : '(>= 120 MB: MISSED)'}`);

@@ -1,32 +1,37 @@
 #!/usr/bin/env node
 // `npm start`: the whole platform on this machine, each app in its own process, on the embedded
 // default (SQLite files under DATA_DIR, the sandbox payment provider) unless the environment
-// says otherwise. Ctrl-C stops everything gracefully.
+// says otherwise. An app that crashes is started again; SIGINT (Ctrl-C) or SIGTERM is passed on
+// to every app and the script exits once all of them have stopped.
 import { startProcessStack } from './lib/process-stack.mjs';
 
 const dev = process.argv.includes('--dev');
 let stack;
+let stopSignal;
+// A signal that arrives while the stack is starting stops it as soon as it is up.
+const onSignal = (signal) => {
+  if (stopSignal) return;
+  stopSignal = signal;
+  if (stack) void shutdown();
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+
 try {
   stack = await startProcessStack({ env: process.env, dev });
 } catch (error) {
   console.error(`start: ${error.message}`);
   process.exit(1);
 }
-const publicUrl = process.env.PUBLIC_BASE_URL ?? `http://localhost:${process.env.PORT ?? 8080}`;
-console.log(`\nStorefront is up at ${publicUrl} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n`);
+if (stopSignal) {
+  await shutdown();
+} else {
+  const publicUrl = process.env.PUBLIC_BASE_URL ?? `http://localhost:${process.env.PORT ?? 8080}`;
+  console.log(`\nStorefront is up at ${publicUrl} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n`);
+}
 
-let stopping = false;
-const shutdown = async (signal) => {
-  if (stopping) return;
-  stopping = true;
-  console.log(`\nstart: ${signal} received, stopping every service`);
-  await stack.stop();
+async function shutdown() {
+  console.log(`\nstart: ${stopSignal} received, stopping every service`);
+  await stack.stop(stopSignal);
   process.exit(0);
-};
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
-const crashed = await stack.unexpectedExit;
-console.error(`start: ${crashed.app} exited unexpectedly (code ${crashed.code}, signal ${crashed.signal}); stopping the rest`);
-await stack.stop();
-process.exit(1);
+}

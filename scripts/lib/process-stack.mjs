@@ -1,10 +1,11 @@
 // Starts every app as its own process (the embedded default unless the environment names
-// MySQL/Redis), waits until the gateway reports every service ready, and stops them all
-// gracefully. Used by `npm start` and by the benchmark.
+// MySQL/Redis), waits until the gateway reports every service ready, restarts an app that
+// crashes after that, and stops them all gracefully. Used by `npm start` and by the benchmark.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { platformKeys } from './platform-keys.mjs';
+import { superviseProcess } from './supervised-process.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 // Dependencies first, so the gateway's first readiness probe finds them up.
@@ -28,30 +29,20 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
   const fullEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...env, DATA_DIR: dataDir, ...keys.env };
   const port = fullEnv.PORT ?? '8080';
   const started = process.hrtime.bigint();
-  const children = APPS.map((app) => {
+  const processes = APPS.map((app) => {
     const entry = dev ? path.join(ROOT, 'apps', app, 'src', 'main.ts') : path.join(ROOT, 'apps', app, 'dist', 'main.js');
     if (!existsSync(entry)) throw new Error(`${path.relative(ROOT, entry)} is missing; run npm run build`);
     // Source maps stay beside the bundles; NODE_OPTIONS=--enable-source-maps turns them on when
     // debugging (always on, they cost start-up time and memory in every process).
     const args = [...nodeArgs, ...(dev ? ['--import', 'tsx'] : []), entry];
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...fullEnv, ...keys.envFor(app) }, stdio: ['ignore', output, output] });
-    return { app, child, exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal }))) };
+    const spawnChild = () => spawn(process.execPath, args, { cwd: ROOT, env: { ...fullEnv, ...keys.envFor(app) }, stdio: ['ignore', output, output] });
+    return superviseProcess({ name: app, spawnChild });
   });
 
-  let stopping = false;
-  const stop = async () => {
-    stopping = true;
-    for (const { child } of children) if (child.exitCode === null) child.kill('SIGTERM');
-    const deadline = setTimeout(() => children.forEach(({ child }) => child.exitCode === null && child.kill('SIGKILL')), 20_000);
-    await Promise.all(children.map(({ exited }) => exited));
-    clearTimeout(deadline);
-  };
-  const crashed = Promise.race(
-    children.map(async ({ app, exited }) => {
-      const { code, signal } = await exited;
-      return { app, code, signal };
-    }),
-  );
+  /** Passes `signal` to every app and waits until all have exited. */
+  const stop = (signal = 'SIGTERM') => Promise.all(processes.map((supervised) => supervised.stop(signal))).then(() => {});
+  // Any exit before the stack is ready fails the start, with the app's own error above it.
+  const crashed = Promise.race(processes.map(async ({ name, firstExit }) => ({ app: name, ...(await firstExit) })));
 
   const gatewayUrl = `http://127.0.0.1:${port}`;
   const ready = await Promise.race([waitUntilReady(gatewayUrl), crashed.then((c) => ({ crashed: c })), sleep(30_000).then(() => ({ timeout: true }))]);
@@ -60,15 +51,9 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
     throw new Error(ready.crashed ? `${ready.crashed.app} exited during start (code ${ready.crashed.code})` : 'the stack did not become ready within 30 s');
   }
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return {
-    gatewayUrl,
-    startupMs,
-    env: fullEnv,
-    children,
-    stop,
-    /** Resolves when any app exits while the stack was not asked to stop. */
-    unexpectedExit: crashed.then((c) => (stopping ? new Promise(() => {}) : c)),
-  };
+  // From here on an app that crashes is started again while the others keep serving.
+  for (const supervised of processes) supervised.restartOnExit();
+  return { gatewayUrl, startupMs, env: fullEnv, processes, stop };
 }
 
 async function waitUntilReady(url) {

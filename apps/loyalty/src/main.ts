@@ -1,18 +1,15 @@
 import './instrumentation';
 import { loadOrExit } from '@storefront/config';
-import { migrateToLatest } from '@storefront/db';
-import { createLogger } from '@storefront/logging';
+import { storeMigrations } from '@storefront/db';
 import { runMain } from '@storefront/lifecycle';
 import { readLoyaltyConfig, readLoyaltyServeKeys } from './config';
 import { migrations } from './migrations';
 import { startLoyaltyServer } from './server';
 
-const config = loadOrExit(readLoyaltyConfig);
-const logger = createLogger('loyalty', config.logLevel);
-
 runMain({
-  logger,
-  migrate: () => migrateToLatest(config.store, migrations),
-  // The embedded SQLite default migrates itself; MySQL deployments run `migrate` as a Job.
-  start: () => startLoyaltyServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readLoyaltyServeKeys) }),
+  app: 'loyalty',
+  readConfig: readLoyaltyConfig,
+  // The embedded SQLite default migrates itself; MySQL deployments run `migrate` first.
+  start: (config, logger) => startLoyaltyServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readLoyaltyServeKeys) }),
+  migrate: storeMigrations('loyalty', migrations),
 });

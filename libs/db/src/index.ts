@@ -5,7 +5,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
-import { redactUrl, type EnvReader, type CommonConfig } from '@storefront/config';
+import { readCommon, redactUrl, type EnvReader, type CommonConfig } from '@storefront/config';
 import { observeDbPool } from '@storefront/telemetry';
 
 export type { Knex } from 'knex';
@@ -135,6 +135,22 @@ export async function migrateToLatest(config: StoreConfig, migrations: Record<st
   } finally {
     await db.destroy();
   }
+}
+
+/** The settings a service's `migrate` command reads: the common ones and its store, nothing else. */
+export interface MigrateConfig extends CommonConfig {
+  store: StoreConfig;
+}
+
+/** The `migrate` command of a service with a store, in the shape `runMain` takes. */
+export function storeMigrations(service: string, migrations: Record<string, Migration>) {
+  return {
+    readConfig(env: EnvReader): MigrateConfig {
+      const common = readCommon(env);
+      return { ...common, store: readStoreConfig(env, service, common) };
+    },
+    run: (config: MigrateConfig) => migrateToLatest(config.store, migrations),
+  };
 }
 
 export async function applyMigrations(db: Knex, migrations: Record<string, Migration>): Promise<string[]> {

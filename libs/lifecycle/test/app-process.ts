@@ -1,6 +1,6 @@
 /**
- * Runs an app's real main.ts in its own process, the way a container runs the bundle, and
- * reads its JSON log lines.
+ * Runs an app's real main.ts (or any node program) in its own process, the way a container runs
+ * the bundle, and reads its JSON log lines.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -15,11 +15,17 @@ export interface AppProcess {
   exit(withinMs: number): Promise<number | null>;
   /** The first log line with this message, waiting at most `withinMs`. */
   logLine(msg: string, withinMs?: number): Promise<Record<string, unknown>>;
+  stderr(): string;
   kill(): void;
 }
 
 export function runApp(app: string, args: string[], env: Record<string, string | undefined>): AppProcess {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(ROOT, 'apps', app, 'src', 'main.ts'), ...args], {
+  return runNode(app, ['--require', 'tsx/cjs', path.join(ROOT, 'apps', app, 'src', 'main.ts'), ...args], env);
+}
+
+/** `node <nodeArgs>` with a minimal environment plus `env`; `app` names it in failures. */
+export function runNode(app: string, nodeArgs: string[], env: Record<string, string | undefined>): AppProcess {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -30,6 +36,7 @@ export function runApp(app: string, args: string[], env: Record<string, string |
   return {
     child,
     logs,
+    stderr,
     exit: (withinMs) =>
       Promise.race([exited, sleep(withinMs).then(() => Promise.reject(new Error(`${app} still running after ${withinMs} ms`)))]),
     async logLine(msg, withinMs = 20_000) {
