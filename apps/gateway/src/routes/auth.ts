@@ -123,7 +123,7 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
     .all(methodNotAllowed('POST'));
 
   /**
-   * A session identity created for a login that is not answered 200. Its token never left the
+   * Deletes the session identity started for a login that is not answered 200. Its token never left the
    * gateway; if identity cannot delete it now, it is unusable and expires with its lifetime.
    */
   async function discardSession(sessionToken: string): Promise<void> {
