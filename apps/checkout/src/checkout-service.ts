@@ -15,8 +15,8 @@ import { basisPointsToFraction, checkAmountMatches, fractionToBasisPoints, price
 import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type RequestRules } from './domain/request';
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './domain/promo';
 import { releaseCodeHold } from './code-holds';
-import type { PaymentProvider } from './providers/provider';
-import { PromoNotHeld, type CheckoutStore, type DiscountKind, type NewOrder, type Order, type OrderLine } from './store';
+import type { PaymentProvider, ProviderStatus } from './providers/provider';
+import { PromoNotHeld, type CheckoutStore, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from './store';
 import { holderOf, type AbuseGuard } from './limits';
 
 export type InventoryClient = RpcClient<typeof inventory.InventoryServiceService>;
@@ -245,10 +245,28 @@ export class CheckoutService {
     return provider;
   }
 
+  /**
+   * The provider's checkout object as stored when the link was made, with its `status` brought
+   * up to the order's own once the order is closed, so a replay never says PENDING beside a
+   * paid order (docs/decisions/0764).
+   */
   private answer(order: Order): checkout.CreateCheckoutResponse {
-    return { providerCheckoutJson: order.providerCheckoutJson ?? '{}', order: orderSummary(order) };
+    const providerCheckout = JSON.parse(order.providerCheckoutJson ?? '{}') as Record<string, unknown>;
+    const closedStatus = PROVIDER_STATUS_OF_CLOSED_ORDER[order.status];
+    return {
+      providerCheckoutJson: JSON.stringify(closedStatus ? { ...providerCheckout, status: closedStatus } : providerCheckout),
+      order: orderSummary(order),
+    };
   }
 }
+
+/** The provider status a closed order was confirmed with; an open order keeps the provider's own. */
+const PROVIDER_STATUS_OF_CLOSED_ORDER: Record<OrderStatus, ProviderStatus | undefined> = {
+  pending_payment: undefined,
+  paid: 'PAID',
+  failed: 'FAILED',
+  expired: 'EXPIRED',
+};
 
 const invalidPromo = (code: string, why: string) => invalidArgument(`promo_code ${code} ${why}`, 'invalid_promo_code');
 

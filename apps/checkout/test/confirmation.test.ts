@@ -98,6 +98,22 @@ describe('checkout payment confirmation through the reconciler', () => {
     expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
   });
 
+  it('a replay answers one status: the provider object says what the order became (PENDING, then PAID or FAILED)', async () => {
+    for (const [action, providerStatus, orderStatus] of [['pay', 'PAID', 'paid'], ['decline', 'FAILED', 'failed']] as const) {
+      const { client, result, reference } = await signedInCheckout();
+      const replayed = () => expectCheckout(client, { ...WELCOME_BODY(), checkout_reference: reference });
+      expect(result).to.deep.include({ status: 'PENDING' });
+      expect(await replayed()).to.deep.include({ status: 'PENDING' });
+      await completePayment(result.hosted_checkout_url, action);
+      await stack.checkout!.reconcileNow();
+      const replay = await replayed();
+      expect(replay.order.status, action).to.equal(orderStatus);
+      expect(replay.status, action).to.equal(providerStatus);
+      // Only the status moves; the rest is the object the provider sent when the link was made.
+      expect({ ...replay, status: result.status, order: result.order }).to.deep.equal(result);
+    }
+  });
+
   it('deactivates a still-pending link once its stock hold has ended', async () => {
     const body = WELCOME_BODY();
     const result = await expectCheckout(stack.client(), body);

@@ -1,14 +1,14 @@
 /**
  * The public HTTP surface. Order matters: security headers, the cross-site check for requests
- * carrying the session cookie, then JSON parsing, then the
- * routes of each area, then 404 and the error handler that keeps every failure in the
- * contract's Error shape.
+ * carrying the session cookie, then the routes of each area (each parses a JSON body only
+ * where its operation takes one, after its session check), then 404 and the error handler
+ * that keeps every failure in the contract's Error shape. Paths match case-sensitively:
+ * `/API/health` is not `/api/health`.
  */
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { GatewayContext } from './context';
 import { errorHandler, notFoundHandler } from './http/errors';
-import { jsonBody } from './http/json-body';
 import { requestLog } from './http/request-log';
 import { rejectCrossSiteWrites } from './http/session';
 import { registerSystemRoutes } from './routes/system';
@@ -22,12 +22,12 @@ export function createApp(context: GatewayContext): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('case sensitive routing', true);
   // Only listed proxies may set the client address through X-Forwarded-For.
   app.set('trust proxy', context.config.trustedProxies.length > 0 ? context.config.trustedProxies : false);
   app.use(helmet());
   app.use(requestLog(context.logger));
   app.use(rejectCrossSiteWrites(context.config));
-  app.use(jsonBody(context.config.bodyLimitBytes));
 
   registerSystemRoutes(app, context);
   registerAuthRoutes(app, context);

@@ -26,7 +26,7 @@ export interface AuthSuccess {
     points: number;
     lifetimePoints: number;
     tier: string;
-    pointsHistory: Array<{ type: string; points: number }>;
+    pointsHistory: Array<{ type: string; points: number; description: string; createdAt: string }>;
     availableRewards: Array<{ id: string; pointsCost: number }>;
     redeemedRewards: Array<{ rewardId: string; code: string }>;
   };

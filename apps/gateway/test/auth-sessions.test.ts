@@ -1,6 +1,6 @@
 /** Session lifetime through the gateway: expiry on the identity clock, restarts, and loyalty outages at signup. */
 import { expect } from 'chai';
-import { provisionStores, startStack, type Stack, type TestStores } from '@storefront/testing';
+import { provisionStores, sessionCountOf, startStack, type Stack, type TestStores } from '@storefront/testing';
 import { CLEARED_COOKIE, FAST_ARGON2, PASSWORD, sessionSet, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
 
 const DAY = 24 * 3600 * 1000;
@@ -81,16 +81,20 @@ describe('gateway: signup while loyalty is down', () => {
   });
   after(async () => stores?.cleanup());
 
-  it('still creates the account and session; the welcome bonus appears once loyalty is back, once', async () => {
+  it('still creates the account and session, answering the welcome bonus owed, which the ledger grants once loyalty is back, once', async () => {
     const withoutLoyalty = await startStack({ services: ['identity'], env: FAST_ARGON2, stores });
     let token: string;
+    let owed: AuthSuccess['loyalty'];
     try {
       const client = withoutLoyalty.client();
       const res = await client.post<AuthSuccess>('/api/auth/signup', { email: `outage-${Date.now()}@example.test`, password: PASSWORD, firstName: 'Ada', lastName: 'Lovelace' });
       expect(res.status).to.equal(200);
       token = sessionSet(res)!;
       expect(token).to.be.a('string');
-      expect(res.body.loyalty).to.deep.equal({ points: 0, lifetimePoints: 0, tier: 'bronze', pointsHistory: [], availableRewards: [], redeemedRewards: [] });
+      owed = res.body.loyalty;
+      expect(owed).to.deep.include({ points: 100, lifetimePoints: 100, tier: 'bronze', availableRewards: [], redeemedRewards: [] });
+      expect(owed.pointsHistory).to.have.length(1);
+      expect(owed.pointsHistory[0]).to.include({ type: 'welcome', points: 100, createdAt: res.body.user.profile.createdAt });
       const me = await client.get<ErrorBody>('/api/auth/me');
       expect(me.status).to.equal(503);
       expect(me.body.success).to.equal(false);
@@ -104,11 +108,47 @@ describe('gateway: signup while loyalty is down', () => {
       for (let i = 0; i < 2; i += 1) {
         const me = await client.get<AuthSuccess>('/api/auth/me');
         expect(me.status).to.equal(200);
-        expect(me.body.loyalty).to.include({ points: 100, lifetimePoints: 100 });
-        expect(me.body.loyalty.pointsHistory.filter((entry) => entry.type === 'welcome')).to.have.length(1);
+        // What signup showed as owed is what the ledger granted.
+        expect(me.body.loyalty).to.include({ points: owed.points, lifetimePoints: owed.lifetimePoints, tier: owed.tier });
+        const welcome = me.body.loyalty.pointsHistory.filter((entry) => entry.type === 'welcome');
+        expect(welcome).to.have.length(1);
+        expect(welcome[0]).to.include({ points: owed.pointsHistory[0]!.points, description: owed.pointsHistory[0]!.description });
       }
     } finally {
       await recovered.stop();
+    }
+  });
+});
+
+describe('gateway: login while loyalty is down', () => {
+  let stores: TestStores;
+  before(async () => {
+    stores = await provisionStores();
+  });
+  after(async () => stores?.cleanup());
+
+  it('answers 503 without a cookie and leaves no session behind, however often it is retried', async () => {
+    const full = await startStack({ services: ['identity', 'loyalty'], env: FAST_ARGON2, stores });
+    let signedUp: Awaited<ReturnType<typeof signUp>>;
+    try {
+      signedUp = await signUp(full.client());
+    } finally {
+      await full.stop();
+    }
+    const withoutLoyalty = await startStack({ services: ['identity'], env: FAST_ARGON2, stores });
+    try {
+      const logIn = () => withoutLoyalty.client().post<ErrorBody>('/api/auth/login', { email: signedUp.customer.email, password: PASSWORD });
+      // One retry after another, then several at once.
+      const answers = [await logIn(), await logIn(), ...(await Promise.all([logIn(), logIn(), logIn()]))];
+      for (const res of answers) {
+        expect(res.status).to.equal(503);
+        expect(res.body.success).to.equal(false);
+        expect(res.headers.getSetCookie()).to.deep.equal([]);
+      }
+      // Only the session signup started remains.
+      expect(await sessionCountOf(stores, withoutLoyalty.identity!.db, signedUp.profile.id)).to.equal(1);
+    } finally {
+      await withoutLoyalty.stop();
     }
   });
 });

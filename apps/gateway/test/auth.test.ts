@@ -150,7 +150,7 @@ describe('gateway: accounts and sessions', () => {
       expect(unknown.headers.getSetCookie()).to.deep.equal([]);
     });
 
-    it('answers 400 naming the field for a bad body', async () => {
+    it('answers 401 invalid_credentials naming what is wrong for a body that cannot be credentials, without a cookie', async () => {
       const cases: Array<[unknown, string | RegExp]> = [
         [{ email: 'a@example.test' }, 'password is required'],
         [{ password: PASSWORD }, 'email is required'],
@@ -162,9 +162,27 @@ describe('gateway: accounts and sessions', () => {
       ];
       for (const [body, detail] of cases) {
         const res = await stack.client().post<ErrorBody>('/api/auth/login', body);
-        expect(res.status, JSON.stringify(body)).to.equal(400);
+        expect(res.status, JSON.stringify(body)).to.equal(401);
+        expect(res.body.error).to.equal('invalid_credentials');
         if (typeof detail === 'string') expect(res.body.detail).to.equal(detail);
         else expect(res.body.detail).to.match(detail);
+        expect(res.headers.getSetCookie()).to.deep.equal([]);
+      }
+    });
+
+    it('answers 401 invalid_credentials to a body that is not JSON, not application/json or too large', async () => {
+      const { customer } = await signUp(stack.client());
+      const credentials = JSON.stringify({ email: customer.email, password: PASSWORD });
+      const cases: Array<[{ body: string; headers: Record<string, string> }, string]> = [
+        [{ body: '{"email":', headers: { 'content-type': 'application/json' } }, 'Request body is not valid JSON'],
+        [{ body: credentials, headers: { 'content-type': 'text/plain' } }, 'Request body must be application/json'],
+        [{ body: JSON.stringify({ email: customer.email, password: 'x'.repeat(200 * 1024) }), headers: { 'content-type': 'application/json' } }, 'Request body exceeds 102400 bytes'],
+      ];
+      for (const [options, detail] of cases) {
+        const res = await stack.client().request<ErrorBody>('POST', '/api/auth/login', options);
+        expect(res.status, detail).to.equal(401);
+        expect(res.body).to.deep.equal({ success: false, error: 'invalid_credentials', detail });
+        expect(res.headers.getSetCookie()).to.deep.equal([]);
       }
     });
   });
@@ -234,5 +252,34 @@ describe('gateway: accounts and sessions', () => {
       expect(res.status).to.equal(401);
       expect(res.body).to.deep.include({ success: false, error: 'unauthorized' });
     });
+
+    it('never reads a body: any body logs out with a session', async () => {
+      for (const [name, options] of Object.entries(UNREADABLE_BODIES)) {
+        const client = stack.client();
+        await signUp(client);
+        const res = await client.request<ErrorBody>('POST', '/api/auth/logout', options);
+        expect(res.status, name).to.equal(200);
+        expect(res.headers.getSetCookie(), name).to.deep.equal([CLEARED_COOKIE]);
+      }
+    });
+  });
+
+  describe('operations that need a session check it before reading the body', () => {
+    for (const path of ['/api/auth/logout', '/api/state/sync']) {
+      it(`POST ${path} answers 401 without a session whatever the body`, async () => {
+        for (const [name, options] of Object.entries(UNREADABLE_BODIES)) {
+          const res = await stack.client().request<ErrorBody>('POST', path, options);
+          expect(res.status, name).to.equal(401);
+          expect(res.body, name).to.deep.include({ success: false, error: 'unauthorized' });
+        }
+      });
+    }
   });
 });
+
+/** Bodies no JSON operation reads: each has its own refusal (400, 415, 413) where a body is read. */
+const UNREADABLE_BODIES: Record<string, { body: string; headers: Record<string, string> }> = {
+  'malformed JSON': { body: '{"profile":', headers: { 'content-type': 'application/json' } },
+  'text/plain': { body: 'hello', headers: { 'content-type': 'text/plain' } },
+  '2 MB of JSON': { body: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } },
+};

@@ -13,10 +13,11 @@ import { randomUUID } from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { expect } from 'chai';
-import { startStack, type HttpClient, type Stack, type TestResponse } from '@storefront/testing';
+import { recordedAnswers, startStack, type HttpClient, type Stack, type TestResponse } from '@storefront/testing';
 import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document';
 import type { JsonSchema } from '../src/openapi/area';
 import { listOperations, sessionRequirement, type MediaTypeView, type Operation, type ResponseView } from '../src/published/api-reference';
+import { undocumentedAnswers } from './support/documented-answers';
 
 // startStack leaves PUBLIC_BASE_URL at its default.
 const DOCUMENT = buildOpenApiDocument('http://localhost:8080');
@@ -209,13 +210,69 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       }
 
       if (media?.schema && resolve(media.schema).type === 'object') {
-        it('answers 400 in the Error shape to a body that is not an object', async () => {
+        const unreadable = { 'text/plain': { body: 'plain text', headers: { 'content-type': 'text/plain' } }, 'an oversized body': { body: JSON.stringify('x'.repeat(200 * 1024)), headers: { 'content-type': 'application/json' } } };
+        for (const [label, options] of Object.entries(unreadable)) {
+          it(`answers ${label} with a documented client error in the Error shape`, async () => {
+            const client = session === 'required' ? await customer() : stack.client();
+            const answer = await client.request(operation.method.toUpperCase(), requestPath(operation), options);
+            expect(answer.status, answer.text).to.be.within(400, 499);
+            expect(contract.problems(operation, answer)).to.deep.equal([]);
+          });
+        }
+
+        // 400 where the operation documents it; login has one refusal for what cannot be credentials, 401.
+        const refusal = operation.view.responses?.['400'] ? 400 : 401;
+        it(`answers ${refusal} in the Error shape to a body that is not an object`, async () => {
           const client = session === 'required' ? await customer() : stack.client();
           const answer = await send(client, operation, ['not', 'an', 'object']);
-          expect(answer.status).to.equal(400);
+          expect(answer.status).to.equal(refusal);
           expect(contract.problems(operation, answer)).to.deep.equal([]);
         });
       }
     });
   }
+});
+
+/**
+ * A root-level hook: it runs once after every test file of the run, so each answer any test
+ * received through an HttpClient must have a status the description lists for its operation.
+ */
+after('every status the gateway answered during the run is documented', () => {
+  const problems = undocumentedAnswers(DOCUMENT, recordedAnswers());
+  expect(problems, `answers the OpenAPI description does not list:\n${problems.join('\n')}\n`).to.deep.equal([]);
+});
+
+describe('contract: the check that every answer of the run is documented', () => {
+  const document = {
+    ...DOCUMENT,
+    paths: {
+      '/things/{id}': { get: { responses: { '200': {}, '405': {} } }, post: { responses: { '2XX': {} } } },
+      '/docs/': { get: { responses: { '200': {} } } },
+    },
+  };
+  const check = (method: string, path: string, status: number) => undocumentedAnswers(document, [{ method, path, status }]);
+
+  it('accepts a status the operation lists, exactly or by its class', () => {
+    expect(check('GET', '/things/7', 200)).to.deep.equal([]);
+    expect(check('POST', '/things/7', 201)).to.deep.equal([]);
+    expect(check('GET', '/docs', 200)).to.deep.equal([]);
+  });
+
+  it('names the operation and status the description does not list', () => {
+    expect(check('GET', '/things/7', 503)).to.deep.equal(['GET /things/{id} answered 503, which it does not document']);
+  });
+
+  it('treats HEAD as the GET operation when the path documents no HEAD', () => {
+    expect(check('HEAD', '/things/7', 200)).to.deep.equal([]);
+    expect(check('HEAD', '/docs/', 404)).to.have.length(1);
+  });
+
+  it('wants the answer to a method the path does not offer documented on every operation of the path', () => {
+    expect(check('DELETE', '/things/7', 405)).to.deep.equal(['DELETE /things/{id} (a method the path does not offer) answered 405, which POST /things/{id} does not document']);
+  });
+
+  it('matches paths case-sensitively, like the gateway, and ignores paths no operation has', () => {
+    expect(check('GET', '/THINGS/7', 404)).to.deep.equal([]);
+    expect(check('GET', '/things/7/more', 404)).to.deep.equal([]);
+  });
 });

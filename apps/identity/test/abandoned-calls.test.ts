@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
-import { rejection } from '@storefront/testing';
-import { sessionCountOf, startIdentity, type IdentityHarness } from './support';
+import { rejection, sessionCountOf } from '@storefront/testing';
+import { startIdentity, type IdentityHarness } from './support';
 
 const PASSWORD = 'plum-tractor-42';
 // About 0.2 s a hash, far beyond the short deadline below.
@@ -31,14 +31,14 @@ describe('identity: calls that end while their password is hashed', () => {
 
   it('opens no session for a login whose deadline passes during the hash', async () => {
     const { profile } = await harness.client.signUp(signUpRequest());
-    expect(await sessionCountOf(harness, profile!.id)).to.equal(1);
+    expect(await sessionCountOf(harness.stores, harness.server.db, profile!.id)).to.equal(1);
     const late = await rejection(harness.client.logIn({ email: profile!.email, password: PASSWORD, clientAddress: '192.0.2.2' }, { deadlineMs: SHORT_DEADLINE_MS }));
     expect(late).to.be.instanceOf(AppError).and.include({ kind: 'timeout' });
     await afterEarlierHashes();
-    expect(await sessionCountOf(harness, profile!.id)).to.equal(1);
+    expect(await sessionCountOf(harness.stores, harness.server.db, profile!.id)).to.equal(1);
     // The same login with time to finish succeeds: only the late call was dropped.
     await harness.client.logIn({ email: profile!.email, password: PASSWORD, clientAddress: '192.0.2.2' });
-    expect(await sessionCountOf(harness, profile!.id)).to.equal(2);
+    expect(await sessionCountOf(harness.stores, harness.server.db, profile!.id)).to.equal(2);
   });
 
   it('creates no account for a sign-up whose deadline passes during the hash', async () => {

@@ -66,20 +66,6 @@ export async function startIdentity(extraEnv: Env = {}): Promise<IdentityHarness
   };
 }
 
-/** How many sessions a user has, in whichever store the backend under test keeps them. */
-export async function sessionCountOf(harness: IdentityHarness, userId: string): Promise<number> {
-  const { redisUrl, redisPrefix } = harness.stores;
-  if (!redisUrl) return (await harness.server.db('sessions').where({ user_id: userId })).length;
-  const redis = new Redis(redisUrl);
-  try {
-    const keys = await redis.keys(`${redisPrefix}session:*`);
-    const records = keys.length === 0 ? [] : await redis.mget(...keys);
-    return records.filter((raw) => raw !== null && (JSON.parse(raw) as { userId: string }).userId === userId).length;
-  } finally {
-    redis.disconnect();
-  }
-}
-
 export interface StoreHarness {
   stores: TestStores;
   db: Knex;

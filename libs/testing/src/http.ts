@@ -6,6 +6,33 @@ export interface TestResponse<T = unknown> {
   text: string;
 }
 
+/** One kind of answer a client received: method, path (no query) and status. */
+export interface RecordedAnswer {
+  method: string;
+  path: string;
+  status: number;
+}
+
+// Mocha runs every test file in one process; the record lives on globalThis so that every copy
+// of this module (and every file of the run) adds to the same one.
+const RECORD = Symbol.for('storefront.testing.recordedAnswers');
+type AnswerRecord = Map<string, RecordedAnswer>;
+const globalRecord = globalThis as { [RECORD]?: AnswerRecord };
+
+/**
+ * Every distinct (method, path, status) the gateway answered to any HttpClient in this
+ * process so far, so a final check can hold the whole run's answers against the OpenAPI
+ * description.
+ */
+export function recordedAnswers(): RecordedAnswer[] {
+  return [...(globalRecord[RECORD] ?? new Map<string, RecordedAnswer>()).values()];
+}
+
+function record(answer: RecordedAnswer): void {
+  const answers = (globalRecord[RECORD] ??= new Map());
+  answers.set(`${answer.method} ${answer.path} ${answer.status}`, answer);
+}
+
 export class HttpClient {
   private readonly cookies = new Map<string, string>();
 
@@ -31,7 +58,9 @@ export class HttpClient {
       body = JSON.stringify(options.json);
       headers['content-type'] ??= 'application/json';
     }
-    const response = await fetch(new URL(path, this.baseUrl), { method, headers, body, redirect: 'manual' });
+    const url = new URL(path, this.baseUrl);
+    const response = await fetch(url, { method, headers, body, redirect: 'manual' });
+    record({ method: method.toUpperCase(), path: url.pathname, status: response.status });
     for (const line of response.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(';');
       const eq = pair!.indexOf('=');

@@ -1,5 +1,5 @@
-export { provisionStores, currentBackend, type Backend, type TestStores } from './stores';
-export { HttpClient, type TestResponse } from './http';
+export { provisionStores, currentBackend, sessionCountOf, type Backend, type TestStores } from './stores';
+export { HttpClient, recordedAnswers, type RecordedAnswer, type TestResponse } from './http';
 export { startStack, type Stack, type StackOptions, type ServiceName } from './stack';
 export { launchChromium } from './browser';
 export { collectChildLogs, type ChildLogs } from './child-logs';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import Redis from 'ioredis';
 import { withDatabase } from '@storefront/db';
 
@@ -88,6 +88,22 @@ async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
       if (keys.length > 0) await redis.del(...keys);
       cursor = next;
     } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * How many sessions identity keeps for a user, in whichever store the backend under test
+ * holds them (the `sessions` table of identity's database, or Redis).
+ */
+export async function sessionCountOf(stores: TestStores, identityDb: Knex, userId: string): Promise<number> {
+  if (!stores.redisUrl) return (await identityDb('sessions').where({ user_id: userId })).length;
+  const redis = new Redis(stores.redisUrl);
+  try {
+    const keys = await redis.keys(`${stores.redisPrefix}session:*`);
+    const records = keys.length === 0 ? [] : await redis.mget(...keys);
+    return records.filter((raw) => raw !== null && (JSON.parse(raw) as { userId: string }).userId === userId).length;
   } finally {
     redis.disconnect();
   }

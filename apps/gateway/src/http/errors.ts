@@ -1,6 +1,6 @@
 /**
  * Every failure leaves the gateway in the contract's Error shape: domain errors with their
- * mapped status, body-parser failures as 400/413/415, unknown paths 404, wrong methods 405,
+ * mapped status, refused request bodies as 400/413/415, unknown paths 404, wrong methods 405,
  * and anything unexpected as a 500 that reveals nothing internal.
  */
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
@@ -27,8 +27,36 @@ export function methodNotAllowed(...allowed: string[]): RequestHandler {
 
 interface BodyParserError {
   type?: string;
-  status?: number;
   limit?: number;
+}
+
+/** A request body the gateway will not read, with the answer a route gives unless it has its own rule. */
+export class BodyRefused extends Error {
+  constructor(
+    readonly status: 400 | 413 | 415,
+    readonly code: string,
+    readonly detail: string,
+  ) {
+    super(`${code}: ${detail}`);
+  }
+}
+
+/** The refusal behind a body-parsing failure (ours or the JSON parser's), if that is what the error is. */
+export function bodyRefusal(error: unknown): BodyRefused | undefined {
+  if (error instanceof BodyRefused) return error;
+  const parserError = error as BodyParserError | undefined;
+  switch (parserError?.type) {
+    case 'entity.too.large':
+      return new BodyRefused(413, 'payload_too_large', `Request body exceeds ${parserError.limit} bytes`);
+    case 'entity.parse.failed':
+      return new BodyRefused(400, 'malformed_json', 'Request body is not valid JSON');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new BodyRefused(415, 'unsupported_media_type', 'Request body must be UTF-8 JSON');
+    case 'request.aborted':
+      return new BodyRefused(400, 'request_aborted', 'The request body was not received completely');
+  }
+  return undefined;
 }
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -38,18 +66,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (error.kind === 'internal') logger.error({ err: error, path: req.path }, 'internal error from a service');
       return sendError(res, error);
     }
-    const parserError = error as BodyParserError;
-    switch (parserError?.type) {
-      case 'entity.too.large':
-        return res.status(413).json(errorBody('payload_too_large', `Request body exceeds ${parserError.limit} bytes`));
-      case 'entity.parse.failed':
-        return res.status(400).json(errorBody('malformed_json', 'Request body is not valid JSON'));
-      case 'encoding.unsupported':
-      case 'charset.unsupported':
-        return res.status(415).json(errorBody('unsupported_media_type', 'Request body must be UTF-8 JSON'));
-      case 'request.aborted':
-        return res.status(400).json(errorBody('request_aborted', 'The request body was not received completely'));
-    }
+    const refused = bodyRefusal(error);
+    if (refused) return res.status(refused.status).json(errorBody(refused.code, refused.detail));
     logger.error({ err: error, path: req.path }, 'unexpected error');
     res.status(500).json(errorBody('internal_error', 'An unexpected error occurred'));
   };

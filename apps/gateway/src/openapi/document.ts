@@ -1,4 +1,4 @@
-import type { ApiArea, ApiTag, JsonSchema } from './area';
+import { methodNotAllowedResponse, type ApiArea, type ApiTag, type JsonSchema } from './area';
 import { systemArea } from './areas/system';
 import { authArea } from './areas/auth';
 import { loyaltyArea } from './areas/loyalty';
@@ -41,7 +41,7 @@ export function publicUrl(publicBaseUrl: string, path: string): string {
 }
 
 export function buildOpenApiDocument(publicBaseUrl: string, areas: ApiArea[] = API_AREAS): OpenApiDocument {
-  const paths: OpenApiDocument['paths'] = Object.assign({}, ...areas.map((area) => area.paths));
+  const paths = withMethodNotAllowed(Object.assign({}, ...areas.map((area) => area.paths)) as OpenApiDocument['paths']);
   return {
     openapi: '3.1.0',
     info: {
@@ -63,6 +63,25 @@ export function buildOpenApiDocument(publicBaseUrl: string, areas: ApiArea[] = A
       },
     },
   };
+}
+
+/**
+ * Every route answers a method its path does not offer with 405 (routes end in
+ * `.all(methodNotAllowed(...))`), so every operation lists that answer too.
+ */
+function withMethodNotAllowed(paths: OpenApiDocument['paths']): OpenApiDocument['paths'] {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, pathItem]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(pathItem).map(([method, operation]) => {
+          const { responses, ...rest } = operation as { responses?: Record<string, unknown> };
+          const listed = Object.entries({ ...responses, '405': methodNotAllowedResponse }).sort(([a], [b]) => a.localeCompare(b));
+          return [method, { ...rest, responses: Object.fromEntries(listed) }];
+        }),
+      ),
+    ]),
+  );
 }
 
 /** Every tag an operation uses, in order of first use, with the description its area gave. */

@@ -112,6 +112,7 @@ export const publishedArea: ApiArea = {
               Link: { description: '`<…/.well-known/api-catalog>; rel="api-catalog"`', required: true, schema: { type: 'string' } },
             },
           },
+          '304': notModified,
         },
       },
     },
@@ -126,6 +127,10 @@ export const publishedArea: ApiArea = {
             description: 'The reference as HTML, or as Markdown when the client prefers it',
             headers: { ...varyAccept, ...markdownTokens },
             content: { 'text/html': { schema: { type: 'string' } }, 'text/markdown': { schema: { type: 'string' } } },
+          },
+          '301': {
+            description: 'Asked without the trailing slash (`/docs/api`): moved to `/docs/api/`, query kept',
+            headers: { Location: { description: 'The reference with the trailing slash', required: true, schema: { type: 'string' } } },
           },
           '304': notModified,
         },

@@ -3,13 +3,14 @@
  * accounts and sessions, loyalty owns the points; these handlers validate, call each service
  * once and compose the contract's AuthSuccess.
  */
-import type { Express, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import { AppError, unauthenticated } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
+import { bodyRefusal, methodNotAllowed } from '../http/errors';
+import { jsonBody } from '../http/json-body';
 import { clearSessionCookie, clientAddress, requireSession, sessionTokenOf, setSessionCookie } from '../http/session';
-import { loyaltyView, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
+import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
 
 interface SignUpBody {
   email: string;
@@ -31,7 +32,8 @@ interface StateSyncBody {
 }
 
 export function registerAuthRoutes(app: Express, context: GatewayContext): void {
-  const { clients, signer, validator, logger } = context;
+  const { clients, signer, validator, logger, config } = context;
+  const parseJson = jsonBody(config.bodyLimitBytes);
 
   const sessionRequired: RequestHandler = async (req, res, next) => {
     await requireSession(req, res, context);
@@ -40,7 +42,7 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
 
   app
     .route('/api/auth/signup')
-    .post(trimEmail, validator.body('SignUpRequest'), async (req, res) => {
+    .post(parseJson, trimEmail, validator.body('SignUpRequest'), async (req, res) => {
       const body = req.body as SignUpBody;
       const { profile, session } = await clients.identity.signUp({
         email: body.email,
@@ -53,19 +55,28 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
       });
       setSessionCookie(res, session!);
       const callerToken = await signer.sign(profile!.id);
-      sendPrivate(res, authSuccess(profile!, await welcomeLoyalty(callerToken)));
+      sendPrivate(res, authSuccess(profile!, await welcomeLoyalty(callerToken, profile!.createdAt)));
     })
     .all(methodNotAllowed('POST'));
 
   app
     .route('/api/auth/login')
-    .post(trimEmail, validator.body('LoginRequest'), async (req, res) => {
+    // Whatever cannot be credentials (not JSON, too large, a missing or malformed field) is a
+    // failed login: 401, naming what is wrong (docs/decisions/0761).
+    .post(parseJson, trimEmail, validator.body('LoginRequest'), async (req: Request, res: Response) => {
       const body = req.body as LoginBody;
       const { profile, session } = await clients.identity.logIn({ email: body.email, password: body.password, clientAddress: clientAddress(req) });
+      let account;
+      try {
+        ({ account } = await clients.loyalty.getAccount({}, { callerToken: await signer.sign(profile!.id) }));
+      } catch (error) {
+        // No answer but 200 hands out a session, so none may be left behind (docs/decisions/0762).
+        await discardSession(session!.token);
+        throw error;
+      }
       setSessionCookie(res, session!);
-      const { account } = await clients.loyalty.getAccount({}, { callerToken: await signer.sign(profile!.id) });
       sendPrivate(res, authSuccess(profile!, loyaltyView(account)));
-    })
+    }, refusedCredentials)
     .all(methodNotAllowed('POST'));
 
   app
@@ -99,7 +110,7 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
     .route('/api/state/sync')
     // The session comes first: without one the answer is 401 whatever the body says. Both
     // halves are validated before either is written.
-    .post(sessionRequired, validator.body('StateSyncRequest'), async (req, res) => {
+    .post(sessionRequired, parseJson, validator.body('StateSyncRequest'), async (req, res) => {
       const { callerToken } = await requireSession(req, res, context);
       const body = (req.body ?? {}) as StateSyncBody;
       const edit = profileEdit(body.profile);
@@ -112,12 +123,25 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
     .all(methodNotAllowed('POST'));
 
   /**
+   * Deletes the session identity started for a login that is not answered 200. Its token never left the
+   * gateway; if identity cannot delete it now, it is unusable and expires with its lifetime.
+   */
+  async function discardSession(sessionToken: string): Promise<void> {
+    try {
+      await clients.identity.logOut({ sessionToken });
+    } catch (error) {
+      logger.warn({ err: error }, 'discarding the session of a failed login failed');
+    }
+  }
+
+  /**
    * The new account's loyalty, welcome bonus included. The account already exists when this
    * runs, so a loyalty failure must not fail the signup: GetAccount is tried once more (it
-   * opens the account too), and if loyalty is still down the answer carries an empty view;
-   * the bonus is granted when the account is next read (docs/decisions/0103).
+   * opens the account too), and if loyalty is still down the answer shows the bonus the
+   * account is owed, which the ledger grants when the account is next read
+   * (docs/decisions/0103, 0763).
    */
-  async function welcomeLoyalty(callerToken: string): Promise<LoyaltyView> {
+  async function welcomeLoyalty(callerToken: string, createdAt: string): Promise<LoyaltyView> {
     try {
       return loyaltyView((await clients.loyalty.openAccount({}, { callerToken })).account);
     } catch (error) {
@@ -126,11 +150,21 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
     try {
       return loyaltyView((await clients.loyalty.getAccount({}, { callerToken })).account);
     } catch (error) {
-      logger.warn({ err: error }, 'loyalty unavailable at signup; answering without the account');
-      return loyaltyView(undefined);
+      logger.warn({ err: error }, 'loyalty unavailable at signup; answering with the welcome bonus owed');
+      return owedWelcomeLoyalty(createdAt);
     }
   }
 }
+
+/**
+ * Login's error rule: a request body that cannot be credentials (refused by the parser, or
+ * invalid against LoginRequest, here or in identity) is the 401 a wrong password gets, with a
+ * detail naming what is wrong. Other failures (429, 503, ...) pass unchanged.
+ */
+const refusedCredentials: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
+  const problem = bodyRefusal(error)?.detail ?? (error instanceof AppError && error.kind === 'invalid_argument' ? error.detail : undefined);
+  next(problem === undefined ? error : unauthenticated(problem, 'invalid_credentials'));
+};
 
 /** Browsers and autofill add stray spaces around emails; identity compares them trimmed anyway. */
 const trimEmail: RequestHandler = (req, _res, next) => {

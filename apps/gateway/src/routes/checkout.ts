@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { checkout } from '@storefront/proto';
 import { methodNotAllowed } from '../http/errors';
+import { jsonBody } from '../http/json-body';
 import { clientAddress, sessionOf } from '../http/session';
 import type { GatewayContext } from '../context';
 
@@ -21,10 +22,11 @@ interface CreateCheckoutBody {
 
 export function registerCheckoutRoutes(app: Express, context: GatewayContext): void {
   const { clients, config, validator } = context;
+  const parseJson = jsonBody(config.bodyLimitBytes);
 
   app
     .route('/api/create-checkout')
-    .post(validator.body('CreateCheckoutRequest'), async (req, res) => {
+    .post(parseJson, validator.body('CreateCheckoutRequest'), async (req, res) => {
       const body = req.body as CreateCheckoutBody;
       // With or without a session; only a signed-in customer's order earns points.
       const callerToken = (await sessionOf(req, res, context))?.callerToken;
@@ -63,7 +65,7 @@ export function registerCheckoutRoutes(app: Express, context: GatewayContext): v
 
   app
     .route('/api/payments/events')
-    .post(validator.body('PaymentEvent'), async (req, res) => {
+    .post(parseJson, validator.body('PaymentEvent'), async (req, res) => {
       const event = req.body as { event_type: string; id: string };
       if (event.event_type === 'CHECKOUT_STATUS_CHANGED') {
         await clients.checkout.notifyPaymentEvent({ providerCheckoutId: event.id }, { deadlineMs: config.checkoutDeadlineMs });

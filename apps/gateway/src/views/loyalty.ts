@@ -45,6 +45,23 @@ export function loyaltyView(account: loyalty.Account | undefined): LoyaltyView {
 }
 
 /**
+ * The loyalty a new account is owed while the loyalty service cannot be reached: the welcome
+ * bonus (100 points, bronze) the ledger grants on the account's first read. The entry's id is
+ * a placeholder until the ledger records it; the rewards catalog is not known here.
+ */
+export function owedWelcomeLoyalty(accountCreatedAt: string): LoyaltyView {
+  const WELCOME_BONUS = 100;
+  return {
+    points: WELCOME_BONUS,
+    lifetimePoints: WELCOME_BONUS,
+    tier: 'bronze',
+    pointsHistory: [{ id: 'pending-welcome', type: 'welcome', points: WELCOME_BONUS, description: 'Welcome bonus', createdAt: accountCreatedAt }],
+    availableRewards: [],
+    redeemedRewards: [],
+  };
+}
+
+/**
  * Reward ids the client asks to redeem: `redeemedRewards` entries without a `code`. An entry
  * with a code echoes a redemption the server issued and asks for nothing. The loyalty service
  * skips ids it holds an unused code for, so repeated or replayed syncs redeem nothing more.

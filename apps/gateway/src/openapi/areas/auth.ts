@@ -2,7 +2,7 @@
  * Accounts and sessions. These schemas validate the request bodies (validator.ts) and are the
  * published description; `Loyalty` and `LoyaltySync` belong to the loyalty area.
  */
-import { errorResponse, jsonResponse, rateLimitedResponse, ref, type ApiArea } from '../area';
+import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 const sessionCookieSet = {
   'Set-Cookie': {
@@ -20,14 +20,16 @@ const sessionCookieCleared = {
 
 const rateLimited = rateLimitedResponse('too many attempts from this address or for this account');
 
-const crossSite = errorResponse('The request carries the session cookie but comes from another site (Origin or Sec-Fetch-Site)');
-const noSession = errorResponse('No valid session: the cookie is missing, unknown, expired or was logged out');
-const serviceDown = errorResponse('A service behind the gateway is unavailable; retry shortly');
+const noSession = errorResponse('`unauthorized`: no valid session (the cookie is missing, unknown, expired or was logged out), whatever the body');
+const serviceDown = serviceFailures();
 const hashingBusy = {
-  ...errorResponse(
-    'A service behind the gateway is unavailable, or too many sign-ups and logins are waiting for their password check (`service_unavailable` with Retry-After); retry shortly',
-  ),
-  headers: { 'Retry-After': { description: 'Seconds to wait before retrying, when given', schema: { type: 'integer', minimum: 1 } } },
+  ...serviceFailures(),
+  '503': {
+    ...errorResponse(
+      'A service behind the gateway is unavailable, or too many sign-ups and logins are waiting for their password check (`service_unavailable` with Retry-After); retry shortly',
+    ),
+    headers: { 'Retry-After': { description: 'Seconds to wait before retrying, when given', schema: { type: 'integer', minimum: 1 } } },
+  },
 };
 
 const profileExample = {
@@ -143,12 +145,22 @@ export const authArea: ApiArea = {
         tags: ['auth'],
         requestBody: { required: true, content: { 'application/json': { schema: ref('SignUpRequest') } } },
         responses: {
-          '200': { ...jsonResponse('Account created; the session cookie is set', 'AuthSuccess'), headers: sessionCookieSet },
-          '400': errorResponse('Invalid body, naming the field: email format, password length or commonness, names, phone, unknown referral code, unknown fields'),
-          '403': crossSite,
+          '200': {
+            ...jsonResponse(
+              'Account created; the session cookie is set. Should the loyalty service be unreachable for a moment, `loyalty` shows the welcome ' +
+                'bonus the account is owed (100 points, bronze, one `welcome` entry, no rewards listed); the ledger grants it on the next read.',
+              'AuthSuccess',
+            ),
+            headers: sessionCookieSet,
+          },
+          '400': errorResponse(
+            'Invalid body, naming the field: email format, password length or commonness, names, phone, unknown referral code, unknown fields; or `malformed_json`',
+          ),
+          '403': crossSiteResponse,
           '409': errorResponse('The email is already registered (`email_taken`)'),
+          ...jsonBodyRefusals,
           '429': rateLimited,
-          '503': hashingBusy,
+          ...hashingBusy,
         },
       },
     },
@@ -157,16 +169,17 @@ export const authArea: ApiArea = {
         operationId: 'logIn',
         summary: 'Start a new session',
         description:
-          'Every login issues a new session. An unknown email and a wrong password get the same 401. Failed logins are limited per account and per client address.',
+          'Every login issues a new session, and only a 200 answer sets a cookie or leaves a session behind. An unknown email, a wrong ' +
+          'password and a request that cannot be credentials (not JSON, too large, a field missing or malformed) all get 401 ' +
+          '`invalid_credentials`; the detail names what is wrong with a malformed request. Failed logins are limited per account and per client address.',
         tags: ['auth'],
         requestBody: { required: true, content: { 'application/json': { schema: ref('LoginRequest') } } },
         responses: {
           '200': { ...jsonResponse('Logged in; the session cookie is set', 'AuthSuccess'), headers: sessionCookieSet },
-          '400': errorResponse('Invalid body, naming the field'),
-          '401': errorResponse('Email or password is incorrect (`invalid_credentials`)'),
-          '403': crossSite,
+          '401': errorResponse('`invalid_credentials`: the email or password is incorrect, or the request cannot be credentials'),
+          '403': crossSiteResponse,
           '429': rateLimited,
-          '503': hashingBusy,
+          ...hashingBusy,
         },
       },
     },
@@ -174,13 +187,14 @@ export const authArea: ApiArea = {
       post: {
         operationId: 'logOut',
         summary: 'End the session server-side and clear the cookie',
+        description: 'Takes no request body; whatever body is sent is not read.',
         tags: ['auth'],
         security: [{ sessionCookie: [] }],
         responses: {
           '200': { ...jsonResponse('Logged out', 'SuccessResult'), headers: sessionCookieCleared },
           '401': noSession,
-          '403': crossSite,
-          '503': serviceDown,
+          '403': crossSiteResponse,
+          ...serviceDown,
         },
       },
     },
@@ -193,7 +207,7 @@ export const authArea: ApiArea = {
         responses: {
           '200': jsonResponse('The session is valid', 'AuthSuccess'),
           '401': noSession,
-          '503': serviceDown,
+          ...serviceDown,
         },
       },
     },
@@ -202,16 +216,18 @@ export const authArea: ApiArea = {
         operationId: 'syncState',
         summary: 'Save profile edits and loyalty redemption requests',
         description:
-          'Only firstName, lastName and phone of the profile change. Loyalty state is sanitised: balances, tier and history are never taken from the client; a listed reward not yet redeemed is a redemption request.',
+          'Only firstName, lastName and phone of the profile change. Loyalty state is sanitised: balances, tier and history are never taken from the client; a listed reward not yet redeemed is a redemption request. ' +
+          'The session is checked before the body is read: without one the answer is 401 whatever the body.',
         tags: ['auth'],
         security: [{ sessionCookie: [] }],
         requestBody: { required: false, content: { 'application/json': { schema: ref('StateSyncRequest') } } },
         responses: {
           '200': jsonResponse('Saved', 'SuccessResult'),
-          '400': errorResponse('Invalid body, naming the field; nothing was saved'),
+          '400': errorResponse('Invalid body, naming the field, or `malformed_json`; nothing was saved'),
           '401': noSession,
-          '403': crossSite,
-          '503': serviceDown,
+          '403': crossSiteResponse,
+          ...jsonBodyRefusals,
+          ...serviceDown,
         },
       },
     },

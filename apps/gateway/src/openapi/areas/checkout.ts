@@ -1,4 +1,4 @@
-import { errorResponse, jsonResponse, rateLimitedResponse, ref, type ApiArea } from '../area';
+import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 const httpUrl = (description: string) => ({ type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, description });
 
@@ -97,7 +97,11 @@ export const checkoutArea: ApiArea = {
         amount: { type: 'number' },
         currency: { type: 'string' },
         merchant_code: { type: 'string' },
-        status: { type: 'string', enum: ['PENDING', 'PAID', 'FAILED', 'EXPIRED'], description: 'Status when the checkout was created' },
+        status: {
+          type: 'string',
+          enum: ['PENDING', 'PAID', 'FAILED', 'EXPIRED'],
+          description: "The payment's status: the provider's when the link was made while the order is open, then the one the order was closed with (a replay of a paid order says PAID)",
+        },
         hosted_checkout_url: { type: 'string', format: 'uri' },
         valid_until: { type: 'string', format: 'date-time' },
         order_saved: { type: 'boolean', const: true },
@@ -149,14 +153,17 @@ export const checkoutArea: ApiArea = {
             'Invalid request: a field, a `redirect_url` off the shop (`invalid_redirect_url`), an unknown SKU, an amount other than the server total (the detail gives it), or ' +
             '`invalid_promo_code`: the code is unknown, expired or used up, or another open order holds it (a single-use ' +
             'reward code, or every use of a capped promo code); it is free again if that order is not paid. Nothing is stored, ' +
-            'so the same `checkout_reference` may be sent again with another code or none',
+            'so the same `checkout_reference` may be sent again with another code or none; or `malformed_json`',
           ),
+          '403': crossSiteResponse,
           '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
           '422': errorResponse('`idempotency_mismatch`: the reference was used with a different request'),
           '429': rateLimitedResponse(
             'too many new orders from this address or account in the last minute, too many unpaid orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
           ),
+          ...jsonBodyRefusals,
           '502': errorResponse('`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request'),
+          ...serviceFailures(),
         },
       },
     },
@@ -175,6 +182,7 @@ export const checkoutArea: ApiArea = {
           '200': jsonResponse('Promo validation result', 'PromoValidationResult'),
           '400': errorResponse('The code parameter is missing or too long'),
           '429': rateLimitedResponse('too many checks from this address in the last minute'),
+          ...serviceFailures(),
         },
       },
     },
@@ -187,7 +195,11 @@ export const checkoutArea: ApiArea = {
         requestBody: { required: true, content: { 'application/json': { schema: ref('PaymentEvent') } } },
         responses: {
           '200': jsonResponse('Received', 'Acknowledgement'),
-          '400': errorResponse('The body is not a payment event'),
+          '400': errorResponse('The body is not a payment event, or `malformed_json`'),
+          '403': crossSiteResponse,
+          ...jsonBodyRefusals,
+          '502': errorResponse('`provider_unavailable`: the status could not be re-read from the payment provider; the reconciler visits the order later anyway'),
+          ...serviceFailures(),
         },
       },
     },

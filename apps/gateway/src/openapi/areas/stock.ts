@@ -1,4 +1,4 @@
-import { errorResponse, jsonResponse, type ApiArea } from '../area';
+import { jsonResponse, serviceFailures, type ApiArea } from '../area';
 
 export const stockArea: ApiArea = {
   schemas: {
@@ -18,7 +18,7 @@ export const stockArea: ApiArea = {
         description: 'Available units (on hand minus active reservations, never below 0) of every stock-limited SKU, read live on each request.',
         responses: {
           '200': jsonResponse('Stock map', 'StockMap'),
-          '503': errorResponse('Inventory is unreachable'),
+          ...serviceFailures('`service_unavailable`: inventory is unreachable'),
         },
       },
     },
