@@ -74,7 +74,7 @@ describe('deployment: Kubernetes manifests', () => {
     objects.push({ apiVersion: 'example.com/v9', kind: 'Widget', metadata: { name: 'unknown' } });
     const problems = (await checks.validateSchemas(objects)).join('\n');
     expect(problems).to.match(/Deployment\/gateway: .*containerPort must be integer/);
-    expect(problems).to.match(/Service\/loyalty: .*must have required property 'port'/);
+    expect(problems).to.match(/Service\/loyalty: .*must have required property port/);
     expect(problems).to.match(/Deploymnet\/typo: apps\/v1 has no kind Deploymnet/);
     expect(problems).to.match(/Widget\/unknown: no Kubernetes schema for apiVersion example.com\/v9/);
   });
