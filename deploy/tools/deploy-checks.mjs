@@ -16,7 +16,7 @@ export function renderKustomization(dir) {
   try {
     text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
   } catch (error) {
-    if (error.code === 'ENOENT') throw new Error('kubectl is not installed: install it (Debian: apt-get install kubernetes-client) to render deploy/k8s');
+    if (error.code === 'ENOENT') throw new Error('kubectl is not installed: install it (apt-get install kubectl) to render deploy/k8s');
     throw new Error(`kubectl kustomize ${dir} failed: ${String(error.stderr || error.message).trim()}`);
   }
   return parseAllDocuments(text).map((document) => document.toJS());

@@ -61,6 +61,16 @@ describe('deployment: Kubernetes manifests', () => {
     expect(() => checks.renderKustomization(path.join(K8S, 'no-such-overlay'))).to.throw(/kubectl kustomize .*no-such-overlay failed: .+/);
   });
 
+  it('says how to install kubectl when it is missing', () => {
+    const searchPath = process.env.PATH;
+    process.env.PATH = path.join(ROOT, 'no-such-bin');
+    try {
+      expect(() => checks.renderKustomization(path.join(K8S, 'overlays', 'prod'))).to.throw(/kubectl is not installed: install it \(apt-get install kubectl\)/);
+    } finally {
+      process.env.PATH = searchPath;
+    }
+  });
+
   it('finds every rendered object valid against the Kubernetes API schemas', async () => {
     expect(await checks.validateSchemas(prod)).to.deep.equal([]);
     expect(await checks.validateSchemas(dev)).to.deep.equal([]);
