@@ -96,7 +96,7 @@ const HOST_PORT = /(^|\/\/|@|\/)([a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*):(\d{1,5})(?=$
  * becomes its local port, a workload's name and port become 127.0.0.1 and that workload's local
  * port, other hosts go through `surroundings.outside`, and mount paths become scratch directories.
  */
-export function localValue(value: string, container: { workload: string; ports: Map<number, number>; mounts: Map<string, string> }, addresses: Map<string, string>, surroundings: Surroundings, unmapped: Set<string>): string {
+export function localValue(value: string, container: { ports: Map<number, number>; mounts: Map<string, string> }, addresses: Map<string, string>, surroundings: Surroundings, unmapped: Set<string>): string {
   if (value === '0.0.0.0') return '127.0.0.1';
   const database = surroundings.databaseUrl(value);
   if (database) return database;
@@ -150,7 +150,7 @@ export async function kubernetesWorkloads(objects: KubeObject[], image: ImageRun
     const local = (spec: ContainerSpec): LocalContainer => {
       const app = appOfImage(spec.image);
       const mounts = new Map((spec.volumeMounts ?? []).filter((m) => mountSources.get(m.name)).map((m) => [m.mountPath, surroundings.scratchDir(name, m.mountPath)]));
-      const where = { workload: name, ports: ports.get(name)!, mounts };
+      const where = { ports: ports.get(name)!, mounts };
       // Kubernetes' order: the image's ENV, then envFrom, then env.
       const raw: Record<string, string> = { ...image.env };
       for (const source of spec.envFrom ?? []) {
@@ -196,7 +196,7 @@ export async function composeWorkloads(composeFile: string, envFiles: Record<str
     const app = service.build!.args.APP;
     const serving = reference.find((w) => w.name === app)?.serve[0];
     const mounts = new Map((service.tmpfs ?? []).map((mountPath) => [mountPath, surroundings.scratchDir(app, mountPath)]));
-    const where = { workload: name, ports: ports.get(name)!, mounts };
+    const where = { ports: ports.get(name)!, mounts };
     // Compose's order: the image's ENV, then env_file, then environment.
     const raw: Record<string, string> = { ...image.env };
     for (const file of [service.env_file ?? []].flat()) Object.assign(raw, required(envFiles[file], `env file ${file}`));
