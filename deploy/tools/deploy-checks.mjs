@@ -1,19 +1,69 @@
-// Checks for rendered Kubernetes objects and for Dockerfiles. Each returns a list of problems,
-// one line each, empty when all is well. Used by scripts/check-deploy.mjs.
-import { isDeepStrictEqual } from 'node:util';
+// Checks for rendered Kubernetes objects and for Dockerfiles. Each check returns a list of
+// problems, one line each, empty when all is well. Used by scripts/check-deploy.mjs and by the
+// start test of every rendered container.
+//
+// Rendering is `kubectl kustomize`; schemas are the upstream Kubernetes API schemas as
+// kubernetes-models ships them; Dockerfile syntax is dockerfile-utils' validator. What stays here
+// are the platform's own rules, which no such tool knows.
+import { execFileSync } from 'node:child_process';
+import { DockerfileParser } from 'dockerfile-ast';
+import { validate as validateDockerfileSyntax } from 'dockerfile-utils';
+import { parseAllDocuments } from 'yaml';
 
-const key = (object) => `${object.kind}/${object.metadata?.namespace ?? ''}/${object.metadata?.name}`;
+/** The objects `kubectl kustomize <dir>` renders; throws with kubectl's own message. */
+export function renderKustomization(dir) {
+  let text;
+  try {
+    text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  } catch (error) {
+    if (error.code === 'ENOENT') throw new Error('kubectl is not installed: install it (apt-get install kubectl) to render deploy/k8s');
+    throw new Error(`kubectl kustomize ${dir} failed: ${String(error.stderr || error.message).trim()}`);
+  }
+  return parseAllDocuments(text).map((document) => document.toJS());
+}
+
+/** Every object against the Kubernetes API schema of its apiVersion and kind. */
+export async function validateSchemas(objects) {
+  const problems = [];
+  for (const object of objects) {
+    const where = `${object.kind}/${object.metadata?.name}`;
+    let models;
+    try {
+      models = await import(`kubernetes-models/${object.apiVersion}`);
+    } catch {
+      problems.push(`${where}: no Kubernetes schema for apiVersion ${object.apiVersion}`);
+      continue;
+    }
+    const Model = models[object.kind];
+    if (!Model) {
+      problems.push(`${where}: ${object.apiVersion} has no kind ${object.kind}`);
+      continue;
+    }
+    try {
+      new Model(object).validate();
+    } catch (error) {
+      problems.push(`${where}: ${error.message}`);
+    }
+  }
+  return problems;
+}
+
+const key = (kind, namespace, name) => `${kind}/${namespace ?? ''}/${name}`;
+const MIGRATION_SECRET = /-db-migrate$/;
 
 /**
  * Every Deployment: probes, resources and a non-root, read-only, capability-free security
- * context; its own ServiceAccount; and every reference inside the rendering resolves.
+ * context; its own ServiceAccount, Service and NetworkPolicy; generated ConfigMaps; no replica
+ * count beside an autoscaler; the migration database user only in the migration step. And every
+ * reference inside the rendering resolves.
  */
 export function checkWorkloads(objects) {
   const problems = [];
   const byKind = (kind) => objects.filter((object) => object.kind === kind);
-  const names = new Set(objects.map(key));
-  const has = (kind, namespace, name) => names.has(`${kind}/${namespace ?? ''}/${name}`);
+  const names = new Set(objects.map((object) => key(object.kind, object.metadata?.namespace, object.metadata?.name)));
+  const has = (kind, namespace, name) => names.has(key(kind, namespace, name));
   const deployments = byKind('Deployment');
+  const autoscaled = new Set(byKind('HorizontalPodAutoscaler').map((hpa) => key(hpa.spec?.scaleTargetRef?.kind, hpa.metadata.namespace, hpa.spec?.scaleTargetRef?.name)));
   if (deployments.length === 0) problems.push('no Deployment rendered');
 
   for (const deployment of deployments) {
@@ -22,6 +72,9 @@ export function checkWorkloads(objects) {
     const pod = deployment.spec?.template?.spec ?? {};
     const podLabels = deployment.spec?.template?.metadata?.labels ?? {};
     if (!selects(deployment.spec?.selector?.matchLabels, podLabels)) problems.push(`${where}: selector does not match its pod labels`);
+    if (autoscaled.has(key('Deployment', namespace, deployment.metadata.name)) && deployment.spec?.replicas !== undefined) {
+      problems.push(`${where}: sets replicas although a HorizontalPodAutoscaler scales it (every apply would reset the count)`);
+    }
 
     const security = pod.securityContext ?? {};
     if (security.runAsNonRoot !== true) problems.push(`${where}: pod securityContext.runAsNonRoot must be true`);
@@ -47,20 +100,31 @@ export function checkWorkloads(objects) {
       if (!(own.capabilities?.drop ?? []).includes('ALL')) problems.push(`${at}: capabilities must drop ALL`);
       if (own.runAsUser === 0 || own.runAsNonRoot === false || own.privileged === true) problems.push(`${at}: must not run as root or privileged`);
       if (!container.image) problems.push(`${at}: no image`);
-      for (const source of container.envFrom ?? []) {
-        if (source.configMapRef && !has('ConfigMap', namespace, source.configMapRef.name)) problems.push(`${at}: ConfigMap ${source.configMapRef.name} is not rendered`);
-      }
-      for (const variable of container.env ?? []) {
-        const ref = variable.valueFrom?.configMapKeyRef;
-        if (ref && !has('ConfigMap', namespace, ref.name)) problems.push(`${at}: ConfigMap ${ref.name} is not rendered`);
+      for (const name of configMapNames(container)) {
+        if (!has('ConfigMap', namespace, name)) problems.push(`${at}: ConfigMap ${name} is not rendered`);
+        // configMapGenerator appends a hash of the content, so a changed setting rolls the pods.
+        else if (!/-[a-z0-9]{10}$/.test(name)) problems.push(`${at}: ConfigMap ${name} is not generated (no content hash in its name), so changing it would not roll the pods`);
       }
     }
+    // The migration (DDL) user belongs to the migration step alone; the service runs with DML rights.
     for (const container of containers) {
       const at = `${where} container ${container.name}`;
+      for (const secret of secretNames(container)) {
+        if (MIGRATION_SECRET.test(secret)) problems.push(`${at}: serves with the migration database Secret ${secret}; give it the runtime user's Secret`);
+      }
       for (const probe of ['readinessProbe', 'livenessProbe']) {
         const found = container[probe];
         if (!found || !(found.grpc || found.httpGet || found.tcpSocket || found.exec)) problems.push(`${at}: no ${probe}`);
       }
+    }
+    for (const container of pod.initContainers ?? []) {
+      const at = `${where} container ${container.name}`;
+      const secrets = secretNames(container);
+      if ((container.args ?? []).includes('migrate') && !secrets.some((secret) => MIGRATION_SECRET.test(secret))) {
+        problems.push(`${at}: migrates without a migration database Secret (*-db-migrate)`);
+      }
+      const others = secrets.filter((secret) => !MIGRATION_SECRET.test(secret));
+      if ((container.args ?? []).includes('migrate') && others.length > 0) problems.push(`${at}: a migration step needs only its database, but reads ${others.join(', ')}`);
     }
 
     if (!byKind('Service').some((service) => service.metadata.namespace === namespace && selects(service.spec?.selector, podLabels))) {
@@ -95,6 +159,20 @@ function selects(selector, labels = {}) {
   return entries.length > 0 && entries.every(([name, value]) => labels[name] === value);
 }
 
+function configMapNames(container) {
+  return [
+    ...(container.envFrom ?? []).map((source) => source.configMapRef?.name),
+    ...(container.env ?? []).map((variable) => variable.valueFrom?.configMapKeyRef?.name),
+  ].filter(Boolean);
+}
+
+function secretNames(container) {
+  return [
+    ...(container.envFrom ?? []).map((source) => source.secretRef?.name),
+    ...(container.env ?? []).map((variable) => variable.valueFrom?.secretKeyRef?.name),
+  ].filter(Boolean);
+}
+
 /** The Secrets the rendering expects to exist in the cluster, as `name: key, key`. */
 export function secretReferences(objects) {
   const secrets = new Map();
@@ -110,97 +188,105 @@ export function secretReferences(objects) {
   return [...secrets].sort(([a], [b]) => a.localeCompare(b)).map(([name, keys]) => `${name}: ${[...keys].sort().join(', ')}`);
 }
 
-/** Objects present in only one rendering, or different between the two. */
-export function compareRenderings(ours, reference) {
-  const index = (objects) => new Map(objects.map((object) => [key(object), object]));
-  const [a, b] = [index(ours), index(reference)];
-  const differences = [];
-  for (const [name, object] of a) {
-    if (!b.has(name)) differences.push(`${name}: only in this renderer's output`);
-    else if (!isDeepStrictEqual(object, b.get(name))) differences.push(`${name}: differs`);
+/**
+ * The final stage of a Dockerfile as a container runtime sees it: working directory, entrypoint,
+ * default arguments and environment (ARG defaults substituted).
+ */
+export function imageRuntime(text) {
+  const dockerfile = DockerfileParser.parse(text);
+  const stageStart = dockerfile.getFROMs().at(-1)?.getRange().start.line ?? 0;
+  const stage = dockerfile.getInstructions().filter((instruction) => instruction.getRange().start.line >= stageStart);
+  const args = {};
+  const env = {};
+  let workdir = '/';
+  let entrypoint = [];
+  let cmd = [];
+  let user;
+  const expand = (value) => value.replace(/\$\{?(\w+)\}?/g, (_, name) => env[name] ?? args[name] ?? '');
+  for (const instruction of stage) {
+    switch (instruction.getKeyword()) {
+      case 'ARG':
+        for (const property of instruction.getProperties()) args[property.getName()] = property.getValue() ?? '';
+        break;
+      case 'ENV':
+        for (const property of instruction.getProperties()) env[property.getName()] = expand(property.getValue() ?? '');
+        break;
+      case 'WORKDIR':
+        workdir = expand(instruction.getArgumentsContent());
+        break;
+      case 'USER':
+        user = instruction.getArgumentsContent();
+        break;
+      case 'ENTRYPOINT':
+        entrypoint = execForm(instruction) ?? [];
+        break;
+      case 'CMD':
+        cmd = execForm(instruction) ?? [];
+        break;
+    }
   }
-  for (const name of b.keys()) if (!a.has(name)) differences.push(`${name}: only in kubectl kustomize's output`);
-  return differences;
+  return { workdir, entrypoint, cmd, env, user };
+}
+
+/** The JSON array of an exec-form CMD or ENTRYPOINT, or undefined for the shell form. */
+function execForm(instruction) {
+  return instruction.getOpeningBracket() ? instruction.getJSONStrings().map((string) => string.getJSONValue()) : undefined;
 }
 
 /**
- * A Dockerfile lint for the rules hadolint would raise that matter for these images (hadolint
- * itself is not packaged for this machine). Rule ids follow hadolint's where one exists.
+ * dockerfile-utils' syntax validation (every finding counts), then the image rules of this
+ * project that no npm linter has: pinned bases, exec-form entrypoints so signals reach node,
+ * a numeric non-root user, multi-stage builds, lean apt layers, lockfile installs.
  */
 export function lintDockerfile(text) {
-  const problems = [];
-  const instructions = logicalLines(text);
-  const stages = [];
+  const problems = validateDockerfileSyntax(text).map((finding) => `line ${finding.range.start.line + 1}: ${finding.message}`);
+  const dockerfile = DockerfileParser.parse(text);
+  const froms = dockerfile.getFROMs();
+  const stageNames = froms.map((from) => from.getBuildStage()).filter(Boolean);
   let shellHasPipefail = false;
-  for (const { line, instruction, args } of instructions) {
-    const at = `line ${line}`;
-    switch (instruction) {
+  for (const instruction of dockerfile.getInstructions()) {
+    const at = `line ${instruction.getRange().start.line + 1}`;
+    const args = instruction.getArgumentsContent() ?? '';
+    switch (instruction.getKeyword()) {
       case 'FROM': {
-        const [image, as, name] = args.split(/\s+/);
-        const earlier = stages.map((stage) => stage.name);
-        if (!earlier.includes(image) && !image.includes('@')) {
-          const tag = /:([^/]+)$/.exec(image)?.[1];
-          if (!tag) problems.push(`${at}: DL3006 pin the base image "${image}" to a tag or digest`);
-          else if (tag === 'latest') problems.push(`${at}: DL3007 do not use the latest tag for "${image}"`);
-        }
-        stages.push({ image, name: as?.toUpperCase() === 'AS' ? name : undefined, user: undefined, line });
+        const image = instruction.getImage();
         shellHasPipefail = false;
+        if (stageNames.includes(image) || instruction.getImageDigest()) break;
+        const tag = instruction.getImageTag();
+        if (!tag) problems.push(`${at}: pin the base image "${image}" to a tag or digest`);
+        else if (tag === 'latest') problems.push(`${at}: do not use the latest tag for "${image}"`);
         break;
       }
-      case 'USER':
-        if (stages.length) stages.at(-1).user = args.trim();
-        break;
       case 'ADD':
-        if (!/https?:\/\//.test(args)) problems.push(`${at}: DL3020 use COPY, not ADD, for files and folders`);
+        if (!/https?:\/\//.test(args)) problems.push(`${at}: use COPY, not ADD, for files and folders`);
         break;
       case 'SHELL':
         shellHasPipefail = args.includes('pipefail');
         break;
       case 'CMD':
       case 'ENTRYPOINT':
-        if (!args.trim().startsWith('[')) problems.push(`${at}: DL3025 use the JSON (exec) form for ${instruction}, so signals reach node`);
+        if (!execForm(instruction)) problems.push(`${at}: use the JSON (exec) form for ${instruction.getKeyword()}, so signals reach node`);
         break;
       case 'RUN': {
         const command = args.replace(/--mount=\S+\s*/g, '');
-        if (/\bapt-get install\b/.test(command) && !/--no-install-recommends/.test(command)) problems.push(`${at}: DL3015 apt-get install needs --no-install-recommends`);
-        if (/\bapt-get install\b/.test(command) && !/-y\b|--yes|--assume-yes/.test(command)) problems.push(`${at}: DL3014 apt-get install needs -y`);
-        if (/\bapt-get (update|install)\b/.test(command) && !/rm -rf \/var\/lib\/apt\/lists/.test(command)) problems.push(`${at}: DL3009 remove the apt lists in the same RUN`);
-        if (/(^|[;&|]\s*)cd\s/.test(command)) problems.push(`${at}: DL3003 use WORKDIR instead of cd`);
-        if (/\bsudo\b/.test(command)) problems.push(`${at}: DL3004 do not use sudo`);
-        if (/[^|]\|[^|]/.test(command) && !shellHasPipefail) problems.push(`${at}: DL4006 set SHELL with -o pipefail before a RUN with a pipe`);
+        if (/\bapt-get install\b/.test(command) && !/--no-install-recommends/.test(command)) problems.push(`${at}: apt-get install needs --no-install-recommends`);
+        if (/\bapt-get install\b/.test(command) && !/-y\b|--yes|--assume-yes/.test(command)) problems.push(`${at}: apt-get install needs -y`);
+        if (/\bapt-get (update|install)\b/.test(command) && !/rm -rf \/var\/lib\/apt\/lists/.test(command)) problems.push(`${at}: remove the apt lists in the same RUN`);
+        if (/(^|[;&|]\s*)cd\s/.test(command)) problems.push(`${at}: use WORKDIR instead of cd`);
+        if (/\bsudo\b/.test(command)) problems.push(`${at}: do not use sudo`);
+        if (/[^|]\|[^|]/.test(command) && !shellHasPipefail) problems.push(`${at}: set SHELL with -o pipefail before a RUN with a pipe`);
         if (/\bnpm install\b/.test(command)) problems.push(`${at}: use npm ci so the lockfile decides the versions`);
         break;
       }
-      case 'MAINTAINER':
-        problems.push(`${at}: DL4000 MAINTAINER is deprecated; use a LABEL`);
-        break;
     }
   }
-  if (stages.length < 2) problems.push('multi-stage: build tools must stay in a build stage, so at least two FROM are expected');
-  const runtime = stages.at(-1);
-  if (runtime) {
-    const user = runtime.user?.split(':')[0];
-    if (!user) problems.push(`DL3002 the final stage (line ${runtime.line}) must set USER`);
-    else if (!/^\d+$/.test(user) || user === '0') problems.push(`the final stage must run as a numeric non-root USER (Kubernetes runAsNonRoot can only verify numbers), got "${runtime.user}"`);
+  if (froms.length < 2) problems.push('multi-stage: build tools must stay in a build stage, so at least two FROM are expected');
+  if (froms.length > 0) {
+    const { user } = imageRuntime(text);
+    const uid = user?.split(':')[0];
+    const line = froms.at(-1).getRange().start.line + 1;
+    if (!uid) problems.push(`the final stage (line ${line}) must set USER`);
+    else if (!/^\d+$/.test(uid) || uid === '0') problems.push(`the final stage must run as a numeric non-root USER (Kubernetes runAsNonRoot can only verify numbers), got "${user}"`);
   }
   return problems;
-}
-
-/** Instructions with continuation lines joined and comments dropped, each with its first line number. */
-function logicalLines(text) {
-  const result = [];
-  let pending;
-  text.split('\n').forEach((raw, index) => {
-    const line = raw.trimEnd();
-    if (!pending && (line.trim() === '' || line.trim().startsWith('#'))) return;
-    if (pending && line.trim().startsWith('#')) return;
-    const body = line.endsWith('\\') ? line.slice(0, -1) : line;
-    pending = pending ? { ...pending, text: `${pending.text} ${body.trim()}` } : { line: index + 1, text: body.trim() };
-    if (!line.endsWith('\\')) {
-      const [, instruction, args = ''] = /^(\S+)\s*(.*)$/.exec(pending.text);
-      result.push({ line: pending.line, instruction: instruction.toUpperCase(), args });
-      pending = undefined;
-    }
-  });
-  return result;
 }

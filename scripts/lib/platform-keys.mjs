@@ -51,3 +51,21 @@ export function platformKeys(env, dataDir) {
     envFor: (app) => (keys.services[app] ? { SERVICE_TOKEN_PRIVATE_KEY: keys.services[app].privateKeyPem } : {}),
   };
 }
+
+/** The key Secrets a Kubernetes deployment reads: Secret name → key → value. */
+export function kubernetesKeySecrets(keys) {
+  return {
+    'storefront-caller-token': { 'private-key': keys.callerToken.privateKeyPem, 'public-key': keys.callerToken.publicKeyPem },
+    ...Object.fromEntries(Object.entries(keys.services).map(([app, pair]) => [`storefront-${app}-service-token`, { 'private-key': pair.privateKeyPem }])),
+    'storefront-service-token-public-keys': { keys: servicePublicKeys(keys) },
+  };
+}
+
+/** The env files deploy/compose.yaml reads: file name → variable → value. */
+export function composeKeyEnvFiles(keys) {
+  return {
+    'compose.secrets.env': { CALLER_TOKEN_PUBLIC_KEY: keys.callerToken.publicKeyPem, SERVICE_TOKEN_PUBLIC_KEYS: servicePublicKeys(keys) },
+    'compose.gateway.secrets.env': { CALLER_TOKEN_PRIVATE_KEY: keys.callerToken.privateKeyPem, SERVICE_TOKEN_PRIVATE_KEY: keys.services.gateway.privateKeyPem },
+    'compose.checkout.secrets.env': { SERVICE_TOKEN_PRIVATE_KEY: keys.services.checkout.privateKeyPem },
+  };
+}
