@@ -10,8 +10,8 @@ import { orderSummary } from './checkout-service';
 import type { AbuseGuard } from './limits';
 import type { CheckoutStore, Order, OrderPosition } from './store';
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 50;
 
 export interface OrderReaderOptions {
   store: CheckoutStore;

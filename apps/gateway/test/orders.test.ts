@@ -209,4 +209,13 @@ describe('gateway: order look-ups are limited per address across replicas', () =
     expectLimited(await readOrder(second.client(), body.checkout_reference, from), 60);
     expect((await readOrder(second.client(), body.checkout_reference, '203.0.113.61')).status).to.equal(200);
   });
+
+  it('lets exactly the limit of a parallel burst from one address through, spread over both replicas', async () => {
+    const body = orderBody();
+    await expectCheckout(second.client(), body);
+    const from = '203.0.113.62';
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => readOrder((i % 2 ? first : second).client(), body.checkout_reference, from)));
+    expect(answers.filter((res) => res.status === 200)).to.have.length(4);
+    for (const res of answers.filter((answer) => answer.status !== 200)) expectLimited(res, 60);
+  });
 });

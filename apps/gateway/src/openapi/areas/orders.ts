@@ -1,9 +1,9 @@
 import { errorResponse, jsonResponse, rateLimitedResponse, ref, type ApiArea } from '../area';
 
-export const ORDER_PAGE_MAX = 50;
+const ORDER_PAGE_MAX = 50;
 
-/** The path parameter, also the argument of the MCP tool that reads an order's status. */
-export const CHECKOUT_REFERENCE_PARAMETER = {
+/** The path parameter; the MCP tool that reads an order takes it as its argument. */
+const CHECKOUT_REFERENCE_PARAMETER = {
   name: 'checkout_reference',
   in: 'path',
   required: true,
