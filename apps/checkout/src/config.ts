@@ -53,6 +53,8 @@ export interface AbuseLimits {
   /** Share of a stock-limited SKU's units on hand that one holder's open orders may hold (at least 1 unit). */
   stockSharePercent: number;
   promoChecksPerAddress: WindowLimit;
+  /** Order look-ups by reference per address, so references cannot be guessed at speed. */
+  orderLookupsPerAddress: WindowLimit;
 }
 
 /** The sandbox accepts this key unless told otherwise; it is not a secret. */
@@ -85,6 +87,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
       openOrdersPerAccount: env.int('OPEN_ORDERS_PER_ACCOUNT_MAX', 5, { min: 1, max: 10_000 }),
       stockSharePercent: env.int('OPEN_ORDERS_STOCK_SHARE_PERCENT', 50, { min: 1, max: 100 }),
       promoChecksPerAddress: readWindowLimit(env, 'PROMO_CHECKS_PER_ADDRESS', 30, 60),
+      orderLookupsPerAddress: readWindowLimit(env, 'ORDER_LOOKUPS_PER_ADDRESS', 120, 60),
     },
   };
 }

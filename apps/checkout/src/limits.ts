@@ -5,7 +5,7 @@
  * replay of a saved checkout_reference creates nothing and is never refused here.
  */
 import { forUpdate, toNumber, type Knex } from '@storefront/db';
-import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters } from '@storefront/rate-limit';
+import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters, type WindowLimit } from '@storefront/rate-limit';
 import type { AbuseLimits } from './config';
 import type { OrderLine } from './store';
 
@@ -48,9 +48,17 @@ export class AbuseGuard {
     await countAttempt(this.counters, keys, this.now(), 'new checkouts');
   }
 
-  async countPromoCheck(clientAddress: string): Promise<void> {
-    const key = `promo-checks-${holderOf(clientAddress, undefined).addressKey}`;
-    await countAttempt(this.counters, [{ key, limit: this.limits.promoChecksPerAddress }], this.now(), 'promo code checks from this address');
+  countPromoCheck(clientAddress: string): Promise<void> {
+    return this.countPerAddress('promo-checks', clientAddress, this.limits.promoChecksPerAddress, 'promo code checks from this address');
+  }
+
+  countOrderLookup(clientAddress: string): Promise<void> {
+    return this.countPerAddress('order-lookups', clientAddress, this.limits.orderLookupsPerAddress, 'order look-ups from this address');
+  }
+
+  private async countPerAddress(kind: string, clientAddress: string, limit: WindowLimit, what: string): Promise<void> {
+    const key = `${kind}-${holderOf(clientAddress, undefined).addressKey}`;
+    await countAttempt(this.counters, [{ key, limit }], this.now(), what);
   }
 
   /**

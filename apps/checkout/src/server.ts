@@ -20,6 +20,7 @@ import { DEMO_PROMO_CODES } from './domain/promo';
 import { shopOrigins } from './domain/request';
 import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
+import { OrderReader } from './orders';
 import type { PaymentProvider } from './providers/provider';
 
 export interface CheckoutServer {
@@ -63,12 +64,13 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
   const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty', signer });
   const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger)]]);
 
+  const limits = new AbuseGuard(db, counters, config.limits, now);
   const service = new CheckoutService({
     store,
     inventory: inventoryClient,
     loyalty: loyaltyClient,
     providers,
-    limits: new AbuseGuard(db, counters, config.limits, now),
+    limits,
     defaultProvider: config.provider.name,
     merchantCode: config.provider.merchantCode,
     redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
@@ -83,6 +85,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     counters.purgeExpired(now()).catch((error: unknown) => logger.warn({ err: error }, 'purging expired rate-limit counters failed'));
   }, COUNTER_PURGE_INTERVAL_MS);
   purge.unref();
+  const orders = new OrderReader({ store, limits, now });
   const confirmation = new PaymentConfirmation({ store, inventory: inventoryClient, loyalty: loyaltyClient, providers, logger, now });
 
   const grpcServer: RunningGrpcServer = await startGrpcServer({
@@ -102,6 +105,8 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
           await confirmation.onProviderEvent(request.providerCheckoutId);
           return {};
         },
+        getOrder: async (request, context) => orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
+        listOrders: async (request, context) => orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
       }),
     ],
   });

@@ -49,6 +49,7 @@ export interface Order extends NewOrder {
   /** While in the future, a create-checkout attempt is working on the order. */
   claimExpiresAt?: number;
   createdAt: number;
+  updatedAt?: number;
 }
 
 /** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
@@ -59,6 +60,12 @@ export class PromoNotHeld extends Error {
   ) {
     super(`promo code ${promo.code} cannot be held: ${refusal}`);
   }
+}
+
+/** Where a page of an account's orders ended. */
+export interface OrderPosition {
+  createdAt: number;
+  id: string;
 }
 
 /** Confirmation steps, each recorded once done. */
@@ -146,6 +153,22 @@ export class CheckoutStore {
 
   findByProviderCheckoutId(providerCheckoutId: string): Promise<Order | undefined> {
     return this.findOne({ provider_checkout_id: providerCheckoutId });
+  }
+
+  /**
+   * An account's orders, newest first, after the position `after` when given: keyset paging on
+   * (created_at, id), which the (account_id, created_at) index serves, so a page costs the same
+   * however deep it is and an order placed meanwhile never shifts the next page.
+   */
+  async ordersOfAccount(accountId: string, limit: number, after?: OrderPosition): Promise<Order[]> {
+    const query = this.db('orders').where({ account_id: accountId });
+    if (after) {
+      query.andWhere((q) => q.where('created_at', '<', after.createdAt).orWhere((same) => same.where('created_at', '=', after.createdAt).andWhere('id', '<', after.id)));
+    }
+    const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+    if (rows.length === 0) return [];
+    const lines = await this.db('order_lines').whereIn('order_id', rows.map((row) => row.id as string)).orderBy('position');
+    return rows.map((row) => toOrder(row, lines.filter((line) => line.order_id === row.id)));
   }
 
   private async findOne(where: Record<string, string>): Promise<Order | undefined> {
@@ -306,5 +329,6 @@ function toOrder(row: Row, lines: Row[]): Order {
     closedAt: optionalNumber(row.closed_at),
     claimExpiresAt: optionalNumber(row.claim_expires_at),
     createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
   };
 }

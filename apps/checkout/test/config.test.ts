@@ -28,6 +28,7 @@ describe('checkout configuration', () => {
       openOrdersPerAccount: 5,
       stockSharePercent: 50,
       promoChecksPerAddress: { max: 30, windowSeconds: 60 },
+      orderLookupsPerAddress: { max: 120, windowSeconds: 60 },
     });
     const limits = read({
       CHECKOUTS_PER_ADDRESS_MAX: '7',
@@ -37,6 +38,7 @@ describe('checkout configuration', () => {
       OPEN_ORDERS_PER_ACCOUNT_MAX: '3',
       OPEN_ORDERS_STOCK_SHARE_PERCENT: '25',
       PROMO_CHECKS_PER_ADDRESS_MAX: '9',
+      ORDER_LOOKUPS_PER_ADDRESS_WINDOW_SECONDS: '30',
     }).limits;
     expect(limits).to.deep.equal({
       checkoutsPerAddress: { max: 7, windowSeconds: 120 },
@@ -45,6 +47,7 @@ describe('checkout configuration', () => {
       openOrdersPerAccount: 3,
       stockSharePercent: 25,
       promoChecksPerAddress: { max: 9, windowSeconds: 60 },
+      orderLookupsPerAddress: { max: 120, windowSeconds: 30 },
     });
     expect(() => read({ OPEN_ORDERS_STOCK_SHARE_PERCENT: '0' })).to.throw(ConfigError, 'OPEN_ORDERS_STOCK_SHARE_PERCENT');
     expect(() => read({ CHECKOUTS_PER_ACCOUNT_MAX: 'many' })).to.throw(ConfigError, 'CHECKOUTS_PER_ACCOUNT_MAX');

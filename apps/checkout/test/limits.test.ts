@@ -11,6 +11,7 @@ import {
   countRows,
   createCheckout,
   expectCheckout,
+  expectLimited,
   newClientAddress,
   signUp,
   sku,
@@ -25,15 +26,6 @@ const unlimitedBody = () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity:
 const lowStockBody = (quantity = 1) => checkoutBody((1200 * quantity + 495) / 100, [{ sku: sku('low'), quantity }]);
 const NO_OPEN_ORDER_LIMIT = { OPEN_ORDERS_PER_ADDRESS_MAX: '1000', OPEN_ORDERS_PER_ACCOUNT_MAX: '1000' };
 
-function expectLimited(res: TestResponse<unknown>, maxRetryAfterSeconds: number): void {
-  expect(res.status, res.text).to.equal(429);
-  const body = res.body as ErrorResult;
-  expect(body).to.deep.include({ success: false, error: 'too_many_attempts' });
-  expect(body.detail).to.be.a('string').and.not.empty;
-  const retryAfter = Number(res.headers.get('retry-after'));
-  expect(Number.isInteger(retryAfter), `Retry-After ${res.headers.get('retry-after')}`).to.equal(true);
-  expect(retryAfter).to.be.within(1, maxRetryAfterSeconds);
-}
 
 const statusesOf = (answers: Array<TestResponse<unknown>>) => answers.map((res) => res.status);
 const countOf = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;

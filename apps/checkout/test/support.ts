@@ -153,6 +153,17 @@ export async function completePayment(hostedCheckoutUrl: string, action: 'pay' |
   expect(res.status).to.be.oneOf([200, 303]);
 }
 
+/** A 429 `too_many_attempts` Error whose Retry-After is whole seconds, at most `maxRetryAfterSeconds`. */
+export function expectLimited(res: TestResponse<unknown>, maxRetryAfterSeconds: number): void {
+  expect(res.status, res.text).to.equal(429);
+  const body = res.body as ErrorResult;
+  expect(body).to.deep.include({ success: false, error: 'too_many_attempts' });
+  expect(body.detail).to.be.a('string').and.not.empty;
+  const retryAfter = Number(res.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter), `Retry-After ${res.headers.get('retry-after')}`).to.equal(true);
+  expect(retryAfter).to.be.within(1, maxRetryAfterSeconds);
+}
+
 export async function stockOf(client: HttpClient, stockSku: string): Promise<number> {
   const res = await client.get<Record<string, number>>('/api/stock');
   return res.body[stockSku]!;

@@ -16,6 +16,8 @@ import { registerStockRoutes } from './routes/stock';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCatalogRoutes } from './routes/catalog';
 import { registerCheckoutRoutes } from './routes/checkout';
+import { registerOrderRoutes } from './routes/orders';
+import { registerMcpRoutes } from './mcp/route';
 import { registerPublishedRoutes } from './routes/published';
 
 export function createApp(context: GatewayContext): Express {
@@ -34,6 +36,8 @@ export function createApp(context: GatewayContext): Express {
   registerStockRoutes(app, context);
   registerCatalogRoutes(app, context);
   registerCheckoutRoutes(app, context);
+  registerOrderRoutes(app, context);
+  registerMcpRoutes(app, context);
   // Published documents and, when configured, the storefront proxy take what is left.
   registerPublishedRoutes(app, context);
 

@@ -24,6 +24,8 @@ const DOCUMENT = buildOpenApiDocument('http://localhost:8080');
 const OPERATIONS = listOperations(DOCUMENT);
 const SIGN_UP = { method: 'post', path: '/api/auth/signup' } as const;
 const LOG_IN = 'POST /api/auth/login';
+const CREATE_CHECKOUT = { method: 'post', path: '/api/create-checkout' } as const;
+const READ_ORDER = 'GET /api/orders/{checkout_reference}';
 
 /** Checks answers against the document; schemas are compiled from the document itself. */
 class ResponseContract {
@@ -164,9 +166,19 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
     return client;
   }
 
-  /** What must exist before an example can succeed: the customer a login example names. */
-  async function prepare(name: string, example: unknown): Promise<void> {
+  /**
+   * What must exist before an example can succeed: the customer a login example names, and the
+   * order an order read names (a guest order from the create-checkout example under that reference).
+   */
+  async function prepare(operation: Operation, name: string, example: unknown): Promise<void> {
     if (name === LOG_IN) await customer(example as Record<string, unknown>);
+    if (name === READ_ORDER) {
+      const createCheckout = OPERATIONS.find((candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path);
+      if (!createCheckout) throw new Error(`${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ${CREATE_CHECKOUT.path}`);
+      const reference = operation.view.parameters?.find((parameter) => parameter.in === 'path')?.example;
+      const res = await send(stack.client(), createCheckout, { ...(exampleOf(jsonBodyOf(createCheckout)) as object), checkout_reference: reference });
+      if (res.status !== 200) throw new Error(`creating the order ${name} reads answered ${res.status}: ${res.text}`);
+    }
   }
 
   before(async () => {
@@ -190,7 +202,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       it('succeeds with its documented example, answering as documented', async () => {
         const client = session === 'required' ? await customer() : stack.client();
         const example = withFreshEmails(exampleOf(media));
-        await prepare(name, example);
+        await prepare(operation, name, example);
         const answer = await send(client, operation, example);
         expect(contract.problems(operation, answer), `${name} example`).to.deep.equal([]);
         if (answer.status < 300) return;

@@ -78,6 +78,11 @@ describe('gateway: published resources', () => {
           'service-doc': [{ href: 'https://shop.test/docs/api/', type: 'text/html' }],
           status: [{ href: 'https://shop.test/api/health', type: 'application/json' }],
         },
+        {
+          anchor: 'https://shop.test/mcp',
+          'service-doc': [{ href: 'https://shop.test/llms.txt', type: 'text/plain' }],
+          status: [{ href: 'https://shop.test/api/health', type: 'application/json' }],
+        },
       ]);
     });
 
@@ -91,7 +96,7 @@ describe('gateway: published resources', () => {
 
     it('links to resources that exist', async () => {
       const client = stack.client();
-      for (const path of ['/openapi.json', '/docs/api/', '/api/health']) {
+      for (const path of ['/openapi.json', '/docs/api/', '/api/health', '/llms.txt']) {
         expect((await client.get(path)).status, path).to.equal(200);
       }
     });
@@ -194,6 +199,14 @@ describe('gateway: published resources', () => {
       for (const { method, path, anchor } of listOperations(buildOpenApiDocument(PUBLIC_BASE_URL))) {
         expect(res.text).to.include(`- [${method.toUpperCase()} ${path}](https://shop.test/docs/api/#${anchor})`);
       }
+    });
+
+    it('describes the MCP server: its URL, the bearer session and every tool', async () => {
+      const res = await stack.client().get('/llms.txt');
+      const section = res.text.slice(res.text.indexOf('## MCP server'));
+      expect(section).to.include('https://shop.test/mcp');
+      expect(section).to.include('Authorization: Bearer <token>');
+      for (const tool of ['search_products', 'get_product', 'validate_promo', 'prepare_checkout', 'get_order_status']) expect(section).to.include(`- \`${tool}\`: `);
     });
   });
 

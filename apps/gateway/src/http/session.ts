@@ -60,28 +60,35 @@ const resolved = new WeakMap<Request, Promise<RequestSession | undefined>>();
  * for the same request. Undefined without a valid session; a cookie identity no longer knows
  * is cleared. Failures of identity itself (unavailable, timeout) propagate.
  */
-export function sessionOf(req: Request, res: Response, { clients, signer }: GatewayContext): Promise<RequestSession | undefined> {
+export function sessionOf(req: Request, res: Response, context: GatewayContext): Promise<RequestSession | undefined> {
   let session = resolved.get(req);
   if (!session) {
     session = (async () => {
       const token = sessionTokenOf(req);
       if (token === undefined) return undefined;
-      if (!SESSION_TOKEN.test(token)) {
-        clearSessionCookie(res);
-        return undefined;
-      }
-      try {
-        const { profile } = await clients.identity.resolveSession({ sessionToken: token });
-        return { profile: profile!, callerToken: await signer.sign(profile!.id) };
-      } catch (error) {
-        if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
-        clearSessionCookie(res);
-        return undefined;
-      }
+      const found = await resolveSessionToken(token, context);
+      if (!found) clearSessionCookie(res);
+      return found;
     })();
     resolved.set(req, session);
   }
   return session;
+}
+
+/**
+ * The customer a session token names, however it was presented (cookie, or a bearer token on
+ * /mcp); undefined for a malformed token or one identity no longer knows. Failures of identity
+ * itself (unavailable, timeout) propagate.
+ */
+export async function resolveSessionToken(token: string, { clients, signer }: Pick<GatewayContext, 'clients' | 'signer'>): Promise<RequestSession | undefined> {
+  if (!SESSION_TOKEN.test(token)) return undefined;
+  try {
+    const { profile } = await clients.identity.resolveSession({ sessionToken: token });
+    return { profile: profile!, callerToken: await signer.sign(profile!.id) };
+  } catch (error) {
+    if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
+    return undefined;
+  }
 }
 
 /** The request's session, or a 401 Error. */
@@ -98,7 +105,7 @@ export async function requireSession(req: Request, res: Response, context: Gatew
  * agents) and requests without the cookie have no ambient credential to abuse.
  */
 export function rejectCrossSiteWrites(config: GatewayConfig): RequestHandler {
-  const allowed = new Set([originOf(config.publicBaseUrl)!, ...config.allowedOrigins]);
+  const allowed = siteOrigins(config);
   return (req, _res, next) => {
     if (SAFE_METHODS.has(req.method) || sessionTokenOf(req) === undefined) return next();
     const origin = req.headers.origin;
@@ -108,6 +115,11 @@ export function rejectCrossSiteWrites(config: GatewayConfig): RequestHandler {
     }
     next();
   };
+}
+
+/** The origins whose pages may send requests carrying a credential: this deployment's and ALLOWED_ORIGINS. */
+export function siteOrigins(config: GatewayConfig): Set<string> {
+  return new Set([originOf(config.publicBaseUrl)!, ...config.allowedOrigins]);
 }
 
 /**

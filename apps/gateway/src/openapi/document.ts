@@ -5,11 +5,12 @@ import { loyaltyArea } from './areas/loyalty';
 import { stockArea } from './areas/stock';
 import { catalogArea } from './areas/catalog';
 import { checkoutArea } from './areas/checkout';
+import { ordersArea } from './areas/orders';
 import { publishedArea } from '../published/area';
 import { SESSION_COOKIE } from '../http/session';
 
 /** Every area of the public API, in the order the reference presents them. */
-export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, publishedArea];
+export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, ordersArea, publishedArea];
 
 /** Used for tags an area uses without describing them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {

@@ -1,7 +1,9 @@
 /**
- * The API catalog of RFC 9727: a linkset (RFC 9264) whose one context is this API, linked to
- * its machine-readable description, its human-readable reference and its status endpoint.
+ * The API catalog of RFC 9727: a linkset (RFC 9264) with two contexts. The HTTP API is linked to
+ * its machine-readable description, its human-readable reference and its status endpoint; the
+ * MCP server (which has no standard description document) to llms.txt, which lists its tools.
  */
+import { MCP_PATH } from '../mcp/route';
 import { publicUrl } from '../openapi/document';
 
 export const API_CATALOG_PATH = '/.well-known/api-catalog';
@@ -20,6 +22,11 @@ export function buildApiCatalog(publicBaseUrl: string): ApiCatalog {
         anchor: publicUrl(publicBaseUrl, ''),
         'service-desc': link('/openapi.json', 'application/json'),
         'service-doc': link('/docs/api/', 'text/html'),
+        status: link('/api/health', 'application/json'),
+      },
+      {
+        anchor: publicUrl(publicBaseUrl, MCP_PATH),
+        'service-doc': link('/llms.txt', 'text/plain'),
         status: link('/api/health', 'application/json'),
       },
     ],

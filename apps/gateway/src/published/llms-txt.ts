@@ -5,8 +5,15 @@
 import { publicUrl, type OpenApiDocument } from '../openapi/document';
 import { listOperations, sessionRequirement } from './api-reference';
 import { API_CATALOG_PATH } from './api-catalog';
+import { MCP_PATH } from '../mcp/route';
 
-export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string): string {
+/** What llms.txt says of an MCP tool. */
+export interface ToolSummary {
+  name: string;
+  description: string;
+}
+
+export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string, tools: ToolSummary[]): string {
   const url = (path: string) => publicUrl(publicBaseUrl, path);
   const endpoints = listOperations(document).map(({ method, path, anchor, view }) => {
     const session = { required: ' (session required)', optional: ' (session optional)', none: '' }[sessionRequirement(view)];
@@ -28,6 +35,12 @@ export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string):
     '## Endpoints',
     '',
     ...endpoints,
+    '',
+    '## MCP server',
+    '',
+    `Model Context Protocol over Streamable HTTP at ${url(MCP_PATH)} (POST only, stateless: no session id). The tools run the same operations, limits and Error codes as the endpoints above; a failed call is a tool error whose text is the Error body. To act for an account, send its session token (the \`svc_sess\` value from signup or login) as \`Authorization: Bearer <token>\`.`,
+    '',
+    ...tools.map((tool) => `- \`${tool.name}\`: ${tool.description}`),
     '',
   ].join('\n');
 }

@@ -6,7 +6,9 @@
 import type { Express } from 'express';
 import { methodNotAllowed } from '../http/errors';
 import type { GatewayContext } from '../context';
-import { buildOpenApiDocument } from '../openapi/document';
+import { API_AREAS, buildOpenApiDocument } from '../openapi/document';
+import { ApiSchemas } from '../mcp/schemas';
+import { buildTools } from '../mcp/tools';
 import { API_CATALOG_CONTENT_TYPE, API_CATALOG_PATH, apiCatalogLinkHeader, buildApiCatalog } from '../published/api-catalog';
 import { renderApiReference } from '../published/api-reference';
 import { renderLlmsTxt } from '../published/llms-txt';
@@ -21,7 +23,8 @@ const DOCS_PATH = '/docs/api/';
  */
 const READABLE_ANYWHERE = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
 
-export function registerPublishedRoutes(app: Express, { config, logger }: GatewayContext): void {
+export function registerPublishedRoutes(app: Express, context: GatewayContext): void {
+  const { config, logger } = context;
   const baseUrl = config.publicBaseUrl;
   const document = buildOpenApiDocument(baseUrl);
   const openApi = staticDocument(JSON.stringify(document), 'application/json; charset=utf-8', READABLE_ANYWHERE);
@@ -29,7 +32,8 @@ export function registerPublishedRoutes(app: Express, { config, logger }: Gatewa
     ...READABLE_ANYWHERE,
     Link: apiCatalogLinkHeader(baseUrl),
   });
-  const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl), 'text/plain; charset=utf-8', READABLE_ANYWHERE);
+  const tools = buildTools(context, new ApiSchemas(API_AREAS));
+  const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl, tools), 'text/plain; charset=utf-8', READABLE_ANYWHERE);
   const referenceHtml = renderApiReference(document);
   const referenceAsHtml = staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' });
   // Converting takes a few hundred milliseconds, so it waits for the first agent that asks.

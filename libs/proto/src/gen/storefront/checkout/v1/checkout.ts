@@ -105,6 +105,42 @@ export interface NotifyPaymentEventRequest {
 export interface NotifyPaymentEventResponse {
 }
 
+/** An order as its reader may see it. */
+export interface OrderDetails {
+  summary?:
+    | OrderSummary
+    | undefined;
+  /** The provider's hosted payment page while the order is pending and its stock still held; empty otherwise. */
+  paymentLink: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Only for the account that placed the order; never for a guest order. */
+  delivery?: Delivery | undefined;
+}
+
+export interface GetOrderRequest {
+  checkoutReference: string;
+  /** The customer's address as the gateway saw it; lookups are limited per address. */
+  clientAddress: string;
+}
+
+export interface GetOrderResponse {
+  order?: OrderDetails | undefined;
+}
+
+export interface ListOrdersRequest {
+  /** 1..50; 0 means the default page size. */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the first page. */
+  cursor: string;
+}
+
+export interface ListOrdersResponse {
+  orders: OrderDetails[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -1412,6 +1448,491 @@ export const NotifyPaymentEventResponse: MessageFns<NotifyPaymentEventResponse> 
   },
 };
 
+function createBaseOrderDetails(): OrderDetails {
+  return { summary: undefined, paymentLink: "", createdAt: "", updatedAt: "", delivery: undefined };
+}
+
+export const OrderDetails: MessageFns<OrderDetails> = {
+  encode(message: OrderDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.summary !== undefined) {
+      OrderSummary.encode(message.summary, writer.uint32(10).fork()).join();
+    }
+    if (message.paymentLink !== "") {
+      writer.uint32(18).string(message.paymentLink);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(26).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(34).string(message.updatedAt);
+    }
+    if (message.delivery !== undefined) {
+      Delivery.encode(message.delivery, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderDetails {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderDetails();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.summary = OrderSummary.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.paymentLink = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.delivery = Delivery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderDetails {
+    return {
+      summary: isSet(object.summary) ? OrderSummary.fromJSON(object.summary) : undefined,
+      paymentLink: isSet(object.paymentLink)
+        ? globalThis.String(object.paymentLink)
+        : isSet(object.payment_link)
+        ? globalThis.String(object.payment_link)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+      delivery: isSet(object.delivery) ? Delivery.fromJSON(object.delivery) : undefined,
+    };
+  },
+
+  toJSON(message: OrderDetails): unknown {
+    const obj: any = {};
+    if (message.summary !== undefined) {
+      obj.summary = OrderSummary.toJSON(message.summary);
+    }
+    if (message.paymentLink !== "") {
+      obj.paymentLink = message.paymentLink;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    if (message.delivery !== undefined) {
+      obj.delivery = Delivery.toJSON(message.delivery);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderDetails>, I>>(base?: I): OrderDetails {
+    return OrderDetails.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderDetails>, I>>(object: I): OrderDetails {
+    const message = createBaseOrderDetails();
+    message.summary = (object.summary !== undefined && object.summary !== null)
+      ? OrderSummary.fromPartial(object.summary)
+      : undefined;
+    message.paymentLink = object.paymentLink ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.updatedAt = object.updatedAt ?? "";
+    message.delivery = (object.delivery !== undefined && object.delivery !== null)
+      ? Delivery.fromPartial(object.delivery)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetOrderRequest(): GetOrderRequest {
+  return { checkoutReference: "", clientAddress: "" };
+}
+
+export const GetOrderRequest: MessageFns<GetOrderRequest> = {
+  encode(message: GetOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(18).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrderRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderRequest>, I>>(base?: I): GetOrderRequest {
+    return GetOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderRequest>, I>>(object: I): GetOrderRequest {
+    const message = createBaseGetOrderRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrderResponse(): GetOrderResponse {
+  return { order: undefined };
+}
+
+export const GetOrderResponse: MessageFns<GetOrderResponse> = {
+  encode(message: GetOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      OrderDetails.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = OrderDetails.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderResponse {
+    return { order: isSet(object.order) ? OrderDetails.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: GetOrderResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = OrderDetails.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderResponse>, I>>(base?: I): GetOrderResponse {
+    return GetOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderResponse>, I>>(object: I): GetOrderResponse {
+    const message = createBaseGetOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? OrderDetails.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListOrdersRequest(): ListOrdersRequest {
+  return { limit: 0, cursor: "" };
+}
+
+export const ListOrdersRequest: MessageFns<ListOrdersRequest> = {
+  encode(message: ListOrdersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(18).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersRequest {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListOrdersRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersRequest>, I>>(base?: I): ListOrdersRequest {
+    return ListOrdersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersRequest>, I>>(object: I): ListOrdersRequest {
+    const message = createBaseListOrdersRequest();
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListOrdersResponse(): ListOrdersResponse {
+  return { orders: [], nextCursor: "" };
+}
+
+export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
+  encode(message: ListOrdersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      OrderDetails.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(OrderDetails.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersResponse {
+    return {
+      orders: globalThis.Array.isArray(object?.orders) ? object.orders.map((e: any) => OrderDetails.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrdersResponse): unknown {
+    const obj: any = {};
+    if (message.orders?.length) {
+      obj.orders = message.orders.map((e) => OrderDetails.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(base?: I): ListOrdersResponse {
+    return ListOrdersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersResponse>, I>>(object: I): ListOrdersResponse {
+    const message = createBaseListOrdersResponse();
+    message.orders = object.orders?.map((e) => OrderDetails.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -1453,6 +1974,29 @@ export const CheckoutServiceService = {
       Buffer.from(NotifyPaymentEventResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): NotifyPaymentEventResponse => NotifyPaymentEventResponse.decode(value),
   },
+  /**
+   * One order by its checkout_reference: an account's order for that account only, a guest
+   * order for whoever holds the reference (without its delivery details).
+   */
+  getOrder: {
+    path: "/storefront.checkout.v1.CheckoutService/GetOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrderRequest): Buffer => Buffer.from(GetOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrderRequest => GetOrderRequest.decode(value),
+    responseSerialize: (value: GetOrderResponse): Buffer => Buffer.from(GetOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrderResponse => GetOrderResponse.decode(value),
+  },
+  /** The caller's orders, newest first, a page at a time. */
+  listOrders: {
+    path: "/storefront.checkout.v1.CheckoutService/ListOrders" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrdersRequest): Buffer => Buffer.from(ListOrdersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrdersRequest => ListOrdersRequest.decode(value),
+    responseSerialize: (value: ListOrdersResponse): Buffer => Buffer.from(ListOrdersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrdersResponse => ListOrdersResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -1462,6 +2006,13 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   validatePromo: handleUnaryCall<ValidatePromoRequest, ValidatePromoResponse>;
   /** A provider notification: a hint to re-read that checkout's status. */
   notifyPaymentEvent: handleUnaryCall<NotifyPaymentEventRequest, NotifyPaymentEventResponse>;
+  /**
+   * One order by its checkout_reference: an account's order for that account only, a guest
+   * order for whoever holds the reference (without its delivery details).
+   */
+  getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
+  /** The caller's orders, newest first, a page at a time. */
+  listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -1512,6 +2063,41 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: NotifyPaymentEventResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One order by its checkout_reference: an account's order for that account only, a guest
+   * order for whoever holds the reference (without its delivery details).
+   */
+  getOrder(
+    request: GetOrderRequest,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  getOrder(
+    request: GetOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  getOrder(
+    request: GetOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrderResponse) => void,
+  ): ClientUnaryCall;
+  /** The caller's orders, newest first, a page at a time. */
+  listOrders(
+    request: ListOrdersRequest,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listOrders(
+    request: ListOrdersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listOrders(
+    request: ListOrdersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,85 @@
+/**
+ * Reading orders back: one order by its checkout_reference, and a customer's orders a page at
+ * a time. An account's order is shown only to that account; anyone else is told it does not
+ * exist, so a reference reveals nothing about whose it is. A guest order shows its status to
+ * whoever holds the reference, never its delivery details.
+ */
+import { invalidArgument, notFound } from '@storefront/errors';
+import type { checkout } from '@storefront/proto';
+import { orderSummary } from './checkout-service';
+import type { AbuseGuard } from './limits';
+import type { CheckoutStore, Order, OrderPosition } from './store';
+
+const DEFAULT_PAGE_SIZE = 20;
+const MAX_PAGE_SIZE = 50;
+
+export interface OrderReaderOptions {
+  store: CheckoutStore;
+  limits: AbuseGuard;
+  now: () => number;
+}
+
+export class OrderReader {
+  constructor(private readonly options: OrderReaderOptions) {}
+
+  async getOrder(reference: string, clientAddress: string, accountId: string | undefined): Promise<checkout.GetOrderResponse> {
+    if (reference === '' || reference.length > 90) throw invalidArgument('checkout_reference must be 1 to 90 characters');
+    // Counted before the read, so a miss costs a guesser as much as a hit.
+    await this.options.limits.countOrderLookup(clientAddress);
+    const order = await this.options.store.findByReference(reference);
+    const readable = order && (order.accountId === undefined || order.accountId === accountId);
+    if (!readable) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
+    return { order: this.details(order, order.accountId !== undefined) };
+  }
+
+  async listOrders(accountId: string, limit: number, cursor: string): Promise<checkout.ListOrdersResponse> {
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_PAGE_SIZE) throw invalidArgument(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
+    const after = cursor === '' ? undefined : decodeCursor(cursor);
+    // One more than the page tells whether another page follows without a count.
+    const found = await this.options.store.ordersOfAccount(accountId, pageSize + 1, after);
+    const page = found.slice(0, pageSize);
+    const last = page.at(-1);
+    return {
+      orders: page.map((order) => this.details(order, true)),
+      nextCursor: found.length > pageSize && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : '',
+    };
+  }
+
+  private details(order: Order, forOwner: boolean): checkout.OrderDetails {
+    return {
+      summary: orderSummary(order),
+      paymentLink: this.paymentLink(order),
+      createdAt: new Date(order.createdAt).toISOString(),
+      updatedAt: new Date(order.updatedAt ?? order.createdAt).toISOString(),
+      delivery: forOwner ? order.delivery : undefined,
+    };
+  }
+
+  /** The hosted page, only while paying it can still settle the order. */
+  private paymentLink(order: Order): string {
+    if (order.status !== 'pending_payment' || !order.providerCheckoutJson) return '';
+    if (order.reservedUntil === undefined || order.reservedUntil <= this.options.now()) return '';
+    const url = (JSON.parse(order.providerCheckoutJson) as { hosted_checkout_url?: unknown }).hosted_checkout_url;
+    return typeof url === 'string' ? url : '';
+  }
+}
+
+/** The cursor is the last position of the page, base64url JSON: opaque to clients, checked here. */
+function encodeCursor(position: OrderPosition): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): OrderPosition {
+  const invalid = invalidArgument('cursor is not one this service issued; start again without it');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid;
+  const [createdAt, id] = parsed as unknown[];
+  if (!Number.isSafeInteger(createdAt) || typeof id !== 'string' || id.length === 0 || id.length > 36) throw invalid;
+  return { createdAt: createdAt as number, id };
+}

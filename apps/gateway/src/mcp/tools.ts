@@ -1,0 +1,121 @@
+/**
+ * The MCP tools. Each runs the same operation as its HTTP endpoint (same service calls, limits
+ * and Error codes); input schemas come from the OpenAPI areas where the HTTP API has the same
+ * input, and arguments are checked by the same validator before anything is called.
+ */
+import { notFound } from '@storefront/errors';
+import type { GatewayContext } from '../context';
+import type { JsonSchema } from '../openapi/area';
+import type { Caller } from '../operations/caller';
+import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
+import { getOrder } from '../operations/orders';
+import { catalogProductView, type CatalogProductView } from '../views/catalog';
+import type { ApiSchemas } from './schemas';
+
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  readOnly: boolean;
+  /** Runs on arguments already valid against inputSchema; the result matches outputSchema. */
+  run(args: Record<string, unknown>, caller: Caller): Promise<Record<string, unknown>>;
+}
+
+const SEARCH_INPUT: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    text: { type: 'string', minLength: 1, maxLength: 100, description: "Words that must all appear in the product's id, name or description (case-insensitive)" },
+    size: { type: 'string', minLength: 1, maxLength: 20, description: 'A size such as `5mg`: only products sold in that size, with only that size listed' },
+  },
+};
+
+const PRODUCT_INPUT: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 100, description: 'The product id (e.g. `bpc-157`) or one of its SKUs (e.g. `bpc-157-5mg`)' } },
+};
+
+const objectOf = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: 'object', required: Object.keys(properties), properties });
+
+export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpTool[] {
+  const { clients } = context;
+  const product = schemas.component('CatalogProduct');
+
+  const catalog = async (): Promise<CatalogProductView[]> => (await clients.inventory.getCatalog({})).products.map(catalogProductView);
+
+  return [
+    {
+      name: 'search_products',
+      title: 'Search the catalog',
+      description: 'Products whose id, name or description contain every word of `text`, optionally only those sold in `size`; with neither, the whole catalog. Prices in GBP; `inStock` is live.',
+      inputSchema: SEARCH_INPUT,
+      outputSchema: objectOf({ products: { type: 'array', items: product } }),
+      readOnly: true,
+      async run(args) {
+        const words = typeof args.text === 'string' ? args.text.toLowerCase().split(/\s+/).filter(Boolean) : [];
+        const size = typeof args.size === 'string' ? args.size.toLowerCase() : undefined;
+        const products = (await catalog())
+          .filter((candidate) => {
+            const haystack = `${candidate.id} ${candidate.name} ${candidate.description}`.toLowerCase();
+            return words.every((word) => haystack.includes(word));
+          })
+          .map((candidate) => (size === undefined ? candidate : { ...candidate, sizes: candidate.sizes.filter((entry) => entry.size.toLowerCase() === size) }))
+          .filter((candidate) => candidate.sizes.length > 0);
+        return { products };
+      },
+    },
+    {
+      name: 'get_product',
+      title: 'One product with live stock',
+      description: 'A product with its sizes, GBP prices and stock flags, and `stock`: the units available now of each of its stock-limited SKUs.',
+      inputSchema: PRODUCT_INPUT,
+      outputSchema: objectOf({ product, stock: schemas.component('StockMap') }),
+      readOnly: true,
+      async run(args) {
+        const id = String(args.id);
+        const [products, { available }] = await Promise.all([catalog(), clients.inventory.getStock({})]);
+        const found = products.find((candidate) => candidate.id === id || candidate.sizes.some((entry) => entry.sku === id));
+        if (!found) throw notFound(`No product or SKU ${id} in the catalog`, 'product_not_found');
+        const stock = Object.fromEntries(found.sizes.filter((entry) => entry.stockLimited).map((entry) => [entry.sku, available[entry.sku] ?? 0]));
+        return { product: found, stock };
+      },
+    },
+    {
+      name: 'validate_promo',
+      title: 'Check a discount code',
+      description: "Whether a promo code, or a reward code of the session's account, is valid now; never consumes it. Same answer and limits as GET /api/validate-promo.",
+      inputSchema: schemas.parameters('/api/validate-promo', 'get'),
+      outputSchema: schemas.component('PromoValidationResult'),
+      readOnly: true,
+      run: (args, caller) => validatePromo(context, String(args.code), caller),
+    },
+    {
+      name: 'prepare_checkout',
+      title: 'Prepare a checkout and its payment link',
+      description:
+        'POST /api/create-checkout as a tool, with the same fields: saves a server-priced order, reserves its stock and answers the ' +
+        "provider's checkout with `hosted_checkout_url`, the link a person opens to pay by card. `amount` must equal the server total " +
+        '(see the field description); retry an uncertain call with the same arguments and `checkout_reference`. With a session, the ' +
+        'paid order earns the account loyalty points. Then hand the link to the person and follow the order with get_order_status.',
+      inputSchema: schemas.component('CreateCheckoutRequest'),
+      outputSchema: schemas.component('CheckoutResult'),
+      readOnly: false,
+      run: (args, caller) => createCheckout(context, args as unknown as CreateCheckoutBody, caller),
+    },
+    {
+      name: 'get_order_status',
+      title: 'Follow an order',
+      description:
+        'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, `paid`, `failed`, `expired`), items, ' +
+        "totals and, while unpaid, the payment link. An account's order needs that account's session.",
+      inputSchema: schemas.parameters('/api/orders/{checkout_reference}', 'get'),
+      outputSchema: schemas.component('OrderDetails'),
+      readOnly: true,
+      run: (args, caller) => getOrder(context, String(args.checkout_reference), caller),
+    },
+  ];
+}

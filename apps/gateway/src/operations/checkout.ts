@@ -1,0 +1,50 @@
+/**
+ * Create-checkout and promo validation as operations on already validated input, shared by the
+ * HTTP routes and the MCP tools so both go through the same service calls, limits and answers.
+ */
+import type { checkout } from '@storefront/proto';
+import type { GatewayContext } from '../context';
+import { orderView } from '../views/orders';
+import type { Caller } from './caller';
+
+/** The create-checkout body as the OpenAPI schema admits it. */
+export interface CreateCheckoutBody {
+  checkout_reference: string;
+  amount: number;
+  currency: string;
+  merchant_code: string;
+  description?: string;
+  return_url?: string;
+  redirect_url?: string;
+  items: Array<{ sku: string; quantity: number }>;
+  delivery: checkout.Delivery;
+  promo_code?: string;
+  provider?: string;
+}
+
+/** The provider's checkout object with `order_saved` and the saved order. */
+export async function createCheckout({ clients, config }: GatewayContext, body: CreateCheckoutBody, caller: Caller) {
+  const result = await clients.checkout.createCheckout(
+    {
+      checkoutReference: body.checkout_reference,
+      amount: body.amount,
+      currency: body.currency,
+      merchantCode: body.merchant_code,
+      description: body.description,
+      returnUrl: body.return_url,
+      redirectUrl: body.redirect_url,
+      items: body.items,
+      delivery: body.delivery,
+      promoCode: body.promo_code,
+      provider: body.provider,
+      clientAddress: caller.clientAddress,
+    },
+    { callerToken: caller.callerToken, deadlineMs: config.checkoutDeadlineMs },
+  );
+  return { ...(JSON.parse(result.providerCheckoutJson) as Record<string, unknown>), order_saved: true as const, order: orderView(result.order!) };
+}
+
+export async function validatePromo({ clients }: GatewayContext, code: string, caller: Caller) {
+  const result = await clients.checkout.validatePromo({ code, clientAddress: caller.clientAddress }, { callerToken: caller.callerToken });
+  return result.valid ? { valid: true, code: result.code, discount: result.discount } : { valid: false, code: result.code };
+}

@@ -1,0 +1,15 @@
+/** Reading orders back, shared by the HTTP routes and the MCP tools. */
+import type { GatewayContext } from '../context';
+import { orderDetailsView } from '../views/orders';
+import type { Caller } from './caller';
+
+export async function getOrder({ clients }: GatewayContext, checkoutReference: string, caller: Caller) {
+  const { order } = await clients.checkout.getOrder({ checkoutReference, clientAddress: caller.clientAddress }, { callerToken: caller.callerToken });
+  return orderDetailsView(order!);
+}
+
+/** The caller token is required: the list is always the signed-in customer's own. */
+export async function listOrders({ clients }: GatewayContext, page: { limit?: number; cursor?: string }, caller: Caller & { callerToken: string }) {
+  const { orders, nextCursor } = await clients.checkout.listOrders({ limit: page.limit ?? 0, cursor: page.cursor ?? '' }, { callerToken: caller.callerToken });
+  return { orders: orders.map(orderDetailsView), ...(nextCursor ? { nextCursor } : {}) };
+}

@@ -1,0 +1,32 @@
+import type { Express } from 'express';
+import { methodNotAllowed } from '../http/errors';
+import { clientAddress, requireSession, sessionOf } from '../http/session';
+import type { GatewayContext } from '../context';
+import { getOrder, listOrders } from '../operations/orders';
+
+export function registerOrderRoutes(app: Express, context: GatewayContext): void {
+  const { validator } = context;
+
+  app
+    .route('/api/orders')
+    .get(validator.queryParameters('/api/orders', 'get'), async (req, res) => {
+      const { callerToken } = await requireSession(req, res, context);
+      const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
+      const cursor = req.query.cursor === undefined ? undefined : String(req.query.cursor);
+      const page = await listOrders(context, { limit, cursor }, { callerToken, clientAddress: clientAddress(req) });
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(page);
+    })
+    .all(methodNotAllowed('GET'));
+
+  app
+    .route('/api/orders/:checkout_reference')
+    .get(async (req, res) => {
+      // Without a session only guest orders are found; an account's order needs its owner's.
+      const callerToken = (await sessionOf(req, res, context))?.callerToken;
+      const order = await getOrder(context, String(req.params.checkout_reference), { callerToken, clientAddress: clientAddress(req) });
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(order);
+    })
+    .all(methodNotAllowed('GET'));
+}

@@ -1,0 +1,40 @@
+/** Orders as the public API shows them: money in GBP, delivery details for the order's account only. */
+import type { checkout } from '@storefront/proto';
+
+const pounds = (pence: number) => pence / 100;
+
+export function orderView(order: checkout.OrderSummary) {
+  return {
+    id: order.id,
+    reference: order.reference,
+    items: order.items.map((line) => ({ sku: line.sku, quantity: line.quantity, unitPrice: pounds(line.unitPricePence) })),
+    goods: pounds(order.goodsPence),
+    discount: pounds(order.discountPence),
+    shipping: pounds(order.shippingPence),
+    total: pounds(order.totalPence),
+    currency: order.currency,
+    status: order.status,
+    reservedUntil: order.reservedUntil,
+  };
+}
+
+export type OrderDetailsView = Omit<ReturnType<typeof orderView>, 'reservedUntil'> & {
+  reservedUntil?: string;
+  paymentLink?: string;
+  createdAt: string;
+  updatedAt: string;
+  delivery?: checkout.Delivery;
+};
+
+/** Fields the order does not have yet (a stock hold, a live payment link) are left out rather than empty. */
+export function orderDetailsView(details: checkout.OrderDetails): OrderDetailsView {
+  const { reservedUntil, ...summary } = orderView(details.summary!);
+  return {
+    ...summary,
+    ...(reservedUntil ? { reservedUntil } : {}),
+    ...(details.paymentLink ? { paymentLink: details.paymentLink } : {}),
+    createdAt: details.createdAt,
+    updatedAt: details.updatedAt,
+    ...(details.delivery ? { delivery: details.delivery } : {}),
+  };
+}
