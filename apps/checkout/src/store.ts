@@ -164,6 +164,12 @@ export class CheckoutStore {
     return updated === 1;
   }
 
+  /** Extends this attempt's claim; false once another attempt has taken the order over. */
+  async renewClaim(orderId: string, token: string, expiresAt: number): Promise<boolean> {
+    const updated = await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_expires_at: expiresAt });
+    return updated === 1;
+  }
+
   async releaseClaim(orderId: string, token: string): Promise<void> {
     await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_token: null, claim_expires_at: null });
   }
