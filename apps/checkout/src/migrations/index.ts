@@ -2,10 +2,12 @@ import type { Migration } from '@storefront/db';
 import { orders } from './001-orders';
 import { abuseLimits } from './002-abuse-limits';
 import { promoHolds } from './003-promo-holds';
+import { pollSchedule } from './004-poll-schedule';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
   '001-orders': orders,
   '002-abuse-limits': abuseLimits,
   '003-promo-holds': promoHolds,
+  '004-poll-schedule': pollSchedule,
 };
