@@ -108,6 +108,27 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
     });
   });
 
+  describe('a notification that cannot be acted on', () => {
+    let stack: Stack;
+    before(async () => {
+      stack = await startCheckoutStack();
+    });
+    after(async () => stack?.stop());
+
+    it('makes the order due ahead of every other for the next pass', async () => {
+      const body = WELCOME_BODY();
+      const result = await expectCheckout(stack.client(), body);
+      await stack.checkout!.reconcileNow();
+      const scheduled = async () => Number((await stack.checkout!.db('orders').where({ reference: body.checkout_reference }).first('next_check_at')).next_check_at);
+      expect(await scheduled()).to.be.above(Date.now());
+      stack.paymentSandbox!.control.setBehaviour('fail');
+      const res = await stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: result.id });
+      stack.paymentSandbox!.control.reset();
+      expect(res.status).to.equal(502);
+      expect(await scheduled()).to.equal(0);
+    });
+  });
+
   describe('two replicas leasing orders from one store', () => {
     let stores: TestStores;
     let replicas: Knex[];
@@ -136,16 +157,20 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
       }
     });
 
-    it('hands out orders whose hold ended first, then recent ones, then the rest', async () => {
+    it('hands out orders marked due now and orders whose hold ended first, then recent ones, then the rest', async () => {
       const now = Date.now();
       const db = replicas[0]!;
       const older = await insertOpenOrders(db, 3, { createdAt: now - 20 * 60_000, reservedUntil: now + 10 * 60_000, label: 'older' });
       const recent = await insertOpenOrders(db, 3, { createdAt: now - 60_000, reservedUntil: now + 10 * 60_000, label: 'recent' });
-      const ended = await insertOpenOrders(db, 3, { createdAt: now - 29 * 60_000, reservedUntil: now - 1, label: 'ended' });
+      const ended = await insertOpenOrders(db, 2, { createdAt: now - 29 * 60_000, reservedUntil: now - 1, label: 'ended' });
+      const [notified] = await insertOpenOrders(db, 1, { createdAt: now - 20 * 60_000, reservedUntil: now + 10 * 60_000, label: 'notified' });
       const store = new CheckoutStore(db);
+      // Read on an earlier pass and scheduled well ahead, then a notification could not be acted on.
+      await db('orders').where({ id: notified }).update({ next_check_at: now + 60_000 });
+      await store.markDueNow(notified!);
       const take = async (limit: number) =>
         (await store.leaseOrdersToCheck({ token: `take-${randomUUID().slice(0, 8)}`, now, leaseMs: 60_000, recentSince: now - 15 * 60_000, limit, sweep: false })).map((order) => order.id);
-      expect(new Set(await take(3))).to.deep.equal(new Set(ended));
+      expect(new Set(await take(3))).to.deep.equal(new Set([...ended, notified]));
       expect(new Set(await take(3))).to.deep.equal(new Set(recent));
       expect(new Set(await take(3))).to.deep.equal(new Set(older));
     });
