@@ -18,6 +18,7 @@ import { releaseCodeHold } from './code-holds';
 import type { PaymentProvider, ProviderStatus } from './providers/provider';
 import { PromoNotHeld, type CheckoutStore, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from './store';
 import { holderOf, type AbuseGuard } from './limits';
+import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
 
 export type InventoryClient = RpcClient<typeof inventory.InventoryServiceService>;
 export type LoyaltyClient = RpcClient<typeof loyalty.LoyaltyServiceService>;
@@ -34,8 +35,6 @@ export interface CheckoutServiceOptions {
   redirectOrigins: readonly string[];
   /** The webhook sent to the provider when the client names none. */
   defaultReturnUrl: string;
-  /** How long an attempt holds its order before a retry may take over. */
-  claimLeaseMs: number;
   logger: Logger;
   now: () => number;
 }
@@ -77,7 +76,7 @@ export class CheckoutService {
       const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', createdAt: now() };
       const checkOpenOrders = await limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
-        await store.insertOrder(fresh, { token: claimToken, expiresAt: now() + this.options.claimLeaseMs }, fresh.createdAt, checkOpenOrders);
+        await store.insertOrder(fresh, { token: claimToken, expiresAt: now() + CLAIM_LEASE_MS }, fresh.createdAt, checkOpenOrders);
         order = fresh;
         claimed = true;
       } catch (error) {
@@ -93,18 +92,19 @@ export class CheckoutService {
     }
     if (order.providerCheckoutJson) return this.answer(order);
     if (!claimed) {
-      claimed = await store.claim(order.id, claimToken, now() + this.options.claimLeaseMs, now());
+      claimed = await store.claim(order.id, claimToken, now() + CLAIM_LEASE_MS, now());
       if (!claimed) throw new AppError('conflict', 'request_in_progress', `checkout_reference ${request.reference} is still being processed; retry shortly`, 1);
     }
+    const lease = new ClaimLease(store, order.id, claimToken, now, this.options.logger);
     try {
-      return await this.finish(order);
+      return await this.finish(order, lease);
     } finally {
-      await store.releaseClaim(order.id, claimToken);
+      await lease.release();
     }
   }
 
   /** Carries a saved, claimed order through reservation and the provider checkout. */
-  private async finish(order: Order): Promise<checkout.CreateCheckoutResponse> {
+  private async finish(order: Order, lease: ClaimLease): Promise<checkout.CreateCheckoutResponse> {
     const { store, now } = this.options;
     if (order.status !== 'pending_payment') {
       throw conflict('order_closed', `Order ${order.reference} is ${order.status}; start again with a new checkout_reference`);
@@ -120,6 +120,7 @@ export class CheckoutService {
       throw conflict('reservation_expired', `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`);
     }
     const provider = this.providerFor(order.provider);
+    await lease.confirm(order.reference);
     const created = await provider.createCheckout({
       reference: order.reference,
       amountPence: order.totalPence,

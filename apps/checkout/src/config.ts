@@ -76,7 +76,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
-    reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 10_000, { min: 100, max: 3_600_000 }),
+    reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 2_000, { min: 100, max: 3_600_000 }),
     seedDemoData: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], store.mysqlUrl ? 'false' : 'true') === 'true',
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:checkout:'),

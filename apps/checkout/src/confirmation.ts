@@ -1,10 +1,17 @@
 /**
  * Payment confirmation. The provider's status is the truth and is always re-read: provider
- * notifications only say which order to look at now, and a reconciler visits every open order
- * on a timer. A final status then runs its steps (stock, points, code), each recorded once done
+ * notifications only say which order to look at now, and a reconciler reads every open order on
+ * a schedule. A final status then runs its steps (stock, points, code), each recorded once done
  * and each idempotent downstream, so a crash between steps is finished by the next visit. An
  * unpaid order gives its code hold back before it is closed.
+ *
+ * The schedule keeps a lost notification's lag bounded however many orders are open: a recent
+ * order (its payer is most likely paying now) is read every few seconds and ahead of the rest,
+ * older ones less often, and every order at the moment its stock hold ends, which closes it. Each
+ * pass leases its orders in batches in the store, so replicas share the reads and never read one
+ * order at the same time.
  */
+import { randomBytes } from 'node:crypto';
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ProviderName } from './config';
@@ -15,8 +22,14 @@ import type { CheckoutStore, Order, OrderStatus } from './store';
 
 /** An order that never got a payment link is closed once its stock hold would have ended. */
 export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;
+/** Orders younger than this are read often and first. */
+export const RECENT_ORDER_MS = 15 * 60 * 1000;
+export const RECENT_CHECK_INTERVAL_MS = 5_000;
+export const OLDER_CHECK_INTERVAL_MS = 30_000;
 const BATCH_SIZE = 100;
-const CONCURRENCY = 8;
+const CONCURRENCY = 16;
+/** A replica that dies mid-batch leaves its leased orders to the others after this. */
+const POLL_LEASE_MS = 60_000;
 
 const OUTCOME: Record<ProviderStatus, Exclude<OrderStatus, 'pending_payment'> | undefined> = {
   PENDING: undefined,
@@ -24,6 +37,13 @@ const OUTCOME: Record<ProviderStatus, Exclude<OrderStatus, 'pending_payment'> | 
   FAILED: 'failed',
   EXPIRED: 'expired',
 };
+
+/** When an order still open after a read is next due one: soon while recent, and at the end of its hold at the latest. */
+export function nextCheckAt(order: Order, now: number): number {
+  const interval = now - order.createdAt < RECENT_ORDER_MS ? RECENT_CHECK_INTERVAL_MS : OLDER_CHECK_INTERVAL_MS;
+  const holdEnds = order.reservedUntil ?? order.createdAt + UNRESERVED_ORDER_LIFETIME_MS;
+  return holdEnds > now ? Math.min(now + interval, holdEnds) : now + interval;
+}
 
 export interface ConfirmationOptions {
   store: CheckoutStore;
@@ -41,53 +61,81 @@ export interface ReconcileSummary {
 
 export class PaymentConfirmation {
   private readonly inFlight = new Map<string, Promise<void>>();
-  private pass?: Promise<ReconcileSummary>;
+  private pass?: Promise<void>;
   private timer?: NodeJS.Timeout;
+  private stopping = false;
 
   constructor(private readonly options: ConfirmationOptions) {}
 
-  /** Runs a pass every `intervalMs`; the timer never keeps the process alive. */
+  /** Looks for due orders every `intervalMs` unless a pass is still running; the timer never keeps the process alive. */
   start(intervalMs: number): void {
     this.timer = setInterval(() => {
-      this.reconcileAll().catch((error: unknown) => this.options.logger.error({ err: error }, 'reconcile pass failed'));
+      if (this.pass) return;
+      this.runPass(false).catch((error: unknown) => this.options.logger.error({ err: error }, 'reconcile pass failed'));
     }, intervalMs);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
-    await this.pass?.catch(() => undefined);
+    await this.pass;
   }
 
-  /** One pass over the open orders, least recently checked first; concurrent calls share it. */
+  /** A sweep that reads every open order once, whatever its schedule (operators, tests); after any running pass. */
   reconcileAll(): Promise<ReconcileSummary> {
-    this.pass ??= this.runPass().finally(() => {
-      this.pass = undefined;
-    });
-    return this.pass;
+    return this.runPass(true);
   }
 
-  /** A provider notification: re-read that checkout now rather than at the next pass. */
+  /** A provider notification: re-read that checkout now; if that fails, the next pass reads it first. */
   async onProviderEvent(providerCheckoutId: string): Promise<void> {
     const order = await this.options.store.findByProviderCheckoutId(providerCheckoutId);
-    if (order && order.closedAt === undefined) await this.settle(order);
+    if (!order || order.closedAt !== undefined) return;
+    try {
+      await this.settle(order);
+    } catch (error) {
+      await this.options.store.markDueNow(order.id);
+      throw error;
+    }
   }
 
-  private async runPass(): Promise<ReconcileSummary> {
-    const orders = await this.options.store.openOrders(BATCH_SIZE, this.options.now());
-    let failures = 0;
-    let next = 0;
-    const worker = async () => {
-      while (next < orders.length) {
-        const order = orders[next++]!;
-        await this.settle(order).catch((error: unknown) => {
-          failures += 1;
-          this.options.logger.warn({ err: error, orderId: order.id }, 'could not settle an order; the next pass retries');
+  /** Passes of this process run one after another. */
+  private runPass(sweep: boolean): Promise<ReconcileSummary> {
+    const run = (this.pass ?? Promise.resolve()).then(() => this.checkDueOrders(sweep));
+    const done: Promise<void> = run.then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      if (this.pass === done) this.pass = undefined;
+    });
+    this.pass = done;
+    return run;
+  }
+
+  /** Leases due orders batch by batch, recent ones first, and reads each batch in parallel, until none is due. */
+  private async checkDueOrders(sweep: boolean): Promise<ReconcileSummary> {
+    const { store, now, logger } = this.options;
+    const token = randomBytes(16).toString('hex');
+    const summary: ReconcileSummary = { examined: 0, failures: 0 };
+    while (!this.stopping) {
+      const leasedAt = now();
+      const orders = await store.leaseOrdersToCheck({ token, now: leasedAt, leaseMs: POLL_LEASE_MS, recentSince: leasedAt - RECENT_ORDER_MS, limit: BATCH_SIZE, sweep });
+      if (orders.length === 0) break;
+      summary.examined += orders.length;
+      await forEachConcurrently(orders, CONCURRENCY, async (order) => {
+        try {
+          await this.settle(order);
+        } catch (error) {
+          summary.failures += 1;
+          logger.warn({ err: error, orderId: order.id }, 'could not settle an order; a later pass retries');
+        }
+        await store.scheduleNextCheck(order.id, token, nextCheckAt(order, now())).catch((error: unknown) => {
+          // The lease runs out and another pass reads the order.
+          logger.warn({ err: error, orderId: order.id }, 'could not schedule an order\'s next check');
         });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, orders.length) }, worker));
-    return { examined: orders.length, failures };
+      });
+    }
+    return summary;
   }
 
   /** One settlement per order at a time in this process; the steps are idempotent across processes. */
@@ -176,4 +224,13 @@ export class PaymentConfirmation {
     }
     await store.markStep(order.id, 'closed_at', now());
   }
+}
+
+/** Runs `work` on every item with at most `limit` at a time. */
+async function forEachConcurrently<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

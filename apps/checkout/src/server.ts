@@ -75,8 +75,6 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     merchantCode: config.provider.merchantCode,
     redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
     defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
-    // Long enough for a reservation, a provider create and a duplicate lookup, each bounded.
-    claimLeaseMs: 2 * config.providerTimeoutMs + 15_000,
     logger,
     now,
   });

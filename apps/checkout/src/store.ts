@@ -68,6 +68,22 @@ export interface OrderPosition {
   id: string;
 }
 
+/** The schedule's mark for an order to read ahead of every other. */
+const DUE_NOW = 0;
+
+/** What a reconciler asks for when it leases orders to read from the provider. */
+export interface PollLease {
+  /** This pass's token, written on the rows it leases and kept there once read, so a sweep reads each order once. */
+  token: string;
+  now: number;
+  leaseMs: number;
+  /** Orders created since then count as recent and come first. */
+  recentSince: number;
+  limit: number;
+  /** Read every open order, whatever its schedule (an operator's or a test's pass). */
+  sweep: boolean;
+}
+
 /** Confirmation steps, each recorded once done. */
 export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeemed_at';
 
@@ -187,6 +203,12 @@ export class CheckoutStore {
     return updated === 1;
   }
 
+  /** Extends this attempt's claim; false once another attempt has taken the order over. */
+  async renewClaim(orderId: string, token: string, expiresAt: number): Promise<boolean> {
+    const updated = await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_expires_at: expiresAt });
+    return updated === 1;
+  }
+
   async releaseClaim(orderId: string, token: string): Promise<void> {
     await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_token: null, claim_expires_at: null });
   }
@@ -218,14 +240,47 @@ export class CheckoutStore {
     await this.db('orders').where({ id: orderId }).whereNull(step).update({ [step]: now, updated_at: now });
   }
 
-  /** Open orders least recently checked first, so a long backlog is visited round-robin. */
-  async openOrders(limit: number, now: number): Promise<Order[]> {
-    const rows = await this.db('orders').whereNull('closed_at').orderBy('last_checked_at', 'asc').orderBy('created_at', 'asc').limit(limit);
+  /**
+   * Leases up to `limit` open orders for one reconciler pass's provider reads and answers them:
+   * orders no replica is reading and due by their schedule, or for a sweep every open order this
+   * pass has not read yet. First come orders marked for a read now and orders whose stock hold
+   * has ended (a read closes them), then recent orders, then the rest; the longest overdue first. The lease is a conditional update per row, so two replicas racing
+   * for the same rows each get only the rows they updated.
+   */
+  async leaseOrdersToCheck(lease: PollLease): Promise<Order[]> {
+    const { token, now, leaseMs, recentSince, limit, sweep } = lease;
+    const available = () => {
+      const query = this.db('orders')
+        .whereNull('closed_at')
+        .andWhere((q) => q.whereNull('poll_until').orWhere('poll_until', '<=', now));
+      return sweep
+        ? query.andWhere((q) => q.whereNull('poll_token').orWhereNot('poll_token', token))
+        : query.andWhere((q) => q.whereNull('next_check_at').orWhere('next_check_at', '<=', now));
+    };
+    const candidates = await available()
+      .select('id')
+      .orderByRaw('case when next_check_at = ? or reserved_until <= ? then 0 when created_at >= ? then 1 else 2 end', [DUE_NOW, now, recentSince])
+      .orderBy('next_check_at', 'asc')
+      .orderBy('created_at', 'desc')
+      .limit(limit);
+    if (candidates.length === 0) return [];
+    const ids = candidates.map((row) => row.id as string);
+    await available().whereIn('id', ids).update({ poll_token: token, poll_until: now + leaseMs, last_checked_at: now });
+    const rows = await this.db('orders').whereIn('id', ids).where({ poll_token: token }).whereNotNull('poll_until');
     if (rows.length === 0) return [];
-    const ids = rows.map((row) => row.id as string);
-    await this.db('orders').whereIn('id', ids).update({ last_checked_at: now });
-    const lines = await this.db('order_lines').whereIn('order_id', ids).orderBy('position');
+    const leased = rows.map((row) => row.id as string);
+    const lines = await this.db('order_lines').whereIn('order_id', leased).orderBy('position');
     return rows.map((row) => toOrder(row, lines.filter((line) => line.order_id === row.id)));
+  }
+
+  /** Ends this pass's lease on an order and says when it is next due a provider read. */
+  async scheduleNextCheck(orderId: string, token: string, nextCheckAt: number): Promise<void> {
+    await this.db('orders').where({ id: orderId, poll_token: token }).update({ next_check_at: nextCheckAt, poll_until: null });
+  }
+
+  /** Makes an open order due at once, ahead of the schedule (a notification that could not be acted on). */
+  async markDueNow(orderId: string): Promise<void> {
+    await this.db('orders').where({ id: orderId }).whereNull('closed_at').update({ next_check_at: DUE_NOW });
   }
 
   async findPromo(code: string): Promise<PromoCode | undefined> {

@@ -9,7 +9,7 @@ describe('checkout configuration', () => {
   it('defaults to the sandbox provider on its local port, with its demo key and merchant code', () => {
     const config = read({ SANDBOX_PORT: '18090' });
     expect(config.provider).to.deep.equal({ name: 'sandbox', apiBase: 'http://127.0.0.1:18090', apiKey: 'sandbox_key', merchantCode: 'MSTOREFRONT' });
-    expect(config).to.include({ providerTimeoutMs: 10_000, reconcileIntervalMs: 10_000, publicBaseUrl: 'http://localhost:8080' });
+    expect(config).to.include({ providerTimeoutMs: 10_000, reconcileIntervalMs: 2_000, publicBaseUrl: 'http://localhost:8080' });
   });
 
   it('needs the key and merchant code for SumUp, and defaults to its https API', () => {

@@ -174,3 +174,13 @@ export async function countRows(stack: Stack, table: string, where: Record<strin
   const row = await stack.checkout!.db(table).where(where).count({ n: '*' }).first();
   return Number(row?.n ?? 0);
 }
+
+/** Polls `condition` every 100 ms until it holds and answers how long that took; fails after `withinMs`. */
+export async function eventually(condition: () => Promise<boolean>, withinMs = 5000, what = 'condition'): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await condition()) return Date.now() - started;
+    if (Date.now() - started > withinMs) throw new Error(`${what} not met within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

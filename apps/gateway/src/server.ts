@@ -14,7 +14,11 @@ export interface GatewayServer {
   port: number;
   /** Whether every service behind the gateway is serving, and the state of each. */
   readiness: ReadinessCheck;
-  /** Stops accepting connections and waits for in-flight requests. */
+  /**
+   * Drains: stops accepting connections, closes idle keep-alive connections at once, answers
+   * in-flight and later requests on open connections with `Connection: close`, and resolves once
+   * every connection has ended.
+   */
   stop(): Promise<void>;
 }
 
@@ -24,6 +28,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
   const readiness = createReadinessCheck(config.addresses);
   const app = createApp({ config, clients, signer, validator: new RequestValidator(API_AREAS), logger, readiness });
   const server = http.createServer(app);
+  const drain = drainOnStop(server);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 60_000;
@@ -45,7 +50,35 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
           readiness.close();
           resolve();
         });
-        server.closeIdleConnections();
+        drain();
       }),
+  };
+}
+
+/**
+ * Makes a stopping server shed its keep-alive connections: a client that keeps a connection busy
+ * would otherwise be served on it until the shutdown deadline, while new connections are refused.
+ * Returns the function that starts draining.
+ */
+function drainOnStop(server: http.Server): () => void {
+  const unanswered = new Set<http.ServerResponse>();
+  let draining = false;
+  // Before the app's own listener, so the header is set before any handler can answer.
+  server.prependListener('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (draining) {
+      response.setHeader('Connection', 'close');
+      return;
+    }
+    unanswered.add(response);
+    response.once('close', () => unanswered.delete(response));
+  });
+  return () => {
+    draining = true;
+    for (const response of unanswered) {
+      if (!response.headersSent) response.setHeader('Connection', 'close');
+      // Already answering with keep-alive: its connection is closed once it falls idle.
+      else response.once('close', () => setImmediate(() => server.closeIdleConnections()));
+    }
+    server.closeIdleConnections();
   };
 }

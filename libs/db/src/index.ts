@@ -36,19 +36,37 @@ export function withDatabase(serverUrl: string, database: string): string {
   return url.toString();
 }
 
+/** The store of a serving app: statements that stall are cut off (see STORE_STALL_TIMEOUT_MS). */
 export function openDatabase(config: StoreConfig): Knex {
-  const db = connect(config);
+  const db = connect(config, STORE_STALL_TIMEOUT_MS);
   observeDbPool(db, config.service);
   return db;
 }
 
-function connect(config: StoreConfig): Knex {
+/**
+ * A store that does not answer must fail a call well inside the callers' 5 s RPC deadline, so the
+ * answer is a 503 the client may retry rather than a gateway timeout: a new MySQL connection gets
+ * 2 s to say hello, waiting for a pooled connection gives up after 3 s, and a serving connection
+ * whose statement gets no byte back for 3 s is dropped (a hung server; also a lock wait that long).
+ */
+export const STORE_CONNECT_TIMEOUT_MS = 2_000;
+export const STORE_ACQUIRE_TIMEOUT_MS = 3_000;
+export const STORE_STALL_TIMEOUT_MS = 3_000;
+
+function connect(config: StoreConfig, stallTimeoutMs?: number): Knex {
   if (config.mysqlUrl) {
     return knexFactory({
       client: 'mysql2',
-      connection: { uri: config.mysqlUrl, supportBigNumbers: true, timezone: 'Z', charset: 'utf8mb4' } as Knex.MySql2ConnectionConfig,
-      pool: { min: 0, max: 10 },
-      acquireConnectionTimeout: 10_000,
+      connection: { uri: config.mysqlUrl, supportBigNumbers: true, timezone: 'Z', charset: 'utf8mb4', connectTimeout: STORE_CONNECT_TIMEOUT_MS } as Knex.MySql2ConnectionConfig,
+      pool: {
+        min: 0,
+        max: 10,
+        afterCreate(connection: MysqlConnection, done: (error: Error | null, connection: unknown) => void) {
+          if (stallTimeoutMs !== undefined) dropWhenStalled(connection, stallTimeoutMs);
+          done(null, connection);
+        },
+      },
+      acquireConnectionTimeout: STORE_ACQUIRE_TIMEOUT_MS,
     });
   }
   return knexFactory({
@@ -68,7 +86,26 @@ function connect(config: StoreConfig): Knex {
         done(null, connection);
       },
     },
-    acquireConnectionTimeout: 10_000,
+    acquireConnectionTimeout: STORE_ACQUIRE_TIMEOUT_MS,
+  });
+}
+
+/** The parts of a mysql2 connection the stall guard needs: its socket and the command it waits on. */
+interface MysqlConnection {
+  stream: import('node:net').Socket;
+  _command: unknown;
+}
+
+/**
+ * Destroys the connection's socket when a statement has waited `ms` without a byte from the
+ * server; the statement then fails with ETIMEDOUT (a store outage) and the pool drops the
+ * connection. An idle pooled connection is left alone.
+ */
+function dropWhenStalled(connection: MysqlConnection, ms: number): void {
+  connection.stream.setTimeout(ms);
+  connection.stream.on('timeout', () => {
+    if (!connection._command) return;
+    connection.stream.destroy(Object.assign(new Error(`MySQL sent nothing for ${ms} ms`), { code: 'ETIMEDOUT' }));
   });
 }
 
@@ -129,7 +166,8 @@ export interface Migration {
 /** Creates the MySQL database when needed, then applies the service's migrations in name order. */
 export async function migrateToLatest(config: StoreConfig, migrations: Record<string, Migration>): Promise<string[]> {
   if (config.mysqlUrl) await ensureMysqlDatabase(config.mysqlUrl);
-  const db = openDatabase(config);
+  // No stall limit: a migration may legitimately run one long statement.
+  const db = connect(config);
   try {
     return await applyMigrations(db, migrations);
   } finally {

@@ -61,3 +61,5 @@ export interface ErrorBody {
 export function errorBody(code: string, detail: string): ErrorBody {
   return { success: false, error: code, detail };
 }
+
+export { isStoreOutage, storeUnavailable, STORE_OUTAGE_RETRY_AFTER_SECONDS } from './store-outage';

@@ -5,7 +5,7 @@
  * only from the gateway's caller token. The health service stays open for kubelet probes.
  */
 import { Server, ServerCredentials, type Deadline, type Metadata, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { AppError, unauthenticated } from '@storefront/errors';
+import { AppError, isStoreOutage, storeUnavailable, unauthenticated } from '@storefront/errors';
 import { CALLER_TOKEN_METADATA, type CallerTokenVerifier } from '@storefront/caller-token';
 import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenVerifier } from '@storefront/service-token';
 import type { Logger } from '@storefront/logging';
@@ -117,6 +117,11 @@ function implement(service: ServiceBinding, options: GrpcServerOptions): Untyped
               callback(toStatusObject(error), null);
               return;
             }
+            if (isStoreOutage(error)) {
+              options.logger.warn({ err: error, rpc: path }, 'store unavailable');
+              callback(toStatusObject(storeUnavailable(shortName(service.name))), null);
+              return;
+            }
             options.logger.error({ err: error, rpc: path }, 'unhandled error in RPC handler');
             callback(toStatusObject(new AppError('internal', 'internal_error', 'An unexpected error occurred')), null);
           },
@@ -153,6 +158,11 @@ async function authorise(call: ServerUnaryCall<unknown, unknown>, access: RpcAcc
     },
     abandoned: () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now(),
   };
+}
+
+/** `storefront.checkout.v1.CheckoutService` → `checkout`. */
+function shortName(qualifiedService: string): string {
+  return qualifiedService.split('.')[1] ?? qualifiedService;
 }
 
 function deadlineMs(deadline: Deadline): number {

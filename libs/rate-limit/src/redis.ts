@@ -2,11 +2,25 @@ import { Redis } from 'ioredis';
 import type { Logger } from '@storefront/logging';
 
 /**
+ * A Redis that stops answering fails a command after 1 s and a connect after 2 s, well inside
+ * the callers' 5 s RPC deadline, so the call answers 503 (see isStoreOutage in @storefront/errors)
+ * instead of hanging until the gateway times out.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+const REDIS_CONNECT_TIMEOUT_MS = 2_000;
+
+/**
  * Connects to Redis with every key under `keyPrefix`, failing loudly when Redis was asked for
  * and does not answer; afterwards ioredis reconnects by itself.
  */
 export async function connectRedis(url: string, keyPrefix: string, logger: Logger): Promise<Redis> {
-  const redis = new Redis(url, { keyPrefix, lazyConnect: true, maxRetriesPerRequest: 2 });
+  const redis = new Redis(url, {
+    keyPrefix,
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+  });
   // Each failed reconnect is worth a line, not a crash.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   try {

@@ -5,3 +5,4 @@ export { launchChromium } from './browser';
 export { collectChildLogs, type ChildLogs } from './child-logs';
 export { rejection } from './rejection';
 export { testServiceKeys, testServiceTokenEnv, testSigner, clientAs, refusedServiceTokens, callRaw, type RawOutcome } from './service-identities';
+export { startFaultProxy, storesThroughFaultProxies, type FaultProxy } from './fault-proxy';

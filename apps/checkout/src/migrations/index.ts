@@ -3,6 +3,7 @@ import { orders } from './001-orders';
 import { abuseLimits } from './002-abuse-limits';
 import { promoHolds } from './003-promo-holds';
 import { ordersByAccount } from './004-orders-by-account';
+import { pollSchedule } from './005-poll-schedule';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '002-abuse-limits': abuseLimits,
   '003-promo-holds': promoHolds,
   '004-orders-by-account': ordersByAccount,
+  '005-poll-schedule': pollSchedule,
 };
