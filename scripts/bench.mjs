@@ -32,7 +32,7 @@ const stackEnv = (dataDir, backend) => ({
   LOYALTY_ADDR: backend === 'sqlite' ? '127.0.0.1:18052' : '127.0.0.1:28052',
   CHECKOUT_ADDR: backend === 'sqlite' ? '127.0.0.1:18053' : '127.0.0.1:28053',
   INVENTORY_ADDR: backend === 'sqlite' ? '127.0.0.1:18054' : '127.0.0.1:28054',
-  PROMO_CHECKS_PER_ADDRESS_MAX: '100000000',
+  PROMO_CHECKS_PER_ADDRESS_MAX: '1000000',
   PUBLIC_BASE_URL: `http://127.0.0.1:${backend === 'sqlite' ? 18080 : 28080}`,
   SANDBOX_PUBLIC_URL: `http://127.0.0.1:${backend === 'sqlite' ? 18090 : 28090}`,
   SUMUP_API_BASE: `http://127.0.0.1:${backend === 'sqlite' ? 18090 : 28090}`,
