@@ -42,8 +42,11 @@ function sampleRatio(env: EnvReader): number {
   return ratio;
 }
 
-/** The gRPC instrumentation names its spans `grpc.<package.Service>/<Method>`. */
-const isRpcSpan = (name: string, kind: SpanKind) => (kind === SpanKind.CLIENT || kind === SpanKind.SERVER) && name.startsWith('grpc.');
+/**
+ * The gRPC instrumentation names its spans `grpc.<package.Service>/<Method>`. Some
+ * instrumentations (knex) start spans without a name, so the name's type is checked at run time.
+ */
+const isRpcSpan = (name: unknown, kind: SpanKind) => (kind === SpanKind.CLIENT || kind === SpanKind.SERVER) && typeof name === 'string' && name.startsWith('grpc.');
 
 export class RecordingRpcSpans implements Sampler {
   constructor(private readonly sampler: Sampler) {}
