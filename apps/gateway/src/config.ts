@@ -21,6 +21,12 @@ export interface GatewayConfig extends CommonConfig {
   /** Checkout waits on the payment provider, so it gets a longer deadline. */
   checkoutDeadlineMs: number;
   bodyLimitBytes: number;
+  /** Redis for session revocations between replicas; unset, they reach the gateways of this process only. */
+  redisUrl?: string;
+  redisKeyPrefix: string;
+  /** How long a resolved session is trusted without asking identity; 0 turns the cache off. */
+  sessionCacheTtlMs: number;
+  sessionCacheMaxEntries: number;
   /** Longest age of the in-memory products.json before the next request checks inventory for a newer one. */
   catalogRefreshMs: number;
 }
@@ -46,6 +52,10 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     rpcDeadlineMs: env.int('RPC_DEADLINE_MS', 5000, { min: 100, max: 60_000 }),
     checkoutDeadlineMs: env.int('CHECKOUT_DEADLINE_MS', 15_000, { min: 1000, max: 120_000 }),
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 100 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:gateway:'),
+    sessionCacheTtlMs: env.int('SESSION_CACHE_TTL_MS', 1000, { min: 0, max: 60_000 }),
+    sessionCacheMaxEntries: env.int('SESSION_CACHE_MAX_ENTRIES', 10_000, { min: 1, max: 1_000_000 }),
     catalogRefreshMs: env.int('CATALOG_REFRESH_MS', 5000, { min: 100, max: 300_000 }),
   };
 }

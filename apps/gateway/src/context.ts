@@ -4,6 +4,8 @@ import type { ServiceClients } from './clients';
 import type { GatewayConfig } from './config';
 import type { RequestValidator } from './openapi/validator';
 import type { ReadinessCheck } from './readiness';
+import type { SessionCache } from './sessions/session-cache';
+import type { SessionRevocations } from './sessions/revocations';
 
 /** What route modules get: configuration, service clients and the edge helpers. */
 export interface GatewayContext {
@@ -13,4 +15,7 @@ export interface GatewayContext {
   validator: RequestValidator;
   logger: Logger;
   readiness: ReadinessCheck;
+  sessions: SessionCache;
+  /** Tells every replica's session cache that a session is gone. */
+  revocations: SessionRevocations;
 }

@@ -9,7 +9,7 @@ runMain({
   app: 'gateway',
   readConfig: readGatewayConfig,
   start: async (config, logger) => {
-    const gateway = await startGateway(config, logger);
+    const gateway = await startGateway(config, { logger });
     // Which dependency is down is for operators: the admin port, never the public API.
     currentTelemetry()?.serveOnAdminPort('/ready', () => detailedReadiness(gateway.readiness));
     return gateway;

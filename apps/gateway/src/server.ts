@@ -8,6 +8,8 @@ import type { GatewayConfig } from './config';
 import { API_AREAS } from './openapi/document';
 import { RequestValidator } from './openapi/validator';
 import { createReadinessCheck, type ReadinessCheck } from './readiness';
+import { SessionCache } from './sessions/session-cache';
+import { inProcessRevocations, redisRevocations } from './sessions/revocations';
 
 export interface GatewayServer {
   url: string;
@@ -22,11 +24,19 @@ export interface GatewayServer {
   stop(): Promise<void>;
 }
 
-export async function startGateway(config: GatewayConfig, logger: Logger = createLogger('gateway', config.logLevel)): Promise<GatewayServer> {
+export interface GatewayOptions {
+  logger?: Logger;
+  /** Epoch milliseconds for the session cache; tests share it with identity to move time. */
+  now?: () => number;
+}
+
+export async function startGateway(config: GatewayConfig, { logger = createLogger('gateway', config.logLevel), now }: GatewayOptions = {}): Promise<GatewayServer> {
   const clients = createServiceClients(config);
   const signer = await CallerTokenSigner.fromPem(config.callerTokenPrivateKey);
+  const sessions = new SessionCache({ ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries, now });
+  const revocations = config.redisUrl ? await redisRevocations(config.redisUrl, config.redisKeyPrefix, sessions, logger) : inProcessRevocations(sessions);
   const readiness = createReadinessCheck(config.addresses);
-  const app = createApp({ config, clients, signer, validator: new RequestValidator(API_AREAS), logger, readiness });
+  const app = createApp({ config, clients, signer, validator: new RequestValidator(API_AREAS), logger, readiness, sessions, revocations });
   const server = http.createServer(app);
   const drain = drainOnStop(server);
   server.keepAliveTimeout = 65_000;
@@ -48,7 +58,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = creat
         server.close(() => {
           closeServiceClients(clients);
           readiness.close();
-          resolve();
+          void revocations.close().then(resolve);
         });
         drain();
       }),

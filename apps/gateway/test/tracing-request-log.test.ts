@@ -14,7 +14,7 @@ async function gatewayWithCapturedLog(stack: Stack, level: string) {
       done();
     },
   });
-  const gateway = await startGateway(readGatewayConfig(new EnvReader({ ...stack.env, ...testServiceTokenEnv('gateway'), PORT: '0' })), createLogger('gateway', level, sink));
+  const gateway = await startGateway(readGatewayConfig(new EnvReader({ ...stack.env, ...testServiceTokenEnv('gateway'), PORT: '0' })), { logger: createLogger('gateway', level, sink) });
   const requestLines = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.msg === 'request');
   return { gateway, lines, requestLines };
 }

@@ -84,6 +84,28 @@ describe('tracing: one trace per request, gateway → service → SQL', function
   });
 });
 
+describe('tracing: RPC metrics whatever is sampled', () => {
+  let stack: TracedStack;
+  before(async () => {
+    stack = await startTracedStack({ services: ['inventory'], sampler: 'always_off' });
+  });
+  after(async () => stack?.stop());
+
+  it('counts every RPC served and made while no trace is kept', async () => {
+    const count = async (name: string) => {
+      const text = await (await fetch(stack.metricsUrl)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('rpc_method="GetStock"'));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    };
+    const before = { served: await count('rpc_server_call_duration_count'), made: await count('rpc_client_call_duration_count') };
+    // One after another: concurrent stock reads would share one GetStock call.
+    for (let i = 0; i < 5; i += 1) expect((await new HttpClient(stack.gatewayUrl).get('/api/stock')).status).to.equal(200);
+    expect(await count('rpc_server_call_duration_count')).to.equal(before.served + 5);
+    expect(await count('rpc_client_call_duration_count')).to.equal(before.made + 5);
+    expect(await stack.spans()).to.deep.equal([]);
+  });
+});
+
 describe('tracing: signup and create-checkout across every service', function () {
   this.timeout(60_000);
   let stack: TracedStack;

@@ -45,13 +45,14 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
         throw error;
       })
     : undefined;
+  const now = options.now ?? Date.now;
   const accounts = new Accounts({
     users: new UserStore(db),
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
     counters: redis ? new RedisWindowCounters(redis) : new SqlWindowCounters(db),
     hasher: await PasswordHasher.create(config.argon2),
     limits: config.rateLimits,
-    now: options.now ?? Date.now,
+    now,
   });
   const purge = setInterval(() => {
     accounts.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'purging expired sessions failed'));
@@ -75,7 +76,10 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
           await accounts.logOut(sessionToken);
           return {};
         },
-        resolveSession: async ({ sessionToken }) => ({ profile: toProfile(await accounts.resolveSession(sessionToken)) }),
+        resolveSession: async ({ sessionToken }) => {
+          const { user, expiresAt } = await accounts.resolveSession(sessionToken);
+          return { profile: toProfile(user), expiresInMs: Math.max(0, expiresAt - now()) };
+        },
         getProfile: async (_request, context) => ({ profile: toProfile(await accounts.profile(await context.requireCaller())) }),
         updateProfile: async (request, context) => ({
           profile: toProfile(await accounts.updateProfile(await context.requireCaller(), request)),

@@ -28,10 +28,17 @@ export interface LedgerOptions {
   /** How long an order's hold on a reward code lasts unless it is paid or released first. */
   codeHoldMs: number;
   now: () => number;
+  /** Told when opening an account off the read path fails; the next read tries again. */
+  onBackgroundFailure?: (error: unknown) => void;
 }
+
+/** Names the welcome entry of an account read before it was opened, until the ledger records it. */
+export const PENDING_WELCOME_ID = 'pending-welcome';
+const WELCOME_ENTRY = { type: 'welcome', points: WELCOME_BONUS, description: 'Welcome bonus' } as const;
 
 export class LoyaltyLedger {
   private readonly catalog: ReadonlyMap<string, loyalty.Reward>;
+  private readonly openings = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: LoyaltyStore,
@@ -47,9 +54,41 @@ export class LoyaltyLedger {
     return this.account(userId);
   }
 
-  /** The account, opened first if this is its first read. */
+  /**
+   * The account as its ledger stands; a read writes nothing. An account never opened (signup's
+   * OpenAccount failed) answers as it will open, welcome bonus owed, and is opened off the read
+   * path, once however many reads find it missing (docs/decisions/0800).
+   */
   async account(userId: string): Promise<loyalty.Account> {
-    return (await this.read(userId)) ?? this.open(userId);
+    const account = await this.read(userId);
+    if (account) return account;
+    this.openInBackground(userId);
+    return this.asItWillOpen();
+  }
+
+  private openInBackground(userId: string): void {
+    if (this.openings.has(userId)) return;
+    const opening = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.changeAccount(userId, async () => undefined))
+      .catch((error: unknown) => this.options.onBackgroundFailure?.(error))
+      .finally(() => this.openings.delete(userId));
+    this.openings.set(userId, opening);
+  }
+
+  /** Waits for the accounts being opened in the background (graceful stop, tests). */
+  async settled(): Promise<void> {
+    await Promise.all(this.openings.values());
+  }
+
+  private asItWillOpen(): loyalty.Account {
+    return {
+      points: WELCOME_BONUS,
+      lifetimePoints: WELCOME_BONUS,
+      tier: tierFor(WELCOME_BONUS, this.options.tiers),
+      pointsHistory: [{ id: PENDING_WELCOME_ID, ...WELCOME_ENTRY, createdAt: new Date(this.options.now()).toISOString() }],
+      availableRewards: [...this.catalog.values()],
+      redeemedRewards: [],
+    };
   }
 
   async awardPurchase(userId: string, orderId: string, amountPence: number): Promise<loyalty.AwardPurchaseResponse> {
@@ -154,9 +193,7 @@ export class LoyaltyLedger {
       await this.grantOnce(trx, {
         ...this.entryBase(userId),
         key: ledgerKey.welcome(userId),
-        type: 'welcome',
-        points: WELCOME_BONUS,
-        description: 'Welcome bonus',
+        ...WELCOME_ENTRY,
       });
       return change(trx);
     });

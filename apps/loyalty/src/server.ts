@@ -21,6 +21,8 @@ import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardId
 export interface LoyaltyServer {
   address: string;
   db: Knex;
+  /** Resolves once the accounts being opened off the read path are open (or failed). */
+  settled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startLoyaltyServer(config: LoyaltyConfig, options: StartOp
     tiers: config.tiers,
     codeHoldMs: config.codeHoldSeconds * 1000,
     now: options.now ?? Date.now,
+    onBackgroundFailure: (error) => logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
   });
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
@@ -95,8 +98,10 @@ export async function startLoyaltyServer(config: LoyaltyConfig, options: StartOp
   return {
     address: grpcServer.address,
     db,
+    settled: () => ledger.settled(),
     async stop() {
       await grpcServer.shutdown();
+      await ledger.settled();
       await db.destroy();
     },
   };

@@ -45,6 +45,40 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
       expect(await ledgerRows(loyalty.server, userId)).to.have.length(1);
     });
 
+    it('reads an opened account without writing anything', async () => {
+      const userId = newUserId();
+      await loyalty.client.openAccount({}, await loyalty.as(userId));
+      const statements: string[] = [];
+      const record = (query: { sql: string }) => statements.push(query.sql);
+      loyalty.server.db.on('query', record);
+      try {
+        expect(await account(userId)).to.deep.include({ points: 100 });
+      } finally {
+        loyalty.server.db.off('query', record);
+      }
+      expect(statements).to.not.be.empty;
+      expect(statements.filter((sql) => /^\s*(insert|update|delete|replace)\b|\bfor update\b/i.test(sql))).to.deep.equal([]);
+    });
+
+    it('answers a never-opened account with the bonus owed and opens it once, off the read path', async () => {
+      const userId = newUserId();
+      const first = await account(userId);
+      expect(first.pointsHistory[0]!.id).to.equal('pending-welcome');
+      const reads = [first, ...(await Promise.all([account(userId), account(userId), account(userId)]))];
+      // Whether a read ran before or after the background opening, it shows the same account.
+      for (const read of reads) {
+        expect(read).to.deep.include({ points: 100, lifetimePoints: 100, tier: 'bronze', redeemedRewards: [] });
+        const [welcome, ...rest] = read.pointsHistory;
+        expect(rest).to.deep.equal([]);
+        expect(welcome).to.deep.equal({ id: welcome!.id, type: 'welcome', points: 100, description: 'Welcome bonus', createdAt: '2026-03-01T10:00:00.000Z', orderId: undefined });
+      }
+      await loyalty.server.settled();
+      expect(await ledgerRows(loyalty.server, userId)).to.deep.equal([{ key: `welcome:${userId}`, points: 100, type: 'welcome' }]);
+      const opened = await account(userId);
+      expect(opened.pointsHistory[0]!.id).to.not.equal('pending-welcome');
+      expect(opened).to.deep.include({ points: 100, lifetimePoints: 100 });
+    });
+
     it('lists the rewards catalog from the data file', async () => {
       expect((await account(newUserId())).availableRewards).to.deep.equal([
         { id: TEN_PERCENT, name: '10% off your next order', pointsCost: 500, discount: 0.1 },

@@ -25,10 +25,12 @@ import { readMetricsConfig, type MetricsConfig } from './config';
 import { startMetricsServer, type AdminHandler, type MetricsServer } from './metrics-server';
 import { METER_NAME } from './gauges';
 import { RpcMetricsSpanProcessor } from './rpc-metrics';
+import { readSampler } from './sampler';
 
 export { registerGauge, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
 export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
 export { RpcMetricsSpanProcessor } from './rpc-metrics';
+export { readSampler, RecordingRpcSpans, DEFAULT_SAMPLER, DEFAULT_SAMPLE_RATIO } from './sampler';
 export type { AdminAnswer, AdminHandler } from './metrics-server';
 
 export interface TelemetryOptions {
@@ -66,6 +68,7 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
   });
   const tracerProvider = new NodeTracerProvider({
     resource,
+    sampler: loadOrExit(readSampler, env),
     spanProcessors: disabled
       ? []
       : [

@@ -25,7 +25,7 @@ export interface StackOptions {
   env?: Env;
   /** Reuse stores from an earlier stack, e.g. to test a restart on the same data. */
   stores?: TestStores;
-  /** Epoch milliseconds for services that take a clock (identity, checkout), so tests can move time. */
+  /** Epoch milliseconds for apps that take a clock (identity, checkout, the gateway's session cache), so tests can move time. */
   now?: () => number;
 }
 
@@ -114,7 +114,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       stoppers.unshift(() => checkout.stop());
       env.CHECKOUT_ADDR = checkout.address;
     }
-    const gateway = await startGateway(readGatewayConfig(configFor('gateway', { PORT: '0' })));
+    const gateway = await startGateway(readGatewayConfig(configFor('gateway', { PORT: '0' })), { now: options.now });
     stack.gateway = gateway;
     stoppers.unshift(() => gateway.stop());
   } catch (error) {

@@ -18,7 +18,7 @@ const COOKIE_ATTRIBUTES = 'HttpOnly; Secure; SameSite=Lax';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface RequestSession {
-  profile: identity.Profile;
+  userId: string;
   /** Short-lived signed token naming this customer, for calls made on their behalf. */
   callerToken: string;
 }
@@ -77,18 +77,24 @@ export function sessionOf(req: Request, res: Response, context: GatewayContext):
 
 /**
  * The customer a session token names, however it was presented (cookie, or a bearer token on
- * /mcp); undefined for a malformed token or one identity no longer knows. Failures of identity
- * itself (unavailable, timeout) propagate.
+ * /mcp); undefined for a malformed token or one identity no longer knows. Answers come from the
+ * session cache while it trusts them. Failures of identity itself (unavailable, timeout) propagate.
  */
-export async function resolveSessionToken(token: string, { clients, signer }: Pick<GatewayContext, 'clients' | 'signer'>): Promise<RequestSession | undefined> {
+export async function resolveSessionToken(
+  token: string,
+  { clients, signer, sessions }: Pick<GatewayContext, 'clients' | 'signer' | 'sessions'>,
+): Promise<RequestSession | undefined> {
   if (!SESSION_TOKEN.test(token)) return undefined;
-  try {
-    const { profile } = await clients.identity.resolveSession({ sessionToken: token });
-    return { profile: profile!, callerToken: await signer.sign(profile!.id) };
-  } catch (error) {
-    if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
-    return undefined;
-  }
+  const userId = await sessions.userIdOf(token, async (sessionToken) => {
+    try {
+      const { profile, expiresInMs } = await clients.identity.resolveSession({ sessionToken });
+      return { userId: profile!.id, expiresInMs };
+    } catch (error) {
+      if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
+      return undefined;
+    }
+  });
+  return userId === undefined ? undefined : { userId, callerToken: await signer.sign(userId) };
 }
 
 /** The request's session, or a 401 Error. */

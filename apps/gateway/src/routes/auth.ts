@@ -10,6 +10,7 @@ import type { GatewayContext } from '../context';
 import { bodyRefusal, methodNotAllowed } from '../http/errors';
 import { jsonBody } from '../http/json-body';
 import { clearSessionCookie, clientAddress, requireSession, sessionTokenOf, setSessionCookie } from '../http/session';
+import { sessionKey } from '../sessions/session-cache';
 import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
 
 interface SignUpBody {
@@ -32,7 +33,7 @@ interface StateSyncBody {
 }
 
 export function registerAuthRoutes(app: Express, context: GatewayContext): void {
-  const { clients, signer, validator, logger, config } = context;
+  const { clients, signer, validator, logger, config, revocations } = context;
   const parseJson = jsonBody(config.bodyLimitBytes);
 
   const sessionRequired: RequestHandler = async (req, res, next) => {
@@ -88,21 +89,28 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
         await clients.identity.logOut({ sessionToken });
       } catch (error) {
         // A cookie identity does not know is dead either way: let the browser forget it.
-        if (error instanceof AppError && error.kind === 'unauthenticated') clearSessionCookie(res);
+        if (error instanceof AppError && error.kind === 'unauthenticated') {
+          clearSessionCookie(res);
+          await revokeEverywhere(sessionToken);
+        }
         throw error;
       }
+      await revokeEverywhere(sessionToken);
       clearSessionCookie(res);
       sendPrivate(res, { success: true });
     })
     .all(methodNotAllowed('POST'));
 
-  // The benchmarked path: one ResolveSession and one GetAccount, nothing cached across requests.
+  // Profile and points are read at the same time, each from the service that owns it.
   app
     .route('/api/auth/me')
     .get(async (req, res) => {
-      const session = await requireSession(req, res, context);
-      const { account } = await clients.loyalty.getAccount({}, { callerToken: session.callerToken });
-      sendPrivate(res, authSuccess(session.profile, loyaltyView(account)));
+      const { callerToken } = await requireSession(req, res, context);
+      const [{ profile }, { account }] = await Promise.all([
+        clients.identity.getProfile({}, { callerToken }),
+        clients.loyalty.getAccount({}, { callerToken }),
+      ]);
+      sendPrivate(res, authSuccess(profile!, loyaltyView(account)));
     })
     .all(methodNotAllowed('GET'));
 
@@ -121,6 +129,18 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
       sendPrivate(res, { success: true });
     })
     .all(methodNotAllowed('POST'));
+
+  /**
+   * Makes every replica's session cache forget the session. Identity has already deleted it, so
+   * if the message cannot be sent the other replicas stop trusting it within their cache TTL.
+   */
+  async function revokeEverywhere(sessionToken: string): Promise<void> {
+    try {
+      await revocations.publish(sessionKey(sessionToken));
+    } catch (error) {
+      logger.warn({ err: error }, 'broadcasting a session revocation failed');
+    }
+  }
 
   /**
    * Deletes the session identity started for a login that is not answered 200. Its token never left the

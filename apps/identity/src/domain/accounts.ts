@@ -140,8 +140,8 @@ export class Accounts {
     await sessions.delete(tokenHash);
   }
 
-  /** The account a session token belongs to; 401 when unknown or expired (an expired one is purged). */
-  async resolveSession(token: string): Promise<User> {
+  /** The account a session token belongs to and when the session expires; 401 when unknown or expired (an expired one is purged). */
+  async resolveSession(token: string): Promise<{ user: User; expiresAt: number }> {
     const { sessions, users, now } = this.options;
     if (!isWellFormedSessionToken(token)) throw invalidSession();
     const tokenHash = hashSessionToken(token);
@@ -152,7 +152,7 @@ export class Accounts {
       await sessions.delete(tokenHash);
       throw invalidSession();
     }
-    return user;
+    return { user, expiresAt: session.expiresAt };
   }
 
   async profile(userId: string): Promise<User> {

@@ -85,7 +85,11 @@ export interface ResolveSessionRequest {
 }
 
 export interface ResolveSessionResponse {
-  profile?: Profile | undefined;
+  profile?:
+    | Profile
+    | undefined;
+  /** Milliseconds until the session expires. */
+  expiresInMs: number;
 }
 
 export interface GetProfileRequest {
@@ -1078,13 +1082,16 @@ export const ResolveSessionRequest: MessageFns<ResolveSessionRequest> = {
 };
 
 function createBaseResolveSessionResponse(): ResolveSessionResponse {
-  return { profile: undefined };
+  return { profile: undefined, expiresInMs: 0 };
 }
 
 export const ResolveSessionResponse: MessageFns<ResolveSessionResponse> = {
   encode(message: ResolveSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.profile !== undefined) {
       Profile.encode(message.profile, writer.uint32(10).fork()).join();
+    }
+    if (message.expiresInMs !== 0) {
+      writer.uint32(16).int64(message.expiresInMs);
     }
     return writer;
   },
@@ -1110,6 +1117,14 @@ export const ResolveSessionResponse: MessageFns<ResolveSessionResponse> = {
             message.profile = Profile.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expiresInMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1123,13 +1138,23 @@ export const ResolveSessionResponse: MessageFns<ResolveSessionResponse> = {
   },
 
   fromJSON(object: any): ResolveSessionResponse {
-    return { profile: isSet(object.profile) ? Profile.fromJSON(object.profile) : undefined };
+    return {
+      profile: isSet(object.profile) ? Profile.fromJSON(object.profile) : undefined,
+      expiresInMs: isSet(object.expiresInMs)
+        ? globalThis.Number(object.expiresInMs)
+        : isSet(object.expires_in_ms)
+        ? globalThis.Number(object.expires_in_ms)
+        : 0,
+    };
   },
 
   toJSON(message: ResolveSessionResponse): unknown {
     const obj: any = {};
     if (message.profile !== undefined) {
       obj.profile = Profile.toJSON(message.profile);
+    }
+    if (message.expiresInMs !== 0) {
+      obj.expiresInMs = Math.round(message.expiresInMs);
     }
     return obj;
   },
@@ -1142,6 +1167,7 @@ export const ResolveSessionResponse: MessageFns<ResolveSessionResponse> = {
     message.profile = (object.profile !== undefined && object.profile !== null)
       ? Profile.fromPartial(object.profile)
       : undefined;
+    message.expiresInMs = object.expiresInMs ?? 0;
     return message;
   },
 };

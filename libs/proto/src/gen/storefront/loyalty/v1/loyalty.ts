@@ -2267,7 +2267,7 @@ export const LoyaltyServiceService = {
     responseSerialize: (value: OpenAccountResponse): Buffer => Buffer.from(OpenAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): OpenAccountResponse => OpenAccountResponse.decode(value),
   },
-  /** The caller's account, opened on first read if missing. */
+  /** The caller's account, read only; one never opened answers with the welcome bonus owed and is opened in the background. */
   getAccount: {
     path: "/storefront.loyalty.v1.LoyaltyService/GetAccount" as const,
     requestStream: false as const,
@@ -2360,7 +2360,7 @@ export const LoyaltyServiceService = {
 export interface LoyaltyServiceServer extends UntypedServiceImplementation {
   /** Opens the caller's account with the welcome bonus; idempotent. */
   openAccount: handleUnaryCall<OpenAccountRequest, OpenAccountResponse>;
-  /** The caller's account, opened on first read if missing. */
+  /** The caller's account, read only; one never opened answers with the welcome bonus owed and is opened in the background. */
   getAccount: handleUnaryCall<GetAccountRequest, GetAccountResponse>;
   /** Applies sanitised client state: only redemption requests are honoured. */
   sync: handleUnaryCall<SyncRequest, SyncResponse>;
@@ -2395,7 +2395,7 @@ export interface LoyaltyServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: OpenAccountResponse) => void,
   ): ClientUnaryCall;
-  /** The caller's account, opened on first read if missing. */
+  /** The caller's account, read only; one never opened answers with the welcome bonus owed and is opened in the background. */
   getAccount(
     request: GetAccountRequest,
     callback: (error: ServiceError | null, response: GetAccountResponse) => void,
