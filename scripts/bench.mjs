@@ -8,6 +8,7 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { ROOT, startProcessStack } from './lib/process-stack.mjs';
 
@@ -188,7 +189,7 @@ try {
   const baseline = fork(path.join(ROOT, 'scripts', 'lib', 'baseline-servers.mjs'), { env: { ...process.env, BENCH_BODY: stockBody }, stdio: 'ignore' });
   const ports = await new Promise((resolve) => baseline.once('message', resolve));
   try {
-    const bareHttp = await measure('bare node:http', `http://127.0.0.1:${ports.http}/`);
+    await measure('bare node:http', `http://127.0.0.1:${ports.http}/`);
     const bareExpress = await measure('bare express', `http://127.0.0.1:${ports.express}/`);
     const health = await measure('gateway /api/health', `${stack.gatewayUrl}/api/health`);
     const productsJson = await measure('gateway /products.json', `${stack.gatewayUrl}/products.json`);
