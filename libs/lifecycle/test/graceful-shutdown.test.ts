@@ -110,8 +110,9 @@ describe('lifecycle: graceful shutdown on SIGTERM (real processes)', function ()
         INVENTORY_ADDR: inventoryAddress,
         CALLER_TOKEN_PRIVATE_KEY: keys.privateKeyPem,
         ...testServiceTokenEnv('gateway'),
-      ...testServiceTokenEnv('gateway'),
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        // Every trace, so the one request of this test is exported whatever the default ratio.
+        OTEL_TRACES_SAMPLER: 'always_on',
       });
       const { url } = (await gateway.logLine('gateway listening')) as { url: string };
       expect((await request(`${url}/api/version`)).status).to.equal(200);
