@@ -1,10 +1,12 @@
-// Starts every app as its own process (the embedded default unless the environment names
-// MySQL/Redis), waits until the gateway reports every service ready, restarts an app that
+// Starts every app as its own process, REPLICAS times over (see replicas.mjs; the embedded
+// default unless the environment names MySQL/Redis), waits until every gateway reports every
+// service ready, restarts an app that
 // crashes after that, and stops them all gracefully. Used by `npm start` and by the benchmark.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { platformKeys } from './platform-keys.mjs';
+import { replicaCount, replicaLayout } from './replicas.mjs';
 import { superviseProcess } from './supervised-process.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -27,33 +29,48 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
   // mmap threshold so large blocks (argon2's 19 MiB) go back to the system when freed.
   const keys = platformKeys(env, dataDir);
   const fullEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...env, DATA_DIR: dataDir, ...keys.env };
-  const port = fullEnv.PORT ?? '8080';
+  const replicas = replicaCount(fullEnv);
+  const layout = replicaLayout(APPS, fullEnv, replicas);
   const started = process.hrtime.bigint();
-  const processes = APPS.map((app) => {
+  const launch = ({ app, replica, env: replicaEnv }) => {
     const entry = dev ? path.join(ROOT, 'apps', app, 'src', 'main.ts') : path.join(ROOT, 'apps', app, 'dist', 'main.js');
     if (!existsSync(entry)) throw new Error(`${path.relative(ROOT, entry)} is missing; run npm run build`);
     // Source maps stay beside the bundles; NODE_OPTIONS=--enable-source-maps turns them on when
     // debugging (always on, they cost start-up time and memory in every process).
     const args = [...nodeArgs, ...(dev ? ['--import', 'tsx'] : []), entry];
-    const spawnChild = () => spawn(process.execPath, args, { cwd: ROOT, env: { ...fullEnv, ...keys.envFor(app) }, stdio: ['ignore', output, output] });
-    return superviseProcess({ name: app, spawnChild });
-  });
-
+    const appEnv = { ...fullEnv, ...replicaEnv, ...keys.envFor(app) };
+    const spawnChild = () => spawn(process.execPath, args, { cwd: ROOT, env: appEnv, stdio: ['ignore', output, output] });
+    return Object.assign(superviseProcess({ name: replicas > 1 ? `${app}#${replica}` : app, spawnChild }), { app, replica, env: appEnv });
+  };
+  const processes = [];
   /** Passes `signal` to every app and waits until all have exited. */
   const stop = (signal = 'SIGTERM') => Promise.all(processes.map((supervised) => supervised.stop(signal))).then(() => {});
-  // Any exit before the stack is ready fails the start, with the app's own error above it.
-  const crashed = Promise.race(processes.map(async ({ name, firstExit }) => ({ app: name, ...(await firstExit) })));
+  const gatewayUrls = layout.filter(({ app }) => app === 'gateway').map(({ env: replicaEnv }) => `http://127.0.0.1:${replicaEnv.PORT ?? fullEnv.PORT ?? '8080'}`);
 
-  const gatewayUrl = `http://127.0.0.1:${port}`;
-  const ready = await Promise.race([waitUntilReady(gatewayUrl), crashed.then((c) => ({ crashed: c })), sleep(30_000).then(() => ({ timeout: true }))]);
-  if (ready.crashed || ready.timeout) {
-    await stop();
-    throw new Error(ready.crashed ? `${ready.crashed.app} exited during start (code ${ready.crashed.code})` : 'the stack did not become ready within 30 s');
+  // Replica 0 of every app first, so that one process seeds the embedded demo data; the other
+  // replicas once it serves.
+  for (const wave of [0, 1]) {
+    const members = layout.filter(({ replica }) => (wave === 0 ? replica === 0 : replica > 0));
+    if (members.length === 0) continue;
+    const launched = members.map(launch);
+    processes.push(...launched);
+    // Any exit before the stack is ready fails the start, with the app's own error above it.
+    const crashed = Promise.race(launched.map(async ({ name, firstExit }) => ({ app: name, ...(await firstExit) })));
+    const urls = wave === 0 ? gatewayUrls.slice(0, 1) : gatewayUrls.slice(1);
+    const ready = await Promise.race([
+      Promise.all(urls.map(waitUntilReady)),
+      crashed.then((c) => ({ crashed: c })),
+      sleep(30_000).then(() => ({ timeout: true })),
+    ]);
+    if (ready.crashed || ready.timeout) {
+      await stop();
+      throw new Error(ready.crashed ? `${ready.crashed.app} exited during start (code ${ready.crashed.code})` : 'the stack did not become ready within 30 s');
+    }
   }
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6;
   // From here on an app that crashes is started again while the others keep serving.
   for (const supervised of processes) supervised.restartOnExit();
-  return { gatewayUrl, startupMs, env: fullEnv, processes, stop };
+  return { gatewayUrl: gatewayUrls[0], gatewayUrls, startupMs, env: fullEnv, processes, stop };
 }
 
 async function waitUntilReady(url) {
