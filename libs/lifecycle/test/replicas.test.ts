@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { currentBackend, provisionStores, type TestStores } from '@storefront/testing';
-import { freePorts, waitUntil } from './process-tree';
+import { portIsFree, waitUntil } from './process-tree';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const SERVICES = ['identity', 'loyalty', 'checkout', 'inventory'] as const;
@@ -28,20 +28,35 @@ interface Stack {
   stop(signal?: string): Promise<void>;
 }
 
-// The start script is an ES module: load it with the runtime's own import, not a require.
-const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ startProcessStack(options: object): Promise<Stack> }>;
+/**
+ * Ports for the layout REPLICAS=2 derives from them (replica 1 of a service and of an admin port
+ * 100 above replica 0's), all free a moment ago: gateways on `base` and `base`+1, the sandbox on
+ * `base`+2, services from `base`+10, admin ports from `base`+20.
+ */
+async function freeReplicaPorts(): Promise<{ gateway: number; sandbox: number; grpc: number[]; metrics: number }> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    // Below the kernel's ephemeral range, so outgoing connections do not take them meanwhile.
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
+    const grpc = SERVICES.map((_, i) => base + 10 + i);
+    const metrics = base + 20;
+    const needed = [base, base + 1, base + 2, ...grpc.flatMap((port) => [port, port + 100]), ...[0, 1, 2, 3, 4, 5].flatMap((i) => [metrics + i, metrics + 100 + i])];
+    if ((await Promise.all(needed.map(portIsFree))).every(Boolean)) return { gateway: base, sandbox: base + 2, grpc, metrics };
+  }
+  throw new Error('no free block of ports for two replicas found in 20 attempts');
+}
+
+// Loaded by path so TypeScript does not look for declarations of this plain ES module.
+const loadProcessStack = () => import(path.join(ROOT, 'scripts', 'lib', 'process-stack.mjs')) as Promise<{ startProcessStack(options: object): Promise<Stack> }>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('npm start with REPLICAS=2 (MySQL + Redis, real processes)', function () {
+describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as several replicas cannot share SQLite files)', function () {
   this.timeout(180_000);
   let stores: TestStores;
   let stack: Stack | undefined;
-  /** Writes the catalog: an unlimited SKU (£19.99, limited to `ghkStock` when given) and the sale SKU (£10). */
-  let importCatalog: (ghkStock: number | undefined) => void;
 
   before(async function () {
     if (currentBackend() !== 'mysql') {
-      this.skip(); // several replicas need shared stores: REPLICAS>1 refuses the per-process SQLite files
+      this.skip(); // REPLICAS>1 refuses the per-process SQLite files (see replica-layout.test.ts)
     }
     const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
     expect(build.status, build.stderr).to.equal(0);
@@ -52,17 +67,15 @@ describe('npm start with REPLICAS=2 (MySQL + Redis, real processes)', function (
     };
     const migrate = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'migrate.mjs')], { cwd: ROOT, env: { PATH: process.env.PATH, ...storeEnv }, encoding: 'utf8' });
     expect(migrate.status, migrate.stderr).to.equal(0);
-    importCatalog = (ghkStock) => {
-      const catalogFile = path.join(stores.dataDir, 'catalog.json');
-      const product = (id: string, size: string, price: number, stock?: number) => ({ id, name: id, description: 'For research use only.', sizes: [{ size, price, ...(stock === undefined ? {} : { stock }) }] });
-      fs.writeFileSync(catalogFile, JSON.stringify({ products: [product('ghk-cu', '50mg', 19.99, ghkStock), product('sale-item', '1mg', 10, SALE_UNITS)] }));
-      const imported = spawnSync(process.execPath, ['--import', 'tsx', 'apps/inventory/src/cli/import-catalog.ts', catalogFile], { cwd: ROOT, env: { PATH: process.env.PATH, ...storeEnv }, encoding: 'utf8' });
-      expect(imported.status, imported.stderr).to.equal(0);
-    };
-    importCatalog(undefined);
+    // An unlimited SKU (£19.99) and the sale SKU (£10, SALE_UNITS in stock).
+    const catalogFile = path.join(stores.dataDir, 'catalog.json');
+    const product = (id: string, size: string, price: number, stock?: number) => ({ id, name: id, description: 'For research use only.', sizes: [{ size, price, ...(stock === undefined ? {} : { stock }) }] });
+    fs.writeFileSync(catalogFile, JSON.stringify({ products: [product('ghk-cu', '50mg', 19.99), product('sale-item', '1mg', 10, SALE_UNITS)] }));
+    const imported = spawnSync(process.execPath, ['--import', 'tsx', 'apps/inventory/src/cli/import-catalog.ts', catalogFile], { cwd: ROOT, env: { PATH: process.env.PATH, ...storeEnv }, encoding: 'utf8' });
+    expect(imported.status, imported.stderr).to.equal(0);
 
-    const [gatewayPort, sandboxPort, metricsBase, ...grpcPorts] = await freePorts(7);
-    const { startProcessStack } = await importModule(path.join(ROOT, 'scripts', 'lib', 'process-stack.mjs'));
+    const ports = await freeReplicaPorts();
+    const { startProcessStack } = await loadProcessStack();
     stack = await startProcessStack({
       output: 'ignore',
       env: {
@@ -70,16 +83,15 @@ describe('npm start with REPLICAS=2 (MySQL + Redis, real processes)', function (
         REDIS_URL: stores.redisUrl,
         REDIS_KEY_PREFIX: stores.redisPrefix,
         REPLICAS: '2',
-        PORT: String(gatewayPort),
-        SANDBOX_PORT: String(sandboxPort),
-        SUMUP_API_BASE: `http://127.0.0.1:${sandboxPort}`,
-        SANDBOX_PUBLIC_URL: `http://127.0.0.1:${sandboxPort}`,
-        PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
-        METRICS_PORT: String(metricsBase),
-        ...Object.fromEntries(SERVICES.map((service, i) => [`${service.toUpperCase()}_ADDR`, `127.0.0.1:${grpcPorts[i]}`])),
+        PORT: String(ports.gateway),
+        SANDBOX_PORT: String(ports.sandbox),
+        SUMUP_API_BASE: `http://127.0.0.1:${ports.sandbox}`,
+        SANDBOX_PUBLIC_URL: `http://127.0.0.1:${ports.sandbox}`,
+        PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gateway}`,
+        METRICS_PORT: String(ports.metrics),
+        ...Object.fromEntries(SERVICES.map((service, i) => [`${service.toUpperCase()}_ADDR`, `127.0.0.1:${ports.grpc[i]}`])),
         LOG_LEVEL: 'warn',
         OTEL_TRACES_EXPORTER: 'none',
-        CATALOG_REFRESH_MS: '1000',
         // Every buyer below comes from 127.0.0.1: lift the per-address abuse limits, keep login failures low.
         CHECKOUTS_PER_ADDRESS_MAX: '100000',
         OPEN_ORDERS_PER_ADDRESS_MAX: '10000',
@@ -121,14 +133,15 @@ describe('npm start with REPLICAS=2 (MySQL + Redis, real processes)', function (
     delivery: { name: 'Rep Lica', email: 'rep@example.com', line1: '1 Load Lane', city: 'London', postcode: 'E1 6AN', country: 'GB' },
   });
 
-  /** Calls served per process, from each replica's own metrics (health probes left out). */
-  async function servedCalls(app: string): Promise<number[]> {
+  /** Calls of `service`'s own RPCs each of its replicas served, from the replica's RPC metrics. */
+  async function servedCalls(service: (typeof SERVICES)[number]): Promise<number[]> {
+    const counter = `rpc_server_call_duration_count{rpc_system="grpc",rpc_service="storefront.${service}.v1.`;
     return Promise.all(
-      replicasOf(app).map(async ({ env }) => {
+      replicasOf(service).map(async ({ env }) => {
         const text = await (await fetch(`http://127.0.0.1:${env.METRICS_PORT}/metrics`)).text();
         return text
           .split('\n')
-          .filter((line) => line.startsWith('rpc_server_call_duration_seconds_count') && !line.includes('grpc.health.v1'))
+          .filter((line) => line.startsWith(counter))
           .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
       }),
     );
@@ -221,12 +234,15 @@ describe('npm start with REPLICAS=2 (MySQL + Redis, real processes)', function (
     expect(refused.every(clearRefusal), JSON.stringify(refused.find((r) => !clearRefusal(r))?.json)).to.equal(true);
     const stock = (await (await fetch(`${gateways()[1]}/api/stock`)).json()) as Record<string, number>;
     expect(stock[SALE_SKU]).to.equal(0);
-    // products.json: the same body and ETag on both gateways within 10 s of a stock change.
-    importCatalog(0);
+    // products.json: the same body and ETag on both gateways within 10 s of the sell-out, at the
+    // default refresh interval.
     await waitUntil('both gateways publish the sold-out catalog', async () => {
       const [first, second] = await published();
       return first!.etag !== beforeSale!.etag && first!.etag === second!.etag && first!.body === second!.body;
     }, 10_000);
+    const [soldOut] = await published();
+    const saleSize = JSON.parse(soldOut!.body).products.find((p: { id: string }) => p.id === 'sale-item').sizes[0];
+    expect(saleSize).to.include({ sku: SALE_SKU, stockLimited: true, inStock: false });
   });
 
   it('refuses the cookie on gateway 1 within a second of a logout through gateway 0', async () => {
