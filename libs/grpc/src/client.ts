@@ -49,6 +49,9 @@ export function createRpcClient<D extends ServiceDefinition>(
   { target, defaultDeadlineMs = 5000, signer }: ClientOptions,
 ): RpcClient<D> {
   const channel = new Client(address, credentials.createInsecure(), { ...CHANNEL_OPTIONS, 'grpc.service_config': serviceConfigFor(definition) });
+  // Connect to every backend now: a channel left idle until its first calls sends that whole
+  // burst to whichever backend happens to connect first.
+  channel.getChannel().getConnectivityState(true);
   const methods: Record<string, unknown> = { close: () => channel.close() };
   for (const [name, method] of Object.entries(definition)) {
     methods[name] = async (request: unknown, options: CallOptions = {}) => {

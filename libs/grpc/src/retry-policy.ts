@@ -4,6 +4,8 @@
  * when repeating it has the effect of doing it once, because it is keyed (an order reference, a
  * checkout reference, an account) or sets a value. SignUp, LogIn, Sync and Redeem are not
  * repeated: a second attempt could create a second account or session, or spend points twice.
+ * An UNAVAILABLE our own handlers answer (a failed payment provider or store) is never retried:
+ * it carries a "do not retry" pushback (status.ts).
  */
 import { checkout, health, identity, inventory, loyalty } from '@storefront/proto';
 import type { ServiceDefinition } from './types';
