@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm start`: the whole platform on this machine, each app in its own process, on the embedded
 // default (SQLite files under DATA_DIR, the sandbox payment provider) unless the environment
-// says otherwise. An app that crashes is started again; SIGINT (Ctrl-C) or SIGTERM is passed on
-// to every app and the script exits once all of them have stopped.
+// says otherwise; REPLICAS=N runs N processes of every app (MySQL required). An app that crashes
+// is started again; SIGINT (Ctrl-C) or SIGTERM is passed on to every app and the script exits
+// once all of them have stopped.
 import { startProcessStack } from './lib/process-stack.mjs';
 
 const dev = process.argv.includes('--dev');
@@ -27,7 +28,8 @@ if (stopSignal) {
   await shutdown();
 } else {
   const publicUrl = process.env.PUBLIC_BASE_URL ?? `http://localhost:${process.env.PORT ?? 8080}`;
-  console.log(`\nStorefront is up at ${publicUrl} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n`);
+  const gateways = stack.gatewayUrls.length > 1 ? ` (${stack.gatewayUrls.length} gateways: ${stack.gatewayUrls.join(' ')})` : '';
+  console.log(`\nStorefront is up at ${publicUrl}${gateways} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n`);
 }
 
 async function shutdown() {

@@ -1,15 +1,19 @@
-// Starts every app as its own process (the embedded default unless the environment names
-// MySQL/Redis), waits until the gateway reports every service ready, restarts an app that
-// crashes after that, and stops them all gracefully. Used by `npm start` and by the benchmark.
+// Starts every app as its own process, REPLICAS times over (see replicas.mjs; the embedded
+// default unless the environment names MySQL/Redis), waits until every gateway reports every
+// service ready and every service replica listens, restarts an app that crashes after that, and
+// stops them all gracefully. Used by `npm start` and by the benchmark.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { platformKeys } from './platform-keys.mjs';
+import { replicaCount, replicaLayout } from './replicas.mjs';
 import { superviseProcess } from './supervised-process.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 // Dependencies first, so the gateway's first readiness probe finds them up.
 export const APPS = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'checkout', 'gateway'];
+const START_TIMEOUT_MS = 30_000;
 
 /**
  * @param {object} options
@@ -19,6 +23,8 @@ export const APPS = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'che
  * @param {string[]} [options.nodeArgs]  extra node flags for every app, e.g. --cpu-prof
  */
 export async function startProcessStack({ env, dev = false, output = 'inherit', nodeArgs = [] }) {
+  // Refused before anything is written, e.g. several replicas on per-process SQLite files.
+  const replicas = replicaCount({ ...process.env, ...env });
   const dataDir = path.resolve(ROOT, env.DATA_DIR ?? 'data');
   // Only this user may read DATA_DIR (SQLite files, the caller-token keys), whatever the umask.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -27,45 +33,83 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
   // mmap threshold so large blocks (argon2's 19 MiB) go back to the system when freed.
   const keys = platformKeys(env, dataDir);
   const fullEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...env, DATA_DIR: dataDir, ...keys.env };
-  const port = fullEnv.PORT ?? '8080';
+  const layout = replicaLayout(APPS, fullEnv, replicas);
   const started = process.hrtime.bigint();
-  const processes = APPS.map((app) => {
+  const launch = ({ app, replica, env: replicaEnv }) => {
     const entry = dev ? path.join(ROOT, 'apps', app, 'src', 'main.ts') : path.join(ROOT, 'apps', app, 'dist', 'main.js');
     if (!existsSync(entry)) throw new Error(`${path.relative(ROOT, entry)} is missing; run npm run build`);
     // Source maps stay beside the bundles; NODE_OPTIONS=--enable-source-maps turns them on when
     // debugging (always on, they cost start-up time and memory in every process).
     const args = [...nodeArgs, ...(dev ? ['--import', 'tsx'] : []), entry];
-    const spawnChild = () => spawn(process.execPath, args, { cwd: ROOT, env: { ...fullEnv, ...keys.envFor(app) }, stdio: ['ignore', output, output] });
-    return superviseProcess({ name: app, spawnChild });
-  });
-
+    const appEnv = { ...fullEnv, ...replicaEnv, ...keys.envFor(app) };
+    const spawnChild = () => spawn(process.execPath, args, { cwd: ROOT, env: appEnv, stdio: ['ignore', output, output] });
+    return Object.assign(superviseProcess({ name: replicas > 1 ? `${app}#${replica}` : app, spawnChild }), { app, replica, env: appEnv });
+  };
+  const processes = [];
   /** Passes `signal` to every app and waits until all have exited. */
   const stop = (signal = 'SIGTERM') => Promise.all(processes.map((supervised) => supervised.stop(signal))).then(() => {});
-  // Any exit before the stack is ready fails the start, with the app's own error above it.
-  const crashed = Promise.race(processes.map(async ({ name, firstExit }) => ({ app: name, ...(await firstExit) })));
+  const gatewayUrls = layout.filter(({ app }) => app === 'gateway').map(({ env: replicaEnv }) => `http://127.0.0.1:${replicaEnv.PORT ?? fullEnv.PORT ?? '8080'}`);
 
-  const gatewayUrl = `http://127.0.0.1:${port}`;
-  const ready = await Promise.race([waitUntilReady(gatewayUrl), crashed.then((c) => ({ crashed: c })), sleep(30_000).then(() => ({ timeout: true }))]);
-  if (ready.crashed || ready.timeout) {
-    await stop();
-    throw new Error(ready.crashed ? `${ready.crashed.app} exited during start (code ${ready.crashed.code})` : 'the stack did not become ready within 30 s');
+  // Replica 0 of every app first, so that one process seeds the embedded demo data; the other
+  // replicas once it serves.
+  for (const wave of [0, 1]) {
+    const members = layout.filter(({ replica }) => (wave === 0 ? replica === 0 : replica > 0));
+    if (members.length === 0) continue;
+    const launched = members.map(launch);
+    processes.push(...launched);
+    // Any exit before the stack is ready fails the start, with the app's own error above it.
+    const crashed = Promise.race(launched.map(async ({ name, firstExit }) => ({ app: name, ...(await firstExit) })));
+    const urls = wave === 0 ? gatewayUrls.slice(0, 1) : gatewayUrls.slice(1);
+    // A gateway is ready once one replica of each service serves it (round-robin skips the
+    // others), so with several replicas each service replica is also waited for on its own address.
+    const ownAddresses = members.map(({ app, env: replicaEnv }) => replicaEnv[`${app.toUpperCase()}_ADDR`]).filter(Boolean);
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    const waits = [...urls.map((url) => waitUntilReady(url, deadline)), ...ownAddresses.map((address) => waitUntilListening(address, deadline))];
+    const ready = await Promise.race([
+      Promise.all(waits).then((outcomes) => (outcomes.every(Boolean) ? {} : { timeout: true })),
+      crashed.then((c) => ({ crashed: c })),
+    ]);
+    if (ready.crashed || ready.timeout) {
+      await stop();
+      throw new Error(ready.crashed ? `${ready.crashed.app} exited during start (code ${ready.crashed.code})` : `the stack did not become ready within ${START_TIMEOUT_MS / 1000} s`);
+    }
   }
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6;
   // From here on an app that crashes is started again while the others keep serving.
   for (const supervised of processes) supervised.restartOnExit();
-  return { gatewayUrl, startupMs, env: fullEnv, processes, stop };
+  return { gatewayUrl: gatewayUrls[0], gatewayUrls, startupMs, env: fullEnv, processes, stop };
 }
 
-async function waitUntilReady(url) {
-  for (;;) {
+/** Until the gateway at `url` reports ready: true, or false once `deadline` (epoch ms) passes. */
+async function waitUntilReady(url, deadline) {
+  while (Date.now() < deadline) {
     try {
       const res = await fetch(`${url}/api/ready`, { signal: AbortSignal.timeout(1000) });
-      if (res.status === 200) return {};
+      if (res.status === 200) return true;
     } catch {
       // not listening yet
     }
     await sleep(50);
   }
+  return false;
+}
+
+/** Until something accepts connections on `host:port` (a gRPC server binds once it serves), as above. */
+async function waitUntilListening(address, deadline) {
+  const separator = address.lastIndexOf(':');
+  const [host, port] = [address.slice(0, separator), Number(address.slice(separator + 1))];
+  while (Date.now() < deadline) {
+    const listening = await new Promise((resolve) => {
+      const socket = net.connect(port, host, () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (listening) return true;
+    await sleep(50);
+  }
+  return false;
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -3,7 +3,9 @@
  * the document depends on: the catalog revision (changed by every import) and the set of
  * sold-out stock-limited SKUs. Checking it costs two tiny queries and no writes on the
  * reservation path, every inventory pod computes the same version from the same data, and the
- * version changes exactly when a reader would see a different document.
+ * version changes exactly when a reader would see a different document. Its `generatedAt` is
+ * when the version was first rendered (kept in the store), so every pod serves the same bytes for
+ * one version and gateways that ask different pods publish the same document.
  */
 import { createHash } from 'node:crypto';
 import type { Catalog, InventoryStore } from './store';
@@ -73,10 +75,8 @@ export class CatalogPublisher {
       .filter((size) => size.stockLimited && !size.inStock)
       .map((size) => size.sku)
       .sort();
-    return {
-      version: snapshotVersion(catalog.revision, soldOut),
-      notModified: false,
-      document: renderCatalogDocument(catalog, new Date(this.now()), this.options.merchantCode),
-    };
+    const version = snapshotVersion(catalog.revision, soldOut);
+    const generatedAt = new Date(await this.store.firstRendered(version, this.now()));
+    return { version, notModified: false, document: renderCatalogDocument(catalog, generatedAt, this.options.merchantCode) };
   }
 }

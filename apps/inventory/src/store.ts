@@ -38,6 +38,8 @@ export interface PricedLine extends Line {
 export type ImportProgress = (productsDone: number, productsTotal: number) => void;
 
 const CATALOG_REVISION = 'catalog_revision';
+// "<snapshot version> <epoch ms>": the version published last and when it was first rendered.
+const PUBLISHED_SNAPSHOT = 'published_snapshot';
 // Rows per INSERT: well under SQLite's bound-parameter limit and MySQL's packet size.
 const IMPORT_BATCH_ROWS = 500;
 
@@ -98,6 +100,29 @@ export class InventoryStore {
   private async revision(db: Knex | Knex.Transaction): Promise<string> {
     const row = await db('meta').where('key', CATALOG_REVISION).first('value');
     return row?.value ?? '';
+  }
+
+  /**
+   * When snapshot `version` was first rendered, recording `now` if no pod has rendered it since
+   * the last change. A compare-and-set on the stored value, so pods that render a new version
+   * at once agree on one time (the first write wins) and every pod serves the same bytes.
+   */
+  async firstRendered(version: string, now: number): Promise<number> {
+    const stored = await this.publishedSnapshot();
+    if (stored?.version === version) return stored.at;
+    const value = `${version} ${now}`;
+    if (stored) await this.db('meta').where({ key: PUBLISHED_SNAPSHOT, value: stored.value }).update({ value });
+    else await this.db('meta').insert({ key: PUBLISHED_SNAPSHOT, value }).onConflict('key').ignore();
+    const winner = await this.publishedSnapshot();
+    // Only when the version moved on again in between does this render keep its own time.
+    return winner?.version === version ? winner.at : now;
+  }
+
+  private async publishedSnapshot(): Promise<{ version: string; at: number; value: string } | undefined> {
+    const row = await this.db('meta').where('key', PUBLISHED_SNAPSHOT).first('value');
+    if (!row) return undefined;
+    const [version, at] = (row.value as string).split(' ');
+    return { version: version!, at: Number(at), value: row.value };
   }
 
   /** Unit prices and stock on hand for normalised lines; any unknown SKU fails the whole quote. */

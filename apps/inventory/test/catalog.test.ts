@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { parseCatalogFile } from '../src/catalog-file';
+import { CatalogPublisher } from '../src/snapshot';
 import { startInventory, TEST_CATALOG, type InventoryHarness } from './harness';
 import { rejection } from '@storefront/testing';
 
@@ -113,6 +114,24 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       const back = await snapshot(soldOut.version);
       expect(back.version).to.equal(first.version);
       expect(back.notModified).to.equal(false);
+    });
+
+    it('renders one version to the same bytes on every pod: generatedAt is when it was first rendered', async () => {
+      // Other pods on the same store, with clocks of their own.
+      const podAt = (ms: number) => new CatalogPublisher(h.server.store, { merchantCode: 'MTEST123', now: () => ms });
+      h.clock.advance(1000);
+      const first = await snapshot();
+      expect(JSON.parse(first.document).generatedAt).to.equal(new Date(h.clock.ms).toISOString());
+      expect(await podAt(h.clock.ms + 60_000).snapshot('')).to.deep.equal(first);
+
+      // A sell-out is rendered by two pods at once: both pick the same first time, a new one.
+      await h.client.reserve({ orderReference: 'last-units', lines: [{ sku: 'alpha-10mg', quantity: 3 }], ttlSeconds: 0 });
+      const [left, right] = await Promise.all([podAt(h.clock.ms + 5000).snapshot(first.version), podAt(h.clock.ms + 7000).snapshot(first.version)]);
+      expect(left).to.deep.equal(right);
+      expect(left!.version).to.not.equal(first.version);
+      expect([h.clock.ms + 5000, h.clock.ms + 7000].map((ms) => new Date(ms).toISOString())).to.include(JSON.parse(left!.document).generatedAt);
+      h.clock.advance(30_000);
+      expect(await snapshot()).to.deep.equal(left);
     });
 
     it('changes version when a catalog import changes prices', async () => {

@@ -62,14 +62,28 @@ export class EnvReader {
     return this.optional(name) === undefined ? undefined : this.url(name, undefined, protocols);
   }
 
-  /** host:port, as gRPC addresses are written. */
+  /** host:port, as a gRPC server's listening address is written. */
   address(name: string, fallback: string): string {
     const raw = this.optional(name) ?? fallback;
-    const match = /^(.+):(\d{1,5})$/.exec(raw);
-    if (!match || Number(match[2]) > 65535) {
-      throw new ConfigError(`${name} must be host:port, got "${raw}"`);
-    }
+    if (!hostPort(raw)) throw new ConfigError(`${name} must be host:port to listen on, got "${raw}"`);
     return raw;
+  }
+
+  /**
+   * Where a client sends its calls, in one of the forms grpc-js resolves: `host:port` (one
+   * backend), `dns:///host:port` (every address the name resolves to, e.g. a headless Service),
+   * a comma list of IP `host:port` entries (written to grpc-js as `ipv4:` or `ipv6:`), or an
+   * explicit `ipv4:`/`ipv6:` list.
+   */
+  grpcTarget(name: string, fallback: string): string {
+    const raw = this.optional(name) ?? fallback;
+    const target = grpcTargetOf(raw);
+    if (target === undefined) {
+      throw new ConfigError(
+        `${name} must be host:port, dns:///host:port or a comma list of IP host:port entries (use dns:/// for a name with several addresses), got "${raw}"`,
+      );
+    }
+    return target;
   }
 
   list(name: string): string[] {
@@ -85,6 +99,38 @@ export class EnvReader {
       return origin;
     });
   }
+}
+
+const PORT = /^\d{1,5}$/;
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/** host and port of `host:port` or `[v6]:port`, or undefined when it is neither. */
+function hostPort(entry: string): { host: string; port: number } | undefined {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):(\d{1,5})$/.exec(entry);
+  if (!match || !PORT.test(match[2]!) || Number(match[2]) > 65535) return undefined;
+  return { host: match[1]!, port: Number(match[2]) };
+}
+
+function ipFamily(host: string): 'ipv4' | 'ipv6' | undefined {
+  const v4 = IPV4.exec(host);
+  if (v4) return v4.slice(1).every((octet) => Number(octet) <= 255) ? 'ipv4' : undefined;
+  return host.startsWith('[') ? 'ipv6' : undefined;
+}
+
+/** The grpc-js target for a client address variable (see EnvReader.grpcTarget), or undefined. */
+function grpcTargetOf(raw: string): string | undefined {
+  const dns = /^dns:(?:\/\/[^/]*\/)?(.+)$/.exec(raw);
+  if (dns) return hostPort(dns[1]!) ? raw : undefined;
+  const scheme = /^(ipv4|ipv6):(.+)$/.exec(raw);
+  const entries = (scheme ? scheme[2]! : raw).split(',').map((entry) => entry.trim());
+  const parsed = entries.map(hostPort);
+  if (parsed.some((entry) => entry === undefined)) return undefined;
+  const hosts = parsed.map((entry) => entry!.host);
+  if (!scheme && entries.length === 1) return raw;
+  // A list is handed to grpc-js's static resolver, which takes IP literals of one family only.
+  const family = ipFamily(hosts[0]!);
+  if (!family || hosts.some((host) => ipFamily(host) !== family) || (scheme && scheme[1] !== family)) return undefined;
+  return `${family}:${entries.join(',')}`;
 }
 
 /** scheme://host[:port] of an http(s) URL, or undefined for anything else. */

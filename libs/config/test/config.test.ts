@@ -16,6 +16,25 @@ describe('config: EnvReader', () => {
       .to.throw(ConfigError, 'LOG_LEVEL must be one of info, debug, got "loud"');
     expect(() => new EnvReader({ INVENTORY_ADDR: 'nowhere' }).address('INVENTORY_ADDR', '127.0.0.1:50054'))
       .to.throw(ConfigError, 'INVENTORY_ADDR must be host:port');
+    // A service listens on one address; lists and dns:/// names are for its clients.
+    for (const target of ['127.0.0.1:50054,127.0.0.1:50154', 'dns:///inventory:50054']) {
+      expect(() => new EnvReader({ INVENTORY_ADDR: target }).address('INVENTORY_ADDR', '127.0.0.1:50054'))
+        .to.throw(ConfigError, `INVENTORY_ADDR must be host:port to listen on, got "${target}"`);
+    }
+    expect(new EnvReader({ INVENTORY_ADDR: '0.0.0.0:50054' }).address('INVENTORY_ADDR', '127.0.0.1:50054')).to.equal('0.0.0.0:50054');
+  });
+
+  it('reads a gRPC client target: one backend, a dns:/// name, or a list of IP backends', () => {
+    const target = (value: string) => new EnvReader({ INVENTORY_ADDR: value }).grpcTarget('INVENTORY_ADDR', '127.0.0.1:50054');
+    expect(new EnvReader({}).grpcTarget('INVENTORY_ADDR', '127.0.0.1:50054')).to.equal('127.0.0.1:50054');
+    expect(target('inventory:50054')).to.equal('inventory:50054');
+    expect(target('dns:///inventory.shop.svc.cluster.local:50054')).to.equal('dns:///inventory.shop.svc.cluster.local:50054');
+    expect(target('127.0.0.1:50054, 127.0.0.1:50154')).to.equal('ipv4:127.0.0.1:50054,127.0.0.1:50154');
+    expect(target('[::1]:50054,[::1]:50154')).to.equal('ipv6:[::1]:50054,[::1]:50154');
+    expect(target('ipv4:10.0.0.1:50054,10.0.0.2:50054')).to.equal('ipv4:10.0.0.1:50054,10.0.0.2:50054');
+    for (const bad of ['nowhere', 'dns:///inventory', 'inventory-a:50054,inventory-b:50054', '127.0.0.1:50054,[::1]:50054', '127.0.0.1:99999', '300.0.0.1:1,127.0.0.1:2', 'ipv6:127.0.0.1:1']) {
+      expect(() => target(bad), bad).to.throw(ConfigError, `INVENTORY_ADDR must be host:port, dns:///host:port or a comma list of IP host:port entries`);
+    }
   });
 
   it('requires a value that has no default', () => {

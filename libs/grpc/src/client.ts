@@ -6,8 +6,24 @@
 import { Client, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
 import { CALLER_TOKEN_METADATA } from '@storefront/caller-token';
 import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenSigner } from '@storefront/service-token';
+import { serviceConfigFor } from './retry-policy';
 import { fromServiceError } from './status';
 import type { RequestOf, ResponseOf, ServiceDefinition } from './types';
+
+/**
+ * `address` may name several backends (a `dns:///` name, an `ipv4:` list): calls go round-robin
+ * over all of them. A backend that went away is tried again within a second of coming back, after
+ * an outage of any length; a DNS name is looked up again at most once a second when a backend is
+ * lost or a server ends an aged connection, so pods that come and go are found.
+ */
+const CHANNEL_OPTIONS = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.enable_channelz': 0,
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 1000,
+  'grpc.dns_min_time_between_resolutions_ms': 1000,
+};
 
 export interface CallOptions {
   /** Signed caller token of the customer this call acts for. */
@@ -32,11 +48,10 @@ export function createRpcClient<D extends ServiceDefinition>(
   address: string,
   { target, defaultDeadlineMs = 5000, signer }: ClientOptions,
 ): RpcClient<D> {
-  const channel = new Client(address, credentials.createInsecure(), {
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.enable_channelz': 0,
-    'grpc.keepalive_timeout_ms': 10_000,
-  });
+  const channel = new Client(address, credentials.createInsecure(), { ...CHANNEL_OPTIONS, 'grpc.service_config': serviceConfigFor(definition) });
+  // Connect to every backend now: a channel left idle until its first calls sends that whole
+  // burst to whichever backend happens to connect first.
+  channel.getChannel().getConnectivityState(true);
   const methods: Record<string, unknown> = { close: () => channel.close() };
   for (const [name, method] of Object.entries(definition)) {
     methods[name] = async (request: unknown, options: CallOptions = {}) => {

@@ -13,6 +13,10 @@ import { HealthService } from './health';
 import { SERVICE_NOT_ALLOWED, SERVICE_UNAUTHENTICATED, toStatusObject } from './status';
 import type { AccessTable, RequestOf, ResponseOf, RpcAccess, ServiceDefinition } from './types';
 
+const MAX_CONNECTION_AGE_MS = 60_000;
+// Longer than the default client deadlines (5 s; 15 s for creating a checkout).
+const MAX_CONNECTION_AGE_GRACE_MS = 30_000;
+
 // Only the gateway resolves session cookies, so only its word on who the customer is counts.
 const CUSTOMER_VOUCHER: ServiceName = 'gateway';
 
@@ -70,7 +74,14 @@ export interface RunningGrpcServer {
 }
 
 export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
-  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.enable_channelz': 0 });
+  const server = new Server({
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    'grpc.enable_channelz': 0,
+    // Clients reconnect, and look their target up again, when a connection reaches this age, so
+    // replicas added later get their share; calls in flight get the grace period to finish.
+    'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
+    'grpc.max_connection_age_grace_ms': MAX_CONNECTION_AGE_GRACE_MS,
+  });
   const health = new HealthService(options.services.map((s) => s.name), options.probe);
   server.addService(health.definition, health.implementation);
   for (const service of options.services) {

@@ -46,12 +46,18 @@ const SERVICE_CREDENTIAL_REFUSALS = new Set([SERVICE_UNAUTHENTICATED, SERVICE_NO
 const KIND_KEY = 'x-error-kind';
 const CODE_KEY = 'x-error-code';
 const RETRY_AFTER_KEY = 'x-retry-after';
+// gRPC's retry pushback; a negative value tells the client not to retry (see retry-policy.ts).
+const RETRY_PUSHBACK_KEY = 'grpc-retry-pushback-ms';
 
 export function toStatusObject(error: AppError): Partial<StatusObject> {
   const metadata = new Metadata();
   metadata.set(KIND_KEY, error.kind);
   metadata.set(CODE_KEY, error.code);
   if (error.retryAfterSeconds !== undefined) metadata.set(RETRY_AFTER_KEY, String(error.retryAfterSeconds));
+  // A handler's answer is final, UNAVAILABLE included: its own dependency (the payment provider,
+  // the store) failed, and another replica would fail the same way after the same wait. Retries
+  // are for a backend that went away, which grpc-js reports without this pushback.
+  metadata.set(RETRY_PUSHBACK_KEY, '-1');
   return { code: KIND_TO_STATUS[error.kind], details: error.detail, metadata };
 }
 

@@ -1,14 +1,12 @@
 import type { EnvReader } from '@storefront/config';
 
-/** One admin port per app, so the whole platform can run on one machine without clashes. */
-export const DEFAULT_METRICS_PORTS: Readonly<Record<string, number>> = {
-  gateway: 9464,
-  identity: 9465,
-  loyalty: 9466,
-  checkout: 9467,
-  inventory: 9468,
-  'payment-sandbox': 9469,
-};
+import metricsPorts from './metrics-ports.json';
+
+/**
+ * One admin port per app, so the whole platform can run on one machine without clashes. The
+ * table is JSON so that `npm start` can give extra replicas ports of their own from it.
+ */
+export const DEFAULT_METRICS_PORTS: Readonly<Record<string, number>> = metricsPorts;
 
 export interface MetricsConfig {
   port: number;

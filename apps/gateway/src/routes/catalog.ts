@@ -53,7 +53,8 @@ class CatalogCopy {
     try {
       const snapshot = await this.fetchSnapshot(this.latest?.version ?? '');
       if (!snapshot.notModified) {
-        // Weak: pods may render the same version at different times (generatedAt differs).
+        // One version is the same bytes from every inventory pod (generatedAt is when it was first
+        // rendered), so gateways that ask different pods publish the same document and ETag.
         this.latest = { version: snapshot.version, etag: `W/"${snapshot.version}"`, body: Buffer.from(snapshot.document) };
       }
     } catch (error) {

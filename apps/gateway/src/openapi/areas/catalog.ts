@@ -9,7 +9,7 @@ export const catalogArea: ApiArea = {
       description: 'The published catalog: every product with its sizes, GBP prices and live stock flags.',
       required: ['generatedAt', 'currency', 'merchantCode', 'shipping', 'products'],
       properties: {
-        generatedAt: { type: 'string', format: 'date-time', description: 'When inventory rendered this version' },
+        generatedAt: { type: 'string', format: 'date-time', description: 'When inventory first rendered this version (the same on every pod)' },
         currency: { type: 'string', const: 'GBP' },
         merchantCode: { type: 'string', description: 'The merchant_code a checkout must carry' },
         shipping: {
