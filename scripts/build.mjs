@@ -30,11 +30,17 @@ const externalThirdParty = {
 
 const buildId = process.env.BUILD_ID ?? gitSha();
 const started = Date.now();
+// Besides main.js, an app with src/ops/main.ts gets dist/ops.js: its ops command line, run from
+// the same image (`node dist/ops.js --help`).
+const entries = (wanted.length ? wanted : apps).flatMap((app) => [
+  { app, source: path.join(root, 'apps', app, 'src', 'main.ts'), bundle: 'main.js' },
+  ...(existsSync(path.join(root, 'apps', app, 'src', 'ops', 'main.ts')) ? [{ app, source: path.join(root, 'apps', app, 'src', 'ops', 'main.ts'), bundle: 'ops.js' }] : []),
+]);
 await Promise.all(
-  (wanted.length ? wanted : apps).map((app) =>
+  entries.map(({ app, source, bundle }) =>
     build({
-      entryPoints: [path.join(root, 'apps', app, 'src', 'main.ts')],
-      outfile: path.join(root, 'apps', app, 'dist', 'main.js'),
+      entryPoints: [source],
+      outfile: path.join(root, 'apps', app, 'dist', bundle),
       bundle: true,
       platform: 'node',
       target: 'node20',

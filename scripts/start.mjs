@@ -4,7 +4,11 @@
 // says otherwise; REPLICAS=N runs N processes of every app (MySQL required). An app that crashes
 // is started again; SIGINT (Ctrl-C) or SIGTERM is passed on to every app and the script exits
 // once all of them have stopped.
-import { startProcessStack } from './lib/process-stack.mjs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ROOT, startProcessStack } from './lib/process-stack.mjs';
+
+const SERVICES_WITH_STORES = ['identity', 'loyalty', 'inventory', 'checkout'];
 
 const dev = process.argv.includes('--dev');
 let stack;
@@ -17,6 +21,16 @@ const onSignal = (signal) => {
 };
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
+
+// On MySQL the services never migrate at start (production runs `migrate` as its own step);
+// this local command does it first, so a fresh database just works.
+if (usesMysql(process.env)) {
+  const failed = migrateEveryStore(dev);
+  if (failed) {
+    console.error(`start: migrating ${failed}'s MySQL database failed (see above); fix the database settings, run npm run migrate, then npm start`);
+    process.exit(1);
+  }
+}
 
 try {
   stack = await startProcessStack({ env: process.env, dev });
@@ -36,4 +50,18 @@ async function shutdown() {
   console.log(`\nstart: ${stopSignal} received, stopping every service`);
   await stack.stop(stopSignal);
   process.exit(0);
+}
+
+function usesMysql(env) {
+  return Boolean(env.MYSQL_URL) || SERVICES_WITH_STORES.some((service) => env[`${service.toUpperCase()}_MYSQL_URL`]);
+}
+
+/** Runs each service's `migrate` command as its image would; answers the first that fails. */
+function migrateEveryStore(devMode) {
+  for (const service of SERVICES_WITH_STORES) {
+    const entry = devMode ? ['--import', 'tsx', path.join(ROOT, 'apps', service, 'src', 'main.ts')] : [path.join(ROOT, 'apps', service, 'dist', 'main.js')];
+    const result = spawnSync(process.execPath, [...entry, 'migrate'], { cwd: ROOT, stdio: 'inherit', env: process.env });
+    if (result.status !== 0) return service;
+  }
+  return undefined;
 }

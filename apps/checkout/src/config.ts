@@ -71,8 +71,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
     inventoryAddress: env.grpcTarget('INVENTORY_ADDR', '127.0.0.1:50054'),
     loyaltyAddress: env.grpcTarget('LOYALTY_ADDR', '127.0.0.1:50052'),
-    provider: readProviderConfig(env),
-    providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
+    ...readProviderSettings(env),
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
@@ -105,6 +104,11 @@ export function readCheckoutServeKeys(env: EnvReader): CheckoutServeKeys {
     servicePublicKeys: readServiceTokenPublicKeys(env, callersOf(CHECKOUT_ACCESS)),
     serviceTokenPrivateKey: readServiceTokenPrivateKey(env),
   };
+}
+
+/** The provider and how long one call to it may take; the ops command line reads these too. */
+export function readProviderSettings(env: EnvReader): Pick<CheckoutConfig, 'provider' | 'providerTimeoutMs'> {
+  return { provider: readProviderConfig(env), providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }) };
 }
 
 /**

@@ -181,7 +181,15 @@ export class CheckoutStore {
     if (after) {
       query.andWhere((q) => q.where('created_at', '<', after.createdAt).orWhere((same) => same.where('created_at', '=', after.createdAt).andWhere('id', '<', after.id)));
     }
-    const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+    return this.withLines(await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit));
+  }
+
+  /** Orders delivered to an email address (any letter case), newest first; for operators. */
+  async ordersWithEmail(email: string, limit: number): Promise<Order[]> {
+    return this.withLines(await this.db('orders').whereRaw('lower(delivery_email) = ?', [email.trim().toLowerCase()]).orderBy('created_at', 'desc').limit(limit));
+  }
+
+  private async withLines(rows: Row[]): Promise<Order[]> {
     if (rows.length === 0) return [];
     const lines = await this.db('order_lines').whereIn('order_id', rows.map((row) => row.id as string)).orderBy('position');
     return rows.map((row) => toOrder(row, lines.filter((line) => line.order_id === row.id)));
@@ -334,7 +342,7 @@ type Row = Record<string, unknown>;
 const optionalString = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value));
 const optionalNumber = (value: unknown): number | undefined => (value === null || value === undefined ? undefined : toNumber(value));
 
-function toPromo(row: Row): PromoCode {
+export function toPromo(row: Row): PromoCode {
   return {
     code: String(row.code),
     discountBasisPoints: toNumber(row.discount_basis_points),

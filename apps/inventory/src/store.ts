@@ -178,7 +178,12 @@ export class InventoryStore {
         }
         onProgress?.(start + batch.length, total);
       }
-      await trx('meta').insert({ key: CATALOG_REVISION, value: randomUUID() }).onConflict('key').merge(['value']);
+      await newCatalogRevision(trx);
     });
   }
+}
+
+/** Marks the catalog changed, so every replica publishes a new products.json version. */
+export async function newCatalogRevision(trx: Knex.Transaction): Promise<void> {
+  await trx('meta').insert({ key: CATALOG_REVISION, value: randomUUID() }).onConflict('key').merge(['value']);
 }

@@ -23,6 +23,18 @@ export const DEFAULT_REWARDS_FILE = path.join(__dirname, '..', 'data', 'rewards.
 
 export function readLoyaltyConfig(env: EnvReader): LoyaltyConfig {
   const common = readCommon(env);
+  return {
+    ...common,
+    address: env.address('LOYALTY_ADDR', '127.0.0.1:50052'),
+    store: readStoreConfig(env, 'loyalty', common),
+    callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
+    ...readLedgerSettings(env),
+    rewardsFile: env.string('LOYALTY_REWARDS_FILE', DEFAULT_REWARDS_FILE),
+  };
+}
+
+/** The ledger's own rules, which the ops command line needs as much as the server. */
+export function readLedgerSettings(env: EnvReader): Pick<LoyaltyConfig, 'tiers' | 'codeHoldSeconds'> {
   const tiers: TierThresholds = {
     silver: env.int('LOYALTY_TIER_SILVER', 500, { min: 1 }),
     gold: env.int('LOYALTY_TIER_GOLD', 1500, { min: 1 }),
@@ -34,12 +46,7 @@ export function readLoyaltyConfig(env: EnvReader): LoyaltyConfig {
     );
   }
   return {
-    ...common,
-    address: env.address('LOYALTY_ADDR', '127.0.0.1:50052'),
-    store: readStoreConfig(env, 'loyalty', common),
-    callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
     tiers,
-    rewardsFile: env.string('LOYALTY_REWARDS_FILE', DEFAULT_REWARDS_FILE),
     // A little longer than checkout's 30-minute payment window: the hold outlives its order only
     // when checkout never released it, and then it lapses on its own.
     codeHoldSeconds: env.int('LOYALTY_CODE_HOLD_SECONDS', 45 * 60, { min: 60, max: 2 * 24 * 60 * 60 }),

@@ -37,6 +37,7 @@ export const ledgerKey = {
   welcome: (userId: string) => `welcome:${userId}`,
   order: (orderId: string) => `order:${orderId}`,
   redemption: (redemptionId: string) => `redemption:${redemptionId}`,
+  adjustment: (operatorKey: string) => `adjustment:${operatorKey}`,
 };
 
 /**
@@ -93,7 +94,19 @@ export function normaliseRewardCode(code: string): string {
   return code.trim().toUpperCase();
 }
 
-export const LIMITS = { userId: 64, rewardId: 64, orderId: 100, rewardCode: 32, requestedRewards: 100 };
+export const LIMITS = { userId: 64, rewardId: 64, orderId: 100, rewardCode: 32, requestedRewards: 100, adjustmentKey: 100, adjustmentReason: 160 };
+
+/** The largest correction one adjustment may make, either way. */
+export const MAX_ADJUSTMENT_POINTS = 1_000_000;
+
+/** A signed whole number of points, not zero, written as `+50`, `-20` or `50`. */
+export function parseAdjustmentPoints(text: string): number {
+  const points = /^[+-]?\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(points) || points === 0 || Math.abs(points) > MAX_ADJUSTMENT_POINTS) {
+    throw invalidArgument(`points must be a non-zero whole number from -${MAX_ADJUSTMENT_POINTS} to +${MAX_ADJUSTMENT_POINTS}, got "${text}"`, 'invalid_points');
+  }
+  return points;
+}
 
 /** A non-empty identifier of printable characters within the length limit. */
 export function requireIdentifier(value: string, field: string, maxLength: number): string {

@@ -13,12 +13,20 @@ import {
   newRewardCode,
   normaliseRewardCode,
   planSyncRedemptions,
+  requireIdentifier,
   pointsForPurchase,
   tierFor,
   LIMITS,
   type TierThresholds,
 } from './domain';
 import type { LoyaltyStore, NewEntry } from './store';
+
+export interface AdjustmentOutcome {
+  /** False when the key had already recorded this adjustment. */
+  granted: boolean;
+  points: number;
+  balance: number;
+}
 
 /** History and redeemed rewards list the newest this many; balances count everything. */
 export const ACCOUNT_LIST_LIMIT = 100;
@@ -103,6 +111,30 @@ export class LoyaltyLedger {
         orderId,
       });
       return { pointsAwarded: award.points, newlyAwarded: award.granted };
+    });
+  }
+
+  /**
+   * An operator's correction, written once under the operator's key as an `adjustment` entry the
+   * customer sees in their history. Only existing accounts, and a debit may not take the balance
+   * below zero. Repeating the key answers what it recorded; reusing it for other points is refused.
+   */
+  async adjust(userId: string, points: number, reason: string, operatorKey: string): Promise<AdjustmentOutcome> {
+    const key = ledgerKey.adjustment(requireIdentifier(operatorKey, 'key', LIMITS.adjustmentKey));
+    const description = `Adjustment: ${requireIdentifier(reason.trim(), 'reason', LIMITS.adjustmentReason)}`;
+    if (!(await this.store.hasAccount(userId))) throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
+    return this.changeAccount(userId, async (trx) => {
+      const previous = await this.store.findEntry(trx, key);
+      if (!previous) {
+        const { points: balance } = await this.store.totals(trx, userId);
+        if (balance + points < 0) {
+          throw new AppError('unprocessable', 'insufficient_points', `the balance is ${balance}; a debit of ${-points} would take it below zero`);
+        }
+      } else if (previous.points !== points) {
+        throw conflict('already_recorded', `${key} already recorded ${previous.points} points; use a new key for another adjustment`);
+      }
+      const entry = await this.grantOnce(trx, { ...this.entryBase(userId), key, type: 'adjustment', points, description });
+      return { ...entry, balance: (await this.store.totals(trx, userId)).points };
     });
   }
 

@@ -77,6 +77,10 @@ export class LoyaltyStore {
     }));
   }
 
+  async hasAccount(userId: string): Promise<boolean> {
+    return (await this.db('accounts').where({ user_id: userId }).first('user_id')) !== undefined;
+  }
+
   /** Creates the account row if it is missing; concurrent callers meet on the primary key. */
   async ensureAccount(userId: string, now: number): Promise<void> {
     try {

@@ -201,6 +201,45 @@ export async function applyMigrations(db: Knex, migrations: Record<string, Migra
   return applied;
 }
 
+/** Where knex records applied migrations (its default name). */
+const MIGRATIONS_TABLE = 'knex_migrations';
+
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+}
+
+/** Which of the service's migrations the store has and which it still needs; changes nothing. */
+export async function migrationStatus(db: Knex, migrations: Record<string, Migration>): Promise<MigrationStatus> {
+  // Read by hand: knex's own list creates its bookkeeping tables, which a status check (or a
+  // runtime database user without DDL rights) must not do.
+  const recorded: string[] = (await db.schema.hasTable(MIGRATIONS_TABLE)) ? await db(MIGRATIONS_TABLE).orderBy('id').pluck('name') : [];
+  const known = Object.keys(migrations).sort();
+  return { applied: recorded.filter((name) => known.includes(name)), pending: known.filter((name) => !recorded.includes(name)) };
+}
+
+/** Thrown when a store is behind its service's migrations; the message says what to run. */
+export class SchemaNotMigrated extends Error {
+  constructor(
+    readonly service: string,
+    readonly pending: string[],
+  ) {
+    super(
+      `the ${service} database is not migrated (${pending.length} pending: ${pending.join(', ')}); ` +
+        `run \`npm run migrate\` (or the image's \`migrate\` command) against it first`,
+    );
+  }
+}
+
+/**
+ * Refuses a store that misses migrations, before anything reads a table that may not exist:
+ * MySQL deployments migrate in a separate step and a service must not start half-way.
+ */
+export async function requireMigrated(db: Knex, service: string, migrations: Record<string, Migration>): Promise<void> {
+  const { pending } = await migrationStatus(db, migrations);
+  if (pending.length > 0) throw new SchemaNotMigrated(service, pending);
+}
+
 export async function ensureMysqlDatabase(mysqlUrl: string): Promise<void> {
   const url = new URL(mysqlUrl);
   const database = decodeURIComponent(url.pathname.slice(1));

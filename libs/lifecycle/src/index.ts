@@ -118,3 +118,21 @@ function fail(logger: Logger, error: unknown): void {
   logger.fatal({ err: error }, 'fatal error');
   process.exit(1);
 }
+
+export {
+  OPS_EXIT,
+  OpsExit,
+  OpsUsageError,
+  migrationCommands,
+  requiredOption,
+  runOps,
+  runOpsMain,
+  storeConfigOf,
+  withStore,
+  type OpsCommand,
+  type OpsInput,
+  type OpsIo,
+  type OpsOptions,
+  type OpsProgram,
+  type OpsResult,
+} from './ops';

@@ -1,5 +1,5 @@
 /**
- * `npm run catalog:import -- <file>`: checks a catalog file and upserts it into the inventory
+ * `npm run catalog:import -- <file>` (inventory's ops command `import`): checks a catalog file and upserts it into the inventory
  * store the usual configuration names (DATA_DIR for SQLite, INVENTORY_MYSQL_URL or MYSQL_URL for
  * MySQL). Every problem is listed with its JSON path and nothing is written unless the whole
  * file is valid; the write itself is one transaction.
@@ -76,19 +76,4 @@ export async function runCatalogImport(args: readonly string[], env: Env, out: I
   }
   out.info(`imported ${catalog.products.length} products with ${sizes} sizes; stock of SKUs already in the store was left as it is`);
   return EXIT.ok;
-}
-
-if (require.main === module) {
-  runCatalogImport(process.argv.slice(2), process.env, {
-    info: (line) => process.stdout.write(`${line}\n`),
-    error: (line) => process.stderr.write(`${line}\n`),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`catalog import failed: ${(error as Error).message}\n`);
-      process.exitCode = EXIT.failed;
-    },
-  );
 }

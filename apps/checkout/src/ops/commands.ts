@@ -1,0 +1,165 @@
+/**
+ * Checkout's ops commands (dist/ops.js in the image, see main.ts): migrations, promo codes and
+ * order look-ups, on checkout's own store; `orders show` also asks the payment provider.
+ */
+import { createLogger } from '@storefront/logging';
+import { AppError } from '@storefront/errors';
+import { migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
+import { readCommon, type EnvReader } from '@storefront/config';
+import { readProviderSettings } from '../config';
+import { migrations } from '../migrations';
+import { PromoAdmin, parseDiscountPercent, parseInstant, parsePromoCode, parseRedemptionCap, type PromoListing } from '../promo-admin';
+import { CheckoutStore, type Order } from '../store';
+import { SumUpApiProvider } from '../providers/sumup';
+import type { PromoCode } from '../domain/promo';
+
+/** `orders find` lists the newest this many. */
+const FIND_LIMIT = 50;
+
+const withCheckoutStore = <T>(env: EnvReader, work: (store: CheckoutStore) => Promise<T>) => withStore(env, 'checkout', migrations, (db) => work(new CheckoutStore(db)));
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+const pounds = (pence: number) => `£${(pence / 100).toFixed(2)}`;
+const percent = (basisPoints: number) => `${basisPoints / 100}%`;
+
+function promoView(promo: PromoCode | PromoListing) {
+  return {
+    code: promo.code,
+    discountPercent: promo.discountBasisPoints / 100,
+    activeFrom: iso(promo.activeFrom),
+    activeUntil: iso(promo.activeUntil),
+    maxRedemptions: promo.maxRedemptions ?? null,
+    ...('redeemed' in promo ? { redeemed: promo.redeemed, held: promo.held, usableNow: promo.refusal === undefined, refusal: promo.refusal ?? null } : {}),
+  };
+}
+
+function describePromo(promo: PromoCode | PromoListing): string {
+  const window = `${iso(promo.activeFrom)} – ${iso(promo.activeUntil) ?? 'no end'}`;
+  const cap = promo.maxRedemptions === undefined ? 'no cap' : `cap ${promo.maxRedemptions}`;
+  const usage = 'redeemed' in promo ? `, ${promo.redeemed} redeemed, ${promo.held} held by open orders, ${promo.refusal ?? 'usable now'}` : '';
+  return `${promo.code}  ${percent(promo.discountBasisPoints)} off  ${window}  ${cap}${usage}`;
+}
+
+/** What checkout recorded of the order's reservation and points; both live in other services' stores. */
+function orderView(order: Order) {
+  return {
+    reference: order.reference,
+    id: order.id,
+    status: order.status,
+    createdAt: iso(order.createdAt),
+    account: order.accountId ?? null,
+    email: order.delivery.email,
+    lines: order.lines,
+    totals: { goodsPence: order.goodsPence, discountPence: order.discountPence, shippingPence: order.shippingPence, totalPence: order.totalPence },
+    promoCode: order.promoCode ?? null,
+    provider: order.provider,
+    providerCheckoutId: order.providerCheckoutId ?? null,
+    reservation: { heldUntil: iso(order.reservedUntil) ?? null, settledAt: iso(order.stockSettledAt) ?? null },
+    points: order.accountId ? { awardedAt: iso(order.pointsAwardedAt) ?? null } : null,
+    closedAt: iso(order.closedAt) ?? null,
+  };
+}
+
+function describeOrder(view: ReturnType<typeof orderView>, payment: Record<string, unknown>): string {
+  const reservation = view.reservation.settledAt
+    ? `settled at ${view.reservation.settledAt}`
+    : view.reservation.heldUntil
+      ? `held until ${view.reservation.heldUntil}`
+      : 'none';
+  const points = !view.points ? 'guest order, none' : view.points.awardedAt ? `awarded at ${view.points.awardedAt}` : 'not awarded yet';
+  return [
+    `order ${view.reference} (${view.id})`,
+    `  status       ${view.status}${view.closedAt ? `, closed at ${view.closedAt}` : ''}`,
+    `  created      ${view.createdAt}`,
+    `  customer     ${view.email}${view.account ? ` (account ${view.account})` : ' (guest)'}`,
+    ...view.lines.map((line) => `  line         ${line.quantity} × ${line.sku} at ${pounds(line.unitPricePence)}`),
+    `  total        ${pounds(view.totals.totalPence)} (goods ${pounds(view.totals.goodsPence)}, discount ${pounds(view.totals.discountPence)}, shipping ${pounds(view.totals.shippingPence)})${view.promoCode ? ` with ${view.promoCode}` : ''}`,
+    `  payment      ${'status' in payment ? `${String(payment.status)} at ${view.provider} (read now, checkout ${view.providerCheckoutId})` : String(payment.detail)}`,
+    `  reservation  ${reservation}`,
+    `  points       ${points}`,
+  ].join('\n');
+}
+
+/** The provider's status now; a provider that cannot answer is reported, not fatal. */
+async function livePayment(order: Order, env: EnvReader): Promise<Record<string, unknown>> {
+  if (!order.providerCheckoutId) return { detail: 'no provider checkout was created for this order' };
+  const settings = readProviderSettings(env);
+  if (settings.provider.name !== order.provider) return { detail: `the order was paid through ${order.provider}, this process is configured for ${settings.provider.name}` };
+  const provider = new SumUpApiProvider(settings.provider, settings.providerTimeoutMs, createLogger('checkout', readCommon(env).logLevel, process.stderr));
+  try {
+    const checkout = await provider.getCheckout(order.providerCheckoutId);
+    return { status: checkout.status, amountPence: checkout.amountPence, currency: checkout.currency };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return { error: error.code, detail: `the provider did not answer: ${error.detail}` };
+  }
+}
+
+const commands: OpsCommand[] = [
+  ...migrationCommands('checkout', migrations),
+  {
+    name: 'promo create',
+    args: ['<code>'],
+    summary: 'create a promo code (case-insensitive) with its discount, dates and optional redemption cap',
+    options: {
+      discount: { value: '<percent>', description: 'discount on the goods, e.g. 15 or 12.5% (required)' },
+      from: { value: '<iso-date>', description: 'first moment it works, e.g. 2025-06-01 or 2025-06-01T09:00:00Z (default: now)' },
+      until: { value: '<iso-date>', description: 'first moment it no longer works (default: no end)' },
+      'max-redemptions': { value: '<n>', description: 'paid orders it may discount, open orders holding it included (default: no cap)' },
+    },
+    async run({ args: [code], options, env }) {
+      const promo: PromoCode = {
+        code: parsePromoCode(code!),
+        discountBasisPoints: parseDiscountPercent(requiredOption(options, 'discount')),
+        activeFrom: typeof options.from === 'string' ? parseInstant(options.from, 'from') : Date.now(),
+        activeUntil: typeof options.until === 'string' ? parseInstant(options.until, 'until') : undefined,
+        maxRedemptions: typeof options['max-redemptions'] === 'string' ? parseRedemptionCap(options['max-redemptions']) : undefined,
+      };
+      const created = await withCheckoutStore(env, (store) => new PromoAdmin(store.db, store).create(promo));
+      return { text: `created ${describePromo(created)}`, data: { promo: promoView(created) } };
+    },
+  },
+  {
+    name: 'promo expire',
+    args: ['<code>'],
+    summary: 'end a promo code now for new orders (open orders keep the price they were given)',
+    async run({ args: [code], env }) {
+      const expired = await withCheckoutStore(env, (store) => new PromoAdmin(store.db, store).expire(code!));
+      return { text: `expired ${describePromo(expired)}`, data: { promo: promoView(expired) } };
+    },
+  },
+  {
+    name: 'promo list',
+    summary: 'every promo code with its terms, paid redemptions, holds of open orders and whether it works now',
+    async run({ env }) {
+      const promos = await withCheckoutStore(env, (store) => new PromoAdmin(store.db, store).list());
+      return { text: promos.length ? promos.map(describePromo).join('\n') : 'no promo codes', data: { promos: promos.map(promoView) } };
+    },
+  },
+  {
+    name: 'orders show',
+    args: ['<reference>'],
+    summary: "one order by its checkout reference: lines, totals, the provider's payment status read now, reservation and points",
+    async run({ args: [reference], env }) {
+      const order = await withCheckoutStore(env, (store) => store.findByReference(reference!));
+      if (!order) throw new AppError('not_found', 'order_not_found', `no order has checkout reference "${reference}"`);
+      const view = orderView(order);
+      const payment = await livePayment(order, env);
+      return { text: describeOrder(view, payment), data: { order: { ...view, payment } } };
+    },
+  },
+  {
+    name: 'orders find',
+    summary: `orders delivered to an email address, newest first (at most ${FIND_LIMIT})`,
+    options: { email: { value: '<address>', description: 'delivery email, any letter case (required)' } },
+    async run({ options, env }) {
+      const email = requiredOption(options, 'email');
+      const orders = await withCheckoutStore(env, (store) => store.ordersWithEmail(email, FIND_LIMIT));
+      const text = orders.length
+        ? orders.map((order) => `${order.reference}  ${order.status}  ${pounds(order.totalPence)}  ${iso(order.createdAt)}`).join('\n')
+        : `no orders for ${email}`;
+      return { text, data: { orders: orders.map(orderView) } };
+    },
+  },
+];
+
+export const checkoutOps: OpsProgram = { app: 'checkout', commands };

@@ -1,0 +1,106 @@
+/**
+ * Promo codes as operators manage them: create one, end one now, list them with what they
+ * are used for. Writes touch only the promo_codes table; holds and redemptions stay as the
+ * orders made them, so an open order keeps the discount it was priced with.
+ */
+import { conflict, invalidArgument, notFound } from '@storefront/errors';
+import { isUniqueViolation, toNumber, type Knex } from '@storefront/db';
+import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './domain/promo';
+import { toPromo, type CheckoutStore } from './store';
+
+export const PROMO_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{2,63}$/;
+const BASIS_POINTS_PER_PERCENT = 100;
+
+export interface PromoListing extends PromoCode {
+  redeemed: number;
+  held: number;
+  /** Why a checkout would refuse it now; undefined when it is usable. */
+  refusal?: PromoRefusal;
+}
+
+/** `WELCOME10`-style codes: letters, digits, `-` and `_`, 3 to 64 characters, stored upper-case. */
+export function parsePromoCode(text: string): string {
+  const code = normalisePromoCode(text);
+  if (!PROMO_CODE_PATTERN.test(code)) throw invalidArgument(`code must be 3 to 64 letters, digits, "-" or "_", starting with a letter or digit; got "${text}"`, 'invalid_code');
+  return code;
+}
+
+/** A percentage (`15`, `15%`, `12.5%`) as basis points, more than 0 and at most 100%. */
+export function parseDiscountPercent(text: string): number {
+  const match = /^(\d{1,3}(?:\.\d{1,2})?)%?$/.exec(text.trim());
+  const basisPoints = match ? Math.round(Number(match[1]) * BASIS_POINTS_PER_PERCENT) : NaN;
+  if (!(basisPoints > 0 && basisPoints <= 100 * BASIS_POINTS_PER_PERCENT)) {
+    throw invalidArgument(`discount must be a percentage above 0 and at most 100 (e.g. 15 or 12.5%), got "${text}"`, 'invalid_discount');
+  }
+  return basisPoints;
+}
+
+/** An ISO 8601 date or date-time with an explicit zone (a bare date is midnight UTC). */
+export function parseInstant(text: string, name: string): number {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
+  const at = dateOnly || zoned ? Date.parse(dateOnly ? `${text}T00:00:00Z` : text) : NaN;
+  if (!Number.isFinite(at)) throw invalidArgument(`${name} must be an ISO 8601 date (2025-06-01) or date-time with a zone (2025-06-01T09:00:00Z), got "${text}"`, 'invalid_date');
+  return at;
+}
+
+export function parseRedemptionCap(text: string): number {
+  const cap = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(cap >= 1 && cap <= 1_000_000)) throw invalidArgument(`max-redemptions must be a whole number from 1 to 1000000, got "${text}"`, 'invalid_cap');
+  return cap;
+}
+
+export class PromoAdmin {
+  constructor(
+    private readonly db: Knex,
+    private readonly store: CheckoutStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(promo: PromoCode): Promise<PromoCode> {
+    if (promo.activeUntil !== undefined && promo.activeUntil <= promo.activeFrom) {
+      throw invalidArgument(`until (${new Date(promo.activeUntil).toISOString()}) must be after from (${new Date(promo.activeFrom).toISOString()})`, 'invalid_date');
+    }
+    try {
+      await this.db('promo_codes').insert({
+        code: promo.code,
+        discount_basis_points: promo.discountBasisPoints,
+        active_from: promo.activeFrom,
+        active_until: promo.activeUntil ?? null,
+        max_redemptions: promo.maxRedemptions ?? null,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict('promo_exists', `promo code ${promo.code} already exists; expire it and create another code to change its terms`);
+      throw error;
+    }
+    return promo;
+  }
+
+  /** Ends the code now for new orders; one that has already ended keeps its end. */
+  async expire(rawCode: string): Promise<PromoCode> {
+    const code = normalisePromoCode(rawCode);
+    const now = this.now();
+    const changed = await this.db('promo_codes')
+      .where({ code })
+      .andWhere((q) => q.whereNull('active_until').orWhere('active_until', '>', now))
+      .update({ active_until: now });
+    const promo = await this.store.findPromo(code);
+    if (!promo) throw notFound(`no promo code ${code}`, 'promo_not_found');
+    if (changed === 0) throw conflict('promo_already_ended', `promo code ${code} already ended at ${new Date(promo.activeUntil!).toISOString()}`);
+    return promo;
+  }
+
+  /** Every code, with its paid redemptions, open orders' holds and whether it is usable now. */
+  async list(): Promise<PromoListing[]> {
+    const rows = await this.db('promo_codes').orderBy('code').select();
+    const counts = async (table: string) =>
+      new Map((await this.db(table).groupBy('code').select('code').count({ n: '*' })).map((row: Record<string, unknown>) => [String(row.code), toNumber(row.n)]));
+    const [redeemed, held] = await Promise.all([counts('promo_redemptions'), counts('promo_holds')]);
+    const now = this.now();
+    return rows.map((row) => {
+      const promo = toPromo(row);
+      const usage = { redeemed: redeemed.get(promo.code) ?? 0, held: held.get(promo.code) ?? 0 };
+      return { ...promo, ...usage, refusal: promoRefusal(promo, now, usage) };
+    });
+  }
+}

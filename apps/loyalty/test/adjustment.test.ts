@@ -1,0 +1,44 @@
+/** Operator point adjustments: written once per key, even when the same key races itself. */
+import { expect } from 'chai';
+import { LoyaltyLedger } from '../src/ledger';
+import { LoyaltyStore } from '../src/store';
+import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
+
+describe('loyalty: operator adjustments', () => {
+  let h: LoyaltyHarness;
+  let ledger: LoyaltyLedger;
+  beforeEach(async () => {
+    h = await startLoyalty();
+    const store = new LoyaltyStore(h.server.db);
+    ledger = new LoyaltyLedger(store, await store.activeRewards(), { tiers: { silver: 500, gold: 1500, platinum: 5000 }, codeHoldMs: 60_000, now: Date.now });
+  });
+  afterEach(async () => h?.stop());
+
+  it('ten concurrent runs with one key record one adjustment entry', async () => {
+    const userId = newUserId();
+    await h.client.openAccount({}, await h.as(userId));
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => ledger.adjust(userId, 25, 'goodwill', 'ticket-7')));
+    expect(outcomes.filter((outcome) => outcome.granted)).to.have.length(1);
+    expect((await ledgerRows(h.server, userId)).filter((row) => row.type === 'adjustment')).to.deep.equal([{ key: 'adjustment:ticket-7', points: 25, type: 'adjustment' }]);
+  });
+
+  it('concurrent debits never take the balance below zero', async () => {
+    const userId = newUserId();
+    await h.client.openAccount({}, await h.as(userId));
+    // The welcome bonus is 100 points: at most two debits of 40 fit.
+    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => ledger.adjust(userId, -40, 'correction', `debit-${i}`)));
+    expect(results.filter((result) => result.status === 'fulfilled')).to.have.length(2);
+    const { account } = await h.client.getAccount({}, await h.as(userId));
+    expect(account!.points).to.equal(20);
+  });
+
+  it('refuses a key reused for other points and an unknown account', async () => {
+    const userId = newUserId();
+    await h.client.openAccount({}, await h.as(userId));
+    await ledger.adjust(userId, 10, 'first', 'k-1');
+    const reused = await ledger.adjust(userId, 11, 'second', 'k-1').catch((error: { code?: string }) => error.code);
+    expect(reused).to.equal('already_recorded');
+    const unknown = await ledger.adjust(newUserId(), 10, 'x', 'k-2').catch((error: { code?: string }) => error.code);
+    expect(unknown).to.equal('account_not_found');
+  });
+});
