@@ -71,7 +71,7 @@ describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as 
     const catalogFile = path.join(stores.dataDir, 'catalog.json');
     const product = (id: string, size: string, price: number, stock?: number) => ({ id, name: id, description: 'For research use only.', sizes: [{ size, price, ...(stock === undefined ? {} : { stock }) }] });
     fs.writeFileSync(catalogFile, JSON.stringify({ products: [product('ghk-cu', '50mg', 19.99), product('sale-item', '1mg', 10, SALE_UNITS)] }));
-    const imported = spawnSync(process.execPath, ['--import', 'tsx', 'apps/inventory/src/cli/import-catalog.ts', catalogFile], { cwd: ROOT, env: { PATH: process.env.PATH, ...storeEnv }, encoding: 'utf8' });
+    const imported = spawnSync(process.execPath, [path.join(ROOT, 'apps', 'inventory', 'dist', 'ops.js'), 'import', catalogFile], { cwd: ROOT, env: { PATH: process.env.PATH, ...storeEnv }, encoding: 'utf8' });
     expect(imported.status, imported.stderr).to.equal(0);
 
     const ports = await freeReplicaPorts();
