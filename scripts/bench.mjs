@@ -189,7 +189,7 @@ async function withMysqlStack(replicas, use) {
   const { migrateBenchDatabases, dropBenchDatabases } = await import('./lib/bench-mysql.mjs');
   const mysqlDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-mysql-'));
   try {
-    const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:`, REPLICAS: String(replicas) };
+    const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:`, REPLICAS: String(replicas), TRUSTED_PROXIES: '127.0.0.1' };
     const mysqlStack = await startProcessStack({ env, output: 'ignore' });
     try {
       await use(mysqlStack);
@@ -260,13 +260,18 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
       const signedUp = await sessionCookie(mysqlStack.gatewayUrl);
       if (!signedUp) throw new Error('signup on MySQL did not return a session');
       const nextOrder = orderBodies(`mysql-r${replicas}`, mysqlStack.env);
+      // Buyers of a sale come from many addresses: each order names its own, from the range kept
+      // for benchmarks (198.18.0.0/15; a header only, nothing is sent there), so the per-address
+      // open-order lock does not turn the load into one queue.
+      let buyer = 0;
+      const nextBuyer = () => ((buyer += 1), `198.18.${(buyer >> 8) & 255}.${buyer & 255}`);
       const endpoints = {
         'GET /api/stock': { path: '/api/stock' },
         'GET /api/auth/me': { path: '/api/auth/me', request: { headers: { cookie: signedUp.cookie } } },
         'POST create-checkout': {
           path: '/api/create-checkout',
           // A fresh checkout reference for every request, whichever gateway it goes to.
-          request: { requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: JSON.stringify(nextOrder()) }) }] },
+          request: { requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-forwarded-for': nextBuyer() }, body: JSON.stringify(nextOrder()) }) }] },
         },
       };
       for (const [endpoint, { path: endpointPath, request }] of Object.entries(endpoints)) {
