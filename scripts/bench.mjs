@@ -2,7 +2,10 @@
 // `npm run bench`: starts the platform (each app in its own process), a bare node:http server and
 // a bare Express server answering the same JSON, and measures them in one run on this machine.
 // Prints requests/s, p50/p99 and the ratios the platform is held to, the stack's start-up time and
-// each service's memory, then runs the scenario modules in scripts/bench/. Results are written to
+// each service's memory, then runs the scenario modules in scripts/bench/. With MYSQL_URL and
+// REDIS_URL set it then measures /api/stock, /api/auth/me and create-checkout on MySQL + Redis
+// with one and with two processes of every app, and the CPU each process spends per request
+// (scripts/lib/endpoint-cost.mjs), and runs the scenarios there too. Results are written to
 // bench-results.json. Every load is bounded in time.
 import { fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +23,8 @@ const HALF_PEAK_P99_MS = 15;
 const RSS_LIMIT_MB = 120;
 const CHECKOUT_ORDERS_PER_S = 300;
 const BENCH_PASSWORD = 'Bench-password-42';
+// The same endpoints on MySQL + Redis with one process of every app, then two.
+const REPLICA_COUNTS = [1, 2];
 
 const results = { machine: { cpus: os.cpus().length, node: process.version }, http: {}, ratios: {}, targets: {}, halfPeak: {}, memoryMb: {}, scenarios: {} };
 
@@ -179,6 +184,24 @@ async function runScenarios(backend, stack) {
   }
 }
 
+/** Fresh, migrated MySQL databases and a stack of `replicas` processes per app on them, for `use`. */
+async function withMysqlStack(replicas, use) {
+  const { migrateBenchDatabases, dropBenchDatabases } = await import('./lib/bench-mysql.mjs');
+  const mysqlDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-mysql-'));
+  try {
+    const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:`, REPLICAS: String(replicas), TRUSTED_PROXIES: '127.0.0.1' };
+    const mysqlStack = await startProcessStack({ env, output: 'ignore' });
+    try {
+      await use(mysqlStack);
+    } finally {
+      await mysqlStack.stop();
+    }
+  } finally {
+    await dropBenchDatabases(process.env.MYSQL_URL);
+    rmSync(mysqlDir, { recursive: true, force: true });
+  }
+}
+
 // --- the gateway against the bare servers, on the embedded default ---
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
 const stack = await startProcessStack({ env: stackEnv(dataDir, 'sqlite'), output: 'ignore' });
@@ -224,23 +247,50 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-// --- scenarios again on MySQL + Redis when the environment names them ---
+// --- on MySQL + Redis, when the environment names them: one replica of every app, then two ---
 if (process.env.MYSQL_URL && process.env.REDIS_URL) {
-  const { migrateBenchDatabases, dropBenchDatabases } = await import('./lib/bench-mysql.mjs');
-  const mysqlDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-mysql-'));
-  const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:` };
-  const mysqlStack = await startProcessStack({ env, output: 'ignore' });
-  try {
-    await runScenarios('mysql', mysqlStack);
-    const orders = results.scenarios['checkout:mysql']?.['create-checkout (sandbox provider)'];
-    if (orders) verdict('create-checkout on MySQL', orders.orders_per_s, `>= ${CHECKOUT_ORDERS_PER_S}`, ' orders/s', orders.orders_per_s >= CHECKOUT_ORDERS_PER_S && orders.failed === 0);
-  } finally {
-    await mysqlStack.stop();
-    await dropBenchDatabases(process.env.MYSQL_URL);
-    rmSync(mysqlDir, { recursive: true, force: true });
+  const { endpointCost, printCostTable } = await import('./lib/endpoint-cost.mjs');
+  const { orderBodies } = await import('./bench/checkout.mjs');
+  const { BENCH_DATABASES_LIKE } = await import('./lib/bench-mysql.mjs');
+  const servers = { mysqlUrl: process.env.MYSQL_URL, redisUrl: process.env.REDIS_URL, databasePattern: BENCH_DATABASES_LIKE };
+  const costRows = [];
+  for (const replicas of REPLICA_COUNTS) {
+    console.log(`\n-- MySQL + Redis, REPLICAS=${replicas} --`);
+    await withMysqlStack(replicas, async (mysqlStack) => {
+      const signedUp = await sessionCookie(mysqlStack.gatewayUrl);
+      if (!signedUp) throw new Error('signup on MySQL did not return a session');
+      const nextOrder = orderBodies(`mysql-r${replicas}`, mysqlStack.env);
+      // Buyers of a sale come from many addresses: each order names its own, from the range kept
+      // for benchmarks (198.18.0.0/15; a header only, nothing is sent there), so the per-address
+      // open-order lock does not turn the load into one queue.
+      let buyer = 0;
+      const nextBuyer = () => ((buyer += 1), `198.18.${(buyer >> 8) & 255}.${buyer & 255}`);
+      const endpoints = {
+        'GET /api/stock': { path: '/api/stock' },
+        'GET /api/auth/me': { path: '/api/auth/me', request: { headers: { cookie: signedUp.cookie } } },
+        'POST create-checkout': {
+          path: '/api/create-checkout',
+          // A fresh checkout reference for every request, whichever gateway it goes to.
+          request: { requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-forwarded-for': nextBuyer() }, body: JSON.stringify(nextOrder()) }) }] },
+        },
+      };
+      for (const [endpoint, { path: endpointPath, request }] of Object.entries(endpoints)) {
+        const cost = await endpointCost({ stack: mysqlStack, path: endpointPath, request, durationS: DURATION_S, connections: CONNECTIONS, servers });
+        costRows.push({ replicas, endpoint, cost });
+        console.log(`${endpoint.padEnd(28)} ${String(cost.rps).padStart(7)} req/s over ${cost.gateways} gateway(s)   p99 ${cost.p99_ms} ms   ${cost.appsCpuMsPerRequest} ms CPU/request in the apps`);
+      }
+      if (replicas === 1) {
+        await runScenarios('mysql', mysqlStack);
+        const orders = results.scenarios['checkout:mysql']?.['create-checkout (sandbox provider)'];
+        if (orders) verdict('create-checkout on MySQL', orders.orders_per_s, `>= ${CHECKOUT_ORDERS_PER_S}`, ' orders/s', orders.orders_per_s >= CHECKOUT_ORDERS_PER_S && orders.failed === 0);
+      }
+    });
   }
+  console.log('');
+  printCostTable(costRows);
+  results.replicaCost = costRows;
 } else {
-  console.log('\n(MYSQL_URL and REDIS_URL unset: scenarios ran on the embedded default only)');
+  console.log('\n(MYSQL_URL and REDIS_URL unset: the one- and two-replica comparison and the MySQL scenarios were skipped)');
 }
 
 writeFileSync(path.join(ROOT, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);

@@ -23,9 +23,16 @@ const AMOUNT = 24.94;
 const POINTS_PER_ORDER = 19;
 
 export async function run({ backend, gatewayUrl, env, report }) {
+  const body = orderBodies(backend, env);
+  report('create-checkout (sandbox provider)', await createLoad(gatewayUrl, body));
+  report('PAID → points awarded', await paidToPoints(gatewayUrl, body));
+}
+
+/** A maker of create-checkout bodies, each with a checkout reference of its own. */
+export function orderBodies(backend, env) {
   const references = referenceMaker(backend);
   const merchantCode = env.SUMUP_MERCHANT_CODE ?? 'MSTOREFRONT';
-  const body = () => ({
+  return () => ({
     checkout_reference: references(),
     amount: AMOUNT,
     currency: 'GBP',
@@ -33,13 +40,10 @@ export async function run({ backend, gatewayUrl, env, report }) {
     items: [LINE],
     delivery: { name: 'Bench Mark', email: 'bench@example.com', line1: '1 Load Lane', city: 'London', postcode: 'E1 6AN', country: 'GB' },
   });
-
-  report('create-checkout (sandbox provider)', await createLoad(gatewayUrl, body));
-  report('PAID → points awarded', await paidToPoints(gatewayUrl, body));
 }
 
 function referenceMaker(backend) {
-  const prefix = `bench-${backend}-${Date.now().toString(36)}`;
+  const prefix = `bench-${backend}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   let next = 0;
   return () => `${prefix}-${(next += 1)}`;
 }

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { ROOT } from './process-stack.mjs';
 
 const SERVICES = ['identity', 'loyalty', 'inventory', 'checkout'];
+/** Every benchmark database, as a LIKE pattern. */
+export const BENCH_DATABASES_LIKE = 'bench\\_%';
 const databaseUrl = (server, service) => {
   const url = new URL(server);
   url.pathname = `/bench_${service}`;
