@@ -5,7 +5,7 @@
  */
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
+import { openServiceStore, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { RedisWindowCounters, SqlWindowCounters, connectRedis } from '@storefront/rate-limit';
 import { ServiceTokenSigner, ServiceTokenVerifier } from '@storefront/service-token';
@@ -44,9 +44,7 @@ const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 export async function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
   const logger = options.logger ?? createLogger('checkout', config.logLevel);
   const now = options.now ?? Date.now;
-  if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
-  const db = openDatabase(config.store);
-  if (options.migrate) await applyMigrations(db, migrations);
+  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, config.redisKeyPrefix, logger).catch(async (error: unknown) => {
         await db.destroy();

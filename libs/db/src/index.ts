@@ -211,11 +211,24 @@ export interface MigrationStatus {
 
 /** Which of the service's migrations the store has and which it still needs; changes nothing. */
 export async function migrationStatus(db: Knex, migrations: Record<string, Migration>): Promise<MigrationStatus> {
-  // Read by hand: knex's own list creates its bookkeeping tables, which a status check (or a
-  // runtime database user without DDL rights) must not do.
-  const recorded: string[] = (await db.schema.hasTable(MIGRATIONS_TABLE)) ? await db(MIGRATIONS_TABLE).orderBy('id').pluck('name') : [];
+  const recorded = await recordedMigrations(db);
   const known = Object.keys(migrations).sort();
   return { applied: recorded.filter((name) => known.includes(name)), pending: known.filter((name) => !recorded.includes(name)) };
+}
+
+/** MySQL's answer when the service's database was never created. */
+const UNKNOWN_DATABASE = 1049;
+
+async function recordedMigrations(db: Knex): Promise<string[]> {
+  try {
+    // Read by hand: knex's own list creates its bookkeeping tables, which a status check (or a
+    // runtime database user without DDL rights) must not do.
+    return (await db.schema.hasTable(MIGRATIONS_TABLE)) ? await db(MIGRATIONS_TABLE).orderBy('id').pluck('name') : [];
+  } catch (error) {
+    // A database nobody created yet has nothing applied; `migrate` creates it.
+    if ((error as { errno?: number }).errno === UNKNOWN_DATABASE) return [];
+    throw error;
+  }
 }
 
 /** Thrown when a store is behind its service's migrations; the message says what to run. */
@@ -238,6 +251,24 @@ export class SchemaNotMigrated extends Error {
 export async function requireMigrated(db: Knex, service: string, migrations: Record<string, Migration>): Promise<void> {
   const { pending } = await migrationStatus(db, migrations);
   if (pending.length > 0) throw new SchemaNotMigrated(service, pending);
+}
+
+/**
+ * Opens a service's store for serving. With `migrate` (the embedded SQLite default, tests) it is
+ * brought up to date first; otherwise (MySQL, migrated in a separate step) a store that misses
+ * migrations is refused with SchemaNotMigrated rather than failing later on a missing table.
+ */
+export async function openServiceStore(config: StoreConfig, migrations: Record<string, Migration>, { migrate }: { migrate: boolean }): Promise<Knex> {
+  if (migrate && config.mysqlUrl) await ensureMysqlDatabase(config.mysqlUrl);
+  const db = openDatabase(config);
+  try {
+    if (migrate) await applyMigrations(db, migrations);
+    else await requireMigrated(db, config.service, migrations);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
 }
 
 export async function ensureMysqlDatabase(mysqlUrl: string): Promise<void> {
