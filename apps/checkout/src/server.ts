@@ -20,6 +20,7 @@ import { DEMO_PROMO_CODES } from './domain/promo';
 import { shopOrigins } from './domain/request';
 import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
+import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './orders';
 import type { PaymentProvider } from './providers/provider';
 
@@ -60,7 +61,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
   const signer = new ServiceTokenSigner('checkout', options.serviceTokenPrivateKey);
   const inventoryClient = createRpcClient(inventory.InventoryServiceService, config.inventoryAddress, { target: 'inventory', signer });
   const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty', signer });
-  const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger)]]);
+  const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger))]]);
 
   const limits = new AbuseGuard(db, counters, config.limits, now);
   const service = new CheckoutService({
@@ -82,7 +83,15 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
   }, COUNTER_PURGE_INTERVAL_MS);
   purge.unref();
   const orders = new OrderReader({ store, limits, now });
-  const confirmation = new PaymentConfirmation({ store, inventory: inventoryClient, loyalty: loyaltyClient, providers, logger, now });
+  const confirmation = new PaymentConfirmation({
+    store,
+    inventory: inventoryClient,
+    loyalty: loyaltyClient,
+    providers,
+    logger,
+    now,
+    paymentConfirmed: countConfirmedPayments([...providers.keys()]),
+  });
 
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
@@ -107,6 +116,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     ],
   });
   confirmation.start(config.reconcileIntervalMs);
+  const stopLagGauge = observeReconcilerLag(store, now);
   logger.info({ address: grpcServer.address, provider: config.provider.name }, 'checkout listening');
   return {
     address: grpcServer.address,
@@ -116,6 +126,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     async stop() {
       clearInterval(purge);
       await confirmation.stop();
+      stopLagGauge();
       await grpcServer.shutdown();
       inventoryClient.close();
       loyaltyClient.close();
