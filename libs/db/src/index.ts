@@ -260,6 +260,8 @@ export async function requireMigrated(db: Knex, service: string, migrations: Rec
  */
 export async function openServiceStore(config: StoreConfig, migrations: Record<string, Migration>, { migrate }: { migrate: boolean }): Promise<Knex> {
   if (migrate && config.mysqlUrl) await ensureMysqlDatabase(config.mysqlUrl);
+  // Asked before the pool connects, which would fail on a missing database with a driver error.
+  if (!migrate && config.mysqlUrl && !(await mysqlDatabaseExists(config.mysqlUrl))) throw new SchemaNotMigrated(config.service, Object.keys(migrations).sort());
   const db = openDatabase(config);
   try {
     if (migrate) await applyMigrations(db, migrations);
@@ -272,6 +274,18 @@ export async function openServiceStore(config: StoreConfig, migrations: Record<s
 }
 
 export async function ensureMysqlDatabase(mysqlUrl: string): Promise<void> {
+  await onMysqlServer(mysqlUrl, async (server, database) => {
+    // Binary collation gives MySQL the same exact-match semantics as SQLite.
+    await server.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [database]);
+  });
+}
+
+async function mysqlDatabaseExists(mysqlUrl: string): Promise<boolean> {
+  return onMysqlServer(mysqlUrl, async (server, database) => (await server('information_schema.schemata').where('schema_name', database).first('schema_name')) !== undefined);
+}
+
+/** Runs `work` on a connection to the server of `mysqlUrl`, outside its database (which may not exist). */
+async function onMysqlServer<T>(mysqlUrl: string, work: (server: Knex, database: string) => Promise<T>): Promise<T> {
   const url = new URL(mysqlUrl);
   const database = decodeURIComponent(url.pathname.slice(1));
   if (!/^[A-Za-z0-9_]+$/.test(database)) {
@@ -280,8 +294,7 @@ export async function ensureMysqlDatabase(mysqlUrl: string): Promise<void> {
   url.pathname = '/';
   const server = knexFactory({ client: 'mysql2', connection: { uri: url.toString() } as Knex.MySql2ConnectionConfig, pool: { min: 0, max: 1 } });
   try {
-    // Binary collation gives MySQL the same exact-match semantics as SQLite.
-    await server.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [database]);
+    return await work(server, database);
   } finally {
     await server.destroy();
   }

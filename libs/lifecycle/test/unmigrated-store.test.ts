@@ -40,7 +40,7 @@ describe('lifecycle: a service started on an unmigrated MySQL database', functio
     const app = start(service);
     try {
       const code = await app.exit(30_000);
-      return { code, lines: app.stderr().split('\n').filter(Boolean), logs: app.logs };
+      return { code, lines: app.stderr().split('\n').filter(Boolean), logs: app.logs, plainStdout: app.plainStdout };
     } finally {
       app.kill();
     }
@@ -48,12 +48,14 @@ describe('lifecycle: a service started on an unmigrated MySQL database', functio
 
   it('stops every service whose database was never created with one line naming npm run migrate', async () => {
     const outcomes = await Promise.all(SERVICES.map(async (service) => ({ service, ...(await refusal(service)) })));
-    for (const { service, code, lines, logs } of outcomes) {
+    for (const { service, code, lines, logs, plainStdout } of outcomes) {
       expect(code, `${service}: ${lines.join('\n')}`).to.equal(CONFIGURATION_EXIT);
       expect(lines, service).to.have.length(1);
       expect(lines[0]).to.match(new RegExp(`^${service}: the ${service} database is not migrated \\(\\d+ pending: .+\\); run \`npm run migrate\``));
       expect(lines[0]).to.not.match(/doesn't exist|Unknown database/);
       expect(logs.map((line) => line.msg), service).to.not.include('fatal error');
+      // Nor a driver's connection error printed past the logger.
+      expect(plainStdout, service).to.deep.equal([]);
     }
   });
 
