@@ -33,7 +33,6 @@ export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
 export { RpcMetricsSpanProcessor } from './rpc-metrics';
 export { readSampler, RecordingRpcSpans, DEFAULT_SAMPLER, DEFAULT_SAMPLE_RATIO } from './sampler';
 export type { AdminAnswer, AdminHandler } from './metrics-server';
-export { Exposition, withUnitSuffix } from './exposition';
 
 export interface TelemetryOptions {
   /** Extra processors, e.g. an in-memory exporter in tests. */
