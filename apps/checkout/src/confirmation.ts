@@ -52,6 +52,8 @@ export interface ConfirmationOptions {
   providers: Map<ProviderName, PaymentProvider>;
   logger: Logger;
   now: () => number;
+  /** Told once per order this process moved to paid (metrics). */
+  paymentConfirmed: (provider: ProviderName) => void;
 }
 
 export interface ReconcileSummary {
@@ -154,7 +156,8 @@ export class PaymentConfirmation {
     if (current.status === 'pending_payment') {
       const outcome = await this.outcomeOf(current);
       if (!outcome) return;
-      await store.finalise(current.id, outcome, now());
+      // Counted only by the process whose update made the order final, so replicas never count one twice.
+      if ((await store.finalise(current.id, outcome, now())) && outcome === 'paid') this.options.paymentConfirmed(current.provider);
       current = (await store.findById(current.id))!;
     }
     await this.finishSteps(current);

@@ -5,7 +5,7 @@
  */
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
+import { openServiceStore, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { RedisWindowCounters, SqlWindowCounters, connectRedis } from '@storefront/rate-limit';
 import { ServiceTokenSigner, ServiceTokenVerifier } from '@storefront/service-token';
@@ -20,6 +20,7 @@ import { DEMO_PROMO_CODES } from './domain/promo';
 import { shopOrigins } from './domain/request';
 import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
+import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './orders';
 import type { PaymentProvider } from './providers/provider';
 
@@ -44,9 +45,7 @@ const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 export async function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
   const logger = options.logger ?? createLogger('checkout', config.logLevel);
   const now = options.now ?? Date.now;
-  if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
-  const db = openDatabase(config.store);
-  if (options.migrate) await applyMigrations(db, migrations);
+  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, config.redisKeyPrefix, logger).catch(async (error: unknown) => {
         await db.destroy();
@@ -62,7 +61,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
   const signer = new ServiceTokenSigner('checkout', options.serviceTokenPrivateKey);
   const inventoryClient = createRpcClient(inventory.InventoryServiceService, config.inventoryAddress, { target: 'inventory', signer });
   const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty', signer });
-  const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger)]]);
+  const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger))]]);
 
   const limits = new AbuseGuard(db, counters, config.limits, now);
   const service = new CheckoutService({
@@ -84,7 +83,15 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
   }, COUNTER_PURGE_INTERVAL_MS);
   purge.unref();
   const orders = new OrderReader({ store, limits, now });
-  const confirmation = new PaymentConfirmation({ store, inventory: inventoryClient, loyalty: loyaltyClient, providers, logger, now });
+  const confirmation = new PaymentConfirmation({
+    store,
+    inventory: inventoryClient,
+    loyalty: loyaltyClient,
+    providers,
+    logger,
+    now,
+    paymentConfirmed: countConfirmedPayments([...providers.keys()]),
+  });
 
   const grpcServer: RunningGrpcServer = await startGrpcServer({
     address: config.address,
@@ -109,6 +116,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     ],
   });
   confirmation.start(config.reconcileIntervalMs);
+  const stopLagGauge = observeReconcilerLag(store, now);
   logger.info({ address: grpcServer.address, provider: config.provider.name }, 'checkout listening');
   return {
     address: grpcServer.address,
@@ -118,6 +126,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     async stop() {
       clearInterval(purge);
       await confirmation.stop();
+      stopLagGauge();
       await grpcServer.shutdown();
       inventoryClient.close();
       loyaltyClient.close();

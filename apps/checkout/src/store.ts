@@ -286,6 +286,19 @@ export class CheckoutStore {
     await this.db('orders').where({ id: orderId, poll_token: token }).update({ next_check_at: nextCheckAt, poll_until: null });
   }
 
+  /**
+   * Since when the most overdue open order has been due a provider read at `now`, or undefined when
+   * none is. An order never read, or marked due at once, counts from its creation.
+   */
+  async oldestDueSince(now: number): Promise<number | undefined> {
+    const row = await this.db('orders')
+      .whereNull('closed_at')
+      .andWhere((q) => q.whereNull('next_check_at').orWhere('next_check_at', '<=', now))
+      .min({ since: this.db.raw('case when next_check_at is null or next_check_at = ? then created_at else next_check_at end', [DUE_NOW]) })
+      .first();
+    return row?.since === null || row?.since === undefined ? undefined : toNumber(row.since);
+  }
+
   /** Makes an open order due at once, ahead of the schedule (a notification that could not be acted on). */
   async markDueNow(orderId: string): Promise<void> {
     await this.db('orders').where({ id: orderId }).whereNull('closed_at').update({ next_check_at: DUE_NOW });

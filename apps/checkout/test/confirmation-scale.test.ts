@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
 import type { PaymentSandbox } from '@storefront/payment-sandbox';
-import { provisionStores, startStack, type Stack, type TestStores } from '@storefront/testing';
+import { provisionStores, type Stack, type TestStores } from '@storefront/testing';
 import { migrations } from '../src/migrations';
 import { CheckoutStore } from '../src/store';
-import { PROVIDER_TIMEOUT_MS, DELIVERY, checkoutBody, completePayment, countRows, eventually, expectCheckout, loyaltyPoints, signUp, startCheckoutStack, stockOf } from './support';
+import { DELIVERY, checkoutBody, completePayment, countRows, eventually, expectCheckout, loyaltyPoints, signUp, startCheckoutReplica, startCheckoutStack, stockOf } from './support';
 
 const LIMITED_SKU = 'tb-500-10mg';
 // £49.99 with WELCOME10: 44.99 after discount (44 points), plus 4.95 shipping.
@@ -181,21 +181,7 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
     let second: Stack;
     before(async () => {
       first = await startCheckoutStack({ RECONCILE_INTERVAL_MS: '200' });
-      // A second checkout server on the same store, in front of the same inventory, loyalty and provider.
-      second = await startStack({
-        services: ['checkout'],
-        stores: first.stores,
-        env: {
-          RECONCILE_INTERVAL_MS: '200',
-          PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
-          PUBLIC_BASE_URL: 'http://127.0.0.1:9',
-          TRUSTED_PROXIES: '127.0.0.1',
-          INVENTORY_ADDR: first.inventory!.address,
-          LOYALTY_ADDR: first.loyalty!.address,
-          IDENTITY_ADDR: first.identity!.address,
-          SUMUP_API_BASE: first.paymentSandbox!.url,
-        },
-      });
+      second = await startCheckoutReplica(first, { RECONCILE_INTERVAL_MS: '200' });
     });
     after(async () => {
       await second?.stop();

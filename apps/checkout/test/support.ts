@@ -83,6 +83,28 @@ export async function startCheckoutStack(env: Env = {}, services?: ServiceName[]
   return stack;
 }
 
+/**
+ * A second checkout server on the first stack's store, in front of the same inventory, loyalty and
+ * provider, with its own gateway: another replica.
+ */
+export function startCheckoutReplica(first: Stack, env: Env = {}): Promise<Stack> {
+  return startStack({
+    services: ['checkout'],
+    stores: first.stores,
+    env: {
+      RECONCILE_INTERVAL_MS: '3600000',
+      PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
+      PUBLIC_BASE_URL: 'http://127.0.0.1:9',
+      TRUSTED_PROXIES: '127.0.0.1',
+      INVENTORY_ADDR: first.inventory!.address,
+      LOYALTY_ADDR: first.loyalty!.address,
+      IDENTITY_ADDR: first.identity!.address,
+      SUMUP_API_BASE: first.paymentSandbox!.url,
+      ...env,
+    },
+  });
+}
+
 export const newReference = (label = 'order') => `${label}-${randomBytes(6).toString('hex')}`;
 
 export function checkoutBody(amount: number, items: Array<{ sku: string; quantity: number }>, extra: Record<string, unknown> = {}) {

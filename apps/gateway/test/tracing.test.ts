@@ -77,9 +77,9 @@ describe('tracing: one trace per request, gateway → service → SQL', function
     const text = await res.text();
     const sample = (name: string, ...labels: string[]) =>
       text.split('\n').find((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)));
-    expect(sample('http_server_request_duration_count', 'http_route="/api/stock"', 'http_response_status_code="200"', 'http_request_method="GET"')).to.exist;
-    expect(sample('rpc_server_call_duration_count', 'rpc_method="GetStock"', 'rpc_grpc_status_code="0"')).to.exist;
-    expect(sample('rpc_client_call_duration_count', 'rpc_method="GetStock"')).to.exist;
+    expect(sample('http_server_request_duration_seconds_count', 'http_route="/api/stock"', 'http_response_status_code="200"', 'http_request_method="GET"')).to.exist;
+    expect(sample('rpc_server_call_duration_seconds_count', 'rpc_method="GetStock"', 'rpc_grpc_status_code="0"')).to.exist;
+    expect(sample('rpc_client_call_duration_seconds_count', 'rpc_method="GetStock"')).to.exist;
     expect(sample('db_client_connection_count', 'db_client_connection_pool_name="inventory"', 'db_client_connection_state="idle"')).to.exist;
   });
 });
@@ -97,11 +97,11 @@ describe('tracing: RPC metrics whatever is sampled', () => {
       const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('rpc_method="GetStock"'));
       return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
     };
-    const before = { served: await count('rpc_server_call_duration_count'), made: await count('rpc_client_call_duration_count') };
+    const before = { served: await count('rpc_server_call_duration_seconds_count'), made: await count('rpc_client_call_duration_seconds_count') };
     // One after another: concurrent stock reads would share one GetStock call.
     for (let i = 0; i < 5; i += 1) expect((await new HttpClient(stack.gatewayUrl).get('/api/stock')).status).to.equal(200);
-    expect(await count('rpc_server_call_duration_count')).to.equal(before.served + 5);
-    expect(await count('rpc_client_call_duration_count')).to.equal(before.made + 5);
+    expect(await count('rpc_server_call_duration_seconds_count')).to.equal(before.served + 5);
+    expect(await count('rpc_client_call_duration_seconds_count')).to.equal(before.made + 5);
     expect(await stack.spans()).to.deep.equal([]);
   });
 });

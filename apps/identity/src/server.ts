@@ -4,7 +4,7 @@
  */
 import { identity } from '@storefront/proto';
 import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
+import { openServiceStore, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger, type Logger } from '@storefront/logging';
@@ -36,9 +36,7 @@ const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
 export async function startIdentityServer(config: IdentityConfig, options: StartOptions): Promise<IdentityServer> {
   const logger = options.logger ?? createLogger('identity', config.logLevel);
-  if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
-  const db = openDatabase(config.store);
-  if (options.migrate) await applyMigrations(db, migrations);
+  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, config.redisKeyPrefix, logger).catch(async (error: unknown) => {
         await db.destroy();

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inventory } from '@storefront/proto';
 import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, toNumber } from '@storefront/db';
+import { openServiceStore, ping, toNumber } from '@storefront/db';
 import { registerGauge } from '@storefront/telemetry';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { ServiceTokenVerifier } from '@storefront/service-token';
@@ -41,9 +41,7 @@ export const DEMO_CATALOG_PATH = path.join(__dirname, '..', 'data', 'demo-catalo
 
 export async function startInventoryServer(config: InventoryConfig, options: StartOptions): Promise<InventoryServer> {
   const logger = options.logger ?? createLogger('inventory', config.logLevel);
-  if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
-  const db = openDatabase(config.store);
-  if (options.migrate) await applyMigrations(db, migrations);
+  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
   const store = new InventoryStore(db);
   const reservations = new ReservationStore(db, { now: options.now });
   const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { loyalty } from '@storefront/proto';
 import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { applyMigrations, ensureMysqlDatabase, openDatabase, ping, type Knex } from '@storefront/db';
+import { openServiceStore, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger, type Logger } from '@storefront/logging';
@@ -37,9 +37,7 @@ export interface StartOptions extends LoyaltyServeKeys {
 export async function startLoyaltyServer(config: LoyaltyConfig, options: StartOptions): Promise<LoyaltyServer> {
   const logger = options.logger ?? createLogger('loyalty', config.logLevel);
   const rewards = parseRewardsFile(JSON.parse(fs.readFileSync(config.rewardsFile, 'utf8')));
-  if (options.migrate && config.store.mysqlUrl) await ensureMysqlDatabase(config.store.mysqlUrl);
-  const db = openDatabase(config.store);
-  if (options.migrate) await applyMigrations(db, migrations);
+  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
   const store = new LoyaltyStore(db);
   await store.replaceRewardsCatalog(rewards);
   const ledger = new LoyaltyLedger(store, await store.activeRewards(), {

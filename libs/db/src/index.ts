@@ -211,11 +211,24 @@ export interface MigrationStatus {
 
 /** Which of the service's migrations the store has and which it still needs; changes nothing. */
 export async function migrationStatus(db: Knex, migrations: Record<string, Migration>): Promise<MigrationStatus> {
-  // Read by hand: knex's own list creates its bookkeeping tables, which a status check (or a
-  // runtime database user without DDL rights) must not do.
-  const recorded: string[] = (await db.schema.hasTable(MIGRATIONS_TABLE)) ? await db(MIGRATIONS_TABLE).orderBy('id').pluck('name') : [];
+  const recorded = await recordedMigrations(db);
   const known = Object.keys(migrations).sort();
   return { applied: recorded.filter((name) => known.includes(name)), pending: known.filter((name) => !recorded.includes(name)) };
+}
+
+/** MySQL's answer when the service's database was never created. */
+const UNKNOWN_DATABASE = 1049;
+
+async function recordedMigrations(db: Knex): Promise<string[]> {
+  try {
+    // Read by hand: knex's own list creates its bookkeeping tables, which a status check (or a
+    // runtime database user without DDL rights) must not do.
+    return (await db.schema.hasTable(MIGRATIONS_TABLE)) ? await db(MIGRATIONS_TABLE).orderBy('id').pluck('name') : [];
+  } catch (error) {
+    // A database nobody created yet has nothing applied; `migrate` creates it.
+    if ((error as { errno?: number }).errno === UNKNOWN_DATABASE) return [];
+    throw error;
+  }
 }
 
 /** Thrown when a store is behind its service's migrations; the message says what to run. */
@@ -240,7 +253,39 @@ export async function requireMigrated(db: Knex, service: string, migrations: Rec
   if (pending.length > 0) throw new SchemaNotMigrated(service, pending);
 }
 
+/**
+ * Opens a service's store for serving. With `migrate` (the embedded SQLite default, tests) it is
+ * brought up to date first; otherwise (MySQL, migrated in a separate step) a store that misses
+ * migrations is refused with SchemaNotMigrated rather than failing later on a missing table.
+ */
+export async function openServiceStore(config: StoreConfig, migrations: Record<string, Migration>, { migrate }: { migrate: boolean }): Promise<Knex> {
+  if (migrate && config.mysqlUrl) await ensureMysqlDatabase(config.mysqlUrl);
+  // Asked before the pool connects, which would fail on a missing database with a driver error.
+  if (!migrate && config.mysqlUrl && !(await mysqlDatabaseExists(config.mysqlUrl))) throw new SchemaNotMigrated(config.service, Object.keys(migrations).sort());
+  const db = openDatabase(config);
+  try {
+    if (migrate) await applyMigrations(db, migrations);
+    else await requireMigrated(db, config.service, migrations);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
 export async function ensureMysqlDatabase(mysqlUrl: string): Promise<void> {
+  await onMysqlServer(mysqlUrl, async (server, database) => {
+    // Binary collation gives MySQL the same exact-match semantics as SQLite.
+    await server.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [database]);
+  });
+}
+
+async function mysqlDatabaseExists(mysqlUrl: string): Promise<boolean> {
+  return onMysqlServer(mysqlUrl, async (server, database) => (await server('information_schema.schemata').where('schema_name', database).first('schema_name')) !== undefined);
+}
+
+/** Runs `work` on a connection to the server of `mysqlUrl`, outside its database (which may not exist). */
+async function onMysqlServer<T>(mysqlUrl: string, work: (server: Knex, database: string) => Promise<T>): Promise<T> {
   const url = new URL(mysqlUrl);
   const database = decodeURIComponent(url.pathname.slice(1));
   if (!/^[A-Za-z0-9_]+$/.test(database)) {
@@ -249,8 +294,7 @@ export async function ensureMysqlDatabase(mysqlUrl: string): Promise<void> {
   url.pathname = '/';
   const server = knexFactory({ client: 'mysql2', connection: { uri: url.toString() } as Knex.MySql2ConnectionConfig, pool: { min: 0, max: 1 } });
   try {
-    // Binary collation gives MySQL the same exact-match semantics as SQLite.
-    await server.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', [database]);
+    return await work(server, database);
   } finally {
     await server.destroy();
   }

@@ -5,8 +5,10 @@
  * pod terminating forever.
  */
 import { loadOrExit, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
+import { SchemaNotMigrated } from '@storefront/db';
 import { createLogger, type Logger } from '@storefront/logging';
 import { currentTelemetry } from '@storefront/telemetry';
+import { OPS_EXIT } from './ops';
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -94,7 +96,14 @@ function serve<ServeConfig extends CommonConfig>({
 
   starting.then(
     () => logger.info({ startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, 'ready'),
-    (error) => fail(logger, error),
+    (error) => {
+      // An unmigrated store is a deployment step left out, not a crash: one line that says what to run.
+      if (error instanceof SchemaNotMigrated) {
+        process.stderr.write(`${app}: ${error.message}\n`);
+        process.exit(OPS_EXIT.config);
+      }
+      fail(logger, error);
+    },
   );
 }
 

@@ -283,9 +283,6 @@ export async function withStore<T>(env: EnvReader, service: string, migrations: 
   }
 }
 
-/** MySQL's answer when the service's database was never created. */
-const UNKNOWN_DATABASE = 1049;
-
 /** `migrate` and `migrate status`, the same for every service with a store. */
 export function migrationCommands(service: string, migrations: Record<string, Migration>): OpsCommand[] {
   return [
@@ -303,10 +300,7 @@ export function migrationCommands(service: string, migrations: Record<string, Mi
       async run({ env }) {
         const db = openDatabase(storeConfigOf(env, service));
         try {
-          const status = await migrationStatus(db, migrations).catch((error: unknown) => {
-            if ((error as { errno?: number }).errno !== UNKNOWN_DATABASE) throw error;
-            return { applied: [], pending: Object.keys(migrations).sort() };
-          });
+          const status = await migrationStatus(db, migrations);
           const text = [
             ...status.applied.map((name) => `applied  ${name}`),
             ...status.pending.map((name) => `pending  ${name}`),

@@ -11,6 +11,8 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 export interface AppProcess {
   child: ChildProcess;
   logs: Record<string, unknown>[];
+  /** stdout lines that are not JSON log lines. */
+  plainStdout: string[];
   /** Resolves with the exit code; rejects if the process is still running after `withinMs`. */
   exit(withinMs: number): Promise<number | null>;
   /** The first log line with this message, waiting at most `withinMs`. */
@@ -30,12 +32,13 @@ export function runNode(app: string, nodeArgs: string[], env: Record<string, str
     env: { PATH: process.env.PATH, METRICS_PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const { lines: logs, stderr } = collectChildLogs(child);
+  const { lines: logs, plainLines: plainStdout, stderr } = collectChildLogs(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   return {
     child,
     logs,
+    plainStdout,
     stderr,
     exit: (withinMs) =>
       Promise.race([exited, sleep(withinMs).then(() => Promise.reject(new Error(`${app} still running after ${withinMs} ms`)))]),

@@ -135,7 +135,7 @@ describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as 
 
   /** Calls of `service`'s own RPCs each of its replicas served, from the replica's RPC metrics. */
   async function servedCalls(service: (typeof SERVICES)[number]): Promise<number[]> {
-    const counter = `rpc_server_call_duration_count{rpc_system="grpc",rpc_service="storefront.${service}.v1.`;
+    const counter = `rpc_server_call_duration_seconds_count{rpc_system="grpc",rpc_service="storefront.${service}.v1.`;
     return Promise.all(
       replicasOf(service).map(async ({ env }) => {
         const text = await (await fetch(`http://127.0.0.1:${env.METRICS_PORT}/metrics`)).text();

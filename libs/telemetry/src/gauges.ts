@@ -1,9 +1,10 @@
 /**
- * Gauges read at scrape time: a small API for services (`registerGauge`) and the database
- * connection pool of every store (`observeDbPool`). Nothing runs between scrapes, and in a
- * process without telemetry the global meter is a no-op, so registering costs nothing there.
+ * Instruments for services: gauges read at scrape time (`registerGauge`), counters of events
+ * (`registerCounter`), and the database connection pool of every store (`observeDbPool`).
+ * Nothing runs between scrapes, and in a process without telemetry the global meter is a no-op,
+ * so registering costs nothing there.
  */
-import { metrics, type Meter, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
+import { metrics, type Attributes, type Counter, type Meter, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
 
 export const METER_NAME = 'storefront';
 
@@ -13,17 +14,30 @@ export interface GaugeOptions {
   meter?: Meter;
 }
 
-const gaugesByMeter = new WeakMap<Meter, Map<string, ObservableGauge>>();
+const instrumentsByMeter = new WeakMap<Meter, Map<string, ObservableGauge | Counter>>();
+
+/** One instrument per name and meter, however often a service starts in one process (tests run several). */
+function instrumentNamed<T extends ObservableGauge | Counter>(meter: Meter, name: string, create: () => T): T {
+  let instruments = instrumentsByMeter.get(meter);
+  if (!instruments) instrumentsByMeter.set(meter, (instruments = new Map()));
+  let instrument = instruments.get(name);
+  if (!instrument) instruments.set(name, (instrument = create()));
+  return instrument as T;
+}
 
 function gaugeNamed(meter: Meter, name: string, options: GaugeOptions): ObservableGauge {
-  let gauges = gaugesByMeter.get(meter);
-  if (!gauges) gaugesByMeter.set(meter, (gauges = new Map()));
-  let gauge = gauges.get(name);
-  if (!gauge) {
-    gauge = meter.createObservableGauge(name, { description: options.description, unit: options.unit ?? '1' });
-    gauges.set(name, gauge);
-  }
-  return gauge;
+  return instrumentNamed(meter, name, () => meter.createObservableGauge(name, { description: options.description, unit: options.unit ?? '1' }));
+}
+
+/**
+ * A counter of events named `name`. Each attribute set of `initial` is reported at 0 from the
+ * start, so a rate or an alert over it has a series before the first event.
+ */
+export function registerCounter(name: string, options: GaugeOptions & { initial?: Attributes[] }): Counter {
+  const meter = options.meter ?? metrics.getMeter(METER_NAME);
+  const counter = instrumentNamed(meter, name, () => meter.createCounter(name, { description: options.description, unit: options.unit ?? '1' }));
+  for (const attributes of options.initial ?? []) counter.add(0, attributes);
+  return counter;
 }
 
 /**

@@ -23,11 +23,12 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { loadOrExit } from '@storefront/config';
 import { readMetricsConfig, type MetricsConfig } from './config';
 import { startMetricsServer, type AdminHandler, type MetricsServer } from './metrics-server';
+import { Exposition, runtimeMetrics } from './exposition';
 import { METER_NAME } from './gauges';
 import { RpcMetricsSpanProcessor } from './rpc-metrics';
 import { readSampler } from './sampler';
 
-export { registerGauge, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
+export { registerGauge, registerCounter, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
 export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
 export { RpcMetricsSpanProcessor } from './rpc-metrics';
 export { readSampler, RecordingRpcSpans, DEFAULT_SAMPLER, DEFAULT_SAMPLE_RATIO } from './sampler';
@@ -59,6 +60,7 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
   const metricsConfig = options.metrics ?? loadOrExit((reader) => readMetricsConfig(app, reader), env);
   const disabled = env.OTEL_SDK_DISABLED === 'true';
   const prometheus = metricsConfig && !disabled ? new PrometheusExporter({ preventServerStart: true }) : undefined;
+  const exposition = prometheus ? new Exposition(prometheus, runtimeMetrics()) : undefined;
   // The SDK's parts wired directly rather than through NodeSDK, which loads every exporter it
   // supports (OTLP logs and metrics over three transports, Zipkin, B3, YAML configuration) into
   // every process: tens of megabytes and start-up time for code this platform never runs.
@@ -102,7 +104,7 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
     });
   }
   const adminRoutes = new Map<string, AdminHandler>();
-  const metricsServer = metricsConfig && prometheus ? listenForScrapes(prometheus, metricsConfig, adminRoutes) : undefined;
+  const metricsServer = metricsConfig && exposition ? listenForScrapes(exposition, metricsConfig, adminRoutes) : undefined;
   running = {
     metricsUrl: async () => (await metricsServer)?.url,
     serveOnAdminPort: (path, handler) => {
@@ -122,9 +124,9 @@ export function currentTelemetry(): Telemetry | undefined {
 }
 
 /** A taken admin port must not stop the app serving: it is reported once and metrics stay off. */
-async function listenForScrapes(prometheus: PrometheusExporter, config: MetricsConfig, adminRoutes: ReadonlyMap<string, AdminHandler>): Promise<MetricsServer | undefined> {
+async function listenForScrapes(exposition: Exposition, config: MetricsConfig, adminRoutes: ReadonlyMap<string, AdminHandler>): Promise<MetricsServer | undefined> {
   try {
-    return await startMetricsServer(prometheus, config, adminRoutes);
+    return await startMetricsServer(exposition, config, adminRoutes);
   } catch (error) {
     process.stderr.write(`metrics: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
     return undefined;

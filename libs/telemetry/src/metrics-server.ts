@@ -4,8 +4,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import type { MetricsConfig } from './config';
+import { PROMETHEUS_CONTENT_TYPE, type Exposition } from './exposition';
 
 export interface AdminAnswer {
   status: number;
@@ -22,7 +22,7 @@ export interface MetricsServer {
 
 /** `adminRoutes` is read on every request, so routes added after the port opened are served too. */
 export async function startMetricsServer(
-  exporter: PrometheusExporter,
+  exposition: Exposition,
   { port, host }: MetricsConfig,
   adminRoutes: ReadonlyMap<string, AdminHandler> = new Map(),
 ): Promise<MetricsServer> {
@@ -30,7 +30,7 @@ export async function startMetricsServer(
     const path = request.url?.split('?')[0] ?? '';
     const handler = adminRoutes.get(path);
     if (request.method === 'GET' && path === '/metrics') {
-      exporter.getMetricsRequestHandler(request, response);
+      void answerScrape(exposition, response);
     } else if (request.method === 'GET' && handler) {
       void answerJson(handler, response);
     } else {
@@ -54,6 +54,17 @@ export async function startMetricsServer(
         server.closeAllConnections();
       }),
   };
+}
+
+async function answerScrape(exposition: Exposition, response: http.ServerResponse): Promise<void> {
+  try {
+    const text = await exposition.text();
+    response.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE });
+    response.end(text);
+  } catch (error) {
+    response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end(`# metrics could not be collected: ${(error as Error).message}\n`);
+  }
 }
 
 async function answerJson(handler: AdminHandler, response: http.ServerResponse): Promise<void> {

@@ -9,6 +9,7 @@ import { provisionStores, type TestStores } from '@storefront/testing';
 import { DEFAULT_METRICS_PORTS, RpcMetricsSpanProcessor, observeDbPool, registerGauge } from '@storefront/telemetry';
 import { readMetricsConfig } from '../src/config';
 import { startMetricsServer, type AdminHandler, type MetricsServer } from '../src/metrics-server';
+import { Exposition, runtimeMetrics, withUnitSuffix } from '../src/exposition';
 
 /** A meter provider read on demand, isolated from the process-wide one. */
 function meterUnderTest() {
@@ -55,6 +56,17 @@ describe('telemetry: RPC metrics from gRPC spans', () => {
     expect(called[0]!.attributes).to.deep.equal({ ...rpc, 'rpc.grpc.status_code': 0 });
     expect(collected.map((m) => m.descriptor.unit)).to.deep.equal(['s', 's']);
     await metrics.shutdown();
+  });
+});
+
+describe('telemetry: Prometheus names', () => {
+  it('appends the unit of seconds, milliseconds and bytes once, and nothing for counts', () => {
+    expect(withUnitSuffix('rpc.server.call.duration', 's')).to.equal('rpc.server.call.duration.seconds');
+    expect(withUnitSuffix('storefront.checkout.reconciler.lag', 's')).to.equal('storefront.checkout.reconciler.lag.seconds');
+    expect(withUnitSuffix('queue.wait.milliseconds', 'ms')).to.equal('queue.wait.milliseconds');
+    expect(withUnitSuffix('body.size', 'By')).to.equal('body.size.bytes');
+    expect(withUnitSuffix('db.client.connection.count', '{connection}')).to.equal('db.client.connection.count');
+    expect(withUnitSuffix('storefront.test.things', '1')).to.equal('storefront.test.things');
   });
 });
 
@@ -136,8 +148,10 @@ describe('telemetry: the admin port', () => {
   let metrics: ReturnType<typeof meterUnderTest>;
   before(async () => {
     metrics = meterUnderTest();
-    server = await startMetricsServer(metrics.reader, { port: 0, host: '127.0.0.1' }, adminRoutes);
-    metrics.meter.createCounter('storefront.test.requests', { description: 'Requests' }).add(2, { route: '/api/stock' });
+    server = await startMetricsServer(new Exposition(metrics.reader, runtimeMetrics()), { port: 0, host: '127.0.0.1' }, adminRoutes);
+    metrics.meter.createCounter('storefront.test.requests', { description: 'Requests', unit: '{request}' }).add(2, { route: '/api/stock' });
+    metrics.meter.createHistogram('storefront.test.duration', { description: 'Duration', unit: 's' }).record(0.2, { route: '/api/stock' });
+    metrics.meter.createCounter('storefront.test.sent', { description: 'Bytes sent', unit: 'By' }).add(512);
   });
   after(async () => {
     await server?.close();
@@ -148,7 +162,30 @@ describe('telemetry: the admin port', () => {
     const res = await fetch(server.url);
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/plain/);
-    expect(await res.text()).to.match(/^storefront_test_requests(_total)?\{[^}]*route="\/api\/stock"[^}]*\} 2$/m);
+    expect(await res.text()).to.match(/^storefront_test_requests_total\{route="\/api\/stock"\} 2$/m);
+  });
+
+  it('puts the unit in the name and no instrumentation scope on any series', async () => {
+    const text = await (await fetch(server.url)).text();
+    expect(text).to.match(/^storefront_test_duration_seconds_count\{route="\/api\/stock"\} 1$/m);
+    expect(text).to.match(/^storefront_test_duration_seconds_bucket\{route="\/api\/stock",le="\+Inf"\} 1$/m);
+    expect(text).to.match(/^storefront_test_sent_bytes_total 512$/m);
+    expect(text).to.not.include('otel_scope');
+  });
+
+  it('serves the Node.js runtime metrics under their usual Prometheus names', async () => {
+    const text = await (await fetch(server.url)).text();
+    const families = [...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]);
+    expect(families).to.include.members([
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_gc_duration_seconds',
+    ]);
+    expect(Number(/^process_resident_memory_bytes (\d+)$/m.exec(text)?.[1])).to.be.greaterThan(0);
+    expect(new Set(families).size, 'each family once').to.equal(families.length);
   });
 
   it('serves the JSON of a route the app added, even after the port opened', async () => {
