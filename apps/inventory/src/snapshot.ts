@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Catalog, InventoryStore } from './store';
 
-/** Mirrors checkout's pricing rule (DESIGN.md section 6), in GBP as the document shows it. */
+/** Mirrors checkout's shipping rule (apps/checkout/src/domain/pricing.ts), in GBP as the document shows it. */
 export const SHIPPING = { flatFee: 4.95, freeOver: 75 } as const;
 
 export interface SnapshotOptions {

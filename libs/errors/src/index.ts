@@ -36,7 +36,7 @@ export const unauthenticated = (detail = 'A valid session is required', code = '
 export const notFound = (detail: string, code = 'not_found') => new AppError('not_found', code, detail);
 export const conflict = (code: string, detail: string) => new AppError('conflict', code, detail);
 
-/** HTTP status per kind, as DESIGN.md section 8 lays down. */
+/** HTTP status per kind (decision 0002). */
 export const HTTP_STATUS: Record<ErrorKind, number> = {
   invalid_argument: 400,
   unauthenticated: 401,

@@ -1,5 +1,5 @@
 /**
- * Server pricing in integer pence (DESIGN.md section 6). Discounts are held in basis points so
+ * Server pricing in integer pence (docs/checkout.md). Discounts are held in basis points so
  * no floating-point value ever takes part in a money calculation.
  */
 import { invalidArgument } from '@storefront/errors';
