@@ -15,7 +15,7 @@ import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
-import { RedisWindowCounters, SqlWindowCounters, connectRedis } from '@storefront/rate-limit';
+import { RedisWindowCounters, SqlWindowCounters, connectOptionalRedis } from '@storefront/rate-limit';
 
 export interface IdentityServer {
   address: string;
@@ -37,12 +37,7 @@ const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 export async function startIdentityServer(config: IdentityConfig, options: StartOptions): Promise<IdentityServer> {
   const logger = options.logger ?? createLogger('identity', config.logLevel);
   const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
-  const redis = config.redisUrl
-    ? await connectRedis(config.redisUrl, config.redisKeyPrefix, logger).catch(async (error: unknown) => {
-        await db.destroy();
-        throw error;
-      })
-    : undefined;
+  const redis = await connectOptionalRedis(config.redisUrl, config.redisKeyPrefix, logger, () => db.destroy());
   const now = options.now ?? Date.now;
   const accounts = new Accounts({
     users: new UserStore(db),

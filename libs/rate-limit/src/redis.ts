@@ -31,3 +31,22 @@ export async function connectRedis(url: string, keyPrefix: string, logger: Logge
   }
   return redis;
 }
+
+/**
+ * Redis when a URL is configured, else undefined. A failed connect closes the store opened
+ * before it (`closeOnFailure`), so a service that cannot start leaves no pool behind.
+ */
+export async function connectOptionalRedis(
+  url: string | undefined,
+  keyPrefix: string,
+  logger: Logger,
+  closeOnFailure: () => Promise<void>,
+): Promise<Redis | undefined> {
+  if (!url) return undefined;
+  try {
+    return await connectRedis(url, keyPrefix, logger);
+  } catch (error) {
+    await closeOnFailure();
+    throw error;
+  }
+}
