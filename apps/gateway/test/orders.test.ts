@@ -161,10 +161,12 @@ describe('gateway: reading orders back', () => {
     expect(all.body.orders.map((order) => order.reference)).to.deep.equal([newer, ...mine.reverse()].map((checkout) => checkout.checkout_reference));
   });
 
-  it('answers 401 to a list without a session', async () => {
-    const res = await listOrders(stack.client());
-    expect(res.status, res.text).to.equal(401);
-    expect(res.body).to.deep.include({ success: false, error: 'unauthorized' });
+  it('answers 401 to a list without a session, whatever the query', async () => {
+    for (const query of ['', '?limit=abc', '?cursor=%25%25']) {
+      const res = await listOrders(stack.client(), query);
+      expect(res.status, `${query}: ${res.text}`).to.equal(401);
+      expect(res.body).to.deep.include({ success: false, error: 'unauthorized' });
+    }
   });
 
   const badPages: Array<[string, string, string]> = [

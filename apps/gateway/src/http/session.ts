@@ -104,6 +104,14 @@ export async function requireSession(req: Request, res: Response, context: Gatew
   return session;
 }
 
+/** Middleware that answers 401 before anything else about the request (body, query) is looked at. */
+export function sessionFirst(context: GatewayContext): RequestHandler {
+  return async (req, res, next) => {
+    await requireSession(req, res, context);
+    next();
+  };
+}
+
 /**
  * Refuses state-changing requests that carry the session cookie but come from another site:
  * an `Origin` that is not this deployment's (or one in ALLOWED_ORIGINS), or, when a browser

@@ -9,7 +9,7 @@ import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { bodyRefusal, methodNotAllowed } from '../http/errors';
 import { jsonBody } from '../http/json-body';
-import { clearSessionCookie, clientAddress, requireSession, sessionTokenOf, setSessionCookie } from '../http/session';
+import { clearSessionCookie, clientAddress, requireSession, sessionFirst, sessionTokenOf, setSessionCookie } from '../http/session';
 import { sessionKey } from '../sessions/session-cache';
 import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
 
@@ -36,10 +36,7 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
   const { clients, signer, validator, logger, config, revocations } = context;
   const parseJson = jsonBody(config.bodyLimitBytes);
 
-  const sessionRequired: RequestHandler = async (req, res, next) => {
-    await requireSession(req, res, context);
-    next();
-  };
+  const sessionRequired = sessionFirst(context);
 
   app
     .route('/api/auth/signup')

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { methodNotAllowed } from '../http/errors';
-import { clientAddress, requireSession, sessionOf } from '../http/session';
+import { clientAddress, requireSession, sessionFirst, sessionOf } from '../http/session';
 import type { GatewayContext } from '../context';
 import { getOrder, listOrders } from '../operations/orders';
 
@@ -9,7 +9,8 @@ export function registerOrderRoutes(app: Express, context: GatewayContext): void
 
   app
     .route('/api/orders')
-    .get(validator.queryParameters('/api/orders', 'get'), async (req, res) => {
+    // Without a session the answer is 401, whatever the query says.
+    .get(sessionFirst(context), validator.queryParameters('/api/orders', 'get'), async (req, res) => {
       const { callerToken } = await requireSession(req, res, context);
       const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
       const cursor = req.query.cursor === undefined ? undefined : String(req.query.cursor);
