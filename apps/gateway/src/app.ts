@@ -8,6 +8,7 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { GatewayContext } from './context';
+import { DirectRoutes } from './http/direct-routes';
 import { errorHandler, notFoundHandler } from './http/errors';
 import { requestLog } from './http/request-log';
 import { rejectCrossSiteWrites } from './http/session';
@@ -20,8 +21,10 @@ import { registerOrderRoutes } from './routes/orders';
 import { registerMcpRoutes } from './mcp/route';
 import { registerPublishedRoutes } from './routes/published';
 
-export function createApp(context: GatewayContext): Express {
+/** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
+export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
   const app = express();
+  const direct = new DirectRoutes();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('case sensitive routing', true);
@@ -31,10 +34,10 @@ export function createApp(context: GatewayContext): Express {
   app.use(requestLog(context.logger));
   app.use(rejectCrossSiteWrites(context.config));
 
-  registerSystemRoutes(app, context);
+  registerSystemRoutes(app, direct, context);
   registerAuthRoutes(app, context);
-  registerStockRoutes(app, context);
-  registerCatalogRoutes(app, context);
+  registerStockRoutes(app, direct, context);
+  registerCatalogRoutes(app, direct, context);
   registerCheckoutRoutes(app, context);
   registerOrderRoutes(app, context);
   registerMcpRoutes(app, context);
@@ -43,5 +46,5 @@ export function createApp(context: GatewayContext): Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler(context.logger));
-  return app;
+  return { app, direct };
 }

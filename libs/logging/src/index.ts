@@ -59,6 +59,19 @@ function shallowCopy(source: Record<string, unknown>): Record<string, unknown> {
   return Object.assign(Object.create(Object.getPrototypeOf(source) as object) as Record<string, unknown>, source, { message: source.message, stack: source.stack });
 }
 
+let stdout: DestinationStream | undefined;
+
+/**
+ * Standard output written asynchronously: lines logged while a write is in flight go out
+ * together in the next one, instead of one blocking write(2) per line on the request path.
+ * pino flushes what is pending when the process exits. One per process, so lines from several
+ * loggers never interleave.
+ */
+function stdoutDestination(): DestinationStream {
+  stdout ??= pino.destination({ dest: 1, sync: false });
+  return stdout;
+}
+
 /** `destination` defaults to stdout; tests pass a stream to read the lines back. */
 export function createLogger(service: string, level = 'info', destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
@@ -72,5 +85,5 @@ export function createLogger(service: string, level = 'info', destination?: Dest
       return context && isSpanContextValid(context) ? { trace_id: context.traceId, span_id: context.spanId } : {};
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? stdoutDestination());
 }

@@ -1,6 +1,6 @@
 /**
  * OpenTelemetry bootstrap. Each process imports its `instrumentation.ts` (which calls this)
- * before anything else, so HTTP, Express, gRPC, knex/mysql2, Redis and fetch are patched
+ * before anything else, so HTTP, gRPC, knex/mysql2, Redis and fetch are patched
  * before they load. Context propagation always works; spans leave the process only when the
  * standard OTEL_* variables ask for an exporter. Metrics are served for Prometheus on a
  * separate admin port (METRICS_PORT) so they are never reachable through the public API.
@@ -14,7 +14,6 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { KnexInstrumentation } from '@opentelemetry/instrumentation-knex';
 import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
@@ -31,6 +30,7 @@ import { readSampler } from './sampler';
 export { registerGauge, registerCounter, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
 export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
 export { RpcMetricsSpanProcessor } from './rpc-metrics';
+export { httpRouteRecorder } from './http-route';
 export { readSampler, RecordingRpcSpans, DEFAULT_SAMPLER, DEFAULT_SAMPLE_RATIO } from './sampler';
 export type { AdminAnswer, AdminHandler } from './metrics-server';
 
@@ -92,9 +92,8 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
           // Probes and scrapes are not traffic worth a trace.
           ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
         }),
-        // No span per middleware or handler: the HTTP span already carries the route (`GET /api/stock`),
-        // and extra spans on every request would cost the hot path without telling anything new.
-        new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
+        // No Express instrumentation: the gateway names the HTTP span by its route itself
+        // (httpRouteRecorder), which is all that instrumentation told once its per-layer spans were off.
         new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
         new KnexInstrumentation({ maxQueryLength: 500 }),
         new MySQL2Instrumentation(),

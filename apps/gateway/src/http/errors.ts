@@ -8,8 +8,22 @@ import { AppError, HTTP_STATUS, errorBody } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 
 export function sendError(res: Response, error: AppError): void {
-  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', retryAfter(error.retryAfterSeconds));
   res.status(HTTP_STATUS[error.kind]).json(errorBody(error.code, error.detail));
+}
+
+const retryAfter = (seconds: number) => String(Math.max(1, Math.ceil(seconds)));
+
+/** The answer `errorHandler` gives for `error`, for routes served without Express (direct-routes.ts). */
+export function errorAnswer(error: unknown, logger: Logger, path: string): { status: number; headers: Record<string, string>; body: Buffer } {
+  const json = { 'Content-Type': 'application/json; charset=utf-8' };
+  if (error instanceof AppError) {
+    if (error.kind === 'internal') logger.error({ err: error, path }, 'internal error from a service');
+    const headers = error.retryAfterSeconds === undefined ? json : { ...json, 'Retry-After': retryAfter(error.retryAfterSeconds) };
+    return { status: HTTP_STATUS[error.kind], headers, body: Buffer.from(JSON.stringify(errorBody(error.code, error.detail))) };
+  }
+  logger.error({ err: error, path }, 'unexpected error');
+  return { status: 500, headers: json, body: Buffer.from(JSON.stringify(errorBody('internal_error', 'An unexpected error occurred'))) };
 }
 
 export const notFoundHandler: RequestHandler = (req, res) => {

@@ -10,8 +10,8 @@ import type { Express } from 'express';
 import { AppError } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import type { Logger } from '@storefront/logging';
-import { methodNotAllowed } from '../http/errors';
 import type { GatewayContext } from '../context';
+import type { DirectRoutes } from '../http/direct-routes';
 
 // Short, because a request may be waiting on it while a good copy is at hand.
 const SNAPSHOT_DEADLINE_MS = 2000;
@@ -66,7 +66,7 @@ class CatalogCopy {
   }
 }
 
-export function registerCatalogRoutes(app: Express, { clients, config, logger }: GatewayContext): void {
+export function registerCatalogRoutes(app: Express, direct: DirectRoutes, { clients, config, logger }: GatewayContext): void {
   const catalog = new CatalogCopy(
     (knownVersion) => clients.inventory.getCatalogSnapshot({ knownVersion }, { deadlineMs: SNAPSHOT_DEADLINE_MS }),
     config.catalogRefreshMs,
@@ -75,21 +75,15 @@ export function registerCatalogRoutes(app: Express, { clients, config, logger }:
   // Fetch the first copy at start, so the gateway has one before the first reader or an outage.
   catalog.current().catch(() => undefined);
 
-  app
-    .route('/products.json')
-    .get(async (req, res) => {
+  direct.add(app, {
+    path: '/products.json',
+    async answer(request) {
       const { etag, body } = await catalog.current();
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
       // Caches may keep it but must revalidate; the ETag makes that a 304.
-      res.setHeader('Cache-Control', 'public, no-cache');
-      res.setHeader('ETag', etag);
-      if (matchesIfNoneMatch(req.headers['if-none-match'], etag)) {
-        res.status(304).end();
-        return;
-      }
-      res.send(body);
-    })
-    .all(methodNotAllowed('GET'));
+      const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, no-cache', ETag: etag };
+      return matchesIfNoneMatch(request.headers['if-none-match'], etag) ? { status: 304, headers } : { status: 200, headers, body };
+    },
+  });
 }
 
 /**

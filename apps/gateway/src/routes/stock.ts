@@ -1,18 +1,14 @@
 import type { Express } from 'express';
 import { coalesced } from '@storefront/coalesce';
-import { methodNotAllowed } from '../http/errors';
 import type { GatewayContext } from '../context';
+import type { DirectRoutes } from '../http/direct-routes';
 
-export function registerStockRoutes(app: Express, { clients }: GatewayContext): void {
-  // Requests that arrive together share one GetStock call; none is answered from a call that
-  // started before it arrived (see @storefront/coalesce), so stock shown is never staler.
-  const readStock = coalesced(async () => (await clients.inventory.getStock({})).available);
-  app
-    .route('/api/stock')
-    .get(async (_req, res) => {
-      const available = await readStock();
-      res.setHeader('Cache-Control', 'no-store');
-      res.json(available);
-    })
-    .all(methodNotAllowed('GET'));
+const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+
+export function registerStockRoutes(app: Express, direct: DirectRoutes, { clients }: GatewayContext): void {
+  // Requests that arrive together share one GetStock call, and its answer is serialised once for
+  // all of them; none is answered from a call that started before it arrived (see
+  // @storefront/coalesce), so stock shown is never staler.
+  const readStock = coalesced(async () => Buffer.from(JSON.stringify((await clients.inventory.getStock({})).available)));
+  direct.add(app, { path: '/api/stock', answer: async () => ({ status: 200, headers: HEADERS, body: await readStock() }) });
 }

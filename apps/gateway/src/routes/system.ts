@@ -2,14 +2,15 @@ import type { Express } from 'express';
 import { errorBody } from '@storefront/errors';
 import { methodNotAllowed } from '../http/errors';
 import type { GatewayContext } from '../context';
+import type { DirectRoutes } from '../http/direct-routes';
 
-export function registerSystemRoutes(app: Express, { config, readiness }: GatewayContext): void {
-  app
-    .route('/api/health')
-    .get((_req, res) => {
-      res.json({ status: 'ok', time: new Date().toISOString() });
-    })
-    .all(methodNotAllowed('GET'));
+const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
+
+export function registerSystemRoutes(app: Express, direct: DirectRoutes, { config, readiness }: GatewayContext): void {
+  direct.add(app, {
+    path: '/api/health',
+    answer: () => ({ status: 200, headers: JSON_TYPE, body: Buffer.from(JSON.stringify({ status: 'ok', time: new Date().toISOString() })) }),
+  });
 
   const version = { build: config.buildId };
   app

@@ -1,0 +1,85 @@
+/**
+ * The busiest public reads (health, stock, products.json) are answered straight from node:http,
+ * ahead of Express, whose router, request and response decoration and middleware chain cost more
+ * than these answers themselves. Each is written once as a `DirectRoute` and served two ways:
+ * a GET or HEAD of exactly its path is answered here, with helmet's security headers (computed
+ * once at start), the same request line and span route as any other request, and the same
+ * Error answers; every other form of the path (a trailing slash, another method) goes on to
+ * Express, where the same route is mounted, so both ways answer alike.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Express, Request, Response } from 'express';
+import helmet from 'helmet';
+import type { Logger } from '@storefront/logging';
+import { httpRouteRecorder } from '@storefront/telemetry';
+import { errorAnswer, methodNotAllowed } from './errors';
+import { logRequest } from './request-log';
+
+export interface Answer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body?: Buffer;
+}
+
+export interface DirectRoute {
+  path: string;
+  answer(request: IncomingMessage): Promise<Answer> | Answer;
+}
+
+export class DirectRoutes {
+  private readonly routes = new Map<string, DirectRoute>();
+
+  /** Serves `route` directly and mounts it on `app` for every other form of its path. */
+  add(app: Express, route: DirectRoute): void {
+    this.routes.set(route.path, route);
+    app
+      .route(route.path)
+      .get(async (req: Request, res: Response) => {
+        const { status, headers, body } = await route.answer(req);
+        res.status(status).set(headers);
+        res.end(body);
+      })
+      .all(methodNotAllowed('GET'));
+  }
+
+  /** The server's request listener: these routes first, then `app`. */
+  listener(app: Express, logger: Logger): RequestListener {
+    const securityHeaders = helmetHeaders();
+    const logging = logger.isLevelEnabled('info');
+    return (request, response) => {
+      const route = request.method === 'GET' || request.method === 'HEAD' ? this.routes.get(request.url ?? '') : undefined;
+      if (!route) {
+        app(request, response);
+        return;
+      }
+      const started = performance.now();
+      httpRouteRecorder()(route.path);
+      if (logging) response.once('close', () => logRequest(logger, request.method!, route.path, response, started));
+      void answerSafely(route, request, logger).then((answer) => write(response, request.method === 'HEAD', securityHeaders, answer));
+    };
+  }
+}
+
+async function answerSafely(route: DirectRoute, request: IncomingMessage, logger: Logger): Promise<Answer> {
+  try {
+    return await route.answer(request);
+  } catch (error) {
+    return errorAnswer(error, logger, route.path);
+  }
+}
+
+function write(response: ServerResponse, headOnly: boolean, securityHeaders: string[], { status, headers, body }: Answer): void {
+  const raw = [...securityHeaders];
+  for (const [name, value] of Object.entries(headers)) raw.push(name, value);
+  if (body) raw.push('Content-Length', String(body.length));
+  response.writeHead(status, raw);
+  response.end(headOnly ? undefined : body);
+}
+
+/** The headers helmet sets on every answer, as a flat name/value list. */
+function helmetHeaders(): string[] {
+  const headers: string[] = [];
+  const recorder = { setHeader: (name: string, value: string) => headers.push(name, value), removeHeader: () => undefined };
+  helmet()({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
+  return headers;
+}
