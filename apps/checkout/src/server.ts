@@ -7,7 +7,7 @@ import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
 import { openServiceStore, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
-import { RedisWindowCounters, SqlWindowCounters, connectOptionalRedis } from '@storefront/rate-limit';
+import { connectOptionalRedis, windowCountersFor } from '@storefront/rate-limit';
 import { ServiceTokenSigner, ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger, type Logger } from '@storefront/logging';
 import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
@@ -47,7 +47,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
   const now = options.now ?? Date.now;
   const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
   const redis = await connectOptionalRedis(config.redisUrl, config.redisKeyPrefix, logger, () => db.destroy());
-  const counters = redis ? new RedisWindowCounters(redis) : new SqlWindowCounters(db);
+  const counters = windowCountersFor(db, redis);
   const store = new CheckoutStore(db);
   if (config.seedDemoData && !(await store.hasPromoCodes())) {
     await store.savePromoCodes(DEMO_PROMO_CODES);

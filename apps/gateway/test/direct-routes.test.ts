@@ -65,7 +65,7 @@ describe('gateway: routes answered ahead of Express', () => {
       const viaExpress = await fetch(`${stack.gateway.url}/api/stock/`);
       expect(direct.status).to.be.within(502, 504);
       expect(viaExpress.status).to.equal(direct.status);
-      const body = await direct.json();
+      const body = (await direct.json()) as { success: boolean; error: string };
       expect(body).to.include({ success: false });
       expect(body.error).to.be.a('string').and.not.empty;
       expect(await viaExpress.json()).to.deep.equal(body);

@@ -15,7 +15,7 @@ import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
-import { RedisWindowCounters, SqlWindowCounters, connectOptionalRedis } from '@storefront/rate-limit';
+import { connectOptionalRedis, windowCountersFor } from '@storefront/rate-limit';
 
 export interface IdentityServer {
   address: string;
@@ -42,7 +42,7 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
   const accounts = new Accounts({
     users: new UserStore(db),
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
-    counters: redis ? new RedisWindowCounters(redis) : new SqlWindowCounters(db),
+    counters: windowCountersFor(db, redis),
     hasher: await PasswordHasher.create(config.argon2),
     limits: config.rateLimits,
     now,

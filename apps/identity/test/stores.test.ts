@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { UserStore } from '../src/stores/users';
 import { RedisSessionStore, SqlSessionStore, type SessionStore } from '../src/stores/sessions';
-import { RedisWindowCounters, SqlWindowCounters, type WindowCounters } from '@storefront/rate-limit';
+import { MemoryWindowCounters, RedisWindowCounters, SqlWindowCounters, windowCountersFor, type WindowCounters } from '@storefront/rate-limit';
 import { hashSessionToken, newSessionToken } from '../src/domain/session-tokens';
 import { openStores, type StoreHarness } from './support';
 
@@ -21,7 +21,10 @@ describe('identity stores', () => {
   after(async () => harness?.close());
 
   const sessionStores: Array<[string, () => SessionStore]> = [['SQL', () => new SqlSessionStore(harness.db)]];
-  const counterStores: Array<[string, () => WindowCounters]> = [['SQL', () => new SqlWindowCounters(harness.db)]];
+  const counterStores: Array<[string, () => WindowCounters]> = [
+    ['SQL', () => new SqlWindowCounters(harness.db)],
+    ['Memory', () => new MemoryWindowCounters()],
+  ];
   if (process.env.STOREFRONT_TEST_BACKEND === 'mysql') {
     sessionStores.push(['Redis', () => new RedisSessionStore(harness.redis!)]);
     counterStores.push(['Redis', () => new RedisWindowCounters(harness.redis!)]);
@@ -150,6 +153,23 @@ describe('identity stores', () => {
       expect(hashes).to.deep.equal([live]);
       const keys = (await harness.db('rate_limit_counters').whereIn('counter_key', [ended, running]).pluck('counter_key')) as string[];
       expect(keys).to.deep.equal([running]);
+    });
+  });
+
+  describe('where counting happens', () => {
+    it('is Redis when configured, else the SQL store on MySQL, else memory on embedded SQLite', () => {
+      const expected = process.env.STOREFRONT_TEST_BACKEND === 'mysql' ? SqlWindowCounters : MemoryWindowCounters;
+      expect(windowCountersFor(harness.db, undefined)).to.be.instanceOf(expected);
+      if (harness.redis) expect(windowCountersFor(harness.db, harness.redis)).to.be.instanceOf(RedisWindowCounters);
+    });
+
+    it('purges ended windows from memory, keeping running ones', async () => {
+      const counters = new MemoryWindowCounters();
+      await counters.hit('ended', DAY, T0);
+      await counters.hit('running', 3 * DAY, T0);
+      expect(await counters.purgeExpired(T0 + 2 * DAY)).to.equal(1);
+      expect((await counters.hit('running', 3 * DAY, T0 + 2 * DAY)).hits).to.equal(2);
+      expect((await counters.hit('ended', DAY, T0 + 2 * DAY)).hits).to.equal(1);
     });
   });
 

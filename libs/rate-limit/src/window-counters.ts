@@ -4,7 +4,7 @@
  * replica of the service counts in the same place.
  */
 import type { Redis } from 'ioredis';
-import type { Knex } from '@storefront/db';
+import { dialectOf, type Knex } from '@storefront/db';
 
 export interface WindowCount {
   /** Hits in the current window, this one included. */
@@ -111,4 +111,50 @@ export class RedisWindowCounters implements WindowCounters {
     // Every counter key carries a TTL of its window; Redis expires them itself.
     return 0;
   }
+}
+
+/**
+ * Counters in this process's memory, for the embedded SQLite store, where every app runs as
+ * exactly one process (several replicas on SQLite are refused at start): a count there is
+ * as shared as it can be, and one SQL write transaction per counted request would cost more
+ * than the request it guards. Counts start again when the process restarts.
+ */
+export class MemoryWindowCounters implements WindowCounters {
+  private readonly windows = new Map<string, WindowCount>();
+
+  async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
+    const current = this.windows.get(key);
+    const next = current && current.resetAt > now ? { hits: current.hits + 1, resetAt: current.resetAt } : { hits: 1, resetAt: now + windowMs };
+    this.windows.set(key, next);
+    return next;
+  }
+
+  async undo(key: string): Promise<void> {
+    const current = this.windows.get(key);
+    if (current && current.hits > 0) this.windows.set(key, { ...current, hits: current.hits - 1 });
+  }
+
+  async clear(key: string): Promise<void> {
+    this.windows.delete(key);
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    let purged = 0;
+    for (const [key, { resetAt }] of this.windows) {
+      if (resetAt <= now) {
+        this.windows.delete(key);
+        purged += 1;
+      }
+    }
+    return purged;
+  }
+}
+
+/**
+ * Where a service counts: Redis when configured; else its SQL store when that is MySQL, which
+ * every replica shares; else (embedded SQLite, one process) memory.
+ */
+export function windowCountersFor(db: Knex, redis: Redis | undefined): WindowCounters {
+  if (redis) return new RedisWindowCounters(redis);
+  return dialectOf(db) === 'mysql' ? new SqlWindowCounters(db) : new MemoryWindowCounters();
 }
