@@ -78,7 +78,8 @@ function connect(config: StoreConfig, stallTimeoutMs?: number): Knex {
     pool: {
       min: 1,
       max: 1,
-      afterCreate(connection: { pragma(sql: string): unknown }, done: (error: Error | null, connection: unknown) => void) {
+      afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: unknown) => void) {
+        reusePreparedStatements(connection);
         connection.pragma('journal_mode = WAL');
         connection.pragma('synchronous = NORMAL');
         connection.pragma('busy_timeout = 5000');
@@ -88,6 +89,34 @@ function connect(config: StoreConfig, stallTimeoutMs?: number): Knex {
     },
     acquireConnectionTimeout: STORE_ACQUIRE_TIMEOUT_MS,
   });
+}
+
+interface SqliteConnection {
+  pragma(sql: string): unknown;
+  prepare(sql: string): unknown;
+}
+
+/** Distinct statements kept per connection; the services issue a few dozen shapes of query. */
+const PREPARED_STATEMENTS_KEPT = 500;
+
+/**
+ * knex prepares every query again on better-sqlite3, which costs about as much as running it.
+ * A statement is reusable (knex runs it synchronously to the end), so the connection keeps the
+ * ones it prepared, by SQL text; SQLite prepares a kept one again by itself after a schema change.
+ */
+function reusePreparedStatements(connection: SqliteConnection): void {
+  const prepare = connection.prepare.bind(connection);
+  const kept = new Map<string, unknown>();
+  connection.prepare = (sql: string) => {
+    let statement = kept.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      // Oldest first out: a Map iterates in insertion order.
+      if (kept.size >= PREPARED_STATEMENTS_KEPT) kept.delete(kept.keys().next().value!);
+      kept.set(sql, statement);
+    }
+    return statement;
+  };
 }
 
 /** The parts of a mysql2 connection the stall guard needs: its socket and the command it waits on. */
