@@ -5,7 +5,7 @@
  */
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { openServiceStore, ping, type Knex } from '@storefront/db';
+import { dialectOf, openServiceStore, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { connectOptionalRedis, windowCountersFor } from '@storefront/rate-limit';
 import { ServiceTokenSigner, ServiceTokenVerifier } from '@storefront/service-token';
@@ -47,7 +47,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
   const now = options.now ?? Date.now;
   const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
   const redis = await connectOptionalRedis(config.redisUrl, config.redisKeyPrefix, logger, () => db.destroy());
-  const counters = windowCountersFor(db, redis);
+  const counters = windowCountersFor(db, dialectOf(db), redis);
   const store = new CheckoutStore(db);
   if (config.seedDemoData && !(await store.hasPromoCodes())) {
     await store.savePromoCodes(DEMO_PROMO_CODES);

@@ -4,7 +4,7 @@
  */
 import { identity } from '@storefront/proto';
 import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { openServiceStore, ping, type Knex } from '@storefront/db';
+import { dialectOf, openServiceStore, ping, type Knex } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger, type Logger } from '@storefront/logging';
@@ -42,7 +42,7 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
   const accounts = new Accounts({
     users: new UserStore(db),
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
-    counters: windowCountersFor(db, redis),
+    counters: windowCountersFor(db, dialectOf(db), redis),
     hasher: await PasswordHasher.create(config.argon2),
     limits: config.rateLimits,
     now,

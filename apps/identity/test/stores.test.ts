@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { UserStore } from '../src/stores/users';
 import { RedisSessionStore, SqlSessionStore, type SessionStore } from '../src/stores/sessions';
 import { MemoryWindowCounters, RedisWindowCounters, SqlWindowCounters, windowCountersFor, type WindowCounters } from '@storefront/rate-limit';
+import { dialectOf } from '@storefront/db';
 import { hashSessionToken, newSessionToken } from '../src/domain/session-tokens';
 import { openStores, type StoreHarness } from './support';
 
@@ -159,8 +160,8 @@ describe('identity stores', () => {
   describe('where counting happens', () => {
     it('is Redis when configured, else the SQL store on MySQL, else memory on embedded SQLite', () => {
       const expected = process.env.STOREFRONT_TEST_BACKEND === 'mysql' ? SqlWindowCounters : MemoryWindowCounters;
-      expect(windowCountersFor(harness.db, undefined)).to.be.instanceOf(expected);
-      if (harness.redis) expect(windowCountersFor(harness.db, harness.redis)).to.be.instanceOf(RedisWindowCounters);
+      expect(windowCountersFor(harness.db, dialectOf(harness.db), undefined)).to.be.instanceOf(expected);
+      if (harness.redis) expect(windowCountersFor(harness.db, dialectOf(harness.db), harness.redis)).to.be.instanceOf(RedisWindowCounters);
     });
 
     it('purges ended windows from memory, keeping running ones', async () => {

@@ -4,7 +4,8 @@
  * replica of the service counts in the same place.
  */
 import type { Redis } from 'ioredis';
-import { dialectOf, type Knex } from '@storefront/db';
+// Types only: the gateway loads this lib for Redis, and must not load knex with it.
+import type { Dialect, Knex } from '@storefront/db';
 
 export interface WindowCount {
   /** Hits in the current window, this one included. */
@@ -154,7 +155,7 @@ export class MemoryWindowCounters implements WindowCounters {
  * Where a service counts: Redis when configured; else its SQL store when that is MySQL, which
  * every replica shares; else (embedded SQLite, one process) memory.
  */
-export function windowCountersFor(db: Knex, redis: Redis | undefined): WindowCounters {
+export function windowCountersFor(db: Knex, dialect: Dialect, redis: Redis | undefined): WindowCounters {
   if (redis) return new RedisWindowCounters(redis);
-  return dialectOf(db) === 'mysql' ? new SqlWindowCounters(db) : new MemoryWindowCounters();
+  return dialect === 'mysql' ? new SqlWindowCounters(db) : new MemoryWindowCounters();
 }
