@@ -11,7 +11,7 @@ import type { RpcClient } from '@storefront/grpc';
 import type { Logger } from '@storefront/logging';
 import type { checkout, inventory, loyalty } from '@storefront/proto';
 import type { ProviderName } from './config';
-import { basisPointsToFraction, checkAmountMatches, fractionToBasisPoints, priceOrder } from './domain/pricing';
+import { checkAmountMatches, priceOrder } from './domain/pricing';
 import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type RequestRules } from './domain/request';
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './domain/promo';
 import { releaseCodeHold } from './code-holds';
@@ -190,7 +190,7 @@ export class CheckoutService {
       discount = found.discount;
     }
     const totals = priceOrder(lines, discount?.basisPoints ?? 0);
-    checkAmountMatches(request.amountPounds, totals);
+    checkAmountMatches(request.amountPence, totals);
     const order = {
       id: randomUUID(),
       reference: request.reference,
@@ -228,7 +228,7 @@ export class CheckoutService {
     if (!accountId) return invalid;
     const reward = await this.options.loyalty.checkRewardCode({ code, userId: accountId });
     if (!reward.valid && !reward.held) return invalid;
-    return { discount: { code: reward.code || code, kind: 'reward', basisPoints: fractionToBasisPoints(reward.discount) }, held: reward.held };
+    return { discount: { code: reward.code || code, kind: 'reward', basisPoints: reward.discountBps }, held: reward.held };
   }
 
   /** Valid only when an order could take the code now: a code open orders hold is not. */
@@ -236,8 +236,8 @@ export class CheckoutService {
     await this.options.limits.countPromoCheck(clientAddress);
     const found = await this.lookUpCode(rawCode, accountId);
     return 'discount' in found && !found.held
-      ? { valid: true, code: found.discount.code, discount: basisPointsToFraction(found.discount.basisPoints) }
-      : { valid: false, code: normalisePromoCode(rawCode), discount: 0 };
+      ? { valid: true, code: found.discount.code, discountBps: found.discount.basisPoints }
+      : { valid: false, code: normalisePromoCode(rawCode), discountBps: 0 };
   }
 
   private providerFor(name: ProviderName): PaymentProvider {

@@ -5,6 +5,7 @@
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { orderView } from '../views/orders';
+import { amountToPence, basisPointsToFraction } from '../views/money';
 import type { Caller } from './caller';
 
 /** The create-checkout body as the OpenAPI schema admits it. */
@@ -27,7 +28,7 @@ export async function createCheckout({ clients, config }: GatewayContext, body: 
   const result = await clients.checkout.createCheckout(
     {
       checkoutReference: body.checkout_reference,
-      amount: body.amount,
+      amountPence: amountToPence(body.amount),
       currency: body.currency,
       merchantCode: body.merchant_code,
       description: body.description,
@@ -46,5 +47,5 @@ export async function createCheckout({ clients, config }: GatewayContext, body: 
 
 export async function validatePromo({ clients }: GatewayContext, code: string, caller: Caller) {
   const result = await clients.checkout.validatePromo({ code, clientAddress: caller.clientAddress }, { callerToken: caller.callerToken });
-  return result.valid ? { valid: true, code: result.code, discount: result.discount } : { valid: false, code: result.code };
+  return result.valid ? { valid: true, code: result.code, discount: basisPointsToFraction(result.discountBps) } : { valid: false, code: result.code };
 }

@@ -1,7 +1,6 @@
 /** Orders as the public API shows them: money in GBP, delivery details for the order's account only. */
 import type { checkout } from '@storefront/proto';
-
-const pounds = (pence: number) => pence / 100;
+import { penceToPounds as pounds } from './money';
 
 export function orderView(order: checkout.OrderSummary) {
   return {

@@ -41,8 +41,8 @@ export interface Delivery {
 
 export interface CreateCheckoutRequest {
   checkoutReference: string;
-  /** Pounds, as the client sent it; checked against the server price to the penny. */
-  amount: number;
+  /** The total the client expects to pay, in pence; it must equal the server total. */
+  amountPence: number;
   currency: string;
   merchantCode: string;
   description?: string | undefined;
@@ -95,7 +95,8 @@ export interface ValidatePromoRequest {
 export interface ValidatePromoResponse {
   valid: boolean;
   code: string;
-  discount: number;
+  /** Basis points of the goods total (1000 is 10% off) when valid; 0 otherwise. */
+  discountBps: number;
 }
 
 export interface NotifyPaymentEventRequest {
@@ -410,7 +411,7 @@ export const Delivery: MessageFns<Delivery> = {
 function createBaseCreateCheckoutRequest(): CreateCheckoutRequest {
   return {
     checkoutReference: "",
-    amount: 0,
+    amountPence: 0,
     currency: "",
     merchantCode: "",
     description: undefined,
@@ -429,8 +430,8 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     if (message.checkoutReference !== "") {
       writer.uint32(10).string(message.checkoutReference);
     }
-    if (message.amount !== 0) {
-      writer.uint32(17).double(message.amount);
+    if (message.amountPence !== 0) {
+      writer.uint32(104).int64(message.amountPence);
     }
     if (message.currency !== "") {
       writer.uint32(26).string(message.currency);
@@ -486,12 +487,12 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
             message.checkoutReference = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 17) {
+          case 13: {
+            if (tag !== 104) {
               break;
             }
 
-            message.amount = reader.double();
+            message.amountPence = longToNumber(reader.int64());
             continue;
           }
           case 3: {
@@ -593,7 +594,11 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
         : isSet(object.checkout_reference)
         ? globalThis.String(object.checkout_reference)
         : "",
-      amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
+      amountPence: isSet(object.amountPence)
+        ? globalThis.Number(object.amountPence)
+        : isSet(object.amount_pence)
+        ? globalThis.Number(object.amount_pence)
+        : 0,
       currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
       merchantCode: isSet(object.merchantCode)
         ? globalThis.String(object.merchantCode)
@@ -634,8 +639,8 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     if (message.checkoutReference !== "") {
       obj.checkoutReference = message.checkoutReference;
     }
-    if (message.amount !== 0) {
-      obj.amount = floatToJson(message.amount);
+    if (message.amountPence !== 0) {
+      obj.amountPence = Math.round(message.amountPence);
     }
     if (message.currency !== "") {
       obj.currency = message.currency;
@@ -676,7 +681,7 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateCheckoutRequest>, I>>(object: I): CreateCheckoutRequest {
     const message = createBaseCreateCheckoutRequest();
     message.checkoutReference = object.checkoutReference ?? "";
-    message.amount = object.amount ?? 0;
+    message.amountPence = object.amountPence ?? 0;
     message.currency = object.currency ?? "";
     message.merchantCode = object.merchantCode ?? "";
     message.description = object.description ?? undefined;
@@ -1223,7 +1228,7 @@ export const ValidatePromoRequest: MessageFns<ValidatePromoRequest> = {
 };
 
 function createBaseValidatePromoResponse(): ValidatePromoResponse {
-  return { valid: false, code: "", discount: 0 };
+  return { valid: false, code: "", discountBps: 0 };
 }
 
 export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
@@ -1234,8 +1239,8 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
     if (message.code !== "") {
       writer.uint32(18).string(message.code);
     }
-    if (message.discount !== 0) {
-      writer.uint32(25).double(message.discount);
+    if (message.discountBps !== 0) {
+      writer.uint32(32).int32(message.discountBps);
     }
     return writer;
   },
@@ -1269,12 +1274,12 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
             message.code = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 25) {
+          case 4: {
+            if (tag !== 32) {
               break;
             }
 
-            message.discount = reader.double();
+            message.discountBps = reader.int32();
             continue;
           }
         }
@@ -1293,7 +1298,11 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
     return {
       valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
       code: isSet(object.code) ? globalThis.String(object.code) : "",
-      discount: isSet(object.discount) ? globalThis.Number(object.discount) : 0,
+      discountBps: isSet(object.discountBps)
+        ? globalThis.Number(object.discountBps)
+        : isSet(object.discount_bps)
+        ? globalThis.Number(object.discount_bps)
+        : 0,
     };
   },
 
@@ -1305,8 +1314,8 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
     if (message.code !== "") {
       obj.code = message.code;
     }
-    if (message.discount !== 0) {
-      obj.discount = floatToJson(message.discount);
+    if (message.discountBps !== 0) {
+      obj.discountBps = Math.round(message.discountBps);
     }
     return obj;
   },
@@ -1318,7 +1327,7 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
     const message = createBaseValidatePromoResponse();
     message.valid = object.valid ?? false;
     message.code = object.code ?? "";
-    message.discount = object.discount ?? 0;
+    message.discountBps = object.discountBps ?? 0;
     return message;
   },
 };
@@ -2109,10 +2118,6 @@ export const CheckoutServiceClient = makeGenericClientConstructor(
   service: typeof CheckoutServiceService;
   serviceName: string;
 };
-
-function floatToJson(value: number | null | undefined): number | string | null | undefined {
-  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
-}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
