@@ -4,7 +4,7 @@
  */
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import { orderView } from '../views/orders';
+import { checkoutResultView } from '../views/orders';
 import { amountToPence, basisPointsToFraction } from '../views/money';
 import type { Caller } from './caller';
 
@@ -23,7 +23,7 @@ export interface CreateCheckoutBody {
   provider?: string;
 }
 
-/** The provider's checkout object with `order_saved` and the saved order. */
+/** The provider's checkout with `order_saved` and the saved order. */
 export async function createCheckout({ clients, config }: GatewayContext, body: CreateCheckoutBody, caller: Caller) {
   const result = await clients.checkout.createCheckout(
     {
@@ -42,7 +42,7 @@ export async function createCheckout({ clients, config }: GatewayContext, body: 
     },
     { callerToken: caller.callerToken, deadlineMs: config.checkoutDeadlineMs },
   );
-  return { ...(JSON.parse(result.providerCheckoutJson) as Record<string, unknown>), order_saved: true as const, order: orderView(result.order!) };
+  return checkoutResultView(result.providerCheckout!, result.order!);
 }
 
 export async function validatePromo({ clients }: GatewayContext, code: string, caller: Caller) {

@@ -80,10 +80,38 @@ export interface OrderSummary {
   reservedUntil: string;
 }
 
+/** The payment provider's hosted checkout (SumUp's fields), as create-checkout shows it. */
+export interface ProviderCheckout {
+  id: string;
+  checkoutReference: string;
+  amountPence: number;
+  currency: string;
+  merchantCode: string;
+  description?: string | undefined;
+  returnUrl?: string | undefined;
+  redirectUrl?:
+    | string
+    | undefined;
+  /**
+   * PENDING | PAID | FAILED | EXPIRED: the provider's while the order is open, then the one the
+   * order was closed with.
+   */
+  status: string;
+  /** RFC 3339: when the provider created it. */
+  date?:
+    | string
+    | undefined;
+  /** RFC 3339: the provider takes no payment after it. */
+  validUntil?:
+    | string
+    | undefined;
+  /** The page the payer completes the payment on. */
+  hostedCheckoutUrl?: string | undefined;
+}
+
 export interface CreateCheckoutResponse {
-  /** The provider's checkout object as JSON, passed through to the client. */
-  providerCheckoutJson: string;
   order?: OrderSummary | undefined;
+  providerCheckout?: ProviderCheckout | undefined;
 }
 
 export interface ValidatePromoRequest {
@@ -1047,17 +1075,303 @@ export const OrderSummary: MessageFns<OrderSummary> = {
   },
 };
 
+function createBaseProviderCheckout(): ProviderCheckout {
+  return {
+    id: "",
+    checkoutReference: "",
+    amountPence: 0,
+    currency: "",
+    merchantCode: "",
+    description: undefined,
+    returnUrl: undefined,
+    redirectUrl: undefined,
+    status: "",
+    date: undefined,
+    validUntil: undefined,
+    hostedCheckoutUrl: undefined,
+  };
+}
+
+export const ProviderCheckout: MessageFns<ProviderCheckout> = {
+  encode(message: ProviderCheckout, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.checkoutReference !== "") {
+      writer.uint32(18).string(message.checkoutReference);
+    }
+    if (message.amountPence !== 0) {
+      writer.uint32(24).int64(message.amountPence);
+    }
+    if (message.currency !== "") {
+      writer.uint32(34).string(message.currency);
+    }
+    if (message.merchantCode !== "") {
+      writer.uint32(42).string(message.merchantCode);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(50).string(message.description);
+    }
+    if (message.returnUrl !== undefined) {
+      writer.uint32(58).string(message.returnUrl);
+    }
+    if (message.redirectUrl !== undefined) {
+      writer.uint32(66).string(message.redirectUrl);
+    }
+    if (message.status !== "") {
+      writer.uint32(74).string(message.status);
+    }
+    if (message.date !== undefined) {
+      writer.uint32(82).string(message.date);
+    }
+    if (message.validUntil !== undefined) {
+      writer.uint32(90).string(message.validUntil);
+    }
+    if (message.hostedCheckoutUrl !== undefined) {
+      writer.uint32(98).string(message.hostedCheckoutUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderCheckout {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderCheckout();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.amountPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.merchantCode = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.returnUrl = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.redirectUrl = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.date = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.validUntil = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.hostedCheckoutUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProviderCheckout {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+      amountPence: isSet(object.amountPence)
+        ? globalThis.Number(object.amountPence)
+        : isSet(object.amount_pence)
+        ? globalThis.Number(object.amount_pence)
+        : 0,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      merchantCode: isSet(object.merchantCode)
+        ? globalThis.String(object.merchantCode)
+        : isSet(object.merchant_code)
+        ? globalThis.String(object.merchant_code)
+        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      returnUrl: isSet(object.returnUrl)
+        ? globalThis.String(object.returnUrl)
+        : isSet(object.return_url)
+        ? globalThis.String(object.return_url)
+        : undefined,
+      redirectUrl: isSet(object.redirectUrl)
+        ? globalThis.String(object.redirectUrl)
+        : isSet(object.redirect_url)
+        ? globalThis.String(object.redirect_url)
+        : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      date: isSet(object.date) ? globalThis.String(object.date) : undefined,
+      validUntil: isSet(object.validUntil)
+        ? globalThis.String(object.validUntil)
+        : isSet(object.valid_until)
+        ? globalThis.String(object.valid_until)
+        : undefined,
+      hostedCheckoutUrl: isSet(object.hostedCheckoutUrl)
+        ? globalThis.String(object.hostedCheckoutUrl)
+        : isSet(object.hosted_checkout_url)
+        ? globalThis.String(object.hosted_checkout_url)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ProviderCheckout): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    if (message.amountPence !== 0) {
+      obj.amountPence = Math.round(message.amountPence);
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.merchantCode !== "") {
+      obj.merchantCode = message.merchantCode;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.returnUrl !== undefined) {
+      obj.returnUrl = message.returnUrl;
+    }
+    if (message.redirectUrl !== undefined) {
+      obj.redirectUrl = message.redirectUrl;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.date !== undefined) {
+      obj.date = message.date;
+    }
+    if (message.validUntil !== undefined) {
+      obj.validUntil = message.validUntil;
+    }
+    if (message.hostedCheckoutUrl !== undefined) {
+      obj.hostedCheckoutUrl = message.hostedCheckoutUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProviderCheckout>, I>>(base?: I): ProviderCheckout {
+    return ProviderCheckout.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProviderCheckout>, I>>(object: I): ProviderCheckout {
+    const message = createBaseProviderCheckout();
+    message.id = object.id ?? "";
+    message.checkoutReference = object.checkoutReference ?? "";
+    message.amountPence = object.amountPence ?? 0;
+    message.currency = object.currency ?? "";
+    message.merchantCode = object.merchantCode ?? "";
+    message.description = object.description ?? undefined;
+    message.returnUrl = object.returnUrl ?? undefined;
+    message.redirectUrl = object.redirectUrl ?? undefined;
+    message.status = object.status ?? "";
+    message.date = object.date ?? undefined;
+    message.validUntil = object.validUntil ?? undefined;
+    message.hostedCheckoutUrl = object.hostedCheckoutUrl ?? undefined;
+    return message;
+  },
+};
+
 function createBaseCreateCheckoutResponse(): CreateCheckoutResponse {
-  return { providerCheckoutJson: "", order: undefined };
+  return { order: undefined, providerCheckout: undefined };
 }
 
 export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
   encode(message: CreateCheckoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.providerCheckoutJson !== "") {
-      writer.uint32(10).string(message.providerCheckoutJson);
-    }
     if (message.order !== undefined) {
       OrderSummary.encode(message.order, writer.uint32(18).fork()).join();
+    }
+    if (message.providerCheckout !== undefined) {
+      ProviderCheckout.encode(message.providerCheckout, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1075,20 +1389,20 @@ export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.providerCheckoutJson = reader.string();
-            continue;
-          }
           case 2: {
             if (tag !== 18) {
               break;
             }
 
             message.order = OrderSummary.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerCheckout = ProviderCheckout.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1105,22 +1419,22 @@ export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
 
   fromJSON(object: any): CreateCheckoutResponse {
     return {
-      providerCheckoutJson: isSet(object.providerCheckoutJson)
-        ? globalThis.String(object.providerCheckoutJson)
-        : isSet(object.provider_checkout_json)
-        ? globalThis.String(object.provider_checkout_json)
-        : "",
       order: isSet(object.order) ? OrderSummary.fromJSON(object.order) : undefined,
+      providerCheckout: isSet(object.providerCheckout)
+        ? ProviderCheckout.fromJSON(object.providerCheckout)
+        : isSet(object.provider_checkout)
+        ? ProviderCheckout.fromJSON(object.provider_checkout)
+        : undefined,
     };
   },
 
   toJSON(message: CreateCheckoutResponse): unknown {
     const obj: any = {};
-    if (message.providerCheckoutJson !== "") {
-      obj.providerCheckoutJson = message.providerCheckoutJson;
-    }
     if (message.order !== undefined) {
       obj.order = OrderSummary.toJSON(message.order);
+    }
+    if (message.providerCheckout !== undefined) {
+      obj.providerCheckout = ProviderCheckout.toJSON(message.providerCheckout);
     }
     return obj;
   },
@@ -1130,9 +1444,11 @@ export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<CreateCheckoutResponse>, I>>(object: I): CreateCheckoutResponse {
     const message = createBaseCreateCheckoutResponse();
-    message.providerCheckoutJson = object.providerCheckoutJson ?? "";
     message.order = (object.order !== undefined && object.order !== null)
       ? OrderSummary.fromPartial(object.order)
+      : undefined;
+    message.providerCheckout = (object.providerCheckout !== undefined && object.providerCheckout !== null)
+      ? ProviderCheckout.fromPartial(object.providerCheckout)
       : undefined;
     return message;
   },
