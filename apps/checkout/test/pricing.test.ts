@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { AppError } from '@storefront/errors';
-import { checkAmountMatches, discountOf, priceOrder, SHIPPING_FEE_PENCE } from '../src/domain/pricing';
+import { checkAmountMatches, discountOf, priceOrder, PRICING_POLICY, SHIPPING_FEE_PENCE } from '../src/domain/pricing';
 
 const line = (unitPricePence: number, quantity = 1) => ({ sku: `sku-${unitPricePence}`, quantity, unitPricePence });
 
@@ -29,6 +29,13 @@ describe('checkout pricing (integer pence)', () => {
     // 8333p less 10% (833.3 → 833p) is 7500p: free. 8332p less 833p (833.2 → 833) is 7499p: £4.95.
     expect(priceOrder([line(8333)], 1000)).to.deep.equal({ goodsPence: 8333, discountPence: 833, shippingPence: 0, totalPence: 7500 });
     expect(priceOrder([line(8332)], 1000)).to.deep.equal({ goodsPence: 8332, discountPence: 833, shippingPence: 495, totalPence: 7994 });
+  });
+
+  it('publishes the rule it prices by: the fee below the threshold, nothing from it', () => {
+    const { shippingFeePence, freeShippingThresholdPence } = PRICING_POLICY;
+    expect(PRICING_POLICY).to.deep.equal({ shippingFeePence: 495, freeShippingThresholdPence: 7500 });
+    expect(priceOrder([line(freeShippingThresholdPence - 1)], 0).shippingPence).to.equal(shippingFeePence);
+    expect(priceOrder([line(freeShippingThresholdPence)], 0).shippingPence).to.equal(0);
   });
 
   it('keeps total = goods − discount + shipping with every part a whole number of pence', () => {

@@ -6,7 +6,7 @@ import { invalidArgument } from '@storefront/errors';
 
 const PENCE_PER_POUND = 100;
 const BASIS_POINTS_PER_WHOLE = 10_000;
-// A client's own sums drift by far less than this (49.98 + 4.95 is 54.93000000000001).
+// A client's own sums drift by far less than this (0.1 + 0.2 is 0.30000000000000004).
 const FLOAT_DRIFT_PENCE = 1e-6;
 
 export const penceToPounds = (pence: number): number => pence / PENCE_PER_POUND;

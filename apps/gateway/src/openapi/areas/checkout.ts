@@ -33,7 +33,8 @@ export const checkoutArea: ApiArea = {
       type: 'object',
       description:
         'A basket priced by the server. `amount` must equal the server total to the penny: goods, minus the promo discount ' +
-        '(rounded half up), plus £4.95 shipping when goods after discount are under £75.00. `checkout_reference` is the ' +
+        '(rounded half up), plus the shipping fee when goods after discount are under the free-shipping threshold, both as ' +
+        '/products.json publishes them in `shipping`. `checkout_reference` is the ' +
         'order reference and idempotency key: the same request again answers the same order; another request under a used ' +
         'reference is 422.',
       required: ['checkout_reference', 'amount', 'currency', 'merchant_code', 'items', 'delivery'],

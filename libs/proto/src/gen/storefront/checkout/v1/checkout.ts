@@ -170,6 +170,16 @@ export interface ListOrdersResponse {
   nextCursor: string;
 }
 
+export interface GetPricingPolicyRequest {
+}
+
+export interface GetPricingPolicyResponse {
+  /** Charged when the goods total after discount is below free_shipping_threshold_pence. */
+  shippingFeePence: number;
+  /** Goods total after discount from which shipping is free. */
+  freeShippingThresholdPence: number;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -2258,6 +2268,151 @@ export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
   },
 };
 
+function createBaseGetPricingPolicyRequest(): GetPricingPolicyRequest {
+  return {};
+}
+
+export const GetPricingPolicyRequest: MessageFns<GetPricingPolicyRequest> = {
+  encode(_: GetPricingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPricingPolicyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPricingPolicyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetPricingPolicyRequest {
+    return {};
+  },
+
+  toJSON(_: GetPricingPolicyRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPricingPolicyRequest>, I>>(base?: I): GetPricingPolicyRequest {
+    return GetPricingPolicyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPricingPolicyRequest>, I>>(_: I): GetPricingPolicyRequest {
+    const message = createBaseGetPricingPolicyRequest();
+    return message;
+  },
+};
+
+function createBaseGetPricingPolicyResponse(): GetPricingPolicyResponse {
+  return { shippingFeePence: 0, freeShippingThresholdPence: 0 };
+}
+
+export const GetPricingPolicyResponse: MessageFns<GetPricingPolicyResponse> = {
+  encode(message: GetPricingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shippingFeePence !== 0) {
+      writer.uint32(8).int64(message.shippingFeePence);
+    }
+    if (message.freeShippingThresholdPence !== 0) {
+      writer.uint32(16).int64(message.freeShippingThresholdPence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPricingPolicyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPricingPolicyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.shippingFeePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.freeShippingThresholdPence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPricingPolicyResponse {
+    return {
+      shippingFeePence: isSet(object.shippingFeePence)
+        ? globalThis.Number(object.shippingFeePence)
+        : isSet(object.shipping_fee_pence)
+        ? globalThis.Number(object.shipping_fee_pence)
+        : 0,
+      freeShippingThresholdPence: isSet(object.freeShippingThresholdPence)
+        ? globalThis.Number(object.freeShippingThresholdPence)
+        : isSet(object.free_shipping_threshold_pence)
+        ? globalThis.Number(object.free_shipping_threshold_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetPricingPolicyResponse): unknown {
+    const obj: any = {};
+    if (message.shippingFeePence !== 0) {
+      obj.shippingFeePence = Math.round(message.shippingFeePence);
+    }
+    if (message.freeShippingThresholdPence !== 0) {
+      obj.freeShippingThresholdPence = Math.round(message.freeShippingThresholdPence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPricingPolicyResponse>, I>>(base?: I): GetPricingPolicyResponse {
+    return GetPricingPolicyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPricingPolicyResponse>, I>>(object: I): GetPricingPolicyResponse {
+    const message = createBaseGetPricingPolicyResponse();
+    message.shippingFeePence = object.shippingFeePence ?? 0;
+    message.freeShippingThresholdPence = object.freeShippingThresholdPence ?? 0;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -2322,6 +2477,18 @@ export const CheckoutServiceService = {
     responseSerialize: (value: ListOrdersResponse): Buffer => Buffer.from(ListOrdersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListOrdersResponse => ListOrdersResponse.decode(value),
   },
+  /** The shipping rule every order is priced with, for publishing beside the catalog. */
+  getPricingPolicy: {
+    path: "/storefront.checkout.v1.CheckoutService/GetPricingPolicy" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPricingPolicyRequest): Buffer =>
+      Buffer.from(GetPricingPolicyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPricingPolicyRequest => GetPricingPolicyRequest.decode(value),
+    responseSerialize: (value: GetPricingPolicyResponse): Buffer =>
+      Buffer.from(GetPricingPolicyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPricingPolicyResponse => GetPricingPolicyResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -2338,6 +2505,8 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
   /** The caller's orders, newest first, a page at a time. */
   listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
+  /** The shipping rule every order is priced with, for publishing beside the catalog. */
+  getPricingPolicy: handleUnaryCall<GetPricingPolicyRequest, GetPricingPolicyResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -2423,6 +2592,22 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  /** The shipping rule every order is priced with, for publishing beside the catalog. */
+  getPricingPolicy(
+    request: GetPricingPolicyRequest,
+    callback: (error: ServiceError | null, response: GetPricingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  getPricingPolicy(
+    request: GetPricingPolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPricingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  getPricingPolicy(
+    request: GetPricingPolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPricingPolicyResponse) => void,
   ): ClientUnaryCall;
 }
 
