@@ -8,4 +8,5 @@ export const CHECKOUT_ACCESS: AccessTable<typeof checkout.CheckoutServiceService
   notifyPaymentEvent: { callers: ['gateway'], customer: 'none' },
   getOrder: { callers: ['gateway'], customer: 'optional' },
   listOrders: { callers: ['gateway'], customer: 'required' },
+  getPricingPolicy: { callers: ['gateway'], customer: 'none' },
 };

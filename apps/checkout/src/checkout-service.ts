@@ -11,11 +11,11 @@ import type { RpcClient } from '@storefront/grpc';
 import type { Logger } from '@storefront/logging';
 import type { checkout, inventory, loyalty } from '@storefront/proto';
 import type { ProviderName } from './config';
-import { basisPointsToFraction, checkAmountMatches, fractionToBasisPoints, priceOrder } from './domain/pricing';
+import { checkAmountMatches, priceOrder } from './domain/pricing';
 import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type RequestRules } from './domain/request';
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './domain/promo';
 import { releaseCodeHold } from './code-holds';
-import type { PaymentProvider, ProviderStatus } from './providers/provider';
+import { publicProviderCheckout, type PaymentProvider, type ProviderStatus } from './providers/provider';
 import { PromoNotHeld, type CheckoutStore, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from './store';
 import { holderOf, type AbuseGuard } from './limits';
 import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
@@ -90,7 +90,7 @@ export class CheckoutService {
     if (order.fingerprint !== fingerprint) {
       throw new AppError('unprocessable', 'idempotency_mismatch', `checkout_reference ${request.reference} was already used with a different request; use a new reference for a new order`);
     }
-    if (order.providerCheckoutJson) return this.answer(order);
+    if (order.providerCheckoutJson) return this.answer(order, order.providerCheckoutJson);
     if (!claimed) {
       claimed = await store.claim(order.id, claimToken, now() + CLAIM_LEASE_MS, now());
       if (!claimed) throw new AppError('conflict', 'request_in_progress', `checkout_reference ${request.reference} is still being processed; retry shortly`, 1);
@@ -134,7 +134,7 @@ export class CheckoutService {
     const providerCheckoutJson = JSON.stringify(created.raw);
     // Under this attempt's claim nothing else writes the order, so the saved state is known.
     await store.recordProviderCheckout(order.id, created.id, providerCheckoutJson, now());
-    return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id, providerCheckoutJson });
+    return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id }, providerCheckoutJson);
   }
 
   /**
@@ -190,7 +190,7 @@ export class CheckoutService {
       discount = found.discount;
     }
     const totals = priceOrder(lines, discount?.basisPoints ?? 0);
-    checkAmountMatches(request.amountPounds, totals);
+    checkAmountMatches(request.amountPence, totals);
     const order = {
       id: randomUUID(),
       reference: request.reference,
@@ -228,7 +228,7 @@ export class CheckoutService {
     if (!accountId) return invalid;
     const reward = await this.options.loyalty.checkRewardCode({ code, userId: accountId });
     if (!reward.valid && !reward.held) return invalid;
-    return { discount: { code: reward.code || code, kind: 'reward', basisPoints: fractionToBasisPoints(reward.discount) }, held: reward.held };
+    return { discount: { code: reward.code || code, kind: 'reward', basisPoints: reward.discountBps }, held: reward.held };
   }
 
   /** Valid only when an order could take the code now: a code open orders hold is not. */
@@ -236,8 +236,8 @@ export class CheckoutService {
     await this.options.limits.countPromoCheck(clientAddress);
     const found = await this.lookUpCode(rawCode, accountId);
     return 'discount' in found && !found.held
-      ? { valid: true, code: found.discount.code, discount: basisPointsToFraction(found.discount.basisPoints) }
-      : { valid: false, code: normalisePromoCode(rawCode), discount: 0 };
+      ? { valid: true, code: found.discount.code, discountBps: found.discount.basisPoints }
+      : { valid: false, code: normalisePromoCode(rawCode), discountBps: 0 };
   }
 
   private providerFor(name: ProviderName): PaymentProvider {
@@ -247,15 +247,13 @@ export class CheckoutService {
   }
 
   /**
-   * The provider's checkout object as stored when the link was made, with its `status` brought
-   * up to the order's own once the order is closed, so a replay never says PENDING beside a
-   * paid order (docs/decisions/0764).
+   * The provider's checkout as stored when the link was made, with its `status` brought up to
+   * the order's own once the order is closed, so a replay never says PENDING beside a paid
+   * order (docs/decisions/0764).
    */
-  private answer(order: Order): checkout.CreateCheckoutResponse {
-    const providerCheckout = JSON.parse(order.providerCheckoutJson ?? '{}') as Record<string, unknown>;
-    const closedStatus = PROVIDER_STATUS_OF_CLOSED_ORDER[order.status];
+  private answer(order: Order, providerCheckoutJson: string): checkout.CreateCheckoutResponse {
     return {
-      providerCheckoutJson: JSON.stringify(closedStatus ? { ...providerCheckout, status: closedStatus } : providerCheckout),
+      providerCheckout: publicProviderCheckout(providerCheckoutJson, PROVIDER_STATUS_OF_CLOSED_ORDER[order.status]),
       order: orderSummary(order),
     };
   }

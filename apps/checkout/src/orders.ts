@@ -7,6 +7,7 @@
 import { invalidArgument, notFound } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { orderSummary } from './checkout-service';
+import { publicProviderCheckout } from './providers/provider';
 import type { AbuseGuard } from './limits';
 import type { CheckoutStore, Order, OrderPosition } from './store';
 
@@ -60,8 +61,7 @@ export class OrderReader {
   private paymentLink(order: Order): string {
     if (order.status !== 'pending_payment' || !order.providerCheckoutJson) return '';
     if (order.reservedUntil === undefined || order.reservedUntil <= this.options.now()) return '';
-    const url = (JSON.parse(order.providerCheckoutJson) as { hosted_checkout_url?: unknown }).hosted_checkout_url;
-    return typeof url === 'string' ? url : '';
+    return publicProviderCheckout(order.providerCheckoutJson, undefined).hostedCheckoutUrl ?? '';
   }
 }
 

@@ -17,6 +17,7 @@ import { CheckoutStore } from './store';
 import { CheckoutService } from './checkout-service';
 import { PaymentConfirmation, type ReconcileSummary } from './confirmation';
 import { DEMO_PROMO_CODES } from './domain/promo';
+import { PRICING_POLICY } from './domain/pricing';
 import { shopOrigins } from './domain/request';
 import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
@@ -107,6 +108,7 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
         },
         getOrder: async (request, context) => orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
         listOrders: async (request, context) => orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
+        getPricingPolicy: async () => PRICING_POLICY,
       }),
     ],
   });

@@ -214,7 +214,7 @@ describe('checkout: codes held by open orders', () => {
           rpc.createCheckout(
             {
               checkoutReference: `grpc-${code}-${i}`,
-              amount: DISCOUNTED_AMOUNT,
+              amountPence: Math.round(DISCOUNTED_AMOUNT * 100),
               currency: 'GBP',
               merchantCode: 'MSTOREFRONT',
               items: [{ sku: sku('p1004'), quantity: 1 }],

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { AppError } from '@storefront/errors';
-import { checkAmountMatches, discountOf, fractionToBasisPoints, priceOrder, SHIPPING_FEE_PENCE } from '../src/domain/pricing';
+import { checkAmountMatches, discountOf, priceOrder, PRICING_POLICY, SHIPPING_FEE_PENCE } from '../src/domain/pricing';
 
 const line = (unitPricePence: number, quantity = 1) => ({ sku: `sku-${unitPricePence}`, quantity, unitPricePence });
 
@@ -31,10 +31,11 @@ describe('checkout pricing (integer pence)', () => {
     expect(priceOrder([line(8332)], 1000)).to.deep.equal({ goodsPence: 8332, discountPence: 833, shippingPence: 495, totalPence: 7994 });
   });
 
-  it('turns wire fractions into basis points without float drift', () => {
-    expect(fractionToBasisPoints(0.1)).to.equal(1000);
-    expect(fractionToBasisPoints(0.15)).to.equal(1500);
-    expect(fractionToBasisPoints(0.07)).to.equal(700);
+  it('publishes the rule it prices by: the fee below the threshold, nothing from it', () => {
+    const { shippingFeePence, freeShippingThresholdPence } = PRICING_POLICY;
+    expect(PRICING_POLICY).to.deep.equal({ shippingFeePence: 495, freeShippingThresholdPence: 7500 });
+    expect(priceOrder([line(freeShippingThresholdPence - 1)], 0).shippingPence).to.equal(shippingFeePence);
+    expect(priceOrder([line(freeShippingThresholdPence)], 0).shippingPence).to.equal(0);
   });
 
   it('keeps total = goods − discount + shipping with every part a whole number of pence', () => {
@@ -53,16 +54,14 @@ describe('checkout pricing (integer pence)', () => {
 describe('checkout amount check', () => {
   const totals = { goodsPence: 4998, discountPence: 0, shippingPence: 495, totalPence: 5493 };
 
-  it('accepts the total to the penny, as a float a client would send', () => {
-    expect(() => checkAmountMatches(54.93, totals)).to.not.throw();
-    // 0.1 + 0.2 style drift in the client's own arithmetic still names the same penny.
-    expect(() => checkAmountMatches(49.98 + 4.95, totals)).to.not.throw();
+  it('accepts the total to the penny', () => {
+    expect(() => checkAmountMatches(5493, totals)).to.not.throw();
   });
 
-  for (const amount of [54.92, 54.94, 54.935, 49.98, 5493]) {
-    it(`refuses ${amount} with a 400 that gives the server total`, () => {
+  for (const amountPence of [5492, 5494, 4998, 549300]) {
+    it(`refuses ${amountPence}p with a 400 that gives the server total`, () => {
       try {
-        checkAmountMatches(amount, totals);
+        checkAmountMatches(amountPence, totals);
         expect.fail('accepted a wrong amount');
       } catch (error) {
         expect(error).to.be.instanceOf(AppError);

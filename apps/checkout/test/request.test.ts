@@ -14,7 +14,7 @@ const rules: RequestRules = {
 function request(overrides: Partial<checkout.CreateCheckoutRequest> = {}): checkout.CreateCheckoutRequest {
   return {
     checkoutReference: 'ref-1',
-    amount: 54.93,
+    amountPence: 5493,
     currency: 'GBP',
     merchantCode: 'MSTOREFRONT',
     items: [{ sku: 'bpc-157-5mg', quantity: 2 }],
@@ -118,9 +118,13 @@ describe('checkout request fingerprint', () => {
     expect(fingerprintOf(validated({ clientAddress: '2001:db8::1' }), 'u1')).to.equal(fingerprintOf(validated(), 'u1'));
   });
 
+  it('is the fingerprint orders were saved with while the amount travelled in pounds', () => {
+    expect(fingerprintOf(validated(), 'u1')).to.equal('455a4b150a6e7d94eef17ef38427dcc940e573691771960f3099690e726369d7');
+  });
+
   it('differs when any part of the request or the account differs', () => {
     const base = fingerprintOf(validated(), 'u1');
-    expect(fingerprintOf(validated({ amount: 54.94 }), 'u1')).to.not.equal(base);
+    expect(fingerprintOf(validated({ amountPence: 5494 }), 'u1')).to.not.equal(base);
     expect(fingerprintOf(validated({ items: [{ sku: 'bpc-157-5mg', quantity: 3 }] }), 'u1')).to.not.equal(base);
     expect(fingerprintOf(validated({ description: 'gift' }), 'u1')).to.not.equal(base);
     expect(fingerprintOf(validated(), 'u2')).to.not.equal(base);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { RpcClient } from '@storefront/grpc';
-import { inventory } from '@storefront/proto';
+import { checkout, inventory } from '@storefront/proto';
 import { clientAs, startStack, type Stack } from '@storefront/testing';
 
 interface CatalogDocument {
@@ -29,7 +29,8 @@ describe('gateway: GET /products.json', () => {
   let stack: Stack;
   let inventoryClient: RpcClient<typeof inventory.InventoryServiceService>;
   before(async () => {
-    stack = await startStack({ services: ['inventory'], env: { CATALOG_REFRESH_MS: String(REFRESH_MS), SUMUP_MERCHANT_CODE: 'MCATALOG1' } });
+    // Checkout states the shipping rule the document carries.
+    stack = await startStack({ services: ['inventory', 'checkout'], env: { CATALOG_REFRESH_MS: String(REFRESH_MS), SUMUP_MERCHANT_CODE: 'MCATALOG1' } });
     // Sales go through checkout, which alone may reserve and commit stock.
     inventoryClient = clientAs('checkout', inventory.InventoryServiceService, 'inventory', stack.inventory!.address);
   });
@@ -43,7 +44,6 @@ describe('gateway: GET /products.json', () => {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('application/json; charset=utf-8');
     expect(res.body).to.include({ currency: 'GBP', merchantCode: 'MCATALOG1' });
-    expect(res.body.shipping).to.deep.equal({ flatFee: 4.95, freeOver: 75 });
     expect(Number.isNaN(Date.parse(res.body.generatedAt))).to.equal(false);
     expect(res.body.products.length).to.be.at.least(3);
     const bpc = res.body.products.find((p) => p.id === 'bpc-157')!;
@@ -51,6 +51,18 @@ describe('gateway: GET /products.json', () => {
     expect(bpc.sizes[0]).to.deep.equal({ size: '5mg', sku: 'bpc-157-5mg', price: 24.99, stockLimited: true, inStock: true });
     expect(sizeOf(res.body, 'ghk-cu-50mg')).to.include({ stockLimited: false, inStock: true });
     expect(sizeOf(res.body, 'ipamorelin-10mg')).to.include({ stockLimited: true, inStock: false });
+  });
+
+  it("publishes checkout's pricing policy as the shipping block, in GBP", async () => {
+    const checkoutClient = clientAs('gateway', checkout.CheckoutServiceService, 'checkout', stack.checkout!.address);
+    try {
+      const policy = await checkoutClient.getPricingPolicy({});
+      expect(policy.shippingFeePence).to.be.above(0);
+      const res = await stack.client().get<CatalogDocument>('/products.json');
+      expect(res.body.shipping).to.deep.equal({ flatFee: policy.shippingFeePence / 100, freeOver: policy.freeShippingThresholdPence / 100 });
+    } finally {
+      checkoutClient.close();
+    }
   });
 
   it('carries an ETag and Cache-Control, and answers 304 to If-None-Match', async () => {
@@ -100,10 +112,10 @@ describe('gateway: GET /products.json', () => {
     expect(oldTag.status).to.equal(200);
   });
 
-  it('keeps serving the last copy while inventory is down', async () => {
+  it('keeps serving the last copy while inventory and checkout are down', async () => {
     // A second gateway on the same inventory, which then goes away entirely.
-    const upstream = await startStack({ services: ['inventory'] });
-    const gateway = await startStack({ services: [], env: { INVENTORY_ADDR: upstream.inventory!.address, CATALOG_REFRESH_MS: String(REFRESH_MS) } });
+    const upstream = await startStack({ services: ['inventory', 'checkout'] });
+    const gateway = await startStack({ services: [], env: { INVENTORY_ADDR: upstream.inventory!.address, CHECKOUT_ADDR: upstream.checkout!.address, CATALOG_REFRESH_MS: String(REFRESH_MS) } });
     let upstreamRunning = true;
     try {
       const live = await gateway.client().get<CatalogDocument>('/products.json');

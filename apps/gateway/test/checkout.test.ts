@@ -11,6 +11,7 @@ import {
   sku,
   startCheckoutStack,
 } from '../../checkout/test/support';
+import { checkoutArea } from '../src/openapi/areas/checkout';
 
 // The shop's origins besides PUBLIC_BASE_URL, the only places a payer may be sent back to.
 const STOREFRONT_ORIGIN = 'https://www.shop.example';
@@ -144,6 +145,33 @@ describe('gateway: create-checkout server pricing against the sandbox provider',
     ]);
     const heldFor = Date.parse(result.order.reservedUntil) - Date.now();
     expect(heldFor).to.be.within(29 * 60 * 1000, 30 * 60 * 1000 + 1000);
+  });
+
+  it('answers exactly the documented fields, never the rest of the provider object', async () => {
+    const body = checkoutBody(15.0, [{ sku: sku('p1005'), quantity: 1 }], { description: 'One vial' });
+    const result = await expectCheckout(stack.client(), body);
+    const stored = JSON.parse((await stack.checkout!.store.findByReference(body.checkout_reference))!.providerCheckoutJson!) as Record<string, unknown>;
+    expect(stored, 'the provider sends more than the contract names').to.have.property('transactions');
+
+    const documented = Object.keys(checkoutArea.schemas.CheckoutResult!.properties as Record<string, unknown>);
+    expect(documented).to.not.include('transactions');
+    expect(Object.keys(result)).to.have.members([
+      'id',
+      'checkout_reference',
+      'amount',
+      'currency',
+      'merchant_code',
+      'description',
+      'return_url',
+      'status',
+      'date',
+      'valid_until',
+      'hosted_checkout_url',
+      'order_saved',
+      'order',
+    ]);
+    expect(documented).to.include.members(Object.keys(result));
+    expect(result).to.include({ amount: 15, description: 'One vial', date: stored.date, valid_until: stored.valid_until, return_url: stored.return_url });
   });
 
   it('saves the order with its delivery details, lines and the provider checkout id', async () => {

@@ -7,10 +7,11 @@ describe('gateway: routes answered ahead of Express', () => {
   const securityHeaders = (headers: Headers) =>
     Object.fromEntries([...headers].filter(([name]) => !['date', 'content-length', 'content-type', 'connection', 'keep-alive', 'cache-control', 'etag', 'allow', 'retry-after'].includes(name)));
 
-  describe('with inventory up', () => {
+  describe('with inventory and checkout up', () => {
     let stack: Stack;
     before(async () => {
-      stack = await startStack({ services: ['inventory'] });
+      // products.json needs both: inventory's catalog and checkout's shipping rule.
+      stack = await startStack({ services: ['inventory', 'checkout'] });
     });
     after(async () => stack?.stop());
 

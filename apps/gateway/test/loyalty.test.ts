@@ -134,8 +134,8 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
     await sync(client, request);
     await sync(client, after);
     expect(await me(client)).to.deep.equal(after);
-    const { valid, discount } = await loyaltyRpc.checkRewardCode({ code: after.redeemedRewards[0]!.code, userId });
-    expect({ valid, discount }).to.deep.equal({ valid: true, discount: 0.1 });
+    const { valid, discountBps } = await loyaltyRpc.checkRewardCode({ code: after.redeemedRewards[0]!.code, userId });
+    expect({ valid, discountBps }).to.deep.equal({ valid: true, discountBps: 1000 });
   });
 
   it('shows the tier at the exact thresholds of lifetime points', async () => {

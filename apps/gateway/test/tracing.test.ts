@@ -162,10 +162,13 @@ describe('tracing: signup and create-checkout across every service', function ()
 
   it('one create-checkout is one trace: gateway → checkout → inventory and SQL, and the provider call carries the trace, with no address in any span', async () => {
     const client = new HttpClient(stack.gatewayUrl);
-    const catalog = await client.get<{ products: Array<{ sizes: Array<{ sku: string; price: number; stockLimited: boolean; inStock: boolean }> }> }>('/products.json');
+    const catalog = await client.get<{
+      shipping: { flatFee: number; freeOver: number };
+      products: Array<{ sizes: Array<{ sku: string; price: number; stockLimited: boolean; inStock: boolean }> }>;
+    }>('/products.json');
     const size = catalog.body.products.flatMap((product) => product.sizes).find((s) => s.stockLimited && s.inStock)!;
-    const goods = Math.round(size.price * 100);
-    const total = (goods + (goods >= 7500 ? 0 : 495)) / 100;
+    const { flatFee, freeOver } = catalog.body.shipping;
+    const total = (Math.round(size.price * 100) + Math.round((size.price >= freeOver ? 0 : flatFee) * 100)) / 100;
     const delivery = { name: 'Ada Lovelace', email: 'ada@example.com', line1: '12 St James Square', city: 'London', postcode: 'SW1Y 4JH', country: 'GB' };
     await stack.spans();
     const res = await client.post('/api/create-checkout', {

@@ -15,9 +15,9 @@ import { createLogger, type Logger } from '@storefront/logging';
 import type { InventoryConfig, InventoryServeKeys } from './config';
 import { INVENTORY_ACCESS } from './access';
 import { migrations } from './migrations';
-import { InventoryStore, type CatalogProduct } from './store';
+import { InventoryStore } from './store';
 import { ReservationStore, type Reservation } from './reservations';
-import { CatalogPublisher } from './snapshot';
+import { CatalogPublisher, toProductMessage } from './snapshot';
 import { startSweeper } from './sweeper';
 import { parseCatalogFile } from './catalog-file';
 import { checkOrderReference, normalizeLines, reservationTtlSeconds } from './lines';
@@ -100,21 +100,6 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
       stopReservationGauge();
       await db.destroy();
     },
-  };
-}
-
-function toProductMessage(product: CatalogProduct): inventory.Product {
-  return {
-    id: product.id,
-    name: product.name,
-    description: product.description,
-    sizes: product.sizes.map((size) => ({
-      size: size.size,
-      sku: size.sku,
-      pricePence: size.pricePence,
-      stockLimited: size.stockLimited,
-      inStock: size.inStock,
-    })),
   };
 }
 

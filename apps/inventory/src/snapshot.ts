@@ -1,53 +1,39 @@
 /**
- * The published catalog (`/products.json`). Its version is derived from the only two things
- * the document depends on: the catalog revision (changed by every import) and the set of
- * sold-out stock-limited SKUs. Checking it costs two tiny queries and no writes on the
- * reservation path, every inventory pod computes the same version from the same data, and the
- * version changes exactly when a reader would see a different document. Its `generatedAt` is
- * when the version was first rendered (kept in the store), so every pod serves the same bytes for
- * one version and gateways that ask different pods publish the same document.
+ * The published catalog, which the gateway completes with checkout's shipping rule into
+ * `/products.json`. Its version is derived from the only two things the catalog depends on: the
+ * catalog revision (changed by every import) and the set of sold-out stock-limited SKUs. Checking
+ * it costs two tiny queries and no writes on the reservation path, every inventory pod computes
+ * the same version from the same data, and the version changes exactly when a reader would see a
+ * different catalog. Its `generatedAt` is when the version was first rendered (kept in the
+ * store), so every pod answers the same catalog for one version and gateways that ask different
+ * pods publish the same document.
  */
 import { createHash } from 'node:crypto';
-import type { Catalog, InventoryStore } from './store';
-
-/** Mirrors checkout's shipping rule (apps/checkout/src/domain/pricing.ts), in GBP as the document shows it. */
-export const SHIPPING = { flatFee: 4.95, freeOver: 75 } as const;
+import type { inventory } from '@storefront/proto';
+import type { CatalogProduct, InventoryStore } from './store';
 
 export interface SnapshotOptions {
   merchantCode: string;
   now?: () => number;
 }
 
-export interface Snapshot {
-  version: string;
-  notModified: boolean;
-  /** The serialised document; empty when not modified. */
-  document: string;
-}
-
 export function snapshotVersion(revision: string, soldOut: readonly string[]): string {
   return createHash('sha256').update(revision).update('\n').update(soldOut.join('\n')).digest('base64url').slice(0, 22);
 }
 
-export function renderCatalogDocument(catalog: Catalog, generatedAt: Date, merchantCode: string): string {
-  return JSON.stringify({
-    generatedAt: generatedAt.toISOString(),
-    currency: 'GBP',
-    merchantCode,
-    shipping: SHIPPING,
-    products: catalog.products.map((product) => ({
-      id: product.id,
-      name: product.name,
-      description: product.description,
-      sizes: product.sizes.map((size) => ({
-        size: size.size,
-        sku: size.sku,
-        price: size.pricePence / 100,
-        stockLimited: size.stockLimited,
-        inStock: size.inStock,
-      })),
+export function toProductMessage(product: CatalogProduct): inventory.Product {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    sizes: product.sizes.map((size) => ({
+      size: size.size,
+      sku: size.sku,
+      pricePence: size.pricePence,
+      stockLimited: size.stockLimited,
+      inStock: size.inStock,
     })),
-  });
+  };
 }
 
 export class CatalogPublisher {
@@ -60,14 +46,14 @@ export class CatalogPublisher {
     this.now = options.now ?? Date.now;
   }
 
-  /** The current document, or just its version when the caller already holds it. */
-  async snapshot(knownVersion: string): Promise<Snapshot> {
+  /** The current catalog, or just its version when the caller already holds it. */
+  async snapshot(knownVersion: string): Promise<inventory.GetCatalogSnapshotResponse> {
     if (knownVersion) {
       const { revision, soldOut } = await this.store.catalogState();
       const version = snapshotVersion(revision, soldOut);
-      if (version === knownVersion) return { version, notModified: true, document: '' };
+      if (version === knownVersion) return { version, notModified: true };
     }
-    // Version and document come from one consistent read, so a document is never labelled
+    // Version and catalog come from one consistent read, so a catalog is never labelled
     // with a version it does not match.
     const catalog = await this.store.catalog();
     const soldOut = catalog.products
@@ -77,6 +63,10 @@ export class CatalogPublisher {
       .sort();
     const version = snapshotVersion(catalog.revision, soldOut);
     const generatedAt = new Date(await this.store.firstRendered(version, this.now()));
-    return { version, notModified: false, document: renderCatalogDocument(catalog, generatedAt, this.options.merchantCode) };
+    return {
+      version,
+      notModified: false,
+      catalog: { generatedAt: generatedAt.toISOString(), currency: 'GBP', merchantCode: this.options.merchantCode, products: catalog.products.map(toProductMessage) },
+    };
   }
 }

@@ -66,39 +66,37 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
   describe('GetCatalogSnapshot', () => {
     const snapshot = async (knownVersion = '') => h.gateway.getCatalogSnapshot({ knownVersion });
 
-    it('serves the products.json layout with GBP prices, merchant code and the shipping rule', async () => {
+    it('serves the catalog with prices in pence, stock flags, the merchant code and when it was first rendered', async () => {
       h.clock.advance(1234);
-      const { document, version, notModified } = await snapshot();
+      const { catalog, version, notModified } = await snapshot();
       expect(notModified).to.equal(false);
       expect(version).to.match(/^[A-Za-z0-9_-]{22}$/);
-      const parsed = JSON.parse(document);
-      expect(parsed).to.deep.equal({
+      expect(catalog).to.deep.equal({
         generatedAt: new Date(h.clock.ms).toISOString(),
         currency: 'GBP',
         merchantCode: 'MTEST123',
-        shipping: { flatFee: 4.95, freeOver: 75 },
         products: [
           {
             id: 'alpha',
             name: 'Alpha',
             description: 'Test peptide A',
             sizes: [
-              { size: '5mg', sku: 'alpha-5mg', price: 24.99, stockLimited: true, inStock: true },
-              { size: '10mg', sku: 'alpha-10mg', price: 39.99, stockLimited: true, inStock: true },
-              { size: '20mg', sku: 'alpha-20mg', price: 59.5, stockLimited: false, inStock: true },
+              { size: '5mg', sku: 'alpha-5mg', pricePence: 2499, stockLimited: true, inStock: true },
+              { size: '10mg', sku: 'alpha-10mg', pricePence: 3999, stockLimited: true, inStock: true },
+              { size: '20mg', sku: 'alpha-20mg', pricePence: 5950, stockLimited: false, inStock: true },
             ],
           },
-          { id: 'beta', name: 'Beta', description: 'Test peptide B', sizes: [{ size: '1mg', sku: 'beta-1mg', price: 9.99, stockLimited: true, inStock: true }] },
+          { id: 'beta', name: 'Beta', description: 'Test peptide B', sizes: [{ size: '1mg', sku: 'beta-1mg', pricePence: 999, stockLimited: true, inStock: true }] },
         ],
       });
     });
 
-    it('answers not_modified without a document while nothing a reader sees has changed', async () => {
+    it('answers not_modified without a catalog while nothing a reader sees has changed', async () => {
       const first = await snapshot();
-      // A sale that leaves units on the shelf does not change the document.
+      // A sale that leaves units on the shelf does not change the catalog.
       await h.client.reserve({ orderReference: 'one', lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 0 });
       const again = await snapshot(first.version);
-      expect(again).to.deep.equal({ version: first.version, notModified: true, document: '' });
+      expect(again).to.deep.equal({ version: first.version, notModified: true, catalog: undefined });
     });
 
     it('changes version when a limited SKU sells out and again when it is back', async () => {
@@ -107,7 +105,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       const soldOut = await snapshot(first.version);
       expect(soldOut.notModified).to.equal(false);
       expect(soldOut.version).to.not.equal(first.version);
-      const size = JSON.parse(soldOut.document).products[0].sizes.find((s: { sku: string }) => s.sku === 'alpha-10mg');
+      const size = soldOut.catalog!.products[0]!.sizes.find((s) => s.sku === 'alpha-10mg');
       expect(size).to.include({ stockLimited: true, inStock: false });
 
       await h.client.release({ orderReference: 'last-units' });
@@ -116,12 +114,12 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       expect(back.notModified).to.equal(false);
     });
 
-    it('renders one version to the same bytes on every pod: generatedAt is when it was first rendered', async () => {
+    it('answers one version with the same catalog on every pod: generatedAt is when it was first rendered', async () => {
       // Other pods on the same store, with clocks of their own.
       const podAt = (ms: number) => new CatalogPublisher(h.server.store, { merchantCode: 'MTEST123', now: () => ms });
       h.clock.advance(1000);
       const first = await snapshot();
-      expect(JSON.parse(first.document).generatedAt).to.equal(new Date(h.clock.ms).toISOString());
+      expect(first.catalog!.generatedAt).to.equal(new Date(h.clock.ms).toISOString());
       expect(await podAt(h.clock.ms + 60_000).snapshot('')).to.deep.equal(first);
 
       // A sell-out is rendered by two pods at once: both pick the same first time, a new one.
@@ -129,7 +127,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       const [left, right] = await Promise.all([podAt(h.clock.ms + 5000).snapshot(first.version), podAt(h.clock.ms + 7000).snapshot(first.version)]);
       expect(left).to.deep.equal(right);
       expect(left!.version).to.not.equal(first.version);
-      expect([h.clock.ms + 5000, h.clock.ms + 7000].map((ms) => new Date(ms).toISOString())).to.include(JSON.parse(left!.document).generatedAt);
+      expect([h.clock.ms + 5000, h.clock.ms + 7000].map((ms) => new Date(ms).toISOString())).to.include(left!.catalog!.generatedAt);
       h.clock.advance(30_000);
       expect(await snapshot()).to.deep.equal(left);
     });
@@ -141,7 +139,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       await h.server.store.importCatalog(parseCatalogFile(repriced));
       const next = await snapshot(first.version);
       expect(next.notModified).to.equal(false);
-      expect(JSON.parse(next.document).products[1].sizes[0].price).to.equal(11.5);
+      expect(next.catalog!.products[1]!.sizes[0]!.pricePence).to.equal(1150);
     });
   });
 });

@@ -177,7 +177,7 @@ export class LoyaltyLedger {
     const code = normaliseRewardCode(rawCode);
     const stored = await this.ownUnusedCode(code, userId);
     const held = stored !== undefined && holdBlocks(stored.hold, undefined, this.options.now());
-    return { valid: stored !== undefined && !held, code, discount: stored?.discount ?? 0, held };
+    return { valid: stored !== undefined && !held, code, discountBps: stored?.discountBps ?? 0, held };
   }
 
   /** Holds the code for the order; the same order again renews its hold, another order is refused. */
@@ -186,8 +186,8 @@ export class LoyaltyLedger {
     const now = this.options.now();
     const held = await this.store.holdCode(code, userId, orderId, now, now + this.options.codeHoldMs);
     const stored = await this.ownUnusedCode(code, userId);
-    if (held && stored) return { valid: true, code, discount: stored.discount, heldByAnotherOrder: false };
-    return { valid: false, code, discount: 0, heldByAnotherOrder: stored !== undefined && holdBlocks(stored.hold, orderId, now) };
+    if (held && stored) return { valid: true, code, discountBps: stored.discountBps, heldByAnotherOrder: false };
+    return { valid: false, code, discountBps: 0, heldByAnotherOrder: stored !== undefined && holdBlocks(stored.hold, orderId, now) };
   }
 
   async releaseRewardCode(rawCode: string, orderId: string): Promise<void> {

@@ -36,12 +36,11 @@ export interface Totals {
 
 export interface StoredCode {
   userId: string;
-  discount: number;
+  discountBps: number;
   usedOrderId: string | null;
   hold?: CodeHold;
 }
 
-const BASIS_POINTS = 10_000;
 const iso = (ms: unknown) => new Date(toNumber(ms)).toISOString();
 
 export class LoyaltyStore {
@@ -73,7 +72,7 @@ export class LoyaltyStore {
       id: row.id,
       name: row.name,
       pointsCost: toNumber(row.points_cost),
-      discount: toNumber(row.discount_basis_points) / BASIS_POINTS,
+      discountBps: toNumber(row.discount_basis_points),
     }));
   }
 
@@ -179,7 +178,7 @@ export class LoyaltyStore {
       reward_id: redemption.reward.id,
       name: redemption.reward.name,
       points_cost: redemption.reward.pointsCost,
-      discount_basis_points: Math.round(redemption.reward.discount * BASIS_POINTS),
+      discount_basis_points: redemption.reward.discountBps,
       code: redemption.code,
       redeemed_at: redemption.redeemedAt,
     });
@@ -190,7 +189,7 @@ export class LoyaltyStore {
     if (!row) return undefined;
     return {
       userId: row.user_id,
-      discount: toNumber(row.discount_basis_points) / BASIS_POINTS,
+      discountBps: toNumber(row.discount_basis_points),
       usedOrderId: row.used_order_id,
       ...(row.held_order_id === null ? {} : { hold: { orderId: row.held_order_id, until: toNumber(row.held_until) } }),
     };

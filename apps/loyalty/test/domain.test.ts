@@ -13,9 +13,9 @@ describe('loyalty rules', () => {
   it('plans sync redemptions: known, not held unused, once each, in order, while affordable', () => {
     const catalog = new Map(
       [
-        { id: 'a', name: 'A', pointsCost: 500, discount: 0.1 },
-        { id: 'b', name: 'B', pointsCost: 300, discount: 0.05 },
-        { id: 'c', name: 'C', pointsCost: 100, discount: 0.01 },
+        { id: 'a', name: 'A', pointsCost: 500, discountBps: 1000 },
+        { id: 'b', name: 'B', pointsCost: 300, discountBps: 500 },
+        { id: 'c', name: 'C', pointsCost: 100, discountBps: 100 },
       ].map((reward) => [reward.id, reward]),
     );
     const plan = (ids: string[], held: string[], balance: number) => planSyncRedemptions(ids, catalog, new Set(held), balance).map((r) => r.id);

@@ -81,9 +81,9 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
 
     it('lists the rewards catalog from the data file', async () => {
       expect((await account(newUserId())).availableRewards).to.deep.equal([
-        { id: TEN_PERCENT, name: '10% off your next order', pointsCost: 500, discount: 0.1 },
-        { id: FIFTEEN_PERCENT, name: '15% off your next order', pointsCost: 1000, discount: 0.15 },
-        { id: 'twenty-percent-off', name: '20% off your next order', pointsCost: 2000, discount: 0.2 },
+        { id: TEN_PERCENT, name: '10% off your next order', pointsCost: 500, discountBps: 1000 },
+        { id: FIFTEEN_PERCENT, name: '15% off your next order', pointsCost: 1000, discountBps: 1500 },
+        { id: 'twenty-percent-off', name: '20% off your next order', pointsCost: 2000, discountBps: 2000 },
       ]);
     });
 
@@ -255,8 +255,8 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     it('is valid for its own account only, in any case, until used', async () => {
       const owner = await accountWithLifetime(500);
       const code = await issuedCode(owner);
-      expect(await loyalty.checkout.checkRewardCode({ code: ` ${code.toLowerCase()} `, userId: owner })).to.deep.equal({ valid: true, code, discount: 0.1, held: false });
-      expect(await loyalty.checkout.checkRewardCode({ code, userId: newUserId() })).to.deep.equal({ valid: false, code, discount: 0, held: false });
+      expect(await loyalty.checkout.checkRewardCode({ code: ` ${code.toLowerCase()} `, userId: owner })).to.deep.equal({ valid: true, code, discountBps: 1000, held: false });
+      expect(await loyalty.checkout.checkRewardCode({ code, userId: newUserId() })).to.deep.equal({ valid: false, code, discountBps: 0, held: false });
       expect(await loyalty.checkout.checkRewardCode({ code, userId: '' })).to.deep.include({ valid: false });
       expect(await loyalty.checkout.checkRewardCode({ code: 'RW2222222222222', userId: owner })).to.deep.include({ valid: false });
       await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });

@@ -30,9 +30,9 @@ describe('loyalty service: reward code holds', () => {
 
   it('holds a code for one open order: that order may renew it, another is refused, validation reports it held', async () => {
     const { owner, code } = await ownerWithCode();
-    expect(await hold(` ${code.toLowerCase()} `, owner, 'order-a')).to.deep.equal({ valid: true, code, discount: 0.1, heldByAnotherOrder: false });
-    expect(await check(code, owner)).to.deep.equal({ valid: false, code, discount: 0.1, held: true });
-    expect(await hold(code, owner, 'order-b')).to.deep.equal({ valid: false, code, discount: 0, heldByAnotherOrder: true });
+    expect(await hold(` ${code.toLowerCase()} `, owner, 'order-a')).to.deep.equal({ valid: true, code, discountBps: 1000, heldByAnotherOrder: false });
+    expect(await check(code, owner)).to.deep.equal({ valid: false, code, discountBps: 1000, held: true });
+    expect(await hold(code, owner, 'order-b')).to.deep.equal({ valid: false, code, discountBps: 0, heldByAnotherOrder: true });
     clock += 1000;
     expect(await hold(code, owner, 'order-a')).to.deep.include({ valid: true });
     expect(await storedHold(code)).to.deep.include({ held_order_id: 'order-a' });
@@ -46,7 +46,7 @@ describe('loyalty service: reward code holds', () => {
     expect(await check(code, owner)).to.deep.include({ valid: false, held: true });
     await loyalty.checkout.releaseRewardCode({ code, orderId: 'order-a' });
     await loyalty.checkout.releaseRewardCode({ code, orderId: 'order-a' });
-    expect(await check(code, owner)).to.deep.equal({ valid: true, code, discount: 0.1, held: false });
+    expect(await check(code, owner)).to.deep.equal({ valid: true, code, discountBps: 1000, held: false });
     expect(await hold(code, owner, 'order-b')).to.deep.include({ valid: true });
   });
 
@@ -66,8 +66,8 @@ describe('loyalty service: reward code holds', () => {
     await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
     await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
     expect(await storedHold(code)).to.deep.equal({ held_order_id: null, held_until: null, used_order_id: 'order-a' });
-    expect(await check(code, owner)).to.deep.equal({ valid: false, code, discount: 0, held: false });
-    expect(await hold(code, owner, 'order-b')).to.deep.equal({ valid: false, code, discount: 0, heldByAnotherOrder: false });
+    expect(await check(code, owner)).to.deep.equal({ valid: false, code, discountBps: 0, held: false });
+    expect(await hold(code, owner, 'order-b')).to.deep.equal({ valid: false, code, discountBps: 0, heldByAnotherOrder: false });
   });
 
   it('refuses to use a code another open order holds, and uses a free one for a late payment', async () => {
@@ -82,7 +82,7 @@ describe('loyalty service: reward code holds', () => {
 
   it('holds nothing for another account, an unknown code or bad input', async () => {
     const { code } = await ownerWithCode();
-    expect(await hold(code, newUserId(), 'order-a')).to.deep.equal({ valid: false, code, discount: 0, heldByAnotherOrder: false });
+    expect(await hold(code, newUserId(), 'order-a')).to.deep.equal({ valid: false, code, discountBps: 0, heldByAnotherOrder: false });
     expect(await hold('RW2222222222222', newUserId(), 'order-a')).to.deep.include({ valid: false, heldByAnotherOrder: false });
     expect(await storedHold(code)).to.deep.include({ held_order_id: null });
     for (const request of [

@@ -35,6 +35,7 @@ const RETRIED_ON_UNAVAILABLE: ReadonlySet<string> = new Set(
     CheckoutRpcs.createCheckout,
     CheckoutRpcs.validatePromo,
     CheckoutRpcs.notifyPaymentEvent,
+    CheckoutRpcs.getPricingPolicy,
     // Reads, and reservations keyed by the order reference.
     InventoryRpcs.getStock,
     InventoryRpcs.getCatalog,

@@ -26,6 +26,9 @@ export function discountOf(goodsPence: number, discountBasisPoints: number): num
   return Math.floor((goodsPence * discountBasisPoints + BASIS_POINTS_PER_WHOLE / 2) / BASIS_POINTS_PER_WHOLE);
 }
 
+/** The shipping rule as GetPricingPolicy publishes it: the one source of /products.json's `shipping`. */
+export const PRICING_POLICY = { shippingFeePence: SHIPPING_FEE_PENCE, freeShippingThresholdPence: FREE_SHIPPING_THRESHOLD_PENCE } as const;
+
 export function priceOrder(lines: readonly PricedLine[], discountBasisPoints: number): OrderTotals {
   const goodsPence = lines.reduce((sum, line) => sum + line.unitPricePence * line.quantity, 0);
   const discountPence = discountOf(goodsPence, discountBasisPoints);
@@ -33,27 +36,11 @@ export function priceOrder(lines: readonly PricedLine[], discountBasisPoints: nu
   return { goodsPence, discountPence, shippingPence, totalPence: goodsPence - discountPence + shippingPence };
 }
 
-/** A decimal fraction as sent over the wire (0.1) to basis points (1000). */
-export function fractionToBasisPoints(fraction: number): number {
-  return Math.round(fraction * BASIS_POINTS_PER_WHOLE);
-}
-
-export function basisPointsToFraction(basisPoints: number): number {
-  return basisPoints / BASIS_POINTS_PER_WHOLE;
-}
-
-export const penceToPounds = (pence: number): number => pence / 100;
-
-/**
- * The client's `amount` must name the server total exactly: a value with fractions of a penny
- * (54.945) matches nothing, whatever it would round to.
- */
-export function checkAmountMatches(amountPounds: number, totals: OrderTotals): void {
-  const pence = Math.round(amountPounds * 100);
-  const exactToThePenny = Math.abs(amountPounds * 100 - pence) < 1e-6;
-  if (!exactToThePenny || pence !== totals.totalPence) {
+/** The client's expected total must be the server total exactly; the detail gives the server's parts. */
+export function checkAmountMatches(amountPence: number, totals: OrderTotals): void {
+  if (amountPence !== totals.totalPence) {
     throw invalidArgument(
-      `amount ${amountPounds} does not match the order total ${formatPounds(totals.totalPence)} ` +
+      `amount ${formatPounds(amountPence)} does not match the order total ${formatPounds(totals.totalPence)} ` +
         `(goods ${formatPounds(totals.goodsPence)}, discount ${formatPounds(totals.discountPence)}, shipping ${formatPounds(totals.shippingPence)})`,
       'amount_mismatch',
     );

@@ -25,7 +25,7 @@ export interface Delivery {
 
 export interface CheckoutRequest {
   reference: string;
-  amountPounds: number;
+  amountPence: number;
   currency: string;
   merchantCode: string;
   description?: string;
@@ -49,7 +49,7 @@ export interface RequestRules {
 export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest, rules: RequestRules): CheckoutRequest {
   const reference = request.checkoutReference;
   if (reference.trim() === '' || reference.length > 90) throw invalidArgument('checkout_reference must be 1 to 90 characters');
-  if (!(request.amount > 0)) throw invalidArgument('amount must be greater than 0');
+  if (!(request.amountPence > 0)) throw invalidArgument('amount must be greater than 0');
   if (request.currency !== ACCEPTED_CURRENCY) throw invalidArgument(`currency must be ${ACCEPTED_CURRENCY}; the shop sells in pounds sterling only`, 'unsupported_currency');
   if (request.merchantCode !== rules.merchantCode) throw invalidArgument('merchant_code does not name this shop\'s merchant account', 'invalid_merchant_code');
   if (request.items.length === 0) throw invalidArgument('items must list at least one product: no payment link without an order');
@@ -70,7 +70,7 @@ export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest,
   const promoCode = request.promoCode?.trim();
   return {
     reference,
-    amountPounds: request.amount,
+    amountPence: request.amountPence,
     currency: request.currency,
     merchantCode: request.merchantCode,
     description: request.description,
@@ -125,7 +125,10 @@ export function shopOrigins(publicBaseUrl: string, storefrontOrigin: string | un
  * and the account it is made for: the same body from another customer is another request.
  */
 export function fingerprintOf(request: CheckoutRequest, accountId: string | undefined): string {
-  return createHash('sha256').update(canonicalJson({ request, accountId })).digest('hex');
+  // The amount is fingerprinted in pounds, as the client states it, so orders saved while the
+  // amount still travelled in pounds keep recognising their replays (docs/decisions/0821).
+  const { amountPence, ...rest } = request;
+  return createHash('sha256').update(canonicalJson({ request: { ...rest, amountPounds: amountPence / 100 }, accountId })).digest('hex');
 }
 
 export function canonicalJson(value: unknown): string {

@@ -1,7 +1,9 @@
 /**
  * What checkout needs from a payment provider. Both implementations speak SumUp's checkout
- * API; provider-specific data stays opaque in `raw`, which is what the client receives.
+ * API; the provider's object is kept as it sent it (`raw`, stored with the order), and only the
+ * fields the public answer names leave this service, as a typed message.
  */
+import type { checkout } from '@storefront/proto';
 import type { ProviderName } from '../config';
 
 export const PROVIDER_STATUSES = ['PENDING', 'PAID', 'FAILED', 'EXPIRED'] as const;
@@ -43,4 +45,27 @@ export interface PaymentProvider {
   getCheckout(id: string): Promise<ProviderCheckout>;
   /** Stops a pending checkout from taking a payment; answers its state afterwards. */
   deactivateCheckout(id: string): Promise<ProviderCheckout>;
+}
+
+/**
+ * The public fields of a provider checkout object as stored (SumUp's field names), showing the
+ * status the order was closed with, if it was. Anything else the provider sent stays in the store.
+ */
+export function publicProviderCheckout(stored: string, closedWith: ProviderStatus | undefined): checkout.ProviderCheckout {
+  const raw = JSON.parse(stored) as Record<string, unknown>;
+  const text = (field: string) => (typeof raw[field] === 'string' ? (raw[field] as string) : undefined);
+  return {
+    id: text('id') ?? '',
+    checkoutReference: text('checkout_reference') ?? '',
+    amountPence: typeof raw.amount === 'number' ? Math.round(raw.amount * 100) : 0,
+    currency: text('currency') ?? '',
+    merchantCode: text('merchant_code') ?? '',
+    description: text('description'),
+    returnUrl: text('return_url'),
+    redirectUrl: text('redirect_url'),
+    status: closedWith ?? text('status') ?? '',
+    date: text('date'),
+    validUntil: text('valid_until'),
+    hostedCheckoutUrl: text('hosted_checkout_url'),
+  };
 }

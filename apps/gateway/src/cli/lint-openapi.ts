@@ -26,6 +26,8 @@ const RULES = {
 const ACCEPTED = {
   // The spec publishes the reference at /docs/api/, a directory, so its relative links work.
   'no-path-trailing-slash': ['#/paths/~1docs~1api~1'],
+  // The catalog example leaves out `shipping`: its numbers are checkout's alone, published live.
+  'no-invalid-schema-examples': ['#/components/schemas/CatalogDocument/example'],
 };
 
 /** Writes the document to `file` and returns Redocly's findings for it. */

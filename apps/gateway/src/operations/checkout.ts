@@ -4,7 +4,8 @@
  */
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import { orderView } from '../views/orders';
+import { checkoutResultView } from '../views/orders';
+import { amountToPence, basisPointsToFraction } from '../views/money';
 import type { Caller } from './caller';
 
 /** The create-checkout body as the OpenAPI schema admits it. */
@@ -22,12 +23,12 @@ export interface CreateCheckoutBody {
   provider?: string;
 }
 
-/** The provider's checkout object with `order_saved` and the saved order. */
+/** The provider's checkout with `order_saved` and the saved order. */
 export async function createCheckout({ clients, config }: GatewayContext, body: CreateCheckoutBody, caller: Caller) {
   const result = await clients.checkout.createCheckout(
     {
       checkoutReference: body.checkout_reference,
-      amount: body.amount,
+      amountPence: amountToPence(body.amount),
       currency: body.currency,
       merchantCode: body.merchant_code,
       description: body.description,
@@ -41,10 +42,10 @@ export async function createCheckout({ clients, config }: GatewayContext, body: 
     },
     { callerToken: caller.callerToken, deadlineMs: config.checkoutDeadlineMs },
   );
-  return { ...(JSON.parse(result.providerCheckoutJson) as Record<string, unknown>), order_saved: true as const, order: orderView(result.order!) };
+  return checkoutResultView(result.providerCheckout!, result.order!);
 }
 
 export async function validatePromo({ clients }: GatewayContext, code: string, caller: Caller) {
   const result = await clients.checkout.validatePromo({ code, clientAddress: caller.clientAddress }, { callerToken: caller.callerToken });
-  return result.valid ? { valid: true, code: result.code, discount: result.discount } : { valid: false, code: result.code };
+  return result.valid ? { valid: true, code: result.code, discount: basisPointsToFraction(result.discountBps) } : { valid: false, code: result.code };
 }

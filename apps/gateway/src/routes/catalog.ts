@@ -1,36 +1,43 @@
 /**
- * GET /products.json: the catalog document inventory publishes, served from memory as a static
- * file with an ETag. A request that finds the copy older than CATALOG_REFRESH_MS first asks
- * inventory whether it changed (GetCatalogSnapshot with the version held, which costs two tiny
- * queries when it did not). So the copy is never older than that interval while inventory
- * answers, every gateway pod keeps its own copy with no shared filesystem, and when inventory
- * is down the last copy is still served. Only a gateway that never had one answers 503.
+ * GET /products.json: inventory's catalog and checkout's shipping rule, published together from
+ * memory as a static file with an ETag. A request that finds the copy older than
+ * CATALOG_REFRESH_MS first asks inventory whether the catalog changed (GetCatalogSnapshot with
+ * the version held, which costs two tiny queries when it did not) and checkout for its pricing
+ * policy, both at once; the document is rendered again only when either changed. So the copy is
+ * never older than that interval while both answer, every gateway pod keeps its own copy with no
+ * shared filesystem, and when either is down the last copy of its part is still served. Only a
+ * gateway that never had both answers 503.
  */
 import type { Express } from 'express';
 import { AppError } from '@storefront/errors';
-import type { inventory } from '@storefront/proto';
+import type { checkout, inventory } from '@storefront/proto';
 import type { Logger } from '@storefront/logging';
 import type { GatewayContext } from '../context';
 import type { DirectRoutes } from '../http/direct-routes';
+import { catalogDocument } from '../views/catalog';
 
 // Short, because a request may be waiting on it while a good copy is at hand.
 const SNAPSHOT_DEADLINE_MS = 2000;
 
 interface PublishedCatalog {
-  version: string;
   etag: string;
   body: Buffer;
 }
 
-type FetchSnapshot = (knownVersion: string) => Promise<inventory.GetCatalogSnapshotResponse>;
+export interface CatalogSources {
+  snapshot(knownVersion: string): Promise<inventory.GetCatalogSnapshotResponse>;
+  pricingPolicy(): Promise<checkout.GetPricingPolicyResponse>;
+}
 
-class CatalogCopy {
+export class CatalogCopy {
   private latest: PublishedCatalog | undefined;
+  private catalog: { version: string; snapshot: inventory.CatalogSnapshot } | undefined;
+  private policy: checkout.GetPricingPolicyResponse | undefined;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private checking: Promise<void> | undefined;
 
   constructor(
-    private readonly fetchSnapshot: FetchSnapshot,
+    private readonly sources: CatalogSources,
     private readonly refreshMs: number,
     private readonly logger: Logger,
   ) {}
@@ -50,25 +57,27 @@ class CatalogCopy {
   }
 
   private async poll(): Promise<void> {
-    try {
-      const snapshot = await this.fetchSnapshot(this.latest?.version ?? '');
-      if (!snapshot.notModified) {
-        // One version is the same bytes from every inventory pod (generatedAt is when it was first
-        // rendered), so gateways that ask different pods publish the same document and ETag.
-        this.latest = { version: snapshot.version, etag: `W/"${snapshot.version}"`, body: Buffer.from(snapshot.document) };
-      }
-    } catch (error) {
-      this.logger.warn({ err: error, hasCopy: this.latest !== undefined }, 'could not refresh products.json from inventory');
-    } finally {
-      // A failure also waits an interval, so a hung inventory cannot slow every request.
-      this.checkedAt = Date.now();
-    }
+    const [snapshot, policy] = await Promise.allSettled([this.sources.snapshot(this.catalog?.version ?? ''), this.sources.pricingPolicy()]);
+    if (snapshot.status === 'rejected') this.logger.warn({ err: snapshot.reason, hasCopy: this.latest !== undefined }, 'could not refresh products.json from inventory');
+    else if (!snapshot.value.notModified && snapshot.value.catalog) this.catalog = { version: snapshot.value.version, snapshot: snapshot.value.catalog };
+    if (policy.status === 'rejected') this.logger.warn({ err: policy.reason, hasCopy: this.latest !== undefined }, 'could not refresh the shipping rule of products.json from checkout');
+    else this.policy = policy.value;
+    // A failure also waits an interval, so a hung service cannot slow every request.
+    this.checkedAt = Date.now();
+    if (!this.catalog || !this.policy) return;
+    // One catalog version is the same catalog from every inventory pod (generatedAt is when it was
+    // first rendered) and the policy is checkout's, so every gateway publishes the same bytes under one ETag.
+    const etag = `W/"${this.catalog.version}-${this.policy.shippingFeePence}-${this.policy.freeShippingThresholdPence}"`;
+    if (etag !== this.latest?.etag) this.latest = { etag, body: Buffer.from(JSON.stringify(catalogDocument(this.catalog.snapshot, this.policy))) };
   }
 }
 
 export function registerCatalogRoutes(app: Express, direct: DirectRoutes, { clients, config, logger }: GatewayContext): void {
   const catalog = new CatalogCopy(
-    (knownVersion) => clients.inventory.getCatalogSnapshot({ knownVersion }, { deadlineMs: SNAPSHOT_DEADLINE_MS }),
+    {
+      snapshot: (knownVersion) => clients.inventory.getCatalogSnapshot({ knownVersion }, { deadlineMs: SNAPSHOT_DEADLINE_MS }),
+      pricingPolicy: () => clients.checkout.getPricingPolicy({}, { deadlineMs: SNAPSHOT_DEADLINE_MS }),
+    },
     config.catalogRefreshMs,
     logger,
   );

@@ -3,6 +3,7 @@
  * sync may carry: redemption requests. Everything else a client sends about loyalty is ignored.
  */
 import type { loyalty } from '@storefront/proto';
+import { basisPointsToFraction } from './money';
 
 export interface LoyaltyView {
   points: number;
@@ -31,7 +32,7 @@ export function loyaltyView(account: loyalty.Account | undefined): LoyaltyView {
       id: reward.id,
       name: reward.name,
       pointsCost: reward.pointsCost,
-      discount: reward.discount,
+      discount: basisPointsToFraction(reward.discountBps),
     })),
     redeemedRewards: account.redeemedRewards.map((redeemed) => ({
       id: redeemed.id,

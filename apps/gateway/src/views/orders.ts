@@ -1,7 +1,6 @@
-/** Orders as the public API shows them: money in GBP, delivery details for the order's account only. */
+/** Orders and their payment links as the public API shows them: money in GBP, delivery details for the order's account only. */
 import type { checkout } from '@storefront/proto';
-
-const pounds = (pence: number) => pence / 100;
+import { penceToPounds as pounds } from './money';
 
 export function orderView(order: checkout.OrderSummary) {
   return {
@@ -36,5 +35,28 @@ export function orderDetailsView(details: checkout.OrderDetails): OrderDetailsVi
     createdAt: details.createdAt,
     updatedAt: details.updatedAt,
     ...(details.delivery ? { delivery: details.delivery } : {}),
+  };
+}
+
+/**
+ * The create-checkout answer: the provider checkout's documented fields (SumUp's names; absent
+ * optional ones are left out of the JSON), then `order_saved` and the order.
+ */
+export function checkoutResultView(provider: checkout.ProviderCheckout, order: checkout.OrderSummary) {
+  return {
+    id: provider.id,
+    checkout_reference: provider.checkoutReference,
+    amount: pounds(provider.amountPence),
+    currency: provider.currency,
+    merchant_code: provider.merchantCode,
+    description: provider.description,
+    return_url: provider.returnUrl,
+    redirect_url: provider.redirectUrl,
+    status: provider.status,
+    date: provider.date,
+    valid_until: provider.validUntil,
+    hosted_checkout_url: provider.hostedCheckoutUrl,
+    order_saved: true as const,
+    order: orderView(order),
   };
 }

@@ -6,7 +6,9 @@ export const catalogArea: ApiArea = {
   schemas: {
     CatalogDocument: {
       type: 'object',
-      description: 'The published catalog: every product with its sizes, GBP prices and live stock flags.',
+      description:
+        "The published catalog: every product with its sizes, GBP prices and live stock flags, and checkout's shipping rule. " +
+        'The example leaves `shipping` out: its numbers are only ever the ones the live document carries.',
       required: ['generatedAt', 'currency', 'merchantCode', 'shipping', 'products'],
       properties: {
         generatedAt: { type: 'string', format: 'date-time', description: 'When inventory first rendered this version (the same on every pod)' },
@@ -14,6 +16,7 @@ export const catalogArea: ApiArea = {
         merchantCode: { type: 'string', description: 'The merchant_code a checkout must carry' },
         shipping: {
           type: 'object',
+          description: 'The shipping rule checkout prices every order by, as checkout states it now',
           required: ['flatFee', 'freeOver'],
           properties: {
             flatFee: gbp('Shipping charged when goods after discount are below freeOver'),
@@ -26,7 +29,6 @@ export const catalogArea: ApiArea = {
         generatedAt: '2026-11-22T12:00:00.000Z',
         currency: 'GBP',
         merchantCode: 'MSTOREFRONT',
-        shipping: { flatFee: 4.95, freeOver: 75 },
         products: [
           {
             id: 'bpc-157',

@@ -33,7 +33,8 @@ export const checkoutArea: ApiArea = {
       type: 'object',
       description:
         'A basket priced by the server. `amount` must equal the server total to the penny: goods, minus the promo discount ' +
-        '(rounded half up), plus £4.95 shipping when goods after discount are under £75.00. `checkout_reference` is the ' +
+        '(rounded half up), plus the shipping fee when goods after discount are under the free-shipping threshold, both as ' +
+        '/products.json publishes them in `shipping`. `checkout_reference` is the ' +
         'order reference and idempotency key: the same request again answers the same order; another request under a used ' +
         'reference is 422.',
       required: ['checkout_reference', 'amount', 'currency', 'merchant_code', 'items', 'delivery'],
@@ -88,20 +89,26 @@ export const checkoutArea: ApiArea = {
     },
     CheckoutResult: {
       type: 'object',
-      description: "The payment provider's checkout object (SumUp's field names), plus `order_saved` and the order. Hand `hosted_checkout_url` to the person who pays.",
+      description:
+        "The payment provider's checkout (SumUp's field names), plus `order_saved` and the order. Hand `hosted_checkout_url` to the person who pays. " +
+        'Optional fields are left out when the provider has no value for them.',
       required: ['id', 'status', 'order_saved', 'order'],
-      additionalProperties: true,
+      additionalProperties: false,
       properties: {
         id: { type: 'string', description: "Provider's checkout id" },
         checkout_reference: { type: 'string' },
-        amount: { type: 'number' },
+        amount: { type: 'number', description: 'GBP' },
         currency: { type: 'string' },
         merchant_code: { type: 'string' },
+        description: { type: 'string' },
+        return_url: { type: 'string', format: 'uri', description: 'Where the provider sends status notifications' },
+        redirect_url: { type: 'string', format: 'uri', description: "Where the payer's browser goes afterwards" },
         status: {
           type: 'string',
           enum: ['PENDING', 'PAID', 'FAILED', 'EXPIRED'],
           description: "The payment's status: the provider's when the link was made while the order is open, then the one the order was closed with (a replay of a paid order says PAID)",
         },
+        date: { type: 'string', format: 'date-time', description: 'When the provider created the checkout' },
         hosted_checkout_url: { type: 'string', format: 'uri' },
         valid_until: { type: 'string', format: 'date-time' },
         order_saved: { type: 'boolean', const: true },

@@ -41,8 +41,8 @@ export interface Delivery {
 
 export interface CreateCheckoutRequest {
   checkoutReference: string;
-  /** Pounds, as the client sent it; checked against the server price to the penny. */
-  amount: number;
+  /** The total the client expects to pay, in pence; it must equal the server total. */
+  amountPence: number;
   currency: string;
   merchantCode: string;
   description?: string | undefined;
@@ -80,10 +80,38 @@ export interface OrderSummary {
   reservedUntil: string;
 }
 
+/** The payment provider's hosted checkout (SumUp's fields), as create-checkout shows it. */
+export interface ProviderCheckout {
+  id: string;
+  checkoutReference: string;
+  amountPence: number;
+  currency: string;
+  merchantCode: string;
+  description?: string | undefined;
+  returnUrl?: string | undefined;
+  redirectUrl?:
+    | string
+    | undefined;
+  /**
+   * PENDING | PAID | FAILED | EXPIRED: the provider's while the order is open, then the one the
+   * order was closed with.
+   */
+  status: string;
+  /** RFC 3339: when the provider created it. */
+  date?:
+    | string
+    | undefined;
+  /** RFC 3339: the provider takes no payment after it. */
+  validUntil?:
+    | string
+    | undefined;
+  /** The page the payer completes the payment on. */
+  hostedCheckoutUrl?: string | undefined;
+}
+
 export interface CreateCheckoutResponse {
-  /** The provider's checkout object as JSON, passed through to the client. */
-  providerCheckoutJson: string;
   order?: OrderSummary | undefined;
+  providerCheckout?: ProviderCheckout | undefined;
 }
 
 export interface ValidatePromoRequest {
@@ -95,7 +123,8 @@ export interface ValidatePromoRequest {
 export interface ValidatePromoResponse {
   valid: boolean;
   code: string;
-  discount: number;
+  /** Basis points of the goods total (1000 is 10% off) when valid; 0 otherwise. */
+  discountBps: number;
 }
 
 export interface NotifyPaymentEventRequest {
@@ -139,6 +168,16 @@ export interface ListOrdersResponse {
   orders: OrderDetails[];
   /** Empty on the last page. */
   nextCursor: string;
+}
+
+export interface GetPricingPolicyRequest {
+}
+
+export interface GetPricingPolicyResponse {
+  /** Charged when the goods total after discount is below free_shipping_threshold_pence. */
+  shippingFeePence: number;
+  /** Goods total after discount from which shipping is free. */
+  freeShippingThresholdPence: number;
 }
 
 function createBaseCheckoutLine(): CheckoutLine {
@@ -410,7 +449,7 @@ export const Delivery: MessageFns<Delivery> = {
 function createBaseCreateCheckoutRequest(): CreateCheckoutRequest {
   return {
     checkoutReference: "",
-    amount: 0,
+    amountPence: 0,
     currency: "",
     merchantCode: "",
     description: undefined,
@@ -429,8 +468,8 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     if (message.checkoutReference !== "") {
       writer.uint32(10).string(message.checkoutReference);
     }
-    if (message.amount !== 0) {
-      writer.uint32(17).double(message.amount);
+    if (message.amountPence !== 0) {
+      writer.uint32(104).int64(message.amountPence);
     }
     if (message.currency !== "") {
       writer.uint32(26).string(message.currency);
@@ -486,12 +525,12 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
             message.checkoutReference = reader.string();
             continue;
           }
-          case 2: {
-            if (tag !== 17) {
+          case 13: {
+            if (tag !== 104) {
               break;
             }
 
-            message.amount = reader.double();
+            message.amountPence = longToNumber(reader.int64());
             continue;
           }
           case 3: {
@@ -593,7 +632,11 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
         : isSet(object.checkout_reference)
         ? globalThis.String(object.checkout_reference)
         : "",
-      amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
+      amountPence: isSet(object.amountPence)
+        ? globalThis.Number(object.amountPence)
+        : isSet(object.amount_pence)
+        ? globalThis.Number(object.amount_pence)
+        : 0,
       currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
       merchantCode: isSet(object.merchantCode)
         ? globalThis.String(object.merchantCode)
@@ -634,8 +677,8 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     if (message.checkoutReference !== "") {
       obj.checkoutReference = message.checkoutReference;
     }
-    if (message.amount !== 0) {
-      obj.amount = floatToJson(message.amount);
+    if (message.amountPence !== 0) {
+      obj.amountPence = Math.round(message.amountPence);
     }
     if (message.currency !== "") {
       obj.currency = message.currency;
@@ -676,7 +719,7 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateCheckoutRequest>, I>>(object: I): CreateCheckoutRequest {
     const message = createBaseCreateCheckoutRequest();
     message.checkoutReference = object.checkoutReference ?? "";
-    message.amount = object.amount ?? 0;
+    message.amountPence = object.amountPence ?? 0;
     message.currency = object.currency ?? "";
     message.merchantCode = object.merchantCode ?? "";
     message.description = object.description ?? undefined;
@@ -1042,17 +1085,303 @@ export const OrderSummary: MessageFns<OrderSummary> = {
   },
 };
 
+function createBaseProviderCheckout(): ProviderCheckout {
+  return {
+    id: "",
+    checkoutReference: "",
+    amountPence: 0,
+    currency: "",
+    merchantCode: "",
+    description: undefined,
+    returnUrl: undefined,
+    redirectUrl: undefined,
+    status: "",
+    date: undefined,
+    validUntil: undefined,
+    hostedCheckoutUrl: undefined,
+  };
+}
+
+export const ProviderCheckout: MessageFns<ProviderCheckout> = {
+  encode(message: ProviderCheckout, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.checkoutReference !== "") {
+      writer.uint32(18).string(message.checkoutReference);
+    }
+    if (message.amountPence !== 0) {
+      writer.uint32(24).int64(message.amountPence);
+    }
+    if (message.currency !== "") {
+      writer.uint32(34).string(message.currency);
+    }
+    if (message.merchantCode !== "") {
+      writer.uint32(42).string(message.merchantCode);
+    }
+    if (message.description !== undefined) {
+      writer.uint32(50).string(message.description);
+    }
+    if (message.returnUrl !== undefined) {
+      writer.uint32(58).string(message.returnUrl);
+    }
+    if (message.redirectUrl !== undefined) {
+      writer.uint32(66).string(message.redirectUrl);
+    }
+    if (message.status !== "") {
+      writer.uint32(74).string(message.status);
+    }
+    if (message.date !== undefined) {
+      writer.uint32(82).string(message.date);
+    }
+    if (message.validUntil !== undefined) {
+      writer.uint32(90).string(message.validUntil);
+    }
+    if (message.hostedCheckoutUrl !== undefined) {
+      writer.uint32(98).string(message.hostedCheckoutUrl);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProviderCheckout {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProviderCheckout();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.amountPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.merchantCode = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.returnUrl = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.redirectUrl = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.date = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.validUntil = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.hostedCheckoutUrl = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProviderCheckout {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+      amountPence: isSet(object.amountPence)
+        ? globalThis.Number(object.amountPence)
+        : isSet(object.amount_pence)
+        ? globalThis.Number(object.amount_pence)
+        : 0,
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      merchantCode: isSet(object.merchantCode)
+        ? globalThis.String(object.merchantCode)
+        : isSet(object.merchant_code)
+        ? globalThis.String(object.merchant_code)
+        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : undefined,
+      returnUrl: isSet(object.returnUrl)
+        ? globalThis.String(object.returnUrl)
+        : isSet(object.return_url)
+        ? globalThis.String(object.return_url)
+        : undefined,
+      redirectUrl: isSet(object.redirectUrl)
+        ? globalThis.String(object.redirectUrl)
+        : isSet(object.redirect_url)
+        ? globalThis.String(object.redirect_url)
+        : undefined,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      date: isSet(object.date) ? globalThis.String(object.date) : undefined,
+      validUntil: isSet(object.validUntil)
+        ? globalThis.String(object.validUntil)
+        : isSet(object.valid_until)
+        ? globalThis.String(object.valid_until)
+        : undefined,
+      hostedCheckoutUrl: isSet(object.hostedCheckoutUrl)
+        ? globalThis.String(object.hostedCheckoutUrl)
+        : isSet(object.hosted_checkout_url)
+        ? globalThis.String(object.hosted_checkout_url)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ProviderCheckout): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    if (message.amountPence !== 0) {
+      obj.amountPence = Math.round(message.amountPence);
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.merchantCode !== "") {
+      obj.merchantCode = message.merchantCode;
+    }
+    if (message.description !== undefined) {
+      obj.description = message.description;
+    }
+    if (message.returnUrl !== undefined) {
+      obj.returnUrl = message.returnUrl;
+    }
+    if (message.redirectUrl !== undefined) {
+      obj.redirectUrl = message.redirectUrl;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.date !== undefined) {
+      obj.date = message.date;
+    }
+    if (message.validUntil !== undefined) {
+      obj.validUntil = message.validUntil;
+    }
+    if (message.hostedCheckoutUrl !== undefined) {
+      obj.hostedCheckoutUrl = message.hostedCheckoutUrl;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProviderCheckout>, I>>(base?: I): ProviderCheckout {
+    return ProviderCheckout.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProviderCheckout>, I>>(object: I): ProviderCheckout {
+    const message = createBaseProviderCheckout();
+    message.id = object.id ?? "";
+    message.checkoutReference = object.checkoutReference ?? "";
+    message.amountPence = object.amountPence ?? 0;
+    message.currency = object.currency ?? "";
+    message.merchantCode = object.merchantCode ?? "";
+    message.description = object.description ?? undefined;
+    message.returnUrl = object.returnUrl ?? undefined;
+    message.redirectUrl = object.redirectUrl ?? undefined;
+    message.status = object.status ?? "";
+    message.date = object.date ?? undefined;
+    message.validUntil = object.validUntil ?? undefined;
+    message.hostedCheckoutUrl = object.hostedCheckoutUrl ?? undefined;
+    return message;
+  },
+};
+
 function createBaseCreateCheckoutResponse(): CreateCheckoutResponse {
-  return { providerCheckoutJson: "", order: undefined };
+  return { order: undefined, providerCheckout: undefined };
 }
 
 export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
   encode(message: CreateCheckoutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.providerCheckoutJson !== "") {
-      writer.uint32(10).string(message.providerCheckoutJson);
-    }
     if (message.order !== undefined) {
       OrderSummary.encode(message.order, writer.uint32(18).fork()).join();
+    }
+    if (message.providerCheckout !== undefined) {
+      ProviderCheckout.encode(message.providerCheckout, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1070,20 +1399,20 @@ export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.providerCheckoutJson = reader.string();
-            continue;
-          }
           case 2: {
             if (tag !== 18) {
               break;
             }
 
             message.order = OrderSummary.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.providerCheckout = ProviderCheckout.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1100,22 +1429,22 @@ export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
 
   fromJSON(object: any): CreateCheckoutResponse {
     return {
-      providerCheckoutJson: isSet(object.providerCheckoutJson)
-        ? globalThis.String(object.providerCheckoutJson)
-        : isSet(object.provider_checkout_json)
-        ? globalThis.String(object.provider_checkout_json)
-        : "",
       order: isSet(object.order) ? OrderSummary.fromJSON(object.order) : undefined,
+      providerCheckout: isSet(object.providerCheckout)
+        ? ProviderCheckout.fromJSON(object.providerCheckout)
+        : isSet(object.provider_checkout)
+        ? ProviderCheckout.fromJSON(object.provider_checkout)
+        : undefined,
     };
   },
 
   toJSON(message: CreateCheckoutResponse): unknown {
     const obj: any = {};
-    if (message.providerCheckoutJson !== "") {
-      obj.providerCheckoutJson = message.providerCheckoutJson;
-    }
     if (message.order !== undefined) {
       obj.order = OrderSummary.toJSON(message.order);
+    }
+    if (message.providerCheckout !== undefined) {
+      obj.providerCheckout = ProviderCheckout.toJSON(message.providerCheckout);
     }
     return obj;
   },
@@ -1125,9 +1454,11 @@ export const CreateCheckoutResponse: MessageFns<CreateCheckoutResponse> = {
   },
   fromPartial<I extends Exact<DeepPartial<CreateCheckoutResponse>, I>>(object: I): CreateCheckoutResponse {
     const message = createBaseCreateCheckoutResponse();
-    message.providerCheckoutJson = object.providerCheckoutJson ?? "";
     message.order = (object.order !== undefined && object.order !== null)
       ? OrderSummary.fromPartial(object.order)
+      : undefined;
+    message.providerCheckout = (object.providerCheckout !== undefined && object.providerCheckout !== null)
+      ? ProviderCheckout.fromPartial(object.providerCheckout)
       : undefined;
     return message;
   },
@@ -1223,7 +1554,7 @@ export const ValidatePromoRequest: MessageFns<ValidatePromoRequest> = {
 };
 
 function createBaseValidatePromoResponse(): ValidatePromoResponse {
-  return { valid: false, code: "", discount: 0 };
+  return { valid: false, code: "", discountBps: 0 };
 }
 
 export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
@@ -1234,8 +1565,8 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
     if (message.code !== "") {
       writer.uint32(18).string(message.code);
     }
-    if (message.discount !== 0) {
-      writer.uint32(25).double(message.discount);
+    if (message.discountBps !== 0) {
+      writer.uint32(32).int32(message.discountBps);
     }
     return writer;
   },
@@ -1269,12 +1600,12 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
             message.code = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 25) {
+          case 4: {
+            if (tag !== 32) {
               break;
             }
 
-            message.discount = reader.double();
+            message.discountBps = reader.int32();
             continue;
           }
         }
@@ -1293,7 +1624,11 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
     return {
       valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
       code: isSet(object.code) ? globalThis.String(object.code) : "",
-      discount: isSet(object.discount) ? globalThis.Number(object.discount) : 0,
+      discountBps: isSet(object.discountBps)
+        ? globalThis.Number(object.discountBps)
+        : isSet(object.discount_bps)
+        ? globalThis.Number(object.discount_bps)
+        : 0,
     };
   },
 
@@ -1305,8 +1640,8 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
     if (message.code !== "") {
       obj.code = message.code;
     }
-    if (message.discount !== 0) {
-      obj.discount = floatToJson(message.discount);
+    if (message.discountBps !== 0) {
+      obj.discountBps = Math.round(message.discountBps);
     }
     return obj;
   },
@@ -1318,7 +1653,7 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
     const message = createBaseValidatePromoResponse();
     message.valid = object.valid ?? false;
     message.code = object.code ?? "";
-    message.discount = object.discount ?? 0;
+    message.discountBps = object.discountBps ?? 0;
     return message;
   },
 };
@@ -1933,6 +2268,151 @@ export const ListOrdersResponse: MessageFns<ListOrdersResponse> = {
   },
 };
 
+function createBaseGetPricingPolicyRequest(): GetPricingPolicyRequest {
+  return {};
+}
+
+export const GetPricingPolicyRequest: MessageFns<GetPricingPolicyRequest> = {
+  encode(_: GetPricingPolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPricingPolicyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPricingPolicyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetPricingPolicyRequest {
+    return {};
+  },
+
+  toJSON(_: GetPricingPolicyRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPricingPolicyRequest>, I>>(base?: I): GetPricingPolicyRequest {
+    return GetPricingPolicyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPricingPolicyRequest>, I>>(_: I): GetPricingPolicyRequest {
+    const message = createBaseGetPricingPolicyRequest();
+    return message;
+  },
+};
+
+function createBaseGetPricingPolicyResponse(): GetPricingPolicyResponse {
+  return { shippingFeePence: 0, freeShippingThresholdPence: 0 };
+}
+
+export const GetPricingPolicyResponse: MessageFns<GetPricingPolicyResponse> = {
+  encode(message: GetPricingPolicyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.shippingFeePence !== 0) {
+      writer.uint32(8).int64(message.shippingFeePence);
+    }
+    if (message.freeShippingThresholdPence !== 0) {
+      writer.uint32(16).int64(message.freeShippingThresholdPence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPricingPolicyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPricingPolicyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.shippingFeePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.freeShippingThresholdPence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPricingPolicyResponse {
+    return {
+      shippingFeePence: isSet(object.shippingFeePence)
+        ? globalThis.Number(object.shippingFeePence)
+        : isSet(object.shipping_fee_pence)
+        ? globalThis.Number(object.shipping_fee_pence)
+        : 0,
+      freeShippingThresholdPence: isSet(object.freeShippingThresholdPence)
+        ? globalThis.Number(object.freeShippingThresholdPence)
+        : isSet(object.free_shipping_threshold_pence)
+        ? globalThis.Number(object.free_shipping_threshold_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetPricingPolicyResponse): unknown {
+    const obj: any = {};
+    if (message.shippingFeePence !== 0) {
+      obj.shippingFeePence = Math.round(message.shippingFeePence);
+    }
+    if (message.freeShippingThresholdPence !== 0) {
+      obj.freeShippingThresholdPence = Math.round(message.freeShippingThresholdPence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPricingPolicyResponse>, I>>(base?: I): GetPricingPolicyResponse {
+    return GetPricingPolicyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPricingPolicyResponse>, I>>(object: I): GetPricingPolicyResponse {
+    const message = createBaseGetPricingPolicyResponse();
+    message.shippingFeePence = object.shippingFeePence ?? 0;
+    message.freeShippingThresholdPence = object.freeShippingThresholdPence ?? 0;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -1997,6 +2477,18 @@ export const CheckoutServiceService = {
     responseSerialize: (value: ListOrdersResponse): Buffer => Buffer.from(ListOrdersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListOrdersResponse => ListOrdersResponse.decode(value),
   },
+  /** The shipping rule every order is priced with, for publishing beside the catalog. */
+  getPricingPolicy: {
+    path: "/storefront.checkout.v1.CheckoutService/GetPricingPolicy" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPricingPolicyRequest): Buffer =>
+      Buffer.from(GetPricingPolicyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPricingPolicyRequest => GetPricingPolicyRequest.decode(value),
+    responseSerialize: (value: GetPricingPolicyResponse): Buffer =>
+      Buffer.from(GetPricingPolicyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPricingPolicyResponse => GetPricingPolicyResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -2013,6 +2505,8 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
   /** The caller's orders, newest first, a page at a time. */
   listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
+  /** The shipping rule every order is priced with, for publishing beside the catalog. */
+  getPricingPolicy: handleUnaryCall<GetPricingPolicyRequest, GetPricingPolicyResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -2099,6 +2593,22 @@ export interface CheckoutServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
   ): ClientUnaryCall;
+  /** The shipping rule every order is priced with, for publishing beside the catalog. */
+  getPricingPolicy(
+    request: GetPricingPolicyRequest,
+    callback: (error: ServiceError | null, response: GetPricingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  getPricingPolicy(
+    request: GetPricingPolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPricingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  getPricingPolicy(
+    request: GetPricingPolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPricingPolicyResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const CheckoutServiceClient = makeGenericClientConstructor(
@@ -2109,10 +2619,6 @@ export const CheckoutServiceClient = makeGenericClientConstructor(
   service: typeof CheckoutServiceService;
   serviceName: string;
 };
-
-function floatToJson(value: number | null | undefined): number | string | null | undefined {
-  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
-}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

@@ -64,8 +64,18 @@ export interface GetCatalogSnapshotRequest {
 export interface GetCatalogSnapshotResponse {
   version: string;
   notModified: boolean;
-  /** The products.json document, serialised. */
-  document: string;
+  /** Absent when not_modified. */
+  catalog?: CatalogSnapshot | undefined;
+}
+
+/** The catalog as /products.json publishes it, shipping aside (checkout's pricing policy). */
+export interface CatalogSnapshot {
+  /** RFC 3339: when this version was first rendered, the same on every pod. */
+  generatedAt: string;
+  currency: string;
+  /** The merchant_code a checkout must carry. */
+  merchantCode: string;
+  products: Product[];
 }
 
 export interface Line {
@@ -821,7 +831,7 @@ export const GetCatalogSnapshotRequest: MessageFns<GetCatalogSnapshotRequest> = 
 };
 
 function createBaseGetCatalogSnapshotResponse(): GetCatalogSnapshotResponse {
-  return { version: "", notModified: false, document: "" };
+  return { version: "", notModified: false, catalog: undefined };
 }
 
 export const GetCatalogSnapshotResponse: MessageFns<GetCatalogSnapshotResponse> = {
@@ -832,8 +842,8 @@ export const GetCatalogSnapshotResponse: MessageFns<GetCatalogSnapshotResponse> 
     if (message.notModified !== false) {
       writer.uint32(16).bool(message.notModified);
     }
-    if (message.document !== "") {
-      writer.uint32(26).string(message.document);
+    if (message.catalog !== undefined) {
+      CatalogSnapshot.encode(message.catalog, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -867,12 +877,12 @@ export const GetCatalogSnapshotResponse: MessageFns<GetCatalogSnapshotResponse> 
             message.notModified = reader.bool();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
-            message.document = reader.string();
+            message.catalog = CatalogSnapshot.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -895,7 +905,7 @@ export const GetCatalogSnapshotResponse: MessageFns<GetCatalogSnapshotResponse> 
         : isSet(object.not_modified)
         ? globalThis.Boolean(object.not_modified)
         : false,
-      document: isSet(object.document) ? globalThis.String(object.document) : "",
+      catalog: isSet(object.catalog) ? CatalogSnapshot.fromJSON(object.catalog) : undefined,
     };
   },
 
@@ -907,8 +917,8 @@ export const GetCatalogSnapshotResponse: MessageFns<GetCatalogSnapshotResponse> 
     if (message.notModified !== false) {
       obj.notModified = message.notModified;
     }
-    if (message.document !== "") {
-      obj.document = message.document;
+    if (message.catalog !== undefined) {
+      obj.catalog = CatalogSnapshot.toJSON(message.catalog);
     }
     return obj;
   },
@@ -920,7 +930,134 @@ export const GetCatalogSnapshotResponse: MessageFns<GetCatalogSnapshotResponse> 
     const message = createBaseGetCatalogSnapshotResponse();
     message.version = object.version ?? "";
     message.notModified = object.notModified ?? false;
-    message.document = object.document ?? "";
+    message.catalog = (object.catalog !== undefined && object.catalog !== null)
+      ? CatalogSnapshot.fromPartial(object.catalog)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCatalogSnapshot(): CatalogSnapshot {
+  return { generatedAt: "", currency: "", merchantCode: "", products: [] };
+}
+
+export const CatalogSnapshot: MessageFns<CatalogSnapshot> = {
+  encode(message: CatalogSnapshot, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.generatedAt !== "") {
+      writer.uint32(10).string(message.generatedAt);
+    }
+    if (message.currency !== "") {
+      writer.uint32(18).string(message.currency);
+    }
+    if (message.merchantCode !== "") {
+      writer.uint32(26).string(message.merchantCode);
+    }
+    for (const v of message.products) {
+      Product.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogSnapshot {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogSnapshot();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.generatedAt = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.currency = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.merchantCode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.products.push(Product.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogSnapshot {
+    return {
+      generatedAt: isSet(object.generatedAt)
+        ? globalThis.String(object.generatedAt)
+        : isSet(object.generated_at)
+        ? globalThis.String(object.generated_at)
+        : "",
+      currency: isSet(object.currency) ? globalThis.String(object.currency) : "",
+      merchantCode: isSet(object.merchantCode)
+        ? globalThis.String(object.merchantCode)
+        : isSet(object.merchant_code)
+        ? globalThis.String(object.merchant_code)
+        : "",
+      products: globalThis.Array.isArray(object?.products) ? object.products.map((e: any) => Product.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: CatalogSnapshot): unknown {
+    const obj: any = {};
+    if (message.generatedAt !== "") {
+      obj.generatedAt = message.generatedAt;
+    }
+    if (message.currency !== "") {
+      obj.currency = message.currency;
+    }
+    if (message.merchantCode !== "") {
+      obj.merchantCode = message.merchantCode;
+    }
+    if (message.products?.length) {
+      obj.products = message.products.map((e) => Product.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CatalogSnapshot>, I>>(base?: I): CatalogSnapshot {
+    return CatalogSnapshot.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CatalogSnapshot>, I>>(object: I): CatalogSnapshot {
+    const message = createBaseCatalogSnapshot();
+    message.generatedAt = object.generatedAt ?? "";
+    message.currency = object.currency ?? "";
+    message.merchantCode = object.merchantCode ?? "";
+    message.products = object.products?.map((e) => Product.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1917,7 +2054,7 @@ export const InventoryServiceService = {
     responseSerialize: (value: GetCatalogResponse): Buffer => Buffer.from(GetCatalogResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCatalogResponse => GetCatalogResponse.decode(value),
   },
-  /** The published catalog document; answers `not_modified` when the caller already has `version`. */
+  /** The published catalog; answers `not_modified` when the caller already has `version`. */
   getCatalogSnapshot: {
     path: "/storefront.inventory.v1.InventoryService/GetCatalogSnapshot" as const,
     requestStream: false as const,
@@ -1976,7 +2113,7 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   getStock: handleUnaryCall<GetStockRequest, GetStockResponse>;
   /** The catalog with prices and stock flags. */
   getCatalog: handleUnaryCall<GetCatalogRequest, GetCatalogResponse>;
-  /** The published catalog document; answers `not_modified` when the caller already has `version`. */
+  /** The published catalog; answers `not_modified` when the caller already has `version`. */
   getCatalogSnapshot: handleUnaryCall<GetCatalogSnapshotRequest, GetCatalogSnapshotResponse>;
   /** Unit prices for SKUs; INVALID_ARGUMENT names any unknown SKU. */
   quote: handleUnaryCall<QuoteRequest, QuoteResponse>;
@@ -2021,7 +2158,7 @@ export interface InventoryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCatalogResponse) => void,
   ): ClientUnaryCall;
-  /** The published catalog document; answers `not_modified` when the caller already has `version`. */
+  /** The published catalog; answers `not_modified` when the caller already has `version`. */
   getCatalogSnapshot(
     request: GetCatalogSnapshotRequest,
     callback: (error: ServiceError | null, response: GetCatalogSnapshotResponse) => void,

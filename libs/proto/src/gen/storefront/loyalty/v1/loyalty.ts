@@ -47,8 +47,8 @@ export interface Reward {
   id: string;
   name: string;
   pointsCost: number;
-  /** Decimal fraction, 0.10 means 10% off. */
-  discount: number;
+  /** Basis points of the goods total: 1000 is 10% off. */
+  discountBps: number;
 }
 
 export interface RedeemedReward {
@@ -114,8 +114,8 @@ export interface CheckRewardCodeResponse {
   /** The code is the account's, unused, and no open order holds it. */
   valid: boolean;
   code: string;
-  /** The code's discount whenever it is the account's and unused, held or not; 0 otherwise. */
-  discount: number;
+  /** The code's discount in basis points whenever it is the account's and unused, held or not; 0 otherwise. */
+  discountBps: number;
   /** The code is the account's and unused, but an open order holds it (valid is then false). */
   held: boolean;
 }
@@ -139,8 +139,8 @@ export interface HoldRewardCodeResponse {
   /** The order now holds the code. */
   valid: boolean;
   code: string;
-  /** The code's discount when valid; 0 otherwise. */
-  discount: number;
+  /** The code's discount in basis points when valid; 0 otherwise. */
+  discountBps: number;
   /**
    * Not valid because another open order holds the code (otherwise it is unknown, another
    * account's, or used).
@@ -479,7 +479,7 @@ export const HistoryEntry: MessageFns<HistoryEntry> = {
 };
 
 function createBaseReward(): Reward {
-  return { id: "", name: "", pointsCost: 0, discount: 0 };
+  return { id: "", name: "", pointsCost: 0, discountBps: 0 };
 }
 
 export const Reward: MessageFns<Reward> = {
@@ -493,8 +493,8 @@ export const Reward: MessageFns<Reward> = {
     if (message.pointsCost !== 0) {
       writer.uint32(24).int64(message.pointsCost);
     }
-    if (message.discount !== 0) {
-      writer.uint32(33).double(message.discount);
+    if (message.discountBps !== 0) {
+      writer.uint32(40).int32(message.discountBps);
     }
     return writer;
   },
@@ -536,12 +536,12 @@ export const Reward: MessageFns<Reward> = {
             message.pointsCost = longToNumber(reader.int64());
             continue;
           }
-          case 4: {
-            if (tag !== 33) {
+          case 5: {
+            if (tag !== 40) {
               break;
             }
 
-            message.discount = reader.double();
+            message.discountBps = reader.int32();
             continue;
           }
         }
@@ -565,7 +565,11 @@ export const Reward: MessageFns<Reward> = {
         : isSet(object.points_cost)
         ? globalThis.Number(object.points_cost)
         : 0,
-      discount: isSet(object.discount) ? globalThis.Number(object.discount) : 0,
+      discountBps: isSet(object.discountBps)
+        ? globalThis.Number(object.discountBps)
+        : isSet(object.discount_bps)
+        ? globalThis.Number(object.discount_bps)
+        : 0,
     };
   },
 
@@ -580,8 +584,8 @@ export const Reward: MessageFns<Reward> = {
     if (message.pointsCost !== 0) {
       obj.pointsCost = Math.round(message.pointsCost);
     }
-    if (message.discount !== 0) {
-      obj.discount = floatToJson(message.discount);
+    if (message.discountBps !== 0) {
+      obj.discountBps = Math.round(message.discountBps);
     }
     return obj;
   },
@@ -594,7 +598,7 @@ export const Reward: MessageFns<Reward> = {
     message.id = object.id ?? "";
     message.name = object.name ?? "";
     message.pointsCost = object.pointsCost ?? 0;
-    message.discount = object.discount ?? 0;
+    message.discountBps = object.discountBps ?? 0;
     return message;
   },
 };
@@ -1602,7 +1606,7 @@ export const CheckRewardCodeRequest: MessageFns<CheckRewardCodeRequest> = {
 };
 
 function createBaseCheckRewardCodeResponse(): CheckRewardCodeResponse {
-  return { valid: false, code: "", discount: 0, held: false };
+  return { valid: false, code: "", discountBps: 0, held: false };
 }
 
 export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
@@ -1613,8 +1617,8 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
     if (message.code !== "") {
       writer.uint32(18).string(message.code);
     }
-    if (message.discount !== 0) {
-      writer.uint32(25).double(message.discount);
+    if (message.discountBps !== 0) {
+      writer.uint32(40).int32(message.discountBps);
     }
     if (message.held !== false) {
       writer.uint32(32).bool(message.held);
@@ -1651,12 +1655,12 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
             message.code = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 25) {
+          case 5: {
+            if (tag !== 40) {
               break;
             }
 
-            message.discount = reader.double();
+            message.discountBps = reader.int32();
             continue;
           }
           case 4: {
@@ -1683,7 +1687,11 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
     return {
       valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
       code: isSet(object.code) ? globalThis.String(object.code) : "",
-      discount: isSet(object.discount) ? globalThis.Number(object.discount) : 0,
+      discountBps: isSet(object.discountBps)
+        ? globalThis.Number(object.discountBps)
+        : isSet(object.discount_bps)
+        ? globalThis.Number(object.discount_bps)
+        : 0,
       held: isSet(object.held) ? globalThis.Boolean(object.held) : false,
     };
   },
@@ -1696,8 +1704,8 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
     if (message.code !== "") {
       obj.code = message.code;
     }
-    if (message.discount !== 0) {
-      obj.discount = floatToJson(message.discount);
+    if (message.discountBps !== 0) {
+      obj.discountBps = Math.round(message.discountBps);
     }
     if (message.held !== false) {
       obj.held = message.held;
@@ -1712,7 +1720,7 @@ export const CheckRewardCodeResponse: MessageFns<CheckRewardCodeResponse> = {
     const message = createBaseCheckRewardCodeResponse();
     message.valid = object.valid ?? false;
     message.code = object.code ?? "";
-    message.discount = object.discount ?? 0;
+    message.discountBps = object.discountBps ?? 0;
     message.held = object.held ?? false;
     return message;
   },
@@ -1989,7 +1997,7 @@ export const HoldRewardCodeRequest: MessageFns<HoldRewardCodeRequest> = {
 };
 
 function createBaseHoldRewardCodeResponse(): HoldRewardCodeResponse {
-  return { valid: false, code: "", discount: 0, heldByAnotherOrder: false };
+  return { valid: false, code: "", discountBps: 0, heldByAnotherOrder: false };
 }
 
 export const HoldRewardCodeResponse: MessageFns<HoldRewardCodeResponse> = {
@@ -2000,8 +2008,8 @@ export const HoldRewardCodeResponse: MessageFns<HoldRewardCodeResponse> = {
     if (message.code !== "") {
       writer.uint32(18).string(message.code);
     }
-    if (message.discount !== 0) {
-      writer.uint32(25).double(message.discount);
+    if (message.discountBps !== 0) {
+      writer.uint32(40).int32(message.discountBps);
     }
     if (message.heldByAnotherOrder !== false) {
       writer.uint32(32).bool(message.heldByAnotherOrder);
@@ -2038,12 +2046,12 @@ export const HoldRewardCodeResponse: MessageFns<HoldRewardCodeResponse> = {
             message.code = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 25) {
+          case 5: {
+            if (tag !== 40) {
               break;
             }
 
-            message.discount = reader.double();
+            message.discountBps = reader.int32();
             continue;
           }
           case 4: {
@@ -2070,7 +2078,11 @@ export const HoldRewardCodeResponse: MessageFns<HoldRewardCodeResponse> = {
     return {
       valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
       code: isSet(object.code) ? globalThis.String(object.code) : "",
-      discount: isSet(object.discount) ? globalThis.Number(object.discount) : 0,
+      discountBps: isSet(object.discountBps)
+        ? globalThis.Number(object.discountBps)
+        : isSet(object.discount_bps)
+        ? globalThis.Number(object.discount_bps)
+        : 0,
       heldByAnotherOrder: isSet(object.heldByAnotherOrder)
         ? globalThis.Boolean(object.heldByAnotherOrder)
         : isSet(object.held_by_another_order)
@@ -2087,8 +2099,8 @@ export const HoldRewardCodeResponse: MessageFns<HoldRewardCodeResponse> = {
     if (message.code !== "") {
       obj.code = message.code;
     }
-    if (message.discount !== 0) {
-      obj.discount = floatToJson(message.discount);
+    if (message.discountBps !== 0) {
+      obj.discountBps = Math.round(message.discountBps);
     }
     if (message.heldByAnotherOrder !== false) {
       obj.heldByAnotherOrder = message.heldByAnotherOrder;
@@ -2103,7 +2115,7 @@ export const HoldRewardCodeResponse: MessageFns<HoldRewardCodeResponse> = {
     const message = createBaseHoldRewardCodeResponse();
     message.valid = object.valid ?? false;
     message.code = object.code ?? "";
-    message.discount = object.discount ?? 0;
+    message.discountBps = object.discountBps ?? 0;
     message.heldByAnotherOrder = object.heldByAnotherOrder ?? false;
     return message;
   },
@@ -2530,10 +2542,6 @@ export const LoyaltyServiceClient = makeGenericClientConstructor(
   service: typeof LoyaltyServiceService;
   serviceName: string;
 };
-
-function floatToJson(value: number | null | undefined): number | string | null | undefined {
-  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
-}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

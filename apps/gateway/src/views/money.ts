@@ -1,0 +1,26 @@
+/**
+ * The public API states money in decimal pounds and discounts as decimal fractions; the services
+ * hold integer pence and basis points. These are the only conversions between the two.
+ */
+import { invalidArgument } from '@storefront/errors';
+
+const PENCE_PER_POUND = 100;
+const BASIS_POINTS_PER_WHOLE = 10_000;
+// A client's own sums drift by far less than this (0.1 + 0.2 is 0.30000000000000004).
+const FLOAT_DRIFT_PENCE = 1e-6;
+
+export const penceToPounds = (pence: number): number => pence / PENCE_PER_POUND;
+
+export const basisPointsToFraction = (basisPoints: number): number => basisPoints / BASIS_POINTS_PER_WHOLE;
+
+/**
+ * A client's amount in pounds as whole pence. An amount with fractions of a penny (54.945) can
+ * never be an order total, whatever it would round to, so it is refused like any other mismatch.
+ */
+export function amountToPence(amountPounds: number): number {
+  const pence = Math.round(amountPounds * PENCE_PER_POUND);
+  if (Math.abs(amountPounds * PENCE_PER_POUND - pence) > FLOAT_DRIFT_PENCE) {
+    throw invalidArgument(`amount ${amountPounds} has fractions of a penny, so it cannot match the order total; send the total to the penny`, 'amount_mismatch');
+  }
+  return pence;
+}

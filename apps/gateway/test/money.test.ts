@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { AppError } from '@storefront/errors';
+import { amountToPence, basisPointsToFraction, penceToPounds } from '../src/views/money';
+
+describe('gateway: money between the public API and the services', () => {
+  it('takes a client amount in pounds as whole pence, float drift of its own sums included', () => {
+    expect(amountToPence(54.93)).to.equal(5493);
+    expect(amountToPence(49.98 + 4.95)).to.equal(5493);
+    expect(amountToPence(0.07)).to.equal(7);
+    expect(amountToPence(75)).to.equal(7500);
+  });
+
+  for (const amount of [54.935, 15.005, 0.001]) {
+    it(`refuses ${amount}, which has fractions of a penny, as amount_mismatch`, () => {
+      const error = (() => {
+        try {
+          amountToPence(amount);
+        } catch (caught) {
+          return caught;
+        }
+        return expect.fail('accepted an amount with fractions of a penny');
+      })();
+      expect(error).to.be.instanceOf(AppError);
+      expect(error).to.include({ kind: 'invalid_argument', code: 'amount_mismatch' });
+      expect((error as AppError).detail).to.contain(String(amount));
+    });
+  }
+
+  it('shows pence as pounds and basis points as fractions', () => {
+    expect(penceToPounds(2499)).to.equal(24.99);
+    expect(basisPointsToFraction(1000)).to.equal(0.1);
+    expect(basisPointsToFraction(1250)).to.equal(0.125);
+  });
+});
