@@ -7,11 +7,10 @@
 // with one and with two processes of every app, and the CPU each process spends per request
 // (scripts/lib/endpoint-cost.mjs), and runs the scenarios there too. Results are written to
 // bench-results.json. Every load is bounded in time.
-import { fork } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { ROOT, startProcessStack } from './lib/process-stack.mjs';
 
@@ -121,31 +120,22 @@ function ratioVerdict(label, result, bareExpress) {
 }
 
 /**
- * Raw argon2id verifies per second at identity's parameters and concurrency (its defaults unless
- * the environment sets them), in this process, for the same length of time as the login load.
+ * Raw argon2id verifies per second at identity's parameters and concurrency, in a process of its
+ * own with identity's environment (allocator settings included), for as long as the login load.
  */
-async function rawArgon2Rate(env) {
-  const { default: argon2 } = await import('argon2');
-  const options = {
-    type: argon2.argon2id,
-    memoryCost: Number(env.ARGON2_MEMORY_KIB ?? 19_456),
-    timeCost: Number(env.ARGON2_TIME_COST ?? 2),
-    parallelism: Number(env.ARGON2_PARALLELISM ?? 1),
-  };
-  const slots = Number(env.ARGON2_MAX_CONCURRENT ?? 2);
-  const hash = await argon2.hash(BENCH_PASSWORD, options);
-  let verified = 0;
-  const started = performance.now();
-  const end = started + DURATION_S * 1000;
-  await Promise.all(Array.from({ length: slots }, async () => {
-    while (performance.now() < end) if (await argon2.verify(hash, BENCH_PASSWORD)) verified += 1;
-  }));
-  return { rps: Math.round(verified / ((performance.now() - started) / 1000)), slots };
+function rawArgon2Rate(env) {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'lib', 'argon2-rate.mjs')], {
+    cwd: ROOT,
+    env: { ...env, ARGON2_RATE_DURATION_MS: String(DURATION_S * 1000), ARGON2_RATE_PASSWORD: BENCH_PASSWORD },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`argon2 rate: ${result.stderr}`);
+  return JSON.parse(result.stdout);
 }
 
 /** Login through the gateway against raw argon2id verifies at the same parameters, one after the other. */
 async function loginAgainstArgon2(gatewayUrl, email, env) {
-  const raw = await rawArgon2Rate(env);
+  const raw = rawArgon2Rate(env);
   results.http['raw argon2id verify'] = raw;
   console.log(`${'raw argon2id verify'.padEnd(28)} ${String(raw.rps).padStart(7)} /s      (${raw.slots} at a time)`);
   // As many connections as identity hashes at once, twice over: more would only queue (or be shed).
