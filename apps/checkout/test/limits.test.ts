@@ -3,7 +3,8 @@
  * (by its bucket) and per account, shared by every replica, never refusing a replay.
  */
 import { expect } from 'chai';
-import type { Stack, TestResponse } from '@storefront/testing';
+import type { TestResponse } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import {
   LOW_STOCK,
   checkoutBody,

@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { EnvReader } from '@storefront/config';
 import { createLogger } from '@storefront/logging';
-import { startStack, testServiceTokenEnv, HttpClient, type Stack } from '@storefront/testing';
+import { testServiceTokenEnv, HttpClient } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { readGatewayConfig, startGateway, type GatewayServer } from '@storefront/gateway';
 
 /** A second gateway on the stack's services whose log lines the test reads. */
