@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// Runs the whole mocha suite once per backend: always SQLite; MySQL + Redis when MYSQL_URL and
+// Runs the mocha suite once per backend: always SQLite; MySQL + Redis when MYSQL_URL and
 // REDIS_URL are set, or in containers when Docker answers. A backend that was asked for and
 // fails (or does not answer) fails the run; it is never skipped silently.
+// Usage: npm test [-- <test file or glob> ... <mocha option> ...]; named files run instead of the
+// whole suite.
 import { spawnSync, execFileSync } from 'node:child_process';
-import { ensureChromium } from './lib/ensure-chromium.mjs';
 
 const extraArgs = process.argv.slice(2);
-ensureChromium();
 const env = { ...process.env };
+// .mocharc.cjs leaves its spec list out when files are named, so mocha runs only those.
+if (extraArgs.some(namesTestFiles)) env.STOREFRONT_TEST_FILES_NAMED = '1';
 const backends = ['sqlite'];
 let containers = [];
 
@@ -41,6 +43,10 @@ for (const backend of backends) {
 }
 for (const container of containers) await container.stop();
 process.exit(failed ? 1 : 0);
+
+function namesTestFiles(arg) {
+  return !arg.startsWith('-') && /[/*]|\.ts$/.test(arg);
+}
 
 function dockerAnswers() {
   try {
