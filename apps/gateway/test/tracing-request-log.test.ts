@@ -48,7 +48,7 @@ describe('gateway: request log', () => {
     await settle();
     const [line, ...more] = requestLines();
     expect(more).to.deep.equal([]);
-    expect(line).to.include({ level: 30, service: 'gateway', method: 'GET', route: '/api/stock', status: 200 });
+    expect(line).to.include({ level: 'info', service: 'gateway', method: 'GET', route: '/api/stock', status: 200 });
     expect(line!.duration_ms).to.be.a('number').and.at.least(0);
     expect(JSON.stringify(line)).to.not.include('verbose');
   });
