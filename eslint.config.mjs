@@ -3,7 +3,7 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', 'data/**', '.nx/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'libs/proto/src/gen/**', 'data/**', '.nx/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
