@@ -6,6 +6,7 @@
 // instead of the whole suite. --coverage measures the SQLite run with c8 (.c8rc.json) and, for
 // the whole suite, holds it to coverage-floor.json.
 import { spawnSync, execFileSync } from 'node:child_process';
+import path from 'node:path';
 
 const coverage = process.argv.includes('--coverage');
 const extraArgs = process.argv.slice(2).filter((arg) => arg !== '--coverage');
@@ -45,7 +46,7 @@ for (const backend of backends) {
     console.error(`test: the ${backend} backend failed`);
     failed = true;
   } else if (measured && !namedFiles) {
-    failed = spawnSync(process.execPath, ['scripts/coverage-floor.mjs'], { stdio: 'inherit' }).status !== 0 || failed;
+    failed = spawnSync(process.execPath, [path.join(import.meta.dirname, 'coverage-floor.mjs')], { stdio: 'inherit' }).status !== 0 || failed;
   }
 }
 for (const container of containers) await container.stop();
