@@ -1,8 +1,9 @@
 import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', 'data/**', '.nx/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'libs/proto/src/gen/**', 'data/**', '.nx/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,6 +12,25 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
       'no-console': 'error',
+    },
+  },
+  {
+    // Module boundaries, by the tags in each project.json: an app builds on libs only, a lib on
+    // libs only; only test code (the type:test projects, and each project's test folder) may
+    // reach into apps. The graph behind the circularity check is the package.json dependencies.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts', 'testing/*/src/**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['*'] },
+          ],
+        },
+      ],
     },
   },
   {

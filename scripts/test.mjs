@@ -1,13 +1,19 @@
 #!/usr/bin/env node
-// Runs the whole mocha suite once per backend: always SQLite; MySQL + Redis when MYSQL_URL and
+// Runs the mocha suite once per backend: always SQLite; MySQL + Redis when MYSQL_URL and
 // REDIS_URL are set, or in containers when Docker answers. A backend that was asked for and
 // fails (or does not answer) fails the run; it is never skipped silently.
+// Usage: npm test [-- [--coverage] <test file or glob> ... <mocha option> ...]; named files run
+// instead of the whole suite. --coverage measures the SQLite run with c8 (.c8rc.json) and, for
+// the whole suite, holds it to coverage-floor.json.
 import { spawnSync, execFileSync } from 'node:child_process';
-import { ensureChromium } from './lib/ensure-chromium.mjs';
+import path from 'node:path';
 
-const extraArgs = process.argv.slice(2);
-ensureChromium();
+const coverage = process.argv.includes('--coverage');
+const extraArgs = process.argv.slice(2).filter((arg) => arg !== '--coverage');
+const namedFiles = extraArgs.some(namesTestFiles);
 const env = { ...process.env };
+// .mocharc.cjs leaves its spec list out when files are named, so mocha runs only those.
+if (namedFiles) env.STOREFRONT_TEST_FILES_NAMED = '1';
 const backends = ['sqlite'];
 let containers = [];
 
@@ -33,14 +39,22 @@ if (env.MYSQL_URL || env.REDIS_URL) {
 let failed = false;
 for (const backend of backends) {
   console.log(`\n=== backend: ${backend === 'sqlite' ? 'SQLite (embedded)' : `MySQL + Redis`} ===`);
-  const result = spawnSync('npx', ['mocha', ...extraArgs], { stdio: 'inherit', env: { ...env, STOREFRONT_TEST_BACKEND: backend } });
+  const measured = coverage && backend === 'sqlite';
+  const command = measured ? ['c8', 'mocha', ...extraArgs] : ['mocha', ...extraArgs];
+  const result = spawnSync('npx', command, { stdio: 'inherit', env: { ...env, STOREFRONT_TEST_BACKEND: backend } });
   if (result.status !== 0) {
     console.error(`test: the ${backend} backend failed`);
     failed = true;
+  } else if (measured && !namedFiles) {
+    failed = spawnSync(process.execPath, [path.join(import.meta.dirname, 'coverage-floor.mjs')], { stdio: 'inherit' }).status !== 0 || failed;
   }
 }
 for (const container of containers) await container.stop();
 process.exit(failed ? 1 : 0);
+
+function namesTestFiles(arg) {
+  return !arg.startsWith('-') && /[/*]|\.ts$/.test(arg);
+}
 
 function dockerAnswers() {
   try {

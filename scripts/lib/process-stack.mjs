@@ -18,7 +18,8 @@ const START_TIMEOUT_MS = 30_000;
 /**
  * @param {object} options
  * @param {Record<string,string|undefined>} options.env  environment for every app
- * @param {boolean} [options.dev]  run the TypeScript sources with tsx instead of dist bundles
+ * @param {boolean} [options.dev]  run the TypeScript sources with tsx under `node --watch` instead
+ *   of dist bundles: an app restarts when a file it loaded changes, and logs readable lines
  * @param {'inherit'|'ignore'} [options.output]
  * @param {string[]} [options.nodeArgs]  extra node flags for every app, e.g. --cpu-prof
  */
@@ -32,7 +33,15 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
   // glibc settings (decision 0107): two malloc arenas instead of one per libuv thread, and a fixed
   // mmap threshold so large blocks (argon2's 19 MiB) go back to the system when freed.
   const keys = platformKeys(env, dataDir);
-  const fullEnv = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', ...process.env, ...env, DATA_DIR: dataDir, ...keys.env };
+  const fullEnv = {
+    MALLOC_ARENA_MAX: '2',
+    MALLOC_MMAP_THRESHOLD_: '131072',
+    ...(dev ? { LOG_FORMAT: 'pretty' } : {}),
+    ...process.env,
+    ...env,
+    DATA_DIR: dataDir,
+    ...keys.env,
+  };
   const layout = replicaLayout(APPS, fullEnv, replicas);
   const started = process.hrtime.bigint();
   const launch = ({ app, replica, env: replicaEnv }) => {
@@ -40,7 +49,7 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
     if (!existsSync(entry)) throw new Error(`${path.relative(ROOT, entry)} is missing; run npm run build`);
     // Source maps stay beside the bundles; NODE_OPTIONS=--enable-source-maps turns them on when
     // debugging (always on, they cost start-up time and memory in every process).
-    const args = [...nodeArgs, ...(dev ? ['--import', 'tsx'] : []), entry];
+    const args = [...nodeArgs, ...(dev ? ['--watch', '--import', 'tsx'] : []), entry];
     const appEnv = { ...fullEnv, ...replicaEnv, ...keys.envFor(app) };
     const spawnChild = () => spawn(process.execPath, args, { cwd: ROOT, env: appEnv, stdio: ['ignore', output, output] });
     return Object.assign(superviseProcess({ name: replicas > 1 ? `${app}#${replica}` : app, spawnChild }), { app, replica, env: appEnv });

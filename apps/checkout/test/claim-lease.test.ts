@@ -4,7 +4,7 @@
  * waiting on a slow provider keeps it, so the provider is never asked twice at once.
  */
 import { expect } from 'chai';
-import type { Stack } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import { CLAIM_LEASE_MS } from '../src/claim-lease';
 import { checkoutBody, createCheckout, startCheckoutStack } from './support';
 

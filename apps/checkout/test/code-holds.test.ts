@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import { CallerTokenSigner } from '@storefront/caller-token';
 import { checkout } from '@storefront/proto';
-import { clientAs, type HttpClient, type Stack } from '@storefront/testing';
+import { clientAs, type HttpClient } from '@storefront/testing';
+import { type Stack } from '@storefront/platform-testing';
 import {
   DELIVERY,
   LOW_STOCK,

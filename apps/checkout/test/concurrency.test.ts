@@ -1,6 +1,6 @@
 /** Parallel checkouts for a SKU with little stock: never more reservations than units. */
 import { expect } from 'chai';
-import type { Stack } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import { LOW_STOCK, checkoutBody, completePayment, countRows, createCheckout, sku, startCheckoutStack, stockOf } from './support';
 
 describe('checkout under concurrency on a low-stock SKU', () => {

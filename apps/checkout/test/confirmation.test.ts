@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import { EnvReader, type Env } from '@storefront/config';
 import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
-import type { HttpClient, Stack } from '@storefront/testing';
+import type { HttpClient } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import { RECENT_CHECK_INTERVAL_MS } from '../src/confirmation';
 import {
   checkoutBody,

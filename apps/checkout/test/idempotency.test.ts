@@ -4,7 +4,7 @@
  * reference, whatever the client retries.
  */
 import { expect } from 'chai';
-import type { Stack } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import {
   PROVIDER_TIMEOUT_MS,
   checkoutBody,

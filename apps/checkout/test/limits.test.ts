@@ -3,7 +3,8 @@
  * (by its bucket) and per account, shared by every replica, never refusing a replay.
  */
 import { expect } from 'chai';
-import { currentBackend, type Stack, type TestResponse } from '@storefront/testing';
+import { currentBackend, type TestResponse } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import {
   LOW_STOCK,
   checkoutBody,

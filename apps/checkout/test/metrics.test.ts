@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { metrics } from '@opentelemetry/api';
 import { MeterProvider, type MetricData } from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
-import type { Stack } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import { checkoutBody, completePayment, createCheckout, expectCheckout, sku, startCheckoutReplica, startCheckoutStack } from './support';
 
 // £10.05 plus £4.95 shipping, from a test product with stock to spare.

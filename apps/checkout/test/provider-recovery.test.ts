@@ -47,7 +47,7 @@ describe('checkout: taking over the provider checkout of an earlier attempt', ()
   /** An earlier checkout for the reference, as the provider holds it. */
   const leftBehind = (checkout: NewProviderCheckout, overrides: { amount?: number; currency?: string; merchant_code?: string } = {}, status?: 'PENDING' | 'PAID' | 'FAILED' | 'EXPIRED') =>
     sandbox.prepareCheckout({ checkout_reference: checkout.reference, amount: checkout.amountPence / 100, currency: checkout.currency, merchant_code: checkout.merchantCode, ...overrides }, status);
-  const errorLines = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 50);
+  const errorLines = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 'error');
 
   it('takes over a PENDING checkout of the same amount, currency and merchant', async () => {
     const checkout = wanted();

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { clientAs, startStack, type HttpClient, type ServiceName, type Stack, type StackOptions, type TestResponse } from '@storefront/testing';
+import { clientAs, type HttpClient, type TestResponse } from '@storefront/testing';
+import { startStack, type ServiceName, type Stack, type StackOptions } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { loyalty } from '@storefront/proto';
 import type { Env } from '@storefront/config';

@@ -1,6 +1,6 @@
 /** Abuse resistance through the gateway: rate limits, client addresses, CSRF and enumeration. */
 import { expect } from 'chai';
-import { startStack, type Stack } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { FAST_ARGON2, PASSWORD, newCustomer, signUp, type ErrorBody } from './auth-fixtures';
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;

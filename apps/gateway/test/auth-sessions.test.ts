@@ -1,6 +1,7 @@
 /** Session lifetime through the gateway: expiry on the identity clock, restarts, and loyalty outages at signup. */
 import { expect } from 'chai';
-import { provisionStores, sessionCountOf, startStack, type Stack, type TestStores } from '@storefront/testing';
+import { provisionStores, sessionCountOf, type TestStores } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { CLEARED_COOKIE, FAST_ARGON2, PASSWORD, sessionSet, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
 
 const DAY = 24 * 3600 * 1000;

@@ -1,7 +1,8 @@
 /** POST /api/state/sync: the profile half through identity and the loyalty half through loyalty. */
 import { expect } from 'chai';
 import { loyalty } from '@storefront/proto';
-import { clientAs, startStack, type HttpClient, type Stack } from '@storefront/testing';
+import { clientAs, type HttpClient } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody, type Profile } from './auth-fixtures';
 
 describe('gateway: POST /api/state/sync', () => {

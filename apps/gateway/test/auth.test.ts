@@ -1,6 +1,6 @@
 /** Signup, login, me and logout through the gateway over real HTTP, with identity and loyalty behind it. */
 import { expect } from 'chai';
-import { startStack, type Stack } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import {
   CLEARED_COOKIE,
   COOKIE_PATTERN,

@@ -6,7 +6,8 @@
  */
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { launchChromium, type Stack } from '@storefront/testing';
+import { launchChromium } from '@storefront/testing';
+import { type Stack } from '@storefront/platform-testing';
 import { checkoutBody, expectCheckout, loyaltyPoints, signUp, startCheckoutStack } from '../../checkout/test/support';
 
 

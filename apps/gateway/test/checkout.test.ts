@@ -1,6 +1,6 @@
 /** POST /api/create-checkout and GET /api/validate-promo over HTTP: validation, server pricing, promo codes. */
 import { expect } from 'chai';
-import type { Stack } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import {
   DELIVERY,
   checkoutBody,

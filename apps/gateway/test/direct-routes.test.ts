@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startStack, type Stack } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 
 // /api/health, /api/stock and /products.json are answered ahead of Express (http/direct-routes.ts);
 // every other form of their paths goes through Express. Both ways must answer alike.

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { RpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
-import { clientAs, startStack, type HttpClient, type Stack } from '@storefront/testing';
+import { clientAs, type HttpClient } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { RequestValidator } from '../src/openapi/validator';
 import { API_AREAS } from '../src/openapi/document';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';

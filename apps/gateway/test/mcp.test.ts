@@ -8,7 +8,8 @@ import type { Browser } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { launchChromium, type HttpClient, type Stack } from '@storefront/testing';
+import { launchChromium, type HttpClient } from '@storefront/testing';
+import { type Stack } from '@storefront/platform-testing';
 import { API_AREAS } from '../src/openapi/document';
 import { ApiSchemas } from '../src/mcp/schemas';
 import {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import type { Stack } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import {
   DELIVERY,
   LOW_STOCK,

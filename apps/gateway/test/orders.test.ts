@@ -1,6 +1,7 @@
 /** GET /api/orders and GET /api/orders/{checkout_reference}: who may read which order, paging, status after payment. */
 import { expect } from 'chai';
-import type { HttpClient, Stack, TestResponse } from '@storefront/testing';
+import type { HttpClient, TestResponse } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
 import {
   DELIVERY,
   checkoutBody,

@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { launchChromium, startStack, type Stack } from '@storefront/testing';
+import { launchChromium } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { buildOpenApiDocument } from '../src/openapi/document';
 import { listOperations } from '../src/published/api-reference';
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { startStack, type Stack } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 
 const PAGE = '<!doctype html><html><head><title>Shop</title><script>window.tracking = 1;</script></head><body><h1>Peptides</h1><p>Free UK shipping over <strong>£75</strong>.</p><ul><li><a href="/p/bpc-157">BPC-157</a></li></ul></body></html>';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startStack, type Stack } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { buildOpenApiDocument } from '@storefront/gateway';
 import { listOperations } from '../src/published/api-reference';
 import { MemoizedConversion, estimateTokens } from '../src/published/markdown';

@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { startStack, type Stack } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { SessionCache, sessionKey, type ResolvedSession } from '../src/sessions/session-cache';
 import { FAST_ARGON2, PASSWORD, sessionSet, signUp } from './auth-fixtures';
 

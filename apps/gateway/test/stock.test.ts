@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { RpcClient } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
-import { clientAs, startStack, type Stack } from '@storefront/testing';
+import { clientAs } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 
 describe('gateway: GET /api/stock follows reservations live', () => {
   let stack: Stack;

@@ -4,7 +4,8 @@
  * a relay in front of the real servers, which keep running.
  */
 import { expect } from 'chai';
-import { currentBackend, provisionStores, startStack, storesThroughFaultProxies, type FaultProxy, type Stack, type TestResponse, type TestStores } from '@storefront/testing';
+import { currentBackend, provisionStores, storesThroughFaultProxies, type FaultProxy, type TestResponse, type TestStores } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import type { Knex } from '@storefront/db';
 import { FAST_ARGON2, PASSWORD } from './auth-fixtures';
 

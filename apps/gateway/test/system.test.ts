@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startStack, type Stack } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { detailedReadiness } from '../src/readiness';
 
 describe('gateway: system endpoints and error shapes', () => {

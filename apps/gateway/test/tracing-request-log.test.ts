@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { EnvReader } from '@storefront/config';
 import { createLogger } from '@storefront/logging';
-import { startStack, testServiceTokenEnv, HttpClient, type Stack } from '@storefront/testing';
+import { testServiceTokenEnv, HttpClient } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { readGatewayConfig, startGateway, type GatewayServer } from '@storefront/gateway';
 
 /** A second gateway on the stack's services whose log lines the test reads. */
@@ -47,7 +48,7 @@ describe('gateway: request log', () => {
     await settle();
     const [line, ...more] = requestLines();
     expect(more).to.deep.equal([]);
-    expect(line).to.include({ level: 30, service: 'gateway', method: 'GET', route: '/api/stock', status: 200 });
+    expect(line).to.include({ level: 'info', service: 'gateway', method: 'GET', route: '/api/stock', status: 200 });
     expect(line!.duration_ms).to.be.a('number').and.at.least(0);
     expect(JSON.stringify(line)).to.not.include('verbose');
   });

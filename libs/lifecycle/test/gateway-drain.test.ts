@@ -7,8 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { expect } from 'chai';
 import { generateCallerKeyPair } from '@storefront/caller-token';
-import { testServiceTokenEnv } from '@storefront/testing';
-import { runApp, sleep, type AppProcess } from './app-process';
+import { type AppProcess, runApp, sleep, testServiceTokenEnv } from '@storefront/testing';
 
 const CLIENTS_PER_PATH = 4;
 const LOAD_LIMIT_MS = 10_000;

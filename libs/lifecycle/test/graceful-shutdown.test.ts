@@ -1,8 +1,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { generateCallerKeyPair } from '@storefront/caller-token';
-import { provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
-import { runApp, sleep, type AppProcess } from './app-process';
+import { type AppProcess, provisionStores, runApp, sleep, testServiceTokenEnv, type TestStores } from '@storefront/testing';
 
 interface Outcome {
   status?: number;

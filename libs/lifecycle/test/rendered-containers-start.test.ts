@@ -17,8 +17,7 @@ import { credentials, Metadata } from '@grpc/grpc-js';
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { health } from '@storefront/proto';
-import { currentBackend } from '@storefront/testing';
-import { runNode, type AppProcess } from './app-process';
+import { type AppProcess, currentBackend, runNode } from '@storefront/testing';
 import { freePorts, waitUntil } from './process-tree';
 import { composeWorkloads, kubernetesWorkloads, ROOT, type ImageRuntime, type KubeObject, type LocalContainer, type LocalWorkload, type Surroundings } from './rendered-containers';
 

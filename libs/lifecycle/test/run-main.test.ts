@@ -1,7 +1,7 @@
 /** runMain in real processes: stops asked for during start, parent death, and what each command reads. */
 import path from 'node:path';
 import { expect } from 'chai';
-import { runNode, type AppProcess } from './app-process';
+import { runNode, type AppProcess } from '@storefront/testing';
 import { isGone, waitUntil } from './process-tree';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'slow-start-main.ts');

@@ -1,6 +1,7 @@
 /**
- * pino JSON logs with the active trace and span ids on every line, and redaction of
- * anything that could carry a credential.
+ * pino logs with the active trace and span ids on every line, and redaction of anything that
+ * could carry a credential: JSON lines with the level as a word ("level":"info") for log
+ * collectors, or pino-pretty's readable lines while developing.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
@@ -72,18 +73,37 @@ function stdoutDestination(): DestinationStream {
   return stdout;
 }
 
-/** `destination` defaults to stdout; tests pass a stream to read the lines back. */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * LOG_FORMAT when set; otherwise readable lines on a terminal outside production (`npm run dev`
+ * sets pretty), JSON everywhere else: in containers, under tests, and when stdout is a pipe.
+ */
+export function logFormat(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): LogFormat {
+  const format = env.LOG_FORMAT;
+  if (format === 'json' || format === 'pretty') return format;
+  if (format) throw new Error(`LOG_FORMAT must be json or pretty, not "${format}"`);
+  return env.NODE_ENV !== 'production' && stdoutIsTerminal ? 'pretty' : 'json';
+}
+
+/** Loaded only when asked for: pino-pretty is a development dependency, absent from images. */
+function prettyStdout(): DestinationStream {
+  const pretty = require('pino-pretty') as typeof import('pino-pretty');
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+}
+
+/** `destination` defaults to stdout in the LOG_FORMAT format; tests pass a stream to read JSON lines back. */
 export function createLogger(service: string, level = 'info', destination?: DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     name: service,
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { log: (object) => redactSecrets(object) },
+    formatters: { level: (label) => ({ level: label }), log: (object) => redactSecrets(object) },
     mixin() {
       const context = trace.getActiveSpan()?.spanContext();
       return context && isSpanContextValid(context) ? { trace_id: context.traceId, span_id: context.spanId } : {};
     },
   };
-  return pino(options, destination ?? stdoutDestination());
+  return pino(options, destination ?? (logFormat() === 'pretty' ? prettyStdout() : stdoutDestination()));
 }

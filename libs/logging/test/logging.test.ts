@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { createLogger, redactSecrets } from '@storefront/logging';
+import { createLogger, logFormat, redactSecrets } from '@storefront/logging';
 
 /** A logger whose JSON lines are kept for the test to read. */
 function capturedLogger(level = 'info') {
@@ -85,5 +85,26 @@ describe('logging: redaction', () => {
   it('leaves an object without secrets untouched', () => {
     const line = { method: 'GET', route: '/api/stock', nested: { status: 200, list: [1, { sku: 'a' }] } };
     expect(redactSecrets(line)).to.equal(line);
+  });
+});
+
+describe('logging: line format', () => {
+  it('writes the level as a word on JSON lines', () => {
+    const { logger, records } = capturedLogger('debug');
+    logger.debug('d');
+    logger.info('i');
+    logger.warn('w');
+    logger.error('e');
+    expect(records().map((record) => record.level)).to.deep.equal(['debug', 'info', 'warn', 'error']);
+  });
+
+  it('is readable on a terminal outside production and JSON in production, under a pipe or when LOG_FORMAT says so', () => {
+    expect(logFormat({}, true)).to.equal('pretty');
+    expect(logFormat({ NODE_ENV: 'development' }, true)).to.equal('pretty');
+    expect(logFormat({}, false)).to.equal('json');
+    expect(logFormat({ NODE_ENV: 'production' }, true)).to.equal('json');
+    expect(logFormat({ NODE_ENV: 'production', LOG_FORMAT: 'pretty' }, false)).to.equal('pretty');
+    expect(logFormat({ LOG_FORMAT: 'json' }, true)).to.equal('json');
+    expect(() => logFormat({ LOG_FORMAT: 'text' }, true)).to.throw('LOG_FORMAT must be json or pretty, not "text"');
   });
 });

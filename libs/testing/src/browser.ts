@@ -10,7 +10,7 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 
 export async function launchChromium(): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package with "apt-get update && apt-get install -y chromium"`);
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package with "apt-get update && apt-get install -y --no-install-recommends chromium"`);
   }
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 20_000 });
 }

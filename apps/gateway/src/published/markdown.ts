@@ -2,6 +2,10 @@
  * Markdown for agents: an HTML page asked for with `Accept: text/markdown` is answered as
  * Markdown converted by turndown (with GitHub-flavoured tables). JSON is never converted.
  */
+// Named here so every program that compiles this file (the platform tests' too) sees the declaration;
+// a declaration-only file cannot be imported.
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./turndown-plugin-gfm.d.ts" />
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type TurndownService from 'turndown';

@@ -6,7 +6,7 @@
  */
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startTelemetry } from '@storefront/telemetry';
-import type { StackOptions } from '@storefront/testing';
+import type { StackOptions } from '@storefront/platform-testing';
 import type { FinishedSpan, ParentMessage, ChildMessage } from './traced-stack';
 
 const exporter = new InMemorySpanExporter();
@@ -15,7 +15,7 @@ const telemetry = startTelemetry('traced-stack', {
   metrics: { port: 0, host: '127.0.0.1' },
 });
 // Required only now, so every instrumented module is patched as it loads.
-const { startStack } = require('@storefront/testing') as typeof import('@storefront/testing');
+const { startStack } = require('@storefront/platform-testing') as typeof import('@storefront/platform-testing');
 
 function send(message: ChildMessage): void {
   process.send!(message);

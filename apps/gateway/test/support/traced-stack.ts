@@ -4,7 +4,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { collectChildLogs, type StackOptions } from '@storefront/testing';
+import { collectChildLogs } from '@storefront/testing';
+import { type StackOptions } from '@storefront/platform-testing';
 
 export interface FinishedSpan {
   name: string;

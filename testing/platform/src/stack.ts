@@ -11,9 +11,7 @@ import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type Loyal
 import { readCheckoutConfig, readCheckoutServeKeys, startCheckoutServer, type CheckoutServer } from '@storefront/checkout';
 import { readPaymentSandboxConfig, startPaymentSandbox, type PaymentSandbox } from '@storefront/payment-sandbox';
 import { readGatewayConfig, startGateway, type GatewayServer } from '@storefront/gateway';
-import { provisionStores, type TestStores } from './stores';
-import { HttpClient } from './http';
-import { testServiceTokenEnv } from './service-identities';
+import { HttpClient, provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
 
 export type ServiceName = 'identity' | 'loyalty' | 'inventory' | 'checkout' | 'payment-sandbox';
 const ALL_SERVICES: ServiceName[] = ['identity', 'loyalty', 'inventory', 'checkout', 'payment-sandbox'];

@@ -7,8 +7,7 @@ import { expect } from 'chai';
 import { generateCallerKeyPair } from '@storefront/caller-token';
 import { applyMigrations, ensureMysqlDatabase, openDatabase } from '@storefront/db';
 import { migrations as inventoryMigrations } from '@storefront/inventory';
-import { provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
-import { runApp } from './app-process';
+import { provisionStores, runApp, testServiceTokenEnv, type TestStores } from '@storefront/testing';
 
 const SERVICES = ['identity', 'loyalty', 'checkout', 'inventory'] as const;
 const CONFIGURATION_EXIT = 78;

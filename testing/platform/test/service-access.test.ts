@@ -13,7 +13,8 @@ import { INVENTORY_ACCESS } from '@storefront/inventory';
 import { LOYALTY_ACCESS } from '@storefront/loyalty';
 import { checkout, identity, inventory, loyalty } from '@storefront/proto';
 import { SERVICE_NAMES, SERVICE_TOKEN_METADATA, type ServiceName } from '@storefront/service-token';
-import { callRaw, refusedServiceTokens, startStack, testSigner, type Stack } from '@storefront/testing';
+import { callRaw, refusedServiceTokens, testSigner } from '@storefront/testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 
 interface Callee {
   name: ServiceName;

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { collectChildLogs } from '@storefront/testing';
+import { collectChildLogs } from './child-logs';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 

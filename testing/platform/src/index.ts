@@ -1,0 +1,1 @@
+export { startStack, type Stack, type StackOptions, type ServiceName } from './stack';
