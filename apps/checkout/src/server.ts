@@ -1,15 +1,14 @@
 /**
- * Wires checkout: opens its store, applies migrations when asked, connects to inventory,
- * loyalty and the payment provider, serves gRPC and runs the reconciler.
+ * Wires checkout: on the shared gRPC service start-up, connects to inventory, loyalty and the
+ * payment provider, serves gRPC and runs the reconciler.
  * Handlers stay thin: they translate messages to service calls.
  */
 import { checkout, inventory, loyalty } from '@storefront/proto';
-import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { openServiceStore, ping, type Knex } from '@storefront/db';
-import { CallerTokenVerifier } from '@storefront/caller-token';
-import { RedisWindowCounters, SqlWindowCounters, connectOptionalRedis } from '@storefront/rate-limit';
-import { ServiceTokenSigner, ServiceTokenVerifier } from '@storefront/service-token';
-import { createLogger, type Logger } from '@storefront/logging';
+import { bind, createRpcClient } from '@storefront/grpc';
+import { startGrpcService, type RunningGrpcService } from '@storefront/lifecycle';
+import { RedisWindowCounters, SqlWindowCounters } from '@storefront/rate-limit';
+import { ServiceTokenSigner } from '@storefront/service-token';
+import type { Logger } from '@storefront/logging';
 import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
 import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -24,13 +23,10 @@ import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag 
 import { OrderReader } from './orders';
 import type { PaymentProvider } from './providers/provider';
 
-export interface CheckoutServer {
-  address: string;
-  db: Knex;
+export interface CheckoutServer extends RunningGrpcService {
   store: CheckoutStore;
   /** Runs one reconcile pass now (tests, operators) instead of waiting for the timer. */
   reconcileNow(): Promise<ReconcileSummary>;
-  stop(): Promise<void>;
 }
 
 export interface StartOptions extends CheckoutServeKeys {
@@ -42,91 +38,78 @@ export interface StartOptions extends CheckoutServeKeys {
 
 const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
-export async function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
-  const logger = options.logger ?? createLogger('checkout', config.logLevel);
+export function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
   const now = options.now ?? Date.now;
-  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
-  const redis = await connectOptionalRedis(config.redisUrl, config.redisKeyPrefix, logger, () => db.destroy());
-  const counters = redis ? new RedisWindowCounters(redis) : new SqlWindowCounters(db);
-  const store = new CheckoutStore(db);
-  if (config.seedDemoData && !(await store.hasPromoCodes())) {
-    await store.savePromoCodes(DEMO_PROMO_CODES);
-    logger.info('seeded the demo promo codes');
-  }
-  const signer = new ServiceTokenSigner('checkout', options.serviceTokenPrivateKey);
-  const inventoryClient = createRpcClient(inventory.InventoryServiceService, config.inventoryAddress, { target: 'inventory', signer });
-  const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty', signer });
-  const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger))]]);
+  return startGrpcService({ service: 'checkout', config, migrations, ...options }, async ({ db, redis, logger }) => {
+    const counters = redis ? new RedisWindowCounters(redis) : new SqlWindowCounters(db);
+    const store = new CheckoutStore(db);
+    if (config.seedDemoData && !(await store.hasPromoCodes())) {
+      await store.savePromoCodes(DEMO_PROMO_CODES);
+      logger.info('seeded the demo promo codes');
+    }
+    const signer = new ServiceTokenSigner('checkout', options.serviceTokenPrivateKey);
+    const inventoryClient = createRpcClient(inventory.InventoryServiceService, config.inventoryAddress, { target: 'inventory', signer });
+    const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty', signer });
+    const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger))]]);
 
-  const limits = new AbuseGuard(db, counters, config.limits, now);
-  const service = new CheckoutService({
-    store,
-    inventory: inventoryClient,
-    loyalty: loyaltyClient,
-    providers,
-    limits,
-    defaultProvider: config.provider.name,
-    merchantCode: config.provider.merchantCode,
-    redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
-    defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
-    logger,
-    now,
-  });
-  // Redis expires its counters itself; the SQL store is swept.
-  const purge = setInterval(() => {
-    counters.purgeExpired(now()).catch((error: unknown) => logger.warn({ err: error }, 'purging expired rate-limit counters failed'));
-  }, COUNTER_PURGE_INTERVAL_MS);
-  purge.unref();
-  const orders = new OrderReader({ store, limits, now });
-  const confirmation = new PaymentConfirmation({
-    store,
-    inventory: inventoryClient,
-    loyalty: loyaltyClient,
-    providers,
-    logger,
-    now,
-    paymentConfirmed: countConfirmedPayments([...providers.keys()]),
-  });
+    const limits = new AbuseGuard(db, counters, config.limits, now);
+    const service = new CheckoutService({
+      store,
+      inventory: inventoryClient,
+      loyalty: loyaltyClient,
+      providers,
+      limits,
+      defaultProvider: config.provider.name,
+      merchantCode: config.provider.merchantCode,
+      redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
+      defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
+      logger,
+      now,
+    });
+    const orders = new OrderReader({ store, limits, now });
+    const confirmation = new PaymentConfirmation({
+      store,
+      inventory: inventoryClient,
+      loyalty: loyaltyClient,
+      providers,
+      logger,
+      now,
+      paymentConfirmed: countConfirmedPayments([...providers.keys()]),
+    });
 
-  const grpcServer: RunningGrpcServer = await startGrpcServer({
-    address: config.address,
-    logger,
-    serviceTokens: new ServiceTokenVerifier('checkout', options.servicePublicKeys),
-    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
-    probe: async () => {
-      await ping(db);
-      if (redis) await redis.ping();
-    },
-    services: [
-      bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
-        createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
-        validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
-        notifyPaymentEvent: async (request) => {
-          await confirmation.onProviderEvent(request.providerCheckoutId);
-          return {};
-        },
-        getOrder: async (request, context) => orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
-        listOrders: async (request, context) => orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
-      }),
-    ],
+    return {
+      describe: { provider: config.provider.name },
+      startBackground() {
+        // Redis expires its counters itself; the SQL store is swept.
+        const purge = setInterval(() => {
+          counters.purgeExpired(now()).catch((error: unknown) => logger.warn({ err: error }, 'purging expired rate-limit counters failed'));
+        }, COUNTER_PURGE_INTERVAL_MS);
+        purge.unref();
+        confirmation.start(config.reconcileIntervalMs);
+        const stopLagGauge = observeReconcilerLag(store, now);
+        return async () => {
+          clearInterval(purge);
+          await confirmation.stop();
+          stopLagGauge();
+        };
+      },
+      close() {
+        inventoryClient.close();
+        loyaltyClient.close();
+      },
+      exposed: { store, reconcileNow: () => confirmation.reconcileAll() },
+      bindings: [
+        bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
+          createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
+          validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
+          notifyPaymentEvent: async (request) => {
+            await confirmation.onProviderEvent(request.providerCheckoutId);
+            return {};
+          },
+          getOrder: async (request, context) => orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
+          listOrders: async (request, context) => orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
+        }),
+      ],
+    };
   });
-  confirmation.start(config.reconcileIntervalMs);
-  const stopLagGauge = observeReconcilerLag(store, now);
-  logger.info({ address: grpcServer.address, provider: config.provider.name }, 'checkout listening');
-  return {
-    address: grpcServer.address,
-    db,
-    store,
-    reconcileNow: () => confirmation.reconcileAll(),
-    async stop() {
-      clearInterval(purge);
-      await confirmation.stop();
-      stopLagGauge();
-      await grpcServer.shutdown();
-      inventoryClient.close();
-      loyaltyClient.close();
-      redis?.disconnect();
-      await db.destroy();
-    },
-  };
 }

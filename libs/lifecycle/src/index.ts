@@ -145,3 +145,5 @@ export {
   type OpsProgram,
   type OpsResult,
 } from './ops';
+
+export { startGrpcService, type BuildContext, type GrpcServiceConfig, type GrpcServiceOptions, type RunningGrpcService, type ServiceParts } from './grpc-service';
