@@ -4,7 +4,7 @@ import { readStoreConfig, type StoreConfig } from '@storefront/db';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
 import { LOYALTY_ACCESS } from './access';
-import type { TierThresholds } from './domain';
+import type { TierThresholds } from './domain/rules';
 
 export interface LoyaltyConfig extends CommonConfig {
   /** Address the gRPC server binds to. */

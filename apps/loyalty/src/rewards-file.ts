@@ -4,7 +4,7 @@
  * service at start instead of offering a broken reward.
  */
 import { invalidArgument } from '@storefront/errors';
-import { LIMITS } from './domain';
+import { LIMITS } from './domain/rules';
 
 export interface RewardDefinition {
   id: string;

@@ -11,10 +11,10 @@ import type { Logger } from '@storefront/logging';
 import type { LoyaltyConfig, LoyaltyServeKeys } from './config';
 import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
-import { LoyaltyStore } from './store';
-import { LoyaltyLedger } from './ledger';
+import { LoyaltyStore } from './stores/loyalty';
+import { LoyaltyLedger } from './domain/ledger';
 import { parseRewardsFile } from './rewards-file';
-import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain';
+import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
 
 export interface LoyaltyServer extends RunningGrpcService {
   /** Resolves once the accounts being opened off the read path are open (or failed). */

@@ -1,8 +1,8 @@
 /** Loyalty's own tables. Nothing outside this service reads them. */
 import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
 import type { loyalty } from '@storefront/proto';
-import type { CodeHold, EntryType } from './domain';
-import type { RewardDefinition } from './rewards-file';
+import type { CodeHold, EntryType } from '../domain/rules';
+import type { RewardDefinition } from '../rewards-file';
 
 /** The database, or a transaction on it. */
 export type Queryable = Knex | Knex.Transaction;

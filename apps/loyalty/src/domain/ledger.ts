@@ -18,8 +18,8 @@ import {
   tierFor,
   LIMITS,
   type TierThresholds,
-} from './domain';
-import type { LoyaltyStore, NewEntry } from './store';
+} from './rules';
+import type { LoyaltyStore, NewEntry } from '../stores/loyalty';
 
 export interface AdjustmentOutcome {
   /** False when the key had already recorded this adjustment. */
