@@ -4,9 +4,49 @@
  */
 import { randomInt } from 'node:crypto';
 import { invalidArgument } from '@storefront/errors';
-import type { loyalty } from '@storefront/proto';
 
 export const WELCOME_BONUS = 100;
+
+/** Something points buy: a discount on one later order. */
+export interface Reward {
+  id: string;
+  name: string;
+  pointsCost: number;
+  /** Decimal fraction, 0.10 means 10% off. */
+  discount: number;
+}
+
+export interface HistoryEntry {
+  id: string;
+  type: EntryType;
+  /** Signed: negative for redemptions. */
+  points: number;
+  description: string;
+  /** ISO 8601. */
+  createdAt: string;
+  orderId?: string;
+}
+
+/** A reward bought with points: its single-use code. */
+export interface RedeemedReward {
+  id: string;
+  rewardId: string;
+  name: string;
+  code: string;
+  /** ISO 8601, as is usedAt. */
+  redeemedAt: string;
+  usedAt?: string;
+}
+
+/** An account as its customer sees it. */
+export interface Account {
+  points: number;
+  lifetimePoints: number;
+  tier: Tier;
+  pointsHistory: HistoryEntry[];
+  availableRewards: Reward[];
+  redeemedRewards: RedeemedReward[];
+}
 
 export type Tier = 'bronze' | 'silver' | 'gold' | 'platinum';
 
@@ -47,11 +87,11 @@ export const ledgerKey = {
  */
 export function planSyncRedemptions(
   requestedIds: readonly string[],
-  catalog: ReadonlyMap<string, loyalty.Reward>,
+  catalog: ReadonlyMap<string, Reward>,
   heldUnusedRewardIds: ReadonlySet<string>,
   balance: number,
-): loyalty.Reward[] {
-  const granted: loyalty.Reward[] = [];
+): Reward[] {
+  const granted: Reward[] = [];
   const considered = new Set<string>();
   let remaining = balance;
   for (const id of requestedIds) {
@@ -68,8 +108,11 @@ export function planSyncRedemptions(
 // No 0/O, 1/I/L: codes are read off a screen and typed at checkout.
 const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const CODE_RANDOM_LENGTH = 12;
-/** Reward codes start with this, so checkout can tell them from shop-wide promo codes. */
-export const REWARD_CODE_PREFIX = 'RW';
+/**
+ * Reward codes start with this so people can tell them from shop-wide promo codes. Checkout does
+ * not look at it: it tries a code as a promo code first and asks loyalty only when none matches.
+ */
+const REWARD_CODE_PREFIX = 'RW';
 
 /** A fresh single-use code: 12 characters from a 31-letter alphabet, about 59 random bits. */
 export function newRewardCode(): string {
