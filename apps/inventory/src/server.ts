@@ -13,12 +13,12 @@ import type { Logger } from '@storefront/logging';
 import type { InventoryConfig, InventoryServeKeys } from './config';
 import { INVENTORY_ACCESS } from './access';
 import { migrations } from './migrations';
-import { InventoryStore, type CatalogProduct } from './store';
-import { ReservationStore, type Reservation } from './reservations';
-import { CatalogPublisher } from './snapshot';
-import { startSweeper } from './sweeper';
+import { InventoryStore, type CatalogProduct } from './stores/catalog';
+import { ReservationStore, type Reservation } from './stores/reservations';
+import { CatalogPublisher } from './domain/snapshot';
+import { startSweeper } from './domain/sweeper';
 import { parseCatalogFile } from './catalog-file';
-import { checkOrderReference, normalizeLines, reservationTtlSeconds } from './lines';
+import { checkOrderReference, normalizeLines, reservationTtlSeconds } from './domain/lines';
 
 export interface InventoryServer extends RunningGrpcService {
   store: InventoryStore;

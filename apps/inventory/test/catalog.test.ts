@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseCatalogFile } from '../src/catalog-file';
-import { CatalogPublisher } from '../src/snapshot';
+import { CatalogPublisher } from '../src/domain/snapshot';
 import { startInventory, TEST_CATALOG, type InventoryHarness } from './harness';
 import { rejection } from '@storefront/testing';
 

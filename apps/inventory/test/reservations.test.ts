@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createLogger } from '@storefront/logging';
-import { startSweeper } from '../src/sweeper';
-import { normalizeLines } from '../src/lines';
+import { startSweeper } from '../src/domain/sweeper';
+import { normalizeLines } from '../src/domain/lines';
 import { startInventory, type InventoryHarness } from './harness';
 import { rejection } from '@storefront/testing';
 

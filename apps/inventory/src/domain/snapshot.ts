@@ -8,7 +8,7 @@
  * one version and gateways that ask different pods publish the same document.
  */
 import { createHash } from 'node:crypto';
-import type { Catalog, InventoryStore } from './store';
+import type { Catalog, InventoryStore } from '../stores/catalog';
 
 /** Mirrors checkout's shipping rule (apps/checkout/src/domain/pricing.ts), in GBP as the document shows it. */
 export const SHIPPING = { flatFee: 4.95, freeOver: 75 } as const;

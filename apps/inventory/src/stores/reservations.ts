@@ -7,7 +7,7 @@
  */
 import { AppError, conflict, notFound } from '@storefront/errors';
 import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
-import { sameLines, unknownSkus, type Line } from './lines';
+import { sameLines, unknownSkus, type Line } from '../domain/lines';
 
 export type ReservationStatus = 'active' | 'committed' | 'released';
 

@@ -1,8 +1,8 @@
 /** Inventory's catalog and stock tables. Nothing outside this service reads them. */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@storefront/db';
-import { skuOf, type CatalogFile } from './catalog-file';
-import { unknownSkus, type Line } from './lines';
+import { skuOf, type CatalogFile } from '../catalog-file';
+import { unknownSkus, type Line } from '../domain/lines';
 import { coalesced } from '@storefront/coalesce';
 
 export interface CatalogSize {
