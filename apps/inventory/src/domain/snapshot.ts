@@ -8,7 +8,8 @@
  * one version and gateways that ask different pods publish the same document.
  */
 import { createHash } from 'node:crypto';
-import type { Catalog, InventoryStore } from '../stores/catalog';
+import type { InventoryStore } from '../stores/catalog';
+import type { Catalog } from './catalog';
 
 /** Mirrors checkout's shipping rule (apps/checkout/src/domain/pricing.ts), in GBP as the document shows it. */
 export const SHIPPING = { flatFee: 4.95, freeOver: 75 } as const;

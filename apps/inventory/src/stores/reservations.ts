@@ -8,21 +8,7 @@
 import { AppError, conflict, notFound } from '@storefront/errors';
 import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
 import { sameLines, unknownSkus, type Line } from '../domain/lines';
-
-export type ReservationStatus = 'active' | 'committed' | 'released';
-
-export interface ReservedLine extends Line {
-  /** Whether the line took units from a stock row (false for SKUs that are not stock-limited). */
-  holdsStock: boolean;
-}
-
-export interface Reservation {
-  orderReference: string;
-  status: ReservationStatus;
-  lines: ReservedLine[];
-  /** Epoch milliseconds. */
-  expiresAt: number;
-}
+import type { Reservation } from '../domain/reservation';
 
 export interface ReservationStoreOptions {
   now?: () => number;
