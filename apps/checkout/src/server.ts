@@ -12,15 +12,15 @@ import type { Logger } from '@storefront/logging';
 import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
 import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
-import { CheckoutStore } from './store';
-import { CheckoutService } from './checkout-service';
-import { PaymentConfirmation, type ReconcileSummary } from './confirmation';
+import { CheckoutStore } from './stores/checkout';
+import { CheckoutService } from './domain/checkout-service';
+import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { DEMO_PROMO_CODES } from './domain/promo';
 import { shopOrigins } from './domain/request';
 import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
-import { OrderReader } from './orders';
+import { OrderReader } from './domain/orders';
 import type { PaymentProvider } from './providers/provider';
 
 export interface CheckoutServer extends RunningGrpcService {

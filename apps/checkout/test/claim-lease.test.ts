@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { Stack } from '@storefront/testing';
-import { CLAIM_LEASE_MS } from '../src/claim-lease';
+import { CLAIM_LEASE_MS } from '../src/domain/claim-lease';
 import { checkoutBody, createCheckout, startCheckoutStack } from './support';
 
 const LIMITED_SKU = 'tb-500-10mg';

@@ -10,7 +10,7 @@ import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@
 import type { PaymentSandbox } from '@storefront/payment-sandbox';
 import { provisionStores, type Stack, type TestStores } from '@storefront/testing';
 import { migrations } from '../src/migrations';
-import { CheckoutStore } from '../src/store';
+import { CheckoutStore } from '../src/stores/checkout';
 import { DELIVERY, checkoutBody, completePayment, countRows, eventually, expectCheckout, loyaltyPoints, signUp, startCheckoutReplica, startCheckoutStack, stockOf } from './support';
 
 const LIMITED_SKU = 'tb-500-10mg';

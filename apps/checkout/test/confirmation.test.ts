@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { EnvReader, type Env } from '@storefront/config';
 import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
 import type { HttpClient, Stack } from '@storefront/testing';
-import { RECENT_CHECK_INTERVAL_MS } from '../src/confirmation';
+import { RECENT_CHECK_INTERVAL_MS } from '../src/domain/confirmation';
 import {
   checkoutBody,
   completePayment,

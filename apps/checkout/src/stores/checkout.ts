@@ -1,8 +1,8 @@
 /** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
 import { forUpdate, toNumber, type Knex } from '@storefront/db';
-import type { ProviderName } from './config';
-import type { Delivery } from './domain/request';
-import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './domain/promo';
+import type { ProviderName } from '../config';
+import type { Delivery } from '../domain/request';
+import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
 
 export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
