@@ -16,7 +16,8 @@ import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type Requ
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './promo';
 import { releaseCodeHold } from './code-holds';
 import type { PaymentProvider, ProviderStatus } from '../providers/provider';
-import { PromoNotHeld, type CheckoutStore, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from '../stores/checkout';
+import { PromoNotHeld, type CheckoutStore } from '../stores/checkout';
+import type { DiscountKind, NewOrder, Order, OrderLine, OrderStatus } from './order';
 import { holderOf, type AbuseGuard } from '../limits';
 import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
 

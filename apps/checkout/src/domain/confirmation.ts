@@ -18,7 +18,8 @@ import type { ProviderName } from '../config';
 import type { InventoryClient, LoyaltyClient } from './checkout-service';
 import { releaseCodeHold } from './code-holds';
 import type { PaymentProvider, ProviderStatus } from '../providers/provider';
-import type { CheckoutStore, Order, OrderStatus } from '../stores/checkout';
+import type { CheckoutStore } from '../stores/checkout';
+import type { Order, OrderStatus } from './order';
 
 /** An order that never got a payment link is closed once its stock hold would have ended. */
 export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;

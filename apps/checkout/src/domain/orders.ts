@@ -8,7 +8,8 @@ import { invalidArgument, notFound } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { orderSummary } from './checkout-service';
 import type { AbuseGuard } from '../limits';
-import type { CheckoutStore, Order, OrderPosition } from '../stores/checkout';
+import type { CheckoutStore } from '../stores/checkout';
+import type { Order, OrderPosition } from './order';
 
 const DEFAULT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 50;

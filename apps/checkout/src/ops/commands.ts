@@ -9,7 +9,8 @@ import { readCommon, type EnvReader } from '@storefront/config';
 import { readProviderSettings } from '../config';
 import { migrations } from '../migrations';
 import { PromoAdmin, parseDiscountPercent, parseInstant, parsePromoCode, parseRedemptionCap, type PromoListing } from '../stores/promo-admin';
-import { CheckoutStore, type Order } from '../stores/checkout';
+import { CheckoutStore } from '../stores/checkout';
+import type { Order } from '../domain/order';
 import { SumUpApiProvider } from '../providers/sumup';
 import type { PromoCode } from '../domain/promo';
 
