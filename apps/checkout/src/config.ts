@@ -1,5 +1,6 @@
 import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPrivateKey, readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
@@ -59,7 +60,6 @@ export interface AbuseLimits {
 
 /** The sandbox accepts this key unless told otherwise; it is not a secret. */
 export const SANDBOX_DEFAULT_API_KEY = 'sandbox_key';
-export const SANDBOX_DEFAULT_MERCHANT_CODE = 'MSTOREFRONT';
 
 export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
   const common = readCommon(env);
@@ -123,7 +123,7 @@ function readProviderConfig(env: EnvReader): ProviderConfig {
       name,
       apiBase: env.url('SUMUP_API_BASE', `http://127.0.0.1:${sandboxPort}`),
       apiKey: env.string('SUMUP_API_KEY', SANDBOX_DEFAULT_API_KEY),
-      merchantCode: env.string('SUMUP_MERCHANT_CODE', SANDBOX_DEFAULT_MERCHANT_CODE),
+      merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
     };
   }
   const apiKey = env.optional('SUMUP_API_KEY');

@@ -1,5 +1,6 @@
 import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
 import { INVENTORY_ACCESS } from './access';
@@ -30,7 +31,7 @@ export function readInventoryConfig(env: EnvReader): InventoryConfig {
     seedDemoCatalog: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], store.mysqlUrl ? 'false' : 'true') === 'true',
     reservationTtlSeconds: env.int('RESERVATION_TTL_SECONDS', 30 * 60, { min: 60, max: 24 * 60 * 60 }),
     sweepIntervalMs: env.int('RESERVATION_SWEEP_INTERVAL_MS', 15_000, { min: 100, max: 10 * 60 * 1000 }),
-    merchantCode: env.string('SUMUP_MERCHANT_CODE', 'MSTOREFRONT'),
+    merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
   };
 }
 

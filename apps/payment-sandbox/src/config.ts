@@ -1,4 +1,5 @@
 import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
+import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
 
 export interface PaymentSandboxConfig extends CommonConfig {
   port: number;
@@ -16,7 +17,7 @@ export function readPaymentSandboxConfig(env: EnvReader): PaymentSandboxConfig {
     port: env.int('SANDBOX_PORT', 8090, { min: 0, max: 65535 }),
     host: env.string('SANDBOX_HOST', '127.0.0.1'),
     publicUrl: env.optionalUrl('SANDBOX_PUBLIC_URL'),
-    merchantCode: env.string('SUMUP_MERCHANT_CODE', 'MSTOREFRONT'),
+    merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
     apiKey: env.string('SUMUP_API_KEY', 'sandbox_key'),
   };
 }

@@ -5,6 +5,7 @@
  * whoever holds the reference, never its delivery details.
  */
 import { invalidArgument, notFound } from '@storefront/errors';
+import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import { orderSummary } from './checkout-service';
 import type { AbuseGuard } from '../limits';
@@ -24,7 +25,7 @@ export class OrderReader {
   constructor(private readonly options: OrderReaderOptions) {}
 
   async getOrder(reference: string, clientAddress: string, accountId: string | undefined): Promise<checkout.GetOrderResponse> {
-    if (reference === '' || reference.length > 90) throw invalidArgument('checkout_reference must be 1 to 90 characters');
+    if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
     // Counted before the read, so a miss costs a guesser as much as a hit.
     await this.options.limits.countOrderLookup(clientAddress);
     const order = await this.options.store.findByReference(reference);

@@ -2,8 +2,8 @@
  * Loyalty rules as pure functions: what a purchase earns, which tier lifetime points reach,
  * which sync requests become redemptions, the shape of reward codes and of valid input.
  */
-import { randomInt } from 'node:crypto';
 import { invalidArgument } from '@storefront/errors';
+import { ORDER_REFERENCE_MAX_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
 
 export const WELCOME_BONUS = 100;
 
@@ -105,8 +105,6 @@ export function planSyncRedemptions(
   return granted;
 }
 
-// No 0/O, 1/I/L: codes are read off a screen and typed at checkout.
-const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const CODE_RANDOM_LENGTH = 12;
 /**
  * Reward codes start with this so people can tell them from shop-wide promo codes. Checkout does
@@ -116,9 +114,7 @@ const REWARD_CODE_PREFIX = 'RW';
 
 /** A fresh single-use code: 12 characters from a 31-letter alphabet, about 59 random bits. */
 export function newRewardCode(): string {
-  let code = REWARD_CODE_PREFIX;
-  for (let i = 0; i < CODE_RANDOM_LENGTH; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
-  return code;
+  return REWARD_CODE_PREFIX + randomCode(CODE_RANDOM_LENGTH);
 }
 
 /** An open order's hold on a reward code, which lapses at `until` unless released first. */
@@ -137,7 +133,7 @@ export function normaliseRewardCode(code: string): string {
   return code.trim().toUpperCase();
 }
 
-export const LIMITS = { userId: 64, rewardId: 64, orderId: 100, rewardCode: 32, requestedRewards: 100, adjustmentKey: 100, adjustmentReason: 160 };
+export const LIMITS = { userId: 64, rewardId: 64, orderId: ORDER_REFERENCE_MAX_LENGTH, rewardCode: 32, requestedRewards: 100, adjustmentKey: 100, adjustmentReason: 160 };
 
 /** The largest correction one adjustment may make, either way. */
 export const MAX_ADJUSTMENT_POINTS = 1_000_000;
@@ -155,8 +151,7 @@ export function parseAdjustmentPoints(text: string): number {
 export function requireIdentifier(value: string, field: string, maxLength: number): string {
   if (value === '') throw invalidArgument(`${field} is required`);
   if (value.length > maxLength) throw invalidArgument(`${field} must be at most ${maxLength} characters`);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw invalidArgument(`${field} must not contain control characters`);
+  if (hasControlCharacters(value)) throw invalidArgument(`${field} must not contain control characters`);
   return value;
 }
 

@@ -2,6 +2,7 @@
  * Accounts and sessions. These schemas validate the request bodies (validator.ts) and are the
  * published description; `Loyalty` and `LoyaltySync` belong to the loyalty area.
  */
+import { CODE_ALPHABET, REFERRAL_CODE_LENGTH } from '@storefront/formats';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 const sessionCookieSet = {
@@ -91,7 +92,7 @@ export const authArea: ApiArea = {
         lastName: { type: 'string' },
         phone: { type: 'string', description: 'Present when set' },
         createdAt: { type: 'string', format: 'date-time', readOnly: true },
-        referralCode: { type: 'string', pattern: '^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$', readOnly: true, description: "The customer's own code to share" },
+        referralCode: { type: 'string', pattern: `^[${CODE_ALPHABET}]{${REFERRAL_CODE_LENGTH}}$`, readOnly: true, description: "The customer's own code to share" },
         referredBy: { type: 'string', readOnly: true, description: 'The referral code used at signup, when one was' },
       },
       example: profileExample,

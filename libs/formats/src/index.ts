@@ -1,0 +1,50 @@
+/**
+ * The limits and formats the public contract and the services agree on, each defined once: the
+ * gateway's OpenAPI schemas and every service's own checks read them from here, so a value the
+ * public API admits is admitted all the way through (docs/decisions/0830).
+ */
+import { randomInt } from 'node:crypto';
+
+/**
+ * The longest name an order goes by between services: its `checkout_reference` (public, and
+ * passed to inventory and the payment provider) and checkout's own order id (which loyalty records).
+ */
+export const ORDER_REFERENCE_MAX_LENGTH = 90;
+
+/** Units of one SKU on one order line. */
+export const LINE_QUANTITY_MAX = 99;
+
+/** Lines on one order, one per SKU. */
+export const ORDER_LINES_MAX = 50;
+
+/** Referral and reward codes: unambiguous when read off a screen or typed by hand, so no 0/O, 1/I/L. */
+export const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+
+/** A customer's own referral code, the one they share. */
+export const REFERRAL_CODE_LENGTH = 8;
+
+/** `length` characters drawn uniformly from CODE_ALPHABET, about 4.95 random bits each. */
+export function randomCode(length: number): string {
+  let code = '';
+  for (let i = 0; i < length; i += 1) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/** Whether the text holds a C0 control character or DEL, which no name, code or reference may. */
+export function hasControlCharacters(text: string): boolean {
+  return CONTROL_CHARACTERS.test(text);
+}
+
+/** The merchant account of the sandbox and demo deployments, used where SUMUP_MERCHANT_CODE is not set. */
+export const DEFAULT_MERCHANT_CODE = 'MSTOREFRONT';
+
+/** A session token is 32 random bytes in base64url (43 characters). */
+const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether a string could be a session token at all; anything else is refused without a lookup. */
+export function isWellFormedSessionToken(token: string): boolean {
+  return SESSION_TOKEN_PATTERN.test(token);
+}
