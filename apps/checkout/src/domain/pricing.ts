@@ -42,8 +42,6 @@ export function basisPointsToFraction(basisPoints: number): number {
   return basisPoints / BASIS_POINTS_PER_WHOLE;
 }
 
-export const penceToPounds = (pence: number): number => pence / 100;
-
 /**
  * The client's `amount` must name the server total exactly: a value with fractions of a penny
  * (54.945) matches nothing, whatever it would round to.
