@@ -4,6 +4,7 @@
  * order: stock committed or released, points awarded, promo or reward code counted.
  */
 import { expect } from 'chai';
+import { startForSuite } from '@storefront/testing';
 import { EnvReader, type Env } from '@storefront/config';
 import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
 import type { HttpClient, Stack } from '@storefront/testing';
@@ -30,10 +31,7 @@ const WELCOME_BONUS = 100;
 
 describe('checkout payment confirmation through the reconciler', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => stack?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
   afterEach(() => stack.paymentSandbox!.control.reset());
 
   const order = (reference: string) => stack.checkout!.store.findByReference(reference);
@@ -279,10 +277,7 @@ describe('checkout payment confirmation after a crash between steps', () => {
 
 describe('checkout reconciler timer', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack({ RECONCILE_INTERVAL_MS: '200' });
-  });
-  after(async () => stack?.stop());
+  startForSuite(() => startCheckoutStack({ RECONCILE_INTERVAL_MS: '200' }), (started) => (stack = started));
 
   it('settles paid orders on its own, reading a recent order every few seconds', async () => {
     const client = stack.client();

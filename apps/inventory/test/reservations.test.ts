@@ -4,14 +4,11 @@ import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { startSweeper } from '../src/domain/sweeper';
 import { normalizeLines } from '../src/domain/lines';
 import { startInventory, type InventoryHarness } from './harness';
-import { rejection } from '@storefront/testing';
+import { rejection, startForEachTest } from '@storefront/testing';
 
 describe('inventory: reservations', () => {
   let h: InventoryHarness;
-  beforeEach(async () => {
-    h = await startInventory();
-  });
-  afterEach(async () => h?.stop());
+  startForEachTest(startInventory, (started) => (h = started));
 
   const countByStatus = async (status: string) => {
     const row = await h.server.store.db('reservations').where({ status }).count({ n: '*' }).first();
