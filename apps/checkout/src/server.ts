@@ -5,10 +5,9 @@
  */
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient } from '@storefront/grpc';
-import { startGrpcService, type RunningGrpcService } from '@storefront/lifecycle';
+import { repeatInBackground, startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
 import { RedisWindowCounters, SqlWindowCounters } from '@storefront/rate-limit';
 import { ServiceTokenSigner } from '@storefront/service-token';
-import type { Logger } from '@storefront/logging';
 import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
 import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -29,12 +28,7 @@ export interface CheckoutServer extends RunningGrpcService {
   reconcileNow(): Promise<ReconcileSummary>;
 }
 
-export interface StartOptions extends CheckoutServeKeys {
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
-  logger?: Logger;
-  now?: () => number;
-}
+export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
 
 const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
@@ -81,14 +75,11 @@ export function startCheckoutServer(config: CheckoutConfig, options: StartOption
       describe: { provider: config.provider.name },
       startBackground() {
         // Redis expires its counters itself; the SQL store is swept.
-        const purge = setInterval(() => {
-          counters.purgeExpired(now()).catch((error: unknown) => logger.warn({ err: error }, 'purging expired rate-limit counters failed'));
-        }, COUNTER_PURGE_INTERVAL_MS);
-        purge.unref();
+        const stopPurge = repeatInBackground(COUNTER_PURGE_INTERVAL_MS, () => counters.purgeExpired(now()), logger, 'purging expired rate-limit counters failed');
         confirmation.start(config.reconcileIntervalMs);
         const stopLagGauge = observeReconcilerLag(store, now);
         return async () => {
-          clearInterval(purge);
+          stopPurge();
           await confirmation.stop();
           stopLagGauge();
         };

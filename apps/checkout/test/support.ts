@@ -36,18 +36,20 @@ export interface CheckoutResult {
   checkout_reference: string;
   hosted_checkout_url: string;
   order_saved: boolean;
-  order: {
-    id: string;
-    reference: string;
-    items: Array<{ sku: string; quantity: number; unitPrice: number }>;
-    goods: number;
-    discount: number;
-    shipping: number;
-    total: number;
-    currency: string;
-    status: string;
-    reservedUntil: string;
-  };
+  order: OrderSummary & { reservedUntil: string };
+}
+
+/** An order as the public API shows it in every answer that carries one. */
+export interface OrderSummary {
+  id: string;
+  reference: string;
+  items: Array<{ sku: string; quantity: number; unitPrice: number }>;
+  goods: number;
+  discount: number;
+  shipping: number;
+  total: number;
+  currency: string;
+  status: string;
 }
 
 export interface ErrorResult {

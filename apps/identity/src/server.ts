@@ -4,9 +4,8 @@
  */
 import { identity } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
-import { startGrpcService, type RunningGrpcService } from '@storefront/lifecycle';
+import { repeatInBackground, startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
 import { RedisWindowCounters, SqlWindowCounters } from '@storefront/rate-limit';
-import type { Logger } from '@storefront/logging';
 import type { IdentityConfig, IdentityServeKeys } from './config';
 import { IDENTITY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -19,13 +18,7 @@ export interface IdentityServer extends RunningGrpcService {
   accounts: Accounts;
 }
 
-export interface StartOptions extends IdentityServeKeys {
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
-  logger?: Logger;
-  /** Epoch milliseconds; tests move it to expire sessions and rate-limit windows. */
-  now?: () => number;
-}
+export type StartOptions = ServiceStartOptions & IdentityServeKeys;
 
 const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
@@ -42,13 +35,7 @@ export function startIdentityServer(config: IdentityConfig, options: StartOption
     });
     return {
       describe: { sessions: redis ? 'redis' : 'sql' },
-      startBackground() {
-        const purge = setInterval(() => {
-          accounts.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'purging expired sessions failed'));
-        }, PURGE_INTERVAL_MS);
-        purge.unref();
-        return () => clearInterval(purge);
-      },
+      startBackground: () => repeatInBackground(PURGE_INTERVAL_MS, () => accounts.purgeExpired(), logger, 'purging expired sessions failed'),
       exposed: { accounts },
       bindings: [
         bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {

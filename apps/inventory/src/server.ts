@@ -8,8 +8,7 @@ import path from 'node:path';
 import { inventory } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { registerGauge } from '@storefront/telemetry';
-import { startGrpcService, type RunningGrpcService } from '@storefront/lifecycle';
-import type { Logger } from '@storefront/logging';
+import { startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
 import type { InventoryConfig, InventoryServeKeys } from './config';
 import { INVENTORY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -27,13 +26,7 @@ export interface InventoryServer extends RunningGrpcService {
   reservations: ReservationStore;
 }
 
-export interface StartOptions extends InventoryServeKeys {
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
-  logger?: Logger;
-  /** Clock for reservation expiry and snapshot times; tests move it. */
-  now?: () => number;
-}
+export type StartOptions = ServiceStartOptions & InventoryServeKeys;
 
 export const DEMO_CATALOG_PATH = path.join(__dirname, '..', 'data', 'demo-catalog.json');
 

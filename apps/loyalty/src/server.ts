@@ -6,8 +6,7 @@
 import fs from 'node:fs';
 import { loyalty } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
-import { startGrpcService, type RunningGrpcService } from '@storefront/lifecycle';
-import type { Logger } from '@storefront/logging';
+import { startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
 import type { LoyaltyConfig, LoyaltyServeKeys } from './config';
 import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -21,13 +20,7 @@ export interface LoyaltyServer extends RunningGrpcService {
   settled(): Promise<void>;
 }
 
-export interface StartOptions extends LoyaltyServeKeys {
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
-  logger?: Logger;
-  /** The clock for entry, redemption and use times. */
-  now?: () => number;
-}
+export type StartOptions = ServiceStartOptions & LoyaltyServeKeys;
 
 export function startLoyaltyServer(config: LoyaltyConfig, options: StartOptions): Promise<LoyaltyServer> {
   const rewards = parseRewardsFile(JSON.parse(fs.readFileSync(config.rewardsFile, 'utf8')));

@@ -5,13 +5,13 @@
  * one stop that undoes all of it in order.
  */
 import { startGrpcServer, type ServiceBinding } from '@storefront/grpc';
-import { openServiceStore, ping, type Knex, type Migration, type StoreConfig } from '@storefront/db';
+import { openServiceStore, ping, readStoreConfig, type Knex, type Migration, type StoreConfig } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { ServiceTokenVerifier, type ServiceName, type ServicePublicKeys } from '@storefront/service-token';
 import type { Redis } from 'ioredis';
 import { connectOptionalRedis } from '@storefront/rate-limit';
 import { createLogger, type Logger } from '@storefront/logging';
-import type { CommonConfig } from '@storefront/config';
+import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 
 /** The settings every gRPC service reads. */
 export interface GrpcServiceConfig extends CommonConfig {
@@ -24,16 +24,45 @@ export interface GrpcServiceConfig extends CommonConfig {
   redisKeyPrefix?: string;
 }
 
-export interface GrpcServiceOptions {
+/** The settings every gRPC service reads: `<SERVICE>_ADDR`, its store, and the gateway's caller-token key. */
+export function readGrpcServiceConfig(env: EnvReader, service: ServiceName, defaultAddress: string): GrpcServiceConfig {
+  const common = readCommon(env);
+  return {
+    ...common,
+    address: env.address(`${service.toUpperCase()}_ADDR`, defaultAddress),
+    store: readStoreConfig(env, service, common),
+    callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
+  };
+}
+
+/** What starting a service takes beside its configuration (main passes it, and tests). */
+export interface ServiceStartOptions {
+  /** Apply migrations before serving (embedded default, tests). */
+  migrate: boolean;
+  logger?: Logger;
+  /** The service's clock in epoch milliseconds; tests move it. */
+  now?: () => number;
+}
+
+/**
+ * Runs `task` every `intervalMs` in the background, logging a failure rather than stopping;
+ * the timer keeps no process alive. Returns what stops it.
+ */
+export function repeatInBackground(intervalMs: number, task: () => Promise<unknown>, logger: Logger, failure: string): () => void {
+  const timer = setInterval(() => {
+    task().catch((error: unknown) => logger.warn({ err: error }, failure));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export interface GrpcServiceOptions extends Omit<ServiceStartOptions, 'now'> {
   /** The service's name: its logger's, and the audience its callers' service tokens name. */
   service: ServiceName;
   config: GrpcServiceConfig;
   migrations: Record<string, Migration>;
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
   /** Public keys of the services the access tables admit. */
   servicePublicKeys: ServicePublicKeys;
-  logger?: Logger;
 }
 
 /** What the service builds on its open store. */

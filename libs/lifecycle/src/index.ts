@@ -146,4 +146,14 @@ export {
   type OpsResult,
 } from './ops';
 
-export { startGrpcService, type BuildContext, type GrpcServiceConfig, type GrpcServiceOptions, type RunningGrpcService, type ServiceParts } from './grpc-service';
+export {
+  readGrpcServiceConfig,
+  repeatInBackground,
+  startGrpcService,
+  type BuildContext,
+  type GrpcServiceConfig,
+  type GrpcServiceOptions,
+  type RunningGrpcService,
+  type ServiceParts,
+  type ServiceStartOptions,
+} from './grpc-service';
