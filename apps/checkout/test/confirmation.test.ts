@@ -234,13 +234,8 @@ describe('checkout payment confirmation through the reconciler', () => {
 describe('checkout payment confirmation after a crash between steps', () => {
   let stack: Stack;
   let restartedLoyalty: LoyaltyServer | undefined;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => {
-    await restartedLoyalty?.stop();
-    await stack?.stop();
-  });
+  after(async () => restartedLoyalty?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
 
   it('finishes the remaining steps on the next pass, each exactly once', async () => {
     const client = stack.client();

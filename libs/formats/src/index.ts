@@ -17,6 +17,29 @@ export const LINE_QUANTITY_MAX = 99;
 /** Lines on one order, one per SKU. */
 export const ORDER_LINES_MAX = 50;
 
+/** Ids of catalog entries (products, rewards): lower-case slugs such as `bpc-157`. */
+export const CATALOG_ID_MAX_LENGTH = 64;
+const CATALOG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const CATALOG_NAME_MAX_LENGTH = 200;
+
+/**
+ * Checks the id and name of one entry of a catalog file (a product, a reward): the id a slug
+ * no other entry of the file uses, the name not blank. Each problem is added naming `at`.
+ */
+export function checkCatalogEntry(entry: Record<string, unknown>, at: string, seenIds: Set<string>, problems: string[]): void {
+  const { id, name } = entry;
+  if (typeof id !== 'string' || !CATALOG_ID.test(id) || id.length > CATALOG_ID_MAX_LENGTH) {
+    problems.push(`${at}.id must be a lower-case slug of at most ${CATALOG_ID_MAX_LENGTH} characters`);
+  } else if (seenIds.has(id)) {
+    problems.push(`${at}.id "${id}" appears twice`);
+  } else {
+    seenIds.add(id);
+  }
+  if (typeof name !== 'string' || name.trim() === '' || name.length > CATALOG_NAME_MAX_LENGTH) {
+    problems.push(`${at}.name must be a non-empty string of at most ${CATALOG_NAME_MAX_LENGTH} characters`);
+  }
+}
+
 /** Referral and reward codes: unambiguous when read off a screen or typed by hand, so no 0/O, 1/I/L. */
 export const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 

@@ -3,7 +3,7 @@
  * which sync requests become redemptions, the shape of reward codes and of valid input.
  */
 import { invalidArgument } from '@storefront/errors';
-import { ORDER_REFERENCE_MAX_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
+import { CATALOG_ID_MAX_LENGTH, ORDER_REFERENCE_MAX_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
 
 export const WELCOME_BONUS = 100;
 
@@ -133,7 +133,7 @@ export function normaliseRewardCode(code: string): string {
   return code.trim().toUpperCase();
 }
 
-export const LIMITS = { userId: 64, rewardId: 64, orderId: ORDER_REFERENCE_MAX_LENGTH, rewardCode: 32, requestedRewards: 100, adjustmentKey: 100, adjustmentReason: 160 };
+export const LIMITS = { userId: 64, rewardId: CATALOG_ID_MAX_LENGTH, orderId: ORDER_REFERENCE_MAX_LENGTH, rewardCode: 32, requestedRewards: 100, adjustmentKey: 100, adjustmentReason: 160 };
 
 /** The largest correction one adjustment may make, either way. */
 export const MAX_ADJUSTMENT_POINTS = 1_000_000;
