@@ -61,6 +61,21 @@ export function hasControlCharacters(text: string): boolean {
   return CONTROL_CHARACTERS.test(text);
 }
 
+/**
+ * The fields of a create-checkout request as SumUp's API names them. The public create-checkout
+ * body mirrors them, so a SumUp integration's request is a valid start, and the sandbox accepts them.
+ */
+export interface SumUpCheckoutFields {
+  checkout_reference: string;
+  /** Pounds, e.g. 54.93. */
+  amount: number;
+  currency: string;
+  merchant_code: string;
+  description?: string;
+  return_url?: string;
+  redirect_url?: string;
+}
+
 /** The merchant account of the sandbox and demo deployments, used where SUMUP_MERCHANT_CODE is not set. */
 export const DEFAULT_MERCHANT_CODE = 'MSTOREFRONT';
 
