@@ -4,7 +4,7 @@
  * token verifiers behind every RPC's access check, the gRPC server with its health service, and
  * one stop that undoes all of it in order.
  */
-import { startGrpcServer, type ServiceBinding } from '@storefront/grpc';
+import { startGrpcServer, type RunningGrpcServer, type ServiceBinding } from '@storefront/grpc';
 import { openServiceStore, ping, readStoreConfig, type Knex, type Migration, type StoreConfig } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { ServiceTokenVerifier, type ServiceName, type ServicePublicKeys } from '@storefront/service-token';
@@ -113,7 +113,7 @@ export async function startGrpcService<Exposed extends object>(
     await parts.close?.();
     await closeConnections();
   };
-  let grpcServer;
+  let grpcServer: RunningGrpcServer;
   try {
     grpcServer = await startGrpcServer({
       address: config.address,
