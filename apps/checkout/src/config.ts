@@ -1,6 +1,6 @@
 import { ConfigError, type EnvReader } from '@storefront/config';
 import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
-import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
+import { DEFAULT_MERCHANT_CODE, SANDBOX_API_KEY } from '@storefront/formats';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPrivateKey, readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
@@ -53,9 +53,6 @@ export interface AbuseLimits {
   /** Order look-ups by reference per address, so references cannot be guessed at speed. */
   orderLookupsPerAddress: WindowLimit;
 }
-
-/** The sandbox accepts this key unless told otherwise; it is not a secret. */
-export const SANDBOX_DEFAULT_API_KEY = 'sandbox_key';
 
 export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
   const service = readGrpcServiceConfig(env, 'checkout', '127.0.0.1:50053');
@@ -114,7 +111,7 @@ function readProviderConfig(env: EnvReader): ProviderConfig {
     return {
       name,
       apiBase: env.url('SUMUP_API_BASE', `http://127.0.0.1:${sandboxPort}`),
-      apiKey: env.string('SUMUP_API_KEY', SANDBOX_DEFAULT_API_KEY),
+      apiKey: env.string('SUMUP_API_KEY', SANDBOX_API_KEY),
       merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
     };
   }

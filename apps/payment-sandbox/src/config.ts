@@ -1,5 +1,5 @@
 import { readHttpAppConfig, type EnvReader, type HttpAppConfig } from '@storefront/config';
-import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
+import { DEFAULT_MERCHANT_CODE, SANDBOX_API_KEY } from '@storefront/formats';
 
 export interface PaymentSandboxConfig extends HttpAppConfig {
   /** Base URL at which payers' browsers reach the sandbox; unset means the address it listens on. */
@@ -14,6 +14,6 @@ export function readPaymentSandboxConfig(env: EnvReader): PaymentSandboxConfig {
     ...readHttpAppConfig(env, 'SANDBOX_', 8090),
     publicUrl: env.optionalUrl('SANDBOX_PUBLIC_URL'),
     merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
-    apiKey: env.string('SUMUP_API_KEY', 'sandbox_key'),
+    apiKey: env.string('SUMUP_API_KEY', SANDBOX_API_KEY),
   };
 }

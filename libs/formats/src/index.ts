@@ -17,6 +17,17 @@ export const LINE_QUANTITY_MAX = 99;
 /** Lines on one order, one per SKU. */
 export const ORDER_LINES_MAX = 50;
 
+/** A page of a customer's orders. */
+export const ORDER_PAGE_MAX = 50;
+
+/** Account fields, as the signup and profile schemas and identity's own rules bound them. */
+export const EMAIL_MAX_LENGTH = 254;
+export const PASSWORD_MIN_LENGTH = 6;
+/** Characters (code points), as people count them. */
+export const PASSWORD_MAX_LENGTH = 128;
+export const NAME_MAX_LENGTH = 100;
+export const PHONE_MAX_LENGTH = 32;
+
 /** Ids of catalog entries (products, rewards): lower-case slugs such as `bpc-157`. */
 export const CATALOG_ID_MAX_LENGTH = 64;
 const CATALOG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -75,6 +86,9 @@ export interface SumUpCheckoutFields {
   return_url?: string;
   redirect_url?: string;
 }
+
+/** The API key the sandbox accepts, and checkout sends to it, unless SUMUP_API_KEY says otherwise; not a secret. */
+export const SANDBOX_API_KEY = 'sandbox_key';
 
 /** The merchant account of the sandbox and demo deployments, used where SUMUP_MERCHANT_CODE is not set. */
 export const DEFAULT_MERCHANT_CODE = 'MSTOREFRONT';

@@ -5,7 +5,7 @@
  * whoever holds the reference, never its delivery details.
  */
 import { invalidArgument, notFound } from '@storefront/errors';
-import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import { orderSummary } from './checkout-service';
 import type { AbuseGuard } from '../limits';
@@ -13,7 +13,6 @@ import type { CheckoutStore } from '../stores/checkout';
 import type { Order, OrderPosition } from './order';
 
 const DEFAULT_PAGE_SIZE = 20;
-const MAX_PAGE_SIZE = 50;
 
 export interface OrderReaderOptions {
   store: CheckoutStore;
@@ -35,7 +34,7 @@ export class OrderReader {
   }
 
   async listOrders(accountId: string, limit: number, cursor: string): Promise<checkout.ListOrdersResponse> {
-    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_PAGE_SIZE) throw invalidArgument(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX) throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
     const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
     const after = cursor === '' ? undefined : decodeCursor(cursor);
     // One more than the page tells whether another page follows without a count.

@@ -4,13 +4,18 @@
  * authority on meaning (blank names, phone characters, how an email is compared).
  */
 import { invalidArgument } from '@storefront/errors';
-import { REFERRAL_CODE_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
+import {
+  EMAIL_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PHONE_MAX_LENGTH,
+  REFERRAL_CODE_LENGTH,
+  hasControlCharacters,
+  randomCode,
+} from '@storefront/formats';
 
-const PASSWORD_MIN_LENGTH = 6;
-const PASSWORD_MAX_LENGTH = 128;
-const NAME_MAX_LENGTH = 100;
-const EMAIL_MAX_LENGTH = 254;
-const PHONE_PATTERN = /^\+?[0-9 ().-]{5,32}$/;
+const PHONE_PATTERN = new RegExp(`^\\+?[0-9 ().-]{5,${PHONE_MAX_LENGTH}}$`);
 const PHONE_MIN_DIGITS = 5;
 // A deliberately loose check: the mailbox owner, not a pattern, decides what is deliverable.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
