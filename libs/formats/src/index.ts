@@ -20,13 +20,8 @@ export const ORDER_LINES_MAX = 50;
 /** A page of a customer's orders. */
 export const ORDER_PAGE_MAX = 50;
 
-/** Account fields, as the signup and profile schemas and identity's own rules bound them. */
-export const EMAIL_MAX_LENGTH = 254;
-export const PASSWORD_MIN_LENGTH = 6;
-/** Characters (code points), as people count them. */
-export const PASSWORD_MAX_LENGTH = 128;
-export const NAME_MAX_LENGTH = 100;
-export const PHONE_MAX_LENGTH = 32;
+/** Account fields, as the signup and profile schemas and identity's own rules bound them; password lengths count characters (code points). */
+export const ACCOUNT_LIMITS = { emailMaxLength: 254, passwordMinLength: 6, passwordMaxLength: 128, nameMaxLength: 100, phoneMaxLength: 32 } as const;
 
 /** Ids of catalog entries (products, rewards): lower-case slugs such as `bpc-157`. */
 export const CATALOG_ID_MAX_LENGTH = 64;

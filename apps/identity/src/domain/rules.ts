@@ -4,18 +4,11 @@
  * authority on meaning (blank names, phone characters, how an email is compared).
  */
 import { invalidArgument } from '@storefront/errors';
-import {
-  EMAIL_MAX_LENGTH,
-  NAME_MAX_LENGTH,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  PHONE_MAX_LENGTH,
-  REFERRAL_CODE_LENGTH,
-  hasControlCharacters,
-  randomCode,
-} from '@storefront/formats';
+import { ACCOUNT_LIMITS, REFERRAL_CODE_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
 
-const PHONE_PATTERN = new RegExp(`^\\+?[0-9 ().-]{5,${PHONE_MAX_LENGTH}}$`);
+const { emailMaxLength, passwordMinLength, passwordMaxLength, nameMaxLength, phoneMaxLength } = ACCOUNT_LIMITS;
+
+const PHONE_PATTERN = new RegExp(`^\\+?[0-9 ().-]{5,${phoneMaxLength}}$`);
 const PHONE_MIN_DIGITS = 5;
 // A deliberately loose check: the mailbox owner, not a pattern, decides what is deliverable.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
@@ -29,29 +22,29 @@ function characterCount(value: string): number {
 
 export function normaliseEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
-  if (email.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(email)) throw invalidArgument('email must be a valid email address');
+  if (email.length > emailMaxLength || !EMAIL_PATTERN.test(email)) throw invalidArgument('email must be a valid email address');
   return email;
 }
 
 /** A password longer than the maximum is refused before anything, hashing included, touches it. */
 export function rejectOverlongPassword(password: string): void {
   // UTF-16 length bounds the character count from above, so huge inputs stop here cheaply.
-  if (password.length > PASSWORD_MAX_LENGTH * 2 || characterCount(password) > PASSWORD_MAX_LENGTH) {
-    throw invalidArgument(`password must be at most ${PASSWORD_MAX_LENGTH} characters`);
+  if (password.length > passwordMaxLength * 2 || characterCount(password) > passwordMaxLength) {
+    throw invalidArgument(`password must be at most ${passwordMaxLength} characters`);
   }
 }
 
 export function checkNewPasswordLength(password: string): void {
   rejectOverlongPassword(password);
-  if (characterCount(password) < PASSWORD_MIN_LENGTH) {
-    throw invalidArgument(`password must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  if (characterCount(password) < passwordMinLength) {
+    throw invalidArgument(`password must be at least ${passwordMinLength} characters`);
   }
 }
 
 export function normaliseName(raw: string, field: string): string {
   const name = raw.trim();
   if (name === '') throw invalidArgument(`${field} must not be empty`);
-  if (characterCount(name) > NAME_MAX_LENGTH) throw invalidArgument(`${field} must be at most ${NAME_MAX_LENGTH} characters`);
+  if (characterCount(name) > nameMaxLength) throw invalidArgument(`${field} must be at most ${nameMaxLength} characters`);
   if (hasControlCharacters(name)) throw invalidArgument(`${field} must not contain control characters`);
   return name;
 }

@@ -2,15 +2,7 @@
  * Accounts and sessions. These schemas validate the request bodies (validator.ts) and are the
  * published description; `Loyalty` and `LoyaltySync` belong to the loyalty area.
  */
-import {
-  CODE_ALPHABET,
-  EMAIL_MAX_LENGTH,
-  NAME_MAX_LENGTH,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-  PHONE_MAX_LENGTH,
-  REFERRAL_CODE_LENGTH,
-} from '@storefront/formats';
+import { ACCOUNT_LIMITS, CODE_ALPHABET, REFERRAL_CODE_LENGTH } from '@storefront/formats';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 const sessionCookieSet = {
@@ -54,7 +46,7 @@ const profileExample = {
 const name = (field: string) => ({
   type: 'string',
   minLength: 1,
-  maxLength: NAME_MAX_LENGTH,
+  maxLength: ACCOUNT_LIMITS.nameMaxLength,
   description: `${field}; trimmed, not blank, no control characters`,
 });
 
@@ -66,16 +58,16 @@ export const authArea: ApiArea = {
       required: ['email', 'password', 'firstName', 'lastName'],
       additionalProperties: false,
       properties: {
-        email: { type: 'string', format: 'email', maxLength: EMAIL_MAX_LENGTH, description: 'Trimmed and compared in lower case; must not be registered yet' },
+        email: { type: 'string', format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength, description: 'Trimmed and compared in lower case; must not be registered yet' },
         password: {
           type: 'string',
-          minLength: PASSWORD_MIN_LENGTH,
-          maxLength: PASSWORD_MAX_LENGTH,
-          description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters; one of the most commonly used passwords is refused with \`password_too_common\``,
+          minLength: ACCOUNT_LIMITS.passwordMinLength,
+          maxLength: ACCOUNT_LIMITS.passwordMaxLength,
+          description: `${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters; one of the most commonly used passwords is refused with \`password_too_common\``,
         },
         firstName: name('Given name'),
         lastName: name('Family name'),
-        phone: { type: 'string', maxLength: PHONE_MAX_LENGTH, description: 'Digits, spaces and + ( ) - . with at least 5 digits; empty means none' },
+        phone: { type: 'string', maxLength: ACCOUNT_LIMITS.phoneMaxLength, description: 'Digits, spaces and + ( ) - . with at least 5 digits; empty means none' },
         referralCode: { type: 'string', maxLength: 32, description: "Another customer's referral code (any case); one that names nobody is 400" },
       },
       example: { email: 'ada@example.com', password: 'plum-tractor-42', firstName: 'Ada', lastName: 'Lovelace', referralCode: 'K7M2QX9P' },
@@ -85,8 +77,8 @@ export const authArea: ApiArea = {
       required: ['email', 'password'],
       additionalProperties: false,
       properties: {
-        email: { type: 'string', format: 'email', maxLength: EMAIL_MAX_LENGTH },
-        password: { type: 'string', minLength: 1, maxLength: PASSWORD_MAX_LENGTH },
+        email: { type: 'string', format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength },
+        password: { type: 'string', minLength: 1, maxLength: ACCOUNT_LIMITS.passwordMaxLength },
       },
       example: { email: 'ada@example.com', password: 'plum-tractor-42' },
     },
@@ -112,7 +104,7 @@ export const authArea: ApiArea = {
       properties: {
         firstName: name('Given name'),
         lastName: name('Family name'),
-        phone: { type: 'string', maxLength: PHONE_MAX_LENGTH, description: 'An empty string removes the phone number' },
+        phone: { type: 'string', maxLength: ACCOUNT_LIMITS.phoneMaxLength, description: 'An empty string removes the phone number' },
         id: { type: 'string' },
         email: { type: 'string' },
         createdAt: { type: 'string' },
