@@ -1,12 +1,9 @@
 /** Who may call each checkout RPC: only the gateway; a customer is optional except for a customer's own list. */
-import type { AccessTable } from '@storefront/grpc';
-import type { checkout } from '@storefront/proto';
+import { accessTable } from '@storefront/grpc';
+import { checkout } from '@storefront/proto';
 
-export const CHECKOUT_ACCESS: AccessTable<typeof checkout.CheckoutServiceService> = {
-  createCheckout: { callers: ['gateway'], customer: 'optional' },
-  validatePromo: { callers: ['gateway'], customer: 'optional' },
-  notifyPaymentEvent: { callers: ['gateway'], customer: 'none' },
-  getOrder: { callers: ['gateway'], customer: 'optional' },
-  listOrders: { callers: ['gateway'], customer: 'required' },
-  getPricingPolicy: { callers: ['gateway'], customer: 'none' },
-};
+export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
+  { callers: ['gateway'], customer: 'optional', rpcs: ['createCheckout', 'validatePromo', 'getOrder'] },
+  { callers: ['gateway'], customer: 'none', rpcs: ['notifyPaymentEvent', 'getPricingPolicy'] },
+  { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
+]);

@@ -1,5 +1,6 @@
-import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
-import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { ConfigError, type EnvReader } from '@storefront/config';
+import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
+import { DEFAULT_MERCHANT_CODE, SANDBOX_API_KEY } from '@storefront/formats';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPrivateKey, readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
@@ -16,11 +17,7 @@ export interface ProviderConfig {
   merchantCode: string;
 }
 
-export interface CheckoutConfig extends CommonConfig {
-  /** Address the gRPC server binds to. */
-  address: string;
-  store: StoreConfig;
-  callerTokenPublicKey: string;
+export interface CheckoutConfig extends GrpcServiceConfig {
   inventoryAddress: string;
   loyaltyAddress: string;
   provider: ProviderConfig;
@@ -57,18 +54,10 @@ export interface AbuseLimits {
   orderLookupsPerAddress: WindowLimit;
 }
 
-/** The sandbox accepts this key unless told otherwise; it is not a secret. */
-export const SANDBOX_DEFAULT_API_KEY = 'sandbox_key';
-export const SANDBOX_DEFAULT_MERCHANT_CODE = 'MSTOREFRONT';
-
 export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
-  const common = readCommon(env);
-  const store = readStoreConfig(env, 'checkout', common);
+  const service = readGrpcServiceConfig(env, 'checkout', '127.0.0.1:50053');
   return {
-    ...common,
-    address: env.address('CHECKOUT_ADDR', '127.0.0.1:50053'),
-    store,
-    callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
+    ...service,
     inventoryAddress: env.grpcTarget('INVENTORY_ADDR', '127.0.0.1:50054'),
     loyaltyAddress: env.grpcTarget('LOYALTY_ADDR', '127.0.0.1:50052'),
     ...readProviderSettings(env),
@@ -76,7 +65,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 2_000, { min: 100, max: 3_600_000 }),
-    seedDemoData: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], store.mysqlUrl ? 'false' : 'true') === 'true',
+    seedDemoData: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], service.store.mysqlUrl ? 'false' : 'true') === 'true',
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:checkout:'),
     limits: {
@@ -122,8 +111,8 @@ function readProviderConfig(env: EnvReader): ProviderConfig {
     return {
       name,
       apiBase: env.url('SUMUP_API_BASE', `http://127.0.0.1:${sandboxPort}`),
-      apiKey: env.string('SUMUP_API_KEY', SANDBOX_DEFAULT_API_KEY),
-      merchantCode: env.string('SUMUP_MERCHANT_CODE', SANDBOX_DEFAULT_MERCHANT_CODE),
+      apiKey: env.string('SUMUP_API_KEY', SANDBOX_API_KEY),
+      merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
     };
   }
   const apiKey = env.optional('SUMUP_API_KEY');

@@ -2,4 +2,4 @@ export { startCheckoutServer, type CheckoutServer, type StartOptions } from './s
 export { readCheckoutConfig, readCheckoutServeKeys, type CheckoutConfig, type CheckoutServeKeys } from './config';
 export { CHECKOUT_ACCESS } from './access';
 export { migrations } from './migrations';
-export type { ReconcileSummary } from './confirmation';
+export type { ReconcileSummary } from './domain/confirmation';

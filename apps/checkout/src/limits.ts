@@ -7,7 +7,7 @@
 import { forUpdate, toNumber, type Knex } from '@storefront/db';
 import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters, type WindowLimit } from '@storefront/rate-limit';
 import type { AbuseLimits } from './config';
-import type { OrderLine } from './store';
+import type { OrderLine } from './domain/order';
 
 /** Who a new order counts against. */
 export interface OrderHolder {

@@ -7,7 +7,7 @@ import { AppError } from '@storefront/errors';
 import { registerCounter, registerGauge } from '@storefront/telemetry';
 import type { ProviderName } from './config';
 import type { PaymentProvider } from './providers/provider';
-import type { CheckoutStore } from './store';
+import type { CheckoutStore } from './stores/checkout';
 
 const PROVIDER_OPERATIONS = ['createCheckout', 'getCheckout', 'deactivateCheckout'] as const;
 

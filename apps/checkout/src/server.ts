@@ -1,54 +1,43 @@
 /**
- * Wires checkout: opens its store, applies migrations when asked, connects to inventory,
- * loyalty and the payment provider, serves gRPC and runs the reconciler.
+ * Wires checkout: on the shared gRPC service start-up, connects to inventory, loyalty and the
+ * payment provider, serves gRPC and runs the reconciler.
  * Handlers stay thin: they translate messages to service calls.
  */
 import { checkout, inventory, loyalty } from '@storefront/proto';
-import { bind, createRpcClient, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { dialectOf, openServiceStore, ping, type Knex } from '@storefront/db';
-import { CallerTokenVerifier } from '@storefront/caller-token';
-import { connectOptionalRedis, windowCountersFor } from '@storefront/rate-limit';
-import { ServiceTokenSigner, ServiceTokenVerifier } from '@storefront/service-token';
-import { createLogger, type Logger } from '@storefront/logging';
+import { bind, createRpcClient } from '@storefront/grpc';
+import { dialectOf } from '@storefront/db';
+import { repeatInBackground, startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
+import { windowCountersFor } from '@storefront/rate-limit';
+import { ServiceTokenSigner } from '@storefront/service-token';
 import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
 import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
-import { CheckoutStore } from './store';
-import { CheckoutService } from './checkout-service';
-import { PaymentConfirmation, type ReconcileSummary } from './confirmation';
+import { CheckoutStore } from './stores/checkout';
+import { CheckoutService } from './domain/checkout-service';
+import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { DEMO_PROMO_CODES } from './domain/promo';
 import { PRICING_POLICY } from './domain/pricing';
 import { shopOrigins } from './domain/request';
 import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
-import { OrderReader } from './orders';
+import { OrderReader } from './domain/orders';
 import type { PaymentProvider } from './providers/provider';
 
-export interface CheckoutServer {
-  address: string;
-  db: Knex;
+export interface CheckoutServer extends RunningGrpcService {
   store: CheckoutStore;
   /** Runs one reconcile pass now (tests, operators) instead of waiting for the timer. */
   reconcileNow(): Promise<ReconcileSummary>;
-  stop(): Promise<void>;
 }
 
-export interface StartOptions extends CheckoutServeKeys {
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
-  logger?: Logger;
-  now?: () => number;
-}
+export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
 
 const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
-export async function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
-  const logger = options.logger ?? createLogger('checkout', config.logLevel);
+export function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
   const now = options.now ?? Date.now;
-  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
-  const redis = await connectOptionalRedis(config.redisUrl, config.redisKeyPrefix, logger, () => db.destroy());
-  const counters = windowCountersFor(db, dialectOf(db), redis);
+  return startGrpcService({ service: 'checkout', config, migrations, ...options }, async ({ db, redis, logger }) => {
+    const counters = windowCountersFor(db, dialectOf(db), redis);
   const store = new CheckoutStore(db);
   if (config.seedDemoData && !(await store.hasPromoCodes())) {
     await store.savePromoCodes(DEMO_PROMO_CODES);
@@ -73,11 +62,6 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     logger,
     now,
   });
-  // Redis expires its counters itself; the SQL store is swept.
-  const purge = setInterval(() => {
-    counters.purgeExpired(now()).catch((error: unknown) => logger.warn({ err: error }, 'purging expired rate-limit counters failed'));
-  }, COUNTER_PURGE_INTERVAL_MS);
-  purge.unref();
   const orders = new OrderReader({ store, limits, now });
   const confirmation = new PaymentConfirmation({
     store,
@@ -89,16 +73,25 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
     paymentConfirmed: countConfirmedPayments([...providers.keys()]),
   });
 
-  const grpcServer: RunningGrpcServer = await startGrpcServer({
-    address: config.address,
-    logger,
-    serviceTokens: new ServiceTokenVerifier('checkout', options.servicePublicKeys),
-    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
-    probe: async () => {
-      await ping(db);
-      if (redis) await redis.ping();
+    return {
+      describe: { provider: config.provider.name },
+      startBackground() {
+        // Redis expires its counters itself; the SQL store is swept.
+        const stopPurge = repeatInBackground(COUNTER_PURGE_INTERVAL_MS, () => counters.purgeExpired(now()), logger, 'purging expired rate-limit counters failed');
+        confirmation.start(config.reconcileIntervalMs);
+        const stopLagGauge = observeReconcilerLag(store, now);
+        return async () => {
+          stopPurge();
+          await confirmation.stop();
+          stopLagGauge();
+        };
     },
-    services: [
+      close() {
+        inventoryClient.close();
+        loyaltyClient.close();
+      },
+      exposed: { store, reconcileNow: () => confirmation.reconcileAll() },
+      bindings: [
       bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
         createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
         validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
@@ -111,24 +104,6 @@ export async function startCheckoutServer(config: CheckoutConfig, options: Start
         getPricingPolicy: async () => PRICING_POLICY,
       }),
     ],
-  });
-  confirmation.start(config.reconcileIntervalMs);
-  const stopLagGauge = observeReconcilerLag(store, now);
-  logger.info({ address: grpcServer.address, provider: config.provider.name }, 'checkout listening');
-  return {
-    address: grpcServer.address,
-    db,
-    store,
-    reconcileNow: () => confirmation.reconcileAll(),
-    async stop() {
-      clearInterval(purge);
-      await confirmation.stop();
-      stopLagGauge();
-      await grpcServer.shutdown();
-      inventoryClient.close();
-      loyaltyClient.close();
-      redis?.disconnect();
-      await db.destroy();
-    },
   };
+  });
 }

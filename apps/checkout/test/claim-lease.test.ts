@@ -5,8 +5,9 @@
  */
 import { expect } from 'chai';
 import type { Stack } from '@storefront/platform-testing';
-import { CLAIM_LEASE_MS } from '../src/claim-lease';
+import { CLAIM_LEASE_MS } from '../src/domain/claim-lease';
 import { checkoutBody, createCheckout, startCheckoutStack } from './support';
+import { startForSuite } from '@storefront/testing';
 
 const LIMITED_SKU = 'tb-500-10mg';
 const limitedBody = () => checkoutBody(54.94, [{ sku: LIMITED_SKU, quantity: 1 }]);
@@ -17,10 +18,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('checkout: claims are short leases renewed while the attempt lives', function () {
   this.timeout(60_000);
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack({ PROVIDER_TIMEOUT_MS: String(SLOW_PROVIDER_MS) });
-  });
-  after(async () => stack?.stop());
+  startForSuite(() => startCheckoutStack({ PROVIDER_TIMEOUT_MS: String(SLOW_PROVIDER_MS) }), (started) => (stack = started));
   afterEach(() => stack.paymentSandbox!.control.reset());
 
   it('lets a retry take over the order of an attempt that died within the lease', async () => {

@@ -2,13 +2,11 @@
 import { expect } from 'chai';
 import type { Stack } from '@storefront/platform-testing';
 import { LOW_STOCK, checkoutBody, completePayment, countRows, createCheckout, sku, startCheckoutStack, stockOf } from './support';
+import { startForSuite } from '@storefront/testing';
 
 describe('checkout under concurrency on a low-stock SKU', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => stack?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
 
   it('never oversells: as many orders succeed as there are units, the rest are out_of_stock', async () => {
     const lowSku = sku('low');

@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
 import type { PaymentSandbox } from '@storefront/payment-sandbox';
-import { provisionStores, type TestStores } from '@storefront/testing';
+import { provisionStores, type TestStores, startForSuite } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
 import { migrations } from '../src/migrations';
-import { CheckoutStore } from '../src/store';
+import { CheckoutStore } from '../src/stores/checkout';
 import { DELIVERY, checkoutBody, completePayment, countRows, eventually, expectCheckout, loyaltyPoints, signUp, startCheckoutReplica, startCheckoutStack, stockOf } from './support';
 
 const LIMITED_SKU = 'tb-500-10mg';
@@ -71,10 +71,7 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
 
   describe('one checkout server with a backlog of 5,000 open orders', () => {
     let stack: Stack;
-    before(async () => {
-      stack = await startCheckoutStack({ RECONCILE_INTERVAL_MS });
-    });
-    after(async () => stack?.stop());
+    startForSuite(() => startCheckoutStack({ RECONCILE_INTERVAL_MS }), (started) => (stack = started));
 
     it('confirms a payment whose notification was lost within 15 s, and closes orders whose hold ended at once', async () => {
       const now = Date.now();
@@ -111,10 +108,7 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
 
   describe('a notification that cannot be acted on', () => {
     let stack: Stack;
-    before(async () => {
-      stack = await startCheckoutStack();
-    });
-    after(async () => stack?.stop());
+    startForSuite(startCheckoutStack, (started) => (stack = started));
 
     it('makes the order due ahead of every other for the next pass', async () => {
       const body = WELCOME_BODY();

@@ -4,11 +4,12 @@
  * order: stock committed or released, points awarded, promo or reward code counted.
  */
 import { expect } from 'chai';
+import { startForSuite } from '@storefront/testing';
 import { EnvReader, type Env } from '@storefront/config';
 import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '@storefront/loyalty';
 import type { HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { RECENT_CHECK_INTERVAL_MS } from '../src/confirmation';
+import { RECENT_CHECK_INTERVAL_MS } from '../src/domain/confirmation';
 import {
   checkoutBody,
   completePayment,
@@ -31,10 +32,7 @@ const WELCOME_BONUS = 100;
 
 describe('checkout payment confirmation through the reconciler', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => stack?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
   afterEach(() => stack.paymentSandbox!.control.reset());
 
   const order = (reference: string) => stack.checkout!.store.findByReference(reference);
@@ -237,13 +235,8 @@ describe('checkout payment confirmation through the reconciler', () => {
 describe('checkout payment confirmation after a crash between steps', () => {
   let stack: Stack;
   let restartedLoyalty: LoyaltyServer | undefined;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => {
-    await restartedLoyalty?.stop();
-    await stack?.stop();
-  });
+  after(async () => restartedLoyalty?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
 
   it('finishes the remaining steps on the next pass, each exactly once', async () => {
     const client = stack.client();
@@ -280,10 +273,7 @@ describe('checkout payment confirmation after a crash between steps', () => {
 
 describe('checkout reconciler timer', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack({ RECONCILE_INTERVAL_MS: '200' });
-  });
-  after(async () => stack?.stop());
+  startForSuite(() => startCheckoutStack({ RECONCILE_INTERVAL_MS: '200' }), (started) => (stack = started));
 
   it('settles paid orders on its own, reading a recent order every few seconds', async () => {
     const client = stack.client();

@@ -4,6 +4,7 @@
  * reference, whatever the client retries.
  */
 import { expect } from 'chai';
+import { startForSuite } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import {
   PROVIDER_TIMEOUT_MS,
@@ -22,10 +23,7 @@ const limitedBody = () => checkoutBody(54.94, [{ sku: LIMITED_SKU, quantity: 1 }
 
 describe('checkout idempotency on checkout_reference', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => stack?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
   afterEach(() => stack.paymentSandbox!.control.reset());
 
   const providerCreates = (reference: string) => stack.paymentSandbox!.control.createRequests(reference);
@@ -112,10 +110,7 @@ describe('checkout idempotency on checkout_reference', () => {
 
 describe('checkout when the payment provider fails', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => stack?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
   afterEach(() => stack.paymentSandbox!.control.reset());
 
   const failures: Array<['fail' | 'hang' | 'refuse', string]> = [

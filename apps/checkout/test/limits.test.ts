@@ -3,7 +3,7 @@
  * (by its bucket) and per account, shared by every replica, never refusing a replay.
  */
 import { expect } from 'chai';
-import { currentBackend, type TestResponse } from '@storefront/testing';
+import { currentBackend, startForSuite, type TestResponse } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import {
   LOW_STOCK,
@@ -81,10 +81,7 @@ describe('checkout limits: new checkouts per minute', () => {
 
 describe('checkout limits: open unpaid orders', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => stack?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
 
   it('refuses the sixth open order from one address until one is paid or failed; a 400 and a replay count nothing', async () => {
     const from = '203.0.113.20';
@@ -133,10 +130,7 @@ describe('checkout limits: open unpaid orders', () => {
 
 describe('checkout limits: one client may not hold all the stock of a limited SKU', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => stack?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
 
   it('holds at most half the units on hand for one address or account, while other customers still buy', async () => {
     const lowSku = sku('low');
@@ -173,10 +167,7 @@ describe('checkout limits: one client may not hold all the stock of a limited SK
 
 describe('checkout limits: promo code checks', () => {
   let stack: Stack;
-  before(async () => {
-    stack = await startCheckoutStack();
-  });
-  after(async () => stack?.stop());
+  startForSuite(startCheckoutStack, (started) => (stack = started));
 
   const validate = (code: string, from: string) => stack.client().get<ErrorResult & { valid: boolean }>(`/api/validate-promo?code=${code}`, { 'x-forwarded-for': from });
 

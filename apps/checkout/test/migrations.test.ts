@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
 import { provisionStores, type TestStores } from '@storefront/testing';
 import { migrations } from '../src/migrations';
-import { CheckoutStore } from '../src/store';
+import { CheckoutStore } from '../src/stores/checkout';
 import { DELIVERY } from './support';
 
 describe('checkout migrations', () => {

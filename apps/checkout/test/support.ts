@@ -37,7 +37,11 @@ export interface CheckoutResult {
   checkout_reference: string;
   hosted_checkout_url: string;
   order_saved: boolean;
-  order: {
+  order: OrderSummary & { reservedUntil: string };
+}
+
+/** An order as the public API shows it in every answer that carries one. */
+export interface OrderSummary {
     id: string;
     reference: string;
     items: Array<{ sku: string; quantity: number; unitPrice: number }>;
@@ -47,8 +51,6 @@ export interface CheckoutResult {
     total: number;
     currency: string;
     status: string;
-    reservedUntil: string;
-  };
 }
 
 export interface ErrorResult {

@@ -1,10 +1,7 @@
-import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
+import { readHttpAppConfig, type EnvReader, type HttpAppConfig } from '@storefront/config';
 import { readServiceTokenPrivateKey } from '@storefront/service-token';
 
-export interface GatewayConfig extends CommonConfig {
-  port: number;
-  /** Interface to listen on; 0.0.0.0 in containers. */
-  host: string;
+export interface GatewayConfig extends HttpAppConfig {
   publicBaseUrl: string;
   storefrontOrigin?: string;
   /** How long the storefront proxy waits on the origin (connect, headers, idle body). */
@@ -33,9 +30,7 @@ export interface GatewayConfig extends CommonConfig {
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
   return {
-    ...readCommon(env),
-    port: env.int('PORT', 8080, { min: 0, max: 65535 }),
-    host: env.string('HOST', '127.0.0.1'),
+    ...readHttpAppConfig(env, '', 8080),
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     proxyTimeoutMs: env.int('PROXY_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),

@@ -14,21 +14,13 @@ import {
   startCheckoutStack,
   type CheckoutResult,
   type ErrorResult,
+  type OrderSummary,
 } from '../../checkout/test/support';
 
 // ghk-cu-50mg (£19.99, not stock-limited) + £4.95 shipping.
 const orderBody = () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]);
 
-interface OrderDetails {
-  id: string;
-  reference: string;
-  items: Array<{ sku: string; quantity: number; unitPrice: number }>;
-  goods: number;
-  discount: number;
-  shipping: number;
-  total: number;
-  currency: string;
-  status: string;
+interface OrderDetails extends OrderSummary {
   reservedUntil?: string;
   paymentLink?: string;
   createdAt: string;

@@ -1,5 +1,5 @@
-import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
-import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import type { EnvReader } from '@storefront/config';
+import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
@@ -22,11 +22,7 @@ export interface Argon2Settings {
   maxWaiting: number;
 }
 
-export interface IdentityConfig extends CommonConfig {
-  /** Address the gRPC server binds to. */
-  address: string;
-  store: StoreConfig;
-  callerTokenPublicKey: string;
+export interface IdentityConfig extends GrpcServiceConfig {
   /** Sessions and rate-limit counters live in Redis when set, otherwise in the SQL store. */
   redisUrl?: string;
   /** Prefix of every Redis key, so several deployments (or test runs) can share a server. */
@@ -36,12 +32,8 @@ export interface IdentityConfig extends CommonConfig {
 }
 
 export function readIdentityConfig(env: EnvReader): IdentityConfig {
-  const common = readCommon(env);
   return {
-    ...common,
-    address: env.address('IDENTITY_ADDR', '127.0.0.1:50051'),
-    store: readStoreConfig(env, 'identity', common),
-    callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
+    ...readGrpcServiceConfig(env, 'identity', '127.0.0.1:50051'),
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:identity:'),
     rateLimits: {

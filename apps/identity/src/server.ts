@@ -1,13 +1,12 @@
 /**
- * Wires identity: opens its SQL store (and Redis when configured), applies migrations when
- * asked, and serves gRPC. Handlers stay thin: they translate messages to the Accounts domain.
+ * Wires identity: its SQL store (and Redis when configured) and the Accounts domain behind
+ * gRPC. Handlers stay thin: they translate messages to the Accounts domain.
  */
 import { identity } from '@storefront/proto';
-import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { dialectOf, openServiceStore, ping, type Knex } from '@storefront/db';
-import { CallerTokenVerifier } from '@storefront/caller-token';
-import { ServiceTokenVerifier } from '@storefront/service-token';
-import { createLogger, type Logger } from '@storefront/logging';
+import { bind } from '@storefront/grpc';
+import { dialectOf } from '@storefront/db';
+import { repeatInBackground, startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
+import { windowCountersFor } from '@storefront/rate-limit';
 import type { IdentityConfig, IdentityServeKeys } from './config';
 import { IDENTITY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -15,30 +14,18 @@ import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
-import { connectOptionalRedis, windowCountersFor } from '@storefront/rate-limit';
 
-export interface IdentityServer {
-  address: string;
-  db: Knex;
+export interface IdentityServer extends RunningGrpcService {
   accounts: Accounts;
-  stop(): Promise<void>;
 }
 
-export interface StartOptions extends IdentityServeKeys {
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
-  logger?: Logger;
-  /** Epoch milliseconds; tests move it to expire sessions and rate-limit windows. */
-  now?: () => number;
-}
+export type StartOptions = ServiceStartOptions & IdentityServeKeys;
 
 const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
-export async function startIdentityServer(config: IdentityConfig, options: StartOptions): Promise<IdentityServer> {
-  const logger = options.logger ?? createLogger('identity', config.logLevel);
-  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
-  const redis = await connectOptionalRedis(config.redisUrl, config.redisKeyPrefix, logger, () => db.destroy());
+export function startIdentityServer(config: IdentityConfig, options: StartOptions): Promise<IdentityServer> {
   const now = options.now ?? Date.now;
+  return startGrpcService({ service: 'identity', config, migrations, ...options }, async ({ db, redis, logger }) => {
   const accounts = new Accounts({
     users: new UserStore(db),
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
@@ -47,21 +34,11 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
     limits: config.rateLimits,
     now,
   });
-  const purge = setInterval(() => {
-    accounts.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'purging expired sessions failed'));
-  }, PURGE_INTERVAL_MS);
-  purge.unref();
-
-  const grpcServer: RunningGrpcServer = await startGrpcServer({
-    address: config.address,
-    logger,
-    serviceTokens: new ServiceTokenVerifier('identity', options.servicePublicKeys),
-    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
-    probe: async () => {
-      await ping(db);
-      if (redis) await redis.ping();
-    },
-    services: [
+    return {
+      describe: { sessions: redis ? 'redis' : 'sql' },
+      startBackground: () => repeatInBackground(PURGE_INTERVAL_MS, () => accounts.purgeExpired(), logger, 'purging expired sessions failed'),
+      exposed: { accounts },
+      bindings: [
       bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
         signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
         logIn: async ({ email, password, clientAddress }, context) => signedIn(await accounts.logIn(email, password, clientAddress, context.abandoned)),
@@ -79,19 +56,8 @@ export async function startIdentityServer(config: IdentityConfig, options: Start
         }),
       }),
     ],
-  });
-  logger.info({ address: grpcServer.address, sessions: redis ? 'redis' : 'sql' }, 'identity listening');
-  return {
-    address: grpcServer.address,
-    db,
-    accounts,
-    async stop() {
-      clearInterval(purge);
-      await grpcServer.shutdown();
-      redis?.disconnect();
-      await db.destroy();
-    },
   };
+  });
 }
 
 function signedIn({ user, session }: { user: User; session: IssuedSession }) {

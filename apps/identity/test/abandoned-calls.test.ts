@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
-import { rejection, sessionCountOf } from '@storefront/testing';
+import { rejection, sessionCountOf, startForSuite } from '@storefront/testing';
 import { startIdentity, type IdentityHarness } from './support';
 
 const PASSWORD = 'plum-tractor-42';
@@ -21,10 +21,7 @@ const signUpRequest = (): identity.SignUpRequest => ({
 
 describe('identity: calls that end while their password is hashed', () => {
   let harness: IdentityHarness;
-  before(async () => {
-    harness = await startIdentity(SLOW_ARGON2);
-  });
-  after(async () => harness?.stop());
+  startForSuite(() => startIdentity(SLOW_ARGON2), (started) => (harness = started));
 
   // With one hash at a time, a call made afterwards finishes only after the abandoned one did.
   const afterEarlierHashes = () => harness.client.logIn({ email: 'nobody@example.test', password: PASSWORD, clientAddress: '192.0.2.9' }).catch(() => undefined);

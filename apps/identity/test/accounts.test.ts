@@ -6,7 +6,8 @@ import { PasswordHasher, type Abandoned } from '../src/domain/passwords';
 import { UserStore } from '../src/stores/users';
 import { SqlSessionStore } from '../src/stores/sessions';
 import { SqlWindowCounters } from '@storefront/rate-limit';
-import { ManualClock, openStores, type StoreHarness } from './support';
+import { ManualClock } from '@storefront/testing';
+import { openStores, type StoreHarness } from './support';
 
 const LIMITS = {
   failedLoginsPerAccount: { max: 100, windowSeconds: 900 },

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { identity } from '@storefront/proto';
 import { startIdentity, type IdentityHarness } from './support';
-import { rejection } from '@storefront/testing';
+import { rejection, startForSuite } from '@storefront/testing';
 
 const DAY = 24 * 3600 * 1000;
 const PASSWORD = 'plum-tractor-42';
@@ -24,14 +24,11 @@ function signUpRequest(overrides: Partial<identity.SignUpRequest> = {}): identit
 
 describe('identity service over gRPC', () => {
   let harness: IdentityHarness;
-  before(async () => {
-    harness = await startIdentity({
+  startForSuite(() => startIdentity({
       LOGIN_FAILURES_PER_ACCOUNT_MAX: '3',
       LOGIN_FAILURES_PER_ADDRESS_MAX: '6',
       SIGNUPS_PER_ADDRESS_MAX: '1000',
-    });
-  });
-  after(async () => harness?.stop());
+    }), (started) => (harness = started));
 
   const caller = async (userId: string) => ({ callerToken: await harness.signer.sign(userId) });
 

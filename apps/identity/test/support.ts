@@ -1,20 +1,12 @@
 /** Identity on its own, on the backend under test, with a clock the test moves. */
 import { Redis } from 'ioredis';
-import { EnvReader, type Env } from '@storefront/config';
-import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
+import type { Env } from '@storefront/config';
+import { CallerTokenSigner } from '@storefront/caller-token';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
 import type { RpcClient } from '@storefront/grpc';
 import { identity } from '@storefront/proto';
-import { clientAs, provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
+import { ManualClock, clientAs, provisionStores, serviceTestEnv, type TestStores } from '@storefront/testing';
 import { migrations, readIdentityConfig, readIdentityServeKeys, startIdentityServer, type IdentityServer } from '../src';
-
-export class ManualClock {
-  constructor(public ms = Date.UTC(2026, 0, 1)) {}
-  readonly now = () => this.ms;
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
 
 export interface IdentityHarness {
   server: IdentityServer;
@@ -29,22 +21,8 @@ export interface IdentityHarness {
 export const FAST_ARGON2: Env = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' };
 
 export async function startIdentity(extraEnv: Env = {}): Promise<IdentityHarness> {
-  const stores = await provisionStores();
-  const keys = await generateCallerKeyPair();
+  const { stores, keys, env } = await serviceTestEnv('identity', { ...FAST_ARGON2, ...extraEnv });
   const clock = new ManualClock();
-  const mysqlUrl = stores.mysqlUrlFor('identity');
-  const env = new EnvReader({
-    DATA_DIR: stores.dataDir,
-    LOG_LEVEL: 'silent',
-    CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
-    IDENTITY_ADDR: '127.0.0.1:0',
-    REDIS_KEY_PREFIX: stores.redisPrefix,
-    ...(mysqlUrl ? { IDENTITY_MYSQL_URL: mysqlUrl } : {}),
-    ...(stores.redisUrl ? { REDIS_URL: stores.redisUrl } : {}),
-    ...FAST_ARGON2,
-    ...testServiceTokenEnv(),
-    ...extraEnv,
-  });
   const server = await startIdentityServer(readIdentityConfig(env), { migrate: true, now: clock.now, ...readIdentityServeKeys(env) }).catch(async (error: unknown) => {
     await stores.cleanup();
     throw error;

@@ -4,6 +4,7 @@
  * problem with its JSON path, so an import either applies whole or not at all.
  */
 import { invalidArgument } from '@storefront/errors';
+import { checkCatalogEntry } from '@storefront/formats';
 
 export interface CatalogFile {
   products: CatalogProduct[];
@@ -23,7 +24,6 @@ export interface CatalogSize {
   stock?: number;
 }
 
-const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const SIZE = /^[A-Za-z0-9.]+$/;
 
 export type CatalogCheck = { catalog: CatalogFile; problems: [] } | { catalog?: undefined; problems: string[] };
@@ -53,16 +53,7 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
       problems.push(`${at} must be an object`);
       return;
     }
-    if (typeof p.id !== 'string' || !SLUG.test(p.id) || p.id.length > 64) {
-      problems.push(`${at}.id must be a lower-case slug of at most 64 characters`);
-    } else if (seenIds.has(p.id)) {
-      problems.push(`${at}.id "${p.id}" appears twice`);
-    } else {
-      seenIds.add(p.id);
-    }
-    if (typeof p.name !== 'string' || p.name.trim() === '' || p.name.length > 200) {
-      problems.push(`${at}.name must be a non-empty string of at most 200 characters`);
-    }
+    checkCatalogEntry(p, at, seenIds, problems);
     if (p.description !== undefined && typeof p.description !== 'string') problems.push(`${at}.description must be a string`);
     if (!Array.isArray(p.sizes) || p.sizes.length === 0) {
       problems.push(`${at}.sizes must be a non-empty array`);

@@ -1,14 +1,11 @@
-import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
-import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import type { EnvReader } from '@storefront/config';
+import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
+import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
 import { INVENTORY_ACCESS } from './access';
 
-export interface InventoryConfig extends CommonConfig {
-  /** Address the gRPC server binds to. */
-  address: string;
-  store: StoreConfig;
-  callerTokenPublicKey: string;
+export interface InventoryConfig extends GrpcServiceConfig {
   /** Seed the demo catalog into an empty store (the embedded default). */
   seedDemoCatalog: boolean;
   /** Lifetime of a reservation when Reserve does not ask for one. */
@@ -20,17 +17,13 @@ export interface InventoryConfig extends CommonConfig {
 }
 
 export function readInventoryConfig(env: EnvReader): InventoryConfig {
-  const common = readCommon(env);
-  const store = readStoreConfig(env, 'inventory', common);
+  const service = readGrpcServiceConfig(env, 'inventory', '127.0.0.1:50054');
   return {
-    ...common,
-    address: env.address('INVENTORY_ADDR', '127.0.0.1:50054'),
-    store,
-    callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
-    seedDemoCatalog: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], store.mysqlUrl ? 'false' : 'true') === 'true',
+    ...service,
+    seedDemoCatalog: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], service.store.mysqlUrl ? 'false' : 'true') === 'true',
     reservationTtlSeconds: env.int('RESERVATION_TTL_SECONDS', 30 * 60, { min: 60, max: 24 * 60 * 60 }),
     sweepIntervalMs: env.int('RESERVATION_SWEEP_INTERVAL_MS', 15_000, { min: 100, max: 10 * 60 * 1000 }),
-    merchantCode: env.string('SUMUP_MERCHANT_CODE', 'MSTOREFRONT'),
+    merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
   };
 }
 

@@ -1,47 +1,37 @@
 /**
- * Wires inventory: opens its store, applies migrations when asked, starts the expiry sweeper
- * and serves gRPC. Handlers stay thin: they check input with the line rules and translate
- * messages to store calls.
+ * Wires inventory: on the shared gRPC service start-up, seeds the demo catalog when asked,
+ * starts the expiry sweeper and serves gRPC. Handlers stay thin: they check input with the
+ * line rules and translate messages to store calls.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { inventory } from '@storefront/proto';
-import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { openServiceStore, ping, toNumber } from '@storefront/db';
+import { bind } from '@storefront/grpc';
 import { registerGauge } from '@storefront/telemetry';
-import { CallerTokenVerifier } from '@storefront/caller-token';
-import { ServiceTokenVerifier } from '@storefront/service-token';
-import { createLogger, type Logger } from '@storefront/logging';
+import { startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
 import type { InventoryConfig, InventoryServeKeys } from './config';
 import { INVENTORY_ACCESS } from './access';
 import { migrations } from './migrations';
-import { InventoryStore } from './store';
-import { ReservationStore, type Reservation } from './reservations';
-import { CatalogPublisher, toProductMessage } from './snapshot';
-import { startSweeper } from './sweeper';
+import { InventoryStore } from './stores/catalog';
+import { ReservationStore } from './stores/reservations';
+import type { CatalogProduct } from './domain/catalog';
+import type { Reservation } from './domain/reservation';
+import { CatalogPublisher, type CatalogSnapshot } from './domain/snapshot';
+import { startSweeper } from './domain/sweeper';
 import { parseCatalogFile } from './catalog-file';
-import { checkOrderReference, normalizeLines, reservationTtlSeconds } from './lines';
+import { checkOrderReference, normalizeLines, reservationTtlSeconds } from './domain/lines';
 
-export interface InventoryServer {
-  address: string;
+export interface InventoryServer extends RunningGrpcService {
   store: InventoryStore;
   reservations: ReservationStore;
-  stop(): Promise<void>;
 }
 
-export interface StartOptions extends InventoryServeKeys {
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
-  logger?: Logger;
-  /** Clock for reservation expiry and snapshot times; tests move it. */
-  now?: () => number;
-}
+export type StartOptions = ServiceStartOptions & InventoryServeKeys;
 
 export const DEMO_CATALOG_PATH = path.join(__dirname, '..', 'data', 'demo-catalog.json');
 
-export async function startInventoryServer(config: InventoryConfig, options: StartOptions): Promise<InventoryServer> {
-  const logger = options.logger ?? createLogger('inventory', config.logLevel);
-  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
+export function startInventoryServer(config: InventoryConfig, options: StartOptions): Promise<InventoryServer> {
+  return startGrpcService({ service: 'inventory', config, migrations, ...options }, async ({ db, logger }) => {
   const store = new InventoryStore(db);
   const reservations = new ReservationStore(db, { now: options.now });
   const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
@@ -49,17 +39,26 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
     await store.importCatalog(parseCatalogFile(JSON.parse(fs.readFileSync(DEMO_CATALOG_PATH, 'utf8'))));
     logger.info('seeded the demo catalog');
   }
-  const grpcServer: RunningGrpcServer = await startGrpcServer({
-    address: config.address,
-    logger,
-    serviceTokens: new ServiceTokenVerifier('inventory', options.servicePublicKeys),
-    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
-    probe: () => ping(db),
-    services: [
+    return {
+      startBackground() {
+        const sweeper = startSweeper(reservations, config.sweepIntervalMs, logger);
+        // Read at scrape time only.
+        const stopReservationGauge = registerGauge(
+          'storefront.inventory.reservations.active',
+          { description: 'Reservations holding stock, not yet committed, released or expired.', unit: '{reservation}' },
+          () => reservations.countActive(),
+        );
+        return async () => {
+          stopReservationGauge();
+          await sweeper.stop();
+        };
+      },
+      exposed: { store, reservations },
+      bindings: [
       bind('storefront.inventory.v1.InventoryService', inventory.InventoryServiceService, INVENTORY_ACCESS, {
         getStock: async () => ({ available: await store.availableStock() }),
         getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
-        getCatalogSnapshot: async ({ knownVersion }) => publisher.snapshot(knownVersion),
+        getCatalogSnapshot: async ({ knownVersion }) => toSnapshotMessage(await publisher.snapshot(knownVersion)),
         quote: async ({ lines }) => ({
           lines: (await store.quote(normalizeLines(lines))).map((line) => ({
             sku: line.sku,
@@ -83,24 +82,27 @@ export async function startInventoryServer(config: InventoryConfig, options: Sta
         }),
       }),
     ],
-  });
-  const sweeper = startSweeper(reservations, config.sweepIntervalMs, logger);
-  // Read at scrape time only: reservations holding stock right now.
-  const stopReservationGauge = registerGauge('storefront.inventory.reservations.active', { description: 'Reservations holding stock, not yet committed, released or expired.', unit: '{reservation}' }, async () =>
-    toNumber((await db('reservations').where('status', 'active').count({ n: '*' }).first())?.n),
-  );
-  logger.info({ address: grpcServer.address }, 'inventory listening');
-  return {
-    address: grpcServer.address,
-    store,
-    reservations,
-    async stop() {
-      await sweeper.stop();
-      await grpcServer.shutdown();
-      stopReservationGauge();
-      await db.destroy();
-    },
   };
+  });
+}
+
+function toProductMessage(product: CatalogProduct): inventory.Product {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    sizes: product.sizes.map((size) => ({
+      size: size.size,
+      sku: size.sku,
+      pricePence: size.pricePence,
+      stockLimited: size.stockLimited,
+      inStock: size.inStock,
+    })),
+  };
+}
+
+function toSnapshotMessage({ version, notModified, catalog }: CatalogSnapshot): inventory.GetCatalogSnapshotResponse {
+  return { version, notModified, ...(catalog ? { catalog: { ...catalog, products: catalog.products.map(toProductMessage) } } : {}) };
 }
 
 function toReservationMessage(reservation: Reservation): inventory.Reservation {

@@ -3,15 +3,12 @@ import { expect } from 'chai';
 import { status } from '@grpc/grpc-js';
 import { inventory } from '@storefront/proto';
 import { SERVICE_TOKEN_METADATA, type ServiceName } from '@storefront/service-token';
-import { callRaw, testSigner } from '@storefront/testing';
+import { callRaw, testSigner, startForEachTest } from '@storefront/testing';
 import { startInventory, type InventoryHarness } from './harness';
 
 describe('inventory: who may move stock', () => {
   let h: InventoryHarness;
-  beforeEach(async () => {
-    h = await startInventory();
-  });
-  afterEach(async () => h?.stop());
+  startForEachTest(startInventory, (started) => (h = started));
 
   const { reserve, commit, release } = inventory.InventoryServiceService;
   const as = async (service: ServiceName) => ({ [SERVICE_TOKEN_METADATA]: await testSigner(service).tokenFor('inventory') });

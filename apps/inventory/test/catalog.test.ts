@@ -1,15 +1,12 @@
 import { expect } from 'chai';
 import { parseCatalogFile } from '../src/catalog-file';
-import { CatalogPublisher } from '../src/snapshot';
+import { CatalogPublisher } from '../src/domain/snapshot';
 import { startInventory, TEST_CATALOG, type InventoryHarness } from './harness';
-import { rejection } from '@storefront/testing';
+import { rejection, startForEachTest } from '@storefront/testing';
 
 describe('inventory: catalog, quote, stock and the published snapshot', () => {
   let h: InventoryHarness;
-  beforeEach(async () => {
-    h = await startInventory({ SUMUP_MERCHANT_CODE: 'MTEST123' });
-  });
-  afterEach(async () => h?.stop());
+  startForEachTest(() => startInventory({ SUMUP_MERCHANT_CODE: 'MTEST123' }), (started) => (h = started));
 
   it('GetCatalog lists products in file order with pence prices and stock flags', async () => {
     await h.client.reserve({ orderReference: 'all-of-it', lines: [{ sku: 'alpha-10mg', quantity: 3 }], ttlSeconds: 0 });

@@ -1,19 +1,10 @@
 /** Inventory on its own, on the backend under test, with a test catalog and a clock the test moves. */
-import { EnvReader, type Env } from '@storefront/config';
-import { generateCallerKeyPair } from '@storefront/caller-token';
+import type { Env } from '@storefront/config';
 import type { RpcClient } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
-import { clientAs, provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
+import { ManualClock, clientAs, serviceTestEnv, type TestStores } from '@storefront/testing';
 import { parseCatalogFile } from '../src/catalog-file';
 import { readInventoryConfig, readInventoryServeKeys, startInventoryServer, type InventoryServer } from '../src';
-
-export class ManualClock {
-  constructor(public ms = Date.UTC(2026, 0, 1)) {}
-  readonly now = () => this.ms;
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
 
 /** Small and explicit, so every count in a test can be read off here. */
 export const TEST_CATALOG = {
@@ -51,20 +42,8 @@ export interface InventoryHarness {
 }
 
 export async function startInventory(extraEnv: Env = {}): Promise<InventoryHarness> {
-  const stores = await provisionStores();
-  const keys = await generateCallerKeyPair();
+  const { stores, env } = await serviceTestEnv('inventory', { SEED_DEMO_DATA: 'false', ...extraEnv });
   const clock = new ManualClock();
-  const mysqlUrl = stores.mysqlUrlFor('inventory');
-  const env = new EnvReader({
-    DATA_DIR: stores.dataDir,
-    LOG_LEVEL: 'silent',
-    CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
-    INVENTORY_ADDR: '127.0.0.1:0',
-    SEED_DEMO_DATA: 'false',
-    ...testServiceTokenEnv(),
-    ...(mysqlUrl ? { INVENTORY_MYSQL_URL: mysqlUrl } : {}),
-    ...extraEnv,
-  });
   const server = await startInventoryServer(readInventoryConfig(env), { migrate: true, now: clock.now, ...readInventoryServeKeys(env) });
   await server.store.importCatalog(parseCatalogFile(TEST_CATALOG));
   const client = clientAs('checkout', inventory.InventoryServiceService, 'inventory', server.address);

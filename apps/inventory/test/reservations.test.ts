@@ -1,16 +1,14 @@
 import { expect } from 'chai';
 import { createLogger } from '@storefront/logging';
-import { startSweeper } from '../src/sweeper';
-import { normalizeLines } from '../src/lines';
+import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { startSweeper } from '../src/domain/sweeper';
+import { normalizeLines } from '../src/domain/lines';
 import { startInventory, type InventoryHarness } from './harness';
-import { rejection } from '@storefront/testing';
+import { rejection, startForEachTest } from '@storefront/testing';
 
 describe('inventory: reservations', () => {
   let h: InventoryHarness;
-  beforeEach(async () => {
-    h = await startInventory();
-  });
-  afterEach(async () => h?.stop());
+  startForEachTest(startInventory, (started) => (h = started));
 
   const countByStatus = async (status: string) => {
     const row = await h.server.store.db('reservations').where({ status }).count({ n: '*' }).first();
@@ -260,7 +258,7 @@ describe('inventory: reservations', () => {
       ['an unknown SKU', { orderReference: 'r', lines: [{ sku: 'beta-1mg', quantity: 1 }, { sku: 'gamma-1mg', quantity: 1 }], ttlSeconds: 0 }, 'gamma-1mg'],
       ['an empty SKU', { orderReference: 'r', lines: [{ sku: '', quantity: 1 }], ttlSeconds: 0 }, 'lines[0].sku'],
       ['an empty order reference', { orderReference: '', lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 }, 'order_reference'],
-      ['an overlong order reference', { orderReference: 'x'.repeat(129), lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 }, 'order_reference'],
+      ['an overlong order reference', { orderReference: 'x'.repeat(ORDER_REFERENCE_MAX_LENGTH + 1), lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 }, 'order_reference'],
       ['a negative ttl', { orderReference: 'r', lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: -5 }, 'ttl_seconds'],
     ];
     for (const [what, request, named] of cases) {

@@ -1,7 +1,7 @@
 /** Operators' stock changes racing customers' reservations, on the backend under test. */
 import { expect } from 'chai';
-import { ReservationStore } from '../src/reservations';
-import { StockAdmin } from '../src/stock-admin';
+import { ReservationStore } from '../src/stores/reservations';
+import { StockAdmin } from '../src/stores/stock-admin';
 import { startInventory, type InventoryHarness } from './harness';
 
 describe('inventory: operator stock changes under concurrency', () => {

@@ -1,16 +1,12 @@
 import path from 'node:path';
-import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
-import { readStoreConfig, type StoreConfig } from '@storefront/db';
+import { ConfigError, type EnvReader } from '@storefront/config';
+import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
 import { LOYALTY_ACCESS } from './access';
-import type { TierThresholds } from './domain';
+import type { TierThresholds } from './domain/rules';
 
-export interface LoyaltyConfig extends CommonConfig {
-  /** Address the gRPC server binds to. */
-  address: string;
-  store: StoreConfig;
-  callerTokenPublicKey: string;
+export interface LoyaltyConfig extends GrpcServiceConfig {
   /** Lifetime points at which each tier above bronze starts. */
   tiers: TierThresholds;
   /** The rewards catalog, loaded into the store at every start. */
@@ -22,12 +18,8 @@ export interface LoyaltyConfig extends CommonConfig {
 export const DEFAULT_REWARDS_FILE = path.join(__dirname, '..', 'data', 'rewards.json');
 
 export function readLoyaltyConfig(env: EnvReader): LoyaltyConfig {
-  const common = readCommon(env);
   return {
-    ...common,
-    address: env.address('LOYALTY_ADDR', '127.0.0.1:50052'),
-    store: readStoreConfig(env, 'loyalty', common),
-    callerTokenPublicKey: env.string('CALLER_TOKEN_PUBLIC_KEY'),
+    ...readGrpcServiceConfig(env, 'loyalty', '127.0.0.1:50052'),
     ...readLedgerSettings(env),
     rewardsFile: env.string('LOYALTY_REWARDS_FILE', DEFAULT_REWARDS_FILE),
   };

@@ -4,7 +4,7 @@
  * service at start instead of offering a broken reward.
  */
 import { invalidArgument } from '@storefront/errors';
-import { LIMITS } from './domain';
+import { checkCatalogEntry } from '@storefront/formats';
 
 export interface RewardDefinition {
   id: string;
@@ -14,7 +14,6 @@ export interface RewardDefinition {
   discountBasisPoints: number;
 }
 
-const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_REWARDS = 100;
 const MAX_POINTS_COST = 1_000_000;
 
@@ -29,16 +28,7 @@ export function parseRewardsFile(input: unknown): RewardDefinition[] {
   const rewards = root.rewards.map((raw: unknown, i: number): RewardDefinition => {
     const at = `rewards[${i}]`;
     const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-    if (typeof r.id !== 'string' || !SLUG.test(r.id) || r.id.length > LIMITS.rewardId) {
-      problems.push(`${at}.id must be a lower-case slug of at most ${LIMITS.rewardId} characters`);
-    } else if (seenIds.has(r.id)) {
-      problems.push(`${at}.id "${r.id}" appears twice`);
-    } else {
-      seenIds.add(r.id);
-    }
-    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 200) {
-      problems.push(`${at}.name must be a non-empty string of at most 200 characters`);
-    }
+    checkCatalogEntry(r, at, seenIds, problems);
     if (!Number.isInteger(r.pointsCost) || (r.pointsCost as number) < 1 || (r.pointsCost as number) > MAX_POINTS_COST) {
       problems.push(`${at}.pointsCost must be an integer from 1 to ${MAX_POINTS_COST}`);
     }

@@ -1,106 +1,81 @@
 /**
- * Wires loyalty: opens its store, applies migrations when asked, loads the rewards catalog and
- * serves gRPC. Handlers stay thin: they check the input and call the ledger. Customer-facing
+ * Wires loyalty: on the shared gRPC service start-up, loads the rewards catalog and serves
+ * gRPC. Handlers stay thin: they check the input and call the ledger. Customer-facing
  * RPCs act for the caller the gateway vouches for; the rest are called by checkout.
  */
 import fs from 'node:fs';
 import { loyalty } from '@storefront/proto';
-import { bind, startGrpcServer, type RunningGrpcServer } from '@storefront/grpc';
-import { openServiceStore, ping, type Knex } from '@storefront/db';
-import { CallerTokenVerifier } from '@storefront/caller-token';
-import { ServiceTokenVerifier } from '@storefront/service-token';
-import { createLogger, type Logger } from '@storefront/logging';
+import { bind } from '@storefront/grpc';
+import { startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
 import type { LoyaltyConfig, LoyaltyServeKeys } from './config';
 import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
-import { LoyaltyStore } from './store';
-import { LoyaltyLedger } from './ledger';
+import { LoyaltyStore } from './stores/loyalty';
+import { LoyaltyLedger } from './domain/ledger';
 import { parseRewardsFile } from './rewards-file';
-import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain';
+import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
 
-export interface LoyaltyServer {
-  address: string;
-  db: Knex;
+export interface LoyaltyServer extends RunningGrpcService {
   /** Resolves once the accounts being opened off the read path are open (or failed). */
   settled(): Promise<void>;
-  stop(): Promise<void>;
 }
 
-export interface StartOptions extends LoyaltyServeKeys {
-  /** Apply migrations before serving (embedded default, tests). */
-  migrate: boolean;
-  logger?: Logger;
-  /** The clock for entry, redemption and use times. */
-  now?: () => number;
-}
+export type StartOptions = ServiceStartOptions & LoyaltyServeKeys;
 
-export async function startLoyaltyServer(config: LoyaltyConfig, options: StartOptions): Promise<LoyaltyServer> {
-  const logger = options.logger ?? createLogger('loyalty', config.logLevel);
+export function startLoyaltyServer(config: LoyaltyConfig, options: StartOptions): Promise<LoyaltyServer> {
   const rewards = parseRewardsFile(JSON.parse(fs.readFileSync(config.rewardsFile, 'utf8')));
-  const db = await openServiceStore(config.store, migrations, { migrate: options.migrate });
-  const store = new LoyaltyStore(db);
-  await store.replaceRewardsCatalog(rewards);
-  const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
-    tiers: config.tiers,
-    codeHoldMs: config.codeHoldSeconds * 1000,
-    now: options.now ?? Date.now,
-    onBackgroundFailure: (error) => logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
+  return startGrpcService({ service: 'loyalty', config, migrations, ...options }, async ({ db, logger }) => {
+    const store = new LoyaltyStore(db);
+    await store.replaceRewardsCatalog(rewards);
+    const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
+      tiers: config.tiers,
+      codeHoldMs: config.codeHoldSeconds * 1000,
+      now: options.now ?? Date.now,
+      onBackgroundFailure: (error) => logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
+    });
+    return {
+      describe: { rewards: rewards.length },
+      close: () => ledger.settled(),
+      exposed: { settled: () => ledger.settled() },
+      bindings: [
+        bind('storefront.loyalty.v1.LoyaltyService', loyalty.LoyaltyServiceService, LOYALTY_ACCESS, {
+          openAccount: async (_request, ctx) => ({ account: await ledger.open(await ctx.requireCaller()) }),
+          getAccount: async (_request, ctx) => ({ account: await ledger.account(await ctx.requireCaller()) }),
+          sync: async (request, ctx) => {
+            const userId = await ctx.requireCaller();
+            return { account: await ledger.sync(userId, requireRequestedRewardIds(request.requestedRewardIds)) };
+          },
+          redeem: async (request, ctx) => {
+            const userId = await ctx.requireCaller();
+            return ledger.redeem(userId, requireIdentifier(request.rewardId, 'reward_id', LIMITS.rewardId));
+          },
+          awardPurchase: async (request) =>
+            ledger.awardPurchase(
+              requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+              requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+              requireAmountPence(request.amountPence),
+            ),
+          checkRewardCode: async (request) => ledger.checkRewardCode(request.code, request.userId),
+          useRewardCode: async (request) => {
+            await ledger.useRewardCode(
+              requireIdentifier(request.code, 'code', LIMITS.rewardCode),
+              requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+              requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+            );
+            return {};
+          },
+          holdRewardCode: async (request) =>
+            ledger.holdRewardCode(
+              requireIdentifier(request.code, 'code', LIMITS.rewardCode),
+              requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+              requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+            ),
+          releaseRewardCode: async (request) => {
+            await ledger.releaseRewardCode(requireIdentifier(request.code, 'code', LIMITS.rewardCode), requireIdentifier(request.orderId, 'order_id', LIMITS.orderId));
+            return {};
+          },
+        }),
+      ],
+    };
   });
-  const grpcServer: RunningGrpcServer = await startGrpcServer({
-    address: config.address,
-    logger,
-    serviceTokens: new ServiceTokenVerifier('loyalty', options.servicePublicKeys),
-    callerTokens: await CallerTokenVerifier.fromPem(config.callerTokenPublicKey),
-    probe: () => ping(db),
-    services: [
-      bind('storefront.loyalty.v1.LoyaltyService', loyalty.LoyaltyServiceService, LOYALTY_ACCESS, {
-        openAccount: async (_request, ctx) => ({ account: await ledger.open(await ctx.requireCaller()) }),
-        getAccount: async (_request, ctx) => ({ account: await ledger.account(await ctx.requireCaller()) }),
-        sync: async (request, ctx) => {
-          const userId = await ctx.requireCaller();
-          return { account: await ledger.sync(userId, requireRequestedRewardIds(request.requestedRewardIds)) };
-        },
-        redeem: async (request, ctx) => {
-          const userId = await ctx.requireCaller();
-          return ledger.redeem(userId, requireIdentifier(request.rewardId, 'reward_id', LIMITS.rewardId));
-        },
-        awardPurchase: async (request) =>
-          ledger.awardPurchase(
-            requireIdentifier(request.userId, 'user_id', LIMITS.userId),
-            requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
-            requireAmountPence(request.amountPence),
-          ),
-        checkRewardCode: async (request) => ledger.checkRewardCode(request.code, request.userId),
-        useRewardCode: async (request) => {
-          await ledger.useRewardCode(
-            requireIdentifier(request.code, 'code', LIMITS.rewardCode),
-            requireIdentifier(request.userId, 'user_id', LIMITS.userId),
-            requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
-          );
-          return {};
-        },
-        holdRewardCode: async (request) =>
-          ledger.holdRewardCode(
-            requireIdentifier(request.code, 'code', LIMITS.rewardCode),
-            requireIdentifier(request.userId, 'user_id', LIMITS.userId),
-            requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
-          ),
-        releaseRewardCode: async (request) => {
-          await ledger.releaseRewardCode(requireIdentifier(request.code, 'code', LIMITS.rewardCode), requireIdentifier(request.orderId, 'order_id', LIMITS.orderId));
-          return {};
-        },
-      }),
-    ],
-  });
-  logger.info({ address: grpcServer.address, rewards: rewards.length }, 'loyalty listening');
-  return {
-    address: grpcServer.address,
-    db,
-    settled: () => ledger.settled(),
-    async stop() {
-      await grpcServer.shutdown();
-      await ledger.settled();
-      await db.destroy();
-    },
-  };
 }

@@ -3,15 +3,12 @@ import { expect } from 'chai';
 import { status } from '@grpc/grpc-js';
 import { loyalty as proto } from '@storefront/proto';
 import { SERVICE_TOKEN_METADATA } from '@storefront/service-token';
-import { callRaw, testSigner } from '@storefront/testing';
+import { callRaw, testSigner, startForSuite } from '@storefront/testing';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
 
 describe('loyalty: who may award points', () => {
   let loyalty: LoyaltyHarness;
-  before(async () => {
-    loyalty = await startLoyalty();
-  });
-  after(async () => loyalty?.stop());
+  startForSuite(startLoyalty, (started) => (loyalty = started));
 
   const awardPurchase = proto.LoyaltyServiceService.awardPurchase;
 

@@ -1,7 +1,7 @@
 /** Operator point adjustments: written once per key, even when the same key races itself. */
 import { expect } from 'chai';
-import { LoyaltyLedger } from '../src/ledger';
-import { LoyaltyStore } from '../src/store';
+import { LoyaltyLedger } from '../src/domain/ledger';
+import { LoyaltyStore } from '../src/stores/loyalty';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
 
 describe('loyalty: operator adjustments', () => {

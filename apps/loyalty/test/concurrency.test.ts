@@ -1,16 +1,14 @@
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
+import { startForSuite } from '@storefront/testing';
 
 // Enough parallel calls to exceed MySQL's pool of 10 connections, so calls really contend.
 const PARALLEL = 24;
 
 describe('loyalty service: concurrent calls for one account', () => {
   let loyalty: LoyaltyHarness;
-  before(async () => {
-    loyalty = await startLoyalty();
-  });
-  after(async () => loyalty?.stop());
+  startForSuite(startLoyalty, (started) => (loyalty = started));
 
   const times = <T>(n: number, call: (i: number) => Promise<T>) => Promise.allSettled(Array.from({ length: n }, (_, i) => call(i)));
   const fulfilled = <T>(results: PromiseSettledResult<T>[]) =>

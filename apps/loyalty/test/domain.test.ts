@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ConfigError, EnvReader } from '@storefront/config';
 import { AppError } from '@storefront/errors';
-import { newRewardCode, planSyncRedemptions, pointsForPurchase } from '../src/domain';
+import { newRewardCode, planSyncRedemptions, pointsForPurchase } from '../src/domain/rules';
 import { parseRewardsFile } from '../src/rewards-file';
 import { readLoyaltyConfig } from '../src/config';
 

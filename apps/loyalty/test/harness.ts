@@ -3,11 +3,11 @@
  * the gateway and as checkout, and caller tokens signed like the gateway signs them.
  */
 import { randomUUID } from 'node:crypto';
-import { EnvReader, type Env } from '@storefront/config';
-import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
+import type { Env } from '@storefront/config';
+import { CallerTokenSigner } from '@storefront/caller-token';
 import type { CallOptions, RpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
-import { clientAs, provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
+import { clientAs, serviceTestEnv, type TestStores } from '@storefront/testing';
 import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyServer } from '../src';
 
 export interface LoyaltyHarness {
@@ -23,18 +23,7 @@ export interface LoyaltyHarness {
 }
 
 export async function startLoyalty(options: { env?: Env; now?: () => number } = {}): Promise<LoyaltyHarness> {
-  const stores = await provisionStores();
-  const keys = await generateCallerKeyPair();
-  const mysqlUrl = stores.mysqlUrlFor('loyalty');
-  const env = new EnvReader({
-    DATA_DIR: stores.dataDir,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
-    LOYALTY_ADDR: '127.0.0.1:0',
-    ...testServiceTokenEnv(),
-    ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}),
-    ...options.env,
-  });
+  const { stores, keys, env } = await serviceTestEnv('loyalty', options.env);
   const server = await startLoyaltyServer(readLoyaltyConfig(env), { migrate: true, now: options.now, ...readLoyaltyServeKeys(env) });
   const client = clientAs('gateway', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000);
   const checkout = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000);

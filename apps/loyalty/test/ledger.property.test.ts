@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { AppError } from '@storefront/errors';
 import type { loyalty } from '@storefront/proto';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
+import { startForSuite } from '@storefront/testing';
 
 const COSTS: Record<string, number> = { 'ten-percent-off': 500, 'fifteen-percent-off': 1000, 'twenty-percent-off': 2000 };
 const REWARD_IDS = [...Object.keys(COSTS), 'no-such-reward'];
@@ -57,10 +58,7 @@ class Model {
 
 describe('loyalty service: ledger invariants (property-based)', () => {
   let loyalty: LoyaltyHarness;
-  before(async () => {
-    loyalty = await startLoyalty();
-  });
-  after(async () => loyalty?.stop());
+  startForSuite(startLoyalty, (started) => (loyalty = started));
 
   async function apply(op: Op, userId: string, model: Model): Promise<loyalty.Account | undefined> {
     const as = await loyalty.as(userId);

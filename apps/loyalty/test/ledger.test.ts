@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
+import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
 import { rejection } from '@storefront/testing';
 
@@ -131,7 +132,7 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     for (const [label, request, field] of [
       ['a negative amount', { orderId: 'o', userId: 'u', amountPence: -100 }, 'amount_pence'],
       ['a missing order id', { orderId: '', userId: 'u', amountPence: 100 }, 'order_id'],
-      ['an over-long order id', { orderId: 'o'.repeat(101), userId: 'u', amountPence: 100 }, 'order_id'],
+      ['an over-long order id', { orderId: 'o'.repeat(ORDER_REFERENCE_MAX_LENGTH + 1), userId: 'u', amountPence: 100 }, 'order_id'],
       ['a missing user id', { orderId: 'o', userId: '', amountPence: 100 }, 'user_id'],
       ['a user id with control characters', { orderId: 'o', userId: 'u\n', amountPence: 100 }, 'user_id'],
     ] as const) {

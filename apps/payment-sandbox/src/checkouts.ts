@@ -4,6 +4,7 @@
  * 30 minutes (or until its `valid_until`, when that is sooner).
  */
 import { randomUUID } from 'node:crypto';
+import type { SumUpCheckoutFields } from '@storefront/formats';
 
 export const CHECKOUT_LIFETIME_MS = 30 * 60 * 1000;
 // Oldest checkouts are forgotten beyond this many, so a long-running sandbox stays small.
@@ -22,15 +23,8 @@ export interface Transaction {
 }
 
 /** Field names as SumUp's API spells them. */
-export interface SandboxCheckout {
+export interface SandboxCheckout extends SumUpCheckoutFields {
   id: string;
-  checkout_reference: string;
-  amount: number;
-  currency: string;
-  merchant_code: string;
-  description?: string;
-  return_url?: string;
-  redirect_url?: string;
   status: CheckoutStatus;
   date: string;
   valid_until: string;
@@ -39,7 +33,7 @@ export interface SandboxCheckout {
 }
 
 /** What a client sends: the checkout's own fields, with an optional expiry and the page's base URL. */
-export type NewCheckout = Pick<SandboxCheckout, 'checkout_reference' | 'amount' | 'currency' | 'merchant_code' | 'description' | 'return_url' | 'redirect_url'> & {
+export type NewCheckout = SumUpCheckoutFields & {
   valid_until?: string;
   hostedCheckoutBase?: string;
 };

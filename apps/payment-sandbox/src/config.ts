@@ -1,8 +1,7 @@
-import { readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
+import { readHttpAppConfig, type EnvReader, type HttpAppConfig } from '@storefront/config';
+import { DEFAULT_MERCHANT_CODE, SANDBOX_API_KEY } from '@storefront/formats';
 
-export interface PaymentSandboxConfig extends CommonConfig {
-  port: number;
-  host: string;
+export interface PaymentSandboxConfig extends HttpAppConfig {
   /** Base URL at which payers' browsers reach the sandbox; unset means the address it listens on. */
   publicUrl?: string;
   merchantCode: string;
@@ -12,11 +11,9 @@ export interface PaymentSandboxConfig extends CommonConfig {
 
 export function readPaymentSandboxConfig(env: EnvReader): PaymentSandboxConfig {
   return {
-    ...readCommon(env),
-    port: env.int('SANDBOX_PORT', 8090, { min: 0, max: 65535 }),
-    host: env.string('SANDBOX_HOST', '127.0.0.1'),
+    ...readHttpAppConfig(env, 'SANDBOX_', 8090),
     publicUrl: env.optionalUrl('SANDBOX_PUBLIC_URL'),
-    merchantCode: env.string('SUMUP_MERCHANT_CODE', 'MSTOREFRONT'),
-    apiKey: env.string('SUMUP_API_KEY', 'sandbox_key'),
+    merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
+    apiKey: env.string('SUMUP_API_KEY', SANDBOX_API_KEY),
   };
 }

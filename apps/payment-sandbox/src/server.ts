@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { createLogger, type Logger } from '@storefront/logging';
+import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { PaymentSandboxConfig } from './config';
 import { CheckoutBook, CheckoutNotPending, DuplicateCheckout, type CheckoutStatus, type NewCheckout, type SandboxCheckout } from './checkouts';
 import { BEHAVIOURS, SandboxControl, type Behaviour } from './control';
@@ -31,7 +32,6 @@ export interface SandboxOptions {
 }
 
 const WEBHOOK_TIMEOUT_MS = 5000;
-const MAX_REFERENCE_LENGTH = 90;
 
 export async function startPaymentSandbox(config: PaymentSandboxConfig, options: SandboxOptions = {}): Promise<PaymentSandbox> {
   const logger = options.logger ?? createLogger('payment-sandbox', config.logLevel);
@@ -201,8 +201,8 @@ function optionalString(value: unknown): string | undefined {
 
 function invalidCreate(body: Record<string, unknown>, merchantCode: string): { message: string; param: string } | undefined {
   const reference = body.checkout_reference;
-  if (typeof reference !== 'string' || reference === '' || reference.length > MAX_REFERENCE_LENGTH) {
-    return { param: 'checkout_reference', message: `checkout_reference must be a string of 1 to ${MAX_REFERENCE_LENGTH} characters` };
+  if (typeof reference !== 'string' || reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) {
+    return { param: 'checkout_reference', message: `checkout_reference must be a string of 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters` };
   }
   if (typeof body.amount !== 'number' || !(body.amount > 0)) return { param: 'amount', message: 'amount must be a number greater than 0' };
   if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) return { param: 'currency', message: 'currency must be an ISO 4217 code' };

@@ -184,6 +184,22 @@ export function readCommon(env: EnvReader): CommonConfig {
   };
 }
 
+/** Settings every HTTP app shares: the common ones and where it listens. */
+export interface HttpAppConfig extends CommonConfig {
+  port: number;
+  /** Interface to listen on; 0.0.0.0 in containers. */
+  host: string;
+}
+
+/** The common settings, `<prefix>PORT` and `<prefix>HOST`: 127.0.0.1 unless told otherwise, so nothing is exposed by default. */
+export function readHttpAppConfig(env: EnvReader, prefix: string, defaultPort: number): HttpAppConfig {
+  return {
+    ...readCommon(env),
+    port: env.int(`${prefix}PORT`, defaultPort, { min: 0, max: 65535 }),
+    host: env.string(`${prefix}HOST`, '127.0.0.1'),
+  };
+}
+
 /** The checked-out commit, read from .git without spawning git. */
 function gitSha(): string | undefined {
   // Lazy requires keep this module free of I/O until a fallback is actually needed.

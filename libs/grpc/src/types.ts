@@ -30,3 +30,29 @@ export interface RpcAccess {
 
 /** One entry per RPC of the service: the compiler refuses a table that misses one. */
 export type AccessTable<D extends ServiceDefinition> = { readonly [K in keyof D]: RpcAccess };
+
+/** One rule and the RPCs it covers. */
+export interface AccessGroup<Rpc extends string> extends RpcAccess {
+  rpcs: readonly Rpc[];
+}
+
+type Unlisted<D, Groups extends readonly AccessGroup<string>[]> = Exclude<Extract<keyof D, string>, Groups[number]['rpcs'][number]>;
+type ListsEvery<D, Groups extends readonly AccessGroup<string>[]> = [Unlisted<D, Groups>] extends [never] ? unknown : { 'every RPC needs a rule; missing': Unlisted<D, Groups> };
+
+/**
+ * An access table written rule by rule, each rule naming the RPCs it covers. The compiler refuses
+ * a table that leaves an RPC out; naming one twice throws as the table is built.
+ */
+export function accessTable<D extends ServiceDefinition, const Groups extends readonly AccessGroup<Extract<keyof D, string>>[]>(
+  _definition: D,
+  groups: Groups & ListsEvery<D, Groups>,
+): AccessTable<D> {
+  const table: Record<string, RpcAccess> = {};
+  for (const { rpcs, callers, customer } of groups) {
+    for (const rpc of rpcs) {
+      if (table[rpc]) throw new Error(`the access table names ${rpc} twice`);
+      table[rpc] = { callers, customer };
+    }
+  }
+  return table as AccessTable<D>;
+}

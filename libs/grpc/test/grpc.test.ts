@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { status } from '@grpc/grpc-js';
 import { AppError } from '@storefront/errors';
 import { health, inventory } from '@storefront/proto';
-import { bind, callersOf, createRpcClient, startGrpcServer, type AccessTable, type RunningGrpcServer } from '@storefront/grpc';
+import { accessTable, bind, callersOf, createRpcClient, startGrpcServer, type AccessTable, type RunningGrpcServer } from '@storefront/grpc';
 import { CallerTokenSigner, CallerTokenVerifier, generateCallerKeyPair } from '@storefront/caller-token';
 import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger } from '@storefront/logging';
@@ -13,15 +13,12 @@ const SERVICE = 'storefront.inventory.v1.InventoryService';
 type InventoryDefinition = typeof inventory.InventoryServiceService;
 
 // The inventory contract as a vehicle for the server's rules, with a table of its own.
-const ACCESS: AccessTable<InventoryDefinition> = {
-  getStock: { callers: ['gateway', 'checkout'], customer: 'optional' },
-  getCatalog: { callers: ['gateway'], customer: 'required' },
-  getCatalogSnapshot: { callers: ['gateway'], customer: 'none' },
-  quote: { callers: ['gateway'], customer: 'none' },
-  reserve: { callers: ['gateway'], customer: 'none' },
-  commit: { callers: ['gateway'], customer: 'none' },
-  release: { callers: ['checkout'], customer: 'none' },
-};
+const ACCESS = accessTable(inventory.InventoryServiceService, [
+  { callers: ['gateway', 'checkout'], customer: 'optional', rpcs: ['getStock'] },
+  { callers: ['gateway'], customer: 'required', rpcs: ['getCatalog'] },
+  { callers: ['gateway'], customer: 'none', rpcs: ['getCatalogSnapshot', 'quote', 'reserve', 'commit'] },
+  { callers: ['checkout'], customer: 'none', rpcs: ['release'] },
+]);
 
 describe('grpc: server, client, errors and health', () => {
   let server: RunningGrpcServer;
@@ -98,6 +95,18 @@ describe('grpc: server, client, errors and health', () => {
     // @ts-expect-error a table that misses an RPC of the service does not compile
     const incomplete: AccessTable<InventoryDefinition> = { getStock: { callers: ['gateway'], customer: 'none' } };
     expect(callersOf(incomplete)).to.deep.equal(['gateway']);
+  });
+
+  it('builds a table rule by rule, refusing one that leaves an RPC out or names one twice', () => {
+    const rpcs = ['getStock', 'getCatalog', 'getCatalogSnapshot', 'quote', 'reserve', 'commit'] as const;
+    // @ts-expect-error release has no rule
+    accessTable(inventory.InventoryServiceService, [{ callers: ['gateway'], customer: 'none', rpcs }]);
+    expect(() =>
+      accessTable(inventory.InventoryServiceService, [
+        { callers: ['gateway'], customer: 'none', rpcs: [...rpcs, 'release'] },
+        { callers: ['checkout'], customer: 'none', rpcs: ['release'] },
+      ]),
+    ).to.throw('the access table names release twice');
   });
 
   it('answers UNAUTHENTICATED when a caller is required and missing', async () => {

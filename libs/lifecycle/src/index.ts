@@ -145,3 +145,15 @@ export {
   type OpsProgram,
   type OpsResult,
 } from './ops';
+
+export {
+  readGrpcServiceConfig,
+  repeatInBackground,
+  startGrpcService,
+  type BuildContext,
+  type GrpcServiceConfig,
+  type GrpcServiceOptions,
+  type RunningGrpcService,
+  type ServiceParts,
+  type ServiceStartOptions,
+} from './grpc-service';

@@ -3,6 +3,8 @@ export { HttpClient, recordedAnswers, type RecordedAnswer, type TestResponse } f
 export { launchChromium } from './browser';
 export { collectChildLogs, type ChildLogs } from './child-logs';
 export { rejection } from './rejection';
+export { startForEachTest, startForSuite } from './suite';
+export { ManualClock, serviceTestEnv, type ServiceTestEnv } from './service-env';
 export { testServiceKeys, testServiceTokenEnv, testSigner, clientAs, refusedServiceTokens, callRaw, type RawOutcome } from './service-identities';
 export { startFaultProxy, storesThroughFaultProxies, type FaultProxy } from './fault-proxy';
 export { runApp, runNode, sleep, type AppProcess } from './app-process';

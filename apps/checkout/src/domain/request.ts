@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { originOf } from '@storefront/config';
 import { invalidArgument } from '@storefront/errors';
+import { LINE_QUANTITY_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import { PROVIDER_NAMES, type ProviderName } from '../config';
 
@@ -48,14 +49,16 @@ export interface RequestRules {
 
 export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest, rules: RequestRules): CheckoutRequest {
   const reference = request.checkoutReference;
-  if (reference.trim() === '' || reference.length > 90) throw invalidArgument('checkout_reference must be 1 to 90 characters');
+  if (reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
   if (!(request.amountPence > 0)) throw invalidArgument('amount must be greater than 0');
   if (request.currency !== ACCEPTED_CURRENCY) throw invalidArgument(`currency must be ${ACCEPTED_CURRENCY}; the shop sells in pounds sterling only`, 'unsupported_currency');
   if (request.merchantCode !== rules.merchantCode) throw invalidArgument('merchant_code does not name this shop\'s merchant account', 'invalid_merchant_code');
   if (request.items.length === 0) throw invalidArgument('items must list at least one product: no payment link without an order');
   const seen = new Set<string>();
   for (const [index, item] of request.items.entries()) {
-    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > 99) throw invalidArgument(`items[${index}].quantity must be an integer from 1 to 99`);
+    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > LINE_QUANTITY_MAX) {
+      throw invalidArgument(`items[${index}].quantity must be an integer from 1 to ${LINE_QUANTITY_MAX}`);
+    }
     if (seen.has(item.sku)) throw invalidArgument(`items[${index}].sku ${item.sku} is listed more than once; give one line per SKU with its quantity`);
     seen.add(item.sku);
   }

@@ -8,8 +8,9 @@ import { migrationCommands, requiredOption, withStore, type OpsCommand, type Ops
 import { readCommon, type EnvReader } from '@storefront/config';
 import { readProviderSettings } from '../config';
 import { migrations } from '../migrations';
-import { PromoAdmin, parseDiscountPercent, parseInstant, parsePromoCode, parseRedemptionCap, type PromoListing } from '../promo-admin';
-import { CheckoutStore, type Order } from '../store';
+import { PromoAdmin, parseDiscountPercent, parseInstant, parsePromoCode, parseRedemptionCap, type PromoListing } from '../stores/promo-admin';
+import { CheckoutStore } from '../stores/checkout';
+import type { Order } from '../domain/order';
 import { SumUpApiProvider } from '../providers/sumup';
 import type { PromoCode } from '../domain/promo';
 

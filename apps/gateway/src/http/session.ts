@@ -7,13 +7,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { originOf } from '@storefront/config';
 import { AppError, unauthenticated } from '@storefront/errors';
+import { isWellFormedSessionToken } from '@storefront/formats';
 import type { identity } from '@storefront/proto';
 import type { GatewayConfig } from '../config';
 import type { GatewayContext } from '../context';
 
 export const SESSION_COOKIE = 'svc_sess';
-// 32 random bytes in base64url; anything else is not worth a call to identity.
-const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const COOKIE_ATTRIBUTES = 'HttpOnly; Secure; SameSite=Lax';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -84,7 +83,7 @@ export async function resolveSessionToken(
   token: string,
   { clients, signer, sessions }: Pick<GatewayContext, 'clients' | 'signer' | 'sessions'>,
 ): Promise<RequestSession | undefined> {
-  if (!SESSION_TOKEN.test(token)) return undefined;
+  if (!isWellFormedSessionToken(token)) return undefined;
   const userId = await sessions.userIdOf(token, async (sessionToken) => {
     try {
       const { profile, expiresInMs } = await clients.identity.resolveSession({ sessionToken });

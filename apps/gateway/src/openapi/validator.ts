@@ -80,14 +80,6 @@ export class RequestValidator {
       next();
     };
   }
-
-  query(schemaName: string): RequestHandler {
-    this.validatorFor(schemaName);
-    return (req, _res, next) => {
-      this.check(schemaName, { ...req.query }, 'query');
-      next();
-    };
-  }
 }
 
 function describe(error: ErrorObject | undefined, where: string): string {

@@ -2,6 +2,7 @@
  * Create-checkout and promo validation as operations on already validated input, shared by the
  * HTTP routes and the MCP tools so both go through the same service calls, limits and answers.
  */
+import type { SumUpCheckoutFields } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { checkoutResultView } from '../views/orders';
@@ -9,14 +10,7 @@ import { amountToPence, basisPointsToFraction } from '../views/money';
 import type { Caller } from './caller';
 
 /** The create-checkout body as the OpenAPI schema admits it. */
-export interface CreateCheckoutBody {
-  checkout_reference: string;
-  amount: number;
-  currency: string;
-  merchant_code: string;
-  description?: string;
-  return_url?: string;
-  redirect_url?: string;
+export interface CreateCheckoutBody extends SumUpCheckoutFields {
   items: Array<{ sku: string; quantity: number }>;
   delivery: checkout.Delivery;
   promo_code?: string;

@@ -13,14 +13,8 @@ import { clearSessionCookie, clientAddress, requireSession, sessionFirst, sessio
 import { sessionKey } from '../sessions/session-cache';
 import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
 
-interface SignUpBody {
-  email: string;
-  password: string;
-  firstName: string;
-  lastName: string;
-  phone?: string;
-  referralCode?: string;
-}
+/** The signup body as the OpenAPI schema admits it: the request identity takes, but for the address the gateway adds. */
+type SignUpBody = Omit<identity.SignUpRequest, 'clientAddress'>;
 
 interface LoginBody {
   email: string;

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument, unauthenticated } from '@storefront/errors';
 import { addressBucket, countAttempt, counterKey, type WindowCounters } from '@storefront/rate-limit';
+import { isWellFormedSessionToken } from '@storefront/formats';
 import type { RateLimits } from '../config';
 import type { SessionStore } from '../stores/sessions';
 import type { ProfileChanges, User, UserStore } from '../stores/users';
@@ -19,7 +20,7 @@ import {
   normaliseReferralCode,
   rejectOverlongPassword,
 } from './rules';
-import { SESSION_LIFETIME_SECONDS, hashSessionToken, isWellFormedSessionToken, newSessionToken } from './session-tokens';
+import { SESSION_LIFETIME_SECONDS, hashSessionToken, newSessionToken } from './session-tokens';
 
 export interface SignUpInput {
   email: string;

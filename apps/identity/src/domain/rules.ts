@@ -3,22 +3,15 @@
  * AppError naming it. The gateway's schemas check shapes first; these rules are the
  * authority on meaning (blank names, phone characters, how an email is compared).
  */
-import { randomInt } from 'node:crypto';
 import { invalidArgument } from '@storefront/errors';
+import { ACCOUNT_LIMITS, REFERRAL_CODE_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
 
-const PASSWORD_MIN_LENGTH = 6;
-const PASSWORD_MAX_LENGTH = 128;
-const NAME_MAX_LENGTH = 100;
-const EMAIL_MAX_LENGTH = 254;
-const PHONE_PATTERN = /^\+?[0-9 ().-]{5,32}$/;
+const { emailMaxLength, passwordMinLength, passwordMaxLength, nameMaxLength, phoneMaxLength } = ACCOUNT_LIMITS;
+
+const PHONE_PATTERN = new RegExp(`^\\+?[0-9 ().-]{5,${phoneMaxLength}}$`);
 const PHONE_MIN_DIGITS = 5;
-// Unambiguous when read aloud or copied by hand: no 0/O, 1/I/L.
-export const REFERRAL_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
-export const REFERRAL_CODE_LENGTH = 8;
 // A deliberately loose check: the mailbox owner, not a pattern, decides what is deliverable.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
-// eslint-disable-next-line no-control-regex -- rejecting control characters is the point
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
 /** Length in characters (code points), as people count them. */
 function characterCount(value: string): number {
@@ -29,30 +22,30 @@ function characterCount(value: string): number {
 
 export function normaliseEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
-  if (email.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(email)) throw invalidArgument('email must be a valid email address');
+  if (email.length > emailMaxLength || !EMAIL_PATTERN.test(email)) throw invalidArgument('email must be a valid email address');
   return email;
 }
 
 /** A password longer than the maximum is refused before anything, hashing included, touches it. */
 export function rejectOverlongPassword(password: string): void {
   // UTF-16 length bounds the character count from above, so huge inputs stop here cheaply.
-  if (password.length > PASSWORD_MAX_LENGTH * 2 || characterCount(password) > PASSWORD_MAX_LENGTH) {
-    throw invalidArgument(`password must be at most ${PASSWORD_MAX_LENGTH} characters`);
+  if (password.length > passwordMaxLength * 2 || characterCount(password) > passwordMaxLength) {
+    throw invalidArgument(`password must be at most ${passwordMaxLength} characters`);
   }
 }
 
 export function checkNewPasswordLength(password: string): void {
   rejectOverlongPassword(password);
-  if (characterCount(password) < PASSWORD_MIN_LENGTH) {
-    throw invalidArgument(`password must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  if (characterCount(password) < passwordMinLength) {
+    throw invalidArgument(`password must be at least ${passwordMinLength} characters`);
   }
 }
 
 export function normaliseName(raw: string, field: string): string {
   const name = raw.trim();
   if (name === '') throw invalidArgument(`${field} must not be empty`);
-  if (characterCount(name) > NAME_MAX_LENGTH) throw invalidArgument(`${field} must be at most ${NAME_MAX_LENGTH} characters`);
-  if (CONTROL_CHARACTERS.test(name)) throw invalidArgument(`${field} must not contain control characters`);
+  if (characterCount(name) > nameMaxLength) throw invalidArgument(`${field} must be at most ${nameMaxLength} characters`);
+  if (hasControlCharacters(name)) throw invalidArgument(`${field} must not contain control characters`);
   return name;
 }
 
@@ -73,7 +66,5 @@ export function normaliseReferralCode(raw: string): string {
 }
 
 export function newReferralCode(): string {
-  let code = '';
-  for (let i = 0; i < REFERRAL_CODE_LENGTH; i += 1) code += REFERRAL_ALPHABET[randomInt(REFERRAL_ALPHABET.length)];
-  return code;
+  return randomCode(REFERRAL_CODE_LENGTH);
 }

@@ -9,7 +9,7 @@ import { ConfigError, EnvReader, readCommon, type Env } from '@storefront/config
 import { applyMigrations, ensureMysqlDatabase, openDatabase, readStoreConfig, type StoreConfig } from '@storefront/db';
 import { checkCatalogFile } from '../catalog-file';
 import { migrations } from '../migrations';
-import { InventoryStore } from '../store';
+import { InventoryStore } from '../stores/catalog';
 
 export interface ImportOutput {
   info(line: string): void;

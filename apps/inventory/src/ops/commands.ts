@@ -5,8 +5,8 @@
 import { OPS_EXIT, OpsExit, migrationCommands, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { runCatalogImport } from '../cli/import-catalog';
 import { migrations } from '../migrations';
-import { ReservationStore } from '../reservations';
-import { StockAdmin, parseUnits, type StockLevel } from '../stock-admin';
+import { ReservationStore } from '../stores/reservations';
+import { StockAdmin, parseUnits, type StockLevel } from '../stores/stock-admin';
 import type { Knex } from '@storefront/db';
 import type { EnvReader } from '@storefront/config';
 

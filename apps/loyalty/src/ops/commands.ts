@@ -4,10 +4,10 @@
  */
 import { migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { readLedgerSettings } from '../config';
-import { parseAdjustmentPoints } from '../domain';
-import { LoyaltyLedger } from '../ledger';
+import { parseAdjustmentPoints } from '../domain/rules';
+import { LoyaltyLedger } from '../domain/ledger';
 import { migrations } from '../migrations';
-import { LoyaltyStore } from '../store';
+import { LoyaltyStore } from '../stores/loyalty';
 
 const commands: OpsCommand[] = [
   ...migrationCommands('loyalty', migrations),

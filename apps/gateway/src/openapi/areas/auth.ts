@@ -2,6 +2,7 @@
  * Accounts and sessions. These schemas validate the request bodies (validator.ts) and are the
  * published description; `Loyalty` and `LoyaltySync` belong to the loyalty area.
  */
+import { ACCOUNT_LIMITS, CODE_ALPHABET, REFERRAL_CODE_LENGTH } from '@storefront/formats';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 const sessionCookieSet = {
@@ -45,7 +46,7 @@ const profileExample = {
 const name = (field: string) => ({
   type: 'string',
   minLength: 1,
-  maxLength: 100,
+  maxLength: ACCOUNT_LIMITS.nameMaxLength,
   description: `${field}; trimmed, not blank, no control characters`,
 });
 
@@ -57,16 +58,16 @@ export const authArea: ApiArea = {
       required: ['email', 'password', 'firstName', 'lastName'],
       additionalProperties: false,
       properties: {
-        email: { type: 'string', format: 'email', maxLength: 254, description: 'Trimmed and compared in lower case; must not be registered yet' },
+        email: { type: 'string', format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength, description: 'Trimmed and compared in lower case; must not be registered yet' },
         password: {
           type: 'string',
-          minLength: 6,
-          maxLength: 128,
-          description: '6 to 128 characters; one of the most commonly used passwords is refused with `password_too_common`',
+          minLength: ACCOUNT_LIMITS.passwordMinLength,
+          maxLength: ACCOUNT_LIMITS.passwordMaxLength,
+          description: `${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters; one of the most commonly used passwords is refused with \`password_too_common\``,
         },
         firstName: name('Given name'),
         lastName: name('Family name'),
-        phone: { type: 'string', maxLength: 32, description: 'Digits, spaces and + ( ) - . with at least 5 digits; empty means none' },
+        phone: { type: 'string', maxLength: ACCOUNT_LIMITS.phoneMaxLength, description: 'Digits, spaces and + ( ) - . with at least 5 digits; empty means none' },
         referralCode: { type: 'string', maxLength: 32, description: "Another customer's referral code (any case); one that names nobody is 400" },
       },
       example: { email: 'ada@example.com', password: 'plum-tractor-42', firstName: 'Ada', lastName: 'Lovelace', referralCode: 'K7M2QX9P' },
@@ -76,8 +77,8 @@ export const authArea: ApiArea = {
       required: ['email', 'password'],
       additionalProperties: false,
       properties: {
-        email: { type: 'string', format: 'email', maxLength: 254 },
-        password: { type: 'string', minLength: 1, maxLength: 128 },
+        email: { type: 'string', format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength },
+        password: { type: 'string', minLength: 1, maxLength: ACCOUNT_LIMITS.passwordMaxLength },
       },
       example: { email: 'ada@example.com', password: 'plum-tractor-42' },
     },
@@ -91,7 +92,7 @@ export const authArea: ApiArea = {
         lastName: { type: 'string' },
         phone: { type: 'string', description: 'Present when set' },
         createdAt: { type: 'string', format: 'date-time', readOnly: true },
-        referralCode: { type: 'string', pattern: '^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$', readOnly: true, description: "The customer's own code to share" },
+        referralCode: { type: 'string', pattern: `^[${CODE_ALPHABET}]{${REFERRAL_CODE_LENGTH}}$`, readOnly: true, description: "The customer's own code to share" },
         referredBy: { type: 'string', readOnly: true, description: 'The referral code used at signup, when one was' },
       },
       example: profileExample,
@@ -103,7 +104,7 @@ export const authArea: ApiArea = {
       properties: {
         firstName: name('Given name'),
         lastName: name('Family name'),
-        phone: { type: 'string', maxLength: 32, description: 'An empty string removes the phone number' },
+        phone: { type: 'string', maxLength: ACCOUNT_LIMITS.phoneMaxLength, description: 'An empty string removes the phone number' },
         id: { type: 'string' },
         email: { type: 'string' },
         createdAt: { type: 'string' },

@@ -1,3 +1,4 @@
+import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
 import { errorResponse, ref, type ApiArea } from '../area';
 
 const gbp = (description: string) => ({ type: 'number', minimum: 0, description: `${description} (GBP, 2 decimal places)` });
@@ -28,7 +29,7 @@ export const catalogArea: ApiArea = {
       example: {
         generatedAt: '2026-11-22T12:00:00.000Z',
         currency: 'GBP',
-        merchantCode: 'MSTOREFRONT',
+        merchantCode: DEFAULT_MERCHANT_CODE,
         products: [
           {
             id: 'bpc-157',

@@ -1,3 +1,4 @@
+import { DEFAULT_MERCHANT_CODE, LINE_QUANTITY_MAX, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 const httpUrl = (description: string) => ({ type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, description });
@@ -10,7 +11,7 @@ export const checkoutArea: ApiArea = {
       additionalProperties: false,
       properties: {
         sku: { type: 'string', minLength: 1, maxLength: 100, description: 'SKU key `<product>-<size>` as listed in /products.json' },
-        quantity: { type: 'integer', minimum: 1, maximum: 99 },
+        quantity: { type: 'integer', minimum: 1, maximum: LINE_QUANTITY_MAX },
       },
     },
     Delivery: {
@@ -40,7 +41,7 @@ export const checkoutArea: ApiArea = {
       required: ['checkout_reference', 'amount', 'currency', 'merchant_code', 'items', 'delivery'],
       additionalProperties: false,
       properties: {
-        checkout_reference: { type: 'string', minLength: 1, maxLength: 90, description: 'Order reference chosen by the client; reuse it when retrying' },
+        checkout_reference: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH, description: 'Order reference chosen by the client; reuse it when retrying' },
         amount: { type: 'number', exclusiveMinimum: 0, description: 'Order total in pounds, e.g. 54.93' },
         currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' },
         merchant_code: { type: 'string', minLength: 1, maxLength: 32, description: "The shop's merchant code, as in /products.json" },
@@ -50,7 +51,7 @@ export const checkoutArea: ApiArea = {
           "Where the payer's browser goes after paying or declining: a URL on one of the shop's own origins, over https " +
             '(http only on localhost, 127.0.0.1 or [::1]). Any other URL is 400 `invalid_redirect_url`.',
         ),
-        items: { type: 'array', minItems: 1, maxItems: 50, items: ref('CheckoutLine') },
+        items: { type: 'array', minItems: 1, maxItems: ORDER_LINES_MAX, items: ref('CheckoutLine') },
         delivery: ref('Delivery'),
         promo_code: { type: 'string', maxLength: 64, description: 'Promo code, or a reward code of the logged-in customer' },
         provider: { type: 'string', enum: ['sandbox', 'sumup'], description: 'Payment provider; defaults to the configured one' },
@@ -59,7 +60,7 @@ export const checkoutArea: ApiArea = {
         checkout_reference: 'order-2026-0001',
         amount: 54.93,
         currency: 'GBP',
-        merchant_code: 'MSTOREFRONT',
+        merchant_code: DEFAULT_MERCHANT_CODE,
         description: 'BPC-157 5mg × 2',
         items: [{ sku: 'bpc-157-5mg', quantity: 2 }],
         delivery: { name: 'Ada Lovelace', email: 'ada@example.com', line1: '12 St James Square', city: 'London', postcode: 'SW1Y 4JH', country: 'GB' },

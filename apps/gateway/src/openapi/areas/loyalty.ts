@@ -1,3 +1,4 @@
+import { CATALOG_ID_MAX_LENGTH } from '@storefront/formats';
 import type { ApiArea, JsonSchema } from '../area';
 import { ref } from '../area';
 
@@ -94,7 +95,7 @@ export const loyaltyArea: ApiArea = {
         availableRewards: clientList({ id: text, name: text, pointsCost: { type: 'integer', minimum: 0 }, discount: { type: 'number', minimum: 0, maximum: 1 } }),
         redeemedRewards: clientList({
           id: text,
-          rewardId: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7e]+$', description: 'A reward id from availableRewards' },
+          rewardId: { type: 'string', minLength: 1, maxLength: CATALOG_ID_MAX_LENGTH, pattern: '^[\\x21-\\x7e]+$', description: 'A reward id from availableRewards' },
           name: text,
           code: text,
           redeemedAt: text,

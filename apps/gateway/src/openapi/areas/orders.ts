@@ -1,6 +1,5 @@
+import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { errorResponse, jsonResponse, rateLimitedResponse, ref, type ApiArea } from '../area';
-
-const ORDER_PAGE_MAX = 50;
 
 /** The path parameter; the MCP tool that reads an order takes it as its argument. */
 const CHECKOUT_REFERENCE_PARAMETER = {
@@ -8,7 +7,7 @@ const CHECKOUT_REFERENCE_PARAMETER = {
   in: 'path',
   required: true,
   description: 'The `checkout_reference` the order was created with',
-  schema: { type: 'string', minLength: 1, maxLength: 90 },
+  schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
   example: 'order-2026-0002',
 };
 
@@ -88,7 +87,7 @@ export const ordersArea: ApiArea = {
         parameters: [CHECKOUT_REFERENCE_PARAMETER],
         responses: {
           '200': jsonResponse('The order', 'OrderDetails'),
-          '400': errorResponse('The checkout_reference is longer than 90 characters'),
+          '400': errorResponse(`The checkout_reference is longer than ${ORDER_REFERENCE_MAX_LENGTH} characters`),
           '404': errorResponse("`order_not_found`: no order with this reference, or another account's order"),
           '429': rateLimitedResponse('too many order look-ups from this address in the last minute'),
         },

@@ -1,8 +1,7 @@
 /** Loyalty's own tables. Nothing outside this service reads them. */
 import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
-import type { loyalty } from '@storefront/proto';
-import type { CodeHold, EntryType } from './domain';
-import type { RewardDefinition } from './rewards-file';
+import type { CodeHold, EntryType, HistoryEntry, RedeemedReward, Reward } from '../domain/rules';
+import type { RewardDefinition } from '../rewards-file';
 
 /** The database, or a transaction on it. */
 export type Queryable = Knex | Knex.Transaction;
@@ -21,7 +20,7 @@ export interface NewEntry {
 export interface NewRedemption {
   id: string;
   userId: string;
-  reward: loyalty.Reward;
+  reward: Reward;
   code: string;
   redeemedAt: number;
 }
@@ -44,7 +43,7 @@ export interface StoredCode {
 const iso = (ms: unknown) => new Date(toNumber(ms)).toISOString();
 
 export class LoyaltyStore {
-  constructor(readonly db: Knex) {}
+  constructor(private readonly db: Knex) {}
 
   /** Makes the active catalog exactly the given rewards, in order; others become inactive. */
   async replaceRewardsCatalog(rewards: RewardDefinition[]): Promise<void> {
@@ -66,7 +65,7 @@ export class LoyaltyStore {
     });
   }
 
-  async activeRewards(): Promise<loyalty.Reward[]> {
+  async activeRewards(): Promise<Reward[]> {
     const rows = await this.db('rewards').where({ active: true }).orderBy('position').select('id', 'name', 'points_cost', 'discount_basis_points');
     return rows.map((row) => ({
       id: row.id,
@@ -94,6 +93,11 @@ export class LoyaltyStore {
    * single connection already serialises). The lock is the transaction's first read, so on MySQL
    * every later read sees what earlier holders of the lock committed.
    */
+  /** Reads in one transaction, so what `work` reads is one consistent snapshot. */
+  readConsistently<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
   withAccountLock<T>(userId: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return this.db.transaction(async (trx) => {
       const account = await forUpdate(trx('accounts').where({ user_id: userId }).first('user_id'), this.db);
@@ -132,7 +136,7 @@ export class LoyaltyStore {
   }
 
   /** The newest entries first. */
-  async history(db: Queryable, userId: string, limit: number): Promise<loyalty.HistoryEntry[]> {
+  async history(db: Queryable, userId: string, limit: number): Promise<HistoryEntry[]> {
     const rows = await db('ledger_entries')
       .where({ user_id: userId })
       .orderBy('seq', 'desc')
@@ -149,7 +153,7 @@ export class LoyaltyStore {
   }
 
   /** The newest redemptions first. */
-  async redemptions(db: Queryable, userId: string, limit: number): Promise<loyalty.RedeemedReward[]> {
+  async redemptions(db: Queryable, userId: string, limit: number): Promise<RedeemedReward[]> {
     const rows = await db('redemptions')
       .where({ user_id: userId })
       .orderBy('seq', 'desc')

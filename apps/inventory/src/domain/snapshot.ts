@@ -9,8 +9,8 @@
  * pods publish the same document.
  */
 import { createHash } from 'node:crypto';
-import type { inventory } from '@storefront/proto';
-import type { CatalogProduct, InventoryStore } from './store';
+import type { InventoryStore } from '../stores/catalog';
+import type { CatalogProduct } from './catalog';
 
 export interface SnapshotOptions {
   merchantCode: string;
@@ -21,19 +21,11 @@ export function snapshotVersion(revision: string, soldOut: readonly string[]): s
   return createHash('sha256').update(revision).update('\n').update(soldOut.join('\n')).digest('base64url').slice(0, 22);
 }
 
-export function toProductMessage(product: CatalogProduct): inventory.Product {
-  return {
-    id: product.id,
-    name: product.name,
-    description: product.description,
-    sizes: product.sizes.map((size) => ({
-      size: size.size,
-      sku: size.sku,
-      pricePence: size.pricePence,
-      stockLimited: size.stockLimited,
-      inStock: size.inStock,
-    })),
-  };
+export interface CatalogSnapshot {
+  version: string;
+  notModified: boolean;
+  /** Absent when the caller already holds this version. */
+  catalog?: { generatedAt: string; currency: string; merchantCode: string; products: CatalogProduct[] };
 }
 
 export class CatalogPublisher {
@@ -47,7 +39,7 @@ export class CatalogPublisher {
   }
 
   /** The current catalog, or just its version when the caller already holds it. */
-  async snapshot(knownVersion: string): Promise<inventory.GetCatalogSnapshotResponse> {
+  async snapshot(knownVersion: string): Promise<CatalogSnapshot> {
     if (knownVersion) {
       const { revision, soldOut } = await this.store.catalogState();
       const version = snapshotVersion(revision, soldOut);
@@ -66,7 +58,7 @@ export class CatalogPublisher {
     return {
       version,
       notModified: false,
-      catalog: { generatedAt: generatedAt.toISOString(), currency: 'GBP', merchantCode: this.options.merchantCode, products: catalog.products.map(toProductMessage) },
+      catalog: { generatedAt: generatedAt.toISOString(), currency: 'GBP', merchantCode: this.options.merchantCode, products: catalog.products },
     };
   }
 }

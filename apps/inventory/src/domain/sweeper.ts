@@ -3,7 +3,7 @@
  * guarded status change, so two sweepers never give the same units back twice.
  */
 import type { Logger } from '@storefront/logging';
-import type { ReservationStore } from './reservations';
+import type { ReservationStore } from '../stores/reservations';
 
 export interface Sweeper {
   /** Stops the timer and waits for a sweep in progress. */

@@ -6,23 +6,9 @@
  * conditional UPDATE on the reservation row, so no unit is ever given back twice.
  */
 import { AppError, conflict, notFound } from '@storefront/errors';
-import { forUpdate, isUniqueViolation, type Knex } from '@storefront/db';
-import { sameLines, unknownSkus, type Line } from './lines';
-
-export type ReservationStatus = 'active' | 'committed' | 'released';
-
-export interface ReservedLine extends Line {
-  /** Whether the line took units from a stock row (false for SKUs that are not stock-limited). */
-  holdsStock: boolean;
-}
-
-export interface Reservation {
-  orderReference: string;
-  status: ReservationStatus;
-  lines: ReservedLine[];
-  /** Epoch milliseconds. */
-  expiresAt: number;
-}
+import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
+import { sameLines, unknownSkus, type Line } from '../domain/lines';
+import type { Reservation } from '../domain/reservation';
 
 export interface ReservationStoreOptions {
   now?: () => number;
@@ -138,6 +124,11 @@ export class ReservationStore {
       if ((await this.settle(reference, 'released')).changed) released += 1;
     }
     return released;
+  }
+
+  /** Reservations holding stock right now: not yet committed, released or expired. */
+  async countActive(): Promise<number> {
+    return toNumber((await this.db('reservations').where('status', 'active').count({ n: '*' }).first())?.n);
   }
 
   async find(orderReference: string): Promise<Reservation | undefined> {

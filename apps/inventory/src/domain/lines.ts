@@ -3,15 +3,13 @@
  * every rule throws an invalid_argument AppError naming the field, before any store work.
  */
 import { invalidArgument } from '@storefront/errors';
+import { LINE_QUANTITY_MAX, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH, hasControlCharacters } from '@storefront/formats';
 
 export interface Line {
   sku: string;
   quantity: number;
 }
 
-export const MAX_LINE_QUANTITY = 99;
-export const MAX_LINES = 100;
-export const MAX_ORDER_REFERENCE_LENGTH = 128;
 export const MAX_TTL_SECONDS = 24 * 60 * 60;
 
 /**
@@ -20,7 +18,7 @@ export const MAX_TTL_SECONDS = 24 * 60 * 60;
  */
 export function normalizeLines(lines: readonly Line[] | undefined): Line[] {
   if (!lines || lines.length === 0) throw invalidArgument('lines must list at least one SKU');
-  if (lines.length > MAX_LINES) throw invalidArgument(`lines must list at most ${MAX_LINES} entries, got ${lines.length}`);
+  if (lines.length > ORDER_LINES_MAX) throw invalidArgument(`lines must list at most ${ORDER_LINES_MAX} entries, got ${lines.length}`);
   const problems: string[] = [];
   const totals = new Map<string, number>();
   lines.forEach((line, i) => {
@@ -28,8 +26,8 @@ export function normalizeLines(lines: readonly Line[] | undefined): Line[] {
       problems.push(`lines[${i}].sku must be a non-empty SKU`);
       return;
     }
-    if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > MAX_LINE_QUANTITY) {
-      problems.push(`lines[${i}].quantity must be an integer from 1 to ${MAX_LINE_QUANTITY}, got ${String(line.quantity)}`);
+    if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > LINE_QUANTITY_MAX) {
+      problems.push(`lines[${i}].quantity must be an integer from 1 to ${LINE_QUANTITY_MAX}, got ${String(line.quantity)}`);
       return;
     }
     totals.set(line.sku, (totals.get(line.sku) ?? 0) + line.quantity);
@@ -47,9 +45,8 @@ export function sameLines(a: readonly Line[], b: readonly Line[]): boolean {
 
 export function checkOrderReference(reference: string | undefined): string {
   // Control characters would end up in logs and error details.
-  // eslint-disable-next-line no-control-regex
-  if (typeof reference !== 'string' || reference.trim() === '' || reference.length > MAX_ORDER_REFERENCE_LENGTH || /[\u0000-\u001f\u007f]/.test(reference)) {
-    throw invalidArgument(`order_reference must be 1 to ${MAX_ORDER_REFERENCE_LENGTH} printable characters`);
+  if (typeof reference !== 'string' || reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH || hasControlCharacters(reference)) {
+    throw invalidArgument(`order_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} printable characters`);
   }
   return reference;
 }

@@ -4,8 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, conflict, notFound } from '@storefront/errors';
-import { isUniqueViolation, type Knex } from '@storefront/db';
-import type { loyalty } from '@storefront/proto';
+import { isUniqueViolation } from '@storefront/db';
 import {
   WELCOME_BONUS,
   holdBlocks,
@@ -17,15 +16,34 @@ import {
   pointsForPurchase,
   tierFor,
   LIMITS,
+  type Account,
+  type RedeemedReward,
+  type Reward,
   type TierThresholds,
-} from './domain';
-import type { LoyaltyStore, NewEntry } from './store';
+} from './rules';
+import type { LoyaltyStore, NewEntry, Queryable } from '../stores/loyalty';
 
 export interface AdjustmentOutcome {
   /** False when the key had already recorded this adjustment. */
   granted: boolean;
   points: number;
   balance: number;
+}
+
+/** Whether a customer may use a reward code now; `discountBps` is known whenever the code is theirs and unused, held or not. */
+export interface RewardCodeCheck {
+  valid: boolean;
+  code: string;
+  discountBps: number;
+  held: boolean;
+}
+
+/** Whether an order now holds a reward code; when not, whether another open order does. */
+export interface RewardCodeHold {
+  valid: boolean;
+  code: string;
+  discountBps: number;
+  heldByAnotherOrder: boolean;
 }
 
 /** History and redeemed rewards list the newest this many; balances count everything. */
@@ -45,19 +63,19 @@ export const PENDING_WELCOME_ID = 'pending-welcome';
 const WELCOME_ENTRY = { type: 'welcome', points: WELCOME_BONUS, description: 'Welcome bonus' } as const;
 
 export class LoyaltyLedger {
-  private readonly catalog: ReadonlyMap<string, loyalty.Reward>;
+  private readonly catalog: ReadonlyMap<string, Reward>;
   private readonly openings = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: LoyaltyStore,
-    rewards: loyalty.Reward[],
+    rewards: Reward[],
     private readonly options: LedgerOptions,
   ) {
     this.catalog = new Map(rewards.map((reward) => [reward.id, reward]));
   }
 
   /** Opens the account with its welcome bonus; opening again changes nothing. */
-  async open(userId: string): Promise<loyalty.Account> {
+  async open(userId: string): Promise<Account> {
     await this.changeAccount(userId, async () => undefined);
     return this.account(userId);
   }
@@ -67,7 +85,7 @@ export class LoyaltyLedger {
    * OpenAccount failed) answers as it will open, welcome bonus owed, and is opened off the read
    * path, once however many reads find it missing (docs/decisions/0800).
    */
-  async account(userId: string): Promise<loyalty.Account> {
+  async account(userId: string): Promise<Account> {
     const account = await this.read(userId);
     if (account) return account;
     this.openInBackground(userId);
@@ -88,7 +106,7 @@ export class LoyaltyLedger {
     await Promise.all(this.openings.values());
   }
 
-  private asItWillOpen(): loyalty.Account {
+  private asItWillOpen(): Account {
     return {
       points: WELCOME_BONUS,
       lifetimePoints: WELCOME_BONUS,
@@ -99,7 +117,7 @@ export class LoyaltyLedger {
     };
   }
 
-  async awardPurchase(userId: string, orderId: string, amountPence: number): Promise<loyalty.AwardPurchaseResponse> {
+  async awardPurchase(userId: string, orderId: string, amountPence: number): Promise<{ pointsAwarded: number; newlyAwarded: boolean }> {
     const points = pointsForPurchase(amountPence);
     return this.changeAccount(userId, async (trx) => {
       const award = await this.grantOnce(trx, {
@@ -139,7 +157,7 @@ export class LoyaltyLedger {
   }
 
   /** Redeems one reward; refused when the balance does not cover it. */
-  async redeem(userId: string, rewardId: string): Promise<loyalty.RedeemResponse> {
+  async redeem(userId: string, rewardId: string): Promise<{ account: Account; redeemed: RedeemedReward }> {
     const reward = this.catalog.get(rewardId);
     if (!reward) throw notFound(`reward_id "${rewardId}" names no available reward`, 'reward_not_found');
     const redeemed = await this.changeAccount(userId, async (trx) => {
@@ -156,7 +174,7 @@ export class LoyaltyLedger {
    * Applies a client's loyalty state: the only thing taken from it is the list of rewards it
    * asks to redeem (see planSyncRedemptions); balances, tier and history stay the server's.
    */
-  async sync(userId: string, requestedRewardIds: readonly string[]): Promise<loyalty.Account> {
+  async sync(userId: string, requestedRewardIds: readonly string[]): Promise<Account> {
     if (requestedRewardIds.length === 0) return this.account(userId);
     await this.changeAccount(userId, async (trx) => {
       const { points } = await this.store.totals(trx, userId);
@@ -173,7 +191,7 @@ export class LoyaltyLedger {
    * holds it. A held code still reports its discount, so checkout can price an order that then
    * competes for the hold.
    */
-  async checkRewardCode(rawCode: string, userId: string): Promise<loyalty.CheckRewardCodeResponse> {
+  async checkRewardCode(rawCode: string, userId: string): Promise<RewardCodeCheck> {
     const code = normaliseRewardCode(rawCode);
     const stored = await this.ownUnusedCode(code, userId);
     const held = stored !== undefined && holdBlocks(stored.hold, undefined, this.options.now());
@@ -181,7 +199,7 @@ export class LoyaltyLedger {
   }
 
   /** Holds the code for the order; the same order again renews its hold, another order is refused. */
-  async holdRewardCode(rawCode: string, userId: string, orderId: string): Promise<loyalty.HoldRewardCodeResponse> {
+  async holdRewardCode(rawCode: string, userId: string, orderId: string): Promise<RewardCodeHold> {
     const code = normaliseRewardCode(rawCode);
     const now = this.options.now();
     const held = await this.store.holdCode(code, userId, orderId, now, now + this.options.codeHoldMs);
@@ -219,7 +237,7 @@ export class LoyaltyLedger {
    * Runs a change under the account's lock, opening the account first: its welcome bonus is
    * granted by whichever operation reaches the account first, and only once.
    */
-  private async changeAccount<T>(userId: string, change: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  private async changeAccount<T>(userId: string, change: (trx: Queryable) => Promise<T>): Promise<T> {
     await this.store.ensureAccount(userId, this.options.now());
     return this.store.withAccountLock(userId, async (trx) => {
       await this.grantOnce(trx, {
@@ -232,7 +250,7 @@ export class LoyaltyLedger {
   }
 
   /** Writes the entry unless its key was recorded before; either way says what that key holds. */
-  private async grantOnce(trx: Knex.Transaction, entry: NewEntry): Promise<{ granted: boolean; points: number }> {
+  private async grantOnce(trx: Queryable, entry: NewEntry): Promise<{ granted: boolean; points: number }> {
     const existing = await this.store.findEntry(trx, entry.key);
     if (existing && existing.userId !== entry.userId) throw alreadyRecordedForAnother(entry.key);
     if (existing) return { granted: false, points: existing.points };
@@ -247,7 +265,7 @@ export class LoyaltyLedger {
   }
 
   /** Debits the reward's cost and issues its single-use code. The caller checked the balance. */
-  private async issue(trx: Knex.Transaction, userId: string, reward: loyalty.Reward): Promise<loyalty.RedeemedReward> {
+  private async issue(trx: Queryable, userId: string, reward: Reward): Promise<RedeemedReward> {
     const redemptionId = randomUUID();
     const code = newRewardCode();
     const redeemedAt = this.options.now();
@@ -267,8 +285,8 @@ export class LoyaltyLedger {
   }
 
   /** The account as one consistent snapshot, or undefined when it was never opened. */
-  private read(userId: string): Promise<loyalty.Account | undefined> {
-    return this.store.db.transaction(async (trx) => {
+  private read(userId: string): Promise<Account | undefined> {
+    return this.store.readConsistently(async (trx) => {
       const totals = await this.store.totals(trx, userId);
       if (totals.entries === 0) return undefined;
       const pointsHistory = await this.store.history(trx, userId, ACCOUNT_LIST_LIMIT);

@@ -5,14 +5,15 @@
  * whoever holds the reference, never its delivery details.
  */
 import { invalidArgument, notFound } from '@storefront/errors';
+import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import { orderSummary } from './checkout-service';
-import { publicProviderCheckout } from './providers/provider';
-import type { AbuseGuard } from './limits';
-import type { CheckoutStore, Order, OrderPosition } from './store';
+import { publicProviderCheckout } from '../providers/provider';
+import type { AbuseGuard } from '../limits';
+import type { CheckoutStore } from '../stores/checkout';
+import type { Order, OrderPosition } from './order';
 
 const DEFAULT_PAGE_SIZE = 20;
-const MAX_PAGE_SIZE = 50;
 
 export interface OrderReaderOptions {
   store: CheckoutStore;
@@ -24,7 +25,7 @@ export class OrderReader {
   constructor(private readonly options: OrderReaderOptions) {}
 
   async getOrder(reference: string, clientAddress: string, accountId: string | undefined): Promise<checkout.GetOrderResponse> {
-    if (reference === '' || reference.length > 90) throw invalidArgument('checkout_reference must be 1 to 90 characters');
+    if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
     // Counted before the read, so a miss costs a guesser as much as a hit.
     await this.options.limits.countOrderLookup(clientAddress);
     const order = await this.options.store.findByReference(reference);
@@ -34,7 +35,7 @@ export class OrderReader {
   }
 
   async listOrders(accountId: string, limit: number, cursor: string): Promise<checkout.ListOrdersResponse> {
-    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_PAGE_SIZE) throw invalidArgument(`limit must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX) throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
     const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
     const after = cursor === '' ? undefined : decodeCursor(cursor);
     // One more than the page tells whether another page follows without a count.

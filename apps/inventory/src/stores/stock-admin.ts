@@ -5,7 +5,7 @@
  */
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
 import { forUpdate, type Knex } from '@storefront/db';
-import { newCatalogRevision } from './store';
+import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
 
 /** Far above any shelf, well inside a 32-bit column. */

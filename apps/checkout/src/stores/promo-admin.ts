@@ -5,8 +5,8 @@
  */
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
 import { isUniqueViolation, toNumber, type Knex } from '@storefront/db';
-import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './domain/promo';
-import { toPromo, type CheckoutStore } from './store';
+import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from '../domain/promo';
+import { toPromo, type CheckoutStore } from './checkout';
 
 export const PROMO_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{2,63}$/;
 const BASIS_POINTS_PER_PERCENT = 100;

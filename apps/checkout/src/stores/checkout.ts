@@ -1,56 +1,8 @@
 /** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
 import { forUpdate, toNumber, type Knex } from '@storefront/db';
-import type { ProviderName } from './config';
-import type { Delivery } from './domain/request';
-import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './domain/promo';
-
-export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export type DiscountKind = 'promo' | 'reward';
-
-export interface OrderLine {
-  sku: string;
-  quantity: number;
-  unitPricePence: number;
-}
-
-export interface NewOrder {
-  id: string;
-  reference: string;
-  fingerprint: string;
-  accountId?: string;
-  /** The hashed bucket of the client address the order came from, for per-address limits. */
-  clientAddressKey?: string;
-  provider: ProviderName;
-  currency: string;
-  lines: OrderLine[];
-  goodsPence: number;
-  discountPence: number;
-  shippingPence: number;
-  totalPence: number;
-  promoCode?: string;
-  promoKind?: DiscountKind;
-  discountBasisPoints: number;
-  description?: string;
-  returnUrl?: string;
-  redirectUrl?: string;
-  delivery: Delivery;
-}
-
-export interface Order extends NewOrder {
-  status: OrderStatus;
-  providerCheckoutId?: string;
-  providerCheckoutJson?: string;
-  reservedUntil?: number;
-  stockSettledAt?: number;
-  pointsAwardedAt?: number;
-  codeRedeemedAt?: number;
-  closedAt?: number;
-  /** While in the future, a create-checkout attempt is working on the order. */
-  claimExpiresAt?: number;
-  createdAt: number;
-  updatedAt?: number;
-}
+import type { ProviderName } from '../config';
+import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
+import type { DiscountKind, NewOrder, Order, OrderPosition, OrderStatus } from '../domain/order';
 
 /** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
 export class PromoNotHeld extends Error {
@@ -60,12 +12,6 @@ export class PromoNotHeld extends Error {
   ) {
     super(`promo code ${promo.code} cannot be held: ${refusal}`);
   }
-}
-
-/** Where a page of an account's orders ended. */
-export interface OrderPosition {
-  createdAt: number;
-  id: string;
 }
 
 /** The schedule's mark for an order to read ahead of every other. */

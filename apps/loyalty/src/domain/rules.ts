@@ -2,11 +2,51 @@
  * Loyalty rules as pure functions: what a purchase earns, which tier lifetime points reach,
  * which sync requests become redemptions, the shape of reward codes and of valid input.
  */
-import { randomInt } from 'node:crypto';
 import { invalidArgument } from '@storefront/errors';
-import type { loyalty } from '@storefront/proto';
+import { CATALOG_ID_MAX_LENGTH, ORDER_REFERENCE_MAX_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
 
 export const WELCOME_BONUS = 100;
+
+/** Something points buy: a discount on one later order. */
+export interface Reward {
+  id: string;
+  name: string;
+  pointsCost: number;
+  /** Basis points: 1000 means 10% off. */
+  discountBps: number;
+}
+
+export interface HistoryEntry {
+  id: string;
+  type: EntryType;
+  /** Signed: negative for redemptions. */
+  points: number;
+  description: string;
+  /** ISO 8601. */
+  createdAt: string;
+  orderId?: string;
+}
+
+/** A reward bought with points: its single-use code. */
+export interface RedeemedReward {
+  id: string;
+  rewardId: string;
+  name: string;
+  code: string;
+  /** ISO 8601, as is usedAt. */
+  redeemedAt: string;
+  usedAt?: string;
+}
+
+/** An account as its customer sees it. */
+export interface Account {
+  points: number;
+  lifetimePoints: number;
+  tier: Tier;
+  pointsHistory: HistoryEntry[];
+  availableRewards: Reward[];
+  redeemedRewards: RedeemedReward[];
+}
 
 export type Tier = 'bronze' | 'silver' | 'gold' | 'platinum';
 
@@ -47,11 +87,11 @@ export const ledgerKey = {
  */
 export function planSyncRedemptions(
   requestedIds: readonly string[],
-  catalog: ReadonlyMap<string, loyalty.Reward>,
+  catalog: ReadonlyMap<string, Reward>,
   heldUnusedRewardIds: ReadonlySet<string>,
   balance: number,
-): loyalty.Reward[] {
-  const granted: loyalty.Reward[] = [];
+): Reward[] {
+  const granted: Reward[] = [];
   const considered = new Set<string>();
   let remaining = balance;
   for (const id of requestedIds) {
@@ -65,17 +105,16 @@ export function planSyncRedemptions(
   return granted;
 }
 
-// No 0/O, 1/I/L: codes are read off a screen and typed at checkout.
-const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const CODE_RANDOM_LENGTH = 12;
-/** Reward codes start with this, so checkout can tell them from shop-wide promo codes. */
-export const REWARD_CODE_PREFIX = 'RW';
+/**
+ * Reward codes start with this so people can tell them from shop-wide promo codes. Checkout does
+ * not look at it: it tries a code as a promo code first and asks loyalty only when none matches.
+ */
+const REWARD_CODE_PREFIX = 'RW';
 
 /** A fresh single-use code: 12 characters from a 31-letter alphabet, about 59 random bits. */
 export function newRewardCode(): string {
-  let code = REWARD_CODE_PREFIX;
-  for (let i = 0; i < CODE_RANDOM_LENGTH; i++) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
-  return code;
+  return REWARD_CODE_PREFIX + randomCode(CODE_RANDOM_LENGTH);
 }
 
 /** An open order's hold on a reward code, which lapses at `until` unless released first. */
@@ -94,7 +133,7 @@ export function normaliseRewardCode(code: string): string {
   return code.trim().toUpperCase();
 }
 
-export const LIMITS = { userId: 64, rewardId: 64, orderId: 100, rewardCode: 32, requestedRewards: 100, adjustmentKey: 100, adjustmentReason: 160 };
+export const LIMITS = { userId: 64, rewardId: CATALOG_ID_MAX_LENGTH, orderId: ORDER_REFERENCE_MAX_LENGTH, rewardCode: 32, requestedRewards: 100, adjustmentKey: 100, adjustmentReason: 160 };
 
 /** The largest correction one adjustment may make, either way. */
 export const MAX_ADJUSTMENT_POINTS = 1_000_000;
@@ -112,8 +151,7 @@ export function parseAdjustmentPoints(text: string): number {
 export function requireIdentifier(value: string, field: string, maxLength: number): string {
   if (value === '') throw invalidArgument(`${field} is required`);
   if (value.length > maxLength) throw invalidArgument(`${field} must be at most ${maxLength} characters`);
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw invalidArgument(`${field} must not contain control characters`);
+  if (hasControlCharacters(value)) throw invalidArgument(`${field} must not contain control characters`);
   return value;
 }
 

@@ -3,7 +3,8 @@
  * like stock. Every path that closes or removes an unpaid order ends the hold here.
  */
 import type { LoyaltyClient } from './checkout-service';
-import type { CheckoutStore, Order } from './store';
+import type { CheckoutStore } from '../stores/checkout';
+import type { Order } from './order';
 
 /** Ends whatever hold the order has on its code; idempotent, so a close path may run it again. */
 export async function releaseCodeHold(order: Order, store: CheckoutStore, loyalty: LoyaltyClient): Promise<void> {

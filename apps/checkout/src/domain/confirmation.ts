@@ -14,11 +14,12 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
-import type { ProviderName } from './config';
+import type { ProviderName } from '../config';
 import type { InventoryClient, LoyaltyClient } from './checkout-service';
 import { releaseCodeHold } from './code-holds';
-import type { PaymentProvider, ProviderStatus } from './providers/provider';
-import type { CheckoutStore, Order, OrderStatus } from './store';
+import type { PaymentProvider, ProviderStatus } from '../providers/provider';
+import type { CheckoutStore } from '../stores/checkout';
+import type { Order, OrderStatus } from './order';
 
 /** An order that never got a payment link is closed once its stock hold would have ended. */
 export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;

@@ -1,39 +1,10 @@
 /** Inventory's catalog and stock tables. Nothing outside this service reads them. */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@storefront/db';
-import { skuOf, type CatalogFile } from './catalog-file';
-import { unknownSkus, type Line } from './lines';
+import { skuOf, type CatalogFile } from '../catalog-file';
+import { unknownSkus, type Line } from '../domain/lines';
+import type { Catalog, CatalogProduct, PricedLine } from '../domain/catalog';
 import { coalesced } from '@storefront/coalesce';
-
-export interface CatalogSize {
-  size: string;
-  sku: string;
-  pricePence: number;
-  stockLimited: boolean;
-  /** Not stock-limited, or at least one unit available. */
-  inStock: boolean;
-}
-
-export interface CatalogProduct {
-  id: string;
-  name: string;
-  description: string;
-  sizes: CatalogSize[];
-}
-
-export interface Catalog {
-  /** Changes on every import; with the sold-out SKUs it versions the published snapshot. */
-  revision: string;
-  products: CatalogProduct[];
-}
-
-export interface PricedLine extends Line {
-  unitPricePence: number;
-  productName: string;
-  size: string;
-  /** Units on hand (reserved ones included) of a stock-limited SKU; undefined when not limited. */
-  onHand?: number;
-}
 
 export type ImportProgress = (productsDone: number, productsTotal: number) => void;
 

@@ -1,0 +1,57 @@
+/** An order as checkout keeps it, from creation until it is paid, failed or expired. */
+import type { ProviderName } from '../config';
+import type { Delivery } from './request';
+
+export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export type DiscountKind = 'promo' | 'reward';
+
+export interface OrderLine {
+  sku: string;
+  quantity: number;
+  unitPricePence: number;
+}
+
+export interface NewOrder {
+  id: string;
+  reference: string;
+  fingerprint: string;
+  accountId?: string;
+  /** The hashed bucket of the client address the order came from, for per-address limits. */
+  clientAddressKey?: string;
+  provider: ProviderName;
+  currency: string;
+  lines: OrderLine[];
+  goodsPence: number;
+  discountPence: number;
+  shippingPence: number;
+  totalPence: number;
+  promoCode?: string;
+  promoKind?: DiscountKind;
+  discountBasisPoints: number;
+  description?: string;
+  returnUrl?: string;
+  redirectUrl?: string;
+  delivery: Delivery;
+}
+
+export interface Order extends NewOrder {
+  status: OrderStatus;
+  providerCheckoutId?: string;
+  providerCheckoutJson?: string;
+  reservedUntil?: number;
+  stockSettledAt?: number;
+  pointsAwardedAt?: number;
+  codeRedeemedAt?: number;
+  closedAt?: number;
+  /** While in the future, a create-checkout attempt is working on the order. */
+  claimExpiresAt?: number;
+  createdAt: number;
+  updatedAt?: number;
+}
+
+/** Where a page of an account's orders ended. */
+export interface OrderPosition {
+  createdAt: number;
+  id: string;
+}

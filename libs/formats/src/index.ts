@@ -1,0 +1,97 @@
+/**
+ * The limits and formats the public contract and the services agree on, each defined once: the
+ * gateway's OpenAPI schemas and every service's own checks read them from here, so a value the
+ * public API admits is admitted all the way through (docs/decisions/0830).
+ */
+import { randomInt } from 'node:crypto';
+
+/**
+ * The longest name an order goes by between services: its `checkout_reference` (public, and
+ * passed to inventory and the payment provider) and checkout's own order id (which loyalty records).
+ */
+export const ORDER_REFERENCE_MAX_LENGTH = 90;
+
+/** Units of one SKU on one order line. */
+export const LINE_QUANTITY_MAX = 99;
+
+/** Lines on one order, one per SKU. */
+export const ORDER_LINES_MAX = 50;
+
+/** A page of a customer's orders. */
+export const ORDER_PAGE_MAX = 50;
+
+/** Account fields, as the signup and profile schemas and identity's own rules bound them; password lengths count characters (code points). */
+export const ACCOUNT_LIMITS = { emailMaxLength: 254, passwordMinLength: 6, passwordMaxLength: 128, nameMaxLength: 100, phoneMaxLength: 32 } as const;
+
+/** Ids of catalog entries (products, rewards): lower-case slugs such as `bpc-157`. */
+export const CATALOG_ID_MAX_LENGTH = 64;
+const CATALOG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const CATALOG_NAME_MAX_LENGTH = 200;
+
+/**
+ * Checks the id and name of one entry of a catalog file (a product, a reward): the id a slug
+ * no other entry of the file uses, the name not blank. Each problem is added naming `at`.
+ */
+export function checkCatalogEntry(entry: Record<string, unknown>, at: string, seenIds: Set<string>, problems: string[]): void {
+  const { id, name } = entry;
+  if (typeof id !== 'string' || !CATALOG_ID.test(id) || id.length > CATALOG_ID_MAX_LENGTH) {
+    problems.push(`${at}.id must be a lower-case slug of at most ${CATALOG_ID_MAX_LENGTH} characters`);
+  } else if (seenIds.has(id)) {
+    problems.push(`${at}.id "${id}" appears twice`);
+  } else {
+    seenIds.add(id);
+  }
+  if (typeof name !== 'string' || name.trim() === '' || name.length > CATALOG_NAME_MAX_LENGTH) {
+    problems.push(`${at}.name must be a non-empty string of at most ${CATALOG_NAME_MAX_LENGTH} characters`);
+  }
+}
+
+/** Referral and reward codes: unambiguous when read off a screen or typed by hand, so no 0/O, 1/I/L. */
+export const CODE_ALPHABET = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
+
+/** A customer's own referral code, the one they share. */
+export const REFERRAL_CODE_LENGTH = 8;
+
+/** `length` characters drawn uniformly from CODE_ALPHABET, about 4.95 random bits each. */
+export function randomCode(length: number): string {
+  let code = '';
+  for (let i = 0; i < length; i += 1) code += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+  return code;
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+/** Whether the text holds a C0 control character or DEL, which no name, code or reference may. */
+export function hasControlCharacters(text: string): boolean {
+  return CONTROL_CHARACTERS.test(text);
+}
+
+/**
+ * The fields of a create-checkout request as SumUp's API names them. The public create-checkout
+ * body mirrors them, so a SumUp integration's request is a valid start, and the sandbox accepts them.
+ */
+export interface SumUpCheckoutFields {
+  checkout_reference: string;
+  /** Pounds, e.g. 54.93. */
+  amount: number;
+  currency: string;
+  merchant_code: string;
+  description?: string;
+  return_url?: string;
+  redirect_url?: string;
+}
+
+/** The API key the sandbox accepts, and checkout sends to it, unless SUMUP_API_KEY says otherwise; not a secret. */
+export const SANDBOX_API_KEY = 'sandbox_key';
+
+/** The merchant account of the sandbox and demo deployments, used where SUMUP_MERCHANT_CODE is not set. */
+export const DEFAULT_MERCHANT_CODE = 'MSTOREFRONT';
+
+/** A session token is 32 random bytes in base64url (43 characters). */
+const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether a string could be a session token at all; anything else is refused without a lookup. */
+export function isWellFormedSessionToken(token: string): boolean {
+  return SESSION_TOKEN_PATTERN.test(token);
+}
