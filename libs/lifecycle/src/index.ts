@@ -137,6 +137,7 @@ export {
   runOps,
   runOpsMain,
   storeConfigOf,
+  wholeNumberOption,
   withStore,
   type OpsCommand,
   type OpsInput,

@@ -7,7 +7,7 @@
  */
 import os from 'node:os';
 import type { DestinationStream } from 'pino';
-import { AppError, type ErrorKind } from '@storefront/errors';
+import { AppError, invalidArgument, type ErrorKind } from '@storefront/errors';
 import { ConfigError, EnvReader, readCommon, type Env } from '@storefront/config';
 import { SchemaNotMigrated, migrateToLatest, migrationStatus, openDatabase, readStoreConfig, requireMigrated, type Knex, type Migration, type StoreConfig } from '@storefront/db';
 import { createLogger } from '@storefront/logging';
@@ -262,6 +262,13 @@ function optionLines(options: Record<string, OpsOption>): string {
 }
 
 /** The option's value, or a usage error naming it when a required one is missing. */
+/** A whole number written as digits only (a leading + allowed), from `min` to `max`; bad input names the option and the range. */
+export function wholeNumberOption(text: string, name: string, { min, max, code }: { min: number; max: number; code: string }): number {
+  const value = /^\+?\d{1,9}$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw invalidArgument(`${name} must be a whole number from ${min} to ${max}, got "${text}"`, code);
+  return value;
+}
+
 export function requiredOption(options: OpsOptions, name: string): string {
   const value = options[name];
   if (typeof value !== 'string' || !value.trim()) throw new OpsUsageError(`--${name} is required`);

@@ -5,6 +5,7 @@
  */
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
 import { isUniqueViolation, toNumber, type Knex } from '@storefront/db';
+import { wholeNumberOption } from '@storefront/lifecycle';
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from '../domain/promo';
 import { toPromo, type CheckoutStore } from './checkout';
 
@@ -45,9 +46,7 @@ export function parseInstant(text: string, name: string): number {
 }
 
 export function parseRedemptionCap(text: string): number {
-  const cap = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
-  if (!(cap >= 1 && cap <= 1_000_000)) throw invalidArgument(`max-redemptions must be a whole number from 1 to 1000000, got "${text}"`, 'invalid_cap');
-  return cap;
+  return wholeNumberOption(text, 'max-redemptions', { min: 1, max: 1_000_000, code: 'invalid_cap' });
 }
 
 export class PromoAdmin {

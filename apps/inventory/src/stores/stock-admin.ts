@@ -5,6 +5,7 @@
  */
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
 import { forUpdate, type Knex } from '@storefront/db';
+import { wholeNumberOption } from '@storefront/lifecycle';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
 
@@ -25,11 +26,7 @@ export interface RemovedProduct {
 
 /** Whole units from 0 to MAX_STOCK_UNITS, written as digits only. */
 export function parseUnits(text: string, name: string, { min }: { min: number }): number {
-  const units = /^\+?\d{1,7}$/.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(units) || units < min || units > MAX_STOCK_UNITS) {
-    throw invalidArgument(`${name} must be a whole number from ${min} to ${MAX_STOCK_UNITS}, got "${text}"`, 'invalid_units');
-  }
-  return units;
+  return wholeNumberOption(text, name, { min, max: MAX_STOCK_UNITS, code: 'invalid_units' });
 }
 
 export class StockAdmin {
