@@ -14,6 +14,9 @@ export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 // Dependencies first, so the gateway's first readiness probe finds them up.
 export const APPS = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'checkout', 'gateway'];
 const START_TIMEOUT_MS = 30_000;
+// The heap every built app runs with, as deploy/Dockerfile sets it (decision 0805): live data is 20-40 MB,
+// and without a cap V8 lets garbage grow the old space past 100 MB before collecting it.
+export const V8_HEAP_ARGS = ['--max-old-space-size=80', '--max-semi-space-size=8'];
 
 /**
  * @param {object} options
@@ -49,7 +52,7 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
     if (!existsSync(entry)) throw new Error(`${path.relative(ROOT, entry)} is missing; run npm run build`);
     // Source maps stay beside the bundles; NODE_OPTIONS=--enable-source-maps turns them on when
     // debugging (always on, they cost start-up time and memory in every process).
-    const args = [...nodeArgs, ...(dev ? ['--watch', '--import', 'tsx'] : []), entry];
+    const args = [...(dev ? ['--watch', '--import', 'tsx'] : V8_HEAP_ARGS), ...nodeArgs, entry];
     const appEnv = { ...fullEnv, ...replicaEnv, ...keys.envFor(app) };
     const spawnChild = () => spawn(process.execPath, args, { cwd: ROOT, env: appEnv, stdio: ['ignore', output, output] });
     return Object.assign(superviseProcess({ name: replicas > 1 ? `${app}#${replica}` : app, spawnChild }), { app, replica, env: appEnv });

@@ -190,4 +190,9 @@ describe('deployment: Dockerfile lint', () => {
     expect(runtime.env).to.include({ NODE_ENV: 'production', BUILD_ID: 'dev', DATA_DIR: '/tmp/data' });
     expect(runtime.user).to.equal('65532:65532');
   });
+
+  it('caps the heap of every image as npm start does', async () => {
+    const { V8_HEAP_ARGS } = (await import(path.join(ROOT, 'scripts', 'lib', 'process-stack.mjs'))) as { V8_HEAP_ARGS: string[] };
+    expect(checks.imageRuntime(good).env.NODE_OPTIONS?.split(' ')).to.deep.equal(V8_HEAP_ARGS);
+  });
 });
