@@ -55,7 +55,10 @@ export class DirectRoutes {
       const started = performance.now();
       httpRouteRecorder()(route.path);
       if (logging) response.once('close', () => logRequest(logger, request.method!, route.path, response, started));
-      void answerSafely(route, request, logger).then((answer) => write(response, request.method === 'HEAD', securityHeaders, answer));
+      answerSafely(route, request, logger)
+        .then((answer) => write(response, request.method === 'HEAD', securityHeaders, answer))
+        // Only a connection torn down mid-write gets here; there is no one left to answer.
+        .catch((error: unknown) => logger.warn({ err: error, path: route.path }, 'could not write an answer'));
     };
   }
 }
