@@ -189,12 +189,16 @@ async function gatewaySeesEveryService(workloads: LocalWorkload[]): Promise<Reco
   return last.body!.services!;
 }
 
+/** SIGTERM to every container at once, as a cluster deleting the deployment sends it. */
 async function stopAll(running: AppProcess[]): Promise<void> {
-  for (const process of running.reverse()) {
-    if (process.child.exitCode !== null || process.child.signalCode !== null) continue;
-    process.child.kill('SIGTERM');
-    await process.exit(20_000).catch(() => process.kill());
-  }
+  await Promise.all(
+    running
+      .filter((process) => process.child.exitCode === null && process.child.signalCode === null)
+      .map(async (process) => {
+        process.child.kill('SIGTERM');
+        await process.exit(20_000).catch(() => process.kill());
+      }),
+  );
   running.length = 0;
 }
 
