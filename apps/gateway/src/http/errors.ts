@@ -7,23 +7,39 @@ import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, HTTP_STATUS, errorBody } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 
-export function sendError(res: Response, error: AppError): void {
-  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', retryAfter(error.retryAfterSeconds));
-  res.status(HTTP_STATUS[error.kind]).json(errorBody(error.code, error.detail));
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
-const retryAfter = (seconds: number) => String(Math.max(1, Math.ceil(seconds)));
+const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
-/** The answer `errorHandler` gives for `error`, for routes served without Express (direct-routes.ts). */
-export function errorAnswer(error: unknown, logger: Logger, path: string): { status: number; headers: Record<string, string>; body: Buffer } {
-  const json = { 'Content-Type': 'application/json; charset=utf-8' };
+function answerFor(status: number, code: string, detail: string, headers: Record<string, string> = JSON_TYPE): ErrorAnswer {
+  return { status, headers, body: Buffer.from(JSON.stringify(errorBody(code, detail))) };
+}
+
+function appErrorAnswer(error: AppError): ErrorAnswer {
+  const headers = error.retryAfterSeconds === undefined ? JSON_TYPE : { ...JSON_TYPE, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) };
+  return answerFor(HTTP_STATUS[error.kind], error.code, error.detail, headers);
+}
+
+function send(res: Response, { status, headers, body }: ErrorAnswer): void {
+  res.status(status).set(headers).end(body);
+}
+
+export function sendError(res: Response, error: AppError): void {
+  send(res, appErrorAnswer(error));
+}
+
+/** The answer for a failure of a route: its mapped status for an AppError, else a 500 that reveals nothing. Also used by direct-routes.ts. */
+export function errorAnswer(error: unknown, logger: Logger, path: string): ErrorAnswer {
   if (error instanceof AppError) {
     if (error.kind === 'internal') logger.error({ err: error, path }, 'internal error from a service');
-    const headers = error.retryAfterSeconds === undefined ? json : { ...json, 'Retry-After': retryAfter(error.retryAfterSeconds) };
-    return { status: HTTP_STATUS[error.kind], headers, body: Buffer.from(JSON.stringify(errorBody(error.code, error.detail))) };
+    return appErrorAnswer(error);
   }
   logger.error({ err: error, path }, 'unexpected error');
-  return { status: 500, headers: json, body: Buffer.from(JSON.stringify(errorBody('internal_error', 'An unexpected error occurred'))) };
+  return answerFor(500, 'internal_error', 'An unexpected error occurred');
 }
 
 export const notFoundHandler: RequestHandler = (req, res) => {
@@ -76,13 +92,7 @@ export function bodyRefusal(error: unknown): BodyRefused | undefined {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    if (error instanceof AppError) {
-      if (error.kind === 'internal') logger.error({ err: error, path: req.path }, 'internal error from a service');
-      return sendError(res, error);
-    }
     const refused = bodyRefusal(error);
-    if (refused) return res.status(refused.status).json(errorBody(refused.code, refused.detail));
-    logger.error({ err: error, path: req.path }, 'unexpected error');
-    res.status(500).json(errorBody('internal_error', 'An unexpected error occurred'));
+    send(res, refused ? answerFor(refused.status, refused.code, refused.detail) : errorAnswer(error, logger, req.path));
   };
 }
