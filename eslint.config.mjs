@@ -15,9 +15,12 @@ export default tseslint.config(
     },
   },
   {
-    // Module boundaries, by the tags in each project.json: an app builds on libs only, a lib on
-    // libs only; only test code (the type:test projects, and each project's test folder) may
-    // reach into apps. The graph behind the circularity check is the package.json dependencies.
+    // Module boundaries, by the tags in each project.json: a component (identity, loyalty,
+    // checkout, inventory) builds on libs only, so it reaches another component only through the
+    // facade in @storefront/proto; the edge (gateway) and the other apps likewise; only the host
+    // (platform), which places components in processes, may import components and the edge; a lib
+    // builds on libs only; only test code (the type:test projects, and each project's test folder)
+    // may reach into anything. The graph behind the circularity check is the package.json dependencies.
     files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts', 'testing/*/src/**/*.ts'],
     plugins: { '@nx': nx },
     rules: {
@@ -25,7 +28,10 @@ export default tseslint.config(
         'error',
         {
           depConstraints: [
+            { sourceTag: 'type:component', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:edge', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:host', onlyDependOnLibsWithTags: ['type:lib', 'type:component', 'type:edge'] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:test', onlyDependOnLibsWithTags: ['*'] },
           ],

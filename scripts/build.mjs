@@ -5,7 +5,7 @@
 // them when they are required, and so each image installs only its app's dependencies.
 // Usage: node scripts/build.mjs [app ...]   (default: every app)
 import { build } from 'esbuild';
-import { readdirSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -53,6 +53,15 @@ await Promise.all(
     }),
   ),
 );
+// A bundle that hosts other apps' components reads their data files (demo catalog, rewards)
+// from beside itself, as each component does from its own folder: they are copied to its data/.
+for (const app of wanted.length ? wanted : apps) {
+  const dependencies = Object.keys(JSON.parse(readFileSync(path.join(root, 'apps', app, 'package.json'), 'utf8')).dependencies ?? {});
+  for (const hosted of apps.filter((other) => dependencies.includes(`@storefront/${other}`))) {
+    const data = path.join(root, 'apps', hosted, 'data');
+    if (existsSync(data)) cpSync(data, path.join(root, 'apps', app, 'data'), { recursive: true });
+  }
+}
 console.log(`build: ${(wanted.length ? wanted : apps).join(', ')} in ${Date.now() - started} ms`);
 
 function gitSha() {

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `npm start`: the whole platform on this machine, each app in its own process, on the embedded
-// default (SQLite files under DATA_DIR, the sandbox payment provider) unless the environment
-// says otherwise; REPLICAS=N runs N processes of every app (MySQL required). An app that crashes
-// is started again; SIGINT (Ctrl-C) or SIGTERM is passed on to every app and the script exits
-// once all of them have stopped.
+// `npm start`: the whole platform on this machine, as one process beside the payment sandbox
+// (LAYOUT=split: each component in its own process behind the gateway), on the embedded default
+// (SQLite files under DATA_DIR, the sandbox payment provider) unless the environment says
+// otherwise; REPLICAS=N runs N processes of every app (MySQL required). An app that crashes is
+// started again; SIGINT (Ctrl-C) or SIGTERM is passed on to every app and the script exits once
+// all of them have stopped.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, startProcessStack } from './lib/process-stack.mjs';
+import { LAYOUTS, ROOT, layoutOf, startProcessStack } from './lib/process-stack.mjs';
 
 const SERVICES_WITH_STORES = ['identity', 'loyalty', 'inventory', 'checkout'];
 
@@ -56,9 +57,13 @@ function usesMysql(env) {
   return Boolean(env.MYSQL_URL) || SERVICES_WITH_STORES.some((service) => env[`${service.toUpperCase()}_MYSQL_URL`]);
 }
 
-/** Runs each service's `migrate` command as its image would; answers the first that fails. */
+/**
+ * Runs the `migrate` command of each app of the layout that has stores, as its image would (the
+ * platform app migrates every component it hosts); answers the first that fails.
+ */
 function migrateEveryStore(devMode) {
-  for (const service of SERVICES_WITH_STORES) {
+  const apps = LAYOUTS[layoutOf(process.env)].filter((app) => app === 'platform' || SERVICES_WITH_STORES.includes(app));
+  for (const service of apps) {
     const entry = devMode ? ['--import', 'tsx', path.join(ROOT, 'apps', service, 'src', 'main.ts')] : [path.join(ROOT, 'apps', service, 'dist', 'main.js')];
     const result = spawnSync(process.execPath, [...entry, 'migrate'], { cwd: ROOT, stdio: 'inherit', env: process.env });
     if (result.status !== 0) return service;

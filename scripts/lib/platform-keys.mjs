@@ -7,6 +7,8 @@ import path from 'node:path';
 
 /** Apps that make gRPC calls, and so sign service tokens. */
 export const CALLING_APPS = ['gateway', 'checkout'];
+/** Apps that name customers to other processes, and so hold the caller-token private key. */
+const CUSTOMER_VOUCHERS = ['gateway'];
 
 function ed25519Pair() {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -36,19 +38,20 @@ export function storedPlatformKeys(dataDir) {
 }
 
 /**
- * The embedded default's key settings: `env` for every app (caller-token keys unless the
- * environment brings its own, and the service public keys), `envFor(app)` for an app's own
- * service-token private key.
+ * The embedded default's key settings: `env` for every app (the caller-token public key unless
+ * the environment brings its own, and the service public keys), `envFor(app)` for what only that
+ * app holds: its own service-token private key, and for the gateway the caller-token private key.
+ * The platform app hosting every component calls nothing remote, so it holds no private key.
  */
 export function platformKeys(env, dataDir) {
   const keys = storedPlatformKeys(dataDir);
-  const callerKeys =
-    env.CALLER_TOKEN_PRIVATE_KEY && env.CALLER_TOKEN_PUBLIC_KEY
-      ? {}
-      : { CALLER_TOKEN_PRIVATE_KEY: keys.callerToken.privateKeyPem, CALLER_TOKEN_PUBLIC_KEY: keys.callerToken.publicKeyPem };
+  const ownCallerKeys = !(env.CALLER_TOKEN_PRIVATE_KEY && env.CALLER_TOKEN_PUBLIC_KEY);
   return {
-    env: { ...callerKeys, SERVICE_TOKEN_PUBLIC_KEYS: servicePublicKeys(keys) },
-    envFor: (app) => (keys.services[app] ? { SERVICE_TOKEN_PRIVATE_KEY: keys.services[app].privateKeyPem } : {}),
+    env: { ...(ownCallerKeys ? { CALLER_TOKEN_PUBLIC_KEY: keys.callerToken.publicKeyPem } : {}), SERVICE_TOKEN_PUBLIC_KEYS: servicePublicKeys(keys) },
+    envFor: (app) => ({
+      ...(keys.services[app] ? { SERVICE_TOKEN_PRIVATE_KEY: keys.services[app].privateKeyPem } : {}),
+      ...(ownCallerKeys && CUSTOMER_VOUCHERS.includes(app) ? { CALLER_TOKEN_PRIVATE_KEY: keys.callerToken.privateKeyPem } : {}),
+    }),
   };
 }
 

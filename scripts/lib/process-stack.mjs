@@ -1,7 +1,9 @@
-// Starts every app as its own process, REPLICAS times over (see replicas.mjs; the embedded
-// default unless the environment names MySQL/Redis), waits until every gateway reports every
-// service ready and every service replica listens, restarts an app that crashes after that, and
-// stops them all gracefully. Used by `npm start` and by the benchmark.
+// Starts the platform in the layout LAYOUT names, REPLICAS times over (see replicas.mjs; the
+// embedded default unless the environment names MySQL/Redis): `one-process` (the default) runs
+// the platform app (edge and every component in one process) beside the payment sandbox;
+// `split` runs every component as its own process behind the gateway. Waits until every edge
+// process reports every component ready and every service replica listens, restarts an app that
+// crashes after that, and stops them all gracefully. Used by `npm start` and by the benchmark.
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
@@ -11,8 +13,20 @@ import { replicaCount, replicaLayout } from './replicas.mjs';
 import { superviseProcess } from './supervised-process.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
-// Dependencies first, so the gateway's first readiness probe finds them up.
-export const APPS = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'checkout', 'gateway'];
+// Dependencies first, so the edge's first readiness probe finds them up.
+export const LAYOUTS = {
+  'one-process': ['payment-sandbox', 'platform'],
+  split: ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'checkout', 'gateway'],
+};
+/** The apps that answer HTTP on PORT: the edge of each layout. */
+export const EDGE_APPS = ['gateway', 'platform'];
+
+/** LAYOUT from the environment: one-process unless set. */
+export function layoutOf(env) {
+  const layout = env.LAYOUT?.trim() || 'one-process';
+  if (!(layout in LAYOUTS)) throw new Error(`LAYOUT must be ${Object.keys(LAYOUTS).join(' or ')}, got "${layout}"`);
+  return layout;
+}
 const START_TIMEOUT_MS = 30_000;
 // The heap every built app runs with, as deploy/Dockerfile sets it (decision 0805): live data is 20-40 MB,
 // and without a cap V8 lets garbage grow the old space past 100 MB before collecting it.
@@ -29,6 +43,7 @@ export const V8_HEAP_ARGS = ['--max-old-space-size=80', '--max-semi-space-size=8
 export async function startProcessStack({ env, dev = false, output = 'inherit', nodeArgs = [] }) {
   // Refused before anything is written, e.g. several replicas on per-process SQLite files.
   const replicas = replicaCount({ ...process.env, ...env });
+  const layoutName = layoutOf({ ...process.env, ...env });
   const dataDir = path.resolve(ROOT, env.DATA_DIR ?? 'data');
   // Only this user may read DATA_DIR (SQLite files, the caller-token keys), whatever the umask.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -45,7 +60,7 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
     DATA_DIR: dataDir,
     ...keys.env,
   };
-  const layout = replicaLayout(APPS, fullEnv, replicas);
+  const layout = replicaLayout(LAYOUTS[layoutName], fullEnv, replicas);
   const started = process.hrtime.bigint();
   const launch = ({ app, replica, env: replicaEnv }) => {
     const entry = dev ? path.join(ROOT, 'apps', app, 'src', 'main.ts') : path.join(ROOT, 'apps', app, 'dist', 'main.js');
@@ -60,7 +75,7 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
   const processes = [];
   /** Passes `signal` to every app and waits until all have exited. */
   const stop = (signal = 'SIGTERM') => Promise.all(processes.map((supervised) => supervised.stop(signal))).then(() => {});
-  const gatewayUrls = layout.filter(({ app }) => app === 'gateway').map(({ env: replicaEnv }) => `http://127.0.0.1:${replicaEnv.PORT ?? fullEnv.PORT ?? '8080'}`);
+  const gatewayUrls = layout.filter(({ app }) => EDGE_APPS.includes(app)).map(({ env: replicaEnv }) => `http://127.0.0.1:${replicaEnv.PORT ?? fullEnv.PORT ?? '8080'}`);
 
   // Replica 0 of every app first, so that one process seeds the embedded demo data; the other
   // replicas once it serves.
@@ -89,7 +104,7 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6;
   // From here on an app that crashes is started again while the others keep serving.
   for (const supervised of processes) supervised.restartOnExit();
-  return { gatewayUrl: gatewayUrls[0], gatewayUrls, startupMs, env: fullEnv, processes, stop };
+  return { layout: layoutName, gatewayUrl: gatewayUrls[0], gatewayUrls, startupMs, env: fullEnv, processes, stop };
 }
 
 /** Until the gateway at `url` reports ready: true, or false once `deadline` (epoch ms) passes. */

@@ -56,7 +56,7 @@ export function replicaLayout(apps, env, replicas) {
       if (app === 'payment-sandbox' && replica > 0) continue;
       const variable = `${app.toUpperCase()}_ADDR`;
       const ownAddress = variable in replicaAddresses ? { [variable]: replicaAddresses[variable][replica] } : {};
-      const gateway = app === 'gateway' ? { PORT: String(gatewayPort + replica) } : {};
+      const gateway = app === 'gateway' || app === 'platform' ? { PORT: String(gatewayPort + replica) } : {};
       layout.push({ app, replica, env: { ...clientTargets, ...ownAddress, ...gateway, METRICS_PORT: metricsPortOf(app, replica, env) } });
     }
   }

@@ -5,8 +5,9 @@
  */
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient } from '@storefront/grpc';
+import type { ServiceName } from '@storefront/service-token';
 import { dialectOf } from '@storefront/db';
-import { repeatInBackground, startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
+import { openComponent, repeatInBackground, startGrpcService, type BuildContext, type Connect, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
 import { ServiceTokenSigner } from '@storefront/service-token';
 import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
@@ -34,18 +35,34 @@ export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
 
 const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
+export interface CheckoutHandles {
+  store: CheckoutStore;
+  reconcileNow(): Promise<ReconcileSummary>;
+}
+
+/** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
 export function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
-  const now = options.now ?? Date.now;
-  return startGrpcService({ service: 'checkout', config, migrations, ...options }, async ({ db, redis, logger }) => {
+  const signer = new ServiceTokenSigner('checkout', options.serviceTokenPrivateKey);
+  const addresses: Partial<Record<ServiceName, string>> = { inventory: config.inventoryAddress, loyalty: config.loyaltyAddress };
+  const connect: Connect = (definition, target) => createRpcClient(definition, addresses[target] ?? '', { target, signer });
+  return startGrpcService({ service: 'checkout', config, migrations, ...options, connect }, buildCheckout(config, options.now ?? Date.now));
+}
+
+/** Checkout as a component of the process that hosts it; `connect` reaches inventory and loyalty, in-process or not. */
+export function openCheckoutComponent(config: CheckoutConfig, options: ServiceStartOptions & { connect: Connect }): Promise<OpenComponent<CheckoutHandles>> {
+  return openComponent({ service: 'checkout', config, migrations, ...options }, buildCheckout(config, options.now ?? Date.now));
+}
+
+function buildCheckout(config: CheckoutConfig, now: () => number) {
+  return async ({ db, redis, logger, connect }: BuildContext): Promise<ServiceParts<CheckoutHandles>> => {
     const counters = windowCountersFor(db, dialectOf(db), redis);
   const store = new CheckoutStore(db);
   if (config.seedDemoData && !(await store.hasPromoCodes())) {
     await store.savePromoCodes(DEMO_PROMO_CODES);
     logger.info('seeded the demo promo codes');
   }
-  const signer = new ServiceTokenSigner('checkout', options.serviceTokenPrivateKey);
-  const inventoryClient = createRpcClient(inventory.InventoryServiceService, config.inventoryAddress, { target: 'inventory', signer });
-  const loyaltyClient = createRpcClient(loyalty.LoyaltyServiceService, config.loyaltyAddress, { target: 'loyalty', signer });
+  const inventoryClient = connect(inventory.InventoryServiceService, 'inventory');
+  const loyaltyClient = connect(loyalty.LoyaltyServiceService, 'loyalty');
   const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger))]]);
 
   const limits = new AbuseGuard(db, counters, config.limits, now);
@@ -105,5 +122,5 @@ export function startCheckoutServer(config: CheckoutConfig, options: StartOption
       }),
     ],
   };
-  });
+  };
 }

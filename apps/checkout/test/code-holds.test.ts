@@ -4,9 +4,8 @@
  * Over HTTP through the gateway, and over gRPC straight to the checkout service.
  */
 import { expect } from 'chai';
-import { CallerTokenSigner } from '@storefront/caller-token';
 import { checkout } from '@storefront/proto';
-import { clientAs, type HttpClient } from '@storefront/testing';
+import { type HttpClient } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
 import {
   DELIVERY,
@@ -208,8 +207,7 @@ describe('checkout: codes held by open orders', () => {
   describe('over gRPC', () => {
     it(`gives one reward code to exactly one of ${PARALLEL} CreateCheckout calls`, async () => {
       const { userId, code } = await customerWithCode();
-      const rpc = clientAs('gateway', checkout.CheckoutServiceService, 'checkout', stack.checkout!.address, 20_000);
-      const callerToken = await (await CallerTokenSigner.fromPem(stack.keys.privateKeyPem)).sign(userId);
+      const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
       try {
         const calls = Array.from({ length: PARALLEL }, (_, i) =>
           rpc.createCheckout(
@@ -223,7 +221,7 @@ describe('checkout: codes held by open orders', () => {
               promoCode: code,
               clientAddress: `192.0.2.${i + 1}`,
             },
-            { callerToken },
+            { customer: userId },
           ),
         );
         const results = await Promise.allSettled(calls);

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { clientAs, type HttpClient, type TestResponse } from '@storefront/testing';
+import { type HttpClient, type TestResponse } from '@storefront/testing';
 import { startStack, type ServiceName, type Stack, type StackOptions } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { loyalty } from '@storefront/proto';
@@ -65,7 +65,7 @@ export interface ErrorResult {
  * address unless a test names the gateway as return_url. The test client is a trusted proxy,
  * so each request can name its client address in X-Forwarded-For.
  */
-export async function startCheckoutStack(env: Env = {}, services?: ServiceName[], options: Pick<StackOptions, 'stores' | 'now'> = {}): Promise<Stack> {
+export async function startCheckoutStack(env: Env = {}, services?: ServiceName[], options: Pick<StackOptions, 'stores' | 'now' | 'layout'> = {}): Promise<Stack> {
   const stack = await startStack({
     ...options,
     services,
@@ -92,17 +92,13 @@ export async function startCheckoutStack(env: Env = {}, services?: ServiceName[]
  */
 export function startCheckoutReplica(first: Stack, env: Env = {}): Promise<Stack> {
   return startStack({
-    services: ['checkout'],
-    stores: first.stores,
+    replicaOf: first,
+    services: first.layout === 'split' ? ['checkout'] : undefined,
     env: {
       RECONCILE_INTERVAL_MS: '3600000',
       PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
       PUBLIC_BASE_URL: 'http://127.0.0.1:9',
       TRUSTED_PROXIES: '127.0.0.1',
-      INVENTORY_ADDR: first.inventory!.address,
-      LOYALTY_ADDR: first.loyalty!.address,
-      IDENTITY_ADDR: first.identity!.address,
-      SUMUP_API_BASE: first.paymentSandbox!.url,
       ...env,
     },
   });
@@ -155,7 +151,7 @@ export async function signUp(client: HttpClient): Promise<string> {
 
 /** Gives the signed-up customer enough points, redeems the 10% reward and answers its code. */
 export async function redeemReward(stack: Stack, client: HttpClient, userId: string): Promise<string> {
-  const rpc = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', stack.loyalty!.address);
+  const rpc = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'checkout');
   try {
     await rpc.awardPurchase({ orderId: `seed-${userId}`, userId, amountPence: 40_000 });
   } finally {

@@ -1,5 +1,5 @@
 import { readHttpAppConfig, type EnvReader, type HttpAppConfig } from '@storefront/config';
-import { readServiceTokenPrivateKey } from '@storefront/service-token';
+import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
 
 export interface GatewayConfig extends HttpAppConfig {
   publicBaseUrl: string;
@@ -10,9 +10,10 @@ export interface GatewayConfig extends HttpAppConfig {
   allowedOrigins: string[];
   /** Proxy addresses whose X-Forwarded-For is believed (Express "trust proxy" values). */
   trustedProxies: string[];
-  callerTokenPrivateKey: string;
-  /** Signs the gateway's service token on every call to a service. */
-  serviceTokenPrivateKey: string;
+  /** Signs the caller token naming the customer to a component reached over gRPC; unused when all run in-process. */
+  callerTokenPrivateKey?: string;
+  /** Signs the gateway's service token on every call to a component reached over gRPC. */
+  serviceTokenPrivateKey?: string;
   addresses: { identity: string; loyalty: string; checkout: string; inventory: string };
   rpcDeadlineMs: number;
   /** Checkout waits on the payment provider, so it gets a longer deadline. */
@@ -36,8 +37,8 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     proxyTimeoutMs: env.int('PROXY_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     trustedProxies: env.list('TRUSTED_PROXIES'),
-    callerTokenPrivateKey: env.string('CALLER_TOKEN_PRIVATE_KEY'),
-    serviceTokenPrivateKey: readServiceTokenPrivateKey(env),
+    callerTokenPrivateKey: env.optional('CALLER_TOKEN_PRIVATE_KEY'),
+    serviceTokenPrivateKey: readOptionalServiceTokenPrivateKey(env),
     addresses: {
       identity: env.grpcTarget('IDENTITY_ADDR', '127.0.0.1:50051'),
       loyalty: env.grpcTarget('LOYALTY_ADDR', '127.0.0.1:50052'),

@@ -1,4 +1,3 @@
-import type { CallerTokenSigner } from '@storefront/caller-token';
 import type { Logger } from '@storefront/logging';
 import type { ServiceClients } from './clients';
 import type { GatewayConfig } from './config';
@@ -11,7 +10,6 @@ import type { SessionRevocations } from './sessions/revocations';
 export interface GatewayContext {
   config: GatewayConfig;
   clients: ServiceClients;
-  signer: CallerTokenSigner;
   validator: RequestValidator;
   logger: Logger;
   readiness: ReadinessCheck;

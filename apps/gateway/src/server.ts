@@ -1,9 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CallerTokenSigner } from '@storefront/caller-token';
 import { createLogger, type Logger } from '@storefront/logging';
 import { createApp } from './app';
-import { closeServiceClients, createServiceClients } from './clients';
+import { closeServiceClients, createServiceClients, type HostedComponents } from './clients';
 import type { GatewayConfig } from './config';
 import { API_AREAS } from './openapi/document';
 import { RequestValidator } from './openapi/validator';
@@ -28,15 +27,16 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Epoch milliseconds for the session cache; tests share it with identity to move time. */
   now?: () => number;
+  /** Components this process hosts: called in-process; the others over gRPC at their addresses. */
+  hosted?: HostedComponents;
 }
 
-export async function startGateway(config: GatewayConfig, { logger = createLogger('gateway', config.logLevel), now }: GatewayOptions = {}): Promise<GatewayServer> {
-  const clients = createServiceClients(config);
-  const signer = await CallerTokenSigner.fromPem(config.callerTokenPrivateKey);
+export async function startGateway(config: GatewayConfig, { logger = createLogger('gateway', config.logLevel), now, hosted = {} }: GatewayOptions = {}): Promise<GatewayServer> {
+  const clients = await createServiceClients(config, hosted);
   const sessions = new SessionCache({ ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries, now });
   const revocations = config.redisUrl ? await redisRevocations(config.redisUrl, config.redisKeyPrefix, sessions, logger) : inProcessRevocations(sessions);
-  const readiness = createReadinessCheck(config.addresses);
-  const { app, direct } = createApp({ config, clients, signer, validator: new RequestValidator(API_AREAS), logger, readiness, sessions, revocations });
+  const readiness = createReadinessCheck(config.addresses, hosted);
+  const { app, direct } = createApp({ config, clients, validator: new RequestValidator(API_AREAS), logger, readiness, sessions, revocations });
   const server = http.createServer(direct.listener(app, logger));
   const drain = drainOnStop(server);
   server.keepAliveTimeout = 65_000;

@@ -1,7 +1,7 @@
 /** POST /api/state/sync: the profile half through identity and the loyalty half through loyalty. */
 import { expect } from 'chai';
 import { loyalty } from '@storefront/proto';
-import { clientAs, type HttpClient } from '@storefront/testing';
+import { type HttpClient } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody, type Profile } from './auth-fixtures';
 
@@ -115,7 +115,7 @@ describe('gateway: POST /api/state/sync', () => {
 
   describe('loyalty half', () => {
     async function award(profile: Profile, pence: number) {
-      const client = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', stack.loyalty!.address);
+      const client = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'checkout');
       try {
         await client.awardPurchase({ orderId: `order-${profile.id}-${pence}`, userId: profile.id, amountPence: pence });
       } finally {

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type { RpcClient } from '@storefront/grpc';
 import { checkout, inventory } from '@storefront/proto';
-import { clientAs } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 
 interface CatalogDocument {
@@ -33,7 +32,7 @@ describe('gateway: GET /products.json', () => {
     // Checkout states the shipping rule the document carries.
     stack = await startStack({ services: ['inventory', 'checkout'], env: { CATALOG_REFRESH_MS: String(REFRESH_MS), SUMUP_MERCHANT_CODE: 'MCATALOG1' } });
     // Sales go through checkout, which alone may reserve and commit stock.
-    inventoryClient = clientAs('checkout', inventory.InventoryServiceService, 'inventory', stack.inventory!.address);
+    inventoryClient = stack.clientOf('inventory', inventory.InventoryServiceService, 'checkout');
   });
   after(async () => {
     inventoryClient?.close();
@@ -55,7 +54,7 @@ describe('gateway: GET /products.json', () => {
   });
 
   it("publishes checkout's pricing policy as the shipping block, in GBP", async () => {
-    const checkoutClient = clientAs('gateway', checkout.CheckoutServiceService, 'checkout', stack.checkout!.address);
+    const checkoutClient = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
     try {
       const policy = await checkoutClient.getPricingPolicy({});
       expect(policy.shippingFeePence).to.be.above(0);
@@ -115,8 +114,8 @@ describe('gateway: GET /products.json', () => {
 
   it('keeps serving the last copy while inventory and checkout are down', async () => {
     // A second gateway on the same inventory, which then goes away entirely.
-    const upstream = await startStack({ services: ['inventory', 'checkout'] });
-    const gateway = await startStack({ services: [], env: { INVENTORY_ADDR: upstream.inventory!.address, CHECKOUT_ADDR: upstream.checkout!.address, CATALOG_REFRESH_MS: String(REFRESH_MS) } });
+    const upstream = await startStack({ layout: 'split', services: ['inventory', 'checkout'] });
+    const gateway = await startStack({ layout: 'split', services: [], env: { INVENTORY_ADDR: upstream.inventory!.address, CHECKOUT_ADDR: upstream.checkout!.address, CATALOG_REFRESH_MS: String(REFRESH_MS) } });
     let upstreamRunning = true;
     try {
       const live = await gateway.client().get<CatalogDocument>('/products.json');

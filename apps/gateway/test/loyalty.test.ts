@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { RpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
-import { clientAs, type HttpClient } from '@storefront/testing';
+import { type HttpClient } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { RequestValidator } from '../src/openapi/validator';
 import { API_AREAS } from '../src/openapi/document';
@@ -16,7 +16,7 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
   before(async () => {
     stack = await startStack({ services: ['identity', 'loyalty'], env: FAST_ARGON2 });
     // Checkout awards points for paid orders; these tests award them the same way.
-    loyaltyRpc = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', stack.loyalty!.address);
+    loyaltyRpc = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'checkout');
   });
   after(async () => {
     loyaltyRpc?.close();

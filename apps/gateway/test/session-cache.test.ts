@@ -104,12 +104,7 @@ describe('gateway: session cache', () => {
     before(async () => {
       // Caches that would trust a session for a minute: only a revocation can end it sooner.
       first = await startStack({ services: ['identity', 'loyalty'], env: LONG_TRUST, now: () => nowMs });
-      second = await startStack({
-        stores: first.stores,
-        services: [],
-        env: { ...LONG_TRUST, IDENTITY_ADDR: first.identity!.address, LOYALTY_ADDR: first.loyalty!.address },
-        now: () => nowMs,
-      });
+      second = await startStack({ replicaOf: first, env: LONG_TRUST, now: () => nowMs });
     });
     after(async () => {
       await second?.stop();

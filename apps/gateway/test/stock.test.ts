@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import type { RpcClient } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
-import { clientAs } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 
 describe('gateway: GET /api/stock follows reservations live', () => {
@@ -9,7 +8,7 @@ describe('gateway: GET /api/stock follows reservations live', () => {
   let inventoryClient: RpcClient<typeof inventory.InventoryServiceService>;
   before(async () => {
     stack = await startStack({ services: ['inventory'] });
-    inventoryClient = clientAs('checkout', inventory.InventoryServiceService, 'inventory', stack.inventory!.address);
+    inventoryClient = stack.clientOf('inventory', inventory.InventoryServiceService, 'checkout');
   });
   after(async () => {
     inventoryClient?.close();

@@ -31,7 +31,8 @@ describe('gateway: request log', () => {
   let lines: string[];
   let requestLines: () => Record<string, unknown>[];
   before(async () => {
-    stack = await startStack({ services: ['inventory'] });
+    // A second gateway on the stack's gRPC addresses: the split layout.
+    stack = await startStack({ layout: 'split', services: ['inventory'] });
     ({ gateway, lines, requestLines } = await gatewayWithCapturedLog(stack, 'info'));
   });
   after(async () => {
@@ -84,7 +85,8 @@ describe('gateway: request log when info is off', () => {
   let gateway: GatewayServer;
   let requestLines: () => Record<string, unknown>[];
   before(async () => {
-    stack = await startStack({ services: ['inventory'] });
+    // A second gateway on the stack's gRPC addresses: the split layout.
+    stack = await startStack({ layout: 'split', services: ['inventory'] });
     ({ gateway, requestLines } = await gatewayWithCapturedLog(stack, 'warn'));
   });
   after(async () => {

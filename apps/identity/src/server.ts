@@ -5,7 +5,7 @@
 import { identity } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { dialectOf } from '@storefront/db';
-import { repeatInBackground, startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
+import { openComponent, repeatInBackground, startGrpcService, type BuildContext, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
 import type { IdentityConfig, IdentityServeKeys } from './config';
 import { IDENTITY_ACCESS } from './access';
@@ -23,9 +23,22 @@ export type StartOptions = ServiceStartOptions & IdentityServeKeys;
 
 const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
+export interface IdentityHandles {
+  accounts: Accounts;
+}
+
+/** Identity in a process of its own, served over gRPC. */
 export function startIdentityServer(config: IdentityConfig, options: StartOptions): Promise<IdentityServer> {
-  const now = options.now ?? Date.now;
-  return startGrpcService({ service: 'identity', config, migrations, ...options }, async ({ db, redis, logger }) => {
+  return startGrpcService({ service: 'identity', config, migrations, ...options }, buildIdentity(config, options.now ?? Date.now));
+}
+
+/** Identity as a component of the process that hosts it, called in-process. */
+export function openIdentityComponent(config: IdentityConfig, options: ServiceStartOptions): Promise<OpenComponent<IdentityHandles>> {
+  return openComponent({ service: 'identity', config, migrations, ...options }, buildIdentity(config, options.now ?? Date.now));
+}
+
+function buildIdentity(config: IdentityConfig, now: () => number) {
+  return async ({ db, redis, logger }: BuildContext): Promise<ServiceParts<IdentityHandles>> => {
   const accounts = new Accounts({
     users: new UserStore(db),
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
@@ -57,7 +70,7 @@ export function startIdentityServer(config: IdentityConfig, options: StartOption
       }),
     ],
   };
-  });
+  };
 }
 
 function signedIn({ user, session }: { user: User; session: IssuedSession }) {

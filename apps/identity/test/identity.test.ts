@@ -30,7 +30,7 @@ describe('identity service over gRPC', () => {
       SIGNUPS_PER_ADDRESS_MAX: '1000',
     }), (started) => (harness = started));
 
-  const caller = async (userId: string) => ({ callerToken: await harness.signer.sign(userId) });
+  const caller = async (userId: string) => ({ customer: userId });
 
   describe('SignUp', () => {
     it('creates the account with a normalised email, trimmed names, a referral code and a session', async () => {

@@ -27,9 +27,9 @@ export async function startIdentity(extraEnv: Env = {}): Promise<IdentityHarness
     await stores.cleanup();
     throw error;
   });
-  const client = clientAs('gateway', identity.IdentityServiceService, 'identity', server.address);
   // The signer runs on real time: caller tokens live a minute whatever the identity clock says.
   const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
+  const client = clientAs('gateway', identity.IdentityServiceService, 'identity', server.address, undefined, signer);
   return {
     server,
     client,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { inventory } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { registerGauge } from '@storefront/telemetry';
-import { startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
+import { openComponent, startGrpcService, type BuildContext, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
 import type { InventoryConfig, InventoryServeKeys } from './config';
 import { INVENTORY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -30,8 +30,23 @@ export type StartOptions = ServiceStartOptions & InventoryServeKeys;
 
 export const DEMO_CATALOG_PATH = path.join(__dirname, '..', 'data', 'demo-catalog.json');
 
+export interface InventoryHandles {
+  store: InventoryStore;
+  reservations: ReservationStore;
+}
+
+/** Inventory in a process of its own, served over gRPC. */
 export function startInventoryServer(config: InventoryConfig, options: StartOptions): Promise<InventoryServer> {
-  return startGrpcService({ service: 'inventory', config, migrations, ...options }, async ({ db, logger }) => {
+  return startGrpcService({ service: 'inventory', config, migrations, ...options }, buildInventory(config, options));
+}
+
+/** Inventory as a component of the process that hosts it, called in-process. */
+export function openInventoryComponent(config: InventoryConfig, options: ServiceStartOptions): Promise<OpenComponent<InventoryHandles>> {
+  return openComponent({ service: 'inventory', config, migrations, ...options }, buildInventory(config, options));
+}
+
+function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
+  return async ({ db, logger }: BuildContext): Promise<ServiceParts<InventoryHandles>> => {
   const store = new InventoryStore(db);
   const reservations = new ReservationStore(db, { now: options.now });
   const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
@@ -83,7 +98,7 @@ export function startInventoryServer(config: InventoryConfig, options: StartOpti
       }),
     ],
   };
-  });
+  };
 }
 
 function toProductMessage(product: CatalogProduct): inventory.Product {

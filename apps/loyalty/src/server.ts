@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { loyalty } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
-import { startGrpcService, type RunningGrpcService, type ServiceStartOptions } from '@storefront/lifecycle';
+import { openComponent, startGrpcService, type BuildContext, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
 import type { LoyaltyConfig, LoyaltyServeKeys } from './config';
 import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -22,9 +22,23 @@ export interface LoyaltyServer extends RunningGrpcService {
 
 export type StartOptions = ServiceStartOptions & LoyaltyServeKeys;
 
+export interface LoyaltyHandles {
+  settled(): Promise<void>;
+}
+
+/** Loyalty in a process of its own, served over gRPC. */
 export function startLoyaltyServer(config: LoyaltyConfig, options: StartOptions): Promise<LoyaltyServer> {
+  return startGrpcService({ service: 'loyalty', config, migrations, ...options }, buildLoyalty(config, options));
+}
+
+/** Loyalty as a component of the process that hosts it, called in-process. */
+export function openLoyaltyComponent(config: LoyaltyConfig, options: ServiceStartOptions): Promise<OpenComponent<LoyaltyHandles>> {
+  return openComponent({ service: 'loyalty', config, migrations, ...options }, buildLoyalty(config, options));
+}
+
+function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
   const rewards = parseRewardsFile(JSON.parse(fs.readFileSync(config.rewardsFile, 'utf8')));
-  return startGrpcService({ service: 'loyalty', config, migrations, ...options }, async ({ db, logger }) => {
+  return async ({ db, logger }: BuildContext): Promise<ServiceParts<LoyaltyHandles>> => {
     const store = new LoyaltyStore(db);
     await store.replaceRewardsCatalog(rewards);
     const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
@@ -77,5 +91,5 @@ export function startLoyaltyServer(config: LoyaltyConfig, options: StartOptions)
         }),
       ],
     };
-  });
+  };
 }

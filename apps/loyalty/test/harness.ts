@@ -25,15 +25,15 @@ export interface LoyaltyHarness {
 export async function startLoyalty(options: { env?: Env; now?: () => number } = {}): Promise<LoyaltyHarness> {
   const { stores, keys, env } = await serviceTestEnv('loyalty', options.env);
   const server = await startLoyaltyServer(readLoyaltyConfig(env), { migrate: true, now: options.now, ...readLoyaltyServeKeys(env) });
-  const client = clientAs('gateway', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000);
-  const checkout = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000);
   const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
+  const client = clientAs('gateway', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000, signer);
+  const checkout = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000, signer);
   return {
     server,
     client,
     checkout,
     stores,
-    as: async (userId) => ({ callerToken: await signer.sign(userId) }),
+    as: async (userId) => ({ customer: userId }),
     stop: async () => {
       client.close();
       checkout.close();

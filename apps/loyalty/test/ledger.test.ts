@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { CallerTokenSigner, generateCallerKeyPair } from '@storefront/caller-token';
 import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
-import { rejection } from '@storefront/testing';
+import { clientAs, rejection } from '@storefront/testing';
+import { loyalty as loyaltyProto } from '@storefront/proto';
 
 const TEN_PERCENT = 'ten-percent-off';
 const FIFTEEN_PERCENT = 'fifteen-percent-off';
@@ -91,9 +92,10 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     it('refuses customer calls without a caller token or with one the gateway did not sign', async () => {
       expect((await rejection(loyalty.client.getAccount({}))).kind).to.equal('unauthenticated');
       const strangerKeys = await generateCallerKeyPair();
-      const forged = await (await CallerTokenSigner.fromPem(strangerKeys.privateKeyPem)).sign(newUserId());
-      expect((await rejection(loyalty.client.openAccount({}, { callerToken: forged }))).kind).to.equal('unauthenticated');
-      expect((await rejection(loyalty.client.sync({ requestedRewardIds: [] }, { callerToken: forged }))).kind).to.equal('unauthenticated');
+      const forging = clientAs('gateway', loyaltyProto.LoyaltyServiceService, 'loyalty', loyalty.server.address, 20_000, await CallerTokenSigner.fromPem(strangerKeys.privateKeyPem));
+      expect((await rejection(forging.openAccount({}, { customer: newUserId() }))).kind).to.equal('unauthenticated');
+      expect((await rejection(forging.sync({ requestedRewardIds: [] }, { customer: newUserId() }))).kind).to.equal('unauthenticated');
+      forging.close();
     });
   });
 

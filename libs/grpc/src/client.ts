@@ -26,9 +26,17 @@ const CHANNEL_OPTIONS = {
 };
 
 export interface CallOptions {
-  /** Signed caller token of the customer this call acts for. */
-  callerToken?: string;
+  /**
+   * The customer (user id) this call acts for, as the gateway resolved it from the session. A
+   * remote call carries it as a caller token the client signs; an in-process call as the value.
+   */
+  customer?: string;
   deadlineMs?: number;
+}
+
+/** Signs the caller token that names a customer to a remote service (the gateway's key). */
+export interface CustomerTokenSigner {
+  sign(userId: string): Promise<string>;
 }
 
 export type RpcClient<D extends ServiceDefinition> = {
@@ -41,12 +49,14 @@ export interface ClientOptions {
   defaultDeadlineMs?: number;
   /** Signs this process's service token onto every call; only health probes go without. */
   signer?: ServiceTokenSigner;
+  /** Signs the customer of a call into a caller token; a call naming a customer without it is refused. */
+  customerTokens?: CustomerTokenSigner;
 }
 
 export function createRpcClient<D extends ServiceDefinition>(
   definition: D,
   address: string,
-  { target, defaultDeadlineMs = 5000, signer }: ClientOptions,
+  { target, defaultDeadlineMs = 5000, signer, customerTokens }: ClientOptions,
 ): RpcClient<D> {
   const channel = new Client(address, credentials.createInsecure(), { ...CHANNEL_OPTIONS, 'grpc.service_config': serviceConfigFor(definition) });
   // Connect to every backend now: a channel left idle until its first calls sends that whole
@@ -57,7 +67,10 @@ export function createRpcClient<D extends ServiceDefinition>(
     methods[name] = async (request: unknown, options: CallOptions = {}) => {
       const metadata = new Metadata();
       if (signer) metadata.set(SERVICE_TOKEN_METADATA, await signer.tokenFor(target));
-      if (options.callerToken) metadata.set(CALLER_TOKEN_METADATA, options.callerToken);
+      if (options.customer) {
+        if (!customerTokens) throw new Error(`this client cannot name a customer to the ${target} service: it has no caller-token key`);
+        metadata.set(CALLER_TOKEN_METADATA, await customerTokens.sign(options.customer));
+      }
       return new Promise((resolve, reject) => {
         const deadline = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);
         channel.makeUnaryRequest(

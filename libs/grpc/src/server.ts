@@ -5,32 +5,18 @@
  * only from the gateway's caller token. The health service stays open for kubelet probes.
  */
 import { Server, ServerCredentials, type Deadline, type Metadata, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { AppError, isStoreOutage, storeUnavailable, unauthenticated } from '@storefront/errors';
+import { AppError } from '@storefront/errors';
 import { CALLER_TOKEN_METADATA, type CallerTokenVerifier } from '@storefront/caller-token';
 import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenVerifier } from '@storefront/service-token';
 import type { Logger } from '@storefront/logging';
 import { HealthService } from './health';
-import { SERVICE_NOT_ALLOWED, SERVICE_UNAUTHENTICATED, toStatusObject } from './status';
+import { SERVICE_UNAUTHENTICATED, toStatusObject } from './status';
+import { admitService, asCallerError, callContext, shortName, vouchesForCustomer, type CallContext } from './access';
 import type { AccessTable, RequestOf, ResponseOf, RpcAccess, ServiceDefinition } from './types';
 
 const MAX_CONNECTION_AGE_MS = 60_000;
 // Longer than the default client deadlines (5 s; 15 s for creating a checkout).
 const MAX_CONNECTION_AGE_GRACE_MS = 30_000;
-
-// Only the gateway resolves session cookies, so only its word on who the customer is counts.
-const CUSTOMER_VOUCHER: ServiceName = 'gateway';
-
-export interface CallContext {
-  metadata: Metadata;
-  /** The service that made the call, from its verified service token. */
-  service: ServiceName;
-  /** The customer the gateway vouches for, if any (never when the RPC's access says `none`). */
-  caller(): Promise<string | undefined>;
-  /** The customer the gateway vouches for; UNAUTHENTICATED when there is none. */
-  requireCaller(): Promise<string>;
-  /** True once the client cancelled the call or its deadline passed: nobody will see the answer. */
-  abandoned(): boolean;
-}
 
 export type UnaryHandlers<D extends ServiceDefinition> = {
   [K in keyof D]: (request: RequestOf<D[K]>, context: CallContext) => Promise<ResponseOf<D[K]>>;
@@ -123,19 +109,7 @@ function implement(service: ServiceBinding, options: GrpcServerOptions): Untyped
         .then((context) => handler(call.request, context))
         .then(
           (response) => callback(null, response),
-          (error: unknown) => {
-            if (error instanceof AppError) {
-              callback(toStatusObject(error), null);
-              return;
-            }
-            if (isStoreOutage(error)) {
-              options.logger.warn({ err: error, rpc: path }, 'store unavailable');
-              callback(toStatusObject(storeUnavailable(shortName(service.name))), null);
-              return;
-            }
-            options.logger.error({ err: error, rpc: path }, 'unhandled error in RPC handler');
-            callback(toStatusObject(new AppError('internal', 'internal_error', 'An unexpected error occurred')), null);
-          },
+          (error: unknown) => callback(toStatusObject(asCallerError(error, shortName(service.name), path, options.logger)), null),
         );
     };
   }
@@ -150,30 +124,9 @@ async function authorise(call: ServerUnaryCall<unknown, unknown>, access: RpcAcc
     options.logger.warn({ rpc }, 'refused a call without a valid service token');
     throw new AppError('unauthenticated', SERVICE_UNAUTHENTICATED, 'The call carries no valid service token');
   }
-  if (!access.callers.includes(service)) {
-    options.logger.warn({ rpc, service }, 'refused a call from a service the RPC does not admit');
-    throw new AppError('permission_denied', SERVICE_NOT_ALLOWED, `The ${service} service may not call ${rpc}`);
-  }
-  const customer =
-    access.customer !== 'none' && service === CUSTOMER_VOUCHER
-      ? await options.callerTokens.verify(firstValue(metadata, CALLER_TOKEN_METADATA))
-      : undefined;
-  if (access.customer === 'required' && !customer) throw unauthenticated();
-  return {
-    metadata,
-    service,
-    caller: async () => customer,
-    requireCaller: async () => {
-      if (!customer) throw unauthenticated();
-      return customer;
-    },
-    abandoned: () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now(),
-  };
-}
-
-/** `storefront.checkout.v1.CheckoutService` → `checkout`. */
-function shortName(qualifiedService: string): string {
-  return qualifiedService.split('.')[1] ?? qualifiedService;
+  admitService(access, service, rpc, options.logger);
+  const customer = vouchesForCustomer(access, service) ? await options.callerTokens.verify(firstValue(metadata, CALLER_TOKEN_METADATA)) : undefined;
+  return callContext(access, service, customer, () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now());
 }
 
 function deadlineMs(deadline: Deadline): number {

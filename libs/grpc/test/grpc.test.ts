@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { status } from '@grpc/grpc-js';
 import { AppError } from '@storefront/errors';
 import { health, inventory } from '@storefront/proto';
-import { accessTable, bind, callersOf, createRpcClient, startGrpcServer, type AccessTable, type RunningGrpcServer } from '@storefront/grpc';
+import { accessTable, bind, callersOf, createLocalClient, createRpcClient, startGrpcServer, type AccessTable, type RpcClient, type RunningGrpcServer, type ServiceBinding } from '@storefront/grpc';
+import type { ServiceName } from '@storefront/service-token';
 import { CallerTokenSigner, CallerTokenVerifier, generateCallerKeyPair } from '@storefront/caller-token';
 import { ServiceTokenVerifier } from '@storefront/service-token';
 import { createLogger } from '@storefront/logging';
@@ -25,6 +26,7 @@ describe('grpc: server, client, errors and health', () => {
   let probeFails = false;
   let signer: CallerTokenSigner;
   let failWith: unknown;
+  let binding: ServiceBinding;
 
   before(async () => {
     const keys = await generateCallerKeyPair();
@@ -32,16 +34,7 @@ describe('grpc: server, client, errors and health', () => {
     const reject = async (): Promise<never> => {
       throw failWith;
     };
-    const serviceKeys = testServiceKeys();
-    server = await startGrpcServer({
-      address: '127.0.0.1:0',
-      logger,
-      serviceTokens: new ServiceTokenVerifier('inventory', { gateway: serviceKeys.gateway.publicKeyDer, checkout: serviceKeys.checkout.publicKeyDer }),
-      callerTokens: await CallerTokenVerifier.fromPem(keys.publicKeyPem),
-      probe: async () => {
-        if (probeFails) throw new Error('database down');
-      },
-      services: [
+    binding =
         bind(SERVICE, inventory.InventoryServiceService, ACCESS, {
           // getStock echoes the verified caller so the test can see what the server believed.
           getStock: async (_request, context) => ({ available: { [(await context.caller()) ?? 'anonymous']: 1 } }),
@@ -58,22 +51,32 @@ describe('grpc: server, client, errors and health', () => {
             return {};
           },
           release: reject,
-        }),
-      ],
+        });
+    const serviceKeys = testServiceKeys();
+    server = await startGrpcServer({
+      address: '127.0.0.1:0',
+      logger,
+      serviceTokens: new ServiceTokenVerifier('inventory', { gateway: serviceKeys.gateway.publicKeyDer, checkout: serviceKeys.checkout.publicKeyDer }),
+      callerTokens: await CallerTokenVerifier.fromPem(keys.publicKeyPem),
+      probe: async () => {
+        if (probeFails) throw new Error('database down');
+      },
+      services: [binding],
     });
   });
   after(async () => server?.shutdown(1000));
 
-  const client = () => clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000);
+  const client = () => clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000, signer);
 
   it('passes the verified caller and ignores a forged one', async () => {
-    expect((await client().getStock({}, { callerToken: await signer.sign('user-7') })).available).to.deep.equal({ 'user-7': 1 });
-    expect((await client().getStock({}, { callerToken: 'forged' })).available).to.deep.equal({ anonymous: 1 });
+    expect((await client().getStock({}, { customer: 'user-7' })).available).to.deep.equal({ 'user-7': 1 });
+    const forging = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000, { sign: async () => 'forged' });
+    expect((await forging.getStock({}, { customer: 'user-7' })).available).to.deep.equal({ anonymous: 1 });
   });
 
-  it('takes the customer only from the gateway, never from another service passing a valid caller token on', async () => {
-    const checkout = clientAs('checkout', inventory.InventoryServiceService, 'inventory', server.address, 2000);
-    expect((await checkout.getStock({}, { callerToken: await signer.sign('user-7') })).available).to.deep.equal({ anonymous: 1 });
+  it('refuses to name a customer without a caller-token key', async () => {
+    const keyless = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000);
+    expect(await keyless.getStock({}, { customer: 'user-7' }).catch((e: unknown) => e)).to.be.instanceOf(Error).and.not.instanceOf(AppError);
   });
 
   it('refuses a call without a service token with UNAUTHENTICATED, and a service the RPC does not admit with PERMISSION_DENIED', async () => {
@@ -84,11 +87,55 @@ describe('grpc: server, client, errors and health', () => {
   });
 
   it('shows a refusal of its own service token to its callers as internal_error, never as a 401 or 403', async () => {
-    const refused = await client().release({ orderReference: 'r' }).catch((e: unknown) => e);
-    expect(refused).to.be.instanceOf(AppError).and.include({ kind: 'internal', code: 'internal_error' });
     const unsigned = createRpcClient(inventory.InventoryServiceService, server.address, { target: 'inventory' });
     expect(await unsigned.getStock({}).catch((e: unknown) => e)).to.include({ kind: 'internal', code: 'internal_error' });
   });
+
+  // The rules both transports apply: gRPC with service and caller tokens, and in-process calls.
+  const transports: Record<string, (as: ServiceName) => RpcClient<InventoryDefinition>> = {
+    grpc: (as) => clientAs(as, inventory.InventoryServiceService, 'inventory', server.address, 2000, signer),
+    'in-process': (as) => createLocalClient(inventory.InventoryServiceService, binding, { caller: as, defaultDeadlineMs: 2000, logger }),
+  };
+  for (const [transport, clientFor] of Object.entries(transports)) {
+    describe(`over ${transport}`, () => {
+      it('takes the customer only from the gateway, never from another service passing one on', async () => {
+        expect((await clientFor('gateway').getStock({}, { customer: 'user-7' })).available).to.deep.equal({ 'user-7': 1 });
+        expect((await clientFor('checkout').getStock({}, { customer: 'user-7' })).available).to.deep.equal({ anonymous: 1 });
+      });
+
+      it('shows a service the RPC does not admit as internal_error to its caller', async () => {
+        const refused = await clientFor('gateway').release({ orderReference: 'r' }).catch((e: unknown) => e);
+        expect(refused).to.be.instanceOf(AppError).and.include({ kind: 'internal', code: 'internal_error' });
+      });
+
+      it('answers UNAUTHENTICATED when a caller is required and missing', async () => {
+        const error = await clientFor('gateway').getCatalog({}).catch((e: unknown) => e);
+        expect(error).to.be.instanceOf(AppError).and.include({ kind: 'unauthenticated', code: 'unauthorized' });
+        expect(await clientFor('gateway').getCatalog({}, { customer: 'user-7' })).to.deep.equal({ products: [] });
+      });
+
+      it('carries an AppError with kind, code, detail and retry-after', async () => {
+        failWith = new AppError('rate_limited', 'too_many_attempts', 'Try again later', 30);
+        const error = (await clientFor('gateway').quote({ lines: [] }).catch((e: unknown) => e)) as AppError;
+        expect(error).to.be.instanceOf(AppError);
+        expect(error).to.include({ kind: 'rate_limited', code: 'too_many_attempts', detail: 'Try again later', retryAfterSeconds: 30 });
+      });
+
+      it('hides unexpected errors behind internal_error', async () => {
+        failWith = new Error('SELECT * FROM secrets failed');
+        const error = (await clientFor('gateway').reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 }).catch((e: unknown) => e)) as AppError;
+        expect(error).to.include({ kind: 'internal', code: 'internal_error' });
+        expect(error.detail).to.not.include('secrets');
+      });
+
+      it('ends a slow call at its deadline', async () => {
+        const started = Date.now();
+        const slow = await clientFor('gateway').commit({ orderReference: 'r' }, { deadlineMs: 100 }).catch((e: unknown) => e);
+        expect(slow).to.include({ kind: 'timeout', code: 'timeout' });
+        expect(Date.now() - started).to.be.below(290);
+      });
+    });
+  }
 
   it('lists each service an access table admits once', () => {
     expect(callersOf(ACCESS).sort()).to.deep.equal(['checkout', 'gateway']);
@@ -109,32 +156,9 @@ describe('grpc: server, client, errors and health', () => {
     ).to.throw('the access table names release twice');
   });
 
-  it('answers UNAUTHENTICATED when a caller is required and missing', async () => {
-    const error = await client().getCatalog({}).catch((e: unknown) => e);
-    expect(error).to.be.instanceOf(AppError).and.include({ kind: 'unauthenticated', code: 'unauthorized' });
-  });
-
-  it('carries an AppError across the wire with kind, code, detail and retry-after', async () => {
-    failWith = new AppError('rate_limited', 'too_many_attempts', 'Try again later', 30);
-    const error = (await client().quote({ lines: [] }).catch((e: unknown) => e)) as AppError;
-    expect(error).to.be.instanceOf(AppError);
-    expect(error).to.include({ kind: 'rate_limited', code: 'too_many_attempts', detail: 'Try again later', retryAfterSeconds: 30 });
-  });
-
-  it('hides unexpected errors behind internal_error', async () => {
-    failWith = new Error('SELECT * FROM secrets failed');
-    const error = (await client().reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 }).catch((e: unknown) => e)) as AppError;
-    expect(error).to.include({ kind: 'internal', code: 'internal_error' });
-    expect(error.detail).to.not.include('secrets');
-  });
-
-  it('maps an unreachable service to unavailable and a slow one to a deadline', async () => {
+  it('maps an unreachable service to unavailable', async () => {
     const down = createRpcClient(inventory.InventoryServiceService, '127.0.0.1:9', { target: 'inventory', defaultDeadlineMs: 2000 });
     expect(await down.getStock({}).catch((e: unknown) => e)).to.include({ kind: 'unavailable', code: 'service_unavailable' });
-    const started = Date.now();
-    const slow = await client().commit({ orderReference: 'r' }, { deadlineMs: 100 }).catch((e: unknown) => e);
-    expect(slow).to.include({ kind: 'timeout', code: 'timeout' });
-    expect(Date.now() - started).to.be.below(290);
   });
 
   it('reports health from the dependency probe, to callers without a service token too', async () => {

@@ -148,10 +148,14 @@ export {
 } from './ops';
 
 export {
+  openComponent,
   readGrpcServiceConfig,
   repeatInBackground,
   startGrpcService,
   type BuildContext,
+  type ComponentOptions,
+  type Connect,
+  type OpenComponent,
   type GrpcServiceConfig,
   type GrpcServiceOptions,
   type RunningGrpcService,

@@ -3,6 +3,7 @@
  * outlives the script, and an app that crashes is started again while the others keep serving.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { provisionStores, type TestStores } from '@storefront/testing';
@@ -10,6 +11,12 @@ import { descendants, freePorts, isGone, portIsFree, waitUntil, type ProcessInfo
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const SERVICES = ['identity', 'loyalty', 'checkout', 'inventory'];
+
+/** Per layout: the apps `npm start` runs, the edge, and the app whose bad setting stops the start. */
+const LAYOUTS = {
+  'one-process': { apps: ['payment-sandbox', 'platform'], edge: 'platform', loyaltyHost: 'platform' },
+  split: { apps: ['checkout', 'gateway', 'identity', 'inventory', 'loyalty', 'payment-sandbox'], edge: 'gateway', loyaltyHost: 'loyalty' },
+} as const;
 
 interface RunningStart {
   process: ChildProcess;
@@ -70,6 +77,7 @@ describe('npm start: signals and supervision (real processes)', function () {
     };
   }
 
+  for (const [layout, { apps, edge, loyaltyHost }] of Object.entries(LAYOUTS)) describe(`${layout} layout`, () => {
   /** Runs `command` (the npm script or the start script itself) on free ports. */
   async function spawnStart(command: string[], extraEnv: Record<string, string> = {}): Promise<RunningStart> {
     const ports = await freePorts(6);
@@ -83,6 +91,7 @@ describe('npm start: signals and supervision (real processes)', function () {
       ...Object.fromEntries(SERVICES.map((service, i) => [`${service.toUpperCase()}_ADDR`, `127.0.0.1:${grpcPorts[i]}`])),
       METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
+      LAYOUT: layout,
       ...extraEnv,
     };
     const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -103,7 +112,7 @@ describe('npm start: signals and supervision (real processes)', function () {
       return run.output().includes('Storefront is up');
     }, 60_000);
     run.startedWith = descendants(child.pid!);
-    expect([...run.apps().keys()].sort()).to.deep.equal(['checkout', 'gateway', 'identity', 'inventory', 'loyalty', 'payment-sandbox']);
+    expect([...run.apps().keys()].sort()).to.deep.equal(apps);
     return run;
   }
 
@@ -158,19 +167,17 @@ describe('npm start: signals and supervision (real processes)', function () {
       return run.process.exitCode !== null;
     }, 30_000);
     expect(run.process.exitCode).to.equal(1);
-    expect(run.output()).to.include('configuration error: LOYALTY_TIER_SILVER must be an integer').and.include('start: loyalty exited during start (code 78)');
+    expect(run.output()).to.include('configuration error: LOYALTY_TIER_SILVER must be an integer').and.include(`start: ${loyaltyHost} exited during start (code 78)`);
     expect(run.output()).to.not.include('restarting');
-    expect([...seen.values()].filter((info) => /apps\/gateway\//.test(info.command)), 'the gateway had started').to.have.length(1);
+    expect([...seen.values()].filter((info) => /apps\/payment-sandbox\//.test(info.command)), 'the sandbox had started').to.have.length(1);
     await expectEverythingGone([...seen.values()], run.ports, 1000);
   });
 
   it('an app killed with SIGKILL is started again and serves; the others keep running untouched', async () => {
     const run = await start([process.execPath, 'scripts/start.mjs']);
     const before = run.apps();
-    for (const [victim, check] of [
-      ['gateway', '/api/ready'],
-      ['inventory', '/api/stock'],
-    ] as const) {
+    const victims = layout === 'split' ? ([['gateway', '/api/ready'], ['inventory', '/api/stock']] as const) : ([['platform', '/api/stock']] as const);
+    for (const [victim, check] of victims) {
       const previous = run.apps();
       process.kill(previous.get(victim)!.pid, 'SIGKILL');
       await waitUntil(`${victim} is restarted`, () => [undefined, previous.get(victim)!.pid].includes(run.apps().get(victim)?.pid) === false, 10_000);
@@ -178,10 +185,26 @@ describe('npm start: signals and supervision (real processes)', function () {
       expect(run.output()).to.match(new RegExp(`start: ${victim} exited unexpectedly \\(code null, signal SIGKILL\\); restarting it in 1000 ms`));
     }
     const after = run.apps();
-    for (const app of ['payment-sandbox', 'loyalty', 'identity', 'checkout']) expect(after.get(app)!.pid, `${app} was not restarted`).to.equal(before.get(app)!.pid);
+    for (const app of apps.filter((name) => !victims.some(([victim]) => victim === name))) expect(after.get(app)!.pid, `${app} was not restarted`).to.equal(before.get(app)!.pid);
 
     run.process.kill('SIGTERM');
     expect(await exitOf(run.process)).to.deep.equal({ code: 0, signal: null });
     await expectEverythingGone([...after.values()], run.ports, 1000);
   });
+
+  it(`gives the caller-token private key to ${layout === 'split' ? 'the gateway alone' : 'no process: every component is in-process'}`, async () => {
+    const run = await start([process.execPath, 'scripts/start.mjs']);
+    const holders = [...run.apps()].filter(([, info]) => environOf(info.pid).has('CALLER_TOKEN_PRIVATE_KEY')).map(([app]) => app);
+    expect(holders).to.deep.equal(layout === 'split' ? ['gateway'] : []);
+    expect(environOf(run.apps().get(edge)!.pid).get('LAYOUT')).to.equal(layout);
+    run.process.kill('SIGTERM');
+    await exitOf(run.process);
+  });
+  });
 });
+
+/** A process's environment, as the kernel keeps it. */
+function environOf(pid: number): Map<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+}

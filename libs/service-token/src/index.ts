@@ -60,7 +60,16 @@ export class ServiceTokenVerifier {
 
 /** This process's signing key, checked at start. */
 export function readServiceTokenPrivateKey(env: EnvReader): string {
-  const pem = env.string(PRIVATE_KEY_VARIABLE);
+  return checkedPrivateKey(env.string(PRIVATE_KEY_VARIABLE));
+}
+
+/** The key when set: a process whose components all run in-process makes no remote calls and needs none. */
+export function readOptionalServiceTokenPrivateKey(env: EnvReader): string | undefined {
+  const pem = env.optional(PRIVATE_KEY_VARIABLE);
+  return pem === undefined ? undefined : checkedPrivateKey(pem);
+}
+
+function checkedPrivateKey(pem: string): string {
   try {
     privateKeyFromPem(pem);
   } catch (error) {

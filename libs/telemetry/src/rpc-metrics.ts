@@ -24,8 +24,10 @@ export class RpcMetricsSpanProcessor implements SpanProcessor {
   onStart(): void {}
 
   onEnd(span: ReadableSpan): void {
-    if (span.attributes['rpc.system'] !== 'grpc') return;
-    const histogram = span.kind === SpanKind.SERVER ? this.server : span.kind === SpanKind.CLIENT ? this.client : undefined;
+    const system = span.attributes['rpc.system'];
+    // An in-process call (`local`) is one span for both ends: it counts as a call served.
+    const histogram =
+      system === 'local' ? this.server : system !== 'grpc' ? undefined : span.kind === SpanKind.SERVER ? this.server : span.kind === SpanKind.CLIENT ? this.client : undefined;
     if (!histogram) return;
     const attributes: Attributes = {};
     for (const key of RPC_ATTRIBUTES) attributes[key] = span.attributes[key];

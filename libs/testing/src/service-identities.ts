@@ -4,7 +4,7 @@
  */
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import type { Env } from '@storefront/config';
-import { createRpcClient, type RequestOf, type RpcClient, type ServiceDefinition } from '@storefront/grpc';
+import { createRpcClient, type CustomerTokenSigner, type RequestOf, type RpcClient, type ServiceDefinition } from '@storefront/grpc';
 import {
   PRIVATE_KEY_VARIABLE,
   PUBLIC_KEYS_VARIABLE,
@@ -35,15 +35,16 @@ export function testSigner(as: ServiceName): ServiceTokenSigner {
   return new ServiceTokenSigner(as, testServiceKeys()[as].privateKeyPem);
 }
 
-/** A client of `target` at `address` that presents the test identity of service `as`. */
+/** A client of `target` at `address` that presents the test identity of service `as` (and names customers with `customerTokens`). */
 export function clientAs<D extends ServiceDefinition>(
   as: ServiceName,
   definition: D,
   target: ServiceName,
   address: string,
   defaultDeadlineMs?: number,
+  customerTokens?: CustomerTokenSigner,
 ): RpcClient<D> {
-  return createRpcClient(definition, address, { target, signer: testSigner(as), defaultDeadlineMs });
+  return createRpcClient(definition, address, { target, signer: testSigner(as), defaultDeadlineMs, customerTokens });
 }
 
 /**

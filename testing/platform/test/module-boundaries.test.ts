@@ -1,6 +1,7 @@
 /**
- * The module-boundary lint as `npm run lint` runs it: an app importing another app, or a lib
- * importing an app, fails. The probes are linted as text under paths inside those projects, so
+ * The module-boundary lint as `npm run lint` runs it: a component importing another component
+ * (instead of calling its facade), the edge importing a component, an app importing another app,
+ * or a lib importing an app, fails; only the host places components. The probes are linted as text under paths inside those projects, so
  * no such file ever exists for the normal lint or type-check to trip over.
  */
 import { spawnSync } from 'node:child_process';
@@ -27,10 +28,25 @@ describe('workspace: module boundaries', function () {
     expect(graph.status, graph.stderr).to.equal(0);
   });
 
-  it('fails an app that imports another app', async () => {
+  it('fails a component that imports another component instead of calling its facade', async () => {
     expect(await boundaryErrors('apps/checkout', '@storefront/loyalty')).to.deep.equal([
+      'A project tagged with "type:component" can only depend on libs tagged with "type:lib"',
+    ]);
+    expect(await boundaryErrors('apps/checkout', '@storefront/loyalty/src/domain/ledger')).to.have.length(1);
+  });
+
+  it('fails the edge or another app that imports a component', async () => {
+    expect(await boundaryErrors('apps/gateway', '@storefront/identity')).to.deep.equal([
+      'A project tagged with "type:edge" can only depend on libs tagged with "type:lib"',
+    ]);
+    expect(await boundaryErrors('apps/payment-sandbox', '@storefront/checkout')).to.deep.equal([
       'A project tagged with "type:app" can only depend on libs tagged with "type:lib"',
     ]);
+  });
+
+  it('lets the host import components and the edge', async () => {
+    expect(await boundaryErrors('apps/platform', '@storefront/identity')).to.deep.equal([]);
+    expect(await boundaryErrors('apps/platform', '@storefront/gateway')).to.deep.equal([]);
   });
 
   it('fails a lib that imports an app', async () => {

@@ -1,7 +1,6 @@
 /**
  * The gateway's end of the `svc_sess` session: reading and issuing the cookie, resolving it
- * with identity at most once per request, the caller token that carries the customer to the
- * services, the CSRF rule for state-changing requests, and the client address used for rate
+ * with identity at most once per request, the CSRF rule for state-changing requests, and the client address used for rate
  * limits. The cookie is a credential: it is never logged and never put in an error.
  */
 import type { Request, RequestHandler, Response } from 'express';
@@ -17,9 +16,8 @@ const COOKIE_ATTRIBUTES = 'HttpOnly; Secure; SameSite=Lax';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface RequestSession {
+  /** The customer: what calls made on their behalf name (`customer` in a call's options). */
   userId: string;
-  /** Short-lived signed token naming this customer, for calls made on their behalf. */
-  callerToken: string;
 }
 
 /**
@@ -81,7 +79,7 @@ export function sessionOf(req: Request, res: Response, context: GatewayContext):
  */
 export async function resolveSessionToken(
   token: string,
-  { clients, signer, sessions }: Pick<GatewayContext, 'clients' | 'signer' | 'sessions'>,
+  { clients, sessions }: Pick<GatewayContext, 'clients' | 'sessions'>,
 ): Promise<RequestSession | undefined> {
   if (!isWellFormedSessionToken(token)) return undefined;
   const userId = await sessions.userIdOf(token, async (sessionToken) => {
@@ -93,7 +91,7 @@ export async function resolveSessionToken(
       return undefined;
     }
   });
-  return userId === undefined ? undefined : { userId, callerToken: await signer.sign(userId) };
+  return userId === undefined ? undefined : { userId };
 }
 
 /** The request's session, or a 401 Error. */

@@ -87,7 +87,7 @@ async function callerOf(req: Request, context: GatewayContext): Promise<Caller> 
   if (!session) {
     throw new AppError('unauthenticated', 'unauthorized', 'The Authorization header must be `Bearer <session token>` of a current session; log in again for a new one');
   }
-  return { clientAddress: address, callerToken: session.callerToken };
+  return { clientAddress: address, customer: session.userId };
 }
 
 function describeTool(tool: McpTool) {

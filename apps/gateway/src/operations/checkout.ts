@@ -34,12 +34,12 @@ export async function createCheckout({ clients, config }: GatewayContext, body: 
       provider: body.provider,
       clientAddress: caller.clientAddress,
     },
-    { callerToken: caller.callerToken, deadlineMs: config.checkoutDeadlineMs },
+    { customer: caller.customer, deadlineMs: config.checkoutDeadlineMs },
   );
   return checkoutResultView(result.providerCheckout!, result.order!);
 }
 
 export async function validatePromo({ clients }: GatewayContext, code: string, caller: Caller) {
-  const result = await clients.checkout.validatePromo({ code, clientAddress: caller.clientAddress }, { callerToken: caller.callerToken });
+  const result = await clients.checkout.validatePromo({ code, clientAddress: caller.clientAddress }, { customer: caller.customer });
   return result.valid ? { valid: true, code: result.code, discount: basisPointsToFraction(result.discountBps) } : { valid: false, code: result.code };
 }

@@ -27,7 +27,7 @@ interface StateSyncBody {
 }
 
 export function registerAuthRoutes(app: Express, context: GatewayContext): void {
-  const { clients, signer, validator, logger, config, revocations } = context;
+  const { clients, validator, logger, config, revocations } = context;
   const parseJson = jsonBody(config.bodyLimitBytes);
 
   const sessionRequired = sessionFirst(context);
@@ -46,8 +46,7 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
         clientAddress: clientAddress(req),
       });
       setSessionCookie(res, session!);
-      const callerToken = await signer.sign(profile!.id);
-      sendPrivate(res, authSuccess(profile!, await welcomeLoyalty(callerToken, profile!.createdAt)));
+      sendPrivate(res, authSuccess(profile!, await welcomeLoyalty(profile!.id, profile!.createdAt)));
     })
     .all(methodNotAllowed('POST'));
 
@@ -60,7 +59,7 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
       const { profile, session } = await clients.identity.logIn({ email: body.email, password: body.password, clientAddress: clientAddress(req) });
       let account;
       try {
-        ({ account } = await clients.loyalty.getAccount({}, { callerToken: await signer.sign(profile!.id) }));
+        ({ account } = await clients.loyalty.getAccount({}, { customer: profile!.id }));
       } catch (error) {
         // No answer but 200 hands out a session, so none may be left behind (docs/decisions/0762).
         await discardSession(session!.token);
@@ -96,10 +95,10 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
   app
     .route('/api/auth/me')
     .get(async (req, res) => {
-      const { callerToken } = await requireSession(req, res, context);
+      const { userId: customer } = await requireSession(req, res, context);
       const [{ profile }, { account }] = await Promise.all([
-        clients.identity.getProfile({}, { callerToken }),
-        clients.loyalty.getAccount({}, { callerToken }),
+        clients.identity.getProfile({}, { customer }),
+        clients.loyalty.getAccount({}, { customer }),
       ]);
       sendPrivate(res, authSuccess(profile!, loyaltyView(account)));
     })
@@ -110,13 +109,13 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
     // The session comes first: without one the answer is 401 whatever the body says. Both
     // halves are validated before either is written.
     .post(sessionRequired, parseJson, validator.body('StateSyncRequest'), async (req, res) => {
-      const { callerToken } = await requireSession(req, res, context);
+      const { userId: customer } = await requireSession(req, res, context);
       const body = (req.body ?? {}) as StateSyncBody;
       const edit = profileEdit(body.profile);
       // Profile first: identity may still refuse a value, and then nothing has been redeemed.
-      if (edit) await clients.identity.updateProfile(edit, { callerToken });
+      if (edit) await clients.identity.updateProfile(edit, { customer });
       const rewardIds = requestedRewardIds(body.loyalty);
-      if (rewardIds.length > 0) await clients.loyalty.sync({ requestedRewardIds: rewardIds }, { callerToken });
+      if (rewardIds.length > 0) await clients.loyalty.sync({ requestedRewardIds: rewardIds }, { customer });
       sendPrivate(res, { success: true });
     })
     .all(methodNotAllowed('POST'));
@@ -152,14 +151,14 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
    * account is owed, which the ledger grants when the account is next read
    * (docs/decisions/0103, 0763).
    */
-  async function welcomeLoyalty(callerToken: string, createdAt: string): Promise<LoyaltyView> {
+  async function welcomeLoyalty(customer: string, createdAt: string): Promise<LoyaltyView> {
     try {
-      return loyaltyView((await clients.loyalty.openAccount({}, { callerToken })).account);
+      return loyaltyView((await clients.loyalty.openAccount({}, { customer })).account);
     } catch (error) {
       logger.warn({ err: error }, 'opening the loyalty account at signup failed; retrying as a read');
     }
     try {
-      return loyaltyView((await clients.loyalty.getAccount({}, { callerToken })).account);
+      return loyaltyView((await clients.loyalty.getAccount({}, { customer })).account);
     } catch (error) {
       logger.warn({ err: error }, 'loyalty unavailable at signup; answering with the welcome bonus owed');
       return owedWelcomeLoyalty(createdAt);

@@ -13,8 +13,8 @@ export function registerCheckoutRoutes(app: Express, context: GatewayContext): v
     .route('/api/create-checkout')
     .post(parseJson, validator.body('CreateCheckoutRequest'), async (req, res) => {
       // With or without a session; only a signed-in customer's order earns points.
-      const callerToken = (await sessionOf(req, res, context))?.callerToken;
-      const answer = await createCheckout(context, req.body as CreateCheckoutBody, { callerToken, clientAddress: clientAddress(req) });
+      const customer = (await sessionOf(req, res, context))?.userId;
+      const answer = await createCheckout(context, req.body as CreateCheckoutBody, { customer, clientAddress: clientAddress(req) });
       res.setHeader('Cache-Control', 'no-store');
       res.json(answer);
     })
@@ -24,8 +24,8 @@ export function registerCheckoutRoutes(app: Express, context: GatewayContext): v
     .route('/api/validate-promo')
     .get(validator.queryParameters('/api/validate-promo', 'get'), async (req, res) => {
       // Reward codes are valid for their owner only, so the session matters here too.
-      const callerToken = (await sessionOf(req, res, context))?.callerToken;
-      const answer = await validatePromo(context, String(req.query.code), { callerToken, clientAddress: clientAddress(req) });
+      const customer = (await sessionOf(req, res, context))?.userId;
+      const answer = await validatePromo(context, String(req.query.code), { customer, clientAddress: clientAddress(req) });
       res.setHeader('Cache-Control', 'no-store');
       res.json(answer);
     })

@@ -11,10 +11,10 @@ export function registerOrderRoutes(app: Express, context: GatewayContext): void
     .route('/api/orders')
     // Without a session the answer is 401, whatever the query says.
     .get(sessionFirst(context), validator.queryParameters('/api/orders', 'get'), async (req, res) => {
-      const { callerToken } = await requireSession(req, res, context);
+      const { userId: customer } = await requireSession(req, res, context);
       const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
       const cursor = req.query.cursor === undefined ? undefined : String(req.query.cursor);
-      const page = await listOrders(context, { limit, cursor }, { callerToken, clientAddress: clientAddress(req) });
+      const page = await listOrders(context, { limit, cursor }, { customer, clientAddress: clientAddress(req) });
       res.setHeader('Cache-Control', 'no-store');
       res.json(page);
     })
@@ -24,8 +24,8 @@ export function registerOrderRoutes(app: Express, context: GatewayContext): void
     .route('/api/orders/:checkout_reference')
     .get(async (req, res) => {
       // Without a session only guest orders are found; an account's order needs its owner's.
-      const callerToken = (await sessionOf(req, res, context))?.callerToken;
-      const order = await getOrder(context, String(req.params.checkout_reference), { callerToken, clientAddress: clientAddress(req) });
+      const customer = (await sessionOf(req, res, context))?.userId;
+      const order = await getOrder(context, String(req.params.checkout_reference), { customer, clientAddress: clientAddress(req) });
       res.setHeader('Cache-Control', 'no-store');
       res.json(order);
     })

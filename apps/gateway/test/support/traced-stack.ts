@@ -34,8 +34,8 @@ const START_TIMEOUT_MS = 30_000;
 const SPAN_WAIT_MS = 3000;
 
 /** `sampler` is the child's OTEL_TRACES_SAMPLER; by default every trace is kept, as the tests follow requests span by span. */
-export async function startTracedStack({ sampler = 'parentbased_always_on', ...options }: Pick<StackOptions, 'services' | 'env'> & { sampler?: string }): Promise<TracedStack> {
-  const child = fork(path.join(__dirname, 'traced-stack-process.ts'), [JSON.stringify(options)], {
+export async function startTracedStack({ sampler = 'parentbased_always_on', layout = 'split', ...options }: Pick<StackOptions, 'services' | 'env' | 'layout'> & { sampler?: string }): Promise<TracedStack> {
+  const child = fork(path.join(__dirname, 'traced-stack-process.ts'), [JSON.stringify({ ...options, layout })], {
     execArgv: ['--require', 'tsx/cjs'],
     env: { ...process.env, TEST_LOG_LEVEL: 'info', OTEL_TRACES_SAMPLER: sampler },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

@@ -1,0 +1,19 @@
+import './instrumentation';
+import { runMain } from '@storefront/lifecycle';
+import { currentTelemetry } from '@storefront/telemetry';
+import { detailedReadiness } from '@storefront/gateway';
+import { readPlatformConfig } from './config';
+import { migrateHostedComponents } from './migrate';
+import { startPlatform } from './platform';
+
+runMain({
+  app: 'platform',
+  readConfig: readPlatformConfig,
+  start: async (config, logger) => {
+    const platform = await startPlatform(config, { logger });
+    // Which dependency is down is for operators: the admin port, never the public API.
+    currentTelemetry()?.serveOnAdminPort('/ready', () => detailedReadiness(platform.gateway.readiness));
+    return platform;
+  },
+  migrate: migrateHostedComponents,
+});
