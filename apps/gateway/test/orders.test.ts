@@ -166,8 +166,9 @@ describe('gateway: reading orders back', () => {
     ['a limit of 0', '?limit=0', 'limit'],
     ['a limit of 51', '?limit=51', 'limit'],
     ['a limit that is not a number', '?limit=ten', 'limit'],
-    ['a cursor that is not base64 JSON', '?cursor=not-a-cursor', 'cursor'],
-    ['a cursor of the wrong shape', `?cursor=${Buffer.from(JSON.stringify({ createdAt: 1 })).toString('base64url')}`, 'cursor'],
+    ['a cursor that is not base64 JSON', '?cursor=not-a-cursor', 'cursor is not valid'],
+    ['a cursor of the wrong shape', `?cursor=${Buffer.from(JSON.stringify({ createdAt: 1 })).toString('base64url')}`, 'cursor is not valid'],
+    ['a forged cursor', `?cursor=${Buffer.from(JSON.stringify([1, 'x'.repeat(37)])).toString('base64url')}`, 'cursor is not valid'],
   ];
   for (const [label, query, field] of badPages) {
     it(`answers 400 naming the field for ${label}`, async () => {

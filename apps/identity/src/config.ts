@@ -6,9 +6,24 @@ import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/
 import { IDENTITY_ACCESS } from './access';
 
 export interface RateLimits {
+  /** Failures per account; past it, only addresses that have not failed for the account are checked. */
   failedLoginsPerAccount: WindowLimit;
   failedLoginsPerAddress: WindowLimit;
+  loginBackoff: LoginBackoff;
   signupsPerAddress: WindowLimit;
+}
+
+/**
+ * The progressive delay of one client address for one account: after `freeFailures` failures
+ * the address waits `baseSeconds`, doubled at every further failure up to `maxSeconds`, before
+ * its next attempt for that account is checked. Failures are remembered `memorySeconds` from
+ * the first one.
+ */
+export interface LoginBackoff {
+  freeFailures: number;
+  baseSeconds: number;
+  maxSeconds: number;
+  memorySeconds: number;
 }
 
 /** argon2id cost; the defaults are OWASP's recommended minimum (19 MiB, 2 passes, 1 lane). */
@@ -39,9 +54,21 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
     rateLimits: {
       failedLoginsPerAccount: readWindowLimit(env, 'LOGIN_FAILURES_PER_ACCOUNT', 10, 15 * 60),
       failedLoginsPerAddress: readWindowLimit(env, 'LOGIN_FAILURES_PER_ADDRESS', 100, 15 * 60),
+      loginBackoff: readLoginBackoff(env),
       signupsPerAddress: readWindowLimit(env, 'SIGNUPS_PER_ADDRESS', 50, 60 * 60),
     },
     argon2: readArgon2Settings(env),
+  };
+}
+
+function readLoginBackoff(env: EnvReader): LoginBackoff {
+  const maxSeconds = env.int('LOGIN_BACKOFF_MAX_SECONDS', 15 * 60, { min: 1, max: 24 * 3600 });
+  return {
+    freeFailures: env.int('LOGIN_BACKOFF_FREE_FAILURES', 5, { min: 1, max: 1000 }),
+    baseSeconds: env.int('LOGIN_BACKOFF_BASE_SECONDS', 30, { min: 1, max: maxSeconds }),
+    maxSeconds,
+    // Longer than the longest wait, or the count would be forgotten while the address waits.
+    memorySeconds: env.int('LOGIN_BACKOFF_MEMORY_SECONDS', 24 * 3600, { min: maxSeconds, max: 30 * 24 * 3600 }),
   };
 }
 

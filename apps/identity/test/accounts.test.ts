@@ -1,4 +1,4 @@
-/** The Accounts domain directly, where a test needs to look inside: hashing work and sign-up limits. */
+/** The Accounts domain directly, where a test needs to look inside: hashing work, sign-up limits, SQL counters. */
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import { Accounts } from '../src/domain/accounts';
@@ -12,6 +12,7 @@ import { openStores, type StoreHarness } from './support';
 const LIMITS = {
   failedLoginsPerAccount: { max: 100, windowSeconds: 900 },
   failedLoginsPerAddress: { max: 100, windowSeconds: 900 },
+  loginBackoff: { freeFailures: 5, baseSeconds: 30, maxSeconds: 900, memorySeconds: 86_400 },
   signupsPerAddress: { max: 2, windowSeconds: 3600 },
 };
 
@@ -103,5 +104,20 @@ describe('identity accounts domain', () => {
     expect(stored.password_hash).to.not.equal(user.passwordHash);
     expect(stronger.needsRehash(stored.password_hash)).to.equal(false);
     await upgraded.logIn('upgrade@example.test', 'plum-tractor-42', '192.0.2.70');
+  });
+
+  it('keeps the login delay in the SQL counters, as replicas on MySQL without Redis share it', async () => {
+    await newAccount('delayed@example.test', '192.0.2.80');
+    const failure = (address: string) =>
+      accounts.logIn('delayed@example.test', 'wrong-password', address).then(
+        () => undefined,
+        (e: unknown) => e as AppError,
+      );
+    for (let i = 0; i < 5; i += 1) expect(await failure('192.0.2.81')).to.include({ code: 'invalid_credentials' });
+    expect(await failure('192.0.2.81')).to.include({ kind: 'rate_limited', retryAfterSeconds: 30 });
+    expect((await accounts.logIn('delayed@example.test', 'plum-tractor-42', '192.0.2.82')).user.email).to.equal('delayed@example.test');
+    clock.advance(30 * 1000);
+    expect(await failure('192.0.2.81')).to.include({ code: 'invalid_credentials' });
+    expect(await failure('192.0.2.81')).to.include({ kind: 'rate_limited', retryAfterSeconds: 60 });
   });
 });

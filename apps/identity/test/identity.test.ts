@@ -25,7 +25,6 @@ function signUpRequest(overrides: Partial<identity.SignUpRequest> = {}): identit
 describe('identity service over gRPC', () => {
   let harness: IdentityHarness;
   startForSuite(() => startIdentity({
-      LOGIN_FAILURES_PER_ACCOUNT_MAX: '3',
       LOGIN_FAILURES_PER_ADDRESS_MAX: '6',
       SIGNUPS_PER_ADDRESS_MAX: '1000',
     }), (started) => (harness = started));
@@ -195,41 +194,8 @@ describe('identity service over gRPC', () => {
     });
   });
 
+  // The per-account limit and the progressive delay per address: login-backoff.test.ts.
   describe('rate limits', () => {
-    it('limits failed logins per account, refusing even the right password until the window ends', async () => {
-      const request = signUpRequest();
-      await harness.client.signUp(request);
-      const attempt = (password: string, clientAddress: string) => harness.client.logIn({ email: request.email, password, clientAddress });
-      // Three different addresses, so only the account limit (3) is in play.
-      for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
-        expect(await rejection(attempt('wrong-password', address))).to.include({ code: 'invalid_credentials' });
-      }
-      const limited = await rejection(attempt(PASSWORD, '198.51.100.4'));
-      expect(limited).to.include({ kind: 'rate_limited', code: 'too_many_attempts' });
-      expect(limited.retryAfterSeconds).to.be.within(1, 15 * 60);
-      harness.clock.advance(limited.retryAfterSeconds! * 1000);
-      expect((await attempt(PASSWORD, '198.51.100.4')).profile!.email).to.equal(request.email);
-    });
-
-    it('counts failures for unknown emails the same way, so a 429 reveals nothing', async () => {
-      const email = `ghost-${Date.now()}@example.test`;
-      for (let i = 0; i < 3; i += 1) {
-        await rejection(harness.client.logIn({ email, password: 'whatever1', clientAddress: `198.51.100.${20 + i}` }));
-      }
-      expect(await rejection(harness.client.logIn({ email, password: 'whatever1', clientAddress: '198.51.100.30' }))).to.include({ kind: 'rate_limited' });
-    });
-
-    it('forgives earlier failures of an account after a successful login', async () => {
-      const request = signUpRequest();
-      await harness.client.signUp(request);
-      const attempt = (password: string) => harness.client.logIn({ email: request.email, password, clientAddress: `203.0.113.${emailCounter}` });
-      await rejection(attempt('wrong-password'));
-      await rejection(attempt('wrong-password'));
-      await attempt(PASSWORD);
-      for (let i = 0; i < 3; i += 1) expect(await rejection(attempt('wrong-password'))).to.include({ code: 'invalid_credentials' });
-      expect(await rejection(attempt('wrong-password'))).to.include({ kind: 'rate_limited' });
-    });
-
     it('limits failed logins per client address across accounts, and only that address', async () => {
       const address = '203.0.113.200';
       for (let i = 0; i < 6; i += 1) {

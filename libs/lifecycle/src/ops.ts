@@ -3,8 +3,10 @@
  * image as in the repository): operators change and read the service's own tables without SQL.
  * Every app's commands share one shape: `--help`, sysexits(3) exit codes, `--json` for scripts
  * (the same `{success:false, error, detail}` shape as the API on failure), and one audit line
- * per run on stderr saying who ran what and how it ended.
+ * per run on stderr, and also in OPS_AUDIT_LOG when set, saying who ran what (the claimed actor
+ * and the OS user) and how it ended.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import type { DestinationStream } from 'pino';
 import { AppError, invalidArgument, type ErrorKind } from '@storefront/errors';
@@ -101,8 +103,17 @@ export async function runOps(program: OpsProgram, argv: readonly string[], env: 
   } catch {
     // A bad LOG_LEVEL is reported by the command that reads the configuration.
   }
-  const logger = createLogger(program.app, logLevel, audit);
   const started = process.hrtime.bigint();
+  // The service's log stream too (OPS_AUDIT_LOG, e.g. /proc/1/fd/1 in its container): a run from
+  // `kubectl exec` otherwise leaves its line only on the operator's terminal. No audit, no run.
+  let auditLog: AuditLog | undefined;
+  try {
+    auditLog = openAuditLog(env.OPS_AUDIT_LOG);
+  } catch (error) {
+    io.stderr(`${program.app} ops: cannot write the audit line to OPS_AUDIT_LOG ${env.OPS_AUDIT_LOG}: ${(error as Error).message}\n`);
+    return OPS_EXIT.config;
+  }
+  const loggers = [createLogger(program.app, logLevel, audit), ...(auditLog ? [createLogger(program.app, logLevel, auditLog)] : [])];
 
   let parsed: ParsedArgs;
   try {
@@ -146,11 +157,49 @@ export async function runOps(program: OpsProgram, argv: readonly string[], env: 
     else io.stderr(`${program.app} ${command.name}: ${failure.detail}\n`);
     outcome = { outcome: code === OPS_EXIT.refused ? 'refused' : 'failed', error: failure.error, detail: failure.detail };
   }
-  logger.info(
-    { audit: 'ops', actor, command: command.name, args, options, ...outcome, exit_code: code, duration_ms: Number(process.hrtime.bigint() - started) / 1e6 },
-    'ops command',
-  );
+  const line = {
+    audit: 'ops',
+    // `actor` is what the invocation claims; `os_user` is who the operating system says ran it.
+    actor,
+    os_user: osUser(),
+    command: command.name,
+    args,
+    options,
+    ...outcome,
+    exit_code: code,
+    duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+  };
+  for (const logger of loggers) logger.info(line, 'ops command');
+  auditLog?.close();
   return code;
+}
+
+interface AuditLog {
+  write(line: string): void;
+  close(): void;
+}
+
+/** Appends synchronously, so the line is written before the process exits. */
+function openAuditLog(target: string | undefined): AuditLog | undefined {
+  if (!target?.trim()) return undefined;
+  const fd = fs.openSync(target.trim(), 'a');
+  return {
+    write: (line) => {
+      fs.writeSync(fd, line);
+    },
+    close: () => fs.closeSync(fd),
+  };
+}
+
+/** The account the process runs as, whatever --actor or OPS_ACTOR claim. */
+function osUser(): { username: string | null; uid: number | null } {
+  const uid = process.getuid?.() ?? null;
+  try {
+    return { username: os.userInfo().username, uid };
+  } catch {
+    // A container user without a passwd entry still has a uid.
+    return { username: null, uid };
+  }
 }
 
 function describeFailure(error: unknown): { exitCode: number; error: string; detail: string } {

@@ -72,7 +72,8 @@ function encodeCursor(position: OrderPosition): string {
 }
 
 function decodeCursor(cursor: string): OrderPosition {
-  const invalid = invalidArgument('cursor is not one this service issued; start again without it');
+  // Unsigned, so a well-formed cursor a client made up is taken as a position; only its form is checked.
+  const invalid = invalidArgument("cursor is not valid; pass the previous page's nextCursor unchanged, or start again without it");
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -70,6 +70,7 @@ export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest,
     throw invalidArgument(`provider must be one of ${rules.providers.join(', ')}`);
   }
   if (request.redirectUrl !== undefined) checkRedirectUrl(request.redirectUrl, rules.redirectOrigins);
+  if (request.returnUrl !== undefined) checkReturnUrl(request.returnUrl);
   const promoCode = request.promoCode?.trim();
   return {
     reference,
@@ -115,6 +116,22 @@ function checkRedirectUrl(raw: string, origins: readonly string[]): void {
   if (!origins.includes(url.origin)) {
     throw invalidArgument(`redirect_url must be on this shop's origin: ${origins.join(', ')}`, 'invalid_redirect_url');
   }
+}
+
+/**
+ * The provider posts its notifications to return_url. Any http(s) URL is accepted, as the public
+ * contract allows (decision 0862), but never one carrying credentials: they would be handed to
+ * the provider, stored with the order and echoed in the answer.
+ */
+function checkReturnUrl(raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidArgument('return_url must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidArgument('return_url must be an absolute http(s) URL');
+  if (url.username !== '' || url.password !== '') throw invalidArgument('return_url must not carry credentials (user:password@)');
 }
 
 /** The shop's origins from its configured public URL, storefront origin and extra origins, without repeats. */

@@ -4,6 +4,7 @@
  * for an account presents that account's session token as `Authorization: Bearer <token>`;
  * cookies are not read here, so no ambient credential reaches the tools. The gateway's JSON
  * body limit, cross-site rule and the services' rate limits apply as to every other route.
+ * One JSON-RPC message per POST: batches and malformed messages are refused in words (messages.ts).
  */
 import type { Express, Request } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -16,6 +17,7 @@ import { jsonBody } from '../http/json-body';
 import { clientAddress, resolveSessionToken, siteOrigins } from '../http/session';
 import { API_AREAS } from '../openapi/document';
 import type { Caller } from '../operations/caller';
+import { refuseMcpMessage } from './messages';
 import { ApiSchemas } from './schemas';
 import { buildTools, type McpTool } from './tools';
 
@@ -42,6 +44,11 @@ export function registerMcpRoutes(app: Express, context: GatewayContext): void {
         throw new AppError('permission_denied', 'cross_site_request', `Requests to ${MCP_PATH} from ${origin} are not accepted`);
       }
       const caller = await callerOf(req, context);
+      const refused = refuseMcpMessage(req.body);
+      if (refused) {
+        res.status(refused.status).json(refused.body);
+        return;
+      }
       const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(describeTool) }));
       server.setRequestHandler(CallToolRequestSchema, async (request) => {

@@ -46,7 +46,10 @@ export const checkoutArea: ApiArea = {
         currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' },
         merchant_code: { type: 'string', minLength: 1, maxLength: 32, description: "The shop's merchant code, as in /products.json" },
         description: { type: 'string', maxLength: 200 },
-        return_url: httpUrl("Notification URL passed to the payment provider; defaults to this service's /api/payments/events"),
+        return_url: httpUrl(
+          "Notification URL passed to the payment provider; defaults to this service's /api/payments/events. " +
+            'A URL carrying credentials (user:password@) is 400 naming return_url.',
+        ),
         redirect_url: httpUrl(
           "Where the payer's browser goes after paying or declining: a URL on one of the shop's own origins, over https " +
             '(http only on localhost, 127.0.0.1 or [::1]). Any other URL is 400 `invalid_redirect_url`.',
