@@ -3,8 +3,9 @@
  * itself come from that origin. Reads only (GET, HEAD): every state change goes through the
  * validated JSON API. Pages stream through untouched, except that HTML carries `Vary: Accept`
  * and is converted to Markdown for a client that prefers it, within limits of size and time
- * (beyond them the page is served as HTML). The session cookie never reaches the origin, and
- * the origin cannot set it.
+ * (beyond them the page is served as HTML). No credential of the gateway's reaches the origin
+ * (the session cookie, Authorization), and the origin can neither set the session cookie nor
+ * ask the browser for credentials.
  */
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
@@ -37,6 +38,18 @@ const MAX_CONVERTING = 8;
 /** Meaningful for one connection only (RFC 9110 section 7.6.1), so never forwarded. */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
+/**
+ * Credentials for the gateway, never the origin's business: the session travels as the
+ * `svc_sess` cookie (stripped from Cookie below) or as `Authorization: Bearer` (on /mcp).
+ */
+const CREDENTIAL_REQUEST_HEADERS = ['authorization', 'proxy-authorization'];
+
+/**
+ * What the origin may not say under the gateway's name: a challenge would have the browser ask
+ * the shopper for a password for this site, and Clear-Site-Data could wipe the session cookie.
+ */
+const CREDENTIAL_RESPONSE_HEADERS = ['www-authenticate', 'proxy-authenticate', 'authentication-info', 'proxy-authentication-info', 'clear-site-data'];
+
 /** The encodings the Markdown conversion can decode; the origin is asked for these only. */
 const DECODERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
   gzip: () => zlib.createGunzip(),
@@ -54,6 +67,7 @@ export function createStorefrontProxy({ origin, timeoutMs, markdown: converter, 
   // Required here, not at the top: only gateways with STOREFRONT_ORIGIN set carry the proxy.
   const { createProxyMiddleware } = require('http-proxy-middleware') as typeof import('http-proxy-middleware');
   const prepareRequest = (proxyReq: ClientRequest) => {
+    for (const name of CREDENTIAL_REQUEST_HEADERS) proxyReq.removeHeader(name);
     withoutSessionCookie(proxyReq);
     proxyReq.setTimeout(timeoutMs, () => proxyReq.destroy(new OriginTimeout(timeoutMs)));
   };
@@ -236,13 +250,13 @@ function withoutSessionCookie(proxyReq: ClientRequest): void {
   else proxyReq.removeHeader('cookie');
 }
 
-/** Drops hop-by-hop headers and any attempt of the origin to set the session cookie. */
+/** Drops hop-by-hop headers, credential challenges and any attempt of the origin to set the session cookie. */
 function sanitizeOriginHeaders(headers: IncomingHttpHeaders): void {
   const listed = String(headers.connection ?? '')
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
-  for (const name of [...HOP_BY_HOP, ...listed]) delete headers[name];
+  for (const name of [...HOP_BY_HOP, ...CREDENTIAL_RESPONSE_HEADERS, ...listed]) delete headers[name];
   const cookies = headers['set-cookie']?.filter((line) => sessionCookieValue(line.split(';', 1)[0]!) === undefined);
   if (cookies && cookies.length > 0) headers['set-cookie'] = cookies;
   else delete headers['set-cookie'];
