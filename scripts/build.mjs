@@ -31,10 +31,13 @@ const externalThirdParty = {
 const buildId = process.env.BUILD_ID ?? gitSha();
 const started = Date.now();
 // Besides main.js, an app with src/ops/main.ts gets dist/ops.js: its ops command line, run from
-// the same image (`node dist/ops.js --help`).
+// the same image (`node dist/ops.js --help`). Worker threads get a bundle of their own next to
+// main.js, where the code that starts them looks for it.
+const WORKERS = { gateway: [{ source: 'src/published/markdown-worker.ts', bundle: 'markdown-worker.js' }] };
 const entries = (wanted.length ? wanted : apps).flatMap((app) => [
   { app, source: path.join(root, 'apps', app, 'src', 'main.ts'), bundle: 'main.js' },
   ...(existsSync(path.join(root, 'apps', app, 'src', 'ops', 'main.ts')) ? [{ app, source: path.join(root, 'apps', app, 'src', 'ops', 'main.ts'), bundle: 'ops.js' }] : []),
+  ...[app, ...hostedApps(app)].flatMap((owner) => (WORKERS[owner] ?? []).map(({ source, bundle }) => ({ app, source: path.join(root, 'apps', owner, source), bundle }))),
 ]);
 await Promise.all(
   entries.map(({ app, source, bundle }) =>
@@ -56,13 +59,18 @@ await Promise.all(
 // A bundle that hosts other apps' components reads their data files (demo catalog, rewards)
 // from beside itself, as each component does from its own folder: they are copied to its data/.
 for (const app of wanted.length ? wanted : apps) {
-  const dependencies = Object.keys(JSON.parse(readFileSync(path.join(root, 'apps', app, 'package.json'), 'utf8')).dependencies ?? {});
-  for (const hosted of apps.filter((other) => dependencies.includes(`@storefront/${other}`))) {
+  for (const hosted of hostedApps(app)) {
     const data = path.join(root, 'apps', hosted, 'data');
     if (existsSync(data)) cpSync(data, path.join(root, 'apps', app, 'data'), { recursive: true });
   }
 }
 console.log(`build: ${(wanted.length ? wanted : apps).join(', ')} in ${Date.now() - started} ms`);
+
+/** The other apps an app bundles (the platform host bundles the edge and the components): their workers and data travel with it. */
+function hostedApps(app) {
+  const dependencies = Object.keys(JSON.parse(readFileSync(path.join(root, 'apps', app, 'package.json'), 'utf8')).dependencies ?? {});
+  return apps.filter((other) => dependencies.includes(`@storefront/${other}`));
+}
 
 function gitSha() {
   try {

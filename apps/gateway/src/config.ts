@@ -6,6 +6,14 @@ export interface GatewayConfig extends HttpAppConfig {
   storefrontOrigin?: string;
   /** How long the storefront proxy waits on the origin (connect, headers, idle body). */
   proxyTimeoutMs: number;
+  /** Largest proxied HTML page converted to Markdown, compressed and decompressed; larger is served as HTML. */
+  markdownMaxHtmlBytes: number;
+  /** Longest one Markdown conversion may run (and wait for the worker) before the HTML is served instead. */
+  markdownTimeoutMs: number;
+  /** Heap limit of the Markdown worker thread. */
+  markdownWorkerHeapMb: number;
+  /** Memory budget of the remembered Markdown conversions. */
+  markdownCacheBytes: number;
   /** Extra origins (scheme://host[:port]) allowed to send state-changing requests with the cookie. */
   allowedOrigins: string[];
   /** Proxy addresses whose X-Forwarded-For is believed (Express "trust proxy" values). */
@@ -35,6 +43,10 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     proxyTimeoutMs: env.int('PROXY_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+    markdownMaxHtmlBytes: env.int('MARKDOWN_MAX_HTML_BYTES', 1024 * 1024, { min: 1024, max: 16 * 1024 * 1024 }),
+    markdownTimeoutMs: env.int('MARKDOWN_TIMEOUT_MS', 2000, { min: 50, max: 60_000 }),
+    markdownWorkerHeapMb: env.int('MARKDOWN_WORKER_HEAP_MB', 256, { min: 16, max: 4096 }),
+    markdownCacheBytes: env.int('MARKDOWN_CACHE_BYTES', 16 * 1024 * 1024, { min: 0, max: 1024 * 1024 * 1024 }),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     trustedProxies: env.list('TRUSTED_PROXIES'),
     callerTokenPrivateKey: env.optional('CALLER_TOKEN_PRIVATE_KEY'),

@@ -1,5 +1,6 @@
 import type { Logger } from '@storefront/logging';
 import type { ServiceClients } from './clients';
+import type { MarkdownConverter } from './published/markdown-converter';
 import type { GatewayConfig } from './config';
 import type { RequestValidator } from './openapi/validator';
 import type { ReadinessCheck } from './readiness';
@@ -16,4 +17,6 @@ export interface GatewayContext {
   sessions: SessionCache;
   /** Tells every replica's session cache that a session is gone. */
   revocations: SessionRevocations;
+  /** HTML to Markdown in a worker thread, bounded in time and memory. */
+  markdown: MarkdownConverter;
 }

@@ -6,6 +6,7 @@ import { closeServiceClients, createServiceClients, type HostedComponents } from
 import type { GatewayConfig } from './config';
 import { API_AREAS } from './openapi/document';
 import { RequestValidator } from './openapi/validator';
+import { MarkdownConverter } from './published/markdown-converter';
 import { createReadinessCheck, type ReadinessCheck } from './readiness';
 import { SessionCache } from './sessions/session-cache';
 import { inProcessRevocations, redisRevocations } from './sessions/revocations';
@@ -36,7 +37,13 @@ export async function startGateway(config: GatewayConfig, { logger = createLogge
   const sessions = new SessionCache({ ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries, now });
   const revocations = config.redisUrl ? await redisRevocations(config.redisUrl, config.redisKeyPrefix, sessions, logger) : inProcessRevocations(sessions);
   const readiness = createReadinessCheck(config.addresses, hosted);
-  const { app, direct } = createApp({ config, clients, validator: new RequestValidator(API_AREAS), logger, readiness, sessions, revocations });
+  const markdown = new MarkdownConverter({
+    timeoutMs: config.markdownTimeoutMs,
+    workerHeapMb: config.markdownWorkerHeapMb,
+    cacheBytes: config.markdownCacheBytes,
+    logger,
+  });
+  const { app, direct } = createApp({ config, clients, validator: new RequestValidator(API_AREAS), logger, readiness, sessions, revocations, markdown });
   const server = http.createServer(direct.listener(app, logger));
   const drain = drainOnStop(server);
   server.keepAliveTimeout = 65_000;
@@ -58,7 +65,7 @@ export async function startGateway(config: GatewayConfig, { logger = createLogge
         server.close(() => {
           closeServiceClients(clients);
           readiness.close();
-          void revocations.close().then(resolve);
+          void Promise.all([markdown.close(), revocations.close()]).then(() => resolve());
         });
         drain();
       }),

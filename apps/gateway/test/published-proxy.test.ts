@@ -45,6 +45,16 @@ async function startOrigin(): Promise<OriginServer> {
         res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': [...FORGED_SESSION_COOKIES, ...ORIGIN_OWN_COOKIES] });
         res.end('<p>cookies</p>');
         return;
+      case '/challenge':
+        res.writeHead(401, {
+          'content-type': 'text/html',
+          'www-authenticate': 'Basic realm="shop"',
+          'proxy-authenticate': 'Basic realm="proxy"',
+          'authentication-info': 'nextnonce="abc"',
+          'clear-site-data': '"cookies"',
+        });
+        res.end('<p>Sign in</p>');
+        return;
       case '/missing':
         res.writeHead(404, { 'content-type': 'text/html' });
         res.end('<h1>Not here</h1>');
@@ -105,9 +115,10 @@ describe('gateway: storefront proxy', () => {
   });
 
   it('converts compressed and non-UTF-8 pages', async () => {
-    const compressed = await stack.client().get('/compressed', { accept: 'text/markdown' });
+    const compressed = await stack.client().get('/compressed', { accept: 'text/markdown', 'accept-encoding': 'gzip, deflate, br, zstd' });
     expect(compressed.text).to.match(/^# Peptides\n/);
     expect(compressed.headers.get('content-encoding')).to.equal(null);
+    // The encodings the conversion decodes, of those the client reads too.
     expect(origin.lastHeaders()['accept-encoding']).to.equal('gzip, deflate, br');
     const latin1 = await stack.client().get('/latin1', { accept: 'text/markdown' });
     expect(latin1.text).to.equal('Café au lait\n');
@@ -150,6 +161,26 @@ describe('gateway: storefront proxy', () => {
     expect(origin.lastHeaders().cookie).to.equal(undefined);
     expect(markdown.headers.getSetCookie()).to.deep.equal(ORIGIN_OWN_COOKIES);
   });
+
+  for (const accept of ['text/html', 'text/markdown']) {
+    it(`never forwards the session as a bearer token, nor other credentials (Accept: ${accept})`, async () => {
+      const client = stack.client();
+      client.setCookie('svc_sess', 'secret-session');
+      client.setCookie('theme', 'dark');
+      await client.get('/', { accept, authorization: 'Bearer secret-session', 'proxy-authorization': 'Basic dXNlcjpwYXNz' });
+      const received = origin.lastHeaders();
+      expect(received.authorization).to.equal(undefined);
+      expect(received['proxy-authorization']).to.equal(undefined);
+      expect(received.cookie).to.equal('theme=dark');
+      expect(JSON.stringify(received)).to.not.include('secret-session');
+    });
+
+    it(`never lets the origin ask for credentials or clear the session cookie (Accept: ${accept})`, async () => {
+      const res = await stack.client().get('/challenge', { accept });
+      expect(res.status).to.equal(401);
+      for (const name of ['www-authenticate', 'proxy-authenticate', 'authentication-info', 'clear-site-data']) expect(res.headers.get(name), name).to.equal(null);
+    });
+  }
 
   it('recognises the session cookie with whitespace around its name, as browsers do', async () => {
     await stack.client().get('/', { cookie: 'theme=dark; svc_sess =secret-session;\tsvc_sess\t=again; SVC_SESS=kept' });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { buildOpenApiDocument } from '@storefront/gateway';
 import { listOperations } from '../src/published/api-reference';
-import { MemoizedConversion, estimateTokens } from '../src/published/markdown';
+import { ConversionCache, estimateTokens } from '../src/published/markdown';
 
 // A trailing slash on purpose: published URLs must not get a double slash.
 const PUBLIC_BASE_URL = 'https://shop.test/';
@@ -228,20 +228,32 @@ describe('gateway: Markdown token estimate', () => {
 });
 
 describe('gateway: Markdown conversions are remembered', () => {
-  it('converts a page once while it stays among the most recently used', () => {
-    const inputs: string[] = [];
-    const memo = new MemoizedConversion((input) => {
-      inputs.push(input);
-      return input.toUpperCase();
-    }, 2);
-    expect(memo.get('a')).to.equal('A');
-    expect(memo.get('b')).to.equal('B');
-    expect(memo.get('a')).to.equal('A');
-    expect(inputs).to.deep.equal(['a', 'b']);
+  const key = (input: string) => ConversionCache.keyOf(input);
+  // Two bytes per UTF-16 unit of key (43) and result.
+  const entryBytes = (result: string) => 2 * (43 + result.length);
+
+  it('keeps the most recently used results within its budget of bytes', () => {
+    const cache = new ConversionCache(2 * entryBytes('AAAA'));
+    cache.set(key('a'), 'AAAA');
+    cache.set(key('b'), 'BBBB');
+    expect(cache.get(key('a'))).to.equal('AAAA');
     // 'c' pushes out 'b', the least recently used; 'a' stays.
-    memo.get('c');
-    memo.get('a');
-    memo.get('b');
-    expect(inputs).to.deep.equal(['a', 'b', 'c', 'b']);
+    cache.set(key('c'), 'CCCC');
+    expect(cache.get(key('b'))).to.equal(undefined);
+    expect(cache.get(key('a'))).to.equal('AAAA');
+    expect(cache.get(key('c'))).to.equal('CCCC');
+    expect(cache.size).to.deep.equal({ entries: 2, bytes: 2 * entryBytes('AAAA') });
+  });
+
+  it('never holds a result larger than its budget, and evicts as many as a large one needs', () => {
+    const cache = new ConversionCache(3 * entryBytes('x'));
+    for (const input of ['a', 'b', 'c']) cache.set(key(input), 'x');
+    cache.set(key('huge'), 'x'.repeat(1000));
+    expect(cache.get(key('huge'))).to.equal(undefined);
+    expect(cache.size.entries).to.equal(3);
+    cache.set(key('d'), 'xxxxx');
+    expect(cache.size.bytes).to.be.at.most(3 * entryBytes('x'));
+    expect(cache.get(key('d'))).to.equal('xxxxx');
+    expect(cache.get(key('a'))).to.equal(undefined);
   });
 });

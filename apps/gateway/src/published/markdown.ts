@@ -1,32 +1,13 @@
 /**
  * Markdown for agents: an HTML page asked for with `Accept: text/markdown` is answered as
- * Markdown converted by turndown (with GitHub-flavoured tables). JSON is never converted.
+ * Markdown converted by turndown (with GitHub-flavoured tables) in a worker thread, within the
+ * limits of markdown-converter.ts. JSON is never converted.
  */
-// Named here so every program that compiles this file (the platform tests' too) sees the declaration;
-// a declaration-only file cannot be imported.
-// eslint-disable-next-line @typescript-eslint/triple-slash-reference
-/// <reference path="./turndown-plugin-gfm.d.ts" />
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type TurndownService from 'turndown';
 
 export const MARKDOWN_CONTENT_TYPE = 'text/markdown; charset=utf-8';
 export const HTML_CONTENT_TYPE = 'text/html; charset=utf-8';
-
-let turndown: TurndownService | undefined;
-
-/** Loaded on the first conversion: turndown brings a DOM implementation most gateways never use. */
-function converter(): TurndownService {
-  if (!turndown) {
-    const Turndown = require('turndown') as typeof TurndownService;
-    const { gfm } = require('@joplin/turndown-plugin-gfm') as typeof import('@joplin/turndown-plugin-gfm');
-    turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
-      .use(gfm)
-      // The head's title would open the Markdown as loose text; pages carry their own heading.
-      .remove(['head', 'title', 'script', 'style', 'noscript', 'template', 'iframe']);
-  }
-  return turndown;
-}
 
 /**
  * True when the client ranks text/markdown above text/html. A browser's `text/html, …, *\/*`
@@ -41,33 +22,55 @@ export function isHtml(contentType: string | undefined): boolean {
 }
 
 /**
- * Remembers the last `capacity` results by a hash of their input, most recently used kept.
- * Conversion is synchronous CPU work (tens of milliseconds for a typical page), so an agent
- * reading the same pages again must not pay, nor make the API wait, twice.
+ * Converted pages by a hash of their HTML, most recently used kept, within a budget of bytes
+ * (two per UTF-16 unit of the Markdown, plus the key): an agent reading the same pages again
+ * does not pay twice, and a few huge results cannot grow the gateway's heap.
  */
-export class MemoizedConversion {
+export class ConversionCache {
   private readonly results = new Map<string, string>();
+  private bytes = 0;
 
-  constructor(
-    private readonly convert: (input: string) => string,
-    private readonly capacity: number,
-  ) {}
+  constructor(private readonly maxBytes: number) {}
 
-  get(input: string): string {
-    const key = createHash('sha256').update(input).digest('base64url');
+  static keyOf(input: string): string {
+    return createHash('sha256').update(input).digest('base64url');
+  }
+
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.results.size, bytes: this.bytes };
+  }
+
+  get(key: string): string | undefined {
     const known = this.results.get(key);
-    const result = known ?? this.convert(input);
-    this.results.delete(key);
+    if (known !== undefined) {
+      this.results.delete(key);
+      this.results.set(key, known);
+    }
+    return known;
+  }
+
+  set(key: string, result: string): void {
+    this.delete(key);
+    const size = sizeOf(key, result);
+    if (size > this.maxBytes) return;
     this.results.set(key, result);
-    if (this.results.size > this.capacity) this.results.delete(this.results.keys().next().value!);
-    return result;
+    this.bytes += size;
+    for (const [oldest] of this.results) {
+      if (this.bytes <= this.maxBytes) break;
+      this.delete(oldest);
+    }
+  }
+
+  private delete(key: string): void {
+    const known = this.results.get(key);
+    if (known === undefined) return;
+    this.results.delete(key);
+    this.bytes -= sizeOf(key, known);
   }
 }
 
-const conversions = new MemoizedConversion((html) => `${converter().turndown(html).trim()}\n`, 64);
-
-export function htmlToMarkdown(html: string): string {
-  return conversions.get(html);
+function sizeOf(key: string, result: string): number {
+  return 2 * (key.length + result.length);
 }
 
 /**

@@ -2,29 +2,53 @@
  * The storefront proxy: with STOREFRONT_ORIGIN set, pages and assets the gateway does not serve
  * itself come from that origin. Reads only (GET, HEAD): every state change goes through the
  * validated JSON API. Pages stream through untouched, except that HTML carries `Vary: Accept`
- * and is converted to Markdown for a client that prefers it. The session cookie never reaches
- * the origin, and the origin cannot set it.
+ * and is converted to Markdown for a client that prefers it, within limits of size and time
+ * (beyond them the page is served as HTML). No credential of the gateway's reaches the origin
+ * (the session cookie, Authorization), and the origin can neither set the session cookie nor
+ * ask the browser for credentials.
  */
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import zlib from 'node:zlib';
-import type { Readable } from 'node:stream';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Options } from 'http-proxy-middleware';
 import { errorBody } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import { sessionCookieValue } from '../http/session';
-import { htmlToMarkdown, isHtml, markdownHeaders, prefersMarkdown, varyOnAccept, withAcceptInVary } from './markdown';
+import { isHtml, markdownHeaders, prefersMarkdown, varyOnAccept, withAcceptInVary } from './markdown';
+import type { MarkdownConverter } from './markdown-converter';
 
 export interface StorefrontProxyOptions {
   origin: string;
   /** Longest wait for the origin: connecting, the response headers, or between body chunks. */
   timeoutMs: number;
+  /** Converts HTML for clients that prefer Markdown. */
+  markdown: MarkdownConverter;
+  /** Largest page converted, as sent (compressed) and decompressed; larger pages are served as HTML. */
+  maxHtmlBytes: number;
   logger: Logger;
 }
 
+/**
+ * Pages read for conversion at once at most; more are served as HTML. With the size limit this
+ * bounds the memory that conversions hold while the origin sends and the worker converts.
+ */
+const MAX_CONVERTING = 8;
+
 /** Meaningful for one connection only (RFC 9110 section 7.6.1), so never forwarded. */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+
+/**
+ * Credentials for the gateway, never the origin's business: the session travels as the
+ * `svc_sess` cookie (stripped from Cookie below) or as `Authorization: Bearer` (on /mcp).
+ */
+const CREDENTIAL_REQUEST_HEADERS = ['authorization', 'proxy-authorization'];
+
+/**
+ * What the origin may not say under the gateway's name: a challenge would have the browser ask
+ * the shopper for a password for this site, and Clear-Site-Data could wipe the session cookie.
+ */
+const CREDENTIAL_RESPONSE_HEADERS = ['www-authenticate', 'proxy-authenticate', 'authentication-info', 'proxy-authentication-info', 'clear-site-data'];
 
 /** The encodings the Markdown conversion can decode; the origin is asked for these only. */
 const DECODERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
@@ -39,10 +63,11 @@ class OriginTimeout extends Error {
   }
 }
 
-export function createStorefrontProxy({ origin, timeoutMs, logger }: StorefrontProxyOptions): RequestHandler {
+export function createStorefrontProxy({ origin, timeoutMs, markdown: converter, maxHtmlBytes, logger }: StorefrontProxyOptions): RequestHandler {
   // Required here, not at the top: only gateways with STOREFRONT_ORIGIN set carry the proxy.
   const { createProxyMiddleware } = require('http-proxy-middleware') as typeof import('http-proxy-middleware');
   const prepareRequest = (proxyReq: ClientRequest) => {
+    for (const name of CREDENTIAL_REQUEST_HEADERS) proxyReq.removeHeader(name);
     withoutSessionCookie(proxyReq);
     proxyReq.setTimeout(timeoutMs, () => proxyReq.destroy(new OriginTimeout(timeoutMs)));
   };
@@ -83,14 +108,126 @@ export function createStorefrontProxy({ origin, timeoutMs, logger }: StorefrontP
     method: 'GET',
     selfHandleResponse: true,
     on: {
-      proxyReq: (proxyReq) => {
+      proxyReq: (proxyReq, req) => {
         prepareRequest(proxyReq);
-        proxyReq.setHeader('accept-encoding', Object.keys(DECODERS).join(', '));
+        // Only encodings the client reads too: a page beyond the limits reaches it as sent.
+        const encodings = Object.keys(DECODERS).filter((encoding) => req.acceptsEncodings(encoding) === encoding);
+        proxyReq.setHeader('accept-encoding', encodings.length > 0 ? encodings.join(', ') : 'identity');
       },
-      proxyRes: (proxyRes, _req, res) => answerAsMarkdown(proxyRes, res),
+      proxyRes: (proxyRes, req, res) => answerAsMarkdown(proxyRes, req, res),
       error: onError,
     },
   });
+
+  let converting = 0;
+
+  /**
+   * Reads the page (up to maxHtmlBytes, as sent and decoded: reading and decoding stop there, so
+   * a compression bomb is never inflated further), has the worker convert it, and answers the
+   * Markdown. Any limit passed, or a failed conversion, answers the page as the origin sent it.
+   */
+  function answerAsMarkdown(proxyRes: IncomingMessage, req: Request, res: Response): void {
+    sanitizeOriginHeaders(proxyRes.headers);
+    const status = proxyRes.statusCode ?? 502;
+    const encoding = String(proxyRes.headers['content-encoding'] ?? 'identity').toLowerCase();
+    const decoder = encoding === 'identity' ? undefined : DECODERS[encoding];
+    if (!isHtml(proxyRes.headers['content-type']) || (encoding !== 'identity' && !decoder)) {
+      res.writeHead(status, proxyRes.headers as OutgoingHttpHeaders);
+      proxyRes.pipe(res);
+      return;
+    }
+
+    const refused = Number(proxyRes.headers['content-length'] ?? 0) > maxHtmlBytes ? 'too_large' : converting >= MAX_CONVERTING ? 'busy' : undefined;
+    const inflater = refused ? undefined : decoder?.();
+    const raw: Buffer[] = [];
+    let rawBytes = 0;
+    let rawEnded = false;
+    let settled = false;
+    /** The page as sent: what was read, then the rest of it as it arrives. */
+    const asSent = (reason: string) => {
+      settled = true;
+      logger.warn({ path: req.path, reason, maxHtmlBytes }, 'storefront page served as HTML, not Markdown');
+      proxyRes.removeListener('data', onRaw);
+      inflater?.destroy();
+      proxyRes.headers.vary = withAcceptInVary(proxyRes.headers.vary);
+      res.writeHead(status, proxyRes.headers as OutgoingHttpHeaders);
+      for (const chunk of raw) res.write(chunk);
+      if (rawEnded) res.end();
+      else proxyRes.pipe(res);
+    };
+    if (refused) return asSent(refused);
+    converting += 1;
+    let released = false;
+    const release = () => {
+      if (!released) converting -= 1;
+      released = true;
+    };
+    res.once('close', () => {
+      release();
+      if (!settled) {
+        settled = true;
+        inflater?.destroy();
+        proxyRes.destroy();
+      }
+    });
+
+    const decoded: Buffer[] = [];
+    let decodedBytes = 0;
+    function onRaw(chunk: Buffer) {
+      raw.push(chunk);
+      rawBytes += chunk.length;
+      if (rawBytes > maxHtmlBytes) return asSent('too_large');
+      if (inflater && !inflater.write(chunk)) {
+        proxyRes.pause();
+        inflater.once('drain', () => proxyRes.resume());
+      }
+    }
+    proxyRes.on('data', onRaw);
+    proxyRes.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      inflater?.destroy();
+      res.destroy(error);
+    });
+    proxyRes.on('end', () => {
+      rawEnded = true;
+      if (settled) return;
+      if (inflater) inflater.end();
+      else void convert(Buffer.concat(raw));
+    });
+    if (inflater) {
+      inflater.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        decoded.push(chunk);
+        decodedBytes += chunk.length;
+        if (decodedBytes > maxHtmlBytes) asSent('too_large');
+      });
+      inflater.on('error', () => {
+        if (!settled) asSent('undecodable');
+      });
+      inflater.on('end', () => {
+        if (!settled) void convert(Buffer.concat(decoded));
+      });
+    }
+
+    async function convert(bytes: Buffer) {
+      settled = true;
+      const result = await converter.convert(decodeText(bytes, proxyRes.headers['content-type']));
+      release();
+      if (res.destroyed || res.writableEnded) return;
+      if (!('markdown' in result)) {
+        asSent(result.failed);
+        return;
+      }
+      // The Markdown is another representation: the origin's validators and length do not apply.
+      for (const name of ['content-type', 'content-length', 'content-encoding', 'etag', 'content-md5']) delete proxyRes.headers[name];
+      res.status(status);
+      for (const [name, value] of Object.entries(proxyRes.headers)) if (value !== undefined) res.setHeader(name, value);
+      res.set(markdownHeaders(result.markdown));
+      varyOnAccept(res);
+      res.send(Buffer.from(result.markdown, 'utf8'));
+    }
+  }
 
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -113,43 +250,16 @@ function withoutSessionCookie(proxyReq: ClientRequest): void {
   else proxyReq.removeHeader('cookie');
 }
 
-/** Drops hop-by-hop headers and any attempt of the origin to set the session cookie. */
+/** Drops hop-by-hop headers, credential challenges and any attempt of the origin to set the session cookie. */
 function sanitizeOriginHeaders(headers: IncomingHttpHeaders): void {
   const listed = String(headers.connection ?? '')
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
-  for (const name of [...HOP_BY_HOP, ...listed]) delete headers[name];
+  for (const name of [...HOP_BY_HOP, ...CREDENTIAL_RESPONSE_HEADERS, ...listed]) delete headers[name];
   const cookies = headers['set-cookie']?.filter((line) => sessionCookieValue(line.split(';', 1)[0]!) === undefined);
   if (cookies && cookies.length > 0) headers['set-cookie'] = cookies;
   else delete headers['set-cookie'];
-}
-
-function answerAsMarkdown(proxyRes: IncomingMessage, res: Response): void {
-  sanitizeOriginHeaders(proxyRes.headers);
-  const status = proxyRes.statusCode ?? 502;
-  const encoding = String(proxyRes.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const decoder = encoding === 'identity' ? undefined : DECODERS[encoding];
-  if (!isHtml(proxyRes.headers['content-type']) || (encoding !== 'identity' && !decoder)) {
-    res.writeHead(status, proxyRes.headers as OutgoingHttpHeaders);
-    proxyRes.pipe(res);
-    return;
-  }
-  const chunks: Buffer[] = [];
-  const body: Readable = decoder ? proxyRes.pipe(decoder()) : proxyRes;
-  body.on('data', (chunk: Buffer) => chunks.push(chunk));
-  body.on('error', (error) => res.destroy(error));
-  body.on('end', () => {
-    const html = decodeText(Buffer.concat(chunks), proxyRes.headers['content-type']);
-    const markdown = htmlToMarkdown(html);
-    // The Markdown is another representation: the origin's validators and length do not apply.
-    for (const name of ['content-type', 'content-length', 'content-encoding', 'etag', 'content-md5']) delete proxyRes.headers[name];
-    res.status(status);
-    for (const [name, value] of Object.entries(proxyRes.headers)) if (value !== undefined) res.setHeader(name, value);
-    res.set(markdownHeaders(markdown));
-    varyOnAccept(res);
-    res.send(Buffer.from(markdown, 'utf8'));
-  });
 }
 
 function decodeText(bytes: Buffer, contentType: string | undefined): string {

@@ -12,7 +12,7 @@ import { buildTools } from '../mcp/tools';
 import { API_CATALOG_CONTENT_TYPE, API_CATALOG_PATH, apiCatalogLinkHeader, buildApiCatalog } from '../published/api-catalog';
 import { renderApiReference } from '../published/api-reference';
 import { renderLlmsTxt } from '../published/llms-txt';
-import { HTML_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, htmlToMarkdown, markdownHeaders, prefersMarkdown } from '../published/markdown';
+import { HTML_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, markdownHeaders, prefersMarkdown } from '../published/markdown';
 import { sendStaticDocument, staticDocument, type StaticDocument } from '../published/static-document';
 import { createStorefrontProxy } from '../published/storefront-proxy';
 
@@ -22,9 +22,14 @@ const DOCS_PATH = '/docs/api/';
  * a browser on another site (an OpenAPI editor, an agent) may fetch them.
  */
 const READABLE_ANYWHERE = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+/**
+ * The reference is the gateway's own page (about 85 KB, half a second to convert), so its one
+ * conversion may take longer than a proxied page's; it still runs in the worker, never here.
+ */
+const REFERENCE_CONVERSION_MS = 20_000;
 
 export function registerPublishedRoutes(app: Express, context: GatewayContext): void {
-  const { config, logger } = context;
+  const { config, logger, markdown } = context;
   const baseUrl = config.publicBaseUrl;
   const document = buildOpenApiDocument(baseUrl);
   const openApi = staticDocument(JSON.stringify(document), 'application/json; charset=utf-8', READABLE_ANYWHERE);
@@ -36,13 +41,16 @@ export function registerPublishedRoutes(app: Express, context: GatewayContext): 
   const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl, tools), 'text/plain; charset=utf-8', READABLE_ANYWHERE);
   const referenceHtml = renderApiReference(document);
   const referenceAsHtml = staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' });
-  // Converting takes a few hundred milliseconds, so it waits for the first agent that asks.
-  let referenceAsMarkdown: StaticDocument | undefined;
+  // Converted once, for the first agent that asks. Should the conversion fail, that agent gets
+  // the HTML and the next one tries again.
+  let referenceAsMarkdown: Promise<StaticDocument> | undefined;
   const markdownReference = () => {
-    if (!referenceAsMarkdown) {
-      const markdown = htmlToMarkdown(referenceHtml);
-      referenceAsMarkdown = staticDocument(markdown, MARKDOWN_CONTENT_TYPE, { ...markdownHeaders(markdown), Vary: 'Accept' });
-    }
+    referenceAsMarkdown ??= markdown.convert(referenceHtml, { timeoutMs: REFERENCE_CONVERSION_MS }).then((result) => {
+      if ('markdown' in result) return staticDocument(result.markdown, MARKDOWN_CONTENT_TYPE, { ...markdownHeaders(result.markdown), Vary: 'Accept' });
+      logger.warn({ reason: result.failed }, 'API reference not converted to Markdown; served as HTML');
+      referenceAsMarkdown = undefined;
+      return referenceAsHtml;
+    });
     return referenceAsMarkdown;
   };
 
@@ -59,13 +67,13 @@ export function registerPublishedRoutes(app: Express, context: GatewayContext): 
 
   app
     .route(DOCS_PATH)
-    .get((req, res) => {
+    .get(async (req, res) => {
       if (!req.path.endsWith('/')) {
         const queryAt = req.originalUrl.indexOf('?');
         res.redirect(301, `${DOCS_PATH}${queryAt === -1 ? '' : req.originalUrl.slice(queryAt)}`);
         return;
       }
-      sendStaticDocument(res, prefersMarkdown(req) ? markdownReference() : referenceAsHtml);
+      sendStaticDocument(res, prefersMarkdown(req) ? await markdownReference() : referenceAsHtml);
     })
     .all(methodNotAllowed('GET'));
 
@@ -75,7 +83,13 @@ export function registerPublishedRoutes(app: Express, context: GatewayContext): 
     .all(methodNotAllowed('GET'));
 
   if (config.storefrontOrigin) {
-    const proxy = createStorefrontProxy({ origin: config.storefrontOrigin, timeoutMs: config.proxyTimeoutMs, logger });
+    const proxy = createStorefrontProxy({
+      origin: config.storefrontOrigin,
+      timeoutMs: config.proxyTimeoutMs,
+      markdown,
+      maxHtmlBytes: config.markdownMaxHtmlBytes,
+      logger,
+    });
     // Unknown API paths stay JSON 404s; everything else is the storefront's.
     app.use((req, res, next) => (req.path === '/api' || req.path.startsWith('/api/') ? next() : proxy(req, res, next)));
   }
