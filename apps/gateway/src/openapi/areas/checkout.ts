@@ -1,4 +1,4 @@
-import { DEFAULT_MERCHANT_CODE, LINE_QUANTITY_MAX, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { DEFAULT_MERCHANT_CODE, LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_POUNDS, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 const httpUrl = (description: string) => ({ type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, description });
@@ -42,7 +42,12 @@ export const checkoutArea: ApiArea = {
       additionalProperties: false,
       properties: {
         checkout_reference: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH, description: 'Order reference chosen by the client; reuse it when retrying' },
-        amount: { type: 'number', exclusiveMinimum: 0, description: 'Order total in pounds, e.g. 54.93' },
+        amount: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          maximum: ORDER_AMOUNT_MAX_POUNDS,
+          description: `Order total in pounds, e.g. 54.93; at most ${ORDER_AMOUNT_MAX_POUNDS}. A larger amount is 400 \`invalid_request\` naming \`amount\`.`,
+        },
         currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' },
         merchant_code: { type: 'string', minLength: 1, maxLength: 32, description: "The shop's merchant code, as in /products.json" },
         description: { type: 'string', maxLength: 200 },
