@@ -170,9 +170,11 @@ export const checkoutArea: ApiArea = {
           ),
           '403': crossSiteResponse,
           '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
-          '422': errorResponse('`idempotency_mismatch`: the reference was used with a different request'),
+          '422': errorResponse(
+            "`idempotency_mismatch`: the reference was used with a different request. Another account's reference is answered like a new one (the same 400s and 429s) and is 422 only for a body that would otherwise be accepted",
+          ),
           '429': rateLimitedResponse(
-            'too many new orders from this address or account in the last minute, too many unpaid orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
+            'too many new orders from this address or account in the last minute, too many order look-ups from this address (every attempt that is not a replay counts as one), too many unpaid orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
           ),
           ...jsonBodyRefusals,
           '502': errorResponse('`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request'),
