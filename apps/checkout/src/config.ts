@@ -57,6 +57,10 @@ export interface AbuseLimits {
   promoChecksPerAddress: WindowLimit;
   /** Order look-ups by reference per address, so references cannot be guessed at speed. */
   orderLookupsPerAddress: WindowLimit;
+  /** Payment notifications per address: each may cost a provider read. */
+  paymentEventsPerAddress: WindowLimit;
+  /** Notifications for one order read the provider at most once in this many seconds. */
+  paymentEventReadWindowSeconds: number;
 }
 
 export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
@@ -82,6 +86,8 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
       skuSharePercent: env.int('OPEN_ORDERS_SKU_SHARE_PERCENT', 80, { min: 1, max: 100 }),
       promoChecksPerAddress: readWindowLimit(env, 'PROMO_CHECKS_PER_ADDRESS', 30, 60),
       orderLookupsPerAddress: readWindowLimit(env, 'ORDER_LOOKUPS_PER_ADDRESS', 120, 60),
+      paymentEventsPerAddress: readWindowLimit(env, 'PAYMENT_EVENTS_PER_ADDRESS', 300, 60),
+      paymentEventReadWindowSeconds: env.int('PAYMENT_EVENT_READ_WINDOW_SECONDS', 5, { min: 1, max: 300 }),
     },
   };
 }

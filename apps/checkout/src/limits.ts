@@ -9,6 +9,9 @@ import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCo
 import type { AbuseLimits } from './config';
 import type { OrderLine } from './domain/order';
 
+/** What one payment notification for an open order may do: read the provider, ask the reconciler to, or nothing. */
+export type PaymentEventTurn = 'read' | 'defer' | 'coalesced';
+
 /** Who a new order counts against. */
 export interface OrderHolder {
   /** The hashed bucket of the client address, as stored on the order. */
@@ -62,6 +65,20 @@ export class AbuseGuard {
 
   countOrderLookup(clientAddress: string): Promise<void> {
     return this.countPerAddress('order-lookups', clientAddress, this.limits.orderLookupsPerAddress, 'order look-ups from this address');
+  }
+
+  countPaymentEvent(clientAddress: string): Promise<void> {
+    return this.countPerAddress('payment-events', clientAddress, this.limits.paymentEventsPerAddress, 'payment notifications from this address');
+  }
+
+  /**
+   * Coalesces the provider reads that notifications for one order ask for, on every replica: the
+   * first notification of a window reads now, the second leaves one read to the reconciler's next
+   * pass (so a status change right after a read is not lost), later ones add nothing.
+   */
+  async paymentEventTurn(orderId: string): Promise<PaymentEventTurn> {
+    const { hits } = await this.counters.hit(counterKey('payment-event-read', orderId), this.limits.paymentEventReadWindowSeconds * 1000, this.now());
+    return hits === 1 ? 'read' : hits === 2 ? 'defer' : 'coalesced';
   }
 
   private async countPerAddress(kind: string, clientAddress: string, limit: WindowLimit, what: string): Promise<void> {

@@ -71,6 +71,7 @@ export function startCheckoutServer(config: CheckoutConfig, options: StartOption
     logger,
     now,
     paymentConfirmed: countConfirmedPayments([...providers.keys()]),
+    paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
   });
 
     return {
@@ -96,6 +97,7 @@ export function startCheckoutServer(config: CheckoutConfig, options: StartOption
         createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
         validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
         notifyPaymentEvent: async (request) => {
+          await limits.countPaymentEvent(request.clientAddress);
           await confirmation.onProviderEvent(request.providerCheckoutId);
           return {};
         },

@@ -30,6 +30,8 @@ describe('checkout configuration', () => {
       skuSharePercent: 80,
       promoChecksPerAddress: { max: 30, windowSeconds: 60 },
       orderLookupsPerAddress: { max: 120, windowSeconds: 60 },
+      paymentEventsPerAddress: { max: 300, windowSeconds: 60 },
+      paymentEventReadWindowSeconds: 5,
     });
     const limits = read({
       CHECKOUTS_PER_ADDRESS_MAX: '7',
@@ -51,6 +53,8 @@ describe('checkout configuration', () => {
       skuSharePercent: 60,
       promoChecksPerAddress: { max: 9, windowSeconds: 60 },
       orderLookupsPerAddress: { max: 120, windowSeconds: 30 },
+      paymentEventsPerAddress: { max: 300, windowSeconds: 60 },
+      paymentEventReadWindowSeconds: 5,
     });
     expect(() => read({ OPEN_ORDERS_STOCK_SHARE_PERCENT: '0' })).to.throw(ConfigError, 'OPEN_ORDERS_STOCK_SHARE_PERCENT');
     expect(() => read({ OPEN_ORDERS_SKU_SHARE_PERCENT: '101' })).to.throw(ConfigError, 'OPEN_ORDERS_SKU_SHARE_PERCENT');

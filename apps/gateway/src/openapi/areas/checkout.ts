@@ -205,12 +205,16 @@ export const checkoutArea: ApiArea = {
       post: {
         operationId: 'receivePaymentEvent',
         summary: "Payment provider notification (SumUp's CHECKOUT_STATUS_CHANGED webhook)",
-        description: 'A hint only: the order status is re-read from the provider, so a forged event changes nothing.',
+        description:
+          'A hint only: the order status is re-read from the provider, so a forged event changes nothing. The answer is the same ' +
+          'whatever `id` names (an open order, a closed one, an unknown id, or a provider read that failed). Notifications are limited ' +
+          'per client address, and those for one order read the provider at most once in a few seconds; the reconciler reads the rest.',
         tags: ['checkout'],
         requestBody: { required: true, content: { 'application/json': { schema: ref('PaymentEvent') } } },
         responses: {
           '200': jsonResponse('Received', 'Acknowledgement'),
           '400': errorResponse('The body is not a payment event, or `malformed_json`'),
+          '429': rateLimitedResponse('too many notifications from this address in the last minute'),
           '403': crossSiteResponse,
           ...jsonBodyRefusals,
           '502': errorResponse('`provider_unavailable`: the status could not be re-read from the payment provider; the reconciler visits the order later anyway'),
