@@ -47,11 +47,20 @@ export interface AbuseLimits {
   /** Open (pending_payment) orders one address or one account may have at once. */
   openOrdersPerAddress: number;
   openOrdersPerAccount: number;
-  /** Share of a stock-limited SKU's units on hand that one holder's open orders may hold (at least 1 unit). */
+  /**
+   * Share of a stock-limited SKU's available units (on hand, less those other holders' open
+   * orders hold) that one holder's open orders may hold (at least 1 unit).
+   */
   stockSharePercent: number;
+  /** Share of a stock-limited SKU's units on hand that all open orders together may hold (at least 1 unit). */
+  skuSharePercent: number;
   promoChecksPerAddress: WindowLimit;
   /** Order look-ups by reference per address, so references cannot be guessed at speed. */
   orderLookupsPerAddress: WindowLimit;
+  /** Payment notifications per address: each may cost a provider read. */
+  paymentEventsPerAddress: WindowLimit;
+  /** Notifications for one order read the provider at most once in this many seconds. */
+  paymentEventReadWindowSeconds: number;
 }
 
 export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
@@ -74,8 +83,11 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
       openOrdersPerAddress: env.int('OPEN_ORDERS_PER_ADDRESS_MAX', 5, { min: 1, max: 10_000 }),
       openOrdersPerAccount: env.int('OPEN_ORDERS_PER_ACCOUNT_MAX', 5, { min: 1, max: 10_000 }),
       stockSharePercent: env.int('OPEN_ORDERS_STOCK_SHARE_PERCENT', 50, { min: 1, max: 100 }),
+      skuSharePercent: env.int('OPEN_ORDERS_SKU_SHARE_PERCENT', 80, { min: 1, max: 100 }),
       promoChecksPerAddress: readWindowLimit(env, 'PROMO_CHECKS_PER_ADDRESS', 30, 60),
       orderLookupsPerAddress: readWindowLimit(env, 'ORDER_LOOKUPS_PER_ADDRESS', 120, 60),
+      paymentEventsPerAddress: readWindowLimit(env, 'PAYMENT_EVENTS_PER_ADDRESS', 300, 60),
+      paymentEventReadWindowSeconds: env.int('PAYMENT_EVENT_READ_WINDOW_SECONDS', 5, { min: 1, max: 300 }),
     },
   };
 }

@@ -9,6 +9,9 @@ import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCo
 import type { AbuseLimits } from './config';
 import type { OrderLine } from './domain/order';
 
+/** What one payment notification for an open order may do: read the provider, ask the reconciler to, or nothing. */
+export type PaymentEventTurn = 'read' | 'defer' | 'coalesced';
+
 /** Who a new order counts against. */
 export interface OrderHolder {
   /** The hashed bucket of the client address, as stored on the order. */
@@ -29,6 +32,14 @@ interface HolderLimit {
   /** Names the holder in the refusal. */
   who: string;
 }
+
+/** A share of some units, never less than one, so a single unit can still be bought. */
+function atLeastOne(units: number, percent: number): number {
+  return Math.max(1, Math.floor((units * percent) / 100));
+}
+
+/** The lock row that serialises new orders holding one stock-limited SKU, whoever places them. */
+const skuLockKey = (sku: string) => counterKey('sku', sku);
 
 /** Without a reservation time to go by, a refused client is told to come back after this. */
 const DEFAULT_RETRY_SECONDS = 60;
@@ -56,6 +67,20 @@ export class AbuseGuard {
     return this.countPerAddress('order-lookups', clientAddress, this.limits.orderLookupsPerAddress, 'order look-ups from this address');
   }
 
+  countPaymentEvent(clientAddress: string): Promise<void> {
+    return this.countPerAddress('payment-events', clientAddress, this.limits.paymentEventsPerAddress, 'payment notifications from this address');
+  }
+
+  /**
+   * Coalesces the provider reads that notifications for one order ask for, on every replica: the
+   * first notification of a window reads now, the second leaves one read to the reconciler's next
+   * pass (so a status change right after a read is not lost), later ones add nothing.
+   */
+  async paymentEventTurn(orderId: string): Promise<PaymentEventTurn> {
+    const { hits } = await this.counters.hit(counterKey('payment-event-read', orderId), this.limits.paymentEventReadWindowSeconds * 1000, this.now());
+    return hits === 1 ? 'read' : hits === 2 ? 'defer' : 'coalesced';
+  }
+
   private async countPerAddress(kind: string, clientAddress: string, limit: WindowLimit, what: string): Promise<void> {
     const key = `${kind}-${holderOf(clientAddress, undefined).addressKey}`;
     await countAttempt(this.counters, [{ key, limit }], this.now(), what);
@@ -63,12 +88,15 @@ export class AbuseGuard {
 
   /**
    * The check to run inside the transaction that saves a new order: it refuses the order when
-   * its holder already has too many open orders or would hold too much of a stock-limited SKU.
-   * Each holder has a lock row, created here beforehand (outside any transaction, so first
-   * orders never deadlock on the insert) and locked in key order inside the transaction, so a
-   * holder's new orders are decided one at a time on every replica and parallel requests
-   * cannot all slip under a limit. The check must run before any plain read in the transaction: on
-   * MySQL the first plain read fixes the snapshot, which then includes every order saved before the lock.
+   * its holder already has too many open orders, or when it would make open orders hold too much
+   * of a stock-limited SKU: all of them together more than the SKU's share of its units on hand,
+   * or its holder more than the holder's share of the units other holders leave available. Each
+   * holder and each limited SKU of the order has a lock row, created here beforehand (outside any
+   * transaction, so first orders never deadlock on the insert) and locked in key order inside the
+   * transaction, so new orders of one holder or for one limited SKU are decided one at a time on
+   * every replica and parallel requests cannot all slip under a limit. The check must run before
+   * any plain read in the transaction: on MySQL the first plain read fixes the snapshot, which
+   * then includes every order saved before the lock.
    */
   async openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): Promise<(trx: Knex.Transaction) => Promise<void>> {
     const holders: HolderLimit[] = [
@@ -77,23 +105,35 @@ export class AbuseGuard {
     if (holder.accountId) {
       holders.push({ holderKey: `account:${holder.accountId}`, column: 'account_id', value: holder.accountId, max: this.limits.openOrdersPerAccount, who: 'this account' });
     }
-    const lockKeys = holders.map((h) => h.holderKey).sort();
+    const limited = lines.filter((line) => stockOnHand.has(line.sku));
+    const lockKeys = [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort();
     await this.db('order_holders')
       .insert(lockKeys.map((key) => ({ holder_key: key })))
       .onConflict('holder_key')
       .ignore();
     return async (trx) => {
       for (const key of lockKeys) await forUpdate(trx('order_holders').where({ holder_key: key }).first('holder_key'), this.db);
-      for (const holderLimit of holders) await this.checkHolder(trx, holderLimit, lines, stockOnHand);
+      const summaries = [];
+      for (const holderLimit of holders) summaries.push(await this.checkOpenOrderCount(trx, holderLimit));
+      if (limited.length === 0) return;
+      const heldByAll = await this.unitsHeld(trx, limited);
+      // A line asking for more than is available cannot hold anything: inventory answers out_of_stock for it.
+      const holdable = limited.filter((line) => line.quantity <= stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0));
+      if (holdable.length === 0) return;
+      for (const line of holdable) {
+        const allowed = atLeastOne(stockOnHand.get(line.sku)!, this.limits.skuSharePercent);
+        const already = heldByAll.get(line.sku) ?? 0;
+        if (already + line.quantity > allowed) {
+          throw tooManyAttempts(`Open orders may hold at most ${allowed} of ${line.sku} together, and ${already} are held already; try again when one is paid or expires`, await this.firstHoldEnd(trx, line.sku));
+        }
+      }
+      for (const [index, holderLimit] of holders.entries()) {
+        await this.checkHolderShare(trx, holderLimit, holdable, stockOnHand, heldByAll, summaries[index]!.retryAfter);
+      }
     };
   }
 
-  private async checkHolder(
-    trx: Knex.Transaction,
-    { column, value, max, who }: HolderLimit,
-    lines: OrderLine[],
-    stockOnHand: Map<string, number>,
-  ): Promise<void> {
+  private async checkOpenOrderCount(trx: Knex.Transaction, { column, value, max, who }: HolderLimit): Promise<{ retryAfter: number }> {
     const summary = await trx('orders')
       .where({ [column]: value, status: 'pending_payment' })
       .count({ orders: '*' })
@@ -103,32 +143,55 @@ export class AbuseGuard {
     if (toNumber(summary?.orders) >= max) {
       throw tooManyAttempts(`${who} already has ${max} unpaid orders open; pay or let one expire before starting another`, retryAfter);
     }
-    // A line asking for more than is on hand cannot hold anything: inventory answers out_of_stock for it.
-    const limited = lines.filter((line) => stockOnHand.has(line.sku) && line.quantity <= stockOnHand.get(line.sku)!);
-    if (limited.length === 0) return;
-    const heldRows: Array<{ sku: string; units: unknown }> = await trx('order_lines as l')
+    return { retryAfter };
+  }
+
+  /** Units of each SKU that open orders hold, of every holder, or of the one whose column and value are given. */
+  private async unitsHeld(trx: Knex.Transaction, lines: OrderLine[], holder?: Pick<HolderLimit, 'column' | 'value'>): Promise<Map<string, number>> {
+    const query = trx('order_lines as l')
       .join('orders as o', 'o.id', 'l.order_id')
-      .where({ [`o.${column}`]: value, 'o.status': 'pending_payment' })
-      .whereIn('l.sku', limited.map((line) => line.sku))
-      .groupBy('l.sku')
-      .select('l.sku')
-      .sum({ units: 'l.quantity' });
-    const held = new Map(heldRows.map((row) => [String(row.sku), toNumber(row.units)]));
-    for (const line of limited) {
-      const allowed = this.unitsOneHolderMayHold(stockOnHand.get(line.sku)!);
-      const already = held.get(line.sku) ?? 0;
+      .where({ 'o.status': 'pending_payment' })
+      .whereIn('l.sku', lines.map((line) => line.sku));
+    if (holder) query.andWhere({ [`o.${holder.column}`]: holder.value });
+    const rows: Array<{ sku: string; units: unknown }> = await query.groupBy('l.sku').select('l.sku').sum({ units: 'l.quantity' });
+    return new Map(rows.map((row) => [String(row.sku), toNumber(row.units)]));
+  }
+
+  /**
+   * One holder's share is taken of the units available to it: on hand, less what other holders'
+   * open orders hold. Two holders can then never hold everything between them: each may take at
+   * most the share of what the other leaves.
+   */
+  private async checkHolderShare(
+    trx: Knex.Transaction,
+    holderLimit: HolderLimit,
+    lines: OrderLine[],
+    stockOnHand: Map<string, number>,
+    heldByAll: Map<string, number>,
+    retryAfter: number,
+  ): Promise<void> {
+    const mine = await this.unitsHeld(trx, lines, holderLimit);
+    for (const line of lines) {
+      const already = mine.get(line.sku) ?? 0;
+      const heldByOthers = (heldByAll.get(line.sku) ?? 0) - already;
+      const allowed = atLeastOne(stockOnHand.get(line.sku)! - heldByOthers, this.limits.stockSharePercent);
       if (already + line.quantity > allowed) {
         throw tooManyAttempts(
-          `Open orders from ${who} may hold at most ${allowed} of ${line.sku}, and ${already} are held already; pay or let those orders expire`,
+          `Open orders from ${holderLimit.who} may hold at most ${allowed} of ${line.sku} now, and ${already} are held already; pay or let those orders expire`,
           retryAfter,
         );
       }
     }
   }
 
-  /** A share of the units on hand, never less than one, so a single unit can still be bought. */
-  private unitsOneHolderMayHold(onHand: number): number {
-    return Math.max(1, Math.floor((onHand * this.limits.stockSharePercent) / 100));
+  /** When the first open order holding the SKU lets it go, at the latest. */
+  private async firstHoldEnd(trx: Knex.Transaction, sku: string): Promise<number> {
+    const row = await trx('order_lines as l')
+      .join('orders as o', 'o.id', 'l.order_id')
+      .where({ 'o.status': 'pending_payment', 'l.sku': sku })
+      .min({ firstExpiry: 'o.reserved_until' })
+      .first();
+    return this.retryAfterSeconds(row?.firstExpiry);
   }
 
   /** Open orders free their place when their stock hold runs out, at the latest. */

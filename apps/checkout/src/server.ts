@@ -88,6 +88,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     logger,
     now,
     paymentConfirmed: countConfirmedPayments([...providers.keys()]),
+    paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
   });
 
     return {
@@ -113,6 +114,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
         validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
         notifyPaymentEvent: async (request) => {
+          await limits.countPaymentEvent(request.clientAddress);
           await confirmation.onProviderEvent(request.providerCheckoutId);
           return {};
         },

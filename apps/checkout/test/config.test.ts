@@ -27,8 +27,11 @@ describe('checkout configuration', () => {
       openOrdersPerAddress: 5,
       openOrdersPerAccount: 5,
       stockSharePercent: 50,
+      skuSharePercent: 80,
       promoChecksPerAddress: { max: 30, windowSeconds: 60 },
       orderLookupsPerAddress: { max: 120, windowSeconds: 60 },
+      paymentEventsPerAddress: { max: 300, windowSeconds: 60 },
+      paymentEventReadWindowSeconds: 5,
     });
     const limits = read({
       CHECKOUTS_PER_ADDRESS_MAX: '7',
@@ -37,6 +40,7 @@ describe('checkout configuration', () => {
       OPEN_ORDERS_PER_ADDRESS_MAX: '2',
       OPEN_ORDERS_PER_ACCOUNT_MAX: '3',
       OPEN_ORDERS_STOCK_SHARE_PERCENT: '25',
+      OPEN_ORDERS_SKU_SHARE_PERCENT: '60',
       PROMO_CHECKS_PER_ADDRESS_MAX: '9',
       ORDER_LOOKUPS_PER_ADDRESS_WINDOW_SECONDS: '30',
     }).limits;
@@ -46,10 +50,14 @@ describe('checkout configuration', () => {
       openOrdersPerAddress: 2,
       openOrdersPerAccount: 3,
       stockSharePercent: 25,
+      skuSharePercent: 60,
       promoChecksPerAddress: { max: 9, windowSeconds: 60 },
       orderLookupsPerAddress: { max: 120, windowSeconds: 30 },
+      paymentEventsPerAddress: { max: 300, windowSeconds: 60 },
+      paymentEventReadWindowSeconds: 5,
     });
     expect(() => read({ OPEN_ORDERS_STOCK_SHARE_PERCENT: '0' })).to.throw(ConfigError, 'OPEN_ORDERS_STOCK_SHARE_PERCENT');
+    expect(() => read({ OPEN_ORDERS_SKU_SHARE_PERCENT: '101' })).to.throw(ConfigError, 'OPEN_ORDERS_SKU_SHARE_PERCENT');
     expect(() => read({ CHECKOUTS_PER_ACCOUNT_MAX: 'many' })).to.throw(ConfigError, 'CHECKOUTS_PER_ACCOUNT_MAX');
   });
 

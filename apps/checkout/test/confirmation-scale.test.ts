@@ -119,7 +119,8 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
       stack.paymentSandbox!.control.setBehaviour('fail');
       const res = await stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: result.id });
       stack.paymentSandbox!.control.reset();
-      expect(res.status).to.equal(502);
+      // The answer is the same as for any id; the failure is left to the next pass.
+      expect(res.status).to.equal(200);
       expect(await scheduled()).to.equal(0);
     });
   });

@@ -40,6 +40,14 @@ describe('checkout request rules', () => {
     expect(validateCheckoutRequest(request(), rules).provider).to.equal('sandbox');
   });
 
+  it('refuses an amount that is not whole pence within the bound, so no amount reaches pricing as an inexact number', () => {
+    for (const amountPence of [0, -1, 1.5, 1e17, 1e302, Number.MAX_SAFE_INTEGER + 2, Number.NaN, Infinity]) {
+      expect(refusal({ amountPence }).detail, String(amountPence)).to.contain('amount');
+    }
+    expect(validateCheckoutRequest(request({ amountPence: 100_000_000 }), rules).amountPence).to.equal(100_000_000);
+    expect(refusal({ amountPence: 100_000_001 }).detail).to.contain('at most 1000000');
+  });
+
   it('refuses currencies other than GBP', () => {
     expect(refusal({ currency: 'EUR' }).detail).to.contain('currency');
   });

@@ -94,6 +94,23 @@ describe('gateway: POST /api/create-checkout validation', () => {
     }
   });
 
+  // Security review (issue 22) #7: these once answered 500 internal_error.
+  it('answers 400 invalid_request naming amount to amounts beyond the bound (1e15, 1e300, 9007199254740993), never 500', async () => {
+    for (const amount of ['1e15', '1e300', '9007199254740993']) {
+      const body = valid();
+      // Sent as written: 9007199254740993 is not a number JavaScript can hold.
+      const raw = JSON.stringify({ ...body, amount: 0 }).replace('"amount":0', `"amount":${amount}`);
+      const res = await stack.client().request<{ success: boolean; error: string; detail: string }>('POST', '/api/create-checkout', {
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.77' },
+      });
+      expect(res.status, `${amount}: ${res.text}`).to.equal(400);
+      expect(res.body).to.deep.include({ success: false, error: 'invalid_request' });
+      expect(res.body.detail).to.contain('amount');
+      expect(await countRows(stack, 'orders', { reference: body.checkout_reference })).to.equal(0);
+    }
+  });
+
   it('lets a corrected request reuse the reference of a 400', async () => {
     const body = valid();
     expect((await createCheckout(stack.client(), { ...body, amount: 14.0 })).status).to.equal(400);

@@ -10,6 +10,11 @@ describe('gateway: money between the public API and the services', () => {
     expect(amountToPence(75)).to.equal(7500);
   });
 
+  it('refuses amounts no order total can be, before they become pence', () => {
+    for (const amount of [0, -1, 1e15, 1e300, Infinity, Number.NaN]) expect(() => amountToPence(amount), String(amount)).to.throw(/amount/);
+    expect(amountToPence(1_000_000)).to.equal(100_000_000);
+  });
+
   for (const amount of [54.935, 15.005, 0.001]) {
     it(`refuses ${amount}, which has fractions of a penny, as amount_mismatch`, () => {
       const error = (() => {

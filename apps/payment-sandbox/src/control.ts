@@ -15,6 +15,7 @@ export class SandboxControl {
   behaviour: Behaviour = 'ok';
   private clockOffsetMs = 0;
   private readonly creates = new Map<string, number>();
+  private readonly reads = new Map<string, number>();
 
   constructor(private readonly clock: () => number = Date.now) {}
 
@@ -38,9 +39,19 @@ export class SandboxControl {
     this.creates.set(reference, this.createRequests(reference) + 1);
   }
 
+  /** Reads of one checkout by id received, failures included. */
+  readRequests(id: string): number {
+    return this.reads.get(id) ?? 0;
+  }
+
+  countRead(id: string): void {
+    this.reads.set(id, this.readRequests(id) + 1);
+  }
+
   reset(): void {
     this.behaviour = 'ok';
     this.clockOffsetMs = 0;
     this.creates.clear();
+    this.reads.clear();
   }
 }

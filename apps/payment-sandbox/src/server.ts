@@ -69,8 +69,14 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
     }
   };
 
+  const countReads: RequestHandler = (req, _res, next) => {
+    const read = req.method === 'GET' ? /^\/checkouts\/([^/]+)$/.exec(req.path) : null;
+    if (read) control.countRead(decodeURIComponent(read[1]!));
+    next();
+  };
+
   const api = express.Router();
-  api.use(misbehave, requireBearer, express.json({ limit: '64kb' }));
+  api.use(countReads, misbehave, requireBearer, express.json({ limit: '64kb' }));
 
   api.post('/checkouts', (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;

@@ -14,6 +14,13 @@ export const ORDER_REFERENCE_MAX_LENGTH = 90;
 /** Units of one SKU on one order line. */
 export const LINE_QUANTITY_MAX = 99;
 
+/**
+ * The largest order total a create-checkout request may state, in pounds. Far above any real
+ * basket, and small enough that its pence are exact integers everywhere they travel.
+ */
+export const ORDER_AMOUNT_MAX_POUNDS = 1_000_000;
+export const ORDER_AMOUNT_MAX_PENCE = ORDER_AMOUNT_MAX_POUNDS * 100;
+
 /** Lines on one order, one per SKU. */
 export const ORDER_LINES_MAX = 50;
 

@@ -17,7 +17,7 @@ import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } f
 import { releaseCodeHold } from './code-holds';
 import { publicProviderCheckout, type PaymentProvider, type ProviderStatus } from '../providers/provider';
 import { PromoNotHeld, type CheckoutStore } from '../stores/checkout';
-import type { DiscountKind, NewOrder, Order, OrderLine, OrderStatus } from './order';
+import { orderReadableBy, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from './order';
 import { holderOf, type AbuseGuard } from '../limits';
 import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
 
@@ -69,8 +69,14 @@ export class CheckoutService {
 
     let order = await store.findByReference(request.reference);
     let claimed = false;
-    if (!order) {
-      // Only a new order counts against the limits: a replay of a saved one creates nothing.
+    if (order?.fingerprint !== fingerprint) {
+      // Anything but a replay tells whether the reference is taken, so it counts as an order
+      // look-up, on the limit GetOrder counts on; a replay of a saved order is never refused.
+      await limits.countOrderLookup(rpcRequest.clientAddress);
+      // The caller may see this order anyway (its own, or a guest order): a different request under it is refused now.
+      if (order && orderReadableBy(order, accountId)) throw idempotencyMismatch(request.reference);
+      // A new reference, and one another customer's order holds, go the same way from here (docs/decisions/0856):
+      // the same limits and refusals, and for a body that would be accepted, a save that fails on the taken reference.
       await limits.countNewCheckout(holder);
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
       const { order: priced, stockOnHand } = await this.price(request, accountId);
@@ -83,14 +89,12 @@ export class CheckoutService {
       } catch (error) {
         if (error instanceof PromoNotHeld) throw invalidPromo(error.promo.code, promoRefusalDetail(error.promo, error.refusal));
         if (!isUniqueViolation(error)) throw error;
-        // Another attempt with this reference saved its order first.
+        // Another attempt with this reference saved its order first, or another customer's order holds it.
         order = await store.findByReference(request.reference);
         if (!order) throw conflict('request_in_progress', `checkout_reference ${request.reference} is being processed; retry shortly`);
       }
     }
-    if (order.fingerprint !== fingerprint) {
-      throw new AppError('unprocessable', 'idempotency_mismatch', `checkout_reference ${request.reference} was already used with a different request; use a new reference for a new order`);
-    }
+    if (order.fingerprint !== fingerprint) throw idempotencyMismatch(request.reference);
     if (order.providerCheckoutJson) return this.answer(order, order.providerCheckoutJson);
     if (!claimed) {
       claimed = await store.claim(order.id, claimToken, now() + CLAIM_LEASE_MS, now());
@@ -267,6 +271,9 @@ const PROVIDER_STATUS_OF_CLOSED_ORDER: Record<OrderStatus, ProviderStatus | unde
   failed: 'FAILED',
   expired: 'EXPIRED',
 };
+
+const idempotencyMismatch = (reference: string) =>
+  new AppError('unprocessable', 'idempotency_mismatch', `checkout_reference ${reference} was already used with a different request; use a new reference for a new order`);
 
 const invalidPromo = (code: string, why: string) => invalidArgument(`promo_code ${code} ${why}`, 'invalid_promo_code');
 

@@ -20,6 +20,7 @@ import { releaseCodeHold } from './code-holds';
 import type { PaymentProvider, ProviderStatus } from '../providers/provider';
 import type { CheckoutStore } from '../stores/checkout';
 import type { Order, OrderStatus } from './order';
+import type { PaymentEventTurn } from '../limits';
 
 /** An order that never got a payment link is closed once its stock hold would have ended. */
 export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;
@@ -55,6 +56,8 @@ export interface ConfirmationOptions {
   now: () => number;
   /** Told once per order this process moved to paid (metrics). */
   paymentConfirmed: (provider: ProviderName) => void;
+  /** Whether a notification for this order may read the provider now (coalescing, shared by replicas). */
+  paymentEventTurn: (orderId: string) => Promise<PaymentEventTurn>;
 }
 
 export interface ReconcileSummary {
@@ -90,16 +93,27 @@ export class PaymentConfirmation {
     return this.runPass(true);
   }
 
-  /** A provider notification: re-read that checkout now; if that fails, the next pass reads it first. */
+  /**
+   * A provider notification: re-read that checkout now, unless a notification for the order did
+   * so within the read window (then the next pass reads it first, once). A failed read is left to
+   * the next pass too, and never answered: unknown ids, closed orders and failed reads all end
+   * alike, so the answer tells nothing about the id.
+   */
   async onProviderEvent(providerCheckoutId: string): Promise<void> {
-    const order = await this.options.store.findByProviderCheckoutId(providerCheckoutId);
+    const { store, logger } = this.options;
+    const order = await store.findByProviderCheckoutId(providerCheckoutId);
     if (!order || order.closedAt !== undefined) return;
-    try {
-      await this.settle(order);
-    } catch (error) {
-      await this.options.store.markDueNow(order.id);
-      throw error;
+    const turn = await this.options.paymentEventTurn(order.id);
+    if (turn === 'coalesced') return;
+    if (turn === 'read') {
+      try {
+        await this.settle(order);
+        return;
+      } catch (error) {
+        logger.warn({ err: error, orderId: order.id }, 'a payment notification could not settle its order; the next pass reads it first');
+      }
     }
+    await store.markDueNow(order.id);
   }
 
   /** Passes of this process run one after another. */

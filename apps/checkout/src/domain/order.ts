@@ -55,3 +55,11 @@ export interface OrderPosition {
   createdAt: number;
   id: string;
 }
+
+/**
+ * Whether a caller may see an order by its reference: an account's order only its own account, a
+ * guest order whoever holds the reference. Order look-ups and create-checkout decide alike.
+ */
+export function orderReadableBy(order: Order, accountId: string | undefined): boolean {
+  return order.accountId === undefined || order.accountId === accountId;
+}

@@ -11,7 +11,7 @@ import { orderSummary } from './checkout-service';
 import { publicProviderCheckout } from '../providers/provider';
 import type { AbuseGuard } from '../limits';
 import type { CheckoutStore } from '../stores/checkout';
-import type { Order, OrderPosition } from './order';
+import { orderReadableBy, type Order, type OrderPosition } from './order';
 
 const DEFAULT_PAGE_SIZE = 20;
 
@@ -29,8 +29,7 @@ export class OrderReader {
     // Counted before the read, so a miss costs a guesser as much as a hit.
     await this.options.limits.countOrderLookup(clientAddress);
     const order = await this.options.store.findByReference(reference);
-    const readable = order && (order.accountId === undefined || order.accountId === accountId);
-    if (!readable) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
+    if (!order || !orderReadableBy(order, accountId)) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
     return { order: this.details(order, order.accountId !== undefined) };
   }
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { originOf } from '@storefront/config';
 import { invalidArgument } from '@storefront/errors';
-import { LINE_QUANTITY_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_PENCE, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import { PROVIDER_NAMES, type ProviderName } from '../config';
 
@@ -50,7 +50,10 @@ export interface RequestRules {
 export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest, rules: RequestRules): CheckoutRequest {
   const reference = request.checkoutReference;
   if (reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
-  if (!(request.amountPence > 0)) throw invalidArgument('amount must be greater than 0');
+  // Whole pence within the bound, so pricing never compares against a number it cannot hold exactly.
+  if (!Number.isSafeInteger(request.amountPence) || request.amountPence <= 0 || request.amountPence > ORDER_AMOUNT_MAX_PENCE) {
+    throw invalidArgument(`amount must be greater than 0 and at most ${ORDER_AMOUNT_MAX_PENCE / 100}`);
+  }
   if (request.currency !== ACCEPTED_CURRENCY) throw invalidArgument(`currency must be ${ACCEPTED_CURRENCY}; the shop sells in pounds sterling only`, 'unsupported_currency');
   if (request.merchantCode !== rules.merchantCode) throw invalidArgument('merchant_code does not name this shop\'s merchant account', 'invalid_merchant_code');
   if (request.items.length === 0) throw invalidArgument('items must list at least one product: no payment link without an order');

@@ -4,6 +4,7 @@ import { abuseLimits } from './002-abuse-limits';
 import { promoHolds } from './003-promo-holds';
 import { ordersByAccount } from './004-orders-by-account';
 import { pollSchedule } from './005-poll-schedule';
+import { orderLinesBySku } from './006-order-lines-by-sku';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '003-promo-holds': promoHolds,
   '004-orders-by-account': ordersByAccount,
   '005-poll-schedule': pollSchedule,
+  '006-order-lines-by-sku': orderLinesBySku,
 };

@@ -36,7 +36,8 @@ export function registerCheckoutRoutes(app: Express, context: GatewayContext): v
     .post(parseJson, validator.body('PaymentEvent'), async (req, res) => {
       const event = req.body as { event_type: string; id: string };
       if (event.event_type === 'CHECKOUT_STATUS_CHANGED') {
-        await clients.checkout.notifyPaymentEvent({ providerCheckoutId: event.id }, { deadlineMs: config.checkoutDeadlineMs });
+        // Limited per client address and coalesced per order in checkout; the answer is the same for every id.
+        await clients.checkout.notifyPaymentEvent({ providerCheckoutId: event.id, clientAddress: clientAddress(req) }, { deadlineMs: config.checkoutDeadlineMs });
       }
       res.json({ success: true });
     })

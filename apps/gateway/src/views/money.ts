@@ -3,6 +3,7 @@
  * hold integer pence and basis points. These are the only conversions between the two.
  */
 import { invalidArgument } from '@storefront/errors';
+import { ORDER_AMOUNT_MAX_POUNDS } from '@storefront/formats';
 
 const PENCE_PER_POUND = 100;
 const BASIS_POINTS_PER_WHOLE = 10_000;
@@ -18,6 +19,10 @@ export const basisPointsToFraction = (basisPoints: number): number => basisPoint
  * never be an order total, whatever it would round to, so it is refused like any other mismatch.
  */
 export function amountToPence(amountPounds: number): number {
+  // The schema bounds it already; this keeps any other caller from sending pence no message can carry.
+  if (!Number.isFinite(amountPounds) || amountPounds <= 0 || amountPounds > ORDER_AMOUNT_MAX_POUNDS) {
+    throw invalidArgument(`amount must be greater than 0 and at most ${ORDER_AMOUNT_MAX_POUNDS}`);
+  }
   const pence = Math.round(amountPounds * PENCE_PER_POUND);
   if (Math.abs(amountPounds * PENCE_PER_POUND - pence) > FLOAT_DRIFT_PENCE) {
     throw invalidArgument(`amount ${amountPounds} has fractions of a penny, so it cannot match the order total; send the total to the penny`, 'amount_mismatch');

@@ -1,4 +1,4 @@
-import { DEFAULT_MERCHANT_CODE, LINE_QUANTITY_MAX, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { DEFAULT_MERCHANT_CODE, LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_POUNDS, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 const httpUrl = (description: string) => ({ type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, description });
@@ -42,7 +42,12 @@ export const checkoutArea: ApiArea = {
       additionalProperties: false,
       properties: {
         checkout_reference: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH, description: 'Order reference chosen by the client; reuse it when retrying' },
-        amount: { type: 'number', exclusiveMinimum: 0, description: 'Order total in pounds, e.g. 54.93' },
+        amount: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          maximum: ORDER_AMOUNT_MAX_POUNDS,
+          description: `Order total in pounds, e.g. 54.93; at most ${ORDER_AMOUNT_MAX_POUNDS}. A larger amount is 400 \`invalid_request\` naming \`amount\`.`,
+        },
         currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' },
         merchant_code: { type: 'string', minLength: 1, maxLength: 32, description: "The shop's merchant code, as in /products.json" },
         description: { type: 'string', maxLength: 200 },
@@ -168,9 +173,11 @@ export const checkoutArea: ApiArea = {
           ),
           '403': crossSiteResponse,
           '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
-          '422': errorResponse('`idempotency_mismatch`: the reference was used with a different request'),
+          '422': errorResponse(
+            "`idempotency_mismatch`: the reference was used with a different request. Another account's reference is answered like a new one (the same 400s and 429s) and is 422 only for a body that would otherwise be accepted",
+          ),
           '429': rateLimitedResponse(
-            'too many new orders from this address or account in the last minute, too many unpaid orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
+            'too many new orders from this address or account in the last minute, too many order look-ups from this address (every attempt that is not a replay counts as one), too many unpaid orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
           ),
           ...jsonBodyRefusals,
           '502': errorResponse('`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request'),
@@ -201,12 +208,16 @@ export const checkoutArea: ApiArea = {
       post: {
         operationId: 'receivePaymentEvent',
         summary: "Payment provider notification (SumUp's CHECKOUT_STATUS_CHANGED webhook)",
-        description: 'A hint only: the order status is re-read from the provider, so a forged event changes nothing.',
+        description:
+          'A hint only: the order status is re-read from the provider, so a forged event changes nothing. The answer is the same ' +
+          'whatever `id` names (an open order, a closed one, an unknown id, or a provider read that failed). Notifications are limited ' +
+          'per client address, and those for one order read the provider at most once in a few seconds; the reconciler reads the rest.',
         tags: ['checkout'],
         requestBody: { required: true, content: { 'application/json': { schema: ref('PaymentEvent') } } },
         responses: {
           '200': jsonResponse('Received', 'Acknowledgement'),
           '400': errorResponse('The body is not a payment event, or `malformed_json`'),
+          '429': rateLimitedResponse('too many notifications from this address in the last minute'),
           '403': crossSiteResponse,
           ...jsonBodyRefusals,
           '502': errorResponse('`provider_unavailable`: the status could not be re-read from the payment provider; the reconciler visits the order later anyway'),

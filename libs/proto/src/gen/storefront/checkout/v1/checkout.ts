@@ -129,6 +129,8 @@ export interface ValidatePromoResponse {
 
 export interface NotifyPaymentEventRequest {
   providerCheckoutId: string;
+  /** The notifying client's address, as the gateway determined it: notifications are limited per address. */
+  clientAddress: string;
 }
 
 export interface NotifyPaymentEventResponse {
@@ -1659,13 +1661,16 @@ export const ValidatePromoResponse: MessageFns<ValidatePromoResponse> = {
 };
 
 function createBaseNotifyPaymentEventRequest(): NotifyPaymentEventRequest {
-  return { providerCheckoutId: "" };
+  return { providerCheckoutId: "", clientAddress: "" };
 }
 
 export const NotifyPaymentEventRequest: MessageFns<NotifyPaymentEventRequest> = {
   encode(message: NotifyPaymentEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.providerCheckoutId !== "") {
       writer.uint32(10).string(message.providerCheckoutId);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(18).string(message.clientAddress);
     }
     return writer;
   },
@@ -1691,6 +1696,14 @@ export const NotifyPaymentEventRequest: MessageFns<NotifyPaymentEventRequest> = 
             message.providerCheckoutId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1710,6 +1723,11 @@ export const NotifyPaymentEventRequest: MessageFns<NotifyPaymentEventRequest> = 
         : isSet(object.provider_checkout_id)
         ? globalThis.String(object.provider_checkout_id)
         : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
     };
   },
 
@@ -1717,6 +1735,9 @@ export const NotifyPaymentEventRequest: MessageFns<NotifyPaymentEventRequest> = 
     const obj: any = {};
     if (message.providerCheckoutId !== "") {
       obj.providerCheckoutId = message.providerCheckoutId;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
     }
     return obj;
   },
@@ -1727,6 +1748,7 @@ export const NotifyPaymentEventRequest: MessageFns<NotifyPaymentEventRequest> = 
   fromPartial<I extends Exact<DeepPartial<NotifyPaymentEventRequest>, I>>(object: I): NotifyPaymentEventRequest {
     const message = createBaseNotifyPaymentEventRequest();
     message.providerCheckoutId = object.providerCheckoutId ?? "";
+    message.clientAddress = object.clientAddress ?? "";
     return message;
   },
 };
