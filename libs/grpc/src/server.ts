@@ -5,7 +5,7 @@
  * only from the gateway's caller token. The health service stays open for kubelet probes.
  */
 import { Server, ServerCredentials, type Deadline, type Metadata, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { AppError, isStoreOutage, storeUnavailable, unauthenticated } from '@storefront/errors';
+import { AppError, isLockContention, isStoreOutage, storeBusy, storeUnavailable, unauthenticated } from '@storefront/errors';
 import { CALLER_TOKEN_METADATA, type CallerTokenVerifier } from '@storefront/caller-token';
 import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenVerifier } from '@storefront/service-token';
 import type { Logger } from '@storefront/logging';
@@ -126,6 +126,11 @@ function implement(service: ServiceBinding, options: GrpcServerOptions): Untyped
           (error: unknown) => {
             if (error instanceof AppError) {
               callback(toStatusObject(error), null);
+              return;
+            }
+            if (isLockContention(error)) {
+              options.logger.warn({ err: error, rpc: path }, 'store lock contention outlasted the retries');
+              callback(toStatusObject(storeBusy(shortName(service.name))), null);
               return;
             }
             if (isStoreOutage(error)) {

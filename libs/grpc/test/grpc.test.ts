@@ -128,6 +128,14 @@ describe('grpc: server, client, errors and health', () => {
     expect(error.detail).to.not.include('secrets');
   });
 
+  it('answers lock contention in the store (a deadlock victim, a lock wait that ran out) 503 with a retry in a second, never internal', async () => {
+    for (const code of ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']) {
+      failWith = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { code });
+      const error = (await client().reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 }).catch((e: unknown) => e)) as AppError;
+      expect(error, code).to.include({ kind: 'unavailable', code: 'service_unavailable', retryAfterSeconds: 1 });
+    }
+  });
+
   it('maps an unreachable service to unavailable and a slow one to a deadline', async () => {
     const down = createRpcClient(inventory.InventoryServiceService, '127.0.0.1:9', { target: 'inventory', defaultDeadlineMs: 2000 });
     expect(await down.getStock({}).catch((e: unknown) => e)).to.include({ kind: 'unavailable', code: 'service_unavailable' });
