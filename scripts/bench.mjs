@@ -49,6 +49,8 @@ const stackEnv = (dataDir, backend) => ({
   CHECKOUTS_PER_ACCOUNT_MAX: '100000',
   OPEN_ORDERS_PER_ADDRESS_MAX: '10000',
   OPEN_ORDERS_PER_ACCOUNT_MAX: '10000',
+  // Every new checkout counts as an order look-up too (decision 0856).
+  ORDER_LOOKUPS_PER_ADDRESS_MAX: '1000000',
   OTEL_TRACES_EXPORTER: 'none',
 });
 

@@ -181,6 +181,23 @@ export function toNumber(value: unknown): number {
   return n;
 }
 
+/** Attempts of a transaction MySQL picked as a deadlock victim, the first included. */
+export const DEADLOCK_ATTEMPTS = 3;
+
+/**
+ * Runs `work` (one whole transaction) again when MySQL rolled it back as a deadlock victim, which
+ * is then correct: nothing of it was written. A lock wait that ran out is not retried here.
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = DEADLOCK_ATTEMPTS): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ER_LOCK_DEADLOCK' || attempt >= attempts) throw error;
+    }
+  }
+}
+
 /** Whether an error is a unique-constraint violation on either backend. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; errno?: number };

@@ -51,3 +51,25 @@ export function isStoreOutage(error: unknown): boolean {
 export function storeUnavailable(service: string): AppError {
   return new AppError('unavailable', 'service_unavailable', `The ${service} service cannot reach its data store; try again shortly`, STORE_OUTAGE_RETRY_AFTER_SECONDS);
 }
+
+/** MySQL's answers to lock contention: a transaction chosen as a deadlock victim, or a lock wait that ran out. */
+const LOCK_CONTENTION_CODES = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+
+/**
+ * Whether the error is lock contention in the store: nothing was written by the statement, and the
+ * same request may well succeed at once. Busy moments are not bugs, so these are never a 500.
+ */
+export function isLockContention(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth++) {
+    const { code } = current as { code?: unknown };
+    if (typeof code === 'string' && LOCK_CONTENTION_CODES.has(code)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/** The 503 of lock contention that outlasted the store's own retries: try again in a second. */
+export function storeBusy(service: string): AppError {
+  return new AppError('unavailable', 'service_unavailable', `The ${service} service is busy; try again shortly`, 1);
+}

@@ -3,7 +3,7 @@
  * service may call an RPC, whether the customer the gateway vouches for is needed, and what a
  * handler's failure becomes for the caller.
  */
-import { AppError, isStoreOutage, storeUnavailable, unauthenticated } from '@storefront/errors';
+import { AppError, isLockContention, isStoreOutage, storeBusy, storeUnavailable, unauthenticated } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ServiceName } from '@storefront/service-token';
 import { SERVICE_NOT_ALLOWED } from './status';
@@ -50,9 +50,13 @@ export function callContext(access: RpcAccess, service: ServiceName, customer: s
   };
 }
 
-/** What a handler's failure becomes for the caller: its AppError, the store's outage, or an internal error with no detail. */
+/** What a handler's failure becomes for the caller: its AppError, the store's contention or outage, or an internal error with no detail. */
 export function asCallerError(error: unknown, service: string, rpc: string, logger: Logger): AppError {
   if (error instanceof AppError) return error;
+  if (isLockContention(error)) {
+    logger.warn({ err: error, rpc }, 'store lock contention outlasted the retries');
+    return storeBusy(service);
+  }
   if (isStoreOutage(error)) {
     logger.warn({ err: error, rpc }, 'store unavailable');
     return storeUnavailable(service);

@@ -128,6 +128,14 @@ describe('grpc: server, client, errors and health', () => {
         expect(error.detail).to.not.include('secrets');
       });
 
+      it('answers lock contention in the store (a deadlock victim, a lock wait that ran out) 503 with a retry in a second, never internal', async () => {
+        for (const code of ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']) {
+          failWith = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { code });
+          const error = (await clientFor('gateway').reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 }).catch((e: unknown) => e)) as AppError;
+          expect(error, code).to.include({ kind: 'unavailable', code: 'service_unavailable', retryAfterSeconds: 1 });
+        }
+      });
+
       it('ends a slow call at its deadline', async () => {
         const started = Date.now();
         const slow = await clientFor('gateway').commit({ orderReference: 'r' }, { deadlineMs: 100 }).catch((e: unknown) => e);

@@ -36,11 +36,26 @@ export async function createCounterTable(db: Knex): Promise<void> {
   });
 }
 
+/**
+ * Runs one whole transaction again when MySQL rolled it back as a deadlock victim (as
+ * `retryOnDeadlock` in @storefront/db, kept here so the gateway never loads knex with this lib).
+ */
+async function retryDeadlockVictim<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ER_LOCK_DEADLOCK' || attempt >= attempts) throw error;
+    }
+  }
+}
+
 export class SqlWindowCounters implements WindowCounters {
   constructor(private readonly db: Knex) {}
 
   async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
-    return this.db.transaction(async (trx) => {
+    // Concurrent upserts of a key not yet stored can deadlock on MySQL; the victim counted nothing.
+    return retryDeadlockVictim(() => this.db.transaction(async (trx) => {
       // One upsert decides "new window or one more hit" under the row's lock; both dialects
       // read bare column names in the update as the existing row's values.
       await trx(COUNTER_TABLE)
@@ -52,7 +67,7 @@ export class SqlWindowCounters implements WindowCounters {
         });
       const row = await trx(COUNTER_TABLE).where({ counter_key: key }).first('hits', 'window_ends_at');
       return { hits: Number(row.hits), resetAt: Number(row.window_ends_at) };
-    });
+    }));
   }
 
   async undo(key: string): Promise<void> {

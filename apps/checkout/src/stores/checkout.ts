@@ -1,5 +1,5 @@
 /** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
-import { forUpdate, toNumber, type Knex } from '@storefront/db';
+import { forUpdate, retryOnDeadlock, toNumber, type Knex } from '@storefront/db';
 import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
 import type { DiscountKind, NewOrder, Order, OrderPosition, OrderStatus } from '../domain/order';
@@ -50,7 +50,8 @@ export class CheckoutStore {
     now: number,
     checkBeforeReads: (trx: Knex.Transaction) => Promise<void>,
   ): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    // A deadlock victim wrote nothing, and the checks run again on the next attempt.
+    await retryOnDeadlock(() => this.db.transaction(async (trx) => {
       const promoRow = order.promoKind === 'promo' && order.promoCode ? await this.lockPromo(trx, order.promoCode) : undefined;
       await checkBeforeReads(trx);
       await trx('orders').insert({
@@ -89,7 +90,7 @@ export class CheckoutStore {
         order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence })),
       );
       if (promoRow !== undefined) await this.holdPromo(trx, order.id, promoRow, now);
-    });
+    }));
   }
 
   /** The promo code's row lock serialises holds of one code across replicas (SQLite's single connection already does). */
