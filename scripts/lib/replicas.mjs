@@ -41,8 +41,10 @@ function metricsPortOf(app, replica, env) {
 /** The variables that differ per process: [{ app, replica, env }], replica 0 of every app first. */
 export function replicaLayout(apps, env, replicas) {
   if (replicas === 1) return apps.map((app) => ({ app, replica: 0, env: { METRICS_PORT: metricsPortOf(app, 0, env) } }));
+  // Only services that run as processes of their own have replica addresses; hosted in the
+  // platform process they are called in-process.
   const replicaAddresses = Object.fromEntries(
-    Object.entries(GRPC_SERVICES).map(([service, fallback]) => {
+    Object.entries(GRPC_SERVICES).filter(([service]) => apps.includes(service)).map(([service, fallback]) => {
       const variable = `${service.toUpperCase()}_ADDR`;
       const { host, port } = hostAndPort(variable, env[variable] ?? fallback);
       return [variable, Array.from({ length: replicas }, (_, i) => `${host}:${port + PORT_STEP * i}`)];

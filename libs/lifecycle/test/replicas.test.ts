@@ -83,6 +83,8 @@ describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as 
         REDIS_URL: stores.redisUrl,
         REDIS_KEY_PREFIX: stores.redisPrefix,
         REPLICAS: '2',
+        // What this suite checks is the split layout's spreading of gRPC calls over replicas.
+        LAYOUT: 'split',
         PORT: String(ports.gateway),
         SANDBOX_PORT: String(ports.sandbox),
         SUMUP_API_BASE: `http://127.0.0.1:${ports.sandbox}`,
