@@ -18,6 +18,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export interface RequestSession {
   /** The customer: what calls made on their behalf name (`customer` in a call's options). */
   userId: string;
+  /** The profile identity answered with, when this request is the one that resolved the session (not a cached answer): no need to read it again. */
+  profile?: identity.Profile;
 }
 
 /**
@@ -82,16 +84,18 @@ export async function resolveSessionToken(
   { clients, sessions }: Pick<GatewayContext, 'clients' | 'sessions'>,
 ): Promise<RequestSession | undefined> {
   if (!isWellFormedSessionToken(token)) return undefined;
+  let resolvedProfile: identity.Profile | undefined;
   const userId = await sessions.userIdOf(token, async (sessionToken) => {
     try {
       const { profile, expiresInMs } = await clients.identity.resolveSession({ sessionToken });
+      resolvedProfile = profile;
       return { userId: profile!.id, expiresInMs };
     } catch (error) {
       if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
       return undefined;
     }
   });
-  return userId === undefined ? undefined : { userId };
+  return userId === undefined ? undefined : { userId, profile: resolvedProfile };
 }
 
 /** The request's session, or a 401 Error. */

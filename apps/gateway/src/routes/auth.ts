@@ -91,13 +91,15 @@ export function registerAuthRoutes(app: Express, context: GatewayContext): void 
     })
     .all(methodNotAllowed('POST'));
 
-  // Profile and points are read at the same time, each from the service that owns it.
+  // Profile and points are read at the same time, each from the component that owns it; a
+  // session resolved by this very request brought its profile along, so it is not read twice.
   app
     .route('/api/auth/me')
     .get(async (req, res) => {
-      const { userId: customer } = await requireSession(req, res, context);
+      const session = await requireSession(req, res, context);
+      const customer = session.userId;
       const [{ profile }, { account }] = await Promise.all([
-        clients.identity.getProfile({}, { customer }),
+        session.profile ? { profile: session.profile } : clients.identity.getProfile({}, { customer }),
         clients.loyalty.getAccount({}, { customer }),
       ]);
       sendPrivate(res, authSuccess(profile!, loyaltyView(account)));
