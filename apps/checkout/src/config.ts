@@ -30,6 +30,8 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   /** More origins (scheme://host[:port]) of this shop. */
   allowedOrigins: string[];
   reconcileIntervalMs: number;
+  /** How long promo code definitions are used before the store is read again (0: every check). */
+  promoCacheMs: number;
   /** Seed the demo promo codes into an empty store (the embedded default). */
   seedDemoData: boolean;
   /** Rate-limit counters live in Redis when set, otherwise in checkout's SQL store. */
@@ -74,6 +76,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 2_000, { min: 100, max: 3_600_000 }),
+    promoCacheMs: env.int('PROMO_CACHE_MS', 2_000, { min: 0, max: 300_000 }),
     seedDemoData: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], service.store.mysqlUrl ? 'false' : 'true') === 'true',
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:checkout:'),

@@ -23,6 +23,7 @@ import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './domain/orders';
+import { PromoDefinitions } from './domain/promo-definitions';
 import type { PaymentProvider } from './providers/provider';
 
 export interface CheckoutServer extends RunningGrpcService {
@@ -72,6 +73,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     loyalty: loyaltyClient,
     providers,
     limits,
+    promos: new PromoDefinitions(() => store.allPromos(), config.promoCacheMs, now),
     defaultProvider: config.provider.name,
     merchantCode: config.provider.merchantCode,
     redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),

@@ -69,7 +69,8 @@ export async function startCheckoutStack(env: Env = {}, services?: ServiceName[]
   const stack = await startStack({
     ...options,
     services,
-    env: { RECONCILE_INTERVAL_MS: '3600000', PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), PUBLIC_BASE_URL: 'http://127.0.0.1:9', TRUSTED_PROXIES: '127.0.0.1', ...env },
+    // PROMO_CACHE_MS=0: tests write codes straight to the store and check them at once.
+    env: { RECONCILE_INTERVAL_MS: '3600000', PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), PUBLIC_BASE_URL: 'http://127.0.0.1:9', TRUSTED_PROXIES: '127.0.0.1', PROMO_CACHE_MS: '0', ...env },
   });
   await stack.inventory!.store.importCatalog(
     parseCatalogFile({

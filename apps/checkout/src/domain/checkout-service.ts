@@ -13,7 +13,8 @@ import type { checkout, inventory, loyalty } from '@storefront/proto';
 import type { ProviderName } from '../config';
 import { checkAmountMatches, priceOrder } from './pricing';
 import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type RequestRules } from './request';
-import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './promo';
+import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './promo';
+import type { PromoDefinitions } from './promo-definitions';
 import { releaseCodeHold } from './code-holds';
 import { publicProviderCheckout, type PaymentProvider, type ProviderStatus } from '../providers/provider';
 import { PromoNotHeld, type CheckoutStore } from '../stores/checkout';
@@ -30,6 +31,8 @@ export interface CheckoutServiceOptions {
   loyalty: LoyaltyClient;
   providers: Map<ProviderName, PaymentProvider>;
   limits: AbuseGuard;
+  /** Promo code definitions, read from the store once in a while rather than per check. */
+  promos: PromoDefinitions;
   defaultProvider: ProviderName;
   merchantCode: string;
   /** Origins a payer may be sent back to after paying. */
@@ -39,6 +42,8 @@ export interface CheckoutServiceOptions {
   logger: Logger;
   now: () => number;
 }
+
+const NO_USAGE: PromoUsage = { redeemed: 0, held: 0 };
 
 export interface DiscountCode {
   code: string;
@@ -224,9 +229,11 @@ export class CheckoutService {
     const code = normalisePromoCode(rawCode);
     const invalid = { refusal: 'is not valid' };
     if (code === '') return invalid;
-    const promo = await store.findPromo(code);
+    const promo = await this.options.promos.find(code);
     if (promo) {
-      const refusal = promoRefusal(promo, now(), await store.promoUsage(code));
+      // Only a code with a cap needs its usage counted.
+      const usage = promo.maxRedemptions === undefined ? NO_USAGE : await store.promoUsage(code);
+      const refusal = promoRefusal(promo, now(), usage);
       if (refusal && refusal !== 'held') return { refusal: promoRefusalDetail(promo, refusal) };
       return { discount: { code, kind: 'promo', basisPoints: promo.discountBasisPoints }, held: refusal === 'held' };
     }

@@ -251,6 +251,11 @@ export class CheckoutStore {
     await this.db('orders').where({ id: orderId }).whereNull('closed_at').update({ next_check_at: DUE_NOW });
   }
 
+  /** Every promo code: a shop has tens of them, read whole so a check needs no read of its own. */
+  async allPromos(): Promise<PromoCode[]> {
+    return (await this.db('promo_codes').select()).map(toPromo);
+  }
+
   async findPromo(code: string): Promise<PromoCode | undefined> {
     const row = await this.db('promo_codes').where({ code }).first();
     return row ? toPromo(row) : undefined;
