@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `npm run bench`: starts the platform (each app in its own process), a bare node:http server and
-// a bare Express server answering the same JSON, and measures them in one run on this machine.
-// Prints requests/s, p50/p99 and the ratios the platform is held to, the stack's start-up time and
-// each service's memory, then runs the scenario modules in scripts/bench/. With MYSQL_URL and
-// REDIS_URL set it then measures /api/stock, /api/auth/me and create-checkout on MySQL + Redis
-// with one and with two processes of every app, and the CPU each process spends per request
+// `npm run bench`: starts the platform in each layout (one process, then split per service), a bare
+// node:http server and a bare Express server answering the same JSON, and measures them in one run
+// on this machine. Prints requests/s, p50/p99 and the ratios the platform is held to (judged for
+// the one-process layout, printed for the split one), `me` over many distinct sessions, the
+// start-up time, the platform's process count and total RSS idle and at peak, then runs the
+// scenario modules in scripts/bench/. With MYSQL_URL and REDIS_URL set it then measures
+// /api/stock, /api/auth/me and create-checkout on MySQL + Redis with one and with two processes of
+// every app of the default layout, and the CPU each process spends per request
 // (scripts/lib/endpoint-cost.mjs), and runs the scenarios there too. Results are written to
 // bench-results.json. Every load is bounded in time.
 import { fork, spawnSync } from 'node:child_process';
@@ -17,15 +19,22 @@ import { ROOT, startProcessStack } from './lib/process-stack.mjs';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 // Throughput through the gateway as a share of bare Express in the same run (login: of raw argon2id verifies).
-const TARGETS = { health: 0.9, productsJson: 0.9, stock: 0.8, me: 0.5, validatePromo: 0.5, login: 0.9 };
+const TARGETS = { health: 0.9, productsJson: 0.9, stock: 0.8, me: 0.5, meMany: 0.3, validatePromo: 0.5, login: 0.9 };
 const HALF_PEAK_P99_MS = 15;
-const RSS_LIMIT_MB = 120;
+const RSS_IDLE_LIMIT_MB = 150;
+const RSS_PEAK_LIMIT_MB = 250;
+const STARTUP_LIMIT_MS = 2000;
+const MANY_SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
+const SIGNUP_BATCH = 8;
+// Idle memory is read once start-up garbage has had a moment to be collected.
+const IDLE_SETTLE_MS = 2000;
+const LAYOUTS = ['one-process', 'split'];
 const CHECKOUT_ORDERS_PER_S = 300;
 const BENCH_PASSWORD = 'Bench-password-42';
 // The same endpoints on MySQL + Redis with one process of every app, then two.
 const REPLICA_COUNTS = [1, 2];
 
-const results = { machine: { cpus: os.cpus().length, node: process.version }, http: {}, ratios: {}, targets: {}, halfPeak: {}, memoryMb: {}, scenarios: {} };
+const results = { machine: { cpus: os.cpus().length, node: process.version }, startupMs: {}, http: {}, ratios: {}, targets: {}, halfPeak: {}, memoryMb: {}, scenarios: {} };
 
 const stackEnv = (dataDir, backend) => ({
   DATA_DIR: dataDir,
@@ -72,7 +81,7 @@ async function measure(label, url, options) {
   await autocannon({ url, connections: CONNECTIONS, duration: 1, ...options }); // warm-up
   const result = figures(await load(url, options));
   results.http[label] = result;
-  console.log(`${label.padEnd(28)} ${String(result.rps).padStart(7)} req/s   p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms${result.non2xx ? `   non-2xx ${result.non2xx}` : ''}`);
+  console.log(`${label.padEnd(40)} ${String(result.rps).padStart(7)} req/s   p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms${result.non2xx ? `   non-2xx ${result.non2xx}` : ''}`);
   return result;
 }
 
@@ -80,11 +89,12 @@ async function measure(label, url, options) {
 // connection's share of `overallRate` in bursts, so 32 connections would measure its own queueing.
 const PACED_CONNECTIONS = 8;
 
-async function halfPeak(label, url, peakRps, options) {
+async function halfPeak(label, url, peakRps, judged, options) {
   const rate = Math.max(1, Math.floor(peakRps / 2));
   const result = figures(await autocannon({ url, connections: PACED_CONNECTIONS, duration: 5, overallRate: rate, ...options }));
   results.halfPeak[label] = { rate, connections: PACED_CONNECTIONS, ...result };
-  console.log(`${label.padEnd(28)} at ${rate} req/s (${PACED_CONNECTIONS} conns): p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms ${result.p99_ms < 15 ? '(< 15 ms: ok)' : '(>= 15 ms: MISSED)'}`);
+  console.log(`${label.padEnd(40)} at ${rate} req/s (${PACED_CONNECTIONS} conns): p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms`);
+  if (judged) verdict(`${label} p99 at half of peak`, result.p99_ms, `< ${HALF_PEAK_P99_MS}`, ' ms', result.p99_ms < HALF_PEAK_P99_MS);
 }
 
 function rssMb(pid) {
@@ -114,11 +124,12 @@ function verdict(label, value, target, unit, met) {
   console.log(`target ${label.padEnd(28)} ${String(value).padStart(8)}${unit} (target ${target}${unit}: ${met ? 'met' : 'MISSED'})`);
 }
 
-function ratioVerdict(label, result, bareExpress) {
+function ratioVerdict(layout, name, result, bareExpress, judged) {
   if (!result) return;
   const ratio = +(result.rps / bareExpress.rps).toFixed(3);
-  results.ratios[label] = { vsExpress: ratio, target: TARGETS[label] };
-  verdict(`${label} vs express`, ratio, `>= ${TARGETS[label]}`, '×', ratio >= TARGETS[label]);
+  results.ratios[`${layout}: ${name}`] = { vsExpress: ratio, target: TARGETS[name] };
+  if (judged) verdict(`${layout}: ${name} vs express`, ratio, `>= ${TARGETS[name]}`, '×', ratio >= TARGETS[name]);
+  else console.log(`${layout}: ${name} vs express`.padEnd(42) + `${ratio}×`);
 }
 
 /**
@@ -136,28 +147,31 @@ function rawArgon2Rate(env) {
 }
 
 /** Login through the gateway against raw argon2id verifies at the same parameters, one after the other. */
-async function loginAgainstArgon2(gatewayUrl, email, env) {
+async function loginAgainstArgon2(layout, gatewayUrl, email, env, judged) {
   const raw = rawArgon2Rate(env);
-  results.http['raw argon2id verify'] = raw;
-  console.log(`${'raw argon2id verify'.padEnd(28)} ${String(raw.rps).padStart(7)} /s      (${raw.slots} at a time)`);
+  results.http[`${layout}: raw argon2id verify`] = raw;
+  console.log(`${`${layout}: raw argon2id verify`.padEnd(40)} ${String(raw.rps).padStart(7)} /s      (${raw.slots} at a time)`);
   // As many connections as identity hashes at once, twice over: more would only queue (or be shed).
-  const login = await measure('gateway /api/auth/login', `${gatewayUrl}/api/auth/login`, {
+  const login = await measure(`${layout}: /api/auth/login`, `${gatewayUrl}/api/auth/login`, {
     connections: raw.slots * 2,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password: BENCH_PASSWORD }),
   });
   const ratio = +(login.rps / raw.rps).toFixed(3);
-  results.ratios.login = { vsRawArgon2: ratio, target: TARGETS.login };
-  verdict('login vs raw argon2id', ratio, `>= ${TARGETS.login}`, '×', ratio >= TARGETS.login);
+  results.ratios[`${layout}: login`] = { vsRawArgon2: ratio, target: TARGETS.login };
+  if (judged) verdict(`${layout}: login vs raw argon2id`, ratio, `>= ${TARGETS.login}`, '×', ratio >= TARGETS.login);
+  else console.log(`${layout}: login vs raw argon2id`.padEnd(42) + `${ratio}×`);
 }
 
 async function runScenarios(backend, stack) {
   const dir = path.join(ROOT, 'scripts', 'bench');
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort()) {
     const scenario = await import(path.join(dir, file));
-    const key = `${scenario.name}:${backend}`;
-    console.log(`\n-- scenario ${scenario.name} (${backend}) --`);
+    // A scenario that calls a component's own port says in which layouts it can run.
+    if (scenario.layouts && !scenario.layouts.includes(stack.layout)) continue;
+    const key = `${scenario.name}:${backend}:${stack.layout}`;
+    console.log(`\n-- scenario ${scenario.name} (${backend}, ${stack.layout}) --`);
     try {
       await scenario.run({
         backend,
@@ -194,49 +208,83 @@ async function withMysqlStack(replicas, use) {
   }
 }
 
-// --- the gateway against the bare servers, on the embedded default ---
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
-const stack = await startProcessStack({ env: stackEnv(dataDir, 'sqlite'), output: 'ignore' });
-results.startupMs = Math.round(stack.startupMs);
-console.log(`stack ready in ${results.startupMs} ms ${results.startupMs < 5000 ? '(< 5 s: ok)' : '(>= 5 s: MISSED)'}\n`);
-try {
-  const stockBody = await (await fetch(`${stack.gatewayUrl}/api/stock`)).text();
-  const baseline = fork(path.join(ROOT, 'scripts', 'lib', 'baseline-servers.mjs'), { env: { ...process.env, BENCH_BODY: stockBody }, stdio: 'ignore' });
-  const ports = await new Promise((resolve) => baseline.once('message', resolve));
+// --- the platform against the bare servers, on the embedded default, in each layout ---
+// The targets hold for the one-process layout; the split layout is measured beside it.
+for (const layout of LAYOUTS) await benchEmbedded(layout);
+
+/** Distinct signed-in sessions, for `me` over many sessions (the session-cache miss path). */
+async function manySessions(gatewayUrl, count) {
+  const cookies = [];
+  for (let started = 0; started < count; started += SIGNUP_BATCH) {
+    const batch = await Promise.all(Array.from({ length: Math.min(SIGNUP_BATCH, count - started) }, () => sessionCookie(gatewayUrl)));
+    cookies.push(...batch.filter(Boolean).map((signedUp) => signedUp.cookie));
+  }
+  return cookies;
+}
+
+/** RSS now and at its peak, summed over the platform's processes (the sandbox stands in for the provider and is left out). */
+function platformMemory(stack) {
+  const platform = stack.processes.filter(({ name }) => !name.startsWith('payment-sandbox'));
+  const mems = platform.map(({ child }) => rssMb(child.pid)).filter(Boolean);
+  return { processes: platform.length, rss: mems.reduce((sum, m) => sum + m.rss, 0), peak: mems.reduce((sum, m) => sum + m.peak, 0) };
+}
+
+async function benchEmbedded(layout) {
+  const judged = layout === 'one-process';
+  const label = (name) => `${layout}: ${name}`;
+  console.log(`\n-- ${layout} layout, SQLite --`);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
+  const stack = await startProcessStack({ env: { ...stackEnv(dataDir, 'sqlite'), LAYOUT: layout }, output: 'ignore' });
+  results.startupMs[layout] = Math.round(stack.startupMs);
+  if (judged) verdict(label('ready'), results.startupMs[layout], `< ${STARTUP_LIMIT_MS}`, ' ms', results.startupMs[layout] < STARTUP_LIMIT_MS);
+  else console.log(`${label('ready in')} ${results.startupMs[layout]} ms`);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+  const idle = platformMemory(stack);
+  results.memoryMb[layout] = { idle };
+  console.log(`${label('platform idle')}: ${idle.processes} process(es), ${idle.rss} MB RSS`);
+  if (judged) verdict(label('RSS idle'), idle.rss, `<= ${RSS_IDLE_LIMIT_MB}`, ' MB', idle.rss <= RSS_IDLE_LIMIT_MB);
   try {
-    await measure('bare node:http', `http://127.0.0.1:${ports.http}/`);
-    const bareExpress = await measure('bare express', `http://127.0.0.1:${ports.express}/`);
-    const health = await measure('gateway /api/health', `${stack.gatewayUrl}/api/health`);
-    const productsJson = await measure('gateway /products.json', `${stack.gatewayUrl}/products.json`);
-    const stock = await measure('gateway /api/stock', `${stack.gatewayUrl}/api/stock`);
-    const validatePromo = await measure('gateway /api/validate-promo', `${stack.gatewayUrl}/api/validate-promo?code=WELCOME10`);
-    const signedUp = await sessionCookie(stack.gatewayUrl);
-    const cookie = signedUp?.cookie;
-    const me = cookie ? await measure('gateway /api/auth/me', `${stack.gatewayUrl}/api/auth/me`, { headers: { cookie } }) : undefined;
-    if (!me) console.log('gateway /api/auth/me           n/a (signup did not return a session)');
+    const stockBody = await (await fetch(`${stack.gatewayUrl}/api/stock`)).text();
+    const baseline = fork(path.join(ROOT, 'scripts', 'lib', 'baseline-servers.mjs'), { env: { ...process.env, BENCH_BODY: stockBody }, stdio: 'ignore' });
+    const ports = await new Promise((resolve) => baseline.once('message', resolve));
+    try {
+      await measure(label('bare node:http'), `http://127.0.0.1:${ports.http}/`);
+      const bareExpress = await measure(label('bare express'), `http://127.0.0.1:${ports.express}/`);
+      const health = await measure(label('/api/health'), `${stack.gatewayUrl}/api/health`);
+      const productsJson = await measure(label('/products.json'), `${stack.gatewayUrl}/products.json`);
+      const stock = await measure(label('/api/stock'), `${stack.gatewayUrl}/api/stock`);
+      const validatePromo = await measure(label('/api/validate-promo'), `${stack.gatewayUrl}/api/validate-promo?code=WELCOME10`);
+      const signedUp = await sessionCookie(stack.gatewayUrl);
+      const cookie = signedUp?.cookie;
+      const me = cookie ? await measure(label('/api/auth/me'), `${stack.gatewayUrl}/api/auth/me`, { headers: { cookie } }) : undefined;
+      const cookies = await manySessions(stack.gatewayUrl, MANY_SESSIONS);
+      let next = 0;
+      const meMany = await measure(label(`/api/auth/me, ${cookies.length} sessions`), `${stack.gatewayUrl}/api/auth/me`, {
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[(next += 1) % cookies.length] } }) }],
+      });
+
+      console.log('');
+      for (const [name, result] of Object.entries({ health, productsJson, stock, validatePromo, me, meMany })) ratioVerdict(layout, name, result, bareExpress, judged);
+      console.log('');
+      await halfPeak(label('/api/stock'), `${stack.gatewayUrl}/api/stock`, stock.rps, judged);
+      if (me) await halfPeak(label('/api/auth/me'), `${stack.gatewayUrl}/api/auth/me`, me.rps, judged, { headers: { cookie } });
+      console.log('');
+      if (signedUp) await loginAgainstArgon2(layout, stack.gatewayUrl, signedUp.email, stack.env, judged);
+    } finally {
+      baseline.kill();
+    }
 
     console.log('');
-    for (const [label, result] of Object.entries({ health, productsJson, stock, validatePromo, me })) ratioVerdict(label, result, bareExpress);
-    console.log('');
-    await halfPeak('gateway /api/stock', `${stack.gatewayUrl}/api/stock`, stock.rps);
-    verdict('stock p99 at half of peak', results.halfPeak['gateway /api/stock'].p99_ms, `< ${HALF_PEAK_P99_MS}`, ' ms', results.halfPeak['gateway /api/stock'].p99_ms < HALF_PEAK_P99_MS);
-    if (me) await halfPeak('gateway /api/auth/me', `${stack.gatewayUrl}/api/auth/me`, me.rps, { headers: { cookie } });
-    console.log('');
-    if (signedUp) await loginAgainstArgon2(stack.gatewayUrl, signedUp.email, stack.env);
+    const peak = platformMemory(stack);
+    results.memoryMb[layout].peak = peak;
+    for (const { name: app, child } of stack.processes) results.memoryMb[layout][app] = rssMb(child.pid);
+    console.log(`${label('platform peak')}: ${peak.processes} process(es), ${peak.peak} MB peak RSS`);
+    if (judged) verdict(label('RSS peak'), peak.peak, `< ${RSS_PEAK_LIMIT_MB}`, ' MB', peak.peak < RSS_PEAK_LIMIT_MB);
+    await runScenarios('sqlite', stack);
   } finally {
-    baseline.kill();
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
-
-  console.log('');
-  for (const { name: app, child } of stack.processes) {
-    const mem = rssMb(child.pid);
-    results.memoryMb[app] = mem;
-    if (mem) verdict(`peak RSS ${app}`, mem.peak, `< ${RSS_LIMIT_MB}`, ' MB', mem.peak < RSS_LIMIT_MB);
-  }
-  await runScenarios('sqlite', stack);
-} finally {
-  await stack.stop();
-  rmSync(dataDir, { recursive: true, force: true });
 }
 
 // --- on MySQL + Redis, when the environment names them: one replica of every app, then two ---
@@ -273,7 +321,7 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
       }
       if (replicas === 1) {
         await runScenarios('mysql', mysqlStack);
-        const orders = results.scenarios['checkout:mysql']?.['create-checkout (sandbox provider)'];
+        const orders = results.scenarios[`checkout:mysql:${mysqlStack.layout}`]?.['create-checkout (sandbox provider)'];
         if (orders) verdict('create-checkout on MySQL', orders.orders_per_s, `>= ${CHECKOUT_ORDERS_PER_S}`, ' orders/s', orders.orders_per_s >= CHECKOUT_ORDERS_PER_S && orders.failed === 0);
       }
     });

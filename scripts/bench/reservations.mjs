@@ -18,6 +18,9 @@ const WORKERS = 32;
 const MAX_RESERVATIONS = 2000;
 const MAX_SECONDS = 5;
 
+/** Inventory's own gRPC port is called, so the scenario runs where inventory has one: the split layout. */
+export const layouts = ['split'];
+
 export async function run({ backend, inventoryAddress, env, report }) {
   const { inventory } = await import('@storefront/proto');
   const { createRpcClient } = await import('@storefront/grpc');
