@@ -7,6 +7,39 @@ const isSql = (span: FinishedSpan) => span.attributes['db.system'] !== undefined
 const httpServerSpan = (route: string) => (span: FinishedSpan) => span.kind === SpanKind.SERVER && span.attributes['http.route'] === route;
 const rpcSpan = (kind: SpanKind, method: string) => (span: FinishedSpan) => span.kind === kind && span.attributes['rpc.method'] === method;
 
+describe('tracing: one trace per request in the one-process layout, edge → component → SQL', function () {
+  this.timeout(60_000);
+  let stack: TracedStack;
+  before(async () => {
+    stack = await startTracedStack({ services: ['inventory'], layout: 'one-process' });
+  });
+  after(async () => stack?.stop());
+
+  it('GET /api/stock yields one trace: HTTP server span, the in-process call span, SQL spans, each the child of the one before', async () => {
+    await stack.spans();
+    const res = await new HttpClient(stack.gatewayUrl).get('/api/stock');
+    expect(res.status).to.equal(200);
+    const spans = await stack.spans((s) => s.some(httpServerSpan('/api/stock')));
+    const http = spans.find(httpServerSpan('/api/stock'))!;
+    expect(http, 'edge HTTP span').to.exist;
+    expect(http.parentSpanId, 'the edge span is the root').to.equal(undefined);
+
+    const calls = spans.filter((span) => span.attributes['rpc.system'] === 'local' && span.attributes['rpc.method'] === 'GetStock');
+    expect(calls).to.have.length(1);
+    const call = calls[0]!;
+    expect(call.name).to.equal('storefront.inventory.v1.InventoryService/GetStock');
+    expect(call.attributes).to.include({ 'rpc.service': 'storefront.inventory.v1.InventoryService' });
+    expect(call.traceId).to.equal(http.traceId);
+    expect(call.parentSpanId).to.equal(http.spanId);
+    // Nothing went over gRPC.
+    expect(spans.filter((span) => span.attributes['rpc.system'] === 'grpc')).to.deep.equal([]);
+
+    const sql = spans.filter((span) => isSql(span) && span.traceId === http.traceId);
+    expect(sql, 'SQL spans in the trace').to.not.be.empty;
+    for (const span of sql) expect(ancestry(span, spans).map((s) => s.spanId)).to.include.members([call.spanId, http.spanId]);
+  });
+});
+
 describe('tracing: one trace per request, gateway → service → SQL', function () {
   this.timeout(60_000);
   let stack: TracedStack;
