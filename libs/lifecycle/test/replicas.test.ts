@@ -1,7 +1,8 @@
 /**
- * `REPLICAS=2 npm start` on MySQL + Redis: two processes of every app (the payment sandbox once)
- * behave as one platform. Calls spread over both replicas of each service, writes and limits are
- * shared, and losing or restarting one replica of a service costs at most the calls in flight on it.
+ * `REPLICAS=2 npm start` on MySQL + Redis, in both layouts: two processes of every app (the
+ * payment sandbox once) behave as one platform. Writes and limits are shared whichever replica
+ * takes a request; in the split layout calls also spread over both replicas of each service, and
+ * losing or restarting one replica of a service costs at most the calls in flight on it.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -49,7 +50,10 @@ async function freeReplicaPorts(): Promise<{ gateway: number; sandbox: number; g
 const loadProcessStack = () => import(path.join(ROOT, 'scripts', 'lib', 'process-stack.mjs')) as Promise<{ startProcessStack(options: object): Promise<Stack> }>;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as several replicas cannot share SQLite files)', function () {
+for (const layout of ['one-process', 'split'] as const)
+describe(`npm start with REPLICAS=2, ${layout} layout (real processes; MySQL + Redis run only, as several replicas cannot share SQLite files)`, function () {
+  // Replicas of a component behind its gRPC address exist only in the split layout.
+  const splitOnly = layout === 'split' ? it : it.skip;
   this.timeout(180_000);
   let stores: TestStores;
   let stack: Stack | undefined;
@@ -83,8 +87,7 @@ describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as 
         REDIS_URL: stores.redisUrl,
         REDIS_KEY_PREFIX: stores.redisPrefix,
         REPLICAS: '2',
-        // What this suite checks is the split layout's spreading of gRPC calls over replicas.
-        LAYOUT: 'split',
+        LAYOUT: layout,
         PORT: String(ports.gateway),
         SANDBOX_PORT: String(ports.sandbox),
         SUMUP_API_BASE: `http://127.0.0.1:${ports.sandbox}`,
@@ -98,6 +101,7 @@ describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as 
         CHECKOUTS_PER_ADDRESS_MAX: '100000',
         OPEN_ORDERS_PER_ADDRESS_MAX: '10000',
         OPEN_ORDERS_STOCK_SHARE_PERCENT: '100',
+        OPEN_ORDERS_SKU_SHARE_PERCENT: '100',
         SIGNUPS_PER_ADDRESS_MAX: '100000',
         LOGIN_FAILURES_PER_ADDRESS_MAX: '4',
       },
@@ -188,7 +192,7 @@ describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as 
     };
   }
 
-  it('spreads every service\'s calls over both of its replicas', async () => {
+  splitOnly('spreads every service\'s calls over both of its replicas', async () => {
     const before = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await servedCalls(s)] as const)));
     const cookie = await signUp(gateways()[0]!);
     const load = steadyLoad(cookie);
@@ -263,7 +267,7 @@ describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as 
     expect(attempts).to.deep.equal([401, 401, 401, 401, 429]);
   });
 
-  it('fails at most the requests in flight when one replica of each service is killed in turn under load', async () => {
+  splitOnly('fails at most the requests in flight when one replica of each service is killed in turn under load', async () => {
     const cookie = await signUp(gateways()[1]!);
     const load = steadyLoad(cookie);
     await sleep(500);
@@ -280,7 +284,7 @@ describe('npm start with REPLICAS=2 (real processes; MySQL + Redis run only, as 
     expect(result.failed / (result.ok + result.failed), result.failures.slice(0, 5).join('\n')).to.be.at.most(0.01);
   });
 
-  it('fails no request during a rolling restart (SIGTERM one replica, start it again, next)', async () => {
+  splitOnly('fails no request during a rolling restart (SIGTERM one replica, start it again, next)', async () => {
     const cookie = await signUp(gateways()[0]!);
     const load = steadyLoad(cookie);
     await sleep(500);
