@@ -1,6 +1,8 @@
 /**
  * What one read of an existing account costs the store: every statement the loyalty store
  * sends (knex 'query' events, transaction control included) for GetAccount and OpenAccount.
+ * Summing the ledger in a transaction took 5 and 10; the balance columns and one UNION ALL
+ * read take one each.
  */
 import { expect } from 'chai';
 import { currentBackend, startForSuite } from '@storefront/testing';
@@ -35,7 +37,7 @@ describe('loyalty service: statements per account read', () => {
     const as = await loyalty.as(userId);
     const statements = await statementsOf(() => loyalty.client.getAccount({}, as));
     process.stdout.write(`      [${currentBackend()}] GetAccount: ${statements.length} statements\n`);
-    expect(statements, statements.join('\n')).to.have.length.at.most(5);
+    expect(statements, statements.join('\n')).to.have.length(1);
   });
 
   it('OpenAccount of an existing account', async () => {
@@ -43,6 +45,6 @@ describe('loyalty service: statements per account read', () => {
     const as = await loyalty.as(userId);
     const statements = await statementsOf(() => loyalty.client.openAccount({}, as));
     process.stdout.write(`      [${currentBackend()}] OpenAccount: ${statements.length} statements\n`);
-    expect(statements, statements.join('\n')).to.have.length.at.most(10);
+    expect(statements, statements.join('\n')).to.have.length(1);
   });
 });
