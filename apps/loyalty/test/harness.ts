@@ -50,3 +50,9 @@ export async function ledgerRows(server: LoyaltyServer, userId: string): Promise
   const rows = await server.db('ledger_entries').where({ user_id: userId }).orderBy('seq').select('idempotency_key', 'points', 'type');
   return rows.map((row) => ({ key: row.idempotency_key, points: Number(row.points), type: row.type }));
 }
+
+/** The account's balance columns, straight from the store; undefined when it has no account row. */
+export async function balanceColumns(server: LoyaltyServer, userId: string): Promise<{ points: number; lifetimePoints: number } | undefined> {
+  const row = await server.db('accounts').where({ user_id: userId }).first('points', 'lifetime_points');
+  return row && { points: Number(row.points), lifetimePoints: Number(row.lifetime_points) };
+}

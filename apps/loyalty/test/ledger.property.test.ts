@@ -1,13 +1,14 @@
 /**
  * Ledger invariants under any sequence of operations: the service is checked step by step
  * against a small model, and the stored ledger against its definition (balance = Σ entries ≥ 0,
- * lifetime = Σ positive entries, each idempotency key once, tier never falls).
+ * lifetime = Σ positive entries, each idempotency key once, tier never falls), and the account's
+ * balance columns against the ledger's sums.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { AppError } from '@storefront/errors';
 import type { loyalty } from '@storefront/proto';
-import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
+import { balanceColumns, ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
 import { startForSuite } from '@storefront/testing';
 
 const COSTS: Record<string, number> = { 'ten-percent-off': 500, 'fifteen-percent-off': 1000, 'twenty-percent-off': 2000 };
@@ -120,7 +121,7 @@ describe('loyalty service: ledger invariants (property-based)', () => {
     }
   }
 
-  it('keeps balance = Σ entries ≥ 0, lifetime = Σ positive entries and each key granted once', async () => {
+  it('keeps balance = Σ entries ≥ 0, lifetime = Σ positive entries, the columns equal to both and each key granted once', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArbitrary, { minLength: 1, maxLength: 20 }), async (ops) => {
         const userId = newUserId();
@@ -141,10 +142,15 @@ describe('loyalty service: ledger invariants (property-based)', () => {
         const rows = await ledgerRows(loyalty.server, userId);
         if (!model.opened) {
           expect(rows).to.deep.equal([]);
+          expect(await balanceColumns(loyalty.server, userId)).to.equal(undefined);
           return;
         }
-        expect(rows.reduce((sum, row) => sum + row.points, 0)).to.equal(model.points);
-        expect(rows.filter((row) => row.points > 0).reduce((sum, row) => sum + row.points, 0)).to.equal(model.lifetime);
+        const ledger = {
+          points: rows.reduce((sum, row) => sum + row.points, 0),
+          lifetimePoints: rows.filter((row) => row.points > 0).reduce((sum, row) => sum + row.points, 0),
+        };
+        expect(ledger).to.deep.equal({ points: model.points, lifetimePoints: model.lifetime });
+        expect(await balanceColumns(loyalty.server, userId), 'the balance columns disagree with the ledger').to.deep.equal(ledger);
         expect(new Set(rows.map((row) => row.key)).size).to.equal(rows.length);
         expect(rows.filter((row) => row.type === 'welcome')).to.deep.equal([{ key: `welcome:${userId}`, points: 100, type: 'welcome' }]);
         expect(rows.filter((row) => row.type === 'purchase')).to.have.length(model.awarded.size);

@@ -69,12 +69,16 @@ export interface OpsIo {
 /** A malformed invocation: exit 64 and the command's usage. */
 export class OpsUsageError extends Error {}
 
-/** A failure that already knows its exit code and stable error name. */
+/**
+ * A failure that already knows its exit code and stable error name; `data` (e.g. what a check
+ * found) joins the --json answer after `"success": false, "error", "detail"`.
+ */
 export class OpsExit extends Error {
   constructor(
     readonly exitCode: number,
     readonly code: string,
     readonly detail: string,
+    readonly data: Record<string, unknown> = {},
   ) {
     super(detail);
   }
@@ -153,7 +157,7 @@ export async function runOps(program: OpsProgram, argv: readonly string[], env: 
     const failure = describeFailure(error);
     code = failure.exitCode;
     if (error instanceof OpsUsageError) io.stderr(`${failure.detail}\n\n${usageOf(program.app, command)}`);
-    else if (json) io.stdout(`${JSON.stringify({ success: false, error: failure.error, detail: failure.detail })}\n`);
+    else if (json) io.stdout(`${JSON.stringify({ success: false, error: failure.error, detail: failure.detail, ...(error instanceof OpsExit ? error.data : {}) })}\n`);
     else io.stderr(`${program.app} ${command.name}: ${failure.detail}\n`);
     outcome = { outcome: code === OPS_EXIT.refused ? 'refused' : 'failed', error: failure.error, detail: failure.detail };
   }

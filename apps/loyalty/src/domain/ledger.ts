@@ -1,6 +1,8 @@
 /**
  * The loyalty operations. Every change to a balance runs under the account's lock and is one
- * ledger entry with an idempotency key, so repeats and races never grant or debit twice.
+ * ledger entry with an idempotency key, so repeats and races never grant or debit twice. The
+ * account's balance columns move with each entry in the same transaction (a debit only when the
+ * balance covers it); reads take the columns, and verifyBalances checks them against the ledger.
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, conflict, notFound } from '@storefront/errors';
@@ -21,7 +23,7 @@ import {
   type Reward,
   type TierThresholds,
 } from './rules';
-import type { LoyaltyStore, NewEntry, Queryable } from '../stores/loyalty';
+import type { BalanceMismatch, LoyaltyStore, NewEntry, Queryable } from '../stores/loyalty';
 
 export interface AdjustmentOutcome {
   /** False when the key had already recorded this adjustment. */
@@ -74,8 +76,13 @@ export class LoyaltyLedger {
     this.catalog = new Map(rewards.map((reward) => [reward.id, reward]));
   }
 
-  /** Opens the account with its welcome bonus; opening again changes nothing. */
+  /**
+   * Opens the account with its welcome bonus; opening again changes nothing, so an account the
+   * read finds open is answered from that read alone.
+   */
   async open(userId: string): Promise<Account> {
+    const opened = await this.read(userId);
+    if (opened) return opened;
     await this.changeAccount(userId, async () => undefined);
     return this.account(userId);
   }
@@ -143,16 +150,11 @@ export class LoyaltyLedger {
     if (!(await this.store.hasAccount(userId))) throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
     return this.changeAccount(userId, async (trx) => {
       const previous = await this.store.findEntry(trx, key);
-      if (!previous) {
-        const { points: balance } = await this.store.totals(trx, userId);
-        if (balance + points < 0) {
-          throw new AppError('unprocessable', 'insufficient_points', `the balance is ${balance}; a debit of ${-points} would take it below zero`);
-        }
-      } else if (previous.points !== points) {
+      if (previous && previous.points !== points) {
         throw conflict('already_recorded', `${key} already recorded ${previous.points} points; use a new key for another adjustment`);
       }
-      const entry = await this.grantOnce(trx, { ...this.entryBase(userId), key, type: 'adjustment', points, description });
-      return { ...entry, balance: (await this.store.totals(trx, userId)).points };
+      const entry = await this.grantOnce(trx, { ...this.entryBase(userId), key, type: 'adjustment', points, description }, (balance) => `the balance is ${balance}; a debit of ${-points} would take it below zero`);
+      return { ...entry, balance: (await this.store.balance(trx, userId)).points };
     });
   }
 
@@ -160,13 +162,7 @@ export class LoyaltyLedger {
   async redeem(userId: string, rewardId: string): Promise<{ account: Account; redeemed: RedeemedReward }> {
     const reward = this.catalog.get(rewardId);
     if (!reward) throw notFound(`reward_id "${rewardId}" names no available reward`, 'reward_not_found');
-    const redeemed = await this.changeAccount(userId, async (trx) => {
-      const { points } = await this.store.totals(trx, userId);
-      if (points < reward.pointsCost) {
-        throw new AppError('unprocessable', 'insufficient_points', `${reward.name} costs ${reward.pointsCost} points; the balance is ${points}`);
-      }
-      return this.issue(trx, userId, reward);
-    });
+    const redeemed = await this.changeAccount(userId, (trx) => this.issue(trx, userId, reward));
     return { account: await this.account(userId), redeemed };
   }
 
@@ -177,7 +173,7 @@ export class LoyaltyLedger {
   async sync(userId: string, requestedRewardIds: readonly string[]): Promise<Account> {
     if (requestedRewardIds.length === 0) return this.account(userId);
     await this.changeAccount(userId, async (trx) => {
-      const { points } = await this.store.totals(trx, userId);
+      const { points } = await this.store.balance(trx, userId);
       const heldUnused = await this.store.unusedRewardIds(trx, userId);
       for (const reward of planSyncRedemptions(requestedRewardIds, this.catalog, heldUnused, points)) {
         await this.issue(trx, userId, reward);
@@ -249,57 +245,95 @@ export class LoyaltyLedger {
     });
   }
 
-  /** Writes the entry unless its key was recorded before; either way says what that key holds. */
-  private async grantOnce(trx: Queryable, entry: NewEntry): Promise<{ granted: boolean; points: number }> {
+  /**
+   * Writes the entry unless its key was recorded before; either way says what that key holds.
+   * A debit the balance does not cover is refused as insufficient_points, `refusal` saying why.
+   */
+  private async grantOnce(trx: Queryable, entry: NewEntry, refusal?: (balance: number) => string): Promise<{ granted: boolean; points: number }> {
     const existing = await this.store.findEntry(trx, entry.key);
     if (existing && existing.userId !== entry.userId) throw alreadyRecordedForAnother(entry.key);
     if (existing) return { granted: false, points: existing.points };
+    let appended: boolean;
     try {
-      await this.store.insertEntry(trx, entry);
+      appended = await this.store.appendEntry(trx, entry);
     } catch (error) {
       // Another account's lock does not cover this key (e.g. one order id sent for two users).
       if (isUniqueViolation(error)) throw alreadyRecordedForAnother(entry.key);
       throw error;
     }
+    if (!appended) throw await this.insufficientPoints(trx, entry.userId, refusal ?? ((balance) => `the balance is ${balance}`));
     return { granted: true, points: entry.points };
   }
 
-  /** Debits the reward's cost and issues its single-use code. The caller checked the balance. */
+  /**
+   * Debits the reward's cost and issues its single-use code; the debit's guard refuses it when
+   * the balance does not cover the cost, and then nothing is written.
+   */
   private async issue(trx: Queryable, userId: string, reward: Reward): Promise<RedeemedReward> {
     const redemptionId = randomUUID();
     const code = newRewardCode();
     const redeemedAt = this.options.now();
-    await this.store.insertRedemption(trx, { id: redemptionId, userId, reward, code, redeemedAt });
-    await this.store.insertEntry(trx, {
+    const debited = await this.store.appendEntry(trx, {
       ...this.entryBase(userId),
       key: ledgerKey.redemption(redemptionId),
       type: 'redemption',
       points: -reward.pointsCost,
       description: `Redeemed: ${reward.name}`,
     });
+    if (!debited) throw await this.insufficientPoints(trx, userId, (balance) => `${reward.name} costs ${reward.pointsCost} points; the balance is ${balance}`);
+    await this.store.insertRedemption(trx, { id: redemptionId, userId, reward, code, redeemedAt });
     return { id: redemptionId, rewardId: reward.id, name: reward.name, code, redeemedAt: new Date(redeemedAt).toISOString() };
+  }
+
+  private async insufficientPoints(trx: Queryable, userId: string, detail: (balance: number) => string): Promise<AppError> {
+    const { points } = await this.store.balance(trx, userId);
+    return new AppError('unprocessable', 'insufficient_points', detail(points));
   }
 
   private entryBase(userId: string) {
     return { id: randomUUID(), userId, createdAt: this.options.now() };
   }
 
-  /** The account as one consistent snapshot, or undefined when it was never opened. */
-  private read(userId: string): Promise<Account | undefined> {
-    return this.store.readConsistently(async (trx) => {
-      const totals = await this.store.totals(trx, userId);
-      if (totals.entries === 0) return undefined;
-      const pointsHistory = await this.store.history(trx, userId, ACCOUNT_LIST_LIMIT);
-      const redeemedRewards = await this.store.redemptions(trx, userId, ACCOUNT_LIST_LIMIT);
-      return {
-        points: totals.points,
-        lifetimePoints: totals.lifetimePoints,
-        tier: tierFor(totals.lifetimePoints, this.options.tiers),
-        pointsHistory,
-        availableRewards: [...this.catalog.values()],
-        redeemedRewards,
-      };
-    });
+  /**
+   * The account as one statement reads it (one consistent snapshot), or undefined when it was
+   * never opened: every opened account has its welcome entry.
+   */
+  private async read(userId: string): Promise<Account | undefined> {
+    const stored = await this.store.readAccount(userId, ACCOUNT_LIST_LIMIT);
+    if (!stored || stored.history.length === 0) return undefined;
+    return {
+      points: stored.points,
+      lifetimePoints: stored.lifetimePoints,
+      tier: tierFor(stored.lifetimePoints, this.options.tiers),
+      pointsHistory: stored.history,
+      availableRewards: [...this.catalog.values()],
+      redeemedRewards: stored.redemptions,
+    };
+  }
+}
+
+/** What verifyBalances found: how many accounts it compared, and those whose columns disagree. */
+export interface BalanceReport {
+  accountsChecked: number;
+  mismatches: BalanceMismatch[];
+}
+
+/** Accounts compared per statement by verifyBalances. */
+export const VERIFY_PAGE_SIZE = 500;
+
+/**
+ * Compares every account's balance columns with its ledger sums (the ledger is the truth), a
+ * page of accounts per statement, and lists the accounts whose columns disagree.
+ */
+export async function verifyBalances(store: LoyaltyStore, pageSize = VERIFY_PAGE_SIZE): Promise<BalanceReport> {
+  const report: BalanceReport = { accountsChecked: 0, mismatches: [] };
+  let after = '';
+  for (;;) {
+    const page = await store.balanceMismatches(after, pageSize);
+    report.accountsChecked += page.checked;
+    report.mismatches.push(...page.mismatches);
+    if (page.checked < pageSize || page.lastUserId === undefined) return report;
+    after = page.lastUserId;
   }
 }
 

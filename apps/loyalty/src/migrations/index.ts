@@ -1,9 +1,11 @@
 import type { Migration } from '@storefront/db';
 import { ledger } from './001-ledger';
 import { rewardCodeHolds } from './002-reward-code-holds';
+import { accountBalances } from './003-account-balances';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
   '001-ledger': ledger,
   '002-reward-code-holds': rewardCodeHolds,
+  '003-account-balances': accountBalances,
 };

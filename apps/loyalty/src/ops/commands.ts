@@ -1,11 +1,11 @@
 /**
- * Loyalty's ops commands (dist/ops.js in the image, see main.ts): migrations and point
- * corrections, on loyalty's own store only.
+ * Loyalty's ops commands (dist/ops.js in the image, see main.ts): migrations, point corrections
+ * and the check that balance columns agree with the ledger, on loyalty's own store only.
  */
-import { migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
+import { OPS_EXIT, OpsExit, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { readLedgerSettings } from '../config';
 import { parseAdjustmentPoints } from '../domain/rules';
-import { LoyaltyLedger } from '../domain/ledger';
+import { LoyaltyLedger, verifyBalances } from '../domain/ledger';
 import { migrations } from '../migrations';
 import { LoyaltyStore } from '../stores/loyalty';
 
@@ -33,6 +33,23 @@ const commands: OpsCommand[] = [
           ? `${accountId}: ${signed} points recorded; balance ${outcome.balance}`
           : `${accountId}: key ${key} had already recorded ${signed} points; nothing changed; balance ${outcome.balance}`;
         return { text, data: { accountId, points, newlyRecorded: outcome.granted, balance: outcome.balance } };
+      });
+    },
+  },
+  {
+    name: 'verify-balances',
+    summary: "compare every account's balance columns with its ledger sums; exit 1 listing the accounts that disagree; changes nothing",
+    async run({ env }) {
+      return withStore(env, 'loyalty', migrations, async (db) => {
+        const report = await verifyBalances(new LoyaltyStore(db));
+        const data = { accountsChecked: report.accountsChecked, mismatches: report.mismatches };
+        if (report.mismatches.length === 0) return { text: `${report.accountsChecked} accounts checked; every balance agrees with its ledger`, data };
+        const lines = report.mismatches.map(
+          ({ userId, columns, ledger }) =>
+            `${userId}: columns points ${columns.points}, lifetime ${columns.lifetimePoints}; ledger points ${ledger.points}, lifetime ${ledger.lifetimePoints}`,
+        );
+        const detail = `${report.mismatches.length} of ${report.accountsChecked} accounts disagree with their ledger:\n${lines.join('\n')}`;
+        throw new OpsExit(OPS_EXIT.refused, 'balances_disagree', detail, data);
       });
     },
   },

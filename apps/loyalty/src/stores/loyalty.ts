@@ -25,12 +25,24 @@ export interface NewRedemption {
   redeemedAt: number;
 }
 
-export interface Totals {
-  entries: number;
-  /** Sum of all entries. */
+export interface Balance {
+  /** The spendable balance: the sum of all entries. */
   points: number;
-  /** Sum of the positive entries. */
+  /** The sum of the positive entries. */
   lifetimePoints: number;
+}
+
+/** An account as one statement read it: its balance columns and its newest entries and redemptions. */
+export interface StoredAccount extends Balance {
+  history: HistoryEntry[];
+  redemptions: RedeemedReward[];
+}
+
+/** An account whose balance columns are not what its ledger sums to. */
+export interface BalanceMismatch {
+  userId: string;
+  columns: Balance;
+  ledger: Balance;
 }
 
 export interface StoredCode {
@@ -41,6 +53,24 @@ export interface StoredCode {
 }
 
 const iso = (ms: unknown) => new Date(toNumber(ms)).toISOString();
+
+/** One row of readAccount's UNION ALL: `a` the account's balance, `h` a ledger entry, `r` a redemption. */
+interface AccountRow {
+  kind: 'a' | 'h' | 'r';
+  seq: number | string;
+  id: string | null;
+  /** Entry type or reward id. */
+  ref: string | null;
+  points: number | string | null;
+  lifetime_points: number | string | null;
+  /** Entry description or reward name. */
+  text: string | null;
+  order_id: string | null;
+  code: string | null;
+  /** Created or redeemed at (epoch ms). */
+  at: number | string | null;
+  used_at: number | string | null;
+}
 
 export class LoyaltyStore {
   constructor(private readonly db: Knex) {}
@@ -93,11 +123,6 @@ export class LoyaltyStore {
    * single connection already serialises). The lock is the transaction's first read, so on MySQL
    * every later read sees what earlier holders of the lock committed.
    */
-  /** Reads in one transaction, so what `work` reads is one consistent snapshot. */
-  readConsistently<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
   withAccountLock<T>(userId: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return this.db.transaction(async (trx) => {
       const account = await forUpdate(trx('accounts').where({ user_id: userId }).first('user_id'), this.db);
@@ -111,7 +136,24 @@ export class LoyaltyStore {
     return row && { userId: row.user_id, points: toNumber(row.points) };
   }
 
-  async insertEntry(db: Queryable, entry: NewEntry): Promise<void> {
+  /**
+   * Appends a ledger entry and moves the account's balance columns by its points, in the caller's
+   * transaction. The columns move by one atomic UPDATE; a debit carries the guard that the balance
+   * covers it, and when it does not, nothing is written and the answer is false.
+   */
+  async appendEntry(db: Queryable, entry: NewEntry): Promise<boolean> {
+    if (entry.points !== 0) {
+      const update = db('accounts').where({ user_id: entry.userId });
+      if (entry.points < 0) update.andWhere('points', '>=', -entry.points);
+      const updated = await update.update({
+        points: db.raw('?? + ?', ['points', entry.points]),
+        ...(entry.points > 0 ? { lifetime_points: db.raw('?? + ?', ['lifetime_points', entry.points]) } : {}),
+      });
+      if (updated !== 1) {
+        if (entry.points < 0) return false;
+        throw new Error(`loyalty account ${entry.userId} must exist before points are added to it`);
+      }
+    }
     await db('ledger_entries').insert({
       id: entry.id,
       user_id: entry.userId,
@@ -122,51 +164,98 @@ export class LoyaltyStore {
       order_id: entry.orderId ?? null,
       created_at: entry.createdAt,
     });
+    return true;
   }
 
-  async totals(db: Queryable, userId: string): Promise<Totals> {
-    const row = await db('ledger_entries')
+  /** The account's balance columns (zero for an account that does not exist). */
+  async balance(db: Queryable, userId: string): Promise<Balance> {
+    const row = await db('accounts').where({ user_id: userId }).first('points', 'lifetime_points');
+    return { points: toNumber(row?.points), lifetimePoints: toNumber(row?.lifetime_points) };
+  }
+
+  /**
+   * The account in one statement: its balance columns, its newest `limit` ledger entries and its
+   * newest `limit` redemptions, as one UNION ALL (one statement reads one consistent snapshot on
+   * both backends). Undefined when there is no account row.
+   */
+  async readAccount(userId: string, limit: number): Promise<StoredAccount | undefined> {
+    const db = this.db;
+    const nulls = (...names: string[]) => names.map((name) => db.raw(`null as ${name}`));
+    const balance = db('accounts')
       .where({ user_id: userId })
-      .first(
-        db.raw('count(*) as entries'),
-        db.raw('coalesce(sum(points), 0) as points'),
-        db.raw('coalesce(sum(case when points > 0 then points else 0 end), 0) as lifetime_points'),
+      .select(db.raw("'a' as kind"), db.raw('0 as seq'), ...nulls('id', 'ref'), 'points', 'lifetime_points', ...nulls('text', 'order_id', 'code', 'at', 'used_at'));
+    const history = db
+      .from(
+        db('ledger_entries')
+          .where({ user_id: userId })
+          .orderBy('seq', 'desc')
+          .limit(limit)
+          .select(db.raw("'h' as kind"), 'seq', 'id', 'type as ref', 'points', ...nulls('lifetime_points'), 'description as text', 'order_id', ...nulls('code'), 'created_at as at', ...nulls('used_at'))
+          .as('h'),
+      )
+      .select('*');
+    const redemptions = db
+      .from(
+        db('redemptions')
+          .where({ user_id: userId })
+          .orderBy('seq', 'desc')
+          .limit(limit)
+          .select(db.raw("'r' as kind"), 'seq', 'id', 'reward_id as ref', ...nulls('points', 'lifetime_points'), 'name as text', ...nulls('order_id'), 'code', 'redeemed_at as at', 'used_at')
+          .as('r'),
+      )
+      .select('*');
+    const rows: AccountRow[] = await balance.unionAll([history, redemptions]);
+    const account = rows.find((row) => row.kind === 'a');
+    if (!account) return undefined;
+    const newestFirst = (kind: AccountRow['kind']) => rows.filter((row) => row.kind === kind).sort((a, b) => toNumber(b.seq) - toNumber(a.seq));
+    return {
+      points: toNumber(account.points),
+      lifetimePoints: toNumber(account.lifetime_points),
+      history: newestFirst('h').map((row) => ({
+        id: row.id!,
+        type: row.ref as EntryType,
+        points: toNumber(row.points),
+        description: row.text!,
+        createdAt: iso(row.at),
+        ...(row.order_id === null ? {} : { orderId: row.order_id }),
+      })),
+      redemptions: newestFirst('r').map((row) => ({
+        id: row.id!,
+        rewardId: row.ref!,
+        name: row.text!,
+        code: row.code!,
+        redeemedAt: iso(row.at),
+        ...(row.used_at === null ? {} : { usedAt: iso(row.used_at) }),
+      })),
+    };
+  }
+
+  /**
+   * Accounts whose balance columns disagree with their ledger, checking at most `limit` accounts
+   * after `afterUserId` in user id order; each page is one statement, so one snapshot.
+   */
+  async balanceMismatches(afterUserId: string, limit: number): Promise<{ checked: number; lastUserId?: string; mismatches: BalanceMismatch[] }> {
+    const page = this.db('accounts').where('user_id', '>', afterUserId).orderBy('user_id').limit(limit).select('user_id', 'points', 'lifetime_points').as('a');
+    const rows = await this.db
+      .from(page)
+      .leftJoin('ledger_entries as e', 'e.user_id', 'a.user_id')
+      .groupBy('a.user_id', 'a.points', 'a.lifetime_points')
+      .orderBy('a.user_id')
+      .select(
+        'a.user_id',
+        'a.points',
+        'a.lifetime_points',
+        this.db.raw('coalesce(sum(??), 0) as ledger_points', ['e.points']),
+        this.db.raw('coalesce(sum(case when ?? > 0 then ?? else 0 end), 0) as ledger_lifetime_points', ['e.points', 'e.points']),
       );
-    return { entries: toNumber(row?.entries), points: toNumber(row?.points), lifetimePoints: toNumber(row?.lifetime_points) };
-  }
-
-  /** The newest entries first. */
-  async history(db: Queryable, userId: string, limit: number): Promise<HistoryEntry[]> {
-    const rows = await db('ledger_entries')
-      .where({ user_id: userId })
-      .orderBy('seq', 'desc')
-      .limit(limit)
-      .select('id', 'type', 'points', 'description', 'order_id', 'created_at');
-    return rows.map((row) => ({
-      id: row.id,
-      type: row.type,
-      points: toNumber(row.points),
-      description: row.description,
-      createdAt: iso(row.created_at),
-      ...(row.order_id === null ? {} : { orderId: row.order_id }),
-    }));
-  }
-
-  /** The newest redemptions first. */
-  async redemptions(db: Queryable, userId: string, limit: number): Promise<RedeemedReward[]> {
-    const rows = await db('redemptions')
-      .where({ user_id: userId })
-      .orderBy('seq', 'desc')
-      .limit(limit)
-      .select('id', 'reward_id', 'name', 'code', 'redeemed_at', 'used_at');
-    return rows.map((row) => ({
-      id: row.id,
-      rewardId: row.reward_id,
-      name: row.name,
-      code: row.code,
-      redeemedAt: iso(row.redeemed_at),
-      ...(row.used_at === null ? {} : { usedAt: iso(row.used_at) }),
-    }));
+    const mismatches = rows
+      .map((row) => ({
+        userId: row.user_id as string,
+        columns: { points: toNumber(row.points), lifetimePoints: toNumber(row.lifetime_points) },
+        ledger: { points: toNumber(row.ledger_points), lifetimePoints: toNumber(row.ledger_lifetime_points) },
+      }))
+      .filter(({ columns, ledger }) => columns.points !== ledger.points || columns.lifetimePoints !== ledger.lifetimePoints);
+    return { checked: rows.length, lastUserId: rows.at(-1)?.user_id, mismatches };
   }
 
   /** Rewards the account holds a code for that no order has used yet. */
