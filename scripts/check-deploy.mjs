@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// `npm run check:deploy`: renders each Kubernetes overlay with `kubectl kustomize`, validates every
-// object against the Kubernetes API schemas and checks the workloads (probes, resources, non-root
-// security context, references, migration user), lints every Dockerfile under deploy/ and checks
-// that the compose file builds real apps. That every rendered container starts is a test in the
+// `npm run check:deploy`: renders each Kubernetes overlay with `kubectl kustomize` (both layouts:
+// dev and prod run the one-process platform, split-dev and split-prod one Deployment per app),
+// validates every object against the Kubernetes API schemas and checks the workloads (probes,
+// resources, non-root security context, references, migration user, the platform's hosted
+// components, images of apps deploy/Dockerfile builds), lints every Dockerfile under deploy/ and
+// checks that the compose file builds real apps. That every rendered container starts is a test in the
 // mocha suite (libs/lifecycle/test/rendered-containers-start.test.ts).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -33,6 +35,10 @@ for (const overlay of readdirSync(overlays)) {
   }
   report(`k8s overlay ${overlay}: ${objects.length} objects match the Kubernetes API schemas`, await validateSchemas(objects));
   report(`k8s overlay ${overlay}: Deployments have probes, resources, non-root security, own ServiceAccount, Service and NetworkPolicy`, checkWorkloads(objects));
+  const images = objects.flatMap((object) => [...(object.spec?.template?.spec?.initContainers ?? []), ...(object.spec?.template?.spec?.containers ?? [])].map((container) => container.image));
+  report(`k8s overlay ${overlay}: every image is an app deploy/Dockerfile builds`, [...new Set(images)]
+    .filter((image) => !existsSync(path.join(root, 'apps', /(?:^|\/)storefront\/([a-z-]+)(?:[:@][\w.:-]+)?$/.exec(image)?.[1] ?? '', 'src', 'main.ts')))
+    .map((image) => `${image}: no apps/<app>/src/main.ts to build it from`));
   console.log(`      Secrets expected in the cluster: ${secretReferences(objects).join('; ')}`);
 }
 

@@ -54,8 +54,9 @@ const MIGRATION_SECRET = /-db-migrate$/;
 /**
  * Every Deployment: probes, resources and a non-root, read-only, capability-free security
  * context; its own ServiceAccount, Service and NetworkPolicy; generated ConfigMaps; no replica
- * count beside an autoscaler; the migration database user only in the migration step. And every
- * reference inside the rendering resolves.
+ * count beside an autoscaler; the migration database user only in the migration step; the
+ * platform host's hosted components each with a store and migrated, and no token keys where every
+ * component is in-process. And every reference inside the rendering resolves.
  */
 export function checkWorkloads(objects) {
   const problems = [];
@@ -127,6 +128,8 @@ export function checkWorkloads(objects) {
       if ((container.args ?? []).includes('migrate') && others.length > 0) problems.push(`${at}: a migration step needs only its database, but reads ${others.join(', ')}`);
     }
 
+    problems.push(...checkHostedComponents(where, pod, (name) => objects.find((o) => o.kind === 'ConfigMap' && o.metadata.namespace === namespace && o.metadata.name === name)?.data));
+
     if (!byKind('Service').some((service) => service.metadata.namespace === namespace && selects(service.spec?.selector, podLabels))) {
       problems.push(`${where}: no Service selects it`);
     }
@@ -149,6 +152,69 @@ export function checkWorkloads(objects) {
     const target = autoscaler.spec?.scaleTargetRef ?? {};
     if (!has(target.kind, autoscaler.metadata.namespace, target.name)) problems.push(`HorizontalPodAutoscaler ${autoscaler.metadata.name}: target ${target.kind}/${target.name} is not rendered`);
     if (!(autoscaler.spec.minReplicas <= autoscaler.spec.maxReplicas)) problems.push(`HorizontalPodAutoscaler ${autoscaler.metadata.name}: minReplicas exceeds maxReplicas`);
+  }
+  return problems;
+}
+
+const COMPONENT_NAMES = ['identity', 'loyalty', 'checkout', 'inventory'];
+const TOKEN_SECRET = /-(service-token(-public-keys)?|caller-token)$/;
+
+/** `storefront/<app>` or `<registry>/storefront/<app>:<tag>` → `<app>`. */
+function appOfImage(image) {
+  return /(?:^|\/)storefront\/([a-z-]+)(?:[:@][\w.:-]+)?$/.exec(image ?? '')?.[1];
+}
+
+/** The value a container sees for a variable: its env, else the ConfigMaps it reads (Kubernetes' order). */
+function variableOf(container, name, configMapData) {
+  const own = (container.env ?? []).findLast((variable) => variable.name === name);
+  if (own) return own.valueFrom ? { from: own.valueFrom } : { value: own.value ?? '' };
+  for (const source of [...(container.envFrom ?? [])].reverse()) {
+    const value = source.configMapRef && configMapData(source.configMapRef.name)?.[name];
+    if (value !== undefined) return { value };
+  }
+  return undefined;
+}
+
+/**
+ * The platform host's containers: COMPONENTS (all unless set) says which components run in the
+ * process. Each hosted one needs its store (`<COMPONENT>_MYSQL_URL`, or MYSQL_URL), the migration
+ * step migrates exactly the components the service hosts, each with its migration user, and a
+ * process hosting every component calls nothing over gRPC, so it reads no token keys.
+ */
+function checkHostedComponents(where, pod, configMapData) {
+  const problems = [];
+  const hostedBy = (container) => {
+    const found = variableOf(container, 'COMPONENTS', configMapData);
+    if (found?.from) return undefined;
+    const raw = (found?.value ?? 'all').trim();
+    if (raw === 'all') return COMPONENT_NAMES;
+    if (raw === 'none') return [];
+    return raw.split(',').map((name) => name.trim());
+  };
+  const platform = (containers) => (containers ?? []).filter((container) => appOfImage(container.image) === 'platform');
+  const serving = platform(pod.containers);
+  for (const container of [...platform(pod.initContainers), ...serving]) {
+    const at = `${where} container ${container.name}`;
+    const hosted = hostedBy(container);
+    if (!hosted) continue;
+    const migrates = (container.args ?? []).includes('migrate');
+    for (const component of hosted) {
+      if (!COMPONENT_NAMES.includes(component)) {
+        problems.push(`${at}: COMPONENTS names "${component}", which is no component`);
+        continue;
+      }
+      const store = variableOf(container, `${component.toUpperCase()}_MYSQL_URL`, configMapData) ?? variableOf(container, 'MYSQL_URL', configMapData);
+      if (!store) problems.push(`${at}: hosts ${component} but names no store for it (${component.toUpperCase()}_MYSQL_URL)`);
+      else if (migrates && !MIGRATION_SECRET.test(store.from?.secretKeyRef?.name ?? '')) problems.push(`${at}: migrates ${component} without its migration database Secret (*-db-migrate)`);
+    }
+    if (migrates) {
+      const served = serving.map(hostedBy).find(Boolean);
+      if (served && served.join() !== hosted.join()) problems.push(`${at}: migrates ${hosted.join(', ') || 'nothing'} but the pod hosts ${served.join(', ') || 'nothing'}`);
+    }
+    if (COMPONENT_NAMES.every((component) => hosted.includes(component))) {
+      const tokens = secretNames(container).filter((secret) => TOKEN_SECRET.test(secret));
+      if (tokens.length > 0) problems.push(`${at}: hosts every component in-process, so it calls nothing over gRPC and needs no token keys, but reads ${tokens.join(', ')}`);
+    }
   }
   return problems;
 }

@@ -20,19 +20,25 @@ const loadChecks = () => import(path.join(ROOT, 'deploy', 'tools', 'deploy-check
 
 describe('deployment: Kubernetes manifests', () => {
   let checks: Checks;
+  // The per-service layout (overlays/split-*); most checks below break and read it.
   let prod: KubeObject[];
   let dev: KubeObject[];
+  // The one-process layout, the default (overlays/dev and overlays/prod).
+  let platformProd: KubeObject[];
+  let platformDev: KubeObject[];
   before(async () => {
     checks = await loadChecks();
-    prod = checks.renderKustomization(path.join(K8S, 'overlays', 'prod'));
-    dev = checks.renderKustomization(path.join(K8S, 'overlays', 'dev'));
+    prod = checks.renderKustomization(path.join(K8S, 'overlays', 'split-prod'));
+    dev = checks.renderKustomization(path.join(K8S, 'overlays', 'split-dev'));
+    platformProd = checks.renderKustomization(path.join(K8S, 'overlays', 'prod'));
+    platformDev = checks.renderKustomization(path.join(K8S, 'overlays', 'dev'));
   });
   const find = (objects: KubeObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name)!;
   const copy = () => structuredClone(prod);
 
   const configOf = (objects: KubeObject[]) => objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('storefront-config-'))!;
 
-  it('renders the prod overlay: namespace, pinned images from the registry, the edge scaled up', () => {
+  it('renders the split-prod overlay: namespace, pinned images from the registry, the edge scaled up', () => {
     expect(prod.every((o) => o.metadata.namespace === 'storefront')).to.equal(true);
     const gateway = find(prod, 'Deployment', 'gateway');
     expect(gateway.spec.replicas).to.equal(undefined);
@@ -42,13 +48,96 @@ describe('deployment: Kubernetes manifests', () => {
     expect(prod.some((o) => o.metadata.name === 'payment-sandbox')).to.equal(false);
   });
 
-  it('renders the dev overlay with the sandbox provider, small autoscalers and no SumUp Secret', () => {
+  it('renders the split-dev overlay with the sandbox provider, small autoscalers and no SumUp Secret', () => {
     expect(find(dev, 'Deployment', 'payment-sandbox')).to.exist;
     expect(find(dev, 'HorizontalPodAutoscaler', 'checkout').spec).to.include({ minReplicas: 1, maxReplicas: 2 });
     expect(configOf(dev).data).to.include({ PAYMENT_PROVIDER: 'sandbox', LOG_LEVEL: 'debug', SEED_DEMO_DATA: 'true' });
     expect(checks.secretReferences(dev).some((s) => s.startsWith('storefront-sumup:'))).to.equal(false);
     expect(checks.checkWorkloads(dev)).to.deep.equal([]);
   });
+
+  const workloadNames = (objects: KubeObject[]) => objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name).sort();
+  const envNames = (container: { env?: Array<{ name: string }> }) => (container.env ?? []).map((v) => v.name);
+
+  it('renders the one-process platform by default: one Deployment with every component, migrating every store first', () => {
+    expect(workloadNames(platformProd)).to.deep.equal(['platform']);
+    expect(workloadNames(platformDev)).to.deep.equal(['payment-sandbox', 'platform']);
+    const pod = find(platformProd, 'Deployment', 'platform').spec.template.spec;
+    const [migrate] = pod.initContainers;
+    const [serve] = pod.containers;
+    expect(migrate).to.include({ image: 'registry.example.com/storefront/platform:1.0.0' });
+    expect(migrate.args).to.deep.equal(['migrate']);
+    for (const component of ['identity', 'loyalty', 'checkout', 'inventory']) {
+      const variable = `${component.toUpperCase()}_MYSQL_URL`;
+      expect(migrate.env.find((v: { name: string }) => v.name === variable).valueFrom.secretKeyRef.name).to.equal(`storefront-${component}-db-migrate`);
+      expect(serve.env.find((v: { name: string }) => v.name === variable).valueFrom.secretKeyRef.name).to.equal(`storefront-${component}-db`);
+    }
+    expect(serve.env.find((v: { name: string }) => v.name === 'COMPONENTS').value).to.equal('all');
+    expect(serve.readinessProbe.httpGet).to.include({ path: '/api/ready', port: 'http' });
+    expect(serve.livenessProbe.httpGet).to.include({ path: '/api/health', port: 'http' });
+    expect(find(platformProd, 'HorizontalPodAutoscaler', 'platform').spec).to.include({ minReplicas: 3, maxReplicas: 20 });
+    expect(find(platformProd, 'PodDisruptionBudget', 'platform')).to.exist;
+    expect(platformProd.every((o) => o.metadata.namespace === 'storefront')).to.equal(true);
+  });
+
+  it('gives the one-process platform no token keys and no component addresses: nothing crosses the network between components', () => {
+    const secrets = checks.secretReferences(platformProd).map((line) => line.split(':')[0]!);
+    expect(secrets.filter((name) => /token/.test(name))).to.deep.equal([]);
+    expect(Object.keys(configOf(platformProd).data!).filter((name) => name.endsWith('_ADDR'))).to.deep.equal([]);
+    expect(Object.keys(configOf(prod).data!).filter((name) => name.endsWith('_ADDR'))).to.have.members(['IDENTITY_ADDR', 'LOYALTY_ADDR', 'CHECKOUT_ADDR', 'INVENTORY_ADDR']);
+    expect(envNames(find(platformDev, 'Deployment', 'platform').spec.template.spec.containers[0])).to.not.include('SUMUP_API_KEY');
+    expect(envNames(find(platformProd, 'Deployment', 'platform').spec.template.spec.containers[0])).to.include('SUMUP_API_KEY');
+  });
+
+  it('points the dev sandbox\'s policies at the platform: its webhooks reach the edge, the platform reaches it', () => {
+    const sandbox = find(platformDev, 'NetworkPolicy', 'payment-sandbox');
+    expect(sandbox.spec.egress[0].to[0].podSelector.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': 'platform' });
+    expect(find(platformDev, 'NetworkPolicy', 'checkout-to-payment-sandbox').spec.podSelector.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': 'platform' });
+    expect(find(dev, 'NetworkPolicy', 'payment-sandbox').spec.egress[0].to[0].podSelector.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': 'gateway' });
+  });
+
+  it('shares the environment settings between the layouts: the same dev settings and small autoscalers', () => {
+    const shared = Object.fromEntries(Object.entries(configOf(dev).data!).filter(([name]) => !name.endsWith('_ADDR')));
+    expect(configOf(platformDev).data).to.deep.equal(shared);
+    expect(find(platformDev, 'HorizontalPodAutoscaler', 'platform').spec).to.include({ minReplicas: 1, maxReplicas: 2 });
+    expect(platformDev.every((o) => o.metadata.namespace === 'storefront-dev')).to.equal(true);
+  });
+
+  it('finds both layouts valid and every Deployment well formed', async () => {
+    for (const objects of [platformProd, platformDev]) {
+      expect(await checks.validateSchemas(objects)).to.deep.equal([]);
+      expect(checks.checkWorkloads(objects)).to.deep.equal([]);
+    }
+  });
+
+  const platformBreakages: Array<[string, (objects: KubeObject[]) => void, RegExp]> = [
+    ['a hosted component without its store', (o) => {
+      const env = find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env;
+      env.splice(env.findIndex((v: { name: string }) => v.name === 'LOYALTY_MYSQL_URL'), 1);
+    }, /platform container platform: hosts loyalty but names no store for it \(LOYALTY_MYSQL_URL\)/],
+    ['a store migrated with the runtime user', (o) => {
+      const env = find(o, 'Deployment', 'platform').spec.template.spec.initContainers[0].env;
+      env.find((v: { name: string }) => v.name === 'CHECKOUT_MYSQL_URL').valueFrom.secretKeyRef.name = 'storefront-checkout-db';
+    }, /platform container migrate: migrates checkout without its migration database Secret/],
+    ['a migration step for fewer components than the pod hosts', (o) => {
+      const env = find(o, 'Deployment', 'platform').spec.template.spec.initContainers[0].env;
+      env.find((v: { name: string }) => v.name === 'COMPONENTS').value = 'identity,loyalty';
+    }, /platform container migrate: migrates identity, loyalty but the pod hosts identity, loyalty, checkout, inventory/],
+    ['token keys where every component is in-process', (o) => {
+      find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env.push({ name: 'SERVICE_TOKEN_PRIVATE_KEY', valueFrom: { secretKeyRef: { name: 'storefront-gateway-service-token', key: 'private-key' } } });
+    }, /platform container platform: hosts every component in-process, so it calls nothing over gRPC and needs no token keys, but reads storefront-gateway-service-token/],
+    ['an unknown component', (o) => {
+      find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env.find((v: { name: string }) => v.name === 'COMPONENTS').value = 'identity,payments';
+    }, /COMPONENTS names "payments", which is no component/],
+  ];
+  for (const [label, breakIt, expected] of platformBreakages) {
+    it(`reports ${label} in the platform`, () => {
+      const objects = structuredClone(platformProd);
+      breakIt(objects);
+      const problems = checks.checkWorkloads(objects);
+      expect(problems.some((p) => expected.test(p)), problems.join('\n')).to.equal(true);
+    });
+  }
 
   it('generates the shared ConfigMap: a changed setting gives it a new name, which rolls the pods', () => {
     const name = configOf(prod).metadata.name;

@@ -1,10 +1,11 @@
 /**
  * Every container the deployment files describe would start: each Kubernetes overlay rendered by
- * `kubectl kustomize`, and deploy/compose.yaml, run from the built bundles with exactly the
+ * `kubectl kustomize` (the one-process platform of overlays/dev and overlays/prod, the per-service
+ * layout of overlays/split-dev and overlays/split-prod), and deploy/compose.yaml, run from the built bundles with exactly the
  * environment the file gives each container (see rendered-containers.ts for what is translated to
  * this machine). Migration steps run as the migration user of deploy/mysql-users.sql and must exit
- * 0; services run as the DML-only user and must pass their readiness probe, and the gateway must
- * see every service serving. Needs MySQL and Redis, so the starting runs on the MySQL + Redis
+ * 0; services run as the DML-only user and must pass their readiness probe, and the edge (the
+ * gateway, or the platform hosting every component) must see every component serving. Needs MySQL and Redis, so the starting runs on the MySQL + Redis
  * backend; the translation itself is checked on both.
  */
 import { spawnSync } from 'node:child_process';
@@ -36,7 +37,11 @@ const loadModule = <T>(...parts: string[]) => import(path.join(ROOT, ...parts)) 
 const OVERLAYS = path.join(ROOT, 'deploy', 'k8s', 'overlays');
 const USERS_SQL = readFileSync(path.join(ROOT, 'deploy', 'mysql-users.sql'), 'utf8');
 // Callees before their callers, so each starts against running dependencies.
-const START_ORDER = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'checkout', 'gateway'];
+const START_ORDER = ['payment-sandbox', 'inventory', 'loyalty', 'identity', 'checkout', 'gateway', 'platform'];
+const COMPONENTS = ['identity', 'loyalty', 'checkout', 'inventory'];
+/** The workloads each layout renders besides the sandbox. */
+const LAYOUT_WORKLOADS = { 'one-process': ['platform'], split: ['gateway', ...COMPONENTS] } as const;
+const EDGES = ['gateway', 'platform'];
 const MIGRATE_WITHIN_MS = 60_000;
 const READY_WITHIN_MS = 30_000;
 
@@ -174,12 +179,14 @@ async function startAll(workloads: LocalWorkload[], running: AppProcess[]): Prom
   }
 }
 
-/** The gateway's admin readiness: every service it calls answers it as serving. */
-async function gatewaySeesEveryService(workloads: LocalWorkload[]): Promise<Record<string, string>> {
-  const gateway = workloads.find((w) => w.name === 'gateway')!.serve[0]!;
-  const adminPort = gateway.ports.get(gateway.portNames.get('metrics')!)!;
+/** The edge's admin readiness: every component, in-process or called over gRPC, answers it as serving. */
+async function edgeSeesEveryComponent(workloads: LocalWorkload[]): Promise<Record<string, string>> {
+  const edges = workloads.filter((w) => EDGES.includes(w.name));
+  expect(edges.map((w) => w.name), 'one edge per rendering').to.have.lengthOf(1);
+  const edge = edges[0]!.serve[0]!;
+  const adminPort = edge.ports.get(edge.portNames.get('metrics')!)!;
   let last: { status?: number; body?: { services?: Record<string, string> } } = {};
-  await waitUntil('the gateway sees every service serving', async () => {
+  await waitUntil(`${edge.name} sees every component serving`, async () => {
     const response = await fetch(`http://127.0.0.1:${adminPort}/ready`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
     last = { status: response?.status, body: response ? ((await response.json()) as typeof last.body) : undefined };
     return last.status === 200;
@@ -215,15 +222,20 @@ describe('deployment: every rendered container starts', function () {
     image = checks.imageRuntime(readFileSync(path.join(ROOT, 'deploy', 'Dockerfile'), 'utf8'));
   });
 
-  const deployments = (): Array<{ label: string; plan: (s: Surroundings, envFiles: Record<string, Record<string, string>>) => Promise<{ workloads: LocalWorkload[]; unmapped: Set<string> }> }> => [
-    ...['dev', 'prod'].map((overlay) => ({
+  type Layout = keyof typeof LAYOUT_WORKLOADS;
+  const OVERLAY_LAYOUTS: Array<[string, Layout]> = [['dev', 'one-process'], ['prod', 'one-process'], ['split-dev', 'split'], ['split-prod', 'split']];
+  const deployments = (): Array<{ label: string; layout: Layout; plan: (s: Surroundings, envFiles: Record<string, Record<string, string>>) => Promise<{ workloads: LocalWorkload[]; unmapped: Set<string> }> }> => [
+    ...OVERLAY_LAYOUTS.map(([overlay, layout]) => ({
       label: `k8s overlay ${overlay}`,
+      layout,
       plan: (s: Surroundings) => kubernetesWorkloads(checks.renderKustomization(path.join(OVERLAYS, overlay)), image, s, freePorts),
     })),
     {
       label: 'deploy/compose.yaml',
+      layout: 'split' as const,
       plan: async (s: Surroundings, envFiles: Record<string, Record<string, string>>) => {
-        const reference = await kubernetesWorkloads(checks.renderKustomization(path.join(OVERLAYS, 'dev')), image, s, freePorts);
+        // Compose runs the per-service layout; it takes each app's ports and probe from that overlay.
+        const reference = await kubernetesWorkloads(checks.renderKustomization(path.join(OVERLAYS, 'split-dev')), image, s, freePorts);
         return composeWorkloads(path.join(ROOT, 'deploy', 'compose.yaml'), envFiles, reference.workloads, image, s, freePorts);
       },
     },
@@ -232,21 +244,24 @@ describe('deployment: every rendered container starts', function () {
   it('maps every container onto this machine: a built bundle, local addresses, no cluster name left', async () => {
     const local = await surroundingsFor(keys, { host: '127.0.0.1:3306' }, { host: '127.0.0.1:6379' });
     try {
-      for (const { label, plan } of deployments()) {
+      for (const { label, layout, plan } of deployments()) {
         const { workloads, unmapped } = await plan(local.surroundings, local.composeEnvFiles);
         expect([...unmapped], `${label}: addresses nothing on this machine stands for`).to.deep.equal([]);
-        expect(workloads.map((w) => w.name), label).to.include.members(['gateway', 'identity', 'loyalty', 'checkout', 'inventory']);
+        expect(workloads.map((w) => w.name).filter((name) => name !== 'payment-sandbox'), label).to.have.members([...LAYOUT_WORKLOADS[layout]]);
         for (const workload of workloads) {
           if (workload.name !== 'gateway' && workload.name !== 'payment-sandbox') {
             expect(workload.migrate.map((m) => m.nodeArgs.at(-1)), `${label} ${workload.name} migrates first`).to.deep.equal(['migrate']);
-            const variable = `${workload.name.toUpperCase()}_MYSQL_URL`;
-            expect(workload.migrate[0]!.env[variable], `${label} ${workload.name} migrates as its migration user`).to.match(new RegExp(`^mysql://t\\w+_${workload.name}_migrate:`));
-            expect(workload.serve[0]!.env[variable], `${label} ${workload.name} serves as its DML user`).to.match(new RegExp(`^mysql://t\\w+_${workload.name}:`));
+            // A component's own process migrates its store; the platform every store it hosts.
+            for (const component of workload.name === 'platform' ? COMPONENTS : [workload.name]) {
+              const variable = `${component.toUpperCase()}_MYSQL_URL`;
+              expect(workload.migrate[0]!.env[variable], `${label} ${workload.name} migrates ${component} as its migration user`).to.match(new RegExp(`^mysql://t\\w+_${component}_migrate:`));
+              expect(workload.serve[0]!.env[variable], `${label} ${workload.name} serves ${component} as its DML user`).to.match(new RegExp(`^mysql://t\\w+_${component}:`));
+            }
           }
           for (const container of [...workload.migrate, ...workload.serve]) {
             expect(container.nodeArgs[0], container.name).to.equal(path.join(ROOT, 'apps', container.app, 'dist', 'main.js'));
             for (const [variable, value] of Object.entries(container.env)) {
-              expect(value, `${label} ${container.name} ${variable}`).to.not.match(/0\.0\.0\.0|(^|\/\/|@)(identity|loyalty|checkout|inventory|gateway|payment-sandbox|mysql|redis)(\.[\w.-]+)?:\d/);
+              expect(value, `${label} ${container.name} ${variable}`).to.not.match(/0\.0\.0\.0|(^|\/\/|@)(identity|loyalty|checkout|inventory|gateway|platform|payment-sandbox|mysql|redis)(\.[\w.-]+)?:\d/);
             }
           }
         }
@@ -263,8 +278,8 @@ describe('deployment: every rendered container starts', function () {
       expect(build.status, `npm run build failed: ${build.stderr}`).to.equal(0);
     });
 
-    for (const index of [0, 1, 2]) {
-      it(`starts ${['the k8s dev overlay', 'the k8s prod overlay', 'deploy/compose.yaml'][index]}: migrations exit 0, every service is ready, the gateway sees them all`, async () => {
+    for (const [index, label] of ['the k8s dev overlay (one process)', 'the k8s prod overlay (one process)', 'the k8s split-dev overlay', 'the k8s split-prod overlay', 'deploy/compose.yaml'].entries()) {
+      it(`starts ${label}: migrations exit 0, every service is ready, the edge sees every component serving`, async () => {
         const mysqlServer = process.env.MYSQL_URL!;
         const redisUrl = new URL(process.env.REDIS_URL!);
         const local = await surroundingsFor(keys, { host: new URL(mysqlServer).host }, { host: redisUrl.host });
@@ -274,7 +289,7 @@ describe('deployment: every rendered container starts', function () {
           const { workloads, unmapped } = await deployments()[index]!.plan(local.surroundings, local.composeEnvFiles);
           expect([...unmapped]).to.deep.equal([]);
           await startAll(workloads, running);
-          const services = await gatewaySeesEveryService(workloads);
+          const services = await edgeSeesEveryComponent(workloads);
           expect(services).to.deep.equal({ identity: 'serving', loyalty: 'serving', checkout: 'serving', inventory: 'serving' });
         } finally {
           await stopAll(running);
