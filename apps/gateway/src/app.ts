@@ -35,7 +35,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   app.use(rejectCrossSiteWrites(context.config));
 
   registerSystemRoutes(app, direct, context);
-  registerAuthRoutes(app, context);
+  registerAuthRoutes(app, direct, context);
   registerStockRoutes(app, direct, context);
   registerCatalogRoutes(app, direct, context);
   registerCheckoutRoutes(app, context);

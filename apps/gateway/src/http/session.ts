@@ -34,7 +34,7 @@ export function sessionCookieValue(pair: string): string | undefined {
 }
 
 /** The `svc_sess` value the request carries, if any (the first one, as browsers send the most specific first). */
-export function sessionTokenOf(req: Request): string | undefined {
+export function sessionTokenOf(req: Pick<Request, 'headers'>): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const pair of header.split(';')) {
@@ -48,8 +48,11 @@ export function setSessionCookie(res: Response, session: identity.Session): void
   res.append('Set-Cookie', `${SESSION_COOKIE}=${session.token}; Path=/; Max-Age=${session.maxAgeSeconds}; ${COOKIE_ATTRIBUTES}`);
 }
 
+/** The Set-Cookie line that ends the session cookie in the browser. */
+export const CLEARED_SESSION_COOKIE = `${SESSION_COOKIE}=; Path=/; Max-Age=0; ${COOKIE_ATTRIBUTES}`;
+
 export function clearSessionCookie(res: Response): void {
-  res.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; Max-Age=0; ${COOKIE_ATTRIBUTES}`);
+  res.append('Set-Cookie', CLEARED_SESSION_COOKIE);
 }
 
 const resolved = new WeakMap<Request, Promise<RequestSession | undefined>>();
