@@ -38,7 +38,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerAuthRoutes(app, direct, context);
   registerStockRoutes(app, direct, context);
   registerCatalogRoutes(app, direct, context);
-  registerCheckoutRoutes(app, context);
+  registerCheckoutRoutes(app, direct, context);
   registerOrderRoutes(app, context);
   registerMcpRoutes(app, context);
   // Published documents and, when configured, the storefront proxy take what is left.

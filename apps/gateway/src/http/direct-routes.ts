@@ -23,6 +23,8 @@ export interface Answer {
 
 export interface DirectRoute {
   path: string;
+  /** Whether the path with a query string is answered here too; otherwise such a request goes on to Express. */
+  takesQuery?: boolean;
   answer(request: IncomingMessage): Promise<Answer> | Answer;
 }
 
@@ -42,12 +44,20 @@ export class DirectRoutes {
       .all(methodNotAllowed('GET'));
   }
 
+  private routeFor(url: string): DirectRoute | undefined {
+    const exact = this.routes.get(url);
+    if (exact) return exact;
+    const query = url.indexOf('?');
+    const route = query < 0 ? undefined : this.routes.get(url.slice(0, query));
+    return route?.takesQuery ? route : undefined;
+  }
+
   /** The server's request listener: these routes first, then `app`. */
   listener(app: Express, logger: Logger): RequestListener {
     const securityHeaders = helmetHeaders();
     const logging = logger.isLevelEnabled('info');
     return (request, response) => {
-      const route = request.method === 'GET' || request.method === 'HEAD' ? this.routes.get(request.url ?? '') : undefined;
+      const route = request.method === 'GET' || request.method === 'HEAD' ? this.routeFor(request.url ?? '') : undefined;
       if (!route) {
         app(request, response);
         return;

@@ -3,7 +3,9 @@
  * with identity at most once per request, the CSRF rule for state-changing requests, and the client address used for rate
  * limits. The cookie is a credential: it is never logged and never put in an error.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
+import proxyaddr from 'proxy-addr';
 import { originOf } from '@storefront/config';
 import { AppError, unauthenticated } from '@storefront/errors';
 import { isWellFormedSessionToken } from '@storefront/formats';
@@ -147,4 +149,13 @@ export function siteOrigins(config: GatewayConfig): Set<string> {
  */
 export function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? '';
+}
+
+/**
+ * The same address for a request answered ahead of Express: `X-Forwarded-For` believed only from
+ * the proxies in TRUSTED_PROXIES, exactly as Express's `trust proxy` does (it uses proxy-addr too).
+ */
+export function clientAddressResolver(trustedProxies: string[]): (request: IncomingMessage) => string {
+  const trust = proxyaddr.compile(trustedProxies);
+  return (request) => proxyaddr(request, trust) ?? request.socket.remoteAddress ?? '';
 }

@@ -67,6 +67,15 @@ export class RequestValidator {
 
   /** The query string against the `in: query` parameters the document declares for the operation. */
   queryParameters(path: string, method: string): RequestHandler {
+    const check = this.queryCheck(path, method);
+    return (req, _res, next) => {
+      check(req.query);
+      next();
+    };
+  }
+
+  /** Throws the 400 naming what is wrong when `query` (parsed as Express parses it) breaks the operation's query parameters. */
+  queryCheck(path: string, method: string): (query: object) => void {
     const operation = this.paths[path]?.[method] as { parameters?: QueryParameter[] } | undefined;
     if (!operation) throw new Error(`no operation ${method.toUpperCase()} ${path}`);
     const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
@@ -75,9 +84,8 @@ export class RequestValidator {
       required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
       properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.schema ?? {}])),
     });
-    return (req, _res, next) => {
-      if (!validate({ ...req.query })) throw invalidArgument(describe(validate.errors?.[0], 'query'));
-      next();
+    return (query) => {
+      if (!validate({ ...query })) throw invalidArgument(describe(validate.errors?.[0], 'query'));
     };
   }
 }

@@ -1,11 +1,15 @@
+import { parse as parseQuery } from 'node:querystring';
 import type { Express } from 'express';
 import { methodNotAllowed } from '../http/errors';
+import type { DirectRoutes } from '../http/direct-routes';
 import { jsonBody } from '../http/json-body';
-import { clientAddress, sessionOf } from '../http/session';
+import { CLEARED_SESSION_COOKIE, clientAddress, clientAddressResolver, resolveSessionToken, sessionOf, sessionTokenOf } from '../http/session';
 import type { GatewayContext } from '../context';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
 
-export function registerCheckoutRoutes(app: Express, context: GatewayContext): void {
+const NO_STORE_JSON = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+
+export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, context: GatewayContext): void {
   const { clients, config, validator } = context;
   const parseJson = jsonBody(config.bodyLimitBytes);
 
@@ -20,16 +24,25 @@ export function registerCheckoutRoutes(app: Express, context: GatewayContext): v
     })
     .all(methodNotAllowed('POST'));
 
-  app
-    .route('/api/validate-promo')
-    .get(validator.queryParameters('/api/validate-promo', 'get'), async (req, res) => {
-      // Reward codes are valid for their owner only, so the session matters here too.
-      const customer = (await sessionOf(req, res, context))?.userId;
-      const answer = await validatePromo(context, String(req.query.code), { customer, clientAddress: clientAddress(req) });
-      res.setHeader('Cache-Control', 'no-store');
-      res.json(answer);
-    })
-    .all(methodNotAllowed('GET'));
+  // Answered ahead of Express (http/direct-routes.ts), its query parsed and checked as Express
+  // would, and the client address taken as Express's `trust proxy` takes it. Reward codes are valid
+  // for their owner only, so the session matters here too; a cookie naming no session is cleared.
+  const checkQuery = validator.queryCheck('/api/validate-promo', 'get');
+  const addressOf = clientAddressResolver(config.trustedProxies);
+  direct.add(app, {
+    path: '/api/validate-promo',
+    takesQuery: true,
+    async answer(request) {
+      const url = request.url ?? '';
+      const query = parseQuery(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+      checkQuery(query);
+      const token = sessionTokenOf(request);
+      const session = token === undefined ? undefined : await resolveSessionToken(token, context);
+      const answer = await validatePromo(context, String(query.code), { customer: session?.userId, clientAddress: addressOf(request) });
+      const headers = token !== undefined && !session ? { ...NO_STORE_JSON, 'Set-Cookie': CLEARED_SESSION_COOKIE } : NO_STORE_JSON;
+      return { status: 200, headers, body: Buffer.from(JSON.stringify(answer)) };
+    },
+  });
 
   app
     .route('/api/payments/events')
