@@ -15,7 +15,7 @@ import { checkAmountMatches, priceOrder } from './pricing';
 import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type RequestRules } from './request';
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from './promo';
 import { releaseCodeHold } from './code-holds';
-import { publicProviderCheckout, type PaymentProvider, type ProviderStatus } from '../providers/provider';
+import { providerCheckoutFields, publicProviderCheckout, type PaymentProvider, type ProviderCheckoutFields, type ProviderStatus } from '../providers/provider';
 import { PromoNotHeld, type CheckoutStore } from '../stores/checkout';
 import { orderReadableBy, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from './order';
 import { holderOf, type AbuseGuard } from '../limits';
@@ -66,6 +66,7 @@ export class CheckoutService {
     const holder = holderOf(rpcRequest.clientAddress, accountId);
     const fingerprint = fingerprintOf(request, accountId);
     const claimToken = randomBytes(16).toString('hex');
+    let claimExpiresAt = now() + CLAIM_LEASE_MS;
 
     let order = await store.findByReference(request.reference);
     let claimed = false;
@@ -83,7 +84,7 @@ export class CheckoutService {
       const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', createdAt: now() };
       const checkOpenOrders = await limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
-        await store.insertOrder(fresh, { token: claimToken, expiresAt: now() + CLAIM_LEASE_MS }, fresh.createdAt, checkOpenOrders);
+        await store.insertOrder(fresh, { token: claimToken, expiresAt: claimExpiresAt }, fresh.createdAt, checkOpenOrders);
         order = fresh;
         claimed = true;
       } catch (error) {
@@ -95,12 +96,13 @@ export class CheckoutService {
       }
     }
     if (order.fingerprint !== fingerprint) throw idempotencyMismatch(request.reference);
-    if (order.providerCheckoutJson) return this.answer(order, order.providerCheckoutJson);
+    if (order.providerCheckout) return this.answer(order, order.providerCheckout);
     if (!claimed) {
-      claimed = await store.claim(order.id, claimToken, now() + CLAIM_LEASE_MS, now());
+      claimExpiresAt = now() + CLAIM_LEASE_MS;
+      claimed = await store.claim(order.id, claimToken, claimExpiresAt, now());
       if (!claimed) throw new AppError('conflict', 'request_in_progress', `checkout_reference ${request.reference} is still being processed; retry shortly`, 1);
     }
-    const lease = new ClaimLease(store, order.id, claimToken, now, this.options.logger);
+    const lease = new ClaimLease(store, order.id, claimToken, claimExpiresAt, now, this.options.logger);
     try {
       return await this.finish(order, lease);
     } finally {
@@ -136,10 +138,11 @@ export class CheckoutService {
       redirectUrl: order.redirectUrl,
       validUntil: new Date(reservedUntil),
     });
-    const providerCheckoutJson = JSON.stringify(created.raw);
-    // Under this attempt's claim nothing else writes the order, so the saved state is known.
-    await store.recordProviderCheckout(order.id, created.id, providerCheckoutJson, now());
-    return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id }, providerCheckoutJson);
+    const providerCheckout = providerCheckoutFields(created.raw);
+    // Under this attempt's claim nothing else writes the order, so the saved state is known. The
+    // same write ends the claim.
+    if (await store.recordProviderCheckout(order.id, providerCheckout, now())) lease.endedInStore();
+    return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id }, providerCheckout);
   }
 
   /**
@@ -256,9 +259,9 @@ export class CheckoutService {
    * the order's own once the order is closed, so a replay never says PENDING beside a paid
    * order (docs/decisions/0764).
    */
-  private answer(order: Order, providerCheckoutJson: string): checkout.CreateCheckoutResponse {
+  private answer(order: Order, providerCheckout: ProviderCheckoutFields): checkout.CreateCheckoutResponse {
     return {
-      providerCheckout: publicProviderCheckout(providerCheckoutJson, PROVIDER_STATUS_OF_CLOSED_ORDER[order.status]),
+      providerCheckout: publicProviderCheckout(providerCheckout, PROVIDER_STATUS_OF_CLOSED_ORDER[order.status]),
       order: orderSummary(order),
     };
   }
