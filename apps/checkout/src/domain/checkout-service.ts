@@ -100,6 +100,11 @@ export class CheckoutService {
     if (!claimed) {
       claimExpiresAt = now() + CLAIM_LEASE_MS;
       claimed = await store.claim(order.id, claimToken, claimExpiresAt, now());
+      if (!claimed) {
+        // The attempt holding it may have just finished it: then this is a replay.
+        const finished = await store.findById(order.id);
+        if (finished?.providerCheckout) return this.answer(finished, finished.providerCheckout);
+      }
       if (!claimed) throw new AppError('conflict', 'request_in_progress', `checkout_reference ${request.reference} is still being processed; retry shortly`, 1);
     }
     const lease = new ClaimLease(store, order.id, claimToken, claimExpiresAt, now, this.options.logger);
@@ -117,32 +122,43 @@ export class CheckoutService {
       throw conflict('order_closed', `Order ${order.reference} is ${order.status}; start again with a new checkout_reference`);
     }
     let reservedUntil = order.reservedUntil;
+    let reservationToRecord = false;
     if (reservedUntil === undefined) {
       // The code is held before the stock, so an order with a reservation already holds its code.
       if (order.promoKind === 'reward') await this.holdRewardCode(order);
       reservedUntil = await this.reserve(order);
-      await store.recordReservation(order.id, reservedUntil, now());
+      // Recorded with the provider checkout in one write. An attempt that dies before it leaves the
+      // order without it: the next attempt's Reserve answers the same reservation.
+      reservationToRecord = true;
     }
-    if (reservedUntil <= now()) {
-      throw conflict('reservation_expired', `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`);
+    try {
+      if (reservedUntil <= now()) {
+        throw conflict('reservation_expired', `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`);
+      }
+      const provider = this.providerFor(order.provider);
+      await lease.confirm(order.reference);
+      const created = await provider.createCheckout({
+        reference: order.reference,
+        amountPence: order.totalPence,
+        currency: order.currency,
+        merchantCode: this.options.merchantCode,
+        description: order.description,
+        returnUrl: order.returnUrl ?? this.options.defaultReturnUrl,
+        redirectUrl: order.redirectUrl,
+        validUntil: new Date(reservedUntil),
+      });
+      const providerCheckout = providerCheckoutFields(created.raw);
+      // Under this attempt's claim nothing else writes the order, so the saved state is known. The
+      // same write records the reservation and ends the claim.
+      if (await store.recordProviderCheckout(order.id, providerCheckout, reservedUntil, now())) {
+        lease.endedInStore();
+        reservationToRecord = false;
+      }
+      return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id }, providerCheckout);
+    } finally {
+      // Without a link (the provider failed), the order still shows how long its stock is held.
+      if (reservationToRecord) await store.recordReservation(order.id, reservedUntil, now());
     }
-    const provider = this.providerFor(order.provider);
-    await lease.confirm(order.reference);
-    const created = await provider.createCheckout({
-      reference: order.reference,
-      amountPence: order.totalPence,
-      currency: order.currency,
-      merchantCode: this.options.merchantCode,
-      description: order.description,
-      returnUrl: order.returnUrl ?? this.options.defaultReturnUrl,
-      redirectUrl: order.redirectUrl,
-      validUntil: new Date(reservedUntil),
-    });
-    const providerCheckout = providerCheckoutFields(created.raw);
-    // Under this attempt's claim nothing else writes the order, so the saved state is known. The
-    // same write ends the claim.
-    if (await store.recordProviderCheckout(order.id, providerCheckout, now())) lease.endedInStore();
-    return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id }, providerCheckout);
   }
 
   /**

@@ -150,10 +150,14 @@ export class CheckoutStore {
     return toOrder(row, lines);
   }
 
-  /** Takes the order for one create-checkout attempt unless another attempt's lease is still running. */
+  /**
+   * Takes the order for one create-checkout attempt unless another attempt's lease is still
+   * running, or an attempt has finished it (its provider checkout is stored).
+   */
   async claim(orderId: string, token: string, expiresAt: number, now: number): Promise<boolean> {
     const updated = await this.db('orders')
       .where({ id: orderId })
+      .whereNull('provider_checkout_id')
       .andWhere((q) => q.whereNull('claim_token').orWhere('claim_expires_at', '<=', now))
       .update({ claim_token: token, claim_expires_at: expiresAt });
     return updated === 1;
@@ -179,11 +183,11 @@ export class CheckoutStore {
   }
 
   /**
-   * Stores the provider checkout once, as typed columns, and ends the create-checkout claim in the
-   * same write: once an order has its checkout, every retry is answered from it and none claims
+   * Stores the provider checkout once, as typed columns, with the end of the order's stock hold,
+   * and ends the create-checkout claim in the same write: once an order has its checkout, every retry is answered from it and none claims
    * it again. False when the order already had one (a second store changes nothing).
    */
-  async recordProviderCheckout(orderId: string, checkout: ProviderCheckoutFields, now: number): Promise<boolean> {
+  async recordProviderCheckout(orderId: string, checkout: ProviderCheckoutFields, reservedUntil: number, now: number): Promise<boolean> {
     const updated = await this.db('orders')
       .where({ id: orderId })
       .whereNull('provider_checkout_id')
@@ -200,6 +204,7 @@ export class CheckoutStore {
         provider_date: checkout.date ?? null,
         provider_valid_until: checkout.validUntil ?? null,
         provider_hosted_url: checkout.hostedCheckoutUrl ?? null,
+        reserved_until: reservedUntil,
         claim_token: null,
         claim_expires_at: null,
         updated_at: now,
