@@ -112,11 +112,11 @@ export class AbuseGuard {
       .onConflict('holder_key')
       .ignore();
     return async (trx) => {
-      for (const key of lockKeys) await forUpdate(trx('order_holders').where({ holder_key: key }).first('holder_key'), this.db);
-      const summaries = [];
-      for (const holderLimit of holders) summaries.push(await this.checkOpenOrderCount(trx, holderLimit));
+      // One statement takes every lock row, in key order (the primary key's), and one more reads every count.
+      await forUpdate(trx('order_holders').whereIn('holder_key', lockKeys).orderBy('holder_key').select('holder_key'), this.db);
+      const { openOrders, heldByAll, heldBy } = await this.readOpenOrders(trx, holders, limited);
+      const summaries = holders.map((holderLimit, index) => this.checkOpenOrderCount(holderLimit, openOrders[index]!));
       if (limited.length === 0) return;
-      const heldByAll = await this.unitsHeld(trx, limited);
       // A line asking for more than is available cannot hold anything: inventory answers out_of_stock for it.
       const holdable = limited.filter((line) => line.quantity <= stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0));
       if (holdable.length === 0) return;
@@ -128,33 +128,45 @@ export class AbuseGuard {
         }
       }
       for (const [index, holderLimit] of holders.entries()) {
-        await this.checkHolderShare(trx, holderLimit, holdable, stockOnHand, heldByAll, summaries[index]!.retryAfter);
+        this.checkHolderShare(holderLimit, holdable, stockOnHand, heldByAll, heldBy[index]!, summaries[index]!.retryAfter);
       }
     };
   }
 
-  private async checkOpenOrderCount(trx: Knex.Transaction, { column, value, max, who }: HolderLimit): Promise<{ retryAfter: number }> {
-    const summary = await trx('orders')
-      .where({ [column]: value, status: 'pending_payment' })
-      .count({ orders: '*' })
-      .min({ firstExpiry: 'reserved_until' })
-      .first();
-    const retryAfter = this.retryAfterSeconds(summary?.firstExpiry);
-    if (toNumber(summary?.orders) >= max) {
+  /**
+   * In one statement: each holder's open orders (how many, and the first end of their stock
+   * holds), and the units of each limited SKU that open orders hold, of every holder and of each one.
+   */
+  private async readOpenOrders(
+    trx: Knex.Transaction,
+    holders: HolderLimit[],
+    limited: OrderLine[],
+  ): Promise<{ openOrders: Array<{ orders: number; firstExpiry: unknown }>; heldByAll: Map<string, number>; heldBy: Array<Map<string, number>> }> {
+    const openOf = ({ column, value }: HolderLimit) => trx('orders').where({ [column]: value, status: 'pending_payment' });
+    const unitsOf = (sku: string, holder?: HolderLimit) => {
+      const query = trx('order_lines as l').join('orders as o', 'o.id', 'l.order_id').where({ 'o.status': 'pending_payment', 'l.sku': sku });
+      if (holder) query.andWhere({ [`o.${holder.column}`]: holder.value });
+      return query.sum('l.quantity');
+    };
+    const columns = [
+      ...holders.flatMap((holder, h) => [openOf(holder).count('*').as(`orders_${h}`), openOf(holder).min('reserved_until').as(`first_expiry_${h}`)]),
+      ...limited.flatMap((line, i) => [unitsOf(line.sku).as(`all_${i}`), ...holders.map((holder, h) => unitsOf(line.sku, holder).as(`held_${h}_${i}`))]),
+    ];
+    const row = ((await trx.select(columns)) as Array<Record<string, unknown>>)[0] ?? {};
+    const units = (value: unknown) => (value === null || value === undefined ? 0 : toNumber(value));
+    return {
+      openOrders: holders.map((_, h) => ({ orders: toNumber(row[`orders_${h}`]), firstExpiry: row[`first_expiry_${h}`] })),
+      heldByAll: new Map(limited.map((line, i) => [line.sku, units(row[`all_${i}`])])),
+      heldBy: holders.map((_, h) => new Map(limited.map((line, i) => [line.sku, units(row[`held_${h}_${i}`])]))),
+    };
+  }
+
+  private checkOpenOrderCount({ max, who }: HolderLimit, summary: { orders: number; firstExpiry: unknown }): { retryAfter: number } {
+    const retryAfter = this.retryAfterSeconds(summary.firstExpiry);
+    if (summary.orders >= max) {
       throw tooManyAttempts(`${who} already has ${max} unpaid orders open; pay or let one expire before starting another`, retryAfter);
     }
     return { retryAfter };
-  }
-
-  /** Units of each SKU that open orders hold, of every holder, or of the one whose column and value are given. */
-  private async unitsHeld(trx: Knex.Transaction, lines: OrderLine[], holder?: Pick<HolderLimit, 'column' | 'value'>): Promise<Map<string, number>> {
-    const query = trx('order_lines as l')
-      .join('orders as o', 'o.id', 'l.order_id')
-      .where({ 'o.status': 'pending_payment' })
-      .whereIn('l.sku', lines.map((line) => line.sku));
-    if (holder) query.andWhere({ [`o.${holder.column}`]: holder.value });
-    const rows: Array<{ sku: string; units: unknown }> = await query.groupBy('l.sku').select('l.sku').sum({ units: 'l.quantity' });
-    return new Map(rows.map((row) => [String(row.sku), toNumber(row.units)]));
   }
 
   /**
@@ -162,15 +174,14 @@ export class AbuseGuard {
    * open orders hold. Two holders can then never hold everything between them: each may take at
    * most the share of what the other leaves.
    */
-  private async checkHolderShare(
-    trx: Knex.Transaction,
+  private checkHolderShare(
     holderLimit: HolderLimit,
     lines: OrderLine[],
     stockOnHand: Map<string, number>,
     heldByAll: Map<string, number>,
+    mine: Map<string, number>,
     retryAfter: number,
-  ): Promise<void> {
-    const mine = await this.unitsHeld(trx, lines, holderLimit);
+  ): void {
     for (const line of lines) {
       const already = mine.get(line.sku) ?? 0;
       const heldByOthers = (heldByAll.get(line.sku) ?? 0) - already;

@@ -16,7 +16,7 @@ import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type Requ
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './promo';
 import type { PromoDefinitions } from './promo-definitions';
 import { releaseCodeHold } from './code-holds';
-import { publicProviderCheckout, type PaymentProvider, type ProviderStatus } from '../providers/provider';
+import { providerCheckoutFields, publicProviderCheckout, type PaymentProvider, type ProviderCheckoutFields, type ProviderStatus } from '../providers/provider';
 import { PromoNotHeld, type CheckoutStore } from '../stores/checkout';
 import { orderReadableBy, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from './order';
 import { holderOf, type AbuseGuard } from '../limits';
@@ -71,6 +71,7 @@ export class CheckoutService {
     const holder = holderOf(rpcRequest.clientAddress, accountId);
     const fingerprint = fingerprintOf(request, accountId);
     const claimToken = randomBytes(16).toString('hex');
+    let claimExpiresAt = now() + CLAIM_LEASE_MS;
 
     let order = await store.findByReference(request.reference);
     let claimed = false;
@@ -88,7 +89,7 @@ export class CheckoutService {
       const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', createdAt: now() };
       const checkOpenOrders = await limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
-        await store.insertOrder(fresh, { token: claimToken, expiresAt: now() + CLAIM_LEASE_MS }, fresh.createdAt, checkOpenOrders);
+        await store.insertOrder(fresh, { token: claimToken, expiresAt: claimExpiresAt }, fresh.createdAt, checkOpenOrders);
         order = fresh;
         claimed = true;
       } catch (error) {
@@ -100,12 +101,18 @@ export class CheckoutService {
       }
     }
     if (order.fingerprint !== fingerprint) throw idempotencyMismatch(request.reference);
-    if (order.providerCheckoutJson) return this.answer(order, order.providerCheckoutJson);
+    if (order.providerCheckout) return this.answer(order, order.providerCheckout);
     if (!claimed) {
-      claimed = await store.claim(order.id, claimToken, now() + CLAIM_LEASE_MS, now());
+      claimExpiresAt = now() + CLAIM_LEASE_MS;
+      claimed = await store.claim(order.id, claimToken, claimExpiresAt, now());
+      if (!claimed) {
+        // The attempt holding it may have just finished it: then this is a replay.
+        const finished = await store.findById(order.id);
+        if (finished?.providerCheckout) return this.answer(finished, finished.providerCheckout);
+      }
       if (!claimed) throw new AppError('conflict', 'request_in_progress', `checkout_reference ${request.reference} is still being processed; retry shortly`, 1);
     }
-    const lease = new ClaimLease(store, order.id, claimToken, now, this.options.logger);
+    const lease = new ClaimLease(store, order.id, claimToken, claimExpiresAt, now, this.options.logger);
     try {
       return await this.finish(order, lease);
     } finally {
@@ -120,31 +127,43 @@ export class CheckoutService {
       throw conflict('order_closed', `Order ${order.reference} is ${order.status}; start again with a new checkout_reference`);
     }
     let reservedUntil = order.reservedUntil;
+    let reservationToRecord = false;
     if (reservedUntil === undefined) {
       // The code is held before the stock, so an order with a reservation already holds its code.
       if (order.promoKind === 'reward') await this.holdRewardCode(order);
       reservedUntil = await this.reserve(order);
-      await store.recordReservation(order.id, reservedUntil, now());
+      // Recorded with the provider checkout in one write. An attempt that dies before it leaves the
+      // order without it: the next attempt's Reserve answers the same reservation.
+      reservationToRecord = true;
     }
-    if (reservedUntil <= now()) {
-      throw conflict('reservation_expired', `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`);
+    try {
+      if (reservedUntil <= now()) {
+        throw conflict('reservation_expired', `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`);
+      }
+      const provider = this.providerFor(order.provider);
+      await lease.confirm(order.reference);
+      const created = await provider.createCheckout({
+        reference: order.reference,
+        amountPence: order.totalPence,
+        currency: order.currency,
+        merchantCode: this.options.merchantCode,
+        description: order.description,
+        returnUrl: order.returnUrl ?? this.options.defaultReturnUrl,
+        redirectUrl: order.redirectUrl,
+        validUntil: new Date(reservedUntil),
+      });
+      const providerCheckout = providerCheckoutFields(created.raw);
+      // Under this attempt's claim nothing else writes the order, so the saved state is known. The
+      // same write records the reservation and ends the claim.
+      if (await store.recordProviderCheckout(order.id, providerCheckout, reservedUntil, now())) {
+        lease.endedInStore();
+        reservationToRecord = false;
+      }
+      return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id }, providerCheckout);
+    } finally {
+      // Without a link (the provider failed), the order still shows how long its stock is held.
+      if (reservationToRecord) await store.recordReservation(order.id, reservedUntil, now());
     }
-    const provider = this.providerFor(order.provider);
-    await lease.confirm(order.reference);
-    const created = await provider.createCheckout({
-      reference: order.reference,
-      amountPence: order.totalPence,
-      currency: order.currency,
-      merchantCode: this.options.merchantCode,
-      description: order.description,
-      returnUrl: order.returnUrl ?? this.options.defaultReturnUrl,
-      redirectUrl: order.redirectUrl,
-      validUntil: new Date(reservedUntil),
-    });
-    const providerCheckoutJson = JSON.stringify(created.raw);
-    // Under this attempt's claim nothing else writes the order, so the saved state is known.
-    await store.recordProviderCheckout(order.id, created.id, providerCheckoutJson, now());
-    return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id }, providerCheckoutJson);
   }
 
   /**
@@ -263,9 +282,9 @@ export class CheckoutService {
    * the order's own once the order is closed, so a replay never says PENDING beside a paid
    * order (docs/decisions/0764).
    */
-  private answer(order: Order, providerCheckoutJson: string): checkout.CreateCheckoutResponse {
+  private answer(order: Order, providerCheckout: ProviderCheckoutFields): checkout.CreateCheckoutResponse {
     return {
-      providerCheckout: publicProviderCheckout(providerCheckoutJson, PROVIDER_STATUS_OF_CLOSED_ORDER[order.status]),
+      providerCheckout: publicProviderCheckout(providerCheckout, PROVIDER_STATUS_OF_CLOSED_ORDER[order.status]),
       order: orderSummary(order),
     };
   }

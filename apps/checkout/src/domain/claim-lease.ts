@@ -14,12 +14,15 @@ const RENEW_EVERY_MS = CLAIM_LEASE_MS / 3;
 
 export class ClaimLease {
   private lost = false;
+  private ended = false;
   private readonly timer: NodeJS.Timeout;
 
+  /** `heldUntil`: the expiry the claim was written with when the attempt took it. */
   constructor(
     private readonly store: CheckoutStore,
     private readonly orderId: string,
     private readonly token: string,
+    private heldUntil: number,
     private readonly now: () => number,
     private readonly logger: Logger,
   ) {
@@ -30,24 +33,38 @@ export class ClaimLease {
   }
 
   /**
-   * Renews now and throws 409 request_in_progress if another attempt has taken the order over:
-   * called before the provider is asked, so two attempts never both ask it for one order.
+   * Makes sure the claim is still this attempt's and throws 409 request_in_progress if another
+   * attempt has taken the order over: called before the provider is asked, so two attempts never
+   * both ask it for one order. A claim written or renewed less than one renewal period ago is
+   * held for at least as long as a renewal would promise, so it is not written again.
    */
   async confirm(reference: string): Promise<void> {
-    await this.renew();
+    if (this.lost || this.heldUntil - this.now() < CLAIM_LEASE_MS - RENEW_EVERY_MS) await this.renew();
     if (this.lost) throw conflict('request_in_progress', `checkout_reference ${reference} was taken over by another attempt; retry shortly`);
+  }
+
+  /** The store ended the claim itself (with the write that finished the order): nothing is left to free. */
+  endedInStore(): void {
+    this.ended = true;
+    clearInterval(this.timer);
   }
 
   /** Stops renewing and frees the order for the next attempt. */
   async release(): Promise<void> {
     clearInterval(this.timer);
-    if (!this.lost) await this.store.releaseClaim(this.orderId, this.token);
+    if (!this.lost && !this.ended) await this.store.releaseClaim(this.orderId, this.token);
   }
 
   private async renew(): Promise<void> {
-    if (this.lost) return;
-    const held = await this.store.renewClaim(this.orderId, this.token, this.now() + CLAIM_LEASE_MS);
-    if (held) return;
+    if (this.lost || this.ended) return;
+    const heldUntil = this.now() + CLAIM_LEASE_MS;
+    const held = await this.store.renewClaim(this.orderId, this.token, heldUntil);
+    if (held) {
+      this.heldUntil = heldUntil;
+      return;
+    }
+    // A renewal that crossed the write ending the claim lost nothing.
+    if (this.ended) return;
     this.lost = true;
     clearInterval(this.timer);
     this.logger.warn({ orderId: this.orderId }, 'a checkout claim was taken over by another attempt');

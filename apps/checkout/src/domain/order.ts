@@ -1,5 +1,6 @@
 /** An order as checkout keeps it, from creation until it is paid, failed or expired. */
 import type { ProviderName } from '../config';
+import type { ProviderCheckoutFields } from '../providers/provider';
 import type { Delivery } from './request';
 
 export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
@@ -38,7 +39,8 @@ export interface NewOrder {
 export interface Order extends NewOrder {
   status: OrderStatus;
   providerCheckoutId?: string;
-  providerCheckoutJson?: string;
+  /** The provider's checkout as it was when the link was made. */
+  providerCheckout?: ProviderCheckoutFields;
   reservedUntil?: number;
   stockSettledAt?: number;
   pointsAwardedAt?: number;

@@ -8,7 +8,6 @@ import { invalidArgument, notFound } from '@storefront/errors';
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import { orderSummary } from './checkout-service';
-import { publicProviderCheckout } from '../providers/provider';
 import type { AbuseGuard } from '../limits';
 import type { CheckoutStore } from '../stores/checkout';
 import { orderReadableBy, type Order, type OrderPosition } from './order';
@@ -59,9 +58,9 @@ export class OrderReader {
 
   /** The hosted page, only while paying it can still settle the order. */
   private paymentLink(order: Order): string {
-    if (order.status !== 'pending_payment' || !order.providerCheckoutJson) return '';
+    if (order.status !== 'pending_payment' || !order.providerCheckout) return '';
     if (order.reservedUntil === undefined || order.reservedUntil <= this.options.now()) return '';
-    return publicProviderCheckout(order.providerCheckoutJson, undefined).hostedCheckoutUrl ?? '';
+    return order.providerCheckout.hostedCheckoutUrl ?? '';
   }
 }
 

@@ -5,6 +5,7 @@ import { promoHolds } from './003-promo-holds';
 import { ordersByAccount } from './004-orders-by-account';
 import { pollSchedule } from './005-poll-schedule';
 import { orderLinesBySku } from './006-order-lines-by-sku';
+import { providerCheckoutColumns } from './007-provider-checkout-columns';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '004-orders-by-account': ordersByAccount,
   '005-poll-schedule': pollSchedule,
   '006-order-lines-by-sku': orderLinesBySku,
+  '007-provider-checkout-columns': providerCheckoutColumns,
 };

@@ -1,7 +1,7 @@
 /**
  * What checkout needs from a payment provider. Both implementations speak SumUp's checkout
- * API; the provider's object is kept as it sent it (`raw`, stored with the order), and only the
- * fields the public answer names leave this service, as a typed message.
+ * API; of the provider's object (`raw`) the order keeps the fields the public answer names, as
+ * typed columns, and only those leave this service, as a typed message.
  */
 import type { checkout } from '@storefront/proto';
 import type { ProviderName } from '../config';
@@ -47,12 +47,11 @@ export interface PaymentProvider {
   deactivateCheckout(id: string): Promise<ProviderCheckout>;
 }
 
-/**
- * The public fields of a provider checkout object as stored (SumUp's field names), showing the
- * status the order was closed with, if it was. Anything else the provider sent stays in the store.
- */
-export function publicProviderCheckout(stored: string, closedWith: ProviderStatus | undefined): checkout.ProviderCheckout {
-  const raw = JSON.parse(stored) as Record<string, unknown>;
+/** The public fields of a provider checkout object (SumUp's, typed): what the order keeps of it. */
+export type ProviderCheckoutFields = checkout.ProviderCheckout;
+
+/** The public fields of a provider checkout object as the provider sent it; anything else it sent is dropped. */
+export function providerCheckoutFields(raw: Record<string, unknown>): ProviderCheckoutFields {
   const text = (field: string) => (typeof raw[field] === 'string' ? (raw[field] as string) : undefined);
   return {
     id: text('id') ?? '',
@@ -63,9 +62,14 @@ export function publicProviderCheckout(stored: string, closedWith: ProviderStatu
     description: text('description'),
     returnUrl: text('return_url'),
     redirectUrl: text('redirect_url'),
-    status: closedWith ?? text('status') ?? '',
+    status: text('status') ?? '',
     date: text('date'),
     validUntil: text('valid_until'),
     hostedCheckoutUrl: text('hosted_checkout_url'),
   };
+}
+
+/** The provider checkout as the order keeps it, showing the status the order was closed with, if it was. */
+export function publicProviderCheckout(stored: ProviderCheckoutFields, closedWith: ProviderStatus | undefined): checkout.ProviderCheckout {
+  return { ...stored, status: closedWith ?? stored.status };
 }

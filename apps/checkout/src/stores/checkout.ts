@@ -3,6 +3,7 @@ import { forUpdate, retryOnDeadlock, toNumber, type Knex } from '@storefront/db'
 import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
 import type { DiscountKind, NewOrder, Order, OrderPosition, OrderStatus } from '../domain/order';
+import { providerCheckoutFields, type ProviderCheckoutFields } from '../providers/provider';
 
 /** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
 export class PromoNotHeld extends Error {
@@ -149,10 +150,14 @@ export class CheckoutStore {
     return toOrder(row, lines);
   }
 
-  /** Takes the order for one create-checkout attempt unless another attempt's lease is still running. */
+  /**
+   * Takes the order for one create-checkout attempt unless another attempt's lease is still
+   * running, or an attempt has finished it (its provider checkout is stored).
+   */
   async claim(orderId: string, token: string, expiresAt: number, now: number): Promise<boolean> {
     const updated = await this.db('orders')
       .where({ id: orderId })
+      .whereNull('provider_checkout_id')
       .andWhere((q) => q.whereNull('claim_token').orWhere('claim_expires_at', '<=', now))
       .update({ claim_token: token, claim_expires_at: expiresAt });
     return updated === 1;
@@ -177,12 +182,34 @@ export class CheckoutStore {
     await this.db('orders').where({ id: orderId }).update({ reserved_until: reservedUntil, updated_at: now });
   }
 
-  /** Stores the provider checkout once; a second store for the same order changes nothing. */
-  async recordProviderCheckout(orderId: string, providerCheckoutId: string, json: string, now: number): Promise<void> {
-    await this.db('orders')
+  /**
+   * Stores the provider checkout once, as typed columns, with the end of the order's stock hold,
+   * and ends the create-checkout claim in the same write: once an order has its checkout, every retry is answered from it and none claims
+   * it again. False when the order already had one (a second store changes nothing).
+   */
+  async recordProviderCheckout(orderId: string, checkout: ProviderCheckoutFields, reservedUntil: number, now: number): Promise<boolean> {
+    const updated = await this.db('orders')
       .where({ id: orderId })
       .whereNull('provider_checkout_id')
-      .update({ provider_checkout_id: providerCheckoutId, provider_checkout_json: json, updated_at: now });
+      .update({
+        provider_checkout_id: checkout.id,
+        provider_status: checkout.status,
+        provider_reference: checkout.checkoutReference,
+        provider_amount_pence: checkout.amountPence,
+        provider_currency: checkout.currency,
+        provider_merchant_code: checkout.merchantCode,
+        provider_description: checkout.description ?? null,
+        provider_return_url: checkout.returnUrl ?? null,
+        provider_redirect_url: checkout.redirectUrl ?? null,
+        provider_date: checkout.date ?? null,
+        provider_valid_until: checkout.validUntil ?? null,
+        provider_hosted_url: checkout.hostedCheckoutUrl ?? null,
+        reserved_until: reservedUntil,
+        claim_token: null,
+        claim_expires_at: null,
+        updated_at: now,
+      });
+    return updated === 1;
   }
 
   /** Moves a pending order to its final status; false when something else already did. */
@@ -317,6 +344,28 @@ export function toPromo(row: Row): PromoCode {
   };
 }
 
+/** The provider checkout an order keeps: its columns, or for an order linked before they existed, the JSON it was kept as then. */
+function storedProviderCheckout(row: Row): ProviderCheckoutFields | undefined {
+  if (row.provider_status !== null && row.provider_status !== undefined) {
+    return {
+      id: String(row.provider_checkout_id),
+      checkoutReference: String(row.provider_reference ?? ''),
+      amountPence: toNumber(row.provider_amount_pence),
+      currency: String(row.provider_currency ?? ''),
+      merchantCode: String(row.provider_merchant_code ?? ''),
+      description: optionalString(row.provider_description),
+      returnUrl: optionalString(row.provider_return_url),
+      redirectUrl: optionalString(row.provider_redirect_url),
+      status: String(row.provider_status),
+      date: optionalString(row.provider_date),
+      validUntil: optionalString(row.provider_valid_until),
+      hostedCheckoutUrl: optionalString(row.provider_hosted_url),
+    };
+  }
+  const legacy = optionalString(row.provider_checkout_json);
+  return legacy === undefined ? undefined : providerCheckoutFields(JSON.parse(legacy) as Record<string, unknown>);
+}
+
 function toOrder(row: Row, lines: Row[]): Order {
   return {
     id: String(row.id),
@@ -327,7 +376,7 @@ function toOrder(row: Row, lines: Row[]): Order {
     status: row.status as OrderStatus,
     provider: row.provider as ProviderName,
     providerCheckoutId: optionalString(row.provider_checkout_id),
-    providerCheckoutJson: optionalString(row.provider_checkout_json),
+    providerCheckout: storedProviderCheckout(row),
     currency: String(row.currency),
     lines: lines.map((line) => ({ sku: String(line.sku), quantity: toNumber(line.quantity), unitPricePence: toNumber(line.unit_price_pence) })),
     goodsPence: toNumber(row.goods_pence),

@@ -1,0 +1,61 @@
+/**
+ * How many SQL statements one new one-line order costs through create-checkout (guest, sandbox
+ * provider, a stock-limited SKU), counted on checkout's and inventory's stores together, with
+ * BEGIN and COMMIT counted like any other round trip. Prints the statements, so a change that
+ * adds one shows where.
+ */
+import { expect } from 'chai';
+import { startForSuite } from '@storefront/testing';
+import type { Knex } from '@storefront/db';
+import type { Stack } from '@storefront/platform-testing';
+import { checkoutBody, expectCheckout, newClientAddress, startCheckoutStack } from './support';
+
+// tb-500-10mg: £49.99 and stock-limited. 49.99 + 4.95 shipping.
+const LIMITED_SKU = 'tb-500-10mg';
+const limitedBody = () => checkoutBody(54.94, [{ sku: LIMITED_SKU, quantity: 1 }]);
+
+/** Most statements allowed per backend (the abuse-limit counters live outside both stores). */
+const BUDGET = { sqlite: 16, mysql: 16 } as const;
+
+interface Counted {
+  component: string;
+  sql: string;
+}
+
+function countStatements(stores: Record<string, Knex>): { stop: () => Counted[] } {
+  const counted: Counted[] = [];
+  const listeners = Object.entries(stores).map(([component, db]) => {
+    const listener = (query: { sql: string }) => counted.push({ component, sql: query.sql });
+    db.on('query', listener);
+    return () => db.off('query', listener);
+  });
+  return {
+    stop: () => {
+      for (const off of listeners) off();
+      return counted;
+    },
+  };
+}
+
+describe('create-checkout: SQL statements for one new one-line order', () => {
+  let stack: Stack;
+  // No background work of either component runs while an order is counted.
+  startForSuite(() => startCheckoutStack({ RESERVATION_SWEEP_INTERVAL_MS: String(10 * 60 * 1000) }), (started) => (stack = started));
+
+  it('stays within its statement budget on this backend', async () => {
+    const backend = process.env.STOREFRONT_TEST_BACKEND === 'mysql' ? 'mysql' : 'sqlite';
+    // A first order from the address creates its lock rows: the counted order is the next one, the steady state.
+    const from = newClientAddress();
+    await expectCheckout(stack.client(), limitedBody(), from);
+    const counter = countStatements({ checkout: stack.checkout!.db, inventory: stack.inventory!.db, loyalty: stack.loyalty!.db });
+    let counted: Counted[];
+    try {
+      await expectCheckout(stack.client(), limitedBody(), from);
+    } finally {
+      counted = counter.stop();
+    }
+    const lines = counted.map(({ component, sql }, index) => `  ${String(index + 1).padStart(2)} ${component.padEnd(9)} ${sql.replace(/\s+/g, ' ').slice(0, 160)}`);
+    process.stdout.write(`      create-checkout on ${backend} (${stack.layout}): ${counted.length} statements\n${lines.join('\n')}\n`);
+    expect(counted.length, lines.join('\n')).to.be.at.most(BUDGET[backend]);
+  });
+});
