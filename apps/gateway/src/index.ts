@@ -1,5 +1,5 @@
 export { startGateway, type GatewayServer } from './server';
 export { detailedReadiness } from './readiness';
-export { FACADES, type ComponentName, type HostedComponents } from './clients';
+export { COMPONENT_NAMES, FACADES, type ComponentName, type HostedComponents } from './clients';
 export { readGatewayConfig, type GatewayConfig } from './config';
 export { buildOpenApiDocument, API_AREAS } from './openapi/document';

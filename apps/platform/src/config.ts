@@ -5,14 +5,14 @@
  */
 import { ConfigError, readCommon, type CommonConfig, type EnvReader } from '@storefront/config';
 import { readCheckoutConfig, type CheckoutConfig } from '@storefront/checkout';
-import { readGatewayConfig, type GatewayConfig } from '@storefront/gateway';
+import { COMPONENT_NAMES, readGatewayConfig, type ComponentName, type GatewayConfig } from '@storefront/gateway';
 import { readIdentityConfig, type IdentityConfig } from '@storefront/identity';
 import { readInventoryConfig, type InventoryConfig } from '@storefront/inventory';
 import { readLoyaltyConfig, type LoyaltyConfig } from '@storefront/loyalty';
 import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
 
-export const COMPONENTS = ['identity', 'loyalty', 'checkout', 'inventory'] as const;
-export type Component = (typeof COMPONENTS)[number];
+export const COMPONENTS: readonly ComponentName[] = COMPONENT_NAMES;
+export type Component = ComponentName;
 
 export interface PlatformConfig extends CommonConfig {
   gateway: GatewayConfig;

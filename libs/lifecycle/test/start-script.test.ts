@@ -169,7 +169,6 @@ describe('npm start: signals and supervision (real processes)', function () {
     expect(run.process.exitCode).to.equal(1);
     expect(run.output()).to.include('configuration error: LOYALTY_TIER_SILVER must be an integer').and.include(`start: ${loyaltyHost} exited during start (code 78)`);
     expect(run.output()).to.not.include('restarting');
-    expect([...seen.values()].filter((info) => /apps\/payment-sandbox\//.test(info.command)), 'the sandbox had started').to.have.length(1);
     await expectEverythingGone([...seen.values()], run.ports, 1000);
   });
 
