@@ -141,7 +141,7 @@ describe('supply chain', () => {
 
   describe('Node', () => {
     const dockerfile = readFileSync(path.join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
-    const build = /^FROM node:(\d+)-/m.exec(dockerfile);
+    const build = /^FROM node:(\d+)(?:\.\d+)*-/m.exec(dockerfile);
     const runtime = /^FROM gcr\.io\/distroless\/nodejs(\d+)-/m.exec(dockerfile);
 
     it('the build and runtime images run the same LTS major, one still in support', () => {
