@@ -11,6 +11,7 @@
 // bench-results.json. Every load is bounded in time.
 import { fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -108,7 +109,7 @@ function rssMb(pid) {
 }
 
 async function sessionCookie(gatewayUrl) {
-  const email = `bench-${Date.now()}@example.com`;
+  const email = `bench-${Date.now()}-${randomUUID()}@example.com`;
   const res = await fetch(`${gatewayUrl}/api/auth/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
