@@ -67,7 +67,9 @@ function serve<ServeConfig extends CommonConfig>({
   const config = loadOrExit(readConfig);
   const logger = createLogger(app, config.logLevel);
   const startedAt = process.hrtime.bigint();
-  const starting = start(config, logger);
+  // Set right below, once the signal handlers are in place: a signal that arrives while start()
+  // runs its first synchronous steps must find them, not the default action that kills the process.
+  let starting: Promise<Stoppable>;
 
   let stopping = false;
   // A stop asked for while the app is still starting waits for the start to finish, so a
@@ -93,6 +95,7 @@ function serve<ServeConfig extends CommonConfig>({
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   watchParent(() => stop('parent exited'), PARENT_CHECK_INTERVAL_MS);
+  starting = start(config, logger);
 
   starting.then(
     () => logger.info({ startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, 'ready'),
