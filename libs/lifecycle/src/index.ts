@@ -67,9 +67,9 @@ function serve<ServeConfig extends CommonConfig>({
   const config = loadOrExit(readConfig);
   const logger = createLogger(app, config.logLevel);
   const startedAt = process.hrtime.bigint();
-  // Set right below, once the signal handlers are in place: a signal that arrives while start()
-  // runs its first synchronous steps must find them, not the default action that kills the process.
-  let starting: Promise<Stoppable>;
+  // start() runs once this function has put the signal handlers in place: a signal that arrives
+  // during its first synchronous steps must find them, not the default action that kills the process.
+  const starting = Promise.resolve().then(() => start(config, logger));
 
   let stopping = false;
   // A stop asked for while the app is still starting waits for the start to finish, so a
@@ -95,7 +95,6 @@ function serve<ServeConfig extends CommonConfig>({
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   watchParent(() => stop('parent exited'), PARENT_CHECK_INTERVAL_MS);
-  starting = start(config, logger);
 
   starting.then(
     () => logger.info({ startup_ms: Number(process.hrtime.bigint() - startedAt) / 1e6 }, 'ready'),
