@@ -1,5 +1,5 @@
 /**
- * The payment webhook (security review, issue 22, #6): limited per client address on every
+ * The payment webhook (security review, finding 6): limited per client address on every
  * replica, coalesced per order so a flood of notifications costs one provider read, and the same
  * answer whatever the id names.
  */

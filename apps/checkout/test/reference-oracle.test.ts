@@ -1,5 +1,5 @@
 /**
- * Create-checkout is no oracle for checkout_references (security review, issue 22, #3): a
+ * Create-checkout is no oracle for checkout_references (security review, finding 3): a
  * reference another customer's order holds is answered like a new one, and every attempt that is
  * not a replay counts on the per-address order look-up limit.
  */

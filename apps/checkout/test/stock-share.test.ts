@@ -1,5 +1,5 @@
 /**
- * Open orders may not tie up a stock-limited SKU (security review, issue 22, #4): one holder's
+ * Open orders may not tie up a stock-limited SKU (security review, finding 4): one holder's
  * share is taken of the units other holders leave available, and all open orders together hold
  * at most the SKU's share of its units on hand; both under parallel requests too.
  */

@@ -94,7 +94,7 @@ describe('gateway: POST /api/create-checkout validation', () => {
     }
   });
 
-  // Security review (issue 22) #7: these once answered 500 internal_error.
+  // Security review finding 7: these once answered 500 internal_error.
   it('answers 400 invalid_request naming amount to amounts beyond the bound (1e15, 1e300, 9007199254740993), never 500', async () => {
     for (const amount of ['1e15', '1e300', '9007199254740993']) {
       const body = valid();
