@@ -184,26 +184,11 @@ export class LoyaltyStore {
     const balance = db('accounts')
       .where({ user_id: userId })
       .select(db.raw("'a' as kind"), db.raw('0 as seq'), ...nulls('id', 'ref'), 'points', 'lifetime_points', ...nulls('text', 'order_id', 'code', 'at', 'used_at'));
-    const history = db
-      .from(
-        db('ledger_entries')
-          .where({ user_id: userId })
-          .orderBy('seq', 'desc')
-          .limit(limit)
-          .select(db.raw("'h' as kind"), 'seq', 'id', 'type as ref', 'points', ...nulls('lifetime_points'), 'description as text', 'order_id', ...nulls('code'), 'created_at as at', ...nulls('used_at'))
-          .as('h'),
-      )
-      .select('*');
-    const redemptions = db
-      .from(
-        db('redemptions')
-          .where({ user_id: userId })
-          .orderBy('seq', 'desc')
-          .limit(limit)
-          .select(db.raw("'r' as kind"), 'seq', 'id', 'reward_id as ref', ...nulls('points', 'lifetime_points'), 'name as text', ...nulls('order_id'), 'code', 'redeemed_at as at', 'used_at')
-          .as('r'),
-      )
-      .select('*');
+    // The account's newest `limit` rows of a table, as a derived table so its ORDER BY and LIMIT hold inside the union.
+    const newest = (table: string, kind: string, columns: Array<string | Knex.Raw>) =>
+      db.from(db(table).where({ user_id: userId }).orderBy('seq', 'desc').limit(limit).select(db.raw(`'${kind}' as kind`), ...columns).as(kind)).select('*');
+    const history = newest('ledger_entries', 'h', ['seq', 'id', 'type as ref', 'points', ...nulls('lifetime_points'), 'description as text', 'order_id', ...nulls('code'), 'created_at as at', ...nulls('used_at')]);
+    const redemptions = newest('redemptions', 'r', ['seq', 'id', 'reward_id as ref', ...nulls('points', 'lifetime_points'), 'name as text', ...nulls('order_id'), 'code', 'redeemed_at as at', 'used_at']);
     const rows: AccountRow[] = await balance.unionAll([history, redemptions]);
     const account = rows.find((row) => row.kind === 'a');
     if (!account) return undefined;
