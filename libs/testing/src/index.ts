@@ -1,6 +1,7 @@
 export { provisionStores, currentBackend, sessionCountOf, type Backend, type TestStores } from './stores';
 export { HttpClient, recordedAnswers, type RecordedAnswer, type TestResponse } from './http';
 export { launchChromium } from './browser';
+export { expectAccessible } from './accessibility';
 export { collectChildLogs, type ChildLogs } from './child-logs';
 export { rejection } from './rejection';
 export { startForEachTest, startForSuite } from './suite';
