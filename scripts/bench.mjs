@@ -4,7 +4,10 @@
 // on this machine. Prints requests/s, p50/p99 and the ratios the platform is held to (judged for
 // the one-process layout, printed for the split one), `me` over many distinct sessions, the
 // start-up time, the platform's process count and total RSS idle and at peak, then runs the
-// scenario modules in scripts/bench/. With MYSQL_URL and REDIS_URL set it then measures
+// scenario modules in scripts/bench/. The storefront's home and a product page are measured
+// against bare Express answering the same HTML, with the server CPU each page costs, and in the
+// one-process layout Lighthouse scores home, a product page and the basket first
+// (scripts/lighthouse.mjs, which fails the run when Chromium is missing). With MYSQL_URL and REDIS_URL set it then measures
 // /api/stock, /api/auth/me and create-checkout on MySQL + Redis with one and with two processes of
 // every app of the default layout, and the CPU each process spends per request
 // (scripts/lib/endpoint-cost.mjs), and runs the scenarios there too. Results are written to
@@ -16,11 +19,17 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { ROOT, startProcessStack } from './lib/process-stack.mjs';
+import { stackEnv } from './lib/bench-env.mjs';
+import { verdictInto } from './lib/targets.mjs';
+import { cpuUsedDuring } from './lib/process-cpu.mjs';
+import { lighthouseScores, reportLighthouse, storefrontPaths } from './lighthouse.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 // Throughput through the gateway as a share of bare Express in the same run (login: of raw argon2id verifies).
-const TARGETS = { health: 0.9, productsJson: 0.9, stock: 0.8, me: 0.5, meMany: 0.3, validatePromo: 0.5, login: 0.9 };
+const TARGETS = { health: 0.9, productsJson: 0.9, stock: 0.8, me: 0.5, meMany: 0.3, validatePromo: 0.5, login: 0.9, homePage: 0.5, productPage: 0.5 };
+// Server CPU one storefront page may cost, summed over the platform's processes.
+const PAGE_CPU_LIMIT_MS = 5;
 const HALF_PEAK_P99_MS = 15;
 const RSS_IDLE_LIMIT_MB = 150;
 const RSS_PEAK_LIMIT_MB = 250;
@@ -37,32 +46,6 @@ const REPLICA_COUNTS = [1, 2];
 
 const results = { machine: { cpus: os.cpus().length, node: process.version }, startupMs: {}, http: {}, ratios: {}, targets: {}, halfPeak: {}, memoryMb: {}, scenarios: {} };
 
-const stackEnv = (dataDir, backend) => ({
-  DATA_DIR: dataDir,
-  // The embedded run must not pick up the MySQL/Redis servers meant for the second run.
-  ...(backend === 'sqlite' ? { MYSQL_URL: '', REDIS_URL: '' } : { REDIS_URL: process.env.REDIS_URL }),
-  PORT: backend === 'sqlite' ? '18080' : '28080',
-  SANDBOX_PORT: backend === 'sqlite' ? '18090' : '28090',
-  IDENTITY_ADDR: backend === 'sqlite' ? '127.0.0.1:18051' : '127.0.0.1:28051',
-  LOYALTY_ADDR: backend === 'sqlite' ? '127.0.0.1:18052' : '127.0.0.1:28052',
-  CHECKOUT_ADDR: backend === 'sqlite' ? '127.0.0.1:18053' : '127.0.0.1:28053',
-  INVENTORY_ADDR: backend === 'sqlite' ? '127.0.0.1:18054' : '127.0.0.1:28054',
-  PROMO_CHECKS_PER_ADDRESS_MAX: '1000000',
-  PUBLIC_BASE_URL: `http://127.0.0.1:${backend === 'sqlite' ? 18080 : 28080}`,
-  SANDBOX_PUBLIC_URL: `http://127.0.0.1:${backend === 'sqlite' ? 18090 : 28090}`,
-  SUMUP_API_BASE: `http://127.0.0.1:${backend === 'sqlite' ? 18090 : 28090}`,
-  SEED_DEMO_DATA: 'true',
-  // Generous limits: the benchmark signs up, logs in and orders from one address far more than a person would.
-  SIGNUPS_PER_ADDRESS_MAX: '100000',
-  LOGIN_FAILURES_PER_ADDRESS_MAX: '100000',
-  CHECKOUTS_PER_ADDRESS_MAX: '100000',
-  CHECKOUTS_PER_ACCOUNT_MAX: '100000',
-  OPEN_ORDERS_PER_ADDRESS_MAX: '10000',
-  OPEN_ORDERS_PER_ACCOUNT_MAX: '10000',
-  // Every new checkout counts as an order look-up too (decision 0856).
-  ORDER_LOOKUPS_PER_ADDRESS_MAX: '1000000',
-  OTEL_TRACES_EXPORTER: 'none',
-});
 
 function load(url, options = {}) {
   return autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, ...options });
@@ -78,11 +61,15 @@ function figures(result) {
   };
 }
 
-async function measure(label, url, options) {
+/** Throughput and latency at `url`; with `cpuOf` (processes) also the CPU they spend per answered request. */
+async function measure(label, url, options, cpuOf = []) {
   await autocannon({ url, connections: CONNECTIONS, duration: 1, ...options }); // warm-up
-  const result = figures(await load(url, options));
+  const { usedMs, outcome } = await cpuUsedDuring(cpuOf.map(({ name, child }) => ({ group: name, pid: child.pid })), () => load(url, options));
+  const result = figures(outcome);
+  if (cpuOf.length > 0) result.cpuMsPerRequest = +(Object.values(usedMs).reduce((sum, ms) => sum + ms, 0) / outcome['2xx']).toFixed(3);
   results.http[label] = result;
-  console.log(`${label.padEnd(40)} ${String(result.rps).padStart(7)} req/s   p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms${result.non2xx ? `   non-2xx ${result.non2xx}` : ''}`);
+  const cpu = result.cpuMsPerRequest === undefined ? '' : `   ${result.cpuMsPerRequest} ms CPU/request`;
+  console.log(`${label.padEnd(40)} ${String(result.rps).padStart(7)} req/s   p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms${cpu}${result.non2xx ? `   non-2xx ${result.non2xx}` : ''}`);
   return result;
 }
 
@@ -120,10 +107,7 @@ async function sessionCookie(gatewayUrl) {
 }
 
 /** Prints and keeps one target's verdict. */
-function verdict(label, value, target, unit, met) {
-  results.targets[label] = { value, target, met };
-  console.log(`target ${label.padEnd(28)} ${String(value).padStart(8)}${unit} (target ${target}${unit}: ${met ? 'met' : 'MISSED'})`);
-}
+const verdict = verdictInto(results);
 
 function ratioVerdict(layout, name, result, bareExpress, judged) {
   if (!result) return;
@@ -213,6 +197,32 @@ async function withMysqlStack(replicas, use) {
 // The targets hold for the one-process layout; the split layout is measured beside it.
 for (const layout of LAYOUTS) await benchEmbedded(layout);
 
+/** The storefront pages measured for throughput, each with its HTML for bare Express to answer. */
+async function pageBodies(gatewayUrl) {
+  const [home, product] = await storefrontPaths(gatewayUrl);
+  const pages = [];
+  for (const [name, pagePath] of Object.entries({ homePage: home, productPage: product })) {
+    const res = await fetch(`${gatewayUrl}${pagePath}`);
+    if (!res.ok) throw new Error(`${pagePath} answered ${res.status}: there is no storefront page to measure`);
+    pages.push({ name, path: pagePath, baselineRoute: `/page${pagePath}`, html: await res.text() });
+  }
+  return pages;
+}
+
+/**
+ * Each storefront page through the platform against bare Express answering the same HTML, and
+ * the server CPU one page costs (every platform process, summed).
+ */
+async function benchPages(layout, stack, pages, bareExpressUrl, judged) {
+  for (const { name, path: pagePath, baselineRoute } of pages) {
+    const bare = await measure(`${layout}: bare express, ${pagePath} HTML`, `${bareExpressUrl}${baselineRoute}`);
+    const page = await measure(`${layout}: ${pagePath}`, `${stack.gatewayUrl}${pagePath}`, {}, platformProcesses(stack));
+    ratioVerdict(layout, name, page, bare, judged);
+    if (judged) verdict(`${layout}: ${pagePath} CPU per page`, page.cpuMsPerRequest, `< ${PAGE_CPU_LIMIT_MS}`, ' ms', page.cpuMsPerRequest < PAGE_CPU_LIMIT_MS);
+    else console.log(`${`${layout}: ${pagePath} CPU per page`.padEnd(42)}${page.cpuMsPerRequest} ms`);
+  }
+}
+
 /** Distinct signed-in sessions, for `me` over many sessions (the session-cache miss path). */
 async function manySessions(gatewayUrl, count) {
   const cookies = [];
@@ -223,9 +233,14 @@ async function manySessions(gatewayUrl, count) {
   return cookies;
 }
 
-/** RSS now and at its peak, summed over the platform's processes (the sandbox stands in for the provider and is left out). */
+/** The platform's processes: the sandbox stands in for the provider and is left out. */
+function platformProcesses(stack) {
+  return stack.processes.filter(({ name }) => !name.startsWith('payment-sandbox'));
+}
+
+/** RSS now and at its peak, summed over the platform's processes. */
 function platformMemory(stack) {
-  const platform = stack.processes.filter(({ name }) => !name.startsWith('payment-sandbox'));
+  const platform = platformProcesses(stack);
   const mems = platform.map(({ child }) => rssMb(child.pid)).filter(Boolean);
   return { processes: platform.length, rss: mems.reduce((sum, m) => sum + m.rss, 0), peak: mems.reduce((sum, m) => sum + m.peak, 0) };
 }
@@ -245,8 +260,15 @@ async function benchEmbedded(layout) {
   console.log(`${label('platform idle')}: ${idle.processes} process(es), ${idle.rss} MB RSS`);
   if (judged) verdict(label('RSS idle'), idle.rss, `<= ${RSS_IDLE_LIMIT_MB}`, ' MB', idle.rss <= RSS_IDLE_LIMIT_MB);
   try {
+    if (judged) {
+      // On the quiet stack, before any load: Lighthouse scores of home, a product page and the basket.
+      results.lighthouse = await lighthouseScores(stack.gatewayUrl);
+      reportLighthouse(results.lighthouse, verdict);
+    }
     const stockBody = await (await fetch(`${stack.gatewayUrl}/api/stock`)).text();
-    const baseline = fork(path.join(ROOT, 'scripts', 'lib', 'baseline-servers.mjs'), { env: { ...process.env, BENCH_BODY: stockBody }, stdio: 'ignore' });
+    const pages = await pageBodies(stack.gatewayUrl);
+    const baseline = fork(path.join(ROOT, 'scripts', 'lib', 'baseline-servers.mjs'), { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    baseline.send({ json: stockBody, pages: Object.fromEntries(pages.map(({ baselineRoute, html }) => [baselineRoute, html])) });
     const ports = await new Promise((resolve) => baseline.once('message', resolve));
     try {
       await measure(label('bare node:http'), `http://127.0.0.1:${ports.http}/`);
@@ -266,6 +288,8 @@ async function benchEmbedded(layout) {
 
       console.log('');
       for (const [name, result] of Object.entries({ health, productsJson, stock, validatePromo, me, meMany })) ratioVerdict(layout, name, result, bareExpress, judged);
+      console.log('');
+      await benchPages(layout, stack, pages, `http://127.0.0.1:${ports.express}`, judged);
       console.log('');
       await halfPeak(label('/api/stock'), `${stack.gatewayUrl}/api/stock`, stock.rps, judged);
       if (me) await halfPeak(label('/api/auth/me'), `${stack.gatewayUrl}/api/auth/me`, me.rps, judged, { headers: { cookie } });
