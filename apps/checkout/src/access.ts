@@ -3,7 +3,7 @@ import { accessTable } from '@storefront/grpc';
 import { checkout } from '@storefront/proto';
 
 export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
-  { callers: ['gateway'], customer: 'optional', rpcs: ['createCheckout', 'validatePromo', 'getOrder'] },
+  { callers: ['gateway'], customer: 'optional', rpcs: ['createCheckout', 'validatePromo', 'getOrder', 'quoteOrder'] },
   { callers: ['gateway'], customer: 'none', rpcs: ['notifyPaymentEvent', 'getPricingPolicy'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
 ]);

@@ -123,6 +123,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         getOrder: async (request, context) => orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
         listOrders: async (request, context) => orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
         getPricingPolicy: async () => PRICING_POLICY,
+        quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
       }),
     ],
   };

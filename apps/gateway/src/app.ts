@@ -15,11 +15,12 @@ import { rejectCrossSiteWrites } from './http/session';
 import { registerSystemRoutes } from './routes/system';
 import { registerStockRoutes } from './routes/stock';
 import { registerAuthRoutes } from './routes/auth';
-import { registerCatalogRoutes } from './routes/catalog';
+import { createCatalogCopy, registerCatalogRoutes } from './routes/catalog';
 import { registerCheckoutRoutes } from './routes/checkout';
 import { registerOrderRoutes } from './routes/orders';
 import { registerMcpRoutes } from './mcp/route';
 import { registerPublishedRoutes } from './routes/published';
+import { registerPages } from './pages';
 
 /** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -37,10 +38,13 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerSystemRoutes(app, direct, context);
   registerAuthRoutes(app, direct, context);
   registerStockRoutes(app, direct, context);
-  registerCatalogRoutes(app, direct, context);
+  const catalog = createCatalogCopy(context);
+  registerCatalogRoutes(app, direct, catalog);
   registerCheckoutRoutes(app, direct, context);
   registerOrderRoutes(app, context);
   registerMcpRoutes(app, context);
+  // The shop's own pages, unless a storefront origin serves them (through the proxy below).
+  if (!context.config.storefrontOrigin) registerPages(app, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.
   registerPublishedRoutes(app, context);
 

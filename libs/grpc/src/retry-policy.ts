@@ -36,6 +36,7 @@ const RETRIED_ON_UNAVAILABLE: ReadonlySet<string> = new Set(
     CheckoutRpcs.validatePromo,
     CheckoutRpcs.notifyPaymentEvent,
     CheckoutRpcs.getPricingPolicy,
+    CheckoutRpcs.quoteOrder,
     // Reads, and reservations keyed by the order reference.
     InventoryRpcs.getStock,
     InventoryRpcs.getCatalog,

@@ -12,7 +12,7 @@ import type { Logger } from '@storefront/logging';
 import type { checkout, inventory, loyalty } from '@storefront/proto';
 import type { ProviderName } from '../config';
 import { checkAmountMatches, priceOrder } from './pricing';
-import { fingerprintOf, validateCheckoutRequest, type CheckoutRequest, type RequestRules } from './request';
+import { fingerprintOf, validateCheckoutRequest, validateOrderLines, type CheckoutRequest, type RequestRules } from './request';
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './promo';
 import type { PromoDefinitions } from './promo-definitions';
 import { releaseCodeHold } from './code-holds';
@@ -204,14 +204,8 @@ export class CheckoutService {
 
   /** The priced order, and the units on hand of its stock-limited SKUs. */
   private async price(request: CheckoutRequest, accountId: string | undefined): Promise<{ order: Omit<NewOrder, 'fingerprint'>; stockOnHand: Map<string, number> }> {
-    const { lines: quoted } = await this.options.inventory.quote({ lines: request.items });
+    const { quoted, lines } = await this.quoteLines(request.items);
     const stockOnHand = new Map(quoted.flatMap((line) => (line.onHand === undefined ? [] : [[line.sku, line.onHand] as const])));
-    const priceOf = new Map(quoted.map((line) => [line.sku, line.unitPricePence]));
-    const lines: OrderLine[] = request.items.map((item, index) => {
-      const unitPricePence = priceOf.get(item.sku);
-      if (unitPricePence === undefined) throw invalidArgument(`items[${index}].sku ${item.sku} is not in the catalog`, 'unknown_sku');
-      return { sku: item.sku, quantity: item.quantity, unitPricePence };
-    });
     let discount: DiscountCode | undefined;
     if (request.promoCode !== undefined) {
       const found = await this.lookUpCode(request.promoCode, accountId);
@@ -237,6 +231,40 @@ export class CheckoutService {
       delivery: request.delivery,
     };
     return { order, stockOnHand };
+  }
+
+  /** Inventory's price of every line, in the order asked; a SKU inventory does not know is a 400 naming it. */
+  private async quoteLines(items: CheckoutRequest['items']): Promise<{ quoted: inventory.PricedLine[]; lines: OrderLine[] }> {
+    const { lines: quoted } = await this.options.inventory.quote({ lines: items });
+    const priceOf = new Map(quoted.map((line) => [line.sku, line.unitPricePence]));
+    const lines: OrderLine[] = items.map((item, index) => {
+      const unitPricePence = priceOf.get(item.sku);
+      if (unitPricePence === undefined) throw invalidArgument(`items[${index}].sku ${item.sku} is not in the catalog`, 'unknown_sku');
+      return { sku: item.sku, quantity: item.quantity, unitPricePence };
+    });
+    return { quoted, lines };
+  }
+
+  /**
+   * What createCheckout would charge now for these lines and code, by the same pricing, saving and
+   * holding nothing. A code that does not apply is reported, and the lines priced without it. A
+   * code counts as a promo check, so quotes cannot be used to guess codes faster than validation.
+   */
+  async quoteOrder(request: checkout.QuoteOrderRequest, accountId: string | undefined): Promise<checkout.QuoteOrderResponse> {
+    const items = validateOrderLines(request.items);
+    const rawCode = request.promoCode?.trim() ?? '';
+    if (rawCode !== '') await this.options.limits.countPromoCheck(request.clientAddress);
+    const { quoted, lines } = await this.quoteLines(items);
+    const found = rawCode === '' ? undefined : await this.lookUpCode(rawCode, accountId);
+    const discount = found && 'discount' in found ? found.discount : undefined;
+    const totals = priceOrder(lines, discount?.basisPoints ?? 0);
+    const named = new Map(quoted.map((line) => [line.sku, line]));
+    return {
+      lines: lines.map((line) => ({ ...line, productName: named.get(line.sku)?.productName ?? '', size: named.get(line.sku)?.size ?? '' })),
+      ...totals,
+      promoCode: discount?.code ?? '',
+      promoRefusal: found && 'refusal' in found ? found.refusal : '',
+    };
   }
 
   /**

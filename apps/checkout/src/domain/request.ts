@@ -47,6 +47,20 @@ export interface RequestRules {
   providers: readonly ProviderName[];
 }
 
+/** An order's lines, as create-checkout and a quote take them: at least one, one per SKU, each quantity in bounds. */
+export function validateOrderLines(items: ReadonlyArray<{ sku: string; quantity: number }>): Array<{ sku: string; quantity: number }> {
+  if (items.length === 0) throw invalidArgument('items must list at least one product: no payment link without an order');
+  const seen = new Set<string>();
+  for (const [index, item] of items.entries()) {
+    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > LINE_QUANTITY_MAX) {
+      throw invalidArgument(`items[${index}].quantity must be an integer from 1 to ${LINE_QUANTITY_MAX}`);
+    }
+    if (seen.has(item.sku)) throw invalidArgument(`items[${index}].sku ${item.sku} is listed more than once; give one line per SKU with its quantity`);
+    seen.add(item.sku);
+  }
+  return items.map(({ sku, quantity }) => ({ sku, quantity }));
+}
+
 export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest, rules: RequestRules): CheckoutRequest {
   const reference = request.checkoutReference;
   if (reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
@@ -56,15 +70,7 @@ export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest,
   }
   if (request.currency !== ACCEPTED_CURRENCY) throw invalidArgument(`currency must be ${ACCEPTED_CURRENCY}; the shop sells in pounds sterling only`, 'unsupported_currency');
   if (request.merchantCode !== rules.merchantCode) throw invalidArgument('merchant_code does not name this shop\'s merchant account', 'invalid_merchant_code');
-  if (request.items.length === 0) throw invalidArgument('items must list at least one product: no payment link without an order');
-  const seen = new Set<string>();
-  for (const [index, item] of request.items.entries()) {
-    if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > LINE_QUANTITY_MAX) {
-      throw invalidArgument(`items[${index}].quantity must be an integer from 1 to ${LINE_QUANTITY_MAX}`);
-    }
-    if (seen.has(item.sku)) throw invalidArgument(`items[${index}].sku ${item.sku} is listed more than once; give one line per SKU with its quantity`);
-    seen.add(item.sku);
-  }
+  const items = validateOrderLines(request.items);
   const delivery = request.delivery;
   if (!delivery) throw invalidArgument('delivery is required: an order needs its delivery details');
   if (!DELIVERY_COUNTRIES.includes(delivery.country)) throw invalidArgument(`delivery.country must be one of ${DELIVERY_COUNTRIES.join(', ')}; the shop delivers in the UK only`);
@@ -83,7 +89,7 @@ export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest,
     description: request.description,
     returnUrl: request.returnUrl,
     redirectUrl: request.redirectUrl,
-    items: request.items.map(({ sku, quantity }) => ({ sku, quantity })),
+    items,
     delivery: {
       name: delivery.name,
       email: delivery.email,

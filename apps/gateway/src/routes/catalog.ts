@@ -19,9 +19,12 @@ import { catalogDocument } from '../views/catalog';
 // Short, because a request may be waiting on it while a good copy is at hand.
 const SNAPSHOT_DEADLINE_MS = 2000;
 
-interface PublishedCatalog {
+export interface PublishedCatalog {
   etag: string;
   body: Buffer;
+  /** What the document was rendered from, for the storefront pages. */
+  catalog: inventory.CatalogSnapshot;
+  policy: checkout.GetPricingPolicyResponse;
 }
 
 export interface CatalogSources {
@@ -68,11 +71,14 @@ export class CatalogCopy {
     // One catalog version is the same catalog from every inventory pod (generatedAt is when it was
     // first rendered) and the policy is checkout's, so every gateway publishes the same bytes under one ETag.
     const etag = `W/"${this.catalog.version}-${this.policy.shippingFeePence}-${this.policy.freeShippingThresholdPence}"`;
-    if (etag !== this.latest?.etag) this.latest = { etag, body: Buffer.from(JSON.stringify(catalogDocument(this.catalog.snapshot, this.policy))) };
+    if (etag !== this.latest?.etag) {
+      this.latest = { etag, body: Buffer.from(JSON.stringify(catalogDocument(this.catalog.snapshot, this.policy))), catalog: this.catalog.snapshot, policy: this.policy };
+    }
   }
 }
 
-export function registerCatalogRoutes(app: Express, direct: DirectRoutes, { clients, config, logger }: GatewayContext): void {
+/** The gateway's copy of the catalog, shared by /products.json and the storefront pages. */
+export function createCatalogCopy({ clients, config, logger }: GatewayContext): CatalogCopy {
   const catalog = new CatalogCopy(
     {
       snapshot: (knownVersion) => clients.inventory.getCatalogSnapshot({ knownVersion }, { deadlineMs: SNAPSHOT_DEADLINE_MS }),
@@ -83,7 +89,10 @@ export function registerCatalogRoutes(app: Express, direct: DirectRoutes, { clie
   );
   // Fetch the first copy at start, so the gateway has one before the first reader or an outage.
   catalog.current().catch(() => undefined);
+  return catalog;
+}
 
+export function registerCatalogRoutes(app: Express, direct: DirectRoutes, catalog: CatalogCopy): void {
   direct.add(app, {
     path: '/products.json',
     async answer(request) {
@@ -101,7 +110,7 @@ export function registerCatalogRoutes(app: Express, direct: DirectRoutes, { clie
  * caches; fetch() adds that header to every conditional request, and an origin server should
  * still answer 304.
  */
-function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');

@@ -182,6 +182,36 @@ export interface GetPricingPolicyResponse {
   freeShippingThresholdPence: number;
 }
 
+export interface QuoteOrderRequest {
+  items: CheckoutLine[];
+  /** Priced with this code when it is valid for the caller; a code counts as a promo check. */
+  promoCode?:
+    | string
+    | undefined;
+  /** The customer's address as the gateway saw it; promo checks are limited per address. */
+  clientAddress: string;
+}
+
+export interface QuotedLine {
+  sku: string;
+  quantity: number;
+  unitPricePence: number;
+  productName: string;
+  size: string;
+}
+
+export interface QuoteOrderResponse {
+  lines: QuotedLine[];
+  goodsPence: number;
+  discountPence: number;
+  shippingPence: number;
+  totalPence: number;
+  /** The code the totals include, normalised; empty when none applies. */
+  promoCode: string;
+  /** Why the code asked for does not apply ("is not valid", ...); empty when it applies or none was asked for. */
+  promoRefusal: string;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -2435,6 +2465,453 @@ export const GetPricingPolicyResponse: MessageFns<GetPricingPolicyResponse> = {
   },
 };
 
+function createBaseQuoteOrderRequest(): QuoteOrderRequest {
+  return { items: [], promoCode: undefined, clientAddress: "" };
+}
+
+export const QuoteOrderRequest: MessageFns<QuoteOrderRequest> = {
+  encode(message: QuoteOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      CheckoutLine.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.promoCode !== undefined) {
+      writer.uint32(18).string(message.promoCode);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(26).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuoteOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuoteOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(CheckoutLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.promoCode = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QuoteOrderRequest {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => CheckoutLine.fromJSON(e)) : [],
+      promoCode: isSet(object.promoCode)
+        ? globalThis.String(object.promoCode)
+        : isSet(object.promo_code)
+        ? globalThis.String(object.promo_code)
+        : undefined,
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: QuoteOrderRequest): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => CheckoutLine.toJSON(e));
+    }
+    if (message.promoCode !== undefined) {
+      obj.promoCode = message.promoCode;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QuoteOrderRequest>, I>>(base?: I): QuoteOrderRequest {
+    return QuoteOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QuoteOrderRequest>, I>>(object: I): QuoteOrderRequest {
+    const message = createBaseQuoteOrderRequest();
+    message.items = object.items?.map((e) => CheckoutLine.fromPartial(e)) || [];
+    message.promoCode = object.promoCode ?? undefined;
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseQuotedLine(): QuotedLine {
+  return { sku: "", quantity: 0, unitPricePence: 0, productName: "", size: "" };
+}
+
+export const QuotedLine: MessageFns<QuotedLine> = {
+  encode(message: QuotedLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(16).int32(message.quantity);
+    }
+    if (message.unitPricePence !== 0) {
+      writer.uint32(24).int64(message.unitPricePence);
+    }
+    if (message.productName !== "") {
+      writer.uint32(34).string(message.productName);
+    }
+    if (message.size !== "") {
+      writer.uint32(42).string(message.size);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuotedLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuotedLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.quantity = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.unitPricePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.productName = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.size = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QuotedLine {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+      unitPricePence: isSet(object.unitPricePence)
+        ? globalThis.Number(object.unitPricePence)
+        : isSet(object.unit_price_pence)
+        ? globalThis.Number(object.unit_price_pence)
+        : 0,
+      productName: isSet(object.productName)
+        ? globalThis.String(object.productName)
+        : isSet(object.product_name)
+        ? globalThis.String(object.product_name)
+        : "",
+      size: isSet(object.size) ? globalThis.String(object.size) : "",
+    };
+  },
+
+  toJSON(message: QuotedLine): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.quantity !== 0) {
+      obj.quantity = Math.round(message.quantity);
+    }
+    if (message.unitPricePence !== 0) {
+      obj.unitPricePence = Math.round(message.unitPricePence);
+    }
+    if (message.productName !== "") {
+      obj.productName = message.productName;
+    }
+    if (message.size !== "") {
+      obj.size = message.size;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QuotedLine>, I>>(base?: I): QuotedLine {
+    return QuotedLine.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QuotedLine>, I>>(object: I): QuotedLine {
+    const message = createBaseQuotedLine();
+    message.sku = object.sku ?? "";
+    message.quantity = object.quantity ?? 0;
+    message.unitPricePence = object.unitPricePence ?? 0;
+    message.productName = object.productName ?? "";
+    message.size = object.size ?? "";
+    return message;
+  },
+};
+
+function createBaseQuoteOrderResponse(): QuoteOrderResponse {
+  return {
+    lines: [],
+    goodsPence: 0,
+    discountPence: 0,
+    shippingPence: 0,
+    totalPence: 0,
+    promoCode: "",
+    promoRefusal: "",
+  };
+}
+
+export const QuoteOrderResponse: MessageFns<QuoteOrderResponse> = {
+  encode(message: QuoteOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.lines) {
+      QuotedLine.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.goodsPence !== 0) {
+      writer.uint32(16).int64(message.goodsPence);
+    }
+    if (message.discountPence !== 0) {
+      writer.uint32(24).int64(message.discountPence);
+    }
+    if (message.shippingPence !== 0) {
+      writer.uint32(32).int64(message.shippingPence);
+    }
+    if (message.totalPence !== 0) {
+      writer.uint32(40).int64(message.totalPence);
+    }
+    if (message.promoCode !== "") {
+      writer.uint32(50).string(message.promoCode);
+    }
+    if (message.promoRefusal !== "") {
+      writer.uint32(58).string(message.promoRefusal);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuoteOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuoteOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.lines.push(QuotedLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.goodsPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.discountPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.shippingPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.totalPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.promoCode = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.promoRefusal = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QuoteOrderResponse {
+    return {
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => QuotedLine.fromJSON(e)) : [],
+      goodsPence: isSet(object.goodsPence)
+        ? globalThis.Number(object.goodsPence)
+        : isSet(object.goods_pence)
+        ? globalThis.Number(object.goods_pence)
+        : 0,
+      discountPence: isSet(object.discountPence)
+        ? globalThis.Number(object.discountPence)
+        : isSet(object.discount_pence)
+        ? globalThis.Number(object.discount_pence)
+        : 0,
+      shippingPence: isSet(object.shippingPence)
+        ? globalThis.Number(object.shippingPence)
+        : isSet(object.shipping_pence)
+        ? globalThis.Number(object.shipping_pence)
+        : 0,
+      totalPence: isSet(object.totalPence)
+        ? globalThis.Number(object.totalPence)
+        : isSet(object.total_pence)
+        ? globalThis.Number(object.total_pence)
+        : 0,
+      promoCode: isSet(object.promoCode)
+        ? globalThis.String(object.promoCode)
+        : isSet(object.promo_code)
+        ? globalThis.String(object.promo_code)
+        : "",
+      promoRefusal: isSet(object.promoRefusal)
+        ? globalThis.String(object.promoRefusal)
+        : isSet(object.promo_refusal)
+        ? globalThis.String(object.promo_refusal)
+        : "",
+    };
+  },
+
+  toJSON(message: QuoteOrderResponse): unknown {
+    const obj: any = {};
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => QuotedLine.toJSON(e));
+    }
+    if (message.goodsPence !== 0) {
+      obj.goodsPence = Math.round(message.goodsPence);
+    }
+    if (message.discountPence !== 0) {
+      obj.discountPence = Math.round(message.discountPence);
+    }
+    if (message.shippingPence !== 0) {
+      obj.shippingPence = Math.round(message.shippingPence);
+    }
+    if (message.totalPence !== 0) {
+      obj.totalPence = Math.round(message.totalPence);
+    }
+    if (message.promoCode !== "") {
+      obj.promoCode = message.promoCode;
+    }
+    if (message.promoRefusal !== "") {
+      obj.promoRefusal = message.promoRefusal;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QuoteOrderResponse>, I>>(base?: I): QuoteOrderResponse {
+    return QuoteOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QuoteOrderResponse>, I>>(object: I): QuoteOrderResponse {
+    const message = createBaseQuoteOrderResponse();
+    message.lines = object.lines?.map((e) => QuotedLine.fromPartial(e)) || [];
+    message.goodsPence = object.goodsPence ?? 0;
+    message.discountPence = object.discountPence ?? 0;
+    message.shippingPence = object.shippingPence ?? 0;
+    message.totalPence = object.totalPence ?? 0;
+    message.promoCode = object.promoCode ?? "";
+    message.promoRefusal = object.promoRefusal ?? "";
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -2511,6 +2988,16 @@ export const CheckoutServiceService = {
       Buffer.from(GetPricingPolicyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetPricingPolicyResponse => GetPricingPolicyResponse.decode(value),
   },
+  /** What CreateCheckout would charge for these lines and code now, saving and reserving nothing. */
+  quoteOrder: {
+    path: "/storefront.checkout.v1.CheckoutService/QuoteOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: QuoteOrderRequest): Buffer => Buffer.from(QuoteOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): QuoteOrderRequest => QuoteOrderRequest.decode(value),
+    responseSerialize: (value: QuoteOrderResponse): Buffer => Buffer.from(QuoteOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): QuoteOrderResponse => QuoteOrderResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -2529,6 +3016,8 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
   /** The shipping rule every order is priced with, for publishing beside the catalog. */
   getPricingPolicy: handleUnaryCall<GetPricingPolicyRequest, GetPricingPolicyResponse>;
+  /** What CreateCheckout would charge for these lines and code now, saving and reserving nothing. */
+  quoteOrder: handleUnaryCall<QuoteOrderRequest, QuoteOrderResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -2630,6 +3119,22 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetPricingPolicyResponse) => void,
+  ): ClientUnaryCall;
+  /** What CreateCheckout would charge for these lines and code now, saving and reserving nothing. */
+  quoteOrder(
+    request: QuoteOrderRequest,
+    callback: (error: ServiceError | null, response: QuoteOrderResponse) => void,
+  ): ClientUnaryCall;
+  quoteOrder(
+    request: QuoteOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: QuoteOrderResponse) => void,
+  ): ClientUnaryCall;
+  quoteOrder(
+    request: QuoteOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: QuoteOrderResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,218 @@
+/**
+ * `/account`: sign up, log in and log out with the same `svc_sess` session as the API; the
+ * profile (editable), loyalty and the account's orders. Each form calls identity, loyalty and
+ * checkout exactly as the auth and order routes do, and is checked against the API's schemas.
+ */
+import type { Request, Response } from 'express';
+import { AppError, HTTP_STATUS } from '@storefront/errors';
+import type { checkout, identity, loyalty } from '@storefront/proto';
+import { clearSessionCookie, clientAddress, sessionOf, sessionTokenOf, setSessionCookie } from '../http/session';
+import { sessionKey } from '../sessions/session-cache';
+import type { PageDeps } from './deps';
+import { field, formError, inFormWords, isFormRefusal } from './forms';
+import { html, type Html } from './html';
+import { STATUS_WORDS } from './order';
+import type { PageAnswer } from './respond';
+import { formatPence } from './shop';
+
+interface TextField {
+  name: string;
+  label: string;
+  type: 'text' | 'email' | 'password' | 'tel';
+  autocomplete: string;
+  required: boolean;
+}
+
+const FIRST_NAME: TextField = { name: 'firstName', label: 'First name', type: 'text', autocomplete: 'given-name', required: true };
+const LAST_NAME: TextField = { name: 'lastName', label: 'Last name', type: 'text', autocomplete: 'family-name', required: true };
+const PHONE: TextField = { name: 'phone', label: 'Phone', type: 'tel', autocomplete: 'tel', required: false };
+const EMAIL: TextField = { name: 'email', label: 'Email', type: 'email', autocomplete: 'email', required: true };
+const NEW_PASSWORD: TextField = { name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true };
+const PASSWORD: TextField = { ...NEW_PASSWORD, autocomplete: 'current-password' };
+
+const SIGN_UP_FIELDS = [FIRST_NAME, LAST_NAME, EMAIL, NEW_PASSWORD, PHONE];
+const LOG_IN_FIELDS = [EMAIL, PASSWORD];
+const PROFILE_FIELDS = [FIRST_NAME, LAST_NAME, PHONE];
+
+const labelsOf = (fields: TextField[], prefix = '') => Object.fromEntries(fields.map((entry) => [`${prefix}${entry.name}`, entry.label]));
+
+type Values = Record<string, string>;
+
+/** A form of labelled fields; a password is never written back into the page. */
+function fieldsForm(action: string, fields: TextField[], values: Values, button: string): Html {
+  return html`<form method="post" action="${action}">
+${fields.map(
+  (entry) => html`<label for="${entry.name}">${entry.label}${entry.required ? '' : ' (optional)'}</label>
+<input type="${entry.type}" id="${entry.name}" name="${entry.name}" autocomplete="${entry.autocomplete}" value="${entry.type === 'password' ? '' : (values[entry.name] ?? '')}"${entry.required ? html` required` : ''}>`,
+)}
+<button type="submit">${button}</button>
+</form>`;
+}
+
+function accountPage(title: string, main: Html, status = 200): PageAnswer {
+  return { title, description: title, caching: 'private', status, main };
+}
+
+export function signUpPage(values: Values = {}, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Sign up',
+    html`<h1>Sign up</h1>${formError(error)}<p>An account keeps your orders together and earns loyalty points: 100 to start.</p>
+${fieldsForm('/account/signup', SIGN_UP_FIELDS, values, 'Sign up')}<p>Already have an account? <a href="/account/login">Log in</a></p>`,
+    status,
+  );
+}
+
+export function logInPage(values: Values = {}, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Log in',
+    html`<h1>Log in</h1>${formError(error)}${fieldsForm('/account/login', LOG_IN_FIELDS, values, 'Log in')}<p>New here? <a href="/account/signup">Sign up</a></p>`,
+    status,
+  );
+}
+
+function signedOutPage(): PageAnswer {
+  return accountPage(
+    'Account',
+    html`<h1>Account</h1><p>Sign in to see your orders, loyalty points and rewards.</p><ul><li><a href="/account/login">Log in</a></li><li><a href="/account/signup">Sign up</a></li></ul>`,
+  );
+}
+
+interface AccountView {
+  profile: identity.Profile;
+  account: loyalty.Account;
+  orders: checkout.OrderDetails[];
+  saved?: boolean;
+  error?: string;
+  values?: Values;
+}
+
+export function accountOverviewPage({ profile, account, orders, saved, error, values }: AccountView, status = 200): PageAnswer {
+  const current = values ?? { firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone ?? '' };
+  const history = account.pointsHistory.map(
+    (entry) => html`<tr><td>${entry.createdAt.slice(0, 10)}</td><td>${entry.description}</td><td class="num">${entry.points > 0 ? `+${entry.points}` : entry.points}</td></tr>`,
+  );
+  const rewards = account.availableRewards.map((reward) => html`<li>${reward.name}: ${reward.pointsCost} points</li>`);
+  const codes = account.redeemedRewards.filter((reward) => !reward.usedAt).map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
+  const orderRows = orders.map((details) => {
+    const order = details.summary!;
+    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
+  });
+  return accountPage(
+    'Your account',
+    html`<h1>Your account</h1>
+<p>Signed in as ${profile.email}. <a href="/account/logout">Log out</a></p>
+<h2>Loyalty</h2>
+<dl><dt>Points</dt><dd>${account.points}</dd><dt>Lifetime points</dt><dd>${account.lifetimePoints}</dd><dt>Tier</dt><dd>${account.tier}</dd></dl>
+<h3>Available rewards</h3>${rewards.length > 0 ? html`<ul>${rewards}</ul>` : html`<p>None yet: keep collecting points.</p>`}
+${codes.length > 0 ? html`<h3>Your reward codes</h3><ul>${codes}</ul><p>Enter a code as the promo code in your basket.</p>` : ''}
+<h3>Points history</h3>
+<table><caption class="vh">Points history</caption><thead><tr><th scope="col">Date</th><th scope="col">What</th><th scope="col" class="num">Points</th></tr></thead><tbody>${history}</tbody></table>
+<h2>Orders</h2>
+${orderRows.length > 0
+  ? html`<table><caption class="vh">Your orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orderRows}</tbody></table>`
+  : html`<p>No orders yet.</p>`}
+<h2>Profile</h2>
+${formError(error)}${saved ? html`<p class="ok" role="status">Profile saved.</p>` : ''}
+${fieldsForm('/account/profile', PROFILE_FIELDS, current, 'Save')}`,
+    status,
+  );
+}
+
+/** The most recent orders shown on the account page. */
+const ORDERS_SHOWN = 20;
+
+export function registerAccountPages({ router, form, send, context }: PageDeps): void {
+  const { clients, validator, logger, revocations } = context;
+
+  async function overview(req: Request, res: Response, customer: string, extra: Partial<AccountView> = {}, status = 200): Promise<void> {
+    const [{ profile }, { account }, { orders }] = await Promise.all([
+      clients.identity.getProfile({}, { customer }),
+      clients.loyalty.getAccount({}, { customer }),
+      clients.checkout.listOrders({ limit: ORDERS_SHOWN, cursor: '' }, { customer }),
+    ]);
+    await send(req, res, accountOverviewPage({ profile: profile!, account: account!, orders, ...extra }, status));
+  }
+
+  router.get('/account', async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return send(req, res, signedOutPage());
+    await overview(req, res, session.userId, { saved: req.query.saved === 'profile' });
+  });
+
+  router.get('/account/signup', (req, res) => send(req, res, signUpPage()));
+  router.get('/account/login', (req, res) => send(req, res, logInPage()));
+
+  router.post('/account/signup', ...form, async (req, res) => {
+    const values = valuesOf(req, SIGN_UP_FIELDS);
+    const { firstName = '', lastName = '', email = '', password = '', phone } = values;
+    const body = { firstName, lastName, email, password, ...(phone ? { phone } : {}) };
+    try {
+      validator.check('SignUpRequest', body, 'body');
+      const { profile, session } = await clients.identity.signUp({ ...body, clientAddress: clientAddress(req) });
+      setSessionCookie(res, session!);
+      // Opens the loyalty account with its welcome bonus; if loyalty is down, the next read opens it (as on the API).
+      await clients.loyalty.openAccount({}, { customer: profile!.id }).catch((error: unknown) => logger.warn({ err: error }, 'opening the loyalty account at signup failed'));
+      res.redirect(303, '/account');
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      await send(req, res, signUpPage(values, inFormWords(error.detail, labelsOf(SIGN_UP_FIELDS)), HTTP_STATUS[error.kind]));
+    }
+  });
+
+  router.post('/account/login', ...form, async (req, res) => {
+    const values = valuesOf(req, LOG_IN_FIELDS);
+    const { email = '', password = '' } = values;
+    try {
+      validator.check('LoginRequest', { email, password }, 'body');
+      const { session } = await clients.identity.logIn({ email, password, clientAddress: clientAddress(req) });
+      setSessionCookie(res, session!);
+      res.redirect(303, '/account');
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      // As on POST /api/auth/login, whatever cannot be credentials is a failed login (401).
+      const status = error.kind === 'invalid_argument' ? 401 : HTTP_STATUS[error.kind];
+      await send(req, res, logInPage(values, inFormWords(error.detail, labelsOf(LOG_IN_FIELDS)), status));
+    }
+  });
+
+  router.post('/account/profile', ...form, async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    const values = valuesOf(req, PROFILE_FIELDS);
+    try {
+      validator.check('StateSyncRequest', { profile: values }, 'body');
+      await clients.identity.updateProfile(values, { customer: session.userId });
+      res.redirect(303, '/account?saved=profile');
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      await overview(req, res, session.userId, { values, error: inFormWords(error.detail, labelsOf(PROFILE_FIELDS, 'profile.')) }, HTTP_STATUS[error.kind]);
+    }
+  });
+
+  // A link a browser follows from this site logs out at once (Sec-Fetch-Site: same-origin);
+  // from anywhere else it asks first, so a link on another site cannot sign anyone out.
+  router.get('/account/logout', async (req, res) => {
+    if (req.headers['sec-fetch-site'] === 'same-origin') return logOut(req, res);
+    await send(req, res, accountPage('Log out', html`<h1>Log out</h1><form method="post" action="/account/logout"><button type="submit">Log out</button></form>`));
+  });
+  router.post('/account/logout', ...form, logOut);
+
+  /** Ends the session in identity and on every replica; a session identity no longer knows is gone anyway. */
+  async function logOut(req: Request, res: Response): Promise<void> {
+    const token = sessionTokenOf(req);
+    if (token !== undefined) {
+      try {
+        await clients.identity.logOut({ sessionToken: token });
+      } catch (error) {
+        if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
+      }
+      await revocations.publish(sessionKey(token)).catch((error: unknown) => logger.warn({ err: error }, 'broadcasting a session revocation failed'));
+      clearSessionCookie(res);
+    }
+    res.redirect(303, '/');
+  }
+}
+
+function valuesOf(req: Request, fields: TextField[]): Values {
+  return Object.fromEntries(fields.map((entry) => [entry.name, entry.type === 'password' ? field(req, entry.name) : field(req, entry.name).trim()]));
+}

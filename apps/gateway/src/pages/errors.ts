@@ -1,0 +1,29 @@
+/** Pages for failures: a page answers a browser with a page, with the status and detail the API would give. */
+import type { ErrorRequestHandler } from 'express';
+import { AppError, HTTP_STATUS } from '@storefront/errors';
+import type { GatewayContext } from '../context';
+import { bodyRefusal } from '../http/errors';
+import { html } from './html';
+import { sendPage, type PageAnswer } from './respond';
+
+export function notFoundPage(detail: string): PageAnswer {
+  return errorPage(404, 'Not found', detail);
+}
+
+export function errorPage(status: number, title: string, detail: string): PageAnswer {
+  return { status, title, description: detail, caching: 'private', main: html`<h1>${title}</h1><p class="error">${detail}</p><p><a href="/">Back to the products</a></p>` };
+}
+
+export function pageErrors(context: GatewayContext): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const refused = bodyRefusal(error);
+    if (refused) return void sendPage(req, res, context, errorPage(refused.status, 'Request refused', refused.detail)).catch(next);
+    if (!(error instanceof AppError)) return next(error);
+    if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+    if (error.kind === 'internal') context.logger.error({ err: error, path: req.path }, 'internal error from a service');
+    const status = HTTP_STATUS[error.kind];
+    const title = status >= 500 ? 'Temporarily unavailable' : 'Request refused';
+    sendPage(req, res, context, errorPage(status, title, error.kind === 'internal' ? 'An unexpected error occurred' : error.detail)).catch(next);
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The shop's own storefront pages, served when no STOREFRONT_ORIGIN takes their place. Handlers
+ * stay thin: they read through the same clients and operations as the API routes and render.
+ * Failures render as a page with the status the API would answer (never a JSON body to a browser).
+ */
+import express, { type Express } from 'express';
+import type { GatewayContext } from '../context';
+import type { CatalogCopy } from '../routes/catalog';
+import { registerAccountPages } from './account';
+import { registerBasketPages } from './basket';
+import { registerCheckoutPages } from './checkout';
+import type { PageDeps } from './deps';
+import { pageErrors } from './errors';
+import { formPost } from './forms';
+import { homePage } from './home';
+import { infoPage } from './info';
+import { INFO_PAGES, STYLESHEET, STYLESHEET_PATH } from './layout';
+import { registerOrderPages } from './order';
+import { registerProductPages } from './product';
+import { sendPage } from './respond';
+import { shopReader } from './shop';
+import { renderSitemap } from './sitemap';
+
+export function registerPages(app: Express, context: GatewayContext, catalogCopy: CatalogCopy): void {
+  const router = express.Router({ caseSensitive: true });
+  const deps: PageDeps = {
+    router,
+    context,
+    readShop: shopReader(context, catalogCopy),
+    send: (req, res, page) => sendPage(req, res, context, page),
+    form: formPost(context.config),
+  };
+
+  router.get(STYLESHEET_PATH, (_req, res) => {
+    res.set({ 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' }).send(STYLESHEET);
+  });
+  router.get('/', async (req, res) => deps.send(req, res, homePage(await deps.readShop())));
+  registerProductPages(deps);
+  registerBasketPages(deps);
+  registerCheckoutPages(deps);
+  registerOrderPages(deps);
+  registerAccountPages(deps);
+  for (const { path } of INFO_PAGES) router.get(path, async (req, res) => deps.send(req, res, infoPage(path, (await deps.readShop()).policy)));
+  router.get('/sitemap.xml', async (_req, res) => {
+    const { catalog } = await deps.readShop();
+    res.set({ 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'public, max-age=300' }).send(Buffer.from(renderSitemap(context.config.publicBaseUrl, catalog)));
+  });
+
+  router.use(pageErrors(context));
+  app.use(router);
+}

@@ -1,0 +1,62 @@
+/**
+ * The frame every page shares: one h1 per page in <main>, the main navigation (whose link
+ * names are part of the interface), the research-use-only notice and the footer of short
+ * pages. One small stylesheet, no script, no font, no image.
+ */
+import { createHash } from 'node:crypto';
+import { html, type Html } from './html';
+import { SITE_CSS } from './site-css';
+
+export const SHOP_NAME = 'Storefront Research Supplies';
+
+/** Its URL carries a hash of its bytes, so it can be cached for a year. */
+export const STYLESHEET = Buffer.from(SITE_CSS);
+export const STYLESHEET_PATH = `/assets/site-${createHash('sha256').update(STYLESHEET).digest('hex').slice(0, 12)}.css`;
+
+export const RESEARCH_USE_NOTICE =
+  'All products are sold for laboratory research use only. They are not medicines, not for human or animal consumption, and not for diagnostic or therapeutic use.';
+
+export const INFO_PAGES = [
+  { path: '/terms', title: 'Research-use-only terms' },
+  { path: '/delivery', title: 'Delivery' },
+  { path: '/returns', title: 'Returns' },
+  { path: '/privacy', title: 'Privacy' },
+] as const;
+
+export interface PageContent {
+  title: string;
+  /** A sentence for search results and link previews. */
+  description: string;
+  main: Html;
+  /** Reload the page after this many seconds (an order awaiting its payment). */
+  refreshSeconds?: number;
+}
+
+export function layout({ title, description, main, refreshSeconds }: PageContent): string {
+  return html`<!doctype html>
+<html lang="en-GB">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} | ${SHOP_NAME}</title>
+<meta name="description" content="${description}">
+${refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" content="${refreshSeconds}">`}
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header>
+<a class="brand" href="/">${SHOP_NAME}</a>
+<nav aria-label="Main"><ul><li><a href="/">Products</a></li><li><a href="/basket">Basket</a></li><li><a href="/account">Account</a></li></ul></nav>
+</header>
+<p class="notice">${RESEARCH_USE_NOTICE}</p>
+<main id="main">
+${main}
+</main>
+<footer>
+<nav aria-label="Shop information"><ul>${INFO_PAGES.map((page) => html`<li><a href="${page.path}">${page.title}</a></li>`)}</ul></nav>
+</footer>
+</body>
+</html>
+`.text;
+}
