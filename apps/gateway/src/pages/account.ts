@@ -42,7 +42,7 @@ type Values = Record<string, string>;
 function fieldsForm(action: string, fields: TextField[], values: Values, button: string): Html {
   return html`<form method="post" action="${action}">
 ${fields.map(
-  (entry) => html`<label for="${entry.name}">${entry.label}${entry.required ? '' : ' (optional)'}</label>
+  (entry) => html`<label for="${entry.name}">${entry.label}</label>
 <input type="${entry.type}" id="${entry.name}" name="${entry.name}" autocomplete="${entry.autocomplete}" value="${entry.type === 'password' ? '' : (values[entry.name] ?? '')}"${entry.required ? html` required` : ''}>`,
 )}
 <button type="submit">${button}</button>

@@ -2,7 +2,7 @@
  * The basket lives in the browser, not in a replica's memory: a `basket` cookie of
  * `sku*quantity` lines joined by `.` and, optionally, `~code` for the promo code applied. It holds
  * no price: every page re-prices it with checkout. A cookie that does not parse is an empty
- * basket; its size is bounded by the number of lines an order may have.
+ * basket; its size is bounded by the number of lines an order may have (docs/decisions/0923).
  */
 import type { Request, Response } from 'express';
 import { LINE_QUANTITY_MAX } from '@storefront/formats';

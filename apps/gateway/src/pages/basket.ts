@@ -1,6 +1,7 @@
 /**
  * `/basket`: the lines, quantities, remove, a promo code and the totals. Every figure is
- * checkout's QuoteOrder answer (the pricing create-checkout charges by); the page only prints it.
+ * checkout's QuoteOrder answer (the pricing create-checkout charges by); the page only prints it
+ * (docs/decisions/0920).
  */
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';

@@ -49,7 +49,7 @@ interface CheckoutForm {
 export function checkoutPage({ reference, basket, quote, delivery, error }: CheckoutForm, status = 200): PageAnswer {
   const lines = quote.lines.map((line) => html`<li>${line.quantity} × ${line.productName} ${line.size}: ${formatPence(line.unitPricePence * line.quantity)}</li>`);
   const inputs = DELIVERY_FIELDS.map(
-    (entry) => html`<label for="${entry.name}">${entry.label}${entry.required ? '' : ' (optional)'}</label>
+    (entry) => html`<label for="${entry.name}">${entry.label}</label>
 <input type="${entry.type}" id="${entry.name}" name="${entry.name}" value="${delivery[entry.name] ?? ''}" autocomplete="${entry.autocomplete}"${entry.required ? html` required` : ''}>`,
   );
   return {

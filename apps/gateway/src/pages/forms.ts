@@ -2,7 +2,7 @@
  * Form posts from the pages: URL-encoded, small, and from this site only. The API's rule
  * (http/session.ts) refuses a cross-site write carrying the session cookie; a page form is held
  * to it whether or not the cookie is there, since it may change the basket or start an order.
- * Browsers send Origin on every form POST, so same-site forms pass.
+ * Browsers send Origin on every form POST, so same-site forms pass (docs/decisions/0926).
  */
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '@storefront/errors';

@@ -3,7 +3,7 @@
  * from the page's main content by the bounded converter the proxy uses, docs/decisions/0921),
  * always with `Vary: Accept` and a Content-Security-Policy without inline script or style.
  * Public pages are the same for every visitor and carry an ETag of their bytes, so a change of
- * stock or price is a new ETag; personal pages are `private, no-store`.
+ * stock or price is a new ETag; personal pages are `private, no-store` (docs/decisions/0925).
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';

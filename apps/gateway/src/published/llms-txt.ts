@@ -6,6 +6,7 @@ import { publicUrl, type OpenApiDocument } from '../openapi/document';
 import { listOperations, sessionRequirement } from './api-reference';
 import { API_CATALOG_PATH } from './api-catalog';
 import { MCP_PATH } from '../mcp/route';
+import { INFO_PAGES } from '../pages/layout';
 
 /** What llms.txt says of an MCP tool. */
 export interface ToolSummary {
@@ -13,7 +14,23 @@ export interface ToolSummary {
   description: string;
 }
 
-export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string, tools: ToolSummary[]): string {
+/** The shop's own pages, when it serves them (no STOREFRONT_ORIGIN): where a person shops. */
+function storefrontSection(url: (path: string) => string): string[] {
+  return [
+    '## Storefront pages',
+    '',
+    'Server-rendered pages for people; each answers Markdown to `Accept: text/markdown`. Product pages are listed in the sitemap.',
+    '',
+    `- [Home](${url('/')}): the products, shipping and quality facts, the research-use-only notice`,
+    `- [Basket](${url('/basket')}): lines, promo code and totals as checkout prices them`,
+    `- [Account](${url('/account')}): sign up, log in, profile, loyalty points and orders`,
+    ...INFO_PAGES.map((page) => `- [${page.title}](${url(page.path)})`),
+    `- [Sitemap](${url('/sitemap.xml')}): every public page`,
+    '',
+  ];
+}
+
+export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string, tools: ToolSummary[], storefrontPages = false): string {
   const url = (path: string) => publicUrl(publicBaseUrl, path);
   const endpoints = listOperations(document).map(({ method, path, anchor, view }) => {
     const session = { required: ' (session required)', optional: ' (session optional)', none: '' }[sessionRequirement(view)];
@@ -42,5 +59,6 @@ export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string, 
     '',
     ...tools.map((tool) => `- \`${tool.name}\`: ${tool.description}`),
     '',
+    ...(storefrontPages ? storefrontSection(url) : []),
   ].join('\n');
 }

@@ -38,7 +38,7 @@ export function registerPublishedRoutes(app: Express, context: GatewayContext): 
     Link: apiCatalogLinkHeader(baseUrl),
   });
   const tools = buildTools(context, new ApiSchemas(API_AREAS));
-  const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl, tools), 'text/plain; charset=utf-8', READABLE_ANYWHERE);
+  const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl, tools, !config.storefrontOrigin), 'text/plain; charset=utf-8', READABLE_ANYWHERE);
   const referenceHtml = renderApiReference(document);
   const referenceAsHtml = staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' });
   // Converted once, for the first agent that asks. Should the conversion fail, that agent gets
