@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { testServiceTokenEnv } from '@storefront/testing';
+import { freePort, testServiceTokenEnv } from '@storefront/testing';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const PAGE = '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
@@ -21,14 +21,6 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stderr }));
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 describe('gateway: the built bundle converts Markdown in its own worker', function () {

@@ -50,7 +50,10 @@ export interface StackOptions {
   replicaOf?: Stack;
   /** Services to start; the default is all of them. The gateway always starts. */
   services?: ServiceName[];
-  /** Extra environment for every app (e.g. RECONCILE_INTERVAL_MS). */
+  /**
+   * Extra environment for every app (e.g. RECONCILE_INTERVAL_MS). The gateway listens on PORT when
+   * it is named (a test whose PUBLIC_BASE_URL must be the gateway's own), on a free port otherwise.
+   */
   env?: Env;
   /** Reuse stores from an earlier stack, e.g. to test a restart on the same data. */
   stores?: TestStores;
@@ -137,7 +140,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...testServiceTokenEnv('gateway'),
         ...mysqlUrls(hosted),
         COMPONENTS: hosted.length ? hosted.join(',') : 'none',
-        PORT: '0',
+        PORT: env.PORT ?? '0',
       });
       const platform = await startPlatform(readPlatformConfig(platformEnv), { migrate: true, now: options.now });
       stoppers.unshift(() => platform.stop());
@@ -156,7 +159,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         if (!address) throw new Error(`${target} is not running in this stack`);
         return clientAs(as, definition, target, address, 20_000, customerTokens);
       };
-      const gateway = await startGateway(readGatewayConfig(configFor('gateway', { PORT: '0' })), { now: options.now });
+      const gateway = await startGateway(readGatewayConfig(configFor('gateway', { PORT: env.PORT ?? '0' })), { now: options.now });
       stack.gateway = gateway;
       stoppers.unshift(() => gateway.stop());
     }

@@ -42,7 +42,9 @@ export async function sendPage(req: Request, res: Response, { markdown, logger }
     headers = { 'Content-Type': HTML_CONTENT_TYPE };
   }
   res.status(page.status ?? 200);
-  res.set({ ...headers, Vary: 'Accept', 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': CACHE_CONTROL[page.caching] });
+  // helmet's no-referrer would make a browser post every form with `Origin: null`, which the
+  // forms' same-site rule refuses; same-origin still tells other sites nothing.
+  res.set({ ...headers, Vary: 'Accept', 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'same-origin', 'Cache-Control': CACHE_CONTROL[page.caching] });
   if (page.caching === 'public' && res.statusCode === 200) {
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
     res.setHeader('ETag', etag);

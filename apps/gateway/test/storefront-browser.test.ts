@@ -1,0 +1,202 @@
+/**
+ * The storefront pages in Chromium, used as a shopper would, every control found by its
+ * accessible name: a guest browses from `/` to a product, adds two sizes, applies a promo code,
+ * checks out, pays on the provider's hosted page and lands on the order, paid; a new account
+ * starts on 100 points, buys, and sees the points rise and the order; a limited size bought out
+ * shows "Sold out". axe-core checks every page on the way (no serious or critical violation), and
+ * home, product and basket fit a 320 px wide screen. Needs Debian's `chromium` package at
+ * /usr/bin/chromium; without it this test fails, it does not skip.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expectAccessible, freePort, launchChromium } from '@storefront/testing';
+import { type Stack } from '@storefront/platform-testing';
+import { EDGE_PRICES, LOW_STOCK, startCheckoutStack } from '../../checkout/test/support';
+
+/** The browser globals the page functions below use; tests compile without the DOM library. */
+declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
+
+const PASSWORD = 'Shopper-password-42';
+const DELIVERY = { 'Full name': 'Ada Lovelace', 'Address line 1': '12 St James Square', City: 'London', Postcode: 'SW1Y 4JH' };
+const SHORT_PAGES = ['/terms', '/delivery', '/returns', '/privacy'];
+const PAID_WITHIN_MS = 15_000;
+const STEP_TIMEOUT_MS = 10_000;
+
+describe('storefront pages in Chromium: a shopper browses, buys and pays', function () {
+  this.timeout(120_000);
+  let stack: Stack;
+  let browser: Browser;
+  let origin: string;
+  const contexts: BrowserContext[] = [];
+
+  /** A fresh browser profile (its own cookies), optionally at another screen size. */
+  async function shopper(viewport?: { width: number; height: number }): Promise<Page> {
+    const context = await browser.newContext({ baseURL: origin, ...(viewport ? { viewport } : {}) });
+    contexts.push(context);
+    // A control that is not there fails in seconds, not at mocha's limit.
+    context.setDefaultTimeout(STEP_TIMEOUT_MS);
+    return context.newPage();
+  }
+
+  before(async () => {
+    // The gateway's own origin is its public one: forms post from it and the provider sends the shopper back to it.
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    // One shopper may buy a limited size out: the shares that keep open orders from hoarding it are not tested here.
+    const env = { PORT: String(port), PUBLIC_BASE_URL: origin, OPEN_ORDERS_STOCK_SHARE_PERCENT: '100', OPEN_ORDERS_SKU_SHARE_PERCENT: '100' };
+    [browser, stack] = await Promise.all([launchChromium(), startCheckoutStack(env)]);
+  });
+  after(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('a guest adds two sizes, applies a promo code, checks out, pays on the hosted page and sees the order paid', async () => {
+    const page = await shopper();
+    await page.goto('/');
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'BPC-157', exact: true }).click();
+    await page.waitForURL('**/products/bpc-157');
+    await expectAccessible(page);
+
+    await addToBasket(page, '5mg', 2);
+    await page.goBack();
+    await addToBasket(page, '10mg', 1);
+    await expectAccessible(page);
+    expect(await page.getByRole('row').filter({ hasText: 'BPC-157 5mg' }).getByLabel('Quantity').inputValue()).to.equal('2');
+    expect(await page.getByRole('row').filter({ hasText: 'BPC-157 10mg' }).getByLabel('Quantity').inputValue()).to.equal('1');
+
+    // 2 × £24.99 + £39.99 = £89.97; WELCOME10 takes £9.00 off, leaving £80.97: shipping stays free.
+    await page.getByLabel('Promo code').fill('welcome10');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('Promo code WELCOME10 applied.').waitFor();
+    expect(await totalRow(page, 'Discount')).to.equal('−£9.00');
+    expect(await totalRow(page, 'Shipping')).to.equal('Free');
+    expect(await totalRow(page, 'Total')).to.equal('£80.97');
+    await expectAccessible(page);
+
+    await page.getByRole('button', { name: 'Checkout' }).click();
+    await page.waitForURL((url) => url.pathname === '/checkout');
+    await expectAccessible(page);
+    await page.getByLabel('Email').fill(`guest-${randomUUID()}@example.com`);
+    await fillDelivery(page);
+    const reference = await payOnHostedPage(page, '£80.97');
+    await expectAccessible(page);
+    expect(await page.getByRole('row', { name: /^BPC-157 5mg 2 / }).isVisible()).to.equal(true);
+
+    // Whoever holds a guest order's reference sees its status, never its delivery details (decision 0924).
+    const stranger = await shopper();
+    await stranger.goto(`/orders/${reference}`);
+    expect(await stranger.getByText('Paid', { exact: true }).isVisible()).to.equal(true);
+    expect(await stranger.locator('address').count()).to.equal(0);
+  });
+
+  it('a new account starts on 100 points, edits its profile, buys, and sees the points rise and the order; the size sells out', async () => {
+    const page = await shopper();
+    await page.goto('/account');
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'Sign up' }).click();
+    await expectAccessible(page);
+    await page.getByLabel('First name').fill('Grace');
+    await page.getByLabel('Last name').fill('Hopper');
+    await page.getByLabel('Email').fill(`grace-${randomUUID()}@example.com`);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForURL('**/account');
+    expect(await definition(page, 'Points')).to.equal('100');
+    await expectAccessible(page);
+
+    await page.getByLabel('Phone').fill('+44 20 7946 0000');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Profile saved.').waitFor();
+    expect(await page.getByLabel('Phone').inputValue()).to.equal('+44 20 7946 0000');
+
+    // Every unit of the limited size: 3 × £12.00 = £36.00 (36 points), plus £4.95 shipping.
+    await page.goto('/products/edge-kit');
+    expect(await page.getByRole('radio', { name: /^low, / }).getAttribute('disabled')).to.equal(null);
+    expect(await page.getByText(`${LOW_STOCK} left`).isVisible()).to.equal(true);
+    await addToBasket(page, 'low', LOW_STOCK);
+    await page.getByRole('button', { name: 'Checkout' }).click();
+    await page.waitForURL((url) => url.pathname === '/checkout');
+    // Signed in, the delivery details start from the profile.
+    expect(await page.getByLabel('Full name').inputValue()).to.equal('Grace Hopper');
+    await fillDelivery(page);
+    const goodsPence = EDGE_PRICES.low * LOW_STOCK;
+    const reference = await payOnHostedPage(page, '£40.95');
+
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.waitForURL('**/account');
+    expect(Number(await definition(page, 'Points'))).to.equal(100 + Math.floor(goodsPence / 100));
+    const order = page.getByRole('row').filter({ has: page.getByRole('link', { name: reference }) });
+    expect(await order.getByRole('cell', { name: 'Paid', exact: true }).isVisible()).to.equal(true);
+    await expectAccessible(page);
+
+    await page.goto('/products/edge-kit');
+    expect(await page.getByRole('radio', { name: /^low, .*Sold out$/ }).isDisabled()).to.equal(true);
+
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('link', { name: 'Log out' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.getByRole('link', { name: 'Account' }).click();
+    expect(await page.getByRole('link', { name: 'Log in' }).isVisible()).to.equal(true);
+    await page.getByRole('link', { name: 'Log in' }).click();
+    await expectAccessible(page);
+  });
+
+  it('the short pages and the empty basket pass axe', async () => {
+    const page = await shopper();
+    for (const path of [...SHORT_PAGES, '/basket']) {
+      const response = await page.goto(path);
+      expect(response?.status(), path).to.equal(200);
+      await expectAccessible(page);
+    }
+  });
+
+  it('home, a product and a basket with lines fit a 320 px wide screen without scrolling sideways', async () => {
+    const page = await shopper({ width: 320, height: 640 });
+    await page.goto('/products/tb-500');
+    await addToBasket(page, '5mg', 1);
+    for (const path of ['/', '/products/tb-500', '/basket']) {
+      await page.goto(path);
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      expect(scrollWidth, `${path} is ${scrollWidth} px wide in a ${clientWidth} px screen`).to.be.at.most(clientWidth);
+    }
+  });
+
+  /** On a product page: the size by its label, the quantity, then Add to basket; ends on the basket. */
+  async function addToBasket(page: Page, size: string, quantity: number): Promise<void> {
+    await page.getByRole('radio', { name: new RegExp(`^${size}, `) }).check();
+    await page.getByLabel('Quantity').fill(String(quantity));
+    await page.getByRole('button', { name: 'Add to basket' }).click();
+    await page.waitForURL('**/basket');
+  }
+
+  async function fillDelivery(page: Page): Promise<void> {
+    for (const [label, value] of Object.entries(DELIVERY)) await page.getByLabel(label, { exact: true }).fill(value);
+  }
+
+  /**
+   * Places the order, pays on the sandbox's hosted page (its button names the amount) and waits
+   * on the order page until it says Paid. Returns the order's reference.
+   */
+  async function payOnHostedPage(page: Page, total: string): Promise<string> {
+    await page.getByRole('button', { name: 'Place order and pay' }).click();
+    await page.waitForURL(`${stack.paymentSandbox!.url}/**`);
+    await page.getByRole('button', { name: `Pay ${total}` }).click();
+    await page.waitForURL(`${origin}/orders/**`);
+    await page.getByText('Paid', { exact: true }).waitFor({ timeout: PAID_WITHIN_MS });
+    return decodeURIComponent(new URL(page.url()).pathname.split('/')[2]!);
+  }
+});
+
+/** The figure beside a row heading of the basket's totals ("Total", "Shipping"). */
+function totalRow(page: Page, heading: string): Promise<string> {
+  return page.locator('table.totals').getByRole('row', { name: new RegExp(`^${heading} `) }).getByRole('cell').innerText();
+}
+
+/** The value of a term in a description list (the account's "Points"). */
+function definition(page: Page, term: string): Promise<string> {
+  return page.locator(`dt:text-is("${term}") + dd`).innerText();
+}
