@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run lighthouse [-- /path ...]`: Lighthouse 12.2.3 (its default mobile profile, simulated
 // throttling) in Debian's Chromium on the storefront's home, a product page and the basket, or on
-// the paths named. Starts the platform as the benchmark does (one process, SQLite, demo data),
+// the paths named (the basket holding the first product's sizes). Starts the platform as the benchmark does (one process, SQLite, demo data),
 // prints performance and accessibility scores with met/missed against the targets and what cost
 // the points, and merges them into bench-results.json. `npm run bench` runs the same measurement
 // on its own stack (lighthouseScores). Without Chromium at /usr/bin/chromium it fails at once.
@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { pathToFileURL, URLSearchParams } from 'node:url';
 import lighthouse from 'lighthouse';
 import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../libs/testing/src/browser.ts';
 import { stackEnv } from './lib/bench-env.mjs';
@@ -24,10 +24,37 @@ const STANDALONE_PORT_BASE = 38000;
 
 /** The storefront pages measured by default: home, the first product of the catalog, the basket. */
 export async function storefrontPaths(gatewayUrl) {
+  const product = await firstProduct(gatewayUrl);
+  return ['/', `/products/${encodeURIComponent(product.id)}`, BASKET_PATH];
+}
+
+const BASKET_PATH = '/basket';
+
+async function firstProduct(gatewayUrl) {
   const catalog = await (await fetch(`${gatewayUrl}/products.json`)).json();
   const product = catalog.products[0];
   if (!product) throw new Error('the catalog has no product to measure a product page with');
-  return ['/', `/products/${encodeURIComponent(product.id)}`, '/basket'];
+  return product;
+}
+
+/**
+ * The Cookie header of a basket holding one unit of each size of the first product, put there
+ * through the product page's own form: the basket is measured as a shopper sees it, not empty.
+ */
+async function basketCookie(gatewayUrl) {
+  let cookie = '';
+  for (const size of (await firstProduct(gatewayUrl)).sizes.filter((candidate) => candidate.inStock)) {
+    const res = await fetch(`${gatewayUrl}/basket/add`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(gatewayUrl).origin, cookie },
+      body: new URLSearchParams({ sku: size.sku, quantity: '1' }),
+    });
+    const set = res.headers.getSetCookie().find((line) => line.startsWith('basket='));
+    if (res.status !== 303 || !set) throw new Error(`adding ${size.sku} to a basket answered ${res.status}`);
+    cookie = set.split(';')[0];
+  }
+  return cookie;
 }
 
 /** Debian's Chromium with the tests' flags and a DevTools port for Lighthouse: { port, stop }. */
@@ -88,7 +115,8 @@ export async function lighthouseScores(gatewayUrl, paths) {
   try {
     const pages = [];
     for (const pagePath of measured) {
-      const result = await lighthouse(`${gatewayUrl}${pagePath}`, { port: chromium.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES });
+      const extraHeaders = pagePath === BASKET_PATH ? { Cookie: await basketCookie(gatewayUrl) } : undefined;
+      const result = await lighthouse(`${gatewayUrl}${pagePath}`, { port: chromium.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES, extraHeaders });
       const { lhr } = result ?? {};
       if (!lhr || lhr.runtimeError) throw new Error(`Lighthouse could not measure ${pagePath}: ${lhr?.runtimeError?.message ?? 'no result'}`);
       const page = { path: pagePath };
