@@ -315,6 +315,13 @@ describe('storefront pages', () => {
       expectPrivate(product);
     });
 
+    it('a form too large to read is a 413 page', async () => {
+      const res = await postForm(stack.client(), '/basket/promo', { promo_code: 'x'.repeat(9 * 1024) });
+      expect(res.status).to.equal(413);
+      expect(res.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+      expect(res.text).to.include('Request body exceeds');
+    });
+
     it('a basket cookie that was not written by the shop is an empty basket', async () => {
       const client = stack.client();
       client.setCookie('basket', '<script>*1');
