@@ -145,6 +145,21 @@ describe('storefront pages', () => {
       expectButton(page, 'Add to basket');
     });
 
+    it('answers a page the same ahead of Express and through it (another form of the path)', async () => {
+      for (const path of ['/', '/products/bpc-157', '/products/no-such-thing']) {
+        const direct = await stack.client().get<string>(path);
+        const throughExpress = await stack.client().get<string>(`${path}?from=express`);
+        expect(throughExpress.status, path).to.equal(direct.status);
+        expect(throughExpress.text, path).to.equal(direct.text);
+        for (const header of ['content-type', 'etag', 'cache-control', 'content-security-policy', 'vary', 'x-content-type-options']) {
+          expect(throughExpress.headers.get(header), `${path} ${header}`).to.equal(direct.headers.get(header));
+        }
+      }
+      const head = await stack.client().request('HEAD', '/');
+      expect(head.status).to.equal(200);
+      expect(head.text).to.equal('');
+    });
+
     it('an unknown product is a 404 page', async () => {
       const res = await stack.client().get<string>('/products/no-such-thing');
       expect(res.status).to.equal(404);
