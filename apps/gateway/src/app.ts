@@ -44,7 +44,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerOrderRoutes(app, context);
   registerMcpRoutes(app, context);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
-  if (!context.config.storefrontOrigin) registerPages(app, context, catalog);
+  if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.
   registerPublishedRoutes(app, context);
 

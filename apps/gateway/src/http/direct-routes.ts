@@ -22,14 +22,20 @@ export interface Answer {
 }
 
 export interface DirectRoute {
+  /** The path answered; with `matches`, the route's name in request lines and spans (`/products/{id}`). */
   path: string;
   /** Whether the path with a query string is answered here too; otherwise such a request goes on to Express. */
   takesQuery?: boolean;
+  /** Other paths this route answers (one with a path parameter). */
+  matches?(pathname: string): boolean;
+  /** Whether this request is answered here (say, not one asking for Markdown); otherwise it goes on to Express. */
+  takes?(request: IncomingMessage): boolean;
   answer(request: IncomingMessage): Promise<Answer> | Answer;
 }
 
 export class DirectRoutes {
   private readonly routes = new Map<string, DirectRoute>();
+  private readonly patterns: DirectRoute[] = [];
 
   /** Serves `route` directly and mounts it on `app` for every other form of its path. */
   add(app: Express, route: DirectRoute): void {
@@ -44,12 +50,22 @@ export class DirectRoutes {
       .all(methodNotAllowed('GET'));
   }
 
-  private routeFor(url: string): DirectRoute | undefined {
-    const exact = this.routes.get(url);
-    if (exact) return exact;
+  /**
+   * Serves `route` directly where its Express route already exists (mounted by its area, with
+   * what the direct way leaves to it): both must answer alike.
+   */
+  addAheadOfExpress(route: DirectRoute): void {
+    if (route.matches) this.patterns.push(route);
+    else this.routes.set(route.path, route);
+  }
+
+  private routeFor(request: IncomingMessage): DirectRoute | undefined {
+    const url = request.url ?? '';
     const query = url.indexOf('?');
-    const route = query < 0 ? undefined : this.routes.get(url.slice(0, query));
-    return route?.takesQuery ? route : undefined;
+    const pathname = query < 0 ? url : url.slice(0, query);
+    const route = this.routes.get(pathname) ?? this.patterns.find((pattern) => pattern.matches!(pathname));
+    if (!route || (query >= 0 && !route.takesQuery)) return undefined;
+    return !route.takes || route.takes(request) ? route : undefined;
   }
 
   /** The server's request listener: these routes first, then `app`. */
@@ -57,7 +73,7 @@ export class DirectRoutes {
     const securityHeaders = helmetHeaders();
     const logging = logger.isLevelEnabled('info');
     return (request, response) => {
-      const route = request.method === 'GET' || request.method === 'HEAD' ? this.routeFor(request.url ?? '') : undefined;
+      const route = request.method === 'GET' || request.method === 'HEAD' ? this.routeFor(request) : undefined;
       if (!route) {
         app(request, response);
         return;
@@ -82,7 +98,11 @@ async function answerSafely(route: DirectRoute, request: IncomingMessage, logger
 }
 
 function write(response: ServerResponse, headOnly: boolean, securityHeaders: string[], { status, headers, body }: Answer): void {
-  const raw = [...securityHeaders];
+  const raw: string[] = [];
+  // An answer's own header replaces helmet's of the same name (a page's stricter CSP, say).
+  for (let index = 0; index < securityHeaders.length; index += 2) {
+    if (!(securityHeaders[index]! in headers)) raw.push(securityHeaders[index]!, securityHeaders[index + 1]!);
+  }
   for (const [name, value] of Object.entries(headers)) raw.push(name, value);
   if (body) raw.push('Content-Length', String(body.length));
   response.writeHead(status, raw);

@@ -6,6 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import { LINE_QUANTITY_MAX } from '@storefront/formats';
+import { cookieValue } from './cookies';
 
 export const BASKET_COOKIE = 'basket';
 /** Fewer than an order may hold (50), so a full basket stays a small cookie. */
@@ -52,12 +53,7 @@ export function serialiseBasket(basket: Basket): string {
 }
 
 export function basketOf(req: Request): Basket {
-  const header = req.headers.cookie ?? '';
-  for (const pair of header.split(';')) {
-    const eq = pair.indexOf('=');
-    if (eq > 0 && pair.slice(0, eq).trim() === BASKET_COOKIE) return parseBasket(pair.slice(eq + 1).trim());
-  }
-  return { lines: [] };
+  return parseBasket(cookieValue(req, BASKET_COOKIE));
 }
 
 /** HttpOnly: no script reads it; Lax: a cross-site form post does not carry it. */

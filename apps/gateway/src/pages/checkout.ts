@@ -17,6 +17,7 @@ import { callerOf, type PageDeps } from './deps';
 import { field, formError, inFormWords, isFormRefusal } from './forms';
 import { html } from './html';
 import { SHOP_NAME } from './layout';
+import { rememberPlacedOrder } from './placed-order-cookie';
 import type { PageAnswer } from './respond';
 import { formatPence } from './shop';
 
@@ -127,6 +128,7 @@ export function registerCheckoutPages(deps: PageDeps): void {
       context.validator.check('CreateCheckoutRequest', body, 'body');
       const placed = await createCheckout(context, body, await callerOf(req, res, context));
       setBasket(res, { lines: [] });
+      rememberPlacedOrder(res, reference, body.delivery);
       res.redirect(303, placed.hosted_checkout_url ?? `/orders/${encodeURIComponent(reference)}`);
     } catch (error) {
       if (!isFormRefusal(error)) throw error;

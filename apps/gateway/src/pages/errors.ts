@@ -14,16 +14,22 @@ export function errorPage(status: number, title: string, detail: string): PageAn
   return { status, title, description: detail, caching: 'private', main: html`<h1>${title}</h1><p class="error">${detail}</p><p><a href="/">Back to the products</a></p>` };
 }
 
+/** The page for a failure the API would answer with an Error, or undefined for anything else (a 500). */
+export function errorPageFor(error: unknown, { logger }: GatewayContext, path: string): PageAnswer | undefined {
+  const refused = bodyRefusal(error);
+  if (refused) return errorPage(refused.status, 'Request refused', refused.detail);
+  if (!(error instanceof AppError)) return undefined;
+  if (error.kind === 'internal') logger.error({ err: error, path }, 'internal error from a service');
+  const status = HTTP_STATUS[error.kind];
+  return errorPage(status, status >= 500 ? 'Temporarily unavailable' : 'Request refused', error.kind === 'internal' ? 'An unexpected error occurred' : error.detail);
+}
+
 export function pageErrors(context: GatewayContext): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const refused = bodyRefusal(error);
-    if (refused) return void sendPage(req, res, context, errorPage(refused.status, 'Request refused', refused.detail)).catch(next);
-    if (!(error instanceof AppError)) return next(error);
-    if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
-    if (error.kind === 'internal') context.logger.error({ err: error, path: req.path }, 'internal error from a service');
-    const status = HTTP_STATUS[error.kind];
-    const title = status >= 500 ? 'Temporarily unavailable' : 'Request refused';
-    sendPage(req, res, context, errorPage(status, title, error.kind === 'internal' ? 'An unexpected error occurred' : error.detail)).catch(next);
+    const page = errorPageFor(error, context, req.path);
+    if (!page) return next(error);
+    if (error instanceof AppError && error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+    sendPage(req, res, context, page).catch(next);
   };
 }

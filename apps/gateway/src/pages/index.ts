@@ -4,6 +4,7 @@
  * Failures render as a page with the status the API would answer (never a JSON body to a browser).
  */
 import express, { type Express } from 'express';
+import type { DirectRoutes } from '../http/direct-routes';
 import type { GatewayContext } from '../context';
 import type { CatalogCopy } from '../routes/catalog';
 import { registerAccountPages } from './account';
@@ -12,16 +13,16 @@ import { registerCheckoutPages } from './checkout';
 import type { PageDeps } from './deps';
 import { pageErrors } from './errors';
 import { formPost } from './forms';
-import { homePage } from './home';
+import { registerCatalogPages } from './catalog-pages';
 import { infoPage } from './info';
 import { INFO_PAGES, STYLESHEET, STYLESHEET_PATH } from './layout';
 import { registerOrderPages } from './order';
-import { registerProductPages } from './product';
+import { registerAddToBasket } from './product';
 import { sendPage } from './respond';
 import { shopReader } from './shop';
 import { renderSitemap } from './sitemap';
 
-export function registerPages(app: Express, context: GatewayContext, catalogCopy: CatalogCopy): void {
+export function registerPages(app: Express, direct: DirectRoutes, context: GatewayContext, catalogCopy: CatalogCopy): void {
   const router = express.Router({ caseSensitive: true });
   const deps: PageDeps = {
     router,
@@ -34,8 +35,8 @@ export function registerPages(app: Express, context: GatewayContext, catalogCopy
   router.get(STYLESHEET_PATH, (_req, res) => {
     res.set({ 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' }).send(STYLESHEET);
   });
-  router.get('/', async (req, res) => deps.send(req, res, homePage(await deps.readShop())));
-  registerProductPages(deps);
+  registerCatalogPages(deps, direct);
+  registerAddToBasket(deps);
   registerBasketPages(deps);
   registerCheckoutPages(deps);
   registerOrderPages(deps);

@@ -19,7 +19,7 @@ const BODIES: Record<InfoPath, (policy: ShopView['policy']) => Html> = {
 <p>For safety, opened or reconstituted products cannot be returned.</p>`,
   '/privacy': () => html`<p>${SHOP_NAME} keeps the details you give us (name, email, phone, delivery address) to deliver your orders and run your account, and nothing more.</p>
 <ul><li>Card payments are taken on the payment provider's page; we never see or store card numbers.</li>
-<li>We use two cookies: the session cookie that keeps you signed in for 30 days, and the basket cookie that remembers what you are buying. Neither tracks you elsewhere.</li>
+<li>We use three cookies: the session cookie that keeps you signed in for 30 days, the basket cookie that remembers what you are buying, and, for a week after you order as a guest, one that lets this browser alone show the delivery details on the order's page. None tracks you elsewhere.</li>
 <li>Order records are kept as long as UK accounting law requires.</li></ul>`,
 };
 

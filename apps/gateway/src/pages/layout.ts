@@ -41,6 +41,7 @@ export function layout({ title, description, main, refreshSeconds }: PageContent
 <title>${title} | ${SHOP_NAME}</title>
 <meta name="description" content="${description}">
 ${refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" content="${refreshSeconds}">`}
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 </head>
 <body>
@@ -49,7 +50,7 @@ ${refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" content="$
 <a class="brand" href="/">${SHOP_NAME}</a>
 <nav aria-label="Main"><ul><li><a href="/">Products</a></li><li><a href="/basket">Basket</a></li><li><a href="/account">Account</a></li></ul></nav>
 </header>
-<p class="notice">${RESEARCH_USE_NOTICE}</p>
+<aside class="notice" aria-label="Research use only"><p>${RESEARCH_USE_NOTICE}</p></aside>
 <main id="main">
 ${main}
 </main>

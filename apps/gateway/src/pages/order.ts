@@ -1,12 +1,14 @@
 /**
  * `/orders/{reference}`: where the provider sends the shopper back. The order's lines, total and
  * status in words, reloading itself while the payment is awaited. Read with the same GetOrder
- * call as GET /api/orders/{reference} (its limits, its rule of who reads what), so delivery
- * details appear only for the account that placed the order (docs/decisions/0924).
+ * call as GET /api/orders/{reference} (its limits, its rule of who reads what): delivery details
+ * appear for the account that placed the order, or for a guest order in the browser that placed
+ * it, from its own cookie (docs/decisions/0924).
  */
 import type { checkout } from '@storefront/proto';
 import { callerOf, type PageDeps } from './deps';
 import { html } from './html';
+import { placedOrderDelivery } from './placed-order-cookie';
 import type { PageAnswer } from './respond';
 import { findSku, formatPence, type ShopView } from './shop';
 
@@ -20,14 +22,14 @@ export const STATUS_WORDS: Record<string, string> = {
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
 
-export function orderPage(details: checkout.OrderDetails, { catalog }: ShopView): PageAnswer {
+export function orderPage(details: checkout.OrderDetails, { catalog }: ShopView, placedHere?: checkout.Delivery): PageAnswer {
   const order = details.summary!;
   const pending = order.status === 'pending_payment';
   const lines = order.items.map((line) => {
     const found = findSku(catalog, line.sku);
     return html`<tr><th scope="row">${found ? `${found.product.name} ${found.size.size}` : line.sku}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
   });
-  const delivery = details.delivery;
+  const delivery = details.delivery ?? placedHere;
   return {
     title: `Order ${order.reference}`,
     description: 'Your order and its payment status',
@@ -55,6 +57,6 @@ export function registerOrderPages({ router, send, context, readShop }: PageDeps
   router.get('/orders/:reference', async (req, res) => {
     const caller = await callerOf(req, res, context);
     const { order } = await context.clients.checkout.getOrder({ checkoutReference: req.params.reference, clientAddress: caller.clientAddress }, { customer: caller.customer });
-    await send(req, res, orderPage(order!, await readShop()));
+    await send(req, res, orderPage(order!, await readShop(), placedOrderDelivery(req, context.validator)));
   });
 }

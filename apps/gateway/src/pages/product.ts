@@ -42,13 +42,9 @@ function firstAvailable(product: inventory.Product, stock: Record<string, number
   return product.sizes.findIndex((size) => unitsLeft(size, stock) !== 0);
 }
 
-export function registerProductPages({ router, readShop, send, form }: PageDeps): void {
-  router.get('/products/:id', async (req, res) => {
-    const shop = await readShop();
-    const product = shop.catalog.products.find((candidate) => candidate.id === req.params.id);
-    await send(req, res, product ? productPage(product, shop) : notFoundPage(`There is no product ${req.params.id}.`));
-  });
+export const productNotFound = (id: string) => notFoundPage(`There is no product ${id}.`);
 
+export function registerAddToBasket({ router, readShop, send, form }: PageDeps): void {
   router.post('/basket/add', ...form, async (req, res) => {
     const shop = await readShop();
     const found = findSku(shop.catalog, field(req, 'sku'));

@@ -28,30 +28,71 @@ export interface PageAnswer extends PageContent {
   status?: number;
 }
 
-export async function sendPage(req: Request, res: Response, { markdown, logger }: GatewayContext, page: PageAnswer): Promise<void> {
-  let body: string;
-  let headers: Record<string, string>;
-  // The main content holds the page's h1 and everything a reader needs; navigation is left out.
-  const converted = prefersMarkdown(req) ? await markdown.convert(page.main.text) : undefined;
-  if (converted && 'markdown' in converted) {
-    body = converted.markdown;
-    headers = markdownHeaders(body);
-  } else {
-    if (converted) logger.warn({ reason: converted.failed, path: req.path }, 'page not converted to Markdown; served as HTML');
-    body = layout(page);
-    headers = { 'Content-Type': HTML_CONTENT_TYPE };
-  }
-  res.status(page.status ?? 200);
+/** A page ready to send: status, headers (an ETag for a public page) and bytes. */
+export interface PreparedPage {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+function prepared(text: string, contentHeaders: Record<string, string>, page: PageAnswer): PreparedPage {
+  const body = Buffer.from(text);
+  const status = page.status ?? 200;
   // helmet's no-referrer would make a browser post every form with `Origin: null`, which the
   // forms' same-site rule refuses; same-origin still tells other sites nothing.
-  res.set({ ...headers, Vary: 'Accept', 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'same-origin', 'Cache-Control': CACHE_CONTROL[page.caching] });
-  if (page.caching === 'public' && res.statusCode === 200) {
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-    res.setHeader('ETag', etag);
-    if (matchesIfNoneMatch(req.headers['if-none-match'], etag)) {
-      res.status(304).end();
-      return;
+  const headers: Record<string, string> = { ...contentHeaders, Vary: 'Accept', 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'same-origin', 'Cache-Control': CACHE_CONTROL[page.caching] };
+  if (page.caching === 'public' && status === 200) headers.ETag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return { status, headers, body };
+}
+
+export function prepareHtml(page: PageAnswer): PreparedPage {
+  return prepared(layout(page), { 'Content-Type': HTML_CONTENT_TYPE }, page);
+}
+
+/** The page as Markdown when asked for and the conversion succeeds, else as HTML. */
+export async function preparePage(wantsMarkdown: boolean, { markdown, logger }: GatewayContext, page: PageAnswer, path: string): Promise<PreparedPage> {
+  if (!wantsMarkdown) return prepareHtml(page);
+  // The main content holds the page's h1 and everything a reader needs; navigation is left out.
+  const converted = await markdown.convert(page.main.text);
+  if ('markdown' in converted) return prepared(converted.markdown, markdownHeaders(converted.markdown), page);
+  logger.warn({ reason: converted.failed, path }, 'page not converted to Markdown; served as HTML');
+  return prepareHtml(page);
+}
+
+/** The page, or 304 when the request holds its current ETag. */
+export function answerTo(ifNoneMatch: string | undefined, page: PreparedPage): PreparedPage | { status: 304; headers: Record<string, string> } {
+  const etag = page.headers.ETag;
+  return etag !== undefined && matchesIfNoneMatch(ifNoneMatch, etag) ? { status: 304, headers: page.headers } : page;
+}
+
+export function sendPrepared(req: Request, res: Response, page: PreparedPage): void {
+  const answer = answerTo(req.headers['if-none-match'], page);
+  res.status(answer.status).set(answer.headers);
+  res.end('body' in answer ? answer.body : undefined);
+}
+
+export async function sendPage(req: Request, res: Response, context: GatewayContext, page: PageAnswer): Promise<void> {
+  sendPrepared(req, res, await preparePage(prefersMarkdown(req), context, page, req.path));
+}
+
+/** Most public pages remembered at once; a shop has a few pages per product, each in its current state. */
+const PUBLIC_PAGES_MAX = 512;
+
+/**
+ * Public pages as HTML by what they were rendered from (the caller's key: path, catalog version,
+ * the stock shown), so a page nothing changed on is neither rendered nor hashed again.
+ */
+export class PublicPages {
+  private readonly pages = new Map<string, PreparedPage>();
+
+  html(key: string, render: () => PageAnswer): PreparedPage {
+    let page = this.pages.get(key);
+    if (!page) {
+      // Keys of superseded states are never asked for again; starting afresh drops them.
+      if (this.pages.size >= PUBLIC_PAGES_MAX) this.pages.clear();
+      page = prepareHtml(render());
+      this.pages.set(key, page);
     }
+    return page;
   }
-  res.send(Buffer.from(body));
 }

@@ -8,6 +8,8 @@ import type { GatewayContext } from '../context';
 import type { CatalogCopy } from '../routes/catalog';
 
 export interface ShopView {
+  /** Changes whenever the catalog or the pricing policy does (the products.json ETag). */
+  version: string;
   catalog: inventory.CatalogSnapshot;
   policy: checkout.GetPricingPolicyResponse;
   /** Available units of every stock-limited SKU. */
@@ -19,8 +21,8 @@ export type ShopReader = () => Promise<ShopView>;
 export function shopReader({ clients }: GatewayContext, catalogCopy: CatalogCopy): ShopReader {
   const readStock = coalesced(async () => (await clients.inventory.getStock({})).available);
   return async () => {
-    const [{ catalog, policy }, stock] = await Promise.all([catalogCopy.current(), readStock()]);
-    return { catalog, policy, stock };
+    const [{ etag, catalog, policy }, stock] = await Promise.all([catalogCopy.current(), readStock()]);
+    return { version: etag, catalog, policy, stock };
   };
 }
 
