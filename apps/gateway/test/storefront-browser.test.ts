@@ -85,8 +85,10 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     const reference = await payOnHostedPage(page, '£80.97');
     await expectAccessible(page);
     expect(await page.getByRole('row', { name: /^BPC-157 5mg 2 / }).isVisible()).to.equal(true);
+    // The browser that placed the order sees where it goes.
+    expect(await page.locator('address').textContent()).to.contain('12 St James Square');
 
-    // Whoever holds a guest order's reference sees its status, never its delivery details (decision 0924).
+    // Another browser with the reference sees the order's status, not its delivery details.
     const stranger = await shopper();
     await stranger.goto(`/orders/${reference}`);
     expect(await stranger.getByText('Paid', { exact: true }).isVisible()).to.equal(true);
