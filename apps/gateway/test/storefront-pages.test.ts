@@ -60,6 +60,8 @@ function expectPageHeaders(res: Page): void {
   expect(csp).to.include("default-src 'none'").and.include("style-src 'self'");
   expect(csp).to.not.include('unsafe-inline');
   expect(res.headers.get('vary')).to.equal('Accept');
+  // Browsers send a form post's Origin only when the policy lets the page's origin be known.
+  expect(res.headers.get('referrer-policy')).to.equal('same-origin');
 }
 
 /** The Markdown answer of a page, checked for its headers. */
@@ -356,6 +358,8 @@ describe('storefront pages', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
       });
       expect(crossSite.status).to.equal(403);
+      // What a browser sends for a page whose referrer policy hides its origin.
+      expect((await postForm(client, '/basket/add', { sku: sku('p1005'), quantity: '1' }, { origin: 'null' })).status).to.equal(403);
       client.setCookie('svc_sess', 'a'.repeat(43));
       const withSession = await postForm(client, '/account/profile', { firstName: 'Eve' }, { origin: 'https://evil.example' });
       expect(withSession.status).to.equal(403);

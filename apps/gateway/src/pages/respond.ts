@@ -38,7 +38,9 @@ export interface PreparedPage {
 function prepared(text: string, contentHeaders: Record<string, string>, page: PageAnswer): PreparedPage {
   const body = Buffer.from(text);
   const status = page.status ?? 200;
-  const headers: Record<string, string> = { ...contentHeaders, Vary: 'Accept', 'Content-Security-Policy': PAGE_CSP, 'Cache-Control': CACHE_CONTROL[page.caching] };
+  // helmet's no-referrer would make a browser post every form with `Origin: null`, which the
+  // forms' same-site rule refuses; same-origin still tells other sites nothing.
+  const headers: Record<string, string> = { ...contentHeaders, Vary: 'Accept', 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'same-origin', 'Cache-Control': CACHE_CONTROL[page.caching] };
   if (page.caching === 'public' && status === 200) headers.ETag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   return { status, headers, body };
 }
