@@ -605,3 +605,21 @@ describe('storefront pages with STOREFRONT_ORIGIN set', () => {
     expect((await stack.client().get<string>('/llms.txt')).text).to.not.include('## Storefront pages');
   });
 });
+
+describe('storefront pages while inventory is down', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ services: ['identity', 'loyalty'] });
+  });
+  after(async () => stack?.stop());
+
+  it('answers a 503 page, not a JSON body, both ahead of Express and through it', async () => {
+    for (const path of ['/', '/?from=express', '/products/bpc-157', '/terms']) {
+      const res = await stack.client().get<string>(path);
+      expect(res.status, path).to.equal(503);
+      expect(res.headers.get('content-type'), path).to.equal('text/html; charset=utf-8');
+      expect(res.text, path).to.include('<h1>Temporarily unavailable</h1>');
+      expectPrivate(res);
+    }
+  });
+});
