@@ -60,6 +60,8 @@ function expectPageHeaders(res: Page): void {
   expect(csp).to.include("default-src 'none'").and.include("style-src 'self'");
   expect(csp).to.not.include('unsafe-inline');
   expect(res.headers.get('vary')).to.equal('Accept');
+  // Browsers send a form post's Origin only when the policy lets the page's origin be known.
+  expect(res.headers.get('referrer-policy')).to.equal('same-origin');
 }
 
 /** The Markdown answer of a page, checked for its headers. */
@@ -86,6 +88,15 @@ function total(page: string, row: string): string {
   return found![1]!;
 }
 
+/** Waits for the gateway's catalog copy (refreshed every 100 ms here) to show a change. */
+async function eventually(condition: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect.fail('the change did not show within 2.5 s');
+}
+
 const DELIVERY_FORM: Record<string, string> = { name: 'Ada Lovelace', email: 'ada@example.com', phone: '', line1: '12 St James Square', line2: '', city: 'London', postcode: 'SW1Y 4JH' };
 
 /** Shows the checkout form and answers its hidden fields with delivery details filled in. */
@@ -100,9 +111,7 @@ describe('storefront pages', () => {
   before(async () => {
     stack = await startCheckoutStack({ CATALOG_REFRESH_MS: '100' });
     // The gateway's catalog copy catches up with the test product within the refresh interval.
-    for (let attempt = 0; attempt < 50 && !(await stack.client().get<string>('/')).text.includes(EDGE_PRODUCT); attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(async () => (await stack.client().get<string>('/')).text.includes(EDGE_PRODUCT));
   });
   after(async () => stack?.stop());
 
@@ -190,15 +199,10 @@ describe('storefront pages', () => {
       await stack.inventory!.store.importCatalog(
         parseCatalogFile({ products: [{ id: 'bpc-157', name: 'BPC-157', description: 'Pentadecapeptide.', sizes: [{ size: '5mg', price: 25.49, stock: 40 }, { size: '10mg', price: 39.99, stock: 3 }] }] }),
       );
-      let after: Page | undefined;
-      for (let attempt = 0; attempt < 50; attempt += 1) {
-        after = await client.get<string>('/products/bpc-157', { 'if-none-match': etag });
-        if (after.status === 200) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      expect(after!.status).to.equal(200);
-      expect(after!.text).to.include('5mg, £25.49');
-      expect(after!.headers.get('etag')).to.not.equal(etag);
+      await eventually(async () => (await client.get('/products/bpc-157', { 'if-none-match': etag })).status === 200);
+      const after = await client.get<string>('/products/bpc-157', { 'if-none-match': etag });
+      expect(after.text).to.include('5mg, £25.49');
+      expect(after.headers.get('etag')).to.not.equal(etag);
     });
   });
 
@@ -356,6 +360,8 @@ describe('storefront pages', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
       });
       expect(crossSite.status).to.equal(403);
+      // What a browser sends for a page whose referrer policy hides its origin.
+      expect((await postForm(client, '/basket/add', { sku: sku('p1005'), quantity: '1' }, { origin: 'null' })).status).to.equal(403);
       client.setCookie('svc_sess', 'a'.repeat(43));
       const withSession = await postForm(client, '/account/profile', { firstName: 'Eve' }, { origin: 'https://evil.example' });
       expect(withSession.status).to.equal(403);
@@ -459,6 +465,30 @@ describe('storefront pages', () => {
       expect(res.text).to.include('does not match the order total');
       expect(hiddenFields(res.text).amount_pence).to.equal('1500');
       expect(hiddenFields(res.text).checkout_reference).to.not.equal(fields.checkout_reference);
+    });
+
+    it('stock gone while the form was open: the form again (409) with the reason and "Sold out", nothing charged', async () => {
+      await stack.inventory!.store.importCatalog(
+        parseCatalogFile({ products: [{ id: 'last-units', name: 'Last units', description: 'Limited test product', sizes: [{ size: 'one', price: 20, stock: 2 }] }] }),
+      );
+      const client = stack.client();
+      await eventually(async () => (await client.get('/products/last-units')).status === 200);
+      await addToBasket(client, 'last-units-one');
+      const fields = await checkoutForm(client);
+      await stack.inventory!.db('stock').where({ sku: 'last-units-one' }).update({ on_hand: 0 });
+      const res = await postForm(client, '/checkout', fields);
+      expect(res.status).to.equal(409);
+      expect(res.text).to.include('Not enough stock for').and.include('last-units-one');
+      expect(hiddenFields(res.text).checkout_reference).to.not.equal(fields.checkout_reference);
+      expect(await countRows(stack, 'orders', { reference: fields.checkout_reference! })).to.equal(0);
+      expect((await client.get<string>('/basket')).text).to.include('<span class="soldout">Sold out</span>');
+      expect((await client.get<string>('/products/last-units')).text).to.include('one, £20.00, <span class="soldout">Sold out</span>');
+    });
+
+    it('saving a profile without a session goes to the log-in page', async () => {
+      const res = await postForm(stack.client(), '/account/profile', { firstName: 'Ada' });
+      expect(res.status).to.equal(303);
+      expect(res.headers.get('location')).to.equal('/account/login');
     });
 
     it('an empty basket has no checkout form', async () => {
@@ -599,5 +629,23 @@ describe('storefront pages with STOREFRONT_ORIGIN set', () => {
     const posted = await stack.client().request('POST', '/basket/add', { body: 'sku=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(posted.status).to.equal(405);
     expect((await stack.client().get<string>('/llms.txt')).text).to.not.include('## Storefront pages');
+  });
+});
+
+describe('storefront pages while inventory is down', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ services: ['identity', 'loyalty'] });
+  });
+  after(async () => stack?.stop());
+
+  it('answers a 503 page, not a JSON body, both ahead of Express and through it', async () => {
+    for (const path of ['/', '/?from=express', '/products/bpc-157', '/terms']) {
+      const res = await stack.client().get<string>(path);
+      expect(res.status, path).to.equal(503);
+      expect(res.headers.get('content-type'), path).to.equal('text/html; charset=utf-8');
+      expect(res.text, path).to.include('<h1>Temporarily unavailable</h1>');
+      expectPrivate(res);
+    }
   });
 });
