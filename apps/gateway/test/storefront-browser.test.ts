@@ -45,7 +45,8 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     origin = `http://127.0.0.1:${port}`;
     // One shopper may buy a limited size out: the shares that keep open orders from hoarding it are not tested here.
     const env = { PORT: String(port), PUBLIC_BASE_URL: origin, OPEN_ORDERS_STOCK_SHARE_PERCENT: '100', OPEN_ORDERS_SKU_SHARE_PERCENT: '100' };
-    [browser, stack] = await Promise.all([launchChromium(), startCheckoutStack(env)]);
+    browser = await launchChromium();
+    stack = await startCheckoutStack(env);
   });
   after(async () => {
     for (const context of contexts) await context.close();
