@@ -31,7 +31,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /** The control a `<label for>` with exactly this text names (its id must exist in the page). */
 function labelledControl(page: string, label: string): string {
-  const found = new RegExp(`<label for="([^"]+)">${escapeRegExp(label)}</label>`).exec(page);
+  const found = new RegExp(`<label for="([^"]+)"(?: class="vh")?>${escapeRegExp(label)}</label>`).exec(page);
   expect(found, `a label "${label}"`).to.not.equal(null);
   const control = new RegExp(`<(input|select|textarea)[^>]*\\bid="${escapeRegExp(found![1]!)}"[^>]*>`).exec(page);
   expect(control, `the control labelled "${label}"`).to.not.equal(null);
@@ -280,7 +280,7 @@ describe('storefront pages', () => {
       await addToBasket(client, sku('p1004'), 2);
       await addToBasket(client, sku('p1005'));
       let page = (await client.get<string>('/basket')).text;
-      expect(page).to.match(new RegExp(`value="${sku('p1004')}">\\s*<label for="quantity-0">Quantity</label><input type="number" id="quantity-0" name="quantity" value="3"`));
+      expect(page).to.match(new RegExp(`value="${sku('p1004')}">\\s*<label for="quantity-0" class="vh">Quantity</label><input type="number" id="quantity-0" name="quantity" value="3"`));
       expect((await postForm(client, '/basket/update', { sku: sku('p1004'), quantity: '5' })).status).to.equal(303);
       expect((await postForm(client, '/basket/remove', { sku: sku('p1005') })).status).to.equal(303);
       page = (await client.get<string>('/basket')).text;
@@ -481,7 +481,7 @@ describe('storefront pages', () => {
       expect(res.text).to.include('Not enough stock for').and.include('last-units-one');
       expect(hiddenFields(res.text).checkout_reference).to.not.equal(fields.checkout_reference);
       expect(await countRows(stack, 'orders', { reference: fields.checkout_reference! })).to.equal(0);
-      expect((await client.get<string>('/basket')).text).to.include('<span class="soldout">Sold out</span>');
+      expect((await client.get<string>('/basket')).text).to.include('<span class="soldout block">Sold out</span>');
       expect((await client.get<string>('/products/last-units')).text).to.include('one, £20.00, <span class="soldout">Sold out</span>');
     });
 

@@ -30,13 +30,14 @@ export function basketPage({ basket, quote, stock, policy, error }: BasketView, 
   }
   const rows = quote.lines.map((line, index) => {
     const left = stock[line.sku];
-    const short = left !== undefined && left < line.quantity ? html`<br><span class="soldout">${left === 0 ? stockWords(0) : `Only ${left} left`}</span>` : '';
-    return html`<tr><th scope="row">${line.productName} ${line.size}${short}</th><td class="num">${formatPence(line.unitPricePence)}</td>
-<td><form method="post" action="/basket/update" class="inline"><input type="hidden" name="sku" value="${line.sku}">
-<label for="quantity-${index}">Quantity</label><input type="number" id="quantity-${index}" name="quantity" value="${line.quantity}" min="1" max="${LINE_QUANTITY_MAX}" required>
-<button type="submit" class="quiet">Update</button></form></td>
-<td class="num">${formatPence(line.unitPricePence * line.quantity)}</td>
-<td><form method="post" action="/basket/remove" class="inline"><input type="hidden" name="sku" value="${line.sku}"><button type="submit" class="quiet">Remove</button></form></td></tr>`;
+    const short = left !== undefined && left < line.quantity ? html` <span class="soldout block">${left === 0 ? stockWords(0) : `Only ${left} left`}</span>` : '';
+    // Three columns so a line fits 320 px; Remove shares the line's one form (formaction), which also
+    // keeps the cell one block, so the Markdown answer stays a table.
+    return html`<tr><th scope="row">${line.productName} ${line.size} <span class="each">${formatPence(line.unitPricePence)} each</span>${short}</th>
+<td class="quantity"><form method="post" action="/basket/update"><input type="hidden" name="sku" value="${line.sku}">
+<label for="quantity-${index}" class="vh">Quantity</label><input type="number" id="quantity-${index}" name="quantity" value="${line.quantity}" min="1" max="${LINE_QUANTITY_MAX}" required>
+<button type="submit" class="quiet">Update</button> <button type="submit" class="quiet" formaction="/basket/remove" formnovalidate>Remove</button></form></td>
+<td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
   });
   const promoState = quote.promoCode
     ? html`<p class="ok">Promo code ${quote.promoCode} applied.</p>`
@@ -48,7 +49,7 @@ export function basketPage({ basket, quote, stock, policy, error }: BasketView, 
     main: html`<h1>Basket</h1>
 ${formError(error)}
 <table><caption>Items in your basket</caption>
-<thead><tr><th scope="col">Item</th><th scope="col" class="num">Price</th><th scope="col">Quantity</th><th scope="col" class="num">Line total</th><th scope="col"><span class="vh">Remove</span></th></tr></thead>
+<thead><tr><th scope="col">Item</th><th scope="col">Quantity</th><th scope="col" class="num">Line total</th></tr></thead>
 <tbody>${rows}</tbody></table>
 <form method="post" action="/basket/promo">
 <label for="promo_code">Promo code</label>

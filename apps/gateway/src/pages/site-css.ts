@@ -23,6 +23,7 @@ label{display:block;font-weight:600;margin-top:.5rem}
 fieldset{border:1px solid var(--line);border-radius:6px}
 input[type=text],input[type=email],input[type=password],input[type=tel],input[type=number]{font:inherit;padding:.4rem;border:1px solid var(--muted);border-radius:4px;width:100%;max-width:24rem}
 input[type=number]{max-width:6rem}
+.quantity input[type=number]{width:4.5rem;display:block}.quantity button{padding:.3rem .6rem;margin-right:.25rem}.each,.block{display:block}.each{font-weight:400;color:var(--muted);font-size:.9rem}
 button{font:inherit;font-weight:600;padding:.45rem 1rem;border:0;border-radius:4px;background:var(--accent);color:#fff;cursor:pointer;margin-top:.5rem}
 button.quiet{background:var(--soft);color:var(--accent);border:1px solid var(--accent)}
 .inline{display:inline}
