@@ -1,13 +1,16 @@
 // Create-checkout through the gateway against the sandbox payment provider, and how long a paid
 // order takes to turn into loyalty points. Run by scripts/bench.mjs against the process stack.
 //   - create-checkout: WORKERS concurrent clients each POST a fresh order (an unlimited SKU, so
-//     stock never runs out) until MAX_ORDERS or MAX_SECONDS; orders/s and p50/p99 latency.
+//     stock never runs out) until MAX_ORDERS or MAX_SECONDS; orders/s, p50/p99 latency, and the
+//     CPU per order of the platform's processes, of the sandbox and of a database server on this
+//     machine over the same window (/proc, so a busy machine does not distort it).
 //   - PAID → points: a signed-in customer's order is paid on the sandbox's hosted page (the
 //     form a person submits); the clock runs from pressing Pay until /api/auth/me shows the
 //     points, over PAID_SAMPLES orders, each bounded by POINTS_TIMEOUT_MS.
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { URLSearchParams } from 'node:url';
+import { cpuUsedDuring, processesNamed } from '../lib/process-cpu.mjs';
 
 export const name = 'checkout';
 
@@ -22,9 +25,11 @@ const LINE = { sku: 'ghk-cu-50mg', quantity: 1 };
 const AMOUNT = 24.94;
 const POINTS_PER_ORDER = 19;
 
-export async function run({ backend, gatewayUrl, env, report }) {
+const SANDBOX = 'payment-sandbox';
+
+export async function run({ backend, gatewayUrl, env, processes, report }) {
   const body = orderBodies(backend, env);
-  report('create-checkout (sandbox provider)', await createLoad(gatewayUrl, body));
+  report('create-checkout (sandbox provider)', await withCpuPerOrder(processes, () => createLoad(gatewayUrl, body)));
   report('PAID → points awarded', await paidToPoints(gatewayUrl, body));
 }
 
@@ -75,6 +80,17 @@ async function createLoad(gatewayUrl, body) {
   await Promise.all(Array.from({ length: WORKERS }, worker));
   const seconds = (performance.now() - started) / 1000;
   return { orders_per_s: Math.round(latencies.length / seconds), ...percentiles(latencies), orders: latencies.length, failed };
+}
+
+/** The load's figures with the CPU milliseconds per order of the platform, the sandbox and the database server. */
+async function withCpuPerOrder(processes, load) {
+  const groups = [
+    ...processes.map(({ app, child }) => ({ group: app === SANDBOX ? 'sandbox' : 'platform', pid: child.pid })),
+    ...processesNamed(['mariadbd', 'mysqld']).map(({ pid }) => ({ group: 'database', pid })),
+  ];
+  const { usedMs, outcome } = await cpuUsedDuring(groups, load);
+  const perOrder = (ms) => (outcome.orders > 0 && ms !== undefined ? +(ms / outcome.orders).toFixed(2) : undefined);
+  return { ...outcome, platform_cpu_ms_per_order: perOrder(usedMs.platform), sandbox_cpu_ms_per_order: perOrder(usedMs.sandbox), database_cpu_ms_per_order: perOrder(usedMs.database) };
 }
 
 async function paidToPoints(gatewayUrl, body) {
