@@ -4,7 +4,7 @@
  * IPv4 address or an IPv6 /64) and, when signed in, the account. Only new orders count: a
  * replay of a saved checkout_reference creates nothing and is never refused here.
  */
-import { forUpdate, toNumber, type Knex } from '@storefront/db';
+import { dialectOf, toNumber, type Knex } from '@storefront/db';
 import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters, type WindowLimit } from '@storefront/rate-limit';
 import type { AbuseLimits } from './config';
 import type { OrderLine } from './domain/order';
@@ -103,7 +103,8 @@ export class AbuseGuard {
    * transaction, so new orders of one holder or for one limited SKU are decided one at a time on
    * every replica and parallel requests cannot all slip under a limit. The check must run before
    * any plain read in the transaction: on MySQL the first plain read fixes the snapshot, which
-   * then includes every order saved before the lock.
+   * then includes every order saved before the lock. SQLite's single connection already runs one
+   * transaction at a time, so there the lock rows are neither made nor read.
    */
   async openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): Promise<(trx: Knex.Transaction) => Promise<void>> {
     const holders: HolderLimit[] = [
@@ -113,12 +114,13 @@ export class AbuseGuard {
       holders.push({ holderKey: `account:${holder.accountId}`, column: 'account_id', value: holder.accountId, max: this.limits.openOrdersPerAccount, who: 'this account' });
     }
     const limited = lines.filter((line) => stockOnHand.has(line.sku));
-    const lockKeys = [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort();
+    const locking = dialectOf(this.db) === 'mysql';
+    const lockKeys = locking ? [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort() : [];
     const unseen = lockKeys.filter((key) => !this.knownLockRows.has(key));
     if (unseen.length > 0) await this.createLockRows(this.db, unseen);
     return async (trx) => {
       // One statement takes every lock row, in key order (the primary key's), and one more reads every count.
-      await this.lockRows(trx, lockKeys);
+      if (locking) await this.lockRows(trx, lockKeys);
       const { openOrders, heldByAll, heldBy } = await this.readOpenOrders(trx, holders, limited);
       const summaries = holders.map((holderLimit, index) => this.checkOpenOrderCount(holderLimit, openOrders[index]!));
       if (limited.length === 0) return;
@@ -153,7 +155,7 @@ export class AbuseGuard {
    * emptied the table) is made again inside the transaction and locked then, so no key goes unlocked.
    */
   private async lockRows(trx: Knex.Transaction, keys: string[]): Promise<void> {
-    const lock = async () => (await forUpdate(trx('order_holders').whereIn('holder_key', keys).orderBy('holder_key').select('holder_key'), this.db)) as Array<{ holder_key: string }>;
+    const lock = async () => (await trx('order_holders').whereIn('holder_key', keys).orderBy('holder_key').forUpdate().select('holder_key')) as Array<{ holder_key: string }>;
     const locked = await lock();
     if (locked.length === keys.length) return;
     const present = new Set(locked.map((row) => row.holder_key));
