@@ -325,7 +325,7 @@ async function benchEmbedded(layout) {
 // --- on MySQL + Redis, when the environment names them: one replica of every app, then two ---
 if (process.env.MYSQL_URL && process.env.REDIS_URL) {
   const { endpointCost, printCostTable } = await import('./lib/endpoint-cost.mjs');
-  const { orderBodies } = await import('./bench/checkout.mjs');
+  const { orderBodies, buyerAddresses } = await import('./bench/checkout.mjs');
   const { BENCH_DATABASES_LIKE } = await import('./lib/bench-mysql.mjs');
   const servers = { mysqlUrl: process.env.MYSQL_URL, redisUrl: process.env.REDIS_URL, databasePattern: BENCH_DATABASES_LIKE };
   const costRows = [];
@@ -335,11 +335,7 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
       const signedUp = await sessionCookie(mysqlStack.gatewayUrl);
       if (!signedUp) throw new Error('signup on MySQL did not return a session');
       const nextOrder = orderBodies(`mysql-r${replicas}`, mysqlStack.env);
-      // Buyers of a sale come from many addresses: each order names its own, from the range kept
-      // for benchmarks (198.18.0.0/15; a header only, nothing is sent there), so the per-address
-      // open-order lock does not turn the load into one queue.
-      let buyer = 0;
-      const nextBuyer = () => ((buyer += 1), `198.18.${(buyer >> 8) & 255}.${buyer & 255}`);
+      const nextBuyer = buyerAddresses();
       const endpoints = {
         'GET /api/stock': { path: '/api/stock' },
         'GET /api/auth/me': { path: '/api/auth/me', request: { headers: { cookie: signedUp.cookie } } },
