@@ -199,12 +199,12 @@ async function runScenarios(backend, stack, only) {
   }
 }
 
-/** Fresh, migrated MySQL databases and a stack of `replicas` processes per app on them, for `use`. */
-async function withMysqlStack(replicas, use, layout = 'one-process') {
+/** Fresh, migrated MySQL databases and a stack of `replicas` processes per app on them (in `layout` when given), for `use`. */
+async function withMysqlStack(replicas, use, layout) {
   const { migrateBenchDatabases, dropBenchDatabases } = await import('./lib/bench-mysql.mjs');
   const mysqlDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-mysql-'));
   try {
-    const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:`, REPLICAS: String(replicas), TRUSTED_PROXIES: '127.0.0.1', LAYOUT: layout };
+    const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:`, REPLICAS: String(replicas), TRUSTED_PROXIES: '127.0.0.1', ...(layout ? { LAYOUT: layout } : {}) };
     const mysqlStack = await startProcessStack({ env, output: 'ignore' });
     try {
       await use(mysqlStack);
