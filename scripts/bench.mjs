@@ -12,11 +12,16 @@
 // every app of the default layout, and the CPU each process spends per request
 // (scripts/lib/endpoint-cost.mjs), and runs the scenarios there too. Results are written to
 // bench-results.json. Every load is bounded in time.
+//
+// `npm run bench -- --scenario checkout [--backend mysql|sqlite] [--layout one-process|split]` runs
+// one scenario module alone (on MySQL + Redis when the environment names them, in the one-process
+// layout unless told otherwise) and writes only its figures.
 import { fork, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { ROOT, startProcessStack } from './lib/process-stack.mjs';
 import { stackEnv } from './lib/bench-env.mjs';
@@ -149,10 +154,12 @@ async function loginAgainstArgon2(layout, gatewayUrl, email, env, judged) {
   else console.log(`${layout}: login vs raw argon2id`.padEnd(42) + `${ratio}×`);
 }
 
-async function runScenarios(backend, stack) {
+/** Every scenario module of scripts/bench/, or only the one named `only`. */
+async function runScenarios(backend, stack, only) {
   const dir = path.join(ROOT, 'scripts', 'bench');
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort()) {
     const scenario = await import(path.join(dir, file));
+    if (only && scenario.name !== only) continue;
     // A scenario that calls a component's own port says in which layouts it can run.
     if (scenario.layouts && !scenario.layouts.includes(stack.layout)) continue;
     const key = `${scenario.name}:${backend}:${stack.layout}`;
@@ -163,6 +170,7 @@ async function runScenarios(backend, stack) {
         gatewayUrl: stack.gatewayUrl,
         inventoryAddress: stack.env.INVENTORY_ADDR,
         env: stack.env,
+        processes: stack.processes,
         report(label, values) {
           results.scenarios[key] = { ...results.scenarios[key], [label]: values };
           console.log(`${label.padEnd(40)} ${Object.entries(values).map(([k, v]) => `${k} ${v}`).join('   ')}`);
@@ -175,12 +183,12 @@ async function runScenarios(backend, stack) {
   }
 }
 
-/** Fresh, migrated MySQL databases and a stack of `replicas` processes per app on them, for `use`. */
-async function withMysqlStack(replicas, use) {
+/** Fresh, migrated MySQL databases and a stack of `replicas` processes per app on them (in `layout` when given), for `use`. */
+async function withMysqlStack(replicas, use, layout) {
   const { migrateBenchDatabases, dropBenchDatabases } = await import('./lib/bench-mysql.mjs');
   const mysqlDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-mysql-'));
   try {
-    const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:`, REPLICAS: String(replicas), TRUSTED_PROXIES: '127.0.0.1' };
+    const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:`, REPLICAS: String(replicas), TRUSTED_PROXIES: '127.0.0.1', ...(layout ? { LAYOUT: layout } : {}) };
     const mysqlStack = await startProcessStack({ env, output: 'ignore' });
     try {
       await use(mysqlStack);
@@ -191,6 +199,32 @@ async function withMysqlStack(replicas, use) {
     await dropBenchDatabases(process.env.MYSQL_URL);
     rmSync(mysqlDir, { recursive: true, force: true });
   }
+}
+
+const { values: cli } = parseArgs({ options: { scenario: { type: 'string' }, backend: { type: 'string' }, layout: { type: 'string', default: 'one-process' } } });
+if (cli.scenario) {
+  await benchScenarioAlone(cli.scenario, cli.backend ?? (process.env.MYSQL_URL && process.env.REDIS_URL ? 'mysql' : 'sqlite'), cli.layout);
+  process.exit(0);
+}
+
+/** One scenario on one backend in one layout, nothing else; its figures go to bench-results.json. */
+async function benchScenarioAlone(scenario, backend, layout) {
+  console.log(`-- scenario ${scenario} alone: ${backend}, ${layout} --`);
+  if (backend === 'mysql') {
+    if (!process.env.MYSQL_URL || !process.env.REDIS_URL) throw new Error('--backend mysql needs MYSQL_URL and REDIS_URL');
+    await withMysqlStack(1, (stack) => runScenarios('mysql', stack, scenario), layout);
+  } else {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
+    const stack = await startProcessStack({ env: { ...stackEnv(dataDir, 'sqlite'), LAYOUT: layout }, output: 'ignore' });
+    try {
+      await runScenarios('sqlite', stack, scenario);
+    } finally {
+      await stack.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  writeFileSync(path.join(ROOT, 'bench-results.json'), `${JSON.stringify({ machine: results.machine, scenarios: results.scenarios }, null, 2)}\n`);
+  console.log('\nresults written to bench-results.json');
 }
 
 // --- the platform against the bare servers, on the embedded default, in each layout ---
@@ -315,7 +349,7 @@ async function benchEmbedded(layout) {
 // --- on MySQL + Redis, when the environment names them: one replica of every app, then two ---
 if (process.env.MYSQL_URL && process.env.REDIS_URL) {
   const { endpointCost, printCostTable } = await import('./lib/endpoint-cost.mjs');
-  const { orderBodies } = await import('./bench/checkout.mjs');
+  const { orderBodies, buyerAddresses } = await import('./bench/checkout.mjs');
   const { BENCH_DATABASES_LIKE } = await import('./lib/bench-mysql.mjs');
   const servers = { mysqlUrl: process.env.MYSQL_URL, redisUrl: process.env.REDIS_URL, databasePattern: BENCH_DATABASES_LIKE };
   const costRows = [];
@@ -325,11 +359,7 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
       const signedUp = await sessionCookie(mysqlStack.gatewayUrl);
       if (!signedUp) throw new Error('signup on MySQL did not return a session');
       const nextOrder = orderBodies(`mysql-r${replicas}`, mysqlStack.env);
-      // Buyers of a sale come from many addresses: each order names its own, from the range kept
-      // for benchmarks (198.18.0.0/15; a header only, nothing is sent there), so the per-address
-      // open-order lock does not turn the load into one queue.
-      let buyer = 0;
-      const nextBuyer = () => ((buyer += 1), `198.18.${(buyer >> 8) & 255}.${buyer & 255}`);
+      const nextBuyer = buyerAddresses();
       const endpoints = {
         'GET /api/stock': { path: '/api/stock' },
         'GET /api/auth/me': { path: '/api/auth/me', request: { headers: { cookie: signedUp.cookie } } },

@@ -1,13 +1,19 @@
 // Create-checkout through the gateway against the sandbox payment provider, and how long a paid
 // order takes to turn into loyalty points. Run by scripts/bench.mjs against the process stack.
 //   - create-checkout: WORKERS concurrent clients each POST a fresh order (an unlimited SKU, so
-//     stock never runs out) until MAX_ORDERS or MAX_SECONDS; orders/s and p50/p99 latency.
+//     stock never runs out), each from a buyer address of its own where the stack trusts the
+//     forwarded address (MySQL), until MAX_ORDERS or MAX_SECONDS; orders/s, p50/p99 latency, and the
+//     CPU per order of the platform's processes, of the sandbox and of a database server on this
+//     machine over the same window (/proc, so a busy machine does not distort it);
+//   - after the load: the CPU the platform and the sandbox spend per second over IDLE_SECONDS with
+//     no request, i.e. the background work (provider reads of the open orders) the load left.
 //   - PAID → points: a signed-in customer's order is paid on the sandbox's hosted page (the
 //     form a person submits); the clock runs from pressing Pay until /api/auth/me shows the
 //     points, over PAID_SAMPLES orders, each bounded by POINTS_TIMEOUT_MS.
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { URLSearchParams } from 'node:url';
+import { cpuUsedDuring, processesNamed } from '../lib/process-cpu.mjs';
 
 export const name = 'checkout';
 
@@ -16,16 +22,30 @@ const MAX_ORDERS = 2000;
 const MAX_SECONDS = 5;
 const PAID_SAMPLES = 20;
 const POINTS_TIMEOUT_MS = 30_000;
+const IDLE_SECONDS = 10;
 
 // ghk-cu-50mg (£19.99, not stock-limited) + £4.95 shipping; 19 points when paid.
 const LINE = { sku: 'ghk-cu-50mg', quantity: 1 };
 const AMOUNT = 24.94;
 const POINTS_PER_ORDER = 19;
 
-export async function run({ backend, gatewayUrl, env, report }) {
+const SANDBOX = 'payment-sandbox';
+
+export async function run({ backend, gatewayUrl, env, processes, report }) {
   const body = orderBodies(backend, env);
-  report('create-checkout (sandbox provider)', await createLoad(gatewayUrl, body));
+  report('create-checkout (sandbox provider)', await withCpuPerOrder(processes, () => createLoad(gatewayUrl, body)));
+  report(`${IDLE_SECONDS} s after the load`, await idleCpu(processes));
   report('PAID → points awarded', await paidToPoints(gatewayUrl, body));
+}
+
+/**
+ * A maker of buyer addresses: buyers of a sale come from many addresses, so each order names its
+ * own, from the range kept for benchmarks (198.18.0.0/15; a header only, nothing is sent there),
+ * and the per-address open-order lock does not turn the load into one queue.
+ */
+export function buyerAddresses() {
+  let buyer = 0;
+  return () => ((buyer += 1), `198.18.${(buyer >> 8) & 255}.${buyer & 255}`);
 }
 
 /** A maker of create-checkout bodies, each with a checkout reference of its own. */
@@ -48,10 +68,10 @@ function referenceMaker(backend) {
   return () => `${prefix}-${(next += 1)}`;
 }
 
-async function createCheckout(gatewayUrl, body, cookie) {
+async function createCheckout(gatewayUrl, body, { cookie, from } = {}) {
   const res = await fetch(`${gatewayUrl}/api/create-checkout`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}), ...(from ? { 'x-forwarded-for': from } : {}) },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(30_000),
   });
@@ -60,6 +80,7 @@ async function createCheckout(gatewayUrl, body, cookie) {
 }
 
 async function createLoad(gatewayUrl, body) {
+  const nextBuyer = buyerAddresses();
   const latencies = [];
   let failed = 0;
   const started = performance.now();
@@ -67,7 +88,7 @@ async function createLoad(gatewayUrl, body) {
   const worker = async () => {
     while (latencies.length + failed < MAX_ORDERS && performance.now() < deadline) {
       const t0 = performance.now();
-      const { status } = await createCheckout(gatewayUrl, body()).catch(() => ({ status: 0 }));
+      const { status } = await createCheckout(gatewayUrl, body(), { from: nextBuyer() }).catch(() => ({ status: 0 }));
       if (status === 200) latencies.push(performance.now() - t0);
       else failed += 1;
     }
@@ -77,12 +98,30 @@ async function createLoad(gatewayUrl, body) {
   return { orders_per_s: Math.round(latencies.length / seconds), ...percentiles(latencies), orders: latencies.length, failed };
 }
 
+/** CPU milliseconds per second the platform and the sandbox spend while nobody sends a request. */
+async function idleCpu(processes) {
+  const groups = processes.map(({ app, child }) => ({ group: app === SANDBOX ? 'sandbox' : 'platform', pid: child.pid }));
+  const { usedMs } = await cpuUsedDuring(groups, () => new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000)));
+  return { platform_cpu_ms_per_s: +(usedMs.platform / IDLE_SECONDS).toFixed(1), sandbox_cpu_ms_per_s: +(usedMs.sandbox / IDLE_SECONDS).toFixed(1) };
+}
+
+/** The load's figures with the CPU milliseconds per order of the platform, the sandbox and the database server. */
+async function withCpuPerOrder(processes, load) {
+  const groups = [
+    ...processes.map(({ app, child }) => ({ group: app === SANDBOX ? 'sandbox' : 'platform', pid: child.pid })),
+    ...processesNamed(['mariadbd', 'mysqld']).map(({ pid }) => ({ group: 'database', pid })),
+  ];
+  const { usedMs, outcome } = await cpuUsedDuring(groups, load);
+  const perOrder = (ms) => (outcome.orders > 0 && ms !== undefined ? +(ms / outcome.orders).toFixed(2) : undefined);
+  return { ...outcome, platform_cpu_ms_per_order: perOrder(usedMs.platform), sandbox_cpu_ms_per_order: perOrder(usedMs.sandbox), database_cpu_ms_per_order: perOrder(usedMs.database) };
+}
+
 async function paidToPoints(gatewayUrl, body) {
   const cookie = await signUp(gatewayUrl);
   const durations = [];
   let points = await pointsOf(gatewayUrl, cookie);
   for (let sample = 0; sample < PAID_SAMPLES; sample++) {
-    const { status, json } = await createCheckout(gatewayUrl, body(), cookie);
+    const { status, json } = await createCheckout(gatewayUrl, body(), { cookie });
     if (status !== 200) throw new Error(`create-checkout answered ${status}: ${json.error}`);
     const t0 = performance.now();
     const paid = await fetch(json.hosted_checkout_url, { method: 'POST', body: new URLSearchParams({ action: 'pay' }), redirect: 'manual' });

@@ -4,11 +4,14 @@ import path from 'node:path';
 import { ROOT } from './process-stack.mjs';
 
 const SERVICES = ['identity', 'loyalty', 'inventory', 'checkout'];
-/** Every benchmark database, as a LIKE pattern. */
-export const BENCH_DATABASES_LIKE = 'bench\\_%';
+// Named for this run, so two runs on one server never drop each other's databases.
+const RUN = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+const databaseName = (service) => `bench_${RUN}_${service}`;
+/** This run's benchmark databases, as a LIKE pattern. */
+export const BENCH_DATABASES_LIKE = `bench\\_${RUN}\\_%`;
 const databaseUrl = (server, service) => {
   const url = new URL(server);
-  url.pathname = `/bench_${service}`;
+  url.pathname = `/${databaseName(service)}`;
   return url.toString();
 };
 
@@ -29,7 +32,7 @@ export async function dropBenchDatabases(server) {
   const { default: knex } = await import('knex');
   const db = knex({ client: 'mysql2', connection: { uri: server }, pool: { min: 0, max: 1 } });
   try {
-    for (const service of SERVICES) await db.raw('DROP DATABASE IF EXISTS ??', [`bench_${service}`]);
+    for (const service of SERVICES) await db.raw('DROP DATABASE IF EXISTS ??', [databaseName(service)]);
   } finally {
     await db.destroy();
   }

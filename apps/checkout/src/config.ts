@@ -5,6 +5,7 @@ import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPrivateKey, readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
 import { CHECKOUT_ACCESS } from './access';
+import type { PollPolicy } from './domain/confirmation';
 
 export const PROVIDER_NAMES = ['sandbox', 'sumup'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
@@ -30,6 +31,8 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   /** More origins (scheme://host[:port]) of this shop. */
   allowedOrigins: string[];
   reconcileIntervalMs: number;
+  /** When open orders are read from the provider besides its notifications, and how many a second at most. */
+  pollPolicy: PollPolicy;
   /** How long promo code definitions are used before the store is read again (0: every check). */
   promoCacheMs: number;
   /** Seed the demo promo codes into an empty store (the embedded default). */
@@ -76,6 +79,11 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 2_000, { min: 100, max: 3_600_000 }),
+    pollPolicy: {
+      firstCheckMs: env.int('RECONCILE_FIRST_CHECK_MS', 30_000, { min: 100, max: 3_600_000 }),
+      maxCheckIntervalMs: env.int('RECONCILE_MAX_CHECK_INTERVAL_MS', 300_000, { min: 100, max: 3_600_000 }),
+      readsPerSecond: env.int('RECONCILE_READS_PER_SECOND', 50, { min: 1, max: 10_000 }),
+    },
     promoCacheMs: env.int('PROMO_CACHE_MS', 2_000, { min: 0, max: 300_000 }),
     seedDemoData: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], service.store.mysqlUrl ? 'false' : 'true') === 'true',
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),

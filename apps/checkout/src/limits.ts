@@ -4,7 +4,7 @@
  * IPv4 address or an IPv6 /64) and, when signed in, the account. Only new orders count: a
  * replay of a saved checkout_reference creates nothing and is never refused here.
  */
-import { forUpdate, toNumber, type Knex } from '@storefront/db';
+import { dialectOf, toNumber, type Knex } from '@storefront/db';
 import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters, type WindowLimit } from '@storefront/rate-limit';
 import type { AbuseLimits } from './config';
 import type { OrderLine } from './domain/order';
@@ -44,7 +44,13 @@ const skuLockKey = (sku: string) => counterKey('sku', sku);
 /** Without a reservation time to go by, a refused client is told to come back after this. */
 const DEFAULT_RETRY_SECONDS = 60;
 
+/** Lock rows this process knows to exist, at most this many: past it the memory starts again. */
+const KNOWN_LOCK_ROWS_MAX = 10_000;
+
 export class AbuseGuard {
+  /** Lock rows are never deleted, so one this process made or locked needs no insert next time. */
+  private readonly knownLockRows = new Set<string>();
+
   constructor(
     private readonly db: Knex,
     private readonly counters: WindowCounters,
@@ -91,12 +97,14 @@ export class AbuseGuard {
    * its holder already has too many open orders, or when it would make open orders hold too much
    * of a stock-limited SKU: all of them together more than the SKU's share of its units on hand,
    * or its holder more than the holder's share of the units other holders leave available. Each
-   * holder and each limited SKU of the order has a lock row, created here beforehand (outside any
-   * transaction, so first orders never deadlock on the insert) and locked in key order inside the
+   * holder and each limited SKU of the order has a lock row, created here beforehand when this
+   * process has not seen it yet (outside any transaction, so first orders never deadlock on the
+   * insert; inside it only should a known row have gone) and locked in key order inside the
    * transaction, so new orders of one holder or for one limited SKU are decided one at a time on
    * every replica and parallel requests cannot all slip under a limit. The check must run before
    * any plain read in the transaction: on MySQL the first plain read fixes the snapshot, which
-   * then includes every order saved before the lock.
+   * then includes every order saved before the lock. SQLite's single connection already runs one
+   * transaction at a time, so there the lock rows are neither made nor read.
    */
   async openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): Promise<(trx: Knex.Transaction) => Promise<void>> {
     const holders: HolderLimit[] = [
@@ -106,14 +114,13 @@ export class AbuseGuard {
       holders.push({ holderKey: `account:${holder.accountId}`, column: 'account_id', value: holder.accountId, max: this.limits.openOrdersPerAccount, who: 'this account' });
     }
     const limited = lines.filter((line) => stockOnHand.has(line.sku));
-    const lockKeys = [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort();
-    await this.db('order_holders')
-      .insert(lockKeys.map((key) => ({ holder_key: key })))
-      .onConflict('holder_key')
-      .ignore();
+    const locking = dialectOf(this.db) === 'mysql';
+    const lockKeys = locking ? [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort() : [];
+    const unseen = lockKeys.filter((key) => !this.knownLockRows.has(key));
+    if (unseen.length > 0) await this.createLockRows(this.db, unseen);
     return async (trx) => {
       // One statement takes every lock row, in key order (the primary key's), and one more reads every count.
-      await forUpdate(trx('order_holders').whereIn('holder_key', lockKeys).orderBy('holder_key').select('holder_key'), this.db);
+      if (locking) await this.lockRows(trx, lockKeys);
       const { openOrders, heldByAll, heldBy } = await this.readOpenOrders(trx, holders, limited);
       const summaries = holders.map((holderLimit, index) => this.checkOpenOrderCount(holderLimit, openOrders[index]!));
       if (limited.length === 0) return;
@@ -131,6 +138,30 @@ export class AbuseGuard {
         this.checkHolderShare(holderLimit, holdable, stockOnHand, heldByAll, heldBy[index]!, summaries[index]!.retryAfter);
       }
     };
+  }
+
+  /** Inserts the lock rows that do not exist yet, and remembers them all. */
+  private async createLockRows(db: Knex | Knex.Transaction, keys: string[]): Promise<void> {
+    await db('order_holders')
+      .insert(keys.map((key) => ({ holder_key: key })))
+      .onConflict('holder_key')
+      .ignore();
+    if (this.knownLockRows.size + keys.length > KNOWN_LOCK_ROWS_MAX) this.knownLockRows.clear();
+    for (const key of keys) this.knownLockRows.add(key);
+  }
+
+  /**
+   * Locks every row of `keys`. A row this process took for existing but that is gone (an operator
+   * emptied the table) is made again inside the transaction and locked then, so no key goes unlocked.
+   */
+  private async lockRows(trx: Knex.Transaction, keys: string[]): Promise<void> {
+    const lock = async () => (await trx('order_holders').whereIn('holder_key', keys).orderBy('holder_key').forUpdate().select('holder_key')) as Array<{ holder_key: string }>;
+    const locked = await lock();
+    if (locked.length === keys.length) return;
+    const present = new Set(locked.map((row) => row.holder_key));
+    for (const key of keys) if (!present.has(key)) this.knownLockRows.delete(key);
+    await this.createLockRows(trx, keys.filter((key) => !present.has(key)));
+    await lock();
   }
 
   /**

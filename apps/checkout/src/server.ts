@@ -78,6 +78,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     merchantCode: config.provider.merchantCode,
     redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
     defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
+    pollPolicy: config.pollPolicy,
     logger,
     now,
   });
@@ -87,6 +88,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     inventory: inventoryClient,
     loyalty: loyaltyClient,
     providers,
+    policy: config.pollPolicy,
     logger,
     now,
     paymentConfirmed: countConfirmedPayments([...providers.keys()]),

@@ -61,6 +61,17 @@ describe('checkout configuration', () => {
     expect(() => read({ CHECKOUTS_PER_ACCOUNT_MAX: 'many' })).to.throw(ConfigError, 'CHECKOUTS_PER_ACCOUNT_MAX');
   });
 
+  it('reads open orders from the provider first after 30 s, then backing off to at most 5 minutes apart, 50 reads a second at most', () => {
+    expect(read({}).pollPolicy).to.deep.equal({ firstCheckMs: 30_000, maxCheckIntervalMs: 300_000, readsPerSecond: 50 });
+    expect(read({ RECONCILE_FIRST_CHECK_MS: '1000', RECONCILE_MAX_CHECK_INTERVAL_MS: '5000', RECONCILE_READS_PER_SECOND: '7' }).pollPolicy).to.deep.equal({
+      firstCheckMs: 1000,
+      maxCheckIntervalMs: 5000,
+      readsPerSecond: 7,
+    });
+    expect(() => read({ RECONCILE_READS_PER_SECOND: '0' })).to.throw(ConfigError, 'RECONCILE_READS_PER_SECOND');
+    expect(() => read({ RECONCILE_FIRST_CHECK_MS: 'soon' })).to.throw(ConfigError, 'RECONCILE_FIRST_CHECK_MS');
+  });
+
   it('reads the shop origins a payer may be sent back to', () => {
     const config = read({ PUBLIC_BASE_URL: 'https://shop.example', STOREFRONT_ORIGIN: 'https://www.shop.example', ALLOWED_ORIGINS: 'https://agents.shop.example/x' });
     expect(config).to.deep.include({ storefrontOrigin: 'https://www.shop.example', allowedOrigins: ['https://agents.shop.example'] });

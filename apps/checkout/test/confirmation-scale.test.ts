@@ -7,71 +7,27 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
-import type { PaymentSandbox } from '@storefront/payment-sandbox';
 import { provisionStores, type TestStores, startForSuite } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
 import { migrations } from '../src/migrations';
 import { CheckoutStore } from '../src/stores/checkout';
-import { DELIVERY, checkoutBody, completePayment, countRows, eventually, expectCheckout, loyaltyPoints, signUp, startCheckoutReplica, startCheckoutStack, stockOf } from './support';
+import { checkoutBody, completePayment, countRows, eventually, expectCheckout, insertOpenOrders, loyaltyPoints, signUp, startCheckoutReplica, startCheckoutStack, stockOf } from './support';
 
 const LIMITED_SKU = 'tb-500-10mg';
 // £49.99 with WELCOME10: 44.99 after discount (44 points), plus 4.95 shipping.
 const WELCOME_BODY = () => checkoutBody(49.94, [{ sku: LIMITED_SKU, quantity: 1 }], { promo_code: 'WELCOME10' });
 const WELCOME_BONUS = 100;
 const RECONCILE_INTERVAL_MS = '2000';
-
-interface Backlog {
-  createdAt: number;
-  reservedUntil: number;
-  label: string;
-  /** Gives each order a pending checkout at the provider. */
-  sandbox?: PaymentSandbox;
-}
-
-/** Open orders written straight into the store as a long backlog. */
-async function insertOpenOrders(db: Knex, count: number, options: Backlog): Promise<string[]> {
-  const rows = Array.from({ length: count }, (_, index) => {
-    const reference = `${options.label}-${index}-${randomUUID().slice(0, 8)}`;
-    const checkout = options.sandbox?.prepareCheckout({ checkout_reference: reference, amount: 10, currency: 'GBP', merchant_code: 'MSTOREFRONT' });
-    return {
-      id: randomUUID(),
-      reference,
-      fingerprint: 'backlog',
-      status: 'pending_payment',
-      provider: 'sandbox',
-      provider_checkout_id: checkout?.id ?? null,
-      provider_checkout_json: checkout ? JSON.stringify(checkout) : null,
-      currency: 'GBP',
-      goods_pence: 505,
-      discount_pence: 0,
-      shipping_pence: 495,
-      total_pence: 1000,
-      discount_basis_points: 0,
-      delivery_name: DELIVERY.name,
-      delivery_email: DELIVERY.email,
-      delivery_line1: DELIVERY.line1,
-      delivery_city: DELIVERY.city,
-      delivery_postcode: DELIVERY.postcode,
-      delivery_country: DELIVERY.country,
-      reserved_until: options.reservedUntil,
-      created_at: options.createdAt,
-      updated_at: options.createdAt,
-    };
-  });
-  for (let start = 0; start < rows.length; start += 500) {
-    const chunk = rows.slice(start, start + 500);
-    await db('orders').insert(chunk);
-    await db('order_lines').insert(chunk.map((row) => ({ order_id: row.id, position: 0, sku: 'bpc-157-10mg', quantity: 1, unit_price_pence: 505 })));
-  }
-  return rows.map((row) => row.id);
-}
+// A new order first read after a second and then at most every 5 s, so the lag test runs quickly;
+// passes read at most 50 orders a second, the default, so most of the backlog waits for later passes.
+const POLL_POLICY = { RECONCILE_FIRST_CHECK_MS: '1000', RECONCILE_MAX_CHECK_INTERVAL_MS: '5000', RECONCILE_READS_PER_SECOND: '50' };
 
 describe('checkout: confirmation lag bounded as open orders grow', function () {
   this.timeout(60_000);
 
   describe('one checkout server with a backlog of 5,000 open orders', () => {
     let stack: Stack;
-    startForSuite(() => startCheckoutStack({ RECONCILE_INTERVAL_MS }), (started) => (stack = started));
+    startForSuite(() => startCheckoutStack({ RECONCILE_INTERVAL_MS, ...POLL_POLICY }), (started) => (stack = started));
 
     it('confirms a payment whose notification was lost within 15 s, and closes orders whose hold ended at once', async () => {
       const now = Date.now();
@@ -176,8 +132,8 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
     let first: Stack;
     let second: Stack;
     before(async () => {
-      first = await startCheckoutStack({ RECONCILE_INTERVAL_MS: '200' });
-      second = await startCheckoutReplica(first, { RECONCILE_INTERVAL_MS: '200' });
+      first = await startCheckoutStack({ RECONCILE_INTERVAL_MS: '200', ...POLL_POLICY });
+      second = await startCheckoutReplica(first, { RECONCILE_INTERVAL_MS: '200', ...POLL_POLICY });
     });
     after(async () => {
       await second?.stop();

@@ -120,6 +120,20 @@ describe('checkout limits: open unpaid orders', () => {
     expect(await stack.checkout!.db('orders').where({ client_address_key: (await stack.checkout!.store.findByReference(mine[0]!))!.clientAddressKey }).count({ n: '*' }).first()).to.deep.equal({ n: 5 });
   });
 
+  it('makes a lock row again when the table lost it, so parallel orders are still decided one at a time (lock rows on MySQL only)', async () => {
+    const from = '203.0.113.40';
+    const first = await expectCheckout(stack.client(), unlimitedBody(), from);
+    const { clientAddressKey } = (await stack.checkout!.store.findByReference(first.checkout_reference))!;
+    // The process has made this address's lock row; an operator empties the table.
+    await stack.checkout!.db('order_holders').delete();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => createCheckout(stack.client(), unlimitedBody(), from)));
+    const statuses = statusesOf(answers);
+    expect(countOf(statuses, 200), statuses.join(',')).to.equal(4);
+    expect(countOf(statuses, 429), statuses.join(',')).to.equal(4);
+    // SQLite's one connection serialises the transactions without them.
+    expect(await countRows(stack, 'order_holders', { holder_key: clientAddressKey! })).to.equal(currentBackend() === 'mysql' ? 1 : 0);
+  });
+
   it('refuses the sixth open order of one account, whatever addresses it comes from', async () => {
     const client = stack.client();
     await signUp(client);

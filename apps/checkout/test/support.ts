@@ -3,13 +3,15 @@
  * sandbox provider over real HTTP, and a few test products whose prices sit on the pricing
  * edges (the £75 boundary, half-penny discounts) next to the demo catalog.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { type HttpClient, type TestResponse } from '@storefront/testing';
 import { startStack, type ServiceName, type Stack, type StackOptions } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { loyalty } from '@storefront/proto';
 import type { Env } from '@storefront/config';
+import type { Knex } from '@storefront/db';
+import type { PaymentSandbox } from '@storefront/payment-sandbox';
 
 export const EDGE_PRODUCT = 'edge-kit';
 /** SKU → unit price in pence of the test products. `low` has 3 units in stock. */
@@ -205,4 +207,50 @@ export async function eventually(condition: () => Promise<boolean>, withinMs = 5
     if (Date.now() - started > withinMs) throw new Error(`${what} not met within ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+export interface Backlog {
+  createdAt: number;
+  reservedUntil: number;
+  label: string;
+  /** Gives each order a pending checkout at the provider. */
+  sandbox?: PaymentSandbox;
+}
+
+/** Open orders written straight into the store as a long backlog. */
+export async function insertOpenOrders(db: Knex, count: number, options: Backlog): Promise<string[]> {
+  const rows = Array.from({ length: count }, (_, index) => {
+    const reference = `${options.label}-${index}-${randomUUID().slice(0, 8)}`;
+    const checkout = options.sandbox?.prepareCheckout({ checkout_reference: reference, amount: 10, currency: 'GBP', merchant_code: 'MSTOREFRONT' });
+    return {
+      id: randomUUID(),
+      reference,
+      fingerprint: 'backlog',
+      status: 'pending_payment',
+      provider: 'sandbox',
+      provider_checkout_id: checkout?.id ?? null,
+      provider_checkout_json: checkout ? JSON.stringify(checkout) : null,
+      currency: 'GBP',
+      goods_pence: 505,
+      discount_pence: 0,
+      shipping_pence: 495,
+      total_pence: 1000,
+      discount_basis_points: 0,
+      delivery_name: DELIVERY.name,
+      delivery_email: DELIVERY.email,
+      delivery_line1: DELIVERY.line1,
+      delivery_city: DELIVERY.city,
+      delivery_postcode: DELIVERY.postcode,
+      delivery_country: DELIVERY.country,
+      reserved_until: options.reservedUntil,
+      created_at: options.createdAt,
+      updated_at: options.createdAt,
+    };
+  });
+  for (let start = 0; start < rows.length; start += 500) {
+    const chunk = rows.slice(start, start + 500);
+    await db('orders').insert(chunk);
+    await db('order_lines').insert(chunk.map((row) => ({ order_id: row.id, position: 0, sku: 'bpc-157-10mg', quantity: 1, unit_price_pence: 505 })));
+  }
+  return rows.map((row) => row.id);
 }

@@ -21,6 +21,7 @@ import { PromoNotHeld, type CheckoutStore } from '../stores/checkout';
 import { orderReadableBy, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from './order';
 import { holderOf, type AbuseGuard } from '../limits';
 import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
+import { firstCheckAt, type PollPolicy } from './confirmation';
 
 export type InventoryClient = RpcClient<typeof inventory.InventoryServiceService>;
 export type LoyaltyClient = RpcClient<typeof loyalty.LoyaltyServiceService>;
@@ -39,6 +40,8 @@ export interface CheckoutServiceOptions {
   redirectOrigins: readonly string[];
   /** The webhook sent to the provider when the client names none. */
   defaultReturnUrl: string;
+  /** Says when a new order is first due a provider read. */
+  pollPolicy: PollPolicy;
   logger: Logger;
   now: () => number;
 }
@@ -89,7 +92,7 @@ export class CheckoutService {
       const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', createdAt: now() };
       const checkOpenOrders = await limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
-        await store.insertOrder(fresh, { token: claimToken, expiresAt: claimExpiresAt }, fresh.createdAt, checkOpenOrders);
+        await store.insertOrder(fresh, { token: claimToken, expiresAt: claimExpiresAt }, firstCheckAt(fresh.createdAt, this.options.pollPolicy), checkOpenOrders);
         order = fresh;
         claimed = true;
       } catch (error) {

@@ -5,11 +5,14 @@
  * and each idempotent downstream, so a crash between steps is finished by the next visit. An
  * unpaid order gives its code hold back before it is closed.
  *
- * The schedule keeps a lost notification's lag bounded however many orders are open: a recent
- * order (its payer is most likely paying now) is read every few seconds and ahead of the rest,
- * older ones less often, and every order at the moment its stock hold ends, which closes it. Each
- * pass leases its orders in batches in the store, so replicas share the reads and never read one
- * order at the same time.
+ * The notification is the first way an order learns it was paid; the schedule is the safety net
+ * for a lost one and does not grow with the rate orders are made at (docs/decisions/0905): an
+ * order is first read once its payer could have paid on the hosted page, then again after as
+ * long as it is old (so reads back off), at most a few minutes apart, and at the moment its stock
+ * hold ends, which closes it. Each scheduled pass reads at most its share of a bounded rate,
+ * orders due now (a deferred notification, an ended hold) first, then recent ones; the rest wait
+ * for a later pass. Each pass leases its orders in batches in the store, so replicas share the
+ * reads and never read one order at the same time.
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@storefront/errors';
@@ -24,10 +27,8 @@ import type { PaymentEventTurn } from '../limits';
 
 /** An order that never got a payment link is closed once its stock hold would have ended. */
 export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;
-/** Orders younger than this are read often and first. */
+/** Orders younger than this come before older ones when more are due than a pass reads. */
 export const RECENT_ORDER_MS = 15 * 60 * 1000;
-export const RECENT_CHECK_INTERVAL_MS = 5_000;
-export const OLDER_CHECK_INTERVAL_MS = 30_000;
 const BATCH_SIZE = 100;
 const CONCURRENCY = 16;
 /** A replica that dies mid-batch leaves its leased orders to the others after this. */
@@ -40,9 +41,27 @@ const OUTCOME: Record<ProviderStatus, Exclude<OrderStatus, 'pending_payment'> | 
   EXPIRED: 'expired',
 };
 
-/** When an order still open after a read is next due one: soon while recent, and at the end of its hold at the latest. */
-export function nextCheckAt(order: Order, now: number): number {
-  const interval = now - order.createdAt < RECENT_ORDER_MS ? RECENT_CHECK_INTERVAL_MS : OLDER_CHECK_INTERVAL_MS;
+/** When the reconciler reads open orders from the provider, and how many it reads at most. */
+export interface PollPolicy {
+  /** The first read after an order is saved: about when its payer could first have paid on the hosted page. */
+  firstCheckMs: number;
+  /** The next read comes after as long again as the order is old, but at most this long after. */
+  maxCheckIntervalMs: number;
+  /** Provider reads per second a replica's scheduled passes make at most; an operator's sweep is not bounded. */
+  readsPerSecond: number;
+}
+
+/** When a new order is first due a provider read. */
+export function firstCheckAt(createdAt: number, policy: PollPolicy): number {
+  return createdAt + policy.firstCheckMs;
+}
+
+/**
+ * When an order still open after a read is next due one: after as long as it is old (between the
+ * first delay and the longest interval), and at the end of its hold at the latest.
+ */
+export function nextCheckAt(order: Order, now: number, policy: PollPolicy): number {
+  const interval = Math.min(policy.maxCheckIntervalMs, Math.max(policy.firstCheckMs, now - order.createdAt));
   const holdEnds = order.reservedUntil ?? order.createdAt + UNRESERVED_ORDER_LIFETIME_MS;
   return holdEnds > now ? Math.min(now + interval, holdEnds) : now + interval;
 }
@@ -52,6 +71,7 @@ export interface ConfirmationOptions {
   inventory: InventoryClient;
   loyalty: LoyaltyClient;
   providers: Map<ProviderName, PaymentProvider>;
+  policy: PollPolicy;
   logger: Logger;
   now: () => number;
   /** Told once per order this process moved to paid (metrics). */
@@ -73,11 +93,15 @@ export class PaymentConfirmation {
 
   constructor(private readonly options: ConfirmationOptions) {}
 
-  /** Looks for due orders every `intervalMs` unless a pass is still running; the timer never keeps the process alive. */
+  /**
+   * Looks for due orders every `intervalMs` unless a pass is still running, reading at most the
+   * interval's share of the policy's rate per pass; the timer never keeps the process alive.
+   */
   start(intervalMs: number): void {
+    const readsPerPass = Math.max(1, Math.round((this.options.policy.readsPerSecond * intervalMs) / 1000));
     this.timer = setInterval(() => {
       if (this.pass) return;
-      this.runPass(false).catch((error: unknown) => this.options.logger.error({ err: error }, 'reconcile pass failed'));
+      this.runPass(false, readsPerPass).catch((error: unknown) => this.options.logger.error({ err: error }, 'reconcile pass failed'));
     }, intervalMs);
     this.timer.unref();
   }
@@ -90,7 +114,7 @@ export class PaymentConfirmation {
 
   /** A sweep that reads every open order once, whatever its schedule (operators, tests); after any running pass. */
   reconcileAll(): Promise<ReconcileSummary> {
-    return this.runPass(true);
+    return this.runPass(true, Infinity);
   }
 
   /**
@@ -117,8 +141,8 @@ export class PaymentConfirmation {
   }
 
   /** Passes of this process run one after another. */
-  private runPass(sweep: boolean): Promise<ReconcileSummary> {
-    const run = (this.pass ?? Promise.resolve()).then(() => this.checkDueOrders(sweep));
+  private runPass(sweep: boolean, maxReads: number): Promise<ReconcileSummary> {
+    const run = (this.pass ?? Promise.resolve()).then(() => this.checkDueOrders(sweep, maxReads));
     const done: Promise<void> = run.then(
       () => undefined,
       () => undefined,
@@ -129,14 +153,15 @@ export class PaymentConfirmation {
     return run;
   }
 
-  /** Leases due orders batch by batch, recent ones first, and reads each batch in parallel, until none is due. */
-  private async checkDueOrders(sweep: boolean): Promise<ReconcileSummary> {
-    const { store, now, logger } = this.options;
+  /** Leases due orders batch by batch, recent ones first, and reads each batch in parallel, until none is due or `maxReads` were read. */
+  private async checkDueOrders(sweep: boolean, maxReads: number): Promise<ReconcileSummary> {
+    const { store, now, logger, policy } = this.options;
     const token = randomBytes(16).toString('hex');
     const summary: ReconcileSummary = { examined: 0, failures: 0 };
-    while (!this.stopping) {
+    while (!this.stopping && summary.examined < maxReads) {
       const leasedAt = now();
-      const orders = await store.leaseOrdersToCheck({ token, now: leasedAt, leaseMs: POLL_LEASE_MS, recentSince: leasedAt - RECENT_ORDER_MS, limit: BATCH_SIZE, sweep });
+      const limit = Math.min(BATCH_SIZE, maxReads - summary.examined);
+      const orders = await store.leaseOrdersToCheck({ token, now: leasedAt, leaseMs: POLL_LEASE_MS, recentSince: leasedAt - RECENT_ORDER_MS, limit, sweep });
       if (orders.length === 0) break;
       summary.examined += orders.length;
       await forEachConcurrently(orders, CONCURRENCY, async (order) => {
@@ -146,7 +171,7 @@ export class PaymentConfirmation {
           summary.failures += 1;
           logger.warn({ err: error, orderId: order.id }, 'could not settle an order; a later pass retries');
         }
-        await store.scheduleNextCheck(order.id, token, nextCheckAt(order, now())).catch((error: unknown) => {
+        await store.scheduleNextCheck(order.id, token, nextCheckAt(order, now(), policy)).catch((error: unknown) => {
           // The lease runs out and another pass reads the order.
           logger.warn({ err: error, orderId: order.id }, 'could not schedule an order\'s next check');
         });

@@ -43,12 +43,12 @@ export class CheckoutStore {
    * PromoNotHeld when the code's cap is taken. Every lock is taken before the first plain read:
    * on MySQL that read fixes the transaction's snapshot, which must include what every earlier
    * holder of those locks committed. The order goes in before the cap is looked at, so a reused
-   * reference is told apart first.
+   * reference is told apart first. The order is first due a provider read at `firstCheckAt`.
    */
   async insertOrder(
-    order: NewOrder,
+    order: NewOrder & Pick<Order, 'createdAt'>,
     claim: { token: string; expiresAt: number },
-    now: number,
+    firstCheckAt: number,
     checkBeforeReads: (trx: Knex.Transaction) => Promise<void>,
   ): Promise<void> {
     // A deadlock victim wrote nothing, and the checks run again on the next attempt.
@@ -84,13 +84,14 @@ export class CheckoutStore {
         delivery_country: order.delivery.country,
         claim_token: claim.token,
         claim_expires_at: claim.expiresAt,
-        created_at: now,
-        updated_at: now,
+        next_check_at: firstCheckAt,
+        created_at: order.createdAt,
+        updated_at: order.createdAt,
       });
       await trx('order_lines').insert(
         order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence })),
       );
-      if (promoRow !== undefined) await this.holdPromo(trx, order.id, promoRow, now);
+      if (promoRow !== undefined) await this.holdPromo(trx, order.id, promoRow, order.createdAt);
     }));
   }
 
