@@ -4,7 +4,7 @@ import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { startSweeper } from '../src/domain/sweeper';
 import { normalizeLines } from '../src/domain/lines';
 import { startInventory, type InventoryHarness } from './harness';
-import { rejection, startForEachTest } from '@storefront/testing';
+import { rejection, startForEachTest, withBusyCores } from '@storefront/testing';
 
 describe('inventory: reservations', () => {
   let h: InventoryHarness;
@@ -17,8 +17,8 @@ describe('inventory: reservations', () => {
 
   describe('never oversells', () => {
     it('200 parallel single-unit reservations against 50 units end with exactly 50 active and none left', async () => {
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: 200 }, (_, i) => h.client.reserve({ orderReference: `order-${i}`, lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 0 })),
+      const outcomes = await withBusyCores(() =>
+        Promise.allSettled(Array.from({ length: 200 }, (_, i) => h.client.reserve({ orderReference: `order-${i}`, lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 0 }))),
       );
       const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
       expect(outcomes.length - refused.length).to.equal(50);
@@ -32,18 +32,20 @@ describe('inventory: reservations', () => {
       // 32 workers each reserve and release their own orders on the same SKUs at once: every
       // unit taken must come back, and no interleaving may surface as an error.
       const errors: unknown[] = [];
-      await Promise.all(
-        Array.from({ length: 32 }, async (_, worker) => {
-          for (let round = 0; round < 10; round += 1) {
-            const orderReference = `churn-${worker}-${round}`;
-            try {
-              await h.client.reserve({ orderReference, lines: [{ sku: 'alpha-5mg', quantity: 1 }, { sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 });
-              await h.client.release({ orderReference });
-            } catch (error) {
-              if ((error as { code?: string }).code !== 'out_of_stock') errors.push(error);
+      await withBusyCores(() =>
+        Promise.all(
+          Array.from({ length: 32 }, async (_, worker) => {
+            for (let round = 0; round < 10; round += 1) {
+              const orderReference = `churn-${worker}-${round}`;
+              try {
+                await h.client.reserve({ orderReference, lines: [{ sku: 'alpha-5mg', quantity: 1 }, { sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 });
+                await h.client.release({ orderReference });
+              } catch (error) {
+                if ((error as { code?: string }).code !== 'out_of_stock') errors.push(error);
+              }
             }
-          }
-        }),
+          }),
+        ),
       );
       expect(errors).to.deep.equal([]);
       expect(await h.stockOf('alpha-5mg')).to.deep.equal({ onHand: 50, reserved: 0 });
@@ -112,8 +114,8 @@ describe('inventory: reservations', () => {
     });
 
     it('holds the units once when the same reference arrives many times at once', async () => {
-      const results = await Promise.all(
-        Array.from({ length: 20 }, () => h.client.reserve({ orderReference: 'burst', lines: [{ sku: 'beta-1mg', quantity: 3 }], ttlSeconds: 0 })),
+      const results = await withBusyCores(() =>
+        Promise.all(Array.from({ length: 20 }, () => h.client.reserve({ orderReference: 'burst', lines: [{ sku: 'beta-1mg', quantity: 3 }], ttlSeconds: 0 }))),
       );
       expect(new Set(results.map((r) => r.reservation?.expiresAt)).size).to.equal(1);
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 10, reserved: 3 });
@@ -161,7 +163,7 @@ describe('inventory: reservations', () => {
 
     it('parallel releases of one reservation restore its units once', async () => {
       await reserve('racing', 4);
-      await Promise.all(Array.from({ length: 10 }, () => h.client.release({ orderReference: 'racing' })));
+      await withBusyCores(() => Promise.all(Array.from({ length: 10 }, () => h.client.release({ orderReference: 'racing' }))));
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 10, reserved: 0 });
     });
 
