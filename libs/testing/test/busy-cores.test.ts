@@ -14,8 +14,10 @@ async function cpuMsDuring(wait: () => Promise<unknown>): Promise<number> {
 const answer = (status: number, body: unknown, headers: Record<string, string> = {}): TestResponse<unknown> => ({ status, body, headers: new Headers(headers), text: JSON.stringify(body) });
 
 describe('testing: withBusyCores', () => {
-  // On a machine shared with other work the spinners get less than every core; a third of one is plenty to tell.
   const SPINNING_MS = 300;
+  // An idle process uses a few ms of CPU in SPINNING_MS. Spinners on a machine shared with other
+  // work may get much less than every core, but still far more than that.
+  const QUIET_MS = SPINNING_MS / 10;
 
   it('spins while the burst runs, answers its result and is quiet once it settled', async () => {
     let during = 0;
@@ -25,14 +27,14 @@ describe('testing: withBusyCores', () => {
     });
     const after = await cpuMsDuring(() => sleep(SPINNING_MS));
     expect(result).to.equal('done');
-    expect(during).to.be.above(SPINNING_MS / 3);
-    expect(after).to.be.below(SPINNING_MS / 3);
+    expect(during).to.be.above(QUIET_MS);
+    expect(after).to.be.below(QUIET_MS).and.below(during / 4);
   });
 
   it('stops the spinners when the burst throws, and passes the error on', async () => {
     const failed = await withBusyCores(() => Promise.reject(new Error('burst failed'))).catch((error: Error) => error.message);
     expect(failed).to.equal('burst failed');
-    expect(await cpuMsDuring(() => sleep(SPINNING_MS))).to.be.below(SPINNING_MS / 3);
+    expect(await cpuMsDuring(() => sleep(SPINNING_MS))).to.be.below(QUIET_MS);
   });
 
   it('stops spinning by itself after its limit, however long the burst runs', async () => {
@@ -41,7 +43,7 @@ describe('testing: withBusyCores', () => {
       await sleep(200);
       late = await cpuMsDuring(() => sleep(SPINNING_MS));
     }, 100);
-    expect(late).to.be.below(SPINNING_MS / 3);
+    expect(late).to.be.below(QUIET_MS);
   });
 });
 
