@@ -201,27 +201,26 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
           return { client, reference: body.checkout_reference, providerCheckoutId: result.id };
         }),
       );
-      const store = first.checkout!.store;
       // Half the payments are notified to both replicas at once; the other half only the two reconcilers find.
-      const notified = await withBusyCores(async () => {
-        const answers = await Promise.all(
+      const notified = await withBusyCores(() =>
+        Promise.all(
           paid
             .filter((_, index) => index % 2 === 0)
             .flatMap(({ providerCheckoutId }) =>
               [first, second].map((stack) => stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: providerCheckoutId })),
             ),
-        );
-        await eventually(
-          async () => {
-            const orders = await Promise.all(paid.map(({ reference }) => store.findByReference(reference)));
-            return orders.every((order) => order!.closedAt !== undefined);
-          },
-          20_000,
-          'closing every paid order',
-        );
-        return answers;
-      });
+        ),
+      );
       expectNoServerErrors(notified);
+      const store = first.checkout!.store;
+      await eventually(
+        async () => {
+          const orders = await Promise.all(paid.map(({ reference }) => store.findByReference(reference)));
+          return orders.every((order) => order!.closedAt !== undefined);
+        },
+        20_000,
+        'closing every paid order',
+      );
       for (const { client, reference } of paid) {
         const order = (await store.findByReference(reference))!;
         expect(order.status).to.equal('paid');
