@@ -4,6 +4,7 @@
  * megabytes. Whatever the page, the gateway's API keeps answering at once and the answer is the
  * page as sent (or Markdown), never a 500 or a dead gateway.
  */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { once } from 'node:events';
@@ -112,25 +113,63 @@ function rawGet(url: string, headers: Record<string, string>): Promise<RawRespon
   });
 }
 
+/** Milliseconds this thread has run on a core so far, and waited for one while other work held them all. */
+interface ThreadTimes {
+  ran: number;
+  waited: number;
+}
+
+/** Linux's scheduler statistics for this thread; undefined where they cannot be read. */
+function threadTimes(): ThreadTimes | undefined {
+  try {
+    const [ran, waited] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    return { ran: ran! / 1e6, waited: waited! / 1e6 };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Runs `work` while asking GET /api/health every 20 ms (one at a time, so the polls are bounded
- * by the work's duration), and gives every poll's latency.
+ * One health poll: how long after it was due it was answered, how long the event loop's thread
+ * ran meanwhile, and how long it waited for a core. Without scheduler statistics the whole
+ * latency counts as both run and own time.
  */
-async function healthWhile<T>(stack: Stack, work: () => Promise<T>): Promise<{ result: T; latencies: number[] }> {
+interface Poll {
+  latency: number;
+  ran: number;
+  waitedForCpu: number;
+}
+
+function pollOf(latency: number, before: ThreadTimes | undefined, after: ThreadTimes | undefined): Poll {
+  if (!before || !after) return { latency, ran: latency, waitedForCpu: 0 };
+  return { latency, ran: after.ran - before.ran, waitedForCpu: after.waited - before.waited };
+}
+
+/**
+ * Runs `work` while asking GET /api/health 20 ms after each answer (one at a time, so the polls
+ * are bounded by the work's duration), and gives every poll. A poll's latency runs from when it
+ * was due, so an event loop stalled during the pause delays it as much as one stalled during the
+ * request.
+ */
+async function healthWhile<T>(stack: Stack, work: () => Promise<T>): Promise<{ result: T; polls: Poll[] }> {
   let done = false;
-  const latencies: number[] = [];
+  const polls: Poll[] = [];
   const poll = (async () => {
+    let due = performance.now();
+    let before = threadTimes();
     while (!done) {
-      const started = performance.now();
       const res = await stack.client().get('/api/health');
-      latencies.push(performance.now() - started);
+      const after = threadTimes();
+      polls.push(pollOf(performance.now() - due, before, after));
       expect(res.status).to.equal(200);
+      before = after;
+      due = performance.now() + 20;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();
   try {
     const result = await work();
-    return { result, latencies };
+    return { result, polls };
   } finally {
     done = true;
     await poll;
@@ -138,14 +177,21 @@ async function healthWhile<T>(stack: Stack, work: () => Promise<T>): Promise<{ r
 }
 
 /**
- * Nine polls in ten within 100 ms, and none waiting 500 ms: a conversion on the event loop made
- * them wait seconds. (On a machine running other work, the odd poll is descheduled past 100 ms.)
+ * The gateway runs on this process's main thread (the test's own), so every poll shows what the
+ * event loop did meanwhile: a conversion on the event loop made polls wait seconds. For every
+ * poll, the thread ran less than 100 ms (the gateway's work, a big copy and its GC share all
+ * count), and it was answered within 500 ms not counting time spent waiting for a core. On a
+ * machine shared with other work, wall time measured the machine: polls waited up to 350 ms for
+ * a core, and a young-generation GC up to 200 ms for its helper threads to get one, while the
+ * thread itself ran at most 27 ms per poll.
  */
-function expectResponsive(latencies: number[]): void {
-  const shown = `health latencies ${latencies.map(Math.round).join(', ')} ms`;
-  expect(latencies.length).to.be.greaterThan(0);
-  expect(Math.max(...latencies), shown).to.be.below(500);
-  expect(latencies.filter((latency) => latency < 100).length, shown).to.be.at.least(Math.ceil(latencies.length * 0.9));
+function expectResponsive(polls: Poll[]): void {
+  const shown = `health polls (ms: latency/ran/waited for a core): ${polls.map((p) => [p.latency, p.ran, p.waitedForCpu].map(Math.round).join('/')).join(', ')}`;
+  expect(polls.length).to.be.greaterThan(0);
+  for (const { latency, ran, waitedForCpu } of polls) {
+    expect(ran, shown).to.be.below(100);
+    expect(latency - waitedForCpu, shown).to.be.below(500);
+  }
 }
 
 /** Counts what every gunzip stream the proxy creates puts out. */
@@ -189,13 +235,13 @@ describe('gateway: storefront proxy, Markdown within limits', function () {
   });
 
   it('converts a small page to Markdown, with the token estimate and Vary: Accept', async () => {
-    const { result: res, latencies } = await healthWhile(stack, () => stack.client().get('/small', { accept: 'text/markdown' }));
+    const { result: res, polls } = await healthWhile(stack, () => stack.client().get('/small', { accept: 'text/markdown' }));
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('text/markdown; charset=utf-8');
     expect(res.headers.get('vary')).to.equal('Accept');
     expect(res.text).to.equal('# Peptides\n\n| Item | Price |\n| --- | --- |\n| BPC-157 | £40 |\n');
     expect(Number(res.headers.get('x-markdown-tokens'))).to.equal(Math.ceil([...res.text].length / 4));
-    expectResponsive(latencies);
+    expectResponsive(polls);
   });
 
   for (const [path, why] of [
@@ -206,7 +252,7 @@ describe('gateway: storefront proxy, Markdown within limits', function () {
   ] as const) {
     it(`serves ${path.slice(1)} (a table page that ${why}) as sent, while the API answers at once`, async () => {
       const started = performance.now();
-      const { result: res, latencies } = await healthWhile(stack, () => rawGet(`${stack.gateway.url}${path}`, MARKDOWN));
+      const { result: res, polls } = await healthWhile(stack, () => rawGet(`${stack.gateway.url}${path}`, MARKDOWN));
       expect(res.status).to.equal(200);
       expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
       expect(res.headers.vary).to.equal('Accept');
@@ -214,20 +260,20 @@ describe('gateway: storefront proxy, Markdown within limits', function () {
       expect(res.body.equals(pages[path]!.body)).to.equal(true);
       // The time limit (2 s) plus the worker's start, with room for a loaded machine.
       expect(performance.now() - started).to.be.below(8000);
-      expectResponsive(latencies);
+      expectResponsive(polls);
     });
   }
 
   it('never inflates a gzip bomb past the size limit, and serves it as sent', async () => {
     const inflated = countGunzipOutput();
     try {
-      const { result: res, latencies } = await healthWhile(stack, () => rawGet(`${stack.gateway.url}/bomb`, MARKDOWN));
+      const { result: res, polls } = await healthWhile(stack, () => rawGet(`${stack.gateway.url}/bomb`, MARKDOWN));
       expect(res.status).to.equal(200);
       expect(res.headers['content-type']).to.equal('text/html');
       expect(res.headers['content-encoding']).to.equal('gzip');
       expect(res.headers.vary).to.equal('Accept');
       expect(res.body.equals(pages['/bomb']!.body)).to.equal(true);
-      expectResponsive(latencies);
+      expectResponsive(polls);
       // The limit (1 MB) and at most a few of zlib's 16 KB output chunks beyond it.
       expect(inflated.bytes()).to.be.above(0).and.below(MB + 256 * 1024);
     } finally {
@@ -270,11 +316,11 @@ describe('gateway: storefront proxy, a Markdown worker out of heap', function ()
   });
 
   it('serves the page as sent when the worker runs out of heap, and converts the next page with a fresh worker', async () => {
-    const { result: res, latencies } = await healthWhile(stack, () => rawGet(`${stack.gateway.url}/table`, MARKDOWN));
+    const { result: res, polls } = await healthWhile(stack, () => rawGet(`${stack.gateway.url}/table`, MARKDOWN));
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
     expect(res.body.equals(table)).to.equal(true);
-    expectResponsive(latencies);
+    expectResponsive(polls);
     const small = await stack.client().get('/small', { accept: 'text/markdown' });
     expect(small.text).to.equal('# Peptides\n\n| Item | Price |\n| --- | --- |\n| BPC-157 | £40 |\n');
   });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { withBusyCores } from '@storefront/testing';
 import type { RpcClient } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
 import { startStack, type Stack } from '@storefront/platform-testing';
@@ -31,7 +32,7 @@ describe('gateway: GET /api/stock follows reservations live', () => {
   it('answers a burst of parallel reads with the same, current map', async () => {
     await inventoryClient.reserve({ orderReference: 'stock-c', lines: [{ sku: 'bpc-157-5mg', quantity: 1 }], ttlSeconds: 0 });
     const expected = await stock();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => stock()));
+    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 50 }, () => stock())));
     for (const answer of answers) expect(answer).to.deep.equal(expected);
     expect(answers[0]!['ghk-cu-50mg']).to.equal(undefined);
   });

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { createLogger } from '@storefront/logging';
 import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import type { AppError } from '@storefront/errors';
 import { startSweeper } from '../src/domain/sweeper';
 import { normalizeLines } from '../src/domain/lines';
 import { startInventory, type InventoryHarness } from './harness';
-import { rejection, startForEachTest } from '@storefront/testing';
+import { expectNoServerFailures, rejection, startForEachTest, withBusyCores } from '@storefront/testing';
 
 describe('inventory: reservations', () => {
   let h: InventoryHarness;
@@ -16,13 +17,22 @@ describe('inventory: reservations', () => {
   };
 
   describe('never oversells', () => {
-    it('200 parallel single-unit reservations against 50 units end with exactly 50 active and none left', async () => {
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: 200 }, (_, i) => h.client.reserve({ orderReference: `order-${i}`, lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 0 })),
+    // More calls on busy cores wait on the stock row past the RPC deadline (504) on MySQL: the
+    // calls after the 50th are there to be refused, ten of them are enough.
+    it('60 parallel single-unit reservations on busy cores against 50 units end with exactly 50 active and none left', async () => {
+      const outcomes = await withBusyCores(() =>
+        Promise.allSettled(Array.from({ length: 60 }, (_, i) => h.client.reserve({ orderReference: `order-${i}`, lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 0 }))),
       );
-      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
-      expect(outcomes.length - refused.length).to.equal(50);
-      expect(refused.every((error) => error.code === 'out_of_stock')).to.equal(true, String(refused.find((e) => e.code !== 'out_of_stock')));
+      expectNoServerFailures(outcomes);
+      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason as AppError);
+      const busy = refused.filter((error) => error.code === 'service_unavailable').length;
+      const refusedOtherwise = refused.filter((error) => error.code !== 'out_of_stock' && error.code !== 'service_unavailable');
+      expect(refusedOtherwise.map(String)).to.deep.equal([]);
+      // On busy cores a call may wait past the pool's limit and answer the busy store's 503, whether
+      // or not its reservation was saved (a retry of its reference answers it). Out of stock is
+      // only said once every unit is held, and no more than the units are ever held.
+      expect(outcomes.length - refused.length).to.be.within(50 - busy, 50);
+      expect(refused.length - busy).to.be.above(0);
       expect(await countByStatus('active')).to.equal(50);
       expect(await h.stockOf('alpha-5mg')).to.deep.equal({ onHand: 50, reserved: 50 });
       expect((await h.gateway.getStock({})).available['alpha-5mg']).to.equal(0);
@@ -30,20 +40,23 @@ describe('inventory: reservations', () => {
 
     it('survives reserves and releases of many orders interleaving on one SKU, without errors or leaked units', async () => {
       // 32 workers each reserve and release their own orders on the same SKUs at once: every
-      // unit taken must come back, and no interleaving may surface as an error.
+      // unit taken must come back, and no interleaving may surface as an error. Five rounds each
+      // keep the test within a few seconds on busy cores.
       const errors: unknown[] = [];
-      await Promise.all(
-        Array.from({ length: 32 }, async (_, worker) => {
-          for (let round = 0; round < 10; round += 1) {
-            const orderReference = `churn-${worker}-${round}`;
-            try {
-              await h.client.reserve({ orderReference, lines: [{ sku: 'alpha-5mg', quantity: 1 }, { sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 });
-              await h.client.release({ orderReference });
-            } catch (error) {
-              if ((error as { code?: string }).code !== 'out_of_stock') errors.push(error);
+      await withBusyCores(() =>
+        Promise.all(
+          Array.from({ length: 32 }, async (_, worker) => {
+            for (let round = 0; round < 5; round += 1) {
+              const orderReference = `churn-${worker}-${round}`;
+              try {
+                await h.client.reserve({ orderReference, lines: [{ sku: 'alpha-5mg', quantity: 1 }, { sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 });
+                await h.client.release({ orderReference });
+              } catch (error) {
+                if ((error as { code?: string }).code !== 'out_of_stock') errors.push(error);
+              }
             }
-          }
-        }),
+          }),
+        ),
       );
       expect(errors).to.deep.equal([]);
       expect(await h.stockOf('alpha-5mg')).to.deep.equal({ onHand: 50, reserved: 0 });
@@ -112,8 +125,8 @@ describe('inventory: reservations', () => {
     });
 
     it('holds the units once when the same reference arrives many times at once', async () => {
-      const results = await Promise.all(
-        Array.from({ length: 20 }, () => h.client.reserve({ orderReference: 'burst', lines: [{ sku: 'beta-1mg', quantity: 3 }], ttlSeconds: 0 })),
+      const results = await withBusyCores(() =>
+        Promise.all(Array.from({ length: 20 }, () => h.client.reserve({ orderReference: 'burst', lines: [{ sku: 'beta-1mg', quantity: 3 }], ttlSeconds: 0 }))),
       );
       expect(new Set(results.map((r) => r.reservation?.expiresAt)).size).to.equal(1);
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 10, reserved: 3 });
@@ -161,7 +174,7 @@ describe('inventory: reservations', () => {
 
     it('parallel releases of one reservation restore its units once', async () => {
       await reserve('racing', 4);
-      await Promise.all(Array.from({ length: 10 }, () => h.client.release({ orderReference: 'racing' })));
+      await withBusyCores(() => Promise.all(Array.from({ length: 10 }, () => h.client.release({ orderReference: 'racing' }))));
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 10, reserved: 0 });
     });
 

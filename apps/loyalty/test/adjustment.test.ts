@@ -1,5 +1,6 @@
 /** Operator point adjustments: written once per key, even when the same key races itself. */
 import { expect } from 'chai';
+import { withBusyCores } from '@storefront/testing';
 import { LoyaltyLedger } from '../src/domain/ledger';
 import { LoyaltyStore } from '../src/stores/loyalty';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
@@ -17,7 +18,7 @@ describe('loyalty: operator adjustments', () => {
   it('ten concurrent runs with one key record one adjustment entry', async () => {
     const userId = newUserId();
     await h.client.openAccount({}, await h.as(userId));
-    const outcomes = await Promise.all(Array.from({ length: 10 }, () => ledger.adjust(userId, 25, 'goodwill', 'ticket-7')));
+    const outcomes = await withBusyCores(() => Promise.all(Array.from({ length: 10 }, () => ledger.adjust(userId, 25, 'goodwill', 'ticket-7'))));
     expect(outcomes.filter((outcome) => outcome.granted)).to.have.length(1);
     expect((await ledgerRows(h.server, userId)).filter((row) => row.type === 'adjustment')).to.deep.equal([{ key: 'adjustment:ticket-7', points: 25, type: 'adjustment' }]);
   });
@@ -26,8 +27,9 @@ describe('loyalty: operator adjustments', () => {
     const userId = newUserId();
     await h.client.openAccount({}, await h.as(userId));
     // The welcome bonus is 100 points: at most two debits of 40 fit.
-    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => ledger.adjust(userId, -40, 'correction', `debit-${i}`)));
+    const results = await withBusyCores(() => Promise.allSettled(Array.from({ length: 5 }, (_, i) => ledger.adjust(userId, -40, 'correction', `debit-${i}`))));
     expect(results.filter((result) => result.status === 'fulfilled')).to.have.length(2);
+    for (const result of results) if (result.status === 'rejected') expect(result.reason).to.include({ code: 'insufficient_points' });
     const { account } = await h.client.getAccount({}, await h.as(userId));
     expect(account!.points).to.equal(20);
   });

@@ -10,7 +10,7 @@ import { verifyBalances } from '../src/domain/ledger';
 import { loyaltyOps } from '../src/ops/commands';
 import { LoyaltyStore } from '../src/stores/loyalty';
 import { newUserId, startLoyalty, type LoyaltyHarness } from './harness';
-import { startForSuite } from '@storefront/testing';
+import { startForSuite, withBusyCores } from '@storefront/testing';
 
 describe('loyalty: balance columns agree with the ledger', () => {
   let loyalty: LoyaltyHarness;
@@ -65,7 +65,7 @@ describe('loyalty: balance columns agree with the ledger', () => {
       loyalty.server.db.transaction((trx) =>
         store.appendEntry(trx, { id: randomUUID(), userId, key: `test-debit:${randomUUID()}`, type: 'adjustment', points: -40, description: 'x', createdAt: Date.now() }),
       );
-    const results = await Promise.all(Array.from({ length: 12 }, debit));
+    const results = await withBusyCores(() => Promise.all(Array.from({ length: 12 }, debit)));
     expect(results.filter(Boolean)).to.have.length(2);
     expect(await store.balance(loyalty.server.db, userId)).to.deep.equal({ points: 20, lifetimePoints: 100 });
     expect((await verifyBalances(store)).mismatches.filter((m) => m.userId === userId)).to.deep.equal([]);

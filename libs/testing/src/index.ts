@@ -10,3 +10,4 @@ export { testServiceKeys, testServiceTokenEnv, testSigner, clientAs, refusedServ
 export { startFaultProxy, storesThroughFaultProxies, type FaultProxy } from './fault-proxy';
 export { runApp, runNode, sleep, type AppProcess } from './app-process';
 export { freePort } from './ports';
+export { withBusyCores, expectNoServerErrors, expectNoServerFailures } from './busy-cores';
