@@ -8,3 +8,4 @@ export { ManualClock, serviceTestEnv, type ServiceTestEnv } from './service-env'
 export { testServiceKeys, testServiceTokenEnv, testSigner, clientAs, refusedServiceTokens, callRaw, type RawOutcome } from './service-identities';
 export { startFaultProxy, storesThroughFaultProxies, type FaultProxy } from './fault-proxy';
 export { runApp, runNode, sleep, type AppProcess } from './app-process';
+export { startTestSmtpServer, type TestSmtpServer, type SmtpBehaviour } from './smtp';
