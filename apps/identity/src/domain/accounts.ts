@@ -214,8 +214,8 @@ export class Accounts {
     const session = await sessions.find(tokenHash, now());
     if (!session) throw invalidSession();
     const user = await users.findById(session.userId);
-    // A password reset ends every session opened before it, in whichever store they live.
-    if (!user || session.createdAt < (user.sessionsValidFrom ?? 0)) {
+    // A password reset ends every session opened up to its millisecond, in whichever store they live.
+    if (!user || session.createdAt <= (user.sessionsValidFrom ?? -1)) {
       await sessions.delete(tokenHash);
       throw invalidSession();
     }

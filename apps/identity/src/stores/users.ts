@@ -12,7 +12,7 @@ export interface User {
   referredBy?: string;
   /** Epoch milliseconds. */
   createdAt: number;
-  /** Sessions created before this (a password reset) are refused. */
+  /** Sessions created up to this millisecond (a password reset) are refused. */
   sessionsValidFrom?: number;
 }
 
