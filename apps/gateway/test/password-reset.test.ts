@@ -57,13 +57,21 @@ describe('gateway: account mails and password reset', () => {
 
   /** Asks for a reset and answers the token of the link that arrives. */
   async function resetToken(email: string): Promise<string> {
-    const resetMails = () => mailsTo(email).filter((mail) => mail.subject === 'Reset your password');
-    const before = resetMails().length;
+    const before = (await mailsWith(email, 'Reset your password', 0)).length;
     expect((await requestReset(email)).status).to.equal(202);
-    await mailSettled();
-    const mails = resetMails();
+    const mails = await mailsWith(email, 'Reset your password', before + 1);
     expect(mails).to.have.length(before + 1);
     return tokenOf(mails.at(-1)!);
+  }
+
+  /** The mails to `email` with `subject` once there are `count` (another replica's sender may be the one sending them). */
+  async function mailsWith(email: string, subject: string, count: number): Promise<ParsedMail[]> {
+    const matching = () => mailsTo(email).filter((mail) => mail.subject === subject);
+    for (let waited = 0; matching().length < count && waited < 5_000; waited += 50) {
+      await mailSettled();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return matching();
   }
 
   function tokenOf(mail: ParsedMail): string {
