@@ -19,6 +19,6 @@ export function transportFor(config: MailConfig, now: () => number): MailTranspo
 /** A component's sender over its own outbox, telling where its mail goes (the mailbox's path, so `npm start` shows it). */
 export function mailSenderFor(component: string, db: Knex, config: MailConfig, logger: Logger, now: () => number): MailSender {
   const transport = transportFor(config, now);
-  logger.info({ component, destination: transport.destination }, config.smtpUrl ? 'mail goes to the SMTP server' : 'no SMTP_URL: mail is written to the local mailbox');
+  logger.info({ destination: transport.destination }, config.smtpUrl ? 'mail goes to the SMTP server' : 'no SMTP_URL: mail is written to the local mailbox');
   return new MailSender({ component, outbox: new MailOutbox(db), transport, settings: config.delivery, logger, now });
 }

@@ -68,7 +68,7 @@ export class MailSender {
       this.again = true;
       return;
     }
-    this.sendDue().catch((error: unknown) => this.options.logger.warn({ err: error, component: this.options.component }, 'a mail pass failed; the next one retries'));
+    this.sendDue().catch((error: unknown) => this.options.logger.warn({ err: error }, 'a mail pass failed; the next one retries'));
   }
 
   /** Sends what is due now and waits for it (tests, operators). */
@@ -118,13 +118,13 @@ export class MailSender {
       const attempts = mail.attempts + 1;
       const retryInMs = retryDelayMs(attempts, settings.retryBaseMs, settings.retryMaxMs);
       this.failed.add(1, { component });
-      logger.warn({ component, mailKey: mail.key, attempts, reason, retryInMs }, 'sending a mail failed; it is retried');
+      logger.warn({ mailKey: mail.key, attempts, reason, retryInMs }, 'sending a mail failed; it is retried');
       await outbox.markFailed(mail.key, token, now() + retryInMs, reason);
       return false;
     }
     await outbox.markSent(mail.key, token, now());
     this.sent.add(1, { component });
-    logger.info({ component, mailKey: mail.key, waitedMs: now() - mail.createdAt }, 'mail sent');
+    logger.info({ mailKey: mail.key, waitedMs: now() - mail.createdAt }, 'mail sent');
     return true;
   }
 }
