@@ -15,6 +15,8 @@ import type { MailTransport } from './transports';
 const BATCH_SIZE = 20;
 /** Sent rows are kept this long, so a repeated event finds its key and queues nothing. */
 const SENT_RETENTION_MS = 30 * 24 * 3600_000;
+/** How often a sender deletes rows past their retention. */
+const PURGE_INTERVAL_MS = 3600_000;
 
 export interface MailSenderOptions {
   /** Names the series of this sender's metrics. */
@@ -36,6 +38,7 @@ export class MailSender {
   private pass?: Promise<PassSummary>;
   private again = false;
   private stopping = false;
+  private purgedAt = -Infinity;
   private readonly stopGauges: Array<() => void> = [];
   private readonly sent;
   private readonly failed;
@@ -97,7 +100,10 @@ export class MailSender {
     const { outbox, settings, now } = this.options;
     const token = randomBytes(16).toString('hex');
     const summary: PassSummary = { sent: 0, failed: 0 };
-    await outbox.purgeSentBefore(now() - SENT_RETENTION_MS);
+    if (now() - this.purgedAt >= PURGE_INTERVAL_MS) {
+      this.purgedAt = now();
+      await outbox.purgeSentBefore(this.purgedAt - SENT_RETENTION_MS);
+    }
     while (!this.stopping) {
       const batch = await outbox.claim(token, now(), settings.leaseMs, BATCH_SIZE);
       if (batch.length === 0) break;

@@ -30,8 +30,8 @@ describe('outbox: mail through SMTP, once', function () {
 
   const openStore = () => openServiceStore({ service: 'mail', dataDir: stores.dataDir, mysqlUrl: stores.mysqlUrlFor('mail') }, MIGRATIONS, { migrate: true });
 
-  function sender(store: Knex = db, settings: DeliverySettings = SETTINGS): MailSender {
-    const created = new MailSender({ component: 'test', outbox: new MailOutbox(store), transport: smtpTransport(smtp.url, FROM, settings.smtpTimeoutMs), settings, logger, now: Date.now });
+  function sender(store: Knex = db, now: () => number = Date.now): MailSender {
+    const created = new MailSender({ component: 'test', outbox: new MailOutbox(store), transport: smtpTransport(smtp.url, FROM, SETTINGS.smtpTimeoutMs), settings: SETTINGS, logger, now });
     senders.push(created);
     return created;
   }
@@ -132,6 +132,24 @@ describe('outbox: mail through SMTP, once', function () {
     expect(a.sent + b.sent).to.equal(40);
     await smtp.waitForMails(40);
     expect(keysOf(smtp).sort()).to.deep.equal(keys.slice().sort());
+  });
+
+  it('keeps a sent mail\'s key 30 days, so its event cannot queue it again, then deletes it', async () => {
+    const day = 24 * 3600_000;
+    let clock = Date.UTC(2026, 0, 1);
+    const rows = async () => Number((await db('mail_outbox').count({ n: '*' }).first())!.n);
+    await enqueueMail(db, mail('old'), clock);
+    await sender(db, () => clock).sendDue();
+    clock += 30 * day - 1;
+    await enqueueMail(db, mail('old'), clock);
+    expect(await new MailOutbox(db).backlog()).to.deep.equal({ unsent: 0 });
+    // Each new sender purges on its first pass.
+    await sender(db, () => clock).sendDue();
+    expect(await rows()).to.equal(1);
+    clock += 2;
+    await sender(db, () => clock).sendDue();
+    expect(await rows()).to.equal(0);
+    expect(keysOf(smtp)).to.deep.equal(['old']);
   });
 
   it('waits twice as long after each failure, up to the longest wait', () => {
