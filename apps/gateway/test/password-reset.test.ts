@@ -150,9 +150,8 @@ describe('gateway: account mails and password reset', () => {
     const unknown = await requestReset(`nobody-${Date.now()}@example.test`);
     const shape = (res: TestResponse<unknown>) => ({ status: res.status, body: res.text, headers: [...res.headers.entries()].filter(([name]) => !['date', 'x-request-id', 'traceparent'].includes(name)) });
     expect(shape(unknown)).to.deep.equal(shape(known));
-    await mailSettled();
+    expect(await mailsWith(customer.email, 'Reset your password', 1)).to.have.length(1);
     expect(smtp.received.length - mailsBefore).to.equal(1);
-    expect(mailsTo(customer.email).at(-1)!.subject).to.equal('Reset your password');
   });
 
   it('limits requests per email, known or not, and per client address', async () => {
@@ -208,8 +207,7 @@ describe('gateway: account mails and password reset', () => {
       expect(known.status).to.equal(200);
       expect(unknown.text).to.equal(known.text);
       expect(known.text).to.contain('Check your email');
-      await mailSettled();
-      expect(mailsTo(customer.email).at(-1)!.subject).to.equal('Reset your password');
+      expect(await mailsWith(customer.email, 'Reset your password', 1)).to.have.length(1);
     });
 
     it('the link\'s page sets the new password with "New password" and "Set password", once', async () => {
