@@ -44,7 +44,9 @@ if (stopSignal) {
 } else {
   const publicUrl = process.env.PUBLIC_BASE_URL ?? `http://localhost:${process.env.PORT ?? 8080}`;
   const gateways = stack.gatewayUrls.length > 1 ? ` (${stack.gatewayUrls.length} gateways: ${stack.gatewayUrls.join(' ')})` : '';
-  console.log(`\nStorefront is up at ${publicUrl}${gateways} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n`);
+  // Without SMTP_URL every mail (order confirmations, welcome, password reset) is a file there (decision 0951).
+  const mail = process.env.SMTP_URL ? '' : `Mail goes to ${path.resolve(process.env.DATA_DIR ?? './data', 'mailbox')} (no SMTP_URL).\n`;
+  console.log(`\nStorefront is up at ${publicUrl}${gateways} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n${mail}`);
 }
 
 async function shutdown() {

@@ -1,3 +1,4 @@
+import { readMailConfig, type MailConfig } from '@storefront/outbox';
 import { ConfigError, type EnvReader } from '@storefront/config';
 import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
 import { DEFAULT_MERCHANT_CODE, SANDBOX_API_KEY } from '@storefront/formats';
@@ -24,8 +25,9 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   provider: ProviderConfig;
   /** Bounds one provider call, so a hung provider becomes a 502 and not a hung request. */
   providerTimeoutMs: number;
-  /** Origin of the public gateway; the default webhook is `<publicBaseUrl>/api/payments/events`. */
+  /** Origin of the public gateway; the default webhook is `<publicBaseUrl>/api/payments/events`, and order mails link to `<publicBaseUrl>/orders/<reference>`. */
   publicBaseUrl: string;
+  mail: MailConfig;
   /** The storefront pages' origin; with publicBaseUrl and allowedOrigins, where a payer may be sent back to. */
   storefrontOrigin?: string;
   /** More origins (scheme://host[:port]) of this shop. */
@@ -76,6 +78,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     loyaltyAddress: env.grpcTarget('LOYALTY_ADDR', '127.0.0.1:50052'),
     ...readProviderSettings(env),
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
+    mail: readMailConfig(env, service.dataDir),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
     reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 2_000, { min: 100, max: 3_600_000 }),

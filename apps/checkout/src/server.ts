@@ -9,6 +9,7 @@ import type { ServiceName } from '@storefront/service-token';
 import { dialectOf } from '@storefront/db';
 import { openComponent, repeatInBackground, startGrpcService, type BuildContext, type Connect, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
+import { mailSenderFor, type PassSummary } from '@storefront/outbox';
 import { ServiceTokenSigner } from '@storefront/service-token';
 import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
 import { CHECKOUT_ACCESS } from './access';
@@ -16,6 +17,7 @@ import { migrations } from './migrations';
 import { CheckoutStore } from './stores/checkout';
 import { CheckoutService } from './domain/checkout-service';
 import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
+import { orderConfirmationMail } from './domain/order-mail';
 import { DEMO_PROMO_CODES } from './domain/promo';
 import { PRICING_POLICY } from './domain/pricing';
 import { shopOrigins } from './domain/request';
@@ -30,6 +32,8 @@ export interface CheckoutServer extends RunningGrpcService {
   store: CheckoutStore;
   /** Runs one reconcile pass now (tests, operators) instead of waiting for the timer. */
   reconcileNow(): Promise<ReconcileSummary>;
+  /** Sends the mail that is due now (tests, operators) instead of waiting for the sender. */
+  sendMailNow(): Promise<PassSummary>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
@@ -39,6 +43,7 @@ const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 export interface CheckoutHandles {
   store: CheckoutStore;
   reconcileNow(): Promise<ReconcileSummary>;
+  sendMailNow(): Promise<PassSummary>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -83,6 +88,8 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     now,
   });
   const orders = new OrderReader({ store, limits, now });
+  const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
+  const countConfirmed = countConfirmedPayments([...providers.keys()]);
   const confirmation = new PaymentConfirmation({
     store,
     inventory: inventoryClient,
@@ -91,7 +98,11 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     policy: config.pollPolicy,
     logger,
     now,
-    paymentConfirmed: countConfirmedPayments([...providers.keys()]),
+    paymentConfirmed: (provider) => {
+      countConfirmed(provider);
+      mailSender.wake();
+    },
+    confirmationMail: (order) => orderConfirmationMail(order, config.publicBaseUrl),
     paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
   });
 
@@ -101,10 +112,12 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         // Redis expires its counters itself; the SQL store is swept.
         const stopPurge = repeatInBackground(COUNTER_PURGE_INTERVAL_MS, () => counters.purgeExpired(now()), logger, 'purging expired rate-limit counters failed');
         confirmation.start(config.reconcileIntervalMs);
+        mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
         return async () => {
           stopPurge();
           await confirmation.stop();
+          await mailSender.stop();
           stopLagGauge();
         };
     },
@@ -112,7 +125,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         inventoryClient.close();
         loyaltyClient.close();
       },
-      exposed: { store, reconcileNow: () => confirmation.reconcileAll() },
+      exposed: { store, reconcileNow: () => confirmation.reconcileAll(), sendMailNow: () => mailSender.sendDue() },
       bindings: [
       bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
         createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),

@@ -9,7 +9,7 @@
  * from its schema when there is none) with a fresh email address wherever one appears, and
  * examples or schema-derived values for required parameters.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { expect } from 'chai';
@@ -27,6 +27,7 @@ const SIGN_UP = { method: 'post', path: '/api/auth/signup' } as const;
 const LOG_IN = 'POST /api/auth/login';
 const CREATE_CHECKOUT = { method: 'post', path: '/api/create-checkout' } as const;
 const READ_ORDER = 'GET /api/orders/{checkout_reference}';
+const CONFIRM_RESET = 'POST /api/auth/password-reset/confirm';
 
 /** Checks answers against the document; schemas are compiled from the document itself. */
 class ResponseContract {
@@ -168,11 +169,18 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
   }
 
   /**
-   * What must exist before an example can succeed: the customer a login example names, and the
-   * order an order read names (a guest order from the create-checkout example under that reference).
+   * What must exist before an example can succeed: the customer a login example names, the order
+   * an order read names (a guest order from the create-checkout example under that reference), and
+   * the reset a reset example's token names (recorded for a new customer as identity records one:
+   * by the token's SHA-256, for an hour).
    */
   async function prepare(operation: Operation, name: string, example: unknown): Promise<void> {
     if (name === LOG_IN) await customer(example as Record<string, unknown>);
+    if (name === CONFIRM_RESET) {
+      const { profile } = (await (await customer()).get<{ user: { profile: { id: string } } }>('/api/auth/me')).body.user;
+      const tokenHash = createHash('sha256').update((example as { token: string }).token).digest('hex');
+      await stack.identity!.db('password_resets').insert({ token_hash: tokenHash, user_id: profile.id, created_at: Date.now(), expires_at: Date.now() + 3600_000 });
+    }
     if (name === READ_ORDER) {
       const createCheckout = OPERATIONS.find((candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path);
       if (!createCheckout) throw new Error(`${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ${CREATE_CHECKOUT.path}`);

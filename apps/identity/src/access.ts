@@ -3,6 +3,6 @@ import { accessTable } from '@storefront/grpc';
 import { identity } from '@storefront/proto';
 
 export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
-  { callers: ['gateway'], customer: 'none', rpcs: ['signUp', 'logIn', 'logOut', 'resolveSession'] },
+  { callers: ['gateway'], customer: 'none', rpcs: ['signUp', 'logIn', 'logOut', 'resolveSession', 'requestPasswordReset', 'resetPassword'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['getProfile', 'updateProfile'] },
 ]);

@@ -3,7 +3,9 @@ import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifec
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
+import { readMailConfig, type MailConfig } from '@storefront/outbox';
 import { IDENTITY_ACCESS } from './access';
+import type { ResetLimits } from './domain/password-resets';
 
 export interface RateLimits {
   /** Failures per account; past it, only addresses that have not failed for the account are checked. */
@@ -43,12 +45,17 @@ export interface IdentityConfig extends GrpcServiceConfig {
   /** Prefix of every Redis key, so several deployments (or test runs) can share a server. */
   redisKeyPrefix: string;
   rateLimits: RateLimits;
+  passwordResets: ResetLimits;
   argon2: Argon2Settings;
+  /** The shop's public origin: mails link to its pages. */
+  publicBaseUrl: string;
+  mail: MailConfig;
 }
 
 export function readIdentityConfig(env: EnvReader): IdentityConfig {
+  const service = readGrpcServiceConfig(env, 'identity', '127.0.0.1:50051');
   return {
-    ...readGrpcServiceConfig(env, 'identity', '127.0.0.1:50051'),
+    ...service,
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:identity:'),
     rateLimits: {
@@ -57,7 +64,14 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
       loginBackoff: readLoginBackoff(env),
       signupsPerAddress: readWindowLimit(env, 'SIGNUPS_PER_ADDRESS', 50, 60 * 60),
     },
+    passwordResets: {
+      requestsPerAddress: readWindowLimit(env, 'PASSWORD_RESETS_PER_ADDRESS', 20, 60 * 60),
+      requestsPerAccount: readWindowLimit(env, 'PASSWORD_RESETS_PER_ACCOUNT', 5, 60 * 60),
+      confirmsPerAddress: readWindowLimit(env, 'PASSWORD_RESET_CONFIRMS_PER_ADDRESS', 20, 60 * 60),
+    },
     argon2: readArgon2Settings(env),
+    publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
+    mail: readMailConfig(env, service.dataDir),
   };
 }
 

@@ -7,17 +7,19 @@ import { bind } from '@storefront/grpc';
 import { dialectOf } from '@storefront/db';
 import { openComponent, repeatInBackground, startGrpcService, type BuildContext, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
+import { mailSenderFor, type PassSummary } from '@storefront/outbox';
 import type { IdentityConfig, IdentityServeKeys } from './config';
 import { IDENTITY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
+import { PasswordResets } from './domain/password-resets';
+import { welcomeMail } from './domain/account-mails';
+import { PasswordResetStore } from './stores/password-resets';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
 
-export interface IdentityServer extends RunningGrpcService {
-  accounts: Accounts;
-}
+export interface IdentityServer extends RunningGrpcService, IdentityHandles {}
 
 export type StartOptions = ServiceStartOptions & IdentityServeKeys;
 
@@ -25,6 +27,9 @@ const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
 export interface IdentityHandles {
   accounts: Accounts;
+  passwordResets: PasswordResets;
+  /** Sends the mail that is due now (tests, operators) instead of waiting for the sender. */
+  sendMailNow(): Promise<PassSummary>;
 }
 
 /** Identity in a process of its own, served over gRPC. */
@@ -39,18 +44,35 @@ export function openIdentityComponent(config: IdentityConfig, options: ServiceSt
 
 function buildIdentity(config: IdentityConfig, now: () => number) {
   return async ({ db, redis, logger }: BuildContext): Promise<ServiceParts<IdentityHandles>> => {
+  const mailSender = mailSenderFor('identity', db, config.mail, logger, now);
+  const mailQueued = () => mailSender.wake();
+  const users = new UserStore(db);
+  const counters = windowCountersFor(db, dialectOf(db), redis);
+  const hasher = await PasswordHasher.create(config.argon2);
+  const resets = new PasswordResetStore(db);
   const accounts = new Accounts({
-    users: new UserStore(db),
+    users,
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
-    counters: windowCountersFor(db, dialectOf(db), redis),
-    hasher: await PasswordHasher.create(config.argon2),
+    counters,
+    hasher,
     limits: config.rateLimits,
     now,
+    welcomeMail: (user) => welcomeMail(user, config.publicBaseUrl),
+    mailQueued,
   });
+  const passwordResets = new PasswordResets({ users, resets, counters, hasher, limits: config.passwordResets, publicBaseUrl: config.publicBaseUrl, logger, now, mailQueued });
     return {
       describe: { sessions: redis ? 'redis' : 'sql' },
-      startBackground: () => repeatInBackground(PURGE_INTERVAL_MS, () => accounts.purgeExpired(), logger, 'purging expired sessions failed'),
-      exposed: { accounts },
+      startBackground() {
+        const stopPurge = repeatInBackground(PURGE_INTERVAL_MS, () => Promise.all([accounts.purgeExpired(), resets.purgeExpired(now())]), logger, 'purging expired sessions failed');
+        mailSender.start();
+        return async () => {
+          stopPurge();
+          await passwordResets.settled();
+          await mailSender.stop();
+        };
+      },
+      exposed: { accounts, passwordResets, sendMailNow: () => mailSender.sendDue() },
       bindings: [
       bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
         signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
@@ -67,6 +89,11 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
         updateProfile: async (request, context) => ({
           profile: toProfile(await accounts.updateProfile(await context.requireCaller(), request)),
         }),
+        requestPasswordReset: async ({ email, clientAddress }) => {
+          await passwordResets.request(email, clientAddress);
+          return {};
+        },
+        resetPassword: async ({ token, password, clientAddress }) => ({ userId: await passwordResets.confirm(token, password, clientAddress) }),
       }),
     ],
   };

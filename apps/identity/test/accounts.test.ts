@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import { Accounts } from '../src/domain/accounts';
 import { PasswordHasher, type Abandoned } from '../src/domain/passwords';
-import { UserStore } from '../src/stores/users';
+import { UserStore, type User } from '../src/stores/users';
 import { SqlSessionStore } from '../src/stores/sessions';
 import { SqlWindowCounters } from '@storefront/rate-limit';
 import { ManualClock } from '@storefront/testing';
@@ -32,6 +32,9 @@ class RecordingHasher {
   }
 }
 
+/** The domain alone: its welcome mail is built and dropped (the outbox and its sender are tested on their own). */
+const NO_MAIL = { welcomeMail: (user: User) => ({ key: `welcome:${user.id}`, to: user.email, subject: 'Welcome', text: '', html: '' }), mailQueued: () => undefined };
+
 describe('identity accounts domain', () => {
   let harness: StoreHarness;
   let hasher: RecordingHasher;
@@ -47,6 +50,7 @@ describe('identity accounts domain', () => {
       hasher,
       limits: LIMITS,
       now: clock.now,
+      ...NO_MAIL,
     });
   });
   after(async () => harness?.close());
@@ -98,6 +102,7 @@ describe('identity accounts domain', () => {
       hasher: stronger,
       limits: LIMITS,
       now: clock.now,
+      ...NO_MAIL,
     });
     await upgraded.logIn('upgrade@example.test', 'plum-tractor-42', '192.0.2.70');
     const stored = await harness.db('users').where({ id: user.id }).first();

@@ -23,6 +23,8 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   resolveSession: ANYONE,
   getProfile: ANYONE,
   updateProfile: ANYONE,
+  requestPasswordReset: ANYONE,
+  resetPassword: ANYONE,
 };
 
 /**
@@ -56,6 +58,8 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     resolveSession: async () => ({ ...(await answer()), expiresInMs: 0 }),
     getProfile: answer,
     updateProfile: answer,
+    requestPasswordReset: answer,
+    resetPassword: async () => ({ ...(await answer()), userId: '' }),
   };
   backend.server = await startGrpcServer({
     address,

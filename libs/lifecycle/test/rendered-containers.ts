@@ -22,7 +22,7 @@ interface ContainerSpec {
   command?: string[];
   args?: string[];
   ports?: Array<{ name?: string; containerPort: number }>;
-  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } } }>;
+  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string } } }>;
   envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
   readinessProbe?: Probe;
   volumeMounts?: Array<{ name: string; mountPath: string }>;
@@ -159,6 +159,8 @@ export async function kubernetesWorkloads(objects: KubeObject[], image: ImageRun
       }
       for (const variable of spec.env ?? []) {
         const from = variable.valueFrom;
+        // An optional Secret stands for one the cluster may lack (SMTP): the variable stays unset, the embedded default.
+        if (from?.secretKeyRef?.optional) continue;
         if (from?.secretKeyRef) raw[variable.name] = surroundings.secret(from.secretKeyRef.name, from.secretKeyRef.key);
         else if (from?.configMapKeyRef) raw[variable.name] = required(configMaps.get(from.configMapKeyRef.name)?.[from.configMapKeyRef.key], `ConfigMap ${from.configMapKeyRef.name} key ${from.configMapKeyRef.key}`);
         else raw[variable.name] = variable.value ?? '';

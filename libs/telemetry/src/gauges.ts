@@ -12,6 +12,8 @@ export interface GaugeOptions {
   description: string;
   unit?: string;
   meter?: Meter;
+  /** Tells apart the series of several sources of one gauge in a process (e.g. each component's). */
+  attributes?: Attributes;
 }
 
 const instrumentsByMeter = new WeakMap<Meter, Map<string, ObservableGauge | Counter>>();
@@ -46,7 +48,7 @@ export function registerCounter(name: string, options: GaugeOptions & { initial?
  */
 export function registerGauge(name: string, options: GaugeOptions, read: () => number | Promise<number>): () => void {
   const gauge = gaugeNamed(options.meter ?? metrics.getMeter(METER_NAME), name, options);
-  const callback: ObservableCallback = async (result) => result.observe(await read());
+  const callback: ObservableCallback = async (result) => result.observe(await read(), options.attributes);
   gauge.addCallback(callback);
   return () => gauge.removeCallback(callback);
 }

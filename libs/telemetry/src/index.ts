@@ -91,6 +91,8 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
         new HttpInstrumentation({
           // Probes and scrapes are not traffic worth a trace.
           ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
+          // A password reset link carries its token in the query: spans keep it as REDACTED.
+          redactedQueryParamsServer: ['token'],
         }),
         // No Express instrumentation: the gateway names the HTTP span by its route itself
         // (httpRouteRecorder), which is all that instrumentation told once its per-layer spans were off.

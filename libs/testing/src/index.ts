@@ -11,3 +11,4 @@ export { startFaultProxy, storesThroughFaultProxies, type FaultProxy } from './f
 export { runApp, runNode, sleep, type AppProcess } from './app-process';
 export { freePort } from './ports';
 export { withBusyCores, expectNoServerErrors, expectNoServerFailures } from './busy-cores';
+export { startTestSmtpServer, type TestSmtpServer, type SmtpBehaviour } from './smtp';

@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
+import type { Mail } from '@storefront/outbox';
 import type { ProviderName } from '../config';
 import type { InventoryClient, LoyaltyClient } from './checkout-service';
 import { releaseCodeHold } from './code-holds';
@@ -74,8 +75,10 @@ export interface ConfirmationOptions {
   policy: PollPolicy;
   logger: Logger;
   now: () => number;
-  /** Told once per order this process moved to paid (metrics). */
+  /** Told once per order this process moved to paid (metrics, and the mail sender: a confirmation is queued). */
   paymentConfirmed: (provider: ProviderName) => void;
+  /** The confirmation mail of an order being marked paid, queued with that change. */
+  confirmationMail: (order: Order) => Mail;
   /** Whether a notification for this order may read the provider now (coalescing, shared by replicas). */
   paymentEventTurn: (orderId: string) => Promise<PaymentEventTurn>;
 }
@@ -197,7 +200,8 @@ export class PaymentConfirmation {
       const outcome = await this.outcomeOf(current);
       if (!outcome) return;
       // Counted only by the process whose update made the order final, so replicas never count one twice.
-      if ((await store.finalise(current.id, outcome, now())) && outcome === 'paid') this.options.paymentConfirmed(current.provider);
+      const mail = outcome === 'paid' ? this.options.confirmationMail(current) : undefined;
+      if ((await store.finalise(current.id, outcome, now(), mail)) && outcome === 'paid') this.options.paymentConfirmed(current.provider);
       current = (await store.findById(current.id))!;
     }
     await this.finishSteps(current);

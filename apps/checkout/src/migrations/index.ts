@@ -1,4 +1,5 @@
 import type { Migration } from '@storefront/db';
+import { mailOutboxMigration } from '@storefront/outbox';
 import { orders } from './001-orders';
 import { abuseLimits } from './002-abuse-limits';
 import { promoHolds } from './003-promo-holds';
@@ -16,4 +17,6 @@ export const migrations: Record<string, Migration> = {
   '005-poll-schedule': pollSchedule,
   '006-order-lines-by-sku': orderLinesBySku,
   '007-provider-checkout-columns': providerCheckoutColumns,
+  // Order confirmations, queued with the payment that causes them (libs/outbox).
+  '008-mail-outbox': mailOutboxMigration,
 };

@@ -1,5 +1,6 @@
 /** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
 import { forUpdate, retryOnDeadlock, toNumber, type Knex } from '@storefront/db';
+import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
 import type { DiscountKind, NewOrder, Order, OrderPosition, OrderStatus } from '../domain/order';
@@ -214,9 +215,13 @@ export class CheckoutStore {
   }
 
   /** Moves a pending order to its final status; false when something else already did. */
-  async finalise(orderId: string, status: Exclude<OrderStatus, 'pending_payment'>, now: number): Promise<boolean> {
-    const updated = await this.db('orders').where({ id: orderId, status: 'pending_payment' }).update({ status, updated_at: now });
-    return updated === 1;
+  /** Moves a pending order to its final status; `mail` (the paid order's confirmation) is queued in the same transaction, so it exists exactly when the order is paid. */
+  async finalise(orderId: string, status: Exclude<OrderStatus, 'pending_payment'>, now: number, mail?: Mail): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const updated = await trx('orders').where({ id: orderId, status: 'pending_payment' }).update({ status, updated_at: now });
+      if (updated === 1 && mail) await enqueueMail(trx, mail, now);
+      return updated === 1;
+    });
   }
 
   async markStep(orderId: string, step: OrderStep | 'closed_at', now: number): Promise<void> {

@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { checkout, identity, loyalty } from '@storefront/proto';
 import { clearSessionCookie, clientAddress, sessionOf, sessionTokenOf, setSessionCookie } from '../http/session';
+import { resetPassword } from '../routes/auth';
 import { sessionKey } from '../sessions/session-cache';
 import type { PageDeps } from './deps';
 import { field, formError, inFormWords, isFormRefusal } from './forms';
@@ -29,18 +30,22 @@ const PHONE: TextField = { name: 'phone', label: 'Phone', type: 'tel', autocompl
 const EMAIL: TextField = { name: 'email', label: 'Email', type: 'email', autocomplete: 'email', required: true };
 const NEW_PASSWORD: TextField = { name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true };
 const PASSWORD: TextField = { ...NEW_PASSWORD, autocomplete: 'current-password' };
+const RESET_PASSWORD: TextField = { ...NEW_PASSWORD, label: 'New password' };
 
 const SIGN_UP_FIELDS = [FIRST_NAME, LAST_NAME, EMAIL, NEW_PASSWORD, PHONE];
 const LOG_IN_FIELDS = [EMAIL, PASSWORD];
+const FORGOT_FIELDS = [EMAIL];
+const RESET_FIELDS = [RESET_PASSWORD];
 const PROFILE_FIELDS = [FIRST_NAME, LAST_NAME, PHONE];
 
 const labelsOf = (fields: TextField[], prefix = '') => Object.fromEntries(fields.map((entry) => [`${prefix}${entry.name}`, entry.label]));
 
 type Values = Record<string, string>;
 
-/** A form of labelled fields; a password is never written back into the page. */
-function fieldsForm(action: string, fields: TextField[], values: Values, button: string): Html {
+/** A form of labelled fields; a password is never written back into the page. `hidden` fields travel unseen (a reset token). */
+function fieldsForm(action: string, fields: TextField[], values: Values, button: string, hidden: Values = {}): Html {
   return html`<form method="post" action="${action}">
+${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 ${fields.map(
   (entry) => html`<label for="${entry.name}">${entry.label}</label>
 <input type="${entry.type}" id="${entry.name}" name="${entry.name}" autocomplete="${entry.autocomplete}" value="${entry.type === 'password' ? '' : (values[entry.name] ?? '')}"${entry.required ? html` required` : ''}>`,
@@ -65,8 +70,41 @@ ${fieldsForm('/account/signup', SIGN_UP_FIELDS, values, 'Sign up')}<p>Already ha
 export function logInPage(values: Values = {}, error?: string, status = 200): PageAnswer {
   return accountPage(
     'Log in',
-    html`<h1>Log in</h1>${formError(error)}${fieldsForm('/account/login', LOG_IN_FIELDS, values, 'Log in')}<p>New here? <a href="/account/signup">Sign up</a></p>`,
+    html`<h1>Log in</h1>${formError(error)}${fieldsForm('/account/login', LOG_IN_FIELDS, values, 'Log in')}<p><a href="/account/forgot-password">Forgot password</a></p><p>New here? <a href="/account/signup">Sign up</a></p>`,
     status,
+  );
+}
+
+export function forgotPasswordPage(values: Values = {}, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Forgot password',
+    html`<h1>Forgot password</h1>${formError(error)}<p>Give the email of your account and we will mail you a link to set a new password. The link works once, for one hour.</p>
+${fieldsForm('/account/forgot-password', FORGOT_FIELDS, values, 'Send reset link')}`,
+    status,
+  );
+}
+
+/** The same page whether or not the email has an account (decision 0952). */
+function resetLinkSentPage(): PageAnswer {
+  return accountPage(
+    'Check your email',
+    html`<h1>Check your email</h1><p role="status">If an account uses that email, a link to set a new password is on its way. It works once, for one hour.</p><p><a href="/account/login">Log in</a></p>`,
+  );
+}
+
+export function resetPasswordPage(token: string, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Set a new password',
+    html`<h1>Set a new password</h1>${formError(error)}${fieldsForm('/account/reset-password', RESET_FIELDS, {}, 'Set password', { token })}
+<p><a href="/account/forgot-password">Forgot password</a></p>`,
+    status,
+  );
+}
+
+function passwordChangedPage(): PageAnswer {
+  return accountPage(
+    'Password changed',
+    html`<h1>Password changed</h1><p role="status">Your new password is set and every session of your account has been logged out.</p><p><a href="/account/login">Log in</a></p>`,
   );
 }
 
@@ -172,6 +210,37 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
       // As on POST /api/auth/login, whatever cannot be credentials is a failed login (401).
       const status = error.kind === 'invalid_argument' ? 401 : HTTP_STATUS[error.kind];
       await send(req, res, logInPage(values, inFormWords(error.detail, labelsOf(LOG_IN_FIELDS)), status));
+    }
+  });
+
+  router.get('/account/forgot-password', (req, res) => send(req, res, forgotPasswordPage()));
+  router.post('/account/forgot-password', ...form, async (req, res) => {
+    const values = valuesOf(req, FORGOT_FIELDS);
+    const { email = '' } = values;
+    try {
+      validator.check('PasswordResetRequest', { email }, 'body');
+      await clients.identity.requestPasswordReset({ email, clientAddress: clientAddress(req) });
+      await send(req, res, resetLinkSentPage());
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      await send(req, res, forgotPasswordPage(values, inFormWords(error.detail, labelsOf(FORGOT_FIELDS)), HTTP_STATUS[error.kind]));
+    }
+  });
+
+  router.get('/account/reset-password', (req, res) => send(req, res, resetPasswordPage(typeof req.query.token === 'string' ? req.query.token : '')));
+  router.post('/account/reset-password', ...form, async (req, res) => {
+    const token = field(req, 'token');
+    const { password = '' } = valuesOf(req, RESET_FIELDS);
+    try {
+      validator.check('PasswordResetConfirmRequest', { token, password }, 'body');
+      await resetPassword(context, token, password, clientAddress(req));
+      // This browser's session, if any, has ended with the others.
+      if (sessionTokenOf(req) !== undefined) clearSessionCookie(res);
+      await send(req, res, passwordChangedPage());
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      const words = error.detail.startsWith('token ') ? 'The reset link is invalid; ask for a new one.' : inFormWords(error.detail, labelsOf(RESET_FIELDS));
+      await send(req, res, resetPasswordPage(token, words, HTTP_STATUS[error.kind]));
     }
   });
 

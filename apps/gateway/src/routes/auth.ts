@@ -11,7 +11,7 @@ import { bodyRefusal, errorAnswer, methodNotAllowed } from '../http/errors';
 import type { DirectRoutes } from '../http/direct-routes';
 import { jsonBody } from '../http/json-body';
 import { CLEARED_SESSION_COOKIE, clearSessionCookie, clientAddress, requireSession, resolveSessionToken, sessionFirst, sessionTokenOf, setSessionCookie } from '../http/session';
-import { sessionKey } from '../sessions/session-cache';
+import { accountRevocation, sessionKey } from '../sessions/session-cache';
 import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
 
 /** The signup body as the OpenAPI schema admits it: the request identity takes, but for the address the gateway adds. */
@@ -90,6 +90,24 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
       }
       await revokeEverywhere(sessionToken);
       clearSessionCookie(res);
+      sendPrivate(res, { success: true });
+    })
+    .all(methodNotAllowed('POST'));
+
+  app
+    .route('/api/auth/password-reset')
+    .post(parseJson, trimEmail, validator.body('PasswordResetRequest'), async (req, res) => {
+      await clients.identity.requestPasswordReset({ email: (req.body as { email: string }).email, clientAddress: clientAddress(req) });
+      res.status(202);
+      sendPrivate(res, { success: true });
+    })
+    .all(methodNotAllowed('POST'));
+
+  app
+    .route('/api/auth/password-reset/confirm')
+    .post(parseJson, validator.body('PasswordResetConfirmRequest'), async (req, res) => {
+      const { token, password } = req.body as { token: string; password: string };
+      await resetPassword(context, token, password, clientAddress(req));
       sendPrivate(res, { success: true });
     })
     .all(methodNotAllowed('POST'));
@@ -194,6 +212,15 @@ const trimEmail: RequestHandler = (req, _res, next) => {
   if (body && typeof body === 'object' && typeof body.email === 'string') body.email = body.email.trim();
   next();
 };
+
+/**
+ * Sets a new password with a reset token; identity has ended the account's sessions, and every
+ * replica's session cache forgets them (or stops trusting them within its TTL if the message is lost).
+ */
+export async function resetPassword(context: GatewayContext, token: string, password: string, address: string): Promise<void> {
+  const { userId } = await context.clients.identity.resetPassword({ token, password, clientAddress: address });
+  await context.revocations.publish(accountRevocation(userId)).catch((error: unknown) => context.logger.warn({ err: error }, 'broadcasting the end of an account\'s sessions failed'));
+}
 
 /** Answers that carry personal data or a credential are never stored by caches. */
 function sendPrivate(res: Response, body: unknown): void {

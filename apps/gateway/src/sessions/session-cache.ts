@@ -26,6 +26,13 @@ interface Entry {
   trustedUntil: number;
 }
 
+const ACCOUNT_REVOCATION = 'account:';
+
+/** The revocation message that ends every cached session of an account (a password reset); a session key never contains ':'. */
+export function accountRevocation(userId: string): string {
+  return `${ACCOUNT_REVOCATION}${userId}`;
+}
+
 /** The cache key and revocation message for a session token. */
 export function sessionKey(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
@@ -73,9 +80,14 @@ export class SessionCache {
     return lookingUp;
   }
 
-  /** Forgets the session with this key, and any lookup of it in flight. */
+  /** Forgets the session with this key, or every session of the account an accountRevocation names, and any lookup of it in flight. */
   revoke(key: string): void {
     this.revocations += 1;
+    if (key.startsWith(ACCOUNT_REVOCATION)) {
+      const userId = key.slice(ACCOUNT_REVOCATION.length);
+      for (const [sessionKey, entry] of this.entries) if (entry.userId === userId) this.entries.delete(sessionKey);
+      return;
+    }
     this.entries.delete(key);
     this.lookups.delete(key);
   }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument, unauthenticated } from '@storefront/errors';
 import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters } from '@storefront/rate-limit';
 import { isWellFormedSessionToken } from '@storefront/formats';
+import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { LoginBackoff, RateLimits } from '../config';
 import type { SessionStore } from '../stores/sessions';
 import type { ProfileChanges, User, UserStore } from '../stores/users';
@@ -52,6 +53,10 @@ export interface AccountsOptions {
   hasher: Pick<PasswordHasher, 'hash' | 'verify' | 'needsRehash'>;
   limits: RateLimits;
   now: () => number;
+  /** The welcome mail, queued in the transaction that creates the account. */
+  welcomeMail: (user: User) => Mail;
+  /** Told when mail was committed, so the sender goes now. */
+  mailQueued: () => void;
 }
 
 // Referral codes have 31^8 ≈ 8.5e11 values; a few retries make a collision practically impossible.
@@ -122,9 +127,12 @@ export class Accounts {
         ...(referredBy ? { referredBy } : {}),
         createdAt: startedAt,
       };
-      const taken = await users.insert(user);
+      const taken = await users.insert(user, (trx) => enqueueMail(trx, this.options.welcomeMail(user), startedAt));
       if (taken === 'email') throw emailTaken();
-      if (taken === undefined) return { user, session: await this.openSession(user.id, startedAt) };
+      if (taken === undefined) {
+        this.options.mailQueued();
+        return { user, session: await this.openSession(user.id, startedAt) };
+      }
     }
     throw new AppError('internal', 'internal_error', 'Could not allocate a unique referral code');
   }
@@ -206,7 +214,8 @@ export class Accounts {
     const session = await sessions.find(tokenHash, now());
     if (!session) throw invalidSession();
     const user = await users.findById(session.userId);
-    if (!user) {
+    // A password reset ends every session opened up to its millisecond, in whichever store they live.
+    if (!user || session.createdAt <= (user.sessionsValidFrom ?? -1)) {
       await sessions.delete(tokenHash);
       throw invalidSession();
     }

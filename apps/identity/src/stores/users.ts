@@ -12,6 +12,8 @@ export interface User {
   referredBy?: string;
   /** Epoch milliseconds. */
   createdAt: number;
+  /** Sessions created up to this millisecond (a password reset) are refused. */
+  sessionsValidFrom?: number;
 }
 
 export interface ProfileChanges {
@@ -39,19 +41,25 @@ export class UserStore {
     return (await this.db('users').where({ referral_code: code }).first('id')) !== undefined;
   }
 
-  /** Inserts the user, or reports which unique column was already taken. */
-  async insert(user: User): Promise<InsertConflict | undefined> {
+  /**
+   * Inserts the user, with whatever `alongside` writes in the same transaction (the welcome
+   * mail), or reports which unique column was already taken.
+   */
+  async insert(user: User, alongside?: (trx: Knex.Transaction) => Promise<void>): Promise<InsertConflict | undefined> {
     try {
-      await this.db('users').insert({
-        id: user.id,
-        email: user.email,
-        password_hash: user.passwordHash,
-        first_name: user.firstName,
-        last_name: user.lastName,
-        phone: user.phone ?? null,
-        referral_code: user.referralCode,
-        referred_by: user.referredBy ?? null,
-        created_at: user.createdAt,
+      await this.db.transaction(async (trx) => {
+        await trx('users').insert({
+          id: user.id,
+          email: user.email,
+          password_hash: user.passwordHash,
+          first_name: user.firstName,
+          last_name: user.lastName,
+          phone: user.phone ?? null,
+          referral_code: user.referralCode,
+          referred_by: user.referredBy ?? null,
+          created_at: user.createdAt,
+        });
+        await alongside?.(trx);
       });
       return undefined;
     } catch (error) {
@@ -86,5 +94,6 @@ function toUser(row: Record<string, unknown> | undefined): User | undefined {
     referralCode: row.referral_code as string,
     ...(row.referred_by ? { referredBy: row.referred_by as string } : {}),
     createdAt: Number(row.created_at),
+    ...(row.sessions_valid_from != null ? { sessionsValidFrom: Number(row.sessions_valid_from) } : {}),
   };
 }

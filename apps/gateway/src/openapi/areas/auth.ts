@@ -72,6 +72,28 @@ export const authArea: ApiArea = {
       },
       example: { email: 'ada@example.com', password: 'plum-tractor-42', firstName: 'Ada', lastName: 'Lovelace', referralCode: 'K7M2QX9P' },
     },
+    PasswordResetRequest: {
+      type: 'object',
+      required: ['email'],
+      additionalProperties: false,
+      properties: { email: { type: 'string', format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength, description: 'Trimmed and compared in lower case' } },
+      example: { email: 'ada@example.com' },
+    },
+    PasswordResetConfirmRequest: {
+      type: 'object',
+      required: ['token', 'password'],
+      additionalProperties: false,
+      properties: {
+        token: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'The `token` parameter of the link in the reset mail' },
+        password: {
+          type: 'string',
+          minLength: ACCOUNT_LIMITS.passwordMinLength,
+          maxLength: ACCOUNT_LIMITS.passwordMaxLength,
+          description: `The new password, by the sign-up rules: ${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters, not one of the most commonly used (\`password_too_common\`)`,
+        },
+      },
+      example: { token: 'Yq3W0x9bV2tq7Jc4mN1pR8sK5dF6gH0jL2zX4cV7bN9', password: 'new-plum-tractor-43' },
+    },
     LoginRequest: {
       type: 'object',
       required: ['email', 'password'],
@@ -180,6 +202,45 @@ export const authArea: ApiArea = {
           '401': errorResponse('`invalid_credentials`: the email or password is incorrect, or the request cannot be credentials'),
           '403': crossSiteResponse,
           '429': rateLimited,
+          ...hashingBusy,
+        },
+      },
+    },
+    '/api/auth/password-reset': {
+      post: {
+        operationId: 'requestPasswordReset',
+        summary: 'Mail a password reset link',
+        description:
+          'If the email belongs to an account, a link to `/account/reset-password?token=…` is mailed, valid for one hour and usable once. ' +
+          'The answer is the same 202, after the same work, whether or not the email has an account, so it tells nobody which emails are registered. ' +
+          'Requests are limited per client address and per email.',
+        tags: ['auth'],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('PasswordResetRequest') } } },
+        responses: {
+          '202': jsonResponse('Accepted: a link is mailed if the email has an account', 'SuccessResult'),
+          '400': errorResponse('Invalid body, naming the field, or `malformed_json`'),
+          '403': crossSiteResponse,
+          ...jsonBodyRefusals,
+          '429': rateLimitedResponse('too many reset requests from this address or for this email'),
+          ...serviceDown,
+        },
+      },
+    },
+    '/api/auth/password-reset/confirm': {
+      post: {
+        operationId: 'confirmPasswordReset',
+        summary: 'Set a new password with a reset link',
+        description:
+          'Sets the new password, ends every session of the account (on every replica), and mails a notice that the password changed. ' +
+          'The token works once and for one hour; it is then refused with 400 `invalid_reset_token`. No session is started: log in with the new password.',
+        tags: ['auth'],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('PasswordResetConfirmRequest') } } },
+        responses: {
+          '200': jsonResponse('The password is changed and every session of the account has ended', 'SuccessResult'),
+          '400': errorResponse('`invalid_reset_token`: unknown, used or expired; or an invalid body naming the field (password length or commonness), or `malformed_json`'),
+          '403': crossSiteResponse,
+          ...jsonBodyRefusals,
+          '429': rateLimitedResponse('too many reset attempts from this address'),
           ...hashingBusy,
         },
       },

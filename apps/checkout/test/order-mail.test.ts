@@ -1,0 +1,80 @@
+/**
+ * The order confirmation: queued with the payment that marks the order paid, delivered by a real
+ * SMTP server once, however often the payment is confirmed and by however many replicas.
+ */
+import { expect } from 'chai';
+import { startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
+import { checkoutBody, completePayment, countRows, DELIVERY, expectCheckout, sku, startCheckoutReplica, startCheckoutStack } from './support';
+
+// One £75.00 test size: shipping is free from £75.
+const paidBody = () => checkoutBody(75, [{ sku: sku('p7500'), quantity: 1 }]);
+
+const MAIL_ENV = { MAIL_POLL_INTERVAL_MS: '50', MAIL_RETRY_BASE_MS: '50', MAIL_RETRY_MAX_MS: '200', MAIL_FROM: 'Shop <orders@shop.test>' };
+
+describe('checkout order confirmation mail', () => {
+  let smtp: TestSmtpServer;
+  let stack: Stack;
+  let replica: Stack | undefined;
+
+  before(async () => {
+    smtp = await startTestSmtpServer();
+    stack = await startCheckoutStack({ SMTP_URL: smtp.url, ...MAIL_ENV });
+  });
+  after(async () => {
+    await stack?.stop();
+    await smtp?.stop();
+  });
+  afterEach(async () => {
+    await replica?.stop();
+    replica = undefined;
+    smtp.received.length = 0;
+    await stack.paymentSandbox!.control.reset();
+  });
+
+  const settle = () => stack.checkout!.reconcileNow();
+
+  it('sends exactly one confirmation of a paid order, with its lines, total, delivery address and order link', async () => {
+    const client = stack.client();
+    const body = paidBody();
+    const result = await expectCheckout(client, body);
+    expect(await countRows(stack, 'mail_outbox')).to.equal(0);
+    await completePayment(result.hosted_checkout_url, 'pay');
+    await settle();
+    await settle();
+    const [mail] = await smtp.waitForMails(1);
+    const reference = body.checkout_reference;
+    expect(mail!.subject).to.equal(`Order ${reference} is confirmed`);
+    expect(mail!.to).to.have.property('text', DELIVERY.email);
+    expect(mail!.text).to.contain(`1 × ${sku('p7500')}: £75.00`).and.contain('Total: £75.00').and.contain('Shipping: Free');
+    expect(mail!.text).to.contain(`Delivery to: ${DELIVERY.name}, ${DELIVERY.line1}, ${DELIVERY.city}, ${DELIVERY.postcode}, GB`);
+    expect(mail!.text).to.contain(`http://127.0.0.1:9/orders/${reference}`);
+    expect(mail!.html).to.contain(`href="http://127.0.0.1:9/orders/${reference}"`);
+    // Confirmed again (a notification, another pass): the order is paid already, so nothing more is queued.
+    await stack.checkout!.store.markDueNow((await stack.checkout!.store.findByReference(reference))!.id);
+    await settle();
+    await stack.checkout!.sendMailNow();
+    expect(smtp.received).to.have.length(1);
+    expect(await countRows(stack, 'mail_outbox')).to.equal(1);
+  });
+
+  it('queues nothing for a declined order', async () => {
+    const body = paidBody();
+    const result = await expectCheckout(stack.client(), body);
+    await completePayment(result.hosted_checkout_url, 'decline');
+    await settle();
+    expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.status).to.equal('failed');
+    expect(await countRows(stack, 'mail_outbox', { mail_key: `order-confirmation:${body.checkout_reference}` })).to.equal(0);
+  });
+
+  it('two replicas confirming the same payment at once send one confirmation', async () => {
+    replica = await startCheckoutReplica(stack, { SMTP_URL: smtp.url, ...MAIL_ENV });
+    const body = paidBody();
+    const result = await expectCheckout(stack.client(), body);
+    await completePayment(result.hosted_checkout_url, 'pay');
+    await Promise.all([settle(), replica.checkout!.reconcileNow()]);
+    await smtp.waitForMails(1);
+    await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
+    expect(smtp.received.map((mail) => mail.subject)).to.deep.equal([`Order ${body.checkout_reference} is confirmed`]);
+  });
+});

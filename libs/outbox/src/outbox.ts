@@ -1,0 +1,138 @@
+/**
+ * A component's mail outbox: one table in the component's own store. A mail is written in the
+ * transaction of the event that causes it, under a unique key, so it exists exactly when the
+ * event does and a repeated event adds nothing. Senders claim due rows with a lease (a
+ * conditional UPDATE per row, the same on SQLite and MySQL), so replicas never send one row at
+ * the same time; a failed attempt is due again after a doubling wait.
+ */
+import type { Knex, Migration } from '@storefront/db';
+
+export const OUTBOX_TABLE = 'mail_outbox';
+
+/** A composed mail, ready to be sent. */
+export interface Mail {
+  /** Unique per event, e.g. `order-confirmation:<reference>`: a second mail with a known key is dropped. */
+  key: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export interface ClaimedMail extends Mail {
+  attempts: number;
+  createdAt: number;
+}
+
+/** The outbox table; each component adds it with a migration of its own. */
+export const mailOutboxMigration: Migration = {
+  async up(db) {
+    await db.schema.createTable(OUTBOX_TABLE, (t) => {
+      t.string('mail_key', 190).primary();
+      t.string('recipient', 254).notNullable();
+      t.string('subject', 300).notNullable();
+      // Emptied once sent: a sent mail may carry a link that must not outlive its delivery here.
+      t.text('text_body').notNullable();
+      t.text('html_body').notNullable();
+      // Epoch milliseconds, as everywhere in the stores.
+      t.bigInteger('created_at').notNullable();
+      t.integer('attempts').notNullable().defaultTo(0);
+      t.bigInteger('next_attempt_at').notNullable();
+      t.bigInteger('claimed_until').notNullable().defaultTo(0);
+      t.string('claim_token', 32).nullable();
+      t.bigInteger('sent_at').nullable();
+      // The SMTP code or error name of the last failed attempt; never a server's text, which may quote addresses.
+      t.string('last_error', 100).nullable();
+      t.index(['sent_at', 'next_attempt_at']);
+    });
+  },
+  async down(db) {
+    await db.schema.dropTableIfExists(OUTBOX_TABLE);
+  },
+};
+
+/** Records `mail` in the caller's transaction; a key already recorded is left as it is. */
+export async function enqueueMail(trx: Knex | Knex.Transaction, mail: Mail, now: number): Promise<void> {
+  await trx(OUTBOX_TABLE)
+    .insert({
+      mail_key: mail.key,
+      recipient: mail.to,
+      subject: mail.subject,
+      text_body: mail.text,
+      html_body: mail.html,
+      created_at: now,
+      next_attempt_at: now,
+    })
+    .onConflict('mail_key')
+    .ignore();
+}
+
+/** The wait before attempt `attempts + 1`, after `attempts` failures: base, doubled each time, capped. */
+export function retryDelayMs(attempts: number, baseMs: number, maxMs: number): number {
+  return Math.min(baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30), maxMs);
+}
+
+export class MailOutbox {
+  constructor(private readonly db: Knex) {}
+
+  /**
+   * Claims up to `limit` due, unsent rows for `token` until `now + leaseMs`. Each row is taken by
+   * a conditional update that only one sender's can match, so two senders racing for the same
+   * rows each get only the rows they updated.
+   */
+  async claim(token: string, now: number, leaseMs: number, limit: number): Promise<ClaimedMail[]> {
+    const due = await this.db(OUTBOX_TABLE)
+      .whereNull('sent_at')
+      .where('next_attempt_at', '<=', now)
+      .where('claimed_until', '<', now)
+      .orderBy('next_attempt_at', 'asc')
+      .limit(limit)
+      .pluck('mail_key');
+    const claimed: string[] = [];
+    for (const key of due as string[]) {
+      const taken = await this.db(OUTBOX_TABLE)
+        .where({ mail_key: key })
+        .whereNull('sent_at')
+        .where('claimed_until', '<', now)
+        .update({ claimed_until: now + leaseMs, claim_token: token });
+      if (taken === 1) claimed.push(key);
+    }
+    if (claimed.length === 0) return [];
+    const rows = await this.db(OUTBOX_TABLE).whereIn('mail_key', claimed).where({ claim_token: token });
+    return rows.map((row: Record<string, unknown>) => ({
+      key: row.mail_key as string,
+      to: row.recipient as string,
+      subject: row.subject as string,
+      text: row.text_body as string,
+      html: row.html_body as string,
+      attempts: Number(row.attempts),
+      createdAt: Number(row.created_at),
+    }));
+  }
+
+  /** Records the delivery and drops the bodies; the key stays, so the event cannot queue the mail again. */
+  async markSent(key: string, token: string, now: number): Promise<void> {
+    await this.db(OUTBOX_TABLE)
+      .where({ mail_key: key, claim_token: token })
+      .update({ sent_at: now, text_body: '', html_body: '', claim_token: null, claimed_until: 0, last_error: null });
+  }
+
+  /** Frees the row for another attempt at `retryAt`. */
+  async markFailed(key: string, token: string, retryAt: number, error: string): Promise<void> {
+    await this.db(OUTBOX_TABLE)
+      .where({ mail_key: key, claim_token: token })
+      .update({ attempts: this.db.raw('attempts + 1'), next_attempt_at: retryAt, claim_token: null, claimed_until: 0, last_error: error.slice(0, 100) });
+  }
+
+  /** How many mails wait to be sent, and since when the oldest has waited (undefined when none). */
+  async backlog(): Promise<{ unsent: number; oldestCreatedAt?: number }> {
+    const row = (await this.db(OUTBOX_TABLE).whereNull('sent_at').count({ unsent: '*' }).min({ oldest: 'created_at' }).first()) as { unsent: number | string; oldest: number | string | null } | undefined;
+    const unsent = Number(row?.unsent ?? 0);
+    return unsent === 0 || row?.oldest == null ? { unsent } : { unsent, oldestCreatedAt: Number(row.oldest) };
+  }
+
+  /** Deletes sent rows older than `before`; returns how many. */
+  purgeSentBefore(before: number): Promise<number> {
+    return this.db(OUTBOX_TABLE).whereNotNull('sent_at').where('sent_at', '<', before).del();
+  }
+}
