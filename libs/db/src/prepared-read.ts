@@ -3,12 +3,14 @@
  * builds such a read once, when its store is made; each call then runs that SQL as a prepared
  * statement: on SQLite the connection's kept statement, called synchronously, and on MySQL
  * mysql2's `execute` (a server-side prepared statement the connection keeps). What knex spends
- * on every call, building and compiling the query, its promise chain, result handling and a
- * span of its own, is left out (a PK read: about 20 µs through knex, 4 µs here); the component
- * call's span covers the read. A call still emits knex's 'query' event, so whatever counts a
+ * on every call, building and compiling the query, its promise chain and result handling, is
+ * left out (a PK read: about 20 µs through knex, 4 µs here), and so is knex's span: a sampled
+ * trace still gets a SQL span (mysql2's instrumentation on MySQL, inSqlSpan on SQLite), an
+ * unsampled request none. A call still emits knex's 'query' event, so whatever counts a
  * store's statements counts these too.
  */
 import type { Knex } from 'knex';
+import { inSqlSpan } from '@storefront/telemetry';
 
 /** What a prepared read takes: values only, never SQL fragments. */
 export type ReadParam = string | number;
@@ -78,6 +80,7 @@ export function preparedRead<Params extends ReadParam[], Row extends object = Re
     if (!connection?.open || connection.inTransaction) return (await build(...params)) as Row[];
     const values = valuesOf(params);
     announce(values);
-    return connection.prepare(sql).all(values) as Row[];
+    // No driver instrumentation sees better-sqlite3: a traced request gets its SQL span here.
+    return inSqlSpan('sqlite', 'select', sql, () => connection.prepare(sql).all(values) as Row[]);
   };
 }

@@ -31,6 +31,7 @@ export { registerGauge, registerCounter, observeDbPool, type GaugeOptions, type 
 export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
 export { RpcMetricsSpanProcessor } from './rpc-metrics';
 export { httpRouteRecorder } from './http-route';
+export { inSqlSpan } from './sql-span';
 export { readSampler, RecordingRpcSpans, DEFAULT_SAMPLER, DEFAULT_SAMPLE_RATIO } from './sampler';
 export type { AdminAnswer, AdminHandler } from './metrics-server';
 
