@@ -44,7 +44,8 @@ export async function startGateway(config: GatewayConfig, { logger = createLogge
     logger,
   });
   const { app, direct } = createApp({ config, clients, validator: new RequestValidator(API_AREAS), logger, readiness, sessions, revocations, markdown });
-  const server = http.createServer(direct.listener(app, logger));
+  const server = http.createServer(app);
+  direct.serveAhead(server, logger);
   const drain = drainOnStop(server);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

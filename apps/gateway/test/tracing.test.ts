@@ -38,6 +38,21 @@ describe('tracing: one trace per request in the one-process layout, edge → com
     expect(sql, 'SQL spans in the trace').to.not.be.empty;
     for (const span of sql) expect(ancestry(span, spans).map((s) => s.spanId)).to.include.members([call.spanId, http.spanId]);
   });
+
+  // Routes answered ahead of Express are also ahead of the HTTP instrumentation (traceDirectRequest).
+  it('a route answered ahead of Express continues the trace its request arrives with, and keeps none its caller did not sample', async () => {
+    await stack.spans();
+    const client = new HttpClient(stack.gatewayUrl);
+    const [sampledTrace, unsampledTrace, callerSpan] = ['4bf92f3577b34da6a3ce929d0e0e4736', '5cf92f3577b34da6a3ce929d0e0e4737', '00f067aa0ba902b7'];
+    expect((await client.get('/api/stock', { traceparent: `00-${unsampledTrace}-${callerSpan}-00` })).status).to.equal(200);
+    expect((await client.get('/api/stock', { traceparent: `00-${sampledTrace}-${callerSpan}-01` })).status).to.equal(200);
+    const spans = await stack.spans((s) => s.some((span) => httpServerSpan('/api/stock')(span) && span.traceId === sampledTrace));
+    const http = spans.find((span) => httpServerSpan('/api/stock')(span) && span.traceId === sampledTrace)!;
+    expect(http.name).to.equal('GET /api/stock');
+    expect(http.parentSpanId).to.equal(callerSpan);
+    expect(http.attributes).to.include({ 'http.request.method': 'GET', 'http.response.status_code': 200 });
+    expect(spans.filter((span) => span.traceId === unsampledTrace)).to.deep.equal([]);
+  });
 });
 
 describe('tracing: one trace per request, gateway → service → SQL', function () {

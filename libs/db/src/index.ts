@@ -7,8 +7,10 @@ import fs from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import { readCommon, redactUrl, type EnvReader, type CommonConfig } from '@storefront/config';
 import { observeDbPool } from '@storefront/telemetry';
+import { registerSqliteConnection } from './prepared-read';
 
 export type { Knex } from 'knex';
+export { preparedRead, type PreparedRead, type ReadParam, type ReadRow } from './prepared-read';
 export type Dialect = 'sqlite' | 'mysql';
 
 export interface StoreConfig {
@@ -69,7 +71,9 @@ function connect(config: StoreConfig, stallTimeoutMs?: number): Knex {
       acquireConnectionTimeout: STORE_ACQUIRE_TIMEOUT_MS,
     });
   }
-  return knexFactory({
+  // Prepared reads use the pool's one connection directly (see prepared-read.ts).
+  const sqlite: { connection?: SqliteConnection } = {};
+  const db = knexFactory({
     client: 'better-sqlite3',
     connection: { filename: privateDatabaseFile(config.dataDir, config.service) },
     useNullAsDefault: true,
@@ -84,11 +88,14 @@ function connect(config: StoreConfig, stallTimeoutMs?: number): Knex {
         connection.pragma('synchronous = NORMAL');
         connection.pragma('busy_timeout = 5000');
         connection.pragma('foreign_keys = ON');
+        sqlite.connection = connection;
         done(null, connection);
       },
     },
     acquireConnectionTimeout: STORE_ACQUIRE_TIMEOUT_MS,
   });
+  registerSqliteConnection(db, sqlite);
+  return db;
 }
 
 interface SqliteConnection {

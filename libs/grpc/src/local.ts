@@ -4,7 +4,7 @@
  * host builds the client, so it needs no token; the access table, the customer rule, the
  * deadline and the error kinds are the ones the gRPC server applies.
  */
-import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, trace, type Span } from '@opentelemetry/api';
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ServiceName } from '@storefront/service-token';
@@ -37,7 +37,7 @@ export async function callLocally(binding: ServiceBinding, rpc: string, request:
   // Named and labelled as the gRPC instrumentation names a call, so traces and RPC metrics read the same in both layouts.
   const [, qualifiedService, methodName] = method.path.split('/');
   const attributes = { 'rpc.system': 'local', 'rpc.service': qualifiedService, 'rpc.method': methodName };
-  return tracer.startActiveSpan(`${qualifiedService}/${methodName}`, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+  const call = async (span?: Span) => {
     try {
       admitService(access, caller, method.path, options.logger);
       const customer = vouchesForCustomer(access, caller) ? options.customer : undefined;
@@ -51,13 +51,18 @@ export async function callLocally(binding: ServiceBinding, rpc: string, request:
       return await Promise.race([handler(request, context), expired]);
     } catch (error) {
       const failure = asCallerError(error, service, method.path, options.logger);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: failure.code });
+      span?.setStatus({ code: SpanStatusCode.ERROR, message: failure.code });
       throw failure;
     } finally {
       clearTimeout(timer);
-      span.end();
+      span?.end();
     }
-  });
+  };
+  // Inside a trace that is not sampled the span would be dropped, and the spans below decide
+  // alike with or without it: the call runs without one.
+  const parent = trace.getActiveSpan()?.spanContext();
+  if (parent && !(parent.traceFlags & TraceFlags.SAMPLED)) return call();
+  return tracer.startActiveSpan(`${qualifiedService}/${methodName}`, { kind: SpanKind.INTERNAL, attributes }, call);
 }
 
 /** `definition` types the client; it must be the binding's own. */

@@ -5,7 +5,7 @@
  * standard OTEL_* variables ask for an exporter. Metrics are served for Prometheus on a
  * separate admin port (METRICS_PORT) so they are never reachable through the public API.
  */
-import { metrics } from '@opentelemetry/api';
+import { metrics, type Attributes } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
@@ -26,11 +26,14 @@ import { Exposition, runtimeMetrics } from './exposition';
 import { METER_NAME } from './gauges';
 import { RpcMetricsSpanProcessor } from './rpc-metrics';
 import { readSampler } from './sampler';
+import { recordDirectDurationsWith, UNTRACED_PATHS } from './direct-http';
 
 export { registerGauge, registerCounter, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
 export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
 export { RpcMetricsSpanProcessor } from './rpc-metrics';
 export { httpRouteRecorder } from './http-route';
+export { inSqlSpan } from './sql-span';
+export { traceDirectRequest } from './direct-http';
 export { readSampler, RecordingRpcSpans, DEFAULT_SAMPLER, DEFAULT_SAMPLE_RATIO } from './sampler';
 export type { AdminAnswer, AdminHandler } from './metrics-server';
 
@@ -83,17 +86,20 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
   if (!disabled) {
     // Registers the AsyncLocalStorage context manager and W3C trace-context + baggage propagation.
     tracerProvider.register();
+    const http = new HttpInstrumentation({
+      // Probes and scrapes are not traffic worth a trace.
+      ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
+      // A password reset link carries its token in the query: spans keep it as REDACTED.
+      redactedQueryParamsServer: ['token'],
+    });
+    // Requests served ahead of it (traceDirectRequest) add to its duration series, not a second one.
+    recordDirectDurationsWith((durationMs, attributes) => (http as unknown as HttpDurations)._recordServerDuration(durationMs, attributes));
     metrics.setGlobalMeterProvider(meterProvider);
     registerInstrumentations({
       tracerProvider,
       meterProvider,
       instrumentations: [
-        new HttpInstrumentation({
-          // Probes and scrapes are not traffic worth a trace.
-          ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
-          // A password reset link carries its token in the query: spans keep it as REDACTED.
-          redactedQueryParamsServer: ['token'],
-        }),
+        http,
         // No Express instrumentation: the gateway names the HTTP span by its route itself
         // (httpRouteRecorder), which is all that instrumentation told once its per-layer spans were off.
         new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
@@ -134,7 +140,10 @@ async function listenForScrapes(exposition: Exposition, config: MetricsConfig, a
   }
 }
 
-const UNTRACED_PATHS = new Set(['/api/health', '/api/ready', '/metrics', '/ready']);
+/** The HTTP instrumentation's recorder of `http.server.request.duration` (pinned version; the tracing tests read the series). */
+interface HttpDurations {
+  _recordServerDuration(durationMs: number, attributes: Attributes): void;
+}
 
 /** Records RPC metrics against the global meter, which exists only once the SDK has started. */
 class LazyRpcMetrics implements SpanProcessor {

@@ -7,11 +7,11 @@
  * Error answers; every other form of the path (a trailing slash, another method) goes on to
  * Express, where the same route is mounted, so both ways answer alike.
  */
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
 import helmet from 'helmet';
 import type { Logger } from '@storefront/logging';
-import { httpRouteRecorder } from '@storefront/telemetry';
+import { traceDirectRequest } from '@storefront/telemetry';
 import { errorAnswer, methodNotAllowed } from './errors';
 import { logRequest } from './request-log';
 
@@ -68,24 +68,37 @@ export class DirectRoutes {
     return !route.takes || route.takes(request) ? route : undefined;
   }
 
-  /** The server's request listener: these routes first, then `app`. */
-  listener(app: Express, logger: Logger): RequestListener {
+  /**
+   * Answers these routes on `server` before its request listener (Express) sees them, and before
+   * the HTTP instrumentation does: its 'request' event is caught on the server itself, and
+   * traceDirectRequest gives such a request the span, trace context and duration sample that
+   * instrumentation gives every other.
+   */
+  serveAhead(server: Server, logger: Logger): void {
     const securityHeaders = helmetHeaders();
     const logging = logger.isLevelEnabled('info');
-    return (request, response) => {
-      const route = request.method === 'GET' || request.method === 'HEAD' ? this.routeFor(request) : undefined;
-      if (!route) {
-        app(request, response);
-        return;
-      }
+    const emit = server.emit;
+    const routeFor = (request: IncomingMessage) => this.routeFor(request);
+    const serve = (request: IncomingMessage, response: ServerResponse, route: DirectRoute) => {
       const started = performance.now();
-      httpRouteRecorder()(route.path);
-      if (logging) response.once('close', () => logRequest(logger, request.method!, route.path, response, started));
-      answerSafely(route, request, logger)
-        .then((answer) => write(response, request.method === 'HEAD', securityHeaders, answer))
-        // Only a connection torn down mid-write gets here; there is no one left to answer.
-        .catch((error: unknown) => logger.warn({ err: error, path: route.path }, 'could not write an answer'));
+      const answer = () =>
+        void answerSafely(route, request, logger)
+          .then((answered) => write(response, request.method === 'HEAD', securityHeaders, answered))
+          // Only a connection torn down mid-write gets here; there is no one left to answer.
+          .catch((error: unknown) => logger.warn({ err: error, path: route.path }, 'could not write an answer'));
+      traceDirectRequest(request, response, route.path, answer, logging ? () => logRequest(logger, request.method!, route.path, response, started) : undefined);
     };
+    server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
+      if (event === 'request') {
+        const [request, response] = args as [IncomingMessage, ServerResponse];
+        const route = request.method === 'GET' || request.method === 'HEAD' ? routeFor(request) : undefined;
+        if (route) {
+          serve(request, response, route);
+          return true;
+        }
+      }
+      return emit.apply(this, [event, ...args] as Parameters<Server['emit']>);
+    } as Server['emit'];
   }
 }
 

@@ -5,7 +5,7 @@
  * on its next use whatever the clock says.
  */
 import type { Redis } from 'ioredis';
-import type { Knex } from '@storefront/db';
+import { preparedRead, type Knex, type PreparedRead } from '@storefront/db';
 
 export interface SessionRecord {
   userId: string;
@@ -25,7 +25,12 @@ export interface SessionStore {
 }
 
 export class SqlSessionStore implements SessionStore {
-  constructor(private readonly db: Knex) {}
+  /** Every uncached session resolution: prepared below knex. */
+  private readonly byTokenHash: PreparedRead<[tokenHash: string]>;
+
+  constructor(private readonly db: Knex) {
+    this.byTokenHash = preparedRead(db, (tokenHash: string) => db('sessions').where({ token_hash: tokenHash }).select('user_id', 'created_at', 'expires_at'));
+  }
 
   async create(tokenHash: string, session: SessionRecord): Promise<void> {
     await this.db('sessions').insert({
@@ -37,7 +42,7 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async find(tokenHash: string, now: number): Promise<SessionRecord | undefined> {
-    const row = await this.db('sessions').where({ token_hash: tokenHash }).first('user_id', 'created_at', 'expires_at');
+    const [row] = await this.byTokenHash(tokenHash);
     if (!row) return undefined;
     const session = { userId: row.user_id as string, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at) };
     if (session.expiresAt > now) return session;

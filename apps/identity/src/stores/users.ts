@@ -1,5 +1,5 @@
 /** Identity's users table. Nothing outside this service reads it. */
-import { isUniqueViolation, type Knex } from '@storefront/db';
+import { isUniqueViolation, preparedRead, type Knex, type PreparedRead } from '@storefront/db';
 
 export interface User {
   id: string;
@@ -27,10 +27,15 @@ export interface ProfileChanges {
 export type InsertConflict = 'email' | 'referral_code';
 
 export class UserStore {
-  constructor(private readonly db: Knex) {}
+  /** Every uncached session resolution and profile read: prepared below knex. */
+  private readonly byId: PreparedRead<[id: string]>;
+
+  constructor(private readonly db: Knex) {
+    this.byId = preparedRead(db, (id: string) => db('users').where({ id }));
+  }
 
   async findById(id: string): Promise<User | undefined> {
-    return toUser(await this.db('users').where({ id }).first());
+    return toUser((await this.byId(id))[0]);
   }
 
   async findByEmail(email: string): Promise<User | undefined> {

@@ -1,6 +1,6 @@
 /** Inventory's catalog and stock tables. Nothing outside this service reads them. */
 import { randomUUID } from 'node:crypto';
-import type { Knex } from '@storefront/db';
+import { preparedRead, type Knex, type PreparedRead } from '@storefront/db';
 import { skuOf, type CatalogFile } from '../catalog-file';
 import { unknownSkus, type Line } from '../domain/lines';
 import type { Catalog, CatalogProduct, PricedLine } from '../domain/catalog';
@@ -22,12 +22,17 @@ export class InventoryStore {
    */
   readonly availableStock = coalesced(() => this.readAvailableStock());
 
-  constructor(readonly db: Knex) {}
+  /** Every stock answer reads this: prepared below knex. */
+  private readonly stockLevels: PreparedRead<[]>;
+
+  constructor(readonly db: Knex) {
+    this.stockLevels = preparedRead(db, () => db('stock').select('sku', 'on_hand', 'reserved'));
+  }
 
   private async readAvailableStock(): Promise<Record<string, number>> {
-    const rows = await this.db('stock').select('sku', 'on_hand', 'reserved');
+    const rows = await this.stockLevels();
     const available: Record<string, number> = {};
-    for (const row of rows) available[row.sku] = Math.max(0, Number(row.on_hand) - Number(row.reserved));
+    for (const row of rows) available[row.sku as string] = Math.max(0, Number(row.on_hand) - Number(row.reserved));
     return available;
   }
 

@@ -1,5 +1,5 @@
 /** Loyalty's own tables. Nothing outside this service reads them. */
-import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
+import { forUpdate, isUniqueViolation, preparedRead, toNumber, type Knex, type PreparedRead } from '@storefront/db';
 import type { CodeHold, EntryType, HistoryEntry, RedeemedReward, Reward } from '../domain/rules';
 import type { RewardDefinition } from '../rewards-file';
 
@@ -73,6 +73,9 @@ interface AccountRow {
 }
 
 export class LoyaltyStore {
+  /** The account read of each list length asked for (one in practice), prepared below knex. */
+  private readonly accountReads = new Map<number, PreparedRead<[userId: string], AccountRow>>();
+
   constructor(private readonly db: Knex) {}
 
   /** Makes the active catalog exactly the given rewards, in order; others become inactive. */
@@ -179,17 +182,7 @@ export class LoyaltyStore {
    * both backends). Undefined when there is no account row.
    */
   async readAccount(userId: string, limit: number): Promise<StoredAccount | undefined> {
-    const db = this.db;
-    const nulls = (...names: string[]) => names.map((name) => db.raw(`null as ${name}`));
-    const balance = db('accounts')
-      .where({ user_id: userId })
-      .select(db.raw("'a' as kind"), db.raw('0 as seq'), ...nulls('id', 'ref'), 'points', 'lifetime_points', ...nulls('text', 'order_id', 'code', 'at', 'used_at'));
-    // The account's newest `limit` rows of a table, as a derived table so its ORDER BY and LIMIT hold inside the union.
-    const newest = (table: string, kind: string, columns: Array<string | Knex.Raw>) =>
-      db.from(db(table).where({ user_id: userId }).orderBy('seq', 'desc').limit(limit).select(db.raw(`'${kind}' as kind`), ...columns).as(kind)).select('*');
-    const history = newest('ledger_entries', 'h', ['seq', 'id', 'type as ref', 'points', ...nulls('lifetime_points'), 'description as text', 'order_id', ...nulls('code'), 'created_at as at', ...nulls('used_at')]);
-    const redemptions = newest('redemptions', 'r', ['seq', 'id', 'reward_id as ref', ...nulls('points', 'lifetime_points'), 'name as text', ...nulls('order_id'), 'code', 'redeemed_at as at', 'used_at']);
-    const rows: AccountRow[] = await balance.unionAll([history, redemptions]);
+    const rows = await this.accountRead(limit)(userId);
     const account = rows.find((row) => row.kind === 'a');
     if (!account) return undefined;
     const newestFirst = (kind: AccountRow['kind']) => rows.filter((row) => row.kind === kind).sort((a, b) => toNumber(b.seq) - toNumber(a.seq));
@@ -213,6 +206,28 @@ export class LoyaltyStore {
         ...(row.used_at === null ? {} : { usedAt: iso(row.used_at) }),
       })),
     };
+  }
+
+  private accountRead(limit: number): PreparedRead<[userId: string], AccountRow> {
+    let read = this.accountReads.get(limit);
+    if (!read) {
+      const db = this.db;
+      const nulls = (...names: string[]) => names.map((name) => db.raw(`null as ${name}`));
+      // The account's newest `limit` rows of a table, as a derived table so its ORDER BY and LIMIT hold inside the union.
+      const newest = (userId: string, table: string, kind: string, columns: Array<string | Knex.Raw>) =>
+        db.from(db(table).where({ user_id: userId }).orderBy('seq', 'desc').limit(limit, { skipBinding: true }).select(db.raw(`'${kind}' as kind`), ...columns).as(kind)).select('*');
+      read = preparedRead<[userId: string], AccountRow>(db, (userId) =>
+        db('accounts')
+          .where({ user_id: userId })
+          .select(db.raw("'a' as kind"), db.raw('0 as seq'), ...nulls('id', 'ref'), 'points', 'lifetime_points', ...nulls('text', 'order_id', 'code', 'at', 'used_at'))
+          .unionAll([
+            newest(userId, 'ledger_entries', 'h', ['seq', 'id', 'type as ref', 'points', ...nulls('lifetime_points'), 'description as text', 'order_id', ...nulls('code'), 'created_at as at', ...nulls('used_at')]),
+            newest(userId, 'redemptions', 'r', ['seq', 'id', 'reward_id as ref', ...nulls('points', 'lifetime_points'), 'name as text', ...nulls('order_id'), 'code', 'redeemed_at as at', 'used_at']),
+          ]),
+      );
+      this.accountReads.set(limit, read);
+    }
+    return read;
   }
 
   /**
