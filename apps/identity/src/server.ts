@@ -12,11 +12,14 @@ import { IDENTITY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
+import { StaffAccounts } from './domain/staff-accounts';
+import { StaffStore } from './stores/staff';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
 
 export interface IdentityServer extends RunningGrpcService {
   accounts: Accounts;
+  staffAccounts: StaffAccounts;
 }
 
 export type StartOptions = ServiceStartOptions & IdentityServeKeys;
@@ -25,6 +28,7 @@ const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 
 export interface IdentityHandles {
   accounts: Accounts;
+  staffAccounts: StaffAccounts;
 }
 
 /** Identity in a process of its own, served over gRPC. */
@@ -39,18 +43,29 @@ export function openIdentityComponent(config: IdentityConfig, options: ServiceSt
 
 function buildIdentity(config: IdentityConfig, now: () => number) {
   return async ({ db, redis, logger }: BuildContext): Promise<ServiceParts<IdentityHandles>> => {
+  const counters = windowCountersFor(db, dialectOf(db), redis);
+  const hasher = await PasswordHasher.create(config.argon2);
   const accounts = new Accounts({
     users: new UserStore(db),
     sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
-    counters: windowCountersFor(db, dialectOf(db), redis),
-    hasher: await PasswordHasher.create(config.argon2),
+    counters,
+    hasher,
+    limits: config.rateLimits,
+    now,
+  });
+  const staffAccounts = new StaffAccounts({
+    staff: new StaffStore(db),
+    sessions: redis ? new RedisSessionStore(redis, 'staff-session') : new SqlSessionStore(db, 'staff_sessions', 'staff_id'),
+    counters,
+    hasher,
     limits: config.rateLimits,
     now,
   });
     return {
       describe: { sessions: redis ? 'redis' : 'sql' },
-      startBackground: () => repeatInBackground(PURGE_INTERVAL_MS, () => accounts.purgeExpired(), logger, 'purging expired sessions failed'),
-      exposed: { accounts },
+      startBackground: () =>
+        repeatInBackground(PURGE_INTERVAL_MS, async () => Promise.all([accounts.purgeExpired(), staffAccounts.purgeExpired()]), logger, 'purging expired sessions failed'),
+      exposed: { accounts, staffAccounts },
       bindings: [
       bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
         signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
