@@ -13,7 +13,7 @@ import { migrations } from './migrations';
 import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
 import { StaffAccounts } from './domain/staff-accounts';
-import { StaffStore } from './stores/staff';
+import { StaffStore, type StaffMember } from './stores/staff';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
 
@@ -82,6 +82,26 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
         updateProfile: async (request, context) => ({
           profile: toProfile(await accounts.updateProfile(await context.requireCaller(), request)),
         }),
+        getStaffSetup: async ({ setupToken }) => {
+          const offer = await staffAccounts.setupOffer(setupToken);
+          return { staff: offer.member, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri };
+        },
+        completeStaffSetup: async ({ setupToken, password, code }, context) => {
+          const { member, recoveryCodes } = await staffAccounts.completeSetup(setupToken, password, code, context.abandoned);
+          return { staff: toStaffMember(member), recoveryCodes };
+        },
+        staffLogIn: async (request, context) => {
+          const { member, session } = await staffAccounts.logIn(request, context.abandoned);
+          return { staff: toStaffMember(member), session };
+        },
+        staffLogOut: async ({ sessionToken, clientAddress }) => {
+          await staffAccounts.logOut(sessionToken, clientAddress);
+          return {};
+        },
+        resolveStaffSession: async ({ sessionToken }) => {
+          const { member, expiresAt } = await staffAccounts.resolveSession(sessionToken);
+          return { staff: toStaffMember(member), expiresInMs: Math.max(0, expiresAt - now()) };
+        },
       }),
     ],
   };
@@ -90,6 +110,10 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
 
 function signedIn({ user, session }: { user: User; session: IssuedSession }) {
   return { profile: toProfile(user), session };
+}
+
+function toStaffMember(member: StaffMember): identity.StaffMember {
+  return { id: member.id, email: member.email, role: member.role };
 }
 
 function toProfile(user: User): identity.Profile {

@@ -67,7 +67,7 @@ describe('identity staff accounts', () => {
     const first = await staff.setupOffer(setupToken);
     const again = await staff.setupOffer(setupToken);
     expect(again.totpSecret).to.equal(first.totpSecret);
-    expect(first).to.include({ email: 'offer@example.com', role: 'owner' });
+    expect(first.member).to.include({ email: 'offer@example.com', role: 'owner' });
     expect(first.otpauthUri).to.match(/^otpauth:\/\/totp\/.*offer%40example\.com\?secret=[A-Z2-7]+/);
   });
 
@@ -97,7 +97,7 @@ describe('identity staff accounts', () => {
     const { setupToken: lost } = await roster.add('lost@example.com', 'staff');
     const { setupToken } = await roster.reissueSetup('lost@example.com');
     expect((await refusal(staff.setupOffer(lost))).code).to.equal('setup_link_invalid');
-    expect((await staff.setupOffer(setupToken)).email).to.equal('lost@example.com');
+    expect((await staff.setupOffer(setupToken)).member.email).to.equal('lost@example.com');
   });
 
   it('sets up only with a current code from the offered secret and a password of at least 12 characters', async () => {

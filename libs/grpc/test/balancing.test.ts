@@ -23,6 +23,11 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   resolveSession: ANYONE,
   getProfile: ANYONE,
   updateProfile: ANYONE,
+  getStaffSetup: ANYONE,
+  completeStaffSetup: ANYONE,
+  staffLogIn: ANYONE,
+  staffLogOut: ANYONE,
+  resolveStaffSession: ANYONE,
 };
 
 /**
@@ -56,6 +61,11 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     resolveSession: async () => ({ ...(await answer()), expiresInMs: 0 }),
     getProfile: answer,
     updateProfile: answer,
+    getStaffSetup: async () => ({ ...(await answer()), totpSecret: '', otpauthUri: '' }),
+    completeStaffSetup: async () => ({ ...(await answer()), recoveryCodes: [] }),
+    staffLogIn: answer,
+    staffLogOut: answer,
+    resolveStaffSession: async () => ({ ...(await answer()), expiresInMs: 0 }),
   };
   backend.server = await startGrpcServer({
     address,

@@ -13,7 +13,7 @@ import { isWellFormedSessionToken, randomCode } from '@storefront/formats';
 import type { WindowCounters } from '@storefront/rate-limit';
 import type { RateLimits } from '../config';
 import type { SessionStore } from '../stores/sessions';
-import type { StaffMember, StaffRole, StaffStore } from '../stores/staff';
+import type { StaffMember, StaffStore } from '../stores/staff';
 import { LoginThrottle } from './login-throttle';
 import { rejectCommonPassword, type Abandoned, type PasswordHasher } from './passwords';
 import { checkNewPasswordLength, rejectOverlongPassword } from './rules';
@@ -51,8 +51,7 @@ export interface StaffLogin {
 }
 
 export interface SetupOffer {
-  email: string;
-  role: StaffRole;
+  member: Pick<StaffMember, 'id' | 'email' | 'role'>;
   /** Base32, for typing into an authenticator. */
   totpSecret: string;
   otpauthUri: string;
@@ -80,7 +79,7 @@ export class StaffAccounts {
       secret = generateSecret();
       await this.options.staff.offerTotpSecret(member.id, secret);
     }
-    return { email: member.email, role: member.role, totpSecret: secret, otpauthUri: generateURI({ issuer: TOTP_ISSUER, label: member.email, secret }) };
+    return { member: { id: member.id, email: member.email, role: member.role }, totpSecret: secret, otpauthUri: generateURI({ issuer: TOTP_ISSUER, label: member.email, secret }) };
   }
 
   /**
