@@ -23,6 +23,7 @@ import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './domain/orders';
+import { StaffOrderReader } from './domain/staff-orders';
 import { PromoDefinitions } from './domain/promo-definitions';
 import type { PaymentProvider } from './providers/provider';
 
@@ -83,6 +84,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     now,
   });
   const orders = new OrderReader({ store, limits, now });
+  const staffOrders = new StaffOrderReader(store, orders);
   const confirmation = new PaymentConfirmation({
     store,
     inventory: inventoryClient,
@@ -126,6 +128,8 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         listOrders: async (request, context) => orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
         getPricingPolicy: async () => PRICING_POLICY,
         quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
+        listOrdersForStaff: async (request) => staffOrders.list(request),
+        getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
       }),
     ],
   };

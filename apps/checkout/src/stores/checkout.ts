@@ -4,6 +4,7 @@ import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
 import type { DiscountKind, NewOrder, Order, OrderPosition, OrderStatus } from '../domain/order';
 import { providerCheckoutFields, type ProviderCheckoutFields } from '../providers/provider';
+import type { StaffOrderFilter } from '../domain/staff-orders';
 
 /** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
 export class PromoNotHeld extends Error {
@@ -127,10 +128,23 @@ export class CheckoutStore {
    */
   async ordersOfAccount(accountId: string, limit: number, after?: OrderPosition): Promise<Order[]> {
     const query = this.db('orders').where({ account_id: accountId });
-    if (after) {
-      query.andWhere((q) => q.where('created_at', '<', after.createdAt).orWhere((same) => same.where('created_at', '=', after.createdAt).andWhere('id', '<', after.id)));
-    }
+    if (after) olderThan(query, after);
     return this.withLines(await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit));
+  }
+
+  /**
+   * Every order matching the console's filter, newest first, after `after` when given (keyset
+   * paging on (created_at, id) as for an account's orders); rows without their lines.
+   */
+  async ordersForStaff(filter: StaffOrderFilter, limit: number, after?: OrderPosition): Promise<Row[]> {
+    const query = this.db('orders');
+    if (filter.query && 'reference' in filter.query) query.where({ reference: filter.query.reference });
+    if (filter.query && 'email' in filter.query) query.whereRaw('lower(delivery_email) = ?', [filter.query.email]);
+    if (filter.status) query.where({ status: filter.status });
+    if (filter.createdFrom !== undefined) query.where('created_at', '>=', filter.createdFrom);
+    if (filter.createdUntil !== undefined) query.where('created_at', '<', filter.createdUntil);
+    if (after) olderThan(query, after);
+    return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
   }
 
   /** Orders delivered to an email address (any letter case), newest first; for operators. */
@@ -138,7 +152,8 @@ export class CheckoutStore {
     return this.withLines(await this.db('orders').whereRaw('lower(delivery_email) = ?', [email.trim().toLowerCase()]).orderBy('created_at', 'desc').limit(limit));
   }
 
-  private async withLines(rows: Row[]): Promise<Order[]> {
+  /** The orders of these rows, each with its lines. */
+  async withLines(rows: Row[]): Promise<Order[]> {
     if (rows.length === 0) return [];
     const lines = await this.db('order_lines').whereIn('order_id', rows.map((row) => row.id as string)).orderBy('position');
     return rows.map((row) => toOrder(row, lines.filter((line) => line.order_id === row.id)));
@@ -331,6 +346,11 @@ export class CheckoutStore {
 }
 
 type Row = Record<string, unknown>;
+
+/** Keeps the orders after `after` in newest-first order: older, or as old with a smaller id. */
+function olderThan(query: Knex.QueryBuilder, after: OrderPosition): void {
+  query.andWhere((q) => q.where('created_at', '<', after.createdAt).orWhere((same) => same.where('created_at', '=', after.createdAt).andWhere('id', '<', after.id)));
+}
 
 const optionalString = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value));
 const optionalNumber = (value: unknown): number | undefined => (value === null || value === undefined ? undefined : toNumber(value));
