@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { TestResponse } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { signUp, startCheckoutStack } from '../../checkout/test/support';
+import { EDGE_PRICES, checkoutBody, completePayment, expectCheckout, signUp, sku, startCheckoutStack } from '../../checkout/test/support';
 import { STAFF_PASSWORD, addStaff, completeSetup, identityOpsRun, postConsoleForm, signedInStaff, totpCode } from './support/console';
 
 function expectConsolePage(res: TestResponse<string>): void {
@@ -130,5 +130,97 @@ describe('the console: staff accounts, login and sessions', () => {
     expect(entries.map((entry) => entry.action)).to.deep.equal(['login', 'logout']);
     expect(entries[1]!.clientAddress).to.equal('203.0.113.50');
     expect(Date.parse(entries[0]!.at!)).to.be.closeTo(Date.now(), 60_000);
+  });
+
+  describe('orders, read-only', () => {
+    let staffClient: ReturnType<Stack['client']>;
+    let paidReference: string;
+    let guestReference: string;
+    const email = `Orders-${Date.now()}@Example.com`;
+    before(async () => {
+      staffClient = stack.client();
+      await signedInStaff(stack, staffClient, 'reader@shop.test', 'staff');
+      const customer = stack.client();
+      await signUp(customer);
+      const delivery = { name: 'Grace Hopper', email, line1: '1 Harbour Road', city: 'Bristol', postcode: 'BS1 4RN', country: 'GB' };
+      const paid = await expectCheckout(customer, checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }], { delivery }));
+      await completePayment(paid.hosted_checkout_url!, 'pay');
+      await stack.checkout!.reconcileNow();
+      paidReference = paid.checkout_reference;
+      guestReference = (await expectCheckout(stack.client(), checkoutBody(EDGE_PRICES.p8333 / 100, [{ sku: sku('p8333'), quantity: 1 }], { delivery }))).checkout_reference;
+    });
+
+    it('finds an order by reference and by email in any case, newest first, with its delivery details', async () => {
+      const byReference = await staffClient.get<{ orders: Array<{ order: { reference: string; delivery?: { email: string } } }> }>(`/api/admin/orders?q=${paidReference}`);
+      expect(byReference.status, byReference.text).to.equal(200);
+      expect(byReference.headers.get('cache-control')).to.equal('private, no-store');
+      expect(byReference.body.orders.map(({ order }) => order.reference)).to.deep.equal([paidReference]);
+      const byEmail = await staffClient.get<{ orders: Array<{ order: { reference: string; delivery?: { email: string } } }> }>(`/api/admin/orders?q=${encodeURIComponent(email.toUpperCase())}`);
+      expect(byEmail.body.orders.map(({ order }) => order.reference)).to.deep.equal([guestReference, paidReference]);
+      expect(byEmail.body.orders[0]!.order.delivery?.email, 'a guest order shows its delivery details to staff').to.equal(email);
+    });
+
+    it('filters by status and creation date, and pages with a cursor', async () => {
+      const q = encodeURIComponent(email);
+      const pending = await staffClient.get<{ orders: Array<{ order: { reference: string } }> }>(`/api/admin/orders?q=${q}&status=pending_payment`);
+      expect(pending.body.orders.map(({ order }) => order.reference)).to.deep.equal([guestReference]);
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      expect((await staffClient.get<{ orders: unknown[] }>(`/api/admin/orders?q=${q}&from=${tomorrow}`)).body.orders).to.deep.equal([]);
+      expect((await staffClient.get<{ orders: unknown[] }>(`/api/admin/orders?q=${q}&until=${tomorrow}`)).body.orders).to.have.length(2);
+      const first = await staffClient.get<{ orders: Array<{ order: { reference: string } }>; nextCursor?: string }>(`/api/admin/orders?q=${q}&limit=1`);
+      expect(first.body.orders.map(({ order }) => order.reference)).to.deep.equal([guestReference]);
+      const second = await staffClient.get<{ orders: Array<{ order: { reference: string } }>; nextCursor?: string }>(`/api/admin/orders?q=${q}&limit=1&cursor=${first.body.nextCursor}`);
+      expect(second.body.orders.map(({ order }) => order.reference)).to.deep.equal([paidReference]);
+      expect(second.body.nextCursor).to.equal(undefined);
+    });
+
+    it('answers one order in full, and bad input or an unknown reference in the Error shape', async () => {
+      const order = await staffClient.get<{ order: { reference: string; status: string; items: unknown[]; total: number }; accountId?: string; provider: string }>(`/api/admin/orders/${paidReference}`);
+      expect(order.status, order.text).to.equal(200);
+      expect(order.body.order).to.include({ reference: paidReference, status: 'paid', total: EDGE_PRICES.p7500 / 100 });
+      expect(order.body.accountId).to.be.a('string');
+      const missing = await staffClient.get<Record<string, unknown>>('/api/admin/orders/no-such-order');
+      expect(missing.status).to.equal(404);
+      expect(missing.body).to.deep.include({ success: false, error: 'order_not_found' });
+      const badStatus = await staffClient.get<Record<string, unknown>>('/api/admin/orders?status=lost');
+      expect(badStatus.status).to.equal(400);
+      expect(badStatus.body).to.include({ success: false });
+      const badCursor = await staffClient.get<Record<string, unknown>>('/api/admin/orders?cursor=nonsense');
+      expect(badCursor.status).to.equal(400);
+    });
+
+    it("refuses the admin API without a staff session, a customer's session included, in the Error shape", async () => {
+      const customer = stack.client();
+      await signUp(customer);
+      const customerToken = /svc_sess=([^;]+)/.exec(customer.cookieHeader)![1]!;
+      const attempts: Record<string, Record<string, string>> = { 'no cookie': { cookie: '' }, 'a customer session': {}, 'a customer session as svc_staff': { cookie: `svc_staff=${customerToken}` } };
+      for (const [label, headers] of Object.entries(attempts)) {
+        for (const path of ['/api/admin/orders', `/api/admin/orders/${paidReference}`, '/api/admin/orders?status=lost']) {
+          const res = await customer.get<Record<string, unknown>>(path, headers);
+          expect(res.status, `${label} ${path}`).to.equal(401);
+          expect(res.body, `${label} ${path}`).to.include({ success: false, error: 'staff_unauthorized' });
+        }
+        for (const path of ['/console/orders', `/console/orders/${paidReference}`]) {
+          const page = await customer.get<string>(path, headers);
+          expect(page.headers.get('location'), `${label} ${path}`).to.equal('/console/login');
+        }
+      }
+    });
+
+    it('lists, searches and opens orders in the console, as HTML and Markdown', async () => {
+      const list = await staffClient.get<string>(`/console/orders?q=${paidReference}&status=&from=&until=`);
+      expect(list.status, list.text).to.equal(200);
+      expectConsolePage(list);
+      expect(list.text).to.include(`<a href="/console/orders/${paidReference}">${paidReference}</a>`);
+      const refused = await staffClient.get<string>('/console/orders?from=yesterday');
+      expect(refused.status).to.equal(400);
+      expect(refused.text).to.include('role="alert"');
+      const detail = await staffClient.get<string>(`/console/orders/${paidReference}`);
+      expect(detail.status).to.equal(200);
+      expect(detail.text).to.include(sku('p7500')).and.include('Grace Hopper').and.include('£75.00');
+      const markdown = await staffClient.get<string>(`/console/orders/${paidReference}`, { accept: 'text/markdown' });
+      expect(markdown.text).to.match(new RegExp(`^# Order ${paidReference}`, 'm'));
+      expect((await staffClient.get<string>('/console/orders/no-such-order')).status).to.equal(404);
+    });
   });
 });
