@@ -72,6 +72,7 @@ export const adminArea: ApiArea = {
             required: true,
             description: 'The `checkout_reference` the order was created with',
             schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
+            example: 'order-2026-0003',
           },
         ],
         responses: {
