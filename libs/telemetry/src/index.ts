@@ -26,6 +26,7 @@ import { Exposition, runtimeMetrics } from './exposition';
 import { METER_NAME } from './gauges';
 import { RpcMetricsSpanProcessor } from './rpc-metrics';
 import { readSampler } from './sampler';
+import { redactSecretPaths } from './secret-paths';
 
 export { registerGauge, registerCounter, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
 export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
@@ -91,6 +92,7 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
         new HttpInstrumentation({
           // Probes and scrapes are not traffic worth a trace.
           ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
+          applyCustomAttributesOnSpan: redactSecretPaths,
         }),
         // No Express instrumentation: the gateway names the HTTP span by its route itself
         // (httpRouteRecorder), which is all that instrumentation told once its per-layer spans were off.
