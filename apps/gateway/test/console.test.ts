@@ -119,6 +119,21 @@ describe('the console: staff accounts, login and sessions', () => {
     expect(after.headers.get('location')).to.equal('/console/login');
   });
 
+  it('ops: refuses an unknown role and a taken email; reset prints a new link and the old one stops working', async () => {
+    const badRole = await identityOpsRun(stack, ['staff', 'add', 'role@shop.test', '--role', 'admin']);
+    expect(badRole.code).to.equal(65);
+    expect(badRole.json).to.include({ success: false });
+    const lost = await addStaff(stack, 'reset@shop.test', 'staff');
+    const taken = await identityOpsRun(stack, ['staff', 'add', 'RESET@shop.test']);
+    expect(taken.json).to.include({ success: false, error: 'staff_exists' });
+    const reset = await identityOpsRun(stack, ['staff', 'reset', 'reset@shop.test']);
+    expect(reset.code).to.equal(0);
+    expect((await stack.client().get<string>(lost)).status).to.equal(404);
+    const { secret } = await completeSetup(stack, stack.client(), new URL(reset.json.setupLink as string).pathname);
+    const login = await postConsoleForm(stack, stack.client(), '/console/login', { email: 'reset@shop.test', password: STAFF_PASSWORD, code: totpCode(secret, 1) });
+    expect(login.status).to.equal(303);
+  });
+
   it('logs out, and the audit export lists the login and logout with the address', async () => {
     const client = stack.client();
     await signedInStaff(stack, client, 'audit@shop.test');
