@@ -6,6 +6,7 @@ import { ordersByAccount } from './004-orders-by-account';
 import { pollSchedule } from './005-poll-schedule';
 import { orderLinesBySku } from './006-order-lines-by-sku';
 import { providerCheckoutColumns } from './007-provider-checkout-columns';
+import { ordersByCreation } from './008-orders-by-creation';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '005-poll-schedule': pollSchedule,
   '006-order-lines-by-sku': orderLinesBySku,
   '007-provider-checkout-columns': providerCheckoutColumns,
+  '008-orders-by-creation': ordersByCreation,
 };
