@@ -190,10 +190,13 @@ describe('the console: staff accounts, login and sessions', () => {
     });
 
     it('answers one order in full, and bad input or an unknown reference in the Error shape', async () => {
-      const order = await staffClient.get<{ order: { reference: string; status: string; items: unknown[]; total: number }; accountId?: string; provider: string }>(`/api/admin/orders/${paidReference}`);
+      const order = await staffClient.get<{ order: { reference: string; status: string; items: unknown[]; total: number; createdAt: string }; accountId?: string; paidAt?: string; provider: string }>(`/api/admin/orders/${paidReference}`);
       expect(order.status, order.text).to.equal(200);
       expect(order.body.order).to.include({ reference: paidReference, status: 'paid', total: EDGE_PRICES.p7500 / 100 });
       expect(order.body.accountId).to.be.a('string');
+      expect(Date.parse(order.body.paidAt!)).to.be.at.least(Date.parse(order.body.order.createdAt));
+      const unpaid = await staffClient.get<{ paidAt?: string }>(`/api/admin/orders/${guestReference}`);
+      expect(unpaid.body.paidAt).to.equal(undefined);
       const missing = await staffClient.get<Record<string, unknown>>('/api/admin/orders/no-such-order');
       expect(missing.status).to.equal(404);
       expect(missing.body).to.deep.include({ success: false, error: 'order_not_found' });

@@ -56,6 +56,7 @@ export class StaffOrderReader {
       accountId: order.accountId ?? '',
       promoCode: order.promoCode ?? '',
       pointsAwardedAt: iso(order.pointsAwardedAt),
+      paidAt: iso(order.paidAt),
       provider: order.provider,
       providerCheckoutId: order.providerCheckoutId ?? '',
     };

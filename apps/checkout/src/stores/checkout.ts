@@ -230,7 +230,8 @@ export class CheckoutStore {
 
   /** Moves a pending order to its final status; false when something else already did. */
   async finalise(orderId: string, status: Exclude<OrderStatus, 'pending_payment'>, now: number): Promise<boolean> {
-    const updated = await this.db('orders').where({ id: orderId, status: 'pending_payment' }).update({ status, updated_at: now });
+    // paid_at: when the payment was confirmed, which the console shows (updated_at moves on with later steps).
+    const updated = await this.db('orders').where({ id: orderId, status: 'pending_payment' }).update({ status, updated_at: now, ...(status === 'paid' ? { paid_at: now } : {}) });
     return updated === 1;
   }
 
@@ -425,6 +426,7 @@ function toOrder(row: Row, lines: Row[]): Order {
     pointsAwardedAt: optionalNumber(row.points_awarded_at),
     codeRedeemedAt: optionalNumber(row.code_redeemed_at),
     closedAt: optionalNumber(row.closed_at),
+    paidAt: optionalNumber(row.paid_at),
     claimExpiresAt: optionalNumber(row.claim_expires_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),

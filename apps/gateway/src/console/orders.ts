@@ -77,6 +77,7 @@ function detailPage(staff: StaffCaller, order: checkout.StaffOrder) {
 <dl>
 <dt>Status</dt><dd>${STATUS_WORDS[summary.status] ?? summary.status}</dd>
 <dt>Placed</dt><dd>${details.createdAt}</dd>
+<dt>Paid</dt><dd>${order.paidAt || 'not paid'}</dd>
 <dt>Last change</dt><dd>${details.updatedAt}</dd>
 <dt>Customer</dt><dd>${order.accountId ? `account ${order.accountId}` : 'guest'}</dd>
 <dt>Payment</dt><dd>${order.provider}${order.providerCheckoutId ? `, checkout ${order.providerCheckoutId}` : ', no checkout made'}</dd>

@@ -19,6 +19,7 @@ export function staffOrderView(order: checkout.StaffOrder) {
     order: orderDetailsView(order.details!),
     ...(order.accountId ? { accountId: order.accountId } : {}),
     ...(order.promoCode ? { promoCode: order.promoCode } : {}),
+    ...(order.paidAt ? { paidAt: order.paidAt } : {}),
     ...(order.pointsAwardedAt ? { pointsAwardedAt: order.pointsAwardedAt } : {}),
     provider: order.provider,
     ...(order.providerCheckoutId ? { providerCheckoutId: order.providerCheckoutId } : {}),

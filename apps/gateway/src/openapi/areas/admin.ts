@@ -21,6 +21,7 @@ export const adminArea: ApiArea = {
         order: ref('OrderDetails'),
         accountId: { type: 'string', description: 'The account that placed it; absent for a guest order' },
         promoCode: { type: 'string', description: 'The promo or reward code it was priced with' },
+        paidAt: { type: 'string', format: 'date-time', description: 'When the payment was confirmed; absent while unpaid' },
         pointsAwardedAt: { type: 'string', format: 'date-time', description: "When the order's loyalty points were awarded; absent until they are" },
         provider: { type: 'string', description: 'The payment provider' },
         providerCheckoutId: { type: 'string', description: "The provider's checkout id; absent before one was made" },

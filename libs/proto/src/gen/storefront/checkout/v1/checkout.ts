@@ -229,6 +229,8 @@ export interface StaffOrder {
   /** The provider it was paid through, and its checkout id there (empty before one was made). */
   provider: string;
   providerCheckoutId: string;
+  /** RFC 3339, when the payment was confirmed; empty while unpaid. */
+  paidAt: string;
 }
 
 export interface ListOrdersForStaffRequest {
@@ -2968,6 +2970,7 @@ function createBaseStaffOrder(): StaffOrder {
     pointsAwardedAt: "",
     provider: "",
     providerCheckoutId: "",
+    paidAt: "",
   };
 }
 
@@ -2990,6 +2993,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     }
     if (message.providerCheckoutId !== "") {
       writer.uint32(50).string(message.providerCheckoutId);
+    }
+    if (message.paidAt !== "") {
+      writer.uint32(58).string(message.paidAt);
     }
     return writer;
   },
@@ -3055,6 +3061,14 @@ export const StaffOrder: MessageFns<StaffOrder> = {
             message.providerCheckoutId = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.paidAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3091,6 +3105,11 @@ export const StaffOrder: MessageFns<StaffOrder> = {
         : isSet(object.provider_checkout_id)
         ? globalThis.String(object.provider_checkout_id)
         : "",
+      paidAt: isSet(object.paidAt)
+        ? globalThis.String(object.paidAt)
+        : isSet(object.paid_at)
+        ? globalThis.String(object.paid_at)
+        : "",
     };
   },
 
@@ -3114,6 +3133,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     if (message.providerCheckoutId !== "") {
       obj.providerCheckoutId = message.providerCheckoutId;
     }
+    if (message.paidAt !== "") {
+      obj.paidAt = message.paidAt;
+    }
     return obj;
   },
 
@@ -3130,6 +3152,7 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     message.pointsAwardedAt = object.pointsAwardedAt ?? "";
     message.provider = object.provider ?? "";
     message.providerCheckoutId = object.providerCheckoutId ?? "";
+    message.paidAt = object.paidAt ?? "";
     return message;
   },
 };
