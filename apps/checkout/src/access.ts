@@ -1,4 +1,4 @@
-/** Who may call each checkout RPC: only the gateway; a customer is optional except for a customer's own list. */
+/** Who may call each checkout RPC: only the gateway; a customer is optional except for a customer's own list; the console's reads need a staff member. */
 import { accessTable } from '@storefront/grpc';
 import { checkout } from '@storefront/proto';
 
@@ -6,4 +6,6 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'optional', rpcs: ['createCheckout', 'validatePromo', 'getOrder', 'quoteOrder'] },
   { callers: ['gateway'], customer: 'none', rpcs: ['notifyPaymentEvent', 'getPricingPolicy'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
+  // The console: any staff member reads orders.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listOrdersForStaff', 'getOrderForStaff'] },
 ]);

@@ -25,6 +25,7 @@ import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './domain/orders';
+import { StaffOrderReader } from './domain/staff-orders';
 import { PromoDefinitions } from './domain/promo-definitions';
 import type { PaymentProvider } from './providers/provider';
 
@@ -90,6 +91,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   const orders = new OrderReader({ store, limits, now });
   const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
   const countConfirmed = countConfirmedPayments([...providers.keys()]);
+  const staffOrders = new StaffOrderReader(store, orders);
   const confirmation = new PaymentConfirmation({
     store,
     inventory: inventoryClient,
@@ -139,6 +141,8 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         listOrders: async (request, context) => orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
         getPricingPolicy: async () => PRICING_POLICY,
         quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
+        listOrdersForStaff: async (request) => staffOrders.list(request),
+        getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
       }),
     ],
   };

@@ -19,6 +19,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/docum
 import type { JsonSchema } from '../src/openapi/area';
 import { listOperations, sessionRequirement, type MediaTypeView, type Operation, type ResponseView } from '../src/published/api-reference';
 import { undocumentedAnswers } from './support/documented-answers';
+import { signedInStaff } from './support/console';
 
 // startStack leaves PUBLIC_BASE_URL at its default.
 const DOCUMENT = buildOpenApiDocument('http://localhost:8080');
@@ -26,8 +27,9 @@ const OPERATIONS = listOperations(DOCUMENT);
 const SIGN_UP = { method: 'post', path: '/api/auth/signup' } as const;
 const LOG_IN = 'POST /api/auth/login';
 const CREATE_CHECKOUT = { method: 'post', path: '/api/create-checkout' } as const;
-const READ_ORDER = 'GET /api/orders/{checkout_reference}';
 const CONFIRM_RESET = 'POST /api/auth/password-reset/confirm';
+/** Operations that read an order by the reference in their path example: the order is made first. */
+const READ_ORDER = new Set(['GET /api/orders/{checkout_reference}', 'GET /api/admin/orders/{checkout_reference}']);
 
 /** Checks answers against the document; schemas are compiled from the document itself. */
 class ResponseContract {
@@ -142,6 +144,9 @@ function requestPath(operation: Operation): string {
   return query.size > 0 ? `${path}?${query}` : path;
 }
 
+/** Whether the operation is the console staff's (its security names the staff cookie) rather than a customer's. */
+const forStaff = (operation: Operation) => (operation.view.security ?? []).some((requirement) => 'staffCookie' in requirement);
+
 const jsonBodyOf = (operation: Operation) => operation.view.requestBody?.content?.['application/json'];
 
 function send(client: HttpClient, operation: Operation, body: unknown): Promise<TestResponse> {
@@ -152,6 +157,7 @@ function send(client: HttpClient, operation: Operation, body: unknown): Promise<
 describe('contract: every operation of /openapi.json through the gateway', () => {
   let stack: Stack;
   let contract: ResponseContract;
+  let staffAdded = 0;
 
   /**
    * A client holding the session of a new customer, signed up through the documented
@@ -168,6 +174,14 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
     return client;
   }
 
+  /** A client holding the `svc_staff` session of a new console staff member, added with the ops command and set up from its link. */
+  async function staffMember(): Promise<HttpClient> {
+    const client = stack.client();
+    staffAdded += 1;
+    await signedInStaff(stack, client, `contract-${staffAdded}@shop.test`, 'staff');
+    return client;
+  }
+
   /**
    * What must exist before an example can succeed: the customer a login example names, the order
    * an order read names (a guest order from the create-checkout example under that reference), and
@@ -181,7 +195,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       const tokenHash = createHash('sha256').update((example as { token: string }).token).digest('hex');
       await stack.identity!.db('password_resets').insert({ token_hash: tokenHash, user_id: profile.id, created_at: Date.now(), expires_at: Date.now() + 3600_000 });
     }
-    if (name === READ_ORDER) {
+    if (READ_ORDER.has(name)) {
       const createCheckout = OPERATIONS.find((candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path);
       if (!createCheckout) throw new Error(`${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ${CREATE_CHECKOUT.path}`);
       const reference = operation.view.parameters?.find((parameter) => parameter.in === 'path')?.example;
@@ -209,7 +223,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
 
     describe(name, () => {
       it('succeeds with its documented example, answering as documented', async () => {
-        const client = session === 'required' ? await customer() : stack.client();
+        const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
         const example = withFreshEmails(exampleOf(media));
         await prepare(operation, name, example);
         const answer = await send(client, operation, example);
@@ -234,7 +248,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         const unreadable = { 'text/plain': { body: 'plain text', headers: { 'content-type': 'text/plain' } }, 'an oversized body': { body: JSON.stringify('x'.repeat(200 * 1024)), headers: { 'content-type': 'application/json' } } };
         for (const [label, options] of Object.entries(unreadable)) {
           it(`answers ${label} with a documented client error in the Error shape`, async () => {
-            const client = session === 'required' ? await customer() : stack.client();
+            const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
             const answer = await client.request(operation.method.toUpperCase(), requestPath(operation), options);
             expect(answer.status, answer.text).to.be.within(400, 499);
             expect(contract.problems(operation, answer)).to.deep.equal([]);
@@ -244,7 +258,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         // 400 where the operation documents it; login has one refusal for what cannot be credentials, 401.
         const refusal = operation.view.responses?.['400'] ? 400 : 401;
         it(`answers ${refusal} in the Error shape to a body that is not an object`, async () => {
-          const client = session === 'required' ? await customer() : stack.client();
+          const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
           const answer = await send(client, operation, ['not', 'an', 'object']);
           expect(answer.status).to.equal(refusal);
           expect(contract.problems(operation, answer)).to.deep.equal([]);

@@ -249,3 +249,24 @@ describe('tracing: signup and create-checkout across every service', function ()
     expect(Number(gauge![1])).to.be.at.least(1);
   });
 });
+
+describe("tracing: a console set-up link's token stays out of the spans", function () {
+  this.timeout(60_000);
+  let stack: TracedStack;
+  before(async () => {
+    stack = await startTracedStack({ services: ['identity'], layout: 'one-process' });
+  });
+  after(async () => stack?.stop());
+
+  it('records the set-up path with its token replaced', async () => {
+    await stack.spans();
+    const token = 'T'.repeat(43);
+    const res = await new HttpClient(stack.gatewayUrl).get(`/console/setup/${token}`);
+    expect(res.status).to.equal(404);
+    const spans = await stack.spans((s) => s.some(httpServerSpan('/console/setup/:token')));
+    const http = spans.find(httpServerSpan('/console/setup/:token'))!;
+    expect(Object.values(http.attributes).filter((value) => typeof value === 'string' && value.includes('/console/setup/'))).to.not.be.empty;
+    for (const span of spans) expect(JSON.stringify(span.attributes), span.name).to.not.include(token);
+  });
+});
+

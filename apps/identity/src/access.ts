@@ -4,5 +4,7 @@ import { identity } from '@storefront/proto';
 
 export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
   { callers: ['gateway'], customer: 'none', rpcs: ['signUp', 'logIn', 'logOut', 'resolveSession', 'requestPasswordReset', 'resetPassword'] },
+  // The console's staff: the set-up token, credentials or staff session is in the message.
+  { callers: ['gateway'], customer: 'none', rpcs: ['getStaffSetup', 'completeStaffSetup', 'staffLogIn', 'staffLogOut', 'resolveStaffSession'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['getProfile', 'updateProfile'] },
 ]);

@@ -2,3 +2,4 @@ export { openIdentityComponent, startIdentityServer, type IdentityServer, type I
 export { readIdentityConfig, readIdentityServeKeys, type IdentityConfig, type IdentityServeKeys } from './config';
 export { IDENTITY_ACCESS } from './access';
 export { migrations } from './migrations';
+export { identityOps } from './ops/commands';

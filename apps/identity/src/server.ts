@@ -15,7 +15,9 @@ import { Accounts, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
 import { PasswordResets } from './domain/password-resets';
 import { welcomeMail } from './domain/account-mails';
+import { StaffAccounts } from './domain/staff-accounts';
 import { PasswordResetStore } from './stores/password-resets';
+import { StaffStore, type StaffMember } from './stores/staff';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
 
@@ -30,6 +32,7 @@ export interface IdentityHandles {
   passwordResets: PasswordResets;
   /** Sends the mail that is due now (tests, operators) instead of waiting for the sender. */
   sendMailNow(): Promise<PassSummary>;
+  staffAccounts: StaffAccounts;
 }
 
 /** Identity in a process of its own, served over gRPC. */
@@ -60,11 +63,19 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
     welcomeMail: (user) => welcomeMail(user, config.publicBaseUrl),
     mailQueued,
   });
+  const staffAccounts = new StaffAccounts({
+    staff: new StaffStore(db),
+    sessions: redis ? new RedisSessionStore(redis, 'staff-session') : new SqlSessionStore(db, 'staff_sessions', 'staff_id'),
+    counters,
+    hasher,
+    limits: config.rateLimits,
+    now,
+  });
   const passwordResets = new PasswordResets({ users, resets, counters, hasher, limits: config.passwordResets, publicBaseUrl: config.publicBaseUrl, logger, now, mailQueued });
     return {
       describe: { sessions: redis ? 'redis' : 'sql' },
       startBackground() {
-        const stopPurge = repeatInBackground(PURGE_INTERVAL_MS, () => Promise.all([accounts.purgeExpired(), resets.purgeExpired(now())]), logger, 'purging expired sessions failed');
+        const stopPurge = repeatInBackground(PURGE_INTERVAL_MS, () => Promise.all([accounts.purgeExpired(), staffAccounts.purgeExpired(), resets.purgeExpired(now())]), logger, 'purging expired sessions failed');
         mailSender.start();
         return async () => {
           stopPurge();
@@ -72,7 +83,7 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           await mailSender.stop();
         };
       },
-      exposed: { accounts, passwordResets, sendMailNow: () => mailSender.sendDue() },
+      exposed: { accounts, passwordResets, staffAccounts, sendMailNow: () => mailSender.sendDue() },
       bindings: [
       bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
         signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
@@ -94,6 +105,26 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           return {};
         },
         resetPassword: async ({ token, password, clientAddress }) => ({ userId: await passwordResets.confirm(token, password, clientAddress) }),
+        getStaffSetup: async ({ setupToken }) => {
+          const offer = await staffAccounts.setupOffer(setupToken);
+          return { staff: offer.member, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri };
+        },
+        completeStaffSetup: async ({ setupToken, password, code }, context) => {
+          const { member, recoveryCodes } = await staffAccounts.completeSetup(setupToken, password, code, context.abandoned);
+          return { staff: toStaffMember(member), recoveryCodes };
+        },
+        staffLogIn: async (request, context) => {
+          const { member, session } = await staffAccounts.logIn(request, context.abandoned);
+          return { staff: toStaffMember(member), session };
+        },
+        staffLogOut: async ({ sessionToken, clientAddress }) => {
+          await staffAccounts.logOut(sessionToken, clientAddress);
+          return {};
+        },
+        resolveStaffSession: async ({ sessionToken }) => {
+          const { member, expiresAt } = await staffAccounts.resolveSession(sessionToken);
+          return { staff: toStaffMember(member), expiresInMs: Math.max(0, expiresAt - now()) };
+        },
       }),
     ],
   };
@@ -102,6 +133,10 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
 
 function signedIn({ user, session }: { user: User; session: IssuedSession }) {
   return { profile: toProfile(user), session };
+}
+
+function toStaffMember(member: StaffMember): identity.StaffMember {
+  return { id: member.id, email: member.email, role: member.role };
 }
 
 function toProfile(user: User): identity.Profile {

@@ -2,6 +2,8 @@
  * The internal caller token: the gateway, having resolved the session cookie, tells services
  * who the customer is with a short-lived EdDSA-signed JWT in gRPC metadata. Services verify it
  * with the public key and never take a user id for a customer-facing call from a message.
+ * A staff member of the console travels the same way in a token of its own (its own metadata
+ * key and audience, so neither kind can pass for the other), naming the member and their role.
  */
 import {
   TokenSigner,
@@ -13,8 +15,30 @@ import {
 } from '@storefront/signed-token';
 
 export const CALLER_TOKEN_METADATA = 'x-caller-token';
+export const STAFF_TOKEN_METADATA = 'x-staff-token';
 const ISSUER = 'storefront-gateway';
 const AUDIENCE = 'storefront-services';
+const STAFF_AUDIENCE = 'storefront-services-staff';
+
+export const STAFF_ROLES = ['owner', 'staff'] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+
+/** A console staff member as the gateway vouches for them. */
+export interface StaffIdentity {
+  id: string;
+  role: StaffRole;
+}
+
+/** `owner:<id>`: the role first, since an id never contains a colon and a role never does either. */
+const staffSubject = ({ id, role }: StaffIdentity) => `${role}:${id}`;
+
+function parseStaffSubject(subject: string | undefined): StaffIdentity | undefined {
+  const colon = subject?.indexOf(':') ?? -1;
+  if (subject === undefined || colon < 0) return undefined;
+  const role = subject.slice(0, colon);
+  const id = subject.slice(colon + 1);
+  return (STAFF_ROLES as readonly string[]).includes(role) && id ? { id, role: role as StaffRole } : undefined;
+}
 
 export interface CallerKeyPair {
   privateKeyPem: string;
@@ -36,13 +60,26 @@ export class CallerTokenSigner {
   sign(userId: string): Promise<string> {
     return this.signer.sign({ issuer: ISSUER, audience: AUDIENCE, subject: userId });
   }
+
+  signStaff(staff: StaffIdentity): Promise<string> {
+    return this.signer.sign({ issuer: ISSUER, audience: STAFF_AUDIENCE, subject: staffSubject(staff) });
+  }
 }
 
 export class CallerTokenVerifier {
-  private constructor(private readonly verifier: TokenVerifier) {}
+  private constructor(
+    private readonly verifier: TokenVerifier,
+    private readonly staffVerifier: TokenVerifier,
+  ) {}
 
   static async fromPem(publicKeyPem: string, now: Clock = Date.now): Promise<CallerTokenVerifier> {
-    return new CallerTokenVerifier(new TokenVerifier(new Map([[ISSUER, publicKeyFromPem(publicKeyPem)]]), AUDIENCE, now));
+    const keys = new Map([[ISSUER, publicKeyFromPem(publicKeyPem)]]);
+    return new CallerTokenVerifier(new TokenVerifier(keys, AUDIENCE, now), new TokenVerifier(keys, STAFF_AUDIENCE, now));
+  }
+
+  /** The staff member a staff token vouches for, or undefined when it is missing, forged, expired or a customer's. */
+  async verifyStaff(token: string | undefined): Promise<StaffIdentity | undefined> {
+    return parseStaffSubject((await this.staffVerifier.verify(token))?.subject);
   }
 
   /** The user id the token vouches for, or undefined when it is missing, forged or expired. */

@@ -6,10 +6,12 @@
 import { AppError, isLockContention, isStoreOutage, storeBusy, storeUnavailable, unauthenticated } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ServiceName } from '@storefront/service-token';
+import type { StaffIdentity } from '@storefront/caller-token';
 import { SERVICE_NOT_ALLOWED } from './status';
 import type { RpcAccess } from './types';
 
-// Only the gateway resolves session cookies, so only its word on who the customer is counts.
+// Only the gateway resolves session cookies, so only its word on who the customer (or the
+// console's staff member) is counts.
 const CUSTOMER_VOUCHER: ServiceName = 'gateway';
 
 /** What a handler learns about its call, whichever transport brought it. */
@@ -20,6 +22,8 @@ export interface CallContext {
   caller(): Promise<string | undefined>;
   /** The customer the gateway vouches for; UNAUTHENTICATED when there is none. */
   requireCaller(): Promise<string>;
+  /** The console staff member the gateway vouches for, on an RPC whose rule requires one (admitted already). */
+  staff?: StaffIdentity;
   /** True once the client cancelled the call or its deadline passed: nobody will see the answer. */
   abandoned(): boolean;
 }
@@ -36,11 +40,24 @@ export function vouchesForCustomer(access: RpcAccess, service: ServiceName): boo
   return access.customer !== 'none' && service === CUSTOMER_VOUCHER;
 }
 
-/** The handler's view of the call once its service is admitted and `customer` is whoever was vouched for. */
-export function callContext(access: RpcAccess, service: ServiceName, customer: string | undefined, abandoned: () => boolean): CallContext {
+/** Whether the staff member a caller names counts for this RPC: only the gateway's, and only where the rule asks for staff. */
+export function vouchesForStaff(access: RpcAccess, service: ServiceName): boolean {
+  return access.staff !== undefined && service === CUSTOMER_VOUCHER;
+}
+
+/**
+ * The handler's view of the call once its service is admitted and `customer` and `staff` are
+ * whoever was vouched for; an RPC for staff refuses a call without a member of an admitted role.
+ */
+export function callContext(access: RpcAccess, service: ServiceName, customer: string | undefined, abandoned: () => boolean, staff?: StaffIdentity): CallContext {
   if (access.customer === 'required' && !customer) throw unauthenticated();
+  if (access.staff) {
+    if (!staff) throw unauthenticated('A console staff member is required', 'staff_unauthorized');
+    if (!access.staff.required.includes(staff.role)) throw new AppError('permission_denied', 'staff_role_refused', `The ${staff.role} role may not do this`);
+  }
   return {
     service,
+    ...(access.staff ? { staff } : {}),
     caller: async () => customer,
     requireCaller: async () => {
       if (!customer) throw unauthenticated();

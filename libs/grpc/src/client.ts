@@ -4,7 +4,7 @@
  * arrive as AppError.
  */
 import { Client, Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
-import { CALLER_TOKEN_METADATA } from '@storefront/caller-token';
+import { CALLER_TOKEN_METADATA, STAFF_TOKEN_METADATA, type StaffIdentity } from '@storefront/caller-token';
 import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenSigner } from '@storefront/service-token';
 import { serviceConfigFor } from './retry-policy';
 import { fromServiceError } from './status';
@@ -31,12 +31,15 @@ export interface CallOptions {
    * remote call carries it as a caller token the client signs; an in-process call as the value.
    */
   customer?: string;
+  /** The console staff member this call acts for, as the gateway resolved it from the staff session; carried like the customer. */
+  staff?: StaffIdentity;
   deadlineMs?: number;
 }
 
-/** Signs the caller token that names a customer to a remote service (the gateway's key). */
+/** Signs the caller token that names a customer (or a staff member) to a remote service (the gateway's key). */
 export interface CustomerTokenSigner {
   sign(userId: string): Promise<string>;
+  signStaff(staff: StaffIdentity): Promise<string>;
 }
 
 export type RpcClient<D extends ServiceDefinition> = {
@@ -70,6 +73,10 @@ export function createRpcClient<D extends ServiceDefinition>(
       if (options.customer) {
         if (!customerTokens) throw new Error(`this client cannot name a customer to the ${target} service: it has no caller-token key`);
         metadata.set(CALLER_TOKEN_METADATA, await customerTokens.sign(options.customer));
+      }
+      if (options.staff) {
+        if (!customerTokens) throw new Error(`this client cannot name a staff member to the ${target} service: it has no caller-token key`);
+        metadata.set(STAFF_TOKEN_METADATA, await customerTokens.signStaff(options.staff));
       }
       return new Promise((resolve, reject) => {
         const deadline = Date.now() + (options.deadlineMs ?? defaultDeadlineMs);

@@ -8,7 +8,7 @@ import { SpanKind, SpanStatusCode, TraceFlags, trace, type Span } from '@opentel
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ServiceName } from '@storefront/service-token';
-import { admitService, asCallerError, callContext, shortName, vouchesForCustomer } from './access';
+import { admitService, asCallerError, callContext, shortName, vouchesForCustomer, vouchesForStaff } from './access';
 import type { CallOptions, RpcClient } from './client';
 import type { ServiceBinding } from './server';
 import { SERVICE_NOT_ALLOWED } from './status';
@@ -41,7 +41,8 @@ export async function callLocally(binding: ServiceBinding, rpc: string, request:
     try {
       admitService(access, caller, method.path, options.logger);
       const customer = vouchesForCustomer(access, caller) ? options.customer : undefined;
-      const context = callContext(access, caller, customer, () => timedOut || Date.now() >= deadline);
+      const staff = vouchesForStaff(access, caller) ? options.staff : undefined;
+      const context = callContext(access, caller, customer, () => timedOut || Date.now() >= deadline, staff);
       const expired = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           timedOut = true;

@@ -6,12 +6,12 @@
  */
 import { Server, ServerCredentials, type Deadline, type Metadata, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { AppError } from '@storefront/errors';
-import { CALLER_TOKEN_METADATA, type CallerTokenVerifier } from '@storefront/caller-token';
+import { CALLER_TOKEN_METADATA, STAFF_TOKEN_METADATA, type CallerTokenVerifier } from '@storefront/caller-token';
 import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenVerifier } from '@storefront/service-token';
 import type { Logger } from '@storefront/logging';
 import { HealthService } from './health';
 import { SERVICE_UNAUTHENTICATED, toStatusObject } from './status';
-import { admitService, asCallerError, callContext, shortName, vouchesForCustomer, type CallContext } from './access';
+import { admitService, asCallerError, callContext, shortName, vouchesForCustomer, vouchesForStaff, type CallContext } from './access';
 import type { AccessTable, RequestOf, ResponseOf, RpcAccess, ServiceDefinition } from './types';
 
 const MAX_CONNECTION_AGE_MS = 60_000;
@@ -126,7 +126,8 @@ async function authorise(call: ServerUnaryCall<unknown, unknown>, access: RpcAcc
   }
   admitService(access, service, rpc, options.logger);
   const customer = vouchesForCustomer(access, service) ? await options.callerTokens.verify(firstValue(metadata, CALLER_TOKEN_METADATA)) : undefined;
-  return callContext(access, service, customer, () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now());
+  const staff = vouchesForStaff(access, service) ? await options.callerTokens.verifyStaff(firstValue(metadata, STAFF_TOKEN_METADATA)) : undefined;
+  return callContext(access, service, customer, () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now(), staff);
 }
 
 function deadlineMs(deadline: Deadline): number {

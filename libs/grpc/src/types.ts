@@ -1,6 +1,7 @@
 /** Types derived from ts-proto's grpc-js service definitions, so handlers and clients stay typed. */
 /* eslint-disable @typescript-eslint/no-explicit-any -- the method shape is invariant in Req/Res, so matching needs any */
 import type { ServiceName } from '@storefront/service-token';
+import type { StaffRole } from '@storefront/caller-token';
 
 export interface UnaryMethod<Req, Res> {
   readonly path: string;
@@ -26,6 +27,11 @@ export interface RpcAccess {
    * `optional`: the customer is known when the gateway vouches for one; `none`: never read.
    */
   customer: 'required' | 'optional' | 'none';
+  /**
+   * `required`: the gateway's staff token must name a console staff member with one of these
+   * roles (UNAUTHENTICATED without one, PERMISSION_DENIED for another role); absent: never read.
+   */
+  staff?: { required: readonly StaffRole[] };
 }
 
 /** One entry per RPC of the service: the compiler refuses a table that misses one. */
@@ -48,10 +54,10 @@ export function accessTable<D extends ServiceDefinition, const Groups extends re
   groups: Groups & ListsEvery<D, Groups>,
 ): AccessTable<D> {
   const table: Record<string, RpcAccess> = {};
-  for (const { rpcs, callers, customer } of groups) {
+  for (const { rpcs, callers, customer, staff } of groups) {
     for (const rpc of rpcs) {
       if (table[rpc]) throw new Error(`the access table names ${rpc} twice`);
-      table[rpc] = { callers, customer };
+      table[rpc] = { callers, customer, ...(staff ? { staff } : {}) };
     }
   }
   return table as AccessTable<D>;

@@ -25,6 +25,11 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   updateProfile: ANYONE,
   requestPasswordReset: ANYONE,
   resetPassword: ANYONE,
+  getStaffSetup: ANYONE,
+  completeStaffSetup: ANYONE,
+  staffLogIn: ANYONE,
+  staffLogOut: ANYONE,
+  resolveStaffSession: ANYONE,
 };
 
 /**
@@ -60,6 +65,11 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     updateProfile: answer,
     requestPasswordReset: answer,
     resetPassword: async () => ({ ...(await answer()), userId: '' }),
+    getStaffSetup: async () => ({ ...(await answer()), totpSecret: '', otpauthUri: '' }),
+    completeStaffSetup: async () => ({ ...(await answer()), recoveryCodes: [] }),
+    staffLogIn: answer,
+    staffLogOut: answer,
+    resolveStaffSession: async () => ({ ...(await answer()), expiresInMs: 0 }),
   };
   backend.server = await startGrpcServer({
     address,

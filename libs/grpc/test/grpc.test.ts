@@ -70,7 +70,7 @@ describe('grpc: server, client, errors and health', () => {
 
   it('passes the verified caller and ignores a forged one', async () => {
     expect((await client().getStock({}, { customer: 'user-7' })).available).to.deep.equal({ 'user-7': 1 });
-    const forging = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000, { sign: async () => 'forged' });
+    const forging = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000, { sign: async () => 'forged', signStaff: async () => 'forged' });
     expect((await forging.getStock({}, { customer: 'user-7' })).available).to.deep.equal({ anonymous: 1 });
   });
 

@@ -134,6 +134,7 @@ export {
   OPS_EXIT,
   OpsExit,
   OpsUsageError,
+  instantOption,
   migrationCommands,
   requiredOption,
   runOps,

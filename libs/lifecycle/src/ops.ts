@@ -322,6 +322,15 @@ export function wholeNumberOption(text: string, name: string, { min, max, code }
   return value;
 }
 
+/** An ISO 8601 date (midnight UTC) or a date-time with a zone; bad input names the option. */
+export function instantOption(text: string, name: string): number {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
+  const at = dateOnly || zoned ? Date.parse(dateOnly ? `${text}T00:00:00Z` : text) : NaN;
+  if (!Number.isFinite(at)) throw invalidArgument(`${name} must be an ISO 8601 date (2025-06-01) or date-time with a zone (2025-06-01T09:00:00Z), got "${text}"`, 'invalid_date');
+  return at;
+}
+
 export function requiredOption(options: OpsOptions, name: string): string {
   const value = options[name];
   if (typeof value !== 'string' || !value.trim()) throw new OpsUsageError(`--${name} is required`);

@@ -27,6 +27,7 @@ import { METER_NAME } from './gauges';
 import { RpcMetricsSpanProcessor } from './rpc-metrics';
 import { readSampler } from './sampler';
 import { recordDirectDurationsWith, UNTRACED_PATHS } from './direct-http';
+import { redactSecretPaths } from './secret-paths';
 
 export { registerGauge, registerCounter, observeDbPool, type GaugeOptions, type PooledDatabase } from './gauges';
 export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
@@ -91,6 +92,8 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
       ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(request.url ?? ''),
       // A password reset link carries its token in the query: spans keep it as REDACTED.
       redactedQueryParamsServer: ['token'],
+      // A staff set-up link carries its token in the path.
+      applyCustomAttributesOnSpan: redactSecretPaths,
     });
     // Requests served ahead of it (traceDirectRequest) add to its duration series, not a second one.
     recordDirectDurationsWith((durationMs, attributes) => (http as unknown as HttpDurations)._recordServerDuration(durationMs, attributes));

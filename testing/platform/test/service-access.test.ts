@@ -7,10 +7,10 @@
  */
 import { expect } from 'chai';
 import { status } from '@grpc/grpc-js';
-import { CALLER_TOKEN_METADATA, CallerTokenSigner } from '@storefront/caller-token';
+import { CALLER_TOKEN_METADATA, CallerTokenSigner, STAFF_TOKEN_METADATA, type StaffIdentity } from '@storefront/caller-token';
 import { CHECKOUT_ACCESS } from '@storefront/checkout';
 import { AppError } from '@storefront/errors';
-import { SERVICE_NOT_ALLOWED, SERVICE_UNAUTHENTICATED, callLocally, type AccessTable, type ServiceDefinition } from '@storefront/grpc';
+import { SERVICE_NOT_ALLOWED, SERVICE_UNAUTHENTICATED, callLocally, type AccessTable, type RpcAccess, type ServiceDefinition } from '@storefront/grpc';
 import { IDENTITY_ACCESS } from '@storefront/identity';
 import { INVENTORY_ACCESS } from '@storefront/inventory';
 import { LOYALTY_ACCESS } from '@storefront/loyalty';
@@ -51,6 +51,10 @@ interface Outcome {
 }
 
 const UNAUTHENTICATED_CUSTOMER: Outcome = { status: status.UNAUTHENTICATED, errorCode: 'unauthorized' };
+const UNAUTHENTICATED_STAFF: Outcome = { status: status.UNAUTHENTICATED, errorCode: 'staff_unauthorized' };
+const STAFF: StaffIdentity = { id: 'access-test-staff', role: 'owner' };
+/** What the test names the caller with: a customer always, a staff member where the rule asks for one. */
+const withStaffNote = (rule: RpcAccess) => `${rule.customer === 'required' ? ' with a customer' : ''}${rule.staff ? ' with a staff member' : ''}`;
 const NOT_ALLOWED: Outcome = { status: status.PERMISSION_DENIED, errorCode: SERVICE_NOT_ALLOWED };
 
 describe('internal RPCs: service identity and access tables', () => {
@@ -85,14 +89,21 @@ describe('internal RPCs: service identity and access tables', () => {
           }
         });
 
-        it(`${name}.${rpc}: lets ${rule.callers.join(' and ')} through${rule.customer === 'required' ? ' with a customer' : ''}`, async () => {
+        it(`${name}.${rpc}: lets ${rule.callers.join(' and ')} through${withStaffNote(rule)}`, async () => {
           const customer = { [CALLER_TOKEN_METADATA]: await callerTokens.sign('access-test-user') };
+          const staff: Record<string, string> = rule.staff ? { [STAFF_TOKEN_METADATA]: await callerTokens.signStaff(STAFF) } : {};
           for (const caller of rule.callers) {
             const serviceToken = { [SERVICE_TOKEN_METADATA]: await testSigner(caller).tokenFor(name) };
             // The empty request may well be invalid; what matters is that the access check let it by.
-            const admitted = await call({ ...serviceToken, ...customer });
-            expect(admitted.errorCode, caller).to.not.be.oneOf([SERVICE_UNAUTHENTICATED, SERVICE_NOT_ALLOWED]);
+            const admitted = await call({ ...serviceToken, ...customer, ...staff });
+            expect(admitted.errorCode, caller).to.not.be.oneOf([SERVICE_UNAUTHENTICATED, SERVICE_NOT_ALLOWED, UNAUTHENTICATED_STAFF.errorCode]);
             if (rule.customer === 'required') expect(await call(serviceToken), `${caller} without a customer`).to.deep.equal(UNAUTHENTICATED_CUSTOMER);
+            if (rule.staff) {
+              expect(await call({ ...serviceToken, ...customer }), `${caller} with a customer but no staff member`).to.deep.equal(UNAUTHENTICATED_STAFF);
+              const customerAsStaff = { [STAFF_TOKEN_METADATA]: customer[CALLER_TOKEN_METADATA] };
+              expect(await call({ ...serviceToken, ...customerAsStaff }), `${caller} passing a customer's token for a staff member's`).to.deep.equal(UNAUTHENTICATED_STAFF);
+              expect(await call({ ...serviceToken, [STAFF_TOKEN_METADATA]: 'forged' }), `${caller} with a forged staff token`).to.deep.equal(UNAUTHENTICATED_STAFF);
+            }
           }
         });
       }
@@ -104,11 +115,11 @@ describe('internal RPCs: service identity and access tables', () => {
     startForSuite(() => startStack({ layout: 'one-process', env: FAST_ARGON2 }), (started) => (stack = started));
 
     /** One call as the hosted component sees it, before the caller-side translation. */
-    const callAs = async (name: ComponentName, rpc: string, caller: ServiceName, customer?: string): Promise<Outcome> => {
+    const callAs = async (name: ComponentName, rpc: string, caller: ServiceName, customer?: string, staff?: StaffIdentity): Promise<Outcome> => {
       const binding = stack[name]!.bindings!.find((candidate) => candidate.definition[rpc])!;
       const request = binding.definition[rpc]!.requestDeserialize(Buffer.alloc(0));
       try {
-        await callLocally(binding, rpc, request, caller, { customer, deadlineMs: 5000, logger });
+        await callLocally(binding, rpc, request, caller, { customer, staff, deadlineMs: 5000, logger });
         return { status: status.OK };
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
@@ -124,16 +135,17 @@ describe('internal RPCs: service identity and access tables', () => {
           const outsiders = SERVICE_NAMES.filter((service) => !rule.callers.includes(service));
           expect(outsiders).to.not.be.empty;
           for (const outsider of outsiders) {
-            expect(await callAs(name, rpc, outsider, 'access-test-user'), outsider).to.deep.equal(NOT_ALLOWED);
+            expect(await callAs(name, rpc, outsider, 'access-test-user', STAFF), outsider).to.deep.equal(NOT_ALLOWED);
           }
         });
 
-        it(`${name}.${rpc}: lets ${rule.callers.join(' and ')} through${rule.customer === 'required' ? ' with a customer' : ''}`, async () => {
+        it(`${name}.${rpc}: lets ${rule.callers.join(' and ')} through${withStaffNote(rule)}`, async () => {
           for (const caller of rule.callers) {
             // The empty request may well be invalid; what matters is that the access check let it by.
-            const admitted = await callAs(name, rpc, caller, 'access-test-user');
-            expect(admitted.errorCode, caller).to.not.equal(SERVICE_NOT_ALLOWED);
+            const admitted = await callAs(name, rpc, caller, 'access-test-user', rule.staff ? STAFF : undefined);
+            expect(admitted.errorCode, caller).to.not.be.oneOf([SERVICE_NOT_ALLOWED, UNAUTHENTICATED_STAFF.errorCode]);
             if (rule.customer === 'required') expect(await callAs(name, rpc, caller), `${caller} without a customer`).to.deep.equal(UNAUTHENTICATED_CUSTOMER);
+            if (rule.staff) expect(await callAs(name, rpc, caller, 'access-test-user'), `${caller} with a customer but no staff member`).to.deep.equal(UNAUTHENTICATED_STAFF);
           }
         });
       }

@@ -46,6 +46,8 @@ export interface Order extends NewOrder {
   pointsAwardedAt?: number;
   codeRedeemedAt?: number;
   closedAt?: number;
+  /** When the payment was confirmed; absent for orders paid before it was recorded. */
+  paidAt?: number;
   /** While in the future, a create-checkout attempt is working on the order. */
   claimExpiresAt?: number;
   createdAt: number;

@@ -46,7 +46,7 @@ export class OrderReader {
     };
   }
 
-  private details(order: Order, forOwner: boolean): checkout.OrderDetails {
+  details(order: Order, forOwner: boolean): checkout.OrderDetails {
     return {
       summary: orderSummary(order),
       paymentLink: this.paymentLink(order),
@@ -65,11 +65,11 @@ export class OrderReader {
 }
 
 /** The cursor is the last position of the page, base64url JSON: opaque to clients, checked here. */
-function encodeCursor(position: OrderPosition): string {
+export function encodeCursor(position: OrderPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): OrderPosition {
+export function decodeCursor(cursor: string): OrderPosition {
   // Unsigned, so a well-formed cursor a client made up is taken as a position; only its form is checked.
   const invalid = invalidArgument("cursor is not valid; pass the previous page's nextCursor unchanged, or start again without it");
   let parsed: unknown;

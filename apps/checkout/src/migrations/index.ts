@@ -7,6 +7,7 @@ import { ordersByAccount } from './004-orders-by-account';
 import { pollSchedule } from './005-poll-schedule';
 import { orderLinesBySku } from './006-order-lines-by-sku';
 import { providerCheckoutColumns } from './007-provider-checkout-columns';
+import { ordersByCreation } from './009-orders-by-creation';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '007-provider-checkout-columns': providerCheckoutColumns,
   // Order confirmations, queued with the payment that causes them (libs/outbox).
   '008-mail-outbox': mailOutboxMigration,
+  '009-orders-by-creation': ordersByCreation,
 };

@@ -4,11 +4,11 @@
  */
 import { createLogger } from '@storefront/logging';
 import { AppError } from '@storefront/errors';
-import { migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
+import { instantOption, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { readCommon, type EnvReader } from '@storefront/config';
 import { readProviderSettings } from '../config';
 import { migrations } from '../migrations';
-import { PromoAdmin, parseDiscountPercent, parseInstant, parsePromoCode, parseRedemptionCap, type PromoListing } from '../stores/promo-admin';
+import { PromoAdmin, parseDiscountPercent, parsePromoCode, parseRedemptionCap, type PromoListing } from '../stores/promo-admin';
 import { CheckoutStore } from '../stores/checkout';
 import type { Order } from '../domain/order';
 import { SumUpApiProvider } from '../providers/sumup';
@@ -111,8 +111,8 @@ const commands: OpsCommand[] = [
       const promo: PromoCode = {
         code: parsePromoCode(code!),
         discountBasisPoints: parseDiscountPercent(requiredOption(options, 'discount')),
-        activeFrom: typeof options.from === 'string' ? parseInstant(options.from, 'from') : Date.now(),
-        activeUntil: typeof options.until === 'string' ? parseInstant(options.until, 'until') : undefined,
+        activeFrom: typeof options.from === 'string' ? instantOption(options.from, 'from') : Date.now(),
+        activeUntil: typeof options.until === 'string' ? instantOption(options.until, 'until') : undefined,
         maxRedemptions: typeof options['max-redemptions'] === 'string' ? parseRedemptionCap(options['max-redemptions']) : undefined,
       };
       const created = await withCheckoutStore(env, (store) => new PromoAdmin(store.db, store).create(promo));

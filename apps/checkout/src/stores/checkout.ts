@@ -5,6 +5,7 @@ import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
 import type { DiscountKind, NewOrder, Order, OrderPosition, OrderStatus } from '../domain/order';
 import { providerCheckoutFields, type ProviderCheckoutFields } from '../providers/provider';
+import type { StaffOrderFilter } from '../domain/staff-orders';
 
 /** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
 export class PromoNotHeld extends Error {
@@ -128,10 +129,23 @@ export class CheckoutStore {
    */
   async ordersOfAccount(accountId: string, limit: number, after?: OrderPosition): Promise<Order[]> {
     const query = this.db('orders').where({ account_id: accountId });
-    if (after) {
-      query.andWhere((q) => q.where('created_at', '<', after.createdAt).orWhere((same) => same.where('created_at', '=', after.createdAt).andWhere('id', '<', after.id)));
-    }
+    if (after) olderThan(query, after);
     return this.withLines(await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit));
+  }
+
+  /**
+   * Every order matching the console's filter, newest first, after `after` when given (keyset
+   * paging on (created_at, id) as for an account's orders); rows without their lines.
+   */
+  async ordersForStaff(filter: StaffOrderFilter, limit: number, after?: OrderPosition): Promise<Row[]> {
+    const query = this.db('orders');
+    if (filter.query && 'reference' in filter.query) query.where({ reference: filter.query.reference });
+    if (filter.query && 'email' in filter.query) query.whereRaw('lower(delivery_email) = ?', [filter.query.email]);
+    if (filter.status) query.where({ status: filter.status });
+    if (filter.createdFrom !== undefined) query.where('created_at', '>=', filter.createdFrom);
+    if (filter.createdUntil !== undefined) query.where('created_at', '<', filter.createdUntil);
+    if (after) olderThan(query, after);
+    return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
   }
 
   /** Orders delivered to an email address (any letter case), newest first; for operators. */
@@ -139,7 +153,8 @@ export class CheckoutStore {
     return this.withLines(await this.db('orders').whereRaw('lower(delivery_email) = ?', [email.trim().toLowerCase()]).orderBy('created_at', 'desc').limit(limit));
   }
 
-  private async withLines(rows: Row[]): Promise<Order[]> {
+  /** The orders of these rows, each with its lines. */
+  async withLines(rows: Row[]): Promise<Order[]> {
     if (rows.length === 0) return [];
     const lines = await this.db('order_lines').whereIn('order_id', rows.map((row) => row.id as string)).orderBy('position');
     return rows.map((row) => toOrder(row, lines.filter((line) => line.order_id === row.id)));
@@ -214,11 +229,14 @@ export class CheckoutStore {
     return updated === 1;
   }
 
-  /** Moves a pending order to its final status; false when something else already did. */
-  /** Moves a pending order to its final status; `mail` (the paid order's confirmation) is queued in the same transaction, so it exists exactly when the order is paid. */
+  /**
+   * Moves a pending order to its final status; false when something else already did. `mail` (the
+   * paid order's confirmation) is queued in the same transaction, so it exists exactly when the
+   * order is paid; paid_at is when the payment was confirmed, which the console shows.
+   */
   async finalise(orderId: string, status: Exclude<OrderStatus, 'pending_payment'>, now: number, mail?: Mail): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      const updated = await trx('orders').where({ id: orderId, status: 'pending_payment' }).update({ status, updated_at: now });
+      const updated = await trx('orders').where({ id: orderId, status: 'pending_payment' }).update({ status, updated_at: now, ...(status === 'paid' ? { paid_at: now } : {}) });
       if (updated === 1 && mail) await enqueueMail(trx, mail, now);
       return updated === 1;
     });
@@ -337,6 +355,11 @@ export class CheckoutStore {
 
 type Row = Record<string, unknown>;
 
+/** Keeps the orders after `after` in newest-first order: older, or as old with a smaller id. */
+function olderThan(query: Knex.QueryBuilder, after: OrderPosition): void {
+  query.andWhere((q) => q.where('created_at', '<', after.createdAt).orWhere((same) => same.where('created_at', '=', after.createdAt).andWhere('id', '<', after.id)));
+}
+
 const optionalString = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value));
 const optionalNumber = (value: unknown): number | undefined => (value === null || value === undefined ? undefined : toNumber(value));
 
@@ -410,6 +433,7 @@ function toOrder(row: Row, lines: Row[]): Order {
     pointsAwardedAt: optionalNumber(row.points_awarded_at),
     codeRedeemedAt: optionalNumber(row.code_redeemed_at),
     closedAt: optionalNumber(row.closed_at),
+    paidAt: optionalNumber(row.paid_at),
     claimExpiresAt: optionalNumber(row.claim_expires_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),

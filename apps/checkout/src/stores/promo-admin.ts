@@ -36,15 +36,6 @@ export function parseDiscountPercent(text: string): number {
   return basisPoints;
 }
 
-/** An ISO 8601 date or date-time with an explicit zone (a bare date is midnight UTC). */
-export function parseInstant(text: string, name: string): number {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
-  const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
-  const at = dateOnly || zoned ? Date.parse(dateOnly ? `${text}T00:00:00Z` : text) : NaN;
-  if (!Number.isFinite(at)) throw invalidArgument(`${name} must be an ISO 8601 date (2025-06-01) or date-time with a zone (2025-06-01T09:00:00Z), got "${text}"`, 'invalid_date');
-  return at;
-}
-
 export function parseRedemptionCap(text: string): number {
   return wholeNumberOption(text, 'max-redemptions', { min: 1, max: 1_000_000, code: 'invalid_cap' });
 }

@@ -30,17 +30,17 @@ export interface RequestSession {
  * case-sensitively (RFC 6265 section 5.2), so `svc_sess =x` is the session cookie and
  * `SVC_SESS=x` is not; a pair without `=` has an empty name.
  */
-export function sessionCookieValue(pair: string): string | undefined {
+export function sessionCookieValue(pair: string, name = SESSION_COOKIE): string | undefined {
   const eq = pair.indexOf('=');
-  return eq >= 0 && pair.slice(0, eq).trim() === SESSION_COOKIE ? pair.slice(eq + 1).trim() : undefined;
+  return eq >= 0 && pair.slice(0, eq).trim() === name ? pair.slice(eq + 1).trim() : undefined;
 }
 
-/** The `svc_sess` value the request carries, if any (the first one, as browsers send the most specific first). */
-export function sessionTokenOf(req: Pick<Request, 'headers'>): string | undefined {
+/** The `svc_sess` (or `name`) value the request carries, if any (the first one, as browsers send the most specific first). */
+export function sessionTokenOf(req: Pick<Request, 'headers'>, name = SESSION_COOKIE): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const pair of header.split(';')) {
-    const value = sessionCookieValue(pair);
+    const value = sessionCookieValue(pair, name);
     if (value !== undefined) return value;
   }
   return undefined;

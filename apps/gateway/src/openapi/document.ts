@@ -6,11 +6,13 @@ import { stockArea } from './areas/stock';
 import { catalogArea } from './areas/catalog';
 import { checkoutArea } from './areas/checkout';
 import { ordersArea } from './areas/orders';
+import { adminArea } from './areas/admin';
 import { publishedArea } from '../published/area';
 import { SESSION_COOKIE } from '../http/session';
+import { STAFF_COOKIE } from '../console/staff-session';
 
 /** Every area of the public API, in the order the reference presents them. */
-export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, ordersArea, publishedArea];
+export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, ordersArea, adminArea, publishedArea];
 
 /** Used for tags an area uses without describing them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -61,6 +63,12 @@ export function buildOpenApiDocument(publicBaseUrl: string, areas: ApiArea[] = A
       schemas: Object.assign({}, ...areas.map((area) => area.schemas)),
       securitySchemes: {
         sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Server-side session, 30 days' },
+        staffCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: STAFF_COOKIE,
+          description: 'A staff session from the console login (password and TOTP code), 12 hours idle; a customer session is refused',
+        },
       },
     },
   };

@@ -30,9 +30,11 @@ export interface PageContent {
   main: Html;
   /** Reload the page after this many seconds (an order awaiting its payment). */
   refreshSeconds?: number;
+  /** The console's header and navigation instead of the shop's (no notice, no footer). */
+  consoleNavigation?: Html;
 }
 
-export function layout({ title, description, main, refreshSeconds }: PageContent): string {
+export function layout({ title, description, main, refreshSeconds, consoleNavigation }: PageContent): string {
   return html`<!doctype html>
 <html lang="en-GB">
 <head>
@@ -46,7 +48,15 @@ ${refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" content="$
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header>
+${consoleNavigation
+  ? html`<header>
+<a class="brand" href="/console">${SHOP_NAME} console</a>
+${consoleNavigation}
+</header>
+<main id="main">
+${main}
+</main>`
+  : html`<header>
 <a class="brand" href="/">${SHOP_NAME}</a>
 <nav aria-label="Main"><ul><li><a href="/">Products</a></li><li><a href="/basket">Basket</a></li><li><a href="/account">Account</a></li></ul></nav>
 </header>
@@ -56,7 +66,7 @@ ${main}
 </main>
 <footer>
 <nav aria-label="Shop information"><ul>${INFO_PAGES.map((page) => html`<li><a href="${page.path}">${page.title}</a></li>`)}</ul></nav>
-</footer>
+</footer>`}
 </body>
 </html>
 `.text;

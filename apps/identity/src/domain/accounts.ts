@@ -5,10 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument, unauthenticated } from '@storefront/errors';
-import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters } from '@storefront/rate-limit';
+import { addressBucket, countAttempt, counterKey, type WindowCounters } from '@storefront/rate-limit';
 import { isWellFormedSessionToken } from '@storefront/formats';
 import { enqueueMail, type Mail } from '@storefront/outbox';
-import type { LoginBackoff, RateLimits } from '../config';
+import type { RateLimits } from '../config';
+import { LoginThrottle } from './login-throttle';
 import type { SessionStore } from '../stores/sessions';
 import type { ProfileChanges, User, UserStore } from '../stores/users';
 import { rejectCommonPassword, type Abandoned, type PasswordHasher } from './passwords';
@@ -65,36 +66,12 @@ const invalidSession = () => unauthenticated('The session is missing, has expire
 const invalidCredentials = () => unauthenticated('Email or password is incorrect', 'invalid_credentials');
 const emailTaken = () => conflict('email_taken', 'An account with this email already exists; log in instead');
 
-interface LoginKeys {
-  /** Failures per account, from every address. */
-  account: string;
-  /** Failures per client address, for every account. */
-  address: string;
-  /** Failures of one address for one account. */
-  pair: string;
-  /** The running wait of one address for one account. */
-  wait: string;
-}
-
-function loginKeys(email: string, bucket: string): LoginKeys {
-  const pair = `${email}\n${bucket}`;
-  return {
-    account: counterKey('login-account', email),
-    address: counterKey('login-address', bucket),
-    pair: counterKey('login-pair', pair),
-    wait: counterKey('login-pair-wait', pair),
-  };
-}
-
-/** The wait after an address's `failures`-th failure for one account: none for the first few, then doubling to the cap. */
-export function loginBackoffMs(backoff: LoginBackoff, failures: number): number {
-  if (failures < backoff.freeFailures) return 0;
-  const doublings = Math.min(failures - backoff.freeFailures, 30);
-  return Math.min(backoff.baseSeconds * 2 ** doublings, backoff.maxSeconds) * 1000;
-}
-
 export class Accounts {
-  constructor(private readonly options: AccountsOptions) {}
+  private readonly throttle: LoginThrottle;
+
+  constructor(private readonly options: AccountsOptions) {
+    this.throttle = new LoginThrottle(options.counters, options.limits);
+  }
 
   /** `abandoned` tells whether the caller has gone; then no account is created. */
   async signUp(input: SignUpInput, abandoned?: Abandoned): Promise<{ user: User; session: IssuedSession }> {
@@ -140,62 +117,23 @@ export class Accounts {
   /**
    * The same 401 for an unknown email and a wrong password, after the same work: an unknown
    * email is verified against a dummy hash. The attempt is counted before the password is
-   * checked (see admitLogin), so parallel guesses cannot overtake a limit. A caller that has
+   * checked (see LoginThrottle.admit), so parallel guesses cannot overtake a limit. A caller that has
    * gone by the time the password is checked gets no session.
    */
   async logIn(rawEmail: string, password: string, clientAddress: string, abandoned?: Abandoned): Promise<{ user: User; session: IssuedSession }> {
-    const { users, counters, hasher } = this.options;
+    const { users, hasher } = this.options;
     rejectOverlongPassword(password);
     const email = rawEmail.trim().toLowerCase();
     const startedAt = this.options.now();
-    const keys = loginKeys(email, addressBucket(clientAddress));
-    await this.admitLogin(keys, startedAt);
+    const keys = this.throttle.keys(email, clientAddress);
+    await this.throttle.admit(keys, startedAt);
     const user = await users.findByEmail(email);
     const verified = await hasher.verify(user?.passwordHash, password, abandoned);
     if (!user || !verified) throw invalidCredentials();
 
-    // Only failures count: a success takes its hits back and forgives this address for this
-    // account. The account's other failures stay: the owner logging in during an attack must
-    // not hand the attackers a fresh allowance.
-    await Promise.all([counters.clear(keys.pair), counters.clear(keys.wait), counters.undo(keys.account), counters.undo(keys.address)]);
+    await this.throttle.succeeded(keys);
     if (hasher.needsRehash(user.passwordHash)) await users.updatePasswordHash(user.id, await hasher.hash(password, abandoned));
     return { user, session: await this.openSession(user.id, startedAt) };
-  }
-
-  /**
-   * Counts one login attempt, or refuses it with 429 and the seconds to wait (decision 0860):
-   * - the address is over its failures across all accounts;
-   * - the address has failed for this account before and the account is over its failures
-   *   (an address that has not failed for the account is never refused for the account's sake,
-   *   so the owner logs in while others guess);
-   * - the address is waiting out its progressive delay for this account: after
-   *   `freeFailures` failures each one starts a wait of `baseSeconds`, doubled per failure up to
-   *   `maxSeconds`, before the next attempt from that address for that account is checked.
-   * A refused attempt is not checked, so it neither lengthens the address's delay nor adds to
-   * the account's failures.
-   */
-  private async admitLogin(keys: LoginKeys, now: number): Promise<void> {
-    const { counters, limits } = this.options;
-    const { loginBackoff } = limits;
-    const [address, account, pair] = await Promise.all([
-      counters.hit(keys.address, limits.failedLoginsPerAddress.windowSeconds * 1000, now),
-      counters.hit(keys.account, limits.failedLoginsPerAccount.windowSeconds * 1000, now),
-      counters.hit(keys.pair, loginBackoff.memorySeconds * 1000, now),
-    ]);
-    // pair.hits counts this address's attempts for this account, this one included.
-    const hasFailedBefore = pair.hits > 1;
-    const refusedUntil: number[] = [];
-    if (address.hits > limits.failedLoginsPerAddress.max) refusedUntil.push(address.resetAt);
-    if (hasFailedBefore && account.hits > limits.failedLoginsPerAccount.max) refusedUntil.push(account.resetAt);
-    if (refusedUntil.length === 0) {
-      // Starts the wait that this attempt's failure would earn, unless an earlier wait is running.
-      const wait = await counters.hit(keys.wait, loginBackoffMs(loginBackoff, pair.hits), now);
-      if (wait.hits === 1) return;
-      refusedUntil.push(wait.resetAt);
-    }
-    // The refused attempt checked no password for the account: it costs only the address's own allowance.
-    await Promise.all([counters.undo(keys.pair), counters.undo(keys.account)]);
-    throw tooManyAttempts('Too many failed login attempts', (Math.max(...refusedUntil) - now) / 1000);
   }
 
   async logOut(token: string): Promise<void> {

@@ -2,6 +2,7 @@ import type { Migration } from '@storefront/db';
 import { mailOutboxMigration } from '@storefront/outbox';
 import { accounts } from './001-accounts';
 import { passwordResets } from './003-password-resets';
+import { staff } from './004-staff';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -9,4 +10,5 @@ export const migrations: Record<string, Migration> = {
   // Welcome, reset and password-changed mails, queued with what causes them (libs/outbox).
   '002-mail-outbox': mailOutboxMigration,
   '003-password-resets': passwordResets,
+  '004-staff': staff,
 };

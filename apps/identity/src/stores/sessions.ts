@@ -18,6 +18,8 @@ export interface SessionStore {
   create(tokenHash: string, session: SessionRecord): Promise<void>;
   /** The live session, or undefined when unknown or expired (an expired one is deleted). */
   find(tokenHash: string, now: number): Promise<SessionRecord | undefined>;
+  /** Moves the session's expiry (a sliding session); a session already gone stays gone. */
+  renew(tokenHash: string, session: SessionRecord, now: number): Promise<void>;
   /** Whether a session was deleted. */
   delete(tokenHash: string): Promise<boolean>;
   /** Deletes every expired session; returns how many. */
@@ -28,14 +30,19 @@ export class SqlSessionStore implements SessionStore {
   /** Every uncached session resolution: prepared below knex. */
   private readonly byTokenHash: PreparedRead<[tokenHash: string]>;
 
-  constructor(private readonly db: Knex) {
-    this.byTokenHash = preparedRead(db, (tokenHash: string) => db('sessions').where({ token_hash: tokenHash }).select('user_id', 'created_at', 'expires_at'));
+  /** Customers' sessions by default; staff sessions live in `staff_sessions`, keyed by `staff_id`. */
+  constructor(
+    private readonly db: Knex,
+    private readonly table = 'sessions',
+    private readonly ownerColumn = 'user_id',
+  ) {
+    this.byTokenHash = preparedRead(db, (tokenHash: string) => db(table).where({ token_hash: tokenHash }).select(ownerColumn, 'created_at', 'expires_at'));
   }
 
   async create(tokenHash: string, session: SessionRecord): Promise<void> {
-    await this.db('sessions').insert({
+    await this.db(this.table).insert({
       token_hash: tokenHash,
-      user_id: session.userId,
+      [this.ownerColumn]: session.userId,
       created_at: session.createdAt,
       expires_at: session.expiresAt,
     });
@@ -44,27 +51,34 @@ export class SqlSessionStore implements SessionStore {
   async find(tokenHash: string, now: number): Promise<SessionRecord | undefined> {
     const [row] = await this.byTokenHash(tokenHash);
     if (!row) return undefined;
-    const session = { userId: row.user_id as string, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at) };
+    const session = { userId: row[this.ownerColumn] as string, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at) };
     if (session.expiresAt > now) return session;
     await this.delete(tokenHash);
     return undefined;
   }
 
+  async renew(tokenHash: string, session: SessionRecord): Promise<void> {
+    await this.db(this.table).where({ token_hash: tokenHash }).update({ expires_at: session.expiresAt });
+  }
+
   async delete(tokenHash: string): Promise<boolean> {
-    return (await this.db('sessions').where({ token_hash: tokenHash }).del()) > 0;
+    return (await this.db(this.table).where({ token_hash: tokenHash }).del()) > 0;
   }
 
   async purgeExpired(now: number): Promise<number> {
-    return this.db('sessions').where('expires_at', '<=', now).del();
+    return this.db(this.table).where('expires_at', '<=', now).del();
   }
 }
 
 export class RedisSessionStore implements SessionStore {
-  /** `redis` carries the deployment's key prefix (ioredis `keyPrefix`). */
-  constructor(private readonly redis: Redis) {}
+  /** `redis` carries the deployment's key prefix (ioredis `keyPrefix`); `kind` tells customers' sessions from staff's. */
+  constructor(
+    private readonly redis: Redis,
+    private readonly kind = 'session',
+  ) {}
 
   private key(tokenHash: string): string {
-    return `session:${tokenHash}`;
+    return `${this.kind}:${tokenHash}`;
   }
 
   async create(tokenHash: string, session: SessionRecord): Promise<void> {
@@ -80,6 +94,11 @@ export class RedisSessionStore implements SessionStore {
     if (session.expiresAt > now) return session;
     await this.delete(tokenHash);
     return undefined;
+  }
+
+  async renew(tokenHash: string, session: SessionRecord, now: number): Promise<void> {
+    // XX: only an existing key, so a session deleted meanwhile is not brought back.
+    await this.redis.set(this.key(tokenHash), JSON.stringify(session), 'PX', Math.max(1, session.expiresAt - now), 'XX');
   }
 
   async delete(tokenHash: string): Promise<boolean> {

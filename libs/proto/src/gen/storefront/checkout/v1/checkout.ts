@@ -212,6 +212,56 @@ export interface QuoteOrderResponse {
   promoRefusal: string;
 }
 
+/**
+ * An order as the shop's staff see it: everything the customer sees, delivery details always,
+ * and what checkout recorded of its promo, points and payment.
+ */
+export interface StaffOrder {
+  details?:
+    | OrderDetails
+    | undefined;
+  /** The account that placed it; empty for a guest order. */
+  accountId: string;
+  /** The promo or reward code it was priced with; empty for none. */
+  promoCode: string;
+  /** RFC 3339, when the order's loyalty points were awarded; empty when not (yet). */
+  pointsAwardedAt: string;
+  /** The provider it was paid through, and its checkout id there (empty before one was made). */
+  provider: string;
+  providerCheckoutId: string;
+  /** RFC 3339, when the payment was confirmed; empty while unpaid. */
+  paidAt: string;
+}
+
+export interface ListOrdersForStaffRequest {
+  /** An exact order reference, or an email address (any letter case); empty for every order. */
+  query: string;
+  /** One of the order statuses; empty for all. */
+  status: string;
+  /** RFC 3339 or a date: orders created at or after it; empty for no bound. */
+  createdFrom: string;
+  /** RFC 3339 or a date: orders created before it; empty for no bound. */
+  createdUntil: string;
+  /** 1..50; 0 means the default page size. */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the first page. */
+  cursor: string;
+}
+
+export interface ListOrdersForStaffResponse {
+  orders: StaffOrder[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface GetOrderForStaffRequest {
+  checkoutReference: string;
+}
+
+export interface GetOrderForStaffResponse {
+  order?: StaffOrder | undefined;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -2912,6 +2962,589 @@ export const QuoteOrderResponse: MessageFns<QuoteOrderResponse> = {
   },
 };
 
+function createBaseStaffOrder(): StaffOrder {
+  return {
+    details: undefined,
+    accountId: "",
+    promoCode: "",
+    pointsAwardedAt: "",
+    provider: "",
+    providerCheckoutId: "",
+    paidAt: "",
+  };
+}
+
+export const StaffOrder: MessageFns<StaffOrder> = {
+  encode(message: StaffOrder, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.details !== undefined) {
+      OrderDetails.encode(message.details, writer.uint32(10).fork()).join();
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.promoCode !== "") {
+      writer.uint32(26).string(message.promoCode);
+    }
+    if (message.pointsAwardedAt !== "") {
+      writer.uint32(34).string(message.pointsAwardedAt);
+    }
+    if (message.provider !== "") {
+      writer.uint32(42).string(message.provider);
+    }
+    if (message.providerCheckoutId !== "") {
+      writer.uint32(50).string(message.providerCheckoutId);
+    }
+    if (message.paidAt !== "") {
+      writer.uint32(58).string(message.paidAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffOrder {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffOrder();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.details = OrderDetails.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.promoCode = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pointsAwardedAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.providerCheckoutId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.paidAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffOrder {
+    return {
+      details: isSet(object.details) ? OrderDetails.fromJSON(object.details) : undefined,
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      promoCode: isSet(object.promoCode)
+        ? globalThis.String(object.promoCode)
+        : isSet(object.promo_code)
+        ? globalThis.String(object.promo_code)
+        : "",
+      pointsAwardedAt: isSet(object.pointsAwardedAt)
+        ? globalThis.String(object.pointsAwardedAt)
+        : isSet(object.points_awarded_at)
+        ? globalThis.String(object.points_awarded_at)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+      providerCheckoutId: isSet(object.providerCheckoutId)
+        ? globalThis.String(object.providerCheckoutId)
+        : isSet(object.provider_checkout_id)
+        ? globalThis.String(object.provider_checkout_id)
+        : "",
+      paidAt: isSet(object.paidAt)
+        ? globalThis.String(object.paidAt)
+        : isSet(object.paid_at)
+        ? globalThis.String(object.paid_at)
+        : "",
+    };
+  },
+
+  toJSON(message: StaffOrder): unknown {
+    const obj: any = {};
+    if (message.details !== undefined) {
+      obj.details = OrderDetails.toJSON(message.details);
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.promoCode !== "") {
+      obj.promoCode = message.promoCode;
+    }
+    if (message.pointsAwardedAt !== "") {
+      obj.pointsAwardedAt = message.pointsAwardedAt;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    if (message.providerCheckoutId !== "") {
+      obj.providerCheckoutId = message.providerCheckoutId;
+    }
+    if (message.paidAt !== "") {
+      obj.paidAt = message.paidAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffOrder>, I>>(base?: I): StaffOrder {
+    return StaffOrder.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffOrder>, I>>(object: I): StaffOrder {
+    const message = createBaseStaffOrder();
+    message.details = (object.details !== undefined && object.details !== null)
+      ? OrderDetails.fromPartial(object.details)
+      : undefined;
+    message.accountId = object.accountId ?? "";
+    message.promoCode = object.promoCode ?? "";
+    message.pointsAwardedAt = object.pointsAwardedAt ?? "";
+    message.provider = object.provider ?? "";
+    message.providerCheckoutId = object.providerCheckoutId ?? "";
+    message.paidAt = object.paidAt ?? "";
+    return message;
+  },
+};
+
+function createBaseListOrdersForStaffRequest(): ListOrdersForStaffRequest {
+  return { query: "", status: "", createdFrom: "", createdUntil: "", limit: 0, cursor: "" };
+}
+
+export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = {
+  encode(message: ListOrdersForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== "") {
+      writer.uint32(10).string(message.query);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    if (message.createdFrom !== "") {
+      writer.uint32(26).string(message.createdFrom);
+    }
+    if (message.createdUntil !== "") {
+      writer.uint32(34).string(message.createdUntil);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(40).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(50).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdFrom = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdUntil = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersForStaffRequest {
+    return {
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+      createdFrom: isSet(object.createdFrom)
+        ? globalThis.String(object.createdFrom)
+        : isSet(object.created_from)
+        ? globalThis.String(object.created_from)
+        : "",
+      createdUntil: isSet(object.createdUntil)
+        ? globalThis.String(object.createdUntil)
+        : isSet(object.created_until)
+        ? globalThis.String(object.created_until)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListOrdersForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    if (message.createdFrom !== "") {
+      obj.createdFrom = message.createdFrom;
+    }
+    if (message.createdUntil !== "") {
+      obj.createdUntil = message.createdUntil;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersForStaffRequest>, I>>(base?: I): ListOrdersForStaffRequest {
+    return ListOrdersForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersForStaffRequest>, I>>(object: I): ListOrdersForStaffRequest {
+    const message = createBaseListOrdersForStaffRequest();
+    message.query = object.query ?? "";
+    message.status = object.status ?? "";
+    message.createdFrom = object.createdFrom ?? "";
+    message.createdUntil = object.createdUntil ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListOrdersForStaffResponse(): ListOrdersForStaffResponse {
+  return { orders: [], nextCursor: "" };
+}
+
+export const ListOrdersForStaffResponse: MessageFns<ListOrdersForStaffResponse> = {
+  encode(message: ListOrdersForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      StaffOrder.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListOrdersForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListOrdersForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(StaffOrder.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListOrdersForStaffResponse {
+    return {
+      orders: globalThis.Array.isArray(object?.orders) ? object.orders.map((e: any) => StaffOrder.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ListOrdersForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.orders?.length) {
+      obj.orders = message.orders.map((e) => StaffOrder.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListOrdersForStaffResponse>, I>>(base?: I): ListOrdersForStaffResponse {
+    return ListOrdersForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListOrdersForStaffResponse>, I>>(object: I): ListOrdersForStaffResponse {
+    const message = createBaseListOrdersForStaffResponse();
+    message.orders = object.orders?.map((e) => StaffOrder.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrderForStaffRequest(): GetOrderForStaffRequest {
+  return { checkoutReference: "" };
+}
+
+export const GetOrderForStaffRequest: MessageFns<GetOrderForStaffRequest> = {
+  encode(message: GetOrderForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderForStaffRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrderForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderForStaffRequest>, I>>(base?: I): GetOrderForStaffRequest {
+    return GetOrderForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderForStaffRequest>, I>>(object: I): GetOrderForStaffRequest {
+    const message = createBaseGetOrderForStaffRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrderForStaffResponse(): GetOrderForStaffResponse {
+  return { order: undefined };
+}
+
+export const GetOrderForStaffResponse: MessageFns<GetOrderForStaffResponse> = {
+  encode(message: GetOrderForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      StaffOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = StaffOrder.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderForStaffResponse {
+    return { order: isSet(object.order) ? StaffOrder.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: GetOrderForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = StaffOrder.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderForStaffResponse>, I>>(base?: I): GetOrderForStaffResponse {
+    return GetOrderForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderForStaffResponse>, I>>(object: I): GetOrderForStaffResponse {
+    const message = createBaseGetOrderForStaffResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? StaffOrder.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -2998,6 +3631,33 @@ export const CheckoutServiceService = {
     responseSerialize: (value: QuoteOrderResponse): Buffer => Buffer.from(QuoteOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): QuoteOrderResponse => QuoteOrderResponse.decode(value),
   },
+  /**
+   * The console: every order, newest first, searched by reference or email and filtered by
+   * status and creation date, a page at a time. Needs a staff member in `x-staff-token`.
+   */
+  listOrdersForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/ListOrdersForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListOrdersForStaffRequest): Buffer =>
+      Buffer.from(ListOrdersForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListOrdersForStaffRequest => ListOrdersForStaffRequest.decode(value),
+    responseSerialize: (value: ListOrdersForStaffResponse): Buffer =>
+      Buffer.from(ListOrdersForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListOrdersForStaffResponse => ListOrdersForStaffResponse.decode(value),
+  },
+  /** The console: one order in full by its reference. Needs a staff member in `x-staff-token`. */
+  getOrderForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/GetOrderForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrderForStaffRequest): Buffer =>
+      Buffer.from(GetOrderForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrderForStaffRequest => GetOrderForStaffRequest.decode(value),
+    responseSerialize: (value: GetOrderForStaffResponse): Buffer =>
+      Buffer.from(GetOrderForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrderForStaffResponse => GetOrderForStaffResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -3018,6 +3678,13 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   getPricingPolicy: handleUnaryCall<GetPricingPolicyRequest, GetPricingPolicyResponse>;
   /** What CreateCheckout would charge for these lines and code now, saving and reserving nothing. */
   quoteOrder: handleUnaryCall<QuoteOrderRequest, QuoteOrderResponse>;
+  /**
+   * The console: every order, newest first, searched by reference or email and filtered by
+   * status and creation date, a page at a time. Needs a staff member in `x-staff-token`.
+   */
+  listOrdersForStaff: handleUnaryCall<ListOrdersForStaffRequest, ListOrdersForStaffResponse>;
+  /** The console: one order in full by its reference. Needs a staff member in `x-staff-token`. */
+  getOrderForStaff: handleUnaryCall<GetOrderForStaffRequest, GetOrderForStaffResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -3135,6 +3802,41 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: QuoteOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: every order, newest first, searched by reference or email and filtered by
+   * status and creation date, a page at a time. Needs a staff member in `x-staff-token`.
+   */
+  listOrdersForStaff(
+    request: ListOrdersForStaffRequest,
+    callback: (error: ServiceError | null, response: ListOrdersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listOrdersForStaff(
+    request: ListOrdersForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListOrdersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listOrdersForStaff(
+    request: ListOrdersForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListOrdersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: one order in full by its reference. Needs a staff member in `x-staff-token`. */
+  getOrderForStaff(
+    request: GetOrderForStaffRequest,
+    callback: (error: ServiceError | null, response: GetOrderForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getOrderForStaff(
+    request: GetOrderForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrderForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getOrderForStaff(
+    request: GetOrderForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrderForStaffResponse) => void,
   ): ClientUnaryCall;
 }
 

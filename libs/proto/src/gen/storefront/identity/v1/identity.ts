@@ -133,6 +133,69 @@ export interface ResetPasswordResponse {
   userId: string;
 }
 
+export interface StaffMember {
+  id: string;
+  email: string;
+  /** owner or staff. */
+  role: string;
+}
+
+export interface GetStaffSetupRequest {
+  setupToken: string;
+}
+
+export interface GetStaffSetupResponse {
+  staff?:
+    | StaffMember
+    | undefined;
+  /** Base32, to type into an authenticator app. */
+  totpSecret: string;
+  /** otpauth://totp/… with the same secret. */
+  otpauthUri: string;
+}
+
+export interface CompleteStaffSetupRequest {
+  setupToken: string;
+  password: string;
+  /** The authenticator's current six-digit code. */
+  code: string;
+}
+
+export interface CompleteStaffSetupResponse {
+  staff?: StaffMember | undefined;
+  recoveryCodes: string[];
+}
+
+export interface StaffLogInRequest {
+  email: string;
+  password: string;
+  /** A current six-digit code or an unused recovery code. */
+  code: string;
+  clientAddress: string;
+}
+
+export interface StaffLogInResponse {
+  staff?: StaffMember | undefined;
+  session?: Session | undefined;
+}
+
+export interface StaffLogOutRequest {
+  sessionToken: string;
+  clientAddress: string;
+}
+
+export interface StaffLogOutResponse {
+}
+
+export interface ResolveStaffSessionRequest {
+  sessionToken: string;
+}
+
+export interface ResolveStaffSessionResponse {
+  staff?: StaffMember | undefined;
+  expiresInMs: number;
+}
+
 function createBaseProfile(): Profile {
   return {
     id: "",
@@ -1811,6 +1874,1006 @@ export const ResetPasswordResponse: MessageFns<ResetPasswordResponse> = {
   },
 };
 
+function createBaseStaffMember(): StaffMember {
+  return { id: "", email: "", role: "" };
+}
+
+export const StaffMember: MessageFns<StaffMember> = {
+  encode(message: StaffMember, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.role !== "") {
+      writer.uint32(26).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffMember {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffMember();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffMember {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: StaffMember): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffMember>, I>>(base?: I): StaffMember {
+    return StaffMember.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffMember>, I>>(object: I): StaffMember {
+    const message = createBaseStaffMember();
+    message.id = object.id ?? "";
+    message.email = object.email ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseGetStaffSetupRequest(): GetStaffSetupRequest {
+  return { setupToken: "" };
+}
+
+export const GetStaffSetupRequest: MessageFns<GetStaffSetupRequest> = {
+  encode(message: GetStaffSetupRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.setupToken !== "") {
+      writer.uint32(10).string(message.setupToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetStaffSetupRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetStaffSetupRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.setupToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetStaffSetupRequest {
+    return {
+      setupToken: isSet(object.setupToken)
+        ? globalThis.String(object.setupToken)
+        : isSet(object.setup_token)
+        ? globalThis.String(object.setup_token)
+        : "",
+    };
+  },
+
+  toJSON(message: GetStaffSetupRequest): unknown {
+    const obj: any = {};
+    if (message.setupToken !== "") {
+      obj.setupToken = message.setupToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetStaffSetupRequest>, I>>(base?: I): GetStaffSetupRequest {
+    return GetStaffSetupRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetStaffSetupRequest>, I>>(object: I): GetStaffSetupRequest {
+    const message = createBaseGetStaffSetupRequest();
+    message.setupToken = object.setupToken ?? "";
+    return message;
+  },
+};
+
+function createBaseGetStaffSetupResponse(): GetStaffSetupResponse {
+  return { staff: undefined, totpSecret: "", otpauthUri: "" };
+}
+
+export const GetStaffSetupResponse: MessageFns<GetStaffSetupResponse> = {
+  encode(message: GetStaffSetupResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staff !== undefined) {
+      StaffMember.encode(message.staff, writer.uint32(10).fork()).join();
+    }
+    if (message.totpSecret !== "") {
+      writer.uint32(18).string(message.totpSecret);
+    }
+    if (message.otpauthUri !== "") {
+      writer.uint32(26).string(message.otpauthUri);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetStaffSetupResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetStaffSetupResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.totpSecret = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.otpauthUri = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetStaffSetupResponse {
+    return {
+      staff: isSet(object.staff) ? StaffMember.fromJSON(object.staff) : undefined,
+      totpSecret: isSet(object.totpSecret)
+        ? globalThis.String(object.totpSecret)
+        : isSet(object.totp_secret)
+        ? globalThis.String(object.totp_secret)
+        : "",
+      otpauthUri: isSet(object.otpauthUri)
+        ? globalThis.String(object.otpauthUri)
+        : isSet(object.otpauth_uri)
+        ? globalThis.String(object.otpauth_uri)
+        : "",
+    };
+  },
+
+  toJSON(message: GetStaffSetupResponse): unknown {
+    const obj: any = {};
+    if (message.staff !== undefined) {
+      obj.staff = StaffMember.toJSON(message.staff);
+    }
+    if (message.totpSecret !== "") {
+      obj.totpSecret = message.totpSecret;
+    }
+    if (message.otpauthUri !== "") {
+      obj.otpauthUri = message.otpauthUri;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetStaffSetupResponse>, I>>(base?: I): GetStaffSetupResponse {
+    return GetStaffSetupResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetStaffSetupResponse>, I>>(object: I): GetStaffSetupResponse {
+    const message = createBaseGetStaffSetupResponse();
+    message.staff = (object.staff !== undefined && object.staff !== null)
+      ? StaffMember.fromPartial(object.staff)
+      : undefined;
+    message.totpSecret = object.totpSecret ?? "";
+    message.otpauthUri = object.otpauthUri ?? "";
+    return message;
+  },
+};
+
+function createBaseCompleteStaffSetupRequest(): CompleteStaffSetupRequest {
+  return { setupToken: "", password: "", code: "" };
+}
+
+export const CompleteStaffSetupRequest: MessageFns<CompleteStaffSetupRequest> = {
+  encode(message: CompleteStaffSetupRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.setupToken !== "") {
+      writer.uint32(10).string(message.setupToken);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.code !== "") {
+      writer.uint32(26).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteStaffSetupRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteStaffSetupRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.setupToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteStaffSetupRequest {
+    return {
+      setupToken: isSet(object.setupToken)
+        ? globalThis.String(object.setupToken)
+        : isSet(object.setup_token)
+        ? globalThis.String(object.setup_token)
+        : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+    };
+  },
+
+  toJSON(message: CompleteStaffSetupRequest): unknown {
+    const obj: any = {};
+    if (message.setupToken !== "") {
+      obj.setupToken = message.setupToken;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteStaffSetupRequest>, I>>(base?: I): CompleteStaffSetupRequest {
+    return CompleteStaffSetupRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteStaffSetupRequest>, I>>(object: I): CompleteStaffSetupRequest {
+    const message = createBaseCompleteStaffSetupRequest();
+    message.setupToken = object.setupToken ?? "";
+    message.password = object.password ?? "";
+    message.code = object.code ?? "";
+    return message;
+  },
+};
+
+function createBaseCompleteStaffSetupResponse(): CompleteStaffSetupResponse {
+  return { staff: undefined, recoveryCodes: [] };
+}
+
+export const CompleteStaffSetupResponse: MessageFns<CompleteStaffSetupResponse> = {
+  encode(message: CompleteStaffSetupResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staff !== undefined) {
+      StaffMember.encode(message.staff, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.recoveryCodes) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CompleteStaffSetupResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCompleteStaffSetupResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.recoveryCodes.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CompleteStaffSetupResponse {
+    return {
+      staff: isSet(object.staff) ? StaffMember.fromJSON(object.staff) : undefined,
+      recoveryCodes: globalThis.Array.isArray(object?.recoveryCodes)
+        ? object.recoveryCodes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.recovery_codes)
+        ? object.recovery_codes.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CompleteStaffSetupResponse): unknown {
+    const obj: any = {};
+    if (message.staff !== undefined) {
+      obj.staff = StaffMember.toJSON(message.staff);
+    }
+    if (message.recoveryCodes?.length) {
+      obj.recoveryCodes = message.recoveryCodes;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CompleteStaffSetupResponse>, I>>(base?: I): CompleteStaffSetupResponse {
+    return CompleteStaffSetupResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CompleteStaffSetupResponse>, I>>(object: I): CompleteStaffSetupResponse {
+    const message = createBaseCompleteStaffSetupResponse();
+    message.staff = (object.staff !== undefined && object.staff !== null)
+      ? StaffMember.fromPartial(object.staff)
+      : undefined;
+    message.recoveryCodes = object.recoveryCodes?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseStaffLogInRequest(): StaffLogInRequest {
+  return { email: "", password: "", code: "", clientAddress: "" };
+}
+
+export const StaffLogInRequest: MessageFns<StaffLogInRequest> = {
+  encode(message: StaffLogInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    if (message.code !== "") {
+      writer.uint32(26).string(message.code);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(34).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffLogInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffLogInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffLogInRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: StaffLogInRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffLogInRequest>, I>>(base?: I): StaffLogInRequest {
+    return StaffLogInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffLogInRequest>, I>>(object: I): StaffLogInRequest {
+    const message = createBaseStaffLogInRequest();
+    message.email = object.email ?? "";
+    message.password = object.password ?? "";
+    message.code = object.code ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseStaffLogInResponse(): StaffLogInResponse {
+  return { staff: undefined, session: undefined };
+}
+
+export const StaffLogInResponse: MessageFns<StaffLogInResponse> = {
+  encode(message: StaffLogInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staff !== undefined) {
+      StaffMember.encode(message.staff, writer.uint32(10).fork()).join();
+    }
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffLogInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffLogInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffLogInResponse {
+    return {
+      staff: isSet(object.staff) ? StaffMember.fromJSON(object.staff) : undefined,
+      session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+    };
+  },
+
+  toJSON(message: StaffLogInResponse): unknown {
+    const obj: any = {};
+    if (message.staff !== undefined) {
+      obj.staff = StaffMember.toJSON(message.staff);
+    }
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffLogInResponse>, I>>(base?: I): StaffLogInResponse {
+    return StaffLogInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffLogInResponse>, I>>(object: I): StaffLogInResponse {
+    const message = createBaseStaffLogInResponse();
+    message.staff = (object.staff !== undefined && object.staff !== null)
+      ? StaffMember.fromPartial(object.staff)
+      : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseStaffLogOutRequest(): StaffLogOutRequest {
+  return { sessionToken: "", clientAddress: "" };
+}
+
+export const StaffLogOutRequest: MessageFns<StaffLogOutRequest> = {
+  encode(message: StaffLogOutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(18).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffLogOutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffLogOutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffLogOutRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: StaffLogOutRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffLogOutRequest>, I>>(base?: I): StaffLogOutRequest {
+    return StaffLogOutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffLogOutRequest>, I>>(object: I): StaffLogOutRequest {
+    const message = createBaseStaffLogOutRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseStaffLogOutResponse(): StaffLogOutResponse {
+  return {};
+}
+
+export const StaffLogOutResponse: MessageFns<StaffLogOutResponse> = {
+  encode(_: StaffLogOutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffLogOutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffLogOutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): StaffLogOutResponse {
+    return {};
+  },
+
+  toJSON(_: StaffLogOutResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffLogOutResponse>, I>>(base?: I): StaffLogOutResponse {
+    return StaffLogOutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffLogOutResponse>, I>>(_: I): StaffLogOutResponse {
+    const message = createBaseStaffLogOutResponse();
+    return message;
+  },
+};
+
+function createBaseResolveStaffSessionRequest(): ResolveStaffSessionRequest {
+  return { sessionToken: "" };
+}
+
+export const ResolveStaffSessionRequest: MessageFns<ResolveStaffSessionRequest> = {
+  encode(message: ResolveStaffSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveStaffSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveStaffSessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveStaffSessionRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ResolveStaffSessionRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveStaffSessionRequest>, I>>(base?: I): ResolveStaffSessionRequest {
+    return ResolveStaffSessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveStaffSessionRequest>, I>>(object: I): ResolveStaffSessionRequest {
+    const message = createBaseResolveStaffSessionRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseResolveStaffSessionResponse(): ResolveStaffSessionResponse {
+  return { staff: undefined, expiresInMs: 0 };
+}
+
+export const ResolveStaffSessionResponse: MessageFns<ResolveStaffSessionResponse> = {
+  encode(message: ResolveStaffSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staff !== undefined) {
+      StaffMember.encode(message.staff, writer.uint32(10).fork()).join();
+    }
+    if (message.expiresInMs !== 0) {
+      writer.uint32(16).int64(message.expiresInMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveStaffSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveStaffSessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expiresInMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveStaffSessionResponse {
+    return {
+      staff: isSet(object.staff) ? StaffMember.fromJSON(object.staff) : undefined,
+      expiresInMs: isSet(object.expiresInMs)
+        ? globalThis.Number(object.expiresInMs)
+        : isSet(object.expires_in_ms)
+        ? globalThis.Number(object.expires_in_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: ResolveStaffSessionResponse): unknown {
+    const obj: any = {};
+    if (message.staff !== undefined) {
+      obj.staff = StaffMember.toJSON(message.staff);
+    }
+    if (message.expiresInMs !== 0) {
+      obj.expiresInMs = Math.round(message.expiresInMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveStaffSessionResponse>, I>>(base?: I): ResolveStaffSessionResponse {
+    return ResolveStaffSessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveStaffSessionResponse>, I>>(object: I): ResolveStaffSessionResponse {
+    const message = createBaseResolveStaffSessionResponse();
+    message.staff = (object.staff !== undefined && object.staff !== null)
+      ? StaffMember.fromPartial(object.staff)
+      : undefined;
+    message.expiresInMs = object.expiresInMs ?? 0;
+    return message;
+  },
+};
+
 /**
  * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
  * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
@@ -1909,6 +2972,70 @@ export const IdentityServiceService = {
       Buffer.from(ResetPasswordResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResetPasswordResponse => ResetPasswordResponse.decode(value),
   },
+  /**
+   * The console's staff: what a set-up link shows (the TOTP secret to enrol); NOT_FOUND when the
+   * link is unknown, used or expired.
+   */
+  getStaffSetup: {
+    path: "/storefront.identity.v1.IdentityService/GetStaffSetup" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetStaffSetupRequest): Buffer => Buffer.from(GetStaffSetupRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetStaffSetupRequest => GetStaffSetupRequest.decode(value),
+    responseSerialize: (value: GetStaffSetupResponse): Buffer =>
+      Buffer.from(GetStaffSetupResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetStaffSetupResponse => GetStaffSetupResponse.decode(value),
+  },
+  /**
+   * Sets a staff member's password and confirms their TOTP secret with a current code; spends
+   * the link and returns the recovery codes, shown once.
+   */
+  completeStaffSetup: {
+    path: "/storefront.identity.v1.IdentityService/CompleteStaffSetup" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CompleteStaffSetupRequest): Buffer =>
+      Buffer.from(CompleteStaffSetupRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CompleteStaffSetupRequest => CompleteStaffSetupRequest.decode(value),
+    responseSerialize: (value: CompleteStaffSetupResponse): Buffer =>
+      Buffer.from(CompleteStaffSetupResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CompleteStaffSetupResponse => CompleteStaffSetupResponse.decode(value),
+  },
+  /** Checks a staff member's password and TOTP or recovery code and issues a staff session. */
+  staffLogIn: {
+    path: "/storefront.identity.v1.IdentityService/StaffLogIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StaffLogInRequest): Buffer => Buffer.from(StaffLogInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StaffLogInRequest => StaffLogInRequest.decode(value),
+    responseSerialize: (value: StaffLogInResponse): Buffer => Buffer.from(StaffLogInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StaffLogInResponse => StaffLogInResponse.decode(value),
+  },
+  /** Ends a staff session. */
+  staffLogOut: {
+    path: "/storefront.identity.v1.IdentityService/StaffLogOut" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StaffLogOutRequest): Buffer => Buffer.from(StaffLogOutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StaffLogOutRequest => StaffLogOutRequest.decode(value),
+    responseSerialize: (value: StaffLogOutResponse): Buffer => Buffer.from(StaffLogOutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StaffLogOutResponse => StaffLogOutResponse.decode(value),
+  },
+  /**
+   * Turns a staff session token into its member, extending the session; UNAUTHENTICATED when
+   * unknown, idle too long or the member is disabled.
+   */
+  resolveStaffSession: {
+    path: "/storefront.identity.v1.IdentityService/ResolveStaffSession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveStaffSessionRequest): Buffer =>
+      Buffer.from(ResolveStaffSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveStaffSessionRequest => ResolveStaffSessionRequest.decode(value),
+    responseSerialize: (value: ResolveStaffSessionResponse): Buffer =>
+      Buffer.from(ResolveStaffSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveStaffSessionResponse => ResolveStaffSessionResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -1934,6 +3061,25 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * a notice; INVALID_ARGUMENT (invalid_reset_token) for an unknown, used or expired token.
    */
   resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
+  /**
+   * The console's staff: what a set-up link shows (the TOTP secret to enrol); NOT_FOUND when the
+   * link is unknown, used or expired.
+   */
+  getStaffSetup: handleUnaryCall<GetStaffSetupRequest, GetStaffSetupResponse>;
+  /**
+   * Sets a staff member's password and confirms their TOTP secret with a current code; spends
+   * the link and returns the recovery codes, shown once.
+   */
+  completeStaffSetup: handleUnaryCall<CompleteStaffSetupRequest, CompleteStaffSetupResponse>;
+  /** Checks a staff member's password and TOTP or recovery code and issues a staff session. */
+  staffLogIn: handleUnaryCall<StaffLogInRequest, StaffLogInResponse>;
+  /** Ends a staff session. */
+  staffLogOut: handleUnaryCall<StaffLogOutRequest, StaffLogOutResponse>;
+  /**
+   * Turns a staff session token into its member, extending the session; UNAUTHENTICATED when
+   * unknown, idle too long or the member is disabled.
+   */
+  resolveStaffSession: handleUnaryCall<ResolveStaffSessionRequest, ResolveStaffSessionResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -2070,6 +3216,95 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResetPasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's staff: what a set-up link shows (the TOTP secret to enrol); NOT_FOUND when the
+   * link is unknown, used or expired.
+   */
+  getStaffSetup(
+    request: GetStaffSetupRequest,
+    callback: (error: ServiceError | null, response: GetStaffSetupResponse) => void,
+  ): ClientUnaryCall;
+  getStaffSetup(
+    request: GetStaffSetupRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetStaffSetupResponse) => void,
+  ): ClientUnaryCall;
+  getStaffSetup(
+    request: GetStaffSetupRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetStaffSetupResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Sets a staff member's password and confirms their TOTP secret with a current code; spends
+   * the link and returns the recovery codes, shown once.
+   */
+  completeStaffSetup(
+    request: CompleteStaffSetupRequest,
+    callback: (error: ServiceError | null, response: CompleteStaffSetupResponse) => void,
+  ): ClientUnaryCall;
+  completeStaffSetup(
+    request: CompleteStaffSetupRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CompleteStaffSetupResponse) => void,
+  ): ClientUnaryCall;
+  completeStaffSetup(
+    request: CompleteStaffSetupRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CompleteStaffSetupResponse) => void,
+  ): ClientUnaryCall;
+  /** Checks a staff member's password and TOTP or recovery code and issues a staff session. */
+  staffLogIn(
+    request: StaffLogInRequest,
+    callback: (error: ServiceError | null, response: StaffLogInResponse) => void,
+  ): ClientUnaryCall;
+  staffLogIn(
+    request: StaffLogInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StaffLogInResponse) => void,
+  ): ClientUnaryCall;
+  staffLogIn(
+    request: StaffLogInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StaffLogInResponse) => void,
+  ): ClientUnaryCall;
+  /** Ends a staff session. */
+  staffLogOut(
+    request: StaffLogOutRequest,
+    callback: (error: ServiceError | null, response: StaffLogOutResponse) => void,
+  ): ClientUnaryCall;
+  staffLogOut(
+    request: StaffLogOutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StaffLogOutResponse) => void,
+  ): ClientUnaryCall;
+  staffLogOut(
+    request: StaffLogOutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StaffLogOutResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Turns a staff session token into its member, extending the session; UNAUTHENTICATED when
+   * unknown, idle too long or the member is disabled.
+   */
+  resolveStaffSession(
+    request: ResolveStaffSessionRequest,
+    callback: (error: ServiceError | null, response: ResolveStaffSessionResponse) => void,
+  ): ClientUnaryCall;
+  resolveStaffSession(
+    request: ResolveStaffSessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveStaffSessionResponse) => void,
+  ): ClientUnaryCall;
+  resolveStaffSession(
+    request: ResolveStaffSessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveStaffSessionResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,79 @@
+/**
+ * Orders as the console's staff read them: every order, whoever placed it, with its delivery
+ * details; searched by exact reference or by email, filtered by status and creation date,
+ * newest first with the same keyset cursor as a customer's list. Read-only: nothing here
+ * changes an order. The caller is a staff member the gateway vouched for (the access table).
+ */
+import { invalidArgument, notFound } from '@storefront/errors';
+import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { instantOption } from '@storefront/lifecycle';
+import type { checkout } from '@storefront/proto';
+import type { CheckoutStore } from '../stores/checkout';
+import { ORDER_STATUSES, type Order, type OrderStatus } from './order';
+import { decodeCursor, encodeCursor, type OrderReader } from './orders';
+
+const DEFAULT_PAGE_SIZE = 20;
+const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
+
+export interface StaffOrderFilter {
+  /** An exact reference, or an email (any case) when it has an @. */
+  query?: { reference: string } | { email: string };
+  status?: OrderStatus;
+  createdFrom?: number;
+  createdUntil?: number;
+}
+
+export class StaffOrderReader {
+  constructor(
+    private readonly store: CheckoutStore,
+    private readonly reader: OrderReader,
+  ) {}
+
+  async list(request: checkout.ListOrdersForStaffRequest): Promise<checkout.ListOrdersForStaffResponse> {
+    const { limit, cursor } = request;
+    if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX) throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
+    const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
+    const after = cursor === '' ? undefined : decodeCursor(cursor);
+    const found = await this.store.withLines(await this.store.ordersForStaff(parseFilter(request), pageSize + 1, after));
+    const page = found.slice(0, pageSize);
+    const last = page.at(-1);
+    return {
+      orders: page.map((order) => this.view(order)),
+      nextCursor: found.length > pageSize && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : '',
+    };
+  }
+
+  async get(reference: string): Promise<checkout.GetOrderForStaffResponse> {
+    if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
+    const order = await this.store.findByReference(reference);
+    if (!order) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
+    return { order: this.view(order) };
+  }
+
+  private view(order: Order): checkout.StaffOrder {
+    return {
+      details: this.reader.details(order, true),
+      accountId: order.accountId ?? '',
+      promoCode: order.promoCode ?? '',
+      pointsAwardedAt: iso(order.pointsAwardedAt),
+      paidAt: iso(order.paidAt),
+      provider: order.provider,
+      providerCheckoutId: order.providerCheckoutId ?? '',
+    };
+  }
+}
+
+function parseFilter(request: checkout.ListOrdersForStaffRequest): StaffOrderFilter {
+  const query = request.query.trim();
+  if (query.length > ORDER_REFERENCE_MAX_LENGTH + 200) throw invalidArgument('q is too long: give an order reference or an email address');
+  const status = request.status;
+  if (status !== '' && !(ORDER_STATUSES as readonly string[]).includes(status)) throw invalidArgument(`status must be one of ${ORDER_STATUSES.join(', ')}`);
+  const createdFrom = request.createdFrom === '' ? undefined : instantOption(request.createdFrom, 'from');
+  const createdUntil = request.createdUntil === '' ? undefined : instantOption(request.createdUntil, 'until');
+  return {
+    ...(query === '' ? {} : { query: query.includes('@') ? { email: query.toLowerCase() } : { reference: query } }),
+    ...(status === '' ? {} : { status: status as OrderStatus }),
+    createdFrom,
+    createdUntil,
+  };
+}

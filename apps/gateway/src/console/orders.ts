@@ -1,0 +1,118 @@
+/**
+ * The console's orders: a list searched by reference or email and filtered by status and date,
+ * newest first, a page at a time (the next page keeps the filters), and one order in full. The
+ * same checkout reads as the admin API; a filter checkout refuses is shown above the list.
+ */
+import type { Request } from 'express';
+import { AppError, HTTP_STATUS } from '@storefront/errors';
+import type { checkout } from '@storefront/proto';
+import { orderForStaff, ordersForStaff } from '../operations/admin-orders';
+import { staffOrderQuery } from '../routes/admin';
+import { formError } from '../pages/forms';
+import { html } from '../pages/html';
+import { STATUS_WORDS } from '../pages/order';
+import { formatPence } from '../pages/shop';
+import { consolePage, type ConsoleDeps } from './pages';
+import type { StaffCaller } from './staff-session';
+
+const FILTER_NAMES = ['q', 'status', 'from', 'until'] as const;
+
+function filterForm(req: Request) {
+  const value = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
+  const status = value('status');
+  return html`<form method="get" action="/console/orders" class="filters">
+<label for="q">Reference or email</label>
+<input type="search" id="q" name="q" value="${value('q')}">
+<label for="status">Status</label>
+<select id="status" name="status"><option value="">Any</option>${Object.entries(STATUS_WORDS).map(
+    ([key, words]) => html`<option value="${key}"${status === key ? html` selected` : ''}>${words}</option>`,
+  )}</select>
+<label for="from">Placed from (date)</label>
+<input type="date" id="from" name="from" value="${value('from')}">
+<label for="until">Placed before (date)</label>
+<input type="date" id="until" name="until" value="${value('until')}">
+<button type="submit">Search</button>
+</form>`;
+}
+
+/** The next page's address: the same filters and the cursor. */
+function nextPageHref(req: Request, cursor: string): string {
+  const params = new URLSearchParams();
+  for (const name of FILTER_NAMES) if (typeof req.query[name] === 'string' && req.query[name] !== '') params.set(name, req.query[name] as string);
+  params.set('cursor', cursor);
+  return `/console/orders?${params.toString()}`;
+}
+
+function orderRow({ details }: checkout.StaffOrder) {
+  const order = details!.summary!;
+  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
+}
+
+function listPage(req: Request, staff: StaffCaller, page: checkout.ListOrdersForStaffResponse | undefined, error?: AppError) {
+  const rows = page?.orders.map(orderRow) ?? [];
+  return consolePage(
+    'Orders',
+    html`<h1>Orders</h1>${filterForm(req)}${formError(error?.detail)}
+${rows.length > 0
+  ? html`<table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`
+  : error
+    ? ''
+    : html`<p>No orders match.</p>`}
+${page?.nextCursor ? html`<p><a href="${nextPageHref(req, page.nextCursor)}">Older orders</a></p>` : ''}`,
+    staff,
+    error ? HTTP_STATUS[error.kind] : 200,
+  );
+}
+
+function detailPage(staff: StaffCaller, order: checkout.StaffOrder) {
+  const details = order.details!;
+  const summary = details.summary!;
+  const delivery = details.delivery;
+  const lines = summary.items.map(
+    (line) => html`<tr><th scope="row">${line.sku}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence)}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`,
+  );
+  return consolePage(
+    `Order ${summary.reference}`,
+    html`<h1>Order ${summary.reference}</h1>
+<dl>
+<dt>Status</dt><dd>${STATUS_WORDS[summary.status] ?? summary.status}</dd>
+<dt>Placed</dt><dd>${details.createdAt}</dd>
+<dt>Paid</dt><dd>${order.paidAt || 'not paid'}</dd>
+<dt>Last change</dt><dd>${details.updatedAt}</dd>
+<dt>Customer</dt><dd>${order.accountId ? `account ${order.accountId}` : 'guest'}</dd>
+<dt>Payment</dt><dd>${order.provider}${order.providerCheckoutId ? `, checkout ${order.providerCheckoutId}` : ', no checkout made'}</dd>
+<dt>Promo code</dt><dd>${order.promoCode || 'none'}</dd>
+<dt>Loyalty points</dt><dd>${order.accountId ? (order.pointsAwardedAt ? `awarded at ${order.pointsAwardedAt}` : 'not awarded yet') : 'guest order, none'}</dd>
+</dl>
+<h2>Lines</h2>
+<table><caption class="vh">Order lines</caption><thead><tr><th scope="col">SKU</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Line total</th></tr></thead><tbody>${lines}</tbody></table>
+<h2>Amounts</h2>
+<dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatPence(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd></dl>
+<h2>Delivery</h2>
+${delivery
+  ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
+  : html`<p>No delivery details.</p>`}
+<p><a href="/console/orders">All orders</a></p>`,
+    staff,
+  );
+}
+
+export function registerConsoleOrderPages({ router, context, send, signedIn }: ConsoleDeps): void {
+  router.get('/console/orders', async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    try {
+      // The filter form sends its empty fields too; they mean no filter.
+      context.validator.queryCheck('/api/admin/orders', 'get')(Object.fromEntries(Object.entries(req.query).filter(([, value]) => value !== '')));
+      await send(req, res, listPage(req, staff, await ordersForStaff(context, staffOrderQuery(req), staff)));
+    } catch (error) {
+      if (!(error instanceof AppError && error.kind === 'invalid_argument')) throw error;
+      await send(req, res, listPage(req, staff, undefined, error));
+    }
+  });
+
+  router.get('/console/orders/:reference', async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (staff) await send(req, res, detailPage(staff, await orderForStaff(context, String(req.params.reference), staff)));
+  });
+}

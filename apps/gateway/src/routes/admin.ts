@@ -1,0 +1,40 @@
+/** The admin API for the console's staff (read-only orders for now): the `svc_staff` session first, then the query. */
+import type { Express, Request, RequestHandler } from 'express';
+import type { GatewayContext } from '../context';
+import { methodNotAllowed } from '../http/errors';
+import { requireStaff } from '../console/staff-session';
+import { getOrderForStaff, listOrdersForStaff, type StaffOrderQuery } from '../operations/admin-orders';
+
+/** The query as strings, the limit as a number; the validator has checked their shapes. */
+export function staffOrderQuery(req: Request): StaffOrderQuery {
+  const text = (name: string) => (typeof req.query[name] === 'string' && req.query[name] !== '' ? (req.query[name] as string) : undefined);
+  const limit = text('limit');
+  return { q: text('q'), status: text('status'), from: text('from'), until: text('until'), limit: limit === undefined ? undefined : Number(limit), cursor: text('cursor') };
+}
+
+export function registerAdminRoutes(app: Express, context: GatewayContext): void {
+  const { validator } = context;
+  // Without a staff session the answer is 401, whatever the query says.
+  const staffFirst: RequestHandler = async (req, res, next) => {
+    await requireStaff(req, res, context);
+    next();
+  };
+
+  app
+    .route('/api/admin/orders')
+    .get(staffFirst, validator.queryParameters('/api/admin/orders', 'get'), async (req, res) => {
+      const page = await listOrdersForStaff(context, staffOrderQuery(req), await requireStaff(req, res, context));
+      res.setHeader('Cache-Control', 'private, no-store');
+      res.json(page);
+    })
+    .all(methodNotAllowed('GET'));
+
+  app
+    .route('/api/admin/orders/:checkout_reference')
+    .get(staffFirst, async (req, res) => {
+      const order = await getOrderForStaff(context, String(req.params.checkout_reference), await requireStaff(req, res, context));
+      res.setHeader('Cache-Control', 'private, no-store');
+      res.json(order);
+    })
+    .all(methodNotAllowed('GET'));
+}
