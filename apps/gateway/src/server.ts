@@ -81,15 +81,22 @@ export async function startGateway(config: GatewayConfig, { logger = createLogge
 function drainOnStop(server: http.Server): () => void {
   const unanswered = new Set<http.ServerResponse>();
   let draining = false;
-  // Before the app's own listener, so the header is set before any handler can answer.
-  server.prependListener('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+  const track = (response: http.ServerResponse) => {
     if (draining) {
       response.setHeader('Connection', 'close');
       return;
     }
     unanswered.add(response);
     response.once('close', () => unanswered.delete(response));
-  });
+  };
+  // Wraps the server's emit rather than listening for 'request': the routes answered ahead of
+  // Express never reach the listeners, and their requests must drain too. Installed after
+  // DirectRoutes.serveAhead, so it sees every request before any handler can answer.
+  const emit = server.emit;
+  server.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'request') track(args[1] as http.ServerResponse);
+    return emit.apply(this, [event, ...args] as Parameters<http.Server['emit']>);
+  } as http.Server['emit'];
   return () => {
     draining = true;
     for (const response of unanswered) {
