@@ -23,21 +23,28 @@ const STAFF_AUDIENCE = 'storefront-services-staff';
 export const STAFF_ROLES = ['owner', 'staff'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
-/** A console staff member as the gateway vouches for them. */
+/** A console staff member as the gateway vouches for them, with the address their request came from (for the audit log). */
 export interface StaffIdentity {
   id: string;
   role: StaffRole;
+  email: string;
+  clientAddress: string;
 }
 
-/** `owner:<id>`: the role first, since an id never contains a colon and a role never does either. */
-const staffSubject = ({ id, role }: StaffIdentity) => `${role}:${id}`;
+/** The member as a JSON array in the subject: an email may contain any character a colon-separated form would need. */
+const staffSubject = ({ id, role, email, clientAddress }: StaffIdentity) => JSON.stringify([role, id, email, clientAddress]);
 
 function parseStaffSubject(subject: string | undefined): StaffIdentity | undefined {
-  const colon = subject?.indexOf(':') ?? -1;
-  if (subject === undefined || colon < 0) return undefined;
-  const role = subject.slice(0, colon);
-  const id = subject.slice(colon + 1);
-  return (STAFF_ROLES as readonly string[]).includes(role) && id ? { id, role: role as StaffRole } : undefined;
+  if (subject === undefined) return undefined;
+  let fields: unknown;
+  try {
+    fields = JSON.parse(subject);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(fields) || fields.length !== 4 || !fields.every((field) => typeof field === 'string')) return undefined;
+  const [role, id, email, clientAddress] = fields as string[];
+  return (STAFF_ROLES as readonly string[]).includes(role!) && id ? { id, role: role as StaffRole, email: email!, clientAddress: clientAddress! } : undefined;
 }
 
 export interface CallerKeyPair {

@@ -18,12 +18,12 @@ describe('caller token', () => {
   it("round-trips a staff member and role, and never takes a customer's token for a staff member's or the other way round", async () => {
     const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
     const verifier = await CallerTokenVerifier.fromPem(keys.publicKeyPem);
-    const staffToken = await signer.signStaff({ id: 'staff-1', role: 'owner' });
-    expect(await verifier.verifyStaff(staffToken)).to.deep.equal({ id: 'staff-1', role: 'owner' });
+    const staffToken = await signer.signStaff({ id: 'staff-1', role: 'owner', email: '"odd:name"@example.com', clientAddress: '192.0.2.1' });
+    expect(await verifier.verifyStaff(staffToken)).to.deep.equal({ id: 'staff-1', role: 'owner', email: '"odd:name"@example.com', clientAddress: '192.0.2.1' });
     expect(await verifier.verify(staffToken)).to.equal(undefined);
     expect(await verifier.verifyStaff(await signer.sign('owner:user-1'))).to.equal(undefined);
     const forger = await CallerTokenSigner.fromPem(otherKeys.privateKeyPem);
-    expect(await verifier.verifyStaff(await forger.signStaff({ id: 'staff-1', role: 'owner' }))).to.equal(undefined);
+    expect(await verifier.verifyStaff(await forger.signStaff({ id: 'staff-1', role: 'owner', email: 'staff-1@example.com', clientAddress: '192.0.2.1' }))).to.equal(undefined);
   });
 
   it('rejects a token signed with another key, a tampered token and garbage', async () => {

@@ -52,7 +52,7 @@ interface Outcome {
 
 const UNAUTHENTICATED_CUSTOMER: Outcome = { status: status.UNAUTHENTICATED, errorCode: 'unauthorized' };
 const UNAUTHENTICATED_STAFF: Outcome = { status: status.UNAUTHENTICATED, errorCode: 'staff_unauthorized' };
-const STAFF: StaffIdentity = { id: 'access-test-staff', role: 'owner' };
+const STAFF: StaffIdentity = { id: 'access-test-staff', role: 'owner', email: 'access-test@shop.test', clientAddress: '192.0.2.10' };
 /** What the test names the caller with: a customer always, a staff member where the rule asks for one. */
 const withStaffNote = (rule: RpcAccess) => `${rule.customer === 'required' ? ' with a customer' : ''}${rule.staff ? ' with a staff member' : ''}`;
 const NOT_ALLOWED: Outcome = { status: status.PERMISSION_DENIED, errorCode: SERVICE_NOT_ALLOWED };

@@ -1,4 +1,5 @@
 import type { Migration } from '@storefront/db';
+import { staffActionsMigration } from '@storefront/staff-audit';
 import { mailOutboxMigration } from '@storefront/outbox';
 import { orders } from './001-orders';
 import { abuseLimits } from './002-abuse-limits';
@@ -21,4 +22,6 @@ export const migrations: Record<string, Migration> = {
   // Order confirmations, queued with the payment that causes them (libs/outbox).
   '008-mail-outbox': mailOutboxMigration,
   '009-orders-by-creation': ordersByCreation,
+  // What the console's staff did here, written with each action (libs/staff-audit).
+  '010-staff-actions': staffActionsMigration,
 };

@@ -8,9 +8,10 @@
 import type { Request, Response } from 'express';
 import { AppError, unauthenticated } from '@storefront/errors';
 import { isWellFormedSessionToken } from '@storefront/formats';
+import type { StaffIdentity, StaffRole } from '@storefront/caller-token';
 import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import { sessionTokenOf } from '../http/session';
+import { clientAddress, sessionTokenOf } from '../http/session';
 
 export const STAFF_COOKIE = 'svc_staff';
 export const CONSOLE_PATH = '/console';
@@ -18,13 +19,8 @@ export const ADMIN_API_PATH = '/api/admin';
 const COOKIE_PATHS = [CONSOLE_PATH, ADMIN_API_PATH];
 const COOKIE_ATTRIBUTES = 'HttpOnly; Secure; SameSite=Strict';
 
-export type StaffRole = 'owner' | 'staff';
-
-export interface StaffCaller {
-  id: string;
-  email: string;
-  role: StaffRole;
-}
+/** The member as components are told of them: id, role, email and the request's address (for their audit logs). */
+export type StaffCaller = StaffIdentity;
 
 export function staffTokenOf(req: Pick<Request, 'headers'>): string | undefined {
   return sessionTokenOf(req, STAFF_COOKIE);
@@ -53,7 +49,7 @@ export function staffOf(req: Request, res: Response, { clients }: Pick<GatewayCo
       if (isWellFormedSessionToken(token)) {
         try {
           const { staff: member } = await clients.identity.resolveStaffSession({ sessionToken: token });
-          return { id: member!.id, email: member!.email, role: member!.role as StaffRole };
+          return { id: member!.id, email: member!.email, role: member!.role as StaffRole, clientAddress: clientAddress(req) };
         } catch (error) {
           if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
         }

@@ -32,12 +32,12 @@ export type StaffOrderView = ReturnType<typeof staffOrderView>;
 export function ordersForStaff({ clients }: GatewayContext, query: StaffOrderQuery, staff: StaffCaller): Promise<checkout.ListOrdersForStaffResponse> {
   return clients.checkout.listOrdersForStaff(
     { query: query.q ?? '', status: query.status ?? '', createdFrom: query.from ?? '', createdUntil: query.until ?? '', limit: query.limit ?? 0, cursor: query.cursor ?? '' },
-    { staff: { id: staff.id, role: staff.role } },
+    { staff },
   );
 }
 
 export async function orderForStaff({ clients }: GatewayContext, checkoutReference: string, staff: StaffCaller): Promise<checkout.StaffOrder> {
-  return (await clients.checkout.getOrderForStaff({ checkoutReference }, { staff: { id: staff.id, role: staff.role } })).order!;
+  return (await clients.checkout.getOrderForStaff({ checkoutReference }, { staff })).order!;
 }
 
 export async function listOrdersForStaff(context: GatewayContext, query: StaffOrderQuery, staff: StaffCaller) {

@@ -121,12 +121,12 @@ export class StaffAccounts {
     const usable = member && !member.disabledAt && member.passwordHash && member.totpSecret ? member : undefined;
     const passwordMatches = await hasher.verify(usable?.passwordHash, login.password, abandoned);
     if (!usable || !passwordMatches || !(await this.spendSecondFactor(usable, login.code))) {
-      if (member) await this.audit(member.email, 'login_failed', login.clientAddress);
+      if (member) await this.audit(member, 'login_failed', login.clientAddress);
       throw invalidCredentials();
     }
     await this.throttle.succeeded(keys);
     if (hasher.needsRehash(usable.passwordHash!)) await staff.updatePasswordHash(usable.id, await hasher.hash(login.password, abandoned));
-    await this.audit(usable.email, 'login', login.clientAddress);
+    await this.audit(usable, 'login', login.clientAddress);
     return { member: usable, session: await this.openSession(usable.id, startedAt) };
   }
 
@@ -154,7 +154,7 @@ export class StaffAccounts {
   async logOut(token: string, clientAddress: string): Promise<void> {
     const { member } = await this.resolveSession(token);
     await this.options.sessions.delete(hashSessionToken(token));
-    await this.audit(member.email, 'logout', clientAddress);
+    await this.audit(member, 'logout', clientAddress);
   }
 
   /** Sweeps expired staff sessions from the SQL store; Redis expires its keys itself. */
@@ -192,7 +192,7 @@ export class StaffAccounts {
     return { token, maxAgeSeconds: STAFF_SESSION_IDLE_SECONDS };
   }
 
-  private audit(staffEmail: string, action: string, clientAddress: string): Promise<void> {
-    return this.options.staff.appendAudit({ at: this.options.now(), staffEmail, action, clientAddress: clientAddress.slice(0, 64) });
+  private audit(member: StaffMember, action: string, clientAddress: string): Promise<void> {
+    return this.options.staff.appendAudit(member, action, clientAddress, this.options.now());
   }
 }

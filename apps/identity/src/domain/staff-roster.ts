@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
-import { STAFF_ROLES, type AuditEntry, type StaffMember, type StaffRole, type StaffStore } from '../stores/staff';
+import type { StaffAction } from '@storefront/staff-audit';
+import { STAFF_ROLES, type StaffMember, type StaffRole, type StaffStore } from '../stores/staff';
 import { normaliseEmail } from './rules';
 import { newSessionToken } from './session-tokens';
 import { sha256 } from './staff-accounts';
@@ -42,7 +43,7 @@ export class StaffRoster {
   }
 
   /** The audit log from `since` (epoch ms), oldest first. */
-  auditLog(since = 0): Promise<AuditEntry[]> {
+  auditLog(since = 0): Promise<StaffAction[]> {
     return this.staff.auditSince(since);
   }
 

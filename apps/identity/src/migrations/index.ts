@@ -3,6 +3,7 @@ import { mailOutboxMigration } from '@storefront/outbox';
 import { accounts } from './001-accounts';
 import { passwordResets } from './003-password-resets';
 import { staff } from './004-staff';
+import { staffActions } from './005-staff-actions';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '002-mail-outbox': mailOutboxMigration,
   '003-password-resets': passwordResets,
   '004-staff': staff,
+  '005-staff-actions': staffActions,
 };

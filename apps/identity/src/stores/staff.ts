@@ -1,5 +1,6 @@
 /** Identity's staff tables: the console's accounts, their recovery codes and the audit log. Nothing outside this service reads them. */
 import { isUniqueViolation, type Knex } from '@storefront/db';
+import { exportStaffActions, recordStaffAction, type StaffAction } from '@storefront/staff-audit';
 
 export const STAFF_ROLES = ['owner', 'staff'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -16,15 +17,6 @@ export interface StaffMember {
   /** Epoch milliseconds. */
   createdAt: number;
   disabledAt?: number;
-}
-
-export interface AuditEntry {
-  /** Epoch milliseconds. */
-  at: number;
-  staffEmail: string;
-  action: string;
-  clientAddress: string;
-  detail?: string;
 }
 
 export class StaffStore {
@@ -113,26 +105,14 @@ export class StaffStore {
     return (await this.db('staff').where({ id }).whereNull('disabled_at').update({ disabled_at: at })) > 0;
   }
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    await this.db('staff_audit').insert({
-      at: entry.at,
-      staff_email: entry.staffEmail,
-      action: entry.action,
-      client_address: entry.clientAddress,
-      detail: entry.detail ?? null,
-    });
+  /** Records a login, failed login or logout of `member` in the staff audit log. */
+  async appendAudit(member: StaffMember, action: string, clientAddress: string, at: number): Promise<void> {
+    await recordStaffAction(this.db, { id: member.id, role: member.role, email: member.email, clientAddress }, { action, subject: member.email }, at);
   }
 
   /** Oldest first, from `since` (epoch ms) on. */
-  async auditSince(since: number): Promise<AuditEntry[]> {
-    const rows = await this.db('staff_audit').where('at', '>=', since).orderBy('id', 'asc');
-    return rows.map((row: Record<string, unknown>) => ({
-      at: Number(row.at),
-      staffEmail: row.staff_email as string,
-      action: row.action as string,
-      clientAddress: row.client_address as string,
-      ...(row.detail ? { detail: row.detail as string } : {}),
-    }));
+  auditSince(since: number): Promise<StaffAction[]> {
+    return exportStaffActions(this.db, since);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Migration } from '@storefront/db';
+import { staffActionsMigration } from '@storefront/staff-audit';
 import { catalog } from './001-catalog';
 import { reservations } from './002-reservations';
 
@@ -6,4 +7,6 @@ import { reservations } from './002-reservations';
 export const migrations: Record<string, Migration> = {
   '001-catalog': catalog,
   '002-reservations': reservations,
+  // What the console's staff did here, written with each action (libs/staff-audit).
+  '003-staff-actions': staffActionsMigration,
 };

@@ -1,4 +1,5 @@
 import type { Migration } from '@storefront/db';
+import { staffActionsMigration } from '@storefront/staff-audit';
 import { ledger } from './001-ledger';
 import { rewardCodeHolds } from './002-reward-code-holds';
 import { accountBalances } from './003-account-balances';
@@ -8,4 +9,6 @@ export const migrations: Record<string, Migration> = {
   '001-ledger': ledger,
   '002-reward-code-holds': rewardCodeHolds,
   '003-account-balances': accountBalances,
+  // What the console's staff did here, written with each action (libs/staff-audit).
+  '004-staff-actions': staffActionsMigration,
 };
