@@ -42,6 +42,8 @@ export interface OpsInput {
   rawEnv: Env;
   /** A line for the person watching (stderr); never part of the --json answer. */
   progress(line: string): void;
+  /** Who the invocation says is running it (`--actor`, OPS_ACTOR, else the OS user): what it changes is recorded under this name. */
+  actor: string;
 }
 
 export interface OpsResult {
@@ -149,7 +151,7 @@ export async function runOps(program: OpsProgram, argv: readonly string[], env: 
   let outcome: Record<string, unknown>;
   try {
     checkInvocation(command, args, options);
-    const result = await command.run({ args, options, env: envReader, rawEnv: env, progress: (line) => io.stderr(`${line}\n`) });
+    const result = await command.run({ args, options, env: envReader, rawEnv: env, actor, progress: (line) => io.stderr(`${line}\n`) });
     io.stdout(json ? `${JSON.stringify({ success: true, ...result.data })}\n` : `${result.text}\n`);
     code = OPS_EXIT.ok;
     outcome = { outcome: 'ok' };

@@ -130,3 +130,11 @@ function toStaffAction(row: Record<string, unknown>): StaffAction {
     ...(row['after_json'] != null ? { after: JSON.parse(String(row['after_json'])) } : {}),
   };
 }
+
+/**
+ * The ops command line acting as an owner: what an operator does there is recorded like a staff
+ * member's action, under the `--actor` the operator gave (or the shell's user).
+ */
+export function opsActor(actor: string): StaffIdentity {
+  return { id: `ops:${actor}`, role: 'owner', email: actor, clientAddress: 'ops-cli' };
+}
