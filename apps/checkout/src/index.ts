@@ -3,3 +3,4 @@ export { readCheckoutConfig, readCheckoutServeKeys, type CheckoutConfig, type Ch
 export { CHECKOUT_ACCESS } from './access';
 export { migrations } from './migrations';
 export type { ReconcileSummary } from './domain/confirmation';
+export { checkoutOps } from './ops/commands';

@@ -3,6 +3,7 @@
  * payment provider, serves gRPC and runs the reconciler.
  * Handlers stay thin: they translate messages to service calls.
  */
+import { staffActionsPage } from '@storefront/staff-audit';
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient } from '@storefront/grpc';
 import type { ServiceName } from '@storefront/service-token';
@@ -130,6 +131,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       exposed: { store, reconcileNow: () => confirmation.reconcileAll(), sendMailNow: () => mailSender.sendDue() },
       bindings: [
       bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
+        listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
         createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
         validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
         notifyPaymentEvent: async (request) => {

@@ -140,7 +140,7 @@ describe('the console: staff accounts, login and sessions', () => {
     const logout = await postConsoleForm(stack, client, '/console/logout', {}, { 'x-forwarded-for': '203.0.113.50' });
     expect(logout.status).to.equal(303);
     expect((await client.get<string>('/console')).status).to.equal(303);
-    const { json } = await identityOpsRun(stack, ['staff', 'audit']);
+    const { json } = await identityOpsRun(stack, ['audit']);
     const entries = (json.entries as Array<Record<string, string>>).filter((entry) => entry.staffEmail === 'audit@shop.test');
     expect(entries.map((entry) => entry.action)).to.deep.equal(['login', 'logout']);
     expect(entries[1]!.clientAddress).to.equal('203.0.113.50');

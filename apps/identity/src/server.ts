@@ -2,6 +2,7 @@
  * Wires identity: its SQL store (and Redis when configured) and the Accounts domain behind
  * gRPC. Handlers stay thin: they translate messages to the Accounts domain.
  */
+import { staffActionsPage } from '@storefront/staff-audit';
 import { identity } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { dialectOf } from '@storefront/db';
@@ -86,6 +87,7 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       exposed: { accounts, passwordResets, staffAccounts, sendMailNow: () => mailSender.sendDue() },
       bindings: [
       bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
+        listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
         signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
         logIn: async ({ email, password, clientAddress }, context) => signedIn(await accounts.logIn(email, password, clientAddress, context.abandoned)),
         logOut: async ({ sessionToken }) => {

@@ -8,4 +8,6 @@ import { inventory } from '@storefront/proto';
 export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
   { callers: ['gateway'], customer: 'none', rpcs: ['getStock', 'getCatalog', 'getCatalogSnapshot'] },
   { callers: ['checkout'], customer: 'none', rpcs: ['quote', 'reserve', 'commit', 'release'] },
+  // The console's audit log: any staff member reads it.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
 ]);

@@ -2,3 +2,4 @@ export { openInventoryComponent, startInventoryServer, type InventoryServer, typ
 export { readInventoryConfig, readInventoryServeKeys, type InventoryConfig, type InventoryServeKeys } from './config';
 export { INVENTORY_ACCESS } from './access';
 export { migrations } from './migrations';
+export { inventoryOps } from './ops/commands';

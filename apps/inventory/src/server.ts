@@ -3,6 +3,7 @@
  * starts the expiry sweeper and serves gRPC. Handlers stay thin: they check input with the
  * line rules and translate messages to store calls.
  */
+import { staffActionsPage } from '@storefront/staff-audit';
 import fs from 'node:fs';
 import path from 'node:path';
 import { inventory } from '@storefront/proto';
@@ -71,6 +72,7 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
       exposed: { store, reservations },
       bindings: [
       bind('storefront.inventory.v1.InventoryService', inventory.InventoryServiceService, INVENTORY_ACCESS, {
+        listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
         getStock: async () => ({ available: await store.availableStock() }),
         getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
         getCatalogSnapshot: async ({ knownVersion }) => toSnapshotMessage(await publisher.snapshot(knownVersion)),

@@ -8,4 +8,6 @@ import { loyalty } from '@storefront/proto';
 export const LOYALTY_ACCESS = accessTable(loyalty.LoyaltyServiceService, [
   { callers: ['gateway'], customer: 'required', rpcs: ['openAccount', 'getAccount', 'sync', 'redeem'] },
   { callers: ['checkout'], customer: 'none', rpcs: ['awardPurchase', 'checkRewardCode', 'holdRewardCode', 'releaseRewardCode', 'useRewardCode'] },
+  // The console's audit log: any staff member reads it.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
 ]);

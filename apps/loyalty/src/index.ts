@@ -2,3 +2,4 @@ export { openLoyaltyComponent, startLoyaltyServer, type LoyaltyServer, type Loya
 export { readLoyaltyConfig, readLoyaltyServeKeys, type LoyaltyConfig, type LoyaltyServeKeys } from './config';
 export { LOYALTY_ACCESS } from './access';
 export { migrations } from './migrations';
+export { loyaltyOps } from './ops/commands';

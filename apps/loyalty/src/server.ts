@@ -3,6 +3,7 @@
  * gRPC. Handlers stay thin: they check the input and call the ledger. Customer-facing
  * RPCs act for the caller the gateway vouches for; the rest are called by checkout.
  */
+import { staffActionsPage } from '@storefront/staff-audit';
 import fs from 'node:fs';
 import { loyalty } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
@@ -53,6 +54,7 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
       exposed: { settled: () => ledger.settled() },
       bindings: [
         bind('storefront.loyalty.v1.LoyaltyService', loyalty.LoyaltyServiceService, LOYALTY_ACCESS, {
+          listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
           openAccount: async (_request, ctx) => ({ account: await ledger.open(await ctx.requireCaller()) }),
           getAccount: async (_request, ctx) => ({ account: await ledger.account(await ctx.requireCaller()) }),
           sync: async (request, ctx) => {

@@ -28,6 +28,7 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   getStaffSetup: ANYONE,
   completeStaffSetup: ANYONE,
   staffLogIn: ANYONE,
+  listStaffActions: ANYONE,
   staffLogOut: ANYONE,
   resolveStaffSession: ANYONE,
 };
@@ -68,6 +69,7 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     getStaffSetup: async () => ({ ...(await answer()), totpSecret: '', otpauthUri: '' }),
     completeStaffSetup: async () => ({ ...(await answer()), recoveryCodes: [] }),
     staffLogIn: answer,
+    listStaffActions: async () => ({ ...(await answer()) }),
     staffLogOut: answer,
     resolveStaffSession: async () => ({ ...(await answer()), expiresInMs: 0 }),
   };

@@ -18,7 +18,7 @@ const ACCESS = accessTable(inventory.InventoryServiceService, [
   { callers: ['gateway', 'checkout'], customer: 'optional', rpcs: ['getStock'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['getCatalog'] },
   { callers: ['gateway'], customer: 'none', rpcs: ['getCatalogSnapshot', 'quote', 'reserve', 'commit'] },
-  { callers: ['checkout'], customer: 'none', rpcs: ['release'] },
+  { callers: ['checkout'], customer: 'none', rpcs: ['release', 'listStaffActions'] },
 ]);
 
 describe('grpc: server, client, errors and health', () => {
@@ -43,6 +43,7 @@ describe('grpc: server, client, errors and health', () => {
             return { products: [] };
           },
           getCatalogSnapshot: reject,
+          listStaffActions: reject,
           quote: reject,
           reserve: reject,
           // commit answers only after 300 ms, to test deadlines.
@@ -153,7 +154,7 @@ describe('grpc: server, client, errors and health', () => {
   });
 
   it('builds a table rule by rule, refusing one that leaves an RPC out or names one twice', () => {
-    const rpcs = ['getStock', 'getCatalog', 'getCatalogSnapshot', 'quote', 'reserve', 'commit'] as const;
+    const rpcs = ['getStock', 'getCatalog', 'getCatalogSnapshot', 'quote', 'reserve', 'commit', 'listStaffActions'] as const;
     // @ts-expect-error release has no rule
     accessTable(inventory.InventoryServiceService, [{ callers: ['gateway'], customer: 'none', rpcs }]);
     expect(() =>

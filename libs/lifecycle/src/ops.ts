@@ -324,11 +324,17 @@ export function wholeNumberOption(text: string, name: string, { min, max, code }
   return value;
 }
 
+/** Whether `yyyy-mm-dd` names a day that exists (Date.parse would take 2026-02-30 for 2 March). */
+function isCalendarDate(text: string): boolean {
+  const [year, month, day] = text.split('-').map(Number) as [number, number, number];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
 /** An ISO 8601 date (midnight UTC) or a date-time with a zone; bad input names the option. */
 export function instantOption(text: string, name: string): number {
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
   const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
-  const at = dateOnly || zoned ? Date.parse(dateOnly ? `${text}T00:00:00Z` : text) : NaN;
+  const at = (dateOnly || zoned) && isCalendarDate(text.slice(0, 10)) ? Date.parse(dateOnly ? `${text}T00:00:00Z` : text) : NaN;
   if (!Number.isFinite(at)) throw invalidArgument(`${name} must be an ISO 8601 date (2025-06-01) or date-time with a zone (2025-06-01T09:00:00Z), got "${text}"`, 'invalid_date');
   return at;
 }

@@ -2,6 +2,7 @@
  * Checkout's ops commands (dist/ops.js in the image, see main.ts): migrations, promo codes and
  * order look-ups, on checkout's own store; `orders show` also asks the payment provider.
  */
+import { auditExportCommand } from '@storefront/staff-audit';
 import { createLogger } from '@storefront/logging';
 import { AppError } from '@storefront/errors';
 import { instantOption, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
@@ -97,6 +98,7 @@ async function livePayment(order: Order, env: EnvReader): Promise<Record<string,
 
 const commands: OpsCommand[] = [
   ...migrationCommands('checkout', migrations),
+  auditExportCommand('checkout', migrations),
   {
     name: 'promo create',
     args: ['<code>'],

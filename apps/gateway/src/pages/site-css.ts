@@ -17,6 +17,7 @@ nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:1rem}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem;border-bottom:1px solid var(--line);vertical-align:top}
 td.num,th.num{text-align:right}
+td code{overflow-wrap:anywhere}
 form{margin:.5rem 0}
 label{display:block;font-weight:600;margin-top:.5rem}
 .choice label{display:inline;font-weight:400}

@@ -12,17 +12,20 @@ export function staffOrderQuery(req: Request): StaffOrderQuery {
   return { q: text('q'), status: text('status'), from: text('from'), until: text('until'), limit: limit === undefined ? undefined : Number(limit), cursor: text('cursor') };
 }
 
-export function registerAdminRoutes(app: Express, context: GatewayContext): void {
-  const { validator } = context;
-  // Without a staff session the answer is 401, whatever the query says.
-  const staffFirst: RequestHandler = async (req, res, next) => {
+/** Without a staff session the answer is 401, whatever the query or body says. */
+export function staffFirst(context: GatewayContext): RequestHandler {
+  return async (req, res, next) => {
     await requireStaff(req, res, context);
     next();
   };
+}
+
+export function registerAdminRoutes(app: Express, context: GatewayContext): void {
+  const { validator } = context;
 
   app
     .route('/api/admin/orders')
-    .get(staffFirst, validator.queryParameters('/api/admin/orders', 'get'), async (req, res) => {
+    .get(staffFirst(context), validator.queryParameters('/api/admin/orders', 'get'), async (req, res) => {
       const page = await listOrdersForStaff(context, staffOrderQuery(req), await requireStaff(req, res, context));
       res.setHeader('Cache-Control', 'private, no-store');
       res.json(page);
@@ -31,7 +34,7 @@ export function registerAdminRoutes(app: Express, context: GatewayContext): void
 
   app
     .route('/api/admin/orders/:checkout_reference')
-    .get(staffFirst, async (req, res) => {
+    .get(staffFirst(context), async (req, res) => {
       const order = await getOrderForStaff(context, String(req.params.checkout_reference), await requireStaff(req, res, context));
       res.setHeader('Cache-Control', 'private, no-store');
       res.json(order);

@@ -6,24 +6,29 @@
 import { expect } from 'chai';
 import { generateSync } from 'otplib';
 import { identityOps } from '@storefront/identity';
-import { runOps } from '@storefront/lifecycle';
+import { runOps, type OpsProgram } from '@storefront/lifecycle';
 import type { Stack } from '@storefront/platform-testing';
 import { newClientAddress } from '../../../checkout/test/support';
 import type { HttpClient, TestResponse } from '@storefront/testing';
 
 export const STAFF_PASSWORD = 'a long staff passphrase';
 
-/** The env an operator's ops command sees: the stack's, with identity's own database on MySQL. */
-function opsEnv(stack: Stack): Record<string, string | undefined> {
-  const mysqlUrl = stack.stores.mysqlUrlFor('identity');
-  return { ...stack.env, ...(mysqlUrl ? { IDENTITY_MYSQL_URL: mysqlUrl } : {}) };
+/** The env an operator's ops command sees: the stack's, with the component's own database on MySQL. */
+function opsEnv(stack: Stack, service: string): Record<string, string | undefined> {
+  const mysqlUrl = stack.stores.mysqlUrlFor(service);
+  return { ...stack.env, ...(mysqlUrl ? { [`${service.toUpperCase()}_MYSQL_URL`]: mysqlUrl } : {}) };
 }
 
-/** Runs `ops identity <args> --json` in-process; its exit code and parsed answer. */
-export async function identityOpsRun(stack: Stack, args: string[]): Promise<{ code: number; json: Record<string, unknown>; stdout: string }> {
+/** Runs a component's `ops <args> --json` in-process, as `actor`; its exit code and parsed answer. */
+export async function opsRun(stack: Stack, program: OpsProgram, args: string[], actor = 'operator'): Promise<{ code: number; json: Record<string, unknown>; stdout: string }> {
   let stdout = '';
-  const code = await runOps(identityOps, [...args, '--json'], opsEnv(stack), { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
+  const code = await runOps(program, [...args, '--json', '--actor', actor], opsEnv(stack, program.app), { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
   return { code, json: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>, stdout };
+}
+
+/** Runs `ops identity <args> --json` in-process. */
+export function identityOpsRun(stack: Stack, args: string[]) {
+  return opsRun(stack, identityOps, args);
 }
 
 /** `staff add`: the printed set-up link's path on this site. */

@@ -1,11 +1,10 @@
 /**
- * Who may use the console: operators add staff members (each gets a one-time set-up link),
- * disable them, and read the audit log, from the ops command line. 400 for a bad email or role,
+ * Who may use the console: operators add staff members (each gets a one-time set-up link) and
+ * disable them from the ops command line. 400 for a bad email or role,
  * 404 for an unknown member, 409 for a taken email or a member already disabled.
  */
 import { randomUUID } from 'node:crypto';
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
-import type { StaffAction } from '@storefront/staff-audit';
 import { STAFF_ROLES, type StaffMember, type StaffRole, type StaffStore } from '../stores/staff';
 import { normaliseEmail } from './rules';
 import { newSessionToken } from './session-tokens';
@@ -40,11 +39,6 @@ export class StaffRoster {
     if (!member) throw notFound(`no staff member has the email ${rawEmail.trim()}`, 'staff_not_found');
     if (!(await staff.disable(member.id, now()))) throw conflict('staff_disabled', `${member.email} is already disabled`);
     return { ...member, disabledAt: now() };
-  }
-
-  /** The audit log from `since` (epoch ms), oldest first. */
-  auditLog(since = 0): Promise<StaffAction[]> {
-    return this.staff.auditSince(since);
   }
 
   /**

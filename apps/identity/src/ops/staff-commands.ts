@@ -1,7 +1,8 @@
 /**
- * `staff add|disable|reset|audit`: the console's accounts, managed by whoever runs identity's ops
+ * `staff add|disable|reset` and `audit`: the console's accounts, managed by whoever runs identity's ops
  * command line. The set-up link is printed once; only its hash is stored.
  */
+import { auditExportCommand } from '@storefront/staff-audit';
 import { instantOption, withStore, type OpsCommand } from '@storefront/lifecycle';
 import type { EnvReader } from '@storefront/config';
 import { migrations } from '../migrations';
@@ -52,14 +53,5 @@ export const staffCommands: OpsCommand[] = [
       return { text: `disabled ${member.email}`, data: { staff: { email: member.email, role: member.role, disabledAt: new Date(member.disabledAt!).toISOString() } } };
     },
   },
-  {
-    name: 'staff audit',
-    summary: 'export the console audit log (logins, failed logins, logouts) as JSON lines, oldest first',
-    options: { since: { value: '<iso-date>', description: 'only entries from this moment on (default: all)' } },
-    async run({ options, env }) {
-      const since = typeof options.since === 'string' ? instantOption(options.since, 'since') : 0;
-      const entries = (await withRoster(env, (roster) => roster.auditLog(since))).map((entry) => ({ ...entry, at: new Date(entry.at).toISOString() }));
-      return { text: entries.map((entry) => JSON.stringify(entry)).join('\n'), data: { entries } };
-    },
-  },
+  auditExportCommand('identity', migrations),
 ];

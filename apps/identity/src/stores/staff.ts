@@ -1,6 +1,6 @@
 /** Identity's staff tables: the console's accounts, their recovery codes and the audit log. Nothing outside this service reads them. */
 import { isUniqueViolation, type Knex } from '@storefront/db';
-import { exportStaffActions, recordStaffAction, type StaffAction } from '@storefront/staff-audit';
+import { recordStaffAction } from '@storefront/staff-audit';
 
 export const STAFF_ROLES = ['owner', 'staff'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -108,11 +108,6 @@ export class StaffStore {
   /** Records a login, failed login or logout of `member` in the staff audit log. */
   async appendAudit(member: StaffMember, action: string, clientAddress: string, at: number): Promise<void> {
     await recordStaffAction(this.db, { id: member.id, role: member.role, email: member.email, clientAddress }, { action, subject: member.email }, at);
-  }
-
-  /** Oldest first, from `since` (epoch ms) on. */
-  auditSince(since: number): Promise<StaffAction[]> {
-    return exportStaffActions(this.db, since);
   }
 }
 

@@ -2,6 +2,7 @@
  * Inventory's ops commands (dist/ops.js in the image, see main.ts): migrations, catalog import, stock
  * counts and deliveries, removing a product. They work on inventory's own store only.
  */
+import { auditExportCommand } from '@storefront/staff-audit';
 import { OPS_EXIT, OpsExit, migrationCommands, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { runCatalogImport } from '../cli/import-catalog';
 import { migrations } from '../migrations';
@@ -17,6 +18,7 @@ const describeLevel = (level: StockLevel) => `${level.sku}: ${level.onHand} on h
 
 const commands: OpsCommand[] = [
   ...migrationCommands('inventory', migrations),
+  auditExportCommand('inventory', migrations),
   {
     name: 'import',
     args: ['<catalog.json>'],

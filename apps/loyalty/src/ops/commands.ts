@@ -2,6 +2,7 @@
  * Loyalty's ops commands (dist/ops.js in the image, see main.ts): migrations, point corrections
  * and the check that balance columns agree with the ledger, on loyalty's own store only.
  */
+import { auditExportCommand } from '@storefront/staff-audit';
 import { OPS_EXIT, OpsExit, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { readLedgerSettings } from '../config';
 import { parseAdjustmentPoints } from '../domain/rules';
@@ -11,6 +12,7 @@ import { LoyaltyStore } from '../stores/loyalty';
 
 const commands: OpsCommand[] = [
   ...migrationCommands('loyalty', migrations),
+  auditExportCommand('loyalty', migrations),
   {
     name: 'adjust',
     args: ['<account-id>', '<±points>'],

@@ -2,9 +2,9 @@ import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats'
 import { errorResponse, jsonResponse, ref, serviceFailures, type ApiArea } from '../area';
 
 /** A date, or a date-time with a zone, as the console's filters take them. */
-const INSTANT = { type: 'string', minLength: 10, maxLength: 35, pattern: '^\\d{4}-\\d{2}-\\d{2}(T.*)?$' };
-const STAFF_ONLY = [{ staffCookie: [] }];
-const staffRefusals = {
+export const INSTANT = { type: 'string', minLength: 10, maxLength: 35, pattern: '^\\d{4}-\\d{2}-\\d{2}(T.*)?$' };
+export const STAFF_ONLY = [{ staffCookie: [] }];
+export const staffRefusals = {
   '401': errorResponse('`staff_unauthorized`: no valid staff session (a customer session does not count)'),
   ...serviceFailures(),
 };

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { StaffActionPage, StaffActionQuery } from "../../audit/v1/audit";
 
 export const protobufPackage = "storefront.checkout.v1";
 
@@ -260,6 +261,14 @@ export interface GetOrderForStaffRequest {
 
 export interface GetOrderForStaffResponse {
   order?: StaffOrder | undefined;
+}
+
+export interface ListStaffActionsRequest {
+  query?: StaffActionQuery | undefined;
+}
+
+export interface ListStaffActionsResponse {
+  page?: StaffActionPage | undefined;
 }
 
 function createBaseCheckoutLine(): CheckoutLine {
@@ -3545,6 +3554,144 @@ export const GetOrderForStaffResponse: MessageFns<GetOrderForStaffResponse> = {
   },
 };
 
+function createBaseListStaffActionsRequest(): ListStaffActionsRequest {
+  return { query: undefined };
+}
+
+export const ListStaffActionsRequest: MessageFns<ListStaffActionsRequest> = {
+  encode(message: ListStaffActionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      StaffActionQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStaffActionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStaffActionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = StaffActionQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListStaffActionsRequest {
+    return { query: isSet(object.query) ? StaffActionQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListStaffActionsRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = StaffActionQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListStaffActionsRequest>, I>>(base?: I): ListStaffActionsRequest {
+    return ListStaffActionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStaffActionsRequest>, I>>(object: I): ListStaffActionsRequest {
+    const message = createBaseListStaffActionsRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? StaffActionQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListStaffActionsResponse(): ListStaffActionsResponse {
+  return { page: undefined };
+}
+
+export const ListStaffActionsResponse: MessageFns<ListStaffActionsResponse> = {
+  encode(message: ListStaffActionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.page !== undefined) {
+      StaffActionPage.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStaffActionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStaffActionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = StaffActionPage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListStaffActionsResponse {
+    return { page: isSet(object.page) ? StaffActionPage.fromJSON(object.page) : undefined };
+  },
+
+  toJSON(message: ListStaffActionsResponse): unknown {
+    const obj: any = {};
+    if (message.page !== undefined) {
+      obj.page = StaffActionPage.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListStaffActionsResponse>, I>>(base?: I): ListStaffActionsResponse {
+    return ListStaffActionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStaffActionsResponse>, I>>(object: I): ListStaffActionsResponse {
+    const message = createBaseListStaffActionsResponse();
+    message.page = (object.page !== undefined && object.page !== null)
+      ? StaffActionPage.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -3658,6 +3805,18 @@ export const CheckoutServiceService = {
       Buffer.from(GetOrderForStaffResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetOrderForStaffResponse => GetOrderForStaffResponse.decode(value),
   },
+  /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
+  listStaffActions: {
+    path: "/storefront.checkout.v1.CheckoutService/ListStaffActions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListStaffActionsRequest): Buffer =>
+      Buffer.from(ListStaffActionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListStaffActionsRequest => ListStaffActionsRequest.decode(value),
+    responseSerialize: (value: ListStaffActionsResponse): Buffer =>
+      Buffer.from(ListStaffActionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListStaffActionsResponse => ListStaffActionsResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -3685,6 +3844,8 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   listOrdersForStaff: handleUnaryCall<ListOrdersForStaffRequest, ListOrdersForStaffResponse>;
   /** The console: one order in full by its reference. Needs a staff member in `x-staff-token`. */
   getOrderForStaff: handleUnaryCall<GetOrderForStaffRequest, GetOrderForStaffResponse>;
+  /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
+  listStaffActions: handleUnaryCall<ListStaffActionsRequest, ListStaffActionsResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -3837,6 +3998,22 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetOrderForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
+  listStaffActions(
+    request: ListStaffActionsRequest,
+    callback: (error: ServiceError | null, response: ListStaffActionsResponse) => void,
+  ): ClientUnaryCall;
+  listStaffActions(
+    request: ListStaffActionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListStaffActionsResponse) => void,
+  ): ClientUnaryCall;
+  listStaffActions(
+    request: ListStaffActionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListStaffActionsResponse) => void,
   ): ClientUnaryCall;
 }
 
