@@ -3,7 +3,7 @@
  * command line. The set-up link is printed once; only its hash is stored.
  */
 import { auditExportCommand } from '@storefront/staff-audit';
-import { instantOption, withStore, type OpsCommand } from '@storefront/lifecycle';
+import { withStore, type OpsCommand } from '@storefront/lifecycle';
 import type { EnvReader } from '@storefront/config';
 import { migrations } from '../migrations';
 import { StaffStore, type StaffMember } from '../stores/staff';
