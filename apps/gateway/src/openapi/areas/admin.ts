@@ -99,6 +99,7 @@ export const adminArea: ApiArea = {
     '/api/admin/orders/{checkout_reference}/dispatch': {
       post: staffOrderAction({
         operationId: 'adminDispatchOrder',
+        example: 'order-2026-0004',
         summary: 'Dispatch a paid order with its carrier and tracking number (staff)',
         description: 'The order becomes `dispatched` and its customer is mailed the carrier, tracking number and order link, once. Sending the same carrier and tracking number again answers the order unchanged.',
         requestBody: { required: true, content: { 'application/json': { schema: ref('DispatchRequest') } } },
@@ -109,6 +110,7 @@ export const adminArea: ApiArea = {
     '/api/admin/orders/{checkout_reference}/delivered': {
       post: staffOrderAction({
         operationId: 'adminMarkOrderDelivered',
+        example: 'order-2026-0005',
         summary: 'Mark a dispatched order delivered (staff)',
         description: 'The order becomes `delivered`; repeating it answers the order unchanged.',
         refused: '`order_not_deliverable`: the order is not dispatched',
@@ -117,6 +119,7 @@ export const adminArea: ApiArea = {
     '/api/admin/orders/{checkout_reference}/cancel': {
       post: staffOrderAction({
         operationId: 'adminCancelOrder',
+        example: 'order-2026-0006',
         summary: 'Cancel an unpaid order (staff)',
         description:
           'The payment link stops taking payments, and the stock and code the order held are given back at once; the order becomes `cancelled`. ' +
@@ -130,6 +133,8 @@ export const adminArea: ApiArea = {
 
 interface StaffOrderAction {
   operationId: string;
+  /** The path's example reference. */
+  example: string;
   summary: string;
   description: string;
   requestBody?: Record<string, unknown>;
@@ -139,14 +144,14 @@ interface StaffOrderAction {
 }
 
 /** A POST that changes one order for a staff member of either role and answers it. */
-function staffOrderAction({ operationId, summary, description, requestBody, invalid, refused, providerFailure }: StaffOrderAction) {
+function staffOrderAction({ operationId, example, summary, description, requestBody, invalid, refused, providerFailure }: StaffOrderAction) {
   return {
     operationId,
     summary,
     description,
     tags: ['admin'],
     security: STAFF_ONLY,
-    parameters: [{ name: 'checkout_reference', in: 'path', required: true, description: 'The `checkout_reference` the order was created with', schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH } }],
+    parameters: [{ name: 'checkout_reference', in: 'path', required: true, description: 'The `checkout_reference` the order was created with', schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH }, example }],
     ...(requestBody ? { requestBody } : {}),
     responses: {
       '200': jsonResponse('The order as it is now', 'StaffOrder'),
