@@ -55,26 +55,27 @@ export class OrderFulfilment {
     const details = parseDispatchDetails(carrier, trackingNumber);
     const order = await staffOrderByReference(store, reference);
     if (isDispatchedWith(order, details)) return order;
-    const mail = this.options.dispatchMail(order, details);
-    if (await fulfilment.dispatch(refuseDispatch(order), details, staff, mail, now())) {
+    const refusal = dispatchConflictOf(order);
+    if (refusal) throw refusal;
+    if (await fulfilment.dispatch(order, details, staff, this.options.dispatchMail(order, details), now())) {
       this.options.mailQueued();
       return this.reread(order);
     }
     // Changed since it was read: the same dispatch made by another request is this one.
     const current = await this.reread(order);
     if (isDispatchedWith(current, details)) return current;
-    throw dispatchConflictOf(current) ?? inProgress(current);
+    throw dispatchConflictOf(current) ?? conflict('order_not_dispatchable', `Order ${current.reference} was changed meanwhile; try again`);
   }
 
   async markDelivered(reference: string, staff: StaffIdentity): Promise<Order> {
     const { store, fulfilment, now } = this.options;
     const order = await staffOrderByReference(store, reference);
     if (order.dispatch?.deliveredAt !== undefined) return order;
-    if (order.status !== 'dispatched') throw conflict('order_not_deliverable', `Order ${order.reference} is ${order.status}; only a dispatched order can be marked delivered`);
+    if (order.status !== 'dispatched') throw notDeliverable(order);
     if (await fulfilment.markDelivered(order, staff, now())) return this.reread(order);
     const current = await this.reread(order);
     if (current.dispatch?.deliveredAt !== undefined) return current;
-    throw conflict('order_not_deliverable', `Order ${current.reference} is ${current.status}; only a dispatched order can be marked delivered`);
+    throw notDeliverable(current);
   }
 
   /**
@@ -141,16 +142,12 @@ function dispatchConflictOf(order: Order): AppError | undefined {
   return undefined;
 }
 
-function refuseDispatch(order: Order): Order {
-  const refusal = dispatchConflictOf(order);
-  if (refusal) throw refusal;
-  return order;
-}
-
 function refuseCancel(order: Order, now: number): void {
   if (order.status !== 'pending_payment') throw notCancellable(order);
   if (order.claimExpiresAt !== undefined && order.claimExpiresAt > now) throw inProgress(order);
 }
+
+const notDeliverable = (order: Order) => conflict('order_not_deliverable', `Order ${order.reference} is ${order.status}; only a dispatched order can be marked delivered`);
 
 const notCancellable = (order: Order) =>
   conflict('order_not_cancellable', order.status === 'pending_payment' ? `Order ${order.reference} was changed meanwhile; try again` : `Order ${order.reference} is ${order.status}; only an order awaiting payment can be cancelled`);
