@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { expectNoServerErrors, withBusyCores, type HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { EDGE_PRICES, checkoutBody, completePayment, countRows, expectCheckout, signUp, sku, startCheckoutStack } from '../../checkout/test/support';
+import { EDGE_PRICES, checkoutBody, completePayment, countRows, expectCheckout, signUp, sku, startCheckoutStack, stockOf } from '../../checkout/test/support';
 import { postConsoleForm, signedInStaff } from './support/console';
 
 interface StaffOrderAnswer {
@@ -121,6 +121,20 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       expect(new Set(answers.map((answer) => answer.body.order.dispatch!.dispatchedAt)).size).to.equal(1);
       expect(await countRows(stack, 'mail_outbox', { mail_key: `dispatch:${reference}` })).to.equal(1);
       expect(await countRows(stack, 'staff_actions', { subject: reference, action: 'order_dispatched' })).to.equal(1);
+    });
+
+    it('cancels one order once when many requests cancel it at the same time: its stock is back once, one audit row', async () => {
+      const before = await stockOf(stack.client(), sku('low'));
+      const created = await expectCheckout(stack.client(), checkoutBody(16.95, [{ sku: sku('low'), quantity: 1 }]));
+      expect(await stockOf(stack.client(), sku('low'))).to.equal(before - 1);
+      const answers = await withBusyCores(() => Promise.all(Array.from({ length: 8 }, () => adminPost(packer, created.checkout_reference, 'cancel'))));
+      expectNoServerErrors(answers);
+      for (const answer of answers) {
+        expect(answer.status, answer.text).to.equal(200);
+        expect(answer.body.order.status).to.equal('cancelled');
+      }
+      expect(await stockOf(stack.client(), sku('low'))).to.equal(before);
+      expect(await countRows(stack, 'staff_actions', { subject: created.checkout_reference, action: 'order_cancelled' })).to.equal(1);
     });
   });
 

@@ -85,12 +85,12 @@ export class OrderFulfilment {
    * reconciler's next pass does it.
    */
   async cancel(reference: string, staff: StaffIdentity): Promise<Order> {
-    const { store, fulfilment, now, logger } = this.options;
+    const { store, fulfilment, now } = this.options;
     const order = await staffOrderByReference(store, reference);
     if (order.cancelledAt !== undefined) return order;
     refuseCancel(order, now());
     if ((await this.deactivate(order)) === 'PAID') {
-      await this.options.settle(order);
+      await this.settleOrLeave(order);
       throw conflict('order_not_cancellable', `Order ${order.reference} was paid before it could be cancelled; it stays paid`);
     }
     if (!(await fulfilment.cancel(order, staff, now()))) {
@@ -99,11 +99,15 @@ export class OrderFulfilment {
       refuseCancel(current, now());
       throw notCancellable(current);
     }
-    const cancelled = await this.reread(order);
-    await this.options.settle(cancelled).catch((error: unknown) => {
-      logger.warn({ err: error, orderId: order.id }, "a cancelled order's stock or code could not be given back yet; the next reconcile pass does it");
-    });
+    await this.settleOrLeave(await this.reread(order));
     return this.reread(order);
+  }
+
+  /** Settles the order now; what fails is left to the reconciler, which reads the order again. */
+  private async settleOrLeave(order: Order): Promise<void> {
+    await this.options.settle(order).catch((error: unknown) => {
+      this.options.logger.warn({ err: error, orderId: order.id }, 'an order could not be settled after a cancel; the next reconcile pass does it');
+    });
   }
 
   /** The provider checkout's state once it can take no payment; undefined when there is none (never made, or forgotten by the provider). */
