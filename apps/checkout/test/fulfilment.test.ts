@@ -15,7 +15,7 @@ import { startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { checkoutOps } from '../src/ops/commands';
-import { DELIVERY, checkoutBody, completePayment, countRows, eventually, expectCheckout, startCheckoutStack, stockOf, type CheckoutResult } from './support';
+import { DELIVERY, checkoutBody, completePayment, countRows, createCheckout, eventually, expectCheckout, startCheckoutStack, stockOf, type CheckoutResult } from './support';
 
 const PACKER: StaffIdentity = { id: 'staff-packer', role: 'staff', email: 'packer@shop.test', clientAddress: '192.0.2.20' };
 const OWNER: StaffIdentity = { id: 'staff-owner', role: 'owner', email: 'owner@shop.test', clientAddress: '192.0.2.21' };
@@ -183,6 +183,34 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     await stack.checkout!.reconcileNow();
     expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.status, 'the reconciler leaves it cancelled').to.equal('cancelled');
     expect(await stockOf(stack.client(), STOCKED_SKU)).to.equal(before);
+  });
+
+  it('cancels an order that never got a payment link; refuses while a link is being made, and while the provider is down', async () => {
+    const before = await stockOf(stack.client(), STOCKED_SKU);
+    const noLink = stockedBody();
+    stack.paymentSandbox!.control.setBehaviour('fail');
+    try {
+      const res = await createCheckout(stack.client(), noLink);
+      expect(res.status).to.equal(502);
+      const down = stockedBody();
+      stack.paymentSandbox!.control.setBehaviour('ok');
+      await open(down);
+      stack.paymentSandbox!.control.setBehaviour('fail');
+      const refused = await refusal(rpc.cancelOrder({ checkoutReference: down.checkout_reference }, { staff: PACKER }));
+      expect(refused.kind).to.equal('provider_unavailable');
+      expect((await stack.checkout!.store.findByReference(down.checkout_reference))!.status, 'nothing changed').to.equal('pending_payment');
+      expect(await audit(down.checkout_reference, 'order_cancelled')).to.equal(0);
+    } finally {
+      stack.paymentSandbox!.control.setBehaviour('ok');
+    }
+    const order = (await stack.checkout!.store.findByReference(noLink.checkout_reference))!;
+    expect(order.providerCheckoutId).to.equal(undefined);
+    await stack.checkout!.db('orders').where({ id: order.id }).update({ claim_token: 'another-attempt', claim_expires_at: Date.now() + 60_000 });
+    expect(await refusal(rpc.cancelOrder({ checkoutReference: noLink.checkout_reference }, { staff: PACKER }))).to.include({ kind: 'conflict', code: 'request_in_progress' });
+    await stack.checkout!.db('orders').where({ id: order.id }).update({ claim_token: null, claim_expires_at: null });
+    expect((await rpc.cancelOrder({ checkoutReference: noLink.checkout_reference }, { staff: PACKER })).order!.details!.summary!.status).to.equal('cancelled');
+    // The order whose provider was down is still open and holds one unit; the cancelled one holds none.
+    expect(await stockOf(stack.client(), STOCKED_SKU)).to.equal(before - 1);
   });
 
   it('refuses the cancel of an order paid before it, which becomes paid through the usual path', async () => {
