@@ -10,4 +10,6 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listOrdersForStaff', 'getOrderForStaff'] },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
+  // Both roles dispatch, deliver and cancel orders.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['dispatchOrder', 'markOrderDelivered', 'cancelOrder'] },
 ]);

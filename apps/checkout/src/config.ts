@@ -77,7 +77,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     inventoryAddress: env.grpcTarget('INVENTORY_ADDR', '127.0.0.1:50054'),
     loyaltyAddress: env.grpcTarget('LOYALTY_ADDR', '127.0.0.1:50052'),
     ...readProviderSettings(env),
-    publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
+    publicBaseUrl: readPublicBaseUrl(env),
     mail: readMailConfig(env, service.dataDir),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
@@ -120,6 +120,9 @@ export function readCheckoutServeKeys(env: EnvReader): CheckoutServeKeys {
     serviceTokenPrivateKey: readServiceTokenPrivateKey(env),
   };
 }
+
+/** Where order mails link to; the ops command line's dispatch reads it too. */
+export const readPublicBaseUrl = (env: EnvReader) => env.url('PUBLIC_BASE_URL', 'http://localhost:8080');
 
 /** The provider and how long one call to it may take; the ops command line reads these too. */
 export function readProviderSettings(env: EnvReader): Pick<CheckoutConfig, 'provider' | 'providerTimeoutMs'> {

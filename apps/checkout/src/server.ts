@@ -28,6 +28,9 @@ import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag 
 import { OrderReader } from './domain/orders';
 import { StaffOrderReader } from './domain/staff-orders';
 import { PromoDefinitions } from './domain/promo-definitions';
+import { OrderFulfilment } from './domain/fulfilment';
+import { dispatchNoticeMail } from './domain/dispatch-mail';
+import { FulfilmentStore } from './stores/fulfilment';
 import type { PaymentProvider } from './providers/provider';
 
 export interface CheckoutServer extends RunningGrpcService {
@@ -109,6 +112,17 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
   });
 
+  const fulfilment = new OrderFulfilment({
+    store,
+    fulfilment: new FulfilmentStore(db),
+    providers,
+    dispatchMail: (order, details) => dispatchNoticeMail(order, details, config.publicBaseUrl),
+    mailQueued: () => mailSender.wake(),
+    settle: (order) => confirmation.settle(order),
+    logger,
+    now,
+  });
+
     return {
       describe: { provider: config.provider.name },
       startBackground() {
@@ -145,6 +159,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
         listOrdersForStaff: async (request) => staffOrders.list(request),
         getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
+        dispatchOrder: async (request, context) => ({ order: staffOrders.view(await fulfilment.dispatch(request.checkoutReference, request.carrier, request.trackingNumber, context.staff!)) }),
+        markOrderDelivered: async (request, context) => ({ order: staffOrders.view(await fulfilment.markDelivered(request.checkoutReference, context.staff!)) }),
+        cancelOrder: async (request, context) => ({ order: staffOrders.view(await fulfilment.cancel(request.checkoutReference, context.staff!)) }),
       }),
     ],
   };

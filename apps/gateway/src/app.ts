@@ -24,8 +24,10 @@ import { registerPages } from './pages';
 import { registerConsoleAuditPages } from './console/audit';
 import { registerConsolePages } from './console/pages';
 import { registerConsoleOrderPages } from './console/orders';
+import { registerConsoleFulfilmentPages } from './console/order-fulfilment';
 import { registerAdminRoutes } from './routes/admin';
 import { registerAdminAuditRoutes } from './routes/admin-audit';
+import { registerAdminFulfilmentRoutes } from './routes/admin-fulfilment';
 
 /** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -50,7 +52,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerMcpRoutes(app, context);
   registerAdminRoutes(app, context);
   registerAdminAuditRoutes(app, context);
-  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleAuditPages]);
+  registerAdminFulfilmentRoutes(app, context);
+  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleFulfilmentPages, registerConsoleAuditPages]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.

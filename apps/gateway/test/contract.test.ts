@@ -20,6 +20,10 @@ import type { JsonSchema } from '../src/openapi/area';
 import { listOperations, sessionRequirement, type MediaTypeView, type Operation, type ResponseView } from '../src/published/api-reference';
 import { undocumentedAnswers } from './support/documented-answers';
 import { signedInStaff } from './support/console';
+import { completePayment } from '../../checkout/test/support';
+import { checkout } from '@storefront/proto';
+
+const CONTRACT_STAFF = { id: 'contract-staff', role: 'staff', email: 'contract-staff@shop.test', clientAddress: '192.0.2.30' } as const;
 
 // startStack leaves PUBLIC_BASE_URL at its default.
 const DOCUMENT = buildOpenApiDocument('http://localhost:8080');
@@ -30,6 +34,12 @@ const CREATE_CHECKOUT = { method: 'post', path: '/api/create-checkout' } as cons
 const CONFIRM_RESET = 'POST /api/auth/password-reset/confirm';
 /** Operations that read an order by the reference in their path example: the order is made first. */
 const READ_ORDER = new Set(['GET /api/orders/{checkout_reference}', 'GET /api/admin/orders/{checkout_reference}']);
+/** Operations that change an order by the reference in their path example: the order is made first, in the state the change starts from. */
+const CHANGE_ORDER: Record<string, 'pending_payment' | 'paid' | 'dispatched'> = {
+  'POST /api/admin/orders/{checkout_reference}/cancel': 'pending_payment',
+  'POST /api/admin/orders/{checkout_reference}/dispatch': 'paid',
+  'POST /api/admin/orders/{checkout_reference}/delivered': 'dispatched',
+};
 
 /** Checks answers against the document; schemas are compiled from the document itself. */
 class ResponseContract {
@@ -195,12 +205,20 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       const tokenHash = createHash('sha256').update((example as { token: string }).token).digest('hex');
       await stack.identity!.db('password_resets').insert({ token_hash: tokenHash, user_id: profile.id, created_at: Date.now(), expires_at: Date.now() + 3600_000 });
     }
-    if (READ_ORDER.has(name)) {
+    if (READ_ORDER.has(name) || CHANGE_ORDER[name]) {
       const createCheckout = OPERATIONS.find((candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path);
       if (!createCheckout) throw new Error(`${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ${CREATE_CHECKOUT.path}`);
-      const reference = operation.view.parameters?.find((parameter) => parameter.in === 'path')?.example;
+      const reference = String(operation.view.parameters?.find((parameter) => parameter.in === 'path')?.example);
       const res = await send(stack.client(), createCheckout, { ...(exampleOf(jsonBodyOf(createCheckout)) as object), checkout_reference: reference });
       if (res.status !== 200) throw new Error(`creating the order ${name} reads answered ${res.status}: ${res.text}`);
+      if (CHANGE_ORDER[name] === 'paid' || CHANGE_ORDER[name] === 'dispatched') {
+        await completePayment((res.body as { hosted_checkout_url: string }).hosted_checkout_url, 'pay');
+        await stack.checkout!.reconcileNow();
+      }
+      if (CHANGE_ORDER[name] === 'dispatched') {
+        const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
+        await rpc.dispatchOrder({ checkoutReference: reference, carrier: 'Royal Mail', trackingNumber: 'RM1' }, { staff: CONTRACT_STAFF }).finally(() => rpc.close());
+      }
     }
   }
 

@@ -327,6 +327,12 @@ const PROVIDER_STATUS_OF_CLOSED_ORDER: Record<OrderStatus, ProviderStatus | unde
   paid: 'PAID',
   failed: 'FAILED',
   expired: 'EXPIRED',
+  // Its payment link was deactivated when it was cancelled.
+  cancelled: 'EXPIRED',
+  dispatched: 'PAID',
+  delivered: 'PAID',
+  partially_refunded: 'PAID',
+  refunded: 'PAID',
 };
 
 const idempotencyMismatch = (reference: string) =>

@@ -183,8 +183,12 @@ export class PaymentConfirmation {
     return summary;
   }
 
-  /** One settlement per order at a time in this process; the steps are idempotent across processes. */
-  private settle(order: Order): Promise<void> {
+  /**
+   * One settlement per order at a time in this process; the steps are idempotent across
+   * processes. A pending order is read from the provider; a closed one (a cancelled order too)
+   * has its remaining steps run, which gives an unpaid order's stock and code back.
+   */
+  settle(order: Order): Promise<void> {
     let running = this.inFlight.get(order.id);
     if (!running) {
       running = this.settleNow(order).finally(() => this.inFlight.delete(order.id));

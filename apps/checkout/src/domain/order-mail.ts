@@ -5,6 +5,9 @@ import type { Order } from './order';
 /** One key per order: a second confirmation of the same payment queues nothing. */
 export const orderConfirmationKey = (reference: string) => `order-confirmation:${reference}`;
 
+/** The order's page on the shop, where its customer follows it. */
+export const orderPageUrl = (publicBaseUrl: string, reference: string) => `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(reference)}`;
+
 export function orderConfirmationMail(order: Order, publicBaseUrl: string): Mail {
   const money = (pence: number) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: order.currency }).format(pence / 100);
   const { delivery } = order;
@@ -22,7 +25,7 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string): Mail
         { rows: order.lines.map((line) => [`${line.quantity} × ${line.sku}`, money(line.quantity * line.unitPricePence)]) },
         { rows: totals },
         { paragraph: `Delivery to: ${address}` },
-        { link: { label: 'Your order', url: `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(order.reference)}` } },
+        { link: { label: 'Your order', url: orderPageUrl(publicBaseUrl, order.reference) } },
       ],
     }),
   };

@@ -3,9 +3,19 @@ import type { ProviderName } from '../config';
 import type { ProviderCheckoutFields } from '../providers/provider';
 import type { Delivery } from './request';
 
-export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
+export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired', 'cancelled', 'dispatched', 'delivered', 'partially_refunded', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type DiscountKind = 'promo' | 'reward';
+
+/** How a paid order left the shop: kept once set, whatever status follows. */
+export interface OrderDispatch {
+  carrier: string;
+  trackingNumber: string;
+  dispatchedAt: number;
+  /** The staff member's email, or the ops actor, who dispatched it. */
+  dispatchedBy: string;
+  deliveredAt?: number;
+}
 
 export interface OrderLine {
   sku: string;
@@ -48,6 +58,9 @@ export interface Order extends NewOrder {
   closedAt?: number;
   /** When the payment was confirmed; absent for orders paid before it was recorded. */
   paidAt?: number;
+  dispatch?: OrderDispatch;
+  /** When a staff member cancelled it unpaid. */
+  cancelledAt?: number;
   /** While in the future, a create-checkout attempt is working on the order. */
   claimExpiresAt?: number;
   createdAt: number;

@@ -53,6 +53,7 @@ export class OrderReader {
       createdAt: new Date(order.createdAt).toISOString(),
       updatedAt: new Date(order.updatedAt ?? order.createdAt).toISOString(),
       delivery: forOwner ? order.delivery : undefined,
+      dispatch: dispatchView(order, forOwner),
     };
   }
 
@@ -62,6 +63,17 @@ export class OrderReader {
     if (order.reservedUntil === undefined || order.reservedUntil <= this.options.now()) return '';
     return order.providerCheckout.hostedCheckoutUrl ?? '';
   }
+}
+
+/** The dispatch; its tracking number only where the delivery details are shown (docs/decisions/0978). */
+function dispatchView({ dispatch }: Order, forOwner: boolean): checkout.Dispatch | undefined {
+  if (!dispatch) return undefined;
+  return {
+    carrier: dispatch.carrier,
+    trackingNumber: forOwner ? dispatch.trackingNumber : '',
+    dispatchedAt: new Date(dispatch.dispatchedAt).toISOString(),
+    deliveredAt: dispatch.deliveredAt === undefined ? '' : new Date(dispatch.deliveredAt).toISOString(),
+  };
 }
 
 /** The cursor is the last position of the page, base64url JSON: opaque to clients, checked here. */

@@ -44,13 +44,10 @@ export class StaffOrderReader {
   }
 
   async get(reference: string): Promise<checkout.GetOrderForStaffResponse> {
-    if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
-    const order = await this.store.findByReference(reference);
-    if (!order) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
-    return { order: this.view(order) };
+    return { order: this.view(await staffOrderByReference(this.store, reference)) };
   }
 
-  private view(order: Order): checkout.StaffOrder {
+  view(order: Order): checkout.StaffOrder {
     return {
       details: this.reader.details(order, true),
       accountId: order.accountId ?? '',
@@ -59,8 +56,18 @@ export class StaffOrderReader {
       paidAt: iso(order.paidAt),
       provider: order.provider,
       providerCheckoutId: order.providerCheckoutId ?? '',
+      dispatchedBy: order.dispatch?.dispatchedBy ?? '',
+      cancelledAt: iso(order.cancelledAt),
     };
   }
+}
+
+/** Any order by its reference, for a staff member: a reference out of bounds is a 400, an unknown one a 404. */
+export async function staffOrderByReference(store: CheckoutStore, reference: string): Promise<Order> {
+  if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
+  const order = await store.findByReference(reference);
+  if (!order) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
+  return order;
 }
 
 function parseFilter(request: checkout.ListOrdersForStaffRequest): StaffOrderFilter {

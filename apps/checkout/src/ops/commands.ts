@@ -7,7 +7,11 @@ import { createLogger } from '@storefront/logging';
 import { AppError } from '@storefront/errors';
 import { instantOption, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { readCommon, type EnvReader } from '@storefront/config';
-import { readProviderSettings } from '../config';
+import { opsActor } from '@storefront/staff-audit';
+import { readProviderSettings, readPublicBaseUrl } from '../config';
+import { CARRIER_MAX_LENGTH, OrderFulfilment, TRACKING_NUMBER_MAX_LENGTH } from '../domain/fulfilment';
+import { dispatchNoticeMail } from '../domain/dispatch-mail';
+import { FulfilmentStore } from '../stores/fulfilment';
 import { migrations } from '../migrations';
 import { PromoAdmin, parseDiscountPercent, parsePromoCode, parseRedemptionCap, type PromoListing } from '../stores/promo-admin';
 import { CheckoutStore } from '../stores/checkout';
@@ -58,6 +62,8 @@ function orderView(order: Order) {
     reservation: { heldUntil: iso(order.reservedUntil) ?? null, settledAt: iso(order.stockSettledAt) ?? null },
     points: order.accountId ? { awardedAt: iso(order.pointsAwardedAt) ?? null } : null,
     closedAt: iso(order.closedAt) ?? null,
+    dispatch: order.dispatch ? { ...order.dispatch, dispatchedAt: iso(order.dispatch.dispatchedAt), deliveredAt: iso(order.dispatch.deliveredAt) ?? null } : null,
+    cancelledAt: iso(order.cancelledAt) ?? null,
   };
 }
 
@@ -81,12 +87,43 @@ function describeOrder(view: ReturnType<typeof orderView>, payment: Record<strin
   ].join('\n');
 }
 
+/** The payment provider this process is configured for. */
+function opsProvider(env: EnvReader): SumUpApiProvider {
+  const settings = readProviderSettings(env);
+  return new SumUpApiProvider(settings.provider, settings.providerTimeoutMs, opsLogger(env));
+}
+
+const opsLogger = (env: EnvReader) => createLogger('checkout', readCommon(env).logLevel, process.stderr);
+
+/**
+ * The console's order operations on checkout's store. Stock and codes of a cancelled order, and
+ * a payment found at a cancel, are settled by the running service's reconciler: the order is
+ * made due at once.
+ */
+function withFulfilment<T>(env: EnvReader, work: (fulfilment: OrderFulfilment) => Promise<T>): Promise<T> {
+  return withCheckoutStore(env, (store) => {
+    const provider = opsProvider(env);
+    return work(
+      new OrderFulfilment({
+        store,
+        fulfilment: new FulfilmentStore(store.db),
+        providers: new Map([[provider.name, provider]]),
+        dispatchMail: (order, details) => dispatchNoticeMail(order, details, readPublicBaseUrl(env)),
+        mailQueued: () => undefined,
+        settle: (order) => store.markDueNow(order.id),
+        logger: opsLogger(env),
+        now: Date.now,
+      }),
+    );
+  });
+}
+
 /** The provider's status now; a provider that cannot answer is reported, not fatal. */
 async function livePayment(order: Order, env: EnvReader): Promise<Record<string, unknown>> {
   if (!order.providerCheckoutId) return { detail: 'no provider checkout was created for this order' };
   const settings = readProviderSettings(env);
   if (settings.provider.name !== order.provider) return { detail: `the order was paid through ${order.provider}, this process is configured for ${settings.provider.name}` };
-  const provider = new SumUpApiProvider(settings.provider, settings.providerTimeoutMs, createLogger('checkout', readCommon(env).logLevel, process.stderr));
+  const provider = opsProvider(env);
   try {
     const checkout = await provider.getCheckout(order.providerCheckoutId);
     return { status: checkout.status, amountPence: checkout.amountPence, currency: checkout.currency };
@@ -161,6 +198,37 @@ const commands: OpsCommand[] = [
         ? orders.map((order) => `${order.reference}  ${order.status}  ${pounds(order.totalPence)}  ${iso(order.createdAt)}`).join('\n')
         : `no orders for ${email}`;
       return { text, data: { orders: orders.map(orderView) } };
+    },
+  },
+  {
+    name: 'orders dispatch',
+    args: ['<reference>'],
+    summary: 'dispatch a paid order with its carrier and tracking number; the customer is mailed once (repeating it changes nothing)',
+    options: {
+      carrier: { value: '<name>', description: `the carrier, up to ${CARRIER_MAX_LENGTH} characters (required)` },
+      tracking: { value: '<number>', description: `the tracking number: letters, digits, spaces, dashes, up to ${TRACKING_NUMBER_MAX_LENGTH} (required)` },
+    },
+    async run({ args: [reference], options, env, actor }) {
+      const order = await withFulfilment(env, (fulfilment) => fulfilment.dispatch(reference!, requiredOption(options, 'carrier'), requiredOption(options, 'tracking'), opsActor(actor)));
+      return { text: `order ${order.reference} ${order.status} with ${order.dispatch!.carrier}, tracking ${order.dispatch!.trackingNumber}`, data: { order: orderView(order) } };
+    },
+  },
+  {
+    name: 'orders delivered',
+    args: ['<reference>'],
+    summary: 'mark a dispatched order delivered',
+    async run({ args: [reference], env, actor }) {
+      const order = await withFulfilment(env, (fulfilment) => fulfilment.markDelivered(reference!, opsActor(actor)));
+      return { text: `order ${order.reference} ${order.status}`, data: { order: orderView(order) } };
+    },
+  },
+  {
+    name: 'orders cancel',
+    args: ['<reference>'],
+    summary: "cancel an unpaid order: its payment link stops taking payments; the running service gives its stock and code back at its next reconcile pass",
+    async run({ args: [reference], env, actor }) {
+      const order = await withFulfilment(env, (fulfilment) => fulfilment.cancel(reference!, opsActor(actor)));
+      return { text: `order ${order.reference} ${order.status}`, data: { order: orderView(order) } };
     },
   },
 ];

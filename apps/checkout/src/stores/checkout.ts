@@ -3,7 +3,7 @@ import { forUpdate, retryOnDeadlock, toNumber, type Knex } from '@storefront/db'
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
-import type { DiscountKind, NewOrder, Order, OrderPosition, OrderStatus } from '../domain/order';
+import type { DiscountKind, NewOrder, Order, OrderDispatch, OrderPosition, OrderStatus } from '../domain/order';
 import { providerCheckoutFields, type ProviderCheckoutFields } from '../providers/provider';
 import type { StaffOrderFilter } from '../domain/staff-orders';
 
@@ -18,7 +18,7 @@ export class PromoNotHeld extends Error {
 }
 
 /** The schedule's mark for an order to read ahead of every other. */
-const DUE_NOW = 0;
+export const DUE_NOW = 0;
 
 /** What a reconciler asks for when it leases orders to read from the provider. */
 export interface PollLease {
@@ -395,6 +395,17 @@ function storedProviderCheckout(row: Row): ProviderCheckoutFields | undefined {
   return legacy === undefined ? undefined : providerCheckoutFields(JSON.parse(legacy) as Record<string, unknown>);
 }
 
+function storedDispatch(row: Row): OrderDispatch | undefined {
+  if (row.dispatched_at === null || row.dispatched_at === undefined) return undefined;
+  return {
+    carrier: String(row.dispatch_carrier),
+    trackingNumber: String(row.dispatch_tracking_number),
+    dispatchedAt: toNumber(row.dispatched_at),
+    dispatchedBy: String(row.dispatched_by),
+    deliveredAt: optionalNumber(row.delivered_at),
+  };
+}
+
 function toOrder(row: Row, lines: Row[]): Order {
   return {
     id: String(row.id),
@@ -435,6 +446,8 @@ function toOrder(row: Row, lines: Row[]): Order {
     closedAt: optionalNumber(row.closed_at),
     paidAt: optionalNumber(row.paid_at),
     claimExpiresAt: optionalNumber(row.claim_expires_at),
+    dispatch: storedDispatch(row),
+    cancelledAt: optionalNumber(row.cancelled_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };

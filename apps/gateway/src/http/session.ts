@@ -124,10 +124,10 @@ export function sessionFirst(context: GatewayContext): RequestHandler {
  * sends no Origin, `Sec-Fetch-Site: cross-site`. Requests without those headers (curl,
  * agents) and requests without the cookie have no ambient credential to abuse.
  */
-export function rejectCrossSiteWrites(config: GatewayConfig): RequestHandler {
+export function rejectCrossSiteWrites(config: GatewayConfig, cookie?: string): RequestHandler {
   const allowed = siteOrigins(config);
   return (req, _res, next) => {
-    if (SAFE_METHODS.has(req.method) || sessionTokenOf(req) === undefined) return next();
+    if (SAFE_METHODS.has(req.method) || sessionTokenOf(req, cookie) === undefined) return next();
     const origin = req.headers.origin;
     const foreign = origin !== undefined ? !allowed.has(origin) : req.headers['sec-fetch-site'] === 'cross-site';
     if (foreign) {

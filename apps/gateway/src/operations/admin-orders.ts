@@ -23,6 +23,8 @@ export function staffOrderView(order: checkout.StaffOrder) {
     ...(order.pointsAwardedAt ? { pointsAwardedAt: order.pointsAwardedAt } : {}),
     provider: order.provider,
     ...(order.providerCheckoutId ? { providerCheckoutId: order.providerCheckoutId } : {}),
+    ...(order.dispatchedBy ? { dispatchedBy: order.dispatchedBy } : {}),
+    ...(order.cancelledAt ? { cancelledAt: order.cancelledAt } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ import { sessionKey } from '../sessions/session-cache';
 import type { PageDeps } from './deps';
 import { field, formError, inFormWords, isFormRefusal } from './forms';
 import { html, type Html } from './html';
-import { STATUS_WORDS } from './order';
+import { STATUS_WORDS, dispatchWords } from './order';
 import type { PageAnswer } from './respond';
 import { formatPence } from './shop';
 
@@ -133,7 +133,7 @@ export function accountOverviewPage({ profile, account, orders, saved, error, va
   const codes = account.redeemedRewards.filter((reward) => !reward.usedAt).map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
   const orderRows = orders.map((details) => {
     const order = details.summary!;
-    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
+    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
   });
   return accountPage(
     'Your account',

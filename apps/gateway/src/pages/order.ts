@@ -17,7 +17,17 @@ export const STATUS_WORDS: Record<string, string> = {
   paid: 'Paid',
   failed: 'Payment failed',
   expired: 'Expired: no payment was received in time',
+  cancelled: 'Cancelled',
+  dispatched: 'Dispatched',
+  delivered: 'Delivered',
 };
+
+/** How the order left the shop, in words; empty before it is dispatched. */
+export function dispatchWords({ dispatch }: checkout.OrderDetails): string {
+  if (!dispatch) return '';
+  const tracking = dispatch.trackingNumber ? `, tracking ${dispatch.trackingNumber}` : '';
+  return `Dispatched with ${dispatch.carrier}${tracking}${dispatch.deliveredAt ? `; delivered ${dispatch.deliveredAt.slice(0, 10)}` : ''}`;
+}
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
@@ -37,6 +47,7 @@ export function orderPage(details: checkout.OrderDetails, { catalog }: ShopView,
     refreshSeconds: pending ? PENDING_REFRESH_SECONDS : undefined,
     main: html`<h1>Order ${order.reference}</h1>
 <p>Status: <span class="status">${STATUS_WORDS[order.status] ?? order.status}</span></p>
+${details.dispatch ? html`<p class="dispatch">${dispatchWords(details)}.</p>` : ''}
 ${pending ? html`<p>This page updates by itself once the payment is confirmed.${details.paymentLink ? html` <a href="${details.paymentLink}">Pay for this order</a>` : ''}</p>` : ''}
 <table><caption>Items</caption><thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Amount</th></tr></thead>
 <tbody>${lines}</tbody></table>

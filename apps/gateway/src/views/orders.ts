@@ -23,7 +23,25 @@ export type OrderDetailsView = Omit<ReturnType<typeof orderView>, 'reservedUntil
   createdAt: string;
   updatedAt: string;
   delivery?: checkout.Delivery;
+  dispatch?: DispatchView;
 };
+
+export interface DispatchView {
+  carrier: string;
+  trackingNumber?: string;
+  dispatchedAt: string;
+  deliveredAt?: string;
+}
+
+/** How the order left the shop; the tracking number and delivery time only when there are. */
+export function dispatchView(dispatch: checkout.Dispatch): DispatchView {
+  return {
+    carrier: dispatch.carrier,
+    ...(dispatch.trackingNumber ? { trackingNumber: dispatch.trackingNumber } : {}),
+    dispatchedAt: dispatch.dispatchedAt,
+    ...(dispatch.deliveredAt ? { deliveredAt: dispatch.deliveredAt } : {}),
+  };
+}
 
 /** Fields the order does not have yet (a stock hold, a live payment link) are left out rather than empty. */
 export function orderDetailsView(details: checkout.OrderDetails): OrderDetailsView {
@@ -35,6 +53,7 @@ export function orderDetailsView(details: checkout.OrderDetails): OrderDetailsVi
     createdAt: details.createdAt,
     updatedAt: details.updatedAt,
     ...(details.delivery ? { delivery: details.delivery } : {}),
+    ...(details.dispatch ? { dispatch: dispatchView(details.dispatch) } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
-import { errorResponse, jsonResponse, ref, serviceFailures, type ApiArea } from '../area';
+import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, ref, serviceFailures, type ApiArea } from '../area';
+import { ORDER_STATUSES } from './orders';
 
 /** A date, or a date-time with a zone, as the console's filters take them. */
 export const INSTANT = { type: 'string', minLength: 10, maxLength: 35, pattern: '^\\d{4}-\\d{2}-\\d{2}(T.*)?$' };
@@ -25,6 +26,17 @@ export const adminArea: ApiArea = {
         pointsAwardedAt: { type: 'string', format: 'date-time', description: "When the order's loyalty points were awarded; absent until they are" },
         provider: { type: 'string', description: 'The payment provider' },
         providerCheckoutId: { type: 'string', description: "The provider's checkout id; absent before one was made" },
+        dispatchedBy: { type: 'string', description: 'The staff member (email) who dispatched it; absent until dispatched' },
+        cancelledAt: { type: 'string', format: 'date-time', description: 'When a staff member cancelled it unpaid' },
+      },
+    },
+    DispatchRequest: {
+      type: 'object',
+      required: ['carrier', 'trackingNumber'],
+      additionalProperties: false,
+      properties: {
+        carrier: { type: 'string', minLength: 1, maxLength: 60, example: 'Royal Mail' },
+        trackingNumber: { type: 'string', minLength: 1, maxLength: 60, pattern: '^[A-Za-z0-9 -]+$', description: 'Letters, digits, spaces and dashes', example: 'RM 1234-5678 GB' },
       },
     },
     StaffOrderPage: {
@@ -47,7 +59,7 @@ export const adminArea: ApiArea = {
         security: STAFF_ONLY,
         parameters: [
           { name: 'q', in: 'query', required: false, description: 'An exact order reference, or an email address (any letter case)', schema: { type: 'string', minLength: 1, maxLength: 254 } },
-          { name: 'status', in: 'query', required: false, description: 'Only orders in this status', schema: { type: 'string', enum: ['pending_payment', 'paid', 'failed', 'expired'] } },
+          { name: 'status', in: 'query', required: false, description: 'Only orders in this status', schema: { type: 'string', enum: ORDER_STATUSES } },
           { name: 'from', in: 'query', required: false, description: 'Orders created at or after this date (midnight UTC) or date-time with a zone', schema: INSTANT },
           { name: 'until', in: 'query', required: false, description: 'Orders created before this date (midnight UTC) or date-time with a zone', schema: INSTANT },
           { name: 'limit', in: 'query', required: false, description: 'Orders per page (default 20)', schema: { type: 'integer', minimum: 1, maximum: ORDER_PAGE_MAX } },
@@ -84,5 +96,72 @@ export const adminArea: ApiArea = {
         },
       },
     },
+    '/api/admin/orders/{checkout_reference}/dispatch': {
+      post: staffOrderAction({
+        operationId: 'adminDispatchOrder',
+        example: 'order-2026-0004',
+        summary: 'Dispatch a paid order with its carrier and tracking number (staff)',
+        description: 'The order becomes `dispatched` and its customer is mailed the carrier, tracking number and order link, once. Sending the same carrier and tracking number again answers the order unchanged.',
+        requestBody: { required: true, content: { 'application/json': { schema: ref('DispatchRequest') } } },
+        invalid: '`invalid_carrier` or `invalid_tracking_number`: the field named is empty, too long or has other characters',
+        refused: '`order_not_dispatchable`: the order is not paid (or partly refunded), or its payment is still being settled; `order_already_dispatched`: it was dispatched with other details',
+      }),
+    },
+    '/api/admin/orders/{checkout_reference}/delivered': {
+      post: staffOrderAction({
+        operationId: 'adminMarkOrderDelivered',
+        example: 'order-2026-0005',
+        summary: 'Mark a dispatched order delivered (staff)',
+        description: 'The order becomes `delivered`; repeating it answers the order unchanged.',
+        refused: '`order_not_deliverable`: the order is not dispatched',
+      }),
+    },
+    '/api/admin/orders/{checkout_reference}/cancel': {
+      post: staffOrderAction({
+        operationId: 'adminCancelOrder',
+        example: 'order-2026-0006',
+        summary: 'Cancel an unpaid order (staff)',
+        description:
+          'The payment link stops taking payments, and the stock and code the order held are given back at once; the order becomes `cancelled`. ' +
+          'If the payment arrived meanwhile, the cancel is refused and the order is paid. Repeating it answers the order unchanged.',
+        refused: '`order_not_cancellable`: the order is not awaiting payment (or was paid meanwhile); `request_in_progress`: its payment link is being made, try again shortly',
+        providerFailure: '`provider_unavailable`: the payment provider could not be asked to stop the payment link; nothing changed, retry',
+      }),
+    },
   },
 };
+
+interface StaffOrderAction {
+  operationId: string;
+  /** The path's example reference. */
+  example: string;
+  summary: string;
+  description: string;
+  requestBody?: Record<string, unknown>;
+  invalid?: string;
+  refused: string;
+  providerFailure?: string;
+}
+
+/** A POST that changes one order for a staff member of either role and answers it. */
+function staffOrderAction({ operationId, example, summary, description, requestBody, invalid, refused, providerFailure }: StaffOrderAction) {
+  return {
+    operationId,
+    summary,
+    description,
+    tags: ['admin'],
+    security: STAFF_ONLY,
+    parameters: [{ name: 'checkout_reference', in: 'path', required: true, description: 'The `checkout_reference` the order was created with', schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH }, example }],
+    ...(requestBody ? { requestBody } : {}),
+    responses: {
+      '200': jsonResponse('The order as it is now', 'StaffOrder'),
+      '400': errorResponse(`${invalid ? `${invalid}; or ` : ''}the checkout_reference is longer than ${ORDER_REFERENCE_MAX_LENGTH} characters`),
+      '403': crossSiteResponse,
+      '404': errorResponse('`order_not_found`: no order with this reference'),
+      '409': errorResponse(refused),
+      ...(requestBody ? jsonBodyRefusals : {}),
+      ...(providerFailure ? { '502': errorResponse(providerFailure) } : {}),
+      ...staffRefusals,
+    },
+  };
+}

@@ -13,6 +13,9 @@ const CHECKOUT_REFERENCE_PARAMETER = {
 
 const gbp = { type: 'number', description: 'GBP' };
 
+/** Every status an order can be in; the console's filter takes the same. */
+export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired', 'cancelled', 'dispatched', 'delivered', 'partially_refunded', 'refunded'];
+
 export const ordersArea: ApiArea = {
   tags: [{ name: 'orders', description: 'Orders read back: their status, items, totals and, while unpaid, the payment link.' }],
   schemas: {
@@ -20,8 +23,9 @@ export const ordersArea: ApiArea = {
       type: 'object',
       description:
         'An order as saved, with its status. Money in GBP. `status`: `pending_payment` until the payment is confirmed, ' +
-        'then `paid`, or `failed` (declined) or `expired` (the payment link ran out unpaid). `delivery` is shown only to the ' +
-        'account that placed the order, never for a guest order.',
+        'then `paid`, or `failed` (declined) or `expired` (the payment link ran out unpaid); the shop may cancel an unpaid ' +
+        'order (`cancelled`), and a paid one goes on to `dispatched` and `delivered` (refunds: `partially_refunded`, `refunded`). ' +
+        '`delivery` is shown only to the account that placed the order, never for a guest order; so is `dispatch.trackingNumber`.',
       required: ['id', 'reference', 'items', 'goods', 'discount', 'shipping', 'total', 'currency', 'status', 'createdAt', 'updatedAt'],
       additionalProperties: false,
       properties: {
@@ -33,7 +37,7 @@ export const ordersArea: ApiArea = {
         shipping: gbp,
         total: gbp,
         currency: { type: 'string' },
-        status: { type: 'string', enum: ['pending_payment', 'paid', 'failed', 'expired'] },
+        status: { type: 'string', enum: ORDER_STATUSES },
         reservedUntil: { type: 'string', format: 'date-time', description: 'Stock is held until then; absent before the stock is reserved' },
         paymentLink: {
           type: 'string',
@@ -43,6 +47,7 @@ export const ordersArea: ApiArea = {
         createdAt: { type: 'string', format: 'date-time' },
         updatedAt: { type: 'string', format: 'date-time' },
         delivery: ref('Delivery'),
+        dispatch: ref('Dispatch'),
       },
     },
     OrderPage: {
@@ -52,6 +57,18 @@ export const ordersArea: ApiArea = {
       properties: {
         orders: { type: 'array', items: ref('OrderDetails'), description: 'Newest first' },
         nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page' },
+      },
+    },
+    Dispatch: {
+      type: 'object',
+      description: 'How the order left the shop, once it is dispatched; kept whatever status follows.',
+      required: ['carrier', 'dispatchedAt'],
+      additionalProperties: false,
+      properties: {
+        carrier: { type: 'string', maxLength: 60 },
+        trackingNumber: { type: 'string', maxLength: 60, description: "The carrier's tracking number; only for the account that placed the order (a guest has it in the dispatch mail)" },
+        dispatchedAt: { type: 'string', format: 'date-time' },
+        deliveredAt: { type: 'string', format: 'date-time', description: 'Absent until the order is marked delivered' },
       },
     },
   },

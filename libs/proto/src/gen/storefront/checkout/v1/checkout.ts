@@ -147,7 +147,11 @@ export interface OrderDetails {
   createdAt: string;
   updatedAt: string;
   /** Only for the account that placed the order; never for a guest order. */
-  delivery?: Delivery | undefined;
+  delivery?:
+    | Delivery
+    | undefined;
+  /** Once the order is dispatched; its tracking number only where the delivery details are shown. */
+  dispatch?: Dispatch | undefined;
 }
 
 export interface GetOrderRequest {
@@ -232,6 +236,10 @@ export interface StaffOrder {
   providerCheckoutId: string;
   /** RFC 3339, when the payment was confirmed; empty while unpaid. */
   paidAt: string;
+  /** The staff member (email) or ops actor who dispatched it; empty until dispatched. */
+  dispatchedBy: string;
+  /** RFC 3339, when a staff member cancelled it unpaid; empty otherwise. */
+  cancelledAt: string;
 }
 
 export interface ListOrdersForStaffRequest {
@@ -269,6 +277,45 @@ export interface ListStaffActionsRequest {
 
 export interface ListStaffActionsResponse {
   page?: StaffActionPage | undefined;
+}
+
+/** How an order left the shop. */
+export interface Dispatch {
+  carrier: string;
+  /** Empty where the reader may not see the delivery details (a guest order read by reference). */
+  trackingNumber: string;
+  /** RFC 3339. */
+  dispatchedAt: string;
+  /** RFC 3339, once delivered; empty before. */
+  deliveredAt: string;
+}
+
+export interface DispatchOrderRequest {
+  checkoutReference: string;
+  /** 1..60 characters. */
+  carrier: string;
+  /** 1..60 letters, digits, spaces and dashes. */
+  trackingNumber: string;
+}
+
+export interface DispatchOrderResponse {
+  order?: StaffOrder | undefined;
+}
+
+export interface MarkOrderDeliveredRequest {
+  checkoutReference: string;
+}
+
+export interface MarkOrderDeliveredResponse {
+  order?: StaffOrder | undefined;
+}
+
+export interface CancelOrderRequest {
+  checkoutReference: string;
+}
+
+export interface CancelOrderResponse {
+  order?: StaffOrder | undefined;
 }
 
 function createBaseCheckoutLine(): CheckoutLine {
@@ -1895,7 +1942,14 @@ export const NotifyPaymentEventResponse: MessageFns<NotifyPaymentEventResponse> 
 };
 
 function createBaseOrderDetails(): OrderDetails {
-  return { summary: undefined, paymentLink: "", createdAt: "", updatedAt: "", delivery: undefined };
+  return {
+    summary: undefined,
+    paymentLink: "",
+    createdAt: "",
+    updatedAt: "",
+    delivery: undefined,
+    dispatch: undefined,
+  };
 }
 
 export const OrderDetails: MessageFns<OrderDetails> = {
@@ -1914,6 +1968,9 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     }
     if (message.delivery !== undefined) {
       Delivery.encode(message.delivery, writer.uint32(42).fork()).join();
+    }
+    if (message.dispatch !== undefined) {
+      Dispatch.encode(message.dispatch, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1971,6 +2028,14 @@ export const OrderDetails: MessageFns<OrderDetails> = {
             message.delivery = Delivery.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.dispatch = Dispatch.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2002,6 +2067,7 @@ export const OrderDetails: MessageFns<OrderDetails> = {
         ? globalThis.String(object.updated_at)
         : "",
       delivery: isSet(object.delivery) ? Delivery.fromJSON(object.delivery) : undefined,
+      dispatch: isSet(object.dispatch) ? Dispatch.fromJSON(object.dispatch) : undefined,
     };
   },
 
@@ -2022,6 +2088,9 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     if (message.delivery !== undefined) {
       obj.delivery = Delivery.toJSON(message.delivery);
     }
+    if (message.dispatch !== undefined) {
+      obj.dispatch = Dispatch.toJSON(message.dispatch);
+    }
     return obj;
   },
 
@@ -2038,6 +2107,9 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     message.updatedAt = object.updatedAt ?? "";
     message.delivery = (object.delivery !== undefined && object.delivery !== null)
       ? Delivery.fromPartial(object.delivery)
+      : undefined;
+    message.dispatch = (object.dispatch !== undefined && object.dispatch !== null)
+      ? Dispatch.fromPartial(object.dispatch)
       : undefined;
     return message;
   },
@@ -2980,6 +3052,8 @@ function createBaseStaffOrder(): StaffOrder {
     provider: "",
     providerCheckoutId: "",
     paidAt: "",
+    dispatchedBy: "",
+    cancelledAt: "",
   };
 }
 
@@ -3005,6 +3079,12 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     }
     if (message.paidAt !== "") {
       writer.uint32(58).string(message.paidAt);
+    }
+    if (message.dispatchedBy !== "") {
+      writer.uint32(82).string(message.dispatchedBy);
+    }
+    if (message.cancelledAt !== "") {
+      writer.uint32(90).string(message.cancelledAt);
     }
     return writer;
   },
@@ -3078,6 +3158,22 @@ export const StaffOrder: MessageFns<StaffOrder> = {
             message.paidAt = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.dispatchedBy = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.cancelledAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3119,6 +3215,16 @@ export const StaffOrder: MessageFns<StaffOrder> = {
         : isSet(object.paid_at)
         ? globalThis.String(object.paid_at)
         : "",
+      dispatchedBy: isSet(object.dispatchedBy)
+        ? globalThis.String(object.dispatchedBy)
+        : isSet(object.dispatched_by)
+        ? globalThis.String(object.dispatched_by)
+        : "",
+      cancelledAt: isSet(object.cancelledAt)
+        ? globalThis.String(object.cancelledAt)
+        : isSet(object.cancelled_at)
+        ? globalThis.String(object.cancelled_at)
+        : "",
     };
   },
 
@@ -3145,6 +3251,12 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     if (message.paidAt !== "") {
       obj.paidAt = message.paidAt;
     }
+    if (message.dispatchedBy !== "") {
+      obj.dispatchedBy = message.dispatchedBy;
+    }
+    if (message.cancelledAt !== "") {
+      obj.cancelledAt = message.cancelledAt;
+    }
     return obj;
   },
 
@@ -3162,6 +3274,8 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     message.provider = object.provider ?? "";
     message.providerCheckoutId = object.providerCheckoutId ?? "";
     message.paidAt = object.paidAt ?? "";
+    message.dispatchedBy = object.dispatchedBy ?? "";
+    message.cancelledAt = object.cancelledAt ?? "";
     return message;
   },
 };
@@ -3692,6 +3806,597 @@ export const ListStaffActionsResponse: MessageFns<ListStaffActionsResponse> = {
   },
 };
 
+function createBaseDispatch(): Dispatch {
+  return { carrier: "", trackingNumber: "", dispatchedAt: "", deliveredAt: "" };
+}
+
+export const Dispatch: MessageFns<Dispatch> = {
+  encode(message: Dispatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.carrier !== "") {
+      writer.uint32(10).string(message.carrier);
+    }
+    if (message.trackingNumber !== "") {
+      writer.uint32(18).string(message.trackingNumber);
+    }
+    if (message.dispatchedAt !== "") {
+      writer.uint32(26).string(message.dispatchedAt);
+    }
+    if (message.deliveredAt !== "") {
+      writer.uint32(34).string(message.deliveredAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Dispatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDispatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.carrier = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.trackingNumber = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.dispatchedAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.deliveredAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Dispatch {
+    return {
+      carrier: isSet(object.carrier) ? globalThis.String(object.carrier) : "",
+      trackingNumber: isSet(object.trackingNumber)
+        ? globalThis.String(object.trackingNumber)
+        : isSet(object.tracking_number)
+        ? globalThis.String(object.tracking_number)
+        : "",
+      dispatchedAt: isSet(object.dispatchedAt)
+        ? globalThis.String(object.dispatchedAt)
+        : isSet(object.dispatched_at)
+        ? globalThis.String(object.dispatched_at)
+        : "",
+      deliveredAt: isSet(object.deliveredAt)
+        ? globalThis.String(object.deliveredAt)
+        : isSet(object.delivered_at)
+        ? globalThis.String(object.delivered_at)
+        : "",
+    };
+  },
+
+  toJSON(message: Dispatch): unknown {
+    const obj: any = {};
+    if (message.carrier !== "") {
+      obj.carrier = message.carrier;
+    }
+    if (message.trackingNumber !== "") {
+      obj.trackingNumber = message.trackingNumber;
+    }
+    if (message.dispatchedAt !== "") {
+      obj.dispatchedAt = message.dispatchedAt;
+    }
+    if (message.deliveredAt !== "") {
+      obj.deliveredAt = message.deliveredAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Dispatch>, I>>(base?: I): Dispatch {
+    return Dispatch.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Dispatch>, I>>(object: I): Dispatch {
+    const message = createBaseDispatch();
+    message.carrier = object.carrier ?? "";
+    message.trackingNumber = object.trackingNumber ?? "";
+    message.dispatchedAt = object.dispatchedAt ?? "";
+    message.deliveredAt = object.deliveredAt ?? "";
+    return message;
+  },
+};
+
+function createBaseDispatchOrderRequest(): DispatchOrderRequest {
+  return { checkoutReference: "", carrier: "", trackingNumber: "" };
+}
+
+export const DispatchOrderRequest: MessageFns<DispatchOrderRequest> = {
+  encode(message: DispatchOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    if (message.carrier !== "") {
+      writer.uint32(18).string(message.carrier);
+    }
+    if (message.trackingNumber !== "") {
+      writer.uint32(26).string(message.trackingNumber);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DispatchOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDispatchOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.carrier = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.trackingNumber = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DispatchOrderRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+      carrier: isSet(object.carrier) ? globalThis.String(object.carrier) : "",
+      trackingNumber: isSet(object.trackingNumber)
+        ? globalThis.String(object.trackingNumber)
+        : isSet(object.tracking_number)
+        ? globalThis.String(object.tracking_number)
+        : "",
+    };
+  },
+
+  toJSON(message: DispatchOrderRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    if (message.carrier !== "") {
+      obj.carrier = message.carrier;
+    }
+    if (message.trackingNumber !== "") {
+      obj.trackingNumber = message.trackingNumber;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DispatchOrderRequest>, I>>(base?: I): DispatchOrderRequest {
+    return DispatchOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DispatchOrderRequest>, I>>(object: I): DispatchOrderRequest {
+    const message = createBaseDispatchOrderRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    message.carrier = object.carrier ?? "";
+    message.trackingNumber = object.trackingNumber ?? "";
+    return message;
+  },
+};
+
+function createBaseDispatchOrderResponse(): DispatchOrderResponse {
+  return { order: undefined };
+}
+
+export const DispatchOrderResponse: MessageFns<DispatchOrderResponse> = {
+  encode(message: DispatchOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      StaffOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DispatchOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDispatchOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = StaffOrder.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DispatchOrderResponse {
+    return { order: isSet(object.order) ? StaffOrder.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: DispatchOrderResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = StaffOrder.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DispatchOrderResponse>, I>>(base?: I): DispatchOrderResponse {
+    return DispatchOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DispatchOrderResponse>, I>>(object: I): DispatchOrderResponse {
+    const message = createBaseDispatchOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? StaffOrder.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseMarkOrderDeliveredRequest(): MarkOrderDeliveredRequest {
+  return { checkoutReference: "" };
+}
+
+export const MarkOrderDeliveredRequest: MessageFns<MarkOrderDeliveredRequest> = {
+  encode(message: MarkOrderDeliveredRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MarkOrderDeliveredRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMarkOrderDeliveredRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MarkOrderDeliveredRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+    };
+  },
+
+  toJSON(message: MarkOrderDeliveredRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MarkOrderDeliveredRequest>, I>>(base?: I): MarkOrderDeliveredRequest {
+    return MarkOrderDeliveredRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MarkOrderDeliveredRequest>, I>>(object: I): MarkOrderDeliveredRequest {
+    const message = createBaseMarkOrderDeliveredRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    return message;
+  },
+};
+
+function createBaseMarkOrderDeliveredResponse(): MarkOrderDeliveredResponse {
+  return { order: undefined };
+}
+
+export const MarkOrderDeliveredResponse: MessageFns<MarkOrderDeliveredResponse> = {
+  encode(message: MarkOrderDeliveredResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      StaffOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MarkOrderDeliveredResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMarkOrderDeliveredResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = StaffOrder.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MarkOrderDeliveredResponse {
+    return { order: isSet(object.order) ? StaffOrder.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: MarkOrderDeliveredResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = StaffOrder.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MarkOrderDeliveredResponse>, I>>(base?: I): MarkOrderDeliveredResponse {
+    return MarkOrderDeliveredResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MarkOrderDeliveredResponse>, I>>(object: I): MarkOrderDeliveredResponse {
+    const message = createBaseMarkOrderDeliveredResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? StaffOrder.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCancelOrderRequest(): CancelOrderRequest {
+  return { checkoutReference: "" };
+}
+
+export const CancelOrderRequest: MessageFns<CancelOrderRequest> = {
+  encode(message: CancelOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelOrderRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+    };
+  },
+
+  toJSON(message: CancelOrderRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelOrderRequest>, I>>(base?: I): CancelOrderRequest {
+    return CancelOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelOrderRequest>, I>>(object: I): CancelOrderRequest {
+    const message = createBaseCancelOrderRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelOrderResponse(): CancelOrderResponse {
+  return { order: undefined };
+}
+
+export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
+  encode(message: CancelOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      StaffOrder.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = StaffOrder.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelOrderResponse {
+    return { order: isSet(object.order) ? StaffOrder.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: CancelOrderResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = StaffOrder.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelOrderResponse>, I>>(base?: I): CancelOrderResponse {
+    return CancelOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelOrderResponse>, I>>(object: I): CancelOrderResponse {
+    const message = createBaseCancelOrderResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? StaffOrder.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -3817,6 +4522,45 @@ export const CheckoutServiceService = {
       Buffer.from(ListStaffActionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListStaffActionsResponse => ListStaffActionsResponse.decode(value),
   },
+  /**
+   * The console: a paid (or partly refunded) order leaves with a carrier and tracking number;
+   * the customer is mailed once. Repeating it with the same values answers the order again.
+   */
+  dispatchOrder: {
+    path: "/storefront.checkout.v1.CheckoutService/DispatchOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DispatchOrderRequest): Buffer => Buffer.from(DispatchOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DispatchOrderRequest => DispatchOrderRequest.decode(value),
+    responseSerialize: (value: DispatchOrderResponse): Buffer =>
+      Buffer.from(DispatchOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DispatchOrderResponse => DispatchOrderResponse.decode(value),
+  },
+  /** The console: a dispatched order has arrived. Repeating it answers the order again. */
+  markOrderDelivered: {
+    path: "/storefront.checkout.v1.CheckoutService/MarkOrderDelivered" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MarkOrderDeliveredRequest): Buffer =>
+      Buffer.from(MarkOrderDeliveredRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MarkOrderDeliveredRequest => MarkOrderDeliveredRequest.decode(value),
+    responseSerialize: (value: MarkOrderDeliveredResponse): Buffer =>
+      Buffer.from(MarkOrderDeliveredResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MarkOrderDeliveredResponse => MarkOrderDeliveredResponse.decode(value),
+  },
+  /**
+   * The console: an unpaid order is cancelled; its payment link stops taking payments and its
+   * stock and code are given back at once. Refused if the payment arrived meanwhile.
+   */
+  cancelOrder: {
+    path: "/storefront.checkout.v1.CheckoutService/CancelOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelOrderRequest): Buffer => Buffer.from(CancelOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelOrderRequest => CancelOrderRequest.decode(value),
+    responseSerialize: (value: CancelOrderResponse): Buffer => Buffer.from(CancelOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelOrderResponse => CancelOrderResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -3846,6 +4590,18 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   getOrderForStaff: handleUnaryCall<GetOrderForStaffRequest, GetOrderForStaffResponse>;
   /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
   listStaffActions: handleUnaryCall<ListStaffActionsRequest, ListStaffActionsResponse>;
+  /**
+   * The console: a paid (or partly refunded) order leaves with a carrier and tracking number;
+   * the customer is mailed once. Repeating it with the same values answers the order again.
+   */
+  dispatchOrder: handleUnaryCall<DispatchOrderRequest, DispatchOrderResponse>;
+  /** The console: a dispatched order has arrived. Repeating it answers the order again. */
+  markOrderDelivered: handleUnaryCall<MarkOrderDeliveredRequest, MarkOrderDeliveredResponse>;
+  /**
+   * The console: an unpaid order is cancelled; its payment link stops taking payments and its
+   * stock and code are given back at once. Refused if the payment arrived meanwhile.
+   */
+  cancelOrder: handleUnaryCall<CancelOrderRequest, CancelOrderResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -4014,6 +4770,60 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListStaffActionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: a paid (or partly refunded) order leaves with a carrier and tracking number;
+   * the customer is mailed once. Repeating it with the same values answers the order again.
+   */
+  dispatchOrder(
+    request: DispatchOrderRequest,
+    callback: (error: ServiceError | null, response: DispatchOrderResponse) => void,
+  ): ClientUnaryCall;
+  dispatchOrder(
+    request: DispatchOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DispatchOrderResponse) => void,
+  ): ClientUnaryCall;
+  dispatchOrder(
+    request: DispatchOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DispatchOrderResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: a dispatched order has arrived. Repeating it answers the order again. */
+  markOrderDelivered(
+    request: MarkOrderDeliveredRequest,
+    callback: (error: ServiceError | null, response: MarkOrderDeliveredResponse) => void,
+  ): ClientUnaryCall;
+  markOrderDelivered(
+    request: MarkOrderDeliveredRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MarkOrderDeliveredResponse) => void,
+  ): ClientUnaryCall;
+  markOrderDelivered(
+    request: MarkOrderDeliveredRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MarkOrderDeliveredResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: an unpaid order is cancelled; its payment link stops taking payments and its
+   * stock and code are given back at once. Refused if the payment arrived meanwhile.
+   */
+  cancelOrder(
+    request: CancelOrderRequest,
+    callback: (error: ServiceError | null, response: CancelOrderResponse) => void,
+  ): ClientUnaryCall;
+  cancelOrder(
+    request: CancelOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelOrderResponse) => void,
+  ): ClientUnaryCall;
+  cancelOrder(
+    request: CancelOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelOrderResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,159 @@
+/**
+ * What the shop's staff do to an order after it is placed: dispatch a paid order (the customer is
+ * mailed its carrier and tracking number once), mark it delivered, or cancel an unpaid one. The
+ * console, the admin API and the ops command line all call these. Each checks the order's state
+ * (a wrong one is a 409 naming it), writes the change with its audit row in one transaction, and
+ * answers the order; the same operation repeated with the same values answers it again and
+ * changes, records and mails nothing more.
+ */
+import type { StaffIdentity } from '@storefront/caller-token';
+import { AppError, conflict, invalidArgument } from '@storefront/errors';
+import type { Logger } from '@storefront/logging';
+import type { Mail } from '@storefront/outbox';
+import type { ProviderName } from '../config';
+import type { PaymentProvider, ProviderStatus } from '../providers/provider';
+import type { CheckoutStore } from '../stores/checkout';
+import { DISPATCHABLE_STATUSES, type DispatchDetails, type FulfilmentStore } from '../stores/fulfilment';
+import type { Order } from './order';
+import { staffOrderByReference } from './staff-orders';
+
+export const CARRIER_MAX_LENGTH = 60;
+export const TRACKING_NUMBER_MAX_LENGTH = 60;
+const TRACKING_NUMBER = /^[A-Za-z0-9 -]+$/;
+
+export interface OrderFulfilmentOptions {
+  store: CheckoutStore;
+  fulfilment: FulfilmentStore;
+  providers: Map<ProviderName, PaymentProvider>;
+  dispatchMail: (order: Order, details: DispatchDetails) => Mail;
+  /** Told when a dispatch queued its notice, so the mail sender goes now. */
+  mailQueued: () => void;
+  /**
+   * Runs the confirmation path on the order: a pending one is read from the provider (and
+   * becomes paid if it was), a cancelled one has its stock and code given back.
+   */
+  settle: (order: Order) => Promise<void>;
+  logger: Logger;
+  now: () => number;
+}
+
+/** Carrier and tracking number as given, trimmed; a 400 names the field that is wrong. */
+export function parseDispatchDetails(carrier: string, trackingNumber: string): DispatchDetails {
+  const details = { carrier: carrier.trim(), trackingNumber: trackingNumber.trim() };
+  if (details.carrier === '' || details.carrier.length > CARRIER_MAX_LENGTH) throw invalidArgument(`carrier must be 1 to ${CARRIER_MAX_LENGTH} characters`, 'invalid_carrier');
+  if (details.trackingNumber === '' || details.trackingNumber.length > TRACKING_NUMBER_MAX_LENGTH || !TRACKING_NUMBER.test(details.trackingNumber)) {
+    throw invalidArgument(`tracking_number must be 1 to ${TRACKING_NUMBER_MAX_LENGTH} letters, digits, spaces or dashes`, 'invalid_tracking_number');
+  }
+  return details;
+}
+
+export class OrderFulfilment {
+  constructor(private readonly options: OrderFulfilmentOptions) {}
+
+  async dispatch(reference: string, carrier: string, trackingNumber: string, staff: StaffIdentity): Promise<Order> {
+    const { store, fulfilment, now } = this.options;
+    const details = parseDispatchDetails(carrier, trackingNumber);
+    const order = await staffOrderByReference(store, reference);
+    if (isDispatchedWith(order, details)) return order;
+    const refusal = dispatchConflictOf(order);
+    if (refusal) throw refusal;
+    if (await fulfilment.dispatch(order, details, staff, this.options.dispatchMail(order, details), now())) {
+      this.options.mailQueued();
+      return this.reread(order);
+    }
+    // Changed since it was read: the same dispatch made by another request is this one.
+    const current = await this.reread(order);
+    if (isDispatchedWith(current, details)) return current;
+    throw dispatchConflictOf(current) ?? conflict('order_not_dispatchable', `Order ${current.reference} was changed meanwhile; try again`);
+  }
+
+  async markDelivered(reference: string, staff: StaffIdentity): Promise<Order> {
+    const { store, fulfilment, now } = this.options;
+    const order = await staffOrderByReference(store, reference);
+    if (order.dispatch?.deliveredAt !== undefined) return order;
+    if (order.status !== 'dispatched') throw notDeliverable(order);
+    if (await fulfilment.markDelivered(order, staff, now())) return this.reread(order);
+    const current = await this.reread(order);
+    if (current.dispatch?.deliveredAt !== undefined) return current;
+    throw notDeliverable(current);
+  }
+
+  /**
+   * Deactivates the provider checkout first, so no payment can arrive once the order is
+   * cancelled. If the provider says it was paid, the payment is confirmed through the usual
+   * path and the cancel refused. The stock and code are given back at once; if that fails, the
+   * reconciler's next pass does it.
+   */
+  async cancel(reference: string, staff: StaffIdentity): Promise<Order> {
+    const { store, fulfilment, now } = this.options;
+    const order = await staffOrderByReference(store, reference);
+    if (order.cancelledAt !== undefined) return order;
+    refuseCancel(order, now());
+    if ((await this.deactivate(order)) === 'PAID') {
+      await this.settleOrLeave(order);
+      throw conflict('order_not_cancellable', `Order ${order.reference} was paid before it could be cancelled; it stays paid`);
+    }
+    if (!(await fulfilment.cancel(order, staff, now()))) {
+      const current = await this.reread(order);
+      if (current.cancelledAt !== undefined) return current;
+      refuseCancel(current, now());
+      throw notCancellable(current);
+    }
+    await this.settleOrLeave(await this.reread(order));
+    return this.reread(order);
+  }
+
+  /** Settles the order now; what fails is left to the reconciler, which reads the order again. */
+  private async settleOrLeave(order: Order): Promise<void> {
+    await this.options.settle(order).catch((error: unknown) => {
+      this.options.logger.warn({ err: error, orderId: order.id }, 'an order could not be settled after a cancel; the next reconcile pass does it');
+    });
+  }
+
+  /** The provider checkout's state once it can take no payment; undefined when there is none (never made, or forgotten by the provider). */
+  private async deactivate(order: Order): Promise<ProviderStatus | undefined> {
+    if (!order.providerCheckoutId) return undefined;
+    const provider = this.options.providers.get(order.provider);
+    if (!provider) throw new AppError('provider_unavailable', 'provider_unavailable', `Provider ${order.provider} is not configured here`);
+    try {
+      return (await provider.deactivateCheckout(order.providerCheckoutId)).status;
+    } catch (error) {
+      if (error instanceof AppError && error.kind === 'not_found') return undefined;
+      throw error;
+    }
+  }
+
+  private async reread(order: Order): Promise<Order> {
+    return (await this.options.store.findById(order.id)) ?? order;
+  }
+}
+
+function isDispatchedWith(order: Order, details: DispatchDetails): boolean {
+  return order.dispatch?.carrier === details.carrier && order.dispatch.trackingNumber === details.trackingNumber;
+}
+
+/** Why this order cannot be dispatched now, or undefined when it can. */
+function dispatchConflictOf(order: Order): AppError | undefined {
+  if (order.dispatch) {
+    return conflict('order_already_dispatched', `Order ${order.reference} was already dispatched with ${order.dispatch.carrier}, tracking ${order.dispatch.trackingNumber}`);
+  }
+  if (!DISPATCHABLE_STATUSES.includes(order.status)) {
+    return conflict('order_not_dispatchable', `Order ${order.reference} is ${order.status}; only a paid order can be dispatched`);
+  }
+  if (order.closedAt === undefined) {
+    return conflict('order_not_dispatchable', `Order ${order.reference} is paid but its stock and points are still being settled; try again in a minute`);
+  }
+  return undefined;
+}
+
+function refuseCancel(order: Order, now: number): void {
+  if (order.status !== 'pending_payment') throw notCancellable(order);
+  if (order.claimExpiresAt !== undefined && order.claimExpiresAt > now) throw inProgress(order);
+}
+
+const notDeliverable = (order: Order) => conflict('order_not_deliverable', `Order ${order.reference} is ${order.status}; only a dispatched order can be marked delivered`);
+
+const notCancellable = (order: Order) =>
+  conflict('order_not_cancellable', order.status === 'pending_payment' ? `Order ${order.reference} was changed meanwhile; try again` : `Order ${order.reference} is ${order.status}; only an order awaiting payment can be cancelled`);
+
+const inProgress = (order: Order) => conflict('request_in_progress', `Order ${order.reference} is being worked on (its payment link is being made); try again shortly`);

@@ -1,0 +1,68 @@
+/**
+ * The writes of a staff member's dispatch, delivery and cancel. Each is one conditional update of
+ * the order, made in a transaction with its staff audit row (and for a dispatch, its notice mail),
+ * so the change, its record and its mail exist together or not at all; false when the order was
+ * no longer in the state the update expects (another request changed it first).
+ */
+import type { StaffIdentity } from '@storefront/caller-token';
+import type { Knex } from '@storefront/db';
+import { enqueueMail, type Mail } from '@storefront/outbox';
+import { recordStaffAction } from '@storefront/staff-audit';
+import type { Order, OrderStatus } from '../domain/order';
+import { DUE_NOW } from './checkout';
+
+/** The statuses an order may be dispatched from: paid, in full or in part. */
+export const DISPATCHABLE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded'];
+
+export interface DispatchDetails {
+  carrier: string;
+  trackingNumber: string;
+}
+
+export class FulfilmentStore {
+  constructor(private readonly db: Knex) {}
+
+  /** Only an order whose payment's steps are done (closed_at): its stock is committed, its points awarded. */
+  dispatch(order: Order, details: DispatchDetails, staff: StaffIdentity, mail: Mail, now: number): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const updated = await trx('orders')
+        .where({ id: order.id })
+        .whereIn('status', DISPATCHABLE_STATUSES)
+        .whereNotNull('closed_at')
+        .whereNull('dispatched_at')
+        .update({ status: 'dispatched', dispatch_carrier: details.carrier, dispatch_tracking_number: details.trackingNumber, dispatched_at: now, dispatched_by: staff.email, updated_at: now });
+      if (updated !== 1) return false;
+      await enqueueMail(trx, mail, now);
+      await recordStaffAction(trx, staff, { action: 'order_dispatched', subject: order.reference, before: { status: order.status }, after: { status: 'dispatched', ...details } }, now);
+      return true;
+    });
+  }
+
+  markDelivered(order: Order, staff: StaffIdentity, now: number): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const updated = await trx('orders').where({ id: order.id, status: 'dispatched' }).whereNull('delivered_at').update({ status: 'delivered', delivered_at: now, updated_at: now });
+      if (updated !== 1) return false;
+      await recordStaffAction(trx, staff, { action: 'order_delivered', subject: order.reference, before: { status: order.status }, after: { status: 'delivered' } }, now);
+      return true;
+    });
+  }
+
+  /**
+   * Cancels the unpaid order as it was read: still pending, with the same provider checkout (none,
+   * or the one deactivated) and no create-checkout attempt at work on it. It is made due a
+   * reconciler read at once, so its stock and code are given back even if this process stops
+   * before it does so itself.
+   */
+  cancel(order: Order, staff: StaffIdentity, now: number): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const updated = await trx('orders')
+        .where({ id: order.id, status: 'pending_payment' })
+        .andWhere((q) => (order.providerCheckoutId === undefined ? q.whereNull('provider_checkout_id') : q.where('provider_checkout_id', order.providerCheckoutId)))
+        .andWhere((q) => q.whereNull('claim_token').orWhere('claim_expires_at', '<=', now))
+        .update({ status: 'cancelled', cancelled_at: now, next_check_at: DUE_NOW, updated_at: now });
+      if (updated !== 1) return false;
+      await recordStaffAction(trx, staff, { action: 'order_cancelled', subject: order.reference, before: { status: order.status }, after: { status: 'cancelled' } }, now);
+      return true;
+    });
+  }
+}
