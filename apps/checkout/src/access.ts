@@ -8,4 +8,7 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
   // The console: any staff member reads orders.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listOrdersForStaff', 'getOrderForStaff'] },
+  // The console's promotions: any staff member reads them; only an owner changes them.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listPromosForStaff'] },
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['createPromoForStaff', 'expirePromoForStaff'] },
 ]);

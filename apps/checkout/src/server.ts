@@ -27,6 +27,8 @@ import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag 
 import { OrderReader } from './domain/orders';
 import { StaffOrderReader } from './domain/staff-orders';
 import { PromoDefinitions } from './domain/promo-definitions';
+import { StaffPromos } from './domain/staff-promos';
+import { PromoAdmin } from './stores/promo-admin';
 import type { PaymentProvider } from './providers/provider';
 
 export interface CheckoutServer extends RunningGrpcService {
@@ -73,13 +75,14 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger))]]);
 
   const limits = new AbuseGuard(db, counters, config.limits, now);
+  const promoDefinitions = new PromoDefinitions(() => store.allPromos(), config.promoCacheMs, now);
   const service = new CheckoutService({
     store,
     inventory: inventoryClient,
     loyalty: loyaltyClient,
     providers,
     limits,
-    promos: new PromoDefinitions(() => store.allPromos(), config.promoCacheMs, now),
+    promos: promoDefinitions,
     defaultProvider: config.provider.name,
     merchantCode: config.provider.merchantCode,
     redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
@@ -92,6 +95,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
   const countConfirmed = countConfirmedPayments([...providers.keys()]);
   const staffOrders = new StaffOrderReader(store, orders);
+  const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
   const confirmation = new PaymentConfirmation({
     store,
     inventory: inventoryClient,
@@ -143,6 +147,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
         listOrdersForStaff: async (request) => staffOrders.list(request),
         getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
+        listPromosForStaff: async () => staffPromos.list(),
+        createPromoForStaff: async (request, context) => staffPromos.create(request, context.staff!),
+        expirePromoForStaff: async (request, context) => staffPromos.expire(request, context.staff!),
       }),
     ],
   };

@@ -7,4 +7,6 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
   // The console's staff: the set-up token, credentials or staff session is in the message.
   { callers: ['gateway'], customer: 'none', rpcs: ['getStaffSetup', 'completeStaffSetup', 'staffLogIn', 'staffLogOut', 'resolveStaffSession'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['getProfile', 'updateProfile'] },
+  // The console: any staff member looks a customer up.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['findCustomerForStaff', 'getCustomerForStaff'] },
 ]);

@@ -8,4 +8,7 @@ import { loyalty } from '@storefront/proto';
 export const LOYALTY_ACCESS = accessTable(loyalty.LoyaltyServiceService, [
   { callers: ['gateway'], customer: 'required', rpcs: ['openAccount', 'getAccount', 'sync', 'redeem'] },
   { callers: ['checkout'], customer: 'none', rpcs: ['awardPurchase', 'checkRewardCode', 'holdRewardCode', 'releaseRewardCode', 'useRewardCode'] },
+  // The console: any staff member reads an account; only an owner adjusts its points.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['getAccountForStaff'] },
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['adjustPointsForStaff'] },
 ]);

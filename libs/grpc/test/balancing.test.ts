@@ -30,6 +30,8 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   staffLogIn: ANYONE,
   staffLogOut: ANYONE,
   resolveStaffSession: ANYONE,
+  findCustomerForStaff: ANYONE,
+  getCustomerForStaff: ANYONE,
 };
 
 /**
@@ -70,6 +72,8 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     staffLogIn: answer,
     staffLogOut: answer,
     resolveStaffSession: async () => ({ ...(await answer()), expiresInMs: 0 }),
+    findCustomerForStaff: answer,
+    getCustomerForStaff: answer,
   };
   backend.server = await startGrpcServer({
     address,
