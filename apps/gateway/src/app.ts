@@ -23,7 +23,10 @@ import { registerPublishedRoutes } from './routes/published';
 import { registerPages } from './pages';
 import { registerConsolePages } from './console/pages';
 import { registerConsoleOrderPages } from './console/orders';
+import { registerConsolePromotionPages } from './console/promotions';
+import { registerConsoleCustomerPages } from './console/customers';
 import { registerAdminRoutes } from './routes/admin';
+import { registerAdminPeopleRoutes } from './routes/admin-people';
 
 /** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -47,7 +50,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerOrderRoutes(app, context);
   registerMcpRoutes(app, context);
   registerAdminRoutes(app, context);
-  registerConsolePages(app, context, [registerConsoleOrderPages]);
+  registerAdminPeopleRoutes(app, context);
+  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsolePromotionPages, registerConsoleCustomerPages]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.

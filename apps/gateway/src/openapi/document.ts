@@ -7,12 +7,13 @@ import { catalogArea } from './areas/catalog';
 import { checkoutArea } from './areas/checkout';
 import { ordersArea } from './areas/orders';
 import { adminArea } from './areas/admin';
+import { adminPeopleArea } from './areas/admin-people';
 import { publishedArea } from '../published/area';
 import { SESSION_COOKIE } from '../http/session';
 import { STAFF_COOKIE } from '../console/staff-session';
 
 /** Every area of the public API, in the order the reference presents them. */
-export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, ordersArea, adminArea, publishedArea];
+export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, ordersArea, adminArea, publishedArea, adminPeopleArea];
 
 /** Used for tags an area uses without describing them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
