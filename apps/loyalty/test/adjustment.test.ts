@@ -24,6 +24,8 @@ describe('loyalty: operator adjustments', () => {
     const outcomes = await withBusyCores(() => Promise.all(Array.from({ length: 10 }, () => ledger.adjust(userId, 25, 'goodwill', 'ticket-7', OPERATOR))));
     expect(outcomes.filter((outcome) => outcome.granted)).to.have.length(1);
     expect((await ledgerRows(h.server, userId)).filter((row) => row.type === 'adjustment')).to.deep.equal([{ key: 'adjustment:ticket-7', points: 25, type: 'adjustment' }]);
+    const audit = await h.server.db('staff_actions').where({ subject: userId });
+    expect(audit.map((row) => [row.action, row.staff_id, JSON.parse(row.before_json), JSON.parse(row.after_json).balance])).to.deep.equal([['points_adjusted', 'ops:adjustment-test', { balance: 100 }, 125]]);
   });
 
   it('concurrent debits never take the balance below zero', async () => {
@@ -45,5 +47,6 @@ describe('loyalty: operator adjustments', () => {
     expect(reused).to.equal('already_recorded');
     const unknown = await ledger.adjust(newUserId(), 10, 'x', 'k-2', OPERATOR).catch((error: { code?: string }) => error.code);
     expect(unknown).to.equal('account_not_found');
+    expect(await h.server.db('staff_actions').where({ subject: userId }).count({ n: '*' }).first(), 'only the first adjustment is recorded').to.satisfy((row: { n: unknown }) => Number(row.n) === 1);
   });
 });
