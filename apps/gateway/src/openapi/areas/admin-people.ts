@@ -19,6 +19,7 @@ const ACCOUNT_ID = {
   required: true,
   description: "The customer's account id (`customer.id` of the customer search)",
   schema: { type: 'string', minLength: 1, maxLength: 64 },
+  example: '3f2c9a4e-8b1d-4c7e-9a65-0d1e2f3a4b5c',
 } as const;
 
 export const adminPeopleArea: ApiArea = {
@@ -58,7 +59,7 @@ export const adminPeopleArea: ApiArea = {
         until: { ...INSTANT, description: 'A date (midnight UTC) or date-time with a zone, after `from`; absent for no end' },
         maxRedemptions: { type: 'integer', minimum: 1, maximum: 1_000_000, description: 'Paid orders it may discount, open orders holding it included; absent for no cap' },
       },
-      example: { code: 'SUMMER15', percent: 15, from: '2026-06-01', until: '2026-09-01', maxRedemptions: 500 },
+      example: { code: 'SUMMER15', percent: 15, from: '2027-06-01', until: '2027-09-01', maxRedemptions: 500 },
     },
     StaffPromoAnswer: {
       type: 'object',
@@ -154,7 +155,7 @@ export const adminPeopleArea: ApiArea = {
         description: 'New orders can no longer use it; open orders keep the price they were given. Recorded in the staff audit log as `promo_expired`.',
         tags: ['admin'],
         security: STAFF_ONLY,
-        parameters: [{ name: 'code', in: 'path', required: true, description: 'The code, any letter case', schema: { type: 'string', minLength: 1, maxLength: 64 } }],
+        parameters: [{ name: 'code', in: 'path', required: true, description: 'The code, any letter case', schema: { type: 'string', minLength: 1, maxLength: 64 }, example: 'SPRING-SALE' }],
         responses: {
           '200': jsonResponse('The code as it now stands', 'StaffPromoAnswer'),
           '404': errorResponse('`promo_not_found`: no such code'),
@@ -170,7 +171,14 @@ export const adminPeopleArea: ApiArea = {
         tags: ['admin'],
         security: STAFF_ONLY,
         parameters: [
-          { name: 'email', in: 'query', required: true, description: 'The exact email address, any letter case', schema: { type: 'string', minLength: 3, maxLength: ACCOUNT_LIMITS.emailMaxLength } },
+          {
+            name: 'email',
+            in: 'query',
+            required: true,
+            description: 'The exact email address, any letter case',
+            schema: { type: 'string', minLength: 3, maxLength: ACCOUNT_LIMITS.emailMaxLength },
+            example: 'ada@example.com',
+          },
         ],
         responses: {
           '200': jsonResponse('The customer', 'StaffCustomer'),
