@@ -149,10 +149,12 @@ describe('the console: promotions and customers', () => {
       expect(bad.text).to.include('role="alert"').and.include('Percent off must be a number');
       expect(bad.text).to.include(`value="${code}"`);
 
-      const created = await postConsoleForm(stack, owner, '/console/promotions', { code, percent: '12.5', from: '', until: '2099-01-01', cap: '3' });
+      const created = await postConsoleForm(stack, owner, '/console/promotions', { code, percent: '10', from: '', until: '2099-01-01', cap: '3' });
       expect(created.status, created.text).to.equal(303);
       const listed = await owner.get<string>('/console/promotions');
-      expect(listed.text).to.match(new RegExp(`<th scope="row">${code}</th><td class="num">12.5%</td>`));
+      expect(listed.text).to.match(new RegExp(`<th scope="row">${code}</th><td class="num">10%</td><td>[0-9: -]{16}</td><td>2099-01-01 00:00</td><td class="num">3</td>`));
+      const placed = await expectCheckout(stack.client(), checkoutBody(75, [{ sku: sku('p8333'), quantity: 1 }], { promo_code: code.toLowerCase() }));
+      expect(placed.order).to.include({ discount: 8.33, total: 75 });
       const duplicate = await postConsoleForm(stack, owner, '/console/promotions', { code, percent: '10', from: '', until: '', cap: '' });
       expect(duplicate.status).to.equal(409);
 
