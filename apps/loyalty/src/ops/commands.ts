@@ -3,11 +3,11 @@
  * and the check that balance columns agree with the ledger, on loyalty's own store only.
  */
 import { OPS_EXIT, OpsExit, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
+import { opsActor } from '@storefront/staff-audit';
 import { readLedgerSettings } from '../config';
 import { parseAdjustmentPoints } from '../domain/rules';
 import { LoyaltyLedger, verifyBalances } from '../domain/ledger';
 import { migrations } from '../migrations';
-import { opsActor } from '@storefront/staff-audit';
 import { LoyaltyStore } from '../stores/loyalty';
 
 const commands: OpsCommand[] = [
