@@ -134,6 +134,8 @@ describe('the console: promotions and customers', () => {
       expectError(await customer.get('/api/admin/promos'), 401, 'staff_unauthorized');
       expectError(await customer.post('/api/admin/promos', { code, percent: 10 }), 401, 'staff_unauthorized');
       expectError(await customer.post('/api/admin/promos/WELCOME10/expire'), 401, 'staff_unauthorized');
+      expect((await customer.get<string>('/console/promotions')).headers.get('location')).to.equal('/console/login');
+      expect((await postConsoleForm(stack, customer, '/console/promotions', { code, percent: '10' })).headers.get('location')).to.equal('/console/login');
       expect((await owner.get<{ promos: Array<{ code: string }> }>('/api/admin/promos')).body.promos.map((promo) => promo.code)).not.to.include(code);
     });
 
