@@ -12,4 +12,7 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
   // Both roles dispatch, deliver and cancel orders.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['dispatchOrder', 'markOrderDelivered', 'cancelOrder'] },
+  // The console's promotions: any staff member reads them; only an owner changes them.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listPromosForStaff'] },
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['createPromoForStaff', 'expirePromoForStaff'] },
 ]);

@@ -31,6 +31,8 @@ import { PromoDefinitions } from './domain/promo-definitions';
 import { OrderFulfilment } from './domain/fulfilment';
 import { dispatchNoticeMail } from './domain/dispatch-mail';
 import { FulfilmentStore } from './stores/fulfilment';
+import { StaffPromos } from './domain/staff-promos';
+import { PromoAdmin } from './stores/promo-admin';
 import type { PaymentProvider } from './providers/provider';
 
 export interface CheckoutServer extends RunningGrpcService {
@@ -77,13 +79,14 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger))]]);
 
   const limits = new AbuseGuard(db, counters, config.limits, now);
+  const promoDefinitions = new PromoDefinitions(() => store.allPromos(), config.promoCacheMs, now);
   const service = new CheckoutService({
     store,
     inventory: inventoryClient,
     loyalty: loyaltyClient,
     providers,
     limits,
-    promos: new PromoDefinitions(() => store.allPromos(), config.promoCacheMs, now),
+    promos: promoDefinitions,
     defaultProvider: config.provider.name,
     merchantCode: config.provider.merchantCode,
     redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
@@ -96,6 +99,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
   const countConfirmed = countConfirmedPayments([...providers.keys()]);
   const staffOrders = new StaffOrderReader(store, orders);
+  const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
   const confirmation = new PaymentConfirmation({
     store,
     inventory: inventoryClient,
@@ -162,6 +166,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         dispatchOrder: async (request, context) => ({ order: staffOrders.view(await fulfilment.dispatch(request.checkoutReference, request.carrier, request.trackingNumber, context.staff!)) }),
         markOrderDelivered: async (request, context) => ({ order: staffOrders.view(await fulfilment.markDelivered(request.checkoutReference, context.staff!)) }),
         cancelOrder: async (request, context) => ({ order: staffOrders.view(await fulfilment.cancel(request.checkoutReference, context.staff!)) }),
+        listPromosForStaff: async () => staffPromos.list(),
+        createPromoForStaff: async (request, context) => staffPromos.create(request, context.staff!),
+        expirePromoForStaff: async (request, context) => staffPromos.expire(request, context.staff!),
       }),
     ],
   };

@@ -25,9 +25,12 @@ import { registerConsoleAuditPages } from './console/audit';
 import { registerConsolePages } from './console/pages';
 import { registerConsoleOrderPages } from './console/orders';
 import { registerConsoleFulfilmentPages } from './console/order-fulfilment';
-import { registerAdminRoutes } from './routes/admin';
 import { registerAdminAuditRoutes } from './routes/admin-audit';
 import { registerAdminFulfilmentRoutes } from './routes/admin-fulfilment';
+import { registerConsolePromotionPages } from './console/promotions';
+import { registerConsoleCustomerPages } from './console/customers';
+import { registerAdminRoutes } from './routes/admin';
+import { registerAdminPeopleRoutes } from './routes/admin-people';
 
 /** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -53,7 +56,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerAdminRoutes(app, context);
   registerAdminAuditRoutes(app, context);
   registerAdminFulfilmentRoutes(app, context);
-  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleFulfilmentPages, registerConsoleAuditPages]);
+  registerAdminPeopleRoutes(app, context);
+  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleFulfilmentPages, registerConsolePromotionPages, registerConsoleCustomerPages, registerConsoleAuditPages]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.

@@ -15,6 +15,7 @@ import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import { recordedAnswers, type HttpClient, type TestResponse } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
+import { loyalty } from '@storefront/proto';
 import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document';
 import type { JsonSchema } from '../src/openapi/area';
 import { listOperations, sessionRequirement, type MediaTypeView, type Operation, type ResponseView } from '../src/published/api-reference';
@@ -40,6 +41,12 @@ const CHANGE_ORDER: Record<string, 'pending_payment' | 'paid' | 'dispatched'> = 
   'POST /api/admin/orders/{checkout_reference}/dispatch': 'paid',
   'POST /api/admin/orders/{checkout_reference}/delivered': 'dispatched',
 };
+/** The customer search: a customer with the example's email signs up first. */
+const FIND_CUSTOMER = 'GET /api/admin/customers';
+/** Operations on the customer account in their path example: its loyalty account is opened first. */
+const CUSTOMER_ACCOUNT = new Set(['GET /api/admin/customers/{id}/loyalty', 'POST /api/admin/customers/{id}/points']);
+/** Ending the promo code in its path example: the code is created first. */
+const EXPIRE_PROMO = 'POST /api/admin/promos/{code}/expire';
 
 /** Checks answers against the document; schemas are compiled from the document itself. */
 class ResponseContract {
@@ -154,6 +161,9 @@ function requestPath(operation: Operation): string {
   return query.size > 0 ? `${path}?${query}` : path;
 }
 
+/** Whether only an owner may do it: it documents the refusal of other roles. */
+const ownersOnly = (operation: Operation) => String((operation.view.responses?.['403'] as ResponseView | undefined)?.description ?? '').includes('staff_role_refused');
+
 /** Whether the operation is the console staff's (its security names the staff cookie) rather than a customer's. */
 const forStaff = (operation: Operation) => (operation.view.security ?? []).some((requirement) => 'staffCookie' in requirement);
 
@@ -184,11 +194,14 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
     return client;
   }
 
-  /** A client holding the `svc_staff` session of a new console staff member, added with the ops command and set up from its link. */
-  async function staffMember(): Promise<HttpClient> {
+  /**
+   * A client holding the `svc_staff` session of a new console staff member, added with the ops
+   * command and set up from its link: an owner for an operation that refuses other roles.
+   */
+  async function staffMember(operation: Operation): Promise<HttpClient> {
     const client = stack.client();
     staffAdded += 1;
-    await signedInStaff(stack, client, `contract-${staffAdded}@shop.test`, 'staff');
+    await signedInStaff(stack, client, `contract-${staffAdded}@shop.test`, ownersOnly(operation) ? 'owner' : 'staff');
     return client;
   }
 
@@ -220,6 +233,17 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         await rpc.dispatchOrder({ checkoutReference: reference, carrier: 'Royal Mail', trackingNumber: 'RM1' }, { staff: CONTRACT_STAFF }).finally(() => rpc.close());
       }
     }
+    const parameterExample = (where: string) => operation.view.parameters?.find((parameter) => parameter.in === where)?.example;
+    if (name === FIND_CUSTOMER) await customer({ email: parameterExample('query') });
+    if (CUSTOMER_ACCOUNT.has(name)) {
+      const rpc = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'gateway');
+      try {
+        await rpc.openAccount({}, { customer: String(parameterExample('path')) });
+      } finally {
+        rpc.close();
+      }
+    }
+    if (name === EXPIRE_PROMO) await stack.checkout!.db('promo_codes').insert({ code: parameterExample('path'), discount_basis_points: 1000, active_from: 0 });
   }
 
   before(async () => {
@@ -241,7 +265,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
 
     describe(name, () => {
       it('succeeds with its documented example, answering as documented', async () => {
-        const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
+        const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
         const example = withFreshEmails(exampleOf(media));
         await prepare(operation, name, example);
         const answer = await send(client, operation, example);
@@ -266,7 +290,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         const unreadable = { 'text/plain': { body: 'plain text', headers: { 'content-type': 'text/plain' } }, 'an oversized body': { body: JSON.stringify('x'.repeat(200 * 1024)), headers: { 'content-type': 'application/json' } } };
         for (const [label, options] of Object.entries(unreadable)) {
           it(`answers ${label} with a documented client error in the Error shape`, async () => {
-            const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
+            const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
             const answer = await client.request(operation.method.toUpperCase(), requestPath(operation), options);
             expect(answer.status, answer.text).to.be.within(400, 499);
             expect(contract.problems(operation, answer)).to.deep.equal([]);
@@ -276,7 +300,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         // 400 where the operation documents it; login has one refusal for what cannot be credentials, 401.
         const refusal = operation.view.responses?.['400'] ? 400 : 401;
         it(`answers ${refusal} in the Error shape to a body that is not an object`, async () => {
-          const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
+          const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
           const answer = await send(client, operation, ['not', 'an', 'object']);
           expect(answer.status).to.equal(refusal);
           expect(contract.problems(operation, answer)).to.deep.equal([]);

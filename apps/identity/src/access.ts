@@ -9,4 +9,6 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
   { callers: ['gateway'], customer: 'required', rpcs: ['getProfile', 'updateProfile'] },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
+  // The console: any staff member looks a customer up.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['findCustomerForStaff', 'getCustomerForStaff'] },
 ]);

@@ -17,6 +17,7 @@ import { PasswordHasher } from './domain/passwords';
 import { PasswordResets } from './domain/password-resets';
 import { welcomeMail } from './domain/account-mails';
 import { StaffAccounts } from './domain/staff-accounts';
+import { StaffCustomers } from './domain/staff-customers';
 import { PasswordResetStore } from './stores/password-resets';
 import { StaffStore, type StaffMember } from './stores/staff';
 import { UserStore, type User } from './stores/users';
@@ -72,6 +73,7 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
     limits: config.rateLimits,
     now,
   });
+  const staffCustomers = new StaffCustomers(users);
   const passwordResets = new PasswordResets({ users, resets, counters, hasher, limits: config.passwordResets, publicBaseUrl: config.publicBaseUrl, logger, now, mailQueued });
     return {
       describe: { sessions: redis ? 'redis' : 'sql' },
@@ -123,6 +125,8 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           await staffAccounts.logOut(sessionToken, clientAddress);
           return {};
         },
+        findCustomerForStaff: async ({ email }) => ({ customer: toProfile(await staffCustomers.byEmail(email)) }),
+        getCustomerForStaff: async ({ accountId }) => ({ customer: toProfile(await staffCustomers.byId(accountId)) }),
         resolveStaffSession: async ({ sessionToken }) => {
           const { member, expiresAt } = await staffAccounts.resolveSession(sessionToken);
           return { staff: toStaffMember(member), expiresInMs: Math.max(0, expiresAt - now()) };

@@ -10,4 +10,7 @@ export const LOYALTY_ACCESS = accessTable(loyalty.LoyaltyServiceService, [
   { callers: ['checkout'], customer: 'none', rpcs: ['awardPurchase', 'checkRewardCode', 'holdRewardCode', 'releaseRewardCode', 'useRewardCode'] },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
+  // The console: any staff member reads an account; only an owner adjusts its points.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['getAccountForStaff'] },
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['adjustPointsForStaff'] },
 ]);

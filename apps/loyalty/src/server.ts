@@ -13,6 +13,7 @@ import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { LoyaltyStore } from './stores/loyalty';
 import { LoyaltyLedger } from './domain/ledger';
+import { StaffLoyaltyAccounts } from './domain/staff-accounts';
 import { parseRewardsFile } from './rewards-file';
 import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
 
@@ -48,6 +49,7 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
       now: options.now ?? Date.now,
       onBackgroundFailure: (error) => logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
     });
+    const staffAccounts = new StaffLoyaltyAccounts(store, ledger, config.tiers);
     return {
       describe: { rewards: rewards.length },
       close: () => ledger.settled(),
@@ -90,6 +92,8 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
             await ledger.releaseRewardCode(requireIdentifier(request.code, 'code', LIMITS.rewardCode), requireIdentifier(request.orderId, 'order_id', LIMITS.orderId));
             return {};
           },
+          getAccountForStaff: async (request) => staffAccounts.get(request),
+          adjustPointsForStaff: async (request, ctx) => staffAccounts.adjust(request, ctx.staff!),
         }),
       ],
     };

@@ -31,6 +31,8 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   listStaffActions: ANYONE,
   staffLogOut: ANYONE,
   resolveStaffSession: ANYONE,
+  findCustomerForStaff: ANYONE,
+  getCustomerForStaff: ANYONE,
 };
 
 /**
@@ -72,6 +74,8 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     listStaffActions: async () => ({ ...(await answer()) }),
     staffLogOut: answer,
     resolveStaffSession: async () => ({ ...(await answer()), expiresInMs: 0 }),
+    findCustomerForStaff: answer,
+    getCustomerForStaff: answer,
   };
   backend.server = await startGrpcServer({
     address,

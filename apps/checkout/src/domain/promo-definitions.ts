@@ -10,6 +10,8 @@ import type { PromoCode } from './promo';
 export class PromoDefinitions {
   private codes: Map<string, PromoCode> | undefined;
   private readAt = 0;
+  /** Moves on at each forget(), so a read begun before it cannot store what it read. */
+  private generation = 0;
   private reading: Promise<Map<string, PromoCode>> | undefined;
 
   constructor(
@@ -22,6 +24,13 @@ export class PromoDefinitions {
     return (await this.current()).get(code);
   }
 
+  /** Reads the store again at the next look-up: this replica has just changed a code. */
+  forget(): void {
+    this.codes = undefined;
+    this.reading = undefined;
+    this.generation += 1;
+  }
+
   private current(): Promise<Map<string, PromoCode>> {
     if (this.codes && this.now() - this.readAt < this.maxAgeMs) return Promise.resolve(this.codes);
     this.reading ??= this.read().finally(() => (this.reading = undefined));
@@ -30,9 +39,12 @@ export class PromoDefinitions {
 
   private async read(): Promise<Map<string, PromoCode>> {
     const startedAt = this.now();
+    const generation = this.generation;
     const codes = new Map((await this.load()).map((promo) => [promo.code, promo]));
-    this.codes = codes;
-    this.readAt = startedAt;
+    if (generation === this.generation) {
+      this.codes = codes;
+      this.readAt = startedAt;
+    }
     return codes;
   }
 }

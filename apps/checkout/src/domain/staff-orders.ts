@@ -1,6 +1,6 @@
 /**
  * Orders as the console's staff read them: every order, whoever placed it, with its delivery
- * details; searched by exact reference or by email, filtered by status and creation date,
+ * details; searched by exact reference or by email, filtered by status, creation date and account,
  * newest first with the same keyset cursor as a customer's list. Read-only: nothing here
  * changes an order. The caller is a staff member the gateway vouched for (the access table).
  */
@@ -13,6 +13,8 @@ import { ORDER_STATUSES, type Order, type OrderStatus } from './order';
 import { decodeCursor, encodeCursor, type OrderReader } from './orders';
 
 const DEFAULT_PAGE_SIZE = 20;
+/** As long as the orders table's account_id column. */
+const ACCOUNT_ID_MAX_LENGTH = 64;
 const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
 
 export interface StaffOrderFilter {
@@ -21,6 +23,8 @@ export interface StaffOrderFilter {
   status?: OrderStatus;
   createdFrom?: number;
   createdUntil?: number;
+  /** Only this customer account's orders. */
+  accountId?: string;
 }
 
 export class StaffOrderReader {
@@ -77,10 +81,13 @@ function parseFilter(request: checkout.ListOrdersForStaffRequest): StaffOrderFil
   if (status !== '' && !(ORDER_STATUSES as readonly string[]).includes(status)) throw invalidArgument(`status must be one of ${ORDER_STATUSES.join(', ')}`);
   const createdFrom = request.createdFrom === '' ? undefined : instantOption(request.createdFrom, 'from');
   const createdUntil = request.createdUntil === '' ? undefined : instantOption(request.createdUntil, 'until');
+  const accountId = request.accountId.trim();
+  if (accountId.length > ACCOUNT_ID_MAX_LENGTH) throw invalidArgument(`account_id must be at most ${ACCOUNT_ID_MAX_LENGTH} characters`);
   return {
     ...(query === '' ? {} : { query: query.includes('@') ? { email: query.toLowerCase() } : { reference: query } }),
     ...(status === '' ? {} : { status: status as OrderStatus }),
     createdFrom,
     createdUntil,
+    ...(accountId === '' ? {} : { accountId }),
   };
 }

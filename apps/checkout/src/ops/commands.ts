@@ -5,7 +5,7 @@
 import { auditExportCommand } from '@storefront/staff-audit';
 import { createLogger } from '@storefront/logging';
 import { AppError } from '@storefront/errors';
-import { instantOption, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
+import { migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { readCommon, type EnvReader } from '@storefront/config';
 import { opsActor } from '@storefront/staff-audit';
 import { readProviderSettings, readPublicBaseUrl } from '../config';
@@ -13,7 +13,7 @@ import { CARRIER_MAX_LENGTH, OrderFulfilment, TRACKING_NUMBER_MAX_LENGTH } from 
 import { dispatchNoticeMail } from '../domain/dispatch-mail';
 import { FulfilmentStore } from '../stores/fulfilment';
 import { migrations } from '../migrations';
-import { PromoAdmin, parseDiscountPercent, parsePromoCode, parseRedemptionCap, type PromoListing } from '../stores/promo-admin';
+import { PromoAdmin, parsePromoTerms, type PromoListing } from '../stores/promo-admin';
 import { CheckoutStore } from '../stores/checkout';
 import type { Order } from '../domain/order';
 import { SumUpApiProvider } from '../providers/sumup';
@@ -146,15 +146,13 @@ const commands: OpsCommand[] = [
       until: { value: '<iso-date>', description: 'first moment it no longer works (default: no end)' },
       'max-redemptions': { value: '<n>', description: 'paid orders it may discount, open orders holding it included (default: no cap)' },
     },
-    async run({ args: [code], options, env }) {
-      const promo: PromoCode = {
-        code: parsePromoCode(code!),
-        discountBasisPoints: parseDiscountPercent(requiredOption(options, 'discount')),
-        activeFrom: typeof options.from === 'string' ? instantOption(options.from, 'from') : Date.now(),
-        activeUntil: typeof options.until === 'string' ? instantOption(options.until, 'until') : undefined,
-        maxRedemptions: typeof options['max-redemptions'] === 'string' ? parseRedemptionCap(options['max-redemptions']) : undefined,
-      };
-      const created = await withCheckoutStore(env, (store) => new PromoAdmin(store.db, store).create(promo));
+    async run({ args: [code], options, env, actor }) {
+      const text = (name: string) => (typeof options[name] === 'string' ? options[name] : undefined);
+      const promo = parsePromoTerms(
+        { code: code!, discount: requiredOption(options, 'discount'), from: text('from'), until: text('until'), maxRedemptions: text('max-redemptions') },
+        Date.now(),
+      );
+      const created = await withCheckoutStore(env, (store) => new PromoAdmin(store.db).create(promo, opsActor(actor)));
       return { text: `created ${describePromo(created)}`, data: { promo: promoView(created) } };
     },
   },
@@ -162,8 +160,8 @@ const commands: OpsCommand[] = [
     name: 'promo expire',
     args: ['<code>'],
     summary: 'end a promo code now for new orders (open orders keep the price they were given)',
-    async run({ args: [code], env }) {
-      const expired = await withCheckoutStore(env, (store) => new PromoAdmin(store.db, store).expire(code!));
+    async run({ args: [code], env, actor }) {
+      const expired = await withCheckoutStore(env, (store) => new PromoAdmin(store.db).expire(code!, opsActor(actor)));
       return { text: `expired ${describePromo(expired)}`, data: { promo: promoView(expired) } };
     },
   },
@@ -171,7 +169,7 @@ const commands: OpsCommand[] = [
     name: 'promo list',
     summary: 'every promo code with its terms, paid redemptions, holds of open orders and whether it works now',
     async run({ env }) {
-      const promos = await withCheckoutStore(env, (store) => new PromoAdmin(store.db, store).list());
+      const promos = await withCheckoutStore(env, (store) => new PromoAdmin(store.db).list());
       return { text: promos.length ? promos.map(describePromo).join('\n') : 'no promo codes', data: { promos: promos.map(promoView) } };
     },
   },

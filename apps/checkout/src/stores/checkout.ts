@@ -142,6 +142,7 @@ export class CheckoutStore {
     if (filter.query && 'reference' in filter.query) query.where({ reference: filter.query.reference });
     if (filter.query && 'email' in filter.query) query.whereRaw('lower(delivery_email) = ?', [filter.query.email]);
     if (filter.status) query.where({ status: filter.status });
+    if (filter.accountId) query.where({ account_id: filter.accountId });
     if (filter.createdFrom !== undefined) query.where('created_at', '>=', filter.createdFrom);
     if (filter.createdUntil !== undefined) query.where('created_at', '<', filter.createdUntil);
     if (after) olderThan(query, after);

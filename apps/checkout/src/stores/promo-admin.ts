@@ -1,13 +1,16 @@
 /**
- * Promo codes as operators manage them: create one, end one now, list them with what they
- * are used for. Writes touch only the promo_codes table; holds and redemptions stay as the
- * orders made them, so an open order keeps the discount it was priced with.
+ * Promo codes as operators and the console's owners manage them: create one, end one now, list
+ * them with what they are used for. Writes touch only the promo_codes table, each with its staff
+ * audit row in the same transaction; holds and redemptions stay as the orders made them, so an
+ * open order keeps the discount it was priced with.
  */
+import type { StaffIdentity } from '@storefront/caller-token';
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
-import { isUniqueViolation, toNumber, type Knex } from '@storefront/db';
-import { wholeNumberOption } from '@storefront/lifecycle';
+import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
+import { instantOption, wholeNumberOption } from '@storefront/lifecycle';
+import { recordStaffAction } from '@storefront/staff-audit';
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from '../domain/promo';
-import { toPromo, type CheckoutStore } from './checkout';
+import { toPromo } from './checkout';
 
 export const PROMO_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{2,63}$/;
 const BASIS_POINTS_PER_PERCENT = 100;
@@ -40,24 +43,58 @@ export function parseRedemptionCap(text: string): number {
   return wholeNumberOption(text, 'max-redemptions', { min: 1, max: 1_000_000, code: 'invalid_cap' });
 }
 
+/** A new code's terms as people write them; absent dates mean now and no end, an absent cap none. */
+export interface PromoTerms {
+  code: string;
+  discount: string;
+  from?: string;
+  until?: string;
+  maxRedemptions?: string;
+}
+
+/** The promo code the terms describe, each bad field refused by name. */
+export function parsePromoTerms(terms: PromoTerms, now: number): PromoCode {
+  return {
+    code: parsePromoCode(terms.code),
+    discountBasisPoints: parseDiscountPercent(terms.discount),
+    activeFrom: terms.from === undefined ? now : instantOption(terms.from, 'from'),
+    activeUntil: terms.until === undefined ? undefined : instantOption(terms.until, 'until'),
+    maxRedemptions: terms.maxRedemptions === undefined ? undefined : parseRedemptionCap(terms.maxRedemptions),
+  };
+}
+
+/** A promo code as the audit log keeps it before and after a change: plain JSON, dates as ISO text. */
+function auditView(promo: PromoCode) {
+  return {
+    code: promo.code,
+    discountBasisPoints: promo.discountBasisPoints,
+    activeFrom: new Date(promo.activeFrom).toISOString(),
+    activeUntil: promo.activeUntil === undefined ? null : new Date(promo.activeUntil).toISOString(),
+    maxRedemptions: promo.maxRedemptions ?? null,
+  };
+}
+
 export class PromoAdmin {
   constructor(
     private readonly db: Knex,
-    private readonly store: CheckoutStore,
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(promo: PromoCode): Promise<PromoCode> {
+  /** Adds the code, recorded as `staff`'s `promo_created`; a code that exists is a conflict. */
+  async create(promo: PromoCode, staff: StaffIdentity): Promise<PromoCode> {
     if (promo.activeUntil !== undefined && promo.activeUntil <= promo.activeFrom) {
       throw invalidArgument(`until (${new Date(promo.activeUntil).toISOString()}) must be after from (${new Date(promo.activeFrom).toISOString()})`, 'invalid_date');
     }
     try {
-      await this.db('promo_codes').insert({
-        code: promo.code,
-        discount_basis_points: promo.discountBasisPoints,
-        active_from: promo.activeFrom,
-        active_until: promo.activeUntil ?? null,
-        max_redemptions: promo.maxRedemptions ?? null,
+      await this.db.transaction(async (trx) => {
+        await trx('promo_codes').insert({
+          code: promo.code,
+          discount_basis_points: promo.discountBasisPoints,
+          active_from: promo.activeFrom,
+          active_until: promo.activeUntil ?? null,
+          max_redemptions: promo.maxRedemptions ?? null,
+        });
+        await recordStaffAction(trx, staff, { action: 'promo_created', subject: promo.code, after: auditView(promo) }, this.now());
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict('promo_exists', `promo code ${promo.code} already exists; expire it and create another code to change its terms`);
@@ -66,18 +103,23 @@ export class PromoAdmin {
     return promo;
   }
 
-  /** Ends the code now for new orders; one that has already ended keeps its end. */
-  async expire(rawCode: string): Promise<PromoCode> {
+  /** Ends the code now for new orders, recorded as `staff`'s `promo_expired`; one that has already ended keeps its end. */
+  async expire(rawCode: string, staff: StaffIdentity): Promise<PromoCode> {
     const code = normalisePromoCode(rawCode);
     const now = this.now();
-    const changed = await this.db('promo_codes')
-      .where({ code })
-      .andWhere((q) => q.whereNull('active_until').orWhere('active_until', '>', now))
-      .update({ active_until: now });
-    const promo = await this.store.findPromo(code);
-    if (!promo) throw notFound(`no promo code ${code}`, 'promo_not_found');
-    if (changed === 0) throw conflict('promo_already_ended', `promo code ${code} already ended at ${new Date(promo.activeUntil!).toISOString()}`);
-    return promo;
+    return this.db.transaction(async (trx) => {
+      // Locked, so two expiries of one code meet here and the second sees the first's end.
+      const row = await forUpdate(trx('promo_codes').where({ code }).first(), this.db);
+      if (!row) throw notFound(`no promo code ${code}`, 'promo_not_found');
+      const before = toPromo(row);
+      if (before.activeUntil !== undefined && before.activeUntil <= now) {
+        throw conflict('promo_already_ended', `promo code ${code} already ended at ${new Date(before.activeUntil).toISOString()}`);
+      }
+      await trx('promo_codes').where({ code }).update({ active_until: now });
+      const expired = { ...before, activeUntil: now };
+      await recordStaffAction(trx, staff, { action: 'promo_expired', subject: code, before: auditView(before), after: auditView(expired) }, now);
+      return expired;
+    });
   }
 
   /** Every code, with its paid redemptions, open orders' holds and whether it is usable now. */

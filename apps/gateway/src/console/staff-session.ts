@@ -68,3 +68,11 @@ export async function requireStaff(req: Request, res: Response, context: Pick<Ga
   if (!staff) throw unauthenticated('A staff session is required; log in at /console/login', 'staff_unauthorized');
   return staff;
 }
+
+/**
+ * Refuses a console step before it offers an owner-only change to a member of another role, as
+ * the component would refuse the change itself (403 `staff_role_refused`).
+ */
+export function requireOwner(staff: StaffCaller, what: string): void {
+  if (staff.role !== 'owner') throw new AppError('permission_denied', 'staff_role_refused', `Only an owner may ${what}`);
+}

@@ -8,12 +8,13 @@ import { checkoutArea } from './areas/checkout';
 import { ordersArea } from './areas/orders';
 import { adminArea } from './areas/admin';
 import { adminAuditArea } from './areas/admin-audit';
+import { adminPeopleArea } from './areas/admin-people';
 import { publishedArea } from '../published/area';
 import { SESSION_COOKIE } from '../http/session';
 import { STAFF_COOKIE } from '../console/staff-session';
 
 /** Every area of the public API, in the order the reference presents them. */
-export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, ordersArea, adminArea, adminAuditArea, publishedArea];
+export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, ordersArea, adminArea, adminPeopleArea, adminAuditArea, publishedArea];
 
 /** Used for tags an area uses without describing them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {

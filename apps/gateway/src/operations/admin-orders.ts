@@ -11,6 +11,8 @@ export interface StaffOrderQuery {
   until?: string;
   limit?: number;
   cursor?: string;
+  /** Only this customer account's orders. */
+  accountId?: string;
 }
 
 /** Empty fields are left out, as in every other view. */
@@ -33,7 +35,7 @@ export type StaffOrderView = ReturnType<typeof staffOrderView>;
 /** A page of orders as checkout answers it (money in pence), for the console's pages and the API's view alike. */
 export function ordersForStaff({ clients }: GatewayContext, query: StaffOrderQuery, staff: StaffCaller): Promise<checkout.ListOrdersForStaffResponse> {
   return clients.checkout.listOrdersForStaff(
-    { query: query.q ?? '', status: query.status ?? '', createdFrom: query.from ?? '', createdUntil: query.until ?? '', limit: query.limit ?? 0, cursor: query.cursor ?? '' },
+    { query: query.q ?? '', status: query.status ?? '', createdFrom: query.from ?? '', createdUntil: query.until ?? '', limit: query.limit ?? 0, cursor: query.cursor ?? '', accountId: query.accountId ?? '' },
     { staff },
   );
 }

@@ -233,7 +233,7 @@ function authSuccess(profile: identity.Profile, loyaltyState: LoyaltyView) {
 }
 
 /** The contract's Profile; optional fields appear only when set. */
-function profileView(profile: identity.Profile) {
+export function profileView(profile: identity.Profile) {
   return {
     id: profile.id,
     email: profile.email,

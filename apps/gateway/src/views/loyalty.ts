@@ -20,14 +20,7 @@ export function loyaltyView(account: loyalty.Account | undefined): LoyaltyView {
     points: account.points,
     lifetimePoints: account.lifetimePoints,
     tier: account.tier,
-    pointsHistory: account.pointsHistory.map((entry) => ({
-      id: entry.id,
-      type: entry.type,
-      points: entry.points,
-      description: entry.description,
-      createdAt: entry.createdAt,
-      ...(entry.orderId ? { orderId: entry.orderId } : {}),
-    })),
+    pointsHistory: account.pointsHistory.map(historyEntryView),
     availableRewards: account.availableRewards.map((reward) => ({
       id: reward.id,
       name: reward.name,
@@ -74,4 +67,16 @@ export function requestedRewardIds(loyaltyState: { redeemedRewards?: Array<{ rew
     .map((entry) => entry.rewardId)
     .filter((id): id is string => typeof id === 'string');
   return [...new Set(ids)];
+}
+
+/** The contract's LoyaltyHistoryEntry: the order id only on an entry for an order. */
+export function historyEntryView(entry: loyalty.HistoryEntry) {
+  return {
+    id: entry.id,
+    type: entry.type,
+    points: entry.points,
+    description: entry.description,
+    createdAt: entry.createdAt,
+    ...(entry.orderId ? { orderId: entry.orderId } : {}),
+  };
 }

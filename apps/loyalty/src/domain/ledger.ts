@@ -5,6 +5,8 @@
  * balance covers it); reads take the columns, and verifyBalances checks them against the ledger.
  */
 import { randomUUID } from 'node:crypto';
+import type { StaffIdentity } from '@storefront/caller-token';
+import { recordStaffAction } from '@storefront/staff-audit';
 import { AppError, conflict, notFound } from '@storefront/errors';
 import { isUniqueViolation } from '@storefront/db';
 import {
@@ -140,11 +142,13 @@ export class LoyaltyLedger {
   }
 
   /**
-   * An operator's correction, written once under the operator's key as an `adjustment` entry the
-   * customer sees in their history. Only existing accounts, and a debit may not take the balance
-   * below zero. Repeating the key answers what it recorded; reusing it for other points is refused.
+   * An operator's or owner's correction, written once under their key as an `adjustment` entry
+   * the customer sees in their history, with `staff`'s `points_adjusted` audit row in the same
+   * transaction. Only existing accounts, and a debit may not take the balance below zero.
+   * Repeating the key answers what it recorded and records nothing; reusing it for other points
+   * is refused.
    */
-  async adjust(userId: string, points: number, reason: string, operatorKey: string): Promise<AdjustmentOutcome> {
+  async adjust(userId: string, points: number, reason: string, operatorKey: string, staff: StaffIdentity): Promise<AdjustmentOutcome> {
     const key = ledgerKey.adjustment(requireIdentifier(operatorKey, 'key', LIMITS.adjustmentKey));
     const description = `Adjustment: ${requireIdentifier(reason.trim(), 'reason', LIMITS.adjustmentReason)}`;
     if (!(await this.store.hasAccount(userId))) throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
@@ -153,8 +157,13 @@ export class LoyaltyLedger {
       if (previous && previous.points !== points) {
         throw conflict('already_recorded', `${key} already recorded ${previous.points} points; use a new key for another adjustment`);
       }
+      const before = (await this.store.balance(trx, userId)).points;
       const entry = await this.grantOnce(trx, { ...this.entryBase(userId), key, type: 'adjustment', points, description }, (balance) => `the balance is ${balance}; a debit of ${-points} would take it below zero`);
-      return { ...entry, balance: (await this.store.balance(trx, userId)).points };
+      const balance = (await this.store.balance(trx, userId)).points;
+      if (entry.granted) {
+        await recordStaffAction(trx, staff, { action: 'points_adjusted', subject: userId, before: { balance: before }, after: { balance, points, reason: reason.trim() } }, this.options.now());
+      }
+      return { ...entry, balance };
     });
   }
 

@@ -4,6 +4,7 @@
  */
 import { auditExportCommand } from '@storefront/staff-audit';
 import { OPS_EXIT, OpsExit, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
+import { opsActor } from '@storefront/staff-audit';
 import { readLedgerSettings } from '../config';
 import { parseAdjustmentPoints } from '../domain/rules';
 import { LoyaltyLedger, verifyBalances } from '../domain/ledger';
@@ -21,7 +22,7 @@ const commands: OpsCommand[] = [
       reason: { value: '<text>', description: 'why, shown to the customer as "Adjustment: <text>" (required)' },
       key: { value: '<key>', description: 'idempotency key, e.g. a ticket reference: running again with it changes nothing (required)' },
     },
-    async run({ args: [accountId, pointsText], options, env }) {
+    async run({ args: [accountId, pointsText], options, env, actor }) {
       const points = parseAdjustmentPoints(pointsText!);
       const reason = requiredOption(options, 'reason');
       const key = requiredOption(options, 'key');
@@ -29,7 +30,7 @@ const commands: OpsCommand[] = [
       return withStore(env, 'loyalty', migrations, async (db) => {
         const store = new LoyaltyStore(db);
         const ledger = new LoyaltyLedger(store, await store.activeRewards(), { tiers: settings.tiers, codeHoldMs: settings.codeHoldSeconds * 1000, now: Date.now });
-        const outcome = await ledger.adjust(accountId!, points, reason, key);
+        const outcome = await ledger.adjust(accountId!, points, reason, key, opsActor(actor));
         const signed = `${points > 0 ? '+' : ''}${points}`;
         const text = outcome.granted
           ? `${accountId}: ${signed} points recorded; balance ${outcome.balance}`

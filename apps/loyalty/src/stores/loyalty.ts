@@ -320,6 +320,31 @@ export class LoyaltyStore {
     await this.db('redemptions').where({ code, held_order_id: orderId }).update({ held_order_id: null, held_until: null });
   }
 
+  /**
+   * A page of the account's ledger, newest first, older than the entry `beforeSeq` when given
+   * (keyset paging on the (user_id, seq) index), and the balance columns, in one transaction so
+   * the page and the balance agree.
+   */
+  async historyPage(userId: string, limit: number, beforeSeq?: number): Promise<Balance & { entries: Array<HistoryEntry & { seq: number }> }> {
+    return this.db.transaction(async (trx) => {
+      const query = trx('ledger_entries').where({ user_id: userId });
+      if (beforeSeq !== undefined) query.andWhere('seq', '<', beforeSeq);
+      const rows = await query.orderBy('seq', 'desc').limit(limit).select('seq', 'id', 'type', 'points', 'description', 'order_id', 'created_at');
+      return {
+        ...(await this.balance(trx, userId)),
+        entries: rows.map((row) => ({
+          seq: toNumber(row.seq),
+          id: row.id,
+          type: row.type as EntryType,
+          points: toNumber(row.points),
+          description: row.description,
+          createdAt: iso(row.created_at),
+          ...(row.order_id === null ? {} : { orderId: row.order_id }),
+        })),
+      };
+    });
+  }
+
   /** No hold, this order's own, or one that has lapsed (the SQL form of holdBlocks being false). */
   private free(q: Knex.QueryBuilder, orderId: string, now: number): Knex.QueryBuilder {
     return q.whereNull('held_order_id').orWhere('held_order_id', orderId).orWhere('held_until', '<=', now);

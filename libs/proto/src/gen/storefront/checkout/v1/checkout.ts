@@ -255,6 +255,8 @@ export interface ListOrdersForStaffRequest {
   limit: number;
   /** Opaque, from the previous page's next_cursor; empty for the first page. */
   cursor: string;
+  /** Only the orders this customer account placed; empty for every account. */
+  accountId: string;
 }
 
 export interface ListOrdersForStaffResponse {
@@ -316,6 +318,59 @@ export interface CancelOrderRequest {
 
 export interface CancelOrderResponse {
   order?: StaffOrder | undefined;
+}
+
+export interface StaffPromo {
+  /** Upper-case. */
+  code: string;
+  /** Basis points of the goods total: 1500 is 15% off. */
+  discountBasisPoints: number;
+  /** RFC 3339: the first moment it works. */
+  activeFrom: string;
+  /** RFC 3339: the first moment it no longer works; empty for no end. */
+  activeUntil: string;
+  /** Paid orders it may discount, open orders holding it included; 0 for no cap. */
+  maxRedemptions: number;
+  /** Paid orders that used it. */
+  redeemed: number;
+  /** Open orders holding it. */
+  held: number;
+  /** Why a checkout would refuse it now (inactive, used_up, held); empty when it works. */
+  refusal: string;
+}
+
+export interface ListPromosForStaffRequest {
+}
+
+export interface ListPromosForStaffResponse {
+  /** By code. */
+  promos: StaffPromo[];
+}
+
+export interface CreatePromoForStaffRequest {
+  /** 3 to 64 letters, digits, "-" or "_"; any letter case, stored upper-case. */
+  code: string;
+  /** A percentage above 0 and at most 100, e.g. "15" or "12.5". */
+  discountPercent: string;
+  /** A date (midnight UTC) or RFC 3339 date-time; empty for now. */
+  activeFrom: string;
+  /** A date (midnight UTC) or RFC 3339 date-time after active_from; empty for no end. */
+  activeUntil: string;
+  /** 1..1000000; 0 for no cap. */
+  maxRedemptions: number;
+}
+
+export interface CreatePromoForStaffResponse {
+  promo?: StaffPromo | undefined;
+}
+
+export interface ExpirePromoForStaffRequest {
+  /** Any letter case. */
+  code: string;
+}
+
+export interface ExpirePromoForStaffResponse {
+  promo?: StaffPromo | undefined;
 }
 
 function createBaseCheckoutLine(): CheckoutLine {
@@ -3281,7 +3336,7 @@ export const StaffOrder: MessageFns<StaffOrder> = {
 };
 
 function createBaseListOrdersForStaffRequest(): ListOrdersForStaffRequest {
-  return { query: "", status: "", createdFrom: "", createdUntil: "", limit: 0, cursor: "" };
+  return { query: "", status: "", createdFrom: "", createdUntil: "", limit: 0, cursor: "", accountId: "" };
 }
 
 export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = {
@@ -3303,6 +3358,9 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
     }
     if (message.cursor !== "") {
       writer.uint32(50).string(message.cursor);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(58).string(message.accountId);
     }
     return writer;
   },
@@ -3368,6 +3426,14 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
             message.cursor = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3396,6 +3462,11 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
         : "",
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
       cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
     };
   },
 
@@ -3419,6 +3490,9 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
     if (message.cursor !== "") {
       obj.cursor = message.cursor;
     }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
     return obj;
   },
 
@@ -3433,6 +3507,7 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
     message.createdUntil = object.createdUntil ?? "";
     message.limit = object.limit ?? 0;
     message.cursor = object.cursor ?? "";
+    message.accountId = object.accountId ?? "";
     return message;
   },
 };
@@ -4397,6 +4472,687 @@ export const CancelOrderResponse: MessageFns<CancelOrderResponse> = {
   },
 };
 
+function createBaseStaffPromo(): StaffPromo {
+  return {
+    code: "",
+    discountBasisPoints: 0,
+    activeFrom: "",
+    activeUntil: "",
+    maxRedemptions: 0,
+    redeemed: 0,
+    held: 0,
+    refusal: "",
+  };
+}
+
+export const StaffPromo: MessageFns<StaffPromo> = {
+  encode(message: StaffPromo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.discountBasisPoints !== 0) {
+      writer.uint32(16).int32(message.discountBasisPoints);
+    }
+    if (message.activeFrom !== "") {
+      writer.uint32(26).string(message.activeFrom);
+    }
+    if (message.activeUntil !== "") {
+      writer.uint32(34).string(message.activeUntil);
+    }
+    if (message.maxRedemptions !== 0) {
+      writer.uint32(40).int32(message.maxRedemptions);
+    }
+    if (message.redeemed !== 0) {
+      writer.uint32(48).int32(message.redeemed);
+    }
+    if (message.held !== 0) {
+      writer.uint32(56).int32(message.held);
+    }
+    if (message.refusal !== "") {
+      writer.uint32(66).string(message.refusal);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffPromo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffPromo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.discountBasisPoints = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.activeFrom = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.activeUntil = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxRedemptions = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.redeemed = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.held = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.refusal = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffPromo {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      discountBasisPoints: isSet(object.discountBasisPoints)
+        ? globalThis.Number(object.discountBasisPoints)
+        : isSet(object.discount_basis_points)
+        ? globalThis.Number(object.discount_basis_points)
+        : 0,
+      activeFrom: isSet(object.activeFrom)
+        ? globalThis.String(object.activeFrom)
+        : isSet(object.active_from)
+        ? globalThis.String(object.active_from)
+        : "",
+      activeUntil: isSet(object.activeUntil)
+        ? globalThis.String(object.activeUntil)
+        : isSet(object.active_until)
+        ? globalThis.String(object.active_until)
+        : "",
+      maxRedemptions: isSet(object.maxRedemptions)
+        ? globalThis.Number(object.maxRedemptions)
+        : isSet(object.max_redemptions)
+        ? globalThis.Number(object.max_redemptions)
+        : 0,
+      redeemed: isSet(object.redeemed) ? globalThis.Number(object.redeemed) : 0,
+      held: isSet(object.held) ? globalThis.Number(object.held) : 0,
+      refusal: isSet(object.refusal) ? globalThis.String(object.refusal) : "",
+    };
+  },
+
+  toJSON(message: StaffPromo): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.discountBasisPoints !== 0) {
+      obj.discountBasisPoints = Math.round(message.discountBasisPoints);
+    }
+    if (message.activeFrom !== "") {
+      obj.activeFrom = message.activeFrom;
+    }
+    if (message.activeUntil !== "") {
+      obj.activeUntil = message.activeUntil;
+    }
+    if (message.maxRedemptions !== 0) {
+      obj.maxRedemptions = Math.round(message.maxRedemptions);
+    }
+    if (message.redeemed !== 0) {
+      obj.redeemed = Math.round(message.redeemed);
+    }
+    if (message.held !== 0) {
+      obj.held = Math.round(message.held);
+    }
+    if (message.refusal !== "") {
+      obj.refusal = message.refusal;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffPromo>, I>>(base?: I): StaffPromo {
+    return StaffPromo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffPromo>, I>>(object: I): StaffPromo {
+    const message = createBaseStaffPromo();
+    message.code = object.code ?? "";
+    message.discountBasisPoints = object.discountBasisPoints ?? 0;
+    message.activeFrom = object.activeFrom ?? "";
+    message.activeUntil = object.activeUntil ?? "";
+    message.maxRedemptions = object.maxRedemptions ?? 0;
+    message.redeemed = object.redeemed ?? 0;
+    message.held = object.held ?? 0;
+    message.refusal = object.refusal ?? "";
+    return message;
+  },
+};
+
+function createBaseListPromosForStaffRequest(): ListPromosForStaffRequest {
+  return {};
+}
+
+export const ListPromosForStaffRequest: MessageFns<ListPromosForStaffRequest> = {
+  encode(_: ListPromosForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPromosForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPromosForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListPromosForStaffRequest {
+    return {};
+  },
+
+  toJSON(_: ListPromosForStaffRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPromosForStaffRequest>, I>>(base?: I): ListPromosForStaffRequest {
+    return ListPromosForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPromosForStaffRequest>, I>>(_: I): ListPromosForStaffRequest {
+    const message = createBaseListPromosForStaffRequest();
+    return message;
+  },
+};
+
+function createBaseListPromosForStaffResponse(): ListPromosForStaffResponse {
+  return { promos: [] };
+}
+
+export const ListPromosForStaffResponse: MessageFns<ListPromosForStaffResponse> = {
+  encode(message: ListPromosForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.promos) {
+      StaffPromo.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPromosForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPromosForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.promos.push(StaffPromo.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPromosForStaffResponse {
+    return {
+      promos: globalThis.Array.isArray(object?.promos) ? object.promos.map((e: any) => StaffPromo.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListPromosForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.promos?.length) {
+      obj.promos = message.promos.map((e) => StaffPromo.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPromosForStaffResponse>, I>>(base?: I): ListPromosForStaffResponse {
+    return ListPromosForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPromosForStaffResponse>, I>>(object: I): ListPromosForStaffResponse {
+    const message = createBaseListPromosForStaffResponse();
+    message.promos = object.promos?.map((e) => StaffPromo.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseCreatePromoForStaffRequest(): CreatePromoForStaffRequest {
+  return { code: "", discountPercent: "", activeFrom: "", activeUntil: "", maxRedemptions: 0 };
+}
+
+export const CreatePromoForStaffRequest: MessageFns<CreatePromoForStaffRequest> = {
+  encode(message: CreatePromoForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.discountPercent !== "") {
+      writer.uint32(18).string(message.discountPercent);
+    }
+    if (message.activeFrom !== "") {
+      writer.uint32(26).string(message.activeFrom);
+    }
+    if (message.activeUntil !== "") {
+      writer.uint32(34).string(message.activeUntil);
+    }
+    if (message.maxRedemptions !== 0) {
+      writer.uint32(40).int32(message.maxRedemptions);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatePromoForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatePromoForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.discountPercent = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.activeFrom = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.activeUntil = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.maxRedemptions = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreatePromoForStaffRequest {
+    return {
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      discountPercent: isSet(object.discountPercent)
+        ? globalThis.String(object.discountPercent)
+        : isSet(object.discount_percent)
+        ? globalThis.String(object.discount_percent)
+        : "",
+      activeFrom: isSet(object.activeFrom)
+        ? globalThis.String(object.activeFrom)
+        : isSet(object.active_from)
+        ? globalThis.String(object.active_from)
+        : "",
+      activeUntil: isSet(object.activeUntil)
+        ? globalThis.String(object.activeUntil)
+        : isSet(object.active_until)
+        ? globalThis.String(object.active_until)
+        : "",
+      maxRedemptions: isSet(object.maxRedemptions)
+        ? globalThis.Number(object.maxRedemptions)
+        : isSet(object.max_redemptions)
+        ? globalThis.Number(object.max_redemptions)
+        : 0,
+    };
+  },
+
+  toJSON(message: CreatePromoForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.discountPercent !== "") {
+      obj.discountPercent = message.discountPercent;
+    }
+    if (message.activeFrom !== "") {
+      obj.activeFrom = message.activeFrom;
+    }
+    if (message.activeUntil !== "") {
+      obj.activeUntil = message.activeUntil;
+    }
+    if (message.maxRedemptions !== 0) {
+      obj.maxRedemptions = Math.round(message.maxRedemptions);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreatePromoForStaffRequest>, I>>(base?: I): CreatePromoForStaffRequest {
+    return CreatePromoForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreatePromoForStaffRequest>, I>>(object: I): CreatePromoForStaffRequest {
+    const message = createBaseCreatePromoForStaffRequest();
+    message.code = object.code ?? "";
+    message.discountPercent = object.discountPercent ?? "";
+    message.activeFrom = object.activeFrom ?? "";
+    message.activeUntil = object.activeUntil ?? "";
+    message.maxRedemptions = object.maxRedemptions ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreatePromoForStaffResponse(): CreatePromoForStaffResponse {
+  return { promo: undefined };
+}
+
+export const CreatePromoForStaffResponse: MessageFns<CreatePromoForStaffResponse> = {
+  encode(message: CreatePromoForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.promo !== undefined) {
+      StaffPromo.encode(message.promo, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreatePromoForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreatePromoForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.promo = StaffPromo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreatePromoForStaffResponse {
+    return { promo: isSet(object.promo) ? StaffPromo.fromJSON(object.promo) : undefined };
+  },
+
+  toJSON(message: CreatePromoForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.promo !== undefined) {
+      obj.promo = StaffPromo.toJSON(message.promo);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreatePromoForStaffResponse>, I>>(base?: I): CreatePromoForStaffResponse {
+    return CreatePromoForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreatePromoForStaffResponse>, I>>(object: I): CreatePromoForStaffResponse {
+    const message = createBaseCreatePromoForStaffResponse();
+    message.promo = (object.promo !== undefined && object.promo !== null)
+      ? StaffPromo.fromPartial(object.promo)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseExpirePromoForStaffRequest(): ExpirePromoForStaffRequest {
+  return { code: "" };
+}
+
+export const ExpirePromoForStaffRequest: MessageFns<ExpirePromoForStaffRequest> = {
+  encode(message: ExpirePromoForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExpirePromoForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExpirePromoForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExpirePromoForStaffRequest {
+    return { code: isSet(object.code) ? globalThis.String(object.code) : "" };
+  },
+
+  toJSON(message: ExpirePromoForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExpirePromoForStaffRequest>, I>>(base?: I): ExpirePromoForStaffRequest {
+    return ExpirePromoForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExpirePromoForStaffRequest>, I>>(object: I): ExpirePromoForStaffRequest {
+    const message = createBaseExpirePromoForStaffRequest();
+    message.code = object.code ?? "";
+    return message;
+  },
+};
+
+function createBaseExpirePromoForStaffResponse(): ExpirePromoForStaffResponse {
+  return { promo: undefined };
+}
+
+export const ExpirePromoForStaffResponse: MessageFns<ExpirePromoForStaffResponse> = {
+  encode(message: ExpirePromoForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.promo !== undefined) {
+      StaffPromo.encode(message.promo, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExpirePromoForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExpirePromoForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.promo = StaffPromo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExpirePromoForStaffResponse {
+    return { promo: isSet(object.promo) ? StaffPromo.fromJSON(object.promo) : undefined };
+  },
+
+  toJSON(message: ExpirePromoForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.promo !== undefined) {
+      obj.promo = StaffPromo.toJSON(message.promo);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExpirePromoForStaffResponse>, I>>(base?: I): ExpirePromoForStaffResponse {
+    return ExpirePromoForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExpirePromoForStaffResponse>, I>>(object: I): ExpirePromoForStaffResponse {
+    const message = createBaseExpirePromoForStaffResponse();
+    message.promo = (object.promo !== undefined && object.promo !== null)
+      ? StaffPromo.fromPartial(object.promo)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -4561,6 +5317,45 @@ export const CheckoutServiceService = {
     responseSerialize: (value: CancelOrderResponse): Buffer => Buffer.from(CancelOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CancelOrderResponse => CancelOrderResponse.decode(value),
   },
+  /**
+   * The console: every promo code with its terms, paid redemptions, open orders' holds and
+   * whether it works now. Needs a staff member (any role).
+   */
+  listPromosForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/ListPromosForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPromosForStaffRequest): Buffer =>
+      Buffer.from(ListPromosForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPromosForStaffRequest => ListPromosForStaffRequest.decode(value),
+    responseSerialize: (value: ListPromosForStaffResponse): Buffer =>
+      Buffer.from(ListPromosForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPromosForStaffResponse => ListPromosForStaffResponse.decode(value),
+  },
+  /** The console: creates a promo code; needs an owner. Recorded in the staff audit log. */
+  createPromoForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/CreatePromoForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreatePromoForStaffRequest): Buffer =>
+      Buffer.from(CreatePromoForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreatePromoForStaffRequest => CreatePromoForStaffRequest.decode(value),
+    responseSerialize: (value: CreatePromoForStaffResponse): Buffer =>
+      Buffer.from(CreatePromoForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreatePromoForStaffResponse => CreatePromoForStaffResponse.decode(value),
+  },
+  /** The console: ends a promo code now for new orders; needs an owner. Recorded in the staff audit log. */
+  expirePromoForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/ExpirePromoForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExpirePromoForStaffRequest): Buffer =>
+      Buffer.from(ExpirePromoForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExpirePromoForStaffRequest => ExpirePromoForStaffRequest.decode(value),
+    responseSerialize: (value: ExpirePromoForStaffResponse): Buffer =>
+      Buffer.from(ExpirePromoForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExpirePromoForStaffResponse => ExpirePromoForStaffResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -4602,6 +5397,15 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * stock and code are given back at once. Refused if the payment arrived meanwhile.
    */
   cancelOrder: handleUnaryCall<CancelOrderRequest, CancelOrderResponse>;
+  /**
+   * The console: every promo code with its terms, paid redemptions, open orders' holds and
+   * whether it works now. Needs a staff member (any role).
+   */
+  listPromosForStaff: handleUnaryCall<ListPromosForStaffRequest, ListPromosForStaffResponse>;
+  /** The console: creates a promo code; needs an owner. Recorded in the staff audit log. */
+  createPromoForStaff: handleUnaryCall<CreatePromoForStaffRequest, CreatePromoForStaffResponse>;
+  /** The console: ends a promo code now for new orders; needs an owner. Recorded in the staff audit log. */
+  expirePromoForStaff: handleUnaryCall<ExpirePromoForStaffRequest, ExpirePromoForStaffResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -4824,6 +5628,57 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CancelOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: every promo code with its terms, paid redemptions, open orders' holds and
+   * whether it works now. Needs a staff member (any role).
+   */
+  listPromosForStaff(
+    request: ListPromosForStaffRequest,
+    callback: (error: ServiceError | null, response: ListPromosForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listPromosForStaff(
+    request: ListPromosForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPromosForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listPromosForStaff(
+    request: ListPromosForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPromosForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: creates a promo code; needs an owner. Recorded in the staff audit log. */
+  createPromoForStaff(
+    request: CreatePromoForStaffRequest,
+    callback: (error: ServiceError | null, response: CreatePromoForStaffResponse) => void,
+  ): ClientUnaryCall;
+  createPromoForStaff(
+    request: CreatePromoForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreatePromoForStaffResponse) => void,
+  ): ClientUnaryCall;
+  createPromoForStaff(
+    request: CreatePromoForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreatePromoForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: ends a promo code now for new orders; needs an owner. Recorded in the staff audit log. */
+  expirePromoForStaff(
+    request: ExpirePromoForStaffRequest,
+    callback: (error: ServiceError | null, response: ExpirePromoForStaffResponse) => void,
+  ): ClientUnaryCall;
+  expirePromoForStaff(
+    request: ExpirePromoForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExpirePromoForStaffResponse) => void,
+  ): ClientUnaryCall;
+  expirePromoForStaff(
+    request: ExpirePromoForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExpirePromoForStaffResponse) => void,
   ): ClientUnaryCall;
 }
 

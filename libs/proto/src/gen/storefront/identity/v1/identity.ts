@@ -205,6 +205,22 @@ export interface ListStaffActionsResponse {
   page?: StaffActionPage | undefined;
 }
 
+export interface FindCustomerForStaffRequest {
+  email: string;
+}
+
+export interface FindCustomerForStaffResponse {
+  customer?: Profile | undefined;
+}
+
+export interface GetCustomerForStaffRequest {
+  accountId: string;
+}
+
+export interface GetCustomerForStaffResponse {
+  customer?: Profile | undefined;
+}
+
 function createBaseProfile(): Profile {
   return {
     id: "",
@@ -3021,6 +3037,284 @@ export const ListStaffActionsResponse: MessageFns<ListStaffActionsResponse> = {
   },
 };
 
+function createBaseFindCustomerForStaffRequest(): FindCustomerForStaffRequest {
+  return { email: "" };
+}
+
+export const FindCustomerForStaffRequest: MessageFns<FindCustomerForStaffRequest> = {
+  encode(message: FindCustomerForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindCustomerForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindCustomerForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindCustomerForStaffRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: FindCustomerForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindCustomerForStaffRequest>, I>>(base?: I): FindCustomerForStaffRequest {
+    return FindCustomerForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindCustomerForStaffRequest>, I>>(object: I): FindCustomerForStaffRequest {
+    const message = createBaseFindCustomerForStaffRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseFindCustomerForStaffResponse(): FindCustomerForStaffResponse {
+  return { customer: undefined };
+}
+
+export const FindCustomerForStaffResponse: MessageFns<FindCustomerForStaffResponse> = {
+  encode(message: FindCustomerForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.customer !== undefined) {
+      Profile.encode(message.customer, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindCustomerForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindCustomerForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customer = Profile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FindCustomerForStaffResponse {
+    return { customer: isSet(object.customer) ? Profile.fromJSON(object.customer) : undefined };
+  },
+
+  toJSON(message: FindCustomerForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.customer !== undefined) {
+      obj.customer = Profile.toJSON(message.customer);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FindCustomerForStaffResponse>, I>>(base?: I): FindCustomerForStaffResponse {
+    return FindCustomerForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FindCustomerForStaffResponse>, I>>(object: I): FindCustomerForStaffResponse {
+    const message = createBaseFindCustomerForStaffResponse();
+    message.customer = (object.customer !== undefined && object.customer !== null)
+      ? Profile.fromPartial(object.customer)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetCustomerForStaffRequest(): GetCustomerForStaffRequest {
+  return { accountId: "" };
+}
+
+export const GetCustomerForStaffRequest: MessageFns<GetCustomerForStaffRequest> = {
+  encode(message: GetCustomerForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCustomerForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCustomerForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCustomerForStaffRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetCustomerForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCustomerForStaffRequest>, I>>(base?: I): GetCustomerForStaffRequest {
+    return GetCustomerForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCustomerForStaffRequest>, I>>(object: I): GetCustomerForStaffRequest {
+    const message = createBaseGetCustomerForStaffRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetCustomerForStaffResponse(): GetCustomerForStaffResponse {
+  return { customer: undefined };
+}
+
+export const GetCustomerForStaffResponse: MessageFns<GetCustomerForStaffResponse> = {
+  encode(message: GetCustomerForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.customer !== undefined) {
+      Profile.encode(message.customer, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCustomerForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCustomerForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customer = Profile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCustomerForStaffResponse {
+    return { customer: isSet(object.customer) ? Profile.fromJSON(object.customer) : undefined };
+  },
+
+  toJSON(message: GetCustomerForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.customer !== undefined) {
+      obj.customer = Profile.toJSON(message.customer);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCustomerForStaffResponse>, I>>(base?: I): GetCustomerForStaffResponse {
+    return GetCustomerForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCustomerForStaffResponse>, I>>(object: I): GetCustomerForStaffResponse {
+    const message = createBaseGetCustomerForStaffResponse();
+    message.customer = (object.customer !== undefined && object.customer !== null)
+      ? Profile.fromPartial(object.customer)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
  * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
@@ -3195,6 +3489,30 @@ export const IdentityServiceService = {
       Buffer.from(ListStaffActionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListStaffActionsResponse => ListStaffActionsResponse.decode(value),
   },
+  /** The console: a customer by exact email, any letter case. Needs a staff member (any role). */
+  findCustomerForStaff: {
+    path: "/storefront.identity.v1.IdentityService/FindCustomerForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindCustomerForStaffRequest): Buffer =>
+      Buffer.from(FindCustomerForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindCustomerForStaffRequest => FindCustomerForStaffRequest.decode(value),
+    responseSerialize: (value: FindCustomerForStaffResponse): Buffer =>
+      Buffer.from(FindCustomerForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindCustomerForStaffResponse => FindCustomerForStaffResponse.decode(value),
+  },
+  /** The console: a customer by account id. Needs a staff member (any role). */
+  getCustomerForStaff: {
+    path: "/storefront.identity.v1.IdentityService/GetCustomerForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCustomerForStaffRequest): Buffer =>
+      Buffer.from(GetCustomerForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCustomerForStaffRequest => GetCustomerForStaffRequest.decode(value),
+    responseSerialize: (value: GetCustomerForStaffResponse): Buffer =>
+      Buffer.from(GetCustomerForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetCustomerForStaffResponse => GetCustomerForStaffResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -3241,6 +3559,10 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   resolveStaffSession: handleUnaryCall<ResolveStaffSessionRequest, ResolveStaffSessionResponse>;
   /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
   listStaffActions: handleUnaryCall<ListStaffActionsRequest, ListStaffActionsResponse>;
+  /** The console: a customer by exact email, any letter case. Needs a staff member (any role). */
+  findCustomerForStaff: handleUnaryCall<FindCustomerForStaffRequest, FindCustomerForStaffResponse>;
+  /** The console: a customer by account id. Needs a staff member (any role). */
+  getCustomerForStaff: handleUnaryCall<GetCustomerForStaffRequest, GetCustomerForStaffResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -3482,6 +3804,38 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListStaffActionsResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: a customer by exact email, any letter case. Needs a staff member (any role). */
+  findCustomerForStaff(
+    request: FindCustomerForStaffRequest,
+    callback: (error: ServiceError | null, response: FindCustomerForStaffResponse) => void,
+  ): ClientUnaryCall;
+  findCustomerForStaff(
+    request: FindCustomerForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindCustomerForStaffResponse) => void,
+  ): ClientUnaryCall;
+  findCustomerForStaff(
+    request: FindCustomerForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindCustomerForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: a customer by account id. Needs a staff member (any role). */
+  getCustomerForStaff(
+    request: GetCustomerForStaffRequest,
+    callback: (error: ServiceError | null, response: GetCustomerForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getCustomerForStaff(
+    request: GetCustomerForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetCustomerForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getCustomerForStaff(
+    request: GetCustomerForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetCustomerForStaffResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -165,6 +165,42 @@ export interface ListStaffActionsResponse {
   page?: StaffActionPage | undefined;
 }
 
+export interface GetAccountForStaffRequest {
+  accountId: string;
+  /** History entries per page, 1..100; 0 means the default (50). */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the newest entries. */
+  cursor: string;
+}
+
+export interface GetAccountForStaffResponse {
+  points: number;
+  lifetimePoints: number;
+  tier: string;
+  /** Newest first. */
+  history: HistoryEntry[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface AdjustPointsForStaffRequest {
+  accountId: string;
+  /** Signed, not zero: negative takes points away. */
+  points: number;
+  /** Why; the customer sees it in their history as "Adjustment: <reason>". */
+  reason: string;
+  /** Repeating a key records nothing new; reusing it for other points is refused. */
+  idempotencyKey: string;
+}
+
+export interface AdjustPointsForStaffResponse {
+  /** False when the key had already recorded this adjustment. */
+  newlyRecorded: boolean;
+  points: number;
+  /** The balance after the adjustment. */
+  balance: number;
+}
+
 function createBaseAccount(): Account {
   return { points: 0, lifetimePoints: 0, tier: "", pointsHistory: [], availableRewards: [], redeemedRewards: [] };
 }
@@ -2409,6 +2445,484 @@ export const ListStaffActionsResponse: MessageFns<ListStaffActionsResponse> = {
   },
 };
 
+function createBaseGetAccountForStaffRequest(): GetAccountForStaffRequest {
+  return { accountId: "", limit: 0, cursor: "" };
+}
+
+export const GetAccountForStaffRequest: MessageFns<GetAccountForStaffRequest> = {
+  encode(message: GetAccountForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(26).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccountForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccountForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAccountForStaffRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: GetAccountForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAccountForStaffRequest>, I>>(base?: I): GetAccountForStaffRequest {
+    return GetAccountForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAccountForStaffRequest>, I>>(object: I): GetAccountForStaffRequest {
+    const message = createBaseGetAccountForStaffRequest();
+    message.accountId = object.accountId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseGetAccountForStaffResponse(): GetAccountForStaffResponse {
+  return { points: 0, lifetimePoints: 0, tier: "", history: [], nextCursor: "" };
+}
+
+export const GetAccountForStaffResponse: MessageFns<GetAccountForStaffResponse> = {
+  encode(message: GetAccountForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.points !== 0) {
+      writer.uint32(8).int64(message.points);
+    }
+    if (message.lifetimePoints !== 0) {
+      writer.uint32(16).int64(message.lifetimePoints);
+    }
+    if (message.tier !== "") {
+      writer.uint32(26).string(message.tier);
+    }
+    for (const v of message.history) {
+      HistoryEntry.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(42).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccountForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccountForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.points = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lifetimePoints = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.history.push(HistoryEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAccountForStaffResponse {
+    return {
+      points: isSet(object.points) ? globalThis.Number(object.points) : 0,
+      lifetimePoints: isSet(object.lifetimePoints)
+        ? globalThis.Number(object.lifetimePoints)
+        : isSet(object.lifetime_points)
+        ? globalThis.Number(object.lifetime_points)
+        : 0,
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
+      history: globalThis.Array.isArray(object?.history)
+        ? object.history.map((e: any) => HistoryEntry.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: GetAccountForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.points !== 0) {
+      obj.points = Math.round(message.points);
+    }
+    if (message.lifetimePoints !== 0) {
+      obj.lifetimePoints = Math.round(message.lifetimePoints);
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
+    if (message.history?.length) {
+      obj.history = message.history.map((e) => HistoryEntry.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAccountForStaffResponse>, I>>(base?: I): GetAccountForStaffResponse {
+    return GetAccountForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAccountForStaffResponse>, I>>(object: I): GetAccountForStaffResponse {
+    const message = createBaseGetAccountForStaffResponse();
+    message.points = object.points ?? 0;
+    message.lifetimePoints = object.lifetimePoints ?? 0;
+    message.tier = object.tier ?? "";
+    message.history = object.history?.map((e) => HistoryEntry.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseAdjustPointsForStaffRequest(): AdjustPointsForStaffRequest {
+  return { accountId: "", points: 0, reason: "", idempotencyKey: "" };
+}
+
+export const AdjustPointsForStaffRequest: MessageFns<AdjustPointsForStaffRequest> = {
+  encode(message: AdjustPointsForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.points !== 0) {
+      writer.uint32(16).int64(message.points);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(34).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdjustPointsForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdjustPointsForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.points = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdjustPointsForStaffRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      points: isSet(object.points) ? globalThis.Number(object.points) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: AdjustPointsForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.points !== 0) {
+      obj.points = Math.round(message.points);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdjustPointsForStaffRequest>, I>>(base?: I): AdjustPointsForStaffRequest {
+    return AdjustPointsForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdjustPointsForStaffRequest>, I>>(object: I): AdjustPointsForStaffRequest {
+    const message = createBaseAdjustPointsForStaffRequest();
+    message.accountId = object.accountId ?? "";
+    message.points = object.points ?? 0;
+    message.reason = object.reason ?? "";
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    return message;
+  },
+};
+
+function createBaseAdjustPointsForStaffResponse(): AdjustPointsForStaffResponse {
+  return { newlyRecorded: false, points: 0, balance: 0 };
+}
+
+export const AdjustPointsForStaffResponse: MessageFns<AdjustPointsForStaffResponse> = {
+  encode(message: AdjustPointsForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.newlyRecorded !== false) {
+      writer.uint32(8).bool(message.newlyRecorded);
+    }
+    if (message.points !== 0) {
+      writer.uint32(16).int64(message.points);
+    }
+    if (message.balance !== 0) {
+      writer.uint32(24).int64(message.balance);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AdjustPointsForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAdjustPointsForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.newlyRecorded = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.points = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.balance = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AdjustPointsForStaffResponse {
+    return {
+      newlyRecorded: isSet(object.newlyRecorded)
+        ? globalThis.Boolean(object.newlyRecorded)
+        : isSet(object.newly_recorded)
+        ? globalThis.Boolean(object.newly_recorded)
+        : false,
+      points: isSet(object.points) ? globalThis.Number(object.points) : 0,
+      balance: isSet(object.balance) ? globalThis.Number(object.balance) : 0,
+    };
+  },
+
+  toJSON(message: AdjustPointsForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.newlyRecorded !== false) {
+      obj.newlyRecorded = message.newlyRecorded;
+    }
+    if (message.points !== 0) {
+      obj.points = Math.round(message.points);
+    }
+    if (message.balance !== 0) {
+      obj.balance = Math.round(message.balance);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AdjustPointsForStaffResponse>, I>>(base?: I): AdjustPointsForStaffResponse {
+    return AdjustPointsForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AdjustPointsForStaffResponse>, I>>(object: I): AdjustPointsForStaffResponse {
+    const message = createBaseAdjustPointsForStaffResponse();
+    message.newlyRecorded = object.newlyRecorded ?? false;
+    message.points = object.points ?? 0;
+    message.balance = object.balance ?? 0;
+    return message;
+  },
+};
+
 /**
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
@@ -2526,6 +3040,36 @@ export const LoyaltyServiceService = {
       Buffer.from(ListStaffActionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListStaffActionsResponse => ListStaffActionsResponse.decode(value),
   },
+  /**
+   * The console: an account's balance, lifetime points, tier and ledger history, newest first,
+   * a page at a time. Needs a staff member (any role); reading never opens an account.
+   */
+  getAccountForStaff: {
+    path: "/storefront.loyalty.v1.LoyaltyService/GetAccountForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAccountForStaffRequest): Buffer =>
+      Buffer.from(GetAccountForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAccountForStaffRequest => GetAccountForStaffRequest.decode(value),
+    responseSerialize: (value: GetAccountForStaffResponse): Buffer =>
+      Buffer.from(GetAccountForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAccountForStaffResponse => GetAccountForStaffResponse.decode(value),
+  },
+  /**
+   * The console: corrects an account's points with an adjustment entry, once per idempotency
+   * key, never below zero; needs an owner. Recorded in the staff audit log.
+   */
+  adjustPointsForStaff: {
+    path: "/storefront.loyalty.v1.LoyaltyService/AdjustPointsForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AdjustPointsForStaffRequest): Buffer =>
+      Buffer.from(AdjustPointsForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AdjustPointsForStaffRequest => AdjustPointsForStaffRequest.decode(value),
+    responseSerialize: (value: AdjustPointsForStaffResponse): Buffer =>
+      Buffer.from(AdjustPointsForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AdjustPointsForStaffResponse => AdjustPointsForStaffResponse.decode(value),
+  },
 } as const;
 
 export interface LoyaltyServiceServer extends UntypedServiceImplementation {
@@ -2549,6 +3093,16 @@ export interface LoyaltyServiceServer extends UntypedServiceImplementation {
   releaseRewardCode: handleUnaryCall<ReleaseRewardCodeRequest, ReleaseRewardCodeResponse>;
   /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
   listStaffActions: handleUnaryCall<ListStaffActionsRequest, ListStaffActionsResponse>;
+  /**
+   * The console: an account's balance, lifetime points, tier and ledger history, newest first,
+   * a page at a time. Needs a staff member (any role); reading never opens an account.
+   */
+  getAccountForStaff: handleUnaryCall<GetAccountForStaffRequest, GetAccountForStaffResponse>;
+  /**
+   * The console: corrects an account's points with an adjustment entry, once per idempotency
+   * key, never below zero; needs an owner. Recorded in the staff audit log.
+   */
+  adjustPointsForStaff: handleUnaryCall<AdjustPointsForStaffRequest, AdjustPointsForStaffResponse>;
 }
 
 export interface LoyaltyServiceClient extends Client {
@@ -2708,6 +3262,44 @@ export interface LoyaltyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListStaffActionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: an account's balance, lifetime points, tier and ledger history, newest first,
+   * a page at a time. Needs a staff member (any role); reading never opens an account.
+   */
+  getAccountForStaff(
+    request: GetAccountForStaffRequest,
+    callback: (error: ServiceError | null, response: GetAccountForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getAccountForStaff(
+    request: GetAccountForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAccountForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getAccountForStaff(
+    request: GetAccountForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAccountForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: corrects an account's points with an adjustment entry, once per idempotency
+   * key, never below zero; needs an owner. Recorded in the staff audit log.
+   */
+  adjustPointsForStaff(
+    request: AdjustPointsForStaffRequest,
+    callback: (error: ServiceError | null, response: AdjustPointsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  adjustPointsForStaff(
+    request: AdjustPointsForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AdjustPointsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  adjustPointsForStaff(
+    request: AdjustPointsForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AdjustPointsForStaffResponse) => void,
   ): ClientUnaryCall;
 }
 

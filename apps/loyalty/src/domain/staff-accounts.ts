@@ -1,0 +1,48 @@
+/**
+ * Loyalty accounts as the console's staff see and correct them: any member reads an account's
+ * balance, tier and whole ledger a page at a time; an owner adjusts its points through the
+ * same ledger operation as the ops command line (the access table says who may call what).
+ * Reading never opens an account: one that was never opened is not found.
+ */
+import type { StaffIdentity } from '@storefront/caller-token';
+import { invalidArgument, notFound } from '@storefront/errors';
+import type { loyalty } from '@storefront/proto';
+import type { LoyaltyStore } from '../stores/loyalty';
+import type { LoyaltyLedger } from './ledger';
+import { LIMITS, parseAdjustmentPoints, requireIdentifier, tierFor, type TierThresholds } from './rules';
+
+const DEFAULT_HISTORY_PAGE = 50;
+const MAX_HISTORY_PAGE = 100;
+
+export class StaffLoyaltyAccounts {
+  constructor(
+    private readonly store: LoyaltyStore,
+    private readonly ledger: LoyaltyLedger,
+    private readonly tiers: TierThresholds,
+  ) {}
+
+  async get(request: loyalty.GetAccountForStaffRequest): Promise<loyalty.GetAccountForStaffResponse> {
+    const userId = requireIdentifier(request.accountId, 'account_id', LIMITS.userId);
+    const { limit, cursor } = request;
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_HISTORY_PAGE) throw invalidArgument(`limit must be a whole number from 1 to ${MAX_HISTORY_PAGE}`);
+    if (cursor !== '' && !/^[1-9]\d{0,15}$/.test(cursor)) throw invalidArgument('cursor is not one this service issued');
+    if (!(await this.store.hasAccount(userId))) throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
+    const pageSize = limit === 0 ? DEFAULT_HISTORY_PAGE : limit;
+    const page = await this.store.historyPage(userId, pageSize + 1, cursor === '' ? undefined : Number(cursor));
+    const entries = page.entries.slice(0, pageSize);
+    return {
+      points: page.points,
+      lifetimePoints: page.lifetimePoints,
+      tier: tierFor(page.lifetimePoints, this.tiers),
+      history: entries.map(({ seq: _seq, ...entry }) => entry),
+      nextCursor: page.entries.length > pageSize ? String(entries.at(-1)!.seq) : '',
+    };
+  }
+
+  async adjust(request: loyalty.AdjustPointsForStaffRequest, staff: StaffIdentity): Promise<loyalty.AdjustPointsForStaffResponse> {
+    const userId = requireIdentifier(request.accountId, 'account_id', LIMITS.userId);
+    const points = parseAdjustmentPoints(String(request.points));
+    const outcome = await this.ledger.adjust(userId, points, request.reason, request.idempotencyKey, staff);
+    return { newlyRecorded: outcome.granted, points: outcome.points, balance: outcome.balance };
+  }
+}
