@@ -8,4 +8,6 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
   // The console: any staff member reads orders.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listOrdersForStaff', 'getOrderForStaff'] },
+  // Money goes back to the customer: the owner only.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['refundOrder'] },
 ]);

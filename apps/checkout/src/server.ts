@@ -26,6 +26,9 @@ import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './domain/orders';
 import { StaffOrderReader } from './domain/staff-orders';
+import { Refunds, type RefundSweepSummary } from './domain/refunds';
+import { refundMail } from './domain/refund-mail';
+import { RefundStore } from './stores/refunds';
 import { PromoDefinitions } from './domain/promo-definitions';
 import type { PaymentProvider } from './providers/provider';
 
@@ -35,6 +38,8 @@ export interface CheckoutServer extends RunningGrpcService {
   reconcileNow(): Promise<ReconcileSummary>;
   /** Sends the mail that is due now (tests, operators) instead of waiting for the sender. */
   sendMailNow(): Promise<PassSummary>;
+  /** Runs one refund sweep now (tests, operators) instead of waiting for the timer. */
+  sweepRefundsNow(): Promise<RefundSweepSummary>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
@@ -45,6 +50,7 @@ export interface CheckoutHandles {
   store: CheckoutStore;
   reconcileNow(): Promise<ReconcileSummary>;
   sendMailNow(): Promise<PassSummary>;
+  sweepRefundsNow(): Promise<RefundSweepSummary>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -91,7 +97,22 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   const orders = new OrderReader({ store, limits, now });
   const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
   const countConfirmed = countConfirmedPayments([...providers.keys()]);
-  const staffOrders = new StaffOrderReader(store, orders);
+  const refundStore = new RefundStore(db);
+  const staffOrders = new StaffOrderReader(store, orders, refundStore);
+  const refunds = new Refunds({
+    store,
+    refunds: refundStore,
+    providers,
+    inventory: inventoryClient,
+    loyalty: loyaltyClient,
+    logger,
+    now,
+    staffOrder: async (reference) => (await staffOrders.get(reference)).order!,
+    refundMail: (order, refund) => refundMail(order, refund, config.publicBaseUrl),
+    mailQueued: () => mailSender.wake(),
+    // A refund sent this recently may still be answered to the attempt that sent it.
+    inFlightMs: 2 * config.providerTimeoutMs,
+  });
   const confirmation = new PaymentConfirmation({
     store,
     inventory: inventoryClient,
@@ -113,11 +134,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       startBackground() {
         // Redis expires its counters itself; the SQL store is swept.
         const stopPurge = repeatInBackground(COUNTER_PURGE_INTERVAL_MS, () => counters.purgeExpired(now()), logger, 'purging expired rate-limit counters failed');
+        const stopRefundSweep = repeatInBackground(config.reconcileIntervalMs, () => refunds.sweep(), logger, 'a refund sweep failed');
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
         return async () => {
           stopPurge();
+          stopRefundSweep();
           await confirmation.stop();
           await mailSender.stop();
           stopLagGauge();
@@ -127,7 +150,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         inventoryClient.close();
         loyaltyClient.close();
       },
-      exposed: { store, reconcileNow: () => confirmation.reconcileAll(), sendMailNow: () => mailSender.sendDue() },
+      exposed: { store, reconcileNow: () => confirmation.reconcileAll(), sendMailNow: () => mailSender.sendDue(), sweepRefundsNow: () => refunds.sweep() },
       bindings: [
       bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
         createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
@@ -143,6 +166,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
         listOrdersForStaff: async (request) => staffOrders.list(request),
         getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
+        refundOrder: async (request, context) => refunds.refundOrder(request, context.staff),
       }),
     ],
   };

@@ -12,6 +12,7 @@ import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { LoyaltyStore } from './stores/loyalty';
 import { LoyaltyLedger } from './domain/ledger';
+import { REFUND_ID_MAX_LENGTH, reversePurchase } from './domain/reversals';
 import { parseRewardsFile } from './rewards-file';
 import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
 
@@ -88,6 +89,18 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
             await ledger.releaseRewardCode(requireIdentifier(request.code, 'code', LIMITS.rewardCode), requireIdentifier(request.orderId, 'order_id', LIMITS.orderId));
             return {};
           },
+          reversePurchase: async (request) =>
+            reversePurchase(
+              store,
+              {
+                refundId: requireIdentifier(request.refundId, 'refund_id', REFUND_ID_MAX_LENGTH),
+                orderId: requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+                userId: requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+                refundedPence: requireAmountPence(request.refundedPence),
+                goodsPence: requireAmountPence(request.goodsPence),
+              },
+              (options.now ?? Date.now)(),
+            ),
         }),
       ],
     };

@@ -89,7 +89,7 @@ export class CheckoutService {
       await limits.countNewCheckout(holder);
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
       const { order: priced, stockOnHand } = await this.price(request, accountId);
-      const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', createdAt: now() };
+      const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', refundedPence: 0, createdAt: now() };
       const checkOpenOrders = await limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
         await store.insertOrder(fresh, { token: claimToken, expiresAt: claimExpiresAt }, firstCheckAt(fresh.createdAt, this.options.pollPolicy), checkOpenOrders);
@@ -327,6 +327,11 @@ const PROVIDER_STATUS_OF_CLOSED_ORDER: Record<OrderStatus, ProviderStatus | unde
   paid: 'PAID',
   failed: 'FAILED',
   expired: 'EXPIRED',
+  cancelled: 'EXPIRED',
+  dispatched: 'PAID',
+  delivered: 'PAID',
+  partially_refunded: 'PAID',
+  refunded: 'PAID',
 };
 
 const idempotencyMismatch = (reference: string) =>

@@ -3,7 +3,7 @@ import type { ProviderName } from '../config';
 import type { ProviderCheckoutFields } from '../providers/provider';
 import type { Delivery } from './request';
 
-export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired'] as const;
+export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired', 'cancelled', 'dispatched', 'delivered', 'partially_refunded', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type DiscountKind = 'promo' | 'reward';
 
@@ -48,6 +48,8 @@ export interface Order extends NewOrder {
   closedAt?: number;
   /** When the payment was confirmed; absent for orders paid before it was recorded. */
   paidAt?: number;
+  /** What succeeded refunds gave back, in pence; 0 for an order never refunded. */
+  refundedPence: number;
   /** While in the future, a create-checkout attempt is working on the order. */
   claimExpiresAt?: number;
   createdAt: number;

@@ -53,6 +53,7 @@ export class OrderReader {
       createdAt: new Date(order.createdAt).toISOString(),
       updatedAt: new Date(order.updatedAt ?? order.createdAt).toISOString(),
       delivery: forOwner ? order.delivery : undefined,
+      refundedPence: order.refundedPence,
     };
   }
 

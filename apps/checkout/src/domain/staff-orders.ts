@@ -9,6 +9,8 @@ import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats'
 import { instantOption } from '@storefront/lifecycle';
 import type { checkout } from '@storefront/proto';
 import type { CheckoutStore } from '../stores/checkout';
+import type { Refund, RefundStore } from '../stores/refunds';
+import { refundMessage } from './refunds';
 import { ORDER_STATUSES, type Order, type OrderStatus } from './order';
 import { decodeCursor, encodeCursor, type OrderReader } from './orders';
 
@@ -27,6 +29,7 @@ export class StaffOrderReader {
   constructor(
     private readonly store: CheckoutStore,
     private readonly reader: OrderReader,
+    private readonly refunds: RefundStore,
   ) {}
 
   async list(request: checkout.ListOrdersForStaffRequest): Promise<checkout.ListOrdersForStaffResponse> {
@@ -47,10 +50,11 @@ export class StaffOrderReader {
     if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
     const order = await this.store.findByReference(reference);
     if (!order) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
-    return { order: this.view(order) };
+    return { order: this.view(order, await this.refunds.ofOrder(order.id)) };
   }
 
-  private view(order: Order): checkout.StaffOrder {
+  /** Refunds are listed with one order, not in a page of them. */
+  private view(order: Order, refunds: Refund[] = []): checkout.StaffOrder {
     return {
       details: this.reader.details(order, true),
       accountId: order.accountId ?? '',
@@ -59,6 +63,7 @@ export class StaffOrderReader {
       paidAt: iso(order.paidAt),
       provider: order.provider,
       providerCheckoutId: order.providerCheckoutId ?? '',
+      refunds: refunds.map(refundMessage),
     };
   }
 }
