@@ -2,13 +2,14 @@
  * The switch tests and benchmarks use to make the sandbox misbehave and to move its clock.
  * Reachable in-process as `sandbox.control` and over HTTP under `/__sandbox/`.
  */
-export const BEHAVIOURS = ['ok', 'fail', 'hang', 'refuse', 'hang_after_create', 'unlisted', 'refuse_refund', 'hang_after_refund'] as const;
+export const BEHAVIOURS = ['ok', 'fail', 'hang', 'refuse', 'hang_after_create', 'unlisted', 'refuse_refund', 'hang_refund', 'hang_after_refund'] as const;
 /**
  * ok: answer normally · fail: every API call answers 500 · hang: API calls never answer ·
  * refuse: API connections are dropped without an answer · hang_after_create: a create is
  * carried out but its answer never sent (a lost response), other calls answer normally ·
  * unlisted: a list by reference finds nothing, as a provider's listing that lags behind its creates ·
  * refuse_refund: a refund is refused (409 `REFUND_NOT_ALLOWED`) and nothing is refunded ·
+ * hang_refund: a refund is neither carried out nor answered (lost on its way), other calls answer ·
  * hang_after_refund: a refund is carried out but its answer never sent (a lost response).
  */
 export type Behaviour = (typeof BEHAVIOURS)[number];

@@ -131,6 +131,7 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
     const amount = (req.body as { amount?: unknown } | undefined)?.amount;
     if (amount !== undefined && (typeof amount !== 'number' || !Number.isFinite(amount))) return apiError(res, 400, 'INVALID', 'amount must be a number', 'amount');
     if (control.behaviour === 'refuse_refund') return apiError(res, 409, 'REFUND_NOT_ALLOWED', 'The sandbox was told to refuse refunds');
+    if (control.behaviour === 'hang_refund') return; // lost before it was carried out
     try {
       book.refund(req.params.txn_id, amount as number | undefined);
     } catch (error) {

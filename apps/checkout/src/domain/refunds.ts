@@ -88,7 +88,12 @@ export class Refunds {
     if (refund.fingerprint !== fingerprint) {
       throw conflict('idempotency_mismatch', `idempotency_key ${request.idempotencyKey} was already used for a different refund; use a new key for a new refund`);
     }
-    if (created) await this.send(refund, order);
+    if (created) {
+      await this.send(refund, order).catch((error: unknown) => {
+        // Recorded and not sent (the provider could not show the payment): the sweep sends it.
+        this.options.logger.warn({ err: error, refundId: refund.id }, 'a refund could not be sent yet; the sweep sends it');
+      });
+    }
     return this.answer(refund.id);
   }
 
