@@ -23,7 +23,9 @@ import { registerPublishedRoutes } from './routes/published';
 import { registerPages } from './pages';
 import { registerConsolePages } from './console/pages';
 import { registerConsoleOrderPages } from './console/orders';
+import { registerConsoleRefundPages } from './console/refunds';
 import { registerAdminRoutes } from './routes/admin';
+import { registerAdminRefundRoutes } from './routes/admin-refunds';
 
 /** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -47,7 +49,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerOrderRoutes(app, context);
   registerMcpRoutes(app, context);
   registerAdminRoutes(app, context);
-  registerConsolePages(app, context, [registerConsoleOrderPages]);
+  registerAdminRefundRoutes(app, context);
+  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleRefundPages]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.

@@ -14,6 +14,7 @@ import { STATUS_WORDS } from '../pages/order';
 import { formatPence } from '../pages/shop';
 import { consolePage, type ConsoleDeps } from './pages';
 import type { StaffCaller } from './staff-session';
+import { refundSection } from './refunds';
 
 const FILTER_NAMES = ['q', 'status', 'from', 'until'] as const;
 
@@ -92,6 +93,7 @@ function detailPage(staff: StaffCaller, order: checkout.StaffOrder) {
 ${delivery
   ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
   : html`<p>No delivery details.</p>`}
+${refundSection(staff, order)}
 <p><a href="/console/orders">All orders</a></p>`,
     staff,
   );

@@ -110,7 +110,7 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'get_order_status',
       title: 'Follow an order',
       description:
-        'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, `paid`, `failed`, `expired`), items, ' +
+        'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, `paid`, `failed`, `expired`, `partially_refunded`, `refunded`, ...), items, ' +
         "totals and, while unpaid, the payment link. An account's order needs that account's session.",
       inputSchema: schemas.parameters('/api/orders/{checkout_reference}', 'get'),
       outputSchema: schemas.component('OrderDetails'),

@@ -3,6 +3,7 @@ import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../console/staff-session';
 import type { checkout } from '@storefront/proto';
 import { orderDetailsView } from '../views/orders';
+import { refundView } from '../views/refunds';
 
 export interface StaffOrderQuery {
   q?: string;
@@ -23,6 +24,7 @@ export function staffOrderView(order: checkout.StaffOrder) {
     ...(order.pointsAwardedAt ? { pointsAwardedAt: order.pointsAwardedAt } : {}),
     provider: order.provider,
     ...(order.providerCheckoutId ? { providerCheckoutId: order.providerCheckoutId } : {}),
+    ...(order.refunds.length > 0 ? { refunds: order.refunds.map(refundView) } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ export type OrderDetailsView = Omit<ReturnType<typeof orderView>, 'reservedUntil
   createdAt: string;
   updatedAt: string;
   delivery?: checkout.Delivery;
+  refunded?: number;
 };
 
 /** Fields the order does not have yet (a stock hold, a live payment link) are left out rather than empty. */
@@ -35,6 +36,7 @@ export function orderDetailsView(details: checkout.OrderDetails): OrderDetailsVi
     createdAt: details.createdAt,
     updatedAt: details.updatedAt,
     ...(details.delivery ? { delivery: details.delivery } : {}),
+    ...(details.refundedPence > 0 ? { refunded: pounds(details.refundedPence) } : {}),
   };
 }
 

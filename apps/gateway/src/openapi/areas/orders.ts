@@ -20,7 +20,8 @@ export const ordersArea: ApiArea = {
       type: 'object',
       description:
         'An order as saved, with its status. Money in GBP. `status`: `pending_payment` until the payment is confirmed, ' +
-        'then `paid`, or `failed` (declined) or `expired` (the payment link ran out unpaid). `delivery` is shown only to the ' +
+        'then `paid`, or `failed` (declined) or `expired` (the payment link ran out unpaid); a paid order refunded in part is ' +
+        '`partially_refunded`, in full `refunded` (`refunded` says how much). `delivery` is shown only to the ' +
         'account that placed the order, never for a guest order.',
       required: ['id', 'reference', 'items', 'goods', 'discount', 'shipping', 'total', 'currency', 'status', 'createdAt', 'updatedAt'],
       additionalProperties: false,
@@ -33,7 +34,7 @@ export const ordersArea: ApiArea = {
         shipping: gbp,
         total: gbp,
         currency: { type: 'string' },
-        status: { type: 'string', enum: ['pending_payment', 'paid', 'failed', 'expired'] },
+        status: { type: 'string', enum: ['pending_payment', 'paid', 'failed', 'expired', 'cancelled', 'dispatched', 'delivered', 'partially_refunded', 'refunded'] },
         reservedUntil: { type: 'string', format: 'date-time', description: 'Stock is held until then; absent before the stock is reserved' },
         paymentLink: {
           type: 'string',
@@ -43,6 +44,7 @@ export const ordersArea: ApiArea = {
         createdAt: { type: 'string', format: 'date-time' },
         updatedAt: { type: 'string', format: 'date-time' },
         delivery: ref('Delivery'),
+        refunded: { type: 'number', description: 'GBP refunded so far; absent when nothing was' },
       },
     },
     OrderPage: {
