@@ -3,42 +3,15 @@
  * a lost or timed-out refund is never sent twice and the sweep settles it once, refunds never
  * pass what was paid, and the stock, points and mail of a refund happen exactly once.
  */
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import type { StaffIdentity } from '@storefront/caller-token';
 import { AppError } from '@storefront/errors';
 import type { RpcClient } from '@storefront/grpc';
 import type { Stack } from '@storefront/platform-testing';
 import { checkout, loyalty } from '@storefront/proto';
 import { startForSuite } from '@storefront/testing';
-import { HttpClient } from '@storefront/testing';
 import { REFUND_UNCONFIRMED_AFTER_MS } from '../src/domain/refunds';
-import { PROVIDER_TIMEOUT_MS, checkoutBody, completePayment, countRows, expectCheckout, signUp, sku, startCheckoutStack, stockOf } from './support';
-
-export const OWNER: StaffIdentity = { id: 'owner-1', role: 'owner', email: 'owner@shop.test', clientAddress: '192.0.2.1' };
-
-/** Two of the low-stock SKU (£12.00 each) and one £10.05 line: £34.05 goods, £4.95 shipping, £39.00 paid. */
-export const PAID_PENCE = 3900;
-const LINES = [
-  { sku: sku('low'), quantity: 2 },
-  { sku: sku('p1005'), quantity: 1 },
-];
-
-/** A paid order, confirmed (stock committed, points awarded for a signed-up customer). */
-export async function paidOrder(stack: Stack, client: HttpClient = stack.client()): Promise<{ reference: string; orderId: string }> {
-  const created = await expectCheckout(client, checkoutBody(PAID_PENCE / 100, LINES));
-  await completePayment(created.hosted_checkout_url, 'pay');
-  await stack.checkout!.reconcileNow();
-  const row = await stack.checkout!.db('orders').where({ reference: created.checkout_reference }).first('id', 'status');
-  expect(row.status).to.equal('paid');
-  return { reference: created.checkout_reference, orderId: String(row.id) };
-}
-
-export const newKey = () => `refund-${randomBytes(6).toString('hex')}`;
-
-export function refundRequest(reference: string, amountPence: number, extra: Partial<checkout.RefundOrderRequest> = {}): checkout.RefundOrderRequest {
-  return { checkoutReference: reference, amountPence, reason: 'Damaged in transit', lines: [], idempotencyKey: newKey(), ...extra };
-}
+import { OWNER, PAID_LINES, PAID_PENCE, paidOrder, refundRequest } from './refund-support';
+import { PROVIDER_TIMEOUT_MS, checkoutBody, countRows, expectCheckout, signUp, sku, startCheckoutStack, stockOf } from './support';
 
 async function refusal(call: Promise<unknown>): Promise<AppError> {
   const error = await call.then(
@@ -105,7 +78,7 @@ describe('refunds through the payment provider', () => {
     expect(pastTheRest.code).to.equal('refund_exceeds_paid');
     expect(await countRows(stack, 'refunds', { order_id: orderId })).to.equal(1);
 
-    const unpaid = await expectCheckout(stack.client(), checkoutBody(PAID_PENCE / 100, LINES));
+    const unpaid = await expectCheckout(stack.client(), checkoutBody(PAID_PENCE / 100, PAID_LINES));
     const refused = await refusal(rpc.refundOrder(refundRequest(unpaid.checkout_reference, 100), { staff: OWNER }));
     expect(refused).to.deep.include({ kind: 'conflict', code: 'order_not_refundable' });
   });
