@@ -77,7 +77,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     inventoryAddress: env.grpcTarget('INVENTORY_ADDR', '127.0.0.1:50054'),
     loyaltyAddress: env.grpcTarget('LOYALTY_ADDR', '127.0.0.1:50052'),
     ...readProviderSettings(env),
-    publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
+    publicBaseUrl: readPublicBaseUrl(env),
     mail: readMailConfig(env, service.dataDir),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
@@ -119,6 +119,11 @@ export function readCheckoutServeKeys(env: EnvReader): CheckoutServeKeys {
     servicePublicKeys: readServiceTokenPublicKeys(env, callersOf(CHECKOUT_ACCESS)),
     serviceTokenPrivateKey: readServiceTokenPrivateKey(env),
   };
+}
+
+/** Where mails link to; the ops command line reads it too, for the mails it queues. */
+export function readPublicBaseUrl(env: EnvReader): string {
+  return env.url('PUBLIC_BASE_URL', 'http://localhost:8080');
 }
 
 /** The provider and how long one call to it may take; the ops command line reads these too. */

@@ -9,7 +9,9 @@ import type { RpcClient } from '@storefront/grpc';
 import type { Stack } from '@storefront/platform-testing';
 import { checkout, loyalty } from '@storefront/proto';
 import { startForSuite } from '@storefront/testing';
+import { runOps } from '@storefront/lifecycle';
 import { REFUND_UNCONFIRMED_AFTER_MS } from '../src/domain/refunds';
+import { checkoutOps } from '../src/ops/commands';
 import { OWNER, PAID_LINES, PAID_PENCE, paidOrder, refundRequest } from './refund-support';
 import { PROVIDER_TIMEOUT_MS, checkoutBody, countRows, expectCheckout, signUp, sku, startCheckoutStack, stockOf } from './support';
 
@@ -222,5 +224,33 @@ describe('refunds through the payment provider', () => {
     const nobody = await refusal(rpc.refundOrder(refundRequest(reference, 100)));
     expect(nobody).to.deep.include({ kind: 'unauthenticated', code: 'staff_unauthorized' });
     expect(await orderRow(reference)).to.deep.include({ status: 'paid' });
+  });
+
+  it('the ops command line refunds through the same operation, recorded as the operator; the service then does the stock', async () => {
+    const { reference } = await paidOrder(stack);
+    const stockBefore = await stockOf(stack.client(), sku('low'));
+    const mysqlUrl = stack.stores.mysqlUrlFor('checkout');
+    const ops = async (args: string[]) => {
+      let stdout = '';
+      const code = await runOps(checkoutOps, [...args, '--json', '--actor', 'sam'], { ...stack.env, ...(mysqlUrl ? { CHECKOUT_MYSQL_URL: mysqlUrl } : {}) }, { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
+      return { code, json: JSON.parse(stdout.trim().split('\n').at(-1)!) as { refund?: { id: string; state: string }; error?: string } };
+    };
+    const args = ['orders', 'refund', reference, '--amount', '12.00', '--reason', 'Returned unopened', '--restock', `${sku('low')}:1`, '--key', `ops-${reference}`];
+    const made = await ops(args);
+    expect(made.code, JSON.stringify(made.json)).to.equal(0);
+    expect(made.json.refund).to.deep.include({ state: 'succeeded' });
+    // The same key again is the same refund.
+    expect((await ops(args)).json.refund!.id).to.equal(made.json.refund!.id);
+    const bad = await ops(['orders', 'refund', reference, '--amount', '12.5.0', '--reason', 'x']);
+    expect(bad.code).to.not.equal(0);
+    expect(bad.json.error).to.equal('invalid_amount');
+
+    const audit = await stack.checkout!.db('staff_actions').where({ action: 'order_refunded', subject: reference }).first('staff_id', 'client_address');
+    expect(audit).to.deep.equal({ staff_id: 'ops:sam', client_address: 'ops-cli' });
+    expect(await orderRow(reference)).to.deep.include({ status: 'partially_refunded' });
+    expect(await stockOf(stack.client(), sku('low'))).to.equal(stockBefore);
+    await stack.checkout!.sweepRefundsNow();
+    expect(await stockOf(stack.client(), sku('low'))).to.equal(stockBefore + 1);
+    expect(await refundCalls(made.json.refund!.id)).to.equal(1);
   });
 });

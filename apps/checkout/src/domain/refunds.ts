@@ -45,12 +45,15 @@ export interface RefundOptions {
   store: CheckoutStore;
   refunds: RefundStore;
   providers: Map<ProviderName, PaymentProvider>;
-  inventory: InventoryClient;
-  loyalty: LoyaltyClient;
+  /**
+   * Inventory and loyalty for a refund's stock and points. The ops command line has neither: it
+   * leaves them flagged undone, and the running service's sweep does them.
+   */
+  effects?: { inventory: InventoryClient; loyalty: LoyaltyClient };
   logger: Logger;
   now: () => number;
-  /** The staff view of an order, as the console reads it. */
-  staffOrder: (reference: string) => Promise<checkout.StaffOrder>;
+  /** The staff view of an order, as the console reads it; the answer carries it when given. */
+  staffOrder?: (reference: string) => Promise<checkout.StaffOrder>;
   refundMail: (order: Order, refund: Refund) => Mail;
   /** Told when a refund's mail was queued (wakes the mail sender). */
   mailQueued: () => void;
@@ -115,7 +118,7 @@ export class Refunds {
         logger.warn({ err: error, refundId: refund.id }, 'could not settle a pending refund; the next sweep retries');
       }
     }
-    for (const refund of await refunds.effectsDue(SWEEP_BATCH)) {
+    for (const refund of this.options.effects ? await refunds.effectsDue(SWEEP_BATCH) : []) {
       try {
         if (await this.finishEffects(refund)) summary.finished += 1;
       } catch (error) {
@@ -171,6 +174,7 @@ export class Refunds {
     const order = (await store.findById(refund.orderId))!;
     if (!(await refunds.succeed(refund, now(), this.options.refundMail(order, refund)))) return;
     this.options.mailQueued();
+    if (!this.options.effects) return;
     await this.finishEffects((await refunds.byId(refund.id))!).catch((error: unknown) => {
       logger.warn({ err: error, refundId: refund.id }, "a refund's stock or points could not be done now; the sweep retries");
     });
@@ -181,7 +185,8 @@ export class Refunds {
    * downstream by the refund's id) and flagged when done. True when both are done.
    */
   private async finishEffects(refund: Refund): Promise<boolean> {
-    const { store, refunds, inventory, loyalty, now } = this.options;
+    const { store, refunds, now } = this.options;
+    const { inventory, loyalty } = this.options.effects!;
     if (refund.stockReturnedAt === undefined) {
       if (refund.lines.length > 0) await inventory.returnStock({ returnId: refund.id, orderReference: refund.orderReference, lines: refund.lines });
       await refunds.markEffect(refund.id, 'stock_returned_at', now());
@@ -222,7 +227,8 @@ export class Refunds {
     if (refund.state === 'failed') {
       throw new AppError('unprocessable', 'refund_refused', `Refund ${refund.id} was not made: the payment provider answered ${refund.failureCode}; nothing was refunded`);
     }
-    return { refund: refundMessage(refund), order: await this.options.staffOrder(refund.orderReference) };
+    const { staffOrder } = this.options;
+    return { refund: refundMessage(refund), order: staffOrder ? await staffOrder(refund.orderReference) : undefined };
   }
 }
 
