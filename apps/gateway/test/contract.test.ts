@@ -20,6 +20,7 @@ import type { JsonSchema } from '../src/openapi/area';
 import { listOperations, sessionRequirement, type MediaTypeView, type Operation, type ResponseView } from '../src/published/api-reference';
 import { undocumentedAnswers } from './support/documented-answers';
 import { signedInStaff } from './support/console';
+import { completePayment } from '../../checkout/test/support';
 
 // startStack leaves PUBLIC_BASE_URL at its default.
 const DOCUMENT = buildOpenApiDocument('http://localhost:8080');
@@ -30,6 +31,8 @@ const CREATE_CHECKOUT = { method: 'post', path: '/api/create-checkout' } as cons
 const CONFIRM_RESET = 'POST /api/auth/password-reset/confirm';
 /** Operations that read an order by the reference in their path example: the order is made first. */
 const READ_ORDER = new Set(['GET /api/orders/{checkout_reference}', 'GET /api/admin/orders/{checkout_reference}']);
+/** Operations on a paid order by the reference in their path example: the order is made and paid first. */
+const PAID_ORDER = new Set(['POST /api/admin/orders/{checkout_reference}/refunds']);
 
 /** Checks answers against the document; schemas are compiled from the document itself. */
 class ResponseContract {
@@ -174,11 +177,14 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
     return client;
   }
 
-  /** A client holding the `svc_staff` session of a new console staff member, added with the ops command and set up from its link. */
+  /**
+   * A client holding the `svc_staff` session of a new console staff member, added with the ops
+   * command and set up from its link: an owner, who may do every staff operation.
+   */
   async function staffMember(): Promise<HttpClient> {
     const client = stack.client();
     staffAdded += 1;
-    await signedInStaff(stack, client, `contract-${staffAdded}@shop.test`, 'staff');
+    await signedInStaff(stack, client, `contract-${staffAdded}@shop.test`, 'owner');
     return client;
   }
 
@@ -195,12 +201,16 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       const tokenHash = createHash('sha256').update((example as { token: string }).token).digest('hex');
       await stack.identity!.db('password_resets').insert({ token_hash: tokenHash, user_id: profile.id, created_at: Date.now(), expires_at: Date.now() + 3600_000 });
     }
-    if (READ_ORDER.has(name)) {
+    if (READ_ORDER.has(name) || PAID_ORDER.has(name)) {
       const createCheckout = OPERATIONS.find((candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path);
       if (!createCheckout) throw new Error(`${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ${CREATE_CHECKOUT.path}`);
       const reference = operation.view.parameters?.find((parameter) => parameter.in === 'path')?.example;
       const res = await send(stack.client(), createCheckout, { ...(exampleOf(jsonBodyOf(createCheckout)) as object), checkout_reference: reference });
       if (res.status !== 200) throw new Error(`creating the order ${name} reads answered ${res.status}: ${res.text}`);
+      if (PAID_ORDER.has(name)) {
+        await completePayment((res.body as { hosted_checkout_url: string }).hosted_checkout_url, 'pay');
+        await stack.checkout!.reconcileNow();
+      }
     }
   }
 

@@ -138,8 +138,20 @@ export const adminArea: ApiArea = {
           "and the order's points are reversed in proportion. Never more than was paid; one refund of an order is settled at a time.",
         tags: ['admin'],
         security: STAFF_ONLY,
-        parameters: [{ name: 'checkout_reference', in: 'path', required: true, description: 'The `checkout_reference` the order was created with', schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH } }],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('RefundRequest') } } },
+        parameters: [
+          {
+            name: 'checkout_reference',
+            in: 'path',
+            required: true,
+            description: 'The `checkout_reference` the order was created with',
+            schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
+            example: 'order-2026-0004',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('RefundRequest'), example: { amount: 1.5, reason: 'One vial arrived damaged', idempotencyKey: 'refund-2026-0004-1' } } },
+        },
         responses: {
           '201': jsonResponse('Refunded: the provider confirmed it', 'RefundResult'),
           '202': jsonResponse('Sent, not yet confirmed by the provider (its answer was lost or late); the refund is `pending` and settled from its record', 'RefundResult'),
