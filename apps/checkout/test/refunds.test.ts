@@ -60,6 +60,9 @@ describe('refunds through the payment provider', () => {
     ]);
     expect(await mails(first.refund!.id)).to.equal(1);
     expect(await mails(rest.refund!.id)).to.equal(1);
+    const mail = await stack.checkout!.db('mail_outbox').where({ mail_key: `refund:${first.refund!.id}` }).first('recipient', 'subject', 'text_body');
+    expect(mail.subject).to.equal(`Refund of £10.00 for order ${reference}`);
+    expect(mail.text_body).to.include('Damaged in transit').and.include(`/orders/${reference}`).and.include('£39.00');
     const audit = await stack.checkout!.db('staff_actions').where({ action: 'order_refunded', subject: reference }).orderBy('id');
     expect(audit.map((row) => [row.staff_email, JSON.parse(row.after_json).status])).to.deep.equal([
       [OWNER.email, 'partially_refunded'],
@@ -79,6 +82,11 @@ describe('refunds through the payment provider', () => {
     const pastTheRest = await refusal(rpc.refundOrder(refundRequest(reference, 101), { staff: OWNER }));
     expect(pastTheRest.code).to.equal('refund_exceeds_paid');
     expect(await countRows(stack, 'refunds', { order_id: orderId })).to.equal(1);
+
+    // Paid, but its confirmation steps (stock, points, code) not finished yet.
+    const { reference: unsettled } = await paidOrder(stack);
+    await stack.checkout!.db('orders').where({ reference: unsettled }).update({ closed_at: null });
+    expect(await refusal(rpc.refundOrder(refundRequest(unsettled, 100), { staff: OWNER }))).to.deep.include({ kind: 'conflict', code: 'order_not_settled' });
 
     const unpaid = await expectCheckout(stack.client(), checkoutBody(PAID_PENCE / 100, PAID_LINES));
     const refused = await refusal(rpc.refundOrder(refundRequest(unpaid.checkout_reference, 100), { staff: OWNER }));

@@ -120,7 +120,8 @@ export class Refunds {
     }
     for (const refund of this.options.effects ? await refunds.effectsDue(SWEEP_BATCH) : []) {
       try {
-        if (await this.finishEffects(refund)) summary.finished += 1;
+        await this.finishEffects(refund);
+        summary.finished += 1;
       } catch (error) {
         summary.failures += 1;
         logger.warn({ err: error, refundId: refund.id }, "could not return a refund's stock or reverse its points; the next sweep retries");
@@ -182,9 +183,9 @@ export class Refunds {
 
   /**
    * Returns the chosen units to stock and reverses the order's points, each once (idempotent
-   * downstream by the refund's id) and flagged when done. True when both are done.
+   * downstream by the refund's id) and flagged when done.
    */
-  private async finishEffects(refund: Refund): Promise<boolean> {
+  private async finishEffects(refund: Refund): Promise<void> {
     const { store, refunds, now } = this.options;
     const { inventory, loyalty } = this.options.effects!;
     if (refund.stockReturnedAt === undefined) {
@@ -193,9 +194,8 @@ export class Refunds {
     }
     if (refund.pointsReversedAt === undefined) {
       const order = (await store.findById(refund.orderId))!;
+      // A refunded order is a settled one (checkRefundable), so its points were awarded.
       if (order.accountId) {
-        // Points not awarded yet are reversed once they are: the sweep comes back.
-        if (order.pointsAwardedAt === undefined) return false;
         await loyalty.reversePurchase({
           refundId: refund.id,
           orderId: order.id,
@@ -206,7 +206,6 @@ export class Refunds {
       }
       await refunds.markEffect(refund.id, 'points_reversed_at', now());
     }
-    return true;
   }
 
   /** The paid checkout's payment transaction, read from the provider (the order kept the checkout from before it was paid). */
@@ -250,6 +249,10 @@ export function refundMessage(refund: Refund): checkout.Refund {
 function checkRefundable(order: Order, locked: LockedOrder, request: RefundRequest): void {
   if (!REFUNDABLE_STATUSES.includes(locked.status)) {
     throw conflict('order_not_refundable', `Order ${order.reference} is ${locked.status}; only ${REFUNDABLE_STATUSES.join(', ')} orders can be refunded`);
+  }
+  // Confirmation finishes a paid order's steps (stock, points, code) by its status: a refund waits for them.
+  if (locked.closedAt === undefined) {
+    throw conflict('order_not_settled', `Order ${order.reference}'s payment is still being settled (stock, points, code); try again in a minute`);
   }
   const live = locked.refunds.filter((refund) => refund.state !== 'failed');
   const unsettled = live.find((refund) => refund.state === 'pending');

@@ -46,6 +46,8 @@ export interface Refund extends NewRefund {
 /** What the refund's order looks like under its lock, with its earlier refunds, for the checks before a new one. */
 export interface LockedOrder {
   status: OrderStatus;
+  /** When payment confirmation finished its steps (stock committed, points awarded, code redeemed). */
+  closedAt?: number;
   totalPence: number;
   refunds: Refund[];
 }
@@ -66,11 +68,11 @@ export class RefundStore {
       return await retryOnDeadlock(() =>
         this.db.transaction(async (trx) => {
           // The lock comes first: on MySQL the reads after it see what earlier holders committed.
-          const order = await forUpdate(trx('orders').where({ id: refund.orderId }).first('status', 'total_pence'), this.db);
+          const order = await forUpdate(trx('orders').where({ id: refund.orderId }).first('status', 'total_pence', 'closed_at'), this.db);
           const existing = await trx('refunds').where({ idempotency_key: refund.idempotencyKey }).first();
           if (existing) return { refund: toRefund(existing), created: false };
           const earlier = (await trx('refunds').where({ order_id: refund.orderId }).orderBy('created_at')).map(toRefund);
-          check({ status: order.status as OrderStatus, totalPence: toNumber(order.total_pence), refunds: earlier });
+          check({ status: order.status as OrderStatus, closedAt: optionalNumber(order.closed_at), totalPence: toNumber(order.total_pence), refunds: earlier });
           await trx('refunds').insert({
             id: refund.id,
             order_id: refund.orderId,

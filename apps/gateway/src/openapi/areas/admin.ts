@@ -159,7 +159,7 @@ export const adminArea: ApiArea = {
           '401': errorResponse('`staff_unauthorized`: no valid staff session (a customer session does not count)'),
           '403': { ...crossSiteResponse, description: '`staff_role_refused`: only the owner refunds; or `cross_site_request`' },
           '404': errorResponse('`order_not_found`: no order with this reference'),
-          '409': errorResponse('`order_not_refundable` (not paid, or refunded in full), `refund_in_progress` (another refund of it is unsettled) or `idempotency_mismatch` (the key was used for another refund)'),
+          '409': errorResponse('`order_not_refundable` (not paid, or refunded in full), `order_not_settled` (its payment is still being confirmed), `refund_in_progress` (another refund of it is unsettled) or `idempotency_mismatch` (the key was used for another refund)'),
           '422': errorResponse('`refund_exceeds_paid`: more than is left to refund; or `refund_refused`: the payment provider refused it (its code in the detail), nothing was refunded'),
           '502': errorResponse('`provider_unavailable`: the payment provider could not be reached'),
           ...jsonBodyRefusals,
