@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Stack } from '@storefront/platform-testing';
 import { expectNoServerErrors, withBusyCores, type HttpClient, type TestResponse } from '@storefront/testing';
-import { countRows, sku, startCheckoutStack } from '../../checkout/test/support';
+import { countRows, signUp, sku, startCheckoutStack } from '../../checkout/test/support';
 import { PAID_PENCE, paidOrder } from '../../checkout/test/refund-support';
 import { postConsoleForm, signedInStaff } from './support/console';
 
@@ -56,7 +56,7 @@ describe('refunds over HTTP: the admin API and the console', () => {
     expect(publicView.body).to.deep.include({ status: 'partially_refunded', refunded: 12.5 });
   });
 
-  it('refuses a staff member (403), no session (401) and bad bodies (400), each as an Error naming the problem', async () => {
+  it("refuses a staff member (403), no session or a customer's (401) and bad bodies (400), each as an Error naming the problem", async () => {
     const { reference } = await paidOrder(stack);
     const body = { amount: 1, reason: 'Goodwill', idempotencyKey: key() };
     const byStaff = await refund(staff, reference, body);
@@ -65,6 +65,11 @@ describe('refunds over HTTP: the admin API and the console', () => {
     const signedOut = await refund(stack.client(), reference, body);
     expect(signedOut.status).to.equal(401);
     expect(signedOut.body).to.deep.include({ success: false, error: 'staff_unauthorized' });
+    const customer = stack.client();
+    await signUp(customer);
+    const byCustomer = await refund(customer, reference, body);
+    expect(byCustomer.status).to.equal(401);
+    expect(byCustomer.body).to.deep.include({ success: false, error: 'staff_unauthorized' });
 
     const noReason = await refund(owner, reference, { amount: 1, idempotencyKey: key() });
     expect(noReason.status).to.equal(400);
