@@ -15,4 +15,6 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   // The console's promotions: any staff member reads them; only an owner changes them.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listPromosForStaff'] },
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['createPromoForStaff', 'expirePromoForStaff'] },
+  // Money goes back to the customer: the owner only.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['refundOrder'] },
 ]);

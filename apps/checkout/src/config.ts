@@ -121,8 +121,10 @@ export function readCheckoutServeKeys(env: EnvReader): CheckoutServeKeys {
   };
 }
 
-/** Where order mails link to; the ops command line's dispatch reads it too. */
-export const readPublicBaseUrl = (env: EnvReader) => env.url('PUBLIC_BASE_URL', 'http://localhost:8080');
+/** Where mails link to; the ops command line reads it too, for the mails it queues. */
+export function readPublicBaseUrl(env: EnvReader): string {
+  return env.url('PUBLIC_BASE_URL', 'http://localhost:8080');
+}
 
 /** The provider and how long one call to it may take; the ops command line reads these too. */
 export function readProviderSettings(env: EnvReader): Pick<CheckoutConfig, 'provider' | 'providerTimeoutMs'> {

@@ -9,7 +9,7 @@ import type { ProviderName } from './config';
 import type { PaymentProvider } from './providers/provider';
 import type { CheckoutStore } from './stores/checkout';
 
-const PROVIDER_OPERATIONS = ['createCheckout', 'getCheckout', 'deactivateCheckout'] as const;
+const PROVIDER_OPERATIONS = ['createCheckout', 'getCheckout', 'deactivateCheckout', 'refundTransaction', 'refundedPence'] as const;
 
 /** Counts orders this replica moved to paid, per provider; returns what to call on each. */
 export function countConfirmedPayments(providers: ProviderName[]): (provider: ProviderName) => void {
@@ -47,6 +47,8 @@ export function countingProviderFailures(provider: PaymentProvider): PaymentProv
     createCheckout: counted('createCheckout', (checkout) => provider.createCheckout(checkout)),
     getCheckout: counted('getCheckout', (id) => provider.getCheckout(id)),
     deactivateCheckout: counted('deactivateCheckout', (id) => provider.deactivateCheckout(id)),
+    refundTransaction: counted('refundTransaction', (id, amountPence) => provider.refundTransaction(id, amountPence)),
+    refundedPence: counted('refundedPence', (id) => provider.refundedPence(id)),
   };
 }
 

@@ -27,6 +27,9 @@ import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './domain/orders';
 import { StaffOrderReader } from './domain/staff-orders';
+import { Refunds, type RefundSweepSummary } from './domain/refunds';
+import { refundMail } from './domain/refund-mail';
+import { RefundStore } from './stores/refunds';
 import { PromoDefinitions } from './domain/promo-definitions';
 import { OrderFulfilment } from './domain/fulfilment';
 import { dispatchNoticeMail } from './domain/dispatch-mail';
@@ -41,6 +44,8 @@ export interface CheckoutServer extends RunningGrpcService {
   reconcileNow(): Promise<ReconcileSummary>;
   /** Sends the mail that is due now (tests, operators) instead of waiting for the sender. */
   sendMailNow(): Promise<PassSummary>;
+  /** Runs one refund sweep now (tests, operators) instead of waiting for the timer. */
+  sweepRefundsNow(): Promise<RefundSweepSummary>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
@@ -51,6 +56,7 @@ export interface CheckoutHandles {
   store: CheckoutStore;
   reconcileNow(): Promise<ReconcileSummary>;
   sendMailNow(): Promise<PassSummary>;
+  sweepRefundsNow(): Promise<RefundSweepSummary>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -98,8 +104,22 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   const orders = new OrderReader({ store, limits, now });
   const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
   const countConfirmed = countConfirmedPayments([...providers.keys()]);
-  const staffOrders = new StaffOrderReader(store, orders);
   const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
+  const refundStore = new RefundStore(db);
+  const staffOrders = new StaffOrderReader(store, orders, refundStore);
+  const refunds = new Refunds({
+    store,
+    refunds: refundStore,
+    providers,
+    effects: { inventory: inventoryClient, loyalty: loyaltyClient },
+    logger,
+    now,
+    staffOrder: async (reference) => (await staffOrders.get(reference)).order!,
+    refundMail: (order, refund) => refundMail(order, refund, config.publicBaseUrl),
+    mailQueued: () => mailSender.wake(),
+    // A refund sent this recently may still be answered to the attempt that sent it.
+    inFlightMs: 2 * config.providerTimeoutMs,
+  });
   const confirmation = new PaymentConfirmation({
     store,
     inventory: inventoryClient,
@@ -132,11 +152,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       startBackground() {
         // Redis expires its counters itself; the SQL store is swept.
         const stopPurge = repeatInBackground(COUNTER_PURGE_INTERVAL_MS, () => counters.purgeExpired(now()), logger, 'purging expired rate-limit counters failed');
+        const stopRefundSweep = repeatInBackground(config.reconcileIntervalMs, () => refunds.sweep(), logger, 'a refund sweep failed');
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
         return async () => {
           stopPurge();
+          stopRefundSweep();
           await confirmation.stop();
           await mailSender.stop();
           stopLagGauge();
@@ -146,7 +168,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         inventoryClient.close();
         loyaltyClient.close();
       },
-      exposed: { store, reconcileNow: () => confirmation.reconcileAll(), sendMailNow: () => mailSender.sendDue() },
+      exposed: { store, reconcileNow: () => confirmation.reconcileAll(), sendMailNow: () => mailSender.sendDue(), sweepRefundsNow: () => refunds.sweep() },
       bindings: [
       bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
         listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
@@ -163,12 +185,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
         listOrdersForStaff: async (request) => staffOrders.list(request),
         getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
-        dispatchOrder: async (request, context) => ({ order: staffOrders.view(await fulfilment.dispatch(request.checkoutReference, request.carrier, request.trackingNumber, context.staff!)) }),
-        markOrderDelivered: async (request, context) => ({ order: staffOrders.view(await fulfilment.markDelivered(request.checkoutReference, context.staff!)) }),
-        cancelOrder: async (request, context) => ({ order: staffOrders.view(await fulfilment.cancel(request.checkoutReference, context.staff!)) }),
+        dispatchOrder: async (request, context) => ({ order: await staffOrders.withRefunds(await fulfilment.dispatch(request.checkoutReference, request.carrier, request.trackingNumber, context.staff!)) }),
+        markOrderDelivered: async (request, context) => ({ order: await staffOrders.withRefunds(await fulfilment.markDelivered(request.checkoutReference, context.staff!)) }),
+        cancelOrder: async (request, context) => ({ order: await staffOrders.withRefunds(await fulfilment.cancel(request.checkoutReference, context.staff!)) }),
         listPromosForStaff: async () => staffPromos.list(),
         createPromoForStaff: async (request, context) => staffPromos.create(request, context.staff!),
         expirePromoForStaff: async (request, context) => staffPromos.expire(request, context.staff!),
+        refundOrder: async (request, context) => refunds.refundOrder(request, context.staff),
       }),
     ],
   };

@@ -31,6 +31,8 @@ import { registerConsolePromotionPages } from './console/promotions';
 import { registerConsoleCustomerPages } from './console/customers';
 import { registerAdminRoutes } from './routes/admin';
 import { registerAdminPeopleRoutes } from './routes/admin-people';
+import { registerConsoleRefundPages } from './console/refunds';
+import { registerAdminRefundRoutes } from './routes/admin-refunds';
 
 /** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -57,7 +59,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerAdminAuditRoutes(app, context);
   registerAdminFulfilmentRoutes(app, context);
   registerAdminPeopleRoutes(app, context);
-  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleFulfilmentPages, registerConsolePromotionPages, registerConsoleCustomerPages, registerConsoleAuditPages]);
+  registerAdminRefundRoutes(app, context);
+  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleFulfilmentPages, registerConsolePromotionPages, registerConsoleCustomerPages, registerConsoleRefundPages, registerConsoleAuditPages]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.

@@ -40,6 +40,7 @@ const CHANGE_ORDER: Record<string, 'pending_payment' | 'paid' | 'dispatched'> = 
   'POST /api/admin/orders/{checkout_reference}/cancel': 'pending_payment',
   'POST /api/admin/orders/{checkout_reference}/dispatch': 'paid',
   'POST /api/admin/orders/{checkout_reference}/delivered': 'dispatched',
+  'POST /api/admin/orders/{checkout_reference}/refunds': 'paid',
 };
 /** The customer search: a customer with the example's email signs up first. */
 const FIND_CUSTOMER = 'GET /api/admin/customers';

@@ -15,12 +15,13 @@ import { INVENTORY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { InventoryStore } from './stores/catalog';
 import { ReservationStore } from './stores/reservations';
+import { StockReturnStore } from './stores/stock-returns';
 import type { CatalogProduct } from './domain/catalog';
 import type { Reservation } from './domain/reservation';
 import { CatalogPublisher, type CatalogSnapshot } from './domain/snapshot';
 import { startSweeper } from './domain/sweeper';
 import { parseCatalogFile } from './catalog-file';
-import { checkOrderReference, normalizeLines, reservationTtlSeconds } from './domain/lines';
+import { checkOrderReference, normalizeLines, requireReturnId, reservationTtlSeconds } from './domain/lines';
 
 export interface InventoryServer extends RunningGrpcService {
   store: InventoryStore;
@@ -50,6 +51,7 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
   return async ({ db, logger }: BuildContext): Promise<ServiceParts<InventoryHandles>> => {
   const store = new InventoryStore(db);
   const reservations = new ReservationStore(db, { now: options.now });
+  const stockReturns = new StockReturnStore(db, options.now);
   const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
   if (config.seedDemoCatalog && (await store.isEmpty())) {
     await store.importCatalog(parseCatalogFile(JSON.parse(fs.readFileSync(DEMO_CATALOG_PATH, 'utf8'))));
@@ -97,6 +99,8 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
         release: async ({ orderReference }) => ({
           reservation: toReservationMessage(await reservations.release(checkOrderReference(orderReference))),
         }),
+        returnStock: async ({ returnId, orderReference, lines }) =>
+          stockReturns.returnStock(requireReturnId(returnId), checkOrderReference(orderReference), normalizeLines(lines)),
       }),
     ],
   };

@@ -14,6 +14,7 @@ import { migrations } from './migrations';
 import { LoyaltyStore } from './stores/loyalty';
 import { LoyaltyLedger } from './domain/ledger';
 import { StaffLoyaltyAccounts } from './domain/staff-accounts';
+import { REFUND_ID_MAX_LENGTH, reversePurchase } from './domain/reversals';
 import { parseRewardsFile } from './rewards-file';
 import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
 
@@ -94,6 +95,18 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
           },
           getAccountForStaff: async (request) => staffAccounts.get(request),
           adjustPointsForStaff: async (request, ctx) => staffAccounts.adjust(request, ctx.staff!),
+          reversePurchase: async (request) =>
+            reversePurchase(
+              store,
+              {
+                refundId: requireIdentifier(request.refundId, 'refund_id', REFUND_ID_MAX_LENGTH),
+                orderId: requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+                userId: requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+                refundedPence: requireAmountPence(request.refundedPence),
+                goodsPence: requireAmountPence(request.goodsPence),
+              },
+              (options.now ?? Date.now)(),
+            ),
         }),
       ],
     };

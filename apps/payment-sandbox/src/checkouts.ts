@@ -20,6 +20,29 @@ export interface Transaction {
   status: 'SUCCESSFUL' | 'FAILED';
   payment_type: 'ECOM';
   timestamp: string;
+  /** What has been refunded of it in all, in major units (SumUp's `refunded_amount`). */
+  refunded_amount: number;
+  /** Its refunds, as SumUp lists a transaction's events. */
+  events: RefundEvent[];
+}
+
+export interface RefundEvent {
+  id: string;
+  type: 'REFUND';
+  status: 'REFUNDED';
+  amount: number;
+  timestamp: string;
+}
+
+/** A refund SumUp would refuse, with its error code and HTTP status. */
+export class RefundRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Field names as SumUp's API spells them. */
@@ -96,8 +119,32 @@ export class CheckoutBook {
       status: outcome === 'PAID' ? 'SUCCESSFUL' : 'FAILED',
       payment_type: 'ECOM',
       timestamp: new Date(this.now()).toISOString(),
+      refunded_amount: 0,
+      events: [],
     });
     return checkout;
+  }
+
+  /** A transaction by its id, wherever it is. */
+  transaction(id: string): Transaction | undefined {
+    for (const checkout of this.byId.values()) {
+      const found = checkout.transactions.find((transaction) => transaction.id === id);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Refunds `amount` (major units) of a successful transaction, or what is left of it when absent. */
+  refund(transactionId: string, amount: number | undefined): Transaction {
+    const transaction = this.transaction(transactionId);
+    if (!transaction) throw new RefundRefused(404, 'NOT_FOUND', 'Resource not found');
+    if (transaction.status !== 'SUCCESSFUL') throw new RefundRefused(409, 'INVALID_STATE', 'Only a successful transaction can be refunded');
+    const left = Math.round((transaction.amount - transaction.refunded_amount) * 100);
+    const pence = amount === undefined ? left : Math.round(amount * 100);
+    if (pence <= 0 || pence > left) throw new RefundRefused(409, 'INVALID_AMOUNT', `The amount must be above 0 and at most ${(left / 100).toFixed(2)}`);
+    transaction.refunded_amount = (Math.round(transaction.refunded_amount * 100) + pence) / 100;
+    transaction.events.push({ id: randomUUID(), type: 'REFUND', status: 'REFUNDED', amount: pence / 100, timestamp: new Date(this.now()).toISOString() });
+    return transaction;
   }
 
   deactivate(id: string): SandboxCheckout {

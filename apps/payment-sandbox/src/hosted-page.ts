@@ -24,7 +24,7 @@ export function renderHostedPage(checkout: SandboxCheckout, merchantCode: string
   <button type="submit" name="action" value="pay" id="pay">Pay ${formatAmount(checkout)}</button>
   <button type="submit" name="action" value="decline" id="decline">Decline</button>
 </form>`
-      : `<p id="status" data-status="${checkout.status}">${STATUS_TEXT[checkout.status]}</p>`;
+      : `<p id="status" data-status="${checkout.status}">${STATUS_TEXT[checkout.status]}</p>${refundsOf(checkout)}`;
   return page(
     `Pay ${formatAmount(checkout)}`,
     `<h1>Sandbox payment</h1>
@@ -34,6 +34,14 @@ ${checkout.description ? `<p id="description">${escapeHtml(checkout.description)
 ${body}
 <p class="note">Sandbox: no card is charged. Pay marks the checkout PAID, Decline marks it FAILED.</p>`,
   );
+}
+
+/** The refunds of the checkout's payment, as the merchant made them. */
+function refundsOf(checkout: SandboxCheckout): string {
+  const events = checkout.transactions.flatMap((transaction) => transaction.events);
+  if (events.length === 0) return '';
+  const total = checkout.transactions.reduce((sum, transaction) => sum + transaction.refunded_amount, 0);
+  return `<p id="refunded" data-refunded="${total.toFixed(2)}">Refunded ${formatAmount({ ...checkout, amount: total })} in ${events.length} refund${events.length === 1 ? '' : 's'}</p>`;
 }
 
 export function renderMessagePage(title: string, message: string): string {

@@ -1,6 +1,6 @@
 /**
  * The sandbox payment provider: the subset of SumUp's checkout API the shop uses
- * (create, read, list by reference, deactivate), a hosted payment page where a person clicks
+ * (create, read, list by reference, deactivate; refund a transaction and read it back), a hosted payment page where a person clicks
  * Pay or Decline, status-change notifications to the checkout's `return_url`, and a control
  * switch for tests. For local runs and tests only: checkouts live in memory.
  */
@@ -10,7 +10,7 @@ import express, { type ErrorRequestHandler, type RequestHandler, type Response }
 import { createLogger, type Logger } from '@storefront/logging';
 import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { PaymentSandboxConfig } from './config';
-import { CheckoutBook, CheckoutNotPending, DuplicateCheckout, type CheckoutStatus, type NewCheckout, type SandboxCheckout } from './checkouts';
+import { CheckoutBook, CheckoutNotPending, DuplicateCheckout, RefundRefused, type CheckoutStatus, type NewCheckout, type SandboxCheckout } from './checkouts';
 import { BEHAVIOURS, SandboxControl, type Behaviour } from './control';
 import { renderHostedPage, renderMessagePage } from './hosted-page';
 
@@ -72,6 +72,8 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
   const countReads: RequestHandler = (req, _res, next) => {
     const read = req.method === 'GET' ? /^\/checkouts\/([^/]+)$/.exec(req.path) : null;
     if (read) control.countRead(decodeURIComponent(read[1]!));
+    const refund = req.method === 'POST' ? /^\/me\/refund\/([^/]+)$/.exec(req.path) : null;
+    if (refund) control.countRefund(decodeURIComponent(refund[1]!));
     next();
   };
 
@@ -122,6 +124,29 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
       if (!(error instanceof CheckoutNotPending)) throw error;
       apiError(res, 409, 'CHECKOUT_PROCESSED', `The checkout is ${error.message} and cannot be deactivated`);
     }
+  });
+
+  // SumUp's refund: the whole transaction without an amount, else that much; 204 without a body.
+  api.post('/me/refund/:txn_id', (req, res) => {
+    const amount = (req.body as { amount?: unknown } | undefined)?.amount;
+    if (amount !== undefined && (typeof amount !== 'number' || !Number.isFinite(amount))) return apiError(res, 400, 'INVALID', 'amount must be a number', 'amount');
+    if (control.behaviour === 'refuse_refund') return apiError(res, 409, 'REFUND_NOT_ALLOWED', 'The sandbox was told to refuse refunds');
+    if (control.behaviour === 'hang_refund') return; // lost before it was carried out
+    try {
+      book.refund(req.params.txn_id, amount as number | undefined);
+    } catch (error) {
+      if (!(error instanceof RefundRefused)) throw error;
+      return apiError(res, error.status, error.errorCode, error.message);
+    }
+    if (control.behaviour === 'hang_after_refund') return; // refunded, but the answer is lost
+    res.status(204).end();
+  });
+
+  // A transaction by id, with its refunded amount and refund events.
+  api.get('/me/transactions', (req, res) => {
+    const transaction = typeof req.query.id === 'string' ? book.transaction(req.query.id) : undefined;
+    if (!transaction) return apiError(res, 404, 'NOT_FOUND', 'Resource not found');
+    res.json({ ...transaction, simple_status: transaction.refunded_amount > 0 ? 'REFUNDED' : transaction.status });
   });
 
   app.use('/v0.1', api);

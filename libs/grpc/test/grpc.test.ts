@@ -18,7 +18,7 @@ const ACCESS = accessTable(inventory.InventoryServiceService, [
   { callers: ['gateway', 'checkout'], customer: 'optional', rpcs: ['getStock'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['getCatalog'] },
   { callers: ['gateway'], customer: 'none', rpcs: ['getCatalogSnapshot', 'quote', 'reserve', 'commit'] },
-  { callers: ['checkout'], customer: 'none', rpcs: ['release', 'listStaffActions'] },
+  { callers: ['checkout'], customer: 'none', rpcs: ['release', 'listStaffActions', 'returnStock'] },
 ]);
 
 describe('grpc: server, client, errors and health', () => {
@@ -52,6 +52,7 @@ describe('grpc: server, client, errors and health', () => {
             return {};
           },
           release: reject,
+          returnStock: reject,
         });
     const serviceKeys = testServiceKeys();
     server = await startGrpcServer({
@@ -160,7 +161,7 @@ describe('grpc: server, client, errors and health', () => {
     expect(() =>
       accessTable(inventory.InventoryServiceService, [
         { callers: ['gateway'], customer: 'none', rpcs: [...rpcs, 'release'] },
-        { callers: ['checkout'], customer: 'none', rpcs: ['release'] },
+        { callers: ['checkout'], customer: 'none', rpcs: ['release', 'returnStock'] },
       ]),
     ).to.throw('the access table names release twice');
   });

@@ -61,6 +61,8 @@ export interface Order extends NewOrder {
   dispatch?: OrderDispatch;
   /** When a staff member cancelled it unpaid. */
   cancelledAt?: number;
+  /** What succeeded refunds gave back, in pence; 0 for an order never refunded. */
+  refundedPence: number;
   /** While in the future, a create-checkout attempt is working on the order. */
   claimExpiresAt?: number;
   createdAt: number;

@@ -54,6 +54,7 @@ export class OrderReader {
       updatedAt: new Date(order.updatedAt ?? order.createdAt).toISOString(),
       delivery: forOwner ? order.delivery : undefined,
       dispatch: dispatchView(order, forOwner),
+      refundedPence: order.refundedPence,
     };
   }
 

@@ -9,6 +9,8 @@ import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats'
 import { instantOption } from '@storefront/lifecycle';
 import type { checkout } from '@storefront/proto';
 import type { CheckoutStore } from '../stores/checkout';
+import type { Refund, RefundStore } from '../stores/refunds';
+import { refundMessage } from './refunds';
 import { ORDER_STATUSES, type Order, type OrderStatus } from './order';
 import { decodeCursor, encodeCursor, type OrderReader } from './orders';
 
@@ -31,6 +33,7 @@ export class StaffOrderReader {
   constructor(
     private readonly store: CheckoutStore,
     private readonly reader: OrderReader,
+    private readonly refunds: RefundStore,
   ) {}
 
   async list(request: checkout.ListOrdersForStaffRequest): Promise<checkout.ListOrdersForStaffResponse> {
@@ -48,10 +51,16 @@ export class StaffOrderReader {
   }
 
   async get(reference: string): Promise<checkout.GetOrderForStaffResponse> {
-    return { order: this.view(await staffOrderByReference(this.store, reference)) };
+    const order = await staffOrderByReference(this.store, reference);
+    return { order: await this.withRefunds(order) };
   }
 
-  view(order: Order): checkout.StaffOrder {
+  /** An order in full, with its refunds (listed with one order, not in a page of them). */
+  async withRefunds(order: Order): Promise<checkout.StaffOrder> {
+    return this.view(order, await this.refunds.ofOrder(order.id));
+  }
+
+  private view(order: Order, refunds: Refund[] = []): checkout.StaffOrder {
     return {
       details: this.reader.details(order, true),
       accountId: order.accountId ?? '',
@@ -62,6 +71,7 @@ export class StaffOrderReader {
       providerCheckoutId: order.providerCheckoutId ?? '',
       dispatchedBy: order.dispatch?.dispatchedBy ?? '',
       cancelledAt: iso(order.cancelledAt),
+      refunds: refunds.map(refundMessage),
     };
   }
 }

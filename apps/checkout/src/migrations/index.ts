@@ -9,6 +9,7 @@ import { pollSchedule } from './005-poll-schedule';
 import { orderLinesBySku } from './006-order-lines-by-sku';
 import { providerCheckoutColumns } from './007-provider-checkout-columns';
 import { ordersByCreation } from './009-orders-by-creation';
+import { refunds } from './011-refunds';
 import { dispatch } from './012-dispatch';
 
 /** Applied in name order; never edit a released migration, add a new one. */
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '009-orders-by-creation': ordersByCreation,
   // What the console's staff did here, written with each action (libs/staff-audit).
   '010-staff-actions': staffActionsMigration,
+  '011-refunds': refunds,
   '012-dispatch': dispatch,
 };

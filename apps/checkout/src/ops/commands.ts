@@ -1,17 +1,21 @@
 /**
- * Checkout's ops commands (dist/ops.js in the image, see main.ts): migrations, promo codes and
- * order look-ups, on checkout's own store; `orders show` also asks the payment provider.
+ * Checkout's ops commands (dist/ops.js in the image, see main.ts): migrations, promo codes,
+ * order look-ups and refunds, on checkout's own store; `orders show` also asks the payment
+ * provider, and `orders refund` refunds through it with the console's own domain operation.
  */
-import { auditExportCommand } from '@storefront/staff-audit';
 import { createLogger } from '@storefront/logging';
 import { AppError } from '@storefront/errors';
 import { migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { readCommon, type EnvReader } from '@storefront/config';
-import { opsActor } from '@storefront/staff-audit';
+import { randomUUID } from 'node:crypto';
+import { auditExportCommand, opsActor } from '@storefront/staff-audit';
 import { readProviderSettings, readPublicBaseUrl } from '../config';
 import { CARRIER_MAX_LENGTH, OrderFulfilment, TRACKING_NUMBER_MAX_LENGTH } from '../domain/fulfilment';
 import { dispatchNoticeMail } from '../domain/dispatch-mail';
 import { FulfilmentStore } from '../stores/fulfilment';
+import { Refunds } from '../domain/refunds';
+import { refundMail } from '../domain/refund-mail';
+import { RefundStore } from '../stores/refunds';
 import { migrations } from '../migrations';
 import { PromoAdmin, parsePromoTerms, type PromoListing } from '../stores/promo-admin';
 import { CheckoutStore } from '../stores/checkout';
@@ -133,6 +137,24 @@ async function livePayment(order: Order, env: EnvReader): Promise<Record<string,
   }
 }
 
+/** `--restock SKU:qty[,SKU:qty...]` as refund lines. */
+function parseRestock(option: string | true | undefined): Array<{ sku: string; quantity: number }> {
+  if (option === undefined) return [];
+  const invalid = new AppError('invalid_argument', 'invalid_refund_lines', '--restock must be SKU:quantity, several separated by commas (e.g. bpc-157-10mg:1)');
+  if (typeof option !== 'string') throw invalid;
+  return option.split(',').map((part) => {
+    const match = /^(.+):(\d{1,2})$/.exec(part.trim());
+    if (!match) throw invalid;
+    return { sku: match[1]!, quantity: Number(match[2]) };
+  });
+}
+
+/** Pounds as typed (12.50) to pence; anything else names the option. */
+function parseRefundAmount(text: string): number {
+  if (!/^\d{1,7}(\.\d{1,2})?$/.test(text)) throw new AppError('invalid_argument', 'invalid_amount', `--amount must be in pounds and pence, such as 12.50, got "${text}"`);
+  return Math.round(Number(text) * 100);
+}
+
 const commands: OpsCommand[] = [
   ...migrationCommands('checkout', migrations),
   auditExportCommand('checkout', migrations),
@@ -227,6 +249,44 @@ const commands: OpsCommand[] = [
     async run({ args: [reference], env, actor }) {
       const order = await withFulfilment(env, (fulfilment) => fulfilment.cancel(reference!, opsActor(actor)));
       return { text: `order ${order.reference} ${order.status}`, data: { order: orderView(order) } };
+    },
+  },
+  {
+    name: 'orders refund',
+    args: ['<reference>'],
+    summary: "refund a paid order through the payment provider, in full or in part, as the actor; the running service returns the stock and reverses the points",
+    options: {
+      amount: { value: '<pounds>', description: 'what to give back, e.g. 12.50 (required)' },
+      reason: { value: '<text>', description: "why, up to 200 characters; the customer's mail shows it (required)" },
+      restock: { value: '<sku:qty,...>', description: 'lines whose units go back to stock (default: none)' },
+      key: { value: '<key>', description: 'idempotency key: the same key asks about the same refund again (default: a new one)' },
+    },
+    async run({ args: [reference], options, env, actor }) {
+      const settings = readProviderSettings(env);
+      const publicBaseUrl = readPublicBaseUrl(env);
+      const logger = createLogger('checkout', readCommon(env).logLevel, process.stderr);
+      const request = {
+        checkoutReference: reference!,
+        amountPence: parseRefundAmount(requiredOption(options, 'amount')),
+        reason: requiredOption(options, 'reason'),
+        lines: parseRestock(options.restock),
+        idempotencyKey: typeof options.key === 'string' ? options.key : randomUUID(),
+      };
+      const { refund } = await withCheckoutStore(env, (store) =>
+        new Refunds({
+          store,
+          refunds: new RefundStore(store.db),
+          providers: new Map([[settings.provider.name, new SumUpApiProvider(settings.provider, settings.providerTimeoutMs, logger)]]),
+          logger,
+          now: Date.now,
+          refundMail: (order, made) => refundMail(order, made, publicBaseUrl),
+          // The running service's mail sender finds the queued mail.
+          mailQueued: () => undefined,
+          inFlightMs: 2 * settings.providerTimeoutMs,
+        }).refundOrder(request, opsActor(actor)),
+      );
+      const text = `refund ${refund!.id} of ${pounds(refund!.amountPence)} for order ${reference}: ${refund!.state} (key ${request.idempotencyKey})`;
+      return { text, data: { refund, idempotencyKey: request.idempotencyKey } };
     },
   },
 ];

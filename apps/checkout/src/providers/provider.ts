@@ -3,6 +3,7 @@
  * API; of the provider's object (`raw`) the order keeps the fields the public answer names, as
  * typed columns, and only those leave this service, as a typed message.
  */
+import { AppError } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import type { ProviderName } from '../config';
 
@@ -45,6 +46,33 @@ export interface PaymentProvider {
   getCheckout(id: string): Promise<ProviderCheckout>;
   /** Stops a pending checkout from taking a payment; answers its state afterwards. */
   deactivateCheckout(id: string): Promise<ProviderCheckout>;
+  /**
+   * Refunds `amountPence` of a payment transaction (SumUp's `POST /v0.1/me/refund/{id}`). A
+   * refusal is a ProviderRefusal carrying the provider's error code; any other failure (a
+   * time-out, a lost answer, a 5xx) leaves the outcome unknown.
+   */
+  refundTransaction(transactionId: string, amountPence: number): Promise<void>;
+  /** What the provider has refunded of a transaction in all, in pence (`refunded_amount`, else its REFUND events). */
+  refundedPence(transactionId: string): Promise<number>;
+}
+
+/** The provider said no to a request, giving its error code (its text is not kept). */
+export class ProviderRefusal extends AppError {
+  constructor(
+    readonly providerCode: string,
+    operation: string,
+    status: number,
+  ) {
+    super('unprocessable', 'refund_refused', `The payment provider refused the ${operation} (${status}, ${providerCode})`);
+  }
+}
+
+/** The id of a paid checkout's successful payment transaction, as SumUp names it on the checkout. */
+export function paidTransactionId(raw: Record<string, unknown>): string | undefined {
+  const transactions = Array.isArray(raw.transactions) ? (raw.transactions as Array<Record<string, unknown>>) : [];
+  const paid = transactions.find((transaction) => transaction.status === 'SUCCESSFUL' && typeof transaction.id === 'string');
+  if (paid) return paid.id as string;
+  return typeof raw.transaction_id === 'string' ? raw.transaction_id : undefined;
 }
 
 /** The public fields of a provider checkout object (SumUp's, typed): what the order keeps of it. */

@@ -7,16 +7,20 @@ import { APIError, SumUp, type Checkout, type RequestOptions } from '@sumup/sdk'
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ProviderConfig, ProviderName } from '../config';
-import { PROVIDER_STATUSES, type NewProviderCheckout, type PaymentProvider, type ProviderCheckout, type ProviderStatus } from './provider';
+import { PROVIDER_STATUSES, ProviderRefusal, type NewProviderCheckout, type PaymentProvider, type ProviderCheckout, type ProviderStatus } from './provider';
 
 const DUPLICATED_CHECKOUT = 'DUPLICATED_CHECKOUT';
 
 export class SumUpApiProvider implements PaymentProvider {
   readonly name: ProviderName;
   private readonly client: SumUp;
+  private readonly apiBase: string;
+  private readonly apiKey: string;
 
   constructor(config: ProviderConfig, private readonly timeoutMs: number, private readonly logger: Logger) {
     this.name = config.name;
+    this.apiBase = config.apiBase.replace(/\/+$/, '');
+    this.apiKey = config.apiKey;
     // Retries stay with the caller: a blind retry of a create could outlive the request.
     this.client = new SumUp({ apiKey: config.apiKey, host: config.apiBase, maxRetries: 0, timeout: timeoutMs });
   }
@@ -84,6 +88,48 @@ export class SumUpApiProvider implements PaymentProvider {
       if (error instanceof APIError && error.status === 409) return this.getCheckout(id);
       throw this.translate('deactivate', error);
     }
+  }
+
+  async refundTransaction(transactionId: string, amountPence: number): Promise<void> {
+    // Sent bare: the SDK's refund is the merchant-scoped v1.0 path, SumUp's documented refund is this one.
+    const res = await this.call('refund', () => this.request('POST', `/v0.1/me/refund/${encodeURIComponent(transactionId)}`, { amount: amountPence / 100 })).catch((error: unknown) => {
+      throw this.translate('refund', error);
+    });
+    if (res.ok) return;
+    if (res.status >= 400 && res.status < 500 && res.status !== 429) {
+      const code = providerCode(res.body) ?? `HTTP_${res.status}`;
+      this.logger.warn({ transactionId, status: res.status, code }, 'the payment provider refused a refund');
+      throw new ProviderRefusal(code, 'refund', res.status);
+    }
+    throw new AppError('provider_unavailable', 'provider_unavailable', `The payment provider failed (${res.status}) on the refund; its outcome is checked before anything is sent again`);
+  }
+
+  async refundedPence(transactionId: string): Promise<number> {
+    const res = await this.call('transaction', () => this.request('GET', `/v0.1/me/transactions?id=${encodeURIComponent(transactionId)}`)).catch((error: unknown) => {
+      throw this.translate('transaction', error);
+    });
+    if (!res.ok || typeof res.body !== 'object' || res.body === null) {
+      throw new AppError('provider_unavailable', 'provider_unavailable', `The payment provider could not show transaction ${transactionId} (${res.status})`);
+    }
+    return refundedOf(res.body as Record<string, unknown>);
+  }
+
+  /** One JSON request to the provider's API, with its body read (an empty 204 reads as undefined). */
+  private async request(method: string, path: string, body?: unknown): Promise<{ ok: boolean; status: number; body: unknown }> {
+    const res = await fetch(`${this.apiBase}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { ok: res.ok, status: res.status, body: parsed };
   }
 
   /** Bounds the whole call, body included: the SDK's own timeout stops at the headers. */
@@ -158,6 +204,23 @@ function adoptionMismatch(earlier: ProviderCheckout, wanted: NewProviderCheckout
 
 function formatMoney(pence: number, currency: string): string {
   return `${(pence / 100).toFixed(2)} ${currency}`;
+}
+
+/** A transaction's refunded total in pence: its `refunded_amount`, or else the sum of its successful REFUND events. */
+function refundedOf(transaction: Record<string, unknown>): number {
+  if (typeof transaction.refunded_amount === 'number') return Math.round(transaction.refunded_amount * 100);
+  const events = Array.isArray(transaction.events) ? (transaction.events as Array<Record<string, unknown>>) : [];
+  return events
+    .filter((event) => event.type === 'REFUND' && event.status !== 'FAILED' && typeof event.amount === 'number')
+    .reduce((sum, event) => sum + Math.round((event.amount as number) * 100), 0);
+}
+
+/** The provider's error code, never its text: `{error_code}` or problem JSON's `type`/`title`. */
+function providerCode(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { error_code: code, title } = body as Record<string, unknown>;
+  const found = typeof code === 'string' ? code : typeof title === 'string' ? title : undefined;
+  return found?.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64);
 }
 
 function isDuplicate(error: unknown): boolean {

@@ -446,6 +446,7 @@ function toOrder(row: Row, lines: Row[]): Order {
     codeRedeemedAt: optionalNumber(row.code_redeemed_at),
     closedAt: optionalNumber(row.closed_at),
     paidAt: optionalNumber(row.paid_at),
+    refundedPence: toNumber(row.refunded_pence),
     claimExpiresAt: optionalNumber(row.claim_expires_at),
     dispatch: storedDispatch(row),
     cancelledAt: optionalNumber(row.cancelled_at),

@@ -15,6 +15,7 @@ import { formatPence } from '../pages/shop';
 import { consolePage, type ConsoleDeps } from './pages';
 import { orderFulfilmentSection } from './order-fulfilment';
 import type { StaffCaller } from './staff-session';
+import { refundSection } from './refunds';
 
 const FILTER_NAMES = ['q', 'status', 'from', 'until'] as const;
 
@@ -94,6 +95,7 @@ ${delivery
   ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
   : html`<p>No delivery details.</p>`}
 ${orderFulfilmentSection(order)}
+${refundSection(staff, order)}
 <p><a href="/console/orders">All orders</a></p>`,
     staff,
   );

@@ -3,6 +3,7 @@ import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../console/staff-session';
 import type { checkout } from '@storefront/proto';
 import { orderDetailsView } from '../views/orders';
+import { refundView } from '../views/refunds';
 
 export interface StaffOrderQuery {
   q?: string;
@@ -27,6 +28,7 @@ export function staffOrderView(order: checkout.StaffOrder) {
     ...(order.providerCheckoutId ? { providerCheckoutId: order.providerCheckoutId } : {}),
     ...(order.dispatchedBy ? { dispatchedBy: order.dispatchedBy } : {}),
     ...(order.cancelledAt ? { cancelledAt: order.cancelledAt } : {}),
+    ...(order.refunds.length > 0 ? { refunds: order.refunds.map(refundView) } : {}),
   };
 }
 

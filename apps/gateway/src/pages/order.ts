@@ -20,6 +20,8 @@ export const STATUS_WORDS: Record<string, string> = {
   cancelled: 'Cancelled',
   dispatched: 'Dispatched',
   delivered: 'Delivered',
+  partially_refunded: 'Partly refunded',
+  refunded: 'Refunded',
 };
 
 /** How the order left the shop, in words; empty before it is dispatched. */
@@ -56,6 +58,7 @@ ${pending ? html`<p>This page updates by itself once the payment is confirmed.${
 <tr><th scope="row">Discount</th><td class="num">${formatPence(order.discountPence)}</td></tr>
 <tr><th scope="row">Shipping</th><td class="num">${order.shippingPence === 0 ? 'Free' : formatPence(order.shippingPence)}</td></tr>
 <tr><th scope="row">Total</th><td class="num"><strong>${formatPence(order.totalPence)}</strong></td></tr>
+${details.refundedPence > 0 ? html`<tr><th scope="row">Refunded</th><td class="num">${formatPence(details.refundedPence)}</td></tr>` : ''}
 </tbody></table>
 ${delivery
   ? html`<h2>Delivery</h2><address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.email}${delivery.phone ? html`<br>${delivery.phone}` : ''}</address>`

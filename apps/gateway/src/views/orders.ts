@@ -24,6 +24,7 @@ export type OrderDetailsView = Omit<ReturnType<typeof orderView>, 'reservedUntil
   updatedAt: string;
   delivery?: checkout.Delivery;
   dispatch?: DispatchView;
+  refunded?: number;
 };
 
 export interface DispatchView {
@@ -54,6 +55,7 @@ export function orderDetailsView(details: checkout.OrderDetails): OrderDetailsVi
     updatedAt: details.updatedAt,
     ...(details.delivery ? { delivery: details.delivery } : {}),
     ...(details.dispatch ? { dispatch: dispatchView(details.dispatch) } : {}),
+    ...(details.refundedPence > 0 ? { refunded: pounds(details.refundedPence) } : {}),
   };
 }
 

@@ -63,3 +63,13 @@ export function reservationTtlSeconds(requested: number | undefined, configured:
 export function unknownSkus(skus: readonly string[]): Error {
   return invalidArgument(`lines name unknown SKUs: ${skus.join(', ')}`, 'unknown_sku');
 }
+
+const RETURN_ID_MAX_LENGTH = 64;
+
+/** A stock return's id: what makes ReturnStock idempotent, so it must be given. */
+export function requireReturnId(returnId: string | undefined): string {
+  if (typeof returnId !== 'string' || returnId.trim() === '' || returnId.length > RETURN_ID_MAX_LENGTH || hasControlCharacters(returnId)) {
+    throw invalidArgument(`return_id must be 1 to ${RETURN_ID_MAX_LENGTH} printable characters`);
+  }
+  return returnId;
+}

@@ -2,6 +2,7 @@ import type { Migration } from '@storefront/db';
 import { staffActionsMigration } from '@storefront/staff-audit';
 import { catalog } from './001-catalog';
 import { reservations } from './002-reservations';
+import { stockReturns } from './004-stock-returns';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -9,4 +10,5 @@ export const migrations: Record<string, Migration> = {
   '002-reservations': reservations,
   // What the console's staff did here, written with each action (libs/staff-audit).
   '003-staff-actions': staffActionsMigration,
+  '004-stock-returns': stockReturns,
 };

@@ -70,7 +70,17 @@ export function pointsForPurchase(amountPence: number): number {
   return Math.floor(amountPence / 100);
 }
 
-export type EntryType = 'welcome' | 'purchase' | 'redemption' | 'adjustment';
+/**
+ * The points an order's refunds take back in all once `refundedPence` of it has been refunded:
+ * the awarded points in proportion to the refunded share of its goods, rounded down, where
+ * refunds count against the goods first and shipping last (docs/decisions/0975).
+ */
+export function pointsToReverse(awarded: number, refundedPence: number, goodsPence: number): number {
+  if (awarded <= 0 || goodsPence <= 0) return 0;
+  return Math.floor((awarded * Math.min(refundedPence, goodsPence)) / goodsPence);
+}
+
+export type EntryType = 'welcome' | 'purchase' | 'redemption' | 'adjustment' | 'reversal';
 
 /** Every ledger entry records one event, named by its idempotency key, so it is granted once. */
 export const ledgerKey = {
@@ -78,6 +88,7 @@ export const ledgerKey = {
   order: (orderId: string) => `order:${orderId}`,
   redemption: (redemptionId: string) => `redemption:${redemptionId}`,
   adjustment: (operatorKey: string) => `adjustment:${operatorKey}`,
+  reversal: (refundId: string) => `reversal:${refundId}`,
 };
 
 /**

@@ -1,4 +1,4 @@
-import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_POUNDS, ORDER_LINES_MAX, ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, ref, serviceFailures, type ApiArea } from '../area';
 import { ORDER_STATUSES } from './orders';
 
@@ -11,7 +11,7 @@ export const staffRefusals = {
 };
 
 export const adminArea: ApiArea = {
-  tags: [{ name: 'admin', description: "The shop's staff: reading orders from the console. Needs the `svc_staff` cookie of a staff login at /console/login." }],
+  tags: [{ name: 'admin', description: "The shop's staff: reading orders and refunding them from the console. Needs the `svc_staff` cookie of a staff login at /console/login." }],
   schemas: {
     StaffOrder: {
       type: 'object',
@@ -26,6 +26,7 @@ export const adminArea: ApiArea = {
         pointsAwardedAt: { type: 'string', format: 'date-time', description: "When the order's loyalty points were awarded; absent until they are" },
         provider: { type: 'string', description: 'The payment provider' },
         providerCheckoutId: { type: 'string', description: "The provider's checkout id; absent before one was made" },
+        refunds: { type: 'array', items: ref('Refund'), description: 'Every refund asked for, oldest first, whatever became of it; absent when none was' },
         dispatchedBy: { type: 'string', description: 'The staff member (email) who dispatched it; absent until dispatched' },
         cancelledAt: { type: 'string', format: 'date-time', description: 'When a staff member cancelled it unpaid' },
       },
@@ -38,6 +39,50 @@ export const adminArea: ApiArea = {
         carrier: { type: 'string', minLength: 1, maxLength: 60, example: 'Royal Mail' },
         trackingNumber: { type: 'string', minLength: 1, maxLength: 60, pattern: '^[A-Za-z0-9 -]+$', description: 'Letters, digits, spaces and dashes', example: 'RM 1234-5678 GB' },
       },
+    },
+    RefundRequest: {
+      type: 'object',
+      description: 'A refund through the payment provider. The same `idempotencyKey` with the same request answers the same refund; with another request it is refused.',
+      required: ['amount', 'reason', 'idempotencyKey'],
+      additionalProperties: false,
+      properties: {
+        amount: { type: 'number', exclusiveMinimum: 0, maximum: ORDER_AMOUNT_MAX_POUNDS, description: 'GBP to give back, to the penny: at most what was paid less earlier refunds' },
+        reason: { type: 'string', minLength: 1, maxLength: 200, description: "Why; the customer's refund mail shows it" },
+        lines: {
+          type: 'array',
+          maxItems: ORDER_LINES_MAX,
+          description: 'Lines whose units go back to stock, each at most the quantity ordered less what earlier refunds returned',
+          items: {
+            type: 'object',
+            required: ['sku', 'quantity'],
+            additionalProperties: false,
+            properties: { sku: { type: 'string', minLength: 1, maxLength: 100 }, quantity: { type: 'integer', minimum: 1, maximum: LINE_QUANTITY_MAX } },
+          },
+        },
+        idempotencyKey: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:-]+$', description: 'Chosen by the client, one per refund' },
+      },
+    },
+    Refund: {
+      type: 'object',
+      required: ['id', 'amount', 'reason', 'lines', 'state', 'createdBy', 'createdAt', 'updatedAt'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string' },
+        amount: { type: 'number', description: 'GBP' },
+        reason: { type: 'string' },
+        lines: { type: 'array', items: { type: 'object', required: ['sku', 'quantity'], additionalProperties: false, properties: { sku: { type: 'string' }, quantity: { type: 'integer' } } } },
+        state: { type: 'string', enum: ['pending', 'succeeded', 'failed'], description: '`pending` until the payment provider confirms it (the shop reads its record and settles it)' },
+        failureCode: { type: 'string', description: "The payment provider's error code, for a failed refund" },
+        createdBy: { type: 'string', description: 'The email of the staff member who asked' },
+        createdAt: { type: 'string', format: 'date-time' },
+        updatedAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    RefundResult: {
+      type: 'object',
+      required: ['refund', 'order'],
+      additionalProperties: false,
+      properties: { refund: ref('Refund'), order: ref('StaffOrder') },
     },
     StaffOrderPage: {
       type: 'object',
@@ -127,6 +172,44 @@ export const adminArea: ApiArea = {
         refused: '`order_not_cancellable`: the order is not awaiting payment (or was paid meanwhile); `request_in_progress`: its payment link is being made, try again shortly',
         providerFailure: '`provider_unavailable`: the payment provider could not be asked to stop the payment link; nothing changed, retry',
       }),
+    },
+    '/api/admin/orders/{checkout_reference}/refunds': {
+      post: {
+        operationId: 'adminRefundOrder',
+        summary: 'Refund an order in full or in part through the payment provider (owner)',
+        description:
+          'Gives `amount` back to the card the order was paid with and returns the chosen lines to stock; the customer is mailed ' +
+          "and the order's points are reversed in proportion. Never more than was paid; one refund of an order is settled at a time.",
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        parameters: [
+          {
+            name: 'checkout_reference',
+            in: 'path',
+            required: true,
+            description: 'The `checkout_reference` the order was created with',
+            schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
+            example: 'order-2026-0004',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('RefundRequest'), example: { amount: 1.5, reason: 'One vial arrived damaged', idempotencyKey: 'refund-2026-0004-1' } } },
+        },
+        responses: {
+          '201': jsonResponse('Refunded: the provider confirmed it', 'RefundResult'),
+          '202': jsonResponse('Sent, not yet confirmed by the provider (its answer was lost or late); the refund is `pending` and settled from its record', 'RefundResult'),
+          '400': errorResponse('A field missing or malformed, an amount in fractions of a penny, or lines not in the order or beyond what is left to return'),
+          '401': errorResponse('`staff_unauthorized`: no valid staff session (a customer session does not count)'),
+          '403': { ...crossSiteResponse, description: '`staff_role_refused`: only the owner refunds; or `cross_site_request`' },
+          '404': errorResponse('`order_not_found`: no order with this reference'),
+          '409': errorResponse('`order_not_refundable` (not paid, or refunded in full), `order_not_settled` (its payment is still being confirmed), `refund_in_progress` (another refund of it is unsettled) or `idempotency_mismatch` (the key was used for another refund)'),
+          '422': errorResponse('`refund_exceeds_paid`: more than is left to refund; or `refund_refused`: the payment provider refused it (its code in the detail), nothing was refunded'),
+          '502': errorResponse('`provider_unavailable`: the payment provider could not be reached'),
+          ...jsonBodyRefusals,
+          ...serviceFailures(),
+        },
+      },
     },
   },
 };

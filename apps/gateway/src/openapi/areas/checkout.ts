@@ -92,7 +92,7 @@ export const checkoutArea: ApiArea = {
         shipping: { type: 'number' },
         total: { type: 'number' },
         currency: { type: 'string' },
-        status: { type: 'string', enum: ['pending_payment', 'paid', 'failed', 'expired'] },
+        status: { type: 'string', enum: ['pending_payment', 'paid', 'failed', 'expired', 'cancelled', 'dispatched', 'delivered', 'partially_refunded', 'refunded'] },
         reservedUntil: { type: 'string', format: 'date-time', description: 'Stock is held until then; the payment link stops working at the same time' },
       },
     },

@@ -51,7 +51,7 @@ export const loyaltyArea: ApiArea = {
       required: ['id', 'type', 'points', 'description', 'createdAt'],
       properties: {
         id: text,
-        type: { type: 'string', enum: ['welcome', 'purchase', 'redemption', 'adjustment'] },
+        type: { type: 'string', enum: ['welcome', 'purchase', 'redemption', 'adjustment', 'reversal'] },
         points: { type: 'integer', description: 'Signed: negative for redemptions' },
         description: text,
         createdAt: { type: 'string', format: 'date-time' },

@@ -24,7 +24,7 @@ export const ordersArea: ApiArea = {
       description:
         'An order as saved, with its status. Money in GBP. `status`: `pending_payment` until the payment is confirmed, ' +
         'then `paid`, or `failed` (declined) or `expired` (the payment link ran out unpaid); the shop may cancel an unpaid ' +
-        'order (`cancelled`), and a paid one goes on to `dispatched` and `delivered` (refunds: `partially_refunded`, `refunded`). ' +
+        'order (`cancelled`), and a paid one goes on to `dispatched` and `delivered` (refunded in part `partially_refunded`, in full `refunded`; `refunded` says how much). ' +
         '`delivery` is shown only to the account that placed the order, never for a guest order; so is `dispatch.trackingNumber`.',
       required: ['id', 'reference', 'items', 'goods', 'discount', 'shipping', 'total', 'currency', 'status', 'createdAt', 'updatedAt'],
       additionalProperties: false,
@@ -48,6 +48,7 @@ export const ordersArea: ApiArea = {
         updatedAt: { type: 'string', format: 'date-time' },
         delivery: ref('Delivery'),
         dispatch: ref('Dispatch'),
+        refunded: { type: 'number', description: 'GBP refunded so far; absent when nothing was' },
       },
     },
     OrderPage: {

@@ -150,6 +150,8 @@ export interface OrderDetails {
   delivery?:
     | Delivery
     | undefined;
+  /** What the shop has refunded of the order so far, in pence (succeeded refunds only). */
+  refundedPence: number;
   /** Once the order is dispatched; its tracking number only where the delivery details are shown. */
   dispatch?: Dispatch | undefined;
 }
@@ -240,6 +242,8 @@ export interface StaffOrder {
   dispatchedBy: string;
   /** RFC 3339, when a staff member cancelled it unpaid; empty otherwise. */
   cancelledAt: string;
+  /** Every refund asked for, oldest first, whatever became of it. */
+  refunds: Refund[];
 }
 
 export interface ListOrdersForStaffRequest {
@@ -371,6 +375,50 @@ export interface ExpirePromoForStaffRequest {
 
 export interface ExpirePromoForStaffResponse {
   promo?: StaffPromo | undefined;
+}
+
+/** A line of an order whose units a refund returns to stock. */
+export interface RefundLine {
+  sku: string;
+  quantity: number;
+}
+
+/** A refund of an order through the payment provider. */
+export interface Refund {
+  id: string;
+  amountPence: number;
+  reason: string;
+  /** The lines returned to stock; empty when none. */
+  lines: RefundLine[];
+  /** pending | succeeded | failed */
+  state: string;
+  /** Why the provider refused it (its error code), for a failed refund; empty otherwise. */
+  failureCode: string;
+  /** The staff member who asked for it (email). */
+  createdBy: string;
+  /** RFC 3339. */
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RefundOrderRequest {
+  checkoutReference: string;
+  /** What to give back, in pence: at most what was paid less what earlier refunds gave back. */
+  amountPence: number;
+  /** Why, 1 to 200 characters; the customer's refund mail shows it. */
+  reason: string;
+  /** Lines to return to stock, each at most the quantity ordered; empty for none. */
+  lines: RefundLine[];
+  /** The same key with the same request answers the same refund; never sent twice. */
+  idempotencyKey: string;
+}
+
+export interface RefundOrderResponse {
+  refund?:
+    | Refund
+    | undefined;
+  /** The order after the refund. */
+  order?: StaffOrder | undefined;
 }
 
 function createBaseCheckoutLine(): CheckoutLine {
@@ -2003,6 +2051,7 @@ function createBaseOrderDetails(): OrderDetails {
     createdAt: "",
     updatedAt: "",
     delivery: undefined,
+    refundedPence: 0,
     dispatch: undefined,
   };
 }
@@ -2023,6 +2072,9 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     }
     if (message.delivery !== undefined) {
       Delivery.encode(message.delivery, writer.uint32(42).fork()).join();
+    }
+    if (message.refundedPence !== 0) {
+      writer.uint32(48).int64(message.refundedPence);
     }
     if (message.dispatch !== undefined) {
       Dispatch.encode(message.dispatch, writer.uint32(66).fork()).join();
@@ -2083,6 +2135,14 @@ export const OrderDetails: MessageFns<OrderDetails> = {
             message.delivery = Delivery.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.refundedPence = longToNumber(reader.int64());
+            continue;
+          }
           case 8: {
             if (tag !== 66) {
               break;
@@ -2122,6 +2182,11 @@ export const OrderDetails: MessageFns<OrderDetails> = {
         ? globalThis.String(object.updated_at)
         : "",
       delivery: isSet(object.delivery) ? Delivery.fromJSON(object.delivery) : undefined,
+      refundedPence: isSet(object.refundedPence)
+        ? globalThis.Number(object.refundedPence)
+        : isSet(object.refunded_pence)
+        ? globalThis.Number(object.refunded_pence)
+        : 0,
       dispatch: isSet(object.dispatch) ? Dispatch.fromJSON(object.dispatch) : undefined,
     };
   },
@@ -2143,6 +2208,9 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     if (message.delivery !== undefined) {
       obj.delivery = Delivery.toJSON(message.delivery);
     }
+    if (message.refundedPence !== 0) {
+      obj.refundedPence = Math.round(message.refundedPence);
+    }
     if (message.dispatch !== undefined) {
       obj.dispatch = Dispatch.toJSON(message.dispatch);
     }
@@ -2163,6 +2231,7 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     message.delivery = (object.delivery !== undefined && object.delivery !== null)
       ? Delivery.fromPartial(object.delivery)
       : undefined;
+    message.refundedPence = object.refundedPence ?? 0;
     message.dispatch = (object.dispatch !== undefined && object.dispatch !== null)
       ? Dispatch.fromPartial(object.dispatch)
       : undefined;
@@ -3109,6 +3178,7 @@ function createBaseStaffOrder(): StaffOrder {
     paidAt: "",
     dispatchedBy: "",
     cancelledAt: "",
+    refunds: [],
   };
 }
 
@@ -3140,6 +3210,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     }
     if (message.cancelledAt !== "") {
       writer.uint32(90).string(message.cancelledAt);
+    }
+    for (const v of message.refunds) {
+      Refund.encode(v!, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -3229,6 +3302,14 @@ export const StaffOrder: MessageFns<StaffOrder> = {
             message.cancelledAt = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.refunds.push(Refund.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3280,6 +3361,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
         : isSet(object.cancelled_at)
         ? globalThis.String(object.cancelled_at)
         : "",
+      refunds: globalThis.Array.isArray(object?.refunds)
+        ? object.refunds.map((e: any) => Refund.fromJSON(e))
+        : [],
     };
   },
 
@@ -3312,6 +3396,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     if (message.cancelledAt !== "") {
       obj.cancelledAt = message.cancelledAt;
     }
+    if (message.refunds?.length) {
+      obj.refunds = message.refunds.map((e) => Refund.toJSON(e));
+    }
     return obj;
   },
 
@@ -3331,6 +3418,7 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     message.paidAt = object.paidAt ?? "";
     message.dispatchedBy = object.dispatchedBy ?? "";
     message.cancelledAt = object.cancelledAt ?? "";
+    message.refunds = object.refunds?.map((e) => Refund.fromPartial(e)) || [];
     return message;
   },
 };
@@ -5153,6 +5241,552 @@ export const ExpirePromoForStaffResponse: MessageFns<ExpirePromoForStaffResponse
   },
 };
 
+function createBaseRefundLine(): RefundLine {
+  return { sku: "", quantity: 0 };
+}
+
+export const RefundLine: MessageFns<RefundLine> = {
+  encode(message: RefundLine, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(16).int32(message.quantity);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefundLine {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefundLine();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.quantity = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefundLine {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+    };
+  },
+
+  toJSON(message: RefundLine): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.quantity !== 0) {
+      obj.quantity = Math.round(message.quantity);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefundLine>, I>>(base?: I): RefundLine {
+    return RefundLine.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefundLine>, I>>(object: I): RefundLine {
+    const message = createBaseRefundLine();
+    message.sku = object.sku ?? "";
+    message.quantity = object.quantity ?? 0;
+    return message;
+  },
+};
+
+function createBaseRefund(): Refund {
+  return {
+    id: "",
+    amountPence: 0,
+    reason: "",
+    lines: [],
+    state: "",
+    failureCode: "",
+    createdBy: "",
+    createdAt: "",
+    updatedAt: "",
+  };
+}
+
+export const Refund: MessageFns<Refund> = {
+  encode(message: Refund, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.amountPence !== 0) {
+      writer.uint32(16).int64(message.amountPence);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    for (const v of message.lines) {
+      RefundLine.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.state !== "") {
+      writer.uint32(42).string(message.state);
+    }
+    if (message.failureCode !== "") {
+      writer.uint32(50).string(message.failureCode);
+    }
+    if (message.createdBy !== "") {
+      writer.uint32(58).string(message.createdBy);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(66).string(message.createdAt);
+    }
+    if (message.updatedAt !== "") {
+      writer.uint32(74).string(message.updatedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Refund {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefund();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.amountPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.lines.push(RefundLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.failureCode = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdBy = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.updatedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Refund {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      amountPence: isSet(object.amountPence)
+        ? globalThis.Number(object.amountPence)
+        : isSet(object.amount_pence)
+        ? globalThis.Number(object.amount_pence)
+        : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => RefundLine.fromJSON(e)) : [],
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      failureCode: isSet(object.failureCode)
+        ? globalThis.String(object.failureCode)
+        : isSet(object.failure_code)
+        ? globalThis.String(object.failure_code)
+        : "",
+      createdBy: isSet(object.createdBy)
+        ? globalThis.String(object.createdBy)
+        : isSet(object.created_by)
+        ? globalThis.String(object.created_by)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      updatedAt: isSet(object.updatedAt)
+        ? globalThis.String(object.updatedAt)
+        : isSet(object.updated_at)
+        ? globalThis.String(object.updated_at)
+        : "",
+    };
+  },
+
+  toJSON(message: Refund): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.amountPence !== 0) {
+      obj.amountPence = Math.round(message.amountPence);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => RefundLine.toJSON(e));
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.failureCode !== "") {
+      obj.failureCode = message.failureCode;
+    }
+    if (message.createdBy !== "") {
+      obj.createdBy = message.createdBy;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.updatedAt !== "") {
+      obj.updatedAt = message.updatedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Refund>, I>>(base?: I): Refund {
+    return Refund.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Refund>, I>>(object: I): Refund {
+    const message = createBaseRefund();
+    message.id = object.id ?? "";
+    message.amountPence = object.amountPence ?? 0;
+    message.reason = object.reason ?? "";
+    message.lines = object.lines?.map((e) => RefundLine.fromPartial(e)) || [];
+    message.state = object.state ?? "";
+    message.failureCode = object.failureCode ?? "";
+    message.createdBy = object.createdBy ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.updatedAt = object.updatedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseRefundOrderRequest(): RefundOrderRequest {
+  return { checkoutReference: "", amountPence: 0, reason: "", lines: [], idempotencyKey: "" };
+}
+
+export const RefundOrderRequest: MessageFns<RefundOrderRequest> = {
+  encode(message: RefundOrderRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    if (message.amountPence !== 0) {
+      writer.uint32(16).int64(message.amountPence);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    for (const v of message.lines) {
+      RefundLine.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(42).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefundOrderRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefundOrderRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.amountPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.lines.push(RefundLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefundOrderRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+      amountPence: isSet(object.amountPence)
+        ? globalThis.Number(object.amountPence)
+        : isSet(object.amount_pence)
+        ? globalThis.Number(object.amount_pence)
+        : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => RefundLine.fromJSON(e)) : [],
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: RefundOrderRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    if (message.amountPence !== 0) {
+      obj.amountPence = Math.round(message.amountPence);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => RefundLine.toJSON(e));
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefundOrderRequest>, I>>(base?: I): RefundOrderRequest {
+    return RefundOrderRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefundOrderRequest>, I>>(object: I): RefundOrderRequest {
+    const message = createBaseRefundOrderRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    message.amountPence = object.amountPence ?? 0;
+    message.reason = object.reason ?? "";
+    message.lines = object.lines?.map((e) => RefundLine.fromPartial(e)) || [];
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    return message;
+  },
+};
+
+function createBaseRefundOrderResponse(): RefundOrderResponse {
+  return { refund: undefined, order: undefined };
+}
+
+export const RefundOrderResponse: MessageFns<RefundOrderResponse> = {
+  encode(message: RefundOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refund !== undefined) {
+      Refund.encode(message.refund, writer.uint32(10).fork()).join();
+    }
+    if (message.order !== undefined) {
+      StaffOrder.encode(message.order, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefundOrderResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefundOrderResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refund = Refund.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.order = StaffOrder.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefundOrderResponse {
+    return {
+      refund: isSet(object.refund) ? Refund.fromJSON(object.refund) : undefined,
+      order: isSet(object.order) ? StaffOrder.fromJSON(object.order) : undefined,
+    };
+  },
+
+  toJSON(message: RefundOrderResponse): unknown {
+    const obj: any = {};
+    if (message.refund !== undefined) {
+      obj.refund = Refund.toJSON(message.refund);
+    }
+    if (message.order !== undefined) {
+      obj.order = StaffOrder.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefundOrderResponse>, I>>(base?: I): RefundOrderResponse {
+    return RefundOrderResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefundOrderResponse>, I>>(object: I): RefundOrderResponse {
+    const message = createBaseRefundOrderResponse();
+    message.refund = (object.refund !== undefined && object.refund !== null)
+      ? Refund.fromPartial(object.refund)
+      : undefined;
+    message.order = (object.order !== undefined && object.order !== null)
+      ? StaffOrder.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -5356,6 +5990,19 @@ export const CheckoutServiceService = {
       Buffer.from(ExpirePromoForStaffResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExpirePromoForStaffResponse => ExpirePromoForStaffResponse.decode(value),
   },
+  /**
+   * The console: refunds a paid order in full or in part through the payment provider, and
+   * returns the chosen lines to stock. Owner only; idempotent per idempotency_key.
+   */
+  refundOrder: {
+    path: "/storefront.checkout.v1.CheckoutService/RefundOrder" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RefundOrderRequest): Buffer => Buffer.from(RefundOrderRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RefundOrderRequest => RefundOrderRequest.decode(value),
+    responseSerialize: (value: RefundOrderResponse): Buffer => Buffer.from(RefundOrderResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RefundOrderResponse => RefundOrderResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -5406,6 +6053,11 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   createPromoForStaff: handleUnaryCall<CreatePromoForStaffRequest, CreatePromoForStaffResponse>;
   /** The console: ends a promo code now for new orders; needs an owner. Recorded in the staff audit log. */
   expirePromoForStaff: handleUnaryCall<ExpirePromoForStaffRequest, ExpirePromoForStaffResponse>;
+  /**
+   * The console: refunds a paid order in full or in part through the payment provider, and
+   * returns the chosen lines to stock. Owner only; idempotent per idempotency_key.
+   */
+  refundOrder: handleUnaryCall<RefundOrderRequest, RefundOrderResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -5679,6 +6331,25 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExpirePromoForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: refunds a paid order in full or in part through the payment provider, and
+   * returns the chosen lines to stock. Owner only; idempotent per idempotency_key.
+   */
+  refundOrder(
+    request: RefundOrderRequest,
+    callback: (error: ServiceError | null, response: RefundOrderResponse) => void,
+  ): ClientUnaryCall;
+  refundOrder(
+    request: RefundOrderRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RefundOrderResponse) => void,
+  ): ClientUnaryCall;
+  refundOrder(
+    request: RefundOrderRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RefundOrderResponse) => void,
   ): ClientUnaryCall;
 }
 

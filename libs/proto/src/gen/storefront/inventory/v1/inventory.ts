@@ -145,6 +145,20 @@ export interface ListStaffActionsResponse {
   page?: StaffActionPage | undefined;
 }
 
+export interface ReturnStockRequest {
+  /** Names this return once (a refund's id): a repeat changes nothing. */
+  returnId: string;
+  orderReference: string;
+  lines: Line[];
+}
+
+export interface ReturnStockResponse {
+  /** False when this return_id had already been applied. */
+  newlyReturned: boolean;
+  /** The lines whose units were put back (stock-limited SKUs only). */
+  returned: Line[];
+}
+
 function createBaseGetStockRequest(): GetStockRequest {
   return {};
 }
@@ -2178,6 +2192,204 @@ export const ListStaffActionsResponse: MessageFns<ListStaffActionsResponse> = {
   },
 };
 
+function createBaseReturnStockRequest(): ReturnStockRequest {
+  return { returnId: "", orderReference: "", lines: [] };
+}
+
+export const ReturnStockRequest: MessageFns<ReturnStockRequest> = {
+  encode(message: ReturnStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.returnId !== "") {
+      writer.uint32(10).string(message.returnId);
+    }
+    if (message.orderReference !== "") {
+      writer.uint32(18).string(message.orderReference);
+    }
+    for (const v of message.lines) {
+      Line.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReturnStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturnStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.returnId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderReference = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lines.push(Line.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReturnStockRequest {
+    return {
+      returnId: isSet(object.returnId)
+        ? globalThis.String(object.returnId)
+        : isSet(object.return_id)
+        ? globalThis.String(object.return_id)
+        : "",
+      orderReference: isSet(object.orderReference)
+        ? globalThis.String(object.orderReference)
+        : isSet(object.order_reference)
+        ? globalThis.String(object.order_reference)
+        : "",
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => Line.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ReturnStockRequest): unknown {
+    const obj: any = {};
+    if (message.returnId !== "") {
+      obj.returnId = message.returnId;
+    }
+    if (message.orderReference !== "") {
+      obj.orderReference = message.orderReference;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => Line.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReturnStockRequest>, I>>(base?: I): ReturnStockRequest {
+    return ReturnStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReturnStockRequest>, I>>(object: I): ReturnStockRequest {
+    const message = createBaseReturnStockRequest();
+    message.returnId = object.returnId ?? "";
+    message.orderReference = object.orderReference ?? "";
+    message.lines = object.lines?.map((e) => Line.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseReturnStockResponse(): ReturnStockResponse {
+  return { newlyReturned: false, returned: [] };
+}
+
+export const ReturnStockResponse: MessageFns<ReturnStockResponse> = {
+  encode(message: ReturnStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.newlyReturned !== false) {
+      writer.uint32(8).bool(message.newlyReturned);
+    }
+    for (const v of message.returned) {
+      Line.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReturnStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturnStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.newlyReturned = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.returned.push(Line.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReturnStockResponse {
+    return {
+      newlyReturned: isSet(object.newlyReturned)
+        ? globalThis.Boolean(object.newlyReturned)
+        : isSet(object.newly_returned)
+        ? globalThis.Boolean(object.newly_returned)
+        : false,
+      returned: globalThis.Array.isArray(object?.returned) ? object.returned.map((e: any) => Line.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ReturnStockResponse): unknown {
+    const obj: any = {};
+    if (message.newlyReturned !== false) {
+      obj.newlyReturned = message.newlyReturned;
+    }
+    if (message.returned?.length) {
+      obj.returned = message.returned.map((e) => Line.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReturnStockResponse>, I>>(base?: I): ReturnStockResponse {
+    return ReturnStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReturnStockResponse>, I>>(object: I): ReturnStockResponse {
+    const message = createBaseReturnStockResponse();
+    message.newlyReturned = object.newlyReturned ?? false;
+    message.returned = object.returned?.map((e) => Line.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Products, prices, stock levels and reservations. */
 export type InventoryServiceService = typeof InventoryServiceService;
 export const InventoryServiceService = {
@@ -2265,6 +2477,19 @@ export const InventoryServiceService = {
       Buffer.from(ListStaffActionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListStaffActionsResponse => ListStaffActionsResponse.decode(value),
   },
+  /**
+   * Puts a refunded order's units back on hand; idempotent per return_id. Sizes without a
+   * stock count are left as they are.
+   */
+  returnStock: {
+    path: "/storefront.inventory.v1.InventoryService/ReturnStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReturnStockRequest): Buffer => Buffer.from(ReturnStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReturnStockRequest => ReturnStockRequest.decode(value),
+    responseSerialize: (value: ReturnStockResponse): Buffer => Buffer.from(ReturnStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReturnStockResponse => ReturnStockResponse.decode(value),
+  },
 } as const;
 
 export interface InventoryServiceServer extends UntypedServiceImplementation {
@@ -2284,6 +2509,11 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   release: handleUnaryCall<ReleaseRequest, ReleaseResponse>;
   /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
   listStaffActions: handleUnaryCall<ListStaffActionsRequest, ListStaffActionsResponse>;
+  /**
+   * Puts a refunded order's units back on hand; idempotent per return_id. Sizes without a
+   * stock count are left as they are.
+   */
+  returnStock: handleUnaryCall<ReturnStockRequest, ReturnStockResponse>;
 }
 
 export interface InventoryServiceClient extends Client {
@@ -2414,6 +2644,25 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListStaffActionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Puts a refunded order's units back on hand; idempotent per return_id. Sizes without a
+   * stock count are left as they are.
+   */
+  returnStock(
+    request: ReturnStockRequest,
+    callback: (error: ServiceError | null, response: ReturnStockResponse) => void,
+  ): ClientUnaryCall;
+  returnStock(
+    request: ReturnStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReturnStockResponse) => void,
+  ): ClientUnaryCall;
+  returnStock(
+    request: ReturnStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReturnStockResponse) => void,
   ): ClientUnaryCall;
 }
 

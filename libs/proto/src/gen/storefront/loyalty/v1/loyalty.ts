@@ -201,6 +201,27 @@ export interface AdjustPointsForStaffResponse {
   balance: number;
 }
 
+export interface ReversePurchaseRequest {
+  /** Names this reversal once (a refund's id). */
+  refundId: string;
+  /** The order whose purchase points are reversed, and its account. */
+  orderId: string;
+  userId: string;
+  /** What the order's refunds have given back in all, this one included, in pence. */
+  refundedPence: number;
+  /** The order's goods total after discount, in pence: what its points were awarded for. */
+  goodsPence: number;
+}
+
+export interface ReversePurchaseResponse {
+  /** Points taken off the balance by this reversal. */
+  pointsReversed: number;
+  /** Points this reversal should have taken but the balance no longer held. */
+  pointsForgiven: number;
+  /** False when this refund_id had already been reversed. */
+  newlyReversed: boolean;
+}
+
 function createBaseAccount(): Account {
   return { points: 0, lifetimePoints: 0, tier: "", pointsHistory: [], availableRewards: [], redeemedRewards: [] };
 }
@@ -2923,6 +2944,272 @@ export const AdjustPointsForStaffResponse: MessageFns<AdjustPointsForStaffRespon
   },
 };
 
+function createBaseReversePurchaseRequest(): ReversePurchaseRequest {
+  return { refundId: "", orderId: "", userId: "", refundedPence: 0, goodsPence: 0 };
+}
+
+export const ReversePurchaseRequest: MessageFns<ReversePurchaseRequest> = {
+  encode(message: ReversePurchaseRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refundId !== "") {
+      writer.uint32(10).string(message.refundId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(26).string(message.userId);
+    }
+    if (message.refundedPence !== 0) {
+      writer.uint32(32).int64(message.refundedPence);
+    }
+    if (message.goodsPence !== 0) {
+      writer.uint32(40).int64(message.goodsPence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReversePurchaseRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReversePurchaseRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refundId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.refundedPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.goodsPence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReversePurchaseRequest {
+    return {
+      refundId: isSet(object.refundId)
+        ? globalThis.String(object.refundId)
+        : isSet(object.refund_id)
+        ? globalThis.String(object.refund_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      refundedPence: isSet(object.refundedPence)
+        ? globalThis.Number(object.refundedPence)
+        : isSet(object.refunded_pence)
+        ? globalThis.Number(object.refunded_pence)
+        : 0,
+      goodsPence: isSet(object.goodsPence)
+        ? globalThis.Number(object.goodsPence)
+        : isSet(object.goods_pence)
+        ? globalThis.Number(object.goods_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReversePurchaseRequest): unknown {
+    const obj: any = {};
+    if (message.refundId !== "") {
+      obj.refundId = message.refundId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.refundedPence !== 0) {
+      obj.refundedPence = Math.round(message.refundedPence);
+    }
+    if (message.goodsPence !== 0) {
+      obj.goodsPence = Math.round(message.goodsPence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReversePurchaseRequest>, I>>(base?: I): ReversePurchaseRequest {
+    return ReversePurchaseRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReversePurchaseRequest>, I>>(object: I): ReversePurchaseRequest {
+    const message = createBaseReversePurchaseRequest();
+    message.refundId = object.refundId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.userId = object.userId ?? "";
+    message.refundedPence = object.refundedPence ?? 0;
+    message.goodsPence = object.goodsPence ?? 0;
+    return message;
+  },
+};
+
+function createBaseReversePurchaseResponse(): ReversePurchaseResponse {
+  return { pointsReversed: 0, pointsForgiven: 0, newlyReversed: false };
+}
+
+export const ReversePurchaseResponse: MessageFns<ReversePurchaseResponse> = {
+  encode(message: ReversePurchaseResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pointsReversed !== 0) {
+      writer.uint32(8).int64(message.pointsReversed);
+    }
+    if (message.pointsForgiven !== 0) {
+      writer.uint32(16).int64(message.pointsForgiven);
+    }
+    if (message.newlyReversed !== false) {
+      writer.uint32(24).bool(message.newlyReversed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReversePurchaseResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReversePurchaseResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pointsReversed = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pointsForgiven = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.newlyReversed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReversePurchaseResponse {
+    return {
+      pointsReversed: isSet(object.pointsReversed)
+        ? globalThis.Number(object.pointsReversed)
+        : isSet(object.points_reversed)
+        ? globalThis.Number(object.points_reversed)
+        : 0,
+      pointsForgiven: isSet(object.pointsForgiven)
+        ? globalThis.Number(object.pointsForgiven)
+        : isSet(object.points_forgiven)
+        ? globalThis.Number(object.points_forgiven)
+        : 0,
+      newlyReversed: isSet(object.newlyReversed)
+        ? globalThis.Boolean(object.newlyReversed)
+        : isSet(object.newly_reversed)
+        ? globalThis.Boolean(object.newly_reversed)
+        : false,
+    };
+  },
+
+  toJSON(message: ReversePurchaseResponse): unknown {
+    const obj: any = {};
+    if (message.pointsReversed !== 0) {
+      obj.pointsReversed = Math.round(message.pointsReversed);
+    }
+    if (message.pointsForgiven !== 0) {
+      obj.pointsForgiven = Math.round(message.pointsForgiven);
+    }
+    if (message.newlyReversed !== false) {
+      obj.newlyReversed = message.newlyReversed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReversePurchaseResponse>, I>>(base?: I): ReversePurchaseResponse {
+    return ReversePurchaseResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReversePurchaseResponse>, I>>(object: I): ReversePurchaseResponse {
+    const message = createBaseReversePurchaseResponse();
+    message.pointsReversed = object.pointsReversed ?? 0;
+    message.pointsForgiven = object.pointsForgiven ?? 0;
+    message.newlyReversed = object.newlyReversed ?? false;
+    return message;
+  },
+};
+
 /**
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
@@ -3070,6 +3357,21 @@ export const LoyaltyServiceService = {
       Buffer.from(AdjustPointsForStaffResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AdjustPointsForStaffResponse => AdjustPointsForStaffResponse.decode(value),
   },
+  /**
+   * Takes back a refunded order's points in proportion to the refunded share of its goods;
+   * once per refund_id. What was already spent is forgiven: the balance never goes below zero.
+   */
+  reversePurchase: {
+    path: "/storefront.loyalty.v1.LoyaltyService/ReversePurchase" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReversePurchaseRequest): Buffer =>
+      Buffer.from(ReversePurchaseRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReversePurchaseRequest => ReversePurchaseRequest.decode(value),
+    responseSerialize: (value: ReversePurchaseResponse): Buffer =>
+      Buffer.from(ReversePurchaseResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReversePurchaseResponse => ReversePurchaseResponse.decode(value),
+  },
 } as const;
 
 export interface LoyaltyServiceServer extends UntypedServiceImplementation {
@@ -3103,6 +3405,11 @@ export interface LoyaltyServiceServer extends UntypedServiceImplementation {
    * key, never below zero; needs an owner. Recorded in the staff audit log.
    */
   adjustPointsForStaff: handleUnaryCall<AdjustPointsForStaffRequest, AdjustPointsForStaffResponse>;
+  /**
+   * Takes back a refunded order's points in proportion to the refunded share of its goods;
+   * once per refund_id. What was already spent is forgiven: the balance never goes below zero.
+   */
+  reversePurchase: handleUnaryCall<ReversePurchaseRequest, ReversePurchaseResponse>;
 }
 
 export interface LoyaltyServiceClient extends Client {
@@ -3300,6 +3607,25 @@ export interface LoyaltyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AdjustPointsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Takes back a refunded order's points in proportion to the refunded share of its goods;
+   * once per refund_id. What was already spent is forgiven: the balance never goes below zero.
+   */
+  reversePurchase(
+    request: ReversePurchaseRequest,
+    callback: (error: ServiceError | null, response: ReversePurchaseResponse) => void,
+  ): ClientUnaryCall;
+  reversePurchase(
+    request: ReversePurchaseRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReversePurchaseResponse) => void,
+  ): ClientUnaryCall;
+  reversePurchase(
+    request: ReversePurchaseRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReversePurchaseResponse) => void,
   ): ClientUnaryCall;
 }
 

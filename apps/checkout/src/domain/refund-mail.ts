@@ -1,0 +1,24 @@
+/** The customer's refund notice, queued in the transaction that marks the refund succeeded. */
+import { composeMail, type Mail } from '@storefront/outbox';
+import type { Order } from './order';
+import type { Refund } from '../stores/refunds';
+
+/** One key per refund: however often success is recorded, one notice. */
+export const refundMailKey = (refundId: string) => `refund:${refundId}`;
+
+export function refundMail(order: Order, refund: Refund, publicBaseUrl: string): Mail {
+  const money = (pence: number) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: order.currency }).format(pence / 100);
+  const refundedPence = order.refundedPence + refund.amountPence;
+  return {
+    key: refundMailKey(refund.id),
+    to: order.delivery.email,
+    ...composeMail({
+      subject: `Refund of ${money(refund.amountPence)} for order ${order.reference}`,
+      blocks: [
+        { paragraph: `Dear ${order.delivery.name}, we have refunded ${money(refund.amountPence)} of order ${order.reference} to the card you paid with. It may take a few days to appear on your statement.` },
+        { rows: [['Reason', refund.reason], ['This refund', money(refund.amountPence)], ['Refunded in all', money(refundedPence)], ['Order total', money(order.totalPence)]] },
+        { link: { label: 'Your order', url: `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(order.reference)}` } },
+      ],
+    }),
+  };
+}
