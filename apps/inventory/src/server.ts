@@ -20,6 +20,9 @@ import { CatalogPublisher, type CatalogSnapshot } from './domain/snapshot';
 import { startSweeper } from './domain/sweeper';
 import { parseCatalogFile } from './catalog-file';
 import { checkOrderReference, normalizeLines, reservationTtlSeconds } from './domain/lines';
+import { CatalogImporter } from './domain/catalog-import';
+import { StockAdmin } from './stores/stock-admin';
+import { staffCatalogRpcs } from './staff-catalog-rpcs';
 
 export interface InventoryServer extends RunningGrpcService {
   store: InventoryStore;
@@ -95,6 +98,7 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
         release: async ({ orderReference }) => ({
           reservation: toReservationMessage(await reservations.release(checkOrderReference(orderReference))),
         }),
+        ...staffCatalogRpcs(new StockAdmin(db, reservations, options.now), new CatalogImporter(store, options.now)),
       }),
     ],
   };

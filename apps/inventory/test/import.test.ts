@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Env } from '@storefront/config';
+import { opsActor } from '@storefront/staff-audit';
 import { EXIT, runCatalogImport } from '../src/cli/import-catalog';
 import { startInventory, TEST_CATALOG, type InventoryHarness } from './harness';
 
@@ -23,7 +24,7 @@ describe('inventory: npm run catalog:import', () => {
   const run = async (args: string[], runEnv: Env = env) => {
     const info: string[] = [];
     const errors: string[] = [];
-    const code = await runCatalogImport(args, runEnv, { info: (line) => info.push(line), error: (line) => errors.push(line) });
+    const code = await runCatalogImport(args, runEnv, { info: (line) => info.push(line), error: (line) => errors.push(line) }, opsActor('test-operator'));
     return { code, info, errors };
   };
   /** Everything the import may touch, in a stable order. */
