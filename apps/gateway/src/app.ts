@@ -24,6 +24,8 @@ import { registerPages } from './pages';
 import { registerConsolePages } from './console/pages';
 import { registerConsoleOrderPages } from './console/orders';
 import { registerAdminRoutes } from './routes/admin';
+import { registerAdminCatalogRoutes } from './routes/admin-catalog';
+import { consoleCatalogPages } from './console/catalog';
 
 /** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -47,7 +49,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerOrderRoutes(app, context);
   registerMcpRoutes(app, context);
   registerAdminRoutes(app, context);
-  registerConsolePages(app, context, [registerConsoleOrderPages]);
+  registerAdminCatalogRoutes(app, context, catalog);
+  registerConsolePages(app, context, [registerConsoleOrderPages, consoleCatalogPages(catalog)]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.

@@ -9,7 +9,8 @@ import { opsActor } from '@storefront/staff-audit';
 import { runCatalogImport } from '../cli/import-catalog';
 import { migrations } from '../migrations';
 import { ReservationStore } from '../stores/reservations';
-import { MAX_PRICE_PENCE, StockAdmin, parseUnits, type SkuStock } from '../stores/stock-admin';
+import { PRICE_PENCE_MAX } from '@storefront/formats';
+import { StockAdmin, parseUnits, type SkuStock } from '../stores/stock-admin';
 import type { Knex } from '@storefront/db';
 import type { EnvReader } from '@storefront/config';
 
@@ -83,7 +84,7 @@ const commands: OpsCommand[] = [
     args: ['<sku>', '<pence>'],
     summary: 'set the unit price of a SKU in whole pence (orders already placed keep theirs)',
     async run({ args: [sku, pence], env, actor }) {
-      const pricePence = wholeNumberOption(pence!, 'pence', { min: 1, max: MAX_PRICE_PENCE, code: 'invalid_price' });
+      const pricePence = wholeNumberOption(pence!, 'pence', { min: 1, max: PRICE_PENCE_MAX, code: 'invalid_price' });
       const level = await withAdmin(env, (admin) => admin.setPrice(sku!, pricePence, opsActor(actor)));
       return { text: `${level.sku}: ${level.pricePence} pence`, data: { stock: level } };
     },

@@ -7,17 +7,11 @@
 import type { StaffIdentity } from '@storefront/caller-token';
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
 import { forUpdate, type Knex } from '@storefront/db';
-import { hasControlCharacters } from '@storefront/formats';
+import { PRICE_PENCE_MAX, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX, hasControlCharacters } from '@storefront/formats';
 import { wholeNumberOption } from '@storefront/lifecycle';
 import { recordStaffAction } from '@storefront/staff-audit';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
-
-/** Far above any shelf, well inside a 32-bit column. */
-export const MAX_STOCK_UNITS = 1_000_000;
-/** As the catalog file allows: £100,000. */
-export const MAX_PRICE_PENCE = 10_000_000;
-export const NOTE_MAX_LENGTH = 200;
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {
@@ -44,32 +38,32 @@ export interface RemovedProduct {
   skus: string[];
 }
 
-/** Whole units from 0 to MAX_STOCK_UNITS, written as digits only. */
+/** Whole units from 0 to STOCK_UNITS_MAX, written as digits only. */
 export function parseUnits(text: string, name: string, { min }: { min: number }): number {
-  return wholeNumberOption(text, name, { min, max: MAX_STOCK_UNITS, code: 'invalid_units' });
+  return wholeNumberOption(text, name, { min, max: STOCK_UNITS_MAX, code: 'invalid_units' });
 }
 
-/** Units as a number from `min` to MAX_STOCK_UNITS. */
+/** Units as a number from `min` to STOCK_UNITS_MAX. */
 export function checkUnits(units: number, name: string, { min }: { min: number }): number {
-  if (!Number.isInteger(units) || units < min || units > MAX_STOCK_UNITS) {
-    throw invalidArgument(`${name} must be a whole number from ${min} to ${MAX_STOCK_UNITS}, got ${String(units)}`, 'invalid_units');
+  if (!Number.isInteger(units) || units < min || units > STOCK_UNITS_MAX) {
+    throw invalidArgument(`${name} must be a whole number from ${min} to ${STOCK_UNITS_MAX}, got ${String(units)}`, 'invalid_units');
   }
   return units;
 }
 
-/** A note of at most NOTE_MAX_LENGTH printable characters, trimmed; empty only when not required. */
+/** A note of at most STOCK_NOTE_MAX_LENGTH printable characters, trimmed; empty only when not required. */
 export function checkNote(note: string | undefined, { required }: { required: boolean }): string {
   const text = (note ?? '').trim();
   if (required && text === '') throw invalidArgument('note is required: say which delivery this is', 'invalid_note');
-  if (text.length > NOTE_MAX_LENGTH || hasControlCharacters(text)) {
-    throw invalidArgument(`note must be at most ${NOTE_MAX_LENGTH} printable characters on one line`, 'invalid_note');
+  if (text.length > STOCK_NOTE_MAX_LENGTH || hasControlCharacters(text)) {
+    throw invalidArgument(`note must be at most ${STOCK_NOTE_MAX_LENGTH} printable characters on one line`, 'invalid_note');
   }
   return text;
 }
 
 export function checkPricePence(pricePence: number): number {
-  if (!Number.isInteger(pricePence) || pricePence < 1 || pricePence > MAX_PRICE_PENCE) {
-    throw invalidArgument(`price_pence must be a whole number of pence from 1 to ${MAX_PRICE_PENCE}, got ${String(pricePence)}`, 'invalid_price');
+  if (!Number.isInteger(pricePence) || pricePence < 1 || pricePence > PRICE_PENCE_MAX) {
+    throw invalidArgument(`price_pence must be a whole number of pence from 1 to ${PRICE_PENCE_MAX}, got ${String(pricePence)}`, 'invalid_price');
   }
   return pricePence;
 }
@@ -131,11 +125,11 @@ export class StockAdmin {
     checkUnits(units, 'units', { min: 1 });
     const delivery = checkNote(note, { required: true });
     return this.db.transaction(async (trx) => {
-      const changed = await trx('stock').where({ sku }).andWhereRaw('on_hand + ? <= ?', [units, MAX_STOCK_UNITS]).increment('on_hand', units);
+      const changed = await trx('stock').where({ sku }).andWhereRaw('on_hand + ? <= ?', [units, STOCK_UNITS_MAX]).increment('on_hand', units);
       if (changed === 0) {
         const level = await this.level(trx, sku);
         if (level.unlimited) throw conflict('not_stock_limited', `${sku} is not stock-limited (always available); use set-stock to start counting its units`);
-        throw invalidArgument(`${sku} would exceed ${MAX_STOCK_UNITS} units on hand`, 'invalid_units');
+        throw invalidArgument(`${sku} would exceed ${STOCK_UNITS_MAX} units on hand`, 'invalid_units');
       }
       const after = await this.level(trx, sku);
       const before = { onHand: after.onHand - units, reserved: after.reserved };
