@@ -30,6 +30,8 @@ const CREATE_CHECKOUT = { method: 'post', path: '/api/create-checkout' } as cons
 const CONFIRM_RESET = 'POST /api/auth/password-reset/confirm';
 /** Operations that read an order by the reference in their path example: the order is made first. */
 const READ_ORDER = new Set(['GET /api/orders/{checkout_reference}', 'GET /api/admin/orders/{checkout_reference}']);
+/** Applies a previewed catalog import: its example is previewed first, for the digest. */
+const IMPORT_CATALOG = 'POST /api/admin/catalog/import';
 
 /** Checks answers against the document; schemas are compiled from the document itself. */
 class ResponseContract {
@@ -174,11 +176,16 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
     return client;
   }
 
-  /** A client holding the `svc_staff` session of a new console staff member, added with the ops command and set up from its link. */
-  async function staffMember(): Promise<HttpClient> {
+  /**
+   * A client holding the `svc_staff` session of a new console staff member, added with the ops
+   * command and set up from its link: an owner for an operation only owners may call
+   * (`x-staff-role: owner`), else a member of the staff role.
+   */
+  async function staffMember(operation?: Operation): Promise<HttpClient> {
     const client = stack.client();
     staffAdded += 1;
-    await signedInStaff(stack, client, `contract-${staffAdded}@shop.test`, 'staff');
+    const role = (operation?.view as { 'x-staff-role'?: string } | undefined)?.['x-staff-role'] === 'owner' ? 'owner' : 'staff';
+    await signedInStaff(stack, client, `contract-${staffAdded}@shop.test`, role);
     return client;
   }
 
@@ -194,6 +201,11 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       const { profile } = (await (await customer()).get<{ user: { profile: { id: string } } }>('/api/auth/me')).body.user;
       const tokenHash = createHash('sha256').update((example as { token: string }).token).digest('hex');
       await stack.identity!.db('password_resets').insert({ token_hash: tokenHash, user_id: profile.id, created_at: Date.now(), expires_at: Date.now() + 3600_000 });
+    }
+    if (name === IMPORT_CATALOG) {
+      // The digest is the preview's of the catalog as it is now.
+      const preview = await (await staffMember(operation)).post<{ digest: string }>('/api/admin/catalog/import/preview', { catalog: (example as { catalog: string }).catalog });
+      (example as { digest: string }).digest = preview.body.digest;
     }
     if (READ_ORDER.has(name)) {
       const createCheckout = OPERATIONS.find((candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path);
@@ -223,7 +235,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
 
     describe(name, () => {
       it('succeeds with its documented example, answering as documented', async () => {
-        const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
+        const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
         const example = withFreshEmails(exampleOf(media));
         await prepare(operation, name, example);
         const answer = await send(client, operation, example);
@@ -248,7 +260,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         const unreadable = { 'text/plain': { body: 'plain text', headers: { 'content-type': 'text/plain' } }, 'an oversized body': { body: JSON.stringify('x'.repeat(200 * 1024)), headers: { 'content-type': 'application/json' } } };
         for (const [label, options] of Object.entries(unreadable)) {
           it(`answers ${label} with a documented client error in the Error shape`, async () => {
-            const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
+            const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
             const answer = await client.request(operation.method.toUpperCase(), requestPath(operation), options);
             expect(answer.status, answer.text).to.be.within(400, 499);
             expect(contract.problems(operation, answer)).to.deep.equal([]);
@@ -258,7 +270,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         // 400 where the operation documents it; login has one refusal for what cannot be credentials, 401.
         const refusal = operation.view.responses?.['400'] ? 400 : 401;
         it(`answers ${refusal} in the Error shape to a body that is not an object`, async () => {
-          const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember() : await customer();
+          const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
           const answer = await send(client, operation, ['not', 'an', 'object']);
           expect(answer.status).to.equal(refusal);
           expect(contract.problems(operation, answer)).to.deep.equal([]);
