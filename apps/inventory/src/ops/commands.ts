@@ -17,6 +17,9 @@ import type { EnvReader } from '@storefront/config';
 const withAdmin = <T>(env: EnvReader, work: (admin: StockAdmin) => Promise<T>) =>
   withStore(env, 'inventory', migrations, (db: Knex) => work(new StockAdmin(db, new ReservationStore(db))));
 
+/** The `--json` answer's `stock`: a counted size's units, as before sizes could be unlimited here. */
+const stockData = ({ sku, unlimited, onHand, reserved, available }: SkuStock) => (unlimited ? { sku, unlimited } : { sku, onHand, reserved, available });
+
 const describeLevel = (level: SkuStock) =>
   level.unlimited ? `${level.sku}: not counted, always available` : `${level.sku}: ${level.onHand} on hand, ${level.reserved} held by open orders, ${level.available} available`;
 
@@ -56,7 +59,7 @@ const commands: OpsCommand[] = [
     options: NOTE,
     async run({ args: [sku, units], options, env, actor }) {
       const level = await withAdmin(env, (admin) => admin.setStock(sku!, parseUnits(units!, 'units', { min: 0 }), opsActor(actor), noteOption(options)));
-      return { text: describeLevel(level), data: { stock: level } };
+      return { text: describeLevel(level), data: { stock: stockData(level) } };
     },
   },
   {
@@ -66,7 +69,7 @@ const commands: OpsCommand[] = [
     options: { note: { value: '<text>', description: 'the delivery, e.g. supplier and note number (at most 200 characters; default "delivery")' } },
     async run({ args: [sku, units], options, env, actor }) {
       const level = await withAdmin(env, (admin) => admin.restock(sku!, parseUnits(units!, 'units', { min: 1 }), opsActor(actor), noteOption(options, 'delivery')));
-      return { text: describeLevel(level), data: { stock: level } };
+      return { text: describeLevel(level), data: { stock: stockData(level) } };
     },
   },
   {
@@ -76,7 +79,7 @@ const commands: OpsCommand[] = [
     options: NOTE,
     async run({ args: [sku], options, env, actor }) {
       const level = await withAdmin(env, (admin) => admin.setUnlimited(sku!, opsActor(actor), noteOption(options)));
-      return { text: describeLevel(level), data: { stock: level } };
+      return { text: describeLevel(level), data: { stock: stockData(level) } };
     },
   },
   {
@@ -86,7 +89,7 @@ const commands: OpsCommand[] = [
     async run({ args: [sku, pence], env, actor }) {
       const pricePence = wholeNumberOption(pence!, 'pence', { min: 1, max: PRICE_PENCE_MAX, code: 'invalid_price' });
       const level = await withAdmin(env, (admin) => admin.setPrice(sku!, pricePence, opsActor(actor)));
-      return { text: `${level.sku}: ${level.pricePence} pence`, data: { stock: level } };
+      return { text: `${level.sku}: ${level.pricePence} pence`, data: { price: { sku: level.sku, pricePence: level.pricePence } } };
     },
   },
   {
