@@ -109,6 +109,15 @@ export function diffCatalog(stored: StoredCatalog, file: CatalogFile): Omit<Impo
   return preview;
 }
 
+/** Entries of one list the audit row names; a large import would not fit the row's column. */
+export const AUDITED_ENTRIES_MAX = 50;
+
+/** The first AUDITED_ENTRIES_MAX entries, then how many more there were. */
+function firstOf<T>(entries: T[]): Array<T | string> {
+  if (entries.length <= AUDITED_ENTRIES_MAX) return entries;
+  return [...entries.slice(0, AUDITED_ENTRIES_MAX), `and ${entries.length - AUDITED_ENTRIES_MAX} more`];
+}
+
 export class CatalogImporter {
   constructor(
     private readonly store: InventoryStore,
@@ -148,11 +157,11 @@ export class CatalogImporter {
             revision,
             products: applied.productCount,
             sizes: applied.sizeCount,
-            addedProducts: applied.addedProducts.map((product) => product.productId),
-            addedSkus: applied.addedSizes.map((size) => size.sku),
-            priceChanges: applied.priceChanges,
-            nameChanges: applied.nameChanges,
-            descriptionChanges: applied.descriptionChanges,
+            addedProducts: firstOf(applied.addedProducts.map((product) => product.productId)),
+            addedSkus: firstOf(applied.addedSizes.map((size) => size.sku)),
+            priceChanges: firstOf(applied.priceChanges),
+            nameChanges: firstOf(applied.nameChanges),
+            descriptionChanges: firstOf(applied.descriptionChanges),
           },
         },
         this.now(),
