@@ -203,6 +203,19 @@ describe('the console: catalog and stock', () => {
       expect(await skuOf(owner, 'ghk-cu-50mg')).to.deep.include({ unlimited: true });
     });
 
+    it('sets a price typed in pounds, exactly in pence; refuses an amount that is not one', async () => {
+      expect((await form(owner, '/console/catalog/skus/bpc-157-5mg/price', { price: '26.1' })).status).to.equal(303);
+      expect((await skuOf(owner, 'bpc-157-5mg')).pricePence).to.equal(2610);
+      expect((await owner.get<string>('/console/catalog')).text).to.include('id="price-bpc-157-5mg" name="price" inputmode="decimal" value="26.10"');
+      for (const price of ['0', '1.005', 'ten', '-3']) {
+        const refused = await form(owner, '/console/catalog/skus/bpc-157-5mg/price', { price });
+        expect(refused.status, price).to.equal(400);
+        expect(refused.text).to.include('Price must be an amount in pounds above 0');
+      }
+      expect((await form(member, '/console/catalog/skus/bpc-157-5mg/price', { price: '1' })).status).to.equal(403);
+      expect((await skuOf(owner, 'bpc-157-5mg')).pricePence).to.equal(2610);
+    });
+
     it('removes a product only from its confirmation page', async () => {
       const ask = await form(owner, '/console/catalog/products/ipamorelin/remove', {});
       expect(ask.status).to.equal(200);

@@ -1,6 +1,6 @@
 /**
  * The console's catalog: every product with its sizes' prices and stock for any staff member;
- * for owners, per size a stock count, a delivery with its note and "unlimited", removing a
+ * for owners, per size a stock count, a delivery with its note, "unlimited" and a price, removing a
  * product after a confirmation page, and the catalog import: the file's text, then a page listing
  * what it changes, then an apply button carrying the preview's digest. The same inventory calls
  * as the admin API; inventory refuses a change by anyone but an owner (403), whatever was posted.
@@ -49,10 +49,23 @@ function noteField(id: string, label: string, required: boolean): Html {
 <input type="text" id="${id}" name="note" maxlength="${STOCK_NOTE_MAX_LENGTH}"${required ? html` required` : ''}>`;
 }
 
-/** An owner's forms for one size: count, delivery, and unlimited (an unlimited size is counted again by a count). */
+/** Pounds and pence as typed ("12", "12.5", "12.50") in whole pence, exactly. */
+function pricePence(text: string): number {
+  const match = /^\s*£?(\d{1,6})(?:\.(\d{1,2}))?\s*$/.exec(text);
+  const pence = match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : 0;
+  if (pence < 1) throw invalidArgument('Price must be an amount in pounds above 0, with at most 2 decimal places, such as 12.50.', 'invalid_price');
+  return pence;
+}
+
+/** An owner's forms for one size: count, delivery, unlimited (an unlimited size is counted again by a count) and price. */
 function sizeForms(size: inventory.StaffSku): Html {
   const { sku } = size;
   return html`<h3>${sku}</h3>
+<form method="post" action="${skuPath(sku, 'price')}">
+<label for="price-${sku}">Price in pounds</label>
+<input type="text" id="price-${sku}" name="price" inputmode="decimal" value="${(size.pricePence / 100).toFixed(2)}" required>
+<button type="submit">Set price of ${sku}</button>
+</form>
 <form method="post" action="${skuPath(sku, 'stock')}">
 <label for="count-${sku}">Units on hand</label>
 <input type="number" id="count-${sku}" name="onHand" min="0" max="${STOCK_UNITS_MAX}" step="1" required>
@@ -224,6 +237,13 @@ export function consoleCatalogPages(copy: CatalogCopy) {
     router.post(`${CATALOG_PATH}/skus/:sku/unlimited`, ...form, (req, res) =>
       change(req, res, async (staff) => {
         await catalog.setStock(staff, skuOf(req), { unlimited: true, note: field(req, 'note') });
+        return changedSku(skuOf(req));
+      }),
+    );
+
+    router.post(`${CATALOG_PATH}/skus/:sku/price`, ...form, (req, res) =>
+      change(req, res, async (staff) => {
+        await catalog.setPrice(staff, skuOf(req), pricePence(field(req, 'price')));
         return changedSku(skuOf(req));
       }),
     );
