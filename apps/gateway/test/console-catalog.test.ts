@@ -26,6 +26,7 @@ interface PreviewBody {
   priceChanges: Array<{ sku: string; beforePence: number; afterPence: number }>;
   addedProducts: Array<{ productId: string; name: string }>;
   keptProducts: string[];
+  countingStarted: unknown[];
 }
 
 const DEMO_SOLD_OUT = 'ipamorelin-10mg';
@@ -135,17 +136,18 @@ describe('the console: catalog and stock', () => {
     });
 
     it('imports a previewed file once: the same preview again, or another file under its digest, is 409', async () => {
-      const file = JSON.stringify({ products: [{ id: 'bacteriostatic-water', name: 'Bacteriostatic Water', description: 'For reconstitution.', sizes: [{ size: '10ml', price: 5.5 }] }] });
+      const file = JSON.stringify({ products: [{ id: 'bacteriostatic-water', name: 'Bacteriostatic Water', description: 'For reconstitution.', sizes: [{ size: '10ml', price: 5.5, stock: 40 }] }] });
       const preview = await owner.post<PreviewBody>('/api/admin/catalog/import/preview', { catalog: file });
       expect(preview.status, preview.text).to.equal(200);
       expect(preview.body.priceChanges).to.deep.equal([{ sku: 'bacteriostatic-water-10ml', beforePence: 495, afterPence: 550 }]);
       expect(preview.body.keptProducts).to.include('bpc-157');
+      expect(preview.body.countingStarted).to.deep.equal([{ productId: 'bacteriostatic-water', name: 'Bacteriostatic Water', size: '10ml', sku: 'bacteriostatic-water-10ml', pricePence: 550, stock: 40 }]);
       expectError(await owner.post('/api/admin/catalog/import', { catalog: file.replace('5.5', '6.5'), digest: preview.body.digest }), 409, 'catalog_changed');
 
       const applied = await owner.post<PreviewBody>('/api/admin/catalog/import', { catalog: file, digest: preview.body.digest });
       expect(applied.status, applied.text).to.equal(200);
       expect(applied.body).to.deep.equal(preview.body);
-      expect((await skuOf(owner, 'bacteriostatic-water-10ml')).pricePence).to.equal(550);
+      expect(await skuOf(owner, 'bacteriostatic-water-10ml')).to.deep.include({ pricePence: 550, unlimited: false, onHand: 40 });
       expectError(await owner.post('/api/admin/catalog/import', { catalog: file, digest: preview.body.digest }), 409, 'catalog_changed');
       expectError(await owner.post('/api/admin/catalog/import/preview', { catalog: '{"products": [' }), 400, 'invalid_catalog');
     });
@@ -233,7 +235,7 @@ describe('the console: catalog and stock', () => {
       const file = JSON.stringify({ products: [{ id: 'selank', name: 'Selank', description: 'New.', sizes: [{ size: '5mg', price: 21, stock: 8 }] }] });
       const preview = await form(owner, '/console/catalog/import/preview', { catalog: file });
       expect(preview.status, preview.text).to.equal(200);
-      expect(preview.text).to.include('<h2>Products added</h2>').and.include('Selank (selank)').and.include('selank-5mg at £21.00, 8 on hand');
+      expect(preview.text).to.include('<h2>Products added</h2>').and.include('Selank (selank)').and.include('selank-5mg at £21.00, 8 on hand').and.not.include('Unlimited sizes counted');
       expect(preview.text).to.include('<button type="submit">Apply this import</button>');
       const digest = /name="digest" value="([^"]+)"/.exec(preview.text)![1]!;
       expect(await skuOf(owner, 'selank-5mg')).to.equal(undefined);

@@ -57,5 +57,5 @@ function toPreviewMessage(preview: ImportPreview): inventory.CatalogImportPrevie
     pricePence: entry.pricePence ?? 0,
     ...(entry.stock === undefined ? {} : { stock: entry.stock }),
   });
-  return { ...preview, addedProducts: preview.addedProducts.map(addition), addedSizes: preview.addedSizes.map(addition) };
+  return { ...preview, addedProducts: preview.addedProducts.map(addition), addedSizes: preview.addedSizes.map(addition), countingStarted: preview.countingStarted.map(addition) };
 }

@@ -122,7 +122,8 @@ describe('inventory: the console catalog', () => {
     const changed = catalogFile((file) => {
       file.products[0]!.name = 'Alpha Prime';
       file.products[0]!.sizes[0]!.price = 26.5;
-      file.products[0]!.sizes.splice(2, 1);
+      file.products[0]!.sizes[1]!.stock = 99;
+      (file.products[0]!.sizes[2] as { stock?: number }).stock = 6;
       file.products.splice(1, 1);
       file.products.push({ id: 'gamma', name: 'Gamma', description: 'New', sizes: [{ size: '2mg', price: 5, stock: 7 }] });
     });
@@ -132,14 +133,16 @@ describe('inventory: the console catalog', () => {
       const { preview } = await h.staffClient.previewCatalogImport({ catalogText: changed }, owner);
       expect(preview).to.deep.include({
         productCount: 2,
-        sizeCount: 3,
+        sizeCount: 4,
         addedProducts: [{ productId: 'gamma', name: 'Gamma', size: '', sku: '', pricePence: 0, stock: undefined }],
         addedSizes: [{ productId: 'gamma', name: 'Gamma', size: '2mg', sku: 'gamma-2mg', pricePence: 500, stock: 7 }],
         keptProducts: ['beta'],
-        keptSkus: ['alpha-20mg'],
+        keptSkus: [],
         priceChanges: [{ sku: 'alpha-5mg', beforePence: 2499, afterPence: 2650 }],
         nameChanges: [{ productId: 'alpha', before: 'Alpha', after: 'Alpha Prime' }],
         descriptionChanges: [],
+        // alpha-10mg is counted already: its count stays, whatever the file says.
+        countingStarted: [{ productId: 'alpha', name: 'Alpha Prime', size: '20mg', sku: 'alpha-20mg', pricePence: 5950, stock: 6 }],
       });
       expect(await tables()).to.deep.equal(before);
 
@@ -152,10 +155,23 @@ describe('inventory: the console catalog', () => {
         ['gamma', 'Gamma'],
       ]);
       expect(catalog[0]!.sizes[0]).to.deep.include({ sku: 'alpha-5mg', pricePence: 2650, onHand: 50 });
+      expect(catalog[0]!.sizes[1]).to.deep.include({ sku: 'alpha-10mg', onHand: 3 });
+      expect(catalog[0]!.sizes[2]).to.deep.include({ sku: 'alpha-20mg', unlimited: false, onHand: 6 });
       const [action] = await auditOf('catalog');
       expect(action).to.deep.include({ action: 'catalog_imported', staffEmail: OWNER.email });
-      expect(action!.after).to.deep.include({ products: 2, sizes: 3, addedProducts: ['gamma'], addedSkus: ['gamma-2mg'], priceChanges: preview!.priceChanges });
+      expect(action!.after).to.deep.include({ products: 2, sizes: 4, addedProducts: ['gamma'], addedSkus: ['gamma-2mg'], priceChanges: preview!.priceChanges, countingStarted: ['alpha-20mg'] });
       expect((action!.before as { revision: string }).revision).to.not.equal((action!.after as { revision: string }).revision);
+    });
+
+    it('names what a file leaves out, which the import keeps: products, and sizes of products it lists', async () => {
+      const shorter = catalogFile((file) => {
+        file.products[0]!.sizes.splice(2, 1);
+        file.products.splice(1, 1);
+      });
+      const { preview } = await h.staffClient.previewCatalogImport({ catalogText: shorter }, owner);
+      expect(preview).to.deep.include({ keptProducts: ['beta'], keptSkus: ['alpha-20mg'], addedSizes: [], priceChanges: [], countingStarted: [] });
+      await h.staffClient.applyCatalogImport({ catalogText: shorter, digest: preview!.digest }, owner);
+      expect((await h.staffClient.getStaffCatalog({}, owner)).products.flatMap((product) => product.sizes).map((size) => size.sku)).to.include.members(['alpha-20mg', 'beta-1mg']);
     });
 
     it('refuses a stale preview (409) and a file other than the previewed one, writing nothing', async () => {

@@ -179,6 +179,10 @@ function previewPage(staff: StaffCaller, text: string, preview: inventory.Catalo
       preview.nameChanges.map((change) => html`${change.productId}: “${change.before}” to “${change.after}”`),
     ),
     changeList('Descriptions changed', preview.descriptionChanges),
+    changeList(
+      'Unlimited sizes counted from now on',
+      preview.countingStarted.map((size) => html`${size.sku}: ${size.stock ?? 0} on hand`),
+    ),
     changeList('Products not in the file, kept as they are', preview.keptProducts),
     changeList('Sizes not in the file, kept as they are', preview.keptSkus),
   ].filter((section) => section !== '');

@@ -17,11 +17,14 @@ export interface StockChange {
   note?: string;
 }
 
+const sizeView = ({ productId, name, size, sku, pricePence, stock }: inventory.CatalogImportAddition) => ({ productId, name, size, sku, pricePence, ...(stock === undefined ? {} : { stock }) });
+
 export function previewView(preview: inventory.CatalogImportPreview) {
   return {
     ...preview,
     addedProducts: preview.addedProducts.map(({ productId, name }) => ({ productId, name })),
-    addedSizes: preview.addedSizes.map(({ productId, name, size, sku, pricePence, stock }) => ({ productId, name, size, sku, pricePence, ...(stock === undefined ? {} : { stock }) })),
+    addedSizes: preview.addedSizes.map(sizeView),
+    countingStarted: preview.countingStarted.map(sizeView),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * A catalog import in two steps: the preview says what a catalog file would change (products
  * and sizes added, ones the file leaves out but the import keeps, price, name and description
- * changes) without writing, and carries a digest of the file and of the catalog it was compared
+ * changes, unlimited sizes the file starts counting) without writing, and carries a digest of the file and of the catalog it was compared
  * with. Applying takes the file again with that digest, so what is written is exactly what was
  * previewed: every change to the catalog moves its revision, and a digest from before the change
  * no longer matches (409 `catalog_changed`).
@@ -38,6 +38,8 @@ export interface ImportPreview {
   priceChanges: Array<{ sku: string; beforePence: number; afterPence: number }>;
   nameChanges: Array<{ productId: string; before: string; after: string }>;
   descriptionChanges: string[];
+  /** Unlimited sizes the file gives a stock: counted from now on. */
+  countingStarted: ImportAddition[];
 }
 
 /** A catalog file's text, checked: JSON first, then every rule of the file format. */
@@ -61,8 +63,8 @@ export function parseCatalogText(text: string): CatalogFile {
 
 interface StoredCatalog {
   products: Map<string, { name: string; description: string }>;
-  /** SKU -> its product and price. */
-  sizes: Map<string, { productId: string; pricePence: number }>;
+  /** SKU -> its product, price and whether its units are counted. */
+  sizes: Map<string, { productId: string; pricePence: number; counted: boolean }>;
 }
 
 export function catalogDigest(revision: string, catalog: CatalogFile): string {
@@ -81,6 +83,7 @@ export function diffCatalog(stored: StoredCatalog, file: CatalogFile): Omit<Impo
     priceChanges: [],
     nameChanges: [],
     descriptionChanges: [],
+    countingStarted: [],
   };
   const inFile = new Set<string>();
   for (const product of file.products) {
@@ -96,11 +99,14 @@ export function diffCatalog(stored: StoredCatalog, file: CatalogFile): Omit<Impo
       const sku = skuOf(product.id, size.size);
       inFile.add(sku);
       const storedSize = stored.sizes.get(sku);
+      const addition = { productId: product.id, name: product.name, size: size.size, sku, pricePence: size.pricePence, ...(size.stock === undefined ? {} : { stock: size.stock }) };
       if (!storedSize) {
-        preview.addedSizes.push({ productId: product.id, name: product.name, size: size.size, sku, pricePence: size.pricePence, ...(size.stock === undefined ? {} : { stock: size.stock }) });
-      } else if (storedSize.pricePence !== size.pricePence) {
-        preview.priceChanges.push({ sku, beforePence: storedSize.pricePence, afterPence: size.pricePence });
+        preview.addedSizes.push(addition);
+        continue;
       }
+      if (storedSize.pricePence !== size.pricePence) preview.priceChanges.push({ sku, beforePence: storedSize.pricePence, afterPence: size.pricePence });
+      // Stock is written only where there is none: an unlimited size starts counting, a counted one keeps its count.
+      if (!storedSize.counted && size.stock !== undefined) preview.countingStarted.push(addition);
     }
   }
   for (const id of stored.products.keys()) if (!inFile.has(id)) preview.keptProducts.push(id);
@@ -162,6 +168,7 @@ export class CatalogImporter {
             priceChanges: firstOf(applied.priceChanges),
             nameChanges: firstOf(applied.nameChanges),
             descriptionChanges: firstOf(applied.descriptionChanges),
+            countingStarted: firstOf(applied.countingStarted.map((size) => size.sku)),
           },
         },
         this.now(),
@@ -173,10 +180,10 @@ export class CatalogImporter {
   private async compare(trx: Knex.Transaction, catalog: CatalogFile): Promise<ImportPreview> {
     const revision = await this.store.revision(trx);
     const products = await trx('products').select('id', 'name', 'description');
-    const sizes = await trx('product_sizes').select('sku', 'product_id', 'price_pence');
+    const sizes = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').select('s.sku', 's.product_id', 's.price_pence', 'st.on_hand');
     const stored: StoredCatalog = {
       products: new Map(products.map((row) => [row.id as string, { name: row.name as string, description: row.description as string }])),
-      sizes: new Map(sizes.map((row) => [row.sku as string, { productId: row.product_id as string, pricePence: Number(row.price_pence) }])),
+      sizes: new Map(sizes.map((row) => [row.sku as string, { productId: row.product_id as string, pricePence: Number(row.price_pence), counted: row.on_hand !== null }])),
     };
     return { digest: catalogDigest(revision, catalog), ...diffCatalog(stored, catalog) };
   }

@@ -140,7 +140,7 @@ export class InventoryStore {
     });
   }
 
-  /** The import's writes but the new revision, in the caller's transaction. */
+  /** The import's writes, all but the new revision, in the caller's transaction. */
   async writeCatalog(trx: Knex.Transaction, catalog: CatalogFile, onProgress?: ImportProgress): Promise<void> {
     const total = catalog.products.length;
     for (let start = 0; start < total; start += IMPORT_BATCH_ROWS) {

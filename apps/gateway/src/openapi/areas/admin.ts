@@ -20,6 +20,19 @@ const catalogBodyRefusals = {
   ...jsonBodyRefusals,
   '413': errorResponse(`\`payload_too_large\`: the body exceeds ${CATALOG_IMPORT_BODY_BYTES / 1024 / 1024} MiB`),
 };
+const IMPORTED_SIZE = {
+  type: 'object',
+  required: ['productId', 'name', 'size', 'sku', 'pricePence'],
+  additionalProperties: false,
+  properties: {
+    productId: { type: 'string' },
+    name: { type: 'string' },
+    size: { type: 'string' },
+    sku: { type: 'string' },
+    pricePence: { type: 'integer' },
+    stock: { type: 'integer', minimum: 0, description: 'Units it starts with; absent for an unlimited size' },
+  },
+};
 const CATALOG_EXAMPLE = JSON.stringify({ products: [{ id: 'bacteriostatic-water', name: 'Bacteriostatic Water', description: 'For reconstitution.', sizes: [{ size: '10ml', price: 4.95 }, { size: '30ml', price: 8.95 }] }] });
 
 export const adminArea: ApiArea = {
@@ -135,7 +148,7 @@ export const adminArea: ApiArea = {
     CatalogImportPreview: {
       type: 'object',
       description: 'What the import changes. Products and sizes the file leaves out are kept as they are; stock of sizes already in the catalog is never changed.',
-      required: ['digest', 'productCount', 'sizeCount', 'addedProducts', 'addedSizes', 'keptProducts', 'keptSkus', 'priceChanges', 'nameChanges', 'descriptionChanges'],
+      required: ['digest', 'productCount', 'sizeCount', 'addedProducts', 'addedSizes', 'keptProducts', 'keptSkus', 'priceChanges', 'nameChanges', 'descriptionChanges', 'countingStarted'],
       additionalProperties: false,
       properties: {
         digest: { type: 'string', description: 'Apply exactly this preview by sending it with the same text' },
@@ -145,22 +158,7 @@ export const adminArea: ApiArea = {
           type: 'array',
           items: { type: 'object', required: ['productId', 'name'], additionalProperties: false, properties: { productId: { type: 'string' }, name: { type: 'string' } } },
         },
-        addedSizes: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['productId', 'name', 'size', 'sku', 'pricePence'],
-            additionalProperties: false,
-            properties: {
-              productId: { type: 'string' },
-              name: { type: 'string' },
-              size: { type: 'string' },
-              sku: { type: 'string' },
-              pricePence: { type: 'integer' },
-              stock: { type: 'integer', minimum: 0, description: 'Units it starts with; absent for an unlimited size' },
-            },
-          },
-        },
+        addedSizes: { type: 'array', items: IMPORTED_SIZE },
         keptProducts: { type: 'array', items: { type: 'string' }, description: 'Products in the catalog the file leaves out' },
         keptSkus: { type: 'array', items: { type: 'string' }, description: 'Sizes the file leaves out of a product it lists' },
         priceChanges: {
@@ -182,6 +180,7 @@ export const adminArea: ApiArea = {
           },
         },
         descriptionChanges: { type: 'array', items: { type: 'string' }, description: 'Products whose description changes' },
+        countingStarted: { type: 'array', items: IMPORTED_SIZE, description: 'Unlimited sizes the file gives a stock: counted from now on, starting at `stock`' },
       },
     },
   },

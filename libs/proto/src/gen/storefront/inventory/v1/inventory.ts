@@ -258,6 +258,8 @@ export interface CatalogImportPreview {
   nameChanges: CatalogImportNameChange[];
   /** Products whose description the file changes. */
   descriptionChanges: string[];
+  /** Sizes already in the catalog, not counted (unlimited), that the file gives a stock: counted from now on. */
+  countingStarted: CatalogImportAddition[];
 }
 
 export interface PreviewCatalogImportResponse {
@@ -3849,6 +3851,7 @@ function createBaseCatalogImportPreview(): CatalogImportPreview {
     priceChanges: [],
     nameChanges: [],
     descriptionChanges: [],
+    countingStarted: [],
   };
 }
 
@@ -3883,6 +3886,9 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     }
     for (const v of message.descriptionChanges) {
       writer.uint32(82).string(v!);
+    }
+    for (const v of message.countingStarted) {
+      CatalogImportAddition.encode(v!, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -3980,6 +3986,14 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
             message.descriptionChanges.push(reader.string());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.countingStarted.push(CatalogImportAddition.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4040,6 +4054,11 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
         : globalThis.Array.isArray(object?.description_changes)
         ? object.description_changes.map((e: any) => globalThis.String(e))
         : [],
+      countingStarted: globalThis.Array.isArray(object?.countingStarted)
+        ? object.countingStarted.map((e: any) => CatalogImportAddition.fromJSON(e))
+        : globalThis.Array.isArray(object?.counting_started)
+        ? object.counting_started.map((e: any) => CatalogImportAddition.fromJSON(e))
+        : [],
     };
   },
 
@@ -4075,6 +4094,9 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     if (message.descriptionChanges?.length) {
       obj.descriptionChanges = message.descriptionChanges;
     }
+    if (message.countingStarted?.length) {
+      obj.countingStarted = message.countingStarted.map((e) => CatalogImportAddition.toJSON(e));
+    }
     return obj;
   },
 
@@ -4093,6 +4115,7 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     message.priceChanges = object.priceChanges?.map((e) => CatalogImportPriceChange.fromPartial(e)) || [];
     message.nameChanges = object.nameChanges?.map((e) => CatalogImportNameChange.fromPartial(e)) || [];
     message.descriptionChanges = object.descriptionChanges?.map((e) => e) || [];
+    message.countingStarted = object.countingStarted?.map((e) => CatalogImportAddition.fromPartial(e)) || [];
     return message;
   },
 };
