@@ -48,8 +48,11 @@ export class CatalogCopy {
   ) {}
 
   async current(): Promise<PublishedCatalog> {
-    // At most twice: once more when the check waited on had started before this gateway changed the catalog.
-    for (let attempt = 0; attempt < 2 && Date.now() - this.checkedAt >= this.refreshMs; attempt += 1) await this.check();
+    if (Date.now() - this.checkedAt >= this.refreshMs) {
+      await this.check();
+      // A check already under way when this gateway changed the catalog does not count: once more.
+      if (this.checkedAt === Number.NEGATIVE_INFINITY) await this.check();
+    }
     if (!this.latest) throw new AppError('unavailable', 'service_unavailable', 'The catalog is not available yet; try again shortly');
     return this.latest;
   }
