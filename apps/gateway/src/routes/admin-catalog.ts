@@ -4,7 +4,7 @@
  * apply with the preview's digest) for owners, as inventory decides. The `svc_staff` session
  * first, then the body.
  */
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { GatewayContext } from '../context';
 import { methodNotAllowed } from '../http/errors';
 import { jsonBody } from '../http/json-body';
@@ -24,7 +24,8 @@ export function registerAdminCatalogRoutes(app: Express, context: GatewayContext
   };
   const parseJson = jsonBody(config.bodyLimitBytes);
   const parseImport = jsonBody(CATALOG_IMPORT_BODY_BYTES);
-  const staff = (req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1]) => requireStaff(req, res, context);
+  // Resolved once per request (staffFirst asked already).
+  const staff = (req: Request, res: Response) => requireStaff(req, res, context);
   const noStore: RequestHandler = (_req, res, next) => {
     res.setHeader('Cache-Control', 'private, no-store');
     next();
