@@ -33,6 +33,8 @@ import { registerAdminRoutes } from './routes/admin';
 import { registerAdminPeopleRoutes } from './routes/admin-people';
 import { registerConsoleRefundPages } from './console/refunds';
 import { registerAdminRefundRoutes } from './routes/admin-refunds';
+import { registerAdminCatalogRoutes } from './routes/admin-catalog';
+import { consoleCatalogPages } from './console/catalog';
 
 /** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -60,7 +62,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerAdminFulfilmentRoutes(app, context);
   registerAdminPeopleRoutes(app, context);
   registerAdminRefundRoutes(app, context);
-  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleFulfilmentPages, registerConsolePromotionPages, registerConsoleCustomerPages, registerConsoleRefundPages, registerConsoleAuditPages]);
+  registerAdminCatalogRoutes(app, context, catalog);
+  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleFulfilmentPages, registerConsolePromotionPages, registerConsoleCustomerPages, registerConsoleRefundPages, consoleCatalogPages(catalog), registerConsoleAuditPages]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.

@@ -81,4 +81,35 @@ describe('gateway: the products.json copy of the catalog and the shipping rule',
     sources.catalog = new Error('inventory is down');
     expect(await document(copy)).to.deep.equal(first);
   });
+
+  it('asks again at once after a change made through this gateway, also when a check was under way', async () => {
+    const held = new CatalogCopy(sources, 300_000, createLogger('gateway-test', 'silent'));
+    await held.current();
+    sources.version = 'v2';
+    await held.current();
+    expect(sources.asked, 'within the interval, nobody asks').to.deep.equal(['']);
+    held.changed();
+    await held.current();
+    expect(sources.asked).to.deep.equal(['', 'v1']);
+
+    // A change made while a check is on its way back with the catalog before it: the reader
+    // waits for one more check, which sees the change.
+    let deliver!: () => void;
+    const direct = sources.snapshot.bind(sources);
+    sources.snapshot = async (knownVersion) => {
+      const answer = await direct(knownVersion);
+      await new Promise<void>((resolve) => (deliver = resolve));
+      return answer;
+    };
+    held.changed();
+    const reading = held.current();
+    await new Promise((resolve) => setImmediate(resolve));
+    sources.version = 'v3';
+    held.changed();
+    deliver();
+    await new Promise((resolve) => setImmediate(resolve));
+    deliver();
+    expect((await reading).etag).to.include('v3');
+    expect(sources.asked).to.deep.equal(['', 'v1', 'v2', 'v2']);
+  });
 });

@@ -48,6 +48,8 @@ const FIND_CUSTOMER = 'GET /api/admin/customers';
 const CUSTOMER_ACCOUNT = new Set(['GET /api/admin/customers/{id}/loyalty', 'POST /api/admin/customers/{id}/points']);
 /** Ending the promo code in its path example: the code is created first. */
 const EXPIRE_PROMO = 'POST /api/admin/promos/{code}/expire';
+/** Applies a previewed catalog import: its example is previewed first, for the digest. */
+const IMPORT_CATALOG = 'POST /api/admin/catalog/import';
 
 /** Checks answers against the document; schemas are compiled from the document itself. */
 class ResponseContract {
@@ -218,6 +220,11 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       const { profile } = (await (await customer()).get<{ user: { profile: { id: string } } }>('/api/auth/me')).body.user;
       const tokenHash = createHash('sha256').update((example as { token: string }).token).digest('hex');
       await stack.identity!.db('password_resets').insert({ token_hash: tokenHash, user_id: profile.id, created_at: Date.now(), expires_at: Date.now() + 3600_000 });
+    }
+    if (name === IMPORT_CATALOG) {
+      // The digest is the preview's of the catalog as it is now.
+      const preview = await (await staffMember(operation)).post<{ digest: string }>('/api/admin/catalog/import/preview', { catalog: (example as { catalog: string }).catalog });
+      (example as { digest: string }).digest = preview.body.digest;
     }
     if (READ_ORDER.has(name) || CHANGE_ORDER[name]) {
       const createCheckout = OPERATIONS.find((candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path);

@@ -4,7 +4,7 @@
  * problem with its JSON path, so an import either applies whole or not at all.
  */
 import { invalidArgument } from '@storefront/errors';
-import { checkCatalogEntry } from '@storefront/formats';
+import { PRICE_PENCE_MAX, STOCK_UNITS_MAX, checkCatalogEntry } from '@storefront/formats';
 
 export interface CatalogFile {
   products: CatalogProduct[];
@@ -76,10 +76,10 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
         seenSizes.add(s.size);
       }
       const pricePence = typeof s.price === 'number' ? Math.round(s.price * 100) : NaN;
-      if (!Number.isFinite(pricePence) || pricePence <= 0 || Math.abs(pricePence - (s.price as number) * 100) > 1e-6 || pricePence > 10_000_000) {
+      if (!Number.isFinite(pricePence) || pricePence <= 0 || Math.abs(pricePence - (s.price as number) * 100) > 1e-6 || pricePence > PRICE_PENCE_MAX) {
         problems.push(`${sat}.price must be a positive GBP amount with at most 2 decimal places`);
       }
-      if (s.stock !== undefined && (!Number.isInteger(s.stock) || (s.stock as number) < 0 || (s.stock as number) > 1_000_000)) {
+      if (s.stock !== undefined && (!Number.isInteger(s.stock) || (s.stock as number) < 0 || (s.stock as number) > STOCK_UNITS_MAX)) {
         problems.push(`${sat}.stock must be an integer from 0 to 1000000 when present`);
       }
       sizes.push({ size: s.size as string, pricePence, ...(s.stock === undefined ? {} : { stock: s.stock as number }) });

@@ -22,6 +22,9 @@ import { CatalogPublisher, type CatalogSnapshot } from './domain/snapshot';
 import { startSweeper } from './domain/sweeper';
 import { parseCatalogFile } from './catalog-file';
 import { checkOrderReference, normalizeLines, requireReturnId, reservationTtlSeconds } from './domain/lines';
+import { CatalogImporter } from './domain/catalog-import';
+import { StockAdmin } from './stores/stock-admin';
+import { staffCatalogRpcs } from './staff-catalog-rpcs';
 
 export interface InventoryServer extends RunningGrpcService {
   store: InventoryStore;
@@ -101,6 +104,7 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
         }),
         returnStock: async ({ returnId, orderReference, lines }) =>
           stockReturns.returnStock(requireReturnId(returnId), checkOrderReference(orderReference), normalizeLines(lines)),
+        ...staffCatalogRpcs(new StockAdmin(db, reservations, options.now), new CatalogImporter(store, options.now)),
       }),
     ],
   };

@@ -1,4 +1,5 @@
 /** Inventory on its own, on the backend under test, with a test catalog and a clock the test moves. */
+import { CallerTokenSigner, type StaffIdentity } from '@storefront/caller-token';
 import type { Env } from '@storefront/config';
 import type { RpcClient } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
@@ -28,12 +29,18 @@ export const TEST_CATALOG = {
   ],
 };
 
+/** The console's members as the gateway names them. */
+export const OWNER: StaffIdentity = { id: 'staff-owner', role: 'owner', email: 'owner@shop.test', clientAddress: '192.0.2.1' };
+export const STAFF: StaffIdentity = { id: 'staff-member', role: 'staff', email: 'staff@shop.test', clientAddress: '192.0.2.2' };
+
 export interface InventoryHarness {
   server: InventoryServer;
   /** Acts as checkout: quotes and reservations. */
   client: RpcClient<typeof inventory.InventoryServiceService>;
   /** Acts as the gateway: stock and catalog reads. */
   gateway: RpcClient<typeof inventory.InventoryServiceService>;
+  /** Acts as the gateway for the console: names a staff member with `{ staff }`. */
+  staffClient: RpcClient<typeof inventory.InventoryServiceService>;
   clock: ManualClock;
   stores: TestStores;
   /** Raw stock row of a SKU. */
@@ -42,16 +49,18 @@ export interface InventoryHarness {
 }
 
 export async function startInventory(extraEnv: Env = {}): Promise<InventoryHarness> {
-  const { stores, env } = await serviceTestEnv('inventory', { SEED_DEMO_DATA: 'false', ...extraEnv });
+  const { stores, env, keys } = await serviceTestEnv('inventory', { SEED_DEMO_DATA: 'false', ...extraEnv });
   const clock = new ManualClock();
   const server = await startInventoryServer(readInventoryConfig(env), { migrate: true, now: clock.now, ...readInventoryServeKeys(env) });
   await server.store.importCatalog(parseCatalogFile(TEST_CATALOG));
   const client = clientAs('checkout', inventory.InventoryServiceService, 'inventory', server.address);
   const gateway = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address);
+  const staffClient = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, undefined, await CallerTokenSigner.fromPem(keys.privateKeyPem));
   return {
     server,
     client,
     gateway,
+    staffClient,
     clock,
     stores,
     async stockOf(sku) {
@@ -61,6 +70,7 @@ export async function startInventory(extraEnv: Env = {}): Promise<InventoryHarne
     stop: async () => {
       client.close();
       gateway.close();
+      staffClient.close();
       await server.stop();
       await stores.cleanup();
     },

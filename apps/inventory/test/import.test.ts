@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Env } from '@storefront/config';
+import { listStaffActions, opsActor } from '@storefront/staff-audit';
 import { EXIT, runCatalogImport } from '../src/cli/import-catalog';
 import { startInventory, TEST_CATALOG, type InventoryHarness } from './harness';
 
@@ -23,7 +24,7 @@ describe('inventory: npm run catalog:import', () => {
   const run = async (args: string[], runEnv: Env = env) => {
     const info: string[] = [];
     const errors: string[] = [];
-    const code = await runCatalogImport(args, runEnv, { info: (line) => info.push(line), error: (line) => errors.push(line) });
+    const code = await runCatalogImport(args, runEnv, { info: (line) => info.push(line), error: (line) => errors.push(line) }, opsActor('test-operator'));
     return { code, info, errors };
   };
   /** Everything the import may touch, in a stable order. */
@@ -67,6 +68,11 @@ describe('inventory: npm run catalog:import', () => {
     expect(result.code).to.equal(EXIT.ok, result.errors.join('\n'));
     expect(result.info).to.include.members(['  500/1200 products written', '  1000/1200 products written']);
     expect(Number((await h.server.store.db('products').count({ n: '*' }).first())?.n)).to.equal(1202);
+    // The audit row names the first products added and counts the rest.
+    const [action] = (await listStaffActions(h.server.store.db, { subject: 'catalog' })).actions;
+    const added = (action!.after as { addedProducts: string[] }).addedProducts;
+    expect(added).to.have.length(51);
+    expect(added.at(-1)).to.equal('and 1150 more');
   });
 
   describe('changes nothing and says what is wrong', () => {

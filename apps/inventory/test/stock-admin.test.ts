@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { expectNoServerFailures, withBusyCores } from '@storefront/testing';
 import { ReservationStore } from '../src/stores/reservations';
 import { StockAdmin } from '../src/stores/stock-admin';
-import { startInventory, type InventoryHarness } from './harness';
+import { OWNER, startInventory, type InventoryHarness } from './harness';
 
 describe('inventory: operator stock changes under concurrency', () => {
   let h: InventoryHarness;
@@ -19,7 +19,7 @@ describe('inventory: operator stock changes under concurrency', () => {
     // beta-1mg starts with 10 units.
     const [, orders] = await withBusyCores(() =>
       Promise.all([
-        Promise.all(Array.from({ length: 10 }, () => admin.restock('beta-1mg', 3))),
+        Promise.all(Array.from({ length: 10 }, () => admin.restock('beta-1mg', 3, OWNER, 'delivery'))),
         Promise.allSettled(Array.from({ length: 20 }, (_, i) => h.client.reserve({ orderReference: `race-${i}`, lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 }))),
       ]),
     );
@@ -33,7 +33,7 @@ describe('inventory: operator stock changes under concurrency', () => {
     const [orders, count] = await withBusyCores(() =>
       Promise.all([
         Promise.allSettled(Array.from({ length: 8 }, (_, i) => h.client.reserve({ orderReference: `count-${i}`, lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 }))),
-        admin.setStock('beta-1mg', 4).then(() => 'set', (error: { code?: string }) => error.code),
+        admin.setStock('beta-1mg', 4, OWNER).then(() => 'set', (error: { code?: string }) => error.code),
       ]),
     );
     expectNoServerFailures(orders);
@@ -44,11 +44,11 @@ describe('inventory: operator stock changes under concurrency', () => {
 
   it('removing a product is refused while an open order holds it and allowed once it is released', async () => {
     await h.client.reserve({ orderReference: 'holder', lines: [{ sku: 'alpha-20mg', quantity: 1 }], ttlSeconds: 600 });
-    const refusal = await admin.removeProduct('alpha').catch((error: { code?: string; detail?: string }) => error);
+    const refusal = await admin.removeProduct('alpha', OWNER).catch((error: { code?: string; detail?: string }) => error);
     expect(refusal).to.deep.include({ code: 'product_held' });
     expect((refusal as { detail: string }).detail).to.contain('holder');
     await h.client.release({ orderReference: 'holder' });
-    expect(await admin.removeProduct('alpha')).to.deep.equal({ id: 'alpha', skus: ['alpha-10mg', 'alpha-20mg', 'alpha-5mg'] });
+    expect(await admin.removeProduct('alpha', OWNER)).to.deep.equal({ id: 'alpha', skus: ['alpha-10mg', 'alpha-20mg', 'alpha-5mg'] });
     expect(await h.server.store.db('product_sizes').where({ product_id: 'alpha' }).count({ n: '*' }).first()).to.deep.include({ n: 0 });
   });
 });

@@ -102,3 +102,10 @@ const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export function isWellFormedSessionToken(token: string): boolean {
   return SESSION_TOKEN_PATTERN.test(token);
 }
+
+/** Units on hand of one size: far above any shelf, well inside a 32-bit column. */
+export const STOCK_UNITS_MAX = 1_000_000;
+/** A stock change's note (why, or which delivery), as the console and the audit log keep it. */
+export const STOCK_NOTE_MAX_LENGTH = 200;
+/** A size's unit price in pence, as the catalog file allows it: £100,000. */
+export const PRICE_PENCE_MAX = 10_000_000;

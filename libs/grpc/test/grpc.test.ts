@@ -13,12 +13,16 @@ const logger = createLogger('test', 'silent');
 const SERVICE = 'storefront.inventory.v1.InventoryService';
 type InventoryDefinition = typeof inventory.InventoryServiceService;
 
+// The console's catalog RPCs, which these tests leave alone.
+const CATALOG_ADMIN_RPCS = ['getStaffCatalog', 'setSkuStock', 'restockSku', 'setSkuUnlimited', 'setSkuPrice', 'removeProduct', 'previewCatalogImport', 'applyCatalogImport'] as const;
+
 // The inventory contract as a vehicle for the server's rules, with a table of its own.
 const ACCESS = accessTable(inventory.InventoryServiceService, [
   { callers: ['gateway', 'checkout'], customer: 'optional', rpcs: ['getStock'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['getCatalog'] },
   { callers: ['gateway'], customer: 'none', rpcs: ['getCatalogSnapshot', 'quote', 'reserve', 'commit'] },
   { callers: ['checkout'], customer: 'none', rpcs: ['release', 'listStaffActions', 'returnStock'] },
+  { callers: ['gateway'], customer: 'none', rpcs: CATALOG_ADMIN_RPCS },
 ]);
 
 describe('grpc: server, client, errors and health', () => {
@@ -53,6 +57,14 @@ describe('grpc: server, client, errors and health', () => {
           },
           release: reject,
           returnStock: reject,
+          getStaffCatalog: reject,
+          setSkuStock: reject,
+          restockSku: reject,
+          setSkuUnlimited: reject,
+          setSkuPrice: reject,
+          removeProduct: reject,
+          previewCatalogImport: reject,
+          applyCatalogImport: reject,
         });
     const serviceKeys = testServiceKeys();
     server = await startGrpcServer({
@@ -155,7 +167,7 @@ describe('grpc: server, client, errors and health', () => {
   });
 
   it('builds a table rule by rule, refusing one that leaves an RPC out or names one twice', () => {
-    const rpcs = ['getStock', 'getCatalog', 'getCatalogSnapshot', 'quote', 'reserve', 'commit', 'listStaffActions'] as const;
+    const rpcs = ['getStock', 'getCatalog', 'getCatalogSnapshot', 'quote', 'reserve', 'commit', 'listStaffActions', ...CATALOG_ADMIN_RPCS] as const;
     // @ts-expect-error release has no rule
     accessTable(inventory.InventoryServiceService, [{ callers: ['gateway'], customer: 'none', rpcs }]);
     expect(() =>

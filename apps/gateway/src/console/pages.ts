@@ -94,7 +94,7 @@ function recoveryCodesPage(email: string, codes: string[]): PageAnswer {
 function homePage(staff: StaffCaller): PageAnswer {
   return consolePage(
     'Console',
-    html`<h1>Console</h1><p>Signed in as ${staff.email} (${staff.role}).</p><ul><li><a href="/console/orders">Orders</a></li><li><a href="/console/promotions">Promotions</a></li><li><a href="/console/customers">Customers</a></li><li><a href="/console/audit">Audit log</a></li></ul>`,
+    html`<h1>Console</h1><p>Signed in as ${staff.email} (${staff.role}).</p><ul><li><a href="/console/orders">Orders</a></li><li><a href="/console/catalog">Catalog</a></li><li><a href="/console/promotions">Promotions</a></li><li><a href="/console/customers">Customers</a></li><li><a href="/console/audit">Audit log</a></li></ul>`,
     staff,
   );
 }

@@ -13,7 +13,7 @@ import { html, type Html } from './html';
 const FORM_BYTES_MAX = 8 * 1024;
 const FORM_FIELDS_MAX = 40;
 
-export function formPost(config: GatewayConfig): RequestHandler[] {
+export function formPost(config: GatewayConfig, { bytesMax = FORM_BYTES_MAX } = {}): RequestHandler[] {
   const allowed = siteOrigins(config);
   const fromThisSite: RequestHandler = (req, _res, next) => {
     const origin = req.headers.origin;
@@ -21,7 +21,7 @@ export function formPost(config: GatewayConfig): RequestHandler[] {
     if (foreign) throw new AppError('permission_denied', 'cross_site_request', 'A form must be sent from this site');
     next();
   };
-  return [fromThisSite, express.urlencoded({ extended: false, limit: FORM_BYTES_MAX, parameterLimit: FORM_FIELDS_MAX })];
+  return [fromThisSite, express.urlencoded({ extended: false, limit: bytesMax, parameterLimit: FORM_FIELDS_MAX })];
 }
 
 /** A text field of the posted form; a repeated or missing field is empty. */

@@ -38,6 +38,8 @@ export class CatalogCopy {
   private policy: checkout.GetPricingPolicyResponse | undefined;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private checking: Promise<void> | undefined;
+  /** Catalog changes made through this gateway, so a check already under way when one is made does not count. */
+  private changes = 0;
 
   constructor(
     private readonly sources: CatalogSources,
@@ -46,9 +48,19 @@ export class CatalogCopy {
   ) {}
 
   async current(): Promise<PublishedCatalog> {
-    if (Date.now() - this.checkedAt >= this.refreshMs) await this.check();
+    if (Date.now() - this.checkedAt >= this.refreshMs) {
+      await this.check();
+      // A check already under way when this gateway changed the catalog does not count: once more.
+      if (this.checkedAt === Number.NEGATIVE_INFINITY) await this.check();
+    }
     if (!this.latest) throw new AppError('unavailable', 'service_unavailable', 'The catalog is not available yet; try again shortly');
     return this.latest;
+  }
+
+  /** The console changed the catalog through this gateway: the next reader asks inventory at once, not after the interval. */
+  changed(): void {
+    this.changes += 1;
+    this.checkedAt = Number.NEGATIVE_INFINITY;
   }
 
   /** One check at a time: requests arriving meanwhile wait for it instead of adding their own. */
@@ -60,13 +72,14 @@ export class CatalogCopy {
   }
 
   private async poll(): Promise<void> {
+    const changesBefore = this.changes;
     const [snapshot, policy] = await Promise.allSettled([this.sources.snapshot(this.catalog?.version ?? ''), this.sources.pricingPolicy()]);
     if (snapshot.status === 'rejected') this.logger.warn({ err: snapshot.reason, hasCopy: this.latest !== undefined }, 'could not refresh products.json from inventory');
     else if (!snapshot.value.notModified && snapshot.value.catalog) this.catalog = { version: snapshot.value.version, snapshot: snapshot.value.catalog };
     if (policy.status === 'rejected') this.logger.warn({ err: policy.reason, hasCopy: this.latest !== undefined }, 'could not refresh the shipping rule of products.json from checkout');
     else this.policy = policy.value;
     // A failure also waits an interval, so a hung service cannot slow every request.
-    this.checkedAt = Date.now();
+    this.checkedAt = this.changes === changesBefore ? Date.now() : Number.NEGATIVE_INFINITY;
     if (!this.catalog || !this.policy) return;
     // One catalog version is the same catalog from every inventory pod (generatedAt is when it was
     // first rendered) and the policy is checkout's, so every gateway publishes the same bytes under one ETag.

@@ -2,7 +2,7 @@
  * `npm run catalog:import -- <file>` (inventory's ops command `import`): checks a catalog file and upserts it into the inventory
  * store the usual configuration names (DATA_DIR for SQLite, INVENTORY_MYSQL_URL or MYSQL_URL for
  * MySQL). Every problem is listed with its JSON path and nothing is written unless the whole
- * file is valid; the write itself is one transaction.
+ * file is valid; the write itself is one transaction, recorded in the staff audit log as `actor`'s.
  */
 import fs from 'node:fs';
 import { ConfigError, EnvReader, readCommon, type Env } from '@storefront/config';
@@ -10,6 +10,8 @@ import { applyMigrations, ensureMysqlDatabase, openDatabase, readStoreConfig, ty
 import { checkCatalogFile } from '../catalog-file';
 import { migrations } from '../migrations';
 import { InventoryStore } from '../stores/catalog';
+import { CatalogImporter } from '../domain/catalog-import';
+import type { StaffIdentity } from '@storefront/caller-token';
 
 export interface ImportOutput {
   info(line: string): void;
@@ -21,7 +23,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 64, badData: 65, noInput: 66, con
 
 const USAGE = 'usage: npm run catalog:import -- <catalog.json>';
 
-export async function runCatalogImport(args: readonly string[], env: Env, out: ImportOutput): Promise<number> {
+export async function runCatalogImport(args: readonly string[], env: Env, out: ImportOutput, actor: StaffIdentity): Promise<number> {
   if (args.length !== 1 || args[0]!.startsWith('-')) {
     out.error(USAGE);
     return EXIT.usage;
@@ -65,7 +67,10 @@ export async function runCatalogImport(args: readonly string[], env: Env, out: I
   const db = openDatabase(storeConfig);
   try {
     await applyMigrations(db, migrations);
-    await new InventoryStore(db).importCatalog(catalog, (done, total) => {
+    // Previewed and applied at once: the digest only stops a change made in between.
+    const importer = new CatalogImporter(new InventoryStore(db));
+    const { digest } = await importer.preview(catalog);
+    await importer.apply(catalog, digest, actor, (done, total) => {
       if (done < total) out.info(`  ${done}/${total} products written`);
     });
   } catch (error) {

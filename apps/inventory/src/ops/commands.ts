@@ -1,20 +1,31 @@
 /**
  * Inventory's ops commands (dist/ops.js in the image, see main.ts): migrations, catalog import, stock
- * counts and deliveries, removing a product. They work on inventory's own store only.
+ * counts and deliveries, unlimited sizes, prices, removing a product. They work on inventory's own
+ * store only, through the same operations as the console, each recorded in the staff audit log
+ * under the operator's name.
  */
-import { auditExportCommand } from '@storefront/staff-audit';
-import { OPS_EXIT, OpsExit, migrationCommands, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
+import { OPS_EXIT, OpsExit, migrationCommands, wholeNumberOption, withStore, type OpsCommand, type OpsOptions, type OpsProgram } from '@storefront/lifecycle';
+import { auditExportCommand, opsActor } from '@storefront/staff-audit';
 import { runCatalogImport } from '../cli/import-catalog';
 import { migrations } from '../migrations';
 import { ReservationStore } from '../stores/reservations';
-import { StockAdmin, parseUnits, type StockLevel } from '../stores/stock-admin';
+import { PRICE_PENCE_MAX } from '@storefront/formats';
+import { StockAdmin, parseUnits, type SkuStock } from '../stores/stock-admin';
 import type { Knex } from '@storefront/db';
 import type { EnvReader } from '@storefront/config';
 
 const withAdmin = <T>(env: EnvReader, work: (admin: StockAdmin) => Promise<T>) =>
   withStore(env, 'inventory', migrations, (db: Knex) => work(new StockAdmin(db, new ReservationStore(db))));
 
-const describeLevel = (level: StockLevel) => `${level.sku}: ${level.onHand} on hand, ${level.reserved} held by open orders, ${level.available} available`;
+/** The `--json` answer's `stock`: a counted size's units, as before sizes could be unlimited here. */
+const stockData = ({ sku, unlimited, onHand, reserved, available }: SkuStock) => (unlimited ? { sku, unlimited } : { sku, onHand, reserved, available });
+
+const describeLevel = (level: SkuStock) =>
+  level.unlimited ? `${level.sku}: not counted, always available` : `${level.sku}: ${level.onHand} on hand, ${level.reserved} held by open orders, ${level.available} available`;
+
+/** `--note <text>` as given, or `fallback`; a bare `--note` is no note. */
+const noteOption = (options: OpsOptions, fallback = '') => (typeof options.note === 'string' ? options.note : fallback);
+const NOTE = { note: { value: '<text>', description: 'why, or which delivery (at most 200 characters); recorded in the staff audit log' } };
 
 const commands: OpsCommand[] = [
   ...migrationCommands('inventory', migrations),
@@ -23,16 +34,21 @@ const commands: OpsCommand[] = [
     name: 'import',
     args: ['<catalog.json>'],
     summary: 'check a catalog file and upsert its products, sizes and prices in one transaction (live stock is kept)',
-    async run({ args, rawEnv, progress }) {
+    async run({ args, rawEnv, progress, actor }) {
       const lines: string[] = [];
       const errors: string[] = [];
-      const code = await runCatalogImport(args, rawEnv, {
-        info: (line) => {
-          lines.push(line);
-          progress(line);
+      const code = await runCatalogImport(
+        args,
+        rawEnv,
+        {
+          info: (line) => {
+            lines.push(line);
+            progress(line);
+          },
+          error: (line) => errors.push(line),
         },
-        error: (line) => errors.push(line),
-      });
+        opsActor(actor),
+      );
       if (code !== OPS_EXIT.ok) throw new OpsExit(code, 'import_failed', errors.join('\n'));
       return { text: lines.at(-1) ?? 'imported', data: { file: args[0], result: lines.at(-1) } };
     },
@@ -41,26 +57,48 @@ const commands: OpsCommand[] = [
     name: 'set-stock',
     args: ['<sku>', '<units>'],
     summary: 'set the units on hand of a SKU (counted stock); a SKU that was unlimited becomes stock-limited',
-    async run({ args: [sku, units], env }) {
-      const level = await withAdmin(env, (admin) => admin.setStock(sku!, parseUnits(units!, 'units', { min: 0 })));
-      return { text: describeLevel(level), data: { stock: level } };
+    options: NOTE,
+    async run({ args: [sku, units], options, env, actor }) {
+      const level = await withAdmin(env, (admin) => admin.setStock(sku!, parseUnits(units!, 'units', { min: 0 }), opsActor(actor), noteOption(options)));
+      return { text: describeLevel(level), data: { stock: stockData(level) } };
     },
   },
   {
     name: 'restock',
     args: ['<sku>', '<+units>'],
     summary: 'add delivered units to a stock-limited SKU (atomic, safe while orders reserve)',
-    async run({ args: [sku, units], env }) {
-      const level = await withAdmin(env, (admin) => admin.restock(sku!, parseUnits(units!, 'units', { min: 1 })));
-      return { text: describeLevel(level), data: { stock: level } };
+    options: { note: { value: '<text>', description: 'the delivery, e.g. supplier and note number (at most 200 characters; default "delivery")' } },
+    async run({ args: [sku, units], options, env, actor }) {
+      const level = await withAdmin(env, (admin) => admin.restock(sku!, parseUnits(units!, 'units', { min: 1 }), opsActor(actor), noteOption(options, 'delivery')));
+      return { text: describeLevel(level), data: { stock: stockData(level) } };
+    },
+  },
+  {
+    name: 'set-unlimited',
+    args: ['<sku>'],
+    summary: 'stop counting the units of a SKU: always available (set-stock counts again); refused while open orders hold it',
+    options: NOTE,
+    async run({ args: [sku], options, env, actor }) {
+      const level = await withAdmin(env, (admin) => admin.setUnlimited(sku!, opsActor(actor), noteOption(options)));
+      return { text: describeLevel(level), data: { stock: stockData(level) } };
+    },
+  },
+  {
+    name: 'set-price',
+    args: ['<sku>', '<pence>'],
+    summary: 'set the unit price of a SKU in whole pence (orders already placed keep theirs)',
+    async run({ args: [sku, pence], env, actor }) {
+      const pricePence = wholeNumberOption(pence!, 'pence', { min: 1, max: PRICE_PENCE_MAX, code: 'invalid_price' });
+      const level = await withAdmin(env, (admin) => admin.setPrice(sku!, pricePence, opsActor(actor)));
+      return { text: `${level.sku}: ${level.pricePence} pence`, data: { price: { sku: level.sku, pricePence: level.pricePence } } };
     },
   },
   {
     name: 'remove-product',
     args: ['<product-id>'],
     summary: 'remove a product with its sizes and stock; refused while open orders hold any of its SKUs',
-    async run({ args: [productId], env }) {
-      const removed = await withAdmin(env, (admin) => admin.removeProduct(productId!));
+    async run({ args: [productId], env, actor }) {
+      const removed = await withAdmin(env, (admin) => admin.removeProduct(productId!, opsActor(actor)));
       return { text: `removed ${removed.id} (${removed.skus.join(', ') || 'no sizes'})`, data: { removed } };
     },
   },

@@ -1,6 +1,6 @@
 /** Inventory's catalog and stock tables. Nothing outside this service reads them. */
 import { randomUUID } from 'node:crypto';
-import { preparedRead, type Knex, type PreparedRead } from '@storefront/db';
+import { forUpdate, preparedRead, type Knex, type PreparedRead } from '@storefront/db';
 import { skuOf, type CatalogFile } from '../catalog-file';
 import { unknownSkus, type Line } from '../domain/lines';
 import type { Catalog, CatalogProduct, PricedLine } from '../domain/catalog';
@@ -73,8 +73,10 @@ export class InventoryStore {
     return { revision, soldOut: soldOut.sort() };
   }
 
-  private async revision(db: Knex | Knex.Transaction): Promise<string> {
-    const row = await db('meta').where('key', CATALOG_REVISION).first('value');
+  /** The catalog's revision; `lock` reads the latest committed one and holds it until the transaction ends. */
+  async revision(db: Knex | Knex.Transaction, { lock = false } = {}): Promise<string> {
+    const query = db('meta').where('key', CATALOG_REVISION).first('value');
+    const row = await (lock ? forUpdate(query, this.db) : query);
     return row?.value ?? '';
   }
 
@@ -132,30 +134,35 @@ export class InventoryStore {
    * overwrites live stock. Products missing from the file are left as they are.
    */
   async importCatalog(catalog: CatalogFile, onProgress?: ImportProgress): Promise<void> {
-    const total = catalog.products.length;
     await this.db.transaction(async (trx) => {
-      for (let start = 0; start < total; start += IMPORT_BATCH_ROWS) {
-        const batch = catalog.products.slice(start, start + IMPORT_BATCH_ROWS);
-        await trx('products')
-          .insert(batch.map((product, i) => ({ id: product.id, name: product.name, description: product.description, position: start + i })))
-          .onConflict('id')
-          .merge(['name', 'description', 'position']);
-        const sizes = batch.flatMap((product) =>
-          product.sizes.map((size, position) => ({ product, size, position, sku: skuOf(product.id, size.size) })),
-        );
-        for (let from = 0; from < sizes.length; from += IMPORT_BATCH_ROWS) {
-          const rows = sizes.slice(from, from + IMPORT_BATCH_ROWS);
-          await trx('product_sizes')
-            .insert(rows.map(({ product, size, position, sku }) => ({ sku, product_id: product.id, size: size.size, price_pence: size.pricePence, position })))
-            .onConflict('sku')
-            .merge(['price_pence', 'position']);
-          const stock = rows.filter(({ size }) => size.stock !== undefined).map(({ sku, size }) => ({ sku, on_hand: size.stock!, reserved: 0 }));
-          if (stock.length > 0) await trx('stock').insert(stock).onConflict('sku').ignore();
-        }
-        onProgress?.(start + batch.length, total);
-      }
+      await this.writeCatalog(trx, catalog, onProgress);
       await newCatalogRevision(trx);
     });
+  }
+
+  /** The import's writes, all but the new revision, in the caller's transaction. */
+  async writeCatalog(trx: Knex.Transaction, catalog: CatalogFile, onProgress?: ImportProgress): Promise<void> {
+    const total = catalog.products.length;
+    for (let start = 0; start < total; start += IMPORT_BATCH_ROWS) {
+      const batch = catalog.products.slice(start, start + IMPORT_BATCH_ROWS);
+      await trx('products')
+        .insert(batch.map((product, i) => ({ id: product.id, name: product.name, description: product.description, position: start + i })))
+        .onConflict('id')
+        .merge(['name', 'description', 'position']);
+      const sizes = batch.flatMap((product) =>
+        product.sizes.map((size, position) => ({ product, size, position, sku: skuOf(product.id, size.size) })),
+      );
+      for (let from = 0; from < sizes.length; from += IMPORT_BATCH_ROWS) {
+        const rows = sizes.slice(from, from + IMPORT_BATCH_ROWS);
+        await trx('product_sizes')
+          .insert(rows.map(({ product, size, position, sku }) => ({ sku, product_id: product.id, size: size.size, price_pence: size.pricePence, position })))
+          .onConflict('sku')
+          .merge(['price_pence', 'position']);
+        const stock = rows.filter(({ size }) => size.stock !== undefined).map(({ sku, size }) => ({ sku, on_hand: size.stock!, reserved: 0 }));
+        if (stock.length > 0) await trx('stock').insert(stock).onConflict('sku').ignore();
+      }
+      onProgress?.(start + batch.length, total);
+    }
   }
 }
 

@@ -1,22 +1,36 @@
 /**
- * What operators change by hand: a SKU's units on hand (counted, or a delivery added) and
- * products taken out of the catalog. Every change is one conditional statement or one
- * transaction, so it is safe against reservations running at the same time on any replica.
+ * What the shop's owner changes by hand, from the console or the ops command line: a SKU's units
+ * on hand (counted, a delivery added, or no longer counted), its price, and products taken out of
+ * the catalog. Every change is one transaction that also records who made it in the staff audit
+ * log, and is safe against reservations running at the same time on any replica.
  */
+import type { StaffIdentity } from '@storefront/caller-token';
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
 import { forUpdate, type Knex } from '@storefront/db';
+import { PRICE_PENCE_MAX, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX, hasControlCharacters } from '@storefront/formats';
 import { wholeNumberOption } from '@storefront/lifecycle';
+import { recordStaffAction } from '@storefront/staff-audit';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
 
-/** Far above any shelf, well inside a 32-bit column. */
-export const MAX_STOCK_UNITS = 1_000_000;
-
-export interface StockLevel {
+/** A size with its price and stock, as the console shows it. */
+export interface SkuStock {
   sku: string;
+  size: string;
+  pricePence: number;
+  /** Not counted: always available, and onHand, reserved and available are 0. */
+  unlimited: boolean;
   onHand: number;
+  /** Units held by open orders. */
   reserved: number;
   available: number;
+}
+
+export interface StaffCatalogProduct {
+  id: string;
+  name: string;
+  description: string;
+  sizes: SkuStock[];
 }
 
 export interface RemovedProduct {
@@ -24,10 +38,38 @@ export interface RemovedProduct {
   skus: string[];
 }
 
-/** Whole units from 0 to MAX_STOCK_UNITS, written as digits only. */
+/** Whole units from 0 to STOCK_UNITS_MAX, written as digits only. */
 export function parseUnits(text: string, name: string, { min }: { min: number }): number {
-  return wholeNumberOption(text, name, { min, max: MAX_STOCK_UNITS, code: 'invalid_units' });
+  return wholeNumberOption(text, name, { min, max: STOCK_UNITS_MAX, code: 'invalid_units' });
 }
+
+/** Units as a number from `min` to STOCK_UNITS_MAX. */
+export function checkUnits(units: number, name: string, { min }: { min: number }): number {
+  if (!Number.isInteger(units) || units < min || units > STOCK_UNITS_MAX) {
+    throw invalidArgument(`${name} must be a whole number from ${min} to ${STOCK_UNITS_MAX}, got ${String(units)}`, 'invalid_units');
+  }
+  return units;
+}
+
+/** A note of at most STOCK_NOTE_MAX_LENGTH printable characters, trimmed; empty only when not required. */
+export function checkNote(note: string | undefined, { required }: { required: boolean }): string {
+  const text = (note ?? '').trim();
+  if (required && text === '') throw invalidArgument('note is required: say which delivery this is', 'invalid_note');
+  if (text.length > STOCK_NOTE_MAX_LENGTH || hasControlCharacters(text)) {
+    throw invalidArgument(`note must be at most ${STOCK_NOTE_MAX_LENGTH} printable characters on one line`, 'invalid_note');
+  }
+  return text;
+}
+
+export function checkPricePence(pricePence: number): number {
+  if (!Number.isInteger(pricePence) || pricePence < 1 || pricePence > PRICE_PENCE_MAX) {
+    throw invalidArgument(`price_pence must be a whole number of pence from 1 to ${PRICE_PENCE_MAX}, got ${String(pricePence)}`, 'invalid_price');
+  }
+  return pricePence;
+}
+
+/** What the audit log keeps of a size's stock. */
+const stockRecord = (level: SkuStock) => (level.unlimited ? { unlimited: true } : { onHand: level.onHand, reserved: level.reserved });
 
 export class StockAdmin {
   constructor(
@@ -36,48 +78,110 @@ export class StockAdmin {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Every product in catalog order, each size with its price and stock. */
+  async catalog(): Promise<StaffCatalogProduct[]> {
+    const rows = await this.sizes(this.db)
+      .join('products as p', 'p.id', 's.product_id')
+      .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
+      .select('p.id', 'p.name', 'p.description');
+    const products: StaffCatalogProduct[] = [];
+    for (const row of rows) {
+      let product = products.at(-1);
+      if (!product || product.id !== row.id) {
+        product = { id: row.id, name: row.name, description: row.description, sizes: [] };
+        products.push(product);
+      }
+      product.sizes.push(toSkuStock(row));
+    }
+    return products;
+  }
+
   /**
-   * Sets the units on hand, making the SKU stock-limited if it was not. Units held by open
+   * Sets the units on hand, making the SKU counted if it was unlimited. Units held by open
    * orders stay held, so the count may not go below them.
    */
-  async setStock(sku: string, onHand: number): Promise<StockLevel> {
+  async setStock(sku: string, onHand: number, staff: StaffIdentity, note = ''): Promise<SkuStock> {
+    checkUnits(onHand, 'on_hand', { min: 0 });
+    const reason = checkNote(note, { required: false });
     return this.db.transaction(async (trx) => {
-      await this.requireSku(trx, sku);
-      const row = await forUpdate(trx('stock').where({ sku }).first('reserved'), this.db);
-      if (!row) {
+      const before = await this.level(trx, sku, { lock: true });
+      if (before.unlimited) {
         await trx('stock').insert({ sku, on_hand: onHand, reserved: 0 });
-      } else if (Number(row.reserved) > onHand) {
-        throw conflict('stock_held', `${sku} has ${Number(row.reserved)} units held by open orders; stock on hand cannot go below that (asked for ${onHand})`);
+        // Counted or not is part of the published catalog.
+        await newCatalogRevision(trx);
+      } else if (before.reserved > onHand) {
+        throw conflict('stock_held', `${sku} has ${before.reserved} units held by open orders; stock on hand cannot go below that (asked for ${onHand})`);
       } else {
         await trx('stock').where({ sku }).update({ on_hand: onHand });
       }
-      return this.level(trx, sku);
+      const after = await this.level(trx, sku);
+      await recordStaffAction(trx, staff, { action: 'stock_set', subject: sku, before: stockRecord(before), after: { ...stockRecord(after), note: reason } }, this.now());
+      return after;
     });
   }
 
-  /** Adds delivered units to a stock-limited SKU in one atomic increment. */
-  async restock(sku: string, units: number): Promise<StockLevel> {
+  /** Adds delivered units to a counted SKU in one atomic increment. */
+  async restock(sku: string, units: number, staff: StaffIdentity, note: string): Promise<SkuStock> {
+    checkUnits(units, 'units', { min: 1 });
+    const delivery = checkNote(note, { required: true });
     return this.db.transaction(async (trx) => {
-      await this.requireSku(trx, sku);
-      const changed = await trx('stock').where({ sku }).andWhereRaw('on_hand + ? <= ?', [units, MAX_STOCK_UNITS]).increment('on_hand', units);
+      const changed = await trx('stock').where({ sku }).andWhereRaw('on_hand + ? <= ?', [units, STOCK_UNITS_MAX]).increment('on_hand', units);
       if (changed === 0) {
-        const limited = await trx('stock').where({ sku }).first('on_hand');
-        if (!limited) throw conflict('not_stock_limited', `${sku} is not stock-limited (always available); use set-stock to start counting its units`);
-        throw invalidArgument(`${sku} would hold more than ${MAX_STOCK_UNITS} units`, 'invalid_units');
+        const level = await this.level(trx, sku);
+        if (level.unlimited) throw conflict('not_stock_limited', `${sku} is not stock-limited (always available); use set-stock to start counting its units`);
+        throw invalidArgument(`${sku} would exceed ${STOCK_UNITS_MAX} units on hand`, 'invalid_units');
       }
-      return this.level(trx, sku);
+      const after = await this.level(trx, sku);
+      const before = { onHand: after.onHand - units, reserved: after.reserved };
+      await recordStaffAction(trx, staff, { action: 'stock_restocked', subject: sku, before, after: { ...stockRecord(after), units, note: delivery } }, this.now());
+      return after;
     });
   }
 
   /**
-   * Removes a product with its sizes and stock rows, refused while open orders hold any of
+   * Stops counting a SKU's units: always available from now on. Refused while open orders hold
+   * units of it, which they would otherwise give back to a count that no longer exists; lapsed
+   * holds are released first, as Reserve does.
+   */
+  async setUnlimited(sku: string, staff: StaffIdentity, note = ''): Promise<SkuStock> {
+    const reason = checkNote(note, { required: false });
+    await this.reservations.releaseExpired({ skus: [sku] });
+    return this.db.transaction(async (trx) => {
+      const before = await this.level(trx, sku, { lock: true });
+      if (!before.unlimited) {
+        if (before.reserved > 0) {
+          throw conflict('stock_held', `${sku} has ${before.reserved} units held by open orders; mark it unlimited once they are paid or released`);
+        }
+        await trx('stock').where({ sku }).delete();
+        await newCatalogRevision(trx);
+      }
+      const after = await this.level(trx, sku);
+      await recordStaffAction(trx, staff, { action: 'stock_unlimited', subject: sku, before: stockRecord(before), after: { ...stockRecord(after), note: reason } }, this.now());
+      return after;
+    });
+  }
+
+  /** A size's unit price, from the next quote on (orders already placed keep theirs). */
+  async setPrice(sku: string, pricePence: number, staff: StaffIdentity): Promise<SkuStock> {
+    checkPricePence(pricePence);
+    return this.db.transaction(async (trx) => {
+      const before = await this.level(trx, sku, { lock: true });
+      await trx('product_sizes').where({ sku }).update({ price_pence: pricePence });
+      await newCatalogRevision(trx);
+      await recordStaffAction(trx, staff, { action: 'price_changed', subject: sku, before: { pricePence: before.pricePence }, after: { pricePence } }, this.now());
+      return { ...before, pricePence };
+    });
+  }
+
+  /**
+   * Removes a product with its sizes and their stock, refused while open orders hold any of
    * its SKUs. Lapsed holds do not count: those on stock are released first, as Reserve does.
    */
-  async removeProduct(productId: string): Promise<RemovedProduct> {
+  async removeProduct(productId: string, staff: StaffIdentity): Promise<RemovedProduct> {
     const skus: string[] = await this.db('product_sizes').where({ product_id: productId }).orderBy('sku').pluck('sku');
     if (skus.length > 0) await this.reservations.releaseExpired({ skus });
     return this.db.transaction(async (trx) => {
-      const product = await forUpdate(trx('products').where({ id: productId }).first('id'), this.db);
+      const product = await forUpdate(trx('products').where({ id: productId }).first('id', 'name'), this.db);
       if (!product) throw notFound(`no product has id "${productId}"`, 'product_not_found');
       const held = await forUpdate(
         trx('reservation_lines as l')
@@ -96,20 +200,32 @@ export class StockAdmin {
           `${productId} is held by ${references.length} open order${references.length === 1 ? '' : 's'} (${references.join(', ')}); remove it once they are paid or released`,
         );
       }
+      const sizes = (await this.sizes(trx).where('s.product_id', productId).orderBy('s.sku')).map(toSkuStock);
       await trx('products').where({ id: productId }).delete();
       await newCatalogRevision(trx);
+      const before = { id: productId, name: product.name, sizes: sizes.map((size) => ({ sku: size.sku, pricePence: size.pricePence, ...stockRecord(size) })) };
+      await recordStaffAction(trx, staff, { action: 'product_removed', subject: productId, before }, this.now());
       return { id: productId, skus };
     });
   }
 
-  private async requireSku(trx: Knex.Transaction, sku: string): Promise<void> {
-    if (!(await trx('product_sizes').where({ sku }).first('sku'))) throw notFound(`no product size has SKU "${sku}"`, 'sku_not_found');
+  private sizes(db: Knex | Knex.Transaction) {
+    return db('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').select('s.sku', 's.size', 's.price_pence', 'st.on_hand', 'st.reserved');
   }
 
-  private async level(trx: Knex.Transaction, sku: string): Promise<StockLevel> {
-    const row = await trx('stock').where({ sku }).first('on_hand', 'reserved');
-    const onHand = Number(row.on_hand);
-    const reserved = Number(row.reserved);
-    return { sku, onHand, reserved, available: Math.max(0, onHand - reserved) };
+  /** A SKU's price and stock, its stock row locked when asked; an unknown SKU is a 404. */
+  private async level(trx: Knex.Transaction, sku: string, { lock = false } = {}): Promise<SkuStock> {
+    const size = await trx('product_sizes').where({ sku }).first('sku', 'size', 'price_pence');
+    if (!size) throw notFound(`no product size has SKU "${sku}"`, 'sku_not_found');
+    const query = trx('stock').where({ sku }).first('on_hand', 'reserved');
+    const stock = await (lock ? forUpdate(query, this.db) : query);
+    return toSkuStock({ ...size, on_hand: stock?.on_hand ?? null, reserved: stock?.reserved ?? null });
   }
+}
+
+function toSkuStock(row: { sku: string; size: string; price_pence: unknown; on_hand: unknown; reserved: unknown }): SkuStock {
+  const unlimited = row.on_hand === null || row.on_hand === undefined;
+  const onHand = unlimited ? 0 : Number(row.on_hand);
+  const reserved = unlimited ? 0 : Number(row.reserved);
+  return { sku: row.sku, size: row.size, pricePence: Number(row.price_pence), unlimited, onHand, reserved, available: Math.max(0, onHand - reserved) };
 }

@@ -1,5 +1,6 @@
-import { LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_POUNDS, ORDER_LINES_MAX, ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_POUNDS, ORDER_LINES_MAX, ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH, PRICE_PENCE_MAX, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, ref, serviceFailures, type ApiArea } from '../area';
+import { CATALOG_IMPORT_BODY_BYTES } from '../../routes/admin-catalog';
 import { ORDER_STATUSES } from './orders';
 
 /** A date, or a date-time with a zone, as the console's filters take them. */
@@ -9,6 +10,31 @@ export const staffRefusals = {
   '401': errorResponse('`staff_unauthorized`: no valid staff session (a customer session does not count)'),
   ...serviceFailures(),
 };
+
+const SKU_PARAMETER = { name: 'sku', in: 'path', required: true, description: 'The size\'s SKU', schema: { type: 'string', minLength: 1, maxLength: 100 }, example: 'tb-500-10mg' };
+/** The catalog's changes are the owner's: a member of the staff role is refused. */
+const ownerRefusals = {
+  '403': errorResponse('`staff_role_refused`: only an owner may change the catalog; or `cross_site_request`'),
+  ...staffRefusals,
+};
+const catalogBodyRefusals = {
+  ...jsonBodyRefusals,
+  '413': errorResponse(`\`payload_too_large\`: the body exceeds ${CATALOG_IMPORT_BODY_BYTES / 1024 / 1024} MiB`),
+};
+const IMPORTED_SIZE = {
+  type: 'object',
+  required: ['productId', 'name', 'size', 'sku', 'pricePence'],
+  additionalProperties: false,
+  properties: {
+    productId: { type: 'string' },
+    name: { type: 'string' },
+    size: { type: 'string' },
+    sku: { type: 'string' },
+    pricePence: { type: 'integer' },
+    stock: { type: 'integer', minimum: 0, description: 'Units it starts with; absent for an unlimited size' },
+  },
+};
+const CATALOG_EXAMPLE = JSON.stringify({ products: [{ id: 'bacteriostatic-water', name: 'Bacteriostatic Water', description: 'For reconstitution.', sizes: [{ size: '10ml', price: 4.95 }, { size: '30ml', price: 8.95 }] }] });
 
 export const adminArea: ApiArea = {
   tags: [{ name: 'admin', description: "The shop's staff: reading orders and refunding them from the console. Needs the `svc_staff` cookie of a staff login at /console/login." }],
@@ -91,6 +117,127 @@ export const adminArea: ApiArea = {
       properties: {
         orders: { type: 'array', items: ref('StaffOrder'), description: 'Newest first' },
         nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page' },
+      },
+    },
+    StaffSku: {
+      type: 'object',
+      description: 'A size with its price and stock. An unlimited size is always available and counts no units (0 on hand, held and available).',
+      required: ['sku', 'size', 'pricePence', 'unlimited', 'onHand', 'held', 'available'],
+      additionalProperties: false,
+      properties: {
+        sku: { type: 'string' },
+        size: { type: 'string' },
+        pricePence: { type: 'integer', minimum: 1, description: 'Unit price in pence' },
+        unlimited: { type: 'boolean' },
+        onHand: { type: 'integer', minimum: 0, description: 'Units on the shelf, held ones included' },
+        held: { type: 'integer', minimum: 0, description: 'Units held by open orders' },
+        available: { type: 'integer', minimum: 0, description: 'Units a customer may still order' },
+      },
+    },
+    StaffCatalog: {
+      type: 'object',
+      required: ['products'],
+      additionalProperties: false,
+      properties: {
+        products: {
+          type: 'array',
+          description: 'In catalog order',
+          items: {
+            type: 'object',
+            required: ['id', 'name', 'description', 'sizes'],
+            additionalProperties: false,
+            properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, sizes: { type: 'array', items: ref('StaffSku') } },
+          },
+        },
+      },
+    },
+    AdminStockChange: {
+      type: 'object',
+      description: 'Exactly one of `onHand` (the units counted; an unlimited size becomes counted) and `unlimited: true` (stop counting).',
+      additionalProperties: false,
+      properties: {
+        onHand: { type: 'integer', minimum: 0, maximum: STOCK_UNITS_MAX },
+        unlimited: { type: 'boolean', const: true },
+        note: { type: 'string', maxLength: STOCK_NOTE_MAX_LENGTH, description: 'Why; recorded in the staff audit log' },
+      },
+      example: { onHand: 25, note: 'Counted on the shelf' },
+    },
+    AdminRestock: {
+      type: 'object',
+      required: ['units', 'note'],
+      additionalProperties: false,
+      properties: {
+        units: { type: 'integer', minimum: 1, maximum: STOCK_UNITS_MAX, description: 'Units delivered' },
+        note: { type: 'string', minLength: 1, maxLength: STOCK_NOTE_MAX_LENGTH, description: 'The delivery, e.g. supplier and note number; recorded in the staff audit log' },
+      },
+      example: { units: 12, note: 'Supplier delivery 4411' },
+    },
+    AdminPriceChange: {
+      type: 'object',
+      required: ['pricePence'],
+      additionalProperties: false,
+      properties: { pricePence: { type: 'integer', minimum: 1, maximum: PRICE_PENCE_MAX, description: 'Unit price in pence' } },
+      example: { pricePence: 1999 },
+    },
+    RemovedProduct: {
+      type: 'object',
+      required: ['productId', 'skus'],
+      additionalProperties: false,
+      properties: { productId: { type: 'string' }, skus: { type: 'array', items: { type: 'string' }, description: 'The SKUs removed with it' } },
+    },
+    AdminCatalogImportPreview: {
+      type: 'object',
+      required: ['catalog'],
+      additionalProperties: false,
+      properties: { catalog: { type: 'string', minLength: 1, description: 'The catalog file\'s JSON text (the format `npm run catalog:import` reads), at most 1 MiB' } },
+      example: { catalog: CATALOG_EXAMPLE },
+    },
+    AdminCatalogImport: {
+      type: 'object',
+      required: ['catalog', 'digest'],
+      additionalProperties: false,
+      properties: {
+        catalog: { type: 'string', minLength: 1, description: 'The same text as previewed' },
+        digest: { type: 'string', minLength: 1, maxLength: 100, description: 'The `digest` of its preview' },
+      },
+      example: { catalog: CATALOG_EXAMPLE, digest: 'Yk7m0u1nqkQ8wq2mB3u7o0XrjK9oGzUJ0iVq1m0dY9s' },
+    },
+    CatalogImportPreview: {
+      type: 'object',
+      description: 'What the import changes. Products and sizes the file leaves out are kept as they are; stock of sizes already in the catalog is never changed.',
+      required: ['digest', 'productCount', 'sizeCount', 'addedProducts', 'addedSizes', 'keptProducts', 'keptSkus', 'priceChanges', 'nameChanges', 'descriptionChanges', 'countingStarted'],
+      additionalProperties: false,
+      properties: {
+        digest: { type: 'string', description: 'Apply exactly this preview by sending it with the same text' },
+        productCount: { type: 'integer', minimum: 1, description: 'Products in the file' },
+        sizeCount: { type: 'integer', minimum: 1, description: 'Sizes in the file' },
+        addedProducts: {
+          type: 'array',
+          items: { type: 'object', required: ['productId', 'name'], additionalProperties: false, properties: { productId: { type: 'string' }, name: { type: 'string' } } },
+        },
+        addedSizes: { type: 'array', items: IMPORTED_SIZE },
+        keptProducts: { type: 'array', items: { type: 'string' }, description: 'Products in the catalog the file leaves out' },
+        keptSkus: { type: 'array', items: { type: 'string' }, description: 'Sizes the file leaves out of a product it lists' },
+        priceChanges: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['sku', 'beforePence', 'afterPence'],
+            additionalProperties: false,
+            properties: { sku: { type: 'string' }, beforePence: { type: 'integer' }, afterPence: { type: 'integer' } },
+          },
+        },
+        nameChanges: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['productId', 'before', 'after'],
+            additionalProperties: false,
+            properties: { productId: { type: 'string' }, before: { type: 'string' }, after: { type: 'string' } },
+          },
+        },
+        descriptionChanges: { type: 'array', items: { type: 'string' }, description: 'Products whose description changes' },
+        countingStarted: { type: 'array', items: IMPORTED_SIZE, description: 'Unlimited sizes the file gives a stock: counted from now on, starting at `stock`' },
       },
     },
   },
@@ -208,6 +355,127 @@ export const adminArea: ApiArea = {
           '502': errorResponse('`provider_unavailable`: the payment provider could not be reached'),
           ...jsonBodyRefusals,
           ...serviceFailures(),
+        },
+      },
+    },
+    '/api/admin/catalog': {
+      get: {
+        operationId: 'adminGetCatalog',
+        summary: 'Every product with its sizes, prices and stock (staff)',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        responses: {
+          '200': jsonResponse('The catalog', 'StaffCatalog'),
+          ...staffRefusals,
+        },
+      },
+    },
+    '/api/admin/catalog/skus/{sku}/stock': {
+      put: {
+        operationId: 'adminSetStock',
+        summary: "Count a size's units on hand, or stop counting them (owner)",
+        description: 'Units held by open orders stay held: the count may not go below them, and a size cannot become unlimited while any are held.',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        'x-staff-role': 'owner',
+        parameters: [SKU_PARAMETER],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminStockChange') } } },
+        responses: {
+          '200': jsonResponse('The size as it is now', 'StaffSku'),
+          '400': errorResponse('A field missing or out of range, or both or neither of `onHand` and `unlimited`'),
+          ...ownerRefusals,
+          '404': errorResponse('`sku_not_found`: no size has this SKU'),
+          '409': errorResponse('`stock_held`: open orders hold more units than the count, or hold units of a size being made unlimited'),
+          ...jsonBodyRefusals,
+        },
+      },
+    },
+    '/api/admin/catalog/skus/{sku}/restock': {
+      post: {
+        operationId: 'adminRestock',
+        summary: 'Add a delivery to a counted size (owner)',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        'x-staff-role': 'owner',
+        parameters: [SKU_PARAMETER],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminRestock') } } },
+        responses: {
+          '200': jsonResponse('The size as it is now', 'StaffSku'),
+          '400': errorResponse('A field missing or out of range (`invalid_units`, `invalid_note`)'),
+          ...ownerRefusals,
+          '404': errorResponse('`sku_not_found`: no size has this SKU'),
+          '409': errorResponse('`not_stock_limited`: the size is unlimited; count its units first'),
+          ...jsonBodyRefusals,
+        },
+      },
+    },
+    '/api/admin/catalog/skus/{sku}/price': {
+      put: {
+        operationId: 'adminSetPrice',
+        summary: "Change a size's unit price (owner)",
+        description: 'From the next quote on; orders already placed keep their prices.',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        'x-staff-role': 'owner',
+        parameters: [{ ...SKU_PARAMETER, example: 'ghk-cu-50mg' }],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminPriceChange') } } },
+        responses: {
+          '200': jsonResponse('The size as it is now', 'StaffSku'),
+          '400': errorResponse('`pricePence` missing or out of range'),
+          ...ownerRefusals,
+          '404': errorResponse('`sku_not_found`: no size has this SKU'),
+          ...jsonBodyRefusals,
+        },
+      },
+    },
+    '/api/admin/catalog/products/{id}': {
+      delete: {
+        operationId: 'adminRemoveProduct',
+        summary: 'Remove a product with its sizes and stock (owner)',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        'x-staff-role': 'owner',
+        parameters: [{ name: 'id', in: 'path', required: true, description: 'The product id', schema: { type: 'string', minLength: 1, maxLength: 64 }, example: 'ipamorelin' }],
+        responses: {
+          '200': jsonResponse('What was removed', 'RemovedProduct'),
+          ...ownerRefusals,
+          '404': errorResponse('`product_not_found`: no product has this id'),
+          '409': errorResponse('`product_held`: open orders hold some of its units; the detail names them'),
+        },
+      },
+    },
+    '/api/admin/catalog/import/preview': {
+      post: {
+        operationId: 'adminPreviewCatalogImport',
+        summary: 'What importing a catalog file would change, without changing anything (owner)',
+        description: 'Apply it with `POST /api/admin/catalog/import`, sending the same text and the `digest`.',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        'x-staff-role': 'owner',
+        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminCatalogImportPreview') } } },
+        responses: {
+          '200': jsonResponse('The changes', 'CatalogImportPreview'),
+          '400': errorResponse('`invalid_catalog`: the text is not JSON or breaks the catalog format (the detail names each problem by its path); `catalog_too_large`'),
+          ...ownerRefusals,
+          ...catalogBodyRefusals,
+        },
+      },
+    },
+    '/api/admin/catalog/import': {
+      post: {
+        operationId: 'adminImportCatalog',
+        summary: 'Import a previewed catalog file (owner)',
+        description: 'Applies exactly what the preview showed, in one transaction, or nothing.',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        'x-staff-role': 'owner',
+        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminCatalogImport') } } },
+        responses: {
+          '200': jsonResponse('What was applied', 'CatalogImportPreview'),
+          '400': errorResponse('`invalid_catalog`, `catalog_too_large`, or a field missing'),
+          ...ownerRefusals,
+          '409': errorResponse('`catalog_changed`: the catalog changed since the preview, or the text is not the previewed one; preview again'),
+          ...catalogBodyRefusals,
         },
       },
     },

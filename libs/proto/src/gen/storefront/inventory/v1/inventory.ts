@@ -159,6 +159,147 @@ export interface ReturnStockResponse {
   returned: Line[];
 }
 
+export interface GetStaffCatalogRequest {
+}
+
+/** A size as the console shows it. */
+export interface StaffSku {
+  sku: string;
+  size: string;
+  pricePence: number;
+  /** Always available: no units are counted (on_hand, held and available are 0). */
+  unlimited: boolean;
+  onHand: number;
+  /** Units held by open orders. */
+  held: number;
+  available: number;
+}
+
+export interface StaffProduct {
+  id: string;
+  name: string;
+  description: string;
+  sizes: StaffSku[];
+}
+
+export interface GetStaffCatalogResponse {
+  products: StaffProduct[];
+}
+
+export interface SetSkuStockRequest {
+  sku: string;
+  onHand: number;
+  /** Why the count changed; up to 200 characters, may be empty. */
+  note: string;
+}
+
+export interface SetSkuStockResponse {
+  sku?: StaffSku | undefined;
+}
+
+export interface RestockSkuRequest {
+  sku: string;
+  /** Units delivered, at least 1. */
+  units: number;
+  /** The delivery, e.g. its supplier and note number; required, up to 200 characters. */
+  note: string;
+}
+
+export interface RestockSkuResponse {
+  sku?: StaffSku | undefined;
+}
+
+export interface SetSkuUnlimitedRequest {
+  sku: string;
+  /** Why; up to 200 characters, may be empty. */
+  note: string;
+}
+
+export interface SetSkuUnlimitedResponse {
+  sku?: StaffSku | undefined;
+}
+
+export interface SetSkuPriceRequest {
+  sku: string;
+  /** Integer pence, above 0. */
+  pricePence: number;
+}
+
+export interface SetSkuPriceResponse {
+  sku?: StaffSku | undefined;
+}
+
+export interface RemoveProductRequest {
+  productId: string;
+}
+
+export interface RemoveProductResponse {
+  productId: string;
+  skus: string[];
+}
+
+export interface PreviewCatalogImportRequest {
+  /** The catalog file's JSON text. */
+  catalogText: string;
+}
+
+/** A product or size the file adds to the catalog. */
+export interface CatalogImportAddition {
+  productId: string;
+  name: string;
+  /** Empty for a product line; the size and its SKU for a size line. */
+  size: string;
+  sku: string;
+  pricePence: number;
+  /** Units on hand the new size starts with; absent for an unlimited size. */
+  stock?: number | undefined;
+}
+
+export interface CatalogImportPriceChange {
+  sku: string;
+  beforePence: number;
+  afterPence: number;
+}
+
+export interface CatalogImportNameChange {
+  productId: string;
+  before: string;
+  after: string;
+}
+
+export interface CatalogImportPreview {
+  /** Pass to ApplyCatalogImport with the same text. */
+  digest: string;
+  productCount: number;
+  sizeCount: number;
+  addedProducts: CatalogImportAddition[];
+  addedSizes: CatalogImportAddition[];
+  /** In the catalog but not in the file: an import keeps them as they are. */
+  keptProducts: string[];
+  keptSkus: string[];
+  priceChanges: CatalogImportPriceChange[];
+  nameChanges: CatalogImportNameChange[];
+  /** Products whose description the file changes. */
+  descriptionChanges: string[];
+  /** Sizes already in the catalog, not counted (unlimited), that the file gives a stock: counted from now on. */
+  countingStarted: CatalogImportAddition[];
+}
+
+export interface PreviewCatalogImportResponse {
+  preview?: CatalogImportPreview | undefined;
+}
+
+export interface ApplyCatalogImportRequest {
+  catalogText: string;
+  /** The digest of the preview being applied. */
+  digest: string;
+}
+
+export interface ApplyCatalogImportResponse {
+  /** What was applied. */
+  applied?: CatalogImportPreview | undefined;
+}
+
 function createBaseGetStockRequest(): GetStockRequest {
   return {};
 }
@@ -2390,6 +2531,2181 @@ export const ReturnStockResponse: MessageFns<ReturnStockResponse> = {
   },
 };
 
+function createBaseGetStaffCatalogRequest(): GetStaffCatalogRequest {
+  return {};
+}
+
+export const GetStaffCatalogRequest: MessageFns<GetStaffCatalogRequest> = {
+  encode(_: GetStaffCatalogRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetStaffCatalogRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetStaffCatalogRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetStaffCatalogRequest {
+    return {};
+  },
+
+  toJSON(_: GetStaffCatalogRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetStaffCatalogRequest>, I>>(base?: I): GetStaffCatalogRequest {
+    return GetStaffCatalogRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetStaffCatalogRequest>, I>>(_: I): GetStaffCatalogRequest {
+    const message = createBaseGetStaffCatalogRequest();
+    return message;
+  },
+};
+
+function createBaseStaffSku(): StaffSku {
+  return { sku: "", size: "", pricePence: 0, unlimited: false, onHand: 0, held: 0, available: 0 };
+}
+
+export const StaffSku: MessageFns<StaffSku> = {
+  encode(message: StaffSku, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.size !== "") {
+      writer.uint32(18).string(message.size);
+    }
+    if (message.pricePence !== 0) {
+      writer.uint32(24).int64(message.pricePence);
+    }
+    if (message.unlimited !== false) {
+      writer.uint32(32).bool(message.unlimited);
+    }
+    if (message.onHand !== 0) {
+      writer.uint32(40).int32(message.onHand);
+    }
+    if (message.held !== 0) {
+      writer.uint32(48).int32(message.held);
+    }
+    if (message.available !== 0) {
+      writer.uint32(56).int32(message.available);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffSku {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffSku();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.size = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pricePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.unlimited = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.onHand = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.held = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.available = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffSku {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      size: isSet(object.size) ? globalThis.String(object.size) : "",
+      pricePence: isSet(object.pricePence)
+        ? globalThis.Number(object.pricePence)
+        : isSet(object.price_pence)
+        ? globalThis.Number(object.price_pence)
+        : 0,
+      unlimited: isSet(object.unlimited) ? globalThis.Boolean(object.unlimited) : false,
+      onHand: isSet(object.onHand)
+        ? globalThis.Number(object.onHand)
+        : isSet(object.on_hand)
+        ? globalThis.Number(object.on_hand)
+        : 0,
+      held: isSet(object.held) ? globalThis.Number(object.held) : 0,
+      available: isSet(object.available) ? globalThis.Number(object.available) : 0,
+    };
+  },
+
+  toJSON(message: StaffSku): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.size !== "") {
+      obj.size = message.size;
+    }
+    if (message.pricePence !== 0) {
+      obj.pricePence = Math.round(message.pricePence);
+    }
+    if (message.unlimited !== false) {
+      obj.unlimited = message.unlimited;
+    }
+    if (message.onHand !== 0) {
+      obj.onHand = Math.round(message.onHand);
+    }
+    if (message.held !== 0) {
+      obj.held = Math.round(message.held);
+    }
+    if (message.available !== 0) {
+      obj.available = Math.round(message.available);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffSku>, I>>(base?: I): StaffSku {
+    return StaffSku.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffSku>, I>>(object: I): StaffSku {
+    const message = createBaseStaffSku();
+    message.sku = object.sku ?? "";
+    message.size = object.size ?? "";
+    message.pricePence = object.pricePence ?? 0;
+    message.unlimited = object.unlimited ?? false;
+    message.onHand = object.onHand ?? 0;
+    message.held = object.held ?? 0;
+    message.available = object.available ?? 0;
+    return message;
+  },
+};
+
+function createBaseStaffProduct(): StaffProduct {
+  return { id: "", name: "", description: "", sizes: [] };
+}
+
+export const StaffProduct: MessageFns<StaffProduct> = {
+  encode(message: StaffProduct, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    for (const v of message.sizes) {
+      StaffSku.encode(v!, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffProduct {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffProduct();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sizes.push(StaffSku.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffProduct {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      sizes: globalThis.Array.isArray(object?.sizes) ? object.sizes.map((e: any) => StaffSku.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: StaffProduct): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.sizes?.length) {
+      obj.sizes = message.sizes.map((e) => StaffSku.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffProduct>, I>>(base?: I): StaffProduct {
+    return StaffProduct.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffProduct>, I>>(object: I): StaffProduct {
+    const message = createBaseStaffProduct();
+    message.id = object.id ?? "";
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.sizes = object.sizes?.map((e) => StaffSku.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetStaffCatalogResponse(): GetStaffCatalogResponse {
+  return { products: [] };
+}
+
+export const GetStaffCatalogResponse: MessageFns<GetStaffCatalogResponse> = {
+  encode(message: GetStaffCatalogResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.products) {
+      StaffProduct.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetStaffCatalogResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetStaffCatalogResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.products.push(StaffProduct.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetStaffCatalogResponse {
+    return {
+      products: globalThis.Array.isArray(object?.products)
+        ? object.products.map((e: any) => StaffProduct.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetStaffCatalogResponse): unknown {
+    const obj: any = {};
+    if (message.products?.length) {
+      obj.products = message.products.map((e) => StaffProduct.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetStaffCatalogResponse>, I>>(base?: I): GetStaffCatalogResponse {
+    return GetStaffCatalogResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetStaffCatalogResponse>, I>>(object: I): GetStaffCatalogResponse {
+    const message = createBaseGetStaffCatalogResponse();
+    message.products = object.products?.map((e) => StaffProduct.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSetSkuStockRequest(): SetSkuStockRequest {
+  return { sku: "", onHand: 0, note: "" };
+}
+
+export const SetSkuStockRequest: MessageFns<SetSkuStockRequest> = {
+  encode(message: SetSkuStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.onHand !== 0) {
+      writer.uint32(16).int32(message.onHand);
+    }
+    if (message.note !== "") {
+      writer.uint32(26).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.onHand = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuStockRequest {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      onHand: isSet(object.onHand)
+        ? globalThis.Number(object.onHand)
+        : isSet(object.on_hand)
+        ? globalThis.Number(object.on_hand)
+        : 0,
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+    };
+  },
+
+  toJSON(message: SetSkuStockRequest): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.onHand !== 0) {
+      obj.onHand = Math.round(message.onHand);
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuStockRequest>, I>>(base?: I): SetSkuStockRequest {
+    return SetSkuStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuStockRequest>, I>>(object: I): SetSkuStockRequest {
+    const message = createBaseSetSkuStockRequest();
+    message.sku = object.sku ?? "";
+    message.onHand = object.onHand ?? 0;
+    message.note = object.note ?? "";
+    return message;
+  },
+};
+
+function createBaseSetSkuStockResponse(): SetSkuStockResponse {
+  return { sku: undefined };
+}
+
+export const SetSkuStockResponse: MessageFns<SetSkuStockResponse> = {
+  encode(message: SetSkuStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== undefined) {
+      StaffSku.encode(message.sku, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = StaffSku.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuStockResponse {
+    return { sku: isSet(object.sku) ? StaffSku.fromJSON(object.sku) : undefined };
+  },
+
+  toJSON(message: SetSkuStockResponse): unknown {
+    const obj: any = {};
+    if (message.sku !== undefined) {
+      obj.sku = StaffSku.toJSON(message.sku);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuStockResponse>, I>>(base?: I): SetSkuStockResponse {
+    return SetSkuStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuStockResponse>, I>>(object: I): SetSkuStockResponse {
+    const message = createBaseSetSkuStockResponse();
+    message.sku = (object.sku !== undefined && object.sku !== null) ? StaffSku.fromPartial(object.sku) : undefined;
+    return message;
+  },
+};
+
+function createBaseRestockSkuRequest(): RestockSkuRequest {
+  return { sku: "", units: 0, note: "" };
+}
+
+export const RestockSkuRequest: MessageFns<RestockSkuRequest> = {
+  encode(message: RestockSkuRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.units !== 0) {
+      writer.uint32(16).int32(message.units);
+    }
+    if (message.note !== "") {
+      writer.uint32(26).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestockSkuRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestockSkuRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.units = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestockSkuRequest {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      units: isSet(object.units) ? globalThis.Number(object.units) : 0,
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+    };
+  },
+
+  toJSON(message: RestockSkuRequest): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.units !== 0) {
+      obj.units = Math.round(message.units);
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestockSkuRequest>, I>>(base?: I): RestockSkuRequest {
+    return RestockSkuRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestockSkuRequest>, I>>(object: I): RestockSkuRequest {
+    const message = createBaseRestockSkuRequest();
+    message.sku = object.sku ?? "";
+    message.units = object.units ?? 0;
+    message.note = object.note ?? "";
+    return message;
+  },
+};
+
+function createBaseRestockSkuResponse(): RestockSkuResponse {
+  return { sku: undefined };
+}
+
+export const RestockSkuResponse: MessageFns<RestockSkuResponse> = {
+  encode(message: RestockSkuResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== undefined) {
+      StaffSku.encode(message.sku, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestockSkuResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestockSkuResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = StaffSku.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestockSkuResponse {
+    return { sku: isSet(object.sku) ? StaffSku.fromJSON(object.sku) : undefined };
+  },
+
+  toJSON(message: RestockSkuResponse): unknown {
+    const obj: any = {};
+    if (message.sku !== undefined) {
+      obj.sku = StaffSku.toJSON(message.sku);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestockSkuResponse>, I>>(base?: I): RestockSkuResponse {
+    return RestockSkuResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestockSkuResponse>, I>>(object: I): RestockSkuResponse {
+    const message = createBaseRestockSkuResponse();
+    message.sku = (object.sku !== undefined && object.sku !== null) ? StaffSku.fromPartial(object.sku) : undefined;
+    return message;
+  },
+};
+
+function createBaseSetSkuUnlimitedRequest(): SetSkuUnlimitedRequest {
+  return { sku: "", note: "" };
+}
+
+export const SetSkuUnlimitedRequest: MessageFns<SetSkuUnlimitedRequest> = {
+  encode(message: SetSkuUnlimitedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.note !== "") {
+      writer.uint32(18).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuUnlimitedRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuUnlimitedRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuUnlimitedRequest {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+    };
+  },
+
+  toJSON(message: SetSkuUnlimitedRequest): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuUnlimitedRequest>, I>>(base?: I): SetSkuUnlimitedRequest {
+    return SetSkuUnlimitedRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuUnlimitedRequest>, I>>(object: I): SetSkuUnlimitedRequest {
+    const message = createBaseSetSkuUnlimitedRequest();
+    message.sku = object.sku ?? "";
+    message.note = object.note ?? "";
+    return message;
+  },
+};
+
+function createBaseSetSkuUnlimitedResponse(): SetSkuUnlimitedResponse {
+  return { sku: undefined };
+}
+
+export const SetSkuUnlimitedResponse: MessageFns<SetSkuUnlimitedResponse> = {
+  encode(message: SetSkuUnlimitedResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== undefined) {
+      StaffSku.encode(message.sku, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuUnlimitedResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuUnlimitedResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = StaffSku.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuUnlimitedResponse {
+    return { sku: isSet(object.sku) ? StaffSku.fromJSON(object.sku) : undefined };
+  },
+
+  toJSON(message: SetSkuUnlimitedResponse): unknown {
+    const obj: any = {};
+    if (message.sku !== undefined) {
+      obj.sku = StaffSku.toJSON(message.sku);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuUnlimitedResponse>, I>>(base?: I): SetSkuUnlimitedResponse {
+    return SetSkuUnlimitedResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuUnlimitedResponse>, I>>(object: I): SetSkuUnlimitedResponse {
+    const message = createBaseSetSkuUnlimitedResponse();
+    message.sku = (object.sku !== undefined && object.sku !== null) ? StaffSku.fromPartial(object.sku) : undefined;
+    return message;
+  },
+};
+
+function createBaseSetSkuPriceRequest(): SetSkuPriceRequest {
+  return { sku: "", pricePence: 0 };
+}
+
+export const SetSkuPriceRequest: MessageFns<SetSkuPriceRequest> = {
+  encode(message: SetSkuPriceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.pricePence !== 0) {
+      writer.uint32(16).int64(message.pricePence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuPriceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuPriceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pricePence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuPriceRequest {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      pricePence: isSet(object.pricePence)
+        ? globalThis.Number(object.pricePence)
+        : isSet(object.price_pence)
+        ? globalThis.Number(object.price_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: SetSkuPriceRequest): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.pricePence !== 0) {
+      obj.pricePence = Math.round(message.pricePence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuPriceRequest>, I>>(base?: I): SetSkuPriceRequest {
+    return SetSkuPriceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuPriceRequest>, I>>(object: I): SetSkuPriceRequest {
+    const message = createBaseSetSkuPriceRequest();
+    message.sku = object.sku ?? "";
+    message.pricePence = object.pricePence ?? 0;
+    return message;
+  },
+};
+
+function createBaseSetSkuPriceResponse(): SetSkuPriceResponse {
+  return { sku: undefined };
+}
+
+export const SetSkuPriceResponse: MessageFns<SetSkuPriceResponse> = {
+  encode(message: SetSkuPriceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== undefined) {
+      StaffSku.encode(message.sku, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuPriceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuPriceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = StaffSku.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuPriceResponse {
+    return { sku: isSet(object.sku) ? StaffSku.fromJSON(object.sku) : undefined };
+  },
+
+  toJSON(message: SetSkuPriceResponse): unknown {
+    const obj: any = {};
+    if (message.sku !== undefined) {
+      obj.sku = StaffSku.toJSON(message.sku);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuPriceResponse>, I>>(base?: I): SetSkuPriceResponse {
+    return SetSkuPriceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuPriceResponse>, I>>(object: I): SetSkuPriceResponse {
+    const message = createBaseSetSkuPriceResponse();
+    message.sku = (object.sku !== undefined && object.sku !== null) ? StaffSku.fromPartial(object.sku) : undefined;
+    return message;
+  },
+};
+
+function createBaseRemoveProductRequest(): RemoveProductRequest {
+  return { productId: "" };
+}
+
+export const RemoveProductRequest: MessageFns<RemoveProductRequest> = {
+  encode(message: RemoveProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveProductRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RemoveProductRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveProductRequest>, I>>(base?: I): RemoveProductRequest {
+    return RemoveProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveProductRequest>, I>>(object: I): RemoveProductRequest {
+    const message = createBaseRemoveProductRequest();
+    message.productId = object.productId ?? "";
+    return message;
+  },
+};
+
+function createBaseRemoveProductResponse(): RemoveProductResponse {
+  return { productId: "", skus: [] };
+}
+
+export const RemoveProductResponse: MessageFns<RemoveProductResponse> = {
+  encode(message: RemoveProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    for (const v of message.skus) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRemoveProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.skus.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RemoveProductResponse {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      skus: globalThis.Array.isArray(object?.skus) ? object.skus.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: RemoveProductResponse): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.skus?.length) {
+      obj.skus = message.skus;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RemoveProductResponse>, I>>(base?: I): RemoveProductResponse {
+    return RemoveProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RemoveProductResponse>, I>>(object: I): RemoveProductResponse {
+    const message = createBaseRemoveProductResponse();
+    message.productId = object.productId ?? "";
+    message.skus = object.skus?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBasePreviewCatalogImportRequest(): PreviewCatalogImportRequest {
+  return { catalogText: "" };
+}
+
+export const PreviewCatalogImportRequest: MessageFns<PreviewCatalogImportRequest> = {
+  encode(message: PreviewCatalogImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.catalogText !== "") {
+      writer.uint32(10).string(message.catalogText);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PreviewCatalogImportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreviewCatalogImportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.catalogText = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreviewCatalogImportRequest {
+    return {
+      catalogText: isSet(object.catalogText)
+        ? globalThis.String(object.catalogText)
+        : isSet(object.catalog_text)
+        ? globalThis.String(object.catalog_text)
+        : "",
+    };
+  },
+
+  toJSON(message: PreviewCatalogImportRequest): unknown {
+    const obj: any = {};
+    if (message.catalogText !== "") {
+      obj.catalogText = message.catalogText;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PreviewCatalogImportRequest>, I>>(base?: I): PreviewCatalogImportRequest {
+    return PreviewCatalogImportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PreviewCatalogImportRequest>, I>>(object: I): PreviewCatalogImportRequest {
+    const message = createBasePreviewCatalogImportRequest();
+    message.catalogText = object.catalogText ?? "";
+    return message;
+  },
+};
+
+function createBaseCatalogImportAddition(): CatalogImportAddition {
+  return { productId: "", name: "", size: "", sku: "", pricePence: 0, stock: undefined };
+}
+
+export const CatalogImportAddition: MessageFns<CatalogImportAddition> = {
+  encode(message: CatalogImportAddition, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.size !== "") {
+      writer.uint32(26).string(message.size);
+    }
+    if (message.sku !== "") {
+      writer.uint32(34).string(message.sku);
+    }
+    if (message.pricePence !== 0) {
+      writer.uint32(40).int64(message.pricePence);
+    }
+    if (message.stock !== undefined) {
+      writer.uint32(48).int32(message.stock);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogImportAddition {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogImportAddition();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.size = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.pricePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.stock = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogImportAddition {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      size: isSet(object.size) ? globalThis.String(object.size) : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      pricePence: isSet(object.pricePence)
+        ? globalThis.Number(object.pricePence)
+        : isSet(object.price_pence)
+        ? globalThis.Number(object.price_pence)
+        : 0,
+      stock: isSet(object.stock) ? globalThis.Number(object.stock) : undefined,
+    };
+  },
+
+  toJSON(message: CatalogImportAddition): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.size !== "") {
+      obj.size = message.size;
+    }
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.pricePence !== 0) {
+      obj.pricePence = Math.round(message.pricePence);
+    }
+    if (message.stock !== undefined) {
+      obj.stock = Math.round(message.stock);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CatalogImportAddition>, I>>(base?: I): CatalogImportAddition {
+    return CatalogImportAddition.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CatalogImportAddition>, I>>(object: I): CatalogImportAddition {
+    const message = createBaseCatalogImportAddition();
+    message.productId = object.productId ?? "";
+    message.name = object.name ?? "";
+    message.size = object.size ?? "";
+    message.sku = object.sku ?? "";
+    message.pricePence = object.pricePence ?? 0;
+    message.stock = object.stock ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCatalogImportPriceChange(): CatalogImportPriceChange {
+  return { sku: "", beforePence: 0, afterPence: 0 };
+}
+
+export const CatalogImportPriceChange: MessageFns<CatalogImportPriceChange> = {
+  encode(message: CatalogImportPriceChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.beforePence !== 0) {
+      writer.uint32(16).int64(message.beforePence);
+    }
+    if (message.afterPence !== 0) {
+      writer.uint32(24).int64(message.afterPence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogImportPriceChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogImportPriceChange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.beforePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.afterPence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogImportPriceChange {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      beforePence: isSet(object.beforePence)
+        ? globalThis.Number(object.beforePence)
+        : isSet(object.before_pence)
+        ? globalThis.Number(object.before_pence)
+        : 0,
+      afterPence: isSet(object.afterPence)
+        ? globalThis.Number(object.afterPence)
+        : isSet(object.after_pence)
+        ? globalThis.Number(object.after_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: CatalogImportPriceChange): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.beforePence !== 0) {
+      obj.beforePence = Math.round(message.beforePence);
+    }
+    if (message.afterPence !== 0) {
+      obj.afterPence = Math.round(message.afterPence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CatalogImportPriceChange>, I>>(base?: I): CatalogImportPriceChange {
+    return CatalogImportPriceChange.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CatalogImportPriceChange>, I>>(object: I): CatalogImportPriceChange {
+    const message = createBaseCatalogImportPriceChange();
+    message.sku = object.sku ?? "";
+    message.beforePence = object.beforePence ?? 0;
+    message.afterPence = object.afterPence ?? 0;
+    return message;
+  },
+};
+
+function createBaseCatalogImportNameChange(): CatalogImportNameChange {
+  return { productId: "", before: "", after: "" };
+}
+
+export const CatalogImportNameChange: MessageFns<CatalogImportNameChange> = {
+  encode(message: CatalogImportNameChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.before !== "") {
+      writer.uint32(18).string(message.before);
+    }
+    if (message.after !== "") {
+      writer.uint32(26).string(message.after);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogImportNameChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogImportNameChange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.before = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.after = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogImportNameChange {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      before: isSet(object.before) ? globalThis.String(object.before) : "",
+      after: isSet(object.after) ? globalThis.String(object.after) : "",
+    };
+  },
+
+  toJSON(message: CatalogImportNameChange): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.before !== "") {
+      obj.before = message.before;
+    }
+    if (message.after !== "") {
+      obj.after = message.after;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CatalogImportNameChange>, I>>(base?: I): CatalogImportNameChange {
+    return CatalogImportNameChange.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CatalogImportNameChange>, I>>(object: I): CatalogImportNameChange {
+    const message = createBaseCatalogImportNameChange();
+    message.productId = object.productId ?? "";
+    message.before = object.before ?? "";
+    message.after = object.after ?? "";
+    return message;
+  },
+};
+
+function createBaseCatalogImportPreview(): CatalogImportPreview {
+  return {
+    digest: "",
+    productCount: 0,
+    sizeCount: 0,
+    addedProducts: [],
+    addedSizes: [],
+    keptProducts: [],
+    keptSkus: [],
+    priceChanges: [],
+    nameChanges: [],
+    descriptionChanges: [],
+    countingStarted: [],
+  };
+}
+
+export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
+  encode(message: CatalogImportPreview, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.digest !== "") {
+      writer.uint32(10).string(message.digest);
+    }
+    if (message.productCount !== 0) {
+      writer.uint32(16).int32(message.productCount);
+    }
+    if (message.sizeCount !== 0) {
+      writer.uint32(24).int32(message.sizeCount);
+    }
+    for (const v of message.addedProducts) {
+      CatalogImportAddition.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.addedSizes) {
+      CatalogImportAddition.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.keptProducts) {
+      writer.uint32(50).string(v!);
+    }
+    for (const v of message.keptSkus) {
+      writer.uint32(58).string(v!);
+    }
+    for (const v of message.priceChanges) {
+      CatalogImportPriceChange.encode(v!, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.nameChanges) {
+      CatalogImportNameChange.encode(v!, writer.uint32(74).fork()).join();
+    }
+    for (const v of message.descriptionChanges) {
+      writer.uint32(82).string(v!);
+    }
+    for (const v of message.countingStarted) {
+      CatalogImportAddition.encode(v!, writer.uint32(90).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogImportPreview {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogImportPreview();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.digest = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.productCount = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.sizeCount = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.addedProducts.push(CatalogImportAddition.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.addedSizes.push(CatalogImportAddition.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.keptProducts.push(reader.string());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.keptSkus.push(reader.string());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.priceChanges.push(CatalogImportPriceChange.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.nameChanges.push(CatalogImportNameChange.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.descriptionChanges.push(reader.string());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.countingStarted.push(CatalogImportAddition.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogImportPreview {
+    return {
+      digest: isSet(object.digest) ? globalThis.String(object.digest) : "",
+      productCount: isSet(object.productCount)
+        ? globalThis.Number(object.productCount)
+        : isSet(object.product_count)
+        ? globalThis.Number(object.product_count)
+        : 0,
+      sizeCount: isSet(object.sizeCount)
+        ? globalThis.Number(object.sizeCount)
+        : isSet(object.size_count)
+        ? globalThis.Number(object.size_count)
+        : 0,
+      addedProducts: globalThis.Array.isArray(object?.addedProducts)
+        ? object.addedProducts.map((e: any) => CatalogImportAddition.fromJSON(e))
+        : globalThis.Array.isArray(object?.added_products)
+        ? object.added_products.map((e: any) => CatalogImportAddition.fromJSON(e))
+        : [],
+      addedSizes: globalThis.Array.isArray(object?.addedSizes)
+        ? object.addedSizes.map((e: any) => CatalogImportAddition.fromJSON(e))
+        : globalThis.Array.isArray(object?.added_sizes)
+        ? object.added_sizes.map((e: any) => CatalogImportAddition.fromJSON(e))
+        : [],
+      keptProducts: globalThis.Array.isArray(object?.keptProducts)
+        ? object.keptProducts.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.kept_products)
+        ? object.kept_products.map((e: any) => globalThis.String(e))
+        : [],
+      keptSkus: globalThis.Array.isArray(object?.keptSkus)
+        ? object.keptSkus.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.kept_skus)
+        ? object.kept_skus.map((e: any) => globalThis.String(e))
+        : [],
+      priceChanges: globalThis.Array.isArray(object?.priceChanges)
+        ? object.priceChanges.map((e: any) => CatalogImportPriceChange.fromJSON(e))
+        : globalThis.Array.isArray(object?.price_changes)
+        ? object.price_changes.map((e: any) => CatalogImportPriceChange.fromJSON(e))
+        : [],
+      nameChanges: globalThis.Array.isArray(object?.nameChanges)
+        ? object.nameChanges.map((e: any) => CatalogImportNameChange.fromJSON(e))
+        : globalThis.Array.isArray(object?.name_changes)
+        ? object.name_changes.map((e: any) => CatalogImportNameChange.fromJSON(e))
+        : [],
+      descriptionChanges: globalThis.Array.isArray(object?.descriptionChanges)
+        ? object.descriptionChanges.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.description_changes)
+        ? object.description_changes.map((e: any) => globalThis.String(e))
+        : [],
+      countingStarted: globalThis.Array.isArray(object?.countingStarted)
+        ? object.countingStarted.map((e: any) => CatalogImportAddition.fromJSON(e))
+        : globalThis.Array.isArray(object?.counting_started)
+        ? object.counting_started.map((e: any) => CatalogImportAddition.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CatalogImportPreview): unknown {
+    const obj: any = {};
+    if (message.digest !== "") {
+      obj.digest = message.digest;
+    }
+    if (message.productCount !== 0) {
+      obj.productCount = Math.round(message.productCount);
+    }
+    if (message.sizeCount !== 0) {
+      obj.sizeCount = Math.round(message.sizeCount);
+    }
+    if (message.addedProducts?.length) {
+      obj.addedProducts = message.addedProducts.map((e) => CatalogImportAddition.toJSON(e));
+    }
+    if (message.addedSizes?.length) {
+      obj.addedSizes = message.addedSizes.map((e) => CatalogImportAddition.toJSON(e));
+    }
+    if (message.keptProducts?.length) {
+      obj.keptProducts = message.keptProducts;
+    }
+    if (message.keptSkus?.length) {
+      obj.keptSkus = message.keptSkus;
+    }
+    if (message.priceChanges?.length) {
+      obj.priceChanges = message.priceChanges.map((e) => CatalogImportPriceChange.toJSON(e));
+    }
+    if (message.nameChanges?.length) {
+      obj.nameChanges = message.nameChanges.map((e) => CatalogImportNameChange.toJSON(e));
+    }
+    if (message.descriptionChanges?.length) {
+      obj.descriptionChanges = message.descriptionChanges;
+    }
+    if (message.countingStarted?.length) {
+      obj.countingStarted = message.countingStarted.map((e) => CatalogImportAddition.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CatalogImportPreview>, I>>(base?: I): CatalogImportPreview {
+    return CatalogImportPreview.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CatalogImportPreview>, I>>(object: I): CatalogImportPreview {
+    const message = createBaseCatalogImportPreview();
+    message.digest = object.digest ?? "";
+    message.productCount = object.productCount ?? 0;
+    message.sizeCount = object.sizeCount ?? 0;
+    message.addedProducts = object.addedProducts?.map((e) => CatalogImportAddition.fromPartial(e)) || [];
+    message.addedSizes = object.addedSizes?.map((e) => CatalogImportAddition.fromPartial(e)) || [];
+    message.keptProducts = object.keptProducts?.map((e) => e) || [];
+    message.keptSkus = object.keptSkus?.map((e) => e) || [];
+    message.priceChanges = object.priceChanges?.map((e) => CatalogImportPriceChange.fromPartial(e)) || [];
+    message.nameChanges = object.nameChanges?.map((e) => CatalogImportNameChange.fromPartial(e)) || [];
+    message.descriptionChanges = object.descriptionChanges?.map((e) => e) || [];
+    message.countingStarted = object.countingStarted?.map((e) => CatalogImportAddition.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePreviewCatalogImportResponse(): PreviewCatalogImportResponse {
+  return { preview: undefined };
+}
+
+export const PreviewCatalogImportResponse: MessageFns<PreviewCatalogImportResponse> = {
+  encode(message: PreviewCatalogImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.preview !== undefined) {
+      CatalogImportPreview.encode(message.preview, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PreviewCatalogImportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePreviewCatalogImportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.preview = CatalogImportPreview.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreviewCatalogImportResponse {
+    return { preview: isSet(object.preview) ? CatalogImportPreview.fromJSON(object.preview) : undefined };
+  },
+
+  toJSON(message: PreviewCatalogImportResponse): unknown {
+    const obj: any = {};
+    if (message.preview !== undefined) {
+      obj.preview = CatalogImportPreview.toJSON(message.preview);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PreviewCatalogImportResponse>, I>>(base?: I): PreviewCatalogImportResponse {
+    return PreviewCatalogImportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PreviewCatalogImportResponse>, I>>(object: I): PreviewCatalogImportResponse {
+    const message = createBasePreviewCatalogImportResponse();
+    message.preview = (object.preview !== undefined && object.preview !== null)
+      ? CatalogImportPreview.fromPartial(object.preview)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseApplyCatalogImportRequest(): ApplyCatalogImportRequest {
+  return { catalogText: "", digest: "" };
+}
+
+export const ApplyCatalogImportRequest: MessageFns<ApplyCatalogImportRequest> = {
+  encode(message: ApplyCatalogImportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.catalogText !== "") {
+      writer.uint32(10).string(message.catalogText);
+    }
+    if (message.digest !== "") {
+      writer.uint32(18).string(message.digest);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyCatalogImportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyCatalogImportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.catalogText = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.digest = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyCatalogImportRequest {
+    return {
+      catalogText: isSet(object.catalogText)
+        ? globalThis.String(object.catalogText)
+        : isSet(object.catalog_text)
+        ? globalThis.String(object.catalog_text)
+        : "",
+      digest: isSet(object.digest) ? globalThis.String(object.digest) : "",
+    };
+  },
+
+  toJSON(message: ApplyCatalogImportRequest): unknown {
+    const obj: any = {};
+    if (message.catalogText !== "") {
+      obj.catalogText = message.catalogText;
+    }
+    if (message.digest !== "") {
+      obj.digest = message.digest;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyCatalogImportRequest>, I>>(base?: I): ApplyCatalogImportRequest {
+    return ApplyCatalogImportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyCatalogImportRequest>, I>>(object: I): ApplyCatalogImportRequest {
+    const message = createBaseApplyCatalogImportRequest();
+    message.catalogText = object.catalogText ?? "";
+    message.digest = object.digest ?? "";
+    return message;
+  },
+};
+
+function createBaseApplyCatalogImportResponse(): ApplyCatalogImportResponse {
+  return { applied: undefined };
+}
+
+export const ApplyCatalogImportResponse: MessageFns<ApplyCatalogImportResponse> = {
+  encode(message: ApplyCatalogImportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.applied !== undefined) {
+      CatalogImportPreview.encode(message.applied, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyCatalogImportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyCatalogImportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.applied = CatalogImportPreview.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyCatalogImportResponse {
+    return { applied: isSet(object.applied) ? CatalogImportPreview.fromJSON(object.applied) : undefined };
+  },
+
+  toJSON(message: ApplyCatalogImportResponse): unknown {
+    const obj: any = {};
+    if (message.applied !== undefined) {
+      obj.applied = CatalogImportPreview.toJSON(message.applied);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyCatalogImportResponse>, I>>(base?: I): ApplyCatalogImportResponse {
+    return ApplyCatalogImportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyCatalogImportResponse>, I>>(object: I): ApplyCatalogImportResponse {
+    const message = createBaseApplyCatalogImportResponse();
+    message.applied = (object.applied !== undefined && object.applied !== null)
+      ? CatalogImportPreview.fromPartial(object.applied)
+      : undefined;
+    return message;
+  },
+};
+
 /** Products, prices, stock levels and reservations. */
 export type InventoryServiceService = typeof InventoryServiceService;
 export const InventoryServiceService = {
@@ -2490,6 +4806,95 @@ export const InventoryServiceService = {
     responseSerialize: (value: ReturnStockResponse): Buffer => Buffer.from(ReturnStockResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReturnStockResponse => ReturnStockResponse.decode(value),
   },
+  /** The console's catalog: every product with its sizes' prices and stock; any staff member. */
+  getStaffCatalog: {
+    path: "/storefront.inventory.v1.InventoryService/GetStaffCatalog" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetStaffCatalogRequest): Buffer =>
+      Buffer.from(GetStaffCatalogRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetStaffCatalogRequest => GetStaffCatalogRequest.decode(value),
+    responseSerialize: (value: GetStaffCatalogResponse): Buffer =>
+      Buffer.from(GetStaffCatalogResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetStaffCatalogResponse => GetStaffCatalogResponse.decode(value),
+  },
+  /** Owner only: the units on hand counted, with a note; an unlimited size becomes counted. */
+  setSkuStock: {
+    path: "/storefront.inventory.v1.InventoryService/SetSkuStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetSkuStockRequest): Buffer => Buffer.from(SetSkuStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetSkuStockRequest => SetSkuStockRequest.decode(value),
+    responseSerialize: (value: SetSkuStockResponse): Buffer => Buffer.from(SetSkuStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetSkuStockResponse => SetSkuStockResponse.decode(value),
+  },
+  /** Owner only: adds delivered units to a counted size, with the delivery's note. */
+  restockSku: {
+    path: "/storefront.inventory.v1.InventoryService/RestockSku" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RestockSkuRequest): Buffer => Buffer.from(RestockSkuRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RestockSkuRequest => RestockSkuRequest.decode(value),
+    responseSerialize: (value: RestockSkuResponse): Buffer => Buffer.from(RestockSkuResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RestockSkuResponse => RestockSkuResponse.decode(value),
+  },
+  /** Owner only: the size is always available; refused while open orders hold its units. */
+  setSkuUnlimited: {
+    path: "/storefront.inventory.v1.InventoryService/SetSkuUnlimited" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetSkuUnlimitedRequest): Buffer =>
+      Buffer.from(SetSkuUnlimitedRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetSkuUnlimitedRequest => SetSkuUnlimitedRequest.decode(value),
+    responseSerialize: (value: SetSkuUnlimitedResponse): Buffer =>
+      Buffer.from(SetSkuUnlimitedResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetSkuUnlimitedResponse => SetSkuUnlimitedResponse.decode(value),
+  },
+  /** Owner only: a size's unit price. */
+  setSkuPrice: {
+    path: "/storefront.inventory.v1.InventoryService/SetSkuPrice" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetSkuPriceRequest): Buffer => Buffer.from(SetSkuPriceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetSkuPriceRequest => SetSkuPriceRequest.decode(value),
+    responseSerialize: (value: SetSkuPriceResponse): Buffer => Buffer.from(SetSkuPriceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetSkuPriceResponse => SetSkuPriceResponse.decode(value),
+  },
+  /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
+  removeProduct: {
+    path: "/storefront.inventory.v1.InventoryService/RemoveProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RemoveProductRequest): Buffer => Buffer.from(RemoveProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveProductRequest => RemoveProductRequest.decode(value),
+    responseSerialize: (value: RemoveProductResponse): Buffer =>
+      Buffer.from(RemoveProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveProductResponse => RemoveProductResponse.decode(value),
+  },
+  /** Owner only: what importing a catalog file would change, without writing; its digest applies it. */
+  previewCatalogImport: {
+    path: "/storefront.inventory.v1.InventoryService/PreviewCatalogImport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PreviewCatalogImportRequest): Buffer =>
+      Buffer.from(PreviewCatalogImportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PreviewCatalogImportRequest => PreviewCatalogImportRequest.decode(value),
+    responseSerialize: (value: PreviewCatalogImportResponse): Buffer =>
+      Buffer.from(PreviewCatalogImportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PreviewCatalogImportResponse => PreviewCatalogImportResponse.decode(value),
+  },
+  /** Owner only: imports the previewed file; ABORTED (409 catalog_changed) if the catalog changed since. */
+  applyCatalogImport: {
+    path: "/storefront.inventory.v1.InventoryService/ApplyCatalogImport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplyCatalogImportRequest): Buffer =>
+      Buffer.from(ApplyCatalogImportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplyCatalogImportRequest => ApplyCatalogImportRequest.decode(value),
+    responseSerialize: (value: ApplyCatalogImportResponse): Buffer =>
+      Buffer.from(ApplyCatalogImportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplyCatalogImportResponse => ApplyCatalogImportResponse.decode(value),
+  },
 } as const;
 
 export interface InventoryServiceServer extends UntypedServiceImplementation {
@@ -2514,6 +4919,22 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
    * stock count are left as they are.
    */
   returnStock: handleUnaryCall<ReturnStockRequest, ReturnStockResponse>;
+  /** The console's catalog: every product with its sizes' prices and stock; any staff member. */
+  getStaffCatalog: handleUnaryCall<GetStaffCatalogRequest, GetStaffCatalogResponse>;
+  /** Owner only: the units on hand counted, with a note; an unlimited size becomes counted. */
+  setSkuStock: handleUnaryCall<SetSkuStockRequest, SetSkuStockResponse>;
+  /** Owner only: adds delivered units to a counted size, with the delivery's note. */
+  restockSku: handleUnaryCall<RestockSkuRequest, RestockSkuResponse>;
+  /** Owner only: the size is always available; refused while open orders hold its units. */
+  setSkuUnlimited: handleUnaryCall<SetSkuUnlimitedRequest, SetSkuUnlimitedResponse>;
+  /** Owner only: a size's unit price. */
+  setSkuPrice: handleUnaryCall<SetSkuPriceRequest, SetSkuPriceResponse>;
+  /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
+  removeProduct: handleUnaryCall<RemoveProductRequest, RemoveProductResponse>;
+  /** Owner only: what importing a catalog file would change, without writing; its digest applies it. */
+  previewCatalogImport: handleUnaryCall<PreviewCatalogImportRequest, PreviewCatalogImportResponse>;
+  /** Owner only: imports the previewed file; ABORTED (409 catalog_changed) if the catalog changed since. */
+  applyCatalogImport: handleUnaryCall<ApplyCatalogImportRequest, ApplyCatalogImportResponse>;
 }
 
 export interface InventoryServiceClient extends Client {
@@ -2663,6 +5084,134 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReturnStockResponse) => void,
+  ): ClientUnaryCall;
+  /** The console's catalog: every product with its sizes' prices and stock; any staff member. */
+  getStaffCatalog(
+    request: GetStaffCatalogRequest,
+    callback: (error: ServiceError | null, response: GetStaffCatalogResponse) => void,
+  ): ClientUnaryCall;
+  getStaffCatalog(
+    request: GetStaffCatalogRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetStaffCatalogResponse) => void,
+  ): ClientUnaryCall;
+  getStaffCatalog(
+    request: GetStaffCatalogRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetStaffCatalogResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: the units on hand counted, with a note; an unlimited size becomes counted. */
+  setSkuStock(
+    request: SetSkuStockRequest,
+    callback: (error: ServiceError | null, response: SetSkuStockResponse) => void,
+  ): ClientUnaryCall;
+  setSkuStock(
+    request: SetSkuStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetSkuStockResponse) => void,
+  ): ClientUnaryCall;
+  setSkuStock(
+    request: SetSkuStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetSkuStockResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: adds delivered units to a counted size, with the delivery's note. */
+  restockSku(
+    request: RestockSkuRequest,
+    callback: (error: ServiceError | null, response: RestockSkuResponse) => void,
+  ): ClientUnaryCall;
+  restockSku(
+    request: RestockSkuRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RestockSkuResponse) => void,
+  ): ClientUnaryCall;
+  restockSku(
+    request: RestockSkuRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RestockSkuResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: the size is always available; refused while open orders hold its units. */
+  setSkuUnlimited(
+    request: SetSkuUnlimitedRequest,
+    callback: (error: ServiceError | null, response: SetSkuUnlimitedResponse) => void,
+  ): ClientUnaryCall;
+  setSkuUnlimited(
+    request: SetSkuUnlimitedRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetSkuUnlimitedResponse) => void,
+  ): ClientUnaryCall;
+  setSkuUnlimited(
+    request: SetSkuUnlimitedRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetSkuUnlimitedResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a size's unit price. */
+  setSkuPrice(
+    request: SetSkuPriceRequest,
+    callback: (error: ServiceError | null, response: SetSkuPriceResponse) => void,
+  ): ClientUnaryCall;
+  setSkuPrice(
+    request: SetSkuPriceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetSkuPriceResponse) => void,
+  ): ClientUnaryCall;
+  setSkuPrice(
+    request: SetSkuPriceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetSkuPriceResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
+  removeProduct(
+    request: RemoveProductRequest,
+    callback: (error: ServiceError | null, response: RemoveProductResponse) => void,
+  ): ClientUnaryCall;
+  removeProduct(
+    request: RemoveProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RemoveProductResponse) => void,
+  ): ClientUnaryCall;
+  removeProduct(
+    request: RemoveProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RemoveProductResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: what importing a catalog file would change, without writing; its digest applies it. */
+  previewCatalogImport(
+    request: PreviewCatalogImportRequest,
+    callback: (error: ServiceError | null, response: PreviewCatalogImportResponse) => void,
+  ): ClientUnaryCall;
+  previewCatalogImport(
+    request: PreviewCatalogImportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PreviewCatalogImportResponse) => void,
+  ): ClientUnaryCall;
+  previewCatalogImport(
+    request: PreviewCatalogImportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PreviewCatalogImportResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: imports the previewed file; ABORTED (409 catalog_changed) if the catalog changed since. */
+  applyCatalogImport(
+    request: ApplyCatalogImportRequest,
+    callback: (error: ServiceError | null, response: ApplyCatalogImportResponse) => void,
+  ): ClientUnaryCall;
+  applyCatalogImport(
+    request: ApplyCatalogImportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplyCatalogImportResponse) => void,
+  ): ClientUnaryCall;
+  applyCatalogImport(
+    request: ApplyCatalogImportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplyCatalogImportResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,61 @@
+/**
+ * The console's catalog RPCs: thin translations to the stock and import operations, acting as
+ * the staff member the access table admitted (owners only for changes).
+ */
+import type { CallContext, UnaryHandlers } from '@storefront/grpc';
+import type { StaffIdentity } from '@storefront/caller-token';
+import { inventory } from '@storefront/proto';
+import { CatalogImporter, parseCatalogText, type ImportPreview } from './domain/catalog-import';
+import type { SkuStock, StockAdmin } from './stores/stock-admin';
+
+type StaffCatalogRpcs = Pick<
+  UnaryHandlers<typeof inventory.InventoryServiceService>,
+  'getStaffCatalog' | 'setSkuStock' | 'restockSku' | 'setSkuUnlimited' | 'setSkuPrice' | 'removeProduct' | 'previewCatalogImport' | 'applyCatalogImport'
+>;
+
+/** Every one of these RPCs requires a staff member, so the access check has put one here. */
+const staffOf = (context: CallContext): StaffIdentity => context.staff!;
+
+export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): StaffCatalogRpcs {
+  return {
+    getStaffCatalog: async () => ({
+      products: (await admin.catalog()).map((product) => ({ id: product.id, name: product.name, description: product.description, sizes: product.sizes.map(toStaffSku) })),
+    }),
+    setSkuStock: async ({ sku, onHand, note }, context) => ({ sku: toStaffSku(await admin.setStock(sku, onHand, staffOf(context), note)) }),
+    restockSku: async ({ sku, units, note }, context) => ({ sku: toStaffSku(await admin.restock(sku, units, staffOf(context), note)) }),
+    setSkuUnlimited: async ({ sku, note }, context) => ({ sku: toStaffSku(await admin.setUnlimited(sku, staffOf(context), note)) }),
+    setSkuPrice: async ({ sku, pricePence }, context) => ({ sku: toStaffSku(await admin.setPrice(sku, pricePence, staffOf(context))) }),
+    removeProduct: async ({ productId }, context) => {
+      const removed = await admin.removeProduct(productId, staffOf(context));
+      return { productId: removed.id, skus: removed.skus };
+    },
+    previewCatalogImport: async ({ catalogText }) => ({ preview: toPreviewMessage(await importer.preview(parseCatalogText(catalogText))) }),
+    applyCatalogImport: async ({ catalogText, digest }, context) => ({
+      applied: toPreviewMessage(await importer.apply(parseCatalogText(catalogText), digest, staffOf(context))),
+    }),
+  };
+}
+
+function toStaffSku(level: SkuStock): inventory.StaffSku {
+  return {
+    sku: level.sku,
+    size: level.size,
+    pricePence: level.pricePence,
+    unlimited: level.unlimited,
+    onHand: level.onHand,
+    held: level.reserved,
+    available: level.available,
+  };
+}
+
+function toPreviewMessage(preview: ImportPreview): inventory.CatalogImportPreview {
+  const addition = (entry: ImportPreview['addedSizes'][number]): inventory.CatalogImportAddition => ({
+    productId: entry.productId,
+    name: entry.name,
+    size: entry.size ?? '',
+    sku: entry.sku ?? '',
+    pricePence: entry.pricePence ?? 0,
+    ...(entry.stock === undefined ? {} : { stock: entry.stock }),
+  });
+  return { ...preview, addedProducts: preview.addedProducts.map(addition), addedSizes: preview.addedSizes.map(addition), countingStarted: preview.countingStarted.map(addition) };
+}
