@@ -336,12 +336,12 @@ export const adminArea: ApiArea = {
             required: true,
             description: 'The `checkout_reference` the order was created with',
             schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
-            example: 'order-2026-0004',
+            example: 'order-2026-0007',
           },
         ],
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: ref('RefundRequest'), example: { amount: 1.5, reason: 'One vial arrived damaged', idempotencyKey: 'refund-2026-0004-1' } } },
+          content: { 'application/json': { schema: ref('RefundRequest'), example: { amount: 1.5, reason: 'One vial arrived damaged', idempotencyKey: 'refund-2026-0007-1' } } },
         },
         responses: {
           '201': jsonResponse('Refunded: the provider confirmed it', 'RefundResult'),
