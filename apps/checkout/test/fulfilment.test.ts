@@ -9,9 +9,8 @@ import type { StaffIdentity } from '@storefront/caller-token';
 import { AppError } from '@storefront/errors';
 import { SANDBOX_API_KEY } from '@storefront/formats';
 import type { RpcClient } from '@storefront/grpc';
-import { runOps } from '@storefront/lifecycle';
 import { checkout } from '@storefront/proto';
-import { startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
+import { opsEnvFor, runOpsJson, startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { checkoutOps } from '../src/ops/commands';
@@ -255,13 +254,7 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
   });
 
   it('the ops commands dispatch, deliver and cancel as the operator, recorded in the audit log', async () => {
-    const run = async (args: string[]) => {
-      let stdout = '';
-      const mysqlUrl = stack.stores.mysqlUrlFor('checkout');
-      const env = { ...stack.env, ...(mysqlUrl ? { CHECKOUT_MYSQL_URL: mysqlUrl } : {}) };
-      const code = await runOps(checkoutOps, [...args, '--json', '--actor', 'ops-alice'], env, { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
-      return { code, json: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any> };
-    };
+    const run = (args: string[]) => runOpsJson<{ order: Record<string, unknown>; error?: string }>(checkoutOps, args, opsEnvFor(stack.stores, 'checkout', stack.env), 'ops-alice');
     const reference = await paid();
     const dispatched = await run(['orders', 'dispatch', reference, '--carrier', 'Evri', '--tracking', 'H01234567890']);
     expect(dispatched.code).to.equal(0);

@@ -8,8 +8,7 @@ import { AppError } from '@storefront/errors';
 import type { RpcClient } from '@storefront/grpc';
 import type { Stack } from '@storefront/platform-testing';
 import { checkout, loyalty } from '@storefront/proto';
-import { startForSuite } from '@storefront/testing';
-import { runOps } from '@storefront/lifecycle';
+import { opsEnvFor, runOpsJson, startForSuite } from '@storefront/testing';
 import { REFUND_UNCONFIRMED_AFTER_MS } from '../src/domain/refunds';
 import { checkoutOps } from '../src/ops/commands';
 import { refundMail } from '../src/domain/refund-mail';
@@ -243,12 +242,7 @@ describe('refunds through the payment provider', () => {
   it('the ops command line refunds through the same operation, recorded as the operator; the service then does the stock', async () => {
     const { reference } = await paidOrder(stack);
     const stockBefore = await stockOf(stack.client(), sku('low'));
-    const mysqlUrl = stack.stores.mysqlUrlFor('checkout');
-    const ops = async (args: string[]) => {
-      let stdout = '';
-      const code = await runOps(checkoutOps, [...args, '--json', '--actor', 'sam'], { ...stack.env, ...(mysqlUrl ? { CHECKOUT_MYSQL_URL: mysqlUrl } : {}) }, { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
-      return { code, json: JSON.parse(stdout.trim().split('\n').at(-1)!) as { refund?: { id: string; state: string }; error?: string } };
-    };
+    const ops = (args: string[]) => runOpsJson<{ refund?: { id: string; state: string }; error?: string }>(checkoutOps, args, opsEnvFor(stack.stores, 'checkout', stack.env), 'sam');
     const args = ['orders', 'refund', reference, '--amount', '12.00', '--reason', 'Returned unopened', '--restock', `${sku('low')}:1`, '--key', `ops-${reference}`];
     const made = await ops(args);
     expect(made.code, JSON.stringify(made.json)).to.equal(0);

@@ -4,8 +4,7 @@
  * are recorded in the staff audit log under the operator who ran them.
  */
 import { expect } from 'chai';
-import { ManualClock } from '@storefront/testing';
-import { runOps } from '@storefront/lifecycle';
+import { ManualClock, opsEnvFor, runOpsJson } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import { PromoDefinitions } from '../src/domain/promo-definitions';
 import type { PromoCode } from '../src/domain/promo';
@@ -47,13 +46,7 @@ describe('checkout: promo codes changed by staff', () => {
     });
     after(async () => stack?.stop());
 
-    const ops = async (args: string[]) => {
-      const mysqlUrl = stack.stores.mysqlUrlFor('checkout');
-      const env = { ...stack.env, ...(mysqlUrl ? { CHECKOUT_MYSQL_URL: mysqlUrl } : {}) };
-      let stdout = '';
-      const code = await runOps(checkoutOps, [...args, '--actor', 'ops-owner', '--json'], env, { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
-      return { code, json: JSON.parse(stdout) as Record<string, unknown> };
-    };
+    const ops = (args: string[]) => runOpsJson(checkoutOps, args, opsEnvFor(stack.stores, 'checkout', stack.env), 'ops-owner');
 
     it('records promo create and expire as the operator, with before and after', async () => {
       const code = `OPS${Date.now().toString(36).toUpperCase()}`;

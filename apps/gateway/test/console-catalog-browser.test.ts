@@ -45,7 +45,7 @@ describe('the console in Chromium: the catalog', function () {
     const page = await context.newPage();
     try {
       await page.goto('/console');
-      await page.getByRole('link', { name: 'Catalog' }).click();
+      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Catalog' }).click();
       await page.getByRole('heading', { name: 'Catalog', level: 1 }).waitFor();
       await expectAccessible(page);
 

@@ -3,10 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Env } from '@storefront/config';
-import { runOps } from '@storefront/lifecycle';
 import { listStaffActions } from '@storefront/staff-audit';
 import { inventoryOps } from '../src/ops/commands';
-import { startForEachTest } from '@storefront/testing';
+import { runOpsJson, startForEachTest } from '@storefront/testing';
 import { TEST_CATALOG, startInventory, type InventoryHarness } from './harness';
 
 describe('inventory: ops commands and the staff audit log', () => {
@@ -18,11 +17,7 @@ describe('inventory: ops commands and the staff audit log', () => {
     env = { DATA_DIR: h.stores.dataDir, ...(mysqlUrl ? { INVENTORY_MYSQL_URL: mysqlUrl } : {}) };
   });
 
-  const ops = async (...args: string[]) => {
-    let stdout = '';
-    const code = await runOps(inventoryOps, [...args, '--actor', 'alice', '--json'], env, { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
-    return { code, json: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown> };
-  };
+  const ops = (...args: string[]) => runOpsJson(inventoryOps, args, env, 'alice');
   const audit = async (subject: string) => (await listStaffActions(h.server.store.db, { subject })).actions;
 
   it('restocks with --note (or "delivery"), records it as the operator, and keeps the --json answer', async () => {

@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { OPS_EXIT, runOps } from '@storefront/lifecycle';
+import { OPS_EXIT } from '@storefront/lifecycle';
 import { verifyBalances } from '../src/domain/ledger';
 import { loyaltyOps } from '../src/ops/commands';
 import { LoyaltyStore } from '../src/stores/loyalty';
 import { newUserId, startLoyalty, type LoyaltyHarness } from './harness';
-import { startForSuite, withBusyCores } from '@storefront/testing';
+import { opsEnvFor, runOpsJson, startForSuite, withBusyCores } from '@storefront/testing';
 
 describe('loyalty: balance columns agree with the ledger', () => {
   let loyalty: LoyaltyHarness;
@@ -21,11 +21,8 @@ describe('loyalty: balance columns agree with the ledger', () => {
   });
 
   async function verifyCommand(): Promise<{ code: number; json: Record<string, unknown> }> {
-    let stdout = '';
-    const mysqlUrl = loyalty.stores.mysqlUrlFor('loyalty');
-    const env = { DATA_DIR: loyalty.stores.dataDir, LOG_LEVEL: 'silent', ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}) };
-    const code = await runOps(loyaltyOps, ['verify-balances', '--json'], env, { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
-    return { code, json: JSON.parse(stdout) as Record<string, unknown> };
+    const { code, json } = await runOpsJson(loyaltyOps, ['verify-balances'], opsEnvFor(loyalty.stores, 'loyalty', { LOG_LEVEL: 'silent' }));
+    return { code, json };
   }
 
   async function fundedAccount(): Promise<string> {

@@ -12,3 +12,4 @@ export { runApp, runNode, sleep, type AppProcess } from './app-process';
 export { freePort } from './ports';
 export { withBusyCores, expectNoServerErrors, expectNoServerFailures } from './busy-cores';
 export { startTestSmtpServer, type TestSmtpServer, type SmtpBehaviour } from './smtp';
+export { opsEnvFor, runOpsJson } from './ops';

@@ -24,11 +24,20 @@ export interface ConsoleDeps {
   signedIn(req: Request, res: Response): Promise<StaffCaller | undefined>;
 }
 
+/** The console's parts, in the navigation of every page and on the console's home. */
+const SECTIONS = [
+  ['/console/orders', 'Orders'],
+  ['/console/catalog', 'Catalog'],
+  ['/console/promotions', 'Promotions'],
+  ['/console/customers', 'Customers'],
+  ['/console/audit', 'Audit log'],
+] as const;
+const sectionLinks = SECTIONS.map(([href, name]) => html`<li><a href="${href}">${name}</a></li>`);
 const SIGNED_OUT_NAVIGATION = html`<nav aria-label="Console"><ul><li><a href="/console/login">Log in</a></li></ul></nav>`;
 
 export function consolePage(title: string, main: Html, staff?: StaffCaller, status = 200): PageAnswer {
   const navigation = staff
-    ? html`<nav aria-label="Console"><ul><li><a href="/console/orders">Orders</a></li><li><a href="/console/promotions">Promotions</a></li><li><a href="/console/customers">Customers</a></li><li><a href="/console/audit">Audit log</a></li><li><a href="/console/logout">Log out ${staff.email}</a></li></ul></nav>`
+    ? html`<nav aria-label="Console"><ul>${sectionLinks}<li><a href="/console/logout">Log out ${staff.email}</a></li></ul></nav>`
     : SIGNED_OUT_NAVIGATION;
   return { title: `${title} | Console`, description: title, caching: 'private', status, main, consoleNavigation: navigation };
 }
@@ -94,7 +103,7 @@ function recoveryCodesPage(email: string, codes: string[]): PageAnswer {
 function homePage(staff: StaffCaller): PageAnswer {
   return consolePage(
     'Console',
-    html`<h1>Console</h1><p>Signed in as ${staff.email} (${staff.role}).</p><ul><li><a href="/console/orders">Orders</a></li><li><a href="/console/catalog">Catalog</a></li><li><a href="/console/promotions">Promotions</a></li><li><a href="/console/customers">Customers</a></li><li><a href="/console/audit">Audit log</a></li></ul>`,
+    html`<h1>Console</h1><p>Signed in as ${staff.email} (${staff.role}).</p><ul>${sectionLinks}</ul>`,
     staff,
   );
 }

@@ -6,24 +6,16 @@
 import { expect } from 'chai';
 import { generateSync } from 'otplib';
 import { identityOps } from '@storefront/identity';
-import { runOps, type OpsProgram } from '@storefront/lifecycle';
+import type { OpsProgram } from '@storefront/lifecycle';
 import type { Stack } from '@storefront/platform-testing';
 import { newClientAddress } from '../../../checkout/test/support';
-import type { HttpClient, TestResponse } from '@storefront/testing';
+import { opsEnvFor, runOpsJson, type HttpClient, type TestResponse } from '@storefront/testing';
 
 export const STAFF_PASSWORD = 'a long staff passphrase';
 
-/** The env an operator's ops command sees: the stack's, with the component's own database on MySQL. */
-function opsEnv(stack: Stack, service: string): Record<string, string | undefined> {
-  const mysqlUrl = stack.stores.mysqlUrlFor(service);
-  return { ...stack.env, ...(mysqlUrl ? { [`${service.toUpperCase()}_MYSQL_URL`]: mysqlUrl } : {}) };
-}
-
-/** Runs a component's `ops <args> --json` in-process, as `actor`; its exit code and parsed answer. */
-export async function opsRun(stack: Stack, program: OpsProgram, args: string[], actor = 'operator'): Promise<{ code: number; json: Record<string, unknown>; stdout: string }> {
-  let stdout = '';
-  const code = await runOps(program, [...args, '--json', '--actor', actor], opsEnv(stack, program.app), { stdout: (text) => (stdout += text), stderr: () => undefined }, { write: () => undefined });
-  return { code, json: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>, stdout };
+/** Runs a component's `ops <args> --json` in-process on the stack's stores, as `actor`. */
+export function opsRun(stack: Stack, program: OpsProgram, args: string[], actor = 'operator') {
+  return runOpsJson(program, args, opsEnvFor(stack.stores, program.app, stack.env), actor);
 }
 
 /** Runs `ops identity <args> --json` in-process. */
