@@ -12,14 +12,13 @@
  * session and another site's form are refused everything. Needs Debian's `chromium`.
  */
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { checkout } from '@storefront/proto';
-import { expectAccessible, freePort, launchChromium, type HttpClient } from '@storefront/testing';
-import type { Stack } from '@storefront/platform-testing';
-import { DELIVERY, EDGE_PRODUCT, LOW_STOCK, checkoutBody, completePayment, eventually, expectCheckout, loyaltyPoints, signUp, sku, startCheckoutStack, stockOf } from '../../checkout/test/support';
+import { expectAccessible, type HttpClient } from '@storefront/testing';
+import { DELIVERY, EDGE_PRODUCT, LOW_STOCK, checkoutBody, completePayment, eventually, expectCheckout, loyaltyPoints, signUp, sku, stockOf } from '../../checkout/test/support';
+import { browserStackForSuite } from './support/browser-stack';
 import { STAFF_PASSWORD, addStaff, postConsoleForm, signedInStaff, totpCode } from './support/console';
 
-const STEP_TIMEOUT_MS = 10_000;
 const LOW = sku('low');
 
 interface CustomerOrder {
@@ -30,14 +29,12 @@ interface CustomerOrder {
 
 describe('the console in Chromium: an owner runs the shop', function () {
   this.timeout(180_000);
-  let stack: Stack;
-  let browser: Browser;
-  let origin: string;
+  const site = browserStackForSuite();
   let customer: HttpClient;
 
   /** What checkout charges for these lines (and code) now: the total a client must send. */
   async function quotedTotal(items: Array<{ sku: string; quantity: number }>, promoCode?: string): Promise<number> {
-    const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
+    const rpc = site.stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
     try {
       const quote = await rpc.quoteOrder({ items, clientAddress: '198.18.200.1', ...(promoCode ? { promoCode } : {}) });
       expect(quote.promoRefusal).to.equal('');
@@ -51,23 +48,15 @@ describe('the console in Chromium: an owner runs the shop', function () {
   async function paidOrder(items: Array<{ sku: string; quantity: number }>): Promise<{ reference: string; hostedCheckoutUrl: string }> {
     const placed = await expectCheckout(customer, checkoutBody(await quotedTotal(items), items));
     await completePayment(placed.hosted_checkout_url, 'pay');
-    await stack.checkout!.reconcileNow();
+    await site.stack.checkout!.reconcileNow();
     return { reference: placed.checkout_reference, hostedCheckoutUrl: placed.hosted_checkout_url };
   }
 
   const customerOrder = async (reference: string) => (await customer.get<CustomerOrder>(`/api/orders/${reference}`)).body;
 
   before(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    browser = await launchChromium();
-    stack = await startCheckoutStack({ PORT: String(port), PUBLIC_BASE_URL: origin });
-    customer = stack.client();
+    customer = site.stack.client();
     await signUp(customer);
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
   });
 
   it('sets up, logs in, refunds part of an order, dispatches another, restocks a sold-out size, creates a promo code and reads the audit log', async () => {
@@ -78,9 +67,8 @@ describe('the console in Chromium: an owner runs the shop', function () {
     const stockBefore = await stockOf(customer, LOW);
     expect(stockBefore).to.equal(LOW_STOCK - 1);
 
-    const setupPath = await addStaff(stack, 'owner@shop.test', 'owner');
-    const context = await browser.newContext({ baseURL: origin });
-    context.setDefaultTimeout(STEP_TIMEOUT_MS);
+    const setupPath = await addStaff(site.stack, 'owner@shop.test', 'owner');
+    const context = await site.newContext();
     const page: Page = await context.newPage();
     try {
       await page.goto('/console');
@@ -147,7 +135,7 @@ describe('the console in Chromium: an owner runs the shop', function () {
       await expectAccessible(page);
       expect(await customerOrder(dispatched.reference)).to.deep.include({ status: 'dispatched' });
       expect((await customerOrder(dispatched.reference)).dispatch).to.include({ carrier: 'Royal Mail', trackingNumber: 'RM 1234-5678 GB' });
-      const shopper = await customerBrowser();
+      const shopper = await site.newContext({ client: customer, cookie: 'svc_sess' });
       try {
         const orderPage = await shopper.newPage();
         await orderPage.goto(`/orders/${dispatched.reference}`);
@@ -215,8 +203,8 @@ describe('the console in Chromium: an owner runs the shop', function () {
 
   it('refuses a staff-role member refunds and catalog changes, and a customer or another site everything', async () => {
     const { reference } = await paidOrder([{ sku: sku('p7500'), quantity: 1 }]);
-    const clerk = stack.client();
-    await signedInStaff(stack, clerk, 'clerk@shop.test', 'staff');
+    const clerk = site.stack.client();
+    await signedInStaff(site.stack, clerk, 'clerk@shop.test', 'staff');
     const refund = { amount: 1, reason: 'Goodwill', idempotencyKey: 'clerk-refund-1' };
     const refusals = [
       await clerk.post<{ error: string }>(`/api/admin/orders/${reference}/refunds`, refund),
@@ -240,19 +228,10 @@ describe('the console in Chromium: an owner runs the shop', function () {
       expect(res.body.error, `${method} ${path}`).to.equal('staff_unauthorized');
     }
 
-    const owner = stack.client();
-    await signedInStaff(stack, owner, 'second-owner@shop.test', 'owner');
-    const crossSite = await postConsoleForm(stack, owner, `/console/orders/${reference}/dispatch`, { carrier: 'Royal Mail', trackingNumber: 'RM1' }, { origin: 'https://elsewhere.example', 'sec-fetch-site': 'cross-site' });
+    const owner = site.stack.client();
+    await signedInStaff(site.stack, owner, 'second-owner@shop.test', 'owner');
+    const crossSite = await postConsoleForm(site.stack, owner, `/console/orders/${reference}/dispatch`, { carrier: 'Royal Mail', trackingNumber: 'RM1' }, { origin: 'https://elsewhere.example', 'sec-fetch-site': 'cross-site' });
     expect(crossSite.status).to.equal(403);
     expect((await customerOrder(reference)).status).to.equal('paid');
   });
-
-  /** A browser holding the customer's shop session. */
-  async function customerBrowser(): Promise<BrowserContext> {
-    const token = /svc_sess=([^;]+)/.exec(customer.cookieHeader)![1]!;
-    const shopper = await browser.newContext({ baseURL: origin });
-    shopper.setDefaultTimeout(STEP_TIMEOUT_MS);
-    await shopper.addCookies([{ name: 'svc_sess', value: token, url: origin }]);
-    return shopper;
-  }
 });

@@ -4,40 +4,20 @@
  * removed. axe-core checks every page on the way. Needs Debian's `chromium` at /usr/bin/chromium.
  */
 import { expect } from 'chai';
-import type { Browser, BrowserContext } from 'playwright-core';
-import { expectAccessible, freePort, launchChromium } from '@storefront/testing';
-import type { Stack } from '@storefront/platform-testing';
-import { startCheckoutStack } from '../../checkout/test/support';
+import type { BrowserContext } from 'playwright-core';
+import { expectAccessible } from '@storefront/testing';
+import { browserStackForSuite } from './support/browser-stack';
 import { signedInStaff } from './support/console';
-
-const STEP_TIMEOUT_MS = 10_000;
 
 describe('the console in Chromium: the catalog', function () {
   this.timeout(120_000);
-  let stack: Stack;
-  let browser: Browser;
-  let origin: string;
-
-  before(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    browser = await launchChromium();
-    stack = await startCheckoutStack({ PORT: String(port), PUBLIC_BASE_URL: origin });
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
+  const site = browserStackForSuite();
 
   /** A browser holding the console session of a new member signed in over HTTP. */
   async function signedInBrowser(email: string, role: 'owner' | 'staff'): Promise<BrowserContext> {
-    const client = stack.client();
-    await signedInStaff(stack, client, email, role);
-    const token = /svc_staff=([^;]+)/.exec(client.cookieHeader)![1]!;
-    const context = await browser.newContext({ baseURL: origin });
-    context.setDefaultTimeout(STEP_TIMEOUT_MS);
-    await context.addCookies([{ name: 'svc_staff', value: token, url: `${origin}/console` }]);
-    return context;
+    const client = site.stack.client();
+    await signedInStaff(site.stack, client, email, role);
+    return site.newContext({ client, cookie: 'svc_staff' });
   }
 
   it('restocks with a note, imports after a preview and asks before removing, on accessible pages', async () => {

@@ -5,41 +5,27 @@
  * Debian's `chromium` at /usr/bin/chromium.
  */
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { expectAccessible, freePort, launchChromium } from '@storefront/testing';
-import type { Stack } from '@storefront/platform-testing';
-import { EDGE_PRICES, checkoutBody, completePayment, expectCheckout, sku, startCheckoutStack } from '../../checkout/test/support';
+import type { Page } from 'playwright-core';
+import { expectAccessible } from '@storefront/testing';
+import { EDGE_PRICES, checkoutBody, completePayment, expectCheckout, sku } from '../../checkout/test/support';
+import { browserStackForSuite } from './support/browser-stack';
 import { STAFF_PASSWORD, addStaff, completeSetup, totpCode } from './support/console';
 
-const STEP_TIMEOUT_MS = 10_000;
 
 describe('dispatch and cancel in Chromium: a staff member works through the orders', function () {
   this.timeout(120_000);
-  let stack: Stack;
-  let browser: Browser;
-  let origin: string;
+  const site = browserStackForSuite();
 
-  before(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    browser = await launchChromium();
-    stack = await startCheckoutStack({ PORT: String(port), PUBLIC_BASE_URL: origin });
-  });
-  after(async () => {
-    await browser?.close();
-    await stack?.stop();
-  });
 
   it('dispatches and delivers a paid order and cancels an unpaid one from their pages; the customer sees the carrier', async () => {
     const body = () => checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }]);
-    const paid = await expectCheckout(stack.client(), body());
+    const paid = await expectCheckout(site.stack.client(), body());
     await completePayment(paid.hosted_checkout_url, 'pay');
-    await stack.checkout!.reconcileNow();
-    const unpaid = await expectCheckout(stack.client(), body());
-    const { secret } = await completeSetup(stack, stack.client(), await addStaff(stack, 'packer@shop.test', 'staff'));
+    await site.stack.checkout!.reconcileNow();
+    const unpaid = await expectCheckout(site.stack.client(), body());
+    const { secret } = await completeSetup(site.stack, site.stack.client(), await addStaff(site.stack, 'packer@shop.test', 'staff'));
 
-    const context = await browser.newContext({ baseURL: origin });
-    context.setDefaultTimeout(STEP_TIMEOUT_MS);
+    const context = await site.newContext();
     const page: Page = await context.newPage();
     try {
       await page.goto('/console/login');

@@ -9,6 +9,7 @@ import { AUDIT_COMPONENTS, listStaffActions, type StaffActionView } from '../ope
 import { staffActionFilter } from '../routes/admin-audit';
 import { formError } from '../pages/forms';
 import { html } from '../pages/html';
+import { nextPageHref, registerFilteredList } from './lists';
 import { consolePage, type ConsoleDeps } from './pages';
 import type { StaffCaller } from './staff-session';
 
@@ -36,13 +37,6 @@ function filterForm(req: Request) {
 </form>`;
 }
 
-function nextPageHref(req: Request, cursor: string): string {
-  const params = new URLSearchParams();
-  for (const name of FILTER_NAMES) if (typeof req.query[name] === 'string' && req.query[name] !== '') params.set(name, req.query[name] as string);
-  params.set('cursor', cursor);
-  return `/console/audit?${params.toString()}`;
-}
-
 const shown = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value));
 
 function actionRow(action: StaffActionView) {
@@ -59,23 +53,17 @@ ${rows.length > 0
   : error
     ? ''
     : html`<p>No actions match.</p>`}
-${page?.nextCursor ? html`<p><a href="${nextPageHref(req, page.nextCursor)}">Older actions</a></p>` : ''}`,
+${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/audit', FILTER_NAMES, page.nextCursor)}">Older actions</a></p>` : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
   );
 }
 
-export function registerConsoleAuditPages({ router, context, send, signedIn }: ConsoleDeps): void {
-  router.get('/console/audit', async (req, res) => {
-    const staff = await signedIn(req, res);
-    if (!staff) return;
-    try {
-      // The filter form sends its empty fields too; they mean no filter.
-      context.validator.queryCheck('/api/admin/audit', 'get')(Object.fromEntries(Object.entries(req.query).filter(([, value]) => value !== '')));
-      await send(req, res, auditPage(req, staff, await listStaffActions(context, staffActionFilter(req), staff)));
-    } catch (error) {
-      if (!(error instanceof AppError && error.kind === 'invalid_argument')) throw error;
-      await send(req, res, auditPage(req, staff, undefined, error));
-    }
+export function registerConsoleAuditPages(deps: ConsoleDeps): void {
+  registerFilteredList(deps, {
+    path: '/console/audit',
+    apiPath: '/api/admin/audit',
+    load: (req, staff) => listStaffActions(deps.context, staffActionFilter(req), staff),
+    render: auditPage,
   });
 }

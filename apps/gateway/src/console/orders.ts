@@ -12,6 +12,7 @@ import { formError } from '../pages/forms';
 import { html } from '../pages/html';
 import { STATUS_WORDS } from '../pages/order';
 import { formatPence } from '../pages/shop';
+import { nextPageHref, registerFilteredList } from './lists';
 import { consolePage, type ConsoleDeps } from './pages';
 import { orderFulfilmentSection } from './order-fulfilment';
 import type { StaffCaller } from './staff-session';
@@ -37,14 +38,6 @@ function filterForm(req: Request) {
 </form>`;
 }
 
-/** The next page's address: the same filters and the cursor. */
-function nextPageHref(req: Request, cursor: string): string {
-  const params = new URLSearchParams();
-  for (const name of FILTER_NAMES) if (typeof req.query[name] === 'string' && req.query[name] !== '') params.set(name, req.query[name] as string);
-  params.set('cursor', cursor);
-  return `/console/orders?${params.toString()}`;
-}
-
 function orderRow({ details }: checkout.StaffOrder) {
   const order = details!.summary!;
   return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
@@ -60,7 +53,7 @@ ${rows.length > 0
   : error
     ? ''
     : html`<p>No orders match.</p>`}
-${page?.nextCursor ? html`<p><a href="${nextPageHref(req, page.nextCursor)}">Older orders</a></p>` : ''}`,
+${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/orders', FILTER_NAMES, page.nextCursor)}">Older orders</a></p>` : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
   );
@@ -101,18 +94,13 @@ ${refundSection(staff, order)}
   );
 }
 
-export function registerConsoleOrderPages({ router, context, send, signedIn }: ConsoleDeps): void {
-  router.get('/console/orders', async (req, res) => {
-    const staff = await signedIn(req, res);
-    if (!staff) return;
-    try {
-      // The filter form sends its empty fields too; they mean no filter.
-      context.validator.queryCheck('/api/admin/orders', 'get')(Object.fromEntries(Object.entries(req.query).filter(([, value]) => value !== '')));
-      await send(req, res, listPage(req, staff, await ordersForStaff(context, staffOrderQuery(req), staff)));
-    } catch (error) {
-      if (!(error instanceof AppError && error.kind === 'invalid_argument')) throw error;
-      await send(req, res, listPage(req, staff, undefined, error));
-    }
+export function registerConsoleOrderPages(deps: ConsoleDeps): void {
+  const { router, context, send, signedIn } = deps;
+  registerFilteredList(deps, {
+    path: '/console/orders',
+    apiPath: '/api/admin/orders',
+    load: (req, staff) => ordersForStaff(context, staffOrderQuery(req), staff),
+    render: listPage,
   });
 
   router.get('/console/orders/:reference', async (req, res) => {

@@ -5,6 +5,15 @@ import { ORDER_STATUSES } from './orders';
 
 /** A date, or a date-time with a zone, as the console's filters take them. */
 export const INSTANT = { type: 'string', minLength: 10, maxLength: 35, pattern: '^\\d{4}-\\d{2}-\\d{2}(T.*)?$' };
+/** The order a path names, with an example of its own (each operation's example is made in its own state). */
+const orderReferenceParameter = (example: string) => ({
+  name: 'checkout_reference',
+  in: 'path',
+  required: true,
+  description: 'The `checkout_reference` the order was created with',
+  schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
+  example,
+});
 export const STAFF_ONLY = [{ staffCookie: [] }];
 export const staffRefusals = {
   '401': errorResponse('`staff_unauthorized`: no valid staff session (a customer session does not count)'),
@@ -270,16 +279,7 @@ export const adminArea: ApiArea = {
         summary: 'One order in full by its reference (staff)',
         tags: ['admin'],
         security: STAFF_ONLY,
-        parameters: [
-          {
-            name: 'checkout_reference',
-            in: 'path',
-            required: true,
-            description: 'The `checkout_reference` the order was created with',
-            schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
-            example: 'order-2026-0003',
-          },
-        ],
+        parameters: [orderReferenceParameter('order-2026-0003')],
         responses: {
           '200': jsonResponse('The order', 'StaffOrder'),
           '400': errorResponse(`The checkout_reference is longer than ${ORDER_REFERENCE_MAX_LENGTH} characters`),
@@ -329,16 +329,7 @@ export const adminArea: ApiArea = {
           "and the order's points are reversed in proportion. Never more than was paid; one refund of an order is settled at a time.",
         tags: ['admin'],
         security: STAFF_ONLY,
-        parameters: [
-          {
-            name: 'checkout_reference',
-            in: 'path',
-            required: true,
-            description: 'The `checkout_reference` the order was created with',
-            schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
-            example: 'order-2026-0007',
-          },
-        ],
+        parameters: [orderReferenceParameter('order-2026-0007')],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: ref('RefundRequest'), example: { amount: 1.5, reason: 'One vial arrived damaged', idempotencyKey: 'refund-2026-0007-1' } } },
@@ -502,7 +493,7 @@ function staffOrderAction({ operationId, example, summary, description, requestB
     description,
     tags: ['admin'],
     security: STAFF_ONLY,
-    parameters: [{ name: 'checkout_reference', in: 'path', required: true, description: 'The `checkout_reference` the order was created with', schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH }, example }],
+    parameters: [orderReferenceParameter(example)],
     ...(requestBody ? { requestBody } : {}),
     responses: {
       '200': jsonResponse('The order as it is now', 'StaffOrder'),

@@ -1,0 +1,44 @@
+/**
+ * A checkout stack served on a port of its own, its PUBLIC_BASE_URL that origin (so forms post
+ * from the site they belong to), and Chromium, started before a suite and stopped after it.
+ */
+import type { Browser, BrowserContext } from 'playwright-core';
+import { freePort, launchChromium, type HttpClient } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
+import { startCheckoutStack } from '../../../checkout/test/support';
+
+export const STEP_TIMEOUT_MS = 10_000;
+
+export interface BrowserStack {
+  stack: Stack;
+  browser: Browser;
+  origin: string;
+  /** A browser context on the site, each step bounded; with `session`, holding that HTTP client's cookie. */
+  newContext(session?: { client: HttpClient; cookie: 'svc_sess' | 'svc_staff' }): Promise<BrowserContext>;
+}
+
+export function browserStackForSuite(): BrowserStack {
+  const running = {
+    async newContext(session?: { client: HttpClient; cookie: 'svc_sess' | 'svc_staff' }): Promise<BrowserContext> {
+      const context = await running.browser.newContext({ baseURL: running.origin });
+      context.setDefaultTimeout(STEP_TIMEOUT_MS);
+      if (session) {
+        const token = new RegExp(`${session.cookie}=([^;]+)`).exec(session.client.cookieHeader)![1]!;
+        // Each cookie only where the site sends it: the staff cookie to the console.
+        await context.addCookies([{ name: session.cookie, value: token, url: session.cookie === 'svc_staff' ? `${running.origin}/console` : running.origin }]);
+      }
+      return context;
+    },
+  } as BrowserStack;
+  before(async () => {
+    const port = await freePort();
+    running.origin = `http://127.0.0.1:${port}`;
+    running.browser = await launchChromium();
+    running.stack = await startCheckoutStack({ PORT: String(port), PUBLIC_BASE_URL: running.origin });
+  });
+  after(async () => {
+    await running.browser?.close();
+    await running.stack?.stop();
+  });
+  return running;
+}
