@@ -1,10 +1,12 @@
 /**
  * The order confirmation: queued with the payment that marks the order paid, delivered by a real
- * SMTP server once, however often the payment is confirmed and by however many replicas.
+ * SMTP server once, however often the payment is confirmed and by however many replicas. The
+ * refund notice likewise: queued with the refund, received once however often it is asked for.
  */
 import { expect } from 'chai';
 import { startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
+import { checkout } from '@storefront/proto';
 import { checkoutBody, completePayment, countRows, DELIVERY, expectCheckout, sku, startCheckoutReplica, startCheckoutStack } from './support';
 
 // One £75.00 test size: shipping is free from £75.
@@ -76,5 +78,30 @@ describe('checkout order confirmation mail', () => {
     await smtp.waitForMails(1);
     await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
     expect(smtp.received.map((mail) => mail.subject)).to.deep.equal([`Order ${body.checkout_reference} is confirmed`]);
+  });
+
+  it('sends one refund notice per refund, with the amount, the reason and the order link, however often it is asked for', async () => {
+    replica = await startCheckoutReplica(stack, { SMTP_URL: smtp.url, ...MAIL_ENV });
+    const body = paidBody();
+    const result = await expectCheckout(stack.client(), body);
+    await completePayment(result.hosted_checkout_url, 'pay');
+    await settle();
+    await smtp.waitForMails(1);
+    const owner = { id: 'mail-test-owner', role: 'owner' as const, email: 'owner@shop.test', clientAddress: '192.0.2.40' };
+    const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
+    try {
+      const request = { checkoutReference: body.checkout_reference, amountPence: 1250, reason: 'One vial arrived damaged', lines: [], idempotencyKey: `mail-${body.checkout_reference}` };
+      // The same refund asked for twice at once (a double click): one refund, one notice.
+      await Promise.all([rpc.refundOrder(request, { staff: owner }), rpc.refundOrder(request, { staff: owner })]);
+    } finally {
+      rpc.close();
+    }
+    await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
+    const refunds = (await smtp.waitForMails(2)).filter((mail) => mail.subject === `Refund of £12.50 for order ${body.checkout_reference}`);
+    expect(refunds).to.have.length(1);
+    expect(refunds[0]!.to).to.have.property('text', DELIVERY.email);
+    expect(refunds[0]!.text).to.contain('One vial arrived damaged').and.contain(`http://127.0.0.1:9/orders/${body.checkout_reference}`);
+    await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
+    expect(smtp.received).to.have.length(2);
   });
 });
