@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { openServiceStore, type Knex } from '@storefront/db';
 import { createLogger } from '@storefront/logging';
-import { provisionStores, startTestSmtpServer, type TestSmtpServer, type TestStores } from '@storefront/testing';
+import { ManualClock, provisionStores, startTestSmtpServer, type TestSmtpServer, type TestStores } from '@storefront/testing';
 import { MailOutbox, MailSender, composeMail, enqueueMail, mailOutboxMigration, mailboxTransport, retryDelayMs, smtpTransport, type DeliverySettings, type Mail } from '@storefront/outbox';
 
 const SETTINGS: DeliverySettings = { pollIntervalMs: 30, retryBaseMs: 40, retryMaxMs: 200, leaseMs: 3_000, smtpTimeoutMs: 300 };
@@ -106,6 +106,29 @@ describe('outbox: mail through SMTP, once', function () {
     await smtp.waitForMails(4, 5_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(keysOf(smtp).sort()).to.deep.equal(['m:1', 'm:2', 'm:3', 'm:4']);
+  });
+
+  it('with the shipped retry settings, an SMTP server down for a minute delays a mail to the next attempt after it, once', async () => {
+    // The defaults: 30 s after the first failure, doubling; the clock is the test's.
+    const shipped: DeliverySettings = { ...SETTINGS, retryBaseMs: 30_000, retryMaxMs: 900_000, leaseMs: 60_000 };
+    const clock = new ManualClock();
+    const running = new MailSender({ component: 'test', outbox: new MailOutbox(db), transport: smtpTransport(smtp.url, FROM, SETTINGS.smtpTimeoutMs), settings: shipped, logger, now: clock.now });
+    senders.push(running);
+    await smtp.pause();
+    await db.transaction((trx) => enqueueMail(trx, mail('down-a-minute'), clock.ms));
+    expect(await running.sendDue()).to.deep.equal({ sent: 0, failed: 1 });
+    clock.advance(30_000);
+    expect(await running.sendDue()).to.deep.equal({ sent: 0, failed: 1 });
+    clock.advance(30_000);
+    await smtp.start();
+    // A minute on, the server is back; the mail waits for its next attempt, 60 s after the second failure.
+    expect(await running.sendDue()).to.deep.equal({ sent: 0, failed: 0 });
+    clock.advance(30_000);
+    expect(await running.sendDue()).to.deep.equal({ sent: 1, failed: 0 });
+    clock.advance(900_000);
+    expect(await running.sendDue()).to.deep.equal({ sent: 0, failed: 0 });
+    await smtp.waitForMails(1);
+    expect(keysOf(smtp)).to.deep.equal(['down-a-minute']);
   });
 
   it('sends once after a crash between the commit and the send, and after a crash holding a claim once its lease ends', async () => {
