@@ -165,7 +165,7 @@ describe('the console in Chromium: an owner runs the shop', function () {
 
       // A promo code created here is taken at checkout at once.
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Promotions' }).click();
-      await page.getByLabel('Code').fill('OWNER15');
+      await page.getByLabel('Code', { exact: true }).fill('OWNER15');
       await page.getByLabel('Percent off the goods').fill('15');
       await page.getByRole('button', { name: 'Create code' }).click();
       await page.getByRole('row', { name: /OWNER15/ }).waitFor();
@@ -189,7 +189,7 @@ describe('the console in Chromium: an owner runs the shop', function () {
       ]) {
         expect(await log.getByRole('row').filter({ has: page.getByRole('rowheader', { name: action, exact: true }) }).filter({ hasText: subject! }).count(), `${action} ${subject}`).to.be.greaterThan(0);
       }
-      await page.getByLabel('Action').fill('order_refunded');
+      await page.getByLabel('Action', { exact: true }).fill('order_refunded');
       await page.getByRole('button', { name: 'Search' }).click();
       expect(await log.getByRole('row').count()).to.equal(2);
       expect(await log.getByRole('row').nth(1).textContent()).to.include('owner@shop.test (owner)');

@@ -49,7 +49,7 @@ function auditPage(req: Request, staff: StaffCaller, page: Awaited<ReturnType<ty
     'Audit log',
     html`<h1>Audit log</h1>${filterForm(req)}${formError(error?.detail)}
 ${rows.length > 0
-  ? html`<table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table>`
+  ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table></div>`
   : error
     ? ''
     : html`<p>No actions match.</p>`}

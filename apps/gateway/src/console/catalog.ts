@@ -93,7 +93,7 @@ function productSection(product: inventory.StaffProduct, owner: boolean): Html {
   return html`<section aria-labelledby="product-${product.id}">
 <h2 id="product-${product.id}">${product.name}</h2>
 <p>Product id ${product.id}</p>
-<table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table>
+<div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table></div>
 ${owner
   ? html`${product.sizes.map(sizeForms)}
 <form method="post" action="${CATALOG_PATH}/products/${encodeURIComponent(product.id)}/remove"><button type="submit">Remove product ${product.name}</button></form>`

@@ -73,14 +73,14 @@ async function customerPage(deps: ConsoleDeps, staff: StaffCaller, view: Custome
 </dl>
 <h2>Orders</h2>
 ${orders.length > 0
-  ? html`<table><caption class="vh">The customer's newest orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orders.map(orderRow)}</tbody></table>${view.moreOrders ? html`<p>Only the newest ${orders.length} are shown.</p>` : ''}`
+  ? html`<div class="scroll" role="region" aria-label="The customer's newest orders" tabindex="0"><table><caption class="vh">The customer's newest orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orders.map(orderRow)}</tbody></table></div>${view.moreOrders ? html`<p>Only the newest ${orders.length} are shown.</p>` : ''}`
   : html`<p>No orders.</p>`}
 <h2>Loyalty</h2>
 ${history
   ? html`<dl><dt>Balance</dt><dd>${history.points} points</dd><dt>Lifetime points</dt><dd>${history.lifetimePoints}</dd><dt>Tier</dt><dd>${history.tier}</dd></dl>
-<table><caption class="vh">Points history, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Type</th><th scope="col" class="num">Points</th><th scope="col">Description</th></tr></thead><tbody>${history.history.map(
+<div class="scroll" role="region" aria-label="Points history, newest first" tabindex="0"><table><caption class="vh">Points history, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Type</th><th scope="col" class="num">Points</th><th scope="col">Description</th></tr></thead><tbody>${history.history.map(
       (entry) => html`<tr><td>${when(entry.createdAt)}</td><td>${entry.type}</td><td class="num">${signed(entry.points)}</td><td>${entry.description}</td></tr>`,
-    )}</tbody></table>
+    )}</tbody></table></div>
 ${history.nextCursor ? html`<p><a href="${customerPath(customer.id)}?cursor=${history.nextCursor}">Older entries</a></p>` : ''}
 ${staff.role === 'owner' ? adjustForm(customer.id, options.adjust?.points, options.adjust?.reason) : ''}`
   : html`<p>No loyalty account.</p>`}

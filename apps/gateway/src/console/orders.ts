@@ -49,7 +49,7 @@ function listPage(req: Request, staff: StaffCaller, page: checkout.ListOrdersFor
     'Orders',
     html`<h1>Orders</h1>${filterForm(req)}${formError(error?.detail)}
 ${rows.length > 0
-  ? html`<table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>`
+  ? html`<div class="scroll" role="region" aria-label="Orders, newest first" tabindex="0"><table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`
   : error
     ? ''
     : html`<p>No orders match.</p>`}
@@ -80,7 +80,7 @@ function detailPage(staff: StaffCaller, order: checkout.StaffOrder) {
 <dt>Loyalty points</dt><dd>${order.accountId ? (order.pointsAwardedAt ? `awarded at ${order.pointsAwardedAt}` : 'not awarded yet') : 'guest order, none'}</dd>
 </dl>
 <h2>Lines</h2>
-<table><caption class="vh">Order lines</caption><thead><tr><th scope="col">SKU</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Line total</th></tr></thead><tbody>${lines}</tbody></table>
+<div class="scroll" role="region" aria-label="Order lines" tabindex="0"><table><caption class="vh">Order lines</caption><thead><tr><th scope="col">SKU</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Line total</th></tr></thead><tbody>${lines}</tbody></table></div>
 <h2>Amounts</h2>
 <dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatPence(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd></dl>
 <h2>Delivery</h2>

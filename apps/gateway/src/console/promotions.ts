@@ -54,7 +54,7 @@ function listPage(staff: StaffCaller, promos: StaffPromoView[], values: CreateFi
     'Promotions',
     html`<h1>Promotions</h1>${formError(error?.detail)}
 ${promos.length > 0
-  ? html`<table><caption class="vh">Promo codes by code</caption><thead><tr><th scope="col">Code</th><th scope="col" class="num">Discount</th><th scope="col">Active from (UTC)</th><th scope="col">Active until (UTC)</th><th scope="col" class="num">Cap</th><th scope="col" class="num">Paid uses</th><th scope="col" class="num">Open holds</th><th scope="col">Works now</th><th scope="col">Action</th></tr></thead><tbody>${promos.map((promo) => promoRow(promo, staff))}</tbody></table>`
+  ? html`<div class="scroll" role="region" aria-label="Promo codes by code" tabindex="0"><table><caption class="vh">Promo codes by code</caption><thead><tr><th scope="col">Code</th><th scope="col" class="num">Discount</th><th scope="col">Active from (UTC)</th><th scope="col">Active until (UTC)</th><th scope="col" class="num">Cap</th><th scope="col" class="num">Paid uses</th><th scope="col" class="num">Open holds</th><th scope="col">Works now</th><th scope="col">Action</th></tr></thead><tbody>${promos.map((promo) => promoRow(promo, staff))}</tbody></table></div>`
   : html`<p>No promo codes yet.</p>`}
 ${staff.role === 'owner' ? createForm(values) : html`<p>Only an owner creates or expires codes.</p>`}`,
     staff,

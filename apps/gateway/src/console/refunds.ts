@@ -41,7 +41,7 @@ export function refundSection(staff: StaffCaller, order: checkout.StaffOrder): H
   );
   return html`<h2>Refunds</h2>
 ${rows.length > 0
-  ? html`<table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UTC)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th></tr></thead><tbody>${rows}</tbody></table>`
+  ? html`<div class="scroll" role="region" aria-label="Refunds, oldest first" tabindex="0"><table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UTC)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th></tr></thead><tbody>${rows}</tbody></table></div>`
   : html`<p>No refunds.</p>`}
 ${staff.role === 'owner' && REFUNDABLE.has(summary.status) && left > 0
   ? refundForm(summary, { amount: (left / 100).toFixed(2), reason: '', restock: [] }, left)

@@ -3,7 +3,7 @@ export const SITE_CSS = `:root{--ink:#1b1f24;--muted:#4a525c;--line:#d5dae0;--ac
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--paper)}
 a{color:var(--accent)}
-a:focus,button:focus,input:focus{outline:3px solid #f2a900;outline-offset:2px}
+a:focus,button:focus,input:focus,.scroll:focus{outline:3px solid #f2a900;outline-offset:2px}
 .vh,.skip{position:absolute;left:-999px;width:1px;height:1px;overflow:hidden}.skip:focus{left:8px;top:8px;width:auto;height:auto;background:var(--paper);padding:4px 8px}
 header,main,footer,.notice{max-width:60rem;margin:0 auto;padding:0 1rem}
 header{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:.5rem;padding-top:.75rem;padding-bottom:.75rem;border-bottom:1px solid var(--line)}
@@ -18,6 +18,7 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem;border-bottom:1px solid var(--line);vertical-align:top}
 td.num,th.num{text-align:right}
 td code{overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}
 form{margin:.5rem 0}
 label{display:block;font-weight:600;margin-top:.5rem}
 .choice label{display:inline;font-weight:400}
