@@ -5,8 +5,7 @@
  * mysql2's `execute` (a server-side prepared statement the connection keeps). What knex spends
  * on every call, building and compiling the query, its promise chain and result handling, is
  * left out (a PK read: about 20 µs through knex, 4 µs here), and so is knex's span: a sampled
- * trace still gets a SQL span (mysql2's instrumentation on MySQL, inSqlSpan on SQLite), an
- * unsampled request none. A call still emits knex's 'query' event, so whatever counts a
+ * trace still gets a SQL span (inSqlSpan), an unsampled request none. A call still emits knex's 'query' event, so whatever counts a
  * store's statements counts these too.
  */
 import type { Knex } from 'knex';
@@ -65,7 +64,7 @@ export function preparedRead<Params extends ReadParam[], Row extends object = Re
       const connection = (await db.client.acquireConnection()) as MysqlConnection;
       try {
         announce(values);
-        return await new Promise<Row[]>((resolve, reject) => connection.execute(sql, values, (error, rows) => (error ? reject(error) : resolve(rows as Row[]))));
+        return await inSqlSpan('mysql', 'select', sql, () => new Promise<Row[]>((resolve, reject) => connection.execute(sql, values, (error, rows) => (error ? reject(error) : resolve(rows as Row[])))));
       } finally {
         await db.client.releaseConnection(connection);
       }
@@ -80,7 +79,6 @@ export function preparedRead<Params extends ReadParam[], Row extends object = Re
     if (!connection?.open || connection.inTransaction) return (await build(...params)) as Row[];
     const values = valuesOf(params);
     announce(values);
-    // No driver instrumentation sees better-sqlite3: a traced request gets its SQL span here.
     return inSqlSpan('sqlite', 'select', sql, () => connection.prepare(sql).all(values) as Row[]);
   };
 }

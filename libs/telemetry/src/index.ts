@@ -16,7 +16,6 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { KnexInstrumentation } from '@opentelemetry/instrumentation-knex';
-import { MySQL2Instrumentation } from '@opentelemetry/instrumentation-mysql2';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { loadOrExit } from '@storefront/config';
@@ -106,8 +105,9 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
         // No Express instrumentation: the gateway names the HTTP span by its route itself
         // (httpRouteRecorder), which is all that instrumentation told once its per-layer spans were off.
         new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
+        // knex's spans cover every statement on both backends (prepared reads below knex record
+        // their own, inSqlSpan); mysql2's instrumentation would add a second span per statement.
         new KnexInstrumentation({ maxQueryLength: 500 }),
-        new MySQL2Instrumentation(),
         new IORedisInstrumentation(),
         new UndiciInstrumentation(),
       ],
