@@ -65,6 +65,15 @@ export class AbuseGuard {
     await countAttempt(this.counters, keys, this.now(), 'new checkouts');
   }
 
+  /**
+   * A reference no order holds is both an order look-up and a new checkout: both counted at
+   * once (one round trip to Redis), the look-up's refusal first when both are over.
+   */
+  async countNewReference(clientAddress: string, holder: OrderHolder): Promise<void> {
+    const [lookup, checkout] = await Promise.allSettled([this.countOrderLookup(clientAddress), this.countNewCheckout(holder)]);
+    for (const counted of [lookup, checkout]) if (counted.status === 'rejected') throw counted.reason;
+  }
+
   countPromoCheck(clientAddress: string): Promise<void> {
     return this.countPerAddress('promo-checks', clientAddress, this.limits.promoChecksPerAddress, 'promo code checks from this address');
   }

@@ -189,6 +189,17 @@ describe('identity stores', () => {
         await new RedisWindowCounters(harness.redis!).hit(key, 60_000, T0);
         expect(await harness.redis!.pttl(`attempts:${key}`)).to.be.within(50_000, 60_000);
       });
+
+      it('keeps counting when Redis has forgotten its scripts (a restart or SCRIPT FLUSH)', async () => {
+        const key = `k:${randomUUID()}`;
+        const counters = new RedisWindowCounters(harness.redis!);
+        expect((await counters.hit(key, 60_000, T0)).hits).to.equal(1);
+        await harness.redis!.script('FLUSH');
+        expect((await counters.hit(key, 60_000, T0)).hits).to.equal(2);
+        await harness.redis!.script('FLUSH');
+        await counters.undo(key);
+        expect((await counters.hit(key, 60_000, T0)).hits).to.equal(2);
+      });
     });
   }
 });

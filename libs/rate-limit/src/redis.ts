@@ -20,6 +20,9 @@ export async function connectRedis(url: string, keyPrefix: string, logger: Logge
     maxRetriesPerRequest: 2,
     commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
     connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+    // Commands issued in the same tick (concurrent requests, a request's parallel counters) go out
+    // in one write and come back in one read: fewer system calls on the hottest paths.
+    enableAutoPipelining: true,
   });
   // Each failed reconnect is worth a line, not a crash.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));

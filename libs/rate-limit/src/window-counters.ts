@@ -3,6 +3,7 @@
  * is atomic in both, so concurrent attempts can never slip under a limit together, and every
  * replica of the service counts in the same place.
  */
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 // Types only: the gateway loads this lib for Redis, and must not load knex with it.
 import type { Dialect, Knex } from '@storefront/db';
@@ -102,6 +103,30 @@ if hits ~= nil and hits > 0 then redis.call('HINCRBY', KEYS[1], 'hits', -1) end
 return 0
 `;
 
+/**
+ * A Lua script sent by its digest (EVALSHA): the text goes over the wire and through Redis's
+ * compiler only when Redis does not have it yet (after a restart or a SCRIPT FLUSH).
+ */
+class RedisScript {
+  private readonly sha: string;
+
+  constructor(private readonly lua: string) {
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
+
+  async run(redis: Redis, key: string, ...args: Array<string | number>): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.sha, 1, key, ...args);
+    } catch (error) {
+      if (!(error as Error).message?.startsWith('NOSCRIPT')) throw error;
+      return redis.eval(this.lua, 1, key, ...args);
+    }
+  }
+}
+
+const HIT = new RedisScript(HIT_SCRIPT);
+const UNDO = new RedisScript(UNDO_SCRIPT);
+
 export class RedisWindowCounters implements WindowCounters {
   /** `redis` carries the deployment's key prefix (ioredis `keyPrefix`). */
   constructor(private readonly redis: Redis) {}
@@ -111,12 +136,12 @@ export class RedisWindowCounters implements WindowCounters {
   }
 
   async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
-    const [hits, resetAt] = (await this.redis.eval(HIT_SCRIPT, 1, this.key(key), now, windowMs, now + windowMs)) as [number, number];
+    const [hits, resetAt] = (await HIT.run(this.redis, this.key(key), now, windowMs, now + windowMs)) as [number, number];
     return { hits: Number(hits), resetAt: Number(resetAt) };
   }
 
   async undo(key: string): Promise<void> {
-    await this.redis.eval(UNDO_SCRIPT, 1, this.key(key));
+    await UNDO.run(this.redis, this.key(key));
   }
 
   async clear(key: string): Promise<void> {

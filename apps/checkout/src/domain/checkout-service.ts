@@ -81,12 +81,16 @@ export class CheckoutService {
     if (order?.fingerprint !== fingerprint) {
       // Anything but a replay tells whether the reference is taken, so it counts as an order
       // look-up, on the limit GetOrder counts on; a replay of a saved order is never refused.
-      await limits.countOrderLookup(rpcRequest.clientAddress);
-      // The caller may see this order anyway (its own, or a guest order): a different request under it is refused now.
-      if (order && orderReadableBy(order, accountId)) throw idempotencyMismatch(request.reference);
       // A new reference, and one another customer's order holds, go the same way from here (docs/decisions/0856):
       // the same limits and refusals, and for a body that would be accepted, a save that fails on the taken reference.
-      await limits.countNewCheckout(holder);
+      if (order === undefined) {
+        await limits.countNewReference(rpcRequest.clientAddress, holder);
+      } else {
+        await limits.countOrderLookup(rpcRequest.clientAddress);
+        // The caller may see this order anyway (its own, or a guest order): a different request under it is refused now.
+        if (orderReadableBy(order, accountId)) throw idempotencyMismatch(request.reference);
+        await limits.countNewCheckout(holder);
+      }
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
       const { order: priced, stockOnHand } = await this.price(request, accountId);
       const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', refundedPence: 0, createdAt: now() };
