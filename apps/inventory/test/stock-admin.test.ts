@@ -42,6 +42,26 @@ describe('inventory: operator stock changes under concurrency', () => {
     expect(count).to.be.oneOf(['set', 'stock_held']);
   });
 
+  // The first hold of a stock-limited SKU lets the serving process hold it next time without reading
+  // first; an operator's change from another process (the admin's own store) must still count.
+  it('a SKU made unlimited after an order held it is reserved as unlimited, holding no units', async () => {
+    await h.client.reserve({ orderReference: 'counted', lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 });
+    await h.client.release({ orderReference: 'counted' });
+    await admin.setUnlimited('beta-1mg', OWNER);
+    const { reservation } = await h.client.reserve({ orderReference: 'free', lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 });
+    expect(reservation?.status).to.equal('active');
+    const line = await h.server.store.db('reservation_lines').where({ order_reference: 'free' }).first('holds_stock');
+    expect(Boolean(line.holds_stock)).to.equal(false);
+  });
+
+  it('a SKU removed after an order held it is refused as unknown, not as out of stock', async () => {
+    await h.client.reserve({ orderReference: 'counted', lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 600 });
+    await h.client.release({ orderReference: 'counted' });
+    await admin.removeProduct('alpha', OWNER);
+    const refusal = await h.client.reserve({ orderReference: 'gone', lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 600 }).catch((error: { code?: string }) => error);
+    expect(refusal).to.deep.include({ code: 'unknown_sku' });
+  });
+
   it('removing a product is refused while an open order holds it and allowed once it is released', async () => {
     await h.client.reserve({ orderReference: 'holder', lines: [{ sku: 'alpha-20mg', quantity: 1 }], ttlSeconds: 600 });
     const refusal = await admin.removeProduct('alpha', OWNER).catch((error: { code?: string; detail?: string }) => error);

@@ -16,11 +16,15 @@ export interface ReservationStoreOptions {
 
 type Db = Knex | Knex.Transaction;
 
-const DEADLOCK_ATTEMPTS = 3;
+const TRANSACTION_ATTEMPTS = 3;
+/** Stock-limited SKUs this process remembers, at most this many: past it the memory starts again. */
+const KNOWN_STOCK_LIMITED_MAX = 10_000;
 const EXPIRY_BATCH = 100;
 
 export class ReservationStore {
   private readonly now: () => number;
+  /** SKUs this process has read with a stock row: a hold of only these reads nothing first. */
+  private readonly stockLimitedSkus = new Set<string>();
 
   constructor(
     private readonly db: Knex,
@@ -48,7 +52,7 @@ export class ReservationStore {
 
   private async reserveOnce(orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
     try {
-      return await retryOnDeadlock(() => this.db.transaction((trx) => this.hold(trx, orderReference, lines, ttlSeconds)));
+      return await retryTransaction(() => this.db.transaction((trx) => this.hold(trx, orderReference, lines, ttlSeconds)));
     } catch (error) {
       // A repeat, or a concurrent Reserve with the same reference that got there first.
       if (!isUniqueViolation(error)) throw error;
@@ -57,18 +61,12 @@ export class ReservationStore {
   }
 
   private async hold(trx: Knex.Transaction, orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
-    const skus = lines.map((line) => line.sku);
-    const rows = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku');
-    // SKU -> whether it is stock-limited (has a stock row).
-    const known = new Map<string, boolean>(rows.map((row) => [row.sku, row.stock_sku !== null]));
-    const unknown = skus.filter((sku) => !known.has(sku));
-    if (unknown.length > 0) throw unknownSkus(unknown);
-
+    const holdsStock = await this.stockLimitOf(trx, lines);
     const now = this.now();
     const reservation: Reservation = {
       orderReference,
       status: 'active',
-      lines: lines.map((line) => ({ ...line, holdsStock: known.get(line.sku)! })),
+      lines: lines.map((line) => ({ ...line, holdsStock: holdsStock.get(line.sku)! })),
       expiresAt: now + ttlSeconds * 1000,
     };
     // Claiming the reference before touching stock: a repeat fails here on the primary key (and
@@ -90,8 +88,36 @@ export class ReservationStore {
       if (held === 0) short.push(line.sku);
     }
     // Throwing rolls the whole transaction back: the claim, the lines and any units taken.
-    if (short.length > 0) throw await outOfStock(trx, short);
+    if (short.length > 0) {
+      const rows = await stockRows(trx, short);
+      if (rows.length === short.length) throw outOfStock(rows);
+      // A SKU stopped being stock-limited since it was read or remembered: hold again, reading it.
+      for (const sku of short) this.stockLimitedSkus.delete(sku);
+      throw new StockLimitChanged();
+    }
     return reservation;
+  }
+
+  /**
+   * SKU -> whether it is stock-limited (has a stock row). When every SKU is one this process has
+   * seen with a stock row, nothing is read: the conditional stock UPDATE then proves the row is
+   * there (and, by its foreign key, that the SKU is known), and a row gone since has the hold run
+   * again with a read.
+   */
+  private async stockLimitOf(trx: Knex.Transaction, lines: Line[]): Promise<Map<string, boolean>> {
+    const skus = lines.map((line) => line.sku);
+    if (skus.every((sku) => this.stockLimitedSkus.has(sku))) return new Map(skus.map((sku) => [sku, true]));
+    const rows = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku');
+    const limited = new Map<string, boolean>(rows.map((row) => [row.sku, row.stock_sku !== null]));
+    const unknown = skus.filter((sku) => !limited.has(sku));
+    if (unknown.length > 0) throw unknownSkus(unknown);
+    this.rememberStockLimited(skus.filter((sku) => limited.get(sku)));
+    return limited;
+  }
+
+  private rememberStockLimited(skus: string[]): void {
+    if (this.stockLimitedSkus.size + skus.length > KNOWN_STOCK_LIMITED_MAX) this.stockLimitedSkus.clear();
+    for (const sku of skus) this.stockLimitedSkus.add(sku);
   }
 
   /**
@@ -136,7 +162,7 @@ export class ReservationStore {
   }
 
   private settle(orderReference: string, to: 'committed' | 'released'): Promise<{ reservation: Reservation; changed: boolean }> {
-    return retryOnDeadlock(() =>
+    return retryTransaction(() =>
       this.db.transaction(async (trx) => {
         const reservation = await this.load(trx, orderReference, { lock: true });
         if (!reservation) throw notFound(`No reservation for order reference ${orderReference}`, 'reservation_not_found');
@@ -161,7 +187,7 @@ export class ReservationStore {
               .decrement('on_hand', line.quantity);
             if (taken === 0) short.push(line.sku);
           }
-          if (short.length > 0) throw await outOfStock(trx, short, `Reservation ${orderReference} was released and cannot be committed. `);
+          if (short.length > 0) throw outOfStock(await stockRows(trx, short), `Reservation ${orderReference} was released and cannot be committed. `);
         }
         return { reservation: { ...reservation, status: to }, changed: true };
       }),
@@ -198,19 +224,39 @@ function stockOrder<T extends Line>(lines: T[]): T[] {
   return [...lines].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
 }
 
-async function outOfStock(trx: Knex.Transaction, skus: string[], prefix = ''): Promise<AppError> {
-  const rows = await trx('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand', 'reserved');
+interface StockRow {
+  sku: string;
+  on_hand: unknown;
+  reserved: unknown;
+}
+
+function stockRows(trx: Knex.Transaction, skus: string[]): Promise<StockRow[]> {
+  return trx('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand', 'reserved');
+}
+
+function outOfStock(rows: StockRow[], prefix = ''): AppError {
   const described = rows.map((row) => `${row.sku} (${Math.max(0, Number(row.on_hand) - Number(row.reserved))} available)`);
   return conflict('out_of_stock', `${prefix}Not enough stock for ${described.join(', ')}`);
 }
 
-/** MySQL may pick a transaction as a deadlock victim; running it again is then correct. */
-async function retryOnDeadlock<T>(work: () => Promise<T>): Promise<T> {
+/** A hold took a SKU for stock-limited that no longer has a stock row; it wrote nothing. */
+class StockLimitChanged extends Error {
+  constructor() {
+    super('a SKU stopped being stock-limited during the hold');
+  }
+}
+
+/**
+ * MySQL may pick a transaction as a deadlock victim, and a hold may have gone by a stale stock
+ * limit; either wrote nothing, and running it again is then correct.
+ */
+async function retryTransaction<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await work();
     } catch (error) {
-      if ((error as { code?: string }).code !== 'ER_LOCK_DEADLOCK' || attempt >= DEADLOCK_ATTEMPTS) throw error;
+      const retryable = (error as { code?: string }).code === 'ER_LOCK_DEADLOCK' || error instanceof StockLimitChanged;
+      if (!retryable || attempt >= TRANSACTION_ATTEMPTS) throw error;
     }
   }
 }
