@@ -4,13 +4,13 @@
  * Pay or Decline, status-change notifications to the checkout's `return_url`, and a control
  * switch for tests. For local runs and tests only: checkouts live in memory.
  */
-import http from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { createLogger, type Logger } from '@storefront/logging';
-import { ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { PaymentSandboxConfig } from './config';
-import { CheckoutBook, CheckoutNotPending, DuplicateCheckout, RefundRefused, type CheckoutStatus, type NewCheckout, type SandboxCheckout } from './checkouts';
+import { apiErrorBody, isApiRequest, sandboxApi } from './api';
+import { CheckoutBook, CheckoutNotPending, type CheckoutStatus, type NewCheckout, type SandboxCheckout } from './checkouts';
 import { BEHAVIOURS, SandboxControl, type Behaviour } from './control';
 import { renderHostedPage, renderMessagePage } from './hosted-page';
 
@@ -43,113 +43,19 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
   const server = http.createServer(app);
   let publicUrl = config.publicUrl ?? '';
 
-  const apiError = (res: Response, status: number, errorCode: string, message: string, param?: string) =>
-    res.status(status).json({ error_code: errorCode, message, ...(param ? { param } : {}) });
+  const apiError = (res: Response, status: number, errorCode: string, message: string, param?: string) => res.status(status).json(apiErrorBody(errorCode, message, param));
 
-  const requireBearer: RequestHandler = (req, res, next) => {
-    if (req.headers.authorization !== `Bearer ${config.apiKey}`) {
-      apiError(res, 401, 'NOT_AUTHORIZED', 'A valid bearer API key is required');
-      return;
+  // The API is answered ahead of Express (and of the HTTP instrumentation, which sees requests
+  // through the server's 'request' event); everything else goes on to Express.
+  const serveApi = sandboxApi({ book, control, merchantCode: config.merchantCode, apiKey: config.apiKey, logger, publicUrl: () => publicUrl });
+  const emit = server.emit;
+  server.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'request' && isApiRequest(args[0] as IncomingMessage)) {
+      serveApi(args[0] as IncomingMessage, args[1] as ServerResponse);
+      return true;
     }
-    next();
-  };
-
-  const misbehave: RequestHandler = (req, res, next) => {
-    switch (control.behaviour) {
-      case 'fail':
-        res.status(500).type('application/problem+json').send(JSON.stringify({ type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'The sandbox was told to fail' }));
-        return;
-      case 'hang':
-        return; // never answered; stop() closes the connection
-      case 'refuse':
-        req.socket.destroy();
-        return;
-      default:
-        next();
-    }
-  };
-
-  const countReads: RequestHandler = (req, _res, next) => {
-    const read = req.method === 'GET' ? /^\/checkouts\/([^/]+)$/.exec(req.path) : null;
-    if (read) control.countRead(decodeURIComponent(read[1]!));
-    const refund = req.method === 'POST' ? /^\/me\/refund\/([^/]+)$/.exec(req.path) : null;
-    if (refund) control.countRefund(decodeURIComponent(refund[1]!));
-    next();
-  };
-
-  const api = express.Router();
-  api.use(countReads, misbehave, requireBearer, express.json({ limit: '64kb' }));
-
-  api.post('/checkouts', (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    if (typeof body.checkout_reference === 'string') control.countCreate(body.checkout_reference);
-    const problem = invalidCreate(body, config.merchantCode);
-    if (problem) return apiError(res, 400, 'INVALID', problem.message, problem.param);
-    try {
-      const checkout = book.create({
-        checkout_reference: body.checkout_reference as string,
-        amount: body.amount as number,
-        currency: body.currency as string,
-        merchant_code: body.merchant_code as string,
-        description: optionalString(body.description),
-        return_url: optionalString(body.return_url),
-        redirect_url: optionalString(body.redirect_url),
-        valid_until: optionalString(body.valid_until),
-        hostedCheckoutBase: (body.hosted_checkout as { enabled?: unknown } | undefined)?.enabled === true ? publicUrl : undefined,
-      });
-      if (control.behaviour === 'hang_after_create') return; // created, but the answer is lost
-      res.status(201).json(checkout);
-    } catch (error) {
-      if (!(error instanceof DuplicateCheckout)) throw error;
-      apiError(res, 409, 'DUPLICATED_CHECKOUT', 'Checkout with this checkout reference and pay to email already exists');
-    }
-  });
-
-  api.get('/checkouts', (req, res) => {
-    const reference = typeof req.query.checkout_reference === 'string' ? req.query.checkout_reference : undefined;
-    res.json(control.behaviour === 'unlisted' && reference !== undefined ? [] : book.list(reference));
-  });
-
-  api.get('/checkouts/:id', (req, res) => {
-    const checkout = book.get(req.params.id);
-    if (!checkout) return apiError(res, 404, 'NOT_FOUND', 'Resource not found');
-    res.json(checkout);
-  });
-
-  api.delete('/checkouts/:id', (req, res) => {
-    if (!book.get(req.params.id)) return apiError(res, 404, 'NOT_FOUND', 'Resource not found');
-    try {
-      res.json(book.deactivate(req.params.id));
-    } catch (error) {
-      if (!(error instanceof CheckoutNotPending)) throw error;
-      apiError(res, 409, 'CHECKOUT_PROCESSED', `The checkout is ${error.message} and cannot be deactivated`);
-    }
-  });
-
-  // SumUp's refund: the whole transaction without an amount, else that much; 204 without a body.
-  api.post('/me/refund/:txn_id', (req, res) => {
-    const amount = (req.body as { amount?: unknown } | undefined)?.amount;
-    if (amount !== undefined && (typeof amount !== 'number' || !Number.isFinite(amount))) return apiError(res, 400, 'INVALID', 'amount must be a number', 'amount');
-    if (control.behaviour === 'refuse_refund') return apiError(res, 409, 'REFUND_NOT_ALLOWED', 'The sandbox was told to refuse refunds');
-    if (control.behaviour === 'hang_refund') return; // lost before it was carried out
-    try {
-      book.refund(req.params.txn_id, amount as number | undefined);
-    } catch (error) {
-      if (!(error instanceof RefundRefused)) throw error;
-      return apiError(res, error.status, error.errorCode, error.message);
-    }
-    if (control.behaviour === 'hang_after_refund') return; // refunded, but the answer is lost
-    res.status(204).end();
-  });
-
-  // A transaction by id, with its refunded amount and refund events.
-  api.get('/me/transactions', (req, res) => {
-    const transaction = typeof req.query.id === 'string' ? book.transaction(req.query.id) : undefined;
-    if (!transaction) return apiError(res, 404, 'NOT_FOUND', 'Resource not found');
-    res.json({ ...transaction, simple_status: transaction.refunded_amount > 0 ? 'REFUNDED' : transaction.status });
-  });
-
-  app.use('/v0.1', api);
+    return emit.apply(this, [event, ...args] as Parameters<http.Server['emit']>);
+  } as http.Server['emit'];
 
   // The hosted payment page a person opens from `hosted_checkout_url`.
   const htmlHeaders: RequestHandler = (_req, res, next) => {
@@ -224,25 +130,6 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
         server.closeAllConnections();
       }),
   };
-}
-
-function optionalString(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function invalidCreate(body: Record<string, unknown>, merchantCode: string): { message: string; param: string } | undefined {
-  const reference = body.checkout_reference;
-  if (typeof reference !== 'string' || reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) {
-    return { param: 'checkout_reference', message: `checkout_reference must be a string of 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters` };
-  }
-  if (typeof body.amount !== 'number' || !(body.amount > 0)) return { param: 'amount', message: 'amount must be a number greater than 0' };
-  if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) return { param: 'currency', message: 'currency must be an ISO 4217 code' };
-  if (body.merchant_code !== merchantCode) return { param: 'merchant_code', message: 'merchant_code does not name this merchant' };
-  for (const field of ['description', 'return_url', 'redirect_url', 'valid_until']) {
-    if (body[field] !== undefined && body[field] !== null && typeof body[field] !== 'string') return { param: field, message: `${field} must be a string` };
-  }
-  if (typeof body.valid_until === 'string' && Number.isNaN(Date.parse(body.valid_until))) return { param: 'valid_until', message: 'valid_until must be a date-time' };
-  return undefined;
 }
 
 function withCheckoutId(redirectUrl: string, checkoutId: string): string {

@@ -115,6 +115,27 @@ describe('payment sandbox: SumUp checkout API subset', () => {
     expect(await (await api('GET', `/checkouts/${id}`)).json()).to.include({ status: 'EXPIRED' });
   });
 
+  it('answers the edges of the API as before it was served ahead of Express', async () => {
+    const raw = (method: string, path: string, body: string | undefined, headers: Record<string, string> = auth) => fetch(`${sandbox.url}/v0.1${path}`, { method, headers, body });
+    const invalid = await raw('POST', '/checkouts', '{"checkout_reference":');
+    expect(invalid.status).to.equal(400);
+    expect(await invalid.json()).to.include({ error_code: 'INVALID', message: 'The body is not valid JSON' });
+    expect((await raw('POST', '/checkouts', '"a string"')).status, 'only an object or array at the top').to.equal(400);
+    expect((await raw('POST', '/checkouts', `{"description":"${'x'.repeat(70_000)}"}`)).status).to.equal(413);
+    const notJson = await raw('POST', '/checkouts', JSON.stringify({ checkout_reference: reference() }), { authorization: auth.authorization, 'content-type': 'text/plain' });
+    expect(await notJson.json(), 'a body that is not JSON is not read').to.include({ error_code: 'INVALID', param: 'checkout_reference' });
+    expect((await raw('GET', '/nowhere', undefined)).status).to.equal(404);
+    expect((await raw('PUT', '/checkouts', undefined)).status).to.equal(404);
+    expect((await raw('GET', '/nowhere', undefined, {})).status, 'the key is checked first').to.equal(401);
+
+    const { id } = (await (await create()).json()) as { id: string };
+    const read = await raw('GET', `/checkouts/${encodeURIComponent(id)}/`, undefined);
+    expect(read.status).to.equal(200);
+    expect(read.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+    expect(sandbox.control.readRequests(id)).to.equal(1);
+    expect((await raw('GET', '/checkouts/%E0%A4%A', undefined)).status).to.equal(404);
+  });
+
   describe('hosted payment page', () => {
     it('shows the amount with Pay and Decline buttons, without external assets', async () => {
       const { hosted_checkout_url: url } = (await (await create()).json()) as { hosted_checkout_url: string };
@@ -152,11 +173,14 @@ describe('payment sandbox: SumUp checkout API subset', () => {
   describe('behaviour switch', () => {
     const setMode = (mode: string) => fetch(`${sandbox.url}/__sandbox/behaviour`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
 
-    it('fail: API calls answer 500 problem JSON', async () => {
+    it('fail: API calls answer 500 problem JSON, reads still counted', async () => {
       expect((await setMode('fail')).status).to.equal(200);
       const res = await create();
       expect(res.status).to.equal(500);
+      expect(res.headers.get('content-type')).to.contain('application/problem+json');
       expect(await res.json()).to.include({ status: 500 });
+      expect((await api('GET', '/checkouts/some-id')).status).to.equal(500);
+      expect(sandbox.control.readRequests('some-id')).to.equal(1);
     });
 
     it('hang: API calls never answer', async () => {

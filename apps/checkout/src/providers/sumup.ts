@@ -1,58 +1,50 @@
 /**
- * SumUp's checkout API through the official SDK, with its host pointed at the configured API
+ * SumUp's checkout API over a small JSON client (decision 0987), pointed at the configured API
  * base. The sandbox provider speaks the same API, so the same adapter serves both; only the
  * base URL, key and merchant code differ.
  */
-import { APIError, SumUp, type Checkout, type RequestOptions } from '@sumup/sdk';
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ProviderConfig, ProviderName } from '../config';
+import { ProviderHttpClient, ProviderTimeout } from './provider-http';
 import { PROVIDER_STATUSES, ProviderRefusal, type NewProviderCheckout, type PaymentProvider, type ProviderCheckout, type ProviderStatus } from './provider';
 
 const DUPLICATED_CHECKOUT = 'DUPLICATED_CHECKOUT';
 
 export class SumUpApiProvider implements PaymentProvider {
   readonly name: ProviderName;
-  private readonly client: SumUp;
-  private readonly apiBase: string;
-  private readonly apiKey: string;
+  // Never retries: a blind retry of a create could outlive the request; retries stay with the caller.
+  private readonly client: ProviderHttpClient;
 
   constructor(config: ProviderConfig, private readonly timeoutMs: number, private readonly logger: Logger) {
     this.name = config.name;
-    this.apiBase = config.apiBase.replace(/\/+$/, '');
-    this.apiKey = config.apiKey;
-    // Retries stay with the caller: a blind retry of a create could outlive the request.
-    this.client = new SumUp({ apiKey: config.apiKey, host: config.apiBase, maxRetries: 0, timeout: timeoutMs });
+    this.client = new ProviderHttpClient(config.apiBase, config.apiKey, timeoutMs);
   }
 
   async createCheckout(checkout: NewProviderCheckout): Promise<ProviderCheckout> {
     try {
-      const created = await this.call('create', (options) =>
-        this.client.checkouts.create(
-          {
-            checkout_reference: checkout.reference,
-            amount: checkout.amountPence / 100,
-            currency: checkout.currency as Checkout['currency'] & string,
-            merchant_code: checkout.merchantCode,
-            description: checkout.description,
-            return_url: checkout.returnUrl,
-            redirect_url: checkout.redirectUrl,
-            valid_until: checkout.validUntil.toISOString(),
-            hosted_checkout: { enabled: true },
-          },
-          options,
-        ),
-      );
+      const created = await this.expectOk('POST', '/v0.1/checkouts', {
+        checkout_reference: checkout.reference,
+        amount: checkout.amountPence / 100,
+        currency: checkout.currency,
+        merchant_code: checkout.merchantCode,
+        description: checkout.description,
+        return_url: checkout.returnUrl,
+        redirect_url: checkout.redirectUrl,
+        valid_until: checkout.validUntil.toISOString(),
+        hosted_checkout: { enabled: true },
+      });
       return this.parse(created);
     } catch (error) {
       if (!isDuplicate(error)) throw this.translate('create', error);
     }
     // The provider already has a checkout for this reference: an earlier attempt created it
     // and its answer was lost. SumUp's 409 carries no id, so look it up by reference.
-    const existing = await this.call('list', (options) => this.client.checkouts.list({ checkout_reference: checkout.reference }, options)).catch((error: unknown) => {
+    const existing = await this.expectOk('GET', `/v0.1/checkouts?checkout_reference=${encodeURIComponent(checkout.reference)}`).catch((error: unknown) => {
       throw this.translate('list', error);
     });
-    const found = existing.find((candidate) => candidate.checkout_reference === checkout.reference);
+    const listed: unknown[] = Array.isArray(existing) ? existing : [];
+    const found = listed.find((candidate) => (candidate as Record<string, unknown> | null)?.checkout_reference === checkout.reference);
     if (!found) {
       this.logger.error({ reference: checkout.reference }, 'the payment provider reported a duplicate checkout it then could not list');
       throw new AppError('provider_unavailable', 'provider_unavailable', `The payment provider reported a checkout for reference ${checkout.reference} that it then could not find; try again with the same checkout_reference`);
@@ -73,29 +65,28 @@ export class SumUpApiProvider implements PaymentProvider {
 
   async getCheckout(id: string): Promise<ProviderCheckout> {
     try {
-      return this.parse(await this.call('get', (options) => this.client.checkouts.get(id, options)));
+      return this.parse(await this.expectOk('GET', `/v0.1/checkouts/${encodeURIComponent(id)}`));
     } catch (error) {
-      if (error instanceof APIError && error.status === 404) throw new AppError('not_found', 'provider_checkout_not_found', `The payment provider does not know checkout ${id}`);
+      if (error instanceof ProviderErrorAnswer && error.status === 404) throw new AppError('not_found', 'provider_checkout_not_found', `The payment provider does not know checkout ${id}`);
       throw this.translate('get', error);
     }
   }
 
   async deactivateCheckout(id: string): Promise<ProviderCheckout> {
     try {
-      return this.parse(await this.call('deactivate', (options) => this.client.checkouts.deactivate(id, options)));
+      return this.parse(await this.expectOk('DELETE', `/v0.1/checkouts/${encodeURIComponent(id)}`));
     } catch (error) {
       // Already paid or closed: the current state is the answer.
-      if (error instanceof APIError && error.status === 409) return this.getCheckout(id);
+      if (error instanceof ProviderErrorAnswer && error.status === 409) return this.getCheckout(id);
       throw this.translate('deactivate', error);
     }
   }
 
   async refundTransaction(transactionId: string, amountPence: number): Promise<void> {
-    // Sent bare: the SDK's refund is the merchant-scoped v1.0 path, SumUp's documented refund is this one.
-    const res = await this.call('refund', () => this.request('POST', `/v0.1/me/refund/${encodeURIComponent(transactionId)}`, { amount: amountPence / 100 })).catch((error: unknown) => {
+    const res = await this.client.send('POST', `/v0.1/me/refund/${encodeURIComponent(transactionId)}`, { amount: amountPence / 100 }).catch((error: unknown) => {
       throw this.translate('refund', error);
     });
-    if (res.ok) return;
+    if (isOk(res.status)) return;
     if (res.status >= 400 && res.status < 500 && res.status !== 429) {
       const code = providerCode(res.body) ?? `HTTP_${res.status}`;
       this.logger.warn({ transactionId, status: res.status, code }, 'the payment provider refused a refund');
@@ -105,44 +96,20 @@ export class SumUpApiProvider implements PaymentProvider {
   }
 
   async refundedPence(transactionId: string): Promise<number> {
-    const res = await this.call('transaction', () => this.request('GET', `/v0.1/me/transactions?id=${encodeURIComponent(transactionId)}`)).catch((error: unknown) => {
+    const res = await this.client.send('GET', `/v0.1/me/transactions?id=${encodeURIComponent(transactionId)}`).catch((error: unknown) => {
       throw this.translate('transaction', error);
     });
-    if (!res.ok || typeof res.body !== 'object' || res.body === null) {
+    if (!isOk(res.status) || typeof res.body !== 'object' || res.body === null) {
       throw new AppError('provider_unavailable', 'provider_unavailable', `The payment provider could not show transaction ${transactionId} (${res.status})`);
     }
     return refundedOf(res.body as Record<string, unknown>);
   }
 
-  /** One JSON request to the provider's API, with its body read (an empty 204 reads as undefined). */
-  private async request(method: string, path: string, body?: unknown): Promise<{ ok: boolean; status: number; body: unknown }> {
-    const res = await fetch(`${this.apiBase}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.apiKey}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { ok: res.ok, status: res.status, body: parsed };
-  }
-
-  /** Bounds the whole call, body included: the SDK's own timeout stops at the headers. */
-  private async call<T>(operation: string, run: (options: RequestOptions) => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new ProviderTimeout(operation, this.timeoutMs)), this.timeoutMs);
-    });
-    try {
-      return await Promise.race([run({ timeout: this.timeoutMs }), deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
+  /** The body of a 2xx answer; any other status is a ProviderErrorAnswer carrying the provider's error body. */
+  private async expectOk(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await this.client.send(method, path, body);
+    if (!isOk(res.status)) throw new ProviderErrorAnswer(res.status, res.body);
+    return res.body;
   }
 
   private parse(body: unknown): ProviderCheckout {
@@ -166,8 +133,8 @@ export class SumUpApiProvider implements PaymentProvider {
   /** Every provider failure becomes a 502-kind AppError whose detail is safe to show. */
   private translate(operation: string, error: unknown): AppError {
     if (error instanceof AppError) return error;
-    if (error instanceof APIError) {
-      const message = providerMessage(error.error);
+    if (error instanceof ProviderErrorAnswer) {
+      const message = providerMessage(error.body);
       if (error.status >= 500 || error.status === 429) {
         return new AppError('provider_unavailable', 'provider_unavailable', `The payment provider failed (${error.status}) on ${operation}; try again with the same checkout_reference`);
       }
@@ -181,10 +148,18 @@ export class SumUpApiProvider implements PaymentProvider {
   }
 }
 
-class ProviderTimeout extends Error {
-  constructor(operation: string, timeoutMs: number) {
-    super(`${operation} timed out after ${timeoutMs} ms`);
+/** A non-2xx answer of a call that expects a checkout. */
+class ProviderErrorAnswer extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super(`the payment provider answered ${status}`);
   }
+}
+
+function isOk(status: number): boolean {
+  return status >= 200 && status < 300;
 }
 
 /**
@@ -224,8 +199,8 @@ function providerCode(body: unknown): string | undefined {
 }
 
 function isDuplicate(error: unknown): boolean {
-  if (!(error instanceof APIError) || error.status !== 409) return false;
-  const body = error.error as { error_code?: unknown } | string;
+  if (!(error instanceof ProviderErrorAnswer) || error.status !== 409) return false;
+  const body = error.body as { error_code?: unknown } | undefined;
   return typeof body === 'object' && body !== null && body.error_code === DUPLICATED_CHECKOUT;
 }
 
