@@ -80,6 +80,27 @@ describe('checkout limits: new checkouts per minute', () => {
   });
 });
 
+describe('checkout limits: a new reference counts as an order look-up and as a new checkout', () => {
+  let stack: Stack;
+  startForSuite(() => startCheckoutStack({ ...NO_OPEN_ORDER_LIMIT, CHECKOUTS_PER_ADDRESS_MAX: '2', ORDER_LOOKUPS_PER_ADDRESS_MAX: '3' }), (started) => (stack = started));
+
+  it('refuses past either limit, naming the look-up limit when both are over, and saves nothing', async () => {
+    const from = newClientAddress();
+    await expectCheckout(stack.client(), unlimitedBody(), from);
+    await expectCheckout(stack.client(), unlimitedBody(), from);
+    // Third new reference: look-ups 3 of 3, checkouts 3 of 2.
+    const overCheckouts = await createCheckout(stack.client(), unlimitedBody(), from);
+    expectLimited(overCheckouts, 60);
+    expect((overCheckouts.body as ErrorResult).detail).to.match(/^Too many new checkouts/);
+    // Fourth: both over; the look-up limit is the one named.
+    const overBoth = unlimitedBody();
+    const refused = await createCheckout(stack.client(), overBoth, from);
+    expectLimited(refused, 60);
+    expect((refused.body as ErrorResult).detail).to.match(/^Too many order look-ups from this address/);
+    expect(await stack.checkout!.db('orders').where({ reference: overBoth.checkout_reference }).count({ n: '*' }).first()).to.deep.equal({ n: 0 });
+  });
+});
+
 describe('checkout limits: open unpaid orders', () => {
   let stack: Stack;
   startForSuite(startCheckoutStack, (started) => (stack = started));

@@ -4,10 +4,11 @@
  * Pay or Decline, status-change notifications to the checkout's `return_url`, and a control
  * switch for tests. For local runs and tests only: checkouts live in memory.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import { createLogger, type Logger } from '@storefront/logging';
+import { answerAhead } from '@storefront/telemetry';
 import type { PaymentSandboxConfig } from './config';
 import { apiErrorBody, isApiRequest, sandboxApi } from './api';
 import { CheckoutBook, CheckoutNotPending, type CheckoutStatus, type NewCheckout, type SandboxCheckout } from './checkouts';
@@ -48,14 +49,11 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
   // The API is answered ahead of Express (and of the HTTP instrumentation, which sees requests
   // through the server's 'request' event); everything else goes on to Express.
   const serveApi = sandboxApi({ book, control, merchantCode: config.merchantCode, apiKey: config.apiKey, logger, publicUrl: () => publicUrl });
-  const emit = server.emit;
-  server.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === 'request' && isApiRequest(args[0] as IncomingMessage)) {
-      serveApi(args[0] as IncomingMessage, args[1] as ServerResponse);
-      return true;
-    }
-    return emit.apply(this, [event, ...args] as Parameters<http.Server['emit']>);
-  } as http.Server['emit'];
+  answerAhead(server, (request, response) => {
+    if (!isApiRequest(request)) return false;
+    serveApi(request, response);
+    return true;
+  });
 
   // The hosted payment page a person opens from `hosted_checkout_url`.
   const htmlHeaders: RequestHandler = (_req, res, next) => {

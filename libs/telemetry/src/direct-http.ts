@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 
 const tracer = trace.getTracer('storefront-direct-http');
@@ -12,6 +12,20 @@ let recordServerDuration: DurationRecorder | undefined;
 /** Where startTelemetry has direct requests' durations go: the HTTP instrumentation's own `http.server.request.duration`. */
 export function recordDirectDurationsWith(recorder: DurationRecorder): void {
   recordServerDuration = recorder;
+}
+
+/**
+ * Gives `server`'s requests to `answer` before its request listener (the web framework) and the
+ * HTTP instrumentation see them: its 'request' event is caught on the server itself. A request
+ * `answer` takes (returns true for) is its own to answer, with traceDirectRequest; any other goes
+ * on as usual.
+ */
+export function answerAhead(server: Server, answer: (request: IncomingMessage, response: ServerResponse) => boolean): void {
+  const emit = server.emit;
+  server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === 'request' && answer(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
+    return emit.apply(this, [event, ...args] as Parameters<Server['emit']>);
+  } as Server['emit'];
 }
 
 /**

@@ -33,7 +33,7 @@ export { DEFAULT_METRICS_PORTS, type MetricsConfig } from './config';
 export { RpcMetricsSpanProcessor } from './rpc-metrics';
 export { httpRouteRecorder } from './http-route';
 export { inSqlSpan } from './sql-span';
-export { traceDirectRequest } from './direct-http';
+export { answerAhead, traceDirectRequest } from './direct-http';
 export { readSampler, RecordingRpcSpans, DEFAULT_SAMPLER, DEFAULT_SAMPLE_RATIO } from './sampler';
 export type { AdminAnswer, AdminHandler } from './metrics-server';
 

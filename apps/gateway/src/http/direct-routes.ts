@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
 import helmet from 'helmet';
 import type { Logger } from '@storefront/logging';
-import { traceDirectRequest } from '@storefront/telemetry';
+import { answerAhead, traceDirectRequest } from '@storefront/telemetry';
 import { errorAnswer, methodNotAllowed } from './errors';
 import { logRequest } from './request-log';
 
@@ -69,15 +69,13 @@ export class DirectRoutes {
   }
 
   /**
-   * Answers these routes on `server` before its request listener (Express) sees them, and before
-   * the HTTP instrumentation does: its 'request' event is caught on the server itself, and
-   * traceDirectRequest gives such a request the span, trace context and duration sample that
-   * instrumentation gives every other.
+   * Answers these routes on `server` before its request listener (Express) and the HTTP
+   * instrumentation see them (answerAhead); traceDirectRequest gives such a request the span,
+   * trace context and duration sample that instrumentation gives every other.
    */
   serveAhead(server: Server, logger: Logger): void {
     const securityHeaders = helmetHeaders();
     const logging = logger.isLevelEnabled('info');
-    const emit = server.emit;
     const routeFor = (request: IncomingMessage) => this.routeFor(request);
     const serve = (request: IncomingMessage, response: ServerResponse, route: DirectRoute) => {
       const started = performance.now();
@@ -88,17 +86,11 @@ export class DirectRoutes {
           .catch((error: unknown) => logger.warn({ err: error, path: route.path }, 'could not write an answer'));
       traceDirectRequest(request, response, route.path, answer, logging ? () => logRequest(logger, request.method!, route.path, response, started) : undefined);
     };
-    server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
-      if (event === 'request') {
-        const [request, response] = args as [IncomingMessage, ServerResponse];
-        const route = request.method === 'GET' || request.method === 'HEAD' ? routeFor(request) : undefined;
-        if (route) {
-          serve(request, response, route);
-          return true;
-        }
-      }
-      return emit.apply(this, [event, ...args] as Parameters<Server['emit']>);
-    } as Server['emit'];
+    answerAhead(server, (request, response) => {
+      const route = request.method === 'GET' || request.method === 'HEAD' ? routeFor(request) : undefined;
+      if (route) serve(request, response, route);
+      return route !== undefined;
+    });
   }
 }
 
