@@ -28,6 +28,7 @@ import { stackEnv } from './lib/bench-env.mjs';
 import { verdictInto } from './lib/targets.mjs';
 import { cpuUsedDuring } from './lib/process-cpu.mjs';
 import { lighthouseScores, reportLighthouse, storefrontPaths } from './lighthouse.mjs';
+import { imagesNodeMajor, prepareImagesNode } from './lib/images-node.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -201,7 +202,22 @@ async function withMysqlStack(replicas, use, layout) {
   }
 }
 
-const { values: cli } = parseArgs({ options: { scenario: { type: 'string' }, backend: { type: 'string' }, layout: { type: 'string', default: 'one-process' } } });
+const { values: cli } = parseArgs({
+  options: { scenario: { type: 'string' }, backend: { type: 'string' }, layout: { type: 'string', default: 'one-process' }, node: { type: 'string', default: 'images' } },
+});
+if (cli.node !== 'images' && cli.node !== 'machine') throw new Error(`--node must be images or machine, got "${cli.node}"`);
+// The figures are taken on the Node the images run (decision 0997); `--node machine` keeps this one.
+const onImagesNode = Number(process.versions.node.split('.')[0]) === imagesNodeMajor();
+if (cli.node === 'images' && !onImagesNode && !process.env.STOREFRONT_SQLITE_ADDON) process.exit(rerunOnImagesNode());
+
+/** Runs this benchmark again, with the same arguments, on the images' Node; answers its exit code. */
+function rerunOnImagesNode() {
+  const { execPath, version, sqliteAddon } = prepareImagesNode();
+  console.log(`benchmark on the images' Node ${version} (the machine's is ${process.version}; --node machine runs on it)`);
+  const preload = path.join(ROOT, 'scripts', 'lib', 'sqlite-addon.cjs');
+  const env = { ...process.env, STOREFRONT_SQLITE_ADDON: sqliteAddon, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require "${preload}"`.trim() };
+  return spawnSync(execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env }).status ?? 1;
+}
 if (cli.scenario) {
   await benchScenarioAlone(cli.scenario, cli.backend ?? (process.env.MYSQL_URL && process.env.REDIS_URL ? 'mysql' : 'sqlite'), cli.layout);
   process.exit(0);
