@@ -21,6 +21,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { ROOT, startProcessStack } from './lib/process-stack.mjs';
@@ -214,8 +215,8 @@ if (cli.node === 'images' && !onImagesNode && !process.env.STOREFRONT_SQLITE_ADD
 function rerunOnImagesNode() {
   const { execPath, version, sqliteAddon } = prepareImagesNode();
   console.log(`benchmark on the images' Node ${version} (the machine's is ${process.version}; --node machine runs on it)`);
-  const preload = path.join(ROOT, 'scripts', 'lib', 'sqlite-addon.cjs');
-  const env = { ...process.env, STOREFRONT_SQLITE_ADDON: sqliteAddon, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require "${preload}"`.trim() };
+  const preload = path.join(ROOT, 'scripts', 'lib', 'sqlite-addon.mjs');
+  const env = { ...process.env, STOREFRONT_SQLITE_ADDON: sqliteAddon, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${pathToFileURL(preload)}"`.trim() };
   return spawnSync(execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env }).status ?? 1;
 }
 if (cli.scenario) {

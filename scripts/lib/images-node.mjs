@@ -3,7 +3,7 @@
 // `node-<os>-<arch>` package into ~/.cache/storefront-node<major>, as .ci/node-lts fetches it.
 // The platform's one addon that is not Node-API, better-sqlite3, is compiled once into a
 // directory of its own beside it, against the build stage's headers as in the image (decision
-// 0887); sqlite-addon.cjs, preloaded into every process of the run, points better-sqlite3 there,
+// 0887); sqlite-addon.mjs, preloaded into every process of the run, points better-sqlite3 there,
 // so this checkout's modules serve both Nodes unchanged.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

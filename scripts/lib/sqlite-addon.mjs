@@ -1,8 +1,8 @@
-// Preloaded (--require) into every process of a benchmark run on the images' Node
+// Preloaded (--import) into every process of a benchmark run on the images' Node
 // (images-node.mjs): better-sqlite3's addon in this checkout is compiled for the machine's Node,
 // so its path resolves to the one compiled for the running Node, named by STOREFRONT_SQLITE_ADDON.
-const Module = require('node:module');
-const path = require('node:path');
+import Module from 'node:module';
+import path from 'node:path';
 
 const addon = process.env.STOREFRONT_SQLITE_ADDON;
 if (addon) {
