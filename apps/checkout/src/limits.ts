@@ -41,16 +41,23 @@ function atLeastOne(units: number, percent: number): number {
 /** The lock row that serialises new orders holding one stock-limited SKU, whoever places them. */
 const skuLockKey = (sku: string) => counterKey('sku', sku);
 
+/**
+ * Locks the row of every key, in the order given, making the ones that do not exist yet, in one
+ * statement: an upsert locks each row exclusively whether it inserts or finds it (INSERT IGNORE
+ * would only share the lock of a row it finds), so a first order from a holder costs no extra
+ * round trip and a row an operator deleted is simply made again.
+ */
+async function lockRows(trx: Knex.Transaction, keys: string[]): Promise<void> {
+  await trx('order_holders')
+    .insert(keys.map((key) => ({ holder_key: key })))
+    .onConflict('holder_key')
+    .merge();
+}
+
 /** Without a reservation time to go by, a refused client is told to come back after this. */
 const DEFAULT_RETRY_SECONDS = 60;
 
-/** Lock rows this process knows to exist, at most this many: past it the memory starts again. */
-const KNOWN_LOCK_ROWS_MAX = 10_000;
-
 export class AbuseGuard {
-  /** Lock rows are never deleted, so one this process made or locked needs no insert next time. */
-  private readonly knownLockRows = new Set<string>();
-
   constructor(
     private readonly db: Knex,
     private readonly counters: WindowCounters,
@@ -106,16 +113,15 @@ export class AbuseGuard {
    * its holder already has too many open orders, or when it would make open orders hold too much
    * of a stock-limited SKU: all of them together more than the SKU's share of its units on hand,
    * or its holder more than the holder's share of the units other holders leave available. Each
-   * holder and each limited SKU of the order has a lock row, created here beforehand when this
-   * process has not seen it yet (outside any transaction, so first orders never deadlock on the
-   * insert; inside it only should a known row have gone) and locked in key order inside the
-   * transaction, so new orders of one holder or for one limited SKU are decided one at a time on
-   * every replica and parallel requests cannot all slip under a limit. The check must run before
-   * any plain read in the transaction: on MySQL the first plain read fixes the snapshot, which
-   * then includes every order saved before the lock. SQLite's single connection already runs one
-   * transaction at a time, so there the lock rows are neither made nor read.
+   * holder and each limited SKU of the order has a lock row, made or found and locked in key
+   * order inside the transaction, so new orders of one holder or for one limited SKU are decided
+   * one at a time on every replica and parallel requests cannot all slip under a limit. The
+   * check must run before any plain read in the transaction: on MySQL the first plain read fixes
+   * the snapshot, which then includes every order saved before the lock. SQLite's single
+   * connection already runs one transaction at a time, so there the lock rows are neither made
+   * nor read.
    */
-  async openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): Promise<(trx: Knex.Transaction) => Promise<void>> {
+  openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): (trx: Knex.Transaction) => Promise<void> {
     const holders: HolderLimit[] = [
       { holderKey: holder.addressKey, column: 'client_address_key', value: holder.addressKey, max: this.limits.openOrdersPerAddress, who: 'this address' },
     ];
@@ -125,11 +131,9 @@ export class AbuseGuard {
     const limited = lines.filter((line) => stockOnHand.has(line.sku));
     const locking = dialectOf(this.db) === 'mysql';
     const lockKeys = locking ? [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort() : [];
-    const unseen = lockKeys.filter((key) => !this.knownLockRows.has(key));
-    if (unseen.length > 0) await this.createLockRows(this.db, unseen);
     return async (trx) => {
       // One statement takes every lock row, in key order (the primary key's), and one more reads every count.
-      if (locking) await this.lockRows(trx, lockKeys);
+      if (locking) await lockRows(trx, lockKeys);
       const { openOrders, heldByAll, heldBy } = await this.readOpenOrders(trx, holders, limited);
       const summaries = holders.map((holderLimit, index) => this.checkOpenOrderCount(holderLimit, openOrders[index]!));
       if (limited.length === 0) return;
@@ -147,30 +151,6 @@ export class AbuseGuard {
         this.checkHolderShare(holderLimit, holdable, stockOnHand, heldByAll, heldBy[index]!, summaries[index]!.retryAfter);
       }
     };
-  }
-
-  /** Inserts the lock rows that do not exist yet, and remembers them all. */
-  private async createLockRows(db: Knex | Knex.Transaction, keys: string[]): Promise<void> {
-    await db('order_holders')
-      .insert(keys.map((key) => ({ holder_key: key })))
-      .onConflict('holder_key')
-      .ignore();
-    if (this.knownLockRows.size + keys.length > KNOWN_LOCK_ROWS_MAX) this.knownLockRows.clear();
-    for (const key of keys) this.knownLockRows.add(key);
-  }
-
-  /**
-   * Locks every row of `keys`. A row this process took for existing but that is gone (an operator
-   * emptied the table) is made again inside the transaction and locked then, so no key goes unlocked.
-   */
-  private async lockRows(trx: Knex.Transaction, keys: string[]): Promise<void> {
-    const lock = async () => (await trx('order_holders').whereIn('holder_key', keys).orderBy('holder_key').forUpdate().select('holder_key')) as Array<{ holder_key: string }>;
-    const locked = await lock();
-    if (locked.length === keys.length) return;
-    const present = new Set(locked.map((row) => row.holder_key));
-    for (const key of keys) if (!present.has(key)) this.knownLockRows.delete(key);
-    await this.createLockRows(trx, keys.filter((key) => !present.has(key)));
-    await lock();
   }
 
   /**

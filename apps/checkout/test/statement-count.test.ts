@@ -46,14 +46,13 @@ describe('create-checkout: SQL statements for one new one-line order', () => {
   for (const { kind, body, budget } of ORDERS) {
     it(`stays within its statement budget on this backend: ${kind}`, async () => {
       const backend = process.env.STOREFRONT_TEST_BACKEND === 'mysql' ? 'mysql' : 'sqlite';
-      // A first order from the address creates its lock rows (and shows inventory the size): the
-      // counted order is the next one, the steady state.
-      const from = newClientAddress();
-      await expectCheckout(stack.client(), body(), from);
+      // A first order shows inventory the size. The counted one comes from a buyer address never
+      // seen before, as most orders do, so making its lock row is counted too.
+      await expectCheckout(stack.client(), body(), newClientAddress());
       const counter = countStatements({ checkout: stack.checkout!.db, inventory: stack.inventory!.db, loyalty: stack.loyalty!.db });
       let counted: Counted[];
       try {
-        await expectCheckout(stack.client(), body(), from);
+        await expectCheckout(stack.client(), body(), newClientAddress());
       } finally {
         counted = counter.stop();
       }

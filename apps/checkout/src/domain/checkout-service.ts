@@ -94,7 +94,7 @@ export class CheckoutService {
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
       const { order: priced, stockOnHand } = await this.price(request, accountId);
       const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', refundedPence: 0, createdAt: now() };
-      const checkOpenOrders = await limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
+      const checkOpenOrders = limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
         await store.insertOrder(fresh, { token: claimToken, expiresAt: claimExpiresAt }, firstCheckAt(fresh.createdAt, this.options.pollPolicy), checkOpenOrders);
         order = fresh;
