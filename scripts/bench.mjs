@@ -204,17 +204,17 @@ async function withMysqlStack(replicas, use, layout) {
 }
 
 const { values: cli } = parseArgs({
-  options: { scenario: { type: 'string' }, backend: { type: 'string' }, layout: { type: 'string', default: 'one-process' }, node: { type: 'string', default: 'images' } },
+  options: { scenario: { type: 'string' }, backend: { type: 'string' }, layout: { type: 'string', default: 'one-process' }, node: { type: 'string', default: 'machine' } },
 });
 if (cli.node !== 'images' && cli.node !== 'machine') throw new Error(`--node must be images or machine, got "${cli.node}"`);
-// The figures are taken on the Node the images run (decision 0997); `--node machine` keeps this one.
+// `--node images` takes the figures on the Node the images run instead of this one (decision 0997).
 const onImagesNode = Number(process.versions.node.split('.')[0]) === imagesNodeMajor();
 if (cli.node === 'images' && !onImagesNode && !process.env.STOREFRONT_SQLITE_ADDON) process.exit(rerunOnImagesNode());
 
 /** Runs this benchmark again, with the same arguments, on the images' Node; answers its exit code. */
 function rerunOnImagesNode() {
   const { execPath, version, sqliteAddon } = prepareImagesNode();
-  console.log(`benchmark on the images' Node ${version} (the machine's is ${process.version}; --node machine runs on it)`);
+  console.log(`benchmark on the images' Node ${version} (the machine's is ${process.version})`);
   const preload = path.join(ROOT, 'scripts', 'lib', 'sqlite-addon.mjs');
   const env = { ...process.env, STOREFRONT_SQLITE_ADDON: sqliteAddon, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${pathToFileURL(preload)}"`.trim() };
   return spawnSync(execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env }).status ?? 1;
