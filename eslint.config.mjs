@@ -40,6 +40,20 @@ export default tseslint.config(
     },
   },
   {
+    // SQL text is written as literals and every value is bound: store connections accept several
+    // statements in one packet (batched transactions), so no value may ever be spliced into SQL.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name=/^(raw|whereRaw|andWhereRaw|orWhereRaw|havingRaw|orderByRaw|joinRaw|selectRaw)$/] > :matches(TemplateLiteral[expressions.length>0], BinaryExpression[operator='+']).arguments:first-child",
+          message: 'Write SQL as a literal and bind values (?) or identifiers (??); never build SQL text from values.',
+        },
+      ],
+    },
+  },
+  {
     // chai's property assertions (`.to.be.empty`) read as expressions.
     files: ['**/test/**/*.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },

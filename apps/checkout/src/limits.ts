@@ -4,7 +4,7 @@
  * IPv4 address or an IPv6 /64) and, when signed in, the account. Only new orders count: a
  * replay of a saved checkout_reference creates nothing and is never refused here.
  */
-import { dialectOf, toNumber, type Knex } from '@storefront/db';
+import { dialectOf, toNumber, type Batch, type BatchStatement, type Knex, type StatementResult } from '@storefront/db';
 import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters, type WindowLimit } from '@storefront/rate-limit';
 import type { AbuseLimits } from './config';
 import type { OrderLine } from './domain/order';
@@ -41,17 +41,22 @@ function atLeastOne(units: number, percent: number): number {
 /** The lock row that serialises new orders holding one stock-limited SKU, whoever places them. */
 const skuLockKey = (sku: string) => counterKey('sku', sku);
 
-/**
- * Locks the row of every key, in the order given, making the ones that do not exist yet, in one
- * statement: an upsert locks each row exclusively whether it inserts or finds it (INSERT IGNORE
- * would only share the lock of a row it finds), so a first order from a holder costs no extra
- * round trip and a row an operator deleted is simply made again.
- */
-async function lockRows(trx: Knex.Transaction, keys: string[]): Promise<void> {
-  await trx('order_holders')
-    .insert(keys.map((key) => ({ holder_key: key })))
-    .onConflict('holder_key')
-    .merge();
+/** The open-order limits of one new order, checked inside the transaction that saves it. */
+export interface OpenOrdersCheck {
+  /** Lock the holders' and limited SKUs' rows (MySQL) and read their open orders; sent first in the transaction. */
+  readonly statements: BatchStatement[];
+  /** Refuses the order (429) by what the last of those statements answered; may read once more to say when to retry. */
+  decide(answers: StatementResult[], batch: Batch): Promise<void>;
+}
+
+/** What the open-orders read answered, by holder and by limited SKU. */
+function openOrdersOf(row: Record<string, unknown>, holders: HolderLimit[], limited: OrderLine[]) {
+  const units = (value: unknown) => (value === null || value === undefined ? 0 : toNumber(value));
+  return {
+    openOrders: holders.map((_, h) => ({ orders: toNumber(row[`orders_${h}`]), firstExpiry: row[`first_expiry_${h}`] })),
+    heldByAll: new Map(limited.map((line, i) => [line.sku, units(row[`all_${i}`])])),
+    heldBy: holders.map((_, h) => new Map(limited.map((line, i) => [line.sku, units(row[`held_${h}_${i}`])]))),
+  };
 }
 
 /** Without a reservation time to go by, a refused client is told to come back after this. */
@@ -115,13 +120,13 @@ export class AbuseGuard {
    * or its holder more than the holder's share of the units other holders leave available. Each
    * holder and each limited SKU of the order has a lock row, made or found and locked in key
    * order inside the transaction, so new orders of one holder or for one limited SKU are decided
-   * one at a time on every replica and parallel requests cannot all slip under a limit. The
-   * check must run before any plain read in the transaction: on MySQL the first plain read fixes
-   * the snapshot, which then includes every order saved before the lock. SQLite's single
-   * connection already runs one transaction at a time, so there the lock rows are neither made
-   * nor read.
+   * one at a time on every replica and parallel requests cannot all slip under a limit. Its
+   * statements must be sent before any plain read in the transaction: on MySQL the first plain
+   * read fixes the snapshot, which then includes every order saved before the lock. SQLite's
+   * single connection already runs one transaction at a time, so there the lock rows are neither
+   * made nor read.
    */
-  openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): (trx: Knex.Transaction) => Promise<void> {
+  openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): OpenOrdersCheck {
     const holders: HolderLimit[] = [
       { holderKey: holder.addressKey, column: 'client_address_key', value: holder.addressKey, max: this.limits.openOrdersPerAddress, who: 'this address' },
     ];
@@ -130,55 +135,61 @@ export class AbuseGuard {
     }
     const limited = lines.filter((line) => stockOnHand.has(line.sku));
     const locking = dialectOf(this.db) === 'mysql';
-    const lockKeys = locking ? [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort() : [];
-    return async (trx) => {
-      // One statement takes every lock row, in key order (the primary key's), and one more reads every count.
-      if (locking) await lockRows(trx, lockKeys);
-      const { openOrders, heldByAll, heldBy } = await this.readOpenOrders(trx, holders, limited);
-      const summaries = holders.map((holderLimit, index) => this.checkOpenOrderCount(holderLimit, openOrders[index]!));
-      if (limited.length === 0) return;
-      // A line asking for more than is available cannot hold anything: inventory answers out_of_stock for it.
-      const holdable = limited.filter((line) => line.quantity <= stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0));
-      if (holdable.length === 0) return;
-      for (const line of holdable) {
-        const allowed = atLeastOne(stockOnHand.get(line.sku)!, this.limits.skuSharePercent);
-        const already = heldByAll.get(line.sku) ?? 0;
-        if (already + line.quantity > allowed) {
-          throw tooManyAttempts(`Open orders may hold at most ${allowed} of ${line.sku} together, and ${already} are held already; try again when one is paid or expires`, await this.firstHoldEnd(trx, line.sku));
+    const lockKeys = [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort();
+    // One statement takes every lock row, in key order (the primary key's), and one more reads every count.
+    const statements = [...(locking ? [this.lockRows(lockKeys)] : []), this.openOrdersRead(holders, limited)];
+    return {
+      statements,
+      decide: async (answers, batch) => {
+        const { openOrders, heldByAll, heldBy } = openOrdersOf(answers.at(-1)!.rows[0] ?? {}, holders, limited);
+        const summaries = holders.map((holderLimit, index) => this.checkOpenOrderCount(holderLimit, openOrders[index]!));
+        if (limited.length === 0) return;
+        // A line asking for more than is available cannot hold anything: inventory answers out_of_stock for it.
+        const holdable = limited.filter((line) => line.quantity <= stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0));
+        if (holdable.length === 0) return;
+        for (const line of holdable) {
+          const allowed = atLeastOne(stockOnHand.get(line.sku)!, this.limits.skuSharePercent);
+          const already = heldByAll.get(line.sku) ?? 0;
+          if (already + line.quantity > allowed) {
+            throw tooManyAttempts(`Open orders may hold at most ${allowed} of ${line.sku} together, and ${already} are held already; try again when one is paid or expires`, await this.firstHoldEnd(batch, line.sku));
+          }
         }
-      }
-      for (const [index, holderLimit] of holders.entries()) {
-        this.checkHolderShare(holderLimit, holdable, stockOnHand, heldByAll, heldBy[index]!, summaries[index]!.retryAfter);
-      }
+        for (const [index, holderLimit] of holders.entries()) {
+          this.checkHolderShare(holderLimit, holdable, stockOnHand, heldByAll, heldBy[index]!, summaries[index]!.retryAfter);
+        }
+      },
     };
+  }
+
+  /**
+   * Locks the row of every key, in the order given, making the ones that do not exist yet, in one
+   * statement: an upsert locks each row exclusively whether it inserts or finds it (INSERT IGNORE
+   * would only share the lock of a row it finds), so a first order from a holder costs no extra
+   * round trip and a row an operator deleted is simply made again.
+   */
+  private lockRows(keys: string[]): Knex.QueryBuilder {
+    return this.db('order_holders')
+      .insert(keys.map((key) => ({ holder_key: key })))
+      .onConflict('holder_key')
+      .merge();
   }
 
   /**
    * In one statement: each holder's open orders (how many, and the first end of their stock
    * holds), and the units of each limited SKU that open orders hold, of every holder and of each one.
    */
-  private async readOpenOrders(
-    trx: Knex.Transaction,
-    holders: HolderLimit[],
-    limited: OrderLine[],
-  ): Promise<{ openOrders: Array<{ orders: number; firstExpiry: unknown }>; heldByAll: Map<string, number>; heldBy: Array<Map<string, number>> }> {
-    const openOf = ({ column, value }: HolderLimit) => trx('orders').where({ [column]: value, status: 'pending_payment' });
+  private openOrdersRead(holders: HolderLimit[], limited: OrderLine[]): Knex.QueryBuilder {
+    const { db } = this;
+    const openOf = ({ column, value }: HolderLimit) => db('orders').where({ [column]: value, status: 'pending_payment' });
     const unitsOf = (sku: string, holder?: HolderLimit) => {
-      const query = trx('order_lines as l').join('orders as o', 'o.id', 'l.order_id').where({ 'o.status': 'pending_payment', 'l.sku': sku });
+      const query = db('order_lines as l').join('orders as o', 'o.id', 'l.order_id').where({ 'o.status': 'pending_payment', 'l.sku': sku });
       if (holder) query.andWhere({ [`o.${holder.column}`]: holder.value });
       return query.sum('l.quantity');
     };
-    const columns = [
+    return db.select([
       ...holders.flatMap((holder, h) => [openOf(holder).count('*').as(`orders_${h}`), openOf(holder).min('reserved_until').as(`first_expiry_${h}`)]),
       ...limited.flatMap((line, i) => [unitsOf(line.sku).as(`all_${i}`), ...holders.map((holder, h) => unitsOf(line.sku, holder).as(`held_${h}_${i}`))]),
-    ];
-    const row = ((await trx.select(columns)) as Array<Record<string, unknown>>)[0] ?? {};
-    const units = (value: unknown) => (value === null || value === undefined ? 0 : toNumber(value));
-    return {
-      openOrders: holders.map((_, h) => ({ orders: toNumber(row[`orders_${h}`]), firstExpiry: row[`first_expiry_${h}`] })),
-      heldByAll: new Map(limited.map((line, i) => [line.sku, units(row[`all_${i}`])])),
-      heldBy: holders.map((_, h) => new Map(limited.map((line, i) => [line.sku, units(row[`held_${h}_${i}`])]))),
-    };
+    ]);
   }
 
   private checkOpenOrderCount({ max, who }: HolderLimit, summary: { orders: number; firstExpiry: unknown }): { retryAfter: number } {
@@ -216,13 +227,14 @@ export class AbuseGuard {
   }
 
   /** When the first open order holding the SKU lets it go, at the latest. */
-  private async firstHoldEnd(trx: Knex.Transaction, sku: string): Promise<number> {
-    const row = await trx('order_lines as l')
-      .join('orders as o', 'o.id', 'l.order_id')
-      .where({ 'o.status': 'pending_payment', 'l.sku': sku })
-      .min({ firstExpiry: 'o.reserved_until' })
-      .first();
-    return this.retryAfterSeconds(row?.firstExpiry);
+  private async firstHoldEnd(batch: Batch, sku: string): Promise<number> {
+    const [answer] = await batch.send(
+      this.db('order_lines as l')
+        .join('orders as o', 'o.id', 'l.order_id')
+        .where({ 'o.status': 'pending_payment', 'l.sku': sku })
+        .min({ firstExpiry: 'o.reserved_until' }),
+    );
+    return this.retryAfterSeconds(answer!.rows[0]?.firstExpiry);
   }
 
   /** Open orders free their place when their stock hold runs out, at the latest. */

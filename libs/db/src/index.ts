@@ -11,6 +11,7 @@ import { registerSqliteConnection } from './prepared-read';
 
 export type { Knex } from 'knex';
 export { preparedRead, type PreparedRead, type ReadParam, type ReadRow } from './prepared-read';
+export { batchedTransaction, type Batch, type BatchStatement, type BatchedQueryEvent, type StatementResult } from './batched-transaction';
 export type Dialect = 'sqlite' | 'mysql';
 
 export interface StoreConfig {
@@ -59,7 +60,9 @@ function connect(config: StoreConfig, stallTimeoutMs?: number): Knex {
   if (config.mysqlUrl) {
     return knexFactory({
       client: 'mysql2',
-      connection: { uri: config.mysqlUrl, supportBigNumbers: true, timezone: 'Z', charset: 'utf8mb4', connectTimeout: STORE_CONNECT_TIMEOUT_MS } as Knex.MySql2ConnectionConfig,
+      // Several statements in one packet are what batched transactions send (decision 0998); every
+      // SQL text is compiled by knex with bound values, so no value can add a statement of its own.
+      connection: { uri: config.mysqlUrl, supportBigNumbers: true, timezone: 'Z', charset: 'utf8mb4', connectTimeout: STORE_CONNECT_TIMEOUT_MS, multipleStatements: true } as Knex.MySql2ConnectionConfig,
       pool: {
         min: 0,
         max: 10,

@@ -1,11 +1,12 @@
 /** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
-import { forUpdate, retryOnDeadlock, toNumber, type Knex } from '@storefront/db';
+import { batchedTransaction, forUpdate, retryOnDeadlock, toNumber, type Knex } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
 import type { DiscountKind, NewOrder, Order, OrderDispatch, OrderPosition, OrderStatus } from '../domain/order';
 import { providerCheckoutFields, type ProviderCheckoutFields } from '../providers/provider';
 import type { StaffOrderFilter } from '../domain/staff-orders';
+import type { OpenOrdersCheck } from '../limits';
 
 /** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
 export class PromoNotHeld extends Error {
@@ -41,73 +42,39 @@ export class CheckoutStore {
 
   /**
    * Saves a pending order already claimed by the attempt that creates it, holding its promo code
-   * in the same transaction; throws on a reused reference, on a refusal of `checkBeforeReads`, or
+   * in the same transaction; throws on a reused reference, on a refusal of `openOrders`, or
    * PromoNotHeld when the code's cap is taken. Every lock is taken before the first plain read:
    * on MySQL that read fixes the transaction's snapshot, which must include what every earlier
-   * holder of those locks committed. The order goes in before the cap is looked at, so a reused
-   * reference is told apart first. The order is first due a provider read at `firstCheckAt`.
+   * holder of those locks committed. The order goes in before a refused code is reported, so a
+   * reused reference is told apart first. The order is first due a provider read at
+   * `firstCheckAt`. Two round trips: the locks and reads, then the writes with COMMIT.
    */
-  async insertOrder(
-    order: NewOrder & Pick<Order, 'createdAt'>,
-    claim: { token: string; expiresAt: number },
-    firstCheckAt: number,
-    checkBeforeReads: (trx: Knex.Transaction) => Promise<void>,
-  ): Promise<void> {
+  async insertOrder(order: NewOrder & Pick<Order, 'createdAt'>, claim: { token: string; expiresAt: number }, firstCheckAt: number, openOrders: OpenOrdersCheck): Promise<void> {
+    const { db } = this;
+    const code = order.promoKind === 'promo' ? order.promoCode : undefined;
+    const writes = () => [db('orders').insert(orderRow(order, claim, firstCheckAt)), db('order_lines').insert(order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence })))];
     // A deadlock victim wrote nothing, and the checks run again on the next attempt.
-    await retryOnDeadlock(() => this.db.transaction(async (trx) => {
-      const promoRow = order.promoKind === 'promo' && order.promoCode ? await this.lockPromo(trx, order.promoCode) : undefined;
-      await checkBeforeReads(trx);
-      await trx('orders').insert({
-        id: order.id,
-        reference: order.reference,
-        fingerprint: order.fingerprint,
-        account_id: order.accountId ?? null,
-        client_address_key: order.clientAddressKey ?? null,
-        status: 'pending_payment',
-        provider: order.provider,
-        currency: order.currency,
-        goods_pence: order.goodsPence,
-        discount_pence: order.discountPence,
-        shipping_pence: order.shippingPence,
-        total_pence: order.totalPence,
-        promo_code: order.promoCode ?? null,
-        promo_kind: order.promoKind ?? null,
-        discount_basis_points: order.discountBasisPoints,
-        description: order.description ?? null,
-        return_url: order.returnUrl ?? null,
-        redirect_url: order.redirectUrl ?? null,
-        delivery_name: order.delivery.name,
-        delivery_email: order.delivery.email,
-        delivery_phone: order.delivery.phone ?? null,
-        delivery_line1: order.delivery.line1,
-        delivery_line2: order.delivery.line2 ?? null,
-        delivery_city: order.delivery.city,
-        delivery_postcode: order.delivery.postcode,
-        delivery_country: order.delivery.country,
-        claim_token: claim.token,
-        claim_expires_at: claim.expiresAt,
-        next_check_at: firstCheckAt,
-        created_at: order.createdAt,
-        updated_at: order.createdAt,
-      });
-      await trx('order_lines').insert(
-        order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence })),
-      );
-      if (promoRow !== undefined) await this.holdPromo(trx, order.id, promoRow, order.createdAt);
-    }));
-  }
-
-  /** The promo code's row lock serialises holds of one code across replicas (SQLite's single connection already does). */
-  private async lockPromo(trx: Knex.Transaction, code: string): Promise<Row | undefined> {
-    return forUpdate(trx('promo_codes').where({ code }).first(), this.db);
-  }
-
-  private async holdPromo(trx: Knex.Transaction, orderId: string, row: Row | undefined, now: number): Promise<void> {
-    if (!row) throw new Error(`the promo code of order ${orderId} is not in the promo table`);
-    const promo = toPromo(row);
-    const refusal = promoRefusal(promo, now, await this.promoUsage(promo.code, trx));
-    if (refusal) throw new PromoNotHeld(promo, refusal);
-    await trx('promo_holds').insert({ order_id: orderId, code: promo.code, held_at: now });
+    await retryOnDeadlock(() =>
+      batchedTransaction(db, async (batch) => {
+        if (code === undefined) {
+          await openOrders.decide(await batch.send(...openOrders.statements), batch);
+          await batch.commit(...writes());
+          return;
+        }
+        // The promo code's row lock serialises holds of one code across replicas (SQLite's single connection already does).
+        const [promoRow, ...answers] = await batch.send(forUpdate(db('promo_codes').where({ code }), db), ...openOrders.statements, usageRead(db, code));
+        await openOrders.decide(answers.slice(0, -1), batch);
+        const promo = promoRow!.rows[0] ? toPromo(promoRow!.rows[0]) : undefined;
+        const refusal = promo && promoRefusal(promo, order.createdAt, usageOf(answers.at(-1)!.rows[0]));
+        if (promo && !refusal) {
+          await batch.commit(...writes(), db('promo_holds').insert({ order_id: order.id, code, held_at: order.createdAt }));
+          return;
+        }
+        await batch.send(...writes());
+        if (!promo) throw new Error(`the promo code of order ${order.id} is not in the promo table`);
+        throw new PromoNotHeld(promo, refusal!);
+      }),
+    );
   }
 
   findByReference(reference: string): Promise<Order | undefined> {
@@ -313,9 +280,8 @@ export class CheckoutStore {
     return row ? toPromo(row) : undefined;
   }
 
-  async promoUsage(code: string, db: Knex | Knex.Transaction = this.db): Promise<PromoUsage> {
-    const count = async (table: string) => toNumber((await db(table).where({ code }).count({ n: '*' }).first())?.n);
-    return { redeemed: await count('promo_redemptions'), held: await count('promo_holds') };
+  async promoUsage(code: string): Promise<PromoUsage> {
+    return usageOf((await usageRead(this.db, code))[0]);
   }
 
   /**
@@ -355,6 +321,52 @@ export class CheckoutStore {
 }
 
 type Row = Record<string, unknown>;
+
+/** The row of a new pending order, claimed by the attempt that saves it. */
+function orderRow(order: NewOrder & Pick<Order, 'createdAt'>, claim: { token: string; expiresAt: number }, firstCheckAt: number): Row {
+  return {
+    id: order.id,
+    reference: order.reference,
+    fingerprint: order.fingerprint,
+    account_id: order.accountId ?? null,
+    client_address_key: order.clientAddressKey ?? null,
+    status: 'pending_payment',
+    provider: order.provider,
+    currency: order.currency,
+    goods_pence: order.goodsPence,
+    discount_pence: order.discountPence,
+    shipping_pence: order.shippingPence,
+    total_pence: order.totalPence,
+    promo_code: order.promoCode ?? null,
+    promo_kind: order.promoKind ?? null,
+    discount_basis_points: order.discountBasisPoints,
+    description: order.description ?? null,
+    return_url: order.returnUrl ?? null,
+    redirect_url: order.redirectUrl ?? null,
+    delivery_name: order.delivery.name,
+    delivery_email: order.delivery.email,
+    delivery_phone: order.delivery.phone ?? null,
+    delivery_line1: order.delivery.line1,
+    delivery_line2: order.delivery.line2 ?? null,
+    delivery_city: order.delivery.city,
+    delivery_postcode: order.delivery.postcode,
+    delivery_country: order.delivery.country,
+    claim_token: claim.token,
+    claim_expires_at: claim.expiresAt,
+    next_check_at: firstCheckAt,
+    created_at: order.createdAt,
+    updated_at: order.createdAt,
+  };
+}
+
+/** A promo code's redemptions and the open orders holding it, in one read. */
+function usageRead(db: Knex, code: string): Knex.QueryBuilder {
+  return db.select(db('promo_redemptions').where({ code }).count('*').as('redeemed'), db('promo_holds').where({ code }).count('*').as('held'));
+}
+
+function usageOf(row: Row | undefined): PromoUsage {
+  return { redeemed: toNumber(row?.redeemed), held: toNumber(row?.held) };
+}
 
 /** Keeps the orders after `after` in newest-first order: older, or as old with a smaller id. */
 function olderThan(query: Knex.QueryBuilder, after: OrderPosition): void {

@@ -6,7 +6,7 @@
  * conditional UPDATE on the reservation row, so no unit is ever given back twice.
  */
 import { AppError, conflict, notFound } from '@storefront/errors';
-import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
+import { batchedTransaction, forUpdate, isUniqueViolation, toNumber, type Batch, type Knex } from '@storefront/db';
 import { sameLines, unknownSkus, type Line } from '../domain/lines';
 import type { Reservation } from '../domain/reservation';
 
@@ -52,7 +52,7 @@ export class ReservationStore {
 
   private async reserveOnce(orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
     try {
-      return await retryTransaction(() => this.db.transaction((trx) => this.hold(trx, orderReference, lines, ttlSeconds)));
+      return await retryTransaction(() => batchedTransaction(this.db, (batch) => this.hold(batch, orderReference, lines, ttlSeconds)));
     } catch (error) {
       // A repeat, or a concurrent Reserve with the same reference that got there first.
       if (!isUniqueViolation(error)) throw error;
@@ -60,8 +60,10 @@ export class ReservationStore {
     }
   }
 
-  private async hold(trx: Knex.Transaction, orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
-    const holdsStock = await this.stockLimitOf(trx, lines);
+  /** In two round trips: the stock limits when they must be read, then the writes (with COMMIT when no stock is taken). */
+  private async hold(batch: Batch, orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
+    const { db } = this;
+    const holdsStock = await this.stockLimitOf(batch, lines);
     const now = this.now();
     const reservation: Reservation = {
       orderReference,
@@ -69,32 +71,34 @@ export class ReservationStore {
       lines: lines.map((line) => ({ ...line, holdsStock: holdsStock.get(line.sku)! })),
       expiresAt: now + ttlSeconds * 1000,
     };
-    // Claiming the reference before touching stock: a repeat fails here on the primary key (and
-    // is answered from the existing row), and a concurrent duplicate waits for this one to finish.
-    await trx('reservations').insert({ order_reference: orderReference, status: 'active', expires_at: reservation.expiresAt, created_at: now, updated_at: now });
-
-    // Lines before stock, the order Commit and Release take their locks in (reservation, lines,
-    // then stock rows by SKU): on MySQL the opposite order let a Reserve holding a stock row wait
-    // on a Release's gap lock over the lines while that Release waited for the stock row.
-    await trx('reservation_lines').insert(
-      reservation.lines.map((line, position) => ({ order_reference: orderReference, sku: line.sku, quantity: line.quantity, holds_stock: line.holdsStock, position })),
-    );
-    const short: string[] = [];
-    for (const line of stockOrder(reservation.lines.filter((l) => l.holdsStock))) {
-      const held = await trx('stock')
-        .where('sku', line.sku)
-        .andWhereRaw('on_hand - reserved >= ?', [line.quantity])
-        .increment('reserved', line.quantity);
-      if (held === 0) short.push(line.sku);
+    const held = stockOrder(reservation.lines.filter((l) => l.holdsStock));
+    const writes = [
+      // Claiming the reference before touching stock: a repeat fails here on the primary key (and
+      // is answered from the existing row), and a concurrent duplicate waits for this one to finish.
+      db('reservations').insert({ order_reference: orderReference, status: 'active', expires_at: reservation.expiresAt, created_at: now, updated_at: now }),
+      // Lines before stock, the order Commit and Release take their locks in (reservation, lines,
+      // then stock rows by SKU): on MySQL the opposite order let a Reserve holding a stock row wait
+      // on a Release's gap lock over the lines while that Release waited for the stock row.
+      db('reservation_lines').insert(
+        reservation.lines.map((line, position) => ({ order_reference: orderReference, sku: line.sku, quantity: line.quantity, holds_stock: line.holdsStock, position })),
+      ),
+      ...held.map((line) => db('stock').where('sku', line.sku).andWhereRaw('on_hand - reserved >= ?', [line.quantity]).increment('reserved', line.quantity)),
+    ];
+    if (held.length === 0) {
+      await batch.commit(...writes);
+      return reservation;
     }
+    const answers = await batch.send(...writes);
+    const short = held.filter((_, index) => answers[2 + index]!.affectedRows === 0).map((line) => line.sku);
     // Throwing rolls the whole transaction back: the claim, the lines and any units taken.
     if (short.length > 0) {
-      const rows = await stockRows(trx, short);
-      if (rows.length === short.length) throw outOfStock(rows);
+      const [rows] = await batch.send(stockRows(db, short));
+      if (rows!.rows.length === short.length) throw outOfStock(rows!.rows as unknown as StockRow[]);
       // A SKU stopped being stock-limited since it was read or remembered: hold again, reading it.
       for (const sku of short) this.stockLimitedSkus.delete(sku);
       throw new StockLimitChanged();
     }
+    await batch.commit();
     return reservation;
   }
 
@@ -104,11 +108,11 @@ export class ReservationStore {
    * there (and, by its foreign key, that the SKU is known), and a row gone since has the hold run
    * again with a read.
    */
-  private async stockLimitOf(trx: Knex.Transaction, lines: Line[]): Promise<Map<string, boolean>> {
+  private async stockLimitOf(batch: Batch, lines: Line[]): Promise<Map<string, boolean>> {
     const skus = lines.map((line) => line.sku);
     if (skus.every((sku) => this.stockLimitedSkus.has(sku))) return new Map(skus.map((sku) => [sku, true]));
-    const rows = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku');
-    const limited = new Map<string, boolean>(rows.map((row) => [row.sku, row.stock_sku !== null]));
+    const [answer] = await batch.send(this.db('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku'));
+    const limited = new Map<string, boolean>(answer!.rows.map((row) => [String(row.sku), row.stock_sku !== null]));
     const unknown = skus.filter((sku) => !limited.has(sku));
     if (unknown.length > 0) throw unknownSkus(unknown);
     this.rememberStockLimited(skus.filter((sku) => limited.get(sku)));
@@ -230,8 +234,8 @@ interface StockRow {
   reserved: unknown;
 }
 
-function stockRows(trx: Knex.Transaction, skus: string[]): Promise<StockRow[]> {
-  return trx('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand', 'reserved');
+function stockRows(db: Db, skus: string[]): Knex.QueryBuilder<StockRow, StockRow[]> {
+  return db('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand', 'reserved');
 }
 
 function outOfStock(rows: StockRow[], prefix = ''): AppError {

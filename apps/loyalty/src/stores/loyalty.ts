@@ -212,17 +212,17 @@ export class LoyaltyStore {
     let read = this.accountReads.get(limit);
     if (!read) {
       const db = this.db;
-      const nulls = (...names: string[]) => names.map((name) => db.raw(`null as ${name}`));
+      const nulls = (...names: string[]) => names.map((name) => db.raw('null as ??', [name]));
       // The account's newest `limit` rows of a table, as a derived table so its ORDER BY and LIMIT hold inside the union.
-      const newest = (userId: string, table: string, kind: string, columns: Array<string | Knex.Raw>) =>
-        db.from(db(table).where({ user_id: userId }).orderBy('seq', 'desc').limit(limit, { skipBinding: true }).select(db.raw(`'${kind}' as kind`), ...columns).as(kind)).select('*');
+      const newest = (userId: string, table: string, kind: Knex.Raw, columns: Array<string | Knex.Raw>) =>
+        db.from(db(table).where({ user_id: userId }).orderBy('seq', 'desc').limit(limit, { skipBinding: true }).select(kind, ...columns).as(table)).select('*');
       read = preparedRead<[userId: string], AccountRow>(db, (userId) =>
         db('accounts')
           .where({ user_id: userId })
           .select(db.raw("'a' as kind"), db.raw('0 as seq'), ...nulls('id', 'ref'), 'points', 'lifetime_points', ...nulls('text', 'order_id', 'code', 'at', 'used_at'))
           .unionAll([
-            newest(userId, 'ledger_entries', 'h', ['seq', 'id', 'type as ref', 'points', ...nulls('lifetime_points'), 'description as text', 'order_id', ...nulls('code'), 'created_at as at', ...nulls('used_at')]),
-            newest(userId, 'redemptions', 'r', ['seq', 'id', 'reward_id as ref', ...nulls('points', 'lifetime_points'), 'name as text', ...nulls('order_id'), 'code', 'redeemed_at as at', 'used_at']),
+            newest(userId, 'ledger_entries', db.raw("'h' as kind"), ['seq', 'id', 'type as ref', 'points', ...nulls('lifetime_points'), 'description as text', 'order_id', ...nulls('code'), 'created_at as at', ...nulls('used_at')]),
+            newest(userId, 'redemptions', db.raw("'r' as kind"), ['seq', 'id', 'reward_id as ref', ...nulls('points', 'lifetime_points'), 'name as text', ...nulls('order_id'), 'code', 'redeemed_at as at', 'used_at']),
           ]),
       );
       this.accountReads.set(limit, read);
