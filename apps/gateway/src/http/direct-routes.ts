@@ -1,11 +1,12 @@
 /**
- * The busiest public reads (health, stock, products.json) are answered straight from node:http,
- * ahead of Express, whose router, request and response decoration and middleware chain cost more
- * than these answers themselves. Each is written once as a `DirectRoute` and served two ways:
- * a GET or HEAD of exactly its path is answered here, with helmet's security headers (computed
- * once at start), the same request line and span route as any other request, and the same
- * Error answers; every other form of the path (a trailing slash, another method) goes on to
- * Express, where the same route is mounted, so both ways answer alike.
+ * The busiest public reads (health, stock, products.json) and create-checkout are answered
+ * straight from node:http, ahead of Express, whose router, request and response decoration and
+ * middleware chain cost more than these answers themselves. Each is written once as a
+ * `DirectRoute` and served two ways: a GET or HEAD (a POST for a POST route) of exactly its path
+ * is answered here, with helmet's security headers (computed once at start), the same request
+ * line and span route as any other request, and the same Error answers; every other form of the
+ * path (a trailing slash, another method, a request the route does not take) goes on to Express,
+ * where the same route is mounted, so both ways answer alike.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
@@ -24,6 +25,8 @@ export interface Answer {
 export interface DirectRoute {
   /** The path answered; with `matches`, the route's name in request lines and spans (`/products/{id}`). */
   path: string;
+  /** POST for a route that takes a body; otherwise GET and HEAD. */
+  method?: 'POST';
   /** Whether the path with a query string is answered here too; otherwise such a request goes on to Express. */
   takesQuery?: boolean;
   /** Other paths this route answers (one with a path parameter). */
@@ -35,9 +38,10 @@ export interface DirectRoute {
 
 export class DirectRoutes {
   private readonly routes = new Map<string, DirectRoute>();
+  private readonly posts = new Map<string, DirectRoute>();
   private readonly patterns: DirectRoute[] = [];
 
-  /** Serves `route` directly and mounts it on `app` for every other form of its path. */
+  /** Serves `route` (a GET route) directly and mounts it on `app` for every other form of its path. */
   add(app: Express, route: DirectRoute): void {
     this.routes.set(route.path, route);
     app
@@ -55,7 +59,8 @@ export class DirectRoutes {
    * what the direct way leaves to it): both must answer alike.
    */
   addAheadOfExpress(route: DirectRoute): void {
-    if (route.matches) this.patterns.push(route);
+    if (route.method === 'POST') this.posts.set(route.path, route);
+    else if (route.matches) this.patterns.push(route);
     else this.routes.set(route.path, route);
   }
 
@@ -63,7 +68,7 @@ export class DirectRoutes {
     const url = request.url ?? '';
     const query = url.indexOf('?');
     const pathname = query < 0 ? url : url.slice(0, query);
-    const route = this.routes.get(pathname) ?? this.patterns.find((pattern) => pattern.matches!(pathname));
+    const route = request.method === 'POST' ? this.posts.get(pathname) : this.routes.get(pathname) ?? this.patterns.find((pattern) => pattern.matches!(pathname));
     if (!route || (query >= 0 && !route.takesQuery)) return undefined;
     return !route.takes || route.takes(request) ? route : undefined;
   }
@@ -87,7 +92,7 @@ export class DirectRoutes {
       traceDirectRequest(request, response, route.path, answer, logging ? () => logRequest(logger, request.method!, route.path, response, started) : undefined);
     };
     answerAhead(server, (request, response) => {
-      const route = request.method === 'GET' || request.method === 'HEAD' ? routeFor(request) : undefined;
+      const route = request.method === 'GET' || request.method === 'HEAD' || request.method === 'POST' ? routeFor(request) : undefined;
       if (route) serve(request, response, route);
       return route !== undefined;
     });

@@ -32,8 +32,10 @@ export function sendError(res: Response, error: AppError): void {
   send(res, appErrorAnswer(error));
 }
 
-/** The answer for a failure of a route: its mapped status for an AppError, else a 500 that reveals nothing. Also used by direct-routes.ts. */
+/** The answer for a failure of a route: a refused body, its mapped status for an AppError, else a 500 that reveals nothing. Also used by direct-routes.ts. */
 export function errorAnswer(error: unknown, logger: Logger, path: string): ErrorAnswer {
+  const refused = bodyRefusal(error);
+  if (refused) return answerFor(refused.status, refused.code, refused.detail);
   if (error instanceof AppError) {
     if (error.kind === 'internal') logger.error({ err: error, path }, 'internal error from a service');
     return appErrorAnswer(error);
@@ -92,7 +94,6 @@ export function bodyRefusal(error: unknown): BodyRefused | undefined {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    const refused = bodyRefusal(error);
-    send(res, refused ? answerFor(refused.status, refused.code, refused.detail) : errorAnswer(error, logger, req.path));
+    send(res, errorAnswer(error, logger, req.path));
   };
 }

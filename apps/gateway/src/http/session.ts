@@ -125,15 +125,23 @@ export function sessionFirst(context: GatewayContext): RequestHandler {
  * agents) and requests without the cookie have no ambient credential to abuse.
  */
 export function rejectCrossSiteWrites(config: GatewayConfig, cookie?: string): RequestHandler {
-  const allowed = siteOrigins(config);
+  const check = crossSiteWriteCheck(config, cookie);
   return (req, _res, next) => {
-    if (SAFE_METHODS.has(req.method) || sessionTokenOf(req, cookie) === undefined) return next();
-    const origin = req.headers.origin;
-    const foreign = origin !== undefined ? !allowed.has(origin) : req.headers['sec-fetch-site'] === 'cross-site';
+    check(req);
+    next();
+  };
+}
+
+/** The same rule for a request answered ahead of Express: throws the 403 for a cross-site write carrying the cookie. */
+export function crossSiteWriteCheck(config: GatewayConfig, cookie?: string): (request: IncomingMessage) => void {
+  const allowed = siteOrigins(config);
+  return (request) => {
+    if (SAFE_METHODS.has(request.method!) || sessionTokenOf(request, cookie) === undefined) return;
+    const origin = request.headers.origin;
+    const foreign = origin !== undefined ? !allowed.has(origin) : request.headers['sec-fetch-site'] === 'cross-site';
     if (foreign) {
       throw new AppError('permission_denied', 'cross_site_request', 'A request carrying the session cookie must come from this site');
     }
-    next();
   };
 }
 

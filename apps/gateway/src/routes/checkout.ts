@@ -1,34 +1,62 @@
+import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Express } from 'express';
-import { methodNotAllowed } from '../http/errors';
-import type { DirectRoutes } from '../http/direct-routes';
-import { jsonBody } from '../http/json-body';
-import { CLEARED_SESSION_COOKIE, clientAddress, clientAddressResolver, resolveSessionToken, sessionOf, sessionTokenOf } from '../http/session';
+import { errorAnswer, methodNotAllowed } from '../http/errors';
+import type { Answer, DirectRoutes } from '../http/direct-routes';
+import { jsonBody, readJsonBody, takesPlainJson } from '../http/json-body';
+import { CLEARED_SESSION_COOKIE, clientAddress, clientAddressResolver, crossSiteWriteCheck, resolveSessionToken, sessionTokenOf } from '../http/session';
 import type { GatewayContext } from '../context';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
 
 const NO_STORE_JSON = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+const CREATE_CHECKOUT = '/api/create-checkout';
 
 export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, context: GatewayContext): void {
   const { clients, config, validator } = context;
   const parseJson = jsonBody(config.bodyLimitBytes);
 
+  const addressOf = clientAddressResolver(config.trustedProxies);
+  /**
+   * The order of a checked body, with or without a session (only a signed-in customer's order
+   * earns points). A cookie naming no session is cleared, whatever the order's outcome.
+   */
+  const placeOrder = async (request: IncomingMessage, body: CreateCheckoutBody): Promise<Answer> => {
+    const token = sessionTokenOf(request);
+    const session = token === undefined ? undefined : await resolveSessionToken(token, context);
+    const clearCookie = (answer: Answer): Answer => (token !== undefined && !session ? { ...answer, headers: { ...answer.headers, 'Set-Cookie': CLEARED_SESSION_COOKIE } } : answer);
+    try {
+      const answer = await createCheckout(context, body, { customer: session?.userId, clientAddress: addressOf(request) });
+      return clearCookie({ status: 200, headers: NO_STORE_JSON, body: Buffer.from(JSON.stringify(answer)) });
+    } catch (error) {
+      return clearCookie(errorAnswer(error, context.logger, CREATE_CHECKOUT));
+    }
+  };
   app
-    .route('/api/create-checkout')
+    .route(CREATE_CHECKOUT)
     .post(parseJson, validator.body('CreateCheckoutRequest'), async (req, res) => {
-      // With or without a session; only a signed-in customer's order earns points.
-      const customer = (await sessionOf(req, res, context))?.userId;
-      const answer = await createCheckout(context, req.body as CreateCheckoutBody, { customer, clientAddress: clientAddress(req) });
-      res.setHeader('Cache-Control', 'no-store');
-      res.json(answer);
+      const { status, headers, body } = await placeOrder(req, req.body as CreateCheckoutBody);
+      res.status(status).set(headers).end(body);
     })
     .all(methodNotAllowed('POST'));
+  // A plain JSON body is read and answered ahead of Express (http/direct-routes.ts), in the order
+  // of the Express route: the cross-site check, the body and its schema, then the order.
+  const refuseCrossSite = crossSiteWriteCheck(config);
+  direct.addAheadOfExpress({
+    path: CREATE_CHECKOUT,
+    method: 'POST',
+    takes: takesPlainJson(config.bodyLimitBytes),
+    async answer(request) {
+      refuseCrossSite(request);
+      const body = await readJsonBody(request);
+      validator.check('CreateCheckoutRequest', body, 'body');
+      return placeOrder(request, body as CreateCheckoutBody);
+    },
+  });
 
   // Answered ahead of Express (http/direct-routes.ts), its query parsed and checked as Express
   // would, and the client address taken as Express's `trust proxy` takes it. Reward codes are valid
   // for their owner only, so the session matters here too; a cookie naming no session is cleared.
   const checkQuery = validator.queryCheck('/api/validate-promo', 'get');
-  const addressOf = clientAddressResolver(config.trustedProxies);
   direct.add(app, {
     path: '/api/validate-promo',
     takesQuery: true,
