@@ -41,7 +41,9 @@ export function readJsonBody(request: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('aborted', () => reject(new BodyRefused(400, 'request_aborted', 'The request body was not received completely')));
+    request.on('close', () => {
+      if (!request.complete) reject(new BodyRefused(400, 'request_aborted', 'The request body was not received completely'));
+    });
     request.on('error', reject);
     request.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
