@@ -1,5 +1,5 @@
 /** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
-import { batchedTransaction, forUpdate, retryOnDeadlock, toNumber, type Knex } from '@storefront/db';
+import { batchedTransaction, forUpdate, preparedRead, retryOnDeadlock, toNumber, type Knex, type PreparedRead } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
@@ -38,7 +38,12 @@ export interface PollLease {
 export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeemed_at';
 
 export class CheckoutStore {
-  constructor(readonly db: Knex) {}
+  /** Every create-checkout asks whether its reference is taken: prepared below knex. */
+  private readonly orderByReference: PreparedRead<[reference: string]>;
+
+  constructor(readonly db: Knex) {
+    this.orderByReference = preparedRead(db, (reference: string) => db('orders').where({ reference }));
+  }
 
   /**
    * Saves a pending order already claimed by the attempt that creates it, holding its promo code
@@ -77,8 +82,9 @@ export class CheckoutStore {
     );
   }
 
-  findByReference(reference: string): Promise<Order | undefined> {
-    return this.findOne({ reference });
+  async findByReference(reference: string): Promise<Order | undefined> {
+    const [row] = await this.orderByReference(reference);
+    return row ? (await this.withLines([row]))[0] : undefined;
   }
 
   findById(id: string): Promise<Order | undefined> {

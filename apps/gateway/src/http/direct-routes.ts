@@ -1,5 +1,5 @@
 /**
- * The busiest public reads (health, stock, products.json) and create-checkout are answered
+ * The busiest public reads (health, stock, products.json), create-checkout and login are answered
  * straight from node:http, ahead of Express, whose router, request and response decoration and
  * middleware chain cost more than these answers themselves. Each is written once as a
  * `DirectRoute` and served two ways: a GET or HEAD (a POST for a POST route) of exactly its path

@@ -47,7 +47,12 @@ export function sessionTokenOf(req: Pick<Request, 'headers'>, name = SESSION_COO
 }
 
 export function setSessionCookie(res: Response, session: identity.Session): void {
-  res.append('Set-Cookie', `${SESSION_COOKIE}=${session.token}; Path=/; Max-Age=${session.maxAgeSeconds}; ${COOKIE_ATTRIBUTES}`);
+  res.append('Set-Cookie', sessionCookie(session));
+}
+
+/** The Set-Cookie line that hands the browser a new session. */
+export function sessionCookie(session: identity.Session): string {
+  return `${SESSION_COOKIE}=${session.token}; Path=/; Max-Age=${session.maxAgeSeconds}; ${COOKIE_ATTRIBUTES}`;
 }
 
 /** The Set-Cookie line that ends the session cookie in the browser. */

@@ -3,14 +3,27 @@
  * accounts and sessions, loyalty owns the points; these handlers validate, call each service
  * once and compose the contract's AuthSuccess.
  */
+import type { IncomingMessage } from 'node:http';
 import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } from 'express';
 import { AppError, unauthenticated } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { bodyRefusal, errorAnswer, methodNotAllowed } from '../http/errors';
-import type { DirectRoutes } from '../http/direct-routes';
-import { jsonBody } from '../http/json-body';
-import { CLEARED_SESSION_COOKIE, clearSessionCookie, clientAddress, requireSession, resolveSessionToken, sessionFirst, sessionTokenOf, setSessionCookie } from '../http/session';
+import type { Answer, DirectRoutes } from '../http/direct-routes';
+import { jsonBody, readJsonBody, takesPlainJson } from '../http/json-body';
+import {
+  CLEARED_SESSION_COOKIE,
+  clearSessionCookie,
+  clientAddress,
+  clientAddressResolver,
+  crossSiteWriteCheck,
+  requireSession,
+  resolveSessionToken,
+  sessionCookie,
+  sessionFirst,
+  sessionTokenOf,
+  setSessionCookie,
+} from '../http/session';
 import { accountRevocation, sessionKey } from '../sessions/session-cache';
 import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
 
@@ -28,6 +41,7 @@ interface StateSyncBody {
 }
 
 const PRIVATE_JSON = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+const LOGIN = '/api/auth/login';
 
 export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: GatewayContext): void {
   const { clients, validator, logger, config, revocations } = context;
@@ -53,25 +67,48 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
     })
     .all(methodNotAllowed('POST'));
 
+  const addressOf = clientAddressResolver(config.trustedProxies);
+  /** A login with checked credentials: the new session's cookie and the customer's AuthSuccess. */
+  const logIn = async (request: IncomingMessage, body: LoginBody): Promise<Answer> => {
+    const { profile, session } = await clients.identity.logIn({ email: body.email, password: body.password, clientAddress: addressOf(request) });
+    let account;
+    try {
+      ({ account } = await clients.loyalty.getAccount({}, { customer: profile!.id }));
+    } catch (error) {
+      // No answer but 200 hands out a session, so none may be left behind (docs/decisions/0762).
+      await discardSession(session!.token);
+      throw error;
+    }
+    return { status: 200, headers: { ...PRIVATE_JSON, 'Set-Cookie': sessionCookie(session!) }, body: Buffer.from(JSON.stringify(authSuccess(profile!, loyaltyView(account)))) };
+  };
   app
-    .route('/api/auth/login')
+    .route(LOGIN)
     // Whatever cannot be credentials (not JSON, too large, a missing or malformed field) is a
     // failed login: 401, naming what is wrong (docs/decisions/0761).
     .post(parseJson, trimEmail, validator.body('LoginRequest'), async (req: Request, res: Response) => {
-      const body = req.body as LoginBody;
-      const { profile, session } = await clients.identity.logIn({ email: body.email, password: body.password, clientAddress: clientAddress(req) });
-      let account;
-      try {
-        ({ account } = await clients.loyalty.getAccount({}, { customer: profile!.id }));
-      } catch (error) {
-        // No answer but 200 hands out a session, so none may be left behind (docs/decisions/0762).
-        await discardSession(session!.token);
-        throw error;
-      }
-      setSessionCookie(res, session!);
-      sendPrivate(res, authSuccess(profile!, loyaltyView(account)));
+      const { status, headers, body } = await logIn(req, req.body as LoginBody);
+      res.status(status).set(headers).end(body);
     }, refusedCredentials)
     .all(methodNotAllowed('POST'));
+  // A plain JSON body is read and answered ahead of Express (http/direct-routes.ts), in the order
+  // of the Express route and with its error rule: the cross-site check, the body, the credentials.
+  const refuseCrossSite = crossSiteWriteCheck(config);
+  direct.addAheadOfExpress({
+    path: LOGIN,
+    method: 'POST',
+    takes: takesPlainJson(config.bodyLimitBytes),
+    async answer(request) {
+      refuseCrossSite(request);
+      try {
+        const body = await readJsonBody(request);
+        trimEmailOf(body);
+        validator.check('LoginRequest', body, 'body');
+        return await logIn(request, body as LoginBody);
+      } catch (error) {
+        throw asFailedLogin(error);
+      }
+    },
+  });
 
   app
     .route('/api/auth/logout')
@@ -201,17 +238,23 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
  * invalid against LoginRequest, here or in identity) is the 401 a wrong password gets, with a
  * detail naming what is wrong. Other failures (429, 503, ...) pass unchanged.
  */
-const refusedCredentials: ErrorRequestHandler = (error: unknown, _req, _res, next) => {
+const refusedCredentials: ErrorRequestHandler = (error: unknown, _req, _res, next) => next(asFailedLogin(error));
+
+function asFailedLogin(error: unknown): unknown {
   const problem = bodyRefusal(error)?.detail ?? (error instanceof AppError && error.kind === 'invalid_argument' ? error.detail : undefined);
-  next(problem === undefined ? error : unauthenticated(problem, 'invalid_credentials'));
-};
+  return problem === undefined ? error : unauthenticated(problem, 'invalid_credentials');
+}
 
 /** Browsers and autofill add stray spaces around emails; identity compares them trimmed anyway. */
 const trimEmail: RequestHandler = (req, _res, next) => {
-  const body = req.body as { email?: unknown } | undefined;
-  if (body && typeof body === 'object' && typeof body.email === 'string') body.email = body.email.trim();
+  trimEmailOf(req.body);
   next();
 };
+
+function trimEmailOf(body: unknown): void {
+  const fields = body as { email?: unknown } | null | undefined;
+  if (fields && typeof fields === 'object' && typeof fields.email === 'string') fields.email = fields.email.trim();
+}
 
 /**
  * Sets a new password with a reset token; identity has ended the account's sessions, and every

@@ -29,9 +29,12 @@ export type InsertConflict = 'email' | 'referral_code';
 export class UserStore {
   /** Every uncached session resolution and profile read: prepared below knex. */
   private readonly byId: PreparedRead<[id: string]>;
+  /** Every login: prepared below knex too. */
+  private readonly byEmail: PreparedRead<[email: string]>;
 
   constructor(private readonly db: Knex) {
     this.byId = preparedRead(db, (id: string) => db('users').where({ id }));
+    this.byEmail = preparedRead(db, (email: string) => db('users').where({ email }));
   }
 
   async findById(id: string): Promise<User | undefined> {
@@ -39,7 +42,7 @@ export class UserStore {
   }
 
   async findByEmail(email: string): Promise<User | undefined> {
-    return toUser(await this.db('users').where({ email }).first());
+    return toUser((await this.byEmail(email))[0]);
   }
 
   async referralCodeExists(code: string): Promise<boolean> {

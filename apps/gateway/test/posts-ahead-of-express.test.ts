@@ -1,12 +1,12 @@
 /**
- * POST /api/create-checkout with a plain JSON body is answered ahead of Express
- * (http/direct-routes.ts); any other form of the request (here, a chunked body) goes through
- * Express. Both ways must answer alike: the order and its replay, every refusal, the cross-site
- * rule and the clearing of a stale session cookie.
+ * POST /api/create-checkout and POST /api/auth/login with a plain JSON body are answered ahead of
+ * Express (http/direct-routes.ts); any other form of the request (here, a chunked body) goes
+ * through Express. Both ways must answer alike: the order and its replay, the login and its
+ * session, every refusal, the cross-site rule and the clearing of a stale session cookie.
  */
 import http from 'node:http';
 import { expect } from 'chai';
-import type { Stack } from '@storefront/platform-testing';
+import { startStack, type Stack } from '@storefront/platform-testing';
 import { checkoutBody, newClientAddress, sku, startCheckoutStack } from '../../checkout/test/support';
 import { takesPlainJson } from '../src/http/json-body';
 
@@ -18,11 +18,11 @@ interface Answered {
 
 type Way = 'ahead' | 'express';
 
-/** Sends `text` with its length (taken ahead of Express) or chunked (left to Express). */
-function post(baseUrl: string, text: string, way: Way, headers: Record<string, string> = {}): Promise<Answered> {
+/** Sends `text` to `path` with its length (taken ahead of Express) or chunked (left to Express). */
+function post(url: string, text: string, way: Way, headers: Record<string, string> = {}): Promise<Answered> {
   return new Promise((resolve, reject) => {
     const payload = Buffer.from(text);
-    const request = http.request(`${baseUrl}/api/create-checkout`, {
+    const request = http.request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(way === 'ahead' ? { 'content-length': String(payload.length) } : { 'transfer-encoding': 'chunked' }), ...headers },
     });
@@ -52,7 +52,7 @@ describe('gateway: create-checkout ahead of Express and through it', () => {
   const order = () => checkoutBody(15.0, [{ sku: sku('p1005'), quantity: 1 }]);
   const both = async (text: string, headers: Record<string, string> = {}) => {
     const from = { 'x-forwarded-for': newClientAddress(), ...headers };
-    return { ahead: await post(url, text, 'ahead', from), express: await post(url, text, 'express', from) };
+    return { ahead: await post(`${url}/api/create-checkout`, text, 'ahead', from), express: await post(`${url}/api/create-checkout`, text, 'express', from) };
   };
 
   it('places an order one way and replays it the other, with the same answer and headers', async () => {
@@ -118,5 +118,53 @@ describe('gateway: create-checkout ahead of Express and through it', () => {
     expect(takes(request({ ...plain, 'content-length': '1001' }))).to.equal(false);
     expect(takes(request({ 'content-type': 'application/json', 'transfer-encoding': 'chunked' }))).to.equal(false);
     expect(takes(request({ ...plain, 'content-encoding': 'gzip' }))).to.equal(false);
+  });
+});
+
+describe('gateway: login ahead of Express and through it', () => {
+  let stack: Stack;
+  let url: string;
+  const email = 'ahead@example.com';
+  const password = 'correct horse battery';
+  before(async () => {
+    stack = await startStack({ services: ['identity', 'loyalty'] });
+    url = `${stack.gateway.url}/api/auth/login`;
+    expect((await stack.client().post('/api/auth/signup', { email, password, firstName: 'Ada', lastName: 'Lovelace' })).status).to.equal(200);
+  });
+  after(async () => stack?.stop());
+
+  const both = async (text: string, headers: Record<string, string> = {}) => ({ ahead: await post(url, text, 'ahead', headers), express: await post(url, text, 'express', headers) });
+  const sessionOf = (answered: Answered) => String(answered.headers['set-cookie']).match(/^svc_sess=([^;]+); Path=\/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax$/)?.[1];
+
+  it('logs in both ways: a new session each, the same AuthSuccess and headers, an email with stray spaces too', async () => {
+    const { ahead, express } = await both(JSON.stringify({ email: ` ${email} `, password }));
+    expect(ahead.status, JSON.stringify(ahead.body)).to.equal(200);
+    expect(express.body).to.deep.equal(ahead.body);
+    expect(ahead.body).to.nested.include({ success: true, 'user.profile.email': email });
+    const [first, second] = [sessionOf(ahead), sessionOf(express)];
+    expect(first).to.be.a('string');
+    expect(second).to.be.a('string').and.not.equal(first);
+    expect(headersOf({ ...express, headers: { ...express.headers, 'set-cookie': [] } })).to.deep.equal(headersOf({ ...ahead, headers: { ...ahead.headers, 'set-cookie': [] } }));
+    expect(ahead.headers['cache-control']).to.equal('no-store');
+    const me = await fetch(`${stack.gateway.url}/api/auth/me`, { headers: { cookie: `svc_sess=${first}` } });
+    expect(me.status).to.equal(200);
+  });
+
+  it('refuses alike with 401 invalid_credentials: malformed JSON, a missing password, a wrong password; no session either way', async () => {
+    for (const text of ['{"email":', JSON.stringify({ email }), JSON.stringify({ email, password: 'not the password' })]) {
+      const { ahead, express } = await both(text);
+      expect(ahead.status, text).to.equal(401);
+      expect(ahead.body, text).to.include({ success: false, error: 'invalid_credentials' });
+      expect(express.body, text).to.deep.equal(ahead.body);
+      expect(ahead.headers['set-cookie'], text).to.equal(undefined);
+      expect(express.headers['set-cookie'], text).to.equal(undefined);
+    }
+  });
+
+  it('refuses a cross-site login carrying the session cookie with 403 both ways', async () => {
+    const { ahead, express } = await both(JSON.stringify({ email, password }), { cookie: `svc_sess=${'c'.repeat(43)}`, origin: 'https://evil.example' });
+    expect(ahead.status).to.equal(403);
+    expect(ahead.body).to.deep.include({ success: false, error: 'cross_site_request' });
+    expect(express.body).to.deep.equal(ahead.body);
   });
 });
