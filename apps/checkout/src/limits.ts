@@ -45,7 +45,7 @@ const skuLockKey = (sku: string) => counterKey('sku', sku);
 export interface OpenOrdersCheck {
   /** Lock the holders' and limited SKUs' rows (MySQL) and read their open orders; sent first in the transaction. */
   readonly statements: BatchStatement[];
-  /** Refuses the order (429) by what the last of those statements answered; may read once more to say when to retry. */
+  /** Refuses the order (429) by what those statements answered, in their order; may read once more to say when to retry. */
   decide(answers: StatementResult[], batch: Batch): Promise<void>;
 }
 

@@ -63,3 +63,17 @@ export function sessionSet(res: TestResponse): string | undefined {
   const line = res.headers.getSetCookie().find((cookie) => cookie.startsWith('svc_sess='));
   return line ? COOKIE_PATTERN.exec(line)?.[1] : undefined;
 }
+
+/**
+ * The status `/api/auth/me` answers `client` once it stops being 200, or 200 if it never does
+ * within `withinMs`: a revocation reaches the other replicas over Redis pub/sub a moment after
+ * the answer of the request that sent it.
+ */
+export async function meStatusWithin(client: HttpClient, withinMs: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const { status } = await client.get('/api/auth/me');
+    if (status !== 200 || Date.now() - started >= withinMs) return status;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { ParsedMail } from 'mailparser';
 import { startTestSmtpServer, type HttpClient, type TestResponse, type TestSmtpServer } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { FAST_ARGON2, PASSWORD, signUp, type ErrorBody } from './auth-fixtures';
+import { FAST_ARGON2, PASSWORD, meStatusWithin, signUp, type ErrorBody } from './auth-fixtures';
 
 const SITE = 'http://127.0.0.1:9';
 const HOUR = 3600_000;
@@ -176,7 +176,7 @@ describe('gateway: account mails and password reset', () => {
     expect(badToken.body.detail).to.match(/^token /);
   });
 
-  it('a reset ends the account\'s sessions cached by another gateway replica at once', async () => {
+  it('a reset ends the account\'s sessions cached by another gateway replica within 1 s', async () => {
     const replica = await startStack({ replicaOf: stack, now: () => nowMs, env: { ...FAST_ARGON2, SMTP_URL: smtp.url, MAIL_POLL_INTERVAL_MS: '50', PUBLIC_BASE_URL: SITE, TRUSTED_PROXIES: '127.0.0.1' } });
     try {
       const { customer, res } = await signUp(stack.client());
@@ -186,7 +186,8 @@ describe('gateway: account mails and password reset', () => {
       // Resolved once, the session sits in the replica's cache (its clock stands still here).
       expect((await onReplica.get('/api/auth/me')).status).to.equal(200);
       expect((await confirm(await resetToken(customer.email))).status).to.equal(200);
-      expect((await onReplica.get('/api/auth/me')).status).to.equal(401);
+      // Without the revocation the replica would serve the cached session for as long as its clock stands still.
+      expect(await meStatusWithin(onReplica, 1000)).to.equal(401);
     } finally {
       await replica.stop();
     }

@@ -57,7 +57,10 @@ export class CheckoutStore {
   async insertOrder(order: NewOrder & Pick<Order, 'createdAt'>, claim: { token: string; expiresAt: number }, firstCheckAt: number, openOrders: OpenOrdersCheck): Promise<void> {
     const { db } = this;
     const code = order.promoKind === 'promo' ? order.promoCode : undefined;
-    const writes = () => [db('orders').insert(orderRow(order, claim, firstCheckAt)), db('order_lines').insert(order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence })))];
+    const writes = () => [
+      db('orders').insert(orderRow(order, claim, firstCheckAt)),
+      db('order_lines').insert(order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence }))),
+    ];
     // A deadlock victim wrote nothing, and the checks run again on the next attempt.
     await retryOnDeadlock(() =>
       batchedTransaction(db, async (batch) => {

@@ -60,7 +60,11 @@ export class ReservationStore {
     }
   }
 
-  /** In two round trips: the stock limits when they must be read, then the writes (with COMMIT when no stock is taken). */
+  /**
+   * Round trips: the stock limits, when they must be read; the writes; COMMIT, which goes with the
+   * writes when no stock is taken (two in all for the usual order, three for a first order of a
+   * stock-limited size in this process).
+   */
   private async hold(batch: Batch, orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
     const { db } = this;
     const holdsStock = await this.stockLimitOf(batch, lines);
@@ -71,8 +75,7 @@ export class ReservationStore {
       lines: lines.map((line) => ({ ...line, holdsStock: holdsStock.get(line.sku)! })),
       expiresAt: now + ttlSeconds * 1000,
     };
-    const held = stockOrder(reservation.lines.filter((l) => l.holdsStock));
-    const writes = [
+    const claim = [
       // Claiming the reference before touching stock: a repeat fails here on the primary key (and
       // is answered from the existing row), and a concurrent duplicate waits for this one to finish.
       db('reservations').insert({ order_reference: orderReference, status: 'active', expires_at: reservation.expiresAt, created_at: now, updated_at: now }),
@@ -82,14 +85,15 @@ export class ReservationStore {
       db('reservation_lines').insert(
         reservation.lines.map((line, position) => ({ order_reference: orderReference, sku: line.sku, quantity: line.quantity, holds_stock: line.holdsStock, position })),
       ),
-      ...held.map((line) => db('stock').where('sku', line.sku).andWhereRaw('on_hand - reserved >= ?', [line.quantity]).increment('reserved', line.quantity)),
     ];
+    const held = stockOrder(reservation.lines.filter((l) => l.holdsStock));
     if (held.length === 0) {
-      await batch.commit(...writes);
+      await batch.commit(...claim);
       return reservation;
     }
-    const answers = await batch.send(...writes);
-    const short = held.filter((_, index) => answers[2 + index]!.affectedRows === 0).map((line) => line.sku);
+    const takes = held.map((line) => db('stock').where('sku', line.sku).andWhereRaw('on_hand - reserved >= ?', [line.quantity]).increment('reserved', line.quantity));
+    const taken = (await batch.send(...claim, ...takes)).slice(claim.length);
+    const short = held.filter((_, index) => taken[index]!.affectedRows === 0).map((line) => line.sku);
     // Throwing rolls the whole transaction back: the claim, the lines and any units taken.
     if (short.length > 0) {
       const [rows] = await batch.send(stockRows(db, short));
