@@ -25,7 +25,7 @@ export interface StatementResult<Row extends object = Record<string, unknown>> {
 }
 
 export interface Batch {
-  /** Sends these statements in one round trip, in order; the first that fails stops the rest and rejects the send. */
+  /** Sends these statements in one round trip, in order; the first that fails stops the rest and rejects the send, after which the transaction only rolls back. */
   send(...statements: BatchStatement[]): Promise<StatementResult[]>;
   /** Sends these statements and COMMIT in one round trip; the transaction is over once it answers. */
   commit(...statements: BatchStatement[]): Promise<StatementResult[]>;
@@ -73,14 +73,20 @@ export async function batchedTransaction<T>(db: Knex, work: (batch: Batch) => Pr
   const connection: unknown = await db.client.acquireConnection();
   let begun = false;
   let ended = false;
+  // After a failed send MySQL may have rolled the transaction back already (a deadlock victim), so
+  // a later send would run outside it: only the rollback may follow.
+  let failed = false;
   const exchange = async (compiled: Compiled[], commits: boolean): Promise<StatementResult[]> => {
     if (ended) throw new Error('this transaction has already ended');
+    if (failed) throw new Error('a send of this transaction failed; it can only be rolled back');
     const packet = [...(begun ? [] : [BEGIN]), ...compiled, ...(commits ? [COMMIT] : [])];
     begun = true;
     const roundTrip = (roundTrips += 1);
     for (const { sql, bindings } of packet) db.client.emit('query', { sql, bindings, method: 'raw', roundTrip } satisfies BatchedQueryEvent);
     const sql = packet.map((statement) => statement.sql).join(';\n');
+    failed = true;
     const results = await inSqlSpan(mysql ? 'mysql' : 'sqlite', packet.length === 1 ? 'statement' : 'batch', sql, () => run(connection, packet));
+    failed = false;
     // Only a COMMIT that ran ends the transaction: a statement before it that failed leaves it open, to be rolled back.
     if (commits) ended = true;
     // BEGIN's and COMMIT's answers are nobody's business.

@@ -108,6 +108,16 @@ describe('db: batched transactions', () => {
     expect(await values()).to.deep.equal({ a: 5, b: 2 });
   });
 
+  it('refuses a send after a failed one, whose error the work caught, and rolls everything back', async () => {
+    const refused = await batchedTransaction(db, async (batch) => {
+      await batch.send(db('counters').where({ name: 'a' }).update({ value: 100 }));
+      await batch.send(db('counters').insert({ name: 'a', value: 0, open: true })).catch(() => undefined);
+      await batch.commit(db('counters').where({ name: 'b' }).update({ value: 200 }));
+    }).catch((error: unknown) => error);
+    expect((refused as Error).message).to.match(/can only be rolled back/);
+    expect(await values()).to.deep.equal({ a: 1, b: 2 });
+  });
+
   it('rolls back when the work throws between sends, and refuses a send after COMMIT', async () => {
     const refused = new Error('refused by the check');
     const thrown = await batchedTransaction(db, async (batch) => {

@@ -10,13 +10,13 @@ import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { bodyRefusal, errorAnswer, methodNotAllowed } from '../http/errors';
 import type { Answer, DirectRoutes } from '../http/direct-routes';
-import { jsonBody, readJsonBody, takesPlainJson } from '../http/json-body';
+import { jsonBody } from '../http/json-body';
+import { addJsonPostAhead } from '../http/json-posts';
 import {
   CLEARED_SESSION_COOKIE,
   clearSessionCookie,
   clientAddress,
   clientAddressResolver,
-  crossSiteWriteCheck,
   requireSession,
   resolveSessionToken,
   sessionCookie,
@@ -90,25 +90,8 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
       res.status(status).set(headers).end(body);
     }, refusedCredentials)
     .all(methodNotAllowed('POST'));
-  // A plain JSON body is read and answered ahead of Express (http/direct-routes.ts), in the order
-  // of the Express route and with its error rule: the cross-site check, the body, the credentials.
-  const refuseCrossSite = crossSiteWriteCheck(config);
-  direct.addAheadOfExpress({
-    path: LOGIN,
-    method: 'POST',
-    takes: takesPlainJson(config.bodyLimitBytes),
-    async answer(request) {
-      refuseCrossSite(request);
-      try {
-        const body = await readJsonBody(request);
-        trimEmailOf(body);
-        validator.check('LoginRequest', body, 'body');
-        return await logIn(request, body as LoginBody);
-      } catch (error) {
-        throw asFailedLogin(error);
-      }
-    },
-  });
+  // A plain JSON body is read and answered ahead of Express, as the Express route would, with its error rule.
+  addJsonPostAhead(direct, context, { path: LOGIN, schema: 'LoginRequest', normalise: trimEmailOf, refusal: asFailedLogin, answer: logIn });
 
   app
     .route('/api/auth/logout')

@@ -3,8 +3,9 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Express } from 'express';
 import { errorAnswer, methodNotAllowed } from '../http/errors';
 import type { Answer, DirectRoutes } from '../http/direct-routes';
-import { jsonBody, readJsonBody, takesPlainJson } from '../http/json-body';
-import { CLEARED_SESSION_COOKIE, clientAddress, clientAddressResolver, crossSiteWriteCheck, resolveSessionToken, sessionTokenOf } from '../http/session';
+import { jsonBody } from '../http/json-body';
+import { addJsonPostAhead } from '../http/json-posts';
+import { CLEARED_SESSION_COOKIE, clientAddress, clientAddressResolver, resolveSessionToken, sessionTokenOf } from '../http/session';
 import type { GatewayContext } from '../context';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
 
@@ -38,20 +39,8 @@ export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, conte
       res.status(status).set(headers).end(body);
     })
     .all(methodNotAllowed('POST'));
-  // A plain JSON body is read and answered ahead of Express (http/direct-routes.ts), in the order
-  // of the Express route: the cross-site check, the body and its schema, then the order.
-  const refuseCrossSite = crossSiteWriteCheck(config);
-  direct.addAheadOfExpress({
-    path: CREATE_CHECKOUT,
-    method: 'POST',
-    takes: takesPlainJson(config.bodyLimitBytes),
-    async answer(request) {
-      refuseCrossSite(request);
-      const body = await readJsonBody(request);
-      validator.check('CreateCheckoutRequest', body, 'body');
-      return placeOrder(request, body as CreateCheckoutBody);
-    },
-  });
+  // A plain JSON body is read and answered ahead of Express, as the Express route would.
+  addJsonPostAhead(direct, context, { path: CREATE_CHECKOUT, schema: 'CreateCheckoutRequest', answer: placeOrder });
 
   // Answered ahead of Express (http/direct-routes.ts), its query parsed and checked as Express
   // would, and the client address taken as Express's `trust proxy` takes it. Reward codes are valid
