@@ -36,6 +36,9 @@ function post(url: string, text: string, way: Way, headers: Record<string, strin
   });
 }
 
+/** The gateway's default body limit (BODY_LIMIT_BYTES). */
+const BODY_LIMIT_BYTES = 100 * 1024;
+
 const VARYING = new Set(['date', 'content-length', 'connection', 'keep-alive']);
 const headersOf = (answered: Answered) => Object.fromEntries(Object.entries(answered.headers).filter(([name]) => !VARYING.has(name)));
 
@@ -78,6 +81,12 @@ describe('gateway: create-checkout ahead of Express and through it', () => {
       expect(express.body, text).to.deep.equal(ahead.body);
       expect(headersOf(express), text).to.deep.equal(headersOf(ahead));
     }
+  });
+
+  it('leaves a body over the limit to Express, whose parser refuses it with 413 before reading it', async () => {
+    const refused = await post(`${url}/api/create-checkout`, JSON.stringify({ ...order(), description: 'd'.repeat(BODY_LIMIT_BYTES) }), 'ahead', { 'x-forwarded-for': newClientAddress() });
+    expect(refused.status).to.equal(413);
+    expect(refused.body).to.deep.include({ success: false, error: 'payload_too_large' });
   });
 
   it('refuses a cross-site write carrying the session cookie with 403 both ways', async () => {

@@ -84,9 +84,13 @@ export async function batchedTransaction<T>(db: Knex, work: (batch: Batch) => Pr
     const roundTrip = (roundTrips += 1);
     for (const { sql, bindings } of packet) db.client.emit('query', { sql, bindings, method: 'raw', roundTrip } satisfies BatchedQueryEvent);
     const sql = packet.map((statement) => statement.sql).join(';\n');
-    failed = true;
-    const results = await inSqlSpan(mysql ? 'mysql' : 'sqlite', packet.length === 1 ? 'statement' : 'batch', sql, () => run(connection, packet));
-    failed = false;
+    let results: StatementResult[];
+    try {
+      results = await inSqlSpan(mysql ? 'mysql' : 'sqlite', packet.length === 1 ? 'statement' : 'batch', sql, () => run(connection, sql, packet));
+    } catch (error) {
+      failed = true;
+      throw error;
+    }
     // Only a COMMIT that ran ends the transaction: a statement before it that failed leaves it open, to be rolled back.
     if (commits) ended = true;
     // BEGIN's and COMMIT's answers are nobody's business.
@@ -104,7 +108,7 @@ export async function batchedTransaction<T>(db: Knex, work: (batch: Batch) => Pr
     if (begun && !ended) {
       ended = true;
       // A failed send may leave the connection unusable; its own error is the one that matters.
-      await run(connection, [ROLLBACK]).catch(() => undefined);
+      await run(connection, ROLLBACK.sql, [ROLLBACK]).catch(() => undefined);
     }
     throw error;
   } finally {
@@ -127,8 +131,8 @@ function sqliteValue(value: unknown): unknown {
   return value;
 }
 
-function runOnMysql(connection: unknown, packet: Compiled[]): Promise<StatementResult[]> {
-  const sql = packet.map((statement) => statement.sql).join(';\n');
+/** `sql` is the packet's statements joined, as one multi-statement text. */
+function runOnMysql(connection: unknown, sql: string, packet: Compiled[]): Promise<StatementResult[]> {
   const values = packet.flatMap((statement) => statement.bindings);
   return new Promise((resolve, reject) => {
     (connection as MysqlConnection).query(sql, values, (error, results) => {
@@ -146,7 +150,7 @@ function mysqlResult(result: unknown): StatementResult {
 }
 
 /** better-sqlite3 is synchronous: the statements run to the end (or the first failure) before anything else can use the connection. */
-async function runOnSqlite(connection: unknown, packet: Compiled[]): Promise<StatementResult[]> {
+async function runOnSqlite(connection: unknown, _sql: string, packet: Compiled[]): Promise<StatementResult[]> {
   return packet.map(({ sql, bindings }) => {
     const statement = (connection as SqliteConnection).prepare(sql);
     if (statement.reader) return { rows: statement.all(bindings) as Array<Record<string, unknown>>, affectedRows: 0 };

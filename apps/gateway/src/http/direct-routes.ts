@@ -46,11 +46,7 @@ export class DirectRoutes {
     this.routes.set(route.path, route);
     app
       .route(route.path)
-      .get(async (req: Request, res: Response) => {
-        const { status, headers, body } = await route.answer(req);
-        res.status(status).set(headers);
-        res.end(body);
-      })
+      .get(async (req: Request, res: Response) => sendAnswer(res, await route.answer(req)))
       .all(methodNotAllowed('GET'));
   }
 
@@ -97,6 +93,11 @@ export class DirectRoutes {
       return route !== undefined;
     });
   }
+}
+
+/** Sends an answer made for the direct way through Express's response, for every other form of a route. */
+export function sendAnswer(res: Response, { status, headers, body }: Answer): void {
+  res.status(status).set(headers).end(body);
 }
 
 async function answerSafely(route: DirectRoute, request: IncomingMessage, logger: Logger): Promise<Answer> {

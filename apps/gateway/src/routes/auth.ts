@@ -9,7 +9,7 @@ import { AppError, unauthenticated } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { bodyRefusal, errorAnswer, methodNotAllowed } from '../http/errors';
-import type { Answer, DirectRoutes } from '../http/direct-routes';
+import { sendAnswer, type Answer, type DirectRoutes } from '../http/direct-routes';
 import { jsonBody } from '../http/json-body';
 import { addJsonPostAhead } from '../http/json-posts';
 import {
@@ -86,8 +86,7 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
     // Whatever cannot be credentials (not JSON, too large, a missing or malformed field) is a
     // failed login: 401, naming what is wrong (docs/decisions/0761).
     .post(parseJson, trimEmail, validator.body('LoginRequest'), async (req: Request, res: Response) => {
-      const { status, headers, body } = await logIn(req, req.body as LoginBody);
-      res.status(status).set(headers).end(body);
+      sendAnswer(res, await logIn(req, req.body as LoginBody));
     }, refusedCredentials)
     .all(methodNotAllowed('POST'));
   // A plain JSON body is read and answered ahead of Express, as the Express route would, with its error rule.

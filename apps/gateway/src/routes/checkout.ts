@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Express } from 'express';
 import { errorAnswer, methodNotAllowed } from '../http/errors';
-import type { Answer, DirectRoutes } from '../http/direct-routes';
+import { sendAnswer, type Answer, type DirectRoutes } from '../http/direct-routes';
 import { jsonBody } from '../http/json-body';
 import { addJsonPostAhead } from '../http/json-posts';
 import { CLEARED_SESSION_COOKIE, clientAddress, clientAddressResolver, resolveSessionToken, sessionTokenOf } from '../http/session';
@@ -35,8 +35,7 @@ export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, conte
   app
     .route(CREATE_CHECKOUT)
     .post(parseJson, validator.body('CreateCheckoutRequest'), async (req, res) => {
-      const { status, headers, body } = await placeOrder(req, req.body as CreateCheckoutBody);
-      res.status(status).set(headers).end(body);
+      sendAnswer(res, await placeOrder(req, req.body as CreateCheckoutBody));
     })
     .all(methodNotAllowed('POST'));
   // A plain JSON body is read and answered ahead of Express, as the Express route would.
