@@ -47,7 +47,8 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: "CallExpression[callee.property.name=/^(raw|whereRaw|andWhereRaw|orWhereRaw|havingRaw|orderByRaw|joinRaw|selectRaw)$/] > :matches(TemplateLiteral[expressions.length>0], BinaryExpression[operator='+']).arguments:first-child",
+          selector:
+            "CallExpression[callee.property.name=/^(raw|whereRaw|andWhereRaw|orWhereRaw|havingRaw|orderByRaw|joinRaw|selectRaw)$/] > :matches(TemplateLiteral[expressions.length>0], BinaryExpression[operator='+']).arguments:first-child",
           message: 'Write SQL as a literal and bind values (?) or identifiers (??); never build SQL text from values.',
         },
       ],
@@ -60,10 +61,25 @@ export default tseslint.config(
   },
   {
     files: ['scripts/**/*.mjs', '.ci/**/*.mjs', 'deploy/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', AbortSignal: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Buffer: 'readonly',
+        AbortSignal: 'readonly',
+      },
+    },
   },
   {
     files: ['**/*.cjs'],
-    languageOptions: { globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
+    languageOptions: {
+      globals: { module: 'writable', require: 'readonly', __dirname: 'readonly', process: 'readonly' },
+    },
   },
 );

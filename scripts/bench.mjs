@@ -1,16 +1,14 @@
 #!/usr/bin/env node
 // `npm run bench`: starts the platform in each layout (one process, then split per service), a bare
-// node:http server and a bare Express server answering the same JSON, and measures them in one run
-// on this machine. Prints requests/s, p50/p99 and the ratios the platform is held to (judged for
-// the one-process layout, printed for the split one), `me` over many distinct sessions, the
-// start-up time, the platform's process count and total RSS idle and at peak, then runs the
-// scenario modules in scripts/bench/. The storefront's home and a product page are measured
-// against bare Express answering the same HTML, with the server CPU each page costs, and in the
-// one-process layout Lighthouse scores home, a product page and the basket first
-// (scripts/lighthouse.mjs, which fails the run when Chromium is missing). With MYSQL_URL and REDIS_URL set it then measures
-// /api/stock, /api/auth/me and create-checkout on MySQL + Redis with one and with two processes of
-// every app of the default layout, and the CPU each process spends per request
-// (scripts/lib/endpoint-cost.mjs), and runs the scenarios there too. Results are written to
+// node:http server and a bare Express server answering the same JSON, and measures them in one run on this machine.
+// Prints requests/s, p50/p99 and the ratios the platform is held to (judged for the one-process layout, printed for the
+// split one), `me` over many distinct sessions, the start-up time, the platform's process count and total RSS idle and
+// at peak, then runs the scenario modules in scripts/bench/. The storefront's home and a product page are measured
+// against bare Express answering the same HTML, with the server CPU each page costs, and in the one-process layout
+// Lighthouse scores home, a product page and the basket first (scripts/lighthouse.mjs, which fails the run when
+// Chromium is missing). With MYSQL_URL and REDIS_URL set it then measures /api/stock, /api/auth/me and create-checkout
+// on MySQL + Redis with one and with two processes of every app of the default layout, and the CPU each process spends
+// per request (scripts/lib/endpoint-cost.mjs), and runs the scenarios there too. Results are written to
 // bench-results.json. Every load is bounded in time.
 //
 // `npm run bench -- --scenario checkout [--backend mysql|sqlite] [--layout one-process|split]` runs
@@ -34,7 +32,17 @@ import { imagesNodeMajor, prepareImagesNode } from './lib/images-node.mjs';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 // Throughput through the gateway as a share of bare Express in the same run (login: of raw argon2id verifies).
-const TARGETS = { health: 0.9, productsJson: 0.9, stock: 0.8, me: 0.5, meMany: 0.3, validatePromo: 0.5, login: 0.9, homePage: 0.5, productPage: 0.5 };
+const TARGETS = {
+  health: 0.9,
+  productsJson: 0.9,
+  stock: 0.8,
+  me: 0.5,
+  meMany: 0.3,
+  validatePromo: 0.5,
+  login: 0.9,
+  homePage: 0.5,
+  productPage: 0.5,
+};
 // Server CPU one storefront page may cost, summed over the platform's processes.
 const PAGE_CPU_LIMIT_MS = 5;
 const HALF_PEAK_P99_MS = 15;
@@ -51,8 +59,16 @@ const BENCH_PASSWORD = 'Bench-password-42';
 // The same endpoints on MySQL + Redis with one process of every app, then two.
 const REPLICA_COUNTS = [1, 2];
 
-const results = { machine: { cpus: os.cpus().length, node: process.version }, startupMs: {}, http: {}, ratios: {}, targets: {}, halfPeak: {}, memoryMb: {}, scenarios: {} };
-
+const results = {
+  machine: { cpus: os.cpus().length, node: process.version },
+  startupMs: {},
+  http: {},
+  ratios: {},
+  targets: {},
+  halfPeak: {},
+  memoryMb: {},
+  scenarios: {},
+};
 
 function load(url, options = {}) {
   return autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, ...options });
@@ -71,12 +87,18 @@ function figures(result) {
 /** Throughput and latency at `url`; with `cpuOf` (processes) also the CPU they spend per answered request. */
 async function measure(label, url, options, cpuOf = []) {
   await autocannon({ url, connections: CONNECTIONS, duration: 1, ...options }); // warm-up
-  const { usedMs, outcome } = await cpuUsedDuring(cpuOf.map(({ name, child }) => ({ group: name, pid: child.pid })), () => load(url, options));
+  const { usedMs, outcome } = await cpuUsedDuring(
+    cpuOf.map(({ name, child }) => ({ group: name, pid: child.pid })),
+    () => load(url, options),
+  );
   const result = figures(outcome);
-  if (cpuOf.length > 0) result.cpuMsPerRequest = +(Object.values(usedMs).reduce((sum, ms) => sum + ms, 0) / outcome['2xx']).toFixed(3);
+  if (cpuOf.length > 0)
+    result.cpuMsPerRequest = +(Object.values(usedMs).reduce((sum, ms) => sum + ms, 0) / outcome['2xx']).toFixed(3);
   results.http[label] = result;
   const cpu = result.cpuMsPerRequest === undefined ? '' : `   ${result.cpuMsPerRequest} ms CPU/request`;
-  console.log(`${label.padEnd(40)} ${String(result.rps).padStart(7)} req/s   p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms${cpu}${result.non2xx ? `   non-2xx ${result.non2xx}` : ''}`);
+  console.log(
+    `${label.padEnd(40)} ${String(result.rps).padStart(7)} req/s   p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms${cpu}${result.non2xx ? `   non-2xx ${result.non2xx}` : ''}`,
+  );
   return result;
 }
 
@@ -86,10 +108,21 @@ const PACED_CONNECTIONS = 8;
 
 async function halfPeak(label, url, peakRps, judged, options) {
   const rate = Math.max(1, Math.floor(peakRps / 2));
-  const result = figures(await autocannon({ url, connections: PACED_CONNECTIONS, duration: 5, overallRate: rate, ...options }));
+  const result = figures(
+    await autocannon({ url, connections: PACED_CONNECTIONS, duration: 5, overallRate: rate, ...options }),
+  );
   results.halfPeak[label] = { rate, connections: PACED_CONNECTIONS, ...result };
-  console.log(`${label.padEnd(40)} at ${rate} req/s (${PACED_CONNECTIONS} conns): p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms`);
-  if (judged) verdict(`${label} p99 at half of peak`, result.p99_ms, `< ${HALF_PEAK_P99_MS}`, ' ms', result.p99_ms < HALF_PEAK_P99_MS);
+  console.log(
+    `${label.padEnd(40)} at ${rate} req/s (${PACED_CONNECTIONS} conns): p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms`,
+  );
+  if (judged)
+    verdict(
+      `${label} p99 at half of peak`,
+      result.p99_ms,
+      `< ${HALF_PEAK_P99_MS}`,
+      ' ms',
+      result.p99_ms < HALF_PEAK_P99_MS,
+    );
 }
 
 function rssMb(pid) {
@@ -142,7 +175,9 @@ function rawArgon2Rate(env) {
 async function loginAgainstArgon2(layout, gatewayUrl, email, env, judged) {
   const raw = rawArgon2Rate(env);
   results.http[`${layout}: raw argon2id verify`] = raw;
-  console.log(`${`${layout}: raw argon2id verify`.padEnd(40)} ${String(raw.rps).padStart(7)} /s      (${raw.slots} at a time)`);
+  console.log(
+    `${`${layout}: raw argon2id verify`.padEnd(40)} ${String(raw.rps).padStart(7)} /s      (${raw.slots} at a time)`,
+  );
   // As many connections as identity hashes at once, twice over: more would only queue (or be shed).
   const login = await measure(`${layout}: /api/auth/login`, `${gatewayUrl}/api/auth/login`, {
     connections: raw.slots * 2,
@@ -159,7 +194,9 @@ async function loginAgainstArgon2(layout, gatewayUrl, email, env, judged) {
 /** Every scenario module of scripts/bench/, or only the one named `only`. */
 async function runScenarios(backend, stack, only) {
   const dir = path.join(ROOT, 'scripts', 'bench');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.mjs')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs'))
+    .sort()) {
     const scenario = await import(path.join(dir, file));
     if (only && scenario.name !== only) continue;
     // A scenario that calls a component's own port says in which layouts it can run.
@@ -175,7 +212,11 @@ async function runScenarios(backend, stack, only) {
         processes: stack.processes,
         report(label, values) {
           results.scenarios[key] = { ...results.scenarios[key], [label]: values };
-          console.log(`${label.padEnd(40)} ${Object.entries(values).map(([k, v]) => `${k} ${v}`).join('   ')}`);
+          console.log(
+            `${label.padEnd(40)} ${Object.entries(values)
+              .map(([k, v]) => `${k} ${v}`)
+              .join('   ')}`,
+          );
         },
       });
     } catch (error) {
@@ -185,12 +226,22 @@ async function runScenarios(backend, stack, only) {
   }
 }
 
-/** Fresh, migrated MySQL databases and a stack of `replicas` processes per app on them (in `layout` when given), for `use`. */
+/**
+ * Fresh, migrated MySQL databases and a stack of `replicas` processes per app on them (in `layout` when given), for
+ * `use`.
+ */
 async function withMysqlStack(replicas, use, layout) {
   const { migrateBenchDatabases, dropBenchDatabases } = await import('./lib/bench-mysql.mjs');
   const mysqlDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-mysql-'));
   try {
-    const env = { ...stackEnv(mysqlDir, 'mysql'), ...(await migrateBenchDatabases(process.env.MYSQL_URL)), REDIS_KEY_PREFIX: `bench:${Date.now()}:`, REPLICAS: String(replicas), TRUSTED_PROXIES: '127.0.0.1', ...(layout ? { LAYOUT: layout } : {}) };
+    const env = {
+      ...stackEnv(mysqlDir, 'mysql'),
+      ...(await migrateBenchDatabases(process.env.MYSQL_URL)),
+      REDIS_KEY_PREFIX: `bench:${Date.now()}:`,
+      REPLICAS: String(replicas),
+      TRUSTED_PROXIES: '127.0.0.1',
+      ...(layout ? { LAYOUT: layout } : {}),
+    };
     const mysqlStack = await startProcessStack({ env, output: 'ignore' });
     try {
       await use(mysqlStack);
@@ -204,9 +255,15 @@ async function withMysqlStack(replicas, use, layout) {
 }
 
 const { values: cli } = parseArgs({
-  options: { scenario: { type: 'string' }, backend: { type: 'string' }, layout: { type: 'string', default: 'one-process' }, node: { type: 'string', default: 'machine' } },
+  options: {
+    scenario: { type: 'string' },
+    backend: { type: 'string' },
+    layout: { type: 'string', default: 'one-process' },
+    node: { type: 'string', default: 'machine' },
+  },
 });
-if (cli.node !== 'images' && cli.node !== 'machine') throw new Error(`--node must be images or machine, got "${cli.node}"`);
+if (cli.node !== 'images' && cli.node !== 'machine')
+  throw new Error(`--node must be images or machine, got "${cli.node}"`);
 // `--node images` takes the figures on the Node the images run instead of this one (decision 0997).
 const onImagesNode = Number(process.versions.node.split('.')[0]) === imagesNodeMajor();
 if (cli.node === 'images' && !onImagesNode && !process.env.STOREFRONT_SQLITE_ADDON) process.exit(rerunOnImagesNode());
@@ -216,11 +273,22 @@ function rerunOnImagesNode() {
   const { execPath, version, sqliteAddon } = prepareImagesNode();
   console.log(`benchmark on the images' Node ${version} (the machine's is ${process.version})`);
   const preload = path.join(ROOT, 'scripts', 'lib', 'sqlite-addon.mjs');
-  const env = { ...process.env, STOREFRONT_SQLITE_ADDON: sqliteAddon, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${pathToFileURL(preload)}"`.trim() };
-  return spawnSync(execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env }).status ?? 1;
+  const env = {
+    ...process.env,
+    STOREFRONT_SQLITE_ADDON: sqliteAddon,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import "${pathToFileURL(preload)}"`.trim(),
+  };
+  return (
+    spawnSync(execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env })
+      .status ?? 1
+  );
 }
 if (cli.scenario) {
-  await benchScenarioAlone(cli.scenario, cli.backend ?? (process.env.MYSQL_URL && process.env.REDIS_URL ? 'mysql' : 'sqlite'), cli.layout);
+  await benchScenarioAlone(
+    cli.scenario,
+    cli.backend ?? (process.env.MYSQL_URL && process.env.REDIS_URL ? 'mysql' : 'sqlite'),
+    cli.layout,
+  );
   process.exit(0);
 }
 
@@ -228,11 +296,15 @@ if (cli.scenario) {
 async function benchScenarioAlone(scenario, backend, layout) {
   console.log(`-- scenario ${scenario} alone: ${backend}, ${layout} --`);
   if (backend === 'mysql') {
-    if (!process.env.MYSQL_URL || !process.env.REDIS_URL) throw new Error('--backend mysql needs MYSQL_URL and REDIS_URL');
+    if (!process.env.MYSQL_URL || !process.env.REDIS_URL)
+      throw new Error('--backend mysql needs MYSQL_URL and REDIS_URL');
     await withMysqlStack(1, (stack) => runScenarios('mysql', stack, scenario), layout);
   } else {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
-    const stack = await startProcessStack({ env: { ...stackEnv(dataDir, 'sqlite'), LAYOUT: layout }, output: 'ignore' });
+    const stack = await startProcessStack({
+      env: { ...stackEnv(dataDir, 'sqlite'), LAYOUT: layout },
+      output: 'ignore',
+    });
     try {
       await runScenarios('sqlite', stack, scenario);
     } finally {
@@ -240,7 +312,10 @@ async function benchScenarioAlone(scenario, backend, layout) {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }
-  writeFileSync(path.join(ROOT, 'bench-results.json'), `${JSON.stringify({ machine: results.machine, scenarios: results.scenarios }, null, 2)}\n`);
+  writeFileSync(
+    path.join(ROOT, 'bench-results.json'),
+    `${JSON.stringify({ machine: results.machine, scenarios: results.scenarios }, null, 2)}\n`,
+  );
   console.log('\nresults written to bench-results.json');
 }
 
@@ -267,9 +342,21 @@ async function pageBodies(gatewayUrl) {
 async function benchPages(layout, stack, pages, bareExpressUrl, judged) {
   for (const { name, path: pagePath, baselineRoute } of pages) {
     const bare = await measure(`${layout}: bare express, ${pagePath} HTML`, `${bareExpressUrl}${baselineRoute}`);
-    const page = await measure(`${layout}: ${pagePath}`, `${stack.gatewayUrl}${pagePath}`, {}, platformProcesses(stack));
+    const page = await measure(
+      `${layout}: ${pagePath}`,
+      `${stack.gatewayUrl}${pagePath}`,
+      {},
+      platformProcesses(stack),
+    );
     ratioVerdict(layout, name, page, bare, judged);
-    if (judged) verdict(`${layout}: ${pagePath} CPU per page`, page.cpuMsPerRequest, `< ${PAGE_CPU_LIMIT_MS}`, ' ms', page.cpuMsPerRequest < PAGE_CPU_LIMIT_MS);
+    if (judged)
+      verdict(
+        `${layout}: ${pagePath} CPU per page`,
+        page.cpuMsPerRequest,
+        `< ${PAGE_CPU_LIMIT_MS}`,
+        ' ms',
+        page.cpuMsPerRequest < PAGE_CPU_LIMIT_MS,
+      );
     else console.log(`${`${layout}: ${pagePath} CPU per page`.padEnd(42)}${page.cpuMsPerRequest} ms`);
   }
 }
@@ -278,7 +365,9 @@ async function benchPages(layout, stack, pages, bareExpressUrl, judged) {
 async function manySessions(gatewayUrl, count) {
   const cookies = [];
   for (let started = 0; started < count; started += SIGNUP_BATCH) {
-    const batch = await Promise.all(Array.from({ length: Math.min(SIGNUP_BATCH, count - started) }, () => sessionCookie(gatewayUrl)));
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(SIGNUP_BATCH, count - started) }, () => sessionCookie(gatewayUrl)),
+    );
     cookies.push(...batch.filter(Boolean).map((signedUp) => signedUp.cookie));
   }
   return cookies;
@@ -293,7 +382,11 @@ function platformProcesses(stack) {
 function platformMemory(stack) {
   const platform = platformProcesses(stack);
   const mems = platform.map(({ child }) => rssMb(child.pid)).filter(Boolean);
-  return { processes: platform.length, rss: mems.reduce((sum, m) => sum + m.rss, 0), peak: mems.reduce((sum, m) => sum + m.peak, 0) };
+  return {
+    processes: platform.length,
+    rss: mems.reduce((sum, m) => sum + m.rss, 0),
+    peak: mems.reduce((sum, m) => sum + m.peak, 0),
+  };
 }
 
 async function benchEmbedded(layout) {
@@ -303,7 +396,14 @@ async function benchEmbedded(layout) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
   const stack = await startProcessStack({ env: { ...stackEnv(dataDir, 'sqlite'), LAYOUT: layout }, output: 'ignore' });
   results.startupMs[layout] = Math.round(stack.startupMs);
-  if (judged) verdict(label('ready'), results.startupMs[layout], `< ${STARTUP_LIMIT_MS}`, ' ms', results.startupMs[layout] < STARTUP_LIMIT_MS);
+  if (judged)
+    verdict(
+      label('ready'),
+      results.startupMs[layout],
+      `< ${STARTUP_LIMIT_MS}`,
+      ' ms',
+      results.startupMs[layout] < STARTUP_LIMIT_MS,
+    );
   else console.log(`${label('ready in')} ${results.startupMs[layout]} ms`);
   await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
   const idle = platformMemory(stack);
@@ -318,8 +418,13 @@ async function benchEmbedded(layout) {
     }
     const stockBody = await (await fetch(`${stack.gatewayUrl}/api/stock`)).text();
     const pages = await pageBodies(stack.gatewayUrl);
-    const baseline = fork(path.join(ROOT, 'scripts', 'lib', 'baseline-servers.mjs'), { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
-    baseline.send({ json: stockBody, pages: Object.fromEntries(pages.map(({ baselineRoute, html }) => [baselineRoute, html])) });
+    const baseline = fork(path.join(ROOT, 'scripts', 'lib', 'baseline-servers.mjs'), {
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+    });
+    baseline.send({
+      json: stockBody,
+      pages: Object.fromEntries(pages.map(({ baselineRoute, html }) => [baselineRoute, html])),
+    });
     const ports = await new Promise((resolve) => baseline.once('message', resolve));
     try {
       await measure(label('bare node:http'), `http://127.0.0.1:${ports.http}/`);
@@ -327,23 +432,44 @@ async function benchEmbedded(layout) {
       const health = await measure(label('/api/health'), `${stack.gatewayUrl}/api/health`);
       const productsJson = await measure(label('/products.json'), `${stack.gatewayUrl}/products.json`);
       const stock = await measure(label('/api/stock'), `${stack.gatewayUrl}/api/stock`);
-      const validatePromo = await measure(label('/api/validate-promo'), `${stack.gatewayUrl}/api/validate-promo?code=WELCOME10`);
+      const validatePromo = await measure(
+        label('/api/validate-promo'),
+        `${stack.gatewayUrl}/api/validate-promo?code=WELCOME10`,
+      );
       const signedUp = await sessionCookie(stack.gatewayUrl);
       const cookie = signedUp?.cookie;
-      const me = cookie ? await measure(label('/api/auth/me'), `${stack.gatewayUrl}/api/auth/me`, { headers: { cookie } }) : undefined;
+      const me = cookie
+        ? await measure(label('/api/auth/me'), `${stack.gatewayUrl}/api/auth/me`, { headers: { cookie } })
+        : undefined;
       const cookies = await manySessions(stack.gatewayUrl, MANY_SESSIONS);
       let next = 0;
-      const meMany = await measure(label(`/api/auth/me, ${cookies.length} sessions`), `${stack.gatewayUrl}/api/auth/me`, {
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, headers: { ...req.headers, cookie: cookies[(next += 1) % cookies.length] } }) }],
-      });
+      const meMany = await measure(
+        label(`/api/auth/me, ${cookies.length} sessions`),
+        `${stack.gatewayUrl}/api/auth/me`,
+        {
+          requests: [
+            {
+              method: 'GET',
+              setupRequest: (req) => ({
+                ...req,
+                headers: { ...req.headers, cookie: cookies[(next += 1) % cookies.length] },
+              }),
+            },
+          ],
+        },
+      );
 
       console.log('');
-      for (const [name, result] of Object.entries({ health, productsJson, stock, validatePromo, me, meMany })) ratioVerdict(layout, name, result, bareExpress, judged);
+      for (const [name, result] of Object.entries({ health, productsJson, stock, validatePromo, me, meMany }))
+        ratioVerdict(layout, name, result, bareExpress, judged);
       console.log('');
       await benchPages(layout, stack, pages, `http://127.0.0.1:${ports.express}`, judged);
       console.log('');
       await halfPeak(label('/api/stock'), `${stack.gatewayUrl}/api/stock`, stock.rps, judged);
-      if (me) await halfPeak(label('/api/auth/me'), `${stack.gatewayUrl}/api/auth/me`, me.rps, judged, { headers: { cookie } });
+      if (me)
+        await halfPeak(label('/api/auth/me'), `${stack.gatewayUrl}/api/auth/me`, me.rps, judged, {
+          headers: { cookie },
+        });
       console.log('');
       if (signedUp) await loginAgainstArgon2(layout, stack.gatewayUrl, signedUp.email, stack.env, judged);
     } finally {
@@ -368,7 +494,11 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
   const { endpointCost, printCostTable } = await import('./lib/endpoint-cost.mjs');
   const { orderBodies, buyerAddresses } = await import('./bench/checkout.mjs');
   const { BENCH_DATABASES_LIKE } = await import('./lib/bench-mysql.mjs');
-  const servers = { mysqlUrl: process.env.MYSQL_URL, redisUrl: process.env.REDIS_URL, databasePattern: BENCH_DATABASES_LIKE };
+  const servers = {
+    mysqlUrl: process.env.MYSQL_URL,
+    redisUrl: process.env.REDIS_URL,
+    databasePattern: BENCH_DATABASES_LIKE,
+  };
   const costRows = [];
   for (const replicas of REPLICA_COUNTS) {
     console.log(`\n-- MySQL + Redis, REPLICAS=${replicas} --`);
@@ -383,18 +513,46 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
         'POST create-checkout': {
           path: '/api/create-checkout',
           // A fresh checkout reference for every request, whichever gateway it goes to.
-          request: { requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-forwarded-for': nextBuyer() }, body: JSON.stringify(nextOrder()) }) }] },
+          request: {
+            requests: [
+              {
+                method: 'POST',
+                headers: { 'content-type': 'application/json' },
+                setupRequest: (req) => ({
+                  ...req,
+                  headers: { ...req.headers, 'x-forwarded-for': nextBuyer() },
+                  body: JSON.stringify(nextOrder()),
+                }),
+              },
+            ],
+          },
         },
       };
       for (const [endpoint, { path: endpointPath, request }] of Object.entries(endpoints)) {
-        const cost = await endpointCost({ stack: mysqlStack, path: endpointPath, request, durationS: DURATION_S, connections: CONNECTIONS, servers });
+        const cost = await endpointCost({
+          stack: mysqlStack,
+          path: endpointPath,
+          request,
+          durationS: DURATION_S,
+          connections: CONNECTIONS,
+          servers,
+        });
         costRows.push({ replicas, endpoint, cost });
-        console.log(`${endpoint.padEnd(28)} ${String(cost.rps).padStart(7)} req/s over ${cost.gateways} gateway(s)   p99 ${cost.p99_ms} ms   ${cost.appsCpuMsPerRequest} ms CPU/request in the apps`);
+        console.log(
+          `${endpoint.padEnd(28)} ${String(cost.rps).padStart(7)} req/s over ${cost.gateways} gateway(s)   p99 ${cost.p99_ms} ms   ${cost.appsCpuMsPerRequest} ms CPU/request in the apps`,
+        );
       }
       if (replicas === 1) {
         await runScenarios('mysql', mysqlStack);
         const orders = results.scenarios[`checkout:mysql:${mysqlStack.layout}`]?.['create-checkout (sandbox provider)'];
-        if (orders) verdict('create-checkout on MySQL', orders.orders_per_s, `>= ${CHECKOUT_ORDERS_PER_S}`, ' orders/s', orders.orders_per_s >= CHECKOUT_ORDERS_PER_S && orders.failed === 0);
+        if (orders)
+          verdict(
+            'create-checkout on MySQL',
+            orders.orders_per_s,
+            `>= ${CHECKOUT_ORDERS_PER_S}`,
+            ' orders/s',
+            orders.orders_per_s >= CHECKOUT_ORDERS_PER_S && orders.failed === 0,
+          );
       }
     });
   }
@@ -402,7 +560,9 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
   printCostTable(costRows);
   results.replicaCost = costRows;
 } else {
-  console.log('\n(MYSQL_URL and REDIS_URL unset: the one- and two-replica comparison and the MySQL scenarios were skipped)');
+  console.log(
+    '\n(MYSQL_URL and REDIS_URL unset: the one- and two-replica comparison and the MySQL scenarios were skipped)',
+  );
 }
 
 writeFileSync(path.join(ROOT, 'bench-results.json'), `${JSON.stringify(results, null, 2)}\n`);

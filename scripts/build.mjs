@@ -10,7 +10,9 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const apps = readdirSync(path.join(root, 'apps')).filter((app) => existsSync(path.join(root, 'apps', app, 'src', 'main.ts')));
+const apps = readdirSync(path.join(root, 'apps')).filter((app) =>
+  existsSync(path.join(root, 'apps', app, 'src', 'main.ts')),
+);
 const wanted = process.argv.slice(2);
 for (const app of wanted) {
   if (!apps.includes(app)) {
@@ -36,8 +38,16 @@ const started = Date.now();
 const WORKERS = { gateway: [{ source: 'src/published/markdown-worker.ts', bundle: 'markdown-worker.js' }] };
 const entries = (wanted.length ? wanted : apps).flatMap((app) => [
   { app, source: path.join(root, 'apps', app, 'src', 'main.ts'), bundle: 'main.js' },
-  ...(existsSync(path.join(root, 'apps', app, 'src', 'ops', 'main.ts')) ? [{ app, source: path.join(root, 'apps', app, 'src', 'ops', 'main.ts'), bundle: 'ops.js' }] : []),
-  ...[app, ...hostedApps(app)].flatMap((owner) => (WORKERS[owner] ?? []).map(({ source, bundle }) => ({ app, source: path.join(root, 'apps', owner, source), bundle }))),
+  ...(existsSync(path.join(root, 'apps', app, 'src', 'ops', 'main.ts'))
+    ? [{ app, source: path.join(root, 'apps', app, 'src', 'ops', 'main.ts'), bundle: 'ops.js' }]
+    : []),
+  ...[app, ...hostedApps(app)].flatMap((owner) =>
+    (WORKERS[owner] ?? []).map(({ source, bundle }) => ({
+      app,
+      source: path.join(root, 'apps', owner, source),
+      bundle,
+    })),
+  ),
 ]);
 await Promise.all(
   entries.map(({ app, source, bundle }) =>
@@ -66,15 +76,24 @@ for (const app of wanted.length ? wanted : apps) {
 }
 console.log(`build: ${(wanted.length ? wanted : apps).join(', ')} in ${Date.now() - started} ms`);
 
-/** The other apps an app bundles (the platform host bundles the edge and the components): their workers and data travel with it. */
+/**
+ * The other apps an app bundles (the platform host bundles the edge and the components): their workers and data travel
+ * with it.
+ */
 function hostedApps(app) {
-  const dependencies = Object.keys(JSON.parse(readFileSync(path.join(root, 'apps', app, 'package.json'), 'utf8')).dependencies ?? {});
+  const dependencies = Object.keys(
+    JSON.parse(readFileSync(path.join(root, 'apps', app, 'package.json'), 'utf8')).dependencies ?? {},
+  );
   return apps.filter((other) => dependencies.includes(`@storefront/${other}`));
 }
 
 function gitSha() {
   try {
-    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return undefined;
   }

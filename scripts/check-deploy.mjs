@@ -9,7 +9,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { checkWorkloads, lintDockerfile, renderKustomization, secretReferences, validateSchemas } from '../deploy/tools/deploy-checks.mjs';
+import {
+  checkWorkloads,
+  lintDockerfile,
+  renderKustomization,
+  secretReferences,
+  validateSchemas,
+} from '../deploy/tools/deploy-checks.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const deploy = path.join(root, 'deploy');
@@ -33,16 +39,42 @@ for (const overlay of readdirSync(overlays)) {
     report(`k8s overlay ${overlay}: kubectl kustomize renders`, [error.message]);
     continue;
   }
-  report(`k8s overlay ${overlay}: ${objects.length} objects match the Kubernetes API schemas`, await validateSchemas(objects));
-  report(`k8s overlay ${overlay}: Deployments have probes, resources, non-root security, own ServiceAccount, Service and NetworkPolicy`, checkWorkloads(objects));
-  const images = objects.flatMap((object) => [...(object.spec?.template?.spec?.initContainers ?? []), ...(object.spec?.template?.spec?.containers ?? [])].map((container) => container.image));
-  report(`k8s overlay ${overlay}: every image is an app deploy/Dockerfile builds`, [...new Set(images)]
-    .filter((image) => !existsSync(path.join(root, 'apps', /(?:^|\/)storefront\/([a-z-]+)(?:[:@][\w.:-]+)?$/.exec(image)?.[1] ?? '', 'src', 'main.ts')))
-    .map((image) => `${image}: no apps/<app>/src/main.ts to build it from`));
+  report(
+    `k8s overlay ${overlay}: ${objects.length} objects match the Kubernetes API schemas`,
+    await validateSchemas(objects),
+  );
+  report(
+    `k8s overlay ${overlay}: Deployments have probes, resources, non-root security, own ServiceAccount, Service and NetworkPolicy`,
+    checkWorkloads(objects),
+  );
+  const images = objects.flatMap((object) =>
+    [...(object.spec?.template?.spec?.initContainers ?? []), ...(object.spec?.template?.spec?.containers ?? [])].map(
+      (container) => container.image,
+    ),
+  );
+  report(
+    `k8s overlay ${overlay}: every image is an app deploy/Dockerfile builds`,
+    [...new Set(images)]
+      .filter(
+        (image) =>
+          !existsSync(
+            path.join(
+              root,
+              'apps',
+              /(?:^|\/)storefront\/([a-z-]+)(?:[:@][\w.:-]+)?$/.exec(image)?.[1] ?? '',
+              'src',
+              'main.ts',
+            ),
+          ),
+      )
+      .map((image) => `${image}: no apps/<app>/src/main.ts to build it from`),
+  );
   console.log(`      Secrets expected in the cluster: ${secretReferences(objects).join('; ')}`);
 }
 
-for (const file of readdirSync(deploy).filter((name) => /^Dockerfile(\..+)?$/.test(name) && !name.endsWith('.dockerignore'))) {
+for (const file of readdirSync(deploy).filter(
+  (name) => /^Dockerfile(\..+)?$/.test(name) && !name.endsWith('.dockerignore'),
+)) {
   report(`${path.join('deploy', file)}: lint`, lintDockerfile(readFileSync(path.join(deploy, file), 'utf8')));
 }
 
@@ -50,9 +82,12 @@ const compose = parse(readFileSync(path.join(deploy, 'compose.yaml'), 'utf8'), {
 const composeProblems = [];
 for (const [name, service] of Object.entries(compose.services ?? {})) {
   const app = service.build?.args?.APP;
-  if (service.build && !existsSync(path.join(root, 'apps', app ?? '', 'src', 'main.ts'))) composeProblems.push(`${name}: builds unknown app "${app}"`);
-  if (service.build && !(service.cap_drop ?? []).includes('ALL')) composeProblems.push(`${name}: must drop ALL capabilities`);
-  if (service.build && service.read_only !== true) composeProblems.push(`${name}: must have a read-only root filesystem`);
+  if (service.build && !existsSync(path.join(root, 'apps', app ?? '', 'src', 'main.ts')))
+    composeProblems.push(`${name}: builds unknown app "${app}"`);
+  if (service.build && !(service.cap_drop ?? []).includes('ALL'))
+    composeProblems.push(`${name}: must drop ALL capabilities`);
+  if (service.build && service.read_only !== true)
+    composeProblems.push(`${name}: must have a read-only root filesystem`);
 }
 report('deploy/compose.yaml: every app service builds a real app, read-only, without capabilities', composeProblems);
 

@@ -20,11 +20,21 @@ const problems = [];
 for (const [metric, minimum] of Object.entries(floor)) {
   const measured = total[metric]?.pct;
   if (typeof measured !== 'number') problems.push(`${metric}: c8 reported no percentage`);
-  else if (measured < minimum) problems.push(`${metric}: ${measured}% is below the floor of ${minimum}%; cover the code this change added or changed`);
-  else if (measured > minimum + HEADROOM_POINTS) problems.push(`${metric}: ${measured}% is more than ${HEADROOM_POINTS} point above the floor of ${minimum}%; raise it in ${FLOOR_FILE} to ${suggestedFloor(measured)}`);
+  else if (measured < minimum)
+    problems.push(
+      `${metric}: ${measured}% is below the floor of ${minimum}%; cover the code this change added or changed`,
+    );
+  else if (measured > minimum + HEADROOM_POINTS)
+    problems.push(
+      `${metric}: ${measured}% is more than ${HEADROOM_POINTS} point above the floor of ${minimum}%; raise it in ${FLOOR_FILE} to ${suggestedFloor(measured)}`,
+    );
 }
 if (problems.length > 0) {
   console.error(`coverage: ${problems.join('\ncoverage: ')}`);
   process.exit(1);
 }
-console.log(`coverage: ${Object.keys(floor).map((metric) => `${metric} ${total[metric].pct}%`).join(', ')}; floor held (${FLOOR_FILE})`);
+console.log(
+  `coverage: ${Object.keys(floor)
+    .map((metric) => `${metric} ${total[metric].pct}%`)
+    .join(', ')}; floor held (${FLOOR_FILE})`,
+);

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // `npm run lighthouse [-- /path ...]`: Lighthouse 12.2.3 (its default mobile profile, simulated
-// throttling) in Debian's Chromium on the storefront's home, a product page and the basket, or on
-// the paths named (the basket holding the first product's sizes). Starts the platform as the benchmark does (one process, SQLite, demo data),
-// prints performance and accessibility scores with met/missed against the targets and what cost
-// the points, and merges them into bench-results.json. `npm run bench` runs the same measurement
-// on its own stack (lighthouseScores). Without Chromium at /usr/bin/chromium it fails at once.
+// throttling) in Debian's Chromium on the storefront's home, a product page and the basket, or on the paths named (the
+// basket holding the first product's sizes). Starts the platform as the benchmark does (one process, SQLite, demo
+// data), prints performance and accessibility scores with met/missed against the targets and what cost the points, and
+// merges them into bench-results.json. `npm run bench` runs the same measurement on its own stack (lighthouseScores).
+// Without Chromium at /usr/bin/chromium it fails at once.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -61,7 +61,11 @@ async function basketCookie(gatewayUrl) {
 async function startChromium() {
   requireChromium();
   const profile = mkdtempSync(path.join(os.tmpdir(), 'storefront-lighthouse-'));
-  const child = spawn(CHROMIUM, [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    CHROMIUM,
+    [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill();
@@ -72,7 +76,11 @@ async function startChromium() {
   try {
     const port = await new Promise((resolve, reject) => {
       let output = '';
-      const timer = setTimeout(() => reject(new Error(`Chromium printed no DevTools address within ${CHROMIUM_START_TIMEOUT_MS} ms:\n${output}`)), CHROMIUM_START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`Chromium printed no DevTools address within ${CHROMIUM_START_TIMEOUT_MS} ms:\n${output}`)),
+        CHROMIUM_START_TIMEOUT_MS,
+      );
       child.stderr.on('data', (chunk) => {
         output += chunk;
         const listening = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(output);
@@ -101,7 +109,9 @@ function shortfalls(lhr, category) {
       title: audit.title,
       score: audit.score,
       ...(audit.displayValue ? { value: audit.displayValue } : {}),
-      ...(category === 'accessibility' ? { elements: (audit.details?.items ?? []).map((item) => item.node?.selector).filter(Boolean) } : {}),
+      ...(category === 'accessibility'
+        ? { elements: (audit.details?.items ?? []).map((item) => item.node?.selector).filter(Boolean) }
+        : {}),
     }));
 }
 
@@ -116,12 +126,21 @@ export async function lighthouseScores(gatewayUrl, paths) {
     const pages = [];
     for (const pagePath of measured) {
       const extraHeaders = pagePath === BASKET_PATH ? { Cookie: await basketCookie(gatewayUrl) } : undefined;
-      const result = await lighthouse(`${gatewayUrl}${pagePath}`, { port: chromium.port, output: 'json', logLevel: 'error', onlyCategories: CATEGORIES, extraHeaders });
+      const result = await lighthouse(`${gatewayUrl}${pagePath}`, {
+        port: chromium.port,
+        output: 'json',
+        logLevel: 'error',
+        onlyCategories: CATEGORIES,
+        extraHeaders,
+      });
       const { lhr } = result ?? {};
-      if (!lhr || lhr.runtimeError) throw new Error(`Lighthouse could not measure ${pagePath}: ${lhr?.runtimeError?.message ?? 'no result'}`);
+      if (!lhr || lhr.runtimeError)
+        throw new Error(`Lighthouse could not measure ${pagePath}: ${lhr?.runtimeError?.message ?? 'no result'}`);
       const page = { path: pagePath };
       for (const category of CATEGORIES) page[category] = Math.round(lhr.categories[category].score * 100);
-      page.shortfalls = Object.fromEntries(CATEGORIES.map((category) => [category, shortfalls(lhr, category)]).filter(([, list]) => list.length > 0));
+      page.shortfalls = Object.fromEntries(
+        CATEGORIES.map((category) => [category, shortfalls(lhr, category)]).filter(([, list]) => list.length > 0),
+      );
       pages.push(page);
     }
     return pages;
@@ -139,7 +158,9 @@ export function reportLighthouse(pages, verdict) {
     }
     for (const [category, list] of Object.entries(page.shortfalls)) {
       for (const { audit, score, value, elements } of list) {
-        console.log(`  ${page.path} ${category}: ${audit} scored ${score}${value ? ` (${value})` : ''}${elements?.length ? ` on ${elements.join(', ')}` : ''}`);
+        console.log(
+          `  ${page.path} ${category}: ${audit} scored ${score}${value ? ` (${value})` : ''}${elements?.length ? ` on ${elements.join(', ')}` : ''}`,
+        );
       }
     }
   }
@@ -148,7 +169,10 @@ export function reportLighthouse(pages, verdict) {
 async function main() {
   requireChromium();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-lighthouse-data-'));
-  const stack = await startProcessStack({ env: { ...stackEnv(dataDir, 'sqlite', STANDALONE_PORT_BASE), LAYOUT: 'one-process' }, output: 'ignore' });
+  const stack = await startProcessStack({
+    env: { ...stackEnv(dataDir, 'sqlite', STANDALONE_PORT_BASE), LAYOUT: 'one-process' },
+    output: 'ignore',
+  });
   const measured = { targets: {} };
   try {
     measured.lighthouse = await lighthouseScores(stack.gatewayUrl, process.argv.slice(2));
@@ -159,7 +183,10 @@ async function main() {
   }
   const resultsFile = path.join(ROOT, 'bench-results.json');
   const results = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
-  writeFileSync(resultsFile, `${JSON.stringify({ ...results, lighthouse: measured.lighthouse, targets: { ...results.targets, ...measured.targets } }, null, 2)}\n`);
+  writeFileSync(
+    resultsFile,
+    `${JSON.stringify({ ...results, lighthouse: measured.lighthouse, targets: { ...results.targets, ...measured.targets } }, null, 2)}\n`,
+  );
   console.log('\nresults merged into bench-results.json');
 }
 

@@ -19,11 +19,17 @@ if (!commitExists(base)) {
   process.exit(run('npx', ['eslint', '.']));
 }
 const affected = JSON.parse(
-  execFileSync('npx', ['nx', 'show', 'projects', '--affected', `--base=${base}`, '--head=HEAD', '--withTarget=lint', '--json'], { cwd: ROOT, encoding: 'utf8' }),
+  execFileSync(
+    'npx',
+    ['nx', 'show', 'projects', '--affected', `--base=${base}`, '--head=HEAD', '--withTarget=lint', '--json'],
+    { cwd: ROOT, encoding: 'utf8' },
+  ),
 );
 const roots = projectRoots();
 const targets = affected.map((name) => roots.get(name) ?? fail(`no project directory for ${name}`));
-console.log(`lint: ${targets.length ? targets.join(' ') : 'no project'} affected since ${base}, and the workspace's scripts`);
+console.log(
+  `lint: ${targets.length ? targets.join(' ') : 'no project'} affected since ${base}, and the workspace's scripts`,
+);
 process.exit(run('npx', ['eslint', '--no-error-on-unmatched-pattern', ...targets, ...WORKSPACE_FILES]));
 
 function commitExists(revision) {

@@ -5,9 +5,14 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
-const services = process.argv.slice(2).length ? process.argv.slice(2) : ['identity', 'loyalty', 'inventory', 'checkout'];
+const services = process.argv.slice(2).length
+  ? process.argv.slice(2)
+  : ['identity', 'loyalty', 'inventory', 'checkout'];
 spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), ...services], { stdio: 'inherit' });
 for (const service of services) {
-  const result = spawnSync(process.execPath, [path.join(root, 'apps', service, 'dist', 'main.js'), 'migrate'], { stdio: 'inherit', env: process.env });
+  const result = spawnSync(process.execPath, [path.join(root, 'apps', service, 'dist', 'main.js'), 'migrate'], {
+    stdio: 'inherit',
+    env: process.env,
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -8,12 +8,21 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const [app, ...args] = process.argv.slice(2);
-const withOps = readdirSync(path.join(root, 'apps')).filter((name) => existsSync(path.join(root, 'apps', name, 'src', 'ops', 'main.ts')));
+const withOps = readdirSync(path.join(root, 'apps')).filter((name) =>
+  existsSync(path.join(root, 'apps', name, 'src', 'ops', 'main.ts')),
+);
 if (!app || !withOps.includes(app)) {
-  console.error(`usage: npm run ops -- <app> <command> [args]   apps: ${withOps.join(', ')}; add --help for an app's commands`);
+  console.error(
+    `usage: npm run ops -- <app> <command> [args]   apps: ${withOps.join(', ')}; add --help for an app's commands`,
+  );
   process.exit(64);
 }
-const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), app], { stdio: ['ignore', 'ignore', 'inherit'] });
+const build = spawnSync(process.execPath, [path.join(root, 'scripts', 'build.mjs'), app], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
-const result = spawnSync(process.execPath, [path.join(root, 'apps', app, 'dist', 'ops.js'), ...args], { stdio: 'inherit', env: process.env });
+const result = spawnSync(process.execPath, [path.join(root, 'apps', app, 'dist', 'ops.js'), ...args], {
+  stdio: 'inherit',
+  env: process.env,
+});
 process.exit(result.status ?? 1);

@@ -28,7 +28,9 @@ process.on('SIGTERM', onSignal);
 if (usesMysql(process.env)) {
   const failed = migrateEveryStore(dev);
   if (failed) {
-    console.error(`start: migrating ${failed}'s MySQL database failed (see above); fix the database settings, run npm run migrate, then npm start`);
+    console.error(
+      `start: migrating ${failed}'s MySQL database failed (see above); fix the database settings, run npm run migrate, then npm start`,
+    );
     process.exit(1);
   }
 }
@@ -43,10 +45,15 @@ if (stopSignal) {
   await shutdown();
 } else {
   const publicUrl = process.env.PUBLIC_BASE_URL ?? `http://localhost:${process.env.PORT ?? 8080}`;
-  const gateways = stack.gatewayUrls.length > 1 ? ` (${stack.gatewayUrls.length} gateways: ${stack.gatewayUrls.join(' ')})` : '';
+  const gateways =
+    stack.gatewayUrls.length > 1 ? ` (${stack.gatewayUrls.length} gateways: ${stack.gatewayUrls.join(' ')})` : '';
   // Without SMTP_URL every mail (order confirmations, welcome, password reset) is a file there (decision 0951).
-  const mail = process.env.SMTP_URL ? '' : `Mail goes to ${path.resolve(process.env.DATA_DIR ?? './data', 'mailbox')} (no SMTP_URL).\n`;
-  console.log(`\nStorefront is up at ${publicUrl}${gateways} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n${mail}`);
+  const mail = process.env.SMTP_URL
+    ? ''
+    : `Mail goes to ${path.resolve(process.env.DATA_DIR ?? './data', 'mailbox')} (no SMTP_URL).\n`;
+  console.log(
+    `\nStorefront is up at ${publicUrl}${gateways} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n${mail}`,
+  );
 }
 
 async function shutdown() {
@@ -66,8 +73,14 @@ function usesMysql(env) {
 function migrateEveryStore(devMode) {
   const apps = LAYOUTS[layoutOf(process.env)].filter((app) => app === 'platform' || SERVICES_WITH_STORES.includes(app));
   for (const service of apps) {
-    const entry = devMode ? ['--import', 'tsx', path.join(ROOT, 'apps', service, 'src', 'main.ts')] : [path.join(ROOT, 'apps', service, 'dist', 'main.js')];
-    const result = spawnSync(process.execPath, [...entry, 'migrate'], { cwd: ROOT, stdio: 'inherit', env: process.env });
+    const entry = devMode
+      ? ['--import', 'tsx', path.join(ROOT, 'apps', service, 'src', 'main.ts')]
+      : [path.join(ROOT, 'apps', service, 'dist', 'main.js')];
+    const result = spawnSync(process.execPath, [...entry, 'migrate'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: process.env,
+    });
     if (result.status !== 0) return service;
   }
   return undefined;

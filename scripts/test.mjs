@@ -26,7 +26,11 @@ if (env.MYSQL_URL || env.REDIS_URL) {
 } else if (dockerAnswers()) {
   const { GenericContainer } = await import('testcontainers');
   console.log('test: starting MySQL 8 and Redis 7 containers');
-  const mysql = await new GenericContainer('mysql:8.4').withEnvironment({ MYSQL_ALLOW_EMPTY_PASSWORD: 'yes' }).withExposedPorts(3306).withStartupTimeout(120_000).start();
+  const mysql = await new GenericContainer('mysql:8.4')
+    .withEnvironment({ MYSQL_ALLOW_EMPTY_PASSWORD: 'yes' })
+    .withExposedPorts(3306)
+    .withStartupTimeout(120_000)
+    .start();
   const redis = await new GenericContainer('redis:7-alpine').withExposedPorts(6379).start();
   containers = [mysql, redis];
   env.MYSQL_URL = `mysql://root@${mysql.getHost()}:${mysql.getMappedPort(3306)}`;
@@ -46,7 +50,9 @@ for (const backend of backends) {
     console.error(`test: the ${backend} backend failed`);
     failed = true;
   } else if (measured && !namedFiles) {
-    failed = spawnSync(process.execPath, [path.join(import.meta.dirname, 'coverage-floor.mjs')], { stdio: 'inherit' }).status !== 0 || failed;
+    failed =
+      spawnSync(process.execPath, [path.join(import.meta.dirname, 'coverage-floor.mjs')], { stdio: 'inherit' })
+        .status !== 0 || failed;
   }
 }
 for (const container of containers) await container.stop();

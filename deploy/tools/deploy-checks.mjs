@@ -14,9 +14,14 @@ import { parseAllDocuments } from 'yaml';
 export function renderKustomization(dir) {
   let text;
   try {
-    text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    text = execFileSync('kubectl', ['kustomize', dir], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
   } catch (error) {
-    if (error.code === 'ENOENT') throw new Error('kubectl is not installed: install it (apt-get install kubectl) to render deploy/k8s');
+    if (error.code === 'ENOENT')
+      throw new Error('kubectl is not installed: install it (apt-get install kubectl) to render deploy/k8s');
     throw new Error(`kubectl kustomize ${dir} failed: ${String(error.stderr || error.message).trim()}`);
   }
   return parseAllDocuments(text).map((document) => document.toJS());
@@ -64,7 +69,11 @@ export function checkWorkloads(objects) {
   const names = new Set(objects.map((object) => key(object.kind, object.metadata?.namespace, object.metadata?.name)));
   const has = (kind, namespace, name) => names.has(key(kind, namespace, name));
   const deployments = byKind('Deployment');
-  const autoscaled = new Set(byKind('HorizontalPodAutoscaler').map((hpa) => key(hpa.spec?.scaleTargetRef?.kind, hpa.metadata.namespace, hpa.spec?.scaleTargetRef?.name)));
+  const autoscaled = new Set(
+    byKind('HorizontalPodAutoscaler').map((hpa) =>
+      key(hpa.spec?.scaleTargetRef?.kind, hpa.metadata.namespace, hpa.spec?.scaleTargetRef?.name),
+    ),
+  );
   if (deployments.length === 0) problems.push('no Deployment rendered');
 
   for (const deployment of deployments) {
@@ -72,19 +81,32 @@ export function checkWorkloads(objects) {
     const { namespace } = deployment.metadata;
     const pod = deployment.spec?.template?.spec ?? {};
     const podLabels = deployment.spec?.template?.metadata?.labels ?? {};
-    if (!selects(deployment.spec?.selector?.matchLabels, podLabels)) problems.push(`${where}: selector does not match its pod labels`);
-    if (autoscaled.has(key('Deployment', namespace, deployment.metadata.name)) && deployment.spec?.replicas !== undefined) {
-      problems.push(`${where}: sets replicas although a HorizontalPodAutoscaler scales it (every apply would reset the count)`);
+    if (!selects(deployment.spec?.selector?.matchLabels, podLabels))
+      problems.push(`${where}: selector does not match its pod labels`);
+    if (
+      autoscaled.has(key('Deployment', namespace, deployment.metadata.name)) &&
+      deployment.spec?.replicas !== undefined
+    ) {
+      problems.push(
+        `${where}: sets replicas although a HorizontalPodAutoscaler scales it (every apply would reset the count)`,
+      );
     }
 
     const security = pod.securityContext ?? {};
     if (security.runAsNonRoot !== true) problems.push(`${where}: pod securityContext.runAsNonRoot must be true`);
-    if (!Number.isInteger(security.runAsUser) || security.runAsUser === 0) problems.push(`${where}: pod securityContext.runAsUser must be a non-zero uid`);
-    if (security.seccompProfile?.type !== 'RuntimeDefault') problems.push(`${where}: pod seccompProfile must be RuntimeDefault`);
+    if (!Number.isInteger(security.runAsUser) || security.runAsUser === 0)
+      problems.push(`${where}: pod securityContext.runAsUser must be a non-zero uid`);
+    if (security.seccompProfile?.type !== 'RuntimeDefault')
+      problems.push(`${where}: pod seccompProfile must be RuntimeDefault`);
     if (!pod.serviceAccountName) problems.push(`${where}: no serviceAccountName`);
-    else if (!has('ServiceAccount', namespace, pod.serviceAccountName)) problems.push(`${where}: ServiceAccount ${pod.serviceAccountName} is not rendered`);
-    if (pod.automountServiceAccountToken !== false) problems.push(`${where}: automountServiceAccountToken must be false`);
-    if (deployments.filter((other) => other.spec?.template?.spec?.serviceAccountName === pod.serviceAccountName).length > 1) {
+    else if (!has('ServiceAccount', namespace, pod.serviceAccountName))
+      problems.push(`${where}: ServiceAccount ${pod.serviceAccountName} is not rendered`);
+    if (pod.automountServiceAccountToken !== false)
+      problems.push(`${where}: automountServiceAccountToken must be false`);
+    if (
+      deployments.filter((other) => other.spec?.template?.spec?.serviceAccountName === pod.serviceAccountName).length >
+      1
+    ) {
       problems.push(`${where}: shares ServiceAccount ${pod.serviceAccountName} with another Deployment`);
     }
 
@@ -99,23 +121,31 @@ export function checkWorkloads(objects) {
       if (own.allowPrivilegeEscalation !== false) problems.push(`${at}: allowPrivilegeEscalation must be false`);
       if (own.readOnlyRootFilesystem !== true) problems.push(`${at}: readOnlyRootFilesystem must be true`);
       if (!(own.capabilities?.drop ?? []).includes('ALL')) problems.push(`${at}: capabilities must drop ALL`);
-      if (own.runAsUser === 0 || own.runAsNonRoot === false || own.privileged === true) problems.push(`${at}: must not run as root or privileged`);
+      if (own.runAsUser === 0 || own.runAsNonRoot === false || own.privileged === true)
+        problems.push(`${at}: must not run as root or privileged`);
       if (!container.image) problems.push(`${at}: no image`);
       for (const name of configMapNames(container)) {
         if (!has('ConfigMap', namespace, name)) problems.push(`${at}: ConfigMap ${name} is not rendered`);
         // configMapGenerator appends a hash of the content, so a changed setting rolls the pods.
-        else if (!/-[a-z0-9]{10}$/.test(name)) problems.push(`${at}: ConfigMap ${name} is not generated (no content hash in its name), so changing it would not roll the pods`);
+        else if (!/-[a-z0-9]{10}$/.test(name))
+          problems.push(
+            `${at}: ConfigMap ${name} is not generated (no content hash in its name), so changing it would not roll the pods`,
+          );
       }
     }
     // The migration (DDL) user belongs to the migration step alone; the service runs with DML rights.
     for (const container of containers) {
       const at = `${where} container ${container.name}`;
       for (const secret of secretNames(container)) {
-        if (MIGRATION_SECRET.test(secret)) problems.push(`${at}: serves with the migration database Secret ${secret}; give it the runtime user's Secret`);
+        if (MIGRATION_SECRET.test(secret))
+          problems.push(
+            `${at}: serves with the migration database Secret ${secret}; give it the runtime user's Secret`,
+          );
       }
       for (const probe of ['readinessProbe', 'livenessProbe']) {
         const found = container[probe];
-        if (!found || !(found.grpc || found.httpGet || found.tcpSocket || found.exec)) problems.push(`${at}: no ${probe}`);
+        if (!found || !(found.grpc || found.httpGet || found.tcpSocket || found.exec))
+          problems.push(`${at}: no ${probe}`);
       }
     }
     for (const container of pod.initContainers ?? []) {
@@ -125,33 +155,69 @@ export function checkWorkloads(objects) {
         problems.push(`${at}: migrates without a migration database Secret (*-db-migrate)`);
       }
       const others = secrets.filter((secret) => !MIGRATION_SECRET.test(secret));
-      if ((container.args ?? []).includes('migrate') && others.length > 0) problems.push(`${at}: a migration step needs only its database, but reads ${others.join(', ')}`);
+      if ((container.args ?? []).includes('migrate') && others.length > 0)
+        problems.push(`${at}: a migration step needs only its database, but reads ${others.join(', ')}`);
     }
 
-    problems.push(...checkHostedComponents(where, pod, (name) => objects.find((o) => o.kind === 'ConfigMap' && o.metadata.namespace === namespace && o.metadata.name === name)?.data));
+    problems.push(
+      ...checkHostedComponents(
+        where,
+        pod,
+        (name) =>
+          objects.find((o) => o.kind === 'ConfigMap' && o.metadata.namespace === namespace && o.metadata.name === name)
+            ?.data,
+      ),
+    );
 
-    if (!byKind('Service').some((service) => service.metadata.namespace === namespace && selects(service.spec?.selector, podLabels))) {
+    if (
+      !byKind('Service').some(
+        (service) => service.metadata.namespace === namespace && selects(service.spec?.selector, podLabels),
+      )
+    ) {
       problems.push(`${where}: no Service selects it`);
     }
-    if (!byKind('NetworkPolicy').some((policy) => policy.metadata.namespace === namespace && selects(policy.spec?.podSelector?.matchLabels, podLabels) && Object.keys(policy.spec.podSelector.matchLabels ?? {}).length > 0)) {
+    if (
+      !byKind('NetworkPolicy').some(
+        (policy) =>
+          policy.metadata.namespace === namespace &&
+          selects(policy.spec?.podSelector?.matchLabels, podLabels) &&
+          Object.keys(policy.spec.podSelector.matchLabels ?? {}).length > 0,
+      )
+    ) {
       problems.push(`${where}: no NetworkPolicy of its own`);
     }
   }
 
   for (const service of byKind('Service')) {
-    if (!deployments.some((d) => d.metadata.namespace === service.metadata.namespace && selects(service.spec?.selector, d.spec?.template?.metadata?.labels))) {
+    if (
+      !deployments.some(
+        (d) =>
+          d.metadata.namespace === service.metadata.namespace &&
+          selects(service.spec?.selector, d.spec?.template?.metadata?.labels),
+      )
+    ) {
       problems.push(`Service ${service.metadata.name}: its selector matches no Deployment`);
     }
   }
   for (const budget of byKind('PodDisruptionBudget')) {
-    if (!deployments.some((d) => d.metadata.namespace === budget.metadata.namespace && selects(budget.spec?.selector?.matchLabels, d.spec?.template?.metadata?.labels))) {
+    if (
+      !deployments.some(
+        (d) =>
+          d.metadata.namespace === budget.metadata.namespace &&
+          selects(budget.spec?.selector?.matchLabels, d.spec?.template?.metadata?.labels),
+      )
+    ) {
       problems.push(`PodDisruptionBudget ${budget.metadata.name}: its selector matches no Deployment`);
     }
   }
   for (const autoscaler of byKind('HorizontalPodAutoscaler')) {
     const target = autoscaler.spec?.scaleTargetRef ?? {};
-    if (!has(target.kind, autoscaler.metadata.namespace, target.name)) problems.push(`HorizontalPodAutoscaler ${autoscaler.metadata.name}: target ${target.kind}/${target.name} is not rendered`);
-    if (!(autoscaler.spec.minReplicas <= autoscaler.spec.maxReplicas)) problems.push(`HorizontalPodAutoscaler ${autoscaler.metadata.name}: minReplicas exceeds maxReplicas`);
+    if (!has(target.kind, autoscaler.metadata.namespace, target.name))
+      problems.push(
+        `HorizontalPodAutoscaler ${autoscaler.metadata.name}: target ${target.kind}/${target.name} is not rendered`,
+      );
+    if (!(autoscaler.spec.minReplicas <= autoscaler.spec.maxReplicas))
+      problems.push(`HorizontalPodAutoscaler ${autoscaler.metadata.name}: minReplicas exceeds maxReplicas`);
   }
   return problems;
 }
@@ -203,17 +269,27 @@ function checkHostedComponents(where, pod, configMapData) {
         problems.push(`${at}: COMPONENTS names "${component}", which is no component`);
         continue;
       }
-      const store = variableOf(container, `${component.toUpperCase()}_MYSQL_URL`, configMapData) ?? variableOf(container, 'MYSQL_URL', configMapData);
-      if (!store) problems.push(`${at}: hosts ${component} but names no store for it (${component.toUpperCase()}_MYSQL_URL)`);
-      else if (migrates && !MIGRATION_SECRET.test(store.from?.secretKeyRef?.name ?? '')) problems.push(`${at}: migrates ${component} without its migration database Secret (*-db-migrate)`);
+      const store =
+        variableOf(container, `${component.toUpperCase()}_MYSQL_URL`, configMapData) ??
+        variableOf(container, 'MYSQL_URL', configMapData);
+      if (!store)
+        problems.push(`${at}: hosts ${component} but names no store for it (${component.toUpperCase()}_MYSQL_URL)`);
+      else if (migrates && !MIGRATION_SECRET.test(store.from?.secretKeyRef?.name ?? ''))
+        problems.push(`${at}: migrates ${component} without its migration database Secret (*-db-migrate)`);
     }
     if (migrates) {
       const served = serving.map(hostedBy).find(Boolean);
-      if (served && served.join() !== hosted.join()) problems.push(`${at}: migrates ${hosted.join(', ') || 'nothing'} but the pod hosts ${served.join(', ') || 'nothing'}`);
+      if (served && served.join() !== hosted.join())
+        problems.push(
+          `${at}: migrates ${hosted.join(', ') || 'nothing'} but the pod hosts ${served.join(', ') || 'nothing'}`,
+        );
     }
     if (COMPONENT_NAMES.every((component) => hosted.includes(component))) {
       const tokens = secretNames(container).filter((secret) => TOKEN_SECRET.test(secret));
-      if (tokens.length > 0) problems.push(`${at}: hosts every component in-process, so it calls nothing over gRPC and needs no token keys, but reads ${tokens.join(', ')}`);
+      if (tokens.length > 0)
+        problems.push(
+          `${at}: hosts every component in-process, so it calls nothing over gRPC and needs no token keys, but reads ${tokens.join(', ')}`,
+        );
     }
   }
   return problems;
@@ -251,7 +327,9 @@ export function secretReferences(objects) {
       }
     }
   }
-  return [...secrets].sort(([a], [b]) => a.localeCompare(b)).map(([name, keys]) => `${name}: ${[...keys].sort().join(', ')}`);
+  return [...secrets]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, keys]) => `${name}: ${[...keys].sort().join(', ')}`);
 }
 
 /**
@@ -296,7 +374,9 @@ export function imageRuntime(text) {
 
 /** The JSON array of an exec-form CMD or ENTRYPOINT, or undefined for the shell form. */
 function execForm(instruction) {
-  return instruction.getOpeningBracket() ? instruction.getJSONStrings().map((string) => string.getJSONValue()) : undefined;
+  return instruction.getOpeningBracket()
+    ? instruction.getJSONStrings().map((string) => string.getJSONValue())
+    : undefined;
 }
 
 /**
@@ -305,7 +385,9 @@ function execForm(instruction) {
  * a numeric non-root user, multi-stage builds, lean apt layers, lockfile installs.
  */
 export function lintDockerfile(text) {
-  const problems = validateDockerfileSyntax(text).map((finding) => `line ${finding.range.start.line + 1}: ${finding.message}`);
+  const problems = validateDockerfileSyntax(text).map(
+    (finding) => `line ${finding.range.start.line + 1}: ${finding.message}`,
+  );
   const dockerfile = DockerfileParser.parse(text);
   const froms = dockerfile.getFROMs();
   const stageNames = froms.map((from) => from.getBuildStage()).filter(Boolean);
@@ -331,28 +413,37 @@ export function lintDockerfile(text) {
         break;
       case 'CMD':
       case 'ENTRYPOINT':
-        if (!execForm(instruction)) problems.push(`${at}: use the JSON (exec) form for ${instruction.getKeyword()}, so signals reach node`);
+        if (!execForm(instruction))
+          problems.push(`${at}: use the JSON (exec) form for ${instruction.getKeyword()}, so signals reach node`);
         break;
       case 'RUN': {
         const command = args.replace(/--mount=\S+\s*/g, '');
-        if (/\bapt-get install\b/.test(command) && !/--no-install-recommends/.test(command)) problems.push(`${at}: apt-get install needs --no-install-recommends`);
-        if (/\bapt-get install\b/.test(command) && !/-y\b|--yes|--assume-yes/.test(command)) problems.push(`${at}: apt-get install needs -y`);
-        if (/\bapt-get (update|install)\b/.test(command) && !/rm -rf \/var\/lib\/apt\/lists/.test(command)) problems.push(`${at}: remove the apt lists in the same RUN`);
+        if (/\bapt-get install\b/.test(command) && !/--no-install-recommends/.test(command))
+          problems.push(`${at}: apt-get install needs --no-install-recommends`);
+        if (/\bapt-get install\b/.test(command) && !/-y\b|--yes|--assume-yes/.test(command))
+          problems.push(`${at}: apt-get install needs -y`);
+        if (/\bapt-get (update|install)\b/.test(command) && !/rm -rf \/var\/lib\/apt\/lists/.test(command))
+          problems.push(`${at}: remove the apt lists in the same RUN`);
         if (/(^|[;&|]\s*)cd\s/.test(command)) problems.push(`${at}: use WORKDIR instead of cd`);
         if (/\bsudo\b/.test(command)) problems.push(`${at}: do not use sudo`);
-        if (/[^|]\|[^|]/.test(command) && !shellHasPipefail) problems.push(`${at}: set SHELL with -o pipefail before a RUN with a pipe`);
+        if (/[^|]\|[^|]/.test(command) && !shellHasPipefail)
+          problems.push(`${at}: set SHELL with -o pipefail before a RUN with a pipe`);
         if (/\bnpm install\b/.test(command)) problems.push(`${at}: use npm ci so the lockfile decides the versions`);
         break;
       }
     }
   }
-  if (froms.length < 2) problems.push('multi-stage: build tools must stay in a build stage, so at least two FROM are expected');
+  if (froms.length < 2)
+    problems.push('multi-stage: build tools must stay in a build stage, so at least two FROM are expected');
   if (froms.length > 0) {
     const { user } = imageRuntime(text);
     const uid = user?.split(':')[0];
     const line = froms.at(-1).getRange().start.line + 1;
     if (!uid) problems.push(`the final stage (line ${line}) must set USER`);
-    else if (!/^\d+$/.test(uid) || uid === '0') problems.push(`the final stage must run as a numeric non-root USER (Kubernetes runAsNonRoot can only verify numbers), got "${user}"`);
+    else if (!/^\d+$/.test(uid) || uid === '0')
+      problems.push(
+        `the final stage must run as a numeric non-root USER (Kubernetes runAsNonRoot can only verify numbers), got "${user}"`,
+      );
   }
   return problems;
 }

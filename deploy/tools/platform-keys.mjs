@@ -20,7 +20,10 @@ const secret = (file, text) => writeFileSync(path.join(dir, file), text, { mode:
 
 if (mode === 'compose') {
   // Compose reads \n inside double quotes as a line break.
-  const env = (variables) => `${Object.entries(variables).map(([name, value]) => `${name}="${value.trim().replaceAll('\n', '\\n')}"`).join('\n')}\n`;
+  const env = (variables) =>
+    `${Object.entries(variables)
+      .map(([name, value]) => `${name}="${value.trim().replaceAll('\n', '\\n')}"`)
+      .join('\n')}\n`;
   const files = composeKeyEnvFiles(keys);
   for (const [file, variables] of Object.entries(files)) secret(file, env(variables));
   console.log(`wrote ${Object.keys(files).join(', ')} in ${dir}`);

@@ -39,7 +39,10 @@ export async function run({ backend, gatewayUrl, env, processes, report }) {
   const body = orderBodies(backend, env);
   const nextBuyer = buyerAddresses();
   await createLoad(gatewayUrl, body, nextBuyer, WARM_UP_SECONDS);
-  report('create-checkout (sandbox provider)', await withCpuPerOrder(processes, () => createLoad(gatewayUrl, body, nextBuyer, MAX_SECONDS)));
+  report(
+    'create-checkout (sandbox provider)',
+    await withCpuPerOrder(processes, () => createLoad(gatewayUrl, body, nextBuyer, MAX_SECONDS)),
+  );
   report(`${IDLE_SECONDS} s after the load`, await idleCpu(processes));
   report('PAID → points awarded', await paidToPoints(gatewayUrl, body));
 }
@@ -64,7 +67,14 @@ export function orderBodies(backend, env) {
     currency: 'GBP',
     merchant_code: merchantCode,
     items: [LINE],
-    delivery: { name: 'Bench Mark', email: 'bench@example.com', line1: '1 Load Lane', city: 'London', postcode: 'E1 6AN', country: 'GB' },
+    delivery: {
+      name: 'Bench Mark',
+      email: 'bench@example.com',
+      line1: '1 Load Lane',
+      city: 'London',
+      postcode: 'E1 6AN',
+      country: 'GB',
+    },
   });
 }
 
@@ -80,20 +90,29 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS });
 
 async function createCheckout(gatewayUrl, body, { cookie, from } = {}) {
   const payload = JSON.stringify(body);
-  const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...(cookie ? { cookie } : {}), ...(from ? { 'x-forwarded-for': from } : {}) };
+  const headers = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    ...(cookie ? { cookie } : {}),
+    ...(from ? { 'x-forwarded-for': from } : {}),
+  };
   return new Promise((resolve, reject) => {
-    const req = http.request(`${gatewayUrl}/api/create-checkout`, { method: 'POST', headers, agent, timeout: 30_000 }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => {
-        try {
-          resolve({ status: res.statusCode, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-        } catch (error) {
-          reject(error);
-        }
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${gatewayUrl}/api/create-checkout`,
+      { method: 'POST', headers, agent, timeout: 30_000 },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          } catch (error) {
+            reject(error);
+          }
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('create-checkout took over 30 s')));
     req.on('error', reject);
     req.end(payload);
@@ -115,14 +134,28 @@ async function createLoad(gatewayUrl, body, nextBuyer, forSeconds) {
   };
   await Promise.all(Array.from({ length: WORKERS }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { orders_per_s: Math.round(latencies.length / seconds), ...percentiles(latencies), orders: latencies.length, failed };
+  return {
+    orders_per_s: Math.round(latencies.length / seconds),
+    ...percentiles(latencies),
+    orders: latencies.length,
+    failed,
+  };
 }
 
 /** CPU milliseconds per second the platform and the sandbox spend while nobody sends a request. */
 async function idleCpu(processes) {
-  const groups = processes.map(({ app, child }) => ({ group: app === SANDBOX ? 'sandbox' : 'platform', pid: child.pid }));
-  const { usedMs } = await cpuUsedDuring(groups, () => new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000)));
-  return { platform_cpu_ms_per_s: +(usedMs.platform / IDLE_SECONDS).toFixed(1), sandbox_cpu_ms_per_s: +(usedMs.sandbox / IDLE_SECONDS).toFixed(1) };
+  const groups = processes.map(({ app, child }) => ({
+    group: app === SANDBOX ? 'sandbox' : 'platform',
+    pid: child.pid,
+  }));
+  const { usedMs } = await cpuUsedDuring(
+    groups,
+    () => new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000)),
+  );
+  return {
+    platform_cpu_ms_per_s: +(usedMs.platform / IDLE_SECONDS).toFixed(1),
+    sandbox_cpu_ms_per_s: +(usedMs.sandbox / IDLE_SECONDS).toFixed(1),
+  };
 }
 
 /** The load's figures with the CPU milliseconds per order of the platform, the sandbox and the database server. */
@@ -133,7 +166,12 @@ async function withCpuPerOrder(processes, load) {
   ];
   const { usedMs, outcome } = await cpuUsedDuring(groups, load);
   const perOrder = (ms) => (outcome.orders > 0 && ms !== undefined ? +(ms / outcome.orders).toFixed(2) : undefined);
-  return { ...outcome, platform_cpu_ms_per_order: perOrder(usedMs.platform), sandbox_cpu_ms_per_order: perOrder(usedMs.sandbox), database_cpu_ms_per_order: perOrder(usedMs.database) };
+  return {
+    ...outcome,
+    platform_cpu_ms_per_order: perOrder(usedMs.platform),
+    sandbox_cpu_ms_per_order: perOrder(usedMs.sandbox),
+    database_cpu_ms_per_order: perOrder(usedMs.database),
+  };
 }
 
 async function paidToPoints(gatewayUrl, body) {
@@ -144,11 +182,16 @@ async function paidToPoints(gatewayUrl, body) {
     const { status, json } = await createCheckout(gatewayUrl, body(), { cookie });
     if (status !== 200) throw new Error(`create-checkout answered ${status}: ${json.error}`);
     const t0 = performance.now();
-    const paid = await fetch(json.hosted_checkout_url, { method: 'POST', body: new URLSearchParams({ action: 'pay' }), redirect: 'manual' });
+    const paid = await fetch(json.hosted_checkout_url, {
+      method: 'POST',
+      body: new URLSearchParams({ action: 'pay' }),
+      redirect: 'manual',
+    });
     if (paid.status !== 200 && paid.status !== 303) throw new Error(`the hosted page answered ${paid.status} to Pay`);
     const target = points + POINTS_PER_ORDER;
     while ((points = await pointsOf(gatewayUrl, cookie)) < target) {
-      if (performance.now() - t0 > POINTS_TIMEOUT_MS) throw new Error(`no points ${POINTS_TIMEOUT_MS} ms after payment`);
+      if (performance.now() - t0 > POINTS_TIMEOUT_MS)
+        throw new Error(`no points ${POINTS_TIMEOUT_MS} ms after payment`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     durations.push(performance.now() - t0);
@@ -160,7 +203,12 @@ async function signUp(gatewayUrl) {
   const res = await fetch(`${gatewayUrl}/api/auth/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `bench-checkout-${randomBytes(6).toString('hex')}@example.com`, password: 'Bench-password-42', firstName: 'Bench', lastName: 'Buyer' }),
+    body: JSON.stringify({
+      email: `bench-checkout-${randomBytes(6).toString('hex')}@example.com`,
+      password: 'Bench-password-42',
+      firstName: 'Bench',
+      lastName: 'Buyer',
+    }),
   });
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith('svc_sess='));
   if (res.status !== 200 || !cookie) throw new Error(`signup answered ${res.status}`);

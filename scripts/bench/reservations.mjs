@@ -27,7 +27,11 @@ export async function run({ backend, inventoryAddress, env, report }) {
   const { ServiceTokenSigner } = await import('@storefront/service-token');
   const keys = storedPlatformKeys(env.DATA_DIR);
   const clientAs = (app) =>
-    createRpcClient(inventory.InventoryServiceService, inventoryAddress, { target: 'inventory', defaultDeadlineMs: 30_000, signer: new ServiceTokenSigner(app, keys.services[app].privateKeyPem) });
+    createRpcClient(inventory.InventoryServiceService, inventoryAddress, {
+      target: 'inventory',
+      defaultDeadlineMs: 30_000,
+      signer: new ServiceTokenSigner(app, keys.services[app].privateKeyPem),
+    });
   const reader = clientAs('gateway');
   const client = clientAs('checkout');
   const references = referenceMaker(backend);
@@ -82,7 +86,13 @@ async function cycle(client, workerSkus, nextReference) {
   };
   await Promise.all(workerSkus.map(worker));
   const seconds = (performance.now() - started) / 1000;
-  return { reservations: latencies.length, per_s: Math.round(latencies.length / seconds), ...percentiles(latencies), refused, workers: workerSkus.length };
+  return {
+    reservations: latencies.length,
+    per_s: Math.round(latencies.length / seconds),
+    ...percentiles(latencies),
+    refused,
+    workers: workerSkus.length,
+  };
 }
 
 /** Asks for `units * 5` single units at once; exactly `units` must be granted. Releases them after. */
@@ -92,7 +102,9 @@ async function burst(client, sku, units, nextReference) {
   const outcomes = await Promise.allSettled(
     Array.from({ length: attempts }, () => {
       const orderReference = nextReference();
-      return client.reserve({ orderReference, lines: [{ sku, quantity: 1 }], ttlSeconds: 0 }).then(() => orderReference);
+      return client
+        .reserve({ orderReference, lines: [{ sku, quantity: 1 }], ttlSeconds: 0 })
+        .then(() => orderReference);
     }),
   );
   const ms = Math.round(performance.now() - started);
@@ -106,7 +118,9 @@ async function burst(client, sku, units, nextReference) {
 
 /** Round-robin over every SKU, never giving a limited SKU more workers than it has units. */
 function spreadWorkers(products, available) {
-  const capacity = new Map(products.flatMap((p) => p.sizes).map((s) => [s.sku, s.stockLimited ? available[s.sku] ?? 0 : Infinity]));
+  const capacity = new Map(
+    products.flatMap((p) => p.sizes).map((s) => [s.sku, s.stockLimited ? (available[s.sku] ?? 0) : Infinity]),
+  );
   const skus = [...capacity.keys()].filter((sku) => capacity.get(sku) > 0);
   const workers = [];
   for (let i = 0; workers.length < WORKERS && i < WORKERS * skus.length; i += 1) {
@@ -121,6 +135,7 @@ function spreadWorkers(products, available) {
 
 function percentiles(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q) => (sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10 : 0);
+  const at = (q) =>
+    sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10 : 0;
   return { p50_ms: at(0.5), p99_ms: at(0.99) };
 }

@@ -18,7 +18,11 @@ const hash = await argon2.hash(password, options);
 let verified = 0;
 const started = performance.now();
 const end = started + durationMs;
-await Promise.all(Array.from({ length: slots }, async () => {
-  while (performance.now() < end) if (await argon2.verify(hash, password)) verified += 1;
-}));
-process.stdout.write(`${JSON.stringify({ rps: Math.round(verified / ((performance.now() - started) / 1000)), slots })}\n`);
+await Promise.all(
+  Array.from({ length: slots }, async () => {
+    while (performance.now() < end) if (await argon2.verify(hash, password)) verified += 1;
+  }),
+);
+process.stdout.write(
+  `${JSON.stringify({ rps: Math.round(verified / ((performance.now() - started) / 1000)), slots })}\n`,
+);

@@ -6,7 +6,8 @@ import http from 'node:http';
 import express from 'express';
 
 const { json, pages = {} } = await new Promise((resolve) => process.once('message', resolve));
-const listen = (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
+const listen = (server) =>
+  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
 
 const nodeHttp = http.createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });

@@ -11,7 +11,16 @@ import autocannon from 'autocannon';
 import { cpuUsedDuring, processesNamed } from './process-cpu.mjs';
 
 const SERVER_GROUPS = { mariadbd: 'mysql', mysqld: 'mysql', 'redis-server': 'redis' };
-export const COST_COLUMNS = ['gateway', 'identity', 'loyalty', 'checkout', 'inventory', 'payment-sandbox', 'mysql', 'redis'];
+export const COST_COLUMNS = [
+  'gateway',
+  'identity',
+  'loyalty',
+  'checkout',
+  'inventory',
+  'payment-sandbox',
+  'mysql',
+  'redis',
+];
 const LOAD_GENERATOR = 'load generator';
 
 /**
@@ -25,7 +34,12 @@ const LOAD_GENERATOR = 'load generator';
  */
 export async function endpointCost({ stack, path, request = {}, durationS, connections, servers }) {
   const perGateway = Math.max(1, Math.round(connections / stack.gatewayUrls.length));
-  const loadAll = (duration) => Promise.all(stack.gatewayUrls.map((url) => autocannon({ url: `${url}${path}`, connections: perGateway, duration, ...request })));
+  const loadAll = (duration) =>
+    Promise.all(
+      stack.gatewayUrls.map((url) =>
+        autocannon({ url: `${url}${path}`, connections: perGateway, duration, ...request }),
+      ),
+    );
   await loadAll(1); // warm-up: connections, JIT, caches
 
   const groups = [
@@ -42,7 +56,12 @@ export async function endpointCost({ stack, path, request = {}, durationS, conne
   const served = sum(results.map((r) => r['2xx']));
   const perRequest = (value) => (served > 0 ? +(value / served).toFixed(3) : NaN);
   const cpuMsPerRequest = Object.fromEntries(Object.entries(usedMs).map(([group, ms]) => [group, perRequest(ms)]));
-  const appCpuMs = sum(stack.processes.map(({ app }) => app).filter(unique).map((app) => usedMs[app]));
+  const appCpuMs = sum(
+    stack.processes
+      .map(({ app }) => app)
+      .filter(unique)
+      .map((app) => usedMs[app]),
+  );
   return {
     gateways: stack.gatewayUrls.length,
     connections: perGateway * stack.gatewayUrls.length,
@@ -75,10 +94,17 @@ async function serverCounters({ mysqlUrl, redisUrl, databasePattern }) {
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     const [[questions]] = await db.raw("SHOW GLOBAL STATUS LIKE 'Questions'");
-    const [tables] = await db.raw("SELECT table_schema AS db, table_name AS name FROM information_schema.tables WHERE table_schema LIKE ? AND table_type = 'BASE TABLE'", [databasePattern]);
+    const [tables] = await db.raw(
+      "SELECT table_schema AS db, table_name AS name FROM information_schema.tables WHERE table_schema LIKE ? AND table_type = 'BASE TABLE'",
+      [databasePattern],
+    );
     let rows = 0;
-    for (const table of tables) rows += Number((await db.raw('SELECT COUNT(*) AS n FROM ??.??', [table.db, table.name]))[0][0].n);
-    const [[others]] = await db.raw('SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND (db IS NULL OR db NOT LIKE ?)', [databasePattern]);
+    for (const table of tables)
+      rows += Number((await db.raw('SELECT COUNT(*) AS n FROM ??.??', [table.db, table.name]))[0][0].n);
+    const [[others]] = await db.raw(
+      'SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND (db IS NULL OR db NOT LIKE ?)',
+      [databasePattern],
+    );
     await redis.connect();
     const commands = Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1]);
     return { statements: Number(questions.Value), rows, otherMysqlClients: Number(others.n), redisCommands: commands };
@@ -91,24 +117,41 @@ async function serverCounters({ mysqlUrl, redisUrl, databasePattern }) {
 /** One line per measurement: throughput, then CPU ms per request of each process group. */
 export function printCostTable(rows) {
   const cell = (value, width) => String(Number.isNaN(value) || value === undefined ? '–' : value).padStart(width);
-  const header = ['replicas', 'endpoint'.padEnd(20), '  req/s', 'p99 ms', ...COST_COLUMNS.map((c) => c.replace('payment-', '').padStart(9)), '     apps', ' load gen', 'cores', ' SQL/req', 'rows/req', 'redis/req', 'others'];
-  console.log('CPU ms per request, by process (summed over replicas); SQL/req and redis/req server-wide, rows/req: rows added to the stack\'s databases; others: MySQL connections not the stack\'s');
+  const header = [
+    'replicas',
+    'endpoint'.padEnd(20),
+    '  req/s',
+    'p99 ms',
+    ...COST_COLUMNS.map((c) => c.replace('payment-', '').padStart(9)),
+    '     apps',
+    ' load gen',
+    'cores',
+    ' SQL/req',
+    'rows/req',
+    'redis/req',
+    'others',
+  ];
+  console.log(
+    "CPU ms per request, by process (summed over replicas); SQL/req and redis/req server-wide, rows/req: rows added to the stack's databases; others: MySQL connections not the stack's",
+  );
   console.log(header.join(' '));
   for (const { replicas, endpoint, cost } of rows) {
-    console.log([
-      cell(replicas, 8),
-      endpoint.padEnd(20),
-      cell(cost.rps, 7),
-      cell(cost.p99_ms, 6),
-      ...COST_COLUMNS.map((c) => cell(cost.cpuMsPerRequest[c], 9)),
-      cell(cost.appsCpuMsPerRequest, 9),
-      cell(cost.cpuMsPerRequest[LOAD_GENERATOR], 9),
-      cell(cost.appCoresBusy, 5),
-      cell(cost.mysqlStatementsPerRequest, 8),
-      cell(cost.rowsAddedPerRequest, 8),
-      cell(cost.redisCommandsPerRequest, 9),
-      cell(cost.otherMysqlClients, 6),
-    ].join(' ') + (cost.non2xx || cost.errors ? `   non-2xx ${cost.non2xx}, errors ${cost.errors}` : ''));
+    console.log(
+      [
+        cell(replicas, 8),
+        endpoint.padEnd(20),
+        cell(cost.rps, 7),
+        cell(cost.p99_ms, 6),
+        ...COST_COLUMNS.map((c) => cell(cost.cpuMsPerRequest[c], 9)),
+        cell(cost.appsCpuMsPerRequest, 9),
+        cell(cost.cpuMsPerRequest[LOAD_GENERATOR], 9),
+        cell(cost.appCoresBusy, 5),
+        cell(cost.mysqlStatementsPerRequest, 8),
+        cell(cost.rowsAddedPerRequest, 8),
+        cell(cost.redisCommandsPerRequest, 9),
+        cell(cost.otherMysqlClients, 6),
+      ].join(' ') + (cost.non2xx || cost.errors ? `   non-2xx ${cost.non2xx}, errors ${cost.errors}` : ''),
+    );
   }
 }
 

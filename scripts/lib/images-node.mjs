@@ -32,16 +32,20 @@ export function prepareImagesNode() {
   const buildVersion = buildStageVersion();
   const major = imagesNodeMajor();
   const arch = PLATFORMS[process.arch];
-  if (process.platform !== 'linux' || !arch) throw new Error(`no Node build of the npm registry for ${process.platform}-${process.arch}`);
+  if (process.platform !== 'linux' || !arch)
+    throw new Error(`no Node build of the npm registry for ${process.platform}-${process.arch}`);
   const packageName = `node-linux-${arch}`;
   const cache = path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), `storefront-node${major}`);
   npmInstall(cache, [`${packageName}@${major}`]);
   const nodeDir = path.join(cache, 'node_modules', packageName);
   const execPath = path.join(nodeDir, 'bin', 'node');
   const version = spawnSync(execPath, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  if (!version.startsWith(`v${major}.`)) throw new Error(`${execPath} is ${version || 'not runnable'}, not Node ${major}`);
+  if (!version.startsWith(`v${major}.`))
+    throw new Error(`${execPath} is ${version || 'not runnable'}, not Node ${major}`);
 
-  const sqliteVersion = JSON.parse(readFileSync(path.join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8')).version;
+  const sqliteVersion = JSON.parse(
+    readFileSync(path.join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8'),
+  ).version;
   const headersDir = path.join(cache, `headers-${buildVersion}`);
   if (buildVersion !== String(major)) npmInstall(headersDir, [`${packageName}@${buildVersion}`]);
   const addonHeaders = buildVersion === String(major) ? nodeDir : path.join(headersDir, 'node_modules', packageName);
@@ -51,11 +55,16 @@ export function prepareImagesNode() {
     console.log(`compiling better-sqlite3 ${sqliteVersion} for Node ${major} against ${buildVersion}'s headers (once)`);
     // node-gyp builds against headers the node package carries, never a download; its install
     // script is the one this directory allows.
-    npmInstall(addonDir, [`better-sqlite3@${sqliteVersion}`], {
-      PATH: `${path.join(nodeDir, 'bin')}${path.delimiter}${process.env.PATH}`,
-      npm_config_nodedir: addonHeaders,
-      npm_config_build_from_source: 'better-sqlite3',
-    }, { 'better-sqlite3': true });
+    npmInstall(
+      addonDir,
+      [`better-sqlite3@${sqliteVersion}`],
+      {
+        PATH: `${path.join(nodeDir, 'bin')}${path.delimiter}${process.env.PATH}`,
+        npm_config_nodedir: addonHeaders,
+        npm_config_build_from_source: 'better-sqlite3',
+      },
+      { 'better-sqlite3': true },
+    );
   }
   return { execPath, version, sqliteAddon };
 }
@@ -63,8 +72,15 @@ export function prepareImagesNode() {
 /** Installs `specs` into `dir`; the Node packages have no install scripts and run none. */
 function npmInstall(dir, specs, env = {}, allowScripts = undefined) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ private: true, ...(allowScripts ? { allowScripts } : {}) })}\n`);
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify({ private: true, ...(allowScripts ? { allowScripts } : {}) })}\n`,
+  );
   const scripts = allowScripts ? [] : ['--ignore-scripts'];
-  const result = spawnSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', ...scripts, ...specs], { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8' });
+  const result = spawnSync(
+    'npm',
+    ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', ...scripts, ...specs],
+    { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8' },
+  );
   if (result.status !== 0) throw new Error(`npm install ${specs.join(' ')} in ${dir} failed:\n${result.stderr}`);
 }

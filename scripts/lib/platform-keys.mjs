@@ -25,7 +25,9 @@ export function generatePlatformKeys() {
 
 /** SERVICE_TOKEN_PUBLIC_KEYS: `gateway=<base64 SPKI DER>,checkout=<…>`. */
 export function servicePublicKeys(keys) {
-  return Object.entries(keys.services).map(([app, pair]) => `${app}=${pair.publicKeyDer}`).join(',');
+  return Object.entries(keys.services)
+    .map(([app, pair]) => `${app}=${pair.publicKeyDer}`)
+    .join(',');
 }
 
 /** The keys kept under DATA_DIR, generated on first use. */
@@ -47,10 +49,15 @@ export function platformKeys(env, dataDir) {
   const keys = storedPlatformKeys(dataDir);
   const ownCallerKeys = !(env.CALLER_TOKEN_PRIVATE_KEY && env.CALLER_TOKEN_PUBLIC_KEY);
   return {
-    env: { ...(ownCallerKeys ? { CALLER_TOKEN_PUBLIC_KEY: keys.callerToken.publicKeyPem } : {}), SERVICE_TOKEN_PUBLIC_KEYS: servicePublicKeys(keys) },
+    env: {
+      ...(ownCallerKeys ? { CALLER_TOKEN_PUBLIC_KEY: keys.callerToken.publicKeyPem } : {}),
+      SERVICE_TOKEN_PUBLIC_KEYS: servicePublicKeys(keys),
+    },
     envFor: (app) => ({
       ...(keys.services[app] ? { SERVICE_TOKEN_PRIVATE_KEY: keys.services[app].privateKeyPem } : {}),
-      ...(ownCallerKeys && CUSTOMER_VOUCHERS.includes(app) ? { CALLER_TOKEN_PRIVATE_KEY: keys.callerToken.privateKeyPem } : {}),
+      ...(ownCallerKeys && CUSTOMER_VOUCHERS.includes(app)
+        ? { CALLER_TOKEN_PRIVATE_KEY: keys.callerToken.privateKeyPem }
+        : {}),
     }),
   };
 }
@@ -58,8 +65,16 @@ export function platformKeys(env, dataDir) {
 /** The key Secrets a Kubernetes deployment reads: Secret name → key → value. */
 export function kubernetesKeySecrets(keys) {
   return {
-    'storefront-caller-token': { 'private-key': keys.callerToken.privateKeyPem, 'public-key': keys.callerToken.publicKeyPem },
-    ...Object.fromEntries(Object.entries(keys.services).map(([app, pair]) => [`storefront-${app}-service-token`, { 'private-key': pair.privateKeyPem }])),
+    'storefront-caller-token': {
+      'private-key': keys.callerToken.privateKeyPem,
+      'public-key': keys.callerToken.publicKeyPem,
+    },
+    ...Object.fromEntries(
+      Object.entries(keys.services).map(([app, pair]) => [
+        `storefront-${app}-service-token`,
+        { 'private-key': pair.privateKeyPem },
+      ]),
+    ),
     'storefront-service-token-public-keys': { keys: servicePublicKeys(keys) },
   };
 }
@@ -67,8 +82,14 @@ export function kubernetesKeySecrets(keys) {
 /** The env files deploy/compose.yaml reads: file name → variable → value. */
 export function composeKeyEnvFiles(keys) {
   return {
-    'compose.secrets.env': { CALLER_TOKEN_PUBLIC_KEY: keys.callerToken.publicKeyPem, SERVICE_TOKEN_PUBLIC_KEYS: servicePublicKeys(keys) },
-    'compose.gateway.secrets.env': { CALLER_TOKEN_PRIVATE_KEY: keys.callerToken.privateKeyPem, SERVICE_TOKEN_PRIVATE_KEY: keys.services.gateway.privateKeyPem },
+    'compose.secrets.env': {
+      CALLER_TOKEN_PUBLIC_KEY: keys.callerToken.publicKeyPem,
+      SERVICE_TOKEN_PUBLIC_KEYS: servicePublicKeys(keys),
+    },
+    'compose.gateway.secrets.env': {
+      CALLER_TOKEN_PRIVATE_KEY: keys.callerToken.privateKeyPem,
+      SERVICE_TOKEN_PRIVATE_KEY: keys.services.gateway.privateKeyPem,
+    },
     'compose.checkout.secrets.env': { SERVICE_TOKEN_PRIVATE_KEY: keys.services.checkout.privateKeyPem },
   };
 }

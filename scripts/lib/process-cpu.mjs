@@ -12,7 +12,10 @@ const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'u
  * parentheses and may itself hold spaces or parentheses, so fields are counted after the last ')'.
  */
 export function cpuTicksOfStatLine(line) {
-  const fields = line.slice(line.lastIndexOf(')') + 2).trim().split(' ');
+  const fields = line
+    .slice(line.lastIndexOf(')') + 2)
+    .trim()
+    .split(' ');
   // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
   const ticks = Number(fields[11]) + Number(fields[12]);
   if (!Number.isFinite(ticks)) throw new Error(`not a /proc/<pid>/stat line: "${line.slice(0, 80)}"`);

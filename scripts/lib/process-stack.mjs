@@ -64,19 +64,29 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
   const layout = replicaLayout(LAYOUTS[layoutName], fullEnv, replicas);
   const started = process.hrtime.bigint();
   const launch = ({ app, replica, env: replicaEnv }) => {
-    const entry = dev ? path.join(ROOT, 'apps', app, 'src', 'main.ts') : path.join(ROOT, 'apps', app, 'dist', 'main.js');
+    const entry = dev
+      ? path.join(ROOT, 'apps', app, 'src', 'main.ts')
+      : path.join(ROOT, 'apps', app, 'dist', 'main.js');
     if (!existsSync(entry)) throw new Error(`${path.relative(ROOT, entry)} is missing; run npm run build`);
     // Source maps stay beside the bundles; NODE_OPTIONS=--enable-source-maps turns them on when
     // debugging (always on, they cost start-up time and memory in every process).
     const args = [...(dev ? ['--watch', '--import', 'tsx'] : V8_HEAP_ARGS), ...nodeArgs, entry];
     const appEnv = { ...fullEnv, ...replicaEnv, ...keys.envFor(app) };
-    const spawnChild = () => spawn(process.execPath, args, { cwd: ROOT, env: appEnv, stdio: ['ignore', output, output] });
-    return Object.assign(superviseProcess({ name: replicas > 1 ? `${app}#${replica}` : app, spawnChild }), { app, replica, env: appEnv });
+    const spawnChild = () =>
+      spawn(process.execPath, args, { cwd: ROOT, env: appEnv, stdio: ['ignore', output, output] });
+    return Object.assign(superviseProcess({ name: replicas > 1 ? `${app}#${replica}` : app, spawnChild }), {
+      app,
+      replica,
+      env: appEnv,
+    });
   };
   const processes = [];
   /** Passes `signal` to every app and waits until all have exited. */
-  const stop = (signal = 'SIGTERM') => Promise.all(processes.map((supervised) => supervised.stop(signal))).then(() => {});
-  const gatewayUrls = layout.filter(({ app }) => EDGE_APPS.includes(app)).map(({ env: replicaEnv }) => `http://127.0.0.1:${replicaEnv.PORT ?? fullEnv.PORT ?? '8080'}`);
+  const stop = (signal = 'SIGTERM') =>
+    Promise.all(processes.map((supervised) => supervised.stop(signal))).then(() => {});
+  const gatewayUrls = layout
+    .filter(({ app }) => EDGE_APPS.includes(app))
+    .map(({ env: replicaEnv }) => `http://127.0.0.1:${replicaEnv.PORT ?? fullEnv.PORT ?? '8080'}`);
 
   // Replica 0 of every app first, so that one process seeds the embedded demo data; the other
   // replicas once it serves.
@@ -90,16 +100,25 @@ export async function startProcessStack({ env, dev = false, output = 'inherit', 
     const urls = wave === 0 ? gatewayUrls.slice(0, 1) : gatewayUrls.slice(1);
     // A gateway is ready once one replica of each service serves it (round-robin skips the
     // others), so with several replicas each service replica is also waited for on its own address.
-    const ownAddresses = members.map(({ app, env: replicaEnv }) => replicaEnv[`${app.toUpperCase()}_ADDR`]).filter(Boolean);
+    const ownAddresses = members
+      .map(({ app, env: replicaEnv }) => replicaEnv[`${app.toUpperCase()}_ADDR`])
+      .filter(Boolean);
     const deadline = Date.now() + START_TIMEOUT_MS;
-    const waits = [...urls.map((url) => waitUntilReady(url, deadline)), ...ownAddresses.map((address) => waitUntilListening(address, deadline))];
+    const waits = [
+      ...urls.map((url) => waitUntilReady(url, deadline)),
+      ...ownAddresses.map((address) => waitUntilListening(address, deadline)),
+    ];
     const ready = await Promise.race([
       Promise.all(waits).then((outcomes) => (outcomes.every(Boolean) ? {} : { timeout: true })),
       crashed.then((c) => ({ crashed: c })),
     ]);
     if (ready.crashed || ready.timeout) {
       await stop();
-      throw new Error(ready.crashed ? `${ready.crashed.app} exited during start (code ${ready.crashed.code})` : `the stack did not become ready within ${START_TIMEOUT_MS / 1000} s`);
+      throw new Error(
+        ready.crashed
+          ? `${ready.crashed.app} exited during start (code ${ready.crashed.code})`
+          : `the stack did not become ready within ${START_TIMEOUT_MS / 1000} s`,
+      );
     }
   }
   const startupMs = Number(process.hrtime.bigint() - started) / 1e6;

@@ -32,7 +32,9 @@ export function superviseProcess({ name, spawnChild, backoff = RESTART_BACKOFF, 
   const scheduleRestart = ({ code, signal }) => {
     crashesInARow = Date.now() - startedAt >= backoff.healthyAfterMs ? 1 : crashesInARow + 1;
     const delay = restartDelay(crashesInARow, backoff);
-    log(`start: ${name} exited unexpectedly (code ${code}, signal ${signal}); restarting it in ${delay} ms (crash ${crashesInARow} in a row)`);
+    log(
+      `start: ${name} exited unexpectedly (code ${code}, signal ${signal}); restarting it in ${delay} ms (crash ${crashesInARow} in a row)`,
+    );
     restartTimer = setTimeout(launch, delay);
   };
   const launch = () => {
@@ -67,7 +69,10 @@ export function superviseProcess({ name, spawnChild, backoff = RESTART_BACKOFF, 
       stopping = true;
       clearTimeout(restartTimer);
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      const deadline = setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), killAfterMs);
+      const deadline = setTimeout(
+        () => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'),
+        killAfterMs,
+      );
       await exited;
       clearTimeout(deadline);
     },

@@ -1,4 +1,7 @@
-/** Who may call each checkout RPC: only the gateway; a customer is optional except for a customer's own list; the console's reads need a staff member. */
+/**
+ * Who may call each checkout RPC: only the gateway; a customer is optional except for a customer's own list; the
+ * console's reads need a staff member.
+ */
 import { accessTable } from '@storefront/grpc';
 import { checkout } from '@storefront/proto';
 
@@ -7,14 +10,29 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'none', rpcs: ['notifyPaymentEvent', 'getPricingPolicy'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
   // The console: any staff member reads orders.
-  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listOrdersForStaff', 'getOrderForStaff'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['listOrdersForStaff', 'getOrderForStaff'],
+  },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
   // Both roles dispatch, deliver and cancel orders.
-  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['dispatchOrder', 'markOrderDelivered', 'cancelOrder'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['dispatchOrder', 'markOrderDelivered', 'cancelOrder'],
+  },
   // The console's promotions: any staff member reads them; only an owner changes them.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listPromosForStaff'] },
-  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['createPromoForStaff', 'expirePromoForStaff'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner'] },
+    rpcs: ['createPromoForStaff', 'expirePromoForStaff'],
+  },
   // Money goes back to the customer: the owner only.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['refundOrder'] },
 ]);

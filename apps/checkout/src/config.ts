@@ -4,7 +4,11 @@ import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifec
 import { DEFAULT_MERCHANT_CODE, SANDBOX_API_KEY } from '@storefront/formats';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
-import { readServiceTokenPrivateKey, readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
+import {
+  readServiceTokenPrivateKey,
+  readServiceTokenPublicKeys,
+  type ServicePublicKeys,
+} from '@storefront/service-token';
 import { CHECKOUT_ACCESS } from './access';
 import type { PollPolicy } from './domain/confirmation';
 
@@ -25,7 +29,10 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   provider: ProviderConfig;
   /** Bounds one provider call, so a hung provider becomes a 502 and not a hung request. */
   providerTimeoutMs: number;
-  /** Origin of the public gateway; the default webhook is `<publicBaseUrl>/api/payments/events`, and order mails link to `<publicBaseUrl>/orders/<reference>`. */
+  /**
+   * Origin of the public gateway; the default webhook is `<publicBaseUrl>/api/payments/events`, and order mails link to
+   * `<publicBaseUrl>/orders/<reference>`.
+   */
   publicBaseUrl: string;
   mail: MailConfig;
   /** The storefront pages' origin; with publicBaseUrl and allowedOrigins, where a payer may be sent back to. */
@@ -128,7 +135,10 @@ export function readPublicBaseUrl(env: EnvReader): string {
 
 /** The provider and how long one call to it may take; the ops command line reads these too. */
 export function readProviderSettings(env: EnvReader): Pick<CheckoutConfig, 'provider' | 'providerTimeoutMs'> {
-  return { provider: readProviderConfig(env), providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }) };
+  return {
+    provider: readProviderConfig(env),
+    providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }),
+  };
 }
 
 /**

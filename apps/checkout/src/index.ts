@@ -1,4 +1,10 @@
-export { openCheckoutComponent, startCheckoutServer, type CheckoutServer, type CheckoutHandles, type StartOptions } from './server';
+export {
+  openCheckoutComponent,
+  startCheckoutServer,
+  type CheckoutServer,
+  type CheckoutHandles,
+  type StartOptions,
+} from './server';
 export { readCheckoutConfig, readCheckoutServeKeys, type CheckoutConfig, type CheckoutServeKeys } from './config';
 export { CHECKOUT_ACCESS } from './access';
 export { migrations } from './migrations';

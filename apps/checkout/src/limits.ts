@@ -5,7 +5,14 @@
  * replay of a saved checkout_reference creates nothing and is never refused here.
  */
 import { dialectOf, toNumber, type Batch, type BatchStatement, type Knex, type StatementResult } from '@storefront/db';
-import { addressBucket, countAttempt, counterKey, tooManyAttempts, type WindowCounters, type WindowLimit } from '@storefront/rate-limit';
+import {
+  addressBucket,
+  countAttempt,
+  counterKey,
+  tooManyAttempts,
+  type WindowCounters,
+  type WindowLimit,
+} from '@storefront/rate-limit';
 import type { AbuseLimits } from './config';
 import type { OrderLine } from './domain/order';
 
@@ -45,7 +52,9 @@ const skuLockKey = (sku: string) => counterKey('sku', sku);
 export interface OpenOrdersCheck {
   /** Lock the holders' and limited SKUs' rows (MySQL) and read their open orders; sent first in the transaction. */
   readonly statements: BatchStatement[];
-  /** Refuses the order (429) by what those statements answered, in their order; may read once more to say when to retry. */
+  /**
+   * Refuses the order (429) by what those statements answered, in their order; may read once more to say when to retry.
+   */
   decide(answers: StatementResult[], batch: Batch): Promise<void>;
 }
 
@@ -53,7 +62,10 @@ export interface OpenOrdersCheck {
 function openOrdersOf(row: Record<string, unknown>, holders: HolderLimit[], limited: OrderLine[]) {
   const units = (value: unknown) => (value === null || value === undefined ? 0 : toNumber(value));
   return {
-    openOrders: holders.map((_, h) => ({ orders: toNumber(row[`orders_${h}`]), firstExpiry: row[`first_expiry_${h}`] })),
+    openOrders: holders.map((_, h) => ({
+      orders: toNumber(row[`orders_${h}`]),
+      firstExpiry: row[`first_expiry_${h}`],
+    })),
     heldByAll: new Map(limited.map((line, i) => [line.sku, units(row[`all_${i}`])])),
     heldBy: holders.map((_, h) => new Map(limited.map((line, i) => [line.sku, units(row[`held_${h}_${i}`])]))),
   };
@@ -73,7 +85,8 @@ export class AbuseGuard {
   /** Counts an attempt at a new order, per address and per account; 429 past either limit. */
   async countNewCheckout(holder: OrderHolder): Promise<void> {
     const keys = [{ key: `checkouts-${holder.addressKey}`, limit: this.limits.checkoutsPerAddress }];
-    if (holder.accountId) keys.push({ key: counterKey('checkouts-account', holder.accountId), limit: this.limits.checkoutsPerAccount });
+    if (holder.accountId)
+      keys.push({ key: counterKey('checkouts-account', holder.accountId), limit: this.limits.checkoutsPerAccount });
     await countAttempt(this.counters, keys, this.now(), 'new checkouts');
   }
 
@@ -82,20 +95,38 @@ export class AbuseGuard {
    * once (one round trip to Redis), the look-up's refusal first when both are over.
    */
   async countNewReference(clientAddress: string, holder: OrderHolder): Promise<void> {
-    const [lookup, checkout] = await Promise.allSettled([this.countOrderLookup(clientAddress), this.countNewCheckout(holder)]);
+    const [lookup, checkout] = await Promise.allSettled([
+      this.countOrderLookup(clientAddress),
+      this.countNewCheckout(holder),
+    ]);
     for (const counted of [lookup, checkout]) if (counted.status === 'rejected') throw counted.reason;
   }
 
   countPromoCheck(clientAddress: string): Promise<void> {
-    return this.countPerAddress('promo-checks', clientAddress, this.limits.promoChecksPerAddress, 'promo code checks from this address');
+    return this.countPerAddress(
+      'promo-checks',
+      clientAddress,
+      this.limits.promoChecksPerAddress,
+      'promo code checks from this address',
+    );
   }
 
   countOrderLookup(clientAddress: string): Promise<void> {
-    return this.countPerAddress('order-lookups', clientAddress, this.limits.orderLookupsPerAddress, 'order look-ups from this address');
+    return this.countPerAddress(
+      'order-lookups',
+      clientAddress,
+      this.limits.orderLookupsPerAddress,
+      'order look-ups from this address',
+    );
   }
 
   countPaymentEvent(clientAddress: string): Promise<void> {
-    return this.countPerAddress('payment-events', clientAddress, this.limits.paymentEventsPerAddress, 'payment notifications from this address');
+    return this.countPerAddress(
+      'payment-events',
+      clientAddress,
+      this.limits.paymentEventsPerAddress,
+      'payment notifications from this address',
+    );
   }
 
   /**
@@ -104,7 +135,11 @@ export class AbuseGuard {
    * pass (so a status change right after a read is not lost), later ones add nothing.
    */
   async paymentEventTurn(orderId: string): Promise<PaymentEventTurn> {
-    const { hits } = await this.counters.hit(counterKey('payment-event-read', orderId), this.limits.paymentEventReadWindowSeconds * 1000, this.now());
+    const { hits } = await this.counters.hit(
+      counterKey('payment-event-read', orderId),
+      this.limits.paymentEventReadWindowSeconds * 1000,
+      this.now(),
+    );
     return hits === 1 ? 'read' : hits === 2 ? 'defer' : 'coalesced';
   }
 
@@ -128,10 +163,22 @@ export class AbuseGuard {
    */
   openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): OpenOrdersCheck {
     const holders: HolderLimit[] = [
-      { holderKey: holder.addressKey, column: 'client_address_key', value: holder.addressKey, max: this.limits.openOrdersPerAddress, who: 'this address' },
+      {
+        holderKey: holder.addressKey,
+        column: 'client_address_key',
+        value: holder.addressKey,
+        max: this.limits.openOrdersPerAddress,
+        who: 'this address',
+      },
     ];
     if (holder.accountId) {
-      holders.push({ holderKey: `account:${holder.accountId}`, column: 'account_id', value: holder.accountId, max: this.limits.openOrdersPerAccount, who: 'this account' });
+      holders.push({
+        holderKey: `account:${holder.accountId}`,
+        column: 'account_id',
+        value: holder.accountId,
+        max: this.limits.openOrdersPerAccount,
+        who: 'this account',
+      });
     }
     const limited = lines.filter((line) => stockOnHand.has(line.sku));
     const locking = dialectOf(this.db) === 'mysql';
@@ -142,20 +189,34 @@ export class AbuseGuard {
       statements,
       decide: async (answers, batch) => {
         const { openOrders, heldByAll, heldBy } = openOrdersOf(answers.at(-1)!.rows[0] ?? {}, holders, limited);
-        const summaries = holders.map((holderLimit, index) => this.checkOpenOrderCount(holderLimit, openOrders[index]!));
+        const summaries = holders.map((holderLimit, index) =>
+          this.checkOpenOrderCount(holderLimit, openOrders[index]!),
+        );
         if (limited.length === 0) return;
         // A line asking for more than is available cannot hold anything: inventory answers out_of_stock for it.
-        const holdable = limited.filter((line) => line.quantity <= stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0));
+        const holdable = limited.filter(
+          (line) => line.quantity <= stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0),
+        );
         if (holdable.length === 0) return;
         for (const line of holdable) {
           const allowed = atLeastOne(stockOnHand.get(line.sku)!, this.limits.skuSharePercent);
           const already = heldByAll.get(line.sku) ?? 0;
           if (already + line.quantity > allowed) {
-            throw tooManyAttempts(`Open orders may hold at most ${allowed} of ${line.sku} together, and ${already} are held already; try again when one is paid or expires`, await this.firstHoldEnd(batch, line.sku));
+            throw tooManyAttempts(
+              `Open orders may hold at most ${allowed} of ${line.sku} together, and ${already} are held already; try again when one is paid or expires`,
+              await this.firstHoldEnd(batch, line.sku),
+            );
           }
         }
         for (const [index, holderLimit] of holders.entries()) {
-          this.checkHolderShare(holderLimit, holdable, stockOnHand, heldByAll, heldBy[index]!, summaries[index]!.retryAfter);
+          this.checkHolderShare(
+            holderLimit,
+            holdable,
+            stockOnHand,
+            heldByAll,
+            heldBy[index]!,
+            summaries[index]!.retryAfter,
+          );
         }
       },
     };
@@ -180,22 +241,37 @@ export class AbuseGuard {
    */
   private openOrdersRead(holders: HolderLimit[], limited: OrderLine[]): Knex.QueryBuilder {
     const { db } = this;
-    const openOf = ({ column, value }: HolderLimit) => db('orders').where({ [column]: value, status: 'pending_payment' });
+    const openOf = ({ column, value }: HolderLimit) =>
+      db('orders').where({ [column]: value, status: 'pending_payment' });
     const unitsOf = (sku: string, holder?: HolderLimit) => {
-      const query = db('order_lines as l').join('orders as o', 'o.id', 'l.order_id').where({ 'o.status': 'pending_payment', 'l.sku': sku });
+      const query = db('order_lines as l')
+        .join('orders as o', 'o.id', 'l.order_id')
+        .where({ 'o.status': 'pending_payment', 'l.sku': sku });
       if (holder) query.andWhere({ [`o.${holder.column}`]: holder.value });
       return query.sum('l.quantity');
     };
     return db.select([
-      ...holders.flatMap((holder, h) => [openOf(holder).count('*').as(`orders_${h}`), openOf(holder).min('reserved_until').as(`first_expiry_${h}`)]),
-      ...limited.flatMap((line, i) => [unitsOf(line.sku).as(`all_${i}`), ...holders.map((holder, h) => unitsOf(line.sku, holder).as(`held_${h}_${i}`))]),
+      ...holders.flatMap((holder, h) => [
+        openOf(holder).count('*').as(`orders_${h}`),
+        openOf(holder).min('reserved_until').as(`first_expiry_${h}`),
+      ]),
+      ...limited.flatMap((line, i) => [
+        unitsOf(line.sku).as(`all_${i}`),
+        ...holders.map((holder, h) => unitsOf(line.sku, holder).as(`held_${h}_${i}`)),
+      ]),
     ]);
   }
 
-  private checkOpenOrderCount({ max, who }: HolderLimit, summary: { orders: number; firstExpiry: unknown }): { retryAfter: number } {
+  private checkOpenOrderCount(
+    { max, who }: HolderLimit,
+    summary: { orders: number; firstExpiry: unknown },
+  ): { retryAfter: number } {
     const retryAfter = this.retryAfterSeconds(summary.firstExpiry);
     if (summary.orders >= max) {
-      throw tooManyAttempts(`${who} already has ${max} unpaid orders open; pay or let one expire before starting another`, retryAfter);
+      throw tooManyAttempts(
+        `${who} already has ${max} unpaid orders open; pay or let one expire before starting another`,
+        retryAfter,
+      );
     }
     return { retryAfter };
   }

@@ -10,6 +10,7 @@ runMain({
   app: 'checkout',
   readConfig: readCheckoutConfig,
   // The embedded SQLite default migrates itself; MySQL deployments run `migrate` first.
-  start: (config, logger) => startCheckoutServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readCheckoutServeKeys) }),
+  start: (config, logger) =>
+    startCheckoutServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readCheckoutServeKeys) }),
   migrate: storeMigrations('checkout', migrations),
 });

@@ -9,7 +9,13 @@ import type { ProviderName } from './config';
 import type { PaymentProvider } from './providers/provider';
 import type { CheckoutStore } from './stores/checkout';
 
-const PROVIDER_OPERATIONS = ['createCheckout', 'getCheckout', 'deactivateCheckout', 'refundTransaction', 'refundedPence'] as const;
+const PROVIDER_OPERATIONS = [
+  'createCheckout',
+  'getCheckout',
+  'deactivateCheckout',
+  'refundTransaction',
+  'refundedPence',
+] as const;
 
 /** Counts orders this replica moved to paid, per provider; returns what to call on each. */
 export function countConfirmedPayments(providers: ProviderName[]): (provider: ProviderName) => void {
@@ -38,7 +44,8 @@ export function countingProviderFailures(provider: PaymentProvider): PaymentProv
       try {
         return await call(...args);
       } catch (error) {
-        if (error instanceof AppError && error.kind === 'provider_unavailable') failures.add(1, { provider: provider.name, operation });
+        if (error instanceof AppError && error.kind === 'provider_unavailable')
+          failures.add(1, { provider: provider.name, operation });
         throw error;
       }
     };
@@ -57,9 +64,13 @@ export function countingProviderFailures(provider: PaymentProvider): PaymentProv
  * due); returns the function that stops it.
  */
 export function observeReconcilerLag(store: CheckoutStore, now: () => number): () => void {
-  return registerGauge('storefront.checkout.reconciler.lag', { description: 'How long the most overdue open order has waited for the reconciler to read it.', unit: 's' }, async () => {
-    const at = now();
-    const dueSince = await store.oldestDueSince(at);
-    return dueSince === undefined ? 0 : Math.max(0, at - dueSince) / 1000;
-  });
+  return registerGauge(
+    'storefront.checkout.reconciler.lag',
+    { description: 'How long the most overdue open order has waited for the reconciler to read it.', unit: 's' },
+    async () => {
+      const at = now();
+      const dueSince = await store.oldestDueSince(at);
+      return dueSince === undefined ? 0 : Math.max(0, at - dueSince) / 1000;
+    },
+  );
 }

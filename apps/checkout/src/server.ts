@@ -8,7 +8,17 @@ import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient } from '@storefront/grpc';
 import type { ServiceName } from '@storefront/service-token';
 import { dialectOf } from '@storefront/db';
-import { openComponent, repeatInBackground, startGrpcService, type BuildContext, type Connect, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
+import {
+  openComponent,
+  repeatInBackground,
+  startGrpcService,
+  type BuildContext,
+  type Connect,
+  type OpenComponent,
+  type RunningGrpcService,
+  type ServiceParts,
+  type ServiceStartOptions,
+} from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
 import { mailSenderFor, type PassSummary } from '@storefront/outbox';
 import { ServiceTokenSigner } from '@storefront/service-token';
@@ -62,97 +72,125 @@ export interface CheckoutHandles {
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
 export function startCheckoutServer(config: CheckoutConfig, options: StartOptions): Promise<CheckoutServer> {
   const signer = new ServiceTokenSigner('checkout', options.serviceTokenPrivateKey);
-  const addresses: Partial<Record<ServiceName, string>> = { inventory: config.inventoryAddress, loyalty: config.loyaltyAddress };
-  const connect: Connect = (definition, target) => createRpcClient(definition, addresses[target] ?? '', { target, signer });
-  return startGrpcService({ service: 'checkout', config, migrations, ...options, connect }, buildCheckout(config, options.now ?? Date.now));
+  const addresses: Partial<Record<ServiceName, string>> = {
+    inventory: config.inventoryAddress,
+    loyalty: config.loyaltyAddress,
+  };
+  const connect: Connect = (definition, target) =>
+    createRpcClient(definition, addresses[target] ?? '', { target, signer });
+  return startGrpcService(
+    { service: 'checkout', config, migrations, ...options, connect },
+    buildCheckout(config, options.now ?? Date.now),
+  );
 }
 
 /** Checkout as a component of the process that hosts it; `connect` reaches inventory and loyalty, in-process or not. */
-export function openCheckoutComponent(config: CheckoutConfig, options: ServiceStartOptions & { connect: Connect }): Promise<OpenComponent<CheckoutHandles>> {
-  return openComponent({ service: 'checkout', config, migrations, ...options }, buildCheckout(config, options.now ?? Date.now));
+export function openCheckoutComponent(
+  config: CheckoutConfig,
+  options: ServiceStartOptions & { connect: Connect },
+): Promise<OpenComponent<CheckoutHandles>> {
+  return openComponent(
+    { service: 'checkout', config, migrations, ...options },
+    buildCheckout(config, options.now ?? Date.now),
+  );
 }
 
 function buildCheckout(config: CheckoutConfig, now: () => number) {
   return async ({ db, redis, logger, connect }: BuildContext): Promise<ServiceParts<CheckoutHandles>> => {
     const counters = windowCountersFor(db, dialectOf(db), redis);
-  const store = new CheckoutStore(db);
-  if (config.seedDemoData && !(await store.hasPromoCodes())) {
-    await store.savePromoCodes(DEMO_PROMO_CODES);
-    logger.info('seeded the demo promo codes');
-  }
-  const inventoryClient = connect(inventory.InventoryServiceService, 'inventory');
-  const loyaltyClient = connect(loyalty.LoyaltyServiceService, 'loyalty');
-  const providers = new Map<ProviderName, PaymentProvider>([[config.provider.name, countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger))]]);
+    const store = new CheckoutStore(db);
+    if (config.seedDemoData && !(await store.hasPromoCodes())) {
+      await store.savePromoCodes(DEMO_PROMO_CODES);
+      logger.info('seeded the demo promo codes');
+    }
+    const inventoryClient = connect(inventory.InventoryServiceService, 'inventory');
+    const loyaltyClient = connect(loyalty.LoyaltyServiceService, 'loyalty');
+    const providers = new Map<ProviderName, PaymentProvider>([
+      [
+        config.provider.name,
+        countingProviderFailures(new SumUpApiProvider(config.provider, config.providerTimeoutMs, logger)),
+      ],
+    ]);
 
-  const limits = new AbuseGuard(db, counters, config.limits, now);
-  const promoDefinitions = new PromoDefinitions(() => store.allPromos(), config.promoCacheMs, now);
-  const service = new CheckoutService({
-    store,
-    inventory: inventoryClient,
-    loyalty: loyaltyClient,
-    providers,
-    limits,
-    promos: promoDefinitions,
-    defaultProvider: config.provider.name,
-    merchantCode: config.provider.merchantCode,
-    redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
-    defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
-    pollPolicy: config.pollPolicy,
-    logger,
-    now,
-  });
-  const orders = new OrderReader({ store, limits, now });
-  const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
-  const countConfirmed = countConfirmedPayments([...providers.keys()]);
-  const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
-  const refundStore = new RefundStore(db);
-  const staffOrders = new StaffOrderReader(store, orders, refundStore);
-  const refunds = new Refunds({
-    store,
-    refunds: refundStore,
-    providers,
-    effects: { inventory: inventoryClient, loyalty: loyaltyClient },
-    logger,
-    now,
-    staffOrder: async (reference) => (await staffOrders.get(reference)).order!,
-    refundMail: (order, refund) => refundMail(order, refund, config.publicBaseUrl),
-    mailQueued: () => mailSender.wake(),
-    // A refund sent this recently may still be answered to the attempt that sent it.
-    inFlightMs: 2 * config.providerTimeoutMs,
-  });
-  const confirmation = new PaymentConfirmation({
-    store,
-    inventory: inventoryClient,
-    loyalty: loyaltyClient,
-    providers,
-    policy: config.pollPolicy,
-    logger,
-    now,
-    paymentConfirmed: (provider) => {
-      countConfirmed(provider);
-      mailSender.wake();
-    },
-    confirmationMail: (order) => orderConfirmationMail(order, config.publicBaseUrl),
-    paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
-  });
+    const limits = new AbuseGuard(db, counters, config.limits, now);
+    const promoDefinitions = new PromoDefinitions(() => store.allPromos(), config.promoCacheMs, now);
+    const service = new CheckoutService({
+      store,
+      inventory: inventoryClient,
+      loyalty: loyaltyClient,
+      providers,
+      limits,
+      promos: promoDefinitions,
+      defaultProvider: config.provider.name,
+      merchantCode: config.provider.merchantCode,
+      redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
+      defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
+      pollPolicy: config.pollPolicy,
+      logger,
+      now,
+    });
+    const orders = new OrderReader({ store, limits, now });
+    const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
+    const countConfirmed = countConfirmedPayments([...providers.keys()]);
+    const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
+    const refundStore = new RefundStore(db);
+    const staffOrders = new StaffOrderReader(store, orders, refundStore);
+    const refunds = new Refunds({
+      store,
+      refunds: refundStore,
+      providers,
+      effects: { inventory: inventoryClient, loyalty: loyaltyClient },
+      logger,
+      now,
+      staffOrder: async (reference) => (await staffOrders.get(reference)).order!,
+      refundMail: (order, refund) => refundMail(order, refund, config.publicBaseUrl),
+      mailQueued: () => mailSender.wake(),
+      // A refund sent this recently may still be answered to the attempt that sent it.
+      inFlightMs: 2 * config.providerTimeoutMs,
+    });
+    const confirmation = new PaymentConfirmation({
+      store,
+      inventory: inventoryClient,
+      loyalty: loyaltyClient,
+      providers,
+      policy: config.pollPolicy,
+      logger,
+      now,
+      paymentConfirmed: (provider) => {
+        countConfirmed(provider);
+        mailSender.wake();
+      },
+      confirmationMail: (order) => orderConfirmationMail(order, config.publicBaseUrl),
+      paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
+    });
 
-  const fulfilment = new OrderFulfilment({
-    store,
-    fulfilment: new FulfilmentStore(db),
-    providers,
-    dispatchMail: (order, details) => dispatchNoticeMail(order, details, config.publicBaseUrl),
-    mailQueued: () => mailSender.wake(),
-    settle: (order) => confirmation.settle(order),
-    logger,
-    now,
-  });
+    const fulfilment = new OrderFulfilment({
+      store,
+      fulfilment: new FulfilmentStore(db),
+      providers,
+      dispatchMail: (order, details) => dispatchNoticeMail(order, details, config.publicBaseUrl),
+      mailQueued: () => mailSender.wake(),
+      settle: (order) => confirmation.settle(order),
+      logger,
+      now,
+    });
 
     return {
       describe: { provider: config.provider.name },
       startBackground() {
         // Redis expires its counters itself; the SQL store is swept.
-        const stopPurge = repeatInBackground(COUNTER_PURGE_INTERVAL_MS, () => counters.purgeExpired(now()), logger, 'purging expired rate-limit counters failed');
-        const stopRefundSweep = repeatInBackground(config.reconcileIntervalMs, () => refunds.sweep(), logger, 'a refund sweep failed');
+        const stopPurge = repeatInBackground(
+          COUNTER_PURGE_INTERVAL_MS,
+          () => counters.purgeExpired(now()),
+          logger,
+          'purging expired rate-limit counters failed',
+        );
+        const stopRefundSweep = repeatInBackground(
+          config.reconcileIntervalMs,
+          () => refunds.sweep(),
+          logger,
+          'a refund sweep failed',
+        );
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
@@ -163,37 +201,60 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           await mailSender.stop();
           stopLagGauge();
         };
-    },
+      },
       close() {
         inventoryClient.close();
         loyaltyClient.close();
       },
-      exposed: { store, reconcileNow: () => confirmation.reconcileAll(), sendMailNow: () => mailSender.sendDue(), sweepRefundsNow: () => refunds.sweep() },
+      exposed: {
+        store,
+        reconcileNow: () => confirmation.reconcileAll(),
+        sendMailNow: () => mailSender.sendDue(),
+        sweepRefundsNow: () => refunds.sweep(),
+      },
       bindings: [
-      bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
-        listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
-        createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
-        validatePromo: async (request, context) => service.validatePromo(request.code, request.clientAddress, await context.caller()),
-        notifyPaymentEvent: async (request) => {
-          await limits.countPaymentEvent(request.clientAddress);
-          await confirmation.onProviderEvent(request.providerCheckoutId);
-          return {};
-        },
-        getOrder: async (request, context) => orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
-        listOrders: async (request, context) => orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
-        getPricingPolicy: async () => PRICING_POLICY,
-        quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
-        listOrdersForStaff: async (request) => staffOrders.list(request),
-        getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
-        dispatchOrder: async (request, context) => ({ order: await staffOrders.withRefunds(await fulfilment.dispatch(request.checkoutReference, request.carrier, request.trackingNumber, context.staff!)) }),
-        markOrderDelivered: async (request, context) => ({ order: await staffOrders.withRefunds(await fulfilment.markDelivered(request.checkoutReference, context.staff!)) }),
-        cancelOrder: async (request, context) => ({ order: await staffOrders.withRefunds(await fulfilment.cancel(request.checkoutReference, context.staff!)) }),
-        listPromosForStaff: async () => staffPromos.list(),
-        createPromoForStaff: async (request, context) => staffPromos.create(request, context.staff!),
-        expirePromoForStaff: async (request, context) => staffPromos.expire(request, context.staff!),
-        refundOrder: async (request, context) => refunds.refundOrder(request, context.staff),
-      }),
-    ],
-  };
+        bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
+          listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
+          createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
+          validatePromo: async (request, context) =>
+            service.validatePromo(request.code, request.clientAddress, await context.caller()),
+          notifyPaymentEvent: async (request) => {
+            await limits.countPaymentEvent(request.clientAddress);
+            await confirmation.onProviderEvent(request.providerCheckoutId);
+            return {};
+          },
+          getOrder: async (request, context) =>
+            orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
+          listOrders: async (request, context) =>
+            orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
+          getPricingPolicy: async () => PRICING_POLICY,
+          quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
+          listOrdersForStaff: async (request) => staffOrders.list(request),
+          getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
+          dispatchOrder: async (request, context) => ({
+            order: await staffOrders.withRefunds(
+              await fulfilment.dispatch(
+                request.checkoutReference,
+                request.carrier,
+                request.trackingNumber,
+                context.staff!,
+              ),
+            ),
+          }),
+          markOrderDelivered: async (request, context) => ({
+            order: await staffOrders.withRefunds(
+              await fulfilment.markDelivered(request.checkoutReference, context.staff!),
+            ),
+          }),
+          cancelOrder: async (request, context) => ({
+            order: await staffOrders.withRefunds(await fulfilment.cancel(request.checkoutReference, context.staff!)),
+          }),
+          listPromosForStaff: async () => staffPromos.list(),
+          createPromoForStaff: async (request, context) => staffPromos.create(request, context.staff!),
+          expirePromoForStaff: async (request, context) => staffPromos.expire(request, context.staff!),
+          refundOrder: async (request, context) => refunds.refundOrder(request, context.staff),
+        }),
+      ],
+    };
   };
 }

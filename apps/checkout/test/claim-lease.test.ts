@@ -18,7 +18,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('checkout: claims are short leases renewed while the attempt lives', function () {
   this.timeout(60_000);
   let stack: Stack;
-  startForSuite(() => startCheckoutStack({ PROVIDER_TIMEOUT_MS: String(SLOW_PROVIDER_MS) }), (started) => (stack = started));
+  startForSuite(
+    () => startCheckoutStack({ PROVIDER_TIMEOUT_MS: String(SLOW_PROVIDER_MS) }),
+    (started) => (stack = started),
+  );
   afterEach(() => stack.paymentSandbox!.control.reset());
 
   it('lets a retry take over the order of an attempt that died within the lease', async () => {
@@ -30,7 +33,9 @@ describe('checkout: claims are short leases renewed while the attempt lives', fu
     const order = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
     // An attempt takes the claim as a live one would, then its process dies and never renews it.
     const crashedAt = Date.now();
-    expect(await stack.checkout!.store.claim(order.id, 'crashed-attempt', crashedAt + CLAIM_LEASE_MS, crashedAt)).to.equal(true);
+    expect(
+      await stack.checkout!.store.claim(order.id, 'crashed-attempt', crashedAt + CLAIM_LEASE_MS, crashedAt),
+    ).to.equal(true);
     const createsBefore = control.createRequests(body.checkout_reference);
 
     const refusals: string[] = [];

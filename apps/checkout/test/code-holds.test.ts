@@ -27,9 +27,11 @@ const PARALLEL = 20;
 const PROMO_CAP = 3;
 // £10.04 less 10% (£1.00) + £4.95 shipping.
 const DISCOUNTED_AMOUNT = 13.99;
-const discountedBody = (code: string) => checkoutBody(DISCOUNTED_AMOUNT, [{ sku: sku('p1004'), quantity: 1 }], { promo_code: code });
+const discountedBody = (code: string) =>
+  checkoutBody(DISCOUNTED_AMOUNT, [{ sku: sku('p1004'), quantity: 1 }], { promo_code: code });
 // More of the low-stock SKU than there is: £48.00 less 10% (£4.80) + £4.95.
-const outOfStockBody = (code: string) => checkoutBody(48.15, [{ sku: sku('low'), quantity: LOW_STOCK + 1 }], { promo_code: code });
+const outOfStockBody = (code: string) =>
+  checkoutBody(48.15, [{ sku: sku('low'), quantity: LOW_STOCK + 1 }], { promo_code: code });
 
 describe('checkout: codes held by open orders', () => {
   let stack: Stack;
@@ -41,11 +43,17 @@ describe('checkout: codes held by open orders', () => {
   afterEach(() => stack.paymentSandbox!.control.reset());
 
   const ordersWithCode = (code: string) => countRows(stack, 'orders', { promo_code: code });
-  const isValid = async (client: HttpClient, code: string) => (await client.get<{ valid: boolean }>(`/api/validate-promo?code=${code}`)).body.valid;
+  const isValid = async (client: HttpClient, code: string) =>
+    (await client.get<{ valid: boolean }>(`/api/validate-promo?code=${code}`)).body.valid;
   const orderStatus = async (reference: string) => (await stack.checkout!.store.findByReference(reference))?.status;
-  const rewardHolder = async (code: string) => (await stack.loyalty!.db('redemptions').where({ code }).first('held_order_id')).held_order_id as string | null;
+  const rewardHolder = async (code: string) =>
+    (await stack.loyalty!.db('redemptions').where({ code }).first('held_order_id')).held_order_id as string | null;
 
-  function expectHeldRefusal(res: { status: number; body: ErrorResult; text: string }, code: string, why: string): void {
+  function expectHeldRefusal(
+    res: { status: number; body: ErrorResult; text: string },
+    code: string,
+    why: string,
+  ): void {
     expect(res.status, res.text).to.equal(400);
     expect(res.body).to.deep.include({ success: false, error: 'invalid_promo_code' });
     expect(res.body.detail).to.contain(`promo_code ${code}`).and.contain(why);
@@ -70,7 +78,8 @@ describe('checkout: codes held by open orders', () => {
       expectNoServerErrors(answers);
       const created = answers.filter((res) => res.status === 200);
       expect(created, answers.map((res) => res.text).join('\n')).to.have.length(1);
-      for (const res of answers.filter((r) => r.status !== 200)) expectHeldRefusal(res, code, 'held by another open order');
+      for (const res of answers.filter((r) => r.status !== 200))
+        expectHeldRefusal(res, code, 'held by another open order');
       expect(await ordersWithCode(code)).to.equal(1);
       expect(await rewardHolder(code)).to.equal(created[0]!.body.order.id);
     });
@@ -124,7 +133,9 @@ describe('checkout: codes held by open orders', () => {
       expect((await createCheckout(client, body)).status).to.equal(502);
       stack.paymentSandbox!.control.setBehaviour('ok');
       const first = await expectCheckout(client, body);
-      const retries = await withBusyCores(() => Promise.all(Array.from({ length: 5 }, () => createCheckout(client, body))));
+      const retries = await withBusyCores(() =>
+        Promise.all(Array.from({ length: 5 }, () => createCheckout(client, body))),
+      );
       expectNoServerErrors(retries);
       for (const res of retries) expect(res.body.order.id, res.text).to.equal(first.order.id);
       expect(await ordersWithCode(code)).to.equal(1);
@@ -134,10 +145,14 @@ describe('checkout: codes held by open orders', () => {
     it('answers a burst of one new checkout with one order holding the code, and never a 400', async () => {
       const { client, code } = await customerWithCode();
       const body = discountedBody(code);
-      const answers = await withBusyCores(() => Promise.all(Array.from({ length: 5 }, () => createCheckout(client, body))));
+      const answers = await withBusyCores(() =>
+        Promise.all(Array.from({ length: 5 }, () => createCheckout(client, body))),
+      );
       expectNoServerErrors(answers);
       for (const res of answers) expect(res.status, res.text).to.be.oneOf([200, 409]);
-      expect(answers.filter((res) => res.status === 409).every((res) => res.body.error === 'request_in_progress')).to.equal(true);
+      expect(
+        answers.filter((res) => res.status === 409).every((res) => res.body.error === 'request_in_progress'),
+      ).to.equal(true);
       expect(await ordersWithCode(code)).to.equal(1);
     });
 
@@ -145,7 +160,10 @@ describe('checkout: codes held by open orders', () => {
       const { client, code } = await customerWithCode();
       const late = await expectCheckout(client, discountedBody(code));
       // The hold lapsed (checkout could not release or renew it in time) and another order took the code.
-      await stack.loyalty!.db('redemptions').where({ code }).update({ held_until: Date.now() - 1 });
+      await stack
+        .loyalty!.db('redemptions')
+        .where({ code })
+        .update({ held_until: Date.now() - 1 });
       const other = await expectCheckout(client, discountedBody(code));
       await settle(late, 'pay');
       const paid = (await stack.checkout!.store.findById(late.order.id))!;
@@ -156,27 +174,37 @@ describe('checkout: codes held by open orders', () => {
       // Free at payment time: the late order uses it.
       const { client: owner, code: freeCode } = await customerWithCode();
       const lapsed = await expectCheckout(owner, discountedBody(freeCode));
-      await stack.loyalty!.db('redemptions').where({ code: freeCode }).update({ held_order_id: null, held_until: null });
+      await stack
+        .loyalty!.db('redemptions')
+        .where({ code: freeCode })
+        .update({ held_order_id: null, held_until: null });
       await settle(lapsed, 'pay');
-      expect(await stack.loyalty!.db('redemptions').where({ code: freeCode }).first('used_order_id')).to.deep.equal({ used_order_id: lapsed.order.id });
+      expect(await stack.loyalty!.db('redemptions').where({ code: freeCode }).first('used_order_id')).to.deep.equal({
+        used_order_id: lapsed.order.id,
+      });
     });
   });
 
   describe('a promo code with a redemption cap', () => {
     async function cappedPromo(label: string): Promise<string> {
       const code = `${label}${Date.now().toString(36).toUpperCase()}`;
-      await stack.checkout!.store.savePromoCodes([{ code, discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: PROMO_CAP }]);
+      await stack.checkout!.store.savePromoCodes([
+        { code, discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: PROMO_CAP },
+      ]);
       return code;
     }
     const holds = (code: string) => countRows(stack, 'promo_holds', { code });
 
     it(`is held by at most ${PROMO_CAP} of ${PARALLEL} checkouts sent at once`, async () => {
       const code = await cappedPromo('CAPPED');
-      const answers = await withBusyCores(() => Promise.all(Array.from({ length: PARALLEL }, () => createCheckout(stack.client(), discountedBody(code)))));
+      const answers = await withBusyCores(() =>
+        Promise.all(Array.from({ length: PARALLEL }, () => createCheckout(stack.client(), discountedBody(code)))),
+      );
       expectNoServerErrors(answers);
       const created = answers.filter((res) => res.status === 200);
       expect(created, answers.map((res) => res.text).join('\n')).to.have.length(PROMO_CAP);
-      for (const res of answers.filter((r) => r.status !== 200)) expectHeldRefusal(res, code, `held by other open orders up to its limit of ${PROMO_CAP}`);
+      for (const res of answers.filter((r) => r.status !== 200))
+        expectHeldRefusal(res, code, `held by other open orders up to its limit of ${PROMO_CAP}`);
       expect(await ordersWithCode(code)).to.equal(PROMO_CAP);
       expect(await holds(code)).to.equal(PROMO_CAP);
       expect(await isValid(stack.client(), code)).to.equal(false);
@@ -188,7 +216,11 @@ describe('checkout: codes held by open orders', () => {
       for (const result of [created[1]!.body, created[2]!.body, again]) await settle(result, 'pay');
       expect(await holds(code)).to.equal(0);
       expect(await countRows(stack, 'promo_redemptions', { code })).to.equal(PROMO_CAP);
-      expectHeldRefusal(await createCheckout(stack.client(), discountedBody(code)), code, `has reached its limit of ${PROMO_CAP} uses`);
+      expectHeldRefusal(
+        await createCheckout(stack.client(), discountedBody(code)),
+        code,
+        `has reached its limit of ${PROMO_CAP} uses`,
+      );
     });
 
     it('is given back when the order is removed for lack of stock', async () => {
@@ -227,11 +259,16 @@ describe('checkout: codes held by open orders', () => {
             },
             { customer: userId },
           );
-        const results = await withBusyCores(() => Promise.allSettled(Array.from({ length: PARALLEL }, (_, i) => call(i))));
+        const results = await withBusyCores(() =>
+          Promise.allSettled(Array.from({ length: PARALLEL }, (_, i) => call(i))),
+        );
         const created = results.filter((result) => result.status === 'fulfilled');
         expect(created).to.have.length(1);
         for (const result of results.filter((r) => r.status === 'rejected')) {
-          expect((result as PromiseRejectedResult).reason).to.deep.include({ kind: 'invalid_argument', code: 'invalid_promo_code' });
+          expect((result as PromiseRejectedResult).reason).to.deep.include({
+            kind: 'invalid_argument',
+            code: 'invalid_promo_code',
+          });
         }
         expect(await ordersWithCode(code)).to.equal(1);
       } finally {

@@ -1,13 +1,25 @@
 /** Parallel checkouts for a SKU with little stock, on busy cores: never more reservations than units, never a 500. */
 import { expect } from 'chai';
 import type { Stack } from '@storefront/platform-testing';
-import { LOW_STOCK, checkoutBody, completePayment, countRows, createCheckout, sku, startCheckoutStack, stockOf } from './support';
+import {
+  LOW_STOCK,
+  checkoutBody,
+  completePayment,
+  countRows,
+  createCheckout,
+  sku,
+  startCheckoutStack,
+  stockOf,
+} from './support';
 import { expectNoServerErrors, startForSuite, withBusyCores } from '@storefront/testing';
 
 describe('checkout under concurrency on a low-stock SKU', () => {
   let stack: Stack;
   // Every unit may be held at once here, so inventory's own guard is what the test sees.
-  startForSuite(() => startCheckoutStack({ OPEN_ORDERS_SKU_SHARE_PERCENT: '100' }), (started) => (stack = started));
+  startForSuite(
+    () => startCheckoutStack({ OPEN_ORDERS_SKU_SHARE_PERCENT: '100' }),
+    (started) => (stack = started),
+  );
 
   it('never oversells: as many orders succeed as there are units, the rest are out_of_stock', async () => {
     const lowSku = sku('low');
@@ -26,7 +38,8 @@ describe('checkout under concurrency on a low-stock SKU', () => {
     expect(await countRows(stack, 'orders')).to.equal(LOW_STOCK);
 
     // Paying every order sells exactly the units there were.
-    for (const res of answers.filter((r) => r.status === 200)) await completePayment(res.body.hosted_checkout_url, 'pay');
+    for (const res of answers.filter((r) => r.status === 200))
+      await completePayment(res.body.hosted_checkout_url, 'pay');
     await stack.checkout!.reconcileNow();
     const sold = await stack.checkout!.db('orders').where({ status: 'paid' }).count({ n: '*' }).first();
     expect(Number(sold?.n)).to.equal(LOW_STOCK);

@@ -8,16 +8,43 @@ const read = (env: Env) => readCheckoutConfig(new EnvReader({ ...base, ...env })
 describe('checkout configuration', () => {
   it('defaults to the sandbox provider on its local port, with its demo key and merchant code', () => {
     const config = read({ SANDBOX_PORT: '18090' });
-    expect(config.provider).to.deep.equal({ name: 'sandbox', apiBase: 'http://127.0.0.1:18090', apiKey: 'sandbox_key', merchantCode: 'MSTOREFRONT' });
-    expect(config).to.include({ providerTimeoutMs: 10_000, reconcileIntervalMs: 2_000, publicBaseUrl: 'http://localhost:8080' });
+    expect(config.provider).to.deep.equal({
+      name: 'sandbox',
+      apiBase: 'http://127.0.0.1:18090',
+      apiKey: 'sandbox_key',
+      merchantCode: 'MSTOREFRONT',
+    });
+    expect(config).to.include({
+      providerTimeoutMs: 10_000,
+      reconcileIntervalMs: 2_000,
+      publicBaseUrl: 'http://localhost:8080',
+    });
   });
 
   it('needs the key and merchant code for SumUp, and defaults to its https API', () => {
-    expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_MERCHANT_CODE: 'MABC' })).to.throw(ConfigError, 'SUMUP_API_KEY');
-    expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_API_KEY: 'sup_sk_x' })).to.throw(ConfigError, 'SUMUP_MERCHANT_CODE');
+    expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_MERCHANT_CODE: 'MABC' })).to.throw(
+      ConfigError,
+      'SUMUP_API_KEY',
+    );
+    expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_API_KEY: 'sup_sk_x' })).to.throw(
+      ConfigError,
+      'SUMUP_MERCHANT_CODE',
+    );
     const config = read({ PAYMENT_PROVIDER: 'sumup', SUMUP_API_KEY: 'sup_sk_x', SUMUP_MERCHANT_CODE: 'MABC' });
-    expect(config.provider).to.deep.equal({ name: 'sumup', apiBase: 'https://api.sumup.com', apiKey: 'sup_sk_x', merchantCode: 'MABC' });
-    expect(() => read({ PAYMENT_PROVIDER: 'sumup', SUMUP_API_KEY: 'k', SUMUP_MERCHANT_CODE: 'M', SUMUP_API_BASE: 'http://api.sumup.com' })).to.throw(ConfigError, 'SUMUP_API_BASE');
+    expect(config.provider).to.deep.equal({
+      name: 'sumup',
+      apiBase: 'https://api.sumup.com',
+      apiKey: 'sup_sk_x',
+      merchantCode: 'MABC',
+    });
+    expect(() =>
+      read({
+        PAYMENT_PROVIDER: 'sumup',
+        SUMUP_API_KEY: 'k',
+        SUMUP_MERCHANT_CODE: 'M',
+        SUMUP_API_BASE: 'http://api.sumup.com',
+      }),
+    ).to.throw(ConfigError, 'SUMUP_API_BASE');
   });
 
   it('has abuse limits by default, each one set by its own variable', () => {
@@ -56,14 +83,27 @@ describe('checkout configuration', () => {
       paymentEventsPerAddress: { max: 300, windowSeconds: 60 },
       paymentEventReadWindowSeconds: 5,
     });
-    expect(() => read({ OPEN_ORDERS_STOCK_SHARE_PERCENT: '0' })).to.throw(ConfigError, 'OPEN_ORDERS_STOCK_SHARE_PERCENT');
+    expect(() => read({ OPEN_ORDERS_STOCK_SHARE_PERCENT: '0' })).to.throw(
+      ConfigError,
+      'OPEN_ORDERS_STOCK_SHARE_PERCENT',
+    );
     expect(() => read({ OPEN_ORDERS_SKU_SHARE_PERCENT: '101' })).to.throw(ConfigError, 'OPEN_ORDERS_SKU_SHARE_PERCENT');
     expect(() => read({ CHECKOUTS_PER_ACCOUNT_MAX: 'many' })).to.throw(ConfigError, 'CHECKOUTS_PER_ACCOUNT_MAX');
   });
 
   it('reads open orders from the provider first after 30 s, then backing off to at most 5 minutes apart, 50 reads a second at most', () => {
-    expect(read({}).pollPolicy).to.deep.equal({ firstCheckMs: 30_000, maxCheckIntervalMs: 300_000, readsPerSecond: 50 });
-    expect(read({ RECONCILE_FIRST_CHECK_MS: '1000', RECONCILE_MAX_CHECK_INTERVAL_MS: '5000', RECONCILE_READS_PER_SECOND: '7' }).pollPolicy).to.deep.equal({
+    expect(read({}).pollPolicy).to.deep.equal({
+      firstCheckMs: 30_000,
+      maxCheckIntervalMs: 300_000,
+      readsPerSecond: 50,
+    });
+    expect(
+      read({
+        RECONCILE_FIRST_CHECK_MS: '1000',
+        RECONCILE_MAX_CHECK_INTERVAL_MS: '5000',
+        RECONCILE_READS_PER_SECOND: '7',
+      }).pollPolicy,
+    ).to.deep.equal({
       firstCheckMs: 1000,
       maxCheckIntervalMs: 5000,
       readsPerSecond: 7,
@@ -73,8 +113,15 @@ describe('checkout configuration', () => {
   });
 
   it('reads the shop origins a payer may be sent back to', () => {
-    const config = read({ PUBLIC_BASE_URL: 'https://shop.example', STOREFRONT_ORIGIN: 'https://www.shop.example', ALLOWED_ORIGINS: 'https://agents.shop.example/x' });
-    expect(config).to.deep.include({ storefrontOrigin: 'https://www.shop.example', allowedOrigins: ['https://agents.shop.example'] });
+    const config = read({
+      PUBLIC_BASE_URL: 'https://shop.example',
+      STOREFRONT_ORIGIN: 'https://www.shop.example',
+      ALLOWED_ORIGINS: 'https://agents.shop.example/x',
+    });
+    expect(config).to.deep.include({
+      storefrontOrigin: 'https://www.shop.example',
+      allowedOrigins: ['https://agents.shop.example'],
+    });
     expect(() => read({ ALLOWED_ORIGINS: 'agents.shop.example' })).to.throw(ConfigError, 'ALLOWED_ORIGINS');
     expect(() => read({ STOREFRONT_ORIGIN: 'www.shop.example' })).to.throw(ConfigError, 'STOREFRONT_ORIGIN');
   });

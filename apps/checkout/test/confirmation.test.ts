@@ -36,9 +36,12 @@ describe('checkout payment confirmation through the reconciler', () => {
 
   const order = (reference: string) => stack.checkout!.store.findByReference(reference);
   const reservationStatus = async (reference: string) =>
-    (await stack.inventory!.store.db('reservations').where({ order_reference: reference }).first('status'))?.status as string | undefined;
+    (await stack.inventory!.store.db('reservations').where({ order_reference: reference }).first('status'))?.status as
+      string | undefined;
 
-  async function signedInCheckout(body = WELCOME_BODY()): Promise<{ client: HttpClient; result: CheckoutResult; reference: string }> {
+  async function signedInCheckout(
+    body = WELCOME_BODY(),
+  ): Promise<{ client: HttpClient; result: CheckoutResult; reference: string }> {
     const client = stack.client();
     await signUp(client);
     return { client, result: await expectCheckout(client, body), reference: body.checkout_reference };
@@ -81,7 +84,12 @@ describe('checkout payment confirmation through the reconciler', () => {
     expect(await reservationStatus(body.checkout_reference)).to.equal('released');
     expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
     expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS);
-    expect(await countRows(stack, 'promo_redemptions', { code: 'WELCOME10', order_id: (await order(body.checkout_reference))!.id })).to.equal(0);
+    expect(
+      await countRows(stack, 'promo_redemptions', {
+        code: 'WELCOME10',
+        order_id: (await order(body.checkout_reference))!.id,
+      }),
+    ).to.equal(0);
   });
 
   it('EXPIRED: a link nobody paid within 30 minutes closes the order and releases the stock', async () => {
@@ -99,7 +107,10 @@ describe('checkout payment confirmation through the reconciler', () => {
   });
 
   it('a replay answers one status: the provider object says what the order became (PENDING, then PAID or FAILED)', async () => {
-    for (const [action, providerStatus, orderStatus] of [['pay', 'PAID', 'paid'], ['decline', 'FAILED', 'failed']] as const) {
+    for (const [action, providerStatus, orderStatus] of [
+      ['pay', 'PAID', 'paid'],
+      ['decline', 'FAILED', 'failed'],
+    ] as const) {
       const { client, result, reference } = await signedInCheckout();
       const replayed = () => expectCheckout(client, { ...WELCOME_BODY(), checkout_reference: reference });
       expect(result).to.deep.include({ status: 'PENDING' });
@@ -117,10 +128,15 @@ describe('checkout payment confirmation through the reconciler', () => {
   it('deactivates a still-pending link once its stock hold has ended', async () => {
     const body = WELCOME_BODY();
     const result = await expectCheckout(stack.client(), body);
-    await stack.checkout!.db('orders').where({ reference: body.checkout_reference }).update({ reserved_until: Date.now() - 1 });
+    await stack
+      .checkout!.db('orders')
+      .where({ reference: body.checkout_reference })
+      .update({ reserved_until: Date.now() - 1 });
     await stack.checkout!.reconcileNow();
     expect((await order(body.checkout_reference))!.status).to.equal('expired');
-    const provider = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts/${result.id}`, { headers: { authorization: 'Bearer sandbox_key' } });
+    const provider = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts/${result.id}`, {
+      headers: { authorization: 'Bearer sandbox_key' },
+    });
     expect(await provider.json()).to.include({ status: 'EXPIRED' });
   });
 
@@ -133,7 +149,10 @@ describe('checkout payment confirmation through the reconciler', () => {
     stack.paymentSandbox!.control.setBehaviour('ok');
     await stack.checkout!.reconcileNow();
     expect((await order(body.checkout_reference))!.status).to.equal('pending_payment');
-    await stack.checkout!.db('orders').where({ reference: body.checkout_reference }).update({ reserved_until: Date.now() - 1 });
+    await stack
+      .checkout!.db('orders')
+      .where({ reference: body.checkout_reference })
+      .update({ reserved_until: Date.now() - 1 });
     await stack.checkout!.reconcileNow();
     expect((await order(body.checkout_reference))!.status).to.equal('expired');
     expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
@@ -165,24 +184,35 @@ describe('checkout payment confirmation through the reconciler', () => {
     expect(await reservationStatus(body.checkout_reference)).to.equal('committed');
   });
 
-  it('counts redemptions against a promo code\'s limit when orders are paid', async () => {
-    await stack.checkout!.store.savePromoCodes([{ code: 'FIRSTONLY', discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: 1 }]);
+  it("counts redemptions against a promo code's limit when orders are paid", async () => {
+    await stack.checkout!.store.savePromoCodes([
+      { code: 'FIRSTONLY', discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: 1 },
+    ]);
     const body = checkoutBody(49.94, [{ sku: LIMITED_SKU, quantity: 1 }], { promo_code: 'firstonly' });
-    expect((await stack.client().get<{ valid: boolean }>('/api/validate-promo?code=FIRSTONLY')).body.valid).to.equal(true);
+    expect((await stack.client().get<{ valid: boolean }>('/api/validate-promo?code=FIRSTONLY')).body.valid).to.equal(
+      true,
+    );
     const result = await expectCheckout(stack.client(), body);
     // The open order holds the code's only use.
-    expect((await stack.client().get<{ valid: boolean }>('/api/validate-promo?code=FIRSTONLY')).body.valid).to.equal(false);
+    expect((await stack.client().get<{ valid: boolean }>('/api/validate-promo?code=FIRSTONLY')).body.valid).to.equal(
+      false,
+    );
     await completePayment(result.hosted_checkout_url, 'pay');
     await stack.checkout!.reconcileNow();
-    expect((await stack.client().get<{ valid: boolean }>('/api/validate-promo?code=FIRSTONLY')).body.valid).to.equal(false);
-    const again = await stack.client().post<{ error: string }>('/api/create-checkout', { ...body, checkout_reference: `${body.checkout_reference}-2` });
+    expect((await stack.client().get<{ valid: boolean }>('/api/validate-promo?code=FIRSTONLY')).body.valid).to.equal(
+      false,
+    );
+    const again = await stack
+      .client()
+      .post<{ error: string }>('/api/create-checkout', { ...body, checkout_reference: `${body.checkout_reference}-2` });
     expect(again.status).to.equal(400);
     expect(again.body.error).to.equal('invalid_promo_code');
   });
 
   it('takes a provider notification as a hint: a real status change settles, a forged one changes nothing', async () => {
     const { client, result, reference } = await signedInCheckout();
-    const notify = () => stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: result.id });
+    const notify = () =>
+      stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: result.id });
     expect((await notify()).status).to.equal(200);
     expect((await order(reference))!.status).to.equal('pending_payment');
     await completePayment(result.hosted_checkout_url, 'pay');
@@ -191,8 +221,16 @@ describe('checkout payment confirmation through the reconciler', () => {
     await stack.checkout!.reconcileNow();
     expect((await order(reference))!.status).to.equal('paid');
     expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
-    expect((await stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: 'no-such-checkout' })).status).to.equal(200);
-    expect((await stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED' })).status).to.equal(400);
+    expect(
+      (
+        await stack
+          .client()
+          .post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: 'no-such-checkout' })
+      ).status,
+    ).to.equal(200);
+    expect(
+      (await stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED' })).status,
+    ).to.equal(400);
   });
 
   it('settles through the webhook alone when return_url names the gateway', async () => {
@@ -211,13 +249,16 @@ describe('checkout payment confirmation through the reconciler', () => {
       const owner = stack.client();
       const ownerId = await signUp(owner);
       const code = await redeemReward(stack, owner, ownerId);
-      const validate = (client: HttpClient) => client.get<{ valid: boolean; discount?: number }>(`/api/validate-promo?code=${code.toLowerCase()}`);
+      const validate = (client: HttpClient) =>
+        client.get<{ valid: boolean; discount?: number }>(`/api/validate-promo?code=${code.toLowerCase()}`);
       expect((await validate(owner)).body).to.deep.equal({ valid: true, code, discount: 0.1 });
       expect((await validate(stack.client())).body.valid).to.equal(false);
       const stranger = stack.client();
       await signUp(stranger);
       expect((await validate(stranger)).body.valid).to.equal(false);
-      expect((await stranger.post('/api/create-checkout', { ...WELCOME_BODY(), promo_code: code })).status).to.equal(400);
+      expect((await stranger.post('/api/create-checkout', { ...WELCOME_BODY(), promo_code: code })).status).to.equal(
+        400,
+      );
 
       const body = { ...WELCOME_BODY(), promo_code: code };
       const result = await expectCheckout(owner, body);
@@ -238,7 +279,10 @@ describe('checkout payment confirmation after a crash between steps', () => {
   let restartedLoyalty: LoyaltyServer | undefined;
   after(async () => restartedLoyalty?.stop());
   // Loyalty in a process of its own, so it can go away while checkout carries on.
-  startForSuite(() => startCheckoutStack({}, undefined, { layout: 'split' }), (started) => (stack = started));
+  startForSuite(
+    () => startCheckoutStack({}, undefined, { layout: 'split' }),
+    (started) => (stack = started),
+  );
 
   it('finishes the remaining steps on the next pass, each exactly once', async () => {
     const client = stack.client();
@@ -259,9 +303,16 @@ describe('checkout payment confirmation after a crash between steps', () => {
     expect(halfway.closedAt).to.equal(undefined);
 
     const mysqlUrl = stack.stores.mysqlUrlFor('loyalty');
-    const env: Env = { ...stack.env, LOYALTY_ADDR: loyaltyAddress, ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}) };
+    const env: Env = {
+      ...stack.env,
+      LOYALTY_ADDR: loyaltyAddress,
+      ...(mysqlUrl ? { LOYALTY_MYSQL_URL: mysqlUrl } : {}),
+    };
     const config = new EnvReader(env);
-    restartedLoyalty = await startLoyaltyServer(readLoyaltyConfig(config), { migrate: true, ...readLoyaltyServeKeys(config) });
+    restartedLoyalty = await startLoyaltyServer(readLoyaltyConfig(config), {
+      migrate: true,
+      ...readLoyaltyServeKeys(config),
+    });
     await eventually(async () => {
       await stack.checkout!.reconcileNow();
       return (await stack.checkout!.store.findByReference(body.checkout_reference))!.closedAt !== undefined;
@@ -274,23 +325,32 @@ describe('checkout payment confirmation after a crash between steps', () => {
 });
 
 describe('checkout reconciler timer', () => {
-  // The schedule's delays shortened (a first read after half a second, then at most a second apart) so the test runs quickly.
+  // The schedule's delays shortened (a first read after half a second, then at most a second apart) so the test runs
+  // quickly.
   const FIRST_CHECK_MS = 500;
   const MAX_CHECK_INTERVAL_MS = 1000;
   let stack: Stack;
   startForSuite(
-    () => startCheckoutStack({ RECONCILE_INTERVAL_MS: '200', RECONCILE_FIRST_CHECK_MS: String(FIRST_CHECK_MS), RECONCILE_MAX_CHECK_INTERVAL_MS: String(MAX_CHECK_INTERVAL_MS) }),
+    () =>
+      startCheckoutStack({
+        RECONCILE_INTERVAL_MS: '200',
+        RECONCILE_FIRST_CHECK_MS: String(FIRST_CHECK_MS),
+        RECONCILE_MAX_CHECK_INTERVAL_MS: String(MAX_CHECK_INTERVAL_MS),
+      }),
     (started) => (stack = started),
   );
 
-  it('settles paid orders on its own when no notification comes, on the order\'s schedule', async () => {
+  it("settles paid orders on its own when no notification comes, on the order's schedule", async () => {
     const client = stack.client();
     await signUp(client);
     const body = WELCOME_BODY();
     const result = await expectCheckout(client, body);
     await completePayment(result.hosted_checkout_url, 'pay');
     // The notification goes to a refused address: the schedule's next read finds the payment.
-    await eventually(async () => (await stack.checkout!.store.findByReference(body.checkout_reference))!.closedAt !== undefined, FIRST_CHECK_MS + MAX_CHECK_INTERVAL_MS + 5000);
+    await eventually(
+      async () => (await stack.checkout!.store.findByReference(body.checkout_reference))!.closedAt !== undefined,
+      FIRST_CHECK_MS + MAX_CHECK_INTERVAL_MS + 5000,
+    );
     expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
   });
 });

@@ -6,7 +6,15 @@
 import { expect } from 'chai';
 import { currentBackend, expectNoServerErrors, withBusyCores } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { checkoutBody, createCheckout, newClientAddress, signUp, sku, startCheckoutReplica, startCheckoutStack } from './support';
+import {
+  checkoutBody,
+  createCheckout,
+  newClientAddress,
+  signUp,
+  sku,
+  startCheckoutReplica,
+  startCheckoutStack,
+} from './support';
 
 const CHECKOUTS = 60;
 
@@ -14,7 +22,12 @@ describe('checkout under CPU contention', function () {
   this.timeout(120_000);
   let first: Stack;
   let second: Stack | undefined;
-  const limits = { CHECKOUTS_PER_ADDRESS_MAX: '1000', OPEN_ORDERS_PER_ADDRESS_MAX: '1000', OPEN_ORDERS_PER_ACCOUNT_MAX: '1000', ORDER_LOOKUPS_PER_ADDRESS_MAX: '10000' };
+  const limits = {
+    CHECKOUTS_PER_ADDRESS_MAX: '1000',
+    OPEN_ORDERS_PER_ADDRESS_MAX: '1000',
+    OPEN_ORDERS_PER_ACCOUNT_MAX: '1000',
+    ORDER_LOOKUPS_PER_ADDRESS_MAX: '10000',
+  };
   before(async () => {
     first = await startCheckoutStack(limits);
     // Replicas exist only on MySQL (+ Redis); embedded SQLite runs each app as one process.
@@ -41,7 +54,11 @@ describe('checkout under CPU contention', function () {
       const promo = i % 4 === 0;
       const goods = limited ? 1200 : 1999;
       const discount = promo ? Math.round(goods / 10) : 0;
-      const body = checkoutBody((goods - discount + 495) / 100, [{ sku: limited ? sku('low') : 'ghk-cu-50mg', quantity: 1 }], promo ? { promo_code: 'WELCOME10' } : {});
+      const body = checkoutBody(
+        (goods - discount + 495) / 100,
+        [{ sku: limited ? sku('low') : 'ghk-cu-50mg', quantity: 1 }],
+        promo ? { promo_code: 'WELCOME10' } : {},
+      );
       return body;
     });
     // Guest duplicates: the same request twice at once, on either gateway.
@@ -59,10 +76,17 @@ describe('checkout under CPU contention', function () {
     expectNoServerErrors(answers);
     for (const res of answers) {
       expect([200, 409, 429, 503], `${res.status}: ${res.text}`).to.include(res.status);
-      expect(res.body).to.satisfy((body: { success?: boolean; order_saved?: boolean }) => body.success === false || body.order_saved === true);
+      expect(res.body).to.satisfy(
+        (body: { success?: boolean; order_saved?: boolean }) => body.success === false || body.order_saved === true,
+      );
     }
     expect(statuses.filter((status) => status === 200).length, statuses.join(',')).to.be.above(0);
-    const held = await first.checkout!.db('order_lines as l').join('orders as o', 'o.id', 'l.order_id').where({ 'l.sku': sku('low'), 'o.status': 'pending_payment' }).sum({ n: 'l.quantity' }).first();
+    const held = await first
+      .checkout!.db('order_lines as l')
+      .join('orders as o', 'o.id', 'l.order_id')
+      .where({ 'l.sku': sku('low'), 'o.status': 'pending_payment' })
+      .sum({ n: 'l.quantity' })
+      .first();
     expect(Number(held?.n ?? 0)).to.be.at.most(3);
   });
 });

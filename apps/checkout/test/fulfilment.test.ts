@@ -14,11 +14,37 @@ import { opsEnvFor, runOpsJson, startTestSmtpServer, type TestSmtpServer } from 
 import type { Stack } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { checkoutOps } from '../src/ops/commands';
-import { DELIVERY, checkoutBody, completePayment, countRows, createCheckout, eventually, expectCheckout, startCheckoutStack, stockOf, type CheckoutResult } from './support';
+import {
+  DELIVERY,
+  checkoutBody,
+  completePayment,
+  countRows,
+  createCheckout,
+  eventually,
+  expectCheckout,
+  startCheckoutStack,
+  stockOf,
+  type CheckoutResult,
+} from './support';
 
-const PACKER: StaffIdentity = { id: 'staff-packer', role: 'staff', email: 'packer@shop.test', clientAddress: '192.0.2.20' };
-const OWNER: StaffIdentity = { id: 'staff-owner', role: 'owner', email: 'owner@shop.test', clientAddress: '192.0.2.21' };
-const MAIL_ENV = { MAIL_POLL_INTERVAL_MS: '50', MAIL_RETRY_BASE_MS: '50', MAIL_RETRY_MAX_MS: '200', MAIL_FROM: 'Shop <orders@shop.test>' };
+const PACKER: StaffIdentity = {
+  id: 'staff-packer',
+  role: 'staff',
+  email: 'packer@shop.test',
+  clientAddress: '192.0.2.20',
+};
+const OWNER: StaffIdentity = {
+  id: 'staff-owner',
+  role: 'owner',
+  email: 'owner@shop.test',
+  clientAddress: '192.0.2.21',
+};
+const MAIL_ENV = {
+  MAIL_POLL_INTERVAL_MS: '50',
+  MAIL_RETRY_BASE_MS: '50',
+  MAIL_RETRY_MAX_MS: '200',
+  MAIL_FROM: 'Shop <orders@shop.test>',
+};
 /** A size with stock counted (so a stock read shows what is held) and plenty of it. */
 const STOCKED_SKU = 'dispatch-kit-stocked';
 // One £12.00 unit and £4.95 shipping.
@@ -43,7 +69,16 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     smtp = await startTestSmtpServer();
     stack = await startCheckoutStack({ SMTP_URL: smtp.url, ...MAIL_ENV });
     await stack.inventory!.store.importCatalog(
-      parseCatalogFile({ products: [{ id: 'dispatch-kit', name: 'Dispatch test kit', description: 'Test product', sizes: [{ size: 'stocked', price: 12, stock: 1000 }] }] }),
+      parseCatalogFile({
+        products: [
+          {
+            id: 'dispatch-kit',
+            name: 'Dispatch test kit',
+            description: 'Test product',
+            sizes: [{ size: 'stocked', price: 12, stock: 1000 }],
+          },
+        ],
+      }),
     );
     rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
   });
@@ -54,7 +89,11 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
   });
   /** The mails received so far with this subject, once as many as expected have come. */
   const mailsTitled = async (subject: string, count = 1) => {
-    await eventually(async () => smtp.received.filter((mail) => mail.subject === subject).length >= count, 5000, `${count} mail(s) "${subject}"`);
+    await eventually(
+      async () => smtp.received.filter((mail) => mail.subject === subject).length >= count,
+      5000,
+      `${count} mail(s) "${subject}"`,
+    );
     return smtp.received.filter((mail) => mail.subject === subject);
   };
 
@@ -69,16 +108,23 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     rpc.dispatchOrder({ checkoutReference: reference, carrier, trackingNumber }, { staff });
   /** The sandbox's own status of a checkout, read from its API. */
   const providerStatusOf = async (id: string) => {
-    const res = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts/${id}`, { headers: { authorization: `Bearer ${SANDBOX_API_KEY}` } });
+    const res = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts/${id}`, {
+      headers: { authorization: `Bearer ${SANDBOX_API_KEY}` },
+    });
     return ((await res.json()) as { status: string }).status;
   };
-  const audit = (reference: string, action: string) => countRows(stack, 'staff_actions', { subject: reference, action });
+  const audit = (reference: string, action: string) =>
+    countRows(stack, 'staff_actions', { subject: reference, action });
 
   it('dispatches a paid order once: status, details, one notice mail with carrier, tracking and order link, one audit row', async () => {
     const reference = await paid();
     const { order } = await dispatch(reference);
     expect(order!.details!.summary!.status).to.equal('dispatched');
-    expect(order!.details!.dispatch).to.deep.include({ carrier: 'Royal Mail', trackingNumber: 'RM 1234-5678 GB', deliveredAt: '' });
+    expect(order!.details!.dispatch).to.deep.include({
+      carrier: 'Royal Mail',
+      trackingNumber: 'RM 1234-5678 GB',
+      deliveredAt: '',
+    });
     expect(order!.dispatchedBy).to.equal(PACKER.email);
     const again = await dispatch(reference, ' Royal Mail ', 'RM 1234-5678 GB ', OWNER);
     expect(again.order!.details!.dispatch).to.deep.equal(order!.details!.dispatch);
@@ -86,14 +132,21 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
 
     const [mail] = await mailsTitled(`Order ${reference} is on its way`);
     expect(mail!.to).to.have.property('text', DELIVERY.email);
-    expect(mail!.text).to.contain('Carrier: Royal Mail').and.contain('Tracking number: RM 1234-5678 GB').and.contain(`http://127.0.0.1:9/orders/${reference}`);
+    expect(mail!.text)
+      .to.contain('Carrier: Royal Mail')
+      .and.contain('Tracking number: RM 1234-5678 GB')
+      .and.contain(`http://127.0.0.1:9/orders/${reference}`);
     await stack.checkout!.sendMailNow();
     expect(await mailsTitled(`Order ${reference} is on its way`)).to.have.length(1);
     expect(await countRows(stack, 'mail_outbox', { mail_key: `dispatch:${reference}` })).to.equal(1);
     expect(await audit(reference, 'order_dispatched')).to.equal(1);
     const [row] = await stack.checkout!.db('staff_actions').where({ subject: reference, action: 'order_dispatched' });
     expect(row).to.include({ staff_email: PACKER.email, role: 'staff', client_address: PACKER.clientAddress });
-    expect(JSON.parse(row!.after_json as string)).to.deep.equal({ status: 'dispatched', carrier: 'Royal Mail', trackingNumber: 'RM 1234-5678 GB' });
+    expect(JSON.parse(row!.after_json as string)).to.deep.equal({
+      status: 'dispatched',
+      carrier: 'Royal Mail',
+      trackingNumber: 'RM 1234-5678 GB',
+    });
   });
 
   it('refuses other details for a dispatched order, and bad or missing details, naming the field', async () => {
@@ -122,10 +175,15 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     const notDispatchable = await refusal(dispatch(unpaid.checkout_reference));
     expect(notDispatchable).to.include({ kind: 'conflict', code: 'order_not_dispatchable' });
     expect(notDispatchable.detail).to.contain('pending_payment');
-    expect(await refusal(rpc.markOrderDelivered({ checkoutReference: unpaid.checkout_reference }, { staff: PACKER }))).to.include({ code: 'order_not_deliverable' });
+    expect(
+      await refusal(rpc.markOrderDelivered({ checkoutReference: unpaid.checkout_reference }, { staff: PACKER })),
+    ).to.include({ code: 'order_not_deliverable' });
 
     const reference = await paid();
-    expect(await refusal(rpc.markOrderDelivered({ checkoutReference: reference }, { staff: PACKER }))).to.include({ kind: 'conflict', code: 'order_not_deliverable' });
+    expect(await refusal(rpc.markOrderDelivered({ checkoutReference: reference }, { staff: PACKER }))).to.include({
+      kind: 'conflict',
+      code: 'order_not_deliverable',
+    });
     const notCancellable = await refusal(rpc.cancelOrder({ checkoutReference: reference }, { staff: PACKER }));
     expect(notCancellable).to.include({ kind: 'conflict', code: 'order_not_cancellable' });
     expect(notCancellable.detail).to.contain('is paid');
@@ -134,7 +192,9 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     await completePayment((await open(declined)).hosted_checkout_url, 'decline');
     await stack.checkout!.reconcileNow();
     expect(await refusal(dispatch(declined.checkout_reference))).to.include({ code: 'order_not_dispatchable' });
-    expect(await refusal(rpc.cancelOrder({ checkoutReference: declined.checkout_reference }, { staff: PACKER }))).to.include({ code: 'order_not_cancellable' });
+    expect(
+      await refusal(rpc.cancelOrder({ checkoutReference: declined.checkout_reference }, { staff: PACKER })),
+    ).to.include({ code: 'order_not_cancellable' });
     expect(await audit(reference, 'order_cancelled')).to.equal(0);
   });
 
@@ -160,7 +220,9 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
   });
 
   it('cancels an unpaid order: the payment link stops, its stock and promo hold are back at once, once', async () => {
-    await stack.checkout!.store.savePromoCodes([{ code: 'CANCELME', discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: 5 }]);
+    await stack.checkout!.store.savePromoCodes([
+      { code: 'CANCELME', discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: 5 },
+    ]);
     const before = await stockOf(stack.client(), STOCKED_SKU);
     // £12.00 less 10% + £4.95.
     const body = checkoutBody(15.75, [{ sku: STOCKED_SKU, quantity: 1 }], { promo_code: 'CANCELME' });
@@ -180,7 +242,10 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     expect(again.order!.cancelledAt).to.equal(order!.cancelledAt);
     expect(await audit(body.checkout_reference, 'order_cancelled')).to.equal(1);
     await stack.checkout!.reconcileNow();
-    expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.status, 'the reconciler leaves it cancelled').to.equal('cancelled');
+    expect(
+      (await stack.checkout!.store.findByReference(body.checkout_reference))!.status,
+      'the reconciler leaves it cancelled',
+    ).to.equal('cancelled');
     expect(await stockOf(stack.client(), STOCKED_SKU)).to.equal(before);
   });
 
@@ -197,17 +262,28 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
       stack.paymentSandbox!.control.setBehaviour('fail');
       const refused = await refusal(rpc.cancelOrder({ checkoutReference: down.checkout_reference }, { staff: PACKER }));
       expect(refused.kind).to.equal('provider_unavailable');
-      expect((await stack.checkout!.store.findByReference(down.checkout_reference))!.status, 'nothing changed').to.equal('pending_payment');
+      expect(
+        (await stack.checkout!.store.findByReference(down.checkout_reference))!.status,
+        'nothing changed',
+      ).to.equal('pending_payment');
       expect(await audit(down.checkout_reference, 'order_cancelled')).to.equal(0);
     } finally {
       stack.paymentSandbox!.control.setBehaviour('ok');
     }
     const order = (await stack.checkout!.store.findByReference(noLink.checkout_reference))!;
     expect(order.providerCheckoutId).to.equal(undefined);
-    await stack.checkout!.db('orders').where({ id: order.id }).update({ claim_token: 'another-attempt', claim_expires_at: Date.now() + 60_000 });
-    expect(await refusal(rpc.cancelOrder({ checkoutReference: noLink.checkout_reference }, { staff: PACKER }))).to.include({ kind: 'conflict', code: 'request_in_progress' });
+    await stack
+      .checkout!.db('orders')
+      .where({ id: order.id })
+      .update({ claim_token: 'another-attempt', claim_expires_at: Date.now() + 60_000 });
+    expect(
+      await refusal(rpc.cancelOrder({ checkoutReference: noLink.checkout_reference }, { staff: PACKER })),
+    ).to.include({ kind: 'conflict', code: 'request_in_progress' });
     await stack.checkout!.db('orders').where({ id: order.id }).update({ claim_token: null, claim_expires_at: null });
-    expect((await rpc.cancelOrder({ checkoutReference: noLink.checkout_reference }, { staff: PACKER })).order!.details!.summary!.status).to.equal('cancelled');
+    expect(
+      (await rpc.cancelOrder({ checkoutReference: noLink.checkout_reference }, { staff: PACKER })).order!.details!
+        .summary!.status,
+    ).to.equal('cancelled');
     // The order whose provider was down is still open and holds one unit; the cancelled one holds none.
     expect(await stockOf(stack.client(), STOCKED_SKU)).to.equal(before - 1);
   });
@@ -246,7 +322,9 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
       } else {
         expect(order.status).to.equal('paid');
         expect(providerStatus).to.equal('PAID');
-        expect(cancel.status === 'rejected' && cancel.reason instanceof AppError && cancel.reason.code).to.equal('order_not_cancellable');
+        expect(cancel.status === 'rejected' && cancel.reason instanceof AppError && cancel.reason.code).to.equal(
+          'order_not_cancellable',
+        );
       }
     }
     const sold = outcomes.filter((status) => status === 'paid').length;
@@ -254,12 +332,22 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
   });
 
   it('the ops commands dispatch, deliver and cancel as the operator, recorded in the audit log', async () => {
-    const run = (args: string[]) => runOpsJson<{ order: Record<string, unknown>; error?: string }>(checkoutOps, args, opsEnvFor(stack.stores, 'checkout', stack.env), 'ops-alice');
+    const run = (args: string[]) =>
+      runOpsJson<{ order: Record<string, unknown>; error?: string }>(
+        checkoutOps,
+        args,
+        opsEnvFor(stack.stores, 'checkout', stack.env),
+        'ops-alice',
+      );
     const reference = await paid();
     const dispatched = await run(['orders', 'dispatch', reference, '--carrier', 'Evri', '--tracking', 'H01234567890']);
     expect(dispatched.code).to.equal(0);
     expect(dispatched.json.order).to.deep.include({ status: 'dispatched' });
-    expect(dispatched.json.order.dispatch).to.include({ carrier: 'Evri', trackingNumber: 'H01234567890', dispatchedBy: 'ops-alice' });
+    expect(dispatched.json.order.dispatch).to.include({
+      carrier: 'Evri',
+      trackingNumber: 'H01234567890',
+      dispatchedBy: 'ops-alice',
+    });
     expect((await run(['orders', 'delivered', reference])).json.order).to.include({ status: 'delivered' });
     const [row] = await stack.checkout!.db('staff_actions').where({ subject: reference, action: 'order_dispatched' });
     expect(row).to.include({ staff_id: 'ops:ops-alice', role: 'owner', client_address: 'ops-cli' });

@@ -81,10 +81,15 @@ describe('checkout idempotency on checkout_reference', () => {
     const client = stack.client();
     const stockBefore = await stockOf(client, LIMITED_SKU);
     const body = limitedBody();
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 8 }, () => createCheckout(stack.client(), body))));
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: 8 }, () => createCheckout(stack.client(), body))),
+    );
     expectNoServerErrors(answers);
     const succeeded = answers.filter((res) => res.status === 200);
-    expect(answers.map((res) => res.status).every((status) => status === 200 || status === 409), answers.map((r) => r.text).join('\n')).to.equal(true);
+    expect(
+      answers.map((res) => res.status).every((status) => status === 200 || status === 409),
+      answers.map((r) => r.text).join('\n'),
+    ).to.equal(true);
     expect(succeeded.length).to.be.at.least(1);
     for (const res of answers.filter((r) => r.status === 409)) expect(res.body.error).to.equal('request_in_progress');
     for (const res of succeeded) expect(res.body).to.deep.equal(succeeded[0]!.body);
@@ -95,7 +100,7 @@ describe('checkout idempotency on checkout_reference', () => {
     expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore - 1);
   });
 
-  it('lets a retry take over once a crashed attempt\'s lease has run out', async () => {
+  it("lets a retry take over once a crashed attempt's lease has run out", async () => {
     stack.paymentSandbox!.control.setBehaviour('fail');
     const body = limitedBody();
     expect((await createCheckout(stack.client(), body)).status).to.equal(502);
@@ -140,7 +145,10 @@ describe('checkout when the payment provider fails', () => {
       expect(done.order.id).to.equal(kept.id);
       expect(await expectCheckout(client, body)).to.deep.equal(done);
       expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore - 1);
-      const listed = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts?checkout_reference=${body.checkout_reference}`, { headers: { authorization: 'Bearer sandbox_key' } });
+      const listed = await fetch(
+        `${stack.paymentSandbox!.url}/v0.1/checkouts?checkout_reference=${body.checkout_reference}`,
+        { headers: { authorization: 'Bearer sandbox_key' } },
+      );
       expect(await listed.json()).to.have.length(1);
     });
   }
@@ -152,9 +160,15 @@ describe('checkout when the payment provider fails', () => {
     stack.paymentSandbox!.control.setBehaviour('ok');
     const recovered = await expectCheckout(stack.client(), body);
     expect(stack.paymentSandbox!.control.createRequests(body.checkout_reference)).to.equal(2);
-    const listed = (await (await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts?checkout_reference=${body.checkout_reference}`, { headers: { authorization: 'Bearer sandbox_key' } })).json()) as Array<{ id: string }>;
+    const listed = (await (
+      await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts?checkout_reference=${body.checkout_reference}`, {
+        headers: { authorization: 'Bearer sandbox_key' },
+      })
+    ).json()) as Array<{ id: string }>;
     expect(listed.map((c) => c.id)).to.deep.equal([recovered.id]);
-    expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.providerCheckoutId).to.equal(recovered.id);
+    expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.providerCheckoutId).to.equal(
+      recovered.id,
+    );
   });
 
   it('refuses to adopt a provider checkout for the reference with another amount', async () => {
@@ -162,17 +176,32 @@ describe('checkout when the payment provider fails', () => {
     await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts`, {
       method: 'POST',
       headers: { authorization: 'Bearer sandbox_key', 'content-type': 'application/json' },
-      body: JSON.stringify({ checkout_reference: body.checkout_reference, amount: 1, currency: 'GBP', merchant_code: 'MSTOREFRONT' }),
+      body: JSON.stringify({
+        checkout_reference: body.checkout_reference,
+        amount: 1,
+        currency: 'GBP',
+        merchant_code: 'MSTOREFRONT',
+      }),
     });
     const res = await createCheckout(stack.client(), body);
     expect(res.status).to.equal(502);
     expect(res.body.error).to.equal('provider_checkout_mismatch');
-    expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.providerCheckoutId).to.equal(undefined);
+    expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.providerCheckoutId).to.equal(
+      undefined,
+    );
   });
 
   it('refuses to adopt a paid provider checkout for the reference, keeping the order without a link', async () => {
     const body = limitedBody();
-    stack.paymentSandbox!.prepareCheckout({ checkout_reference: body.checkout_reference, amount: body.amount, currency: 'GBP', merchant_code: 'MSTOREFRONT' }, 'PAID');
+    stack.paymentSandbox!.prepareCheckout(
+      {
+        checkout_reference: body.checkout_reference,
+        amount: body.amount,
+        currency: 'GBP',
+        merchant_code: 'MSTOREFRONT',
+      },
+      'PAID',
+    );
     const res = await createCheckout(stack.client(), body);
     expect(res.status).to.equal(502);
     expect(res.body).to.include({ success: false, error: 'provider_checkout_mismatch' });
@@ -187,7 +216,10 @@ describe('checkout when the payment provider fails', () => {
     stack.paymentSandbox!.control.setBehaviour('fail');
     expect((await createCheckout(stack.client(), body)).status).to.equal(502);
     stack.paymentSandbox!.control.setBehaviour('ok');
-    await stack.checkout!.db('orders').where({ reference: body.checkout_reference }).update({ reserved_until: Date.now() - 1000 });
+    await stack
+      .checkout!.db('orders')
+      .where({ reference: body.checkout_reference })
+      .update({ reserved_until: Date.now() - 1000 });
     const createsBefore = stack.paymentSandbox!.control.createRequests(body.checkout_reference);
     const res = await createCheckout(stack.client(), body);
     expect(res.status).to.equal(409);
@@ -201,7 +233,12 @@ describe('checkout when the payment provider refuses connections', () => {
   let stack: Stack;
   before(async () => {
     // No sandbox: the provider address is the discard port, where connections are refused.
-    stack = await startCheckoutStack({ SUMUP_API_BASE: 'http://127.0.0.1:9' }, ['identity', 'loyalty', 'inventory', 'checkout']);
+    stack = await startCheckoutStack({ SUMUP_API_BASE: 'http://127.0.0.1:9' }, [
+      'identity',
+      'loyalty',
+      'inventory',
+      'checkout',
+    ]);
   });
   after(async () => stack?.stop());
 

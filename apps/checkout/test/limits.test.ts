@@ -3,7 +3,13 @@
  * (by its bucket) and per account, shared by every replica, never refusing a replay.
  */
 import { expect } from 'chai';
-import { currentBackend, expectNoServerErrors, startForSuite, type TestResponse, withBusyCores } from '@storefront/testing';
+import {
+  currentBackend,
+  expectNoServerErrors,
+  startForSuite,
+  type TestResponse,
+  withBusyCores,
+} from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import {
   LOW_STOCK,
@@ -27,7 +33,6 @@ const unlimitedBody = () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity:
 const lowStockBody = (quantity = 1) => checkoutBody((1200 * quantity + 495) / 100, [{ sku: sku('low'), quantity }]);
 const NO_OPEN_ORDER_LIMIT = { OPEN_ORDERS_PER_ADDRESS_MAX: '1000', OPEN_ORDERS_PER_ACCOUNT_MAX: '1000' };
 
-
 const statusesOf = (answers: Array<TestResponse<unknown>>) => answers.map((res) => res.status);
 const countOf = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 
@@ -35,21 +40,27 @@ describe('checkout limits: new checkouts per minute', () => {
   let stack: Stack;
   let nowMs = Date.now();
   before(async () => {
-    stack = await startCheckoutStack({ ...NO_OPEN_ORDER_LIMIT, CHECKOUTS_PER_ACCOUNT_MAX: '4' }, undefined, { now: () => nowMs });
+    stack = await startCheckoutStack({ ...NO_OPEN_ORDER_LIMIT, CHECKOUTS_PER_ACCOUNT_MAX: '4' }, undefined, {
+      now: () => nowMs,
+    });
   });
   after(async () => stack?.stop());
 
   it('refuses a burst of 60 guest checkouts from one address past 20, with Retry-After and no order, and serves another address', async () => {
     const from = '203.0.113.10';
     const bodies = Array.from({ length: 60 }, unlimitedBody);
-    const answers = await withBusyCores(() => Promise.all(bodies.map((body) => createCheckout(stack.client(), body, from))));
+    const answers = await withBusyCores(() =>
+      Promise.all(bodies.map((body) => createCheckout(stack.client(), body, from))),
+    );
     expectNoServerErrors(answers);
     const statuses = statusesOf(answers);
     expect(countOf(statuses, 200), statuses.join(',')).to.equal(20);
     expect(countOf(statuses, 429), statuses.join(',')).to.equal(40);
     for (const res of answers.filter((r) => r.status === 429)) expectLimited(res, 60);
     const refused = bodies.filter((_, i) => answers[i]!.status === 429).map((body) => body.checkout_reference);
-    expect(await stack.checkout!.db('orders').whereIn('reference', refused).count({ n: '*' }).first()).to.deep.equal({ n: 0 });
+    expect(await stack.checkout!.db('orders').whereIn('reference', refused).count({ n: '*' }).first()).to.deep.equal({
+      n: 0,
+    });
     expect(await countRows(stack, 'orders')).to.equal(20);
 
     await expectCheckout(stack.client(), unlimitedBody(), '203.0.113.11');
@@ -64,7 +75,12 @@ describe('checkout limits: new checkouts per minute', () => {
   });
 
   it('counts an IPv6 /64 as one client, however its addresses are spelled', async () => {
-    const spelling = (i: number) => [`2001:DB8:5:6::${i.toString(16)}`, `2001:db8:5:6::${i.toString(16)}`, `2001:0db8:0005:0006:0:0:0:${i.toString(16)}`][i % 3]!;
+    const spelling = (i: number) =>
+      [
+        `2001:DB8:5:6::${i.toString(16)}`,
+        `2001:db8:5:6::${i.toString(16)}`,
+        `2001:0db8:0005:0006:0:0:0:${i.toString(16)}`,
+      ][i % 3]!;
     for (let i = 1; i <= 20; i += 1) await expectCheckout(stack.client(), unlimitedBody(), spelling(i));
     expectLimited(await createCheckout(stack.client(), unlimitedBody(), '2001:db8:5:6:abcd::99'), 60);
     await expectCheckout(stack.client(), unlimitedBody(), '2001:db8:5:7::1');
@@ -82,7 +98,15 @@ describe('checkout limits: new checkouts per minute', () => {
 
 describe('checkout limits: a new reference counts as an order look-up and as a new checkout', () => {
   let stack: Stack;
-  startForSuite(() => startCheckoutStack({ ...NO_OPEN_ORDER_LIMIT, CHECKOUTS_PER_ADDRESS_MAX: '2', ORDER_LOOKUPS_PER_ADDRESS_MAX: '3' }), (started) => (stack = started));
+  startForSuite(
+    () =>
+      startCheckoutStack({
+        ...NO_OPEN_ORDER_LIMIT,
+        CHECKOUTS_PER_ADDRESS_MAX: '2',
+        ORDER_LOOKUPS_PER_ADDRESS_MAX: '3',
+      }),
+    (started) => (stack = started),
+  );
 
   it('refuses past either limit, naming the look-up limit when both are over, and saves nothing', async () => {
     const from = newClientAddress();
@@ -97,7 +121,9 @@ describe('checkout limits: a new reference counts as an order look-up and as a n
     const refused = await createCheckout(stack.client(), overBoth, from);
     expectLimited(refused, 60);
     expect((refused.body as ErrorResult).detail).to.match(/^Too many order look-ups from this address/);
-    expect(await stack.checkout!.db('orders').where({ reference: overBoth.checkout_reference }).count({ n: '*' }).first()).to.deep.equal({ n: 0 });
+    expect(
+      await stack.checkout!.db('orders').where({ reference: overBoth.checkout_reference }).count({ n: '*' }).first(),
+    ).to.deep.equal({ n: 0 });
   });
 });
 
@@ -133,14 +159,24 @@ describe('checkout limits: open unpaid orders', () => {
 
   it('lets no more than five of twelve parallel checkouts from one address through', async () => {
     const from = '203.0.113.30';
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 12 }, () => createCheckout(stack.client(), unlimitedBody(), from))));
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: 12 }, () => createCheckout(stack.client(), unlimitedBody(), from))),
+    );
     expectNoServerErrors(answers);
     const statuses = statusesOf(answers);
     expect(countOf(statuses, 200), statuses.join(',')).to.equal(5);
     expect(countOf(statuses, 429), statuses.join(',')).to.equal(7);
     const mine = answers.filter((res) => res.status === 200).map((res) => res.body.order.reference);
-    expect(await stack.checkout!.db('orders').whereIn('reference', mine).count({ n: '*' }).first()).to.deep.equal({ n: 5 });
-    expect(await stack.checkout!.db('orders').where({ client_address_key: (await stack.checkout!.store.findByReference(mine[0]!))!.clientAddressKey }).count({ n: '*' }).first()).to.deep.equal({ n: 5 });
+    expect(await stack.checkout!.db('orders').whereIn('reference', mine).count({ n: '*' }).first()).to.deep.equal({
+      n: 5,
+    });
+    expect(
+      await stack
+        .checkout!.db('orders')
+        .where({ client_address_key: (await stack.checkout!.store.findByReference(mine[0]!))!.clientAddressKey })
+        .count({ n: '*' })
+        .first(),
+    ).to.deep.equal({ n: 5 });
   });
 
   it('makes a lock row again when the table lost it, so parallel orders are still decided one at a time (lock rows on MySQL only)', async () => {
@@ -149,12 +185,16 @@ describe('checkout limits: open unpaid orders', () => {
     const { clientAddressKey } = (await stack.checkout!.store.findByReference(first.checkout_reference))!;
     // The process has made this address's lock row; an operator empties the table.
     await stack.checkout!.db('order_holders').delete();
-    const answers = await Promise.all(Array.from({ length: 8 }, () => createCheckout(stack.client(), unlimitedBody(), from)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => createCheckout(stack.client(), unlimitedBody(), from)),
+    );
     const statuses = statusesOf(answers);
     expect(countOf(statuses, 200), statuses.join(',')).to.equal(4);
     expect(countOf(statuses, 429), statuses.join(',')).to.equal(4);
     // SQLite's one connection serialises the transactions without them.
-    expect(await countRows(stack, 'order_holders', { holder_key: clientAddressKey! })).to.equal(currentBackend() === 'mysql' ? 1 : 0);
+    expect(await countRows(stack, 'order_holders', { holder_key: clientAddressKey! })).to.equal(
+      currentBackend() === 'mysql' ? 1 : 0,
+    );
   });
 
   it('refuses the sixth open order of one account, whatever addresses it comes from', async () => {
@@ -168,7 +208,10 @@ describe('checkout limits: open unpaid orders', () => {
 describe('checkout limits: one client may not hold all the stock of a limited SKU', () => {
   let stack: Stack;
   // Only the per-holder share here; the share of all open orders together has its own suite.
-  startForSuite(() => startCheckoutStack({ OPEN_ORDERS_SKU_SHARE_PERCENT: '100' }), (started) => (stack = started));
+  startForSuite(
+    () => startCheckoutStack({ OPEN_ORDERS_SKU_SHARE_PERCENT: '100' }),
+    (started) => (stack = started),
+  );
 
   it('holds at most half the units on hand for one address or account, while other customers still buy', async () => {
     const lowSku = sku('low');
@@ -195,7 +238,13 @@ describe('checkout limits: one client may not hold all the stock of a limited SK
   it('lets parallel orders from one address hold no more than its share', async () => {
     const from = '203.0.113.41';
     // bpc-157-10mg (£39.99) + £4.95 shipping; 3 on hand in the demo catalog, so one holder may hold 1.
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 4 }, () => createCheckout(stack.client(), checkoutBody(44.94, [{ sku: 'bpc-157-10mg', quantity: 1 }]), from))));
+    const answers = await withBusyCores(() =>
+      Promise.all(
+        Array.from({ length: 4 }, () =>
+          createCheckout(stack.client(), checkoutBody(44.94, [{ sku: 'bpc-157-10mg', quantity: 1 }]), from),
+        ),
+      ),
+    );
     expectNoServerErrors(answers);
     const statuses = statusesOf(answers);
     expect(countOf(statuses, 200), statuses.join(',')).to.equal(1);
@@ -208,11 +257,16 @@ describe('checkout limits: promo code checks', () => {
   let stack: Stack;
   startForSuite(startCheckoutStack, (started) => (stack = started));
 
-  const validate = (code: string, from: string) => stack.client().get<ErrorResult & { valid: boolean }>(`/api/validate-promo?code=${code}`, { 'x-forwarded-for': from });
+  const validate = (code: string, from: string) =>
+    stack
+      .client()
+      .get<ErrorResult & { valid: boolean }>(`/api/validate-promo?code=${code}`, { 'x-forwarded-for': from });
 
   it('answers at most 30 of 40 parallel checks from one address, then 429 with Retry-After; another address is served', async () => {
     const from = '2001:db8:77::1';
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 40 }, (_, i) => validate(`GUESS${i}`, i % 2 ? from : from.toUpperCase()))));
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: 40 }, (_, i) => validate(`GUESS${i}`, i % 2 ? from : from.toUpperCase()))),
+    );
     expectNoServerErrors(answers);
     const statuses = statusesOf(answers);
     expect(countOf(statuses, 200), statuses.join(',')).to.equal(30);
@@ -229,8 +283,16 @@ describe('checkout limits: shared by every replica', () => {
   before(async function () {
     // Replicas exist only on MySQL (+ Redis); embedded SQLite runs each app as one process and counts in memory.
     if (currentBackend() !== 'mysql') this.skip();
-    first = await startCheckoutStack({ CHECKOUTS_PER_ADDRESS_MAX: '4', OPEN_ORDERS_PER_ADDRESS_MAX: '3', PROMO_CHECKS_PER_ADDRESS_MAX: '4' });
-    second = await startCheckoutStack({ CHECKOUTS_PER_ADDRESS_MAX: '4', OPEN_ORDERS_PER_ADDRESS_MAX: '3', PROMO_CHECKS_PER_ADDRESS_MAX: '4' }, undefined, { stores: first.stores });
+    first = await startCheckoutStack({
+      CHECKOUTS_PER_ADDRESS_MAX: '4',
+      OPEN_ORDERS_PER_ADDRESS_MAX: '3',
+      PROMO_CHECKS_PER_ADDRESS_MAX: '4',
+    });
+    second = await startCheckoutStack(
+      { CHECKOUTS_PER_ADDRESS_MAX: '4', OPEN_ORDERS_PER_ADDRESS_MAX: '3', PROMO_CHECKS_PER_ADDRESS_MAX: '4' },
+      undefined,
+      { stores: first.stores },
+    );
   });
   after(async () => {
     await second?.stop();
@@ -239,14 +301,16 @@ describe('checkout limits: shared by every replica', () => {
 
   it('counts new checkouts, open orders and promo checks from one address across two gateways and two checkout instances', async () => {
     const opened = [];
-    for (const stack of [first, second, first]) opened.push(await expectCheckout(stack.client(), unlimitedBody(), '203.0.113.50'));
+    for (const stack of [first, second, first])
+      opened.push(await expectCheckout(stack.client(), unlimitedBody(), '203.0.113.50'));
     expectLimited(await createCheckout(second.client(), unlimitedBody(), '203.0.113.50'), 30 * 60);
     // The refusal above was the fourth new checkout of the minute; the fifth is over that limit too.
     await completePayment(opened[0]!.hosted_checkout_url, 'pay');
     await first.checkout!.reconcileNow();
     expectLimited(await createCheckout(first.client(), unlimitedBody(), '203.0.113.50'), 60);
 
-    const validate = (stack: Stack) => stack.client().get(`/api/validate-promo?code=WELCOME10`, { 'x-forwarded-for': '203.0.113.51' });
+    const validate = (stack: Stack) =>
+      stack.client().get(`/api/validate-promo?code=WELCOME10`, { 'x-forwarded-for': '203.0.113.51' });
     for (const stack of [first, second, first, second]) expect((await validate(stack)).status).to.equal(200);
     expectLimited(await validate(first), 60);
     expectLimited(await validate(second), 60);

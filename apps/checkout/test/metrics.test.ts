@@ -9,7 +9,15 @@ import { MeterProvider, type MetricData } from '@opentelemetry/sdk-metrics';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { expectNoServerErrors, withBusyCores } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { checkoutBody, completePayment, createCheckout, expectCheckout, sku, startCheckoutReplica, startCheckoutStack } from './support';
+import {
+  checkoutBody,
+  completePayment,
+  createCheckout,
+  expectCheckout,
+  sku,
+  startCheckoutReplica,
+  startCheckoutStack,
+} from './support';
 
 // £10.05 plus £4.95 shipping, from a test product with stock to spare.
 const body = () => checkoutBody(15.0, [{ sku: sku('p1005'), quantity: 1 }]);
@@ -37,14 +45,20 @@ describe('checkout: metrics', function () {
 
   async function points(name: string) {
     const { resourceMetrics } = await reader.collect();
-    const metric: MetricData | undefined = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === name);
+    const metric: MetricData | undefined = resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .find((m) => m.descriptor.name === name);
     return (metric?.dataPoints ?? []) as Array<{ attributes: Record<string, unknown>; value: number }>;
   }
   const valueOf = async (name: string, attributes: Record<string, string>) =>
-    (await points(name)).find((p) => Object.entries(attributes).every(([key, value]) => p.attributes[key] === value))?.value;
+    (await points(name)).find((p) => Object.entries(attributes).every(([key, value]) => p.attributes[key] === value))
+      ?.value;
 
   it('counts each paid order once while both replicas and a notification race to confirm it', async () => {
-    expect(await valueOf('storefront.checkout.payments.confirmed', { provider: 'sandbox' }), 'reported before the first payment').to.be.a('number');
+    expect(
+      await valueOf('storefront.checkout.payments.confirmed', { provider: 'sandbox' }),
+      'reported before the first payment',
+    ).to.be.a('number');
     const before = (await valueOf('storefront.checkout.payments.confirmed', { provider: 'sandbox' }))!;
     const paid = await Promise.all(
       Array.from({ length: 3 }, async () => {
@@ -59,23 +73,35 @@ describe('checkout: metrics', function () {
       Promise.all([
         first.checkout!.reconcileNow(),
         second.checkout!.reconcileNow(),
-        Promise.all(paid.flatMap(({ id }) => [first, second].map((stack) => stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id })))),
+        Promise.all(
+          paid.flatMap(({ id }) =>
+            [first, second].map((stack) =>
+              stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id }),
+            ),
+          ),
+        ),
       ]),
     );
     expectNoServerErrors(notified);
-    for (const { checkout_reference } of paid) expect((await first.checkout!.store.findByReference(checkout_reference))!.status).to.equal('paid');
-    expect(await valueOf('storefront.checkout.payments.confirmed', { provider: 'sandbox' })).to.equal(before + paid.length);
+    for (const { checkout_reference } of paid)
+      expect((await first.checkout!.store.findByReference(checkout_reference))!.status).to.equal('paid');
+    expect(await valueOf('storefront.checkout.payments.confirmed', { provider: 'sandbox' })).to.equal(
+      before + paid.length,
+    );
   });
 
   it('counts provider failures by operation, and a checkout the provider does not know is none', async () => {
-    const failures = (operation: string) => valueOf('storefront.checkout.provider.failures', { provider: 'sandbox', operation });
+    const failures = (operation: string) =>
+      valueOf('storefront.checkout.provider.failures', { provider: 'sandbox', operation });
     const before = { create: (await failures('createCheckout'))!, get: (await failures('getCheckout'))! };
     expect(before.get, 'reported before the first failure').to.be.a('number');
     first.paymentSandbox!.control.setBehaviour('fail');
     expect((await createCheckout(first.client(), body())).status).to.equal(502);
     expect(await failures('createCheckout')).to.equal(before.create + 1);
     first.paymentSandbox!.control.setBehaviour('ok');
-    await first.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: 'no-such-checkout' });
+    await first
+      .client()
+      .post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: 'no-such-checkout' });
     expect(await failures('getCheckout')).to.equal(before.get);
   });
 
@@ -91,7 +117,9 @@ describe('checkout: metrics', function () {
     expect(seconds).to.be.within(1.1, 10);
     expect((await points('storefront.checkout.reconciler.lag'))[0]!.attributes).to.deep.equal({});
     await first.checkout!.reconcileNow();
-    expect((await first.checkout!.store.findByReference(waiting.checkout_reference))!.status).to.equal('pending_payment');
+    expect((await first.checkout!.store.findByReference(waiting.checkout_reference))!.status).to.equal(
+      'pending_payment',
+    );
     expect(await lag()).to.deep.equal([0]);
   });
 });

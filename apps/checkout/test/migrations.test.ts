@@ -55,9 +55,13 @@ describe('checkout migrations', () => {
     ]);
 
     // Every migration after the first, whatever later ones are added.
-    expect(await applyMigrations(db, migrations)).to.deep.equal(Object.keys(migrations).filter((name) => name !== '001-orders'));
+    expect(await applyMigrations(db, migrations)).to.deep.equal(
+      Object.keys(migrations).filter((name) => name !== '001-orders'),
+    );
     const holds = await db('promo_holds').select('order_id', 'code', 'held_at');
-    expect(holds.map((row) => ({ ...row, held_at: Number(row.held_at) }))).to.deep.equal([{ order_id: 'open-promo', code: 'CAPPED', held_at: 1000 }]);
+    expect(holds.map((row) => ({ ...row, held_at: Number(row.held_at) }))).to.deep.equal([
+      { order_id: 'open-promo', code: 'CAPPED', held_at: 1000 },
+    ]);
     expect(await store.promoUsage('CAPPED')).to.deep.equal({ redeemed: 0, held: 1 });
   });
 });

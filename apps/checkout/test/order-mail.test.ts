@@ -7,12 +7,26 @@ import { expect } from 'chai';
 import { startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import { checkout } from '@storefront/proto';
-import { checkoutBody, completePayment, countRows, DELIVERY, expectCheckout, sku, startCheckoutReplica, startCheckoutStack } from './support';
+import {
+  checkoutBody,
+  completePayment,
+  countRows,
+  DELIVERY,
+  expectCheckout,
+  sku,
+  startCheckoutReplica,
+  startCheckoutStack,
+} from './support';
 
 // One £75.00 test size: shipping is free from £75.
 const paidBody = () => checkoutBody(75, [{ sku: sku('p7500'), quantity: 1 }]);
 
-const MAIL_ENV = { MAIL_POLL_INTERVAL_MS: '50', MAIL_RETRY_BASE_MS: '50', MAIL_RETRY_MAX_MS: '200', MAIL_FROM: 'Shop <orders@shop.test>' };
+const MAIL_ENV = {
+  MAIL_POLL_INTERVAL_MS: '50',
+  MAIL_RETRY_BASE_MS: '50',
+  MAIL_RETRY_MAX_MS: '200',
+  MAIL_FROM: 'Shop <orders@shop.test>',
+};
 
 describe('checkout order confirmation mail', () => {
   let smtp: TestSmtpServer;
@@ -48,8 +62,13 @@ describe('checkout order confirmation mail', () => {
     const reference = body.checkout_reference;
     expect(mail!.subject).to.equal(`Order ${reference} is confirmed`);
     expect(mail!.to).to.have.property('text', DELIVERY.email);
-    expect(mail!.text).to.contain(`1 × ${sku('p7500')}: £75.00`).and.contain('Total: £75.00').and.contain('Shipping: Free');
-    expect(mail!.text).to.contain(`Delivery to: ${DELIVERY.name}, ${DELIVERY.line1}, ${DELIVERY.city}, ${DELIVERY.postcode}, GB`);
+    expect(mail!.text)
+      .to.contain(`1 × ${sku('p7500')}: £75.00`)
+      .and.contain('Total: £75.00')
+      .and.contain('Shipping: Free');
+    expect(mail!.text).to.contain(
+      `Delivery to: ${DELIVERY.name}, ${DELIVERY.line1}, ${DELIVERY.city}, ${DELIVERY.postcode}, GB`,
+    );
     expect(mail!.text).to.contain(`http://127.0.0.1:9/orders/${reference}`);
     expect(mail!.html).to.contain(`href="http://127.0.0.1:9/orders/${reference}"`);
     // Confirmed again (a notification, another pass): the order is paid already, so nothing more is queued.
@@ -66,7 +85,9 @@ describe('checkout order confirmation mail', () => {
     await completePayment(result.hosted_checkout_url, 'decline');
     await settle();
     expect((await stack.checkout!.store.findByReference(body.checkout_reference))!.status).to.equal('failed');
-    expect(await countRows(stack, 'mail_outbox', { mail_key: `order-confirmation:${body.checkout_reference}` })).to.equal(0);
+    expect(
+      await countRows(stack, 'mail_outbox', { mail_key: `order-confirmation:${body.checkout_reference}` }),
+    ).to.equal(0);
   });
 
   it('two replicas confirming the same payment at once send one confirmation', async () => {
@@ -87,20 +108,35 @@ describe('checkout order confirmation mail', () => {
     await completePayment(result.hosted_checkout_url, 'pay');
     await settle();
     await smtp.waitForMails(1);
-    const owner = { id: 'mail-test-owner', role: 'owner' as const, email: 'owner@shop.test', clientAddress: '192.0.2.40' };
+    const owner = {
+      id: 'mail-test-owner',
+      role: 'owner' as const,
+      email: 'owner@shop.test',
+      clientAddress: '192.0.2.40',
+    };
     const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
     try {
-      const request = { checkoutReference: body.checkout_reference, amountPence: 1250, reason: 'One vial arrived damaged', lines: [], idempotencyKey: `mail-${body.checkout_reference}` };
+      const request = {
+        checkoutReference: body.checkout_reference,
+        amountPence: 1250,
+        reason: 'One vial arrived damaged',
+        lines: [],
+        idempotencyKey: `mail-${body.checkout_reference}`,
+      };
       // The same refund asked for twice at once (a double click): one refund, one notice.
       await Promise.all([rpc.refundOrder(request, { staff: owner }), rpc.refundOrder(request, { staff: owner })]);
     } finally {
       rpc.close();
     }
     await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
-    const refunds = (await smtp.waitForMails(2)).filter((mail) => mail.subject === `Refund of £12.50 for order ${body.checkout_reference}`);
+    const refunds = (await smtp.waitForMails(2)).filter(
+      (mail) => mail.subject === `Refund of £12.50 for order ${body.checkout_reference}`,
+    );
     expect(refunds).to.have.length(1);
     expect(refunds[0]!.to).to.have.property('text', DELIVERY.email);
-    expect(refunds[0]!.text).to.contain('One vial arrived damaged').and.contain(`http://127.0.0.1:9/orders/${body.checkout_reference}`);
+    expect(refunds[0]!.text)
+      .to.contain('One vial arrived damaged')
+      .and.contain(`http://127.0.0.1:9/orders/${body.checkout_reference}`);
     await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
     expect(smtp.received).to.have.length(2);
   });

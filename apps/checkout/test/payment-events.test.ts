@@ -4,24 +4,47 @@
  * answer whatever the id names.
  */
 import { expect } from 'chai';
-import { currentBackend, expectNoServerErrors, type HttpClient, startForSuite, withBusyCores } from '@storefront/testing';
+import {
+  currentBackend,
+  expectNoServerErrors,
+  type HttpClient,
+  startForSuite,
+  withBusyCores,
+} from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { checkoutBody, expectCheckout, expectLimited, newClientAddress, startCheckoutReplica, startCheckoutStack, type CheckoutResult } from './support';
+import {
+  checkoutBody,
+  expectCheckout,
+  expectLimited,
+  newClientAddress,
+  startCheckoutReplica,
+  startCheckoutStack,
+  type CheckoutResult,
+} from './support';
 
 const EVENTS_PER_ADDRESS = 5;
 const notify = (client: HttpClient, id: string, from = newClientAddress()) =>
-  client.post<{ success: boolean; error?: string }>('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id }, { 'x-forwarded-for': from });
+  client.post<{ success: boolean; error?: string }>(
+    '/api/payments/events',
+    { event_type: 'CHECKOUT_STATUS_CHANGED', id },
+    { 'x-forwarded-for': from },
+  );
 // ghk-cu-50mg (£19.99, not stock-limited) + £4.95 shipping.
-const openOrder = (stack: Stack): Promise<CheckoutResult> => expectCheckout(stack.client(), checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]));
+const openOrder = (stack: Stack): Promise<CheckoutResult> =>
+  expectCheckout(stack.client(), checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]));
 
 describe('checkout: payment notifications', () => {
   let stack: Stack;
-  startForSuite(() => startCheckoutStack({ PAYMENT_EVENTS_PER_ADDRESS_MAX: String(EVENTS_PER_ADDRESS) }), (started) => (stack = started));
+  startForSuite(
+    () => startCheckoutStack({ PAYMENT_EVENTS_PER_ADDRESS_MAX: String(EVENTS_PER_ADDRESS) }),
+    (started) => (stack = started),
+  );
   afterEach(() => stack.paymentSandbox!.control.setBehaviour('ok'));
 
   it('limits notifications per client address: 429 with Retry-After and the Error body past the limit, another address served', async () => {
     const from = newClientAddress();
-    for (let i = 0; i < EVENTS_PER_ADDRESS; i += 1) expect((await notify(stack.client(), `unknown-${i}`, from)).status).to.equal(200);
+    for (let i = 0; i < EVENTS_PER_ADDRESS; i += 1)
+      expect((await notify(stack.client(), `unknown-${i}`, from)).status).to.equal(200);
     const refused = await notify(stack.client(), 'unknown-x', from);
     expectLimited(refused, 60);
     expect(Object.keys(refused.body).sort()).to.deep.equal(['detail', 'error', 'success']);
@@ -37,21 +60,33 @@ describe('checkout: payment notifications', () => {
     expect(open.status, open.text).to.equal(200);
     expect(open.text).to.equal(unknown.text);
     expect(open.body).to.deep.equal({ success: true });
-    expect(Number((await stack.checkout!.db('orders').where({ reference: result.checkout_reference }).first('next_check_at')).next_check_at)).to.equal(0);
+    expect(
+      Number(
+        (await stack.checkout!.db('orders').where({ reference: result.checkout_reference }).first('next_check_at'))
+          .next_check_at,
+      ),
+    ).to.equal(0);
   });
 
   it('reads the provider once for a burst of notifications for one order, and leaves one read to the next pass', async () => {
     const result = await openOrder(stack);
     const reads = () => stack.paymentSandbox!.control.readRequests(result.id);
     const before = reads();
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 20 }, () => notify(stack.client(), result.id))));
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: 20 }, () => notify(stack.client(), result.id))),
+    );
     expectNoServerErrors(answers);
     expect(answers.map((res) => res.status)).to.deep.equal(Array.from({ length: 20 }, () => 200));
     expect(reads() - before).to.equal(1);
     for (let i = 0; i < 5; i += 1) await notify(stack.client(), result.id);
     expect(reads() - before).to.equal(1);
     // A notification after that read, maybe for a payment made since, is not lost: the next pass reads the order first.
-    expect(Number((await stack.checkout!.db('orders').where({ reference: result.checkout_reference }).first('next_check_at')).next_check_at)).to.equal(0);
+    expect(
+      Number(
+        (await stack.checkout!.db('orders').where({ reference: result.checkout_reference }).first('next_check_at'))
+          .next_check_at,
+      ),
+    ).to.equal(0);
   });
 });
 
@@ -71,13 +106,16 @@ describe('checkout: payment notifications across replicas', () => {
 
   it('counts one address and coalesces one order on both gateways and checkout instances', async () => {
     const from = newClientAddress();
-    for (let i = 0; i < EVENTS_PER_ADDRESS; i += 1) expect((await notify((i % 2 ? first : second).client(), `unknown-${i}`, from)).status).to.equal(200);
+    for (let i = 0; i < EVENTS_PER_ADDRESS; i += 1)
+      expect((await notify((i % 2 ? first : second).client(), `unknown-${i}`, from)).status).to.equal(200);
     expectLimited(await notify(first.client(), 'unknown-x', from), 60);
     expectLimited(await notify(second.client(), 'unknown-x', from), 60);
 
     const result = await openOrder(first);
     const before = first.paymentSandbox!.control.readRequests(result.id);
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 10 }, (_, i) => notify((i % 2 ? first : second).client(), result.id))));
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: 10 }, (_, i) => notify((i % 2 ? first : second).client(), result.id))),
+    );
     expectNoServerErrors(answers);
     expect(first.paymentSandbox!.control.readRequests(result.id) - before).to.equal(1);
   });

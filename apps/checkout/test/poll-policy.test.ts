@@ -15,7 +15,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const POLICY: PollPolicy = { firstCheckMs: 30 * SECOND, maxCheckIntervalMs: 5 * MINUTE, readsPerSecond: 50 };
 
-describe('checkout: the reconciler\'s schedule', () => {
+describe("checkout: the reconciler's schedule", () => {
   describe('when an order is due a provider read', () => {
     const createdAt = 1_000_000_000;
     const order = { createdAt, reservedUntil: createdAt + 30 * MINUTE } as Order;
@@ -40,7 +40,8 @@ describe('checkout: the reconciler\'s schedule', () => {
 
     it('makes about ten reads over a 30-minute hold when no notification comes', () => {
       let reads = 0;
-      for (let at = firstCheckAt(createdAt, POLICY); at < order.reservedUntil!; at = nextCheckAt(order, at, POLICY)) reads += 1;
+      for (let at = firstCheckAt(createdAt, POLICY); at < order.reservedUntil!; at = nextCheckAt(order, at, POLICY))
+        reads += 1;
       // The read at the end of the hold closes the order.
       expect(reads + 1).to.be.within(8, 12);
     });
@@ -49,18 +50,29 @@ describe('checkout: the reconciler\'s schedule', () => {
   describe('a new order on a reconciler passing every 200 ms', () => {
     const FIRST_CHECK_MS = 1500;
     let stack: Stack;
-    startForSuite(() => startCheckoutStack({ RECONCILE_INTERVAL_MS: '200', RECONCILE_FIRST_CHECK_MS: String(FIRST_CHECK_MS) }), (started) => (stack = started));
+    startForSuite(
+      () => startCheckoutStack({ RECONCILE_INTERVAL_MS: '200', RECONCILE_FIRST_CHECK_MS: String(FIRST_CHECK_MS) }),
+      (started) => (stack = started),
+    );
 
     it('is not read before its first check, and is read once it is due', async () => {
       const body = checkoutBody(15.0, [{ sku: sku('p1005'), quantity: 1 }]);
       await expectCheckout(stack.client(), body);
-      const row = () => stack.checkout!.db('orders').where({ reference: body.checkout_reference }).first('created_at', 'next_check_at', 'last_checked_at');
+      const row = () =>
+        stack
+          .checkout!.db('orders')
+          .where({ reference: body.checkout_reference })
+          .first('created_at', 'next_check_at', 'last_checked_at');
       const saved = await row();
       expect(Number(saved.next_check_at)).to.equal(Number(saved.created_at) + FIRST_CHECK_MS);
       // Several passes run meanwhile; none reads it.
       await new Promise((resolve) => setTimeout(resolve, FIRST_CHECK_MS / 2));
       expect((await row()).last_checked_at).to.equal(null);
-      await eventually(async () => (await row()).last_checked_at !== null, FIRST_CHECK_MS + 5000, 'the first read of the order');
+      await eventually(
+        async () => (await row()).last_checked_at !== null,
+        FIRST_CHECK_MS + 5000,
+        'the first read of the order',
+      );
       expect(Number((await row()).last_checked_at)).to.be.at.least(Number(saved.created_at) + FIRST_CHECK_MS);
     });
   });
@@ -68,15 +80,23 @@ describe('checkout: the reconciler\'s schedule', () => {
   describe('a backlog of due orders on a reconciler allowed 5 reads a second', () => {
     const INTERVAL_MS = 200;
     let stack: Stack;
-    startForSuite(() => startCheckoutStack({ RECONCILE_INTERVAL_MS: String(INTERVAL_MS), RECONCILE_READS_PER_SECOND: '5' }), (started) => (stack = started));
+    startForSuite(
+      () => startCheckoutStack({ RECONCILE_INTERVAL_MS: String(INTERVAL_MS), RECONCILE_READS_PER_SECOND: '5' }),
+      (started) => (stack = started),
+    );
 
     it('reads at most one order per 200 ms pass, however many are due', async () => {
       const { db } = stack.checkout!;
       const now = Date.now();
       // Never read (so due since they were made), holds running for another 10 minutes.
-      const ids = await insertOpenOrders(db, 40, { createdAt: now - 20 * MINUTE, reservedUntil: now + 10 * MINUTE, label: 'backlog' });
+      const ids = await insertOpenOrders(db, 40, {
+        createdAt: now - 20 * MINUTE,
+        reservedUntil: now + 10 * MINUTE,
+        label: 'backlog',
+      });
       const started = Date.now();
-      const read = async () => Number((await db('orders').whereIn('id', ids).whereNotNull('last_checked_at').count({ n: '*' }).first())!.n);
+      const read = async () =>
+        Number((await db('orders').whereIn('id', ids).whereNotNull('last_checked_at').count({ n: '*' }).first())!.n);
       await eventually(async () => (await read()) >= 3, 5000, 'three passes');
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const elapsed = Date.now() - started;

@@ -21,14 +21,34 @@ describe('checkout pricing (integer pence)', () => {
   });
 
   it('charges £4.95 shipping below £75.00 after discount and nothing from £75.00', () => {
-    expect(priceOrder([line(7499)], 0)).to.deep.equal({ goodsPence: 7499, discountPence: 0, shippingPence: SHIPPING_FEE_PENCE, totalPence: 7994 });
-    expect(priceOrder([line(7500)], 0)).to.deep.equal({ goodsPence: 7500, discountPence: 0, shippingPence: 0, totalPence: 7500 });
+    expect(priceOrder([line(7499)], 0)).to.deep.equal({
+      goodsPence: 7499,
+      discountPence: 0,
+      shippingPence: SHIPPING_FEE_PENCE,
+      totalPence: 7994,
+    });
+    expect(priceOrder([line(7500)], 0)).to.deep.equal({
+      goodsPence: 7500,
+      discountPence: 0,
+      shippingPence: 0,
+      totalPence: 7500,
+    });
   });
 
   it('applies the £75 threshold to goods after the discount', () => {
     // 8333p less 10% (833.3 → 833p) is 7500p: free. 8332p less 833p (833.2 → 833) is 7499p: £4.95.
-    expect(priceOrder([line(8333)], 1000)).to.deep.equal({ goodsPence: 8333, discountPence: 833, shippingPence: 0, totalPence: 7500 });
-    expect(priceOrder([line(8332)], 1000)).to.deep.equal({ goodsPence: 8332, discountPence: 833, shippingPence: 495, totalPence: 7994 });
+    expect(priceOrder([line(8333)], 1000)).to.deep.equal({
+      goodsPence: 8333,
+      discountPence: 833,
+      shippingPence: 0,
+      totalPence: 7500,
+    });
+    expect(priceOrder([line(8332)], 1000)).to.deep.equal({
+      goodsPence: 8332,
+      discountPence: 833,
+      shippingPence: 495,
+      totalPence: 7994,
+    });
   });
 
   it('publishes the rule it prices by: the fee below the threshold, nothing from it', () => {
@@ -40,13 +60,23 @@ describe('checkout pricing (integer pence)', () => {
 
   it('keeps total = goods − discount + shipping with every part a whole number of pence', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ price: fc.integer({ min: 1, max: 50_000 }), qty: fc.integer({ min: 1, max: 99 }) }), { minLength: 1, maxLength: 10 }), fc.integer({ min: 0, max: 10_000 }), (lines, basisPoints) => {
-        const totals = priceOrder(lines.map((l, i) => ({ sku: `s${i}`, quantity: l.qty, unitPricePence: l.price })), basisPoints);
-        for (const value of Object.values(totals)) expect(Number.isInteger(value)).to.equal(true);
-        expect(totals.totalPence).to.equal(totals.goodsPence - totals.discountPence + totals.shippingPence);
-        expect(totals.discountPence).to.be.within(0, totals.goodsPence);
-        expect(totals.shippingPence).to.equal(totals.goodsPence - totals.discountPence >= 7500 ? 0 : 495);
-      }),
+      fc.property(
+        fc.array(fc.record({ price: fc.integer({ min: 1, max: 50_000 }), qty: fc.integer({ min: 1, max: 99 }) }), {
+          minLength: 1,
+          maxLength: 10,
+        }),
+        fc.integer({ min: 0, max: 10_000 }),
+        (lines, basisPoints) => {
+          const totals = priceOrder(
+            lines.map((l, i) => ({ sku: `s${i}`, quantity: l.qty, unitPricePence: l.price })),
+            basisPoints,
+          );
+          for (const value of Object.values(totals)) expect(Number.isInteger(value)).to.equal(true);
+          expect(totals.totalPence).to.equal(totals.goodsPence - totals.discountPence + totals.shippingPence);
+          expect(totals.discountPence).to.be.within(0, totals.goodsPence);
+          expect(totals.shippingPence).to.equal(totals.goodsPence - totals.discountPence >= 7500 ? 0 : 495);
+        },
+      ),
     );
   });
 });

@@ -13,7 +13,14 @@ import { SumUpApiProvider } from '../src/providers/sumup';
 
 const API_KEY = 'sk_client_test_secret';
 const TIMEOUT_MS = 300;
-const CHECKOUT = { id: 'c-1', checkout_reference: 'order-1', status: 'PENDING', amount: 54.94, currency: 'GBP', merchant_code: 'MSTOREFRONT' };
+const CHECKOUT = {
+  id: 'c-1',
+  checkout_reference: 'order-1',
+  status: 'PENDING',
+  amount: 54.94,
+  currency: 'GBP',
+  merchant_code: 'MSTOREFRONT',
+};
 
 interface Received {
   method: string;
@@ -36,7 +43,12 @@ describe('checkout: the payment provider client', () => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        received.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        received.push({
+          method: req.method!,
+          url: req.url!,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
         answer(req, res);
       });
     });
@@ -55,7 +67,11 @@ describe('checkout: the payment provider client', () => {
       },
     });
     const { port } = server.address() as AddressInfo;
-    provider = new SumUpApiProvider({ name: 'sumup', apiBase: `http://127.0.0.1:${port}/`, apiKey: API_KEY, merchantCode: 'MSTOREFRONT' }, TIMEOUT_MS, createLogger('checkout', 'info', sink));
+    provider = new SumUpApiProvider(
+      { name: 'sumup', apiBase: `http://127.0.0.1:${port}/`, apiKey: API_KEY, merchantCode: 'MSTOREFRONT' },
+      TIMEOUT_MS,
+      createLogger('checkout', 'info', sink),
+    );
   });
   after(async () => {
     server.closeAllConnections();
@@ -67,16 +83,25 @@ describe('checkout: the payment provider client', () => {
     lines.length = 0;
   });
 
-  const json = (status: number, body: unknown, contentType = 'application/json') => (_req: IncomingMessage, res: ServerResponse) => {
-    res.writeHead(status, { 'content-type': contentType }).end(JSON.stringify(body));
-  };
+  const json =
+    (status: number, body: unknown, contentType = 'application/json') =>
+    (_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(status, { 'content-type': contentType }).end(JSON.stringify(body));
+    };
   const expectNoKey = (...texts: string[]) => {
     for (const text of [...texts, ...lines]) expect(text).to.not.contain(API_KEY);
   };
 
   it('sends JSON with the bearer key, reads the checkout, and reuses one connection for calls in turn', async () => {
     answer = json(201, CHECKOUT);
-    const created = await provider.createCheckout({ reference: 'order-1', amountPence: 5494, currency: 'GBP', merchantCode: 'MSTOREFRONT', returnUrl: 'http://127.0.0.1:9/events', validUntil: new Date('2030-01-01T00:00:00Z') });
+    const created = await provider.createCheckout({
+      reference: 'order-1',
+      amountPence: 5494,
+      currency: 'GBP',
+      merchantCode: 'MSTOREFRONT',
+      returnUrl: 'http://127.0.0.1:9/events',
+      validUntil: new Date('2030-01-01T00:00:00Z'),
+    });
     expect(created).to.include({ id: 'c-1', status: 'PENDING', amountPence: 5494, currency: 'GBP' });
     answer = json(200, CHECKOUT);
     await provider.getCheckout('c 1/x');
@@ -84,7 +109,13 @@ describe('checkout: the payment provider client', () => {
     expect(create).to.include({ method: 'POST', url: '/v0.1/checkouts' });
     expect(create!.headers).to.include({ authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' });
     expect(create!.headers.accept).to.contain('application/json');
-    expect(JSON.parse(create!.body)).to.include({ checkout_reference: 'order-1', amount: 54.94, currency: 'GBP', merchant_code: 'MSTOREFRONT', valid_until: '2030-01-01T00:00:00.000Z' });
+    expect(JSON.parse(create!.body)).to.include({
+      checkout_reference: 'order-1',
+      amount: 54.94,
+      currency: 'GBP',
+      merchant_code: 'MSTOREFRONT',
+      valid_until: '2030-01-01T00:00:00.000Z',
+    });
     expect(read).to.include({ method: 'GET', url: '/v0.1/checkouts/c%201%2Fx', body: '' });
     expect(read!.headers).to.not.have.property('content-type');
     expect(connections).to.have.length(1);
@@ -112,17 +143,26 @@ describe('checkout: the payment provider client', () => {
     answer = json(400, { error_code: 'INVALID', message: 'amount must be a number greater than 0' });
     const error = await rejection(provider.deactivateCheckout('c-1'));
     expect(error).to.include({ kind: 'provider_unavailable', code: 'provider_rejected' });
-    expect(error.detail).to.equal('The payment provider refused the deactivate (400): INVALID: amount must be a number greater than 0');
+    expect(error.detail).to.equal(
+      'The payment provider refused the deactivate (400): INVALID: amount must be a number greater than 0',
+    );
     expectNoKey(error.message, error.detail ?? '');
   });
 
   it('answers not_found to a checkout the provider does not know', async () => {
     answer = json(404, { error_code: 'NOT_FOUND', message: 'Resource not found' });
-    expect(await rejection(provider.getCheckout('c-9'))).to.include({ kind: 'not_found', code: 'provider_checkout_not_found' });
+    expect(await rejection(provider.getCheckout('c-9'))).to.include({
+      kind: 'not_found',
+      code: 'provider_checkout_not_found',
+    });
   });
 
   it('answers provider_unavailable to a 2xx that is not a checkout, whatever its body', async () => {
-    for (const reply of [json(200, { id: 'c-1' }), json(200, 'not json', 'text/html'), (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200).end('<html>')]) {
+    for (const reply of [
+      json(200, { id: 'c-1' }),
+      json(200, 'not json', 'text/html'),
+      (_req: IncomingMessage, res: ServerResponse) => res.writeHead(200).end('<html>'),
+    ]) {
       answer = reply;
       const error = await rejection(provider.getCheckout('c-1'));
       expect(error).to.include({ kind: 'provider_unavailable', code: 'provider_unavailable' });
@@ -153,7 +193,11 @@ describe('checkout: the payment provider client', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    const unreachable = new SumUpApiProvider({ name: 'sumup', apiBase: `http://127.0.0.1:${port}`, apiKey: API_KEY, merchantCode: 'MSTOREFRONT' }, TIMEOUT_MS, createLogger('checkout', 'silent'));
+    const unreachable = new SumUpApiProvider(
+      { name: 'sumup', apiBase: `http://127.0.0.1:${port}`, apiKey: API_KEY, merchantCode: 'MSTOREFRONT' },
+      TIMEOUT_MS,
+      createLogger('checkout', 'silent'),
+    );
     const error = await rejection(unreachable.getCheckout('c-1'));
     expect(error.detail).to.contain('could not be reached for the get');
     expectNoKey(error.message, error.detail ?? '');

@@ -21,14 +21,20 @@ describe('checkout: taking over the provider checkout of an earlier attempt', ()
   let provider: SumUpApiProvider;
   const lines: string[] = [];
   before(async () => {
-    sandbox = await startPaymentSandbox(readPaymentSandboxConfig(new EnvReader({ SANDBOX_PORT: '0', LOG_LEVEL: 'silent' })));
+    sandbox = await startPaymentSandbox(
+      readPaymentSandboxConfig(new EnvReader({ SANDBOX_PORT: '0', LOG_LEVEL: 'silent' })),
+    );
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
         done();
       },
     });
-    provider = new SumUpApiProvider({ name: 'sandbox', apiBase: sandbox.url, apiKey: API_KEY, merchantCode: MERCHANT }, 2000, createLogger('checkout', 'info', sink));
+    provider = new SumUpApiProvider(
+      { name: 'sandbox', apiBase: sandbox.url, apiKey: API_KEY, merchantCode: MERCHANT },
+      2000,
+      createLogger('checkout', 'info', sink),
+    );
   });
   after(async () => sandbox?.stop());
   beforeEach(() => {
@@ -45,9 +51,23 @@ describe('checkout: taking over the provider checkout of an earlier attempt', ()
     validUntil: new Date(Date.now() + 30 * 60 * 1000),
   });
   /** An earlier checkout for the reference, as the provider holds it. */
-  const leftBehind = (checkout: NewProviderCheckout, overrides: { amount?: number; currency?: string; merchant_code?: string } = {}, status?: 'PENDING' | 'PAID' | 'FAILED' | 'EXPIRED') =>
-    sandbox.prepareCheckout({ checkout_reference: checkout.reference, amount: checkout.amountPence / 100, currency: checkout.currency, merchant_code: checkout.merchantCode, ...overrides }, status);
-  const errorLines = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 'error');
+  const leftBehind = (
+    checkout: NewProviderCheckout,
+    overrides: { amount?: number; currency?: string; merchant_code?: string } = {},
+    status?: 'PENDING' | 'PAID' | 'FAILED' | 'EXPIRED',
+  ) =>
+    sandbox.prepareCheckout(
+      {
+        checkout_reference: checkout.reference,
+        amount: checkout.amountPence / 100,
+        currency: checkout.currency,
+        merchant_code: checkout.merchantCode,
+        ...overrides,
+      },
+      status,
+    );
+  const errorLines = () =>
+    lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.level === 'error');
 
   it('takes over a PENDING checkout of the same amount, currency and merchant', async () => {
     const checkout = wanted();
@@ -63,14 +83,20 @@ describe('checkout: taking over the provider checkout of an earlier attempt', ()
     ['EXPIRED', (c) => leftBehind(c, {}, 'EXPIRED'), 'it is EXPIRED, not PENDING'],
     ['of another amount', (c) => leftBehind(c, { amount: 1 }), 'it is for 1.00 GBP, not 54.94 GBP'],
     ['in another currency', (c) => leftBehind(c, { currency: 'EUR' }), 'it is for 54.94 EUR, not 54.94 GBP'],
-    ['for another merchant', (c) => leftBehind(c, { merchant_code: 'MOTHER' }), 'it is for merchant MOTHER, not MSTOREFRONT'],
+    [
+      'for another merchant',
+      (c) => leftBehind(c, { merchant_code: 'MOTHER' }),
+      'it is for merchant MOTHER, not MSTOREFRONT',
+    ],
   ];
   for (const [label, prepare, reason] of refusals) {
     it(`refuses a checkout that is ${label} with a 502 naming why, and logs it for operators`, async () => {
       const checkout = wanted();
       prepare(checkout);
       const error = await rejection(provider.createCheckout(checkout));
-      expect(error).to.be.instanceOf(AppError).and.include({ kind: 'provider_unavailable', code: 'provider_checkout_mismatch' });
+      expect(error)
+        .to.be.instanceOf(AppError)
+        .and.include({ kind: 'provider_unavailable', code: 'provider_checkout_mismatch' });
       expect(error.detail).to.contain(checkout.reference).and.contain(reason);
       const [logged, ...more] = errorLines();
       expect(more).to.be.empty;

@@ -6,16 +6,34 @@
 import { expect } from 'chai';
 import { startForSuite } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { checkoutBody, countRows, createCheckout, expectCheckout, expectLimited, newClientAddress, newReference, signUp, startCheckoutStack } from './support';
+import {
+  checkoutBody,
+  countRows,
+  createCheckout,
+  expectCheckout,
+  expectLimited,
+  newClientAddress,
+  newReference,
+  signUp,
+  startCheckoutStack,
+} from './support';
 
 // ghk-cu-50mg (£19.99, not stock-limited) + £4.95 shipping.
-const body = (reference = newReference()) => ({ ...checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]), checkout_reference: reference });
+const body = (reference = newReference()) => ({
+  ...checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]),
+  checkout_reference: reference,
+});
 const LOOKUPS = 6;
 
 describe('checkout: a used checkout_reference is no oracle', () => {
   let stack: Stack;
   startForSuite(
-    () => startCheckoutStack({ ORDER_LOOKUPS_PER_ADDRESS_MAX: String(LOOKUPS), CHECKOUTS_PER_ADDRESS_MAX: '1000', OPEN_ORDERS_PER_ADDRESS_MAX: '1000' }),
+    () =>
+      startCheckoutStack({
+        ORDER_LOOKUPS_PER_ADDRESS_MAX: String(LOOKUPS),
+        CHECKOUTS_PER_ADDRESS_MAX: '1000',
+        OPEN_ORDERS_PER_ADDRESS_MAX: '1000',
+      }),
     (started) => (stack = started),
   );
 
@@ -67,7 +85,9 @@ describe('checkout: a used checkout_reference is no oracle', () => {
     const { saved } = await accountOrder();
     const from = newClientAddress();
     for (let i = 0; i < LOOKUPS; i += 1) {
-      const res = await stack.client().get(`/api/orders/${encodeURIComponent(newReference('guess'))}`, { 'x-forwarded-for': from });
+      const res = await stack
+        .client()
+        .get(`/api/orders/${encodeURIComponent(newReference('guess'))}`, { 'x-forwarded-for': from });
       expect(res.status, res.text).to.equal(404);
     }
     const taken = await createCheckout(stack.client(), { ...body(saved.checkout_reference), amount: 1 }, from);

@@ -7,7 +7,12 @@ import type { checkout } from '@storefront/proto';
 import type { HttpClient } from '@storefront/testing';
 import { checkoutBody, completePayment, expectCheckout, sku } from './support';
 
-export const OWNER: StaffIdentity = { id: 'owner-1', role: 'owner', email: 'owner@shop.test', clientAddress: '192.0.2.1' };
+export const OWNER: StaffIdentity = {
+  id: 'owner-1',
+  role: 'owner',
+  email: 'owner@shop.test',
+  clientAddress: '192.0.2.1',
+};
 
 /** Two of the low-stock SKU (£12.00 each) and one £10.05 line: £34.05 goods, £4.95 shipping, £39.00 paid. */
 export const PAID_PENCE = 3900;
@@ -17,7 +22,10 @@ export const PAID_LINES = [
 ];
 
 /** A paid order, confirmed (stock committed, points awarded for a signed-up customer). */
-export async function paidOrder(stack: Stack, client: HttpClient = stack.client()): Promise<{ reference: string; orderId: string }> {
+export async function paidOrder(
+  stack: Stack,
+  client: HttpClient = stack.client(),
+): Promise<{ reference: string; orderId: string }> {
   const created = await expectCheckout(client, checkoutBody(PAID_PENCE / 100, PAID_LINES));
   await completePayment(created.hosted_checkout_url, 'pay');
   await stack.checkout!.reconcileNow();
@@ -28,7 +36,17 @@ export async function paidOrder(stack: Stack, client: HttpClient = stack.client(
 
 export const newKey = () => `refund-${randomBytes(6).toString('hex')}`;
 
-export function refundRequest(reference: string, amountPence: number, extra: Partial<checkout.RefundOrderRequest> = {}): checkout.RefundOrderRequest {
-  return { checkoutReference: reference, amountPence, reason: 'Damaged in transit', lines: [], idempotencyKey: newKey(), ...extra };
+export function refundRequest(
+  reference: string,
+  amountPence: number,
+  extra: Partial<checkout.RefundOrderRequest> = {},
+): checkout.RefundOrderRequest {
+  return {
+    checkoutReference: reference,
+    amountPence,
+    reason: 'Damaged in transit',
+    lines: [],
+    idempotencyKey: newKey(),
+    ...extra,
+  };
 }
-

@@ -15,7 +15,16 @@ import { refundMail } from '../src/domain/refund-mail';
 import { CheckoutStore } from '../src/stores/checkout';
 import { RefundStore } from '../src/stores/refunds';
 import { OWNER, PAID_LINES, PAID_PENCE, paidOrder, refundRequest } from './refund-support';
-import { PROVIDER_TIMEOUT_MS, checkoutBody, countRows, expectCheckout, signUp, sku, startCheckoutStack, stockOf } from './support';
+import {
+  PROVIDER_TIMEOUT_MS,
+  checkoutBody,
+  countRows,
+  expectCheckout,
+  signUp,
+  sku,
+  startCheckoutStack,
+  stockOf,
+} from './support';
 
 async function refusal(call: Promise<unknown>): Promise<AppError> {
   const error = await call.then(
@@ -38,13 +47,20 @@ describe('refunds through the payment provider', () => {
     },
   );
   // Enough units of the stock-limited SKU for every order here.
-  before(() => stack.inventory!.db('stock').where({ sku: sku('low') }).update({ on_hand: 1000 }));
+  before(() =>
+    stack
+      .inventory!.db('stock')
+      .where({ sku: sku('low') })
+      .update({ on_hand: 1000 }),
+  );
   after(() => rpc?.close());
   afterEach(() => stack.paymentSandbox!.control.setBehaviour('ok'));
 
   const refundRow = (id: string) => stack.checkout!.db('refunds').where({ id }).first();
-  const orderRow = (reference: string) => stack.checkout!.db('orders').where({ reference }).first('status', 'refunded_pence');
-  const refundCalls = async (refundId: string) => stack.paymentSandbox!.control.refundRequests(String((await refundRow(refundId)).provider_transaction_id));
+  const orderRow = (reference: string) =>
+    stack.checkout!.db('orders').where({ reference }).first('status', 'refunded_pence');
+  const refundCalls = async (refundId: string) =>
+    stack.paymentSandbox!.control.refundRequests(String((await refundRow(refundId)).provider_transaction_id));
   const mails = (refundId: string) => countRows(stack, 'mail_outbox', { mail_key: `refund:${refundId}` });
 
   it('refunds part and then the rest: partially_refunded, then refunded, each with its mail and audit record', async () => {
@@ -63,12 +79,26 @@ describe('refunds through the payment provider', () => {
     expect(await mails(first.refund!.id)).to.equal(1);
     expect(await mails(rest.refund!.id)).to.equal(1);
     // The body is emptied once sent, so its content is read from the mail the refund composes.
-    const queued = await stack.checkout!.db('mail_outbox').where({ mail_key: `refund:${first.refund!.id}` }).first('recipient', 'subject');
+    const queued = await stack
+      .checkout!.db('mail_outbox')
+      .where({ mail_key: `refund:${first.refund!.id}` })
+      .first('recipient', 'subject');
     expect(queued).to.deep.equal({ recipient: 'ada@example.com', subject: `Refund of £10.00 for order ${reference}` });
     const order = (await new CheckoutStore(stack.checkout!.db).findByReference(reference))!;
-    const composed = refundMail({ ...order, refundedPence: 0 }, (await new RefundStore(stack.checkout!.db).byId(first.refund!.id))!, 'https://shop.test');
-    expect(composed.text).to.include('Damaged in transit').and.include(`https://shop.test/orders/${reference}`).and.include('£10.00').and.include('£39.00');
-    const audit = await stack.checkout!.db('staff_actions').where({ action: 'order_refunded', subject: reference }).orderBy('id');
+    const composed = refundMail(
+      { ...order, refundedPence: 0 },
+      (await new RefundStore(stack.checkout!.db).byId(first.refund!.id))!,
+      'https://shop.test',
+    );
+    expect(composed.text)
+      .to.include('Damaged in transit')
+      .and.include(`https://shop.test/orders/${reference}`)
+      .and.include('£10.00')
+      .and.include('£39.00');
+    const audit = await stack
+      .checkout!.db('staff_actions')
+      .where({ action: 'order_refunded', subject: reference })
+      .orderBy('id');
     expect(audit.map((row) => [row.staff_email, JSON.parse(row.after_json).status])).to.deep.equal([
       [OWNER.email, 'partially_refunded'],
       [OWNER.email, 'refunded'],
@@ -91,7 +121,10 @@ describe('refunds through the payment provider', () => {
     // Paid, but its confirmation steps (stock, points, code) not finished yet.
     const { reference: unsettled } = await paidOrder(stack);
     await stack.checkout!.db('orders').where({ reference: unsettled }).update({ closed_at: null });
-    expect(await refusal(rpc.refundOrder(refundRequest(unsettled, 100), { staff: OWNER }))).to.deep.include({ kind: 'conflict', code: 'order_not_settled' });
+    expect(await refusal(rpc.refundOrder(refundRequest(unsettled, 100), { staff: OWNER }))).to.deep.include({
+      kind: 'conflict',
+      code: 'order_not_settled',
+    });
 
     const unpaid = await expectCheckout(stack.client(), checkoutBody(PAID_PENCE / 100, PAID_LINES));
     const refused = await refusal(rpc.refundOrder(refundRequest(unpaid.checkout_reference, 100), { staff: OWNER }));
@@ -147,7 +180,9 @@ describe('refunds through the payment provider', () => {
     expect(refund).to.deep.include({ state: 'failed', failureCode: 'REFUND_NOT_ALLOWED' });
     expect(await mails(refund!.id)).to.equal(0);
     // A failed refund does not count against what is left: the full amount can still be refunded.
-    expect((await rpc.refundOrder(refundRequest(reference, PAID_PENCE), { staff: OWNER })).refund!.state).to.equal('succeeded');
+    expect((await rpc.refundOrder(refundRequest(reference, PAID_PENCE), { staff: OWNER })).refund!.state).to.equal(
+      'succeeded',
+    );
   });
 
   it('a lost answer leaves the refund pending; the sweep reads the provider and settles it once, never sending again', async () => {
@@ -158,7 +193,9 @@ describe('refunds through the payment provider', () => {
     expect(pending.order!.details!.summary!.status).to.equal('paid');
     stack.paymentSandbox!.control.setBehaviour('ok');
     // Another refund waits until this one is settled: its outcome decides what is left.
-    expect((await refusal(rpc.refundOrder(refundRequest(reference, 100), { staff: OWNER }))).code).to.equal('refund_in_progress');
+    expect((await refusal(rpc.refundOrder(refundRequest(reference, 100), { staff: OWNER }))).code).to.equal(
+      'refund_in_progress',
+    );
 
     offsetMs += 2 * PROVIDER_TIMEOUT_MS + 1;
     const sweep = await stack.checkout!.sweepRefundsNow();
@@ -182,7 +219,10 @@ describe('refunds through the payment provider', () => {
     expect(await refundRow(pending.refund!.id)).to.deep.include({ state: 'pending' });
     offsetMs += REFUND_UNCONFIRMED_AFTER_MS;
     await stack.checkout!.sweepRefundsNow();
-    expect(await refundRow(pending.refund!.id)).to.deep.include({ state: 'failed', failure_code: 'provider_no_record' });
+    expect(await refundRow(pending.refund!.id)).to.deep.include({
+      state: 'failed',
+      failure_code: 'provider_no_record',
+    });
     expect(await refundCalls(pending.refund!.id)).to.equal(1);
     expect(await orderRow(reference)).to.deep.include({ status: 'paid' });
   });
@@ -196,20 +236,31 @@ describe('refunds through the payment provider', () => {
     const loyaltyRpc = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'checkout');
     try {
       // 34 points were awarded for £34.05 of goods; refunding £17.00 takes back half, rounded down.
-      const half = await rpc.refundOrder(refundRequest(reference, 1700, { lines: [{ sku: lowSku, quantity: 1 }] }), { staff: OWNER });
+      const half = await rpc.refundOrder(refundRequest(reference, 1700, { lines: [{ sku: lowSku, quantity: 1 }] }), {
+        staff: OWNER,
+      });
       expect(await stockOf(stack.client(), lowSku)).to.equal(stockBefore + 1);
-      const entries = () => stack.loyalty!.db('ledger_entries').where({ user_id: userId, type: 'reversal' }).select('points');
+      const entries = () =>
+        stack.loyalty!.db('ledger_entries').where({ user_id: userId, type: 'reversal' }).select('points');
       expect((await entries()).map((row) => Number(row.points))).to.deep.equal([-16]);
 
       // The sweep and a repeat downstream change nothing more.
       await stack.checkout!.sweepRefundsNow();
-      const repeat = await loyaltyRpc.reversePurchase({ refundId: half.refund!.id, orderId, userId, refundedPence: 1700, goodsPence: 3405 });
+      const repeat = await loyaltyRpc.reversePurchase({
+        refundId: half.refund!.id,
+        orderId,
+        userId,
+        refundedPence: 1700,
+        goodsPence: 3405,
+      });
       expect(repeat).to.deep.include({ newlyReversed: false, pointsReversed: 16 });
       expect(await stockOf(stack.client(), lowSku)).to.equal(stockBefore + 1);
       expect((await entries()).length).to.equal(1);
 
       // The rest takes every remaining point of the order, so nothing is left by rounding.
-      await rpc.refundOrder(refundRequest(reference, PAID_PENCE - 1700, { lines: [{ sku: lowSku, quantity: 1 }] }), { staff: OWNER });
+      await rpc.refundOrder(refundRequest(reference, PAID_PENCE - 1700, { lines: [{ sku: lowSku, quantity: 1 }] }), {
+        staff: OWNER,
+      });
       expect((await entries()).map((row) => Number(row.points))).to.deep.equal([-16, -18]);
       expect(await stockOf(stack.client(), lowSku)).to.equal(stockBefore + 2);
     } finally {
@@ -222,17 +273,24 @@ describe('refunds through the payment provider', () => {
     const userId = await signUp(customer);
     const { reference } = await paidOrder(stack, customer);
     // As if the customer had spent all but 5 points (set straight in loyalty's store).
-    const balance = async () => Number((await stack.loyalty!.db('accounts').where({ user_id: userId }).first('points')).points);
+    const balance = async () =>
+      Number((await stack.loyalty!.db('accounts').where({ user_id: userId }).first('points')).points);
     await stack.loyalty!.db('accounts').where({ user_id: userId }).update({ points: 5 });
     const full = await rpc.refundOrder(refundRequest(reference, PAID_PENCE), { staff: OWNER });
     expect(await balance()).to.equal(0);
     const reversal = await stack.loyalty!.db('purchase_reversals').where({ refund_id: full.refund!.id }).first();
-    expect([Number(reversal.points_due), Number(reversal.points_reversed), Number(reversal.points_forgiven)]).to.deep.equal([34, 5, 29]);
+    expect([
+      Number(reversal.points_due),
+      Number(reversal.points_reversed),
+      Number(reversal.points_forgiven),
+    ]).to.deep.equal([34, 5, 29]);
   });
 
   it('refuses a staff member without the owner role, and a call without a staff member', async () => {
     const { reference } = await paidOrder(stack);
-    const staffRole = await refusal(rpc.refundOrder(refundRequest(reference, 100), { staff: { ...OWNER, role: 'staff' } }));
+    const staffRole = await refusal(
+      rpc.refundOrder(refundRequest(reference, 100), { staff: { ...OWNER, role: 'staff' } }),
+    );
     expect(staffRole).to.deep.include({ kind: 'permission_denied', code: 'staff_role_refused' });
     const nobody = await refusal(rpc.refundOrder(refundRequest(reference, 100)));
     expect(nobody).to.deep.include({ kind: 'unauthenticated', code: 'staff_unauthorized' });
@@ -242,8 +300,26 @@ describe('refunds through the payment provider', () => {
   it('the ops command line refunds through the same operation, recorded as the operator; the service then does the stock', async () => {
     const { reference } = await paidOrder(stack);
     const stockBefore = await stockOf(stack.client(), sku('low'));
-    const ops = (args: string[]) => runOpsJson<{ refund?: { id: string; state: string }; error?: string }>(checkoutOps, args, opsEnvFor(stack.stores, 'checkout', stack.env), 'sam');
-    const args = ['orders', 'refund', reference, '--amount', '12.00', '--reason', 'Returned unopened', '--restock', `${sku('low')}:1`, '--key', `ops-${reference}`];
+    const ops = (args: string[]) =>
+      runOpsJson<{ refund?: { id: string; state: string }; error?: string }>(
+        checkoutOps,
+        args,
+        opsEnvFor(stack.stores, 'checkout', stack.env),
+        'sam',
+      );
+    const args = [
+      'orders',
+      'refund',
+      reference,
+      '--amount',
+      '12.00',
+      '--reason',
+      'Returned unopened',
+      '--restock',
+      `${sku('low')}:1`,
+      '--key',
+      `ops-${reference}`,
+    ];
     const made = await ops(args);
     expect(made.code, JSON.stringify(made.json)).to.equal(0);
     expect(made.json.refund).to.deep.include({ state: 'succeeded' });
@@ -253,7 +329,10 @@ describe('refunds through the payment provider', () => {
     expect(bad.code).to.not.equal(0);
     expect(bad.json.error).to.equal('invalid_amount');
 
-    const audit = await stack.checkout!.db('staff_actions').where({ action: 'order_refunded', subject: reference }).first('staff_id', 'client_address');
+    const audit = await stack
+      .checkout!.db('staff_actions')
+      .where({ action: 'order_refunded', subject: reference })
+      .first('staff_id', 'client_address');
     expect(audit).to.deep.equal({ staff_id: 'ops:sam', client_address: 'ops-cli' });
     expect(await orderRow(reference)).to.deep.include({ status: 'partially_refunded' });
     expect(await stockOf(stack.client(), sku('low'))).to.equal(stockBefore);

@@ -1,12 +1,22 @@
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
-import { canonicalJson, fingerprintOf, shopOrigins, validateCheckoutRequest, type RequestRules } from '../src/domain/request';
+import {
+  canonicalJson,
+  fingerprintOf,
+  shopOrigins,
+  validateCheckoutRequest,
+  type RequestRules,
+} from '../src/domain/request';
 import { normalisePromoCode, promoRefusal } from '../src/domain/promo';
 
 const rules: RequestRules = {
   merchantCode: 'MSTOREFRONT',
-  redirectOrigins: shopOrigins('https://shop.example/base/', 'https://www.shop.example', ['http://localhost:3000', 'http://[::1]:3000', 'http://dev.shop.example']),
+  redirectOrigins: shopOrigins('https://shop.example/base/', 'https://www.shop.example', [
+    'http://localhost:3000',
+    'http://[::1]:3000',
+    'http://dev.shop.example',
+  ]),
   defaultProvider: 'sandbox',
   providers: ['sandbox'],
 };
@@ -18,7 +28,14 @@ function request(overrides: Partial<checkout.CreateCheckoutRequest> = {}): check
     currency: 'GBP',
     merchantCode: 'MSTOREFRONT',
     items: [{ sku: 'bpc-157-5mg', quantity: 2 }],
-    delivery: { name: 'Ada', email: 'ada@example.com', line1: '1 Road', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+    delivery: {
+      name: 'Ada',
+      email: 'ada@example.com',
+      line1: '1 Road',
+      city: 'London',
+      postcode: 'SW1A 1AA',
+      country: 'GB',
+    },
     clientAddress: '198.51.100.7',
     ...overrides,
   };
@@ -64,7 +81,14 @@ describe('checkout request rules', () => {
   it('refuses quantities outside 1..99 and a SKU listed twice', () => {
     expect(refusal({ items: [{ sku: 'a', quantity: 0 }] }).detail).to.contain('items[0].quantity');
     expect(refusal({ items: [{ sku: 'a', quantity: 100 }] }).detail).to.contain('items[0].quantity');
-    expect(refusal({ items: [{ sku: 'a', quantity: 1 }, { sku: 'a', quantity: 2 }] }).detail).to.contain('items[1].sku');
+    expect(
+      refusal({
+        items: [
+          { sku: 'a', quantity: 1 },
+          { sku: 'a', quantity: 2 },
+        ],
+      }).detail,
+    ).to.contain('items[1].sku');
   });
 
   it('delivers to GB only', () => {
@@ -76,8 +100,13 @@ describe('checkout request rules', () => {
     expect(refusal({ provider: 'paypal' }).detail).to.contain('provider');
   });
 
-  it('accepts a redirect_url on any of the shop\'s origins, over https or on localhost over http', () => {
-    for (const redirectUrl of ['https://shop.example/thanks?order=1', 'https://www.shop.example/', 'http://localhost:3000/done', 'http://[::1]:3000/done']) {
+  it("accepts a redirect_url on any of the shop's origins, over https or on localhost over http", () => {
+    for (const redirectUrl of [
+      'https://shop.example/thanks?order=1',
+      'https://www.shop.example/',
+      'http://localhost:3000/done',
+      'http://[::1]:3000/done',
+    ]) {
       expect(validateCheckoutRequest(request({ redirectUrl }), rules).redirectUrl).to.equal(redirectUrl);
     }
   });
@@ -101,7 +130,9 @@ describe('checkout request rules', () => {
   });
 
   it('lists each shop origin once', () => {
-    expect(shopOrigins('http://localhost:8080', 'http://localhost:8080/', ['http://localhost:8080'])).to.deep.equal(['http://localhost:8080']);
+    expect(shopOrigins('http://localhost:8080', 'http://localhost:8080/', ['http://localhost:8080'])).to.deep.equal([
+      'http://localhost:8080',
+    ]);
   });
 
   it('refuses a reference longer than 90 characters or blank', () => {
@@ -111,7 +142,8 @@ describe('checkout request rules', () => {
 });
 
 describe('checkout request fingerprint', () => {
-  const validated = (overrides: Partial<checkout.CreateCheckoutRequest> = {}) => validateCheckoutRequest(request(overrides), rules);
+  const validated = (overrides: Partial<checkout.CreateCheckoutRequest> = {}) =>
+    validateCheckoutRequest(request(overrides), rules);
 
   it('is the same for the same request, whatever the key order', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).to.equal(canonicalJson({ a: [{ c: 3, d: 2 }], b: 1 }));
@@ -119,7 +151,9 @@ describe('checkout request fingerprint', () => {
   });
 
   it('treats an absent optional field like one never sent', () => {
-    expect(fingerprintOf(validated({ description: undefined }), undefined)).to.equal(fingerprintOf(validated(), undefined));
+    expect(fingerprintOf(validated({ description: undefined }), undefined)).to.equal(
+      fingerprintOf(validated(), undefined),
+    );
   });
 
   it('does not depend on the client address: a replay from another network is the same request', () => {
@@ -127,7 +161,9 @@ describe('checkout request fingerprint', () => {
   });
 
   it('is the fingerprint orders were saved with while the amount travelled in pounds', () => {
-    expect(fingerprintOf(validated(), 'u1')).to.equal('455a4b150a6e7d94eef17ef38427dcc940e573691771960f3099690e726369d7');
+    expect(fingerprintOf(validated(), 'u1')).to.equal(
+      '455a4b150a6e7d94eef17ef38427dcc940e573691771960f3099690e726369d7',
+    );
   });
 
   it('differs when any part of the request or the account differs', () => {
@@ -155,7 +191,9 @@ describe('promo code rules', () => {
     expect(promoRefusal(promo, 1999, usage(1))).to.equal(undefined);
     expect(promoRefusal(promo, 2000, usage(0))).to.equal('inactive');
     expect(promoRefusal(promo, 1500, usage(2))).to.equal('used_up');
-    expect(promoRefusal({ code: 'Y', discountBasisPoints: 1000, activeFrom: 0 }, Number.MAX_SAFE_INTEGER, usage(1e9, 1e9))).to.equal(undefined);
+    expect(
+      promoRefusal({ code: 'Y', discountBasisPoints: 1000, activeFrom: 0 }, Number.MAX_SAFE_INTEGER, usage(1e9, 1e9)),
+    ).to.equal(undefined);
   });
 
   it('counts open orders holding the code against its limit, after the paid ones', () => {

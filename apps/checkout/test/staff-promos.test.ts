@@ -20,11 +20,15 @@ describe('checkout: promo codes changed by staff', () => {
     let stored = [WELCOME];
     let releaseSlowRead: () => void = () => undefined;
     let slow = false;
-    const definitions = new PromoDefinitions(async () => {
-      const snapshot = stored;
-      if (slow) await new Promise<void>((resolve) => (releaseSlowRead = resolve));
-      return snapshot;
-    }, 60_000, clock.now);
+    const definitions = new PromoDefinitions(
+      async () => {
+        const snapshot = stored;
+        if (slow) await new Promise<void>((resolve) => (releaseSlowRead = resolve));
+        return snapshot;
+      },
+      60_000,
+      clock.now,
+    );
     expect(await definitions.find('SUMMER15')).to.equal(undefined);
 
     clock.advance(60_000);
@@ -46,7 +50,8 @@ describe('checkout: promo codes changed by staff', () => {
     });
     after(async () => stack?.stop());
 
-    const ops = (args: string[]) => runOpsJson(checkoutOps, args, opsEnvFor(stack.stores, 'checkout', stack.env), 'ops-owner');
+    const ops = (args: string[]) =>
+      runOpsJson(checkoutOps, args, opsEnvFor(stack.stores, 'checkout', stack.env), 'ops-owner');
 
     it('records promo create and expire as the operator, with before and after', async () => {
       const code = `OPS${Date.now().toString(36).toUpperCase()}`;
@@ -58,13 +63,20 @@ describe('checkout: promo codes changed by staff', () => {
         ['promo_expired', 'ops:ops-owner', 'ops-owner', 'ops-cli'],
       ]);
       expect(rows[0].before_json).to.equal(null);
-      expect(JSON.parse(rows[0].after_json)).to.include({ code, discountBasisPoints: 1500, maxRedemptions: 4, activeUntil: null });
+      expect(JSON.parse(rows[0].after_json)).to.include({
+        code,
+        discountBasisPoints: 1500,
+        maxRedemptions: 4,
+        activeUntil: null,
+      });
       expect(JSON.parse(rows[1].before_json)).to.include({ activeUntil: null });
       expect(JSON.parse(rows[1].after_json).activeUntil).to.be.a('string');
 
       const refused = await ops(['promo', 'create', code, '--discount', '20']);
       expect(refused.json).to.include({ success: false, error: 'promo_exists' });
-      expect(await stack.checkout!.db('staff_actions').where({ subject: code }).count({ n: '*' }).first()).to.satisfy((row: { n: unknown }) => Number(row.n) === 2);
+      expect(await stack.checkout!.db('staff_actions').where({ subject: code }).count({ n: '*' }).first()).to.satisfy(
+        (row: { n: unknown }) => Number(row.n) === 2,
+      );
     });
   });
 });

@@ -19,10 +19,19 @@ import { checkoutBody, expectCheckout, newClientAddress, startCheckoutStack } fr
  * (the stock read or the writes, then COMMIT or the writes with it), the provider checkout's write.
  */
 const ORDERS = [
-  // tb-500-10mg: £49.99 and stock-limited; a guarded stock UPDATE, and no read once inventory knows the size holds stock.
-  { kind: 'a stock-limited size', body: () => checkoutBody(54.94, [{ sku: 'tb-500-10mg', quantity: 1 }]), budget: { statements: { sqlite: 13, mysql: 14 }, roundTrips: 7 } },
+  // tb-500-10mg: £49.99 and stock-limited; a guarded stock UPDATE, and no read once inventory knows the size holds
+  // stock.
+  {
+    kind: 'a stock-limited size',
+    body: () => checkoutBody(54.94, [{ sku: 'tb-500-10mg', quantity: 1 }]),
+    budget: { statements: { sqlite: 13, mysql: 14 }, roundTrips: 7 },
+  },
   // ghk-cu-50mg: £19.99 without a stock limit; inventory reads the size to know it holds none.
-  { kind: 'a size without a stock limit', body: () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]), budget: { statements: { sqlite: 13, mysql: 14 }, roundTrips: 7 } },
+  {
+    kind: 'a size without a stock limit',
+    body: () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]),
+    budget: { statements: { sqlite: 13, mysql: 14 }, roundTrips: 7 },
+  },
 ] as const;
 
 interface Counted {
@@ -36,7 +45,11 @@ function countStatements(stores: Record<string, Knex>): { stop: () => Counted[] 
   const counted: Counted[] = [];
   const listeners = Object.entries(stores).map(([component, db]) => {
     const listener = (query: Partial<BatchedQueryEvent> & { sql: string }) =>
-      counted.push({ component, sql: query.sql, roundTrip: query.roundTrip === undefined ? `single ${counted.length}` : `batch ${query.roundTrip}` });
+      counted.push({
+        component,
+        sql: query.sql,
+        roundTrip: query.roundTrip === undefined ? `single ${counted.length}` : `batch ${query.roundTrip}`,
+      });
     db.on('query', listener);
     return () => db.off('query', listener);
   });
@@ -51,7 +64,10 @@ function countStatements(stores: Record<string, Knex>): { stop: () => Counted[] 
 describe('create-checkout: SQL statements for one new one-line order', () => {
   let stack: Stack;
   // No background work of either component runs while an order is counted.
-  startForSuite(() => startCheckoutStack({ RESERVATION_SWEEP_INTERVAL_MS: String(10 * 60 * 1000) }), (started) => (stack = started));
+  startForSuite(
+    () => startCheckoutStack({ RESERVATION_SWEEP_INTERVAL_MS: String(10 * 60 * 1000) }),
+    (started) => (stack = started),
+  );
 
   for (const { kind, body, budget } of ORDERS) {
     it(`stays within its statement budget on this backend: ${kind}`, async () => {
@@ -59,7 +75,11 @@ describe('create-checkout: SQL statements for one new one-line order', () => {
       // A first order shows inventory the size. The counted one comes from a buyer address never
       // seen before, as most orders do, so making its lock row is counted too.
       await expectCheckout(stack.client(), body(), newClientAddress());
-      const counter = countStatements({ checkout: stack.checkout!.db, inventory: stack.inventory!.db, loyalty: stack.loyalty!.db });
+      const counter = countStatements({
+        checkout: stack.checkout!.db,
+        inventory: stack.inventory!.db,
+        loyalty: stack.loyalty!.db,
+      });
       let counted: Counted[];
       try {
         await expectCheckout(stack.client(), body(), newClientAddress());
@@ -67,8 +87,13 @@ describe('create-checkout: SQL statements for one new one-line order', () => {
         counted = counter.stop();
       }
       const roundTrips = [...new Set(counted.map((statement) => statement.roundTrip))];
-      const lines = counted.map(({ component, sql, roundTrip }, index) => `  ${String(index + 1).padStart(2)} ${String(roundTrips.indexOf(roundTrip) + 1).padStart(2)} ${component.padEnd(9)} ${sql.replace(/\s+/g, ' ').slice(0, 150)}`);
-      process.stdout.write(`      create-checkout of ${kind} on ${backend} (${stack.layout}): ${counted.length} statements in ${roundTrips.length} round trips\n${lines.join('\n')}\n`);
+      const lines = counted.map(
+        ({ component, sql, roundTrip }, index) =>
+          `  ${String(index + 1).padStart(2)} ${String(roundTrips.indexOf(roundTrip) + 1).padStart(2)} ${component.padEnd(9)} ${sql.replace(/\s+/g, ' ').slice(0, 150)}`,
+      );
+      process.stdout.write(
+        `      create-checkout of ${kind} on ${backend} (${stack.layout}): ${counted.length} statements in ${roundTrips.length} round trips\n${lines.join('\n')}\n`,
+      );
       expect(counted.length, lines.join('\n')).to.be.at.most(budget.statements[backend]);
       expect(roundTrips.length, lines.join('\n')).to.be.at.most(budget.roundTrips);
     });

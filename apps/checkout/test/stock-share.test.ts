@@ -8,7 +8,16 @@ import { expect } from 'chai';
 import { expectNoServerErrors, startForSuite, type TestResponse, withBusyCores } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
-import { checkoutBody, completePayment, createCheckout, expectCheckout, expectLimited, newClientAddress, startCheckoutStack, stockOf } from './support';
+import {
+  checkoutBody,
+  completePayment,
+  createCheckout,
+  expectCheckout,
+  expectLimited,
+  newClientAddress,
+  startCheckoutStack,
+  stockOf,
+} from './support';
 
 const UNIT_PENCE = 1000;
 const NO_OTHER_LIMITS = { OPEN_ORDERS_PER_ADDRESS_MAX: '1000', CHECKOUTS_PER_ADDRESS_MAX: '1000' };
@@ -17,7 +26,16 @@ const NO_OTHER_LIMITS = { OPEN_ORDERS_PER_ADDRESS_MAX: '1000', CHECKOUTS_PER_ADD
 async function limitedSku(stack: Stack, units: number): Promise<string> {
   const id = `drop-${randomBytes(4).toString('hex')}`;
   await stack.inventory!.store.importCatalog(
-    parseCatalogFile({ products: [{ id, name: 'Limited drop', description: 'Test product', sizes: [{ size: 'one', price: UNIT_PENCE / 100, stock: units }] }] }),
+    parseCatalogFile({
+      products: [
+        {
+          id,
+          name: 'Limited drop',
+          description: 'Test product',
+          sizes: [{ size: 'one', price: UNIT_PENCE / 100, stock: units }],
+        },
+      ],
+    }),
   );
   return `${id}-one`;
 }
@@ -30,9 +48,12 @@ const bodyFor = (stockSku: string, quantity: number) => {
 
 const statusesOf = (answers: Array<TestResponse<unknown>>) => answers.map((res) => res.status);
 
-describe('checkout limits: one holder\'s share is of the units still available', () => {
+describe("checkout limits: one holder's share is of the units still available", () => {
   let stack: Stack;
-  startForSuite(() => startCheckoutStack({ ...NO_OTHER_LIMITS, OPEN_ORDERS_SKU_SHARE_PERCENT: '100' }), (started) => (stack = started));
+  startForSuite(
+    () => startCheckoutStack({ ...NO_OTHER_LIMITS, OPEN_ORDERS_SKU_SHARE_PERCENT: '100' }),
+    (started) => (stack = started),
+  );
 
   it('lets two addresses hold no more than 9 of 12 units between them, renewing or not', async () => {
     const stockSku = await limitedSku(stack, 12);
@@ -56,7 +77,10 @@ describe('checkout limits: one holder\'s share is of the units still available',
 
 describe('checkout limits: open orders together hold at most a share of a limited SKU', () => {
   let stack: Stack;
-  startForSuite(() => startCheckoutStack(NO_OTHER_LIMITS), (started) => (stack = started));
+  startForSuite(
+    () => startCheckoutStack(NO_OTHER_LIMITS),
+    (started) => (stack = started),
+  );
 
   it('holds at most 80% (9 of 12) across holders, and frees room when an order fails', async () => {
     const stockSku = await limitedSku(stack, 12);
@@ -70,10 +94,17 @@ describe('checkout limits: open orders together hold at most a share of a limite
 
   it('lets exactly 9 of 12 parallel one-unit orders from 12 addresses hold the 12-unit SKU', async () => {
     const stockSku = await limitedSku(stack, 12);
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 12 }, () => createCheckout(stack.client(), bodyFor(stockSku, 1), newClientAddress()))));
+    const answers = await withBusyCores(() =>
+      Promise.all(
+        Array.from({ length: 12 }, () => createCheckout(stack.client(), bodyFor(stockSku, 1), newClientAddress())),
+      ),
+    );
     expectNoServerErrors(answers);
     const statuses = statusesOf(answers);
-    expect(statuses.filter((status) => status === 200), statuses.join(',')).to.have.length(9);
+    expect(
+      statuses.filter((status) => status === 200),
+      statuses.join(','),
+    ).to.have.length(9);
     for (const res of answers.filter((answer) => answer.status !== 200)) expectLimited(res, 30 * 60);
     expect(await stockOf(stack.client(), stockSku)).to.equal(3);
 

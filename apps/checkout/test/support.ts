@@ -15,7 +15,15 @@ import type { PaymentSandbox } from '@storefront/payment-sandbox';
 
 export const EDGE_PRODUCT = 'edge-kit';
 /** SKU → unit price in pence of the test products. `low` has 3 units in stock. */
-export const EDGE_PRICES = { p7500: 7500, p7499: 7499, p8333: 8333, p8332: 8332, p1005: 1005, p1004: 1004, low: 1200 } as const;
+export const EDGE_PRICES = {
+  p7500: 7500,
+  p7499: 7499,
+  p8333: 8333,
+  p8332: 8332,
+  p1005: 1005,
+  p1004: 1004,
+  low: 1200,
+} as const;
 export const LOW_STOCK = 3;
 export const sku = (size: keyof typeof EDGE_PRICES) => `${EDGE_PRODUCT}-${size}`;
 
@@ -44,15 +52,15 @@ export interface CheckoutResult {
 
 /** An order as the public API shows it in every answer that carries one. */
 export interface OrderSummary {
-    id: string;
-    reference: string;
-    items: Array<{ sku: string; quantity: number; unitPrice: number }>;
-    goods: number;
-    discount: number;
-    shipping: number;
-    total: number;
-    currency: string;
-    status: string;
+  id: string;
+  reference: string;
+  items: Array<{ sku: string; quantity: number; unitPrice: number }>;
+  goods: number;
+  discount: number;
+  shipping: number;
+  total: number;
+  currency: string;
+  status: string;
 }
 
 export interface ErrorResult {
@@ -67,12 +75,23 @@ export interface ErrorResult {
  * address unless a test names the gateway as return_url. The test client is a trusted proxy,
  * so each request can name its client address in X-Forwarded-For.
  */
-export async function startCheckoutStack(env: Env = {}, services?: ServiceName[], options: Pick<StackOptions, 'stores' | 'now' | 'layout'> = {}): Promise<Stack> {
+export async function startCheckoutStack(
+  env: Env = {},
+  services?: ServiceName[],
+  options: Pick<StackOptions, 'stores' | 'now' | 'layout'> = {},
+): Promise<Stack> {
   const stack = await startStack({
     ...options,
     services,
     // PROMO_CACHE_MS=0: tests write codes straight to the store and check them at once.
-    env: { RECONCILE_INTERVAL_MS: '3600000', PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS), PUBLIC_BASE_URL: 'http://127.0.0.1:9', TRUSTED_PROXIES: '127.0.0.1', PROMO_CACHE_MS: '0', ...env },
+    env: {
+      RECONCILE_INTERVAL_MS: '3600000',
+      PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
+      PUBLIC_BASE_URL: 'http://127.0.0.1:9',
+      TRUSTED_PROXIES: '127.0.0.1',
+      PROMO_CACHE_MS: '0',
+      ...env,
+    },
   });
   await stack.inventory!.store.importCatalog(
     parseCatalogFile({
@@ -81,7 +100,11 @@ export async function startCheckoutStack(env: Env = {}, services?: ServiceName[]
           id: EDGE_PRODUCT,
           name: 'Pricing edge test kit',
           description: 'Test product',
-          sizes: Object.entries(EDGE_PRICES).map(([size, pence]) => ({ size, price: pence / 100, ...(size === 'low' ? { stock: LOW_STOCK } : {}) })),
+          sizes: Object.entries(EDGE_PRICES).map(([size, pence]) => ({
+            size,
+            price: pence / 100,
+            ...(size === 'low' ? { stock: LOW_STOCK } : {}),
+          })),
         },
       ],
     }),
@@ -109,7 +132,11 @@ export function startCheckoutReplica(first: Stack, env: Env = {}): Promise<Stack
 
 export const newReference = (label = 'order') => `${label}-${randomBytes(6).toString('hex')}`;
 
-export function checkoutBody(amount: number, items: Array<{ sku: string; quantity: number }>, extra: Record<string, unknown> = {}) {
+export function checkoutBody(
+  amount: number,
+  items: Array<{ sku: string; quantity: number }>,
+  extra: Record<string, unknown> = {},
+) {
   return {
     checkout_reference: newReference(),
     amount,
@@ -130,7 +157,11 @@ export function newClientAddress(): string {
 }
 
 /** Comes from a new client address unless `from` names one, so tests not about limits stand for many customers. */
-export function createCheckout(client: HttpClient, body: unknown, from = newClientAddress()): Promise<TestResponse<CheckoutResult & ErrorResult>> {
+export function createCheckout(
+  client: HttpClient,
+  body: unknown,
+  from = newClientAddress(),
+): Promise<TestResponse<CheckoutResult & ErrorResult>> {
   return client.post<CheckoutResult & ErrorResult>('/api/create-checkout', body, { 'x-forwarded-for': from });
 }
 
@@ -160,7 +191,9 @@ export async function redeemReward(stack: Stack, client: HttpClient, userId: str
   } finally {
     rpc.close();
   }
-  expect((await client.post('/api/state/sync', { loyalty: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] } })).status).to.equal(200);
+  expect(
+    (await client.post('/api/state/sync', { loyalty: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] } })).status,
+  ).to.equal(200);
   const me = await client.get<{ loyalty: { redeemedRewards: Array<{ code: string }> } }>('/api/auth/me');
   return me.body.loyalty.redeemedRewards[0]!.code;
 }
@@ -173,7 +206,11 @@ export async function loyaltyPoints(client: HttpClient): Promise<number> {
 
 /** What a person does on the hosted page: press Pay or Decline. */
 export async function completePayment(hostedCheckoutUrl: string, action: 'pay' | 'decline'): Promise<void> {
-  const res = await fetch(hostedCheckoutUrl, { method: 'POST', body: new URLSearchParams({ action }), redirect: 'manual' });
+  const res = await fetch(hostedCheckoutUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ action }),
+    redirect: 'manual',
+  });
   expect(res.status).to.be.oneOf([200, 303]);
 }
 
@@ -200,7 +237,11 @@ export async function countRows(stack: Stack, table: string, where: Record<strin
 }
 
 /** Polls `condition` every 100 ms until it holds and answers how long that took; fails after `withinMs`. */
-export async function eventually(condition: () => Promise<boolean>, withinMs = 5000, what = 'condition'): Promise<number> {
+export async function eventually(
+  condition: () => Promise<boolean>,
+  withinMs = 5000,
+  what = 'condition',
+): Promise<number> {
   const started = Date.now();
   for (;;) {
     if (await condition()) return Date.now() - started;
@@ -221,7 +262,12 @@ export interface Backlog {
 export async function insertOpenOrders(db: Knex, count: number, options: Backlog): Promise<string[]> {
   const rows = Array.from({ length: count }, (_, index) => {
     const reference = `${options.label}-${index}-${randomUUID().slice(0, 8)}`;
-    const checkout = options.sandbox?.prepareCheckout({ checkout_reference: reference, amount: 10, currency: 'GBP', merchant_code: 'MSTOREFRONT' });
+    const checkout = options.sandbox?.prepareCheckout({
+      checkout_reference: reference,
+      amount: 10,
+      currency: 'GBP',
+      merchant_code: 'MSTOREFRONT',
+    });
     return {
       id: randomUUID(),
       reference,
@@ -250,7 +296,9 @@ export async function insertOpenOrders(db: Knex, count: number, options: Backlog
   for (let start = 0; start < rows.length; start += 500) {
     const chunk = rows.slice(start, start + 500);
     await db('orders').insert(chunk);
-    await db('order_lines').insert(chunk.map((row) => ({ order_id: row.id, position: 0, sku: 'bpc-157-10mg', quantity: 1, unit_price_pence: 505 })));
+    await db('order_lines').insert(
+      chunk.map((row) => ({ order_id: row.id, position: 0, sku: 'bpc-157-10mg', quantity: 1, unit_price_pence: 505 })),
+    );
   }
   return rows.map((row) => row.id);
 }

@@ -63,7 +63,15 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   registerAdminPeopleRoutes(app, context);
   registerAdminRefundRoutes(app, context);
   registerAdminCatalogRoutes(app, context, catalog);
-  registerConsolePages(app, context, [registerConsoleOrderPages, registerConsoleFulfilmentPages, registerConsolePromotionPages, registerConsoleCustomerPages, registerConsoleRefundPages, consoleCatalogPages(catalog), registerConsoleAuditPages]);
+  registerConsolePages(app, context, [
+    registerConsoleOrderPages,
+    registerConsoleFulfilmentPages,
+    registerConsolePromotionPages,
+    registerConsoleCustomerPages,
+    registerConsoleRefundPages,
+    consoleCatalogPages(catalog),
+    registerConsoleAuditPages,
+  ]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
   // Published documents and, when configured, the storefront proxy take what is left.

@@ -27,20 +27,39 @@ export type ServiceClients = { [K in ComponentName]: RpcClient<(typeof FACADES)[
 /** The components this process hosts, open and ready to be called in-process. */
 export type HostedComponents = Partial<Record<ComponentName, OpenComponent>>;
 
-export async function createServiceClients(config: GatewayConfig, hosted: HostedComponents = {}): Promise<ServiceClients> {
+export async function createServiceClients(
+  config: GatewayConfig,
+  hosted: HostedComponents = {},
+): Promise<ServiceClients> {
   const defaultDeadlineMs = config.rpcDeadlineMs;
   const remote = COMPONENT_NAMES.filter((name) => !hosted[name]);
-  const signer = remote.length > 0 ? new ServiceTokenSigner('gateway', required(config.serviceTokenPrivateKey, 'SERVICE_TOKEN_PRIVATE_KEY', remote)) : undefined;
-  const customerTokens = remote.length > 0 ? await CallerTokenSigner.fromPem(required(config.callerTokenPrivateKey, 'CALLER_TOKEN_PRIVATE_KEY', remote)) : undefined;
+  const signer =
+    remote.length > 0
+      ? new ServiceTokenSigner('gateway', required(config.serviceTokenPrivateKey, 'SERVICE_TOKEN_PRIVATE_KEY', remote))
+      : undefined;
+  const customerTokens =
+    remote.length > 0
+      ? await CallerTokenSigner.fromPem(required(config.callerTokenPrivateKey, 'CALLER_TOKEN_PRIVATE_KEY', remote))
+      : undefined;
   const clientOf = <K extends ComponentName>(name: K): ServiceClients[K] => {
     const local = hosted[name];
     return (
       local
         ? local.client(FACADES[name], 'gateway', defaultDeadlineMs)
-        : createRpcClient(FACADES[name], config.addresses[name], { target: name, defaultDeadlineMs, signer, customerTokens })
+        : createRpcClient(FACADES[name], config.addresses[name], {
+            target: name,
+            defaultDeadlineMs,
+            signer,
+            customerTokens,
+          })
     ) as ServiceClients[K];
   };
-  return { identity: clientOf('identity'), loyalty: clientOf('loyalty'), checkout: clientOf('checkout'), inventory: clientOf('inventory') };
+  return {
+    identity: clientOf('identity'),
+    loyalty: clientOf('loyalty'),
+    checkout: clientOf('checkout'),
+    inventory: clientOf('inventory'),
+  };
 }
 
 function required(value: string | undefined, variable: string, remote: ComponentName[]): string {

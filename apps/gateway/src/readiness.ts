@@ -31,14 +31,19 @@ interface Probe {
   close(): void;
 }
 
-export function createReadinessCheck(addresses: GatewayConfig['addresses'], hosted: HostedComponents = {}): ReadinessCheck {
+export function createReadinessCheck(
+  addresses: GatewayConfig['addresses'],
+  hosted: HostedComponents = {},
+): ReadinessCheck {
   const probes = COMPONENT_NAMES.map((name): Probe => {
     const local = hosted[name];
     return local ? inProcessProbe(name, () => local.probe()) : healthProbe(name, addresses[name]);
   });
   return {
     async check() {
-      const results = await Promise.all(probes.map(async (probe): Promise<[string, DependencyState]> => [probe.name, await probe.state()]));
+      const results = await Promise.all(
+        probes.map(async (probe): Promise<[string, DependencyState]> => [probe.name, await probe.state()]),
+      );
       return { ready: results.every(([, state]) => state === 'serving'), services: Object.fromEntries(results) };
     },
     close() {
@@ -55,10 +60,12 @@ function inProcessProbe(name: string, probe: () => Promise<void>): Probe {
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('no answer')), READINESS_DEADLINE_MS);
       });
-      return Promise.race([probe(), late]).then(
-        () => 'serving' as const,
-        () => 'not_serving' as const,
-      ).finally(() => clearTimeout(timer));
+      return Promise.race([probe(), late])
+        .then(
+          () => 'serving' as const,
+          () => 'not_serving' as const,
+        )
+        .finally(() => clearTimeout(timer));
     },
     close: () => undefined,
   };
@@ -66,7 +73,10 @@ function inProcessProbe(name: string, probe: () => Promise<void>): Probe {
 
 function healthProbe(name: ComponentName, address: string): Probe {
   // Health is open to every caller (kubelet probes cannot sign), so these clients carry no service token.
-  const client = createRpcClient(health.HealthService, address, { target: name, defaultDeadlineMs: READINESS_DEADLINE_MS });
+  const client = createRpcClient(health.HealthService, address, {
+    target: name,
+    defaultDeadlineMs: READINESS_DEADLINE_MS,
+  });
   return {
     name,
     async state() {

@@ -32,10 +32,19 @@ export interface GatewayOptions {
   hosted?: HostedComponents;
 }
 
-export async function startGateway(config: GatewayConfig, { logger = createLogger('gateway', config.logLevel), now, hosted = {} }: GatewayOptions = {}): Promise<GatewayServer> {
+export async function startGateway(
+  config: GatewayConfig,
+  { logger = createLogger('gateway', config.logLevel), now, hosted = {} }: GatewayOptions = {},
+): Promise<GatewayServer> {
   const clients = await createServiceClients(config, hosted);
-  const sessions = new SessionCache({ ttlMs: config.sessionCacheTtlMs, maxEntries: config.sessionCacheMaxEntries, now });
-  const revocations = config.redisUrl ? await redisRevocations(config.redisUrl, config.redisKeyPrefix, sessions, logger) : inProcessRevocations(sessions);
+  const sessions = new SessionCache({
+    ttlMs: config.sessionCacheTtlMs,
+    maxEntries: config.sessionCacheMaxEntries,
+    now,
+  });
+  const revocations = config.redisUrl
+    ? await redisRevocations(config.redisUrl, config.redisKeyPrefix, sessions, logger)
+    : inProcessRevocations(sessions);
   const readiness = createReadinessCheck(config.addresses, hosted);
   const markdown = new MarkdownConverter({
     timeoutMs: config.markdownTimeoutMs,
@@ -43,7 +52,16 @@ export async function startGateway(config: GatewayConfig, { logger = createLogge
     cacheBytes: config.markdownCacheBytes,
     logger,
   });
-  const { app, direct } = createApp({ config, clients, validator: new RequestValidator(API_AREAS), logger, readiness, sessions, revocations, markdown });
+  const { app, direct } = createApp({
+    config,
+    clients,
+    validator: new RequestValidator(API_AREAS),
+    logger,
+    readiness,
+    sessions,
+    revocations,
+    markdown,
+  });
   const server = http.createServer(app);
   direct.serveAhead(server, logger);
   const drain = drainOnStop(server);

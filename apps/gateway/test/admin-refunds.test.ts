@@ -12,7 +12,13 @@ import { PAID_PENCE, paidOrder } from '../../checkout/test/refund-support';
 import { postConsoleForm, signedInStaff } from './support/console';
 
 interface RefundAnswer {
-  refund: { id: string; amount: number; state: string; lines: Array<{ sku: string; quantity: number }>; createdBy: string };
+  refund: {
+    id: string;
+    amount: number;
+    state: string;
+    lines: Array<{ sku: string; quantity: number }>;
+    createdBy: string;
+  };
   order: { order: { status: string; refunded?: number }; refunds?: Array<{ id: string; state: string }> };
   error?: string;
   detail?: string;
@@ -26,7 +32,10 @@ describe('refunds over HTTP: the admin API and the console', () => {
   let staff: HttpClient;
   before(async () => {
     stack = await startCheckoutStack({ OPEN_ORDERS_SKU_SHARE_PERCENT: '100' });
-    await stack.inventory!.db('stock').where({ sku: sku('low') }).update({ on_hand: 1000 });
+    await stack
+      .inventory!.db('stock')
+      .where({ sku: sku('low') })
+      .update({ on_hand: 1000 });
     owner = stack.client();
     await signedInStaff(stack, owner, 'refund-owner@shop.test', 'owner');
     staff = stack.client();
@@ -37,21 +46,34 @@ describe('refunds over HTTP: the admin API and the console', () => {
   const refund = (client: HttpClient, reference: string, body: Record<string, unknown>) =>
     client.post<RefundAnswer>(`/api/admin/orders/${encodeURIComponent(reference)}/refunds`, body);
   const providerCalls = async (reference: string) => {
-    const rows = await stack.checkout!.db('refunds').where({ order_reference: reference }).whereNotNull('provider_transaction_id').first('provider_transaction_id');
+    const rows = await stack
+      .checkout!.db('refunds')
+      .where({ order_reference: reference })
+      .whereNotNull('provider_transaction_id')
+      .first('provider_transaction_id');
     return rows ? stack.paymentSandbox!.control.refundRequests(String(rows.provider_transaction_id)) : 0;
   };
 
   it('refunds for the owner (201), lists the refund in the staff order and shows the new status to the customer', async () => {
     const { reference } = await paidOrder(stack);
-    const res = await refund(owner, reference, { amount: 12.5, reason: 'One vial arrived broken', lines: [{ sku: sku('low'), quantity: 1 }], idempotencyKey: key() });
+    const res = await refund(owner, reference, {
+      amount: 12.5,
+      reason: 'One vial arrived broken',
+      lines: [{ sku: sku('low'), quantity: 1 }],
+      idempotencyKey: key(),
+    });
     expect(res.status, res.text).to.equal(201);
     expect(res.headers.get('cache-control')).to.equal('private, no-store');
     expect(res.body.refund).to.deep.include({ amount: 12.5, state: 'succeeded', createdBy: 'refund-owner@shop.test' });
     expect(res.body.order.order).to.deep.include({ status: 'partially_refunded', refunded: 12.5 });
 
     const detail = await owner.get<RefundAnswer['order']>(`/api/admin/orders/${encodeURIComponent(reference)}`);
-    expect(detail.body.refunds!.map((listed) => [listed.id, listed.state])).to.deep.equal([[res.body.refund.id, 'succeeded']]);
-    const publicView = await stack.client().get<{ status: string; refunded: number }>(`/api/orders/${encodeURIComponent(reference)}`);
+    expect(detail.body.refunds!.map((listed) => [listed.id, listed.state])).to.deep.equal([
+      [res.body.refund.id, 'succeeded'],
+    ]);
+    const publicView = await stack
+      .client()
+      .get<{ status: string; refunded: number }>(`/api/orders/${encodeURIComponent(reference)}`);
     expect(publicView.status, publicView.text).to.equal(200);
     expect(publicView.body).to.deep.include({ status: 'partially_refunded', refunded: 12.5 });
   });
@@ -104,7 +126,9 @@ describe('refunds over HTTP: the admin API and the console', () => {
   it('the same key sent many times at once makes one refund and one provider call', async () => {
     const { reference } = await paidOrder(stack);
     const body = { amount: 3, reason: 'Double click', idempotencyKey: key() };
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 8 }, () => refund(owner, reference, body))));
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: 8 }, () => refund(owner, reference, body))),
+    );
     expectNoServerErrors(answers);
     for (const res of answers) expect(res.status, res.text).to.be.oneOf([201, 202]);
     expect(new Set(answers.map((res) => res.body.refund.id)).size).to.equal(1);
@@ -118,7 +142,15 @@ describe('refunds over HTTP: the admin API and the console', () => {
     const third = Math.floor(PAID_PENCE / 3) / 100;
     const answers: Array<TestResponse<RefundAnswer>> = [];
     for (let round = 0; round < 3; round += 1) {
-      answers.push(...(await withBusyCores(() => Promise.all(Array.from({ length: 5 }, () => refund(owner, reference, { amount: third, reason: 'Split', idempotencyKey: key() }))))));
+      answers.push(
+        ...(await withBusyCores(() =>
+          Promise.all(
+            Array.from({ length: 5 }, () =>
+              refund(owner, reference, { amount: third, reason: 'Split', idempotencyKey: key() }),
+            ),
+          ),
+        )),
+      );
     }
     expectNoServerErrors(answers);
     for (const res of answers) expect(res.status, res.text).to.be.oneOf([201, 409, 422]);
@@ -127,7 +159,9 @@ describe('refunds over HTTP: the admin API and the console', () => {
     const rows = await stack.checkout!.db('refunds').where({ order_reference: reference, state: 'succeeded' });
     expect(rows).to.have.length(made.length);
     const order = await stack.checkout!.db('orders').where({ reference }).first('refunded_pence', 'total_pence');
-    expect(Number(order.refunded_pence)).to.equal(made.length * Math.round(third * 100)).and.to.be.at.most(Number(order.total_pence));
+    expect(Number(order.refunded_pence))
+      .to.equal(made.length * Math.round(third * 100))
+      .and.to.be.at.most(Number(order.total_pence));
     expect(await providerCalls(reference)).to.equal(made.length);
   });
 
@@ -137,12 +171,17 @@ describe('refunds over HTTP: the admin API and the console', () => {
     const detail = await owner.get<string>(detailPath);
     expect(detail.status).to.equal(200);
     expect(detail.text).to.include('<h2>Refunds</h2>').and.include('Review refund');
-    expect((await staff.get<string>(detailPath)).text).to.include('<h2>Refunds</h2>').and.not.include('Review refund');
+    expect((await staff.get<string>(detailPath)).text)
+      .to.include('<h2>Refunds</h2>')
+      .and.not.include('Review refund');
 
     const form = { amount: '5.00', reason: 'Wrong size sent', [`restock_${sku('low')}`]: '1' };
     const review = await postConsoleForm(stack, owner, `${detailPath}/refund`, form);
     expect(review.status, review.text).to.equal(200);
-    expect(review.text).to.include('<strong>£5.00</strong>').and.include('1 × ' + sku('low')).and.include('Wrong size sent');
+    expect(review.text)
+      .to.include('<strong>£5.00</strong>')
+      .and.include('1 × ' + sku('low'))
+      .and.include('Wrong size sent');
     expect(await countRows(stack, 'refunds', { order_reference: reference })).to.equal(0);
     const confirmKey = /name="key" value="([^"]+)"/.exec(review.text)![1]!;
 
@@ -154,7 +193,11 @@ describe('refunds over HTTP: the admin API and the console', () => {
     expect(await countRows(stack, 'refunds', { order_reference: reference })).to.equal(1);
     expect(await providerCalls(reference)).to.equal(1);
 
-    const refused = await postConsoleForm(stack, owner, `${detailPath}/refund`, { amount: '500.00', reason: 'Too much', key: 'console-too-much' });
+    const refused = await postConsoleForm(stack, owner, `${detailPath}/refund`, {
+      amount: '500.00',
+      reason: 'Too much',
+      key: 'console-too-much',
+    });
     expect(refused.status).to.equal(422);
     expect(refused.text).to.include('role="alert"').and.include('left to refund');
     const byStaff = await postConsoleForm(stack, staff, `${detailPath}/refund`, { ...form, key: 'console-by-staff' });

@@ -32,7 +32,8 @@ describe('gateway: login and signup rate limits', () => {
   it('makes an address that keeps failing wait, with 429, a growing Retry-After and the Error shape, while the owner logs in from another', async () => {
     const { customer } = await signUp(stack.client(), {});
     const attacker = '198.51.100.1';
-    for (let i = 0; i < 2; i += 1) expect((await logIn(customer.email, 'wrong-password', attacker)).status).to.equal(401);
+    for (let i = 0; i < 2; i += 1)
+      expect((await logIn(customer.email, 'wrong-password', attacker)).status).to.equal(401);
     const limited = await logIn(customer.email, PASSWORD, attacker);
     expect(limited.status).to.equal(429);
     expect(limited.body).to.deep.include({ success: false, error: 'too_many_attempts' });
@@ -55,7 +56,9 @@ describe('gateway: login and signup rate limits', () => {
 
   it('limits failed logins per client address across accounts, leaving other addresses alone', async () => {
     for (let i = 0; i < 5; i += 1) {
-      expect((await logIn(`sprayed-${i}-${nowMs}@example.test`, 'wrong-password', '198.51.100.50')).status).to.equal(401);
+      expect((await logIn(`sprayed-${i}-${nowMs}@example.test`, 'wrong-password', '198.51.100.50')).status).to.equal(
+        401,
+      );
     }
     const { customer } = await signUp(stack.client());
     expect((await logIn(customer.email, PASSWORD, '198.51.100.50')).status).to.equal(429);
@@ -65,9 +68,17 @@ describe('gateway: login and signup rate limits', () => {
   });
 
   it('counts an IPv6 /64 as one client, however its addresses are spelled, and IPv4-mapped as IPv4', async () => {
-    const sameSlash64 = ['2001:DB8:1:2::1', '2001:db8:1:2::abcd', '2001:0db8:0001:0002:ffff::9', '2001:db8:1:2::1%eth0', '2001:db8:1:2:0:0:0:5'];
+    const sameSlash64 = [
+      '2001:DB8:1:2::1',
+      '2001:db8:1:2::abcd',
+      '2001:0db8:0001:0002:ffff::9',
+      '2001:db8:1:2::1%eth0',
+      '2001:db8:1:2:0:0:0:5',
+    ];
     for (const [i, address] of sameSlash64.entries()) {
-      expect((await logIn(`walker-${i}-${nowMs}@example.test`, 'wrong-password', address)).status, address).to.equal(401);
+      expect((await logIn(`walker-${i}-${nowMs}@example.test`, 'wrong-password', address)).status, address).to.equal(
+        401,
+      );
     }
     const { customer } = await signUp(stack.client());
     expect((await logIn(customer.email, PASSWORD, '2001:db8:1:2:aaaa:bbbb:cccc:dddd')).status).to.equal(429);
@@ -75,7 +86,9 @@ describe('gateway: login and signup rate limits', () => {
 
     for (let i = 0; i < 5; i += 1) {
       const address = i % 2 === 0 ? '::ffff:198.51.100.70' : '198.51.100.70';
-      expect((await logIn(`mapped-${i}-${nowMs}@example.test`, 'wrong-password', address)).status, address).to.equal(401);
+      expect((await logIn(`mapped-${i}-${nowMs}@example.test`, 'wrong-password', address)).status, address).to.equal(
+        401,
+      );
     }
     expect((await logIn(customer.email, PASSWORD, '::FFFF:c633:6446')).status).to.equal(429);
     nowMs += FIFTEEN_MINUTES;
@@ -83,7 +96,9 @@ describe('gateway: login and signup rate limits', () => {
 
   it('limits sign-ups per client address', async () => {
     for (let i = 0; i < 3; i += 1) {
-      expect((await stack.client().post('/api/auth/signup', newCustomer(), from('198.51.100.60'))).status).to.equal(200);
+      expect((await stack.client().post('/api/auth/signup', newCustomer(), from('198.51.100.60'))).status).to.equal(
+        200,
+      );
     }
     const limited = await stack.client().post<ErrorBody>('/api/auth/signup', newCustomer(), from('198.51.100.60'));
     expect(limited.status).to.equal(429);
@@ -96,16 +111,31 @@ describe('gateway: login and signup rate limits', () => {
 describe('gateway: X-Forwarded-For from an untrusted peer', () => {
   let stack: Stack;
   before(async () => {
-    stack = await startStack({ services: ['identity', 'loyalty'], env: { ...FAST_ARGON2, LOGIN_FAILURES_PER_ADDRESS_MAX: '3' } });
+    stack = await startStack({
+      services: ['identity', 'loyalty'],
+      env: { ...FAST_ARGON2, LOGIN_FAILURES_PER_ADDRESS_MAX: '3' },
+    });
   });
   after(async () => stack?.stop());
 
   it('is ignored, so a client cannot escape the address limit by inventing addresses', async () => {
     for (let i = 0; i < 3; i += 1) {
-      const res = await stack.client().post('/api/auth/login', { email: `spoof-${i}@example.test`, password: 'wrong-password' }, { 'x-forwarded-for': `203.0.113.${i}` });
+      const res = await stack
+        .client()
+        .post(
+          '/api/auth/login',
+          { email: `spoof-${i}@example.test`, password: 'wrong-password' },
+          { 'x-forwarded-for': `203.0.113.${i}` },
+        );
       expect(res.status).to.equal(401);
     }
-    const res = await stack.client().post('/api/auth/login', { email: 'spoof-9@example.test', password: 'wrong-password' }, { 'x-forwarded-for': '203.0.113.99' });
+    const res = await stack
+      .client()
+      .post(
+        '/api/auth/login',
+        { email: 'spoof-9@example.test', password: 'wrong-password' },
+        { 'x-forwarded-for': '203.0.113.99' },
+      );
     expect(res.status).to.equal(429);
   });
 });
@@ -113,7 +143,10 @@ describe('gateway: X-Forwarded-For from an untrusted peer', () => {
 describe('gateway: cross-site requests carrying the session cookie', () => {
   let stack: Stack;
   before(async () => {
-    stack = await startStack({ services: ['identity', 'loyalty'], env: { ...FAST_ARGON2, ALLOWED_ORIGINS: 'https://shop.example' } });
+    stack = await startStack({
+      services: ['identity', 'loyalty'],
+      env: { ...FAST_ARGON2, ALLOWED_ORIGINS: 'https://shop.example' },
+    });
   });
   after(async () => stack?.stop());
 
@@ -141,7 +174,11 @@ describe('gateway: cross-site requests carrying the session cookie', () => {
   it('refuses Sec-Fetch-Site: cross-site when the browser sends no Origin', async () => {
     const client = stack.client();
     await signUp(client);
-    const res = await client.post<ErrorBody>('/api/state/sync', { profile: { firstName: 'Hacked' } }, { 'sec-fetch-site': 'cross-site' });
+    const res = await client.post<ErrorBody>(
+      '/api/state/sync',
+      { profile: { firstName: 'Hacked' } },
+      { 'sec-fetch-site': 'cross-site' },
+    );
     expect(res.status).to.equal(403);
     expect(res.body.error).to.equal('cross_site_request');
   });
@@ -197,7 +234,10 @@ describe('gateway: login does not reveal which emails have accounts', () => {
       unknown.push(b.ms);
     }
     const ratio = median(unknown) / median(known);
-    expect(ratio, `median unknown ${median(unknown).toFixed(1)} ms vs known ${median(known).toFixed(1)} ms`).to.be.within(0.5, 2);
+    expect(
+      ratio,
+      `median unknown ${median(unknown).toFixed(1)} ms vs known ${median(known).toFixed(1)} ms`,
+    ).to.be.within(0.5, 2);
   });
 });
 
@@ -207,17 +247,27 @@ describe('gateway: sign-ups and logins beyond the password-hashing queue', () =>
     // One hash at a time and nobody waiting, each hash long enough (about 0.2 s) to overlap the others.
     stack = await startStack({
       services: ['identity', 'loyalty'],
-      env: { ARGON2_MEMORY_KIB: '65536', ARGON2_TIME_COST: '3', ARGON2_MAX_CONCURRENT: '1', PASSWORD_HASH_QUEUE_LIMIT: '0' },
+      env: {
+        ARGON2_MEMORY_KIB: '65536',
+        ARGON2_TIME_COST: '3',
+        ARGON2_MAX_CONCURRENT: '1',
+        PASSWORD_HASH_QUEUE_LIMIT: '0',
+      },
     });
   });
   after(async () => stack?.stop());
 
   it('answers 503 with Retry-After and the Error shape, and creates no account for it', async () => {
     const customers = Array.from({ length: 4 }, () => newCustomer());
-    const answers = await Promise.all(customers.map((customer) => stack.client().post<ErrorBody>('/api/auth/signup', customer)));
+    const answers = await Promise.all(
+      customers.map((customer) => stack.client().post<ErrorBody>('/api/auth/signup', customer)),
+    );
     const statuses = answers.map((res) => res.status);
     expect(statuses).to.include(200).and.to.include(503);
-    expect(statuses.every((status) => status === 200 || status === 503), String(statuses)).to.equal(true);
+    expect(
+      statuses.every((status) => status === 200 || status === 503),
+      String(statuses),
+    ).to.equal(true);
     const refused = answers.filter((res) => res.status === 503);
     for (const res of refused) {
       expect(res.headers.get('retry-after')).to.equal('1');

@@ -5,7 +5,8 @@ import type { HttpClient, TestResponse } from '@storefront/testing';
 /** Cheap argon2 cost where a test does not measure hashing time. */
 export const FAST_ARGON2: Env = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '1' };
 export const PASSWORD = 'plum-tractor-42';
-export const COOKIE_PATTERN = /^svc_sess=([A-Za-z0-9_-]{43}); Path=\/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax$/;
+export const COOKIE_PATTERN =
+  /^svc_sess=([A-Za-z0-9_-]{43}); Path=\/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax$/;
 export const CLEARED_COOKIE = 'svc_sess=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax';
 
 export interface Profile {

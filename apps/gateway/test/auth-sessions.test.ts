@@ -2,7 +2,15 @@
 import { expect } from 'chai';
 import { provisionStores, sessionCountOf, type TestStores } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { CLEARED_COOKIE, FAST_ARGON2, PASSWORD, sessionSet, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
+import {
+  CLEARED_COOKIE,
+  FAST_ARGON2,
+  PASSWORD,
+  sessionSet,
+  signUp,
+  type AuthSuccess,
+  type ErrorBody,
+} from './auth-fixtures';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -67,7 +75,9 @@ describe('gateway: accounts and sessions survive a restart', () => {
       expect(me.status).to.equal(200);
       expect(me.body.user.profile).to.deep.equal(signedUp.profile);
       expect(me.body.loyalty).to.include({ points: 100, lifetimePoints: 100 });
-      const login = await second.client().post('/api/auth/login', { email: signedUp.customer.email, password: PASSWORD });
+      const login = await second
+        .client()
+        .post('/api/auth/login', { email: signedUp.customer.email, password: PASSWORD });
       expect(login.status).to.equal(200);
     } finally {
       await second.stop();
@@ -88,14 +98,29 @@ describe('gateway: signup while loyalty is down', () => {
     let owed: AuthSuccess['loyalty'];
     try {
       const client = withoutLoyalty.client();
-      const res = await client.post<AuthSuccess>('/api/auth/signup', { email: `outage-${Date.now()}@example.test`, password: PASSWORD, firstName: 'Ada', lastName: 'Lovelace' });
+      const res = await client.post<AuthSuccess>('/api/auth/signup', {
+        email: `outage-${Date.now()}@example.test`,
+        password: PASSWORD,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+      });
       expect(res.status).to.equal(200);
       token = sessionSet(res)!;
       expect(token).to.be.a('string');
       owed = res.body.loyalty;
-      expect(owed).to.deep.include({ points: 100, lifetimePoints: 100, tier: 'bronze', availableRewards: [], redeemedRewards: [] });
+      expect(owed).to.deep.include({
+        points: 100,
+        lifetimePoints: 100,
+        tier: 'bronze',
+        availableRewards: [],
+        redeemedRewards: [],
+      });
       expect(owed.pointsHistory).to.have.length(1);
-      expect(owed.pointsHistory[0]).to.include({ type: 'welcome', points: 100, createdAt: res.body.user.profile.createdAt });
+      expect(owed.pointsHistory[0]).to.include({
+        type: 'welcome',
+        points: 100,
+        createdAt: res.body.user.profile.createdAt,
+      });
       const me = await client.get<ErrorBody>('/api/auth/me');
       expect(me.status).to.equal(503);
       expect(me.body.success).to.equal(false);
@@ -110,10 +135,17 @@ describe('gateway: signup while loyalty is down', () => {
         const me = await client.get<AuthSuccess>('/api/auth/me');
         expect(me.status).to.equal(200);
         // What signup showed as owed is what the ledger granted.
-        expect(me.body.loyalty).to.include({ points: owed.points, lifetimePoints: owed.lifetimePoints, tier: owed.tier });
+        expect(me.body.loyalty).to.include({
+          points: owed.points,
+          lifetimePoints: owed.lifetimePoints,
+          tier: owed.tier,
+        });
         const welcome = me.body.loyalty.pointsHistory.filter((entry) => entry.type === 'welcome');
         expect(welcome).to.have.length(1);
-        expect(welcome[0]).to.include({ points: owed.pointsHistory[0]!.points, description: owed.pointsHistory[0]!.description });
+        expect(welcome[0]).to.include({
+          points: owed.pointsHistory[0]!.points,
+          description: owed.pointsHistory[0]!.description,
+        });
       }
     } finally {
       await recovered.stop();
@@ -138,7 +170,10 @@ describe('gateway: login while loyalty is down', () => {
     }
     const withoutLoyalty = await startStack({ services: ['identity'], env: FAST_ARGON2, stores });
     try {
-      const logIn = () => withoutLoyalty.client().post<ErrorBody>('/api/auth/login', { email: signedUp.customer.email, password: PASSWORD });
+      const logIn = () =>
+        withoutLoyalty
+          .client()
+          .post<ErrorBody>('/api/auth/login', { email: signedUp.customer.email, password: PASSWORD });
       // One retry after another, then several at once.
       const answers = [await logIn(), await logIn(), ...(await Promise.all([logIn(), logIn(), logIn()]))];
       for (const res of answers) {

@@ -21,10 +21,17 @@ describe('gateway: POST /api/state/sync', () => {
   it('changes firstName, lastName and phone, trimmed, and answers {success: true}', async () => {
     const client = stack.client();
     const { profile } = await signUp(client);
-    const res = await client.post('/api/state/sync', { profile: { firstName: ' Augusta ', lastName: 'King', phone: '020 7946 0000' } });
+    const res = await client.post('/api/state/sync', {
+      profile: { firstName: ' Augusta ', lastName: 'King', phone: '020 7946 0000' },
+    });
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({ success: true });
-    expect((await me(client)).user.profile).to.deep.equal({ ...profile, firstName: 'Augusta', lastName: 'King', phone: '020 7946 0000' });
+    expect((await me(client)).user.profile).to.deep.equal({
+      ...profile,
+      firstName: 'Augusta',
+      lastName: 'King',
+      phone: '020 7946 0000',
+    });
   });
 
   it('clears the phone with an empty string and leaves fields it was not sent', async () => {
@@ -54,7 +61,9 @@ describe('gateway: POST /api/state/sync', () => {
     expect(res.status).to.equal(200);
     expect((await me(client)).user.profile).to.deep.equal({ ...profile, firstName: 'Renamed' });
     // The old email still logs in; the one sent in the sync names no account.
-    const other = await stack.client().post<ErrorBody>('/api/auth/login', { email: 'someone.else@example.test', password: 'plum-tractor-42' });
+    const other = await stack
+      .client()
+      .post<ErrorBody>('/api/auth/login', { email: 'someone.else@example.test', password: 'plum-tractor-42' });
     expect(other.status).to.equal(401);
   });
 
@@ -85,7 +94,10 @@ describe('gateway: POST /api/state/sync', () => {
       [null, 'body must be a JSON object'],
     ];
     for (const [body, detail] of cases) {
-      const res = await client.request<ErrorBody>('POST', '/api/state/sync', { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const res = await client.request<ErrorBody>('POST', '/api/state/sync', {
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.success).to.equal(false);
       if (typeof detail === 'string') expect(res.body.detail).to.equal(detail);
@@ -108,7 +120,9 @@ describe('gateway: POST /api/state/sync', () => {
     await signUp(alice, { firstName: 'Alice' });
     const { profile: bobProfile } = await signUp(bob, { firstName: 'Bob' });
     // Naming Bob's id or email in Alice's sync changes Alice, not Bob.
-    await alice.post('/api/state/sync', { profile: { id: bobProfile.id, email: bobProfile.email, firstName: 'Mallory' } });
+    await alice.post('/api/state/sync', {
+      profile: { id: bobProfile.id, email: bobProfile.email, firstName: 'Mallory' },
+    });
     expect((await me(bob)).user.profile).to.deep.equal(bobProfile);
     expect((await me(alice)).user.profile.firstName).to.equal('Mallory');
   });
@@ -126,7 +140,9 @@ describe('gateway: POST /api/state/sync', () => {
     it('ignores balances and tiers a client sends', async () => {
       const client = stack.client();
       await signUp(client);
-      const res = await client.post('/api/state/sync', { loyalty: { points: 999_999, lifetimePoints: 999_999, tier: 'platinum', pointsHistory: [] } });
+      const res = await client.post('/api/state/sync', {
+        loyalty: { points: 999_999, lifetimePoints: 999_999, tier: 'platinum', pointsHistory: [] },
+      });
       expect(res.status).to.equal(200);
       expect((await me(client)).loyalty).to.include({ points: 100, lifetimePoints: 100, tier: 'bronze' });
     });
@@ -136,7 +152,9 @@ describe('gateway: POST /api/state/sync', () => {
       const { profile } = await signUp(client);
       await award(profile, 40_000);
       expect((await me(client)).loyalty.points).to.equal(500);
-      const res = await client.post('/api/state/sync', { loyalty: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] } });
+      const res = await client.post('/api/state/sync', {
+        loyalty: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] },
+      });
       expect(res.status).to.equal(200);
       const after = (await me(client)).loyalty;
       expect(after.points).to.equal(0);

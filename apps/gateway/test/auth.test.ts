@@ -26,7 +26,10 @@ describe('gateway: accounts and sessions', () => {
     it('answers AuthSuccess with the profile and the 100-point welcome bonus, and sets the cookie exactly', async () => {
       const client = stack.client();
       const customer = newCustomer({ phone: '+44 7700 900123' });
-      const res = await client.post<AuthSuccess>('/api/auth/signup', { ...customer, email: `  ${customer.email.toUpperCase()} ` });
+      const res = await client.post<AuthSuccess>('/api/auth/signup', {
+        ...customer,
+        email: `  ${customer.email.toUpperCase()} `,
+      });
       expect(res.status).to.equal(200);
       expect(res.headers.get('cache-control')).to.equal('no-store');
       const cookies = res.headers.getSetCookie();
@@ -34,8 +37,21 @@ describe('gateway: accounts and sessions', () => {
       expect(cookies[0]).to.match(COOKIE_PATTERN);
       const { success, user, loyalty } = res.body;
       expect(success).to.equal(true);
-      expect(Object.keys(user.profile).sort()).to.deep.equal(['createdAt', 'email', 'firstName', 'id', 'lastName', 'phone', 'referralCode']);
-      expect(user.profile).to.include({ email: customer.email.toLowerCase(), firstName: 'Ada', lastName: 'Lovelace', phone: '+44 7700 900123' });
+      expect(Object.keys(user.profile).sort()).to.deep.equal([
+        'createdAt',
+        'email',
+        'firstName',
+        'id',
+        'lastName',
+        'phone',
+        'referralCode',
+      ]);
+      expect(user.profile).to.include({
+        email: customer.email.toLowerCase(),
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        phone: '+44 7700 900123',
+      });
       expect(user.profile.referralCode).to.match(/^[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{8}$/);
       expect(Math.abs(Date.parse(user.profile.createdAt) - Date.now())).to.be.below(60_000);
       expect(loyalty).to.include({ points: 100, lifetimePoints: 100, tier: 'bronze' });
@@ -46,7 +62,9 @@ describe('gateway: accounts and sessions', () => {
 
     it('answers 409 for an email already registered, in any case, and sets no cookie', async () => {
       const { customer } = await signUp(stack.client());
-      const res = await stack.client().post<ErrorBody>('/api/auth/signup', { ...customer, email: customer.email.toUpperCase() });
+      const res = await stack
+        .client()
+        .post<ErrorBody>('/api/auth/signup', { ...customer, email: customer.email.toUpperCase() });
       expect(res.status).to.equal(409);
       expect(res.body).to.deep.equal({ success: false, error: 'email_taken', detail: res.body.detail });
       expect(res.body.detail).to.include('email');
@@ -86,7 +104,11 @@ describe('gateway: accounts and sessions', () => {
         ['phone with letters', { ...valid, phone: 'call me maybe' }, /^phone /],
         ['password of 5 characters', { ...valid, password: 'qz7!x' }, /^password .*6/],
         ['password of 129 characters', { ...valid, password: 'q'.repeat(129) }, /^password .*128/],
-        ['common password', { ...valid, password: 'password123' }, /^password is one of the most commonly used passwords/],
+        [
+          'common password',
+          { ...valid, password: 'password123' },
+          /^password is one of the most commonly used passwords/,
+        ],
         ['unknown field', { ...valid, isAdmin: true }, 'isAdmin is not an allowed field'],
         ['array body', [valid], 'body must be a JSON object'],
         ['string body', 'hello', 'body must be a JSON object'],
@@ -121,12 +143,18 @@ describe('gateway: accounts and sessions', () => {
       const signedUp = await signUp(stack.client());
       const signupToken = sessionSet(signedUp.res);
       const client = stack.client();
-      const first = await client.post<AuthSuccess>('/api/auth/login', { email: ` ${signedUp.customer.email.toUpperCase()} `, password: PASSWORD });
+      const first = await client.post<AuthSuccess>('/api/auth/login', {
+        email: ` ${signedUp.customer.email.toUpperCase()} `,
+        password: PASSWORD,
+      });
       expect(first.status).to.equal(200);
       expect(first.headers.get('cache-control')).to.equal('no-store');
       expect(first.body.user.profile).to.deep.equal(signedUp.profile);
       expect(first.body.loyalty).to.include({ points: 100, tier: 'bronze' });
-      const second = await client.post<AuthSuccess>('/api/auth/login', { email: signedUp.customer.email, password: PASSWORD });
+      const second = await client.post<AuthSuccess>('/api/auth/login', {
+        email: signedUp.customer.email,
+        password: PASSWORD,
+      });
       const tokens = [signupToken, sessionSet(first), sessionSet(second)];
       for (const token of tokens) expect(token).to.match(/^[A-Za-z0-9_-]{43}$/);
       expect(new Set(tokens).size).to.equal(3);
@@ -140,11 +168,19 @@ describe('gateway: accounts and sessions', () => {
 
     it('answers the same 401 for a wrong password and an unknown email, without a cookie', async () => {
       const { customer } = await signUp(stack.client());
-      const wrong = await stack.client().post<ErrorBody>('/api/auth/login', { email: customer.email, password: 'not-the-password' });
-      const unknown = await stack.client().post<ErrorBody>('/api/auth/login', { email: `nobody.${customer.email}`, password: PASSWORD });
+      const wrong = await stack
+        .client()
+        .post<ErrorBody>('/api/auth/login', { email: customer.email, password: 'not-the-password' });
+      const unknown = await stack
+        .client()
+        .post<ErrorBody>('/api/auth/login', { email: `nobody.${customer.email}`, password: PASSWORD });
       expect(wrong.status).to.equal(401);
       expect(unknown.status).to.equal(401);
-      expect(wrong.body).to.deep.equal({ success: false, error: 'invalid_credentials', detail: 'Email or password is incorrect' });
+      expect(wrong.body).to.deep.equal({
+        success: false,
+        error: 'invalid_credentials',
+        detail: 'Email or password is incorrect',
+      });
       expect(unknown.text).to.equal(wrong.text);
       expect(wrong.headers.getSetCookie()).to.deep.equal([]);
       expect(unknown.headers.getSetCookie()).to.deep.equal([]);
@@ -176,7 +212,13 @@ describe('gateway: accounts and sessions', () => {
       const cases: Array<[{ body: string; headers: Record<string, string> }, string]> = [
         [{ body: '{"email":', headers: { 'content-type': 'application/json' } }, 'Request body is not valid JSON'],
         [{ body: credentials, headers: { 'content-type': 'text/plain' } }, 'Request body must be application/json'],
-        [{ body: JSON.stringify({ email: customer.email, password: 'x'.repeat(200 * 1024) }), headers: { 'content-type': 'application/json' } }, 'Request body exceeds 102400 bytes'],
+        [
+          {
+            body: JSON.stringify({ email: customer.email, password: 'x'.repeat(200 * 1024) }),
+            headers: { 'content-type': 'application/json' },
+          },
+          'Request body exceeds 102400 bytes',
+        ],
       ];
       for (const [options, detail] of cases) {
         const res = await stack.client().request<ErrorBody>('POST', '/api/auth/login', options);
@@ -206,7 +248,9 @@ describe('gateway: accounts and sessions', () => {
       expect(anonymous.headers.getSetCookie()).to.deep.equal([]);
       for (const value of ['A'.repeat(43), 'garbage', '']) {
         const client = stack.client();
-        const res = await client.request<ErrorBody>('GET', '/api/auth/me', { headers: { cookie: `other=1; svc_sess=${value}` } });
+        const res = await client.request<ErrorBody>('GET', '/api/auth/me', {
+          headers: { cookie: `other=1; svc_sess=${value}` },
+        });
         expect(res.status, value).to.equal(401);
         expect(res.body.error).to.equal('unauthorized');
         expect(res.headers.getSetCookie()).to.deep.equal([CLEARED_COOKIE]);
@@ -281,5 +325,8 @@ describe('gateway: accounts and sessions', () => {
 const UNREADABLE_BODIES: Record<string, { body: string; headers: Record<string, string> }> = {
   'malformed JSON': { body: '{"profile":', headers: { 'content-type': 'application/json' } },
   'text/plain': { body: 'hello', headers: { 'content-type': 'text/plain' } },
-  '2 MB of JSON': { body: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } },
+  '2 MB of JSON': {
+    body: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }),
+    headers: { 'content-type': 'application/json' },
+  },
 };

@@ -8,7 +8,14 @@ const CATALOG: inventory.CatalogSnapshot = {
   generatedAt: '2026-01-02T03:04:05.000Z',
   currency: 'GBP',
   merchantCode: 'MCOPY',
-  products: [{ id: 'alpha', name: 'Alpha', description: 'A', sizes: [{ size: '5mg', sku: 'alpha-5mg', pricePence: 2499, stockLimited: true, inStock: true }] }],
+  products: [
+    {
+      id: 'alpha',
+      name: 'Alpha',
+      description: 'A',
+      sizes: [{ size: '5mg', sku: 'alpha-5mg', pricePence: 2499, stockLimited: true, inStock: true }],
+    },
+  ],
 };
 
 /** Sources whose answers a test sets; a source set to an Error fails. */
@@ -21,7 +28,9 @@ class FakeSources implements CatalogSources {
   async snapshot(knownVersion: string): Promise<inventory.GetCatalogSnapshotResponse> {
     this.asked.push(knownVersion);
     if (this.catalog instanceof Error) throw this.catalog;
-    return knownVersion === this.version ? { version: this.version, notModified: true } : { version: this.version, notModified: false, catalog: this.catalog };
+    return knownVersion === this.version
+      ? { version: this.version, notModified: true }
+      : { version: this.version, notModified: false, catalog: this.catalog };
   }
 
   async pricingPolicy(): Promise<checkout.GetPricingPolicyResponse> {
@@ -32,7 +41,10 @@ class FakeSources implements CatalogSources {
 
 const document = async (copy: CatalogCopy) => {
   const { etag, body } = await copy.current();
-  return { etag, json: JSON.parse(body.toString('utf8')) as { shipping: unknown; generatedAt: string; products: unknown[] } };
+  return {
+    etag,
+    json: JSON.parse(body.toString('utf8')) as { shipping: unknown; generatedAt: string; products: unknown[] },
+  };
 };
 
 describe('gateway: the products.json copy of the catalog and the shipping rule', () => {
@@ -51,7 +63,14 @@ describe('gateway: the products.json copy of the catalog and the shipping rule',
       currency: 'GBP',
       merchantCode: 'MCOPY',
       shipping: { flatFee: 3, freeOver: 50 },
-      products: [{ id: 'alpha', name: 'Alpha', description: 'A', sizes: [{ size: '5mg', sku: 'alpha-5mg', price: 24.99, stockLimited: true, inStock: true }] }],
+      products: [
+        {
+          id: 'alpha',
+          name: 'Alpha',
+          description: 'A',
+          sizes: [{ size: '5mg', sku: 'alpha-5mg', price: 24.99, stockLimited: true, inStock: true }],
+        },
+      ],
     });
   });
 

@@ -8,11 +8,17 @@ interface CatalogDocument {
   currency: string;
   merchantCode: string;
   shipping: { flatFee: number; freeOver: number };
-  products: Array<{ id: string; name: string; description: string; sizes: Array<{ size: string; sku: string; price: number; stockLimited: boolean; inStock: boolean }> }>;
+  products: Array<{
+    id: string;
+    name: string;
+    description: string;
+    sizes: Array<{ size: string; sku: string; price: number; stockLimited: boolean; inStock: boolean }>;
+  }>;
 }
 
 const REFRESH_MS = 200;
-const sizeOf = (document: CatalogDocument, sku: string) => document.products.flatMap((p) => p.sizes).find((s) => s.sku === sku);
+const sizeOf = (document: CatalogDocument, sku: string) =>
+  document.products.flatMap((p) => p.sizes).find((s) => s.sku === sku);
 
 /** Polls until the condition holds or the time is up; bounded in both. */
 async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, withinMs: number): Promise<T> {
@@ -30,7 +36,10 @@ describe('gateway: GET /products.json', () => {
   let inventoryClient: RpcClient<typeof inventory.InventoryServiceService>;
   before(async () => {
     // Checkout states the shipping rule the document carries.
-    stack = await startStack({ services: ['inventory', 'checkout'], env: { CATALOG_REFRESH_MS: String(REFRESH_MS), SUMUP_MERCHANT_CODE: 'MCATALOG1' } });
+    stack = await startStack({
+      services: ['inventory', 'checkout'],
+      env: { CATALOG_REFRESH_MS: String(REFRESH_MS), SUMUP_MERCHANT_CODE: 'MCATALOG1' },
+    });
     // Sales go through checkout, which alone may reserve and commit stock.
     inventoryClient = stack.clientOf('inventory', inventory.InventoryServiceService, 'checkout');
   });
@@ -48,7 +57,13 @@ describe('gateway: GET /products.json', () => {
     expect(res.body.products.length).to.be.at.least(3);
     const bpc = res.body.products.find((p) => p.id === 'bpc-157')!;
     expect(bpc).to.include({ name: 'BPC-157' });
-    expect(bpc.sizes[0]).to.deep.equal({ size: '5mg', sku: 'bpc-157-5mg', price: 24.99, stockLimited: true, inStock: true });
+    expect(bpc.sizes[0]).to.deep.equal({
+      size: '5mg',
+      sku: 'bpc-157-5mg',
+      price: 24.99,
+      stockLimited: true,
+      inStock: true,
+    });
     expect(sizeOf(res.body, 'ghk-cu-50mg')).to.include({ stockLimited: false, inStock: true });
     expect(sizeOf(res.body, 'ipamorelin-10mg')).to.include({ stockLimited: true, inStock: false });
   });
@@ -59,7 +74,10 @@ describe('gateway: GET /products.json', () => {
       const policy = await checkoutClient.getPricingPolicy({});
       expect(policy.shippingFeePence).to.be.above(0);
       const res = await stack.client().get<CatalogDocument>('/products.json');
-      expect(res.body.shipping).to.deep.equal({ flatFee: policy.shippingFeePence / 100, freeOver: policy.freeShippingThresholdPence / 100 });
+      expect(res.body.shipping).to.deep.equal({
+        flatFee: policy.shippingFeePence / 100,
+        freeOver: policy.freeShippingThresholdPence / 100,
+      });
     } finally {
       checkoutClient.close();
     }
@@ -96,7 +114,11 @@ describe('gateway: GET /products.json', () => {
     const before = await stack.client().get<CatalogDocument>('/products.json');
     expect(sizeOf(before.body, 'bpc-157-10mg')).to.include({ inStock: true });
     const { body: available } = await stack.client().get<Record<string, number>>('/api/stock');
-    await inventoryClient.reserve({ orderReference: 'sell-out', lines: [{ sku: 'bpc-157-10mg', quantity: available['bpc-157-10mg']! }], ttlSeconds: 0 });
+    await inventoryClient.reserve({
+      orderReference: 'sell-out',
+      lines: [{ sku: 'bpc-157-10mg', quantity: available['bpc-157-10mg']! }],
+      ttlSeconds: 0,
+    });
     await inventoryClient.commit({ orderReference: 'sell-out' });
     const startedAt = Date.now();
 
@@ -115,7 +137,15 @@ describe('gateway: GET /products.json', () => {
   it('keeps serving the last copy while inventory and checkout are down', async () => {
     // A second gateway on the same inventory, which then goes away entirely.
     const upstream = await startStack({ layout: 'split', services: ['inventory', 'checkout'] });
-    const gateway = await startStack({ layout: 'split', services: [], env: { INVENTORY_ADDR: upstream.inventory!.address, CHECKOUT_ADDR: upstream.checkout!.address, CATALOG_REFRESH_MS: String(REFRESH_MS) } });
+    const gateway = await startStack({
+      layout: 'split',
+      services: [],
+      env: {
+        INVENTORY_ADDR: upstream.inventory!.address,
+        CHECKOUT_ADDR: upstream.checkout!.address,
+        CATALOG_REFRESH_MS: String(REFRESH_MS),
+      },
+    });
     let upstreamRunning = true;
     try {
       const live = await gateway.client().get<CatalogDocument>('/products.json');

@@ -10,7 +10,6 @@ import { launchChromium } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
 import { checkoutBody, expectCheckout, loyaltyPoints, signUp, startCheckoutStack } from '../../checkout/test/support';
 
-
 describe('checkout in a browser: hosted payment page through to points', () => {
   let stack: Stack;
   let browser: Browser;
@@ -27,9 +26,16 @@ describe('checkout in a browser: hosted payment page through to points', () => {
     const customer = stack.client();
     await signUp(customer);
     // bpc-157-5mg × 2 + ghk-cu-50mg = £69.97 goods (69 points) + £4.95 shipping.
-    const body = checkoutBody(74.92, [{ sku: 'bpc-157-5mg', quantity: 2 }, { sku: 'ghk-cu-50mg', quantity: 1 }], {
-      return_url: `${stack.gateway.url}/api/payments/events`,
-    });
+    const body = checkoutBody(
+      74.92,
+      [
+        { sku: 'bpc-157-5mg', quantity: 2 },
+        { sku: 'ghk-cu-50mg', quantity: 1 },
+      ],
+      {
+        return_url: `${stack.gateway.url}/api/payments/events`,
+      },
+    );
     const checkout = await expectCheckout(customer, body);
     expect(checkout.order_saved).to.equal(true);
 

@@ -17,14 +17,34 @@ import type { HttpClient } from '@storefront/testing';
 import { signUp, startCheckoutStack } from '../../checkout/test/support';
 import { opsRun, signedInStaff } from './support/console';
 
-const OWNER = { id: 'audit-owner', role: 'owner' as const, email: 'seeded-owner@shop.test', clientAddress: '198.51.100.4' };
-const CLERK = { id: 'audit-clerk', role: 'staff' as const, email: 'seeded-clerk@shop.test', clientAddress: '198.51.100.5' };
+const OWNER = {
+  id: 'audit-owner',
+  role: 'owner' as const,
+  email: 'seeded-owner@shop.test',
+  clientAddress: '198.51.100.4',
+};
+const CLERK = {
+  id: 'audit-clerk',
+  role: 'staff' as const,
+  email: 'seeded-clerk@shop.test',
+  clientAddress: '198.51.100.5',
+};
 // Fixed instants in the past, so the live logins of this test always come first.
 const T1 = Date.parse('2026-01-10T09:00:00Z');
 const T2 = Date.parse('2026-01-11T09:00:00Z');
 
 interface AuditPage {
-  actions: Array<{ at: string; component: string; staffEmail: string; role: string; clientAddress: string; action: string; subject: string; before?: unknown; after?: unknown }>;
+  actions: Array<{
+    at: string;
+    component: string;
+    staffEmail: string;
+    role: string;
+    clientAddress: string;
+    action: string;
+    subject: string;
+    before?: unknown;
+    after?: unknown;
+  }>;
   nextCursor?: string;
 }
 
@@ -34,7 +54,11 @@ describe('the console: the staff audit log', () => {
   const opened: Knex[] = [];
 
   async function storeOf(service: string, migrations: Record<string, Migration>): Promise<Knex> {
-    const db = await openServiceStore({ service, dataDir: stack.stores.dataDir, mysqlUrl: stack.stores.mysqlUrlFor(service) }, migrations, { migrate: false });
+    const db = await openServiceStore(
+      { service, dataDir: stack.stores.dataDir, mysqlUrl: stack.stores.mysqlUrlFor(service) },
+      migrations,
+      { migrate: false },
+    );
     opened.push(db);
     return db;
   }
@@ -47,11 +71,36 @@ describe('the console: the staff audit log', () => {
     const inventory = await storeOf('inventory', inventoryMigrations);
     const loyalty = await storeOf('loyalty', loyaltyMigrations);
     // Three components record in the same millisecond T2: the order puts checkout, inventory, loyalty.
-    await recordStaffAction(inventory, OWNER, { action: 'stock_set', subject: 'SKU-A', before: { onHand: 0 }, after: { onHand: 5 } }, T1);
-    await recordStaffAction(loyalty, OWNER, { action: 'points_adjusted', subject: 'account-1', before: { balance: 10 }, after: { balance: 60 } }, T2);
-    await recordStaffAction(checkout, CLERK, { action: 'order_dispatched', subject: 'ORDER-1', after: { carrier: 'Royal Mail' } }, T2);
-    await recordStaffAction(inventory, OWNER, { action: 'stock_restocked', subject: 'SKU-B', before: { onHand: 1 }, after: { onHand: 4 } }, T2);
-    await recordStaffAction(checkout, OWNER, { action: 'promo_created', subject: 'SPRING', after: { discountBps: 1000 } }, T2);
+    await recordStaffAction(
+      inventory,
+      OWNER,
+      { action: 'stock_set', subject: 'SKU-A', before: { onHand: 0 }, after: { onHand: 5 } },
+      T1,
+    );
+    await recordStaffAction(
+      loyalty,
+      OWNER,
+      { action: 'points_adjusted', subject: 'account-1', before: { balance: 10 }, after: { balance: 60 } },
+      T2,
+    );
+    await recordStaffAction(
+      checkout,
+      CLERK,
+      { action: 'order_dispatched', subject: 'ORDER-1', after: { carrier: 'Royal Mail' } },
+      T2,
+    );
+    await recordStaffAction(
+      inventory,
+      OWNER,
+      { action: 'stock_restocked', subject: 'SKU-B', before: { onHand: 1 }, after: { onHand: 4 } },
+      T2,
+    );
+    await recordStaffAction(
+      checkout,
+      OWNER,
+      { action: 'promo_created', subject: 'SPRING', after: { discountBps: 1000 } },
+      T2,
+    );
   });
   after(async () => {
     for (const db of opened) await db.destroy();
@@ -92,7 +141,9 @@ describe('the console: the staff audit log', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 10; pages++) {
-      const next: AuditPage = await page(`?until=2026-02-01&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const next: AuditPage = await page(
+        `?until=2026-02-01&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       seen.push(...next.actions.map((action) => action.subject));
       cursor = next.nextCursor;
       if (!cursor) break;
@@ -112,11 +163,23 @@ describe('the console: the staff audit log', () => {
   it('shows the live logins from identity, newest first', async () => {
     const { actions } = await page('?component=identity&staff=audit-reader@shop.test');
     expect(actions.map((action) => action.action)).to.deep.equal(['login']);
-    expect(actions[0]).to.include({ component: 'identity', staffEmail: 'audit-reader@shop.test', role: 'staff', subject: 'audit-reader@shop.test' });
+    expect(actions[0]).to.include({
+      component: 'identity',
+      staffEmail: 'audit-reader@shop.test',
+      role: 'staff',
+      subject: 'audit-reader@shop.test',
+    });
   });
 
   it('refuses a bad filter or a cursor it did not issue in the Error shape, and anyone without a staff session', async () => {
-    for (const query of ['?limit=0', '?component=payments', '?from=yesterday', '?until=2026-02-30', '?cursor=not-a-cursor', '?action=DROP%20TABLE']) {
+    for (const query of [
+      '?limit=0',
+      '?component=payments',
+      '?from=yesterday',
+      '?until=2026-02-30',
+      '?cursor=not-a-cursor',
+      '?action=DROP%20TABLE',
+    ]) {
       const res = await owner.get<Record<string, unknown>>(`/api/admin/audit${query}`);
       expect(res.status, query).to.equal(400);
       expect(res.body).to.include({ success: false });
@@ -133,10 +196,15 @@ describe('the console: the staff audit log', () => {
   it('shows the log in the console, searchable, as HTML and Markdown', async () => {
     const html = await owner.get<string>('/console/audit?subject=SKU-B');
     expect(html.status).to.equal(200);
-    expect(html.text).to.include('<th scope="row">stock_restocked</th>').and.include('seeded-owner@shop.test (owner)').and.include('{&quot;onHand&quot;:4}');
+    expect(html.text)
+      .to.include('<th scope="row">stock_restocked</th>')
+      .and.include('seeded-owner@shop.test (owner)')
+      .and.include('{&quot;onHand&quot;:4}');
     expect(html.text).to.not.include('SKU-A');
     const markdown = await owner.get<string>('/console/audit?action=promo_created', { accept: 'text/markdown' });
-    expect(markdown.text).to.match(/^# Audit log/m).and.include('SPRING');
+    expect(markdown.text)
+      .to.match(/^# Audit log/m)
+      .and.include('SPRING');
     const refused = await owner.get<string>('/console/audit?from=2026-13-45');
     expect(refused.status).to.equal(400);
     expect(refused.text).to.include('from must be an ISO 8601 date');

@@ -15,7 +15,19 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { checkout } from '@storefront/proto';
 import { expectAccessible, type HttpClient } from '@storefront/testing';
-import { DELIVERY, EDGE_PRODUCT, LOW_STOCK, checkoutBody, completePayment, eventually, expectCheckout, loyaltyPoints, signUp, sku, stockOf } from '../../checkout/test/support';
+import {
+  DELIVERY,
+  EDGE_PRODUCT,
+  LOW_STOCK,
+  checkoutBody,
+  completePayment,
+  eventually,
+  expectCheckout,
+  loyaltyPoints,
+  signUp,
+  sku,
+  stockOf,
+} from '../../checkout/test/support';
 import { browserStackForSuite } from './support/browser-stack';
 import { STAFF_PASSWORD, addStaff, postConsoleForm, signedInStaff, totpCode } from './support/console';
 
@@ -45,14 +57,17 @@ describe('the console in Chromium: an owner runs the shop', function () {
   }
 
   /** A paid order of the signed-in customer, its points awarded. */
-  async function paidOrder(items: Array<{ sku: string; quantity: number }>): Promise<{ reference: string; hostedCheckoutUrl: string }> {
+  async function paidOrder(
+    items: Array<{ sku: string; quantity: number }>,
+  ): Promise<{ reference: string; hostedCheckoutUrl: string }> {
     const placed = await expectCheckout(customer, checkoutBody(await quotedTotal(items), items));
     await completePayment(placed.hosted_checkout_url, 'pay');
     await site.stack.checkout!.reconcileNow();
     return { reference: placed.checkout_reference, hostedCheckoutUrl: placed.hosted_checkout_url };
   }
 
-  const customerOrder = async (reference: string) => (await customer.get<CustomerOrder>(`/api/orders/${reference}`)).body;
+  const customerOrder = async (reference: string) =>
+    (await customer.get<CustomerOrder>(`/api/orders/${reference}`)).body;
 
   before(async () => {
     customer = site.stack.client();
@@ -61,7 +76,10 @@ describe('the console in Chromium: an owner runs the shop', function () {
 
   it('sets up, logs in, refunds part of an order, dispatches another, restocks a sold-out size, creates a promo code and reads the audit log', async () => {
     // One unit of the stock-limited size and one other: £22.05 of goods, 22 points.
-    const refunded = await paidOrder([{ sku: LOW, quantity: 1 }, { sku: sku('p1005'), quantity: 1 }]);
+    const refunded = await paidOrder([
+      { sku: LOW, quantity: 1 },
+      { sku: sku('p1005'), quantity: 1 },
+    ]);
     const dispatched = await paidOrder([{ sku: sku('p7500'), quantity: 1 }]);
     const pointsBefore = await loyaltyPoints(customer);
     const stockBefore = await stockOf(customer, LOW);
@@ -121,9 +139,17 @@ describe('the console in Chromium: an owner runs the shop', function () {
       await providerPage.goto(refunded.hostedCheckoutUrl);
       expect(await providerPage.locator('#refunded').textContent()).to.equal('Refunded £12.00 in 1 refund');
       await providerPage.close();
-      await eventually(async () => (await stockOf(customer, LOW)) === stockBefore + 1, 5000, 'the refunded unit back in stock');
+      await eventually(
+        async () => (await stockOf(customer, LOW)) === stockBefore + 1,
+        5000,
+        'the refunded unit back in stock',
+      );
       // 22 points were awarded for £22.05 of goods; refunding £12.00 of them takes back floor(22 × 12.00 / 22.05) = 11.
-      await eventually(async () => (await loyaltyPoints(customer)) === pointsBefore - 11, 5000, 'the points reversed in proportion');
+      await eventually(
+        async () => (await loyaltyPoints(customer)) === pointsBefore - 11,
+        5000,
+        'the points reversed in proportion',
+      );
       expect(await customerOrder(refunded.reference)).to.include({ status: 'partially_refunded', refunded: 12 });
 
       // Dispatch the other order with its tracking number.
@@ -134,7 +160,10 @@ describe('the console in Chromium: an owner runs the shop', function () {
       await page.getByText('with Royal Mail, tracking RM 1234-5678 GB').waitFor();
       await expectAccessible(page);
       expect(await customerOrder(dispatched.reference)).to.deep.include({ status: 'dispatched' });
-      expect((await customerOrder(dispatched.reference)).dispatch).to.include({ carrier: 'Royal Mail', trackingNumber: 'RM 1234-5678 GB' });
+      expect((await customerOrder(dispatched.reference)).dispatch).to.include({
+        carrier: 'Royal Mail',
+        trackingNumber: 'RM 1234-5678 GB',
+      });
       const shopper = await site.newContext({ client: customer, cookie: 'svc_sess' });
       try {
         const orderPage = await shopper.newPage();
@@ -150,14 +179,20 @@ describe('the console in Chromium: an owner runs the shop', function () {
       await expectAccessible(page);
       await page.locator(`#count-${LOW}`).fill('0');
       await page.getByRole('button', { name: `Set stock of ${LOW}` }).click();
-      await page.getByRole('status').filter({ hasText: `Saved the change to ${LOW}.` }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Saved the change to ${LOW}.` })
+        .waitFor();
       const productPage = await context.newPage();
       await productPage.goto(`/products/${EDGE_PRODUCT}`);
       expect(await productPage.getByText('Sold out').count()).to.equal(1);
       await page.locator(`#restock-${LOW}`).fill('5');
       await page.locator(`#restock-note-${LOW}`).fill('Supplier delivery 42');
       await page.getByRole('button', { name: `Restock ${LOW}` }).click();
-      await page.getByRole('status').filter({ hasText: `Saved the change to ${LOW}.` }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Saved the change to ${LOW}.` })
+        .waitFor();
       await productPage.reload();
       expect(await productPage.getByText('Sold out').count()).to.equal(0);
       expect(await productPage.getByText('5 left').count()).to.equal(1);
@@ -171,7 +206,10 @@ describe('the console in Chromium: an owner runs the shop', function () {
       await page.getByRole('row', { name: /OWNER15/ }).waitFor();
       await expectAccessible(page);
       const items = [{ sku: sku('p7500'), quantity: 1 }];
-      const discounted = await expectCheckout(customer, checkoutBody(await quotedTotal(items, 'OWNER15'), items, { promo_code: 'OWNER15' }));
+      const discounted = await expectCheckout(
+        customer,
+        checkoutBody(await quotedTotal(items, 'OWNER15'), items, { promo_code: 'OWNER15' }),
+      );
       expect(discounted.order.discount).to.equal(11.25);
 
       // Every one of those actions is in the audit log, with who did it.
@@ -187,7 +225,14 @@ describe('the console in Chromium: an owner runs the shop', function () {
         ['stock_restocked', LOW],
         ['promo_created', 'OWNER15'],
       ]) {
-        expect(await log.getByRole('row').filter({ has: page.getByRole('rowheader', { name: action, exact: true }) }).filter({ hasText: subject! }).count(), `${action} ${subject}`).to.be.greaterThan(0);
+        expect(
+          await log
+            .getByRole('row')
+            .filter({ has: page.getByRole('rowheader', { name: action, exact: true }) })
+            .filter({ hasText: subject! })
+            .count(),
+          `${action} ${subject}`,
+        ).to.be.greaterThan(0);
       }
       await page.getByLabel('Action', { exact: true }).fill('order_refunded');
       await page.getByRole('button', { name: 'Search' }).click();
@@ -208,7 +253,10 @@ describe('the console in Chromium: an owner runs the shop', function () {
     const refund = { amount: 1, reason: 'Goodwill', idempotencyKey: 'clerk-refund-1' };
     const refusals = [
       await clerk.post<{ error: string }>(`/api/admin/orders/${reference}/refunds`, refund),
-      await clerk.request<{ error: string }>('PUT', `/api/admin/catalog/skus/${LOW}/stock`, { body: JSON.stringify({ onHand: 9, note: 'recount' }), headers: { 'content-type': 'application/json' } }),
+      await clerk.request<{ error: string }>('PUT', `/api/admin/catalog/skus/${LOW}/stock`, {
+        body: JSON.stringify({ onHand: 9, note: 'recount' }),
+        headers: { 'content-type': 'application/json' },
+      }),
       await clerk.post<{ error: string }>('/api/admin/promos', { code: 'CLERK10', percent: 10 }),
     ];
     for (const refused of refusals) expect(refused.status, refused.text).to.equal(403);
@@ -223,14 +271,24 @@ describe('the console in Chromium: an owner runs the shop', function () {
       ['GET', '/api/admin/catalog'],
       ['GET', '/api/admin/audit'],
     ] as const) {
-      const res = await customer.request<{ error: string }>(method, path, method === 'POST' ? { body: JSON.stringify(refund), headers: { 'content-type': 'application/json' } } : {});
+      const res = await customer.request<{ error: string }>(
+        method,
+        path,
+        method === 'POST' ? { body: JSON.stringify(refund), headers: { 'content-type': 'application/json' } } : {},
+      );
       expect(res.status, `${method} ${path}`).to.equal(401);
       expect(res.body.error, `${method} ${path}`).to.equal('staff_unauthorized');
     }
 
     const owner = site.stack.client();
     await signedInStaff(site.stack, owner, 'second-owner@shop.test', 'owner');
-    const crossSite = await postConsoleForm(site.stack, owner, `/console/orders/${reference}/dispatch`, { carrier: 'Royal Mail', trackingNumber: 'RM1' }, { origin: 'https://elsewhere.example', 'sec-fetch-site': 'cross-site' });
+    const crossSite = await postConsoleForm(
+      site.stack,
+      owner,
+      `/console/orders/${reference}/dispatch`,
+      { carrier: 'Royal Mail', trackingNumber: 'RM1' },
+      { origin: 'https://elsewhere.example', 'sec-fetch-site': 'cross-site' },
+    );
     expect(crossSite.status).to.equal(403);
     expect((await customerOrder(reference)).status).to.equal('paid');
   });

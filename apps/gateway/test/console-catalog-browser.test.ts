@@ -40,7 +40,11 @@ describe('the console in Chromium: the catalog', function () {
 
       await page.getByRole('link', { name: 'Import a catalog file' }).click();
       await expectAccessible(page);
-      const file = JSON.stringify({ products: [{ id: 'selank', name: 'Selank', description: 'New.', sizes: [{ size: '5mg', price: 21, stock: 8 }] }] });
+      const file = JSON.stringify({
+        products: [
+          { id: 'selank', name: 'Selank', description: 'New.', sizes: [{ size: '5mg', price: 21, stock: 8 }] },
+        ],
+      });
       await page.getByLabel('Catalog file (JSON)').fill(file);
       await page.getByRole('button', { name: 'Preview the import' }).click();
       await page.getByRole('heading', { name: 'Import preview' }).waitFor();

@@ -6,8 +6,24 @@
 import { expect } from 'chai';
 import type { TestResponse } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { EDGE_PRICES, checkoutBody, completePayment, expectCheckout, signUp, sku, startCheckoutStack } from '../../checkout/test/support';
-import { STAFF_PASSWORD, addStaff, completeSetup, identityOpsRun, postConsoleForm, signedInStaff, totpCode } from './support/console';
+import {
+  EDGE_PRICES,
+  checkoutBody,
+  completePayment,
+  expectCheckout,
+  signUp,
+  sku,
+  startCheckoutStack,
+} from '../../checkout/test/support';
+import {
+  STAFF_PASSWORD,
+  addStaff,
+  completeSetup,
+  identityOpsRun,
+  postConsoleForm,
+  signedInStaff,
+  totpCode,
+} from './support/console';
 
 function expectConsolePage(res: TestResponse<string>): void {
   expect(res.headers.get('cache-control')).to.equal('private, no-store');
@@ -48,7 +64,9 @@ describe('the console: staff accounts, login and sessions', () => {
     const again = await client.get<string>(setupPath);
     expect(again.status).to.equal(404);
     expect(again.text).to.include('already used or expired');
-    expect((await postConsoleForm(stack, client, setupPath, { password: STAFF_PASSWORD, code: '000000' })).status).to.equal(404);
+    expect(
+      (await postConsoleForm(stack, client, setupPath, { password: STAFF_PASSWORD, code: '000000' })).status,
+    ).to.equal(404);
   });
 
   it('refuses a set-up with a wrong code, keeping the link usable', async () => {
@@ -65,10 +83,18 @@ describe('the console: staff accounts, login and sessions', () => {
     const client = stack.client();
     const { secret } = await completeSetup(stack, client, await addStaff(stack, 'login@shop.test', 'staff'));
     const wrong = String((Number(totpCode(secret, 1)) + 1) % 1_000_000).padStart(6, '0');
-    const refused = await postConsoleForm(stack, client, '/console/login', { email: 'login@shop.test', password: STAFF_PASSWORD, code: wrong });
+    const refused = await postConsoleForm(stack, client, '/console/login', {
+      email: 'login@shop.test',
+      password: STAFF_PASSWORD,
+      code: wrong,
+    });
     expect(refused.status).to.equal(401);
     expect(refused.headers.getSetCookie()).to.deep.equal([]);
-    const login = await postConsoleForm(stack, client, '/console/login', { email: 'login@shop.test', password: STAFF_PASSWORD, code: totpCode(secret, 1) });
+    const login = await postConsoleForm(stack, client, '/console/login', {
+      email: 'login@shop.test',
+      password: STAFF_PASSWORD,
+      code: totpCode(secret, 1),
+    });
     expect(login.status).to.equal(303);
     const cookies = login.headers.getSetCookie();
     expect(cookies.map((line) => line.replace(/=[^;]+;/, '=…;'))).to.deep.equal([
@@ -101,10 +127,22 @@ describe('the console: staff accounts, login and sessions', () => {
 
   it('refuses a form posted from another site', async () => {
     const client = stack.client();
-    const refused = await postConsoleForm(stack, client, '/console/login', { email: 'x@shop.test', password: STAFF_PASSWORD, code: '123456' }, { origin: 'https://evil.example' });
+    const refused = await postConsoleForm(
+      stack,
+      client,
+      '/console/login',
+      { email: 'x@shop.test', password: STAFF_PASSWORD, code: '123456' },
+      { origin: 'https://evil.example' },
+    );
     expect(refused.status).to.equal(403);
     expect(refused.text).to.include('A form must be sent from this site');
-    const noOrigin = await postConsoleForm(stack, client, '/console/logout', {}, { origin: '', 'sec-fetch-site': 'cross-site' });
+    const noOrigin = await postConsoleForm(
+      stack,
+      client,
+      '/console/logout',
+      {},
+      { origin: '', 'sec-fetch-site': 'cross-site' },
+    );
     expect(noOrigin.status).to.equal(403);
   });
 
@@ -130,7 +168,11 @@ describe('the console: staff accounts, login and sessions', () => {
     expect(reset.code).to.equal(0);
     expect((await stack.client().get<string>(lost)).status).to.equal(404);
     const { secret } = await completeSetup(stack, stack.client(), new URL(reset.json.setupLink as string).pathname);
-    const login = await postConsoleForm(stack, stack.client(), '/console/login', { email: 'reset@shop.test', password: STAFF_PASSWORD, code: totpCode(secret, 1) });
+    const login = await postConsoleForm(stack, stack.client(), '/console/login', {
+      email: 'reset@shop.test',
+      password: STAFF_PASSWORD,
+      code: totpCode(secret, 1),
+    });
     expect(login.status).to.equal(303);
   });
 
@@ -141,7 +183,9 @@ describe('the console: staff accounts, login and sessions', () => {
     expect(logout.status).to.equal(303);
     expect((await client.get<string>('/console')).status).to.equal(303);
     const { json } = await identityOpsRun(stack, ['audit']);
-    const entries = (json.entries as Array<Record<string, string>>).filter((entry) => entry.staffEmail === 'audit@shop.test');
+    const entries = (json.entries as Array<Record<string, string>>).filter(
+      (entry) => entry.staffEmail === 'audit@shop.test',
+    );
     expect(entries.map((entry) => entry.action)).to.deep.equal(['login', 'logout']);
     expect(entries[1]!.clientAddress).to.equal('203.0.113.50');
     expect(Date.parse(entries[0]!.at!)).to.be.closeTo(Date.now(), 60_000);
@@ -157,40 +201,77 @@ describe('the console: staff accounts, login and sessions', () => {
       await signedInStaff(stack, staffClient, 'reader@shop.test', 'staff');
       const customer = stack.client();
       await signUp(customer);
-      const delivery = { name: 'Grace Hopper', email, line1: '1 Harbour Road', city: 'Bristol', postcode: 'BS1 4RN', country: 'GB' };
-      const paid = await expectCheckout(customer, checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }], { delivery }));
+      const delivery = {
+        name: 'Grace Hopper',
+        email,
+        line1: '1 Harbour Road',
+        city: 'Bristol',
+        postcode: 'BS1 4RN',
+        country: 'GB',
+      };
+      const paid = await expectCheckout(
+        customer,
+        checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }], { delivery }),
+      );
       await completePayment(paid.hosted_checkout_url!, 'pay');
       await stack.checkout!.reconcileNow();
       paidReference = paid.checkout_reference;
-      guestReference = (await expectCheckout(stack.client(), checkoutBody(EDGE_PRICES.p8333 / 100, [{ sku: sku('p8333'), quantity: 1 }], { delivery }))).checkout_reference;
+      guestReference = (
+        await expectCheckout(
+          stack.client(),
+          checkoutBody(EDGE_PRICES.p8333 / 100, [{ sku: sku('p8333'), quantity: 1 }], { delivery }),
+        )
+      ).checkout_reference;
     });
 
     it('finds an order by reference and by email in any case, newest first, with its delivery details', async () => {
-      const byReference = await staffClient.get<{ orders: Array<{ order: { reference: string; delivery?: { email: string } } }> }>(`/api/admin/orders?q=${paidReference}`);
+      const byReference = await staffClient.get<{
+        orders: Array<{ order: { reference: string; delivery?: { email: string } } }>;
+      }>(`/api/admin/orders?q=${paidReference}`);
       expect(byReference.status, byReference.text).to.equal(200);
       expect(byReference.headers.get('cache-control')).to.equal('private, no-store');
       expect(byReference.body.orders.map(({ order }) => order.reference)).to.deep.equal([paidReference]);
-      const byEmail = await staffClient.get<{ orders: Array<{ order: { reference: string; delivery?: { email: string } } }> }>(`/api/admin/orders?q=${encodeURIComponent(email.toUpperCase())}`);
+      const byEmail = await staffClient.get<{
+        orders: Array<{ order: { reference: string; delivery?: { email: string } } }>;
+      }>(`/api/admin/orders?q=${encodeURIComponent(email.toUpperCase())}`);
       expect(byEmail.body.orders.map(({ order }) => order.reference)).to.deep.equal([guestReference, paidReference]);
-      expect(byEmail.body.orders[0]!.order.delivery?.email, 'a guest order shows its delivery details to staff').to.equal(email);
+      expect(
+        byEmail.body.orders[0]!.order.delivery?.email,
+        'a guest order shows its delivery details to staff',
+      ).to.equal(email);
     });
 
     it('filters by status and creation date, and pages with a cursor', async () => {
       const q = encodeURIComponent(email);
-      const pending = await staffClient.get<{ orders: Array<{ order: { reference: string } }> }>(`/api/admin/orders?q=${q}&status=pending_payment`);
+      const pending = await staffClient.get<{ orders: Array<{ order: { reference: string } }> }>(
+        `/api/admin/orders?q=${q}&status=pending_payment`,
+      );
       expect(pending.body.orders.map(({ order }) => order.reference)).to.deep.equal([guestReference]);
       const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-      expect((await staffClient.get<{ orders: unknown[] }>(`/api/admin/orders?q=${q}&from=${tomorrow}`)).body.orders).to.deep.equal([]);
-      expect((await staffClient.get<{ orders: unknown[] }>(`/api/admin/orders?q=${q}&until=${tomorrow}`)).body.orders).to.have.length(2);
-      const first = await staffClient.get<{ orders: Array<{ order: { reference: string } }>; nextCursor?: string }>(`/api/admin/orders?q=${q}&limit=1`);
+      expect(
+        (await staffClient.get<{ orders: unknown[] }>(`/api/admin/orders?q=${q}&from=${tomorrow}`)).body.orders,
+      ).to.deep.equal([]);
+      expect(
+        (await staffClient.get<{ orders: unknown[] }>(`/api/admin/orders?q=${q}&until=${tomorrow}`)).body.orders,
+      ).to.have.length(2);
+      const first = await staffClient.get<{ orders: Array<{ order: { reference: string } }>; nextCursor?: string }>(
+        `/api/admin/orders?q=${q}&limit=1`,
+      );
       expect(first.body.orders.map(({ order }) => order.reference)).to.deep.equal([guestReference]);
-      const second = await staffClient.get<{ orders: Array<{ order: { reference: string } }>; nextCursor?: string }>(`/api/admin/orders?q=${q}&limit=1&cursor=${first.body.nextCursor}`);
+      const second = await staffClient.get<{ orders: Array<{ order: { reference: string } }>; nextCursor?: string }>(
+        `/api/admin/orders?q=${q}&limit=1&cursor=${first.body.nextCursor}`,
+      );
       expect(second.body.orders.map(({ order }) => order.reference)).to.deep.equal([paidReference]);
       expect(second.body.nextCursor).to.equal(undefined);
     });
 
     it('answers one order in full, and bad input or an unknown reference in the Error shape', async () => {
-      const order = await staffClient.get<{ order: { reference: string; status: string; items: unknown[]; total: number; createdAt: string }; accountId?: string; paidAt?: string; provider: string }>(`/api/admin/orders/${paidReference}`);
+      const order = await staffClient.get<{
+        order: { reference: string; status: string; items: unknown[]; total: number; createdAt: string };
+        accountId?: string;
+        paidAt?: string;
+        provider: string;
+      }>(`/api/admin/orders/${paidReference}`);
       expect(order.status, order.text).to.equal(200);
       expect(order.body.order).to.include({ reference: paidReference, status: 'paid', total: EDGE_PRICES.p7500 / 100 });
       expect(order.body.accountId).to.be.a('string');
@@ -211,9 +292,17 @@ describe('the console: staff accounts, login and sessions', () => {
       const customer = stack.client();
       await signUp(customer);
       const customerToken = /svc_sess=([^;]+)/.exec(customer.cookieHeader)![1]!;
-      const attempts: Record<string, Record<string, string>> = { 'no cookie': { cookie: '' }, 'a customer session': {}, 'a customer session as svc_staff': { cookie: `svc_staff=${customerToken}` } };
+      const attempts: Record<string, Record<string, string>> = {
+        'no cookie': { cookie: '' },
+        'a customer session': {},
+        'a customer session as svc_staff': { cookie: `svc_staff=${customerToken}` },
+      };
       for (const [label, headers] of Object.entries(attempts)) {
-        for (const path of ['/api/admin/orders', `/api/admin/orders/${paidReference}`, '/api/admin/orders?status=lost']) {
+        for (const path of [
+          '/api/admin/orders',
+          `/api/admin/orders/${paidReference}`,
+          '/api/admin/orders?status=lost',
+        ]) {
           const res = await customer.get<Record<string, unknown>>(path, headers);
           expect(res.status, `${label} ${path}`).to.equal(401);
           expect(res.body, `${label} ${path}`).to.include({ success: false, error: 'staff_unauthorized' });

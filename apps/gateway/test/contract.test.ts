@@ -18,13 +18,24 @@ import { startStack, type Stack } from '@storefront/platform-testing';
 import { loyalty } from '@storefront/proto';
 import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document';
 import type { JsonSchema } from '../src/openapi/area';
-import { listOperations, sessionRequirement, type MediaTypeView, type Operation, type ResponseView } from '../src/published/api-reference';
+import {
+  listOperations,
+  sessionRequirement,
+  type MediaTypeView,
+  type Operation,
+  type ResponseView,
+} from '../src/published/api-reference';
 import { undocumentedAnswers } from './support/documented-answers';
 import { signedInStaff } from './support/console';
 import { completePayment } from '../../checkout/test/support';
 import { checkout } from '@storefront/proto';
 
-const CONTRACT_STAFF = { id: 'contract-staff', role: 'staff', email: 'contract-staff@shop.test', clientAddress: '192.0.2.30' } as const;
+const CONTRACT_STAFF = {
+  id: 'contract-staff',
+  role: 'staff',
+  email: 'contract-staff@shop.test',
+  clientAddress: '192.0.2.30',
+} as const;
 
 // startStack leaves PUBLIC_BASE_URL at its default.
 const DOCUMENT = buildOpenApiDocument('http://localhost:8080');
@@ -35,7 +46,10 @@ const CREATE_CHECKOUT = { method: 'post', path: '/api/create-checkout' } as cons
 const CONFIRM_RESET = 'POST /api/auth/password-reset/confirm';
 /** Operations that read an order by the reference in their path example: the order is made first. */
 const READ_ORDER = new Set(['GET /api/orders/{checkout_reference}', 'GET /api/admin/orders/{checkout_reference}']);
-/** Operations that change an order by the reference in their path example: the order is made first, in the state the change starts from. */
+/**
+ * Operations that change an order by the reference in their path example: the order is made first, in the state the
+ * change starts from.
+ */
 const CHANGE_ORDER: Record<string, 'pending_payment' | 'paid' | 'dispatched'> = {
   'POST /api/admin/orders/{checkout_reference}/cancel': 'pending_payment',
   'POST /api/admin/orders/{checkout_reference}/dispatch': 'paid',
@@ -64,7 +78,10 @@ class ResponseContract {
   problems(operation: Operation, res: TestResponse): string[] {
     const responses = operation.view.responses ?? {};
     const key = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find((candidate) => responses[candidate]);
-    if (!key) return [`status ${res.status} is not documented (documented: ${Object.keys(responses).join(', ')}); body ${res.text.slice(0, 300)}`];
+    if (!key)
+      return [
+        `status ${res.status} is not documented (documented: ${Object.keys(responses).join(', ')}); body ${res.text.slice(0, 300)}`,
+      ];
     const documented = responses[key] as ResponseView;
     const problems = Object.entries(documented.headers ?? {})
       .filter(([name, header]) => (header as { required?: boolean }).required && !res.headers.has(name))
@@ -73,13 +90,19 @@ class ResponseContract {
 
     const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
     const content = Object.entries(documented.content ?? {}).find(([type]) => type.split(';')[0]!.trim() === mediaType);
-    if (!content) return [...problems, `${res.status} answered ${mediaType || 'no media type'}, documented: ${Object.keys(documented.content ?? {}).join(', ') || 'no body'}`];
+    if (!content)
+      return [
+        ...problems,
+        `${res.status} answered ${mediaType || 'no media type'}, documented: ${Object.keys(documented.content ?? {}).join(', ') || 'no body'}`,
+      ];
     const schema = content[1].schema;
     if (!schema) return problems;
     const validate = this.ajv.compile(this.resolvable(schema));
     const body = mediaType.endsWith('json') ? JSON.parse(res.text) : res.text;
     if (!validate(body)) {
-      problems.push(`${res.status} body does not match the schema: ${this.ajv.errorsText(validate.errors)}; body ${res.text.slice(0, 300)}`);
+      problems.push(
+        `${res.status} body does not match the schema: ${this.ajv.errorsText(validate.errors)}; body ${res.text.slice(0, 300)}`,
+      );
     }
     return problems;
   }
@@ -112,20 +135,30 @@ function synthesise(schema: JsonSchema): unknown {
       return Object.fromEntries(required.map((name) => [name, synthesise(properties[name] ?? {})]));
     }
     case 'array':
-      return Array.from({ length: Number(resolved.minItems ?? 0) }, () => synthesise((resolved.items ?? {}) as JsonSchema));
+      return Array.from({ length: Number(resolved.minItems ?? 0) }, () =>
+        synthesise((resolved.items ?? {}) as JsonSchema),
+      );
     case 'integer':
     case 'number':
-      return Number(resolved.minimum ?? (resolved.exclusiveMinimum !== undefined ? Number(resolved.exclusiveMinimum) + 1 : 1));
+      return Number(
+        resolved.minimum ?? (resolved.exclusiveMinimum !== undefined ? Number(resolved.exclusiveMinimum) + 1 : 1),
+      );
     case 'boolean':
       return true;
     default:
-      return { email: uniqueEmail(), uri: 'https://storefront.test/', 'date-time': new Date().toISOString() }[String(resolved.format)] ?? 'x'.repeat(Number(resolved.minLength ?? 1));
+      return (
+        { email: uniqueEmail(), uri: 'https://storefront.test/', 'date-time': new Date().toISOString() }[
+          String(resolved.format)
+        ] ?? 'x'.repeat(Number(resolved.minLength ?? 1))
+      );
   }
 }
 
 function resolve(schema: JsonSchema): JsonSchema {
   const ref = schema.$ref;
-  return typeof ref === 'string' ? (DOCUMENT.components.schemas[ref.replace('#/components/schemas/', '')] ?? {}) : schema;
+  return typeof ref === 'string'
+    ? (DOCUMENT.components.schemas[ref.replace('#/components/schemas/', '')] ?? {})
+    : schema;
 }
 
 function uniqueEmail(): string {
@@ -136,7 +169,12 @@ function uniqueEmail(): string {
 function withFreshEmails(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withFreshEmails);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, key === 'email' && typeof member === 'string' ? uniqueEmail() : withFreshEmails(member)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, member]) => [
+      key,
+      key === 'email' && typeof member === 'string' ? uniqueEmail() : withFreshEmails(member),
+    ]),
+  );
 }
 
 /** The example without the members its schema does not require. */
@@ -165,16 +203,22 @@ function requestPath(operation: Operation): string {
 }
 
 /** Whether only an owner may do it: it documents the refusal of other roles. */
-const ownersOnly = (operation: Operation) => String((operation.view.responses?.['403'] as ResponseView | undefined)?.description ?? '').includes('staff_role_refused');
+const ownersOnly = (operation: Operation) =>
+  String((operation.view.responses?.['403'] as ResponseView | undefined)?.description ?? '').includes(
+    'staff_role_refused',
+  );
 
 /** Whether the operation is the console staff's (its security names the staff cookie) rather than a customer's. */
-const forStaff = (operation: Operation) => (operation.view.security ?? []).some((requirement) => 'staffCookie' in requirement);
+const forStaff = (operation: Operation) =>
+  (operation.view.security ?? []).some((requirement) => 'staffCookie' in requirement);
 
 const jsonBodyOf = (operation: Operation) => operation.view.requestBody?.content?.['application/json'];
 
 function send(client: HttpClient, operation: Operation, body: unknown): Promise<TestResponse> {
   const method = operation.method.toUpperCase();
-  return body === undefined ? client.request(method, requestPath(operation)) : client.request(method, requestPath(operation), { json: body });
+  return body === undefined
+    ? client.request(method, requestPath(operation))
+    : client.request(method, requestPath(operation), { json: body });
 }
 
 describe('contract: every operation of /openapi.json through the gateway', () => {
@@ -187,8 +231,13 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
    * operation; `credentials` (a login example's email and password) replace the example's.
    */
   async function customer(credentials: Record<string, unknown> = {}): Promise<HttpClient> {
-    const signUp = OPERATIONS.find((operation) => operation.method === SIGN_UP.method && operation.path === SIGN_UP.path);
-    if (!signUp) throw new Error(`operations need a customer but the document has no ${SIGN_UP.method.toUpperCase()} ${SIGN_UP.path}`);
+    const signUp = OPERATIONS.find(
+      (operation) => operation.method === SIGN_UP.method && operation.path === SIGN_UP.path,
+    );
+    if (!signUp)
+      throw new Error(
+        `operations need a customer but the document has no ${SIGN_UP.method.toUpperCase()} ${SIGN_UP.path}`,
+      );
     const client = stack.client();
     const media = jsonBodyOf(signUp);
     const body = { ...(withFreshEmails(requiredOnly(exampleOf(media), media?.schema)) as object), ...credentials };
@@ -217,20 +266,40 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
   async function prepare(operation: Operation, name: string, example: unknown): Promise<void> {
     if (name === LOG_IN) await customer(example as Record<string, unknown>);
     if (name === CONFIRM_RESET) {
-      const { profile } = (await (await customer()).get<{ user: { profile: { id: string } } }>('/api/auth/me')).body.user;
-      const tokenHash = createHash('sha256').update((example as { token: string }).token).digest('hex');
-      await stack.identity!.db('password_resets').insert({ token_hash: tokenHash, user_id: profile.id, created_at: Date.now(), expires_at: Date.now() + 3600_000 });
+      const { profile } = (await (await customer()).get<{ user: { profile: { id: string } } }>('/api/auth/me')).body
+        .user;
+      const tokenHash = createHash('sha256')
+        .update((example as { token: string }).token)
+        .digest('hex');
+      await stack.identity!.db('password_resets').insert({
+        token_hash: tokenHash,
+        user_id: profile.id,
+        created_at: Date.now(),
+        expires_at: Date.now() + 3600_000,
+      });
     }
     if (name === IMPORT_CATALOG) {
       // The digest is the preview's of the catalog as it is now.
-      const preview = await (await staffMember(operation)).post<{ digest: string }>('/api/admin/catalog/import/preview', { catalog: (example as { catalog: string }).catalog });
+      const preview = await (
+        await staffMember(operation)
+      ).post<{ digest: string }>('/api/admin/catalog/import/preview', {
+        catalog: (example as { catalog: string }).catalog,
+      });
       (example as { digest: string }).digest = preview.body.digest;
     }
     if (READ_ORDER.has(name) || CHANGE_ORDER[name]) {
-      const createCheckout = OPERATIONS.find((candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path);
-      if (!createCheckout) throw new Error(`${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ${CREATE_CHECKOUT.path}`);
+      const createCheckout = OPERATIONS.find(
+        (candidate) => candidate.method === CREATE_CHECKOUT.method && candidate.path === CREATE_CHECKOUT.path,
+      );
+      if (!createCheckout)
+        throw new Error(
+          `${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ${CREATE_CHECKOUT.path}`,
+        );
       const reference = String(operation.view.parameters?.find((parameter) => parameter.in === 'path')?.example);
-      const res = await send(stack.client(), createCheckout, { ...(exampleOf(jsonBodyOf(createCheckout)) as object), checkout_reference: reference });
+      const res = await send(stack.client(), createCheckout, {
+        ...(exampleOf(jsonBodyOf(createCheckout)) as object),
+        checkout_reference: reference,
+      });
       if (res.status !== 200) throw new Error(`creating the order ${name} reads answered ${res.status}: ${res.text}`);
       if (CHANGE_ORDER[name] === 'paid' || CHANGE_ORDER[name] === 'dispatched') {
         await completePayment((res.body as { hosted_checkout_url: string }).hosted_checkout_url, 'pay');
@@ -238,10 +307,16 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       }
       if (CHANGE_ORDER[name] === 'dispatched') {
         const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
-        await rpc.dispatchOrder({ checkoutReference: reference, carrier: 'Royal Mail', trackingNumber: 'RM1' }, { staff: CONTRACT_STAFF }).finally(() => rpc.close());
+        await rpc
+          .dispatchOrder(
+            { checkoutReference: reference, carrier: 'Royal Mail', trackingNumber: 'RM1' },
+            { staff: CONTRACT_STAFF },
+          )
+          .finally(() => rpc.close());
       }
     }
-    const parameterExample = (where: string) => operation.view.parameters?.find((parameter) => parameter.in === where)?.example;
+    const parameterExample = (where: string) =>
+      operation.view.parameters?.find((parameter) => parameter.in === where)?.example;
     if (name === FIND_CUSTOMER) await customer({ email: parameterExample('query') });
     if (CUSTOMER_ACCOUNT.has(name)) {
       const rpc = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'gateway');
@@ -251,7 +326,10 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         rpc.close();
       }
     }
-    if (name === EXPIRE_PROMO) await stack.checkout!.db('promo_codes').insert({ code: parameterExample('path'), discount_basis_points: 1000, active_from: 0 });
+    if (name === EXPIRE_PROMO)
+      await stack
+        .checkout!.db('promo_codes')
+        .insert({ code: parameterExample('path'), discount_basis_points: 1000, active_from: 0 });
   }
 
   before(async () => {
@@ -273,7 +351,12 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
 
     describe(name, () => {
       it('succeeds with its documented example, answering as documented', async () => {
-        const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
+        const client =
+          session !== 'required'
+            ? stack.client()
+            : forStaff(operation)
+              ? await staffMember(operation)
+              : await customer();
         const example = withFreshEmails(exampleOf(media));
         await prepare(operation, name, example);
         const answer = await send(client, operation, example);
@@ -283,7 +366,10 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         // code, say); the required members alone must then succeed.
         const minimal = await send(client, operation, withFreshEmails(requiredOnly(example, media?.schema)));
         expect(contract.problems(operation, minimal), `${name} required members of the example`).to.deep.equal([]);
-        expect(minimal.status, `${name}: the example answered ${answer.status} ${answer.text.slice(0, 300)}; its required members ${minimal.status} ${minimal.text.slice(0, 300)}`).to.be.within(200, 299);
+        expect(
+          minimal.status,
+          `${name}: the example answered ${answer.status} ${answer.text.slice(0, 300)}; its required members ${minimal.status} ${minimal.text.slice(0, 300)}`,
+        ).to.be.within(200, 299);
       });
 
       if (session === 'required') {
@@ -295,10 +381,21 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       }
 
       if (media?.schema && resolve(media.schema).type === 'object') {
-        const unreadable = { 'text/plain': { body: 'plain text', headers: { 'content-type': 'text/plain' } }, 'an oversized body': { body: JSON.stringify('x'.repeat(200 * 1024)), headers: { 'content-type': 'application/json' } } };
+        const unreadable = {
+          'text/plain': { body: 'plain text', headers: { 'content-type': 'text/plain' } },
+          'an oversized body': {
+            body: JSON.stringify('x'.repeat(200 * 1024)),
+            headers: { 'content-type': 'application/json' },
+          },
+        };
         for (const [label, options] of Object.entries(unreadable)) {
           it(`answers ${label} with a documented client error in the Error shape`, async () => {
-            const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
+            const client =
+              session !== 'required'
+                ? stack.client()
+                : forStaff(operation)
+                  ? await staffMember(operation)
+                  : await customer();
             const answer = await client.request(operation.method.toUpperCase(), requestPath(operation), options);
             expect(answer.status, answer.text).to.be.within(400, 499);
             expect(contract.problems(operation, answer)).to.deep.equal([]);
@@ -308,7 +405,12 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         // 400 where the operation documents it; login has one refusal for what cannot be credentials, 401.
         const refusal = operation.view.responses?.['400'] ? 400 : 401;
         it(`answers ${refusal} in the Error shape to a body that is not an object`, async () => {
-          const client = session !== 'required' ? stack.client() : forStaff(operation) ? await staffMember(operation) : await customer();
+          const client =
+            session !== 'required'
+              ? stack.client()
+              : forStaff(operation)
+                ? await staffMember(operation)
+                : await customer();
           const answer = await send(client, operation, ['not', 'an', 'object']);
           expect(answer.status).to.equal(refusal);
           expect(contract.problems(operation, answer)).to.deep.equal([]);
@@ -335,7 +437,8 @@ describe('contract: the check that every answer of the run is documented', () =>
       '/docs/': { get: { responses: { '200': {} } } },
     },
   };
-  const check = (method: string, path: string, status: number) => undocumentedAnswers(document, [{ method, path, status }]);
+  const check = (method: string, path: string, status: number) =>
+    undocumentedAnswers(document, [{ method, path, status }]);
 
   it('accepts a status the operation lists, exactly or by its class', () => {
     expect(check('GET', '/things/7', 200)).to.deep.equal([]);
@@ -353,7 +456,9 @@ describe('contract: the check that every answer of the run is documented', () =>
   });
 
   it('wants the answer to a method the path does not offer documented on every operation of the path', () => {
-    expect(check('DELETE', '/things/7', 405)).to.deep.equal(['DELETE /things/{id} (a method the path does not offer) answered 405, which POST /things/{id} does not document']);
+    expect(check('DELETE', '/things/7', 405)).to.deep.equal([
+      'DELETE /things/{id} (a method the path does not offer) answered 405, which POST /things/{id} does not document',
+    ]);
   });
 
   it('matches paths case-sensitively, like the gateway, and ignores paths no operation has', () => {

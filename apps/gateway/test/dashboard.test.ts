@@ -15,9 +15,26 @@ const DEPLOY = path.resolve(__dirname, '..', '..', '..', 'deploy');
 const DASHBOARD = path.join(DEPLOY, 'grafana', 'storefront.json');
 const ALERTS = path.join(DEPLOY, 'prometheus', 'alerts.yaml');
 
-const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or', 'unless', 'offset', 'inf', 'nan']);
+const PROMQL_WORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'inf',
+  'nan',
+]);
 
-/** The metric names a PromQL expression selects: what is left once strings, matchers, ranges, groupings, functions and numbers are gone. */
+/**
+ * The metric names a PromQL expression selects: what is left once strings, matchers, ranges, groupings, functions and
+ * numbers are gone.
+ */
 function metricNamesIn(expr: string): string[] {
   const bare = expr
     .replace(/"(?:[^"\\]|\\.)*"/g, '""')
@@ -34,7 +51,8 @@ function seriesNames(exposition: string): Set<string> {
   const names = new Set<string>();
   for (const [, name, type] of exposition.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
     names.add(name!);
-    if (type === 'histogram' || type === 'summary') for (const suffix of ['_bucket', '_count', '_sum']) names.add(`${name}${suffix}`);
+    if (type === 'histogram' || type === 'summary')
+      for (const suffix of ['_bucket', '_count', '_sum']) names.add(`${name}${suffix}`);
   }
   return names;
 }
@@ -48,12 +66,18 @@ interface Panel {
 function dashboardExpressions(): Array<{ where: string; expr: string }> {
   const dashboard = JSON.parse(fs.readFileSync(DASHBOARD, 'utf8')) as { panels: Panel[] };
   const panels = dashboard.panels.flatMap((panel) => [panel, ...(panel.panels ?? [])]);
-  return panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ where: `panel "${panel.title}"`, expr: target.expr ?? '' })));
+  return panels.flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({ where: `panel "${panel.title}"`, expr: target.expr ?? '' })),
+  );
 }
 
 function alertExpressions(): Array<{ where: string; expr: string }> {
-  const rules = parseYaml(fs.readFileSync(ALERTS, 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string; for?: string }> }> };
-  return rules.groups.flatMap((group) => group.rules.map((rule) => ({ where: `alert ${rule.alert}`, expr: String(rule.expr) })));
+  const rules = parseYaml(fs.readFileSync(ALERTS, 'utf8')) as {
+    groups: Array<{ rules: Array<{ alert: string; expr: string; for?: string }> }>;
+  };
+  return rules.groups.flatMap((group) =>
+    group.rules.map((rule) => ({ where: `alert ${rule.alert}`, expr: String(rule.expr) })),
+  );
 }
 
 describe('deploy: the dashboard and alert rules read only exported metrics', function () {
@@ -70,7 +94,9 @@ describe('deploy: the dashboard and alert rules read only exported metrics', fun
 
   it('takes metric names out of PromQL and nothing else', () => {
     expect(
-      metricNamesIn('sum by (le, http_route) (rate(http_server_request_duration_seconds_bucket{job=~"$job",code="5.."}[$__rate_interval])) / ignoring(x) max(up) > 0.5'),
+      metricNamesIn(
+        'sum by (le, http_route) (rate(http_server_request_duration_seconds_bucket{job=~"$job",code="5.."}[$__rate_interval])) / ignoring(x) max(up) > 0.5',
+      ),
     ).to.deep.equal(['http_server_request_duration_seconds_bucket', 'up']);
     expect(metricNamesIn('histogram_quantile(0.99, rate(a_b[5m])) * 60')).to.deep.equal(['a_b']);
   });

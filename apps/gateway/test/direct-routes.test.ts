@@ -5,7 +5,22 @@ import { startStack, type Stack } from '@storefront/platform-testing';
 // every other form of their paths goes through Express. Both ways must answer alike.
 describe('gateway: routes answered ahead of Express', () => {
   const securityHeaders = (headers: Headers) =>
-    Object.fromEntries([...headers].filter(([name]) => !['date', 'content-length', 'content-type', 'connection', 'keep-alive', 'cache-control', 'etag', 'allow', 'retry-after'].includes(name)));
+    Object.fromEntries(
+      [...headers].filter(
+        ([name]) =>
+          ![
+            'date',
+            'content-length',
+            'content-type',
+            'connection',
+            'keep-alive',
+            'cache-control',
+            'etag',
+            'allow',
+            'retry-after',
+          ].includes(name),
+      ),
+    );
 
   describe('with inventory and checkout up', () => {
     let stack: Stack;
@@ -30,7 +45,9 @@ describe('gateway: routes answered ahead of Express', () => {
       for (const other of ['/api/stock/', '/api/stock?fields=all']) {
         const viaExpress = await fetch(`${stack.gateway.url}${other}`);
         expect(viaExpress.status, other).to.equal(200);
-        expect(await viaExpress.json(), other).to.deep.equal(await (await fetch(`${stack.gateway.url}/api/stock`)).json());
+        expect(await viaExpress.json(), other).to.deep.equal(
+          await (await fetch(`${stack.gateway.url}/api/stock`)).json(),
+        );
         expect(securityHeaders(viaExpress.headers), other).to.deep.equal(securityHeaders(direct.headers));
         expect(viaExpress.headers.get('cache-control'), other).to.equal('no-store');
         expect(viaExpress.headers.get('content-type'), other).to.equal(direct.headers.get('content-type'));

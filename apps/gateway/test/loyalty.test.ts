@@ -34,10 +34,15 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
     schemas.check('Loyalty', res.body.loyalty, 'body');
     return res.body.loyalty;
   }
-  const sync = (client: HttpClient, loyaltyState: unknown) => client.post<{ success: boolean } | ErrorBody>('/api/state/sync', { loyalty: loyaltyState });
+  const sync = (client: HttpClient, loyaltyState: unknown) =>
+    client.post<{ success: boolean } | ErrorBody>('/api/state/sync', { loyalty: loyaltyState });
   /** Points for a paid order of `pounds` GBP, as checkout awards them. */
   const awardPounds = (userId: string, pounds: number) =>
-    loyaltyRpc.awardPurchase({ userId, orderId: `order-${userId}-${Date.now()}-${Math.random()}`, amountPence: pounds * 100 });
+    loyaltyRpc.awardPurchase({
+      userId,
+      orderId: `order-${userId}-${Date.now()}-${Math.random()}`,
+      amountPence: pounds * 100,
+    });
 
   it('grants the 100-point welcome bonus at signup and shows the same account on me and login', async () => {
     const client = stack.client();
@@ -54,7 +59,9 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
       ['twenty-percent-off', 2000],
     ]);
     expect(await me(client)).to.deep.equal(account);
-    const login = await stack.client().post<AuthSuccess>('/api/auth/login', { email: details.email, password: details.password });
+    const login = await stack
+      .client()
+      .post<AuthSuccess>('/api/auth/login', { email: details.email, password: details.password });
     expect(login.body.loyalty).to.deep.equal(account);
   });
 
@@ -65,9 +72,33 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
     const before = await me(client);
     const attempts = [
       { points: 999_999, lifetimePoints: 999_999, tier: 'platinum' },
-      { pointsHistory: [{ id: 'forged', type: 'purchase', points: 50_000, description: 'Gift', createdAt: '2026-01-01T00:00:00.000Z', orderId: 'x' }] },
-      { availableRewards: [{ id: 'everything-free', name: 'Free', pointsCost: 0, discount: 1 }], redeemedRewards: [{ rewardId: 'everything-free' }] },
-      { redeemedRewards: [{ id: 'forged', rewardId: 'twenty-percent-off', name: '20% off', code: 'RWFORGEDCODE00', redeemedAt: '2026-01-01T00:00:00.000Z' }] },
+      {
+        pointsHistory: [
+          {
+            id: 'forged',
+            type: 'purchase',
+            points: 50_000,
+            description: 'Gift',
+            createdAt: '2026-01-01T00:00:00.000Z',
+            orderId: 'x',
+          },
+        ],
+      },
+      {
+        availableRewards: [{ id: 'everything-free', name: 'Free', pointsCost: 0, discount: 1 }],
+        redeemedRewards: [{ rewardId: 'everything-free' }],
+      },
+      {
+        redeemedRewards: [
+          {
+            id: 'forged',
+            rewardId: 'twenty-percent-off',
+            name: '20% off',
+            code: 'RWFORGEDCODE00',
+            redeemedAt: '2026-01-01T00:00:00.000Z',
+          },
+        ],
+      },
       { bonusPoints: 10_000, multiplier: 100, points: 5 },
       { ...before, points: before.points + 1000, lifetimePoints: before.lifetimePoints + 1000 },
     ];
@@ -86,10 +117,18 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
     ['an unknown tier', { tier: 'diamond' }, 'loyalty.tier'],
     ['redeemedRewards that is not a list', { redeemedRewards: 'ten-percent-off' }, 'loyalty.redeemedRewards'],
     ['a numeric rewardId', { redeemedRewards: [{ rewardId: 5 }] }, 'loyalty.redeemedRewards.0.rewardId'],
-    ['an over-long rewardId', { redeemedRewards: [{ rewardId: 'x'.repeat(65) }] }, 'loyalty.redeemedRewards.0.rewardId'],
+    [
+      'an over-long rewardId',
+      { redeemedRewards: [{ rewardId: 'x'.repeat(65) }] },
+      'loyalty.redeemedRewards.0.rewardId',
+    ],
     ['a history entry with string points', { pointsHistory: [{ points: '100' }] }, 'loyalty.pointsHistory.0.points'],
     ['a huge history', { pointsHistory: Array.from({ length: 101 }, () => ({})) }, 'loyalty.pointsHistory'],
-    ['a huge reward list', { redeemedRewards: Array.from({ length: 101 }, () => ({ rewardId: 'ten-percent-off' })) }, 'loyalty.redeemedRewards'],
+    [
+      'a huge reward list',
+      { redeemedRewards: Array.from({ length: 101 }, () => ({ rewardId: 'ten-percent-off' })) },
+      'loyalty.redeemedRewards',
+    ],
     ['loyalty that is not an object', 'platinum', 'loyalty'],
   ] as const) {
     it(`answers 400 naming the field for ${label}, and changes nothing`, async () => {
@@ -154,7 +193,13 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
       expect(await me(client)).to.deep.include({ lifetimePoints, tier });
     }
     // Spending points keeps the tier.
-    await sync(client, { redeemedRewards: [{ rewardId: 'twenty-percent-off' }, { rewardId: 'fifteen-percent-off' }, { rewardId: 'ten-percent-off' }] });
+    await sync(client, {
+      redeemedRewards: [
+        { rewardId: 'twenty-percent-off' },
+        { rewardId: 'fifteen-percent-off' },
+        { rewardId: 'ten-percent-off' },
+      ],
+    });
     expect(await me(client)).to.deep.include({ points: 1500, lifetimePoints: 5000, tier: 'platinum' });
   });
 });

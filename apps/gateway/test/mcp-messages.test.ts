@@ -47,7 +47,10 @@ describe('gateway: JSON-RPC messages at /mcp', () => {
       expect(res.json).to.deep.equal({
         jsonrpc: '2.0',
         id: null,
-        error: { code: -32600, message: 'Invalid Request: batches are not accepted; send one JSON-RPC message per request' },
+        error: {
+          code: -32600,
+          message: 'Invalid Request: batches are not accepted; send one JSON-RPC message per request',
+        },
       });
     }
   });
@@ -64,15 +67,30 @@ describe('gateway: JSON-RPC messages at /mcp', () => {
     for (const [message, detail] of cases) {
       const res = await post(message);
       expect(res.status, res.text).to.equal(400);
-      expect(res.json).to.deep.equal({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${detail}` } });
+      expect(res.json).to.deep.equal({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: `Invalid Request: ${detail}` },
+      });
     }
   });
 
   it('answers params of the wrong shape with Invalid params naming the field, not the validator report', async () => {
     const cases: Array<[unknown, string]> = [
-      [{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 5 } }, 'Invalid params: params.name must be a string'],
+      [
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 5 } },
+        'Invalid params: params.name must be a string',
+      ],
       [{ jsonrpc: '2.0', id: 4, method: 'tools/call', params: {} }, 'Invalid params: params.name is required'],
-      [{ jsonrpc: '2.0', id: 5, method: 'initialize', params: { clientInfo: { name: 'x', version: '1' }, capabilities: {} } }, 'Invalid params: params.protocolVersion is required'],
+      [
+        {
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'initialize',
+          params: { clientInfo: { name: 'x', version: '1' }, capabilities: {} },
+        },
+        'Invalid params: params.protocolVersion is required',
+      ],
     ];
     for (const [message, text] of cases) {
       const res = await post(message);
@@ -87,10 +105,18 @@ describe('gateway: JSON-RPC messages at /mcp', () => {
     const res = await fetch(`${stack.gateway.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'search_products', arguments: { text: 'bpc' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'search_products', arguments: { text: 'bpc' } },
+      }),
     });
     expect(res.status).to.equal(200);
-    const body = (await res.json()) as { id: number; result: { isError?: boolean; structuredContent: { products: unknown[] } } };
+    const body = (await res.json()) as {
+      id: number;
+      result: { isError?: boolean; structuredContent: { products: unknown[] } };
+    };
     expect(body.id).to.equal(9);
     expect(body.result.isError ?? false).to.equal(false);
     expect(body.result.structuredContent.products).to.be.an('array');

@@ -41,7 +41,9 @@ function sessionTokenOf(customer: HttpClient): string {
 async function connectAgent(stack: Stack, sessionToken?: string, from = newClientAddress()): Promise<Agent> {
   const headers: Record<string, string> = { 'x-forwarded-for': from };
   if (sessionToken) headers.authorization = `Bearer ${sessionToken}`;
-  const transport = new StreamableHTTPClientTransport(new URL(`${stack.gateway.url}/mcp`), { requestInit: { headers } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.gateway.url}/mcp`), {
+    requestInit: { headers },
+  });
   const client = new Client({ name: 'storefront-test-agent', version: '1.0.0' });
   await client.connect(transport);
   return { client, close: () => client.close() };
@@ -60,11 +62,21 @@ async function expectResult<T>(agent: Agent, name: string, args: Record<string, 
 }
 
 /** A tool error's Error body: the same `{success: false, error, detail}` as over HTTP. */
-async function expectToolError(agent: Agent, name: string, args: Record<string, unknown>, code: string, detailPart: string): Promise<void> {
+async function expectToolError(
+  agent: Agent,
+  name: string,
+  args: Record<string, unknown>,
+  code: string,
+  detailPart: string,
+): Promise<void> {
   const result = await callTool(agent, name, args);
   expect(result.isError).to.equal(true);
   expect(result.structuredContent).to.equal(undefined);
-  const body = JSON.parse((result.content[0] as { text: string }).text) as { success: boolean; error: string; detail: string };
+  const body = JSON.parse((result.content[0] as { text: string }).text) as {
+    success: boolean;
+    error: string;
+    detail: string;
+  };
   expect(body).to.deep.include({ success: false, error: code });
   expect(body.detail).to.contain(detailPart);
 }
@@ -78,7 +90,12 @@ function postMcp(stack: Stack, message: unknown, headers: Record<string, string>
   });
 }
 
-const toolCall = (name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 describe('gateway: MCP server at /mcp', () => {
   let stack: Stack;
@@ -96,11 +113,19 @@ describe('gateway: MCP server at /mcp', () => {
     const agent = await connectAgent(stack);
     try {
       const { tools } = await agent.client.listTools();
-      expect(tools.map((tool) => tool.name)).to.deep.equal(['search_products', 'get_product', 'validate_promo', 'prepare_checkout', 'get_order_status']);
+      expect(tools.map((tool) => tool.name)).to.deep.equal([
+        'search_products',
+        'get_product',
+        'validate_promo',
+        'prepare_checkout',
+        'get_order_status',
+      ]);
       const byName = new Map(tools.map((tool) => [tool.name, tool]));
       expect(byName.get('prepare_checkout')!.inputSchema).to.deep.equal(SCHEMAS.component('CreateCheckoutRequest'));
       expect(byName.get('prepare_checkout')!.outputSchema).to.deep.equal(SCHEMAS.component('CheckoutResult'));
-      expect(byName.get('get_order_status')!.inputSchema).to.deep.equal(SCHEMAS.parameters('/api/orders/{checkout_reference}', 'get'));
+      expect(byName.get('get_order_status')!.inputSchema).to.deep.equal(
+        SCHEMAS.parameters('/api/orders/{checkout_reference}', 'get'),
+      );
       expect(byName.get('get_order_status')!.outputSchema).to.deep.equal(SCHEMAS.component('OrderDetails'));
       expect(byName.get('validate_promo')!.inputSchema).to.deep.equal(SCHEMAS.parameters('/api/validate-promo', 'get'));
       for (const tool of tools) expect(tool.outputSchema, tool.name).to.have.property('type', 'object');
@@ -117,15 +142,28 @@ describe('gateway: MCP server at /mcp', () => {
     const agent = await connectAgent(stack, sessionTokenOf(customer));
     try {
       // bpc-157-5mg × 2 + ghk-cu-50mg = £69.97 goods (69 points) + £4.95 shipping.
-      const args = checkoutBody(74.92, [{ sku: 'bpc-157-5mg', quantity: 2 }, { sku: 'ghk-cu-50mg', quantity: 1 }], {
-        return_url: `${stack.gateway.url}/api/payments/events`,
-      });
+      const args = checkoutBody(
+        74.92,
+        [
+          { sku: 'bpc-157-5mg', quantity: 2 },
+          { sku: 'ghk-cu-50mg', quantity: 1 },
+        ],
+        {
+          return_url: `${stack.gateway.url}/api/payments/events`,
+        },
+      );
       const checkout = await expectResult<CheckoutResult>(agent, 'prepare_checkout', args);
-      expect(checkout).to.deep.include({ order_saved: true, status: 'PENDING', checkout_reference: args.checkout_reference });
+      expect(checkout).to.deep.include({
+        order_saved: true,
+        status: 'PENDING',
+        checkout_reference: args.checkout_reference,
+      });
       expect(checkout.order).to.deep.include({ total: 74.92, status: 'pending_payment' });
       // The same arguments again are the same order, as over HTTP.
       expect(await expectResult<CheckoutResult>(agent, 'prepare_checkout', args)).to.deep.equal(checkout);
-      const pending = await expectResult<{ status: string; paymentLink: string }>(agent, 'get_order_status', { checkout_reference: args.checkout_reference });
+      const pending = await expectResult<{ status: string; paymentLink: string }>(agent, 'get_order_status', {
+        checkout_reference: args.checkout_reference,
+      });
       expect(pending).to.deep.include({ status: 'pending_payment', paymentLink: checkout.hosted_checkout_url });
 
       const page = await browser.newPage();
@@ -137,8 +175,15 @@ describe('gateway: MCP server at /mcp', () => {
         await page.close();
       }
 
-      const paid = await expectResult<Record<string, unknown>>(agent, 'get_order_status', { checkout_reference: args.checkout_reference });
-      expect(paid).to.deep.include({ status: 'paid', reference: args.checkout_reference, total: 74.92, delivery: DELIVERY });
+      const paid = await expectResult<Record<string, unknown>>(agent, 'get_order_status', {
+        checkout_reference: args.checkout_reference,
+      });
+      expect(paid).to.deep.include({
+        status: 'paid',
+        reference: args.checkout_reference,
+        total: 74.92,
+        delivery: DELIVERY,
+      });
       expect(paid).not.to.have.property('paymentLink');
       expect(await loyaltyPoints(customer)).to.equal(100 + 69);
 
@@ -150,7 +195,13 @@ describe('gateway: MCP server at /mcp', () => {
       expect((await stranger.get(`/api/orders/${args.checkout_reference}`)).status).to.equal(404);
       const strangerAgent = await connectAgent(stack, sessionTokenOf(stranger));
       try {
-        await expectToolError(strangerAgent, 'get_order_status', { checkout_reference: args.checkout_reference }, 'order_not_found', args.checkout_reference);
+        await expectToolError(
+          strangerAgent,
+          'get_order_status',
+          { checkout_reference: args.checkout_reference },
+          'order_not_found',
+          args.checkout_reference,
+        );
       } finally {
         await strangerAgent.close();
       }
@@ -165,13 +216,43 @@ describe('gateway: MCP server at /mcp', () => {
       const valid = checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]);
       const { amount: _amount, ...withoutAmount } = valid;
       await expectToolError(agent, 'prepare_checkout', withoutAmount, 'invalid_request', 'amount is required');
-      await expectToolError(agent, 'prepare_checkout', { ...valid, items: [{ sku: 'ghk-cu-50mg', quantity: 100 }] }, 'invalid_request', 'items.0.quantity');
+      await expectToolError(
+        agent,
+        'prepare_checkout',
+        { ...valid, items: [{ sku: 'ghk-cu-50mg', quantity: 100 }] },
+        'invalid_request',
+        'items.0.quantity',
+      );
       await expectToolError(agent, 'prepare_checkout', { ...valid, amount: 20 }, 'amount_mismatch', '24.94');
-      await expectToolError(agent, 'prepare_checkout', { ...valid, shipping: 0 }, 'invalid_request', 'shipping is not an allowed field');
-      await expectToolError(agent, 'prepare_checkout', checkoutBody(40.95, [{ sku: 'ipamorelin-10mg', quantity: 1 }]), 'out_of_stock', 'ipamorelin-10mg');
+      await expectToolError(
+        agent,
+        'prepare_checkout',
+        { ...valid, shipping: 0 },
+        'invalid_request',
+        'shipping is not an allowed field',
+      );
+      await expectToolError(
+        agent,
+        'prepare_checkout',
+        checkoutBody(40.95, [{ sku: 'ipamorelin-10mg', quantity: 1 }]),
+        'out_of_stock',
+        'ipamorelin-10mg',
+      );
       await expectResult(agent, 'prepare_checkout', valid);
-      await expectToolError(agent, 'prepare_checkout', { ...valid, description: 'changed' }, 'idempotency_mismatch', valid.checkout_reference);
-      await expectToolError(agent, 'get_order_status', { checkout_reference: 'r'.repeat(91) }, 'invalid_request', 'checkout_reference');
+      await expectToolError(
+        agent,
+        'prepare_checkout',
+        { ...valid, description: 'changed' },
+        'idempotency_mismatch',
+        valid.checkout_reference,
+      );
+      await expectToolError(
+        agent,
+        'get_order_status',
+        { checkout_reference: 'r'.repeat(91) },
+        'invalid_request',
+        'checkout_reference',
+      );
       const missing = newReference('missing');
       await expectToolError(agent, 'get_order_status', { checkout_reference: missing }, 'order_not_found', missing);
       await expectToolError(agent, 'get_product', { id: 'no-such-peptide' }, 'product_not_found', 'no-such-peptide');
@@ -185,19 +266,40 @@ describe('gateway: MCP server at /mcp', () => {
   it('searches the catalog by text and size and reads one product with its live stock', async () => {
     const agent = await connectAgent(stack);
     try {
-      const found = await expectResult<{ products: Array<{ id: string; sizes: Array<{ size: string }> }> }>(agent, 'search_products', { text: 'bpc' });
+      const found = await expectResult<{ products: Array<{ id: string; sizes: Array<{ size: string }> }> }>(
+        agent,
+        'search_products',
+        { text: 'bpc' },
+      );
       expect(found.products.map((product) => product.id)).to.deep.equal(['bpc-157']);
-      const tenMg = await expectResult<{ products: Array<{ id: string; sizes: Array<{ size: string }> }> }>(agent, 'search_products', { size: '10ml' });
-      expect(tenMg.products.map((product) => [product.id, product.sizes.map((size) => size.size)])).to.deep.equal([['bacteriostatic-water', ['10ml']]]);
-      expect((await expectResult<{ products: unknown[] }>(agent, 'search_products', { text: 'bpc', size: '10ml' })).products).to.deep.equal([]);
+      const tenMg = await expectResult<{ products: Array<{ id: string; sizes: Array<{ size: string }> }> }>(
+        agent,
+        'search_products',
+        { size: '10ml' },
+      );
+      expect(tenMg.products.map((product) => [product.id, product.sizes.map((size) => size.size)])).to.deep.equal([
+        ['bacteriostatic-water', ['10ml']],
+      ]);
+      expect(
+        (await expectResult<{ products: unknown[] }>(agent, 'search_products', { text: 'bpc', size: '10ml' })).products,
+      ).to.deep.equal([]);
 
       const stock = await stack.client().get<Record<string, number>>('/api/stock');
-      const product = await expectResult<{ product: { id: string; sizes: Array<{ sku: string; price: number }> }; stock: Record<string, number> }>(agent, 'get_product', {
+      const product = await expectResult<{
+        product: { id: string; sizes: Array<{ sku: string; price: number }> };
+        stock: Record<string, number>;
+      }>(agent, 'get_product', {
         id: 'bpc-157-10mg',
       });
       expect(product.product.id).to.equal('bpc-157');
-      expect(product.product.sizes.map((size) => [size.sku, size.price])).to.deep.equal([['bpc-157-5mg', 24.99], ['bpc-157-10mg', 39.99]]);
-      expect(product.stock).to.deep.equal({ 'bpc-157-5mg': stock.body['bpc-157-5mg'], 'bpc-157-10mg': stock.body['bpc-157-10mg'] });
+      expect(product.product.sizes.map((size) => [size.sku, size.price])).to.deep.equal([
+        ['bpc-157-5mg', 24.99],
+        ['bpc-157-10mg', 39.99],
+      ]);
+      expect(product.stock).to.deep.equal({
+        'bpc-157-5mg': stock.body['bpc-157-5mg'],
+        'bpc-157-10mg': stock.body['bpc-157-10mg'],
+      });
     } finally {
       await agent.close();
     }
@@ -207,7 +309,11 @@ describe('gateway: MCP server at /mcp', () => {
     const from = newClientAddress();
     const agent = await connectAgent(stack, undefined, from);
     try {
-      expect(await expectResult(agent, 'validate_promo', { code: 'welcome10' })).to.deep.equal({ valid: true, code: 'WELCOME10', discount: 0.1 });
+      expect(await expectResult(agent, 'validate_promo', { code: 'welcome10' })).to.deep.equal({
+        valid: true,
+        code: 'WELCOME10',
+        discount: 0.1,
+      });
       for (let i = 1; i < 30; i += 1) await expectResult(agent, 'validate_promo', { code: 'WELCOME10' });
       await expectToolError(agent, 'validate_promo', { code: 'WELCOME10' }, 'too_many_attempts', 'promo code checks');
       const res = await stack.client().get('/api/validate-promo?code=WELCOME10', { 'x-forwarded-for': from });
@@ -243,7 +349,10 @@ describe('gateway: MCP server at /mcp', () => {
 
     const customer = stack.client();
     await signUp(customer);
-    const withCookie = await postMcp(stack, toolCall('search_products', {}), { cookie: customer.cookieHeader, 'sec-fetch-site': 'cross-site' });
+    const withCookie = await postMcp(stack, toolCall('search_products', {}), {
+      cookie: customer.cookieHeader,
+      'sec-fetch-site': 'cross-site',
+    });
     expect(withCookie.status).to.equal(403);
 
     const huge = await postMcp(stack, toolCall('search_products', { text: 'x'.repeat(200 * 1024) }));

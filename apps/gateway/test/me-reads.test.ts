@@ -25,7 +25,10 @@ async function statementsDuring(db: Knex, work: () => Promise<unknown>): Promise
 describe('gateway: the reads behind /api/auth/me', () => {
   let stack: Stack;
   // No session cache: every request resolves its session with identity.
-  startForSuite(() => startStack({ services: ['identity', 'loyalty'], env: { ...FAST_ARGON2, SESSION_CACHE_TTL_MS: '0' } }), (started) => (stack = started));
+  startForSuite(
+    () => startStack({ services: ['identity', 'loyalty'], env: { ...FAST_ARGON2, SESSION_CACHE_TTL_MS: '0' } }),
+    (started) => (stack = started),
+  );
 
   it('reads the account once when it resolves the session, and the profile it answers is that one', async () => {
     const client = stack.client();

@@ -11,7 +11,8 @@ describe('gateway: money between the public API and the services', () => {
   });
 
   it('refuses amounts no order total can be, before they become pence', () => {
-    for (const amount of [0, -1, 1e15, 1e300, Infinity, Number.NaN]) expect(() => amountToPence(amount), String(amount)).to.throw(/amount/);
+    for (const amount of [0, -1, 1e15, 1e300, Infinity, Number.NaN])
+      expect(() => amountToPence(amount), String(amount)).to.throw(/amount/);
     expect(amountToPence(1_000_000)).to.equal(100_000_000);
   });
 

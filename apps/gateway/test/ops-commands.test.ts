@@ -33,7 +33,10 @@ interface OpsRun {
   audit: Record<string, unknown>;
 }
 
-function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runNode(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -53,7 +56,10 @@ describe('ops command lines from the built bundles', () => {
   let stack: Stack;
   before(async function () {
     this.timeout(90_000);
-    const build = await runNode([path.join(ROOT, 'scripts', 'build.mjs'), 'inventory', 'loyalty', 'checkout', 'identity'], process.env);
+    const build = await runNode(
+      [path.join(ROOT, 'scripts', 'build.mjs'), 'inventory', 'loyalty', 'checkout', 'identity'],
+      process.env,
+    );
     expect(build.code, build.stderr).to.equal(0);
     stack = await startCheckoutStack();
   });
@@ -73,16 +79,29 @@ describe('ops command lines from the built bundles', () => {
   };
 
   async function ops(app: OpsApp, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<OpsRun> {
-    const result = await runNode([path.join(ROOT, 'apps', app, 'dist', 'ops.js'), ...args, '--json'], envFor(app, extraEnv));
+    const result = await runNode(
+      [path.join(ROOT, 'apps', app, 'dist', 'ops.js'), ...args, '--json'],
+      envFor(app, extraEnv),
+    );
     const auditLine = result.stderr.split('\n').find((line) => line.includes('"audit":"ops"'));
     expect(auditLine, result.stderr).to.be.a('string');
-    return { ...result, json: JSON.parse(result.stdout) as Record<string, unknown>, audit: JSON.parse(auditLine!) as Record<string, unknown> };
+    return {
+      ...result,
+      json: JSON.parse(result.stdout) as Record<string, unknown>,
+      audit: JSON.parse(auditLine!) as Record<string, unknown>,
+    };
   }
 
   it('prints help and refuses an unknown command with exit 64', async () => {
     const help = await runNode([path.join(ROOT, 'apps', 'inventory', 'dist', 'ops.js'), '--help'], envFor('inventory'));
     expect(help.code).to.equal(0);
-    for (const command of ['migrate status', 'import <catalog.json>', 'set-stock <sku> <units>', 'restock <sku> <+units>', 'remove-product <product-id>']) {
+    for (const command of [
+      'migrate status',
+      'import <catalog.json>',
+      'set-stock <sku> <units>',
+      'restock <sku> <+units>',
+      'remove-product <product-id>',
+    ]) {
       expect(help.stdout).to.contain(command);
     }
     const unknown = await runNode([path.join(ROOT, 'apps', 'loyalty', 'dist', 'ops.js'), 'refund'], envFor('loyalty'));
@@ -99,13 +118,31 @@ describe('ops command lines from the built bundles', () => {
 
   it('a promo code created with the CLI validates through /api/validate-promo, and stops once expired', async () => {
     const code = `OPS${randomBytes(3).toString('hex').toUpperCase()}`;
-    const created = await ops('checkout', ['promo', 'create', code.toLowerCase(), '--discount', '15%', '--max-redemptions', '10']);
+    const created = await ops('checkout', [
+      'promo',
+      'create',
+      code.toLowerCase(),
+      '--discount',
+      '15%',
+      '--max-redemptions',
+      '10',
+    ]);
     expect(created.code, created.stderr).to.equal(0);
     expect(created.json.promo).to.deep.include({ code, discountPercent: 15, maxRedemptions: 10 });
-    expect(created.audit).to.deep.include({ audit: 'ops', actor: 'ops-test', command: 'promo create', outcome: 'ok', exit_code: 0 });
+    expect(created.audit).to.deep.include({
+      audit: 'ops',
+      actor: 'ops-test',
+      command: 'promo create',
+      outcome: 'ok',
+      exit_code: 0,
+    });
 
     const client = stack.client();
-    const validate = (promo: string) => client.get<{ valid: boolean; code: string; discount: number }>(`/api/validate-promo?code=${encodeURIComponent(promo)}`, { 'x-forwarded-for': newClientAddress() });
+    const validate = (promo: string) =>
+      client.get<{ valid: boolean; code: string; discount: number }>(
+        `/api/validate-promo?code=${encodeURIComponent(promo)}`,
+        { 'x-forwarded-for': newClientAddress() },
+      );
     const valid = await validate(code);
     expect(valid.status, valid.text).to.equal(200);
     expect(valid.body).to.deep.include({ valid: true, code, discount: 0.15 });
@@ -115,7 +152,9 @@ describe('ops command lines from the built bundles', () => {
     expect(again.json).to.deep.include({ success: false, error: 'promo_exists' });
 
     const listed = await ops('checkout', ['promo', 'list']);
-    expect((listed.json.promos as Array<Record<string, unknown>>).find((promo) => promo.code === code)).to.deep.include({ redeemed: 0, held: 0, usableNow: true });
+    expect((listed.json.promos as Array<Record<string, unknown>>).find((promo) => promo.code === code)).to.deep.include(
+      { redeemed: 0, held: 0, usableNow: true },
+    );
 
     expect((await ops('checkout', ['promo', 'expire', code])).code).to.equal(0);
     const expired = await validate(code);
@@ -146,8 +185,13 @@ describe('ops command lines from the built bundles', () => {
     let seen: { stock?: number; inStock?: boolean } = {};
     while (Date.now() < deadline) {
       const stock = await client.get<Record<string, number>>('/api/stock');
-      const catalog = await client.get<{ products: Array<{ sizes: Array<{ sku: string; inStock: boolean }> }> }>('/products.json');
-      seen = { stock: stock.body[lowSku], inStock: catalog.body.products.flatMap((product) => product.sizes).find((size) => size.sku === lowSku)?.inStock };
+      const catalog = await client.get<{ products: Array<{ sizes: Array<{ sku: string; inStock: boolean }> }> }>(
+        '/products.json',
+      );
+      seen = {
+        stock: stock.body[lowSku],
+        inStock: catalog.body.products.flatMap((product) => product.sizes).find((size) => size.sku === lowSku)?.inStock,
+      };
       if (seen.stock === LOW_STOCK + 4 && seen.inStock === true) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -170,7 +214,8 @@ describe('ops command lines from the built bundles', () => {
   it("a points adjustment shows in the customer's history, once per key; a debit below zero is refused", async () => {
     const customer = stack.client();
     const accountId = await signUp(customer);
-    const adjust = (points: string, key: string) => ops('loyalty', ['adjust', accountId, points, '--reason', 'Parcel arrived late', '--key', key]);
+    const adjust = (points: string, key: string) =>
+      ops('loyalty', ['adjust', accountId, points, '--reason', 'Parcel arrived late', '--key', key]);
 
     const first = await adjust('+50', 'case-1');
     expect(first.code, first.stderr).to.equal(0);
@@ -178,11 +223,18 @@ describe('ops command lines from the built bundles', () => {
     const repeat = await adjust('+50', 'case-1');
     expect(repeat.json).to.deep.include({ newlyRecorded: false, balance: first.json.balance });
 
-    const me = await customer.get<{ loyalty: { points: number; pointsHistory: Array<{ type: string; points: number; description: string }> } }>('/api/auth/me');
+    const me = await customer.get<{
+      loyalty: { points: number; pointsHistory: Array<{ type: string; points: number; description: string }> };
+    }>('/api/auth/me');
     expect(me.status, me.text).to.equal(200);
     expect(me.body.loyalty.points).to.equal(first.json.balance);
     expect(me.body.loyalty.pointsHistory.filter((entry) => entry.type === 'adjustment')).to.deep.equal([
-      { ...me.body.loyalty.pointsHistory.find((entry) => entry.type === 'adjustment'), type: 'adjustment', points: 50, description: 'Adjustment: Parcel arrived late' },
+      {
+        ...me.body.loyalty.pointsHistory.find((entry) => entry.type === 'adjustment'),
+        type: 'adjustment',
+        points: 50,
+        description: 'Adjustment: Parcel arrived late',
+      },
     ]);
 
     const tooMuch = await adjust(`-${Number(first.json.balance) + 1}`, 'case-2');
@@ -190,7 +242,10 @@ describe('ops command lines from the built bundles', () => {
     expect(tooMuch.json).to.deep.include({ error: 'insufficient_points' });
     const unknown = await ops('loyalty', ['adjust', 'no-such-account', '+5', '--reason', 'x', '--key', 'case-3']);
     expect(unknown.code).to.equal(66);
-    const missingKey = await runNode([path.join(ROOT, 'apps', 'loyalty', 'dist', 'ops.js'), 'adjust', accountId, '+5', '--reason', 'x'], envFor('loyalty'));
+    const missingKey = await runNode(
+      [path.join(ROOT, 'apps', 'loyalty', 'dist', 'ops.js'), 'adjust', accountId, '+5', '--reason', 'x'],
+      envFor('loyalty'),
+    );
     expect(missingKey.code).to.equal(64);
     expect(missingKey.stderr).to.contain('--key is required');
   });
@@ -213,7 +268,9 @@ describe('ops command lines from the built bundles', () => {
     expect(order.points!.awardedAt).to.be.a('string');
 
     const found = await ops('checkout', ['orders', 'find', '--email', email.toUpperCase()]);
-    expect((found.json.orders as Array<{ reference: string }>).map((o) => o.reference)).to.deep.equal([body.checkout_reference]);
+    expect((found.json.orders as Array<{ reference: string }>).map((o) => o.reference)).to.deep.equal([
+      body.checkout_reference,
+    ]);
     const missing = await ops('checkout', ['orders', 'show', 'no-such-order']);
     expect(missing.code).to.equal(66);
   });

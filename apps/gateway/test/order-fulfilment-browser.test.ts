@@ -11,11 +11,9 @@ import { EDGE_PRICES, checkoutBody, completePayment, expectCheckout, sku } from 
 import { browserStackForSuite } from './support/browser-stack';
 import { STAFF_PASSWORD, addStaff, completeSetup, totpCode } from './support/console';
 
-
 describe('dispatch and cancel in Chromium: a staff member works through the orders', function () {
   this.timeout(120_000);
   const site = browserStackForSuite();
-
 
   it('dispatches and delivers a paid order and cancels an unpaid one from their pages; the customer sees the carrier', async () => {
     const body = () => checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }]);
@@ -23,7 +21,11 @@ describe('dispatch and cancel in Chromium: a staff member works through the orde
     await completePayment(paid.hosted_checkout_url, 'pay');
     await site.stack.checkout!.reconcileNow();
     const unpaid = await expectCheckout(site.stack.client(), body());
-    const { secret } = await completeSetup(site.stack, site.stack.client(), await addStaff(site.stack, 'packer@shop.test', 'staff'));
+    const { secret } = await completeSetup(
+      site.stack,
+      site.stack.client(),
+      await addStaff(site.stack, 'packer@shop.test', 'staff'),
+    );
 
     const context = await site.newContext();
     const page: Page = await context.newPage();
@@ -43,12 +45,18 @@ describe('dispatch and cancel in Chromium: a staff member works through the orde
       await page.getByText('with Royal Mail, tracking RM 1234-5678 GB').waitFor();
       await expectAccessible(page);
       await page.getByRole('button', { name: 'Mark delivered' }).click();
-      await page.getByRole('definition').filter({ hasText: /^Delivered$/ }).waitFor();
+      await page
+        .getByRole('definition')
+        .filter({ hasText: /^Delivered$/ })
+        .waitFor();
       expect(await page.getByRole('button', { name: 'Mark delivered' }).count()).to.equal(0);
 
       await page.goto(`/console/orders/${unpaid.checkout_reference}`);
       await page.getByRole('button', { name: 'Cancel this unpaid order' }).click();
-      await page.getByRole('definition').filter({ hasText: /^Cancelled$/ }).waitFor();
+      await page
+        .getByRole('definition')
+        .filter({ hasText: /^Cancelled$/ })
+        .waitFor();
       await expectAccessible(page);
 
       await page.goto(`/orders/${paid.checkout_reference}`);

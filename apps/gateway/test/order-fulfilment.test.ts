@@ -6,11 +6,25 @@
 import { expect } from 'chai';
 import { expectNoServerErrors, withBusyCores, type HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { EDGE_PRICES, checkoutBody, completePayment, countRows, expectCheckout, signUp, sku, startCheckoutStack, stockOf } from '../../checkout/test/support';
+import {
+  EDGE_PRICES,
+  checkoutBody,
+  completePayment,
+  countRows,
+  expectCheckout,
+  signUp,
+  sku,
+  startCheckoutStack,
+  stockOf,
+} from '../../checkout/test/support';
 import { postConsoleForm, signedInStaff } from './support/console';
 
 interface StaffOrderAnswer {
-  order: { reference: string; status: string; dispatch?: { carrier: string; trackingNumber?: string; dispatchedAt: string; deliveredAt?: string } };
+  order: {
+    reference: string;
+    status: string;
+    dispatch?: { carrier: string; trackingNumber?: string; dispatchedAt: string; deliveredAt?: string };
+  };
   dispatchedBy?: string;
   cancelledAt?: string;
 }
@@ -29,14 +43,29 @@ describe('dispatch, delivery and cancel over HTTP', () => {
 
   /** A paid £75 order (free shipping), placed by `customer` (an account's order when it is signed up). */
   const paidOrder = async (customer = stack.client()): Promise<string> => {
-    const created = await expectCheckout(customer, checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }]));
+    const created = await expectCheckout(
+      customer,
+      checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }]),
+    );
     await completePayment(created.hosted_checkout_url, 'pay');
     await stack.checkout!.reconcileNow();
     return created.checkout_reference;
   };
-  const unpaidOrder = async (): Promise<string> => (await expectCheckout(stack.client(), checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }]))).checkout_reference;
-  const adminPost = (client: HttpClient, reference: string, action: string, body?: unknown, headers?: Record<string, string>) =>
-    client.post<StaffOrderAnswer & { success?: boolean; error?: string; detail?: string }>(`/api/admin/orders/${encodeURIComponent(reference)}/${action}`, body, headers);
+  const unpaidOrder = async (): Promise<string> =>
+    (await expectCheckout(stack.client(), checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }])))
+      .checkout_reference;
+  const adminPost = (
+    client: HttpClient,
+    reference: string,
+    action: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) =>
+    client.post<StaffOrderAnswer & { success?: boolean; error?: string; detail?: string }>(
+      `/api/admin/orders/${encodeURIComponent(reference)}/${action}`,
+      body,
+      headers,
+    );
 
   describe('the admin API', () => {
     it('lets a staff member dispatch a paid order, then mark it delivered; repeats answer the same order', async () => {
@@ -54,10 +83,14 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       expect(delivered.status, delivered.text).to.equal(200);
       expect(delivered.body.order.status).to.equal('delivered');
       expect(delivered.body.order.dispatch!.deliveredAt).to.be.a('string');
-      expect((await adminPost(packer, reference, 'delivered')).body.order.dispatch!.deliveredAt).to.equal(delivered.body.order.dispatch!.deliveredAt);
+      expect((await adminPost(packer, reference, 'delivered')).body.order.dispatch!.deliveredAt).to.equal(
+        delivered.body.order.dispatch!.deliveredAt,
+      );
       expect(await countRows(stack, 'staff_actions', { subject: reference })).to.equal(2);
 
-      const listed = await packer.get<{ orders: Array<{ order: { reference: string } }> }>(`/api/admin/orders?q=${reference}&status=delivered`);
+      const listed = await packer.get<{ orders: Array<{ order: { reference: string } }> }>(
+        `/api/admin/orders?q=${reference}&status=delivered`,
+      );
       expect(listed.body.orders.map(({ order }) => order.reference)).to.deep.equal([reference]);
     });
 
@@ -82,13 +115,22 @@ describe('dispatch, delivery and cancel over HTTP', () => {
 
     it('checks the body: both fields, their length and the tracking number characters (400); JSON only (415)', async () => {
       const reference = await paidOrder();
-      for (const body of [{ carrier: 'DPD' }, { carrier: '', trackingNumber: '1' }, { carrier: 'DPD', trackingNumber: 'x'.repeat(61) }, { carrier: 'DPD', trackingNumber: 'no#hash' }, { ...DISPATCH, extra: 1 }]) {
+      for (const body of [
+        { carrier: 'DPD' },
+        { carrier: '', trackingNumber: '1' },
+        { carrier: 'DPD', trackingNumber: 'x'.repeat(61) },
+        { carrier: 'DPD', trackingNumber: 'no#hash' },
+        { ...DISPATCH, extra: 1 },
+      ]) {
         const refused = await adminPost(packer, reference, 'dispatch', body);
         expect(refused.status, JSON.stringify(body)).to.equal(400);
         expect(refused.body.success).to.equal(false);
         expect(refused.body.detail).to.be.a('string').and.not.empty;
       }
-      const form = await packer.request<{ error: string }>('POST', `/api/admin/orders/${reference}/dispatch`, { body: 'carrier=DPD', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const form = await packer.request<{ error: string }>('POST', `/api/admin/orders/${reference}/dispatch`, {
+        body: 'carrier=DPD',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(form.status).to.equal(415);
       expect((await stack.checkout!.store.findByReference(reference))!.status).to.equal('paid');
     });
@@ -112,7 +154,9 @@ describe('dispatch, delivery and cancel over HTTP', () => {
 
     it('dispatches one order once when many requests dispatch it at the same time: one mail, one audit row', async () => {
       const reference = await paidOrder();
-      const answers = await withBusyCores(() => Promise.all(Array.from({ length: 12 }, () => adminPost(packer, reference, 'dispatch', DISPATCH))));
+      const answers = await withBusyCores(() =>
+        Promise.all(Array.from({ length: 12 }, () => adminPost(packer, reference, 'dispatch', DISPATCH))),
+      );
       expectNoServerErrors(answers);
       for (const answer of answers) {
         expect(answer.status, answer.text).to.equal(200);
@@ -127,14 +171,18 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       const before = await stockOf(stack.client(), sku('low'));
       const created = await expectCheckout(stack.client(), checkoutBody(16.95, [{ sku: sku('low'), quantity: 1 }]));
       expect(await stockOf(stack.client(), sku('low'))).to.equal(before - 1);
-      const answers = await withBusyCores(() => Promise.all(Array.from({ length: 8 }, () => adminPost(packer, created.checkout_reference, 'cancel'))));
+      const answers = await withBusyCores(() =>
+        Promise.all(Array.from({ length: 8 }, () => adminPost(packer, created.checkout_reference, 'cancel'))),
+      );
       expectNoServerErrors(answers);
       for (const answer of answers) {
         expect(answer.status, answer.text).to.equal(200);
         expect(answer.body.order.status).to.equal('cancelled');
       }
       expect(await stockOf(stack.client(), sku('low'))).to.equal(before);
-      expect(await countRows(stack, 'staff_actions', { subject: created.checkout_reference, action: 'order_cancelled' })).to.equal(1);
+      expect(
+        await countRows(stack, 'staff_actions', { subject: created.checkout_reference, action: 'order_cancelled' }),
+      ).to.equal(1);
     });
   });
 
@@ -152,7 +200,9 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       expect(Date.parse(api.body.dispatch.dispatchedAt!)).to.be.closeTo(Date.now(), 60_000);
       expect(api.body.dispatch.deliveredAt).to.equal(undefined);
       const list = await customer.get<{ orders: Array<{ reference: string; dispatch?: unknown }> }>('/api/orders');
-      expect(list.body.orders.find((order) => order.reference === reference)?.dispatch).to.deep.equal(api.body.dispatch);
+      expect(list.body.orders.find((order) => order.reference === reference)?.dispatch).to.deep.equal(
+        api.body.dispatch,
+      );
 
       const page = await customer.get<string>(`/orders/${reference}`);
       expect(page.status).to.equal(200);
@@ -164,7 +214,9 @@ describe('dispatch, delivery and cancel over HTTP', () => {
     it('shows a guest order as dispatched with its carrier, keeping the tracking number to the mail', async () => {
       const reference = await paidOrder();
       await adminPost(packer, reference, 'dispatch', DISPATCH);
-      const api = await stack.client().get<{ status: string; dispatch: Record<string, string> }>(`/api/orders/${reference}`);
+      const api = await stack
+        .client()
+        .get<{ status: string; dispatch: Record<string, string> }>(`/api/orders/${reference}`);
       expect(api.body.status).to.equal('dispatched');
       expect(api.body.dispatch).to.include({ carrier: 'Royal Mail' });
       expect(api.body.dispatch).to.not.have.property('trackingNumber');
@@ -178,13 +230,21 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       const reference = await paidOrder();
       const before = await packer.get<string>(`/console/orders/${reference}`);
       expect(before.status).to.equal(200);
-      expect(before.text).to.contain('<label for="carrier">Carrier</label>').and.contain(`action="/console/orders/${reference}/dispatch"`);
+      expect(before.text)
+        .to.contain('<label for="carrier">Carrier</label>')
+        .and.contain(`action="/console/orders/${reference}/dispatch"`);
       const posted = await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, DISPATCH);
       expect(posted.status, posted.text).to.equal(303);
       expect(posted.headers.get('location')).to.equal(`/console/orders/${reference}`);
       const after = await packer.get<string>(`/console/orders/${reference}`);
-      expect(after.text).to.contain('with Royal Mail, tracking RM 1234-5678 GB').and.contain('by packer@shop.test').and.not.contain('<label for="carrier">');
-      expect((await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, DISPATCH)).status, 'a repeated post').to.equal(303);
+      expect(after.text)
+        .to.contain('with Royal Mail, tracking RM 1234-5678 GB')
+        .and.contain('by packer@shop.test')
+        .and.not.contain('<label for="carrier">');
+      expect(
+        (await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, DISPATCH)).status,
+        'a repeated post',
+      ).to.equal(303);
       expect(await countRows(stack, 'staff_actions', { subject: reference })).to.equal(1);
       expect((await postConsoleForm(stack, packer, `/console/orders/${reference}/delivered`, {})).status).to.equal(303);
       expect((await packer.get<string>(`/console/orders/${reference}`)).text).to.contain('<dd>Delivered</dd>');
@@ -194,9 +254,15 @@ describe('dispatch, delivery and cancel over HTTP', () => {
 
     it('shows a refused form again with the reason, keeping what was typed', async () => {
       const reference = await paidOrder();
-      const refused = await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, { carrier: 'DPD', trackingNumber: 'no#hash' });
+      const refused = await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, {
+        carrier: 'DPD',
+        trackingNumber: 'no#hash',
+      });
       expect(refused.status).to.equal(400);
-      expect(refused.text).to.contain('role="alert"').and.contain('tracking_number must be').and.contain('value="no#hash"');
+      expect(refused.text)
+        .to.contain('role="alert"')
+        .and.contain('tracking_number must be')
+        .and.contain('value="no#hash"');
       const cancel = await postConsoleForm(stack, packer, `/console/orders/${reference}/cancel`, {});
       expect(cancel.status).to.equal(409);
       expect(cancel.text).to.contain('only an order awaiting payment can be cancelled');
@@ -212,7 +278,9 @@ describe('dispatch, delivery and cancel over HTTP', () => {
 
     it('refuses a form from another site and a signed-out visitor', async () => {
       const reference = await paidOrder();
-      const crossSite = await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, DISPATCH, { origin: 'https://evil.example' });
+      const crossSite = await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, DISPATCH, {
+        origin: 'https://evil.example',
+      });
       expect(crossSite.status).to.equal(403);
       const signedOut = await postConsoleForm(stack, stack.client(), `/console/orders/${reference}/dispatch`, DISPATCH);
       expect(signedOut.status).to.equal(303);

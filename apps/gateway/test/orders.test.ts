@@ -1,6 +1,12 @@
 /** GET /api/orders and GET /api/orders/{checkout_reference}: who may read which order, paging, status after payment. */
 import { expect } from 'chai';
-import { currentBackend, expectNoServerErrors, type HttpClient, type TestResponse, withBusyCores } from '@storefront/testing';
+import {
+  currentBackend,
+  expectNoServerErrors,
+  type HttpClient,
+  type TestResponse,
+  withBusyCores,
+} from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import {
   DELIVERY,
@@ -66,7 +72,13 @@ describe('gateway: reading orders back', () => {
       paymentLink: created.hosted_checkout_url,
       delivery: DELIVERY,
     });
-    expect(order).to.deep.include({ status: 'pending_payment', goods: 19.99, shipping: 4.95, total: 24.94, currency: 'GBP' });
+    expect(order).to.deep.include({
+      status: 'pending_payment',
+      goods: 19.99,
+      shipping: 4.95,
+      total: 24.94,
+      currency: 'GBP',
+    });
     expect(Date.parse(createdAt)).to.be.at.most(Date.parse(updatedAt));
   });
 
@@ -93,9 +105,15 @@ describe('gateway: reading orders back', () => {
     for (const reader of [stack.client(), holder]) {
       const res = await readOrder(reader, body.checkout_reference);
       expect(res.status, res.text).to.equal(200);
-      expect(res.body).to.deep.include({ reference: body.checkout_reference, status: 'pending_payment', total: 24.94, paymentLink: created.hosted_checkout_url });
+      expect(res.body).to.deep.include({
+        reference: body.checkout_reference,
+        status: 'pending_payment',
+        total: 24.94,
+        paymentLink: created.hosted_checkout_url,
+      });
       expect(res.body).not.to.have.property('delivery');
-      for (const secret of [DELIVERY.email, DELIVERY.name, DELIVERY.line1, DELIVERY.postcode, DELIVERY.phone]) expect(res.text).not.to.contain(secret);
+      for (const secret of [DELIVERY.email, DELIVERY.name, DELIVERY.line1, DELIVERY.postcode, DELIVERY.phone])
+        expect(res.text).not.to.contain(secret);
     }
   });
 
@@ -140,7 +158,10 @@ describe('gateway: reading orders back', () => {
 
     const first = await listOrders(owner, '?limit=2');
     expect(first.status, first.text).to.equal(200);
-    expect(first.body.orders.map((order) => order.reference)).to.deep.equal([mine[2]!.checkout_reference, mine[1]!.checkout_reference]);
+    expect(first.body.orders.map((order) => order.reference)).to.deep.equal([
+      mine[2]!.checkout_reference,
+      mine[1]!.checkout_reference,
+    ]);
     expect(first.body.orders[0]!.delivery).to.deep.equal(DELIVERY);
     expect(first.body.nextCursor).to.be.a('string');
     // An order placed between two pages does not shift the next one.
@@ -151,7 +172,9 @@ describe('gateway: reading orders back', () => {
     expect(second.body).not.to.have.property('nextCursor');
 
     const all = await listOrders(owner);
-    expect(all.body.orders.map((order) => order.reference)).to.deep.equal([newer, ...mine.reverse()].map((checkout) => checkout.checkout_reference));
+    expect(all.body.orders.map((order) => order.reference)).to.deep.equal(
+      [newer, ...mine.reverse()].map((checkout) => checkout.checkout_reference),
+    );
   });
 
   it('answers 401 to a list without a session, whatever the query', async () => {
@@ -167,8 +190,16 @@ describe('gateway: reading orders back', () => {
     ['a limit of 51', '?limit=51', 'limit'],
     ['a limit that is not a number', '?limit=ten', 'limit'],
     ['a cursor that is not base64 JSON', '?cursor=not-a-cursor', 'cursor is not valid'],
-    ['a cursor of the wrong shape', `?cursor=${Buffer.from(JSON.stringify({ createdAt: 1 })).toString('base64url')}`, 'cursor is not valid'],
-    ['a forged cursor', `?cursor=${Buffer.from(JSON.stringify([1, 'x'.repeat(37)])).toString('base64url')}`, 'cursor is not valid'],
+    [
+      'a cursor of the wrong shape',
+      `?cursor=${Buffer.from(JSON.stringify({ createdAt: 1 })).toString('base64url')}`,
+      'cursor is not valid',
+    ],
+    [
+      'a forged cursor',
+      `?cursor=${Buffer.from(JSON.stringify([1, 'x'.repeat(37)])).toString('base64url')}`,
+      'cursor is not valid',
+    ],
   ];
   for (const [label, query, field] of badPages) {
     it(`answers 400 naming the field for ${label}`, async () => {
@@ -201,7 +232,10 @@ describe('gateway: order look-ups are limited per address across replicas', () =
     await expectCheckout(first.client(), body);
     const from = '203.0.113.60';
     const answers = [];
-    for (const stack of [first, second, first, second]) answers.push(await readOrder(stack.client(), answers.length % 2 ? body.checkout_reference : newReference('guess'), from));
+    for (const stack of [first, second, first, second])
+      answers.push(
+        await readOrder(stack.client(), answers.length % 2 ? body.checkout_reference : newReference('guess'), from),
+      );
     expect(answers.map((res) => res.status)).to.deep.equal([404, 200, 404, 200]);
     expectLimited(await readOrder(first.client(), body.checkout_reference, from), 60);
     expectLimited(await readOrder(second.client(), body.checkout_reference, from), 60);
@@ -212,7 +246,13 @@ describe('gateway: order look-ups are limited per address across replicas', () =
     const body = orderBody();
     await expectCheckout(second.client(), body);
     const from = '203.0.113.62';
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 12 }, (_, i) => readOrder((i % 2 ? first : second).client(), body.checkout_reference, from))));
+    const answers = await withBusyCores(() =>
+      Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          readOrder((i % 2 ? first : second).client(), body.checkout_reference, from),
+        ),
+      ),
+    );
     expectNoServerErrors(answers);
     expect(answers.filter((res) => res.status === 200)).to.have.length(4);
     for (const res of answers.filter((answer) => answer.status !== 200)) expectLimited(res, 60);

@@ -64,7 +64,9 @@ describe('gateway: account mails and password reset', () => {
     return tokenOf(mails.at(-1)!);
   }
 
-  /** The mails to `email` with `subject` once there are `count` (another replica's sender may be the one sending them). */
+  /**
+   * The mails to `email` with `subject` once there are `count` (another replica's sender may be the one sending them).
+   */
   async function mailsWith(email: string, subject: string, count: number): Promise<ParsedMail[]> {
     const matching = () => mailsTo(email).filter((mail) => mail.subject === subject);
     for (let waited = 0; matching().length < count && waited < 5_000; waited += 50) {
@@ -82,8 +84,10 @@ describe('gateway: account mails and password reset', () => {
     return link![1]!;
   }
 
-  const confirm = (token: string, password = NEW_PASSWORD) => stack.client().post<ErrorBody>('/api/auth/password-reset/confirm', { token, password }, from());
-  const logIn = (client: HttpClient, email: string, password: string) => client.post('/api/auth/login', { email, password }, from());
+  const confirm = (token: string, password = NEW_PASSWORD) =>
+    stack.client().post<ErrorBody>('/api/auth/password-reset/confirm', { token, password }, from());
+  const logIn = (client: HttpClient, email: string, password: string) =>
+    client.post('/api/auth/login', { email, password }, from());
 
   it('mails a welcome with the 100 points at sign-up, once', async () => {
     const { customer } = await signUp(stack.client());
@@ -91,7 +95,10 @@ describe('gateway: account mails and password reset', () => {
     const [welcome, ...more] = mailsTo(customer.email);
     expect(more).to.have.length(0);
     expect(welcome!.subject).to.equal('Welcome to Storefront Research Supplies');
-    expect(welcome!.text).to.contain('100 loyalty points').and.contain(`${SITE}/account`).and.contain('research use only');
+    expect(welcome!.text)
+      .to.contain('100 loyalty points')
+      .and.contain(`${SITE}/account`)
+      .and.contain('research use only');
     expect(welcome!.html).to.contain('100 loyalty points');
   });
 
@@ -148,7 +155,11 @@ describe('gateway: account mails and password reset', () => {
     const mailsBefore = smtp.received.length;
     const known = await requestReset(customer.email);
     const unknown = await requestReset(`nobody-${Date.now()}@example.test`);
-    const shape = (res: TestResponse<unknown>) => ({ status: res.status, body: res.text, headers: [...res.headers.entries()].filter(([name]) => !['date', 'x-request-id', 'traceparent'].includes(name)) });
+    const shape = (res: TestResponse<unknown>) => ({
+      status: res.status,
+      body: res.text,
+      headers: [...res.headers.entries()].filter(([name]) => !['date', 'x-request-id', 'traceparent'].includes(name)),
+    });
     expect(shape(unknown)).to.deep.equal(shape(known));
     expect(await mailsWith(customer.email, 'Reset your password', 1)).to.have.length(1);
     expect(smtp.received.length - mailsBefore).to.equal(1);
@@ -163,12 +174,15 @@ describe('gateway: account mails and password reset', () => {
       expect(limited.body).to.deep.include({ success: false, error: 'too_many_attempts' });
     }
     const address = { 'x-forwarded-for': '203.0.113.77' };
-    for (let i = 0; i < 6; i += 1) expect((await requestReset(`many-${i}-${Date.now()}@example.test`, address)).status).to.equal(202);
+    for (let i = 0; i < 6; i += 1)
+      expect((await requestReset(`many-${i}-${Date.now()}@example.test`, address)).status).to.equal(202);
     expect((await requestReset(`many-last-${Date.now()}@example.test`, address)).status).to.equal(429);
   });
 
   it('refuses a malformed email or token with a clear 400', async () => {
-    const badEmail = await stack.client().post<ErrorBody>('/api/auth/password-reset', { email: 'not-an-email' }, from());
+    const badEmail = await stack
+      .client()
+      .post<ErrorBody>('/api/auth/password-reset', { email: 'not-an-email' }, from());
     expect(badEmail.status).to.equal(400);
     expect(badEmail.body).to.include({ success: false });
     const badToken = await confirm('short-token');
@@ -176,8 +190,18 @@ describe('gateway: account mails and password reset', () => {
     expect(badToken.body.detail).to.match(/^token /);
   });
 
-  it('a reset ends the account\'s sessions cached by another gateway replica within 1 s', async () => {
-    const replica = await startStack({ replicaOf: stack, now: () => nowMs, env: { ...FAST_ARGON2, SMTP_URL: smtp.url, MAIL_POLL_INTERVAL_MS: '50', PUBLIC_BASE_URL: SITE, TRUSTED_PROXIES: '127.0.0.1' } });
+  it("a reset ends the account's sessions cached by another gateway replica within 1 s", async () => {
+    const replica = await startStack({
+      replicaOf: stack,
+      now: () => nowMs,
+      env: {
+        ...FAST_ARGON2,
+        SMTP_URL: smtp.url,
+        MAIL_POLL_INTERVAL_MS: '50',
+        PUBLIC_BASE_URL: SITE,
+        TRUSTED_PROXIES: '127.0.0.1',
+      },
+    });
     try {
       const { customer, res } = await signUp(stack.client());
       const onReplica = new (stack.client().constructor as new (url: string) => HttpClient)(replica.gateway.url);
@@ -195,13 +219,18 @@ describe('gateway: account mails and password reset', () => {
 
   describe('pages', () => {
     const postForm = (path: string, fields: Record<string, string>) =>
-      stack.client().request<string>('POST', path, { body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE, ...from() } });
+      stack.client().request<string>('POST', path, {
+        body: new URLSearchParams(fields).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE, ...from() },
+      });
 
     it('the log-in page links to "Forgot password", whose form sends the link and answers alike for any email', async () => {
       const login = await stack.client().get<string>('/account/login');
       expect(login.text).to.contain('<a href="/account/forgot-password">Forgot password</a>');
       const forgot = await stack.client().get<string>('/account/forgot-password');
-      expect(forgot.text).to.contain('<label for="email">Email</label>').and.contain('<button type="submit">Send reset link</button>');
+      expect(forgot.text)
+        .to.contain('<label for="email">Email</label>')
+        .and.contain('<button type="submit">Send reset link</button>');
       const { customer } = await signUp(stack.client());
       const known = await postForm('/account/forgot-password', { email: customer.email });
       const unknown = await postForm('/account/forgot-password', { email: `nobody-page-${Date.now()}@example.test` });
@@ -216,7 +245,10 @@ describe('gateway: account mails and password reset', () => {
       const token = await resetToken(customer.email);
       const page = await stack.client().get<string>(`/account/reset-password?token=${token}`);
       expect(page.headers.get('cache-control')).to.contain('no-store');
-      expect(page.text).to.contain('<label for="password">New password</label>').and.contain('<button type="submit">Set password</button>').and.contain(`name="token" value="${token}"`);
+      expect(page.text)
+        .to.contain('<label for="password">New password</label>')
+        .and.contain('<button type="submit">Set password</button>')
+        .and.contain(`name="token" value="${token}"`);
       const changed = await postForm('/account/reset-password', { token, password: NEW_PASSWORD });
       expect(changed.status).to.equal(200);
       expect(changed.text).to.contain('Password changed');

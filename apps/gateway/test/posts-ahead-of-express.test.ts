@@ -24,12 +24,22 @@ function post(url: string, text: string, way: Way, headers: Record<string, strin
     const payload = Buffer.from(text);
     const request = http.request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(way === 'ahead' ? { 'content-length': String(payload.length) } : { 'transfer-encoding': 'chunked' }), ...headers },
+      headers: {
+        'content-type': 'application/json',
+        ...(way === 'ahead' ? { 'content-length': String(payload.length) } : { 'transfer-encoding': 'chunked' }),
+        ...headers,
+      },
     });
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode!,
+          headers: response.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+        }),
+      );
     });
     request.on('error', reject);
     request.end(payload);
@@ -40,7 +50,8 @@ function post(url: string, text: string, way: Way, headers: Record<string, strin
 const BODY_LIMIT_BYTES = 100 * 1024;
 
 const VARYING = new Set(['date', 'content-length', 'connection', 'keep-alive']);
-const headersOf = (answered: Answered) => Object.fromEntries(Object.entries(answered.headers).filter(([name]) => !VARYING.has(name)));
+const headersOf = (answered: Answered) =>
+  Object.fromEntries(Object.entries(answered.headers).filter(([name]) => !VARYING.has(name)));
 
 describe('gateway: create-checkout ahead of Express and through it', () => {
   let stack: Stack;
@@ -55,7 +66,10 @@ describe('gateway: create-checkout ahead of Express and through it', () => {
   const order = () => checkoutBody(15.0, [{ sku: sku('p1005'), quantity: 1 }]);
   const both = async (text: string, headers: Record<string, string> = {}) => {
     const from = { 'x-forwarded-for': newClientAddress(), ...headers };
-    return { ahead: await post(`${url}/api/create-checkout`, text, 'ahead', from), express: await post(`${url}/api/create-checkout`, text, 'express', from) };
+    return {
+      ahead: await post(`${url}/api/create-checkout`, text, 'ahead', from),
+      express: await post(`${url}/api/create-checkout`, text, 'express', from),
+    };
   };
 
   it('places an order one way and replays it the other, with the same answer and headers', async () => {
@@ -74,7 +88,12 @@ describe('gateway: create-checkout ahead of Express and through it', () => {
   });
 
   it('refuses alike: malformed JSON, a field the schema refuses, an amount that is not the total, a body that is not an object', async () => {
-    for (const text of ['{"checkout_reference":', JSON.stringify({ ...order(), items: [] }), JSON.stringify({ ...order(), amount: 14.99 }), 'null']) {
+    for (const text of [
+      '{"checkout_reference":',
+      JSON.stringify({ ...order(), items: [] }),
+      JSON.stringify({ ...order(), amount: 14.99 }),
+      'null',
+    ]) {
       const { ahead, express } = await both(text);
       expect(ahead.status, text).to.equal(400);
       expect(ahead.body, text).to.include({ success: false });
@@ -84,13 +103,21 @@ describe('gateway: create-checkout ahead of Express and through it', () => {
   });
 
   it('leaves a body over the limit to Express, whose parser refuses it with 413 before reading it', async () => {
-    const refused = await post(`${url}/api/create-checkout`, JSON.stringify({ ...order(), description: 'd'.repeat(BODY_LIMIT_BYTES) }), 'ahead', { 'x-forwarded-for': newClientAddress() });
+    const refused = await post(
+      `${url}/api/create-checkout`,
+      JSON.stringify({ ...order(), description: 'd'.repeat(BODY_LIMIT_BYTES) }),
+      'ahead',
+      { 'x-forwarded-for': newClientAddress() },
+    );
     expect(refused.status).to.equal(413);
     expect(refused.body).to.deep.include({ success: false, error: 'payload_too_large' });
   });
 
   it('refuses a cross-site write carrying the session cookie with 403 both ways', async () => {
-    const { ahead, express } = await both(JSON.stringify(order()), { cookie: `svc_sess=${'a'.repeat(43)}`, origin: 'https://evil.example' });
+    const { ahead, express } = await both(JSON.stringify(order()), {
+      cookie: `svc_sess=${'a'.repeat(43)}`,
+      origin: 'https://evil.example',
+    });
     expect(ahead.status).to.equal(403);
     expect(ahead.body).to.deep.include({ success: false, error: 'cross_site_request' });
     expect(express.body).to.deep.equal(ahead.body);
@@ -138,12 +165,21 @@ describe('gateway: login ahead of Express and through it', () => {
   before(async () => {
     stack = await startStack({ services: ['identity', 'loyalty'] });
     url = `${stack.gateway.url}/api/auth/login`;
-    expect((await stack.client().post('/api/auth/signup', { email, password, firstName: 'Ada', lastName: 'Lovelace' })).status).to.equal(200);
+    expect(
+      (await stack.client().post('/api/auth/signup', { email, password, firstName: 'Ada', lastName: 'Lovelace' }))
+        .status,
+    ).to.equal(200);
   });
   after(async () => stack?.stop());
 
-  const both = async (text: string, headers: Record<string, string> = {}) => ({ ahead: await post(url, text, 'ahead', headers), express: await post(url, text, 'express', headers) });
-  const sessionOf = (answered: Answered) => String(answered.headers['set-cookie']).match(/^svc_sess=([^;]+); Path=\/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax$/)?.[1];
+  const both = async (text: string, headers: Record<string, string> = {}) => ({
+    ahead: await post(url, text, 'ahead', headers),
+    express: await post(url, text, 'express', headers),
+  });
+  const sessionOf = (answered: Answered) =>
+    String(answered.headers['set-cookie']).match(
+      /^svc_sess=([^;]+); Path=\/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax$/,
+    )?.[1];
 
   it('logs in both ways: a new session each, the same AuthSuccess and headers, an email with stray spaces too', async () => {
     const { ahead, express } = await both(JSON.stringify({ email: ` ${email} `, password }));
@@ -153,14 +189,20 @@ describe('gateway: login ahead of Express and through it', () => {
     const [first, second] = [sessionOf(ahead), sessionOf(express)];
     expect(first).to.be.a('string');
     expect(second).to.be.a('string').and.not.equal(first);
-    expect(headersOf({ ...express, headers: { ...express.headers, 'set-cookie': [] } })).to.deep.equal(headersOf({ ...ahead, headers: { ...ahead.headers, 'set-cookie': [] } }));
+    expect(headersOf({ ...express, headers: { ...express.headers, 'set-cookie': [] } })).to.deep.equal(
+      headersOf({ ...ahead, headers: { ...ahead.headers, 'set-cookie': [] } }),
+    );
     expect(ahead.headers['cache-control']).to.equal('no-store');
     const me = await fetch(`${stack.gateway.url}/api/auth/me`, { headers: { cookie: `svc_sess=${first}` } });
     expect(me.status).to.equal(200);
   });
 
   it('refuses alike with 401 invalid_credentials: malformed JSON, a missing password, a wrong password; no session either way', async () => {
-    for (const text of ['{"email":', JSON.stringify({ email }), JSON.stringify({ email, password: 'not the password' })]) {
+    for (const text of [
+      '{"email":',
+      JSON.stringify({ email }),
+      JSON.stringify({ email, password: 'not the password' }),
+    ]) {
       const { ahead, express } = await both(text);
       expect(ahead.status, text).to.equal(401);
       expect(ahead.body, text).to.include({ success: false, error: 'invalid_credentials' });
@@ -171,7 +213,10 @@ describe('gateway: login ahead of Express and through it', () => {
   });
 
   it('refuses a cross-site login carrying the session cookie with 403 both ways', async () => {
-    const { ahead, express } = await both(JSON.stringify({ email, password }), { cookie: `svc_sess=${'c'.repeat(43)}`, origin: 'https://evil.example' });
+    const { ahead, express } = await both(JSON.stringify({ email, password }), {
+      cookie: `svc_sess=${'c'.repeat(43)}`,
+      origin: 'https://evil.example',
+    });
     expect(ahead.status).to.equal(403);
     expect(ahead.body).to.deep.include({ success: false, error: 'cross_site_request' });
     expect(express.body).to.deep.equal(ahead.body);

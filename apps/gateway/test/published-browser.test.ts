@@ -13,7 +13,6 @@ import { listOperations } from '../src/published/api-reference';
 /** The browser globals the page functions below use; tests compile without the DOM library. */
 declare const window: { scrollY: number; getComputedStyle(element: unknown): { backgroundColor: string } };
 
-
 describe('gateway: the API reference in Chromium', () => {
   let stack: Stack;
   let browser: Browser;
@@ -49,7 +48,10 @@ describe('gateway: the API reference in Chromium', () => {
       expect(await page.locator(`#${anchor}`).isVisible()).to.equal(true);
       expect(await page.evaluate(() => window.scrollY)).to.be.greaterThan(0);
       // Styled by its own stylesheet: method badges are coloured boxes, not plain text.
-      const badge = await page.locator('.method.get').first().evaluate((element) => window.getComputedStyle(element).backgroundColor);
+      const badge = await page
+        .locator('.method.get')
+        .first()
+        .evaluate((element) => window.getComputedStyle(element).backgroundColor);
       expect(badge).to.equal('rgb(26, 127, 55)');
 
       const origin = new URL(stack.gateway.url).origin;

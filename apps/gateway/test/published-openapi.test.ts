@@ -22,28 +22,42 @@ describe('gateway: the OpenAPI description', () => {
     expect(DOCUMENT.openapi).to.equal('3.1.0');
     expect(DOCUMENT.info.version).to.equal('1.0.0');
     expect(DOCUMENT.servers).to.deep.equal([{ url: 'https://shop.test' }]);
-    expect(DOCUMENT.components.securitySchemes.sessionCookie).to.include({ type: 'apiKey', in: 'cookie', name: 'svc_sess' });
+    expect(DOCUMENT.components.securitySchemes.sessionCookie).to.include({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'svc_sess',
+    });
   });
 
   it('has no lint errors under Redocly’s recommended rules (npm run lint:openapi)', async () => {
     const problems = await lintOpenApiDocument(path.join(workDir, 'openapi.json'), 'https://shop.test');
-    const errors = problems.filter((problem) => problem.severity === 'error').map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`);
+    const errors = problems
+      .filter((problem) => problem.severity === 'error')
+      .map((problem) => `${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`);
     expect(errors).to.deep.equal([]);
   });
 
   it('lint fails a document that breaks the rules', async () => {
     const broken: ApiArea = {
       schemas: {},
-      paths: { '/api/broken/': { get: { operationId: 'broken', responses: { '200': jsonResponse('Refers to nothing', 'Missing') } } } },
+      paths: {
+        '/api/broken/': {
+          get: { operationId: 'broken', responses: { '200': jsonResponse('Refers to nothing', 'Missing') } },
+        },
+      },
     };
-    const problems = await lintOpenApiDocument(path.join(workDir, 'broken.json'), 'https://shop.test', [...API_AREAS, broken]);
+    const problems = await lintOpenApiDocument(path.join(workDir, 'broken.json'), 'https://shop.test', [
+      ...API_AREAS,
+      broken,
+    ]);
     const errors = problems.filter((problem) => problem.severity === 'error').map((problem) => problem.ruleId);
     expect(errors).to.include.members(['no-path-trailing-slash', 'no-unresolved-refs']);
   });
 
   it('names every operation uniquely', () => {
     const ids = OPERATIONS.map((operation) => operation.view.operationId);
-    for (const [index, id] of ids.entries()) expect(id, `${OPERATIONS[index]!.method} ${OPERATIONS[index]!.path}`).to.be.a('string').and.not.empty;
+    for (const [index, id] of ids.entries())
+      expect(id, `${OPERATIONS[index]!.method} ${OPERATIONS[index]!.path}`).to.be.a('string').and.not.empty;
     expect(new Set(ids).size).to.equal(ids.length);
   });
 
@@ -51,18 +65,26 @@ describe('gateway: the OpenAPI description', () => {
     for (const { method, path: route, view } of OPERATIONS) {
       for (const [status, response] of Object.entries(view.responses ?? {})) {
         if (Number(status) < 400) continue;
-        expect(response.content, `${method} ${route} ${status}`).to.deep.equal({ 'application/json': { schema: { $ref: '#/components/schemas/Error' } } });
+        expect(response.content, `${method} ${route} ${status}`).to.deep.equal({
+          'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+        });
       }
     }
   });
 
   it('documents 401 on every operation that requires the session', () => {
     const secured = OPERATIONS.filter((operation) => sessionRequirement(operation.view) === 'required');
-    for (const { method, path: route, view } of secured) expect(view.responses, `${method} ${route}`).to.have.property('401');
+    for (const { method, path: route, view } of secured)
+      expect(view.responses, `${method} ${route}`).to.have.property('401');
   });
 
   it('documents 429 with Retry-After on every rate-limited operation', () => {
-    const limited = ['POST /api/auth/signup', 'POST /api/auth/login', 'POST /api/create-checkout', 'GET /api/validate-promo'];
+    const limited = [
+      'POST /api/auth/signup',
+      'POST /api/auth/login',
+      'POST /api/create-checkout',
+      'GET /api/validate-promo',
+    ];
     for (const name of limited) {
       const operation = OPERATIONS.find(({ method, path: route }) => `${method.toUpperCase()} ${route}` === name);
       expect(operation, name).to.not.equal(undefined);
@@ -81,7 +103,10 @@ describe('gateway: the OpenAPI description', () => {
       const schema = view.requestBody?.content?.['application/json']?.schema;
       if (!schema) continue;
       const name = String(schema.$ref ?? '').replace('#/components/schemas/', '');
-      expect(name, `${method} ${route}: request bodies are named component schemas, the ones the gateway validates with`).to.not.equal('');
+      expect(
+        name,
+        `${method} ${route}: request bodies are named component schemas, the ones the gateway validates with`,
+      ).to.not.equal('');
       expect(() => validator.body(name)).to.not.throw();
     }
   });

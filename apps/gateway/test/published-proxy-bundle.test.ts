@@ -11,7 +11,8 @@ import { startStack, type Stack } from '@storefront/platform-testing';
 import { freePort, testServiceTokenEnv } from '@storefront/testing';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-const PAGE = '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
+const PAGE =
+  '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
 
 function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -34,7 +35,9 @@ describe('gateway: the built bundle converts Markdown in its own worker', functi
   before(async () => {
     const build = await run([path.join(ROOT, 'scripts', 'build.mjs'), 'gateway']);
     expect(build.code, build.stderr).to.equal(0);
-    origin = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE));
+    origin = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
+    );
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
     // A stack for its environment (stores, keys); the gateway under test is the bundle.
     stack = await startStack({ services: [] });
@@ -60,7 +63,8 @@ describe('gateway: the built bundle converts Markdown in its own worker', functi
         () => false,
       );
       if (up) break;
-      if (Date.now() > deadline || gateway.exitCode !== null) throw new Error(`the built gateway did not start: ${stderr}`);
+      if (Date.now() > deadline || gateway.exitCode !== null)
+        throw new Error(`the built gateway did not start: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   });

@@ -14,7 +14,8 @@ import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 
 const MB = 1024 * 1024;
-const SMALL_PAGE = '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
+const SMALL_PAGE =
+  '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
 
 /** An HTML page of about `bytes` bytes, nearly all of it one table: turndown's slowest case. */
 function tablePage(bytes: number): Buffer {
@@ -25,7 +26,9 @@ function tablePage(bytes: number): Buffer {
     rows.push(row);
     size += row.length;
   }
-  return Buffer.from(`<!doctype html><html><body><h1>Price list</h1><table><tr><th>Item</th><th>Dose</th><th>Stock</th></tr>${rows.join('')}</table></body></html>`);
+  return Buffer.from(
+    `<!doctype html><html><body><h1>Price list</h1><table><tr><th>Item</th><th>Dose</th><th>Stock</th></tr>${rows.join('')}</table></body></html>`,
+  );
 }
 
 /** About 1 MB of gzip that inflates to 400 MB of table rows. */
@@ -106,7 +109,9 @@ function rawGet(url: string, headers: Record<string, string>): Promise<RawRespon
       .get(url, { headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
         res.on('error', reject);
       })
       .on('error', reject);
@@ -199,7 +204,8 @@ function countGunzipOutput(): { bytes(): number; restore(): void } {
   // The module object itself, which the proxy calls through; the property is read-only but configurable.
   const zlibModule = require('node:zlib') as typeof zlib;
   const original = zlibModule.createGunzip;
-  const replace = (value: typeof original) => Object.defineProperty(zlibModule, 'createGunzip', { value, writable: false, enumerable: true, configurable: true });
+  const replace = (value: typeof original) =>
+    Object.defineProperty(zlibModule, 'createGunzip', { value, writable: false, enumerable: true, configurable: true });
   let bytes = 0;
   replace((options?: zlib.ZlibOptions) => {
     const stream = original(options);
@@ -223,8 +229,16 @@ describe('gateway: storefront proxy, Markdown within limits', function () {
     pages['/table-500k'] = { body: tablePage(500 * 1024), headers: { 'content-type': 'text/html; charset=utf-8' } };
     const table4m = tablePage(4 * MB);
     pages['/table-4m'] = { body: table4m, headers: { 'content-type': 'text/html; charset=utf-8' } };
-    pages['/table-4m-chunked'] = { body: table4m, headers: { 'content-type': 'text/html; charset=utf-8' }, chunked: true };
-    pages['/bomb'] = { body: await gzipBomb(), headers: { 'content-type': 'text/html', 'content-encoding': 'gzip' }, chunked: true };
+    pages['/table-4m-chunked'] = {
+      body: table4m,
+      headers: { 'content-type': 'text/html; charset=utf-8' },
+      chunked: true,
+    };
+    pages['/bomb'] = {
+      body: await gzipBomb(),
+      headers: { 'content-type': 'text/html', 'content-encoding': 'gzip' },
+      chunked: true,
+    };
     origin = await startHostileOrigin(pages);
     // The limits at their defaults: 1 MB of HTML, 2 s per conversion, a 256 MB worker heap.
     stack = await startStack({ services: [], env: { STOREFRONT_ORIGIN: origin.url } });
@@ -235,7 +249,9 @@ describe('gateway: storefront proxy, Markdown within limits', function () {
   });
 
   it('converts a small page to Markdown, with the token estimate and Vary: Accept', async () => {
-    const { result: res, polls } = await healthWhile(stack, () => stack.client().get('/small', { accept: 'text/markdown' }));
+    const { result: res, polls } = await healthWhile(stack, () =>
+      stack.client().get('/small', { accept: 'text/markdown' }),
+    );
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('text/markdown; charset=utf-8');
     expect(res.headers.get('vary')).to.equal('Accept');
@@ -275,7 +291,9 @@ describe('gateway: storefront proxy, Markdown within limits', function () {
       expect(res.body.equals(pages['/bomb']!.body)).to.equal(true);
       expectResponsive(polls);
       // The limit (1 MB) and at most a few of zlib's 16 KB output chunks beyond it.
-      expect(inflated.bytes()).to.be.above(0).and.below(MB + 256 * 1024);
+      expect(inflated.bytes())
+        .to.be.above(0)
+        .and.below(MB + 256 * 1024);
     } finally {
       inflated.restore();
     }
@@ -292,7 +310,9 @@ describe('gateway: storefront proxy, Markdown within limits', function () {
     const res = await stack.client().get('/small', { accept: 'text/markdown' });
     expect(res.headers.get('content-type')).to.equal('text/markdown; charset=utf-8');
     expect((await stack.client().get('/api/health')).status).to.equal(200);
-    expect((await stack.client().get('/docs/api/', { accept: 'text/markdown' })).headers.get('content-type')).to.equal('text/markdown; charset=utf-8');
+    expect((await stack.client().get('/docs/api/', { accept: 'text/markdown' })).headers.get('content-type')).to.equal(
+      'text/markdown; charset=utf-8',
+    );
   });
 });
 
@@ -308,7 +328,10 @@ describe('gateway: storefront proxy, a Markdown worker out of heap', function ()
       '/small': { body: Buffer.from(SMALL_PAGE), headers: { 'content-type': 'text/html; charset=utf-8' } },
     });
     // A heap far below what the table needs, and time enough for it to run out.
-    stack = await startStack({ services: [], env: { STOREFRONT_ORIGIN: origin.url, MARKDOWN_WORKER_HEAP_MB: '16', MARKDOWN_TIMEOUT_MS: '20000' } });
+    stack = await startStack({
+      services: [],
+      env: { STOREFRONT_ORIGIN: origin.url, MARKDOWN_WORKER_HEAP_MB: '16', MARKDOWN_TIMEOUT_MS: '20000' },
+    });
   });
   after(async () => {
     await stack?.stop();

@@ -4,10 +4,16 @@ import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 
-const PAGE = '<!doctype html><html><head><title>Shop</title><script>window.tracking = 1;</script></head><body><h1>Peptides</h1><p>Free UK shipping over <strong>£75</strong>.</p><ul><li><a href="/p/bpc-157">BPC-157</a></li></ul></body></html>';
+const PAGE =
+  '<!doctype html><html><head><title>Shop</title><script>window.tracking = 1;</script></head><body><h1>Peptides</h1><p>Free UK shipping over <strong>£75</strong>.</p><ul><li><a href="/p/bpc-157">BPC-157</a></li></ul></body></html>';
 
 /** Set-Cookie lines a browser would read as the session cookie: it trims the name. */
-const FORGED_SESSION_COOKIES = ['svc_sess=forged; Path=/', 'svc_sess =forged; Path=/', ' svc_sess=forged', 'svc_sess\t=forged; HttpOnly'];
+const FORGED_SESSION_COOKIES = [
+  'svc_sess=forged; Path=/',
+  'svc_sess =forged; Path=/',
+  ' svc_sess=forged',
+  'svc_sess\t=forged; HttpOnly',
+];
 /** Cookies of the origin's own, names compared case-sensitively as browsers do. */
 const ORIGIN_OWN_COOKIES = ['SVC_SESS=other; Path=/', 'consent=yes; Path=/'];
 
@@ -26,7 +32,12 @@ async function startOrigin(): Promise<OriginServer> {
     lastHeaders = req.headers;
     switch (req.url) {
       case '/':
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', vary: 'Accept-Encoding', etag: '"page-1"', 'cache-control': 'max-age=60' });
+        res.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          vary: 'Accept-Encoding',
+          etag: '"page-1"',
+          'cache-control': 'max-age=60',
+        });
         res.end(req.method === 'HEAD' ? undefined : PAGE);
         return;
       case '/compressed':
@@ -42,7 +53,10 @@ async function startOrigin(): Promise<OriginServer> {
         res.end('h1 { color: teal; }');
         return;
       case '/cookies':
-        res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': [...FORGED_SESSION_COOKIES, ...ORIGIN_OWN_COOKIES] });
+        res.writeHead(200, {
+          'content-type': 'text/html',
+          'set-cookie': [...FORGED_SESSION_COOKIES, ...ORIGIN_OWN_COOKIES],
+        });
         res.end('<p>cookies</p>');
         return;
       case '/challenge':
@@ -115,7 +129,9 @@ describe('gateway: storefront proxy', () => {
   });
 
   it('converts compressed and non-UTF-8 pages', async () => {
-    const compressed = await stack.client().get('/compressed', { accept: 'text/markdown', 'accept-encoding': 'gzip, deflate, br, zstd' });
+    const compressed = await stack
+      .client()
+      .get('/compressed', { accept: 'text/markdown', 'accept-encoding': 'gzip, deflate, br, zstd' });
     expect(compressed.text).to.match(/^# Peptides\n/);
     expect(compressed.headers.get('content-encoding')).to.equal(null);
     // The encodings the conversion decodes, of those the client reads too.
@@ -167,7 +183,11 @@ describe('gateway: storefront proxy', () => {
       const client = stack.client();
       client.setCookie('svc_sess', 'secret-session');
       client.setCookie('theme', 'dark');
-      await client.get('/', { accept, authorization: 'Bearer secret-session', 'proxy-authorization': 'Basic dXNlcjpwYXNz' });
+      await client.get('/', {
+        accept,
+        authorization: 'Bearer secret-session',
+        'proxy-authorization': 'Basic dXNlcjpwYXNz',
+      });
       const received = origin.lastHeaders();
       expect(received.authorization).to.equal(undefined);
       expect(received['proxy-authorization']).to.equal(undefined);
@@ -178,7 +198,8 @@ describe('gateway: storefront proxy', () => {
     it(`never lets the origin ask for credentials or clear the session cookie (Accept: ${accept})`, async () => {
       const res = await stack.client().get('/challenge', { accept });
       expect(res.status).to.equal(401);
-      for (const name of ['www-authenticate', 'proxy-authenticate', 'authentication-info', 'clear-site-data']) expect(res.headers.get(name), name).to.equal(null);
+      for (const name of ['www-authenticate', 'proxy-authenticate', 'authentication-info', 'clear-site-data'])
+        expect(res.headers.get(name), name).to.equal(null);
     });
   }
 
@@ -236,7 +257,11 @@ describe('gateway: storefront proxy with the origin down', () => {
       const res = await stack.client().get('/', { accept });
       expect(res.status).to.equal(502);
       expect(res.headers.get('content-type')).to.match(/^application\/json/);
-      expect(res.body).to.deep.equal({ success: false, error: 'storefront_unavailable', detail: 'The storefront is not reachable' });
+      expect(res.body).to.deep.equal({
+        success: false,
+        error: 'storefront_unavailable',
+        detail: 'The storefront is not reachable',
+      });
     });
   }
 

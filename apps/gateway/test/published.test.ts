@@ -36,7 +36,9 @@ describe('gateway: published resources', () => {
       const again = await stack.client().get('/openapi.json', { 'if-none-match': etag, 'cache-control': 'max-age=0' });
       expect(again.status).to.equal(304);
       expect(again.text).to.equal('');
-      const stale = await stack.client().get('/openapi.json', { 'if-none-match': '"something-else"', 'cache-control': 'max-age=0' });
+      const stale = await stack
+        .client()
+        .get('/openapi.json', { 'if-none-match': '"something-else"', 'cache-control': 'max-age=0' });
       expect(stale.status).to.equal(200);
     });
 
@@ -206,7 +208,8 @@ describe('gateway: published resources', () => {
       const section = res.text.slice(res.text.indexOf('## MCP server'));
       expect(section).to.include('https://shop.test/mcp');
       expect(section).to.include('Authorization: Bearer <token>');
-      for (const tool of ['search_products', 'get_product', 'validate_promo', 'prepare_checkout', 'get_order_status']) expect(section).to.include(`- \`${tool}\`: `);
+      for (const tool of ['search_products', 'get_product', 'validate_promo', 'prepare_checkout', 'get_order_status'])
+        expect(section).to.include(`- \`${tool}\`: `);
     });
   });
 

@@ -65,7 +65,11 @@ describe('gateway: session cache', () => {
       const sessions = cache();
       const found = lookup({ userId: 'u3', expiresInMs: 60_000 });
       const token = newToken();
-      expect(await Promise.all([1, 2, 3].map(() => sessions.userIdOf(token, found.fn)))).to.deep.equal(['u3', 'u3', 'u3']);
+      expect(await Promise.all([1, 2, 3].map(() => sessions.userIdOf(token, found.fn)))).to.deep.equal([
+        'u3',
+        'u3',
+        'u3',
+      ]);
       expect(found.calls).to.have.length(1);
     });
 

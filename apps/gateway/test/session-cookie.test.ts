@@ -1,4 +1,6 @@
-/** How the gateway finds svc_sess in a Cookie header: by name, trimmed and case-sensitive, as browsers compare names. */
+/**
+ * How the gateway finds svc_sess in a Cookie header: by name, trimmed and case-sensitive, as browsers compare names.
+ */
 import type { Request } from 'express';
 import { expect } from 'chai';
 import { sessionCookieValue, sessionTokenOf } from '../src/http/session';

@@ -20,9 +20,17 @@ describe('gateway: GET /api/stock follows reservations live', () => {
 
   it('drops by a reservation at once, stays down on commit and comes back on release', async () => {
     const start = (await stock())['tb-500-10mg']!;
-    await inventoryClient.reserve({ orderReference: 'stock-a', lines: [{ sku: 'tb-500-10mg', quantity: 2 }], ttlSeconds: 0 });
+    await inventoryClient.reserve({
+      orderReference: 'stock-a',
+      lines: [{ sku: 'tb-500-10mg', quantity: 2 }],
+      ttlSeconds: 0,
+    });
     expect((await stock())['tb-500-10mg']).to.equal(start - 2);
-    await inventoryClient.reserve({ orderReference: 'stock-b', lines: [{ sku: 'tb-500-10mg', quantity: 3 }], ttlSeconds: 0 });
+    await inventoryClient.reserve({
+      orderReference: 'stock-b',
+      lines: [{ sku: 'tb-500-10mg', quantity: 3 }],
+      ttlSeconds: 0,
+    });
     await inventoryClient.commit({ orderReference: 'stock-a' });
     expect((await stock())['tb-500-10mg']).to.equal(start - 5);
     await inventoryClient.release({ orderReference: 'stock-b' });
@@ -30,7 +38,11 @@ describe('gateway: GET /api/stock follows reservations live', () => {
   });
 
   it('answers a burst of parallel reads with the same, current map', async () => {
-    await inventoryClient.reserve({ orderReference: 'stock-c', lines: [{ sku: 'bpc-157-5mg', quantity: 1 }], ttlSeconds: 0 });
+    await inventoryClient.reserve({
+      orderReference: 'stock-c',
+      lines: [{ sku: 'bpc-157-5mg', quantity: 1 }],
+      ttlSeconds: 0,
+    });
     const expected = await stock();
     const answers = await withBusyCores(() => Promise.all(Array.from({ length: 50 }, () => stock())));
     for (const answer of answers) expect(answer).to.deep.equal(expected);

@@ -4,7 +4,14 @@
  * a relay in front of the real servers, which keep running.
  */
 import { expect } from 'chai';
-import { currentBackend, provisionStores, storesThroughFaultProxies, type FaultProxy, type TestResponse, type TestStores } from '@storefront/testing';
+import {
+  currentBackend,
+  provisionStores,
+  storesThroughFaultProxies,
+  type FaultProxy,
+  type TestResponse,
+  type TestStores,
+} from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import type { Knex } from '@storefront/db';
 import { FAST_ARGON2, PASSWORD } from './auth-fixtures';
@@ -20,13 +27,19 @@ interface ErrorBody {
 
 async function logInTimed(stack: Stack): Promise<{ res: TestResponse<ErrorBody>; ms: number }> {
   const started = Date.now();
-  const res = await stack.client().post<ErrorBody>('/api/auth/login', { email: 'nobody@example.com', password: PASSWORD });
+  const res = await stack
+    .client()
+    .post<ErrorBody>('/api/auth/login', { email: 'nobody@example.com', password: PASSWORD });
   return { res, ms: Date.now() - started };
 }
 
 function expectStoreOutage({ res, ms }: { res: TestResponse<ErrorBody>; ms: number }): void {
   expect(res.status, res.text).to.equal(503);
-  expect(res.body).to.deep.equal({ success: false, error: 'service_unavailable', detail: 'The identity service cannot reach its data store; try again shortly' });
+  expect(res.body).to.deep.equal({
+    success: false,
+    error: 'service_unavailable',
+    detail: 'The identity service cannot reach its data store; try again shortly',
+  });
   expect(res.headers.get('retry-after')).to.equal('5');
   expect(ms).to.be.below(RPC_DEADLINE_MS);
 }

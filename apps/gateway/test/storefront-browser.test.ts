@@ -18,7 +18,12 @@ import { EDGE_PRICES, LOW_STOCK, startCheckoutStack } from '../../checkout/test/
 declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
 
 const PASSWORD = 'Shopper-password-42';
-const DELIVERY = { 'Full name': 'Ada Lovelace', 'Address line 1': '12 St James Square', City: 'London', Postcode: 'SW1Y 4JH' };
+const DELIVERY = {
+  'Full name': 'Ada Lovelace',
+  'Address line 1': '12 St James Square',
+  City: 'London',
+  Postcode: 'SW1Y 4JH',
+};
 const SHORT_PAGES = ['/terms', '/delivery', '/returns', '/privacy'];
 const PAID_WITHIN_MS = 15_000;
 const STEP_TIMEOUT_MS = 10_000;
@@ -44,7 +49,12 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     // One shopper may buy a limited size out: the shares that keep open orders from hoarding it are not tested here.
-    const env = { PORT: String(port), PUBLIC_BASE_URL: origin, OPEN_ORDERS_STOCK_SHARE_PERCENT: '100', OPEN_ORDERS_SKU_SHARE_PERCENT: '100' };
+    const env = {
+      PORT: String(port),
+      PUBLIC_BASE_URL: origin,
+      OPEN_ORDERS_STOCK_SHARE_PERCENT: '100',
+      OPEN_ORDERS_SKU_SHARE_PERCENT: '100',
+    };
     browser = await launchChromium();
     stack = await startCheckoutStack(env);
   });
@@ -66,8 +76,12 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await page.goBack();
     await addToBasket(page, '10mg', 1);
     await expectAccessible(page);
-    expect(await page.getByRole('row').filter({ hasText: 'BPC-157 5mg' }).getByLabel('Quantity').inputValue()).to.equal('2');
-    expect(await page.getByRole('row').filter({ hasText: 'BPC-157 10mg' }).getByLabel('Quantity').inputValue()).to.equal('1');
+    expect(await page.getByRole('row').filter({ hasText: 'BPC-157 5mg' }).getByLabel('Quantity').inputValue()).to.equal(
+      '2',
+    );
+    expect(
+      await page.getByRole('row').filter({ hasText: 'BPC-157 10mg' }).getByLabel('Quantity').inputValue(),
+    ).to.equal('1');
 
     // 2 × £24.99 + £39.99 = £89.97; WELCOME10 takes £9.00 off, leaving £80.97: shipping stays free.
     await page.getByLabel('Promo code').fill('welcome10');
@@ -163,7 +177,10 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await addToBasket(page, '5mg', 1);
     for (const path of ['/', '/products/tb-500', '/basket']) {
       await page.goto(path);
-      const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
       expect(scrollWidth, `${path} is ${scrollWidth} px wide in a ${clientWidth} px screen`).to.be.at.most(clientWidth);
     }
   });
@@ -196,7 +213,11 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
 
 /** The figure beside a row heading of the basket's totals ("Total", "Shipping"). */
 function totalRow(page: Page, heading: string): Promise<string> {
-  return page.locator('table.totals').getByRole('row', { name: new RegExp(`^${heading} `) }).getByRole('cell').innerText();
+  return page
+    .locator('table.totals')
+    .getByRole('row', { name: new RegExp(`^${heading} `) })
+    .getByRole('cell')
+    .innerText();
 }
 
 /** The value of a term in a description list (the account's "Points"). */

@@ -11,7 +11,17 @@ import type { HttpClient, TestResponse } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { checkout } from '@storefront/proto';
-import { EDGE_PRODUCT, LOW_STOCK, checkoutBody, completePayment, countRows, expectCheckout, newClientAddress, sku, startCheckoutStack } from '../../checkout/test/support';
+import {
+  EDGE_PRODUCT,
+  LOW_STOCK,
+  checkoutBody,
+  completePayment,
+  countRows,
+  expectCheckout,
+  newClientAddress,
+  sku,
+  startCheckoutStack,
+} from '../../checkout/test/support';
 import { estimateTokens } from '../src/published/markdown';
 
 // startCheckoutStack's PUBLIC_BASE_URL: a browser on the shop's pages sends it as Origin.
@@ -20,10 +30,20 @@ const SITE = 'http://127.0.0.1:9';
 type Page = TestResponse<string>;
 
 /** A form as a browser on the shop's pages posts it, from its own client address. */
-function postForm(client: HttpClient, path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
+function postForm(
+  client: HttpClient,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Page> {
   return client.request<string>('POST', path, {
     body: new URLSearchParams(fields).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE, 'x-forwarded-for': newClientAddress(), ...headers },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: SITE,
+      'x-forwarded-for': newClientAddress(),
+      ...headers,
+    },
   });
 }
 
@@ -47,7 +67,12 @@ function expectLink(page: string, name: string): void {
 }
 
 function hiddenFields(page: string): Record<string, string> {
-  return Object.fromEntries([...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((match) => [match[1]!, match[2]!.replace(/&amp;/g, '&')]));
+  return Object.fromEntries(
+    [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((match) => [
+      match[1]!,
+      match[2]!.replace(/&amp;/g, '&'),
+    ]),
+  );
 }
 
 function expectPrivate(res: Page): void {
@@ -97,10 +122,21 @@ async function eventually(condition: () => Promise<boolean>): Promise<void> {
   expect.fail('the change did not show within 2.5 s');
 }
 
-const DELIVERY_FORM: Record<string, string> = { name: 'Ada Lovelace', email: 'ada@example.com', phone: '', line1: '12 St James Square', line2: '', city: 'London', postcode: 'SW1Y 4JH' };
+const DELIVERY_FORM: Record<string, string> = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  phone: '',
+  line1: '12 St James Square',
+  line2: '',
+  city: 'London',
+  postcode: 'SW1Y 4JH',
+};
 
 /** Shows the checkout form and answers its hidden fields with delivery details filled in. */
-async function checkoutForm(client: HttpClient, delivery: Record<string, string> = DELIVERY_FORM): Promise<Record<string, string>> {
+async function checkoutForm(
+  client: HttpClient,
+  delivery: Record<string, string> = DELIVERY_FORM,
+): Promise<Record<string, string>> {
   const form = await client.get<string>('/checkout');
   expect(form.status, form.text).to.equal(200);
   return { ...hiddenFields(form.text), ...delivery };
@@ -128,7 +164,8 @@ describe('storefront pages', () => {
       expect(page).to.include('Next-day delivery for orders placed before 14:00 UK time');
       expect(page).to.include('99%+ purity verified by HPLC, with a certificate of analysis for every batch');
       expect(page).to.include('research use only');
-      for (const name of ['Basket', 'Account', 'BPC-157', 'Ipamorelin', 'Pricing edge test kit']) expectLink(page, name);
+      for (const name of ['Basket', 'Account', 'BPC-157', 'Ipamorelin', 'Pricing edge test kit'])
+        expectLink(page, name);
       expect(page).to.not.match(/<script|style=/);
     });
 
@@ -160,7 +197,14 @@ describe('storefront pages', () => {
         const throughExpress = await stack.client().get<string>(`${path}?from=express`);
         expect(throughExpress.status, path).to.equal(direct.status);
         expect(throughExpress.text, path).to.equal(direct.text);
-        for (const header of ['content-type', 'etag', 'cache-control', 'content-security-policy', 'vary', 'x-content-type-options']) {
+        for (const header of [
+          'content-type',
+          'etag',
+          'cache-control',
+          'content-security-policy',
+          'vary',
+          'x-content-type-options',
+        ]) {
           expect(throughExpress.headers.get(header), `${path} ${header}`).to.equal(direct.headers.get(header));
         }
       }
@@ -197,7 +241,19 @@ describe('storefront pages', () => {
       const before = await client.get<string>('/products/bpc-157');
       const etag = before.headers.get('etag')!;
       await stack.inventory!.store.importCatalog(
-        parseCatalogFile({ products: [{ id: 'bpc-157', name: 'BPC-157', description: 'Pentadecapeptide.', sizes: [{ size: '5mg', price: 25.49, stock: 40 }, { size: '10mg', price: 39.99, stock: 3 }] }] }),
+        parseCatalogFile({
+          products: [
+            {
+              id: 'bpc-157',
+              name: 'BPC-157',
+              description: 'Pentadecapeptide.',
+              sizes: [
+                { size: '5mg', price: 25.49, stock: 40 },
+                { size: '10mg', price: 39.99, stock: 3 },
+              ],
+            },
+          ],
+        }),
       );
       await eventually(async () => (await client.get('/products/bpc-157', { 'if-none-match': etag })).status === 200);
       const after = await client.get<string>('/products/bpc-157', { 'if-none-match': etag });
@@ -209,11 +265,26 @@ describe('storefront pages', () => {
   describe('Markdown', () => {
     it('every page answers Markdown to Accept: text/markdown, with its token estimate and Vary: Accept', async () => {
       const client = stack.client();
-      expect(await expectMarkdown(client, '/')).to.include('# Research peptides').and.include('Free UK shipping on orders of £75.00 and over');
-      expect(await expectMarkdown(client, '/products/ghk-cu')).to.include('# GHK-Cu').and.include('50mg, £19.99');
-      for (const path of ['/terms', '/delivery', '/returns', '/privacy', '/account', '/account/login', '/account/signup']) await expectMarkdown(client, path);
+      expect(await expectMarkdown(client, '/'))
+        .to.include('# Research peptides')
+        .and.include('Free UK shipping on orders of £75.00 and over');
+      expect(await expectMarkdown(client, '/products/ghk-cu'))
+        .to.include('# GHK-Cu')
+        .and.include('50mg, £19.99');
+      for (const path of [
+        '/terms',
+        '/delivery',
+        '/returns',
+        '/privacy',
+        '/account',
+        '/account/login',
+        '/account/signup',
+      ])
+        await expectMarkdown(client, path);
       await addToBasket(client, 'ghk-cu-50mg');
-      expect(await expectMarkdown(client, '/basket')).to.include('GHK-Cu 50mg').and.include('£24.94');
+      expect(await expectMarkdown(client, '/basket'))
+        .to.include('GHK-Cu 50mg')
+        .and.include('£24.94');
       expect(await expectMarkdown(client, '/checkout')).to.include('# Checkout');
     });
 
@@ -222,23 +293,35 @@ describe('storefront pages', () => {
       const asHtml = await client.get('/terms');
       const asMarkdown = await client.get('/terms', { accept: 'text/markdown' });
       expect(asMarkdown.headers.get('etag')).to.be.a('string').and.not.equal(asHtml.headers.get('etag'));
-      expect((await client.get('/terms', { accept: 'text/markdown', 'if-none-match': asMarkdown.headers.get('etag')! })).status).to.equal(304);
+      expect(
+        (await client.get('/terms', { accept: 'text/markdown', 'if-none-match': asMarkdown.headers.get('etag')! }))
+          .status,
+      ).to.equal(304);
     });
 
     it('/sitemap.xml and /llms.txt list the public pages', async () => {
       const sitemap = await stack.client().get<string>('/sitemap.xml');
       expect(sitemap.headers.get('content-type')).to.equal('application/xml; charset=utf-8');
-      for (const path of ['/', '/products/bpc-157', `/products/${EDGE_PRODUCT}`, '/terms', '/delivery', '/returns', '/privacy']) {
+      for (const path of [
+        '/',
+        '/products/bpc-157',
+        `/products/${EDGE_PRODUCT}`,
+        '/terms',
+        '/delivery',
+        '/returns',
+        '/privacy',
+      ]) {
         expect(sitemap.text).to.include(`<loc>${SITE}${path}</loc>`);
       }
       const llms = (await stack.client().get<string>('/llms.txt')).text;
       expect(llms).to.include('## Storefront pages');
-      for (const path of ['/', '/basket', '/account', '/terms', '/sitemap.xml']) expect(llms).to.include(`(${SITE}${path})`);
+      for (const path of ['/', '/basket', '/account', '/terms', '/sitemap.xml'])
+        expect(llms).to.include(`(${SITE}${path})`);
     });
   });
 
   describe('basket', () => {
-    it('shows checkout\'s prices: below £75 shipping is £4.95, from £75 it is free', async () => {
+    it("shows checkout's prices: below £75 shipping is £4.95, from £75 it is free", async () => {
       const below = stack.client();
       await addToBasket(below, sku('p7499'));
       const belowPage = await below.get<string>('/basket');
@@ -264,11 +347,23 @@ describe('storefront pages', () => {
       const page = (await client.get<string>('/basket')).text;
       const quote = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
       try {
-        const { totalPence } = await quote.quoteOrder({ items: [{ sku: sku('p1005'), quantity: 3 }, { sku: 'bpc-157-10mg', quantity: 1 }], clientAddress: '198.18.255.1' });
+        const { totalPence } = await quote.quoteOrder({
+          items: [
+            { sku: sku('p1005'), quantity: 3 },
+            { sku: 'bpc-157-10mg', quantity: 1 },
+          ],
+          clientAddress: '198.18.255.1',
+        });
         expect(total(page, 'Total')).to.equal(`£${(totalPence / 100).toFixed(2)}`);
         // 30.15 + 39.99 = 70.14, + 4.95 shipping.
         expect(totalPence).to.equal(7509);
-        await expectCheckout(client, checkoutBody(totalPence / 100, [{ sku: sku('p1005'), quantity: 3 }, { sku: 'bpc-157-10mg', quantity: 1 }]));
+        await expectCheckout(
+          client,
+          checkoutBody(totalPence / 100, [
+            { sku: sku('p1005'), quantity: 3 },
+            { sku: 'bpc-157-10mg', quantity: 1 },
+          ]),
+        );
       } finally {
         quote.close();
       }
@@ -280,7 +375,11 @@ describe('storefront pages', () => {
       await addToBasket(client, sku('p1004'), 2);
       await addToBasket(client, sku('p1005'));
       let page = (await client.get<string>('/basket')).text;
-      expect(page).to.match(new RegExp(`value="${sku('p1004')}">\\s*<label for="quantity-0" class="vh">Quantity</label><input type="number" id="quantity-0" name="quantity" value="3"`));
+      expect(page).to.match(
+        new RegExp(
+          `value="${sku('p1004')}">\\s*<label for="quantity-0" class="vh">Quantity</label><input type="number" id="quantity-0" name="quantity" value="3"`,
+        ),
+      );
       expect((await postForm(client, '/basket/update', { sku: sku('p1004'), quantity: '5' })).status).to.equal(303);
       expect((await postForm(client, '/basket/remove', { sku: sku('p1005') })).status).to.equal(303);
       page = (await client.get<string>('/basket')).text;
@@ -351,7 +450,12 @@ describe('storefront pages', () => {
   describe('forms are same-site only', () => {
     it('refuses a form posted from another site, with or without the session cookie', async () => {
       const client = stack.client();
-      const fromElsewhere = await postForm(client, '/basket/add', { sku: sku('p1005'), quantity: '1' }, { origin: 'https://evil.example' });
+      const fromElsewhere = await postForm(
+        client,
+        '/basket/add',
+        { sku: sku('p1005'), quantity: '1' },
+        { origin: 'https://evil.example' },
+      );
       expect(fromElsewhere.status).to.equal(403);
       expect(fromElsewhere.text).to.include('A form must be sent from this site');
       expect(fromElsewhere.headers.get('set-cookie')).to.equal(null);
@@ -361,15 +465,27 @@ describe('storefront pages', () => {
       });
       expect(crossSite.status).to.equal(403);
       // What a browser sends for a page whose referrer policy hides its origin.
-      expect((await postForm(client, '/basket/add', { sku: sku('p1005'), quantity: '1' }, { origin: 'null' })).status).to.equal(403);
+      expect(
+        (await postForm(client, '/basket/add', { sku: sku('p1005'), quantity: '1' }, { origin: 'null' })).status,
+      ).to.equal(403);
       client.setCookie('svc_sess', 'a'.repeat(43));
-      const withSession = await postForm(client, '/account/profile', { firstName: 'Eve' }, { origin: 'https://evil.example' });
+      const withSession = await postForm(
+        client,
+        '/account/profile',
+        { firstName: 'Eve' },
+        { origin: 'https://evil.example' },
+      );
       expect(withSession.status).to.equal(403);
     });
 
-    it('accepts a form posted from the shop\'s own pages', async () => {
+    it("accepts a form posted from the shop's own pages", async () => {
       const client = stack.client();
-      const res = await postForm(client, '/basket/add', { sku: sku('p1005'), quantity: '1' }, { 'sec-fetch-site': 'same-origin' });
+      const res = await postForm(
+        client,
+        '/basket/add',
+        { sku: sku('p1005'), quantity: '1' },
+        { 'sec-fetch-site': 'same-origin' },
+      );
       expect(res.status).to.equal(303);
     });
   });
@@ -380,7 +496,8 @@ describe('storefront pages', () => {
       await addToBasket(client, sku('p1005'));
       const form = await client.get<string>('/checkout');
       expectPrivate(form);
-      for (const label of ['Full name', 'Email', 'Phone', 'Address line 1', 'City', 'Postcode']) labelledControl(form.text, label);
+      for (const label of ['Full name', 'Email', 'Phone', 'Address line 1', 'City', 'Postcode'])
+        labelledControl(form.text, label);
       expectButton(form.text, 'Place order and pay');
       const fields = { ...hiddenFields(form.text), ...DELIVERY_FORM };
       expect(fields.checkout_reference).to.match(/^web-[A-Za-z0-9_-]{20}$/);
@@ -409,7 +526,9 @@ describe('storefront pages', () => {
       const pending = await client.get<string>(orderPath);
       expect(pending.status).to.equal(200);
       expectPrivate(pending);
-      expect(pending.text).to.include('<span class="status">Awaiting payment</span>').and.include('<meta http-equiv="refresh" content="3">');
+      expect(pending.text)
+        .to.include('<span class="status">Awaiting payment</span>')
+        .and.include('<meta http-equiv="refresh" content="3">');
       expect(total(pending.text, 'Total')).to.equal('£25.05');
 
       await completePayment(placed.headers.get('location')!, 'pay');
@@ -434,7 +553,9 @@ describe('storefront pages', () => {
       const placed = await postForm(client, '/checkout', fields);
       await completePayment(placed.headers.get('location')!, 'decline');
       await stack.checkout!.reconcileNow();
-      expect((await client.get<string>(`/orders/${fields.checkout_reference}`)).text).to.include('<span class="status">Payment failed</span>');
+      expect((await client.get<string>(`/orders/${fields.checkout_reference}`)).text).to.include(
+        '<span class="status">Payment failed</span>',
+      );
     });
 
     it('refuses bad delivery details with a 400 form naming the field, keeping what was typed', async () => {
@@ -469,7 +590,16 @@ describe('storefront pages', () => {
 
     it('stock gone while the form was open: the form again (409) with the reason and "Sold out", nothing charged', async () => {
       await stack.inventory!.store.importCatalog(
-        parseCatalogFile({ products: [{ id: 'last-units', name: 'Last units', description: 'Limited test product', sizes: [{ size: 'one', price: 20, stock: 2 }] }] }),
+        parseCatalogFile({
+          products: [
+            {
+              id: 'last-units',
+              name: 'Last units',
+              description: 'Limited test product',
+              sizes: [{ size: 'one', price: 20, stock: 2 }],
+            },
+          ],
+        }),
       );
       const client = stack.client();
       await eventually(async () => (await client.get('/products/last-units')).status === 200);
@@ -482,7 +612,9 @@ describe('storefront pages', () => {
       expect(hiddenFields(res.text).checkout_reference).to.not.equal(fields.checkout_reference);
       expect(await countRows(stack, 'orders', { reference: fields.checkout_reference! })).to.equal(0);
       expect((await client.get<string>('/basket')).text).to.include('<span class="soldout block">Sold out</span>');
-      expect((await client.get<string>('/products/last-units')).text).to.include('one, £20.00, <span class="soldout">Sold out</span>');
+      expect((await client.get<string>('/products/last-units')).text).to.include(
+        'one, £20.00, <span class="soldout">Sold out</span>',
+      );
     });
 
     it('saving a profile without a session goes to the log-in page', async () => {
@@ -507,7 +639,13 @@ describe('storefront pages', () => {
   describe('account', () => {
     const signUp = async (client: HttpClient) => {
       const email = `page-${Math.random().toString(36).slice(2)}@example.com`;
-      const res = await postForm(client, '/account/signup', { firstName: 'Grace', lastName: 'Hopper', email, password: 'correct horse battery', phone: '' });
+      const res = await postForm(client, '/account/signup', {
+        firstName: 'Grace',
+        lastName: 'Hopper',
+        email,
+        password: 'correct horse battery',
+        phone: '',
+      });
       expect(res.status, res.text).to.equal(303);
       return { email, cookie: res.headers.getSetCookie().find((line) => line.startsWith('svc_sess='))! };
     };
@@ -522,12 +660,14 @@ describe('storefront pages', () => {
       for (const label of ['First name', 'Last name', 'Email', 'Password', 'Phone']) labelledControl(signUpForm, label);
       expectButton(signUpForm, 'Sign up');
       const logInForm = (await client.get<string>('/account/login')).text;
-      expect(labelledControl(logInForm, 'Password')).to.include('type="password"').and.include('autocomplete="current-password"');
+      expect(labelledControl(logInForm, 'Password'))
+        .to.include('type="password"')
+        .and.include('autocomplete="current-password"');
       labelledControl(logInForm, 'Email');
       expectButton(logInForm, 'Log in');
     });
 
-    it('sign up starts the API\'s session and shows 100 points; a purchase adds points and the order', async () => {
+    it("sign up starts the API's session and shows 100 points; a purchase adds points and the order", async () => {
       const client = stack.client();
       const { cookie } = await signUp(client);
       expect(cookie).to.match(/; Path=\/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax$/);
@@ -561,11 +701,19 @@ describe('storefront pages', () => {
     it('Save changes the profile; a bad phone is a 400 naming Phone', async () => {
       const client = stack.client();
       await signUp(client);
-      const saved = await postForm(client, '/account/profile', { firstName: 'Ada', lastName: 'Byron', phone: '+44 20 7946 0001' });
+      const saved = await postForm(client, '/account/profile', {
+        firstName: 'Ada',
+        lastName: 'Byron',
+        phone: '+44 20 7946 0001',
+      });
       expect(saved.status).to.equal(303);
       const page = (await client.get<string>(saved.headers.get('location')!)).text;
       expect(page).to.include('Profile saved.').and.include('value="Ada"').and.include('value="+44 20 7946 0001"');
-      const refused = await postForm(client, '/account/profile', { firstName: 'Ada', lastName: 'Byron', phone: 'call me' });
+      const refused = await postForm(client, '/account/profile', {
+        firstName: 'Ada',
+        lastName: 'Byron',
+        phone: 'call me',
+      });
       expect(refused.status).to.equal(400);
       expect(refused.text).to.match(/class="error" role="alert">[^<]*phone/i);
       expect(refused.text).to.include('value="call me"');
@@ -591,7 +739,13 @@ describe('storefront pages', () => {
     });
 
     it('refuses a bad sign-up with a 400 form naming the field', async () => {
-      const res = await postForm(stack.client(), '/account/signup', { firstName: 'Grace', lastName: 'Hopper', email: 'grace@example.com', password: '123', phone: '' });
+      const res = await postForm(stack.client(), '/account/signup', {
+        firstName: 'Grace',
+        lastName: 'Hopper',
+        email: 'grace@example.com',
+        password: '123',
+        phone: '',
+      });
       expect(res.status).to.equal(400);
       expect(res.text).to.include('Password must be at least 6 characters.');
       expect(res.text).to.include('value="grace@example.com"').and.not.include('value="123"');
@@ -613,7 +767,10 @@ describe('storefront pages with STOREFRONT_ORIGIN set', () => {
       res.end(`<h1>The shop's own front end at ${req.url}</h1>`);
     });
     await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-    stack = await startStack({ services: ['inventory', 'checkout'], env: { STOREFRONT_ORIGIN: `http://127.0.0.1:${(origin.address() as AddressInfo).port}` } });
+    stack = await startStack({
+      services: ['inventory', 'checkout'],
+      env: { STOREFRONT_ORIGIN: `http://127.0.0.1:${(origin.address() as AddressInfo).port}` },
+    });
   });
   after(async () => {
     await stack?.stop();
@@ -626,7 +783,10 @@ describe('storefront pages with STOREFRONT_ORIGIN set', () => {
       expect(res.status).to.equal(200);
       expect(res.text).to.equal(`<h1>The shop's own front end at ${path}</h1>`);
     }
-    const posted = await stack.client().request('POST', '/basket/add', { body: 'sku=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const posted = await stack.client().request('POST', '/basket/add', {
+      body: 'sku=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(posted.status).to.equal(405);
     expect((await stack.client().get<string>('/llms.txt')).text).to.not.include('## Storefront pages');
   });

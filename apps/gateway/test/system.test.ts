@@ -71,13 +71,18 @@ describe('gateway: system endpoints and error shapes', () => {
 
   // Signup takes a body and reads it before calling identity, which this stack does not run.
   it('answers malformed JSON with 400 in the Error shape', async () => {
-    const res = await stack.client().request('POST', '/api/auth/signup', { body: '{"a":', headers: { 'content-type': 'application/json' } });
+    const res = await stack
+      .client()
+      .request('POST', '/api/auth/signup', { body: '{"a":', headers: { 'content-type': 'application/json' } });
     expect(res.status).to.equal(400);
     expect(res.body).to.deep.include({ success: false, error: 'malformed_json' });
   });
 
   it('answers a body that is not JSON with 415', async () => {
-    const res = await stack.client().request('POST', '/api/auth/signup', { body: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await stack.client().request('POST', '/api/auth/signup', {
+      body: 'a=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).to.equal(415);
     expect(res.body).to.deep.include({ success: false, error: 'unsupported_media_type' });
   });
@@ -95,11 +100,16 @@ describe('gateway: system endpoints and error shapes', () => {
     const res = await stack.client().get('/api/ready');
     // Only inventory runs in this stack, so the gateway is not ready.
     expect(res.status).to.equal(503);
-    expect(res.body).to.deep.equal({ success: false, error: 'not_ready', detail: 'The service is not ready; try again shortly' });
-    for (const name of ['identity', 'loyalty', 'checkout', 'inventory', 'unreachable', 'serving']) expect(res.text).to.not.contain(name);
+    expect(res.body).to.deep.equal({
+      success: false,
+      error: 'not_ready',
+      detail: 'The service is not ready; try again shortly',
+    });
+    for (const name of ['identity', 'loyalty', 'checkout', 'inventory', 'unreachable', 'serving'])
+      expect(res.text).to.not.contain(name);
   });
 
-  it('reports each dependency\'s state on the admin port\'s /ready', async () => {
+  it("reports each dependency's state on the admin port's /ready", async () => {
     const answer = await detailedReadiness(stack.gateway.readiness);
     expect(answer.status).to.equal(503);
     expect(answer.body).to.deep.equal({
@@ -122,7 +132,10 @@ describe('gateway: readiness with every service up', () => {
     expect(res.body).to.deep.equal({ status: 'ready' });
     expect(await detailedReadiness(stack.gateway.readiness)).to.deep.equal({
       status: 200,
-      body: { status: 'ready', services: { identity: 'serving', loyalty: 'serving', checkout: 'serving', inventory: 'serving' } },
+      body: {
+        status: 'ready',
+        services: { identity: 'serving', loyalty: 'serving', checkout: 'serving', inventory: 'serving' },
+      },
     });
   });
 });

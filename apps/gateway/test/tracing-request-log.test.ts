@@ -15,8 +15,12 @@ async function gatewayWithCapturedLog(stack: Stack, level: string) {
       done();
     },
   });
-  const gateway = await startGateway(readGatewayConfig(new EnvReader({ ...stack.env, ...testServiceTokenEnv('gateway'), PORT: '0' })), { logger: createLogger('gateway', level, sink) });
-  const requestLines = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.msg === 'request');
+  const gateway = await startGateway(
+    readGatewayConfig(new EnvReader({ ...stack.env, ...testServiceTokenEnv('gateway'), PORT: '0' })),
+    { logger: createLogger('gateway', level, sink) },
+  );
+  const requestLines = () =>
+    lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((record) => record.msg === 'request');
   return { gateway, lines, requestLines };
 }
 
@@ -68,8 +72,15 @@ describe('gateway: request log', () => {
     const session = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0';
     const client = new HttpClient(gateway.url);
     client.setCookie('svc_sess', session);
-    await client.post('/api/auth/login', { email: 'someone@example.com', password }, { authorization: `Bearer ${password}` });
-    await client.request('POST', '/api/auth/login', { body: `{"password":"${password}",`, headers: { 'content-type': 'application/json' } });
+    await client.post(
+      '/api/auth/login',
+      { email: 'someone@example.com', password },
+      { authorization: `Bearer ${password}` },
+    );
+    await client.request('POST', '/api/auth/login', {
+      body: `{"password":"${password}",`,
+      headers: { 'content-type': 'application/json' },
+    });
     await client.post('/api/auth/signup', { email: 'new@example.com', password, firstName: 'A', lastName: 'B' });
     await settle();
     expect(requestLines()).to.have.length(3);

@@ -3,12 +3,25 @@ import { accessTable } from '@storefront/grpc';
 import { identity } from '@storefront/proto';
 
 export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
-  { callers: ['gateway'], customer: 'none', rpcs: ['signUp', 'logIn', 'logOut', 'resolveSession', 'requestPasswordReset', 'resetPassword'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    rpcs: ['signUp', 'logIn', 'logOut', 'resolveSession', 'requestPasswordReset', 'resetPassword'],
+  },
   // The console's staff: the set-up token, credentials or staff session is in the message.
-  { callers: ['gateway'], customer: 'none', rpcs: ['getStaffSetup', 'completeStaffSetup', 'staffLogIn', 'staffLogOut', 'resolveStaffSession'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    rpcs: ['getStaffSetup', 'completeStaffSetup', 'staffLogIn', 'staffLogOut', 'resolveStaffSession'],
+  },
   { callers: ['gateway'], customer: 'required', rpcs: ['getProfile', 'updateProfile'] },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
   // The console: any staff member looks a customer up.
-  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['findCustomerForStaff', 'getCustomerForStaff'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['findCustomerForStaff', 'getCustomerForStaff'],
+  },
 ]);

@@ -10,6 +10,7 @@ runMain({
   app: 'identity',
   readConfig: readIdentityConfig,
   // The embedded SQLite default migrates itself; MySQL deployments run `migrate` first.
-  start: (config, logger) => startIdentityServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readIdentityServeKeys) }),
+  start: (config, logger) =>
+    startIdentityServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readIdentityServeKeys) }),
   migrate: storeMigrations('identity', migrations),
 });

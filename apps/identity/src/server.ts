@@ -6,7 +6,16 @@ import { staffActionsPage } from '@storefront/staff-audit';
 import { identity } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { dialectOf } from '@storefront/db';
-import { openComponent, repeatInBackground, startGrpcService, type BuildContext, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
+import {
+  openComponent,
+  repeatInBackground,
+  startGrpcService,
+  type BuildContext,
+  type OpenComponent,
+  type RunningGrpcService,
+  type ServiceParts,
+  type ServiceStartOptions,
+} from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
 import { mailSenderFor, type PassSummary } from '@storefront/outbox';
 import type { IdentityConfig, IdentityServeKeys } from './config';
@@ -39,46 +48,72 @@ export interface IdentityHandles {
 
 /** Identity in a process of its own, served over gRPC. */
 export function startIdentityServer(config: IdentityConfig, options: StartOptions): Promise<IdentityServer> {
-  return startGrpcService({ service: 'identity', config, migrations, ...options }, buildIdentity(config, options.now ?? Date.now));
+  return startGrpcService(
+    { service: 'identity', config, migrations, ...options },
+    buildIdentity(config, options.now ?? Date.now),
+  );
 }
 
 /** Identity as a component of the process that hosts it, called in-process. */
-export function openIdentityComponent(config: IdentityConfig, options: ServiceStartOptions): Promise<OpenComponent<IdentityHandles>> {
-  return openComponent({ service: 'identity', config, migrations, ...options }, buildIdentity(config, options.now ?? Date.now));
+export function openIdentityComponent(
+  config: IdentityConfig,
+  options: ServiceStartOptions,
+): Promise<OpenComponent<IdentityHandles>> {
+  return openComponent(
+    { service: 'identity', config, migrations, ...options },
+    buildIdentity(config, options.now ?? Date.now),
+  );
 }
 
 function buildIdentity(config: IdentityConfig, now: () => number) {
   return async ({ db, redis, logger }: BuildContext): Promise<ServiceParts<IdentityHandles>> => {
-  const mailSender = mailSenderFor('identity', db, config.mail, logger, now);
-  const mailQueued = () => mailSender.wake();
-  const users = new UserStore(db);
-  const counters = windowCountersFor(db, dialectOf(db), redis);
-  const hasher = await PasswordHasher.create(config.argon2);
-  const resets = new PasswordResetStore(db);
-  const accounts = new Accounts({
-    users,
-    sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
-    counters,
-    hasher,
-    limits: config.rateLimits,
-    now,
-    welcomeMail: (user) => welcomeMail(user, config.publicBaseUrl),
-    mailQueued,
-  });
-  const staffAccounts = new StaffAccounts({
-    staff: new StaffStore(db),
-    sessions: redis ? new RedisSessionStore(redis, 'staff-session') : new SqlSessionStore(db, 'staff_sessions', 'staff_id'),
-    counters,
-    hasher,
-    limits: config.rateLimits,
-    now,
-  });
-  const staffCustomers = new StaffCustomers(users);
-  const passwordResets = new PasswordResets({ users, resets, counters, hasher, limits: config.passwordResets, publicBaseUrl: config.publicBaseUrl, logger, now, mailQueued });
+    const mailSender = mailSenderFor('identity', db, config.mail, logger, now);
+    const mailQueued = () => mailSender.wake();
+    const users = new UserStore(db);
+    const counters = windowCountersFor(db, dialectOf(db), redis);
+    const hasher = await PasswordHasher.create(config.argon2);
+    const resets = new PasswordResetStore(db);
+    const accounts = new Accounts({
+      users,
+      sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
+      counters,
+      hasher,
+      limits: config.rateLimits,
+      now,
+      welcomeMail: (user) => welcomeMail(user, config.publicBaseUrl),
+      mailQueued,
+    });
+    const staffAccounts = new StaffAccounts({
+      staff: new StaffStore(db),
+      sessions: redis
+        ? new RedisSessionStore(redis, 'staff-session')
+        : new SqlSessionStore(db, 'staff_sessions', 'staff_id'),
+      counters,
+      hasher,
+      limits: config.rateLimits,
+      now,
+    });
+    const staffCustomers = new StaffCustomers(users);
+    const passwordResets = new PasswordResets({
+      users,
+      resets,
+      counters,
+      hasher,
+      limits: config.passwordResets,
+      publicBaseUrl: config.publicBaseUrl,
+      logger,
+      now,
+      mailQueued,
+    });
     return {
       describe: { sessions: redis ? 'redis' : 'sql' },
       startBackground() {
-        const stopPurge = repeatInBackground(PURGE_INTERVAL_MS, () => Promise.all([accounts.purgeExpired(), staffAccounts.purgeExpired(), resets.purgeExpired(now())]), logger, 'purging expired sessions failed');
+        const stopPurge = repeatInBackground(
+          PURGE_INTERVAL_MS,
+          () => Promise.all([accounts.purgeExpired(), staffAccounts.purgeExpired(), resets.purgeExpired(now())]),
+          logger,
+          'purging expired sessions failed',
+        );
         mailSender.start();
         return async () => {
           stopPurge();
@@ -88,52 +123,62 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       },
       exposed: { accounts, passwordResets, staffAccounts, sendMailNow: () => mailSender.sendDue() },
       bindings: [
-      bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
-        listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
-        signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
-        logIn: async ({ email, password, clientAddress }, context) => signedIn(await accounts.logIn(email, password, clientAddress, context.abandoned)),
-        logOut: async ({ sessionToken }) => {
-          await accounts.logOut(sessionToken);
-          return {};
-        },
-        resolveSession: async ({ sessionToken }) => {
-          const { user, expiresAt } = await accounts.resolveSession(sessionToken);
-          return { profile: toProfile(user), expiresInMs: Math.max(0, expiresAt - now()) };
-        },
-        getProfile: async (_request, context) => ({ profile: toProfile(await accounts.profile(await context.requireCaller())) }),
-        updateProfile: async (request, context) => ({
-          profile: toProfile(await accounts.updateProfile(await context.requireCaller(), request)),
+        bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
+          listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
+          signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
+          logIn: async ({ email, password, clientAddress }, context) =>
+            signedIn(await accounts.logIn(email, password, clientAddress, context.abandoned)),
+          logOut: async ({ sessionToken }) => {
+            await accounts.logOut(sessionToken);
+            return {};
+          },
+          resolveSession: async ({ sessionToken }) => {
+            const { user, expiresAt } = await accounts.resolveSession(sessionToken);
+            return { profile: toProfile(user), expiresInMs: Math.max(0, expiresAt - now()) };
+          },
+          getProfile: async (_request, context) => ({
+            profile: toProfile(await accounts.profile(await context.requireCaller())),
+          }),
+          updateProfile: async (request, context) => ({
+            profile: toProfile(await accounts.updateProfile(await context.requireCaller(), request)),
+          }),
+          requestPasswordReset: async ({ email, clientAddress }) => {
+            await passwordResets.request(email, clientAddress);
+            return {};
+          },
+          resetPassword: async ({ token, password, clientAddress }) => ({
+            userId: await passwordResets.confirm(token, password, clientAddress),
+          }),
+          getStaffSetup: async ({ setupToken }) => {
+            const offer = await staffAccounts.setupOffer(setupToken);
+            return { staff: offer.member, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri };
+          },
+          completeStaffSetup: async ({ setupToken, password, code }, context) => {
+            const { member, recoveryCodes } = await staffAccounts.completeSetup(
+              setupToken,
+              password,
+              code,
+              context.abandoned,
+            );
+            return { staff: toStaffMember(member), recoveryCodes };
+          },
+          staffLogIn: async (request, context) => {
+            const { member, session } = await staffAccounts.logIn(request, context.abandoned);
+            return { staff: toStaffMember(member), session };
+          },
+          staffLogOut: async ({ sessionToken, clientAddress }) => {
+            await staffAccounts.logOut(sessionToken, clientAddress);
+            return {};
+          },
+          findCustomerForStaff: async ({ email }) => ({ customer: toProfile(await staffCustomers.byEmail(email)) }),
+          getCustomerForStaff: async ({ accountId }) => ({ customer: toProfile(await staffCustomers.byId(accountId)) }),
+          resolveStaffSession: async ({ sessionToken }) => {
+            const { member, expiresAt } = await staffAccounts.resolveSession(sessionToken);
+            return { staff: toStaffMember(member), expiresInMs: Math.max(0, expiresAt - now()) };
+          },
         }),
-        requestPasswordReset: async ({ email, clientAddress }) => {
-          await passwordResets.request(email, clientAddress);
-          return {};
-        },
-        resetPassword: async ({ token, password, clientAddress }) => ({ userId: await passwordResets.confirm(token, password, clientAddress) }),
-        getStaffSetup: async ({ setupToken }) => {
-          const offer = await staffAccounts.setupOffer(setupToken);
-          return { staff: offer.member, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri };
-        },
-        completeStaffSetup: async ({ setupToken, password, code }, context) => {
-          const { member, recoveryCodes } = await staffAccounts.completeSetup(setupToken, password, code, context.abandoned);
-          return { staff: toStaffMember(member), recoveryCodes };
-        },
-        staffLogIn: async (request, context) => {
-          const { member, session } = await staffAccounts.logIn(request, context.abandoned);
-          return { staff: toStaffMember(member), session };
-        },
-        staffLogOut: async ({ sessionToken, clientAddress }) => {
-          await staffAccounts.logOut(sessionToken, clientAddress);
-          return {};
-        },
-        findCustomerForStaff: async ({ email }) => ({ customer: toProfile(await staffCustomers.byEmail(email)) }),
-        getCustomerForStaff: async ({ accountId }) => ({ customer: toProfile(await staffCustomers.byId(accountId)) }),
-        resolveStaffSession: async ({ sessionToken }) => {
-          const { member, expiresAt } = await staffAccounts.resolveSession(sessionToken);
-          return { staff: toStaffMember(member), expiresInMs: Math.max(0, expiresAt - now()) };
-        },
-      }),
-    ],
-  };
+      ],
+    };
   };
 }
 

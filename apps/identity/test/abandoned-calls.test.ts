@@ -21,15 +21,26 @@ const signUpRequest = (): identity.SignUpRequest => ({
 
 describe('identity: calls that end while their password is hashed', () => {
   let harness: IdentityHarness;
-  startForSuite(() => startIdentity(SLOW_ARGON2), (started) => (harness = started));
+  startForSuite(
+    () => startIdentity(SLOW_ARGON2),
+    (started) => (harness = started),
+  );
 
   // With one hash at a time, a call made afterwards finishes only after the abandoned one did.
-  const afterEarlierHashes = () => harness.client.logIn({ email: 'nobody@example.test', password: PASSWORD, clientAddress: '192.0.2.9' }).catch(() => undefined);
+  const afterEarlierHashes = () =>
+    harness.client
+      .logIn({ email: 'nobody@example.test', password: PASSWORD, clientAddress: '192.0.2.9' })
+      .catch(() => undefined);
 
   it('opens no session for a login whose deadline passes during the hash', async () => {
     const { profile } = await harness.client.signUp(signUpRequest());
     expect(await sessionCountOf(harness.stores, harness.server.db, profile!.id)).to.equal(1);
-    const late = await rejection(harness.client.logIn({ email: profile!.email, password: PASSWORD, clientAddress: '192.0.2.2' }, { deadlineMs: SHORT_DEADLINE_MS }));
+    const late = await rejection(
+      harness.client.logIn(
+        { email: profile!.email, password: PASSWORD, clientAddress: '192.0.2.2' },
+        { deadlineMs: SHORT_DEADLINE_MS },
+      ),
+    );
     expect(late).to.be.instanceOf(AppError).and.include({ kind: 'timeout' });
     await afterEarlierHashes();
     expect(await sessionCountOf(harness.stores, harness.server.db, profile!.id)).to.equal(1);

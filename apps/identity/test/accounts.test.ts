@@ -33,7 +33,10 @@ class RecordingHasher {
 }
 
 /** The domain alone: its welcome mail is built and dropped (the outbox and its sender are tested on their own). */
-const NO_MAIL = { welcomeMail: (user: User) => ({ key: `welcome:${user.id}`, to: user.email, subject: 'Welcome', text: '', html: '' }), mailQueued: () => undefined };
+const NO_MAIL = {
+  welcomeMail: (user: User) => ({ key: `welcome:${user.id}`, to: user.email, subject: 'Welcome', text: '', html: '' }),
+  mailQueued: () => undefined,
+};
 
 describe('identity accounts domain', () => {
   let harness: StoreHarness;
@@ -42,7 +45,9 @@ describe('identity accounts domain', () => {
   const clock = new ManualClock();
   before(async () => {
     harness = await openStores();
-    hasher = new RecordingHasher(await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2, maxWaiting: 50 }));
+    hasher = new RecordingHasher(
+      await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2, maxWaiting: 50 }),
+    );
     accounts = new Accounts({
       users: new UserStore(harness.db),
       sessions: new SqlSessionStore(harness.db),
@@ -72,7 +77,15 @@ describe('identity accounts domain', () => {
   it('never hashes a password over 128 characters', async () => {
     hasher.verified.length = 0;
     await accounts.logIn('known@example.test', 'x'.repeat(129), '192.0.2.52').catch(() => undefined);
-    await accounts.signUp({ email: 'long@example.test', password: 'x'.repeat(10_000), firstName: 'A', lastName: 'B', clientAddress: '192.0.2.52' }).catch(() => undefined);
+    await accounts
+      .signUp({
+        email: 'long@example.test',
+        password: 'x'.repeat(10_000),
+        firstName: 'A',
+        lastName: 'B',
+        clientAddress: '192.0.2.52',
+      })
+      .catch(() => undefined);
     expect(hasher.verified).to.have.length(0);
     expect(await harness.db('users').where({ email: 'long@example.test' }).first()).to.equal(undefined);
   });
@@ -91,8 +104,20 @@ describe('identity accounts domain', () => {
   });
 
   it('replaces a hash made with weaker parameters at the next login', async () => {
-    const weak = await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2, maxWaiting: 50 });
-    const stronger = await PasswordHasher.create({ memoryKib: 2048, timeCost: 2, parallelism: 1, maxConcurrent: 2, maxWaiting: 50 });
+    const weak = await PasswordHasher.create({
+      memoryKib: 1024,
+      timeCost: 1,
+      parallelism: 1,
+      maxConcurrent: 2,
+      maxWaiting: 50,
+    });
+    const stronger = await PasswordHasher.create({
+      memoryKib: 2048,
+      timeCost: 2,
+      parallelism: 1,
+      maxConcurrent: 2,
+      maxWaiting: 50,
+    });
     const { user } = await newAccount('upgrade@example.test', '192.0.2.70');
     expect(weak.needsRehash(user.passwordHash)).to.equal(false);
     const upgraded = new Accounts({
@@ -120,7 +145,9 @@ describe('identity accounts domain', () => {
       );
     for (let i = 0; i < 5; i += 1) expect(await failure('192.0.2.81')).to.include({ code: 'invalid_credentials' });
     expect(await failure('192.0.2.81')).to.include({ kind: 'rate_limited', retryAfterSeconds: 30 });
-    expect((await accounts.logIn('delayed@example.test', 'plum-tractor-42', '192.0.2.82')).user.email).to.equal('delayed@example.test');
+    expect((await accounts.logIn('delayed@example.test', 'plum-tractor-42', '192.0.2.82')).user.email).to.equal(
+      'delayed@example.test',
+    );
     clock.advance(30 * 1000);
     expect(await failure('192.0.2.81')).to.include({ code: 'invalid_credentials' });
     expect(await failure('192.0.2.81')).to.include({ kind: 'rate_limited', retryAfterSeconds: 60 });

@@ -55,7 +55,9 @@ describe('identity: waiting limit for password hashing', () => {
 
   it('with no waiting allowed, refuses whatever cannot start at once', async () => {
     const limit = new ConcurrencyLimit(2, 0);
-    const results = await Promise.allSettled(Array.from({ length: 3 }, () => limit.run(() => new Promise((resolve) => setTimeout(resolve, 20)))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 3 }, () => limit.run(() => new Promise((resolve) => setTimeout(resolve, 20)))),
+    );
     expect(results.map((result) => result.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected']);
   });
 });

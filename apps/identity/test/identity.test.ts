@@ -24,17 +24,26 @@ function signUpRequest(overrides: Partial<identity.SignUpRequest> = {}): identit
 
 describe('identity service over gRPC', () => {
   let harness: IdentityHarness;
-  startForSuite(() => startIdentity({
-      LOGIN_FAILURES_PER_ADDRESS_MAX: '6',
-      SIGNUPS_PER_ADDRESS_MAX: '1000',
-    }), (started) => (harness = started));
+  startForSuite(
+    () =>
+      startIdentity({
+        LOGIN_FAILURES_PER_ADDRESS_MAX: '6',
+        SIGNUPS_PER_ADDRESS_MAX: '1000',
+      }),
+    (started) => (harness = started),
+  );
 
   const caller = async (userId: string) => ({ customer: userId });
 
   describe('SignUp', () => {
     it('creates the account with a normalised email, trimmed names, a referral code and a session', async () => {
       const { profile, session } = await harness.client.signUp(
-        signUpRequest({ email: '  Grace.Hopper@Example.TEST ', firstName: ' Grace ', lastName: 'Hopper ', phone: '+44 20 7946 0000' }),
+        signUpRequest({
+          email: '  Grace.Hopper@Example.TEST ',
+          firstName: ' Grace ',
+          lastName: 'Hopper ',
+          phone: '+44 20 7946 0000',
+        }),
       );
       expect(profile).to.deep.include({
         email: 'grace.hopper@example.test',
@@ -140,25 +149,46 @@ describe('identity service over gRPC', () => {
     it('issues a new session on every login, leaving the others valid', async () => {
       const request = signUpRequest();
       const signedUp = await harness.client.signUp(request);
-      const first = await harness.client.logIn({ email: ` ${request.email.toUpperCase()}`, password: PASSWORD, clientAddress: '192.0.2.9' });
-      const second = await harness.client.logIn({ email: request.email, password: PASSWORD, clientAddress: '192.0.2.9' });
+      const first = await harness.client.logIn({
+        email: ` ${request.email.toUpperCase()}`,
+        password: PASSWORD,
+        clientAddress: '192.0.2.9',
+      });
+      const second = await harness.client.logIn({
+        email: request.email,
+        password: PASSWORD,
+        clientAddress: '192.0.2.9',
+      });
       expect(first.profile).to.deep.equal(signedUp.profile);
       const tokens = new Set([signedUp.session!.token, first.session!.token, second.session!.token]);
       expect(tokens.size).to.equal(3);
-      for (const token of tokens) expect((await harness.client.resolveSession({ sessionToken: token })).profile!.id).to.equal(signedUp.profile!.id);
+      for (const token of tokens)
+        expect((await harness.client.resolveSession({ sessionToken: token })).profile!.id).to.equal(
+          signedUp.profile!.id,
+        );
     });
 
     it('answers an unknown email and a wrong password alike', async () => {
       const request = signUpRequest();
       await harness.client.signUp(request);
-      const wrong = await rejection(harness.client.logIn({ email: request.email, password: 'not-the-password', clientAddress: '192.0.2.10' }));
-      const unknown = await rejection(harness.client.logIn({ email: `nobody-${request.email}`, password: PASSWORD, clientAddress: '192.0.2.10' }));
-      expect(wrong).to.include({ kind: 'unauthenticated', code: 'invalid_credentials', detail: 'Email or password is incorrect' });
+      const wrong = await rejection(
+        harness.client.logIn({ email: request.email, password: 'not-the-password', clientAddress: '192.0.2.10' }),
+      );
+      const unknown = await rejection(
+        harness.client.logIn({ email: `nobody-${request.email}`, password: PASSWORD, clientAddress: '192.0.2.10' }),
+      );
+      expect(wrong).to.include({
+        kind: 'unauthenticated',
+        code: 'invalid_credentials',
+        detail: 'Email or password is incorrect',
+      });
       expect({ ...unknown }).to.deep.equal({ ...wrong });
     });
 
     it('refuses a login password over 128 characters as invalid, not as wrong', async () => {
-      const error = await rejection(harness.client.logIn({ email: 'a@example.test', password: 'p'.repeat(129), clientAddress: '192.0.2.11' }));
+      const error = await rejection(
+        harness.client.logIn({ email: 'a@example.test', password: 'p'.repeat(129), clientAddress: '192.0.2.11' }),
+      );
       expect(error).to.include({ kind: 'invalid_argument', detail: 'password must be at most 128 characters' });
     });
 
@@ -186,11 +216,21 @@ describe('identity service over gRPC', () => {
     it('ends a session on logout; a second logout, an unknown or malformed token is 401', async () => {
       const { session } = await harness.client.signUp(signUpRequest());
       await harness.client.logOut({ sessionToken: session!.token });
-      expect(await rejection(harness.client.resolveSession({ sessionToken: session!.token }))).to.include({ kind: 'unauthenticated' });
-      expect(await rejection(harness.client.logOut({ sessionToken: session!.token }))).to.include({ kind: 'unauthenticated' });
-      expect(await rejection(harness.client.logOut({ sessionToken: 'A'.repeat(43) }))).to.include({ kind: 'unauthenticated' });
-      expect(await rejection(harness.client.resolveSession({ sessionToken: "'; drop table sessions; --" }))).to.include({ kind: 'unauthenticated' });
-      expect(await rejection(harness.client.resolveSession({ sessionToken: '' }))).to.include({ kind: 'unauthenticated' });
+      expect(await rejection(harness.client.resolveSession({ sessionToken: session!.token }))).to.include({
+        kind: 'unauthenticated',
+      });
+      expect(await rejection(harness.client.logOut({ sessionToken: session!.token }))).to.include({
+        kind: 'unauthenticated',
+      });
+      expect(await rejection(harness.client.logOut({ sessionToken: 'A'.repeat(43) }))).to.include({
+        kind: 'unauthenticated',
+      });
+      expect(await rejection(harness.client.resolveSession({ sessionToken: "'; drop table sessions; --" }))).to.include(
+        { kind: 'unauthenticated' },
+      );
+      expect(await rejection(harness.client.resolveSession({ sessionToken: '' }))).to.include({
+        kind: 'unauthenticated',
+      });
     });
   });
 
@@ -199,12 +239,19 @@ describe('identity service over gRPC', () => {
     it('limits failed logins per client address across accounts, and only that address', async () => {
       const address = '203.0.113.200';
       for (let i = 0; i < 6; i += 1) {
-        await rejection(harness.client.logIn({ email: `spray${i}@example.test`, password: 'wrong-password', clientAddress: address }));
+        await rejection(
+          harness.client.logIn({ email: `spray${i}@example.test`, password: 'wrong-password', clientAddress: address }),
+        );
       }
       const request = signUpRequest();
       await harness.client.signUp(request);
-      expect(await rejection(harness.client.logIn({ email: request.email, password: PASSWORD, clientAddress: address }))).to.include({ kind: 'rate_limited' });
-      expect((await harness.client.logIn({ email: request.email, password: PASSWORD, clientAddress: '203.0.113.201' })).profile).to.not.equal(undefined);
+      expect(
+        await rejection(harness.client.logIn({ email: request.email, password: PASSWORD, clientAddress: address })),
+      ).to.include({ kind: 'rate_limited' });
+      expect(
+        (await harness.client.logIn({ email: request.email, password: PASSWORD, clientAddress: '203.0.113.201' }))
+          .profile,
+      ).to.not.equal(undefined);
     });
   });
 
@@ -221,11 +268,15 @@ describe('identity service over gRPC', () => {
       const ada = await harness.client.signUp(signUpRequest());
       const bob = await harness.client.signUp(signUpRequest({ firstName: 'Bob' }));
       expect(await rejection(harness.client.getProfile({}))).to.include({ kind: 'unauthenticated' });
-      expect(await rejection(harness.client.updateProfile({ firstName: 'Eve' }))).to.include({ kind: 'unauthenticated' });
+      expect(await rejection(harness.client.updateProfile({ firstName: 'Eve' }))).to.include({
+        kind: 'unauthenticated',
+      });
       expect((await harness.client.getProfile({}, await caller(ada.profile!.id))).profile).to.deep.equal(ada.profile);
       await harness.client.updateProfile({ firstName: 'Robert' }, await caller(bob.profile!.id));
       expect((await harness.client.getProfile({}, await caller(ada.profile!.id))).profile!.firstName).to.equal('Ada');
-      expect((await harness.client.getProfile({}, await caller(bob.profile!.id))).profile!.firstName).to.equal('Robert');
+      expect((await harness.client.getProfile({}, await caller(bob.profile!.id))).profile!.firstName).to.equal(
+        'Robert',
+      );
     });
 
     it('changes only the fields given, trims them, and clears the phone with an empty string', async () => {
@@ -235,7 +286,11 @@ describe('identity service over gRPC', () => {
       expect(renamed.profile).to.deep.equal({ ...profile, lastName: 'Byron' });
       const cleared = await harness.client.updateProfile({ phone: '' }, options);
       expect(cleared.profile!.phone).to.equal(undefined);
-      expect(cleared.profile).to.deep.include({ email: profile!.email, referralCode: profile!.referralCode, id: profile!.id });
+      expect(cleared.profile).to.deep.include({
+        email: profile!.email,
+        referralCode: profile!.referralCode,
+        id: profile!.id,
+      });
     });
 
     it('refuses invalid edits naming the field, changing nothing', async () => {

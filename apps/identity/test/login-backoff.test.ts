@@ -14,7 +14,13 @@ let customers = 0;
 async function newCustomer(harness: IdentityHarness): Promise<string> {
   customers += 1;
   const email = `backoff${customers}-${Date.now()}@example.test`;
-  await harness.client.signUp({ email, password: PASSWORD, firstName: 'Ada', lastName: 'Lovelace', clientAddress: '192.0.2.1' });
+  await harness.client.signUp({
+    email,
+    password: PASSWORD,
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    clientAddress: '192.0.2.1',
+  });
   return email;
 }
 
@@ -34,20 +40,25 @@ describe('identity: progressive login delay per account and address', () => {
     (started) => (harness = started),
   );
 
-  const attempt = (email: string, password: string, clientAddress: string) => harness.client.logIn({ email, password, clientAddress });
-  const failsWith = async (email: string, password: string, clientAddress: string) => rejection(attempt(email, password, clientAddress));
+  const attempt = (email: string, password: string, clientAddress: string) =>
+    harness.client.logIn({ email, password, clientAddress });
+  const failsWith = async (email: string, password: string, clientAddress: string) =>
+    rejection(attempt(email, password, clientAddress));
 
   it('makes an address that keeps failing for an account wait longer after every failure, then checks it again', async () => {
     const email = await newCustomer(harness);
     const attacker = '198.51.100.10';
-    for (let i = 0; i < 3; i += 1) expect(await failsWith(email, 'wrong-password', attacker)).to.include({ code: 'invalid_credentials' });
+    for (let i = 0; i < 3; i += 1)
+      expect(await failsWith(email, 'wrong-password', attacker)).to.include({ code: 'invalid_credentials' });
 
     const waits: number[] = [];
     for (let round = 0; round < 4; round += 1) {
       const limited = await failsWith(email, 'wrong-password', attacker);
       expect(limited).to.include({ kind: 'rate_limited', code: 'too_many_attempts' });
       // Hammering during the wait is refused again and does not lengthen it.
-      expect((await failsWith(email, 'wrong-password', attacker)).retryAfterSeconds).to.equal(limited.retryAfterSeconds);
+      expect((await failsWith(email, 'wrong-password', attacker)).retryAfterSeconds).to.equal(
+        limited.retryAfterSeconds,
+      );
       waits.push(limited.retryAfterSeconds!);
       harness.clock.advance(limited.retryAfterSeconds! * 1000 - 1000);
       expect(await failsWith(email, PASSWORD, attacker)).to.include({ kind: 'rate_limited', retryAfterSeconds: 1 });
@@ -71,7 +82,8 @@ describe('identity: progressive login delay per account and address', () => {
     const owner = '203.0.113.30';
     for (let i = 0; i < 2; i += 1) await failsWith(email, 'wrong-password', owner);
     expect((await attempt(email, PASSWORD, owner)).profile!.email).to.equal(email);
-    for (let i = 0; i < 3; i += 1) expect(await failsWith(email, 'wrong-password', owner)).to.include({ code: 'invalid_credentials' });
+    for (let i = 0; i < 3; i += 1)
+      expect(await failsWith(email, 'wrong-password', owner)).to.include({ code: 'invalid_credentials' });
     expect(await failsWith(email, 'wrong-password', owner)).to.include({ kind: 'rate_limited', retryAfterSeconds: 60 });
   });
 
@@ -84,13 +96,20 @@ describe('identity: progressive login delay per account and address', () => {
         const error = await failsWith(email, 'wrong-password', '198.51.100.40');
         answers.push(`${error.code}:${error.retryAfterSeconds ?? ''}`);
       }
-      expect(answers, email).to.deep.equal(['invalid_credentials:', 'invalid_credentials:', 'invalid_credentials:', 'too_many_attempts:60']);
+      expect(answers, email).to.deep.equal([
+        'invalid_credentials:',
+        'invalid_credentials:',
+        'invalid_credentials:',
+        'too_many_attempts:60',
+      ]);
     }
   });
 
   it('checks at most the free failures of parallel guesses from one address', async () => {
     const email = await newCustomer(harness);
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: 12 }, () => failsWith(email, 'wrong-password', '198.51.100.50'))));
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: 12 }, () => failsWith(email, 'wrong-password', '198.51.100.50'))),
+    );
     const checked = answers.filter((error) => error.code === 'invalid_credentials').length;
     expect(checked).to.be.within(1, 3);
     expect(answers.filter((error) => error.code === 'too_many_attempts')).to.have.length(12 - checked);
@@ -110,8 +129,10 @@ describe('identity: the per-account limit refuses only addresses that failed for
     (started) => (harness = started),
   );
 
-  const attempt = (email: string, password: string, clientAddress: string) => harness.client.logIn({ email, password, clientAddress });
-  const failsWith = async (email: string, password: string, clientAddress: string) => rejection(attempt(email, password, clientAddress));
+  const attempt = (email: string, password: string, clientAddress: string) =>
+    harness.client.logIn({ email, password, clientAddress });
+  const failsWith = async (email: string, password: string, clientAddress: string) =>
+    rejection(attempt(email, password, clientAddress));
 
   it('refuses the attacking addresses past the account limit while a clean address logs in, until the window ends', async () => {
     const email = await newCustomer(harness);

@@ -10,12 +10,18 @@ const SLOW = { memoryKib: 65536, timeCost: 3, parallelism: 1 };
 describe('identity: password hasher queue', () => {
   it('refuses a hash beyond the waiting limit with 503 unavailable and a retry time', async () => {
     const hasher = await PasswordHasher.create({ ...SLOW, maxConcurrent: 1, maxWaiting: 1 });
-    const [first, second, third] = await Promise.allSettled([hasher.hash('one-password'), hasher.hash('two-password'), hasher.hash('three-password')]);
+    const [first, second, third] = await Promise.allSettled([
+      hasher.hash('one-password'),
+      hasher.hash('two-password'),
+      hasher.hash('three-password'),
+    ]);
     expect(first.status).to.equal('fulfilled');
     expect(second.status).to.equal('fulfilled');
     expect(third.status).to.equal('rejected');
     const error = (third as PromiseRejectedResult).reason as AppError;
-    expect(error).to.be.instanceOf(AppError).and.include({ kind: 'unavailable', code: 'service_unavailable', retryAfterSeconds: 1 });
+    expect(error)
+      .to.be.instanceOf(AppError)
+      .and.include({ kind: 'unavailable', code: 'service_unavailable', retryAfterSeconds: 1 });
   });
 
   it('skips the hash of a caller who left while waiting, and withholds the result from one who left during it', async () => {

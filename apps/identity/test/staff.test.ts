@@ -1,4 +1,7 @@
-/** Staff accounts of the console: set-up links, password plus TOTP logins, recovery codes, sessions, disabling, the audit log. */
+/**
+ * Staff accounts of the console: set-up links, password plus TOTP logins, recovery codes, sessions, disabling, the
+ * audit log.
+ */
 import { expect } from 'chai';
 import { generateSync } from 'otplib';
 import { AppError } from '@storefront/errors';
@@ -44,9 +47,17 @@ describe('identity staff accounts', () => {
     roster = new StaffRoster(store, clock.now);
     staff = new StaffAccounts({
       staff: store,
-      sessions: harness.redis ? new RedisSessionStore(harness.redis, 'staff-session') : new SqlSessionStore(harness.db, 'staff_sessions', 'staff_id'),
+      sessions: harness.redis
+        ? new RedisSessionStore(harness.redis, 'staff-session')
+        : new SqlSessionStore(harness.db, 'staff_sessions', 'staff_id'),
       counters: windowCountersFor(harness.db, dialectOf(harness.db), harness.redis),
-      hasher: await PasswordHasher.create({ memoryKib: 1024, timeCost: 1, parallelism: 1, maxConcurrent: 2, maxWaiting: 50 }),
+      hasher: await PasswordHasher.create({
+        memoryKib: 1024,
+        timeCost: 1,
+        parallelism: 1,
+        maxConcurrent: 2,
+        maxWaiting: 50,
+      }),
       limits: LIMITS,
       now: clock.now,
     });
@@ -85,7 +96,9 @@ describe('identity staff accounts', () => {
     expect(recoveryCodes).to.have.length(10);
     expect(new Set(recoveryCodes).size).to.equal(10);
     expect((await refusal(staff.setupOffer(setupToken))).code).to.equal('setup_link_invalid');
-    expect((await refusal(staff.completeSetup(setupToken, PASSWORD, codeAt(offer.totpSecret)))).code).to.equal('setup_link_invalid');
+    expect((await refusal(staff.completeSetup(setupToken, PASSWORD, codeAt(offer.totpSecret)))).code).to.equal(
+      'setup_link_invalid',
+    );
   });
 
   it('expires a set-up link after a day', async () => {
@@ -104,48 +117,106 @@ describe('identity staff accounts', () => {
   it('sets up only with a current code from the offered secret and a password of at least 12 characters', async () => {
     const { setupToken } = await roster.add('strict@example.com', 'staff');
     const offer = await staff.setupOffer(setupToken);
-    expect((await refusal(staff.completeSetup(setupToken, 'short pass', codeAt(offer.totpSecret)))).detail).to.match(/at least 12 characters/);
-    expect((await refusal(staff.completeSetup(setupToken, PASSWORD, codeAt(offer.totpSecret, clock.ms - 120_000)))).code).to.equal('invalid_totp');
+    expect((await refusal(staff.completeSetup(setupToken, 'short pass', codeAt(offer.totpSecret)))).detail).to.match(
+      /at least 12 characters/,
+    );
+    expect(
+      (await refusal(staff.completeSetup(setupToken, PASSWORD, codeAt(offer.totpSecret, clock.ms - 120_000)))).code,
+    ).to.equal('invalid_totp');
     expect((await refusal(staff.completeSetup(setupToken, PASSWORD, 'abcdef'))).code).to.equal('invalid_totp');
   });
 
   it('logs in with password and a current code, once per code, and refuses a wrong code', async () => {
     const { secret } = await setUp('login@example.com');
     const wrongCode = String((Number(codeAt(secret)) + 1) % 1_000_000).padStart(6, '0');
-    expect((await refusal(staff.logIn({ email: 'login@example.com', password: PASSWORD, code: wrongCode, clientAddress: ADDRESS }))).code).to.equal('invalid_credentials');
+    expect(
+      (
+        await refusal(
+          staff.logIn({ email: 'login@example.com', password: PASSWORD, code: wrongCode, clientAddress: ADDRESS }),
+        )
+      ).code,
+    ).to.equal('invalid_credentials');
     const code = codeAt(secret);
-    const { member, session } = await staff.logIn({ email: 'LOGIN@example.com', password: PASSWORD, code, clientAddress: ADDRESS });
+    const { member, session } = await staff.logIn({
+      email: 'LOGIN@example.com',
+      password: PASSWORD,
+      code,
+      clientAddress: ADDRESS,
+    });
     expect(member.email).to.equal('login@example.com');
     expect(session.maxAgeSeconds).to.equal(STAFF_SESSION_IDLE_SECONDS);
     expect((await staff.resolveSession(session.token)).member.id).to.equal(member.id);
-    expect((await refusal(staff.logIn({ email: 'login@example.com', password: PASSWORD, code, clientAddress: ADDRESS }))).code, 'a code is spent').to.equal('invalid_credentials');
-    expect((await refusal(staff.logIn({ email: 'login@example.com', password: 'not the password', code: codeAt(secret, clock.ms + 30_000), clientAddress: ADDRESS }))).code).to.equal(
-      'invalid_credentials',
-    );
+    expect(
+      (await refusal(staff.logIn({ email: 'login@example.com', password: PASSWORD, code, clientAddress: ADDRESS })))
+        .code,
+      'a code is spent',
+    ).to.equal('invalid_credentials');
+    expect(
+      (
+        await refusal(
+          staff.logIn({
+            email: 'login@example.com',
+            password: 'not the password',
+            code: codeAt(secret, clock.ms + 30_000),
+            clientAddress: ADDRESS,
+          }),
+        )
+      ).code,
+    ).to.equal('invalid_credentials');
   });
 
   it('takes each recovery code once, written in any case and with or without its dash', async () => {
     const { recoveryCodes } = await setUp('recovery@example.com');
     const typed = recoveryCodes[0]!.replace('-', '').toLowerCase();
     await staff.logIn({ email: 'recovery@example.com', password: PASSWORD, code: typed, clientAddress: ADDRESS });
-    expect((await refusal(staff.logIn({ email: 'recovery@example.com', password: PASSWORD, code: recoveryCodes[0]!, clientAddress: ADDRESS }))).code).to.equal('invalid_credentials');
-    await staff.logIn({ email: 'recovery@example.com', password: PASSWORD, code: recoveryCodes[1]!, clientAddress: ADDRESS });
+    expect(
+      (
+        await refusal(
+          staff.logIn({
+            email: 'recovery@example.com',
+            password: PASSWORD,
+            code: recoveryCodes[0]!,
+            clientAddress: ADDRESS,
+          }),
+        )
+      ).code,
+    ).to.equal('invalid_credentials');
+    await staff.logIn({
+      email: 'recovery@example.com',
+      password: PASSWORD,
+      code: recoveryCodes[1]!,
+      clientAddress: ADDRESS,
+    });
   });
 
   it('slows down repeated failures like customer logins, on counters of its own', async () => {
     const { secret } = await setUp('backoff@example.com');
     const address = '198.51.100.77';
     for (let attempt = 0; attempt < LIMITS.loginBackoff.freeFailures; attempt += 1) {
-      await refusal(staff.logIn({ email: 'backoff@example.com', password: 'wrong password!', code: codeAt(secret), clientAddress: address }));
+      await refusal(
+        staff.logIn({
+          email: 'backoff@example.com',
+          password: 'wrong password!',
+          code: codeAt(secret),
+          clientAddress: address,
+        }),
+      );
     }
-    const refused = await refusal(staff.logIn({ email: 'backoff@example.com', password: PASSWORD, code: codeAt(secret), clientAddress: address }));
+    const refused = await refusal(
+      staff.logIn({ email: 'backoff@example.com', password: PASSWORD, code: codeAt(secret), clientAddress: address }),
+    );
     expect(refused.kind).to.equal('rate_limited');
     expect(refused.retryAfterSeconds).to.be.greaterThan(0);
   });
 
   it('extends a session at each use and ends it after 12 idle hours', async () => {
     const { secret } = await setUp('idle@example.com');
-    const { session } = await staff.logIn({ email: 'idle@example.com', password: PASSWORD, code: codeAt(secret), clientAddress: ADDRESS });
+    const { session } = await staff.logIn({
+      email: 'idle@example.com',
+      password: PASSWORD,
+      code: codeAt(secret),
+      clientAddress: ADDRESS,
+    });
     clock.advance(11 * 3600_000);
     const extended = await staff.resolveSession(session.token);
     expect(extended.expiresAt).to.equal(clock.ms + STAFF_SESSION_IDLE_SECONDS * 1000);
@@ -157,11 +228,22 @@ describe('identity staff accounts', () => {
 
   it("ends a disabled member's sessions at once and refuses their logins", async () => {
     const { secret } = await setUp('gone@example.com');
-    const { session } = await staff.logIn({ email: 'gone@example.com', password: PASSWORD, code: codeAt(secret), clientAddress: ADDRESS });
+    const { session } = await staff.logIn({
+      email: 'gone@example.com',
+      password: PASSWORD,
+      code: codeAt(secret),
+      clientAddress: ADDRESS,
+    });
     await roster.disable('gone@example.com');
     expect((await refusal(staff.resolveSession(session.token))).kind).to.equal('unauthenticated');
     clock.advance(30_000);
-    expect((await refusal(staff.logIn({ email: 'gone@example.com', password: PASSWORD, code: codeAt(secret), clientAddress: ADDRESS }))).code).to.equal('invalid_credentials');
+    expect(
+      (
+        await refusal(
+          staff.logIn({ email: 'gone@example.com', password: PASSWORD, code: codeAt(secret), clientAddress: ADDRESS }),
+        )
+      ).code,
+    ).to.equal('invalid_credentials');
     expect((await refusal(roster.disable('gone@example.com'))).code).to.equal('staff_disabled');
     expect((await refusal(roster.disable('nobody@example.com'))).code).to.equal('staff_not_found');
   });
@@ -169,11 +251,25 @@ describe('identity staff accounts', () => {
   it('writes logins, failed logins and logouts to the audit log with the address', async () => {
     const { secret } = await setUp('audited@example.com');
     const since = clock.ms;
-    await refusal(staff.logIn({ email: 'audited@example.com', password: 'wrong password!', code: codeAt(secret), clientAddress: ADDRESS }));
-    const { session } = await staff.logIn({ email: 'audited@example.com', password: PASSWORD, code: codeAt(secret), clientAddress: ADDRESS });
+    await refusal(
+      staff.logIn({
+        email: 'audited@example.com',
+        password: 'wrong password!',
+        code: codeAt(secret),
+        clientAddress: ADDRESS,
+      }),
+    );
+    const { session } = await staff.logIn({
+      email: 'audited@example.com',
+      password: PASSWORD,
+      code: codeAt(secret),
+      clientAddress: ADDRESS,
+    });
     await staff.logOut(session.token, '2001:db8::1');
     expect((await refusal(staff.resolveSession(session.token))).kind).to.equal('unauthenticated');
-    const entries = (await exportStaffActions(harness.db, since)).filter((entry) => entry.staffEmail === 'audited@example.com');
+    const entries = (await exportStaffActions(harness.db, since)).filter(
+      (entry) => entry.staffEmail === 'audited@example.com',
+    );
     expect(entries.map(({ action, clientAddress }) => ({ action, clientAddress }))).to.deep.equal([
       { action: 'login_failed', clientAddress: ADDRESS },
       { action: 'login', clientAddress: ADDRESS },

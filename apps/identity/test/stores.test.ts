@@ -7,7 +7,13 @@ import { expect } from 'chai';
 import { withBusyCores } from '@storefront/testing';
 import { UserStore } from '../src/stores/users';
 import { RedisSessionStore, SqlSessionStore, type SessionStore } from '../src/stores/sessions';
-import { MemoryWindowCounters, RedisWindowCounters, SqlWindowCounters, windowCountersFor, type WindowCounters } from '@storefront/rate-limit';
+import {
+  MemoryWindowCounters,
+  RedisWindowCounters,
+  SqlWindowCounters,
+  windowCountersFor,
+  type WindowCounters,
+} from '@storefront/rate-limit';
 import { dialectOf } from '@storefront/db';
 import { hashSessionToken, newSessionToken } from '../src/domain/session-tokens';
 import { openStores, type StoreHarness } from './support';
@@ -58,7 +64,11 @@ describe('identity stores', () => {
         const userId = await aUser();
         const hash = hashSessionToken(newSessionToken());
         await store.create(hash, { userId, createdAt: T0, expiresAt: T0 + 30 * DAY });
-        expect(await store.find(hash, T0 + 30 * DAY - 1)).to.deep.equal({ userId, createdAt: T0, expiresAt: T0 + 30 * DAY });
+        expect(await store.find(hash, T0 + 30 * DAY - 1)).to.deep.equal({
+          userId,
+          createdAt: T0,
+          expiresAt: T0 + 30 * DAY,
+        });
         expect(await store.find(hashSessionToken(newSessionToken()), T0)).to.equal(undefined);
       });
 
@@ -124,8 +134,12 @@ describe('identity stores', () => {
 
       it('counts concurrent hits exactly once each', async () => {
         const key = `k:${randomUUID()}`;
-        const results = await withBusyCores(() => Promise.all(Array.from({ length: 25 }, () => counters.hit(key, WINDOW, T0))));
-        expect(results.map((r) => r.hits).sort((a, b) => a - b)).to.deep.equal(Array.from({ length: 25 }, (_, i) => i + 1));
+        const results = await withBusyCores(() =>
+          Promise.all(Array.from({ length: 25 }, () => counters.hit(key, WINDOW, T0))),
+        );
+        expect(results.map((r) => r.hits).sort((a, b) => a - b)).to.deep.equal(
+          Array.from({ length: 25 }, (_, i) => i + 1),
+        );
       });
 
       it('keeps keys apart', async () => {
@@ -153,7 +167,10 @@ describe('identity stores', () => {
       expect(await counters.purgeExpired(T0 + 2 * DAY)).to.be.at.least(1);
       const hashes = (await harness.db('sessions').where({ user_id: userId }).pluck('token_hash')) as string[];
       expect(hashes).to.deep.equal([live]);
-      const keys = (await harness.db('rate_limit_counters').whereIn('counter_key', [ended, running]).pluck('counter_key')) as string[];
+      const keys = (await harness
+        .db('rate_limit_counters')
+        .whereIn('counter_key', [ended, running])
+        .pluck('counter_key')) as string[];
       expect(keys).to.deep.equal([running]);
     });
   });
@@ -162,7 +179,10 @@ describe('identity stores', () => {
     it('is Redis when configured, else the SQL store on MySQL, else memory on embedded SQLite', () => {
       const expected = process.env.STOREFRONT_TEST_BACKEND === 'mysql' ? SqlWindowCounters : MemoryWindowCounters;
       expect(windowCountersFor(harness.db, dialectOf(harness.db), undefined)).to.be.instanceOf(expected);
-      if (harness.redis) expect(windowCountersFor(harness.db, dialectOf(harness.db), harness.redis)).to.be.instanceOf(RedisWindowCounters);
+      if (harness.redis)
+        expect(windowCountersFor(harness.db, dialectOf(harness.db), harness.redis)).to.be.instanceOf(
+          RedisWindowCounters,
+        );
     });
 
     it('purges ended windows from memory, keeping running ones', async () => {
@@ -179,7 +199,11 @@ describe('identity stores', () => {
     describe('Redis expiry', () => {
       it('gives a session key a TTL of its remaining lifetime', async () => {
         const hash = hashSessionToken(newSessionToken());
-        await new RedisSessionStore(harness.redis!).create(hash, { userId: 'u', createdAt: T0, expiresAt: T0 + 30 * DAY });
+        await new RedisSessionStore(harness.redis!).create(hash, {
+          userId: 'u',
+          createdAt: T0,
+          expiresAt: T0 + 30 * DAY,
+        });
         const ttl = await harness.redis!.pttl(`session:${hash}`);
         expect(ttl).to.be.within(30 * DAY - 60_000, 30 * DAY);
       });

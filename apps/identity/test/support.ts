@@ -6,7 +6,13 @@ import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@
 import type { RpcClient } from '@storefront/grpc';
 import { identity } from '@storefront/proto';
 import { ManualClock, clientAs, provisionStores, serviceTestEnv, type TestStores } from '@storefront/testing';
-import { migrations, readIdentityConfig, readIdentityServeKeys, startIdentityServer, type IdentityServer } from '../src';
+import {
+  migrations,
+  readIdentityConfig,
+  readIdentityServeKeys,
+  startIdentityServer,
+  type IdentityServer,
+} from '../src';
 
 export interface IdentityHarness {
   server: IdentityServer;
@@ -23,7 +29,11 @@ export const FAST_ARGON2: Env = { ARGON2_MEMORY_KIB: '1024', ARGON2_TIME_COST: '
 export async function startIdentity(extraEnv: Env = {}): Promise<IdentityHarness> {
   const { stores, keys, env } = await serviceTestEnv('identity', { ...FAST_ARGON2, ...extraEnv });
   const clock = new ManualClock();
-  const server = await startIdentityServer(readIdentityConfig(env), { migrate: true, now: clock.now, ...readIdentityServeKeys(env) }).catch(async (error: unknown) => {
+  const server = await startIdentityServer(readIdentityConfig(env), {
+    migrate: true,
+    now: clock.now,
+    ...readIdentityServeKeys(env),
+  }).catch(async (error: unknown) => {
     await stores.cleanup();
     throw error;
   });

@@ -18,6 +18,14 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
     callers: ['gateway'],
     customer: 'none',
     staff: { required: ['owner'] },
-    rpcs: ['setSkuStock', 'restockSku', 'setSkuUnlimited', 'setSkuPrice', 'removeProduct', 'previewCatalogImport', 'applyCatalogImport'],
+    rpcs: [
+      'setSkuStock',
+      'restockSku',
+      'setSkuUnlimited',
+      'setSkuPrice',
+      'removeProduct',
+      'previewCatalogImport',
+      'applyCatalogImport',
+    ],
   },
 ]);

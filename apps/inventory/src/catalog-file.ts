@@ -54,7 +54,8 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
       return;
     }
     checkCatalogEntry(p, at, seenIds, problems);
-    if (p.description !== undefined && typeof p.description !== 'string') problems.push(`${at}.description must be a string`);
+    if (p.description !== undefined && typeof p.description !== 'string')
+      problems.push(`${at}.description must be a string`);
     if (!Array.isArray(p.sizes) || p.sizes.length === 0) {
       problems.push(`${at}.sizes must be a non-empty array`);
       return;
@@ -76,15 +77,32 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
         seenSizes.add(s.size);
       }
       const pricePence = typeof s.price === 'number' ? Math.round(s.price * 100) : NaN;
-      if (!Number.isFinite(pricePence) || pricePence <= 0 || Math.abs(pricePence - (s.price as number) * 100) > 1e-6 || pricePence > PRICE_PENCE_MAX) {
+      if (
+        !Number.isFinite(pricePence) ||
+        pricePence <= 0 ||
+        Math.abs(pricePence - (s.price as number) * 100) > 1e-6 ||
+        pricePence > PRICE_PENCE_MAX
+      ) {
         problems.push(`${sat}.price must be a positive GBP amount with at most 2 decimal places`);
       }
-      if (s.stock !== undefined && (!Number.isInteger(s.stock) || (s.stock as number) < 0 || (s.stock as number) > STOCK_UNITS_MAX)) {
+      if (
+        s.stock !== undefined &&
+        (!Number.isInteger(s.stock) || (s.stock as number) < 0 || (s.stock as number) > STOCK_UNITS_MAX)
+      ) {
         problems.push(`${sat}.stock must be an integer from 0 to 1000000 when present`);
       }
-      sizes.push({ size: s.size as string, pricePence, ...(s.stock === undefined ? {} : { stock: s.stock as number }) });
+      sizes.push({
+        size: s.size as string,
+        pricePence,
+        ...(s.stock === undefined ? {} : { stock: s.stock as number }),
+      });
     });
-    products.push({ id: p.id as string, name: typeof p.name === 'string' ? p.name.trim() : '', description: (p.description as string) ?? '', sizes });
+    products.push({
+      id: p.id as string,
+      name: typeof p.name === 'string' ? p.name.trim() : '',
+      description: (p.description as string) ?? '',
+      sizes,
+    });
   });
   return problems.length > 0 ? { problems } : { catalog: { products }, problems: [] };
 }

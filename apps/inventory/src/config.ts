@@ -20,7 +20,8 @@ export function readInventoryConfig(env: EnvReader): InventoryConfig {
   const service = readGrpcServiceConfig(env, 'inventory', '127.0.0.1:50054');
   return {
     ...service,
-    seedDemoCatalog: env.oneOf('SEED_DEMO_DATA', ['true', 'false'], service.store.mysqlUrl ? 'false' : 'true') === 'true',
+    seedDemoCatalog:
+      env.oneOf('SEED_DEMO_DATA', ['true', 'false'], service.store.mysqlUrl ? 'false' : 'true') === 'true',
     reservationTtlSeconds: env.int('RESERVATION_TTL_SECONDS', 30 * 60, { min: 60, max: 24 * 60 * 60 }),
     sweepIntervalMs: env.int('RESERVATION_SWEEP_INTERVAL_MS', 15_000, { min: 100, max: 10 * 60 * 1000 }),
     merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),

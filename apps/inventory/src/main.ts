@@ -10,6 +10,7 @@ runMain({
   app: 'inventory',
   readConfig: readInventoryConfig,
   // The embedded SQLite default migrates itself; MySQL deployments run `migrate` first.
-  start: (config, logger) => startInventoryServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readInventoryServeKeys) }),
+  start: (config, logger) =>
+    startInventoryServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readInventoryServeKeys) }),
   migrate: storeMigrations('inventory', migrations),
 });

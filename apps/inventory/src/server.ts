@@ -9,7 +9,15 @@ import path from 'node:path';
 import { inventory } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { registerGauge } from '@storefront/telemetry';
-import { openComponent, startGrpcService, type BuildContext, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
+import {
+  openComponent,
+  startGrpcService,
+  type BuildContext,
+  type OpenComponent,
+  type RunningGrpcService,
+  type ServiceParts,
+  type ServiceStartOptions,
+} from '@storefront/lifecycle';
 import type { InventoryConfig, InventoryServeKeys } from './config';
 import { INVENTORY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -46,20 +54,23 @@ export function startInventoryServer(config: InventoryConfig, options: StartOpti
 }
 
 /** Inventory as a component of the process that hosts it, called in-process. */
-export function openInventoryComponent(config: InventoryConfig, options: ServiceStartOptions): Promise<OpenComponent<InventoryHandles>> {
+export function openInventoryComponent(
+  config: InventoryConfig,
+  options: ServiceStartOptions,
+): Promise<OpenComponent<InventoryHandles>> {
   return openComponent({ service: 'inventory', config, migrations, ...options }, buildInventory(config, options));
 }
 
 function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
   return async ({ db, logger }: BuildContext): Promise<ServiceParts<InventoryHandles>> => {
-  const store = new InventoryStore(db);
-  const reservations = new ReservationStore(db, { now: options.now });
-  const stockReturns = new StockReturnStore(db, options.now);
-  const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
-  if (config.seedDemoCatalog && (await store.isEmpty())) {
-    await store.importCatalog(parseCatalogFile(JSON.parse(fs.readFileSync(DEMO_CATALOG_PATH, 'utf8'))));
-    logger.info('seeded the demo catalog');
-  }
+    const store = new InventoryStore(db);
+    const reservations = new ReservationStore(db, { now: options.now });
+    const stockReturns = new StockReturnStore(db, options.now);
+    const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
+    if (config.seedDemoCatalog && (await store.isEmpty())) {
+      await store.importCatalog(parseCatalogFile(JSON.parse(fs.readFileSync(DEMO_CATALOG_PATH, 'utf8'))));
+      logger.info('seeded the demo catalog');
+    }
     return {
       startBackground() {
         const sweeper = startSweeper(reservations, config.sweepIntervalMs, logger);
@@ -76,38 +87,46 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
       },
       exposed: { store, reservations },
       bindings: [
-      bind('storefront.inventory.v1.InventoryService', inventory.InventoryServiceService, INVENTORY_ACCESS, {
-        listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
-        getStock: async () => ({ available: await store.availableStock() }),
-        getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
-        getCatalogSnapshot: async ({ knownVersion }) => toSnapshotMessage(await publisher.snapshot(knownVersion)),
-        quote: async ({ lines }) => ({
-          lines: (await store.quote(normalizeLines(lines))).map((line) => ({
-            sku: line.sku,
-            quantity: line.quantity,
-            unitPricePence: line.unitPricePence,
-            productName: line.productName,
-            size: line.size,
-            onHand: line.onHand,
-          })),
+        bind('storefront.inventory.v1.InventoryService', inventory.InventoryServiceService, INVENTORY_ACCESS, {
+          listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
+          getStock: async () => ({ available: await store.availableStock() }),
+          getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
+          getCatalogSnapshot: async ({ knownVersion }) => toSnapshotMessage(await publisher.snapshot(knownVersion)),
+          quote: async ({ lines }) => ({
+            lines: (await store.quote(normalizeLines(lines))).map((line) => ({
+              sku: line.sku,
+              quantity: line.quantity,
+              unitPricePence: line.unitPricePence,
+              productName: line.productName,
+              size: line.size,
+              onHand: line.onHand,
+            })),
+          }),
+          reserve: async ({ orderReference, lines, ttlSeconds }) => {
+            const ttl = reservationTtlSeconds(ttlSeconds, config.reservationTtlSeconds);
+            const reservation = await reservations.reserve(
+              checkOrderReference(orderReference),
+              normalizeLines(lines),
+              ttl,
+            );
+            return { reservation: toReservationMessage(reservation) };
+          },
+          commit: async ({ orderReference }) => ({
+            reservation: toReservationMessage(await reservations.commit(checkOrderReference(orderReference))),
+          }),
+          release: async ({ orderReference }) => ({
+            reservation: toReservationMessage(await reservations.release(checkOrderReference(orderReference))),
+          }),
+          returnStock: async ({ returnId, orderReference, lines }) =>
+            stockReturns.returnStock(
+              requireReturnId(returnId),
+              checkOrderReference(orderReference),
+              normalizeLines(lines),
+            ),
+          ...staffCatalogRpcs(new StockAdmin(db, reservations, options.now), new CatalogImporter(store, options.now)),
         }),
-        reserve: async ({ orderReference, lines, ttlSeconds }) => {
-          const ttl = reservationTtlSeconds(ttlSeconds, config.reservationTtlSeconds);
-          const reservation = await reservations.reserve(checkOrderReference(orderReference), normalizeLines(lines), ttl);
-          return { reservation: toReservationMessage(reservation) };
-        },
-        commit: async ({ orderReference }) => ({
-          reservation: toReservationMessage(await reservations.commit(checkOrderReference(orderReference))),
-        }),
-        release: async ({ orderReference }) => ({
-          reservation: toReservationMessage(await reservations.release(checkOrderReference(orderReference))),
-        }),
-        returnStock: async ({ returnId, orderReference, lines }) =>
-          stockReturns.returnStock(requireReturnId(returnId), checkOrderReference(orderReference), normalizeLines(lines)),
-        ...staffCatalogRpcs(new StockAdmin(db, reservations, options.now), new CatalogImporter(store, options.now)),
-      }),
-    ],
-  };
+      ],
+    };
   };
 }
 
@@ -127,7 +146,11 @@ function toProductMessage(product: CatalogProduct): inventory.Product {
 }
 
 function toSnapshotMessage({ version, notModified, catalog }: CatalogSnapshot): inventory.GetCatalogSnapshotResponse {
-  return { version, notModified, ...(catalog ? { catalog: { ...catalog, products: catalog.products.map(toProductMessage) } } : {}) };
+  return {
+    version,
+    notModified,
+    ...(catalog ? { catalog: { ...catalog, products: catalog.products.map(toProductMessage) } } : {}),
+  };
 }
 
 function toReservationMessage(reservation: Reservation): inventory.Reservation {

@@ -10,7 +10,14 @@ import type { SkuStock, StockAdmin } from './stores/stock-admin';
 
 type StaffCatalogRpcs = Pick<
   UnaryHandlers<typeof inventory.InventoryServiceService>,
-  'getStaffCatalog' | 'setSkuStock' | 'restockSku' | 'setSkuUnlimited' | 'setSkuPrice' | 'removeProduct' | 'previewCatalogImport' | 'applyCatalogImport'
+  | 'getStaffCatalog'
+  | 'setSkuStock'
+  | 'restockSku'
+  | 'setSkuUnlimited'
+  | 'setSkuPrice'
+  | 'removeProduct'
+  | 'previewCatalogImport'
+  | 'applyCatalogImport'
 >;
 
 /** Every one of these RPCs requires a staff member, so the access check has put one here. */
@@ -19,17 +26,32 @@ const staffOf = (context: CallContext): StaffIdentity => context.staff!;
 export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): StaffCatalogRpcs {
   return {
     getStaffCatalog: async () => ({
-      products: (await admin.catalog()).map((product) => ({ id: product.id, name: product.name, description: product.description, sizes: product.sizes.map(toStaffSku) })),
+      products: (await admin.catalog()).map((product) => ({
+        id: product.id,
+        name: product.name,
+        description: product.description,
+        sizes: product.sizes.map(toStaffSku),
+      })),
     }),
-    setSkuStock: async ({ sku, onHand, note }, context) => ({ sku: toStaffSku(await admin.setStock(sku, onHand, staffOf(context), note)) }),
-    restockSku: async ({ sku, units, note }, context) => ({ sku: toStaffSku(await admin.restock(sku, units, staffOf(context), note)) }),
-    setSkuUnlimited: async ({ sku, note }, context) => ({ sku: toStaffSku(await admin.setUnlimited(sku, staffOf(context), note)) }),
-    setSkuPrice: async ({ sku, pricePence }, context) => ({ sku: toStaffSku(await admin.setPrice(sku, pricePence, staffOf(context))) }),
+    setSkuStock: async ({ sku, onHand, note }, context) => ({
+      sku: toStaffSku(await admin.setStock(sku, onHand, staffOf(context), note)),
+    }),
+    restockSku: async ({ sku, units, note }, context) => ({
+      sku: toStaffSku(await admin.restock(sku, units, staffOf(context), note)),
+    }),
+    setSkuUnlimited: async ({ sku, note }, context) => ({
+      sku: toStaffSku(await admin.setUnlimited(sku, staffOf(context), note)),
+    }),
+    setSkuPrice: async ({ sku, pricePence }, context) => ({
+      sku: toStaffSku(await admin.setPrice(sku, pricePence, staffOf(context))),
+    }),
     removeProduct: async ({ productId }, context) => {
       const removed = await admin.removeProduct(productId, staffOf(context));
       return { productId: removed.id, skus: removed.skus };
     },
-    previewCatalogImport: async ({ catalogText }) => ({ preview: toPreviewMessage(await importer.preview(parseCatalogText(catalogText))) }),
+    previewCatalogImport: async ({ catalogText }) => ({
+      preview: toPreviewMessage(await importer.preview(parseCatalogText(catalogText))),
+    }),
     applyCatalogImport: async ({ catalogText, digest }, context) => ({
       applied: toPreviewMessage(await importer.apply(parseCatalogText(catalogText), digest, staffOf(context))),
     }),
@@ -57,5 +79,10 @@ function toPreviewMessage(preview: ImportPreview): inventory.CatalogImportPrevie
     pricePence: entry.pricePence ?? 0,
     ...(entry.stock === undefined ? {} : { stock: entry.stock }),
   });
-  return { ...preview, addedProducts: preview.addedProducts.map(addition), addedSizes: preview.addedSizes.map(addition), countingStarted: preview.countingStarted.map(addition) };
+  return {
+    ...preview,
+    addedProducts: preview.addedProducts.map(addition),
+    addedSizes: preview.addedSizes.map(addition),
+    countingStarted: preview.countingStarted.map(addition),
+  };
 }

@@ -6,7 +6,10 @@ import { rejection, startForEachTest, withBusyCores } from '@storefront/testing'
 
 describe('inventory: catalog, quote, stock and the published snapshot', () => {
   let h: InventoryHarness;
-  startForEachTest(() => startInventory({ SUMUP_MERCHANT_CODE: 'MTEST123' }), (started) => (h = started));
+  startForEachTest(
+    () => startInventory({ SUMUP_MERCHANT_CODE: 'MTEST123' }),
+    (started) => (h = started),
+  );
 
   it('GetCatalog lists products in file order with pence prices and stock flags', async () => {
     await h.client.reserve({ orderReference: 'all-of-it', lines: [{ sku: 'alpha-10mg', quantity: 3 }], ttlSeconds: 0 });
@@ -21,7 +24,11 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
 
   it('GetStock lists limited SKUs only: on hand minus reserved', async () => {
     await h.client.reserve({ orderReference: 'some', lines: [{ sku: 'alpha-5mg', quantity: 7 }], ttlSeconds: 0 });
-    expect((await h.gateway.getStock({})).available).to.deep.equal({ 'alpha-5mg': 43, 'alpha-10mg': 3, 'beta-1mg': 10 });
+    expect((await h.gateway.getStock({})).available).to.deep.equal({
+      'alpha-5mg': 43,
+      'alpha-10mg': 3,
+      'beta-1mg': 10,
+    });
   });
 
   it('answers a burst of stock reads with at most two queries, all with the same map', async () => {
@@ -29,7 +36,9 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
     const count = () => (queries += 1);
     h.server.store.db.on('query', count);
     try {
-      const together = await withBusyCores(() => Promise.all(Array.from({ length: 20 }, () => h.server.store.availableStock())));
+      const together = await withBusyCores(() =>
+        Promise.all(Array.from({ length: 20 }, () => h.server.store.availableStock())),
+      );
       expect(queries).to.be.within(1, 2);
       expect(new Set(together.map((answer) => JSON.stringify(answer))).size).to.equal(1);
     } finally {
@@ -53,11 +62,20 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
   });
 
   it('Quote names unknown SKUs and bad quantities as invalid arguments', async () => {
-    const unknown = await rejection(h.client.quote({ lines: [{ sku: 'alpha-1kg', quantity: 1 }, { sku: 'beta-1mg', quantity: 1 }] }));
+    const unknown = await rejection(
+      h.client.quote({
+        lines: [
+          { sku: 'alpha-1kg', quantity: 1 },
+          { sku: 'beta-1mg', quantity: 1 },
+        ],
+      }),
+    );
     expect(unknown).to.include({ kind: 'invalid_argument', code: 'unknown_sku' });
     expect(unknown.detail).to.include('alpha-1kg').and.not.include('beta-1mg');
     expect((await rejection(h.client.quote({ lines: [] }))).kind).to.equal('invalid_argument');
-    expect((await rejection(h.client.quote({ lines: [{ sku: 'beta-1mg', quantity: 100 }] }))).detail).to.include('lines[0].quantity');
+    expect((await rejection(h.client.quote({ lines: [{ sku: 'beta-1mg', quantity: 100 }] }))).detail).to.include(
+      'lines[0].quantity',
+    );
   });
 
   describe('GetCatalogSnapshot', () => {
@@ -83,7 +101,12 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
               { size: '20mg', sku: 'alpha-20mg', pricePence: 5950, stockLimited: false, inStock: true },
             ],
           },
-          { id: 'beta', name: 'Beta', description: 'Test peptide B', sizes: [{ size: '1mg', sku: 'beta-1mg', pricePence: 999, stockLimited: true, inStock: true }] },
+          {
+            id: 'beta',
+            name: 'Beta',
+            description: 'Test peptide B',
+            sizes: [{ size: '1mg', sku: 'beta-1mg', pricePence: 999, stockLimited: true, inStock: true }],
+          },
         ],
       });
     });
@@ -98,7 +121,11 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
 
     it('changes version when a limited SKU sells out and again when it is back', async () => {
       const first = await snapshot();
-      await h.client.reserve({ orderReference: 'last-units', lines: [{ sku: 'alpha-10mg', quantity: 3 }], ttlSeconds: 0 });
+      await h.client.reserve({
+        orderReference: 'last-units',
+        lines: [{ sku: 'alpha-10mg', quantity: 3 }],
+        ttlSeconds: 0,
+      });
       const soldOut = await snapshot(first.version);
       expect(soldOut.notModified).to.equal(false);
       expect(soldOut.version).to.not.equal(first.version);
@@ -120,11 +147,20 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       expect(await podAt(h.clock.ms + 60_000).snapshot('')).to.deep.equal(first);
 
       // A sell-out is rendered by two pods at once: both pick the same first time, a new one.
-      await h.client.reserve({ orderReference: 'last-units', lines: [{ sku: 'alpha-10mg', quantity: 3 }], ttlSeconds: 0 });
-      const [left, right] = await Promise.all([podAt(h.clock.ms + 5000).snapshot(first.version), podAt(h.clock.ms + 7000).snapshot(first.version)]);
+      await h.client.reserve({
+        orderReference: 'last-units',
+        lines: [{ sku: 'alpha-10mg', quantity: 3 }],
+        ttlSeconds: 0,
+      });
+      const [left, right] = await Promise.all([
+        podAt(h.clock.ms + 5000).snapshot(first.version),
+        podAt(h.clock.ms + 7000).snapshot(first.version),
+      ]);
       expect(left).to.deep.equal(right);
       expect(left!.version).to.not.equal(first.version);
-      expect([h.clock.ms + 5000, h.clock.ms + 7000].map((ms) => new Date(ms).toISOString())).to.include(left!.catalog!.generatedAt);
+      expect([h.clock.ms + 5000, h.clock.ms + 7000].map((ms) => new Date(ms).toISOString())).to.include(
+        left!.catalog!.generatedAt,
+      );
       h.clock.advance(30_000);
       expect(await snapshot()).to.deep.equal(left);
     });

@@ -30,8 +30,18 @@ export const TEST_CATALOG = {
 };
 
 /** The console's members as the gateway names them. */
-export const OWNER: StaffIdentity = { id: 'staff-owner', role: 'owner', email: 'owner@shop.test', clientAddress: '192.0.2.1' };
-export const STAFF: StaffIdentity = { id: 'staff-member', role: 'staff', email: 'staff@shop.test', clientAddress: '192.0.2.2' };
+export const OWNER: StaffIdentity = {
+  id: 'staff-owner',
+  role: 'owner',
+  email: 'owner@shop.test',
+  clientAddress: '192.0.2.1',
+};
+export const STAFF: StaffIdentity = {
+  id: 'staff-member',
+  role: 'staff',
+  email: 'staff@shop.test',
+  clientAddress: '192.0.2.2',
+};
 
 export interface InventoryHarness {
   server: InventoryServer;
@@ -51,11 +61,22 @@ export interface InventoryHarness {
 export async function startInventory(extraEnv: Env = {}): Promise<InventoryHarness> {
   const { stores, env, keys } = await serviceTestEnv('inventory', { SEED_DEMO_DATA: 'false', ...extraEnv });
   const clock = new ManualClock();
-  const server = await startInventoryServer(readInventoryConfig(env), { migrate: true, now: clock.now, ...readInventoryServeKeys(env) });
+  const server = await startInventoryServer(readInventoryConfig(env), {
+    migrate: true,
+    now: clock.now,
+    ...readInventoryServeKeys(env),
+  });
   await server.store.importCatalog(parseCatalogFile(TEST_CATALOG));
   const client = clientAs('checkout', inventory.InventoryServiceService, 'inventory', server.address);
   const gateway = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address);
-  const staffClient = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, undefined, await CallerTokenSigner.fromPem(keys.privateKeyPem));
+  const staffClient = clientAs(
+    'gateway',
+    inventory.InventoryServiceService,
+    'inventory',
+    server.address,
+    undefined,
+    await CallerTokenSigner.fromPem(keys.privateKeyPem),
+  );
   return {
     server,
     client,

@@ -24,7 +24,12 @@ describe('inventory: npm run catalog:import', () => {
   const run = async (args: string[], runEnv: Env = env) => {
     const info: string[] = [];
     const errors: string[] = [];
-    const code = await runCatalogImport(args, runEnv, { info: (line) => info.push(line), error: (line) => errors.push(line) }, opsActor('test-operator'));
+    const code = await runCatalogImport(
+      args,
+      runEnv,
+      { info: (line) => info.push(line), error: (line) => errors.push(line) },
+      opsActor('test-operator'),
+    );
     return { code, info, errors };
   };
   /** Everything the import may touch, in a stable order. */
@@ -37,14 +42,33 @@ describe('inventory: npm run catalog:import', () => {
 
   it('imports a valid file: new products appear, prices update, live stock is left alone', async () => {
     await h.client.reserve({ orderReference: 'held', lines: [{ sku: 'beta-1mg', quantity: 4 }], ttlSeconds: 0 });
-    const next = structuredClone(TEST_CATALOG) as { products: Array<{ id: string; name: string; description: string; sizes: Array<{ size: string; price: number; stock?: number }> }> };
+    const next = structuredClone(TEST_CATALOG) as {
+      products: Array<{
+        id: string;
+        name: string;
+        description: string;
+        sizes: Array<{ size: string; price: number; stock?: number }>;
+      }>;
+    };
     next.products[1]!.sizes[0] = { size: '1mg', price: 12.25, stock: 999 };
-    next.products.push({ id: 'gamma', name: 'Gamma', description: 'New', sizes: [{ size: '2mg', price: 5, stock: 7 }, { size: '4mg', price: 9 }] });
+    next.products.push({
+      id: 'gamma',
+      name: 'Gamma',
+      description: 'New',
+      sizes: [
+        { size: '2mg', price: 5, stock: 7 },
+        { size: '4mg', price: 9 },
+      ],
+    });
     const result = await run([writeFile('next.json', next)]);
     expect(result.code).to.equal(EXIT.ok, result.errors.join('\n'));
     expect(result.info.at(-1)).to.match(/imported 3 products with 6 sizes/);
 
-    const sizes = await h.server.store.db('product_sizes').whereIn('sku', ['beta-1mg', 'gamma-2mg', 'gamma-4mg']).orderBy('sku').pluck('price_pence');
+    const sizes = await h.server.store
+      .db('product_sizes')
+      .whereIn('sku', ['beta-1mg', 'gamma-2mg', 'gamma-4mg'])
+      .orderBy('sku')
+      .pluck('price_pence');
     expect(sizes.map(Number)).to.deep.equal([1225, 500, 900]);
     expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 10, reserved: 4 });
     expect(await h.stockOf('gamma-2mg')).to.deep.equal({ onHand: 7, reserved: 0 });
@@ -63,7 +87,11 @@ describe('inventory: npm run catalog:import', () => {
   });
 
   it('reports progress for a large file', async () => {
-    const products = Array.from({ length: 1200 }, (_, i) => ({ id: `bulk-${i}`, name: `Bulk ${i}`, sizes: [{ size: '1mg', price: 1.5 }] }));
+    const products = Array.from({ length: 1200 }, (_, i) => ({
+      id: `bulk-${i}`,
+      name: `Bulk ${i}`,
+      sizes: [{ size: '1mg', price: 1.5 }],
+    }));
     const result = await run([writeFile('large.json', { products })]);
     expect(result.code).to.equal(EXIT.ok, result.errors.join('\n'));
     expect(result.info).to.include.members(['  500/1200 products written', '  1000/1200 products written']);
@@ -88,18 +116,63 @@ describe('inventory: npm run catalog:import', () => {
       ['a root without products', { items: [] }, 'catalog must be an object with a "products" array'],
       ['an empty product list', { products: [] }, 'products must list at least one product'],
       ['a product that is not an object', { products: ['delta'] }, 'products[0] must be an object'],
-      ['an id that is not a slug', { products: [product({ id: 'Delta Peptide' })] }, 'products[0].id must be a lower-case slug'],
+      [
+        'an id that is not a slug',
+        { products: [product({ id: 'Delta Peptide' })] },
+        'products[0].id must be a lower-case slug',
+      ],
       ['a product id listed twice', { products: [product(), product()] }, 'products[1].id "delta" appears twice'],
       ['a missing name', { products: [product({ name: undefined })] }, 'products[0].name must be a non-empty string'],
-      ['a name that is not a string', { products: [product({ name: 42 })] }, 'products[0].name must be a non-empty string'],
-      ['a description that is not a string', { products: [product({ description: ['x'] })] }, 'products[0].description must be a string'],
+      [
+        'a name that is not a string',
+        { products: [product({ name: 42 })] },
+        'products[0].name must be a non-empty string',
+      ],
+      [
+        'a description that is not a string',
+        { products: [product({ description: ['x'] })] },
+        'products[0].description must be a string',
+      ],
       ['no sizes', { products: [product({ sizes: [] })] }, 'products[0].sizes must be a non-empty array'],
-      ['a size with a space', { products: [product({}, { size: '5 mg' })] }, 'products[0].sizes[0].size must be letters, digits and dots'],
-      ['a size listed twice', { products: [product({ sizes: [{ size: '5mg', price: 1 }, { size: '5mg', price: 2 }] })] }, 'products[0].sizes[1].size "5mg" appears twice'],
-      ['a price with three decimals', { products: [product({}, { price: 10.005 })] }, 'products[0].sizes[0].price must be a positive GBP amount'],
-      ['a negative price', { products: [product({}, { price: -1 })] }, 'products[0].sizes[0].price must be a positive GBP amount'],
-      ['a price given as text', { products: [product({}, { price: '10.00' })] }, 'products[0].sizes[0].price must be a positive GBP amount'],
-      ['a fractional stock', { products: [product({}, { stock: 2.5 })] }, 'products[0].sizes[0].stock must be an integer'],
+      [
+        'a size with a space',
+        { products: [product({}, { size: '5 mg' })] },
+        'products[0].sizes[0].size must be letters, digits and dots',
+      ],
+      [
+        'a size listed twice',
+        {
+          products: [
+            product({
+              sizes: [
+                { size: '5mg', price: 1 },
+                { size: '5mg', price: 2 },
+              ],
+            }),
+          ],
+        },
+        'products[0].sizes[1].size "5mg" appears twice',
+      ],
+      [
+        'a price with three decimals',
+        { products: [product({}, { price: 10.005 })] },
+        'products[0].sizes[0].price must be a positive GBP amount',
+      ],
+      [
+        'a negative price',
+        { products: [product({}, { price: -1 })] },
+        'products[0].sizes[0].price must be a positive GBP amount',
+      ],
+      [
+        'a price given as text',
+        { products: [product({}, { price: '10.00' })] },
+        'products[0].sizes[0].price must be a positive GBP amount',
+      ],
+      [
+        'a fractional stock',
+        { products: [product({}, { stock: 2.5 })] },
+        'products[0].sizes[0].stock must be an integer',
+      ],
       ['a negative stock', { products: [product({}, { stock: -3 })] }, 'products[0].sizes[0].stock must be an integer'],
     ];
     for (const [what, content, message] of invalidFiles) {
@@ -122,7 +195,9 @@ describe('inventory: npm run catalog:import', () => {
     });
 
     it('lists every problem of a file, each on its own line', async () => {
-      const result = await run([writeFile('bad.json', { products: [product({ id: 'BAD' }, { price: 0 }), product({ name: '' })] })]);
+      const result = await run([
+        writeFile('bad.json', { products: [product({ id: 'BAD' }, { price: 0 }), product({ name: '' })] }),
+      ]);
       expect(result.errors).to.deep.equal([
         `${path.join(h.stores.dataDir, 'bad.json')} has 3 problems; nothing was imported:`,
         '  - products[0].id must be a lower-case slug of at most 64 characters',
@@ -134,8 +209,14 @@ describe('inventory: npm run catalog:import', () => {
     it('refuses a missing file, a missing argument and a bad configuration', async () => {
       const before = await tables();
       expect(await run([path.join(h.stores.dataDir, 'absent.json')])).to.deep.include({ code: EXIT.noInput });
-      expect(await run([])).to.deep.include({ code: EXIT.usage, errors: ['usage: npm run catalog:import -- <catalog.json>'] });
-      const misconfigured = await run([writeFile('ok.json', TEST_CATALOG)], { ...env, INVENTORY_MYSQL_URL: 'postgres://db/x' });
+      expect(await run([])).to.deep.include({
+        code: EXIT.usage,
+        errors: ['usage: npm run catalog:import -- <catalog.json>'],
+      });
+      const misconfigured = await run([writeFile('ok.json', TEST_CATALOG)], {
+        ...env,
+        INVENTORY_MYSQL_URL: 'postgres://db/x',
+      });
       expect(misconfigured.code).to.equal(EXIT.config);
       expect(misconfigured.errors[0]).to.include('INVENTORY_MYSQL_URL');
       expect(await tables()).to.deep.equal(before);

@@ -1,4 +1,7 @@
-/** The ops commands go through the console's operations: the same rules, recorded in the audit log under the operator's name. */
+/**
+ * The ops commands go through the console's operations: the same rules, recorded in the audit log under the operator's
+ * name.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -21,18 +24,37 @@ describe('inventory: ops commands and the staff audit log', () => {
   const audit = async (subject: string) => (await listStaffActions(h.server.store.db, { subject })).actions;
 
   it('restocks with --note (or "delivery"), records it as the operator, and keeps the --json answer', async () => {
-    expect(await ops('restock', 'beta-1mg', '+5', '--note', 'Supplier B 17')).to.deep.include({ code: 0, json: { success: true, stock: { sku: 'beta-1mg', onHand: 15, reserved: 0, available: 15 } } });
+    expect(await ops('restock', 'beta-1mg', '+5', '--note', 'Supplier B 17')).to.deep.include({
+      code: 0,
+      json: { success: true, stock: { sku: 'beta-1mg', onHand: 15, reserved: 0, available: 15 } },
+    });
     expect((await ops('restock', 'beta-1mg', '+1')).code).to.equal(0);
     const [plain, noted] = await audit('beta-1mg');
-    expect(noted).to.deep.include({ action: 'stock_restocked', staffId: 'ops:alice', staffEmail: 'alice', role: 'owner', clientAddress: 'ops-cli', after: { onHand: 15, reserved: 0, units: 5, note: 'Supplier B 17' } });
+    expect(noted).to.deep.include({
+      action: 'stock_restocked',
+      staffId: 'ops:alice',
+      staffEmail: 'alice',
+      role: 'owner',
+      clientAddress: 'ops-cli',
+      after: { onHand: 15, reserved: 0, units: 5, note: 'Supplier B 17' },
+    });
     expect(plain!.after).to.deep.include({ note: 'delivery' });
   });
 
   it('makes a size unlimited and changes a price; refuses a bad price with exit 65, writing nothing', async () => {
-    expect(await ops('set-unlimited', 'beta-1mg', '--note', 'made to order')).to.deep.include({ code: 0, json: { success: true, stock: { sku: 'beta-1mg', unlimited: true } } });
-    expect(await ops('set-price', 'beta-1mg', '1250')).to.deep.include({ code: 0, json: { success: true, price: { sku: 'beta-1mg', pricePence: 1250 } } });
+    expect(await ops('set-unlimited', 'beta-1mg', '--note', 'made to order')).to.deep.include({
+      code: 0,
+      json: { success: true, stock: { sku: 'beta-1mg', unlimited: true } },
+    });
+    expect(await ops('set-price', 'beta-1mg', '1250')).to.deep.include({
+      code: 0,
+      json: { success: true, price: { sku: 'beta-1mg', pricePence: 1250 } },
+    });
     expect((await ops('set-price', 'beta-1mg', '0')).code).to.equal(65);
-    expect((await audit('beta-1mg')).map((action) => action.action)).to.deep.equal(['price_changed', 'stock_unlimited']);
+    expect((await audit('beta-1mg')).map((action) => action.action)).to.deep.equal([
+      'price_changed',
+      'stock_unlimited',
+    ]);
   });
 
   it('records an import as the operator, and a refused command records nothing', async () => {
@@ -40,7 +62,12 @@ describe('inventory: ops commands and the staff audit log', () => {
     fs.writeFileSync(file, JSON.stringify(TEST_CATALOG));
     const imported = await ops('import', file);
     expect(imported.code, JSON.stringify(imported.json)).to.equal(0);
-    expect(await audit('catalog')).to.have.length(1).and.to.satisfy((actions: Array<{ action: string; staffId: string }>) => actions[0]!.action === 'catalog_imported' && actions[0]!.staffId === 'ops:alice');
+    expect(await audit('catalog'))
+      .to.have.length(1)
+      .and.to.satisfy(
+        (actions: Array<{ action: string; staffId: string }>) =>
+          actions[0]!.action === 'catalog_imported' && actions[0]!.staffId === 'ops:alice',
+      );
 
     await h.client.reserve({ orderReference: 'held', lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 });
     expect((await ops('set-stock', 'beta-1mg', '0')).json).to.include({ success: false, error: 'stock_held' });

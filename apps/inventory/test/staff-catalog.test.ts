@@ -1,4 +1,6 @@
-/** The console's catalog RPCs on the backend under test: reads for every staff member, changes for owners, each audited. */
+/**
+ * The console's catalog RPCs on the backend under test: reads for every staff member, changes for owners, each audited.
+ */
 import { expect } from 'chai';
 import { listStaffActions } from '@storefront/staff-audit';
 import { expectNoServerFailures, rejection, startForEachTest, withBusyCores } from '@storefront/testing';
@@ -35,70 +37,134 @@ describe('inventory: the console catalog', () => {
 
   describe('stock', () => {
     it('sets the count with a note, recording before and after; an unlimited size becomes counted in the published catalog', async () => {
-      const { sku } = await h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 7, note: 'counted on the shelf' }, owner);
+      const { sku } = await h.staffClient.setSkuStock(
+        { sku: 'beta-1mg', onHand: 7, note: 'counted on the shelf' },
+        owner,
+      );
       expect(sku).to.deep.include({ onHand: 7, held: 0, available: 7, unlimited: false });
       const [action] = await auditOf('beta-1mg');
-      expect(action).to.deep.include({ action: 'stock_set', staffEmail: OWNER.email, role: 'owner', before: { onHand: 10, reserved: 0 }, after: { onHand: 7, reserved: 0, note: 'counted on the shelf' } });
+      expect(action).to.deep.include({
+        action: 'stock_set',
+        staffEmail: OWNER.email,
+        role: 'owner',
+        before: { onHand: 10, reserved: 0 },
+        after: { onHand: 7, reserved: 0, note: 'counted on the shelf' },
+      });
 
       const before = await h.gateway.getCatalogSnapshot({ knownVersion: '' });
       await h.staffClient.setSkuStock({ sku: 'alpha-20mg', onHand: 4, note: '' }, owner);
       const after = await h.gateway.getCatalogSnapshot({ knownVersion: before.version });
       expect(after.notModified).to.equal(false);
-      expect(after.catalog!.products[0]!.sizes[2]).to.deep.include({ sku: 'alpha-20mg', stockLimited: true, inStock: true });
-      expect((await auditOf('alpha-20mg'))[0]).to.deep.include({ before: { unlimited: true }, after: { onHand: 4, reserved: 0, note: '' } });
+      expect(after.catalog!.products[0]!.sizes[2]).to.deep.include({
+        sku: 'alpha-20mg',
+        stockLimited: true,
+        inStock: true,
+      });
+      expect((await auditOf('alpha-20mg'))[0]).to.deep.include({
+        before: { unlimited: true },
+        after: { onHand: 4, reserved: 0, note: '' },
+      });
     });
 
     it('refuses a count below the units held, a bad count, a long note and an unknown SKU, changing nothing', async () => {
       await h.client.reserve({ orderReference: 'held', lines: [{ sku: 'beta-1mg', quantity: 4 }], ttlSeconds: 0 });
       const before = await tables();
-      expect(await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 3, note: '' }, owner))).to.include({ kind: 'conflict', code: 'stock_held' });
-      expect(await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: -1, note: '' }, owner))).to.include({ kind: 'invalid_argument', code: 'invalid_units' });
-      expect(await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 1_000_001, note: '' }, owner))).to.include({ code: 'invalid_units' });
-      expect(await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 5, note: 'x'.repeat(201) }, owner))).to.include({ code: 'invalid_note' });
-      expect(await rejection(h.staffClient.setSkuStock({ sku: 'nope-1mg', onHand: 5, note: '' }, owner))).to.include({ kind: 'not_found', code: 'sku_not_found' });
+      expect(await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 3, note: '' }, owner))).to.include({
+        kind: 'conflict',
+        code: 'stock_held',
+      });
+      expect(await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: -1, note: '' }, owner))).to.include({
+        kind: 'invalid_argument',
+        code: 'invalid_units',
+      });
+      expect(
+        await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 1_000_001, note: '' }, owner)),
+      ).to.include({ code: 'invalid_units' });
+      expect(
+        await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 5, note: 'x'.repeat(201) }, owner)),
+      ).to.include({ code: 'invalid_note' });
+      expect(await rejection(h.staffClient.setSkuStock({ sku: 'nope-1mg', onHand: 5, note: '' }, owner))).to.include({
+        kind: 'not_found',
+        code: 'sku_not_found',
+      });
       expect(await tables()).to.deep.equal(before);
       expect(await auditOf('beta-1mg')).to.deep.equal([]);
     });
 
     it('adds a delivery with its note; refuses it without a note, with no units, or for an unlimited size', async () => {
-      const { sku } = await h.staffClient.restockSku({ sku: 'alpha-10mg', units: 12, note: 'Supplier A, note 881' }, owner);
+      const { sku } = await h.staffClient.restockSku(
+        { sku: 'alpha-10mg', units: 12, note: 'Supplier A, note 881' },
+        owner,
+      );
       expect(sku).to.deep.include({ onHand: 15, available: 15 });
       expect((await auditOf('alpha-10mg'))[0]).to.deep.include({
         action: 'stock_restocked',
         before: { onHand: 3, reserved: 0 },
         after: { onHand: 15, reserved: 0, units: 12, note: 'Supplier A, note 881' },
       });
-      expect(await rejection(h.staffClient.restockSku({ sku: 'alpha-10mg', units: 5, note: '  ' }, owner))).to.include({ kind: 'invalid_argument', code: 'invalid_note' });
-      expect(await rejection(h.staffClient.restockSku({ sku: 'alpha-10mg', units: 0, note: 'x' }, owner))).to.include({ code: 'invalid_units' });
-      expect(await rejection(h.staffClient.restockSku({ sku: 'alpha-20mg', units: 5, note: 'x' }, owner))).to.include({ kind: 'conflict', code: 'not_stock_limited' });
-      expect(await rejection(h.staffClient.restockSku({ sku: 'nope-1mg', units: 5, note: 'x' }, owner))).to.include({ code: 'sku_not_found' });
+      expect(await rejection(h.staffClient.restockSku({ sku: 'alpha-10mg', units: 5, note: '  ' }, owner))).to.include({
+        kind: 'invalid_argument',
+        code: 'invalid_note',
+      });
+      expect(await rejection(h.staffClient.restockSku({ sku: 'alpha-10mg', units: 0, note: 'x' }, owner))).to.include({
+        code: 'invalid_units',
+      });
+      expect(await rejection(h.staffClient.restockSku({ sku: 'alpha-20mg', units: 5, note: 'x' }, owner))).to.include({
+        kind: 'conflict',
+        code: 'not_stock_limited',
+      });
+      expect(await rejection(h.staffClient.restockSku({ sku: 'nope-1mg', units: 5, note: 'x' }, owner))).to.include({
+        code: 'sku_not_found',
+      });
       expect(await h.stockOf('alpha-10mg')).to.deep.equal({ onHand: 15, reserved: 0 });
       expect(await auditOf('alpha-10mg')).to.have.length(1);
     });
 
     it('marks a size unlimited once no open order holds it, and the storefront stops counting it', async () => {
       await h.client.reserve({ orderReference: 'held', lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 0 });
-      expect(await rejection(h.staffClient.setSkuUnlimited({ sku: 'beta-1mg', note: '' }, owner))).to.include({ kind: 'conflict', code: 'stock_held' });
+      expect(await rejection(h.staffClient.setSkuUnlimited({ sku: 'beta-1mg', note: '' }, owner))).to.include({
+        kind: 'conflict',
+        code: 'stock_held',
+      });
       await h.client.release({ orderReference: 'held' });
 
       const { sku } = await h.staffClient.setSkuUnlimited({ sku: 'beta-1mg', note: 'made to order' }, owner);
       expect(sku).to.deep.include({ unlimited: true, onHand: 0, held: 0 });
       expect((await h.gateway.getStock({})).available).to.not.have.property('beta-1mg');
-      expect((await h.gateway.getCatalog({})).products[1]!.sizes[0]).to.deep.include({ stockLimited: false, inStock: true });
-      expect((await auditOf('beta-1mg'))[0]).to.deep.include({ action: 'stock_unlimited', before: { onHand: 10, reserved: 0 }, after: { unlimited: true, note: 'made to order' } });
+      expect((await h.gateway.getCatalog({})).products[1]!.sizes[0]).to.deep.include({
+        stockLimited: false,
+        inStock: true,
+      });
+      expect((await auditOf('beta-1mg'))[0]).to.deep.include({
+        action: 'stock_unlimited',
+        before: { onHand: 10, reserved: 0 },
+        after: { unlimited: true, note: 'made to order' },
+      });
 
       // And back to counted.
-      expect((await h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 2, note: '' }, owner)).sku).to.deep.include({ unlimited: false, onHand: 2 });
+      expect((await h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 2, note: '' }, owner)).sku).to.deep.include({
+        unlimited: false,
+        onHand: 2,
+      });
     });
   });
 
   it('changes a price in whole pence from the next quote on, and refuses a price that is not', async () => {
     const { sku } = await h.staffClient.setSkuPrice({ sku: 'beta-1mg', pricePence: 1250 }, owner);
     expect(sku).to.deep.include({ pricePence: 1250 });
-    expect((await h.client.quote({ lines: [{ sku: 'beta-1mg', quantity: 2 }] })).lines[0]).to.deep.include({ unitPricePence: 1250 });
-    expect((await auditOf('beta-1mg'))[0]).to.deep.include({ action: 'price_changed', before: { pricePence: 999 }, after: { pricePence: 1250 } });
+    expect((await h.client.quote({ lines: [{ sku: 'beta-1mg', quantity: 2 }] })).lines[0]).to.deep.include({
+      unitPricePence: 1250,
+    });
+    expect((await auditOf('beta-1mg'))[0]).to.deep.include({
+      action: 'price_changed',
+      before: { pricePence: 999 },
+      after: { pricePence: 1250 },
+    });
     for (const pricePence of [0, -5, 10_000_001]) {
-      expect(await rejection(h.staffClient.setSkuPrice({ sku: 'beta-1mg', pricePence }, owner)), String(pricePence)).to.include({ kind: 'invalid_argument', code: 'invalid_price' });
+      expect(
+        await rejection(h.staffClient.setSkuPrice({ sku: 'beta-1mg', pricePence }, owner)),
+        String(pricePence),
+      ).to.include({ kind: 'invalid_argument', code: 'invalid_price' });
     }
   });
 
@@ -107,14 +173,25 @@ describe('inventory: the console catalog', () => {
     const refusal = await rejection(h.staffClient.removeProduct({ productId: 'beta' }, owner));
     expect(refusal).to.include({ kind: 'conflict', code: 'product_held' });
     expect(refusal.detail).to.contain('holder');
-    expect(await rejection(h.staffClient.removeProduct({ productId: 'nope' }, owner))).to.include({ kind: 'not_found', code: 'product_not_found' });
+    expect(await rejection(h.staffClient.removeProduct({ productId: 'nope' }, owner))).to.include({
+      kind: 'not_found',
+      code: 'product_not_found',
+    });
     await h.client.release({ orderReference: 'holder' });
 
-    expect(await h.staffClient.removeProduct({ productId: 'beta' }, owner)).to.deep.equal({ productId: 'beta', skus: ['beta-1mg'] });
-    expect((await h.staffClient.getStaffCatalog({}, owner)).products.map((product) => product.id)).to.deep.equal(['alpha']);
+    expect(await h.staffClient.removeProduct({ productId: 'beta' }, owner)).to.deep.equal({
+      productId: 'beta',
+      skus: ['beta-1mg'],
+    });
+    expect((await h.staffClient.getStaffCatalog({}, owner)).products.map((product) => product.id)).to.deep.equal([
+      'alpha',
+    ]);
     const actions = await auditOf('beta');
     expect(actions).to.have.length(1);
-    expect(actions[0]).to.deep.include({ action: 'product_removed', before: { id: 'beta', name: 'Beta', sizes: [{ sku: 'beta-1mg', pricePence: 999, onHand: 10, reserved: 0 }] } });
+    expect(actions[0]).to.deep.include({
+      action: 'product_removed',
+      before: { id: 'beta', name: 'Beta', sizes: [{ sku: 'beta-1mg', pricePence: 999, onHand: 10, reserved: 0 }] },
+    });
     expect(actions[0]).to.not.have.property('after');
   });
 
@@ -125,7 +202,12 @@ describe('inventory: the console catalog', () => {
       file.products[0]!.sizes[1]!.stock = 99;
       (file.products[0]!.sizes[2] as { stock?: number }).stock = 6;
       file.products.splice(1, 1);
-      file.products.push({ id: 'gamma', name: 'Gamma', description: 'New', sizes: [{ size: '2mg', price: 5, stock: 7 }] });
+      file.products.push({
+        id: 'gamma',
+        name: 'Gamma',
+        description: 'New',
+        sizes: [{ size: '2mg', price: 5, stock: 7 }],
+      });
     });
 
     it('previews every change without writing, then applies exactly that and records it', async () => {
@@ -142,11 +224,16 @@ describe('inventory: the console catalog', () => {
         nameChanges: [{ productId: 'alpha', before: 'Alpha', after: 'Alpha Prime' }],
         descriptionChanges: [],
         // alpha-10mg is counted already: its count stays, whatever the file says.
-        countingStarted: [{ productId: 'alpha', name: 'Alpha Prime', size: '20mg', sku: 'alpha-20mg', pricePence: 5950, stock: 6 }],
+        countingStarted: [
+          { productId: 'alpha', name: 'Alpha Prime', size: '20mg', sku: 'alpha-20mg', pricePence: 5950, stock: 6 },
+        ],
       });
       expect(await tables()).to.deep.equal(before);
 
-      const { applied } = await h.staffClient.applyCatalogImport({ catalogText: changed, digest: preview!.digest }, owner);
+      const { applied } = await h.staffClient.applyCatalogImport(
+        { catalogText: changed, digest: preview!.digest },
+        owner,
+      );
       expect(applied).to.deep.equal(preview);
       const catalog = (await h.staffClient.getStaffCatalog({}, owner)).products;
       expect(catalog.map((product) => [product.id, product.name])).to.deep.equal([
@@ -159,8 +246,17 @@ describe('inventory: the console catalog', () => {
       expect(catalog[0]!.sizes[2]).to.deep.include({ sku: 'alpha-20mg', unlimited: false, onHand: 6 });
       const [action] = await auditOf('catalog');
       expect(action).to.deep.include({ action: 'catalog_imported', staffEmail: OWNER.email });
-      expect(action!.after).to.deep.include({ products: 2, sizes: 4, addedProducts: ['gamma'], addedSkus: ['gamma-2mg'], priceChanges: preview!.priceChanges, countingStarted: ['alpha-20mg'] });
-      expect((action!.before as { revision: string }).revision).to.not.equal((action!.after as { revision: string }).revision);
+      expect(action!.after).to.deep.include({
+        products: 2,
+        sizes: 4,
+        addedProducts: ['gamma'],
+        addedSkus: ['gamma-2mg'],
+        priceChanges: preview!.priceChanges,
+        countingStarted: ['alpha-20mg'],
+      });
+      expect((action!.before as { revision: string }).revision).to.not.equal(
+        (action!.after as { revision: string }).revision,
+      );
     });
 
     it('names what a file leaves out, which the import keeps: products, and sizes of products it lists', async () => {
@@ -169,19 +265,35 @@ describe('inventory: the console catalog', () => {
         file.products.splice(1, 1);
       });
       const { preview } = await h.staffClient.previewCatalogImport({ catalogText: shorter }, owner);
-      expect(preview).to.deep.include({ keptProducts: ['beta'], keptSkus: ['alpha-20mg'], addedSizes: [], priceChanges: [], countingStarted: [] });
+      expect(preview).to.deep.include({
+        keptProducts: ['beta'],
+        keptSkus: ['alpha-20mg'],
+        addedSizes: [],
+        priceChanges: [],
+        countingStarted: [],
+      });
       await h.staffClient.applyCatalogImport({ catalogText: shorter, digest: preview!.digest }, owner);
-      expect((await h.staffClient.getStaffCatalog({}, owner)).products.flatMap((product) => product.sizes).map((size) => size.sku)).to.include.members(['alpha-20mg', 'beta-1mg']);
+      expect(
+        (await h.staffClient.getStaffCatalog({}, owner)).products
+          .flatMap((product) => product.sizes)
+          .map((size) => size.sku),
+      ).to.include.members(['alpha-20mg', 'beta-1mg']);
     });
 
     it('refuses a stale preview (409) and a file other than the previewed one, writing nothing', async () => {
       const { preview } = await h.staffClient.previewCatalogImport({ catalogText: changed }, owner);
       await h.staffClient.setSkuPrice({ sku: 'alpha-10mg', pricePence: 4200 }, owner);
       const before = await tables();
-      expect(await rejection(h.staffClient.applyCatalogImport({ catalogText: changed, digest: preview!.digest }, owner))).to.include({ kind: 'conflict', code: 'catalog_changed' });
+      expect(
+        await rejection(h.staffClient.applyCatalogImport({ catalogText: changed, digest: preview!.digest }, owner)),
+      ).to.include({ kind: 'conflict', code: 'catalog_changed' });
       const fresh = (await h.staffClient.previewCatalogImport({ catalogText: changed }, owner)).preview!;
-      expect(await rejection(h.staffClient.applyCatalogImport({ catalogText: catalogFile(), digest: fresh.digest }, owner))).to.include({ code: 'catalog_changed' });
-      expect(await rejection(h.staffClient.applyCatalogImport({ catalogText: changed, digest: '' }, owner))).to.include({ kind: 'invalid_argument', code: 'invalid_digest' });
+      expect(
+        await rejection(h.staffClient.applyCatalogImport({ catalogText: catalogFile(), digest: fresh.digest }, owner)),
+      ).to.include({ code: 'catalog_changed' });
+      expect(await rejection(h.staffClient.applyCatalogImport({ catalogText: changed, digest: '' }, owner))).to.include(
+        { kind: 'invalid_argument', code: 'invalid_digest' },
+      );
       expect(await tables()).to.deep.equal(before);
       expect(await auditOf('catalog')).to.deep.equal([]);
     });
@@ -189,11 +301,19 @@ describe('inventory: the console catalog', () => {
     it('applies one preview once when it is applied twice at the same time', async () => {
       const { preview } = await h.staffClient.previewCatalogImport({ catalogText: changed }, owner);
       const outcomes = await withBusyCores(() =>
-        Promise.allSettled(Array.from({ length: 4 }, () => h.staffClient.applyCatalogImport({ catalogText: changed, digest: preview!.digest }, owner))),
+        Promise.allSettled(
+          Array.from({ length: 4 }, () =>
+            h.staffClient.applyCatalogImport({ catalogText: changed, digest: preview!.digest }, owner),
+          ),
+        ),
       );
       expectNoServerFailures(outcomes);
-      const refused = outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome as PromiseRejectedResult).reason as { code: string });
-      expect(refused.map((error) => error.code)).to.satisfy((codes: string[]) => codes.every((code) => code === 'catalog_changed' || code === 'service_unavailable'));
+      const refused = outcomes
+        .filter((outcome) => outcome.status === 'rejected')
+        .map((outcome) => (outcome as PromiseRejectedResult).reason as { code: string });
+      expect(refused.map((error) => error.code)).to.satisfy((codes: string[]) =>
+        codes.every((code) => code === 'catalog_changed' || code === 'service_unavailable'),
+      );
       expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).to.have.length(1);
       expect(await auditOf('catalog')).to.have.length(1);
     });
@@ -202,8 +322,12 @@ describe('inventory: the console catalog', () => {
       const preview = (catalogText: string) => rejection(h.staffClient.previewCatalogImport({ catalogText }, owner));
       expect(await preview('{"products": [')).to.deep.include({ kind: 'invalid_argument', code: 'invalid_catalog' });
       expect((await preview('')).code).to.equal('invalid_catalog');
-      const broken = await preview(JSON.stringify({ products: [{ id: 'Bad Id', name: 'x', sizes: [{ size: '1mg', price: 0 }] }] }));
-      expect(broken.detail).to.contain('products[0].id must be a lower-case slug').and.to.contain('products[0].sizes[0].price');
+      const broken = await preview(
+        JSON.stringify({ products: [{ id: 'Bad Id', name: 'x', sizes: [{ size: '1mg', price: 0 }] }] }),
+      );
+      expect(broken.detail)
+        .to.contain('products[0].id must be a lower-case slug')
+        .and.to.contain('products[0].sizes[0].price');
       expect((await preview(' '.repeat(1024 * 1024) + '{}')).code).to.equal('catalog_too_large');
     });
   });
@@ -234,8 +358,20 @@ describe('inventory: the console catalog', () => {
     // beta-1mg starts with 10 units.
     const [deliveries, orders] = await withBusyCores(() =>
       Promise.all([
-        Promise.allSettled(Array.from({ length: 10 }, (_, i) => h.staffClient.restockSku({ sku: 'beta-1mg', units: 3, note: `delivery ${i}` }, owner))),
-        Promise.allSettled(Array.from({ length: 20 }, (_, i) => h.client.reserve({ orderReference: `race-${i}`, lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 }))),
+        Promise.allSettled(
+          Array.from({ length: 10 }, (_, i) =>
+            h.staffClient.restockSku({ sku: 'beta-1mg', units: 3, note: `delivery ${i}` }, owner),
+          ),
+        ),
+        Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) =>
+            h.client.reserve({
+              orderReference: `race-${i}`,
+              lines: [{ sku: 'beta-1mg', quantity: 1 }],
+              ttlSeconds: 600,
+            }),
+          ),
+        ),
       ]),
     );
     expectNoServerFailures([...deliveries, ...orders]);

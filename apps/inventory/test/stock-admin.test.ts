@@ -20,7 +20,15 @@ describe('inventory: operator stock changes under concurrency', () => {
     const [, orders] = await withBusyCores(() =>
       Promise.all([
         Promise.all(Array.from({ length: 10 }, () => admin.restock('beta-1mg', 3, OWNER, 'delivery'))),
-        Promise.allSettled(Array.from({ length: 20 }, (_, i) => h.client.reserve({ orderReference: `race-${i}`, lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 }))),
+        Promise.allSettled(
+          Array.from({ length: 20 }, (_, i) =>
+            h.client.reserve({
+              orderReference: `race-${i}`,
+              lines: [{ sku: 'beta-1mg', quantity: 1 }],
+              ttlSeconds: 600,
+            }),
+          ),
+        ),
       ]),
     );
     expectNoServerFailures(orders);
@@ -32,8 +40,19 @@ describe('inventory: operator stock changes under concurrency', () => {
   it('set-stock never goes below units that concurrent reservations hold', async () => {
     const [orders, count] = await withBusyCores(() =>
       Promise.all([
-        Promise.allSettled(Array.from({ length: 8 }, (_, i) => h.client.reserve({ orderReference: `count-${i}`, lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 }))),
-        admin.setStock('beta-1mg', 4, OWNER).then(() => 'set', (error: { code?: string }) => error.code),
+        Promise.allSettled(
+          Array.from({ length: 8 }, (_, i) =>
+            h.client.reserve({
+              orderReference: `count-${i}`,
+              lines: [{ sku: 'beta-1mg', quantity: 1 }],
+              ttlSeconds: 600,
+            }),
+          ),
+        ),
+        admin.setStock('beta-1mg', 4, OWNER).then(
+          () => 'set',
+          (error: { code?: string }) => error.code,
+        ),
       ]),
     );
     expectNoServerFailures(orders);
@@ -48,7 +67,11 @@ describe('inventory: operator stock changes under concurrency', () => {
     await h.client.reserve({ orderReference: 'counted', lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 });
     await h.client.release({ orderReference: 'counted' });
     await admin.setUnlimited('beta-1mg', OWNER);
-    const { reservation } = await h.client.reserve({ orderReference: 'free', lines: [{ sku: 'beta-1mg', quantity: 1 }], ttlSeconds: 600 });
+    const { reservation } = await h.client.reserve({
+      orderReference: 'free',
+      lines: [{ sku: 'beta-1mg', quantity: 1 }],
+      ttlSeconds: 600,
+    });
     expect(reservation?.status).to.equal('active');
     const line = await h.server.store.db('reservation_lines').where({ order_reference: 'free' }).first('holds_stock');
     expect(Boolean(line.holds_stock)).to.equal(false);
@@ -58,17 +81,26 @@ describe('inventory: operator stock changes under concurrency', () => {
     await h.client.reserve({ orderReference: 'counted', lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 600 });
     await h.client.release({ orderReference: 'counted' });
     await admin.removeProduct('alpha', OWNER);
-    const refusal = await h.client.reserve({ orderReference: 'gone', lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 600 }).catch((error: { code?: string }) => error);
+    const refusal = await h.client
+      .reserve({ orderReference: 'gone', lines: [{ sku: 'alpha-5mg', quantity: 1 }], ttlSeconds: 600 })
+      .catch((error: { code?: string }) => error);
     expect(refusal).to.deep.include({ code: 'unknown_sku' });
   });
 
   it('removing a product is refused while an open order holds it and allowed once it is released', async () => {
     await h.client.reserve({ orderReference: 'holder', lines: [{ sku: 'alpha-20mg', quantity: 1 }], ttlSeconds: 600 });
-    const refusal = await admin.removeProduct('alpha', OWNER).catch((error: { code?: string; detail?: string }) => error);
+    const refusal = await admin
+      .removeProduct('alpha', OWNER)
+      .catch((error: { code?: string; detail?: string }) => error);
     expect(refusal).to.deep.include({ code: 'product_held' });
     expect((refusal as { detail: string }).detail).to.contain('holder');
     await h.client.release({ orderReference: 'holder' });
-    expect(await admin.removeProduct('alpha', OWNER)).to.deep.equal({ id: 'alpha', skus: ['alpha-10mg', 'alpha-20mg', 'alpha-5mg'] });
-    expect(await h.server.store.db('product_sizes').where({ product_id: 'alpha' }).count({ n: '*' }).first()).to.deep.include({ n: 0 });
+    expect(await admin.removeProduct('alpha', OWNER)).to.deep.equal({
+      id: 'alpha',
+      skus: ['alpha-10mg', 'alpha-20mg', 'alpha-5mg'],
+    });
+    expect(
+      await h.server.store.db('product_sizes').where({ product_id: 'alpha' }).count({ n: '*' }).first(),
+    ).to.deep.include({ n: 0 });
   });
 });

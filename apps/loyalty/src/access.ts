@@ -1,13 +1,24 @@
 /**
- * Who may call each loyalty RPC: the customer's own account through the gateway; points for a
- * paid order (and their reversal on a refund) and reward codes only from checkout, which names the account in the message.
+ * Who may call each loyalty RPC: the customer's own account through the gateway; points for a paid order (and their
+ * reversal on a refund) and reward codes only from checkout, which names the account in the message.
  */
 import { accessTable } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
 
 export const LOYALTY_ACCESS = accessTable(loyalty.LoyaltyServiceService, [
   { callers: ['gateway'], customer: 'required', rpcs: ['openAccount', 'getAccount', 'sync', 'redeem'] },
-  { callers: ['checkout'], customer: 'none', rpcs: ['awardPurchase', 'checkRewardCode', 'holdRewardCode', 'releaseRewardCode', 'useRewardCode', 'reversePurchase'] },
+  {
+    callers: ['checkout'],
+    customer: 'none',
+    rpcs: [
+      'awardPurchase',
+      'checkRewardCode',
+      'holdRewardCode',
+      'releaseRewardCode',
+      'useRewardCode',
+      'reversePurchase',
+    ],
+  },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
   // The console: any staff member reads an account; only an owner adjusts its points.

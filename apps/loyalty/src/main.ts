@@ -10,6 +10,7 @@ runMain({
   app: 'loyalty',
   readConfig: readLoyaltyConfig,
   // The embedded SQLite default migrates itself; MySQL deployments run `migrate` first.
-  start: (config, logger) => startLoyaltyServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readLoyaltyServeKeys) }),
+  start: (config, logger) =>
+    startLoyaltyServer(config, { migrate: !config.store.mysqlUrl, logger, ...loadOrExit(readLoyaltyServeKeys) }),
   migrate: storeMigrations('loyalty', migrations),
 });

@@ -22,7 +22,8 @@ export function parseRewardsFile(input: unknown): RewardDefinition[] {
   if (typeof input !== 'object' || input === null || !Array.isArray(root.rewards)) {
     throw invalidArgument('rewards catalog must be an object with a "rewards" array');
   }
-  if (root.rewards.length > MAX_REWARDS) throw invalidArgument(`rewards catalog lists more than ${MAX_REWARDS} rewards`);
+  if (root.rewards.length > MAX_REWARDS)
+    throw invalidArgument(`rewards catalog lists more than ${MAX_REWARDS} rewards`);
   const problems: string[] = [];
   const seenIds = new Set<string>();
   const rewards = root.rewards.map((raw: unknown, i: number): RewardDefinition => {
@@ -36,7 +37,12 @@ export function parseRewardsFile(input: unknown): RewardDefinition[] {
     if (!(basisPoints > 0 && basisPoints <= 10_000) || Math.abs(basisPoints - (r.discount as number) * 10_000) > 1e-6) {
       problems.push(`${at}.discount must be a fraction above 0 and at most 1 with at most 4 decimal places`);
     }
-    return { id: r.id as string, name: String(r.name).trim(), pointsCost: r.pointsCost as number, discountBasisPoints: basisPoints };
+    return {
+      id: r.id as string,
+      name: String(r.name).trim(),
+      pointsCost: r.pointsCost as number,
+      discountBasisPoints: basisPoints,
+    };
   });
   if (problems.length > 0) throw invalidArgument(problems.join('; '));
   return rewards;

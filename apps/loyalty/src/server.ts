@@ -7,7 +7,15 @@ import { staffActionsPage } from '@storefront/staff-audit';
 import fs from 'node:fs';
 import { loyalty } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
-import { openComponent, startGrpcService, type BuildContext, type OpenComponent, type RunningGrpcService, type ServiceParts, type ServiceStartOptions } from '@storefront/lifecycle';
+import {
+  openComponent,
+  startGrpcService,
+  type BuildContext,
+  type OpenComponent,
+  type RunningGrpcService,
+  type ServiceParts,
+  type ServiceStartOptions,
+} from '@storefront/lifecycle';
 import type { LoyaltyConfig, LoyaltyServeKeys } from './config';
 import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -35,7 +43,10 @@ export function startLoyaltyServer(config: LoyaltyConfig, options: StartOptions)
 }
 
 /** Loyalty as a component of the process that hosts it, called in-process. */
-export function openLoyaltyComponent(config: LoyaltyConfig, options: ServiceStartOptions): Promise<OpenComponent<LoyaltyHandles>> {
+export function openLoyaltyComponent(
+  config: LoyaltyConfig,
+  options: ServiceStartOptions,
+): Promise<OpenComponent<LoyaltyHandles>> {
   return openComponent({ service: 'loyalty', config, migrations, ...options }, buildLoyalty(config, options));
 }
 
@@ -48,7 +59,8 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
       tiers: config.tiers,
       codeHoldMs: config.codeHoldSeconds * 1000,
       now: options.now ?? Date.now,
-      onBackgroundFailure: (error) => logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
+      onBackgroundFailure: (error) =>
+        logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
     });
     const staffAccounts = new StaffLoyaltyAccounts(store, ledger, config.tiers);
     return {
@@ -90,7 +102,10 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
               requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
             ),
           releaseRewardCode: async (request) => {
-            await ledger.releaseRewardCode(requireIdentifier(request.code, 'code', LIMITS.rewardCode), requireIdentifier(request.orderId, 'order_id', LIMITS.orderId));
+            await ledger.releaseRewardCode(
+              requireIdentifier(request.code, 'code', LIMITS.rewardCode),
+              requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+            );
             return {};
           },
           getAccountForStaff: async (request) => staffAccounts.get(request),

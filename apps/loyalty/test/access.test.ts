@@ -18,14 +18,20 @@ describe('loyalty: who may award points', () => {
     const before = await ledgerRows(loyalty.server, userId);
     const request = { userId, orderId: `forged-${userId}`, amountPence: 1_000_000 };
 
-    expect(await callRaw(loyalty.server.address, awardPurchase, {}, request)).to.include({ status: status.UNAUTHENTICATED });
+    expect(await callRaw(loyalty.server.address, awardPurchase, {}, request)).to.include({
+      status: status.UNAUTHENTICATED,
+    });
     const asGateway = { [SERVICE_TOKEN_METADATA]: await testSigner('gateway').tokenFor('loyalty') };
-    expect(await callRaw(loyalty.server.address, awardPurchase, asGateway, request)).to.include({ status: status.PERMISSION_DENIED });
+    expect(await callRaw(loyalty.server.address, awardPurchase, asGateway, request)).to.include({
+      status: status.PERMISSION_DENIED,
+    });
     expect(await ledgerRows(loyalty.server, userId)).to.deep.equal(before);
 
     // The same request from checkout is what credits points.
     const asCheckout = { [SERVICE_TOKEN_METADATA]: await testSigner('checkout').tokenFor('loyalty') };
-    expect(await callRaw(loyalty.server.address, awardPurchase, asCheckout, request)).to.deep.equal({ status: status.OK });
+    expect(await callRaw(loyalty.server.address, awardPurchase, asCheckout, request)).to.deep.equal({
+      status: status.OK,
+    });
     expect((await ledgerRows(loyalty.server, userId)).length).to.equal(before.length + 1);
   });
 });

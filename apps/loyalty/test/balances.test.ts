@@ -21,7 +21,11 @@ describe('loyalty: balance columns agree with the ledger', () => {
   });
 
   async function verifyCommand(): Promise<{ code: number; json: Record<string, unknown> }> {
-    const { code, json } = await runOpsJson(loyaltyOps, ['verify-balances'], opsEnvFor(loyalty.stores, 'loyalty', { LOG_LEVEL: 'silent' }));
+    const { code, json } = await runOpsJson(
+      loyaltyOps,
+      ['verify-balances'],
+      opsEnvFor(loyalty.stores, 'loyalty', { LOG_LEVEL: 'silent' }),
+    );
     return { code, json };
   }
 
@@ -40,7 +44,13 @@ describe('loyalty: balance columns agree with the ledger', () => {
     expect(clean.json).to.deep.include({ success: true, mismatches: [] });
 
     await loyalty.server.db('accounts').where({ user_id: corrupted }).update({ points: 7 });
-    const expected = [{ userId: corrupted, columns: { points: 7, lifetimePoints: 1000 }, ledger: { points: 500, lifetimePoints: 1000 } }];
+    const expected = [
+      {
+        userId: corrupted,
+        columns: { points: 7, lifetimePoints: 1000 },
+        ledger: { points: 500, lifetimePoints: 1000 },
+      },
+    ];
     // A page smaller than the number of accounts checks them all too.
     for (const pageSize of [1, 500]) {
       const report = await verifyBalances(store, pageSize);
@@ -60,7 +70,15 @@ describe('loyalty: balance columns agree with the ledger', () => {
     // 100 welcome points: room for exactly two debits of 40.
     const debit = () =>
       loyalty.server.db.transaction((trx) =>
-        store.appendEntry(trx, { id: randomUUID(), userId, key: `test-debit:${randomUUID()}`, type: 'adjustment', points: -40, description: 'x', createdAt: Date.now() }),
+        store.appendEntry(trx, {
+          id: randomUUID(),
+          userId,
+          key: `test-debit:${randomUUID()}`,
+          type: 'adjustment',
+          points: -40,
+          description: 'x',
+          createdAt: Date.now(),
+        }),
       );
     const results = await withBusyCores(() => Promise.all(Array.from({ length: 12 }, debit)));
     expect(results.filter(Boolean)).to.have.length(2);

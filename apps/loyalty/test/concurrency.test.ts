@@ -16,24 +16,37 @@ describe('loyalty service: concurrent calls for one account', () => {
     expectNoServerFailures(results);
     return results;
   };
-  const fulfilled = <T>(results: PromiseSettledResult<T>[]) => results.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
+  const fulfilled = <T>(results: PromiseSettledResult<T>[]) =>
+    results.map((result) => (result.status === 'fulfilled' ? result.value : undefined));
 
   it('opens an account and grants the welcome bonus once under parallel opens and first reads', async () => {
     const userId = newUserId();
     const options = await loyalty.as(userId);
     const results = fulfilled(
-      await times(PARALLEL, (i) => (i % 2 === 0 ? loyalty.client.openAccount({}, options) : loyalty.client.getAccount({}, options))),
+      await times(PARALLEL, (i) =>
+        i % 2 === 0 ? loyalty.client.openAccount({}, options) : loyalty.client.getAccount({}, options),
+      ),
     );
     for (const result of results) expect(result?.account).to.deep.include({ points: 100, lifetimePoints: 100 });
-    expect(await ledgerRows(loyalty.server, userId)).to.deep.equal([{ key: `welcome:${userId}`, points: 100, type: 'welcome' }]);
+    expect(await ledgerRows(loyalty.server, userId)).to.deep.equal([
+      { key: `welcome:${userId}`, points: 100, type: 'welcome' },
+    ]);
   });
 
   it('awards one order once under parallel repeats, and every distinct order once', async () => {
     const userId = newUserId();
-    const repeats = fulfilled(await times(PARALLEL, () => loyalty.checkout.awardPurchase({ userId, orderId: `same-${userId}`, amountPence: 10_000 })));
+    const repeats = fulfilled(
+      await times(PARALLEL, () =>
+        loyalty.checkout.awardPurchase({ userId, orderId: `same-${userId}`, amountPence: 10_000 }),
+      ),
+    );
     expect(repeats.filter((r) => r?.newlyAwarded)).to.have.length(1);
     expect(repeats.every((r) => r?.pointsAwarded === 100)).to.equal(true);
-    fulfilled(await times(PARALLEL, (i) => loyalty.checkout.awardPurchase({ userId, orderId: `distinct-${userId}-${i}`, amountPence: 1_000 })));
+    fulfilled(
+      await times(PARALLEL, (i) =>
+        loyalty.checkout.awardPurchase({ userId, orderId: `distinct-${userId}-${i}`, amountPence: 1_000 }),
+      ),
+    );
     const rows = await ledgerRows(loyalty.server, userId);
     expect(rows).to.have.length(2 + PARALLEL);
     expect(new Set(rows.map((row) => row.key)).size).to.equal(rows.length);
@@ -47,7 +60,9 @@ describe('loyalty service: concurrent calls for one account', () => {
     await loyalty.checkout.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 110_000 });
     const options = await loyalty.as(userId);
     const results = await times(PARALLEL, () => loyalty.client.redeem({ rewardId: 'ten-percent-off' }, options));
-    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as AppError);
+    const refused = results
+      .filter((r) => r.status === 'rejected')
+      .map((r) => (r as PromiseRejectedResult).reason as AppError);
     expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(2);
     expect(refused.every((error) => error.code === 'insufficient_points')).to.equal(true);
     const { account } = await loyalty.client.getAccount({}, options);
@@ -76,9 +91,13 @@ describe('loyalty service: concurrent calls for one account', () => {
     const userId = newUserId();
     await loyalty.checkout.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 50_000 });
     const { redeemed } = await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await loyalty.as(userId));
-    const results = await times(PARALLEL, (i) => loyalty.checkout.useRewardCode({ code: redeemed!.code, userId, orderId: `order-${i}` }));
+    const results = await times(PARALLEL, (i) =>
+      loyalty.checkout.useRewardCode({ code: redeemed!.code, userId, orderId: `order-${i}` }),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
-    const codes = results.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as AppError).code);
+    const codes = results
+      .filter((r) => r.status === 'rejected')
+      .map((r) => ((r as PromiseRejectedResult).reason as AppError).code);
     expect(new Set(codes)).to.deep.equal(new Set(['reward_code_used']));
   });
 });

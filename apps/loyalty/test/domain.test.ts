@@ -18,7 +18,8 @@ describe('loyalty rules', () => {
         { id: 'c', name: 'C', pointsCost: 100, discountBps: 100 },
       ].map((reward) => [reward.id, reward]),
     );
-    const plan = (ids: string[], held: string[], balance: number) => planSyncRedemptions(ids, catalog, new Set(held), balance).map((r) => r.id);
+    const plan = (ids: string[], held: string[], balance: number) =>
+      planSyncRedemptions(ids, catalog, new Set(held), balance).map((r) => r.id);
     expect(plan(['a', 'a', 'b', 'zzz'], [], 10_000)).to.deep.equal(['a', 'b']);
     expect(plan(['a', 'b', 'c'], ['a'], 10_000)).to.deep.equal(['b', 'c']);
     expect(plan(['a', 'b', 'c'], [], 600)).to.deep.equal(['a', 'c']);
@@ -37,14 +38,25 @@ describe('loyalty rules', () => {
     ]);
     const problems = (() => {
       try {
-        parseRewardsFile({ rewards: [{ id: 'Bad Id', name: '', pointsCost: 0, discount: 1.5 }, { id: 'x', name: 'X', pointsCost: 1, discount: 0.12345 }] });
+        parseRewardsFile({
+          rewards: [
+            { id: 'Bad Id', name: '', pointsCost: 0, discount: 1.5 },
+            { id: 'x', name: 'X', pointsCost: 1, discount: 0.12345 },
+          ],
+        });
       } catch (error) {
         expect(error).to.be.instanceOf(AppError);
         return (error as AppError).detail;
       }
       throw new Error('expected the file to be refused');
     })();
-    for (const part of ['rewards[0].id', 'rewards[0].name', 'rewards[0].pointsCost', 'rewards[0].discount', 'rewards[1].discount']) {
+    for (const part of [
+      'rewards[0].id',
+      'rewards[0].name',
+      'rewards[0].pointsCost',
+      'rewards[0].discount',
+      'rewards[1].discount',
+    ]) {
       expect(problems).to.contain(part);
     }
     expect(() => parseRewardsFile({ items: [] })).to.throw(AppError, '"rewards" array');
@@ -54,14 +66,23 @@ describe('loyalty rules', () => {
 
   it('refuses tier thresholds that do not rise from silver to platinum', () => {
     expect(readLoyaltyConfig(env({})).tiers).to.deep.equal({ silver: 500, gold: 1500, platinum: 5000 });
-    expect(() => readLoyaltyConfig(env({ LOYALTY_TIER_GOLD: '400' }))).to.throw(ConfigError, 'LOYALTY_TIER_SILVER < LOYALTY_TIER_GOLD');
+    expect(() => readLoyaltyConfig(env({ LOYALTY_TIER_GOLD: '400' }))).to.throw(
+      ConfigError,
+      'LOYALTY_TIER_SILVER < LOYALTY_TIER_GOLD',
+    );
     expect(() => readLoyaltyConfig(env({ LOYALTY_TIER_SILVER: '-1' }))).to.throw(ConfigError, 'LOYALTY_TIER_SILVER');
   });
 
   it('holds reward codes for 45 minutes unless LOYALTY_CODE_HOLD_SECONDS says otherwise, within 60 s to 2 days', () => {
     expect(readLoyaltyConfig(env({})).codeHoldSeconds).to.equal(2700);
     expect(readLoyaltyConfig(env({ LOYALTY_CODE_HOLD_SECONDS: '3600' })).codeHoldSeconds).to.equal(3600);
-    expect(() => readLoyaltyConfig(env({ LOYALTY_CODE_HOLD_SECONDS: '59' }))).to.throw(ConfigError, 'LOYALTY_CODE_HOLD_SECONDS');
-    expect(() => readLoyaltyConfig(env({ LOYALTY_CODE_HOLD_SECONDS: '172801' }))).to.throw(ConfigError, 'LOYALTY_CODE_HOLD_SECONDS');
+    expect(() => readLoyaltyConfig(env({ LOYALTY_CODE_HOLD_SECONDS: '59' }))).to.throw(
+      ConfigError,
+      'LOYALTY_CODE_HOLD_SECONDS',
+    );
+    expect(() => readLoyaltyConfig(env({ LOYALTY_CODE_HOLD_SECONDS: '172801' }))).to.throw(
+      ConfigError,
+      'LOYALTY_CODE_HOLD_SECONDS',
+    );
   });
 });

@@ -24,7 +24,11 @@ export interface LoyaltyHarness {
 
 export async function startLoyalty(options: { env?: Env; now?: () => number } = {}): Promise<LoyaltyHarness> {
   const { stores, keys, env } = await serviceTestEnv('loyalty', options.env);
-  const server = await startLoyaltyServer(readLoyaltyConfig(env), { migrate: true, now: options.now, ...readLoyaltyServeKeys(env) });
+  const server = await startLoyaltyServer(readLoyaltyConfig(env), {
+    migrate: true,
+    now: options.now,
+    ...readLoyaltyServeKeys(env),
+  });
   const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
   const client = clientAs('gateway', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000, signer);
   const checkout = clientAs('checkout', loyalty.LoyaltyServiceService, 'loyalty', server.address, 20_000, signer);
@@ -46,13 +50,23 @@ export async function startLoyalty(options: { env?: Env; now?: () => number } = 
 export const newUserId = () => randomUUID();
 
 /** Ledger rows of one account, straight from the store, for invariant checks. */
-export async function ledgerRows(server: LoyaltyServer, userId: string): Promise<Array<{ key: string; points: number; type: string }>> {
-  const rows = await server.db('ledger_entries').where({ user_id: userId }).orderBy('seq').select('idempotency_key', 'points', 'type');
+export async function ledgerRows(
+  server: LoyaltyServer,
+  userId: string,
+): Promise<Array<{ key: string; points: number; type: string }>> {
+  const rows = await server
+    .db('ledger_entries')
+    .where({ user_id: userId })
+    .orderBy('seq')
+    .select('idempotency_key', 'points', 'type');
   return rows.map((row) => ({ key: row.idempotency_key, points: Number(row.points), type: row.type }));
 }
 
 /** The account's balance columns, straight from the store; undefined when it has no account row. */
-export async function balanceColumns(server: LoyaltyServer, userId: string): Promise<{ points: number; lifetimePoints: number } | undefined> {
+export async function balanceColumns(
+  server: LoyaltyServer,
+  userId: string,
+): Promise<{ points: number; lifetimePoints: number } | undefined> {
   const row = await server.db('accounts').where({ user_id: userId }).first('points', 'lifetime_points');
   return row && { points: Number(row.points), lifetimePoints: Number(row.lifetime_points) };
 }

@@ -11,10 +11,15 @@ import type { loyalty } from '@storefront/proto';
 import { balanceColumns, ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
 import { startForSuite } from '@storefront/testing';
 
-const COSTS: Record<string, number> = { 'ten-percent-off': 500, 'fifteen-percent-off': 1000, 'twenty-percent-off': 2000 };
+const COSTS: Record<string, number> = {
+  'ten-percent-off': 500,
+  'fifteen-percent-off': 1000,
+  'twenty-percent-off': 2000,
+};
 const REWARD_IDS = [...Object.keys(COSTS), 'no-such-reward'];
 const TIER_ORDER = ['bronze', 'silver', 'gold', 'platinum'];
-const tierOf = (lifetime: number) => (lifetime >= 5000 ? 'platinum' : lifetime >= 1500 ? 'gold' : lifetime >= 500 ? 'silver' : 'bronze');
+const tierOf = (lifetime: number) =>
+  lifetime >= 5000 ? 'platinum' : lifetime >= 1500 ? 'gold' : lifetime >= 500 ? 'silver' : 'bronze';
 
 type Op =
   | { kind: 'open' }
@@ -28,9 +33,16 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
   fc.constant({ kind: 'open' as const }),
   fc.constant({ kind: 'read' as const }),
   // Few order ids, so repeats of one order are common.
-  fc.record({ kind: fc.constant('award' as const), order: fc.integer({ min: 0, max: 4 }), pence: fc.integer({ min: 0, max: 250_000 }) }),
+  fc.record({
+    kind: fc.constant('award' as const),
+    order: fc.integer({ min: 0, max: 4 }),
+    pence: fc.integer({ min: 0, max: 250_000 }),
+  }),
   fc.record({ kind: fc.constant('redeem' as const), rewardId: fc.constantFrom(...REWARD_IDS) }),
-  fc.record({ kind: fc.constant('sync' as const), rewardIds: fc.array(fc.constantFrom(...REWARD_IDS), { maxLength: 6 }) }),
+  fc.record({
+    kind: fc.constant('sync' as const),
+    rewardIds: fc.array(fc.constantFrom(...REWARD_IDS), { maxLength: 6 }),
+  }),
   fc.record({ kind: fc.constant('useNewestCode' as const), order: fc.integer({ min: 0, max: 2 }) }),
 );
 
@@ -73,7 +85,11 @@ describe('loyalty service: ledger invariants (property-based)', () => {
         return (await loyalty.client.getAccount({}, as)).account;
       case 'award': {
         model.open();
-        const result = await loyalty.checkout.awardPurchase({ userId, orderId: orderId(op.order), amountPence: op.pence });
+        const result = await loyalty.checkout.awardPurchase({
+          userId,
+          orderId: orderId(op.order),
+          amountPence: op.pence,
+        });
         const first = !model.awarded.has(op.order);
         if (first) {
           model.awarded.set(op.order, Math.floor(op.pence / 100));
@@ -105,7 +121,9 @@ describe('loyalty service: ledger invariants (property-based)', () => {
           const cost = COSTS[rewardId];
           if (cost === undefined || model.holdsUnused(rewardId) || model.points < cost) continue;
           model.points -= cost;
-          const issued = account.redeemedRewards.find((r) => r.rewardId === rewardId && !r.usedAt && !model.codes.some((c) => c.code === r.code));
+          const issued = account.redeemedRewards.find(
+            (r) => r.rewardId === rewardId && !r.usedAt && !model.codes.some((c) => c.code === r.code),
+          );
           expect(issued, `sync issued no code for ${rewardId}`).to.not.equal(undefined);
           model.codes.push({ code: issued!.code, rewardId, used: false });
         }
@@ -131,7 +149,11 @@ describe('loyalty service: ledger invariants (property-based)', () => {
           const returned = await apply(op, userId, model);
           if (!model.opened) continue;
           const account = returned ?? (await loyalty.client.getAccount({}, await loyalty.as(userId))).account!;
-          expect(account).to.deep.include({ points: model.points, lifetimePoints: model.lifetime, tier: tierOf(model.lifetime) });
+          expect(account).to.deep.include({
+            points: model.points,
+            lifetimePoints: model.lifetime,
+            tier: tierOf(model.lifetime),
+          });
           expect(account.points).to.be.at.least(0);
           const tier = TIER_ORDER.indexOf(account.tier);
           expect(tier, 'the tier fell').to.be.at.least(highestTier);
@@ -150,9 +172,14 @@ describe('loyalty service: ledger invariants (property-based)', () => {
           lifetimePoints: rows.filter((row) => row.points > 0).reduce((sum, row) => sum + row.points, 0),
         };
         expect(ledger).to.deep.equal({ points: model.points, lifetimePoints: model.lifetime });
-        expect(await balanceColumns(loyalty.server, userId), 'the balance columns disagree with the ledger').to.deep.equal(ledger);
+        expect(
+          await balanceColumns(loyalty.server, userId),
+          'the balance columns disagree with the ledger',
+        ).to.deep.equal(ledger);
         expect(new Set(rows.map((row) => row.key)).size).to.equal(rows.length);
-        expect(rows.filter((row) => row.type === 'welcome')).to.deep.equal([{ key: `welcome:${userId}`, points: 100, type: 'welcome' }]);
+        expect(rows.filter((row) => row.type === 'welcome')).to.deep.equal([
+          { key: `welcome:${userId}`, points: 100, type: 'welcome' },
+        ]);
         expect(rows.filter((row) => row.type === 'purchase')).to.have.length(model.awarded.size);
         expect(rows.filter((row) => row.type === 'redemption')).to.have.length(model.codes.length);
       }),

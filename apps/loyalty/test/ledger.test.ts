@@ -17,7 +17,8 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
   after(async () => loyalty?.stop());
 
   const account = async (userId: string) => (await loyalty.client.getAccount({}, await loyalty.as(userId))).account!;
-  const award = (userId: string, orderId: string, amountPence: number) => loyalty.checkout.awardPurchase({ userId, orderId, amountPence });
+  const award = (userId: string, orderId: string, amountPence: number) =>
+    loyalty.checkout.awardPurchase({ userId, orderId, amountPence });
   /** An opened account whose lifetime points are exactly `lifetime` (at least the welcome 100). */
   async function accountWithLifetime(lifetime: number): Promise<string> {
     const userId = newUserId();
@@ -34,9 +35,18 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
       expect(first).to.deep.include({ points: 100, lifetimePoints: 100, tier: 'bronze' });
       expect(second).to.deep.equal(first);
       expect(first.pointsHistory).to.deep.equal([
-        { id: first.pointsHistory[0]!.id, type: 'welcome', points: 100, description: 'Welcome bonus', createdAt: '2026-03-01T10:00:00.000Z', orderId: undefined },
+        {
+          id: first.pointsHistory[0]!.id,
+          type: 'welcome',
+          points: 100,
+          description: 'Welcome bonus',
+          createdAt: '2026-03-01T10:00:00.000Z',
+          orderId: undefined,
+        },
       ]);
-      expect(await ledgerRows(loyalty.server, userId)).to.deep.equal([{ key: `welcome:${userId}`, points: 100, type: 'welcome' }]);
+      expect(await ledgerRows(loyalty.server, userId)).to.deep.equal([
+        { key: `welcome:${userId}`, points: 100, type: 'welcome' },
+      ]);
     });
 
     it('opens an account on its first read, with the bonus, and never grants it again', async () => {
@@ -59,23 +69,37 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
         loyalty.server.db.off('query', record);
       }
       expect(statements).to.not.be.empty;
-      expect(statements.filter((sql) => /^\s*(insert|update|delete|replace)\b|\bfor update\b/i.test(sql))).to.deep.equal([]);
+      expect(
+        statements.filter((sql) => /^\s*(insert|update|delete|replace)\b|\bfor update\b/i.test(sql)),
+      ).to.deep.equal([]);
     });
 
     it('answers a never-opened account with the bonus owed and opens it once, off the read path', async () => {
       const userId = newUserId();
       const first = await account(userId);
       expect(first.pointsHistory[0]!.id).to.equal('pending-welcome');
-      const reads = [first, ...(await withBusyCores(() => Promise.all([account(userId), account(userId), account(userId)])))];
+      const reads = [
+        first,
+        ...(await withBusyCores(() => Promise.all([account(userId), account(userId), account(userId)]))),
+      ];
       // Whether a read ran before or after the background opening, it shows the same account.
       for (const read of reads) {
         expect(read).to.deep.include({ points: 100, lifetimePoints: 100, tier: 'bronze', redeemedRewards: [] });
         const [welcome, ...rest] = read.pointsHistory;
         expect(rest).to.deep.equal([]);
-        expect(welcome).to.deep.equal({ id: welcome!.id, type: 'welcome', points: 100, description: 'Welcome bonus', createdAt: '2026-03-01T10:00:00.000Z', orderId: undefined });
+        expect(welcome).to.deep.equal({
+          id: welcome!.id,
+          type: 'welcome',
+          points: 100,
+          description: 'Welcome bonus',
+          createdAt: '2026-03-01T10:00:00.000Z',
+          orderId: undefined,
+        });
       }
       await loyalty.server.settled();
-      expect(await ledgerRows(loyalty.server, userId)).to.deep.equal([{ key: `welcome:${userId}`, points: 100, type: 'welcome' }]);
+      expect(await ledgerRows(loyalty.server, userId)).to.deep.equal([
+        { key: `welcome:${userId}`, points: 100, type: 'welcome' },
+      ]);
       const opened = await account(userId);
       expect(opened.pointsHistory[0]!.id).to.not.equal('pending-welcome');
       expect(opened).to.deep.include({ points: 100, lifetimePoints: 100 });
@@ -92,9 +116,18 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     it('refuses customer calls without a caller token or with one the gateway did not sign', async () => {
       expect((await rejection(loyalty.client.getAccount({}))).kind).to.equal('unauthenticated');
       const strangerKeys = await generateCallerKeyPair();
-      const forging = clientAs('gateway', loyaltyProto.LoyaltyServiceService, 'loyalty', loyalty.server.address, 20_000, await CallerTokenSigner.fromPem(strangerKeys.privateKeyPem));
+      const forging = clientAs(
+        'gateway',
+        loyaltyProto.LoyaltyServiceService,
+        'loyalty',
+        loyalty.server.address,
+        20_000,
+        await CallerTokenSigner.fromPem(strangerKeys.privateKeyPem),
+      );
       expect((await rejection(forging.openAccount({}, { customer: newUserId() }))).kind).to.equal('unauthenticated');
-      expect((await rejection(forging.sync({ requestedRewardIds: [] }, { customer: newUserId() }))).kind).to.equal('unauthenticated');
+      expect((await rejection(forging.sync({ requestedRewardIds: [] }, { customer: newUserId() }))).kind).to.equal(
+        'unauthenticated',
+      );
       forging.close();
     });
   });
@@ -111,7 +144,9 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
       expect(await award(userId, 'order-2', 99)).to.deep.equal({ pointsAwarded: 0, newlyAwarded: true });
       const state = await account(userId);
       expect(state).to.deep.include({ points: 229, lifetimePoints: 229 });
-      expect(state.pointsHistory.map((entry) => [entry.type, entry.points, entry.orderId, entry.createdAt])).to.deep.equal([
+      expect(
+        state.pointsHistory.map((entry) => [entry.type, entry.points, entry.orderId, entry.createdAt]),
+      ).to.deep.equal([
         ['purchase', 0, 'order-2', '2026-03-01T10:00:02.000Z'],
         ['purchase', 129, 'order-1', '2026-03-01T10:00:01.000Z'],
         ['welcome', 100, undefined, '2026-03-01T10:00:00.000Z'],
@@ -134,7 +169,11 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     for (const [label, request, field] of [
       ['a negative amount', { orderId: 'o', userId: 'u', amountPence: -100 }, 'amount_pence'],
       ['a missing order id', { orderId: '', userId: 'u', amountPence: 100 }, 'order_id'],
-      ['an over-long order id', { orderId: 'o'.repeat(ORDER_REFERENCE_MAX_LENGTH + 1), userId: 'u', amountPence: 100 }, 'order_id'],
+      [
+        'an over-long order id',
+        { orderId: 'o'.repeat(ORDER_REFERENCE_MAX_LENGTH + 1), userId: 'u', amountPence: 100 },
+        'order_id',
+      ],
       ['a missing user id', { orderId: 'o', userId: '', amountPence: 100 }, 'user_id'],
       ['a user id with control characters', { orderId: 'o', userId: 'u\n', amountPence: 100 }, 'user_id'],
     ] as const) {
@@ -162,11 +201,16 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     }
 
     it('takes its thresholds from the configuration', async () => {
-      const custom = await startLoyalty({ env: { LOYALTY_TIER_SILVER: '150', LOYALTY_TIER_GOLD: '300', LOYALTY_TIER_PLATINUM: '400' } });
+      const custom = await startLoyalty({
+        env: { LOYALTY_TIER_SILVER: '150', LOYALTY_TIER_GOLD: '300', LOYALTY_TIER_PLATINUM: '400' },
+      });
       try {
         const userId = newUserId();
         await custom.checkout.awardPurchase({ userId, orderId: 'o-1', amountPence: 5_000 });
-        expect((await custom.client.getAccount({}, await custom.as(userId))).account).to.deep.include({ lifetimePoints: 150, tier: 'silver' });
+        expect((await custom.client.getAccount({}, await custom.as(userId))).account).to.deep.include({
+          lifetimePoints: 150,
+          tier: 'silver',
+        });
       } finally {
         await custom.stop();
       }
@@ -176,11 +220,18 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
   describe('redeeming', () => {
     it('debits the cost, issues a single-use code and never lowers the tier', async () => {
       const userId = await accountWithLifetime(600);
-      const { account: after, redeemed } = await loyalty.client.redeem({ rewardId: TEN_PERCENT }, await loyalty.as(userId));
+      const { account: after, redeemed } = await loyalty.client.redeem(
+        { rewardId: TEN_PERCENT },
+        await loyalty.as(userId),
+      );
       expect(after).to.deep.include({ points: 100, lifetimePoints: 600, tier: 'silver' });
       expect(redeemed!.code).to.match(/^RW[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{12}$/);
       expect(after!.redeemedRewards).to.deep.equal([redeemed]);
-      expect(after!.pointsHistory[0]).to.deep.include({ type: 'redemption', points: -500, description: 'Redeemed: 10% off your next order' });
+      expect(after!.pointsHistory[0]).to.deep.include({
+        type: 'redemption',
+        points: -500,
+        description: 'Redeemed: 10% off your next order',
+      });
       expect((await ledgerRows(loyalty.server, userId)).at(-1)!.key).to.equal(`redemption:${redeemed!.id}`);
     });
 
@@ -193,7 +244,9 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     });
 
     it('refuses a reward that is not in the catalog', async () => {
-      const error = await rejection(loyalty.client.redeem({ rewardId: 'free-money' }, await loyalty.as(await accountWithLifetime(5000))));
+      const error = await rejection(
+        loyalty.client.redeem({ rewardId: 'free-money' }, await loyalty.as(await accountWithLifetime(5000))),
+      );
       expect([error.kind, error.code]).to.deep.equal(['not_found', 'reward_not_found']);
     });
   });
@@ -234,7 +287,9 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     });
 
     it('refuses more than 100 requested rewards as an invalid argument', async () => {
-      const error = await rejection(loyalty.client.sync({ requestedRewardIds: Array(101).fill(TEN_PERCENT) }, await loyalty.as(newUserId())));
+      const error = await rejection(
+        loyalty.client.sync({ requestedRewardIds: Array(101).fill(TEN_PERCENT) }, await loyalty.as(newUserId())),
+      );
       expect(error.kind).to.equal('invalid_argument');
       expect(error.detail).to.contain('requested_reward_ids');
     });
@@ -258,10 +313,22 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
     it('is valid for its own account only, in any case, until used', async () => {
       const owner = await accountWithLifetime(500);
       const code = await issuedCode(owner);
-      expect(await loyalty.checkout.checkRewardCode({ code: ` ${code.toLowerCase()} `, userId: owner })).to.deep.equal({ valid: true, code, discountBps: 1000, held: false });
-      expect(await loyalty.checkout.checkRewardCode({ code, userId: newUserId() })).to.deep.equal({ valid: false, code, discountBps: 0, held: false });
+      expect(await loyalty.checkout.checkRewardCode({ code: ` ${code.toLowerCase()} `, userId: owner })).to.deep.equal({
+        valid: true,
+        code,
+        discountBps: 1000,
+        held: false,
+      });
+      expect(await loyalty.checkout.checkRewardCode({ code, userId: newUserId() })).to.deep.equal({
+        valid: false,
+        code,
+        discountBps: 0,
+        held: false,
+      });
       expect(await loyalty.checkout.checkRewardCode({ code, userId: '' })).to.deep.include({ valid: false });
-      expect(await loyalty.checkout.checkRewardCode({ code: 'RW2222222222222', userId: owner })).to.deep.include({ valid: false });
+      expect(await loyalty.checkout.checkRewardCode({ code: 'RW2222222222222', userId: owner })).to.deep.include({
+        valid: false,
+      });
       await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
       expect(await loyalty.checkout.checkRewardCode({ code, userId: owner })).to.deep.include({ valid: false });
     });

@@ -1,4 +1,6 @@
-/** Points taken back for refunds: in proportion, once per refund even when sent many times at once, never below zero. */
+/**
+ * Points taken back for refunds: in proportion, once per refund even when sent many times at once, never below zero.
+ */
 import { expect } from 'chai';
 import { expectNoServerFailures, startForSuite, withBusyCores } from '@storefront/testing';
 import { balanceColumns, ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
@@ -16,9 +18,12 @@ describe('loyalty: purchase points reversed by refunds', () => {
 
   it('reverses a refund once however many times it is sent at once, and the rest of the order with the last refund', async () => {
     const userId = await awarded('order-r1');
-    const reverse = (refundId: string, refundedPence: number) => loyalty.checkout.reversePurchase({ refundId, orderId: 'order-r1', userId, refundedPence, goodsPence: 5099 });
+    const reverse = (refundId: string, refundedPence: number) =>
+      loyalty.checkout.reversePurchase({ refundId, orderId: 'order-r1', userId, refundedPence, goodsPence: 5099 });
     // £10.00 of £50.99: ⌊50 × 1000 / 5099⌋ = 9 points.
-    const answers = await withBusyCores(() => Promise.allSettled(Array.from({ length: 12 }, () => reverse('refund-a', 1000))));
+    const answers = await withBusyCores(() =>
+      Promise.allSettled(Array.from({ length: 12 }, () => reverse('refund-a', 1000))),
+    );
     expectNoServerFailures(answers);
     const values = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
     expect(values).to.have.length(12);
@@ -38,11 +43,23 @@ describe('loyalty: purchase points reversed by refunds', () => {
   it('takes no more than the balance holds and records the rest as forgiven; an order never awarded reverses nothing', async () => {
     const userId = await awarded('order-r2');
     await loyalty.server.db('accounts').where({ user_id: userId }).update({ points: 20 });
-    const full = await loyalty.checkout.reversePurchase({ refundId: 'refund-c', orderId: 'order-r2', userId, refundedPence: 5099, goodsPence: 5099 });
+    const full = await loyalty.checkout.reversePurchase({
+      refundId: 'refund-c',
+      orderId: 'order-r2',
+      userId,
+      refundedPence: 5099,
+      goodsPence: 5099,
+    });
     expect(full).to.deep.include({ pointsReversed: 20, pointsForgiven: 30 });
     expect((await balanceColumns(loyalty.server, userId))!.points).to.equal(0);
 
-    const never = await loyalty.checkout.reversePurchase({ refundId: 'refund-d', orderId: 'order-never-awarded', userId, refundedPence: 1000, goodsPence: 1000 });
+    const never = await loyalty.checkout.reversePurchase({
+      refundId: 'refund-d',
+      orderId: 'order-never-awarded',
+      userId,
+      refundedPence: 1000,
+      goodsPence: 1000,
+    });
     expect(never).to.deep.include({ pointsReversed: 0, pointsForgiven: 0 });
   });
 });

@@ -24,15 +24,27 @@ describe('loyalty service: reward code holds', () => {
     const { redeemed } = await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await loyalty.as(owner));
     return { owner, code: redeemed!.code };
   }
-  const hold = (code: string, userId: string, orderId: string) => loyalty.checkout.holdRewardCode({ code, userId, orderId });
+  const hold = (code: string, userId: string, orderId: string) =>
+    loyalty.checkout.holdRewardCode({ code, userId, orderId });
   const check = (code: string, userId: string) => loyalty.checkout.checkRewardCode({ code, userId });
-  const storedHold = async (code: string) => loyalty.server.db('redemptions').where({ code }).first('held_order_id', 'held_until', 'used_order_id');
+  const storedHold = async (code: string) =>
+    loyalty.server.db('redemptions').where({ code }).first('held_order_id', 'held_until', 'used_order_id');
 
   it('holds a code for one open order: that order may renew it, another is refused, validation reports it held', async () => {
     const { owner, code } = await ownerWithCode();
-    expect(await hold(` ${code.toLowerCase()} `, owner, 'order-a')).to.deep.equal({ valid: true, code, discountBps: 1000, heldByAnotherOrder: false });
+    expect(await hold(` ${code.toLowerCase()} `, owner, 'order-a')).to.deep.equal({
+      valid: true,
+      code,
+      discountBps: 1000,
+      heldByAnotherOrder: false,
+    });
     expect(await check(code, owner)).to.deep.equal({ valid: false, code, discountBps: 1000, held: true });
-    expect(await hold(code, owner, 'order-b')).to.deep.equal({ valid: false, code, discountBps: 0, heldByAnotherOrder: true });
+    expect(await hold(code, owner, 'order-b')).to.deep.equal({
+      valid: false,
+      code,
+      discountBps: 0,
+      heldByAnotherOrder: true,
+    });
     clock += 1000;
     expect(await hold(code, owner, 'order-a')).to.deep.include({ valid: true });
     expect(await storedHold(code)).to.deep.include({ held_order_id: 'order-a' });
@@ -67,7 +79,12 @@ describe('loyalty service: reward code holds', () => {
     await loyalty.checkout.useRewardCode({ code, userId: owner, orderId: 'order-a' });
     expect(await storedHold(code)).to.deep.equal({ held_order_id: null, held_until: null, used_order_id: 'order-a' });
     expect(await check(code, owner)).to.deep.equal({ valid: false, code, discountBps: 0, held: false });
-    expect(await hold(code, owner, 'order-b')).to.deep.equal({ valid: false, code, discountBps: 0, heldByAnotherOrder: false });
+    expect(await hold(code, owner, 'order-b')).to.deep.equal({
+      valid: false,
+      code,
+      discountBps: 0,
+      heldByAnotherOrder: false,
+    });
   });
 
   it('refuses to use a code another open order holds, and uses a free one for a late payment', async () => {
@@ -82,8 +99,16 @@ describe('loyalty service: reward code holds', () => {
 
   it('holds nothing for another account, an unknown code or bad input', async () => {
     const { code } = await ownerWithCode();
-    expect(await hold(code, newUserId(), 'order-a')).to.deep.equal({ valid: false, code, discountBps: 0, heldByAnotherOrder: false });
-    expect(await hold('RW2222222222222', newUserId(), 'order-a')).to.deep.include({ valid: false, heldByAnotherOrder: false });
+    expect(await hold(code, newUserId(), 'order-a')).to.deep.equal({
+      valid: false,
+      code,
+      discountBps: 0,
+      heldByAnotherOrder: false,
+    });
+    expect(await hold('RW2222222222222', newUserId(), 'order-a')).to.deep.include({
+      valid: false,
+      heldByAnotherOrder: false,
+    });
     expect(await storedHold(code)).to.deep.include({ held_order_id: null });
     for (const request of [
       { code, userId: newUserId(), orderId: '' },
@@ -98,7 +123,9 @@ describe('loyalty service: reward code holds', () => {
 
   it(`gives one code to exactly one of ${PARALLEL} orders holding it at once`, async () => {
     const { owner, code } = await ownerWithCode();
-    const answers = await withBusyCores(() => Promise.all(Array.from({ length: PARALLEL }, (_, i) => hold(code, owner, `race-${i}`))));
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: PARALLEL }, (_, i) => hold(code, owner, `race-${i}`))),
+    );
     const winners = answers.flatMap((answer, i) => (answer.valid ? [`race-${i}`] : []));
     expect(winners).to.have.length(1);
     expect(answers.filter((answer) => answer.heldByAnotherOrder)).to.have.length(PARALLEL - 1);

@@ -49,14 +49,18 @@ export function apiErrorBody(errorCode: string, message: string, param?: string)
 
 export function isApiRequest(request: IncomingMessage): boolean {
   const url = request.url ?? '';
-  return url.startsWith(API_PREFIX) && (url.length === API_PREFIX.length || url[API_PREFIX.length] === '/' || url[API_PREFIX.length] === '?');
+  return (
+    url.startsWith(API_PREFIX) &&
+    (url.length === API_PREFIX.length || url[API_PREFIX.length] === '/' || url[API_PREFIX.length] === '?')
+  );
 }
 
 /** The request handler for API requests (isApiRequest). */
 export function sandboxApi(context: SandboxApiContext): (request: IncomingMessage, response: ServerResponse) => void {
   const { book, control, logger } = context;
   const bearer = `Bearer ${context.apiKey}`;
-  const apiError = (reply: Reply, status: number, errorCode: string, message: string, param?: string) => reply(status, apiErrorBody(errorCode, message, param));
+  const apiError = (reply: Reply, status: number, errorCode: string, message: string, param?: string) =>
+    reply(status, apiErrorBody(errorCode, message, param));
 
   const createCheckout: Handler = ({ body: sent }, reply) => {
     const body = (sent ?? {}) as Record<string, unknown>;
@@ -73,13 +77,21 @@ export function sandboxApi(context: SandboxApiContext): (request: IncomingMessag
         return_url: optionalString(body.return_url),
         redirect_url: optionalString(body.redirect_url),
         valid_until: optionalString(body.valid_until),
-        hostedCheckoutBase: (body.hosted_checkout as { enabled?: unknown } | undefined)?.enabled === true ? context.publicUrl() : undefined,
+        hostedCheckoutBase:
+          (body.hosted_checkout as { enabled?: unknown } | undefined)?.enabled === true
+            ? context.publicUrl()
+            : undefined,
       });
       if (control.behaviour === 'hang_after_create') return; // created, but the answer is lost
       reply(201, checkout);
     } catch (error) {
       if (!(error instanceof DuplicateCheckout)) throw error;
-      apiError(reply, 409, 'DUPLICATED_CHECKOUT', 'Checkout with this checkout reference and pay to email already exists');
+      apiError(
+        reply,
+        409,
+        'DUPLICATED_CHECKOUT',
+        'Checkout with this checkout reference and pay to email already exists',
+      );
     }
   };
 
@@ -107,8 +119,10 @@ export function sandboxApi(context: SandboxApiContext): (request: IncomingMessag
   // SumUp's refund: the whole transaction without an amount, else that much; 204 without a body.
   const refundTransaction: Handler = ({ body }, reply, id) => {
     const amount = (body as { amount?: unknown } | undefined)?.amount;
-    if (amount !== undefined && (typeof amount !== 'number' || !Number.isFinite(amount))) return apiError(reply, 400, 'INVALID', 'amount must be a number', 'amount');
-    if (control.behaviour === 'refuse_refund') return apiError(reply, 409, 'REFUND_NOT_ALLOWED', 'The sandbox was told to refuse refunds');
+    if (amount !== undefined && (typeof amount !== 'number' || !Number.isFinite(amount)))
+      return apiError(reply, 400, 'INVALID', 'amount must be a number', 'amount');
+    if (control.behaviour === 'refuse_refund')
+      return apiError(reply, 409, 'REFUND_NOT_ALLOWED', 'The sandbox was told to refuse refunds');
     if (control.behaviour === 'hang_refund') return; // lost before it was carried out
     try {
       book.refund(id!, amount as number | undefined);
@@ -135,7 +149,8 @@ export function sandboxApi(context: SandboxApiContext): (request: IncomingMessag
       if (method === 'POST') return { name: '/v0.1/checkouts', handler: createCheckout };
       return read ? { name: '/v0.1/checkouts', handler: listCheckouts } : undefined;
     }
-    if (path === '/me/transactions') return read ? { name: '/v0.1/me/transactions', handler: readTransaction } : undefined;
+    if (path === '/me/transactions')
+      return read ? { name: '/v0.1/me/transactions', handler: readTransaction } : undefined;
     const checkout = /^\/checkouts\/([^/]+)$/.exec(path);
     if (checkout) {
       const handler = read ? readCheckout : method === 'DELETE' ? deactivateCheckout : undefined;
@@ -144,7 +159,9 @@ export function sandboxApi(context: SandboxApiContext): (request: IncomingMessag
     }
     const refund = /^\/me\/refund\/([^/]+)$/.exec(path);
     const id = refund ? decoded(refund[1]!) : undefined;
-    return method === 'POST' && id !== undefined ? { name: '/v0.1/me/refund/:txn_id', handler: refundTransaction, id } : undefined;
+    return method === 'POST' && id !== undefined
+      ? { name: '/v0.1/me/refund/:txn_id', handler: refundTransaction, id }
+      : undefined;
   };
 
   /** Counts, switches and the key come before the body is read, as SumUp's own front would. */
@@ -153,7 +170,11 @@ export function sandboxApi(context: SandboxApiContext): (request: IncomingMessag
     if (found?.handler === refundTransaction) control.countRefund(found.id!);
     switch (control.behaviour) {
       case 'fail':
-        reply(500, { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'The sandbox was told to fail' }, 'application/problem+json; charset=utf-8');
+        reply(
+          500,
+          { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'The sandbox was told to fail' },
+          'application/problem+json; charset=utf-8',
+        );
         return;
       case 'hang':
         return; // never answered; stop() closes the connection
@@ -161,7 +182,8 @@ export function sandboxApi(context: SandboxApiContext): (request: IncomingMessag
         request.socket.destroy();
         return;
     }
-    if (request.headers.authorization !== bearer) return apiError(reply, 401, 'NOT_AUTHORIZED', 'A valid bearer API key is required');
+    if (request.headers.authorization !== bearer)
+      return apiError(reply, 401, 'NOT_AUTHORIZED', 'A valid bearer API key is required');
     readJsonBody(request, (error, body) => {
       if (error) return apiError(reply, error.status, error.errorCode, error.message);
       if (!found) return apiError(reply, 404, 'NOT_FOUND', 'Resource not found');
@@ -221,7 +243,8 @@ function readJsonBody(request: IncomingMessage, done: (error: BodyRefused | unde
     if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   });
   request.once('end', () => {
-    if (size > MAX_BODY_BYTES) return done(new BodyRefused(413, 'INVALID', `The body is larger than ${MAX_BODY_BYTES} bytes`));
+    if (size > MAX_BODY_BYTES)
+      return done(new BodyRefused(413, 'INVALID', `The body is larger than ${MAX_BODY_BYTES} bytes`));
     const text = Buffer.concat(chunks).toString('utf8');
     if (text.trim() === '') return done(undefined, {});
     if (!/^\s*[{[]/.test(text)) return done(new BodyRefused(400, 'INVALID', 'The body is not valid JSON'));
@@ -245,17 +268,28 @@ function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function invalidCreate(body: Record<string, unknown>, merchantCode: string): { message: string; param: string } | undefined {
+function invalidCreate(
+  body: Record<string, unknown>,
+  merchantCode: string,
+): { message: string; param: string } | undefined {
   const reference = body.checkout_reference;
   if (typeof reference !== 'string' || reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) {
-    return { param: 'checkout_reference', message: `checkout_reference must be a string of 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters` };
+    return {
+      param: 'checkout_reference',
+      message: `checkout_reference must be a string of 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`,
+    };
   }
-  if (typeof body.amount !== 'number' || !(body.amount > 0)) return { param: 'amount', message: 'amount must be a number greater than 0' };
-  if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency)) return { param: 'currency', message: 'currency must be an ISO 4217 code' };
-  if (body.merchant_code !== merchantCode) return { param: 'merchant_code', message: 'merchant_code does not name this merchant' };
+  if (typeof body.amount !== 'number' || !(body.amount > 0))
+    return { param: 'amount', message: 'amount must be a number greater than 0' };
+  if (typeof body.currency !== 'string' || !/^[A-Z]{3}$/.test(body.currency))
+    return { param: 'currency', message: 'currency must be an ISO 4217 code' };
+  if (body.merchant_code !== merchantCode)
+    return { param: 'merchant_code', message: 'merchant_code does not name this merchant' };
   for (const field of ['description', 'return_url', 'redirect_url', 'valid_until']) {
-    if (body[field] !== undefined && body[field] !== null && typeof body[field] !== 'string') return { param: field, message: `${field} must be a string` };
+    if (body[field] !== undefined && body[field] !== null && typeof body[field] !== 'string')
+      return { param: field, message: `${field} must be a string` };
   }
-  if (typeof body.valid_until === 'string' && Number.isNaN(Date.parse(body.valid_until))) return { param: 'valid_until', message: 'valid_until must be a date-time' };
+  if (typeof body.valid_until === 'string' && Number.isNaN(Date.parse(body.valid_until)))
+    return { param: 'valid_until', message: 'valid_until must be a date-time' };
   return undefined;
 }

@@ -103,7 +103,10 @@ export class CheckoutBook {
   }
 
   list(reference?: string): SandboxCheckout[] {
-    const ids = reference === undefined ? [...this.byId.keys()] : [this.idByReference.get(reference)].filter((id): id is string => id !== undefined);
+    const ids =
+      reference === undefined
+        ? [...this.byId.keys()]
+        : [this.idByReference.get(reference)].filter((id): id is string => id !== undefined);
     return ids.map((id) => this.get(id)!);
   }
 
@@ -138,12 +141,24 @@ export class CheckoutBook {
   refund(transactionId: string, amount: number | undefined): Transaction {
     const transaction = this.transaction(transactionId);
     if (!transaction) throw new RefundRefused(404, 'NOT_FOUND', 'Resource not found');
-    if (transaction.status !== 'SUCCESSFUL') throw new RefundRefused(409, 'INVALID_STATE', 'Only a successful transaction can be refunded');
+    if (transaction.status !== 'SUCCESSFUL')
+      throw new RefundRefused(409, 'INVALID_STATE', 'Only a successful transaction can be refunded');
     const left = Math.round((transaction.amount - transaction.refunded_amount) * 100);
     const pence = amount === undefined ? left : Math.round(amount * 100);
-    if (pence <= 0 || pence > left) throw new RefundRefused(409, 'INVALID_AMOUNT', `The amount must be above 0 and at most ${(left / 100).toFixed(2)}`);
+    if (pence <= 0 || pence > left)
+      throw new RefundRefused(
+        409,
+        'INVALID_AMOUNT',
+        `The amount must be above 0 and at most ${(left / 100).toFixed(2)}`,
+      );
     transaction.refunded_amount = (Math.round(transaction.refunded_amount * 100) + pence) / 100;
-    transaction.events.push({ id: randomUUID(), type: 'REFUND', status: 'REFUNDED', amount: pence / 100, timestamp: new Date(this.now()).toISOString() });
+    transaction.events.push({
+      id: randomUUID(),
+      type: 'REFUND',
+      status: 'REFUNDED',
+      amount: pence / 100,
+      timestamp: new Date(this.now()).toISOString(),
+    });
     return transaction;
   }
 

@@ -2,7 +2,17 @@
  * The switch tests and benchmarks use to make the sandbox misbehave and to move its clock.
  * Reachable in-process as `sandbox.control` and over HTTP under `/__sandbox/`.
  */
-export const BEHAVIOURS = ['ok', 'fail', 'hang', 'refuse', 'hang_after_create', 'unlisted', 'refuse_refund', 'hang_refund', 'hang_after_refund'] as const;
+export const BEHAVIOURS = [
+  'ok',
+  'fail',
+  'hang',
+  'refuse',
+  'hang_after_create',
+  'unlisted',
+  'refuse_refund',
+  'hang_refund',
+  'hang_after_refund',
+] as const;
 /**
  * ok: answer normally · fail: every API call answers 500 · hang: API calls never answer ·
  * refuse: API connections are dropped without an answer · hang_after_create: a create is

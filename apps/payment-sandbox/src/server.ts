@@ -1,8 +1,8 @@
 /**
- * The sandbox payment provider: the subset of SumUp's checkout API the shop uses
- * (create, read, list by reference, deactivate; refund a transaction and read it back), a hosted payment page where a person clicks
- * Pay or Decline, status-change notifications to the checkout's `return_url`, and a control
- * switch for tests. For local runs and tests only: checkouts live in memory.
+ * The sandbox payment provider: the subset of SumUp's checkout API the shop uses (create, read, list by reference,
+ * deactivate; refund a transaction and read it back), a hosted payment page where a person clicks Pay or Decline,
+ * status-change notifications to the checkout's `return_url`, and a control switch for tests. For local runs and tests
+ * only: checkouts live in memory.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +11,13 @@ import { createLogger, type Logger } from '@storefront/logging';
 import { answerAhead } from '@storefront/telemetry';
 import type { PaymentSandboxConfig } from './config';
 import { apiErrorBody, isApiRequest, sandboxApi } from './api';
-import { CheckoutBook, CheckoutNotPending, type CheckoutStatus, type NewCheckout, type SandboxCheckout } from './checkouts';
+import {
+  CheckoutBook,
+  CheckoutNotPending,
+  type CheckoutStatus,
+  type NewCheckout,
+  type SandboxCheckout,
+} from './checkouts';
 import { BEHAVIOURS, SandboxControl, type Behaviour } from './control';
 import { renderHostedPage, renderMessagePage } from './hosted-page';
 
@@ -34,7 +40,10 @@ export interface SandboxOptions {
 
 const WEBHOOK_TIMEOUT_MS = 5000;
 
-export async function startPaymentSandbox(config: PaymentSandboxConfig, options: SandboxOptions = {}): Promise<PaymentSandbox> {
+export async function startPaymentSandbox(
+  config: PaymentSandboxConfig,
+  options: SandboxOptions = {},
+): Promise<PaymentSandbox> {
   const logger = options.logger ?? createLogger('payment-sandbox', config.logLevel);
   const control = new SandboxControl(options.now);
   const book = new CheckoutBook(control.now);
@@ -44,11 +53,19 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
   const server = http.createServer(app);
   let publicUrl = config.publicUrl ?? '';
 
-  const apiError = (res: Response, status: number, errorCode: string, message: string, param?: string) => res.status(status).json(apiErrorBody(errorCode, message, param));
+  const apiError = (res: Response, status: number, errorCode: string, message: string, param?: string) =>
+    res.status(status).json(apiErrorBody(errorCode, message, param));
 
   // The API is answered ahead of Express (and of the HTTP instrumentation, which sees requests
   // through the server's 'request' event); everything else goes on to Express.
-  const serveApi = sandboxApi({ book, control, merchantCode: config.merchantCode, apiKey: config.apiKey, logger, publicUrl: () => publicUrl });
+  const serveApi = sandboxApi({
+    book,
+    control,
+    merchantCode: config.merchantCode,
+    apiKey: config.apiKey,
+    logger,
+    publicUrl: () => publicUrl,
+  });
   answerAhead(server, (request, response) => {
     if (!isApiRequest(request)) return false;
     serveApi(request, response);
@@ -71,7 +88,8 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
     const checkout = book.get(String(req.params.id));
     if (!checkout) return res.status(404).send(renderMessagePage('Not found', 'There is no payment with this link.'));
     const action = (req.body as Record<string, unknown> | undefined)?.action;
-    if (action !== 'pay' && action !== 'decline') return res.status(400).send(renderMessagePage('Choose Pay or Decline', 'The form was sent without a choice.'));
+    if (action !== 'pay' && action !== 'decline')
+      return res.status(400).send(renderMessagePage('Choose Pay or Decline', 'The form was sent without a choice.'));
     try {
       book.complete(checkout.id, action === 'pay' ? 'PAID' : 'FAILED');
     } catch (error) {
@@ -87,13 +105,15 @@ export async function startPaymentSandbox(config: PaymentSandboxConfig, options:
   // The control switch, documented in docs/checkout.md.
   app.post('/__sandbox/behaviour', express.json(), (req, res) => {
     const mode = (req.body as { mode?: unknown } | undefined)?.mode;
-    if (!BEHAVIOURS.includes(mode as Behaviour)) return apiError(res, 400, 'INVALID', `mode must be one of ${BEHAVIOURS.join(', ')}`, 'mode');
+    if (!BEHAVIOURS.includes(mode as Behaviour))
+      return apiError(res, 400, 'INVALID', `mode must be one of ${BEHAVIOURS.join(', ')}`, 'mode');
     control.setBehaviour(mode as Behaviour);
     res.json({ mode: control.behaviour });
   });
   app.post('/__sandbox/clock', express.json(), (req, res) => {
     const advance = (req.body as { advance_ms?: unknown } | undefined)?.advance_ms;
-    if (typeof advance !== 'number' || !Number.isInteger(advance) || advance < 0) return apiError(res, 400, 'INVALID', 'advance_ms must be a non-negative integer', 'advance_ms');
+    if (typeof advance !== 'number' || !Number.isInteger(advance) || advance < 0)
+      return apiError(res, 400, 'INVALID', 'advance_ms must be a non-negative integer', 'advance_ms');
     control.advanceClock(advance);
     res.json({ now: new Date(control.now()).toISOString() });
   });
@@ -147,7 +167,11 @@ async function notify(checkout: SandboxCheckout, logger: Logger): Promise<void> 
       signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     });
     await res.body?.cancel();
-    if (!res.ok) logger.warn({ checkoutId: checkout.id, status: res.status }, 'the webhook receiver did not accept the notification');
+    if (!res.ok)
+      logger.warn(
+        { checkoutId: checkout.id, status: res.status },
+        'the webhook receiver did not accept the notification',
+      );
   } catch (error) {
     logger.warn({ checkoutId: checkout.id, err: error }, 'could not deliver the webhook');
   }

@@ -10,19 +10,30 @@ describe('payment sandbox: refunds', () => {
   let sandbox: PaymentSandbox;
   let counter = 0;
   before(async () => {
-    sandbox = await startPaymentSandbox(readPaymentSandboxConfig(new EnvReader({ SANDBOX_PORT: '0', LOG_LEVEL: 'silent' })));
+    sandbox = await startPaymentSandbox(
+      readPaymentSandboxConfig(new EnvReader({ SANDBOX_PORT: '0', LOG_LEVEL: 'silent' })),
+    );
   });
   after(async () => sandbox?.stop());
   afterEach(() => sandbox.control.reset());
 
   const api = (method: string, path: string, body?: unknown) =>
-    fetch(`${sandbox.url}/v0.1${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(1000) });
+    fetch(`${sandbox.url}/v0.1${path}`, {
+      method,
+      headers: auth,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(1000),
+    });
   /** A paid £20.00 checkout's transaction id. */
   const paidTransaction = () => {
-    const checkout = sandbox.prepareCheckout({ checkout_reference: `refund-test-${++counter}`, amount: 20, currency: 'GBP', merchant_code: 'MSTOREFRONT' }, 'PAID');
+    const checkout = sandbox.prepareCheckout(
+      { checkout_reference: `refund-test-${++counter}`, amount: 20, currency: 'GBP', merchant_code: 'MSTOREFRONT' },
+      'PAID',
+    );
     return { checkoutId: checkout.id, transactionId: checkout.transactions[0]!.id };
   };
-  const transaction = async (id: string) => (await (await api('GET', `/me/transactions?id=${id}`)).json()) as Record<string, unknown>;
+  const transaction = async (id: string) =>
+    (await (await api('GET', `/me/transactions?id=${id}`)).json()) as Record<string, unknown>;
 
   it('refunds part and then the rest (204), and reads back the refunded amount, events and status', async () => {
     const { checkoutId, transactionId } = paidTransaction();
@@ -32,7 +43,9 @@ describe('payment sandbox: refunds', () => {
     expect((await api('POST', `/me/refund/${transactionId}`)).status).to.equal(204);
     const after = await transaction(transactionId);
     expect(after.refunded_amount).to.equal(20);
-    expect((after.events as Array<{ type: string; amount: number }>).map((event) => [event.type, event.amount])).to.deep.equal([
+    expect(
+      (after.events as Array<{ type: string; amount: number }>).map((event) => [event.type, event.amount]),
+    ).to.deep.equal([
       ['REFUND', 7.5],
       ['REFUND', 12.5],
     ]);
@@ -48,7 +61,10 @@ describe('payment sandbox: refunds', () => {
     expect(await tooMuch.json()).to.include({ error_code: 'INVALID_AMOUNT' });
     expect((await api('POST', '/me/refund/no-such-transaction', { amount: 1 })).status).to.equal(404);
     expect((await api('GET', '/me/transactions?id=no-such-transaction')).status).to.equal(404);
-    const declined = sandbox.prepareCheckout({ checkout_reference: `refund-test-${++counter}`, amount: 5, currency: 'GBP', merchant_code: 'MSTOREFRONT' }, 'FAILED');
+    const declined = sandbox.prepareCheckout(
+      { checkout_reference: `refund-test-${++counter}`, amount: 5, currency: 'GBP', merchant_code: 'MSTOREFRONT' },
+      'FAILED',
+    );
     const unpaid = await api('POST', `/me/refund/${declined.transactions[0]!.id}`, { amount: 1 });
     expect(await unpaid.json()).to.include({ error_code: 'INVALID_STATE' });
     expect((await transaction(transactionId)).refunded_amount).to.equal(0);
@@ -61,10 +77,14 @@ describe('payment sandbox: refunds', () => {
     expect(refused.status).to.equal(409);
     expect(await refused.json()).to.include({ error_code: 'REFUND_NOT_ALLOWED' });
     sandbox.control.setBehaviour('hang_refund');
-    expect(await api('POST', `/me/refund/${transactionId}`, { amount: 2 }).catch((error: Error) => error.name)).to.equal('TimeoutError');
+    expect(
+      await api('POST', `/me/refund/${transactionId}`, { amount: 2 }).catch((error: Error) => error.name),
+    ).to.equal('TimeoutError');
     expect((await transaction(transactionId)).refunded_amount).to.equal(0);
     sandbox.control.setBehaviour('hang_after_refund');
-    expect(await api('POST', `/me/refund/${transactionId}`, { amount: 3 }).catch((error: Error) => error.name)).to.equal('TimeoutError');
+    expect(
+      await api('POST', `/me/refund/${transactionId}`, { amount: 3 }).catch((error: Error) => error.name),
+    ).to.equal('TimeoutError');
     expect((await transaction(transactionId)).refunded_amount).to.equal(3);
     expect(sandbox.control.refundRequests(transactionId)).to.equal(3);
   });

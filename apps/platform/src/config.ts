@@ -33,7 +33,10 @@ export function readHostedComponents(env: EnvReader): Component[] {
   if (raw === 'none') return [];
   const named = raw.split(',').map((name) => name.trim());
   for (const name of named) {
-    if (!(COMPONENTS as readonly string[]).includes(name)) throw new ConfigError(`COMPONENTS must be all, none or a comma list of ${COMPONENTS.join(', ')}; "${name}" is none of them`);
+    if (!(COMPONENTS as readonly string[]).includes(name))
+      throw new ConfigError(
+        `COMPONENTS must be all, none or a comma list of ${COMPONENTS.join(', ')}; "${name}" is none of them`,
+      );
   }
   return COMPONENTS.filter((name) => named.includes(name));
 }

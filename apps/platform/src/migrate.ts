@@ -22,7 +22,13 @@ interface PlatformMigrateConfig extends CommonConfig {
 export const migrateHostedComponents: MigrateCommand<PlatformMigrateConfig> = {
   readConfig(env: EnvReader) {
     const common = readCommon(env);
-    return { ...common, stores: readHostedComponents(env).map((component) => ({ component, store: readStoreConfig(env, component, common) })) };
+    return {
+      ...common,
+      stores: readHostedComponents(env).map((component) => ({
+        component,
+        store: readStoreConfig(env, component, common),
+      })),
+    };
   },
   async run({ stores }) {
     const applied: string[] = [];

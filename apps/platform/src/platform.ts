@@ -41,25 +41,46 @@ export interface RunningPlatform {
   stop(): Promise<void>;
 }
 
-export async function startPlatform(config: PlatformConfig, { migrate, logger = createLogger('platform', config.logLevel), now }: PlatformOptions): Promise<RunningPlatform> {
+export async function startPlatform(
+  config: PlatformConfig,
+  { migrate, logger = createLogger('platform', config.logLevel), now }: PlatformOptions,
+): Promise<RunningPlatform> {
   const components: PlatformComponents = {};
   // Opened in the order they depend on each other, closed in the reverse.
   const opened: OpenComponent[] = [];
-  const options = (service: string, store: { mysqlUrl?: string }) => ({ migrate: migrate ?? !store.mysqlUrl, now, logger: logger.child({ component: service }) });
+  const options = (service: string, store: { mysqlUrl?: string }) => ({
+    migrate: migrate ?? !store.mysqlUrl,
+    now,
+    logger: logger.child({ component: service }),
+  });
   const closeAll = async () => {
     for (const component of [...opened].reverse()) await component.close();
   };
   let gateway: GatewayServer;
   try {
     const { identity, loyalty, checkout, inventory } = config.hosted;
-    if (inventory) opened.push((components.inventory = await openInventoryComponent(inventory, options('inventory', inventory.store))));
-    if (loyalty) opened.push((components.loyalty = await openLoyaltyComponent(loyalty, options('loyalty', loyalty.store))));
-    if (identity) opened.push((components.identity = await openIdentityComponent(identity, options('identity', identity.store))));
+    if (inventory)
+      opened.push(
+        (components.inventory = await openInventoryComponent(inventory, options('inventory', inventory.store))),
+      );
+    if (loyalty)
+      opened.push((components.loyalty = await openLoyaltyComponent(loyalty, options('loyalty', loyalty.store))));
+    if (identity)
+      opened.push((components.identity = await openIdentityComponent(identity, options('identity', identity.store))));
     if (checkout) {
       const connect = checkoutConnections(config, components, checkout.inventoryAddress, checkout.loyaltyAddress);
-      opened.push((components.checkout = await openCheckoutComponent(checkout, { ...options('checkout', checkout.store), connect })));
+      opened.push(
+        (components.checkout = await openCheckoutComponent(checkout, {
+          ...options('checkout', checkout.store),
+          connect,
+        })),
+      );
     }
-    gateway = await startGateway(config.gateway, { logger: logger.child({ component: 'gateway' }), now, hosted: components });
+    gateway = await startGateway(config.gateway, {
+      logger: logger.child({ component: 'gateway' }),
+      now,
+      hosted: components,
+    });
   } catch (error) {
     await closeAll();
     throw error;
@@ -77,13 +98,19 @@ export async function startPlatform(config: PlatformConfig, { migrate, logger = 
 }
 
 /** Checkout's way to inventory and loyalty: in-process when hosted here, else over gRPC as checkout. */
-function checkoutConnections(config: PlatformConfig, components: PlatformComponents, inventoryAddress: string, loyaltyAddress: string): Connect {
+function checkoutConnections(
+  config: PlatformConfig,
+  components: PlatformComponents,
+  inventoryAddress: string,
+  loyaltyAddress: string,
+): Connect {
   const addresses: Record<string, string> = { inventory: inventoryAddress, loyalty: loyaltyAddress };
   let signer: ServiceTokenSigner | undefined;
   return (definition, target) => {
     const local = components[target as keyof PlatformComponents];
     if (local) return local.client(definition, 'checkout');
-    if (!config.serviceTokenPrivateKey) throw new ConfigError(`SERVICE_TOKEN_PRIVATE_KEY is required for checkout to call ${target} over gRPC`);
+    if (!config.serviceTokenPrivateKey)
+      throw new ConfigError(`SERVICE_TOKEN_PRIVATE_KEY is required for checkout to call ${target} over gRPC`);
     signer ??= new ServiceTokenSigner('checkout', config.serviceTokenPrivateKey);
     return createRpcClient(definition, addresses[target] ?? '', { target, signer });
   };

@@ -23,7 +23,9 @@ const STAFF_AUDIENCE = 'storefront-services-staff';
 export const STAFF_ROLES = ['owner', 'staff'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
 
-/** A console staff member as the gateway vouches for them, with the address their request came from (for the audit log). */
+/**
+ * A console staff member as the gateway vouches for them, with the address their request came from (for the audit log).
+ */
 export interface StaffIdentity {
   id: string;
   role: StaffRole;
@@ -32,7 +34,8 @@ export interface StaffIdentity {
 }
 
 /** The member as a JSON array in the subject: an email may contain any character a colon-separated form would need. */
-const staffSubject = ({ id, role, email, clientAddress }: StaffIdentity) => JSON.stringify([role, id, email, clientAddress]);
+const staffSubject = ({ id, role, email, clientAddress }: StaffIdentity) =>
+  JSON.stringify([role, id, email, clientAddress]);
 
 function parseStaffSubject(subject: string | undefined): StaffIdentity | undefined {
   if (subject === undefined) return undefined;
@@ -42,9 +45,12 @@ function parseStaffSubject(subject: string | undefined): StaffIdentity | undefin
   } catch {
     return undefined;
   }
-  if (!Array.isArray(fields) || fields.length !== 4 || !fields.every((field) => typeof field === 'string')) return undefined;
+  if (!Array.isArray(fields) || fields.length !== 4 || !fields.every((field) => typeof field === 'string'))
+    return undefined;
   const [role, id, email, clientAddress] = fields as string[];
-  return (STAFF_ROLES as readonly string[]).includes(role!) && id ? { id, role: role as StaffRole, email: email!, clientAddress: clientAddress! } : undefined;
+  return (STAFF_ROLES as readonly string[]).includes(role!) && id
+    ? { id, role: role as StaffRole, email: email!, clientAddress: clientAddress! }
+    : undefined;
 }
 
 export interface CallerKeyPair {
@@ -81,7 +87,10 @@ export class CallerTokenVerifier {
 
   static async fromPem(publicKeyPem: string, now: Clock = Date.now): Promise<CallerTokenVerifier> {
     const keys = new Map([[ISSUER, publicKeyFromPem(publicKeyPem)]]);
-    return new CallerTokenVerifier(new TokenVerifier(keys, AUDIENCE, now), new TokenVerifier(keys, STAFF_AUDIENCE, now));
+    return new CallerTokenVerifier(
+      new TokenVerifier(keys, AUDIENCE, now),
+      new TokenVerifier(keys, STAFF_AUDIENCE, now),
+    );
   }
 
   /** The staff member a staff token vouches for, or undefined when it is missing, forged, expired or a customer's. */

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { SignJWT, importPKCS8 } from 'jose';
-import { CallerTokenSigner, CallerTokenVerifier, generateCallerKeyPair, type CallerKeyPair } from '@storefront/caller-token';
+import {
+  CallerTokenSigner,
+  CallerTokenVerifier,
+  generateCallerKeyPair,
+  type CallerKeyPair,
+} from '@storefront/caller-token';
 
 describe('caller token', () => {
   let keys: CallerKeyPair;
@@ -18,12 +23,31 @@ describe('caller token', () => {
   it("round-trips a staff member and role, and never takes a customer's token for a staff member's or the other way round", async () => {
     const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
     const verifier = await CallerTokenVerifier.fromPem(keys.publicKeyPem);
-    const staffToken = await signer.signStaff({ id: 'staff-1', role: 'owner', email: '"odd:name"@example.com', clientAddress: '192.0.2.1' });
-    expect(await verifier.verifyStaff(staffToken)).to.deep.equal({ id: 'staff-1', role: 'owner', email: '"odd:name"@example.com', clientAddress: '192.0.2.1' });
+    const staffToken = await signer.signStaff({
+      id: 'staff-1',
+      role: 'owner',
+      email: '"odd:name"@example.com',
+      clientAddress: '192.0.2.1',
+    });
+    expect(await verifier.verifyStaff(staffToken)).to.deep.equal({
+      id: 'staff-1',
+      role: 'owner',
+      email: '"odd:name"@example.com',
+      clientAddress: '192.0.2.1',
+    });
     expect(await verifier.verify(staffToken)).to.equal(undefined);
     expect(await verifier.verifyStaff(await signer.sign('owner:user-1'))).to.equal(undefined);
     const forger = await CallerTokenSigner.fromPem(otherKeys.privateKeyPem);
-    expect(await verifier.verifyStaff(await forger.signStaff({ id: 'staff-1', role: 'owner', email: 'staff-1@example.com', clientAddress: '192.0.2.1' }))).to.equal(undefined);
+    expect(
+      await verifier.verifyStaff(
+        await forger.signStaff({
+          id: 'staff-1',
+          role: 'owner',
+          email: 'staff-1@example.com',
+          clientAddress: '192.0.2.1',
+        }),
+      ),
+    ).to.equal(undefined);
   });
 
   it('rejects a token signed with another key, a tampered token and garbage', async () => {
@@ -75,11 +99,17 @@ describe('caller token', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     const nowSeconds = now / 1000;
     async function tokenWith(claims: { iat?: number; exp: number }): Promise<string> {
-      const jwt = new SignJWT({}).setProtectedHeader({ alg: 'EdDSA' }).setSubject('user-1').setIssuer('storefront-gateway').setAudience('storefront-services').setExpirationTime(claims.exp);
+      const jwt = new SignJWT({})
+        .setProtectedHeader({ alg: 'EdDSA' })
+        .setSubject('user-1')
+        .setIssuer('storefront-gateway')
+        .setAudience('storefront-services')
+        .setExpirationTime(claims.exp);
       if (claims.iat !== undefined) jwt.setIssuedAt(claims.iat);
       return jwt.sign(await importPKCS8(keys.privateKeyPem, 'EdDSA'));
     }
-    const verify = async (token: string) => (await CallerTokenVerifier.fromPem(keys.publicKeyPem, () => now)).verify(token);
+    const verify = async (token: string) =>
+      (await CallerTokenVerifier.fromPem(keys.publicKeyPem, () => now)).verify(token);
 
     it('accepts a token that lives five minutes', async () => {
       expect(await verify(await tokenWith({ iat: nowSeconds, exp: nowSeconds + 300 }))).to.equal('user-1');

@@ -88,14 +88,20 @@ export class EnvReader {
 
   list(name: string): string[] {
     const raw = this.optional(name);
-    return raw === undefined ? [] : raw.split(',').map((item) => item.trim()).filter(Boolean);
+    return raw === undefined
+      ? []
+      : raw
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean);
   }
 
   /** A comma list of http(s) URLs, each reduced to its origin (`https://shop.example`). */
   origins(name: string): string[] {
     return this.list(name).map((item) => {
       const origin = originOf(item);
-      if (origin === undefined) throw new ConfigError(`${name} must list http(s) URLs such as https://shop.example, got "${redactUrl(item)}"`);
+      if (origin === undefined)
+        throw new ConfigError(`${name} must list http(s) URLs such as https://shop.example, got "${redactUrl(item)}"`);
       return origin;
     });
   }
@@ -191,7 +197,10 @@ export interface HttpAppConfig extends CommonConfig {
   host: string;
 }
 
-/** The common settings, `<prefix>PORT` and `<prefix>HOST`: 127.0.0.1 unless told otherwise, so nothing is exposed by default. */
+/**
+ * The common settings, `<prefix>PORT` and `<prefix>HOST`: 127.0.0.1 unless told otherwise, so nothing is exposed by
+ * default.
+ */
 export function readHttpAppConfig(env: EnvReader, prefix: string, defaultPort: number): HttpAppConfig {
   return {
     ...readCommon(env),
@@ -215,7 +224,10 @@ function gitSha(): string | undefined {
       if (fs.existsSync(refFile)) return fs.readFileSync(refFile, 'utf8').trim().slice(0, 12);
       const packed = path.join(dir, '.git', 'packed-refs');
       if (!fs.existsSync(packed)) return undefined;
-      const line = fs.readFileSync(packed, 'utf8').split('\n').find((l) => l.endsWith(` ${ref.slice(5)}`));
+      const line = fs
+        .readFileSync(packed, 'utf8')
+        .split('\n')
+        .find((l) => l.endsWith(` ${ref.slice(5)}`));
       return line?.slice(0, 12);
     }
     const parent = path.dirname(dir);

@@ -25,7 +25,10 @@ export interface StatementResult<Row extends object = Record<string, unknown>> {
 }
 
 export interface Batch {
-  /** Sends these statements in one round trip, in order; the first that fails stops the rest and rejects the send, after which the transaction only rolls back. */
+  /**
+   * Sends these statements in one round trip, in order; the first that fails stops the rest and rejects the send, after
+   * which the transaction only rolls back.
+   */
   send(...statements: BatchStatement[]): Promise<StatementResult[]>;
   /** Sends these statements and COMMIT in one round trip; the transaction is over once it answers. */
   commit(...statements: BatchStatement[]): Promise<StatementResult[]>;
@@ -52,7 +55,11 @@ interface MysqlConnection {
 
 /** better-sqlite3's connection, as far as a batch needs it. */
 interface SqliteConnection {
-  prepare(sql: string): { reader: boolean; all(bindings: unknown[]): object[]; run(bindings: unknown[]): { changes: number } };
+  prepare(sql: string): {
+    reader: boolean;
+    all(bindings: unknown[]): object[];
+    run(bindings: unknown[]): { changes: number };
+  };
 }
 
 const BEGIN: Compiled = { sql: 'BEGIN', bindings: [] };
@@ -82,11 +89,14 @@ export async function batchedTransaction<T>(db: Knex, work: (batch: Batch) => Pr
     const packet = [...(begun ? [] : [BEGIN]), ...compiled, ...(commits ? [COMMIT] : [])];
     begun = true;
     const roundTrip = (roundTrips += 1);
-    for (const { sql, bindings } of packet) db.client.emit('query', { sql, bindings, method: 'raw', roundTrip } satisfies BatchedQueryEvent);
+    for (const { sql, bindings } of packet)
+      db.client.emit('query', { sql, bindings, method: 'raw', roundTrip } satisfies BatchedQueryEvent);
     const sql = packet.map((statement) => statement.sql).join(';\n');
     let results: StatementResult[];
     try {
-      results = await inSqlSpan(mysql ? 'mysql' : 'sqlite', packet.length === 1 ? 'statement' : 'batch', sql, () => run(connection, sql, packet));
+      results = await inSqlSpan(mysql ? 'mysql' : 'sqlite', packet.length === 1 ? 'statement' : 'batch', sql, () =>
+        run(connection, sql, packet),
+      );
     } catch (error) {
       failed = true;
       throw error;
@@ -97,8 +107,16 @@ export async function batchedTransaction<T>(db: Knex, work: (batch: Batch) => Pr
     return results.slice(packet[0] === BEGIN ? 1 : 0, commits ? -1 : undefined);
   };
   const batch: Batch = {
-    send: (...statements) => exchange(statements.map((statement) => compile(statement, mysql)), false),
-    commit: (...statements) => exchange(statements.map((statement) => compile(statement, mysql)), true),
+    send: (...statements) =>
+      exchange(
+        statements.map((statement) => compile(statement, mysql)),
+        false,
+      ),
+    commit: (...statements) =>
+      exchange(
+        statements.map((statement) => compile(statement, mysql)),
+        true,
+      ),
   };
   try {
     const result = await work(batch);
@@ -149,7 +167,10 @@ function mysqlResult(result: unknown): StatementResult {
   return { rows: [], affectedRows: (result as { affectedRows: number }).affectedRows };
 }
 
-/** better-sqlite3 is synchronous: the statements run to the end (or the first failure) before anything else can use the connection. */
+/**
+ * better-sqlite3 is synchronous: the statements run to the end (or the first failure) before anything else can use the
+ * connection.
+ */
 async function runOnSqlite(connection: unknown, _sql: string, packet: Compiled[]): Promise<StatementResult[]> {
   return packet.map(({ sql, bindings }) => {
     const statement = (connection as SqliteConnection).prepare(sql);

@@ -11,7 +11,13 @@ import { registerSqliteConnection } from './prepared-read';
 
 export type { Knex } from 'knex';
 export { preparedRead, type PreparedRead, type ReadParam, type ReadRow } from './prepared-read';
-export { batchedTransaction, type Batch, type BatchStatement, type BatchedQueryEvent, type StatementResult } from './batched-transaction';
+export {
+  batchedTransaction,
+  type Batch,
+  type BatchStatement,
+  type BatchedQueryEvent,
+  type StatementResult,
+} from './batched-transaction';
 export type Dialect = 'sqlite' | 'mysql';
 
 export interface StoreConfig {
@@ -62,7 +68,14 @@ function connect(config: StoreConfig, stallTimeoutMs?: number): Knex {
       client: 'mysql2',
       // Several statements in one packet are what batched transactions send (decision 0998); every
       // SQL text is compiled by knex with bound values, so no value can add a statement of its own.
-      connection: { uri: config.mysqlUrl, supportBigNumbers: true, timezone: 'Z', charset: 'utf8mb4', connectTimeout: STORE_CONNECT_TIMEOUT_MS, multipleStatements: true } as Knex.MySql2ConnectionConfig,
+      connection: {
+        uri: config.mysqlUrl,
+        supportBigNumbers: true,
+        timezone: 'Z',
+        charset: 'utf8mb4',
+        connectTimeout: STORE_CONNECT_TIMEOUT_MS,
+        multipleStatements: true,
+      } as Knex.MySql2ConnectionConfig,
       pool: {
         min: 0,
         max: 10,
@@ -211,7 +224,9 @@ export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = DEAD
 /** Whether an error is a unique-constraint violation on either backend. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; errno?: number };
-  return e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  return (
+    e?.code === 'ER_DUP_ENTRY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  );
 }
 
 export interface Migration {
@@ -269,7 +284,10 @@ export interface MigrationStatus {
 export async function migrationStatus(db: Knex, migrations: Record<string, Migration>): Promise<MigrationStatus> {
   const recorded = await recordedMigrations(db);
   const known = Object.keys(migrations).sort();
-  return { applied: recorded.filter((name) => known.includes(name)), pending: known.filter((name) => !recorded.includes(name)) };
+  return {
+    applied: recorded.filter((name) => known.includes(name)),
+    pending: known.filter((name) => !recorded.includes(name)),
+  };
 }
 
 /** MySQL's answer when the service's database was never created. */
@@ -314,10 +332,15 @@ export async function requireMigrated(db: Knex, service: string, migrations: Rec
  * brought up to date first; otherwise (MySQL, migrated in a separate step) a store that misses
  * migrations is refused with SchemaNotMigrated rather than failing later on a missing table.
  */
-export async function openServiceStore(config: StoreConfig, migrations: Record<string, Migration>, { migrate }: { migrate: boolean }): Promise<Knex> {
+export async function openServiceStore(
+  config: StoreConfig,
+  migrations: Record<string, Migration>,
+  { migrate }: { migrate: boolean },
+): Promise<Knex> {
   if (migrate && config.mysqlUrl) await ensureMysqlDatabase(config.mysqlUrl);
   // Asked before the pool connects, which would fail on a missing database with a driver error.
-  if (!migrate && config.mysqlUrl && !(await mysqlDatabaseExists(config.mysqlUrl))) throw new SchemaNotMigrated(config.service, Object.keys(migrations).sort());
+  if (!migrate && config.mysqlUrl && !(await mysqlDatabaseExists(config.mysqlUrl)))
+    throw new SchemaNotMigrated(config.service, Object.keys(migrations).sort());
   const db = openDatabase(config);
   try {
     if (migrate) await applyMigrations(db, migrations);
@@ -337,7 +360,11 @@ export async function ensureMysqlDatabase(mysqlUrl: string): Promise<void> {
 }
 
 async function mysqlDatabaseExists(mysqlUrl: string): Promise<boolean> {
-  return onMysqlServer(mysqlUrl, async (server, database) => (await server('information_schema.schemata').where('schema_name', database).first('schema_name')) !== undefined);
+  return onMysqlServer(
+    mysqlUrl,
+    async (server, database) =>
+      (await server('information_schema.schemata').where('schema_name', database).first('schema_name')) !== undefined,
+  );
 }
 
 /** Runs `work` on a connection to the server of `mysqlUrl`, outside its database (which may not exist). */
@@ -348,7 +375,11 @@ async function onMysqlServer<T>(mysqlUrl: string, work: (server: Knex, database:
     throw new Error(`database name in ${redactUrl(mysqlUrl)} must be letters, digits and underscores`);
   }
   url.pathname = '/';
-  const server = knexFactory({ client: 'mysql2', connection: { uri: url.toString() } as Knex.MySql2ConnectionConfig, pool: { min: 0, max: 1 } });
+  const server = knexFactory({
+    client: 'mysql2',
+    connection: { uri: url.toString() } as Knex.MySql2ConnectionConfig,
+    pool: { min: 0, max: 1 },
+  });
   try {
     return await work(server, database);
   } finally {

@@ -1,12 +1,11 @@
 /**
- * The busiest reads (a session's user, an account, the stock levels) run below knex. knex
- * builds such a read once, when its store is made; each call then runs that SQL as a prepared
- * statement: on SQLite the connection's kept statement, called synchronously, and on MySQL
- * mysql2's `execute` (a server-side prepared statement the connection keeps). What knex spends
- * on every call, building and compiling the query, its promise chain and result handling, is
- * left out (a PK read: about 20 µs through knex, 4 µs here), and so is knex's span: a sampled
- * trace still gets a SQL span (inSqlSpan), an unsampled request none. A call still emits knex's 'query' event, so whatever counts a
- * store's statements counts these too.
+ * The busiest reads (a session's user, an account, the stock levels) run below knex. knex builds such a read once, when
+ * its store is made; each call then runs that SQL as a prepared statement: on SQLite the connection's kept statement,
+ * called synchronously, and on MySQL mysql2's `execute` (a server-side prepared statement the connection keeps). What
+ * knex spends on every call, building and compiling the query, its promise chain and result handling, is left out (a PK
+ * read: about 20 µs through knex, 4 µs here), and so is knex's span: a sampled trace still gets a SQL span (inSqlSpan),
+ * an unsampled request none. A call still emits knex's 'query' event, so whatever counts a store's statements counts
+ * these too.
  */
 import type { Knex } from 'knex';
 import { inSqlSpan } from '@storefront/telemetry';
@@ -15,8 +14,13 @@ import { inSqlSpan } from '@storefront/telemetry';
 export type ReadParam = string | number;
 export type ReadRow = Record<string, unknown>;
 
-/** A read built once and run as a prepared statement with the values it is called with; `Row` is what the caller knows its rows to be. */
-export type PreparedRead<Params extends ReadParam[], Row extends object = ReadRow> = (...params: Params) => Promise<Row[]>;
+/**
+ * A read built once and run as a prepared statement with the values it is called with; `Row` is what the caller knows
+ * its rows to be.
+ */
+export type PreparedRead<Params extends ReadParam[], Row extends object = ReadRow> = (
+  ...params: Params
+) => Promise<Row[]>;
 
 /** better-sqlite3's connection, as far as a read needs it. */
 interface SqliteConnection {
@@ -44,7 +48,10 @@ export function registerSqliteConnection(db: Knex, holder: { connection?: unknow
  * be a plain select (not `first` or `pluck`): the answer is its rows. Thrown at once for a query
  * that breaks either rule.
  */
-export function preparedRead<Params extends ReadParam[], Row extends object = ReadRow>(db: Knex, build: (...params: Params) => Knex.QueryBuilder): PreparedRead<Params, Row> {
+export function preparedRead<Params extends ReadParam[], Row extends object = ReadRow>(
+  db: Knex,
+  build: (...params: Params) => Knex.QueryBuilder,
+): PreparedRead<Params, Row> {
   const markers = Array.from({ length: build.length }, (_, index) => `\u0000prepared-read-parameter-${index}`);
   const query = build(...(markers as Params)).toSQL();
   // first, pluck and the like shape knex's answer; this answers rows, as a select does.
@@ -52,7 +59,10 @@ export function preparedRead<Params extends ReadParam[], Row extends object = Re
   const { sql, bindings } = query.toNative();
   const order = bindings.map((binding) => {
     const index = markers.indexOf(binding as string);
-    if (index < 0) throw new Error(`a prepared read may bind only its parameters; put ${JSON.stringify(binding)} in its SQL: ${sql}`);
+    if (index < 0)
+      throw new Error(
+        `a prepared read may bind only its parameters; put ${JSON.stringify(binding)} in its SQL: ${sql}`,
+      );
     return index;
   });
   const valuesOf = (params: Params) => order.map((index) => params[index]!);
@@ -64,7 +74,15 @@ export function preparedRead<Params extends ReadParam[], Row extends object = Re
       const connection = (await db.client.acquireConnection()) as MysqlConnection;
       try {
         announce(values);
-        return await inSqlSpan('mysql', 'select', sql, () => new Promise<Row[]>((resolve, reject) => connection.execute(sql, values, (error, rows) => (error ? reject(error) : resolve(rows as Row[])))));
+        return await inSqlSpan(
+          'mysql',
+          'select',
+          sql,
+          () =>
+            new Promise<Row[]>((resolve, reject) =>
+              connection.execute(sql, values, (error, rows) => (error ? reject(error) : resolve(rows as Row[]))),
+            ),
+        );
       } finally {
         await db.client.releaseConnection(connection);
       }

@@ -5,7 +5,15 @@
  * COMMIT, so read-check-write sections serialise across connections.
  */
 import { expect } from 'chai';
-import { batchedTransaction, dialectOf, ensureMysqlDatabase, forUpdate, openDatabase, type BatchedQueryEvent, type Knex } from '@storefront/db';
+import {
+  batchedTransaction,
+  dialectOf,
+  ensureMysqlDatabase,
+  forUpdate,
+  openDatabase,
+  type BatchedQueryEvent,
+  type Knex,
+} from '@storefront/db';
 import { provisionStores, type TestStores } from '@storefront/testing';
 
 describe('db: batched transactions', () => {
@@ -34,7 +42,10 @@ describe('db: batched transactions', () => {
     await stores?.cleanup();
   });
 
-  const values = async () => Object.fromEntries((await db('counters').orderBy('name').select('name', 'value')).map((row) => [row.name, Number(row.value)]));
+  const values = async () =>
+    Object.fromEntries(
+      (await db('counters').orderBy('name').select('name', 'value')).map((row) => [row.name, Number(row.value)]),
+    );
 
   it('answers each statement of a send in order: rows of a read, rows changed by a write, values as knex reads them', async () => {
     const answers = await batchedTransaction(db, (batch) =>
@@ -49,7 +60,11 @@ describe('db: batched transactions', () => {
     expect(answers.map((answer) => answer.affectedRows)).to.deep.equal([0, 2, 1, 0, 0]);
     const [first] = answers[0]!.rows;
     expect({ ...first, open: Boolean(first!.open) }).to.deep.equal({ name: 'a', value: 1, open: true });
-    expect(answers[4]!.rows.map((row) => [row.name, Number(row.value)])).to.deep.equal([['a', 11], ['b', 12], ['c', 3]]);
+    expect(answers[4]!.rows.map((row) => [row.name, Number(row.value)])).to.deep.equal([
+      ['a', 11],
+      ['b', 12],
+      ['c', 3],
+    ]);
     expect(await values()).to.deep.equal({ a: 11, b: 12, c: 3 });
   });
 
@@ -59,13 +74,22 @@ describe('db: batched transactions', () => {
     db.on('query', record);
     try {
       await batchedTransaction(db, async (batch) => {
-        await batch.send(db('counters').where({ name: 'a' }).select('value'), db('counters').where({ name: 'b' }).select('value'));
+        await batch.send(
+          db('counters').where({ name: 'a' }).select('value'),
+          db('counters').where({ name: 'b' }).select('value'),
+        );
         await batch.commit(db('counters').where({ name: 'a' }).update({ value: 5 }));
       });
     } finally {
       db.off('query', record);
     }
-    expect(seen.map((query) => query.sql.split(' ')[0]!.toUpperCase())).to.deep.equal(['BEGIN', 'SELECT', 'SELECT', 'UPDATE', 'COMMIT']);
+    expect(seen.map((query) => query.sql.split(' ')[0]!.toUpperCase())).to.deep.equal([
+      'BEGIN',
+      'SELECT',
+      'SELECT',
+      'UPDATE',
+      'COMMIT',
+    ]);
     const trips = seen.map((query) => query.roundTrip);
     expect(trips[0]).to.be.a('number');
     expect(new Set(trips.slice(0, 3)).size).to.equal(1);
@@ -99,12 +123,19 @@ describe('db: batched transactions', () => {
 
   it('rolls back a send that fails before its COMMIT, leaving no transaction and no lock behind', async () => {
     const failed = await batchedTransaction(db, (batch) =>
-      batch.commit(db('counters').where({ name: 'a' }).update({ value: 50 }), db('counters').insert({ name: 'b', value: 0, open: true })),
+      batch.commit(
+        db('counters').where({ name: 'a' }).update({ value: 50 }),
+        db('counters').insert({ name: 'b', value: 0, open: true }),
+      ),
     ).catch((error: unknown) => error);
     expect(failed).to.be.instanceOf(Error);
     expect(await values()).to.deep.equal({ a: 1, b: 2 });
     // Every pooled connection can take the row's lock at once: none holds it in a forgotten transaction.
-    await Promise.all(Array.from({ length: 4 }, () => batchedTransaction(db, (batch) => batch.commit(db('counters').where({ name: 'a' }).increment('value', 1)))));
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        batchedTransaction(db, (batch) => batch.commit(db('counters').where({ name: 'a' }).increment('value', 1))),
+      ),
+    );
     expect(await values()).to.deep.equal({ a: 5, b: 2 });
   });
 
@@ -143,7 +174,11 @@ describe('db: batched transactions', () => {
           const [read] = await batch.send(forUpdate(db('counters').where({ name: 'a' }).select('value'), db));
           // Another turn of the event loop between the read and the write, as a real check has.
           await new Promise((resolve) => setImmediate(resolve));
-          await batch.commit(db('counters').where({ name: 'a' }).update({ value: Number(read!.rows[0]!.value) + 1 }));
+          await batch.commit(
+            db('counters')
+              .where({ name: 'a' })
+              .update({ value: Number(read!.rows[0]!.value) + 1 }),
+          );
         }),
       ),
     );

@@ -26,8 +26,12 @@ describe('db: SQLite files under DATA_DIR', () => {
     try {
       await db.raw('create table if not exists notes (text varchar(100))');
       await db('notes').insert({ text: 'personal data' });
-      expect(fs.existsSync(path.join(dataDir, 'identity.sqlite-wal')), 'the WAL file exists while the store is open').to.equal(true);
-      for (const suffix of ['', '-wal', '-shm']) expect(modeOf(path.join(dataDir, `identity.sqlite${suffix}`)), suffix || 'database').to.equal(0o600);
+      expect(
+        fs.existsSync(path.join(dataDir, 'identity.sqlite-wal')),
+        'the WAL file exists while the store is open',
+      ).to.equal(true);
+      for (const suffix of ['', '-wal', '-shm'])
+        expect(modeOf(path.join(dataDir, `identity.sqlite${suffix}`)), suffix || 'database').to.equal(0o600);
     } finally {
       await db.destroy();
     }
@@ -43,11 +47,13 @@ describe('db: SQLite files under DATA_DIR', () => {
   it('tightens a directory and files an earlier run left readable to others', async () => {
     const dataDir = path.join(root, 'data');
     fs.mkdirSync(dataDir, { mode: 0o777 });
-    for (const suffix of ['', '-wal', '-shm', '-journal']) fs.writeFileSync(path.join(dataDir, `identity.sqlite${suffix}`), '', { mode: 0o666 });
+    for (const suffix of ['', '-wal', '-shm', '-journal'])
+      fs.writeFileSync(path.join(dataDir, `identity.sqlite${suffix}`), '', { mode: 0o666 });
     const db = openDatabase({ service: 'identity', dataDir });
     try {
       expect(modeOf(dataDir)).to.equal(0o700);
-      for (const suffix of ['', '-wal', '-shm', '-journal']) expect(modeOf(path.join(dataDir, `identity.sqlite${suffix}`)), suffix || 'database').to.equal(0o600);
+      for (const suffix of ['', '-wal', '-shm', '-journal'])
+        expect(modeOf(path.join(dataDir, `identity.sqlite${suffix}`)), suffix || 'database').to.equal(0o600);
     } finally {
       await db.destroy();
     }

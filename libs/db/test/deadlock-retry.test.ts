@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { DEADLOCK_ATTEMPTS, retryOnDeadlock } from '@storefront/db';
 
-const deadlock = () => Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { code: 'ER_LOCK_DEADLOCK' });
+const deadlock = () =>
+  Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), {
+    code: 'ER_LOCK_DEADLOCK',
+  });
 
 describe('db: a transaction picked as a deadlock victim', () => {
   it('runs again, up to its attempts, and answers the attempt that went through', async () => {

@@ -33,7 +33,8 @@ describe('db: reads prepared below knex', () => {
     await stores?.cleanup();
   });
 
-  const byOwner = (owner: string) => db('notes').where({ owner }).orderBy('id').select('id', 'text', 'written_at', 'stars');
+  const byOwner = (owner: string) =>
+    db('notes').where({ owner }).orderBy('id').select('id', 'text', 'written_at', 'stars');
 
   it('answers the rows knex answers, with the same values and types', async () => {
     const read = preparedRead(db, byOwner);
@@ -46,7 +47,9 @@ describe('db: reads prepared below knex', () => {
   });
 
   it('binds a parameter used several times, and a read without parameters', async () => {
-    const read = preparedRead(db, (owner: string) => db('notes').where({ owner }).orWhere('id', owner).orderBy('id').select('id'));
+    const read = preparedRead(db, (owner: string) =>
+      db('notes').where({ owner }).orWhere('id', owner).orderBy('id').select('id'),
+    );
     expect((await read('n3')).map((row) => row.id)).to.deep.equal(['n3']);
     const everything = preparedRead(db, () => db('notes').count('* as notes'));
     expect(Number((await everything())[0]!.notes)).to.equal(3);
@@ -77,7 +80,13 @@ describe('db: reads prepared below knex', () => {
     expect(await duringTransaction).to.deep.equal([]);
 
     await db.transaction(async (committing) => {
-      await committing('notes').insert({ id: 'n5', owner: 'cat', text: 'kept', written_at: 1_700_000_000_005, stars: 2 });
+      await committing('notes').insert({
+        id: 'n5',
+        owner: 'cat',
+        text: 'kept',
+        written_at: 1_700_000_000_005,
+        stars: 2,
+      });
     });
     expect(await read('cat')).to.deep.equal([{ id: 'n5', text: 'kept', written_at: 1_700_000_000_005, stars: 2 }]);
   });
@@ -93,20 +102,32 @@ describe('db: reads prepared below knex', () => {
   });
 
   it('refuses a query that binds anything but its parameters, naming the value to put in the SQL', () => {
-    expect(() => preparedRead(db, (owner: string) => db('notes').where({ owner }).limit(10))).to.throw(/bind only its parameters; put 10 in its SQL/);
-    expect(() => preparedRead(db, (owner: string) => db('notes').where({ owner }).limit(10, { skipBinding: true }))).not.to.throw();
+    expect(() => preparedRead(db, (owner: string) => db('notes').where({ owner }).limit(10))).to.throw(
+      /bind only its parameters; put 10 in its SQL/,
+    );
+    expect(() =>
+      preparedRead(db, (owner: string) => db('notes').where({ owner }).limit(10, { skipBinding: true })),
+    ).not.to.throw();
   });
 
   it('refuses a query whose answer is not its rows', () => {
-    expect(() => preparedRead(db, (id: string) => db('notes').where({ id }).first('text'))).to.throw(/plain select, not first/);
-    expect(() => preparedRead(db, (owner: string) => db('notes').where({ owner }).pluck('id'))).to.throw(/plain select, not pluck/);
+    expect(() => preparedRead(db, (id: string) => db('notes').where({ id }).first('text'))).to.throw(
+      /plain select, not first/,
+    );
+    expect(() => preparedRead(db, (owner: string) => db('notes').where({ owner }).pluck('id'))).to.throw(
+      /plain select, not pluck/,
+    );
   });
 
   it('fails as a store outage (ETIMEDOUT) within the stall limit when MySQL hangs', async function () {
     if (currentBackend() !== 'mysql') this.skip();
     this.timeout(STORE_STALL_TIMEOUT_MS + 5_000);
     const relay = await startFaultProxy(stores.mysqlUrlFor('preparedreads')!);
-    const relayed = openDatabase({ service: 'preparedreads', dataDir: stores.dataDir, mysqlUrl: relay.through(stores.mysqlUrlFor('preparedreads')!) });
+    const relayed = openDatabase({
+      service: 'preparedreads',
+      dataDir: stores.dataDir,
+      mysqlUrl: relay.through(stores.mysqlUrlFor('preparedreads')!),
+    });
     try {
       const read = preparedRead(relayed, byOwner);
       expect(await read('bob')).to.have.length(1);

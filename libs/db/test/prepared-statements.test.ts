@@ -20,12 +20,19 @@ describe('db: SQLite keeps the statements it prepared', () => {
   it('hands out one statement per SQL text, and runs it again with new bindings', async () => {
     const connection = (await db.client.acquireConnection()) as { prepare(sql: string): unknown };
     try {
-      expect(connection.prepare('select text from notes where id = ?')).to.equal(connection.prepare('select text from notes where id = ?'));
-      expect(connection.prepare('select id from notes')).to.not.equal(connection.prepare('select text from notes where id = ?'));
+      expect(connection.prepare('select text from notes where id = ?')).to.equal(
+        connection.prepare('select text from notes where id = ?'),
+      );
+      expect(connection.prepare('select id from notes')).to.not.equal(
+        connection.prepare('select text from notes where id = ?'),
+      );
     } finally {
       await db.client.releaseConnection(connection);
     }
-    await db('notes').insert([{ id: 1, text: 'one' }, { id: 2, text: 'two' }]);
+    await db('notes').insert([
+      { id: 1, text: 'one' },
+      { id: 2, text: 'two' },
+    ]);
     expect(await db('notes').where({ id: 1 }).first('text')).to.deep.equal({ text: 'one' });
     expect(await db('notes').where({ id: 2 }).first('text')).to.deep.equal({ text: 'two' });
   });

@@ -62,4 +62,10 @@ export function errorBody(code: string, detail: string): ErrorBody {
   return { success: false, error: code, detail };
 }
 
-export { isLockContention, isStoreOutage, storeBusy, storeUnavailable, STORE_OUTAGE_RETRY_AFTER_SECONDS } from './store-outage';
+export {
+  isLockContention,
+  isStoreOutage,
+  storeBusy,
+  storeUnavailable,
+  STORE_OUTAGE_RETRY_AFTER_SECONDS,
+} from './store-outage';

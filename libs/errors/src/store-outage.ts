@@ -41,7 +41,8 @@ export function isStoreOutage(error: unknown): boolean {
     const { code } = current as { code?: unknown };
     if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
     if (OUTAGE_NAMES.has(current.name) || OUTAGE_NAMES.has(current.constructor.name)) return true;
-    if (REDIS_OUTAGE_MESSAGES.some((pattern) => pattern.test(current instanceof Error ? current.message : ''))) return true;
+    if (REDIS_OUTAGE_MESSAGES.some((pattern) => pattern.test(current instanceof Error ? current.message : '')))
+      return true;
     current = current.cause;
   }
   return false;
@@ -49,7 +50,12 @@ export function isStoreOutage(error: unknown): boolean {
 
 /** The 503 a store outage answers, naming the service whose store is down but nothing about where it lives. */
 export function storeUnavailable(service: string): AppError {
-  return new AppError('unavailable', 'service_unavailable', `The ${service} service cannot reach its data store; try again shortly`, STORE_OUTAGE_RETRY_AFTER_SECONDS);
+  return new AppError(
+    'unavailable',
+    'service_unavailable',
+    `The ${service} service cannot reach its data store; try again shortly`,
+    STORE_OUTAGE_RETRY_AFTER_SECONDS,
+  );
 }
 
 /** MySQL's answers to lock contention: a transaction chosen as a deadlock victim, or a lock wait that ran out. */

@@ -7,7 +7,14 @@ const named = (name: string) => Object.assign(new Error('operation timed out'), 
 
 describe('errors: store outages', () => {
   it('counts refused, reset, timed-out and lost connections, an exhausted pool and a Redis that gave up', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'PROTOCOL_CONNECTION_LOST', 'ER_CON_COUNT_ERROR', 'SQLITE_BUSY']) {
+    for (const code of [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'PROTOCOL_CONNECTION_LOST',
+      'ER_CON_COUNT_ERROR',
+      'SQLITE_BUSY',
+    ]) {
       expect(isStoreOutage(withCode(code)), code).to.equal(true);
     }
     expect(isStoreOutage(named('KnexTimeoutError'))).to.equal(true);

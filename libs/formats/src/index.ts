@@ -27,8 +27,17 @@ export const ORDER_LINES_MAX = 50;
 /** A page of a customer's orders. */
 export const ORDER_PAGE_MAX = 50;
 
-/** Account fields, as the signup and profile schemas and identity's own rules bound them; password lengths count characters (code points). */
-export const ACCOUNT_LIMITS = { emailMaxLength: 254, passwordMinLength: 6, passwordMaxLength: 128, nameMaxLength: 100, phoneMaxLength: 32 } as const;
+/**
+ * Account fields, as the signup and profile schemas and identity's own rules bound them; password lengths count
+ * characters (code points).
+ */
+export const ACCOUNT_LIMITS = {
+  emailMaxLength: 254,
+  passwordMinLength: 6,
+  passwordMaxLength: 128,
+  nameMaxLength: 100,
+  phoneMaxLength: 32,
+} as const;
 
 /** Ids of catalog entries (products, rewards): lower-case slugs such as `bpc-157`. */
 export const CATALOG_ID_MAX_LENGTH = 64;
@@ -39,7 +48,12 @@ const CATALOG_NAME_MAX_LENGTH = 200;
  * Checks the id and name of one entry of a catalog file (a product, a reward): the id a slug
  * no other entry of the file uses, the name not blank. Each problem is added naming `at`.
  */
-export function checkCatalogEntry(entry: Record<string, unknown>, at: string, seenIds: Set<string>, problems: string[]): void {
+export function checkCatalogEntry(
+  entry: Record<string, unknown>,
+  at: string,
+  seenIds: Set<string>,
+  problems: string[],
+): void {
   const { id, name } = entry;
   if (typeof id !== 'string' || !CATALOG_ID.test(id) || id.length > CATALOG_ID_MAX_LENGTH) {
     problems.push(`${at}.id must be a lower-case slug of at most ${CATALOG_ID_MAX_LENGTH} characters`);

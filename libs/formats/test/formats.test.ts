@@ -4,19 +4,24 @@ import { CODE_ALPHABET, checkCatalogEntry, hasControlCharacters, isWellFormedSes
 describe('formats', () => {
   it('draws codes of the asked length from the unambiguous alphabet only', () => {
     const codes = Array.from({ length: 200 }, () => randomCode(12));
-    expect(codes.every((code) => code.length === 12 && [...code].every((c) => CODE_ALPHABET.includes(c)))).to.equal(true);
+    expect(codes.every((code) => code.length === 12 && [...code].every((c) => CODE_ALPHABET.includes(c)))).to.equal(
+      true,
+    );
     expect(CODE_ALPHABET).to.not.match(/[01OIL]/);
     expect(new Set(codes).size).to.equal(codes.length);
   });
 
   it('finds C0 control characters and DEL, and nothing else', () => {
-    for (const bad of ['a\u0000b', 'tab\there', 'line\n', 'del\u007f']) expect(hasControlCharacters(bad), JSON.stringify(bad)).to.equal(true);
-    for (const good of ['order-2026-0001', 'Zoë Brontë', '€ 12', '']) expect(hasControlCharacters(good), good).to.equal(false);
+    for (const bad of ['a\u0000b', 'tab\there', 'line\n', 'del\u007f'])
+      expect(hasControlCharacters(bad), JSON.stringify(bad)).to.equal(true);
+    for (const good of ['order-2026-0001', 'Zoë Brontë', '€ 12', ''])
+      expect(hasControlCharacters(good), good).to.equal(false);
   });
 
   it('takes 43 base64url characters as a session token, nothing else', () => {
     expect(isWellFormedSessionToken('A'.repeat(42) + '_')).to.equal(true);
-    for (const bad of ['A'.repeat(42), 'A'.repeat(44), 'A'.repeat(42) + '=', 'A'.repeat(42) + '+']) expect(isWellFormedSessionToken(bad)).to.equal(false);
+    for (const bad of ['A'.repeat(42), 'A'.repeat(44), 'A'.repeat(42) + '=', 'A'.repeat(42) + '+'])
+      expect(isWellFormedSessionToken(bad)).to.equal(false);
   });
 
   it('checks a catalog entry: a slug id used once, a name that is not blank', () => {

@@ -3,7 +3,14 @@
  * service may call an RPC, whether the customer the gateway vouches for is needed, and what a
  * handler's failure becomes for the caller.
  */
-import { AppError, isLockContention, isStoreOutage, storeBusy, storeUnavailable, unauthenticated } from '@storefront/errors';
+import {
+  AppError,
+  isLockContention,
+  isStoreOutage,
+  storeBusy,
+  storeUnavailable,
+  unauthenticated,
+} from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ServiceName } from '@storefront/service-token';
 import type { StaffIdentity } from '@storefront/caller-token';
@@ -40,7 +47,10 @@ export function vouchesForCustomer(access: RpcAccess, service: ServiceName): boo
   return access.customer !== 'none' && service === CUSTOMER_VOUCHER;
 }
 
-/** Whether the staff member a caller names counts for this RPC: only the gateway's, and only where the rule asks for staff. */
+/**
+ * Whether the staff member a caller names counts for this RPC: only the gateway's, and only where the rule asks for
+ * staff.
+ */
 export function vouchesForStaff(access: RpcAccess, service: ServiceName): boolean {
   return access.staff !== undefined && service === CUSTOMER_VOUCHER;
 }
@@ -49,11 +59,18 @@ export function vouchesForStaff(access: RpcAccess, service: ServiceName): boolea
  * The handler's view of the call once its service is admitted and `customer` and `staff` are
  * whoever was vouched for; an RPC for staff refuses a call without a member of an admitted role.
  */
-export function callContext(access: RpcAccess, service: ServiceName, customer: string | undefined, abandoned: () => boolean, staff?: StaffIdentity): CallContext {
+export function callContext(
+  access: RpcAccess,
+  service: ServiceName,
+  customer: string | undefined,
+  abandoned: () => boolean,
+  staff?: StaffIdentity,
+): CallContext {
   if (access.customer === 'required' && !customer) throw unauthenticated();
   if (access.staff) {
     if (!staff) throw unauthenticated('A console staff member is required', 'staff_unauthorized');
-    if (!access.staff.required.includes(staff.role)) throw new AppError('permission_denied', 'staff_role_refused', `The ${staff.role} role may not do this`);
+    if (!access.staff.required.includes(staff.role))
+      throw new AppError('permission_denied', 'staff_role_refused', `The ${staff.role} role may not do this`);
   }
   return {
     service,
@@ -67,7 +84,10 @@ export function callContext(access: RpcAccess, service: ServiceName, customer: s
   };
 }
 
-/** What a handler's failure becomes for the caller: its AppError, the store's contention or outage, or an internal error with no detail. */
+/**
+ * What a handler's failure becomes for the caller: its AppError, the store's contention or outage, or an internal error
+ * with no detail.
+ */
 export function asCallerError(error: unknown, service: string, rpc: string, logger: Logger): AppError {
   if (error instanceof AppError) return error;
   if (isLockContention(error)) {

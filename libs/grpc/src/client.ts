@@ -31,7 +31,10 @@ export interface CallOptions {
    * remote call carries it as a caller token the client signs; an in-process call as the value.
    */
   customer?: string;
-  /** The console staff member this call acts for, as the gateway resolved it from the staff session; carried like the customer. */
+  /**
+   * The console staff member this call acts for, as the gateway resolved it from the staff session; carried like the
+   * customer.
+   */
   staff?: StaffIdentity;
   deadlineMs?: number;
 }
@@ -61,7 +64,10 @@ export function createRpcClient<D extends ServiceDefinition>(
   address: string,
   { target, defaultDeadlineMs = 5000, signer, customerTokens }: ClientOptions,
 ): RpcClient<D> {
-  const channel = new Client(address, credentials.createInsecure(), { ...CHANNEL_OPTIONS, 'grpc.service_config': serviceConfigFor(definition) });
+  const channel = new Client(address, credentials.createInsecure(), {
+    ...CHANNEL_OPTIONS,
+    'grpc.service_config': serviceConfigFor(definition),
+  });
   // Connect to every backend now: a channel left idle until its first calls sends that whole
   // burst to whichever backend happens to connect first.
   channel.getChannel().getConnectivityState(true);
@@ -71,11 +77,15 @@ export function createRpcClient<D extends ServiceDefinition>(
       const metadata = new Metadata();
       if (signer) metadata.set(SERVICE_TOKEN_METADATA, await signer.tokenFor(target));
       if (options.customer) {
-        if (!customerTokens) throw new Error(`this client cannot name a customer to the ${target} service: it has no caller-token key`);
+        if (!customerTokens)
+          throw new Error(`this client cannot name a customer to the ${target} service: it has no caller-token key`);
         metadata.set(CALLER_TOKEN_METADATA, await customerTokens.sign(options.customer));
       }
       if (options.staff) {
-        if (!customerTokens) throw new Error(`this client cannot name a staff member to the ${target} service: it has no caller-token key`);
+        if (!customerTokens)
+          throw new Error(
+            `this client cannot name a staff member to the ${target} service: it has no caller-token key`,
+          );
         metadata.set(STAFF_TOKEN_METADATA, await customerTokens.signStaff(options.staff));
       }
       return new Promise((resolve, reject) => {

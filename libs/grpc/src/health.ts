@@ -18,7 +18,10 @@ export class HealthService {
   private serving = true;
   private lastProbe = { at: 0, ok: true };
 
-  constructor(private readonly serviceNames: string[], private readonly probe?: () => Promise<void>) {}
+  constructor(
+    private readonly serviceNames: string[],
+    private readonly probe?: () => Promise<void>,
+  ) {}
 
   stopServing(): void {
     this.serving = false;
@@ -34,13 +37,19 @@ export class HealthService {
     if (!this.probe) return true;
     const now = Date.now();
     if (now - this.lastProbe.at < PROBE_CACHE_MS) return this.lastProbe.ok;
-    const ok = await this.probe().then(() => true, () => false);
+    const ok = await this.probe().then(
+      () => true,
+      () => false,
+    );
     this.lastProbe = { at: now, ok };
     return ok;
   }
 
   readonly implementation: UntypedServiceImplementation = {
-    check: (call: ServerUnaryCall<health.HealthCheckRequest, health.HealthCheckResponse>, callback: sendUnaryData<health.HealthCheckResponse>) => {
+    check: (
+      call: ServerUnaryCall<health.HealthCheckRequest, health.HealthCheckResponse>,
+      callback: sendUnaryData<health.HealthCheckResponse>,
+    ) => {
       void this.status(call.request.service).then((current) =>
         current === undefined
           ? callback({ code: status.NOT_FOUND, details: `unknown service ${call.request.service}` }, null)

@@ -25,7 +25,13 @@ export interface LocalClientOptions {
 }
 
 /** One call as the callee sees it: what the local client does before the caller-side translation. */
-export async function callLocally(binding: ServiceBinding, rpc: string, request: unknown, caller: ServiceName, options: CallOptions & { deadlineMs: number; logger: Logger }): Promise<unknown> {
+export async function callLocally(
+  binding: ServiceBinding,
+  rpc: string,
+  request: unknown,
+  caller: ServiceName,
+  options: CallOptions & { deadlineMs: number; logger: Logger },
+): Promise<unknown> {
   const method = binding.definition[rpc];
   const access = binding.access[rpc];
   const handler = binding.handlers[rpc];
@@ -34,7 +40,8 @@ export async function callLocally(binding: ServiceBinding, rpc: string, request:
   const deadline = Date.now() + options.deadlineMs;
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
-  // Named and labelled as the gRPC instrumentation names a call, so traces and RPC metrics read the same in both layouts.
+  // Named and labelled as the gRPC instrumentation names a call, so traces and RPC metrics read the same in both
+  // layouts.
   const [, qualifiedService, methodName] = method.path.split('/');
   const attributes = { 'rpc.system': 'local', 'rpc.service': qualifiedService, 'rpc.method': methodName };
   const call = async (span?: Span) => {
@@ -67,17 +74,27 @@ export async function callLocally(binding: ServiceBinding, rpc: string, request:
 }
 
 /** `definition` types the client; it must be the binding's own. */
-export function createLocalClient<D extends ServiceDefinition>(definition: D, binding: ServiceBinding, { caller, defaultDeadlineMs = 5000, logger }: LocalClientOptions): RpcClient<D> {
-  if (binding.definition !== definition) throw new Error(`${binding.name} does not implement the service definition asked for`);
+export function createLocalClient<D extends ServiceDefinition>(
+  definition: D,
+  binding: ServiceBinding,
+  { caller, defaultDeadlineMs = 5000, logger }: LocalClientOptions,
+): RpcClient<D> {
+  if (binding.definition !== definition)
+    throw new Error(`${binding.name} does not implement the service definition asked for`);
   const methods: Record<string, unknown> = { close: () => undefined };
   for (const rpc of Object.keys(definition)) {
     methods[rpc] = async (request: unknown, options: CallOptions = {}) => {
       try {
-        return await callLocally(binding, rpc, request, caller, { ...options, deadlineMs: options.deadlineMs ?? defaultDeadlineMs, logger });
+        return await callLocally(binding, rpc, request, caller, {
+          ...options,
+          deadlineMs: options.deadlineMs ?? defaultDeadlineMs,
+          logger,
+        });
       } catch (error) {
         // As over gRPC: the callee refusing this process's own identity is a deployment fault,
         // never the end user's 403.
-        if (error instanceof AppError && error.code === SERVICE_NOT_ALLOWED) throw new AppError('internal', 'internal_error', 'An unexpected error occurred');
+        if (error instanceof AppError && error.code === SERVICE_NOT_ALLOWED)
+          throw new AppError('internal', 'internal_error', 'An unexpected error occurred');
         throw error;
       }
     };

@@ -4,14 +4,30 @@
  * present a valid service token and be listed in the RPC's access table, and the customer comes
  * only from the gateway's caller token. The health service stays open for kubelet probes.
  */
-import { Server, ServerCredentials, type Deadline, type Metadata, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  type Deadline,
+  type Metadata,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { AppError } from '@storefront/errors';
 import { CALLER_TOKEN_METADATA, STAFF_TOKEN_METADATA, type CallerTokenVerifier } from '@storefront/caller-token';
 import { SERVICE_TOKEN_METADATA, type ServiceName, type ServiceTokenVerifier } from '@storefront/service-token';
 import type { Logger } from '@storefront/logging';
 import { HealthService } from './health';
 import { SERVICE_UNAUTHENTICATED, toStatusObject } from './status';
-import { admitService, asCallerError, callContext, shortName, vouchesForCustomer, vouchesForStaff, type CallContext } from './access';
+import {
+  admitService,
+  asCallerError,
+  callContext,
+  shortName,
+  vouchesForCustomer,
+  vouchesForStaff,
+  type CallContext,
+} from './access';
 import type { AccessTable, RequestOf, ResponseOf, RpcAccess, ServiceDefinition } from './types';
 
 const MAX_CONNECTION_AGE_MS = 60_000;
@@ -30,7 +46,12 @@ export interface ServiceBinding<D extends ServiceDefinition = ServiceDefinition>
   handlers: UnaryHandlers<D>;
 }
 
-export function bind<D extends ServiceDefinition>(name: string, definition: D, access: AccessTable<D>, handlers: UnaryHandlers<D>): ServiceBinding {
+export function bind<D extends ServiceDefinition>(
+  name: string,
+  definition: D,
+  access: AccessTable<D>,
+  handlers: UnaryHandlers<D>,
+): ServiceBinding {
   return { name, definition, access, handlers } as unknown as ServiceBinding;
 }
 
@@ -68,7 +89,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
     'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
     'grpc.max_connection_age_grace_ms': MAX_CONNECTION_AGE_GRACE_MS,
   });
-  const health = new HealthService(options.services.map((s) => s.name), options.probe);
+  const health = new HealthService(
+    options.services.map((s) => s.name),
+    options.probe,
+  );
   server.addService(health.definition, health.implementation);
   for (const service of options.services) {
     server.addService(service.definition, implement(service, options));
@@ -109,7 +133,8 @@ function implement(service: ServiceBinding, options: GrpcServerOptions): Untyped
         .then((context) => handler(call.request, context))
         .then(
           (response) => callback(null, response),
-          (error: unknown) => callback(toStatusObject(asCallerError(error, shortName(service.name), path, options.logger)), null),
+          (error: unknown) =>
+            callback(toStatusObject(asCallerError(error, shortName(service.name), path, options.logger)), null),
         );
     };
   }
@@ -117,7 +142,12 @@ function implement(service: ServiceBinding, options: GrpcServerOptions): Untyped
 }
 
 /** The call's context once its service token and the RPC's access rule admit it; throws AppError otherwise. */
-async function authorise(call: ServerUnaryCall<unknown, unknown>, access: RpcAccess, rpc: string, options: GrpcServerOptions): Promise<CallContext> {
+async function authorise(
+  call: ServerUnaryCall<unknown, unknown>,
+  access: RpcAccess,
+  rpc: string,
+  options: GrpcServerOptions,
+): Promise<CallContext> {
   const { metadata } = call;
   const service = await options.serviceTokens.callerOf(firstValue(metadata, SERVICE_TOKEN_METADATA));
   if (!service) {
@@ -125,9 +155,19 @@ async function authorise(call: ServerUnaryCall<unknown, unknown>, access: RpcAcc
     throw new AppError('unauthenticated', SERVICE_UNAUTHENTICATED, 'The call carries no valid service token');
   }
   admitService(access, service, rpc, options.logger);
-  const customer = vouchesForCustomer(access, service) ? await options.callerTokens.verify(firstValue(metadata, CALLER_TOKEN_METADATA)) : undefined;
-  const staff = vouchesForStaff(access, service) ? await options.callerTokens.verifyStaff(firstValue(metadata, STAFF_TOKEN_METADATA)) : undefined;
-  return callContext(access, service, customer, () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now(), staff);
+  const customer = vouchesForCustomer(access, service)
+    ? await options.callerTokens.verify(firstValue(metadata, CALLER_TOKEN_METADATA))
+    : undefined;
+  const staff = vouchesForStaff(access, service)
+    ? await options.callerTokens.verifyStaff(firstValue(metadata, STAFF_TOKEN_METADATA))
+    : undefined;
+  return callContext(
+    access,
+    service,
+    customer,
+    () => call.cancelled || deadlineMs(call.getDeadline()) <= Date.now(),
+    staff,
+  );
 }
 
 function deadlineMs(deadline: Deadline): number {

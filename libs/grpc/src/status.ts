@@ -68,7 +68,8 @@ export function fromServiceError(error: ServiceError, target: string): AppError 
   };
   const kind = header(KIND_KEY) as ErrorKind | undefined;
   const code = header(CODE_KEY);
-  if (code && SERVICE_CREDENTIAL_REFUSALS.has(code)) return new AppError('internal', 'internal_error', 'An unexpected error occurred');
+  if (code && SERVICE_CREDENTIAL_REFUSALS.has(code))
+    return new AppError('internal', 'internal_error', 'An unexpected error occurred');
   if (kind && code && kind in KIND_TO_STATUS) {
     const retryAfter = header(RETRY_AFTER_KEY);
     return new AppError(kind, code, error.details, retryAfter === undefined ? undefined : Number(retryAfter));
@@ -76,7 +77,11 @@ export function fromServiceError(error: ServiceError, target: string): AppError 
   const fallback = STATUS_TO_KIND[error.code as status] ?? 'internal';
   switch (fallback) {
     case 'unavailable':
-      return new AppError('unavailable', 'service_unavailable', `The ${target} service is unavailable; try again shortly`);
+      return new AppError(
+        'unavailable',
+        'service_unavailable',
+        `The ${target} service is unavailable; try again shortly`,
+      );
     case 'timeout':
       return new AppError('timeout', 'timeout', `The ${target} service did not answer in time`);
     case 'internal':

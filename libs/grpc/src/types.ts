@@ -42,17 +42,22 @@ export interface AccessGroup<Rpc extends string> extends RpcAccess {
   rpcs: readonly Rpc[];
 }
 
-type Unlisted<D, Groups extends readonly AccessGroup<string>[]> = Exclude<Extract<keyof D, string>, Groups[number]['rpcs'][number]>;
-type ListsEvery<D, Groups extends readonly AccessGroup<string>[]> = [Unlisted<D, Groups>] extends [never] ? unknown : { 'every RPC needs a rule; missing': Unlisted<D, Groups> };
+type Unlisted<D, Groups extends readonly AccessGroup<string>[]> = Exclude<
+  Extract<keyof D, string>,
+  Groups[number]['rpcs'][number]
+>;
+type ListsEvery<D, Groups extends readonly AccessGroup<string>[]> = [Unlisted<D, Groups>] extends [never]
+  ? unknown
+  : { 'every RPC needs a rule; missing': Unlisted<D, Groups> };
 
 /**
  * An access table written rule by rule, each rule naming the RPCs it covers. The compiler refuses
  * a table that leaves an RPC out; naming one twice throws as the table is built.
  */
-export function accessTable<D extends ServiceDefinition, const Groups extends readonly AccessGroup<Extract<keyof D, string>>[]>(
-  _definition: D,
-  groups: Groups & ListsEvery<D, Groups>,
-): AccessTable<D> {
+export function accessTable<
+  D extends ServiceDefinition,
+  const Groups extends readonly AccessGroup<Extract<keyof D, string>>[],
+>(_definition: D, groups: Groups & ListsEvery<D, Groups>): AccessTable<D> {
   const table: Record<string, RpcAccess> = {};
   for (const { rpcs, callers, customer, staff } of groups) {
     for (const rpc of rpcs) {

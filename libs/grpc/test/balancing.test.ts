@@ -56,7 +56,8 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
       backend.dieOnCall();
       return new Promise<never>(() => undefined);
     }
-    if (backend.calls <= backend.refusals) throw new AppError('unavailable', 'service_unavailable', 'The store of this backend is down');
+    if (backend.calls <= backend.refusals)
+      throw new AppError('unavailable', 'service_unavailable', 'The store of this backend is down');
     return {};
   };
   const handlers: UnaryHandlers<IdentityDefinition> = {
@@ -123,7 +124,10 @@ describe('grpc: balancing over several backends, retries and reconnects', functi
   });
 
   const clientOf = (target: string) => clientAs('gateway', identity.IdentityServiceService, 'identity', target, 2000);
-  /** A client of every backend (at `addresses` when given), once it has a connection to each; the counts start from zero. */
+  /**
+   * A client of every backend (at `addresses` when given), once it has a connection to each; the counts start from
+   * zero.
+   */
   async function connectedClient(list: Backend[], addresses = list.map((backend) => backend.server.address)) {
     const client = clientOf(`ipv4:${addresses.join(',')}`);
     while (list.some((backend) => backend.calls === 0)) await client.resolveSession({ sessionToken: 't' });
@@ -161,10 +165,19 @@ describe('grpc: balancing over several backends, retries and reconnects', functi
 
     const loginClient = await connectedClient([doomed, survivor], [doomedRelay.address, survivor.server.address]);
     doomed.dieOnCall = doomedRelay.cut;
-    const logins = await Promise.all([0, 1].map(() => loginClient.logIn({ email: 'a@b.c', password: 'p', clientAddress: '127.0.0.1' }).then(() => 'ok', (e: unknown) => e)));
+    const logins = await Promise.all(
+      [0, 1].map(() =>
+        loginClient.logIn({ email: 'a@b.c', password: 'p', clientAddress: '127.0.0.1' }).then(
+          () => 'ok',
+          (e: unknown) => e,
+        ),
+      ),
+    );
     loginClient.close();
     expect(logins.filter((login) => login === 'ok')).to.have.length(1);
-    expect(logins.find((login) => login !== 'ok')).to.be.instanceOf(AppError).and.include({ kind: 'unavailable' });
+    expect(logins.find((login) => login !== 'ok'))
+      .to.be.instanceOf(AppError)
+      .and.include({ kind: 'unavailable' });
     expect([doomed.calls, survivor.calls]).to.deep.equal([1, 1]);
   });
 
@@ -174,7 +187,9 @@ describe('grpc: balancing over several backends, retries and reconnects', functi
     for (const backend of backends) backend.refusals = 1;
     const refused = await client.resolveSession({ sessionToken: 't' }).catch((e: unknown) => e);
     client.close();
-    expect(refused).to.be.instanceOf(AppError).and.include({ kind: 'unavailable', detail: 'The store of this backend is down' });
+    expect(refused)
+      .to.be.instanceOf(AppError)
+      .and.include({ kind: 'unavailable', detail: 'The store of this backend is down' });
     expect(backends.map((backend) => backend.calls).sort()).to.deep.equal([0, 1]);
   });
 
@@ -193,7 +208,10 @@ describe('grpc: balancing over several backends, retries and reconnects', functi
     backends = [await startBackend(address)];
     const back = Date.now();
     for (;;) {
-      const answered = await client.resolveSession({ sessionToken: 't' }, { deadlineMs: 100 }).then(() => true, () => false);
+      const answered = await client.resolveSession({ sessionToken: 't' }, { deadlineMs: 100 }).then(
+        () => true,
+        () => false,
+      );
       if (answered) break;
       expect(Date.now() - back, 'time until the backend gets calls again').to.be.below(1200);
       await sleep(50);

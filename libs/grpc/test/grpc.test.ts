@@ -2,7 +2,18 @@ import { expect } from 'chai';
 import { status } from '@grpc/grpc-js';
 import { AppError } from '@storefront/errors';
 import { health, inventory } from '@storefront/proto';
-import { accessTable, bind, callersOf, createLocalClient, createRpcClient, startGrpcServer, type AccessTable, type RpcClient, type RunningGrpcServer, type ServiceBinding } from '@storefront/grpc';
+import {
+  accessTable,
+  bind,
+  callersOf,
+  createLocalClient,
+  createRpcClient,
+  startGrpcServer,
+  type AccessTable,
+  type RpcClient,
+  type RunningGrpcServer,
+  type ServiceBinding,
+} from '@storefront/grpc';
 import type { ServiceName } from '@storefront/service-token';
 import { CallerTokenSigner, CallerTokenVerifier, generateCallerKeyPair } from '@storefront/caller-token';
 import { ServiceTokenVerifier } from '@storefront/service-token';
@@ -14,7 +25,16 @@ const SERVICE = 'storefront.inventory.v1.InventoryService';
 type InventoryDefinition = typeof inventory.InventoryServiceService;
 
 // The console's catalog RPCs, which these tests leave alone.
-const CATALOG_ADMIN_RPCS = ['getStaffCatalog', 'setSkuStock', 'restockSku', 'setSkuUnlimited', 'setSkuPrice', 'removeProduct', 'previewCatalogImport', 'applyCatalogImport'] as const;
+const CATALOG_ADMIN_RPCS = [
+  'getStaffCatalog',
+  'setSkuStock',
+  'restockSku',
+  'setSkuUnlimited',
+  'setSkuPrice',
+  'removeProduct',
+  'previewCatalogImport',
+  'applyCatalogImport',
+] as const;
 
 // The inventory contract as a vehicle for the server's rules, with a table of its own.
 const ACCESS = accessTable(inventory.InventoryServiceService, [
@@ -38,39 +58,41 @@ describe('grpc: server, client, errors and health', () => {
     const reject = async (): Promise<never> => {
       throw failWith;
     };
-    binding =
-        bind(SERVICE, inventory.InventoryServiceService, ACCESS, {
-          // getStock echoes the verified caller so the test can see what the server believed.
-          getStock: async (_request, context) => ({ available: { [(await context.caller()) ?? 'anonymous']: 1 } }),
-          getCatalog: async (_request, context) => {
-            await context.requireCaller();
-            return { products: [] };
-          },
-          getCatalogSnapshot: reject,
-          listStaffActions: reject,
-          quote: reject,
-          reserve: reject,
-          // commit answers only after 300 ms, to test deadlines.
-          commit: async () => {
-            await new Promise((resolve) => setTimeout(resolve, 300));
-            return {};
-          },
-          release: reject,
-          returnStock: reject,
-          getStaffCatalog: reject,
-          setSkuStock: reject,
-          restockSku: reject,
-          setSkuUnlimited: reject,
-          setSkuPrice: reject,
-          removeProduct: reject,
-          previewCatalogImport: reject,
-          applyCatalogImport: reject,
-        });
+    binding = bind(SERVICE, inventory.InventoryServiceService, ACCESS, {
+      // getStock echoes the verified caller so the test can see what the server believed.
+      getStock: async (_request, context) => ({ available: { [(await context.caller()) ?? 'anonymous']: 1 } }),
+      getCatalog: async (_request, context) => {
+        await context.requireCaller();
+        return { products: [] };
+      },
+      getCatalogSnapshot: reject,
+      listStaffActions: reject,
+      quote: reject,
+      reserve: reject,
+      // commit answers only after 300 ms, to test deadlines.
+      commit: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return {};
+      },
+      release: reject,
+      returnStock: reject,
+      getStaffCatalog: reject,
+      setSkuStock: reject,
+      restockSku: reject,
+      setSkuUnlimited: reject,
+      setSkuPrice: reject,
+      removeProduct: reject,
+      previewCatalogImport: reject,
+      applyCatalogImport: reject,
+    });
     const serviceKeys = testServiceKeys();
     server = await startGrpcServer({
       address: '127.0.0.1:0',
       logger,
-      serviceTokens: new ServiceTokenVerifier('inventory', { gateway: serviceKeys.gateway.publicKeyDer, checkout: serviceKeys.checkout.publicKeyDer }),
+      serviceTokens: new ServiceTokenVerifier('inventory', {
+        gateway: serviceKeys.gateway.publicKeyDer,
+        checkout: serviceKeys.checkout.publicKeyDer,
+      }),
       callerTokens: await CallerTokenVerifier.fromPem(keys.publicKeyPem),
       probe: async () => {
         if (probeFails) throw new Error('database down');
@@ -80,79 +102,118 @@ describe('grpc: server, client, errors and health', () => {
   });
   after(async () => server?.shutdown(1000));
 
-  const client = () => clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000, signer);
+  const client = () =>
+    clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000, signer);
 
   it('passes the verified caller and ignores a forged one', async () => {
     expect((await client().getStock({}, { customer: 'user-7' })).available).to.deep.equal({ 'user-7': 1 });
-    const forging = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000, { sign: async () => 'forged', signStaff: async () => 'forged' });
+    const forging = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000, {
+      sign: async () => 'forged',
+      signStaff: async () => 'forged',
+    });
     expect((await forging.getStock({}, { customer: 'user-7' })).available).to.deep.equal({ anonymous: 1 });
   });
 
   it('refuses to name a customer without a caller-token key', async () => {
     const keyless = clientAs('gateway', inventory.InventoryServiceService, 'inventory', server.address, 2000);
-    expect(await keyless.getStock({}, { customer: 'user-7' }).catch((e: unknown) => e)).to.be.instanceOf(Error).and.not.instanceOf(AppError);
+    expect(await keyless.getStock({}, { customer: 'user-7' }).catch((e: unknown) => e))
+      .to.be.instanceOf(Error)
+      .and.not.instanceOf(AppError);
   });
 
   it('refuses a call without a service token with UNAUTHENTICATED, and a service the RPC does not admit with PERMISSION_DENIED', async () => {
     const method = inventory.InventoryServiceService.release;
-    expect(await callRaw(server.address, method, {})).to.deep.equal({ status: status.UNAUTHENTICATED, errorCode: 'service_unauthenticated' });
+    expect(await callRaw(server.address, method, {})).to.deep.equal({
+      status: status.UNAUTHENTICATED,
+      errorCode: 'service_unauthenticated',
+    });
     const asGateway = { 'x-service-token': await testSigner('gateway').tokenFor('inventory') };
-    expect(await callRaw(server.address, method, asGateway)).to.deep.equal({ status: status.PERMISSION_DENIED, errorCode: 'service_not_allowed' });
+    expect(await callRaw(server.address, method, asGateway)).to.deep.equal({
+      status: status.PERMISSION_DENIED,
+      errorCode: 'service_not_allowed',
+    });
   });
 
   it('shows a refusal of its own service token to its callers as internal_error, never as a 401 or 403', async () => {
     const unsigned = createRpcClient(inventory.InventoryServiceService, server.address, { target: 'inventory' });
-    expect(await unsigned.getStock({}).catch((e: unknown) => e)).to.include({ kind: 'internal', code: 'internal_error' });
+    expect(await unsigned.getStock({}).catch((e: unknown) => e)).to.include({
+      kind: 'internal',
+      code: 'internal_error',
+    });
   });
 
   // The rules both transports apply: gRPC with service and caller tokens, and in-process calls.
   const transports: Record<string, (as: ServiceName) => RpcClient<InventoryDefinition>> = {
     grpc: (as) => clientAs(as, inventory.InventoryServiceService, 'inventory', server.address, 2000, signer),
-    'in-process': (as) => createLocalClient(inventory.InventoryServiceService, binding, { caller: as, defaultDeadlineMs: 2000, logger }),
+    'in-process': (as) =>
+      createLocalClient(inventory.InventoryServiceService, binding, { caller: as, defaultDeadlineMs: 2000, logger }),
   };
   for (const [transport, clientFor] of Object.entries(transports)) {
     describe(`over ${transport}`, () => {
       it('takes the customer only from the gateway, never from another service passing one on', async () => {
-        expect((await clientFor('gateway').getStock({}, { customer: 'user-7' })).available).to.deep.equal({ 'user-7': 1 });
-        expect((await clientFor('checkout').getStock({}, { customer: 'user-7' })).available).to.deep.equal({ anonymous: 1 });
+        expect((await clientFor('gateway').getStock({}, { customer: 'user-7' })).available).to.deep.equal({
+          'user-7': 1,
+        });
+        expect((await clientFor('checkout').getStock({}, { customer: 'user-7' })).available).to.deep.equal({
+          anonymous: 1,
+        });
       });
 
       it('shows a service the RPC does not admit as internal_error to its caller', async () => {
-        const refused = await clientFor('gateway').release({ orderReference: 'r' }).catch((e: unknown) => e);
+        const refused = await clientFor('gateway')
+          .release({ orderReference: 'r' })
+          .catch((e: unknown) => e);
         expect(refused).to.be.instanceOf(AppError).and.include({ kind: 'internal', code: 'internal_error' });
       });
 
       it('answers UNAUTHENTICATED when a caller is required and missing', async () => {
-        const error = await clientFor('gateway').getCatalog({}).catch((e: unknown) => e);
+        const error = await clientFor('gateway')
+          .getCatalog({})
+          .catch((e: unknown) => e);
         expect(error).to.be.instanceOf(AppError).and.include({ kind: 'unauthenticated', code: 'unauthorized' });
         expect(await clientFor('gateway').getCatalog({}, { customer: 'user-7' })).to.deep.equal({ products: [] });
       });
 
       it('carries an AppError with kind, code, detail and retry-after', async () => {
         failWith = new AppError('rate_limited', 'too_many_attempts', 'Try again later', 30);
-        const error = (await clientFor('gateway').quote({ lines: [] }).catch((e: unknown) => e)) as AppError;
+        const error = (await clientFor('gateway')
+          .quote({ lines: [] })
+          .catch((e: unknown) => e)) as AppError;
         expect(error).to.be.instanceOf(AppError);
-        expect(error).to.include({ kind: 'rate_limited', code: 'too_many_attempts', detail: 'Try again later', retryAfterSeconds: 30 });
+        expect(error).to.include({
+          kind: 'rate_limited',
+          code: 'too_many_attempts',
+          detail: 'Try again later',
+          retryAfterSeconds: 30,
+        });
       });
 
       it('hides unexpected errors behind internal_error', async () => {
         failWith = new Error('SELECT * FROM secrets failed');
-        const error = (await clientFor('gateway').reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 }).catch((e: unknown) => e)) as AppError;
+        const error = (await clientFor('gateway')
+          .reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 })
+          .catch((e: unknown) => e)) as AppError;
         expect(error).to.include({ kind: 'internal', code: 'internal_error' });
         expect(error.detail).to.not.include('secrets');
       });
 
       it('answers lock contention in the store (a deadlock victim, a lock wait that ran out) 503 with a retry in a second, never internal', async () => {
         for (const code of ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']) {
-          failWith = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { code });
-          const error = (await clientFor('gateway').reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 }).catch((e: unknown) => e)) as AppError;
+          failWith = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), {
+            code,
+          });
+          const error = (await clientFor('gateway')
+            .reserve({ orderReference: 'r', lines: [], ttlSeconds: 0 })
+            .catch((e: unknown) => e)) as AppError;
           expect(error, code).to.include({ kind: 'unavailable', code: 'service_unavailable', retryAfterSeconds: 1 });
         }
       });
 
       it('ends a slow call at its deadline', async () => {
         const started = Date.now();
-        const slow = await clientFor('gateway').commit({ orderReference: 'r' }, { deadlineMs: 100 }).catch((e: unknown) => e);
+        const slow = await clientFor('gateway')
+          .commit({ orderReference: 'r' }, { deadlineMs: 100 })
+          .catch((e: unknown) => e);
         expect(slow).to.include({ kind: 'timeout', code: 'timeout' });
         expect(Date.now() - started).to.be.below(290);
       });
@@ -167,7 +228,16 @@ describe('grpc: server, client, errors and health', () => {
   });
 
   it('builds a table rule by rule, refusing one that leaves an RPC out or names one twice', () => {
-    const rpcs = ['getStock', 'getCatalog', 'getCatalogSnapshot', 'quote', 'reserve', 'commit', 'listStaffActions', ...CATALOG_ADMIN_RPCS] as const;
+    const rpcs = [
+      'getStock',
+      'getCatalog',
+      'getCatalogSnapshot',
+      'quote',
+      'reserve',
+      'commit',
+      'listStaffActions',
+      ...CATALOG_ADMIN_RPCS,
+    ] as const;
     // @ts-expect-error release has no rule
     accessTable(inventory.InventoryServiceService, [{ callers: ['gateway'], customer: 'none', rpcs }]);
     expect(() =>
@@ -179,8 +249,14 @@ describe('grpc: server, client, errors and health', () => {
   });
 
   it('maps an unreachable service to unavailable', async () => {
-    const down = createRpcClient(inventory.InventoryServiceService, '127.0.0.1:9', { target: 'inventory', defaultDeadlineMs: 2000 });
-    expect(await down.getStock({}).catch((e: unknown) => e)).to.include({ kind: 'unavailable', code: 'service_unavailable' });
+    const down = createRpcClient(inventory.InventoryServiceService, '127.0.0.1:9', {
+      target: 'inventory',
+      defaultDeadlineMs: 2000,
+    });
+    expect(await down.getStock({}).catch((e: unknown) => e)).to.include({
+      kind: 'unavailable',
+      code: 'service_unavailable',
+    });
   });
 
   it('reports health from the dependency probe, to callers without a service token too', async () => {
@@ -191,6 +267,8 @@ describe('grpc: server, client, errors and health', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100)); // past the probe cache
     expect((await probe.check({ service: '' })).status).to.equal(NOT_SERVING);
     probeFails = false;
-    expect(await probe.check({ service: 'no.such.Service' }).catch((e: unknown) => e)).to.include({ kind: 'not_found' });
+    expect(await probe.check({ service: 'no.such.Service' }).catch((e: unknown) => e)).to.include({
+      kind: 'not_found',
+    });
   });
 });

@@ -6,7 +6,14 @@
  * over gRPC (`startGrpcService`, with the token verifiers behind every RPC's access check). Each
  * has one stop that undoes all of it in order.
  */
-import { createLocalClient, startGrpcServer, type RpcClient, type RunningGrpcServer, type ServiceBinding, type ServiceDefinition } from '@storefront/grpc';
+import {
+  createLocalClient,
+  startGrpcServer,
+  type RpcClient,
+  type RunningGrpcServer,
+  type ServiceBinding,
+  type ServiceDefinition,
+} from '@storefront/grpc';
 import { openServiceStore, ping, readStoreConfig, type Knex, type Migration, type StoreConfig } from '@storefront/db';
 import { CallerTokenVerifier } from '@storefront/caller-token';
 import { ServiceTokenVerifier, type ServiceName, type ServicePublicKeys } from '@storefront/service-token';
@@ -51,7 +58,12 @@ export interface ServiceStartOptions {
  * Runs `task` every `intervalMs` in the background, logging a failure rather than stopping;
  * the timer keeps no process alive. Returns what stops it.
  */
-export function repeatInBackground(intervalMs: number, task: () => Promise<unknown>, logger: Logger, failure: string): () => void {
+export function repeatInBackground(
+  intervalMs: number,
+  task: () => Promise<unknown>,
+  logger: Logger,
+  failure: string,
+): () => void {
   const timer = setInterval(() => {
     task().catch((error: unknown) => logger.warn({ err: error }, failure));
   }, intervalMs);
@@ -81,9 +93,15 @@ export interface ServiceParts<Exposed extends object> {
   bindings: ServiceBinding[];
   /** Fields the "listening" line logs beside the address. */
   describe?: Record<string, unknown>;
-  /** Starts background work once the component serves; what it returns stops that work before the component stops taking calls. */
+  /**
+   * Starts background work once the component serves; what it returns stops that work before the component stops taking
+   * calls.
+   */
   startBackground?(): () => Promise<void> | void;
-  /** Closes what calls in flight use (clients, pending writes), after the component has stopped taking calls and before the store closes. */
+  /**
+   * Closes what calls in flight use (clients, pending writes), after the component has stopped taking calls and before
+   * the store closes.
+   */
   close?(): Promise<void> | void;
   /** Handles the running service offers its starter (tests, operators). */
   exposed: Exposed;
@@ -180,7 +198,8 @@ export async function startGrpcService<Exposed extends object>(
   build: (context: BuildContext) => Promise<ServiceParts<Exposed>>,
 ): Promise<RunningGrpcService & Exposed> {
   const { config, service } = options;
-  if (!config.callerTokenPublicKey) throw new ConfigError('CALLER_TOKEN_PUBLIC_KEY is required to serve a component over gRPC');
+  if (!config.callerTokenPublicKey)
+    throw new ConfigError('CALLER_TOKEN_PUBLIC_KEY is required to serve a component over gRPC');
   const component = await openComponent(options, build);
   let grpcServer: RunningGrpcServer;
   try {

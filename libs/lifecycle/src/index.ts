@@ -40,13 +40,20 @@ export function runMain<ServeConfig extends CommonConfig, MigrateConfig extends 
   const command = process.argv[2] ?? 'serve';
   if (command === 'migrate') return runMigrate(options.app, options.migrate);
   if (command !== 'serve') {
-    return fail(createLogger(options.app, loadOrExit(readCommon).logLevel), new Error(`unknown command "${command}"; use serve or migrate`));
+    return fail(
+      createLogger(options.app, loadOrExit(readCommon).logLevel),
+      new Error(`unknown command "${command}"; use serve or migrate`),
+    );
   }
   serve(options);
 }
 
-function runMigrate<MigrateConfig extends CommonConfig>(app: string, migrate: MigrateCommand<MigrateConfig> | undefined): void {
-  if (!migrate) return fail(createLogger(app, loadOrExit(readCommon).logLevel), new Error('this app has no migrations'));
+function runMigrate<MigrateConfig extends CommonConfig>(
+  app: string,
+  migrate: MigrateCommand<MigrateConfig> | undefined,
+): void {
+  if (!migrate)
+    return fail(createLogger(app, loadOrExit(readCommon).logLevel), new Error('this app has no migrations'));
   const config = loadOrExit(migrate.readConfig);
   const logger = createLogger(app, config.logLevel);
   migrate.run(config).then(

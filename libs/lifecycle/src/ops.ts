@@ -11,10 +11,29 @@ import os from 'node:os';
 import type { DestinationStream } from 'pino';
 import { AppError, invalidArgument, type ErrorKind } from '@storefront/errors';
 import { ConfigError, EnvReader, readCommon, type Env } from '@storefront/config';
-import { SchemaNotMigrated, migrateToLatest, migrationStatus, openDatabase, readStoreConfig, requireMigrated, type Knex, type Migration, type StoreConfig } from '@storefront/db';
+import {
+  SchemaNotMigrated,
+  migrateToLatest,
+  migrationStatus,
+  openDatabase,
+  readStoreConfig,
+  requireMigrated,
+  type Knex,
+  type Migration,
+  type StoreConfig,
+} from '@storefront/db';
 import { createLogger } from '@storefront/logging';
 
-export const OPS_EXIT = { ok: 0, refused: 1, usage: 64, badInput: 65, notFound: 66, unavailable: 69, failed: 70, config: 78 } as const;
+export const OPS_EXIT = {
+  ok: 0,
+  refused: 1,
+  usage: 64,
+  badInput: 65,
+  notFound: 66,
+  unavailable: 69,
+  failed: 70,
+  config: 78,
+} as const;
 
 const EXIT_BY_KIND: Partial<Record<ErrorKind, number>> = {
   invalid_argument: OPS_EXIT.badInput,
@@ -42,7 +61,10 @@ export interface OpsInput {
   rawEnv: Env;
   /** A line for the person watching (stderr); never part of the --json answer. */
   progress(line: string): void;
-  /** Who the invocation says is running it (`--actor`, OPS_ACTOR, else the OS user): what it changes is recorded under this name. */
+  /**
+   * Who the invocation says is running it (`--actor`, OPS_ACTOR, else the OS user): what it changes is recorded under
+   * this name.
+   */
   actor: string;
 }
 
@@ -88,7 +110,10 @@ export class OpsExit extends Error {
 
 const GLOBAL_OPTIONS: Record<string, OpsOption> = {
   json: { description: 'print one JSON object on stdout instead of text' },
-  actor: { value: '<name>', description: 'who is running this, for the audit line (default: OPS_ACTOR, else the OS user)' },
+  actor: {
+    value: '<name>',
+    description: 'who is running this, for the audit line (default: OPS_ACTOR, else the OS user)',
+  },
   help: { description: 'show this help' },
 };
 
@@ -101,7 +126,13 @@ export interface OpsProgram {
  * Runs one invocation and returns its exit code; the caller sets process.exitCode. `audit` is
  * where the audit line goes (stderr by default, which keeps stdout for the answer).
  */
-export async function runOps(program: OpsProgram, argv: readonly string[], env: Env, io: OpsIo, audit: DestinationStream = process.stderr): Promise<number> {
+export async function runOps(
+  program: OpsProgram,
+  argv: readonly string[],
+  env: Env,
+  io: OpsIo,
+  audit: DestinationStream = process.stderr,
+): Promise<number> {
   const envReader = new EnvReader(env);
   let logLevel = 'info';
   try {
@@ -116,10 +147,15 @@ export async function runOps(program: OpsProgram, argv: readonly string[], env: 
   try {
     auditLog = openAuditLog(env.OPS_AUDIT_LOG);
   } catch (error) {
-    io.stderr(`${program.app} ops: cannot write the audit line to OPS_AUDIT_LOG ${env.OPS_AUDIT_LOG}: ${(error as Error).message}\n`);
+    io.stderr(
+      `${program.app} ops: cannot write the audit line to OPS_AUDIT_LOG ${env.OPS_AUDIT_LOG}: ${(error as Error).message}\n`,
+    );
     return OPS_EXIT.config;
   }
-  const loggers = [createLogger(program.app, logLevel, audit), ...(auditLog ? [createLogger(program.app, logLevel, auditLog)] : [])];
+  const loggers = [
+    createLogger(program.app, logLevel, audit),
+    ...(auditLog ? [createLogger(program.app, logLevel, auditLog)] : []),
+  ];
 
   let parsed: ParsedArgs;
   try {
@@ -151,7 +187,14 @@ export async function runOps(program: OpsProgram, argv: readonly string[], env: 
   let outcome: Record<string, unknown>;
   try {
     checkInvocation(command, args, options);
-    const result = await command.run({ args, options, env: envReader, rawEnv: env, actor, progress: (line) => io.stderr(`${line}\n`) });
+    const result = await command.run({
+      args,
+      options,
+      env: envReader,
+      rawEnv: env,
+      actor,
+      progress: (line) => io.stderr(`${line}\n`),
+    });
     io.stdout(json ? `${JSON.stringify({ success: true, ...result.data })}\n` : `${result.text}\n`);
     code = OPS_EXIT.ok;
     outcome = { outcome: 'ok' };
@@ -159,9 +202,16 @@ export async function runOps(program: OpsProgram, argv: readonly string[], env: 
     const failure = describeFailure(error);
     code = failure.exitCode;
     if (error instanceof OpsUsageError) io.stderr(`${failure.detail}\n\n${usageOf(program.app, command)}`);
-    else if (json) io.stdout(`${JSON.stringify({ success: false, error: failure.error, detail: failure.detail, ...(error instanceof OpsExit ? error.data : {}) })}\n`);
+    else if (json)
+      io.stdout(
+        `${JSON.stringify({ success: false, error: failure.error, detail: failure.detail, ...(error instanceof OpsExit ? error.data : {}) })}\n`,
+      );
     else io.stderr(`${program.app} ${command.name}: ${failure.detail}\n`);
-    outcome = { outcome: code === OPS_EXIT.refused ? 'refused' : 'failed', error: failure.error, detail: failure.detail };
+    outcome = {
+      outcome: code === OPS_EXIT.refused ? 'refused' : 'failed',
+      error: failure.error,
+      detail: failure.detail,
+    };
   }
   const line = {
     audit: 'ops',
@@ -211,9 +261,11 @@ function osUser(): { username: string | null; uid: number | null } {
 function describeFailure(error: unknown): { exitCode: number; error: string; detail: string } {
   if (error instanceof OpsUsageError) return { exitCode: OPS_EXIT.usage, error: 'usage', detail: error.message };
   if (error instanceof OpsExit) return { exitCode: error.exitCode, error: error.code, detail: error.detail };
-  if (error instanceof AppError) return { exitCode: EXIT_BY_KIND[error.kind] ?? OPS_EXIT.failed, error: error.code, detail: error.detail };
+  if (error instanceof AppError)
+    return { exitCode: EXIT_BY_KIND[error.kind] ?? OPS_EXIT.failed, error: error.code, detail: error.detail };
   if (error instanceof ConfigError) return { exitCode: OPS_EXIT.config, error: 'configuration', detail: error.message };
-  if (error instanceof SchemaNotMigrated) return { exitCode: OPS_EXIT.config, error: 'not_migrated', detail: error.message };
+  if (error instanceof SchemaNotMigrated)
+    return { exitCode: OPS_EXIT.config, error: 'not_migrated', detail: error.message };
   return { exitCode: OPS_EXIT.failed, error: 'failed', detail: (error as Error).message };
 }
 
@@ -275,7 +327,9 @@ function findCommand(commands: readonly OpsCommand[], positionals: readonly stri
 function checkInvocation(command: OpsCommand, args: readonly string[], options: OpsOptions): void {
   const expected = command.args ?? [];
   if (args.length !== expected.length) {
-    throw new OpsUsageError(`${command.name} takes ${expected.length ? expected.join(' ') : 'no arguments'}; got ${args.length ? args.join(' ') : 'none'}`);
+    throw new OpsUsageError(
+      `${command.name} takes ${expected.length ? expected.join(' ') : 'no arguments'}; got ${args.length ? args.join(' ') : 'none'}`,
+    );
   }
   for (const [name, value] of Object.entries(options)) {
     const known = command.options?.[name];
@@ -302,7 +356,12 @@ function overview(program: OpsProgram): string {
 }
 
 function usageOf(app: string, command: OpsCommand): string {
-  const lines = [`usage: ops.js ${signature(command)}${command.options ? ' [options]' : ''}   (${app})`, '', command.summary, ''];
+  const lines = [
+    `usage: ops.js ${signature(command)}${command.options ? ' [options]' : ''}   (${app})`,
+    '',
+    command.summary,
+    '',
+  ];
   if (command.options) lines.push(optionLines(command.options), '');
   lines.push(optionLines(GLOBAL_OPTIONS), '');
   return lines.join('\n');
@@ -311,16 +370,26 @@ function usageOf(app: string, command: OpsCommand): string {
 const signature = (command: OpsCommand) => [command.name, ...(command.args ?? [])].join(' ');
 
 function optionLines(options: Record<string, OpsOption>): string {
-  const names = Object.entries(options).map(([name, option]) => [`--${name}${option.value ? ` ${option.value}` : ''}`, option.description] as const);
+  const names = Object.entries(options).map(
+    ([name, option]) => [`--${name}${option.value ? ` ${option.value}` : ''}`, option.description] as const,
+  );
   const width = Math.max(...names.map(([name]) => name.length));
   return names.map(([name, description]) => `  ${name.padEnd(width)}  ${description}`).join('\n');
 }
 
 /** The option's value, or a usage error naming it when a required one is missing. */
-/** A whole number written as digits only (a leading + allowed), from `min` to `max`; bad input names the option and the range. */
-export function wholeNumberOption(text: string, name: string, { min, max, code }: { min: number; max: number; code: string }): number {
+/**
+ * A whole number written as digits only (a leading + allowed), from `min` to `max`; bad input names the option and the
+ * range.
+ */
+export function wholeNumberOption(
+  text: string,
+  name: string,
+  { min, max, code }: { min: number; max: number; code: string },
+): number {
   const value = /^\+?\d{1,9}$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= max)) throw invalidArgument(`${name} must be a whole number from ${min} to ${max}, got "${text}"`, code);
+  if (!(value >= min && value <= max))
+    throw invalidArgument(`${name} must be a whole number from ${min} to ${max}, got "${text}"`, code);
   return value;
 }
 
@@ -334,8 +403,13 @@ function isCalendarDate(text: string): boolean {
 export function instantOption(text: string, name: string): number {
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(text);
   const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text);
-  const at = (dateOnly || zoned) && isCalendarDate(text.slice(0, 10)) ? Date.parse(dateOnly ? `${text}T00:00:00Z` : text) : NaN;
-  if (!Number.isFinite(at)) throw invalidArgument(`${name} must be an ISO 8601 date (2025-06-01) or date-time with a zone (2025-06-01T09:00:00Z), got "${text}"`, 'invalid_date');
+  const at =
+    (dateOnly || zoned) && isCalendarDate(text.slice(0, 10)) ? Date.parse(dateOnly ? `${text}T00:00:00Z` : text) : NaN;
+  if (!Number.isFinite(at))
+    throw invalidArgument(
+      `${name} must be an ISO 8601 date (2025-06-01) or date-time with a zone (2025-06-01T09:00:00Z), got "${text}"`,
+      'invalid_date',
+    );
   return at;
 }
 
@@ -350,7 +424,12 @@ export function storeConfigOf(env: EnvReader, service: string): StoreConfig {
 }
 
 /** Runs `work` on the service's store, refusing one that is not migrated (it names `migrate`). */
-export async function withStore<T>(env: EnvReader, service: string, migrations: Record<string, Migration>, work: (db: Knex) => Promise<T>): Promise<T> {
+export async function withStore<T>(
+  env: EnvReader,
+  service: string,
+  migrations: Record<string, Migration>,
+  work: (db: Knex) => Promise<T>,
+): Promise<T> {
   const db = openDatabase(storeConfigOf(env, service));
   try {
     await requireMigrated(db, service, migrations);
@@ -368,7 +447,10 @@ export function migrationCommands(service: string, migrations: Record<string, Mi
       summary: `apply ${service}'s pending migrations (creates its MySQL database when missing)`,
       async run({ env }) {
         const applied = await migrateToLatest(storeConfigOf(env, service), migrations);
-        return { text: applied.length ? `applied ${applied.join(', ')}` : 'schema already up to date', data: { applied } };
+        return {
+          text: applied.length ? `applied ${applied.join(', ')}` : 'schema already up to date',
+          data: { applied },
+        };
       },
     },
     {

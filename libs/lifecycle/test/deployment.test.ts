@@ -1,16 +1,31 @@
-/** The deployment checks behind `npm run check:deploy`: rendering, schemas, the workload rules and the Dockerfile lint. */
+/**
+ * The deployment checks behind `npm run check:deploy`: rendering, schemas, the workload rules and the Dockerfile lint.
+ */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 
-type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; spec?: any; data?: Record<string, string> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type KubeObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  spec?: any;
+  data?: Record<string, string>;
+};
 interface Checks {
   renderKustomization(dir: string): KubeObject[];
   validateSchemas(objects: KubeObject[]): Promise<string[]>;
   checkWorkloads(objects: KubeObject[]): string[];
   lintDockerfile(text: string): string[];
   secretReferences(objects: KubeObject[]): string[];
-  imageRuntime(text: string): { workdir: string; entrypoint: string[]; cmd: string[]; env: Record<string, string>; user?: string };
+  imageRuntime(text: string): {
+    workdir: string;
+    entrypoint: string[];
+    cmd: string[];
+    env: Record<string, string>;
+    user?: string;
+  };
 }
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -33,10 +48,12 @@ describe('deployment: Kubernetes manifests', () => {
     platformProd = checks.renderKustomization(path.join(K8S, 'overlays', 'prod'));
     platformDev = checks.renderKustomization(path.join(K8S, 'overlays', 'dev'));
   });
-  const find = (objects: KubeObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name)!;
+  const find = (objects: KubeObject[], kind: string, name: string) =>
+    objects.find((o) => o.kind === kind && o.metadata.name === name)!;
   const copy = () => structuredClone(prod);
 
-  const configOf = (objects: KubeObject[]) => objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('storefront-config-'))!;
+  const configOf = (objects: KubeObject[]) =>
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('storefront-config-'))!;
 
   it('renders the split-prod overlay: namespace, pinned images from the registry, the edge scaled up', () => {
     expect(prod.every((o) => o.metadata.namespace === 'storefront')).to.equal(true);
@@ -44,7 +61,9 @@ describe('deployment: Kubernetes manifests', () => {
     expect(gateway.spec.replicas).to.equal(undefined);
     expect(gateway.spec.template.spec.containers[0].image).to.equal('registry.example.com/storefront/gateway:1.0.0');
     expect(find(prod, 'HorizontalPodAutoscaler', 'gateway').spec.minReplicas).to.equal(3);
-    expect(find(prod, 'Deployment', 'inventory').spec.template.spec.initContainers[0]).to.include({ image: 'registry.example.com/storefront/inventory:1.0.0' });
+    expect(find(prod, 'Deployment', 'inventory').spec.template.spec.initContainers[0]).to.include({
+      image: 'registry.example.com/storefront/inventory:1.0.0',
+    });
     expect(prod.some((o) => o.metadata.name === 'payment-sandbox')).to.equal(false);
   });
 
@@ -56,7 +75,11 @@ describe('deployment: Kubernetes manifests', () => {
     expect(checks.checkWorkloads(dev)).to.deep.equal([]);
   });
 
-  const workloadNames = (objects: KubeObject[]) => objects.filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name).sort();
+  const workloadNames = (objects: KubeObject[]) =>
+    objects
+      .filter((o) => o.kind === 'Deployment')
+      .map((o) => o.metadata.name)
+      .sort();
   const envNames = (container: { env?: Array<{ name: string }> }) => (container.env ?? []).map((v) => v.name);
 
   it('renders the one-process platform by default: one Deployment with every component, migrating every store first', () => {
@@ -69,13 +92,20 @@ describe('deployment: Kubernetes manifests', () => {
     expect(migrate.args).to.deep.equal(['migrate']);
     for (const component of ['identity', 'loyalty', 'checkout', 'inventory']) {
       const variable = `${component.toUpperCase()}_MYSQL_URL`;
-      expect(migrate.env.find((v: { name: string }) => v.name === variable).valueFrom.secretKeyRef.name).to.equal(`storefront-${component}-db-migrate`);
-      expect(serve.env.find((v: { name: string }) => v.name === variable).valueFrom.secretKeyRef.name).to.equal(`storefront-${component}-db`);
+      expect(migrate.env.find((v: { name: string }) => v.name === variable).valueFrom.secretKeyRef.name).to.equal(
+        `storefront-${component}-db-migrate`,
+      );
+      expect(serve.env.find((v: { name: string }) => v.name === variable).valueFrom.secretKeyRef.name).to.equal(
+        `storefront-${component}-db`,
+      );
     }
     expect(serve.env.find((v: { name: string }) => v.name === 'COMPONENTS').value).to.equal('all');
     expect(serve.readinessProbe.httpGet).to.include({ path: '/api/ready', port: 'http' });
     expect(serve.livenessProbe.httpGet).to.include({ path: '/api/health', port: 'http' });
-    expect(find(platformProd, 'HorizontalPodAutoscaler', 'platform').spec).to.include({ minReplicas: 3, maxReplicas: 20 });
+    expect(find(platformProd, 'HorizontalPodAutoscaler', 'platform').spec).to.include({
+      minReplicas: 3,
+      maxReplicas: 20,
+    });
     expect(find(platformProd, 'PodDisruptionBudget', 'platform')).to.exist;
     expect(platformProd.every((o) => o.metadata.namespace === 'storefront')).to.equal(true);
   });
@@ -84,22 +114,40 @@ describe('deployment: Kubernetes manifests', () => {
     const secrets = checks.secretReferences(platformProd).map((line) => line.split(':')[0]!);
     expect(secrets.filter((name) => /token/.test(name))).to.deep.equal([]);
     expect(Object.keys(configOf(platformProd).data!).filter((name) => name.endsWith('_ADDR'))).to.deep.equal([]);
-    expect(Object.keys(configOf(prod).data!).filter((name) => name.endsWith('_ADDR'))).to.have.members(['IDENTITY_ADDR', 'LOYALTY_ADDR', 'CHECKOUT_ADDR', 'INVENTORY_ADDR']);
-    expect(envNames(find(platformDev, 'Deployment', 'platform').spec.template.spec.containers[0])).to.not.include('SUMUP_API_KEY');
-    expect(envNames(find(platformProd, 'Deployment', 'platform').spec.template.spec.containers[0])).to.include('SUMUP_API_KEY');
+    expect(Object.keys(configOf(prod).data!).filter((name) => name.endsWith('_ADDR'))).to.have.members([
+      'IDENTITY_ADDR',
+      'LOYALTY_ADDR',
+      'CHECKOUT_ADDR',
+      'INVENTORY_ADDR',
+    ]);
+    expect(envNames(find(platformDev, 'Deployment', 'platform').spec.template.spec.containers[0])).to.not.include(
+      'SUMUP_API_KEY',
+    );
+    expect(envNames(find(platformProd, 'Deployment', 'platform').spec.template.spec.containers[0])).to.include(
+      'SUMUP_API_KEY',
+    );
   });
 
-  it('points the dev sandbox\'s policies at the platform: its webhooks reach the edge, the platform reaches it', () => {
+  it("points the dev sandbox's policies at the platform: its webhooks reach the edge, the platform reaches it", () => {
     const sandbox = find(platformDev, 'NetworkPolicy', 'payment-sandbox');
-    expect(sandbox.spec.egress[0].to[0].podSelector.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': 'platform' });
-    expect(find(platformDev, 'NetworkPolicy', 'checkout-to-payment-sandbox').spec.podSelector.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': 'platform' });
-    expect(find(dev, 'NetworkPolicy', 'payment-sandbox').spec.egress[0].to[0].podSelector.matchLabels).to.deep.equal({ 'app.kubernetes.io/name': 'gateway' });
+    expect(sandbox.spec.egress[0].to[0].podSelector.matchLabels).to.deep.equal({
+      'app.kubernetes.io/name': 'platform',
+    });
+    expect(
+      find(platformDev, 'NetworkPolicy', 'checkout-to-payment-sandbox').spec.podSelector.matchLabels,
+    ).to.deep.equal({ 'app.kubernetes.io/name': 'platform' });
+    expect(find(dev, 'NetworkPolicy', 'payment-sandbox').spec.egress[0].to[0].podSelector.matchLabels).to.deep.equal({
+      'app.kubernetes.io/name': 'gateway',
+    });
   });
 
   it('shares the environment settings between the layouts: the same dev settings and small autoscalers', () => {
     const shared = Object.fromEntries(Object.entries(configOf(dev).data!).filter(([name]) => !name.endsWith('_ADDR')));
     expect(configOf(platformDev).data).to.deep.equal(shared);
-    expect(find(platformDev, 'HorizontalPodAutoscaler', 'platform').spec).to.include({ minReplicas: 1, maxReplicas: 2 });
+    expect(find(platformDev, 'HorizontalPodAutoscaler', 'platform').spec).to.include({
+      minReplicas: 1,
+      maxReplicas: 2,
+    });
     expect(platformDev.every((o) => o.metadata.namespace === 'storefront-dev')).to.equal(true);
   });
 
@@ -111,31 +159,63 @@ describe('deployment: Kubernetes manifests', () => {
   });
 
   const platformBreakages: Array<[string, (objects: KubeObject[]) => void, RegExp]> = [
-    ['a hosted component without its store', (o) => {
-      const env = find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env;
-      env.splice(env.findIndex((v: { name: string }) => v.name === 'LOYALTY_MYSQL_URL'), 1);
-    }, /platform container platform: hosts loyalty but names no store for it \(LOYALTY_MYSQL_URL\)/],
-    ['a store migrated with the runtime user', (o) => {
-      const env = find(o, 'Deployment', 'platform').spec.template.spec.initContainers[0].env;
-      env.find((v: { name: string }) => v.name === 'CHECKOUT_MYSQL_URL').valueFrom.secretKeyRef.name = 'storefront-checkout-db';
-    }, /platform container migrate: migrates checkout without its migration database Secret/],
-    ['a migration step for fewer components than the pod hosts', (o) => {
-      const env = find(o, 'Deployment', 'platform').spec.template.spec.initContainers[0].env;
-      env.find((v: { name: string }) => v.name === 'COMPONENTS').value = 'identity,loyalty';
-    }, /platform container migrate: migrates identity, loyalty but the pod hosts identity, loyalty, checkout, inventory/],
-    ['token keys where every component is in-process', (o) => {
-      find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env.push({ name: 'SERVICE_TOKEN_PRIVATE_KEY', valueFrom: { secretKeyRef: { name: 'storefront-gateway-service-token', key: 'private-key' } } });
-    }, /platform container platform: hosts every component in-process, so it calls nothing over gRPC and needs no token keys, but reads storefront-gateway-service-token/],
-    ['an unknown component', (o) => {
-      find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env.find((v: { name: string }) => v.name === 'COMPONENTS').value = 'identity,payments';
-    }, /COMPONENTS names "payments", which is no component/],
+    [
+      'a hosted component without its store',
+      (o) => {
+        const env = find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env;
+        env.splice(
+          env.findIndex((v: { name: string }) => v.name === 'LOYALTY_MYSQL_URL'),
+          1,
+        );
+      },
+      /platform container platform: hosts loyalty but names no store for it \(LOYALTY_MYSQL_URL\)/,
+    ],
+    [
+      'a store migrated with the runtime user',
+      (o) => {
+        const env = find(o, 'Deployment', 'platform').spec.template.spec.initContainers[0].env;
+        env.find((v: { name: string }) => v.name === 'CHECKOUT_MYSQL_URL').valueFrom.secretKeyRef.name =
+          'storefront-checkout-db';
+      },
+      /platform container migrate: migrates checkout without its migration database Secret/,
+    ],
+    [
+      'a migration step for fewer components than the pod hosts',
+      (o) => {
+        const env = find(o, 'Deployment', 'platform').spec.template.spec.initContainers[0].env;
+        env.find((v: { name: string }) => v.name === 'COMPONENTS').value = 'identity,loyalty';
+      },
+      /platform container migrate: migrates identity, loyalty but the pod hosts identity, loyalty, checkout, inventory/,
+    ],
+    [
+      'token keys where every component is in-process',
+      (o) => {
+        find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env.push({
+          name: 'SERVICE_TOKEN_PRIVATE_KEY',
+          valueFrom: { secretKeyRef: { name: 'storefront-gateway-service-token', key: 'private-key' } },
+        });
+      },
+      /platform container platform: hosts every component in-process, so it calls nothing over gRPC and needs no token keys, but reads storefront-gateway-service-token/,
+    ],
+    [
+      'an unknown component',
+      (o) => {
+        find(o, 'Deployment', 'platform').spec.template.spec.containers[0].env.find(
+          (v: { name: string }) => v.name === 'COMPONENTS',
+        ).value = 'identity,payments';
+      },
+      /COMPONENTS names "payments", which is no component/,
+    ],
   ];
   for (const [label, breakIt, expected] of platformBreakages) {
     it(`reports ${label} in the platform`, () => {
       const objects = structuredClone(platformProd);
       breakIt(objects);
       const problems = checks.checkWorkloads(objects);
-      expect(problems.some((p) => expected.test(p)), problems.join('\n')).to.equal(true);
+      expect(
+        problems.some((p) => expected.test(p)),
+        problems.join('\n'),
+      ).to.equal(true);
     });
   }
 
@@ -143,18 +223,24 @@ describe('deployment: Kubernetes manifests', () => {
     const name = configOf(prod).metadata.name;
     expect(name).to.match(/^storefront-config-[a-z0-9]{10}$/);
     expect(configOf(dev).metadata.name, 'dev changes settings, so its ConfigMap is named apart').to.not.equal(name);
-    expect(find(prod, 'Deployment', 'identity').spec.template.spec.containers[0].envFrom).to.deep.equal([{ configMapRef: { name } }]);
+    expect(find(prod, 'Deployment', 'identity').spec.template.spec.containers[0].envFrom).to.deep.equal([
+      { configMapRef: { name } },
+    ]);
   });
 
-  it('reports a kustomization kubectl cannot build with kubectl\'s own message', () => {
-    expect(() => checks.renderKustomization(path.join(K8S, 'no-such-overlay'))).to.throw(/kubectl kustomize .*no-such-overlay failed: .+/);
+  it("reports a kustomization kubectl cannot build with kubectl's own message", () => {
+    expect(() => checks.renderKustomization(path.join(K8S, 'no-such-overlay'))).to.throw(
+      /kubectl kustomize .*no-such-overlay failed: .+/,
+    );
   });
 
   it('says how to install kubectl when it is missing', () => {
     const searchPath = process.env.PATH;
     process.env.PATH = path.join(ROOT, 'no-such-bin');
     try {
-      expect(() => checks.renderKustomization(path.join(K8S, 'overlays', 'prod'))).to.throw(/kubectl is not installed: install it \(apt-get install kubectl\)/);
+      expect(() => checks.renderKustomization(path.join(K8S, 'overlays', 'prod'))).to.throw(
+        /kubectl is not installed: install it \(apt-get install kubectl\)/,
+      );
     } finally {
       process.env.PATH = searchPath;
     }
@@ -183,39 +269,134 @@ describe('deployment: Kubernetes manifests', () => {
   });
 
   const breakages: Array<[string, (objects: KubeObject[]) => void, RegExp]> = [
-    ['a missing readiness probe', (o) => delete find(o, 'Deployment', 'identity').spec.template.spec.containers[0].readinessProbe, /identity container identity: no readinessProbe/],
-    ['a missing liveness probe', (o) => delete find(o, 'Deployment', 'gateway').spec.template.spec.containers[0].livenessProbe, /gateway container gateway: no livenessProbe/],
-    ['missing resource requests', (o) => delete find(o, 'Deployment', 'loyalty').spec.template.spec.containers[0].resources.requests, /loyalty container loyalty: resources.requests/],
-    ['a migration container without a memory limit', (o) => delete find(o, 'Deployment', 'checkout').spec.template.spec.initContainers[0].resources.limits, /checkout container migrate: resources.limits/],
-    ['running as root', (o) => (find(o, 'Deployment', 'inventory').spec.template.spec.securityContext.runAsNonRoot = false), /inventory: pod securityContext.runAsNonRoot/],
-    ['uid 0', (o) => (find(o, 'Deployment', 'inventory').spec.template.spec.securityContext.runAsUser = 0), /inventory: pod securityContext.runAsUser/],
-    ['a writable root filesystem', (o) => (find(o, 'Deployment', 'gateway').spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem = false), /readOnlyRootFilesystem/],
-    ['kept capabilities', (o) => (find(o, 'Deployment', 'gateway').spec.template.spec.containers[0].securityContext.capabilities.drop = []), /drop ALL/],
-    ['privilege escalation', (o) => delete find(o, 'Deployment', 'gateway').spec.template.spec.containers[0].securityContext.allowPrivilegeEscalation, /allowPrivilegeEscalation/],
-    ['a missing ServiceAccount', (o) => o.splice(o.indexOf(find(o, 'ServiceAccount', 'loyalty')), 1), /ServiceAccount loyalty is not rendered/],
-    ['a shared ServiceAccount', (o) => (find(o, 'Deployment', 'loyalty').spec.template.spec.serviceAccountName = 'identity'), /shares ServiceAccount identity/],
-    ['a missing ConfigMap', (o) => o.splice(o.indexOf(configOf(o)), 1), /ConfigMap storefront-config-\w+ is not rendered/],
-    ['a hand-written ConfigMap that would not roll the pods', (o) => {
-      configOf(o).metadata.name = 'storefront-config';
-      find(o, 'Deployment', 'loyalty').spec.template.spec.containers[0].envFrom[0].configMapRef.name = 'storefront-config';
-    }, /loyalty container loyalty: ConfigMap storefront-config is not generated/],
-    ['replicas beside an autoscaler', (o) => (find(o, 'Deployment', 'gateway').spec.replicas = 3), /gateway: sets replicas although a HorizontalPodAutoscaler scales it/],
-    ['a service serving with the migration user', (o) => {
-      const env = find(o, 'Deployment', 'inventory').spec.template.spec.containers[0].env;
-      env.find((v: { name: string }) => v.name === 'INVENTORY_MYSQL_URL').valueFrom.secretKeyRef.name = 'storefront-inventory-db-migrate';
-    }, /inventory container inventory: serves with the migration database Secret storefront-inventory-db-migrate/],
-    ['a migration step with the runtime user', (o) => (find(o, 'Deployment', 'identity').spec.template.spec.initContainers[0].env[0].valueFrom.secretKeyRef.name = 'storefront-identity-db'), /identity container migrate: migrates without a migration database Secret/],
-    ['a migration step reading serve secrets', (o) => find(o, 'Deployment', 'loyalty').spec.template.spec.initContainers[0].env.push({ name: 'CALLER_TOKEN_PUBLIC_KEY', valueFrom: { secretKeyRef: { name: 'storefront-caller-token', key: 'public-key' } } }), /loyalty container migrate: a migration step needs only its database, but reads storefront-caller-token/],
-    ['a Deployment without its NetworkPolicy', (o) => o.splice(o.indexOf(find(o, 'NetworkPolicy', 'checkout')), 1), /Deployment checkout: no NetworkPolicy/],
-    ['an autoscaler aiming at nothing', (o) => (find(o, 'HorizontalPodAutoscaler', 'identity').spec.scaleTargetRef.name = 'idnetity'), /target Deployment\/idnetity/],
-    ['a Service selecting nothing', (o) => (find(o, 'Service', 'loyalty').spec.selector = { 'app.kubernetes.io/name': 'loyality' }), /Service loyalty: its selector matches no Deployment/],
+    [
+      'a missing readiness probe',
+      (o) => delete find(o, 'Deployment', 'identity').spec.template.spec.containers[0].readinessProbe,
+      /identity container identity: no readinessProbe/,
+    ],
+    [
+      'a missing liveness probe',
+      (o) => delete find(o, 'Deployment', 'gateway').spec.template.spec.containers[0].livenessProbe,
+      /gateway container gateway: no livenessProbe/,
+    ],
+    [
+      'missing resource requests',
+      (o) => delete find(o, 'Deployment', 'loyalty').spec.template.spec.containers[0].resources.requests,
+      /loyalty container loyalty: resources.requests/,
+    ],
+    [
+      'a migration container without a memory limit',
+      (o) => delete find(o, 'Deployment', 'checkout').spec.template.spec.initContainers[0].resources.limits,
+      /checkout container migrate: resources.limits/,
+    ],
+    [
+      'running as root',
+      (o) => (find(o, 'Deployment', 'inventory').spec.template.spec.securityContext.runAsNonRoot = false),
+      /inventory: pod securityContext.runAsNonRoot/,
+    ],
+    [
+      'uid 0',
+      (o) => (find(o, 'Deployment', 'inventory').spec.template.spec.securityContext.runAsUser = 0),
+      /inventory: pod securityContext.runAsUser/,
+    ],
+    [
+      'a writable root filesystem',
+      (o) =>
+        (find(o, 'Deployment', 'gateway').spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem =
+          false),
+      /readOnlyRootFilesystem/,
+    ],
+    [
+      'kept capabilities',
+      (o) => (find(o, 'Deployment', 'gateway').spec.template.spec.containers[0].securityContext.capabilities.drop = []),
+      /drop ALL/,
+    ],
+    [
+      'privilege escalation',
+      (o) =>
+        delete find(o, 'Deployment', 'gateway').spec.template.spec.containers[0].securityContext
+          .allowPrivilegeEscalation,
+      /allowPrivilegeEscalation/,
+    ],
+    [
+      'a missing ServiceAccount',
+      (o) => o.splice(o.indexOf(find(o, 'ServiceAccount', 'loyalty')), 1),
+      /ServiceAccount loyalty is not rendered/,
+    ],
+    [
+      'a shared ServiceAccount',
+      (o) => (find(o, 'Deployment', 'loyalty').spec.template.spec.serviceAccountName = 'identity'),
+      /shares ServiceAccount identity/,
+    ],
+    [
+      'a missing ConfigMap',
+      (o) => o.splice(o.indexOf(configOf(o)), 1),
+      /ConfigMap storefront-config-\w+ is not rendered/,
+    ],
+    [
+      'a hand-written ConfigMap that would not roll the pods',
+      (o) => {
+        configOf(o).metadata.name = 'storefront-config';
+        find(o, 'Deployment', 'loyalty').spec.template.spec.containers[0].envFrom[0].configMapRef.name =
+          'storefront-config';
+      },
+      /loyalty container loyalty: ConfigMap storefront-config is not generated/,
+    ],
+    [
+      'replicas beside an autoscaler',
+      (o) => (find(o, 'Deployment', 'gateway').spec.replicas = 3),
+      /gateway: sets replicas although a HorizontalPodAutoscaler scales it/,
+    ],
+    [
+      'a service serving with the migration user',
+      (o) => {
+        const env = find(o, 'Deployment', 'inventory').spec.template.spec.containers[0].env;
+        env.find((v: { name: string }) => v.name === 'INVENTORY_MYSQL_URL').valueFrom.secretKeyRef.name =
+          'storefront-inventory-db-migrate';
+      },
+      /inventory container inventory: serves with the migration database Secret storefront-inventory-db-migrate/,
+    ],
+    [
+      'a migration step with the runtime user',
+      (o) =>
+        (find(o, 'Deployment', 'identity').spec.template.spec.initContainers[0].env[0].valueFrom.secretKeyRef.name =
+          'storefront-identity-db'),
+      /identity container migrate: migrates without a migration database Secret/,
+    ],
+    [
+      'a migration step reading serve secrets',
+      (o) =>
+        find(o, 'Deployment', 'loyalty').spec.template.spec.initContainers[0].env.push({
+          name: 'CALLER_TOKEN_PUBLIC_KEY',
+          valueFrom: { secretKeyRef: { name: 'storefront-caller-token', key: 'public-key' } },
+        }),
+      /loyalty container migrate: a migration step needs only its database, but reads storefront-caller-token/,
+    ],
+    [
+      'a Deployment without its NetworkPolicy',
+      (o) => o.splice(o.indexOf(find(o, 'NetworkPolicy', 'checkout')), 1),
+      /Deployment checkout: no NetworkPolicy/,
+    ],
+    [
+      'an autoscaler aiming at nothing',
+      (o) => (find(o, 'HorizontalPodAutoscaler', 'identity').spec.scaleTargetRef.name = 'idnetity'),
+      /target Deployment\/idnetity/,
+    ],
+    [
+      'a Service selecting nothing',
+      (o) => (find(o, 'Service', 'loyalty').spec.selector = { 'app.kubernetes.io/name': 'loyality' }),
+      /Service loyalty: its selector matches no Deployment/,
+    ],
   ];
   for (const [label, breakIt, expected] of breakages) {
     it(`reports ${label}`, () => {
       const objects = copy();
       breakIt(objects);
       const problems = checks.checkWorkloads(objects);
-      expect(problems.some((p) => expected.test(p)), problems.join('\n')).to.equal(true);
+      expect(
+        problems.some((p) => expected.test(p)),
+        problems.join('\n'),
+      ).to.equal(true);
     });
   }
 
@@ -263,14 +444,16 @@ describe('deployment: Dockerfile lint', () => {
     expect(lint(good.replace(' \\\n && rm -rf /var/lib/apt/lists/*', ''))).to.match(/remove the apt lists/);
     expect(lint(good.replace('--no-install-recommends ', ''))).to.match(/--no-install-recommends/);
     expect(lint(good.replace('RUN test -n', 'RUN cd apps && test -n'))).to.match(/WORKDIR instead of cd/);
-    expect(lint(good.replace('RUN test -n "${APP}"', 'RUN echo "${APP}" | grep . && test -n "${APP}"'))).to.match(/pipefail/);
+    expect(lint(good.replace('RUN test -n "${APP}"', 'RUN echo "${APP}" | grep . && test -n "${APP}"'))).to.match(
+      /pipefail/,
+    );
     expect(lint(good.replace('npm ci --no-audit', 'npm install --no-audit'))).to.match(/npm ci/);
   });
 
   it('reports what the Dockerfile syntax validator finds', () => {
     expect(lint(`${good}\nMAINTAINER someone\n`)).to.match(/MAINTAINER has been deprecated/);
     expect(lint(good.replace('WORKDIR /app', 'WORKDIR app'))).to.match(/WORKDIR paths should be absolute/);
-    expect(lint(good.replace('CMD ["serve"]', 'CMD [\'serve\']'))).to.match(/double quotes/);
+    expect(lint(good.replace('CMD ["serve"]', "CMD ['serve']"))).to.match(/double quotes/);
   });
 
   it('reads the runtime stage as a container runtime does: entrypoint, arguments, environment, user', () => {
@@ -283,7 +466,9 @@ describe('deployment: Dockerfile lint', () => {
   });
 
   it('caps the heap of every image as npm start does', async () => {
-    const { V8_HEAP_ARGS } = (await import(path.join(ROOT, 'scripts', 'lib', 'process-stack.mjs'))) as { V8_HEAP_ARGS: string[] };
+    const { V8_HEAP_ARGS } = (await import(path.join(ROOT, 'scripts', 'lib', 'process-stack.mjs'))) as {
+      V8_HEAP_ARGS: string[];
+    };
     expect(checks.imageRuntime(good).env.NODE_OPTIONS?.split(' ')).to.deep.equal(V8_HEAP_ARGS);
   });
 });

@@ -34,7 +34,9 @@ async function keepAliveLoad(url: string, agent: http.Agent, until: () => boolea
         res.resume();
         res.on('end', () => resolve({ sentAt, answeredAt: Date.now(), connection: res.headers.connection }));
       });
-      req.on('error', (error: NodeJS.ErrnoException) => resolve({ sentAt, answeredAt: Date.now(), error: error.code ?? error.message }));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        resolve({ sentAt, answeredAt: Date.now(), error: error.code ?? error.message }),
+      );
     });
     answers.push(answer);
     if (answer.error === 'ECONNREFUSED') break;
@@ -73,7 +75,8 @@ describe('lifecycle: the gateway drains keep-alive connections on SIGTERM (real 
 
       const agent = new http.Agent({ keepAlive: true, maxSockets: 2 * CLIENTS_PER_PATH });
       let exited = false;
-      const clients = (path: string) => Array.from({ length: CLIENTS_PER_PATH }, () => keepAliveLoad(`${url}${path}`, agent, () => exited));
+      const clients = (path: string) =>
+        Array.from({ length: CLIENTS_PER_PATH }, () => keepAliveLoad(`${url}${path}`, agent, () => exited));
       const load = Promise.all([...clients('/api/stock'), ...clients('/api/health')]);
       await sleep(RPC_DEADLINE_MS + 500);
       const signalledAt = Date.now();
@@ -95,12 +98,15 @@ describe('lifecycle: the gateway drains keep-alive connections on SIGTERM (real 
       const inFlight = answers.filter((a) => a.sentAt < signalledAt && a.answeredAt > signalledAt + SIGNAL_DELIVERY_MS);
       expect(inFlight.length).to.be.at.least(CLIENTS_PER_PATH);
       for (const answer of inFlight) expect(answer.connection).to.equal('close');
-      // Requests sent later got Connection: close too, or found the port closed (a reset is an idle connection closed as it was reused).
+      // Requests sent later got Connection: close too, or found the port closed (a reset is an idle connection closed
+      // as it was reused).
       for (const answer of answers.filter((a) => a.sentAt > signalledAt + SIGNAL_DELIVERY_MS)) {
         if (answer.error) expect(answer.error).to.be.oneOf(['ECONNREFUSED', 'ECONNRESET']);
         else expect(answer.connection).to.equal('close');
       }
-      expect(gateway.logs.some((line) => line.msg === 'shutdown deadline passed; exiting with work unfinished')).to.equal(false);
+      expect(
+        gateway.logs.some((line) => line.msg === 'shutdown deadline passed; exiting with work unfinished'),
+      ).to.equal(false);
     } finally {
       for (const socket of hung) socket.destroy();
       inventory.close();

@@ -1,7 +1,14 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { generateCallerKeyPair } from '@storefront/caller-token';
-import { type AppProcess, provisionStores, runApp, sleep, testServiceTokenEnv, type TestStores } from '@storefront/testing';
+import {
+  type AppProcess,
+  provisionStores,
+  runApp,
+  sleep,
+  testServiceTokenEnv,
+  type TestStores,
+} from '@storefront/testing';
 
 interface Outcome {
   status?: number;
@@ -148,6 +155,7 @@ describe('lifecycle: graceful shutdown on SIGTERM (real processes)', function ()
     // dropped connection or a 500 from a call cut off halfway.
     expect(answers.filter((a) => a !== 200 && a !== 503)).to.deep.equal([]);
     expect(answers.filter((a) => a === 200)).to.not.be.empty;
-    for (const outcome of outcomes.filter((o) => o.status === 503)) expect(JSON.parse(outcome.body!)).to.include({ success: false, error: 'service_unavailable' });
+    for (const outcome of outcomes.filter((o) => o.status === 503))
+      expect(JSON.parse(outcome.body!)).to.include({ success: false, error: 'service_unavailable' });
   });
 });

@@ -10,7 +10,16 @@ describe('lifecycle: date options of ops commands and filters', () => {
   });
 
   it('refuses a day that does not exist instead of rolling it into the next month, and anything not ISO 8601', () => {
-    for (const text of ['2026-02-29', '2026-02-30', '2026-04-31', '2026-13-01', '2026-00-10', '2026-01-00', '2026-03-01T09:30', 'yesterday']) {
+    for (const text of [
+      '2026-02-29',
+      '2026-02-30',
+      '2026-04-31',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-01-00',
+      '2026-03-01T09:30',
+      'yesterday',
+    ]) {
       let refused: unknown;
       try {
         instantOption(text, 'from');

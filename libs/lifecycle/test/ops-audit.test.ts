@@ -18,7 +18,13 @@ async function run(argv: string[], env: Record<string, string>) {
   let stdout = '';
   let stderr = '';
   const auditLines: string[] = [];
-  const code = await runOps(PROGRAM, argv, env, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) }, { write: (line: string) => void auditLines.push(line) });
+  const code = await runOps(
+    PROGRAM,
+    argv,
+    env,
+    { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
+    { write: (line: string) => void auditLines.push(line) },
+  );
   return { code, stdout, stderr, audit: auditLines.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
@@ -60,9 +66,18 @@ describe('ops audit line', () => {
 
   it('runs nothing when OPS_AUDIT_LOG cannot be written, exiting 78', async () => {
     let ran = false;
-    const program: OpsProgram = { app: 'inventory', commands: [{ name: 'noop', summary: 'x', run: async () => ((ran = true), { text: '', data: {} }) }] };
+    const program: OpsProgram = {
+      app: 'inventory',
+      commands: [{ name: 'noop', summary: 'x', run: async () => ((ran = true), { text: '', data: {} }) }],
+    };
     let stderr = '';
-    const code = await runOps(program, ['noop'], { OPS_AUDIT_LOG: path.join(dir, 'missing', 'dir', 'log') }, { stdout: () => undefined, stderr: (text) => (stderr += text) }, { write: () => undefined });
+    const code = await runOps(
+      program,
+      ['noop'],
+      { OPS_AUDIT_LOG: path.join(dir, 'missing', 'dir', 'log') },
+      { stdout: () => undefined, stderr: (text) => (stderr += text) },
+      { write: () => undefined },
+    );
     expect(code).to.equal(OPS_EXIT.config);
     expect(ran).to.equal(false);
     expect(stderr).to.contain('OPS_AUDIT_LOG');

@@ -8,7 +8,10 @@ interface ProcessCpuModule {
   cpuTicksOfStatLine(line: string): number;
   cpuTimeMs(pid: number): number | undefined;
   processesNamed(names: string[]): { name: string; pid: number }[];
-  cpuUsedDuring<T>(groups: { group: string; pid: number }[], measure: () => Promise<T>): Promise<{ usedMs: Record<string, number>; outcome: T }>;
+  cpuUsedDuring<T>(
+    groups: { group: string; pid: number }[],
+    measure: () => Promise<T>,
+  ): Promise<{ usedMs: Record<string, number>; outcome: T }>;
 }
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -30,7 +33,10 @@ const spin = (child: ChildProcess) =>
     child.stdout!.once('data', () => resolve());
     child.stdin!.write('go\n');
   });
-const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
+const exited = (child: ChildProcess) =>
+  new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', resolve),
+  );
 
 describe('bench: CPU time per process from /proc', function () {
   this.timeout(30_000);

@@ -45,7 +45,11 @@ export function isGone(pid: number): boolean {
 }
 
 /** Polls `check` every 50 ms until it holds; fails after `withinMs` with `what` in the message. */
-export async function waitUntil(what: string, check: () => boolean | Promise<boolean>, withinMs: number): Promise<void> {
+export async function waitUntil(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  withinMs: number,
+): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms`);
@@ -65,10 +69,14 @@ export function portIsFree(port: number): Promise<boolean> {
 /** `count` distinct ports that were free a moment ago. */
 export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<net.Server>((resolve) => {
-      const server = net.createServer();
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve) => {
+          const server = net.createServer();
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));

@@ -1,11 +1,11 @@
 /**
  * Every container the deployment files describe would start: each Kubernetes overlay rendered by
  * `kubectl kustomize` (the one-process platform of overlays/dev and overlays/prod, the per-service
- * layout of overlays/split-dev and overlays/split-prod), and deploy/compose.yaml, run from the built bundles with exactly the
- * environment the file gives each container (see rendered-containers.ts for what is translated to
- * this machine). Migration steps run as the migration user of deploy/mysql-users.sql and must exit
- * 0; services run as the DML-only user and must pass their readiness probe, and the edge (the
- * gateway, or the platform hosting every component) must see every component serving. Needs MySQL and Redis, so the starting runs on the MySQL + Redis
+ * layout of overlays/split-dev and overlays/split-prod), and deploy/compose.yaml, run from the built bundles with
+ * exactly the environment the file gives each container (see rendered-containers.ts for what is translated to this
+ * machine). Migration steps run as the migration user of deploy/mysql-users.sql and must exit 0; services run as the
+ * DML-only user and must pass their readiness probe, and the edge (the gateway, or the platform hosting every
+ * component) must see every component serving. Needs MySQL and Redis, so the starting runs on the MySQL + Redis
  * backend; the translation itself is checked on both.
  */
 import { spawnSync } from 'node:child_process';
@@ -20,7 +20,16 @@ import knexFactory from 'knex';
 import { health } from '@storefront/proto';
 import { type AppProcess, currentBackend, runNode } from '@storefront/testing';
 import { freePorts, waitUntil } from './process-tree';
-import { composeWorkloads, kubernetesWorkloads, ROOT, type ImageRuntime, type KubeObject, type LocalContainer, type LocalWorkload, type Surroundings } from './rendered-containers';
+import {
+  composeWorkloads,
+  kubernetesWorkloads,
+  ROOT,
+  type ImageRuntime,
+  type KubeObject,
+  type LocalContainer,
+  type LocalWorkload,
+  type Surroundings,
+} from './rendered-containers';
 
 interface Checks {
   renderKustomization(dir: string): KubeObject[];
@@ -48,7 +57,9 @@ const READY_WITHIN_MS = 30_000;
 /** deploy/mysql-users.sql's users: name → password and database. */
 function mysqlUsers(): Map<string, { password: string; database: string }> {
   const users = new Map<string, { password: string; database: string }>();
-  for (const [, user, password] of USERS_SQL.matchAll(/CREATE USER IF NOT EXISTS '(\w+)'@'%' IDENTIFIED BY '([^']+)'/g)) {
+  for (const [, user, password] of USERS_SQL.matchAll(
+    /CREATE USER IF NOT EXISTS '(\w+)'@'%' IDENTIFIED BY '([^']+)'/g,
+  )) {
     const database = new RegExp(`ON (\\w+)\\.\\* TO '${user}'@`).exec(USERS_SQL)?.[1];
     if (!database) throw new Error(`deploy/mysql-users.sql grants ${user} nothing`);
     users.set(user!, { password: password!, database });
@@ -120,10 +131,17 @@ async function surroundingsFor(keys: PlatformKeys, mysql: { host: string }, redi
 }
 
 function sqlStatements(sql: string): string[] {
-  return sql.replace(/^--.*$/gm, '').split(';').map((statement) => statement.trim()).filter(Boolean);
+  return sql
+    .replace(/^--.*$/gm, '')
+    .split(';')
+    .map((statement) => statement.trim())
+    .filter(Boolean);
 }
 
-async function onServer(serverUrl: string, work: (server: ReturnType<typeof knexFactory>) => Promise<void>): Promise<void> {
+async function onServer(
+  serverUrl: string,
+  work: (server: ReturnType<typeof knexFactory>) => Promise<void>,
+): Promise<void> {
   const server = knexFactory({ client: 'mysql2', connection: { uri: serverUrl } as never, pool: { min: 0, max: 1 } });
   try {
     await work(server);
@@ -134,7 +152,9 @@ async function onServer(serverUrl: string, work: (server: ReturnType<typeof knex
 
 async function probeAnswers(probe: NonNullable<LocalContainer['probe']>): Promise<boolean> {
   if (probe.kind === 'http') {
-    const response = await fetch(`http://127.0.0.1:${probe.port}${probe.path}`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+    const response = await fetch(`http://127.0.0.1:${probe.port}${probe.path}`, {
+      signal: AbortSignal.timeout(2000),
+    }).catch(() => undefined);
     return response?.status === 200;
   }
   if (probe.kind === 'tcp') {
@@ -147,7 +167,8 @@ async function probeAnswers(probe: NonNullable<LocalContainer['probe']>): Promis
   try {
     return await new Promise((resolve) => {
       client.check({ service: '' }, new Metadata(), { deadline: Date.now() + 2000 }, (error, response) =>
-        resolve(!error && response?.status === health.HealthCheckResponse_ServingStatus.SERVING));
+        resolve(!error && response?.status === health.HealthCheckResponse_ServingStatus.SERVING),
+      );
     });
   } finally {
     client.close();
@@ -156,14 +177,22 @@ async function probeAnswers(probe: NonNullable<LocalContainer['probe']>): Promis
 
 /** Runs every migration step, then starts every service in order and waits for its readiness. */
 async function startAll(workloads: LocalWorkload[], running: AppProcess[]): Promise<void> {
-  const ordered = START_ORDER.map((name) => workloads.find((w) => w.name === name)).filter((w): w is LocalWorkload => Boolean(w));
-  expect(ordered.map((w) => w.name), 'every workload has a place in the start order').to.have.members(workloads.map((w) => w.name));
+  const ordered = START_ORDER.map((name) => workloads.find((w) => w.name === name)).filter((w): w is LocalWorkload =>
+    Boolean(w),
+  );
+  expect(
+    ordered.map((w) => w.name),
+    'every workload has a place in the start order',
+  ).to.have.members(workloads.map((w) => w.name));
   for (const workload of ordered) {
     for (const step of workload.migrate) {
       const migration = runNode(step.name, step.nodeArgs, step.env);
       running.push(migration);
       const code = await migration.exit(MIGRATE_WITHIN_MS);
-      expect(code, `${step.name} exited ${code}: ${migration.stderr()} ${JSON.stringify(migration.logs.slice(-3))}`).to.equal(0);
+      expect(
+        code,
+        `${step.name} exited ${code}: ${migration.stderr()} ${JSON.stringify(migration.logs.slice(-3))}`,
+      ).to.equal(0);
     }
   }
   for (const workload of ordered) {
@@ -171,10 +200,17 @@ async function startAll(workloads: LocalWorkload[], running: AppProcess[]): Prom
       expect(container.probe, `${container.name} has a readiness probe`).to.exist;
       const service = runNode(container.name, container.nodeArgs, container.env);
       running.push(service);
-      await waitUntil(`${container.name} ready on 127.0.0.1:${container.probe!.port}`, async () => {
-        if (service.child.exitCode !== null) throw new Error(`${container.name} exited ${service.child.exitCode}: ${service.stderr()} ${JSON.stringify(service.logs.slice(-3))}`);
-        return probeAnswers(container.probe!);
-      }, READY_WITHIN_MS);
+      await waitUntil(
+        `${container.name} ready on 127.0.0.1:${container.probe!.port}`,
+        async () => {
+          if (service.child.exitCode !== null)
+            throw new Error(
+              `${container.name} exited ${service.child.exitCode}: ${service.stderr()} ${JSON.stringify(service.logs.slice(-3))}`,
+            );
+          return probeAnswers(container.probe!);
+        },
+        READY_WITHIN_MS,
+      );
     }
   }
 }
@@ -182,15 +218,24 @@ async function startAll(workloads: LocalWorkload[], running: AppProcess[]): Prom
 /** The edge's admin readiness: every component, in-process or called over gRPC, answers it as serving. */
 async function edgeSeesEveryComponent(workloads: LocalWorkload[]): Promise<Record<string, string>> {
   const edges = workloads.filter((w) => EDGES.includes(w.name));
-  expect(edges.map((w) => w.name), 'one edge per rendering').to.have.lengthOf(1);
+  expect(
+    edges.map((w) => w.name),
+    'one edge per rendering',
+  ).to.have.lengthOf(1);
   const edge = edges[0]!.serve[0]!;
   const adminPort = edge.ports.get(edge.portNames.get('metrics')!)!;
   let last: { status?: number; body?: { services?: Record<string, string> } } = {};
-  await waitUntil(`${edge.name} sees every component serving`, async () => {
-    const response = await fetch(`http://127.0.0.1:${adminPort}/ready`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-    last = { status: response?.status, body: response ? ((await response.json()) as typeof last.body) : undefined };
-    return last.status === 200;
-  }, READY_WITHIN_MS).catch((error: Error) => {
+  await waitUntil(
+    `${edge.name} sees every component serving`,
+    async () => {
+      const response = await fetch(`http://127.0.0.1:${adminPort}/ready`, { signal: AbortSignal.timeout(2000) }).catch(
+        () => undefined,
+      );
+      last = { status: response?.status, body: response ? ((await response.json()) as typeof last.body) : undefined };
+      return last.status === 200;
+    },
+    READY_WITHIN_MS,
+  ).catch((error: Error) => {
     throw new Error(`${error.message}: last answer ${JSON.stringify(last)}`);
   });
   return last.body!.services!;
@@ -223,20 +268,45 @@ describe('deployment: every rendered container starts', function () {
   });
 
   type Layout = keyof typeof LAYOUT_WORKLOADS;
-  const OVERLAY_LAYOUTS: Array<[string, Layout]> = [['dev', 'one-process'], ['prod', 'one-process'], ['split-dev', 'split'], ['split-prod', 'split']];
-  const deployments = (): Array<{ label: string; layout: Layout; plan: (s: Surroundings, envFiles: Record<string, Record<string, string>>) => Promise<{ workloads: LocalWorkload[]; unmapped: Set<string> }> }> => [
+  const OVERLAY_LAYOUTS: Array<[string, Layout]> = [
+    ['dev', 'one-process'],
+    ['prod', 'one-process'],
+    ['split-dev', 'split'],
+    ['split-prod', 'split'],
+  ];
+  const deployments = (): Array<{
+    label: string;
+    layout: Layout;
+    plan: (
+      s: Surroundings,
+      envFiles: Record<string, Record<string, string>>,
+    ) => Promise<{ workloads: LocalWorkload[]; unmapped: Set<string> }>;
+  }> => [
     ...OVERLAY_LAYOUTS.map(([overlay, layout]) => ({
       label: `k8s overlay ${overlay}`,
       layout,
-      plan: (s: Surroundings) => kubernetesWorkloads(checks.renderKustomization(path.join(OVERLAYS, overlay)), image, s, freePorts),
+      plan: (s: Surroundings) =>
+        kubernetesWorkloads(checks.renderKustomization(path.join(OVERLAYS, overlay)), image, s, freePorts),
     })),
     {
       label: 'deploy/compose.yaml',
       layout: 'split' as const,
       plan: async (s: Surroundings, envFiles: Record<string, Record<string, string>>) => {
         // Compose runs the per-service layout; it takes each app's ports and probe from that overlay.
-        const reference = await kubernetesWorkloads(checks.renderKustomization(path.join(OVERLAYS, 'split-dev')), image, s, freePorts);
-        return composeWorkloads(path.join(ROOT, 'deploy', 'compose.yaml'), envFiles, reference.workloads, image, s, freePorts);
+        const reference = await kubernetesWorkloads(
+          checks.renderKustomization(path.join(OVERLAYS, 'split-dev')),
+          image,
+          s,
+          freePorts,
+        );
+        return composeWorkloads(
+          path.join(ROOT, 'deploy', 'compose.yaml'),
+          envFiles,
+          reference.workloads,
+          image,
+          s,
+          freePorts,
+        );
       },
     },
   ];
@@ -247,21 +317,37 @@ describe('deployment: every rendered container starts', function () {
       for (const { label, layout, plan } of deployments()) {
         const { workloads, unmapped } = await plan(local.surroundings, local.composeEnvFiles);
         expect([...unmapped], `${label}: addresses nothing on this machine stands for`).to.deep.equal([]);
-        expect(workloads.map((w) => w.name).filter((name) => name !== 'payment-sandbox'), label).to.have.members([...LAYOUT_WORKLOADS[layout]]);
+        expect(
+          workloads.map((w) => w.name).filter((name) => name !== 'payment-sandbox'),
+          label,
+        ).to.have.members([...LAYOUT_WORKLOADS[layout]]);
         for (const workload of workloads) {
           if (workload.name !== 'gateway' && workload.name !== 'payment-sandbox') {
-            expect(workload.migrate.map((m) => m.nodeArgs.at(-1)), `${label} ${workload.name} migrates first`).to.deep.equal(['migrate']);
+            expect(
+              workload.migrate.map((m) => m.nodeArgs.at(-1)),
+              `${label} ${workload.name} migrates first`,
+            ).to.deep.equal(['migrate']);
             // A component's own process migrates its store; the platform every store it hosts.
             for (const component of workload.name === 'platform' ? COMPONENTS : [workload.name]) {
               const variable = `${component.toUpperCase()}_MYSQL_URL`;
-              expect(workload.migrate[0]!.env[variable], `${label} ${workload.name} migrates ${component} as its migration user`).to.match(new RegExp(`^mysql://t\\w+_${component}_migrate:`));
-              expect(workload.serve[0]!.env[variable], `${label} ${workload.name} serves ${component} as its DML user`).to.match(new RegExp(`^mysql://t\\w+_${component}:`));
+              expect(
+                workload.migrate[0]!.env[variable],
+                `${label} ${workload.name} migrates ${component} as its migration user`,
+              ).to.match(new RegExp(`^mysql://t\\w+_${component}_migrate:`));
+              expect(
+                workload.serve[0]!.env[variable],
+                `${label} ${workload.name} serves ${component} as its DML user`,
+              ).to.match(new RegExp(`^mysql://t\\w+_${component}:`));
             }
           }
           for (const container of [...workload.migrate, ...workload.serve]) {
-            expect(container.nodeArgs[0], container.name).to.equal(path.join(ROOT, 'apps', container.app, 'dist', 'main.js'));
+            expect(container.nodeArgs[0], container.name).to.equal(
+              path.join(ROOT, 'apps', container.app, 'dist', 'main.js'),
+            );
             for (const [variable, value] of Object.entries(container.env)) {
-              expect(value, `${label} ${container.name} ${variable}`).to.not.match(/0\.0\.0\.0|(^|\/\/|@)(identity|loyalty|checkout|inventory|gateway|platform|payment-sandbox|mysql|redis)(\.[\w.-]+)?:\d/);
+              expect(value, `${label} ${container.name} ${variable}`).to.not.match(
+                /0\.0\.0\.0|(^|\/\/|@)(identity|loyalty|checkout|inventory|gateway|platform|payment-sandbox|mysql|redis)(\.[\w.-]+)?:\d/,
+              );
             }
           }
         }
@@ -274,11 +360,20 @@ describe('deployment: every rendered container starts', function () {
   describe('on MySQL and Redis', () => {
     before(function () {
       if (backend !== 'mysql') this.skip(); // starting needs the MySQL + Redis backend's servers
-      const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT, encoding: 'utf8' });
+      const build = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build.mjs')], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
       expect(build.status, `npm run build failed: ${build.stderr}`).to.equal(0);
     });
 
-    for (const [index, label] of ['the k8s dev overlay (one process)', 'the k8s prod overlay (one process)', 'the k8s split-dev overlay', 'the k8s split-prod overlay', 'deploy/compose.yaml'].entries()) {
+    for (const [index, label] of [
+      'the k8s dev overlay (one process)',
+      'the k8s prod overlay (one process)',
+      'the k8s split-dev overlay',
+      'the k8s split-prod overlay',
+      'deploy/compose.yaml',
+    ].entries()) {
       it(`starts ${label}: migrations exit 0, every service is ready, the edge sees every component serving`, async () => {
         const mysqlServer = process.env.MYSQL_URL!;
         const redisUrl = new URL(process.env.REDIS_URL!);
@@ -290,7 +385,12 @@ describe('deployment: every rendered container starts', function () {
           expect([...unmapped]).to.deep.equal([]);
           await startAll(workloads, running);
           const services = await edgeSeesEveryComponent(workloads);
-          expect(services).to.deep.equal({ identity: 'serving', loyalty: 'serving', checkout: 'serving', inventory: 'serving' });
+          expect(services).to.deep.equal({
+            identity: 'serving',
+            loyalty: 'serving',
+            checkout: 'serving',
+            inventory: 'serving',
+          });
         } finally {
           await stopAll(running);
           local.removeScratch();

@@ -26,7 +26,11 @@ describe('lifecycle: runMain (real processes)', function () {
   it('handles a SIGTERM that arrives before start() has yielded once: the start finishes, then a graceful stop', async () => {
     const app = track(serveFixture({ START_MS: '300', FIXTURE_SERVE_SETTING: 'set', SIGNAL_DURING_START: '1' }));
     expect(await app.exit(10_000)).to.equal(0);
-    expect(app.logs.map((line) => line.msg).filter((msg) => msg !== 'ready')).to.deep.equal(['starting', 'shutting down', 'stopped']);
+    expect(app.logs.map((line) => line.msg).filter((msg) => msg !== 'ready')).to.deep.equal([
+      'starting',
+      'shutting down',
+      'stopped',
+    ]);
   });
 
   it('stops gracefully when its parent process dies, even by SIGKILL', async () => {
@@ -58,7 +62,9 @@ describe('lifecycle: runMain (real processes)', function () {
   it('migrate reads only its own settings; serve reads the whole config and names what is missing', async () => {
     const migrate = track(runNode('fixture', ['--require', 'tsx/cjs', FIXTURE, 'migrate'], {}));
     expect(await migrate.exit(10_000)).to.equal(0);
-    expect(migrate.logs.find((line) => line.msg === 'migrations applied')).to.deep.include({ applied: ['001-fixture'] });
+    expect(migrate.logs.find((line) => line.msg === 'migrations applied')).to.deep.include({
+      applied: ['001-fixture'],
+    });
 
     const serve = track(serveFixture({}));
     expect(await serve.exit(10_000)).to.equal(78);

@@ -16,7 +16,12 @@ interface Supervised {
   stop(signal?: NodeJS.Signals, killAfterMs?: number): Promise<void>;
 }
 interface SupervisorModule {
-  superviseProcess(options: { name: string; spawnChild: () => ChildProcess; backoff?: Backoff; log?: (line: string) => void }): Supervised;
+  superviseProcess(options: {
+    name: string;
+    spawnChild: () => ChildProcess;
+    backoff?: Backoff;
+    log?: (line: string) => void;
+  }): Supervised;
 }
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -54,7 +59,8 @@ describe('npm start: restarting a crashed app (real processes)', function () {
     const spawnChild = () => {
       // Five crashes in a row, one run that counts as healthy, then one more crash, then it stays up.
       const attempt = spawnedAt.length;
-      const code = attempt < 5 || attempt === 6 ? CRASH : attempt === 5 ? 'setTimeout(() => process.exit(4), 1200)' : KEEP_RUNNING;
+      const code =
+        attempt < 5 || attempt === 6 ? CRASH : attempt === 5 ? 'setTimeout(() => process.exit(4), 1200)' : KEEP_RUNNING;
       spawnedAt.push(Date.now());
       const child = node(code);
       child.once('exit', () => exitedAt.push(Date.now()));
@@ -66,7 +72,9 @@ describe('npm start: restarting a crashed app (real processes)', function () {
 
     const delays = logs.map((line) => Number(/restarting it in (\d+) ms/.exec(line)?.[1]));
     expect(delays).to.deep.equal([100, 200, 300, 300, 300, 100, 200]);
-    expect(logs[0]).to.match(/^start: crasher exited unexpectedly \(code 3, signal null\); restarting it in 100 ms \(crash 1 in a row\)$/);
+    expect(logs[0]).to.match(
+      /^start: crasher exited unexpectedly \(code 3, signal null\); restarting it in 100 ms \(crash 1 in a row\)$/,
+    );
     expect(logs[5]).to.include('code 4').and.include('crash 1 in a row');
     for (let i = 0; i < delays.length; i++) {
       expect(spawnedAt[i + 1]! - exitedAt[i]!, `wait before start ${i + 2}`).to.be.at.least(delays[i]! - 5);
@@ -80,7 +88,9 @@ describe('npm start: restarting a crashed app (real processes)', function () {
       name: 'listener',
       spawnChild: () => {
         starts += 1;
-        child = node(`process.on('SIGINT', () => { console.log('got SIGINT'); process.exit(0); }); console.log('up'); ${KEEP_RUNNING}`);
+        child = node(
+          `process.on('SIGINT', () => { console.log('got SIGINT'); process.exit(0); }); console.log('up'); ${KEEP_RUNNING}`,
+        );
         return child;
       },
       backoff: { initialMs: 50, maxMs: 50, healthyAfterMs: 1000 },

@@ -22,7 +22,9 @@ describe('lifecycle: whole-number options of ops commands', () => {
       expect(refused, text).to.be.instanceOf(AppError);
       expect((refused as AppError).code, text).to.equal('invalid_units');
       expect((refused as AppError).kind, text).to.equal('invalid_argument');
-      expect((refused as AppError).detail, text).to.equal(`units must be a whole number from 0 to 1000000, got "${text}"`);
+      expect((refused as AppError).detail, text).to.equal(
+        `units must be a whole number from 0 to 1000000, got "${text}"`,
+      );
     }
   });
 });

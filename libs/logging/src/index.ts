@@ -48,7 +48,8 @@ export function redactSecrets<T>(value: T, depth = 0): T {
   const source = value as Record<string, unknown>;
   for (const key of Object.keys(source)) {
     const inner = source[key];
-    const redacted = SECRET_KEYS.has(key.toLowerCase()) || SECRET_KEYS.has(key) ? REDACTION_CENSOR : redactSecrets(inner, depth + 1);
+    const redacted =
+      SECRET_KEYS.has(key.toLowerCase()) || SECRET_KEYS.has(key) ? REDACTION_CENSOR : redactSecrets(inner, depth + 1);
     if (redacted !== inner) (copy ??= shallowCopy(source))[key] = redacted;
   }
   return (copy ?? value) as T;
@@ -57,7 +58,10 @@ export function redactSecrets<T>(value: T, depth = 0): T {
 /** Keeps an Error an Error (prototype, message, stack) so pino still serialises it as one. */
 function shallowCopy(source: Record<string, unknown>): Record<string, unknown> {
   if (!(source instanceof Error)) return { ...source };
-  return Object.assign(Object.create(Object.getPrototypeOf(source) as object) as Record<string, unknown>, source, { message: source.message, stack: source.stack });
+  return Object.assign(Object.create(Object.getPrototypeOf(source) as object) as Record<string, unknown>, source, {
+    message: source.message,
+    stack: source.stack,
+  });
 }
 
 let stdout: DestinationStream | undefined;
@@ -79,7 +83,10 @@ export type LogFormat = 'json' | 'pretty';
  * LOG_FORMAT when set; otherwise readable lines on a terminal outside production (`npm run dev`
  * sets pretty), JSON everywhere else: in containers, under tests, and when stdout is a pipe.
  */
-export function logFormat(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): LogFormat {
+export function logFormat(
+  env: NodeJS.ProcessEnv = process.env,
+  stdoutIsTerminal = Boolean(process.stdout.isTTY),
+): LogFormat {
   const format = env.LOG_FORMAT;
   if (format === 'json' || format === 'pretty') return format;
   if (format) throw new Error(`LOG_FORMAT must be json or pretty, not "${format}"`);

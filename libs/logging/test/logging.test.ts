@@ -13,7 +13,11 @@ function capturedLogger(level = 'info') {
       done();
     },
   });
-  return { logger: createLogger('test', level, sink), lines, records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    logger: createLogger('test', level, sink),
+    lines,
+    records: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 describe('logging: trace correlation', () => {
@@ -25,7 +29,11 @@ describe('logging: trace correlation', () => {
     context.disable();
   });
 
-  const spanContext = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED };
+  const spanContext = {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    traceFlags: TraceFlags.SAMPLED,
+  };
 
   it('puts the active trace and span ids on every line, across awaits', async () => {
     const { logger, records } = capturedLogger();
@@ -43,7 +51,9 @@ describe('logging: trace correlation', () => {
   it('adds no ids outside a trace', () => {
     const { logger, records } = capturedLogger();
     logger.info('outside');
-    context.with(trace.setSpanContext(context.active(), { ...spanContext, traceId: '0'.repeat(32) }), () => logger.info('invalid context'));
+    context.with(trace.setSpanContext(context.active(), { ...spanContext, traceId: '0'.repeat(32) }), () =>
+      logger.info('invalid context'),
+    );
     for (const record of records()) expect(record).to.not.have.any.keys('trace_id', 'span_id');
   });
 });
@@ -56,7 +66,20 @@ describe('logging: redaction', () => {
     const { logger, lines, records } = capturedLogger();
     logger.info({ password, email: 'a@example.com' }, 'top level');
     logger.info({ body: { password, newPassword: password, currentPassword: password } }, 'nested');
-    logger.info({ req: { headers: { cookie, authorization: `Bearer ${password}`, 'x-caller-token': password, 'x-service-token': password }, body: { password } } }, 'request');
+    logger.info(
+      {
+        req: {
+          headers: {
+            cookie,
+            authorization: `Bearer ${password}`,
+            'x-caller-token': password,
+            'x-service-token': password,
+          },
+          body: { password },
+        },
+      },
+      'request',
+    );
     logger.info({ res: { headers: { 'set-cookie': [`${cookie}; HttpOnly`] } } }, 'response');
     logger.info({ headers: { cookie, 'set-cookie': cookie } }, 'bare headers');
     logger.info({ provider: { apiKey: password } }, 'provider');
@@ -72,7 +95,9 @@ describe('logging: redaction', () => {
 
   it('redacts inside arrays, capitalised header names and errors, and keeps an error an error', () => {
     const { logger, lines, records } = capturedLogger();
-    const error = Object.assign(new Error('provider refused'), { config: { headers: { Authorization: `Bearer ${password}` } } });
+    const error = Object.assign(new Error('provider refused'), {
+      config: { headers: { Authorization: `Bearer ${password}` } },
+    });
     logger.error({ err: error }, 'call failed');
     logger.info({ attempts: [{ password }, { Cookie: cookie }] }, 'list');
     expect(lines.join('\n')).to.not.include(password);

@@ -4,9 +4,11 @@
  * same; every value is escaped in the HTML.
  */
 export const SHOP_NAME = 'Storefront Research Supplies';
-export const RESEARCH_USE_LINE = 'All products are sold for laboratory research use only: not for human or animal consumption.';
+export const RESEARCH_USE_LINE =
+  'All products are sold for laboratory research use only: not for human or animal consumption.';
 
-export type MailBlock = { paragraph: string } | { rows: Array<[string, string]> } | { link: { label: string; url: string } };
+export type MailBlock =
+  { paragraph: string } | { rows: Array<[string, string]> } | { link: { label: string; url: string } };
 
 export interface MailContent {
   subject: string;
@@ -24,7 +26,8 @@ export function composeMail({ subject, blocks }: MailContent): { subject: string
   });
   const html = blocks.map((block) => {
     if ('paragraph' in block) return `<p>${escapeHtml(block.paragraph)}</p>`;
-    if ('rows' in block) return `<table>${block.rows.map(([label, value]) => `<tr><th scope="row" align="left">${escapeHtml(label)}</th><td align="right">${escapeHtml(value)}</td></tr>`).join('')}</table>`;
+    if ('rows' in block)
+      return `<table>${block.rows.map(([label, value]) => `<tr><th scope="row" align="left">${escapeHtml(label)}</th><td align="right">${escapeHtml(value)}</td></tr>`).join('')}</table>`;
     return `<p><a href="${escapeHtml(block.link.url)}">${escapeHtml(block.link.label)}</a></p>`;
   });
   return {

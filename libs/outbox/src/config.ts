@@ -18,7 +18,9 @@ export interface DeliverySettings {
   /** The first retry waits this long; each further one twice as long, up to `retryMaxMs`. */
   retryBaseMs: number;
   retryMaxMs: number;
-  /** How long a claimed row belongs to one sender; longer than the SMTP timeouts, so a live send never loses its claim. */
+  /**
+   * How long a claimed row belongs to one sender; longer than the SMTP timeouts, so a live send never loses its claim.
+   */
   leaseMs: number;
   /** Connection, greeting and socket timeout of one SMTP attempt. */
   smtpTimeoutMs: number;

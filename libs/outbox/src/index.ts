@@ -6,19 +6,40 @@ import { MailSender } from './sender';
 import { mailboxTransport, smtpTransport, type MailTransport } from './transports';
 
 export { readMailConfig, type MailConfig, type DeliverySettings } from './config';
-export { MailOutbox, enqueueMail, mailOutboxMigration, retryDelayMs, OUTBOX_TABLE, type Mail, type ClaimedMail } from './outbox';
+export {
+  MailOutbox,
+  enqueueMail,
+  mailOutboxMigration,
+  retryDelayMs,
+  OUTBOX_TABLE,
+  type Mail,
+  type ClaimedMail,
+} from './outbox';
 export { MailSender, type PassSummary } from './sender';
 export { mailboxTransport, smtpTransport, type MailTransport } from './transports';
 export { composeMail, SHOP_NAME, RESEARCH_USE_LINE, type MailBlock, type MailContent } from './compose';
 
 /** The transport the configuration names: SMTP when SMTP_URL is set, else the local mailbox. */
 export function transportFor(config: MailConfig, now: () => number): MailTransport {
-  return config.smtpUrl ? smtpTransport(config.smtpUrl, config.from, config.delivery.smtpTimeoutMs) : mailboxTransport(config.mailboxDir, config.from, now);
+  return config.smtpUrl
+    ? smtpTransport(config.smtpUrl, config.from, config.delivery.smtpTimeoutMs)
+    : mailboxTransport(config.mailboxDir, config.from, now);
 }
 
-/** A component's sender over its own outbox, telling where its mail goes (the mailbox's path, so `npm start` shows it). */
-export function mailSenderFor(component: string, db: Knex, config: MailConfig, logger: Logger, now: () => number): MailSender {
+/**
+ * A component's sender over its own outbox, telling where its mail goes (the mailbox's path, so `npm start` shows it).
+ */
+export function mailSenderFor(
+  component: string,
+  db: Knex,
+  config: MailConfig,
+  logger: Logger,
+  now: () => number,
+): MailSender {
   const transport = transportFor(config, now);
-  logger.info({ destination: transport.destination }, config.smtpUrl ? 'mail goes to the SMTP server' : 'no SMTP_URL: mail is written to the local mailbox');
+  logger.info(
+    { destination: transport.destination },
+    config.smtpUrl ? 'mail goes to the SMTP server' : 'no SMTP_URL: mail is written to the local mailbox',
+  );
   return new MailSender({ component, outbox: new MailOutbox(db), transport, settings: config.delivery, logger, now });
 }

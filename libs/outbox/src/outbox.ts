@@ -121,12 +121,22 @@ export class MailOutbox {
   async markFailed(key: string, token: string, retryAt: number, error: string): Promise<void> {
     await this.db(OUTBOX_TABLE)
       .where({ mail_key: key, claim_token: token })
-      .update({ attempts: this.db.raw('attempts + 1'), next_attempt_at: retryAt, claim_token: null, claimed_until: 0, last_error: error.slice(0, 100) });
+      .update({
+        attempts: this.db.raw('attempts + 1'),
+        next_attempt_at: retryAt,
+        claim_token: null,
+        claimed_until: 0,
+        last_error: error.slice(0, 100),
+      });
   }
 
   /** How many mails wait to be sent, and since when the oldest has waited (undefined when none). */
   async backlog(): Promise<{ unsent: number; oldestCreatedAt?: number }> {
-    const row = (await this.db(OUTBOX_TABLE).whereNull('sent_at').count({ unsent: '*' }).min({ oldest: 'created_at' }).first()) as { unsent: number | string; oldest: number | string | null } | undefined;
+    const row = (await this.db(OUTBOX_TABLE)
+      .whereNull('sent_at')
+      .count({ unsent: '*' })
+      .min({ oldest: 'created_at' })
+      .first()) as { unsent: number | string; oldest: number | string | null } | undefined;
     const unsent = Number(row?.unsent ?? 0);
     return unsent === 0 || row?.oldest == null ? { unsent } : { unsent, oldestCreatedAt: Number(row.oldest) };
   }

@@ -45,8 +45,16 @@ export class MailSender {
 
   constructor(private readonly options: MailSenderOptions) {
     const attributes = { component: options.component };
-    this.sent = registerCounter('storefront.mail.sent', { description: 'Mails handed to the SMTP server or the mailbox.', unit: '{mail}', initial: [attributes] });
-    this.failed = registerCounter('storefront.mail.failed', { description: 'Attempts to send a mail that failed; the mail is retried.', unit: '{attempt}', initial: [attributes] });
+    this.sent = registerCounter('storefront.mail.sent', {
+      description: 'Mails handed to the SMTP server or the mailbox.',
+      unit: '{mail}',
+      initial: [attributes],
+    });
+    this.failed = registerCounter('storefront.mail.failed', {
+      description: 'Attempts to send a mail that failed; the mail is retried.',
+      unit: '{attempt}',
+      initial: [attributes],
+    });
   }
 
   /** Looks for due mail every poll interval; the timer keeps no process alive. */
@@ -55,11 +63,19 @@ export class MailSender {
     this.timer = setInterval(() => this.wake(), settings.pollIntervalMs);
     this.timer.unref();
     this.stopGauges.push(
-      registerGauge('storefront.mail.queued', { description: 'Mails waiting to be sent.', unit: '{mail}', attributes: { component } }, async () => (await outbox.backlog()).unsent),
-      registerGauge('storefront.mail.oldest_unsent_age', { description: 'How long the oldest unsent mail has waited.', unit: 's', attributes: { component } }, async () => {
-        const { oldestCreatedAt } = await outbox.backlog();
-        return oldestCreatedAt === undefined ? 0 : Math.max(0, now() - oldestCreatedAt) / 1000;
-      }),
+      registerGauge(
+        'storefront.mail.queued',
+        { description: 'Mails waiting to be sent.', unit: '{mail}', attributes: { component } },
+        async () => (await outbox.backlog()).unsent,
+      ),
+      registerGauge(
+        'storefront.mail.oldest_unsent_age',
+        { description: 'How long the oldest unsent mail has waited.', unit: 's', attributes: { component } },
+        async () => {
+          const { oldestCreatedAt } = await outbox.backlog();
+          return oldestCreatedAt === undefined ? 0 : Math.max(0, now() - oldestCreatedAt) / 1000;
+        },
+      ),
     );
     this.wake();
   }
@@ -71,7 +87,9 @@ export class MailSender {
       this.again = true;
       return;
     }
-    this.sendDue().catch((error: unknown) => this.options.logger.warn({ err: error }, 'a mail pass failed; the next one retries'));
+    this.sendDue().catch((error: unknown) =>
+      this.options.logger.warn({ err: error }, 'a mail pass failed; the next one retries'),
+    );
   }
 
   /** Sends what is due now and waits for it (tests, operators). */
@@ -135,7 +153,10 @@ export class MailSender {
   }
 }
 
-/** An SMTP reply code or an error code (ETIMEDOUT, ECONNECTION…): what went wrong without the server's text, which may quote the address. */
+/**
+ * An SMTP reply code or an error code (ETIMEDOUT, ECONNECTION…): what went wrong without the server's text, which may
+ * quote the address.
+ */
 function failureReason(error: unknown): string {
   const { responseCode, code } = (error ?? {}) as { responseCode?: number; code?: string };
   if (responseCode) return `smtp ${responseCode}`;

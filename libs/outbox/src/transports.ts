@@ -17,7 +17,10 @@ export interface MailTransport {
   close(): void;
 }
 
-/** The same mail sent twice (a crash between sending and recording it) carries the same Message-ID, so mail clients show it once. */
+/**
+ * The same mail sent twice (a crash between sending and recording it) carries the same Message-ID, so mail clients show
+ * it once.
+ */
 function messageOf(mail: Mail, from: string) {
   const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
   return {
@@ -31,7 +34,14 @@ function messageOf(mail: Mail, from: string) {
 }
 
 export function smtpTransport(url: string, from: string, timeoutMs: number): MailTransport {
-  const transporter = nodemailer.createTransport({ url, pool: true, maxConnections: 2, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } satisfies SMTPPool.Options);
+  const transporter = nodemailer.createTransport({
+    url,
+    pool: true,
+    maxConnections: 2,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  } satisfies SMTPPool.Options);
   const { hostname, port } = new URL(url);
   return {
     destination: `smtp://${hostname}${port ? `:${port}` : ''}`,

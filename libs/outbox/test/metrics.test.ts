@@ -24,10 +24,21 @@ describe('outbox: metrics', () => {
     reader = new PrometheusExporter({ preventServerStart: true });
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
     stores = await provisionStores();
-    db = await openServiceStore({ service: 'mail', dataDir: stores.dataDir, mysqlUrl: stores.mysqlUrlFor('mail') }, { '001-mail-outbox': mailOutboxMigration }, { migrate: true });
+    db = await openServiceStore(
+      { service: 'mail', dataDir: stores.dataDir, mysqlUrl: stores.mysqlUrlFor('mail') },
+      { '001-mail-outbox': mailOutboxMigration },
+      { migrate: true },
+    );
     smtp = await startTestSmtpServer();
     const settings = { pollIntervalMs: 60_000, retryBaseMs: 10, retryMaxMs: 10, leaseMs: 5_000, smtpTimeoutMs: 1_000 };
-    sender = new MailSender({ component: 'test', outbox: new MailOutbox(db), transport: smtpTransport(smtp.url, 'Shop <a@shop.test>', 1_000), settings, logger: createLogger('metrics-test', 'silent'), now: () => clock });
+    sender = new MailSender({
+      component: 'test',
+      outbox: new MailOutbox(db),
+      transport: smtpTransport(smtp.url, 'Shop <a@shop.test>', 1_000),
+      settings,
+      logger: createLogger('metrics-test', 'silent'),
+      now: () => clock,
+    });
   });
   after(async () => {
     await sender?.stop();
@@ -39,8 +50,12 @@ describe('outbox: metrics', () => {
 
   async function valueOf(name: string): Promise<number | undefined> {
     const { resourceMetrics } = await reader.collect();
-    const metric: MetricData | undefined = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((m) => m.descriptor.name === name);
-    return (metric?.dataPoints as Array<{ attributes: Record<string, unknown>; value: number }> | undefined)?.find((point) => point.attributes.component === 'test')?.value;
+    const metric: MetricData | undefined = resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .find((m) => m.descriptor.name === name);
+    return (metric?.dataPoints as Array<{ attributes: Record<string, unknown>; value: number }> | undefined)?.find(
+      (point) => point.attributes.component === 'test',
+    )?.value;
   }
 
   it('counts sent mails and failed attempts, and reports the backlog and the oldest unsent age', async () => {

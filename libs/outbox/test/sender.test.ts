@@ -7,16 +7,46 @@
 import { expect } from 'chai';
 import { openServiceStore, type Knex } from '@storefront/db';
 import { createLogger } from '@storefront/logging';
-import { ManualClock, provisionStores, startTestSmtpServer, type TestSmtpServer, type TestStores } from '@storefront/testing';
-import { MailOutbox, MailSender, composeMail, enqueueMail, mailOutboxMigration, mailboxTransport, retryDelayMs, smtpTransport, type DeliverySettings, type Mail } from '@storefront/outbox';
+import {
+  ManualClock,
+  provisionStores,
+  startTestSmtpServer,
+  type TestSmtpServer,
+  type TestStores,
+} from '@storefront/testing';
+import {
+  MailOutbox,
+  MailSender,
+  composeMail,
+  enqueueMail,
+  mailOutboxMigration,
+  mailboxTransport,
+  retryDelayMs,
+  smtpTransport,
+  type DeliverySettings,
+  type Mail,
+} from '@storefront/outbox';
 
-const SETTINGS: DeliverySettings = { pollIntervalMs: 30, retryBaseMs: 40, retryMaxMs: 200, leaseMs: 3_000, smtpTimeoutMs: 300 };
+const SETTINGS: DeliverySettings = {
+  pollIntervalMs: 30,
+  retryBaseMs: 40,
+  retryMaxMs: 200,
+  leaseMs: 3_000,
+  smtpTimeoutMs: 300,
+};
 const FROM = 'Shop <orders@shop.test>';
 const MIGRATIONS = { '001-mail-outbox': mailOutboxMigration };
 const logger = createLogger('outbox-test', 'silent');
 
 function mail(key: string): Mail {
-  return { key, to: 'customer@example.com', ...composeMail({ subject: `About ${key}`, blocks: [{ paragraph: `Mail <${key}> & more` }, { link: { label: 'Open', url: 'https://shop.test/a?b=1&c=2' } }] }) };
+  return {
+    key,
+    to: 'customer@example.com',
+    ...composeMail({
+      subject: `About ${key}`,
+      blocks: [{ paragraph: `Mail <${key}> & more` }, { link: { label: 'Open', url: 'https://shop.test/a?b=1&c=2' } }],
+    }),
+  };
 }
 
 const keysOf = (smtp: TestSmtpServer) => smtp.received.map((received) => received.subject?.replace('About ', ''));
@@ -28,10 +58,20 @@ describe('outbox: mail through SMTP, once', function () {
   const senders: MailSender[] = [];
   const others: Knex[] = [];
 
-  const openStore = () => openServiceStore({ service: 'mail', dataDir: stores.dataDir, mysqlUrl: stores.mysqlUrlFor('mail') }, MIGRATIONS, { migrate: true });
+  const openStore = () =>
+    openServiceStore({ service: 'mail', dataDir: stores.dataDir, mysqlUrl: stores.mysqlUrlFor('mail') }, MIGRATIONS, {
+      migrate: true,
+    });
 
   function sender(store: Knex = db, now: () => number = Date.now): MailSender {
-    const created = new MailSender({ component: 'test', outbox: new MailOutbox(store), transport: smtpTransport(smtp.url, FROM, SETTINGS.smtpTimeoutMs), settings: SETTINGS, logger, now });
+    const created = new MailSender({
+      component: 'test',
+      outbox: new MailOutbox(store),
+      transport: smtpTransport(smtp.url, FROM, SETTINGS.smtpTimeoutMs),
+      settings: SETTINGS,
+      logger,
+      now,
+    });
     senders.push(created);
     return created;
   }
@@ -64,8 +104,14 @@ describe('outbox: mail through SMTP, once', function () {
     const [received] = await smtp.waitForMails(1);
     expect(received!.to).to.have.nested.property('text', 'customer@example.com');
     expect(received!.from?.value).to.deep.equal([{ name: 'Shop', address: 'orders@shop.test' }]);
-    expect(received!.text).to.contain('Mail <welcome:1> & more').and.contain('Open: https://shop.test/a?b=1&c=2').and.contain('research use only');
-    expect(received!.html).to.contain('Mail &lt;welcome:1&gt; &amp; more').and.contain('href="https://shop.test/a?b=1&amp;c=2"').and.contain('Storefront Research Supplies');
+    expect(received!.text)
+      .to.contain('Mail <welcome:1> & more')
+      .and.contain('Open: https://shop.test/a?b=1&c=2')
+      .and.contain('research use only');
+    expect(received!.html)
+      .to.contain('Mail &lt;welcome:1&gt; &amp; more')
+      .and.contain('href="https://shop.test/a?b=1&amp;c=2"')
+      .and.contain('Storefront Research Supplies');
     const row = await db('mail_outbox').where({ mail_key: 'welcome:1' }).first();
     expect(row.sent_at).to.not.equal(null);
     expect(row.text_body + row.html_body).to.equal('');
@@ -112,7 +158,14 @@ describe('outbox: mail through SMTP, once', function () {
     // The defaults: 30 s after the first failure, doubling; the clock is the test's.
     const shipped: DeliverySettings = { ...SETTINGS, retryBaseMs: 30_000, retryMaxMs: 900_000, leaseMs: 60_000 };
     const clock = new ManualClock();
-    const running = new MailSender({ component: 'test', outbox: new MailOutbox(db), transport: smtpTransport(smtp.url, FROM, SETTINGS.smtpTimeoutMs), settings: shipped, logger, now: clock.now });
+    const running = new MailSender({
+      component: 'test',
+      outbox: new MailOutbox(db),
+      transport: smtpTransport(smtp.url, FROM, SETTINGS.smtpTimeoutMs),
+      settings: shipped,
+      logger,
+      now: clock.now,
+    });
     senders.push(running);
     await smtp.pause();
     await db.transaction((trx) => enqueueMail(trx, mail('down-a-minute'), clock.ms));
@@ -157,7 +210,7 @@ describe('outbox: mail through SMTP, once', function () {
     expect(keysOf(smtp).sort()).to.deep.equal(keys.slice().sort());
   });
 
-  it('keeps a sent mail\'s key 30 days, so its event cannot queue it again, then deletes it', async () => {
+  it("keeps a sent mail's key 30 days, so its event cannot queue it again, then deletes it", async () => {
     const day = 24 * 3600_000;
     let clock = Date.UTC(2026, 0, 1);
     const rows = async () => Number((await db('mail_outbox').count({ n: '*' }).first())!.n);
@@ -176,13 +229,22 @@ describe('outbox: mail through SMTP, once', function () {
   });
 
   it('waits twice as long after each failure, up to the longest wait', () => {
-    expect([1, 2, 3, 4, 10].map((attempts) => retryDelayMs(attempts, 1_000, 5_000))).to.deep.equal([1_000, 2_000, 4_000, 5_000, 5_000]);
+    expect([1, 2, 3, 4, 10].map((attempts) => retryDelayMs(attempts, 1_000, 5_000))).to.deep.equal([
+      1_000, 2_000, 4_000, 5_000, 5_000,
+    ]);
   });
 
   it('without SMTP, writes each mail whole to a file in the mailbox, readable by this user only', async () => {
     const dir = `${stores.dataDir}/mailbox`;
     const transport = mailboxTransport(dir, FROM, () => Date.UTC(2026, 0, 2, 3, 4, 5));
-    const running = new MailSender({ component: 'test', outbox: new MailOutbox(db), transport, settings: SETTINGS, logger, now: Date.now });
+    const running = new MailSender({
+      component: 'test',
+      outbox: new MailOutbox(db),
+      transport,
+      settings: SETTINGS,
+      logger,
+      now: Date.now,
+    });
     senders.push(running);
     await queue('welcome:u1');
     expect(await running.sendDue()).to.deep.equal({ sent: 1, failed: 0 });

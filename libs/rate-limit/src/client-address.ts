@@ -13,7 +13,10 @@ export function addressBucket(address: string): string {
   const groups = parseIpv6(text);
   if (!groups) return UNPARSABLE_ADDRESS_BUCKET;
   if (isIpv4Mapped(groups)) return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
-  return `${groups.slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }
 
 // Leading zeros are refused: some parsers read them as octal, so their meaning is not certain.

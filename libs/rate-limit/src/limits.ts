@@ -41,7 +41,12 @@ export interface LimitedKey {
  * Counts one attempt on every key; 429 when any is over its limit, retrying after the latest
  * of those windows ends. `what` completes "Too many …".
  */
-export async function countAttempt(counters: WindowCounters, keys: LimitedKey[], now: number, what: string): Promise<void> {
+export async function countAttempt(
+  counters: WindowCounters,
+  keys: LimitedKey[],
+  now: number,
+  what: string,
+): Promise<void> {
   const counts = await Promise.all(keys.map(({ key, limit }) => counters.hit(key, limit.windowSeconds * 1000, now)));
   const exceeded = counts.filter((count, i) => count.hits > keys[i]!.limit.max);
   if (exceeded.length === 0) return;

@@ -56,19 +56,26 @@ export class SqlWindowCounters implements WindowCounters {
 
   async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
     // Concurrent upserts of a key not yet stored can deadlock on MySQL; the victim counted nothing.
-    return retryDeadlockVictim(() => this.db.transaction(async (trx) => {
-      // One upsert decides "new window or one more hit" under the row's lock; both dialects
-      // read bare column names in the update as the existing row's values.
-      await trx(COUNTER_TABLE)
-        .insert({ counter_key: key, hits: 1, window_ends_at: now + windowMs })
-        .onConflict('counter_key')
-        .merge({
-          hits: trx.raw('CASE WHEN ?? <= ? THEN 1 ELSE ?? + 1 END', ['window_ends_at', now, 'hits']),
-          window_ends_at: trx.raw('CASE WHEN ?? <= ? THEN ? ELSE ?? END', ['window_ends_at', now, now + windowMs, 'window_ends_at']),
-        });
-      const row = await trx(COUNTER_TABLE).where({ counter_key: key }).first('hits', 'window_ends_at');
-      return { hits: Number(row.hits), resetAt: Number(row.window_ends_at) };
-    }));
+    return retryDeadlockVictim(() =>
+      this.db.transaction(async (trx) => {
+        // One upsert decides "new window or one more hit" under the row's lock; both dialects
+        // read bare column names in the update as the existing row's values.
+        await trx(COUNTER_TABLE)
+          .insert({ counter_key: key, hits: 1, window_ends_at: now + windowMs })
+          .onConflict('counter_key')
+          .merge({
+            hits: trx.raw('CASE WHEN ?? <= ? THEN 1 ELSE ?? + 1 END', ['window_ends_at', now, 'hits']),
+            window_ends_at: trx.raw('CASE WHEN ?? <= ? THEN ? ELSE ?? END', [
+              'window_ends_at',
+              now,
+              now + windowMs,
+              'window_ends_at',
+            ]),
+          });
+        const row = await trx(COUNTER_TABLE).where({ counter_key: key }).first('hits', 'window_ends_at');
+        return { hits: Number(row.hits), resetAt: Number(row.window_ends_at) };
+      }),
+    );
   }
 
   async undo(key: string): Promise<void> {
@@ -136,7 +143,10 @@ export class RedisWindowCounters implements WindowCounters {
   }
 
   async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
-    const [hits, resetAt] = (await HIT.run(this.redis, this.key(key), now, windowMs, now + windowMs)) as [number, number];
+    const [hits, resetAt] = (await HIT.run(this.redis, this.key(key), now, windowMs, now + windowMs)) as [
+      number,
+      number,
+    ];
     return { hits: Number(hits), resetAt: Number(resetAt) };
   }
 
@@ -165,7 +175,10 @@ export class MemoryWindowCounters implements WindowCounters {
 
   async hit(key: string, windowMs: number, now: number): Promise<WindowCount> {
     const current = this.windows.get(key);
-    const next = current && current.resetAt > now ? { hits: current.hits + 1, resetAt: current.resetAt } : { hits: 1, resetAt: now + windowMs };
+    const next =
+      current && current.resetAt > now
+        ? { hits: current.hits + 1, resetAt: current.resetAt }
+        : { hits: 1, resetAt: now + windowMs };
     this.windows.set(key, next);
     return next;
   }

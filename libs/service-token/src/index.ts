@@ -33,7 +33,11 @@ export function generateServiceKeyPair(): Ed25519KeyPair {
 export class ServiceTokenSigner {
   private readonly signer: TokenSigner;
 
-  constructor(readonly service: ServiceName, privateKeyPem: string, now: Clock = Date.now) {
+  constructor(
+    readonly service: ServiceName,
+    privateKeyPem: string,
+    now: Clock = Date.now,
+  ) {
     this.signer = new TokenSigner(privateKeyFromPem(privateKeyPem), now);
   }
 
@@ -89,7 +93,9 @@ export function readServiceTokenPublicKeys(env: EnvReader, required: readonly Se
     const separator = entry.indexOf('=');
     const name = separator === -1 ? entry : entry.slice(0, separator).trim();
     if (separator === -1 || !isServiceName(name)) {
-      throw new ConfigError(`${PUBLIC_KEYS_VARIABLE} entries must be <service>=<base64 key> with a service among ${SERVICE_NAMES.join(', ')}; got an entry named "${name.slice(0, 40)}"`);
+      throw new ConfigError(
+        `${PUBLIC_KEYS_VARIABLE} entries must be <service>=<base64 key> with a service among ${SERVICE_NAMES.join(', ')}; got an entry named "${name.slice(0, 40)}"`,
+      );
     }
     if (keys[name] !== undefined) throw new ConfigError(`${PUBLIC_KEYS_VARIABLE} names ${name} twice`);
     const der = entry.slice(separator + 1).trim();

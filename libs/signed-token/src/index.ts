@@ -75,7 +75,10 @@ function ed25519(load: () => KeyObject, what: string): KeyObject {
 export class TokenSigner {
   private readonly cache = new BoundedCache<{ token: string; reuseUntil: number }>();
 
-  constructor(private readonly key: KeyObject, private readonly now: Clock = Date.now) {}
+  constructor(
+    private readonly key: KeyObject,
+    private readonly now: Clock = Date.now,
+  ) {}
 
   async sign(claims: TokenClaims): Promise<string> {
     const nowMs = this.now();
@@ -129,7 +132,10 @@ export class TokenVerifier {
       // The tolerance is for iat only (jose checks it is present and not in the future): expiry
       // is exact, and the whole life is capped.
       if (expiresAt <= nowMs || payload.exp! - payload.iat! > MAX_LIFETIME_SECONDS) return undefined;
-      const verified: VerifiedToken = { issuer: issuer!, ...(typeof payload.sub === 'string' ? { subject: payload.sub } : {}) };
+      const verified: VerifiedToken = {
+        issuer: issuer!,
+        ...(typeof payload.sub === 'string' ? { subject: payload.sub } : {}),
+      };
       this.cache.set(token, { verified, expiresAt });
       return verified;
     } catch {

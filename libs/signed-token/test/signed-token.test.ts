@@ -1,7 +1,14 @@
 /** The token machinery under caller and service tokens: reuse, audience, issuer keys and the lifetime cap. */
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
-import { TokenSigner, TokenVerifier, generateEd25519KeyPair, privateKeyFromPem, publicKeyFromDer, publicKeyFromPem } from '@storefront/signed-token';
+import {
+  TokenSigner,
+  TokenVerifier,
+  generateEd25519KeyPair,
+  privateKeyFromPem,
+  publicKeyFromDer,
+  publicKeyFromPem,
+} from '@storefront/signed-token';
 
 describe('signed-token', () => {
   const issuerKeys = generateEd25519KeyPair();
@@ -51,6 +58,8 @@ describe('signed-token', () => {
 
   it('names the expected key form and never repeats the key when one does not parse', () => {
     expect(() => publicKeyFromDer('not base64!')).to.throw('not an Ed25519 public key as base64 SPKI DER');
-    expect(() => privateKeyFromPem('-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----')).to.throw(/^not an Ed25519 private key in PKCS8 PEM$/);
+    expect(() => privateKeyFromPem('-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----')).to.throw(
+      /^not an Ed25519 private key in PKCS8 PEM$/,
+    );
   });
 });

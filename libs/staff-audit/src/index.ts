@@ -1,3 +1,11 @@
-export { STAFF_ACTIONS_TABLE, staffActionsMigration, recordStaffAction, listStaffActions, staffActionsPage, exportStaffActions, opsActor } from './log';
+export {
+  STAFF_ACTIONS_TABLE,
+  staffActionsMigration,
+  recordStaffAction,
+  listStaffActions,
+  staffActionsPage,
+  exportStaffActions,
+  opsActor,
+} from './log';
 export type { StaffAction, StaffActionCursor, StaffActionQuery, StaffActionRecord } from './log';
 export { auditExportCommand } from './ops';

@@ -77,7 +77,12 @@ export const staffActionsMigration: Migration = {
 };
 
 /** Records `record` as done by `staff` now, in the caller's transaction. */
-export async function recordStaffAction(trx: Knex | Knex.Transaction, staff: StaffIdentity, record: StaffActionRecord, now: number): Promise<void> {
+export async function recordStaffAction(
+  trx: Knex | Knex.Transaction,
+  staff: StaffIdentity,
+  record: StaffActionRecord,
+  now: number,
+): Promise<void> {
   await trx(STAFF_ACTIONS_TABLE).insert({
     at: now,
     staff_id: staff.id,
@@ -92,9 +97,13 @@ export async function recordStaffAction(trx: Knex | Knex.Transaction, staff: Sta
 }
 
 /** A page of the log, newest first, and where the next page starts (absent on the last). */
-export async function listStaffActions(db: Knex, query: StaffActionQuery = {}): Promise<{ actions: StaffAction[]; nextCursor?: StaffActionCursor }> {
+export async function listStaffActions(
+  db: Knex,
+  query: StaffActionQuery = {},
+): Promise<{ actions: StaffAction[]; nextCursor?: StaffActionCursor }> {
   const limit = query.limit ?? DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalidArgument(`limit must be a whole number from 1 to ${MAX_PAGE}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE)
+    throw invalidArgument(`limit must be a whole number from 1 to ${MAX_PAGE}`);
   const rows = await db(STAFF_ACTIONS_TABLE)
     .modify((q) => {
       if (query.staffEmail) q.where('staff_email', query.staffEmail.toLowerCase());
@@ -103,9 +112,15 @@ export async function listStaffActions(db: Knex, query: StaffActionQuery = {}): 
       if (query.from !== undefined) q.where('at', '>=', query.from);
       if (query.until !== undefined) q.where('at', '<', query.until);
       const before = query.before;
-      if (before) q.where((w) => w.where('at', '<', before.at).orWhere((same) => same.where('at', before.at).andWhere('id', '<', before.id)));
+      if (before)
+        q.where((w) =>
+          w.where('at', '<', before.at).orWhere((same) => same.where('at', before.at).andWhere('id', '<', before.id)),
+        );
     })
-    .orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(limit + 1);
   const actions = rows.slice(0, limit).map(toStaffAction);
   const last = actions[actions.length - 1];
@@ -113,7 +128,10 @@ export async function listStaffActions(db: Knex, query: StaffActionQuery = {}): 
 }
 
 /** ListStaffActions, the same RPC in every component: a page of its log as the console asks for it. */
-export async function staffActionsPage(db: Knex, query: audit.StaffActionQuery | undefined): Promise<audit.StaffActionPage> {
+export async function staffActionsPage(
+  db: Knex,
+  query: audit.StaffActionQuery | undefined,
+): Promise<audit.StaffActionPage> {
   const { actions, nextCursor } = await listStaffActions(db, {
     ...(query?.staffEmail ? { staffEmail: query.staffEmail.trim() } : {}),
     ...(query?.action ? { action: query.action } : {}),

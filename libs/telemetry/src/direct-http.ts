@@ -1,5 +1,13 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+} from '@opentelemetry/api';
 
 const tracer = trace.getTracer('storefront-direct-http');
 
@@ -9,7 +17,10 @@ export const UNTRACED_PATHS = new Set(['/api/health', '/api/ready', '/metrics', 
 type DurationRecorder = (durationMs: number, attributes: Attributes) => void;
 let recordServerDuration: DurationRecorder | undefined;
 
-/** Where startTelemetry has direct requests' durations go: the HTTP instrumentation's own `http.server.request.duration`. */
+/**
+ * Where startTelemetry has direct requests' durations go: the HTTP instrumentation's own
+ * `http.server.request.duration`.
+ */
 export function recordDirectDurationsWith(recorder: DurationRecorder): void {
   recordServerDuration = recorder;
 }
@@ -20,7 +31,10 @@ export function recordDirectDurationsWith(recorder: DurationRecorder): void {
  * `answer` takes (returns true for) is its own to answer, with traceDirectRequest; any other goes
  * on as usual.
  */
-export function answerAhead(server: Server, answer: (request: IncomingMessage, response: ServerResponse) => boolean): void {
+export function answerAhead(
+  server: Server,
+  answer: (request: IncomingMessage, response: ServerResponse) => boolean,
+): void {
   const emit = server.emit;
   server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event === 'request' && answer(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
@@ -37,7 +51,13 @@ export function answerAhead(server: Server, answer: (request: IncomingMessage, r
  * sample of `http.server.request.duration` with the same attributes. `closed` runs in the same
  * context once the response is done (or the client went away), e.g. to log the request line.
  */
-export function traceDirectRequest(request: IncomingMessage, response: ServerResponse, route: string, answer: () => void, closed?: () => void): void {
+export function traceDirectRequest(
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: string,
+  answer: () => void,
+  closed?: () => void,
+): void {
   if (UNTRACED_PATHS.has(route)) {
     if (closed) response.once('close', closed);
     answer();
@@ -45,9 +65,17 @@ export function traceDirectRequest(request: IncomingMessage, response: ServerRes
   }
   const started = performance.now();
   const method = request.method!;
-  const requestAttributes = { 'http.request.method': method, 'url.scheme': 'http', 'network.protocol.version': request.httpVersion };
+  const requestAttributes = {
+    'http.request.method': method,
+    'url.scheme': 'http',
+    'network.protocol.version': request.httpVersion,
+  };
   const parent = propagation.extract(ROOT_CONTEXT, request.headers);
-  const span = tracer.startSpan(`${method} ${route}`, { kind: SpanKind.SERVER, attributes: { ...requestAttributes, 'url.path': route, 'http.route': route } }, parent);
+  const span = tracer.startSpan(
+    `${method} ${route}`,
+    { kind: SpanKind.SERVER, attributes: { ...requestAttributes, 'url.path': route, 'http.route': route } },
+    parent,
+  );
   const requestContext = trace.setSpan(parent, span);
   response.once('close', () => {
     const status = response.statusCode;

@@ -27,7 +27,10 @@ function renamedByUnit(resourceMetrics: ResourceMetrics): ResourceMetrics {
     ...resourceMetrics,
     scopeMetrics: resourceMetrics.scopeMetrics.map((scope) => ({
       ...scope,
-      metrics: scope.metrics.map((metric) => ({ ...metric, descriptor: { ...metric.descriptor, name: withUnitSuffix(metric.descriptor.name, metric.descriptor.unit) } })),
+      metrics: scope.metrics.map((metric) => ({
+        ...metric,
+        descriptor: { ...metric.descriptor, name: withUnitSuffix(metric.descriptor.name, metric.descriptor.unit) },
+      })),
     })),
   };
 }

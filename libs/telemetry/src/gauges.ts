@@ -4,7 +4,14 @@
  * Nothing runs between scrapes, and in a process without telemetry the global meter is a no-op,
  * so registering costs nothing there.
  */
-import { metrics, type Attributes, type Counter, type Meter, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
+import {
+  metrics,
+  type Attributes,
+  type Counter,
+  type Meter,
+  type ObservableCallback,
+  type ObservableGauge,
+} from '@opentelemetry/api';
 
 export const METER_NAME = 'storefront';
 
@@ -28,7 +35,9 @@ function instrumentNamed<T extends ObservableGauge | Counter>(meter: Meter, name
 }
 
 function gaugeNamed(meter: Meter, name: string, options: GaugeOptions): ObservableGauge {
-  return instrumentNamed(meter, name, () => meter.createObservableGauge(name, { description: options.description, unit: options.unit ?? '1' }));
+  return instrumentNamed(meter, name, () =>
+    meter.createObservableGauge(name, { description: options.description, unit: options.unit ?? '1' }),
+  );
 }
 
 /**
@@ -37,7 +46,9 @@ function gaugeNamed(meter: Meter, name: string, options: GaugeOptions): Observab
  */
 export function registerCounter(name: string, options: GaugeOptions & { initial?: Attributes[] }): Counter {
   const meter = options.meter ?? metrics.getMeter(METER_NAME);
-  const counter = instrumentNamed(meter, name, () => meter.createCounter(name, { description: options.description, unit: options.unit ?? '1' }));
+  const counter = instrumentNamed(meter, name, () =>
+    meter.createCounter(name, { description: options.description, unit: options.unit ?? '1' }),
+  );
   for (const attributes of options.initial ?? []) counter.add(0, attributes);
   return counter;
 }
@@ -80,9 +91,18 @@ export function observeDbPool(db: PooledDatabase, pool: string, meter: Meter = m
 }
 
 function watchPools(meter: Meter, pools: Set<ObservedPool>): void {
-  const count = meter.createObservableUpDownCounter('db.client.connection.count', { description: 'Connections in the pool, by state.', unit: '{connection}' });
-  const max = meter.createObservableUpDownCounter('db.client.connection.max', { description: 'Largest number of open connections allowed.', unit: '{connection}' });
-  const pending = meter.createObservableUpDownCounter('db.client.connection.pending_requests', { description: 'Requests waiting for a connection.', unit: '{request}' });
+  const count = meter.createObservableUpDownCounter('db.client.connection.count', {
+    description: 'Connections in the pool, by state.',
+    unit: '{connection}',
+  });
+  const max = meter.createObservableUpDownCounter('db.client.connection.max', {
+    description: 'Largest number of open connections allowed.',
+    unit: '{connection}',
+  });
+  const pending = meter.createObservableUpDownCounter('db.client.connection.pending_requests', {
+    description: 'Requests waiting for a connection.',
+    unit: '{request}',
+  });
   meter.addBatchObservableCallback(
     (observer) => {
       for (const entry of pools) {

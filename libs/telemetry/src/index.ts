@@ -9,7 +9,12 @@ import { metrics, type Attributes } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
@@ -95,7 +100,9 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
       applyCustomAttributesOnSpan: redactSecretPaths,
     });
     // Requests served ahead of it (traceDirectRequest) add to its duration series, not a second one.
-    recordDirectDurationsWith((durationMs, attributes) => (http as unknown as HttpDurations)._recordServerDuration(durationMs, attributes));
+    recordDirectDurationsWith((durationMs, attributes) =>
+      (http as unknown as HttpDurations)._recordServerDuration(durationMs, attributes),
+    );
     metrics.setGlobalMeterProvider(meterProvider);
     registerInstrumentations({
       tracerProvider,
@@ -114,7 +121,8 @@ export function startTelemetry(app: string, options: TelemetryOptions = {}): Tel
     });
   }
   const adminRoutes = new Map<string, AdminHandler>();
-  const metricsServer = metricsConfig && exposition ? listenForScrapes(exposition, metricsConfig, adminRoutes) : undefined;
+  const metricsServer =
+    metricsConfig && exposition ? listenForScrapes(exposition, metricsConfig, adminRoutes) : undefined;
   running = {
     metricsUrl: async () => (await metricsServer)?.url,
     serveOnAdminPort: (path, handler) => {
@@ -134,7 +142,11 @@ export function currentTelemetry(): Telemetry | undefined {
 }
 
 /** A taken admin port must not stop the app serving: it is reported once and metrics stay off. */
-async function listenForScrapes(exposition: Exposition, config: MetricsConfig, adminRoutes: ReadonlyMap<string, AdminHandler>): Promise<MetricsServer | undefined> {
+async function listenForScrapes(
+  exposition: Exposition,
+  config: MetricsConfig,
+  adminRoutes: ReadonlyMap<string, AdminHandler>,
+): Promise<MetricsServer | undefined> {
   try {
     return await startMetricsServer(exposition, config, adminRoutes);
   } catch (error) {
@@ -143,7 +155,10 @@ async function listenForScrapes(exposition: Exposition, config: MetricsConfig, a
   }
 }
 
-/** The HTTP instrumentation's recorder of `http.server.request.duration` (pinned version; the tracing tests read the series). */
+/**
+ * The HTTP instrumentation's recorder of `http.server.request.duration` (pinned version; the tracing tests read the
+ * series).
+ */
 interface HttpDurations {
   _recordServerDuration(durationMs: number, attributes: Attributes): void;
 }
@@ -162,7 +177,8 @@ class LazyRpcMetrics implements SpanProcessor {
 
 /** Loaded only when export is asked for, so processes that do not export never carry it. */
 function otlpTraceExporter(): SpanExporter {
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   return new OTLPTraceExporter();
 }
 

@@ -17,8 +17,14 @@ export class RpcMetricsSpanProcessor implements SpanProcessor {
 
   constructor(meter: Meter) {
     const options = { unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
-    this.server = meter.createHistogram('rpc.server.call.duration', { ...options, description: 'Duration of RPCs served.' });
-    this.client = meter.createHistogram('rpc.client.call.duration', { ...options, description: 'Duration of RPCs made, as the caller saw them.' });
+    this.server = meter.createHistogram('rpc.server.call.duration', {
+      ...options,
+      description: 'Duration of RPCs served.',
+    });
+    this.client = meter.createHistogram('rpc.client.call.duration', {
+      ...options,
+      description: 'Duration of RPCs made, as the caller saw them.',
+    });
   }
 
   onStart(): void {}
@@ -27,7 +33,15 @@ export class RpcMetricsSpanProcessor implements SpanProcessor {
     const system = span.attributes['rpc.system'];
     // An in-process call (`local`) is one span for both ends: it counts as a call served.
     const histogram =
-      system === 'local' ? this.server : system !== 'grpc' ? undefined : span.kind === SpanKind.SERVER ? this.server : span.kind === SpanKind.CLIENT ? this.client : undefined;
+      system === 'local'
+        ? this.server
+        : system !== 'grpc'
+          ? undefined
+          : span.kind === SpanKind.SERVER
+            ? this.server
+            : span.kind === SpanKind.CLIENT
+              ? this.client
+              : undefined;
     if (!histogram) return;
     const attributes: Attributes = {};
     for (const key of RPC_ATTRIBUTES) attributes[key] = span.attributes[key];

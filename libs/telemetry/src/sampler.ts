@@ -21,7 +21,14 @@ import { ConfigError, type EnvReader } from '@storefront/config';
 export const DEFAULT_SAMPLER = 'parentbased_traceidratio';
 export const DEFAULT_SAMPLE_RATIO = 0.1;
 
-const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 
 /** The sampler the standard variables ask for, wrapped so RPC metrics see every call. */
 export function readSampler(env: EnvReader): Sampler {
@@ -38,7 +45,8 @@ function sampleRatio(env: EnvReader): number {
   const raw = env.optional('OTEL_TRACES_SAMPLER_ARG');
   if (raw === undefined) return DEFAULT_SAMPLE_RATIO;
   const ratio = Number(raw);
-  if (!/^\d*\.?\d+$/.test(raw) || ratio > 1) throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio between 0 and 1, got "${raw}"`);
+  if (!/^\d*\.?\d+$/.test(raw) || ratio > 1)
+    throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a ratio between 0 and 1, got "${raw}"`);
   return ratio;
 }
 
@@ -46,15 +54,24 @@ function sampleRatio(env: EnvReader): number {
  * The gRPC instrumentation names its spans `grpc.<package.Service>/<Method>`. Some
  * instrumentations (knex) start spans without a name, so the name's type is checked at run time.
  */
-const isRpcSpan = (name: unknown, kind: SpanKind) => (kind === SpanKind.CLIENT || kind === SpanKind.SERVER) && typeof name === 'string' && name.startsWith('grpc.');
+const isRpcSpan = (name: unknown, kind: SpanKind) =>
+  (kind === SpanKind.CLIENT || kind === SpanKind.SERVER) && typeof name === 'string' && name.startsWith('grpc.');
 
 export class RecordingRpcSpans implements Sampler {
   constructor(private readonly sampler: Sampler) {}
 
-  shouldSample(context: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
+  shouldSample(
+    context: Context,
+    traceId: string,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
     const result = this.sampler.shouldSample(context, traceId, name, kind, attributes, links);
     // Recorded but not sampled: span processors see it, exporters skip it, children stay unrecorded.
-    if (result.decision === SamplingDecision.NOT_RECORD && isRpcSpan(name, kind)) return { ...result, decision: SamplingDecision.RECORD };
+    if (result.decision === SamplingDecision.NOT_RECORD && isRpcSpan(name, kind))
+      return { ...result, decision: SamplingDecision.RECORD };
     return result;
   }
 

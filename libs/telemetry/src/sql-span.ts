@@ -10,7 +10,10 @@ const tracer = trace.getTracer('storefront-sql');
  */
 export function inSqlSpan<T>(system: string, operation: string, sql: string, run: () => T): T {
   if (!trace.getActiveSpan()?.isRecording()) return run();
-  const span = tracer.startSpan(operation, { kind: SpanKind.CLIENT, attributes: { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': sql } });
+  const span = tracer.startSpan(operation, {
+    kind: SpanKind.CLIENT,
+    attributes: { 'db.system.name': system, 'db.operation.name': operation, 'db.query.text': sql },
+  });
   let result: T;
   try {
     result = run();

@@ -34,16 +34,43 @@ function pointsOf(metrics: MetricData[], name: string) {
 describe('telemetry: RPC metrics from gRPC spans', () => {
   it('records server and client call durations with the RPC attributes and nothing else', async () => {
     const metrics = meterUnderTest();
-    const tracer = new BasicTracerProvider({ spanProcessors: [new RpcMetricsSpanProcessor(metrics.meter)] }).getTracer('test');
-    const rpc = { 'rpc.system': 'grpc', 'rpc.service': 'storefront.inventory.v1.InventoryService', 'rpc.method': 'GetStock' };
+    const tracer = new BasicTracerProvider({ spanProcessors: [new RpcMetricsSpanProcessor(metrics.meter)] }).getTracer(
+      'test',
+    );
+    const rpc = {
+      'rpc.system': 'grpc',
+      'rpc.service': 'storefront.inventory.v1.InventoryService',
+      'rpc.method': 'GetStock',
+    };
     const start = Date.now();
-    tracer.startSpan('served', { kind: SpanKind.SERVER, startTime: start, attributes: { ...rpc, 'rpc.grpc.status_code': 0, 'net.peer.name': 'x' } }).end(start + 250);
-    tracer.startSpan('failed', { kind: SpanKind.SERVER, startTime: start, attributes: { ...rpc, 'rpc.grpc.status_code': 14 } }).end(start + 10);
-    tracer.startSpan('called', { kind: SpanKind.CLIENT, startTime: start, attributes: { ...rpc, 'rpc.grpc.status_code': 0 } }).end(start + 300);
-    tracer.startSpan('not rpc', { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.route': '/api/stock' } }).end(start + 5);
+    tracer
+      .startSpan('served', {
+        kind: SpanKind.SERVER,
+        startTime: start,
+        attributes: { ...rpc, 'rpc.grpc.status_code': 0, 'net.peer.name': 'x' },
+      })
+      .end(start + 250);
+    tracer
+      .startSpan('failed', {
+        kind: SpanKind.SERVER,
+        startTime: start,
+        attributes: { ...rpc, 'rpc.grpc.status_code': 14 },
+      })
+      .end(start + 10);
+    tracer
+      .startSpan('called', {
+        kind: SpanKind.CLIENT,
+        startTime: start,
+        attributes: { ...rpc, 'rpc.grpc.status_code': 0 },
+      })
+      .end(start + 300);
+    tracer
+      .startSpan('not rpc', { kind: SpanKind.SERVER, startTime: start, attributes: { 'http.route': '/api/stock' } })
+      .end(start + 5);
 
     const collected = await metrics.collect();
-    const served = (collected.find((m) => m.descriptor.name === 'rpc.server.call.duration') as HistogramMetricData).dataPoints;
+    const served = (collected.find((m) => m.descriptor.name === 'rpc.server.call.duration') as HistogramMetricData)
+      .dataPoints;
     expect(served.map((p) => p.attributes)).to.have.deep.members([
       { ...rpc, 'rpc.grpc.status_code': 0 },
       { ...rpc, 'rpc.grpc.status_code': 14 },
@@ -62,7 +89,9 @@ describe('telemetry: RPC metrics from gRPC spans', () => {
 describe('telemetry: Prometheus names', () => {
   it('appends the unit of seconds, milliseconds and bytes once, and nothing for counts', () => {
     expect(withUnitSuffix('rpc.server.call.duration', 's')).to.equal('rpc.server.call.duration.seconds');
-    expect(withUnitSuffix('storefront.checkout.reconciler.lag', 's')).to.equal('storefront.checkout.reconciler.lag.seconds');
+    expect(withUnitSuffix('storefront.checkout.reconciler.lag', 's')).to.equal(
+      'storefront.checkout.reconciler.lag.seconds',
+    );
     expect(withUnitSuffix('queue.wait.milliseconds', 'ms')).to.equal('queue.wait.milliseconds');
     expect(withUnitSuffix('body.size', 'By')).to.equal('body.size.bytes');
     expect(withUnitSuffix('db.client.connection.count', '{connection}')).to.equal('db.client.connection.count');
@@ -102,7 +131,11 @@ describe('telemetry: gauges', () => {
       const db = openDatabase(store);
       observeDbPool(db, 'poolcheck', metrics.meter);
       const byState = (points: ReturnType<typeof pointsOf>, state: string) =>
-        points.find((p) => p.attributes['db.client.connection.state'] === state && p.attributes['db.client.connection.pool.name'] === 'poolcheck')?.value;
+        points.find(
+          (p) =>
+            p.attributes['db.client.connection.state'] === state &&
+            p.attributes['db.client.connection.pool.name'] === 'poolcheck',
+        )?.value;
 
       const trx = await db.transaction();
       try {
@@ -132,13 +165,21 @@ describe('telemetry: metrics configuration', () => {
   });
 
   it('takes METRICS_PORT and METRICS_HOST, and 0 turns metrics off', () => {
-    expect(readMetricsConfig('identity', new EnvReader({ METRICS_PORT: '9100', METRICS_HOST: '0.0.0.0' }))).to.deep.equal({ port: 9100, host: '0.0.0.0' });
+    expect(
+      readMetricsConfig('identity', new EnvReader({ METRICS_PORT: '9100', METRICS_HOST: '0.0.0.0' })),
+    ).to.deep.equal({ port: 9100, host: '0.0.0.0' });
     expect(readMetricsConfig('identity', new EnvReader({ METRICS_PORT: '0' }))).to.equal(undefined);
   });
 
   it('refuses a port that is not one, naming the variable', () => {
-    expect(() => readMetricsConfig('gateway', new EnvReader({ METRICS_PORT: 'http' }))).to.throw(ConfigError, /^METRICS_PORT must be an integer/);
-    expect(() => readMetricsConfig('gateway', new EnvReader({ METRICS_PORT: '70000' }))).to.throw(ConfigError, /METRICS_PORT/);
+    expect(() => readMetricsConfig('gateway', new EnvReader({ METRICS_PORT: 'http' }))).to.throw(
+      ConfigError,
+      /^METRICS_PORT must be an integer/,
+    );
+    expect(() => readMetricsConfig('gateway', new EnvReader({ METRICS_PORT: '70000' }))).to.throw(
+      ConfigError,
+      /METRICS_PORT/,
+    );
   });
 });
 
@@ -148,9 +189,17 @@ describe('telemetry: the admin port', () => {
   let metrics: ReturnType<typeof meterUnderTest>;
   before(async () => {
     metrics = meterUnderTest();
-    server = await startMetricsServer(new Exposition(metrics.reader, runtimeMetrics()), { port: 0, host: '127.0.0.1' }, adminRoutes);
-    metrics.meter.createCounter('storefront.test.requests', { description: 'Requests', unit: '{request}' }).add(2, { route: '/api/stock' });
-    metrics.meter.createHistogram('storefront.test.duration', { description: 'Duration', unit: 's' }).record(0.2, { route: '/api/stock' });
+    server = await startMetricsServer(
+      new Exposition(metrics.reader, runtimeMetrics()),
+      { port: 0, host: '127.0.0.1' },
+      adminRoutes,
+    );
+    metrics.meter
+      .createCounter('storefront.test.requests', { description: 'Requests', unit: '{request}' })
+      .add(2, { route: '/api/stock' });
+    metrics.meter
+      .createHistogram('storefront.test.duration', { description: 'Duration', unit: 's' })
+      .record(0.2, { route: '/api/stock' });
     metrics.meter.createCounter('storefront.test.sent', { description: 'Bytes sent', unit: 'By' }).add(512);
   });
   after(async () => {
@@ -191,7 +240,10 @@ describe('telemetry: the admin port', () => {
   it('serves the JSON of a route the app added, even after the port opened', async () => {
     const readyUrl = server.url.replace('/metrics', '/ready');
     expect((await fetch(readyUrl)).status).to.equal(404);
-    adminRoutes.set('/ready', async () => ({ status: 503, body: { status: 'unavailable', services: { inventory: 'unreachable' } } }));
+    adminRoutes.set('/ready', async () => ({
+      status: 503,
+      body: { status: 'unavailable', services: { inventory: 'unreachable' } },
+    }));
     const res = await fetch(`${readyUrl}?verbose=1`);
     expect(res.status).to.equal(503);
     expect(res.headers.get('content-type')).to.match(/^application\/json/);

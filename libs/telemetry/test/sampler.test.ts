@@ -12,8 +12,12 @@ describe('telemetry: trace sampling', () => {
   });
 
   it('takes the standard OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG', () => {
-    expect(readSampler(new EnvReader({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toString()).to.equal('RecordingRpcSpans{TraceIdRatioBased{0.25}}');
-    expect(readSampler(new EnvReader({ OTEL_TRACES_SAMPLER: 'always_on' })).toString()).to.equal('RecordingRpcSpans{AlwaysOnSampler}');
+    expect(
+      readSampler(new EnvReader({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toString(),
+    ).to.equal('RecordingRpcSpans{TraceIdRatioBased{0.25}}');
+    expect(readSampler(new EnvReader({ OTEL_TRACES_SAMPLER: 'always_on' })).toString()).to.equal(
+      'RecordingRpcSpans{AlwaysOnSampler}',
+    );
   });
 
   for (const [env, problem] of [
@@ -30,8 +34,18 @@ describe('telemetry: trace sampling', () => {
     const exporter = new InMemorySpanExporter();
     const seen: string[] = [];
     const provider = new BasicTracerProvider({
-      sampler: readSampler(new EnvReader({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' })),
-      spanProcessors: [new SimpleSpanProcessor(exporter), { onStart() {}, onEnd: (span) => void seen.push(span.name), forceFlush: async () => {}, shutdown: async () => {} }],
+      sampler: readSampler(
+        new EnvReader({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }),
+      ),
+      spanProcessors: [
+        new SimpleSpanProcessor(exporter),
+        {
+          onStart() {},
+          onEnd: (span) => void seen.push(span.name),
+          forceFlush: async () => {},
+          shutdown: async () => {},
+        },
+      ],
     });
     const tracer = provider.getTracer('test');
     tracer.startSpan('grpc.storefront.inventory.v1.InventoryService/GetStock', { kind: SpanKind.SERVER }).end();
@@ -40,7 +54,10 @@ describe('telemetry: trace sampling', () => {
     tracer.startSpan('grpc.internal', { kind: SpanKind.INTERNAL }).end();
     // knex starts its query spans without a name.
     tracer.startSpan(undefined as unknown as string, { kind: SpanKind.CLIENT }).end();
-    expect(seen).to.deep.equal(['grpc.storefront.inventory.v1.InventoryService/GetStock', 'grpc.storefront.inventory.v1.InventoryService/GetStock']);
+    expect(seen).to.deep.equal([
+      'grpc.storefront.inventory.v1.InventoryService/GetStock',
+      'grpc.storefront.inventory.v1.InventoryService/GetStock',
+    ]);
     expect(exporter.getFinishedSpans()).to.deep.equal([]);
   });
 });

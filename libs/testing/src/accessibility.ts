@@ -35,8 +35,12 @@ async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
 export async function expectAccessible(page: Page): Promise<void> {
   const violations = await seriousAxeViolations(page);
   if (violations.length === 0) return;
-  const report = violations.map(({ rule, impact, help, elements }) => [`${rule} (${impact}): ${help}`, ...elements.map((element) => `  ${element}`)].join('\n'));
-  throw new Error(`axe found ${violations.length} serious or critical violation(s) on ${page.url()}:\n${report.join('\n')}`);
+  const report = violations.map(({ rule, impact, help, elements }) =>
+    [`${rule} (${impact}): ${help}`, ...elements.map((element) => `  ${element}`)].join('\n'),
+  );
+  throw new Error(
+    `axe found ${violations.length} serious or critical violation(s) on ${page.url()}:\n${report.join('\n')}`,
+  );
 }
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();

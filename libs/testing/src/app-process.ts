@@ -41,13 +41,17 @@ export function runNode(app: string, nodeArgs: string[], env: Record<string, str
     plainStdout,
     stderr,
     exit: (withinMs) =>
-      Promise.race([exited, sleep(withinMs).then(() => Promise.reject(new Error(`${app} still running after ${withinMs} ms`)))]),
+      Promise.race([
+        exited,
+        sleep(withinMs).then(() => Promise.reject(new Error(`${app} still running after ${withinMs} ms`))),
+      ]),
     async logLine(msg, withinMs = 20_000) {
       const deadline = Date.now() + withinMs;
       for (;;) {
         const line = logs.find((l) => l.msg === msg);
         if (line) return line;
-        if (child.exitCode !== null) throw new Error(`${app} exited with ${child.exitCode} before logging "${msg}": ${stderr()}`);
+        if (child.exitCode !== null)
+          throw new Error(`${app} exited with ${child.exitCode} before logging "${msg}": ${stderr()}`);
         if (Date.now() > deadline) throw new Error(`${app} did not log "${msg}" within ${withinMs} ms: ${stderr()}`);
         await sleep(20);
       }

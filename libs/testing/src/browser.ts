@@ -7,12 +7,21 @@ import fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
 
 /** Throws, saying how to install it, when Debian's Chromium is not at CHROMIUM. */
 export function requireChromium(): void {
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's package with "apt-get update && apt-get install -y --no-install-recommends chromium"`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install Debian's package with "apt-get update && apt-get install -y --no-install-recommends chromium"`,
+    );
   }
 }
 

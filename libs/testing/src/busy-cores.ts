@@ -60,6 +60,9 @@ export function expectNoServerFailures(results: Array<PromiseSettledResult<unkno
     const reason: unknown = result.reason;
     assert.ok(reason instanceof AppError, `not an AppError: ${String(reason)}`);
     const status = HTTP_STATUS[reason.kind];
-    assert.ok(status < 500 || isRetryableBusy(status, reason.code, reason.retryAfterSeconds), `${status}: ${reason.message}`);
+    assert.ok(
+      status < 500 || isRetryableBusy(status, reason.code, reason.retryAfterSeconds),
+      `${status}: ${reason.message}`,
+    );
   }
 }

@@ -64,7 +64,9 @@ export async function startFaultProxy(upstreamUrl: string): Promise<FaultProxy> 
 }
 
 /** The run's stores reached through one relay for MySQL and one for Redis (MySQL backend only). */
-export async function storesThroughFaultProxies(stores: TestStores): Promise<{ stores: TestStores; mysql: FaultProxy; redis: FaultProxy }> {
+export async function storesThroughFaultProxies(
+  stores: TestStores,
+): Promise<{ stores: TestStores; mysql: FaultProxy; redis: FaultProxy }> {
   const anyMysqlUrl = stores.mysqlUrlFor('any');
   if (!anyMysqlUrl || !stores.redisUrl) throw new Error('fault proxies need the MySQL + Redis backend');
   const mysql = await startFaultProxy(anyMysqlUrl);

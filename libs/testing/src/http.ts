@@ -50,7 +50,11 @@ export class HttpClient {
     this.cookies.clear();
   }
 
-  async request<T = unknown>(method: string, path: string, options: { json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<TestResponse<T>> {
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    options: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+  ): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.cookies.size > 0 && headers.cookie === undefined) headers.cookie = this.cookieHeader;
     let body = options.body;

@@ -6,7 +6,15 @@ export { collectChildLogs, type ChildLogs } from './child-logs';
 export { rejection } from './rejection';
 export { startForEachTest, startForSuite } from './suite';
 export { ManualClock, serviceTestEnv, type ServiceTestEnv } from './service-env';
-export { testServiceKeys, testServiceTokenEnv, testSigner, clientAs, refusedServiceTokens, callRaw, type RawOutcome } from './service-identities';
+export {
+  testServiceKeys,
+  testServiceTokenEnv,
+  testSigner,
+  clientAs,
+  refusedServiceTokens,
+  callRaw,
+  type RawOutcome,
+} from './service-identities';
 export { startFaultProxy, storesThroughFaultProxies, type FaultProxy } from './fault-proxy';
 export { runApp, runNode, sleep, type AppProcess } from './app-process';
 export { freePort } from './ports';

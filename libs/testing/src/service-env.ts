@@ -24,7 +24,10 @@ export interface ServiceTestEnv {
  * directory, MySQL database and Redis prefix (on the backend under test), caller-token and
  * service-token keys, then `extraEnv` on top.
  */
-export async function serviceTestEnv(service: 'identity' | 'inventory' | 'loyalty', extraEnv: Env = {}): Promise<ServiceTestEnv> {
+export async function serviceTestEnv(
+  service: 'identity' | 'inventory' | 'loyalty',
+  extraEnv: Env = {},
+): Promise<ServiceTestEnv> {
   const stores = await provisionStores();
   const keys = await generateCallerKeyPair();
   const prefix = service.toUpperCase();

@@ -4,7 +4,13 @@
  */
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import type { Env } from '@storefront/config';
-import { createRpcClient, type CustomerTokenSigner, type RequestOf, type RpcClient, type ServiceDefinition } from '@storefront/grpc';
+import {
+  createRpcClient,
+  type CustomerTokenSigner,
+  type RequestOf,
+  type RpcClient,
+  type ServiceDefinition,
+} from '@storefront/grpc';
 import {
   PRIVATE_KEY_VARIABLE,
   PUBLIC_KEYS_VARIABLE,
@@ -18,7 +24,10 @@ import type { Ed25519KeyPair } from '@storefront/signed-token';
 let keys: Record<ServiceName, Ed25519KeyPair> | undefined;
 
 export function testServiceKeys(): Record<ServiceName, Ed25519KeyPair> {
-  keys ??= Object.fromEntries(SERVICE_NAMES.map((name) => [name, generateServiceKeyPair()])) as Record<ServiceName, Ed25519KeyPair>;
+  keys ??= Object.fromEntries(SERVICE_NAMES.map((name) => [name, generateServiceKeyPair()])) as Record<
+    ServiceName,
+    Ed25519KeyPair
+  >;
   return keys;
 }
 
@@ -35,7 +44,10 @@ export function testSigner(as: ServiceName): ServiceTokenSigner {
   return new ServiceTokenSigner(as, testServiceKeys()[as].privateKeyPem);
 }
 
-/** A client of `target` at `address` that presents the test identity of service `as` (and names customers with `customerTokens`). */
+/**
+ * A client of `target` at `address` that presents the test identity of service `as` (and names customers with
+ * `customerTokens`).
+ */
 export function clientAs<D extends ServiceDefinition>(
   as: ServiceName,
   definition: D,
@@ -56,7 +68,9 @@ export async function refusedServiceTokens(as: ServiceName, target: ServiceName)
   const twoMinutesAgo = () => Date.now() - 2 * 60_000;
   const otherService = SERVICE_NAMES.find((name) => name !== target)!;
   return {
-    'signed by an unknown key': await new ServiceTokenSigner(as, generateServiceKeyPair().privateKeyPem).tokenFor(target),
+    'signed by an unknown key': await new ServiceTokenSigner(as, generateServiceKeyPair().privateKeyPem).tokenFor(
+      target,
+    ),
     expired: await new ServiceTokenSigner(as, testServiceKeys()[as].privateKeyPem, twoMinutesAgo).tokenFor(target),
     'for another audience': await testSigner(as).tokenFor(otherService),
   };
@@ -73,7 +87,12 @@ export interface RawOutcome {
  * One unary call with exactly the given metadata, as any process that reaches the port could
  * make it with a plain gRPC client; the request is empty unless given.
  */
-export function callRaw<M extends ServiceDefinition[string]>(address: string, method: M, metadata: Record<string, string>, request?: RequestOf<M>): Promise<RawOutcome> {
+export function callRaw<M extends ServiceDefinition[string]>(
+  address: string,
+  method: M,
+  metadata: Record<string, string>,
+  request?: RequestOf<M>,
+): Promise<RawOutcome> {
   const client = new Client(address, credentials.createInsecure());
   const sent = new Metadata();
   for (const [key, value] of Object.entries(metadata)) sent.set(key, value);

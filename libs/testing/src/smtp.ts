@@ -45,7 +45,10 @@ export async function startTestSmtpServer(): Promise<TestSmtpServer> {
           resolve(state.received.slice());
           return true;
         };
-        const timer = setTimeout(() => reject(new Error(`expected ${count} mails within ${timeoutMs} ms, received ${state.received.length}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`expected ${count} mails within ${timeoutMs} ms, received ${state.received.length}`)),
+          timeoutMs,
+        );
         const wait = () => {
           if (!check()) waiters.push(wait);
         };
@@ -63,7 +66,11 @@ export async function startTestSmtpServer(): Promise<TestSmtpServer> {
     return undefined;
   };
 
-  async function onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (error?: Error | null) => void): Promise<void> {
+  async function onData(
+    stream: SMTPServerDataStream,
+    session: SMTPServerSession,
+    callback: (error?: Error | null) => void,
+  ): Promise<void> {
     state.attempts += 1;
     const behaviour = state.behaviour;
     if (behaviour === 'drop') {

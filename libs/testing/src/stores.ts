@@ -16,7 +16,8 @@ export type Backend = 'sqlite' | 'mysql';
 /** Chosen by scripts/test.mjs for each mocha run. */
 export function currentBackend(): Backend {
   const value = process.env.STOREFRONT_TEST_BACKEND ?? 'sqlite';
-  if (value !== 'sqlite' && value !== 'mysql') throw new Error(`STOREFRONT_TEST_BACKEND must be sqlite or mysql, got ${value}`);
+  if (value !== 'sqlite' && value !== 'mysql')
+    throw new Error(`STOREFRONT_TEST_BACKEND must be sqlite or mysql, got ${value}`);
   return value;
 }
 
@@ -71,7 +72,9 @@ function requiredEnv(name: string): string {
 async function dropDatabases(serverUrl: string, prefix: string): Promise<void> {
   const server = knexFactory({ client: 'mysql2', connection: { uri: serverUrl } as never, pool: { min: 0, max: 1 } });
   try {
-    const [rows] = (await server.raw('SHOW DATABASES LIKE ?', [`${prefix.replace(/_/g, '\\_')}%`])) as [Record<string, string>[]];
+    const [rows] = (await server.raw('SHOW DATABASES LIKE ?', [`${prefix.replace(/_/g, '\\_')}%`])) as [
+      Record<string, string>[],
+    ];
     for (const row of rows) await server.raw('DROP DATABASE IF EXISTS ??', [Object.values(row)[0]!]);
   } finally {
     await server.destroy();

@@ -16,7 +16,12 @@ export function startForEachTest<T extends Stoppable>(start: () => Promise<T>, k
   startAround(beforeEach, afterEach, start, keep);
 }
 
-function startAround<T extends Stoppable>(setUp: Mocha.HookFunction, tearDown: Mocha.HookFunction, start: () => Promise<T>, keep: (started: T) => void): void {
+function startAround<T extends Stoppable>(
+  setUp: Mocha.HookFunction,
+  tearDown: Mocha.HookFunction,
+  start: () => Promise<T>,
+  keep: (started: T) => void,
+): void {
   let started: T | undefined;
   setUp(async () => {
     started = undefined;

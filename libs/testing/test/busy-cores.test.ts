@@ -1,7 +1,13 @@
 /** withBusyCores keeps the cores busy exactly while a burst runs, and the 5xx checks tell a bug from a busy store. */
 import { expect } from 'chai';
 import { AppError, storeBusy, storeUnavailable } from '@storefront/errors';
-import { expectNoServerErrors, expectNoServerFailures, sleep, withBusyCores, type TestResponse } from '@storefront/testing';
+import {
+  expectNoServerErrors,
+  expectNoServerFailures,
+  sleep,
+  withBusyCores,
+  type TestResponse,
+} from '@storefront/testing';
 
 /** Milliseconds of CPU this process (every thread of it) used while `wait` ran. */
 async function cpuMsDuring(wait: () => Promise<unknown>): Promise<number> {
@@ -11,7 +17,12 @@ async function cpuMsDuring(wait: () => Promise<unknown>): Promise<number> {
   return (used.user + used.system) / 1000;
 }
 
-const answer = (status: number, body: unknown, headers: Record<string, string> = {}): TestResponse<unknown> => ({ status, body, headers: new Headers(headers), text: JSON.stringify(body) });
+const answer = (status: number, body: unknown, headers: Record<string, string> = {}): TestResponse<unknown> => ({
+  status,
+  body,
+  headers: new Headers(headers),
+  text: JSON.stringify(body),
+});
 
 describe('testing: withBusyCores', () => {
   const SPINNING_MS = 300;
@@ -28,11 +39,15 @@ describe('testing: withBusyCores', () => {
     const after = await cpuMsDuring(() => sleep(SPINNING_MS));
     expect(result).to.equal('done');
     expect(during).to.be.above(QUIET_MS);
-    expect(after).to.be.below(QUIET_MS).and.below(during / 4);
+    expect(after)
+      .to.be.below(QUIET_MS)
+      .and.below(during / 4);
   });
 
   it('stops the spinners when the burst throws, and passes the error on', async () => {
-    const failed = await withBusyCores(() => Promise.reject(new Error('burst failed'))).catch((error: Error) => error.message);
+    const failed = await withBusyCores(() => Promise.reject(new Error('burst failed'))).catch(
+      (error: Error) => error.message,
+    );
     expect(failed).to.equal('burst failed');
     expect(await cpuMsDuring(() => sleep(SPINNING_MS))).to.be.below(QUIET_MS);
   });
@@ -49,7 +64,11 @@ describe('testing: withBusyCores', () => {
 
 describe('testing: no server errors under contention', () => {
   it('passes answers below 500 and the busy 503 with Retry-After', () => {
-    expectNoServerErrors([answer(200, {}), answer(409, { error: 'out_of_stock' }), answer(503, { error: 'service_unavailable' }, { 'retry-after': '1' })]);
+    expectNoServerErrors([
+      answer(200, {}),
+      answer(409, { error: 'out_of_stock' }),
+      answer(503, { error: 'service_unavailable' }, { 'retry-after': '1' }),
+    ]);
   });
 
   for (const [what, res] of [
@@ -64,8 +83,17 @@ describe('testing: no server errors under contention', () => {
 
   it('passes calls that succeeded, refusals and the busy store, and fails on anything else', () => {
     const refused = new AppError('conflict', 'out_of_stock', 'gone');
-    expectNoServerFailures([{ status: 'fulfilled', value: 1 }, { status: 'rejected', reason: refused }, { status: 'rejected', reason: storeBusy('loyalty') }, { status: 'rejected', reason: storeUnavailable('loyalty') }]);
-    expect(() => expectNoServerFailures([{ status: 'rejected', reason: new AppError('internal', 'internal_error', 'boom') }])).to.throw('500');
-    expect(() => expectNoServerFailures([{ status: 'rejected', reason: new Error('ER_LOCK_DEADLOCK') }])).to.throw('not an AppError');
+    expectNoServerFailures([
+      { status: 'fulfilled', value: 1 },
+      { status: 'rejected', reason: refused },
+      { status: 'rejected', reason: storeBusy('loyalty') },
+      { status: 'rejected', reason: storeUnavailable('loyalty') },
+    ]);
+    expect(() =>
+      expectNoServerFailures([{ status: 'rejected', reason: new AppError('internal', 'internal_error', 'boom') }]),
+    ).to.throw('500');
+    expect(() => expectNoServerFailures([{ status: 'rejected', reason: new Error('ER_LOCK_DEADLOCK') }])).to.throw(
+      'not an AppError',
+    );
   });
 });

@@ -1,1 +1,9 @@
-export { defaultLayout, startStack, type ComponentHandle, type Layout, type Stack, type StackOptions, type ServiceName } from './stack';
+export {
+  defaultLayout,
+  startStack,
+  type ComponentHandle,
+  type Layout,
+  type Stack,
+  type StackOptions,
+  type ServiceName,
+} from './stack';

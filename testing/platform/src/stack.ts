@@ -10,14 +10,36 @@ import { CallerTokenSigner, generateCallerKeyPair, type CallerKeyPair } from '@s
 import type { Knex } from '@storefront/db';
 import type { RpcClient, ServiceBinding, ServiceDefinition } from '@storefront/grpc';
 import type { ServiceName as Caller } from '@storefront/service-token';
-import { readInventoryConfig, readInventoryServeKeys, startInventoryServer, type InventoryHandles } from '@storefront/inventory';
-import { readIdentityConfig, readIdentityServeKeys, startIdentityServer, type IdentityHandles } from '@storefront/identity';
+import {
+  readInventoryConfig,
+  readInventoryServeKeys,
+  startInventoryServer,
+  type InventoryHandles,
+} from '@storefront/inventory';
+import {
+  readIdentityConfig,
+  readIdentityServeKeys,
+  startIdentityServer,
+  type IdentityHandles,
+} from '@storefront/identity';
 import { readLoyaltyConfig, readLoyaltyServeKeys, startLoyaltyServer, type LoyaltyHandles } from '@storefront/loyalty';
-import { readCheckoutConfig, readCheckoutServeKeys, startCheckoutServer, type CheckoutHandles } from '@storefront/checkout';
+import {
+  readCheckoutConfig,
+  readCheckoutServeKeys,
+  startCheckoutServer,
+  type CheckoutHandles,
+} from '@storefront/checkout';
 import { readPaymentSandboxConfig, startPaymentSandbox, type PaymentSandbox } from '@storefront/payment-sandbox';
 import { readGatewayConfig, startGateway, type GatewayServer } from '@storefront/gateway';
 import { readPlatformConfig, startPlatform, type PlatformComponents } from '@storefront/platform';
-import { HttpClient, clientAs, currentBackend, provisionStores, testServiceTokenEnv, type TestStores } from '@storefront/testing';
+import {
+  HttpClient,
+  clientAs,
+  currentBackend,
+  provisionStores,
+  testServiceTokenEnv,
+  type TestStores,
+} from '@storefront/testing';
 
 export type ServiceName = 'identity' | 'loyalty' | 'inventory' | 'checkout' | 'payment-sandbox';
 type ComponentName = Exclude<ServiceName, 'payment-sandbox'>;
@@ -38,7 +60,12 @@ export function defaultLayout(): Layout {
  * A running component's handles and store; in the split layout also its gRPC address and its
  * own stop (to take it down in the middle of a test), in the one-process layout its bindings.
  */
-export type ComponentHandle<Handles> = Handles & { db: Knex; address?: string; stop?(): Promise<void>; bindings?: ServiceBinding[] };
+export type ComponentHandle<Handles> = Handles & {
+  db: Knex;
+  address?: string;
+  stop?(): Promise<void>;
+  bindings?: ServiceBinding[];
+};
 
 export interface StackOptions {
   layout?: Layout;
@@ -57,7 +84,10 @@ export interface StackOptions {
   env?: Env;
   /** Reuse stores from an earlier stack, e.g. to test a restart on the same data. */
   stores?: TestStores;
-  /** Epoch milliseconds for apps that take a clock (identity, checkout, the gateway's session cache), so tests can move time. */
+  /**
+   * Epoch milliseconds for apps that take a clock (identity, checkout, the gateway's session cache), so tests can move
+   * time.
+   */
   now?: () => number;
 }
 
@@ -65,7 +95,9 @@ export interface Stack {
   layout: Layout;
   stores: TestStores;
   keys: CallerKeyPair;
-  /** The environment every app was configured with (stores, keys, addresses); each app adds its own service-token key. */
+  /**
+   * The environment every app was configured with (stores, keys, addresses); each app adds its own service-token key.
+   */
   env: Env;
   gateway: GatewayServer;
   identity?: ComponentHandle<IdentityHandles>;
@@ -112,10 +144,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...options.env,
   };
   const mysqlUrls = (names: readonly string[]): Env =>
-    Object.fromEntries(names.flatMap((name) => {
-      const url = stores.mysqlUrlFor(name);
-      return url ? [[`${name.toUpperCase()}_MYSQL_URL`, url]] : [];
-    }));
+    Object.fromEntries(
+      names.flatMap((name) => {
+        const url = stores.mysqlUrlFor(name);
+        return url ? [[`${name.toUpperCase()}_MYSQL_URL`, url]] : [];
+      }),
+    );
   const configFor = (service: ServiceName | 'gateway', bindAddress: Record<string, string> = {}): EnvReader => {
     const ownKey = service === 'gateway' || service === 'checkout' ? testServiceTokenEnv(service) : {};
     return new EnvReader({ ...env, ...ownKey, ...mysqlUrls([service]), ...bindAddress });
@@ -126,7 +160,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   let clientOf: Stack['clientOf'];
   try {
     if (services.has('payment-sandbox')) {
-      const sandbox = await startPaymentSandbox(readPaymentSandboxConfig(configFor('payment-sandbox', { SANDBOX_PORT: '0' })));
+      const sandbox = await startPaymentSandbox(
+        readPaymentSandboxConfig(configFor('payment-sandbox', { SANDBOX_PORT: '0' })),
+      );
       stack.paymentSandbox = sandbox;
       stoppers.unshift(() => sandbox.stop());
       env.SUMUP_API_BASE = sandbox.url;
@@ -159,7 +195,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         if (!address) throw new Error(`${target} is not running in this stack`);
         return clientAs(as, definition, target, address, 20_000, customerTokens);
       };
-      const gateway = await startGateway(readGatewayConfig(configFor('gateway', { PORT: env.PORT ?? '0' })), { now: options.now });
+      const gateway = await startGateway(readGatewayConfig(configFor('gateway', { PORT: env.PORT ?? '0' })), {
+        now: options.now,
+      });
       stack.gateway = gateway;
       stoppers.unshift(() => gateway.stop());
     }
@@ -183,7 +221,11 @@ function asReplicaOf(first: Stack, { replicaOf: _, services, env, ...options }: 
   const running = COMPONENTS.filter((name) => first[name]);
   const elsewhere =
     first.layout === 'split'
-      ? Object.fromEntries(running.filter((name) => !services?.includes(name)).map((name) => [`${name.toUpperCase()}_ADDR`, first[name]!.address!]))
+      ? Object.fromEntries(
+          running
+            .filter((name) => !services?.includes(name))
+            .map((name) => [`${name.toUpperCase()}_ADDR`, first[name]!.address!]),
+        )
       : {};
   return {
     ...options,
@@ -195,7 +237,9 @@ function asReplicaOf(first: Stack, { replicaOf: _, services, env, ...options }: 
 }
 
 function handlesOf(components: PlatformComponents): Partial<Stack> {
-  const handle = <H extends object>(component: { exposed: H; db: Knex; bindings: ServiceBinding[] } | undefined): ComponentHandle<H> | undefined =>
+  const handle = <H extends object>(
+    component: { exposed: H; db: Knex; bindings: ServiceBinding[] } | undefined,
+  ): ComponentHandle<H> | undefined =>
     component && { ...component.exposed, db: component.db, bindings: component.bindings };
   return {
     identity: handle(components.identity),
@@ -216,28 +260,42 @@ async function startSplitServices(
 ): Promise<void> {
   if (services.has('inventory')) {
     const config = configFor('inventory', { INVENTORY_ADDR: '127.0.0.1:0' });
-    const inventory = await startInventoryServer(readInventoryConfig(config), { migrate: true, ...readInventoryServeKeys(config) });
+    const inventory = await startInventoryServer(readInventoryConfig(config), {
+      migrate: true,
+      ...readInventoryServeKeys(config),
+    });
     stack.inventory = inventory;
     stoppers.unshift(() => inventory.stop());
     env.INVENTORY_ADDR = inventory.address;
   }
   if (services.has('loyalty')) {
     const config = configFor('loyalty', { LOYALTY_ADDR: '127.0.0.1:0' });
-    const loyalty = await startLoyaltyServer(readLoyaltyConfig(config), { migrate: true, ...readLoyaltyServeKeys(config) });
+    const loyalty = await startLoyaltyServer(readLoyaltyConfig(config), {
+      migrate: true,
+      ...readLoyaltyServeKeys(config),
+    });
     stack.loyalty = loyalty;
     stoppers.unshift(() => loyalty.stop());
     env.LOYALTY_ADDR = loyalty.address;
   }
   if (services.has('identity')) {
     const config = configFor('identity', { IDENTITY_ADDR: '127.0.0.1:0' });
-    const identity = await startIdentityServer(readIdentityConfig(config), { migrate: true, now, ...readIdentityServeKeys(config) });
+    const identity = await startIdentityServer(readIdentityConfig(config), {
+      migrate: true,
+      now,
+      ...readIdentityServeKeys(config),
+    });
     stack.identity = identity;
     stoppers.unshift(() => identity.stop());
     env.IDENTITY_ADDR = identity.address;
   }
   if (services.has('checkout')) {
     const config = configFor('checkout', { CHECKOUT_ADDR: '127.0.0.1:0' });
-    const checkout = await startCheckoutServer(readCheckoutConfig(config), { migrate: true, now, ...readCheckoutServeKeys(config) });
+    const checkout = await startCheckoutServer(readCheckoutConfig(config), {
+      migrate: true,
+      now,
+      ...readCheckoutServeKeys(config),
+    });
     stack.checkout = checkout;
     stoppers.unshift(() => checkout.stop());
     env.CHECKOUT_ADDR = checkout.address;

@@ -36,11 +36,20 @@ describe('npm run migrate with only the store settings', function () {
     const base = { PATH: process.env.PATH!, HOME: process.env.HOME! };
     if (stores.backend === 'sqlite') return { ...base, DATA_DIR: stores.dataDir };
     // A database per service under this run's prefix, so parallel runs never share one.
-    return { ...base, ...Object.fromEntries(Object.keys(MIGRATIONS).map((service) => [`${service.toUpperCase()}_MYSQL_URL`, stores.mysqlUrlFor(service)!])) };
+    return {
+      ...base,
+      ...Object.fromEntries(
+        Object.keys(MIGRATIONS).map((service) => [`${service.toUpperCase()}_MYSQL_URL`, stores.mysqlUrlFor(service)!]),
+      ),
+    };
   }
 
   function migrate(): { status: number | null; applied: Record<string, string[]>; output: string } {
-    const result = spawnSync('npm', ['run', 'migrate', '--silent'], { cwd: ROOT, env: storeOnlyEnv(), encoding: 'utf8' });
+    const result = spawnSync('npm', ['run', 'migrate', '--silent'], {
+      cwd: ROOT,
+      env: storeOnlyEnv(),
+      encoding: 'utf8',
+    });
     const applied: Record<string, string[]> = {};
     for (const line of result.stdout.split('\n').filter((l) => l.startsWith('{'))) {
       const entry = JSON.parse(line) as { service: string; applied?: string[] };

@@ -1,8 +1,8 @@
 /**
- * The module-boundary lint as `npm run lint` runs it: a component importing another component
- * (instead of calling its facade), the edge importing a component, an app importing another app,
- * or a lib importing an app, fails; only the host places components. The probes are linted as text under paths inside those projects, so
- * no such file ever exists for the normal lint or type-check to trip over.
+ * The module-boundary lint as `npm run lint` runs it: a component importing another component (instead of calling its
+ * facade), the edge importing a component, an app importing another app, or a lib importing an app, fails; only the
+ * host places components. The probes are linted as text under paths inside those projects, so no such file ever exists
+ * for the normal lint or type-check to trip over.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

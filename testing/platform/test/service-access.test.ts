@@ -7,10 +7,22 @@
  */
 import { expect } from 'chai';
 import { status } from '@grpc/grpc-js';
-import { CALLER_TOKEN_METADATA, CallerTokenSigner, STAFF_TOKEN_METADATA, type StaffIdentity } from '@storefront/caller-token';
+import {
+  CALLER_TOKEN_METADATA,
+  CallerTokenSigner,
+  STAFF_TOKEN_METADATA,
+  type StaffIdentity,
+} from '@storefront/caller-token';
 import { CHECKOUT_ACCESS } from '@storefront/checkout';
 import { AppError } from '@storefront/errors';
-import { SERVICE_NOT_ALLOWED, SERVICE_UNAUTHENTICATED, callLocally, type AccessTable, type RpcAccess, type ServiceDefinition } from '@storefront/grpc';
+import {
+  SERVICE_NOT_ALLOWED,
+  SERVICE_UNAUTHENTICATED,
+  callLocally,
+  type AccessTable,
+  type RpcAccess,
+  type ServiceDefinition,
+} from '@storefront/grpc';
 import { IDENTITY_ACCESS } from '@storefront/identity';
 import { INVENTORY_ACCESS } from '@storefront/inventory';
 import { LOYALTY_ACCESS } from '@storefront/loyalty';
@@ -52,9 +64,15 @@ interface Outcome {
 
 const UNAUTHENTICATED_CUSTOMER: Outcome = { status: status.UNAUTHENTICATED, errorCode: 'unauthorized' };
 const UNAUTHENTICATED_STAFF: Outcome = { status: status.UNAUTHENTICATED, errorCode: 'staff_unauthorized' };
-const STAFF: StaffIdentity = { id: 'access-test-staff', role: 'owner', email: 'access-test@shop.test', clientAddress: '192.0.2.10' };
+const STAFF: StaffIdentity = {
+  id: 'access-test-staff',
+  role: 'owner',
+  email: 'access-test@shop.test',
+  clientAddress: '192.0.2.10',
+};
 /** What the test names the caller with: a customer always, a staff member where the rule asks for one. */
-const withStaffNote = (rule: RpcAccess) => `${rule.customer === 'required' ? ' with a customer' : ''}${rule.staff ? ' with a staff member' : ''}`;
+const withStaffNote = (rule: RpcAccess) =>
+  `${rule.customer === 'required' ? ' with a customer' : ''}${rule.staff ? ' with a staff member' : ''}`;
 const NOT_ALLOWED: Outcome = { status: status.PERMISSION_DENIED, errorCode: SERVICE_NOT_ALLOWED };
 
 describe('internal RPCs: service identity and access tables', () => {
@@ -67,7 +85,10 @@ describe('internal RPCs: service identity and access tables', () => {
   describe('over gRPC (the split layout)', () => {
     let stack: Stack;
     let callerTokens: CallerTokenSigner;
-    startForSuite(() => startStack({ layout: 'split', env: FAST_ARGON2 }), (started) => (stack = started));
+    startForSuite(
+      () => startStack({ layout: 'split', env: FAST_ARGON2 }),
+      (started) => (stack = started),
+    );
     before(async () => {
       callerTokens = await CallerTokenSigner.fromPem(stack.keys.privateKeyPem);
     });
@@ -85,24 +106,43 @@ describe('internal RPCs: service identity and access tables', () => {
           const outsiders = SERVICE_NAMES.filter((service) => !rule.callers.includes(service));
           expect(outsiders).to.not.be.empty;
           for (const outsider of outsiders) {
-            expect(await call({ [SERVICE_TOKEN_METADATA]: await testSigner(outsider).tokenFor(name) }), outsider).to.deep.equal(NOT_ALLOWED);
+            expect(
+              await call({ [SERVICE_TOKEN_METADATA]: await testSigner(outsider).tokenFor(name) }),
+              outsider,
+            ).to.deep.equal(NOT_ALLOWED);
           }
         });
 
         it(`${name}.${rpc}: lets ${rule.callers.join(' and ')} through${withStaffNote(rule)}`, async () => {
           const customer = { [CALLER_TOKEN_METADATA]: await callerTokens.sign('access-test-user') };
-          const staff: Record<string, string> = rule.staff ? { [STAFF_TOKEN_METADATA]: await callerTokens.signStaff(STAFF) } : {};
+          const staff: Record<string, string> = rule.staff
+            ? { [STAFF_TOKEN_METADATA]: await callerTokens.signStaff(STAFF) }
+            : {};
           for (const caller of rule.callers) {
             const serviceToken = { [SERVICE_TOKEN_METADATA]: await testSigner(caller).tokenFor(name) };
             // The empty request may well be invalid; what matters is that the access check let it by.
             const admitted = await call({ ...serviceToken, ...customer, ...staff });
-            expect(admitted.errorCode, caller).to.not.be.oneOf([SERVICE_UNAUTHENTICATED, SERVICE_NOT_ALLOWED, UNAUTHENTICATED_STAFF.errorCode]);
-            if (rule.customer === 'required') expect(await call(serviceToken), `${caller} without a customer`).to.deep.equal(UNAUTHENTICATED_CUSTOMER);
+            expect(admitted.errorCode, caller).to.not.be.oneOf([
+              SERVICE_UNAUTHENTICATED,
+              SERVICE_NOT_ALLOWED,
+              UNAUTHENTICATED_STAFF.errorCode,
+            ]);
+            if (rule.customer === 'required')
+              expect(await call(serviceToken), `${caller} without a customer`).to.deep.equal(UNAUTHENTICATED_CUSTOMER);
             if (rule.staff) {
-              expect(await call({ ...serviceToken, ...customer }), `${caller} with a customer but no staff member`).to.deep.equal(UNAUTHENTICATED_STAFF);
+              expect(
+                await call({ ...serviceToken, ...customer }),
+                `${caller} with a customer but no staff member`,
+              ).to.deep.equal(UNAUTHENTICATED_STAFF);
               const customerAsStaff = { [STAFF_TOKEN_METADATA]: customer[CALLER_TOKEN_METADATA] };
-              expect(await call({ ...serviceToken, ...customerAsStaff }), `${caller} passing a customer's token for a staff member's`).to.deep.equal(UNAUTHENTICATED_STAFF);
-              expect(await call({ ...serviceToken, [STAFF_TOKEN_METADATA]: 'forged' }), `${caller} with a forged staff token`).to.deep.equal(UNAUTHENTICATED_STAFF);
+              expect(
+                await call({ ...serviceToken, ...customerAsStaff }),
+                `${caller} passing a customer's token for a staff member's`,
+              ).to.deep.equal(UNAUTHENTICATED_STAFF);
+              expect(
+                await call({ ...serviceToken, [STAFF_TOKEN_METADATA]: 'forged' }),
+                `${caller} with a forged staff token`,
+              ).to.deep.equal(UNAUTHENTICATED_STAFF);
             }
           }
         });
@@ -112,10 +152,19 @@ describe('internal RPCs: service identity and access tables', () => {
 
   describe('in-process (the one-process layout)', () => {
     let stack: Stack;
-    startForSuite(() => startStack({ layout: 'one-process', env: FAST_ARGON2 }), (started) => (stack = started));
+    startForSuite(
+      () => startStack({ layout: 'one-process', env: FAST_ARGON2 }),
+      (started) => (stack = started),
+    );
 
     /** One call as the hosted component sees it, before the caller-side translation. */
-    const callAs = async (name: ComponentName, rpc: string, caller: ServiceName, customer?: string, staff?: StaffIdentity): Promise<Outcome> => {
+    const callAs = async (
+      name: ComponentName,
+      rpc: string,
+      caller: ServiceName,
+      customer?: string,
+      staff?: StaffIdentity,
+    ): Promise<Outcome> => {
       const binding = stack[name]!.bindings!.find((candidate) => candidate.definition[rpc])!;
       const request = binding.definition[rpc]!.requestDeserialize(Buffer.alloc(0));
       try {
@@ -123,7 +172,10 @@ describe('internal RPCs: service identity and access tables', () => {
         return { status: status.OK };
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        const kindStatus: Record<string, status> = { unauthenticated: status.UNAUTHENTICATED, permission_denied: status.PERMISSION_DENIED };
+        const kindStatus: Record<string, status> = {
+          unauthenticated: status.UNAUTHENTICATED,
+          permission_denied: status.PERMISSION_DENIED,
+        };
         return { status: kindStatus[error.kind] ?? status.UNKNOWN, errorCode: error.code };
       }
     };
@@ -144,8 +196,15 @@ describe('internal RPCs: service identity and access tables', () => {
             // The empty request may well be invalid; what matters is that the access check let it by.
             const admitted = await callAs(name, rpc, caller, 'access-test-user', rule.staff ? STAFF : undefined);
             expect(admitted.errorCode, caller).to.not.be.oneOf([SERVICE_NOT_ALLOWED, UNAUTHENTICATED_STAFF.errorCode]);
-            if (rule.customer === 'required') expect(await callAs(name, rpc, caller), `${caller} without a customer`).to.deep.equal(UNAUTHENTICATED_CUSTOMER);
-            if (rule.staff) expect(await callAs(name, rpc, caller, 'access-test-user'), `${caller} with a customer but no staff member`).to.deep.equal(UNAUTHENTICATED_STAFF);
+            if (rule.customer === 'required')
+              expect(await callAs(name, rpc, caller), `${caller} without a customer`).to.deep.equal(
+                UNAUTHENTICATED_CUSTOMER,
+              );
+            if (rule.staff)
+              expect(
+                await callAs(name, rpc, caller, 'access-test-user'),
+                `${caller} with a customer but no staff member`,
+              ).to.deep.equal(UNAUTHENTICATED_STAFF);
           }
         });
       }

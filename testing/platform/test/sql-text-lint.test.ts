@@ -24,12 +24,16 @@ describe('workspace: SQL text is never built from values', function () {
   it('fails raw SQL made from a template with a value or a concatenation, in a component and in a lib', async () => {
     expect(await sqlTextErrors('apps/checkout', 'db.raw(`select ${value}`)')).to.equal(1);
     expect(await sqlTextErrors('apps/inventory', "db('stock').whereRaw('sku = ' + value)")).to.equal(1);
-    expect(await sqlTextErrors('libs/db', "db('stock').orderByRaw(`case when sku = '${value}' then 0 end`)")).to.equal(1);
+    expect(await sqlTextErrors('libs/db', "db('stock').orderByRaw(`case when sku = '${value}' then 0 end`)")).to.equal(
+      1,
+    );
   });
 
   it('passes SQL written as a literal with its values and identifiers bound', async () => {
     expect(await sqlTextErrors('apps/checkout', "db.raw('select ?', [value])")).to.equal(0);
     expect(await sqlTextErrors('apps/loyalty', "db.raw('null as ??', [value])")).to.equal(0);
-    expect(await sqlTextErrors('apps/inventory', "db('stock').whereRaw('on_hand - reserved >= ?', [value])")).to.equal(0);
+    expect(await sqlTextErrors('apps/inventory', "db('stock').whereRaw('on_hand - reserved >= ?', [value])")).to.equal(
+      0,
+    );
   });
 });

@@ -45,7 +45,8 @@ function workspaceDirs(): string[] {
     expect(pattern, 'workspace patterns are of the form dir/*').to.match(/^[\w.-]+\/\*$/);
     const parent = pattern.slice(0, -2);
     for (const entry of readdirSync(path.join(ROOT, parent), { withFileTypes: true })) {
-      if (entry.isDirectory() && existsSync(path.join(ROOT, parent, entry.name, 'package.json'))) dirs.push(`${parent}/${entry.name}`);
+      if (entry.isDirectory() && existsSync(path.join(ROOT, parent, entry.name, 'package.json')))
+        dirs.push(`${parent}/${entry.name}`);
     }
   }
   return dirs.sort();
@@ -154,7 +155,7 @@ describe('supply chain', () => {
       expect(major).to.be.at.least(24);
     });
 
-    it('engines names the images\' Node and the one this suite runs on', () => {
+    it("engines names the images' Node and the one this suite runs on", () => {
       const engines = rootPackage.engines?.node ?? '';
       const majors = engines.split('||').map((range) => Number(/^\s*\^(\d+)\./.exec(range)?.[1]));
       expect(majors, `engines.node ${engines} lists ^major.minor.patch ranges`).to.not.include(NaN);

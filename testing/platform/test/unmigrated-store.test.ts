@@ -21,7 +21,12 @@ describe('lifecycle: a service started on an unmigrated MySQL database', functio
     // SQLite, the embedded default, migrates itself at start; only MySQL has a separate step.
     if (stores.backend !== 'mysql') this.skip();
     const keys = await generateCallerKeyPair();
-    serveEnv = { ...testServiceTokenEnv(), CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem, DATA_DIR: stores.dataDir, HOST: '127.0.0.1' };
+    serveEnv = {
+      ...testServiceTokenEnv(),
+      CALLER_TOKEN_PUBLIC_KEY: keys.publicKeyPem,
+      DATA_DIR: stores.dataDir,
+      HOST: '127.0.0.1',
+    };
   });
   after(async () => stores?.cleanup());
 
@@ -50,9 +55,16 @@ describe('lifecycle: a service started on an unmigrated MySQL database', functio
     for (const { service, code, lines, logs, plainStdout } of outcomes) {
       expect(code, `${service}: ${lines.join('\n')}`).to.equal(CONFIGURATION_EXIT);
       expect(lines, service).to.have.length(1);
-      expect(lines[0]).to.match(new RegExp(`^${service}: the ${service} database is not migrated \\(\\d+ pending: .+\\); run \`npm run migrate\``));
+      expect(lines[0]).to.match(
+        new RegExp(
+          `^${service}: the ${service} database is not migrated \\(\\d+ pending: .+\\); run \`npm run migrate\``,
+        ),
+      );
       expect(lines[0]).to.not.match(/doesn't exist|Unknown database/);
-      expect(logs.map((line) => line.msg), service).to.not.include('fatal error');
+      expect(
+        logs.map((line) => line.msg),
+        service,
+      ).to.not.include('fatal error');
       // Nor a driver's connection error printed past the logger.
       expect(plainStdout, service).to.deep.equal([]);
     }

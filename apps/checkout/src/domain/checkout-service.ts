@@ -12,13 +12,32 @@ import type { Logger } from '@storefront/logging';
 import type { checkout, inventory, loyalty } from '@storefront/proto';
 import type { ProviderName } from '../config';
 import { checkAmountMatches, priceOrder } from './pricing';
-import { fingerprintOf, validateCheckoutRequest, validateOrderLines, type CheckoutRequest, type RequestRules } from './request';
+import {
+  fingerprintOf,
+  validateCheckoutRequest,
+  validateOrderLines,
+  type CheckoutRequest,
+  type RequestRules,
+} from './request';
 import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './promo';
 import type { PromoDefinitions } from './promo-definitions';
 import { releaseCodeHold } from './code-holds';
-import { providerCheckoutFields, publicProviderCheckout, type PaymentProvider, type ProviderCheckoutFields, type ProviderStatus } from '../providers/provider';
+import {
+  providerCheckoutFields,
+  publicProviderCheckout,
+  type PaymentProvider,
+  type ProviderCheckoutFields,
+  type ProviderStatus,
+} from '../providers/provider';
 import { PromoNotHeld, type CheckoutStore } from '../stores/checkout';
-import { orderReadableBy, type DiscountKind, type NewOrder, type Order, type OrderLine, type OrderStatus } from './order';
+import {
+  orderReadableBy,
+  type DiscountKind,
+  type NewOrder,
+  type Order,
+  type OrderLine,
+  type OrderStatus,
+} from './order';
 import { holderOf, type AbuseGuard } from '../limits';
 import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
 import { firstCheckAt, type PollPolicy } from './confirmation';
@@ -65,10 +84,18 @@ export class CheckoutService {
   private readonly rules: RequestRules;
 
   constructor(private readonly options: CheckoutServiceOptions) {
-    this.rules = { merchantCode: options.merchantCode, redirectOrigins: options.redirectOrigins, defaultProvider: options.defaultProvider, providers: [...options.providers.keys()] };
+    this.rules = {
+      merchantCode: options.merchantCode,
+      redirectOrigins: options.redirectOrigins,
+      defaultProvider: options.defaultProvider,
+      providers: [...options.providers.keys()],
+    };
   }
 
-  async createCheckout(rpcRequest: checkout.CreateCheckoutRequest, accountId: string | undefined): Promise<checkout.CreateCheckoutResponse> {
+  async createCheckout(
+    rpcRequest: checkout.CreateCheckoutRequest,
+    accountId: string | undefined,
+  ): Promise<checkout.CreateCheckoutResponse> {
     const { store, limits, now } = this.options;
     const request = validateCheckoutRequest(rpcRequest, this.rules);
     const holder = holderOf(rpcRequest.clientAddress, accountId);
@@ -87,24 +114,42 @@ export class CheckoutService {
         await limits.countNewReference(rpcRequest.clientAddress, holder);
       } else {
         await limits.countOrderLookup(rpcRequest.clientAddress);
-        // The caller may see this order anyway (its own, or a guest order): a different request under it is refused now.
+        // The caller may see this order anyway (its own, or a guest order): a different request under it is refused
+        // now.
         if (orderReadableBy(order, accountId)) throw idempotencyMismatch(request.reference);
         await limits.countNewCheckout(holder);
       }
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
       const { order: priced, stockOnHand } = await this.price(request, accountId);
-      const fresh: Order = { ...priced, clientAddressKey: holder.addressKey, fingerprint, status: 'pending_payment', refundedPence: 0, createdAt: now() };
+      const fresh: Order = {
+        ...priced,
+        clientAddressKey: holder.addressKey,
+        fingerprint,
+        status: 'pending_payment',
+        refundedPence: 0,
+        createdAt: now(),
+      };
       const checkOpenOrders = limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
-        await store.insertOrder(fresh, { token: claimToken, expiresAt: claimExpiresAt }, firstCheckAt(fresh.createdAt, this.options.pollPolicy), checkOpenOrders);
+        await store.insertOrder(
+          fresh,
+          { token: claimToken, expiresAt: claimExpiresAt },
+          firstCheckAt(fresh.createdAt, this.options.pollPolicy),
+          checkOpenOrders,
+        );
         order = fresh;
         claimed = true;
       } catch (error) {
-        if (error instanceof PromoNotHeld) throw invalidPromo(error.promo.code, promoRefusalDetail(error.promo, error.refusal));
+        if (error instanceof PromoNotHeld)
+          throw invalidPromo(error.promo.code, promoRefusalDetail(error.promo, error.refusal));
         if (!isUniqueViolation(error)) throw error;
         // Another attempt with this reference saved its order first, or another customer's order holds it.
         order = await store.findByReference(request.reference);
-        if (!order) throw conflict('request_in_progress', `checkout_reference ${request.reference} is being processed; retry shortly`);
+        if (!order)
+          throw conflict(
+            'request_in_progress',
+            `checkout_reference ${request.reference} is being processed; retry shortly`,
+          );
       }
     }
     if (order.fingerprint !== fingerprint) throw idempotencyMismatch(request.reference);
@@ -117,7 +162,13 @@ export class CheckoutService {
         const finished = await store.findById(order.id);
         if (finished?.providerCheckout) return this.answer(finished, finished.providerCheckout);
       }
-      if (!claimed) throw new AppError('conflict', 'request_in_progress', `checkout_reference ${request.reference} is still being processed; retry shortly`, 1);
+      if (!claimed)
+        throw new AppError(
+          'conflict',
+          'request_in_progress',
+          `checkout_reference ${request.reference} is still being processed; retry shortly`,
+          1,
+        );
     }
     const lease = new ClaimLease(store, order.id, claimToken, claimExpiresAt, now, this.options.logger);
     try {
@@ -131,7 +182,10 @@ export class CheckoutService {
   private async finish(order: Order, lease: ClaimLease): Promise<checkout.CreateCheckoutResponse> {
     const { store, now } = this.options;
     if (order.status !== 'pending_payment') {
-      throw conflict('order_closed', `Order ${order.reference} is ${order.status}; start again with a new checkout_reference`);
+      throw conflict(
+        'order_closed',
+        `Order ${order.reference} is ${order.status}; start again with a new checkout_reference`,
+      );
     }
     let reservedUntil = order.reservedUntil;
     let reservationToRecord = false;
@@ -145,7 +199,10 @@ export class CheckoutService {
     }
     try {
       if (reservedUntil <= now()) {
-        throw conflict('reservation_expired', `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`);
+        throw conflict(
+          'reservation_expired',
+          `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`,
+        );
       }
       const provider = this.providerFor(order.provider);
       await lease.confirm(order.reference);
@@ -183,7 +240,12 @@ export class CheckoutService {
     const hold = await this.options.loyalty.holdRewardCode({ code, userId: order.accountId ?? '', orderId: order.id });
     if (hold.valid) return;
     await this.options.store.deleteOrder(order.id);
-    throw invalidPromo(code, hold.heldByAnotherOrder ? 'is held by another open order; it is free again if that order is not paid' : 'is not valid');
+    throw invalidPromo(
+      code,
+      hold.heldByAnotherOrder
+        ? 'is held by another open order; it is free again if that order is not paid'
+        : 'is not valid',
+    );
   }
 
   /**
@@ -198,7 +260,8 @@ export class CheckoutService {
         ttlSeconds: 0,
       });
       const expiresAt = Date.parse(reservation?.expiresAt ?? '');
-      if (!Number.isFinite(expiresAt)) throw new AppError('internal', 'internal_error', 'Inventory answered a reservation without an expiry');
+      if (!Number.isFinite(expiresAt))
+        throw new AppError('internal', 'internal_error', 'Inventory answered a reservation without an expiry');
       return expiresAt;
     } catch (error) {
       if (error instanceof AppError && error.code === 'out_of_stock') {
@@ -210,9 +273,14 @@ export class CheckoutService {
   }
 
   /** The priced order, and the units on hand of its stock-limited SKUs. */
-  private async price(request: CheckoutRequest, accountId: string | undefined): Promise<{ order: Omit<NewOrder, 'fingerprint'>; stockOnHand: Map<string, number> }> {
+  private async price(
+    request: CheckoutRequest,
+    accountId: string | undefined,
+  ): Promise<{ order: Omit<NewOrder, 'fingerprint'>; stockOnHand: Map<string, number> }> {
     const { quoted, lines } = await this.quoteLines(request.items);
-    const stockOnHand = new Map(quoted.flatMap((line) => (line.onHand === undefined ? [] : [[line.sku, line.onHand] as const])));
+    const stockOnHand = new Map(
+      quoted.flatMap((line) => (line.onHand === undefined ? [] : [[line.sku, line.onHand] as const])),
+    );
     let discount: DiscountCode | undefined;
     if (request.promoCode !== undefined) {
       const found = await this.lookUpCode(request.promoCode, accountId);
@@ -241,12 +309,15 @@ export class CheckoutService {
   }
 
   /** Inventory's price of every line, in the order asked; a SKU inventory does not know is a 400 naming it. */
-  private async quoteLines(items: CheckoutRequest['items']): Promise<{ quoted: inventory.PricedLine[]; lines: OrderLine[] }> {
+  private async quoteLines(
+    items: CheckoutRequest['items'],
+  ): Promise<{ quoted: inventory.PricedLine[]; lines: OrderLine[] }> {
     const { lines: quoted } = await this.options.inventory.quote({ lines: items });
     const priceOf = new Map(quoted.map((line) => [line.sku, line.unitPricePence]));
     const lines: OrderLine[] = items.map((item, index) => {
       const unitPricePence = priceOf.get(item.sku);
-      if (unitPricePence === undefined) throw invalidArgument(`items[${index}].sku ${item.sku} is not in the catalog`, 'unknown_sku');
+      if (unitPricePence === undefined)
+        throw invalidArgument(`items[${index}].sku ${item.sku} is not in the catalog`, 'unknown_sku');
       return { sku: item.sku, quantity: item.quantity, unitPricePence };
     });
     return { quoted, lines };
@@ -257,7 +328,10 @@ export class CheckoutService {
    * holding nothing. A code that does not apply is reported, and the lines priced without it. A
    * code counts as a promo check, so quotes cannot be used to guess codes faster than validation.
    */
-  async quoteOrder(request: checkout.QuoteOrderRequest, accountId: string | undefined): Promise<checkout.QuoteOrderResponse> {
+  async quoteOrder(
+    request: checkout.QuoteOrderRequest,
+    accountId: string | undefined,
+  ): Promise<checkout.QuoteOrderResponse> {
     const items = validateOrderLines(request.items);
     const rawCode = request.promoCode?.trim() ?? '';
     if (rawCode !== '') await this.options.limits.countPromoCheck(request.clientAddress);
@@ -267,7 +341,11 @@ export class CheckoutService {
     const totals = priceOrder(lines, discount?.basisPoints ?? 0);
     const named = new Map(quoted.map((line) => [line.sku, line]));
     return {
-      lines: lines.map((line) => ({ ...line, productName: named.get(line.sku)?.productName ?? '', size: named.get(line.sku)?.size ?? '' })),
+      lines: lines.map((line) => ({
+        ...line,
+        productName: named.get(line.sku)?.productName ?? '',
+        size: named.get(line.sku)?.size ?? '',
+      })),
       ...totals,
       promoCode: discount?.code ?? '',
       promoRefusal: found && 'refusal' in found ? found.refusal : '',
@@ -294,11 +372,18 @@ export class CheckoutService {
     if (!accountId) return invalid;
     const reward = await this.options.loyalty.checkRewardCode({ code, userId: accountId });
     if (!reward.valid && !reward.held) return invalid;
-    return { discount: { code: reward.code || code, kind: 'reward', basisPoints: reward.discountBps }, held: reward.held };
+    return {
+      discount: { code: reward.code || code, kind: 'reward', basisPoints: reward.discountBps },
+      held: reward.held,
+    };
   }
 
   /** Valid only when an order could take the code now: a code open orders hold is not. */
-  async validatePromo(rawCode: string, clientAddress: string, accountId: string | undefined): Promise<checkout.ValidatePromoResponse> {
+  async validatePromo(
+    rawCode: string,
+    clientAddress: string,
+    accountId: string | undefined,
+  ): Promise<checkout.ValidatePromoResponse> {
     await this.options.limits.countPromoCheck(clientAddress);
     const found = await this.lookUpCode(rawCode, accountId);
     return 'discount' in found && !found.held
@@ -308,7 +393,8 @@ export class CheckoutService {
 
   private providerFor(name: ProviderName): PaymentProvider {
     const provider = this.options.providers.get(name);
-    if (!provider) throw new AppError('provider_unavailable', 'provider_unavailable', `Provider ${name} is not configured here`);
+    if (!provider)
+      throw new AppError('provider_unavailable', 'provider_unavailable', `Provider ${name} is not configured here`);
     return provider;
   }
 
@@ -340,7 +426,11 @@ const PROVIDER_STATUS_OF_CLOSED_ORDER: Record<OrderStatus, ProviderStatus | unde
 };
 
 const idempotencyMismatch = (reference: string) =>
-  new AppError('unprocessable', 'idempotency_mismatch', `checkout_reference ${reference} was already used with a different request; use a new reference for a new order`);
+  new AppError(
+    'unprocessable',
+    'idempotency_mismatch',
+    `checkout_reference ${reference} was already used with a different request; use a new reference for a new order`,
+  );
 
 const invalidPromo = (code: string, why: string) => invalidArgument(`promo_code ${code} ${why}`, 'invalid_promo_code');
 

@@ -27,7 +27,9 @@ export class ClaimLease {
     private readonly logger: Logger,
   ) {
     this.timer = setInterval(() => {
-      this.renew().catch((error: unknown) => logger.warn({ err: error, orderId }, 'could not renew a checkout claim; retrying at the next beat'));
+      this.renew().catch((error: unknown) =>
+        logger.warn({ err: error, orderId }, 'could not renew a checkout claim; retrying at the next beat'),
+      );
     }, RENEW_EVERY_MS);
     this.timer.unref();
   }
@@ -40,7 +42,11 @@ export class ClaimLease {
    */
   async confirm(reference: string): Promise<void> {
     if (this.lost || this.heldUntil - this.now() < CLAIM_LEASE_MS - RENEW_EVERY_MS) await this.renew();
-    if (this.lost) throw conflict('request_in_progress', `checkout_reference ${reference} was taken over by another attempt; retry shortly`);
+    if (this.lost)
+      throw conflict(
+        'request_in_progress',
+        `checkout_reference ${reference} was taken over by another attempt; retry shortly`,
+      );
   }
 
   /** The store ended the claim itself (with the write that finished the order): nothing is left to free. */

@@ -104,7 +104,9 @@ export class PaymentConfirmation {
     const readsPerPass = Math.max(1, Math.round((this.options.policy.readsPerSecond * intervalMs) / 1000));
     this.timer = setInterval(() => {
       if (this.pass) return;
-      this.runPass(false, readsPerPass).catch((error: unknown) => this.options.logger.error({ err: error }, 'reconcile pass failed'));
+      this.runPass(false, readsPerPass).catch((error: unknown) =>
+        this.options.logger.error({ err: error }, 'reconcile pass failed'),
+      );
     }, intervalMs);
     this.timer.unref();
   }
@@ -137,7 +139,10 @@ export class PaymentConfirmation {
         await this.settle(order);
         return;
       } catch (error) {
-        logger.warn({ err: error, orderId: order.id }, 'a payment notification could not settle its order; the next pass reads it first');
+        logger.warn(
+          { err: error, orderId: order.id },
+          'a payment notification could not settle its order; the next pass reads it first',
+        );
       }
     }
     await store.markDueNow(order.id);
@@ -146,17 +151,22 @@ export class PaymentConfirmation {
   /** Passes of this process run one after another. */
   private runPass(sweep: boolean, maxReads: number): Promise<ReconcileSummary> {
     const run = (this.pass ?? Promise.resolve()).then(() => this.checkDueOrders(sweep, maxReads));
-    const done: Promise<void> = run.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      if (this.pass === done) this.pass = undefined;
-    });
+    const done: Promise<void> = run
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.pass === done) this.pass = undefined;
+      });
     this.pass = done;
     return run;
   }
 
-  /** Leases due orders batch by batch, recent ones first, and reads each batch in parallel, until none is due or `maxReads` were read. */
+  /**
+   * Leases due orders batch by batch, recent ones first, and reads each batch in parallel, until none is due or
+   * `maxReads` were read.
+   */
   private async checkDueOrders(sweep: boolean, maxReads: number): Promise<ReconcileSummary> {
     const { store, now, logger, policy } = this.options;
     const token = randomBytes(16).toString('hex');
@@ -164,7 +174,14 @@ export class PaymentConfirmation {
     while (!this.stopping && summary.examined < maxReads) {
       const leasedAt = now();
       const limit = Math.min(BATCH_SIZE, maxReads - summary.examined);
-      const orders = await store.leaseOrdersToCheck({ token, now: leasedAt, leaseMs: POLL_LEASE_MS, recentSince: leasedAt - RECENT_ORDER_MS, limit, sweep });
+      const orders = await store.leaseOrdersToCheck({
+        token,
+        now: leasedAt,
+        leaseMs: POLL_LEASE_MS,
+        recentSince: leasedAt - RECENT_ORDER_MS,
+        limit,
+        sweep,
+      });
       if (orders.length === 0) break;
       summary.examined += orders.length;
       await forEachConcurrently(orders, CONCURRENCY, async (order) => {
@@ -176,7 +193,7 @@ export class PaymentConfirmation {
         }
         await store.scheduleNextCheck(order.id, token, nextCheckAt(order, now(), policy)).catch((error: unknown) => {
           // The lease runs out and another pass reads the order.
-          logger.warn({ err: error, orderId: order.id }, 'could not schedule an order\'s next check');
+          logger.warn({ err: error, orderId: order.id }, "could not schedule an order's next check");
         });
       });
     }
@@ -205,7 +222,8 @@ export class PaymentConfirmation {
       if (!outcome) return;
       // Counted only by the process whose update made the order final, so replicas never count one twice.
       const mail = outcome === 'paid' ? this.options.confirmationMail(current) : undefined;
-      if ((await store.finalise(current.id, outcome, now(), mail)) && outcome === 'paid') this.options.paymentConfirmed(current.provider);
+      if ((await store.finalise(current.id, outcome, now(), mail)) && outcome === 'paid')
+        this.options.paymentConfirmed(current.provider);
       current = (await store.findById(current.id))!;
     }
     await this.finishSteps(current);
@@ -220,7 +238,12 @@ export class PaymentConfirmation {
       return now >= holdEnds && !attemptRunning ? 'expired' : undefined;
     }
     const provider = this.options.providers.get(order.provider);
-    if (!provider) throw new AppError('internal', 'provider_not_configured', `provider ${order.provider} of order ${order.id} is not configured`);
+    if (!provider)
+      throw new AppError(
+        'internal',
+        'provider_not_configured',
+        `provider ${order.provider} of order ${order.id} is not configured`,
+      );
     const holdEnded = order.reservedUntil !== undefined && now >= order.reservedUntil;
     let checkout;
     try {
@@ -253,17 +276,30 @@ export class PaymentConfirmation {
     }
     if (order.status === 'paid') {
       if (order.accountId && order.pointsAwardedAt === undefined) {
-        await loyalty.awardPurchase({ orderId: order.id, userId: order.accountId, amountPence: order.goodsPence - order.discountPence });
+        await loyalty.awardPurchase({
+          orderId: order.id,
+          userId: order.accountId,
+          amountPence: order.goodsPence - order.discountPence,
+        });
         await store.markStep(order.id, 'points_awarded_at', now());
       }
       if (order.promoCode && order.codeRedeemedAt === undefined) {
         if (order.promoKind === 'reward') {
-          await loyalty.useRewardCode({ code: order.promoCode, userId: order.accountId ?? '', orderId: order.id }).catch((error: unknown) => {
-            // Paid after its hold lapsed, and the code went to another order meanwhile: the money
-            // is taken, so the payment stands and a person looks at it rather than retry forever.
-            if (!(error instanceof AppError && (error.code === 'reward_code_used' || error.code === 'reward_code_held'))) throw error;
-            this.options.logger.warn({ orderId: order.id, reason: error.code }, 'a paid order\'s reward code had gone to another order');
-          });
+          await loyalty
+            .useRewardCode({ code: order.promoCode, userId: order.accountId ?? '', orderId: order.id })
+            .catch((error: unknown) => {
+              // Paid after its hold lapsed, and the code went to another order meanwhile: the money
+              // is taken, so the payment stands and a person looks at it rather than retry forever.
+              if (!(
+                error instanceof AppError &&
+                (error.code === 'reward_code_used' || error.code === 'reward_code_held')
+              ))
+                throw error;
+              this.options.logger.warn(
+                { orderId: order.id, reason: error.code },
+                "a paid order's reward code had gone to another order",
+              );
+            });
         } else {
           await store.recordRedemption(order.id, order.promoCode, now());
         }

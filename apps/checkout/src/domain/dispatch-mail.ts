@@ -15,7 +15,12 @@ export function dispatchNoticeMail(order: Order, details: DispatchDetails, publi
       subject: `Order ${order.reference} is on its way`,
       blocks: [
         { paragraph: `Good news, ${order.delivery.name}: order ${order.reference} has been dispatched.` },
-        { rows: [['Carrier', details.carrier], ['Tracking number', details.trackingNumber]] },
+        {
+          rows: [
+            ['Carrier', details.carrier],
+            ['Tracking number', details.trackingNumber],
+          ],
+        },
         { link: { label: 'Your order', url: orderPageUrl(publicBaseUrl, order.reference) } },
       ],
     }),

@@ -40,9 +40,17 @@ export interface OrderFulfilmentOptions {
 /** Carrier and tracking number as given, trimmed; a 400 names the field that is wrong. */
 export function parseDispatchDetails(carrier: string, trackingNumber: string): DispatchDetails {
   const details = { carrier: carrier.trim(), trackingNumber: trackingNumber.trim() };
-  if (details.carrier === '' || details.carrier.length > CARRIER_MAX_LENGTH) throw invalidArgument(`carrier must be 1 to ${CARRIER_MAX_LENGTH} characters`, 'invalid_carrier');
-  if (details.trackingNumber === '' || details.trackingNumber.length > TRACKING_NUMBER_MAX_LENGTH || !TRACKING_NUMBER.test(details.trackingNumber)) {
-    throw invalidArgument(`tracking_number must be 1 to ${TRACKING_NUMBER_MAX_LENGTH} letters, digits, spaces or dashes`, 'invalid_tracking_number');
+  if (details.carrier === '' || details.carrier.length > CARRIER_MAX_LENGTH)
+    throw invalidArgument(`carrier must be 1 to ${CARRIER_MAX_LENGTH} characters`, 'invalid_carrier');
+  if (
+    details.trackingNumber === '' ||
+    details.trackingNumber.length > TRACKING_NUMBER_MAX_LENGTH ||
+    !TRACKING_NUMBER.test(details.trackingNumber)
+  ) {
+    throw invalidArgument(
+      `tracking_number must be 1 to ${TRACKING_NUMBER_MAX_LENGTH} letters, digits, spaces or dashes`,
+      'invalid_tracking_number',
+    );
   }
   return details;
 }
@@ -64,7 +72,10 @@ export class OrderFulfilment {
     // Changed since it was read: the same dispatch made by another request is this one.
     const current = await this.reread(order);
     if (isDispatchedWith(current, details)) return current;
-    throw dispatchConflictOf(current) ?? conflict('order_not_dispatchable', `Order ${current.reference} was changed meanwhile; try again`);
+    throw (
+      dispatchConflictOf(current) ??
+      conflict('order_not_dispatchable', `Order ${current.reference} was changed meanwhile; try again`)
+    );
   }
 
   async markDelivered(reference: string, staff: StaffIdentity): Promise<Order> {
@@ -91,7 +102,10 @@ export class OrderFulfilment {
     refuseCancel(order, now());
     if ((await this.deactivate(order)) === 'PAID') {
       await this.settleOrLeave(order);
-      throw conflict('order_not_cancellable', `Order ${order.reference} was paid before it could be cancelled; it stays paid`);
+      throw conflict(
+        'order_not_cancellable',
+        `Order ${order.reference} was paid before it could be cancelled; it stays paid`,
+      );
     }
     if (!(await fulfilment.cancel(order, staff, now()))) {
       const current = await this.reread(order);
@@ -106,15 +120,26 @@ export class OrderFulfilment {
   /** Settles the order now; what fails is left to the reconciler, which reads the order again. */
   private async settleOrLeave(order: Order): Promise<void> {
     await this.options.settle(order).catch((error: unknown) => {
-      this.options.logger.warn({ err: error, orderId: order.id }, 'an order could not be settled after a cancel; the next reconcile pass does it');
+      this.options.logger.warn(
+        { err: error, orderId: order.id },
+        'an order could not be settled after a cancel; the next reconcile pass does it',
+      );
     });
   }
 
-  /** The provider checkout's state once it can take no payment; undefined when there is none (never made, or forgotten by the provider). */
+  /**
+   * The provider checkout's state once it can take no payment; undefined when there is none (never made, or forgotten
+   * by the provider).
+   */
   private async deactivate(order: Order): Promise<ProviderStatus | undefined> {
     if (!order.providerCheckoutId) return undefined;
     const provider = this.options.providers.get(order.provider);
-    if (!provider) throw new AppError('provider_unavailable', 'provider_unavailable', `Provider ${order.provider} is not configured here`);
+    if (!provider)
+      throw new AppError(
+        'provider_unavailable',
+        'provider_unavailable',
+        `Provider ${order.provider} is not configured here`,
+      );
     try {
       return (await provider.deactivateCheckout(order.providerCheckoutId)).status;
     } catch (error) {
@@ -135,13 +160,22 @@ function isDispatchedWith(order: Order, details: DispatchDetails): boolean {
 /** Why this order cannot be dispatched now, or undefined when it can. */
 function dispatchConflictOf(order: Order): AppError | undefined {
   if (order.dispatch) {
-    return conflict('order_already_dispatched', `Order ${order.reference} was already dispatched with ${order.dispatch.carrier}, tracking ${order.dispatch.trackingNumber}`);
+    return conflict(
+      'order_already_dispatched',
+      `Order ${order.reference} was already dispatched with ${order.dispatch.carrier}, tracking ${order.dispatch.trackingNumber}`,
+    );
   }
   if (!DISPATCHABLE_STATUSES.includes(order.status)) {
-    return conflict('order_not_dispatchable', `Order ${order.reference} is ${order.status}; only a paid order can be dispatched`);
+    return conflict(
+      'order_not_dispatchable',
+      `Order ${order.reference} is ${order.status}; only a paid order can be dispatched`,
+    );
   }
   if (order.closedAt === undefined) {
-    return conflict('order_not_dispatchable', `Order ${order.reference} is paid but its stock and points are still being settled; try again in a minute`);
+    return conflict(
+      'order_not_dispatchable',
+      `Order ${order.reference} is paid but its stock and points are still being settled; try again in a minute`,
+    );
   }
   return undefined;
 }
@@ -151,9 +185,22 @@ function refuseCancel(order: Order, now: number): void {
   if (order.claimExpiresAt !== undefined && order.claimExpiresAt > now) throw inProgress(order);
 }
 
-const notDeliverable = (order: Order) => conflict('order_not_deliverable', `Order ${order.reference} is ${order.status}; only a dispatched order can be marked delivered`);
+const notDeliverable = (order: Order) =>
+  conflict(
+    'order_not_deliverable',
+    `Order ${order.reference} is ${order.status}; only a dispatched order can be marked delivered`,
+  );
 
 const notCancellable = (order: Order) =>
-  conflict('order_not_cancellable', order.status === 'pending_payment' ? `Order ${order.reference} was changed meanwhile; try again` : `Order ${order.reference} is ${order.status}; only an order awaiting payment can be cancelled`);
+  conflict(
+    'order_not_cancellable',
+    order.status === 'pending_payment'
+      ? `Order ${order.reference} was changed meanwhile; try again`
+      : `Order ${order.reference} is ${order.status}; only an order awaiting payment can be cancelled`,
+  );
 
-const inProgress = (order: Order) => conflict('request_in_progress', `Order ${order.reference} is being worked on (its payment link is being made); try again shortly`);
+const inProgress = (order: Order) =>
+  conflict(
+    'request_in_progress',
+    `Order ${order.reference} is being worked on (its payment link is being made); try again shortly`,
+  );

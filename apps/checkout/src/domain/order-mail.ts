@@ -6,15 +6,23 @@ import type { Order } from './order';
 export const orderConfirmationKey = (reference: string) => `order-confirmation:${reference}`;
 
 /** The order's page on the shop, where its customer follows it. */
-export const orderPageUrl = (publicBaseUrl: string, reference: string) => `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(reference)}`;
+export const orderPageUrl = (publicBaseUrl: string, reference: string) =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(reference)}`;
 
 export function orderConfirmationMail(order: Order, publicBaseUrl: string): Mail {
-  const money = (pence: number) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: order.currency }).format(pence / 100);
+  const money = (pence: number) =>
+    new Intl.NumberFormat('en-GB', { style: 'currency', currency: order.currency }).format(pence / 100);
   const { delivery } = order;
-  const address = [delivery.name, delivery.line1, delivery.line2, delivery.city, delivery.postcode, delivery.country].filter(Boolean).join(', ');
+  const address = [delivery.name, delivery.line1, delivery.line2, delivery.city, delivery.postcode, delivery.country]
+    .filter(Boolean)
+    .join(', ');
   const totals: Array<[string, string]> = [['Goods', money(order.goodsPence)]];
-  if (order.discountPence > 0) totals.push([`Discount${order.promoCode ? ` (${order.promoCode})` : ''}`, `-${money(order.discountPence)}`]);
-  totals.push(['Shipping', order.shippingPence === 0 ? 'Free' : money(order.shippingPence)], ['Total', money(order.totalPence)]);
+  if (order.discountPence > 0)
+    totals.push([`Discount${order.promoCode ? ` (${order.promoCode})` : ''}`, `-${money(order.discountPence)}`]);
+  totals.push(
+    ['Shipping', order.shippingPence === 0 ? 'Free' : money(order.shippingPence)],
+    ['Total', money(order.totalPence)],
+  );
   return {
     key: orderConfirmationKey(order.reference),
     to: delivery.email,
@@ -22,7 +30,12 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string): Mail
       subject: `Order ${order.reference} is confirmed`,
       blocks: [
         { paragraph: `Thank you, ${delivery.name}. We have received your payment for order ${order.reference}.` },
-        { rows: order.lines.map((line) => [`${line.quantity} × ${line.sku}`, money(line.quantity * line.unitPricePence)]) },
+        {
+          rows: order.lines.map((line) => [
+            `${line.quantity} × ${line.sku}`,
+            money(line.quantity * line.unitPricePence),
+          ]),
+        },
         { rows: totals },
         { paragraph: `Delivery to: ${address}` },
         { link: { label: 'Your order', url: orderPageUrl(publicBaseUrl, order.reference) } },

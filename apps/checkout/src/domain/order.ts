@@ -3,7 +3,17 @@ import type { ProviderName } from '../config';
 import type { ProviderCheckoutFields } from '../providers/provider';
 import type { Delivery } from './request';
 
-export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired', 'cancelled', 'dispatched', 'delivered', 'partially_refunded', 'refunded'] as const;
+export const ORDER_STATUSES = [
+  'pending_payment',
+  'paid',
+  'failed',
+  'expired',
+  'cancelled',
+  'dispatched',
+  'delivered',
+  'partially_refunded',
+  'refunded',
+] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type DiscountKind = 'promo' | 'reward';
 

@@ -23,17 +23,24 @@ export interface OrderReaderOptions {
 export class OrderReader {
   constructor(private readonly options: OrderReaderOptions) {}
 
-  async getOrder(reference: string, clientAddress: string, accountId: string | undefined): Promise<checkout.GetOrderResponse> {
-    if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
+  async getOrder(
+    reference: string,
+    clientAddress: string,
+    accountId: string | undefined,
+  ): Promise<checkout.GetOrderResponse> {
+    if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
+      throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
     // Counted before the read, so a miss costs a guesser as much as a hit.
     await this.options.limits.countOrderLookup(clientAddress);
     const order = await this.options.store.findByReference(reference);
-    if (!order || !orderReadableBy(order, accountId)) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
+    if (!order || !orderReadableBy(order, accountId))
+      throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
     return { order: this.details(order, order.accountId !== undefined) };
   }
 
   async listOrders(accountId: string, limit: number, cursor: string): Promise<checkout.ListOrdersResponse> {
-    if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX) throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX)
+      throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
     const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
     const after = cursor === '' ? undefined : decodeCursor(cursor);
     // One more than the page tells whether another page follows without a count.
@@ -84,7 +91,9 @@ export function encodeCursor(position: OrderPosition): string {
 
 export function decodeCursor(cursor: string): OrderPosition {
   // Unsigned, so a well-formed cursor a client made up is taken as a position; only its form is checked.
-  const invalid = invalidArgument("cursor is not valid; pass the previous page's nextCursor unchanged, or start again without it");
+  const invalid = invalidArgument(
+    "cursor is not valid; pass the previous page's nextCursor unchanged, or start again without it",
+  );
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -27,7 +27,10 @@ export function discountOf(goodsPence: number, discountBasisPoints: number): num
 }
 
 /** The shipping rule as GetPricingPolicy publishes it: the one source of /products.json's `shipping`. */
-export const PRICING_POLICY = { shippingFeePence: SHIPPING_FEE_PENCE, freeShippingThresholdPence: FREE_SHIPPING_THRESHOLD_PENCE } as const;
+export const PRICING_POLICY = {
+  shippingFeePence: SHIPPING_FEE_PENCE,
+  freeShippingThresholdPence: FREE_SHIPPING_THRESHOLD_PENCE,
+} as const;
 
 export function priceOrder(lines: readonly PricedLine[], discountBasisPoints: number): OrderTotals {
   const goodsPence = lines.reduce((sum, line) => sum + line.unitPricePence * line.quantity, 0);

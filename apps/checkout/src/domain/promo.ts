@@ -30,5 +30,10 @@ export function promoRefusal(promo: PromoCode, now: number, usage: PromoUsage): 
 /** Seeded into an empty store by the embedded default: one active code and one expired. */
 export const DEMO_PROMO_CODES: PromoCode[] = [
   { code: 'WELCOME10', discountBasisPoints: 1000, activeFrom: Date.parse('2024-01-01T00:00:00Z') },
-  { code: 'SPRING25', discountBasisPoints: 2500, activeFrom: Date.parse('2025-03-01T00:00:00Z'), activeUntil: Date.parse('2025-06-01T00:00:00Z') },
+  {
+    code: 'SPRING25',
+    discountBasisPoints: 2500,
+    activeFrom: Date.parse('2025-03-01T00:00:00Z'),
+    activeUntil: Date.parse('2025-06-01T00:00:00Z'),
+  },
 ];

@@ -7,7 +7,8 @@ import type { Refund } from '../stores/refunds';
 export const refundMailKey = (refundId: string) => `refund:${refundId}`;
 
 export function refundMail(order: Order, refund: Refund, publicBaseUrl: string): Mail {
-  const money = (pence: number) => new Intl.NumberFormat('en-GB', { style: 'currency', currency: order.currency }).format(pence / 100);
+  const money = (pence: number) =>
+    new Intl.NumberFormat('en-GB', { style: 'currency', currency: order.currency }).format(pence / 100);
   const refundedPence = order.refundedPence + refund.amountPence;
   return {
     key: refundMailKey(refund.id),
@@ -15,9 +16,23 @@ export function refundMail(order: Order, refund: Refund, publicBaseUrl: string):
     ...composeMail({
       subject: `Refund of ${money(refund.amountPence)} for order ${order.reference}`,
       blocks: [
-        { paragraph: `Dear ${order.delivery.name}, we have refunded ${money(refund.amountPence)} of order ${order.reference} to the card you paid with. It may take a few days to appear on your statement.` },
-        { rows: [['Reason', refund.reason], ['This refund', money(refund.amountPence)], ['Refunded in all', money(refundedPence)], ['Order total', money(order.totalPence)]] },
-        { link: { label: 'Your order', url: `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(order.reference)}` } },
+        {
+          paragraph: `Dear ${order.delivery.name}, we have refunded ${money(refund.amountPence)} of order ${order.reference} to the card you paid with. It may take a few days to appear on your statement.`,
+        },
+        {
+          rows: [
+            ['Reason', refund.reason],
+            ['This refund', money(refund.amountPence)],
+            ['Refunded in all', money(refundedPence)],
+            ['Order total', money(order.totalPence)],
+          ],
+        },
+        {
+          link: {
+            label: 'Your order',
+            url: `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(order.reference)}`,
+          },
+        },
       ],
     }),
   };

@@ -10,7 +10,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { StaffIdentity } from '@storefront/caller-token';
 import { AppError, conflict, invalidArgument, notFound, unauthenticated } from '@storefront/errors';
-import { LINE_QUANTITY_MAX, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH, hasControlCharacters } from '@storefront/formats';
+import {
+  LINE_QUANTITY_MAX,
+  ORDER_LINES_MAX,
+  ORDER_REFERENCE_MAX_LENGTH,
+  hasControlCharacters,
+} from '@storefront/formats';
 import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
 import type { checkout } from '@storefront/proto';
@@ -72,7 +77,10 @@ export interface RefundSweepSummary {
 export class Refunds {
   constructor(private readonly options: RefundOptions) {}
 
-  async refundOrder(request: checkout.RefundOrderRequest, staff: StaffIdentity | undefined): Promise<checkout.RefundOrderResponse> {
+  async refundOrder(
+    request: checkout.RefundOrderRequest,
+    staff: StaffIdentity | undefined,
+  ): Promise<checkout.RefundOrderResponse> {
     if (!staff) throw unauthenticated('Refunds need a staff member', 'staff_unauthorized');
     return this.refund(parseRefundRequest(request), staff);
   }
@@ -84,17 +92,33 @@ export class Refunds {
     if (!order) throw notFound(`No order with checkout_reference ${request.reference}`, 'order_not_found');
     const fingerprint = fingerprintOf(request);
     const { refund, created } = await refunds.create(
-      { id: randomUUID(), orderId: order.id, orderReference: order.reference, idempotencyKey: request.idempotencyKey, fingerprint, amountPence: request.amountPence, reason: request.reason, lines: request.lines, staff },
+      {
+        id: randomUUID(),
+        orderId: order.id,
+        orderReference: order.reference,
+        idempotencyKey: request.idempotencyKey,
+        fingerprint,
+        amountPence: request.amountPence,
+        reason: request.reason,
+        lines: request.lines,
+        staff,
+      },
       now(),
       (locked) => checkRefundable(order, locked, request),
     );
     if (refund.fingerprint !== fingerprint) {
-      throw conflict('idempotency_mismatch', `idempotency_key ${request.idempotencyKey} was already used for a different refund; use a new key for a new refund`);
+      throw conflict(
+        'idempotency_mismatch',
+        `idempotency_key ${request.idempotencyKey} was already used for a different refund; use a new key for a new refund`,
+      );
     }
     if (created) {
       await this.send(refund, order).catch((error: unknown) => {
         // Recorded and not sent (the provider could not show the payment): the sweep sends it.
-        this.options.logger.warn({ err: error, refundId: refund.id }, 'a refund could not be sent yet; the sweep sends it');
+        this.options.logger.warn(
+          { err: error, refundId: refund.id },
+          'a refund could not be sent yet; the sweep sends it',
+        );
       });
     }
     return this.answer(refund.id);
@@ -124,7 +148,10 @@ export class Refunds {
         summary.finished += 1;
       } catch (error) {
         summary.failures += 1;
-        logger.warn({ err: error, refundId: refund.id }, "could not return a refund's stock or reverse its points; the next sweep retries");
+        logger.warn(
+          { err: error, refundId: refund.id },
+          "could not return a refund's stock or reverse its points; the next sweep retries",
+        );
       }
     }
     return summary;
@@ -149,7 +176,10 @@ export class Refunds {
         return;
       }
       // Sent, perhaps carried out: the provider's record decides, never a second send.
-      logger.warn({ err: error, refundId: refund.id }, 'a refund got no clear answer from the provider; the sweep reads its transaction');
+      logger.warn(
+        { err: error, refundId: refund.id },
+        'a refund got no clear answer from the provider; the sweep reads its transaction',
+      );
       return;
     }
     await this.succeed({ ...refund, providerTransactionId: transactionId });
@@ -177,7 +207,10 @@ export class Refunds {
     this.options.mailQueued();
     if (!this.options.effects) return;
     await this.finishEffects((await refunds.byId(refund.id))!).catch((error: unknown) => {
-      logger.warn({ err: error, refundId: refund.id }, "a refund's stock or points could not be done now; the sweep retries");
+      logger.warn(
+        { err: error, refundId: refund.id },
+        "a refund's stock or points could not be done now; the sweep retries",
+      );
     });
   }
 
@@ -189,7 +222,12 @@ export class Refunds {
     const { store, refunds, now } = this.options;
     const { inventory, loyalty } = this.options.effects!;
     if (refund.stockReturnedAt === undefined) {
-      if (refund.lines.length > 0) await inventory.returnStock({ returnId: refund.id, orderReference: refund.orderReference, lines: refund.lines });
+      if (refund.lines.length > 0)
+        await inventory.returnStock({
+          returnId: refund.id,
+          orderReference: refund.orderReference,
+          lines: refund.lines,
+        });
       await refunds.markEffect(refund.id, 'stock_returned_at', now());
     }
     if (refund.pointsReversedAt === undefined) {
@@ -208,7 +246,10 @@ export class Refunds {
     }
   }
 
-  /** The paid checkout's payment transaction, read from the provider (the order kept the checkout from before it was paid). */
+  /**
+   * The paid checkout's payment transaction, read from the provider (the order kept the checkout from before it was
+   * paid).
+   */
   private async transactionOf(order: Order, provider: PaymentProvider): Promise<string | undefined> {
     if (!order.providerCheckoutId) return undefined;
     return paidTransactionId((await provider.getCheckout(order.providerCheckoutId)).raw);
@@ -216,15 +257,27 @@ export class Refunds {
 
   private providerOf(order: Order): PaymentProvider {
     const provider = this.options.providers.get(order.provider);
-    if (!provider) throw new AppError('provider_unavailable', 'provider_unavailable', `Provider ${order.provider} is not configured here`);
+    if (!provider)
+      throw new AppError(
+        'provider_unavailable',
+        'provider_unavailable',
+        `Provider ${order.provider} is not configured here`,
+      );
     return provider;
   }
 
-  /** A failed refund answers as the provider's refusal, every time it is asked again; the rest as the refund and its order. */
+  /**
+   * A failed refund answers as the provider's refusal, every time it is asked again; the rest as the refund and its
+   * order.
+   */
   private async answer(refundId: string): Promise<checkout.RefundOrderResponse> {
     const refund = (await this.options.refunds.byId(refundId))!;
     if (refund.state === 'failed') {
-      throw new AppError('unprocessable', 'refund_refused', `Refund ${refund.id} was not made: the payment provider answered ${refund.failureCode}; nothing was refunded`);
+      throw new AppError(
+        'unprocessable',
+        'refund_refused',
+        `Refund ${refund.id} was not made: the payment provider answered ${refund.failureCode}; nothing was refunded`,
+      );
     }
     const { staffOrder } = this.options;
     return { refund: refundMessage(refund), order: staffOrder ? await staffOrder(refund.orderReference) : undefined };
@@ -248,16 +301,25 @@ export function refundMessage(refund: Refund): checkout.Refund {
 /** Refused under the order's lock: a refund may not start from this status, overlap another, or pass what was paid. */
 function checkRefundable(order: Order, locked: LockedOrder, request: RefundRequest): void {
   if (!REFUNDABLE_STATUSES.includes(locked.status)) {
-    throw conflict('order_not_refundable', `Order ${order.reference} is ${locked.status}; only ${REFUNDABLE_STATUSES.join(', ')} orders can be refunded`);
+    throw conflict(
+      'order_not_refundable',
+      `Order ${order.reference} is ${locked.status}; only ${REFUNDABLE_STATUSES.join(', ')} orders can be refunded`,
+    );
   }
   // Confirmation finishes a paid order's steps (stock, points, code) by its status: a refund waits for them.
   if (locked.closedAt === undefined) {
-    throw conflict('order_not_settled', `Order ${order.reference}'s payment is still being settled (stock, points, code); try again in a minute`);
+    throw conflict(
+      'order_not_settled',
+      `Order ${order.reference}'s payment is still being settled (stock, points, code); try again in a minute`,
+    );
   }
   const live = locked.refunds.filter((refund) => refund.state !== 'failed');
   const unsettled = live.find((refund) => refund.state === 'pending');
   if (unsettled) {
-    throw conflict('refund_in_progress', `Refund ${unsettled.id} of order ${order.reference} is still being settled with the payment provider; try again once it is`);
+    throw conflict(
+      'refund_in_progress',
+      `Refund ${unsettled.id} of order ${order.reference} is still being settled with the payment provider; try again once it is`,
+    );
   }
   const refunded = live.reduce((sum, refund) => sum + refund.amountPence, 0);
   if (refunded + request.amountPence > locked.totalPence) {
@@ -269,10 +331,17 @@ function checkRefundable(order: Order, locked: LockedOrder, request: RefundReque
   }
   for (const line of request.lines) {
     const ordered = order.lines.find((orderLine) => orderLine.sku === line.sku)?.quantity ?? 0;
-    const returned = live.flatMap((refund) => refund.lines).filter((returnedLine) => returnedLine.sku === line.sku).reduce((sum, returnedLine) => sum + returnedLine.quantity, 0);
-    if (ordered === 0) throw invalidArgument(`lines: ${line.sku} is not in order ${order.reference}`, 'invalid_refund_lines');
+    const returned = live
+      .flatMap((refund) => refund.lines)
+      .filter((returnedLine) => returnedLine.sku === line.sku)
+      .reduce((sum, returnedLine) => sum + returnedLine.quantity, 0);
+    if (ordered === 0)
+      throw invalidArgument(`lines: ${line.sku} is not in order ${order.reference}`, 'invalid_refund_lines');
     if (returned + line.quantity > ordered) {
-      throw invalidArgument(`lines: ${line.quantity} × ${line.sku} is more than the ${ordered - returned} of it left to return in order ${order.reference}`, 'invalid_refund_lines');
+      throw invalidArgument(
+        `lines: ${line.quantity} × ${line.sku} is more than the ${ordered - returned} of it left to return in order ${order.reference}`,
+        'invalid_refund_lines',
+      );
     }
   }
 }
@@ -280,24 +349,34 @@ function checkRefundable(order: Order, locked: LockedOrder, request: RefundReque
 /** Checks a refund request field by field, naming what is wrong. */
 export function parseRefundRequest(request: checkout.RefundOrderRequest): RefundRequest {
   const reference = request.checkoutReference;
-  if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
+  if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
+    throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
   const amountPence = Number(request.amountPence);
-  if (!Number.isSafeInteger(amountPence) || amountPence < 1) throw invalidArgument('amount_pence must be a whole number of pence, 1 or more', 'invalid_amount');
+  if (!Number.isSafeInteger(amountPence) || amountPence < 1)
+    throw invalidArgument('amount_pence must be a whole number of pence, 1 or more', 'invalid_amount');
   const reason = request.reason.trim();
   if (reason === '' || reason.length > REFUND_REASON_MAX_LENGTH || hasControlCharacters(reason)) {
     throw invalidArgument(`reason must be 1 to ${REFUND_REASON_MAX_LENGTH} printable characters`, 'invalid_reason');
   }
   const idempotencyKey = request.idempotencyKey;
   if (!/^[A-Za-z0-9._:-]+$/.test(idempotencyKey) || idempotencyKey.length > REFUND_KEY_MAX_LENGTH) {
-    throw invalidArgument(`idempotency_key must be 1 to ${REFUND_KEY_MAX_LENGTH} letters, digits or . _ : -`, 'invalid_idempotency_key');
+    throw invalidArgument(
+      `idempotency_key must be 1 to ${REFUND_KEY_MAX_LENGTH} letters, digits or . _ : -`,
+      'invalid_idempotency_key',
+    );
   }
-  if (request.lines.length > ORDER_LINES_MAX) throw invalidArgument(`lines must list at most ${ORDER_LINES_MAX} entries`, 'invalid_refund_lines');
+  if (request.lines.length > ORDER_LINES_MAX)
+    throw invalidArgument(`lines must list at most ${ORDER_LINES_MAX} entries`, 'invalid_refund_lines');
   const lines: RefundLine[] = [];
   request.lines.forEach((line, index) => {
     if (line.sku === '' || !Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > LINE_QUANTITY_MAX) {
-      throw invalidArgument(`lines[${index}] must name a SKU and a quantity from 1 to ${LINE_QUANTITY_MAX}`, 'invalid_refund_lines');
+      throw invalidArgument(
+        `lines[${index}] must name a SKU and a quantity from 1 to ${LINE_QUANTITY_MAX}`,
+        'invalid_refund_lines',
+      );
     }
-    if (lines.some((seen) => seen.sku === line.sku)) throw invalidArgument(`lines[${index}]: ${line.sku} is listed twice`, 'invalid_refund_lines');
+    if (lines.some((seen) => seen.sku === line.sku))
+      throw invalidArgument(`lines[${index}]: ${line.sku} is listed twice`, 'invalid_refund_lines');
     lines.push({ sku: line.sku, quantity: line.quantity });
   });
   return { reference, amountPence, reason, lines, idempotencyKey };
@@ -306,5 +385,7 @@ export function parseRefundRequest(request: checkout.RefundOrderRequest): Refund
 /** The request's identity: the same key must come with the same order, amount, reason and lines. */
 function fingerprintOf(request: RefundRequest): string {
   const lines = [...request.lines].sort((a, b) => a.sku.localeCompare(b.sku)).map((line) => [line.sku, line.quantity]);
-  return createHash('sha256').update(JSON.stringify([request.reference, request.amountPence, request.reason, lines])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([request.reference, request.amountPence, request.reason, lines]))
+    .digest('hex');
 }

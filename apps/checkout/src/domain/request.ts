@@ -48,14 +48,20 @@ export interface RequestRules {
 }
 
 /** An order's lines, as create-checkout and a quote take them: at least one, one per SKU, each quantity in bounds. */
-export function validateOrderLines(items: ReadonlyArray<{ sku: string; quantity: number }>): Array<{ sku: string; quantity: number }> {
-  if (items.length === 0) throw invalidArgument('items must list at least one product: no payment link without an order');
+export function validateOrderLines(
+  items: ReadonlyArray<{ sku: string; quantity: number }>,
+): Array<{ sku: string; quantity: number }> {
+  if (items.length === 0)
+    throw invalidArgument('items must list at least one product: no payment link without an order');
   const seen = new Set<string>();
   for (const [index, item] of items.entries()) {
     if (!Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity > LINE_QUANTITY_MAX) {
       throw invalidArgument(`items[${index}].quantity must be an integer from 1 to ${LINE_QUANTITY_MAX}`);
     }
-    if (seen.has(item.sku)) throw invalidArgument(`items[${index}].sku ${item.sku} is listed more than once; give one line per SKU with its quantity`);
+    if (seen.has(item.sku))
+      throw invalidArgument(
+        `items[${index}].sku ${item.sku} is listed more than once; give one line per SKU with its quantity`,
+      );
     seen.add(item.sku);
   }
   return items.map(({ sku, quantity }) => ({ sku, quantity }));
@@ -63,17 +69,30 @@ export function validateOrderLines(items: ReadonlyArray<{ sku: string; quantity:
 
 export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest, rules: RequestRules): CheckoutRequest {
   const reference = request.checkoutReference;
-  if (reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
+  if (reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
+    throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
   // Whole pence within the bound, so pricing never compares against a number it cannot hold exactly.
-  if (!Number.isSafeInteger(request.amountPence) || request.amountPence <= 0 || request.amountPence > ORDER_AMOUNT_MAX_PENCE) {
+  if (
+    !Number.isSafeInteger(request.amountPence) ||
+    request.amountPence <= 0 ||
+    request.amountPence > ORDER_AMOUNT_MAX_PENCE
+  ) {
     throw invalidArgument(`amount must be greater than 0 and at most ${ORDER_AMOUNT_MAX_PENCE / 100}`);
   }
-  if (request.currency !== ACCEPTED_CURRENCY) throw invalidArgument(`currency must be ${ACCEPTED_CURRENCY}; the shop sells in pounds sterling only`, 'unsupported_currency');
-  if (request.merchantCode !== rules.merchantCode) throw invalidArgument('merchant_code does not name this shop\'s merchant account', 'invalid_merchant_code');
+  if (request.currency !== ACCEPTED_CURRENCY)
+    throw invalidArgument(
+      `currency must be ${ACCEPTED_CURRENCY}; the shop sells in pounds sterling only`,
+      'unsupported_currency',
+    );
+  if (request.merchantCode !== rules.merchantCode)
+    throw invalidArgument("merchant_code does not name this shop's merchant account", 'invalid_merchant_code');
   const items = validateOrderLines(request.items);
   const delivery = request.delivery;
   if (!delivery) throw invalidArgument('delivery is required: an order needs its delivery details');
-  if (!DELIVERY_COUNTRIES.includes(delivery.country)) throw invalidArgument(`delivery.country must be one of ${DELIVERY_COUNTRIES.join(', ')}; the shop delivers in the UK only`);
+  if (!DELIVERY_COUNTRIES.includes(delivery.country))
+    throw invalidArgument(
+      `delivery.country must be one of ${DELIVERY_COUNTRIES.join(', ')}; the shop delivers in the UK only`,
+    );
   const provider = (request.provider ?? rules.defaultProvider) as ProviderName;
   if (!PROVIDER_NAMES.includes(provider) || !rules.providers.includes(provider)) {
     throw invalidArgument(`provider must be one of ${rules.providers.join(', ')}`);
@@ -121,7 +140,8 @@ function checkRedirectUrl(raw: string, origins: readonly string[]): void {
   }
   const secure = url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
   if (!secure) throw invalidArgument('redirect_url must use https (http only on localhost)', 'invalid_redirect_url');
-  if (url.username !== '' || url.password !== '') throw invalidArgument('redirect_url must not carry credentials', 'invalid_redirect_url');
+  if (url.username !== '' || url.password !== '')
+    throw invalidArgument('redirect_url must not carry credentials', 'invalid_redirect_url');
   if (!origins.includes(url.origin)) {
     throw invalidArgument(`redirect_url must be on this shop's origin: ${origins.join(', ')}`, 'invalid_redirect_url');
   }
@@ -139,12 +159,18 @@ function checkReturnUrl(raw: string): void {
   } catch {
     throw invalidArgument('return_url must be an absolute http(s) URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalidArgument('return_url must be an absolute http(s) URL');
-  if (url.username !== '' || url.password !== '') throw invalidArgument('return_url must not carry credentials (user:password@)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw invalidArgument('return_url must be an absolute http(s) URL');
+  if (url.username !== '' || url.password !== '')
+    throw invalidArgument('return_url must not carry credentials (user:password@)');
 }
 
 /** The shop's origins from its configured public URL, storefront origin and extra origins, without repeats. */
-export function shopOrigins(publicBaseUrl: string, storefrontOrigin: string | undefined, allowedOrigins: readonly string[]): string[] {
+export function shopOrigins(
+  publicBaseUrl: string,
+  storefrontOrigin: string | undefined,
+  allowedOrigins: readonly string[],
+): string[] {
   const urls = [publicBaseUrl, ...(storefrontOrigin ? [storefrontOrigin] : []), ...allowedOrigins];
   return [...new Set(urls.map((url) => originOf(url)).filter((origin): origin is string => origin !== undefined))];
 }
@@ -157,12 +183,15 @@ export function fingerprintOf(request: CheckoutRequest, accountId: string | unde
   // The amount is fingerprinted in pounds, as the client states it, so orders saved while the
   // amount still travelled in pounds keep recognising their replays (docs/decisions/0821).
   const { amountPence, ...rest } = request;
-  return createHash('sha256').update(canonicalJson({ request: { ...rest, amountPounds: amountPence / 100 }, accountId })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ request: { ...rest, amountPounds: amountPence / 100 }, accountId }))
+    .digest('hex');
 }
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, item]) => item !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -38,10 +38,13 @@ export class StaffOrderReader {
 
   async list(request: checkout.ListOrdersForStaffRequest): Promise<checkout.ListOrdersForStaffResponse> {
     const { limit, cursor } = request;
-    if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX) throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX)
+      throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
     const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
     const after = cursor === '' ? undefined : decodeCursor(cursor);
-    const found = await this.store.withLines(await this.store.ordersForStaff(parseFilter(request), pageSize + 1, after));
+    const found = await this.store.withLines(
+      await this.store.ordersForStaff(parseFilter(request), pageSize + 1, after),
+    );
     const page = found.slice(0, pageSize);
     const last = page.at(-1);
     return {
@@ -78,7 +81,8 @@ export class StaffOrderReader {
 
 /** Any order by its reference, for a staff member: a reference out of bounds is a 400, an unknown one a 404. */
 export async function staffOrderByReference(store: CheckoutStore, reference: string): Promise<Order> {
-  if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH) throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
+  if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
+    throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
   const order = await store.findByReference(reference);
   if (!order) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
   return order;
@@ -86,13 +90,16 @@ export async function staffOrderByReference(store: CheckoutStore, reference: str
 
 function parseFilter(request: checkout.ListOrdersForStaffRequest): StaffOrderFilter {
   const query = request.query.trim();
-  if (query.length > ORDER_REFERENCE_MAX_LENGTH + 200) throw invalidArgument('q is too long: give an order reference or an email address');
+  if (query.length > ORDER_REFERENCE_MAX_LENGTH + 200)
+    throw invalidArgument('q is too long: give an order reference or an email address');
   const status = request.status;
-  if (status !== '' && !(ORDER_STATUSES as readonly string[]).includes(status)) throw invalidArgument(`status must be one of ${ORDER_STATUSES.join(', ')}`);
+  if (status !== '' && !(ORDER_STATUSES as readonly string[]).includes(status))
+    throw invalidArgument(`status must be one of ${ORDER_STATUSES.join(', ')}`);
   const createdFrom = request.createdFrom === '' ? undefined : instantOption(request.createdFrom, 'from');
   const createdUntil = request.createdUntil === '' ? undefined : instantOption(request.createdUntil, 'until');
   const accountId = request.accountId.trim();
-  if (accountId.length > ACCOUNT_ID_MAX_LENGTH) throw invalidArgument(`account_id must be at most ${ACCOUNT_ID_MAX_LENGTH} characters`);
+  if (accountId.length > ACCOUNT_ID_MAX_LENGTH)
+    throw invalidArgument(`account_id must be at most ${ACCOUNT_ID_MAX_LENGTH} characters`);
   return {
     ...(query === '' ? {} : { query: query.includes('@') ? { email: query.toLowerCase() } : { reference: query } }),
     ...(status === '' ? {} : { status: status as OrderStatus }),

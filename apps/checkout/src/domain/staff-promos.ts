@@ -23,7 +23,10 @@ export class StaffPromos {
     return { promos: (await this.admin.list()).map(staffPromo) };
   }
 
-  async create(request: checkout.CreatePromoForStaffRequest, staff: StaffIdentity): Promise<checkout.CreatePromoForStaffResponse> {
+  async create(
+    request: checkout.CreatePromoForStaffRequest,
+    staff: StaffIdentity,
+  ): Promise<checkout.CreatePromoForStaffResponse> {
     const terms = {
       code: request.code,
       discount: request.discountPercent,
@@ -37,7 +40,10 @@ export class StaffPromos {
     return { promo: await this.listed(created.code) };
   }
 
-  async expire(request: checkout.ExpirePromoForStaffRequest, staff: StaffIdentity): Promise<checkout.ExpirePromoForStaffResponse> {
+  async expire(
+    request: checkout.ExpirePromoForStaffRequest,
+    staff: StaffIdentity,
+  ): Promise<checkout.ExpirePromoForStaffResponse> {
     const expired = await this.admin.expire(request.code, staff);
     this.definitions.forget();
     return { promo: await this.listed(expired.code) };

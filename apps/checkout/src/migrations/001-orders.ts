@@ -75,6 +75,7 @@ export const orders: Migration = {
     });
   },
   async down(db) {
-    for (const table of ['promo_redemptions', 'promo_codes', 'order_lines', 'orders']) await db.schema.dropTableIfExists(table);
+    for (const table of ['promo_redemptions', 'promo_codes', 'order_lines', 'orders'])
+      await db.schema.dropTableIfExists(table);
   },
 };

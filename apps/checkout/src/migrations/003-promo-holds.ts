@@ -14,7 +14,10 @@ export const promoHolds: Migration = {
       t.index(['code']);
     });
     // Open orders saved before holds existed hold their code from now on.
-    const open = db('orders').where({ promo_kind: 'promo', status: 'pending_payment' }).whereNotNull('promo_code').select('id', 'promo_code', 'created_at');
+    const open = db('orders')
+      .where({ promo_kind: 'promo', status: 'pending_payment' })
+      .whereNotNull('promo_code')
+      .select('id', 'promo_code', 'created_at');
     await db.into(db.raw('?? (??, ??, ??)', ['promo_holds', 'order_id', 'code', 'held_at'])).insert(open);
   },
   async down(db) {

@@ -20,7 +20,15 @@ export const dispatch: Migration = {
   },
   async down(db) {
     await db.schema.alterTable('orders', (t) => {
-      for (const column of ['dispatch_carrier', 'dispatch_tracking_number', 'dispatched_at', 'dispatched_by', 'delivered_at', 'cancelled_at']) t.dropColumn(column);
+      for (const column of [
+        'dispatch_carrier',
+        'dispatch_tracking_number',
+        'dispatched_at',
+        'dispatched_by',
+        'delivered_at',
+        'cancelled_at',
+      ])
+        t.dropColumn(column);
     });
   },
 };

@@ -26,7 +26,8 @@ import type { PromoCode } from '../domain/promo';
 /** `orders find` lists the newest this many. */
 const FIND_LIMIT = 50;
 
-const withCheckoutStore = <T>(env: EnvReader, work: (store: CheckoutStore) => Promise<T>) => withStore(env, 'checkout', migrations, (db) => work(new CheckoutStore(db)));
+const withCheckoutStore = <T>(env: EnvReader, work: (store: CheckoutStore) => Promise<T>) =>
+  withStore(env, 'checkout', migrations, (db) => work(new CheckoutStore(db)));
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 const pounds = (pence: number) => `£${(pence / 100).toFixed(2)}`;
 const percent = (basisPoints: number) => `${basisPoints / 100}%`;
@@ -38,14 +39,24 @@ function promoView(promo: PromoCode | PromoListing) {
     activeFrom: iso(promo.activeFrom),
     activeUntil: iso(promo.activeUntil),
     maxRedemptions: promo.maxRedemptions ?? null,
-    ...('redeemed' in promo ? { redeemed: promo.redeemed, held: promo.held, usableNow: promo.refusal === undefined, refusal: promo.refusal ?? null } : {}),
+    ...('redeemed' in promo
+      ? {
+          redeemed: promo.redeemed,
+          held: promo.held,
+          usableNow: promo.refusal === undefined,
+          refusal: promo.refusal ?? null,
+        }
+      : {}),
   };
 }
 
 function describePromo(promo: PromoCode | PromoListing): string {
   const window = `${iso(promo.activeFrom)} – ${iso(promo.activeUntil) ?? 'no end'}`;
   const cap = promo.maxRedemptions === undefined ? 'no cap' : `cap ${promo.maxRedemptions}`;
-  const usage = 'redeemed' in promo ? `, ${promo.redeemed} redeemed, ${promo.held} held by open orders, ${promo.refusal ?? 'usable now'}` : '';
+  const usage =
+    'redeemed' in promo
+      ? `, ${promo.redeemed} redeemed, ${promo.held} held by open orders, ${promo.refusal ?? 'usable now'}`
+      : '';
   return `${promo.code}  ${percent(promo.discountBasisPoints)} off  ${window}  ${cap}${usage}`;
 }
 
@@ -59,14 +70,25 @@ function orderView(order: Order) {
     account: order.accountId ?? null,
     email: order.delivery.email,
     lines: order.lines,
-    totals: { goodsPence: order.goodsPence, discountPence: order.discountPence, shippingPence: order.shippingPence, totalPence: order.totalPence },
+    totals: {
+      goodsPence: order.goodsPence,
+      discountPence: order.discountPence,
+      shippingPence: order.shippingPence,
+      totalPence: order.totalPence,
+    },
     promoCode: order.promoCode ?? null,
     provider: order.provider,
     providerCheckoutId: order.providerCheckoutId ?? null,
     reservation: { heldUntil: iso(order.reservedUntil) ?? null, settledAt: iso(order.stockSettledAt) ?? null },
     points: order.accountId ? { awardedAt: iso(order.pointsAwardedAt) ?? null } : null,
     closedAt: iso(order.closedAt) ?? null,
-    dispatch: order.dispatch ? { ...order.dispatch, dispatchedAt: iso(order.dispatch.dispatchedAt), deliveredAt: iso(order.dispatch.deliveredAt) ?? null } : null,
+    dispatch: order.dispatch
+      ? {
+          ...order.dispatch,
+          dispatchedAt: iso(order.dispatch.dispatchedAt),
+          deliveredAt: iso(order.dispatch.deliveredAt) ?? null,
+        }
+      : null,
     cancelledAt: iso(order.cancelledAt) ?? null,
   };
 }
@@ -77,7 +99,11 @@ function describeOrder(view: ReturnType<typeof orderView>, payment: Record<strin
     : view.reservation.heldUntil
       ? `held until ${view.reservation.heldUntil}`
       : 'none';
-  const points = !view.points ? 'guest order, none' : view.points.awardedAt ? `awarded at ${view.points.awardedAt}` : 'not awarded yet';
+  const points = !view.points
+    ? 'guest order, none'
+    : view.points.awardedAt
+      ? `awarded at ${view.points.awardedAt}`
+      : 'not awarded yet';
   return [
     `order ${view.reference} (${view.id})`,
     `  status       ${view.status}${view.closedAt ? `, closed at ${view.closedAt}` : ''}`,
@@ -126,7 +152,10 @@ function withFulfilment<T>(env: EnvReader, work: (fulfilment: OrderFulfilment) =
 async function livePayment(order: Order, env: EnvReader): Promise<Record<string, unknown>> {
   if (!order.providerCheckoutId) return { detail: 'no provider checkout was created for this order' };
   const settings = readProviderSettings(env);
-  if (settings.provider.name !== order.provider) return { detail: `the order was paid through ${order.provider}, this process is configured for ${settings.provider.name}` };
+  if (settings.provider.name !== order.provider)
+    return {
+      detail: `the order was paid through ${order.provider}, this process is configured for ${settings.provider.name}`,
+    };
   const provider = opsProvider(env);
   try {
     const checkout = await provider.getCheckout(order.providerCheckoutId);
@@ -140,7 +169,11 @@ async function livePayment(order: Order, env: EnvReader): Promise<Record<string,
 /** `--restock SKU:qty[,SKU:qty...]` as refund lines. */
 function parseRestock(option: string | true | undefined): Array<{ sku: string; quantity: number }> {
   if (option === undefined) return [];
-  const invalid = new AppError('invalid_argument', 'invalid_refund_lines', '--restock must be SKU:quantity, several separated by commas (e.g. bpc-157-10mg:1)');
+  const invalid = new AppError(
+    'invalid_argument',
+    'invalid_refund_lines',
+    '--restock must be SKU:quantity, several separated by commas (e.g. bpc-157-10mg:1)',
+  );
   if (typeof option !== 'string') throw invalid;
   return option.split(',').map((part) => {
     const match = /^(.+):(\d{1,2})$/.exec(part.trim());
@@ -151,7 +184,12 @@ function parseRestock(option: string | true | undefined): Array<{ sku: string; q
 
 /** Pounds as typed (12.50) to pence; anything else names the option. */
 function parseRefundAmount(text: string): number {
-  if (!/^\d{1,7}(\.\d{1,2})?$/.test(text)) throw new AppError('invalid_argument', 'invalid_amount', `--amount must be in pounds and pence, such as 12.50, got "${text}"`);
+  if (!/^\d{1,7}(\.\d{1,2})?$/.test(text))
+    throw new AppError(
+      'invalid_argument',
+      'invalid_amount',
+      `--amount must be in pounds and pence, such as 12.50, got "${text}"`,
+    );
   return Math.round(Number(text) * 100);
 }
 
@@ -164,14 +202,26 @@ const commands: OpsCommand[] = [
     summary: 'create a promo code (case-insensitive) with its discount, dates and optional redemption cap',
     options: {
       discount: { value: '<percent>', description: 'discount on the goods, e.g. 15 or 12.5% (required)' },
-      from: { value: '<iso-date>', description: 'first moment it works, e.g. 2025-06-01 or 2025-06-01T09:00:00Z (default: now)' },
+      from: {
+        value: '<iso-date>',
+        description: 'first moment it works, e.g. 2025-06-01 or 2025-06-01T09:00:00Z (default: now)',
+      },
       until: { value: '<iso-date>', description: 'first moment it no longer works (default: no end)' },
-      'max-redemptions': { value: '<n>', description: 'paid orders it may discount, open orders holding it included (default: no cap)' },
+      'max-redemptions': {
+        value: '<n>',
+        description: 'paid orders it may discount, open orders holding it included (default: no cap)',
+      },
     },
     async run({ args: [code], options, env, actor }) {
       const text = (name: string) => (typeof options[name] === 'string' ? options[name] : undefined);
       const promo = parsePromoTerms(
-        { code: code!, discount: requiredOption(options, 'discount'), from: text('from'), until: text('until'), maxRedemptions: text('max-redemptions') },
+        {
+          code: code!,
+          discount: requiredOption(options, 'discount'),
+          from: text('from'),
+          until: text('until'),
+          maxRedemptions: text('max-redemptions'),
+        },
         Date.now(),
       );
       const created = await withCheckoutStore(env, (store) => new PromoAdmin(store.db).create(promo, opsActor(actor)));
@@ -192,13 +242,17 @@ const commands: OpsCommand[] = [
     summary: 'every promo code with its terms, paid redemptions, holds of open orders and whether it works now',
     async run({ env }) {
       const promos = await withCheckoutStore(env, (store) => new PromoAdmin(store.db).list());
-      return { text: promos.length ? promos.map(describePromo).join('\n') : 'no promo codes', data: { promos: promos.map(promoView) } };
+      return {
+        text: promos.length ? promos.map(describePromo).join('\n') : 'no promo codes',
+        data: { promos: promos.map(promoView) },
+      };
     },
   },
   {
     name: 'orders show',
     args: ['<reference>'],
-    summary: "one order by its checkout reference: lines, totals, the provider's payment status read now, reservation and points",
+    summary:
+      "one order by its checkout reference: lines, totals, the provider's payment status read now, reservation and points",
     async run({ args: [reference], env }) {
       const order = await withCheckoutStore(env, (store) => store.findByReference(reference!));
       if (!order) throw new AppError('not_found', 'order_not_found', `no order has checkout reference "${reference}"`);
@@ -215,7 +269,9 @@ const commands: OpsCommand[] = [
       const email = requiredOption(options, 'email');
       const orders = await withCheckoutStore(env, (store) => store.ordersWithEmail(email, FIND_LIMIT));
       const text = orders.length
-        ? orders.map((order) => `${order.reference}  ${order.status}  ${pounds(order.totalPence)}  ${iso(order.createdAt)}`).join('\n')
+        ? orders
+            .map((order) => `${order.reference}  ${order.status}  ${pounds(order.totalPence)}  ${iso(order.createdAt)}`)
+            .join('\n')
         : `no orders for ${email}`;
       return { text, data: { orders: orders.map(orderView) } };
     },
@@ -223,14 +279,28 @@ const commands: OpsCommand[] = [
   {
     name: 'orders dispatch',
     args: ['<reference>'],
-    summary: 'dispatch a paid order with its carrier and tracking number; the customer is mailed once (repeating it changes nothing)',
+    summary:
+      'dispatch a paid order with its carrier and tracking number; the customer is mailed once (repeating it changes nothing)',
     options: {
       carrier: { value: '<name>', description: `the carrier, up to ${CARRIER_MAX_LENGTH} characters (required)` },
-      tracking: { value: '<number>', description: `the tracking number: letters, digits, spaces, dashes, up to ${TRACKING_NUMBER_MAX_LENGTH} (required)` },
+      tracking: {
+        value: '<number>',
+        description: `the tracking number: letters, digits, spaces, dashes, up to ${TRACKING_NUMBER_MAX_LENGTH} (required)`,
+      },
     },
     async run({ args: [reference], options, env, actor }) {
-      const order = await withFulfilment(env, (fulfilment) => fulfilment.dispatch(reference!, requiredOption(options, 'carrier'), requiredOption(options, 'tracking'), opsActor(actor)));
-      return { text: `order ${order.reference} ${order.status} with ${order.dispatch!.carrier}, tracking ${order.dispatch!.trackingNumber}`, data: { order: orderView(order) } };
+      const order = await withFulfilment(env, (fulfilment) =>
+        fulfilment.dispatch(
+          reference!,
+          requiredOption(options, 'carrier'),
+          requiredOption(options, 'tracking'),
+          opsActor(actor),
+        ),
+      );
+      return {
+        text: `order ${order.reference} ${order.status} with ${order.dispatch!.carrier}, tracking ${order.dispatch!.trackingNumber}`,
+        data: { order: orderView(order) },
+      };
     },
   },
   {
@@ -245,7 +315,8 @@ const commands: OpsCommand[] = [
   {
     name: 'orders cancel',
     args: ['<reference>'],
-    summary: "cancel an unpaid order: its payment link stops taking payments; the running service gives its stock and code back at its next reconcile pass",
+    summary:
+      'cancel an unpaid order: its payment link stops taking payments; the running service gives its stock and code back at its next reconcile pass',
     async run({ args: [reference], env, actor }) {
       const order = await withFulfilment(env, (fulfilment) => fulfilment.cancel(reference!, opsActor(actor)));
       return { text: `order ${order.reference} ${order.status}`, data: { order: orderView(order) } };
@@ -254,12 +325,16 @@ const commands: OpsCommand[] = [
   {
     name: 'orders refund',
     args: ['<reference>'],
-    summary: "refund a paid order through the payment provider, in full or in part, as the actor; the running service returns the stock and reverses the points",
+    summary:
+      'refund a paid order through the payment provider, in full or in part, as the actor; the running service returns the stock and reverses the points',
     options: {
       amount: { value: '<pounds>', description: 'what to give back, e.g. 12.50 (required)' },
       reason: { value: '<text>', description: "why, up to 200 characters; the customer's mail shows it (required)" },
       restock: { value: '<sku:qty,...>', description: 'lines whose units go back to stock (default: none)' },
-      key: { value: '<key>', description: 'idempotency key: the same key asks about the same refund again (default: a new one)' },
+      key: {
+        value: '<key>',
+        description: 'idempotency key: the same key asks about the same refund again (default: a new one)',
+      },
     },
     async run({ args: [reference], options, env, actor }) {
       const settings = readProviderSettings(env);
@@ -276,7 +351,9 @@ const commands: OpsCommand[] = [
         new Refunds({
           store,
           refunds: new RefundStore(store.db),
-          providers: new Map([[settings.provider.name, new SumUpApiProvider(settings.provider, settings.providerTimeoutMs, logger)]]),
+          providers: new Map([
+            [settings.provider.name, new SumUpApiProvider(settings.provider, settings.providerTimeoutMs, logger)],
+          ]),
           logger,
           now: Date.now,
           refundMail: (order, made) => refundMail(order, made, publicBaseUrl),

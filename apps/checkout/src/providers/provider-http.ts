@@ -45,9 +45,18 @@ export class ProviderHttpClient {
     this.target = { protocol: base.protocol, hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'), port: base.port };
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.transport = secure ? https : http;
-    const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS, maxFreeSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_MS };
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: MAX_SOCKETS,
+      maxFreeSockets: MAX_SOCKETS,
+      timeout: IDLE_SOCKET_MS,
+    };
     this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-    this.headers = { authorization: `Bearer ${apiKey}`, accept: 'application/problem+json, application/json', 'user-agent': 'storefront-checkout' };
+    this.headers = {
+      authorization: `Bearer ${apiKey}`,
+      accept: 'application/problem+json, application/json',
+      'user-agent': 'storefront-checkout',
+    };
   }
 
   /**
@@ -56,9 +65,18 @@ export class ProviderHttpClient {
    */
   send(method: string, path: string, body?: unknown): Promise<ProviderAnswer> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers = payload === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) };
+    const headers =
+      payload === undefined
+        ? this.headers
+        : { ...this.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) };
     return new Promise<ProviderAnswer>((resolve, reject) => {
-      const request = this.transport.request({ ...this.target, path: `${this.basePath}${path}`, method, headers, agent: this.agent });
+      const request = this.transport.request({
+        ...this.target,
+        path: `${this.basePath}${path}`,
+        method,
+        headers,
+        agent: this.agent,
+      });
       // The first outcome settles the call; the socket is torn down for any failure, so a late
       // answer on it can never be read as the answer to another call.
       const fail = (error: Error) => {
@@ -73,7 +91,8 @@ export class ProviderHttpClient {
         let size = 0;
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) fail(new Error(`the payment provider's answer exceeded ${MAX_ANSWER_BYTES} bytes`));
+          if (size > MAX_ANSWER_BYTES)
+            fail(new Error(`the payment provider's answer exceeded ${MAX_ANSWER_BYTES} bytes`));
           else chunks.push(chunk);
         });
         response.on('error', fail);

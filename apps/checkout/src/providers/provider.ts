@@ -63,14 +63,20 @@ export class ProviderRefusal extends AppError {
     operation: string,
     status: number,
   ) {
-    super('unprocessable', 'refund_refused', `The payment provider refused the ${operation} (${status}, ${providerCode})`);
+    super(
+      'unprocessable',
+      'refund_refused',
+      `The payment provider refused the ${operation} (${status}, ${providerCode})`,
+    );
   }
 }
 
 /** The id of a paid checkout's successful payment transaction, as SumUp names it on the checkout. */
 export function paidTransactionId(raw: Record<string, unknown>): string | undefined {
   const transactions = Array.isArray(raw.transactions) ? (raw.transactions as Array<Record<string, unknown>>) : [];
-  const paid = transactions.find((transaction) => transaction.status === 'SUCCESSFUL' && typeof transaction.id === 'string');
+  const paid = transactions.find(
+    (transaction) => transaction.status === 'SUCCESSFUL' && typeof transaction.id === 'string',
+  );
   if (paid) return paid.id as string;
   return typeof raw.transaction_id === 'string' ? raw.transaction_id : undefined;
 }
@@ -98,6 +104,9 @@ export function providerCheckoutFields(raw: Record<string, unknown>): ProviderCh
 }
 
 /** The provider checkout as the order keeps it, showing the status the order was closed with, if it was. */
-export function publicProviderCheckout(stored: ProviderCheckoutFields, closedWith: ProviderStatus | undefined): checkout.ProviderCheckout {
+export function publicProviderCheckout(
+  stored: ProviderCheckoutFields,
+  closedWith: ProviderStatus | undefined,
+): checkout.ProviderCheckout {
   return { ...stored, status: closedWith ?? stored.status };
 }

@@ -7,7 +7,14 @@ import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { ProviderConfig, ProviderName } from '../config';
 import { ProviderHttpClient, ProviderTimeout } from './provider-http';
-import { PROVIDER_STATUSES, ProviderRefusal, type NewProviderCheckout, type PaymentProvider, type ProviderCheckout, type ProviderStatus } from './provider';
+import {
+  PROVIDER_STATUSES,
+  ProviderRefusal,
+  type NewProviderCheckout,
+  type PaymentProvider,
+  type ProviderCheckout,
+  type ProviderStatus,
+} from './provider';
 
 const DUPLICATED_CHECKOUT = 'DUPLICATED_CHECKOUT';
 
@@ -16,7 +23,11 @@ export class SumUpApiProvider implements PaymentProvider {
   // Never retries: a blind retry of a create could outlive the request; retries stay with the caller.
   private readonly client: ProviderHttpClient;
 
-  constructor(config: ProviderConfig, private readonly timeoutMs: number, private readonly logger: Logger) {
+  constructor(
+    config: ProviderConfig,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {
     this.name = config.name;
     this.client = new ProviderHttpClient(config.apiBase, config.apiKey, timeoutMs);
   }
@@ -40,26 +51,44 @@ export class SumUpApiProvider implements PaymentProvider {
     }
     // The provider already has a checkout for this reference: an earlier attempt created it
     // and its answer was lost. SumUp's 409 carries no id, so look it up by reference.
-    const existing = await this.expectOk('GET', `/v0.1/checkouts?checkout_reference=${encodeURIComponent(checkout.reference)}`).catch((error: unknown) => {
+    const existing = await this.expectOk(
+      'GET',
+      `/v0.1/checkouts?checkout_reference=${encodeURIComponent(checkout.reference)}`,
+    ).catch((error: unknown) => {
       throw this.translate('list', error);
     });
     const listed: unknown[] = Array.isArray(existing) ? existing : [];
-    const found = listed.find((candidate) => (candidate as Record<string, unknown> | null)?.checkout_reference === checkout.reference);
+    const found = listed.find(
+      (candidate) => (candidate as Record<string, unknown> | null)?.checkout_reference === checkout.reference,
+    );
     if (!found) {
-      this.logger.error({ reference: checkout.reference }, 'the payment provider reported a duplicate checkout it then could not list');
-      throw new AppError('provider_unavailable', 'provider_unavailable', `The payment provider reported a checkout for reference ${checkout.reference} that it then could not find; try again with the same checkout_reference`);
+      this.logger.error(
+        { reference: checkout.reference },
+        'the payment provider reported a duplicate checkout it then could not list',
+      );
+      throw new AppError(
+        'provider_unavailable',
+        'provider_unavailable',
+        `The payment provider reported a checkout for reference ${checkout.reference} that it then could not find; try again with the same checkout_reference`,
+      );
     }
     const earlier = this.parse(found);
     const mismatch = adoptionMismatch(earlier, checkout);
     if (mismatch) {
-      this.logger.error({ reference: checkout.reference, checkoutId: earlier.id, status: earlier.status, mismatch }, 'the provider checkout of an earlier attempt cannot be taken over');
+      this.logger.error(
+        { reference: checkout.reference, checkoutId: earlier.id, status: earlier.status, mismatch },
+        'the provider checkout of an earlier attempt cannot be taken over',
+      );
       throw new AppError(
         'provider_unavailable',
         'provider_checkout_mismatch',
         `The payment provider already holds checkout ${earlier.id} for reference ${checkout.reference}, but ${mismatch}; the order needs an operator's attention`,
       );
     }
-    this.logger.info({ reference: checkout.reference, checkoutId: earlier.id }, 'recovered the provider checkout of an earlier attempt');
+    this.logger.info(
+      { reference: checkout.reference, checkoutId: earlier.id },
+      'recovered the provider checkout of an earlier attempt',
+    );
     return earlier;
   }
 
@@ -67,7 +96,12 @@ export class SumUpApiProvider implements PaymentProvider {
     try {
       return this.parse(await this.expectOk('GET', `/v0.1/checkouts/${encodeURIComponent(id)}`));
     } catch (error) {
-      if (error instanceof ProviderErrorAnswer && error.status === 404) throw new AppError('not_found', 'provider_checkout_not_found', `The payment provider does not know checkout ${id}`);
+      if (error instanceof ProviderErrorAnswer && error.status === 404)
+        throw new AppError(
+          'not_found',
+          'provider_checkout_not_found',
+          `The payment provider does not know checkout ${id}`,
+        );
       throw this.translate('get', error);
     }
   }
@@ -83,24 +117,36 @@ export class SumUpApiProvider implements PaymentProvider {
   }
 
   async refundTransaction(transactionId: string, amountPence: number): Promise<void> {
-    const res = await this.client.send('POST', `/v0.1/me/refund/${encodeURIComponent(transactionId)}`, { amount: amountPence / 100 }).catch((error: unknown) => {
-      throw this.translate('refund', error);
-    });
+    const res = await this.client
+      .send('POST', `/v0.1/me/refund/${encodeURIComponent(transactionId)}`, { amount: amountPence / 100 })
+      .catch((error: unknown) => {
+        throw this.translate('refund', error);
+      });
     if (isOk(res.status)) return;
     if (res.status >= 400 && res.status < 500 && res.status !== 429) {
       const code = providerCode(res.body) ?? `HTTP_${res.status}`;
       this.logger.warn({ transactionId, status: res.status, code }, 'the payment provider refused a refund');
       throw new ProviderRefusal(code, 'refund', res.status);
     }
-    throw new AppError('provider_unavailable', 'provider_unavailable', `The payment provider failed (${res.status}) on the refund; its outcome is checked before anything is sent again`);
+    throw new AppError(
+      'provider_unavailable',
+      'provider_unavailable',
+      `The payment provider failed (${res.status}) on the refund; its outcome is checked before anything is sent again`,
+    );
   }
 
   async refundedPence(transactionId: string): Promise<number> {
-    const res = await this.client.send('GET', `/v0.1/me/transactions?id=${encodeURIComponent(transactionId)}`).catch((error: unknown) => {
-      throw this.translate('transaction', error);
-    });
+    const res = await this.client
+      .send('GET', `/v0.1/me/transactions?id=${encodeURIComponent(transactionId)}`)
+      .catch((error: unknown) => {
+        throw this.translate('transaction', error);
+      });
     if (!isOk(res.status) || typeof res.body !== 'object' || res.body === null) {
-      throw new AppError('provider_unavailable', 'provider_unavailable', `The payment provider could not show transaction ${transactionId} (${res.status})`);
+      throw new AppError(
+        'provider_unavailable',
+        'provider_unavailable',
+        `The payment provider could not show transaction ${transactionId} (${res.status})`,
+      );
     }
     return refundedOf(res.body as Record<string, unknown>);
   }
@@ -118,7 +164,11 @@ export class SumUpApiProvider implements PaymentProvider {
     const status = raw?.status;
     const amount = raw?.amount;
     if (typeof id !== 'string' || !PROVIDER_STATUSES.includes(status as ProviderStatus) || typeof amount !== 'number') {
-      throw new AppError('provider_unavailable', 'provider_unavailable', 'The payment provider sent a checkout without id, status or amount');
+      throw new AppError(
+        'provider_unavailable',
+        'provider_unavailable',
+        'The payment provider sent a checkout without id, status or amount',
+      );
     }
     return {
       id,
@@ -136,15 +186,31 @@ export class SumUpApiProvider implements PaymentProvider {
     if (error instanceof ProviderErrorAnswer) {
       const message = providerMessage(error.body);
       if (error.status >= 500 || error.status === 429) {
-        return new AppError('provider_unavailable', 'provider_unavailable', `The payment provider failed (${error.status}) on ${operation}; try again with the same checkout_reference`);
+        return new AppError(
+          'provider_unavailable',
+          'provider_unavailable',
+          `The payment provider failed (${error.status}) on ${operation}; try again with the same checkout_reference`,
+        );
       }
       this.logger.error({ operation, status: error.status, message }, 'the payment provider refused a request');
-      return new AppError('provider_unavailable', 'provider_rejected', `The payment provider refused the ${operation} (${error.status})${message ? `: ${message}` : ''}`);
+      return new AppError(
+        'provider_unavailable',
+        'provider_rejected',
+        `The payment provider refused the ${operation} (${error.status})${message ? `: ${message}` : ''}`,
+      );
     }
     if (error instanceof ProviderTimeout) {
-      return new AppError('provider_unavailable', 'provider_unavailable', `The payment provider did not answer the ${operation} within ${this.timeoutMs} ms; try again with the same checkout_reference`);
+      return new AppError(
+        'provider_unavailable',
+        'provider_unavailable',
+        `The payment provider did not answer the ${operation} within ${this.timeoutMs} ms; try again with the same checkout_reference`,
+      );
     }
-    return new AppError('provider_unavailable', 'provider_unavailable', `The payment provider could not be reached for the ${operation}; try again with the same checkout_reference`);
+    return new AppError(
+      'provider_unavailable',
+      'provider_unavailable',
+      `The payment provider could not be reached for the ${operation}; try again with the same checkout_reference`,
+    );
   }
 }
 
@@ -173,7 +239,8 @@ function adoptionMismatch(earlier: ProviderCheckout, wanted: NewProviderCheckout
     return `it is for ${formatMoney(earlier.amountPence, earlier.currency)}, not ${formatMoney(wanted.amountPence, wanted.currency)}`;
   }
   const merchantCode = earlier.raw.merchant_code;
-  if (merchantCode !== wanted.merchantCode) return `it is for merchant ${String(merchantCode)}, not ${wanted.merchantCode}`;
+  if (merchantCode !== wanted.merchantCode)
+    return `it is for merchant ${String(merchantCode)}, not ${wanted.merchantCode}`;
   return undefined;
 }
 

@@ -1,5 +1,13 @@
 /** Checkout's own tables: orders with their lines, promo codes, their holds and redemptions. */
-import { batchedTransaction, forUpdate, preparedRead, retryOnDeadlock, toNumber, type Knex, type PreparedRead } from '@storefront/db';
+import {
+  batchedTransaction,
+  forUpdate,
+  preparedRead,
+  retryOnDeadlock,
+  toNumber,
+  type Knex,
+  type PreparedRead,
+} from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { ProviderName } from '../config';
 import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
@@ -54,12 +62,25 @@ export class CheckoutStore {
    * reused reference is told apart first. The order is first due a provider read at
    * `firstCheckAt`. Two round trips: the locks and reads, then the writes with COMMIT.
    */
-  async insertOrder(order: NewOrder & Pick<Order, 'createdAt'>, claim: { token: string; expiresAt: number }, firstCheckAt: number, openOrders: OpenOrdersCheck): Promise<void> {
+  async insertOrder(
+    order: NewOrder & Pick<Order, 'createdAt'>,
+    claim: { token: string; expiresAt: number },
+    firstCheckAt: number,
+    openOrders: OpenOrdersCheck,
+  ): Promise<void> {
     const { db } = this;
     const code = order.promoKind === 'promo' ? order.promoCode : undefined;
     const writes = () => [
       db('orders').insert(orderRow(order, claim, firstCheckAt)),
-      db('order_lines').insert(order.lines.map((line, position) => ({ order_id: order.id, position, sku: line.sku, quantity: line.quantity, unit_price_pence: line.unitPricePence }))),
+      db('order_lines').insert(
+        order.lines.map((line, position) => ({
+          order_id: order.id,
+          position,
+          sku: line.sku,
+          quantity: line.quantity,
+          unit_price_pence: line.unitPricePence,
+        })),
+      ),
     ];
     // A deadlock victim wrote nothing, and the checks run again on the next attempt.
     await retryOnDeadlock(() =>
@@ -69,13 +90,21 @@ export class CheckoutStore {
           await batch.commit(...writes());
           return;
         }
-        // The promo code's row lock serialises holds of one code across replicas (SQLite's single connection already does).
-        const [promoRow, ...answers] = await batch.send(forUpdate(db('promo_codes').where({ code }), db), ...openOrders.statements, usageRead(db, code));
+        // The promo code's row lock serialises holds of one code across replicas (SQLite's single connection already
+        // does).
+        const [promoRow, ...answers] = await batch.send(
+          forUpdate(db('promo_codes').where({ code }), db),
+          ...openOrders.statements,
+          usageRead(db, code),
+        );
         await openOrders.decide(answers.slice(0, -1), batch);
         const promo = promoRow!.rows[0] ? toPromo(promoRow!.rows[0]) : undefined;
         const refusal = promo && promoRefusal(promo, order.createdAt, usageOf(answers.at(-1)!.rows[0]));
         if (promo && !refusal) {
-          await batch.commit(...writes(), db('promo_holds').insert({ order_id: order.id, code, held_at: order.createdAt }));
+          await batch.commit(
+            ...writes(),
+            db('promo_holds').insert({ order_id: order.id, code, held_at: order.createdAt }),
+          );
           return;
         }
         await batch.send(...writes());
@@ -106,7 +135,14 @@ export class CheckoutStore {
   async ordersOfAccount(accountId: string, limit: number, after?: OrderPosition): Promise<Order[]> {
     const query = this.db('orders').where({ account_id: accountId });
     if (after) olderThan(query, after);
-    return this.withLines(await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit));
+    return this.withLines(
+      await query
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(limit),
+    );
   }
 
   /**
@@ -122,19 +158,39 @@ export class CheckoutStore {
     if (filter.createdFrom !== undefined) query.where('created_at', '>=', filter.createdFrom);
     if (filter.createdUntil !== undefined) query.where('created_at', '<', filter.createdUntil);
     if (after) olderThan(query, after);
-    return query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+    return query
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
   }
 
   /** Orders delivered to an email address (any letter case), newest first; for operators. */
   async ordersWithEmail(email: string, limit: number): Promise<Order[]> {
-    return this.withLines(await this.db('orders').whereRaw('lower(delivery_email) = ?', [email.trim().toLowerCase()]).orderBy('created_at', 'desc').limit(limit));
+    return this.withLines(
+      await this.db('orders')
+        .whereRaw('lower(delivery_email) = ?', [email.trim().toLowerCase()])
+        .orderBy('created_at', 'desc')
+        .limit(limit),
+    );
   }
 
   /** The orders of these rows, each with its lines. */
   async withLines(rows: Row[]): Promise<Order[]> {
     if (rows.length === 0) return [];
-    const lines = await this.db('order_lines').whereIn('order_id', rows.map((row) => row.id as string)).orderBy('position');
-    return rows.map((row) => toOrder(row, lines.filter((line) => line.order_id === row.id)));
+    const lines = await this.db('order_lines')
+      .whereIn(
+        'order_id',
+        rows.map((row) => row.id as string),
+      )
+      .orderBy('position');
+    return rows.map((row) =>
+      toOrder(
+        row,
+        lines.filter((line) => line.order_id === row.id),
+      ),
+    );
   }
 
   private async findOne(where: Record<string, string>): Promise<Order | undefined> {
@@ -159,12 +215,16 @@ export class CheckoutStore {
 
   /** Extends this attempt's claim; false once another attempt has taken the order over. */
   async renewClaim(orderId: string, token: string, expiresAt: number): Promise<boolean> {
-    const updated = await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_expires_at: expiresAt });
+    const updated = await this.db('orders')
+      .where({ id: orderId, claim_token: token })
+      .update({ claim_expires_at: expiresAt });
     return updated === 1;
   }
 
   async releaseClaim(orderId: string, token: string): Promise<void> {
-    await this.db('orders').where({ id: orderId, claim_token: token }).update({ claim_token: null, claim_expires_at: null });
+    await this.db('orders')
+      .where({ id: orderId, claim_token: token })
+      .update({ claim_token: null, claim_expires_at: null });
   }
 
   /** An order whose stock or code could not be held is removed, with its lines and promo hold. */
@@ -177,11 +237,16 @@ export class CheckoutStore {
   }
 
   /**
-   * Stores the provider checkout once, as typed columns, with the end of the order's stock hold,
-   * and ends the create-checkout claim in the same write: once an order has its checkout, every retry is answered from it and none claims
-   * it again. False when the order already had one (a second store changes nothing).
+   * Stores the provider checkout once, as typed columns, with the end of the order's stock hold, and ends the
+   * create-checkout claim in the same write: once an order has its checkout, every retry is answered from it and none
+   * claims it again. False when the order already had one (a second store changes nothing).
    */
-  async recordProviderCheckout(orderId: string, checkout: ProviderCheckoutFields, reservedUntil: number, now: number): Promise<boolean> {
+  async recordProviderCheckout(
+    orderId: string,
+    checkout: ProviderCheckoutFields,
+    reservedUntil: number,
+    now: number,
+  ): Promise<boolean> {
     const updated = await this.db('orders')
       .where({ id: orderId })
       .whereNull('provider_checkout_id')
@@ -211,24 +276,34 @@ export class CheckoutStore {
    * paid order's confirmation) is queued in the same transaction, so it exists exactly when the
    * order is paid; paid_at is when the payment was confirmed, which the console shows.
    */
-  async finalise(orderId: string, status: Exclude<OrderStatus, 'pending_payment'>, now: number, mail?: Mail): Promise<boolean> {
+  async finalise(
+    orderId: string,
+    status: Exclude<OrderStatus, 'pending_payment'>,
+    now: number,
+    mail?: Mail,
+  ): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      const updated = await trx('orders').where({ id: orderId, status: 'pending_payment' }).update({ status, updated_at: now, ...(status === 'paid' ? { paid_at: now } : {}) });
+      const updated = await trx('orders')
+        .where({ id: orderId, status: 'pending_payment' })
+        .update({ status, updated_at: now, ...(status === 'paid' ? { paid_at: now } : {}) });
       if (updated === 1 && mail) await enqueueMail(trx, mail, now);
       return updated === 1;
     });
   }
 
   async markStep(orderId: string, step: OrderStep | 'closed_at', now: number): Promise<void> {
-    await this.db('orders').where({ id: orderId }).whereNull(step).update({ [step]: now, updated_at: now });
+    await this.db('orders')
+      .where({ id: orderId })
+      .whereNull(step)
+      .update({ [step]: now, updated_at: now });
   }
 
   /**
-   * Leases up to `limit` open orders for one reconciler pass's provider reads and answers them:
-   * orders no replica is reading and due by their schedule, or for a sweep every open order this
-   * pass has not read yet. First come orders marked for a read now and orders whose stock hold
-   * has ended (a read closes them), then recent orders, then the rest; the longest overdue first. The lease is a conditional update per row, so two replicas racing
-   * for the same rows each get only the rows they updated.
+   * Leases up to `limit` open orders for one reconciler pass's provider reads and answers them: orders no replica is
+   * reading and due by their schedule, or for a sweep every open order this pass has not read yet. First come orders
+   * marked for a read now and orders whose stock hold has ended (a read closes them), then recent orders, then the
+   * rest; the longest overdue first. The lease is a conditional update per row, so two replicas racing for the same
+   * rows each get only the rows they updated.
    */
   async leaseOrdersToCheck(lease: PollLease): Promise<Order[]> {
     const { token, now, leaseMs, recentSince, limit, sweep } = lease;
@@ -242,23 +317,36 @@ export class CheckoutStore {
     };
     const candidates = await available()
       .select('id')
-      .orderByRaw('case when next_check_at = ? or reserved_until <= ? then 0 when created_at >= ? then 1 else 2 end', [DUE_NOW, now, recentSince])
+      .orderByRaw('case when next_check_at = ? or reserved_until <= ? then 0 when created_at >= ? then 1 else 2 end', [
+        DUE_NOW,
+        now,
+        recentSince,
+      ])
       .orderBy('next_check_at', 'asc')
       .orderBy('created_at', 'desc')
       .limit(limit);
     if (candidates.length === 0) return [];
     const ids = candidates.map((row) => row.id as string);
-    await available().whereIn('id', ids).update({ poll_token: token, poll_until: now + leaseMs, last_checked_at: now });
+    await available()
+      .whereIn('id', ids)
+      .update({ poll_token: token, poll_until: now + leaseMs, last_checked_at: now });
     const rows = await this.db('orders').whereIn('id', ids).where({ poll_token: token }).whereNotNull('poll_until');
     if (rows.length === 0) return [];
     const leased = rows.map((row) => row.id as string);
     const lines = await this.db('order_lines').whereIn('order_id', leased).orderBy('position');
-    return rows.map((row) => toOrder(row, lines.filter((line) => line.order_id === row.id)));
+    return rows.map((row) =>
+      toOrder(
+        row,
+        lines.filter((line) => line.order_id === row.id),
+      ),
+    );
   }
 
   /** Ends this pass's lease on an order and says when it is next due a provider read. */
   async scheduleNextCheck(orderId: string, token: string, nextCheckAt: number): Promise<void> {
-    await this.db('orders').where({ id: orderId, poll_token: token }).update({ next_check_at: nextCheckAt, poll_until: null });
+    await this.db('orders')
+      .where({ id: orderId, poll_token: token })
+      .update({ next_check_at: nextCheckAt, poll_until: null });
   }
 
   /**
@@ -269,7 +357,12 @@ export class CheckoutStore {
     const row = await this.db('orders')
       .whereNull('closed_at')
       .andWhere((q) => q.whereNull('next_check_at').orWhere('next_check_at', '<=', now))
-      .min({ since: this.db.raw('case when next_check_at is null or next_check_at = ? then created_at else next_check_at end', [DUE_NOW]) })
+      .min({
+        since: this.db.raw(
+          'case when next_check_at is null or next_check_at = ? then created_at else next_check_at end',
+          [DUE_NOW],
+        ),
+      })
       .first();
     return row?.since === null || row?.since === undefined ? undefined : toNumber(row.since);
   }
@@ -299,7 +392,10 @@ export class CheckoutStore {
    */
   async recordRedemption(orderId: string, code: string, now: number): Promise<void> {
     await this.db.transaction(async (trx) => {
-      await trx('promo_redemptions').insert({ order_id: orderId, code, redeemed_at: now }).onConflict('order_id').ignore();
+      await trx('promo_redemptions')
+        .insert({ order_id: orderId, code, redeemed_at: now })
+        .onConflict('order_id')
+        .ignore();
       await trx('promo_holds').where({ order_id: orderId }).delete();
     });
   }
@@ -332,7 +428,11 @@ export class CheckoutStore {
 type Row = Record<string, unknown>;
 
 /** The row of a new pending order, claimed by the attempt that saves it. */
-function orderRow(order: NewOrder & Pick<Order, 'createdAt'>, claim: { token: string; expiresAt: number }, firstCheckAt: number): Row {
+function orderRow(
+  order: NewOrder & Pick<Order, 'createdAt'>,
+  claim: { token: string; expiresAt: number },
+  firstCheckAt: number,
+): Row {
   return {
     id: order.id,
     reference: order.reference,
@@ -370,7 +470,10 @@ function orderRow(order: NewOrder & Pick<Order, 'createdAt'>, claim: { token: st
 
 /** A promo code's redemptions and the open orders holding it, in one read. */
 function usageRead(db: Knex, code: string): Knex.QueryBuilder {
-  return db.select(db('promo_redemptions').where({ code }).count('*').as('redeemed'), db('promo_holds').where({ code }).count('*').as('held'));
+  return db.select(
+    db('promo_redemptions').where({ code }).count('*').as('redeemed'),
+    db('promo_holds').where({ code }).count('*').as('held'),
+  );
 }
 
 function usageOf(row: Row | undefined): PromoUsage {
@@ -379,11 +482,17 @@ function usageOf(row: Row | undefined): PromoUsage {
 
 /** Keeps the orders after `after` in newest-first order: older, or as old with a smaller id. */
 function olderThan(query: Knex.QueryBuilder, after: OrderPosition): void {
-  query.andWhere((q) => q.where('created_at', '<', after.createdAt).orWhere((same) => same.where('created_at', '=', after.createdAt).andWhere('id', '<', after.id)));
+  query.andWhere((q) =>
+    q
+      .where('created_at', '<', after.createdAt)
+      .orWhere((same) => same.where('created_at', '=', after.createdAt).andWhere('id', '<', after.id)),
+  );
 }
 
-const optionalString = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value));
-const optionalNumber = (value: unknown): number | undefined => (value === null || value === undefined ? undefined : toNumber(value));
+const optionalString = (value: unknown): string | undefined =>
+  value === null || value === undefined ? undefined : String(value);
+const optionalNumber = (value: unknown): number | undefined =>
+  value === null || value === undefined ? undefined : toNumber(value);
 
 export function toPromo(row: Row): PromoCode {
   return {
@@ -395,7 +504,10 @@ export function toPromo(row: Row): PromoCode {
   };
 }
 
-/** The provider checkout an order keeps: its columns, or for an order linked before they existed, the JSON it was kept as then. */
+/**
+ * The provider checkout an order keeps: its columns, or for an order linked before they existed, the JSON it was kept
+ * as then.
+ */
 function storedProviderCheckout(row: Row): ProviderCheckoutFields | undefined {
   if (row.provider_status !== null && row.provider_status !== undefined) {
     return {
@@ -440,7 +552,11 @@ function toOrder(row: Row, lines: Row[]): Order {
     providerCheckoutId: optionalString(row.provider_checkout_id),
     providerCheckout: storedProviderCheckout(row),
     currency: String(row.currency),
-    lines: lines.map((line) => ({ sku: String(line.sku), quantity: toNumber(line.quantity), unitPricePence: toNumber(line.unit_price_pence) })),
+    lines: lines.map((line) => ({
+      sku: String(line.sku),
+      quantity: toNumber(line.quantity),
+      unitPricePence: toNumber(line.unit_price_pence),
+    })),
     goodsPence: toNumber(row.goods_pence),
     discountPence: toNumber(row.discount_pence),
     shippingPence: toNumber(row.shipping_pence),

@@ -30,19 +30,49 @@ export class FulfilmentStore {
         .whereIn('status', DISPATCHABLE_STATUSES)
         .whereNotNull('closed_at')
         .whereNull('dispatched_at')
-        .update({ status: 'dispatched', dispatch_carrier: details.carrier, dispatch_tracking_number: details.trackingNumber, dispatched_at: now, dispatched_by: staff.email, updated_at: now });
+        .update({
+          status: 'dispatched',
+          dispatch_carrier: details.carrier,
+          dispatch_tracking_number: details.trackingNumber,
+          dispatched_at: now,
+          dispatched_by: staff.email,
+          updated_at: now,
+        });
       if (updated !== 1) return false;
       await enqueueMail(trx, mail, now);
-      await recordStaffAction(trx, staff, { action: 'order_dispatched', subject: order.reference, before: { status: order.status }, after: { status: 'dispatched', ...details } }, now);
+      await recordStaffAction(
+        trx,
+        staff,
+        {
+          action: 'order_dispatched',
+          subject: order.reference,
+          before: { status: order.status },
+          after: { status: 'dispatched', ...details },
+        },
+        now,
+      );
       return true;
     });
   }
 
   markDelivered(order: Order, staff: StaffIdentity, now: number): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      const updated = await trx('orders').where({ id: order.id, status: 'dispatched' }).whereNull('delivered_at').update({ status: 'delivered', delivered_at: now, updated_at: now });
+      const updated = await trx('orders')
+        .where({ id: order.id, status: 'dispatched' })
+        .whereNull('delivered_at')
+        .update({ status: 'delivered', delivered_at: now, updated_at: now });
       if (updated !== 1) return false;
-      await recordStaffAction(trx, staff, { action: 'order_delivered', subject: order.reference, before: { status: order.status }, after: { status: 'delivered' } }, now);
+      await recordStaffAction(
+        trx,
+        staff,
+        {
+          action: 'order_delivered',
+          subject: order.reference,
+          before: { status: order.status },
+          after: { status: 'delivered' },
+        },
+        now,
+      );
       return true;
     });
   }
@@ -57,11 +87,25 @@ export class FulfilmentStore {
     return this.db.transaction(async (trx) => {
       const updated = await trx('orders')
         .where({ id: order.id, status: 'pending_payment' })
-        .andWhere((q) => (order.providerCheckoutId === undefined ? q.whereNull('provider_checkout_id') : q.where('provider_checkout_id', order.providerCheckoutId)))
+        .andWhere((q) =>
+          order.providerCheckoutId === undefined
+            ? q.whereNull('provider_checkout_id')
+            : q.where('provider_checkout_id', order.providerCheckoutId),
+        )
         .andWhere((q) => q.whereNull('claim_token').orWhere('claim_expires_at', '<=', now))
         .update({ status: 'cancelled', cancelled_at: now, next_check_at: DUE_NOW, updated_at: now });
       if (updated !== 1) return false;
-      await recordStaffAction(trx, staff, { action: 'order_cancelled', subject: order.reference, before: { status: order.status }, after: { status: 'cancelled' } }, now);
+      await recordStaffAction(
+        trx,
+        staff,
+        {
+          action: 'order_cancelled',
+          subject: order.reference,
+          before: { status: order.status },
+          after: { status: 'cancelled' },
+        },
+        now,
+      );
       return true;
     });
   }

@@ -25,7 +25,11 @@ export interface PromoListing extends PromoCode {
 /** `WELCOME10`-style codes: letters, digits, `-` and `_`, 3 to 64 characters, stored upper-case. */
 export function parsePromoCode(text: string): string {
   const code = normalisePromoCode(text);
-  if (!PROMO_CODE_PATTERN.test(code)) throw invalidArgument(`code must be 3 to 64 letters, digits, "-" or "_", starting with a letter or digit; got "${text}"`, 'invalid_code');
+  if (!PROMO_CODE_PATTERN.test(code))
+    throw invalidArgument(
+      `code must be 3 to 64 letters, digits, "-" or "_", starting with a letter or digit; got "${text}"`,
+      'invalid_code',
+    );
   return code;
 }
 
@@ -34,7 +38,10 @@ export function parseDiscountPercent(text: string): number {
   const match = /^(\d{1,3}(?:\.\d{1,2})?)%?$/.exec(text.trim());
   const basisPoints = match ? Math.round(Number(match[1]) * BASIS_POINTS_PER_PERCENT) : NaN;
   if (!(basisPoints > 0 && basisPoints <= 100 * BASIS_POINTS_PER_PERCENT)) {
-    throw invalidArgument(`discount must be a percentage above 0 and at most 100 (e.g. 15 or 12.5%), got "${text}"`, 'invalid_discount');
+    throw invalidArgument(
+      `discount must be a percentage above 0 and at most 100 (e.g. 15 or 12.5%), got "${text}"`,
+      'invalid_discount',
+    );
   }
   return basisPoints;
 }
@@ -83,7 +90,10 @@ export class PromoAdmin {
   /** Adds the code, recorded as `staff`'s `promo_created`; a code that exists is a conflict. */
   async create(promo: PromoCode, staff: StaffIdentity): Promise<PromoCode> {
     if (promo.activeUntil !== undefined && promo.activeUntil <= promo.activeFrom) {
-      throw invalidArgument(`until (${new Date(promo.activeUntil).toISOString()}) must be after from (${new Date(promo.activeFrom).toISOString()})`, 'invalid_date');
+      throw invalidArgument(
+        `until (${new Date(promo.activeUntil).toISOString()}) must be after from (${new Date(promo.activeFrom).toISOString()})`,
+        'invalid_date',
+      );
     }
     try {
       await this.db.transaction(async (trx) => {
@@ -94,16 +104,27 @@ export class PromoAdmin {
           active_until: promo.activeUntil ?? null,
           max_redemptions: promo.maxRedemptions ?? null,
         });
-        await recordStaffAction(trx, staff, { action: 'promo_created', subject: promo.code, after: auditView(promo) }, this.now());
+        await recordStaffAction(
+          trx,
+          staff,
+          { action: 'promo_created', subject: promo.code, after: auditView(promo) },
+          this.now(),
+        );
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict('promo_exists', `promo code ${promo.code} already exists; expire it and create another code to change its terms`);
+      if (isUniqueViolation(error))
+        throw conflict(
+          'promo_exists',
+          `promo code ${promo.code} already exists; expire it and create another code to change its terms`,
+        );
       throw error;
     }
     return promo;
   }
 
-  /** Ends the code now for new orders, recorded as `staff`'s `promo_expired`; one that has already ended keeps its end. */
+  /**
+   * Ends the code now for new orders, recorded as `staff`'s `promo_expired`; one that has already ended keeps its end.
+   */
   async expire(rawCode: string, staff: StaffIdentity): Promise<PromoCode> {
     const code = normalisePromoCode(rawCode);
     const now = this.now();
@@ -113,11 +134,19 @@ export class PromoAdmin {
       if (!row) throw notFound(`no promo code ${code}`, 'promo_not_found');
       const before = toPromo(row);
       if (before.activeUntil !== undefined && before.activeUntil <= now) {
-        throw conflict('promo_already_ended', `promo code ${code} already ended at ${new Date(before.activeUntil).toISOString()}`);
+        throw conflict(
+          'promo_already_ended',
+          `promo code ${code} already ended at ${new Date(before.activeUntil).toISOString()}`,
+        );
       }
       await trx('promo_codes').where({ code }).update({ active_until: now });
       const expired = { ...before, activeUntil: now };
-      await recordStaffAction(trx, staff, { action: 'promo_expired', subject: code, before: auditView(before), after: auditView(expired) }, now);
+      await recordStaffAction(
+        trx,
+        staff,
+        { action: 'promo_expired', subject: code, before: auditView(before), after: auditView(expired) },
+        now,
+      );
       return expired;
     });
   }
@@ -126,7 +155,12 @@ export class PromoAdmin {
   async list(): Promise<PromoListing[]> {
     const rows = await this.db('promo_codes').orderBy('code').select();
     const counts = async (table: string) =>
-      new Map((await this.db(table).groupBy('code').select('code').count({ n: '*' })).map((row: Record<string, unknown>) => [String(row.code), toNumber(row.n)]));
+      new Map(
+        (await this.db(table).groupBy('code').select('code').count({ n: '*' })).map((row: Record<string, unknown>) => [
+          String(row.code),
+          toNumber(row.n),
+        ]),
+      );
     const [redeemed, held] = await Promise.all([counts('promo_redemptions'), counts('promo_holds')]);
     const now = this.now();
     return rows.map((row) => {

@@ -63,16 +63,30 @@ export class RefundStore {
    * Records a new pending refund unless its idempotency key is taken (then answers the refund
    * that holds it, `created` false). `check` runs under the order's lock and refuses by throwing.
    */
-  async create(refund: NewRefund, now: number, check: (order: LockedOrder) => void): Promise<{ refund: Refund; created: boolean }> {
+  async create(
+    refund: NewRefund,
+    now: number,
+    check: (order: LockedOrder) => void,
+  ): Promise<{ refund: Refund; created: boolean }> {
     try {
       return await retryOnDeadlock(() =>
         this.db.transaction(async (trx) => {
           // The lock comes first: on MySQL the reads after it see what earlier holders committed.
-          const order = await forUpdate(trx('orders').where({ id: refund.orderId }).first('status', 'total_pence', 'closed_at'), this.db);
+          const order = await forUpdate(
+            trx('orders').where({ id: refund.orderId }).first('status', 'total_pence', 'closed_at'),
+            this.db,
+          );
           const existing = await trx('refunds').where({ idempotency_key: refund.idempotencyKey }).first();
           if (existing) return { refund: toRefund(existing), created: false };
-          const earlier = (await trx('refunds').where({ order_id: refund.orderId }).orderBy('created_at')).map(toRefund);
-          check({ status: order.status as OrderStatus, closedAt: optionalNumber(order.closed_at), totalPence: toNumber(order.total_pence), refunds: earlier });
+          const earlier = (await trx('refunds').where({ order_id: refund.orderId }).orderBy('created_at')).map(
+            toRefund,
+          );
+          check({
+            status: order.status as OrderStatus,
+            closedAt: optionalNumber(order.closed_at),
+            totalPence: toNumber(order.total_pence),
+            refunds: earlier,
+          });
           await trx('refunds').insert({
             id: refund.id,
             order_id: refund.orderId,
@@ -116,16 +130,26 @@ export class RefundStore {
   }
 
   async recordTransaction(id: string, transactionId: string): Promise<void> {
-    await this.db('refunds').where({ id }).whereNull('provider_transaction_id').update({ provider_transaction_id: transactionId });
+    await this.db('refunds')
+      .where({ id })
+      .whereNull('provider_transaction_id')
+      .update({ provider_transaction_id: transactionId });
   }
 
   /** Takes the one right to send the refund to the provider; false when an attempt already has it. */
   async claimSend(id: string, now: number): Promise<boolean> {
-    return (await this.db('refunds').where({ id, state: 'pending' }).whereNull('sent_at').update({ sent_at: now, updated_at: now })) === 1;
+    return (
+      (await this.db('refunds')
+        .where({ id, state: 'pending' })
+        .whereNull('sent_at')
+        .update({ sent_at: now, updated_at: now })) === 1
+    );
   }
 
   async fail(id: string, failureCode: string, now: number): Promise<void> {
-    await this.db('refunds').where({ id, state: 'pending' }).update({ state: 'failed', failure_code: failureCode, updated_at: now });
+    await this.db('refunds')
+      .where({ id, state: 'pending' })
+      .update({ state: 'failed', failure_code: failureCode, updated_at: now });
   }
 
   /**
@@ -136,15 +160,25 @@ export class RefundStore {
   async succeed(refund: Refund, now: number, mail: Mail): Promise<boolean> {
     return retryOnDeadlock(() =>
       this.db.transaction(async (trx) => {
-        const order = await forUpdate(trx('orders').where({ id: refund.orderId }).first('status', 'total_pence', 'refunded_pence'), this.db);
+        const order = await forUpdate(
+          trx('orders').where({ id: refund.orderId }).first('status', 'total_pence', 'refunded_pence'),
+          this.db,
+        );
         const refundedBefore = toNumber(order.refunded_pence);
         const refundedPence = refundedBefore + refund.amountPence;
         const marked = await trx('refunds')
           .where({ id: refund.id, state: 'pending' })
-          .update({ state: 'succeeded', refunded_total_pence: refundedPence, updated_at: now, ...(refund.lines.length === 0 ? { stock_returned_at: now } : {}) });
+          .update({
+            state: 'succeeded',
+            refunded_total_pence: refundedPence,
+            updated_at: now,
+            ...(refund.lines.length === 0 ? { stock_returned_at: now } : {}),
+          });
         if (marked !== 1) return false;
         const status: OrderStatus = refundedPence >= toNumber(order.total_pence) ? 'refunded' : 'partially_refunded';
-        await trx('orders').where({ id: refund.orderId }).update({ status, refunded_pence: refundedPence, updated_at: now });
+        await trx('orders')
+          .where({ id: refund.orderId })
+          .update({ status, refunded_pence: refundedPence, updated_at: now });
         await enqueueMail(trx, mail, now);
         await recordStaffAction(
           trx,
@@ -153,7 +187,11 @@ export class RefundStore {
             action: 'order_refunded',
             subject: refund.orderReference,
             before: { status: order.status, refundedPence: refundedBefore },
-            after: { status, refundedPence, refund: { id: refund.id, amountPence: refund.amountPence, reason: refund.reason, lines: refund.lines } },
+            after: {
+              status,
+              refundedPence,
+              refund: { id: refund.id, amountPence: refund.amountPence, reason: refund.reason, lines: refund.lines },
+            },
           },
           now,
         );
@@ -163,14 +201,21 @@ export class RefundStore {
   }
 
   async markEffect(id: string, effect: RefundEffect, now: number): Promise<void> {
-    await this.db('refunds').where({ id }).whereNull(effect).update({ [effect]: now, updated_at: now });
+    await this.db('refunds')
+      .where({ id })
+      .whereNull(effect)
+      .update({ [effect]: now, updated_at: now });
   }
 
   /** Pending refunds no attempt is working on: never sent and older than `before`, or sent before `before`. */
   async pendingSince(before: number, limit: number): Promise<Refund[]> {
     const rows = await this.db('refunds')
       .where({ state: 'pending' })
-      .andWhere((q) => q.where('sent_at', '<', before).orWhere((unsent) => unsent.whereNull('sent_at').andWhere('created_at', '<', before)))
+      .andWhere((q) =>
+        q
+          .where('sent_at', '<', before)
+          .orWhere((unsent) => unsent.whereNull('sent_at').andWhere('created_at', '<', before)),
+      )
       .orderBy('created_at')
       .limit(limit);
     return rows.map(toRefund);
@@ -187,8 +232,10 @@ export class RefundStore {
   }
 }
 
-const optionalString = (value: unknown): string | undefined => (value === null || value === undefined ? undefined : String(value));
-const optionalNumber = (value: unknown): number | undefined => (value === null || value === undefined ? undefined : toNumber(value));
+const optionalString = (value: unknown): string | undefined =>
+  value === null || value === undefined ? undefined : String(value);
+const optionalNumber = (value: unknown): number | undefined =>
+  value === null || value === undefined ? undefined : toNumber(value);
 
 function toRefund(row: Row): Refund {
   return {

@@ -31,10 +31,16 @@ const ACCEPTED = {
 };
 
 /** Writes the document to `file` and returns Redocly's findings for it. */
-export async function lintOpenApiDocument(file: string, publicBaseUrl: string, areas: ApiArea[] = API_AREAS): Promise<NormalizedProblem[]> {
+export async function lintOpenApiDocument(
+  file: string,
+  publicBaseUrl: string,
+  areas: ApiArea[] = API_AREAS,
+): Promise<NormalizedProblem[]> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(buildOpenApiDocument(publicBaseUrl, areas), null, 2)}\n`);
-  const ignore = { [file]: Object.fromEntries(Object.entries(ACCEPTED).map(([rule, pointers]) => [rule, new Set(pointers)])) };
+  const ignore = {
+    [file]: Object.fromEntries(Object.entries(ACCEPTED).map(([rule, pointers]) => [rule, new Set(pointers)])),
+  };
   const config = await createConfig({ extends: ['recommended'], rules: RULES }, { ignore });
   return (await lint({ ref: file, config })).filter((problem) => !problem.ignored);
 }

@@ -43,16 +43,23 @@ function actionRow(action: StaffActionView) {
   return html`<tr><td>${action.at.slice(0, 19).replace('T', ' ')}</td><td>${action.staffEmail} (${action.role})</td><td>${action.clientAddress}</td><td>${action.component}</td><th scope="row">${action.action}</th><td>${action.subject}</td><td><code>${shown(action.before)}</code></td><td><code>${shown(action.after)}</code></td></tr>`;
 }
 
-function auditPage(req: Request, staff: StaffCaller, page: Awaited<ReturnType<typeof listStaffActions>> | undefined, error?: AppError) {
+function auditPage(
+  req: Request,
+  staff: StaffCaller,
+  page: Awaited<ReturnType<typeof listStaffActions>> | undefined,
+  error?: AppError,
+) {
   const rows = page?.actions.map(actionRow) ?? [];
   return consolePage(
     'Audit log',
     html`<h1>Audit log</h1>${filterForm(req)}${formError(error?.detail)}
-${rows.length > 0
-  ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table></div>`
-  : error
-    ? ''
-    : html`<p>No actions match.</p>`}
+${
+  rows.length > 0
+    ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : error
+      ? ''
+      : html`<p>No actions match.</p>`
+}
 ${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/audit', FILTER_NAMES, page.nextCursor)}">Older actions</a></p>` : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,

@@ -31,7 +31,8 @@ interface Notice {
 /** A whole number typed into a form, named by its label when it is not one. */
 function wholeNumber(text: string, label: string, min: number): number {
   const value = /^\s*\d{1,9}\s*$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= STOCK_UNITS_MAX)) throw invalidArgument(`${label} must be a whole number from ${min} to ${STOCK_UNITS_MAX}.`, 'invalid_units');
+  if (!(value >= min && value <= STOCK_UNITS_MAX))
+    throw invalidArgument(`${label} must be a whole number from ${min} to ${STOCK_UNITS_MAX}.`, 'invalid_units');
   return value;
 }
 
@@ -53,11 +54,17 @@ function noteField(id: string, label: string, required: boolean): Html {
 function pricePence(text: string): number {
   const match = /^\s*£?(\d{1,6})(?:\.(\d{1,2}))?\s*$/.exec(text);
   const pence = match ? Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0')) : 0;
-  if (pence < 1) throw invalidArgument('Price must be an amount in pounds above 0, with at most 2 decimal places, such as 12.50.', 'invalid_price');
+  if (pence < 1)
+    throw invalidArgument(
+      'Price must be an amount in pounds above 0, with at most 2 decimal places, such as 12.50.',
+      'invalid_price',
+    );
   return pence;
 }
 
-/** An owner's forms for one size: count, delivery, unlimited (an unlimited size is counted again by a count) and price. */
+/**
+ * An owner's forms for one size: count, delivery, unlimited (an unlimited size is counted again by a count) and price.
+ */
 function sizeForms(size: inventory.StaffSku): Html {
   const { sku } = size;
   return html`<h3>${sku}</h3>
@@ -72,9 +79,10 @@ function sizeForms(size: inventory.StaffSku): Html {
 ${noteField(`count-note-${sku}`, 'Reason (optional)', false)}
 <button type="submit">Set stock of ${sku}</button>
 </form>
-${size.unlimited
-  ? ''
-  : html`<form method="post" action="${skuPath(sku, 'restock')}">
+${
+  size.unlimited
+    ? ''
+    : html`<form method="post" action="${skuPath(sku, 'restock')}">
 <label for="restock-${sku}">Units delivered</label>
 <input type="number" id="restock-${sku}" name="units" min="1" max="${STOCK_UNITS_MAX}" step="1" required>
 ${noteField(`restock-note-${sku}`, 'Delivery note', true)}
@@ -83,21 +91,25 @@ ${noteField(`restock-note-${sku}`, 'Delivery note', true)}
 <form method="post" action="${skuPath(sku, 'unlimited')}">
 ${noteField(`unlimited-note-${sku}`, 'Reason (optional)', false)}
 <button type="submit">Make ${sku} unlimited</button>
-</form>`}`;
+</form>`
+}`;
 }
 
 function productSection(product: inventory.StaffProduct, owner: boolean): Html {
   const rows = product.sizes.map(
-    (size) => html`<tr><th scope="row">${size.size}</th><td>${size.sku}</td><td class="num">${formatPence(size.pricePence)}</td>${stockCells(size)}</tr>`,
+    (size) =>
+      html`<tr><th scope="row">${size.size}</th><td>${size.sku}</td><td class="num">${formatPence(size.pricePence)}</td>${stockCells(size)}</tr>`,
   );
   return html`<section aria-labelledby="product-${product.id}">
 <h2 id="product-${product.id}">${product.name}</h2>
 <p>Product id ${product.id}</p>
 <div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table></div>
-${owner
-  ? html`${product.sizes.map(sizeForms)}
+${
+  owner
+    ? html`${product.sizes.map(sizeForms)}
 <form method="post" action="${CATALOG_PATH}/products/${encodeURIComponent(product.id)}/remove"><button type="submit">Remove product ${product.name}</button></form>`
-  : ''}
+    : ''
+}
 </section>`;
 }
 
@@ -106,9 +118,11 @@ function catalogPage(staff: StaffCaller, products: inventory.StaffProduct[], not
   return consolePage(
     'Catalog',
     html`<h1>Catalog</h1>${notice.message ? html`<p role="status">${notice.message}</p>` : ''}${formError(notice.error)}
-${owner
-  ? html`<p><a href="${IMPORT_PATH}">Import a catalog file</a></p>`
-  : html`<p>Only an owner changes stock, prices and products; you can read them here.</p>`}
+${
+  owner
+    ? html`<p><a href="${IMPORT_PATH}">Import a catalog file</a></p>`
+    : html`<p>Only an owner changes stock, prices and products; you can read them here.</p>`
+}
 ${products.length > 0 ? products.map((product) => productSection(product, owner)) : html`<p>The catalog is empty.</p>`}`,
     staff,
     notice.status ?? 200,
@@ -168,11 +182,16 @@ function previewPage(staff: StaffCaller, text: string, preview: inventory.Catalo
     ),
     changeList(
       'Sizes added',
-      preview.addedSizes.map((size) => html`${size.sku} at ${formatPence(size.pricePence)}, ${size.stock === undefined ? 'unlimited' : `${size.stock} on hand`}`),
+      preview.addedSizes.map(
+        (size) =>
+          html`${size.sku} at ${formatPence(size.pricePence)}, ${size.stock === undefined ? 'unlimited' : `${size.stock} on hand`}`,
+      ),
     ),
     changeList(
       'Price changes',
-      preview.priceChanges.map((change) => html`${change.sku}: ${formatPence(change.beforePence)} to ${formatPence(change.afterPence)}`),
+      preview.priceChanges.map(
+        (change) => html`${change.sku}: ${formatPence(change.beforePence)} to ${formatPence(change.afterPence)}`,
+      ),
     ),
     changeList(
       'Name changes',
@@ -201,7 +220,9 @@ ${changes.length > 0 ? changes : html`<p>Importing it changes nothing.</p>`}
   );
 }
 
-/** The catalog module for the console, told of this gateway's catalog copy so changes show on the storefront at once. */
+/**
+ * The catalog module for the console, told of this gateway's catalog copy so changes show on the storefront at once.
+ */
 export function consoleCatalogPages(copy: CatalogCopy) {
   return ({ router, context, send, form, signedIn }: ConsoleDeps): void => {
     const catalog = new StaffCatalog(context, copy);
@@ -215,7 +236,11 @@ export function consoleCatalogPages(copy: CatalogCopy) {
         res.redirect(303, await work(staff));
       } catch (error) {
         if (!isFormRefusal(error)) throw error;
-        await send(req, res, catalogPage(staff, await catalog.products(staff), { error: error.detail, status: HTTP_STATUS[error.kind] }));
+        await send(
+          req,
+          res,
+          catalogPage(staff, await catalog.products(staff), { error: error.detail, status: HTTP_STATUS[error.kind] }),
+        );
       }
     }
     const changedSku = (sku: string) => `${CATALOG_PATH}?changed=${encodeURIComponent(sku)}`;
@@ -228,13 +253,21 @@ export function consoleCatalogPages(copy: CatalogCopy) {
 
     router.post(`${CATALOG_PATH}/skus/:sku/stock`, ...form, (req, res) =>
       change(req, res, async (staff) => {
-        await catalog.setStock(staff, skuOf(req), { onHand: wholeNumber(field(req, 'onHand'), 'Units on hand', 0), note: field(req, 'note') });
+        await catalog.setStock(staff, skuOf(req), {
+          onHand: wholeNumber(field(req, 'onHand'), 'Units on hand', 0),
+          note: field(req, 'note'),
+        });
         return changedSku(skuOf(req));
       }),
     );
     router.post(`${CATALOG_PATH}/skus/:sku/restock`, ...form, (req, res) =>
       change(req, res, async (staff) => {
-        await catalog.restock(staff, skuOf(req), wholeNumber(field(req, 'units'), 'Units delivered', 1), field(req, 'note'));
+        await catalog.restock(
+          staff,
+          skuOf(req),
+          wholeNumber(field(req, 'units'), 'Units delivered', 1),
+          field(req, 'note'),
+        );
         return changedSku(skuOf(req));
       }),
     );

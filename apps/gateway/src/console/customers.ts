@@ -8,7 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS, invalidArgument } from '@storefront/errors';
-import { adjustPoints, customerForStaff, loyaltyHistory, loyaltySummary, type CustomerForStaff } from '../operations/admin-customers';
+import {
+  adjustPoints,
+  customerForStaff,
+  loyaltyHistory,
+  loyaltySummary,
+  type CustomerForStaff,
+} from '../operations/admin-customers';
 import type { StaffOrderView } from '../operations/admin-orders';
 import { field, formError, isFormRefusal } from '../pages/forms';
 import { html } from '../pages/html';
@@ -55,9 +61,16 @@ interface CustomerPageOptions {
   adjust?: { points: string; reason: string; error: AppError };
 }
 
-async function customerPage(deps: ConsoleDeps, staff: StaffCaller, view: CustomerForStaff, options: CustomerPageOptions = {}) {
+async function customerPage(
+  deps: ConsoleDeps,
+  staff: StaffCaller,
+  view: CustomerForStaff,
+  options: CustomerPageOptions = {},
+) {
   const { customer, loyalty, orders } = view;
-  const history = loyalty ? await loyaltyHistory(deps.context, customer.id, { cursor: options.cursor }, staff) : undefined;
+  const history = loyalty
+    ? await loyaltyHistory(deps.context, customer.id, { cursor: options.cursor }, staff)
+    : undefined;
   const name = `${customer.firstName} ${customer.lastName}`.trim() || customer.email;
   const error = options.adjust?.error;
   return consolePage(
@@ -72,18 +85,23 @@ async function customerPage(deps: ConsoleDeps, staff: StaffCaller, view: Custome
 <dt>Referred by</dt><dd>${customer.referredBy ?? 'nobody'}</dd>
 </dl>
 <h2>Orders</h2>
-${orders.length > 0
-  ? html`<div class="scroll" role="region" aria-label="The customer's newest orders" tabindex="0"><table><caption class="vh">The customer's newest orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orders.map(orderRow)}</tbody></table></div>${view.moreOrders ? html`<p>Only the newest ${orders.length} are shown.</p>` : ''}`
-  : html`<p>No orders.</p>`}
+${
+  orders.length > 0
+    ? html`<div class="scroll" role="region" aria-label="The customer's newest orders" tabindex="0"><table><caption class="vh">The customer's newest orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orders.map(orderRow)}</tbody></table></div>${view.moreOrders ? html`<p>Only the newest ${orders.length} are shown.</p>` : ''}`
+    : html`<p>No orders.</p>`
+}
 <h2>Loyalty</h2>
-${history
-  ? html`<dl><dt>Balance</dt><dd>${history.points} points</dd><dt>Lifetime points</dt><dd>${history.lifetimePoints}</dd><dt>Tier</dt><dd>${history.tier}</dd></dl>
+${
+  history
+    ? html`<dl><dt>Balance</dt><dd>${history.points} points</dd><dt>Lifetime points</dt><dd>${history.lifetimePoints}</dd><dt>Tier</dt><dd>${history.tier}</dd></dl>
 <div class="scroll" role="region" aria-label="Points history, newest first" tabindex="0"><table><caption class="vh">Points history, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Type</th><th scope="col" class="num">Points</th><th scope="col">Description</th></tr></thead><tbody>${history.history.map(
-      (entry) => html`<tr><td>${when(entry.createdAt)}</td><td>${entry.type}</td><td class="num">${signed(entry.points)}</td><td>${entry.description}</td></tr>`,
-    )}</tbody></table></div>
+        (entry) =>
+          html`<tr><td>${when(entry.createdAt)}</td><td>${entry.type}</td><td class="num">${signed(entry.points)}</td><td>${entry.description}</td></tr>`,
+      )}</tbody></table></div>
 ${history.nextCursor ? html`<p><a href="${customerPath(customer.id)}?cursor=${history.nextCursor}">Older entries</a></p>` : ''}
 ${staff.role === 'owner' ? adjustForm(customer.id, options.adjust?.points, options.adjust?.reason) : ''}`
-  : html`<p>No loyalty account.</p>`}
+    : html`<p>No loyalty account.</p>`
+}
 <p><a href="${PATH}">Find another customer</a></p>`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
@@ -93,11 +111,16 @@ ${staff.role === 'owner' ? adjustForm(customer.id, options.adjust?.points, optio
 /** Whole points, signed, not zero, as typed. */
 function typedPoints(text: string): number {
   const trimmed = text.trim();
-  if (!/^[+-]?\d{1,7}$/.test(trimmed) || Number(trimmed) === 0) throw invalidArgument(`Points must be a whole number other than 0, such as 50 or -20; got "${trimmed}"`);
+  if (!/^[+-]?\d{1,7}$/.test(trimmed) || Number(trimmed) === 0)
+    throw invalidArgument(`Points must be a whole number other than 0, such as 50 or -20; got "${trimmed}"`);
   return Number(trimmed);
 }
 
-function confirmPage(staff: StaffCaller, view: CustomerForStaff, change: { points: number; reason: string; balance: number; key: string }) {
+function confirmPage(
+  staff: StaffCaller,
+  view: CustomerForStaff,
+  change: { points: number; reason: string; balance: number; key: string },
+) {
   const { customer } = view;
   const after = change.balance + change.points;
   const verb = change.points > 0 ? `Add ${change.points} points to` : `Take ${-change.points} points from`;
@@ -117,7 +140,11 @@ function confirmPage(staff: StaffCaller, view: CustomerForStaff, change: { point
   );
 }
 
-function adjustedPage(staff: StaffCaller, id: string, outcome: { newlyRecorded: boolean; points: number; balance: number }) {
+function adjustedPage(
+  staff: StaffCaller,
+  id: string,
+  outcome: { newlyRecorded: boolean; points: number; balance: number },
+) {
   return consolePage(
     outcome.newlyRecorded ? 'Points adjusted' : 'Already recorded',
     html`<h1>${outcome.newlyRecorded ? 'Points adjusted' : 'Already recorded'}</h1>
@@ -139,7 +166,8 @@ export function registerConsoleCustomerPages(deps: ConsoleDeps): void {
       const { customer } = await customerForStaff(context, { email }, staff);
       res.redirect(303, customerPath(customer.id));
     } catch (error) {
-      if (!(error instanceof AppError && (error.kind === 'not_found' || error.kind === 'invalid_argument'))) throw error;
+      if (!(error instanceof AppError && (error.kind === 'not_found' || error.kind === 'invalid_argument')))
+        throw error;
       await send(req, res, searchPage(staff, email, error));
     }
   });
@@ -148,7 +176,13 @@ export function registerConsoleCustomerPages(deps: ConsoleDeps): void {
     const staff = await signedIn(req, res);
     if (!staff) return;
     const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
-    await send(req, res, await customerPage(deps, staff, await customerForStaff(context, { accountId: String(req.params.id) }, staff), { cursor }));
+    await send(
+      req,
+      res,
+      await customerPage(deps, staff, await customerForStaff(context, { accountId: String(req.params.id) }, staff), {
+        cursor,
+      }),
+    );
   });
 
   // Step one: check what was typed and restate it with the balance it leads to; nothing changes yet.
@@ -163,8 +197,17 @@ export function registerConsoleCustomerPages(deps: ConsoleDeps): void {
       if (typed.reason === '') throw invalidArgument('Reason is required: the customer sees it in their history');
       const loyalty = await loyaltySummary(context, view.customer.id, staff);
       if (!loyalty) throw new AppError('not_found', 'account_not_found', 'This customer has no loyalty account');
-      if (loyalty.points + points < 0) throw new AppError('unprocessable', 'insufficient_points', `The balance is ${loyalty.points}; taking ${-points} points would take it below zero`);
-      await send(req, res, confirmPage(staff, view, { points, reason: typed.reason, balance: loyalty.points, key: randomUUID() }));
+      if (loyalty.points + points < 0)
+        throw new AppError(
+          'unprocessable',
+          'insufficient_points',
+          `The balance is ${loyalty.points}; taking ${-points} points would take it below zero`,
+        );
+      await send(
+        req,
+        res,
+        confirmPage(staff, view, { points, reason: typed.reason, balance: loyalty.points, key: randomUUID() }),
+      );
     } catch (error) {
       await refused(req, res, staff, view, typed, error);
     }
@@ -177,14 +220,26 @@ export function registerConsoleCustomerPages(deps: ConsoleDeps): void {
     const id = String(req.params.id);
     const typed = { points: field(req, 'points'), reason: field(req, 'reason') };
     try {
-      const outcome = await adjustPoints(context, id, { points: typedPoints(typed.points), reason: typed.reason, idempotencyKey: field(req, 'key') }, staff);
+      const outcome = await adjustPoints(
+        context,
+        id,
+        { points: typedPoints(typed.points), reason: typed.reason, idempotencyKey: field(req, 'key') },
+        staff,
+      );
       await send(req, res, adjustedPage(staff, id, outcome));
     } catch (error) {
       await refused(req, res, staff, await customerForStaff(context, { accountId: id }, staff), typed, error);
     }
   });
 
-  async function refused(req: Request, res: Response, staff: StaffCaller, view: CustomerForStaff, typed: { points: string; reason: string }, error: unknown): Promise<void> {
+  async function refused(
+    req: Request,
+    res: Response,
+    staff: StaffCaller,
+    view: CustomerForStaff,
+    typed: { points: string; reason: string },
+    error: unknown,
+  ): Promise<void> {
     if (!isFormRefusal(error)) throw error;
     await send(req, res, await customerPage(deps, staff, view, { adjust: { ...typed, error } }));
   }

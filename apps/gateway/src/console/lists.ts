@@ -12,7 +12,8 @@ import type { StaffCaller } from './staff-session';
 /** The next page's address: the same filters and the cursor. */
 export function nextPageHref(req: Request, path: string, filterNames: readonly string[], cursor: string): string {
   const params = new URLSearchParams();
-  for (const name of filterNames) if (typeof req.query[name] === 'string' && req.query[name] !== '') params.set(name, req.query[name] as string);
+  for (const name of filterNames)
+    if (typeof req.query[name] === 'string' && req.query[name] !== '') params.set(name, req.query[name] as string);
   params.set('cursor', cursor);
   return `${path}?${params.toString()}`;
 }
@@ -31,7 +32,10 @@ export function registerFilteredList<T>({ router, context, send, signedIn }: Con
     if (!staff) return;
     try {
       // The filter form sends its empty fields too; they mean no filter.
-      context.validator.queryCheck(list.apiPath, 'get')(Object.fromEntries(Object.entries(req.query).filter(([, value]) => value !== '')));
+      context.validator.queryCheck(
+        list.apiPath,
+        'get',
+      )(Object.fromEntries(Object.entries(req.query).filter(([, value]) => value !== '')));
       await send(req, res, list.render(req, staff, await list.load(req, staff)));
     } catch (error) {
       if (!(error instanceof AppError && error.kind === 'invalid_argument')) throw error;

@@ -23,25 +23,31 @@ export function orderFulfilmentSection(order: checkout.StaffOrder, carrier = '',
   const dispatch = order.details!.dispatch;
   const action = (name: string) => `${orderPath(summary.reference)}/${name}`;
   return html`<h2>Dispatch</h2>
-${dispatch
-  ? html`<dl><dt>Dispatched</dt><dd>with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}, at ${dispatch.dispatchedAt}${order.dispatchedBy ? ` by ${order.dispatchedBy}` : ''}</dd>
+${
+  dispatch
+    ? html`<dl><dt>Dispatched</dt><dd>with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}, at ${dispatch.dispatchedAt}${order.dispatchedBy ? ` by ${order.dispatchedBy}` : ''}</dd>
 <dt>Delivered</dt><dd>${dispatch.deliveredAt || 'not yet'}</dd></dl>`
-  : order.cancelledAt
-    ? html`<p>Cancelled at ${order.cancelledAt}.</p>`
-    : html`<p>Not dispatched.</p>`}
-${['paid', 'partially_refunded'].includes(summary.status) && !dispatch
-  ? html`<form method="post" action="${action('dispatch')}">
+    : order.cancelledAt
+      ? html`<p>Cancelled at ${order.cancelledAt}.</p>`
+      : html`<p>Not dispatched.</p>`
+}
+${
+  ['paid', 'partially_refunded'].includes(summary.status) && !dispatch
+    ? html`<form method="post" action="${action('dispatch')}">
 <label for="carrier">Carrier</label>
 <input type="text" id="carrier" name="carrier" maxlength="60" value="${carrier}" required>
 <label for="tracking-number">Tracking number (letters, digits, spaces, dashes)</label>
 <input type="text" id="tracking-number" name="trackingNumber" maxlength="60" pattern="[A-Za-z0-9 \\-]+" value="${trackingNumber}" required>
 <button type="submit">Dispatch and email the customer</button>
 </form>`
-  : ''}
+    : ''
+}
 ${summary.status === 'dispatched' ? html`<form method="post" action="${action('delivered')}"><button type="submit">Mark delivered</button></form>` : ''}
-${summary.status === 'pending_payment'
-  ? html`<form method="post" action="${action('cancel')}"><p>Cancelling stops the payment link and gives the stock back at once.</p><button type="submit">Cancel this unpaid order</button></form>`
-  : ''}`;
+${
+  summary.status === 'pending_payment'
+    ? html`<form method="post" action="${action('cancel')}"><p>Cancelling stops the payment link and gives the stock back at once.</p><button type="submit">Cancel this unpaid order</button></form>`
+    : ''
+}`;
 }
 
 export function registerConsoleFulfilmentPages({ router, context, send, form, signedIn }: ConsoleDeps): void {
@@ -71,7 +77,14 @@ export function registerConsoleFulfilmentPages({ router, context, send, form, si
       }
     });
 
-  post('dispatch', (reference, staff, req) => dispatchOrder(context, reference, { carrier: field(req, 'carrier'), trackingNumber: field(req, 'trackingNumber') }, staff));
+  post('dispatch', (reference, staff, req) =>
+    dispatchOrder(
+      context,
+      reference,
+      { carrier: field(req, 'carrier'), trackingNumber: field(req, 'trackingNumber') },
+      staff,
+    ),
+  );
   post('delivered', (reference, staff) => markOrderDelivered(context, reference, staff));
   post('cancel', (reference, staff) => cancelOrder(context, reference, staff));
 }

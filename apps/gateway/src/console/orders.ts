@@ -43,16 +43,23 @@ function orderRow({ details }: checkout.StaffOrder) {
   return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
 }
 
-function listPage(req: Request, staff: StaffCaller, page: checkout.ListOrdersForStaffResponse | undefined, error?: AppError) {
+function listPage(
+  req: Request,
+  staff: StaffCaller,
+  page: checkout.ListOrdersForStaffResponse | undefined,
+  error?: AppError,
+) {
   const rows = page?.orders.map(orderRow) ?? [];
   return consolePage(
     'Orders',
     html`<h1>Orders</h1>${filterForm(req)}${formError(error?.detail)}
-${rows.length > 0
-  ? html`<div class="scroll" role="region" aria-label="Orders, newest first" tabindex="0"><table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`
-  : error
-    ? ''
-    : html`<p>No orders match.</p>`}
+${
+  rows.length > 0
+    ? html`<div class="scroll" role="region" aria-label="Orders, newest first" tabindex="0"><table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : error
+      ? ''
+      : html`<p>No orders match.</p>`
+}
 ${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/orders', FILTER_NAMES, page.nextCursor)}">Older orders</a></p>` : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
@@ -64,7 +71,8 @@ function detailPage(staff: StaffCaller, order: checkout.StaffOrder) {
   const summary = details.summary!;
   const delivery = details.delivery;
   const lines = summary.items.map(
-    (line) => html`<tr><th scope="row">${line.sku}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence)}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`,
+    (line) =>
+      html`<tr><th scope="row">${line.sku}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence)}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`,
   );
   return consolePage(
     `Order ${summary.reference}`,
@@ -84,9 +92,11 @@ function detailPage(staff: StaffCaller, order: checkout.StaffOrder) {
 <h2>Amounts</h2>
 <dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatPence(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd></dl>
 <h2>Delivery</h2>
-${delivery
-  ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
-  : html`<p>No delivery details.</p>`}
+${
+  delivery
+    ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
+    : html`<p>No delivery details.</p>`
+}
 ${orderFulfilmentSection(order)}
 ${refundSection(staff, order)}
 <p><a href="/console/orders">All orders</a></p>`,
@@ -105,6 +115,7 @@ export function registerConsoleOrderPages(deps: ConsoleDeps): void {
 
   router.get('/console/orders/:reference', async (req, res) => {
     const staff = await signedIn(req, res);
-    if (staff) await send(req, res, detailPage(staff, await orderForStaff(context, String(req.params.reference), staff)));
+    if (staff)
+      await send(req, res, detailPage(staff, await orderForStaff(context, String(req.params.reference), staff)));
   });
 }

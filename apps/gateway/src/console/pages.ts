@@ -12,7 +12,14 @@ import { pageErrors } from '../pages/errors';
 import { field, formError, formPost, isFormRefusal } from '../pages/forms';
 import { html, type Html } from '../pages/html';
 import { sendPage, type PageAnswer } from '../pages/respond';
-import { CONSOLE_PATH, clearStaffCookie, setStaffCookie, staffOf, staffTokenOf, type StaffCaller } from './staff-session';
+import {
+  CONSOLE_PATH,
+  clearStaffCookie,
+  setStaffCookie,
+  staffOf,
+  staffTokenOf,
+  type StaffCaller,
+} from './staff-session';
 
 /** What the console's page modules are given. */
 export interface ConsoleDeps {
@@ -39,7 +46,14 @@ export function consolePage(title: string, main: Html, staff?: StaffCaller, stat
   const navigation = staff
     ? html`<nav aria-label="Console"><ul>${sectionLinks}<li><a href="/console/logout">Log out ${staff.email}</a></li></ul></nav>`
     : SIGNED_OUT_NAVIGATION;
-  return { title: `${title} | Console`, description: title, caching: 'private', status, main, consoleNavigation: navigation };
+  return {
+    title: `${title} | Console`,
+    description: title,
+    caching: 'private',
+    status,
+    main,
+    consoleNavigation: navigation,
+  };
 }
 
 function logInPage(email = '', error?: string, status = 200): PageAnswer {
@@ -109,7 +123,11 @@ function homePage(staff: StaffCaller): PageAnswer {
 }
 
 /** The console's routes, always served by the gateway (even when a storefront origin serves the shop's pages). */
-export function registerConsolePages(app: express.Express, context: GatewayContext, modules: Array<(deps: ConsoleDeps) => void> = []): void {
+export function registerConsolePages(
+  app: express.Express,
+  context: GatewayContext,
+  modules: Array<(deps: ConsoleDeps) => void> = [],
+): void {
   const router = express.Router({ caseSensitive: true });
   const { clients } = context;
   const deps: ConsoleDeps = {
@@ -134,38 +152,72 @@ export function registerConsolePages(app: express.Express, context: GatewayConte
   router.post('/console/login', ...form, async (req, res) => {
     const email = field(req, 'email').trim();
     try {
-      const { session } = await clients.identity.staffLogIn({ email, password: field(req, 'password'), code: field(req, 'code').trim(), clientAddress: clientAddress(req) });
+      const { session } = await clients.identity.staffLogIn({
+        email,
+        password: field(req, 'password'),
+        code: field(req, 'code').trim(),
+        clientAddress: clientAddress(req),
+      });
       setStaffCookie(res, session!);
       res.redirect(303, CONSOLE_PATH);
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
-      if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+      if (error.retryAfterSeconds !== undefined)
+        res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
       // Whatever cannot be credentials is a failed login (401), as for customers.
-      await send(req, res, logInPage(email, error.detail, error.kind === 'invalid_argument' ? 401 : HTTP_STATUS[error.kind]));
+      await send(
+        req,
+        res,
+        logInPage(email, error.detail, error.kind === 'invalid_argument' ? 401 : HTTP_STATUS[error.kind]),
+      );
     }
   });
 
   router.get('/console/setup/:token', async (req, res) => {
     const token = String(req.params.token);
     const offer = await clients.identity.getStaffSetup({ setupToken: token });
-    await send(req, res, setupPage(token, { email: offer.staff!.email, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri }));
+    await send(
+      req,
+      res,
+      setupPage(token, { email: offer.staff!.email, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri }),
+    );
   });
   router.post('/console/setup/:token', ...form, async (req, res) => {
     const token = String(req.params.token);
     try {
-      const { staff, recoveryCodes } = await clients.identity.completeStaffSetup({ setupToken: token, password: field(req, 'password'), code: field(req, 'code').trim() });
+      const { staff, recoveryCodes } = await clients.identity.completeStaffSetup({
+        setupToken: token,
+        password: field(req, 'password'),
+        code: field(req, 'code').trim(),
+      });
       await send(req, res, recoveryCodesPage(staff!.email, recoveryCodes));
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
       const offer = await clients.identity.getStaffSetup({ setupToken: token });
-      await send(req, res, setupPage(token, { email: offer.staff!.email, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri }, error.detail, HTTP_STATUS[error.kind]));
+      await send(
+        req,
+        res,
+        setupPage(
+          token,
+          { email: offer.staff!.email, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri },
+          error.detail,
+          HTTP_STATUS[error.kind],
+        ),
+      );
     }
   });
 
   // A link followed from the console itself logs out at once; from anywhere else it asks first.
   router.get('/console/logout', async (req, res) => {
     if (req.headers['sec-fetch-site'] === 'same-origin') return logOut(req, res);
-    await send(req, res, consolePage('Log out', html`<h1>Log out</h1><form method="post" action="/console/logout"><button type="submit">Log out</button></form>`));
+    await send(
+      req,
+      res,
+      consolePage(
+        'Log out',
+        html`<h1>Log out</h1><form method="post" action="/console/logout"><button type="submit">Log out</button></form>`,
+      ),
+    );
   });
   router.post('/console/logout', ...form, logOut);
 
@@ -175,7 +227,8 @@ export function registerConsolePages(app: express.Express, context: GatewayConte
       try {
         await clients.identity.staffLogOut({ sessionToken: token, clientAddress: clientAddress(req) });
       } catch (error) {
-        if (!(error instanceof AppError && (error.kind === 'unauthenticated' || error.kind === 'invalid_argument'))) throw error;
+        if (!(error instanceof AppError && (error.kind === 'unauthenticated' || error.kind === 'invalid_argument')))
+          throw error;
       }
       clearStaffCookie(res);
     }

@@ -12,7 +12,11 @@ import { consolePage, type ConsoleDeps } from './pages';
 import { requireOwner, type StaffCaller } from './staff-session';
 
 const PATH = '/console/promotions';
-const REFUSAL_WORDS: Record<string, string> = { inactive: 'No: outside its dates', used_up: 'No: used up', held: 'No: the rest of its cap is held by open orders' };
+const REFUSAL_WORDS: Record<string, string> = {
+  inactive: 'No: outside its dates',
+  used_up: 'No: used up',
+  held: 'No: the rest of its cap is held by open orders',
+};
 const when = (iso: string | undefined) => (iso ? iso.slice(0, 16).replace('T', ' ') : '');
 
 interface CreateFields {
@@ -46,16 +50,18 @@ function promoRow(promo: StaffPromoView, staff: StaffCaller) {
     staff.role === 'owner' && expirable
       ? html`<form method="post" action="${PATH}/${encodeURIComponent(promo.code)}/expire"><button type="submit">Expire ${promo.code}</button></form>`
       : '';
-  return html`<tr><th scope="row">${promo.code}</th><td class="num">${promo.percent}%</td><td>${when(promo.activeFrom)}</td><td>${when(promo.activeUntil) || 'no end'}</td><td class="num">${promo.maxRedemptions ?? 'none'}</td><td class="num">${promo.paidUses}</td><td class="num">${promo.openHolds}</td><td>${promo.worksNow ? 'Yes' : REFUSAL_WORDS[promo.refusal ?? ''] ?? 'No'}</td><td>${action}</td></tr>`;
+  return html`<tr><th scope="row">${promo.code}</th><td class="num">${promo.percent}%</td><td>${when(promo.activeFrom)}</td><td>${when(promo.activeUntil) || 'no end'}</td><td class="num">${promo.maxRedemptions ?? 'none'}</td><td class="num">${promo.paidUses}</td><td class="num">${promo.openHolds}</td><td>${promo.worksNow ? 'Yes' : (REFUSAL_WORDS[promo.refusal ?? ''] ?? 'No')}</td><td>${action}</td></tr>`;
 }
 
 function listPage(staff: StaffCaller, promos: StaffPromoView[], values: CreateFields, error?: AppError) {
   return consolePage(
     'Promotions',
     html`<h1>Promotions</h1>${formError(error?.detail)}
-${promos.length > 0
-  ? html`<div class="scroll" role="region" aria-label="Promo codes by code" tabindex="0"><table><caption class="vh">Promo codes by code</caption><thead><tr><th scope="col">Code</th><th scope="col" class="num">Discount</th><th scope="col">Active from (UTC)</th><th scope="col">Active until (UTC)</th><th scope="col" class="num">Cap</th><th scope="col" class="num">Paid uses</th><th scope="col" class="num">Open holds</th><th scope="col">Works now</th><th scope="col">Action</th></tr></thead><tbody>${promos.map((promo) => promoRow(promo, staff))}</tbody></table></div>`
-  : html`<p>No promo codes yet.</p>`}
+${
+  promos.length > 0
+    ? html`<div class="scroll" role="region" aria-label="Promo codes by code" tabindex="0"><table><caption class="vh">Promo codes by code</caption><thead><tr><th scope="col">Code</th><th scope="col" class="num">Discount</th><th scope="col">Active from (UTC)</th><th scope="col">Active until (UTC)</th><th scope="col" class="num">Cap</th><th scope="col" class="num">Paid uses</th><th scope="col" class="num">Open holds</th><th scope="col">Works now</th><th scope="col">Action</th></tr></thead><tbody>${promos.map((promo) => promoRow(promo, staff))}</tbody></table></div>`
+    : html`<p>No promo codes yet.</p>`
+}
 ${staff.role === 'owner' ? createForm(values) : html`<p>Only an owner creates or expires codes.</p>`}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
@@ -92,11 +98,27 @@ export function registerConsolePromotionPages({ router, context, send, form, sig
   router.post(PATH, ...form, async (req, res) => {
     const staff = await signedIn(req, res);
     if (!staff) return;
-    const values: CreateFields = { code: field(req, 'code'), percent: field(req, 'percent'), from: field(req, 'from'), until: field(req, 'until'), cap: field(req, 'cap') };
+    const values: CreateFields = {
+      code: field(req, 'code'),
+      percent: field(req, 'percent'),
+      from: field(req, 'from'),
+      until: field(req, 'until'),
+      cap: field(req, 'cap'),
+    };
     try {
       const percent = typedNumber(values.percent, 'Percent off');
       const cap = typedNumber(values.cap, 'Most paid orders');
-      await createPromo(context, { code: values.code.trim(), percent: percent ?? 0, from: values.from || undefined, until: values.until || undefined, maxRedemptions: cap }, staff);
+      await createPromo(
+        context,
+        {
+          code: values.code.trim(),
+          percent: percent ?? 0,
+          from: values.from || undefined,
+          until: values.until || undefined,
+          maxRedemptions: cap,
+        },
+        staff,
+      );
       res.redirect(303, PATH);
     } catch (error) {
       await refused(req, res, staff, error, values);
@@ -111,7 +133,9 @@ export function registerConsolePromotionPages({ router, context, send, form, sig
     try {
       if (field(req, 'confirm') !== 'yes') {
         requireOwner(staff, 'expire a promo code');
-        const promo = (await listPromos(context, staff)).find((candidate) => candidate.code === code.trim().toUpperCase());
+        const promo = (await listPromos(context, staff)).find(
+          (candidate) => candidate.code === code.trim().toUpperCase(),
+        );
         if (!promo) throw notFound(`no promo code ${code}`, 'promo_not_found');
         await send(req, res, confirmExpiryPage(staff, promo));
         return;
@@ -123,7 +147,13 @@ export function registerConsolePromotionPages({ router, context, send, form, sig
     }
   });
 
-  async function refused(req: Request, res: Response, staff: StaffCaller, error: unknown, values: CreateFields): Promise<void> {
+  async function refused(
+    req: Request,
+    res: Response,
+    staff: StaffCaller,
+    error: unknown,
+    values: CreateFields,
+  ): Promise<void> {
     if (!isFormRefusal(error)) throw error;
     await send(req, res, listPage(staff, await listPromos(context, staff), values, error));
   }

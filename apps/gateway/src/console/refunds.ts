@@ -20,7 +20,11 @@ import type { StaffCaller } from './staff-session';
 
 /** Statuses a refund may start from (checkout decides; the form is offered only for these). */
 const REFUNDABLE = new Set(['paid', 'partially_refunded', 'dispatched', 'delivered']);
-const STATE_WORDS: Record<string, string> = { pending: 'Awaiting the payment provider', succeeded: 'Refunded', failed: 'Not refunded' };
+const STATE_WORDS: Record<string, string> = {
+  pending: 'Awaiting the payment provider',
+  succeeded: 'Refunded',
+  failed: 'Not refunded',
+};
 
 interface RefundForm {
   amount: string;
@@ -40,12 +44,16 @@ export function refundSection(staff: StaffCaller, order: checkout.StaffOrder): H
       html`<tr><td>${refund.createdAt.slice(0, 16).replace('T', ' ')}</td><td class="num">${formatPence(refund.amountPence)}</td><td>${refund.reason}</td><td>${refund.lines.map((line) => `${line.quantity} × ${line.sku}`).join(', ') || 'none'}</td><td>${STATE_WORDS[refund.state] ?? refund.state}${refund.failureCode ? ` (${refund.failureCode})` : ''}</td><td>${refund.createdBy}</td></tr>`,
   );
   return html`<h2>Refunds</h2>
-${rows.length > 0
-  ? html`<div class="scroll" role="region" aria-label="Refunds, oldest first" tabindex="0"><table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UTC)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th></tr></thead><tbody>${rows}</tbody></table></div>`
-  : html`<p>No refunds.</p>`}
-${staff.role === 'owner' && REFUNDABLE.has(summary.status) && left > 0
-  ? refundForm(summary, { amount: (left / 100).toFixed(2), reason: '', restock: [] }, left)
-  : ''}`;
+${
+  rows.length > 0
+    ? html`<div class="scroll" role="region" aria-label="Refunds, oldest first" tabindex="0"><table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UTC)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<p>No refunds.</p>`
+}
+${
+  staff.role === 'owner' && REFUNDABLE.has(summary.status) && left > 0
+    ? refundForm(summary, { amount: (left / 100).toFixed(2), reason: '', restock: [] }, left)
+    : ''
+}`;
 }
 
 function refundForm(summary: checkout.OrderSummary, form: RefundForm, left: number, error?: string): Html {
@@ -72,23 +80,37 @@ function postedForm(req: Request, summary: checkout.OrderSummary): RefundForm {
   return {
     amount: field(req, 'amount').trim(),
     reason: field(req, 'reason').trim(),
-    restock: summary.items.map((line) => ({ sku: line.sku, quantity: field(req, `restock_${line.sku}`).trim() || '0' })).filter((line) => line.quantity !== '0'),
+    restock: summary.items
+      .map((line) => ({ sku: line.sku, quantity: field(req, `restock_${line.sku}`).trim() || '0' }))
+      .filter((line) => line.quantity !== '0'),
   };
 }
 
 /** What the form asks for, checked as far as the page can; checkout checks the rest against the order. */
 function checkForm(form: RefundForm): { amountPence: number; lines: Array<{ sku: string; quantity: number }> } {
   const amount = /^\d{1,7}(\.\d{1,2})?$/.test(form.amount) ? Number(form.amount) : NaN;
-  if (Number.isNaN(amount)) throw new AppError('invalid_argument', 'invalid_amount', 'Amount must be in pounds and pence, such as 12.50');
-  if (form.reason === '') throw new AppError('invalid_argument', 'invalid_reason', 'Reason must be given: the customer is told why');
+  if (Number.isNaN(amount))
+    throw new AppError('invalid_argument', 'invalid_amount', 'Amount must be in pounds and pence, such as 12.50');
+  if (form.reason === '')
+    throw new AppError('invalid_argument', 'invalid_reason', 'Reason must be given: the customer is told why');
   const lines = form.restock.map(({ sku, quantity }) => {
-    if (!/^\d{1,2}$/.test(quantity) || Number(quantity) > LINE_QUANTITY_MAX) throw new AppError('invalid_argument', 'invalid_refund_lines', `Units to put back for ${sku} must be a whole number`);
+    if (!/^\d{1,2}$/.test(quantity) || Number(quantity) > LINE_QUANTITY_MAX)
+      throw new AppError(
+        'invalid_argument',
+        'invalid_refund_lines',
+        `Units to put back for ${sku} must be a whole number`,
+      );
     return { sku, quantity: Number(quantity) };
   });
   return { amountPence: refundAmountToPence(amount), lines };
 }
 
-function confirmationPage(staff: StaffCaller, summary: checkout.OrderSummary, form: RefundForm, checked: ReturnType<typeof checkForm>) {
+function confirmationPage(
+  staff: StaffCaller,
+  summary: checkout.OrderSummary,
+  form: RefundForm,
+  checked: ReturnType<typeof checkForm>,
+) {
   return consolePage(
     `Confirm refund of order ${summary.reference}`,
     html`<h1>Confirm refund of order ${summary.reference}</h1>
@@ -112,17 +134,30 @@ function resultPage(staff: StaffCaller, reference: string, answer: checkout.Refu
   return consolePage(
     done ? `Refunded order ${reference}` : `Refund of order ${reference} sent`,
     html`<h1>${done ? `Refunded ${formatPence(refund.amountPence)}` : `Refund of ${formatPence(refund.amountPence)} sent`}</h1>
-<p role="status">${done
-      ? `Order ${reference} is refunded ${formatPence(answer.order!.details!.refundedPence)} in all; the customer is mailed.`
-      : 'The payment provider has not confirmed it yet. The shop reads its record and settles the refund; nothing will be sent twice.'}</p>
+<p role="status">${
+      done
+        ? `Order ${reference} is refunded ${formatPence(answer.order!.details!.refundedPence)} in all; the customer is mailed.`
+        : 'The payment provider has not confirmed it yet. The shop reads its record and settles the refund; nothing will be sent twice.'
+    }</p>
 <p><a href="/console/orders/${encodeURIComponent(reference)}">Back to the order</a></p>`,
     staff,
     done ? 201 : 202,
   );
 }
 
-function refusedPage(staff: StaffCaller, summary: checkout.OrderSummary, form: RefundForm, left: number, error: AppError) {
-  return consolePage(`Refund of order ${summary.reference}`, html`<h1>Refund of order ${summary.reference}</h1>${refundForm(summary, form, left, error.detail)}`, staff, HTTP_STATUS[error.kind]);
+function refusedPage(
+  staff: StaffCaller,
+  summary: checkout.OrderSummary,
+  form: RefundForm,
+  left: number,
+  error: AppError,
+) {
+  return consolePage(
+    `Refund of order ${summary.reference}`,
+    html`<h1>Refund of order ${summary.reference}</h1>${refundForm(summary, form, left, error.detail)}`,
+    staff,
+    HTTP_STATUS[error.kind],
+  );
 }
 
 export function registerConsoleRefundPages({ router, context, send, form, signedIn }: ConsoleDeps): void {
@@ -138,7 +173,12 @@ export function registerConsoleRefundPages({ router, context, send, form, signed
       const key = field(req, 'key');
       // The first post only restates; the confirmation's post, with its key, refunds.
       if (key === '') return await send(req, res, confirmationPage(staff, summary, posted, checked));
-      const answer = await refundOrder(context, summary.reference, { amount: checked.amountPence / 100, reason: posted.reason, lines: checked.lines, idempotencyKey: key }, staff);
+      const answer = await refundOrder(
+        context,
+        summary.reference,
+        { amount: checked.amountPence / 100, reason: posted.reason, lines: checked.lines, idempotencyKey: key },
+        staff,
+      );
       await send(req, res, resultPage(staff, summary.reference, answer));
     } catch (error) {
       if (!(isFormRefusal(error) || (error instanceof AppError && error.kind === 'permission_denied'))) throw error;

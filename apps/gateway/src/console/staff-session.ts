@@ -27,11 +27,16 @@ export function staffTokenOf(req: Pick<Request, 'headers'>): string | undefined 
 }
 
 export function setStaffCookie(res: Response, session: identity.Session): void {
-  for (const path of COOKIE_PATHS) res.append('Set-Cookie', `${STAFF_COOKIE}=${session.token}; Path=${path}; Max-Age=${session.maxAgeSeconds}; ${COOKIE_ATTRIBUTES}`);
+  for (const path of COOKIE_PATHS)
+    res.append(
+      'Set-Cookie',
+      `${STAFF_COOKIE}=${session.token}; Path=${path}; Max-Age=${session.maxAgeSeconds}; ${COOKIE_ATTRIBUTES}`,
+    );
 }
 
 export function clearStaffCookie(res: Response): void {
-  for (const path of COOKIE_PATHS) res.append('Set-Cookie', `${STAFF_COOKIE}=; Path=${path}; Max-Age=0; ${COOKIE_ATTRIBUTES}`);
+  for (const path of COOKIE_PATHS)
+    res.append('Set-Cookie', `${STAFF_COOKIE}=; Path=${path}; Max-Age=0; ${COOKIE_ATTRIBUTES}`);
 }
 
 const resolved = new WeakMap<Request, Promise<StaffCaller | undefined>>();
@@ -40,7 +45,11 @@ const resolved = new WeakMap<Request, Promise<StaffCaller | undefined>>();
  * The staff member behind the request's `svc_staff` cookie, asked of identity once per request;
  * undefined without a live session (and a dead cookie is cleared). Identity's own failures propagate.
  */
-export function staffOf(req: Request, res: Response, { clients }: Pick<GatewayContext, 'clients'>): Promise<StaffCaller | undefined> {
+export function staffOf(
+  req: Request,
+  res: Response,
+  { clients }: Pick<GatewayContext, 'clients'>,
+): Promise<StaffCaller | undefined> {
   let staff = resolved.get(req);
   if (!staff) {
     staff = (async () => {
@@ -49,7 +58,12 @@ export function staffOf(req: Request, res: Response, { clients }: Pick<GatewayCo
       if (isWellFormedSessionToken(token)) {
         try {
           const { staff: member } = await clients.identity.resolveStaffSession({ sessionToken: token });
-          return { id: member!.id, email: member!.email, role: member!.role as StaffRole, clientAddress: clientAddress(req) };
+          return {
+            id: member!.id,
+            email: member!.email,
+            role: member!.role as StaffRole,
+            clientAddress: clientAddress(req),
+          };
         } catch (error) {
           if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
         }
@@ -63,7 +77,11 @@ export function staffOf(req: Request, res: Response, { clients }: Pick<GatewayCo
 }
 
 /** The request's staff member, or a 401 Error naming the console's login. */
-export async function requireStaff(req: Request, res: Response, context: Pick<GatewayContext, 'clients'>): Promise<StaffCaller> {
+export async function requireStaff(
+  req: Request,
+  res: Response,
+  context: Pick<GatewayContext, 'clients'>,
+): Promise<StaffCaller> {
   const staff = await staffOf(req, res, context);
   if (!staff) throw unauthenticated('A staff session is required; log in at /console/login', 'staff_unauthorized');
   return staff;
@@ -74,5 +92,6 @@ export async function requireStaff(req: Request, res: Response, context: Pick<Ga
  * the component would refuse the change itself (403 `staff_role_refused`).
  */
 export function requireOwner(staff: StaffCaller, what: string): void {
-  if (staff.role !== 'owner') throw new AppError('permission_denied', 'staff_role_refused', `Only an owner may ${what}`);
+  if (staff.role !== 'owner')
+    throw new AppError('permission_denied', 'staff_role_refused', `Only an owner may ${what}`);
 }

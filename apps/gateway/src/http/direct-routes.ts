@@ -64,7 +64,10 @@ export class DirectRoutes {
     const url = request.url ?? '';
     const query = url.indexOf('?');
     const pathname = query < 0 ? url : url.slice(0, query);
-    const route = request.method === 'POST' ? this.posts.get(pathname) : this.routes.get(pathname) ?? this.patterns.find((pattern) => pattern.matches!(pathname));
+    const route =
+      request.method === 'POST'
+        ? this.posts.get(pathname)
+        : (this.routes.get(pathname) ?? this.patterns.find((pattern) => pattern.matches!(pathname)));
     if (!route || (query >= 0 && !route.takesQuery)) return undefined;
     return !route.takes || route.takes(request) ? route : undefined;
   }
@@ -85,10 +88,19 @@ export class DirectRoutes {
           .then((answered) => write(response, request.method === 'HEAD', securityHeaders, answered))
           // Only a connection torn down mid-write gets here; there is no one left to answer.
           .catch((error: unknown) => logger.warn({ err: error, path: route.path }, 'could not write an answer'));
-      traceDirectRequest(request, response, route.path, answer, logging ? () => logRequest(logger, request.method!, route.path, response, started) : undefined);
+      traceDirectRequest(
+        request,
+        response,
+        route.path,
+        answer,
+        logging ? () => logRequest(logger, request.method!, route.path, response, started) : undefined,
+      );
     };
     answerAhead(server, (request, response) => {
-      const route = request.method === 'GET' || request.method === 'HEAD' || request.method === 'POST' ? routeFor(request) : undefined;
+      const route =
+        request.method === 'GET' || request.method === 'HEAD' || request.method === 'POST'
+          ? routeFor(request)
+          : undefined;
       if (route) serve(request, response, route);
       return route !== undefined;
     });
@@ -108,7 +120,12 @@ async function answerSafely(route: DirectRoute, request: IncomingMessage, logger
   }
 }
 
-function write(response: ServerResponse, headOnly: boolean, securityHeaders: string[], { status, headers, body }: Answer): void {
+function write(
+  response: ServerResponse,
+  headOnly: boolean,
+  securityHeaders: string[],
+  { status, headers, body }: Answer,
+): void {
   const raw: string[] = [];
   // An answer's own header replaces helmet's of the same name (a page's stricter CSP, say).
   for (let index = 0; index < securityHeaders.length; index += 2) {
@@ -123,7 +140,10 @@ function write(response: ServerResponse, headOnly: boolean, securityHeaders: str
 /** The headers helmet sets on every answer, as a flat name/value list. */
 function helmetHeaders(): string[] {
   const headers: string[] = [];
-  const recorder = { setHeader: (name: string, value: string) => headers.push(name, value), removeHeader: () => undefined };
+  const recorder = {
+    setHeader: (name: string, value: string) => headers.push(name, value),
+    removeHeader: () => undefined,
+  };
   helmet()({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
   return headers;
 }

@@ -15,12 +15,20 @@ export interface ErrorAnswer {
 
 const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 
-function answerFor(status: number, code: string, detail: string, headers: Record<string, string> = JSON_TYPE): ErrorAnswer {
+function answerFor(
+  status: number,
+  code: string,
+  detail: string,
+  headers: Record<string, string> = JSON_TYPE,
+): ErrorAnswer {
   return { status, headers, body: Buffer.from(JSON.stringify(errorBody(code, detail))) };
 }
 
 function appErrorAnswer(error: AppError): ErrorAnswer {
-  const headers = error.retryAfterSeconds === undefined ? JSON_TYPE : { ...JSON_TYPE, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) };
+  const headers =
+    error.retryAfterSeconds === undefined
+      ? JSON_TYPE
+      : { ...JSON_TYPE, 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) };
   return answerFor(HTTP_STATUS[error.kind], error.code, error.detail, headers);
 }
 
@@ -32,7 +40,10 @@ export function sendError(res: Response, error: AppError): void {
   send(res, appErrorAnswer(error));
 }
 
-/** The answer for a failure of a route: a refused body, its mapped status for an AppError, else a 500 that reveals nothing. Also used by direct-routes.ts. */
+/**
+ * The answer for a failure of a route: a refused body, its mapped status for an AppError, else a 500 that reveals
+ * nothing. Also used by direct-routes.ts.
+ */
 export function errorAnswer(error: unknown, logger: Logger, path: string): ErrorAnswer {
   const refused = bodyRefusal(error);
   if (refused) return answerFor(refused.status, refused.code, refused.detail);

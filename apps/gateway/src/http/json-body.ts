@@ -11,7 +11,8 @@ export function jsonBody(limitBytes: number): RequestHandler {
   const parse = express.json({ limit: limitBytes, strict: false });
   return (req, res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !req.is('application/json')) return next(new BodyRefused(415, 'unsupported_media_type', 'Request body must be application/json'));
+    if (hasBody && !req.is('application/json'))
+      return next(new BodyRefused(415, 'unsupported_media_type', 'Request body must be application/json'));
     parse(req, res, next);
   };
 }
@@ -26,7 +27,8 @@ export function takesPlainJson(limitBytes: number): (request: IncomingMessage) =
   return ({ headers }) => {
     const length = Number(headers['content-length']);
     if (!(length > 0 && length <= limitBytes) || headers['transfer-encoding'] !== undefined) return false;
-    if (headers['content-encoding'] !== undefined && headers['content-encoding'].toLowerCase() !== 'identity') return false;
+    if (headers['content-encoding'] !== undefined && headers['content-encoding'].toLowerCase() !== 'identity')
+      return false;
     const [type, ...parameters] = (headers['content-type'] ?? '').split(';');
     if (type!.trim().toLowerCase() !== 'application/json') return false;
     return parameters.every((parameter) => /^\s*charset\s*=\s*"?utf-8"?\s*$/i.test(parameter));
@@ -42,7 +44,8 @@ export function readJsonBody(request: IncomingMessage): Promise<unknown> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('close', () => {
-      if (!request.complete) reject(new BodyRefused(400, 'request_aborted', 'The request body was not received completely'));
+      if (!request.complete)
+        reject(new BodyRefused(400, 'request_aborted', 'The request body was not received completely'));
     });
     request.on('error', reject);
     request.on('end', () => {

@@ -20,7 +20,11 @@ export interface JsonPost<Body> {
   answer(request: IncomingMessage, body: Body): Promise<Answer>;
 }
 
-export function addJsonPostAhead<Body>(direct: DirectRoutes, { config, validator }: Pick<GatewayContext, 'config' | 'validator'>, route: JsonPost<Body>): void {
+export function addJsonPostAhead<Body>(
+  direct: DirectRoutes,
+  { config, validator }: Pick<GatewayContext, 'config' | 'validator'>,
+  route: JsonPost<Body>,
+): void {
   const refuseCrossSite = crossSiteWriteCheck(config);
   const refusal = route.refusal ?? ((error: unknown) => error);
   direct.addAheadOfExpress({

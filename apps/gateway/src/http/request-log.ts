@@ -30,7 +30,14 @@ export function requestLog(logger: Logger): RequestHandler {
 }
 
 /** The request line; `path` stands in for a route when none matched. */
-export function logRequest(logger: Logger, method: string, route: string | undefined, res: ServerResponse, started: number, path?: string): void {
+export function logRequest(
+  logger: Logger,
+  method: string,
+  route: string | undefined,
+  res: ServerResponse,
+  started: number,
+  path?: string,
+): void {
   if (UNLOGGED_PATHS.has(route ?? path ?? '')) return;
   logger.info(
     {

@@ -1,7 +1,7 @@
 /**
- * The gateway's end of the `svc_sess` session: reading and issuing the cookie, resolving it
- * with identity at most once per request, the CSRF rule for state-changing requests, and the client address used for rate
- * limits. The cookie is a credential: it is never logged and never put in an error.
+ * The gateway's end of the `svc_sess` session: reading and issuing the cookie, resolving it with identity at most once
+ * per request, the CSRF rule for state-changing requests, and the client address used for rate limits. The cookie is a
+ * credential: it is never logged and never put in an error.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
@@ -20,7 +20,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export interface RequestSession {
   /** The customer: what calls made on their behalf name (`customer` in a call's options). */
   userId: string;
-  /** The profile identity answered with, when this request is the one that resolved the session (not a cached answer): no need to read it again. */
+  /**
+   * The profile identity answered with, when this request is the one that resolved the session (not a cached answer):
+   * no need to read it again.
+   */
   profile?: identity.Profile;
 }
 
@@ -35,7 +38,10 @@ export function sessionCookieValue(pair: string, name = SESSION_COOKIE): string 
   return eq >= 0 && pair.slice(0, eq).trim() === name ? pair.slice(eq + 1).trim() : undefined;
 }
 
-/** The `svc_sess` (or `name`) value the request carries, if any (the first one, as browsers send the most specific first). */
+/**
+ * The `svc_sess` (or `name`) value the request carries, if any (the first one, as browsers send the most specific
+ * first).
+ */
 export function sessionTokenOf(req: Pick<Request, 'headers'>, name = SESSION_COOKIE): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
@@ -145,7 +151,11 @@ export function crossSiteWriteCheck(config: GatewayConfig, cookie?: string): (re
     const origin = request.headers.origin;
     const foreign = origin !== undefined ? !allowed.has(origin) : request.headers['sec-fetch-site'] === 'cross-site';
     if (foreign) {
-      throw new AppError('permission_denied', 'cross_site_request', 'A request carrying the session cookie must come from this site');
+      throw new AppError(
+        'permission_denied',
+        'cross_site_request',
+        'A request carrying the session cookie must come from this site',
+      );
     }
   };
 }

@@ -35,7 +35,8 @@ const REQUEST_SCHEMAS: Record<string, ParamsSchema> = {
   'tools/call': CallToolRequestSchema as unknown as ParamsSchema,
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isId = (value: unknown) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 
 function refusal(status: number, code: number, message: string, id: string | number | null = null): McpRefusal {
@@ -45,23 +46,40 @@ function refusal(status: number, code: number, message: string, id: string | num
 /** undefined when the body may go on to the transport. */
 export function refuseMcpMessage(body: unknown): McpRefusal | undefined {
   if (Array.isArray(body)) {
-    return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: batches are not accepted; send one JSON-RPC message per request');
+    return refusal(
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid Request: batches are not accepted; send one JSON-RPC message per request',
+    );
   }
-  if (!isObject(body)) return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: the body must be one JSON-RPC 2.0 message, a JSON object');
+  if (!isObject(body))
+    return refusal(
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid Request: the body must be one JSON-RPC 2.0 message, a JSON object',
+    );
   if (body.jsonrpc !== '2.0') return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: jsonrpc must be "2.0"');
   if (!('method' in body)) {
     // A response to a request of the server's: this server sends none, the transport answers it.
     if (('result' in body || 'error' in body) && isId(body.id)) return undefined;
     return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: method is required');
   }
-  if (typeof body.method !== 'string' || body.method === '') return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: method must be a non-empty string');
-  if ('id' in body && !isId(body.id)) return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: id must be a string or a number');
-  if ('params' in body && !isObject(body.params)) return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: params must be an object');
+  if (typeof body.method !== 'string' || body.method === '')
+    return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: method must be a non-empty string');
+  if ('id' in body && !isId(body.id))
+    return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: id must be a string or a number');
+  if ('params' in body && !isObject(body.params))
+    return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: params must be an object');
   const schema = REQUEST_SCHEMAS[body.method];
   if (!schema || !('id' in body)) return undefined;
   const parsed = schema.safeParse(body);
   if (parsed.success) return undefined;
-  return refusal(200, ErrorCode.InvalidParams, `Invalid params: ${describeIssue(parsed.error.issues[0], body)}`, body.id as string | number);
+  return refusal(
+    200,
+    ErrorCode.InvalidParams,
+    `Invalid params: ${describeIssue(parsed.error.issues[0], body)}`,
+    body.id as string | number,
+  );
 }
 
 /** One problem in words: the field and what it must be. */
@@ -70,7 +88,8 @@ function describeIssue(issue: Issue | undefined, message: Record<string, unknown
   const field = issue.path.map(String).join('.') || 'params';
   if (issue.code === 'invalid_type') {
     if (valueAt(message, issue.path) === undefined) return `${field} is required`;
-    if (issue.expected && /^[a-z]+$/.test(issue.expected)) return `${field} must be ${article(issue.expected)} ${issue.expected}`;
+    if (issue.expected && /^[a-z]+$/.test(issue.expected))
+      return `${field} must be ${article(issue.expected)} ${issue.expected}`;
   }
   return `${field} is not valid`;
 }

@@ -32,7 +32,9 @@ const INSTRUCTIONS =
 export function registerMcpRoutes(app: Express, context: GatewayContext): void {
   const { logger } = context;
   const tools = buildTools(context, new ApiSchemas(API_AREAS));
-  const byName = new Map(tools.map((tool) => [tool.name, { tool, check: context.validator.checker(tool.inputSchema, 'arguments') }]));
+  const byName = new Map(
+    tools.map((tool) => [tool.name, { tool, check: context.validator.checker(tool.inputSchema, 'arguments') }]),
+  );
   const allowedOrigins = siteOrigins(context.config);
 
   app
@@ -41,7 +43,11 @@ export function registerMcpRoutes(app: Express, context: GatewayContext): void {
       // A page of another site must not reach the tools through a browser (DNS rebinding included).
       const origin = req.headers.origin;
       if (origin !== undefined && !allowedOrigins.has(origin)) {
-        throw new AppError('permission_denied', 'cross_site_request', `Requests to ${MCP_PATH} from ${origin} are not accepted`);
+        throw new AppError(
+          'permission_denied',
+          'cross_site_request',
+          `Requests to ${MCP_PATH} from ${origin} are not accepted`,
+        );
       }
       const caller = await callerOf(req, context);
       const refused = refuseMcpMessage(req.body);
@@ -61,7 +67,8 @@ export function registerMcpRoutes(app: Express, context: GatewayContext): void {
           return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
         } catch (error) {
           if (error instanceof AppError) {
-            if (error.kind === 'internal') logger.error({ err: error, tool: entry.tool.name }, 'internal error from a service');
+            if (error.kind === 'internal')
+              logger.error({ err: error, tool: entry.tool.name }, 'internal error from a service');
             return toolError(error);
           }
           logger.error({ err: error, tool: entry.tool.name }, 'unexpected error in an MCP tool');
@@ -92,7 +99,11 @@ async function callerOf(req: Request, context: GatewayContext): Promise<Caller> 
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   const session = match ? await resolveSessionToken(match[1]!, context) : undefined;
   if (!session) {
-    throw new AppError('unauthenticated', 'unauthorized', 'The Authorization header must be `Bearer <session token>` of a current session; log in again for a new one');
+    throw new AppError(
+      'unauthenticated',
+      'unauthorized',
+      'The Authorization header must be `Bearer <session token>` of a current session; log in again for a new one',
+    );
   }
   return { clientAddress: address, customer: session.userId };
 }

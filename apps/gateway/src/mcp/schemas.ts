@@ -34,13 +34,21 @@ export class ApiSchemas {
   parameters(path: string, method: string): JsonSchema {
     const operation = this.paths[path]?.[method] as { parameters?: ParameterObject[] } | undefined;
     if (!operation) throw new Error(`no operation ${method.toUpperCase()} ${path}`);
-    const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path' || parameter.in === 'query');
+    const parameters = (operation.parameters ?? []).filter(
+      (parameter) => parameter.in === 'path' || parameter.in === 'query',
+    );
     return {
       type: 'object',
       additionalProperties: false,
       required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
       properties: Object.fromEntries(
-        parameters.map((parameter) => [parameter.name, this.inline({ ...parameter.schema, ...(parameter.description ? { description: parameter.description } : {}) })]),
+        parameters.map((parameter) => [
+          parameter.name,
+          this.inline({
+            ...parameter.schema,
+            ...(parameter.description ? { description: parameter.description } : {}),
+          }),
+        ]),
       ),
     };
   }

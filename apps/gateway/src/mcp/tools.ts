@@ -27,8 +27,18 @@ const SEARCH_INPUT: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    text: { type: 'string', minLength: 1, maxLength: 100, description: "Words that must all appear in the product's id, name or description (case-insensitive)" },
-    size: { type: 'string', minLength: 1, maxLength: 20, description: 'A size such as `5mg`: only products sold in that size, with only that size listed' },
+    text: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: "Words that must all appear in the product's id, name or description (case-insensitive)",
+    },
+    size: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 20,
+      description: 'A size such as `5mg`: only products sold in that size, with only that size listed',
+    },
   },
 };
 
@@ -36,22 +46,35 @@ const PRODUCT_INPUT: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id'],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 100, description: 'The product id (e.g. `bpc-157`) or one of its SKUs (e.g. `bpc-157-5mg`)' } },
+  properties: {
+    id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'The product id (e.g. `bpc-157`) or one of its SKUs (e.g. `bpc-157-5mg`)',
+    },
+  },
 };
 
-const objectOf = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: 'object', required: Object.keys(properties), properties });
+const objectOf = (properties: Record<string, JsonSchema>): JsonSchema => ({
+  type: 'object',
+  required: Object.keys(properties),
+  properties,
+});
 
 export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpTool[] {
   const { clients } = context;
   const product = schemas.component('CatalogProduct');
 
-  const catalog = async (): Promise<CatalogProductView[]> => (await clients.inventory.getCatalog({})).products.map(catalogProductView);
+  const catalog = async (): Promise<CatalogProductView[]> =>
+    (await clients.inventory.getCatalog({})).products.map(catalogProductView);
 
   return [
     {
       name: 'search_products',
       title: 'Search the catalog',
-      description: 'Products whose id, name or description contain every word of `text`, optionally only those sold in `size`; with neither, the whole catalog. Prices in GBP; `inStock` is live.',
+      description:
+        'Products whose id, name or description contain every word of `text`, optionally only those sold in `size`; with neither, the whole catalog. Prices in GBP; `inStock` is live.',
       inputSchema: SEARCH_INPUT,
       outputSchema: objectOf({ products: { type: 'array', items: product } }),
       readOnly: true,
@@ -63,7 +86,11 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
             const haystack = `${candidate.id} ${candidate.name} ${candidate.description}`.toLowerCase();
             return words.every((word) => haystack.includes(word));
           })
-          .map((candidate) => (size === undefined ? candidate : { ...candidate, sizes: candidate.sizes.filter((entry) => entry.size.toLowerCase() === size) }))
+          .map((candidate) =>
+            size === undefined
+              ? candidate
+              : { ...candidate, sizes: candidate.sizes.filter((entry) => entry.size.toLowerCase() === size) },
+          )
           .filter((candidate) => candidate.sizes.length > 0);
         return { products };
       },
@@ -71,23 +98,29 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
     {
       name: 'get_product',
       title: 'One product with live stock',
-      description: 'A product with its sizes, GBP prices and stock flags, and `stock`: the units available now of each of its stock-limited SKUs.',
+      description:
+        'A product with its sizes, GBP prices and stock flags, and `stock`: the units available now of each of its stock-limited SKUs.',
       inputSchema: PRODUCT_INPUT,
       outputSchema: objectOf({ product, stock: schemas.component('StockMap') }),
       readOnly: true,
       async run(args) {
         const id = String(args.id);
         const [products, { available }] = await Promise.all([catalog(), clients.inventory.getStock({})]);
-        const found = products.find((candidate) => candidate.id === id || candidate.sizes.some((entry) => entry.sku === id));
+        const found = products.find(
+          (candidate) => candidate.id === id || candidate.sizes.some((entry) => entry.sku === id),
+        );
         if (!found) throw notFound(`No product or SKU ${id} in the catalog`, 'product_not_found');
-        const stock = Object.fromEntries(found.sizes.filter((entry) => entry.stockLimited).map((entry) => [entry.sku, available[entry.sku] ?? 0]));
+        const stock = Object.fromEntries(
+          found.sizes.filter((entry) => entry.stockLimited).map((entry) => [entry.sku, available[entry.sku] ?? 0]),
+        );
         return { product: found, stock };
       },
     },
     {
       name: 'validate_promo',
       title: 'Check a discount code',
-      description: "Whether a promo code, or a reward code of the session's account, is valid now; never consumes it. Same answer and limits as GET /api/validate-promo.",
+      description:
+        "Whether a promo code, or a reward code of the session's account, is valid now; never consumes it. Same answer and limits as GET /api/validate-promo.",
       inputSchema: schemas.parameters('/api/validate-promo', 'get'),
       outputSchema: schemas.component('PromoValidationResult'),
       readOnly: true,

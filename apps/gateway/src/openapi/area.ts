@@ -30,7 +30,9 @@ export const errorResponse = (description: string) => ({
 /** A 429 `too_many_attempts` Error with the seconds to wait in Retry-After. */
 export const rateLimitedResponse = (description: string) => ({
   ...errorResponse(`\`too_many_attempts\`: ${description}; retry after the seconds in Retry-After`),
-  headers: { 'Retry-After': { description: 'Seconds until the request may succeed', schema: { type: 'integer', minimum: 1 } } },
+  headers: {
+    'Retry-After': { description: 'Seconds until the request may succeed', schema: { type: 'integer', minimum: 1 } },
+  },
 });
 
 /** Refused before the operation reads anything: the session cookie sent from another site. */
@@ -45,7 +47,9 @@ export const jsonBodyRefusals = {
 };
 
 /** A service behind the gateway failed to answer: down (503) or too slow (504). */
-export const serviceFailures = (unavailable = 'A service behind the gateway is unavailable (`service_unavailable`); retry shortly') => ({
+export const serviceFailures = (
+  unavailable = 'A service behind the gateway is unavailable (`service_unavailable`); retry shortly',
+) => ({
   '503': errorResponse(unavailable),
   '504': errorResponse('`timeout`: a service behind the gateway did not answer in time; retry shortly'),
 });

@@ -14,7 +14,19 @@ import { SESSION_COOKIE } from '../http/session';
 import { STAFF_COOKIE } from '../console/staff-session';
 
 /** Every area of the public API, in the order the reference presents them. */
-export const API_AREAS: ApiArea[] = [systemArea, authArea, loyaltyArea, stockArea, catalogArea, checkoutArea, ordersArea, adminArea, adminPeopleArea, adminAuditArea, publishedArea];
+export const API_AREAS: ApiArea[] = [
+  systemArea,
+  authArea,
+  loyaltyArea,
+  stockArea,
+  catalogArea,
+  checkoutArea,
+  ordersArea,
+  adminArea,
+  adminPeopleArea,
+  adminAuditArea,
+  publishedArea,
+];
 
 /** Used for tags an area uses without describing them. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -64,12 +76,18 @@ export function buildOpenApiDocument(publicBaseUrl: string, areas: ApiArea[] = A
     components: {
       schemas: Object.assign({}, ...areas.map((area) => area.schemas)),
       securitySchemes: {
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Server-side session, 30 days' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: SESSION_COOKIE,
+          description: 'Server-side session, 30 days',
+        },
         staffCookie: {
           type: 'apiKey',
           in: 'cookie',
           name: STAFF_COOKIE,
-          description: 'A staff session from the console login (password and TOTP code), 12 hours idle; a customer session is refused',
+          description:
+            'A staff session from the console login (password and TOTP code), 12 hours idle; a customer session is refused',
         },
       },
     },
@@ -87,7 +105,9 @@ function withMethodNotAllowed(paths: OpenApiDocument['paths']): OpenApiDocument[
       Object.fromEntries(
         Object.entries(pathItem).map(([method, operation]) => {
           const { responses, ...rest } = operation as { responses?: Record<string, unknown> };
-          const listed = Object.entries({ ...responses, '405': methodNotAllowedResponse }).sort(([a], [b]) => a.localeCompare(b));
+          const listed = Object.entries({ ...responses, '405': methodNotAllowedResponse }).sort(([a], [b]) =>
+            a.localeCompare(b),
+          );
           return [method, { ...rest, responses: Object.fromEntries(listed) }];
         }),
       ),

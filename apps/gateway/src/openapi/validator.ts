@@ -74,7 +74,10 @@ export class RequestValidator {
     };
   }
 
-  /** Throws the 400 naming what is wrong when `query` (parsed as Express parses it) breaks the operation's query parameters. */
+  /**
+   * Throws the 400 naming what is wrong when `query` (parsed as Express parses it) breaks the operation's query
+   * parameters.
+   */
   queryCheck(path: string, method: string): (query: object) => void {
     const operation = this.paths[path]?.[method] as { parameters?: QueryParameter[] } | undefined;
     if (!operation) throw new Error(`no operation ${method.toUpperCase()} ${path}`);
@@ -99,7 +102,9 @@ function describe(error: ErrorObject | undefined, where: string): string {
     case 'additionalProperties':
       return `${field === where ? '' : `${field}.`}${(error.params as { additionalProperty: string }).additionalProperty} is not an allowed field`;
     case 'type':
-      return field === where ? `${where} must be a JSON ${(error.params as { type: string }).type}` : `${field} ${error.message}`;
+      return field === where
+        ? `${where} must be a JSON ${(error.params as { type: string }).type}`
+        : `${field} ${error.message}`;
     default:
       return `${field} ${error.message}`;
   }

@@ -59,14 +59,18 @@ function positionOf(cursor: string): Position {
 }
 
 /** Where component `index` resumes after `position`: in the same millisecond, earlier components came first. */
-function resumeFor(index: number, position: Position | undefined): Pick<audit.StaffActionQuery, 'beforeAt' | 'beforeId'> {
+function resumeFor(
+  index: number,
+  position: Position | undefined,
+): Pick<audit.StaffActionQuery, 'beforeAt' | 'beforeId'> {
   if (!position) return { beforeAt: 0, beforeId: 0 };
   if (index < position.component) return { beforeAt: position.at, beforeId: 0 };
   if (index === position.component) return { beforeAt: position.at, beforeId: position.id };
   return { beforeAt: position.at + 1, beforeId: 0 };
 }
 
-const newestFirst = (a: Row, b: Row) => b.action.at - a.action.at || a.component - b.component || b.action.id - a.action.id;
+const newestFirst = (a: Row, b: Row) =>
+  b.action.at - a.action.at || a.component - b.component || b.action.id - a.action.id;
 
 function parsedJson(text: string): unknown {
   return text === '' ? undefined : (JSON.parse(text) as unknown);
@@ -89,7 +93,11 @@ function view({ component, action }: Row): StaffActionView {
 }
 
 /** A page of every component's staff actions, newest first, with the cursor of the next page when there is one. */
-export async function listStaffActions({ clients }: GatewayContext, filter: StaffActionFilter, staff: StaffCaller): Promise<{ actions: StaffActionView[]; nextCursor?: string }> {
+export async function listStaffActions(
+  { clients }: GatewayContext,
+  filter: StaffActionFilter,
+  staff: StaffCaller,
+): Promise<{ actions: StaffActionView[]; nextCursor?: string }> {
   const limit = filter.limit ?? AUDIT_PAGE_DEFAULT;
   const position = filter.cursor === undefined ? undefined : positionOf(filter.cursor);
   const common = {
@@ -103,7 +111,10 @@ export async function listStaffActions({ clients }: GatewayContext, filter: Staf
   const pages = await Promise.all(
     AUDIT_COMPONENTS.map(async (component, index): Promise<{ rows: Row[]; more: boolean }> => {
       if (filter.component !== undefined && filter.component !== component) return { rows: [], more: false };
-      const { page } = await clients[component].listStaffActions({ query: { ...common, ...resumeFor(index, position) } }, { staff });
+      const { page } = await clients[component].listStaffActions(
+        { query: { ...common, ...resumeFor(index, position) } },
+        { staff },
+      );
       return { rows: page!.actions.map((action) => ({ component: index, action })), more: page!.more };
     }),
   );
@@ -111,5 +122,8 @@ export async function listStaffActions({ clients }: GatewayContext, filter: Staf
   const shown = merged.slice(0, limit);
   const last = shown.at(-1);
   const more = merged.length > limit || pages.some((page) => page.more);
-  return { actions: shown.map(view), ...(more && last ? { nextCursor: `${last.action.at}.${last.component}.${last.action.id}` } : {}) };
+  return {
+    actions: shown.map(view),
+    ...(more && last ? { nextCursor: `${last.action.at}.${last.component}.${last.action.id}` } : {}),
+  };
 }

@@ -17,7 +17,14 @@ export interface StockChange {
   note?: string;
 }
 
-const sizeView = ({ productId, name, size, sku, pricePence, stock }: inventory.CatalogImportAddition) => ({ productId, name, size, sku, pricePence, ...(stock === undefined ? {} : { stock }) });
+const sizeView = ({ productId, name, size, sku, pricePence, stock }: inventory.CatalogImportAddition) => ({
+  productId,
+  name,
+  size,
+  sku,
+  pricePence,
+  ...(stock === undefined ? {} : { stock }),
+});
 
 export function previewView(preview: inventory.CatalogImportPreview) {
   return {
@@ -44,10 +51,13 @@ export class StaffCatalog {
 
   /** A count (`onHand`) or `unlimited: true`, exactly one of them. */
   setStock(staff: StaffCaller, sku: string, change: StockChange): Promise<inventory.StaffSku> {
-    if ((change.onHand === undefined) === (change.unlimited !== true)) throw invalidArgument('give either onHand (units counted) or unlimited: true');
+    if ((change.onHand === undefined) === (change.unlimited !== true))
+      throw invalidArgument('give either onHand (units counted) or unlimited: true');
     const note = change.note ?? '';
     return this.changed(
-      change.unlimited ? this.inventory.setSkuUnlimited({ sku, note }, { staff }) : this.inventory.setSkuStock({ sku, onHand: change.onHand!, note }, { staff }),
+      change.unlimited
+        ? this.inventory.setSkuUnlimited({ sku, note }, { staff })
+        : this.inventory.setSkuStock({ sku, onHand: change.onHand!, note }, { staff }),
     );
   }
 

@@ -32,22 +32,45 @@ export async function loyaltySummary({ clients }: GatewayContext, accountId: str
 }
 
 /** The profile, loyalty summary and newest orders of one customer, found by email or by account id. */
-export async function customerForStaff(context: GatewayContext, by: { email: string } | { accountId: string }, staff: StaffCaller) {
+export async function customerForStaff(
+  context: GatewayContext,
+  by: { email: string } | { accountId: string },
+  staff: StaffCaller,
+) {
   const { clients } = context;
-  const { customer } = 'email' in by ? await clients.identity.findCustomerForStaff(by, { staff }) : await clients.identity.getCustomerForStaff(by, { staff });
+  const { customer } =
+    'email' in by
+      ? await clients.identity.findCustomerForStaff(by, { staff })
+      : await clients.identity.getCustomerForStaff(by, { staff });
   const accountId = customer!.id;
   const [loyaltyAccount, orders] = await Promise.all([
     loyaltySummary(context, accountId, staff),
-    clients.checkout.listOrdersForStaff({ query: '', status: '', createdFrom: '', createdUntil: '', limit: RECENT_ORDERS, cursor: '', accountId }, { staff }),
+    clients.checkout.listOrdersForStaff(
+      { query: '', status: '', createdFrom: '', createdUntil: '', limit: RECENT_ORDERS, cursor: '', accountId },
+      { staff },
+    ),
   ]);
-  return { customer: profileView(customer!), loyalty: loyaltyAccount, orders: orders.orders.map(staffOrderView), ...(orders.nextCursor ? { moreOrders: true } : {}) };
+  return {
+    customer: profileView(customer!),
+    loyalty: loyaltyAccount,
+    orders: orders.orders.map(staffOrderView),
+    ...(orders.nextCursor ? { moreOrders: true } : {}),
+  };
 }
 
 export type CustomerForStaff = Awaited<ReturnType<typeof customerForStaff>>;
 
 /** A page of the account's ledger, newest first, with its balance and tier. */
-export async function loyaltyHistory({ clients }: GatewayContext, accountId: string, page: { limit?: number; cursor?: string }, staff: StaffCaller) {
-  const account: loyalty.GetAccountForStaffResponse = await clients.loyalty.getAccountForStaff({ accountId, limit: page.limit ?? 0, cursor: page.cursor ?? '' }, { staff });
+export async function loyaltyHistory(
+  { clients }: GatewayContext,
+  accountId: string,
+  page: { limit?: number; cursor?: string },
+  staff: StaffCaller,
+) {
+  const account: loyalty.GetAccountForStaffResponse = await clients.loyalty.getAccountForStaff(
+    { accountId, limit: page.limit ?? 0, cursor: page.cursor ?? '' },
+    { staff },
+  );
   return {
     points: account.points,
     lifetimePoints: account.lifetimePoints,
@@ -57,7 +80,15 @@ export async function loyaltyHistory({ clients }: GatewayContext, accountId: str
   };
 }
 
-export async function adjustPoints({ clients }: GatewayContext, accountId: string, adjustment: PointsAdjustment, staff: StaffCaller) {
-  const outcome = await clients.loyalty.adjustPointsForStaff({ accountId, points: adjustment.points, reason: adjustment.reason, idempotencyKey: adjustment.idempotencyKey }, { staff });
+export async function adjustPoints(
+  { clients }: GatewayContext,
+  accountId: string,
+  adjustment: PointsAdjustment,
+  staff: StaffCaller,
+) {
+  const outcome = await clients.loyalty.adjustPointsForStaff(
+    { accountId, points: adjustment.points, reason: adjustment.reason, idempotencyKey: adjustment.idempotencyKey },
+    { staff },
+  );
   return { newlyRecorded: outcome.newlyRecorded, points: outcome.points, balance: outcome.balance };
 }

@@ -1,4 +1,7 @@
-/** Orders as the console's staff read them, shared by the admin API and the console pages: one call to checkout each, acting for the staff member. */
+/**
+ * Orders as the console's staff read them, shared by the admin API and the console pages: one call to checkout each,
+ * acting for the staff member.
+ */
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../console/staff-session';
 import type { checkout } from '@storefront/proto';
@@ -35,14 +38,30 @@ export function staffOrderView(order: checkout.StaffOrder) {
 export type StaffOrderView = ReturnType<typeof staffOrderView>;
 
 /** A page of orders as checkout answers it (money in pence), for the console's pages and the API's view alike. */
-export function ordersForStaff({ clients }: GatewayContext, query: StaffOrderQuery, staff: StaffCaller): Promise<checkout.ListOrdersForStaffResponse> {
+export function ordersForStaff(
+  { clients }: GatewayContext,
+  query: StaffOrderQuery,
+  staff: StaffCaller,
+): Promise<checkout.ListOrdersForStaffResponse> {
   return clients.checkout.listOrdersForStaff(
-    { query: query.q ?? '', status: query.status ?? '', createdFrom: query.from ?? '', createdUntil: query.until ?? '', limit: query.limit ?? 0, cursor: query.cursor ?? '', accountId: query.accountId ?? '' },
+    {
+      query: query.q ?? '',
+      status: query.status ?? '',
+      createdFrom: query.from ?? '',
+      createdUntil: query.until ?? '',
+      limit: query.limit ?? 0,
+      cursor: query.cursor ?? '',
+      accountId: query.accountId ?? '',
+    },
     { staff },
   );
 }
 
-export async function orderForStaff({ clients }: GatewayContext, checkoutReference: string, staff: StaffCaller): Promise<checkout.StaffOrder> {
+export async function orderForStaff(
+  { clients }: GatewayContext,
+  checkoutReference: string,
+  staff: StaffCaller,
+): Promise<checkout.StaffOrder> {
   return (await clients.checkout.getOrderForStaff({ checkoutReference }, { staff })).order!;
 }
 
@@ -51,6 +70,10 @@ export async function listOrdersForStaff(context: GatewayContext, query: StaffOr
   return { orders: orders.map(staffOrderView), ...(nextCursor ? { nextCursor } : {}) };
 }
 
-export async function getOrderForStaff(context: GatewayContext, checkoutReference: string, staff: StaffCaller): Promise<StaffOrderView> {
+export async function getOrderForStaff(
+  context: GatewayContext,
+  checkoutReference: string,
+  staff: StaffCaller,
+): Promise<StaffOrderView> {
   return staffOrderView(await orderForStaff(context, checkoutReference, staff));
 }

@@ -1,4 +1,7 @@
-/** Promo codes as the console's staff manage them, shared by the admin API and the console pages: one call to checkout each, acting for the staff member. */
+/**
+ * Promo codes as the console's staff manage them, shared by the admin API and the console pages: one call to checkout
+ * each, acting for the staff member.
+ */
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../console/staff-session';
@@ -39,14 +42,28 @@ export async function listPromos({ clients }: GatewayContext, staff: StaffCaller
   return (await clients.checkout.listPromosForStaff({}, { staff })).promos.map(staffPromoView);
 }
 
-export async function createPromo({ clients }: GatewayContext, promo: NewPromo, staff: StaffCaller): Promise<StaffPromoView> {
+export async function createPromo(
+  { clients }: GatewayContext,
+  promo: NewPromo,
+  staff: StaffCaller,
+): Promise<StaffPromoView> {
   const { promo: created } = await clients.checkout.createPromoForStaff(
-    { code: promo.code, discountPercent: String(promo.percent), activeFrom: promo.from ?? '', activeUntil: promo.until ?? '', maxRedemptions: promo.maxRedemptions ?? 0 },
+    {
+      code: promo.code,
+      discountPercent: String(promo.percent),
+      activeFrom: promo.from ?? '',
+      activeUntil: promo.until ?? '',
+      maxRedemptions: promo.maxRedemptions ?? 0,
+    },
     { staff },
   );
   return staffPromoView(created!);
 }
 
-export async function expirePromo({ clients }: GatewayContext, code: string, staff: StaffCaller): Promise<StaffPromoView> {
+export async function expirePromo(
+  { clients }: GatewayContext,
+  code: string,
+  staff: StaffCaller,
+): Promise<StaffPromoView> {
   return staffPromoView((await clients.checkout.expirePromoForStaff({ code }, { staff })).promo!);
 }

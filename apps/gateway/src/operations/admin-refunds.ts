@@ -26,7 +26,12 @@ export function refundAmountToPence(amount: number): number {
   return pence;
 }
 
-export function refundOrder({ clients }: GatewayContext, checkoutReference: string, body: RefundBody, staff: StaffCaller): Promise<checkout.RefundOrderResponse> {
+export function refundOrder(
+  { clients }: GatewayContext,
+  checkoutReference: string,
+  body: RefundBody,
+  staff: StaffCaller,
+): Promise<checkout.RefundOrderResponse> {
   return clients.checkout.refundOrder(
     {
       checkoutReference,
@@ -40,7 +45,12 @@ export function refundOrder({ clients }: GatewayContext, checkoutReference: stri
 }
 
 /** The API's answer: the refund and the order after it. */
-export async function refundOrderView(context: GatewayContext, checkoutReference: string, body: RefundBody, staff: StaffCaller) {
+export async function refundOrderView(
+  context: GatewayContext,
+  checkoutReference: string,
+  body: RefundBody,
+  staff: StaffCaller,
+) {
   const { refund, order } = await refundOrder(context, checkoutReference, body, staff);
   return { refund: refundView(refund!), order: staffOrderView(order!) };
 }

@@ -40,6 +40,11 @@ export async function createCheckout({ clients, config }: GatewayContext, body: 
 }
 
 export async function validatePromo({ clients }: GatewayContext, code: string, caller: Caller) {
-  const result = await clients.checkout.validatePromo({ code, clientAddress: caller.clientAddress }, { customer: caller.customer });
-  return result.valid ? { valid: true, code: result.code, discount: basisPointsToFraction(result.discountBps) } : { valid: false, code: result.code };
+  const result = await clients.checkout.validatePromo(
+    { code, clientAddress: caller.clientAddress },
+    { customer: caller.customer },
+  );
+  return result.valid
+    ? { valid: true, code: result.code, discount: basisPointsToFraction(result.discountBps) }
+    : { valid: false, code: result.code };
 }

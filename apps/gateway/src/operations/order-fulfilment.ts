@@ -1,4 +1,7 @@
-/** A staff member's dispatch, delivery and cancel of an order, shared by the admin API and the console: one call to checkout each, acting for the member. */
+/**
+ * A staff member's dispatch, delivery and cancel of an order, shared by the admin API and the console: one call to
+ * checkout each, acting for the member.
+ */
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../console/staff-session';
 import type { checkout } from '@storefront/proto';
@@ -8,14 +11,27 @@ export interface DispatchInput {
   trackingNumber: string;
 }
 
-export async function dispatchOrder({ clients }: GatewayContext, checkoutReference: string, input: DispatchInput, staff: StaffCaller): Promise<checkout.StaffOrder> {
+export async function dispatchOrder(
+  { clients }: GatewayContext,
+  checkoutReference: string,
+  input: DispatchInput,
+  staff: StaffCaller,
+): Promise<checkout.StaffOrder> {
   return (await clients.checkout.dispatchOrder({ checkoutReference, ...input }, { staff })).order!;
 }
 
-export async function markOrderDelivered({ clients }: GatewayContext, checkoutReference: string, staff: StaffCaller): Promise<checkout.StaffOrder> {
+export async function markOrderDelivered(
+  { clients }: GatewayContext,
+  checkoutReference: string,
+  staff: StaffCaller,
+): Promise<checkout.StaffOrder> {
   return (await clients.checkout.markOrderDelivered({ checkoutReference }, { staff })).order!;
 }
 
-export async function cancelOrder({ clients }: GatewayContext, checkoutReference: string, staff: StaffCaller): Promise<checkout.StaffOrder> {
+export async function cancelOrder(
+  { clients }: GatewayContext,
+  checkoutReference: string,
+  staff: StaffCaller,
+): Promise<checkout.StaffOrder> {
   return (await clients.checkout.cancelOrder({ checkoutReference }, { staff })).order!;
 }

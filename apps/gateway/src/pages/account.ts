@@ -24,11 +24,29 @@ interface TextField {
   required: boolean;
 }
 
-const FIRST_NAME: TextField = { name: 'firstName', label: 'First name', type: 'text', autocomplete: 'given-name', required: true };
-const LAST_NAME: TextField = { name: 'lastName', label: 'Last name', type: 'text', autocomplete: 'family-name', required: true };
+const FIRST_NAME: TextField = {
+  name: 'firstName',
+  label: 'First name',
+  type: 'text',
+  autocomplete: 'given-name',
+  required: true,
+};
+const LAST_NAME: TextField = {
+  name: 'lastName',
+  label: 'Last name',
+  type: 'text',
+  autocomplete: 'family-name',
+  required: true,
+};
 const PHONE: TextField = { name: 'phone', label: 'Phone', type: 'tel', autocomplete: 'tel', required: false };
 const EMAIL: TextField = { name: 'email', label: 'Email', type: 'email', autocomplete: 'email', required: true };
-const NEW_PASSWORD: TextField = { name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password', required: true };
+const NEW_PASSWORD: TextField = {
+  name: 'password',
+  label: 'Password',
+  type: 'password',
+  autocomplete: 'new-password',
+  required: true,
+};
 const PASSWORD: TextField = { ...NEW_PASSWORD, autocomplete: 'current-password' };
 const RESET_PASSWORD: TextField = { ...NEW_PASSWORD, label: 'New password' };
 
@@ -38,11 +56,15 @@ const FORGOT_FIELDS = [EMAIL];
 const RESET_FIELDS = [RESET_PASSWORD];
 const PROFILE_FIELDS = [FIRST_NAME, LAST_NAME, PHONE];
 
-const labelsOf = (fields: TextField[], prefix = '') => Object.fromEntries(fields.map((entry) => [`${prefix}${entry.name}`, entry.label]));
+const labelsOf = (fields: TextField[], prefix = '') =>
+  Object.fromEntries(fields.map((entry) => [`${prefix}${entry.name}`, entry.label]));
 
 type Values = Record<string, string>;
 
-/** A form of labelled fields; a password is never written back into the page. `hidden` fields travel unseen (a reset token). */
+/**
+ * A form of labelled fields; a password is never written back into the page. `hidden` fields travel unseen (a reset
+ * token).
+ */
 function fieldsForm(action: string, fields: TextField[], values: Values, button: string, hidden: Values = {}): Html {
   return html`<form method="post" action="${action}">
 ${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
@@ -124,13 +146,19 @@ interface AccountView {
   values?: Values;
 }
 
-export function accountOverviewPage({ profile, account, orders, saved, error, values }: AccountView, status = 200): PageAnswer {
+export function accountOverviewPage(
+  { profile, account, orders, saved, error, values }: AccountView,
+  status = 200,
+): PageAnswer {
   const current = values ?? { firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone ?? '' };
   const history = account.pointsHistory.map(
-    (entry) => html`<tr><td>${entry.createdAt.slice(0, 10)}</td><td>${entry.description}</td><td class="num">${entry.points > 0 ? `+${entry.points}` : entry.points}</td></tr>`,
+    (entry) =>
+      html`<tr><td>${entry.createdAt.slice(0, 10)}</td><td>${entry.description}</td><td class="num">${entry.points > 0 ? `+${entry.points}` : entry.points}</td></tr>`,
   );
   const rewards = account.availableRewards.map((reward) => html`<li>${reward.name}: ${reward.pointsCost} points</li>`);
-  const codes = account.redeemedRewards.filter((reward) => !reward.usedAt).map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
+  const codes = account.redeemedRewards
+    .filter((reward) => !reward.usedAt)
+    .map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
   const orderRows = orders.map((details) => {
     const order = details.summary!;
     return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
@@ -146,9 +174,11 @@ ${codes.length > 0 ? html`<h3>Your reward codes</h3><ul>${codes}</ul><p>Enter a 
 <h3>Points history</h3>
 <table><caption class="vh">Points history</caption><thead><tr><th scope="col">Date</th><th scope="col">What</th><th scope="col" class="num">Points</th></tr></thead><tbody>${history}</tbody></table>
 <h2>Orders</h2>
-${orderRows.length > 0
-  ? html`<table><caption class="vh">Your orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orderRows}</tbody></table>`
-  : html`<p>No orders yet.</p>`}
+${
+  orderRows.length > 0
+    ? html`<table><caption class="vh">Your orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orderRows}</tbody></table>`
+    : html`<p>No orders yet.</p>`
+}
 <h2>Profile</h2>
 ${formError(error)}${saved ? html`<p class="ok" role="status">Profile saved.</p>` : ''}
 ${fieldsForm('/account/profile', PROFILE_FIELDS, current, 'Save')}`,
@@ -162,7 +192,13 @@ const ORDERS_SHOWN = 20;
 export function registerAccountPages({ router, form, send, context }: PageDeps): void {
   const { clients, validator, logger, revocations } = context;
 
-  async function overview(req: Request, res: Response, customer: string, extra: Partial<AccountView> = {}, status = 200): Promise<void> {
+  async function overview(
+    req: Request,
+    res: Response,
+    customer: string,
+    extra: Partial<AccountView> = {},
+    status = 200,
+  ): Promise<void> {
     const [{ profile }, { account }, { orders }] = await Promise.all([
       clients.identity.getProfile({}, { customer }),
       clients.loyalty.getAccount({}, { customer }),
@@ -189,11 +225,17 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
       const { profile, session } = await clients.identity.signUp({ ...body, clientAddress: clientAddress(req) });
       setSessionCookie(res, session!);
       // Opens the loyalty account with its welcome bonus; if loyalty is down, the next read opens it (as on the API).
-      await clients.loyalty.openAccount({}, { customer: profile!.id }).catch((error: unknown) => logger.warn({ err: error }, 'opening the loyalty account at signup failed'));
+      await clients.loyalty
+        .openAccount({}, { customer: profile!.id })
+        .catch((error: unknown) => logger.warn({ err: error }, 'opening the loyalty account at signup failed'));
       res.redirect(303, '/account');
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
-      await send(req, res, signUpPage(values, inFormWords(error.detail, labelsOf(SIGN_UP_FIELDS)), HTTP_STATUS[error.kind]));
+      await send(
+        req,
+        res,
+        signUpPage(values, inFormWords(error.detail, labelsOf(SIGN_UP_FIELDS)), HTTP_STATUS[error.kind]),
+      );
     }
   });
 
@@ -223,11 +265,17 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
       await send(req, res, resetLinkSentPage());
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
-      await send(req, res, forgotPasswordPage(values, inFormWords(error.detail, labelsOf(FORGOT_FIELDS)), HTTP_STATUS[error.kind]));
+      await send(
+        req,
+        res,
+        forgotPasswordPage(values, inFormWords(error.detail, labelsOf(FORGOT_FIELDS)), HTTP_STATUS[error.kind]),
+      );
     }
   });
 
-  router.get('/account/reset-password', (req, res) => send(req, res, resetPasswordPage(typeof req.query.token === 'string' ? req.query.token : '')));
+  router.get('/account/reset-password', (req, res) =>
+    send(req, res, resetPasswordPage(typeof req.query.token === 'string' ? req.query.token : '')),
+  );
   router.post('/account/reset-password', ...form, async (req, res) => {
     const token = field(req, 'token');
     const { password = '' } = valuesOf(req, RESET_FIELDS);
@@ -239,7 +287,9 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
       await send(req, res, passwordChangedPage());
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
-      const words = error.detail.startsWith('token ') ? 'The reset link is invalid; ask for a new one.' : inFormWords(error.detail, labelsOf(RESET_FIELDS));
+      const words = error.detail.startsWith('token ')
+        ? 'The reset link is invalid; ask for a new one.'
+        : inFormWords(error.detail, labelsOf(RESET_FIELDS));
       await send(req, res, resetPasswordPage(token, words, HTTP_STATUS[error.kind]));
     }
   });
@@ -254,7 +304,13 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
       res.redirect(303, '/account?saved=profile');
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
-      await overview(req, res, session.userId, { values, error: inFormWords(error.detail, labelsOf(PROFILE_FIELDS, 'profile.')) }, HTTP_STATUS[error.kind]);
+      await overview(
+        req,
+        res,
+        session.userId,
+        { values, error: inFormWords(error.detail, labelsOf(PROFILE_FIELDS, 'profile.')) },
+        HTTP_STATUS[error.kind],
+      );
     }
   });
 
@@ -262,7 +318,14 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
   // from anywhere else it asks first, so a link on another site cannot sign anyone out.
   router.get('/account/logout', async (req, res) => {
     if (req.headers['sec-fetch-site'] === 'same-origin') return logOut(req, res);
-    await send(req, res, accountPage('Log out', html`<h1>Log out</h1><form method="post" action="/account/logout"><button type="submit">Log out</button></form>`));
+    await send(
+      req,
+      res,
+      accountPage(
+        'Log out',
+        html`<h1>Log out</h1><form method="post" action="/account/logout"><button type="submit">Log out</button></form>`,
+      ),
+    );
   });
   router.post('/account/logout', ...form, logOut);
 
@@ -275,7 +338,9 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
       } catch (error) {
         if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
       }
-      await revocations.publish(sessionKey(token)).catch((error: unknown) => logger.warn({ err: error }, 'broadcasting a session revocation failed'));
+      await revocations
+        .publish(sessionKey(token))
+        .catch((error: unknown) => logger.warn({ err: error }, 'broadcasting a session revocation failed'));
       clearSessionCookie(res);
     }
     res.redirect(303, '/');
@@ -283,5 +348,10 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
 }
 
 function valuesOf(req: Request, fields: TextField[]): Values {
-  return Object.fromEntries(fields.map((entry) => [entry.name, entry.type === 'password' ? field(req, entry.name) : field(req, entry.name).trim()]));
+  return Object.fromEntries(
+    fields.map((entry) => [
+      entry.name,
+      entry.type === 'password' ? field(req, entry.name) : field(req, entry.name).trim(),
+    ]),
+  );
 }

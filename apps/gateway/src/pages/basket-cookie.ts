@@ -40,10 +40,12 @@ export function parseBasket(value: string | undefined): Basket {
   for (const entry of linesPart === '' ? [] : linesPart.split('.')) {
     const [sku, count, ...extra] = entry.split('*');
     const quantity = Number(count);
-    if (extra.length > 0 || !isSku(sku) || !isQuantity(quantity) || lines.some((line) => line.sku === sku)) return { lines: [] };
+    if (extra.length > 0 || !isSku(sku) || !isQuantity(quantity) || lines.some((line) => line.sku === sku))
+      return { lines: [] };
     lines.push({ sku, quantity });
   }
-  if (rest.length > 0 || lines.length > BASKET_LINES_MAX || (promoCode !== undefined && !isPromoCode(promoCode))) return { lines: [] };
+  if (rest.length > 0 || lines.length > BASKET_LINES_MAX || (promoCode !== undefined && !isPromoCode(promoCode)))
+    return { lines: [] };
   return promoCode === undefined ? { lines } : { lines, promoCode };
 }
 
@@ -67,7 +69,12 @@ export function setBasket(res: Response, basket: Basket): void {
 export function addToBasket(basket: Basket, sku: string, quantity: number): Basket | undefined {
   const existing = basket.lines.find((line) => line.sku === sku);
   if (existing) {
-    return { ...basket, lines: basket.lines.map((line) => (line === existing ? { sku, quantity: Math.min(LINE_QUANTITY_MAX, line.quantity + quantity) } : line)) };
+    return {
+      ...basket,
+      lines: basket.lines.map((line) =>
+        line === existing ? { sku, quantity: Math.min(LINE_QUANTITY_MAX, line.quantity + quantity) } : line,
+      ),
+    };
   }
   if (basket.lines.length >= BASKET_LINES_MAX) return undefined;
   return { ...basket, lines: [...basket.lines, { sku, quantity }] };

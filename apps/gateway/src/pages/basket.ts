@@ -26,11 +26,17 @@ export interface BasketView {
 export function basketPage({ basket, quote, stock, policy, error }: BasketView, status = 200): PageAnswer {
   const page = { title: 'Basket', description: 'Your basket', caching: 'private' as const, status };
   if (!quote) {
-    return { ...page, main: html`<h1>Basket</h1>${formError(error)}<p>Your basket is empty.</p><p><a href="/">Browse the products</a></p>` };
+    return {
+      ...page,
+      main: html`<h1>Basket</h1>${formError(error)}<p>Your basket is empty.</p><p><a href="/">Browse the products</a></p>`,
+    };
   }
   const rows = quote.lines.map((line, index) => {
     const left = stock[line.sku];
-    const short = left !== undefined && left < line.quantity ? html` <span class="soldout block">${left === 0 ? stockWords(0) : `Only ${left} left`}</span>` : '';
+    const short =
+      left !== undefined && left < line.quantity
+        ? html` <span class="soldout block">${left === 0 ? stockWords(0) : `Only ${left} left`}</span>`
+        : '';
     // Three columns so a line fits 320 px; Remove shares the line's one form (formaction), which also
     // keeps the cell one block, so the Markdown answer stays a table.
     return html`<tr><th scope="row">${line.productName} ${line.size} <span class="each">${formatPence(line.unitPricePence)} each</span>${short}</th>
@@ -73,7 +79,13 @@ ${promoState}
  * The basket priced by checkout for the request's caller (a reward code is the account's own).
  * Lines whose SKU left the catalog are dropped rather than failing the page.
  */
-export async function basketView(req: Request, res: Response, { context, readShop }: PageDeps, basket: Basket = basketOf(req), error?: string): Promise<BasketView> {
+export async function basketView(
+  req: Request,
+  res: Response,
+  { context, readShop }: PageDeps,
+  basket: Basket = basketOf(req),
+  error?: string,
+): Promise<BasketView> {
   const { catalog, stock, policy } = await readShop();
   const lines = basket.lines.filter((line) => findSku(catalog, line.sku));
   const known = { ...basket, lines };
@@ -89,7 +101,8 @@ export async function basketView(req: Request, res: Response, { context, readSho
 export function registerBasketPages(deps: PageDeps): void {
   const { router, form, send, context } = deps;
   /** The basket again with the problem named, as a 400: nothing was changed. */
-  const refuse = async (req: Request, res: Response, error: string) => send(req, res, basketPage(await basketView(req, res, deps, undefined, error), 400));
+  const refuse = async (req: Request, res: Response, error: string) =>
+    send(req, res, basketPage(await basketView(req, res, deps, undefined, error), 400));
   const saveAndShow = (res: Response, basket: Basket) => {
     setBasket(res, basket);
     res.redirect(303, '/basket');
@@ -100,8 +113,12 @@ export function registerBasketPages(deps: PageDeps): void {
   router.post('/basket/update', ...form, async (req, res) => {
     const basket = basketOf(req);
     const quantity = Number(field(req, 'quantity'));
-    if (!isQuantity(quantity)) return refuse(req, res, `Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
-    saveAndShow(res, { ...basket, lines: basket.lines.map((line) => (line.sku === field(req, 'sku') ? { ...line, quantity } : line)) });
+    if (!isQuantity(quantity))
+      return refuse(req, res, `Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
+    saveAndShow(res, {
+      ...basket,
+      lines: basket.lines.map((line) => (line.sku === field(req, 'sku') ? { ...line, quantity } : line)),
+    });
   });
 
   router.post('/basket/remove', ...form, (req, res) => {
@@ -114,7 +131,9 @@ export function registerBasketPages(deps: PageDeps): void {
     const basket = basketOf(req);
     const code = field(req, 'promo_code').trim();
     if (code === '') return saveAndShow(res, { lines: basket.lines });
-    const checked = isPromoCode(code) ? await validatePromo(context, code, await callerOf(req, res, context)) : { valid: false, code };
+    const checked = isPromoCode(code)
+      ? await validatePromo(context, code, await callerOf(req, res, context))
+      : { valid: false, code };
     if (!checked.valid) return refuse(req, res, `Promo code ${code} is not valid.`);
     saveAndShow(res, { ...basket, promoCode: checked.code });
   });

@@ -37,22 +37,24 @@ export function registerCatalogPages({ router, context, readShop, send }: PageDe
   }
 
   /** The page, or the page for its failure (a catalog not yet read, inventory down) as Express would render it. */
-  const directly = (path: string, read: () => Promise<{ html: () => PreparedPage }>) => async (request: IncomingMessage) => {
-    try {
-      return answerTo(request.headers['if-none-match'], (await read()).html());
-    } catch (error) {
-      const page = errorPageFor(error, context, path);
-      if (!page) throw error;
-      return prepareHtml(page);
-    }
-  };
+  const directly =
+    (path: string, read: () => Promise<{ html: () => PreparedPage }>) => async (request: IncomingMessage) => {
+      try {
+        return answerTo(request.headers['if-none-match'], (await read()).html());
+      } catch (error) {
+        const page = errorPageFor(error, context, path);
+        if (!page) throw error;
+        return prepareHtml(page);
+      }
+    };
 
   direct.addAheadOfExpress({ path: '/', takes: asksForHtmlOnly, answer: directly('/', home) });
   direct.addAheadOfExpress({
     path: '/products/{id}',
     matches: (pathname) => PRODUCT_PATH.test(pathname),
     takes: asksForHtmlOnly,
-    answer: (request) => directly('/products/{id}', () => product(PRODUCT_PATH.exec((request.url ?? '').split('?')[0]!)![1]!))(request),
+    answer: (request) =>
+      directly('/products/{id}', () => product(PRODUCT_PATH.exec((request.url ?? '').split('?')[0]!)![1]!))(request),
   });
 
   router.get('/', async (req, res) => {

@@ -48,7 +48,10 @@ interface CheckoutForm {
 }
 
 export function checkoutPage({ reference, basket, quote, delivery, error }: CheckoutForm, status = 200): PageAnswer {
-  const lines = quote.lines.map((line) => html`<li>${line.quantity} × ${line.productName} ${line.size}: ${formatPence(line.unitPricePence * line.quantity)}</li>`);
+  const lines = quote.lines.map(
+    (line) =>
+      html`<li>${line.quantity} × ${line.productName} ${line.size}: ${formatPence(line.unitPricePence * line.quantity)}</li>`,
+  );
   const inputs = DELIVERY_FIELDS.map(
     (entry) => html`<label for="${entry.name}">${entry.label}</label>
 <input type="${entry.type}" id="${entry.name}" name="${entry.name}" value="${delivery[entry.name] ?? ''}" autocomplete="${entry.autocomplete}"${entry.required ? html` required` : ''}>`,
@@ -85,19 +88,46 @@ export function registerCheckoutPages(deps: PageDeps): void {
   router.get('/checkout', async (req, res) => {
     const view = await basketView(req, res, deps);
     if (!view.quote) return void res.redirect(303, '/basket');
-    await send(req, res, checkoutPage({ reference: newCheckoutReference(), basket: view.basket, quote: view.quote, delivery: await signedInDelivery(req, res) }));
+    await send(
+      req,
+      res,
+      checkoutPage({
+        reference: newCheckoutReference(),
+        basket: view.basket,
+        quote: view.quote,
+        delivery: await signedInDelivery(req, res),
+      }),
+    );
   });
 
   router.post('/checkout', ...form, async (req, res) => {
-    const delivery: DeliveryForm = Object.fromEntries(DELIVERY_FIELDS.map((entry) => [entry.name, field(req, entry.name).trim()]));
-    const posted: Basket = { lines: parseBasket(field(req, 'items')).lines, ...(isPromoCode(field(req, 'promo_code')) ? { promoCode: field(req, 'promo_code') } : {}) };
+    const delivery: DeliveryForm = Object.fromEntries(
+      DELIVERY_FIELDS.map((entry) => [entry.name, field(req, entry.name).trim()]),
+    );
+    const posted: Basket = {
+      lines: parseBasket(field(req, 'items')).lines,
+      ...(isPromoCode(field(req, 'promo_code')) ? { promoCode: field(req, 'promo_code') } : {}),
+    };
     const reference = field(req, 'checkout_reference');
     const amountPence = Number(field(req, 'amount_pence'));
     /** The form again, priced afresh, with what was typed kept. */
     const refuse = async (error: string, status: number, freshReference = false) => {
       const view = await basketView(req, res, deps, posted.lines.length > 0 ? posted : basketOf(req));
       if (!view.quote) return void res.redirect(303, '/basket');
-      await send(req, res, checkoutPage({ reference: freshReference ? newCheckoutReference() : reference, basket: view.basket, quote: view.quote, delivery, error }, status));
+      await send(
+        req,
+        res,
+        checkoutPage(
+          {
+            reference: freshReference ? newCheckoutReference() : reference,
+            basket: view.basket,
+            quote: view.quote,
+            delivery,
+            error,
+          },
+          status,
+        ),
+      );
     };
     if (posted.lines.length === 0 || !Number.isSafeInteger(amountPence) || amountPence <= 0) {
       return refuse('The order form was incomplete; check the order below and place it again.', 400, true);
@@ -135,7 +165,11 @@ export function registerCheckoutPages(deps: PageDeps): void {
       // Nothing was charged: prices or stock changed, or a field is wrong. A field problem keeps the
       // reference (nothing was saved); anything else starts a new attempt at the fresh price.
       const fieldProblem = error.code === 'invalid_request' && error.detail.startsWith('delivery.');
-      await refuse(inFormWords(error.detail, FIELD_LABELS), fieldProblem ? 400 : HTTP_STATUS[error.kind], !fieldProblem);
+      await refuse(
+        inFormWords(error.detail, FIELD_LABELS),
+        fieldProblem ? 400 : HTTP_STATUS[error.kind],
+        !fieldProblem,
+      );
     }
   });
 
@@ -144,6 +178,10 @@ export function registerCheckoutPages(deps: PageDeps): void {
     const caller = await callerOf(req, res, context);
     if (!caller.customer) return {};
     const { profile } = await context.clients.identity.getProfile({}, { customer: caller.customer });
-    return { name: `${profile!.firstName} ${profile!.lastName}`.trim(), email: profile!.email, phone: profile!.phone ?? '' };
+    return {
+      name: `${profile!.firstName} ${profile!.lastName}`.trim(),
+      email: profile!.email,
+      phone: profile!.phone ?? '',
+    };
   }
 }

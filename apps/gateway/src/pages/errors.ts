@@ -11,7 +11,13 @@ export function notFoundPage(detail: string): PageAnswer {
 }
 
 export function errorPage(status: number, title: string, detail: string): PageAnswer {
-  return { status, title, description: detail, caching: 'private', main: html`<h1>${title}</h1><p class="error">${detail}</p><p><a href="/">Back to the products</a></p>` };
+  return {
+    status,
+    title,
+    description: detail,
+    caching: 'private',
+    main: html`<h1>${title}</h1><p class="error">${detail}</p><p><a href="/">Back to the products</a></p>`,
+  };
 }
 
 /** The page for a failure the API would answer with an Error, or undefined for anything else (a 500). */
@@ -21,7 +27,11 @@ export function errorPageFor(error: unknown, { logger }: GatewayContext, path: s
   if (!(error instanceof AppError)) return undefined;
   if (error.kind === 'internal') logger.error({ err: error, path }, 'internal error from a service');
   const status = HTTP_STATUS[error.kind];
-  return errorPage(status, status >= 500 ? 'Temporarily unavailable' : 'Request refused', error.kind === 'internal' ? 'An unexpected error occurred' : error.detail);
+  return errorPage(
+    status,
+    status >= 500 ? 'Temporarily unavailable' : 'Request refused',
+    error.kind === 'internal' ? 'An unexpected error occurred' : error.detail,
+  );
 }
 
 export function pageErrors(context: GatewayContext): ErrorRequestHandler {
@@ -29,7 +39,8 @@ export function pageErrors(context: GatewayContext): ErrorRequestHandler {
     if (res.headersSent) return next(error);
     const page = errorPageFor(error, context, req.path);
     if (!page) return next(error);
-    if (error instanceof AppError && error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
+    if (error instanceof AppError && error.retryAfterSeconds !== undefined)
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
     sendPage(req, res, context, page).catch(next);
   };
 }

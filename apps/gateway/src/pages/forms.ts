@@ -50,11 +50,15 @@ export function inFormWords(detail: string, labels: Record<string, string>): str
   let words = problem;
   if (fewer) words = fewer[1] === '1' ? 'is required' : `must be at least ${fewer[1]} characters`;
   else if (more) words = `must be at most ${more[1]} characters`;
-  else if (problem.startsWith('must match format "email"')) words = 'must be an email address, such as name@example.com';
+  else if (problem.startsWith('must match format "email"'))
+    words = 'must be an email address, such as name@example.com';
   return `${labels[path]} ${words}.`;
 }
 
 /** An error a refused form is shown again for (the visitor can fix it); anything else is an error page. */
 export function isFormRefusal(error: unknown): error is AppError {
-  return error instanceof AppError && ['invalid_argument', 'conflict', 'unauthenticated', 'unprocessable', 'rate_limited'].includes(error.kind);
+  return (
+    error instanceof AppError &&
+    ['invalid_argument', 'conflict', 'unauthenticated', 'unprocessable', 'rate_limited'].includes(error.kind)
+  );
 }

@@ -22,7 +22,12 @@ import { sendPage } from './respond';
 import { shopReader } from './shop';
 import { renderSitemap } from './sitemap';
 
-export function registerPages(app: Express, direct: DirectRoutes, context: GatewayContext, catalogCopy: CatalogCopy): void {
+export function registerPages(
+  app: Express,
+  direct: DirectRoutes,
+  context: GatewayContext,
+  catalogCopy: CatalogCopy,
+): void {
   const router = express.Router({ caseSensitive: true });
   const deps: PageDeps = {
     router,
@@ -33,7 +38,9 @@ export function registerPages(app: Express, direct: DirectRoutes, context: Gatew
   };
 
   router.get(STYLESHEET_PATH, (_req, res) => {
-    res.set({ 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' }).send(STYLESHEET);
+    res
+      .set({ 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' })
+      .send(STYLESHEET);
   });
   registerCatalogPages(deps, direct);
   registerAddToBasket(deps);
@@ -41,10 +48,13 @@ export function registerPages(app: Express, direct: DirectRoutes, context: Gatew
   registerCheckoutPages(deps);
   registerOrderPages(deps);
   registerAccountPages(deps);
-  for (const { path } of INFO_PAGES) router.get(path, async (req, res) => deps.send(req, res, infoPage(path, (await deps.readShop()).policy)));
+  for (const { path } of INFO_PAGES)
+    router.get(path, async (req, res) => deps.send(req, res, infoPage(path, (await deps.readShop()).policy)));
   router.get('/sitemap.xml', async (_req, res) => {
     const { catalog } = await deps.readShop();
-    res.set({ 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'public, max-age=300' }).send(Buffer.from(renderSitemap(context.config.publicBaseUrl, catalog)));
+    res
+      .set({ 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'public, max-age=300' })
+      .send(Buffer.from(renderSitemap(context.config.publicBaseUrl, catalog)));
   });
 
   router.use(pageErrors(context));

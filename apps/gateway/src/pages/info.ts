@@ -14,10 +14,12 @@ const BODIES: Record<InfoPath, (policy: ShopView['policy']) => Html> = {
 <ul><li>Orders placed before 14:00 UK time on a working day leave the same day for next-day delivery.</li>
 <li>Shipping is free on orders of ${formatPence(policy.freeShippingThresholdPence)} and over after any discount; below that it costs ${formatPence(policy.shippingFeePence)}.</li>
 <li>Every batch is verified at 99% purity or better by HPLC; its certificate of analysis comes with the order.</li></ul>`,
-  '/returns': () => html`<p>Unopened products in their original sealed packaging can be returned within 14 days of delivery for a full refund of their price.</p>
+  '/returns':
+    () => html`<p>Unopened products in their original sealed packaging can be returned within 14 days of delivery for a full refund of their price.</p>
 <p>If a product arrives damaged or is not what you ordered, tell us within 14 days and we send a replacement or refund it, shipping included.</p>
 <p>For safety, opened or reconstituted products cannot be returned.</p>`,
-  '/privacy': () => html`<p>${SHOP_NAME} keeps the details you give us (name, email, phone, delivery address) to deliver your orders and run your account, and nothing more.</p>
+  '/privacy':
+    () => html`<p>${SHOP_NAME} keeps the details you give us (name, email, phone, delivery address) to deliver your orders and run your account, and nothing more.</p>
 <ul><li>Card payments are taken on the payment provider's page; we never see or store card numbers.</li>
 <li>We use three cookies: the session cookie that keeps you signed in for 30 days, the basket cookie that remembers what you are buying, and, for a week after you order as a guest, one that lets this browser alone show the delivery details on the order's page. None tracks you elsewhere.</li>
 <li>Order records are kept as long as UK accounting law requires.</li></ul>`,
@@ -25,5 +27,10 @@ const BODIES: Record<InfoPath, (policy: ShopView['policy']) => Html> = {
 
 export function infoPage(path: InfoPath, policy: ShopView['policy']): PageAnswer {
   const { title } = INFO_PAGES.find((page) => page.path === path)!;
-  return { title, description: `${title} at ${SHOP_NAME}`, caching: 'public', main: html`<h1>${title}</h1>${BODIES[path](policy)}` };
+  return {
+    title,
+    description: `${title} at ${SHOP_NAME}`,
+    caching: 'public',
+    main: html`<h1>${title}</h1>${BODIES[path](policy)}`,
+  };
 }

@@ -48,15 +48,16 @@ ${refreshSeconds === undefined ? '' : html`<meta http-equiv="refresh" content="$
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-${consoleNavigation
-  ? html`<header>
+${
+  consoleNavigation
+    ? html`<header>
 <a class="brand" href="/console">${SHOP_NAME} console</a>
 ${consoleNavigation}
 </header>
 <main id="main">
 ${main}
 </main>`
-  : html`<header>
+    : html`<header>
 <a class="brand" href="/">${SHOP_NAME}</a>
 <nav aria-label="Main"><ul><li><a href="/">Products</a></li><li><a href="/basket">Basket</a></li><li><a href="/account">Account</a></li></ul></nav>
 </header>
@@ -66,7 +67,8 @@ ${main}
 </main>
 <footer>
 <nav aria-label="Shop information"><ul>${INFO_PAGES.map((page) => html`<li><a href="${page.path}">${page.title}</a></li>`)}</ul></nav>
-</footer>`}
+</footer>`
+}
 </body>
 </html>
 `.text;

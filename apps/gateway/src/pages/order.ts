@@ -34,7 +34,11 @@ export function dispatchWords({ dispatch }: checkout.OrderDetails): string {
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
 
-export function orderPage(details: checkout.OrderDetails, { catalog }: ShopView, placedHere?: checkout.Delivery): PageAnswer {
+export function orderPage(
+  details: checkout.OrderDetails,
+  { catalog }: ShopView,
+  placedHere?: checkout.Delivery,
+): PageAnswer {
   const order = details.summary!;
   const pending = order.status === 'pending_payment';
   const lines = order.items.map((line) => {
@@ -60,9 +64,11 @@ ${pending ? html`<p>This page updates by itself once the payment is confirmed.${
 <tr><th scope="row">Total</th><td class="num"><strong>${formatPence(order.totalPence)}</strong></td></tr>
 ${details.refundedPence > 0 ? html`<tr><th scope="row">Refunded</th><td class="num">${formatPence(details.refundedPence)}</td></tr>` : ''}
 </tbody></table>
-${delivery
-  ? html`<h2>Delivery</h2><address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.email}${delivery.phone ? html`<br>${delivery.phone}` : ''}</address>`
-  : ''}
+${
+  delivery
+    ? html`<h2>Delivery</h2><address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.email}${delivery.phone ? html`<br>${delivery.phone}` : ''}</address>`
+    : ''
+}
 <p>Placed ${details.createdAt.slice(0, 10)}. <a href="/">Continue shopping</a></p>`,
   };
 }
@@ -70,7 +76,10 @@ ${delivery
 export function registerOrderPages({ router, send, context, readShop }: PageDeps): void {
   router.get('/orders/:reference', async (req, res) => {
     const caller = await callerOf(req, res, context);
-    const { order } = await context.clients.checkout.getOrder({ checkoutReference: req.params.reference, clientAddress: caller.clientAddress }, { customer: caller.customer });
+    const { order } = await context.clients.checkout.getOrder(
+      { checkoutReference: req.params.reference, clientAddress: caller.clientAddress },
+      { customer: caller.customer },
+    );
     await send(req, res, orderPage(order!, await readShop(), placedOrderDelivery(req, context.validator)));
   });
 }

@@ -18,7 +18,10 @@ const orderPath = (reference: string) => `/orders/${encodeURIComponent(reference
 
 export function rememberPlacedOrder(res: Response, reference: string, delivery: checkout.Delivery): void {
   const value = Buffer.from(JSON.stringify(delivery)).toString('base64url');
-  res.append('Set-Cookie', `${PLACED_ORDER_COOKIE}=${value}; Path=${orderPath(reference)}; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; Secure; SameSite=Lax`);
+  res.append(
+    'Set-Cookie',
+    `${PLACED_ORDER_COOKIE}=${value}; Path=${orderPath(reference)}; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; Secure; SameSite=Lax`,
+  );
 }
 
 /** The delivery details this browser sent with the order whose page this is, if it placed it. */

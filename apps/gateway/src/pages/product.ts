@@ -48,14 +48,19 @@ export function registerAddToBasket({ router, readShop, send, form }: PageDeps):
   router.post('/basket/add', ...form, async (req, res) => {
     const shop = await readShop();
     const found = findSku(shop.catalog, field(req, 'sku'));
-    if (!found) return send(req, res, { ...notFoundPage('That size is not in the catalog; choose one on a product page.'), status: 400 });
+    if (!found)
+      return send(req, res, {
+        ...notFoundPage('That size is not in the catalog; choose one on a product page.'),
+        status: 400,
+      });
     const refuse = (error: string) => send(req, res, productPage(found.product, shop, error));
     const quantity = Number(field(req, 'quantity'));
     if (!isQuantity(quantity)) return refuse(`Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
     const left = unitsLeft(found.size, shop.stock);
     if (left === 0) return refuse(`${found.product.name} ${found.size.size} is sold out.`);
     const basket = addToBasket(basketOf(req), found.size.sku, quantity);
-    if (!basket) return refuse(`The basket holds at most ${BASKET_LINES_MAX} different items; check out or remove one first.`);
+    if (!basket)
+      return refuse(`The basket holds at most ${BASKET_LINES_MAX} different items; check out or remove one first.`);
     setBasket(res, basket);
     res.redirect(303, '/basket');
   });

@@ -13,7 +13,8 @@ import { matchesIfNoneMatch } from '../routes/catalog';
 import { layout, type PageContent } from './layout';
 
 /** Styles from the gateway's own stylesheet only; no script runs; forms post to this site (then on to the provider). */
-export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
 export type PageCaching = 'public' | 'private';
 
@@ -40,8 +41,15 @@ function prepared(text: string, contentHeaders: Record<string, string>, page: Pa
   const status = page.status ?? 200;
   // helmet's no-referrer would make a browser post every form with `Origin: null`, which the
   // forms' same-site rule refuses; same-origin still tells other sites nothing.
-  const headers: Record<string, string> = { ...contentHeaders, Vary: 'Accept', 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'same-origin', 'Cache-Control': CACHE_CONTROL[page.caching] };
-  if (page.caching === 'public' && status === 200) headers.ETag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  const headers: Record<string, string> = {
+    ...contentHeaders,
+    Vary: 'Accept',
+    'Content-Security-Policy': PAGE_CSP,
+    'Referrer-Policy': 'same-origin',
+    'Cache-Control': CACHE_CONTROL[page.caching],
+  };
+  if (page.caching === 'public' && status === 200)
+    headers.ETag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   return { status, headers, body };
 }
 
@@ -50,7 +58,12 @@ export function prepareHtml(page: PageAnswer): PreparedPage {
 }
 
 /** The page as Markdown when asked for and the conversion succeeds, else as HTML. */
-export async function preparePage(wantsMarkdown: boolean, { markdown, logger }: GatewayContext, page: PageAnswer, path: string): Promise<PreparedPage> {
+export async function preparePage(
+  wantsMarkdown: boolean,
+  { markdown, logger }: GatewayContext,
+  page: PageAnswer,
+  path: string,
+): Promise<PreparedPage> {
   if (!wantsMarkdown) return prepareHtml(page);
   // The main content holds the page's h1 and everything a reader needs; navigation is left out.
   const converted = await markdown.convert(page.main.text);
@@ -60,7 +73,10 @@ export async function preparePage(wantsMarkdown: boolean, { markdown, logger }: 
 }
 
 /** The page, or 304 when the request holds its current ETag. */
-export function answerTo(ifNoneMatch: string | undefined, page: PreparedPage): PreparedPage | { status: 304; headers: Record<string, string> } {
+export function answerTo(
+  ifNoneMatch: string | undefined,
+  page: PreparedPage,
+): PreparedPage | { status: 304; headers: Record<string, string> } {
   const etag = page.headers.ETag;
   return etag !== undefined && matchesIfNoneMatch(ifNoneMatch, etag) ? { status: 304, headers: page.headers } : page;
 }

@@ -42,7 +42,10 @@ export function formatPence(pence: number): string {
 }
 
 /** The product and size a SKU belongs to. */
-export function findSku(catalog: inventory.CatalogSnapshot, sku: string): { product: inventory.Product; size: inventory.ProductSize } | undefined {
+export function findSku(
+  catalog: inventory.CatalogSnapshot,
+  sku: string,
+): { product: inventory.Product; size: inventory.ProductSize } | undefined {
   for (const product of catalog.products) {
     const size = product.sizes.find((candidate) => candidate.sku === sku);
     if (size) return { product, size };

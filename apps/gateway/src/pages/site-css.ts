@@ -1,4 +1,7 @@
-/** The pages' one stylesheet (served by the gateway, cached for a year under a hashed name): system fonts, AA contrast, fluid down to 320 px. */
+/**
+ * The pages' one stylesheet (served by the gateway, cached for a year under a hashed name): system fonts, AA contrast,
+ * fluid down to 320 px.
+ */
 export const SITE_CSS = `:root{--ink:#1b1f24;--muted:#4a525c;--line:#d5dae0;--accent:#0b5394;--bad:#a4161a;--good:#1e6b34;--paper:#fff;--soft:#f3f5f7}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:var(--paper)}

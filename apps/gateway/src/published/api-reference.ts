@@ -54,7 +54,10 @@ export function renderApiReference(document: OpenApiDocument): string {
   const schemas = document.components.schemas;
   const operations = listOperations(document);
   const descriptions = new Map(document.tags.map((tag) => [tag.name, tag.description]));
-  const tags = [...new Set(operations.map(primaryTag))].map((name) => ({ name, description: descriptions.get(name) ?? '' }));
+  const tags = [...new Set(operations.map(primaryTag))].map((name) => ({
+    name,
+    description: descriptions.get(name) ?? '',
+  }));
   const baseUrl = document.servers[0]?.url ?? '';
   const title = `${document.info.title} ${document.info.version}`;
 
@@ -110,7 +113,10 @@ function primaryTag(operation: Operation): string {
 
 function renderAuthentication(document: OpenApiDocument): string {
   const schemes = Object.entries(document.components.securitySchemes).map(([name, scheme]) => {
-    const where = scheme.type === 'apiKey' ? `${text(String(scheme.in))} <code>${text(String(scheme.name))}</code>` : text(String(scheme.type));
+    const where =
+      scheme.type === 'apiKey'
+        ? `${text(String(scheme.in))} <code>${text(String(scheme.name))}</code>`
+        : text(String(scheme.type));
     return `<li><strong>${text(name)}</strong>: ${where}${scheme.description ? `. ${prose(String(scheme.description))}` : ''}</li>`;
   });
   return `<section id="authentication">
@@ -123,11 +129,18 @@ function renderAuthentication(document: OpenApiDocument): string {
 function renderContentsGroup(tag: string, operations: Operation[]): string {
   const items = operations
     .filter((operation) => primaryTag(operation) === tag)
-    .map((operation) => `<li><a href="#${operation.anchor}"><code>${operation.method.toUpperCase()} ${text(operation.path)}</code></a> ${text(operation.view.summary ?? '')}</li>`);
+    .map(
+      (operation) =>
+        `<li><a href="#${operation.anchor}"><code>${operation.method.toUpperCase()} ${text(operation.path)}</code></a> ${text(operation.view.summary ?? '')}</li>`,
+    );
   return `<h3>${text(tag)}</h3>\n<ul>${items.join('')}</ul>`;
 }
 
-function renderTagSection(tag: { name: string; description: string }, operations: Operation[], schemas: Record<string, JsonSchema>): string {
+function renderTagSection(
+  tag: { name: string; description: string },
+  operations: Operation[],
+  schemas: Record<string, JsonSchema>,
+): string {
   const members = operations.filter((operation) => primaryTag(operation) === tag.name);
   return `<section id="tag-${slug(tag.name)}">
 <h2>${text(tag.name)}</h2>
@@ -257,7 +270,11 @@ function fieldRows(schema: JsonSchema, prefix: string, schemas: Record<string, J
 function typeLabel(schema: JsonSchema): string {
   const name = refName(schema);
   if (name) return `<a href="#schema-${slug(name)}">${text(name)}</a>`;
-  for (const [keyword, joiner] of [['oneOf', ' or '], ['anyOf', ' or '], ['allOf', ' and ']] as const) {
+  for (const [keyword, joiner] of [
+    ['oneOf', ' or '],
+    ['anyOf', ' or '],
+    ['allOf', ' and '],
+  ] as const) {
     const members = schema[keyword] as JsonSchema[] | undefined;
     if (members) return members.map(typeLabel).join(joiner);
   }
@@ -271,7 +288,9 @@ function typeLabel(schema: JsonSchema): string {
     return typeof schema.format === 'string' ? `${type} (${text(schema.format)})` : type;
   });
   const label = labels.join(' or ') || 'any';
-  return Array.isArray(schema.enum) ? `${label}, one of ${schema.enum.map((value) => `<code>${text(JSON.stringify(value))}</code>`).join(', ')}` : label;
+  return Array.isArray(schema.enum)
+    ? `${label}, one of ${schema.enum.map((value) => `<code>${text(JSON.stringify(value))}</code>`).join(', ')}`
+    : label;
 }
 
 function constraints(schema: JsonSchema): string[] {
@@ -287,7 +306,9 @@ function constraints(schema: JsonSchema): string[] {
     ['pattern', 'pattern'],
     ['default', 'default'],
   ];
-  const found = rules.filter(([keyword]) => schema[keyword] !== undefined).map(([keyword, label]) => `${label} <code>${text(JSON.stringify(schema[keyword]))}</code>`);
+  const found = rules
+    .filter(([keyword]) => schema[keyword] !== undefined)
+    .map(([keyword, label]) => `${label} <code>${text(JSON.stringify(schema[keyword]))}</code>`);
   if (schema.readOnly) found.push('read-only');
   if (schema.writeOnly) found.push('write-only');
   return found;
@@ -312,7 +333,9 @@ function renderExample(example: unknown): string {
 
 function refName(schema: JsonSchema): string | undefined {
   const ref = schema.$ref;
-  return typeof ref === 'string' && ref.startsWith('#/components/schemas/') ? ref.slice('#/components/schemas/'.length) : undefined;
+  return typeof ref === 'string' && ref.startsWith('#/components/schemas/')
+    ? ref.slice('#/components/schemas/'.length)
+    : undefined;
 }
 
 function resolve(schema: JsonSchema, schemas: Record<string, JsonSchema>): JsonSchema {

@@ -5,7 +5,11 @@
 import { ref, type ApiArea } from '../openapi/area';
 
 const varyAccept = {
-  Vary: { description: 'Always `Accept`: the page is also served as Markdown.', required: true, schema: { type: 'string', const: 'Accept' } },
+  Vary: {
+    description: 'Always `Accept`: the page is also served as Markdown.',
+    required: true,
+    schema: { type: 'string', const: 'Accept' },
+  },
 };
 
 const markdownTokens = {
@@ -46,7 +50,8 @@ export const publishedArea: ApiArea = {
     },
     ApiCatalogLinkContext: {
       type: 'object',
-      description: 'Links from one API (the anchor) to its description, documentation and status, keyed by relation type.',
+      description:
+        'Links from one API (the anchor) to its description, documentation and status, keyed by relation type.',
       required: ['anchor'],
       properties: { anchor: { type: 'string', format: 'uri' } },
       additionalProperties: { type: 'array', items: ref('ApiCatalogLink') },
@@ -78,7 +83,11 @@ export const publishedArea: ApiArea = {
                   required: ['openapi', 'info', 'paths'],
                   properties: {
                     openapi: { type: 'string', const: '3.1.0' },
-                    info: { type: 'object', required: ['version'], properties: { version: { type: 'string', const: '1.0.0' } } },
+                    info: {
+                      type: 'object',
+                      required: ['version'],
+                      properties: { version: { type: 'string', const: '1.0.0' } },
+                    },
                     paths: { type: 'object' },
                   },
                 },
@@ -109,7 +118,11 @@ export const publishedArea: ApiArea = {
           '200': {
             description: 'Headers only',
             headers: {
-              Link: { description: '`<…/.well-known/api-catalog>; rel="api-catalog"`', required: true, schema: { type: 'string' } },
+              Link: {
+                description: '`<…/.well-known/api-catalog>; rel="api-catalog"`',
+                required: true,
+                schema: { type: 'string' },
+              },
             },
           },
           '304': notModified,
@@ -120,7 +133,8 @@ export const publishedArea: ApiArea = {
       get: {
         operationId: 'getApiReference',
         summary: 'Human-readable API reference',
-        description: 'Generated from this OpenAPI description. Send `Accept: text/markdown` for Markdown instead of HTML.',
+        description:
+          'Generated from this OpenAPI description. Send `Accept: text/markdown` for Markdown instead of HTML.',
         tags: ['published'],
         responses: {
           '200': {
@@ -130,7 +144,13 @@ export const publishedArea: ApiArea = {
           },
           '301': {
             description: 'Asked without the trailing slash (`/docs/api`): moved to `/docs/api/`, query kept',
-            headers: { Location: { description: 'The reference with the trailing slash', required: true, schema: { type: 'string' } } },
+            headers: {
+              Location: {
+                description: 'The reference with the trailing slash',
+                required: true,
+                schema: { type: 'string' },
+              },
+            },
           },
           '304': notModified,
         },

@@ -30,10 +30,17 @@ function storefrontSection(url: (path: string) => string): string[] {
   ];
 }
 
-export function renderLlmsTxt(document: OpenApiDocument, publicBaseUrl: string, tools: ToolSummary[], storefrontPages = false): string {
+export function renderLlmsTxt(
+  document: OpenApiDocument,
+  publicBaseUrl: string,
+  tools: ToolSummary[],
+  storefrontPages = false,
+): string {
   const url = (path: string) => publicUrl(publicBaseUrl, path);
   const endpoints = listOperations(document).map(({ method, path, anchor, view }) => {
-    const session = { required: ' (session required)', optional: ' (session optional)', none: '' }[sessionRequirement(view)];
+    const session = { required: ' (session required)', optional: ' (session optional)', none: '' }[
+      sessionRequirement(view)
+    ];
     return `- [${method.toUpperCase()} ${path}](${url(`/docs/api/#${anchor}`)}): ${view.summary ?? ''}${session}`;
   });
   return [

@@ -62,7 +62,10 @@ export class MarkdownConverter {
   }
 
   /** `timeoutMs` overrides the configured limit, for the gateway's own (trusted) pages. */
-  convert(html: string, { timeoutMs = this.options.timeoutMs }: { timeoutMs?: number } = {}): Promise<ConversionResult> {
+  convert(
+    html: string,
+    { timeoutMs = this.options.timeoutMs }: { timeoutMs?: number } = {},
+  ): Promise<ConversionResult> {
     const key = ConversionCache.keyOf(html);
     const known = this.cache.get(key);
     if (known !== undefined) return Promise.resolve({ markdown: known });
@@ -109,7 +112,10 @@ export class MarkdownConverter {
       clearTimeout(job.waiting);
       slot.job = job;
       slot.running = setTimeout(() => {
-        this.options.logger.warn({ timeoutMs: job.timeoutMs, htmlLength: job.html.length }, 'Markdown conversion ran out of time; its worker is replaced');
+        this.options.logger.warn(
+          { timeoutMs: job.timeoutMs, htmlLength: job.html.length },
+          'Markdown conversion ran out of time; its worker is replaced',
+        );
         void this.retire(slot, 'timeout');
       }, job.timeoutMs);
       slot.worker.postMessage({ id: job.id, html: job.html } satisfies ConversionJob);
@@ -117,7 +123,9 @@ export class MarkdownConverter {
   }
 
   private start(): Slot {
-    const { filename, execArgv } = this.options.workerFile ? { filename: this.options.workerFile, execArgv: undefined } : workerScript();
+    const { filename, execArgv } = this.options.workerFile
+      ? { filename: this.options.workerFile, execArgv: undefined }
+      : workerScript();
     const worker = new Worker(filename, {
       execArgv,
       resourceLimits: { maxOldGenerationSizeMb: this.options.workerHeapMb },
@@ -142,7 +150,10 @@ export class MarkdownConverter {
     });
     worker.on('error', (error) => {
       // ERR_WORKER_OUT_OF_MEMORY when a page needs more than the heap limit.
-      this.options.logger.warn({ err: { message: error.message, code: (error as NodeJS.ErrnoException).code } }, 'Markdown worker failed; it is replaced');
+      this.options.logger.warn(
+        { err: { message: error.message, code: (error as NodeJS.ErrnoException).code } },
+        'Markdown worker failed; it is replaced',
+      );
       void this.retire(slot, 'worker_failed');
     });
     worker.on('exit', () => void this.retire(slot, 'worker_failed'));
@@ -178,7 +189,10 @@ export class MarkdownConverter {
  */
 export function workerScript(): { filename: string; execArgv?: string[] } {
   if (__filename.endsWith('.ts')) {
-    return { filename: path.join(__dirname, 'markdown-worker.ts'), execArgv: ['--require', require.resolve('tsx/cjs')] };
+    return {
+      filename: path.join(__dirname, 'markdown-worker.ts'),
+      execArgv: ['--require', require.resolve('tsx/cjs')],
+    };
   }
   return { filename: path.join(__dirname, 'markdown-worker.js') };
 }

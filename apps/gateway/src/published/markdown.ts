@@ -90,7 +90,10 @@ export function markdownHeaders(markdown: string): Record<string, string> {
 
 /** A Vary value that names Accept, keeping what was there (the proxied origin's, say). */
 export function withAcceptInVary(vary: string | undefined): string {
-  const values = (vary ?? '').split(',').map((value) => value.trim()).filter(Boolean);
+  const values = (vary ?? '')
+    .split(',')
+    .map((value) => value.trim())
+    .filter(Boolean);
   const covered = values.some((value) => value === '*' || value.toLowerCase() === 'accept');
   return (covered ? values : [...values, 'Accept']).join(', ');
 }

@@ -13,10 +13,17 @@ export interface StaticDocument {
   headers: Record<string, string>;
 }
 
-export function staticDocument(body: string, contentType: string, extraHeaders: Record<string, string> = {}): StaticDocument {
+export function staticDocument(
+  body: string,
+  contentType: string,
+  extraHeaders: Record<string, string> = {},
+): StaticDocument {
   const bytes = Buffer.from(body, 'utf8');
   const etag = `"${createHash('sha256').update(bytes).digest('base64url')}"`;
-  return { body: bytes, headers: { 'Content-Type': contentType, ETag: etag, 'Cache-Control': CACHE_CONTROL, ...extraHeaders } };
+  return {
+    body: bytes,
+    headers: { 'Content-Type': contentType, ETag: etag, 'Cache-Control': CACHE_CONTROL, ...extraHeaders },
+  };
 }
 
 /** Sends the document, or 304 when If-None-Match names its ETag; HEAD gets the headers only. */

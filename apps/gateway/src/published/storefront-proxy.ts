@@ -36,7 +36,16 @@ export interface StorefrontProxyOptions {
 const MAX_CONVERTING = 8;
 
 /** Meaningful for one connection only (RFC 9110 section 7.6.1), so never forwarded. */
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /**
  * Credentials for the gateway, never the origin's business: the session travels as the
@@ -48,7 +57,13 @@ const CREDENTIAL_REQUEST_HEADERS = ['authorization', 'proxy-authorization'];
  * What the origin may not say under the gateway's name: a challenge would have the browser ask
  * the shopper for a password for this site, and Clear-Site-Data could wipe the session cookie.
  */
-const CREDENTIAL_RESPONSE_HEADERS = ['www-authenticate', 'proxy-authenticate', 'authentication-info', 'proxy-authentication-info', 'clear-site-data'];
+const CREDENTIAL_RESPONSE_HEADERS = [
+  'www-authenticate',
+  'proxy-authenticate',
+  'authentication-info',
+  'proxy-authentication-info',
+  'clear-site-data',
+];
 
 /** The encodings the Markdown conversion can decode; the origin is asked for these only. */
 const DECODERS: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
@@ -63,7 +78,13 @@ class OriginTimeout extends Error {
   }
 }
 
-export function createStorefrontProxy({ origin, timeoutMs, markdown: converter, maxHtmlBytes, logger }: StorefrontProxyOptions): RequestHandler {
+export function createStorefrontProxy({
+  origin,
+  timeoutMs,
+  markdown: converter,
+  maxHtmlBytes,
+  logger,
+}: StorefrontProxyOptions): RequestHandler {
   // Required here, not at the top: only gateways with STOREFRONT_ORIGIN set carry the proxy.
   const { createProxyMiddleware } = require('http-proxy-middleware') as typeof import('http-proxy-middleware');
   const prepareRequest = (proxyReq: ClientRequest) => {
@@ -77,7 +98,10 @@ export function createStorefrontProxy({ origin, timeoutMs, markdown: converter, 
     xfwd: true,
   };
   const onError = (error: Error, req: Request, res: Response | Socket) => {
-    logger.warn({ err: { message: error.message, code: (error as NodeJS.ErrnoException).code }, path: req.path }, 'storefront origin failed');
+    logger.warn(
+      { err: { message: error.message, code: (error as NodeJS.ErrnoException).code }, path: req.path },
+      'storefront origin failed',
+    );
     if (!('status' in res) || res.headersSent) {
       res.destroy();
       return;
@@ -137,7 +161,12 @@ export function createStorefrontProxy({ origin, timeoutMs, markdown: converter, 
       return;
     }
 
-    const refused = Number(proxyRes.headers['content-length'] ?? 0) > maxHtmlBytes ? 'too_large' : converting >= MAX_CONVERTING ? 'busy' : undefined;
+    const refused =
+      Number(proxyRes.headers['content-length'] ?? 0) > maxHtmlBytes
+        ? 'too_large'
+        : converting >= MAX_CONVERTING
+          ? 'busy'
+          : undefined;
     const inflater = refused ? undefined : decoder?.();
     const raw: Buffer[] = [];
     let rawBytes = 0;
@@ -220,7 +249,8 @@ export function createStorefrontProxy({ origin, timeoutMs, markdown: converter, 
         return;
       }
       // The Markdown is another representation: the origin's validators and length do not apply.
-      for (const name of ['content-type', 'content-length', 'content-encoding', 'etag', 'content-md5']) delete proxyRes.headers[name];
+      for (const name of ['content-type', 'content-length', 'content-encoding', 'etag', 'content-md5'])
+        delete proxyRes.headers[name];
       res.status(status);
       for (const [name, value] of Object.entries(proxyRes.headers)) if (value !== undefined) res.setHeader(name, value);
       res.set(markdownHeaders(result.markdown));
@@ -232,7 +262,14 @@ export function createStorefrontProxy({ origin, timeoutMs, markdown: converter, 
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
-      res.status(405).json(errorBody('method_not_allowed', `${req.method} is not allowed on ${req.path}; the storefront is read through GET and HEAD`));
+      res
+        .status(405)
+        .json(
+          errorBody(
+            'method_not_allowed',
+            `${req.method} is not allowed on ${req.path}; the storefront is read through GET and HEAD`,
+          ),
+        );
       return;
     }
     void (prefersMarkdown(req) ? markdown : streaming)(req, res, next);

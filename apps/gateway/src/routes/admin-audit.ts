@@ -8,7 +8,8 @@ import { staffFirst } from './admin';
 
 /** The query as strings, the limit as a number; the validator has checked their shapes. */
 export function staffActionFilter(req: Request): StaffActionFilter {
-  const text = (name: string) => (typeof req.query[name] === 'string' && req.query[name] !== '' ? (req.query[name] as string) : undefined);
+  const text = (name: string) =>
+    typeof req.query[name] === 'string' && req.query[name] !== '' ? (req.query[name] as string) : undefined;
   const limit = text('limit');
   return {
     staff: text('staff'),

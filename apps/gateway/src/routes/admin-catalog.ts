@@ -56,7 +56,13 @@ export function registerAdminCatalogRoutes(app: Express, context: GatewayContext
   app
     .route('/api/admin/catalog/skus/:sku/price')
     .put(staffFirst, noStore, parseJson, validator.body('AdminPriceChange'), async (req, res) => {
-      res.json(await catalog.setPrice(await staff(req, res), String(req.params.sku), (req.body as { pricePence: number }).pricePence));
+      res.json(
+        await catalog.setPrice(
+          await staff(req, res),
+          String(req.params.sku),
+          (req.body as { pricePence: number }).pricePence,
+        ),
+      );
     })
     .all(methodNotAllowed('PUT'));
 
@@ -70,7 +76,9 @@ export function registerAdminCatalogRoutes(app: Express, context: GatewayContext
   app
     .route('/api/admin/catalog/import/preview')
     .post(staffFirst, noStore, parseImport, validator.body('AdminCatalogImportPreview'), async (req, res) => {
-      res.json(previewView(await catalog.previewImport(await staff(req, res), (req.body as { catalog: string }).catalog)));
+      res.json(
+        previewView(await catalog.previewImport(await staff(req, res), (req.body as { catalog: string }).catalog)),
+      );
     })
     .all(methodNotAllowed('POST'));
 

@@ -20,22 +20,38 @@ export function registerAdminFulfilmentRoutes(app: Express, context: GatewayCont
     next();
   };
   const sameSite = rejectCrossSiteWrites(config, STAFF_COOKIE);
-  const answer = (act: (reference: string, staff: StaffCaller, req: Request) => Promise<checkout.StaffOrder>) => async (req: Request, res: Response) => {
-    const order = await act(String(req.params.checkout_reference), await requireStaff(req, res, context), req);
-    res.setHeader('Cache-Control', 'private, no-store');
-    res.json(staffOrderView(order));
-  };
+  const answer =
+    (act: (reference: string, staff: StaffCaller, req: Request) => Promise<checkout.StaffOrder>) =>
+    async (req: Request, res: Response) => {
+      const order = await act(String(req.params.checkout_reference), await requireStaff(req, res, context), req);
+      res.setHeader('Cache-Control', 'private, no-store');
+      res.json(staffOrderView(order));
+    };
 
   app
     .route('/api/admin/orders/:checkout_reference/dispatch')
-    .post(staffFirst, sameSite, jsonBody(config.bodyLimitBytes), validator.body('DispatchRequest'), answer((reference, staff, req) => dispatchOrder(context, reference, req.body as DispatchInput, staff)))
+    .post(
+      staffFirst,
+      sameSite,
+      jsonBody(config.bodyLimitBytes),
+      validator.body('DispatchRequest'),
+      answer((reference, staff, req) => dispatchOrder(context, reference, req.body as DispatchInput, staff)),
+    )
     .all(methodNotAllowed('POST'));
   app
     .route('/api/admin/orders/:checkout_reference/delivered')
-    .post(staffFirst, sameSite, answer((reference, staff) => markOrderDelivered(context, reference, staff)))
+    .post(
+      staffFirst,
+      sameSite,
+      answer((reference, staff) => markOrderDelivered(context, reference, staff)),
+    )
     .all(methodNotAllowed('POST'));
   app
     .route('/api/admin/orders/:checkout_reference/cancel')
-    .post(staffFirst, sameSite, answer((reference, staff) => cancelOrder(context, reference, staff)))
+    .post(
+      staffFirst,
+      sameSite,
+      answer((reference, staff) => cancelOrder(context, reference, staff)),
+    )
     .all(methodNotAllowed('POST'));
 }

@@ -25,12 +25,20 @@ export function registerAdminPeopleRoutes(app: Express, context: GatewayContext)
   };
   // The staff cookie is SameSite=Strict already; a write from another site's page is refused all the same.
   const [fromThisSite] = formPost(context.config);
-  const staffWrite = (schemaName: string): RequestHandler[] => [staffFirst, fromThisSite!, jsonBody(context.config.bodyLimitBytes), validator.body(schemaName)];
-  const text = (req: Request, name: string) => (typeof req.query[name] === 'string' && req.query[name] !== '' ? (req.query[name] as string) : undefined);
+  const staffWrite = (schemaName: string): RequestHandler[] => [
+    staffFirst,
+    fromThisSite!,
+    jsonBody(context.config.bodyLimitBytes),
+    validator.body(schemaName),
+  ];
+  const text = (req: Request, name: string) =>
+    typeof req.query[name] === 'string' && req.query[name] !== '' ? (req.query[name] as string) : undefined;
 
   app
     .route('/api/admin/promos')
-    .get(staffFirst, async (req, res) => sendStaffAnswer(res, { promos: await listPromos(context, await requireStaff(req, res, context)) }))
+    .get(staffFirst, async (req, res) =>
+      sendStaffAnswer(res, { promos: await listPromos(context, await requireStaff(req, res, context)) }),
+    )
     .post(...staffWrite('NewPromo'), async (req, res) => {
       const promo = await createPromo(context, req.body as NewPromo, await requireStaff(req, res, context));
       sendStaffAnswer(res, { promo }, 201);
@@ -40,14 +48,19 @@ export function registerAdminPeopleRoutes(app: Express, context: GatewayContext)
   app
     .route('/api/admin/promos/:code/expire')
     .post(staffFirst, fromThisSite!, async (req, res) => {
-      sendStaffAnswer(res, { promo: await expirePromo(context, String(req.params.code), await requireStaff(req, res, context)) });
+      sendStaffAnswer(res, {
+        promo: await expirePromo(context, String(req.params.code), await requireStaff(req, res, context)),
+      });
     })
     .all(methodNotAllowed('POST'));
 
   app
     .route('/api/admin/customers')
     .get(staffFirst, validator.queryParameters('/api/admin/customers', 'get'), async (req, res) => {
-      sendStaffAnswer(res, await customerForStaff(context, { email: text(req, 'email')! }, await requireStaff(req, res, context)));
+      sendStaffAnswer(
+        res,
+        await customerForStaff(context, { email: text(req, 'email')! }, await requireStaff(req, res, context)),
+      );
     })
     .all(methodNotAllowed('GET'));
 
@@ -56,14 +69,25 @@ export function registerAdminPeopleRoutes(app: Express, context: GatewayContext)
     .get(staffFirst, validator.queryParameters('/api/admin/customers/{id}/loyalty', 'get'), async (req, res) => {
       const limit = text(req, 'limit');
       const page = { limit: limit === undefined ? undefined : Number(limit), cursor: text(req, 'cursor') };
-      sendStaffAnswer(res, await loyaltyHistory(context, String(req.params.id), page, await requireStaff(req, res, context)));
+      sendStaffAnswer(
+        res,
+        await loyaltyHistory(context, String(req.params.id), page, await requireStaff(req, res, context)),
+      );
     })
     .all(methodNotAllowed('GET'));
 
   app
     .route('/api/admin/customers/:id/points')
     .post(...staffWrite('PointsAdjustment'), async (req, res) => {
-      sendStaffAnswer(res, await adjustPoints(context, String(req.params.id), req.body as PointsAdjustment, await requireStaff(req, res, context)));
+      sendStaffAnswer(
+        res,
+        await adjustPoints(
+          context,
+          String(req.params.id),
+          req.body as PointsAdjustment,
+          await requireStaff(req, res, context),
+        ),
+      );
     })
     .all(methodNotAllowed('POST'));
 }

@@ -16,7 +16,12 @@ export function registerAdminRefundRoutes(app: Express, context: GatewayContext)
   app
     .route('/api/admin/orders/:checkout_reference/refunds')
     .post(staffFirst, jsonBody(config.bodyLimitBytes), validator.body('RefundRequest'), async (req, res) => {
-      const answer = await refundOrderView(context, String(req.params.checkout_reference), req.body as RefundBody, await requireStaff(req, res, context));
+      const answer = await refundOrderView(
+        context,
+        String(req.params.checkout_reference),
+        req.body as RefundBody,
+        await requireStaff(req, res, context),
+      );
       res.setHeader('Cache-Control', 'private, no-store');
       // A refund the provider has not confirmed yet is accepted; the sweep settles it.
       res.status(answer.refund.state === 'succeeded' ? 201 : 202).json(answer);

@@ -7,9 +7,17 @@ import { getOrderForStaff, listOrdersForStaff, type StaffOrderQuery } from '../o
 
 /** The query as strings, the limit as a number; the validator has checked their shapes. */
 export function staffOrderQuery(req: Request): StaffOrderQuery {
-  const text = (name: string) => (typeof req.query[name] === 'string' && req.query[name] !== '' ? (req.query[name] as string) : undefined);
+  const text = (name: string) =>
+    typeof req.query[name] === 'string' && req.query[name] !== '' ? (req.query[name] as string) : undefined;
   const limit = text('limit');
-  return { q: text('q'), status: text('status'), from: text('from'), until: text('until'), limit: limit === undefined ? undefined : Number(limit), cursor: text('cursor') };
+  return {
+    q: text('q'),
+    status: text('status'),
+    from: text('from'),
+    until: text('until'),
+    limit: limit === undefined ? undefined : Number(limit),
+    cursor: text('cursor'),
+  };
 }
 
 /** Without a staff session the answer is 401, whatever the query or body says. */
@@ -35,7 +43,11 @@ export function registerAdminRoutes(app: Express, context: GatewayContext): void
   app
     .route('/api/admin/orders/:checkout_reference')
     .get(staffFirst(context), async (req, res) => {
-      const order = await getOrderForStaff(context, String(req.params.checkout_reference), await requireStaff(req, res, context));
+      const order = await getOrderForStaff(
+        context,
+        String(req.params.checkout_reference),
+        await requireStaff(req, res, context),
+      );
       res.setHeader('Cache-Control', 'private, no-store');
       res.json(order);
     })

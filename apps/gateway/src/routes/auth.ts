@@ -27,7 +27,9 @@ import {
 import { accountRevocation, sessionKey } from '../sessions/session-cache';
 import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
 
-/** The signup body as the OpenAPI schema admits it: the request identity takes, but for the address the gateway adds. */
+/**
+ * The signup body as the OpenAPI schema admits it: the request identity takes, but for the address the gateway adds.
+ */
 type SignUpBody = Omit<identity.SignUpRequest, 'clientAddress'>;
 
 interface LoginBody {
@@ -70,7 +72,11 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
   const addressOf = clientAddressResolver(config.trustedProxies);
   /** A login with checked credentials: the new session's cookie and the customer's AuthSuccess. */
   const logIn = async (request: IncomingMessage, body: LoginBody): Promise<Answer> => {
-    const { profile, session } = await clients.identity.logIn({ email: body.email, password: body.password, clientAddress: addressOf(request) });
+    const { profile, session } = await clients.identity.logIn({
+      email: body.email,
+      password: body.password,
+      clientAddress: addressOf(request),
+    });
     let account;
     try {
       ({ account } = await clients.loyalty.getAccount({}, { customer: profile!.id }));
@@ -79,18 +85,34 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
       await discardSession(session!.token);
       throw error;
     }
-    return { status: 200, headers: { ...PRIVATE_JSON, 'Set-Cookie': sessionCookie(session!) }, body: Buffer.from(JSON.stringify(authSuccess(profile!, loyaltyView(account)))) };
+    return {
+      status: 200,
+      headers: { ...PRIVATE_JSON, 'Set-Cookie': sessionCookie(session!) },
+      body: Buffer.from(JSON.stringify(authSuccess(profile!, loyaltyView(account)))),
+    };
   };
   app
     .route(LOGIN)
     // Whatever cannot be credentials (not JSON, too large, a missing or malformed field) is a
     // failed login: 401, naming what is wrong (docs/decisions/0761).
-    .post(parseJson, trimEmail, validator.body('LoginRequest'), async (req: Request, res: Response) => {
-      sendAnswer(res, await logIn(req, req.body as LoginBody));
-    }, refusedCredentials)
+    .post(
+      parseJson,
+      trimEmail,
+      validator.body('LoginRequest'),
+      async (req: Request, res: Response) => {
+        sendAnswer(res, await logIn(req, req.body as LoginBody));
+      },
+      refusedCredentials,
+    )
     .all(methodNotAllowed('POST'));
   // A plain JSON body is read and answered ahead of Express, as the Express route would, with its error rule.
-  addJsonPostAhead(direct, context, { path: LOGIN, schema: 'LoginRequest', normalise: trimEmailOf, refusal: asFailedLogin, answer: logIn });
+  addJsonPostAhead(direct, context, {
+    path: LOGIN,
+    schema: 'LoginRequest',
+    normalise: trimEmailOf,
+    refusal: asFailedLogin,
+    answer: logIn,
+  });
 
   app
     .route('/api/auth/logout')
@@ -116,7 +138,10 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
   app
     .route('/api/auth/password-reset')
     .post(parseJson, trimEmail, validator.body('PasswordResetRequest'), async (req, res) => {
-      await clients.identity.requestPasswordReset({ email: (req.body as { email: string }).email, clientAddress: clientAddress(req) });
+      await clients.identity.requestPasswordReset({
+        email: (req.body as { email: string }).email,
+        clientAddress: clientAddress(req),
+      });
       res.status(202);
       sendPrivate(res, { success: true });
     })
@@ -142,14 +167,20 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
       const session = token === undefined ? undefined : await resolveSessionToken(token, context);
       if (!session) {
         const refused = errorAnswer(unauthenticated(), logger, '/api/auth/me');
-        return token === undefined ? refused : { ...refused, headers: { ...refused.headers, 'Set-Cookie': CLEARED_SESSION_COOKIE } };
+        return token === undefined
+          ? refused
+          : { ...refused, headers: { ...refused.headers, 'Set-Cookie': CLEARED_SESSION_COOKIE } };
       }
       const customer = session.userId;
       const [{ profile }, { account }] = await Promise.all([
         session.profile ? { profile: session.profile } : clients.identity.getProfile({}, { customer }),
         clients.loyalty.getAccount({}, { customer }),
       ]);
-      return { status: 200, headers: PRIVATE_JSON, body: Buffer.from(JSON.stringify(authSuccess(profile!, loyaltyView(account)))) };
+      return {
+        status: 200,
+        headers: PRIVATE_JSON,
+        body: Buffer.from(JSON.stringify(authSuccess(profile!, loyaltyView(account)))),
+      };
     },
   });
 
@@ -223,7 +254,9 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
 const refusedCredentials: ErrorRequestHandler = (error: unknown, _req, _res, next) => next(asFailedLogin(error));
 
 function asFailedLogin(error: unknown): unknown {
-  const problem = bodyRefusal(error)?.detail ?? (error instanceof AppError && error.kind === 'invalid_argument' ? error.detail : undefined);
+  const problem =
+    bodyRefusal(error)?.detail ??
+    (error instanceof AppError && error.kind === 'invalid_argument' ? error.detail : undefined);
   return problem === undefined ? error : unauthenticated(problem, 'invalid_credentials');
 }
 
@@ -242,9 +275,18 @@ function trimEmailOf(body: unknown): void {
  * Sets a new password with a reset token; identity has ended the account's sessions, and every
  * replica's session cache forgets them (or stops trusting them within its TTL if the message is lost).
  */
-export async function resetPassword(context: GatewayContext, token: string, password: string, address: string): Promise<void> {
+export async function resetPassword(
+  context: GatewayContext,
+  token: string,
+  password: string,
+  address: string,
+): Promise<void> {
   const { userId } = await context.clients.identity.resetPassword({ token, password, clientAddress: address });
-  await context.revocations.publish(accountRevocation(userId)).catch((error: unknown) => context.logger.warn({ err: error }, 'broadcasting the end of an account\'s sessions failed'));
+  await context.revocations
+    .publish(accountRevocation(userId))
+    .catch((error: unknown) =>
+      context.logger.warn({ err: error }, "broadcasting the end of an account's sessions failed"),
+    );
 }
 
 /** Answers that carry personal data or a credential are never stored by caches. */

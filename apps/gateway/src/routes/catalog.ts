@@ -53,11 +53,15 @@ export class CatalogCopy {
       // A check already under way when this gateway changed the catalog does not count: once more.
       if (this.checkedAt === Number.NEGATIVE_INFINITY) await this.check();
     }
-    if (!this.latest) throw new AppError('unavailable', 'service_unavailable', 'The catalog is not available yet; try again shortly');
+    if (!this.latest)
+      throw new AppError('unavailable', 'service_unavailable', 'The catalog is not available yet; try again shortly');
     return this.latest;
   }
 
-  /** The console changed the catalog through this gateway: the next reader asks inventory at once, not after the interval. */
+  /**
+   * The console changed the catalog through this gateway: the next reader asks inventory at once, not after the
+   * interval.
+   */
   changed(): void {
     this.changes += 1;
     this.checkedAt = Number.NEGATIVE_INFINITY;
@@ -73,10 +77,22 @@ export class CatalogCopy {
 
   private async poll(): Promise<void> {
     const changesBefore = this.changes;
-    const [snapshot, policy] = await Promise.allSettled([this.sources.snapshot(this.catalog?.version ?? ''), this.sources.pricingPolicy()]);
-    if (snapshot.status === 'rejected') this.logger.warn({ err: snapshot.reason, hasCopy: this.latest !== undefined }, 'could not refresh products.json from inventory');
-    else if (!snapshot.value.notModified && snapshot.value.catalog) this.catalog = { version: snapshot.value.version, snapshot: snapshot.value.catalog };
-    if (policy.status === 'rejected') this.logger.warn({ err: policy.reason, hasCopy: this.latest !== undefined }, 'could not refresh the shipping rule of products.json from checkout');
+    const [snapshot, policy] = await Promise.allSettled([
+      this.sources.snapshot(this.catalog?.version ?? ''),
+      this.sources.pricingPolicy(),
+    ]);
+    if (snapshot.status === 'rejected')
+      this.logger.warn(
+        { err: snapshot.reason, hasCopy: this.latest !== undefined },
+        'could not refresh products.json from inventory',
+      );
+    else if (!snapshot.value.notModified && snapshot.value.catalog)
+      this.catalog = { version: snapshot.value.version, snapshot: snapshot.value.catalog };
+    if (policy.status === 'rejected')
+      this.logger.warn(
+        { err: policy.reason, hasCopy: this.latest !== undefined },
+        'could not refresh the shipping rule of products.json from checkout',
+      );
     else this.policy = policy.value;
     // A failure also waits an interval, so a hung service cannot slow every request.
     this.checkedAt = this.changes === changesBefore ? Date.now() : Number.NEGATIVE_INFINITY;
@@ -85,7 +101,12 @@ export class CatalogCopy {
     // first rendered) and the policy is checkout's, so every gateway publishes the same bytes under one ETag.
     const etag = `W/"${this.catalog.version}-${this.policy.shippingFeePence}-${this.policy.freeShippingThresholdPence}"`;
     if (etag !== this.latest?.etag) {
-      this.latest = { etag, body: Buffer.from(JSON.stringify(catalogDocument(this.catalog.snapshot, this.policy))), catalog: this.catalog.snapshot, policy: this.policy };
+      this.latest = {
+        etag,
+        body: Buffer.from(JSON.stringify(catalogDocument(this.catalog.snapshot, this.policy))),
+        catalog: this.catalog.snapshot,
+        policy: this.policy,
+      };
     }
   }
 }
@@ -94,7 +115,8 @@ export class CatalogCopy {
 export function createCatalogCopy({ clients, config, logger }: GatewayContext): CatalogCopy {
   const catalog = new CatalogCopy(
     {
-      snapshot: (knownVersion) => clients.inventory.getCatalogSnapshot({ knownVersion }, { deadlineMs: SNAPSHOT_DEADLINE_MS }),
+      snapshot: (knownVersion) =>
+        clients.inventory.getCatalogSnapshot({ knownVersion }, { deadlineMs: SNAPSHOT_DEADLINE_MS }),
       pricingPolicy: () => clients.checkout.getPricingPolicy({}, { deadlineMs: SNAPSHOT_DEADLINE_MS }),
     },
     config.catalogRefreshMs,
@@ -111,8 +133,14 @@ export function registerCatalogRoutes(app: Express, direct: DirectRoutes, catalo
     async answer(request) {
       const { etag, body } = await catalog.current();
       // Caches may keep it but must revalidate; the ETag makes that a 304.
-      const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, no-cache', ETag: etag };
-      return matchesIfNoneMatch(request.headers['if-none-match'], etag) ? { status: 304, headers } : { status: 200, headers, body };
+      const headers = {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Cache-Control': 'public, no-cache',
+        ETag: etag,
+      };
+      return matchesIfNoneMatch(request.headers['if-none-match'], etag)
+        ? { status: 304, headers }
+        : { status: 200, headers, body };
     },
   });
 }

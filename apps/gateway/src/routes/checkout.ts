@@ -5,7 +5,13 @@ import { errorAnswer, methodNotAllowed } from '../http/errors';
 import { sendAnswer, type Answer, type DirectRoutes } from '../http/direct-routes';
 import { jsonBody } from '../http/json-body';
 import { addJsonPostAhead } from '../http/json-posts';
-import { CLEARED_SESSION_COOKIE, clientAddress, clientAddressResolver, resolveSessionToken, sessionTokenOf } from '../http/session';
+import {
+  CLEARED_SESSION_COOKIE,
+  clientAddress,
+  clientAddressResolver,
+  resolveSessionToken,
+  sessionTokenOf,
+} from '../http/session';
 import type { GatewayContext } from '../context';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
 
@@ -24,9 +30,15 @@ export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, conte
   const placeOrder = async (request: IncomingMessage, body: CreateCheckoutBody): Promise<Answer> => {
     const token = sessionTokenOf(request);
     const session = token === undefined ? undefined : await resolveSessionToken(token, context);
-    const clearCookie = (answer: Answer): Answer => (token !== undefined && !session ? { ...answer, headers: { ...answer.headers, 'Set-Cookie': CLEARED_SESSION_COOKIE } } : answer);
+    const clearCookie = (answer: Answer): Answer =>
+      token !== undefined && !session
+        ? { ...answer, headers: { ...answer.headers, 'Set-Cookie': CLEARED_SESSION_COOKIE } }
+        : answer;
     try {
-      const answer = await createCheckout(context, body, { customer: session?.userId, clientAddress: addressOf(request) });
+      const answer = await createCheckout(context, body, {
+        customer: session?.userId,
+        clientAddress: addressOf(request),
+      });
       return clearCookie({ status: 200, headers: NO_STORE_JSON, body: Buffer.from(JSON.stringify(answer)) });
     } catch (error) {
       return clearCookie(errorAnswer(error, context.logger, CREATE_CHECKOUT));
@@ -54,8 +66,12 @@ export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, conte
       checkQuery(query);
       const token = sessionTokenOf(request);
       const session = token === undefined ? undefined : await resolveSessionToken(token, context);
-      const answer = await validatePromo(context, String(query.code), { customer: session?.userId, clientAddress: addressOf(request) });
-      const headers = token !== undefined && !session ? { ...NO_STORE_JSON, 'Set-Cookie': CLEARED_SESSION_COOKIE } : NO_STORE_JSON;
+      const answer = await validatePromo(context, String(query.code), {
+        customer: session?.userId,
+        clientAddress: addressOf(request),
+      });
+      const headers =
+        token !== undefined && !session ? { ...NO_STORE_JSON, 'Set-Cookie': CLEARED_SESSION_COOKIE } : NO_STORE_JSON;
       return { status: 200, headers, body: Buffer.from(JSON.stringify(answer)) };
     },
   });
@@ -66,7 +82,10 @@ export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, conte
       const event = req.body as { event_type: string; id: string };
       if (event.event_type === 'CHECKOUT_STATUS_CHANGED') {
         // Limited per client address and coalesced per order in checkout; the answer is the same for every id.
-        await clients.checkout.notifyPaymentEvent({ providerCheckoutId: event.id, clientAddress: clientAddress(req) }, { deadlineMs: config.checkoutDeadlineMs });
+        await clients.checkout.notifyPaymentEvent(
+          { providerCheckoutId: event.id, clientAddress: clientAddress(req) },
+          { deadlineMs: config.checkoutDeadlineMs },
+        );
       }
       res.json({ success: true });
     })

@@ -25,7 +25,10 @@ export function registerOrderRoutes(app: Express, context: GatewayContext): void
     .get(async (req, res) => {
       // Without a session only guest orders are found; an account's order needs its owner's.
       const customer = (await sessionOf(req, res, context))?.userId;
-      const order = await getOrder(context, String(req.params.checkout_reference), { customer, clientAddress: clientAddress(req) });
+      const order = await getOrder(context, String(req.params.checkout_reference), {
+        customer,
+        clientAddress: clientAddress(req),
+      });
       res.setHeader('Cache-Control', 'no-store');
       res.json(order);
     })

@@ -9,7 +9,12 @@ import type { GatewayContext } from '../context';
 import { API_AREAS, buildOpenApiDocument } from '../openapi/document';
 import { ApiSchemas } from '../mcp/schemas';
 import { buildTools } from '../mcp/tools';
-import { API_CATALOG_CONTENT_TYPE, API_CATALOG_PATH, apiCatalogLinkHeader, buildApiCatalog } from '../published/api-catalog';
+import {
+  API_CATALOG_CONTENT_TYPE,
+  API_CATALOG_PATH,
+  apiCatalogLinkHeader,
+  buildApiCatalog,
+} from '../published/api-catalog';
 import { renderApiReference } from '../published/api-reference';
 import { renderLlmsTxt } from '../published/llms-txt';
 import { HTML_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, markdownHeaders, prefersMarkdown } from '../published/markdown';
@@ -38,7 +43,11 @@ export function registerPublishedRoutes(app: Express, context: GatewayContext): 
     Link: apiCatalogLinkHeader(baseUrl),
   });
   const tools = buildTools(context, new ApiSchemas(API_AREAS));
-  const llmsTxt = staticDocument(renderLlmsTxt(document, baseUrl, tools, !config.storefrontOrigin), 'text/plain; charset=utf-8', READABLE_ANYWHERE);
+  const llmsTxt = staticDocument(
+    renderLlmsTxt(document, baseUrl, tools, !config.storefrontOrigin),
+    'text/plain; charset=utf-8',
+    READABLE_ANYWHERE,
+  );
   const referenceHtml = renderApiReference(document);
   const referenceAsHtml = staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' });
   // Converted once, for the first agent that asks. Should the conversion fail, that agent gets
@@ -46,7 +55,11 @@ export function registerPublishedRoutes(app: Express, context: GatewayContext): 
   let referenceAsMarkdown: Promise<StaticDocument> | undefined;
   const markdownReference = () => {
     referenceAsMarkdown ??= markdown.convert(referenceHtml, { timeoutMs: REFERENCE_CONVERSION_MS }).then((result) => {
-      if ('markdown' in result) return staticDocument(result.markdown, MARKDOWN_CONTENT_TYPE, { ...markdownHeaders(result.markdown), Vary: 'Accept' });
+      if ('markdown' in result)
+        return staticDocument(result.markdown, MARKDOWN_CONTENT_TYPE, {
+          ...markdownHeaders(result.markdown),
+          Vary: 'Accept',
+        });
       logger.warn({ reason: result.failed }, 'API reference not converted to Markdown; served as HTML');
       referenceAsMarkdown = undefined;
       return referenceAsHtml;

@@ -17,5 +17,8 @@ export function registerStockRoutes(app: Express, direct: DirectRoutes, { client
     await nextTurn();
     return Buffer.from(JSON.stringify((await clients.inventory.getStock({})).available));
   });
-  direct.add(app, { path: '/api/stock', answer: async () => ({ status: 200, headers: HEADERS, body: await readStock() }) });
+  direct.add(app, {
+    path: '/api/stock',
+    answer: async () => ({ status: 200, headers: HEADERS, body: await readStock() }),
+  });
 }

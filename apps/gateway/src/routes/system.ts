@@ -9,7 +9,11 @@ const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 export function registerSystemRoutes(app: Express, direct: DirectRoutes, { config, readiness }: GatewayContext): void {
   direct.add(app, {
     path: '/api/health',
-    answer: () => ({ status: 200, headers: JSON_TYPE, body: Buffer.from(JSON.stringify({ status: 'ok', time: new Date().toISOString() })) }),
+    answer: () => ({
+      status: 200,
+      headers: JSON_TYPE,
+      body: Buffer.from(JSON.stringify({ status: 'ok', time: new Date().toISOString() })),
+    }),
   });
 
   const version = { build: config.buildId };

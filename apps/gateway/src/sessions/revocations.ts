@@ -37,7 +37,12 @@ export function inProcessRevocations(listener: RevocationListener): SessionRevoc
   };
 }
 
-export async function redisRevocations(url: string, keyPrefix: string, listener: RevocationListener, logger: Logger): Promise<SessionRevocations> {
+export async function redisRevocations(
+  url: string,
+  keyPrefix: string,
+  listener: RevocationListener,
+  logger: Logger,
+): Promise<SessionRevocations> {
   // Channel names are not keys, so ioredis does not prefix them: the prefix is added here.
   const channel = `${keyPrefix}${REVOKED}`;
   const publisher = await connectRedis(url, keyPrefix, logger);

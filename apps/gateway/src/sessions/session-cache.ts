@@ -28,7 +28,10 @@ interface Entry {
 
 const ACCOUNT_REVOCATION = 'account:';
 
-/** The revocation message that ends every cached session of an account (a password reset); a session key never contains ':'. */
+/**
+ * The revocation message that ends every cached session of an account (a password reset); a session key never contains
+ * ':'.
+ */
 export function accountRevocation(userId: string): string {
   return `${ACCOUNT_REVOCATION}${userId}`;
 }
@@ -53,7 +56,10 @@ export class SessionCache {
    * The user id a token names: from the cache while trusted, else from `lookup`, which callers
    * arriving together share. Undefined when `lookup` finds no session; its errors propagate.
    */
-  async userIdOf(token: string, lookup: (token: string) => Promise<ResolvedSession | undefined>): Promise<string | undefined> {
+  async userIdOf(
+    token: string,
+    lookup: (token: string) => Promise<ResolvedSession | undefined>,
+  ): Promise<string | undefined> {
     if (this.options.ttlMs === 0) return (await lookup(token))?.userId;
     const key = sessionKey(token);
     const entry = this.entries.get(key);
@@ -67,7 +73,10 @@ export class SessionCache {
       (found) => {
         if (this.lookups.get(key) === lookingUp) this.lookups.delete(key);
         if (found && this.revocations === revocationsBefore) {
-          this.remember(key, { userId: found.userId, trustedUntil: started + Math.min(this.options.ttlMs, found.expiresInMs) });
+          this.remember(key, {
+            userId: found.userId,
+            trustedUntil: started + Math.min(this.options.ttlMs, found.expiresInMs),
+          });
         }
         return found?.userId;
       },
@@ -80,7 +89,10 @@ export class SessionCache {
     return lookingUp;
   }
 
-  /** Forgets the session with this key, or every session of the account an accountRevocation names, and any lookup of it in flight. */
+  /**
+   * Forgets the session with this key, or every session of the account an accountRevocation names, and any lookup of it
+   * in flight.
+   */
   revoke(key: string): void {
     this.revocations += 1;
     if (key.startsWith(ACCOUNT_REVOCATION)) {

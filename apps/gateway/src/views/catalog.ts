@@ -8,7 +8,13 @@ export function catalogProductView(product: inventory.Product) {
     id: product.id,
     name: product.name,
     description: product.description,
-    sizes: product.sizes.map((size) => ({ size: size.size, sku: size.sku, price: penceToPounds(size.pricePence), stockLimited: size.stockLimited, inStock: size.inStock })),
+    sizes: product.sizes.map((size) => ({
+      size: size.size,
+      sku: size.sku,
+      price: penceToPounds(size.pricePence),
+      stockLimited: size.stockLimited,
+      inStock: size.inStock,
+    })),
   };
 }
 
@@ -20,7 +26,10 @@ export function catalogDocument(catalog: inventory.CatalogSnapshot, policy: chec
     generatedAt: catalog.generatedAt,
     currency: catalog.currency,
     merchantCode: catalog.merchantCode,
-    shipping: { flatFee: penceToPounds(policy.shippingFeePence), freeOver: penceToPounds(policy.freeShippingThresholdPence) },
+    shipping: {
+      flatFee: penceToPounds(policy.shippingFeePence),
+      freeOver: penceToPounds(policy.freeShippingThresholdPence),
+    },
     products: catalog.products.map(catalogProductView),
   };
 }

@@ -15,7 +15,15 @@ export interface LoyaltyView {
 }
 
 export function loyaltyView(account: loyalty.Account | undefined): LoyaltyView {
-  if (!account) return { points: 0, lifetimePoints: 0, tier: 'bronze', pointsHistory: [], availableRewards: [], redeemedRewards: [] };
+  if (!account)
+    return {
+      points: 0,
+      lifetimePoints: 0,
+      tier: 'bronze',
+      pointsHistory: [],
+      availableRewards: [],
+      redeemedRewards: [],
+    };
   return {
     points: account.points,
     lifetimePoints: account.lifetimePoints,
@@ -49,7 +57,15 @@ export function owedWelcomeLoyalty(accountCreatedAt: string): LoyaltyView {
     points: WELCOME_BONUS,
     lifetimePoints: WELCOME_BONUS,
     tier: 'bronze',
-    pointsHistory: [{ id: 'pending-welcome', type: 'welcome', points: WELCOME_BONUS, description: 'Welcome bonus', createdAt: accountCreatedAt }],
+    pointsHistory: [
+      {
+        id: 'pending-welcome',
+        type: 'welcome',
+        points: WELCOME_BONUS,
+        description: 'Welcome bonus',
+        createdAt: accountCreatedAt,
+      },
+    ],
     availableRewards: [],
     redeemedRewards: [],
   };
@@ -61,7 +77,9 @@ export function owedWelcomeLoyalty(accountCreatedAt: string): LoyaltyView {
  * skips ids it holds an unused code for, so repeated or replayed syncs redeem nothing more.
  * The body was already validated against the LoyaltySync schema.
  */
-export function requestedRewardIds(loyaltyState: { redeemedRewards?: Array<{ rewardId?: string; code?: string }> } | undefined): string[] {
+export function requestedRewardIds(
+  loyaltyState: { redeemedRewards?: Array<{ rewardId?: string; code?: string }> } | undefined,
+): string[] {
   const ids = (loyaltyState?.redeemedRewards ?? [])
     .filter((entry) => entry.code === undefined || entry.code === '')
     .map((entry) => entry.rewardId)

@@ -1,4 +1,7 @@
-/** Orders and their payment links as the public API shows them: money in GBP, delivery details for the order's account only. */
+/**
+ * Orders and their payment links as the public API shows them: money in GBP, delivery details for the order's account
+ * only.
+ */
 import type { checkout } from '@storefront/proto';
 import { penceToPounds as pounds } from './money';
 
@@ -6,7 +9,11 @@ export function orderView(order: checkout.OrderSummary) {
   return {
     id: order.id,
     reference: order.reference,
-    items: order.items.map((line) => ({ sku: line.sku, quantity: line.quantity, unitPrice: pounds(line.unitPricePence) })),
+    items: order.items.map((line) => ({
+      sku: line.sku,
+      quantity: line.quantity,
+      unitPrice: pounds(line.unitPricePence),
+    })),
     goods: pounds(order.goodsPence),
     discount: pounds(order.discountPence),
     shipping: pounds(order.shippingPence),

@@ -25,7 +25,13 @@ export function browserStackForSuite(): BrowserStack {
       if (session) {
         const token = new RegExp(`${session.cookie}=([^;]+)`).exec(session.client.cookieHeader)![1]!;
         // Each cookie only where the site sends it: the staff cookie to the console.
-        await context.addCookies([{ name: session.cookie, value: token, url: session.cookie === 'svc_staff' ? `${running.origin}/console` : running.origin }]);
+        await context.addCookies([
+          {
+            name: session.cookie,
+            value: token,
+            url: session.cookie === 'svc_staff' ? `${running.origin}/console` : running.origin,
+          },
+        ]);
       }
       return context;
     },

@@ -36,7 +36,13 @@ export function totpCode(secret: string, stepsAhead = 0): string {
 }
 
 /** A form as the console's own pages post it. */
-export function postConsoleForm(stack: Stack, client: HttpClient, path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<TestResponse<string>> {
+export function postConsoleForm(
+  stack: Stack,
+  client: HttpClient,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<TestResponse<string>> {
   return client.request<string>('POST', path, {
     body: new URLSearchParams(fields).toString(),
     headers: {
@@ -50,7 +56,11 @@ export function postConsoleForm(stack: Stack, client: HttpClient, path: string, 
 }
 
 /** Opens the set-up link, reads the secret, sets the password and confirms with the current code. */
-export async function completeSetup(stack: Stack, client: HttpClient, setupPath: string): Promise<{ secret: string; recoveryCodes: string[] }> {
+export async function completeSetup(
+  stack: Stack,
+  client: HttpClient,
+  setupPath: string,
+): Promise<{ secret: string; recoveryCodes: string[] }> {
   const page = await client.get<string>(setupPath);
   expect(page.status, page.text).to.equal(200);
   const secret = /<code id="totp-secret">([A-Z2-7]+)<\/code>/.exec(page.text)![1]!;
@@ -61,9 +71,18 @@ export async function completeSetup(stack: Stack, client: HttpClient, setupPath:
 }
 
 /** A staff member added, set up and logged in on `client` (its svc_staff cookie set); the next TOTP step is spent. */
-export async function signedInStaff(stack: Stack, client: HttpClient, email: string, role: 'owner' | 'staff' = 'owner'): Promise<{ secret: string; recoveryCodes: string[] }> {
+export async function signedInStaff(
+  stack: Stack,
+  client: HttpClient,
+  email: string,
+  role: 'owner' | 'staff' = 'owner',
+): Promise<{ secret: string; recoveryCodes: string[] }> {
   const setup = await completeSetup(stack, client, await addStaff(stack, email, role));
-  const login = await postConsoleForm(stack, client, '/console/login', { email, password: STAFF_PASSWORD, code: totpCode(setup.secret, 1) });
+  const login = await postConsoleForm(stack, client, '/console/login', {
+    email,
+    password: STAFF_PASSWORD,
+    code: totpCode(setup.secret, 1),
+  });
   expect(login.status, login.text).to.equal(303);
   return setup;
 }

@@ -36,12 +36,15 @@ export function undocumentedAnswers(document: OpenApiDocument, answers: Recorded
     // Express answers HEAD with the GET route when no HEAD route exists.
     const operation = pathItem[method] ?? (method === 'head' ? pathItem.get : undefined);
     if (operation) {
-      if (!documents(operation.responses, answer.status)) problems.add(`${answer.method} ${template} answered ${answer.status}, which it does not document`);
+      if (!documents(operation.responses, answer.status))
+        problems.add(`${answer.method} ${template} answered ${answer.status}, which it does not document`);
       continue;
     }
     for (const [offered, other] of Object.entries(pathItem)) {
       if (HTTP_METHODS.has(offered) && !documents(other?.responses, answer.status)) {
-        problems.add(`${answer.method} ${template} (a method the path does not offer) answered ${answer.status}, which ${offered.toUpperCase()} ${template} does not document`);
+        problems.add(
+          `${answer.method} ${template} (a method the path does not offer) answered ${answer.status}, which ${offered.toUpperCase()} ${template} does not document`,
+        );
       }
     }
   }

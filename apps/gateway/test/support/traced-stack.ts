@@ -18,7 +18,8 @@ export interface FinishedSpan {
 }
 
 export type ParentMessage = { type: 'spans' } | { type: 'stop' };
-export type ChildMessage = { type: 'ready'; gatewayUrl: string; metricsUrl: string } | { type: 'spans'; spans: FinishedSpan[] };
+export type ChildMessage =
+  { type: 'ready'; gatewayUrl: string; metricsUrl: string } | { type: 'spans'; spans: FinishedSpan[] };
 
 export interface TracedStack {
   gatewayUrl: string;
@@ -33,8 +34,15 @@ export interface TracedStack {
 const START_TIMEOUT_MS = 30_000;
 const SPAN_WAIT_MS = 3000;
 
-/** `sampler` is the child's OTEL_TRACES_SAMPLER; by default every trace is kept, as the tests follow requests span by span. */
-export async function startTracedStack({ sampler = 'parentbased_always_on', layout = 'split', ...options }: Pick<StackOptions, 'services' | 'env' | 'layout'> & { sampler?: string }): Promise<TracedStack> {
+/**
+ * `sampler` is the child's OTEL_TRACES_SAMPLER; by default every trace is kept, as the tests follow requests span by
+ * span.
+ */
+export async function startTracedStack({
+  sampler = 'parentbased_always_on',
+  layout = 'split',
+  ...options
+}: Pick<StackOptions, 'services' | 'env' | 'layout'> & { sampler?: string }): Promise<TracedStack> {
   const child = fork(path.join(__dirname, 'traced-stack-process.ts'), [JSON.stringify({ ...options, layout })], {
     execArgv: ['--require', 'tsx/cjs'],
     env: { ...process.env, TEST_LOG_LEVEL: 'info', OTEL_TRACES_SAMPLER: sampler },
@@ -93,7 +101,11 @@ function delay(ms: number): Promise<void> {
 export function ancestry(span: FinishedSpan, spans: FinishedSpan[]): FinishedSpan[] {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   const chain = [span];
-  for (let parent = span.parentSpanId && byId.get(span.parentSpanId); parent; parent = parent.parentSpanId && byId.get(parent.parentSpanId)) {
+  for (
+    let parent = span.parentSpanId && byId.get(span.parentSpanId);
+    parent;
+    parent = parent.parentSpanId && byId.get(parent.parentSpanId)
+  ) {
     chain.push(parent);
   }
   return chain;

@@ -15,7 +15,9 @@ export function welcomeMail(user: User, publicBaseUrl: string): Mail {
       subject: 'Welcome to Storefront Research Supplies',
       blocks: [
         { paragraph: `Hello ${user.firstName}, your account is ready.` },
-        { paragraph: `We have added ${WELCOME_POINTS} loyalty points to it as a welcome. Points count towards rewards on later orders.` },
+        {
+          paragraph: `We have added ${WELCOME_POINTS} loyalty points to it as a welcome. Points count towards rewards on later orders.`,
+        },
         { link: { label: 'Your account', url: linkTo(publicBaseUrl, '/account') } },
       ],
     }),
@@ -23,15 +25,28 @@ export function welcomeMail(user: User, publicBaseUrl: string): Mail {
 }
 
 /** `resetId` tells one reset apart from the account's others without carrying the token. */
-export function passwordResetMail(user: User, token: string, resetId: string, publicBaseUrl: string, validMinutes: number): Mail {
+export function passwordResetMail(
+  user: User,
+  token: string,
+  resetId: string,
+  publicBaseUrl: string,
+  validMinutes: number,
+): Mail {
   return {
     key: `password-reset:${resetId}`,
     to: user.email,
     ...composeMail({
       subject: 'Reset your password',
       blocks: [
-        { paragraph: `Hello ${user.firstName}, someone asked to reset the password of your account. If it was you, set a new one with this link within ${validMinutes} minutes; it works once.` },
-        { link: { label: 'Set a new password', url: linkTo(publicBaseUrl, `/account/reset-password?token=${encodeURIComponent(token)}`) } },
+        {
+          paragraph: `Hello ${user.firstName}, someone asked to reset the password of your account. If it was you, set a new one with this link within ${validMinutes} minutes; it works once.`,
+        },
+        {
+          link: {
+            label: 'Set a new password',
+            url: linkTo(publicBaseUrl, `/account/reset-password?token=${encodeURIComponent(token)}`),
+          },
+        },
         { paragraph: 'If you did not ask, ignore this mail: your password stays as it is.' },
       ],
     }),
@@ -45,7 +60,9 @@ export function passwordChangedMail(user: User, changedAt: number, publicBaseUrl
     ...composeMail({
       subject: 'Your password was changed',
       blocks: [
-        { paragraph: `Hello ${user.firstName}, the password of your account was changed on ${new Date(changedAt).toUTCString()} with a reset link, and every session was logged out.` },
+        {
+          paragraph: `Hello ${user.firstName}, the password of your account was changed on ${new Date(changedAt).toUTCString()} with a reset link, and every session was logged out.`,
+        },
         { paragraph: 'If this was not you, reset your password again at once and tell us.' },
         { link: { label: 'Forgot password', url: linkTo(publicBaseUrl, '/account/forgot-password') } },
       ],

@@ -78,14 +78,20 @@ export class Accounts {
     const { users, counters, hasher, limits, now } = this.options;
     const startedAt = now();
     const addressKey = counterKey('signup-address', addressBucket(input.clientAddress));
-    await countAttempt(counters, [{ key: addressKey, limit: limits.signupsPerAddress }], startedAt, 'sign-ups from this address');
+    await countAttempt(
+      counters,
+      [{ key: addressKey, limit: limits.signupsPerAddress }],
+      startedAt,
+      'sign-ups from this address',
+    );
     const email = normaliseEmail(input.email);
     checkNewPasswordLength(input.password);
     rejectCommonPassword(input.password);
     const firstName = normaliseName(input.firstName, 'firstName');
     const lastName = normaliseName(input.lastName, 'lastName');
     const phone = input.phone === undefined ? undefined : normalisePhone(input.phone);
-    const referredBy = input.referralCode === undefined ? undefined : normaliseReferralCode(input.referralCode) || undefined;
+    const referredBy =
+      input.referralCode === undefined ? undefined : normaliseReferralCode(input.referralCode) || undefined;
     if (referredBy !== undefined && !(await users.referralCodeExists(referredBy))) {
       throw invalidArgument('referralCode does not belong to any customer');
     }
@@ -120,7 +126,12 @@ export class Accounts {
    * checked (see LoginThrottle.admit), so parallel guesses cannot overtake a limit. A caller that has
    * gone by the time the password is checked gets no session.
    */
-  async logIn(rawEmail: string, password: string, clientAddress: string, abandoned?: Abandoned): Promise<{ user: User; session: IssuedSession }> {
+  async logIn(
+    rawEmail: string,
+    password: string,
+    clientAddress: string,
+    abandoned?: Abandoned,
+  ): Promise<{ user: User; session: IssuedSession }> {
     const { users, hasher } = this.options;
     rejectOverlongPassword(password);
     const email = rawEmail.trim().toLowerCase();
@@ -132,7 +143,8 @@ export class Accounts {
     if (!user || !verified) throw invalidCredentials();
 
     await this.throttle.succeeded(keys);
-    if (hasher.needsRehash(user.passwordHash)) await users.updatePasswordHash(user.id, await hasher.hash(password, abandoned));
+    if (hasher.needsRehash(user.passwordHash))
+      await users.updatePasswordHash(user.id, await hasher.hash(password, abandoned));
     return { user, session: await this.openSession(user.id, startedAt) };
   }
 
@@ -144,7 +156,10 @@ export class Accounts {
     await sessions.delete(tokenHash);
   }
 
-  /** The account a session token belongs to and when the session expires; 401 when unknown or expired (an expired one is purged). */
+  /**
+   * The account a session token belongs to and when the session expires; 401 when unknown or expired (an expired one is
+   * purged).
+   */
   async resolveSession(token: string): Promise<{ user: User; expiresAt: number }> {
     const { sessions, users, now } = this.options;
     if (!isWellFormedSessionToken(token)) throw invalidSession();

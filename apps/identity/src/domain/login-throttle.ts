@@ -19,7 +19,9 @@ export interface LoginKeys {
   wait: string;
 }
 
-/** The wait after an address's `failures`-th failure for one account: none for the first few, then doubling to the cap. */
+/**
+ * The wait after an address's `failures`-th failure for one account: none for the first few, then doubling to the cap.
+ */
 export function loginBackoffMs(backoff: LoginBackoff, failures: number): number {
   if (failures < backoff.freeFailures) return 0;
   const doublings = Math.min(failures - backoff.freeFailures, 30);
@@ -87,6 +89,11 @@ export class LoginThrottle {
    */
   async succeeded(keys: LoginKeys): Promise<void> {
     const { counters } = this;
-    await Promise.all([counters.clear(keys.pair), counters.clear(keys.wait), counters.undo(keys.account), counters.undo(keys.address)]);
+    await Promise.all([
+      counters.clear(keys.pair),
+      counters.clear(keys.wait),
+      counters.undo(keys.account),
+      counters.undo(keys.address),
+    ]);
   }
 }

@@ -40,7 +40,11 @@ export interface PasswordResetsOptions {
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-const invalidResetToken = () => invalidArgument('The reset link is invalid, was used already or has expired; ask for a new one', 'invalid_reset_token');
+const invalidResetToken = () =>
+  invalidArgument(
+    'The reset link is invalid, was used already or has expired; ask for a new one',
+    'invalid_reset_token',
+  );
 // A token is 32 bytes in base64url; anything else is refused without a look-up.
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -62,7 +66,9 @@ export class PasswordResets {
       'password reset requests',
     );
     const issuing = this.issue(email)
-      .catch((error: unknown) => this.options.logger.error({ err: error }, 'recording a password reset failed; the customer may ask again'))
+      .catch((error: unknown) =>
+        this.options.logger.error({ err: error }, 'recording a password reset failed; the customer may ask again'),
+      )
       .finally(() => this.issuing.delete(issuing));
     this.issuing.add(issuing);
   }
@@ -70,7 +76,12 @@ export class PasswordResets {
   /** Sets the new password; answers the account whose sessions ended. */
   async confirm(token: string, password: string, clientAddress: string): Promise<string> {
     const { users, resets, counters, hasher, limits, publicBaseUrl, now } = this.options;
-    await countAttempt(counters, [{ key: counterKey('reset-confirm-address', addressBucket(clientAddress)), limit: limits.confirmsPerAddress }], now(), 'password reset attempts');
+    await countAttempt(
+      counters,
+      [{ key: counterKey('reset-confirm-address', addressBucket(clientAddress)), limit: limits.confirmsPerAddress }],
+      now(),
+      'password reset attempts',
+    );
     checkNewPasswordLength(password);
     rejectCommonPassword(password);
     if (!TOKEN_PATTERN.test(token)) throw invalidResetToken();
@@ -80,7 +91,16 @@ export class PasswordResets {
     if (!user) throw invalidResetToken();
     const passwordHash = await hasher.hash(password);
     const changedAt = now();
-    if (!(await resets.complete(tokenHash, user.id, passwordHash, changedAt, passwordChangedMail(user, changedAt, publicBaseUrl)))) throw invalidResetToken();
+    if (
+      !(await resets.complete(
+        tokenHash,
+        user.id,
+        passwordHash,
+        changedAt,
+        passwordChangedMail(user, changedAt, publicBaseUrl),
+      ))
+    )
+      throw invalidResetToken();
     this.options.mailQueued();
     return user.id;
   }
@@ -97,7 +117,13 @@ export class PasswordResets {
     const token = randomBytes(32).toString('base64url');
     const tokenHash = hashToken(token);
     const issuedAt = now();
-    const mail = passwordResetMail(user, token, tokenHash.slice(0, 32), publicBaseUrl, RESET_TOKEN_LIFETIME_MS / 60_000);
+    const mail = passwordResetMail(
+      user,
+      token,
+      tokenHash.slice(0, 32),
+      publicBaseUrl,
+      RESET_TOKEN_LIFETIME_MS / 60_000,
+    );
     await resets.record(user.id, tokenHash, issuedAt, issuedAt + RESET_TOKEN_LIFETIME_MS, mail);
     this.options.mailQueued();
   }

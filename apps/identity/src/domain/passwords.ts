@@ -23,17 +23,28 @@ const hashingBusy = () =>
     `Too many sign-ups and logins are being processed; try again in ${QUEUE_FULL_RETRY_AFTER_SECONDS} second`,
     QUEUE_FULL_RETRY_AFTER_SECONDS,
   );
-const callAbandoned = () => new AppError('timeout', 'timeout', 'The call was cancelled or ran out of time while its password was being checked');
+const callAbandoned = () =>
+  new AppError('timeout', 'timeout', 'The call was cancelled or ran out of time while its password was being checked');
 
 export class PasswordHasher {
   private constructor(
-    private readonly options: { type: typeof argon2.argon2id; memoryCost: number; timeCost: number; parallelism: number },
+    private readonly options: {
+      type: typeof argon2.argon2id;
+      memoryCost: number;
+      timeCost: number;
+      parallelism: number;
+    },
     private readonly dummyHash: string,
     private readonly limit: ConcurrencyLimit,
   ) {}
 
   static async create(settings: Argon2Settings): Promise<PasswordHasher> {
-    const options = { type: argon2.argon2id, memoryCost: settings.memoryKib, timeCost: settings.timeCost, parallelism: settings.parallelism };
+    const options = {
+      type: argon2.argon2id,
+      memoryCost: settings.memoryKib,
+      timeCost: settings.timeCost,
+      parallelism: settings.parallelism,
+    };
     const limit = new ConcurrencyLimit(settings.maxConcurrent, settings.maxWaiting);
     return new PasswordHasher(options, await argon2.hash(randomBytes(32).toString('base64url'), options), limit);
   }

@@ -22,7 +22,8 @@ function characterCount(value: string): number {
 
 export function normaliseEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
-  if (email.length > emailMaxLength || !EMAIL_PATTERN.test(email)) throw invalidArgument('email must be a valid email address');
+  if (email.length > emailMaxLength || !EMAIL_PATTERN.test(email))
+    throw invalidArgument('email must be a valid email address');
   return email;
 }
 
@@ -44,7 +45,8 @@ export function checkNewPasswordLength(password: string): void {
 export function normaliseName(raw: string, field: string): string {
   const name = raw.trim();
   if (name === '') throw invalidArgument(`${field} must not be empty`);
-  if (characterCount(name) > nameMaxLength) throw invalidArgument(`${field} must be at most ${nameMaxLength} characters`);
+  if (characterCount(name) > nameMaxLength)
+    throw invalidArgument(`${field} must be at most ${nameMaxLength} characters`);
   if (hasControlCharacters(name)) throw invalidArgument(`${field} must not contain control characters`);
   return name;
 }

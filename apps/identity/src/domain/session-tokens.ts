@@ -1,4 +1,6 @@
-/** Session tokens: 32 random bytes in base64url (43 characters, see @storefront/formats); only their SHA-256 is stored. */
+/**
+ * Session tokens: 32 random bytes in base64url (43 characters, see @storefront/formats); only their SHA-256 is stored.
+ */
 import { createHash, randomBytes } from 'node:crypto';
 
 export const SESSION_LIFETIME_SECONDS = 30 * 24 * 60 * 60;

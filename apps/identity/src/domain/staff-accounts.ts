@@ -59,7 +59,8 @@ export interface SetupOffer {
 
 const invalidCredentials = () => unauthenticated('Email, password or code is incorrect', 'invalid_credentials');
 const invalidSession = () => unauthenticated('The staff session is missing, has expired or was ended; log in again');
-const setupLinkInvalid = () => notFound('This set-up link is unknown, already used or expired; ask an owner for a new one', 'setup_link_invalid');
+const setupLinkInvalid = () =>
+  notFound('This set-up link is unknown, already used or expired; ask an owner for a new one', 'setup_link_invalid');
 export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** Recovery codes are compared without spaces, dashes or case, as people type them. */
 const normaliseRecoveryCode = (code: string) => code.replace(/[\s-]/g, '').toUpperCase();
@@ -79,29 +80,48 @@ export class StaffAccounts {
       secret = generateSecret();
       await this.options.staff.offerTotpSecret(member.id, secret);
     }
-    return { member: { id: member.id, email: member.email, role: member.role }, totpSecret: secret, otpauthUri: generateURI({ issuer: TOTP_ISSUER, label: member.email, secret }) };
+    return {
+      member: { id: member.id, email: member.email, role: member.role },
+      totpSecret: secret,
+      otpauthUri: generateURI({ issuer: TOTP_ISSUER, label: member.email, secret }),
+    };
   }
 
   /**
    * Sets the password and confirms the offered TOTP secret with a current code, which spends the
    * link; returns the recovery codes, shown this once (only their hashes are kept).
    */
-  async completeSetup(setupToken: string, password: string, code: string, abandoned?: Abandoned): Promise<{ member: StaffMember; recoveryCodes: string[] }> {
+  async completeSetup(
+    setupToken: string,
+    password: string,
+    code: string,
+    abandoned?: Abandoned,
+  ): Promise<{ member: StaffMember; recoveryCodes: string[] }> {
     const { staff, hasher } = this.options;
     const member = await this.memberOfSetupLink(setupToken);
     checkNewPasswordLength(password);
-    if ([...password].length < STAFF_PASSWORD_MIN_LENGTH) throw invalidArgument(`password must be at least ${STAFF_PASSWORD_MIN_LENGTH} characters`);
+    if ([...password].length < STAFF_PASSWORD_MIN_LENGTH)
+      throw invalidArgument(`password must be at least ${STAFF_PASSWORD_MIN_LENGTH} characters`);
     rejectCommonPassword(password);
     const secret = member.setupTotpSecret;
     if (!secret) throw invalidArgument('open the set-up page first: it shows the secret to enrol', 'totp_not_offered');
     const step = this.totpStep(secret, code);
-    if (step === undefined) throw invalidArgument('code is not the current code of the authenticator; check its clock and the secret entered', 'invalid_totp');
+    if (step === undefined)
+      throw invalidArgument(
+        'code is not the current code of the authenticator; check its clock and the secret entered',
+        'invalid_totp',
+      );
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => {
       const raw = randomCode(RECOVERY_CODE_LENGTH);
       return `${raw.slice(0, 5)}-${raw.slice(5)}`;
     });
     const passwordHash = await hasher.hash(password, abandoned);
-    const completed = await staff.completeSetup(member.id, sha256(setupToken), { passwordHash, totpSecret: secret, totpStep: step }, recoveryCodes.map((recovery) => sha256(normaliseRecoveryCode(recovery))));
+    const completed = await staff.completeSetup(
+      member.id,
+      sha256(setupToken),
+      { passwordHash, totpSecret: secret, totpStep: step },
+      recoveryCodes.map((recovery) => sha256(normaliseRecoveryCode(recovery))),
+    );
     if (!completed) throw setupLinkInvalid();
     return { member, recoveryCodes };
   }
@@ -125,12 +145,15 @@ export class StaffAccounts {
       throw invalidCredentials();
     }
     await this.throttle.succeeded(keys);
-    if (hasher.needsRehash(usable.passwordHash!)) await staff.updatePasswordHash(usable.id, await hasher.hash(login.password, abandoned));
+    if (hasher.needsRehash(usable.passwordHash!))
+      await staff.updatePasswordHash(usable.id, await hasher.hash(login.password, abandoned));
     await this.audit(usable, 'login', login.clientAddress);
     return { member: usable, session: await this.openSession(usable.id, startedAt) };
   }
 
-  /** The member a session belongs to; 401 when unknown, idle too long, or the member is disabled. Each use extends it. */
+  /**
+   * The member a session belongs to; 401 when unknown, idle too long, or the member is disabled. Each use extends it.
+   */
   async resolveSession(token: string): Promise<{ member: StaffMember; expiresAt: number }> {
     const { sessions, staff, now } = this.options;
     if (!isWellFormedSessionToken(token)) throw invalidSession();
@@ -173,7 +196,13 @@ export class StaffAccounts {
   private totpStep(secret: string, code: string): number | undefined {
     if (!/^\d{6}$/.test(code.trim())) return undefined;
     const epoch = Math.floor(this.options.now() / 1000);
-    const result = verifySync({ secret, token: code.trim(), epoch, period: TOTP_PERIOD_SECONDS, epochTolerance: TOTP_TOLERANCE_SECONDS });
+    const result = verifySync({
+      secret,
+      token: code.trim(),
+      epoch,
+      period: TOTP_PERIOD_SECONDS,
+      epochTolerance: TOTP_TOLERANCE_SECONDS,
+    });
     return result.valid ? Math.floor(epoch / TOTP_PERIOD_SECONDS) + result.delta : undefined;
   }
 
@@ -188,7 +217,11 @@ export class StaffAccounts {
 
   private async openSession(staffId: string, now: number): Promise<IssuedSession> {
     const token = newSessionToken();
-    await this.options.sessions.create(hashSessionToken(token), { userId: staffId, createdAt: now, expiresAt: now + STAFF_SESSION_IDLE_SECONDS * 1000 });
+    await this.options.sessions.create(hashSessionToken(token), {
+      userId: staffId,
+      createdAt: now,
+      expiresAt: now + STAFF_SESSION_IDLE_SECONDS * 1000,
+    });
     return { token, maxAgeSeconds: STAFF_SESSION_IDLE_SECONDS };
   }
 

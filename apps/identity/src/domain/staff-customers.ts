@@ -20,7 +20,8 @@ export class StaffCustomers {
   }
 
   async byId(accountId: string): Promise<User> {
-    if (accountId === '' || accountId.length > ACCOUNT_ID_MAX_LENGTH) throw invalidArgument(`account_id must be 1 to ${ACCOUNT_ID_MAX_LENGTH} characters`);
+    if (accountId === '' || accountId.length > ACCOUNT_ID_MAX_LENGTH)
+      throw invalidArgument(`account_id must be 1 to ${ACCOUNT_ID_MAX_LENGTH} characters`);
     const user = await this.users.findById(accountId);
     if (!user) throw notFound(`no customer has the account id ${accountId}`, 'customer_not_found');
     return user;

@@ -13,7 +13,8 @@ import { sha256 } from './staff-accounts';
 export const SETUP_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export function parseStaffRole(raw: string): StaffRole {
-  if (!(STAFF_ROLES as readonly string[]).includes(raw)) throw invalidArgument(`role must be one of ${STAFF_ROLES.join(', ')}`);
+  if (!(STAFF_ROLES as readonly string[]).includes(raw))
+    throw invalidArgument(`role must be one of ${STAFF_ROLES.join(', ')}`);
   return raw as StaffRole;
 }
 
@@ -27,8 +28,15 @@ export class StaffRoster {
   async add(rawEmail: string, role: StaffRole): Promise<{ member: StaffMember; setupToken: string }> {
     const { staff, now } = this;
     const setupToken = newSessionToken();
-    const member: StaffMember = { id: randomUUID(), email: normaliseEmail(rawEmail), role, createdAt: now(), setupExpiresAt: now() + SETUP_LINK_LIFETIME_MS };
-    if (!(await staff.insert(member, sha256(setupToken)))) throw conflict('staff_exists', `${member.email} is already a staff member`);
+    const member: StaffMember = {
+      id: randomUUID(),
+      email: normaliseEmail(rawEmail),
+      role,
+      createdAt: now(),
+      setupExpiresAt: now() + SETUP_LINK_LIFETIME_MS,
+    };
+    if (!(await staff.insert(member, sha256(setupToken))))
+      throw conflict('staff_exists', `${member.email} is already a staff member`);
     return { member, setupToken };
   }
 
@@ -37,7 +45,8 @@ export class StaffRoster {
     const { staff, now } = this;
     const member = await staff.findByEmail(normaliseEmail(rawEmail));
     if (!member) throw notFound(`no staff member has the email ${rawEmail.trim()}`, 'staff_not_found');
-    if (!(await staff.disable(member.id, now()))) throw conflict('staff_disabled', `${member.email} is already disabled`);
+    if (!(await staff.disable(member.id, now())))
+      throw conflict('staff_disabled', `${member.email} is already disabled`);
     return { ...member, disabledAt: now() };
   }
 

@@ -43,6 +43,7 @@ export const staff: Migration = {
     });
   },
   async down(db) {
-    for (const table of ['staff_audit', 'staff_sessions', 'staff_recovery_codes', 'staff']) await db.schema.dropTableIfExists(table);
+    for (const table of ['staff_audit', 'staff_sessions', 'staff_recovery_codes', 'staff'])
+      await db.schema.dropTableIfExists(table);
   },
 };

@@ -8,8 +8,17 @@ import { STAFF_ACTIONS_TABLE, staffActionsMigration } from '@storefront/staff-au
 export const staffActions: Migration = {
   async up(db) {
     await staffActionsMigration.up(db);
-    const rows = await db('staff_audit').leftJoin('staff', 'staff.email', 'staff_audit.staff_email').orderBy('staff_audit.id', 'asc')
-      .select('staff_audit.at', 'staff_audit.staff_email', 'staff_audit.action', 'staff_audit.client_address', 'staff.id as staff_id', 'staff.role');
+    const rows = await db('staff_audit')
+      .leftJoin('staff', 'staff.email', 'staff_audit.staff_email')
+      .orderBy('staff_audit.id', 'asc')
+      .select(
+        'staff_audit.at',
+        'staff_audit.staff_email',
+        'staff_audit.action',
+        'staff_audit.client_address',
+        'staff.id as staff_id',
+        'staff.role',
+      );
     for (const row of rows) {
       await db(STAFF_ACTIONS_TABLE).insert({
         at: row.at,

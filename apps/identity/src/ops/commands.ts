@@ -3,4 +3,7 @@ import { migrationCommands, type OpsProgram } from '@storefront/lifecycle';
 import { migrations } from '../migrations';
 import { staffCommands } from './staff-commands';
 
-export const identityOps: OpsProgram = { app: 'identity', commands: [...migrationCommands('identity', migrations), ...staffCommands] };
+export const identityOps: OpsProgram = {
+  app: 'identity',
+  commands: [...migrationCommands('identity', migrations), ...staffCommands],
+};

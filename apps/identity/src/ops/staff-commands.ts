@@ -9,11 +9,15 @@ import { migrations } from '../migrations';
 import { StaffStore, type StaffMember } from '../stores/staff';
 import { StaffRoster, parseStaffRole } from '../domain/staff-roster';
 
-const withRoster = <T>(env: EnvReader, work: (roster: StaffRoster) => Promise<T>) => withStore(env, 'identity', migrations, (db) => work(new StaffRoster(new StaffStore(db))));
+const withRoster = <T>(env: EnvReader, work: (roster: StaffRoster) => Promise<T>) =>
+  withStore(env, 'identity', migrations, (db) => work(new StaffRoster(new StaffStore(db))));
 
 /** The console's set-up page for `token` on this deployment (PUBLIC_BASE_URL, with or without a trailing slash). */
 export function setupLink(env: EnvReader, token: string): string {
-  return new URL(`console/setup/${token}`, `${env.url('PUBLIC_BASE_URL', 'http://localhost:8080').replace(/\/*$/, '')}/`).toString();
+  return new URL(
+    `console/setup/${token}`,
+    `${env.url('PUBLIC_BASE_URL', 'http://localhost:8080').replace(/\/*$/, '')}/`,
+  ).toString();
 }
 
 function linkAnswer(env: EnvReader, verb: string, { member, setupToken }: { member: StaffMember; setupToken: string }) {
@@ -30,7 +34,12 @@ export const staffCommands: OpsCommand[] = [
     name: 'staff add',
     args: ['<email>'],
     summary: 'add a console account and print its one-time set-up link (password, authenticator, recovery codes)',
-    options: { role: { value: '<owner|staff>', description: 'owner: everything; staff: orders and dispatch, read-only elsewhere (default: staff)' } },
+    options: {
+      role: {
+        value: '<owner|staff>',
+        description: 'owner: everything; staff: orders and dispatch, read-only elsewhere (default: staff)',
+      },
+    },
     async run({ args: [email], options, env }) {
       const role = parseStaffRole(typeof options.role === 'string' ? options.role : 'staff');
       return linkAnswer(env, 'added', await withRoster(env, (roster) => roster.add(email!, role)));
@@ -47,10 +56,15 @@ export const staffCommands: OpsCommand[] = [
   {
     name: 'staff disable',
     args: ['<email>'],
-    summary: "disable a console account: its sessions stop working at once and it can no longer log in",
+    summary: 'disable a console account: its sessions stop working at once and it can no longer log in',
     async run({ args: [email], env }) {
       const member = await withRoster(env, (roster) => roster.disable(email!));
-      return { text: `disabled ${member.email}`, data: { staff: { email: member.email, role: member.role, disabledAt: new Date(member.disabledAt!).toISOString() } } };
+      return {
+        text: `disabled ${member.email}`,
+        data: {
+          staff: { email: member.email, role: member.role, disabledAt: new Date(member.disabledAt!).toISOString() },
+        },
+      };
     },
   },
   auditExportCommand('identity', migrations),

@@ -17,14 +17,23 @@ export class PasswordResetStore {
   /** Records a reset token (by its hash) and queues the mail carrying its link. */
   async record(userId: string, tokenHash: string, now: number, expiresAt: number, mail: Mail): Promise<void> {
     await this.db.transaction(async (trx) => {
-      await trx('password_resets').insert({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt });
+      await trx('password_resets').insert({
+        token_hash: tokenHash,
+        user_id: userId,
+        created_at: now,
+        expires_at: expiresAt,
+      });
       await enqueueMail(trx, mail, now);
     });
   }
 
   /** The reset a token names while it is unused and unexpired. */
   async findUsable(tokenHash: string, now: number): Promise<PasswordReset | undefined> {
-    const row = await this.db('password_resets').where({ token_hash: tokenHash }).whereNull('used_at').where('expires_at', '>', now).first('user_id', 'expires_at');
+    const row = await this.db('password_resets')
+      .where({ token_hash: tokenHash })
+      .whereNull('used_at')
+      .where('expires_at', '>', now)
+      .first('user_id', 'expires_at');
     return row ? { userId: row.user_id as string, expiresAt: Number(row.expires_at) } : undefined;
   }
 
@@ -35,7 +44,11 @@ export class PasswordResetStore {
    */
   async complete(tokenHash: string, userId: string, passwordHash: string, now: number, notice: Mail): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      const used = await trx('password_resets').where({ token_hash: tokenHash, user_id: userId }).whereNull('used_at').where('expires_at', '>', now).update({ used_at: now });
+      const used = await trx('password_resets')
+        .where({ token_hash: tokenHash, user_id: userId })
+        .whereNull('used_at')
+        .where('expires_at', '>', now)
+        .update({ used_at: now });
       if (used !== 1) return false;
       await trx('users').where({ id: userId }).update({ password_hash: passwordHash, sessions_valid_from: now });
       await trx('password_resets').where({ user_id: userId }).whereNull('used_at').update({ used_at: now });

@@ -36,7 +36,9 @@ export class SqlSessionStore implements SessionStore {
     private readonly table = 'sessions',
     private readonly ownerColumn = 'user_id',
   ) {
-    this.byTokenHash = preparedRead(db, (tokenHash: string) => db(table).where({ token_hash: tokenHash }).select(ownerColumn, 'created_at', 'expires_at'));
+    this.byTokenHash = preparedRead(db, (tokenHash: string) =>
+      db(table).where({ token_hash: tokenHash }).select(ownerColumn, 'created_at', 'expires_at'),
+    );
   }
 
   async create(tokenHash: string, session: SessionRecord): Promise<void> {
@@ -51,7 +53,11 @@ export class SqlSessionStore implements SessionStore {
   async find(tokenHash: string, now: number): Promise<SessionRecord | undefined> {
     const [row] = await this.byTokenHash(tokenHash);
     if (!row) return undefined;
-    const session = { userId: row[this.ownerColumn] as string, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at) };
+    const session = {
+      userId: row[this.ownerColumn] as string,
+      createdAt: Number(row.created_at),
+      expiresAt: Number(row.expires_at),
+    };
     if (session.expiresAt > now) return session;
     await this.delete(tokenHash);
     return undefined;
@@ -71,7 +77,9 @@ export class SqlSessionStore implements SessionStore {
 }
 
 export class RedisSessionStore implements SessionStore {
-  /** `redis` carries the deployment's key prefix (ioredis `keyPrefix`); `kind` tells customers' sessions from staff's. */
+  /**
+   * `redis` carries the deployment's key prefix (ioredis `keyPrefix`); `kind` tells customers' sessions from staff's.
+   */
   constructor(
     private readonly redis: Redis,
     private readonly kind = 'session',
@@ -98,7 +106,13 @@ export class RedisSessionStore implements SessionStore {
 
   async renew(tokenHash: string, session: SessionRecord, now: number): Promise<void> {
     // XX: only an existing key, so a session deleted meanwhile is not brought back.
-    await this.redis.set(this.key(tokenHash), JSON.stringify(session), 'PX', Math.max(1, session.expiresAt - now), 'XX');
+    await this.redis.set(
+      this.key(tokenHash),
+      JSON.stringify(session),
+      'PX',
+      Math.max(1, session.expiresAt - now),
+      'XX',
+    );
   }
 
   async delete(tokenHash: string): Promise<boolean> {

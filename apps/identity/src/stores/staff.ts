@@ -1,4 +1,7 @@
-/** Identity's staff tables: the console's accounts, their recovery codes and the audit log. Nothing outside this service reads them. */
+/**
+ * Identity's staff tables: the console's accounts, their recovery codes and the audit log. Nothing outside this service
+ * reads them.
+ */
 import { isUniqueViolation, type Knex } from '@storefront/db';
 import { recordStaffAction } from '@storefront/staff-audit';
 
@@ -54,7 +57,9 @@ export class StaffStore {
 
   /** A fresh set-up link for an existing member (lost or expired link); the old one stops working. */
   async replaceSetupToken(id: string, setupTokenHash: string, expiresAt: number): Promise<void> {
-    await this.db('staff').where({ id }).update({ setup_token_hash: setupTokenHash, setup_expires_at: expiresAt, setup_totp_secret: null });
+    await this.db('staff')
+      .where({ id })
+      .update({ setup_token_hash: setupTokenHash, setup_expires_at: expiresAt, setup_totp_secret: null });
   }
 
   async offerTotpSecret(id: string, secret: string): Promise<void> {
@@ -65,7 +70,12 @@ export class StaffStore {
    * Sets the password and second factor and spends the set-up token, in one transaction with
    * the new recovery codes; false when the token was spent meanwhile (a second tab).
    */
-  async completeSetup(id: string, tokenHash: string, credentials: { passwordHash: string; totpSecret: string; totpStep: number }, recoveryCodeHashes: string[]): Promise<boolean> {
+  async completeSetup(
+    id: string,
+    tokenHash: string,
+    credentials: { passwordHash: string; totpSecret: string; totpStep: number },
+    recoveryCodeHashes: string[],
+  ): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const updated = await trx('staff').where({ id, setup_token_hash: tokenHash }).update({
         password_hash: credentials.passwordHash,
@@ -107,7 +117,12 @@ export class StaffStore {
 
   /** Records a login, failed login or logout of `member` in the staff audit log. */
   async appendAudit(member: StaffMember, action: string, clientAddress: string, at: number): Promise<void> {
-    await recordStaffAction(this.db, { id: member.id, role: member.role, email: member.email, clientAddress }, { action, subject: member.email }, at);
+    await recordStaffAction(
+      this.db,
+      { id: member.id, role: member.role, email: member.email, clientAddress },
+      { action, subject: member.email },
+      at,
+    );
   }
 }
 

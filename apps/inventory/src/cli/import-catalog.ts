@@ -23,7 +23,12 @@ export const EXIT = { ok: 0, failed: 1, usage: 64, badData: 65, noInput: 66, con
 
 const USAGE = 'usage: npm run catalog:import -- <catalog.json>';
 
-export async function runCatalogImport(args: readonly string[], env: Env, out: ImportOutput, actor: StaffIdentity): Promise<number> {
+export async function runCatalogImport(
+  args: readonly string[],
+  env: Env,
+  out: ImportOutput,
+  actor: StaffIdentity,
+): Promise<number> {
   if (args.length !== 1 || args[0]!.startsWith('-')) {
     out.error(USAGE);
     return EXIT.usage;
@@ -44,7 +49,9 @@ export async function runCatalogImport(args: readonly string[], env: Env, out: I
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    out.error(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    out.error(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
     return EXIT.noInput;
   }
   let input: unknown;
@@ -79,6 +86,8 @@ export async function runCatalogImport(args: readonly string[], env: Env, out: I
   } finally {
     await db.destroy();
   }
-  out.info(`imported ${catalog.products.length} products with ${sizes} sizes; stock of SKUs already in the store was left as it is`);
+  out.info(
+    `imported ${catalog.products.length} products with ${sizes} sizes; stock of SKUs already in the store was left as it is`,
+  );
   return EXIT.ok;
 }

@@ -1,10 +1,9 @@
 /**
- * A catalog import in two steps: the preview says what a catalog file would change (products
- * and sizes added, ones the file leaves out but the import keeps, price, name and description
- * changes, unlimited sizes the file starts counting) without writing, and carries a digest of the file and of the catalog it was compared
- * with. Applying takes the file again with that digest, so what is written is exactly what was
- * previewed: every change to the catalog moves its revision, and a digest from before the change
- * no longer matches (409 `catalog_changed`).
+ * A catalog import in two steps: the preview says what a catalog file would change (products and sizes added, ones the
+ * file leaves out but the import keeps, price, name and description changes, unlimited sizes the file starts counting)
+ * without writing, and carries a digest of the file and of the catalog it was compared with. Applying takes the file
+ * again with that digest, so what is written is exactly what was previewed: every change to the catalog moves its
+ * revision, and a digest from before the change no longer matches (409 `catalog_changed`).
  */
 import { createHash } from 'node:crypto';
 import type { StaffIdentity } from '@storefront/caller-token';
@@ -44,7 +43,8 @@ export interface ImportPreview {
 
 /** A catalog file's text, checked: JSON first, then every rule of the file format. */
 export function parseCatalogText(text: string): CatalogFile {
-  if (typeof text !== 'string' || text.trim() === '') throw invalidArgument('catalog_text must be the catalog file’s JSON', 'invalid_catalog');
+  if (typeof text !== 'string' || text.trim() === '')
+    throw invalidArgument('catalog_text must be the catalog file’s JSON', 'invalid_catalog');
   if (Buffer.byteLength(text, 'utf8') > MAX_CATALOG_TEXT_BYTES) {
     throw invalidArgument(`catalog_text must be at most ${MAX_CATALOG_TEXT_BYTES} bytes`, 'catalog_too_large');
   }
@@ -91,7 +91,8 @@ export function diffCatalog(stored: StoredCatalog, file: CatalogFile): Omit<Impo
     const existing = stored.products.get(product.id);
     if (!existing) preview.addedProducts.push({ productId: product.id, name: product.name });
     else {
-      if (existing.name !== product.name) preview.nameChanges.push({ productId: product.id, before: existing.name, after: product.name });
+      if (existing.name !== product.name)
+        preview.nameChanges.push({ productId: product.id, before: existing.name, after: product.name });
       if (existing.description !== product.description) preview.descriptionChanges.push(product.id);
     }
     for (const size of product.sizes) {
@@ -99,19 +100,28 @@ export function diffCatalog(stored: StoredCatalog, file: CatalogFile): Omit<Impo
       const sku = skuOf(product.id, size.size);
       inFile.add(sku);
       const storedSize = stored.sizes.get(sku);
-      const addition = { productId: product.id, name: product.name, size: size.size, sku, pricePence: size.pricePence, ...(size.stock === undefined ? {} : { stock: size.stock }) };
+      const addition = {
+        productId: product.id,
+        name: product.name,
+        size: size.size,
+        sku,
+        pricePence: size.pricePence,
+        ...(size.stock === undefined ? {} : { stock: size.stock }),
+      };
       if (!storedSize) {
         preview.addedSizes.push(addition);
         continue;
       }
-      if (storedSize.pricePence !== size.pricePence) preview.priceChanges.push({ sku, beforePence: storedSize.pricePence, afterPence: size.pricePence });
+      if (storedSize.pricePence !== size.pricePence)
+        preview.priceChanges.push({ sku, beforePence: storedSize.pricePence, afterPence: size.pricePence });
       // Stock is written only where there is none: an unlimited size starts counting, a counted one keeps its count.
       if (!storedSize.counted && size.stock !== undefined) preview.countingStarted.push(addition);
     }
   }
   for (const id of stored.products.keys()) if (!inFile.has(id)) preview.keptProducts.push(id);
   // The SKUs of kept products go with them; only sizes the file drops from a product it lists are named.
-  for (const [sku, { productId }] of stored.sizes) if (!inFile.has(sku) && inFile.has(productId)) preview.keptSkus.push(sku);
+  for (const [sku, { productId }] of stored.sizes)
+    if (!inFile.has(sku) && inFile.has(productId)) preview.keptSkus.push(sku);
   return preview;
 }
 
@@ -139,8 +149,14 @@ export class CatalogImporter {
    * Imports `catalog` if the catalog is still the one its preview (`digest`) was made against,
    * recording the import in the staff audit log in the same transaction.
    */
-  async apply(catalog: CatalogFile, digest: string, staff: StaffIdentity, onProgress?: ImportProgress): Promise<ImportPreview> {
-    if (typeof digest !== 'string' || digest === '') throw invalidArgument('digest is required: preview the import first and apply that preview', 'invalid_digest');
+  async apply(
+    catalog: CatalogFile,
+    digest: string,
+    staff: StaffIdentity,
+    onProgress?: ImportProgress,
+  ): Promise<ImportPreview> {
+    if (typeof digest !== 'string' || digest === '')
+      throw invalidArgument('digest is required: preview the import first and apply that preview', 'invalid_digest');
     return this.store.db.transaction(async (trx) => {
       const applied = await this.compare(trx, catalog);
       await this.store.writeCatalog(trx, catalog, onProgress);
@@ -148,7 +164,10 @@ export class CatalogImporter {
       // since the preview, or one still running, shows here and undoes this import.
       const current = await this.store.revision(trx, { lock: true });
       if (catalogDigest(current, catalog) !== digest || applied.digest !== digest) {
-        throw conflict('catalog_changed', 'The catalog changed since this preview, or this is not the previewed file; preview the import again');
+        throw conflict(
+          'catalog_changed',
+          'The catalog changed since this preview, or this is not the previewed file; preview the import again',
+        );
       }
       await newCatalogRevision(trx);
       const revision = await this.store.revision(trx);
@@ -180,10 +199,19 @@ export class CatalogImporter {
   private async compare(trx: Knex.Transaction, catalog: CatalogFile): Promise<ImportPreview> {
     const revision = await this.store.revision(trx);
     const products = await trx('products').select('id', 'name', 'description');
-    const sizes = await trx('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').select('s.sku', 's.product_id', 's.price_pence', 'st.on_hand');
+    const sizes = await trx('product_sizes as s')
+      .leftJoin('stock as st', 'st.sku', 's.sku')
+      .select('s.sku', 's.product_id', 's.price_pence', 'st.on_hand');
     const stored: StoredCatalog = {
-      products: new Map(products.map((row) => [row.id as string, { name: row.name as string, description: row.description as string }])),
-      sizes: new Map(sizes.map((row) => [row.sku as string, { productId: row.product_id as string, pricePence: Number(row.price_pence), counted: row.on_hand !== null }])),
+      products: new Map(
+        products.map((row) => [row.id as string, { name: row.name as string, description: row.description as string }]),
+      ),
+      sizes: new Map(
+        sizes.map((row) => [
+          row.sku as string,
+          { productId: row.product_id as string, pricePence: Number(row.price_pence), counted: row.on_hand !== null },
+        ]),
+      ),
     };
     return { digest: catalogDigest(revision, catalog), ...diffCatalog(stored, catalog) };
   }

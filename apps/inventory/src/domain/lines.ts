@@ -3,7 +3,12 @@
  * every rule throws an invalid_argument AppError naming the field, before any store work.
  */
 import { invalidArgument } from '@storefront/errors';
-import { LINE_QUANTITY_MAX, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH, hasControlCharacters } from '@storefront/formats';
+import {
+  LINE_QUANTITY_MAX,
+  ORDER_LINES_MAX,
+  ORDER_REFERENCE_MAX_LENGTH,
+  hasControlCharacters,
+} from '@storefront/formats';
 
 export interface Line {
   sku: string;
@@ -18,7 +23,8 @@ export const MAX_TTL_SECONDS = 24 * 60 * 60;
  */
 export function normalizeLines(lines: readonly Line[] | undefined): Line[] {
   if (!lines || lines.length === 0) throw invalidArgument('lines must list at least one SKU');
-  if (lines.length > ORDER_LINES_MAX) throw invalidArgument(`lines must list at most ${ORDER_LINES_MAX} entries, got ${lines.length}`);
+  if (lines.length > ORDER_LINES_MAX)
+    throw invalidArgument(`lines must list at most ${ORDER_LINES_MAX} entries, got ${lines.length}`);
   const problems: string[] = [];
   const totals = new Map<string, number>();
   lines.forEach((line, i) => {
@@ -27,7 +33,9 @@ export function normalizeLines(lines: readonly Line[] | undefined): Line[] {
       return;
     }
     if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > LINE_QUANTITY_MAX) {
-      problems.push(`lines[${i}].quantity must be an integer from 1 to ${LINE_QUANTITY_MAX}, got ${String(line.quantity)}`);
+      problems.push(
+        `lines[${i}].quantity must be an integer from 1 to ${LINE_QUANTITY_MAX}, got ${String(line.quantity)}`,
+      );
       return;
     }
     totals.set(line.sku, (totals.get(line.sku) ?? 0) + line.quantity);
@@ -45,7 +53,12 @@ export function sameLines(a: readonly Line[], b: readonly Line[]): boolean {
 
 export function checkOrderReference(reference: string | undefined): string {
   // Control characters would end up in logs and error details.
-  if (typeof reference !== 'string' || reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH || hasControlCharacters(reference)) {
+  if (
+    typeof reference !== 'string' ||
+    reference.trim() === '' ||
+    reference.length > ORDER_REFERENCE_MAX_LENGTH ||
+    hasControlCharacters(reference)
+  ) {
     throw invalidArgument(`order_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} printable characters`);
   }
   return reference;
@@ -68,7 +81,12 @@ const RETURN_ID_MAX_LENGTH = 64;
 
 /** A stock return's id: what makes ReturnStock idempotent, so it must be given. */
 export function requireReturnId(returnId: string | undefined): string {
-  if (typeof returnId !== 'string' || returnId.trim() === '' || returnId.length > RETURN_ID_MAX_LENGTH || hasControlCharacters(returnId)) {
+  if (
+    typeof returnId !== 'string' ||
+    returnId.trim() === '' ||
+    returnId.length > RETURN_ID_MAX_LENGTH ||
+    hasControlCharacters(returnId)
+  ) {
     throw invalidArgument(`return_id must be 1 to ${RETURN_ID_MAX_LENGTH} printable characters`);
   }
   return returnId;

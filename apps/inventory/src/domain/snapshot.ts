@@ -58,7 +58,12 @@ export class CatalogPublisher {
     return {
       version,
       notModified: false,
-      catalog: { generatedAt: generatedAt.toISOString(), currency: 'GBP', merchantCode: this.options.merchantCode, products: catalog.products },
+      catalog: {
+        generatedAt: generatedAt.toISOString(),
+        currency: 'GBP',
+        merchantCode: this.options.merchantCode,
+        products: catalog.products,
+      },
     };
   }
 }

@@ -21,7 +21,11 @@ export const catalog: Migration = {
       t.string('sku', 100).primary().references('sku').inTable('product_sizes').onDelete('CASCADE');
       t.integer('on_hand').notNullable();
       t.integer('reserved').notNullable().defaultTo(0);
-      t.check('?? >= 0 AND ?? >= 0 AND ?? <= ??', ['on_hand', 'reserved', 'reserved', 'on_hand'], 'stock_never_negative');
+      t.check(
+        '?? >= 0 AND ?? >= 0 AND ?? <= ??',
+        ['on_hand', 'reserved', 'reserved', 'on_hand'],
+        'stock_never_negative',
+      );
     });
     await db.schema.createTable('meta', (t) => {
       t.string('key', 64).primary();

@@ -16,7 +16,11 @@ export const reservations: Migration = {
     // `holds_stock` records whether the line took units from a stock row, so Commit and Release
     // give back exactly what Reserve took even if the SKU's stock-limited flag changes later.
     await db.schema.createTable('reservation_lines', (t) => {
-      t.string('order_reference', 128).notNullable().references('order_reference').inTable('reservations').onDelete('CASCADE');
+      t.string('order_reference', 128)
+        .notNullable()
+        .references('order_reference')
+        .inTable('reservations')
+        .onDelete('CASCADE');
       t.string('sku', 100).notNullable();
       t.integer('quantity').notNullable();
       t.boolean('holds_stock').notNullable();

@@ -4,7 +4,16 @@
  * store only, through the same operations as the console, each recorded in the staff audit log
  * under the operator's name.
  */
-import { OPS_EXIT, OpsExit, migrationCommands, wholeNumberOption, withStore, type OpsCommand, type OpsOptions, type OpsProgram } from '@storefront/lifecycle';
+import {
+  OPS_EXIT,
+  OpsExit,
+  migrationCommands,
+  wholeNumberOption,
+  withStore,
+  type OpsCommand,
+  type OpsOptions,
+  type OpsProgram,
+} from '@storefront/lifecycle';
 import { auditExportCommand, opsActor } from '@storefront/staff-audit';
 import { runCatalogImport } from '../cli/import-catalog';
 import { migrations } from '../migrations';
@@ -18,14 +27,22 @@ const withAdmin = <T>(env: EnvReader, work: (admin: StockAdmin) => Promise<T>) =
   withStore(env, 'inventory', migrations, (db: Knex) => work(new StockAdmin(db, new ReservationStore(db))));
 
 /** The `--json` answer's `stock`: a counted size's units, as before sizes could be unlimited here. */
-const stockData = ({ sku, unlimited, onHand, reserved, available }: SkuStock) => (unlimited ? { sku, unlimited } : { sku, onHand, reserved, available });
+const stockData = ({ sku, unlimited, onHand, reserved, available }: SkuStock) =>
+  unlimited ? { sku, unlimited } : { sku, onHand, reserved, available };
 
 const describeLevel = (level: SkuStock) =>
-  level.unlimited ? `${level.sku}: not counted, always available` : `${level.sku}: ${level.onHand} on hand, ${level.reserved} held by open orders, ${level.available} available`;
+  level.unlimited
+    ? `${level.sku}: not counted, always available`
+    : `${level.sku}: ${level.onHand} on hand, ${level.reserved} held by open orders, ${level.available} available`;
 
 /** `--note <text>` as given, or `fallback`; a bare `--note` is no note. */
 const noteOption = (options: OpsOptions, fallback = '') => (typeof options.note === 'string' ? options.note : fallback);
-const NOTE = { note: { value: '<text>', description: 'why, or which delivery (at most 200 characters); recorded in the staff audit log' } };
+const NOTE = {
+  note: {
+    value: '<text>',
+    description: 'why, or which delivery (at most 200 characters); recorded in the staff audit log',
+  },
+};
 
 const commands: OpsCommand[] = [
   ...migrationCommands('inventory', migrations),
@@ -59,7 +76,9 @@ const commands: OpsCommand[] = [
     summary: 'set the units on hand of a SKU (counted stock); a SKU that was unlimited becomes stock-limited',
     options: NOTE,
     async run({ args: [sku, units], options, env, actor }) {
-      const level = await withAdmin(env, (admin) => admin.setStock(sku!, parseUnits(units!, 'units', { min: 0 }), opsActor(actor), noteOption(options)));
+      const level = await withAdmin(env, (admin) =>
+        admin.setStock(sku!, parseUnits(units!, 'units', { min: 0 }), opsActor(actor), noteOption(options)),
+      );
       return { text: describeLevel(level), data: { stock: stockData(level) } };
     },
   },
@@ -67,16 +86,24 @@ const commands: OpsCommand[] = [
     name: 'restock',
     args: ['<sku>', '<+units>'],
     summary: 'add delivered units to a stock-limited SKU (atomic, safe while orders reserve)',
-    options: { note: { value: '<text>', description: 'the delivery, e.g. supplier and note number (at most 200 characters; default "delivery")' } },
+    options: {
+      note: {
+        value: '<text>',
+        description: 'the delivery, e.g. supplier and note number (at most 200 characters; default "delivery")',
+      },
+    },
     async run({ args: [sku, units], options, env, actor }) {
-      const level = await withAdmin(env, (admin) => admin.restock(sku!, parseUnits(units!, 'units', { min: 1 }), opsActor(actor), noteOption(options, 'delivery')));
+      const level = await withAdmin(env, (admin) =>
+        admin.restock(sku!, parseUnits(units!, 'units', { min: 1 }), opsActor(actor), noteOption(options, 'delivery')),
+      );
       return { text: describeLevel(level), data: { stock: stockData(level) } };
     },
   },
   {
     name: 'set-unlimited',
     args: ['<sku>'],
-    summary: 'stop counting the units of a SKU: always available (set-stock counts again); refused while open orders hold it',
+    summary:
+      'stop counting the units of a SKU: always available (set-stock counts again); refused while open orders hold it',
     options: NOTE,
     async run({ args: [sku], options, env, actor }) {
       const level = await withAdmin(env, (admin) => admin.setUnlimited(sku!, opsActor(actor), noteOption(options)));
@@ -90,7 +117,10 @@ const commands: OpsCommand[] = [
     async run({ args: [sku, pence], env, actor }) {
       const pricePence = wholeNumberOption(pence!, 'pence', { min: 1, max: PRICE_PENCE_MAX, code: 'invalid_price' });
       const level = await withAdmin(env, (admin) => admin.setPrice(sku!, pricePence, opsActor(actor)));
-      return { text: `${level.sku}: ${level.pricePence} pence`, data: { price: { sku: level.sku, pricePence: level.pricePence } } };
+      return {
+        text: `${level.sku}: ${level.pricePence} pence`,
+        data: { price: { sku: level.sku, pricePence: level.pricePence } },
+      };
     },
   },
   {

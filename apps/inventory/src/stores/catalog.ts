@@ -146,7 +146,14 @@ export class InventoryStore {
     for (let start = 0; start < total; start += IMPORT_BATCH_ROWS) {
       const batch = catalog.products.slice(start, start + IMPORT_BATCH_ROWS);
       await trx('products')
-        .insert(batch.map((product, i) => ({ id: product.id, name: product.name, description: product.description, position: start + i })))
+        .insert(
+          batch.map((product, i) => ({
+            id: product.id,
+            name: product.name,
+            description: product.description,
+            position: start + i,
+          })),
+        )
         .onConflict('id')
         .merge(['name', 'description', 'position']);
       const sizes = batch.flatMap((product) =>
@@ -155,10 +162,20 @@ export class InventoryStore {
       for (let from = 0; from < sizes.length; from += IMPORT_BATCH_ROWS) {
         const rows = sizes.slice(from, from + IMPORT_BATCH_ROWS);
         await trx('product_sizes')
-          .insert(rows.map(({ product, size, position, sku }) => ({ sku, product_id: product.id, size: size.size, price_pence: size.pricePence, position })))
+          .insert(
+            rows.map(({ product, size, position, sku }) => ({
+              sku,
+              product_id: product.id,
+              size: size.size,
+              price_pence: size.pricePence,
+              position,
+            })),
+          )
           .onConflict('sku')
           .merge(['price_pence', 'position']);
-        const stock = rows.filter(({ size }) => size.stock !== undefined).map(({ sku, size }) => ({ sku, on_hand: size.stock!, reserved: 0 }));
+        const stock = rows
+          .filter(({ size }) => size.stock !== undefined)
+          .map(({ sku, size }) => ({ sku, on_hand: size.stock!, reserved: 0 }));
         if (stock.length > 0) await trx('stock').insert(stock).onConflict('sku').ignore();
       }
       onProgress?.(start + batch.length, total);

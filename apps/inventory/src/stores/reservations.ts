@@ -52,7 +52,9 @@ export class ReservationStore {
 
   private async reserveOnce(orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
     try {
-      return await retryTransaction(() => batchedTransaction(this.db, (batch) => this.hold(batch, orderReference, lines, ttlSeconds)));
+      return await retryTransaction(() =>
+        batchedTransaction(this.db, (batch) => this.hold(batch, orderReference, lines, ttlSeconds)),
+      );
     } catch (error) {
       // A repeat, or a concurrent Reserve with the same reference that got there first.
       if (!isUniqueViolation(error)) throw error;
@@ -78,12 +80,24 @@ export class ReservationStore {
     const claim = [
       // Claiming the reference before touching stock: a repeat fails here on the primary key (and
       // is answered from the existing row), and a concurrent duplicate waits for this one to finish.
-      db('reservations').insert({ order_reference: orderReference, status: 'active', expires_at: reservation.expiresAt, created_at: now, updated_at: now }),
+      db('reservations').insert({
+        order_reference: orderReference,
+        status: 'active',
+        expires_at: reservation.expiresAt,
+        created_at: now,
+        updated_at: now,
+      }),
       // Lines before stock, the order Commit and Release take their locks in (reservation, lines,
       // then stock rows by SKU): on MySQL the opposite order let a Reserve holding a stock row wait
       // on a Release's gap lock over the lines while that Release waited for the stock row.
       db('reservation_lines').insert(
-        reservation.lines.map((line, position) => ({ order_reference: orderReference, sku: line.sku, quantity: line.quantity, holds_stock: line.holdsStock, position })),
+        reservation.lines.map((line, position) => ({
+          order_reference: orderReference,
+          sku: line.sku,
+          quantity: line.quantity,
+          holds_stock: line.holdsStock,
+          position,
+        })),
       ),
     ];
     const held = stockOrder(reservation.lines.filter((l) => l.holdsStock));
@@ -91,7 +105,12 @@ export class ReservationStore {
       await batch.commit(...claim);
       return reservation;
     }
-    const takes = held.map((line) => db('stock').where('sku', line.sku).andWhereRaw('on_hand - reserved >= ?', [line.quantity]).increment('reserved', line.quantity));
+    const takes = held.map((line) =>
+      db('stock')
+        .where('sku', line.sku)
+        .andWhereRaw('on_hand - reserved >= ?', [line.quantity])
+        .increment('reserved', line.quantity),
+    );
     const taken = (await batch.send(...claim, ...takes)).slice(claim.length);
     const short = held.filter((_, index) => taken[index]!.affectedRows === 0).map((line) => line.sku);
     // Throwing rolls the whole transaction back: the claim, the lines and any units taken.
@@ -115,7 +134,12 @@ export class ReservationStore {
   private async stockLimitOf(batch: Batch, lines: Line[]): Promise<Map<string, boolean>> {
     const skus = lines.map((line) => line.sku);
     if (skus.every((sku) => this.stockLimitedSkus.has(sku))) return new Map(skus.map((sku) => [sku, true]));
-    const [answer] = await batch.send(this.db('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').whereIn('s.sku', skus).select('s.sku', 'st.sku as stock_sku'));
+    const [answer] = await batch.send(
+      this.db('product_sizes as s')
+        .leftJoin('stock as st', 'st.sku', 's.sku')
+        .whereIn('s.sku', skus)
+        .select('s.sku', 'st.sku as stock_sku'),
+    );
     const limited = new Map<string, boolean>(answer!.rows.map((row) => [String(row.sku), row.stock_sku !== null]));
     const unknown = skus.filter((sku) => !limited.has(sku));
     if (unknown.length > 0) throw unknownSkus(unknown);
@@ -150,7 +174,13 @@ export class ReservationStore {
       .orderBy('expires_at')
       .limit(options.limit ?? EXPIRY_BATCH);
     if (options.skus) {
-      query = query.whereIn('order_reference', this.db('reservation_lines').whereIn('sku', options.skus).andWhere('holds_stock', true).select('order_reference'));
+      query = query.whereIn(
+        'order_reference',
+        this.db('reservation_lines')
+          .whereIn('sku', options.skus)
+          .andWhere('holds_stock', true)
+          .select('order_reference'),
+      );
     }
     const references: string[] = await query.pluck('order_reference');
     let released = 0;
@@ -169,23 +199,30 @@ export class ReservationStore {
     return this.load(this.db, orderReference);
   }
 
-  private settle(orderReference: string, to: 'committed' | 'released'): Promise<{ reservation: Reservation; changed: boolean }> {
+  private settle(
+    orderReference: string,
+    to: 'committed' | 'released',
+  ): Promise<{ reservation: Reservation; changed: boolean }> {
     return retryTransaction(() =>
       this.db.transaction(async (trx) => {
         const reservation = await this.load(trx, orderReference, { lock: true });
-        if (!reservation) throw notFound(`No reservation for order reference ${orderReference}`, 'reservation_not_found');
+        if (!reservation)
+          throw notFound(`No reservation for order reference ${orderReference}`, 'reservation_not_found');
         // Committed is final; releasing or committing again is a no-op.
         if (reservation.status === to || reservation.status === 'committed') return { reservation, changed: false };
 
         const from = reservation.status;
-        const moved = await trx('reservations').where({ order_reference: orderReference, status: from }).update({ status: to, updated_at: this.now() });
+        const moved = await trx('reservations')
+          .where({ order_reference: orderReference, status: from })
+          .update({ status: to, updated_at: this.now() });
         if (moved === 0) return { reservation: (await this.load(trx, orderReference))!, changed: false };
 
         const held = stockOrder(reservation.lines.filter((line) => line.holdsStock));
         if (to === 'released') {
           for (const line of held) await trx('stock').where('sku', line.sku).decrement('reserved', line.quantity);
         } else if (from === 'active') {
-          for (const line of held) await trx('stock').where('sku', line.sku).decrement({ on_hand: line.quantity, reserved: line.quantity });
+          for (const line of held)
+            await trx('stock').where('sku', line.sku).decrement({ on_hand: line.quantity, reserved: line.quantity });
         } else {
           const short: string[] = [];
           for (const line of held) {
@@ -195,14 +232,22 @@ export class ReservationStore {
               .decrement('on_hand', line.quantity);
             if (taken === 0) short.push(line.sku);
           }
-          if (short.length > 0) throw outOfStock(await stockRows(trx, short), `Reservation ${orderReference} was released and cannot be committed. `);
+          if (short.length > 0)
+            throw outOfStock(
+              await stockRows(trx, short),
+              `Reservation ${orderReference} was released and cannot be committed. `,
+            );
         }
         return { reservation: { ...reservation, status: to }, changed: true };
       }),
     );
   }
 
-  private async load(db: Db, orderReference: string, options: { lock?: boolean } = {}): Promise<Reservation | undefined> {
+  private async load(
+    db: Db,
+    orderReference: string,
+    options: { lock?: boolean } = {},
+  ): Promise<Reservation | undefined> {
     const query = db('reservations as r')
       .join('reservation_lines as l', 'l.order_reference', 'r.order_reference')
       .where('r.order_reference', orderReference)
@@ -215,14 +260,21 @@ export class ReservationStore {
       orderReference,
       status: first.status,
       expiresAt: Number(first.expires_at),
-      lines: rows.map((row) => ({ sku: row.sku, quantity: Number(row.quantity), holdsStock: Boolean(row.holds_stock) })),
+      lines: rows.map((row) => ({
+        sku: row.sku,
+        quantity: Number(row.quantity),
+        holdsStock: Boolean(row.holds_stock),
+      })),
     };
   }
 }
 
 function replay(existing: Reservation, lines: Line[]): Reservation {
   if (!sameLines(existing.lines, lines)) {
-    throw conflict('reservation_mismatch', `Order reference ${existing.orderReference} already holds a reservation for different lines`);
+    throw conflict(
+      'reservation_mismatch',
+      `Order reference ${existing.orderReference} already holds a reservation for different lines`,
+    );
   }
   return existing;
 }
@@ -243,7 +295,9 @@ function stockRows(db: Db, skus: string[]): Knex.QueryBuilder<StockRow, StockRow
 }
 
 function outOfStock(rows: StockRow[], prefix = ''): AppError {
-  const described = rows.map((row) => `${row.sku} (${Math.max(0, Number(row.on_hand) - Number(row.reserved))} available)`);
+  const described = rows.map(
+    (row) => `${row.sku} (${Math.max(0, Number(row.on_hand) - Number(row.reserved))} available)`,
+  );
   return conflict('out_of_stock', `${prefix}Not enough stock for ${described.join(', ')}`);
 }
 

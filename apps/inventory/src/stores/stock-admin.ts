@@ -46,7 +46,10 @@ export function parseUnits(text: string, name: string, { min }: { min: number })
 /** Units as a number from `min` to STOCK_UNITS_MAX. */
 export function checkUnits(units: number, name: string, { min }: { min: number }): number {
   if (!Number.isInteger(units) || units < min || units > STOCK_UNITS_MAX) {
-    throw invalidArgument(`${name} must be a whole number from ${min} to ${STOCK_UNITS_MAX}, got ${String(units)}`, 'invalid_units');
+    throw invalidArgument(
+      `${name} must be a whole number from ${min} to ${STOCK_UNITS_MAX}, got ${String(units)}`,
+      'invalid_units',
+    );
   }
   return units;
 }
@@ -56,20 +59,27 @@ export function checkNote(note: string | undefined, { required }: { required: bo
   const text = (note ?? '').trim();
   if (required && text === '') throw invalidArgument('note is required: say which delivery this is', 'invalid_note');
   if (text.length > STOCK_NOTE_MAX_LENGTH || hasControlCharacters(text)) {
-    throw invalidArgument(`note must be at most ${STOCK_NOTE_MAX_LENGTH} printable characters on one line`, 'invalid_note');
+    throw invalidArgument(
+      `note must be at most ${STOCK_NOTE_MAX_LENGTH} printable characters on one line`,
+      'invalid_note',
+    );
   }
   return text;
 }
 
 export function checkPricePence(pricePence: number): number {
   if (!Number.isInteger(pricePence) || pricePence < 1 || pricePence > PRICE_PENCE_MAX) {
-    throw invalidArgument(`price_pence must be a whole number of pence from 1 to ${PRICE_PENCE_MAX}, got ${String(pricePence)}`, 'invalid_price');
+    throw invalidArgument(
+      `price_pence must be a whole number of pence from 1 to ${PRICE_PENCE_MAX}, got ${String(pricePence)}`,
+      'invalid_price',
+    );
   }
   return pricePence;
 }
 
 /** What the audit log keeps of a size's stock. */
-const stockRecord = (level: SkuStock) => (level.unlimited ? { unlimited: true } : { onHand: level.onHand, reserved: level.reserved });
+const stockRecord = (level: SkuStock) =>
+  level.unlimited ? { unlimited: true } : { onHand: level.onHand, reserved: level.reserved };
 
 export class StockAdmin {
   constructor(
@@ -110,12 +120,25 @@ export class StockAdmin {
         // Counted or not is part of the published catalog.
         await newCatalogRevision(trx);
       } else if (before.reserved > onHand) {
-        throw conflict('stock_held', `${sku} has ${before.reserved} units held by open orders; stock on hand cannot go below that (asked for ${onHand})`);
+        throw conflict(
+          'stock_held',
+          `${sku} has ${before.reserved} units held by open orders; stock on hand cannot go below that (asked for ${onHand})`,
+        );
       } else {
         await trx('stock').where({ sku }).update({ on_hand: onHand });
       }
       const after = await this.level(trx, sku);
-      await recordStaffAction(trx, staff, { action: 'stock_set', subject: sku, before: stockRecord(before), after: { ...stockRecord(after), note: reason } }, this.now());
+      await recordStaffAction(
+        trx,
+        staff,
+        {
+          action: 'stock_set',
+          subject: sku,
+          before: stockRecord(before),
+          after: { ...stockRecord(after), note: reason },
+        },
+        this.now(),
+      );
       return after;
     });
   }
@@ -125,15 +148,27 @@ export class StockAdmin {
     checkUnits(units, 'units', { min: 1 });
     const delivery = checkNote(note, { required: true });
     return this.db.transaction(async (trx) => {
-      const changed = await trx('stock').where({ sku }).andWhereRaw('on_hand + ? <= ?', [units, STOCK_UNITS_MAX]).increment('on_hand', units);
+      const changed = await trx('stock')
+        .where({ sku })
+        .andWhereRaw('on_hand + ? <= ?', [units, STOCK_UNITS_MAX])
+        .increment('on_hand', units);
       if (changed === 0) {
         const level = await this.level(trx, sku);
-        if (level.unlimited) throw conflict('not_stock_limited', `${sku} is not stock-limited (always available); use set-stock to start counting its units`);
+        if (level.unlimited)
+          throw conflict(
+            'not_stock_limited',
+            `${sku} is not stock-limited (always available); use set-stock to start counting its units`,
+          );
         throw invalidArgument(`${sku} would exceed ${STOCK_UNITS_MAX} units on hand`, 'invalid_units');
       }
       const after = await this.level(trx, sku);
       const before = { onHand: after.onHand - units, reserved: after.reserved };
-      await recordStaffAction(trx, staff, { action: 'stock_restocked', subject: sku, before, after: { ...stockRecord(after), units, note: delivery } }, this.now());
+      await recordStaffAction(
+        trx,
+        staff,
+        { action: 'stock_restocked', subject: sku, before, after: { ...stockRecord(after), units, note: delivery } },
+        this.now(),
+      );
       return after;
     });
   }
@@ -150,13 +185,26 @@ export class StockAdmin {
       const before = await this.level(trx, sku, { lock: true });
       if (!before.unlimited) {
         if (before.reserved > 0) {
-          throw conflict('stock_held', `${sku} has ${before.reserved} units held by open orders; mark it unlimited once they are paid or released`);
+          throw conflict(
+            'stock_held',
+            `${sku} has ${before.reserved} units held by open orders; mark it unlimited once they are paid or released`,
+          );
         }
         await trx('stock').where({ sku }).delete();
         await newCatalogRevision(trx);
       }
       const after = await this.level(trx, sku);
-      await recordStaffAction(trx, staff, { action: 'stock_unlimited', subject: sku, before: stockRecord(before), after: { ...stockRecord(after), note: reason } }, this.now());
+      await recordStaffAction(
+        trx,
+        staff,
+        {
+          action: 'stock_unlimited',
+          subject: sku,
+          before: stockRecord(before),
+          after: { ...stockRecord(after), note: reason },
+        },
+        this.now(),
+      );
       return after;
     });
   }
@@ -168,7 +216,12 @@ export class StockAdmin {
       const before = await this.level(trx, sku, { lock: true });
       await trx('product_sizes').where({ sku }).update({ price_pence: pricePence });
       await newCatalogRevision(trx);
-      await recordStaffAction(trx, staff, { action: 'price_changed', subject: sku, before: { pricePence: before.pricePence }, after: { pricePence } }, this.now());
+      await recordStaffAction(
+        trx,
+        staff,
+        { action: 'price_changed', subject: sku, before: { pricePence: before.pricePence }, after: { pricePence } },
+        this.now(),
+      );
       return { ...before, pricePence };
     });
   }
@@ -203,14 +256,20 @@ export class StockAdmin {
       const sizes = (await this.sizes(trx).where('s.product_id', productId).orderBy('s.sku')).map(toSkuStock);
       await trx('products').where({ id: productId }).delete();
       await newCatalogRevision(trx);
-      const before = { id: productId, name: product.name, sizes: sizes.map((size) => ({ sku: size.sku, pricePence: size.pricePence, ...stockRecord(size) })) };
+      const before = {
+        id: productId,
+        name: product.name,
+        sizes: sizes.map((size) => ({ sku: size.sku, pricePence: size.pricePence, ...stockRecord(size) })),
+      };
       await recordStaffAction(trx, staff, { action: 'product_removed', subject: productId, before }, this.now());
       return { id: productId, skus };
     });
   }
 
   private sizes(db: Knex | Knex.Transaction) {
-    return db('product_sizes as s').leftJoin('stock as st', 'st.sku', 's.sku').select('s.sku', 's.size', 's.price_pence', 'st.on_hand', 'st.reserved');
+    return db('product_sizes as s')
+      .leftJoin('stock as st', 'st.sku', 's.sku')
+      .select('s.sku', 's.size', 's.price_pence', 'st.on_hand', 'st.reserved');
   }
 
   /** A SKU's price and stock, its stock row locked when asked; an unknown SKU is a 404. */
@@ -223,9 +282,23 @@ export class StockAdmin {
   }
 }
 
-function toSkuStock(row: { sku: string; size: string; price_pence: unknown; on_hand: unknown; reserved: unknown }): SkuStock {
+function toSkuStock(row: {
+  sku: string;
+  size: string;
+  price_pence: unknown;
+  on_hand: unknown;
+  reserved: unknown;
+}): SkuStock {
   const unlimited = row.on_hand === null || row.on_hand === undefined;
   const onHand = unlimited ? 0 : Number(row.on_hand);
   const reserved = unlimited ? 0 : Number(row.reserved);
-  return { sku: row.sku, size: row.size, pricePence: Number(row.price_pence), unlimited, onHand, reserved, available: Math.max(0, onHand - reserved) };
+  return {
+    sku: row.sku,
+    size: row.size,
+    pricePence: Number(row.price_pence),
+    unlimited,
+    onHand,
+    reserved,
+    available: Math.max(0, onHand - reserved),
+  };
 }

@@ -23,11 +23,17 @@ export class StockReturnStore {
     try {
       return await this.db.transaction(async (trx) => {
         // The row goes in first: a concurrent repeat waits on its key, then finds it taken.
-        await trx('stock_returns').insert({ id: returnId, order_reference: orderReference, lines_json: JSON.stringify(lines), created_at: this.now() });
+        await trx('stock_returns').insert({
+          id: returnId,
+          order_reference: orderReference,
+          lines_json: JSON.stringify(lines),
+          created_at: this.now(),
+        });
         const returned: Line[] = [];
         // In SKU order, so two returns lock stock rows in the same order.
         for (const line of [...lines].sort((a, b) => a.sku.localeCompare(b.sku))) {
-          if ((await trx('stock').where({ sku: line.sku }).increment('on_hand', line.quantity)) === 1) returned.push(line);
+          if ((await trx('stock').where({ sku: line.sku }).increment('on_hand', line.quantity)) === 1)
+            returned.push(line);
         }
         return { newlyReturned: true, returned };
       });

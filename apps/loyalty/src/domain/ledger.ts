@@ -34,7 +34,10 @@ export interface AdjustmentOutcome {
   balance: number;
 }
 
-/** Whether a customer may use a reward code now; `discountBps` is known whenever the code is theirs and unused, held or not. */
+/**
+ * Whether a customer may use a reward code now; `discountBps` is known whenever the code is theirs and unused, held or
+ * not.
+ */
 export interface RewardCodeCheck {
   valid: boolean;
   code: string;
@@ -120,13 +123,19 @@ export class LoyaltyLedger {
       points: WELCOME_BONUS,
       lifetimePoints: WELCOME_BONUS,
       tier: tierFor(WELCOME_BONUS, this.options.tiers),
-      pointsHistory: [{ id: PENDING_WELCOME_ID, ...WELCOME_ENTRY, createdAt: new Date(this.options.now()).toISOString() }],
+      pointsHistory: [
+        { id: PENDING_WELCOME_ID, ...WELCOME_ENTRY, createdAt: new Date(this.options.now()).toISOString() },
+      ],
       availableRewards: [...this.catalog.values()],
       redeemedRewards: [],
     };
   }
 
-  async awardPurchase(userId: string, orderId: string, amountPence: number): Promise<{ pointsAwarded: number; newlyAwarded: boolean }> {
+  async awardPurchase(
+    userId: string,
+    orderId: string,
+    amountPence: number,
+  ): Promise<{ pointsAwarded: number; newlyAwarded: boolean }> {
     const points = pointsForPurchase(amountPence);
     return this.changeAccount(userId, async (trx) => {
       const award = await this.grantOnce(trx, {
@@ -148,20 +157,44 @@ export class LoyaltyLedger {
    * Repeating the key answers what it recorded and records nothing; reusing it for other points
    * is refused.
    */
-  async adjust(userId: string, points: number, reason: string, operatorKey: string, staff: StaffIdentity): Promise<AdjustmentOutcome> {
+  async adjust(
+    userId: string,
+    points: number,
+    reason: string,
+    operatorKey: string,
+    staff: StaffIdentity,
+  ): Promise<AdjustmentOutcome> {
     const key = ledgerKey.adjustment(requireIdentifier(operatorKey, 'key', LIMITS.adjustmentKey));
     const description = `Adjustment: ${requireIdentifier(reason.trim(), 'reason', LIMITS.adjustmentReason)}`;
-    if (!(await this.store.hasAccount(userId))) throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
+    if (!(await this.store.hasAccount(userId)))
+      throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
     return this.changeAccount(userId, async (trx) => {
       const previous = await this.store.findEntry(trx, key);
       if (previous && previous.points !== points) {
-        throw conflict('already_recorded', `${key} already recorded ${previous.points} points; use a new key for another adjustment`);
+        throw conflict(
+          'already_recorded',
+          `${key} already recorded ${previous.points} points; use a new key for another adjustment`,
+        );
       }
       const before = (await this.store.balance(trx, userId)).points;
-      const entry = await this.grantOnce(trx, { ...this.entryBase(userId), key, type: 'adjustment', points, description }, (balance) => `the balance is ${balance}; a debit of ${-points} would take it below zero`);
+      const entry = await this.grantOnce(
+        trx,
+        { ...this.entryBase(userId), key, type: 'adjustment', points, description },
+        (balance) => `the balance is ${balance}; a debit of ${-points} would take it below zero`,
+      );
       const balance = (await this.store.balance(trx, userId)).points;
       if (entry.granted) {
-        await recordStaffAction(trx, staff, { action: 'points_adjusted', subject: userId, before: { balance: before }, after: { balance, points, reason: reason.trim() } }, this.options.now());
+        await recordStaffAction(
+          trx,
+          staff,
+          {
+            action: 'points_adjusted',
+            subject: userId,
+            before: { balance: before },
+            after: { balance, points, reason: reason.trim() },
+          },
+          this.options.now(),
+        );
       }
       return { ...entry, balance };
     });
@@ -210,7 +243,12 @@ export class LoyaltyLedger {
     const held = await this.store.holdCode(code, userId, orderId, now, now + this.options.codeHoldMs);
     const stored = await this.ownUnusedCode(code, userId);
     if (held && stored) return { valid: true, code, discountBps: stored.discountBps, heldByAnotherOrder: false };
-    return { valid: false, code, discountBps: 0, heldByAnotherOrder: stored !== undefined && holdBlocks(stored.hold, orderId, now) };
+    return {
+      valid: false,
+      code,
+      discountBps: 0,
+      heldByAnotherOrder: stored !== undefined && holdBlocks(stored.hold, orderId, now),
+    };
   }
 
   async releaseRewardCode(rawCode: string, orderId: string): Promise<void> {
@@ -227,9 +265,11 @@ export class LoyaltyLedger {
     const now = this.options.now();
     if (await this.store.markCodeUsed(code, userId, orderId, now)) return;
     const stored = code.length <= LIMITS.rewardCode ? await this.store.findCode(code) : undefined;
-    if (!stored || stored.userId !== userId) throw notFound('code names no reward code of this account', 'reward_code_not_found');
+    if (!stored || stored.userId !== userId)
+      throw notFound('code names no reward code of this account', 'reward_code_not_found');
     if (stored.usedOrderId === orderId) return;
-    if (stored.usedOrderId !== null) throw conflict('reward_code_used', 'This reward code was already used by another order');
+    if (stored.usedOrderId !== null)
+      throw conflict('reward_code_used', 'This reward code was already used by another order');
     throw conflict('reward_code_held', 'This reward code is held by another open order');
   }
 
@@ -258,7 +298,11 @@ export class LoyaltyLedger {
    * Writes the entry unless its key was recorded before; either way says what that key holds.
    * A debit the balance does not cover is refused as insufficient_points, `refusal` saying why.
    */
-  private async grantOnce(trx: Queryable, entry: NewEntry, refusal?: (balance: number) => string): Promise<{ granted: boolean; points: number }> {
+  private async grantOnce(
+    trx: Queryable,
+    entry: NewEntry,
+    refusal?: (balance: number) => string,
+  ): Promise<{ granted: boolean; points: number }> {
     const existing = await this.store.findEntry(trx, entry.key);
     if (existing && existing.userId !== entry.userId) throw alreadyRecordedForAnother(entry.key);
     if (existing) return { granted: false, points: existing.points };
@@ -270,7 +314,8 @@ export class LoyaltyLedger {
       if (isUniqueViolation(error)) throw alreadyRecordedForAnother(entry.key);
       throw error;
     }
-    if (!appended) throw await this.insufficientPoints(trx, entry.userId, refusal ?? ((balance) => `the balance is ${balance}`));
+    if (!appended)
+      throw await this.insufficientPoints(trx, entry.userId, refusal ?? ((balance) => `the balance is ${balance}`));
     return { granted: true, points: entry.points };
   }
 
@@ -289,12 +334,27 @@ export class LoyaltyLedger {
       points: -reward.pointsCost,
       description: `Redeemed: ${reward.name}`,
     });
-    if (!debited) throw await this.insufficientPoints(trx, userId, (balance) => `${reward.name} costs ${reward.pointsCost} points; the balance is ${balance}`);
+    if (!debited)
+      throw await this.insufficientPoints(
+        trx,
+        userId,
+        (balance) => `${reward.name} costs ${reward.pointsCost} points; the balance is ${balance}`,
+      );
     await this.store.insertRedemption(trx, { id: redemptionId, userId, reward, code, redeemedAt });
-    return { id: redemptionId, rewardId: reward.id, name: reward.name, code, redeemedAt: new Date(redeemedAt).toISOString() };
+    return {
+      id: redemptionId,
+      rewardId: reward.id,
+      name: reward.name,
+      code,
+      redeemedAt: new Date(redeemedAt).toISOString(),
+    };
   }
 
-  private async insufficientPoints(trx: Queryable, userId: string, detail: (balance: number) => string): Promise<AppError> {
+  private async insufficientPoints(
+    trx: Queryable,
+    userId: string,
+    detail: (balance: number) => string,
+  ): Promise<AppError> {
     const { points } = await this.store.balance(trx, userId);
     return new AppError('unprocessable', 'insufficient_points', detail(points));
   }
@@ -346,4 +406,5 @@ export async function verifyBalances(store: LoyaltyStore, pageSize = VERIFY_PAGE
   }
 }
 
-const alreadyRecordedForAnother = (key: string) => conflict('already_recorded', `${key} is already recorded for another account`);
+const alreadyRecordedForAnother = (key: string) =>
+  conflict('already_recorded', `${key} is already recorded for another account`);

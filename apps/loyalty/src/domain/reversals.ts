@@ -28,17 +28,26 @@ export interface ReversalRequest {
   goodsPence: number;
 }
 
-export async function reversePurchase(store: LoyaltyStore, request: ReversalRequest, now: number): Promise<ReversalOutcome> {
+export async function reversePurchase(
+  store: LoyaltyStore,
+  request: ReversalRequest,
+  now: number,
+): Promise<ReversalOutcome> {
   const { refundId, orderId, userId } = request;
   // An account that never had the order's points has nothing to give back; nothing is recorded,
   // so a later call (after the award) still reverses.
   if (!(await store.hasAccount(userId))) return { pointsReversed: 0, pointsForgiven: 0, newlyReversed: false };
   return store.withAccountLock(userId, async (trx) => {
     const earlier = await findReversal(trx, refundId);
-    if (earlier) return { pointsReversed: earlier.pointsReversed, pointsForgiven: earlier.pointsForgiven, newlyReversed: false };
+    if (earlier)
+      return { pointsReversed: earlier.pointsReversed, pointsForgiven: earlier.pointsForgiven, newlyReversed: false };
     const award = await store.findEntry(trx, ledgerKey.order(orderId));
     if (!award || award.userId !== userId) return { pointsReversed: 0, pointsForgiven: 0, newlyReversed: false };
-    const due = Math.max(0, pointsToReverse(award.points, request.refundedPence, request.goodsPence) - (await pointsDueForOrder(trx, orderId)));
+    const due = Math.max(
+      0,
+      pointsToReverse(award.points, request.refundedPence, request.goodsPence) -
+        (await pointsDueForOrder(trx, orderId)),
+    );
     const taken = Math.min(due, (await store.balance(trx, userId)).points);
     if (taken > 0) {
       const forgivenNote = due > taken ? ` (${due - taken} already spent, forgiven)` : '';
@@ -53,7 +62,15 @@ export async function reversePurchase(store: LoyaltyStore, request: ReversalRequ
         createdAt: now,
       });
     }
-    await insertReversal(trx, { refundId, orderId, userId, pointsDue: due, pointsReversed: taken, pointsForgiven: due - taken, createdAt: now });
+    await insertReversal(trx, {
+      refundId,
+      orderId,
+      userId,
+      pointsDue: due,
+      pointsReversed: taken,
+      pointsForgiven: due - taken,
+      createdAt: now,
+    });
     return { pointsReversed: taken, pointsForgiven: due - taken, newlyReversed: true };
   });
 }

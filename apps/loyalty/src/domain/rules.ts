@@ -3,7 +3,12 @@
  * which sync requests become redemptions, the shape of reward codes and of valid input.
  */
 import { invalidArgument } from '@storefront/errors';
-import { CATALOG_ID_MAX_LENGTH, ORDER_REFERENCE_MAX_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
+import {
+  CATALOG_ID_MAX_LENGTH,
+  ORDER_REFERENCE_MAX_LENGTH,
+  hasControlCharacters,
+  randomCode,
+} from '@storefront/formats';
 
 export const WELCOME_BONUS = 100;
 
@@ -144,7 +149,15 @@ export function normaliseRewardCode(code: string): string {
   return code.trim().toUpperCase();
 }
 
-export const LIMITS = { userId: 64, rewardId: CATALOG_ID_MAX_LENGTH, orderId: ORDER_REFERENCE_MAX_LENGTH, rewardCode: 32, requestedRewards: 100, adjustmentKey: 100, adjustmentReason: 160 };
+export const LIMITS = {
+  userId: 64,
+  rewardId: CATALOG_ID_MAX_LENGTH,
+  orderId: ORDER_REFERENCE_MAX_LENGTH,
+  rewardCode: 32,
+  requestedRewards: 100,
+  adjustmentKey: 100,
+  adjustmentReason: 160,
+};
 
 /** The largest correction one adjustment may make, either way. */
 export const MAX_ADJUSTMENT_POINTS = 1_000_000;
@@ -153,7 +166,10 @@ export const MAX_ADJUSTMENT_POINTS = 1_000_000;
 export function parseAdjustmentPoints(text: string): number {
   const points = /^[+-]?\d{1,7}$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(points) || points === 0 || Math.abs(points) > MAX_ADJUSTMENT_POINTS) {
-    throw invalidArgument(`points must be a non-zero whole number from -${MAX_ADJUSTMENT_POINTS} to +${MAX_ADJUSTMENT_POINTS}, got "${text}"`, 'invalid_points');
+    throw invalidArgument(
+      `points must be a non-zero whole number from -${MAX_ADJUSTMENT_POINTS} to +${MAX_ADJUSTMENT_POINTS}, got "${text}"`,
+      'invalid_points',
+    );
   }
   return points;
 }
@@ -167,7 +183,8 @@ export function requireIdentifier(value: string, field: string, maxLength: numbe
 }
 
 export function requireAmountPence(amountPence: number): number {
-  if (!Number.isSafeInteger(amountPence) || amountPence < 0) throw invalidArgument('amount_pence must be a whole number of pence, 0 or more');
+  if (!Number.isSafeInteger(amountPence) || amountPence < 0)
+    throw invalidArgument('amount_pence must be a whole number of pence, 0 or more');
   return amountPence;
 }
 

@@ -24,9 +24,12 @@ export class StaffLoyaltyAccounts {
   async get(request: loyalty.GetAccountForStaffRequest): Promise<loyalty.GetAccountForStaffResponse> {
     const userId = requireIdentifier(request.accountId, 'account_id', LIMITS.userId);
     const { limit, cursor } = request;
-    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_HISTORY_PAGE) throw invalidArgument(`limit must be a whole number from 1 to ${MAX_HISTORY_PAGE}`);
-    if (cursor !== '' && !/^[1-9]\d{0,15}$/.test(cursor)) throw invalidArgument('cursor is not one this service issued');
-    if (!(await this.store.hasAccount(userId))) throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_HISTORY_PAGE)
+      throw invalidArgument(`limit must be a whole number from 1 to ${MAX_HISTORY_PAGE}`);
+    if (cursor !== '' && !/^[1-9]\d{0,15}$/.test(cursor))
+      throw invalidArgument('cursor is not one this service issued');
+    if (!(await this.store.hasAccount(userId)))
+      throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
     const pageSize = limit === 0 ? DEFAULT_HISTORY_PAGE : limit;
     const page = await this.store.historyPage(userId, pageSize + 1, cursor === '' ? undefined : Number(cursor));
     const entries = page.entries.slice(0, pageSize);
@@ -39,7 +42,10 @@ export class StaffLoyaltyAccounts {
     };
   }
 
-  async adjust(request: loyalty.AdjustPointsForStaffRequest, staff: StaffIdentity): Promise<loyalty.AdjustPointsForStaffResponse> {
+  async adjust(
+    request: loyalty.AdjustPointsForStaffRequest,
+    staff: StaffIdentity,
+  ): Promise<loyalty.AdjustPointsForStaffResponse> {
     const userId = requireIdentifier(request.accountId, 'account_id', LIMITS.userId);
     const points = parseAdjustmentPoints(String(request.points));
     const outcome = await this.ledger.adjust(userId, points, request.reason, request.idempotencyKey, staff);

@@ -16,7 +16,11 @@ export const ledger: Migration = {
       t.integer('discount_basis_points').notNullable();
       t.boolean('active').notNullable();
       t.integer('position').notNullable();
-      t.check('?? > 0 AND ?? > 0 AND ?? <= 10000', ['points_cost', 'discount_basis_points', 'discount_basis_points'], 'reward_values_positive');
+      t.check(
+        '?? > 0 AND ?? > 0 AND ?? <= 10000',
+        ['points_cost', 'discount_basis_points', 'discount_basis_points'],
+        'reward_values_positive',
+      );
     });
     // Append-only: balances are sums over these rows. The idempotency key names the event an
     // entry records (welcome:<user>, order:<order id>, redemption:<id>), so each is granted once.
@@ -49,6 +53,7 @@ export const ledger: Migration = {
     });
   },
   async down(db) {
-    for (const table of ['redemptions', 'ledger_entries', 'rewards', 'accounts']) await db.schema.dropTableIfExists(table);
+    for (const table of ['redemptions', 'ledger_entries', 'rewards', 'accounts'])
+      await db.schema.dropTableIfExists(table);
   },
 };

@@ -12,7 +12,9 @@ export const accountBalances: Migration = {
       t.bigInteger('lifetime_points').notNullable().defaultTo(0);
     });
     await db('accounts').update({
-      points: db('ledger_entries as e').whereRaw('?? = ??', ['e.user_id', 'accounts.user_id']).select(db.raw('coalesce(sum(??), 0)', ['e.points'])),
+      points: db('ledger_entries as e')
+        .whereRaw('?? = ??', ['e.user_id', 'accounts.user_id'])
+        .select(db.raw('coalesce(sum(??), 0)', ['e.points'])),
       lifetime_points: db('ledger_entries as e')
         .whereRaw('?? = ??', ['e.user_id', 'accounts.user_id'])
         .select(db.raw('coalesce(sum(case when ?? > 0 then ?? else 0 end), 0)', ['e.points', 'e.points'])),

@@ -3,7 +3,15 @@
  * and the check that balance columns agree with the ledger, on loyalty's own store only.
  */
 import { auditExportCommand } from '@storefront/staff-audit';
-import { OPS_EXIT, OpsExit, migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
+import {
+  OPS_EXIT,
+  OpsExit,
+  migrationCommands,
+  requiredOption,
+  withStore,
+  type OpsCommand,
+  type OpsProgram,
+} from '@storefront/lifecycle';
 import { opsActor } from '@storefront/staff-audit';
 import { readLedgerSettings } from '../config';
 import { parseAdjustmentPoints } from '../domain/rules';
@@ -20,7 +28,10 @@ const commands: OpsCommand[] = [
     summary: "correct an account's points with an adjustment entry the customer sees in their history",
     options: {
       reason: { value: '<text>', description: 'why, shown to the customer as "Adjustment: <text>" (required)' },
-      key: { value: '<key>', description: 'idempotency key, e.g. a ticket reference: running again with it changes nothing (required)' },
+      key: {
+        value: '<key>',
+        description: 'idempotency key, e.g. a ticket reference: running again with it changes nothing (required)',
+      },
     },
     async run({ args: [accountId, pointsText], options, env, actor }) {
       const points = parseAdjustmentPoints(pointsText!);
@@ -29,7 +40,11 @@ const commands: OpsCommand[] = [
       const settings = readLedgerSettings(env);
       return withStore(env, 'loyalty', migrations, async (db) => {
         const store = new LoyaltyStore(db);
-        const ledger = new LoyaltyLedger(store, await store.activeRewards(), { tiers: settings.tiers, codeHoldMs: settings.codeHoldSeconds * 1000, now: Date.now });
+        const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
+          tiers: settings.tiers,
+          codeHoldMs: settings.codeHoldSeconds * 1000,
+          now: Date.now,
+        });
         const outcome = await ledger.adjust(accountId!, points, reason, key, opsActor(actor));
         const signed = `${points > 0 ? '+' : ''}${points}`;
         const text = outcome.granted
@@ -41,12 +56,14 @@ const commands: OpsCommand[] = [
   },
   {
     name: 'verify-balances',
-    summary: "compare every account's balance columns with its ledger sums; exit 1 listing the accounts that disagree; changes nothing",
+    summary:
+      "compare every account's balance columns with its ledger sums; exit 1 listing the accounts that disagree; changes nothing",
     async run({ env }) {
       return withStore(env, 'loyalty', migrations, async (db) => {
         const report = await verifyBalances(new LoyaltyStore(db));
         const data = { accountsChecked: report.accountsChecked, mismatches: report.mismatches };
-        if (report.mismatches.length === 0) return { text: `${report.accountsChecked} accounts checked; every balance agrees with its ledger`, data };
+        if (report.mismatches.length === 0)
+          return { text: `${report.accountsChecked} accounts checked; every balance agrees with its ledger`, data };
         const lines = report.mismatches.map(
           ({ userId, columns, ledger }) =>
             `${userId}: columns points ${columns.points}, lifetime ${columns.lifetimePoints}; ledger points ${ledger.points}, lifetime ${ledger.lifetimePoints}`,

@@ -99,7 +99,10 @@ export class LoyaltyStore {
   }
 
   async activeRewards(): Promise<Reward[]> {
-    const rows = await this.db('rewards').where({ active: true }).orderBy('position').select('id', 'name', 'points_cost', 'discount_basis_points');
+    const rows = await this.db('rewards')
+      .where({ active: true })
+      .orderBy('position')
+      .select('id', 'name', 'points_cost', 'discount_basis_points');
     return rows.map((row) => ({
       id: row.id,
       name: row.name,
@@ -185,7 +188,8 @@ export class LoyaltyStore {
     const rows = await this.accountRead(limit)(userId);
     const account = rows.find((row) => row.kind === 'a');
     if (!account) return undefined;
-    const newestFirst = (kind: AccountRow['kind']) => rows.filter((row) => row.kind === kind).sort((a, b) => toNumber(b.seq) - toNumber(a.seq));
+    const newestFirst = (kind: AccountRow['kind']) =>
+      rows.filter((row) => row.kind === kind).sort((a, b) => toNumber(b.seq) - toNumber(a.seq));
     return {
       points: toNumber(account.points),
       lifetimePoints: toNumber(account.lifetime_points),
@@ -213,16 +217,54 @@ export class LoyaltyStore {
     if (!read) {
       const db = this.db;
       const nulls = (...names: string[]) => names.map((name) => db.raw('null as ??', [name]));
-      // The account's newest `limit` rows of a table, as a derived table so its ORDER BY and LIMIT hold inside the union.
+      // The account's newest `limit` rows of a table, as a derived table so its ORDER BY and LIMIT hold inside the
+      // union.
       const newest = (userId: string, table: string, kind: Knex.Raw, columns: Array<string | Knex.Raw>) =>
-        db.from(db(table).where({ user_id: userId }).orderBy('seq', 'desc').limit(limit, { skipBinding: true }).select(kind, ...columns).as(table)).select('*');
+        db
+          .from(
+            db(table)
+              .where({ user_id: userId })
+              .orderBy('seq', 'desc')
+              .limit(limit, { skipBinding: true })
+              .select(kind, ...columns)
+              .as(table),
+          )
+          .select('*');
       read = preparedRead<[userId: string], AccountRow>(db, (userId) =>
         db('accounts')
           .where({ user_id: userId })
-          .select(db.raw("'a' as kind"), db.raw('0 as seq'), ...nulls('id', 'ref'), 'points', 'lifetime_points', ...nulls('text', 'order_id', 'code', 'at', 'used_at'))
+          .select(
+            db.raw("'a' as kind"),
+            db.raw('0 as seq'),
+            ...nulls('id', 'ref'),
+            'points',
+            'lifetime_points',
+            ...nulls('text', 'order_id', 'code', 'at', 'used_at'),
+          )
           .unionAll([
-            newest(userId, 'ledger_entries', db.raw("'h' as kind"), ['seq', 'id', 'type as ref', 'points', ...nulls('lifetime_points'), 'description as text', 'order_id', ...nulls('code'), 'created_at as at', ...nulls('used_at')]),
-            newest(userId, 'redemptions', db.raw("'r' as kind"), ['seq', 'id', 'reward_id as ref', ...nulls('points', 'lifetime_points'), 'name as text', ...nulls('order_id'), 'code', 'redeemed_at as at', 'used_at']),
+            newest(userId, 'ledger_entries', db.raw("'h' as kind"), [
+              'seq',
+              'id',
+              'type as ref',
+              'points',
+              ...nulls('lifetime_points'),
+              'description as text',
+              'order_id',
+              ...nulls('code'),
+              'created_at as at',
+              ...nulls('used_at'),
+            ]),
+            newest(userId, 'redemptions', db.raw("'r' as kind"), [
+              'seq',
+              'id',
+              'reward_id as ref',
+              ...nulls('points', 'lifetime_points'),
+              'name as text',
+              ...nulls('order_id'),
+              'code',
+              'redeemed_at as at',
+              'used_at',
+            ]),
           ]),
       );
       this.accountReads.set(limit, read);
@@ -234,8 +276,16 @@ export class LoyaltyStore {
    * Accounts whose balance columns disagree with their ledger, checking at most `limit` accounts
    * after `afterUserId` in user id order; each page is one statement, so one snapshot.
    */
-  async balanceMismatches(afterUserId: string, limit: number): Promise<{ checked: number; lastUserId?: string; mismatches: BalanceMismatch[] }> {
-    const page = this.db('accounts').where('user_id', '>', afterUserId).orderBy('user_id').limit(limit).select('user_id', 'points', 'lifetime_points').as('a');
+  async balanceMismatches(
+    afterUserId: string,
+    limit: number,
+  ): Promise<{ checked: number; lastUserId?: string; mismatches: BalanceMismatch[] }> {
+    const page = this.db('accounts')
+      .where('user_id', '>', afterUserId)
+      .orderBy('user_id')
+      .limit(limit)
+      .select('user_id', 'points', 'lifetime_points')
+      .as('a');
     const rows = await this.db
       .from(page)
       .leftJoin('ledger_entries as e', 'e.user_id', 'a.user_id')
@@ -246,7 +296,10 @@ export class LoyaltyStore {
         'a.points',
         'a.lifetime_points',
         this.db.raw('coalesce(sum(??), 0) as ledger_points', ['e.points']),
-        this.db.raw('coalesce(sum(case when ?? > 0 then ?? else 0 end), 0) as ledger_lifetime_points', ['e.points', 'e.points']),
+        this.db.raw('coalesce(sum(case when ?? > 0 then ?? else 0 end), 0) as ledger_lifetime_points', [
+          'e.points',
+          'e.points',
+        ]),
       );
     const mismatches = rows
       .map((row) => ({
@@ -254,7 +307,9 @@ export class LoyaltyStore {
         columns: { points: toNumber(row.points), lifetimePoints: toNumber(row.lifetime_points) },
         ledger: { points: toNumber(row.ledger_points), lifetimePoints: toNumber(row.ledger_lifetime_points) },
       }))
-      .filter(({ columns, ledger }) => columns.points !== ledger.points || columns.lifetimePoints !== ledger.lifetimePoints);
+      .filter(
+        ({ columns, ledger }) => columns.points !== ledger.points || columns.lifetimePoints !== ledger.lifetimePoints,
+      );
     return { checked: rows.length, lastUserId: rows.at(-1)?.user_id, mismatches };
   }
 
@@ -278,7 +333,9 @@ export class LoyaltyStore {
   }
 
   async findCode(code: string): Promise<StoredCode | undefined> {
-    const row = await this.db('redemptions').where({ code }).first('user_id', 'discount_basis_points', 'used_order_id', 'held_order_id', 'held_until');
+    const row = await this.db('redemptions')
+      .where({ code })
+      .first('user_id', 'discount_basis_points', 'used_order_id', 'held_order_id', 'held_until');
     if (!row) return undefined;
     return {
       userId: row.user_id,
@@ -317,7 +374,9 @@ export class LoyaltyStore {
 
   /** Ends the order's hold on the code, if it has one. */
   async releaseCode(code: string, orderId: string): Promise<void> {
-    await this.db('redemptions').where({ code, held_order_id: orderId }).update({ held_order_id: null, held_until: null });
+    await this.db('redemptions')
+      .where({ code, held_order_id: orderId })
+      .update({ held_order_id: null, held_until: null });
   }
 
   /**
@@ -325,11 +384,18 @@ export class LoyaltyStore {
    * (keyset paging on the (user_id, seq) index), and the balance columns, in one transaction so
    * the page and the balance agree.
    */
-  async historyPage(userId: string, limit: number, beforeSeq?: number): Promise<Balance & { entries: Array<HistoryEntry & { seq: number }> }> {
+  async historyPage(
+    userId: string,
+    limit: number,
+    beforeSeq?: number,
+  ): Promise<Balance & { entries: Array<HistoryEntry & { seq: number }> }> {
     return this.db.transaction(async (trx) => {
       const query = trx('ledger_entries').where({ user_id: userId });
       if (beforeSeq !== undefined) query.andWhere('seq', '<', beforeSeq);
-      const rows = await query.orderBy('seq', 'desc').limit(limit).select('seq', 'id', 'type', 'points', 'description', 'order_id', 'created_at');
+      const rows = await query
+        .orderBy('seq', 'desc')
+        .limit(limit)
+        .select('seq', 'id', 'type', 'points', 'description', 'order_id', 'created_at');
       return {
         ...(await this.balance(trx, userId)),
         entries: rows.map((row) => ({

@@ -14,15 +14,17 @@ export interface PurchaseReversal {
 
 export async function findReversal(db: Queryable, refundId: string): Promise<PurchaseReversal | undefined> {
   const row = await db('purchase_reversals').where({ refund_id: refundId }).first();
-  return row && {
-    refundId: String(row.refund_id),
-    orderId: String(row.order_id),
-    userId: String(row.user_id),
-    pointsDue: toNumber(row.points_due),
-    pointsReversed: toNumber(row.points_reversed),
-    pointsForgiven: toNumber(row.points_forgiven),
-    createdAt: toNumber(row.created_at),
-  };
+  return (
+    row && {
+      refundId: String(row.refund_id),
+      orderId: String(row.order_id),
+      userId: String(row.user_id),
+      pointsDue: toNumber(row.points_due),
+      pointsReversed: toNumber(row.points_reversed),
+      pointsForgiven: toNumber(row.points_forgiven),
+      createdAt: toNumber(row.created_at),
+    }
+  );
 }
 
 /** The points earlier refunds of the order were due to take back, taken or forgiven. */

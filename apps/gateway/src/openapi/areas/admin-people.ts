@@ -11,7 +11,9 @@ const staffRefusals = {
 };
 const ownerRefusals = {
   ...staffRefusals,
-  '403': errorResponse('`staff_role_refused`: only an owner may do this; or `cross_site_request`: sent from another site'),
+  '403': errorResponse(
+    '`staff_role_refused`: only an owner may do this; or `cross_site_request`: sent from another site',
+  ),
 };
 const ACCOUNT_ID = {
   name: 'id',
@@ -33,14 +35,34 @@ export const adminPeopleArea: ApiArea = {
         code: { type: 'string', description: 'Upper-case' },
         percent: { type: 'number', description: 'Percent off the goods' },
         activeFrom: { type: 'string', format: 'date-time', description: 'The first moment it works' },
-        activeUntil: { type: 'string', format: 'date-time', description: 'The first moment it no longer works; absent for no end' },
-        maxRedemptions: { type: 'integer', description: 'Paid orders it may discount, open orders holding it included; absent for no cap' },
+        activeUntil: {
+          type: 'string',
+          format: 'date-time',
+          description: 'The first moment it no longer works; absent for no end',
+        },
+        maxRedemptions: {
+          type: 'integer',
+          description: 'Paid orders it may discount, open orders holding it included; absent for no cap',
+        },
         paidUses: { type: 'integer', minimum: 0, description: 'Paid orders that used it' },
         openHolds: { type: 'integer', minimum: 0, description: 'Open orders holding it' },
         worksNow: { type: 'boolean', description: 'Whether a checkout would take it now' },
-        refusal: { type: 'string', enum: ['inactive', 'used_up', 'held'], description: 'Why a checkout would refuse it now; absent when it works' },
+        refusal: {
+          type: 'string',
+          enum: ['inactive', 'used_up', 'held'],
+          description: 'Why a checkout would refuse it now; absent when it works',
+        },
       },
-      example: { code: 'SUMMER15', percent: 15, activeFrom: '2026-06-01T00:00:00.000Z', activeUntil: '2026-09-01T00:00:00.000Z', maxRedemptions: 500, paidUses: 12, openHolds: 1, worksNow: true },
+      example: {
+        code: 'SUMMER15',
+        percent: 15,
+        activeFrom: '2026-06-01T00:00:00.000Z',
+        activeUntil: '2026-09-01T00:00:00.000Z',
+        maxRedemptions: 500,
+        paidUses: 12,
+        openHolds: 1,
+        worksNow: true,
+      },
     },
     StaffPromoList: {
       type: 'object',
@@ -53,11 +75,29 @@ export const adminPeopleArea: ApiArea = {
       required: ['code', 'percent'],
       additionalProperties: false,
       properties: {
-        code: { type: 'string', minLength: 3, maxLength: 64, description: 'Letters, digits, `-` and `_`, starting with a letter or digit; any case, stored upper-case' },
-        percent: { type: 'number', exclusiveMinimum: 0, maximum: 100, description: 'Percent off the goods, at most two decimals: 15 or 12.5' },
+        code: {
+          type: 'string',
+          minLength: 3,
+          maxLength: 64,
+          description: 'Letters, digits, `-` and `_`, starting with a letter or digit; any case, stored upper-case',
+        },
+        percent: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          maximum: 100,
+          description: 'Percent off the goods, at most two decimals: 15 or 12.5',
+        },
         from: { ...INSTANT, description: 'A date (midnight UTC) or date-time with a zone; absent for now' },
-        until: { ...INSTANT, description: 'A date (midnight UTC) or date-time with a zone, after `from`; absent for no end' },
-        maxRedemptions: { type: 'integer', minimum: 1, maximum: 1_000_000, description: 'Paid orders it may discount, open orders holding it included; absent for no cap' },
+        until: {
+          ...INSTANT,
+          description: 'A date (midnight UTC) or date-time with a zone, after `from`; absent for no end',
+        },
+        maxRedemptions: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1_000_000,
+          description: 'Paid orders it may discount, open orders holding it included; absent for no cap',
+        },
       },
       example: { code: 'SUMMER15', percent: 15, from: '2027-06-01', until: '2027-09-01', maxRedemptions: 500 },
     },
@@ -79,7 +119,8 @@ export const adminPeopleArea: ApiArea = {
     },
     StaffCustomer: {
       type: 'object',
-      description: "A customer as the shop sees them: the profile (nothing secret), the loyalty account (null when it was never opened) and the newest orders.",
+      description:
+        'A customer as the shop sees them: the profile (nothing secret), the loyalty account (null when it was never opened) and the newest orders.',
       required: ['customer', 'loyalty', 'orders'],
       additionalProperties: false,
       properties: {
@@ -106,9 +147,24 @@ export const adminPeopleArea: ApiArea = {
       required: ['points', 'reason', 'idempotencyKey'],
       additionalProperties: false,
       properties: {
-        points: { type: 'integer', minimum: -1_000_000, maximum: 1_000_000, description: 'Signed, not zero: negative takes points away; never below a zero balance' },
-        reason: { type: 'string', minLength: 1, maxLength: 160, description: 'Shown to the customer as "Adjustment: <reason>"' },
-        idempotencyKey: { type: 'string', minLength: 1, maxLength: 100, description: 'Sending the same key again records nothing new; reusing it for other points is refused' },
+        points: {
+          type: 'integer',
+          minimum: -1_000_000,
+          maximum: 1_000_000,
+          description: 'Signed, not zero: negative takes points away; never below a zero balance',
+        },
+        reason: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 160,
+          description: 'Shown to the customer as "Adjustment: <reason>"',
+        },
+        idempotencyKey: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          description: 'Sending the same key again records nothing new; reusing it for other points is refused',
+        },
       },
       example: { points: 50, reason: 'Parcel arrived late', idempotencyKey: 'ticket-4412' },
     },
@@ -141,7 +197,9 @@ export const adminPeopleArea: ApiArea = {
         requestBody: { required: true, content: { 'application/json': { schema: ref('NewPromo') } } },
         responses: {
           '201': jsonResponse('The code as created', 'StaffPromoAnswer'),
-          '400': errorResponse('A bad code (`invalid_code`), percent (`invalid_discount`), date (`invalid_date`, or `until` not after `from`) or cap (`invalid_cap`)'),
+          '400': errorResponse(
+            'A bad code (`invalid_code`), percent (`invalid_discount`), date (`invalid_date`, or `until` not after `from`) or cap (`invalid_cap`)',
+          ),
           '409': errorResponse('`promo_exists`: the code exists already'),
           ...ownerRefusals,
           ...jsonBodyRefusals,
@@ -152,10 +210,20 @@ export const adminPeopleArea: ApiArea = {
       post: {
         operationId: 'adminExpirePromo',
         summary: 'End a promo code now (owner)',
-        description: 'New orders can no longer use it; open orders keep the price they were given. Recorded in the staff audit log as `promo_expired`.',
+        description:
+          'New orders can no longer use it; open orders keep the price they were given. Recorded in the staff audit log as `promo_expired`.',
         tags: ['admin'],
         security: STAFF_ONLY,
-        parameters: [{ name: 'code', in: 'path', required: true, description: 'The code, any letter case', schema: { type: 'string', minLength: 1, maxLength: 64 }, example: 'SPRING-SALE' }],
+        parameters: [
+          {
+            name: 'code',
+            in: 'path',
+            required: true,
+            description: 'The code, any letter case',
+            schema: { type: 'string', minLength: 1, maxLength: 64 },
+            example: 'SPRING-SALE',
+          },
+        ],
         responses: {
           '200': jsonResponse('The code as it now stands', 'StaffPromoAnswer'),
           '404': errorResponse('`promo_not_found`: no such code'),
@@ -196,8 +264,20 @@ export const adminPeopleArea: ApiArea = {
         security: STAFF_ONLY,
         parameters: [
           ACCOUNT_ID,
-          { name: 'limit', in: 'query', required: false, description: 'Entries per page (default 50)', schema: { type: 'integer', minimum: 1, maximum: 100 } },
-          { name: 'cursor', in: 'query', required: false, description: 'The `nextCursor` of the previous page', schema: { type: 'string', minLength: 1, maxLength: 20 } },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: 'Entries per page (default 50)',
+            schema: { type: 'integer', minimum: 1, maximum: 100 },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: 'The `nextCursor` of the previous page',
+            schema: { type: 'string', minLength: 1, maxLength: 20 },
+          },
         ],
         responses: {
           '200': jsonResponse('The balance and a page of history', 'StaffLoyaltyHistory'),

@@ -3,11 +3,21 @@
  * published description; `Loyalty` and `LoyaltySync` belong to the loyalty area.
  */
 import { ACCOUNT_LIMITS, CODE_ALPHABET, REFERRAL_CODE_LENGTH } from '@storefront/formats';
-import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
+import {
+  crossSiteResponse,
+  errorResponse,
+  jsonBodyRefusals,
+  jsonResponse,
+  rateLimitedResponse,
+  ref,
+  serviceFailures,
+  type ApiArea,
+} from '../area';
 
 const sessionCookieSet = {
   'Set-Cookie': {
-    description: '`svc_sess=<43 characters>; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax`: a new session of 30 days.',
+    description:
+      '`svc_sess=<43 characters>; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax`: a new session of 30 days.',
     schema: { type: 'string' },
   },
 };
@@ -21,7 +31,9 @@ const sessionCookieCleared = {
 
 const rateLimited = rateLimitedResponse('too many attempts from this address or for this account');
 
-const noSession = errorResponse('`unauthorized`: no valid session (the cookie is missing, unknown, expired or was logged out), whatever the body');
+const noSession = errorResponse(
+  '`unauthorized`: no valid session (the cookie is missing, unknown, expired or was logged out), whatever the body',
+);
 const serviceDown = serviceFailures();
 const hashingBusy = {
   ...serviceFailures(),
@@ -29,7 +41,12 @@ const hashingBusy = {
     ...errorResponse(
       'A service behind the gateway is unavailable, or too many sign-ups and logins are waiting for their password check (`service_unavailable` with Retry-After); retry shortly',
     ),
-    headers: { 'Retry-After': { description: 'Seconds to wait before retrying, when given', schema: { type: 'integer', minimum: 1 } } },
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying, when given',
+        schema: { type: 'integer', minimum: 1 },
+      },
+    },
   },
 };
 
@@ -51,14 +68,24 @@ const name = (field: string) => ({
 });
 
 export const authArea: ApiArea = {
-  tags: [{ name: 'auth', description: 'Customer accounts and the `svc_sess` session cookie (30 days, HttpOnly, Secure, SameSite=Lax).' }],
+  tags: [
+    {
+      name: 'auth',
+      description: 'Customer accounts and the `svc_sess` session cookie (30 days, HttpOnly, Secure, SameSite=Lax).',
+    },
+  ],
   schemas: {
     SignUpRequest: {
       type: 'object',
       required: ['email', 'password', 'firstName', 'lastName'],
       additionalProperties: false,
       properties: {
-        email: { type: 'string', format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength, description: 'Trimmed and compared in lower case; must not be registered yet' },
+        email: {
+          type: 'string',
+          format: 'email',
+          maxLength: ACCOUNT_LIMITS.emailMaxLength,
+          description: 'Trimmed and compared in lower case; must not be registered yet',
+        },
         password: {
           type: 'string',
           minLength: ACCOUNT_LIMITS.passwordMinLength,
@@ -67,16 +94,37 @@ export const authArea: ApiArea = {
         },
         firstName: name('Given name'),
         lastName: name('Family name'),
-        phone: { type: 'string', maxLength: ACCOUNT_LIMITS.phoneMaxLength, description: 'Digits, spaces and + ( ) - . with at least 5 digits; empty means none' },
-        referralCode: { type: 'string', maxLength: 32, description: "Another customer's referral code (any case); one that names nobody is 400" },
+        phone: {
+          type: 'string',
+          maxLength: ACCOUNT_LIMITS.phoneMaxLength,
+          description: 'Digits, spaces and + ( ) - . with at least 5 digits; empty means none',
+        },
+        referralCode: {
+          type: 'string',
+          maxLength: 32,
+          description: "Another customer's referral code (any case); one that names nobody is 400",
+        },
       },
-      example: { email: 'ada@example.com', password: 'plum-tractor-42', firstName: 'Ada', lastName: 'Lovelace', referralCode: 'K7M2QX9P' },
+      example: {
+        email: 'ada@example.com',
+        password: 'plum-tractor-42',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        referralCode: 'K7M2QX9P',
+      },
     },
     PasswordResetRequest: {
       type: 'object',
       required: ['email'],
       additionalProperties: false,
-      properties: { email: { type: 'string', format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength, description: 'Trimmed and compared in lower case' } },
+      properties: {
+        email: {
+          type: 'string',
+          format: 'email',
+          maxLength: ACCOUNT_LIMITS.emailMaxLength,
+          description: 'Trimmed and compared in lower case',
+        },
+      },
       example: { email: 'ada@example.com' },
     },
     PasswordResetConfirmRequest: {
@@ -84,7 +132,11 @@ export const authArea: ApiArea = {
       required: ['token', 'password'],
       additionalProperties: false,
       properties: {
-        token: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', description: 'The `token` parameter of the link in the reset mail' },
+        token: {
+          type: 'string',
+          pattern: '^[A-Za-z0-9_-]{43}$',
+          description: 'The `token` parameter of the link in the reset mail',
+        },
         password: {
           type: 'string',
           minLength: ACCOUNT_LIMITS.passwordMinLength,
@@ -114,7 +166,12 @@ export const authArea: ApiArea = {
         lastName: { type: 'string' },
         phone: { type: 'string', description: 'Present when set' },
         createdAt: { type: 'string', format: 'date-time', readOnly: true },
-        referralCode: { type: 'string', pattern: `^[${CODE_ALPHABET}]{${REFERRAL_CODE_LENGTH}}$`, readOnly: true, description: "The customer's own code to share" },
+        referralCode: {
+          type: 'string',
+          pattern: `^[${CODE_ALPHABET}]{${REFERRAL_CODE_LENGTH}}$`,
+          readOnly: true,
+          description: "The customer's own code to share",
+        },
         referredBy: { type: 'string', readOnly: true, description: 'The referral code used at signup, when one was' },
       },
       example: profileExample,
@@ -126,7 +183,11 @@ export const authArea: ApiArea = {
       properties: {
         firstName: name('Given name'),
         lastName: name('Family name'),
-        phone: { type: 'string', maxLength: ACCOUNT_LIMITS.phoneMaxLength, description: 'An empty string removes the phone number' },
+        phone: {
+          type: 'string',
+          maxLength: ACCOUNT_LIMITS.phoneMaxLength,
+          description: 'An empty string removes the phone number',
+        },
         id: { type: 'string' },
         email: { type: 'string' },
         createdAt: { type: 'string' },
@@ -199,7 +260,9 @@ export const authArea: ApiArea = {
         requestBody: { required: true, content: { 'application/json': { schema: ref('LoginRequest') } } },
         responses: {
           '200': { ...jsonResponse('Logged in; the session cookie is set', 'AuthSuccess'), headers: sessionCookieSet },
-          '401': errorResponse('`invalid_credentials`: the email or password is incorrect, or the request cannot be credentials'),
+          '401': errorResponse(
+            '`invalid_credentials`: the email or password is incorrect, or the request cannot be credentials',
+          ),
           '403': crossSiteResponse,
           '429': rateLimited,
           ...hashingBusy,
@@ -234,10 +297,15 @@ export const authArea: ApiArea = {
           'Sets the new password, ends every session of the account (on every replica), and mails a notice that the password changed. ' +
           'The token works once and for one hour; it is then refused with 400 `invalid_reset_token`. No session is started: log in with the new password.',
         tags: ['auth'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('PasswordResetConfirmRequest') } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('PasswordResetConfirmRequest') } },
+        },
         responses: {
           '200': jsonResponse('The password is changed and every session of the account has ended', 'SuccessResult'),
-          '400': errorResponse('`invalid_reset_token`: unknown, used or expired; or an invalid body naming the field (password length or commonness), or `malformed_json`'),
+          '400': errorResponse(
+            '`invalid_reset_token`: unknown, used or expired; or an invalid body naming the field (password length or commonness), or `malformed_json`',
+          ),
           '403': crossSiteResponse,
           ...jsonBodyRefusals,
           '429': rateLimitedResponse('too many reset attempts from this address'),

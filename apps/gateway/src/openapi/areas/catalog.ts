@@ -1,7 +1,11 @@
 import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
 import { errorResponse, ref, type ApiArea } from '../area';
 
-const gbp = (description: string) => ({ type: 'number', minimum: 0, description: `${description} (GBP, 2 decimal places)` });
+const gbp = (description: string) => ({
+  type: 'number',
+  minimum: 0,
+  description: `${description} (GBP, 2 decimal places)`,
+});
 
 export const catalogArea: ApiArea = {
   schemas: {
@@ -12,7 +16,11 @@ export const catalogArea: ApiArea = {
         'The example leaves `shipping` out: its numbers are only ever the ones the live document carries.',
       required: ['generatedAt', 'currency', 'merchantCode', 'shipping', 'products'],
       properties: {
-        generatedAt: { type: 'string', format: 'date-time', description: 'When inventory first rendered this version (the same on every pod)' },
+        generatedAt: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When inventory first rendered this version (the same on every pod)',
+        },
         currency: { type: 'string', const: 'GBP' },
         merchantCode: { type: 'string', description: 'The merchant_code a checkout must carry' },
         shipping: {

@@ -1,7 +1,28 @@
-import { DEFAULT_MERCHANT_CODE, LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_POUNDS, ORDER_LINES_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
-import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse, ref, serviceFailures, type ApiArea } from '../area';
+import {
+  DEFAULT_MERCHANT_CODE,
+  LINE_QUANTITY_MAX,
+  ORDER_AMOUNT_MAX_POUNDS,
+  ORDER_LINES_MAX,
+  ORDER_REFERENCE_MAX_LENGTH,
+} from '@storefront/formats';
+import {
+  crossSiteResponse,
+  errorResponse,
+  jsonBodyRefusals,
+  jsonResponse,
+  rateLimitedResponse,
+  ref,
+  serviceFailures,
+  type ApiArea,
+} from '../area';
 
-const httpUrl = (description: string) => ({ type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, description });
+const httpUrl = (description: string) => ({
+  type: 'string',
+  format: 'uri',
+  pattern: '^https?://',
+  maxLength: 2048,
+  description,
+});
 
 export const checkoutArea: ApiArea = {
   schemas: {
@@ -10,7 +31,12 @@ export const checkoutArea: ApiArea = {
       required: ['sku', 'quantity'],
       additionalProperties: false,
       properties: {
-        sku: { type: 'string', minLength: 1, maxLength: 100, description: 'SKU key `<product>-<size>` as listed in /products.json' },
+        sku: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          description: 'SKU key `<product>-<size>` as listed in /products.json',
+        },
         quantity: { type: 'integer', minimum: 1, maximum: LINE_QUANTITY_MAX },
       },
     },
@@ -41,7 +67,12 @@ export const checkoutArea: ApiArea = {
       required: ['checkout_reference', 'amount', 'currency', 'merchant_code', 'items', 'delivery'],
       additionalProperties: false,
       properties: {
-        checkout_reference: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH, description: 'Order reference chosen by the client; reuse it when retrying' },
+        checkout_reference: {
+          type: 'string',
+          minLength: 1,
+          maxLength: ORDER_REFERENCE_MAX_LENGTH,
+          description: 'Order reference chosen by the client; reuse it when retrying',
+        },
         amount: {
           type: 'number',
           exclusiveMinimum: 0,
@@ -49,7 +80,12 @@ export const checkoutArea: ApiArea = {
           description: `Order total in pounds, e.g. 54.93; at most ${ORDER_AMOUNT_MAX_POUNDS}. A larger amount is 400 \`invalid_request\` naming \`amount\`.`,
         },
         currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' },
-        merchant_code: { type: 'string', minLength: 1, maxLength: 32, description: "The shop's merchant code, as in /products.json" },
+        merchant_code: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 32,
+          description: "The shop's merchant code, as in /products.json",
+        },
         description: { type: 'string', maxLength: 200 },
         return_url: httpUrl(
           "Notification URL passed to the payment provider; defaults to this service's /api/payments/events. " +
@@ -61,8 +97,16 @@ export const checkoutArea: ApiArea = {
         ),
         items: { type: 'array', minItems: 1, maxItems: ORDER_LINES_MAX, items: ref('CheckoutLine') },
         delivery: ref('Delivery'),
-        promo_code: { type: 'string', maxLength: 64, description: 'Promo code, or a reward code of the logged-in customer' },
-        provider: { type: 'string', enum: ['sandbox', 'sumup'], description: 'Payment provider; defaults to the configured one' },
+        promo_code: {
+          type: 'string',
+          maxLength: 64,
+          description: 'Promo code, or a reward code of the logged-in customer',
+        },
+        provider: {
+          type: 'string',
+          enum: ['sandbox', 'sumup'],
+          description: 'Payment provider; defaults to the configured one',
+        },
       },
       example: {
         checkout_reference: 'order-2026-0001',
@@ -71,18 +115,40 @@ export const checkoutArea: ApiArea = {
         merchant_code: DEFAULT_MERCHANT_CODE,
         description: 'BPC-157 5mg × 2',
         items: [{ sku: 'bpc-157-5mg', quantity: 2 }],
-        delivery: { name: 'Ada Lovelace', email: 'ada@example.com', line1: '12 St James Square', city: 'London', postcode: 'SW1Y 4JH', country: 'GB' },
+        delivery: {
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          line1: '12 St James Square',
+          city: 'London',
+          postcode: 'SW1Y 4JH',
+          country: 'GB',
+        },
       },
     },
     OrderLineView: {
       type: 'object',
       required: ['sku', 'quantity', 'unitPrice'],
-      properties: { sku: { type: 'string' }, quantity: { type: 'integer' }, unitPrice: { type: 'number', description: 'GBP' } },
+      properties: {
+        sku: { type: 'string' },
+        quantity: { type: 'integer' },
+        unitPrice: { type: 'number', description: 'GBP' },
+      },
     },
     OrderSummary: {
       type: 'object',
       description: 'The saved order; money in GBP.',
-      required: ['id', 'reference', 'items', 'goods', 'discount', 'shipping', 'total', 'currency', 'status', 'reservedUntil'],
+      required: [
+        'id',
+        'reference',
+        'items',
+        'goods',
+        'discount',
+        'shipping',
+        'total',
+        'currency',
+        'status',
+        'reservedUntil',
+      ],
       properties: {
         id: { type: 'string' },
         reference: { type: 'string' },
@@ -92,8 +158,25 @@ export const checkoutArea: ApiArea = {
         shipping: { type: 'number' },
         total: { type: 'number' },
         currency: { type: 'string' },
-        status: { type: 'string', enum: ['pending_payment', 'paid', 'failed', 'expired', 'cancelled', 'dispatched', 'delivered', 'partially_refunded', 'refunded'] },
-        reservedUntil: { type: 'string', format: 'date-time', description: 'Stock is held until then; the payment link stops working at the same time' },
+        status: {
+          type: 'string',
+          enum: [
+            'pending_payment',
+            'paid',
+            'failed',
+            'expired',
+            'cancelled',
+            'dispatched',
+            'delivered',
+            'partially_refunded',
+            'refunded',
+          ],
+        },
+        reservedUntil: {
+          type: 'string',
+          format: 'date-time',
+          description: 'Stock is held until then; the payment link stops working at the same time',
+        },
       },
     },
     CheckoutResult: {
@@ -115,7 +198,8 @@ export const checkoutArea: ApiArea = {
         status: {
           type: 'string',
           enum: ['PENDING', 'PAID', 'FAILED', 'EXPIRED'],
-          description: "The payment's status: the provider's when the link was made while the order is open, then the one the order was closed with (a replay of a paid order says PAID)",
+          description:
+            "The payment's status: the provider's when the link was made while the order is open, then the one the order was closed with (a replay of a paid order says PAID)",
         },
         date: { type: 'string', format: 'date-time', description: 'When the provider created the checkout' },
         hosted_checkout_url: { type: 'string', format: 'uri' },
@@ -167,12 +251,14 @@ export const checkoutArea: ApiArea = {
           '200': jsonResponse("The provider's checkout object with the saved order", 'CheckoutResult'),
           '400': errorResponse(
             'Invalid request: a field, a `redirect_url` off the shop (`invalid_redirect_url`), an unknown SKU, an amount other than the server total (the detail gives it), or ' +
-            '`invalid_promo_code`: the code is unknown, expired or used up, or another open order holds it (a single-use ' +
-            'reward code, or every use of a capped promo code); it is free again if that order is not paid. Nothing is stored, ' +
-            'so the same `checkout_reference` may be sent again with another code or none; or `malformed_json`',
+              '`invalid_promo_code`: the code is unknown, expired or used up, or another open order holds it (a single-use ' +
+              'reward code, or every use of a capped promo code); it is free again if that order is not paid. Nothing is stored, ' +
+              'so the same `checkout_reference` may be sent again with another code or none; or `malformed_json`',
           ),
           '403': crossSiteResponse,
-          '409': errorResponse('`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended'),
+          '409': errorResponse(
+            '`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended',
+          ),
           '422': errorResponse(
             "`idempotency_mismatch`: the reference was used with a different request. Another account's reference is answered like a new one (the same 400s and 429s) and is 422 only for a body that would otherwise be accepted",
           ),
@@ -180,7 +266,9 @@ export const checkoutArea: ApiArea = {
             'too many new orders from this address or account in the last minute, too many order look-ups from this address (every attempt that is not a replay counts as one), too many unpaid orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
           ),
           ...jsonBodyRefusals,
-          '502': errorResponse('`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request'),
+          '502': errorResponse(
+            '`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request',
+          ),
           ...serviceFailures(),
         },
       },
@@ -195,7 +283,9 @@ export const checkoutArea: ApiArea = {
           'Checks are limited per client address (an IPv6 address by its /64).',
         tags: ['catalog'],
         security: [{}, { sessionCookie: [] }],
-        parameters: [{ name: 'code', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 64 } }],
+        parameters: [
+          { name: 'code', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 64 } },
+        ],
         responses: {
           '200': jsonResponse('Promo validation result', 'PromoValidationResult'),
           '400': errorResponse('The code parameter is missing or too long'),
@@ -220,7 +310,9 @@ export const checkoutArea: ApiArea = {
           '429': rateLimitedResponse('too many notifications from this address in the last minute'),
           '403': crossSiteResponse,
           ...jsonBodyRefusals,
-          '502': errorResponse('`provider_unavailable`: the status could not be re-read from the payment provider; the reconciler visits the order later anyway'),
+          '502': errorResponse(
+            '`provider_unavailable`: the status could not be re-read from the payment provider; the reconciler visits the order later anyway',
+          ),
           ...serviceFailures(),
         },
       },

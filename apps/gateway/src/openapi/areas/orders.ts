@@ -14,10 +14,25 @@ const CHECKOUT_REFERENCE_PARAMETER = {
 const gbp = { type: 'number', description: 'GBP' };
 
 /** Every status an order can be in; the console's filter takes the same. */
-export const ORDER_STATUSES = ['pending_payment', 'paid', 'failed', 'expired', 'cancelled', 'dispatched', 'delivered', 'partially_refunded', 'refunded'];
+export const ORDER_STATUSES = [
+  'pending_payment',
+  'paid',
+  'failed',
+  'expired',
+  'cancelled',
+  'dispatched',
+  'delivered',
+  'partially_refunded',
+  'refunded',
+];
 
 export const ordersArea: ApiArea = {
-  tags: [{ name: 'orders', description: 'Orders read back: their status, items, totals and, while unpaid, the payment link.' }],
+  tags: [
+    {
+      name: 'orders',
+      description: 'Orders read back: their status, items, totals and, while unpaid, the payment link.',
+    },
+  ],
   schemas: {
     OrderDetails: {
       type: 'object',
@@ -26,7 +41,19 @@ export const ordersArea: ApiArea = {
         'then `paid`, or `failed` (declined) or `expired` (the payment link ran out unpaid); the shop may cancel an unpaid ' +
         'order (`cancelled`), and a paid one goes on to `dispatched` and `delivered` (refunded in part `partially_refunded`, in full `refunded`; `refunded` says how much). ' +
         '`delivery` is shown only to the account that placed the order, never for a guest order; so is `dispatch.trackingNumber`.',
-      required: ['id', 'reference', 'items', 'goods', 'discount', 'shipping', 'total', 'currency', 'status', 'createdAt', 'updatedAt'],
+      required: [
+        'id',
+        'reference',
+        'items',
+        'goods',
+        'discount',
+        'shipping',
+        'total',
+        'currency',
+        'status',
+        'createdAt',
+        'updatedAt',
+      ],
       additionalProperties: false,
       properties: {
         id: { type: 'string' },
@@ -38,11 +65,16 @@ export const ordersArea: ApiArea = {
         total: gbp,
         currency: { type: 'string' },
         status: { type: 'string', enum: ORDER_STATUSES },
-        reservedUntil: { type: 'string', format: 'date-time', description: 'Stock is held until then; absent before the stock is reserved' },
+        reservedUntil: {
+          type: 'string',
+          format: 'date-time',
+          description: 'Stock is held until then; absent before the stock is reserved',
+        },
         paymentLink: {
           type: 'string',
           format: 'uri',
-          description: "The provider's hosted payment page, for a person to pay on; present only while the order is pending and its stock held",
+          description:
+            "The provider's hosted payment page, for a person to pay on; present only while the order is pending and its stock held",
         },
         createdAt: { type: 'string', format: 'date-time' },
         updatedAt: { type: 'string', format: 'date-time' },
@@ -67,7 +99,12 @@ export const ordersArea: ApiArea = {
       additionalProperties: false,
       properties: {
         carrier: { type: 'string', maxLength: 60 },
-        trackingNumber: { type: 'string', maxLength: 60, description: "The carrier's tracking number; only for the account that placed the order (a guest has it in the dispatch mail)" },
+        trackingNumber: {
+          type: 'string',
+          maxLength: 60,
+          description:
+            "The carrier's tracking number; only for the account that placed the order (a guest has it in the dispatch mail)",
+        },
         dispatchedAt: { type: 'string', format: 'date-time' },
         deliveredAt: { type: 'string', format: 'date-time', description: 'Absent until the order is marked delivered' },
       },
@@ -78,12 +115,25 @@ export const ordersArea: ApiArea = {
       get: {
         operationId: 'listOrders',
         summary: "The signed-in customer's orders, newest first",
-        description: 'A page at a time: follow `nextCursor` until it is absent. Orders placed without a session are not listed.',
+        description:
+          'A page at a time: follow `nextCursor` until it is absent. Orders placed without a session are not listed.',
         tags: ['orders'],
         security: [{ sessionCookie: [] }],
         parameters: [
-          { name: 'limit', in: 'query', required: false, description: 'Orders per page (default 20)', schema: { type: 'integer', minimum: 1, maximum: ORDER_PAGE_MAX } },
-          { name: 'cursor', in: 'query', required: false, description: 'The `nextCursor` of the previous page; opaque', schema: { type: 'string', minLength: 1, maxLength: 200 } },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description: 'Orders per page (default 20)',
+            schema: { type: 'integer', minimum: 1, maximum: ORDER_PAGE_MAX },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: 'The `nextCursor` of the previous page; opaque',
+            schema: { type: 'string', minLength: 1, maxLength: 200 },
+          },
         ],
         responses: {
           '200': jsonResponse('A page of orders', 'OrderPage'),

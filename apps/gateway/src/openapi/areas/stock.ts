@@ -15,7 +15,8 @@ export const stockArea: ApiArea = {
         operationId: 'getStock',
         summary: 'Live stock levels of limited SKUs',
         tags: ['catalog'],
-        description: 'Available units (on hand minus active reservations, never below 0) of every stock-limited SKU, read live on each request.',
+        description:
+          'Available units (on hand minus active reservations, never below 0) of every stock-limited SKU, read live on each request.',
         responses: {
           '200': jsonResponse('Stock map', 'StockMap'),
           ...serviceFailures('`service_unavailable`: inventory is unreachable'),

@@ -53,7 +53,8 @@ export const systemArea: ApiArea = {
       get: {
         operationId: 'getReadiness',
         summary: 'Readiness: every service the gateway depends on is serving',
-        description: 'Answers only whether the platform is ready; which dependency is down is reported to operators elsewhere.',
+        description:
+          'Answers only whether the platform is ready; which dependency is down is reported to operators elsewhere.',
         tags: ['system'],
         responses: {
           '200': jsonResponse('All dependencies serving', 'ReadyResult'),
