@@ -20,7 +20,7 @@ import { registerCheckoutRoutes } from './routes/checkout';
 import { registerOrderRoutes } from './routes/orders';
 import { registerMcpRoutes } from './mcp/route';
 import { registerPublishedRoutes } from './routes/published';
-import { registerPages } from './pages';
+import { registerCredentialPages, registerPages } from './pages';
 import { registerConsoleAuditPages } from './console/audit';
 import { registerConsolePages } from './console/pages';
 import { registerConsoleOrderPages } from './console/orders';
@@ -74,6 +74,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   ]);
   // The shop's own pages, unless a storefront origin serves them (through the proxy below).
   if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
+  else registerCredentialPages(app, context);
   // Published documents and, when configured, the storefront proxy take what is left.
   registerPublishedRoutes(app, context);
 

@@ -327,6 +327,8 @@ describe('gateway: MCP server at /mcp', () => {
     const res = await postMcp(stack, toolCall('search_products', { text: 'ghk' }));
     expect(res.status).to.equal(200);
     expect(res.headers.get('mcp-session-id')).to.equal(null);
+    // A tool's answer may be personal (an account's orders): no cache keeps any of them.
+    expect(res.headers.get('cache-control')).to.equal('no-store');
     const body = (await res.json()) as { result: { structuredContent: { products: Array<{ id: string }> } } };
     expect(body.result.structuredContent.products.map((product) => product.id)).to.deep.equal(['ghk-cu']);
   });
@@ -336,6 +338,7 @@ describe('gateway: MCP server at /mcp', () => {
     for (const authorization of [`Bearer ${token}`, 'Basic dXNlcjpwYXNz', 'Bearer']) {
       const res = await postMcp(stack, toolCall('search_products', {}), { authorization });
       expect(res.status, authorization).to.equal(401);
+      expect(res.headers.get('cache-control'), authorization).to.equal('no-store');
       const text = await res.text();
       expect(JSON.parse(text)).to.deep.include({ success: false, error: 'unauthorized' });
       expect(text).not.to.contain(token);

@@ -21,15 +21,19 @@ interface OriginServer {
   url: string;
   /** The request headers of the last request the origin received. */
   lastHeaders(): http.IncomingHttpHeaders;
+  /** How many requests the origin has received. */
+  requestCount(): number;
   close(): Promise<void>;
 }
 
 /** A stand-in storefront on 127.0.0.1 with a page per behaviour the proxy must handle. */
 async function startOrigin(): Promise<OriginServer> {
   let lastHeaders: http.IncomingHttpHeaders = {};
+  let requests = 0;
   const pending = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     lastHeaders = req.headers;
+    requests += 1;
     switch (req.url) {
       case '/':
         res.writeHead(200, {
@@ -59,6 +63,13 @@ async function startOrigin(): Promise<OriginServer> {
         });
         res.end('<p>cookies</p>');
         return;
+      case '/shop-cookies':
+        res.writeHead(200, {
+          'content-type': 'text/html',
+          'set-cookie': ['svc_staff=forged; Path=/console', 'placed_order=forged', 'consent=yes; Path=/'],
+        });
+        res.end('<p>cookies</p>');
+        return;
       case '/challenge':
         res.writeHead(401, {
           'content-type': 'text/html',
@@ -85,6 +96,7 @@ async function startOrigin(): Promise<OriginServer> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     lastHeaders: () => lastHeaders,
+    requestCount: () => requests,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of pending) res.destroy();
@@ -202,6 +214,36 @@ describe('gateway: storefront proxy', () => {
         expect(res.headers.get(name), name).to.equal(null);
     });
   }
+
+  it("never forwards the shop's other cookies (svc_staff, any svc_ one, placed_order), nor lets the origin set them", async () => {
+    await stack.client().get('/', {
+      cookie: 'theme=dark; svc_staff=staff-secret; svc_next=x; placed_order=details; basket=a*1',
+    });
+    expect(origin.lastHeaders().cookie).to.equal('theme=dark; basket=a*1');
+    const res = await stack.client().get('/shop-cookies');
+    expect(res.headers.getSetCookie()).to.deep.equal(['consent=yes; Path=/']);
+  });
+
+  it('never proxies the console, the API, /mcp or the reset-password page: the shop answers them itself', async () => {
+    const seen = origin.requestCount();
+    for (const path of ['/console/pixel.gif', '/api/nope', '/mcp/x', '/account/reset-password/x']) {
+      const res = await stack.client().get(path, { accept: 'application/json', cookie: 'svc_staff=staff-secret' });
+      expect(res.status, path).to.equal(404);
+      expect(res.body, path).to.deep.include({ success: false, error: 'not_found' });
+    }
+    const console = await stack.client().get('/console');
+    expect(console.status).to.equal(303);
+    expect(console.headers.get('location')).to.equal('/console/login');
+    expect(origin.requestCount()).to.equal(seen);
+  });
+
+  it("serves the reset-password page itself, so a reset link's token never reaches the origin", async () => {
+    const seen = origin.requestCount();
+    const page = await stack.client().get<string>('/account/reset-password?token=live-reset-token');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.include('Set a new password').and.include('live-reset-token');
+    expect(origin.requestCount()).to.equal(seen);
+  });
 
   it('recognises the session cookie with whitespace around its name, as browsers do', async () => {
     await stack.client().get('/', { cookie: 'theme=dark; svc_sess =secret-session;\tsvc_sess\t=again; SVC_SESS=kept' });

@@ -84,6 +84,8 @@ function expectPageHeaders(res: Page): void {
   const csp = res.headers.get('content-security-policy') ?? '';
   expect(csp).to.include("default-src 'none'").and.include("style-src 'self'");
   expect(csp).to.not.include('unsafe-inline');
+  // Forms post to this site only; the checkout form's redirect to the payment page is its one exception.
+  expect(csp).to.match(/form-action 'self'(;|$| https:)/);
   expect(res.headers.get('vary')).to.equal('Accept');
   // Browsers send a form post's Origin only when the policy lets the page's origin be known.
   expect(res.headers.get('referrer-policy')).to.equal('same-origin');
@@ -158,6 +160,7 @@ describe('storefront pages', () => {
       expect(res.headers.get('content-type')).to.equal('text/html; charset=utf-8');
       expectPageHeaders(res);
       const page = res.text;
+      expect(res.headers.get('content-security-policy')).to.match(/form-action 'self'$/);
       expect(page).to.include('<html lang="en-GB">').and.include('<meta name="viewport"');
       expect(page.match(/<h1>/g)).to.have.length(1);
       expect(page).to.include('Free UK shipping on orders of £75.00 and over');
@@ -420,6 +423,11 @@ describe('storefront pages', () => {
         ['/basket/add', { sku: 'ipamorelin-10mg', quantity: '1' }, 'Ipamorelin 10mg is sold out.'],
         ['/basket/add', { sku: 'not-a-product', quantity: '1' }, 'That size is not in the catalog'],
         ['/basket/update', { sku: sku('p1005'), quantity: '-1' }, 'Quantity must be a whole number from 1 to 99.'],
+        // Only decimal digits are a quantity, though Number reads these as 16, 10, 3 and 2.
+        ['/basket/add', { sku: sku('p1005'), quantity: '0x10' }, 'Quantity must be a whole number from 1 to 99.'],
+        ['/basket/add', { sku: sku('p1005'), quantity: '1e1' }, 'Quantity must be a whole number from 1 to 99.'],
+        ['/basket/add', { sku: sku('p1005'), quantity: ' 3' }, 'Quantity must be a whole number from 1 to 99.'],
+        ['/basket/update', { sku: sku('p1005'), quantity: '2.0' }, 'Quantity must be a whole number from 1 to 99.'],
       ];
       for (const [path, fields, message] of cases) {
         const res = await postForm(client, path, fields);
@@ -496,6 +504,8 @@ describe('storefront pages', () => {
       await addToBasket(client, sku('p1005'));
       const form = await client.get<string>('/checkout');
       expectPrivate(form);
+      // Posted here, then redirected to the provider's page, which browsers hold to form-action as well.
+      expect(form.headers.get('content-security-policy')).to.include("form-action 'self' https:");
       for (const label of ['Full name', 'Email', 'Phone', 'Address line 1', 'City', 'Postcode'])
         labelledControl(form.text, label);
       expectButton(form.text, 'Place order and pay');

@@ -49,6 +49,8 @@ export function registerMcpRoutes(app: Express, context: GatewayContext): void {
           `Requests to ${MCP_PATH} from ${origin} are not accepted`,
         );
       }
+      // Tool results can be personal (an account's orders): no cache may keep any answer.
+      res.setHeader('Cache-Control', 'no-store');
       const caller = await callerOf(req, context);
       const refused = refuseMcpMessage(req.body);
       if (refused) {

@@ -273,26 +273,7 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     }
   });
 
-  router.get('/account/reset-password', (req, res) =>
-    send(req, res, resetPasswordPage(typeof req.query.token === 'string' ? req.query.token : '')),
-  );
-  router.post('/account/reset-password', ...form, async (req, res) => {
-    const token = field(req, 'token');
-    const { password = '' } = valuesOf(req, RESET_FIELDS);
-    try {
-      validator.check('PasswordResetConfirmRequest', { token, password }, 'body');
-      await resetPassword(context, token, password, clientAddress(req));
-      // This browser's session, if any, has ended with the others.
-      if (sessionTokenOf(req) !== undefined) clearSessionCookie(res);
-      await send(req, res, passwordChangedPage());
-    } catch (error) {
-      if (!isFormRefusal(error)) throw error;
-      const words = error.detail.startsWith('token ')
-        ? 'The reset link is invalid; ask for a new one.'
-        : inFormWords(error.detail, labelsOf(RESET_FIELDS));
-      await send(req, res, resetPasswordPage(token, words, HTTP_STATUS[error.kind]));
-    }
-  });
+  registerResetPasswordPages({ router, form, send, context });
 
   router.post('/account/profile', ...form, async (req, res) => {
     const session = await sessionOf(req, res, context);
@@ -354,4 +335,37 @@ function valuesOf(req: Request, fields: TextField[]): Values {
       entry.type === 'password' ? field(req, entry.name) : field(req, entry.name).trim(),
     ]),
   );
+}
+
+/**
+ * The page a reset link opens, and its form. It carries a live reset token, so the shop serves it itself even when a
+ * storefront origin serves every other page: the token never reaches that origin.
+ */
+export function registerResetPasswordPages({
+  router,
+  form,
+  send,
+  context,
+}: Pick<PageDeps, 'router' | 'form' | 'send' | 'context'>): void {
+  const { validator } = context;
+  router.get('/account/reset-password', (req, res) =>
+    send(req, res, resetPasswordPage(typeof req.query.token === 'string' ? req.query.token : '')),
+  );
+  router.post('/account/reset-password', ...form, async (req, res) => {
+    const token = field(req, 'token');
+    const { password = '' } = valuesOf(req, RESET_FIELDS);
+    try {
+      validator.check('PasswordResetConfirmRequest', { token, password }, 'body');
+      await resetPassword(context, token, password, clientAddress(req));
+      // This browser's session, if any, has ended with the others.
+      if (sessionTokenOf(req) !== undefined) clearSessionCookie(res);
+      await send(req, res, passwordChangedPage());
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      const words = error.detail.startsWith('token ')
+        ? 'The reset link is invalid; ask for a new one.'
+        : inFormWords(error.detail, labelsOf(RESET_FIELDS));
+      await send(req, res, resetPasswordPage(token, words, HTTP_STATUS[error.kind]));
+    }
+  });
 }

@@ -28,8 +28,14 @@ export interface Basket {
 export const isSku = (value: unknown): value is string => typeof value === 'string' && SKU.test(value);
 export const isPromoCode = (value: unknown): value is string => typeof value === 'string' && PROMO.test(value);
 
-export function isQuantity(value: number): boolean {
-  return Number.isInteger(value) && value >= 1 && value <= LINE_QUANTITY_MAX;
+/**
+ * A line quantity as typed or stored: decimal digits only (never `0x10`, `1e1` or ` 3`, which Number reads), from 1
+ * to the most a line may hold; undefined for anything else.
+ */
+export function parseQuantity(text: string | undefined): number | undefined {
+  if (text === undefined || !/^[0-9]{1,3}$/.test(text)) return undefined;
+  const quantity = Number(text);
+  return quantity >= 1 && quantity <= LINE_QUANTITY_MAX ? quantity : undefined;
 }
 
 /** The basket a serialised value names, or an empty one when it is not one this module wrote. */
@@ -39,8 +45,8 @@ export function parseBasket(value: string | undefined): Basket {
   const lines: BasketLine[] = [];
   for (const entry of linesPart === '' ? [] : linesPart.split('.')) {
     const [sku, count, ...extra] = entry.split('*');
-    const quantity = Number(count);
-    if (extra.length > 0 || !isSku(sku) || !isQuantity(quantity) || lines.some((line) => line.sku === sku))
+    const quantity = parseQuantity(count);
+    if (extra.length > 0 || !isSku(sku) || quantity === undefined || lines.some((line) => line.sku === sku))
       return { lines: [] };
     lines.push({ sku, quantity });
   }

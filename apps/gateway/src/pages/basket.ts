@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
 import { LINE_QUANTITY_MAX } from '@storefront/formats';
 import { validatePromo } from '../operations/checkout';
-import { basketOf, isPromoCode, isQuantity, setBasket, type Basket } from './basket-cookie';
+import { basketOf, isPromoCode, parseQuantity, setBasket, type Basket } from './basket-cookie';
 import { callerOf, type PageDeps } from './deps';
 import { field, formError } from './forms';
 import { html } from './html';
@@ -112,8 +112,8 @@ export function registerBasketPages(deps: PageDeps): void {
 
   router.post('/basket/update', ...form, async (req, res) => {
     const basket = basketOf(req);
-    const quantity = Number(field(req, 'quantity'));
-    if (!isQuantity(quantity))
+    const quantity = parseQuantity(field(req, 'quantity'));
+    if (quantity === undefined)
       return refuse(req, res, `Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
     saveAndShow(res, {
       ...basket,

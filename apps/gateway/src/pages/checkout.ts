@@ -60,6 +60,7 @@ export function checkoutPage({ reference, basket, quote, delivery, error }: Chec
     title: 'Checkout',
     description: 'Delivery details and payment',
     caching: 'private',
+    leadsToPayment: true,
     status,
     main: html`<h1>Checkout</h1>
 ${formError(error)}

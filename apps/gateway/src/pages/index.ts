@@ -3,11 +3,11 @@
  * stay thin: they read through the same clients and operations as the API routes and render.
  * Failures render as a page with the status the API would answer (never a JSON body to a browser).
  */
-import express, { type Express } from 'express';
+import express, { type Express, type Request, type Response } from 'express';
 import type { DirectRoutes } from '../http/direct-routes';
 import type { GatewayContext } from '../context';
 import type { CatalogCopy } from '../routes/catalog';
-import { registerAccountPages } from './account';
+import { registerAccountPages, registerResetPasswordPages } from './account';
 import { registerBasketPages } from './basket';
 import { registerCheckoutPages } from './checkout';
 import type { PageDeps } from './deps';
@@ -37,11 +37,7 @@ export function registerPages(
     form: formPost(context.config),
   };
 
-  router.get(STYLESHEET_PATH, (_req, res) => {
-    res
-      .set({ 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' })
-      .send(STYLESHEET);
-  });
+  router.get(STYLESHEET_PATH, sendStylesheet);
   registerCatalogPages(deps, direct);
   registerAddToBasket(deps);
   registerBasketPages(deps);
@@ -59,4 +55,27 @@ export function registerPages(
 
   router.use(pageErrors(context));
   app.use(router);
+}
+
+/**
+ * With a storefront origin serving the shop's pages, the shop still serves the pages whose links carry its own
+ * tokens (a password reset), so no token reaches the origin.
+ */
+export function registerCredentialPages(app: Express, context: GatewayContext): void {
+  const router = express.Router({ caseSensitive: true });
+  router.get(STYLESHEET_PATH, sendStylesheet);
+  registerResetPasswordPages({
+    router,
+    context,
+    send: (req, res, page) => sendPage(req, res, context, page),
+    form: formPost(context.config),
+  });
+  router.use(pageErrors(context));
+  app.use(router);
+}
+
+function sendStylesheet(_req: Request, res: Response): void {
+  res
+    .set({ 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' })
+    .send(STYLESHEET);
 }

@@ -32,6 +32,8 @@ export interface PageContent {
   refreshSeconds?: number;
   /** The console's header and navigation instead of the shop's (no notice, no footer). */
   consoleNavigation?: Html;
+  /** Its form ends on the payment provider's hosted page (posted here, then redirected there). */
+  leadsToPayment?: boolean;
 }
 
 export function layout({ title, description, main, refreshSeconds, consoleNavigation }: PageContent): string {

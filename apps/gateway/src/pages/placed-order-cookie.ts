@@ -8,9 +8,9 @@
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
 import type { RequestValidator } from '../openapi/validator';
+import { PLACED_ORDER_COOKIE } from '../http/shop-cookies';
 import { cookieValue } from './cookies';
 
-const PLACED_ORDER_COOKIE = 'placed_order';
 /** Long enough to come back to the order page after paying, or the next day. */
 const MAX_AGE_SECONDS = 7 * 24 * 60 * 60;
 

@@ -1,7 +1,7 @@
 /** `/products/{id}`: each size with its price and live stock, and adding a size to the basket. */
 import type { inventory } from '@storefront/proto';
 import { LINE_QUANTITY_MAX } from '@storefront/formats';
-import { addToBasket, basketOf, isQuantity, setBasket, BASKET_LINES_MAX } from './basket-cookie';
+import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } from './basket-cookie';
 import type { PageDeps } from './deps';
 import { field, formError } from './forms';
 import { html } from './html';
@@ -54,8 +54,8 @@ export function registerAddToBasket({ router, readShop, send, form }: PageDeps):
         status: 400,
       });
     const refuse = (error: string) => send(req, res, productPage(found.product, shop, error));
-    const quantity = Number(field(req, 'quantity'));
-    if (!isQuantity(quantity)) return refuse(`Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
+    const quantity = parseQuantity(field(req, 'quantity'));
+    if (quantity === undefined) return refuse(`Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
     const left = unitsLeft(found.size, shop.stock);
     if (left === 0) return refuse(`${found.product.name} ${found.size.size} is sold out.`);
     const basket = addToBasket(basketOf(req), found.size.sku, quantity);

@@ -12,9 +12,19 @@ import { markdownHeaders, prefersMarkdown, HTML_CONTENT_TYPE } from '../publishe
 import { matchesIfNoneMatch } from '../routes/catalog';
 import { layout, type PageContent } from './layout';
 
-/** Styles from the gateway's own stylesheet only; no script runs; forms post to this site (then on to the provider). */
+/** Styles from the gateway's own stylesheet only; no script runs; forms post to this site only. */
 export const PAGE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'; " +
+  "form-action 'self'";
+/**
+ * The checkout form posts here and is redirected to the provider's hosted payment page, and browsers hold that
+ * redirect to form-action too: any HTTPS page (the provider's origin is its own choice), or a local sandbox
+ * (docs/decisions/1080).
+ */
+const CHECKOUT_CSP = PAGE_CSP.replace(
+  "form-action 'self'",
+  "form-action 'self' https: http://localhost:* http://127.0.0.1:*",
+);
 
 export type PageCaching = 'public' | 'private';
 
@@ -44,7 +54,7 @@ function prepared(text: string, contentHeaders: Record<string, string>, page: Pa
   const headers: Record<string, string> = {
     ...contentHeaders,
     Vary: 'Accept',
-    'Content-Security-Policy': PAGE_CSP,
+    'Content-Security-Policy': page.leadsToPayment ? CHECKOUT_CSP : PAGE_CSP,
     'Referrer-Policy': 'same-origin',
     'Cache-Control': CACHE_CONTROL[page.caching],
   };

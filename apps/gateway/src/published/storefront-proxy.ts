@@ -3,9 +3,9 @@
  * itself come from that origin. Reads only (GET, HEAD): every state change goes through the
  * validated JSON API. Pages stream through untouched, except that HTML carries `Vary: Accept`
  * and is converted to Markdown for a client that prefers it, within limits of size and time
- * (beyond them the page is served as HTML). No credential of the gateway's reaches the origin
- * (the session cookie, Authorization), and the origin can neither set the session cookie nor
- * ask the browser for credentials.
+ * (beyond them the page is served as HTML). No credential of the shop's reaches the origin (its
+ * cookies, Authorization), the paths that carry them are never proxied, and the origin can neither
+ * set the shop's cookies nor ask the browser for credentials.
  */
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
@@ -14,7 +14,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Options } from 'http-proxy-middleware';
 import { errorBody } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
-import { sessionCookieValue } from '../http/session';
+import { cookieNameOf, isShopCookie } from '../http/shop-cookies';
 import { isHtml, markdownHeaders, prefersMarkdown, varyOnAccept, withAcceptInVary } from './markdown';
 import type { MarkdownConverter } from './markdown-converter';
 
@@ -48,8 +48,15 @@ const HOP_BY_HOP = [
 ];
 
 /**
- * Credentials for the gateway, never the origin's business: the session travels as the
- * `svc_sess` cookie (stripped from Cookie below) or as `Authorization: Bearer` (on /mcp).
+ * Paths the shop answers itself, whatever the origin serves: the API, the agents' endpoint, the console (where the
+ * browser sends `svc_staff`) and the account pages whose links carry a token. A path here that no route answered is
+ * the gateway's own 404, never the origin's page.
+ */
+const NEVER_PROXIED = /^\/(?:api|mcp|console|account\/reset-password)(?:\/|$)/;
+
+/**
+ * Credentials for the gateway, never the origin's business: the customer's session travels as the
+ * `svc_sess` cookie (the shop's cookies are stripped from Cookie below) or as `Authorization: Bearer` (on /mcp).
  */
 const CREDENTIAL_REQUEST_HEADERS = ['authorization', 'proxy-authorization'];
 
@@ -89,7 +96,7 @@ export function createStorefrontProxy({
   const { createProxyMiddleware } = require('http-proxy-middleware') as typeof import('http-proxy-middleware');
   const prepareRequest = (proxyReq: ClientRequest) => {
     for (const name of CREDENTIAL_REQUEST_HEADERS) proxyReq.removeHeader(name);
-    withoutSessionCookie(proxyReq);
+    withoutShopCookies(proxyReq);
     proxyReq.setTimeout(timeoutMs, () => proxyReq.destroy(new OriginTimeout(timeoutMs)));
   };
   const common: Options<Request, Response> = {
@@ -260,6 +267,7 @@ export function createStorefrontProxy({
   }
 
   return (req, res, next) => {
+    if (NEVER_PROXIED.test(req.path)) return next();
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       res
@@ -276,25 +284,25 @@ export function createStorefrontProxy({
   };
 }
 
-function withoutSessionCookie(proxyReq: ClientRequest): void {
+function withoutShopCookies(proxyReq: ClientRequest): void {
   const cookie = proxyReq.getHeader('cookie');
   if (typeof cookie !== 'string') return;
   const kept = cookie
     .split(';')
     .map((pair) => pair.trim())
-    .filter((pair) => pair !== '' && sessionCookieValue(pair) === undefined);
+    .filter((pair) => pair !== '' && !isShopCookie(cookieNameOf(pair)));
   if (kept.length > 0) proxyReq.setHeader('cookie', kept.join('; '));
   else proxyReq.removeHeader('cookie');
 }
 
-/** Drops hop-by-hop headers, credential challenges and any attempt of the origin to set the session cookie. */
+/** Drops hop-by-hop headers, credential challenges and any attempt of the origin to set one of the shop's cookies. */
 function sanitizeOriginHeaders(headers: IncomingHttpHeaders): void {
   const listed = String(headers.connection ?? '')
     .split(',')
     .map((name) => name.trim().toLowerCase())
     .filter(Boolean);
   for (const name of [...HOP_BY_HOP, ...CREDENTIAL_RESPONSE_HEADERS, ...listed]) delete headers[name];
-  const cookies = headers['set-cookie']?.filter((line) => sessionCookieValue(line.split(';', 1)[0]!) === undefined);
+  const cookies = headers['set-cookie']?.filter((line) => !isShopCookie(cookieNameOf(line.split(';', 1)[0]!)));
   if (cookies && cookies.length > 0) headers['set-cookie'] = cookies;
   else delete headers['set-cookie'];
 }

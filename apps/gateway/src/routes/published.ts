@@ -103,7 +103,7 @@ export function registerPublishedRoutes(app: Express, context: GatewayContext): 
       maxHtmlBytes: config.markdownMaxHtmlBytes,
       logger,
     });
-    // Unknown API paths stay JSON 404s; everything else is the storefront's.
-    app.use((req, res, next) => (req.path === '/api' || req.path.startsWith('/api/') ? next() : proxy(req, res, next)));
+    // What no route answered is the storefront's, but for the paths the shop keeps to itself (the proxy says which).
+    app.use(proxy);
   }
 }
