@@ -21,3 +21,4 @@ export { freePort } from './ports';
 export { withBusyCores, expectNoServerErrors, expectNoServerFailures } from './busy-cores';
 export { startTestSmtpServer, type TestSmtpServer, type SmtpBehaviour } from './smtp';
 export { opsEnvFor, runOpsJson } from './ops';
+export { readPdf, type ReadPdf } from './pdf';
