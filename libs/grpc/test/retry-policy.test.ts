@@ -1,7 +1,8 @@
 /**
- * Which RPCs a client sends again when a backend goes away (UNAVAILABLE): exactly those whose repeat equals one call
- * (docs/decisions/0740). A change to this list changes what callers built on the old contracts do until they are
- * deployed again, so it is made here on purpose, never by accident.
+ * Which RPCs a client sends again when a backend goes away (UNAVAILABLE): exactly those whose .proto declares an
+ * idempotency level, so a repeat equals one call (docs/decisions/0740, 1001). A change to this list changes what
+ * callers built on the old contracts do until they are deployed again, so it is made here on purpose, never by
+ * accident.
  */
 import { expect } from 'chai';
 import { checkout, health, identity, inventory, loyalty } from '@storefront/proto';
