@@ -55,6 +55,29 @@ export default tseslint.config(
     },
   },
   {
+    // A component's domain speaks its own types: the facade's generated messages are mapped where
+    // the facade is bound (server.ts and the modules beside it) and in clients, and the domain
+    // depends on neither its config nor its server, which depend on it (docs/decisions/1000).
+    files: ['apps/*/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@storefront/proto', '@storefront/proto/*'],
+              message: 'Domain modules use their own types; map proto messages in server.ts or beside it.',
+            },
+            {
+              group: ['../config', '../server', '../messages'],
+              message: "The domain does not depend on its component's config or facade; they depend on it.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // chai's property assertions (`.to.be.empty`) read as expressions.
     files: ['**/test/**/*.ts'],
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },

@@ -2,7 +2,7 @@ import { readMailConfig, type MailConfig } from '@storefront/outbox';
 import { ConfigError, type EnvReader } from '@storefront/config';
 import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
 import { DEFAULT_MERCHANT_CODE, SANDBOX_API_KEY } from '@storefront/formats';
-import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
+import { readWindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
 import {
   readServiceTokenPrivateKey,
@@ -11,9 +11,8 @@ import {
 } from '@storefront/service-token';
 import { CHECKOUT_ACCESS } from './access';
 import type { PollPolicy } from './domain/confirmation';
-
-export const PROVIDER_NAMES = ['sandbox', 'sumup'] as const;
-export type ProviderName = (typeof PROVIDER_NAMES)[number];
+import { PROVIDER_NAMES, type ProviderName } from './domain/payment-provider';
+import type { AbuseLimits } from './limits';
 
 /** Where and how to reach a provider that speaks SumUp's checkout API. */
 export interface ProviderConfig {
@@ -51,30 +50,6 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   /** Prefix of every Redis key, so several deployments (or test runs) can share a server. */
   redisKeyPrefix: string;
   limits: AbuseLimits;
-}
-
-/** Abuse limits; "address" is the client address's bucket (IPv4, or an IPv6 /64). */
-export interface AbuseLimits {
-  /** New checkouts (not replays of a saved reference) per address and per account. */
-  checkoutsPerAddress: WindowLimit;
-  checkoutsPerAccount: WindowLimit;
-  /** Open (pending_payment) orders one address or one account may have at once. */
-  openOrdersPerAddress: number;
-  openOrdersPerAccount: number;
-  /**
-   * Share of a stock-limited SKU's available units (on hand, less those other holders' open
-   * orders hold) that one holder's open orders may hold (at least 1 unit).
-   */
-  stockSharePercent: number;
-  /** Share of a stock-limited SKU's units on hand that all open orders together may hold (at least 1 unit). */
-  skuSharePercent: number;
-  promoChecksPerAddress: WindowLimit;
-  /** Order look-ups by reference per address, so references cannot be guessed at speed. */
-  orderLookupsPerAddress: WindowLimit;
-  /** Payment notifications per address: each may cost a provider read. */
-  paymentEventsPerAddress: WindowLimit;
-  /** Notifications for one order read the provider at most once in this many seconds. */
-  paymentEventReadWindowSeconds: number;
 }
 
 export function readCheckoutConfig(env: EnvReader): CheckoutConfig {

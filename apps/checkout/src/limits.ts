@@ -13,8 +13,31 @@ import {
   type WindowCounters,
   type WindowLimit,
 } from '@storefront/rate-limit';
-import type { AbuseLimits } from './config';
 import type { OrderLine } from './domain/order';
+
+/** Abuse limits; "address" is the client address's bucket (IPv4, or an IPv6 /64). */
+export interface AbuseLimits {
+  /** New checkouts (not replays of a saved reference) per address and per account. */
+  checkoutsPerAddress: WindowLimit;
+  checkoutsPerAccount: WindowLimit;
+  /** Open (pending_payment) orders one address or one account may have at once. */
+  openOrdersPerAddress: number;
+  openOrdersPerAccount: number;
+  /**
+   * Share of a stock-limited SKU's available units (on hand, less those other holders' open
+   * orders hold) that one holder's open orders may hold (at least 1 unit).
+   */
+  stockSharePercent: number;
+  /** Share of a stock-limited SKU's units on hand that all open orders together may hold (at least 1 unit). */
+  skuSharePercent: number;
+  promoChecksPerAddress: WindowLimit;
+  /** Order look-ups by reference per address, so references cannot be guessed at speed. */
+  orderLookupsPerAddress: WindowLimit;
+  /** Payment notifications per address: each may cost a provider read. */
+  paymentEventsPerAddress: WindowLimit;
+  /** Notifications for one order read the provider at most once in this many seconds. */
+  paymentEventReadWindowSeconds: number;
+}
 
 /** What one payment notification for an open order may do: read the provider, ask the reconciler to, or nothing. */
 export type PaymentEventTurn = 'read' | 'defer' | 'coalesced';

@@ -5,8 +5,7 @@
  */
 import { AppError } from '@storefront/errors';
 import { registerCounter, registerGauge } from '@storefront/telemetry';
-import type { ProviderName } from './config';
-import type { PaymentProvider } from './providers/provider';
+import type { PaymentProvider, ProviderName } from './domain/payment-provider';
 import type { CheckoutStore } from './stores/checkout';
 
 const PROVIDER_OPERATIONS = [

@@ -1,7 +1,7 @@
 /**
  * Wires checkout: on the shared gRPC service start-up, connects to inventory, loyalty and the
  * payment provider, serves gRPC and runs the reconciler.
- * Handlers stay thin: they translate messages to service calls.
+ * Handlers stay thin: they hand the messages to the domain and its answers to messages.ts.
  */
 import { staffActionsPage } from '@storefront/staff-audit';
 import { checkout, inventory, loyalty } from '@storefront/proto';
@@ -22,7 +22,7 @@ import {
 import { windowCountersFor } from '@storefront/rate-limit';
 import { mailSenderFor, type PassSummary } from '@storefront/outbox';
 import { ServiceTokenSigner } from '@storefront/service-token';
-import type { CheckoutConfig, CheckoutServeKeys, ProviderName } from './config';
+import type { CheckoutConfig, CheckoutServeKeys } from './config';
 import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
 import { CheckoutStore } from './stores/checkout';
@@ -46,7 +46,18 @@ import { dispatchNoticeMail } from './domain/dispatch-mail';
 import { FulfilmentStore } from './stores/fulfilment';
 import { StaffPromos } from './domain/staff-promos';
 import { PromoAdmin } from './stores/promo-admin';
-import type { PaymentProvider } from './providers/provider';
+import type { PaymentProvider, ProviderName } from './domain/payment-provider';
+import {
+  checkoutAnswer,
+  orderDetails,
+  orderPage,
+  orderQuote,
+  promoCheck,
+  refundAnswer,
+  staffOrder,
+  staffOrderPage,
+  staffPromo,
+} from './messages';
 
 export interface CheckoutServer extends RunningGrpcService {
   store: CheckoutStore;
@@ -142,7 +153,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       effects: { inventory: inventoryClient, loyalty: loyaltyClient },
       logger,
       now,
-      staffOrder: async (reference) => (await staffOrders.get(reference)).order!,
+      staffOrder: (reference) => staffOrders.get(reference),
       refundMail: (order, refund) => refundMail(order, refund, config.publicBaseUrl),
       mailQueued: () => mailSender.wake(),
       // A refund sent this recently may still be answered to the attempt that sent it.
@@ -215,44 +226,58 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       bindings: [
         bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
           listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
-          createCheckout: async (request, context) => service.createCheckout(request, await context.caller()),
+          createCheckout: async (request, context) =>
+            checkoutAnswer(await service.createCheckout(request, await context.caller())),
           validatePromo: async (request, context) =>
-            service.validatePromo(request.code, request.clientAddress, await context.caller()),
+            promoCheck(await service.validatePromo(request.code, request.clientAddress, await context.caller())),
           notifyPaymentEvent: async (request) => {
             await limits.countPaymentEvent(request.clientAddress);
             await confirmation.onProviderEvent(request.providerCheckoutId);
             return {};
           },
-          getOrder: async (request, context) =>
-            orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
+          getOrder: async (request, context) => ({
+            order: orderDetails(
+              await orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
+            ),
+          }),
           listOrders: async (request, context) =>
-            orders.listOrders(await context.requireCaller(), request.limit, request.cursor),
+            orderPage(await orders.listOrders(await context.requireCaller(), request.limit, request.cursor)),
           getPricingPolicy: async () => PRICING_POLICY,
-          quoteOrder: async (request, context) => service.quoteOrder(request, await context.caller()),
-          listOrdersForStaff: async (request) => staffOrders.list(request),
-          getOrderForStaff: async (request) => staffOrders.get(request.checkoutReference),
+          quoteOrder: async (request, context) => orderQuote(await service.quoteOrder(request, await context.caller())),
+          listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
+          getOrderForStaff: async (request) => ({
+            order: staffOrder(await staffOrders.get(request.checkoutReference)),
+          }),
           dispatchOrder: async (request, context) => ({
-            order: await staffOrders.withRefunds(
-              await fulfilment.dispatch(
-                request.checkoutReference,
-                request.carrier,
-                request.trackingNumber,
-                context.staff!,
+            order: staffOrder(
+              await staffOrders.withRefunds(
+                await fulfilment.dispatch(
+                  request.checkoutReference,
+                  request.carrier,
+                  request.trackingNumber,
+                  context.staff!,
+                ),
               ),
             ),
           }),
           markOrderDelivered: async (request, context) => ({
-            order: await staffOrders.withRefunds(
-              await fulfilment.markDelivered(request.checkoutReference, context.staff!),
+            order: staffOrder(
+              await staffOrders.withRefunds(await fulfilment.markDelivered(request.checkoutReference, context.staff!)),
             ),
           }),
           cancelOrder: async (request, context) => ({
-            order: await staffOrders.withRefunds(await fulfilment.cancel(request.checkoutReference, context.staff!)),
+            order: staffOrder(
+              await staffOrders.withRefunds(await fulfilment.cancel(request.checkoutReference, context.staff!)),
+            ),
           }),
-          listPromosForStaff: async () => staffPromos.list(),
-          createPromoForStaff: async (request, context) => staffPromos.create(request, context.staff!),
-          expirePromoForStaff: async (request, context) => staffPromos.expire(request, context.staff!),
-          refundOrder: async (request, context) => refunds.refundOrder(request, context.staff),
+          listPromosForStaff: async () => ({ promos: (await staffPromos.list()).map(staffPromo) }),
+          createPromoForStaff: async (request, context) => ({
+            promo: staffPromo(await staffPromos.create(request, context.staff!)),
+          }),
+          expirePromoForStaff: async (request, context) => ({
+            promo: staffPromo(await staffPromos.expire(request.code, context.staff!)),
+          }),
+          refundOrder: async (request, context) => refundAnswer(await refunds.refundOrder(request, context.staff)),
         }),
       ],
     };

@@ -11,7 +11,7 @@ import { createLogger } from '@storefront/logging';
 import { readPaymentSandboxConfig, startPaymentSandbox, type PaymentSandbox } from '@storefront/payment-sandbox';
 import { rejection } from '@storefront/testing';
 import { SumUpApiProvider } from '../src/providers/sumup';
-import type { NewProviderCheckout } from '../src/providers/provider';
+import type { NewProviderCheckout } from '../src/domain/payment-provider';
 
 const API_KEY = 'sandbox_key';
 const MERCHANT = 'MSTOREFRONT';

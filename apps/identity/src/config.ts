@@ -1,43 +1,13 @@
 import type { EnvReader } from '@storefront/config';
 import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
-import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
+import { readWindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
 import { readServiceTokenPublicKeys, type ServicePublicKeys } from '@storefront/service-token';
 import { readMailConfig, type MailConfig } from '@storefront/outbox';
 import { IDENTITY_ACCESS } from './access';
+import type { LoginBackoff, RateLimits } from './domain/login-throttle';
+import type { Argon2Settings } from './domain/passwords';
 import type { ResetLimits } from './domain/password-resets';
-
-export interface RateLimits {
-  /** Failures per account; past it, only addresses that have not failed for the account are checked. */
-  failedLoginsPerAccount: WindowLimit;
-  failedLoginsPerAddress: WindowLimit;
-  loginBackoff: LoginBackoff;
-  signupsPerAddress: WindowLimit;
-}
-
-/**
- * The progressive delay of one client address for one account: after `freeFailures` failures
- * the address waits `baseSeconds`, doubled at every further failure up to `maxSeconds`, before
- * its next attempt for that account is checked. Failures are remembered `memorySeconds` from
- * the first one.
- */
-export interface LoginBackoff {
-  freeFailures: number;
-  baseSeconds: number;
-  maxSeconds: number;
-  memorySeconds: number;
-}
-
-/** argon2id cost; the defaults are OWASP's recommended minimum (19 MiB, 2 passes, 1 lane). */
-export interface Argon2Settings {
-  memoryKib: number;
-  timeCost: number;
-  parallelism: number;
-  /** Hashes computed at once; each holds memoryKib while it runs. */
-  maxConcurrent: number;
-  /** Hashes that may wait for a slot; beyond that a sign-up or login is refused with 503. */
-  maxWaiting: number;
-}
 
 export interface IdentityConfig extends GrpcServiceConfig {
   /** Sessions and rate-limit counters live in Redis when set, otherwise in the SQL store. */

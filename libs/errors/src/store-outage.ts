@@ -4,7 +4,7 @@
  * never a 500. Only connection-level failures count; a constraint violation or a bad query stays
  * an internal error.
  */
-import { AppError } from './index';
+import { AppError } from './app-error';
 
 /** Seconds a client is asked to wait after a store outage: long enough for a reconnect or a failover. */
 export const STORE_OUTAGE_RETRY_AFTER_SECONDS = 5;

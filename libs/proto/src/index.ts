@@ -1,7 +1,14 @@
 // Generated gRPC contracts, one namespace per service. Regenerate with `npm run codegen`.
-export * as health from './gen/grpc/health/v1/health';
-export * as identity from './gen/storefront/identity/v1/identity';
-export * as loyalty from './gen/storefront/loyalty/v1/loyalty';
-export * as inventory from './gen/storefront/inventory/v1/inventory';
-export * as checkout from './gen/storefront/checkout/v1/checkout';
-export * as audit from './gen/storefront/audit/v1/audit';
+import * as health from './gen/grpc/health/v1/health';
+import * as identity from './gen/storefront/identity/v1/identity';
+import * as loyalty from './gen/storefront/loyalty/v1/loyalty';
+import * as inventory from './gen/storefront/inventory/v1/inventory';
+import * as checkout from './gen/storefront/checkout/v1/checkout';
+import * as audit from './gen/storefront/audit/v1/audit';
+import { idempotencyLevelsOf } from './idempotency';
+
+export { health, identity, loyalty, inventory, checkout, audit };
+export type { IdempotencyLevel } from './idempotency';
+
+/** Every RPC's declared idempotency level, by gRPC path: what clients may send again. */
+export const IDEMPOTENCY_LEVELS = idempotencyLevelsOf([health, identity, loyalty, inventory, checkout, audit]);

@@ -7,19 +7,25 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument } from '@storefront/errors';
 import { isUniqueViolation } from '@storefront/db';
-import type { RpcClient } from '@storefront/grpc';
 import type { Logger } from '@storefront/logging';
-import type { checkout, inventory, loyalty } from '@storefront/proto';
-import type { ProviderName } from '../config';
-import { checkAmountMatches, priceOrder } from './pricing';
+import { checkAmountMatches, priceOrder, type OrderTotals } from './pricing';
 import {
   fingerprintOf,
   validateCheckoutRequest,
   validateOrderLines,
   type CheckoutRequest,
+  type CheckoutRequestInput,
+  type ItemQuantity,
   type RequestRules,
 } from './request';
-import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from './promo';
+import {
+  normalisePromoCode,
+  PromoNotHeld,
+  promoRefusal,
+  type PromoCode,
+  type PromoRefusal,
+  type PromoUsage,
+} from './promo';
 import type { PromoDefinitions } from './promo-definitions';
 import { releaseCodeHold } from './code-holds';
 import {
@@ -27,9 +33,10 @@ import {
   publicProviderCheckout,
   type PaymentProvider,
   type ProviderCheckoutFields,
+  type ProviderName,
   type ProviderStatus,
-} from '../providers/provider';
-import { PromoNotHeld, type CheckoutStore } from '../stores/checkout';
+} from './payment-provider';
+import type { CheckoutStore, InventoryClient, LoyaltyClient, QuotedStock } from './ports';
 import {
   orderReadableBy,
   type DiscountKind,
@@ -41,9 +48,6 @@ import {
 import { holderOf, type AbuseGuard } from '../limits';
 import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
 import { firstCheckAt, type PollPolicy } from './confirmation';
-
-export type InventoryClient = RpcClient<typeof inventory.InventoryServiceService>;
-export type LoyaltyClient = RpcClient<typeof loyalty.LoyaltyServiceService>;
 
 export interface CheckoutServiceOptions {
   store: CheckoutStore;
@@ -73,6 +77,35 @@ export interface DiscountCode {
   basisPoints: number;
 }
 
+/** A created checkout: the order, and its provider checkout as the payer's answer shows it. */
+export interface CheckoutAnswer {
+  order: Order;
+  providerCheckout: ProviderCheckoutFields;
+}
+
+/** A quote's request: the lines, and the code to price them with, if any. */
+export interface QuoteRequest {
+  items: ItemQuantity[];
+  promoCode?: string;
+  clientAddress: string;
+}
+
+/** What createCheckout would charge now: each line priced and named, the totals, and the code applied or refused. */
+export interface OrderQuote extends OrderTotals {
+  lines: Array<OrderLine & { productName: string; size: string }>;
+  /** The code the lines are priced with; absent when none applies. */
+  promoCode?: string;
+  /** Why the code asked for does not apply. */
+  promoRefusal?: string;
+}
+
+/** Whether an order could take a code now, and what it takes off. */
+export interface PromoCheck {
+  valid: boolean;
+  code: string;
+  discountBasisPoints: number;
+}
+
 /**
  * A code looked up for an order: usable and what it gives, or why not. `held` means it is valid
  * but open orders hold it (all of a promo's cap, or a reward code): pricing goes on and the hold
@@ -92,10 +125,7 @@ export class CheckoutService {
     };
   }
 
-  async createCheckout(
-    rpcRequest: checkout.CreateCheckoutRequest,
-    accountId: string | undefined,
-  ): Promise<checkout.CreateCheckoutResponse> {
+  async createCheckout(rpcRequest: CheckoutRequestInput, accountId: string | undefined): Promise<CheckoutAnswer> {
     const { store, limits, now } = this.options;
     const request = validateCheckoutRequest(rpcRequest, this.rules);
     const holder = holderOf(rpcRequest.clientAddress, accountId);
@@ -179,7 +209,7 @@ export class CheckoutService {
   }
 
   /** Carries a saved, claimed order through reservation and the provider checkout. */
-  private async finish(order: Order, lease: ClaimLease): Promise<checkout.CreateCheckoutResponse> {
+  private async finish(order: Order, lease: ClaimLease): Promise<CheckoutAnswer> {
     const { store, now } = this.options;
     if (order.status !== 'pending_payment') {
       throw conflict(
@@ -309,9 +339,7 @@ export class CheckoutService {
   }
 
   /** Inventory's price of every line, in the order asked; a SKU inventory does not know is a 400 naming it. */
-  private async quoteLines(
-    items: CheckoutRequest['items'],
-  ): Promise<{ quoted: inventory.PricedLine[]; lines: OrderLine[] }> {
+  private async quoteLines(items: CheckoutRequest['items']): Promise<{ quoted: QuotedStock[]; lines: OrderLine[] }> {
     const { lines: quoted } = await this.options.inventory.quote({ lines: items });
     const priceOf = new Map(quoted.map((line) => [line.sku, line.unitPricePence]));
     const lines: OrderLine[] = items.map((item, index) => {
@@ -328,10 +356,7 @@ export class CheckoutService {
    * holding nothing. A code that does not apply is reported, and the lines priced without it. A
    * code counts as a promo check, so quotes cannot be used to guess codes faster than validation.
    */
-  async quoteOrder(
-    request: checkout.QuoteOrderRequest,
-    accountId: string | undefined,
-  ): Promise<checkout.QuoteOrderResponse> {
+  async quoteOrder(request: QuoteRequest, accountId: string | undefined): Promise<OrderQuote> {
     const items = validateOrderLines(request.items);
     const rawCode = request.promoCode?.trim() ?? '';
     if (rawCode !== '') await this.options.limits.countPromoCheck(request.clientAddress);
@@ -347,8 +372,8 @@ export class CheckoutService {
         size: named.get(line.sku)?.size ?? '',
       })),
       ...totals,
-      promoCode: discount?.code ?? '',
-      promoRefusal: found && 'refusal' in found ? found.refusal : '',
+      promoCode: discount?.code,
+      promoRefusal: found && 'refusal' in found ? found.refusal : undefined,
     };
   }
 
@@ -379,16 +404,12 @@ export class CheckoutService {
   }
 
   /** Valid only when an order could take the code now: a code open orders hold is not. */
-  async validatePromo(
-    rawCode: string,
-    clientAddress: string,
-    accountId: string | undefined,
-  ): Promise<checkout.ValidatePromoResponse> {
+  async validatePromo(rawCode: string, clientAddress: string, accountId: string | undefined): Promise<PromoCheck> {
     await this.options.limits.countPromoCheck(clientAddress);
     const found = await this.lookUpCode(rawCode, accountId);
     return 'discount' in found && !found.held
-      ? { valid: true, code: found.discount.code, discountBps: found.discount.basisPoints }
-      : { valid: false, code: normalisePromoCode(rawCode), discountBps: 0 };
+      ? { valid: true, code: found.discount.code, discountBasisPoints: found.discount.basisPoints }
+      : { valid: false, code: normalisePromoCode(rawCode), discountBasisPoints: 0 };
   }
 
   private providerFor(name: ProviderName): PaymentProvider {
@@ -403,10 +424,10 @@ export class CheckoutService {
    * the order's own once the order is closed, so a replay never says PENDING beside a paid
    * order (docs/decisions/0764).
    */
-  private answer(order: Order, providerCheckout: ProviderCheckoutFields): checkout.CreateCheckoutResponse {
+  private answer(order: Order, providerCheckout: ProviderCheckoutFields): CheckoutAnswer {
     return {
       providerCheckout: publicProviderCheckout(providerCheckout, PROVIDER_STATUS_OF_CLOSED_ORDER[order.status]),
-      order: orderSummary(order),
+      order,
     };
   }
 }
@@ -443,19 +464,4 @@ function promoRefusalDetail(promo: PromoCode, refusal: PromoRefusal): string {
     case 'held':
       return `is held by other open orders up to its limit of ${promo.maxRedemptions} uses; it is free again if one of them is not paid`;
   }
-}
-
-export function orderSummary(order: Order): checkout.OrderSummary {
-  return {
-    id: order.id,
-    reference: order.reference,
-    items: order.lines.map(({ sku, quantity, unitPricePence }) => ({ sku, quantity, unitPricePence })),
-    goodsPence: order.goodsPence,
-    discountPence: order.discountPence,
-    shippingPence: order.shippingPence,
-    totalPence: order.totalPence,
-    currency: order.currency,
-    status: order.status,
-    reservedUntil: order.reservedUntil === undefined ? '' : new Date(order.reservedUntil).toISOString(),
-  };
 }

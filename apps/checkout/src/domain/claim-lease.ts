@@ -5,7 +5,7 @@
  */
 import { conflict } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
-import type { CheckoutStore } from '../stores/checkout';
+import type { CheckoutStore } from './ports';
 
 /** How long a claim outlives its last renewal: how soon a crashed attempt's order is free again. */
 export const CLAIM_LEASE_MS = 5_000;

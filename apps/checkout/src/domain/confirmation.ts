@@ -18,12 +18,10 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
-import type { ProviderName } from '../config';
-import type { InventoryClient, LoyaltyClient } from './checkout-service';
 import { releaseCodeHold } from './code-holds';
-import type { PaymentProvider, ProviderStatus } from '../providers/provider';
-import type { CheckoutStore } from '../stores/checkout';
+import type { PaymentProvider, ProviderName, ProviderStatus } from './payment-provider';
 import type { Order, OrderStatus } from './order';
+import type { CheckoutStore, InventoryClient, LoyaltyClient } from './ports';
 import type { PaymentEventTurn } from '../limits';
 
 /** An order that never got a payment link is closed once its stock hold would have ended. */

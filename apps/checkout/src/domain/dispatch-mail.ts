@@ -1,7 +1,6 @@
 /** The dispatch notice, queued in the transaction that marks the order dispatched. */
 import { composeMail, type Mail } from '@storefront/outbox';
-import type { DispatchDetails } from '../stores/fulfilment';
-import type { Order } from './order';
+import type { DispatchDetails, Order } from './order';
 import { orderPageUrl } from './order-mail';
 
 /** One key per order: however often it is dispatched, its customer is told once. */

@@ -10,11 +10,9 @@ import type { StaffIdentity } from '@storefront/caller-token';
 import { AppError, conflict, invalidArgument } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
-import type { ProviderName } from '../config';
-import type { PaymentProvider, ProviderStatus } from '../providers/provider';
-import type { CheckoutStore } from '../stores/checkout';
-import { DISPATCHABLE_STATUSES, type DispatchDetails, type FulfilmentStore } from '../stores/fulfilment';
-import type { Order } from './order';
+import type { PaymentProvider, ProviderName, ProviderStatus } from './payment-provider';
+import { DISPATCHABLE_STATUSES, type DispatchDetails, type Order } from './order';
+import type { CheckoutStore, FulfilmentStore } from './ports';
 import { staffOrderByReference } from './staff-orders';
 
 export const CARRIER_MAX_LENGTH = 60;

@@ -1,6 +1,5 @@
 /** An order as checkout keeps it, from creation until it is paid, failed or expired. */
-import type { ProviderName } from '../config';
-import type { ProviderCheckoutFields } from '../providers/provider';
+import type { ProviderCheckoutFields, ProviderName } from './payment-provider';
 import type { Delivery } from './request';
 
 export const ORDER_STATUSES = [
@@ -16,6 +15,15 @@ export const ORDER_STATUSES = [
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type DiscountKind = 'promo' | 'reward';
+
+/** The statuses an order may be dispatched from: paid, in full or in part. */
+export const DISPATCHABLE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded'];
+
+/** How a staff member says an order left: its carrier and tracking number. */
+export interface DispatchDetails {
+  carrier: string;
+  trackingNumber: string;
+}
 
 /** How a paid order left the shop: kept once set, whatever status follows. */
 export interface OrderDispatch {

@@ -6,13 +6,30 @@
  */
 import { invalidArgument, notFound } from '@storefront/errors';
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
-import type { checkout } from '@storefront/proto';
-import { orderSummary } from './checkout-service';
 import type { AbuseGuard } from '../limits';
-import type { CheckoutStore } from '../stores/checkout';
-import { orderReadableBy, type Order, type OrderPosition } from './order';
+import { orderReadableBy, type Order, type OrderDispatch, type OrderPosition } from './order';
+import type { CheckoutStore } from './ports';
+import type { Delivery } from './request';
 
 const DEFAULT_PAGE_SIZE = 20;
+
+/**
+ * An order as one reader may see it: its delivery details and tracking number only for its owner
+ * (docs/decisions/0978), its payment link only while paying it can still settle the order. What a
+ * reader may not see is left out here, so the order itself carries neither.
+ */
+export interface OrderView {
+  order: Omit<Order, 'delivery' | 'dispatch'>;
+  paymentLink?: string;
+  delivery?: Delivery;
+  dispatch?: Omit<OrderDispatch, 'trackingNumber' | 'dispatchedBy'> & { trackingNumber?: string };
+}
+
+/** A page of orders, newest first; `nextCursor` is empty on the last page. */
+export interface OrderPage<View> {
+  orders: View[];
+  nextCursor: string;
+}
 
 export interface OrderReaderOptions {
   store: CheckoutStore;
@@ -23,11 +40,7 @@ export interface OrderReaderOptions {
 export class OrderReader {
   constructor(private readonly options: OrderReaderOptions) {}
 
-  async getOrder(
-    reference: string,
-    clientAddress: string,
-    accountId: string | undefined,
-  ): Promise<checkout.GetOrderResponse> {
+  async getOrder(reference: string, clientAddress: string, accountId: string | undefined): Promise<OrderView> {
     if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
       throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
     // Counted before the read, so a miss costs a guesser as much as a hit.
@@ -35,10 +48,10 @@ export class OrderReader {
     const order = await this.options.store.findByReference(reference);
     if (!order || !orderReadableBy(order, accountId))
       throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
-    return { order: this.details(order, order.accountId !== undefined) };
+    return this.view(order, order.accountId !== undefined);
   }
 
-  async listOrders(accountId: string, limit: number, cursor: string): Promise<checkout.ListOrdersResponse> {
+  async listOrders(accountId: string, limit: number, cursor: string): Promise<OrderPage<OrderView>> {
     if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX)
       throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
     const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
@@ -48,40 +61,32 @@ export class OrderReader {
     const page = found.slice(0, pageSize);
     const last = page.at(-1);
     return {
-      orders: page.map((order) => this.details(order, true)),
+      orders: page.map((order) => this.view(order, true)),
       nextCursor: found.length > pageSize && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : '',
     };
   }
 
-  details(order: Order, forOwner: boolean): checkout.OrderDetails {
+  view(order: Order, forOwner: boolean): OrderView {
+    const { delivery, dispatch, ...rest } = order;
     return {
-      summary: orderSummary(order),
+      order: rest,
       paymentLink: this.paymentLink(order),
-      createdAt: new Date(order.createdAt).toISOString(),
-      updatedAt: new Date(order.updatedAt ?? order.createdAt).toISOString(),
-      delivery: forOwner ? order.delivery : undefined,
-      dispatch: dispatchView(order, forOwner),
-      refundedPence: order.refundedPence,
+      delivery: forOwner ? delivery : undefined,
+      dispatch: dispatch && {
+        carrier: dispatch.carrier,
+        trackingNumber: forOwner ? dispatch.trackingNumber : undefined,
+        dispatchedAt: dispatch.dispatchedAt,
+        deliveredAt: dispatch.deliveredAt,
+      },
     };
   }
 
   /** The hosted page, only while paying it can still settle the order. */
-  private paymentLink(order: Order): string {
-    if (order.status !== 'pending_payment' || !order.providerCheckout) return '';
-    if (order.reservedUntil === undefined || order.reservedUntil <= this.options.now()) return '';
-    return order.providerCheckout.hostedCheckoutUrl ?? '';
+  private paymentLink(order: Order): string | undefined {
+    if (order.status !== 'pending_payment' || !order.providerCheckout) return undefined;
+    if (order.reservedUntil === undefined || order.reservedUntil <= this.options.now()) return undefined;
+    return order.providerCheckout.hostedCheckoutUrl;
   }
-}
-
-/** The dispatch; its tracking number only where the delivery details are shown (docs/decisions/0978). */
-function dispatchView({ dispatch }: Order, forOwner: boolean): checkout.Dispatch | undefined {
-  if (!dispatch) return undefined;
-  return {
-    carrier: dispatch.carrier,
-    trackingNumber: forOwner ? dispatch.trackingNumber : '',
-    dispatchedAt: new Date(dispatch.dispatchedAt).toISOString(),
-    deliveredAt: dispatch.deliveredAt === undefined ? '' : new Date(dispatch.deliveredAt).toISOString(),
-  };
 }
 
 /** The cursor is the last position of the page, base64url JSON: opaque to clients, checked here. */

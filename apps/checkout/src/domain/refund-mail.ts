@@ -1,7 +1,7 @@
 /** The customer's refund notice, queued in the transaction that marks the refund succeeded. */
 import { composeMail, type Mail } from '@storefront/outbox';
 import type { Order } from './order';
-import type { Refund } from '../stores/refunds';
+import type { Refund } from './refund';
 
 /** One key per refund: however often success is recorded, one notice. */
 export const refundMailKey = (refundId: string) => `refund:${refundId}`;

@@ -18,13 +18,11 @@ import {
 } from '@storefront/formats';
 import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
-import type { checkout } from '@storefront/proto';
-import type { ProviderName } from '../config';
-import { ProviderRefusal, paidTransactionId, type PaymentProvider } from '../providers/provider';
-import type { CheckoutStore } from '../stores/checkout';
-import type { LockedOrder, Refund, RefundLine, RefundStore } from '../stores/refunds';
-import type { InventoryClient, LoyaltyClient } from './checkout-service';
+import { ProviderRefusal, paidTransactionId, type PaymentProvider, type ProviderName } from './payment-provider';
 import type { Order, OrderStatus } from './order';
+import type { CheckoutStore, InventoryClient, LoyaltyClient, RefundStore } from './ports';
+import type { LockedOrder, Refund, RefundLine } from './refund';
+import type { StaffOrderView } from './staff-orders';
 
 export const REFUND_REASON_MAX_LENGTH = 200;
 export const REFUND_KEY_MAX_LENGTH = 100;
@@ -36,6 +34,21 @@ export const REFUNDABLE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_r
  */
 export const REFUND_UNCONFIRMED_AFTER_MS = 10 * 60 * 1000;
 const SWEEP_BATCH = 100;
+
+/** A refund as staff ask for it, before any rule is checked. */
+export interface RefundOrderInput {
+  checkoutReference: string;
+  amountPence: number;
+  reason: string;
+  lines: RefundLine[];
+  idempotencyKey: string;
+}
+
+/** A refund made or asked about again, with its order as the console shows it when the caller reads orders. */
+export interface RefundAnswer {
+  refund: Refund;
+  order?: StaffOrderView;
+}
 
 /** What refunding asks for, checked. */
 export interface RefundRequest {
@@ -58,7 +71,7 @@ export interface RefundOptions {
   logger: Logger;
   now: () => number;
   /** The staff view of an order, as the console reads it; the answer carries it when given. */
-  staffOrder?: (reference: string) => Promise<checkout.StaffOrder>;
+  staffOrder?: (reference: string) => Promise<StaffOrderView>;
   refundMail: (order: Order, refund: Refund) => Mail;
   /** Told when a refund's mail was queued (wakes the mail sender). */
   mailQueued: () => void;
@@ -77,16 +90,13 @@ export interface RefundSweepSummary {
 export class Refunds {
   constructor(private readonly options: RefundOptions) {}
 
-  async refundOrder(
-    request: checkout.RefundOrderRequest,
-    staff: StaffIdentity | undefined,
-  ): Promise<checkout.RefundOrderResponse> {
+  async refundOrder(request: RefundOrderInput, staff: StaffIdentity | undefined): Promise<RefundAnswer> {
     if (!staff) throw unauthenticated('Refunds need a staff member', 'staff_unauthorized');
     return this.refund(parseRefundRequest(request), staff);
   }
 
   /** Refunds as `staff` (the console's member, or the ops command line's operator). */
-  async refund(request: RefundRequest, staff: StaffIdentity): Promise<checkout.RefundOrderResponse> {
+  async refund(request: RefundRequest, staff: StaffIdentity): Promise<RefundAnswer> {
     const { store, refunds, now } = this.options;
     const order = await store.findByReference(request.reference);
     if (!order) throw notFound(`No order with checkout_reference ${request.reference}`, 'order_not_found');
@@ -270,7 +280,7 @@ export class Refunds {
    * A failed refund answers as the provider's refusal, every time it is asked again; the rest as the refund and its
    * order.
    */
-  private async answer(refundId: string): Promise<checkout.RefundOrderResponse> {
+  private async answer(refundId: string): Promise<RefundAnswer> {
     const refund = (await this.options.refunds.byId(refundId))!;
     if (refund.state === 'failed') {
       throw new AppError(
@@ -280,22 +290,8 @@ export class Refunds {
       );
     }
     const { staffOrder } = this.options;
-    return { refund: refundMessage(refund), order: staffOrder ? await staffOrder(refund.orderReference) : undefined };
+    return { refund, order: staffOrder ? await staffOrder(refund.orderReference) : undefined };
   }
-}
-
-export function refundMessage(refund: Refund): checkout.Refund {
-  return {
-    id: refund.id,
-    amountPence: refund.amountPence,
-    reason: refund.reason,
-    lines: refund.lines,
-    state: refund.state,
-    failureCode: refund.failureCode ?? '',
-    createdBy: refund.staff.email,
-    createdAt: new Date(refund.createdAt).toISOString(),
-    updatedAt: new Date(refund.updatedAt).toISOString(),
-  };
 }
 
 /** Refused under the order's lock: a refund may not start from this status, overlap another, or pass what was paid. */
@@ -347,7 +343,7 @@ function checkRefundable(order: Order, locked: LockedOrder, request: RefundReque
 }
 
 /** Checks a refund request field by field, naming what is wrong. */
-export function parseRefundRequest(request: checkout.RefundOrderRequest): RefundRequest {
+export function parseRefundRequest(request: RefundOrderInput): RefundRequest {
   const reference = request.checkoutReference;
   if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
     throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);

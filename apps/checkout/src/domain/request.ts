@@ -7,8 +7,7 @@ import { createHash } from 'node:crypto';
 import { originOf } from '@storefront/config';
 import { invalidArgument } from '@storefront/errors';
 import { LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_PENCE, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
-import type { checkout } from '@storefront/proto';
-import { PROVIDER_NAMES, type ProviderName } from '../config';
+import { PROVIDER_NAMES, type ProviderName } from './payment-provider';
 
 export const ACCEPTED_CURRENCY = 'GBP';
 export const DELIVERY_COUNTRIES = ['GB'];
@@ -24,6 +23,29 @@ export interface Delivery {
   country: string;
 }
 
+/** A product and how many of it: a line as an order asks for it. */
+export interface ItemQuantity {
+  sku: string;
+  quantity: number;
+}
+
+/** A create-checkout request as the facade hands it over, before any rule is checked. */
+export interface CheckoutRequestInput {
+  checkoutReference: string;
+  amountPence: number;
+  currency: string;
+  merchantCode: string;
+  description?: string;
+  returnUrl?: string;
+  redirectUrl?: string;
+  items: ItemQuantity[];
+  delivery?: Delivery;
+  promoCode?: string;
+  provider?: string;
+  /** The payer's address as the edge saw it, for the abuse limits. */
+  clientAddress: string;
+}
+
 export interface CheckoutRequest {
   reference: string;
   amountPence: number;
@@ -32,7 +54,7 @@ export interface CheckoutRequest {
   description?: string;
   returnUrl?: string;
   redirectUrl?: string;
-  items: Array<{ sku: string; quantity: number }>;
+  items: ItemQuantity[];
   delivery: Delivery;
   promoCode?: string;
   provider: ProviderName;
@@ -48,9 +70,7 @@ export interface RequestRules {
 }
 
 /** An order's lines, as create-checkout and a quote take them: at least one, one per SKU, each quantity in bounds. */
-export function validateOrderLines(
-  items: ReadonlyArray<{ sku: string; quantity: number }>,
-): Array<{ sku: string; quantity: number }> {
+export function validateOrderLines(items: readonly ItemQuantity[]): ItemQuantity[] {
   if (items.length === 0)
     throw invalidArgument('items must list at least one product: no payment link without an order');
   const seen = new Set<string>();
@@ -67,7 +87,7 @@ export function validateOrderLines(
   return items.map(({ sku, quantity }) => ({ sku, quantity }));
 }
 
-export function validateCheckoutRequest(request: checkout.CreateCheckoutRequest, rules: RequestRules): CheckoutRequest {
+export function validateCheckoutRequest(request: CheckoutRequestInput, rules: RequestRules): CheckoutRequest {
   const reference = request.checkoutReference;
   if (reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
     throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);

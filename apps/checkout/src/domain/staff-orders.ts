@@ -7,26 +7,32 @@
 import { invalidArgument, notFound } from '@storefront/errors';
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { instantOption } from '@storefront/lifecycle';
-import type { checkout } from '@storefront/proto';
-import type { CheckoutStore } from '../stores/checkout';
-import type { Refund, RefundStore } from '../stores/refunds';
-import { refundMessage } from './refunds';
 import { ORDER_STATUSES, type Order, type OrderStatus } from './order';
-import { decodeCursor, encodeCursor, type OrderReader } from './orders';
+import { decodeCursor, encodeCursor, type OrderPage, type OrderReader, type OrderView } from './orders';
+import type { CheckoutStore, RefundStore, StaffOrderFilter } from './ports';
+import type { Refund } from './refund';
 
 const DEFAULT_PAGE_SIZE = 20;
 /** As long as the orders table's account_id column. */
 const ACCOUNT_ID_MAX_LENGTH = 64;
-const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
 
-export interface StaffOrderFilter {
+/** The console's search as it asks it: every field as text, empty when not given. */
+export interface StaffOrderQuery {
   /** An exact reference, or an email (any case) when it has an @. */
-  query?: { reference: string } | { email: string };
-  status?: OrderStatus;
-  createdFrom?: number;
-  createdUntil?: number;
-  /** Only this customer account's orders. */
-  accountId?: string;
+  query: string;
+  status: string;
+  createdFrom: string;
+  createdUntil: string;
+  accountId: string;
+  limit: number;
+  cursor: string;
+}
+
+/** An order as staff see it: whole, as its owner sees it, with its refunds (in a page of orders, none). */
+export interface StaffOrderView {
+  order: Order;
+  details: OrderView;
+  refunds: Refund[];
 }
 
 export class StaffOrderReader {
@@ -36,15 +42,13 @@ export class StaffOrderReader {
     private readonly refunds: RefundStore,
   ) {}
 
-  async list(request: checkout.ListOrdersForStaffRequest): Promise<checkout.ListOrdersForStaffResponse> {
+  async list(request: StaffOrderQuery): Promise<OrderPage<StaffOrderView>> {
     const { limit, cursor } = request;
     if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX)
       throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
     const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
     const after = cursor === '' ? undefined : decodeCursor(cursor);
-    const found = await this.store.withLines(
-      await this.store.ordersForStaff(parseFilter(request), pageSize + 1, after),
-    );
+    const found = await this.store.ordersForStaff(parseFilter(request), pageSize + 1, after);
     const page = found.slice(0, pageSize);
     const last = page.at(-1);
     return {
@@ -53,29 +57,17 @@ export class StaffOrderReader {
     };
   }
 
-  async get(reference: string): Promise<checkout.GetOrderForStaffResponse> {
-    const order = await staffOrderByReference(this.store, reference);
-    return { order: await this.withRefunds(order) };
+  async get(reference: string): Promise<StaffOrderView> {
+    return this.withRefunds(await staffOrderByReference(this.store, reference));
   }
 
   /** An order in full, with its refunds (listed with one order, not in a page of them). */
-  async withRefunds(order: Order): Promise<checkout.StaffOrder> {
+  async withRefunds(order: Order): Promise<StaffOrderView> {
     return this.view(order, await this.refunds.ofOrder(order.id));
   }
 
-  private view(order: Order, refunds: Refund[] = []): checkout.StaffOrder {
-    return {
-      details: this.reader.details(order, true),
-      accountId: order.accountId ?? '',
-      promoCode: order.promoCode ?? '',
-      pointsAwardedAt: iso(order.pointsAwardedAt),
-      paidAt: iso(order.paidAt),
-      provider: order.provider,
-      providerCheckoutId: order.providerCheckoutId ?? '',
-      dispatchedBy: order.dispatch?.dispatchedBy ?? '',
-      cancelledAt: iso(order.cancelledAt),
-      refunds: refunds.map(refundMessage),
-    };
+  private view(order: Order, refunds: Refund[] = []): StaffOrderView {
+    return { order, details: this.reader.view(order, true), refunds };
   }
 }
 
@@ -88,7 +80,7 @@ export async function staffOrderByReference(store: CheckoutStore, reference: str
   return order;
 }
 
-function parseFilter(request: checkout.ListOrdersForStaffRequest): StaffOrderFilter {
+function parseFilter(request: StaffOrderQuery): StaffOrderFilter {
   const query = request.query.trim();
   if (query.length > ORDER_REFERENCE_MAX_LENGTH + 200)
     throw invalidArgument('q is too long: give an order reference or an email address');

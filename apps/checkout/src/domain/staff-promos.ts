@@ -5,12 +5,20 @@
  * dropped after a change, so a created code prices orders here at once (decision 0983).
  */
 import type { StaffIdentity } from '@storefront/caller-token';
-import type { checkout } from '@storefront/proto';
-import { PromoAdmin, parsePromoTerms, type PromoListing } from '../stores/promo-admin';
+import type { PromoAdmin } from './ports';
+import { parsePromoTerms, type PromoListing } from './promo';
 import type { PromoDefinitions } from './promo-definitions';
 
-const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
 const given = (text: string) => (text.trim() === '' ? undefined : text.trim());
+
+/** A new code's terms as the console sends them: dates as text, empty when not given; a cap of 0 is none. */
+export interface StaffPromoTerms {
+  code: string;
+  discountPercent: string;
+  activeFrom: string;
+  activeUntil: string;
+  maxRedemptions: number;
+}
 
 export class StaffPromos {
   constructor(
@@ -19,14 +27,11 @@ export class StaffPromos {
     private readonly now: () => number,
   ) {}
 
-  async list(): Promise<checkout.ListPromosForStaffResponse> {
-    return { promos: (await this.admin.list()).map(staffPromo) };
+  list(): Promise<PromoListing[]> {
+    return this.admin.list();
   }
 
-  async create(
-    request: checkout.CreatePromoForStaffRequest,
-    staff: StaffIdentity,
-  ): Promise<checkout.CreatePromoForStaffResponse> {
+  async create(request: StaffPromoTerms, staff: StaffIdentity): Promise<PromoListing> {
     const terms = {
       code: request.code,
       discount: request.discountPercent,
@@ -37,33 +42,17 @@ export class StaffPromos {
     };
     const created = await this.admin.create(parsePromoTerms(terms, this.now()), staff);
     this.definitions.forget();
-    return { promo: await this.listed(created.code) };
+    return this.listed(created.code);
   }
 
-  async expire(
-    request: checkout.ExpirePromoForStaffRequest,
-    staff: StaffIdentity,
-  ): Promise<checkout.ExpirePromoForStaffResponse> {
-    const expired = await this.admin.expire(request.code, staff);
+  async expire(code: string, staff: StaffIdentity): Promise<PromoListing> {
+    const expired = await this.admin.expire(code, staff);
     this.definitions.forget();
-    return { promo: await this.listed(expired.code) };
+    return this.listed(expired.code);
   }
 
   /** The code as the list shows it, with its usage. */
-  private async listed(code: string): Promise<checkout.StaffPromo> {
-    return staffPromo((await this.admin.list()).find((promo) => promo.code === code)!);
+  private async listed(code: string): Promise<PromoListing> {
+    return (await this.admin.list()).find((promo) => promo.code === code)!;
   }
-}
-
-function staffPromo(promo: PromoListing): checkout.StaffPromo {
-  return {
-    code: promo.code,
-    discountBasisPoints: promo.discountBasisPoints,
-    activeFrom: iso(promo.activeFrom),
-    activeUntil: iso(promo.activeUntil),
-    maxRedemptions: promo.maxRedemptions ?? 0,
-    redeemed: promo.redeemed,
-    held: promo.held,
-    refusal: promo.refusal ?? '',
-  };
 }

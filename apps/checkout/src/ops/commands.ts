@@ -17,11 +17,12 @@ import { Refunds } from '../domain/refunds';
 import { refundMail } from '../domain/refund-mail';
 import { RefundStore } from '../stores/refunds';
 import { migrations } from '../migrations';
-import { PromoAdmin, parsePromoTerms, type PromoListing } from '../stores/promo-admin';
+import { PromoAdmin } from '../stores/promo-admin';
 import { CheckoutStore } from '../stores/checkout';
 import type { Order } from '../domain/order';
 import { SumUpApiProvider } from '../providers/sumup';
-import type { PromoCode } from '../domain/promo';
+import { parsePromoTerms, type PromoCode, type PromoListing } from '../domain/promo';
+import { refundMessage } from '../messages';
 
 /** `orders find` lists the newest this many. */
 const FIND_LIMIT = 50;
@@ -362,8 +363,8 @@ const commands: OpsCommand[] = [
           inFlightMs: 2 * settings.providerTimeoutMs,
         }).refundOrder(request, opsActor(actor)),
       );
-      const text = `refund ${refund!.id} of ${pounds(refund!.amountPence)} for order ${reference}: ${refund!.state} (key ${request.idempotencyKey})`;
-      return { text, data: { refund, idempotencyKey: request.idempotencyKey } };
+      const text = `refund ${refund.id} of ${pounds(refund.amountPence)} for order ${reference}: ${refund.state} (key ${request.idempotencyKey})`;
+      return { text, data: { refund: refundMessage(refund), idempotencyKey: request.idempotencyKey } };
     },
   },
 ];

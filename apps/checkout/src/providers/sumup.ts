@@ -5,16 +5,17 @@
  */
 import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
-import type { ProviderConfig, ProviderName } from '../config';
+import type { ProviderConfig } from '../config';
 import { ProviderHttpClient, ProviderTimeout } from './provider-http';
 import {
   PROVIDER_STATUSES,
+  type ProviderName,
   ProviderRefusal,
   type NewProviderCheckout,
   type PaymentProvider,
   type ProviderCheckout,
   type ProviderStatus,
-} from './provider';
+} from '../domain/payment-provider';
 
 const DUPLICATED_CHECKOUT = 'DUPLICATED_CHECKOUT';
 

@@ -9,43 +9,16 @@ import {
   type PreparedRead,
 } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
-import type { ProviderName } from '../config';
-import { promoRefusal, type PromoCode, type PromoRefusal, type PromoUsage } from '../domain/promo';
+import { PromoNotHeld, promoRefusal, type PromoCode, type PromoUsage } from '../domain/promo';
 import type { DiscountKind, NewOrder, Order, OrderDispatch, OrderPosition, OrderStatus } from '../domain/order';
-import { providerCheckoutFields, type ProviderCheckoutFields } from '../providers/provider';
-import type { StaffOrderFilter } from '../domain/staff-orders';
+import type { CheckoutStore as CheckoutStorePort, OrderStep, PollLease, StaffOrderFilter } from '../domain/ports';
+import { providerCheckoutFields, type ProviderCheckoutFields, type ProviderName } from '../domain/payment-provider';
 import type { OpenOrdersCheck } from '../limits';
-
-/** Thrown inside insertOrder's transaction, so nothing is saved, when the order cannot hold its promo code. */
-export class PromoNotHeld extends Error {
-  constructor(
-    readonly promo: PromoCode,
-    readonly refusal: PromoRefusal,
-  ) {
-    super(`promo code ${promo.code} cannot be held: ${refusal}`);
-  }
-}
 
 /** The schedule's mark for an order to read ahead of every other. */
 export const DUE_NOW = 0;
 
-/** What a reconciler asks for when it leases orders to read from the provider. */
-export interface PollLease {
-  /** This pass's token, written on the rows it leases and kept there once read, so a sweep reads each order once. */
-  token: string;
-  now: number;
-  leaseMs: number;
-  /** Orders created since then count as recent and come first. */
-  recentSince: number;
-  limit: number;
-  /** Read every open order, whatever its schedule (an operator's or a test's pass). */
-  sweep: boolean;
-}
-
-/** Confirmation steps, each recorded once done. */
-export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeemed_at';
-
-export class CheckoutStore {
+export class CheckoutStore implements CheckoutStorePort {
   /** Every create-checkout asks whether its reference is taken: prepared below knex. */
   private readonly orderByReference: PreparedRead<[reference: string]>;
 
@@ -147,9 +120,9 @@ export class CheckoutStore {
 
   /**
    * Every order matching the console's filter, newest first, after `after` when given (keyset
-   * paging on (created_at, id) as for an account's orders); rows without their lines.
+   * paging on (created_at, id) as for an account's orders).
    */
-  async ordersForStaff(filter: StaffOrderFilter, limit: number, after?: OrderPosition): Promise<Row[]> {
+  async ordersForStaff(filter: StaffOrderFilter, limit: number, after?: OrderPosition): Promise<Order[]> {
     const query = this.db('orders');
     if (filter.query && 'reference' in filter.query) query.where({ reference: filter.query.reference });
     if (filter.query && 'email' in filter.query) query.whereRaw('lower(delivery_email) = ?', [filter.query.email]);
@@ -158,12 +131,14 @@ export class CheckoutStore {
     if (filter.createdFrom !== undefined) query.where('created_at', '>=', filter.createdFrom);
     if (filter.createdUntil !== undefined) query.where('created_at', '<', filter.createdUntil);
     if (after) olderThan(query, after);
-    return query
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(limit);
+    return this.withLines(
+      await query
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'desc' },
+        ])
+        .limit(limit),
+    );
   }
 
   /** Orders delivered to an email address (any letter case), newest first; for operators. */
@@ -177,7 +152,7 @@ export class CheckoutStore {
   }
 
   /** The orders of these rows, each with its lines. */
-  async withLines(rows: Row[]): Promise<Order[]> {
+  private async withLines(rows: Row[]): Promise<Order[]> {
     if (rows.length === 0) return [];
     const lines = await this.db('order_lines')
       .whereIn(

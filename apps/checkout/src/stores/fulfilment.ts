@@ -8,18 +8,11 @@ import type { StaffIdentity } from '@storefront/caller-token';
 import type { Knex } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import { recordStaffAction } from '@storefront/staff-audit';
-import type { Order, OrderStatus } from '../domain/order';
+import { DISPATCHABLE_STATUSES, type DispatchDetails, type Order } from '../domain/order';
+import type { FulfilmentStore as FulfilmentStorePort } from '../domain/ports';
 import { DUE_NOW } from './checkout';
 
-/** The statuses an order may be dispatched from: paid, in full or in part. */
-export const DISPATCHABLE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded'];
-
-export interface DispatchDetails {
-  carrier: string;
-  trackingNumber: string;
-}
-
-export class FulfilmentStore {
+export class FulfilmentStore implements FulfilmentStorePort {
   constructor(private readonly db: Knex) {}
 
   /** Only an order whose payment's steps are done (closed_at): its stock is committed, its points awarded. */

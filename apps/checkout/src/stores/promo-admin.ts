@@ -7,68 +7,10 @@
 import type { StaffIdentity } from '@storefront/caller-token';
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
 import { forUpdate, isUniqueViolation, toNumber, type Knex } from '@storefront/db';
-import { instantOption, wholeNumberOption } from '@storefront/lifecycle';
 import { recordStaffAction } from '@storefront/staff-audit';
-import { normalisePromoCode, promoRefusal, type PromoCode, type PromoRefusal } from '../domain/promo';
+import type { PromoAdmin as PromoAdminPort } from '../domain/ports';
+import { normalisePromoCode, promoRefusal, type PromoCode, type PromoListing } from '../domain/promo';
 import { toPromo } from './checkout';
-
-export const PROMO_CODE_PATTERN = /^[A-Z0-9][A-Z0-9_-]{2,63}$/;
-const BASIS_POINTS_PER_PERCENT = 100;
-
-export interface PromoListing extends PromoCode {
-  redeemed: number;
-  held: number;
-  /** Why a checkout would refuse it now; undefined when it is usable. */
-  refusal?: PromoRefusal;
-}
-
-/** `WELCOME10`-style codes: letters, digits, `-` and `_`, 3 to 64 characters, stored upper-case. */
-export function parsePromoCode(text: string): string {
-  const code = normalisePromoCode(text);
-  if (!PROMO_CODE_PATTERN.test(code))
-    throw invalidArgument(
-      `code must be 3 to 64 letters, digits, "-" or "_", starting with a letter or digit; got "${text}"`,
-      'invalid_code',
-    );
-  return code;
-}
-
-/** A percentage (`15`, `15%`, `12.5%`) as basis points, more than 0 and at most 100%. */
-export function parseDiscountPercent(text: string): number {
-  const match = /^(\d{1,3}(?:\.\d{1,2})?)%?$/.exec(text.trim());
-  const basisPoints = match ? Math.round(Number(match[1]) * BASIS_POINTS_PER_PERCENT) : NaN;
-  if (!(basisPoints > 0 && basisPoints <= 100 * BASIS_POINTS_PER_PERCENT)) {
-    throw invalidArgument(
-      `discount must be a percentage above 0 and at most 100 (e.g. 15 or 12.5%), got "${text}"`,
-      'invalid_discount',
-    );
-  }
-  return basisPoints;
-}
-
-export function parseRedemptionCap(text: string): number {
-  return wholeNumberOption(text, 'max-redemptions', { min: 1, max: 1_000_000, code: 'invalid_cap' });
-}
-
-/** A new code's terms as people write them; absent dates mean now and no end, an absent cap none. */
-export interface PromoTerms {
-  code: string;
-  discount: string;
-  from?: string;
-  until?: string;
-  maxRedemptions?: string;
-}
-
-/** The promo code the terms describe, each bad field refused by name. */
-export function parsePromoTerms(terms: PromoTerms, now: number): PromoCode {
-  return {
-    code: parsePromoCode(terms.code),
-    discountBasisPoints: parseDiscountPercent(terms.discount),
-    activeFrom: terms.from === undefined ? now : instantOption(terms.from, 'from'),
-    activeUntil: terms.until === undefined ? undefined : instantOption(terms.until, 'until'),
-    maxRedemptions: terms.maxRedemptions === undefined ? undefined : parseRedemptionCap(terms.maxRedemptions),
-  };
-}
 
 /** A promo code as the audit log keeps it before and after a change: plain JSON, dates as ISO text. */
 function auditView(promo: PromoCode) {
@@ -81,7 +23,7 @@ function auditView(promo: PromoCode) {
   };
 }
 
-export class PromoAdmin {
+export class PromoAdmin implements PromoAdminPort {
   constructor(
     private readonly db: Knex,
     private readonly now: () => number = Date.now,

@@ -8,55 +8,12 @@ import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { StaffIdentity } from '@storefront/caller-token';
 import { recordStaffAction } from '@storefront/staff-audit';
 import type { OrderStatus } from '../domain/order';
-
-export const REFUND_STATES = ['pending', 'succeeded', 'failed'] as const;
-export type RefundState = (typeof REFUND_STATES)[number];
-
-export interface RefundLine {
-  sku: string;
-  quantity: number;
-}
-
-export interface NewRefund {
-  id: string;
-  orderId: string;
-  orderReference: string;
-  idempotencyKey: string;
-  fingerprint: string;
-  amountPence: number;
-  reason: string;
-  lines: RefundLine[];
-  staff: StaffIdentity;
-}
-
-export interface Refund extends NewRefund {
-  state: RefundState;
-  failureCode?: string;
-  providerTransactionId?: string;
-  /** When the one attempt allowed to send it to the provider did so. */
-  sentAt?: number;
-  /** The order's refunded total with this refund, fixed when it succeeded. */
-  refundedTotalPence?: number;
-  stockReturnedAt?: number;
-  pointsReversedAt?: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** What the refund's order looks like under its lock, with its earlier refunds, for the checks before a new one. */
-export interface LockedOrder {
-  status: OrderStatus;
-  /** When payment confirmation finished its steps (stock committed, points awarded, code redeemed). */
-  closedAt?: number;
-  totalPence: number;
-  refunds: Refund[];
-}
-
-export type RefundEffect = 'stock_returned_at' | 'points_reversed_at';
+import type { RefundStore as RefundStorePort } from '../domain/ports';
+import type { LockedOrder, NewRefund, Refund, RefundEffect, RefundLine, RefundState } from '../domain/refund';
 
 type Row = Record<string, unknown>;
 
-export class RefundStore {
+export class RefundStore implements RefundStorePort {
   constructor(private readonly db: Knex) {}
 
   /**

@@ -8,7 +8,7 @@ import { AppError, conflict, invalidArgument, unauthenticated } from '@storefron
 import { addressBucket, countAttempt, counterKey, type WindowCounters } from '@storefront/rate-limit';
 import { isWellFormedSessionToken } from '@storefront/formats';
 import { enqueueMail, type Mail } from '@storefront/outbox';
-import type { RateLimits } from '../config';
+import type { RateLimits } from './login-throttle';
 import { LoginThrottle } from './login-throttle';
 import type { SessionStore } from '../stores/sessions';
 import type { ProfileChanges, User, UserStore } from '../stores/users';

@@ -4,8 +4,35 @@
  * of login counts under its own key prefix, so a guessing run at the shop cannot lock the
  * console and the other way round.
  */
-import { addressBucket, counterKey, tooManyAttempts, type WindowCounters } from '@storefront/rate-limit';
-import type { LoginBackoff, RateLimits } from '../config';
+import {
+  addressBucket,
+  counterKey,
+  tooManyAttempts,
+  type WindowCounters,
+  type WindowLimit,
+} from '@storefront/rate-limit';
+
+/** The login and sign-up limits of one identity service. */
+export interface RateLimits {
+  /** Failures per account; past it, only addresses that have not failed for the account are checked. */
+  failedLoginsPerAccount: WindowLimit;
+  failedLoginsPerAddress: WindowLimit;
+  loginBackoff: LoginBackoff;
+  signupsPerAddress: WindowLimit;
+}
+
+/**
+ * The progressive delay of one client address for one account: after `freeFailures` failures
+ * the address waits `baseSeconds`, doubled at every further failure up to `maxSeconds`, before
+ * its next attempt for that account is checked. Failures are remembered `memorySeconds` from
+ * the first one.
+ */
+export interface LoginBackoff {
+  freeFailures: number;
+  baseSeconds: number;
+  maxSeconds: number;
+  memorySeconds: number;
+}
 
 /** The counters of one attempt: what admit() counted and succeeded() forgives. */
 export interface LoginKeys {

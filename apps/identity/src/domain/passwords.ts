@@ -6,8 +6,18 @@ import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { AppError, invalidArgument } from '@storefront/errors';
-import type { Argon2Settings } from '../config';
 import { ConcurrencyLimit, QueueFull } from './concurrency-limit';
+
+/** argon2id cost; the defaults are OWASP's recommended minimum (19 MiB, 2 passes, 1 lane). */
+export interface Argon2Settings {
+  memoryKib: number;
+  timeCost: number;
+  parallelism: number;
+  /** Hashes computed at once; each holds memoryKib while it runs. */
+  maxConcurrent: number;
+  /** Hashes that may wait for a slot; beyond that a sign-up or login is refused with 503. */
+  maxWaiting: number;
+}
 
 /** Whether the caller has gone (cancelled, or past its deadline); its hash is then not wanted. */
 export type Abandoned = () => boolean;

@@ -11,7 +11,7 @@ import { generateSecret, generateURI, verifySync } from 'otplib';
 import { invalidArgument, notFound, unauthenticated } from '@storefront/errors';
 import { isWellFormedSessionToken, randomCode } from '@storefront/formats';
 import type { WindowCounters } from '@storefront/rate-limit';
-import type { RateLimits } from '../config';
+import type { RateLimits } from './login-throttle';
 import type { SessionStore } from '../stores/sessions';
 import type { StaffMember, StaffStore } from '../stores/staff';
 import { LoginThrottle } from './login-throttle';

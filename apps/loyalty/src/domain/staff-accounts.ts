@@ -6,13 +6,51 @@
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import { invalidArgument, notFound } from '@storefront/errors';
-import type { loyalty } from '@storefront/proto';
 import type { LoyaltyStore } from '../stores/loyalty';
 import type { LoyaltyLedger } from './ledger';
-import { LIMITS, parseAdjustmentPoints, requireIdentifier, tierFor, type TierThresholds } from './rules';
+import {
+  LIMITS,
+  parseAdjustmentPoints,
+  requireIdentifier,
+  tierFor,
+  type HistoryEntry,
+  type Tier,
+  type TierThresholds,
+} from './rules';
 
 const DEFAULT_HISTORY_PAGE = 50;
 const MAX_HISTORY_PAGE = 100;
+
+/** A page of an account's ledger as the console asks for it: a limit of 0 is the default, an empty cursor the newest. */
+export interface StaffAccountQuery {
+  accountId: string;
+  limit: number;
+  cursor: string;
+}
+
+/** An account's balance, tier and one page of its history, newest first; `nextCursor` is empty on the last page. */
+export interface StaffAccountView {
+  points: number;
+  lifetimePoints: number;
+  tier: Tier;
+  history: HistoryEntry[];
+  nextCursor: string;
+}
+
+/** An owner's correction of an account's points: signed, with why, under a key that makes a repeat record nothing. */
+export interface PointsAdjustmentRequest {
+  accountId: string;
+  points: number;
+  reason: string;
+  idempotencyKey: string;
+}
+
+/** What an adjustment did: whether this call recorded it, and the account's balance after it. */
+export interface PointsAdjusted {
+  newlyRecorded: boolean;
+  points: number;
+  balance: number;
+}
 
 export class StaffLoyaltyAccounts {
   constructor(
@@ -21,7 +59,7 @@ export class StaffLoyaltyAccounts {
     private readonly tiers: TierThresholds,
   ) {}
 
-  async get(request: loyalty.GetAccountForStaffRequest): Promise<loyalty.GetAccountForStaffResponse> {
+  async get(request: StaffAccountQuery): Promise<StaffAccountView> {
     const userId = requireIdentifier(request.accountId, 'account_id', LIMITS.userId);
     const { limit, cursor } = request;
     if (!Number.isInteger(limit) || limit < 0 || limit > MAX_HISTORY_PAGE)
@@ -42,10 +80,7 @@ export class StaffLoyaltyAccounts {
     };
   }
 
-  async adjust(
-    request: loyalty.AdjustPointsForStaffRequest,
-    staff: StaffIdentity,
-  ): Promise<loyalty.AdjustPointsForStaffResponse> {
+  async adjust(request: PointsAdjustmentRequest, staff: StaffIdentity): Promise<PointsAdjusted> {
     const userId = requireIdentifier(request.accountId, 'account_id', LIMITS.userId);
     const points = parseAdjustmentPoints(String(request.points));
     const outcome = await this.ledger.adjust(userId, points, request.reason, request.idempotencyKey, staff);

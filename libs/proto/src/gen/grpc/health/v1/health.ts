@@ -210,6 +210,32 @@ export const HealthCheckResponse: MessageFns<HealthCheckResponse> = {
   },
 };
 
+/** Check is a read, so clients send it again when a backend goes away (docs/decisions/1001). */
+export type HealthDefinition = typeof HealthDefinition;
+export const HealthDefinition = {
+  name: "Health",
+  fullName: "grpc.health.v1.Health",
+  methods: {
+    check: {
+      name: "Check",
+      requestType: HealthCheckRequest as typeof HealthCheckRequest,
+      requestStream: false,
+      responseType: HealthCheckResponse as typeof HealthCheckResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    watch: {
+      name: "Watch",
+      requestType: HealthCheckRequest as typeof HealthCheckRequest,
+      requestStream: false,
+      responseType: HealthCheckResponse as typeof HealthCheckResponse,
+      responseStream: true,
+      options: {},
+    },
+  },
+} as const;
+
+/** Check is a read, so clients send it again when a backend goes away (docs/decisions/1001). */
 export type HealthService = typeof HealthService;
 export const HealthService = {
   check: {

@@ -5790,6 +5790,197 @@ export const RefundOrderResponse: MessageFns<RefundOrderResponse> = {
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
+ *
+ * An RPC whose repeat equals one call says so with `idempotency_level` (NO_SIDE_EFFECTS for a read,
+ * IDEMPOTENT for a write keyed by what the caller names): clients send it again to another backend
+ * when theirs goes away (docs/decisions/1001). Leave it unmarked when a repeat could do more.
+ */
+export type CheckoutServiceDefinition = typeof CheckoutServiceDefinition;
+export const CheckoutServiceDefinition = {
+  name: "CheckoutService",
+  fullName: "storefront.checkout.v1.CheckoutService",
+  methods: {
+    /** Saves the order, reserves its stock and creates the provider checkout; idempotent per reference. */
+    createCheckout: {
+      name: "CreateCheckout",
+      requestType: CreateCheckoutRequest as typeof CreateCheckoutRequest,
+      requestStream: false,
+      responseType: CreateCheckoutResponse as typeof CreateCheckoutResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Whether a promo or reward code is currently valid; never consumes it. */
+    validatePromo: {
+      name: "ValidatePromo",
+      requestType: ValidatePromoRequest as typeof ValidatePromoRequest,
+      requestStream: false,
+      responseType: ValidatePromoResponse as typeof ValidatePromoResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** A provider notification: a hint to re-read that checkout's status. */
+    notifyPaymentEvent: {
+      name: "NotifyPaymentEvent",
+      requestType: NotifyPaymentEventRequest as typeof NotifyPaymentEventRequest,
+      requestStream: false,
+      responseType: NotifyPaymentEventResponse as typeof NotifyPaymentEventResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * One order by its checkout_reference: an account's order for that account only, a guest
+     * order for whoever holds the reference (without its delivery details).
+     */
+    getOrder: {
+      name: "GetOrder",
+      requestType: GetOrderRequest as typeof GetOrderRequest,
+      requestStream: false,
+      responseType: GetOrderResponse as typeof GetOrderResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The caller's orders, newest first, a page at a time. */
+    listOrders: {
+      name: "ListOrders",
+      requestType: ListOrdersRequest as typeof ListOrdersRequest,
+      requestStream: false,
+      responseType: ListOrdersResponse as typeof ListOrdersResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The shipping rule every order is priced with, for publishing beside the catalog. */
+    getPricingPolicy: {
+      name: "GetPricingPolicy",
+      requestType: GetPricingPolicyRequest as typeof GetPricingPolicyRequest,
+      requestStream: false,
+      responseType: GetPricingPolicyResponse as typeof GetPricingPolicyResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** What CreateCheckout would charge for these lines and code now, saving and reserving nothing. */
+    quoteOrder: {
+      name: "QuoteOrder",
+      requestType: QuoteOrderRequest as typeof QuoteOrderRequest,
+      requestStream: false,
+      responseType: QuoteOrderResponse as typeof QuoteOrderResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * The console: every order, newest first, searched by reference or email and filtered by
+     * status and creation date, a page at a time. Needs a staff member in `x-staff-token`.
+     */
+    listOrdersForStaff: {
+      name: "ListOrdersForStaff",
+      requestType: ListOrdersForStaffRequest as typeof ListOrdersForStaffRequest,
+      requestStream: false,
+      responseType: ListOrdersForStaffResponse as typeof ListOrdersForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: one order in full by its reference. Needs a staff member in `x-staff-token`. */
+    getOrderForStaff: {
+      name: "GetOrderForStaff",
+      requestType: GetOrderForStaffRequest as typeof GetOrderForStaffRequest,
+      requestStream: false,
+      responseType: GetOrderForStaffResponse as typeof GetOrderForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
+    listStaffActions: {
+      name: "ListStaffActions",
+      requestType: ListStaffActionsRequest as typeof ListStaffActionsRequest,
+      requestStream: false,
+      responseType: ListStaffActionsResponse as typeof ListStaffActionsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: a paid (or partly refunded) order leaves with a carrier and tracking number;
+     * the customer is mailed once. Repeating it with the same values answers the order again.
+     */
+    dispatchOrder: {
+      name: "DispatchOrder",
+      requestType: DispatchOrderRequest as typeof DispatchOrderRequest,
+      requestStream: false,
+      responseType: DispatchOrderResponse as typeof DispatchOrderResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: a dispatched order has arrived. Repeating it answers the order again. */
+    markOrderDelivered: {
+      name: "MarkOrderDelivered",
+      requestType: MarkOrderDeliveredRequest as typeof MarkOrderDeliveredRequest,
+      requestStream: false,
+      responseType: MarkOrderDeliveredResponse as typeof MarkOrderDeliveredResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: an unpaid order is cancelled; its payment link stops taking payments and its
+     * stock and code are given back at once. Refused if the payment arrived meanwhile.
+     */
+    cancelOrder: {
+      name: "CancelOrder",
+      requestType: CancelOrderRequest as typeof CancelOrderRequest,
+      requestStream: false,
+      responseType: CancelOrderResponse as typeof CancelOrderResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: every promo code with its terms, paid redemptions, open orders' holds and
+     * whether it works now. Needs a staff member (any role).
+     */
+    listPromosForStaff: {
+      name: "ListPromosForStaff",
+      requestType: ListPromosForStaffRequest as typeof ListPromosForStaffRequest,
+      requestStream: false,
+      responseType: ListPromosForStaffResponse as typeof ListPromosForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: creates a promo code; needs an owner. Recorded in the staff audit log. */
+    createPromoForStaff: {
+      name: "CreatePromoForStaff",
+      requestType: CreatePromoForStaffRequest as typeof CreatePromoForStaffRequest,
+      requestStream: false,
+      responseType: CreatePromoForStaffResponse as typeof CreatePromoForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: ends a promo code now for new orders; needs an owner. Recorded in the staff audit log. */
+    expirePromoForStaff: {
+      name: "ExpirePromoForStaff",
+      requestType: ExpirePromoForStaffRequest as typeof ExpirePromoForStaffRequest,
+      requestStream: false,
+      responseType: ExpirePromoForStaffResponse as typeof ExpirePromoForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: refunds a paid order in full or in part through the payment provider, and
+     * returns the chosen lines to stock. Owner only; idempotent per idempotency_key.
+     */
+    refundOrder: {
+      name: "RefundOrder",
+      requestType: RefundOrderRequest as typeof RefundOrderRequest,
+      requestStream: false,
+      responseType: RefundOrderResponse as typeof RefundOrderResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/**
+ * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
+ * from the `x-caller-token` metadata so a signed-in customer's order earns points.
+ *
+ * An RPC whose repeat equals one call says so with `idempotency_level` (NO_SIDE_EFFECTS for a read,
+ * IDEMPOTENT for a write keyed by what the caller names): clients send it again to another backend
+ * when theirs goes away (docs/decisions/1001). Leave it unmarked when a repeat could do more.
  */
 export type CheckoutServiceService = typeof CheckoutServiceService;
 export const CheckoutServiceService = {

@@ -3318,6 +3318,185 @@ export const GetCustomerForStaffResponse: MessageFns<GetCustomerForStaffResponse
 /**
  * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
  * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
+ *
+ * An RPC whose repeat equals one call says so with `idempotency_level` (NO_SIDE_EFFECTS for a read,
+ * IDEMPOTENT for a write keyed by what the caller names): clients send it again to another backend
+ * when theirs goes away (docs/decisions/1001). Leave it unmarked when a repeat could do more.
+ */
+export type IdentityServiceDefinition = typeof IdentityServiceDefinition;
+export const IdentityServiceDefinition = {
+  name: "IdentityService",
+  fullName: "storefront.identity.v1.IdentityService",
+  methods: {
+    /** Creates the account and its first session. */
+    signUp: {
+      name: "SignUp",
+      requestType: SignUpRequest as typeof SignUpRequest,
+      requestStream: false,
+      responseType: SignUpResponse as typeof SignUpResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Checks credentials and issues a new session. */
+    logIn: {
+      name: "LogIn",
+      requestType: LogInRequest as typeof LogInRequest,
+      requestStream: false,
+      responseType: LogInResponse as typeof LogInResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Deletes the session server-side. */
+    logOut: {
+      name: "LogOut",
+      requestType: LogOutRequest as typeof LogOutRequest,
+      requestStream: false,
+      responseType: LogOutResponse as typeof LogOutResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Turns a session token into the account it belongs to; UNAUTHENTICATED when unknown or expired. */
+    resolveSession: {
+      name: "ResolveSession",
+      requestType: ResolveSessionRequest as typeof ResolveSessionRequest,
+      requestStream: false,
+      responseType: ResolveSessionResponse as typeof ResolveSessionResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** The caller's profile. */
+    getProfile: {
+      name: "GetProfile",
+      requestType: GetProfileRequest as typeof GetProfileRequest,
+      requestStream: false,
+      responseType: GetProfileResponse as typeof GetProfileResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Changes the caller's editable profile fields. */
+    updateProfile: {
+      name: "UpdateProfile",
+      requestType: UpdateProfileRequest as typeof UpdateProfileRequest,
+      requestStream: false,
+      responseType: UpdateProfileResponse as typeof UpdateProfileResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * Mails a single-use reset link if the email belongs to an account. The answer is the same
+     * whether or not it does; the work for a known email happens after the answer.
+     */
+    requestPasswordReset: {
+      name: "RequestPasswordReset",
+      requestType: RequestPasswordResetRequest as typeof RequestPasswordResetRequest,
+      requestStream: false,
+      responseType: RequestPasswordResetResponse as typeof RequestPasswordResetResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Sets a new password with a reset link's token, ends every session of the account and mails
+     * a notice; INVALID_ARGUMENT (invalid_reset_token) for an unknown, used or expired token.
+     */
+    resetPassword: {
+      name: "ResetPassword",
+      requestType: ResetPasswordRequest as typeof ResetPasswordRequest,
+      requestStream: false,
+      responseType: ResetPasswordResponse as typeof ResetPasswordResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console's staff: what a set-up link shows (the TOTP secret to enrol); NOT_FOUND when the
+     * link is unknown, used or expired.
+     */
+    getStaffSetup: {
+      name: "GetStaffSetup",
+      requestType: GetStaffSetupRequest as typeof GetStaffSetupRequest,
+      requestStream: false,
+      responseType: GetStaffSetupResponse as typeof GetStaffSetupResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Sets a staff member's password and confirms their TOTP secret with a current code; spends
+     * the link and returns the recovery codes, shown once.
+     */
+    completeStaffSetup: {
+      name: "CompleteStaffSetup",
+      requestType: CompleteStaffSetupRequest as typeof CompleteStaffSetupRequest,
+      requestStream: false,
+      responseType: CompleteStaffSetupResponse as typeof CompleteStaffSetupResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Checks a staff member's password and TOTP or recovery code and issues a staff session. */
+    staffLogIn: {
+      name: "StaffLogIn",
+      requestType: StaffLogInRequest as typeof StaffLogInRequest,
+      requestStream: false,
+      responseType: StaffLogInResponse as typeof StaffLogInResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Ends a staff session. */
+    staffLogOut: {
+      name: "StaffLogOut",
+      requestType: StaffLogOutRequest as typeof StaffLogOutRequest,
+      requestStream: false,
+      responseType: StaffLogOutResponse as typeof StaffLogOutResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Turns a staff session token into its member, extending the session; UNAUTHENTICATED when
+     * unknown, idle too long or the member is disabled.
+     */
+    resolveStaffSession: {
+      name: "ResolveStaffSession",
+      requestType: ResolveStaffSessionRequest as typeof ResolveStaffSessionRequest,
+      requestStream: false,
+      responseType: ResolveStaffSessionResponse as typeof ResolveStaffSessionResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
+    listStaffActions: {
+      name: "ListStaffActions",
+      requestType: ListStaffActionsRequest as typeof ListStaffActionsRequest,
+      requestStream: false,
+      responseType: ListStaffActionsResponse as typeof ListStaffActionsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: a customer by exact email, any letter case. Needs a staff member (any role). */
+    findCustomerForStaff: {
+      name: "FindCustomerForStaff",
+      requestType: FindCustomerForStaffRequest as typeof FindCustomerForStaffRequest,
+      requestStream: false,
+      responseType: FindCustomerForStaffResponse as typeof FindCustomerForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: a customer by account id. Needs a staff member (any role). */
+    getCustomerForStaff: {
+      name: "GetCustomerForStaff",
+      requestType: GetCustomerForStaffRequest as typeof GetCustomerForStaffRequest,
+      requestStream: false,
+      responseType: GetCustomerForStaffResponse as typeof GetCustomerForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/**
+ * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
+ * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
+ *
+ * An RPC whose repeat equals one call says so with `idempotency_level` (NO_SIDE_EFFECTS for a read,
+ * IDEMPOTENT for a write keyed by what the caller names): clients send it again to another backend
+ * when theirs goes away (docs/decisions/1001). Leave it unmarked when a repeat could do more.
  */
 export type IdentityServiceService = typeof IdentityServiceService;
 export const IdentityServiceService = {

@@ -4706,7 +4706,184 @@ export const ApplyCatalogImportResponse: MessageFns<ApplyCatalogImportResponse> 
   },
 };
 
-/** Products, prices, stock levels and reservations. */
+/**
+ * Products, prices, stock levels and reservations.
+ *
+ * An RPC whose repeat equals one call says so with `idempotency_level` (NO_SIDE_EFFECTS for a read,
+ * IDEMPOTENT for a write keyed by what the caller names): clients send it again to another backend
+ * when theirs goes away (docs/decisions/1001). Leave it unmarked when a repeat could do more.
+ */
+export type InventoryServiceDefinition = typeof InventoryServiceDefinition;
+export const InventoryServiceDefinition = {
+  name: "InventoryService",
+  fullName: "storefront.inventory.v1.InventoryService",
+  methods: {
+    /** Available units of every stock-limited SKU. */
+    getStock: {
+      name: "GetStock",
+      requestType: GetStockRequest as typeof GetStockRequest,
+      requestStream: false,
+      responseType: GetStockResponse as typeof GetStockResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** The catalog with prices and stock flags. */
+    getCatalog: {
+      name: "GetCatalog",
+      requestType: GetCatalogRequest as typeof GetCatalogRequest,
+      requestStream: false,
+      responseType: GetCatalogResponse as typeof GetCatalogResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** The published catalog; answers `not_modified` when the caller already has `version`. */
+    getCatalogSnapshot: {
+      name: "GetCatalogSnapshot",
+      requestType: GetCatalogSnapshotRequest as typeof GetCatalogSnapshotRequest,
+      requestStream: false,
+      responseType: GetCatalogSnapshotResponse as typeof GetCatalogSnapshotResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Unit prices for SKUs; INVALID_ARGUMENT names any unknown SKU. */
+    quote: {
+      name: "Quote",
+      requestType: QuoteRequest as typeof QuoteRequest,
+      requestStream: false,
+      responseType: QuoteResponse as typeof QuoteResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Reserves every line or none; idempotent per order reference. */
+    reserve: {
+      name: "Reserve",
+      requestType: ReserveRequest as typeof ReserveRequest,
+      requestStream: false,
+      responseType: ReserveResponse as typeof ReserveResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Turns a reservation into a sale; idempotent. */
+    commit: {
+      name: "Commit",
+      requestType: CommitRequest as typeof CommitRequest,
+      requestStream: false,
+      responseType: CommitResponse as typeof CommitResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Gives reserved units back; idempotent. */
+    release: {
+      name: "Release",
+      requestType: ReleaseRequest as typeof ReleaseRequest,
+      requestStream: false,
+      responseType: ReleaseResponse as typeof ReleaseResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
+    listStaffActions: {
+      name: "ListStaffActions",
+      requestType: ListStaffActionsRequest as typeof ListStaffActionsRequest,
+      requestStream: false,
+      responseType: ListStaffActionsResponse as typeof ListStaffActionsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Puts a refunded order's units back on hand; idempotent per return_id. Sizes without a
+     * stock count are left as they are.
+     */
+    returnStock: {
+      name: "ReturnStock",
+      requestType: ReturnStockRequest as typeof ReturnStockRequest,
+      requestStream: false,
+      responseType: ReturnStockResponse as typeof ReturnStockResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console's catalog: every product with its sizes' prices and stock; any staff member. */
+    getStaffCatalog: {
+      name: "GetStaffCatalog",
+      requestType: GetStaffCatalogRequest as typeof GetStaffCatalogRequest,
+      requestStream: false,
+      responseType: GetStaffCatalogResponse as typeof GetStaffCatalogResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: the units on hand counted, with a note; an unlimited size becomes counted. */
+    setSkuStock: {
+      name: "SetSkuStock",
+      requestType: SetSkuStockRequest as typeof SetSkuStockRequest,
+      requestStream: false,
+      responseType: SetSkuStockResponse as typeof SetSkuStockResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: adds delivered units to a counted size, with the delivery's note. */
+    restockSku: {
+      name: "RestockSku",
+      requestType: RestockSkuRequest as typeof RestockSkuRequest,
+      requestStream: false,
+      responseType: RestockSkuResponse as typeof RestockSkuResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: the size is always available; refused while open orders hold its units. */
+    setSkuUnlimited: {
+      name: "SetSkuUnlimited",
+      requestType: SetSkuUnlimitedRequest as typeof SetSkuUnlimitedRequest,
+      requestStream: false,
+      responseType: SetSkuUnlimitedResponse as typeof SetSkuUnlimitedResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: a size's unit price. */
+    setSkuPrice: {
+      name: "SetSkuPrice",
+      requestType: SetSkuPriceRequest as typeof SetSkuPriceRequest,
+      requestStream: false,
+      responseType: SetSkuPriceResponse as typeof SetSkuPriceResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
+    removeProduct: {
+      name: "RemoveProduct",
+      requestType: RemoveProductRequest as typeof RemoveProductRequest,
+      requestStream: false,
+      responseType: RemoveProductResponse as typeof RemoveProductResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: what importing a catalog file would change, without writing; its digest applies it. */
+    previewCatalogImport: {
+      name: "PreviewCatalogImport",
+      requestType: PreviewCatalogImportRequest as typeof PreviewCatalogImportRequest,
+      requestStream: false,
+      responseType: PreviewCatalogImportResponse as typeof PreviewCatalogImportResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: imports the previewed file; ABORTED (409 catalog_changed) if the catalog changed since. */
+    applyCatalogImport: {
+      name: "ApplyCatalogImport",
+      requestType: ApplyCatalogImportRequest as typeof ApplyCatalogImportRequest,
+      requestStream: false,
+      responseType: ApplyCatalogImportResponse as typeof ApplyCatalogImportResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/**
+ * Products, prices, stock levels and reservations.
+ *
+ * An RPC whose repeat equals one call says so with `idempotency_level` (NO_SIDE_EFFECTS for a read,
+ * IDEMPOTENT for a write keyed by what the caller names): clients send it again to another backend
+ * when theirs goes away (docs/decisions/1001). Leave it unmarked when a repeat could do more.
+ */
 export type InventoryServiceService = typeof InventoryServiceService;
 export const InventoryServiceService = {
   /** Available units of every stock-limited SKU. */

@@ -3214,6 +3214,153 @@ export const ReversePurchaseResponse: MessageFns<ReversePurchaseResponse> = {
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
  * are called by the checkout service and name the account or the order explicitly.
+ *
+ * An RPC whose repeat equals one call says so with `idempotency_level` (NO_SIDE_EFFECTS for a read,
+ * IDEMPOTENT for a write keyed by what the caller names): clients send it again to another backend
+ * when theirs goes away (docs/decisions/1001). Leave it unmarked when a repeat could do more.
+ */
+export type LoyaltyServiceDefinition = typeof LoyaltyServiceDefinition;
+export const LoyaltyServiceDefinition = {
+  name: "LoyaltyService",
+  fullName: "storefront.loyalty.v1.LoyaltyService",
+  methods: {
+    /** Opens the caller's account with the welcome bonus; idempotent. */
+    openAccount: {
+      name: "OpenAccount",
+      requestType: OpenAccountRequest as typeof OpenAccountRequest,
+      requestStream: false,
+      responseType: OpenAccountResponse as typeof OpenAccountResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** The caller's account, read only; one never opened answers with the welcome bonus owed and is opened in the background. */
+    getAccount: {
+      name: "GetAccount",
+      requestType: GetAccountRequest as typeof GetAccountRequest,
+      requestStream: false,
+      responseType: GetAccountResponse as typeof GetAccountResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Applies sanitised client state: only redemption requests are honoured. */
+    sync: {
+      name: "Sync",
+      requestType: SyncRequest as typeof SyncRequest,
+      requestStream: false,
+      responseType: SyncResponse as typeof SyncResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Redeems one reward for the caller. */
+    redeem: {
+      name: "Redeem",
+      requestType: RedeemRequest as typeof RedeemRequest,
+      requestStream: false,
+      responseType: RedeemResponse as typeof RedeemResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Awards points for a paid order, once per order. */
+    awardPurchase: {
+      name: "AwardPurchase",
+      requestType: AwardPurchaseRequest as typeof AwardPurchaseRequest,
+      requestStream: false,
+      responseType: AwardPurchaseResponse as typeof AwardPurchaseResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Whether a reward code is currently usable by the given account. */
+    checkRewardCode: {
+      name: "CheckRewardCode",
+      requestType: CheckRewardCodeRequest as typeof CheckRewardCodeRequest,
+      requestStream: false,
+      responseType: CheckRewardCodeResponse as typeof CheckRewardCodeResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** Marks a reward code used by a paid order, once, taking over that order's hold. */
+    useRewardCode: {
+      name: "UseRewardCode",
+      requestType: UseRewardCodeRequest as typeof UseRewardCodeRequest,
+      requestStream: false,
+      responseType: UseRewardCodeResponse as typeof UseRewardCodeResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Holds a reward code for an open order so that no other order can take it; idempotent per order. */
+    holdRewardCode: {
+      name: "HoldRewardCode",
+      requestType: HoldRewardCodeRequest as typeof HoldRewardCodeRequest,
+      requestStream: false,
+      responseType: HoldRewardCodeResponse as typeof HoldRewardCodeResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** Gives up an order's hold on a reward code; idempotent, and a no-op when the order holds nothing. */
+    releaseRewardCode: {
+      name: "ReleaseRewardCode",
+      requestType: ReleaseRewardCodeRequest as typeof ReleaseRewardCodeRequest,
+      requestStream: false,
+      responseType: ReleaseRewardCodeResponse as typeof ReleaseRewardCodeResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
+    listStaffActions: {
+      name: "ListStaffActions",
+      requestType: ListStaffActionsRequest as typeof ListStaffActionsRequest,
+      requestStream: false,
+      responseType: ListStaffActionsResponse as typeof ListStaffActionsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: an account's balance, lifetime points, tier and ledger history, newest first,
+     * a page at a time. Needs a staff member (any role); reading never opens an account.
+     */
+    getAccountForStaff: {
+      name: "GetAccountForStaff",
+      requestType: GetAccountForStaffRequest as typeof GetAccountForStaffRequest,
+      requestStream: false,
+      responseType: GetAccountForStaffResponse as typeof GetAccountForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: corrects an account's points with an adjustment entry, once per idempotency
+     * key, never below zero; needs an owner. Recorded in the staff audit log.
+     */
+    adjustPointsForStaff: {
+      name: "AdjustPointsForStaff",
+      requestType: AdjustPointsForStaffRequest as typeof AdjustPointsForStaffRequest,
+      requestStream: false,
+      responseType: AdjustPointsForStaffResponse as typeof AdjustPointsForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Takes back a refunded order's points in proportion to the refunded share of its goods;
+     * once per refund_id. What was already spent is forgiven: the balance never goes below zero.
+     */
+    reversePurchase: {
+      name: "ReversePurchase",
+      requestType: ReversePurchaseRequest as typeof ReversePurchaseRequest,
+      requestStream: false,
+      responseType: ReversePurchaseResponse as typeof ReversePurchaseResponse,
+      responseStream: false,
+      options: {},
+    },
+  },
+} as const;
+
+/**
+ * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
+ * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
+ * are called by the checkout service and name the account or the order explicitly.
+ *
+ * An RPC whose repeat equals one call says so with `idempotency_level` (NO_SIDE_EFFECTS for a read,
+ * IDEMPOTENT for a write keyed by what the caller names): clients send it again to another backend
+ * when theirs goes away (docs/decisions/1001). Leave it unmarked when a repeat could do more.
  */
 export type LoyaltyServiceService = typeof LoyaltyServiceService;
 export const LoyaltyServiceService = {

@@ -1,11 +1,12 @@
 /**
- * What checkout needs from a payment provider. Both implementations speak SumUp's checkout
- * API; of the provider's object (`raw`) the order keeps the fields the public answer names, as
- * typed columns, and only those leave this service, as a typed message.
+ * What checkout needs from a payment provider: the port its adapters (providers/) implement. Both
+ * speak SumUp's checkout API; of the provider's object (`raw`) the order keeps the fields the
+ * public answer names, as typed columns, and only those leave this service.
  */
 import { AppError } from '@storefront/errors';
-import type { checkout } from '@storefront/proto';
-import type { ProviderName } from '../config';
+
+export const PROVIDER_NAMES = ['sandbox', 'sumup'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export const PROVIDER_STATUSES = ['PENDING', 'PAID', 'FAILED', 'EXPIRED'] as const;
 export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
@@ -82,7 +83,21 @@ export function paidTransactionId(raw: Record<string, unknown>): string | undefi
 }
 
 /** The public fields of a provider checkout object (SumUp's, typed): what the order keeps of it. */
-export type ProviderCheckoutFields = checkout.ProviderCheckout;
+export interface ProviderCheckoutFields {
+  id: string;
+  checkoutReference: string;
+  amountPence: number;
+  currency: string;
+  merchantCode: string;
+  description?: string;
+  returnUrl?: string;
+  redirectUrl?: string;
+  /** As the provider sent it; PENDING, PAID, FAILED or EXPIRED. */
+  status: string;
+  date?: string;
+  validUntil?: string;
+  hostedCheckoutUrl?: string;
+}
 
 /** The public fields of a provider checkout object as the provider sent it; anything else it sent is dropped. */
 export function providerCheckoutFields(raw: Record<string, unknown>): ProviderCheckoutFields {
@@ -107,6 +122,6 @@ export function providerCheckoutFields(raw: Record<string, unknown>): ProviderCh
 export function publicProviderCheckout(
   stored: ProviderCheckoutFields,
   closedWith: ProviderStatus | undefined,
-): checkout.ProviderCheckout {
+): ProviderCheckoutFields {
   return { ...stored, status: closedWith ?? stored.status };
 }

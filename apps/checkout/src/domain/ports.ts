@@ -1,0 +1,189 @@
+/**
+ * What checkout's domain asks of the world around it, in its own types: its stores (implemented in
+ * stores/), and inventory and loyalty (their facades' clients, bound in server.ts, whose messages
+ * must fit these shapes). The payment provider's port is payment-provider.ts.
+ */
+import type { StaffIdentity } from '@storefront/caller-token';
+import type { Mail } from '@storefront/outbox';
+import type { OpenOrdersCheck } from '../limits';
+import type { DispatchDetails, NewOrder, Order, OrderPosition, OrderStatus } from './order';
+import type { ProviderCheckoutFields } from './payment-provider';
+import type { PromoCode, PromoListing, PromoUsage } from './promo';
+import type { LockedOrder, NewRefund, Refund, RefundEffect } from './refund';
+import type { ItemQuantity } from './request';
+
+/** What inventory says of one line: its price now, its name, and its units on hand when its stock is limited. */
+export interface QuotedStock extends ItemQuantity {
+  unitPricePence: number;
+  productName: string;
+  size: string;
+  onHand?: number;
+}
+
+/** What checkout asks of inventory: prices, and an order's stock held, taken, given back and returned. */
+export interface InventoryClient {
+  quote(request: { lines: ItemQuantity[] }): Promise<{ lines: QuotedStock[] }>;
+  /** `ttlSeconds` 0 asks for inventory's own reservation lifetime. */
+  reserve(request: {
+    orderReference: string;
+    lines: ItemQuantity[];
+    ttlSeconds: number;
+  }): Promise<{ reservation?: { expiresAt: string } }>;
+  commit(request: { orderReference: string }): Promise<unknown>;
+  release(request: { orderReference: string }): Promise<unknown>;
+  returnStock(request: { returnId: string; orderReference: string; lines: ItemQuantity[] }): Promise<unknown>;
+}
+
+/** What loyalty says of a reward code: whether an account may use it, and what it takes off. */
+export interface RewardCodeCheck {
+  valid: boolean;
+  code: string;
+  discountBps: number;
+}
+
+/** What checkout asks of loyalty: reward codes held, used and given back by orders, and purchase points. */
+export interface LoyaltyClient {
+  checkRewardCode(request: { code: string; userId: string }): Promise<RewardCodeCheck & { held: boolean }>;
+  holdRewardCode(request: {
+    code: string;
+    userId: string;
+    orderId: string;
+  }): Promise<RewardCodeCheck & { heldByAnotherOrder: boolean }>;
+  releaseRewardCode(request: { code: string; orderId: string }): Promise<unknown>;
+  useRewardCode(request: { code: string; userId: string; orderId: string }): Promise<unknown>;
+  awardPurchase(request: { orderId: string; userId: string; amountPence: number }): Promise<unknown>;
+  reversePurchase(request: {
+    refundId: string;
+    orderId: string;
+    userId: string;
+    refundedPence: number;
+    goodsPence: number;
+  }): Promise<unknown>;
+}
+
+/** What a reconciler asks for when it leases orders to read from the provider. */
+export interface PollLease {
+  /** This pass's token, written on the rows it leases and kept there once read, so a sweep reads each order once. */
+  token: string;
+  now: number;
+  leaseMs: number;
+  /** Orders created since then count as recent and come first. */
+  recentSince: number;
+  limit: number;
+  /** Read every open order, whatever its schedule (an operator's or a test's pass). */
+  sweep: boolean;
+}
+
+/** Confirmation steps, each recorded once done. */
+export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeemed_at';
+
+/** The console's filter of every order. */
+export interface StaffOrderFilter {
+  /** An exact reference, or an email (any case) when it has an @. */
+  query?: { reference: string } | { email: string };
+  status?: OrderStatus;
+  createdFrom?: number;
+  createdUntil?: number;
+  /** Only this customer account's orders. */
+  accountId?: string;
+}
+
+/** Orders with their lines, promo codes, their holds and redemptions. */
+export interface CheckoutStore {
+  /**
+   * Saves a pending order already claimed by the attempt that creates it, holding its promo code in the same
+   * transaction; throws on a reused reference, on a refusal of `openOrders`, or PromoNotHeld when the code's cap is
+   * taken. The order is first due a provider read at `firstCheckAt`.
+   */
+  insertOrder(
+    order: NewOrder & Pick<Order, 'createdAt'>,
+    claim: { token: string; expiresAt: number },
+    firstCheckAt: number,
+    openOrders: OpenOrdersCheck,
+  ): Promise<void>;
+  findByReference(reference: string): Promise<Order | undefined>;
+  findById(id: string): Promise<Order | undefined>;
+  findByProviderCheckoutId(providerCheckoutId: string): Promise<Order | undefined>;
+  /** An account's orders, newest first, after the position `after` when given. */
+  ordersOfAccount(accountId: string, limit: number, after?: OrderPosition): Promise<Order[]>;
+  /** Every order matching the console's filter, newest first, after `after` when given. */
+  ordersForStaff(filter: StaffOrderFilter, limit: number, after?: OrderPosition): Promise<Order[]>;
+  /** Takes the order for one create-checkout attempt unless another attempt's lease runs or one has finished it. */
+  claim(orderId: string, token: string, expiresAt: number, now: number): Promise<boolean>;
+  /** Extends this attempt's claim; false once another attempt has taken the order over. */
+  renewClaim(orderId: string, token: string, expiresAt: number): Promise<boolean>;
+  releaseClaim(orderId: string, token: string): Promise<void>;
+  /** An order whose stock or code could not be held is removed, with its lines and promo hold. */
+  deleteOrder(orderId: string): Promise<void>;
+  recordReservation(orderId: string, reservedUntil: number, now: number): Promise<void>;
+  /**
+   * Stores the provider checkout once, with the end of the order's stock hold, ending the create-checkout claim in the
+   * same write; false when the order already had one.
+   */
+  recordProviderCheckout(
+    orderId: string,
+    checkout: ProviderCheckoutFields,
+    reservedUntil: number,
+    now: number,
+  ): Promise<boolean>;
+  /** Moves a pending order to its final status, queueing `mail` with it; false when something else already did. */
+  finalise(
+    orderId: string,
+    status: Exclude<OrderStatus, 'pending_payment'>,
+    now: number,
+    mail?: Mail,
+  ): Promise<boolean>;
+  markStep(orderId: string, step: OrderStep | 'closed_at', now: number): Promise<void>;
+  /** Leases up to `limit` open orders due a provider read (every open one for a sweep) for one reconciler pass. */
+  leaseOrdersToCheck(lease: PollLease): Promise<Order[]>;
+  /** Ends this pass's lease on an order and says when it is next due a provider read. */
+  scheduleNextCheck(orderId: string, token: string, nextCheckAt: number): Promise<void>;
+  /** Makes an open order due at once, ahead of the schedule. */
+  markDueNow(orderId: string): Promise<void>;
+  promoUsage(code: string): Promise<PromoUsage>;
+  /** Counts a paid order's promo code once, its hold becoming the redemption. */
+  recordRedemption(orderId: string, code: string, now: number): Promise<void>;
+  /** Ends an order's hold on its promo code; a no-op when it holds none. */
+  releasePromoHold(orderId: string): Promise<void>;
+}
+
+/** Refunds, each written under its order's lock and settled with its order's refunded total. */
+export interface RefundStore {
+  /**
+   * Records a new pending refund unless its idempotency key is taken (then answers the refund that holds it,
+   * `created` false). `check` runs under the order's lock and refuses by throwing.
+   */
+  create(
+    refund: NewRefund,
+    now: number,
+    check: (order: LockedOrder) => void,
+  ): Promise<{ refund: Refund; created: boolean }>;
+  byId(id: string): Promise<Refund | undefined>;
+  /** Every refund of an order, oldest first. */
+  ofOrder(orderId: string): Promise<Refund[]>;
+  recordTransaction(id: string, transactionId: string): Promise<void>;
+  /** Takes the one right to send the refund to the provider; false when an attempt already has it. */
+  claimSend(id: string, now: number): Promise<boolean>;
+  fail(id: string, failureCode: string, now: number): Promise<void>;
+  /** Marks the refund succeeded with its order's total and status, its mail and audit record; false when done already. */
+  succeed(refund: Refund, now: number, mail: Mail): Promise<boolean>;
+  markEffect(id: string, effect: RefundEffect, now: number): Promise<void>;
+  /** Pending refunds no attempt is working on: never sent and older than `before`, or sent before `before`. */
+  pendingSince(before: number, limit: number): Promise<Refund[]>;
+  /** Succeeded refunds whose stock or points are still to be done. */
+  effectsDue(limit: number): Promise<Refund[]>;
+}
+
+/** A staff member's dispatch, delivery and cancel, each written with its audit row; false when the order changed. */
+export interface FulfilmentStore {
+  dispatch(order: Order, details: DispatchDetails, staff: StaffIdentity, mail: Mail, now: number): Promise<boolean>;
+  markDelivered(order: Order, staff: StaffIdentity, now: number): Promise<boolean>;
+  cancel(order: Order, staff: StaffIdentity, now: number): Promise<boolean>;
+}
+
+/** Promo codes as staff manage them, each change recorded as the staff member's. */
+export interface PromoAdmin {
+  create(promo: PromoCode, staff: StaffIdentity): Promise<PromoCode>;
+  expire(rawCode: string, staff: StaffIdentity): Promise<PromoCode>;
+  list(): Promise<PromoListing[]>;
+}

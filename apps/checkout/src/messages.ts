@@ -1,0 +1,114 @@
+/**
+ * Checkout's domain values as the messages of its facade (storefront.checkout.v1): instants as
+ * ISO-8601 text and absent values as the contract's empty ones. The only place besides server.ts
+ * that speaks the generated types; the domain never does.
+ */
+import type { checkout } from '@storefront/proto';
+import type { CheckoutAnswer, OrderQuote, PromoCheck } from './domain/checkout-service';
+import type { OrderPage, OrderView } from './domain/orders';
+import type { PromoListing } from './domain/promo';
+import type { Refund } from './domain/refund';
+import type { RefundAnswer } from './domain/refunds';
+import type { StaffOrderView } from './domain/staff-orders';
+
+/** An instant as the contract writes it; empty when there is none. */
+const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
+
+export function orderSummary(order: OrderView['order']): checkout.OrderSummary {
+  return {
+    id: order.id,
+    reference: order.reference,
+    items: order.lines.map(({ sku, quantity, unitPricePence }) => ({ sku, quantity, unitPricePence })),
+    goodsPence: order.goodsPence,
+    discountPence: order.discountPence,
+    shippingPence: order.shippingPence,
+    totalPence: order.totalPence,
+    currency: order.currency,
+    status: order.status,
+    reservedUntil: iso(order.reservedUntil),
+  };
+}
+
+export function checkoutAnswer({ order, providerCheckout }: CheckoutAnswer): checkout.CreateCheckoutResponse {
+  return { providerCheckout, order: orderSummary(order) };
+}
+
+export function orderQuote({ promoCode, promoRefusal, ...quote }: OrderQuote): checkout.QuoteOrderResponse {
+  return { ...quote, promoCode: promoCode ?? '', promoRefusal: promoRefusal ?? '' };
+}
+
+export function promoCheck({ valid, code, discountBasisPoints }: PromoCheck): checkout.ValidatePromoResponse {
+  return { valid, code, discountBps: discountBasisPoints };
+}
+
+export function orderDetails({ order, paymentLink, delivery, dispatch }: OrderView): checkout.OrderDetails {
+  return {
+    summary: orderSummary(order),
+    paymentLink: paymentLink ?? '',
+    createdAt: iso(order.createdAt),
+    updatedAt: iso(order.updatedAt ?? order.createdAt),
+    delivery,
+    dispatch: dispatch && {
+      carrier: dispatch.carrier,
+      trackingNumber: dispatch.trackingNumber ?? '',
+      dispatchedAt: iso(dispatch.dispatchedAt),
+      deliveredAt: iso(dispatch.deliveredAt),
+    },
+    refundedPence: order.refundedPence,
+  };
+}
+
+export function orderPage(page: OrderPage<OrderView>): checkout.ListOrdersResponse {
+  return { orders: page.orders.map(orderDetails), nextCursor: page.nextCursor };
+}
+
+export function staffOrder({ order, details, refunds }: StaffOrderView): checkout.StaffOrder {
+  return {
+    details: orderDetails(details),
+    accountId: order.accountId ?? '',
+    promoCode: order.promoCode ?? '',
+    pointsAwardedAt: iso(order.pointsAwardedAt),
+    paidAt: iso(order.paidAt),
+    provider: order.provider,
+    providerCheckoutId: order.providerCheckoutId ?? '',
+    dispatchedBy: order.dispatch?.dispatchedBy ?? '',
+    cancelledAt: iso(order.cancelledAt),
+    refunds: refunds.map(refundMessage),
+  };
+}
+
+export function staffOrderPage(page: OrderPage<StaffOrderView>): checkout.ListOrdersForStaffResponse {
+  return { orders: page.orders.map(staffOrder), nextCursor: page.nextCursor };
+}
+
+/** A refund as staff see it: who asked, never the idempotency key or the provider's transaction. */
+export function refundMessage(refund: Refund): checkout.Refund {
+  return {
+    id: refund.id,
+    amountPence: refund.amountPence,
+    reason: refund.reason,
+    lines: refund.lines,
+    state: refund.state,
+    failureCode: refund.failureCode ?? '',
+    createdBy: refund.staff.email,
+    createdAt: iso(refund.createdAt),
+    updatedAt: iso(refund.updatedAt),
+  };
+}
+
+export function refundAnswer({ refund, order }: RefundAnswer): checkout.RefundOrderResponse {
+  return { refund: refundMessage(refund), order: order && staffOrder(order) };
+}
+
+export function staffPromo(promo: PromoListing): checkout.StaffPromo {
+  return {
+    code: promo.code,
+    discountBasisPoints: promo.discountBasisPoints,
+    activeFrom: iso(promo.activeFrom),
+    activeUntil: iso(promo.activeUntil),
+    maxRedemptions: promo.maxRedemptions ?? 0,
+    redeemed: promo.redeemed,
+    held: promo.held,
+    refusal: promo.refusal ?? '',
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Which RPCs a client sends again when a backend goes away (UNAVAILABLE): exactly those whose .proto declares an
+ * idempotency level, so a repeat equals one call (docs/decisions/0740, 1001). A change to this list changes what
+ * callers built on the old contracts do until they are deployed again, so it is made here on purpose, never by
+ * accident.
+ */
+import { expect } from 'chai';
+import { checkout, health, identity, inventory, loyalty } from '@storefront/proto';
+import { serviceConfigFor } from '../src/retry-policy';
+import type { ServiceDefinition } from '../src/types';
+
+interface MethodConfig {
+  name: Array<{ service: string; method: string }>;
+  retryPolicy: { maxAttempts: number; retryableStatusCodes: string[] };
+}
+
+function retried(definition: ServiceDefinition): string[] {
+  const config = JSON.parse(serviceConfigFor(definition)) as { methodConfig: MethodConfig[] };
+  return config.methodConfig.flatMap((entry) => entry.name.map(({ method }) => method)).sort();
+}
+
+describe('grpc: the RPCs retried on UNAVAILABLE', () => {
+  it('retries the health check', () => {
+    expect(retried(health.HealthService)).to.deep.equal(['Check']);
+  });
+
+  it('retries identity session reads, logout and profile updates, never a sign-up or a login', () => {
+    expect(retried(identity.IdentityServiceService)).to.deep.equal([
+      'GetProfile',
+      'LogOut',
+      'ResolveSession',
+      'UpdateProfile',
+    ]);
+  });
+
+  it('retries the loyalty calls keyed by account, order or code, never Sync or Redeem', () => {
+    expect(retried(loyalty.LoyaltyServiceService)).to.deep.equal([
+      'AwardPurchase',
+      'CheckRewardCode',
+      'GetAccount',
+      'HoldRewardCode',
+      'OpenAccount',
+      'ReleaseRewardCode',
+      'UseRewardCode',
+    ]);
+  });
+
+  it('retries create-checkout (one order per reference), promo checks, quotes and payment events', () => {
+    expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
+      'CreateCheckout',
+      'GetPricingPolicy',
+      'NotifyPaymentEvent',
+      'QuoteOrder',
+      'ValidatePromo',
+    ]);
+  });
+
+  it('retries inventory reads and the reservations keyed by order reference', () => {
+    expect(retried(inventory.InventoryServiceService)).to.deep.equal([
+      'Commit',
+      'GetCatalog',
+      'GetCatalogSnapshot',
+      'GetStock',
+      'Quote',
+      'Release',
+      'Reserve',
+    ]);
+  });
+
+  it('retries only UNAVAILABLE, four attempts at most', () => {
+    const config = JSON.parse(serviceConfigFor(inventory.InventoryServiceService)) as { methodConfig: MethodConfig[] };
+    expect(config.methodConfig).to.have.length(1);
+    expect(config.methodConfig[0]!.retryPolicy).to.include({ maxAttempts: 4 });
+    expect(config.methodConfig[0]!.retryPolicy.retryableStatusCodes).to.deep.equal(['UNAVAILABLE']);
+  });
+});
