@@ -1,11 +1,9 @@
 /**
- * Wires inventory: on the shared gRPC service start-up, seeds the demo catalog when asked,
- * starts the expiry sweeper and serves gRPC. Handlers stay thin: they check input with the
- * line rules and translate messages to store calls.
+ * Wires inventory: on the shared gRPC service start-up, seeds the demo catalog (with its batches
+ * and sample certificates) when asked, starts the expiry sweeper and serves gRPC. Handlers stay
+ * thin: they check input with the line rules and translate messages to store calls.
  */
 import { staffActionsPage } from '@storefront/staff-audit';
-import fs from 'node:fs';
-import path from 'node:path';
 import { inventory } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { registerGauge } from '@storefront/telemetry';
@@ -28,7 +26,6 @@ import type { CatalogProduct } from './domain/catalog';
 import type { Reservation } from './domain/reservation';
 import { CatalogPublisher, type CatalogSnapshot } from './domain/snapshot';
 import { startSweeper } from './domain/sweeper';
-import { parseCatalogFile } from './catalog-file';
 import { checkOrderReference, normalizeLines, requireReturnId, reservationTtlSeconds } from './domain/lines';
 import { CatalogImporter } from './domain/catalog-import';
 import { StockAdmin } from './stores/stock-admin';
@@ -36,12 +33,11 @@ import { staffCatalogRpcs } from './staff-catalog-rpcs';
 import { BatchStore } from './stores/batches';
 import { batchRpcs } from './batch-rpcs';
 import { CERTIFICATE_MAX_BYTES } from './domain/batch';
+import { seedDemoData } from './demo-seed';
 
 export interface InventoryServer extends RunningGrpcService, InventoryHandles {}
 
 export type StartOptions = ServiceStartOptions & InventoryServeKeys;
-
-export const DEMO_CATALOG_PATH = path.join(__dirname, '..', 'data', 'demo-catalog.json');
 
 export interface InventoryHandles {
   store: InventoryStore;
@@ -73,8 +69,8 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
     const batches = new BatchStore(db, reservations.stock);
     const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
     if (config.seedDemoCatalog && (await store.isEmpty())) {
-      await store.importCatalog(parseCatalogFile(JSON.parse(fs.readFileSync(DEMO_CATALOG_PATH, 'utf8'))));
-      logger.info('seeded the demo catalog');
+      const seeded = await seedDemoData(store, batches, reservations.stock.now());
+      logger.info(seeded, 'seeded the demo catalog');
     }
     return {
       startBackground() {
