@@ -21,7 +21,7 @@ import {
 import type { Line } from '../domain/lines';
 import type { BatchOrder, OrderAllocation, OrderLineAllocation } from '../domain/allocation';
 import { newCatalogRevision } from './catalog';
-import type { BatchStock } from './batch-stock';
+import { counting, isCounted, type BatchStock } from './batch-stock';
 
 type Db = Knex | Knex.Transaction;
 type Trx = Knex.Transaction;
@@ -35,6 +35,9 @@ interface AllocationRow extends ShelfBatch {
   soldAt: number;
   /** Units of the batch on the shelf now. */
   batchUnits: number;
+  /** Whether the batch's units count in its size's units on hand. */
+  counted: boolean;
+  sellableUntil?: number;
 }
 
 export class Allocations {
@@ -62,11 +65,11 @@ export class Allocations {
         if (!held) short.push(line.sku);
         continue;
       }
-      const batches = await this.stock.sellable(trx, line.sku);
-      if (!held && sumUnits(batches) - count.reserved < line.quantity) {
+      if (!held && count.onHand - count.reserved < line.quantity) {
         short.push(line.sku);
         continue;
       }
+      const batches = await this.stock.sellable(trx, line.sku);
       const takes = takeFirstExpiryFirst(batches, line.quantity);
       for (const take of takes) {
         await trx('batches').where({ number: take.number }).decrement('units', take.units);
@@ -83,18 +86,17 @@ export class Allocations {
           })),
         );
       }
-      const unallocated = line.quantity - sumUnits(takes);
-      if (unallocated > 0) {
+      const taken = sumUnits(takes);
+      if (taken < line.quantity) {
         await trx('reservation_lines')
           .where({ order_reference: orderReference, sku: line.sku })
-          .update({ unallocated });
+          .update({ unallocated: line.quantity - taken });
       }
-      const left = batches.map((batch) => ({
-        ...batch,
-        units: batch.units - (takes.find((take) => take.number === batch.number)?.units ?? 0),
-      }));
-      emptied ||= left.some((batch, i) => batch.units === 0 && batches[i]!.units > 0);
-      await this.stock.writeCount(trx, line.sku, left, held ? line.quantity : 0);
+      emptied ||= takes.some((take) => batches.find((batch) => batch.number === take.number)!.units === take.units);
+      await this.stock.write(trx, line.sku, {
+        ...counting(count, -taken),
+        reserved: count.reserved - (held ? line.quantity : 0),
+      });
     }
     // The batch the next unit comes from changed: the published catalog names it.
     if (emptied && short.length === 0) await newCatalogRevision(trx);
@@ -108,7 +110,8 @@ export class Allocations {
    * Returns whether the line was counted back, and whether a batch had no units before.
    */
   async returnUnits(trx: Trx, orderReference: string, line: Line): Promise<{ counted: boolean; refilled: boolean }> {
-    if (!(await this.stock.lockCount(trx, line.sku))) return { counted: false, refilled: false };
+    let count = await this.stock.lockCount(trx, line.sku);
+    if (!count) return { counted: false, refilled: false };
     let left = line.quantity;
     let refilled = false;
     for (const allocation of await this.lineAllocations(trx, orderReference, line.sku, { lock: true })) {
@@ -118,12 +121,16 @@ export class Allocations {
         .where({ order_reference: orderReference, sku: line.sku, batch_number: allocation.number })
         .increment('returned', units);
       await trx('batches').where({ number: allocation.number }).increment('units', units);
+      if (allocation.counted) count = counting(count, units, allocation.sellableUntil);
       refilled ||= allocation.batchUnits === 0;
       left -= units;
     }
-    if (left > 0)
-      refilled = (await this.stock.addUnbatched(trx, line.sku, left, { onlyIfSellable: false })) || refilled;
-    await this.stock.recount(trx, line.sku);
+    if (left > 0) {
+      const unbatched = await this.stock.addUnbatched(trx, line.sku, left, { onlyIfSellable: false });
+      count = counting(count, unbatched.counted);
+      refilled ||= unbatched.refilled;
+    }
+    await this.stock.write(trx, line.sku, count);
     return { counted: true, refilled };
   }
 
@@ -150,8 +157,7 @@ export class Allocations {
         );
         if (!line?.holds_stock)
           throw notFound(`order ${orderReference} has no line of ${sku} taken from batches`, 'allocation_not_found');
-        const count = await this.stock.lockCount(trx, sku);
-        const sellableBefore = count ? sumUnits(await this.stock.sellable(trx, sku)) : 0;
+        const counted = await this.stock.lockCount(trx, sku);
         const allocations = await this.lineAllocations(trx, orderReference, sku, { lock: true });
         const target = await forUpdate(
           trx('batches').where({ number: to }).first('sku', 'units', 'status', 'sellable_until'),
@@ -162,7 +168,7 @@ export class Allocations {
           throw invalidArgument(`to_batch ${to} is a batch of ${target.sku}, not of ${sku}`, 'batch_of_another_size');
         }
         const pastRetest = isPastRetest(nullableNumber(target.sellable_until), this.stock.now());
-        if (target.status !== 'sellable' || pastRetest) {
+        if (!isCounted(target.status, target.sellable_until, this.stock.now())) {
           throw conflict(
             'batch_not_sellable',
             `${to} is ${pastRetest ? 'past its retest date' : target.status} and cannot be sold`,
@@ -185,11 +191,12 @@ export class Allocations {
         if (Number(target.units) < units) {
           throw conflict('batch_short', `${to} has ${Number(target.units)} units; the line moves ${units}`);
         }
+        let count = counted;
         for (const source of sources) {
           const kept = { order_reference: orderReference, sku, batch_number: source.number };
-          await trx('batches')
-            .where({ number: source.number })
-            .increment('units', source.units - source.returned);
+          const givenBack = source.units - source.returned;
+          await trx('batches').where({ number: source.number }).increment('units', givenBack);
+          if (count && source.counted) count = counting(count, givenBack, source.sellableUntil);
           // Units a refund already put back stay on record against the batch they came from.
           if (source.returned > 0) await trx('batch_allocations').where(kept).update({ units: source.returned });
           else await trx('batch_allocations').where(kept).delete();
@@ -213,10 +220,10 @@ export class Allocations {
         if (unallocated > 0) {
           await trx('reservation_lines').where({ order_reference: orderReference, sku }).update({ unallocated: 0 });
         }
-        if (count) {
-          const after = await this.stock.writeCount(trx, sku, await this.stock.sellable(trx, sku));
+        if (counted && count) {
+          const after = await this.stock.write(trx, sku, counting(count, -units));
           // Units that were not on sale before (unallocated, or from a batch off sale) come off it now.
-          if (after.onHand < sellableBefore && after.onHand < count.reserved) {
+          if (after.onHand < counted.onHand && after.onHand < counted.reserved) {
             throw conflict(
               'stock_held',
               `moving ${units} units onto ${to} would take units of ${sku} that open orders hold`,
@@ -351,6 +358,8 @@ export class Allocations {
         'b.retest_on',
         'b.received_at',
         'b.units as on_shelf',
+        'b.status',
+        'b.sellable_until',
       );
     const rows = await (lock ? forUpdate(query, this.db) : query);
     return rows
@@ -362,6 +371,8 @@ export class Allocations {
         ...(row['retest_on'] ? { retestOn: String(row['retest_on']) } : {}),
         receivedAt: Number(row['received_at']),
         batchUnits: Number(row['on_shelf']),
+        counted: isCounted(row['status'], row['sellable_until'], this.stock.now()),
+        sellableUntil: nullableNumber(row['sellable_until']),
       }))
       .sort(firstExpiryFirst);
   }

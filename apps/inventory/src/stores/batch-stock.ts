@@ -1,10 +1,11 @@
 /**
- * How batches make up a stock-limited SKU's count. `stock.on_hand` is the units of the SKU's
- * batches that sell now (state sellable, not past their retest day), written in the transaction of
- * every batch change, so Reserve's one conditional UPDATE on the stock row still decides alone
- * (decision 1060). A retest day passing changes what sells with no write: `stock.recount_at` is
- * the moment the first counted batch passes its day, Reserve holds nothing on a count that old,
- * and whoever meets one counts the SKU again. Every writer locks the stock row before its batches.
+ * How batches make up a stock-limited SKU's count. `stock.on_hand` counts the units of the SKU's
+ * batches that sell (state sellable, before their retest day): every batch change adds or takes
+ * its units in the same transaction, so Reserve's one conditional UPDATE on the stock row still
+ * decides alone (decision 1060). A retest day passing changes what sells with no write:
+ * `stock.recount_at` is the first retest day among the counted batches, Reserve holds nothing on
+ * a count that old, and whoever meets one (a writer locking the row, a reader) takes the batches
+ * past their day off the count first. Every writer locks the stock row before its batches.
  */
 import { conflict } from '@storefront/errors';
 import { forUpdate, retryOnDeadlock, type Knex } from '@storefront/db';
@@ -18,9 +19,11 @@ export interface SellableBatch extends ShelfBatch {
   sellableUntil?: number;
 }
 
-/** A SKU's count as its stock row keeps it. */
+/** A SKU's stock row, locked and up to date. */
 export interface Count {
   onHand: number;
+  reserved: number;
+  /** Epoch ms; null when no counted batch has a retest day. */
   recountAt: number | null;
 }
 
@@ -29,17 +32,17 @@ export function isStale(recountAt: unknown, now: number): boolean {
   return recountAt !== null && recountAt !== undefined && Number(recountAt) <= now;
 }
 
-/** The count of the batches that sell now: their units, and when the first of them stops selling. */
-export function countOf(batches: readonly SellableBatch[]): Count {
-  let onHand = 0;
-  let recountAt: number | null = null;
-  for (const batch of batches) {
-    if (batch.units === 0) continue;
-    onHand += batch.units;
-    if (batch.sellableUntil !== undefined && (recountAt === null || batch.sellableUntil < recountAt))
-      recountAt = batch.sellableUntil;
-  }
-  return { onHand, recountAt };
+/** Whether a batch in this state, selling until then, counts in its size's units on hand at `now`. */
+export function isCounted(status: unknown, sellableUntil: unknown, now: number): boolean {
+  return (
+    status === 'sellable' && (sellableUntil === null || sellableUntil === undefined || Number(sellableUntil) > now)
+  );
+}
+
+/** The count with `units` more counted units of a batch selling until `until` (fewer when negative). */
+export function counting(count: Count, units: number, until?: number | null): Count {
+  const lower = units > 0 && until != null && (count.recountAt === null || until < count.recountAt);
+  return { ...count, onHand: count.onHand + units, ...(lower ? { recountAt: until } : {}) };
 }
 
 export class BatchStock {
@@ -48,10 +51,51 @@ export class BatchStock {
     readonly now: () => number,
   ) {}
 
-  /** The SKU's stock row, locked; undefined for a size whose units are not counted. */
-  async lockCount(trx: Trx, sku: string): Promise<{ onHand: number; reserved: number } | undefined> {
-    const row = await forUpdate(trx('stock').where({ sku }).first('on_hand', 'reserved'), this.db);
-    return row ? { onHand: Number(row.on_hand), reserved: Number(row.reserved) } : undefined;
+  /**
+   * The SKU's stock row, locked, without the units of batches that passed their retest day since
+   * it was counted; undefined for a size whose units are not counted.
+   */
+  async lockCount(trx: Trx, sku: string): Promise<Count | undefined> {
+    const row = await forUpdate(trx('stock').where({ sku }).first('on_hand', 'reserved', 'recount_at'), this.db);
+    if (!row) return undefined;
+    const count: Count = {
+      onHand: Number(row.on_hand),
+      reserved: Number(row.reserved),
+      recountAt: row.recount_at === null ? null : Number(row.recount_at),
+    };
+    return isStale(count.recountAt, this.now()) ? this.takeOffPastRetest(trx, sku, count) : count;
+  }
+
+  /**
+   * Every counted batch sells until recount_at or later; those whose day has come are taken off the
+   * count, and recount_at moves to the next day among the rest.
+   */
+  private async takeOffPastRetest(trx: Trx, sku: string, count: Count): Promise<Count> {
+    const now = this.now();
+    const rows = await forUpdate(
+      trx('batches')
+        .where({ sku, status: 'sellable' })
+        .andWhere('units', '>', 0)
+        .andWhere('sellable_until', '>=', count.recountAt!)
+        .select('units', 'sellable_until'),
+      this.db,
+    );
+    let passed = 0;
+    let recountAt: number | null = null;
+    for (const row of rows) {
+      const until = Number(row.sellable_until);
+      if (until <= now) passed += Number(row.units);
+      else if (recountAt === null || until < recountAt) recountAt = until;
+    }
+    return this.write(trx, sku, { ...count, onHand: count.onHand - passed, recountAt });
+  }
+
+  /** Writes a locked SKU's count as it is after a change. */
+  async write(trx: Trx, sku: string, count: Count): Promise<Count> {
+    await trx('stock')
+      .where({ sku })
+      .update({ on_hand: count.onHand, reserved: count.reserved, recount_at: count.recountAt });
+    return count;
   }
 
   /** The SKU's batches that sell now (sellable, units left, before their retest day), locked. */
@@ -69,87 +113,84 @@ export class BatchStock {
     }));
   }
 
-  /** Writes the count of `batches` (what sells after a change) to the SKU's locked stock row. */
-  async writeCount(trx: Trx, sku: string, batches: readonly SellableBatch[], releasedHold = 0): Promise<Count> {
-    const count = countOf(batches);
-    const update: Record<string, unknown> = { on_hand: count.onHand, recount_at: count.recountAt };
-    if (releasedHold > 0) update['reserved'] = trx.raw('reserved - ?', [releasedHold]);
-    await trx('stock').where({ sku }).update(update);
-    return count;
-  }
-
-  /** Counts a SKU again from its batches, in the caller's transaction (which then holds its stock row). */
-  async recount(trx: Trx, sku: string): Promise<Count | undefined> {
-    if (!(await this.lockCount(trx, sku))) return undefined;
-    return this.writeCount(trx, sku, await this.sellable(trx, sku));
-  }
-
-  /**
-   * Counts again every SKU whose count has gone stale, among `skus` (found with one read when
-   * absent), each in a transaction of its own.
-   */
-  async recountStale(skus?: readonly string[]): Promise<void> {
+  /** Brings up to date the counts of `skus` (found with one read when absent) that a retest day made stale. */
+  async takeOffStale(skus?: readonly string[]): Promise<void> {
     const stale: string[] = skus
       ? [...skus]
       : await this.db('stock').where('recount_at', '<=', this.now()).pluck('sku');
     for (const sku of stale.sort()) {
-      await retryOnDeadlock(() =>
-        this.db.transaction(async (trx) => {
-          const row = await forUpdate(trx('stock').where({ sku }).first('recount_at'), this.db);
-          if (row && isStale(row.recount_at, this.now())) await this.recount(trx, sku);
-        }),
-      );
+      await retryOnDeadlock(() => this.db.transaction((trx) => this.lockCount(trx, sku)));
     }
   }
 
   /**
    * Adds units without batch information (a restock, a refund's units of an unknown batch) to the
    * SKU's legacy batch, made when missing. `onlyIfSellable` refuses a legacy batch that is
-   * quarantined or recalled, where units would not count. Returns whether the batch had no units
-   * before, which changes the batch the next unit is sold from.
+   * quarantined or recalled, where units would not count. Says how many of the units count, and
+   * whether the batch had none before (the batch the next unit is sold from changes).
    */
-  async addUnbatched(trx: Trx, sku: string, units: number, { onlyIfSellable }: { onlyIfSellable: boolean }) {
+  async addUnbatched(
+    trx: Trx,
+    sku: string,
+    units: number,
+    { onlyIfSellable }: { onlyIfSellable: boolean },
+  ): Promise<{ counted: number; refilled: boolean }> {
     const number = legacyBatchNumber(sku);
     const legacy = await forUpdate(trx('batches').where({ number }).first('status', 'units'), this.db);
     if (!legacy) {
       await trx('batches').insert(this.legacyBatchRow(sku, units));
-      return true;
+      return { counted: units, refilled: true };
     }
     if (onlyIfSellable) refuseUnsellableLegacy(sku, number, legacy.status);
     await trx('batches').where({ number }).increment('units', units);
-    return Number(legacy.units) === 0;
+    return { counted: legacy.status === 'sellable' ? units : 0, refilled: Number(legacy.units) === 0 };
   }
 
   /**
-   * Sets a counted SKU's units without batch information so that all its sellable units come to
-   * `total`: the legacy batch holds what its other sellable batches do not. Refused when those
-   * batches alone hold more (`exact`), or set to none (an import). Returns whether the legacy
-   * batch went from or to no units.
+   * Counts a SKU afresh at `total` units, as an owner's count or an import says: its legacy batch
+   * holds what its other sellable batches do not. Refused when those batches alone hold more
+   * (`exact`), or the legacy batch is then left empty (an import). `count` is its locked stock row.
+   * Returns whether the legacy batch went from or to no units.
    */
-  async setUnbatchedTotal(trx: Trx, sku: string, total: number, { exact }: { exact: boolean }): Promise<boolean> {
+  async countAfresh(
+    trx: Trx,
+    sku: string,
+    count: Count,
+    total: number,
+    { exact }: { exact: boolean },
+  ): Promise<boolean> {
     const number = legacyBatchNumber(sku);
-    const inBatches = (await this.sellable(trx, sku))
-      .filter((batch) => batch.number !== number)
-      .reduce((sum, batch) => sum + batch.units, 0);
-    if (exact && total < inBatches) {
+    const batches = await this.sellable(trx, sku);
+    const inBatches = batches.filter((batch) => batch.number !== number);
+    const units = inBatches.reduce((sum, batch) => sum + batch.units, 0);
+    if (exact && total < units) {
       throw conflict(
         'stock_in_batches',
-        `${sku} has ${inBatches} units in sellable batches, more than ${total}; take a batch off sale ` +
+        `${sku} has ${units} units in sellable batches, more than ${total}; take a batch off sale ` +
           '(quarantine or recall) to count fewer',
       );
     }
-    const units = Math.max(0, total - inBatches);
+    const unbatched = Math.max(0, total - units);
     const legacy = await forUpdate(trx('batches').where({ number }).first('status', 'units'), this.db);
+    let legacyCounts = unbatched;
+    let crossedZero = false;
     if (!legacy) {
-      if (units > 0) await trx('batches').insert(this.legacyBatchRow(sku, units));
-      return units > 0;
-    }
-    if (legacy.status !== 'sellable') {
+      if (unbatched > 0) await trx('batches').insert(this.legacyBatchRow(sku, unbatched));
+      crossedZero = unbatched > 0;
+    } else if (legacy.status !== 'sellable') {
       if (exact) refuseUnsellableLegacy(sku, number, legacy.status);
-      return false;
+      legacyCounts = 0;
+    } else {
+      await trx('batches').where({ number }).update({ units: unbatched });
+      crossedZero = (Number(legacy.units) === 0) !== (unbatched === 0);
     }
-    await trx('batches').where({ number }).update({ units });
-    return (Number(legacy.units) === 0) !== (units === 0);
+    const dated = inBatches.flatMap((batch) => (batch.sellableUntil === undefined ? [] : [batch.sellableUntil]));
+    await this.write(trx, sku, {
+      ...count,
+      onHand: units + legacyCounts,
+      recountAt: dated.length > 0 ? Math.min(...dated) : null,
+    });
+    return crossedZero;
   }
 
   /** A legacy batch's row, received now. */

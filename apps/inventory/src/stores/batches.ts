@@ -27,7 +27,7 @@ import {
 } from '../domain/batch';
 import { newCatalogRevision } from './catalog';
 import { checkNote, checkUnits } from './stock-admin';
-import type { BatchStock } from './batch-stock';
+import { counting, isCounted, type BatchStock } from './batch-stock';
 
 type Db = Knex | Knex.Transaction;
 
@@ -84,7 +84,8 @@ export class BatchStore {
       this.db.transaction(async (trx) => {
         if (!(await trx('product_sizes').where({ sku }).first('sku')))
           throw notFound(`sku: no product size has SKU "${sku}"`, 'sku_not_found');
-        const counted = await this.stock.lockCount(trx, sku);
+        const count = await this.stock.lockCount(trx, sku);
+        const until = sellableUntil(retestOn);
         try {
           await trx('batches').insert({
             number,
@@ -94,7 +95,7 @@ export class BatchStore {
             tested_on: testedOn,
             laboratory,
             retest_on: retestOn,
-            sellable_until: sellableUntil(retestOn),
+            sellable_until: until,
             received_at: now,
             status: 'sellable',
             legacy: false,
@@ -105,7 +106,8 @@ export class BatchStore {
           throw conflict('batch_number_taken', `number ${number} is already a batch's (in any letter case)`);
         }
         if (certificate) await trx('batch_certificates').insert({ batch_number: number, pdf: certificate });
-        if (counted) await this.stock.recount(trx, sku);
+        // A batch received past its retest day is on the shelf but does not count.
+        if (count && isCounted('sellable', until, now)) await this.stock.write(trx, sku, counting(count, units, until));
         await newCatalogRevision(trx);
         const batch = await this.read(trx, number);
         await recordStaffAction(
@@ -124,15 +126,24 @@ export class BatchStore {
     const number = normalizeBatchNumber(numberText);
     const reason = checkNote(note, { required: false });
     const { to, action } = STATE_CHANGES[change];
+    // A batch's size never changes: read before the transaction, whose first read is then the stock row's lock.
+    const { sku } = await this.read(this.db, number);
     return retryOnDeadlock(() =>
       this.db.transaction(async (trx) => {
-        const { sku } = await this.read(trx, number);
-        const counted = await this.stock.lockCount(trx, sku);
-        const { status } = await forUpdate(trx('batches').where({ number }).first('status'), this.db);
+        const count = await this.stock.lockCount(trx, sku);
+        const {
+          status,
+          units,
+          sellable_until: until,
+        } = await forUpdate(trx('batches').where({ number }).first('status', 'units', 'sellable_until'), this.db);
         if (status === to) return this.read(trx, number);
         if (status === 'recalled') throw conflict('batch_recalled', `${number} was recalled and is never sold again`);
         await trx('batches').where({ number }).update({ status: to });
-        if (counted) await this.stock.recount(trx, sku);
+        if (count) {
+          const now = this.stock.now();
+          const change = Number(isCounted(to, until, now)) - Number(isCounted(status, until, now));
+          await this.stock.write(trx, sku, counting(count, change * Number(units), nullableUntil(until)));
+        }
         await newCatalogRevision(trx);
         const batch = await this.read(trx, number);
         await recordStaffAction(
@@ -288,6 +299,8 @@ function toBatch(row: Record<string, unknown>, now: number): Batch {
       : {}),
   };
 }
+
+const nullableUntil = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 function certificateColumns(pdf: Buffer, now: number) {
   return { certificate_sha256: sha256Hex(pdf), certificate_bytes: pdf.length, certificate_attached_at: now };

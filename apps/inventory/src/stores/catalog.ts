@@ -40,7 +40,7 @@ export class InventoryStore {
     let rows = await this.stockLevels();
     const stale = rows.filter((row) => isStale(row.recount_at, this.now())).map((row) => row.sku as string);
     if (stale.length > 0) {
-      await this.stock.recountStale(stale);
+      await this.stock.takeOffStale(stale);
       rows = await this.stockLevels();
     }
     const available: Record<string, number> = {};
@@ -53,7 +53,7 @@ export class InventoryStore {
    * the revision.
    */
   async catalog(): Promise<Catalog> {
-    await this.stock.recountStale();
+    await this.stock.takeOffStale();
     return this.db.transaction(async (trx) => {
       const revision = await this.revision(trx);
       const { current, nextRetestAt } = await this.currentBatches(trx);
@@ -127,7 +127,7 @@ export class InventoryStore {
 
   /**
    * The inputs of the snapshot version, without reading the catalog itself: the revision, the
-   * sold-out SKUs (counted again first where a retest day made a count stale) and when the next
+   * sold-out SKUs (brought up to date first where a retest day made a count stale) and when the next
    * batch passes its retest day.
    */
   async catalogState(): Promise<{ revision: string; soldOut: string[]; nextRetestAt?: number }> {
@@ -138,7 +138,7 @@ export class InventoryStore {
       .select('sku', 'on_hand', 'reserved', 'recount_at');
     const stale = rows.filter((row) => isStale(row.recount_at, now)).map((row) => row.sku as string);
     if (stale.length > 0) {
-      await this.stock.recountStale(stale);
+      await this.stock.takeOffStale(stale);
       return this.catalogState();
     }
     // The revision and the next retest day in one statement.
@@ -198,7 +198,7 @@ export class InventoryStore {
     let rows = await read();
     const stale = rows.filter((row) => isStale(row.recount_at, this.now())).map((row) => row.sku as string);
     if (stale.length > 0) {
-      await this.stock.recountStale(stale);
+      await this.stock.takeOffStale(stale);
       rows = await read();
     }
     const bySku = new Map(rows.map((row) => [row.sku as string, row]));
@@ -302,8 +302,7 @@ export class InventoryStore {
         .ignore();
     }
     for (const { sku, units } of starting.filter((size) => batched.has(size.sku))) {
-      await this.stock.setUnbatchedTotal(trx, sku, units, { exact: false });
-      await this.stock.recount(trx, sku);
+      await this.stock.countAfresh(trx, sku, (await this.stock.lockCount(trx, sku))!, units, { exact: false });
     }
   }
 }

@@ -57,13 +57,13 @@ export class ReservationStore {
     }
   }
 
-  /** Holds once more after counting again the SKUs whose batches passed a retest day since they were counted. */
+  /** Holds once more after taking off the count the batches that passed their retest day since it was written. */
   private async reserveCounted(orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
     try {
       return await this.reserveOnce(orderReference, lines, ttlSeconds);
     } catch (error) {
       if (!(error instanceof StaleCount)) throw error;
-      await this.stock.recountStale(error.skus);
+      await this.stock.takeOffStale(error.skus);
       return this.reserveOnce(orderReference, lines, ttlSeconds);
     }
   }

@@ -13,7 +13,7 @@ import { wholeNumberOption } from '@storefront/lifecycle';
 import { recordStaffAction } from '@storefront/staff-audit';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
-import { isStale, type BatchStock } from './batch-stock';
+import { counting, type BatchStock } from './batch-stock';
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {
@@ -96,7 +96,7 @@ export class StockAdmin {
 
   /** Every product in catalog order, each size with its price and stock. */
   async catalog(): Promise<StaffCatalogProduct[]> {
-    await this.stock.recountStale();
+    await this.stock.takeOffStale();
     const rows = await this.sizes(this.db)
       .join('products as p', 'p.id', 's.product_id')
       .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
@@ -130,8 +130,8 @@ export class StockAdmin {
         );
       }
       if (before.unlimited) await trx('stock').insert({ sku, on_hand: 0, reserved: 0 });
-      const legacyCrossedZero = await this.stock.setUnbatchedTotal(trx, sku, onHand, { exact: true });
-      await this.stock.recount(trx, sku);
+      const count = (await this.stock.lockCount(trx, sku))!;
+      const legacyCrossedZero = await this.stock.countAfresh(trx, sku, count, onHand, { exact: true });
       // Counted or not is part of the published catalog, and so is the batch the next unit comes from.
       if (before.unlimited || legacyCrossedZero) await newCatalogRevision(trx);
       const after = await this.level(trx, sku);
@@ -166,8 +166,10 @@ export class StockAdmin {
         );
       if (level.onHand + units > STOCK_UNITS_MAX)
         throw invalidArgument(`${sku} would exceed ${STOCK_UNITS_MAX} units on hand`, 'invalid_units');
-      if (await this.stock.addUnbatched(trx, sku, units, { onlyIfSellable: true })) await newCatalogRevision(trx);
-      await this.stock.recount(trx, sku);
+      const count = (await this.stock.lockCount(trx, sku))!;
+      const unbatched = await this.stock.addUnbatched(trx, sku, units, { onlyIfSellable: true });
+      await this.stock.write(trx, sku, counting(count, unbatched.counted));
+      if (unbatched.refilled) await newCatalogRevision(trx);
       const after = await this.level(trx, sku);
       const before = { onHand: level.onHand, reserved: level.reserved };
       await recordStaffAction(
@@ -280,19 +282,16 @@ export class StockAdmin {
   }
 
   /**
-   * A SKU's price and stock, its stock row locked when asked (and counted again when a retest day
+   * A SKU's price and stock, its stock row locked when asked (and brought up to date when a retest day
    * has made its count stale); an unknown SKU is a 404.
    */
   private async level(trx: Knex.Transaction, sku: string, { lock = false } = {}): Promise<SkuStock> {
     const size = await trx('product_sizes').where({ sku }).first('sku', 'size', 'price_pence');
     if (!size) throw notFound(`no product size has SKU "${sku}"`, 'sku_not_found');
-    const query = trx('stock').where({ sku }).first('on_hand', 'reserved', 'recount_at');
-    let stock = await (lock ? forUpdate(query, this.db) : query);
-    if (lock && stock && isStale(stock.recount_at, this.now())) {
-      await this.stock.recount(trx, sku);
-      stock = await query.clone();
-    }
-    return toSkuStock({ ...size, on_hand: stock?.on_hand ?? null, reserved: stock?.reserved ?? null });
+    const stock = lock
+      ? await this.stock.lockCount(trx, sku)
+      : await trx('stock').where({ sku }).first('on_hand as onHand', 'reserved');
+    return toSkuStock({ ...size, on_hand: stock?.onHand ?? null, reserved: stock?.reserved ?? null });
   }
 }
 
