@@ -1,9 +1,10 @@
 /**
  * A sample certificate of analysis for the demo seed: a one-page PDF that says plainly it is a
  * demonstration, with the batch's analysis and a chromatogram-like drawing (one main peak, small
- * impurity peaks the size of what the purity leaves). Drawn with pdfkit's built-in Helvetica at
- * fixed places (no line wrapping to compute), a few milliseconds each; pdfkit is loaded only when a
- * seed draws one. The document's title and subject say the same, for anything that reads metadata.
+ * impurity peaks the size of what the purity leaves). Drawn with pdfkit's built-in Helvetica, regular
+ * and bold only (a font's metrics are parsed on its first use), at fixed places (no line wrapping to
+ * compute): a few milliseconds each. pdfkit is loaded only when a seed draws one. The document's
+ * title and subject say the same, for anything that reads metadata.
  */
 import type PDFKit from 'pdfkit';
 
@@ -80,7 +81,7 @@ export async function drawSampleCertificate(analysis: SampleAnalysis): Promise<B
   });
   drawChromatogram(doc, analysis.purityHundredths);
   doc
-    .font('Helvetica-Oblique')
+    .font('Helvetica')
     .fontSize(9)
     .fillColor('#555555')
     .text(
