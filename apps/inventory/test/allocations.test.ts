@@ -225,6 +225,56 @@ describe('inventory: batch allocations', () => {
       expect((await listStaffActions(h.server.store.db, { action: 'order_batch_changed' })).actions).to.deep.equal([]);
     });
 
+    it('moves one batch’s units onto a batch the line already took from', async () => {
+      await twoBatches();
+      await sell('order-1', 'beta-1mg', 4);
+      await h.staffClient.moveOrderAllocation(
+        { orderReference: 'order-1', sku: 'beta-1mg', toBatch: 'LATE', fromBatch: 'EARLY' },
+        asStaff,
+      );
+      expect((await allocationOf('order-1')).lines[0]!.batches).to.deep.equal([
+        { number: 'LATE', units: 4, returned: 0 },
+      ]);
+      expect(await h.batchUnits('beta-1mg')).to.deep.equal({ EARLY: 3, LATE: 1, 'LEGACY-BETA-1MG': 0 });
+      expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 4, reserved: 0 });
+    });
+
+    it('refuses a move that would take units open orders hold, or from a batch the line took nothing from', async () => {
+      await twoBatches();
+      await sell('order-1', 'beta-1mg', 3);
+      await h.staffClient.recallBatch({ number: 'EARLY', note: '' }, asOwner);
+      await h.client.reserve({ orderReference: 'others', lines: [{ sku: 'beta-1mg', quantity: 5 }], ttlSeconds: 0 });
+      const before = { batches: await h.batchUnits('beta-1mg'), stock: await h.stockOf('beta-1mg') };
+      // The line's units are on a recalled batch: packing them from LATE takes LATE's units off sale.
+      const held = await rejection(
+        h.staffClient.moveOrderAllocation(
+          { orderReference: 'order-1', sku: 'beta-1mg', toBatch: 'LATE', fromBatch: '' },
+          asStaff,
+        ),
+      );
+      expect(held).to.include({ kind: 'conflict', code: 'stock_held' });
+      const nothingFrom = await rejection(
+        h.staffClient.moveOrderAllocation(
+          { orderReference: 'order-1', sku: 'beta-1mg', toBatch: 'EARLY', fromBatch: 'LATE' },
+          asStaff,
+        ),
+      );
+      expect(nothingFrom).to.include({ code: 'batch_not_sellable' });
+      await receive({ number: 'THIRD', units: 9 });
+      expect(
+        await rejection(
+          h.staffClient.moveOrderAllocation(
+            { orderReference: 'order-1', sku: 'beta-1mg', toBatch: 'THIRD', fromBatch: 'LATE' },
+            asStaff,
+          ),
+        ),
+      ).to.include({ kind: 'not_found', code: 'allocation_not_found' });
+      expect({ batches: await h.batchUnits('beta-1mg'), stock: await h.stockOf('beta-1mg') }).to.deep.equal({
+        batches: { ...before.batches, THIRD: 9 },
+        stock: { ...before.stock, onHand: before.stock.onHand + 9 },
+      });
+    });
+
     it('freezes the allocation once checkout marks the order shipped, which it may say again', async () => {
       await twoBatches();
       await sell('order-1', 'beta-1mg', 1);
@@ -289,6 +339,11 @@ describe('inventory: batch allocations', () => {
           )
         ).orders,
       ).to.have.length(1);
+      const page = (number: string, afterSoldAt: string, afterOrderReference: string) =>
+        rejection(h.staffClient.listBatchOrders({ number, limit: 0, afterSoldAt, afterOrderReference }, asStaff));
+      expect(await page('EARLY', 'yesterday', 'order-1')).to.include({ kind: 'invalid_argument' });
+      expect(await page('EARLY', '', 'order-1')).to.include({ kind: 'invalid_argument' });
+      expect(await page('NOWHERE', '', '')).to.include({ code: 'batch_not_found' });
     });
   });
 

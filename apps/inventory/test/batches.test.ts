@@ -7,7 +7,8 @@ import { inventory } from '@storefront/proto';
 import { SERVICE_TOKEN_METADATA } from '@storefront/service-token';
 import { callRaw, rejection, startForEachTest, testSigner } from '@storefront/testing';
 import { CERTIFICATE_MAX_BYTES } from '../src/domain/batch';
-import { OWNER, STAFF, delivery, samplePdf, startInventory, type InventoryHarness } from './harness';
+import { parseCatalogFile } from '../src/catalog-file';
+import { OWNER, STAFF, TEST_CATALOG, delivery, samplePdf, startInventory, type InventoryHarness } from './harness';
 
 const asOwner = { staff: OWNER };
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -224,6 +225,31 @@ describe('inventory: batches', () => {
         await rejection(h.staffClient.restockSku({ sku: 'beta-1mg', units: 2, note: 'more' }, asOwner)),
       ).to.include({ code: 'legacy_batch_not_sellable' });
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 5, reserved: 0 });
+
+      // A size counted at none has no legacy batch until units come without one.
+      await h.staffClient.setSkuStock({ sku: 'alpha-20mg', onHand: 0, note: '' }, asOwner);
+      expect(await h.batchUnits('alpha-20mg')).to.deep.equal({});
+      await h.staffClient.restockSku({ sku: 'alpha-20mg', units: 2, note: 'found' }, asOwner);
+      expect(await h.batchUnits('alpha-20mg')).to.deep.equal({ 'LEGACY-ALPHA-20MG': 2 });
+      expect(await h.stockOf('alpha-20mg')).to.deep.equal({ onHand: 2, reserved: 0 });
+    });
+
+    it('an import that starts counting a size with batches counts what the file says, its batches included', async () => {
+      await receive({ sku: 'alpha-20mg', number: 'A20-1', units: 5 });
+      const counting = (stock: number) => {
+        const file = structuredClone(TEST_CATALOG);
+        file.products[0]!.sizes[2] = { ...file.products[0]!.sizes[2]!, stock };
+        return h.server.store.importCatalog(parseCatalogFile(file));
+      };
+      await counting(8);
+      expect(await h.batchUnits('alpha-20mg')).to.deep.equal({ 'A20-1': 5, 'LEGACY-ALPHA-20MG': 3 });
+      expect(await h.stockOf('alpha-20mg')).to.deep.equal({ onHand: 8, reserved: 0 });
+      // Counted again after it was not: a legacy batch off sale keeps its units, which do not count.
+      await h.staffClient.recallBatch({ number: 'LEGACY-ALPHA-20MG', note: '' }, asOwner);
+      await h.staffClient.setSkuUnlimited({ sku: 'alpha-20mg', note: '' }, asOwner);
+      await counting(20);
+      expect(await h.batchUnits('alpha-20mg')).to.deep.equal({ 'A20-1': 5, 'LEGACY-ALPHA-20MG': 3 });
+      expect(await h.stockOf('alpha-20mg')).to.deep.equal({ onHand: 5, reserved: 0 });
     });
   });
 
@@ -237,6 +263,8 @@ describe('inventory: batches', () => {
       expect(await available('alpha-10mg')).to.equal(3);
 
       h.clock.advance(60_000);
+      const [quoted] = (await h.client.quote({ lines: [{ sku: 'alpha-10mg', quantity: 1 }] })).lines;
+      expect(quoted!.onHand).to.equal(0);
       expect(await available('alpha-10mg')).to.equal(0);
       expect(
         await rejection(
@@ -354,6 +382,9 @@ describe('inventory: batches', () => {
       });
       expect((await h.staffClient.listBatches({ sku: 'beta-1mg' }, { staff: STAFF })).batches).to.have.length(2);
       expect(await rejection(h.gateway.listBatches({ sku: 'beta-1mg' }))).to.include({ kind: 'unauthenticated' });
+      expect(await rejection(h.staffClient.listBatches({ sku: 'gamma-1mg' }, { staff: STAFF }))).to.include({
+        code: 'sku_not_found',
+      });
       const asCheckout = { [SERVICE_TOKEN_METADATA]: await testSigner('checkout').tokenFor('inventory') };
       const { receiveBatch, getBatch } = inventory.InventoryServiceService;
       for (const [rpc, request] of [
