@@ -6,7 +6,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { StaffIdentity } from '@storefront/caller-token';
 import { parseCatalogFile, skuOf, type CatalogFile } from './catalog-file';
 import type { InventoryStore } from './stores/catalog';
 import type { BatchStore } from './stores/batches';
@@ -27,8 +26,6 @@ export interface DemoBatch {
   quarantined?: boolean;
 }
 
-/** Who the staff audit log says received the demo batches. */
-const DEMO_SEED: StaffIdentity = { id: 'seed:demo', role: 'owner', email: 'demo-seed', clientAddress: 'seed' };
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function readDemoData(): { catalog: CatalogFile; batches: DemoBatch[] } {
@@ -56,20 +53,19 @@ export async function seedDemoData(store: InventoryStore, batches: BatchStore, n
   const certificates = await drawDemoCertificates(analyses);
   const certificateMs = Math.round(performance.now() - started);
   const pdfkitLoadMs = Math.round(started - loading);
-  for (const [i, { batch, testedOn, retestOn }] of analyses.entries()) {
-    const { sku, number, units, purityHundredths, laboratory } = batch;
-    const certificate = certificates[i];
-    await batches.receive(
-      {
-        ...{ sku, number, units, purityHundredths, laboratory, testedOn, retestOn },
-        ...(certificate ? { certificate } : {}),
-        note: 'demonstration data',
-      },
-      DEMO_SEED,
-    );
-    if (batch.quarantined)
-      await batches.changeState('quarantine', batch.number, 'demonstration: awaiting retest', DEMO_SEED);
-  }
+  await batches.seed(
+    analyses.map(({ batch, testedOn, retestOn }, i) => {
+      const { sku, number, units, purityHundredths, laboratory } = batch;
+      const certificate = certificates[i];
+      return {
+        receipt: {
+          ...{ sku, number, units, purityHundredths, laboratory, testedOn, retestOn },
+          ...(certificate ? { certificate } : {}),
+        },
+        status: batch.quarantined ? 'quarantined' : 'sellable',
+      };
+    }),
+  );
   return { products: demo.catalog.products.length, batches: demo.batches.length, pdfkitLoadMs, certificateMs };
 }
 

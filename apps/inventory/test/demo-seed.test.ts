@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { clientAs, serviceTestEnv, startForEachTest } from '@storefront/testing';
 import { inventory } from '@storefront/proto';
 import type { RpcClient } from '@storefront/grpc';
+import type { Knex } from '@storefront/db';
+import { listStaffActions } from '@storefront/staff-audit';
 import { skuOf } from '../src/catalog-file';
 import { demoAnalyses, drawDemoCertificates, readDemoData } from '../src/demo-seed';
 import { SAMPLE_MARK, purityText } from '../src/sample-certificate';
@@ -43,6 +45,7 @@ describe('inventory: demo data', () => {
 
   describe('seeded at start', () => {
     let gateway: RpcClient<typeof inventory.InventoryServiceService>;
+    let db: Knex;
     startForEachTest(
       async () => {
         const { stores, env } = await serviceTestEnv('inventory', { SEED_DEMO_DATA: 'true' });
@@ -53,6 +56,7 @@ describe('inventory: demo data', () => {
         const client = clientAs('gateway', inventory.InventoryServiceService, 'inventory', started.address);
         return {
           gateway: client,
+          db: started.db,
           stop: async () => {
             client.close();
             await started.stop();
@@ -60,7 +64,7 @@ describe('inventory: demo data', () => {
           },
         };
       },
-      (started) => (gateway = started.gateway),
+      (started) => ({ gateway, db } = started),
     );
 
     it('sells the demo catalog’s counts from its batches, first expiry first, and names current batches', async () => {
@@ -74,6 +78,8 @@ describe('inventory: demo data', () => {
       expect(sizes.get('ghk-cu-100mg')!.currentBatch).to.include({ number: 'GHK100-A001' });
       expect(sizes.get('ipamorelin-10mg')).to.deep.include({ inStock: false, currentBatch: undefined });
       expect((await gateway.getBatch({ number: 'IPA10-Q001' })).batch).to.include({ state: 'quarantined', units: 10 });
+      // Seeded data, like the catalog: nobody's action.
+      expect((await listStaffActions(db)).actions).to.deep.equal([]);
     });
 
     it('gives batches sample certificates, marked as such, stating the batch’s analysis', async () => {

@@ -69,56 +69,65 @@ export class BatchStore {
 
   /** Receives a delivery as a new batch of a size; every field is checked before anything is written. */
   async receive(input: ReceiveInput, staff: StaffIdentity): Promise<Batch> {
-    const number = newBatchNumber(input.number);
-    const sku = (input.sku ?? '').trim();
-    if (sku === '') throw invalidArgument('sku must name a product size', 'invalid_sku');
-    const units = checkUnits(input.units, 'units', { min: 1 });
-    const purityHundredths = checkPurityHundredths(input.purityHundredths);
-    const { testedOn, retestOn } = checkTestDates(input.testedOn, input.retestOn);
-    const laboratory = checkLaboratory(input.laboratory);
-    const note = checkNote(input.note, { required: false });
-    const certificate =
-      input.certificate === undefined ? undefined : checkCertificate(input.certificate, 'certificate_pdf');
-    const now = this.stock.now();
+    const receipt = checkReceipt(input);
     return retryOnDeadlock(() =>
       this.db.transaction(async (trx) => {
-        if (!(await trx('product_sizes').where({ sku }).first('sku')))
-          throw notFound(`sku: no product size has SKU "${sku}"`, 'sku_not_found');
-        const count = await this.stock.lockCount(trx, sku);
-        const until = sellableUntil(retestOn);
-        try {
-          await trx('batches').insert({
-            number,
-            sku,
-            units,
-            purity_hundredths: purityHundredths,
-            tested_on: testedOn,
-            laboratory,
-            retest_on: retestOn,
-            sellable_until: until,
-            received_at: now,
-            status: 'sellable',
-            legacy: false,
-            ...(certificate ? certificateColumns(certificate, now) : {}),
-          });
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-          throw conflict('batch_number_taken', `number ${number} is already a batch's (in any letter case)`);
-        }
-        if (certificate) await trx('batch_certificates').insert({ batch_number: number, pdf: certificate });
-        // A batch received past its retest day is on the shelf but does not count.
-        if (count && isCounted('sellable', until, now)) await this.stock.write(trx, sku, counting(count, units, until));
+        const batch = await this.insert(trx, receipt, 'sellable');
         await newCatalogRevision(trx);
-        const batch = await this.read(trx, number);
         await recordStaffAction(
           trx,
           staff,
-          { action: 'batch_received', subject: number, after: { ...auditRecord(batch), note } },
-          now,
+          { action: 'batch_received', subject: batch.number, after: { ...auditRecord(batch), note: receipt.note } },
+          this.stock.now(),
         );
         return batch;
       }),
     );
+  }
+
+  /**
+   * The demo seed's batches, in one transaction, checked as a delivery is. Like the seeded catalog
+   * they are data, not something a member of staff did: the audit log does not list them.
+   */
+  async seed(batches: ReadonlyArray<{ receipt: ReceiveInput; status: 'sellable' | 'quarantined' }>): Promise<void> {
+    const checked = batches.map(({ receipt, status }) => ({ receipt: checkReceipt(receipt), status }));
+    await this.db.transaction(async (trx) => {
+      for (const { receipt, status } of checked) await this.insert(trx, receipt, status);
+      await newCatalogRevision(trx);
+    });
+  }
+
+  /** Writes a checked receipt as a batch in this state, counting its units where they sell. */
+  private async insert(trx: Knex.Transaction, receipt: CheckedReceipt, status: BatchStatus): Promise<Batch> {
+    const { number, sku, units, retestOn, certificate } = receipt;
+    const now = this.stock.now();
+    if (!(await trx('product_sizes').where({ sku }).first('sku')))
+      throw notFound(`sku: no product size has SKU "${sku}"`, 'sku_not_found');
+    const count = await this.stock.lockCount(trx, sku);
+    const until = sellableUntil(retestOn);
+    try {
+      await trx('batches').insert({
+        number,
+        sku,
+        units,
+        purity_hundredths: receipt.purityHundredths,
+        tested_on: receipt.testedOn,
+        laboratory: receipt.laboratory,
+        retest_on: retestOn,
+        sellable_until: until,
+        received_at: now,
+        status,
+        legacy: false,
+        ...(certificate ? certificateColumns(certificate, now) : {}),
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      throw conflict('batch_number_taken', `number ${number} is already a batch's (in any letter case)`);
+    }
+    if (certificate) await trx('batch_certificates').insert({ batch_number: number, pdf: certificate });
+    // A batch received past its retest day is on the shelf but does not count.
+    if (count && isCounted(status, until, now)) await this.stock.write(trx, sku, counting(count, units, until));
+    return this.read(trx, number);
   }
 
   /** Quarantines, releases or recalls a batch; asking for the state it is in changes nothing. */
@@ -301,6 +310,29 @@ function toBatch(row: Record<string, unknown>, now: number): Batch {
 }
 
 const nullableUntil = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+
+interface CheckedReceipt extends Omit<ReceiveInput, 'certificate' | 'purityHundredths' | 'note'> {
+  purityHundredths: number;
+  note: string;
+  certificate?: Buffer;
+}
+
+/** A delivery with every field checked, in the order a person would read them. */
+function checkReceipt(input: ReceiveInput): CheckedReceipt {
+  const number = newBatchNumber(input.number);
+  const sku = (input.sku ?? '').trim();
+  if (sku === '') throw invalidArgument('sku must name a product size', 'invalid_sku');
+  return {
+    number,
+    sku,
+    units: checkUnits(input.units, 'units', { min: 1 }),
+    purityHundredths: checkPurityHundredths(input.purityHundredths),
+    ...checkTestDates(input.testedOn, input.retestOn),
+    laboratory: checkLaboratory(input.laboratory),
+    note: checkNote(input.note, { required: false }),
+    ...(input.certificate === undefined ? {} : { certificate: checkCertificate(input.certificate, 'certificate_pdf') }),
+  };
+}
 
 function certificateColumns(pdf: Buffer, now: number) {
   return { certificate_sha256: sha256Hex(pdf), certificate_bytes: pdf.length, certificate_attached_at: now };
