@@ -1,19 +1,35 @@
 /**
- * Who may call each inventory RPC: the gateway reads stock and the catalog; only checkout
- * prices, reserves, commits and releases stock for its orders, and returns refunded units; the
- * console's staff read the catalog with its stock, and its owners change it.
+ * Who may call each inventory RPC: the gateway reads stock, the catalog and batches with their
+ * certificates (public pages); only checkout prices, reserves, commits and releases stock for its
+ * orders, returns refunded units and marks orders shipped; the console's staff read the catalog
+ * with its stock, batches and where orders' units came from, and record the batch an order was
+ * packed from; its owners change the catalog and receive and manage batches.
  */
 import { accessTable } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
 
 export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
-  { callers: ['gateway'], customer: 'none', rpcs: ['getStock', 'getCatalog', 'getCatalogSnapshot'] },
-  { callers: ['checkout'], customer: 'none', rpcs: ['quote', 'reserve', 'commit', 'release', 'returnStock'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    rpcs: ['getStock', 'getCatalog', 'getCatalogSnapshot', 'getBatch', 'getBatchCertificate'],
+  },
+  {
+    callers: ['checkout'],
+    customer: 'none',
+    rpcs: ['quote', 'reserve', 'commit', 'release', 'returnStock', 'markOrderShipped'],
+  },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
 
-  // The console's catalog: every staff member reads it; only an owner changes it.
-  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['getStaffCatalog'] },
+  // The console's catalog and batches: every staff member reads them and records what an order was
+  // packed from (the staff role handles orders); only an owner changes the catalog and its batches.
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['getStaffCatalog', 'listBatches', 'listBatchOrders', 'getOrderAllocation', 'moveOrderAllocation'],
+  },
   {
     callers: ['gateway'],
     customer: 'none',
@@ -26,6 +42,11 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
       'removeProduct',
       'previewCatalogImport',
       'applyCatalogImport',
+      'receiveBatch',
+      'quarantineBatch',
+      'releaseBatch',
+      'recallBatch',
+      'attachBatchCertificate',
     ],
   },
 ]);

@@ -1,11 +1,9 @@
 /**
- * Wires inventory: on the shared gRPC service start-up, seeds the demo catalog when asked,
- * starts the expiry sweeper and serves gRPC. Handlers stay thin: they check input with the
- * line rules and translate messages to store calls.
+ * Wires inventory: on the shared gRPC service start-up, seeds the demo catalog (with its batches
+ * and sample certificates) when asked, starts the expiry sweeper and serves gRPC. Handlers stay
+ * thin: they check input with the line rules and translate messages to store calls.
  */
 import { staffActionsPage } from '@storefront/staff-audit';
-import fs from 'node:fs';
-import path from 'node:path';
 import { inventory } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { registerGauge } from '@storefront/telemetry';
@@ -28,25 +26,27 @@ import type { CatalogProduct } from './domain/catalog';
 import type { Reservation } from './domain/reservation';
 import { CatalogPublisher, type CatalogSnapshot } from './domain/snapshot';
 import { startSweeper } from './domain/sweeper';
-import { parseCatalogFile } from './catalog-file';
 import { checkOrderReference, normalizeLines, requireReturnId, reservationTtlSeconds } from './domain/lines';
 import { CatalogImporter } from './domain/catalog-import';
 import { StockAdmin } from './stores/stock-admin';
 import { staffCatalogRpcs } from './staff-catalog-rpcs';
+import { BatchStore } from './stores/batches';
+import { batchRpcs } from './batch-rpcs';
+import { CERTIFICATE_MAX_BYTES } from './domain/batch';
+import { seedDemoData } from './demo-seed';
 
-export interface InventoryServer extends RunningGrpcService {
-  store: InventoryStore;
-  reservations: ReservationStore;
-}
+export interface InventoryServer extends RunningGrpcService, InventoryHandles {}
 
 export type StartOptions = ServiceStartOptions & InventoryServeKeys;
-
-export const DEMO_CATALOG_PATH = path.join(__dirname, '..', 'data', 'demo-catalog.json');
 
 export interface InventoryHandles {
   store: InventoryStore;
   reservations: ReservationStore;
+  batches: BatchStore;
 }
+
+/** A certificate up to 3 MiB over its limit still reaches the handler, which names the field that is too large. */
+const MAX_REQUEST_BYTES = CERTIFICATE_MAX_BYTES + 3 * 1024 * 1024;
 
 /** Inventory in a process of its own, served over gRPC. */
 export function startInventoryServer(config: InventoryConfig, options: StartOptions): Promise<InventoryServer> {
@@ -63,13 +63,14 @@ export function openInventoryComponent(
 
 function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
   return async ({ db, logger }: BuildContext): Promise<ServiceParts<InventoryHandles>> => {
-    const store = new InventoryStore(db);
+    const store = new InventoryStore(db, options.now);
     const reservations = new ReservationStore(db, { now: options.now });
-    const stockReturns = new StockReturnStore(db, options.now);
+    const stockReturns = new StockReturnStore(db, reservations.allocations, options.now);
+    const batches = new BatchStore(db, reservations.stock);
     const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
     if (config.seedDemoCatalog && (await store.isEmpty())) {
-      await store.importCatalog(parseCatalogFile(JSON.parse(fs.readFileSync(DEMO_CATALOG_PATH, 'utf8'))));
-      logger.info('seeded the demo catalog');
+      const seeded = await seedDemoData(store, batches, reservations.stock.now());
+      logger.info(seeded, 'seeded the demo catalog');
     }
     return {
       startBackground() {
@@ -85,46 +86,53 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
           await sweeper.stop();
         };
       },
-      exposed: { store, reservations },
+      exposed: { store, reservations, batches },
       bindings: [
-        bind('storefront.inventory.v1.InventoryService', inventory.InventoryServiceService, INVENTORY_ACCESS, {
-          listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
-          getStock: async () => ({ available: await store.availableStock() }),
-          getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
-          getCatalogSnapshot: async ({ knownVersion }) => toSnapshotMessage(await publisher.snapshot(knownVersion)),
-          quote: async ({ lines }) => ({
-            lines: (await store.quote(normalizeLines(lines))).map((line) => ({
-              sku: line.sku,
-              quantity: line.quantity,
-              unitPricePence: line.unitPricePence,
-              productName: line.productName,
-              size: line.size,
-              onHand: line.onHand,
-            })),
-          }),
-          reserve: async ({ orderReference, lines, ttlSeconds }) => {
-            const ttl = reservationTtlSeconds(ttlSeconds, config.reservationTtlSeconds);
-            const reservation = await reservations.reserve(
-              checkOrderReference(orderReference),
-              normalizeLines(lines),
-              ttl,
-            );
-            return { reservation: toReservationMessage(reservation) };
+        bind(
+          'storefront.inventory.v1.InventoryService',
+          inventory.InventoryServiceService,
+          INVENTORY_ACCESS,
+          {
+            listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
+            getStock: async () => ({ available: await store.availableStock() }),
+            getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
+            getCatalogSnapshot: async ({ knownVersion }) => toSnapshotMessage(await publisher.snapshot(knownVersion)),
+            quote: async ({ lines }) => ({
+              lines: (await store.quote(normalizeLines(lines))).map((line) => ({
+                sku: line.sku,
+                quantity: line.quantity,
+                unitPricePence: line.unitPricePence,
+                productName: line.productName,
+                size: line.size,
+                onHand: line.onHand,
+              })),
+            }),
+            reserve: async ({ orderReference, lines, ttlSeconds }) => {
+              const ttl = reservationTtlSeconds(ttlSeconds, config.reservationTtlSeconds);
+              const reservation = await reservations.reserve(
+                checkOrderReference(orderReference),
+                normalizeLines(lines),
+                ttl,
+              );
+              return { reservation: toReservationMessage(reservation) };
+            },
+            commit: async ({ orderReference }) => ({
+              reservation: toReservationMessage(await reservations.commit(checkOrderReference(orderReference))),
+            }),
+            release: async ({ orderReference }) => ({
+              reservation: toReservationMessage(await reservations.release(checkOrderReference(orderReference))),
+            }),
+            returnStock: async ({ returnId, orderReference, lines }) =>
+              stockReturns.returnStock(
+                requireReturnId(returnId),
+                checkOrderReference(orderReference),
+                normalizeLines(lines),
+              ),
+            ...staffCatalogRpcs(new StockAdmin(db, reservations, options.now), new CatalogImporter(store, options.now)),
+            ...batchRpcs(batches, reservations.allocations),
           },
-          commit: async ({ orderReference }) => ({
-            reservation: toReservationMessage(await reservations.commit(checkOrderReference(orderReference))),
-          }),
-          release: async ({ orderReference }) => ({
-            reservation: toReservationMessage(await reservations.release(checkOrderReference(orderReference))),
-          }),
-          returnStock: async ({ returnId, orderReference, lines }) =>
-            stockReturns.returnStock(
-              requireReturnId(returnId),
-              checkOrderReference(orderReference),
-              normalizeLines(lines),
-            ),
-          ...staffCatalogRpcs(new StockAdmin(db, reservations, options.now), new CatalogImporter(store, options.now)),
-        }),
+          { maxRequestBytes: MAX_REQUEST_BYTES },
+        ),
       ],
     };
   };
@@ -141,6 +149,7 @@ function toProductMessage(product: CatalogProduct): inventory.Product {
       pricePence: size.pricePence,
       stockLimited: size.stockLimited,
       inStock: size.inStock,
+      ...(size.currentBatch ? { currentBatch: size.currentBatch } : {}),
     })),
   };
 }

@@ -21,7 +21,7 @@ type StaffCatalogRpcs = Pick<
 >;
 
 /** Every one of these RPCs requires a staff member, so the access check has put one here. */
-const staffOf = (context: CallContext): StaffIdentity => context.staff!;
+export const staffOf = (context: CallContext): StaffIdentity => context.staff!;
 
 export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): StaffCatalogRpcs {
   return {

@@ -43,6 +43,24 @@ export const STAFF: StaffIdentity = {
   clientAddress: '192.0.2.2',
 };
 
+/** A delivery as the console sends it for receiving; `overrides` changes what a test is about. */
+export function delivery(overrides: Partial<inventory.ReceiveBatchRequest> = {}): inventory.ReceiveBatchRequest {
+  return {
+    sku: 'beta-1mg',
+    number: 'B-001',
+    units: 5,
+    purityHundredths: 9942,
+    testedOn: '2025-12-01',
+    laboratory: 'Test Laboratory Ltd',
+    retestOn: '2026-06-30',
+    note: '',
+    ...overrides,
+  };
+}
+
+/** The smallest file that passes for a PDF: its header, a line naming it, its end. */
+export const samplePdf = (text = 'certificate') => Buffer.from(`%PDF-1.4\n% ${text}\n%%EOF\n`, 'latin1');
+
 export interface InventoryHarness {
   server: InventoryServer;
   /** Acts as checkout: quotes and reservations. */
@@ -55,6 +73,8 @@ export interface InventoryHarness {
   stores: TestStores;
   /** Raw stock row of a SKU. */
   stockOf(sku: string): Promise<{ onHand: number; reserved: number }>;
+  /** Units of each of a SKU's batches, by number. */
+  batchUnits(sku: string): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -87,6 +107,10 @@ export async function startInventory(extraEnv: Env = {}): Promise<InventoryHarne
     async stockOf(sku) {
       const row = await server.store.db('stock').where({ sku }).first('on_hand', 'reserved');
       return { onHand: Number(row.on_hand), reserved: Number(row.reserved) };
+    },
+    async batchUnits(sku) {
+      const rows = await server.store.db('batches').where({ sku }).orderBy('number').select('number', 'units');
+      return Object.fromEntries(rows.map((row) => [row.number, Number(row.units)]));
     },
     stop: async () => {
       client.close();

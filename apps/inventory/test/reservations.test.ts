@@ -147,14 +147,16 @@ describe('inventory: reservations', () => {
       expect(await h.server.store.db('stock').where({ sku: 'alpha-20mg' }).first()).to.equal(undefined);
     });
 
-    it('has a database constraint that keeps stock from going negative', async () => {
-      let failed = false;
-      try {
-        await h.server.store.db('stock').where({ sku: 'alpha-10mg' }).update({ reserved: 4 });
-      } catch {
-        failed = true;
-      }
-      expect(failed).to.equal(true);
+    it('has database constraints that keep stock and batch units from going negative', async () => {
+      const refused = (write: Promise<unknown>) =>
+        write.then(
+          () => false,
+          () => true,
+        );
+      const { db } = h.server.store;
+      expect(await refused(db('stock').where({ sku: 'alpha-10mg' }).update({ on_hand: -1 }))).to.equal(true);
+      expect(await refused(db('stock').where({ sku: 'alpha-10mg' }).update({ reserved: -1 }))).to.equal(true);
+      expect(await refused(db('batches').where({ sku: 'alpha-10mg' }).update({ units: -1 }))).to.equal(true);
       expect(await h.stockOf('alpha-10mg')).to.deep.equal({ onHand: 3, reserved: 0 });
     });
   });

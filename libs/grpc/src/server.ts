@@ -44,15 +44,21 @@ export interface ServiceBinding<D extends ServiceDefinition = ServiceDefinition>
   definition: D;
   access: AccessTable<D>;
   handlers: UnaryHandlers<D>;
+  /** The largest request the service takes, when more than the default 4 MiB (e.g. a file upload). */
+  maxRequestBytes?: number;
 }
+
+/** The largest request a server takes unless a service it serves asks for more. */
+export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 export function bind<D extends ServiceDefinition>(
   name: string,
   definition: D,
   access: AccessTable<D>,
   handlers: UnaryHandlers<D>,
+  options: { maxRequestBytes?: number } = {},
 ): ServiceBinding {
-  return { name, definition, access, handlers } as unknown as ServiceBinding;
+  return { name, definition, access, handlers, ...options } as unknown as ServiceBinding;
 }
 
 /** Every service some RPC of the table admits: the public keys the callee needs. */
@@ -82,7 +88,10 @@ export interface RunningGrpcServer {
 
 export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
   const server = new Server({
-    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    'grpc.max_receive_message_length': Math.max(
+      DEFAULT_MAX_REQUEST_BYTES,
+      ...options.services.map((service) => service.maxRequestBytes ?? 0),
+    ),
     'grpc.enable_channelz': 0,
     // Clients reconnect, and look their target up again, when a connection reaches this age, so
     // replicas added later get their share; calls in flight get the grace period to finish.

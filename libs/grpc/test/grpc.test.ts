@@ -24,7 +24,7 @@ const logger = createLogger('test', 'silent');
 const SERVICE = 'storefront.inventory.v1.InventoryService';
 type InventoryDefinition = typeof inventory.InventoryServiceService;
 
-// The console's catalog RPCs, which these tests leave alone.
+// The console's catalog and batch RPCs, which these tests leave alone.
 const CATALOG_ADMIN_RPCS = [
   'getStaffCatalog',
   'setSkuStock',
@@ -34,6 +34,18 @@ const CATALOG_ADMIN_RPCS = [
   'removeProduct',
   'previewCatalogImport',
   'applyCatalogImport',
+  'listBatches',
+  'getBatch',
+  'getBatchCertificate',
+  'receiveBatch',
+  'quarantineBatch',
+  'releaseBatch',
+  'recallBatch',
+  'attachBatchCertificate',
+  'listBatchOrders',
+  'getOrderAllocation',
+  'moveOrderAllocation',
+  'markOrderShipped',
 ] as const;
 
 // The inventory contract as a vehicle for the server's rules, with a table of its own.
@@ -84,6 +96,18 @@ describe('grpc: server, client, errors and health', () => {
       removeProduct: reject,
       previewCatalogImport: reject,
       applyCatalogImport: reject,
+      listBatches: reject,
+      getBatch: reject,
+      getBatchCertificate: reject,
+      receiveBatch: reject,
+      quarantineBatch: reject,
+      releaseBatch: reject,
+      recallBatch: reject,
+      attachBatchCertificate: reject,
+      listBatchOrders: reject,
+      getOrderAllocation: reject,
+      moveOrderAllocation: reject,
+      markOrderShipped: reject,
     });
     const serviceKeys = testServiceKeys();
     server = await startGrpcServer({

@@ -8,6 +8,16 @@ export interface CatalogSize {
   stockLimited: boolean;
   /** Not stock-limited, or at least one unit available. */
   inStock: boolean;
+  /** The batch the next unit comes from; undefined when none sells, or that unit is legacy stock. */
+  currentBatch?: BatchSummary;
+}
+
+/** What the catalog shows of a size's current batch. */
+export interface BatchSummary {
+  number: string;
+  purityHundredths: number;
+  testedOn: string;
+  hasCertificate: boolean;
 }
 
 export interface CatalogProduct {
@@ -18,8 +28,10 @@ export interface CatalogProduct {
 }
 
 export interface Catalog {
-  /** Changes on every import; with the sold-out SKUs it versions the published snapshot. */
+  /** Changes on every import and batch change; with the sold-out SKUs it versions the published snapshot. */
   revision: string;
+  /** When the next batch passes its retest day (epoch ms), which changes what the catalog shows. */
+  nextRetestAt?: number;
   products: CatalogProduct[];
 }
 

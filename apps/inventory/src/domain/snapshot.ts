@@ -1,12 +1,13 @@
 /**
  * The published catalog, which the gateway completes with checkout's shipping rule into
- * `/products.json`. Its version is derived from the only two things the catalog depends on: the
- * catalog revision (changed by every import) and the set of sold-out stock-limited SKUs. Checking
- * it costs two tiny queries and no writes on the reservation path, every inventory pod computes
- * the same version from the same data, and the version changes exactly when a reader would see a
- * different catalog. Its `generatedAt` is when the version was first rendered (kept in the
- * store), so every pod answers the same catalog for one version and gateways that ask different
- * pods publish the same document.
+ * `/products.json`. Its version is derived from the only things the catalog depends on: the
+ * catalog revision (changed by every import and by every batch change that can change a size's
+ * current batch), the set of sold-out stock-limited SKUs, and when the next batch passes its
+ * retest day (which changes them with no write). Checking it costs two tiny queries and no writes
+ * on the reservation path, every inventory pod computes the same version from the same data, and
+ * the version changes whenever a reader would see a different catalog. Its `generatedAt` is when
+ * the version was first rendered (kept in the store), so every pod answers the same catalog for one
+ * version and gateways that ask different pods publish the same document.
  */
 import { createHash } from 'node:crypto';
 import type { InventoryStore } from '../stores/catalog';
@@ -17,8 +18,11 @@ export interface SnapshotOptions {
   now?: () => number;
 }
 
-export function snapshotVersion(revision: string, soldOut: readonly string[]): string {
-  return createHash('sha256').update(revision).update('\n').update(soldOut.join('\n')).digest('base64url').slice(0, 22);
+export function snapshotVersion(revision: string, soldOut: readonly string[], nextRetestAt?: number): string {
+  const hash = createHash('sha256').update(revision).update('\n').update(soldOut.join('\n'));
+  // Absent for a catalog without dated batches, whose version stays what it was before batches.
+  if (nextRetestAt !== undefined) hash.update(`\n${nextRetestAt}`);
+  return hash.digest('base64url').slice(0, 22);
 }
 
 export interface CatalogSnapshot {
@@ -41,8 +45,8 @@ export class CatalogPublisher {
   /** The current catalog, or just its version when the caller already holds it. */
   async snapshot(knownVersion: string): Promise<CatalogSnapshot> {
     if (knownVersion) {
-      const { revision, soldOut } = await this.store.catalogState();
-      const version = snapshotVersion(revision, soldOut);
+      const { revision, soldOut, nextRetestAt } = await this.store.catalogState();
+      const version = snapshotVersion(revision, soldOut, nextRetestAt);
       if (version === knownVersion) return { version, notModified: true };
     }
     // Version and catalog come from one consistent read, so a catalog is never labelled
@@ -53,7 +57,7 @@ export class CatalogPublisher {
       .filter((size) => size.stockLimited && !size.inStock)
       .map((size) => size.sku)
       .sort();
-    const version = snapshotVersion(catalog.revision, soldOut);
+    const version = snapshotVersion(catalog.revision, soldOut, catalog.nextRetestAt);
     const generatedAt = new Date(await this.store.firstRendered(version, this.now()));
     return {
       version,

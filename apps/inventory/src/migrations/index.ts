@@ -3,6 +3,7 @@ import { staffActionsMigration } from '@storefront/staff-audit';
 import { catalog } from './001-catalog';
 import { reservations } from './002-reservations';
 import { stockReturns } from './004-stock-returns';
+import { batches } from './005-batches';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   // What the console's staff did here, written with each action (libs/staff-audit).
   '003-staff-actions': staffActionsMigration,
   '004-stock-returns': stockReturns,
+  '005-batches': batches,
 };

@@ -1,8 +1,8 @@
 /**
  * Inventory's ops commands (dist/ops.js in the image, see main.ts): migrations, catalog import, stock
- * counts and deliveries, unlimited sizes, prices, removing a product. They work on inventory's own
- * store only, through the same operations as the console, each recorded in the staff audit log
- * under the operator's name.
+ * counts and deliveries, unlimited sizes, prices, removing a product, and batches (batch-commands.ts).
+ * They work on inventory's own store only, through the same operations as the console, each
+ * recorded in the staff audit log under the operator's name.
  */
 import {
   OPS_EXIT,
@@ -22,6 +22,7 @@ import { PRICE_PENCE_MAX } from '@storefront/formats';
 import { StockAdmin, parseUnits, type SkuStock } from '../stores/stock-admin';
 import type { Knex } from '@storefront/db';
 import type { EnvReader } from '@storefront/config';
+import { batchCommands } from './batch-commands';
 
 const withAdmin = <T>(env: EnvReader, work: (admin: StockAdmin) => Promise<T>) =>
   withStore(env, 'inventory', migrations, (db: Knex) => work(new StockAdmin(db, new ReservationStore(db))));
@@ -132,6 +133,7 @@ const commands: OpsCommand[] = [
       return { text: `removed ${removed.id} (${removed.skus.join(', ') || 'no sizes'})`, data: { removed } };
     },
   },
+  ...batchCommands,
 ];
 
 export const inventoryOps: OpsProgram = { app: 'inventory', commands };

@@ -3,8 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { forUpdate, preparedRead, type Knex, type PreparedRead } from '@storefront/db';
 import { skuOf, type CatalogFile } from '../catalog-file';
 import { unknownSkus, type Line } from '../domain/lines';
-import type { Catalog, CatalogProduct, PricedLine } from '../domain/catalog';
+import type { BatchSummary, Catalog, CatalogProduct, PricedLine } from '../domain/catalog';
+import { firstExpiryFirst } from '../domain/batch';
 import { coalesced } from '@storefront/coalesce';
+import { BatchStock, isStale, sellableNow, shelfBatchOf } from './batch-stock';
 
 export type ImportProgress = (productsDone: number, productsTotal: number) => void;
 
@@ -24,22 +26,37 @@ export class InventoryStore {
 
   /** Every stock answer reads this: prepared below knex. */
   private readonly stockLevels: PreparedRead<[]>;
+  private readonly stock: BatchStock;
 
-  constructor(readonly db: Knex) {
-    this.stockLevels = preparedRead(db, () => db('stock').select('sku', 'on_hand', 'reserved'));
+  constructor(
+    readonly db: Knex,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.stockLevels = preparedRead(db, () => db('stock').select('sku', 'on_hand', 'reserved', 'recount_at'));
+    this.stock = new BatchStock(db, now);
   }
 
   private async readAvailableStock(): Promise<Record<string, number>> {
-    const rows = await this.stockLevels();
+    let rows = await this.stockLevels();
+    const stale = rows.filter((row) => isStale(row.recount_at, this.now())).map((row) => row.sku as string);
+    if (stale.length > 0) {
+      await this.stock.takeOffStale(stale);
+      rows = await this.stockLevels();
+    }
     const available: Record<string, number> = {};
     for (const row of rows) available[row.sku as string] = Math.max(0, Number(row.on_hand) - Number(row.reserved));
     return available;
   }
 
-  /** Products in catalog order with prices and stock flags, read consistently with the revision. */
+  /**
+   * Products in catalog order with prices, stock flags and current batches, read consistently with
+   * the revision.
+   */
   async catalog(): Promise<Catalog> {
+    await this.stock.takeOffStale();
     return this.db.transaction(async (trx) => {
       const revision = await this.revision(trx);
+      const { current, nextRetestAt } = await this.currentBatches(trx);
       const rows = await trx('products as p')
         .join('product_sizes as s', 's.product_id', 'p.id')
         .leftJoin('stock as st', 'st.sku', 's.sku')
@@ -53,24 +70,88 @@ export class InventoryStore {
           products.push(product);
         }
         const stockLimited = row.on_hand !== null;
+        const currentBatch = current.get(row.sku);
         product.sizes.push({
           size: row.size,
           sku: row.sku,
           pricePence: Number(row.price_pence),
           stockLimited,
           inStock: !stockLimited || Number(row.on_hand) - Number(row.reserved) > 0,
+          ...(currentBatch ? { currentBatch } : {}),
         });
       }
-      return { revision, products };
+      return { revision, products, ...(nextRetestAt === undefined ? {} : { nextRetestAt }) };
     });
   }
 
-  /** The two inputs of the snapshot version, without reading the catalog itself. */
-  async catalogState(): Promise<{ revision: string; soldOut: string[] }> {
-    const revision = await this.revision(this.db);
-    const soldOut: string[] = await this.db('stock').whereRaw('on_hand - reserved <= 0').pluck('sku');
-    // Sorted here, not in SQL, so the order matches the snapshot's whatever the collation.
-    return { revision, soldOut: soldOut.sort() };
+  /**
+   * The batch each size's next unit comes from (first expiry first among those that sell now), none
+   * where that unit is legacy stock; and when the next of them passes its retest day.
+   */
+  private async currentBatches(
+    db: Knex.Transaction,
+  ): Promise<{ current: Map<string, BatchSummary>; nextRetestAt?: number }> {
+    const now = this.now();
+    const rows = await sellableNow(db('batches'), now).select(
+      'number',
+      'sku',
+      'units',
+      'purity_hundredths',
+      'tested_on',
+      'retest_on',
+      'sellable_until',
+      'received_at',
+      'legacy',
+      'certificate_sha256',
+    );
+    const bySku = new Map<string, Array<Record<string, unknown>>>();
+    let nextRetestAt: number | undefined;
+    for (const row of rows) {
+      bySku.set(row.sku, [...(bySku.get(row.sku) ?? []), row]);
+      if (row.sellable_until !== null && (nextRetestAt === undefined || Number(row.sellable_until) < nextRetestAt))
+        nextRetestAt = Number(row.sellable_until);
+    }
+    const current = new Map<string, BatchSummary>();
+    for (const [sku, batches] of bySku) {
+      const [first] = batches.map((row) => ({ ...shelfBatchOf(row), row })).sort(firstExpiryFirst);
+      if (!first || first.row['legacy']) continue;
+      current.set(sku, {
+        number: first.number,
+        purityHundredths: Number(first.row['purity_hundredths']),
+        testedOn: String(first.row['tested_on']),
+        hasCertificate: first.row['certificate_sha256'] != null,
+      });
+    }
+    return { current, ...(nextRetestAt === undefined ? {} : { nextRetestAt }) };
+  }
+
+  /**
+   * The inputs of the snapshot version, without reading the catalog itself: the revision, the
+   * sold-out SKUs (brought up to date first where a retest day made a count stale) and when the next
+   * batch passes its retest day.
+   */
+  async catalogState(): Promise<{ revision: string; soldOut: string[]; nextRetestAt?: number }> {
+    const now = this.now();
+    const rows = await this.db('stock')
+      .whereRaw('on_hand - reserved <= 0')
+      .orWhere('recount_at', '<=', now)
+      .select('sku', 'on_hand', 'reserved', 'recount_at');
+    const stale = rows.filter((row) => isStale(row.recount_at, now)).map((row) => row.sku as string);
+    if (stale.length > 0) {
+      await this.stock.takeOffStale(stale);
+      return this.catalogState();
+    }
+    // The revision and the next retest day in one statement.
+    const state = await this.db('meta')
+      .where('key', CATALOG_REVISION)
+      .first('value', sellableNow(this.db('batches'), now).min('sellable_until').as('next_retest_at'));
+    const soldOut = rows.map((row) => row.sku as string);
+    return {
+      revision: state?.value ?? '',
+      // Sorted here, not in SQL, so the order matches the snapshot's whatever the collation.
+      soldOut: soldOut.sort(),
+      ...(state?.next_retest_at == null ? {} : { nextRetestAt: Number(state.next_retest_at) }),
+    };
   }
 
   /** The catalog's revision; `lock` reads the latest committed one and holds it until the transaction ends. */
@@ -105,14 +186,21 @@ export class InventoryStore {
 
   /** Unit prices and stock on hand for normalised lines; any unknown SKU fails the whole quote. */
   async quote(lines: Line[]): Promise<PricedLine[]> {
-    const rows = await this.db('product_sizes as s')
-      .join('products as p', 'p.id', 's.product_id')
-      .leftJoin('stock as st', 'st.sku', 's.sku')
-      .whereIn(
-        's.sku',
-        lines.map((line) => line.sku),
-      )
-      .select('s.sku', 's.size', 's.price_pence', 'p.name', 'st.on_hand');
+    const read = () =>
+      this.db('product_sizes as s')
+        .join('products as p', 'p.id', 's.product_id')
+        .leftJoin('stock as st', 'st.sku', 's.sku')
+        .whereIn(
+          's.sku',
+          lines.map((line) => line.sku),
+        )
+        .select('s.sku', 's.size', 's.price_pence', 'p.name', 'st.on_hand', 'st.recount_at');
+    let rows = await read();
+    const stale = rows.filter((row) => isStale(row.recount_at, this.now())).map((row) => row.sku as string);
+    if (stale.length > 0) {
+      await this.stock.takeOffStale(stale);
+      rows = await read();
+    }
     const bySku = new Map(rows.map((row) => [row.sku as string, row]));
     const unknown = lines.filter((line) => !bySku.has(line.sku)).map((line) => line.sku);
     if (unknown.length > 0) throw unknownSkus(unknown);
@@ -173,12 +261,48 @@ export class InventoryStore {
           )
           .onConflict('sku')
           .merge(['price_pence', 'position']);
-        const stock = rows
-          .filter(({ size }) => size.stock !== undefined)
-          .map(({ sku, size }) => ({ sku, on_hand: size.stock!, reserved: 0 }));
-        if (stock.length > 0) await trx('stock').insert(stock).onConflict('sku').ignore();
+        await this.startCounting(
+          trx,
+          rows.filter(({ size }) => size.stock !== undefined).map(({ sku, size }) => ({ sku, units: size.stock! })),
+        );
       }
       onProgress?.(start + batch.length, total);
+    }
+  }
+
+  /**
+   * Counts the units of sizes that have no count yet (live stock is never overwritten). Their
+   * units come without batch information: the size's legacy batch holds them, or what its sellable
+   * batches do not already hold for a size that had batches while it was not counted.
+   */
+  private async startCounting(trx: Knex.Transaction, sizes: Array<{ sku: string; units: number }>): Promise<void> {
+    if (sizes.length === 0) return;
+    const skus = sizes.map((size) => size.sku);
+    const counted = new Set<string>(await trx('stock').whereIn('sku', skus).pluck('sku'));
+    const starting = sizes.filter((size) => !counted.has(size.sku));
+    if (starting.length === 0) return;
+    await trx('stock')
+      .insert(starting.map(({ sku, units }) => ({ sku, on_hand: units, reserved: 0 })))
+      .onConflict('sku')
+      .ignore();
+    const batched = new Set<string>(
+      await trx('batches')
+        .whereIn(
+          'sku',
+          starting.map((size) => size.sku),
+        )
+        .distinct()
+        .pluck('sku'),
+    );
+    const legacy = starting.filter((size) => !batched.has(size.sku) && size.units > 0);
+    if (legacy.length > 0) {
+      await trx('batches')
+        .insert(legacy.map(({ sku, units }) => this.stock.legacyBatchRow(sku, units)))
+        .onConflict('number')
+        .ignore();
+    }
+    for (const { sku, units } of starting.filter((size) => batched.has(size.sku))) {
+      await this.stock.countAfresh(trx, sku, (await this.stock.lockCount(trx, sku))!, units, { exact: false });
     }
   }
 }

@@ -2,13 +2,16 @@
  * Reservations: units held for an order until it is paid (commit) or abandoned (release or
  * expiry). Stock never goes negative because every hold is a conditional UPDATE that succeeds
  * only when enough units are free, inside one transaction per order, on SQLite and MySQL
- * alike; the CHECK constraint on `stock` backs this up. Every status change is itself a
- * conditional UPDATE on the reservation row, so no unit is ever given back twice.
+ * alike; the CHECK constraints on `stock` and `batches` back this up. Every status change is
+ * itself a conditional UPDATE on the reservation row, so no unit is ever given back twice. A
+ * commit takes the units from the size's batches (allocations.ts).
  */
 import { AppError, conflict, notFound } from '@storefront/errors';
 import { batchedTransaction, forUpdate, isUniqueViolation, toNumber, type Batch, type Knex } from '@storefront/db';
 import { sameLines, unknownSkus, type Line } from '../domain/lines';
 import type { Reservation } from '../domain/reservation';
+import { Allocations } from './allocations';
+import { BatchStock, isStale } from './batch-stock';
 
 export interface ReservationStoreOptions {
   now?: () => number;
@@ -25,12 +28,16 @@ export class ReservationStore {
   private readonly now: () => number;
   /** SKUs this process has read with a stock row: a hold of only these reads nothing first. */
   private readonly stockLimitedSkus = new Set<string>();
+  readonly stock: BatchStock;
+  readonly allocations: Allocations;
 
   constructor(
     private readonly db: Knex,
     options: ReservationStoreOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.stock = new BatchStock(db, this.now);
+    this.allocations = new Allocations(db, this.stock);
   }
 
   /**
@@ -39,13 +46,24 @@ export class ReservationStore {
    */
   async reserve(orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
     try {
-      return await this.reserveOnce(orderReference, lines, ttlSeconds);
+      return await this.reserveCounted(orderReference, lines, ttlSeconds);
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'out_of_stock')) throw error;
       // Expired reservations keep their units until the sweeper runs; free the ones in the way
       // now, so a lapsed hold never turns a customer away.
       const freed = await this.releaseExpired({ skus: lines.map((line) => line.sku) });
       if (freed === 0) throw error;
+      return this.reserveCounted(orderReference, lines, ttlSeconds);
+    }
+  }
+
+  /** Holds once more after taking off the count the batches that passed their retest day since it was written. */
+  private async reserveCounted(orderReference: string, lines: Line[], ttlSeconds: number): Promise<Reservation> {
+    try {
+      return await this.reserveOnce(orderReference, lines, ttlSeconds);
+    } catch (error) {
+      if (!(error instanceof StaleCount)) throw error;
+      await this.stock.takeOffStale(error.skus);
       return this.reserveOnce(orderReference, lines, ttlSeconds);
     }
   }
@@ -105,10 +123,12 @@ export class ReservationStore {
       await batch.commit(...claim);
       return reservation;
     }
+    // A count a retest day has made stale holds nothing: the short path counts it again.
     const takes = held.map((line) =>
       db('stock')
         .where('sku', line.sku)
         .andWhereRaw('on_hand - reserved >= ?', [line.quantity])
+        .andWhere((fresh) => fresh.whereNull('recount_at').orWhere('recount_at', '>', now))
         .increment('reserved', line.quantity),
     );
     const taken = (await batch.send(...claim, ...takes)).slice(claim.length);
@@ -116,7 +136,10 @@ export class ReservationStore {
     // Throwing rolls the whole transaction back: the claim, the lines and any units taken.
     if (short.length > 0) {
       const [rows] = await batch.send(stockRows(db, short));
-      if (rows!.rows.length === short.length) throw outOfStock(rows!.rows as unknown as StockRow[]);
+      const counted = rows!.rows as unknown as StockRow[];
+      const stale = counted.filter((row) => isStale(row.recount_at, now)).map((row) => row.sku);
+      if (stale.length > 0) throw new StaleCount(stale);
+      if (counted.length === short.length) throw outOfStock(counted);
       // A SKU stopped being stock-limited since it was read or remembered: hold again, reading it.
       for (const sku of short) this.stockLimitedSkus.delete(sku);
       throw new StockLimitChanged();
@@ -220,18 +243,9 @@ export class ReservationStore {
         const held = stockOrder(reservation.lines.filter((line) => line.holdsStock));
         if (to === 'released') {
           for (const line of held) await trx('stock').where('sku', line.sku).decrement('reserved', line.quantity);
-        } else if (from === 'active') {
-          for (const line of held)
-            await trx('stock').where('sku', line.sku).decrement({ on_hand: line.quantity, reserved: line.quantity });
         } else {
-          const short: string[] = [];
-          for (const line of held) {
-            const taken = await trx('stock')
-              .where('sku', line.sku)
-              .andWhereRaw('on_hand - reserved >= ?', [line.quantity])
-              .decrement('on_hand', line.quantity);
-            if (taken === 0) short.push(line.sku);
-          }
+          // A released reservation's units were given back: it takes them again only if nobody holds them.
+          const short = await this.allocations.sell(trx, orderReference, held, from === 'active');
           if (short.length > 0)
             throw outOfStock(
               await stockRows(trx, short),
@@ -288,10 +302,11 @@ interface StockRow {
   sku: string;
   on_hand: unknown;
   reserved: unknown;
+  recount_at: unknown;
 }
 
 function stockRows(db: Db, skus: string[]): Knex.QueryBuilder<StockRow, StockRow[]> {
-  return db('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand', 'reserved');
+  return db('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand', 'reserved', 'recount_at');
 }
 
 function outOfStock(rows: StockRow[], prefix = ''): AppError {
@@ -299,6 +314,13 @@ function outOfStock(rows: StockRow[], prefix = ''): AppError {
     (row) => `${row.sku} (${Math.max(0, Number(row.on_hand) - Number(row.reserved))} available)`,
   );
   return conflict('out_of_stock', `${prefix}Not enough stock for ${described.join(', ')}`);
+}
+
+/** A hold met SKUs counted before a batch of theirs passed its retest day; it wrote nothing. */
+class StaleCount extends Error {
+  constructor(readonly skus: string[]) {
+    super(`the counts of ${skus.join(', ')} are stale`);
+  }
 }
 
 /** A hold took a SKU for stock-limited that no longer has a stock row; it wrote nothing. */

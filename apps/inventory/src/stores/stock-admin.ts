@@ -2,7 +2,8 @@
  * What the shop's owner changes by hand, from the console or the ops command line: a SKU's units
  * on hand (counted, a delivery added, or no longer counted), its price, and products taken out of
  * the catalog. Every change is one transaction that also records who made it in the staff audit
- * log, and is safe against reservations running at the same time on any replica.
+ * log, and is safe against reservations running at the same time on any replica. Units counted or
+ * delivered here come without batch information: they are the size's legacy batch (batch-stock.ts).
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
@@ -12,6 +13,7 @@ import { wholeNumberOption } from '@storefront/lifecycle';
 import { recordStaffAction } from '@storefront/staff-audit';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
+import { counting, type BatchStock } from './batch-stock';
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {
@@ -82,14 +84,19 @@ const stockRecord = (level: SkuStock) =>
   level.unlimited ? { unlimited: true } : { onHand: level.onHand, reserved: level.reserved };
 
 export class StockAdmin {
+  private readonly stock: BatchStock;
+
   constructor(
     private readonly db: Knex,
     private readonly reservations: ReservationStore,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.stock = reservations.stock;
+  }
 
   /** Every product in catalog order, each size with its price and stock. */
   async catalog(): Promise<StaffCatalogProduct[]> {
+    await this.stock.takeOffStale();
     const rows = await this.sizes(this.db)
       .join('products as p', 'p.id', 's.product_id')
       .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
@@ -108,25 +115,25 @@ export class StockAdmin {
 
   /**
    * Sets the units on hand, making the SKU counted if it was unlimited. Units held by open
-   * orders stay held, so the count may not go below them.
+   * orders stay held, so the count may not go below them; nor below the units of its sellable
+   * batches, since the count sets only the units without a batch.
    */
   async setStock(sku: string, onHand: number, staff: StaffIdentity, note = ''): Promise<SkuStock> {
     checkUnits(onHand, 'on_hand', { min: 0 });
     const reason = checkNote(note, { required: false });
     return this.db.transaction(async (trx) => {
       const before = await this.level(trx, sku, { lock: true });
-      if (before.unlimited) {
-        await trx('stock').insert({ sku, on_hand: onHand, reserved: 0 });
-        // Counted or not is part of the published catalog.
-        await newCatalogRevision(trx);
-      } else if (before.reserved > onHand) {
+      if (!before.unlimited && before.reserved > onHand) {
         throw conflict(
           'stock_held',
           `${sku} has ${before.reserved} units held by open orders; stock on hand cannot go below that (asked for ${onHand})`,
         );
-      } else {
-        await trx('stock').where({ sku }).update({ on_hand: onHand });
       }
+      if (before.unlimited) await trx('stock').insert({ sku, on_hand: 0, reserved: 0 });
+      const count = (await this.stock.lockCount(trx, sku))!;
+      const legacyCrossedZero = await this.stock.countAfresh(trx, sku, count, onHand, { exact: true });
+      // Counted or not is part of the published catalog, and so is the batch the next unit comes from.
+      if (before.unlimited || legacyCrossedZero) await newCatalogRevision(trx);
       const after = await this.level(trx, sku);
       await recordStaffAction(
         trx,
@@ -143,26 +150,28 @@ export class StockAdmin {
     });
   }
 
-  /** Adds delivered units to a counted SKU in one atomic increment. */
+  /**
+   * Adds delivered units without batch information to a counted SKU (its legacy batch); a delivery
+   * with its analysis is received as a batch instead.
+   */
   async restock(sku: string, units: number, staff: StaffIdentity, note: string): Promise<SkuStock> {
     checkUnits(units, 'units', { min: 1 });
     const delivery = checkNote(note, { required: true });
     return this.db.transaction(async (trx) => {
-      const changed = await trx('stock')
-        .where({ sku })
-        .andWhereRaw('on_hand + ? <= ?', [units, STOCK_UNITS_MAX])
-        .increment('on_hand', units);
-      if (changed === 0) {
-        const level = await this.level(trx, sku);
-        if (level.unlimited)
-          throw conflict(
-            'not_stock_limited',
-            `${sku} is not stock-limited (always available); use set-stock to start counting its units`,
-          );
+      const level = await this.level(trx, sku, { lock: true });
+      if (level.unlimited)
+        throw conflict(
+          'not_stock_limited',
+          `${sku} is not stock-limited (always available); use set-stock to start counting its units`,
+        );
+      if (level.onHand + units > STOCK_UNITS_MAX)
         throw invalidArgument(`${sku} would exceed ${STOCK_UNITS_MAX} units on hand`, 'invalid_units');
-      }
+      const count = (await this.stock.lockCount(trx, sku))!;
+      const unbatched = await this.stock.addUnbatched(trx, sku, units, { onlyIfSellable: true });
+      await this.stock.write(trx, sku, counting(count, unbatched.counted));
+      if (unbatched.refilled) await newCatalogRevision(trx);
       const after = await this.level(trx, sku);
-      const before = { onHand: after.onHand - units, reserved: after.reserved };
+      const before = { onHand: level.onHand, reserved: level.reserved };
       await recordStaffAction(
         trx,
         staff,
@@ -272,13 +281,17 @@ export class StockAdmin {
       .select('s.sku', 's.size', 's.price_pence', 'st.on_hand', 'st.reserved');
   }
 
-  /** A SKU's price and stock, its stock row locked when asked; an unknown SKU is a 404. */
+  /**
+   * A SKU's price and stock, its stock row locked when asked (and brought up to date when a retest day
+   * has made its count stale); an unknown SKU is a 404.
+   */
   private async level(trx: Knex.Transaction, sku: string, { lock = false } = {}): Promise<SkuStock> {
     const size = await trx('product_sizes').where({ sku }).first('sku', 'size', 'price_pence');
     if (!size) throw notFound(`no product size has SKU "${sku}"`, 'sku_not_found');
-    const query = trx('stock').where({ sku }).first('on_hand', 'reserved');
-    const stock = await (lock ? forUpdate(query, this.db) : query);
-    return toSkuStock({ ...size, on_hand: stock?.on_hand ?? null, reserved: stock?.reserved ?? null });
+    const stock = lock
+      ? await this.stock.lockCount(trx, sku)
+      : await trx('stock').where({ sku }).first('on_hand as onHand', 'reserved');
+    return toSkuStock({ ...size, on_hand: stock?.onHand ?? null, reserved: stock?.reserved ?? null });
   }
 }
 

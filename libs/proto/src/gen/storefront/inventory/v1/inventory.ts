@@ -56,6 +56,22 @@ export interface ProductSize {
   pricePence: number;
   stockLimited: boolean;
   inStock: boolean;
+  /**
+   * The batch the next unit sold comes from; absent when no batch sells, or when that unit is
+   * legacy stock (counted without batch information).
+   */
+  currentBatch?: BatchSummary | undefined;
+}
+
+/** What the catalog shows of a size's current batch. */
+export interface BatchSummary {
+  number: string;
+  /** HPLC purity in hundredths of a percent (99.42 % is 9942). */
+  purityHundredths: number;
+  /** yyyy-mm-dd. */
+  testedOn: string;
+  /** False: the certificate is on request. */
+  hasCertificate: boolean;
 }
 
 export interface GetCatalogSnapshotRequest {
@@ -298,6 +314,232 @@ export interface ApplyCatalogImportRequest {
 export interface ApplyCatalogImportResponse {
   /** What was applied. */
   applied?: CatalogImportPreview | undefined;
+}
+
+/** A batch: units of one size from one delivery, with its analysis. */
+export interface Batch {
+  /** Upper-case, unique in the shop: 1 to 40 of A-Z, 0-9, "-" and "/". */
+  number: string;
+  sku: string;
+  /** Empty when the size is no longer in the catalog. */
+  productName: string;
+  size: string;
+  /** Units on the shelf, whatever the state. */
+  units: number;
+  /** HPLC purity in hundredths of a percent (99.42 % is 9942); absent only for legacy stock. */
+  purityHundredths?:
+    | number
+    | undefined;
+  /** yyyy-mm-dd; empty only for legacy stock. */
+  testedOn: string;
+  /** The testing laboratory; empty only for legacy stock. */
+  laboratory: string;
+  /** yyyy-mm-dd: the batch is not sold after this day (UTC); empty only for legacy stock. */
+  retestOn: string;
+  /** RFC 3339. */
+  receivedAt: string;
+  /** sellable | quarantined | recalled | exhausted (sellable, no units left). */
+  state: string;
+  /** Past its retest date: not sold, whatever its state. */
+  pastRetest: boolean;
+  /** Stock counted before batches were recorded, or units added without a batch (set-stock, restock). */
+  legacy: boolean;
+  /** Absent: the certificate is on request. */
+  certificate?: BatchCertificate | undefined;
+}
+
+/** A certificate of analysis as stored, without its bytes. */
+export interface BatchCertificate {
+  /** SHA-256 of the PDF, lower-case hex: its ETag. */
+  sha256: string;
+  sizeBytes: number;
+  /** RFC 3339. */
+  attachedAt: string;
+}
+
+export interface ListBatchesRequest {
+  sku: string;
+}
+
+export interface ListBatchesResponse {
+  batches: Batch[];
+}
+
+export interface GetBatchRequest {
+  /** Any letter case. */
+  number: string;
+}
+
+export interface GetBatchResponse {
+  batch?: Batch | undefined;
+}
+
+export interface GetBatchCertificateRequest {
+  /** Any letter case. */
+  number: string;
+  /** The ETag (sha256) the caller already holds; empty for none. */
+  knownSha256: string;
+}
+
+export interface GetBatchCertificateResponse {
+  number: string;
+  /** SHA-256 of the PDF, lower-case hex: its ETag. */
+  sha256: string;
+  /** The caller's known_sha256 is current: `pdf` is empty. */
+  notModified: boolean;
+  pdf: Buffer;
+  /** RFC 3339. */
+  attachedAt: string;
+}
+
+export interface ReceiveBatchRequest {
+  sku: string;
+  /** 1 to 40 of A-Z, 0-9, "-" and "/", any letter case; stored upper-case. */
+  number: string;
+  /** Units delivered, at least 1. */
+  units: number;
+  /** HPLC purity in hundredths of a percent, 0 to 10000 (99.42 % is 9942). */
+  purityHundredths?:
+    | number
+    | undefined;
+  /** yyyy-mm-dd. */
+  testedOn: string;
+  /** The testing laboratory, 1 to 200 printable characters. */
+  laboratory: string;
+  /** yyyy-mm-dd, on or after tested_on: the last day the batch is sold. */
+  retestOn: string;
+  /** A PDF of at most 5 MiB; absent: the certificate is on request. */
+  certificatePdf?:
+    | Buffer
+    | undefined;
+  /** The delivery, e.g. supplier and note number; up to 200 characters, may be empty. */
+  note: string;
+}
+
+export interface ReceiveBatchResponse {
+  batch?: Batch | undefined;
+}
+
+export interface QuarantineBatchRequest {
+  number: string;
+  /** Why; up to 200 characters, may be empty. */
+  note: string;
+}
+
+export interface QuarantineBatchResponse {
+  batch?: Batch | undefined;
+}
+
+export interface ReleaseBatchRequest {
+  number: string;
+  /** Why; up to 200 characters, may be empty. */
+  note: string;
+}
+
+export interface ReleaseBatchResponse {
+  batch?: Batch | undefined;
+}
+
+export interface RecallBatchRequest {
+  number: string;
+  /** Why; up to 200 characters, may be empty. */
+  note: string;
+}
+
+export interface RecallBatchResponse {
+  batch?: Batch | undefined;
+}
+
+export interface AttachBatchCertificateRequest {
+  number: string;
+  /** A PDF of at most 5 MiB. */
+  pdf: Buffer;
+}
+
+export interface AttachBatchCertificateResponse {
+  batch?: Batch | undefined;
+}
+
+export interface ListBatchOrdersRequest {
+  number: string;
+  /** 1 to 1000; 0 means 500. */
+  limit: number;
+  /** The previous page's last order: only orders after it. */
+  afterSoldAt: string;
+  afterOrderReference: string;
+}
+
+/** Units of one batch that went to one order. */
+export interface BatchOrder {
+  orderReference: string;
+  /** RFC 3339: when the order's payment took the units. */
+  soldAt: string;
+  units: number;
+  /** Of those, units a refund put back on the batch. */
+  returned: number;
+}
+
+export interface ListBatchOrdersResponse {
+  orders: BatchOrder[];
+  /** More orders follow the last one. */
+  more: boolean;
+}
+
+export interface GetOrderAllocationRequest {
+  orderReference: string;
+}
+
+/** Units of an order line taken from one batch. */
+export interface BatchUnits {
+  number: string;
+  units: number;
+  /** Of those, units a refund put back on the batch. */
+  returned: number;
+}
+
+export interface OrderLineAllocation {
+  sku: string;
+  /** Units the order bought. */
+  quantity: number;
+  batches: BatchUnits[];
+  /**
+   * Units paid for while no sellable batch had them (quarantined, recalled or past retest since they
+   * were held): to be recorded at dispatch with MoveOrderAllocation.
+   */
+  unallocated: number;
+}
+
+export interface OrderAllocation {
+  orderReference: string;
+  /** Stock-limited lines only; empty before the order is paid. */
+  lines: OrderLineAllocation[];
+  /** RFC 3339; empty until the order is marked shipped. */
+  shippedAt: string;
+}
+
+export interface GetOrderAllocationResponse {
+  allocation?: OrderAllocation | undefined;
+}
+
+export interface MoveOrderAllocationRequest {
+  orderReference: string;
+  sku: string;
+  /** The batch the units were packed from. */
+  toBatch: string;
+  /** Only the units the line took from this batch; empty: every unit of the line. */
+  fromBatch: string;
+}
+
+export interface MoveOrderAllocationResponse {
+  allocation?: OrderAllocation | undefined;
+}
+
+export interface MarkOrderShippedRequest {
+  orderReference: string;
+}
+
+export interface MarkOrderShippedResponse {
+  allocation?: OrderAllocation | undefined;
 }
 
 function createBaseGetStockRequest(): GetStockRequest {
@@ -777,7 +1019,7 @@ export const Product: MessageFns<Product> = {
 };
 
 function createBaseProductSize(): ProductSize {
-  return { size: "", sku: "", pricePence: 0, stockLimited: false, inStock: false };
+  return { size: "", sku: "", pricePence: 0, stockLimited: false, inStock: false, currentBatch: undefined };
 }
 
 export const ProductSize: MessageFns<ProductSize> = {
@@ -796,6 +1038,9 @@ export const ProductSize: MessageFns<ProductSize> = {
     }
     if (message.inStock !== false) {
       writer.uint32(40).bool(message.inStock);
+    }
+    if (message.currentBatch !== undefined) {
+      BatchSummary.encode(message.currentBatch, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -853,6 +1098,14 @@ export const ProductSize: MessageFns<ProductSize> = {
             message.inStock = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.currentBatch = BatchSummary.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -884,6 +1137,11 @@ export const ProductSize: MessageFns<ProductSize> = {
         : isSet(object.in_stock)
         ? globalThis.Boolean(object.in_stock)
         : false,
+      currentBatch: isSet(object.currentBatch)
+        ? BatchSummary.fromJSON(object.currentBatch)
+        : isSet(object.current_batch)
+        ? BatchSummary.fromJSON(object.current_batch)
+        : undefined,
     };
   },
 
@@ -904,6 +1162,9 @@ export const ProductSize: MessageFns<ProductSize> = {
     if (message.inStock !== false) {
       obj.inStock = message.inStock;
     }
+    if (message.currentBatch !== undefined) {
+      obj.currentBatch = BatchSummary.toJSON(message.currentBatch);
+    }
     return obj;
   },
 
@@ -917,6 +1178,138 @@ export const ProductSize: MessageFns<ProductSize> = {
     message.pricePence = object.pricePence ?? 0;
     message.stockLimited = object.stockLimited ?? false;
     message.inStock = object.inStock ?? false;
+    message.currentBatch = (object.currentBatch !== undefined && object.currentBatch !== null)
+      ? BatchSummary.fromPartial(object.currentBatch)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBatchSummary(): BatchSummary {
+  return { number: "", purityHundredths: 0, testedOn: "", hasCertificate: false };
+}
+
+export const BatchSummary: MessageFns<BatchSummary> = {
+  encode(message: BatchSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.purityHundredths !== 0) {
+      writer.uint32(16).int32(message.purityHundredths);
+    }
+    if (message.testedOn !== "") {
+      writer.uint32(26).string(message.testedOn);
+    }
+    if (message.hasCertificate !== false) {
+      writer.uint32(32).bool(message.hasCertificate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.purityHundredths = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.testedOn = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.hasCertificate = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchSummary {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      purityHundredths: isSet(object.purityHundredths)
+        ? globalThis.Number(object.purityHundredths)
+        : isSet(object.purity_hundredths)
+        ? globalThis.Number(object.purity_hundredths)
+        : 0,
+      testedOn: isSet(object.testedOn)
+        ? globalThis.String(object.testedOn)
+        : isSet(object.tested_on)
+        ? globalThis.String(object.tested_on)
+        : "",
+      hasCertificate: isSet(object.hasCertificate)
+        ? globalThis.Boolean(object.hasCertificate)
+        : isSet(object.has_certificate)
+        ? globalThis.Boolean(object.has_certificate)
+        : false,
+    };
+  },
+
+  toJSON(message: BatchSummary): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.purityHundredths !== 0) {
+      obj.purityHundredths = Math.round(message.purityHundredths);
+    }
+    if (message.testedOn !== "") {
+      obj.testedOn = message.testedOn;
+    }
+    if (message.hasCertificate !== false) {
+      obj.hasCertificate = message.hasCertificate;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchSummary>, I>>(base?: I): BatchSummary {
+    return BatchSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchSummary>, I>>(object: I): BatchSummary {
+    const message = createBaseBatchSummary();
+    message.number = object.number ?? "";
+    message.purityHundredths = object.purityHundredths ?? 0;
+    message.testedOn = object.testedOn ?? "";
+    message.hasCertificate = object.hasCertificate ?? false;
     return message;
   },
 };
@@ -4706,6 +5099,2981 @@ export const ApplyCatalogImportResponse: MessageFns<ApplyCatalogImportResponse> 
   },
 };
 
+function createBaseBatch(): Batch {
+  return {
+    number: "",
+    sku: "",
+    productName: "",
+    size: "",
+    units: 0,
+    purityHundredths: undefined,
+    testedOn: "",
+    laboratory: "",
+    retestOn: "",
+    receivedAt: "",
+    state: "",
+    pastRetest: false,
+    legacy: false,
+    certificate: undefined,
+  };
+}
+
+export const Batch: MessageFns<Batch> = {
+  encode(message: Batch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.sku !== "") {
+      writer.uint32(18).string(message.sku);
+    }
+    if (message.productName !== "") {
+      writer.uint32(26).string(message.productName);
+    }
+    if (message.size !== "") {
+      writer.uint32(34).string(message.size);
+    }
+    if (message.units !== 0) {
+      writer.uint32(40).int32(message.units);
+    }
+    if (message.purityHundredths !== undefined) {
+      writer.uint32(48).int32(message.purityHundredths);
+    }
+    if (message.testedOn !== "") {
+      writer.uint32(58).string(message.testedOn);
+    }
+    if (message.laboratory !== "") {
+      writer.uint32(66).string(message.laboratory);
+    }
+    if (message.retestOn !== "") {
+      writer.uint32(74).string(message.retestOn);
+    }
+    if (message.receivedAt !== "") {
+      writer.uint32(82).string(message.receivedAt);
+    }
+    if (message.state !== "") {
+      writer.uint32(90).string(message.state);
+    }
+    if (message.pastRetest !== false) {
+      writer.uint32(96).bool(message.pastRetest);
+    }
+    if (message.legacy !== false) {
+      writer.uint32(104).bool(message.legacy);
+    }
+    if (message.certificate !== undefined) {
+      BatchCertificate.encode(message.certificate, writer.uint32(114).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Batch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.productName = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.size = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.units = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.purityHundredths = reader.int32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.testedOn = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.laboratory = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.retestOn = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.receivedAt = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.pastRetest = reader.bool();
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.legacy = reader.bool();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.certificate = BatchCertificate.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Batch {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      productName: isSet(object.productName)
+        ? globalThis.String(object.productName)
+        : isSet(object.product_name)
+        ? globalThis.String(object.product_name)
+        : "",
+      size: isSet(object.size) ? globalThis.String(object.size) : "",
+      units: isSet(object.units) ? globalThis.Number(object.units) : 0,
+      purityHundredths: isSet(object.purityHundredths)
+        ? globalThis.Number(object.purityHundredths)
+        : isSet(object.purity_hundredths)
+        ? globalThis.Number(object.purity_hundredths)
+        : undefined,
+      testedOn: isSet(object.testedOn)
+        ? globalThis.String(object.testedOn)
+        : isSet(object.tested_on)
+        ? globalThis.String(object.tested_on)
+        : "",
+      laboratory: isSet(object.laboratory) ? globalThis.String(object.laboratory) : "",
+      retestOn: isSet(object.retestOn)
+        ? globalThis.String(object.retestOn)
+        : isSet(object.retest_on)
+        ? globalThis.String(object.retest_on)
+        : "",
+      receivedAt: isSet(object.receivedAt)
+        ? globalThis.String(object.receivedAt)
+        : isSet(object.received_at)
+        ? globalThis.String(object.received_at)
+        : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      pastRetest: isSet(object.pastRetest)
+        ? globalThis.Boolean(object.pastRetest)
+        : isSet(object.past_retest)
+        ? globalThis.Boolean(object.past_retest)
+        : false,
+      legacy: isSet(object.legacy) ? globalThis.Boolean(object.legacy) : false,
+      certificate: isSet(object.certificate) ? BatchCertificate.fromJSON(object.certificate) : undefined,
+    };
+  },
+
+  toJSON(message: Batch): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.productName !== "") {
+      obj.productName = message.productName;
+    }
+    if (message.size !== "") {
+      obj.size = message.size;
+    }
+    if (message.units !== 0) {
+      obj.units = Math.round(message.units);
+    }
+    if (message.purityHundredths !== undefined) {
+      obj.purityHundredths = Math.round(message.purityHundredths);
+    }
+    if (message.testedOn !== "") {
+      obj.testedOn = message.testedOn;
+    }
+    if (message.laboratory !== "") {
+      obj.laboratory = message.laboratory;
+    }
+    if (message.retestOn !== "") {
+      obj.retestOn = message.retestOn;
+    }
+    if (message.receivedAt !== "") {
+      obj.receivedAt = message.receivedAt;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.pastRetest !== false) {
+      obj.pastRetest = message.pastRetest;
+    }
+    if (message.legacy !== false) {
+      obj.legacy = message.legacy;
+    }
+    if (message.certificate !== undefined) {
+      obj.certificate = BatchCertificate.toJSON(message.certificate);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Batch>, I>>(base?: I): Batch {
+    return Batch.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Batch>, I>>(object: I): Batch {
+    const message = createBaseBatch();
+    message.number = object.number ?? "";
+    message.sku = object.sku ?? "";
+    message.productName = object.productName ?? "";
+    message.size = object.size ?? "";
+    message.units = object.units ?? 0;
+    message.purityHundredths = object.purityHundredths ?? undefined;
+    message.testedOn = object.testedOn ?? "";
+    message.laboratory = object.laboratory ?? "";
+    message.retestOn = object.retestOn ?? "";
+    message.receivedAt = object.receivedAt ?? "";
+    message.state = object.state ?? "";
+    message.pastRetest = object.pastRetest ?? false;
+    message.legacy = object.legacy ?? false;
+    message.certificate = (object.certificate !== undefined && object.certificate !== null)
+      ? BatchCertificate.fromPartial(object.certificate)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseBatchCertificate(): BatchCertificate {
+  return { sha256: "", sizeBytes: 0, attachedAt: "" };
+}
+
+export const BatchCertificate: MessageFns<BatchCertificate> = {
+  encode(message: BatchCertificate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sha256 !== "") {
+      writer.uint32(10).string(message.sha256);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(16).int32(message.sizeBytes);
+    }
+    if (message.attachedAt !== "") {
+      writer.uint32(26).string(message.attachedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchCertificate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchCertificate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.sizeBytes = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.attachedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchCertificate {
+    return {
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      attachedAt: isSet(object.attachedAt)
+        ? globalThis.String(object.attachedAt)
+        : isSet(object.attached_at)
+        ? globalThis.String(object.attached_at)
+        : "",
+    };
+  },
+
+  toJSON(message: BatchCertificate): unknown {
+    const obj: any = {};
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.attachedAt !== "") {
+      obj.attachedAt = message.attachedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchCertificate>, I>>(base?: I): BatchCertificate {
+    return BatchCertificate.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchCertificate>, I>>(object: I): BatchCertificate {
+    const message = createBaseBatchCertificate();
+    message.sha256 = object.sha256 ?? "";
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.attachedAt = object.attachedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseListBatchesRequest(): ListBatchesRequest {
+  return { sku: "" };
+}
+
+export const ListBatchesRequest: MessageFns<ListBatchesRequest> = {
+  encode(message: ListBatchesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBatchesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBatchesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBatchesRequest {
+    return { sku: isSet(object.sku) ? globalThis.String(object.sku) : "" };
+  },
+
+  toJSON(message: ListBatchesRequest): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBatchesRequest>, I>>(base?: I): ListBatchesRequest {
+    return ListBatchesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBatchesRequest>, I>>(object: I): ListBatchesRequest {
+    const message = createBaseListBatchesRequest();
+    message.sku = object.sku ?? "";
+    return message;
+  },
+};
+
+function createBaseListBatchesResponse(): ListBatchesResponse {
+  return { batches: [] };
+}
+
+export const ListBatchesResponse: MessageFns<ListBatchesResponse> = {
+  encode(message: ListBatchesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.batches) {
+      Batch.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBatchesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBatchesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batches.push(Batch.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBatchesResponse {
+    return {
+      batches: globalThis.Array.isArray(object?.batches) ? object.batches.map((e: any) => Batch.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListBatchesResponse): unknown {
+    const obj: any = {};
+    if (message.batches?.length) {
+      obj.batches = message.batches.map((e) => Batch.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBatchesResponse>, I>>(base?: I): ListBatchesResponse {
+    return ListBatchesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBatchesResponse>, I>>(object: I): ListBatchesResponse {
+    const message = createBaseListBatchesResponse();
+    message.batches = object.batches?.map((e) => Batch.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetBatchRequest(): GetBatchRequest {
+  return { number: "" };
+}
+
+export const GetBatchRequest: MessageFns<GetBatchRequest> = {
+  encode(message: GetBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBatchRequest {
+    return { number: isSet(object.number) ? globalThis.String(object.number) : "" };
+  },
+
+  toJSON(message: GetBatchRequest): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBatchRequest>, I>>(base?: I): GetBatchRequest {
+    return GetBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBatchRequest>, I>>(object: I): GetBatchRequest {
+    const message = createBaseGetBatchRequest();
+    message.number = object.number ?? "";
+    return message;
+  },
+};
+
+function createBaseGetBatchResponse(): GetBatchResponse {
+  return { batch: undefined };
+}
+
+export const GetBatchResponse: MessageFns<GetBatchResponse> = {
+  encode(message: GetBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== undefined) {
+      Batch.encode(message.batch, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batch = Batch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBatchResponse {
+    return { batch: isSet(object.batch) ? Batch.fromJSON(object.batch) : undefined };
+  },
+
+  toJSON(message: GetBatchResponse): unknown {
+    const obj: any = {};
+    if (message.batch !== undefined) {
+      obj.batch = Batch.toJSON(message.batch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBatchResponse>, I>>(base?: I): GetBatchResponse {
+    return GetBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBatchResponse>, I>>(object: I): GetBatchResponse {
+    const message = createBaseGetBatchResponse();
+    message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetBatchCertificateRequest(): GetBatchCertificateRequest {
+  return { number: "", knownSha256: "" };
+}
+
+export const GetBatchCertificateRequest: MessageFns<GetBatchCertificateRequest> = {
+  encode(message: GetBatchCertificateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.knownSha256 !== "") {
+      writer.uint32(18).string(message.knownSha256);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBatchCertificateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBatchCertificateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.knownSha256 = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBatchCertificateRequest {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      knownSha256: isSet(object.knownSha256)
+        ? globalThis.String(object.knownSha256)
+        : isSet(object.known_sha256)
+        ? globalThis.String(object.known_sha256)
+        : "",
+    };
+  },
+
+  toJSON(message: GetBatchCertificateRequest): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.knownSha256 !== "") {
+      obj.knownSha256 = message.knownSha256;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBatchCertificateRequest>, I>>(base?: I): GetBatchCertificateRequest {
+    return GetBatchCertificateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBatchCertificateRequest>, I>>(object: I): GetBatchCertificateRequest {
+    const message = createBaseGetBatchCertificateRequest();
+    message.number = object.number ?? "";
+    message.knownSha256 = object.knownSha256 ?? "";
+    return message;
+  },
+};
+
+function createBaseGetBatchCertificateResponse(): GetBatchCertificateResponse {
+  return { number: "", sha256: "", notModified: false, pdf: Buffer.alloc(0), attachedAt: "" };
+}
+
+export const GetBatchCertificateResponse: MessageFns<GetBatchCertificateResponse> = {
+  encode(message: GetBatchCertificateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(18).string(message.sha256);
+    }
+    if (message.notModified !== false) {
+      writer.uint32(24).bool(message.notModified);
+    }
+    if (message.pdf.length !== 0) {
+      writer.uint32(34).bytes(message.pdf);
+    }
+    if (message.attachedAt !== "") {
+      writer.uint32(42).string(message.attachedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBatchCertificateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBatchCertificateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.notModified = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pdf = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.attachedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBatchCertificateResponse {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      notModified: isSet(object.notModified)
+        ? globalThis.Boolean(object.notModified)
+        : isSet(object.not_modified)
+        ? globalThis.Boolean(object.not_modified)
+        : false,
+      pdf: isSet(object.pdf) ? Buffer.from(bytesFromBase64(object.pdf)) : Buffer.alloc(0),
+      attachedAt: isSet(object.attachedAt)
+        ? globalThis.String(object.attachedAt)
+        : isSet(object.attached_at)
+        ? globalThis.String(object.attached_at)
+        : "",
+    };
+  },
+
+  toJSON(message: GetBatchCertificateResponse): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.notModified !== false) {
+      obj.notModified = message.notModified;
+    }
+    if (message.pdf.length !== 0) {
+      obj.pdf = base64FromBytes(message.pdf);
+    }
+    if (message.attachedAt !== "") {
+      obj.attachedAt = message.attachedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBatchCertificateResponse>, I>>(base?: I): GetBatchCertificateResponse {
+    return GetBatchCertificateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBatchCertificateResponse>, I>>(object: I): GetBatchCertificateResponse {
+    const message = createBaseGetBatchCertificateResponse();
+    message.number = object.number ?? "";
+    message.sha256 = object.sha256 ?? "";
+    message.notModified = object.notModified ?? false;
+    message.pdf = object.pdf ?? Buffer.alloc(0);
+    message.attachedAt = object.attachedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseReceiveBatchRequest(): ReceiveBatchRequest {
+  return {
+    sku: "",
+    number: "",
+    units: 0,
+    purityHundredths: undefined,
+    testedOn: "",
+    laboratory: "",
+    retestOn: "",
+    certificatePdf: undefined,
+    note: "",
+  };
+}
+
+export const ReceiveBatchRequest: MessageFns<ReceiveBatchRequest> = {
+  encode(message: ReceiveBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.number !== "") {
+      writer.uint32(18).string(message.number);
+    }
+    if (message.units !== 0) {
+      writer.uint32(24).int32(message.units);
+    }
+    if (message.purityHundredths !== undefined) {
+      writer.uint32(32).int32(message.purityHundredths);
+    }
+    if (message.testedOn !== "") {
+      writer.uint32(42).string(message.testedOn);
+    }
+    if (message.laboratory !== "") {
+      writer.uint32(50).string(message.laboratory);
+    }
+    if (message.retestOn !== "") {
+      writer.uint32(58).string(message.retestOn);
+    }
+    if (message.certificatePdf !== undefined) {
+      writer.uint32(66).bytes(message.certificatePdf);
+    }
+    if (message.note !== "") {
+      writer.uint32(74).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReceiveBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReceiveBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.units = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.purityHundredths = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.testedOn = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.laboratory = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.retestOn = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.certificatePdf = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReceiveBatchRequest {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      units: isSet(object.units) ? globalThis.Number(object.units) : 0,
+      purityHundredths: isSet(object.purityHundredths)
+        ? globalThis.Number(object.purityHundredths)
+        : isSet(object.purity_hundredths)
+        ? globalThis.Number(object.purity_hundredths)
+        : undefined,
+      testedOn: isSet(object.testedOn)
+        ? globalThis.String(object.testedOn)
+        : isSet(object.tested_on)
+        ? globalThis.String(object.tested_on)
+        : "",
+      laboratory: isSet(object.laboratory) ? globalThis.String(object.laboratory) : "",
+      retestOn: isSet(object.retestOn)
+        ? globalThis.String(object.retestOn)
+        : isSet(object.retest_on)
+        ? globalThis.String(object.retest_on)
+        : "",
+      certificatePdf: isSet(object.certificatePdf)
+        ? Buffer.from(bytesFromBase64(object.certificatePdf))
+        : isSet(object.certificate_pdf)
+        ? Buffer.from(bytesFromBase64(object.certificate_pdf))
+        : undefined,
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+    };
+  },
+
+  toJSON(message: ReceiveBatchRequest): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.units !== 0) {
+      obj.units = Math.round(message.units);
+    }
+    if (message.purityHundredths !== undefined) {
+      obj.purityHundredths = Math.round(message.purityHundredths);
+    }
+    if (message.testedOn !== "") {
+      obj.testedOn = message.testedOn;
+    }
+    if (message.laboratory !== "") {
+      obj.laboratory = message.laboratory;
+    }
+    if (message.retestOn !== "") {
+      obj.retestOn = message.retestOn;
+    }
+    if (message.certificatePdf !== undefined) {
+      obj.certificatePdf = base64FromBytes(message.certificatePdf);
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReceiveBatchRequest>, I>>(base?: I): ReceiveBatchRequest {
+    return ReceiveBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReceiveBatchRequest>, I>>(object: I): ReceiveBatchRequest {
+    const message = createBaseReceiveBatchRequest();
+    message.sku = object.sku ?? "";
+    message.number = object.number ?? "";
+    message.units = object.units ?? 0;
+    message.purityHundredths = object.purityHundredths ?? undefined;
+    message.testedOn = object.testedOn ?? "";
+    message.laboratory = object.laboratory ?? "";
+    message.retestOn = object.retestOn ?? "";
+    message.certificatePdf = object.certificatePdf ?? undefined;
+    message.note = object.note ?? "";
+    return message;
+  },
+};
+
+function createBaseReceiveBatchResponse(): ReceiveBatchResponse {
+  return { batch: undefined };
+}
+
+export const ReceiveBatchResponse: MessageFns<ReceiveBatchResponse> = {
+  encode(message: ReceiveBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== undefined) {
+      Batch.encode(message.batch, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReceiveBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReceiveBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batch = Batch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReceiveBatchResponse {
+    return { batch: isSet(object.batch) ? Batch.fromJSON(object.batch) : undefined };
+  },
+
+  toJSON(message: ReceiveBatchResponse): unknown {
+    const obj: any = {};
+    if (message.batch !== undefined) {
+      obj.batch = Batch.toJSON(message.batch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReceiveBatchResponse>, I>>(base?: I): ReceiveBatchResponse {
+    return ReceiveBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReceiveBatchResponse>, I>>(object: I): ReceiveBatchResponse {
+    const message = createBaseReceiveBatchResponse();
+    message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseQuarantineBatchRequest(): QuarantineBatchRequest {
+  return { number: "", note: "" };
+}
+
+export const QuarantineBatchRequest: MessageFns<QuarantineBatchRequest> = {
+  encode(message: QuarantineBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.note !== "") {
+      writer.uint32(18).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuarantineBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuarantineBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QuarantineBatchRequest {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+    };
+  },
+
+  toJSON(message: QuarantineBatchRequest): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QuarantineBatchRequest>, I>>(base?: I): QuarantineBatchRequest {
+    return QuarantineBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QuarantineBatchRequest>, I>>(object: I): QuarantineBatchRequest {
+    const message = createBaseQuarantineBatchRequest();
+    message.number = object.number ?? "";
+    message.note = object.note ?? "";
+    return message;
+  },
+};
+
+function createBaseQuarantineBatchResponse(): QuarantineBatchResponse {
+  return { batch: undefined };
+}
+
+export const QuarantineBatchResponse: MessageFns<QuarantineBatchResponse> = {
+  encode(message: QuarantineBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== undefined) {
+      Batch.encode(message.batch, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): QuarantineBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseQuarantineBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batch = Batch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): QuarantineBatchResponse {
+    return { batch: isSet(object.batch) ? Batch.fromJSON(object.batch) : undefined };
+  },
+
+  toJSON(message: QuarantineBatchResponse): unknown {
+    const obj: any = {};
+    if (message.batch !== undefined) {
+      obj.batch = Batch.toJSON(message.batch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<QuarantineBatchResponse>, I>>(base?: I): QuarantineBatchResponse {
+    return QuarantineBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<QuarantineBatchResponse>, I>>(object: I): QuarantineBatchResponse {
+    const message = createBaseQuarantineBatchResponse();
+    message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseReleaseBatchRequest(): ReleaseBatchRequest {
+  return { number: "", note: "" };
+}
+
+export const ReleaseBatchRequest: MessageFns<ReleaseBatchRequest> = {
+  encode(message: ReleaseBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.note !== "") {
+      writer.uint32(18).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseBatchRequest {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+    };
+  },
+
+  toJSON(message: ReleaseBatchRequest): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseBatchRequest>, I>>(base?: I): ReleaseBatchRequest {
+    return ReleaseBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseBatchRequest>, I>>(object: I): ReleaseBatchRequest {
+    const message = createBaseReleaseBatchRequest();
+    message.number = object.number ?? "";
+    message.note = object.note ?? "";
+    return message;
+  },
+};
+
+function createBaseReleaseBatchResponse(): ReleaseBatchResponse {
+  return { batch: undefined };
+}
+
+export const ReleaseBatchResponse: MessageFns<ReleaseBatchResponse> = {
+  encode(message: ReleaseBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== undefined) {
+      Batch.encode(message.batch, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReleaseBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReleaseBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batch = Batch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReleaseBatchResponse {
+    return { batch: isSet(object.batch) ? Batch.fromJSON(object.batch) : undefined };
+  },
+
+  toJSON(message: ReleaseBatchResponse): unknown {
+    const obj: any = {};
+    if (message.batch !== undefined) {
+      obj.batch = Batch.toJSON(message.batch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReleaseBatchResponse>, I>>(base?: I): ReleaseBatchResponse {
+    return ReleaseBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReleaseBatchResponse>, I>>(object: I): ReleaseBatchResponse {
+    const message = createBaseReleaseBatchResponse();
+    message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseRecallBatchRequest(): RecallBatchRequest {
+  return { number: "", note: "" };
+}
+
+export const RecallBatchRequest: MessageFns<RecallBatchRequest> = {
+  encode(message: RecallBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.note !== "") {
+      writer.uint32(18).string(message.note);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecallBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecallBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecallBatchRequest {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
+    };
+  },
+
+  toJSON(message: RecallBatchRequest): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecallBatchRequest>, I>>(base?: I): RecallBatchRequest {
+    return RecallBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecallBatchRequest>, I>>(object: I): RecallBatchRequest {
+    const message = createBaseRecallBatchRequest();
+    message.number = object.number ?? "";
+    message.note = object.note ?? "";
+    return message;
+  },
+};
+
+function createBaseRecallBatchResponse(): RecallBatchResponse {
+  return { batch: undefined };
+}
+
+export const RecallBatchResponse: MessageFns<RecallBatchResponse> = {
+  encode(message: RecallBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== undefined) {
+      Batch.encode(message.batch, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecallBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecallBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batch = Batch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecallBatchResponse {
+    return { batch: isSet(object.batch) ? Batch.fromJSON(object.batch) : undefined };
+  },
+
+  toJSON(message: RecallBatchResponse): unknown {
+    const obj: any = {};
+    if (message.batch !== undefined) {
+      obj.batch = Batch.toJSON(message.batch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecallBatchResponse>, I>>(base?: I): RecallBatchResponse {
+    return RecallBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecallBatchResponse>, I>>(object: I): RecallBatchResponse {
+    const message = createBaseRecallBatchResponse();
+    message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseAttachBatchCertificateRequest(): AttachBatchCertificateRequest {
+  return { number: "", pdf: Buffer.alloc(0) };
+}
+
+export const AttachBatchCertificateRequest: MessageFns<AttachBatchCertificateRequest> = {
+  encode(message: AttachBatchCertificateRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.pdf.length !== 0) {
+      writer.uint32(18).bytes(message.pdf);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AttachBatchCertificateRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAttachBatchCertificateRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pdf = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AttachBatchCertificateRequest {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      pdf: isSet(object.pdf) ? Buffer.from(bytesFromBase64(object.pdf)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: AttachBatchCertificateRequest): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.pdf.length !== 0) {
+      obj.pdf = base64FromBytes(message.pdf);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AttachBatchCertificateRequest>, I>>(base?: I): AttachBatchCertificateRequest {
+    return AttachBatchCertificateRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AttachBatchCertificateRequest>, I>>(
+    object: I,
+  ): AttachBatchCertificateRequest {
+    const message = createBaseAttachBatchCertificateRequest();
+    message.number = object.number ?? "";
+    message.pdf = object.pdf ?? Buffer.alloc(0);
+    return message;
+  },
+};
+
+function createBaseAttachBatchCertificateResponse(): AttachBatchCertificateResponse {
+  return { batch: undefined };
+}
+
+export const AttachBatchCertificateResponse: MessageFns<AttachBatchCertificateResponse> = {
+  encode(message: AttachBatchCertificateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== undefined) {
+      Batch.encode(message.batch, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AttachBatchCertificateResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAttachBatchCertificateResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batch = Batch.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AttachBatchCertificateResponse {
+    return { batch: isSet(object.batch) ? Batch.fromJSON(object.batch) : undefined };
+  },
+
+  toJSON(message: AttachBatchCertificateResponse): unknown {
+    const obj: any = {};
+    if (message.batch !== undefined) {
+      obj.batch = Batch.toJSON(message.batch);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AttachBatchCertificateResponse>, I>>(base?: I): AttachBatchCertificateResponse {
+    return AttachBatchCertificateResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AttachBatchCertificateResponse>, I>>(
+    object: I,
+  ): AttachBatchCertificateResponse {
+    const message = createBaseAttachBatchCertificateResponse();
+    message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseListBatchOrdersRequest(): ListBatchOrdersRequest {
+  return { number: "", limit: 0, afterSoldAt: "", afterOrderReference: "" };
+}
+
+export const ListBatchOrdersRequest: MessageFns<ListBatchOrdersRequest> = {
+  encode(message: ListBatchOrdersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.afterSoldAt !== "") {
+      writer.uint32(26).string(message.afterSoldAt);
+    }
+    if (message.afterOrderReference !== "") {
+      writer.uint32(34).string(message.afterOrderReference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBatchOrdersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBatchOrdersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.afterSoldAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.afterOrderReference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBatchOrdersRequest {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      afterSoldAt: isSet(object.afterSoldAt)
+        ? globalThis.String(object.afterSoldAt)
+        : isSet(object.after_sold_at)
+        ? globalThis.String(object.after_sold_at)
+        : "",
+      afterOrderReference: isSet(object.afterOrderReference)
+        ? globalThis.String(object.afterOrderReference)
+        : isSet(object.after_order_reference)
+        ? globalThis.String(object.after_order_reference)
+        : "",
+    };
+  },
+
+  toJSON(message: ListBatchOrdersRequest): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.afterSoldAt !== "") {
+      obj.afterSoldAt = message.afterSoldAt;
+    }
+    if (message.afterOrderReference !== "") {
+      obj.afterOrderReference = message.afterOrderReference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBatchOrdersRequest>, I>>(base?: I): ListBatchOrdersRequest {
+    return ListBatchOrdersRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBatchOrdersRequest>, I>>(object: I): ListBatchOrdersRequest {
+    const message = createBaseListBatchOrdersRequest();
+    message.number = object.number ?? "";
+    message.limit = object.limit ?? 0;
+    message.afterSoldAt = object.afterSoldAt ?? "";
+    message.afterOrderReference = object.afterOrderReference ?? "";
+    return message;
+  },
+};
+
+function createBaseBatchOrder(): BatchOrder {
+  return { orderReference: "", soldAt: "", units: 0, returned: 0 };
+}
+
+export const BatchOrder: MessageFns<BatchOrder> = {
+  encode(message: BatchOrder, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderReference !== "") {
+      writer.uint32(10).string(message.orderReference);
+    }
+    if (message.soldAt !== "") {
+      writer.uint32(18).string(message.soldAt);
+    }
+    if (message.units !== 0) {
+      writer.uint32(24).int32(message.units);
+    }
+    if (message.returned !== 0) {
+      writer.uint32(32).int32(message.returned);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchOrder {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchOrder();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.soldAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.units = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.returned = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchOrder {
+    return {
+      orderReference: isSet(object.orderReference)
+        ? globalThis.String(object.orderReference)
+        : isSet(object.order_reference)
+        ? globalThis.String(object.order_reference)
+        : "",
+      soldAt: isSet(object.soldAt)
+        ? globalThis.String(object.soldAt)
+        : isSet(object.sold_at)
+        ? globalThis.String(object.sold_at)
+        : "",
+      units: isSet(object.units) ? globalThis.Number(object.units) : 0,
+      returned: isSet(object.returned) ? globalThis.Number(object.returned) : 0,
+    };
+  },
+
+  toJSON(message: BatchOrder): unknown {
+    const obj: any = {};
+    if (message.orderReference !== "") {
+      obj.orderReference = message.orderReference;
+    }
+    if (message.soldAt !== "") {
+      obj.soldAt = message.soldAt;
+    }
+    if (message.units !== 0) {
+      obj.units = Math.round(message.units);
+    }
+    if (message.returned !== 0) {
+      obj.returned = Math.round(message.returned);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchOrder>, I>>(base?: I): BatchOrder {
+    return BatchOrder.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchOrder>, I>>(object: I): BatchOrder {
+    const message = createBaseBatchOrder();
+    message.orderReference = object.orderReference ?? "";
+    message.soldAt = object.soldAt ?? "";
+    message.units = object.units ?? 0;
+    message.returned = object.returned ?? 0;
+    return message;
+  },
+};
+
+function createBaseListBatchOrdersResponse(): ListBatchOrdersResponse {
+  return { orders: [], more: false };
+}
+
+export const ListBatchOrdersResponse: MessageFns<ListBatchOrdersResponse> = {
+  encode(message: ListBatchOrdersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      BatchOrder.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.more !== false) {
+      writer.uint32(16).bool(message.more);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBatchOrdersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBatchOrdersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(BatchOrder.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.more = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBatchOrdersResponse {
+    return {
+      orders: globalThis.Array.isArray(object?.orders) ? object.orders.map((e: any) => BatchOrder.fromJSON(e)) : [],
+      more: isSet(object.more) ? globalThis.Boolean(object.more) : false,
+    };
+  },
+
+  toJSON(message: ListBatchOrdersResponse): unknown {
+    const obj: any = {};
+    if (message.orders?.length) {
+      obj.orders = message.orders.map((e) => BatchOrder.toJSON(e));
+    }
+    if (message.more !== false) {
+      obj.more = message.more;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBatchOrdersResponse>, I>>(base?: I): ListBatchOrdersResponse {
+    return ListBatchOrdersResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBatchOrdersResponse>, I>>(object: I): ListBatchOrdersResponse {
+    const message = createBaseListBatchOrdersResponse();
+    message.orders = object.orders?.map((e) => BatchOrder.fromPartial(e)) || [];
+    message.more = object.more ?? false;
+    return message;
+  },
+};
+
+function createBaseGetOrderAllocationRequest(): GetOrderAllocationRequest {
+  return { orderReference: "" };
+}
+
+export const GetOrderAllocationRequest: MessageFns<GetOrderAllocationRequest> = {
+  encode(message: GetOrderAllocationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderReference !== "") {
+      writer.uint32(10).string(message.orderReference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderAllocationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderAllocationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderReference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderAllocationRequest {
+    return {
+      orderReference: isSet(object.orderReference)
+        ? globalThis.String(object.orderReference)
+        : isSet(object.order_reference)
+        ? globalThis.String(object.order_reference)
+        : "",
+    };
+  },
+
+  toJSON(message: GetOrderAllocationRequest): unknown {
+    const obj: any = {};
+    if (message.orderReference !== "") {
+      obj.orderReference = message.orderReference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderAllocationRequest>, I>>(base?: I): GetOrderAllocationRequest {
+    return GetOrderAllocationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderAllocationRequest>, I>>(object: I): GetOrderAllocationRequest {
+    const message = createBaseGetOrderAllocationRequest();
+    message.orderReference = object.orderReference ?? "";
+    return message;
+  },
+};
+
+function createBaseBatchUnits(): BatchUnits {
+  return { number: "", units: 0, returned: 0 };
+}
+
+export const BatchUnits: MessageFns<BatchUnits> = {
+  encode(message: BatchUnits, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== "") {
+      writer.uint32(10).string(message.number);
+    }
+    if (message.units !== 0) {
+      writer.uint32(16).int32(message.units);
+    }
+    if (message.returned !== 0) {
+      writer.uint32(24).int32(message.returned);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchUnits {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchUnits();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.number = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.units = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.returned = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchUnits {
+    return {
+      number: isSet(object.number) ? globalThis.String(object.number) : "",
+      units: isSet(object.units) ? globalThis.Number(object.units) : 0,
+      returned: isSet(object.returned) ? globalThis.Number(object.returned) : 0,
+    };
+  },
+
+  toJSON(message: BatchUnits): unknown {
+    const obj: any = {};
+    if (message.number !== "") {
+      obj.number = message.number;
+    }
+    if (message.units !== 0) {
+      obj.units = Math.round(message.units);
+    }
+    if (message.returned !== 0) {
+      obj.returned = Math.round(message.returned);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchUnits>, I>>(base?: I): BatchUnits {
+    return BatchUnits.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchUnits>, I>>(object: I): BatchUnits {
+    const message = createBaseBatchUnits();
+    message.number = object.number ?? "";
+    message.units = object.units ?? 0;
+    message.returned = object.returned ?? 0;
+    return message;
+  },
+};
+
+function createBaseOrderLineAllocation(): OrderLineAllocation {
+  return { sku: "", quantity: 0, batches: [], unallocated: 0 };
+}
+
+export const OrderLineAllocation: MessageFns<OrderLineAllocation> = {
+  encode(message: OrderLineAllocation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.quantity !== 0) {
+      writer.uint32(16).int32(message.quantity);
+    }
+    for (const v of message.batches) {
+      BatchUnits.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.unallocated !== 0) {
+      writer.uint32(32).int32(message.unallocated);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderLineAllocation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderLineAllocation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.quantity = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.batches.push(BatchUnits.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.unallocated = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderLineAllocation {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      quantity: isSet(object.quantity) ? globalThis.Number(object.quantity) : 0,
+      batches: globalThis.Array.isArray(object?.batches) ? object.batches.map((e: any) => BatchUnits.fromJSON(e)) : [],
+      unallocated: isSet(object.unallocated) ? globalThis.Number(object.unallocated) : 0,
+    };
+  },
+
+  toJSON(message: OrderLineAllocation): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.quantity !== 0) {
+      obj.quantity = Math.round(message.quantity);
+    }
+    if (message.batches?.length) {
+      obj.batches = message.batches.map((e) => BatchUnits.toJSON(e));
+    }
+    if (message.unallocated !== 0) {
+      obj.unallocated = Math.round(message.unallocated);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderLineAllocation>, I>>(base?: I): OrderLineAllocation {
+    return OrderLineAllocation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderLineAllocation>, I>>(object: I): OrderLineAllocation {
+    const message = createBaseOrderLineAllocation();
+    message.sku = object.sku ?? "";
+    message.quantity = object.quantity ?? 0;
+    message.batches = object.batches?.map((e) => BatchUnits.fromPartial(e)) || [];
+    message.unallocated = object.unallocated ?? 0;
+    return message;
+  },
+};
+
+function createBaseOrderAllocation(): OrderAllocation {
+  return { orderReference: "", lines: [], shippedAt: "" };
+}
+
+export const OrderAllocation: MessageFns<OrderAllocation> = {
+  encode(message: OrderAllocation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderReference !== "") {
+      writer.uint32(10).string(message.orderReference);
+    }
+    for (const v of message.lines) {
+      OrderLineAllocation.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.shippedAt !== "") {
+      writer.uint32(26).string(message.shippedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderAllocation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderAllocation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lines.push(OrderLineAllocation.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.shippedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderAllocation {
+    return {
+      orderReference: isSet(object.orderReference)
+        ? globalThis.String(object.orderReference)
+        : isSet(object.order_reference)
+        ? globalThis.String(object.order_reference)
+        : "",
+      lines: globalThis.Array.isArray(object?.lines)
+        ? object.lines.map((e: any) => OrderLineAllocation.fromJSON(e))
+        : [],
+      shippedAt: isSet(object.shippedAt)
+        ? globalThis.String(object.shippedAt)
+        : isSet(object.shipped_at)
+        ? globalThis.String(object.shipped_at)
+        : "",
+    };
+  },
+
+  toJSON(message: OrderAllocation): unknown {
+    const obj: any = {};
+    if (message.orderReference !== "") {
+      obj.orderReference = message.orderReference;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => OrderLineAllocation.toJSON(e));
+    }
+    if (message.shippedAt !== "") {
+      obj.shippedAt = message.shippedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderAllocation>, I>>(base?: I): OrderAllocation {
+    return OrderAllocation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderAllocation>, I>>(object: I): OrderAllocation {
+    const message = createBaseOrderAllocation();
+    message.orderReference = object.orderReference ?? "";
+    message.lines = object.lines?.map((e) => OrderLineAllocation.fromPartial(e)) || [];
+    message.shippedAt = object.shippedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseGetOrderAllocationResponse(): GetOrderAllocationResponse {
+  return { allocation: undefined };
+}
+
+export const GetOrderAllocationResponse: MessageFns<GetOrderAllocationResponse> = {
+  encode(message: GetOrderAllocationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.allocation !== undefined) {
+      OrderAllocation.encode(message.allocation, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetOrderAllocationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetOrderAllocationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.allocation = OrderAllocation.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetOrderAllocationResponse {
+    return { allocation: isSet(object.allocation) ? OrderAllocation.fromJSON(object.allocation) : undefined };
+  },
+
+  toJSON(message: GetOrderAllocationResponse): unknown {
+    const obj: any = {};
+    if (message.allocation !== undefined) {
+      obj.allocation = OrderAllocation.toJSON(message.allocation);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetOrderAllocationResponse>, I>>(base?: I): GetOrderAllocationResponse {
+    return GetOrderAllocationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetOrderAllocationResponse>, I>>(object: I): GetOrderAllocationResponse {
+    const message = createBaseGetOrderAllocationResponse();
+    message.allocation = (object.allocation !== undefined && object.allocation !== null)
+      ? OrderAllocation.fromPartial(object.allocation)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseMoveOrderAllocationRequest(): MoveOrderAllocationRequest {
+  return { orderReference: "", sku: "", toBatch: "", fromBatch: "" };
+}
+
+export const MoveOrderAllocationRequest: MessageFns<MoveOrderAllocationRequest> = {
+  encode(message: MoveOrderAllocationRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderReference !== "") {
+      writer.uint32(10).string(message.orderReference);
+    }
+    if (message.sku !== "") {
+      writer.uint32(18).string(message.sku);
+    }
+    if (message.toBatch !== "") {
+      writer.uint32(26).string(message.toBatch);
+    }
+    if (message.fromBatch !== "") {
+      writer.uint32(34).string(message.fromBatch);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MoveOrderAllocationRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMoveOrderAllocationRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.toBatch = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fromBatch = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MoveOrderAllocationRequest {
+    return {
+      orderReference: isSet(object.orderReference)
+        ? globalThis.String(object.orderReference)
+        : isSet(object.order_reference)
+        ? globalThis.String(object.order_reference)
+        : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      toBatch: isSet(object.toBatch)
+        ? globalThis.String(object.toBatch)
+        : isSet(object.to_batch)
+        ? globalThis.String(object.to_batch)
+        : "",
+      fromBatch: isSet(object.fromBatch)
+        ? globalThis.String(object.fromBatch)
+        : isSet(object.from_batch)
+        ? globalThis.String(object.from_batch)
+        : "",
+    };
+  },
+
+  toJSON(message: MoveOrderAllocationRequest): unknown {
+    const obj: any = {};
+    if (message.orderReference !== "") {
+      obj.orderReference = message.orderReference;
+    }
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.toBatch !== "") {
+      obj.toBatch = message.toBatch;
+    }
+    if (message.fromBatch !== "") {
+      obj.fromBatch = message.fromBatch;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MoveOrderAllocationRequest>, I>>(base?: I): MoveOrderAllocationRequest {
+    return MoveOrderAllocationRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MoveOrderAllocationRequest>, I>>(object: I): MoveOrderAllocationRequest {
+    const message = createBaseMoveOrderAllocationRequest();
+    message.orderReference = object.orderReference ?? "";
+    message.sku = object.sku ?? "";
+    message.toBatch = object.toBatch ?? "";
+    message.fromBatch = object.fromBatch ?? "";
+    return message;
+  },
+};
+
+function createBaseMoveOrderAllocationResponse(): MoveOrderAllocationResponse {
+  return { allocation: undefined };
+}
+
+export const MoveOrderAllocationResponse: MessageFns<MoveOrderAllocationResponse> = {
+  encode(message: MoveOrderAllocationResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.allocation !== undefined) {
+      OrderAllocation.encode(message.allocation, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MoveOrderAllocationResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMoveOrderAllocationResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.allocation = OrderAllocation.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MoveOrderAllocationResponse {
+    return { allocation: isSet(object.allocation) ? OrderAllocation.fromJSON(object.allocation) : undefined };
+  },
+
+  toJSON(message: MoveOrderAllocationResponse): unknown {
+    const obj: any = {};
+    if (message.allocation !== undefined) {
+      obj.allocation = OrderAllocation.toJSON(message.allocation);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MoveOrderAllocationResponse>, I>>(base?: I): MoveOrderAllocationResponse {
+    return MoveOrderAllocationResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MoveOrderAllocationResponse>, I>>(object: I): MoveOrderAllocationResponse {
+    const message = createBaseMoveOrderAllocationResponse();
+    message.allocation = (object.allocation !== undefined && object.allocation !== null)
+      ? OrderAllocation.fromPartial(object.allocation)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseMarkOrderShippedRequest(): MarkOrderShippedRequest {
+  return { orderReference: "" };
+}
+
+export const MarkOrderShippedRequest: MessageFns<MarkOrderShippedRequest> = {
+  encode(message: MarkOrderShippedRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderReference !== "") {
+      writer.uint32(10).string(message.orderReference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MarkOrderShippedRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMarkOrderShippedRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderReference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MarkOrderShippedRequest {
+    return {
+      orderReference: isSet(object.orderReference)
+        ? globalThis.String(object.orderReference)
+        : isSet(object.order_reference)
+        ? globalThis.String(object.order_reference)
+        : "",
+    };
+  },
+
+  toJSON(message: MarkOrderShippedRequest): unknown {
+    const obj: any = {};
+    if (message.orderReference !== "") {
+      obj.orderReference = message.orderReference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MarkOrderShippedRequest>, I>>(base?: I): MarkOrderShippedRequest {
+    return MarkOrderShippedRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MarkOrderShippedRequest>, I>>(object: I): MarkOrderShippedRequest {
+    const message = createBaseMarkOrderShippedRequest();
+    message.orderReference = object.orderReference ?? "";
+    return message;
+  },
+};
+
+function createBaseMarkOrderShippedResponse(): MarkOrderShippedResponse {
+  return { allocation: undefined };
+}
+
+export const MarkOrderShippedResponse: MessageFns<MarkOrderShippedResponse> = {
+  encode(message: MarkOrderShippedResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.allocation !== undefined) {
+      OrderAllocation.encode(message.allocation, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MarkOrderShippedResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMarkOrderShippedResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.allocation = OrderAllocation.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MarkOrderShippedResponse {
+    return { allocation: isSet(object.allocation) ? OrderAllocation.fromJSON(object.allocation) : undefined };
+  },
+
+  toJSON(message: MarkOrderShippedResponse): unknown {
+    const obj: any = {};
+    if (message.allocation !== undefined) {
+      obj.allocation = OrderAllocation.toJSON(message.allocation);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MarkOrderShippedResponse>, I>>(base?: I): MarkOrderShippedResponse {
+    return MarkOrderShippedResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MarkOrderShippedResponse>, I>>(object: I): MarkOrderShippedResponse {
+    const message = createBaseMarkOrderShippedResponse();
+    message.allocation = (object.allocation !== undefined && object.allocation !== null)
+      ? OrderAllocation.fromPartial(object.allocation)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Products, prices, stock levels and reservations.
  *
@@ -4871,6 +8239,120 @@ export const InventoryServiceDefinition = {
       requestType: ApplyCatalogImportRequest as typeof ApplyCatalogImportRequest,
       requestStream: false,
       responseType: ApplyCatalogImportResponse as typeof ApplyCatalogImportResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
+    listBatches: {
+      name: "ListBatches",
+      requestType: ListBatchesRequest as typeof ListBatchesRequest,
+      requestStream: false,
+      responseType: ListBatchesResponse as typeof ListBatchesResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** A batch's record without its certificate's bytes (public certificate pages); NOT_FOUND names it. */
+    getBatch: {
+      name: "GetBatch",
+      requestType: GetBatchRequest as typeof GetBatchRequest,
+      requestStream: false,
+      responseType: GetBatchResponse as typeof GetBatchResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * A batch's certificate of analysis (PDF) with its ETag; `not_modified` without the bytes when the
+     * caller has that ETag; NOT_FOUND (`certificate_not_found`) for a certificate on request.
+     */
+    getBatchCertificate: {
+      name: "GetBatchCertificate",
+      requestType: GetBatchCertificateRequest as typeof GetBatchCertificateRequest,
+      requestStream: false,
+      responseType: GetBatchCertificateResponse as typeof GetBatchCertificateResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: a delivery received as a new batch of a size, with its certificate when there is one. */
+    receiveBatch: {
+      name: "ReceiveBatch",
+      requestType: ReceiveBatchRequest as typeof ReceiveBatchRequest,
+      requestStream: false,
+      responseType: ReceiveBatchResponse as typeof ReceiveBatchResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: the batch is not sold until it is released. */
+    quarantineBatch: {
+      name: "QuarantineBatch",
+      requestType: QuarantineBatchRequest as typeof QuarantineBatchRequest,
+      requestStream: false,
+      responseType: QuarantineBatchResponse as typeof QuarantineBatchResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: a quarantined batch is sold again. */
+    releaseBatch: {
+      name: "ReleaseBatch",
+      requestType: ReleaseBatchRequest as typeof ReleaseBatchRequest,
+      requestStream: false,
+      responseType: ReleaseBatchResponse as typeof ReleaseBatchResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: the batch is never sold again. */
+    recallBatch: {
+      name: "RecallBatch",
+      requestType: RecallBatchRequest as typeof RecallBatchRequest,
+      requestStream: false,
+      responseType: RecallBatchResponse as typeof RecallBatchResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: attaches a certificate of analysis to a batch, or replaces its certificate. */
+    attachBatchCertificate: {
+      name: "AttachBatchCertificate",
+      requestType: AttachBatchCertificateRequest as typeof AttachBatchCertificateRequest,
+      requestStream: false,
+      responseType: AttachBatchCertificateResponse as typeof AttachBatchCertificateResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Any staff member: every order that was allocated units of a batch, oldest sale first (recalls). */
+    listBatchOrders: {
+      name: "ListBatchOrders",
+      requestType: ListBatchOrdersRequest as typeof ListBatchOrdersRequest,
+      requestStream: false,
+      responseType: ListBatchOrdersResponse as typeof ListBatchOrdersResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Any staff member: the batches an order's units were taken from. */
+    getOrderAllocation: {
+      name: "GetOrderAllocation",
+      requestType: GetOrderAllocationRequest as typeof GetOrderAllocationRequest,
+      requestStream: false,
+      responseType: GetOrderAllocationResponse as typeof GetOrderAllocationResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Any staff member, at dispatch: an order line was packed from another batch of its size.
+     * ABORTED (409) once the order is marked shipped, or when that batch lacks the units.
+     */
+    moveOrderAllocation: {
+      name: "MoveOrderAllocation",
+      requestType: MoveOrderAllocationRequest as typeof MoveOrderAllocationRequest,
+      requestStream: false,
+      responseType: MoveOrderAllocationResponse as typeof MoveOrderAllocationResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Checkout, on dispatch: the order's allocation is final from now on; idempotent. */
+    markOrderShipped: {
+      name: "MarkOrderShipped",
+      requestType: MarkOrderShippedRequest as typeof MarkOrderShippedRequest,
+      requestStream: false,
+      responseType: MarkOrderShippedResponse as typeof MarkOrderShippedResponse,
       responseStream: false,
       options: {},
     },
@@ -5072,6 +8554,149 @@ export const InventoryServiceService = {
       Buffer.from(ApplyCatalogImportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplyCatalogImportResponse => ApplyCatalogImportResponse.decode(value),
   },
+  /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
+  listBatches: {
+    path: "/storefront.inventory.v1.InventoryService/ListBatches" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListBatchesRequest): Buffer => Buffer.from(ListBatchesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListBatchesRequest => ListBatchesRequest.decode(value),
+    responseSerialize: (value: ListBatchesResponse): Buffer => Buffer.from(ListBatchesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListBatchesResponse => ListBatchesResponse.decode(value),
+  },
+  /** A batch's record without its certificate's bytes (public certificate pages); NOT_FOUND names it. */
+  getBatch: {
+    path: "/storefront.inventory.v1.InventoryService/GetBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetBatchRequest): Buffer => Buffer.from(GetBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetBatchRequest => GetBatchRequest.decode(value),
+    responseSerialize: (value: GetBatchResponse): Buffer => Buffer.from(GetBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetBatchResponse => GetBatchResponse.decode(value),
+  },
+  /**
+   * A batch's certificate of analysis (PDF) with its ETag; `not_modified` without the bytes when the
+   * caller has that ETag; NOT_FOUND (`certificate_not_found`) for a certificate on request.
+   */
+  getBatchCertificate: {
+    path: "/storefront.inventory.v1.InventoryService/GetBatchCertificate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetBatchCertificateRequest): Buffer =>
+      Buffer.from(GetBatchCertificateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetBatchCertificateRequest => GetBatchCertificateRequest.decode(value),
+    responseSerialize: (value: GetBatchCertificateResponse): Buffer =>
+      Buffer.from(GetBatchCertificateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetBatchCertificateResponse => GetBatchCertificateResponse.decode(value),
+  },
+  /** Owner only: a delivery received as a new batch of a size, with its certificate when there is one. */
+  receiveBatch: {
+    path: "/storefront.inventory.v1.InventoryService/ReceiveBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReceiveBatchRequest): Buffer => Buffer.from(ReceiveBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReceiveBatchRequest => ReceiveBatchRequest.decode(value),
+    responseSerialize: (value: ReceiveBatchResponse): Buffer =>
+      Buffer.from(ReceiveBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReceiveBatchResponse => ReceiveBatchResponse.decode(value),
+  },
+  /** Owner only: the batch is not sold until it is released. */
+  quarantineBatch: {
+    path: "/storefront.inventory.v1.InventoryService/QuarantineBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: QuarantineBatchRequest): Buffer =>
+      Buffer.from(QuarantineBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): QuarantineBatchRequest => QuarantineBatchRequest.decode(value),
+    responseSerialize: (value: QuarantineBatchResponse): Buffer =>
+      Buffer.from(QuarantineBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): QuarantineBatchResponse => QuarantineBatchResponse.decode(value),
+  },
+  /** Owner only: a quarantined batch is sold again. */
+  releaseBatch: {
+    path: "/storefront.inventory.v1.InventoryService/ReleaseBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReleaseBatchRequest): Buffer => Buffer.from(ReleaseBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReleaseBatchRequest => ReleaseBatchRequest.decode(value),
+    responseSerialize: (value: ReleaseBatchResponse): Buffer =>
+      Buffer.from(ReleaseBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReleaseBatchResponse => ReleaseBatchResponse.decode(value),
+  },
+  /** Owner only: the batch is never sold again. */
+  recallBatch: {
+    path: "/storefront.inventory.v1.InventoryService/RecallBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecallBatchRequest): Buffer => Buffer.from(RecallBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecallBatchRequest => RecallBatchRequest.decode(value),
+    responseSerialize: (value: RecallBatchResponse): Buffer => Buffer.from(RecallBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecallBatchResponse => RecallBatchResponse.decode(value),
+  },
+  /** Owner only: attaches a certificate of analysis to a batch, or replaces its certificate. */
+  attachBatchCertificate: {
+    path: "/storefront.inventory.v1.InventoryService/AttachBatchCertificate" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AttachBatchCertificateRequest): Buffer =>
+      Buffer.from(AttachBatchCertificateRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AttachBatchCertificateRequest => AttachBatchCertificateRequest.decode(value),
+    responseSerialize: (value: AttachBatchCertificateResponse): Buffer =>
+      Buffer.from(AttachBatchCertificateResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AttachBatchCertificateResponse =>
+      AttachBatchCertificateResponse.decode(value),
+  },
+  /** Any staff member: every order that was allocated units of a batch, oldest sale first (recalls). */
+  listBatchOrders: {
+    path: "/storefront.inventory.v1.InventoryService/ListBatchOrders" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListBatchOrdersRequest): Buffer =>
+      Buffer.from(ListBatchOrdersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListBatchOrdersRequest => ListBatchOrdersRequest.decode(value),
+    responseSerialize: (value: ListBatchOrdersResponse): Buffer =>
+      Buffer.from(ListBatchOrdersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListBatchOrdersResponse => ListBatchOrdersResponse.decode(value),
+  },
+  /** Any staff member: the batches an order's units were taken from. */
+  getOrderAllocation: {
+    path: "/storefront.inventory.v1.InventoryService/GetOrderAllocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetOrderAllocationRequest): Buffer =>
+      Buffer.from(GetOrderAllocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetOrderAllocationRequest => GetOrderAllocationRequest.decode(value),
+    responseSerialize: (value: GetOrderAllocationResponse): Buffer =>
+      Buffer.from(GetOrderAllocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetOrderAllocationResponse => GetOrderAllocationResponse.decode(value),
+  },
+  /**
+   * Any staff member, at dispatch: an order line was packed from another batch of its size.
+   * ABORTED (409) once the order is marked shipped, or when that batch lacks the units.
+   */
+  moveOrderAllocation: {
+    path: "/storefront.inventory.v1.InventoryService/MoveOrderAllocation" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MoveOrderAllocationRequest): Buffer =>
+      Buffer.from(MoveOrderAllocationRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MoveOrderAllocationRequest => MoveOrderAllocationRequest.decode(value),
+    responseSerialize: (value: MoveOrderAllocationResponse): Buffer =>
+      Buffer.from(MoveOrderAllocationResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MoveOrderAllocationResponse => MoveOrderAllocationResponse.decode(value),
+  },
+  /** Checkout, on dispatch: the order's allocation is final from now on; idempotent. */
+  markOrderShipped: {
+    path: "/storefront.inventory.v1.InventoryService/MarkOrderShipped" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MarkOrderShippedRequest): Buffer =>
+      Buffer.from(MarkOrderShippedRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MarkOrderShippedRequest => MarkOrderShippedRequest.decode(value),
+    responseSerialize: (value: MarkOrderShippedResponse): Buffer =>
+      Buffer.from(MarkOrderShippedResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MarkOrderShippedResponse => MarkOrderShippedResponse.decode(value),
+  },
 } as const;
 
 export interface InventoryServiceServer extends UntypedServiceImplementation {
@@ -5112,6 +8737,36 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   previewCatalogImport: handleUnaryCall<PreviewCatalogImportRequest, PreviewCatalogImportResponse>;
   /** Owner only: imports the previewed file; ABORTED (409 catalog_changed) if the catalog changed since. */
   applyCatalogImport: handleUnaryCall<ApplyCatalogImportRequest, ApplyCatalogImportResponse>;
+  /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
+  listBatches: handleUnaryCall<ListBatchesRequest, ListBatchesResponse>;
+  /** A batch's record without its certificate's bytes (public certificate pages); NOT_FOUND names it. */
+  getBatch: handleUnaryCall<GetBatchRequest, GetBatchResponse>;
+  /**
+   * A batch's certificate of analysis (PDF) with its ETag; `not_modified` without the bytes when the
+   * caller has that ETag; NOT_FOUND (`certificate_not_found`) for a certificate on request.
+   */
+  getBatchCertificate: handleUnaryCall<GetBatchCertificateRequest, GetBatchCertificateResponse>;
+  /** Owner only: a delivery received as a new batch of a size, with its certificate when there is one. */
+  receiveBatch: handleUnaryCall<ReceiveBatchRequest, ReceiveBatchResponse>;
+  /** Owner only: the batch is not sold until it is released. */
+  quarantineBatch: handleUnaryCall<QuarantineBatchRequest, QuarantineBatchResponse>;
+  /** Owner only: a quarantined batch is sold again. */
+  releaseBatch: handleUnaryCall<ReleaseBatchRequest, ReleaseBatchResponse>;
+  /** Owner only: the batch is never sold again. */
+  recallBatch: handleUnaryCall<RecallBatchRequest, RecallBatchResponse>;
+  /** Owner only: attaches a certificate of analysis to a batch, or replaces its certificate. */
+  attachBatchCertificate: handleUnaryCall<AttachBatchCertificateRequest, AttachBatchCertificateResponse>;
+  /** Any staff member: every order that was allocated units of a batch, oldest sale first (recalls). */
+  listBatchOrders: handleUnaryCall<ListBatchOrdersRequest, ListBatchOrdersResponse>;
+  /** Any staff member: the batches an order's units were taken from. */
+  getOrderAllocation: handleUnaryCall<GetOrderAllocationRequest, GetOrderAllocationResponse>;
+  /**
+   * Any staff member, at dispatch: an order line was packed from another batch of its size.
+   * ABORTED (409) once the order is marked shipped, or when that batch lacks the units.
+   */
+  moveOrderAllocation: handleUnaryCall<MoveOrderAllocationRequest, MoveOrderAllocationResponse>;
+  /** Checkout, on dispatch: the order's allocation is final from now on; idempotent. */
+  markOrderShipped: handleUnaryCall<MarkOrderShippedRequest, MarkOrderShippedResponse>;
 }
 
 export interface InventoryServiceClient extends Client {
@@ -5390,6 +9045,204 @@ export interface InventoryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplyCatalogImportResponse) => void,
   ): ClientUnaryCall;
+  /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
+  listBatches(
+    request: ListBatchesRequest,
+    callback: (error: ServiceError | null, response: ListBatchesResponse) => void,
+  ): ClientUnaryCall;
+  listBatches(
+    request: ListBatchesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListBatchesResponse) => void,
+  ): ClientUnaryCall;
+  listBatches(
+    request: ListBatchesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListBatchesResponse) => void,
+  ): ClientUnaryCall;
+  /** A batch's record without its certificate's bytes (public certificate pages); NOT_FOUND names it. */
+  getBatch(
+    request: GetBatchRequest,
+    callback: (error: ServiceError | null, response: GetBatchResponse) => void,
+  ): ClientUnaryCall;
+  getBatch(
+    request: GetBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetBatchResponse) => void,
+  ): ClientUnaryCall;
+  getBatch(
+    request: GetBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetBatchResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A batch's certificate of analysis (PDF) with its ETag; `not_modified` without the bytes when the
+   * caller has that ETag; NOT_FOUND (`certificate_not_found`) for a certificate on request.
+   */
+  getBatchCertificate(
+    request: GetBatchCertificateRequest,
+    callback: (error: ServiceError | null, response: GetBatchCertificateResponse) => void,
+  ): ClientUnaryCall;
+  getBatchCertificate(
+    request: GetBatchCertificateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetBatchCertificateResponse) => void,
+  ): ClientUnaryCall;
+  getBatchCertificate(
+    request: GetBatchCertificateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetBatchCertificateResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a delivery received as a new batch of a size, with its certificate when there is one. */
+  receiveBatch(
+    request: ReceiveBatchRequest,
+    callback: (error: ServiceError | null, response: ReceiveBatchResponse) => void,
+  ): ClientUnaryCall;
+  receiveBatch(
+    request: ReceiveBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReceiveBatchResponse) => void,
+  ): ClientUnaryCall;
+  receiveBatch(
+    request: ReceiveBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReceiveBatchResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: the batch is not sold until it is released. */
+  quarantineBatch(
+    request: QuarantineBatchRequest,
+    callback: (error: ServiceError | null, response: QuarantineBatchResponse) => void,
+  ): ClientUnaryCall;
+  quarantineBatch(
+    request: QuarantineBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: QuarantineBatchResponse) => void,
+  ): ClientUnaryCall;
+  quarantineBatch(
+    request: QuarantineBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: QuarantineBatchResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a quarantined batch is sold again. */
+  releaseBatch(
+    request: ReleaseBatchRequest,
+    callback: (error: ServiceError | null, response: ReleaseBatchResponse) => void,
+  ): ClientUnaryCall;
+  releaseBatch(
+    request: ReleaseBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReleaseBatchResponse) => void,
+  ): ClientUnaryCall;
+  releaseBatch(
+    request: ReleaseBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReleaseBatchResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: the batch is never sold again. */
+  recallBatch(
+    request: RecallBatchRequest,
+    callback: (error: ServiceError | null, response: RecallBatchResponse) => void,
+  ): ClientUnaryCall;
+  recallBatch(
+    request: RecallBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecallBatchResponse) => void,
+  ): ClientUnaryCall;
+  recallBatch(
+    request: RecallBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecallBatchResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: attaches a certificate of analysis to a batch, or replaces its certificate. */
+  attachBatchCertificate(
+    request: AttachBatchCertificateRequest,
+    callback: (error: ServiceError | null, response: AttachBatchCertificateResponse) => void,
+  ): ClientUnaryCall;
+  attachBatchCertificate(
+    request: AttachBatchCertificateRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AttachBatchCertificateResponse) => void,
+  ): ClientUnaryCall;
+  attachBatchCertificate(
+    request: AttachBatchCertificateRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AttachBatchCertificateResponse) => void,
+  ): ClientUnaryCall;
+  /** Any staff member: every order that was allocated units of a batch, oldest sale first (recalls). */
+  listBatchOrders(
+    request: ListBatchOrdersRequest,
+    callback: (error: ServiceError | null, response: ListBatchOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listBatchOrders(
+    request: ListBatchOrdersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListBatchOrdersResponse) => void,
+  ): ClientUnaryCall;
+  listBatchOrders(
+    request: ListBatchOrdersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListBatchOrdersResponse) => void,
+  ): ClientUnaryCall;
+  /** Any staff member: the batches an order's units were taken from. */
+  getOrderAllocation(
+    request: GetOrderAllocationRequest,
+    callback: (error: ServiceError | null, response: GetOrderAllocationResponse) => void,
+  ): ClientUnaryCall;
+  getOrderAllocation(
+    request: GetOrderAllocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetOrderAllocationResponse) => void,
+  ): ClientUnaryCall;
+  getOrderAllocation(
+    request: GetOrderAllocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetOrderAllocationResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Any staff member, at dispatch: an order line was packed from another batch of its size.
+   * ABORTED (409) once the order is marked shipped, or when that batch lacks the units.
+   */
+  moveOrderAllocation(
+    request: MoveOrderAllocationRequest,
+    callback: (error: ServiceError | null, response: MoveOrderAllocationResponse) => void,
+  ): ClientUnaryCall;
+  moveOrderAllocation(
+    request: MoveOrderAllocationRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MoveOrderAllocationResponse) => void,
+  ): ClientUnaryCall;
+  moveOrderAllocation(
+    request: MoveOrderAllocationRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MoveOrderAllocationResponse) => void,
+  ): ClientUnaryCall;
+  /** Checkout, on dispatch: the order's allocation is final from now on; idempotent. */
+  markOrderShipped(
+    request: MarkOrderShippedRequest,
+    callback: (error: ServiceError | null, response: MarkOrderShippedResponse) => void,
+  ): ClientUnaryCall;
+  markOrderShipped(
+    request: MarkOrderShippedRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MarkOrderShippedResponse) => void,
+  ): ClientUnaryCall;
+  markOrderShipped(
+    request: MarkOrderShippedRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MarkOrderShippedResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const InventoryServiceClient = makeGenericClientConstructor(
@@ -5400,6 +9253,14 @@ export const InventoryServiceClient = makeGenericClientConstructor(
   service: typeof InventoryServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
