@@ -40,6 +40,24 @@ export default tseslint.config(
     },
   },
   {
+    // The edge's layers (docs/decisions/1010): its kit is the bottom, importing only itself and the composition root's
+    // shared types (context, config, clients).
+    files: ['apps/gateway/src/kit/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./(?!(context|config|clients)$)',
+              message: 'The kit imports no application or feature module; take what it needs as a parameter.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // SQL text is written as literals and every value is bound: store connections accept several
     // statements in one packet (batched transactions), so no value may ever be spliced into SQL.
     files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],

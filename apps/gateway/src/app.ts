@@ -8,10 +8,10 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { GatewayContext } from './context';
-import { DirectRoutes } from './http/direct-routes';
-import { errorHandler, notFoundHandler } from './http/errors';
-import { requestLog } from './http/request-log';
-import { rejectCrossSiteWrites } from './http/session';
+import { DirectRoutes } from './kit/direct-routes';
+import { errorHandler, notFoundHandler } from './kit/errors';
+import { requestLog } from './kit/request-log';
+import { rejectCrossSiteWrites } from './kit/customer-session';
 import { registerSystemRoutes } from './routes/system';
 import { registerStockRoutes } from './routes/stock';
 import { registerAuthRoutes } from './routes/auth';
@@ -36,7 +36,7 @@ import { registerAdminRefundRoutes } from './routes/admin-refunds';
 import { registerAdminCatalogRoutes } from './routes/admin-catalog';
 import { consoleCatalogPages } from './console/catalog';
 
-/** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
+/** The Express app, and the routes served ahead of it (see kit/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
   const app = express();
   const direct = new DirectRoutes();

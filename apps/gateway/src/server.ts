@@ -5,11 +5,11 @@ import { createApp } from './app';
 import { closeServiceClients, createServiceClients, type HostedComponents } from './clients';
 import type { GatewayConfig } from './config';
 import { API_AREAS } from './openapi/document';
-import { RequestValidator } from './openapi/validator';
-import { MarkdownConverter } from './published/markdown-converter';
+import { RequestValidator } from './kit/validator';
+import { MarkdownConverter } from './kit/markdown-converter';
 import { createReadinessCheck, type ReadinessCheck } from './readiness';
-import { SessionCache } from './sessions/session-cache';
-import { inProcessRevocations, redisRevocations } from './sessions/revocations';
+import { SessionCache } from './kit/session-cache';
+import { inProcessRevocations, redisRevocations } from './kit/revocations';
 
 export interface GatewayServer {
   url: string;

@@ -17,7 +17,7 @@ import { recordedAnswers, type HttpClient, type TestResponse } from '@storefront
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { loyalty } from '@storefront/proto';
 import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document';
-import type { JsonSchema } from '../src/openapi/area';
+import type { JsonSchema } from '../src/kit/api-docs';
 import {
   listOperations,
   sessionRequirement,

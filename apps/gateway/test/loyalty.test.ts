@@ -3,7 +3,7 @@ import type { RpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
 import { type HttpClient } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { RequestValidator } from '../src/openapi/validator';
+import { RequestValidator } from '../src/kit/validator';
 import { API_AREAS } from '../src/openapi/document';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
 

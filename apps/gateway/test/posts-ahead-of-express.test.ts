@@ -1,6 +1,6 @@
 /**
  * POST /api/create-checkout and POST /api/auth/login with a plain JSON body are answered ahead of
- * Express (http/direct-routes.ts); any other form of the request (here, a chunked body) goes
+ * Express (kit/direct-routes.ts); any other form of the request (here, a chunked body) goes
  * through Express. Both ways must answer alike: the order and its replay, the login and its
  * session, every refusal, the cross-site rule and the clearing of a stale session cookie.
  */
@@ -8,7 +8,7 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { checkoutBody, newClientAddress, sku, startCheckoutStack } from '../../checkout/test/support';
-import { takesPlainJson } from '../src/http/json-body';
+import { takesPlainJson } from '../src/kit/json-body';
 
 interface Answered {
   status: number;

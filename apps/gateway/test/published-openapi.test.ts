@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { lintOpenApiDocument } from '../src/cli/lint-openapi';
-import { jsonResponse, type ApiArea } from '../src/openapi/area';
+import { jsonResponse, type ApiArea } from '../src/kit/api-docs';
 import { API_AREAS, buildOpenApiDocument } from '../src/openapi/document';
-import { RequestValidator } from '../src/openapi/validator';
+import { RequestValidator } from '../src/kit/validator';
 import { listOperations, sessionRequirement } from '../src/published/api-reference';
 
 const DOCUMENT = buildOpenApiDocument('https://shop.test');

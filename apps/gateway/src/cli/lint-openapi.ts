@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createConfig, formatProblems, getTotals, lint, type NormalizedProblem } from '@redocly/openapi-core';
 import { EnvReader } from '@storefront/config';
-import type { ApiArea } from '../openapi/area';
+import type { ApiArea } from '../kit/api-docs';
 import { API_AREAS, buildOpenApiDocument } from '../openapi/document';
 
 const DEFAULT_OUTPUT = path.resolve(__dirname, '../../dist/openapi.json');

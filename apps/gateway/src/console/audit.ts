@@ -7,11 +7,11 @@ import type { Request } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import { AUDIT_COMPONENTS, listStaffActions, type StaffActionView } from '../operations/admin-audit';
 import { staffActionFilter } from '../routes/admin-audit';
-import { formError } from '../pages/forms';
-import { html } from '../pages/html';
+import { formError } from '../kit/forms';
+import { html } from '../kit/html';
 import { nextPageHref, registerFilteredList } from './lists';
 import { consolePage, type ConsoleDeps } from './pages';
-import type { StaffCaller } from './staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 
 const FILTER_NAMES = ['staff', 'action', 'subject', 'component', 'from', 'until'] as const;
 

@@ -11,13 +11,13 @@ import { HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
 import { STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
 import type { inventory } from '@storefront/proto';
 import { StaffCatalog } from '../operations/admin-catalog';
-import { field, formError, formPost, isFormRefusal } from '../pages/forms';
-import { html, type Html } from '../pages/html';
-import { formatPence } from '../pages/shop';
+import { field, formError, formPost, isFormRefusal } from '../kit/forms';
+import { html, type Html } from '../kit/html';
+import { formatPence } from '../kit/money';
 import type { CatalogCopy } from '../routes/catalog';
 import { CATALOG_IMPORT_BODY_BYTES } from '../routes/admin-catalog';
 import { consolePage, type ConsoleDeps } from './pages';
-import type { StaffCaller } from './staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 
 const CATALOG_PATH = '/console/catalog';
 const IMPORT_PATH = '/console/catalog/import';

@@ -16,11 +16,11 @@ import {
   type CustomerForStaff,
 } from '../operations/admin-customers';
 import type { StaffOrderView } from '../operations/admin-orders';
-import { field, formError, isFormRefusal } from '../pages/forms';
-import { html } from '../pages/html';
+import { field, formError, isFormRefusal } from '../kit/forms';
+import { html } from '../kit/html';
 import { STATUS_WORDS } from '../pages/order';
 import { consolePage, type ConsoleDeps } from './pages';
-import { requireOwner, type StaffCaller } from './staff-session';
+import { requireOwner, type StaffCaller } from '../kit/staff-session';
 
 const PATH = '/console/customers';
 const customerPath = (id: string) => `${PATH}/${encodeURIComponent(id)}`;

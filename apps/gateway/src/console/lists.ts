@@ -5,9 +5,9 @@
  */
 import type { Request } from 'express';
 import { AppError } from '@storefront/errors';
-import type { PageAnswer } from '../pages/respond';
+import type { PageAnswer } from '../kit/respond';
 import type { ConsoleDeps } from './pages';
-import type { StaffCaller } from './staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 
 /** The next page's address: the same filters and the cursor. */
 export function nextPageHref(req: Request, path: string, filterNames: readonly string[], cursor: string): string {

@@ -10,10 +10,10 @@ import { HTTP_STATUS } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { orderForStaff } from '../operations/admin-orders';
 import { cancelOrder, dispatchOrder, markOrderDelivered } from '../operations/order-fulfilment';
-import { field, formError, isFormRefusal } from '../pages/forms';
-import { html, type Html } from '../pages/html';
+import { field, formError, isFormRefusal } from '../kit/forms';
+import { html, type Html } from '../kit/html';
 import { consolePage, type ConsoleDeps } from './pages';
-import type { StaffCaller } from './staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 
 const orderPath = (reference: string) => `/console/orders/${encodeURIComponent(reference)}`;
 

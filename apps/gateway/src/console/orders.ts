@@ -8,14 +8,14 @@ import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { orderForStaff, ordersForStaff } from '../operations/admin-orders';
 import { staffOrderQuery } from '../routes/admin';
-import { formError } from '../pages/forms';
-import { html } from '../pages/html';
+import { formError } from '../kit/forms';
+import { html } from '../kit/html';
 import { STATUS_WORDS } from '../pages/order';
-import { formatPence } from '../pages/shop';
+import { formatPence } from '../kit/money';
 import { nextPageHref, registerFilteredList } from './lists';
 import { consolePage, type ConsoleDeps } from './pages';
 import { orderFulfilmentSection } from './order-fulfilment';
-import type { StaffCaller } from './staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 import { refundSection } from './refunds';
 
 const FILTER_NAMES = ['q', 'status', 'from', 'until'] as const;

@@ -7,11 +7,11 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { GatewayContext } from '../context';
-import { clientAddress } from '../http/session';
-import { pageErrors } from '../pages/errors';
-import { field, formError, formPost, isFormRefusal } from '../pages/forms';
-import { html, type Html } from '../pages/html';
-import { sendPage, type PageAnswer } from '../pages/respond';
+import { clientAddress } from '../kit/customer-session';
+import { pageErrors } from '../kit/page-errors';
+import { field, formError, formPost, isFormRefusal } from '../kit/forms';
+import { html, type Html } from '../kit/html';
+import { sendPage, type PageAnswer } from '../kit/respond';
 import {
   CONSOLE_PATH,
   clearStaffCookie,
@@ -19,7 +19,7 @@ import {
   staffOf,
   staffTokenOf,
   type StaffCaller,
-} from './staff-session';
+} from '../kit/staff-session';
 
 /** What the console's page modules are given. */
 export interface ConsoleDeps {

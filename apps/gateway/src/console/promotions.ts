@@ -6,10 +6,10 @@
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
 import { createPromo, expirePromo, listPromos, type StaffPromoView } from '../operations/admin-promos';
-import { field, formError, isFormRefusal } from '../pages/forms';
-import { html } from '../pages/html';
+import { field, formError, isFormRefusal } from '../kit/forms';
+import { html } from '../kit/html';
 import { consolePage, type ConsoleDeps } from './pages';
-import { requireOwner, type StaffCaller } from './staff-session';
+import { requireOwner, type StaffCaller } from '../kit/staff-session';
 
 const PATH = '/console/promotions';
 const REFUSAL_WORDS: Record<string, string> = {

@@ -12,11 +12,11 @@ import { LINE_QUANTITY_MAX } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import { refundOrder, refundAmountToPence } from '../operations/admin-refunds';
 import { orderForStaff } from '../operations/admin-orders';
-import { field, formError, isFormRefusal } from '../pages/forms';
-import { html, type Html } from '../pages/html';
-import { formatPence } from '../pages/shop';
+import { field, formError, isFormRefusal } from '../kit/forms';
+import { html, type Html } from '../kit/html';
+import { formatPence } from '../kit/money';
 import { consolePage, type ConsoleDeps } from './pages';
-import type { StaffCaller } from './staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 
 /** Statuses a refund may start from (checkout decides; the form is offered only for these). */
 const REFUNDABLE = new Set(['paid', 'partially_refunded', 'dispatched', 'delivered']);

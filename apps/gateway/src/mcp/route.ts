@@ -12,11 +12,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, errorBody } from '@storefront/errors';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
-import { jsonBody } from '../http/json-body';
-import { clientAddress, resolveSessionToken, siteOrigins } from '../http/session';
+import { methodNotAllowed } from '../kit/errors';
+import { jsonBody } from '../kit/json-body';
+import { clientAddress, resolveSessionToken, siteOrigins } from '../kit/customer-session';
 import { API_AREAS } from '../openapi/document';
-import type { Caller } from '../operations/caller';
+import type { Caller } from '../kit/caller';
 import { refuseMcpMessage } from './messages';
 import { ApiSchemas } from './schemas';
 import { buildTools, type McpTool } from './tools';

@@ -3,7 +3,7 @@
  * components with every `$ref` replaced by its target (an MCP client gets one self-contained
  * schema per tool), and an operation's parameters as one object schema.
  */
-import type { ApiArea, JsonSchema } from '../openapi/area';
+import type { ApiArea, JsonSchema } from '../kit/api-docs';
 
 const REF_PREFIX = '#/components/schemas/';
 

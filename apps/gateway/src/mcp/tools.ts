@@ -5,8 +5,8 @@
  */
 import { notFound } from '@storefront/errors';
 import type { GatewayContext } from '../context';
-import type { JsonSchema } from '../openapi/area';
-import type { Caller } from '../operations/caller';
+import type { JsonSchema } from '../kit/api-docs';
+import type { Caller } from '../kit/caller';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
 import { getOrder } from '../operations/orders';
 import { catalogProductView, type CatalogProductView } from '../views/catalog';

@@ -1,4 +1,4 @@
-import { methodNotAllowedResponse, type ApiArea, type ApiTag, type JsonSchema } from './area';
+import { methodNotAllowedResponse, type ApiArea, type ApiTag, type JsonSchema } from '../kit/api-docs';
 import { systemArea } from './areas/system';
 import { authArea } from './areas/auth';
 import { loyaltyArea } from './areas/loyalty';
@@ -10,8 +10,8 @@ import { adminArea } from './areas/admin';
 import { adminAuditArea } from './areas/admin-audit';
 import { adminPeopleArea } from './areas/admin-people';
 import { publishedArea } from '../published/area';
-import { SESSION_COOKIE } from '../http/session';
-import { STAFF_COOKIE } from '../console/staff-session';
+import { SESSION_COOKIE } from '../kit/customer-session';
+import { STAFF_COOKIE } from '../kit/staff-session';
 
 /** Every area of the public API, in the order the reference presents them. */
 export const API_AREAS: ApiArea[] = [

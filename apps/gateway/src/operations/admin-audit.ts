@@ -8,7 +8,7 @@ import { invalidArgument } from '@storefront/errors';
 import { instantOption } from '@storefront/lifecycle';
 import type { audit } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import type { StaffCaller } from '../console/staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 
 export const AUDIT_COMPONENTS = ['checkout', 'identity', 'inventory', 'loyalty'] as const;
 export type AuditComponent = (typeof AUDIT_COMPONENTS)[number];

@@ -7,7 +7,7 @@
 import { invalidArgument } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import type { StaffCaller } from '../console/staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 import type { CatalogCopy } from '../routes/catalog';
 
 /** The admin API's stock change: a count, or no count at all. */

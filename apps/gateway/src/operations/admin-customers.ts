@@ -6,7 +6,7 @@
 import { AppError } from '@storefront/errors';
 import type { loyalty } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import type { StaffCaller } from '../console/staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 import { profileView } from '../routes/auth';
 import { historyEntryView } from '../views/loyalty';
 import { staffOrderView } from './admin-orders';

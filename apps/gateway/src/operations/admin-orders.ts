@@ -3,7 +3,7 @@
  * acting for the staff member.
  */
 import type { GatewayContext } from '../context';
-import type { StaffCaller } from '../console/staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 import type { checkout } from '@storefront/proto';
 import { orderDetailsView } from '../views/orders';
 import { refundView } from '../views/refunds';

@@ -4,7 +4,7 @@
  */
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import type { StaffCaller } from '../console/staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 
 const BASIS_POINTS_PER_PERCENT = 100;
 

@@ -5,7 +5,7 @@
 import { invalidArgument } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import type { StaffCaller } from '../console/staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 import { refundView } from '../views/refunds';
 import { staffOrderView } from './admin-orders';
 

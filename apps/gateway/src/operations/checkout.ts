@@ -6,8 +6,8 @@ import type { SumUpCheckoutFields } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { checkoutResultView } from '../views/orders';
-import { amountToPence, basisPointsToFraction } from '../views/money';
-import type { Caller } from './caller';
+import { amountToPence, basisPointsToFraction } from '../kit/money';
+import type { Caller } from '../kit/caller';
 
 /** The create-checkout body as the OpenAPI schema admits it. */
 export interface CreateCheckoutBody extends SumUpCheckoutFields {

@@ -3,7 +3,7 @@
  * checkout each, acting for the member.
  */
 import type { GatewayContext } from '../context';
-import type { StaffCaller } from '../console/staff-session';
+import type { StaffCaller } from '../kit/staff-session';
 import type { checkout } from '@storefront/proto';
 
 export interface DispatchInput {

@@ -1,7 +1,7 @@
 /** Reading orders back, shared by the HTTP routes and the MCP tools. */
 import type { GatewayContext } from '../context';
 import { orderDetailsView } from '../views/orders';
-import type { Caller } from './caller';
+import type { Caller } from '../kit/caller';
 
 export async function getOrder({ clients }: GatewayContext, checkoutReference: string, caller: Caller) {
   const { order } = await clients.checkout.getOrder(

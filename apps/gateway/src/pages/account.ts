@@ -6,15 +6,21 @@
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { checkout, identity, loyalty } from '@storefront/proto';
-import { clearSessionCookie, clientAddress, sessionOf, sessionTokenOf, setSessionCookie } from '../http/session';
+import {
+  clearSessionCookie,
+  clientAddress,
+  sessionOf,
+  sessionTokenOf,
+  setSessionCookie,
+} from '../kit/customer-session';
 import { resetPassword } from '../routes/auth';
-import { sessionKey } from '../sessions/session-cache';
+import { sessionKey } from '../kit/session-cache';
 import type { PageDeps } from './deps';
-import { field, formError, inFormWords, isFormRefusal } from './forms';
-import { html, type Html } from './html';
+import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
+import { html, type Html } from '../kit/html';
 import { STATUS_WORDS, dispatchWords } from './order';
-import type { PageAnswer } from './respond';
-import { formatPence } from './shop';
+import type { PageAnswer } from '../kit/respond';
+import { formatPence } from '../kit/money';
 
 interface TextField {
   name: string;

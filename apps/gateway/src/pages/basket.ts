@@ -7,12 +7,13 @@ import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
 import { LINE_QUANTITY_MAX } from '@storefront/formats';
 import { validatePromo } from '../operations/checkout';
-import { basketOf, isPromoCode, parseQuantity, setBasket, type Basket } from './basket-cookie';
+import { basketOf, isPromoCode, parseQuantity, setBasket, type Basket } from '../kit/basket-cookie';
 import { callerOf, type PageDeps } from './deps';
-import { field, formError } from './forms';
-import { html } from './html';
-import type { PageAnswer } from './respond';
-import { findSku, formatPence, stockWords, type ShopView } from './shop';
+import { field, formError } from '../kit/forms';
+import { html } from '../kit/html';
+import type { PageAnswer } from '../kit/respond';
+import { findSku, stockWords, type ShopView } from './shop';
+import { formatPence } from '../kit/money';
 
 export interface BasketView {
   basket: Basket;

@@ -5,13 +5,13 @@
  * (Markdown, other forms of the path) from the same functions.
  */
 import type { IncomingMessage } from 'node:http';
-import type { DirectRoutes } from '../http/direct-routes';
-import { prefersMarkdown } from '../published/markdown';
+import type { DirectRoutes } from '../kit/direct-routes';
+import { prefersMarkdown } from '../kit/markdown';
 import type { PageDeps } from './deps';
-import { errorPageFor } from './errors';
+import { errorPageFor } from '../kit/page-errors';
 import { homePage } from './home';
 import { productNotFound, productPage } from './product';
-import { answerTo, prepareHtml, PublicPages, sendPrepared, type PageAnswer, type PreparedPage } from './respond';
+import { answerTo, prepareHtml, PublicPages, sendPrepared, type PageAnswer, type PreparedPage } from '../kit/respond';
 
 const PRODUCT_PATH = /^\/products\/([a-z0-9-]{1,64})$/;
 

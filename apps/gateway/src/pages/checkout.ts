@@ -10,16 +10,15 @@ import type { Request, Response } from 'express';
 import { HTTP_STATUS } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { createCheckout, type CreateCheckoutBody } from '../operations/checkout';
-import { penceToPounds } from '../views/money';
-import { basketOf, isPromoCode, parseBasket, serialiseBasket, setBasket, type Basket } from './basket-cookie';
+import { formatPence, penceToPounds } from '../kit/money';
+import { basketOf, isPromoCode, parseBasket, serialiseBasket, setBasket, type Basket } from '../kit/basket-cookie';
 import { basketView } from './basket';
 import { callerOf, type PageDeps } from './deps';
-import { field, formError, inFormWords, isFormRefusal } from './forms';
-import { html } from './html';
-import { SHOP_NAME } from './layout';
-import { rememberPlacedOrder } from './placed-order-cookie';
-import type { PageAnswer } from './respond';
-import { formatPence } from './shop';
+import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
+import { html } from '../kit/html';
+import { SHOP_NAME } from '../kit/layout';
+import { rememberPlacedOrder } from '../kit/placed-order-cookie';
+import type { PageAnswer } from '../kit/respond';
 
 /** The delivery fields: form name, label, the API's field, whether required, autocomplete token. */
 const DELIVERY_FIELDS = [

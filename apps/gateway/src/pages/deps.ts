@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { GatewayContext } from '../context';
-import { clientAddress, sessionOf } from '../http/session';
-import type { Caller } from '../operations/caller';
-import type { PageAnswer } from './respond';
+import { clientAddress, sessionOf } from '../kit/customer-session';
+import type { Caller } from '../kit/caller';
+import type { PageAnswer } from '../kit/respond';
 import type { ShopReader } from './shop';
 
 /** What each page module's routes are given. */

@@ -1,8 +1,9 @@
 /** `/`: the shop's promises, the research-use-only notice and every product. */
-import { html, type Html } from './html';
-import { RESEARCH_USE_NOTICE, SHOP_NAME } from './layout';
-import type { PageAnswer } from './respond';
-import { formatPence, stockWords, unitsLeft, type ShopView } from './shop';
+import { html, type Html } from '../kit/html';
+import { RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
+import type { PageAnswer } from '../kit/respond';
+import { stockWords, unitsLeft, type ShopView } from './shop';
+import { formatPence } from '../kit/money';
 
 export function bannerFacts(policy: ShopView['policy']): string[] {
   return [

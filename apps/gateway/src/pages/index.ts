@@ -4,21 +4,21 @@
  * Failures render as a page with the status the API would answer (never a JSON body to a browser).
  */
 import express, { type Express, type Request, type Response } from 'express';
-import type { DirectRoutes } from '../http/direct-routes';
+import type { DirectRoutes } from '../kit/direct-routes';
 import type { GatewayContext } from '../context';
 import type { CatalogCopy } from '../routes/catalog';
 import { registerAccountPages, registerResetPasswordPages } from './account';
 import { registerBasketPages } from './basket';
 import { registerCheckoutPages } from './checkout';
 import type { PageDeps } from './deps';
-import { pageErrors } from './errors';
-import { formPost } from './forms';
+import { pageErrors } from '../kit/page-errors';
+import { formPost } from '../kit/forms';
 import { registerCatalogPages } from './catalog-pages';
 import { infoPage } from './info';
-import { INFO_PAGES, STYLESHEET, STYLESHEET_PATH } from './layout';
+import { INFO_PAGES, STYLESHEET, STYLESHEET_PATH } from '../kit/layout';
 import { registerOrderPages } from './order';
 import { registerAddToBasket } from './product';
-import { sendPage } from './respond';
+import { sendPage } from '../kit/respond';
 import { shopReader } from './shop';
 import { renderSitemap } from './sitemap';
 

@@ -1,8 +1,9 @@
 /** The short pages every shop owes its customers: research-use terms, delivery, returns, privacy. */
-import { html, type Html } from './html';
-import { INFO_PAGES, RESEARCH_USE_NOTICE, SHOP_NAME } from './layout';
-import type { PageAnswer } from './respond';
-import { formatPence, type ShopView } from './shop';
+import { html, type Html } from '../kit/html';
+import { INFO_PAGES, RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
+import type { PageAnswer } from '../kit/respond';
+import { type ShopView } from './shop';
+import { formatPence } from '../kit/money';
 
 type InfoPath = (typeof INFO_PAGES)[number]['path'];
 

@@ -7,10 +7,11 @@
  */
 import type { checkout } from '@storefront/proto';
 import { callerOf, type PageDeps } from './deps';
-import { html } from './html';
-import { placedOrderDelivery } from './placed-order-cookie';
-import type { PageAnswer } from './respond';
-import { findSku, formatPence, type ShopView } from './shop';
+import { html } from '../kit/html';
+import { placedOrderDelivery } from '../kit/placed-order-cookie';
+import type { PageAnswer } from '../kit/respond';
+import { findSku, type ShopView } from './shop';
+import { formatPence } from '../kit/money';
 
 export const STATUS_WORDS: Record<string, string> = {
   pending_payment: 'Awaiting payment',

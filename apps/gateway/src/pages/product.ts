@@ -1,13 +1,14 @@
 /** `/products/{id}`: each size with its price and live stock, and adding a size to the basket. */
 import type { inventory } from '@storefront/proto';
 import { LINE_QUANTITY_MAX } from '@storefront/formats';
-import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } from './basket-cookie';
+import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } from '../kit/basket-cookie';
 import type { PageDeps } from './deps';
-import { field, formError } from './forms';
-import { html } from './html';
-import { notFoundPage } from './errors';
-import type { PageAnswer } from './respond';
-import { findSku, formatPence, stockWords, unitsLeft, type ShopView } from './shop';
+import { field, formError } from '../kit/forms';
+import { html } from '../kit/html';
+import { notFoundPage } from '../kit/page-errors';
+import type { PageAnswer } from '../kit/respond';
+import { findSku, stockWords, unitsLeft, type ShopView } from './shop';
+import { formatPence } from '../kit/money';
 
 export function productPage(product: inventory.Product, { stock }: ShopView, error?: string): PageAnswer {
   const sizes = product.sizes.map((size, index) => {

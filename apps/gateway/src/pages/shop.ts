@@ -37,10 +37,6 @@ export function stockWords(left: number | undefined): string | undefined {
   return left === 0 ? 'Sold out' : `${left} left`;
 }
 
-export function formatPence(pence: number): string {
-  return `£${(pence / 100).toFixed(2)}`;
-}
-
 /** The product and size a SKU belongs to. */
 export function findSku(
   catalog: inventory.CatalogSnapshot,

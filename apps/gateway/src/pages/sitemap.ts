@@ -1,8 +1,8 @@
 /**
  * /sitemap.xml: every public page (home, products, the short pages) for crawlers; llms.txt lists the same for agents.
  */
-import { escapeHtml } from './html';
-import { INFO_PAGES } from './layout';
+import { escapeHtml } from '../kit/html';
+import { INFO_PAGES } from '../kit/layout';
 import type { ShopView } from './shop';
 
 export function publicPagePaths(catalog: ShopView['catalog']): string[] {

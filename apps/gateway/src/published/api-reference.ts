@@ -3,7 +3,7 @@
  * template: one self-contained HTML page (inline styles, no scripts, nothing fetched from
  * anywhere), so it works offline, behind strict CSP and as Markdown through turndown.
  */
-import type { JsonSchema } from '../openapi/area';
+import type { JsonSchema } from '../kit/api-docs';
 import type { OpenApiDocument } from '../openapi/document';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;

@@ -2,7 +2,7 @@
  * The published resources describe themselves in the same OpenAPI document, so the contract
  * test and the reference cover them like every other endpoint.
  */
-import { ref, type ApiArea } from '../openapi/area';
+import { ref, type ApiArea } from '../kit/api-docs';
 
 const varyAccept = {
   Vary: {

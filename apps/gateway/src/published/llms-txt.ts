@@ -6,7 +6,7 @@ import { publicUrl, type OpenApiDocument } from '../openapi/document';
 import { listOperations, sessionRequirement } from './api-reference';
 import { API_CATALOG_PATH } from './api-catalog';
 import { MCP_PATH } from '../mcp/route';
-import { INFO_PAGES } from '../pages/layout';
+import { INFO_PAGES } from '../kit/layout';
 
 /** What llms.txt says of an MCP tool. */
 export interface ToolSummary {

@@ -1,8 +1,8 @@
 /** The admin API's audit log: `GET /api/admin/audit`, the staff session first, then the query. */
 import type { Express, Request } from 'express';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
-import { requireStaff } from '../console/staff-session';
+import { methodNotAllowed } from '../kit/errors';
+import { requireStaff } from '../kit/staff-session';
 import { listStaffActions, type AuditComponent, type StaffActionFilter } from '../operations/admin-audit';
 import { staffFirst } from './admin';
 

@@ -6,9 +6,9 @@
  */
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
-import { jsonBody } from '../http/json-body';
-import { requireStaff } from '../console/staff-session';
+import { methodNotAllowed } from '../kit/errors';
+import { jsonBody } from '../kit/json-body';
+import { requireStaff } from '../kit/staff-session';
 import { StaffCatalog, previewView, type StockChange } from '../operations/admin-catalog';
 import type { CatalogCopy } from './catalog';
 

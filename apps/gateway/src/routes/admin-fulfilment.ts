@@ -5,10 +5,10 @@
  */
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
-import { jsonBody } from '../http/json-body';
-import { rejectCrossSiteWrites } from '../http/session';
-import { STAFF_COOKIE, requireStaff, type StaffCaller } from '../console/staff-session';
+import { methodNotAllowed } from '../kit/errors';
+import { jsonBody } from '../kit/json-body';
+import { rejectCrossSiteWrites } from '../kit/customer-session';
+import { STAFF_COOKIE, requireStaff, type StaffCaller } from '../kit/staff-session';
 import { staffOrderView } from '../operations/admin-orders';
 import { cancelOrder, dispatchOrder, markOrderDelivered, type DispatchInput } from '../operations/order-fulfilment';
 import type { checkout } from '@storefront/proto';

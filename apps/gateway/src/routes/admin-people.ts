@@ -5,10 +5,10 @@
  */
 import type { Express, Request, RequestHandler, Response } from 'express';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
-import { jsonBody } from '../http/json-body';
-import { requireStaff } from '../console/staff-session';
-import { formPost } from '../pages/forms';
+import { methodNotAllowed } from '../kit/errors';
+import { jsonBody } from '../kit/json-body';
+import { requireStaff } from '../kit/staff-session';
+import { formPost } from '../kit/forms';
 import { createPromo, expirePromo, listPromos, type NewPromo } from '../operations/admin-promos';
 import { adjustPoints, customerForStaff, loyaltyHistory, type PointsAdjustment } from '../operations/admin-customers';
 

@@ -1,9 +1,9 @@
 /** The admin API's refunds: the `svc_staff` session first, then the body; owner only (checkout decides). */
 import type { Express, RequestHandler } from 'express';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
-import { jsonBody } from '../http/json-body';
-import { requireStaff } from '../console/staff-session';
+import { methodNotAllowed } from '../kit/errors';
+import { jsonBody } from '../kit/json-body';
+import { requireStaff } from '../kit/staff-session';
 import { refundOrderView, type RefundBody } from '../operations/admin-refunds';
 
 export function registerAdminRefundRoutes(app: Express, context: GatewayContext): void {

@@ -1,8 +1,8 @@
 /** The admin API for the console's staff (read-only orders for now): the `svc_staff` session first, then the query. */
 import type { Express, Request, RequestHandler } from 'express';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
-import { requireStaff } from '../console/staff-session';
+import { methodNotAllowed } from '../kit/errors';
+import { requireStaff } from '../kit/staff-session';
 import { getOrderForStaff, listOrdersForStaff, type StaffOrderQuery } from '../operations/admin-orders';
 
 /** The query as strings, the limit as a number; the validator has checked their shapes. */

@@ -8,10 +8,10 @@ import type { ErrorRequestHandler, Express, Request, RequestHandler, Response } 
 import { AppError, unauthenticated } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import { bodyRefusal, errorAnswer, methodNotAllowed } from '../http/errors';
-import { sendAnswer, type Answer, type DirectRoutes } from '../http/direct-routes';
-import { jsonBody } from '../http/json-body';
-import { addJsonPostAhead } from '../http/json-posts';
+import { bodyRefusal, errorAnswer, methodNotAllowed } from '../kit/errors';
+import { sendAnswer, type Answer, type DirectRoutes } from '../kit/direct-routes';
+import { jsonBody } from '../kit/json-body';
+import { addJsonPostAhead } from '../kit/json-posts';
 import {
   CLEARED_SESSION_COOKIE,
   clearSessionCookie,
@@ -23,8 +23,8 @@ import {
   sessionFirst,
   sessionTokenOf,
   setSessionCookie,
-} from '../http/session';
-import { accountRevocation, sessionKey } from '../sessions/session-cache';
+} from '../kit/customer-session';
+import { accountRevocation, sessionKey } from '../kit/session-cache';
 import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
 
 /**
@@ -156,7 +156,7 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
     })
     .all(methodNotAllowed('POST'));
 
-  // The busiest session read, answered ahead of Express (http/direct-routes.ts). Profile and points
+  // The busiest session read, answered ahead of Express (kit/direct-routes.ts). Profile and points
   // are read at the same time, each from the component that owns it; a session resolved by this
   // very request brought its profile along, so it is not read twice. A cookie that names no
   // session is cleared, as on every other route.

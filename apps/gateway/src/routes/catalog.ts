@@ -13,8 +13,9 @@ import { AppError } from '@storefront/errors';
 import type { checkout, inventory } from '@storefront/proto';
 import type { Logger } from '@storefront/logging';
 import type { GatewayContext } from '../context';
-import type { DirectRoutes } from '../http/direct-routes';
+import type { DirectRoutes } from '../kit/direct-routes';
 import { catalogDocument } from '../views/catalog';
+import { matchesIfNoneMatch } from '../kit/etag';
 
 // Short, because a request may be waiting on it while a good copy is at hand.
 const SNAPSHOT_DEADLINE_MS = 2000;
@@ -143,17 +144,4 @@ export function registerCatalogRoutes(app: Express, direct: DirectRoutes, catalo
         : { status: 200, headers, body };
     },
   });
-}
-
-/**
- * RFC 9110 section 13.1.2 with weak comparison. Express's `req.fresh` is not used because it
- * treats a request's `Cache-Control: no-cache` as "send everything", which is a rule for
- * caches; fetch() adds that header to every conditional request, and an origin server should
- * still answer 304.
- */
-export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((candidate) => opaque(candidate) === opaque(etag));
 }

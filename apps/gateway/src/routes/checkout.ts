@@ -1,17 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Express } from 'express';
-import { errorAnswer, methodNotAllowed } from '../http/errors';
-import { sendAnswer, type Answer, type DirectRoutes } from '../http/direct-routes';
-import { jsonBody } from '../http/json-body';
-import { addJsonPostAhead } from '../http/json-posts';
+import { errorAnswer, methodNotAllowed } from '../kit/errors';
+import { sendAnswer, type Answer, type DirectRoutes } from '../kit/direct-routes';
+import { jsonBody } from '../kit/json-body';
+import { addJsonPostAhead } from '../kit/json-posts';
 import {
   CLEARED_SESSION_COOKIE,
   clientAddress,
   clientAddressResolver,
   resolveSessionToken,
   sessionTokenOf,
-} from '../http/session';
+} from '../kit/customer-session';
 import type { GatewayContext } from '../context';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
 
@@ -53,7 +53,7 @@ export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, conte
   // A plain JSON body is read and answered ahead of Express, as the Express route would.
   addJsonPostAhead(direct, context, { path: CREATE_CHECKOUT, schema: 'CreateCheckoutRequest', answer: placeOrder });
 
-  // Answered ahead of Express (http/direct-routes.ts), its query parsed and checked as Express
+  // Answered ahead of Express (kit/direct-routes.ts), its query parsed and checked as Express
   // would, and the client address taken as Express's `trust proxy` takes it. Reward codes are valid
   // for their owner only, so the session matters here too; a cookie naming no session is cleared.
   const checkQuery = validator.queryCheck('/api/validate-promo', 'get');

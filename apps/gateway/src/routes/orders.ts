@@ -1,6 +1,6 @@
 import type { Express } from 'express';
-import { methodNotAllowed } from '../http/errors';
-import { clientAddress, requireSession, sessionFirst, sessionOf } from '../http/session';
+import { methodNotAllowed } from '../kit/errors';
+import { clientAddress, requireSession, sessionFirst, sessionOf } from '../kit/customer-session';
 import type { GatewayContext } from '../context';
 import { getOrder, listOrders } from '../operations/orders';
 

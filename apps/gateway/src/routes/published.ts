@@ -4,7 +4,7 @@
  * Registered last, so only what no area route answered reaches the proxy.
  */
 import type { Express } from 'express';
-import { methodNotAllowed } from '../http/errors';
+import { methodNotAllowed } from '../kit/errors';
 import type { GatewayContext } from '../context';
 import { API_AREAS, buildOpenApiDocument } from '../openapi/document';
 import { ApiSchemas } from '../mcp/schemas';
@@ -17,7 +17,7 @@ import {
 } from '../published/api-catalog';
 import { renderApiReference } from '../published/api-reference';
 import { renderLlmsTxt } from '../published/llms-txt';
-import { HTML_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, markdownHeaders, prefersMarkdown } from '../published/markdown';
+import { HTML_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, markdownHeaders, prefersMarkdown } from '../kit/markdown';
 import { sendStaticDocument, staticDocument, type StaticDocument } from '../published/static-document';
 import { createStorefrontProxy } from '../published/storefront-proxy';
 

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Express } from 'express';
 import { coalesced } from '@storefront/coalesce';
 import type { GatewayContext } from '../context';
-import type { DirectRoutes } from '../http/direct-routes';
+import type { DirectRoutes } from '../kit/direct-routes';
 
 const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 

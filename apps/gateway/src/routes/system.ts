@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { errorBody } from '@storefront/errors';
-import { methodNotAllowed } from '../http/errors';
+import { methodNotAllowed } from '../kit/errors';
 import type { GatewayContext } from '../context';
-import type { DirectRoutes } from '../http/direct-routes';
+import type { DirectRoutes } from '../kit/direct-routes';
 
 const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
 

@@ -1,6 +1,6 @@
 /** The catalog as /products.json shows it: GBP prices, stock flags and checkout's shipping rule. */
 import type { checkout, inventory } from '@storefront/proto';
-import { penceToPounds } from './money';
+import { penceToPounds } from '../kit/money';
 
 /** A product of inventory's catalog, as /products.json and the MCP tools show it. */
 export function catalogProductView(product: inventory.Product) {

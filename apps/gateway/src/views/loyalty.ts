@@ -3,7 +3,7 @@
  * sync may carry: redemption requests. Everything else a client sends about loyalty is ignored.
  */
 import type { loyalty } from '@storefront/proto';
-import { basisPointsToFraction } from './money';
+import { basisPointsToFraction } from '../kit/money';
 
 export interface LoyaltyView {
   points: number;

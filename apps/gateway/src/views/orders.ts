@@ -3,7 +3,7 @@
  * only.
  */
 import type { checkout } from '@storefront/proto';
-import { penceToPounds as pounds } from './money';
+import { penceToPounds as pounds } from '../kit/money';
 
 export function orderView(order: checkout.OrderSummary) {
   return {

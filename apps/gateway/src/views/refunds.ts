@@ -1,6 +1,6 @@
 /** A refund as the admin API shows it: money in GBP, a failure's provider code only when it failed. */
 import type { checkout } from '@storefront/proto';
-import { penceToPounds as pounds } from './money';
+import { penceToPounds as pounds } from '../kit/money';
 
 export function refundView(refund: checkout.Refund) {
   return {

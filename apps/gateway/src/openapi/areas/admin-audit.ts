@@ -1,4 +1,4 @@
-import { errorResponse, jsonResponse, ref, type ApiArea } from '../area';
+import { errorResponse, jsonResponse, ref, type ApiArea } from '../../kit/api-docs';
 import { AUDIT_COMPONENTS, AUDIT_PAGE_DEFAULT } from '../../operations/admin-audit';
 import { INSTANT, STAFF_ONLY, staffRefusals } from './admin';
 

@@ -1,6 +1,6 @@
 /** The admin API's promotions and customers (tag `admin`, described with the orders in admin.ts). */
 import { ACCOUNT_LIMITS } from '@storefront/formats';
-import { errorResponse, jsonBodyRefusals, jsonResponse, ref, serviceFailures, type ApiArea } from '../area';
+import { errorResponse, jsonBodyRefusals, jsonResponse, ref, serviceFailures, type ApiArea } from '../../kit/api-docs';
 
 /** A date, or a date-time with a zone. */
 const INSTANT = { type: 'string', minLength: 10, maxLength: 35, pattern: '^\\d{4}-\\d{2}-\\d{2}(T.*)?$' };

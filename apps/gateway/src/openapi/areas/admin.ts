@@ -16,7 +16,7 @@ import {
   ref,
   serviceFailures,
   type ApiArea,
-} from '../area';
+} from '../../kit/api-docs';
 import { CATALOG_IMPORT_BODY_BYTES } from '../../routes/admin-catalog';
 import { ORDER_STATUSES } from './orders';
 

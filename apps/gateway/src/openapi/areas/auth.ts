@@ -12,7 +12,7 @@ import {
   ref,
   serviceFailures,
   type ApiArea,
-} from '../area';
+} from '../../kit/api-docs';
 
 const sessionCookieSet = {
   'Set-Cookie': {

@@ -1,5 +1,5 @@
 import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
-import { errorResponse, ref, type ApiArea } from '../area';
+import { errorResponse, ref, type ApiArea } from '../../kit/api-docs';
 
 const gbp = (description: string) => ({
   type: 'number',

@@ -14,7 +14,7 @@ import {
   ref,
   serviceFailures,
   type ApiArea,
-} from '../area';
+} from '../../kit/api-docs';
 
 const httpUrl = (description: string) => ({
   type: 'string',

@@ -1,6 +1,6 @@
 import { CATALOG_ID_MAX_LENGTH } from '@storefront/formats';
-import type { ApiArea, JsonSchema } from '../area';
-import { ref } from '../area';
+import type { ApiArea, JsonSchema } from '../../kit/api-docs';
+import { ref } from '../../kit/api-docs';
 
 const TIERS = ['bronze', 'silver', 'gold', 'platinum'];
 // Client copies of loyalty state are bounded like the server's own lists (newest 100).

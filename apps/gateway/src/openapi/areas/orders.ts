@@ -1,5 +1,5 @@
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
-import { errorResponse, jsonResponse, rateLimitedResponse, ref, type ApiArea } from '../area';
+import { errorResponse, jsonResponse, rateLimitedResponse, ref, type ApiArea } from '../../kit/api-docs';
 
 /** The path parameter; the MCP tool that reads an order takes it as its argument. */
 const CHECKOUT_REFERENCE_PARAMETER = {

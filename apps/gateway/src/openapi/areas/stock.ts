@@ -1,4 +1,4 @@
-import { jsonResponse, serviceFailures, type ApiArea } from '../area';
+import { jsonResponse, serviceFailures, type ApiArea } from '../../kit/api-docs';
 
 export const stockArea: ApiArea = {
   schemas: {

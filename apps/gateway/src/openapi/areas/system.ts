@@ -1,4 +1,4 @@
-import { errorResponse, jsonResponse, type ApiArea } from '../area';
+import { errorResponse, jsonResponse, type ApiArea } from '../../kit/api-docs';
 
 export const systemArea: ApiArea = {
   schemas: {

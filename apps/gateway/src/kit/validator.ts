@@ -6,7 +6,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import type { RequestHandler } from 'express';
 import { invalidArgument } from '@storefront/errors';
-import type { ApiArea, JsonSchema } from './area';
+import type { ApiArea, JsonSchema } from './api-docs';
 
 interface QueryParameter {
   name: string;

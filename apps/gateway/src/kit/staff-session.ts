@@ -11,7 +11,7 @@ import { isWellFormedSessionToken } from '@storefront/formats';
 import type { StaffIdentity, StaffRole } from '@storefront/caller-token';
 import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import { clientAddress, sessionTokenOf } from '../http/session';
+import { clientAddress, sessionTokenOf } from './customer-session';
 
 export const STAFF_COOKIE = 'svc_staff';
 export const CONSOLE_PATH = '/console';

@@ -1,13 +1,13 @@
 /**
  * Form posts from the pages: URL-encoded, small, and from this site only. The API's rule
- * (http/session.ts) refuses a cross-site write carrying the session cookie; a page form is held
+ * (kit/customer-session.ts) refuses a cross-site write carrying the session cookie; a page form is held
  * to it whether or not the cookie is there, since it may change the basket or start an order.
  * Browsers send Origin on every form POST, so same-site forms pass (docs/decisions/0926).
  */
 import express, { type Request, type RequestHandler } from 'express';
 import { AppError } from '@storefront/errors';
 import type { GatewayConfig } from '../config';
-import { siteOrigins } from '../http/session';
+import { siteOrigins } from './customer-session';
 import { html, type Html } from './html';
 
 const FORM_BYTES_MAX = 8 * 1024;

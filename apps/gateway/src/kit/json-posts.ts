@@ -1,6 +1,6 @@
 /**
  * A POST route that takes a JSON body, answered ahead of Express when the body is plain JSON
- * (http/direct-routes.ts, takesPlainJson) and in the order of the Express route beside it: the
+ * (kit/direct-routes.ts, takesPlainJson) and in the order of the Express route beside it: the
  * cross-site rule for a request carrying the session cookie, the body, `normalise` (as the
  * route's own middleware does), the OpenAPI schema, then `answer`. `refusal` turns any failure
  * into the route's own answer to it, as the Express route's error handler does.
@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import type { GatewayContext } from '../context';
 import type { Answer, DirectRoutes } from './direct-routes';
 import { readJsonBody, takesPlainJson } from './json-body';
-import { crossSiteWriteCheck } from './session';
+import { crossSiteWriteCheck } from './customer-session';
 
 export interface JsonPost<Body> {
   path: string;

@@ -7,8 +7,8 @@
  */
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
-import type { RequestValidator } from '../openapi/validator';
-import { PLACED_ORDER_COOKIE } from '../http/shop-cookies';
+import type { RequestValidator } from './validator';
+import { PLACED_ORDER_COOKIE } from './shop-cookies';
 import { cookieValue } from './cookies';
 
 /** Long enough to come back to the order page after paying, or the next day. */

@@ -3,7 +3,7 @@
  */
 import type { Request } from 'express';
 import { expect } from 'chai';
-import { sessionCookieValue, sessionTokenOf } from '../src/http/session';
+import { sessionCookieValue, sessionTokenOf } from '../../src/kit/customer-session';
 
 const withCookie = (cookie: string | undefined) => ({ headers: { cookie } }) as Request;
 

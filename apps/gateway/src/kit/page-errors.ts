@@ -2,7 +2,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { GatewayContext } from '../context';
-import { bodyRefusal } from '../http/errors';
+import { bodyRefusal } from './errors';
 import { html } from './html';
 import { sendPage, type PageAnswer } from './respond';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
-import { amountToPence, basisPointsToFraction, penceToPounds } from '../src/views/money';
+import { amountToPence, basisPointsToFraction, penceToPounds } from '../../src/kit/money';
 
 describe('gateway: money between the public API and the services', () => {
   it('takes a client amount in pounds as whole pence, float drift of its own sums included', () => {

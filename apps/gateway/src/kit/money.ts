@@ -12,6 +12,11 @@ const FLOAT_DRIFT_PENCE = 1e-6;
 
 export const penceToPounds = (pence: number): number => pence / PENCE_PER_POUND;
 
+/** An amount as the pages show it: £24.99. */
+export function formatPence(pence: number): string {
+  return `£${(pence / PENCE_PER_POUND).toFixed(2)}`;
+}
+
 export const basisPointsToFraction = (basisPoints: number): number => basisPoints / BASIS_POINTS_PER_WHOLE;
 
 /**

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 
-// /api/health, /api/stock and /products.json are answered ahead of Express (http/direct-routes.ts);
+// /api/health, /api/stock and /products.json are answered ahead of Express (kit/direct-routes.ts);
 // every other form of their paths goes through Express. Both ways must answer alike.
 describe('gateway: routes answered ahead of Express', () => {
   const securityHeaders = (headers: Headers) =>

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { GatewayContext } from '../context';
-import { markdownHeaders, prefersMarkdown, HTML_CONTENT_TYPE } from '../published/markdown';
-import { matchesIfNoneMatch } from '../routes/catalog';
+import { markdownHeaders, prefersMarkdown, HTML_CONTENT_TYPE } from './markdown';
+import { matchesIfNoneMatch } from './etag';
 import { layout, type PageContent } from './layout';
 
 /** Styles from the gateway's own stylesheet only; no script runs; forms post to this site only. */
