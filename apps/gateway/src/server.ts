@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '@storefront/logging';
 import { createApp } from './app';
 import { closeServiceClients, createServiceClients, type HostedComponents } from './clients';
 import type { GatewayConfig } from './config';
-import { API_AREAS } from './openapi/document';
+import { buildOpenApiDocument } from './openapi/document';
 import { RequestValidator } from './kit/validator';
 import { MarkdownConverter } from './kit/markdown-converter';
 import { createReadinessCheck, type ReadinessCheck } from './readiness';
@@ -55,7 +55,7 @@ export async function startGateway(
   const { app, direct } = createApp({
     config,
     clients,
-    validator: new RequestValidator(API_AREAS),
+    validator: new RequestValidator(buildOpenApiDocument(config.publicBaseUrl).components.schemas),
     logger,
     readiness,
     sessions,

@@ -4,7 +4,8 @@ import { loyalty } from '@storefront/proto';
 import { type HttpClient } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { RequestValidator } from '../src/kit/validator';
-import { API_AREAS } from '../src/openapi/document';
+import { buildOpenApiDocument } from '../src/openapi/document';
+import { Loyalty } from '../src/openapi/areas/loyalty';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
 
 type LoyaltyBody = AuthSuccess['loyalty'];
@@ -12,7 +13,7 @@ type LoyaltyBody = AuthSuccess['loyalty'];
 describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
   let stack: Stack;
   let loyaltyRpc: RpcClient<typeof loyalty.LoyaltyServiceService>;
-  const schemas = new RequestValidator(API_AREAS);
+  const schemas = new RequestValidator(buildOpenApiDocument('http://localhost:8080').components.schemas);
   before(async () => {
     stack = await startStack({ services: ['identity', 'loyalty'], env: FAST_ARGON2 });
     // Checkout awards points for paid orders; these tests award them the same way.
@@ -31,7 +32,7 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
   async function me(client: HttpClient): Promise<LoyaltyBody> {
     const res = await client.get<AuthSuccess>('/api/auth/me');
     expect(res.status).to.equal(200);
-    schemas.check('Loyalty', res.body.loyalty, 'body');
+    schemas.check(Loyalty, res.body.loyalty, 'body');
     return res.body.loyalty;
   }
   const sync = (client: HttpClient, loyaltyState: unknown) =>
@@ -48,7 +49,7 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
     const client = stack.client();
     const { customer: details, res } = await signUp(client);
     const account = res.body.loyalty;
-    schemas.check('Loyalty', account, 'body');
+    schemas.check(Loyalty, account, 'body');
     expect(account).to.deep.include({ points: 100, lifetimePoints: 100, tier: 'bronze', redeemedRewards: [] });
     expect(account.pointsHistory).to.have.length(1);
     expect(account.pointsHistory[0]).to.deep.include({ type: 'welcome', points: 100, description: 'Welcome bonus' });

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { launchChromium, type HttpClient } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
-import { API_AREAS } from '../src/openapi/document';
+import { buildOpenApiDocument } from '../src/openapi/document';
 import { ApiSchemas } from '../src/mcp/schemas';
 import {
   DELIVERY,
@@ -23,7 +23,7 @@ import {
   type CheckoutResult,
 } from '../../checkout/test/support';
 
-const SCHEMAS = new ApiSchemas(API_AREAS);
+const SCHEMAS = new ApiSchemas(buildOpenApiDocument('http://localhost:8080'));
 
 interface Agent {
   client: Client;

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { lintOpenApiDocument } from '../src/cli/lint-openapi';
-import { jsonResponse, type ApiArea } from '../src/kit/api-docs';
+import { jsonResponse, type ApiPart } from '../src/kit/api-docs';
+import { Type } from '../src/kit/schema';
 import { API_AREAS, buildOpenApiDocument } from '../src/openapi/document';
 import { RequestValidator } from '../src/kit/validator';
 import { listOperations, sessionRequirement } from '../src/published/api-reference';
@@ -38,11 +39,15 @@ describe('gateway: the OpenAPI description', () => {
   });
 
   it('lint fails a document that breaks the rules', async () => {
-    const broken: ApiArea = {
-      schemas: {},
+    const broken: ApiPart = {
       paths: {
         '/api/broken/': {
-          get: { operationId: 'broken', responses: { '200': jsonResponse('Refers to nothing', 'Missing') } },
+          get: {
+            operationId: 'broken',
+            responses: {
+              '200': jsonResponse('Refers to nothing', Type.Unsafe({ $ref: '#/components/schemas/Missing' })),
+            },
+          },
         },
       },
     };
@@ -98,7 +103,7 @@ describe('gateway: the OpenAPI description', () => {
     for (const match of JSON.stringify(DOCUMENT).matchAll(/"\$ref":"#\/components\/schemas\/([^"/]+)/g)) {
       expect(names.has(match[1]!), match[1]).to.equal(true);
     }
-    const validator = new RequestValidator(API_AREAS);
+    const validator = new RequestValidator(DOCUMENT.components.schemas);
     for (const { method, path: route, view } of OPERATIONS) {
       const schema = view.requestBody?.content?.['application/json']?.schema;
       if (!schema) continue;
@@ -107,7 +112,7 @@ describe('gateway: the OpenAPI description', () => {
         name,
         `${method} ${route}: request bodies are named component schemas, the ones the gateway validates with`,
       ).to.not.equal('');
-      expect(() => validator.body(name)).to.not.throw();
+      expect(() => validator.body(DOCUMENT.components.schemas[name]!)).to.not.throw();
     }
   });
 });

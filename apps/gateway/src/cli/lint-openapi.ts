@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createConfig, formatProblems, getTotals, lint, type NormalizedProblem } from '@redocly/openapi-core';
 import { EnvReader } from '@storefront/config';
-import type { ApiArea } from '../kit/api-docs';
+import type { ApiPart } from '../kit/api-docs';
 import { API_AREAS, buildOpenApiDocument } from '../openapi/document';
 
 const DEFAULT_OUTPUT = path.resolve(__dirname, '../../dist/openapi.json');
@@ -34,7 +34,7 @@ const ACCEPTED = {
 export async function lintOpenApiDocument(
   file: string,
   publicBaseUrl: string,
-  areas: ApiArea[] = API_AREAS,
+  areas: ApiPart[] = API_AREAS,
 ): Promise<NormalizedProblem[]> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(buildOpenApiDocument(publicBaseUrl, areas), null, 2)}\n`);

@@ -8,6 +8,7 @@ import { AppError, HTTP_STATUS } from '@storefront/errors';
 import { AUDIT_COMPONENTS, listStaffActions, type StaffActionView } from '../operations/admin-audit';
 import { staffActionFilter } from '../routes/admin-audit';
 import { formError } from '../kit/forms';
+import { STAFF_ACTION_PARAMETERS } from '../openapi/areas/admin-audit';
 import { html } from '../kit/html';
 import { nextPageHref, registerFilteredList } from './lists';
 import { consolePage, type ConsoleDeps } from './pages';
@@ -69,7 +70,7 @@ ${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/audit', FILT
 export function registerConsoleAuditPages(deps: ConsoleDeps): void {
   registerFilteredList(deps, {
     path: '/console/audit',
-    apiPath: '/api/admin/audit',
+    parameters: STAFF_ACTION_PARAMETERS,
     load: (req, staff) => listStaffActions(deps.context, staffActionFilter(req), staff),
     render: auditPage,
   });

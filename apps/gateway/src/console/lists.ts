@@ -8,6 +8,7 @@ import { AppError } from '@storefront/errors';
 import type { PageAnswer } from '../kit/respond';
 import type { ConsoleDeps } from './pages';
 import type { StaffCaller } from '../kit/staff-session';
+import type { Parameter } from '../kit/validator';
 
 /** The next page's address: the same filters and the cursor. */
 export function nextPageHref(req: Request, path: string, filterNames: readonly string[], cursor: string): string {
@@ -20,22 +21,20 @@ export function nextPageHref(req: Request, path: string, filterNames: readonly s
 
 interface FilteredList<T> {
   path: string;
-  /** The admin API path whose GET parameters the filters are. */
-  apiPath: string;
+  /** The admin API operation's query parameters: the filters. */
+  parameters: readonly Parameter[];
   load(req: Request, staff: StaffCaller): Promise<T>;
   render(req: Request, staff: StaffCaller, page: T | undefined, error?: AppError): PageAnswer;
 }
 
 export function registerFilteredList<T>({ router, context, send, signedIn }: ConsoleDeps, list: FilteredList<T>): void {
+  const checkFilters = context.validator.queryCheck(list.parameters);
   router.get(list.path, async (req, res) => {
     const staff = await signedIn(req, res);
     if (!staff) return;
     try {
       // The filter form sends its empty fields too; they mean no filter.
-      context.validator.queryCheck(
-        list.apiPath,
-        'get',
-      )(Object.fromEntries(Object.entries(req.query).filter(([, value]) => value !== '')));
+      checkFilters(Object.fromEntries(Object.entries(req.query).filter(([, value]) => value !== '')));
       await send(req, res, list.render(req, staff, await list.load(req, staff)));
     } catch (error) {
       if (!(error instanceof AppError && error.kind === 'invalid_argument')) throw error;

@@ -9,6 +9,7 @@ import type { checkout } from '@storefront/proto';
 import { orderForStaff, ordersForStaff } from '../operations/admin-orders';
 import { staffOrderQuery } from '../routes/admin';
 import { formError } from '../kit/forms';
+import { STAFF_ORDER_PARAMETERS } from '../openapi/areas/admin';
 import { html } from '../kit/html';
 import { STATUS_WORDS } from '../pages/order';
 import { formatPence } from '../kit/money';
@@ -108,7 +109,7 @@ export function registerConsoleOrderPages(deps: ConsoleDeps): void {
   const { router, context, send, signedIn } = deps;
   registerFilteredList(deps, {
     path: '/console/orders',
-    apiPath: '/api/admin/orders',
+    parameters: STAFF_ORDER_PARAMETERS,
     load: (req, staff) => ordersForStaff(context, staffOrderQuery(req), staff),
     render: listPage,
   });

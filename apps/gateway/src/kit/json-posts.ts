@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { GatewayContext } from '../context';
+import type { TSchema } from './schema';
 import type { Answer, DirectRoutes } from './direct-routes';
 import { readJsonBody, takesPlainJson } from './json-body';
 import { crossSiteWriteCheck } from './customer-session';
@@ -14,7 +15,7 @@ import { crossSiteWriteCheck } from './customer-session';
 export interface JsonPost<Body> {
   path: string;
   /** The component schema the body must match. */
-  schema: string;
+  schema: TSchema;
   normalise?(body: unknown): void;
   refusal?(error: unknown): unknown;
   answer(request: IncomingMessage, body: Body): Promise<Answer>;

@@ -7,7 +7,6 @@
  */
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
-import type { RequestValidator } from './validator';
 import { PLACED_ORDER_COOKIE } from './shop-cookies';
 import { cookieValue } from './cookies';
 
@@ -25,12 +24,13 @@ export function rememberPlacedOrder(res: Response, reference: string, delivery: 
 }
 
 /** The delivery details this browser sent with the order whose page this is, if it placed it. */
-export function placedOrderDelivery(req: Request, validator: RequestValidator): checkout.Delivery | undefined {
+/** `check` throws for a value that is not delivery details. */
+export function placedOrderDelivery(req: Request, check: (value: unknown) => void): checkout.Delivery | undefined {
   const value = cookieValue(req, PLACED_ORDER_COOKIE);
   if (value === undefined) return undefined;
   try {
     const delivery: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    validator.check('Delivery', delivery, 'body');
+    check(delivery);
     return delivery as checkout.Delivery;
   } catch {
     return undefined;

@@ -1,96 +1,107 @@
 /**
- * The one validation layer at the edge: request bodies and queries are checked against the
- * component schemas of the published OpenAPI document. Failures are 400 Errors naming the field.
+ * The one validation layer at the edge: request bodies, queries and tool arguments are checked against the schemas
+ * the OpenAPI document publishes (kit/schema.ts). Failures are 400 Errors naming the field.
  */
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { RequestHandler } from 'express';
 import { invalidArgument } from '@storefront/errors';
-import type { ApiArea, JsonSchema } from './api-docs';
+import { COMPONENTS_PREFIX, componentOf, type TSchema } from './schema';
 
-interface QueryParameter {
+/** An operation's parameter as the document describes it. */
+export interface Parameter {
   name: string;
-  in: string;
+  in: 'path' | 'query' | 'header';
   required?: boolean;
-  schema?: JsonSchema;
+  description?: string;
+  schema?: TSchema;
+  example?: unknown;
 }
+
+/** Where a checked value came from, as a refusal names it. */
+type Where = 'body' | 'query' | 'arguments';
+
+/** The schema the document of the components' references is registered under. */
+const DOCUMENT_ID = 'api';
 
 export class RequestValidator {
   private readonly ajv: Ajv2020;
   /** Query values arrive as strings; this one turns `limit=10` into the integer the schema describes. */
   private readonly queryAjv: Ajv2020;
-  private readonly compiled = new Map<string, ValidateFunction>();
-  private readonly paths: ApiArea['paths'];
+  private readonly compiled = new WeakMap<object, ValidateFunction>();
 
-  constructor(areas: ApiArea[]) {
+  /** `components`: every named schema a checked schema may refer to (the document's). */
+  constructor(components: Record<string, unknown>) {
     this.ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: false });
     addFormats(this.ajv);
     this.queryAjv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: true });
     addFormats(this.queryAjv);
-    const schemas = Object.assign({}, ...areas.map((area) => area.schemas));
-    this.ajv.addSchema({ $id: 'api', components: { schemas } });
-    this.paths = Object.assign({}, ...areas.map((area) => area.paths));
+    this.ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: components } });
   }
 
-  private validatorFor(schemaName: string): ValidateFunction {
-    let validate = this.compiled.get(schemaName);
+  private validatorFor(schema: object): ValidateFunction {
+    let validate = this.compiled.get(schema);
     if (!validate) {
-      validate = this.ajv.getSchema(`api#/components/schemas/${schemaName}`);
-      if (!validate) throw new Error(`no component schema named ${schemaName}`);
-      this.compiled.set(schemaName, validate);
+      const named = componentOf(schema);
+      validate = named
+        ? this.ajv.getSchema(`${DOCUMENT_ID}${COMPONENTS_PREFIX}${named.name}`)
+        : this.ajv.compile(resolvable(schema));
+      if (!validate) throw new Error(`no component schema named ${named!.name}`);
+      this.compiled.set(schema, validate);
     }
     return validate;
   }
 
   /** Throws a 400 AppError naming the first problem. */
-  check(schemaName: string, value: unknown, where: 'body' | 'query' | 'arguments'): void {
-    const validate = this.validatorFor(schemaName);
+  check(schema: object, value: unknown, where: Where): void {
+    const validate = this.validatorFor(schema);
     if (!validate(value)) throw invalidArgument(describe(validate.errors?.[0], where));
   }
 
-  /** A check of a self-contained schema (references inlined), failing with the same 400 as the edge. */
-  checker(schema: JsonSchema, where: 'body' | 'query' | 'arguments'): (value: unknown) => void {
-    const validate = this.ajv.compile(schema);
+  /** The same check, compiled now. */
+  checker(schema: object, where: Where): (value: unknown) => void {
+    const validate = this.validatorFor(schema);
     return (value) => {
       if (!validate(value)) throw invalidArgument(describe(validate.errors?.[0], where));
     };
   }
 
-  body(schemaName: string): RequestHandler {
-    this.validatorFor(schemaName);
+  /** Middleware checking a parsed JSON body. */
+  body(schema: object): RequestHandler {
+    const check = this.checker(schema, 'body');
     return (req, _res, next) => {
       // No body at all counts as an empty object; a JSON `null` body is not an object.
-      this.check(schemaName, req.body === undefined ? {} : req.body, 'body');
+      check(req.body === undefined ? {} : req.body);
       next();
     };
   }
 
-  /** The query string against the `in: query` parameters the document declares for the operation. */
-  queryParameters(path: string, method: string): RequestHandler {
-    const check = this.queryCheck(path, method);
+  /** Middleware checking the query string against an operation's `in: query` parameters. */
+  queryParameters(parameters: readonly Parameter[]): RequestHandler {
+    const check = this.queryCheck(parameters);
     return (req, _res, next) => {
       check(req.query);
       next();
     };
   }
 
-  /**
-   * Throws the 400 naming what is wrong when `query` (parsed as Express parses it) breaks the operation's query
-   * parameters.
-   */
-  queryCheck(path: string, method: string): (query: object) => void {
-    const operation = this.paths[path]?.[method] as { parameters?: QueryParameter[] } | undefined;
-    if (!operation) throw new Error(`no operation ${method.toUpperCase()} ${path}`);
-    const parameters = (operation.parameters ?? []).filter((parameter) => parameter.in === 'query');
+  /** Throws the 400 naming what is wrong when `query` (parsed as Express parses it) breaks the query parameters. */
+  queryCheck(parameters: readonly Parameter[]): (query: object) => void {
+    const inQuery = parameters.filter((parameter) => parameter.in === 'query');
     const validate = this.queryAjv.compile({
       type: 'object',
-      required: parameters.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-      properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, parameter.schema ?? {}])),
+      required: inQuery.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+      properties: Object.fromEntries(inQuery.map((parameter) => [parameter.name, parameter.schema ?? {}])),
     });
     return (query) => {
       if (!validate({ ...query })) throw invalidArgument(describe(validate.errors?.[0], 'query'));
     };
   }
+}
+
+/** The schema with its references pointed at the document registered with the validator. */
+function resolvable(schema: object): object {
+  return JSON.parse(JSON.stringify(schema).replaceAll(`"${COMPONENTS_PREFIX}`, `"${DOCUMENT_ID}${COMPONENTS_PREFIX}`));
 }
 
 function describe(error: ErrorObject | undefined, where: string): string {

@@ -15,7 +15,7 @@ import type { GatewayContext } from '../context';
 import { methodNotAllowed } from '../kit/errors';
 import { jsonBody } from '../kit/json-body';
 import { clientAddress, resolveSessionToken, siteOrigins } from '../kit/customer-session';
-import { API_AREAS } from '../openapi/document';
+import { buildOpenApiDocument } from '../openapi/document';
 import type { Caller } from '../kit/caller';
 import { refuseMcpMessage } from './messages';
 import { ApiSchemas } from './schemas';
@@ -31,7 +31,7 @@ const INSTRUCTIONS =
 
 export function registerMcpRoutes(app: Express, context: GatewayContext): void {
   const { logger } = context;
-  const tools = buildTools(context, new ApiSchemas(API_AREAS));
+  const tools = buildTools(context, new ApiSchemas(buildOpenApiDocument(context.config.publicBaseUrl)));
   const byName = new Map(
     tools.map((tool) => [tool.name, { tool, check: context.validator.checker(tool.inputSchema, 'arguments') }]),
   );

@@ -9,6 +9,8 @@ import { instantOption } from '@storefront/lifecycle';
 import type { audit } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
+import type { Static } from '../kit/schema';
+import type { StaffAction } from '../openapi/areas/admin-audit';
 
 export const AUDIT_COMPONENTS = ['checkout', 'identity', 'inventory', 'loyalty'] as const;
 export type AuditComponent = (typeof AUDIT_COMPONENTS)[number];
@@ -27,17 +29,7 @@ export interface StaffActionFilter {
   cursor?: string;
 }
 
-export interface StaffActionView {
-  at: string;
-  component: AuditComponent;
-  staffEmail: string;
-  role: string;
-  clientAddress: string;
-  action: string;
-  subject: string;
-  before?: unknown;
-  after?: unknown;
-}
+export type StaffActionView = Static<typeof StaffAction>;
 
 interface Position {
   at: number;

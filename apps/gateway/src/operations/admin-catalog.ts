@@ -9,13 +9,11 @@ import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
 import type { CatalogCopy } from '../routes/catalog';
+import type { Static } from '../kit/schema';
+import type { AdminStockChange } from '../openapi/areas/admin';
 
 /** The admin API's stock change: a count, or no count at all. */
-export interface StockChange {
-  onHand?: number;
-  unlimited?: boolean;
-  note?: string;
-}
+export type StockChange = Static<typeof AdminStockChange>;
 
 const sizeView = ({ productId, name, size, sku, pricePence, stock }: inventory.CatalogImportAddition) => ({
   productId,

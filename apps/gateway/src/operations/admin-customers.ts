@@ -7,6 +7,8 @@ import { AppError } from '@storefront/errors';
 import type { loyalty } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
+import type { Static } from '../kit/schema';
+import type { PointsAdjustment as PointsAdjustmentSchema } from '../openapi/areas/admin-people';
 import { profileView } from '../routes/auth';
 import { historyEntryView } from '../views/loyalty';
 import { staffOrderView } from './admin-orders';
@@ -14,11 +16,7 @@ import { staffOrderView } from './admin-orders';
 /** The customer's newest orders shown beside the profile. */
 export const RECENT_ORDERS = 10;
 
-export interface PointsAdjustment {
-  points: number;
-  reason: string;
-  idempotencyKey: string;
-}
+export type PointsAdjustment = Static<typeof PointsAdjustmentSchema>;
 
 /** The account's balance and tier, or null for a customer whose loyalty account was never opened. */
 export async function loyaltySummary({ clients }: GatewayContext, accountId: string, staff: StaffCaller) {

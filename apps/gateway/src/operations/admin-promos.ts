@@ -5,21 +5,13 @@
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
+import type { Static } from '../kit/schema';
+import type { NewPromo as NewPromoSchema } from '../openapi/areas/admin-people';
 
 const BASIS_POINTS_PER_PERCENT = 100;
 
 /** A new code's terms as the admin API and the console's form take them. */
-export interface NewPromo {
-  code: string;
-  /** Percent off the goods, e.g. 15 or 12.5. */
-  percent: number;
-  /** A date or a date-time with a zone; absent for now. */
-  from?: string;
-  /** A date or a date-time with a zone; absent for no end. */
-  until?: string;
-  /** Absent for no cap. */
-  maxRedemptions?: number;
-}
+export type NewPromo = Static<typeof NewPromoSchema>;
 
 /** The contract's StaffPromo: absent fields for no end and no cap; `worksNow` with checkout's reason when not. */
 export function staffPromoView(promo: checkout.StaffPromo) {

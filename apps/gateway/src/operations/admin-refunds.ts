@@ -6,16 +6,13 @@ import { invalidArgument } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
+import type { Static } from '../kit/schema';
+import type { RefundRequest } from '../openapi/areas/admin';
 import { refundView } from '../views/refunds';
 import { staffOrderView } from './admin-orders';
 
 /** The admin API's refund request: money in GBP, as everywhere in the API. */
-export interface RefundBody {
-  amount: number;
-  reason: string;
-  lines?: Array<{ sku: string; quantity: number }>;
-  idempotencyKey: string;
-}
+export type RefundBody = Static<typeof RefundRequest>;
 
 /** Pounds to whole pence; an amount with fractions of a penny is refused rather than rounded. */
 export function refundAmountToPence(amount: number): number {

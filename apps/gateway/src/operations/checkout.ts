@@ -2,20 +2,15 @@
  * Create-checkout and promo validation as operations on already validated input, shared by the
  * HTTP routes and the MCP tools so both go through the same service calls, limits and answers.
  */
-import type { SumUpCheckoutFields } from '@storefront/formats';
-import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
+import type { Static } from '../kit/schema';
+import type { CreateCheckoutRequest } from '../openapi/areas/checkout';
 import { checkoutResultView } from '../views/orders';
 import { amountToPence, basisPointsToFraction } from '../kit/money';
 import type { Caller } from '../kit/caller';
 
 /** The create-checkout body as the OpenAPI schema admits it. */
-export interface CreateCheckoutBody extends SumUpCheckoutFields {
-  items: Array<{ sku: string; quantity: number }>;
-  delivery: checkout.Delivery;
-  promo_code?: string;
-  provider?: string;
-}
+export type CreateCheckoutBody = Static<typeof CreateCheckoutRequest>;
 
 /** The provider's checkout with `order_saved` and the saved order. */
 export async function createCheckout({ clients, config }: GatewayContext, body: CreateCheckoutBody, caller: Caller) {

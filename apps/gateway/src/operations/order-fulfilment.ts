@@ -4,12 +4,11 @@
  */
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
+import type { Static } from '../kit/schema';
+import type { DispatchRequest } from '../openapi/areas/admin';
 import type { checkout } from '@storefront/proto';
 
-export interface DispatchInput {
-  carrier: string;
-  trackingNumber: string;
-}
+export type DispatchInput = Static<typeof DispatchRequest>;
 
 export async function dispatchOrder(
   { clients }: GatewayContext,

@@ -16,6 +16,13 @@ import {
 import { resetPassword } from '../routes/auth';
 import { sessionKey } from '../kit/session-cache';
 import type { PageDeps } from './deps';
+import {
+  LoginRequest,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
+  SignUpRequest,
+  StateSyncRequest,
+} from '../openapi/areas/auth';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html, type Html } from '../kit/html';
 import { STATUS_WORDS, dispatchWords } from './order';
@@ -227,7 +234,7 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     const { firstName = '', lastName = '', email = '', password = '', phone } = values;
     const body = { firstName, lastName, email, password, ...(phone ? { phone } : {}) };
     try {
-      validator.check('SignUpRequest', body, 'body');
+      validator.check(SignUpRequest, body, 'body');
       const { profile, session } = await clients.identity.signUp({ ...body, clientAddress: clientAddress(req) });
       setSessionCookie(res, session!);
       // Opens the loyalty account with its welcome bonus; if loyalty is down, the next read opens it (as on the API).
@@ -249,7 +256,7 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     const values = valuesOf(req, LOG_IN_FIELDS);
     const { email = '', password = '' } = values;
     try {
-      validator.check('LoginRequest', { email, password }, 'body');
+      validator.check(LoginRequest, { email, password }, 'body');
       const { session } = await clients.identity.logIn({ email, password, clientAddress: clientAddress(req) });
       setSessionCookie(res, session!);
       res.redirect(303, '/account');
@@ -266,7 +273,7 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     const values = valuesOf(req, FORGOT_FIELDS);
     const { email = '' } = values;
     try {
-      validator.check('PasswordResetRequest', { email }, 'body');
+      validator.check(PasswordResetRequest, { email }, 'body');
       await clients.identity.requestPasswordReset({ email, clientAddress: clientAddress(req) });
       await send(req, res, resetLinkSentPage());
     } catch (error) {
@@ -286,7 +293,7 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     if (!session) return void res.redirect(303, '/account/login');
     const values = valuesOf(req, PROFILE_FIELDS);
     try {
-      validator.check('StateSyncRequest', { profile: values }, 'body');
+      validator.check(StateSyncRequest, { profile: values }, 'body');
       await clients.identity.updateProfile(values, { customer: session.userId });
       res.redirect(303, '/account?saved=profile');
     } catch (error) {
@@ -361,7 +368,7 @@ export function registerResetPasswordPages({
     const token = field(req, 'token');
     const { password = '' } = valuesOf(req, RESET_FIELDS);
     try {
-      validator.check('PasswordResetConfirmRequest', { token, password }, 'body');
+      validator.check(PasswordResetConfirmRequest, { token, password }, 'body');
       await resetPassword(context, token, password, clientAddress(req));
       // This browser's session, if any, has ended with the others.
       if (sessionTokenOf(req) !== undefined) clearSessionCookie(res);

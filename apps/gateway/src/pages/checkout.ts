@@ -10,6 +10,7 @@ import type { Request, Response } from 'express';
 import { HTTP_STATUS } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { createCheckout, type CreateCheckoutBody } from '../operations/checkout';
+import { CreateCheckoutRequest } from '../openapi/areas/checkout';
 import { formatPence, penceToPounds } from '../kit/money';
 import { basketOf, isPromoCode, parseBasket, serialiseBasket, setBasket, type Basket } from '../kit/basket-cookie';
 import { basketView } from './basket';
@@ -155,7 +156,7 @@ export function registerCheckoutPages(deps: PageDeps): void {
     };
     try {
       // The API's own schema first, so the form is held to exactly what POST /api/create-checkout accepts.
-      context.validator.check('CreateCheckoutRequest', body, 'body');
+      context.validator.check(CreateCheckoutRequest, body, 'body');
       const placed = await createCheckout(context, body, await callerOf(req, res, context));
       setBasket(res, { lines: [] });
       rememberPlacedOrder(res, reference, body.delivery);

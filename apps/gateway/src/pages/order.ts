@@ -9,6 +9,7 @@ import type { checkout } from '@storefront/proto';
 import { callerOf, type PageDeps } from './deps';
 import { html } from '../kit/html';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
+import { Delivery } from '../openapi/areas/checkout';
 import type { PageAnswer } from '../kit/respond';
 import { findSku, type ShopView } from './shop';
 import { formatPence } from '../kit/money';
@@ -81,6 +82,14 @@ export function registerOrderPages({ router, send, context, readShop }: PageDeps
       { checkoutReference: req.params.reference, clientAddress: caller.clientAddress },
       { customer: caller.customer },
     );
-    await send(req, res, orderPage(order!, await readShop(), placedOrderDelivery(req, context.validator)));
+    await send(
+      req,
+      res,
+      orderPage(
+        order!,
+        await readShop(),
+        placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body')),
+      ),
+    );
   });
 }

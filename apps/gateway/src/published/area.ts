@@ -2,41 +2,54 @@
  * The published resources describe themselves in the same OpenAPI document, so the contract
  * test and the reference cover them like every other endpoint.
  */
-import { ref, type ApiArea } from '../kit/api-docs';
+import type { ApiPart } from '../kit/api-docs';
+import { component, Type } from '../kit/schema';
 
 const varyAccept = {
   Vary: {
     description: 'Always `Accept`: the page is also served as Markdown.',
     required: true,
-    schema: { type: 'string', const: 'Accept' },
+    schema: Type.Literal('Accept'),
   },
 };
 
 const markdownTokens = {
   'x-markdown-tokens': {
     description: 'Markdown answers only: estimated token count, the length in characters divided by 4, rounded up.',
-    schema: { type: 'integer', minimum: 0 },
+    schema: Type.Integer({ minimum: 0 }),
   },
 };
 
 const notModified = { description: 'The copy the client holds (If-None-Match) is current' };
 
-export const publishedArea: ApiArea = {
-  tags: [
+const ApiCatalogLink = component(
+  'ApiCatalogLink',
+  Type.Object({
+    href: Type.String({ format: 'uri' }),
+    type: Type.Optional(Type.String({ description: 'Media type of the target' })),
+    title: Type.Optional(Type.String()),
+  }),
+);
+
+const ApiCatalogLinkContext = component(
+  'ApiCatalogLinkContext',
+  Type.Object(
+    { anchor: Type.String({ format: 'uri' }) },
     {
-      name: 'published',
       description:
-        'Documents that describe the API: the OpenAPI description, the RFC 9727 API catalog, this reference and llms.txt. ' +
-        'HTML pages answer Markdown to `Accept: text/markdown`.',
+        'Links from one API (the anchor) to its description, documentation and status, keyed by relation type.',
+      additionalProperties: Type.Array(ApiCatalogLink),
     },
-  ],
-  schemas: {
-    ApiCatalog: {
-      type: 'object',
+  ),
+);
+
+const ApiCatalog = component(
+  'ApiCatalog',
+  Type.Object(
+    { linkset: Type.Array(ApiCatalogLinkContext, { minItems: 1 }) },
+    {
       description: 'RFC 9727 API catalog in the RFC 9264 linkset format; `linkset` is its only member.',
-      required: ['linkset'],
       additionalProperties: false,
-      properties: { linkset: { type: 'array', minItems: 1, items: ref('ApiCatalogLinkContext') } },
       example: {
         linkset: [
           {
@@ -48,24 +61,18 @@ export const publishedArea: ApiArea = {
         ],
       },
     },
-    ApiCatalogLinkContext: {
-      type: 'object',
+  ),
+);
+
+export const publishedArea: ApiPart = {
+  tags: [
+    {
+      name: 'published',
       description:
-        'Links from one API (the anchor) to its description, documentation and status, keyed by relation type.',
-      required: ['anchor'],
-      properties: { anchor: { type: 'string', format: 'uri' } },
-      additionalProperties: { type: 'array', items: ref('ApiCatalogLink') },
+        'Documents that describe the API: the OpenAPI description, the RFC 9727 API catalog, this reference and llms.txt. ' +
+        'HTML pages answer Markdown to `Accept: text/markdown`.',
     },
-    ApiCatalogLink: {
-      type: 'object',
-      required: ['href'],
-      properties: {
-        href: { type: 'string', format: 'uri' },
-        type: { type: 'string', description: 'Media type of the target' },
-        title: { type: 'string' },
-      },
-    },
-  },
+  ],
   paths: {
     '/openapi.json': {
       get: {
@@ -78,19 +85,12 @@ export const publishedArea: ApiArea = {
             description: 'OpenAPI 3.1 document',
             content: {
               'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['openapi', 'info', 'paths'],
-                  properties: {
-                    openapi: { type: 'string', const: '3.1.0' },
-                    info: {
-                      type: 'object',
-                      required: ['version'],
-                      properties: { version: { type: 'string', const: '1.0.0' } },
-                    },
-                    paths: { type: 'object' },
-                  },
-                },
+                schema: Type.Object({
+                  openapi: Type.Literal('3.1.0'),
+                  info: Type.Object({ version: Type.Literal('1.0.0') }),
+                  // Any object: Type.Object would add an empty `properties`.
+                  paths: Type.Unsafe<Record<string, unknown>>({ type: 'object' }),
+                }),
               },
             },
           },
@@ -106,7 +106,7 @@ export const publishedArea: ApiArea = {
           'Served as `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"` with a `Link: <…>; rel="api-catalog"` header.',
         tags: ['published'],
         responses: {
-          '200': { description: 'The catalog', content: { 'application/linkset+json': { schema: ref('ApiCatalog') } } },
+          '200': { description: 'The catalog', content: { 'application/linkset+json': { schema: ApiCatalog } } },
           '304': notModified,
         },
       },
@@ -121,7 +121,7 @@ export const publishedArea: ApiArea = {
               Link: {
                 description: '`<…/.well-known/api-catalog>; rel="api-catalog"`',
                 required: true,
-                schema: { type: 'string' },
+                schema: Type.String(),
               },
             },
           },
@@ -140,7 +140,7 @@ export const publishedArea: ApiArea = {
           '200': {
             description: 'The reference as HTML, or as Markdown when the client prefers it',
             headers: { ...varyAccept, ...markdownTokens },
-            content: { 'text/html': { schema: { type: 'string' } }, 'text/markdown': { schema: { type: 'string' } } },
+            content: { 'text/html': { schema: Type.String() }, 'text/markdown': { schema: Type.String() } },
           },
           '301': {
             description: 'Asked without the trailing slash (`/docs/api`): moved to `/docs/api/`, query kept',
@@ -148,7 +148,7 @@ export const publishedArea: ApiArea = {
               Location: {
                 description: 'The reference with the trailing slash',
                 required: true,
-                schema: { type: 'string' },
+                schema: Type.String(),
               },
             },
           },
@@ -162,7 +162,7 @@ export const publishedArea: ApiArea = {
         summary: 'Where agents find the API description, reference and catalog (llms.txt)',
         tags: ['published'],
         responses: {
-          '200': { description: 'llms.txt in Markdown', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '200': { description: 'llms.txt in Markdown', content: { 'text/plain': { schema: Type.String() } } },
           '304': notModified,
         },
       },

@@ -5,6 +5,7 @@ import { methodNotAllowed } from '../kit/errors';
 import { requireStaff } from '../kit/staff-session';
 import { listStaffActions, type AuditComponent, type StaffActionFilter } from '../operations/admin-audit';
 import { staffFirst } from './admin';
+import { STAFF_ACTION_PARAMETERS } from '../openapi/areas/admin-audit';
 
 /** The query as strings, the limit as a number; the validator has checked their shapes. */
 export function staffActionFilter(req: Request): StaffActionFilter {
@@ -26,7 +27,7 @@ export function staffActionFilter(req: Request): StaffActionFilter {
 export function registerAdminAuditRoutes(app: Express, context: GatewayContext): void {
   app
     .route('/api/admin/audit')
-    .get(staffFirst(context), context.validator.queryParameters('/api/admin/audit', 'get'), async (req, res) => {
+    .get(staffFirst(context), context.validator.queryParameters(STAFF_ACTION_PARAMETERS), async (req, res) => {
       const page = await listStaffActions(context, staffActionFilter(req), await requireStaff(req, res, context));
       res.setHeader('Cache-Control', 'private, no-store');
       res.json(page);

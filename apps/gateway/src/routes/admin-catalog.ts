@@ -9,11 +9,17 @@ import type { GatewayContext } from '../context';
 import { methodNotAllowed } from '../kit/errors';
 import { jsonBody } from '../kit/json-body';
 import { requireStaff } from '../kit/staff-session';
-import { StaffCatalog, previewView, type StockChange } from '../operations/admin-catalog';
+import { StaffCatalog, previewView } from '../operations/admin-catalog';
 import type { CatalogCopy } from './catalog';
-
-/** A catalog file of 1 MiB (inventory's bound) as a JSON string, with room for its escaping. */
-export const CATALOG_IMPORT_BODY_BYTES = 3 * 1024 * 1024;
+import type { Static } from '../kit/schema';
+import {
+  CATALOG_IMPORT_BODY_BYTES,
+  AdminCatalogImport,
+  AdminCatalogImportPreview,
+  AdminPriceChange,
+  AdminRestock,
+  AdminStockChange,
+} from '../openapi/areas/admin';
 
 export function registerAdminCatalogRoutes(app: Express, context: GatewayContext, copy: CatalogCopy): void {
   const { validator, config } = context;
@@ -40,27 +46,33 @@ export function registerAdminCatalogRoutes(app: Express, context: GatewayContext
 
   app
     .route('/api/admin/catalog/skus/:sku/stock')
-    .put(staffFirst, noStore, parseJson, validator.body('AdminStockChange'), async (req, res) => {
-      res.json(await catalog.setStock(await staff(req, res), String(req.params.sku), req.body as StockChange));
+    .put(staffFirst, noStore, parseJson, validator.body(AdminStockChange), async (req, res) => {
+      res.json(
+        await catalog.setStock(
+          await staff(req, res),
+          String(req.params.sku),
+          req.body as Static<typeof AdminStockChange>,
+        ),
+      );
     })
     .all(methodNotAllowed('PUT'));
 
   app
     .route('/api/admin/catalog/skus/:sku/restock')
-    .post(staffFirst, noStore, parseJson, validator.body('AdminRestock'), async (req, res) => {
-      const { units, note } = req.body as { units: number; note: string };
+    .post(staffFirst, noStore, parseJson, validator.body(AdminRestock), async (req, res) => {
+      const { units, note } = req.body as Static<typeof AdminRestock>;
       res.json(await catalog.restock(await staff(req, res), String(req.params.sku), units, note));
     })
     .all(methodNotAllowed('POST'));
 
   app
     .route('/api/admin/catalog/skus/:sku/price')
-    .put(staffFirst, noStore, parseJson, validator.body('AdminPriceChange'), async (req, res) => {
+    .put(staffFirst, noStore, parseJson, validator.body(AdminPriceChange), async (req, res) => {
       res.json(
         await catalog.setPrice(
           await staff(req, res),
           String(req.params.sku),
-          (req.body as { pricePence: number }).pricePence,
+          (req.body as Static<typeof AdminPriceChange>).pricePence,
         ),
       );
     })
@@ -75,17 +87,22 @@ export function registerAdminCatalogRoutes(app: Express, context: GatewayContext
 
   app
     .route('/api/admin/catalog/import/preview')
-    .post(staffFirst, noStore, parseImport, validator.body('AdminCatalogImportPreview'), async (req, res) => {
+    .post(staffFirst, noStore, parseImport, validator.body(AdminCatalogImportPreview), async (req, res) => {
       res.json(
-        previewView(await catalog.previewImport(await staff(req, res), (req.body as { catalog: string }).catalog)),
+        previewView(
+          await catalog.previewImport(
+            await staff(req, res),
+            (req.body as Static<typeof AdminCatalogImportPreview>).catalog,
+          ),
+        ),
       );
     })
     .all(methodNotAllowed('POST'));
 
   app
     .route('/api/admin/catalog/import')
-    .post(staffFirst, noStore, parseImport, validator.body('AdminCatalogImport'), async (req, res) => {
-      const { catalog: text, digest } = req.body as { catalog: string; digest: string };
+    .post(staffFirst, noStore, parseImport, validator.body(AdminCatalogImport), async (req, res) => {
+      const { catalog: text, digest } = req.body as Static<typeof AdminCatalogImport>;
       res.json(previewView(await catalog.applyImport(await staff(req, res), text, digest)));
     })
     .all(methodNotAllowed('POST'));

@@ -12,6 +12,7 @@ import { STAFF_COOKIE, requireStaff, type StaffCaller } from '../kit/staff-sessi
 import { staffOrderView } from '../operations/admin-orders';
 import { cancelOrder, dispatchOrder, markOrderDelivered, type DispatchInput } from '../operations/order-fulfilment';
 import type { checkout } from '@storefront/proto';
+import { DispatchRequest } from '../openapi/areas/admin';
 
 export function registerAdminFulfilmentRoutes(app: Express, context: GatewayContext): void {
   const { validator, config } = context;
@@ -34,7 +35,7 @@ export function registerAdminFulfilmentRoutes(app: Express, context: GatewayCont
       staffFirst,
       sameSite,
       jsonBody(config.bodyLimitBytes),
-      validator.body('DispatchRequest'),
+      validator.body(DispatchRequest),
       answer((reference, staff, req) => dispatchOrder(context, reference, req.body as DispatchInput, staff)),
     )
     .all(methodNotAllowed('POST'));

@@ -11,6 +11,13 @@ import { requireStaff } from '../kit/staff-session';
 import { formPost } from '../kit/forms';
 import { createPromo, expirePromo, listPromos, type NewPromo } from '../operations/admin-promos';
 import { adjustPoints, customerForStaff, loyaltyHistory, type PointsAdjustment } from '../operations/admin-customers';
+import {
+  CUSTOMER_LOYALTY_PARAMETERS,
+  FIND_CUSTOMER_PARAMETERS,
+  NewPromo as NewPromoSchema,
+  PointsAdjustment as PointsAdjustmentSchema,
+} from '../openapi/areas/admin-people';
+import type { TSchema } from '../kit/schema';
 
 function sendStaffAnswer(res: Response, body: unknown, status = 200): void {
   res.setHeader('Cache-Control', 'private, no-store');
@@ -25,11 +32,11 @@ export function registerAdminPeopleRoutes(app: Express, context: GatewayContext)
   };
   // The staff cookie is SameSite=Strict already; a write from another site's page is refused all the same.
   const [fromThisSite] = formPost(context.config);
-  const staffWrite = (schemaName: string): RequestHandler[] => [
+  const staffWrite = (schema: TSchema): RequestHandler[] => [
     staffFirst,
     fromThisSite!,
     jsonBody(context.config.bodyLimitBytes),
-    validator.body(schemaName),
+    validator.body(schema),
   ];
   const text = (req: Request, name: string) =>
     typeof req.query[name] === 'string' && req.query[name] !== '' ? (req.query[name] as string) : undefined;
@@ -39,7 +46,7 @@ export function registerAdminPeopleRoutes(app: Express, context: GatewayContext)
     .get(staffFirst, async (req, res) =>
       sendStaffAnswer(res, { promos: await listPromos(context, await requireStaff(req, res, context)) }),
     )
-    .post(...staffWrite('NewPromo'), async (req, res) => {
+    .post(...staffWrite(NewPromoSchema), async (req, res) => {
       const promo = await createPromo(context, req.body as NewPromo, await requireStaff(req, res, context));
       sendStaffAnswer(res, { promo }, 201);
     })
@@ -56,7 +63,7 @@ export function registerAdminPeopleRoutes(app: Express, context: GatewayContext)
 
   app
     .route('/api/admin/customers')
-    .get(staffFirst, validator.queryParameters('/api/admin/customers', 'get'), async (req, res) => {
+    .get(staffFirst, validator.queryParameters(FIND_CUSTOMER_PARAMETERS), async (req, res) => {
       sendStaffAnswer(
         res,
         await customerForStaff(context, { email: text(req, 'email')! }, await requireStaff(req, res, context)),
@@ -66,7 +73,7 @@ export function registerAdminPeopleRoutes(app: Express, context: GatewayContext)
 
   app
     .route('/api/admin/customers/:id/loyalty')
-    .get(staffFirst, validator.queryParameters('/api/admin/customers/{id}/loyalty', 'get'), async (req, res) => {
+    .get(staffFirst, validator.queryParameters(CUSTOMER_LOYALTY_PARAMETERS), async (req, res) => {
       const limit = text(req, 'limit');
       const page = { limit: limit === undefined ? undefined : Number(limit), cursor: text(req, 'cursor') };
       sendStaffAnswer(
@@ -78,7 +85,7 @@ export function registerAdminPeopleRoutes(app: Express, context: GatewayContext)
 
   app
     .route('/api/admin/customers/:id/points')
-    .post(...staffWrite('PointsAdjustment'), async (req, res) => {
+    .post(...staffWrite(PointsAdjustmentSchema), async (req, res) => {
       sendStaffAnswer(
         res,
         await adjustPoints(

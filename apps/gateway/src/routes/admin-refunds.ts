@@ -5,6 +5,7 @@ import { methodNotAllowed } from '../kit/errors';
 import { jsonBody } from '../kit/json-body';
 import { requireStaff } from '../kit/staff-session';
 import { refundOrderView, type RefundBody } from '../operations/admin-refunds';
+import { RefundRequest } from '../openapi/areas/admin';
 
 export function registerAdminRefundRoutes(app: Express, context: GatewayContext): void {
   const { validator, config } = context;
@@ -15,7 +16,7 @@ export function registerAdminRefundRoutes(app: Express, context: GatewayContext)
 
   app
     .route('/api/admin/orders/:checkout_reference/refunds')
-    .post(staffFirst, jsonBody(config.bodyLimitBytes), validator.body('RefundRequest'), async (req, res) => {
+    .post(staffFirst, jsonBody(config.bodyLimitBytes), validator.body(RefundRequest), async (req, res) => {
       const answer = await refundOrderView(
         context,
         String(req.params.checkout_reference),

@@ -4,6 +4,7 @@ import type { GatewayContext } from '../context';
 import { methodNotAllowed } from '../kit/errors';
 import { requireStaff } from '../kit/staff-session';
 import { getOrderForStaff, listOrdersForStaff, type StaffOrderQuery } from '../operations/admin-orders';
+import { STAFF_ORDER_PARAMETERS } from '../openapi/areas/admin';
 
 /** The query as strings, the limit as a number; the validator has checked their shapes. */
 export function staffOrderQuery(req: Request): StaffOrderQuery {
@@ -33,7 +34,7 @@ export function registerAdminRoutes(app: Express, context: GatewayContext): void
 
   app
     .route('/api/admin/orders')
-    .get(staffFirst(context), validator.queryParameters('/api/admin/orders', 'get'), async (req, res) => {
+    .get(staffFirst(context), validator.queryParameters(STAFF_ORDER_PARAMETERS), async (req, res) => {
       const page = await listOrdersForStaff(context, staffOrderQuery(req), await requireStaff(req, res, context));
       res.setHeader('Cache-Control', 'private, no-store');
       res.json(page);

@@ -26,21 +26,14 @@ import {
 } from '../kit/customer-session';
 import { accountRevocation, sessionKey } from '../kit/session-cache';
 import { loyaltyView, owedWelcomeLoyalty, requestedRewardIds, type LoyaltyView } from '../views/loyalty';
-
-/**
- * The signup body as the OpenAPI schema admits it: the request identity takes, but for the address the gateway adds.
- */
-type SignUpBody = Omit<identity.SignUpRequest, 'clientAddress'>;
-
-interface LoginBody {
-  email: string;
-  password: string;
-}
-
-interface StateSyncBody {
-  profile?: { firstName?: string; lastName?: string; phone?: string };
-  loyalty?: { redeemedRewards?: Array<{ rewardId?: string }> };
-}
+import type { Static } from '../kit/schema';
+import {
+  LoginRequest,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
+  SignUpRequest,
+  StateSyncRequest,
+} from '../openapi/areas/auth';
 
 const PRIVATE_JSON = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 const LOGIN = '/api/auth/login';
@@ -53,8 +46,8 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
 
   app
     .route('/api/auth/signup')
-    .post(parseJson, trimEmail, validator.body('SignUpRequest'), async (req, res) => {
-      const body = req.body as SignUpBody;
+    .post(parseJson, trimEmail, validator.body(SignUpRequest), async (req, res) => {
+      const body = req.body as Static<typeof SignUpRequest>;
       const { profile, session } = await clients.identity.signUp({
         email: body.email,
         password: body.password,
@@ -71,7 +64,7 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
 
   const addressOf = clientAddressResolver(config.trustedProxies);
   /** A login with checked credentials: the new session's cookie and the customer's AuthSuccess. */
-  const logIn = async (request: IncomingMessage, body: LoginBody): Promise<Answer> => {
+  const logIn = async (request: IncomingMessage, body: Static<typeof LoginRequest>): Promise<Answer> => {
     const { profile, session } = await clients.identity.logIn({
       email: body.email,
       password: body.password,
@@ -98,9 +91,9 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
     .post(
       parseJson,
       trimEmail,
-      validator.body('LoginRequest'),
+      validator.body(LoginRequest),
       async (req: Request, res: Response) => {
-        sendAnswer(res, await logIn(req, req.body as LoginBody));
+        sendAnswer(res, await logIn(req, req.body as Static<typeof LoginRequest>));
       },
       refusedCredentials,
     )
@@ -108,7 +101,7 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
   // A plain JSON body is read and answered ahead of Express, as the Express route would, with its error rule.
   addJsonPostAhead(direct, context, {
     path: LOGIN,
-    schema: 'LoginRequest',
+    schema: LoginRequest,
     normalise: trimEmailOf,
     refusal: asFailedLogin,
     answer: logIn,
@@ -137,9 +130,9 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
 
   app
     .route('/api/auth/password-reset')
-    .post(parseJson, trimEmail, validator.body('PasswordResetRequest'), async (req, res) => {
+    .post(parseJson, trimEmail, validator.body(PasswordResetRequest), async (req, res) => {
       await clients.identity.requestPasswordReset({
-        email: (req.body as { email: string }).email,
+        email: (req.body as Static<typeof PasswordResetRequest>).email,
         clientAddress: clientAddress(req),
       });
       res.status(202);
@@ -149,8 +142,8 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
 
   app
     .route('/api/auth/password-reset/confirm')
-    .post(parseJson, validator.body('PasswordResetConfirmRequest'), async (req, res) => {
-      const { token, password } = req.body as { token: string; password: string };
+    .post(parseJson, validator.body(PasswordResetConfirmRequest), async (req, res) => {
+      const { token, password } = req.body as Static<typeof PasswordResetConfirmRequest>;
       await resetPassword(context, token, password, clientAddress(req));
       sendPrivate(res, { success: true });
     })
@@ -188,9 +181,9 @@ export function registerAuthRoutes(app: Express, direct: DirectRoutes, context: 
     .route('/api/state/sync')
     // The session comes first: without one the answer is 401 whatever the body says. Both
     // halves are validated before either is written.
-    .post(sessionRequired, parseJson, validator.body('StateSyncRequest'), async (req, res) => {
+    .post(sessionRequired, parseJson, validator.body(StateSyncRequest), async (req, res) => {
       const { userId: customer } = await requireSession(req, res, context);
-      const body = (req.body ?? {}) as StateSyncBody;
+      const body = (req.body ?? {}) as Static<typeof StateSyncRequest>;
       const edit = profileEdit(body.profile);
       // Profile first: identity may still refuse a value, and then nothing has been redeemed.
       if (edit) await clients.identity.updateProfile(edit, { customer });
@@ -317,7 +310,7 @@ export function profileView(profile: identity.Profile) {
  * The editable part of a synced profile. Read-only fields a client echoes back (id, email,
  * createdAt, referralCode, referredBy) and unknown ones are ignored (docs/decisions/0102).
  */
-function profileEdit(profile: StateSyncBody['profile']): identity.UpdateProfileRequest | undefined {
+function profileEdit(profile: Static<typeof StateSyncRequest>['profile']): identity.UpdateProfileRequest | undefined {
   if (!profile) return undefined;
   const { firstName, lastName, phone } = profile;
   if (firstName === undefined && lastName === undefined && phone === undefined) return undefined;

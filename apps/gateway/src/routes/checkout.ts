@@ -14,6 +14,8 @@ import {
 } from '../kit/customer-session';
 import type { GatewayContext } from '../context';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
+import { CreateCheckoutRequest, PaymentEvent, VALIDATE_PROMO_PARAMETERS } from '../openapi/areas/checkout';
+import type { Static } from '../kit/schema';
 
 const NO_STORE_JSON = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 const CREATE_CHECKOUT = '/api/create-checkout';
@@ -46,17 +48,17 @@ export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, conte
   };
   app
     .route(CREATE_CHECKOUT)
-    .post(parseJson, validator.body('CreateCheckoutRequest'), async (req, res) => {
+    .post(parseJson, validator.body(CreateCheckoutRequest), async (req, res) => {
       sendAnswer(res, await placeOrder(req, req.body as CreateCheckoutBody));
     })
     .all(methodNotAllowed('POST'));
   // A plain JSON body is read and answered ahead of Express, as the Express route would.
-  addJsonPostAhead(direct, context, { path: CREATE_CHECKOUT, schema: 'CreateCheckoutRequest', answer: placeOrder });
+  addJsonPostAhead(direct, context, { path: CREATE_CHECKOUT, schema: CreateCheckoutRequest, answer: placeOrder });
 
   // Answered ahead of Express (kit/direct-routes.ts), its query parsed and checked as Express
   // would, and the client address taken as Express's `trust proxy` takes it. Reward codes are valid
   // for their owner only, so the session matters here too; a cookie naming no session is cleared.
-  const checkQuery = validator.queryCheck('/api/validate-promo', 'get');
+  const checkQuery = validator.queryCheck(VALIDATE_PROMO_PARAMETERS);
   direct.add(app, {
     path: '/api/validate-promo',
     takesQuery: true,
@@ -78,8 +80,8 @@ export function registerCheckoutRoutes(app: Express, direct: DirectRoutes, conte
 
   app
     .route('/api/payments/events')
-    .post(parseJson, validator.body('PaymentEvent'), async (req, res) => {
-      const event = req.body as { event_type: string; id: string };
+    .post(parseJson, validator.body(PaymentEvent), async (req, res) => {
+      const event = req.body as Static<typeof PaymentEvent>;
       if (event.event_type === 'CHECKOUT_STATUS_CHANGED') {
         // Limited per client address and coalesced per order in checkout; the answer is the same for every id.
         await clients.checkout.notifyPaymentEvent(

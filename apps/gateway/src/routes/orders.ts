@@ -3,6 +3,7 @@ import { methodNotAllowed } from '../kit/errors';
 import { clientAddress, requireSession, sessionFirst, sessionOf } from '../kit/customer-session';
 import type { GatewayContext } from '../context';
 import { getOrder, listOrders } from '../operations/orders';
+import { LIST_ORDERS_PARAMETERS } from '../openapi/areas/orders';
 
 export function registerOrderRoutes(app: Express, context: GatewayContext): void {
   const { validator } = context;
@@ -10,7 +11,7 @@ export function registerOrderRoutes(app: Express, context: GatewayContext): void
   app
     .route('/api/orders')
     // Without a session the answer is 401, whatever the query says.
-    .get(sessionFirst(context), validator.queryParameters('/api/orders', 'get'), async (req, res) => {
+    .get(sessionFirst(context), validator.queryParameters(LIST_ORDERS_PARAMETERS), async (req, res) => {
       const { userId: customer } = await requireSession(req, res, context);
       const limit = req.query.limit === undefined ? undefined : Number(req.query.limit);
       const cursor = req.query.cursor === undefined ? undefined : String(req.query.cursor);

@@ -6,7 +6,7 @@
 import type { Express } from 'express';
 import { methodNotAllowed } from '../kit/errors';
 import type { GatewayContext } from '../context';
-import { API_AREAS, buildOpenApiDocument } from '../openapi/document';
+import { buildOpenApiDocument } from '../openapi/document';
 import { ApiSchemas } from '../mcp/schemas';
 import { buildTools } from '../mcp/tools';
 import {
@@ -42,7 +42,7 @@ export function registerPublishedRoutes(app: Express, context: GatewayContext): 
     ...READABLE_ANYWHERE,
     Link: apiCatalogLinkHeader(baseUrl),
   });
-  const tools = buildTools(context, new ApiSchemas(API_AREAS));
+  const tools = buildTools(context, new ApiSchemas(document));
   const llmsTxt = staticDocument(
     renderLlmsTxt(document, baseUrl, tools, !config.storefrontOrigin),
     'text/plain; charset=utf-8',

@@ -4,15 +4,10 @@
  */
 import type { loyalty } from '@storefront/proto';
 import { basisPointsToFraction } from '../kit/money';
+import type { Static } from '../kit/schema';
+import type { Loyalty, LoyaltyHistoryEntry } from '../openapi/areas/loyalty';
 
-export interface LoyaltyView {
-  points: number;
-  lifetimePoints: number;
-  tier: string;
-  pointsHistory: Array<Record<string, unknown>>;
-  availableRewards: Array<Record<string, unknown>>;
-  redeemedRewards: Array<Record<string, unknown>>;
-}
+export type LoyaltyView = Static<typeof Loyalty>;
 
 export function loyaltyView(account: loyalty.Account | undefined): LoyaltyView {
   if (!account)
@@ -88,7 +83,7 @@ export function requestedRewardIds(
 }
 
 /** The contract's LoyaltyHistoryEntry: the order id only on an entry for an order. */
-export function historyEntryView(entry: loyalty.HistoryEntry) {
+export function historyEntryView(entry: loyalty.HistoryEntry): Static<typeof LoyaltyHistoryEntry> {
   return {
     id: entry.id,
     type: entry.type,

@@ -4,6 +4,8 @@
  */
 import type { checkout } from '@storefront/proto';
 import { penceToPounds as pounds } from '../kit/money';
+import type { Static } from '../kit/schema';
+import type { Dispatch, OrderDetails } from '../openapi/areas/orders';
 
 export function orderView(order: checkout.OrderSummary) {
   return {
@@ -24,22 +26,9 @@ export function orderView(order: checkout.OrderSummary) {
   };
 }
 
-export type OrderDetailsView = Omit<ReturnType<typeof orderView>, 'reservedUntil'> & {
-  reservedUntil?: string;
-  paymentLink?: string;
-  createdAt: string;
-  updatedAt: string;
-  delivery?: checkout.Delivery;
-  dispatch?: DispatchView;
-  refunded?: number;
-};
+export type OrderDetailsView = Static<typeof OrderDetails>;
 
-export interface DispatchView {
-  carrier: string;
-  trackingNumber?: string;
-  dispatchedAt: string;
-  deliveredAt?: string;
-}
+export type DispatchView = Static<typeof Dispatch>;
 
 /** How the order left the shop; the tracking number and delivery time only when there are. */
 export function dispatchView(dispatch: checkout.Dispatch): DispatchView {

@@ -13,22 +13,27 @@ import {
   errorResponse,
   jsonBodyRefusals,
   jsonResponse,
-  ref,
   serviceFailures,
-  type ApiArea,
+  type ApiPart,
 } from '../../kit/api-docs';
-import { CATALOG_IMPORT_BODY_BYTES } from '../../routes/admin-catalog';
-import { ORDER_STATUSES } from './orders';
+import { component, StringEnum, Type } from '../../kit/schema';
+import type { Parameter } from '../../kit/validator';
+import { ORDER_STATUSES } from './checkout';
+import { OrderDetails } from './orders';
+
+/** A catalog file of 1 MiB (inventory's bound) as a JSON string, with room for its escaping. */
+export const CATALOG_IMPORT_BODY_BYTES = 3 * 1024 * 1024;
 
 /** A date, or a date-time with a zone, as the console's filters take them. */
-export const INSTANT = { type: 'string', minLength: 10, maxLength: 35, pattern: '^\\d{4}-\\d{2}-\\d{2}(T.*)?$' };
+export const instant = (options: { description?: string } = {}) =>
+  Type.String({ minLength: 10, maxLength: 35, pattern: '^\\d{4}-\\d{2}-\\d{2}(T.*)?$', ...options });
 /** The order a path names, with an example of its own (each operation's example is made in its own state). */
-const orderReferenceParameter = (example: string) => ({
+const orderReferenceParameter = (example: string): Parameter => ({
   name: 'checkout_reference',
   in: 'path',
   required: true,
   description: 'The `checkout_reference` the order was created with',
-  schema: { type: 'string', minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH },
+  schema: Type.String({ minLength: 1, maxLength: ORDER_REFERENCE_MAX_LENGTH }),
   example,
 });
 export const STAFF_ONLY = [{ staffCookie: [] }];
@@ -37,12 +42,57 @@ export const staffRefusals = {
   ...serviceFailures(),
 };
 
-const SKU_PARAMETER = {
+export const STAFF_ORDER_PARAMETERS: Parameter[] = [
+  {
+    name: 'q',
+    in: 'query',
+    required: false,
+    description: 'An exact order reference, or an email address (any letter case)',
+    schema: Type.String({ minLength: 1, maxLength: 254 }),
+  },
+  {
+    name: 'status',
+    in: 'query',
+    required: false,
+    description: 'Only orders in this status',
+    schema: StringEnum(ORDER_STATUSES),
+  },
+  {
+    name: 'from',
+    in: 'query',
+    required: false,
+    description: 'Orders created at or after this date (midnight UTC) or date-time with a zone',
+    schema: instant(),
+  },
+  {
+    name: 'until',
+    in: 'query',
+    required: false,
+    description: 'Orders created before this date (midnight UTC) or date-time with a zone',
+    schema: instant(),
+  },
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'Orders per page (default 20)',
+    schema: Type.Integer({ minimum: 1, maximum: ORDER_PAGE_MAX }),
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'The `nextCursor` of the previous page; opaque',
+    schema: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+];
+
+const SKU_PARAMETER: Parameter = {
   name: 'sku',
   in: 'path',
   required: true,
   description: "The size's SKU",
-  schema: { type: 'string', minLength: 1, maxLength: 100 },
+  schema: Type.String({ minLength: 1, maxLength: 100 }),
   example: 'tb-500-10mg',
 };
 /** The catalog's changes are the owner's: a member of the staff role is refused. */
@@ -54,19 +104,20 @@ const catalogBodyRefusals = {
   ...jsonBodyRefusals,
   '413': errorResponse(`\`payload_too_large\`: the body exceeds ${CATALOG_IMPORT_BODY_BYTES / 1024 / 1024} MiB`),
 };
-const IMPORTED_SIZE = {
-  type: 'object',
-  required: ['productId', 'name', 'size', 'sku', 'pricePence'],
-  additionalProperties: false,
-  properties: {
-    productId: { type: 'string' },
-    name: { type: 'string' },
-    size: { type: 'string' },
-    sku: { type: 'string' },
-    pricePence: { type: 'integer' },
-    stock: { type: 'integer', minimum: 0, description: 'Units it starts with; absent for an unlimited size' },
-  },
-};
+const importedSize = () =>
+  Type.Object(
+    {
+      productId: Type.String(),
+      name: Type.String(),
+      size: Type.String(),
+      sku: Type.String(),
+      pricePence: Type.Integer(),
+      stock: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'Units it starts with; absent for an unlimited size' }),
+      ),
+    },
+    { additionalProperties: false },
+  );
 const CATALOG_EXAMPLE = JSON.stringify({
   products: [
     {
@@ -80,8 +131,296 @@ const CATALOG_EXAMPLE = JSON.stringify({
     },
   ],
 });
+const SKU_LINE = () =>
+  Type.Object(
+    {
+      sku: Type.String({ minLength: 1, maxLength: 100 }),
+      quantity: Type.Integer({ minimum: 1, maximum: LINE_QUANTITY_MAX }),
+    },
+    { additionalProperties: false },
+  );
+const pageCursor = () =>
+  Type.Optional(Type.String({ description: 'Pass as `cursor` for the next page; absent on the last page' }));
 
-export const adminArea: ApiArea = {
+export const Refund = component(
+  'Refund',
+  Type.Object(
+    {
+      id: Type.String(),
+      amount: Type.Number({ description: 'GBP' }),
+      reason: Type.String(),
+      lines: Type.Array(Type.Object({ sku: Type.String(), quantity: Type.Integer() }, { additionalProperties: false })),
+      state: StringEnum(['pending', 'succeeded', 'failed'], {
+        description: '`pending` until the payment provider confirms it (the shop reads its record and settles it)',
+      }),
+      failureCode: Type.Optional(
+        Type.String({ description: "The payment provider's error code, for a failed refund" }),
+      ),
+      createdBy: Type.String({ description: 'The email of the staff member who asked' }),
+      createdAt: Type.String({ format: 'date-time' }),
+      updatedAt: Type.String({ format: 'date-time' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const StaffOrder = component(
+  'StaffOrder',
+  Type.Object(
+    {
+      order: OrderDetails,
+      accountId: Type.Optional(Type.String({ description: 'The account that placed it; absent for a guest order' })),
+      promoCode: Type.Optional(Type.String({ description: 'The promo or reward code it was priced with' })),
+      paidAt: Type.Optional(
+        Type.String({ format: 'date-time', description: 'When the payment was confirmed; absent while unpaid' }),
+      ),
+      pointsAwardedAt: Type.Optional(
+        Type.String({
+          format: 'date-time',
+          description: "When the order's loyalty points were awarded; absent until they are",
+        }),
+      ),
+      provider: Type.String({ description: 'The payment provider' }),
+      providerCheckoutId: Type.Optional(
+        Type.String({ description: "The provider's checkout id; absent before one was made" }),
+      ),
+      refunds: Type.Optional(
+        Type.Array(Refund, {
+          description: 'Every refund asked for, oldest first, whatever became of it; absent when none was',
+        }),
+      ),
+      dispatchedBy: Type.Optional(
+        Type.String({ description: 'The staff member (email) who dispatched it; absent until dispatched' }),
+      ),
+      cancelledAt: Type.Optional(
+        Type.String({ format: 'date-time', description: 'When a staff member cancelled it unpaid' }),
+      ),
+    },
+    {
+      description:
+        'An order as the shop sees it: as `OrderDetails` with its delivery details always, and what checkout recorded of its account, promo, points and payment.',
+      additionalProperties: false,
+    },
+  ),
+);
+
+export const DispatchRequest = component(
+  'DispatchRequest',
+  Type.Object(
+    {
+      carrier: Type.String({ minLength: 1, maxLength: 60, example: 'Royal Mail' }),
+      trackingNumber: Type.String({
+        minLength: 1,
+        maxLength: 60,
+        pattern: '^[A-Za-z0-9 -]+$',
+        description: 'Letters, digits, spaces and dashes',
+        example: 'RM 1234-5678 GB',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const RefundRequest = component(
+  'RefundRequest',
+  Type.Object(
+    {
+      amount: Type.Number({
+        exclusiveMinimum: 0,
+        maximum: ORDER_AMOUNT_MAX_POUNDS,
+        description: 'GBP to give back, to the penny: at most what was paid less earlier refunds',
+      }),
+      reason: Type.String({ minLength: 1, maxLength: 200, description: "Why; the customer's refund mail shows it" }),
+      lines: Type.Optional(
+        Type.Array(SKU_LINE(), {
+          maxItems: ORDER_LINES_MAX,
+          description:
+            'Lines whose units go back to stock, each at most the quantity ordered less what earlier refunds returned',
+        }),
+      ),
+      idempotencyKey: Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[A-Za-z0-9._:-]+$',
+        description: 'Chosen by the client, one per refund',
+      }),
+    },
+    {
+      description:
+        'A refund through the payment provider. The same `idempotencyKey` with the same request answers the same refund; with another request it is refused.',
+      additionalProperties: false,
+    },
+  ),
+);
+
+const RefundResult = component(
+  'RefundResult',
+  Type.Object({ refund: Refund, order: StaffOrder }, { additionalProperties: false }),
+);
+
+const StaffOrderPage = component(
+  'StaffOrderPage',
+  Type.Object(
+    { orders: Type.Array(StaffOrder, { description: 'Newest first' }), nextCursor: pageCursor() },
+    { additionalProperties: false },
+  ),
+);
+
+const StaffSku = component(
+  'StaffSku',
+  Type.Object(
+    {
+      sku: Type.String(),
+      size: Type.String(),
+      pricePence: Type.Integer({ minimum: 1, description: 'Unit price in pence' }),
+      unlimited: Type.Boolean(),
+      onHand: Type.Integer({ minimum: 0, description: 'Units on the shelf, held ones included' }),
+      held: Type.Integer({ minimum: 0, description: 'Units held by open orders' }),
+      available: Type.Integer({ minimum: 0, description: 'Units a customer may still order' }),
+    },
+    {
+      description:
+        'A size with its price and stock. An unlimited size is always available and counts no units (0 on hand, held and available).',
+      additionalProperties: false,
+    },
+  ),
+);
+
+const StaffCatalog = component(
+  'StaffCatalog',
+  Type.Object(
+    {
+      products: Type.Array(
+        Type.Object(
+          { id: Type.String(), name: Type.String(), description: Type.String(), sizes: Type.Array(StaffSku) },
+          { additionalProperties: false },
+        ),
+        { description: 'In catalog order' },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const AdminStockChange = component(
+  'AdminStockChange',
+  Type.Object(
+    {
+      onHand: Type.Optional(Type.Integer({ minimum: 0, maximum: STOCK_UNITS_MAX })),
+      unlimited: Type.Optional(Type.Literal(true)),
+      note: Type.Optional(
+        Type.String({ maxLength: STOCK_NOTE_MAX_LENGTH, description: 'Why; recorded in the staff audit log' }),
+      ),
+    },
+    {
+      description:
+        'Exactly one of `onHand` (the units counted; an unlimited size becomes counted) and `unlimited: true` (stop counting).',
+      additionalProperties: false,
+      example: { onHand: 25, note: 'Counted on the shelf' },
+    },
+  ),
+);
+
+export const AdminRestock = component(
+  'AdminRestock',
+  Type.Object(
+    {
+      units: Type.Integer({ minimum: 1, maximum: STOCK_UNITS_MAX, description: 'Units delivered' }),
+      note: Type.String({
+        minLength: 1,
+        maxLength: STOCK_NOTE_MAX_LENGTH,
+        description: 'The delivery, e.g. supplier and note number; recorded in the staff audit log',
+      }),
+    },
+    { additionalProperties: false, example: { units: 12, note: 'Supplier delivery 4411' } },
+  ),
+);
+
+export const AdminPriceChange = component(
+  'AdminPriceChange',
+  Type.Object(
+    { pricePence: Type.Integer({ minimum: 1, maximum: PRICE_PENCE_MAX, description: 'Unit price in pence' }) },
+    { additionalProperties: false, example: { pricePence: 1999 } },
+  ),
+);
+
+const RemovedProduct = component(
+  'RemovedProduct',
+  Type.Object(
+    {
+      productId: Type.String(),
+      skus: Type.Array(Type.String(), { description: 'The SKUs removed with it' }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const AdminCatalogImportPreview = component(
+  'AdminCatalogImportPreview',
+  Type.Object(
+    {
+      catalog: Type.String({
+        minLength: 1,
+        description: "The catalog file's JSON text (the format `npm run catalog:import` reads), at most 1 MiB",
+      }),
+    },
+    { additionalProperties: false, example: { catalog: CATALOG_EXAMPLE } },
+  ),
+);
+
+export const AdminCatalogImport = component(
+  'AdminCatalogImport',
+  Type.Object(
+    {
+      catalog: Type.String({ minLength: 1, description: 'The same text as previewed' }),
+      digest: Type.String({ minLength: 1, maxLength: 100, description: 'The `digest` of its preview' }),
+    },
+    {
+      additionalProperties: false,
+      example: { catalog: CATALOG_EXAMPLE, digest: 'Yk7m0u1nqkQ8wq2mB3u7o0XrjK9oGzUJ0iVq1m0dY9s' },
+    },
+  ),
+);
+
+const CatalogImportPreview = component(
+  'CatalogImportPreview',
+  Type.Object(
+    {
+      digest: Type.String({ description: 'Apply exactly this preview by sending it with the same text' }),
+      productCount: Type.Integer({ minimum: 1, description: 'Products in the file' }),
+      sizeCount: Type.Integer({ minimum: 1, description: 'Sizes in the file' }),
+      addedProducts: Type.Array(
+        Type.Object({ productId: Type.String(), name: Type.String() }, { additionalProperties: false }),
+      ),
+      addedSizes: Type.Array(importedSize()),
+      keptProducts: Type.Array(Type.String(), { description: 'Products in the catalog the file leaves out' }),
+      keptSkus: Type.Array(Type.String(), { description: 'Sizes the file leaves out of a product it lists' }),
+      priceChanges: Type.Array(
+        Type.Object(
+          { sku: Type.String(), beforePence: Type.Integer(), afterPence: Type.Integer() },
+          { additionalProperties: false },
+        ),
+      ),
+      nameChanges: Type.Array(
+        Type.Object(
+          { productId: Type.String(), before: Type.String(), after: Type.String() },
+          { additionalProperties: false },
+        ),
+      ),
+      descriptionChanges: Type.Array(Type.String(), { description: 'Products whose description changes' }),
+      countingStarted: Type.Array(importedSize(), {
+        description: 'Unlimited sizes the file gives a stock: counted from now on, starting at `stock`',
+      }),
+    },
+    {
+      description:
+        'What the import changes. Products and sizes the file leaves out are kept as they are; stock of sizes already in the catalog is never changed.',
+      additionalProperties: false,
+    },
+  ),
+);
+
+export const adminArea: ApiPart = {
   tags: [
     {
       name: 'admin',
@@ -89,322 +428,6 @@ export const adminArea: ApiArea = {
         "The shop's staff: reading orders and refunding them from the console. Needs the `svc_staff` cookie of a staff login at /console/login.",
     },
   ],
-  schemas: {
-    StaffOrder: {
-      type: 'object',
-      description:
-        'An order as the shop sees it: as `OrderDetails` with its delivery details always, and what checkout recorded of its account, promo, points and payment.',
-      required: ['order', 'provider'],
-      additionalProperties: false,
-      properties: {
-        order: ref('OrderDetails'),
-        accountId: { type: 'string', description: 'The account that placed it; absent for a guest order' },
-        promoCode: { type: 'string', description: 'The promo or reward code it was priced with' },
-        paidAt: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When the payment was confirmed; absent while unpaid',
-        },
-        pointsAwardedAt: {
-          type: 'string',
-          format: 'date-time',
-          description: "When the order's loyalty points were awarded; absent until they are",
-        },
-        provider: { type: 'string', description: 'The payment provider' },
-        providerCheckoutId: { type: 'string', description: "The provider's checkout id; absent before one was made" },
-        refunds: {
-          type: 'array',
-          items: ref('Refund'),
-          description: 'Every refund asked for, oldest first, whatever became of it; absent when none was',
-        },
-        dispatchedBy: {
-          type: 'string',
-          description: 'The staff member (email) who dispatched it; absent until dispatched',
-        },
-        cancelledAt: { type: 'string', format: 'date-time', description: 'When a staff member cancelled it unpaid' },
-      },
-    },
-    DispatchRequest: {
-      type: 'object',
-      required: ['carrier', 'trackingNumber'],
-      additionalProperties: false,
-      properties: {
-        carrier: { type: 'string', minLength: 1, maxLength: 60, example: 'Royal Mail' },
-        trackingNumber: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 60,
-          pattern: '^[A-Za-z0-9 -]+$',
-          description: 'Letters, digits, spaces and dashes',
-          example: 'RM 1234-5678 GB',
-        },
-      },
-    },
-    RefundRequest: {
-      type: 'object',
-      description:
-        'A refund through the payment provider. The same `idempotencyKey` with the same request answers the same refund; with another request it is refused.',
-      required: ['amount', 'reason', 'idempotencyKey'],
-      additionalProperties: false,
-      properties: {
-        amount: {
-          type: 'number',
-          exclusiveMinimum: 0,
-          maximum: ORDER_AMOUNT_MAX_POUNDS,
-          description: 'GBP to give back, to the penny: at most what was paid less earlier refunds',
-        },
-        reason: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-          description: "Why; the customer's refund mail shows it",
-        },
-        lines: {
-          type: 'array',
-          maxItems: ORDER_LINES_MAX,
-          description:
-            'Lines whose units go back to stock, each at most the quantity ordered less what earlier refunds returned',
-          items: {
-            type: 'object',
-            required: ['sku', 'quantity'],
-            additionalProperties: false,
-            properties: {
-              sku: { type: 'string', minLength: 1, maxLength: 100 },
-              quantity: { type: 'integer', minimum: 1, maximum: LINE_QUANTITY_MAX },
-            },
-          },
-        },
-        idempotencyKey: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 100,
-          pattern: '^[A-Za-z0-9._:-]+$',
-          description: 'Chosen by the client, one per refund',
-        },
-      },
-    },
-    Refund: {
-      type: 'object',
-      required: ['id', 'amount', 'reason', 'lines', 'state', 'createdBy', 'createdAt', 'updatedAt'],
-      additionalProperties: false,
-      properties: {
-        id: { type: 'string' },
-        amount: { type: 'number', description: 'GBP' },
-        reason: { type: 'string' },
-        lines: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['sku', 'quantity'],
-            additionalProperties: false,
-            properties: { sku: { type: 'string' }, quantity: { type: 'integer' } },
-          },
-        },
-        state: {
-          type: 'string',
-          enum: ['pending', 'succeeded', 'failed'],
-          description: '`pending` until the payment provider confirms it (the shop reads its record and settles it)',
-        },
-        failureCode: { type: 'string', description: "The payment provider's error code, for a failed refund" },
-        createdBy: { type: 'string', description: 'The email of the staff member who asked' },
-        createdAt: { type: 'string', format: 'date-time' },
-        updatedAt: { type: 'string', format: 'date-time' },
-      },
-    },
-    RefundResult: {
-      type: 'object',
-      required: ['refund', 'order'],
-      additionalProperties: false,
-      properties: { refund: ref('Refund'), order: ref('StaffOrder') },
-    },
-    StaffOrderPage: {
-      type: 'object',
-      required: ['orders'],
-      additionalProperties: false,
-      properties: {
-        orders: { type: 'array', items: ref('StaffOrder'), description: 'Newest first' },
-        nextCursor: { type: 'string', description: 'Pass as `cursor` for the next page; absent on the last page' },
-      },
-    },
-    StaffSku: {
-      type: 'object',
-      description:
-        'A size with its price and stock. An unlimited size is always available and counts no units (0 on hand, held and available).',
-      required: ['sku', 'size', 'pricePence', 'unlimited', 'onHand', 'held', 'available'],
-      additionalProperties: false,
-      properties: {
-        sku: { type: 'string' },
-        size: { type: 'string' },
-        pricePence: { type: 'integer', minimum: 1, description: 'Unit price in pence' },
-        unlimited: { type: 'boolean' },
-        onHand: { type: 'integer', minimum: 0, description: 'Units on the shelf, held ones included' },
-        held: { type: 'integer', minimum: 0, description: 'Units held by open orders' },
-        available: { type: 'integer', minimum: 0, description: 'Units a customer may still order' },
-      },
-    },
-    StaffCatalog: {
-      type: 'object',
-      required: ['products'],
-      additionalProperties: false,
-      properties: {
-        products: {
-          type: 'array',
-          description: 'In catalog order',
-          items: {
-            type: 'object',
-            required: ['id', 'name', 'description', 'sizes'],
-            additionalProperties: false,
-            properties: {
-              id: { type: 'string' },
-              name: { type: 'string' },
-              description: { type: 'string' },
-              sizes: { type: 'array', items: ref('StaffSku') },
-            },
-          },
-        },
-      },
-    },
-    AdminStockChange: {
-      type: 'object',
-      description:
-        'Exactly one of `onHand` (the units counted; an unlimited size becomes counted) and `unlimited: true` (stop counting).',
-      additionalProperties: false,
-      properties: {
-        onHand: { type: 'integer', minimum: 0, maximum: STOCK_UNITS_MAX },
-        unlimited: { type: 'boolean', const: true },
-        note: { type: 'string', maxLength: STOCK_NOTE_MAX_LENGTH, description: 'Why; recorded in the staff audit log' },
-      },
-      example: { onHand: 25, note: 'Counted on the shelf' },
-    },
-    AdminRestock: {
-      type: 'object',
-      required: ['units', 'note'],
-      additionalProperties: false,
-      properties: {
-        units: { type: 'integer', minimum: 1, maximum: STOCK_UNITS_MAX, description: 'Units delivered' },
-        note: {
-          type: 'string',
-          minLength: 1,
-          maxLength: STOCK_NOTE_MAX_LENGTH,
-          description: 'The delivery, e.g. supplier and note number; recorded in the staff audit log',
-        },
-      },
-      example: { units: 12, note: 'Supplier delivery 4411' },
-    },
-    AdminPriceChange: {
-      type: 'object',
-      required: ['pricePence'],
-      additionalProperties: false,
-      properties: {
-        pricePence: { type: 'integer', minimum: 1, maximum: PRICE_PENCE_MAX, description: 'Unit price in pence' },
-      },
-      example: { pricePence: 1999 },
-    },
-    RemovedProduct: {
-      type: 'object',
-      required: ['productId', 'skus'],
-      additionalProperties: false,
-      properties: {
-        productId: { type: 'string' },
-        skus: { type: 'array', items: { type: 'string' }, description: 'The SKUs removed with it' },
-      },
-    },
-    AdminCatalogImportPreview: {
-      type: 'object',
-      required: ['catalog'],
-      additionalProperties: false,
-      properties: {
-        catalog: {
-          type: 'string',
-          minLength: 1,
-          description: "The catalog file's JSON text (the format `npm run catalog:import` reads), at most 1 MiB",
-        },
-      },
-      example: { catalog: CATALOG_EXAMPLE },
-    },
-    AdminCatalogImport: {
-      type: 'object',
-      required: ['catalog', 'digest'],
-      additionalProperties: false,
-      properties: {
-        catalog: { type: 'string', minLength: 1, description: 'The same text as previewed' },
-        digest: { type: 'string', minLength: 1, maxLength: 100, description: 'The `digest` of its preview' },
-      },
-      example: { catalog: CATALOG_EXAMPLE, digest: 'Yk7m0u1nqkQ8wq2mB3u7o0XrjK9oGzUJ0iVq1m0dY9s' },
-    },
-    CatalogImportPreview: {
-      type: 'object',
-      description:
-        'What the import changes. Products and sizes the file leaves out are kept as they are; stock of sizes already in the catalog is never changed.',
-      required: [
-        'digest',
-        'productCount',
-        'sizeCount',
-        'addedProducts',
-        'addedSizes',
-        'keptProducts',
-        'keptSkus',
-        'priceChanges',
-        'nameChanges',
-        'descriptionChanges',
-        'countingStarted',
-      ],
-      additionalProperties: false,
-      properties: {
-        digest: { type: 'string', description: 'Apply exactly this preview by sending it with the same text' },
-        productCount: { type: 'integer', minimum: 1, description: 'Products in the file' },
-        sizeCount: { type: 'integer', minimum: 1, description: 'Sizes in the file' },
-        addedProducts: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['productId', 'name'],
-            additionalProperties: false,
-            properties: { productId: { type: 'string' }, name: { type: 'string' } },
-          },
-        },
-        addedSizes: { type: 'array', items: IMPORTED_SIZE },
-        keptProducts: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Products in the catalog the file leaves out',
-        },
-        keptSkus: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Sizes the file leaves out of a product it lists',
-        },
-        priceChanges: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['sku', 'beforePence', 'afterPence'],
-            additionalProperties: false,
-            properties: { sku: { type: 'string' }, beforePence: { type: 'integer' }, afterPence: { type: 'integer' } },
-          },
-        },
-        nameChanges: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['productId', 'before', 'after'],
-            additionalProperties: false,
-            properties: { productId: { type: 'string' }, before: { type: 'string' }, after: { type: 'string' } },
-          },
-        },
-        descriptionChanges: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Products whose description changes',
-        },
-        countingStarted: {
-          type: 'array',
-          items: IMPORTED_SIZE,
-          description: 'Unlimited sizes the file gives a stock: counted from now on, starting at `stock`',
-        },
-      },
-    },
-  },
   paths: {
     '/api/admin/orders': {
       get: {
@@ -413,52 +436,9 @@ export const adminArea: ApiArea = {
         description: 'A page at a time: follow `nextCursor` (with the same filters) until it is absent.',
         tags: ['admin'],
         security: STAFF_ONLY,
-        parameters: [
-          {
-            name: 'q',
-            in: 'query',
-            required: false,
-            description: 'An exact order reference, or an email address (any letter case)',
-            schema: { type: 'string', minLength: 1, maxLength: 254 },
-          },
-          {
-            name: 'status',
-            in: 'query',
-            required: false,
-            description: 'Only orders in this status',
-            schema: { type: 'string', enum: ORDER_STATUSES },
-          },
-          {
-            name: 'from',
-            in: 'query',
-            required: false,
-            description: 'Orders created at or after this date (midnight UTC) or date-time with a zone',
-            schema: INSTANT,
-          },
-          {
-            name: 'until',
-            in: 'query',
-            required: false,
-            description: 'Orders created before this date (midnight UTC) or date-time with a zone',
-            schema: INSTANT,
-          },
-          {
-            name: 'limit',
-            in: 'query',
-            required: false,
-            description: 'Orders per page (default 20)',
-            schema: { type: 'integer', minimum: 1, maximum: ORDER_PAGE_MAX },
-          },
-          {
-            name: 'cursor',
-            in: 'query',
-            required: false,
-            description: 'The `nextCursor` of the previous page; opaque',
-            schema: { type: 'string', minLength: 1, maxLength: 200 },
-          },
-        ],
+        parameters: STAFF_ORDER_PARAMETERS,
         responses: {
-          '200': jsonResponse('A page of orders', 'StaffOrderPage'),
+          '200': jsonResponse('A page of orders', StaffOrderPage),
           '400': errorResponse('A parameter out of range or malformed, or a `cursor` this service did not issue'),
           ...staffRefusals,
         },
@@ -472,7 +452,7 @@ export const adminArea: ApiArea = {
         security: STAFF_ONLY,
         parameters: [orderReferenceParameter('order-2026-0003')],
         responses: {
-          '200': jsonResponse('The order', 'StaffOrder'),
+          '200': jsonResponse('The order', StaffOrder),
           '400': errorResponse(`The checkout_reference is longer than ${ORDER_REFERENCE_MAX_LENGTH} characters`),
           '404': errorResponse('`order_not_found`: no order with this reference'),
           ...staffRefusals,
@@ -486,7 +466,7 @@ export const adminArea: ApiArea = {
         summary: 'Dispatch a paid order with its carrier and tracking number (staff)',
         description:
           'The order becomes `dispatched` and its customer is mailed the carrier, tracking number and order link, once. Sending the same carrier and tracking number again answers the order unchanged.',
-        requestBody: { required: true, content: { 'application/json': { schema: ref('DispatchRequest') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: DispatchRequest } } },
         invalid:
           '`invalid_carrier` or `invalid_tracking_number`: the field named is empty, too long or has other characters',
         refused:
@@ -530,16 +510,16 @@ export const adminArea: ApiArea = {
           required: true,
           content: {
             'application/json': {
-              schema: ref('RefundRequest'),
+              schema: RefundRequest,
               example: { amount: 1.5, reason: 'One vial arrived damaged', idempotencyKey: 'refund-2026-0007-1' },
             },
           },
         },
         responses: {
-          '201': jsonResponse('Refunded: the provider confirmed it', 'RefundResult'),
+          '201': jsonResponse('Refunded: the provider confirmed it', RefundResult),
           '202': jsonResponse(
             'Sent, not yet confirmed by the provider (its answer was lost or late); the refund is `pending` and settled from its record',
-            'RefundResult',
+            RefundResult,
           ),
           '400': errorResponse(
             'A field missing or malformed, an amount in fractions of a penny, or lines not in the order or beyond what is left to return',
@@ -569,7 +549,7 @@ export const adminArea: ApiArea = {
         tags: ['admin'],
         security: STAFF_ONLY,
         responses: {
-          '200': jsonResponse('The catalog', 'StaffCatalog'),
+          '200': jsonResponse('The catalog', StaffCatalog),
           ...staffRefusals,
         },
       },
@@ -584,9 +564,9 @@ export const adminArea: ApiArea = {
         security: STAFF_ONLY,
         'x-staff-role': 'owner',
         parameters: [SKU_PARAMETER],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminStockChange') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: AdminStockChange } } },
         responses: {
-          '200': jsonResponse('The size as it is now', 'StaffSku'),
+          '200': jsonResponse('The size as it is now', StaffSku),
           '400': errorResponse('A field missing or out of range, or both or neither of `onHand` and `unlimited`'),
           ...ownerRefusals,
           '404': errorResponse('`sku_not_found`: no size has this SKU'),
@@ -605,9 +585,9 @@ export const adminArea: ApiArea = {
         security: STAFF_ONLY,
         'x-staff-role': 'owner',
         parameters: [SKU_PARAMETER],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminRestock') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: AdminRestock } } },
         responses: {
-          '200': jsonResponse('The size as it is now', 'StaffSku'),
+          '200': jsonResponse('The size as it is now', StaffSku),
           '400': errorResponse('A field missing or out of range (`invalid_units`, `invalid_note`)'),
           ...ownerRefusals,
           '404': errorResponse('`sku_not_found`: no size has this SKU'),
@@ -625,9 +605,9 @@ export const adminArea: ApiArea = {
         security: STAFF_ONLY,
         'x-staff-role': 'owner',
         parameters: [{ ...SKU_PARAMETER, example: 'ghk-cu-50mg' }],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminPriceChange') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: AdminPriceChange } } },
         responses: {
-          '200': jsonResponse('The size as it is now', 'StaffSku'),
+          '200': jsonResponse('The size as it is now', StaffSku),
           '400': errorResponse('`pricePence` missing or out of range'),
           ...ownerRefusals,
           '404': errorResponse('`sku_not_found`: no size has this SKU'),
@@ -648,12 +628,12 @@ export const adminArea: ApiArea = {
             in: 'path',
             required: true,
             description: 'The product id',
-            schema: { type: 'string', minLength: 1, maxLength: 64 },
+            schema: Type.String({ minLength: 1, maxLength: 64 }),
             example: 'ipamorelin',
           },
         ],
         responses: {
-          '200': jsonResponse('What was removed', 'RemovedProduct'),
+          '200': jsonResponse('What was removed', RemovedProduct),
           ...ownerRefusals,
           '404': errorResponse('`product_not_found`: no product has this id'),
           '409': errorResponse('`product_held`: open orders hold some of its units; the detail names them'),
@@ -668,9 +648,9 @@ export const adminArea: ApiArea = {
         tags: ['admin'],
         security: STAFF_ONLY,
         'x-staff-role': 'owner',
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminCatalogImportPreview') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: AdminCatalogImportPreview } } },
         responses: {
-          '200': jsonResponse('The changes', 'CatalogImportPreview'),
+          '200': jsonResponse('The changes', CatalogImportPreview),
           '400': errorResponse(
             '`invalid_catalog`: the text is not JSON or breaks the catalog format (the detail names each problem by its path); `catalog_too_large`',
           ),
@@ -687,9 +667,9 @@ export const adminArea: ApiArea = {
         tags: ['admin'],
         security: STAFF_ONLY,
         'x-staff-role': 'owner',
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AdminCatalogImport') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: AdminCatalogImport } } },
         responses: {
-          '200': jsonResponse('What was applied', 'CatalogImportPreview'),
+          '200': jsonResponse('What was applied', CatalogImportPreview),
           '400': errorResponse('`invalid_catalog`, `catalog_too_large`, or a field missing'),
           ...ownerRefusals,
           '409': errorResponse(
@@ -734,7 +714,7 @@ function staffOrderAction({
     parameters: [orderReferenceParameter(example)],
     ...(requestBody ? { requestBody } : {}),
     responses: {
-      '200': jsonResponse('The order as it is now', 'StaffOrder'),
+      '200': jsonResponse('The order as it is now', StaffOrder),
       '400': errorResponse(
         `${invalid ? `${invalid}; or ` : ''}the checkout_reference is longer than ${ORDER_REFERENCE_MAX_LENGTH} characters`,
       ),

@@ -1,6 +1,6 @@
 /**
- * Accounts and sessions. These schemas validate the request bodies (validator.ts) and are the
- * published description; `Loyalty` and `LoyaltySync` belong to the loyalty area.
+ * Accounts and sessions: the schemas that validate the request bodies (kit/validator.ts) and are the published
+ * description.
  */
 import { ACCOUNT_LIMITS, CODE_ALPHABET, REFERRAL_CODE_LENGTH } from '@storefront/formats';
 import {
@@ -9,23 +9,24 @@ import {
   jsonBodyRefusals,
   jsonResponse,
   rateLimitedResponse,
-  ref,
   serviceFailures,
-  type ApiArea,
+  type ApiPart,
 } from '../../kit/api-docs';
+import { component, Type } from '../../kit/schema';
+import { Loyalty, LoyaltySync } from './loyalty';
 
 const sessionCookieSet = {
   'Set-Cookie': {
     description:
       '`svc_sess=<43 characters>; Path=/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax`: a new session of 30 days.',
-    schema: { type: 'string' },
+    schema: Type.String(),
   },
 };
 
 const sessionCookieCleared = {
   'Set-Cookie': {
     description: '`svc_sess=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`: the browser forgets the session.',
-    schema: { type: 'string' },
+    schema: Type.String(),
   },
 };
 
@@ -44,7 +45,7 @@ const hashingBusy = {
     headers: {
       'Retry-After': {
         description: 'Seconds to wait before retrying, when given',
-        schema: { type: 'integer', minimum: 1 },
+        schema: Type.Integer({ minimum: 1 }),
       },
     },
   },
@@ -60,51 +61,44 @@ const profileExample = {
   referralCode: 'K7M2QX9P',
 };
 
-const name = (field: string) => ({
-  type: 'string',
-  minLength: 1,
-  maxLength: ACCOUNT_LIMITS.nameMaxLength,
-  description: `${field}; trimmed, not blank, no control characters`,
-});
+const name = (field: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: ACCOUNT_LIMITS.nameMaxLength,
+    description: `${field}; trimmed, not blank, no control characters`,
+  });
 
-export const authArea: ApiArea = {
-  tags: [
+export const SignUpRequest = component(
+  'SignUpRequest',
+  Type.Object(
     {
-      name: 'auth',
-      description: 'Customer accounts and the `svc_sess` session cookie (30 days, HttpOnly, Secure, SameSite=Lax).',
-    },
-  ],
-  schemas: {
-    SignUpRequest: {
-      type: 'object',
-      required: ['email', 'password', 'firstName', 'lastName'],
-      additionalProperties: false,
-      properties: {
-        email: {
-          type: 'string',
-          format: 'email',
-          maxLength: ACCOUNT_LIMITS.emailMaxLength,
-          description: 'Trimmed and compared in lower case; must not be registered yet',
-        },
-        password: {
-          type: 'string',
-          minLength: ACCOUNT_LIMITS.passwordMinLength,
-          maxLength: ACCOUNT_LIMITS.passwordMaxLength,
-          description: `${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters; one of the most commonly used passwords is refused with \`password_too_common\``,
-        },
-        firstName: name('Given name'),
-        lastName: name('Family name'),
-        phone: {
-          type: 'string',
+      email: Type.String({
+        format: 'email',
+        maxLength: ACCOUNT_LIMITS.emailMaxLength,
+        description: 'Trimmed and compared in lower case; must not be registered yet',
+      }),
+      password: Type.String({
+        minLength: ACCOUNT_LIMITS.passwordMinLength,
+        maxLength: ACCOUNT_LIMITS.passwordMaxLength,
+        description: `${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters; one of the most commonly used passwords is refused with \`password_too_common\``,
+      }),
+      firstName: name('Given name'),
+      lastName: name('Family name'),
+      phone: Type.Optional(
+        Type.String({
           maxLength: ACCOUNT_LIMITS.phoneMaxLength,
           description: 'Digits, spaces and + ( ) - . with at least 5 digits; empty means none',
-        },
-        referralCode: {
-          type: 'string',
+        }),
+      ),
+      referralCode: Type.Optional(
+        Type.String({
           maxLength: 32,
           description: "Another customer's referral code (any case); one that names nobody is 400",
-        },
-      },
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
       example: {
         email: 'ada@example.com',
         password: 'plum-tractor-42',
@@ -113,127 +107,149 @@ export const authArea: ApiArea = {
         referralCode: 'K7M2QX9P',
       },
     },
-    PasswordResetRequest: {
-      type: 'object',
-      required: ['email'],
-      additionalProperties: false,
-      properties: {
-        email: {
-          type: 'string',
-          format: 'email',
-          maxLength: ACCOUNT_LIMITS.emailMaxLength,
-          description: 'Trimmed and compared in lower case',
-        },
-      },
-      example: { email: 'ada@example.com' },
+  ),
+);
+
+export const PasswordResetRequest = component(
+  'PasswordResetRequest',
+  Type.Object(
+    {
+      email: Type.String({
+        format: 'email',
+        maxLength: ACCOUNT_LIMITS.emailMaxLength,
+        description: 'Trimmed and compared in lower case',
+      }),
     },
-    PasswordResetConfirmRequest: {
-      type: 'object',
-      required: ['token', 'password'],
+    { additionalProperties: false, example: { email: 'ada@example.com' } },
+  ),
+);
+
+export const PasswordResetConfirmRequest = component(
+  'PasswordResetConfirmRequest',
+  Type.Object(
+    {
+      token: Type.String({
+        pattern: '^[A-Za-z0-9_-]{43}$',
+        description: 'The `token` parameter of the link in the reset mail',
+      }),
+      password: Type.String({
+        minLength: ACCOUNT_LIMITS.passwordMinLength,
+        maxLength: ACCOUNT_LIMITS.passwordMaxLength,
+        description: `The new password, by the sign-up rules: ${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters, not one of the most commonly used (\`password_too_common\`)`,
+      }),
+    },
+    {
       additionalProperties: false,
-      properties: {
-        token: {
-          type: 'string',
-          pattern: '^[A-Za-z0-9_-]{43}$',
-          description: 'The `token` parameter of the link in the reset mail',
-        },
-        password: {
-          type: 'string',
-          minLength: ACCOUNT_LIMITS.passwordMinLength,
-          maxLength: ACCOUNT_LIMITS.passwordMaxLength,
-          description: `The new password, by the sign-up rules: ${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters, not one of the most commonly used (\`password_too_common\`)`,
-        },
-      },
       example: { token: 'Yq3W0x9bV2tq7Jc4mN1pR8sK5dF6gH0jL2zX4cV7bN9', password: 'new-plum-tractor-43' },
     },
-    LoginRequest: {
-      type: 'object',
-      required: ['email', 'password'],
-      additionalProperties: false,
-      properties: {
-        email: { type: 'string', format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength },
-        password: { type: 'string', minLength: 1, maxLength: ACCOUNT_LIMITS.passwordMaxLength },
-      },
-      example: { email: 'ada@example.com', password: 'plum-tractor-42' },
+  ),
+);
+
+export const LoginRequest = component(
+  'LoginRequest',
+  Type.Object(
+    {
+      email: Type.String({ format: 'email', maxLength: ACCOUNT_LIMITS.emailMaxLength }),
+      password: Type.String({ minLength: 1, maxLength: ACCOUNT_LIMITS.passwordMaxLength }),
     },
-    Profile: {
-      type: 'object',
-      required: ['id', 'email', 'firstName', 'lastName', 'createdAt', 'referralCode'],
-      properties: {
-        id: { type: 'string', readOnly: true },
-        email: { type: 'string', format: 'email', readOnly: true },
-        firstName: { type: 'string' },
-        lastName: { type: 'string' },
-        phone: { type: 'string', description: 'Present when set' },
-        createdAt: { type: 'string', format: 'date-time', readOnly: true },
-        referralCode: {
-          type: 'string',
-          pattern: `^[${CODE_ALPHABET}]{${REFERRAL_CODE_LENGTH}}$`,
-          readOnly: true,
-          description: "The customer's own code to share",
-        },
-        referredBy: { type: 'string', readOnly: true, description: 'The referral code used at signup, when one was' },
-      },
-      example: profileExample,
+    { additionalProperties: false, example: { email: 'ada@example.com', password: 'plum-tractor-42' } },
+  ),
+);
+
+export const Profile = component(
+  'Profile',
+  Type.Object(
+    {
+      id: Type.String({ readOnly: true }),
+      email: Type.String({ format: 'email', readOnly: true }),
+      firstName: Type.String(),
+      lastName: Type.String(),
+      phone: Type.Optional(Type.String({ description: 'Present when set' })),
+      createdAt: Type.String({ format: 'date-time', readOnly: true }),
+      referralCode: Type.String({
+        pattern: `^[${CODE_ALPHABET}]{${REFERRAL_CODE_LENGTH}}$`,
+        readOnly: true,
+        description: "The customer's own code to share",
+      }),
+      referredBy: Type.Optional(
+        Type.String({ readOnly: true, description: 'The referral code used at signup, when one was' }),
+      ),
     },
-    ProfileUpdate: {
-      type: 'object',
-      description:
-        'The profile as a client holds it. Only firstName, lastName and phone change; id, email, createdAt, referralCode and referredBy are immutable and, like unknown fields, ignored.',
-      properties: {
-        firstName: name('Given name'),
-        lastName: name('Family name'),
-        phone: {
-          type: 'string',
+    { example: profileExample },
+  ),
+);
+
+const ProfileUpdate = component(
+  'ProfileUpdate',
+  Type.Object(
+    {
+      firstName: Type.Optional(name('Given name')),
+      lastName: Type.Optional(name('Family name')),
+      phone: Type.Optional(
+        Type.String({
           maxLength: ACCOUNT_LIMITS.phoneMaxLength,
           description: 'An empty string removes the phone number',
-        },
-        id: { type: 'string' },
-        email: { type: 'string' },
-        createdAt: { type: 'string' },
-        referralCode: { type: 'string' },
-        referredBy: { type: 'string' },
-      },
+        }),
+      ),
+      id: Type.Optional(Type.String()),
+      email: Type.Optional(Type.String()),
+      createdAt: Type.Optional(Type.String()),
+      referralCode: Type.Optional(Type.String()),
+      referredBy: Type.Optional(Type.String()),
+    },
+    {
+      description:
+        'The profile as a client holds it. Only firstName, lastName and phone change; id, email, createdAt, referralCode and referredBy are immutable and, like unknown fields, ignored.',
       example: { firstName: 'Ada', lastName: 'King', phone: '' },
     },
-    AuthSuccess: {
-      type: 'object',
-      required: ['success', 'user', 'loyalty'],
-      properties: {
-        success: { type: 'boolean', const: true },
-        user: { type: 'object', required: ['profile'], properties: { profile: ref('Profile') } },
-        loyalty: ref('Loyalty'),
-      },
-    },
-    StateSyncRequest: {
-      type: 'object',
+  ),
+);
+
+export const AuthSuccess = component(
+  'AuthSuccess',
+  Type.Object({
+    success: Type.Literal(true),
+    user: Type.Object({ profile: Profile }),
+    loyalty: Loyalty,
+  }),
+);
+
+export const StateSyncRequest = component(
+  'StateSyncRequest',
+  Type.Object(
+    { profile: Type.Optional(ProfileUpdate), loyalty: Type.Optional(LoyaltySync) },
+    {
       description: 'Both members are optional; other members are ignored.',
-      properties: {
-        profile: ref('ProfileUpdate'),
-        loyalty: ref('LoyaltySync'),
-      },
       example: { profile: { firstName: 'Ada', lastName: 'King' } },
     },
-    SuccessResult: {
-      type: 'object',
-      required: ['success'],
-      properties: { success: { type: 'boolean', const: true } },
-      example: { success: true },
+  ),
+);
+
+const SuccessResult = component(
+  'SuccessResult',
+  Type.Object({ success: Type.Literal(true) }, { example: { success: true } }),
+);
+
+export const authArea: ApiPart = {
+  tags: [
+    {
+      name: 'auth',
+      description: 'Customer accounts and the `svc_sess` session cookie (30 days, HttpOnly, Secure, SameSite=Lax).',
     },
-  },
+  ],
   paths: {
     '/api/auth/signup': {
       post: {
         operationId: 'signUp',
         summary: 'Create an account with the 100-point welcome bonus and start a session',
         tags: ['auth'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('SignUpRequest') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: SignUpRequest } } },
         responses: {
           '200': {
             ...jsonResponse(
               'Account created; the session cookie is set. Should the loyalty service be unreachable for a moment, `loyalty` shows the welcome ' +
                 'bonus the account is owed (100 points, bronze, one `welcome` entry, no rewards listed); the ledger grants it on the next read.',
-              'AuthSuccess',
+              AuthSuccess,
             ),
             headers: sessionCookieSet,
           },
@@ -257,9 +273,9 @@ export const authArea: ApiArea = {
           'password and a request that cannot be credentials (not JSON, too large, a field missing or malformed) all get 401 ' +
           '`invalid_credentials`; the detail names what is wrong with a malformed request. Failed logins are limited per account and per client address.',
         tags: ['auth'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('LoginRequest') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: LoginRequest } } },
         responses: {
-          '200': { ...jsonResponse('Logged in; the session cookie is set', 'AuthSuccess'), headers: sessionCookieSet },
+          '200': { ...jsonResponse('Logged in; the session cookie is set', AuthSuccess), headers: sessionCookieSet },
           '401': errorResponse(
             '`invalid_credentials`: the email or password is incorrect, or the request cannot be credentials',
           ),
@@ -278,9 +294,9 @@ export const authArea: ApiArea = {
           'The answer is the same 202, after the same work, whether or not the email has an account, so it tells nobody which emails are registered. ' +
           'Requests are limited per client address and per email.',
         tags: ['auth'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('PasswordResetRequest') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: PasswordResetRequest } } },
         responses: {
-          '202': jsonResponse('Accepted: a link is mailed if the email has an account', 'SuccessResult'),
+          '202': jsonResponse('Accepted: a link is mailed if the email has an account', SuccessResult),
           '400': errorResponse('Invalid body, naming the field, or `malformed_json`'),
           '403': crossSiteResponse,
           ...jsonBodyRefusals,
@@ -299,10 +315,10 @@ export const authArea: ApiArea = {
         tags: ['auth'],
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: ref('PasswordResetConfirmRequest') } },
+          content: { 'application/json': { schema: PasswordResetConfirmRequest } },
         },
         responses: {
-          '200': jsonResponse('The password is changed and every session of the account has ended', 'SuccessResult'),
+          '200': jsonResponse('The password is changed and every session of the account has ended', SuccessResult),
           '400': errorResponse(
             '`invalid_reset_token`: unknown, used or expired; or an invalid body naming the field (password length or commonness), or `malformed_json`',
           ),
@@ -321,7 +337,7 @@ export const authArea: ApiArea = {
         tags: ['auth'],
         security: [{ sessionCookie: [] }],
         responses: {
-          '200': { ...jsonResponse('Logged out', 'SuccessResult'), headers: sessionCookieCleared },
+          '200': { ...jsonResponse('Logged out', SuccessResult), headers: sessionCookieCleared },
           '401': noSession,
           '403': crossSiteResponse,
           ...serviceDown,
@@ -335,7 +351,7 @@ export const authArea: ApiArea = {
         tags: ['auth'],
         security: [{ sessionCookie: [] }],
         responses: {
-          '200': jsonResponse('The session is valid', 'AuthSuccess'),
+          '200': jsonResponse('The session is valid', AuthSuccess),
           '401': noSession,
           ...serviceDown,
         },
@@ -350,9 +366,9 @@ export const authArea: ApiArea = {
           'The session is checked before the body is read: without one the answer is 401 whatever the body.',
         tags: ['auth'],
         security: [{ sessionCookie: [] }],
-        requestBody: { required: false, content: { 'application/json': { schema: ref('StateSyncRequest') } } },
+        requestBody: { required: false, content: { 'application/json': { schema: StateSyncRequest } } },
         responses: {
-          '200': jsonResponse('Saved', 'SuccessResult'),
+          '200': jsonResponse('Saved', SuccessResult),
           '400': errorResponse('Invalid body, naming the field, or `malformed_json`; nothing was saved'),
           '401': noSession,
           '403': crossSiteResponse,

@@ -1,39 +1,53 @@
 import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
-import { errorResponse, ref, type ApiArea } from '../../kit/api-docs';
+import { errorResponse, type ApiPart } from '../../kit/api-docs';
+import { component, Type } from '../../kit/schema';
 
-const gbp = (description: string) => ({
-  type: 'number',
-  minimum: 0,
-  description: `${description} (GBP, 2 decimal places)`,
-});
+const gbp = (description: string) => Type.Number({ minimum: 0, description: `${description} (GBP, 2 decimal places)` });
 
-export const catalogArea: ApiArea = {
-  schemas: {
-    CatalogDocument: {
-      type: 'object',
+export const CatalogSize = component(
+  'CatalogSize',
+  Type.Object({
+    size: Type.String({ description: 'e.g. 5mg' }),
+    sku: Type.String({ description: '`<product id>-<size>`, the key of the stock map' }),
+    price: gbp('Unit price'),
+    stockLimited: Type.Boolean({ description: 'Whether the SKU appears in GET /api/stock' }),
+    inStock: Type.Boolean({ description: 'False only for a stock-limited SKU with no units available' }),
+  }),
+);
+
+export const CatalogProduct = component(
+  'CatalogProduct',
+  Type.Object({
+    id: Type.String({ description: 'Slug, e.g. bpc-157' }),
+    name: Type.String(),
+    description: Type.String(),
+    sizes: Type.Array(CatalogSize),
+  }),
+);
+
+export const CatalogDocument = component(
+  'CatalogDocument',
+  Type.Object(
+    {
+      generatedAt: Type.String({
+        format: 'date-time',
+        description: 'When inventory first rendered this version (the same on every pod)',
+      }),
+      currency: Type.Literal('GBP'),
+      merchantCode: Type.String({ description: 'The merchant_code a checkout must carry' }),
+      shipping: Type.Object(
+        {
+          flatFee: gbp('Shipping charged when goods after discount are below freeOver'),
+          freeOver: gbp('Goods total (after discount) from which shipping is free'),
+        },
+        { description: 'The shipping rule checkout prices every order by, as checkout states it now' },
+      ),
+      products: Type.Array(CatalogProduct),
+    },
+    {
       description:
         "The published catalog: every product with its sizes, GBP prices and live stock flags, and checkout's shipping rule. " +
         'The example leaves `shipping` out: its numbers are only ever the ones the live document carries.',
-      required: ['generatedAt', 'currency', 'merchantCode', 'shipping', 'products'],
-      properties: {
-        generatedAt: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When inventory first rendered this version (the same on every pod)',
-        },
-        currency: { type: 'string', const: 'GBP' },
-        merchantCode: { type: 'string', description: 'The merchant_code a checkout must carry' },
-        shipping: {
-          type: 'object',
-          description: 'The shipping rule checkout prices every order by, as checkout states it now',
-          required: ['flatFee', 'freeOver'],
-          properties: {
-            flatFee: gbp('Shipping charged when goods after discount are below freeOver'),
-            freeOver: gbp('Goods total (after discount) from which shipping is free'),
-          },
-        },
-        products: { type: 'array', items: ref('CatalogProduct') },
-      },
       example: {
         generatedAt: '2026-11-22T12:00:00.000Z',
         currency: 'GBP',
@@ -51,28 +65,10 @@ export const catalogArea: ApiArea = {
         ],
       },
     },
-    CatalogProduct: {
-      type: 'object',
-      required: ['id', 'name', 'description', 'sizes'],
-      properties: {
-        id: { type: 'string', description: 'Slug, e.g. bpc-157' },
-        name: { type: 'string' },
-        description: { type: 'string' },
-        sizes: { type: 'array', items: ref('CatalogSize') },
-      },
-    },
-    CatalogSize: {
-      type: 'object',
-      required: ['size', 'sku', 'price', 'stockLimited', 'inStock'],
-      properties: {
-        size: { type: 'string', description: 'e.g. 5mg' },
-        sku: { type: 'string', description: '`<product id>-<size>`, the key of the stock map' },
-        price: gbp('Unit price'),
-        stockLimited: { type: 'boolean', description: 'Whether the SKU appears in GET /api/stock' },
-        inStock: { type: 'boolean', description: 'False only for a stock-limited SKU with no units available' },
-      },
-    },
-  },
+  ),
+);
+
+export const catalogArea: ApiPart = {
   paths: {
     '/products.json': {
       get: {
@@ -82,15 +78,15 @@ export const catalogArea: ApiArea = {
           'Served from memory and refreshed from inventory at least every CATALOG_REFRESH_MS (default 5 s). ' +
           'Send If-None-Match with the ETag to get 304 when nothing changed.',
         tags: ['catalog'],
-        parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+        parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: Type.String() }],
         responses: {
           '200': {
             description: 'The catalog document',
             headers: {
-              ETag: { schema: { type: 'string' }, description: 'Weak validator of this version' },
-              'Cache-Control': { schema: { type: 'string' }, description: '`public, no-cache`: store, but revalidate' },
+              ETag: { schema: Type.String(), description: 'Weak validator of this version' },
+              'Cache-Control': { schema: Type.String(), description: '`public, no-cache`: store, but revalidate' },
             },
-            content: { 'application/json': { schema: ref('CatalogDocument') } },
+            content: { 'application/json': { schema: CatalogDocument } },
           },
           '304': { description: 'The version named in If-None-Match is current' },
           '503': errorResponse('Inventory has not been reachable since this gateway started'),

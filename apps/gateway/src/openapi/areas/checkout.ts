@@ -11,103 +11,109 @@ import {
   jsonBodyRefusals,
   jsonResponse,
   rateLimitedResponse,
-  ref,
   serviceFailures,
-  type ApiArea,
+  type ApiPart,
 } from '../../kit/api-docs';
+import { component, StringEnum, Type } from '../../kit/schema';
+import type { Parameter } from '../../kit/validator';
 
-const httpUrl = (description: string) => ({
-  type: 'string',
-  format: 'uri',
-  pattern: '^https?://',
-  maxLength: 2048,
-  description,
-});
+const httpUrl = (description: string) =>
+  Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description });
 
-export const checkoutArea: ApiArea = {
-  schemas: {
-    CheckoutLine: {
-      type: 'object',
-      required: ['sku', 'quantity'],
-      additionalProperties: false,
-      properties: {
-        sku: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 100,
-          description: 'SKU key `<product>-<size>` as listed in /products.json',
-        },
-        quantity: { type: 'integer', minimum: 1, maximum: LINE_QUANTITY_MAX },
-      },
+export const ORDER_STATUSES = [
+  'pending_payment',
+  'paid',
+  'failed',
+  'expired',
+  'cancelled',
+  'dispatched',
+  'delivered',
+  'partially_refunded',
+  'refunded',
+];
+
+const CheckoutLine = component(
+  'CheckoutLine',
+  Type.Object(
+    {
+      sku: Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'SKU key `<product>-<size>` as listed in /products.json',
+      }),
+      quantity: Type.Integer({ minimum: 1, maximum: LINE_QUANTITY_MAX }),
     },
-    Delivery: {
-      type: 'object',
-      description: 'Where the order goes. The shop delivers in the UK only.',
-      required: ['name', 'email', 'line1', 'city', 'postcode', 'country'],
-      additionalProperties: false,
-      properties: {
-        name: { type: 'string', minLength: 1, maxLength: 200 },
-        email: { type: 'string', format: 'email', maxLength: 254 },
-        phone: { type: 'string', maxLength: 40 },
-        line1: { type: 'string', minLength: 1, maxLength: 200 },
-        line2: { type: 'string', maxLength: 200 },
-        city: { type: 'string', minLength: 1, maxLength: 100 },
-        postcode: { type: 'string', minLength: 1, maxLength: 16 },
-        country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2; GB only' },
-      },
+    { additionalProperties: false },
+  ),
+);
+
+export const Delivery = component(
+  'Delivery',
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      email: Type.String({ format: 'email', maxLength: 254 }),
+      phone: Type.Optional(Type.String({ maxLength: 40 })),
+      line1: Type.String({ minLength: 1, maxLength: 200 }),
+      line2: Type.Optional(Type.String({ maxLength: 200 })),
+      city: Type.String({ minLength: 1, maxLength: 100 }),
+      postcode: Type.String({ minLength: 1, maxLength: 16 }),
+      country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2; GB only' }),
     },
-    CreateCheckoutRequest: {
-      type: 'object',
+    { description: 'Where the order goes. The shop delivers in the UK only.', additionalProperties: false },
+  ),
+);
+
+export const CreateCheckoutRequest = component(
+  'CreateCheckoutRequest',
+  Type.Object(
+    {
+      checkout_reference: Type.String({
+        minLength: 1,
+        maxLength: ORDER_REFERENCE_MAX_LENGTH,
+        description: 'Order reference chosen by the client; reuse it when retrying',
+      }),
+      amount: Type.Number({
+        exclusiveMinimum: 0,
+        maximum: ORDER_AMOUNT_MAX_POUNDS,
+        description: `Order total in pounds, e.g. 54.93; at most ${ORDER_AMOUNT_MAX_POUNDS}. A larger amount is 400 \`invalid_request\` naming \`amount\`.`,
+      }),
+      currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' }),
+      merchant_code: Type.String({
+        minLength: 1,
+        maxLength: 32,
+        description: "The shop's merchant code, as in /products.json",
+      }),
+      description: Type.Optional(Type.String({ maxLength: 200 })),
+      return_url: Type.Optional(
+        httpUrl(
+          "Notification URL passed to the payment provider; defaults to this service's /api/payments/events. " +
+            'A URL carrying credentials (user:password@) is 400 naming return_url.',
+        ),
+      ),
+      redirect_url: Type.Optional(
+        httpUrl(
+          "Where the payer's browser goes after paying or declining: a URL on one of the shop's own origins, over https " +
+            '(http only on localhost, 127.0.0.1 or [::1]). Any other URL is 400 `invalid_redirect_url`.',
+        ),
+      ),
+      items: Type.Array(CheckoutLine, { minItems: 1, maxItems: ORDER_LINES_MAX }),
+      delivery: Delivery,
+      promo_code: Type.Optional(
+        Type.String({ maxLength: 64, description: 'Promo code, or a reward code of the logged-in customer' }),
+      ),
+      provider: Type.Optional(
+        StringEnum(['sandbox', 'sumup'], { description: 'Payment provider; defaults to the configured one' }),
+      ),
+    },
+    {
       description:
         'A basket priced by the server. `amount` must equal the server total to the penny: goods, minus the promo discount ' +
         '(rounded half up), plus the shipping fee when goods after discount are under the free-shipping threshold, both as ' +
         '/products.json publishes them in `shipping`. `checkout_reference` is the ' +
         'order reference and idempotency key: the same request again answers the same order; another request under a used ' +
         'reference is 422.',
-      required: ['checkout_reference', 'amount', 'currency', 'merchant_code', 'items', 'delivery'],
       additionalProperties: false,
-      properties: {
-        checkout_reference: {
-          type: 'string',
-          minLength: 1,
-          maxLength: ORDER_REFERENCE_MAX_LENGTH,
-          description: 'Order reference chosen by the client; reuse it when retrying',
-        },
-        amount: {
-          type: 'number',
-          exclusiveMinimum: 0,
-          maximum: ORDER_AMOUNT_MAX_POUNDS,
-          description: `Order total in pounds, e.g. 54.93; at most ${ORDER_AMOUNT_MAX_POUNDS}. A larger amount is 400 \`invalid_request\` naming \`amount\`.`,
-        },
-        currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' },
-        merchant_code: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 32,
-          description: "The shop's merchant code, as in /products.json",
-        },
-        description: { type: 'string', maxLength: 200 },
-        return_url: httpUrl(
-          "Notification URL passed to the payment provider; defaults to this service's /api/payments/events. " +
-            'A URL carrying credentials (user:password@) is 400 naming return_url.',
-        ),
-        redirect_url: httpUrl(
-          "Where the payer's browser goes after paying or declining: a URL on one of the shop's own origins, over https " +
-            '(http only on localhost, 127.0.0.1 or [::1]). Any other URL is 400 `invalid_redirect_url`.',
-        ),
-        items: { type: 'array', minItems: 1, maxItems: ORDER_LINES_MAX, items: ref('CheckoutLine') },
-        delivery: ref('Delivery'),
-        promo_code: {
-          type: 'string',
-          maxLength: 64,
-          description: 'Promo code, or a reward code of the logged-in customer',
-        },
-        provider: {
-          type: 'string',
-          enum: ['sandbox', 'sumup'],
-          description: 'Payment provider; defaults to the configured one',
-        },
-      },
       example: {
         checkout_reference: 'order-2026-0001',
         amount: 54.93,
@@ -125,114 +131,106 @@ export const checkoutArea: ApiArea = {
         },
       },
     },
-    OrderLineView: {
-      type: 'object',
-      required: ['sku', 'quantity', 'unitPrice'],
-      properties: {
-        sku: { type: 'string' },
-        quantity: { type: 'integer' },
-        unitPrice: { type: 'number', description: 'GBP' },
-      },
+  ),
+);
+
+export const OrderLineView = component(
+  'OrderLineView',
+  Type.Object({
+    sku: Type.String(),
+    quantity: Type.Integer(),
+    unitPrice: Type.Number({ description: 'GBP' }),
+  }),
+);
+
+export const OrderSummary = component(
+  'OrderSummary',
+  Type.Object(
+    {
+      id: Type.String(),
+      reference: Type.String(),
+      items: Type.Array(OrderLineView),
+      goods: Type.Number(),
+      discount: Type.Number(),
+      shipping: Type.Number(),
+      total: Type.Number(),
+      currency: Type.String(),
+      status: StringEnum(ORDER_STATUSES),
+      reservedUntil: Type.String({
+        format: 'date-time',
+        description: 'Stock is held until then; the payment link stops working at the same time',
+      }),
     },
-    OrderSummary: {
-      type: 'object',
-      description: 'The saved order; money in GBP.',
-      required: [
-        'id',
-        'reference',
-        'items',
-        'goods',
-        'discount',
-        'shipping',
-        'total',
-        'currency',
-        'status',
-        'reservedUntil',
-      ],
-      properties: {
-        id: { type: 'string' },
-        reference: { type: 'string' },
-        items: { type: 'array', items: ref('OrderLineView') },
-        goods: { type: 'number' },
-        discount: { type: 'number' },
-        shipping: { type: 'number' },
-        total: { type: 'number' },
-        currency: { type: 'string' },
-        status: {
-          type: 'string',
-          enum: [
-            'pending_payment',
-            'paid',
-            'failed',
-            'expired',
-            'cancelled',
-            'dispatched',
-            'delivered',
-            'partially_refunded',
-            'refunded',
-          ],
-        },
-        reservedUntil: {
-          type: 'string',
-          format: 'date-time',
-          description: 'Stock is held until then; the payment link stops working at the same time',
-        },
-      },
+    { description: 'The saved order; money in GBP.' },
+  ),
+);
+
+export const CheckoutResult = component(
+  'CheckoutResult',
+  Type.Object(
+    {
+      id: Type.String({ description: "Provider's checkout id" }),
+      checkout_reference: Type.Optional(Type.String()),
+      amount: Type.Optional(Type.Number({ description: 'GBP' })),
+      currency: Type.Optional(Type.String()),
+      merchant_code: Type.Optional(Type.String()),
+      description: Type.Optional(Type.String()),
+      return_url: Type.Optional(
+        Type.String({ format: 'uri', description: 'Where the provider sends status notifications' }),
+      ),
+      redirect_url: Type.Optional(
+        Type.String({ format: 'uri', description: "Where the payer's browser goes afterwards" }),
+      ),
+      status: StringEnum(['PENDING', 'PAID', 'FAILED', 'EXPIRED'], {
+        description:
+          "The payment's status: the provider's when the link was made while the order is open, then the one the order was closed with (a replay of a paid order says PAID)",
+      }),
+      date: Type.Optional(Type.String({ format: 'date-time', description: 'When the provider created the checkout' })),
+      hosted_checkout_url: Type.Optional(Type.String({ format: 'uri' })),
+      valid_until: Type.Optional(Type.String({ format: 'date-time' })),
+      order_saved: Type.Literal(true),
+      order: OrderSummary,
     },
-    CheckoutResult: {
-      type: 'object',
+    {
       description:
         "The payment provider's checkout (SumUp's field names), plus `order_saved` and the order. Hand `hosted_checkout_url` to the person who pays. " +
         'Optional fields are left out when the provider has no value for them.',
-      required: ['id', 'status', 'order_saved', 'order'],
       additionalProperties: false,
-      properties: {
-        id: { type: 'string', description: "Provider's checkout id" },
-        checkout_reference: { type: 'string' },
-        amount: { type: 'number', description: 'GBP' },
-        currency: { type: 'string' },
-        merchant_code: { type: 'string' },
-        description: { type: 'string' },
-        return_url: { type: 'string', format: 'uri', description: 'Where the provider sends status notifications' },
-        redirect_url: { type: 'string', format: 'uri', description: "Where the payer's browser goes afterwards" },
-        status: {
-          type: 'string',
-          enum: ['PENDING', 'PAID', 'FAILED', 'EXPIRED'],
-          description:
-            "The payment's status: the provider's when the link was made while the order is open, then the one the order was closed with (a replay of a paid order says PAID)",
-        },
-        date: { type: 'string', format: 'date-time', description: 'When the provider created the checkout' },
-        hosted_checkout_url: { type: 'string', format: 'uri' },
-        valid_until: { type: 'string', format: 'date-time' },
-        order_saved: { type: 'boolean', const: true },
-        order: ref('OrderSummary'),
-      },
     },
-    PromoValidationResult: {
-      type: 'object',
-      required: ['valid'],
-      properties: {
-        valid: { type: 'boolean', description: 'whether the code is currently valid' },
-        code: { type: 'string', description: 'the code, normalised to upper case' },
-        discount: { type: 'number', description: 'decimal fraction, 0.10 means 10% off; present when valid' },
-      },
-      example: { valid: true, code: 'WELCOME10', discount: 0.1 },
+  ),
+);
+
+export const PromoValidationResult = component(
+  'PromoValidationResult',
+  Type.Object(
+    {
+      valid: Type.Boolean({ description: 'whether the code is currently valid' }),
+      code: Type.Optional(Type.String({ description: 'the code, normalised to upper case' })),
+      discount: Type.Optional(Type.Number({ description: 'decimal fraction, 0.10 means 10% off; present when valid' })),
     },
-    PaymentEvent: {
-      type: 'object',
-      description: "The payment provider's notification. Only a hint: the status is re-read from the provider.",
-      required: ['event_type', 'id'],
-      properties: {
-        event_type: { type: 'string', maxLength: 64, example: 'CHECKOUT_STATUS_CHANGED' },
-        id: { type: 'string', minLength: 1, maxLength: 100, description: "Provider's checkout id" },
-      },
+    { example: { valid: true, code: 'WELCOME10', discount: 0.1 } },
+  ),
+);
+
+export const PaymentEvent = component(
+  'PaymentEvent',
+  Type.Object(
+    {
+      event_type: Type.String({ maxLength: 64, example: 'CHECKOUT_STATUS_CHANGED' }),
+      id: Type.String({ minLength: 1, maxLength: 100, description: "Provider's checkout id" }),
     },
-    Acknowledgement: {
-      type: 'object',
-      required: ['success'],
-      properties: { success: { type: 'boolean', const: true } },
-    },
-  },
+    { description: "The payment provider's notification. Only a hint: the status is re-read from the provider." },
+  ),
+);
+
+const Acknowledgement = component('Acknowledgement', Type.Object({ success: Type.Literal(true) }));
+
+export const VALIDATE_PROMO_PARAMETERS: Parameter[] = [
+  { name: 'code', in: 'query', required: true, schema: Type.String({ minLength: 1, maxLength: 64 }) },
+];
+
+export const checkoutArea: ApiPart = {
+  tags: [{ name: 'checkout', description: 'Server-priced orders and hosted payment links.' }],
   paths: {
     '/api/create-checkout': {
       post: {
@@ -246,9 +244,9 @@ export const checkoutArea: ApiArea = {
           'orders may hold together (half the units on hand, at least one). A retry of a saved order is never limited.',
         tags: ['checkout'],
         security: [{}, { sessionCookie: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('CreateCheckoutRequest') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: CreateCheckoutRequest } } },
         responses: {
-          '200': jsonResponse("The provider's checkout object with the saved order", 'CheckoutResult'),
+          '200': jsonResponse("The provider's checkout object with the saved order", CheckoutResult),
           '400': errorResponse(
             'Invalid request: a field, a `redirect_url` off the shop (`invalid_redirect_url`), an unknown SKU, an amount other than the server total (the detail gives it), or ' +
               '`invalid_promo_code`: the code is unknown, expired or used up, or another open order holds it (a single-use ' +
@@ -283,11 +281,9 @@ export const checkoutArea: ApiArea = {
           'Checks are limited per client address (an IPv6 address by its /64).',
         tags: ['catalog'],
         security: [{}, { sessionCookie: [] }],
-        parameters: [
-          { name: 'code', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 64 } },
-        ],
+        parameters: [...VALIDATE_PROMO_PARAMETERS],
         responses: {
-          '200': jsonResponse('Promo validation result', 'PromoValidationResult'),
+          '200': jsonResponse('Promo validation result', PromoValidationResult),
           '400': errorResponse('The code parameter is missing or too long'),
           '429': rateLimitedResponse('too many checks from this address in the last minute'),
           ...serviceFailures(),
@@ -303,9 +299,9 @@ export const checkoutArea: ApiArea = {
           'whatever `id` names (an open order, a closed one, an unknown id, or a provider read that failed). Notifications are limited ' +
           'per client address, and those for one order read the provider at most once in a few seconds; the reconciler reads the rest.',
         tags: ['checkout'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('PaymentEvent') } } },
+        requestBody: { required: true, content: { 'application/json': { schema: PaymentEvent } } },
         responses: {
-          '200': jsonResponse('Received', 'Acknowledgement'),
+          '200': jsonResponse('Received', Acknowledgement),
           '400': errorResponse('The body is not a payment event, or `malformed_json`'),
           '429': rateLimitedResponse('too many notifications from this address in the last minute'),
           '403': crossSiteResponse,

@@ -1,40 +1,73 @@
 import { CATALOG_ID_MAX_LENGTH } from '@storefront/formats';
-import type { ApiArea, JsonSchema } from '../../kit/api-docs';
-import { ref } from '../../kit/api-docs';
+import { component, StringEnum, Type, type TSchema } from '../../kit/schema';
 
 const TIERS = ['bronze', 'silver', 'gold', 'platinum'];
 // Client copies of loyalty state are bounded like the server's own lists (newest 100).
 const MAX_LIST = 100;
-const text = { type: 'string' };
+const text = () => Type.String();
 
 /** A client's copy of a list: elements are objects whose known members must have the right type. */
-const clientList = (properties: Record<string, JsonSchema>): JsonSchema => ({
-  type: 'array',
-  maxItems: MAX_LIST,
-  items: { type: 'object', properties },
-});
+const clientList = (properties: Record<string, TSchema>) =>
+  Type.Array(
+    Type.Object(Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, Type.Optional(schema)]))),
+    {
+      maxItems: MAX_LIST,
+    },
+  );
 
-export const loyaltyArea: ApiArea = {
-  schemas: {
-    Loyalty: {
-      type: 'object',
+export const LoyaltyHistoryEntry = component(
+  'LoyaltyHistoryEntry',
+  Type.Object({
+    id: text(),
+    type: StringEnum(['welcome', 'purchase', 'redemption', 'adjustment', 'reversal']),
+    points: Type.Integer({ description: 'Signed: negative for redemptions' }),
+    description: text(),
+    createdAt: Type.String({ format: 'date-time' }),
+    orderId: Type.Optional(Type.String({ description: 'The order a purchase entry is for' })),
+  }),
+);
+
+const LoyaltyReward = component(
+  'LoyaltyReward',
+  Type.Object({
+    id: text(),
+    name: text(),
+    pointsCost: Type.Integer({ minimum: 1 }),
+    discount: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Decimal fraction: 0.10 means 10% off' }),
+  }),
+);
+
+const LoyaltyRedeemedReward = component(
+  'LoyaltyRedeemedReward',
+  Type.Object({
+    id: text(),
+    rewardId: text(),
+    name: text(),
+    code: Type.String({ description: "Single-use promo code for this account's next order" }),
+    redeemedAt: Type.String({ format: 'date-time' }),
+    usedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When an order used the code' })),
+  }),
+);
+
+export const Loyalty = component(
+  'Loyalty',
+  Type.Object(
+    {
+      points: Type.Integer({ minimum: 0, description: 'Spendable balance' }),
+      lifetimePoints: Type.Integer({
+        minimum: 0,
+        description: 'Every point ever earned; redemptions do not reduce it',
+      }),
+      tier: StringEnum(TIERS),
+      pointsHistory: Type.Array(LoyaltyHistoryEntry, { description: 'Newest first' }),
+      availableRewards: Type.Array(LoyaltyReward, { description: 'The rewards catalog' }),
+      redeemedRewards: Type.Array(LoyaltyRedeemedReward, { description: 'Newest first' }),
+    },
+    {
       description:
         "The customer's loyalty account. Points and lifetime points are sums over a server-side ledger; the tier follows lifetime points " +
         '(bronze from 0, silver from 500, gold from 1500, platinum from 5000) and never falls when points are spent. ' +
         'History and redeemed rewards list the newest 100 entries.',
-      required: ['points', 'lifetimePoints', 'tier', 'pointsHistory', 'availableRewards', 'redeemedRewards'],
-      properties: {
-        points: { type: 'integer', minimum: 0, description: 'Spendable balance' },
-        lifetimePoints: {
-          type: 'integer',
-          minimum: 0,
-          description: 'Every point ever earned; redemptions do not reduce it',
-        },
-        tier: { type: 'string', enum: TIERS },
-        pointsHistory: { type: 'array', items: ref('LoyaltyHistoryEntry'), description: 'Newest first' },
-        availableRewards: { type: 'array', items: ref('LoyaltyReward'), description: 'The rewards catalog' },
-        redeemedRewards: { type: 'array', items: ref('LoyaltyRedeemedReward'), description: 'Newest first' },
-      },
       example: {
         points: 100,
         lifetimePoints: 600,
@@ -75,87 +108,57 @@ export const loyaltyArea: ApiArea = {
         ],
       },
     },
-    LoyaltyHistoryEntry: {
-      type: 'object',
-      required: ['id', 'type', 'points', 'description', 'createdAt'],
-      properties: {
-        id: text,
-        type: { type: 'string', enum: ['welcome', 'purchase', 'redemption', 'adjustment', 'reversal'] },
-        points: { type: 'integer', description: 'Signed: negative for redemptions' },
-        description: text,
-        createdAt: { type: 'string', format: 'date-time' },
-        orderId: { type: 'string', description: 'The order a purchase entry is for' },
-      },
+  ),
+);
+
+export const LoyaltySync = component(
+  'LoyaltySync',
+  Type.Object(
+    {
+      points: Type.Optional(Type.Integer({ minimum: 0 })),
+      lifetimePoints: Type.Optional(Type.Integer({ minimum: 0 })),
+      tier: Type.Optional(StringEnum(TIERS)),
+      pointsHistory: Type.Optional(
+        clientList({
+          id: text(),
+          type: text(),
+          points: Type.Integer(),
+          description: text(),
+          createdAt: text(),
+          orderId: text(),
+        }),
+      ),
+      availableRewards: Type.Optional(
+        clientList({
+          id: text(),
+          name: text(),
+          pointsCost: Type.Integer({ minimum: 0 }),
+          discount: Type.Number({ minimum: 0, maximum: 1 }),
+        }),
+      ),
+      redeemedRewards: Type.Optional(
+        clientList({
+          id: text(),
+          rewardId: Type.String({
+            minLength: 1,
+            maxLength: CATALOG_ID_MAX_LENGTH,
+            pattern: '^[\\x21-\\x7e]+$',
+            description: 'A reward id from availableRewards',
+          }),
+          name: text(),
+          code: text(),
+          redeemedAt: text(),
+          usedAt: text(),
+        }),
+      ),
     },
-    LoyaltyReward: {
-      type: 'object',
-      required: ['id', 'name', 'pointsCost', 'discount'],
-      properties: {
-        id: text,
-        name: text,
-        pointsCost: { type: 'integer', minimum: 1 },
-        discount: {
-          type: 'number',
-          exclusiveMinimum: 0,
-          maximum: 1,
-          description: 'Decimal fraction: 0.10 means 10% off',
-        },
-      },
-    },
-    LoyaltyRedeemedReward: {
-      type: 'object',
-      required: ['id', 'rewardId', 'name', 'code', 'redeemedAt'],
-      properties: {
-        id: text,
-        rewardId: text,
-        name: text,
-        code: { type: 'string', description: "Single-use promo code for this account's next order" },
-        redeemedAt: { type: 'string', format: 'date-time' },
-        usedAt: { type: 'string', format: 'date-time', description: 'When an order used the code' },
-      },
-    },
-    LoyaltySync: {
-      type: 'object',
+    {
       description:
         "Loyalty state as a client holds it. The server keeps its own balances, tier, history and reward lists and ignores the client's. " +
         'The one intent honoured: a `redeemedRewards` entry without a `code` whose `rewardId` names an available reward asks to redeem it; ' +
         'it is granted when the balance covers the cost and the account holds no unused code for that reward. ' +
         'Known members must have the types shown (else 400); unknown members are dropped.',
-      properties: {
-        points: { type: 'integer', minimum: 0 },
-        lifetimePoints: { type: 'integer', minimum: 0 },
-        tier: { type: 'string', enum: TIERS },
-        pointsHistory: clientList({
-          id: text,
-          type: text,
-          points: { type: 'integer' },
-          description: text,
-          createdAt: text,
-          orderId: text,
-        }),
-        availableRewards: clientList({
-          id: text,
-          name: text,
-          pointsCost: { type: 'integer', minimum: 0 },
-          discount: { type: 'number', minimum: 0, maximum: 1 },
-        }),
-        redeemedRewards: clientList({
-          id: text,
-          rewardId: {
-            type: 'string',
-            minLength: 1,
-            maxLength: CATALOG_ID_MAX_LENGTH,
-            pattern: '^[\\x21-\\x7e]+$',
-            description: 'A reward id from availableRewards',
-          },
-          name: text,
-          code: text,
-          redeemedAt: text,
-          usedAt: text,
-        }),
-      },
       example: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] },
     },
-  },
-  paths: {},
-};
+  ),
+);
