@@ -12,7 +12,8 @@ import { DirectRoutes } from './kit/direct-routes';
 import { errorHandler, notFoundHandler } from './kit/errors';
 import { requestLog } from './kit/request-log';
 import { rejectCrossSiteWrites } from './kit/customer-session';
-import { registerSystemRoutes } from './routes/system';
+import { RouteInstaller } from './kit/routes';
+import { systemApi } from './system/api';
 import { registerStockRoutes } from './routes/stock';
 import { registerAuthRoutes } from './routes/auth';
 import { createCatalogCopy, registerCatalogRoutes } from './routes/catalog';
@@ -49,7 +50,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   app.use(requestLog(context.logger));
   app.use(rejectCrossSiteWrites(context.config));
 
-  registerSystemRoutes(app, direct, context);
+  const api = new RouteInstaller(app, direct, context);
+  api.install(systemApi, context);
   registerAuthRoutes(app, direct, context);
   registerStockRoutes(app, direct, context);
   const catalog = createCatalogCopy(context);

@@ -4,6 +4,7 @@
  * schemas validate the requests (validator.ts), so the published description and the behaviour cannot drift apart.
  */
 import { SESSION_COOKIE } from './customer-session';
+import { operationOf, type ApiRoutes } from './routes';
 import { component, componentsOf, Type, type TSchema } from './schema';
 import { STAFF_COOKIE } from './staff-session';
 
@@ -17,9 +18,10 @@ export interface ApiTag {
 /** OpenAPI path items keyed by path, each operation keyed by its method. */
 export type ApiPaths = Record<string, Record<string, unknown>>;
 
-/** What one part of the API (a feature) adds to the document. */
+/** What one part of the API (a feature) adds to the document: its routes, or path items as written. */
 export interface ApiPart {
-  paths: ApiPaths;
+  routes?: ApiRoutes<never>['routes'];
+  paths?: ApiPaths;
   /** Descriptions of the tags its operations use; the reference groups operations by tag. */
   tags?: ApiTag[];
 }
@@ -105,7 +107,7 @@ export function publicUrl(publicBaseUrl: string, path: string): string {
  * (the schemas' TypeBox markers left behind).
  */
 export function openApiDocument(publicBaseUrl: string, parts: ApiPart[]): OpenApiDocument {
-  const paths = withMethodNotAllowed(Object.assign({}, ...parts.map((part) => part.paths)) as ApiPaths);
+  const paths = withMethodNotAllowed(Object.assign({}, ...parts.map((part) => part.paths ?? pathsOf(part))));
   const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
@@ -140,6 +142,13 @@ export function openApiDocument(publicBaseUrl: string, parts: ApiPart[]): OpenAp
     },
   };
   return JSON.parse(JSON.stringify(document)) as OpenApiDocument;
+}
+
+/** The path items of a part's routes, in the order declared. */
+function pathsOf({ routes = [] }: ApiPart): ApiPaths {
+  const paths: ApiPaths = {};
+  for (const route of routes) paths[route.path] = { ...paths[route.path], [route.method]: operationOf(route) };
+  return paths;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { openApiDocument, type ApiPart, type OpenApiDocument } from '../kit/api-docs';
-import { systemArea } from './areas/system';
+import { systemApi } from '../system/api';
 import { authArea } from './areas/auth';
 import { stockArea } from './areas/stock';
 import { catalogArea } from './areas/catalog';
@@ -14,7 +14,7 @@ export { publicUrl, type OpenApiDocument } from '../kit/api-docs';
 
 /** Every area of the public API, in the order the reference presents them. */
 export const API_AREAS: ApiPart[] = [
-  systemArea,
+  systemApi,
   authArea,
   stockArea,
   catalogArea,

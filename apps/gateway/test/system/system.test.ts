@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { detailedReadiness } from '../src/readiness';
+import { detailedReadiness } from '../../src/readiness';
 
 describe('gateway: system endpoints and error shapes', () => {
   let stack: Stack;
