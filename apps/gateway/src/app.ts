@@ -14,8 +14,8 @@ import { requestLog } from './kit/request-log';
 import { rejectCrossSiteWrites } from './kit/customer-session';
 import { RouteInstaller } from './kit/routes';
 import { systemApi } from './system/api';
+import { accountApi } from './account/api';
 import { registerStockRoutes } from './routes/stock';
-import { registerAuthRoutes } from './routes/auth';
 import { createCatalogCopy, registerCatalogRoutes } from './routes/catalog';
 import { registerCheckoutRoutes } from './routes/checkout';
 import { registerOrderRoutes } from './routes/orders';
@@ -52,7 +52,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
 
   const api = new RouteInstaller(app, direct, context);
   api.install(systemApi, context);
-  registerAuthRoutes(app, direct, context);
+  api.install(accountApi, context);
   registerStockRoutes(app, direct, context);
   const catalog = createCatalogCopy(context);
   registerCatalogRoutes(app, direct, catalog);

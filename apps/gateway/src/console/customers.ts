@@ -18,7 +18,7 @@ import {
 import type { StaffOrderView } from '../operations/admin-orders';
 import { field, formError, isFormRefusal } from '../kit/forms';
 import { html } from '../kit/html';
-import { STATUS_WORDS } from '../pages/order';
+import { STATUS_WORDS } from '../application/order-words';
 import { consolePage, type ConsoleDeps } from './pages';
 import { requireOwner, type StaffCaller } from '../kit/staff-session';
 

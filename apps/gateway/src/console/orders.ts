@@ -11,7 +11,7 @@ import { staffOrderQuery } from '../routes/admin';
 import { formError } from '../kit/forms';
 import { STAFF_ORDER_PARAMETERS } from '../openapi/areas/admin';
 import { html } from '../kit/html';
-import { STATUS_WORDS } from '../pages/order';
+import { STATUS_WORDS } from '../application/order-words';
 import { formatPence } from '../kit/money';
 import { nextPageHref, registerFilteredList } from './lists';
 import { consolePage, type ConsoleDeps } from './pages';

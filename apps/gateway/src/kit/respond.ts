@@ -6,7 +6,7 @@
  * stock or price is a new ETag; personal pages are `private, no-store` (docs/decisions/0925).
  */
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { GatewayContext } from '../context';
 import { markdownHeaders, prefersMarkdown, HTML_CONTENT_TYPE } from './markdown';
 import { matchesIfNoneMatch } from './etag';
@@ -27,6 +27,14 @@ const CHECKOUT_CSP = PAGE_CSP.replace(
 );
 
 export type PageCaching = 'public' | 'private';
+
+/** Where a feature registers its pages: the router, the responder, and the middleware of every form post. */
+export interface PageRoutes {
+  router: Router;
+  send(req: Request, res: Response, page: PageAnswer): Promise<void>;
+  /** The same-site check and the URL-encoded body of a form post (forms.ts). */
+  form: RequestHandler[];
+}
 
 const CACHE_CONTROL: Record<PageCaching, string> = {
   // Shared caches may keep a copy but must ask again each time; the ETag makes that a 304.

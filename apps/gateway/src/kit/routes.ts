@@ -48,11 +48,15 @@ interface Declared {
   body?: Body<TSchema>;
 }
 
-/** Served by Express: `before` (a session or staff check), the body read and checked, the query checked, `handle`. */
+/**
+ * Served by Express: `before` (a session or staff check), the body read, `normalise`d and checked, the query checked,
+ * then `handle`.
+ */
 export interface ExpressRoute<D, B extends TSchema = TSchema> extends Declared {
   serving: 'express';
   body?: Body<B>;
   before?(deps: D): RequestHandler[];
+  normalise?(body: unknown): void;
   handle(deps: D): (req: Request, res: Response, body: Static<B>) => Promise<void> | void;
 }
 
@@ -206,7 +210,11 @@ export class RouteInstaller {
     return [
       ...(route.before?.(deps) ?? []),
       ...(route.body
-        ? [jsonBody(route.body.limitBytes ?? config.bodyLimitBytes), validator.body(route.body.schema)]
+        ? [
+            jsonBody(route.body.limitBytes ?? config.bodyLimitBytes),
+            ...(route.normalise ? [normaliseBody(route.normalise)] : []),
+            validator.body(route.body.schema),
+          ]
         : []),
       ...(query.length > 0 ? [validator.queryParameters(query)] : []),
       // No body at all counts as an empty object, as the body's check took it.

@@ -50,9 +50,9 @@ export function componentsOf(value: unknown, found = new Map<string, TSchema>())
   return found;
 }
 
-/** A string from a fixed list, as JSON Schema's `enum`; its type is the union of the values. */
-export function StringEnum<T extends string>(values: readonly T[], options: SchemaOptions = {}): TUnsafe<T> {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+/** A string from a fixed list, as JSON Schema's `enum`. */
+export function StringEnum(values: readonly string[], options: SchemaOptions = {}): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: 'string', enum: [...values], ...options });
 }
 
 export { Type, type Static, type TSchema };

@@ -1,6 +1,6 @@
 import { openApiDocument, type ApiPart, type OpenApiDocument } from '../kit/api-docs';
 import { systemApi } from '../system/api';
-import { authArea } from './areas/auth';
+import { accountApi } from '../account/api';
 import { stockArea } from './areas/stock';
 import { catalogArea } from './areas/catalog';
 import { checkoutArea } from './areas/checkout';
@@ -15,7 +15,7 @@ export { publicUrl, type OpenApiDocument } from '../kit/api-docs';
 /** Every area of the public API, in the order the reference presents them. */
 export const API_AREAS: ApiPart[] = [
   systemApi,
-  authArea,
+  accountApi,
   stockArea,
   catalogArea,
   checkoutArea,

@@ -9,8 +9,8 @@ import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
 import type { Static } from '../kit/schema';
 import type { PointsAdjustment as PointsAdjustmentSchema } from '../openapi/areas/admin-people';
-import { profileView } from '../routes/auth';
-import { historyEntryView } from '../views/loyalty';
+import { profileView } from '../application/profile';
+import { historyEntryView } from '../application/loyalty';
 import { staffOrderView } from './admin-orders';
 
 /** The customer's newest orders shown beside the profile. */

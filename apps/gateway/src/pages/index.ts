@@ -7,7 +7,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { DirectRoutes } from '../kit/direct-routes';
 import type { GatewayContext } from '../context';
 import type { CatalogCopy } from '../routes/catalog';
-import { registerAccountPages, registerResetPasswordPages } from './account';
+import { registerAccountPages, registerResetPasswordPages } from '../account/pages';
 import { registerBasketPages } from './basket';
 import { registerCheckoutPages } from './checkout';
 import type { PageDeps } from './deps';
@@ -43,7 +43,7 @@ export function registerPages(
   registerBasketPages(deps);
   registerCheckoutPages(deps);
   registerOrderPages(deps);
-  registerAccountPages(deps);
+  registerAccountPages(deps, context);
   for (const { path } of INFO_PAGES)
     router.get(path, async (req, res) => deps.send(req, res, infoPage(path, (await deps.readShop()).policy)));
   router.get('/sitemap.xml', async (_req, res) => {
@@ -64,12 +64,10 @@ export function registerPages(
 export function registerCredentialPages(app: Express, context: GatewayContext): void {
   const router = express.Router({ caseSensitive: true });
   router.get(STYLESHEET_PATH, sendStylesheet);
-  registerResetPasswordPages({
-    router,
+  registerResetPasswordPages(
+    { router, send: (req, res, page) => sendPage(req, res, context, page), form: formPost(context.config) },
     context,
-    send: (req, res, page) => sendPage(req, res, context, page),
-    form: formPost(context.config),
-  });
+  );
   router.use(pageErrors(context));
   app.use(router);
 }

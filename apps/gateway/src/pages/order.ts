@@ -7,31 +7,13 @@
  */
 import type { checkout } from '@storefront/proto';
 import { callerOf, type PageDeps } from './deps';
+import { STATUS_WORDS, dispatchWords } from '../application/order-words';
 import { html } from '../kit/html';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
 import { Delivery } from '../openapi/areas/checkout';
 import type { PageAnswer } from '../kit/respond';
 import { findSku, type ShopView } from './shop';
 import { formatPence } from '../kit/money';
-
-export const STATUS_WORDS: Record<string, string> = {
-  pending_payment: 'Awaiting payment',
-  paid: 'Paid',
-  failed: 'Payment failed',
-  expired: 'Expired: no payment was received in time',
-  cancelled: 'Cancelled',
-  dispatched: 'Dispatched',
-  delivered: 'Delivered',
-  partially_refunded: 'Partly refunded',
-  refunded: 'Refunded',
-};
-
-/** How the order left the shop, in words; empty before it is dispatched. */
-export function dispatchWords({ dispatch }: checkout.OrderDetails): string {
-  if (!dispatch) return '';
-  const tracking = dispatch.trackingNumber ? `, tracking ${dispatch.trackingNumber}` : '';
-  return `Dispatched with ${dispatch.carrier}${tracking}${dispatch.deliveredAt ? `; delivered ${dispatch.deliveredAt.slice(0, 10)}` : ''}`;
-}
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;

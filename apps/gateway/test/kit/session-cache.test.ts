@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { SessionCache, sessionKey, type ResolvedSession } from '../../src/kit/session-cache';
-import { FAST_ARGON2, PASSWORD, meStatusWithin, sessionSet, signUp } from '../auth-fixtures';
+import { FAST_ARGON2, PASSWORD, meStatusWithin, sessionSet, signUp } from '../account/auth-fixtures';
 
 const LONG_TRUST = { ...FAST_ARGON2, SESSION_CACHE_TTL_MS: '60000' };
 const newToken = () => randomBytes(32).toString('base64url');

@@ -4,8 +4,8 @@ import { errorResponse, jsonBodyRefusals, jsonResponse, serviceFailures, type Ap
 import { component, StringEnum, Type } from '../../kit/schema';
 import type { Parameter } from '../../kit/validator';
 import { StaffOrder } from './admin';
-import { Profile } from './auth';
-import { LoyaltyHistoryEntry } from './loyalty';
+import { Profile } from '../../application/profile';
+import { LoyaltyHistoryEntry } from '../../application/loyalty';
 
 /** A date, or a date-time with a zone. */
 const instant = (options: { description?: string } = {}) =>

@@ -3,9 +3,9 @@ import type { RpcClient } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
 import { type HttpClient } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { RequestValidator } from '../src/kit/validator';
-import { buildOpenApiDocument } from '../src/openapi/document';
-import { Loyalty } from '../src/openapi/areas/loyalty';
+import { RequestValidator } from '../../src/kit/validator';
+import { buildOpenApiDocument } from '../../src/openapi/document';
+import { Loyalty } from '../../src/application/loyalty';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
 
 type LoyaltyBody = AuthSuccess['loyalty'];

@@ -1,10 +1,11 @@
 /**
- * `/account`: sign up, log in and log out with the same `svc_sess` session as the API; the
- * profile (editable), loyalty and the account's orders. Each form calls identity, loyalty and
- * checkout exactly as the auth and order routes do, and is checked against the API's schemas.
+ * `/account`: sign up, log in and log out with the same `svc_sess` session as the API; the profile (editable), loyalty
+ * and the account's orders. Each form is checked against the API's schemas and runs the same workflows
+ * (application/accounts.ts).
  */
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
+import { LOYALTY_WELCOME } from '@storefront/formats';
 import type { checkout, identity, loyalty } from '@storefront/proto';
 import {
   clearSessionCookie,
@@ -13,20 +14,20 @@ import {
   sessionTokenOf,
   setSessionCookie,
 } from '../kit/customer-session';
-import { resetPassword } from '../routes/auth';
-import { sessionKey } from '../kit/session-cache';
-import type { PageDeps } from './deps';
+import type { GatewayContext } from '../context';
+import { accountOverview, endSession, resetPassword, saveCustomerState, signUp } from '../application/accounts';
+import { profileEdit } from '../application/profile';
 import {
   LoginRequest,
   PasswordResetConfirmRequest,
   PasswordResetRequest,
   SignUpRequest,
   StateSyncRequest,
-} from '../openapi/areas/auth';
+} from './schemas';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html, type Html } from '../kit/html';
-import { STATUS_WORDS, dispatchWords } from './order';
-import type { PageAnswer } from '../kit/respond';
+import { STATUS_WORDS, dispatchWords } from '../application/order-words';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { formatPence } from '../kit/money';
 
 interface TextField {
@@ -96,7 +97,7 @@ function accountPage(title: string, main: Html, status = 200): PageAnswer {
 export function signUpPage(values: Values = {}, error?: string, status = 200): PageAnswer {
   return accountPage(
     'Sign up',
-    html`<h1>Sign up</h1>${formError(error)}<p>An account keeps your orders together and earns loyalty points: 100 to start.</p>
+    html`<h1>Sign up</h1>${formError(error)}<p>An account keeps your orders together and earns loyalty points: ${LOYALTY_WELCOME.points} to start.</p>
 ${fieldsForm('/account/signup', SIGN_UP_FIELDS, values, 'Sign up')}<p>Already have an account? <a href="/account/login">Log in</a></p>`,
     status,
   );
@@ -199,11 +200,9 @@ ${fieldsForm('/account/profile', PROFILE_FIELDS, current, 'Save')}`,
   );
 }
 
-/** The most recent orders shown on the account page. */
-const ORDERS_SHOWN = 20;
-
-export function registerAccountPages({ router, form, send, context }: PageDeps): void {
-  const { clients, validator, logger, revocations } = context;
+export function registerAccountPages(pages: PageRoutes, context: GatewayContext): void {
+  const { router, form, send } = pages;
+  const { clients, validator } = context;
 
   async function overview(
     req: Request,
@@ -212,12 +211,7 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     extra: Partial<AccountView> = {},
     status = 200,
   ): Promise<void> {
-    const [{ profile }, { account }, { orders }] = await Promise.all([
-      clients.identity.getProfile({}, { customer }),
-      clients.loyalty.getAccount({}, { customer }),
-      clients.checkout.listOrders({ limit: ORDERS_SHOWN, cursor: '' }, { customer }),
-    ]);
-    await send(req, res, accountOverviewPage({ profile: profile!, account: account!, orders, ...extra }, status));
+    await send(req, res, accountOverviewPage({ ...(await accountOverview(context, customer)), ...extra }, status));
   }
 
   router.get('/account', async (req, res) => {
@@ -235,12 +229,8 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     const body = { firstName, lastName, email, password, ...(phone ? { phone } : {}) };
     try {
       validator.check(SignUpRequest, body, 'body');
-      const { profile, session } = await clients.identity.signUp({ ...body, clientAddress: clientAddress(req) });
-      setSessionCookie(res, session!);
-      // Opens the loyalty account with its welcome bonus; if loyalty is down, the next read opens it (as on the API).
-      await clients.loyalty
-        .openAccount({}, { customer: profile!.id })
-        .catch((error: unknown) => logger.warn({ err: error }, 'opening the loyalty account at signup failed'));
+      const { session } = await signUp(context, { ...body, clientAddress: clientAddress(req) });
+      setSessionCookie(res, session);
       res.redirect(303, '/account');
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
@@ -286,7 +276,7 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     }
   });
 
-  registerResetPasswordPages({ router, form, send, context });
+  registerResetPasswordPages(pages, context);
 
   router.post('/account/profile', ...form, async (req, res) => {
     const session = await sessionOf(req, res, context);
@@ -294,7 +284,7 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     const values = valuesOf(req, PROFILE_FIELDS);
     try {
       validator.check(StateSyncRequest, { profile: values }, 'body');
-      await clients.identity.updateProfile(values, { customer: session.userId });
+      await saveCustomerState(context, session.userId, { profile: profileEdit(values), rewardIds: [] });
       res.redirect(303, '/account?saved=profile');
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
@@ -328,13 +318,10 @@ export function registerAccountPages({ router, form, send, context }: PageDeps):
     const token = sessionTokenOf(req);
     if (token !== undefined) {
       try {
-        await clients.identity.logOut({ sessionToken: token });
+        await endSession(context, token);
       } catch (error) {
         if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
       }
-      await revocations
-        .publish(sessionKey(token))
-        .catch((error: unknown) => logger.warn({ err: error }, 'broadcasting a session revocation failed'));
       clearSessionCookie(res);
     }
     res.redirect(303, '/');
@@ -354,12 +341,7 @@ function valuesOf(req: Request, fields: TextField[]): Values {
  * The page a reset link opens, and its form. It carries a live reset token, so the shop serves it itself even when a
  * storefront origin serves every other page: the token never reaches that origin.
  */
-export function registerResetPasswordPages({
-  router,
-  form,
-  send,
-  context,
-}: Pick<PageDeps, 'router' | 'form' | 'send' | 'context'>): void {
+export function registerResetPasswordPages({ router, form, send }: PageRoutes, context: GatewayContext): void {
   const { validator } = context;
   router.get('/account/reset-password', (req, res) =>
     send(req, res, resetPasswordPage(typeof req.query.token === 'string' ? req.query.token : '')),
@@ -369,7 +351,7 @@ export function registerResetPasswordPages({
     const { password = '' } = valuesOf(req, RESET_FIELDS);
     try {
       validator.check(PasswordResetConfirmRequest, { token, password }, 'body');
-      await resetPassword(context, token, password, clientAddress(req));
+      await resetPassword(context, { token, password, clientAddress: clientAddress(req) });
       // This browser's session, if any, has ended with the others.
       if (sessionTokenOf(req) !== undefined) clearSessionCookie(res);
       await send(req, res, passwordChangedPage());

@@ -1,19 +1,13 @@
-import { CATALOG_ID_MAX_LENGTH } from '@storefront/formats';
-import { component, StringEnum, Type, type TSchema } from '../../kit/schema';
+/**
+ * A customer's loyalty as the public API shows it (the contract's Loyalty), from the loyalty service's Account or, at
+ * a sign-up while loyalty cannot be reached, as the account is owed.
+ */
+import { LOYALTY_TIERS, LOYALTY_WELCOME } from '@storefront/formats';
+import type { loyalty } from '@storefront/proto';
+import { basisPointsToFraction } from '../kit/money';
+import { component, StringEnum, Type, type Static } from '../kit/schema';
 
-const TIERS = ['bronze', 'silver', 'gold', 'platinum'];
-// Client copies of loyalty state are bounded like the server's own lists (newest 100).
-const MAX_LIST = 100;
 const text = () => Type.String();
-
-/** A client's copy of a list: elements are objects whose known members must have the right type. */
-const clientList = (properties: Record<string, TSchema>) =>
-  Type.Array(
-    Type.Object(Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, Type.Optional(schema)]))),
-    {
-      maxItems: MAX_LIST,
-    },
-  );
 
 export const LoyaltyHistoryEntry = component(
   'LoyaltyHistoryEntry',
@@ -58,7 +52,7 @@ export const Loyalty = component(
         minimum: 0,
         description: 'Every point ever earned; redemptions do not reduce it',
       }),
-      tier: StringEnum(TIERS),
+      tier: StringEnum(LOYALTY_TIERS),
       pointsHistory: Type.Array(LoyaltyHistoryEntry, { description: 'Newest first' }),
       availableRewards: Type.Array(LoyaltyReward, { description: 'The rewards catalog' }),
       redeemedRewards: Type.Array(LoyaltyRedeemedReward, { description: 'Newest first' }),
@@ -111,54 +105,65 @@ export const Loyalty = component(
   ),
 );
 
-export const LoyaltySync = component(
-  'LoyaltySync',
-  Type.Object(
-    {
-      points: Type.Optional(Type.Integer({ minimum: 0 })),
-      lifetimePoints: Type.Optional(Type.Integer({ minimum: 0 })),
-      tier: Type.Optional(StringEnum(TIERS)),
-      pointsHistory: Type.Optional(
-        clientList({
-          id: text(),
-          type: text(),
-          points: Type.Integer(),
-          description: text(),
-          createdAt: text(),
-          orderId: text(),
-        }),
-      ),
-      availableRewards: Type.Optional(
-        clientList({
-          id: text(),
-          name: text(),
-          pointsCost: Type.Integer({ minimum: 0 }),
-          discount: Type.Number({ minimum: 0, maximum: 1 }),
-        }),
-      ),
-      redeemedRewards: Type.Optional(
-        clientList({
-          id: text(),
-          rewardId: Type.String({
-            minLength: 1,
-            maxLength: CATALOG_ID_MAX_LENGTH,
-            pattern: '^[\\x21-\\x7e]+$',
-            description: 'A reward id from availableRewards',
-          }),
-          name: text(),
-          code: text(),
-          redeemedAt: text(),
-          usedAt: text(),
-        }),
-      ),
-    },
-    {
-      description:
-        "Loyalty state as a client holds it. The server keeps its own balances, tier, history and reward lists and ignores the client's. " +
-        'The one intent honoured: a `redeemedRewards` entry without a `code` whose `rewardId` names an available reward asks to redeem it; ' +
-        'it is granted when the balance covers the cost and the account holds no unused code for that reward. ' +
-        'Known members must have the types shown (else 400); unknown members are dropped.',
-      example: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] },
-    },
-  ),
-);
+export type LoyaltyView = Static<typeof Loyalty>;
+
+export function loyaltyView(account: loyalty.Account | undefined): LoyaltyView {
+  if (!account)
+    return {
+      points: 0,
+      lifetimePoints: 0,
+      tier: LOYALTY_WELCOME.tier,
+      pointsHistory: [],
+      availableRewards: [],
+      redeemedRewards: [],
+    };
+  return {
+    points: account.points,
+    lifetimePoints: account.lifetimePoints,
+    tier: account.tier,
+    pointsHistory: account.pointsHistory.map(historyEntryView),
+    availableRewards: account.availableRewards.map((reward) => ({
+      id: reward.id,
+      name: reward.name,
+      pointsCost: reward.pointsCost,
+      discount: basisPointsToFraction(reward.discountBps),
+    })),
+    redeemedRewards: account.redeemedRewards.map((redeemed) => ({
+      id: redeemed.id,
+      rewardId: redeemed.rewardId,
+      name: redeemed.name,
+      code: redeemed.code,
+      redeemedAt: redeemed.redeemedAt,
+      ...(redeemed.usedAt ? { usedAt: redeemed.usedAt } : {}),
+    })),
+  };
+}
+
+/**
+ * The loyalty a new account is owed while the loyalty service cannot be reached: the welcome bonus on loyalty's
+ * terms (LOYALTY_WELCOME), which the ledger grants on the account's first read. The entry's id is a placeholder until
+ * the ledger records it; the rewards catalog is not known here.
+ */
+export function owedWelcomeLoyalty(accountCreatedAt: string): LoyaltyView {
+  const { points, tier, description, pendingEntryId } = LOYALTY_WELCOME;
+  return {
+    points,
+    lifetimePoints: points,
+    tier,
+    pointsHistory: [{ id: pendingEntryId, type: 'welcome', points, description, createdAt: accountCreatedAt }],
+    availableRewards: [],
+    redeemedRewards: [],
+  };
+}
+
+/** The contract's LoyaltyHistoryEntry: the order id only on an entry for an order. */
+export function historyEntryView(entry: loyalty.HistoryEntry): Static<typeof LoyaltyHistoryEntry> {
+  return {
+    id: entry.id,
+    type: entry.type,
+    points: entry.points,
+    description: entry.description,
+    createdAt: entry.createdAt,
+    ...(entry.orderId ? { orderId: entry.orderId } : {}),
+  };
+}
