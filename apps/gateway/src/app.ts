@@ -15,13 +15,19 @@ import { rejectCrossSiteWrites } from './kit/customer-session';
 import { RouteInstaller } from './kit/routes';
 import { systemApi } from './system/api';
 import { accountApi } from './account/api';
-import { registerStockRoutes } from './routes/stock';
-import { createCatalogCopy, registerCatalogRoutes } from './routes/catalog';
+import { catalogApi } from './catalog/api';
+import { registerCatalogPages } from './catalog/pages';
+import { createCatalogCopy } from './application/catalog';
+import { shopReader } from './application/shop';
+import { registerAccountPages, registerResetPasswordPages } from './account/pages';
+import { pageRouter } from './kit/page-router';
+import { registerBasketPages } from './pages/basket';
+import { registerCheckoutPages } from './pages/checkout';
+import { registerOrderPages } from './pages/order';
 import { registerCheckoutRoutes } from './routes/checkout';
 import { registerOrderRoutes } from './routes/orders';
 import { registerMcpRoutes } from './mcp/route';
 import { registerPublishedRoutes } from './routes/published';
-import { registerCredentialPages, registerPages } from './pages';
 import { registerConsoleAuditPages } from './console/audit';
 import { registerConsolePages } from './console/pages';
 import { registerConsoleOrderPages } from './console/orders';
@@ -53,9 +59,8 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   const api = new RouteInstaller(app, direct, context);
   api.install(systemApi, context);
   api.install(accountApi, context);
-  registerStockRoutes(app, direct, context);
   const catalog = createCatalogCopy(context);
-  registerCatalogRoutes(app, direct, catalog);
+  api.install(catalogApi, { ...context, catalog });
   registerCheckoutRoutes(app, direct, context);
   registerOrderRoutes(app, context);
   registerMcpRoutes(app, context);
@@ -74,9 +79,19 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
     consoleCatalogPages(catalog),
     registerConsoleAuditPages,
   ]);
-  // The shop's own pages, unless a storefront origin serves them (through the proxy below).
-  if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
-  else registerCredentialPages(app, context);
+  // The shop's own pages, unless a storefront origin serves them (through the proxy below); the pages whose links carry
+  // the shop's own tokens (a password reset) are served either way, so no token reaches the origin.
+  const pages = pageRouter(context);
+  if (!context.config.storefrontOrigin) {
+    const readShop = shopReader(context, catalog);
+    const shopPages = { ...pages, context, readShop };
+    registerCatalogPages(pages, { context, readShop, direct });
+    registerBasketPages(shopPages);
+    registerCheckoutPages(shopPages);
+    registerOrderPages(shopPages);
+    registerAccountPages(pages, context);
+  } else registerResetPasswordPages(pages, context);
+  pages.mount(app);
   // Published documents and, when configured, the storefront proxy take what is left.
   registerPublishedRoutes(app, context);
 

@@ -14,7 +14,7 @@ import { StaffCatalog } from '../operations/admin-catalog';
 import { field, formError, formPost, isFormRefusal } from '../kit/forms';
 import { html, type Html } from '../kit/html';
 import { formatPence } from '../kit/money';
-import type { CatalogCopy } from '../routes/catalog';
+import type { CatalogCopy } from '../application/catalog';
 import { CATALOG_IMPORT_BODY_BYTES } from '../openapi/areas/admin';
 import { consolePage, type ConsoleDeps } from './pages';
 import type { StaffCaller } from '../kit/staff-session';

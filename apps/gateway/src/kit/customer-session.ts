@@ -68,6 +68,9 @@ export function clearSessionCookie(res: Response): void {
   res.append('Set-Cookie', CLEARED_SESSION_COOKIE);
 }
 
+/** What resolving a session takes: identity, and the cache of its answers. */
+export type SessionContext = Pick<GatewayContext, 'clients' | 'sessions'>;
+
 const resolved = new WeakMap<Request, Promise<RequestSession | undefined>>();
 
 /**
@@ -75,7 +78,7 @@ const resolved = new WeakMap<Request, Promise<RequestSession | undefined>>();
  * for the same request. Undefined without a valid session; a cookie identity no longer knows
  * is cleared. Failures of identity itself (unavailable, timeout) propagate.
  */
-export function sessionOf(req: Request, res: Response, context: GatewayContext): Promise<RequestSession | undefined> {
+export function sessionOf(req: Request, res: Response, context: SessionContext): Promise<RequestSession | undefined> {
   let session = resolved.get(req);
   if (!session) {
     session = (async () => {
@@ -97,7 +100,7 @@ export function sessionOf(req: Request, res: Response, context: GatewayContext):
  */
 export async function resolveSessionToken(
   token: string,
-  { clients, sessions }: Pick<GatewayContext, 'clients' | 'sessions'>,
+  { clients, sessions }: SessionContext,
 ): Promise<RequestSession | undefined> {
   if (!isWellFormedSessionToken(token)) return undefined;
   let resolvedProfile: identity.Profile | undefined;
@@ -115,14 +118,14 @@ export async function resolveSessionToken(
 }
 
 /** The request's session, or a 401 Error. */
-export async function requireSession(req: Request, res: Response, context: GatewayContext): Promise<RequestSession> {
+export async function requireSession(req: Request, res: Response, context: SessionContext): Promise<RequestSession> {
   const session = await sessionOf(req, res, context);
   if (!session) throw unauthenticated();
   return session;
 }
 
 /** Middleware that answers 401 before anything else about the request (body, query) is looked at. */
-export function sessionFirst(context: GatewayContext): RequestHandler {
+export function sessionFirst(context: SessionContext): RequestHandler {
   return async (req, res, next) => {
     await requireSession(req, res, context);
     next();

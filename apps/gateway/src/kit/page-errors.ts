@@ -21,7 +21,11 @@ export function errorPage(status: number, title: string, detail: string): PageAn
 }
 
 /** The page for a failure the API would answer with an Error, or undefined for anything else (a 500). */
-export function errorPageFor(error: unknown, { logger }: GatewayContext, path: string): PageAnswer | undefined {
+export function errorPageFor(
+  error: unknown,
+  { logger }: Pick<GatewayContext, 'logger'>,
+  path: string,
+): PageAnswer | undefined {
   const refused = bodyRefusal(error);
   if (refused) return errorPage(refused.status, 'Request refused', refused.detail);
   if (!(error instanceof AppError)) return undefined;
@@ -34,7 +38,7 @@ export function errorPageFor(error: unknown, { logger }: GatewayContext, path: s
   );
 }
 
-export function pageErrors(context: GatewayContext): ErrorRequestHandler {
+export function pageErrors(context: Pick<GatewayContext, 'markdown' | 'logger'>): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     const page = errorPageFor(error, context, req.path);

@@ -78,7 +78,7 @@ export function prepareHtml(page: PageAnswer): PreparedPage {
 /** The page as Markdown when asked for and the conversion succeeds, else as HTML. */
 export async function preparePage(
   wantsMarkdown: boolean,
-  { markdown, logger }: GatewayContext,
+  { markdown, logger }: Pick<GatewayContext, 'markdown' | 'logger'>,
   page: PageAnswer,
   path: string,
 ): Promise<PreparedPage> {
@@ -105,7 +105,12 @@ export function sendPrepared(req: Request, res: Response, page: PreparedPage): v
   res.end('body' in answer ? answer.body : undefined);
 }
 
-export async function sendPage(req: Request, res: Response, context: GatewayContext, page: PageAnswer): Promise<void> {
+export async function sendPage(
+  req: Request,
+  res: Response,
+  context: Pick<GatewayContext, 'markdown' | 'logger'>,
+  page: PageAnswer,
+): Promise<void> {
   sendPrepared(req, res, await preparePage(prefersMarkdown(req), context, page, req.path));
 }
 

@@ -9,7 +9,7 @@ import type { JsonSchema } from '../kit/api-docs';
 import type { Caller } from '../kit/caller';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
 import { getOrder } from '../operations/orders';
-import { catalogProductView, type CatalogProductView } from '../views/catalog';
+import { catalogProductView, type CatalogProductView } from '../application/catalog';
 import type { ApiSchemas } from './schemas';
 
 export interface McpTool {

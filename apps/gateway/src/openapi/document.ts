@@ -1,8 +1,7 @@
 import { openApiDocument, type ApiPart, type OpenApiDocument } from '../kit/api-docs';
 import { systemApi } from '../system/api';
 import { accountApi } from '../account/api';
-import { stockArea } from './areas/stock';
-import { catalogArea } from './areas/catalog';
+import { catalogApi } from '../catalog/api';
 import { checkoutArea } from './areas/checkout';
 import { ordersArea } from './areas/orders';
 import { adminArea } from './areas/admin';
@@ -16,8 +15,7 @@ export { publicUrl, type OpenApiDocument } from '../kit/api-docs';
 export const API_AREAS: ApiPart[] = [
   systemApi,
   accountApi,
-  stockArea,
-  catalogArea,
+  catalogApi,
   checkoutArea,
   ordersArea,
   adminArea,

@@ -8,7 +8,7 @@ import { invalidArgument } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
-import type { CatalogCopy } from '../routes/catalog';
+import type { CatalogCopy } from '../application/catalog';
 import type { Static } from '../kit/schema';
 import type { AdminStockChange } from '../openapi/areas/admin';
 

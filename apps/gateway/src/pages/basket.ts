@@ -12,7 +12,7 @@ import { callerOf, type PageDeps } from './deps';
 import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
 import type { PageAnswer } from '../kit/respond';
-import { findSku, stockWords, type ShopView } from './shop';
+import { findSku, stockWords, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 
 export interface BasketView {

@@ -12,7 +12,7 @@ import { html } from '../kit/html';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
 import { Delivery } from '../openapi/areas/checkout';
 import type { PageAnswer } from '../kit/respond';
-import { findSku, type ShopView } from './shop';
+import { findSku, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 
 /** How often a page awaiting payment reloads itself. */

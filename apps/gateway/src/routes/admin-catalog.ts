@@ -10,7 +10,7 @@ import { methodNotAllowed } from '../kit/errors';
 import { jsonBody } from '../kit/json-body';
 import { requireStaff } from '../kit/staff-session';
 import { StaffCatalog, previewView } from '../operations/admin-catalog';
-import type { CatalogCopy } from './catalog';
+import type { CatalogCopy } from '../application/catalog';
 import type { Static } from '../kit/schema';
 import {
   CATALOG_IMPORT_BODY_BYTES,

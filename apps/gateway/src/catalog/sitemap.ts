@@ -3,7 +3,7 @@
  */
 import { escapeHtml } from '../kit/html';
 import { INFO_PAGES } from '../kit/layout';
-import type { ShopView } from './shop';
+import type { ShopView } from '../application/shop';
 
 export function publicPagePaths(catalog: ShopView['catalog']): string[] {
   return [

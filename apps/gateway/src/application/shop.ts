@@ -5,7 +5,7 @@
 import { coalesced } from '@storefront/coalesce';
 import type { checkout, inventory } from '@storefront/proto';
 import type { GatewayContext } from '../context';
-import type { CatalogCopy } from '../routes/catalog';
+import type { CatalogCopy } from './catalog';
 
 export interface ShopView {
   /** Changes whenever the catalog or the pricing policy does (the products.json ETag). */

@@ -2,12 +2,12 @@
 import type { inventory } from '@storefront/proto';
 import { LINE_QUANTITY_MAX } from '@storefront/formats';
 import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } from '../kit/basket-cookie';
-import type { PageDeps } from './deps';
+import type { ShopReader } from '../application/shop';
 import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
 import { notFoundPage } from '../kit/page-errors';
-import type { PageAnswer } from '../kit/respond';
-import { findSku, stockWords, unitsLeft, type ShopView } from './shop';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
+import { findSku, stockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 
 export function productPage(product: inventory.Product, { stock }: ShopView, error?: string): PageAnswer {
@@ -45,7 +45,7 @@ function firstAvailable(product: inventory.Product, stock: Record<string, number
 
 export const productNotFound = (id: string) => notFoundPage(`There is no product ${id}.`);
 
-export function registerAddToBasket({ router, readShop, send, form }: PageDeps): void {
+export function registerAddToBasket({ router, send, form }: PageRoutes, readShop: ShopReader): void {
   router.post('/basket/add', ...form, async (req, res) => {
     const shop = await readShop();
     const found = findSku(shop.catalog, field(req, 'sku'));

@@ -1,24 +1,40 @@
 /**
- * `/` and `/products/{id}`, the busiest pages. A browser's request for one is answered ahead of
- * Express like the other hot reads (docs/decisions/0927): the page as last rendered for the same
- * catalog version and stock, or rendered now. Express serves the same routes for everything else
- * (Markdown, other forms of the path) from the same functions.
+ * The catalog's pages: `/`, `/products/{id}` and adding a size to the basket, the short pages and the sitemap. The
+ * first two are the busiest pages: a browser's request for one is answered ahead of Express like the other hot reads
+ * (docs/decisions/0927): the page as last rendered for the same catalog version and stock, or rendered now. Express
+ * serves the same routes for everything else (Markdown, other forms of the path) from the same functions.
  */
 import type { IncomingMessage } from 'node:http';
 import type { DirectRoutes } from '../kit/direct-routes';
 import { prefersMarkdown } from '../kit/markdown';
-import type { PageDeps } from './deps';
+import type { GatewayContext } from '../context';
+import type { ShopReader } from '../application/shop';
+import { INFO_PAGES } from '../kit/layout';
+import { infoPage } from './info';
+import { renderSitemap } from './sitemap';
 import { errorPageFor } from '../kit/page-errors';
 import { homePage } from './home';
-import { productNotFound, productPage } from './product';
-import { answerTo, prepareHtml, PublicPages, sendPrepared, type PageAnswer, type PreparedPage } from '../kit/respond';
+import { productNotFound, productPage, registerAddToBasket } from './product';
+import {
+  answerTo,
+  prepareHtml,
+  PublicPages,
+  sendPrepared,
+  type PageAnswer,
+  type PageRoutes,
+  type PreparedPage,
+} from '../kit/respond';
 
 const PRODUCT_PATH = /^\/products\/([a-z0-9-]{1,64})$/;
 
 /** A browser's Accept; a client asking for Markdown in any way is left to Express's negotiation. */
 const asksForHtmlOnly = (request: IncomingMessage) => !/markdown/i.test(request.headers.accept ?? '');
 
-export function registerCatalogPages({ router, context, readShop, send }: PageDeps, direct: DirectRoutes): void {
+export function registerCatalogPages(
+  routes: PageRoutes,
+  { context, readShop, direct }: { context: GatewayContext; readShop: ShopReader; direct: DirectRoutes },
+): void {
+  const { router, send } = routes;
   const pages = new PublicPages();
 
   async function home(): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {
@@ -66,5 +82,15 @@ export function registerCatalogPages({ router, context, readShop, send }: PageDe
     const { page, html } = await product(req.params.id!);
     if (prefersMarkdown(req)) await send(req, res, page());
     else sendPrepared(req, res, html());
+  });
+
+  registerAddToBasket(routes, readShop);
+  for (const { path } of INFO_PAGES)
+    router.get(path, async (req, res) => send(req, res, infoPage(path, (await readShop()).policy)));
+  router.get('/sitemap.xml', async (_req, res) => {
+    const { catalog } = await readShop();
+    res
+      .set({ 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'public, max-age=300' })
+      .send(Buffer.from(renderSitemap(context.config.publicBaseUrl, catalog)));
   });
 }

@@ -2,7 +2,7 @@
 import { html, type Html } from '../kit/html';
 import { INFO_PAGES, RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
 import type { PageAnswer } from '../kit/respond';
-import { type ShopView } from './shop';
+import { type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 
 type InfoPath = (typeof INFO_PAGES)[number]['path'];

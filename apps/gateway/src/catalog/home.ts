@@ -2,7 +2,7 @@
 import { html, type Html } from '../kit/html';
 import { RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
 import type { PageAnswer } from '../kit/respond';
-import { stockWords, unitsLeft, type ShopView } from './shop';
+import { stockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 
 export function bannerFacts(policy: ShopView['policy']): string[] {

@@ -1,21 +1,117 @@
 /**
- * GET /products.json: inventory's catalog and checkout's shipping rule, published together from
- * memory as a static file with an ETag. A request that finds the copy older than
- * CATALOG_REFRESH_MS first asks inventory whether the catalog changed (GetCatalogSnapshot with
- * the version held, which costs two tiny queries when it did not) and checkout for its pricing
- * policy, both at once; the document is rendered again only when either changed. So the copy is
- * never older than that interval while both answer, every gateway pod keeps its own copy with no
- * shared filesystem, and when either is down the last copy of its part is still served. Only a
- * gateway that never had both answers 503.
+ * The gateway's copy of the catalog, behind GET /products.json, the storefront pages, the MCP tools and the console:
+ * inventory's catalog and checkout's shipping rule, published together from memory as a static file with an ETag. A
+ * request that finds the copy older than CATALOG_REFRESH_MS first asks inventory whether the catalog changed
+ * (GetCatalogSnapshot with the version held, which costs two tiny queries when it did not) and checkout for its
+ * pricing policy, both at once; the document is rendered again only when either changed. So the copy is never older
+ * than that interval while both answer, every gateway pod keeps its own copy with no shared filesystem, and when either
+ * is down the last copy of its part is still served. Only a gateway that never had both answers 503.
  */
-import type { Express } from 'express';
 import { AppError } from '@storefront/errors';
+import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
 import type { checkout, inventory } from '@storefront/proto';
 import type { Logger } from '@storefront/logging';
 import type { GatewayContext } from '../context';
-import type { DirectRoutes } from '../kit/direct-routes';
-import { catalogDocument } from '../views/catalog';
-import { matchesIfNoneMatch } from '../kit/etag';
+import { penceToPounds } from '../kit/money';
+import { component, Type, type Static } from '../kit/schema';
+
+const gbp = (description: string) => Type.Number({ minimum: 0, description: `${description} (GBP, 2 decimal places)` });
+
+export const CatalogSize = component(
+  'CatalogSize',
+  Type.Object({
+    size: Type.String({ description: 'e.g. 5mg' }),
+    sku: Type.String({ description: '`<product id>-<size>`, the key of the stock map' }),
+    price: gbp('Unit price'),
+    stockLimited: Type.Boolean({ description: 'Whether the SKU appears in GET /api/stock' }),
+    inStock: Type.Boolean({ description: 'False only for a stock-limited SKU with no units available' }),
+  }),
+);
+
+export const CatalogProduct = component(
+  'CatalogProduct',
+  Type.Object({
+    id: Type.String({ description: 'Slug, e.g. bpc-157' }),
+    name: Type.String(),
+    description: Type.String(),
+    sizes: Type.Array(CatalogSize),
+  }),
+);
+
+export const CatalogDocument = component(
+  'CatalogDocument',
+  Type.Object(
+    {
+      generatedAt: Type.String({
+        format: 'date-time',
+        description: 'When inventory first rendered this version (the same on every pod)',
+      }),
+      currency: Type.Literal('GBP'),
+      merchantCode: Type.String({ description: 'The merchant_code a checkout must carry' }),
+      shipping: Type.Object(
+        {
+          flatFee: gbp('Shipping charged when goods after discount are below freeOver'),
+          freeOver: gbp('Goods total (after discount) from which shipping is free'),
+        },
+        { description: 'The shipping rule checkout prices every order by, as checkout states it now' },
+      ),
+      products: Type.Array(CatalogProduct),
+    },
+    {
+      description:
+        "The published catalog: every product with its sizes, GBP prices and live stock flags, and checkout's shipping rule. " +
+        'The example leaves `shipping` out: its numbers are only ever the ones the live document carries.',
+      example: {
+        generatedAt: '2026-11-22T12:00:00.000Z',
+        currency: 'GBP',
+        merchantCode: DEFAULT_MERCHANT_CODE,
+        products: [
+          {
+            id: 'bpc-157',
+            name: 'BPC-157',
+            description: 'Pentadecapeptide, lyophilised powder. For research use only.',
+            sizes: [
+              { size: '5mg', sku: 'bpc-157-5mg', price: 24.99, stockLimited: true, inStock: true },
+              { size: '10mg', sku: 'bpc-157-10mg', price: 39.99, stockLimited: true, inStock: false },
+            ],
+          },
+        ],
+      },
+    },
+  ),
+);
+
+/** A product of inventory's catalog, as /products.json and the MCP tools show it. */
+export function catalogProductView(product: inventory.Product): Static<typeof CatalogProduct> {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    sizes: product.sizes.map((size) => ({
+      size: size.size,
+      sku: size.sku,
+      price: penceToPounds(size.pricePence),
+      stockLimited: size.stockLimited,
+      inStock: size.inStock,
+    })),
+  };
+}
+
+export type CatalogProductView = Static<typeof CatalogProduct>;
+
+/** The /products.json document: inventory's catalog, with the shipping rule checkout prices orders by. */
+export function catalogDocument(catalog: inventory.CatalogSnapshot, policy: checkout.GetPricingPolicyResponse) {
+  return {
+    generatedAt: catalog.generatedAt,
+    currency: catalog.currency,
+    merchantCode: catalog.merchantCode,
+    shipping: {
+      flatFee: penceToPounds(policy.shippingFeePence),
+      freeOver: penceToPounds(policy.freeShippingThresholdPence),
+    },
+    products: catalog.products.map(catalogProductView),
+  };
+}
 
 // Short, because a request may be waiting on it while a good copy is at hand.
 const SNAPSHOT_DEADLINE_MS = 2000;
@@ -126,22 +222,4 @@ export function createCatalogCopy({ clients, config, logger }: GatewayContext): 
   // Fetch the first copy at start, so the gateway has one before the first reader or an outage.
   catalog.current().catch(() => undefined);
   return catalog;
-}
-
-export function registerCatalogRoutes(app: Express, direct: DirectRoutes, catalog: CatalogCopy): void {
-  direct.add(app, {
-    path: '/products.json',
-    async answer(request) {
-      const { etag, body } = await catalog.current();
-      // Caches may keep it but must revalidate; the ETag makes that a 304.
-      const headers = {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Cache-Control': 'public, no-cache',
-        ETag: etag,
-      };
-      return matchesIfNoneMatch(request.headers['if-none-match'], etag)
-        ? { status: 304, headers }
-        : { status: 200, headers, body };
-    },
-  });
 }

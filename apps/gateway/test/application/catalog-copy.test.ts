@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
 import { createLogger } from '@storefront/logging';
 import type { checkout, inventory } from '@storefront/proto';
-import { CatalogCopy, type CatalogSources } from '../src/routes/catalog';
+import { CatalogCopy, type CatalogSources } from '../../src/application/catalog';
 
 const CATALOG: inventory.CatalogSnapshot = {
   generatedAt: '2026-01-02T03:04:05.000Z',
