@@ -23,9 +23,9 @@ import { registerAccountPages, registerResetPasswordPages } from './account/page
 import { pageRouter } from './kit/page-router';
 import { registerBasketPages } from './pages/basket';
 import { registerCheckoutPages } from './pages/checkout';
-import { registerOrderPages } from './pages/order';
+import { registerOrderPages } from './orders/pages';
 import { registerCheckoutRoutes } from './routes/checkout';
-import { registerOrderRoutes } from './routes/orders';
+import { ordersApi } from './orders/api';
 import { registerMcpRoutes } from './mcp/route';
 import { registerPublishedRoutes } from './routes/published';
 import { registerConsoleAuditPages } from './console/audit';
@@ -62,7 +62,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   const catalog = createCatalogCopy(context);
   api.install(catalogApi, { ...context, catalog });
   registerCheckoutRoutes(app, direct, context);
-  registerOrderRoutes(app, context);
+  api.install(ordersApi, context);
   registerMcpRoutes(app, context);
   registerAdminRoutes(app, context);
   registerAdminAuditRoutes(app, context);
@@ -88,7 +88,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
     registerCatalogPages(pages, { context, readShop, direct });
     registerBasketPages(shopPages);
     registerCheckoutPages(shopPages);
-    registerOrderPages(shopPages);
+    registerOrderPages(pages, { context, readShop });
     registerAccountPages(pages, context);
   } else registerResetPasswordPages(pages, context);
   pages.mount(app);

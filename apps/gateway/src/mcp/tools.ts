@@ -8,7 +8,7 @@ import type { GatewayContext } from '../context';
 import type { JsonSchema } from '../kit/api-docs';
 import type { Caller } from '../kit/caller';
 import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
-import { getOrder } from '../operations/orders';
+import { getOrder } from '../application/orders';
 import { catalogProductView, type CatalogProductView } from '../application/catalog';
 import type { ApiSchemas } from './schemas';
 

@@ -3,7 +3,7 @@ import { systemApi } from '../system/api';
 import { accountApi } from '../account/api';
 import { catalogApi } from '../catalog/api';
 import { checkoutArea } from './areas/checkout';
-import { ordersArea } from './areas/orders';
+import { ordersApi } from '../orders/api';
 import { adminArea } from './areas/admin';
 import { adminAuditArea } from './areas/admin-audit';
 import { adminPeopleArea } from './areas/admin-people';
@@ -17,7 +17,7 @@ export const API_AREAS: ApiPart[] = [
   accountApi,
   catalogApi,
   checkoutArea,
-  ordersArea,
+  ordersApi,
   adminArea,
   adminPeopleArea,
   adminAuditArea,

@@ -5,7 +5,7 @@
 import type { GatewayContext } from '../context';
 import type { StaffCaller } from '../kit/staff-session';
 import type { checkout } from '@storefront/proto';
-import { orderDetailsView } from '../views/orders';
+import { orderDetailsView } from '../application/orders';
 import { refundView } from '../views/refunds';
 
 export interface StaffOrderQuery {

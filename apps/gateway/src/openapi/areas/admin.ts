@@ -18,8 +18,7 @@ import {
 } from '../../kit/api-docs';
 import { component, StringEnum, Type } from '../../kit/schema';
 import type { Parameter } from '../../kit/validator';
-import { ORDER_STATUSES } from './checkout';
-import { OrderDetails } from './orders';
+import { ORDER_STATUSES, OrderDetails } from '../../application/orders';
 
 /** A catalog file of 1 MiB (inventory's bound) as a JSON string, with room for its escaping. */
 export const CATALOG_IMPORT_BODY_BYTES = 3 * 1024 * 1024;

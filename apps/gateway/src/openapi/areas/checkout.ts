@@ -16,21 +16,10 @@ import {
 } from '../../kit/api-docs';
 import { component, StringEnum, Type } from '../../kit/schema';
 import type { Parameter } from '../../kit/validator';
+import { Delivery, OrderSummary } from '../../application/orders';
 
 const httpUrl = (description: string) =>
   Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description });
-
-export const ORDER_STATUSES = [
-  'pending_payment',
-  'paid',
-  'failed',
-  'expired',
-  'cancelled',
-  'dispatched',
-  'delivered',
-  'partially_refunded',
-  'refunded',
-];
 
 const CheckoutLine = component(
   'CheckoutLine',
@@ -44,23 +33,6 @@ const CheckoutLine = component(
       quantity: Type.Integer({ minimum: 1, maximum: LINE_QUANTITY_MAX }),
     },
     { additionalProperties: false },
-  ),
-);
-
-export const Delivery = component(
-  'Delivery',
-  Type.Object(
-    {
-      name: Type.String({ minLength: 1, maxLength: 200 }),
-      email: Type.String({ format: 'email', maxLength: 254 }),
-      phone: Type.Optional(Type.String({ maxLength: 40 })),
-      line1: Type.String({ minLength: 1, maxLength: 200 }),
-      line2: Type.Optional(Type.String({ maxLength: 200 })),
-      city: Type.String({ minLength: 1, maxLength: 100 }),
-      postcode: Type.String({ minLength: 1, maxLength: 16 }),
-      country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2; GB only' }),
-    },
-    { description: 'Where the order goes. The shop delivers in the UK only.', additionalProperties: false },
   ),
 );
 
@@ -131,37 +103,6 @@ export const CreateCheckoutRequest = component(
         },
       },
     },
-  ),
-);
-
-export const OrderLineView = component(
-  'OrderLineView',
-  Type.Object({
-    sku: Type.String(),
-    quantity: Type.Integer(),
-    unitPrice: Type.Number({ description: 'GBP' }),
-  }),
-);
-
-export const OrderSummary = component(
-  'OrderSummary',
-  Type.Object(
-    {
-      id: Type.String(),
-      reference: Type.String(),
-      items: Type.Array(OrderLineView),
-      goods: Type.Number(),
-      discount: Type.Number(),
-      shipping: Type.Number(),
-      total: Type.Number(),
-      currency: Type.String(),
-      status: StringEnum(ORDER_STATUSES),
-      reservedUntil: Type.String({
-        format: 'date-time',
-        description: 'Stock is held until then; the payment link stops working at the same time',
-      }),
-    },
-    { description: 'The saved order; money in GBP.' },
   ),
 );
 

@@ -6,12 +6,14 @@
  * it, from its own cookie (docs/decisions/0924).
  */
 import type { checkout } from '@storefront/proto';
-import { callerOf, type PageDeps } from './deps';
+import type { GatewayContext } from '../context';
+import { callerOf } from '../kit/caller';
+import type { ShopReader } from '../application/shop';
 import { STATUS_WORDS, dispatchWords } from '../application/order-words';
 import { html } from '../kit/html';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
-import { Delivery } from '../openapi/areas/checkout';
-import type { PageAnswer } from '../kit/respond';
+import { Delivery } from '../application/orders';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 
@@ -57,7 +59,10 @@ ${
   };
 }
 
-export function registerOrderPages({ router, send, context, readShop }: PageDeps): void {
+export function registerOrderPages(
+  { router, send }: PageRoutes,
+  { context, readShop }: { context: GatewayContext; readShop: ShopReader },
+): void {
   router.get('/orders/:reference', async (req, res) => {
     const caller = await callerOf(req, res, context);
     const { order } = await context.clients.checkout.getOrder(

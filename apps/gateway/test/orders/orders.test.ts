@@ -21,7 +21,7 @@ import {
   type CheckoutResult,
   type ErrorResult,
   type OrderSummary,
-} from '../../checkout/test/support';
+} from '../../../checkout/test/support';
 
 // ghk-cu-50mg (£19.99, not stock-limited) + £4.95 shipping.
 const orderBody = () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]);
