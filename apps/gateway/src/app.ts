@@ -21,10 +21,10 @@ import { createCatalogCopy } from './application/catalog';
 import { shopReader } from './application/shop';
 import { registerAccountPages, registerResetPasswordPages } from './account/pages';
 import { pageRouter } from './kit/page-router';
-import { registerBasketPages } from './pages/basket';
-import { registerCheckoutPages } from './pages/checkout';
+import { registerBasketPages } from './basket-checkout/basket';
+import { registerCheckoutPages } from './basket-checkout/checkout';
 import { registerOrderPages } from './orders/pages';
-import { registerCheckoutRoutes } from './routes/checkout';
+import { basketCheckoutApi } from './basket-checkout/api';
 import { ordersApi } from './orders/api';
 import { registerMcpRoutes } from './mcp/route';
 import { registerPublishedRoutes } from './routes/published';
@@ -61,7 +61,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   api.install(accountApi, context);
   const catalog = createCatalogCopy(context);
   api.install(catalogApi, { ...context, catalog });
-  registerCheckoutRoutes(app, direct, context);
+  api.install(basketCheckoutApi, context);
   api.install(ordersApi, context);
   registerMcpRoutes(app, context);
   registerAdminRoutes(app, context);
@@ -84,10 +84,9 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   const pages = pageRouter(context);
   if (!context.config.storefrontOrigin) {
     const readShop = shopReader(context, catalog);
-    const shopPages = { ...pages, context, readShop };
     registerCatalogPages(pages, { context, readShop, direct });
-    registerBasketPages(shopPages);
-    registerCheckoutPages(shopPages);
+    registerBasketPages(pages, { context, readShop });
+    registerCheckoutPages(pages, { context, readShop });
     registerOrderPages(pages, { context, readShop });
     registerAccountPages(pages, context);
   } else registerResetPasswordPages(pages, context);

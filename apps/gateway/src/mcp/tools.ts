@@ -7,7 +7,7 @@ import { notFound } from '@storefront/errors';
 import type { GatewayContext } from '../context';
 import type { JsonSchema } from '../kit/api-docs';
 import type { Caller } from '../kit/caller';
-import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
+import { placeOrder, validatePromo, type CreateCheckoutBody } from '../application/place-order';
 import { getOrder } from '../application/orders';
 import { catalogProductView, type CatalogProductView } from '../application/catalog';
 import type { ApiSchemas } from './schemas';
@@ -137,7 +137,7 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       inputSchema: schemas.component('CreateCheckoutRequest'),
       outputSchema: schemas.component('CheckoutResult'),
       readOnly: false,
-      run: (args, caller) => createCheckout(context, args as unknown as CreateCheckoutBody, caller),
+      run: (args, caller) => placeOrder(context, args as unknown as CreateCheckoutBody, caller),
     },
     {
       name: 'get_order_status',

@@ -2,7 +2,7 @@ import { openApiDocument, type ApiPart, type OpenApiDocument } from '../kit/api-
 import { systemApi } from '../system/api';
 import { accountApi } from '../account/api';
 import { catalogApi } from '../catalog/api';
-import { checkoutArea } from './areas/checkout';
+import { basketCheckoutApi } from '../basket-checkout/api';
 import { ordersApi } from '../orders/api';
 import { adminArea } from './areas/admin';
 import { adminAuditArea } from './areas/admin-audit';
@@ -16,7 +16,7 @@ export const API_AREAS: ApiPart[] = [
   systemApi,
   accountApi,
   catalogApi,
-  checkoutArea,
+  basketCheckoutApi,
   ordersApi,
   adminArea,
   adminPeopleArea,

@@ -8,7 +8,13 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
-import { checkoutBody, expectCheckout, loyaltyPoints, signUp, startCheckoutStack } from '../../checkout/test/support';
+import {
+  checkoutBody,
+  expectCheckout,
+  loyaltyPoints,
+  signUp,
+  startCheckoutStack,
+} from '../../../checkout/test/support';
 
 describe('checkout in a browser: hosted payment page through to points', () => {
   let stack: Stack;

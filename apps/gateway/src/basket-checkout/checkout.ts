@@ -9,17 +9,16 @@ import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { HTTP_STATUS } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
-import { createCheckout, type CreateCheckoutBody } from '../operations/checkout';
-import { CreateCheckoutRequest } from '../openapi/areas/checkout';
+import { CreateCheckoutRequest, placeOrder, type CreateCheckoutBody } from '../application/place-order';
 import { formatPence, penceToPounds } from '../kit/money';
 import { basketOf, isPromoCode, parseBasket, serialiseBasket, setBasket, type Basket } from '../kit/basket-cookie';
-import { basketView } from './basket';
-import { callerOf, type PageDeps } from './deps';
+import { basketView, type ShopDeps } from './basket';
+import { callerOf } from '../kit/caller';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html } from '../kit/html';
 import { SHOP_NAME } from '../kit/layout';
 import { rememberPlacedOrder } from '../kit/placed-order-cookie';
-import type { PageAnswer } from '../kit/respond';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
 
 /** The delivery fields: form name, label, the API's field, whether required, autocomplete token. */
 const DELIVERY_FIELDS = [
@@ -83,8 +82,8 @@ ${inputs}
   };
 }
 
-export function registerCheckoutPages(deps: PageDeps): void {
-  const { router, form, send, context } = deps;
+export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: ShopDeps): void {
+  const { context } = deps;
 
   router.get('/checkout', async (req, res) => {
     const view = await basketView(req, res, deps);
@@ -157,7 +156,7 @@ export function registerCheckoutPages(deps: PageDeps): void {
     try {
       // The API's own schema first, so the form is held to exactly what POST /api/create-checkout accepts.
       context.validator.check(CreateCheckoutRequest, body, 'body');
-      const placed = await createCheckout(context, body, await callerOf(req, res, context));
+      const placed = await placeOrder(context, body, await callerOf(req, res, context));
       setBasket(res, { lines: [] });
       rememberPlacedOrder(res, reference, body.delivery);
       res.redirect(303, placed.hosted_checkout_url ?? `/orders/${encodeURIComponent(reference)}`);

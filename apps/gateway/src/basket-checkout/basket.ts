@@ -6,14 +6,21 @@
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
 import { LINE_QUANTITY_MAX } from '@storefront/formats';
-import { validatePromo } from '../operations/checkout';
+import type { GatewayContext } from '../context';
+import { validatePromo } from '../application/place-order';
 import { basketOf, isPromoCode, parseQuantity, setBasket, type Basket } from '../kit/basket-cookie';
-import { callerOf, type PageDeps } from './deps';
+import { callerOf } from '../kit/caller';
 import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
-import type { PageAnswer } from '../kit/respond';
-import { findSku, stockWords, type ShopView } from '../application/shop';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
+import { findSku, stockWords, type ShopReader, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
+
+/** What the basket and checkout pages read through. */
+export interface ShopDeps {
+  context: GatewayContext;
+  readShop: ShopReader;
+}
 
 export interface BasketView {
   basket: Basket;
@@ -83,7 +90,7 @@ ${promoState}
 export async function basketView(
   req: Request,
   res: Response,
-  { context, readShop }: PageDeps,
+  { context, readShop }: ShopDeps,
   basket: Basket = basketOf(req),
   error?: string,
 ): Promise<BasketView> {
@@ -99,8 +106,8 @@ export async function basketView(
   return { basket: known, quote, stock, policy, error };
 }
 
-export function registerBasketPages(deps: PageDeps): void {
-  const { router, form, send, context } = deps;
+export function registerBasketPages({ router, form, send }: PageRoutes, deps: ShopDeps): void {
+  const { context } = deps;
   /** The basket again with the problem named, as a 400: nothing was changed. */
   const refuse = async (req: Request, res: Response, error: string) =>
     send(req, res, basketPage(await basketView(req, res, deps, undefined, error), 400));

@@ -7,8 +7,8 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { checkoutBody, newClientAddress, sku, startCheckoutStack } from '../../checkout/test/support';
-import { takesPlainJson } from '../src/kit/json-body';
+import { checkoutBody, newClientAddress, sku, startCheckoutStack } from '../../../checkout/test/support';
+import { takesPlainJson } from '../../src/kit/json-body';
 
 interface Answered {
   status: number;

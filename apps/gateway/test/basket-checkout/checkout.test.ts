@@ -10,8 +10,8 @@ import {
   signUp,
   sku,
   startCheckoutStack,
-} from '../../checkout/test/support';
-import { buildOpenApiDocument } from '../src/openapi/document';
+} from '../../../checkout/test/support';
+import { buildOpenApiDocument } from '../../src/openapi/document';
 
 // The shop's origins besides PUBLIC_BASE_URL, the only places a payer may be sent back to.
 const STOREFRONT_ORIGIN = 'https://www.shop.example';
