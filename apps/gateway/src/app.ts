@@ -27,21 +27,8 @@ import { registerOrderPages } from './orders/pages';
 import { basketCheckoutApi } from './basket-checkout/api';
 import { ordersApi } from './orders/api';
 import { registerMcpRoutes } from './mcp/route';
+import { registerConsole } from './console';
 import { registerPublishedRoutes } from './routes/published';
-import { registerConsoleAuditPages } from './console/audit';
-import { registerConsolePages } from './console/pages';
-import { registerConsoleOrderPages } from './console/orders';
-import { registerConsoleFulfilmentPages } from './console/order-fulfilment';
-import { registerAdminAuditRoutes } from './routes/admin-audit';
-import { registerAdminFulfilmentRoutes } from './routes/admin-fulfilment';
-import { registerConsolePromotionPages } from './console/promotions';
-import { registerConsoleCustomerPages } from './console/customers';
-import { registerAdminRoutes } from './routes/admin';
-import { registerAdminPeopleRoutes } from './routes/admin-people';
-import { registerConsoleRefundPages } from './console/refunds';
-import { registerAdminRefundRoutes } from './routes/admin-refunds';
-import { registerAdminCatalogRoutes } from './routes/admin-catalog';
-import { consoleCatalogPages } from './console/catalog';
 
 /** The Express app, and the routes served ahead of it (see kit/direct-routes.ts). */
 export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
@@ -64,21 +51,7 @@ export function createApp(context: GatewayContext): { app: Express; direct: Dire
   api.install(basketCheckoutApi, context);
   api.install(ordersApi, context);
   registerMcpRoutes(app, context);
-  registerAdminRoutes(app, context);
-  registerAdminAuditRoutes(app, context);
-  registerAdminFulfilmentRoutes(app, context);
-  registerAdminPeopleRoutes(app, context);
-  registerAdminRefundRoutes(app, context);
-  registerAdminCatalogRoutes(app, context, catalog);
-  registerConsolePages(app, context, [
-    registerConsoleOrderPages,
-    registerConsoleFulfilmentPages,
-    registerConsolePromotionPages,
-    registerConsoleCustomerPages,
-    registerConsoleRefundPages,
-    consoleCatalogPages(catalog),
-    registerConsoleAuditPages,
-  ]);
+  registerConsole(app, api, context, { catalog });
   // The shop's own pages, unless a storefront origin serves them (through the proxy below); the pages whose links carry
   // the shop's own tokens (a password reset) are served either way, so no token reaches the origin.
   const pages = pageRouter(context);

@@ -4,9 +4,7 @@ import { accountApi } from '../account/api';
 import { catalogApi } from '../catalog/api';
 import { basketCheckoutApi } from '../basket-checkout/api';
 import { ordersApi } from '../orders/api';
-import { adminArea } from './areas/admin';
-import { adminAuditArea } from './areas/admin-audit';
-import { adminPeopleArea } from './areas/admin-people';
+import { consoleApi } from '../console';
 import { publishedArea } from '../published/area';
 
 export { publicUrl, type OpenApiDocument } from '../kit/api-docs';
@@ -18,9 +16,7 @@ export const API_AREAS: ApiPart[] = [
   catalogApi,
   basketCheckoutApi,
   ordersApi,
-  adminArea,
-  adminPeopleArea,
-  adminAuditArea,
+  ...consoleApi,
   publishedArea,
 ];
 
