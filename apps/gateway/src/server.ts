@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '@storefront/logging';
 import { createApp } from './app';
 import { closeServiceClients, createServiceClients, type HostedComponents } from './clients';
 import type { GatewayConfig } from './config';
-import { buildOpenApiDocument } from './openapi/document';
+import { buildOpenApiDocument } from './api';
 import { RequestValidator } from './kit/validator';
 import { MarkdownConverter } from './kit/markdown-converter';
 import { createReadinessCheck, type ReadinessCheck } from './readiness';
@@ -52,16 +52,18 @@ export async function startGateway(
     cacheBytes: config.markdownCacheBytes,
     logger,
   });
-  const { app, direct } = createApp({
+  const document = buildOpenApiDocument(config.publicBaseUrl);
+  const context = {
     config,
     clients,
-    validator: new RequestValidator(buildOpenApiDocument(config.publicBaseUrl).components.schemas),
+    validator: new RequestValidator(document.components.schemas),
     logger,
     readiness,
     sessions,
     revocations,
     markdown,
-  });
+  };
+  const { app, direct } = createApp(context, document);
   const server = http.createServer(app);
   direct.serveAhead(server, logger);
   const drain = drainOnStop(server);

@@ -18,13 +18,8 @@ export interface ApiTag {
 /** OpenAPI path items keyed by path, each operation keyed by its method. */
 export type ApiPaths = Record<string, Record<string, unknown>>;
 
-/** What one part of the API (a feature) adds to the document: its routes, or path items as written. */
-export interface ApiPart {
-  routes?: ApiRoutes<never>['routes'];
-  paths?: ApiPaths;
-  /** Descriptions of the tags its operations use; the reference groups operations by tag. */
-  tags?: ApiTag[];
-}
+/** What one part of the API (a feature) adds to the document: its routes and the tags they use. */
+export type ApiPart = ApiRoutes<never>;
 
 export const ErrorBody = component(
   'Error',
@@ -107,7 +102,7 @@ export function publicUrl(publicBaseUrl: string, path: string): string {
  * (the schemas' TypeBox markers left behind).
  */
 export function openApiDocument(publicBaseUrl: string, parts: ApiPart[]): OpenApiDocument {
-  const paths = withMethodNotAllowed(Object.assign({}, ...parts.map((part) => part.paths ?? pathsOf(part))));
+  const paths = withMethodNotAllowed(Object.assign({}, ...parts.map(pathsOf)));
   const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
@@ -145,7 +140,7 @@ export function openApiDocument(publicBaseUrl: string, parts: ApiPart[]): OpenAp
 }
 
 /** The path items of a part's routes, in the order declared. */
-function pathsOf({ routes = [] }: ApiPart): ApiPaths {
+function pathsOf({ routes }: ApiPart): ApiPaths {
   const paths: ApiPaths = {};
   for (const route of routes) paths[route.path] = { ...paths[route.path], [route.method]: operationOf(route) };
   return paths;

@@ -4,7 +4,7 @@ import { loyalty } from '@storefront/proto';
 import { type HttpClient } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { RequestValidator } from '../../src/kit/validator';
-import { buildOpenApiDocument } from '../../src/openapi/document';
+import { buildOpenApiDocument } from '../../src/api';
 import { Loyalty } from '../../src/application/loyalty';
 import { FAST_ARGON2, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
 

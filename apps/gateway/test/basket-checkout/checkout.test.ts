@@ -11,7 +11,7 @@ import {
   sku,
   startCheckoutStack,
 } from '../../../checkout/test/support';
-import { buildOpenApiDocument } from '../../src/openapi/document';
+import { buildOpenApiDocument } from '../../src/api';
 
 // The shop's origins besides PUBLIC_BASE_URL, the only places a payer may be sent back to.
 const STOREFRONT_ORIGIN = 'https://www.shop.example';

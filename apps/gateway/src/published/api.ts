@@ -1,9 +1,39 @@
 /**
- * The published resources describe themselves in the same OpenAPI document, so the contract
- * test and the reference cover them like every other endpoint.
+ * Documents that describe the API, all rendered once at start from the one OpenAPI description (given by the
+ * composition root, which assembles it from every feature's routes): the description itself, the RFC 9727 API
+ * catalog, the human-readable reference (HTML, or Markdown for agents) and llms.txt. They describe themselves in the
+ * same document, so the contract test and the reference cover them like every other endpoint.
  */
-import type { ApiPart } from '../kit/api-docs';
+import type { GatewayContext } from '../context';
+import type { OpenApiDocument } from '../kit/api-docs';
+import { HTML_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, markdownHeaders, prefersMarkdown } from '../kit/markdown';
+import { apiRoute, documentedOnly, type ApiRoutes } from '../kit/routes';
 import { component, Type } from '../kit/schema';
+import { API_CATALOG_CONTENT_TYPE, API_CATALOG_PATH, apiCatalogLinkHeader, buildApiCatalog } from './api-catalog';
+import { renderApiReference } from './api-reference';
+import { renderLlmsTxt, type McpSummary } from './llms-txt';
+import { sendStaticDocument, staticDocument, type StaticDocument } from './static-document';
+
+/** What the published documents are made of: what every feature declares, passed in by the composition root. */
+export interface PublishedSources {
+  document: OpenApiDocument;
+  /** The MCP server's path and tools, for the API catalog and llms.txt. */
+  mcp: McpSummary;
+}
+
+type Deps = GatewayContext & { published: PublishedSources };
+
+const DOCS_PATH = '/docs/api/';
+/**
+ * The machine-readable documents are public and carry no credentials, so API tools running in
+ * a browser on another site (an OpenAPI editor, an agent) may fetch them.
+ */
+const READABLE_ANYWHERE = { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+/**
+ * The reference is the gateway's own page (about 85 KB, half a second to convert), so its one
+ * conversion may take longer than a proxied page's; it still runs in the worker, never here.
+ */
+const REFERENCE_CONVERSION_MS = 20_000;
 
 const varyAccept = {
   Vary: {
@@ -64,7 +94,7 @@ const ApiCatalog = component(
   ),
 );
 
-export const publishedArea: ApiPart = {
+export const publishedApi: ApiRoutes<Deps> = {
   tags: [
     {
       name: 'published',
@@ -73,9 +103,11 @@ export const publishedArea: ApiPart = {
         'HTML pages answer Markdown to `Accept: text/markdown`.',
     },
   ],
-  paths: {
-    '/openapi.json': {
-      get: {
+  routes: [
+    apiRoute({
+      method: 'get',
+      path: '/openapi.json',
+      operation: {
         operationId: 'getOpenApiDocument',
         summary: 'This OpenAPI description',
         description: 'Built once at start; answers with an ETag and honours If-None-Match.',
@@ -97,9 +129,19 @@ export const publishedArea: ApiPart = {
           '304': notModified,
         },
       },
-    },
-    '/.well-known/api-catalog': {
-      get: {
+      handle: ({ published }) => {
+        const openApi = staticDocument(
+          JSON.stringify(published.document),
+          'application/json; charset=utf-8',
+          READABLE_ANYWHERE,
+        );
+        return (_req, res) => sendStaticDocument(res, openApi);
+      },
+    }),
+    apiRoute({
+      method: 'get',
+      path: API_CATALOG_PATH,
+      operation: {
         operationId: 'getApiCatalog',
         summary: 'API catalog (RFC 9727)',
         description:
@@ -110,7 +152,21 @@ export const publishedArea: ApiPart = {
           '304': notModified,
         },
       },
-      head: {
+      // Express answers HEAD with the GET handler's headers, Link included, and no body.
+      handle: ({ config, published }) => {
+        const baseUrl = config.publicBaseUrl;
+        const catalog = staticDocument(
+          JSON.stringify(buildApiCatalog(baseUrl, published.mcp.path)),
+          API_CATALOG_CONTENT_TYPE,
+          { ...READABLE_ANYWHERE, Link: apiCatalogLinkHeader(baseUrl) },
+        );
+        return (_req, res) => sendStaticDocument(res, catalog);
+      },
+    }),
+    documentedOnly({
+      method: 'head',
+      path: API_CATALOG_PATH,
+      operation: {
         operationId: 'headApiCatalog',
         summary: 'API catalog headers, including the api-catalog link',
         tags: ['published'],
@@ -128,9 +184,11 @@ export const publishedArea: ApiPart = {
           '304': notModified,
         },
       },
-    },
-    '/docs/api/': {
-      get: {
+    }),
+    apiRoute({
+      method: 'get',
+      path: DOCS_PATH,
+      operation: {
         operationId: 'getApiReference',
         summary: 'Human-readable API reference',
         description:
@@ -155,9 +213,41 @@ export const publishedArea: ApiPart = {
           '304': notModified,
         },
       },
-    },
-    '/llms.txt': {
-      get: {
+      handle: ({ logger, markdown, published }) => {
+        const referenceHtml = renderApiReference(published.document);
+        const referenceAsHtml = staticDocument(referenceHtml, HTML_CONTENT_TYPE, { Vary: 'Accept' });
+        // Converted once, for the first agent that asks. Should the conversion fail, that agent gets
+        // the HTML and the next one tries again.
+        let referenceAsMarkdown: Promise<StaticDocument> | undefined;
+        const markdownReference = () => {
+          referenceAsMarkdown ??= markdown
+            .convert(referenceHtml, { timeoutMs: REFERENCE_CONVERSION_MS })
+            .then((result) => {
+              if ('markdown' in result)
+                return staticDocument(result.markdown, MARKDOWN_CONTENT_TYPE, {
+                  ...markdownHeaders(result.markdown),
+                  Vary: 'Accept',
+                });
+              logger.warn({ reason: result.failed }, 'API reference not converted to Markdown; served as HTML');
+              referenceAsMarkdown = undefined;
+              return referenceAsHtml;
+            });
+          return referenceAsMarkdown;
+        };
+        return async (req, res) => {
+          if (!req.path.endsWith('/')) {
+            const queryAt = req.originalUrl.indexOf('?');
+            res.redirect(301, `${DOCS_PATH}${queryAt === -1 ? '' : req.originalUrl.slice(queryAt)}`);
+            return;
+          }
+          sendStaticDocument(res, prefersMarkdown(req) ? await markdownReference() : referenceAsHtml);
+        };
+      },
+    }),
+    apiRoute({
+      method: 'get',
+      path: '/llms.txt',
+      operation: {
         operationId: 'getLlmsTxt',
         summary: 'Where agents find the API description, reference and catalog (llms.txt)',
         tags: ['published'],
@@ -166,6 +256,14 @@ export const publishedArea: ApiPart = {
           '304': notModified,
         },
       },
-    },
-  },
+      handle: ({ config, published }) => {
+        const llmsTxt = staticDocument(
+          renderLlmsTxt(published.document, config.publicBaseUrl, published.mcp, !config.storefrontOrigin),
+          'text/plain; charset=utf-8',
+          READABLE_ANYWHERE,
+        );
+        return (_req, res) => sendStaticDocument(res, llmsTxt);
+      },
+    }),
+  ],
 };

@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { launchChromium, type HttpClient } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
-import { buildOpenApiDocument } from '../src/openapi/document';
-import { ApiSchemas } from '../src/mcp/schemas';
+import { buildOpenApiDocument } from '../../src/api';
+import { ApiSchemas } from '../../src/mcp/schemas';
 import {
   DELIVERY,
   checkoutBody,
@@ -21,7 +21,7 @@ import {
   signUp,
   startCheckoutStack,
   type CheckoutResult,
-} from '../../checkout/test/support';
+} from '../../../checkout/test/support';
 
 const SCHEMAS = new ApiSchemas(buildOpenApiDocument('http://localhost:8080'));
 

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { freePort, testServiceTokenEnv } from '@storefront/testing';
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const PAGE =
   '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
 

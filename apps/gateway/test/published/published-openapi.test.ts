@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { lintOpenApiDocument } from '../src/cli/lint-openapi';
-import { jsonResponse, type ApiPart } from '../src/kit/api-docs';
-import { Type } from '../src/kit/schema';
-import { API_AREAS, buildOpenApiDocument } from '../src/openapi/document';
-import { RequestValidator } from '../src/kit/validator';
-import { listOperations, sessionRequirement } from '../src/published/api-reference';
+import { lintOpenApiDocument } from '../../src/cli/lint-openapi';
+import { jsonResponse, type ApiPart } from '../../src/kit/api-docs';
+import { documentedOnly } from '../../src/kit/routes';
+import { Type } from '../../src/kit/schema';
+import { SHOP_API, buildOpenApiDocument } from '../../src/api';
+import { RequestValidator } from '../../src/kit/validator';
+import { listOperations, sessionRequirement } from '../../src/published/api-reference';
 
 const DOCUMENT = buildOpenApiDocument('https://shop.test');
 const OPERATIONS = listOperations(DOCUMENT);
@@ -40,19 +41,23 @@ describe('gateway: the OpenAPI description', () => {
 
   it('lint fails a document that breaks the rules', async () => {
     const broken: ApiPart = {
-      paths: {
-        '/api/broken/': {
-          get: {
+      routes: [
+        documentedOnly({
+          method: 'get',
+          path: '/api/broken/',
+          operation: {
             operationId: 'broken',
+            summary: 'Broken',
+            tags: [],
             responses: {
               '200': jsonResponse('Refers to nothing', Type.Unsafe({ $ref: '#/components/schemas/Missing' })),
             },
           },
-        },
-      },
+        }),
+      ],
     };
     const problems = await lintOpenApiDocument(path.join(workDir, 'broken.json'), 'https://shop.test', [
-      ...API_AREAS,
+      ...SHOP_API,
       broken,
     ]);
     const errors = problems.filter((problem) => problem.severity === 'error').map((problem) => problem.ruleId);

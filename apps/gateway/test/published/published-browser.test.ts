@@ -7,8 +7,8 @@ import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { buildOpenApiDocument } from '../src/openapi/document';
-import { listOperations } from '../src/published/api-reference';
+import { buildOpenApiDocument } from '../../src/api';
+import { listOperations } from '../../src/published/api-reference';
 
 /** The browser globals the page functions below use; tests compile without the DOM library. */
 declare const window: { scrollY: number; getComputedStyle(element: unknown): { backgroundColor: string } };

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { buildOpenApiDocument } from '@storefront/gateway';
-import { listOperations } from '../src/published/api-reference';
-import { ConversionCache, estimateTokens } from '../src/kit/markdown';
+import { listOperations } from '../../src/published/api-reference';
+import { ConversionCache, estimateTokens } from '../../src/kit/markdown';
 
 // A trailing slash on purpose: published URLs must not get a double slash.
 const PUBLIC_BASE_URL = 'https://shop.test/';
