@@ -64,8 +64,8 @@ export function registerCatalogPages(
       }
     };
 
-  direct.addAheadOfExpress({ path: '/', takes: asksForHtmlOnly, answer: directly('/', home) });
-  direct.addAheadOfExpress({
+  direct.add({ path: '/', takes: asksForHtmlOnly, answer: directly('/', home) });
+  direct.add({
     path: '/products/{id}',
     matches: (pathname) => PRODUCT_PATH.test(pathname),
     takes: asksForHtmlOnly,

@@ -6,14 +6,14 @@
  * is answered here, with helmet's security headers (computed once at start), the same request
  * line and span route as any other request, and the same Error answers; every other form of the
  * path (a trailing slash, another method, a request the route does not take) goes on to Express,
- * where the same route is mounted, so both ways answer alike.
+ * where the same route is mounted from the same declaration (routes.ts), so both ways answer alike.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Express, Request, Response } from 'express';
+import type { Response } from 'express';
 import helmet from 'helmet';
 import type { Logger } from '@storefront/logging';
 import { answerAhead, traceDirectRequest } from '@storefront/telemetry';
-import { errorAnswer, methodNotAllowed } from './errors';
+import { errorAnswer } from './errors';
 import { logRequest } from './request-log';
 
 export interface Answer {
@@ -41,20 +41,11 @@ export class DirectRoutes {
   private readonly posts = new Map<string, DirectRoute>();
   private readonly patterns: DirectRoute[] = [];
 
-  /** Serves `route` (a GET route) directly and mounts it on `app` for every other form of its path. */
-  add(app: Express, route: DirectRoute): void {
-    this.routes.set(route.path, route);
-    app
-      .route(route.path)
-      .get(async (req: Request, res: Response) => sendAnswer(res, await route.answer(req)))
-      .all(methodNotAllowed('GET'));
-  }
-
   /**
-   * Serves `route` directly where its Express route already exists (mounted by its area, with
-   * what the direct way leaves to it): both must answer alike.
+   * Serves `route` directly; its Express route is mounted beside it (by routes.ts, or by the pages
+   * that declare it) for what the direct way leaves to it, and both must answer alike.
    */
-  addAheadOfExpress(route: DirectRoute): void {
+  add(route: DirectRoute): void {
     if (route.method === 'POST') this.posts.set(route.path, route);
     else if (route.matches) this.patterns.push(route);
     else this.routes.set(route.path, route);

@@ -167,7 +167,7 @@ export class RouteInstaller {
 
   private directGet<D>(route: DirectGet<D>, deps: D): RequestHandler {
     const answer = route.answer(deps);
-    this.direct.addAheadOfExpress({ path: route.path, takesQuery: route.takesQuery, answer });
+    this.direct.add({ path: route.path, takesQuery: route.takesQuery, answer });
     return async (req, res) => sendAnswer(res, await answer(req));
   }
 
@@ -178,7 +178,7 @@ export class RouteInstaller {
     const refuseCrossSite = crossSiteWriteCheck(config);
     const refusal = route.refusal ?? ((error: unknown) => error);
     const normalise = route.normalise;
-    this.direct.addAheadOfExpress({
+    this.direct.add({
       path: route.path,
       method: 'POST',
       takes: takesPlainJson(config.bodyLimitBytes),
