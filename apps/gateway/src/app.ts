@@ -13,6 +13,7 @@ import type { OpenApiDocument } from './kit/api-docs';
 import { rejectCrossSiteWrites } from './kit/customer-session';
 import { DirectRoutes } from './kit/direct-routes';
 import { errorHandler, notFoundHandler } from './kit/errors';
+import { notFoundPage, notFoundPages } from './kit/page-errors';
 import { pageRouter } from './kit/page-router';
 import { requestLog } from './kit/request-log';
 import { RouteInstaller } from './kit/routes';
@@ -24,6 +25,7 @@ import { registerCheckoutPages } from './basket-checkout/checkout';
 import { catalogApi } from './catalog/api';
 import { registerCatalogPages } from './catalog/pages';
 import { registerConsole } from './console';
+import { consoleNotFoundPage } from './console/frame';
 import { MCP_PATH, registerMcpRoutes } from './mcp/route';
 import { ApiSchemas } from './mcp/schemas';
 import { buildTools } from './mcp/tools';
@@ -88,6 +90,14 @@ export function createApp(context: GatewayContext, document: OpenApiDocument): {
     );
   }
 
+  // An address nothing answered: a browser gets a page in the console's frame or the shop's (when the shop serves its
+  // own pages), anything else the Error.
+  app.use(
+    notFoundPages(context, (path) => {
+      if (path === '/console' || path.startsWith('/console/')) return consoleNotFoundPage(path);
+      return config.storefrontOrigin ? undefined : notFoundPage(`There is no page at ${path}.`);
+    }),
+  );
   app.use(notFoundHandler);
   app.use(errorHandler(context.logger));
   return { app, direct };

@@ -14,7 +14,7 @@ import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, stockWords, type ShopReader, type ShopView } from '../application/shop';
-import { formatPence } from '../kit/money';
+import { formatDiscount, formatPence } from '../kit/money';
 
 /** What the basket and checkout pages read through. */
 export interface ShopDeps {
@@ -74,7 +74,7 @@ ${promoState}
 <h2>Order total</h2>
 <table class="totals"><tbody>
 <tr><th scope="row">Goods</th><td class="num">${formatPence(quote.goodsPence)}</td></tr>
-<tr><th scope="row">Discount</th><td class="num">${quote.discountPence > 0 ? `−${formatPence(quote.discountPence)}` : formatPence(0)}</td></tr>
+<tr><th scope="row">Discount</th><td class="num">${formatDiscount(quote.discountPence)}</td></tr>
 <tr><th scope="row">Shipping</th><td class="num">${quote.shippingPence === 0 ? 'Free' : formatPence(quote.shippingPence)}</td></tr>
 <tr><th scope="row">Total</th><td class="num"><strong>${formatPence(quote.totalPence)}</strong></td></tr>
 </tbody></table>

@@ -10,7 +10,7 @@ import type { Request, Response } from 'express';
 import { HTTP_STATUS } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { CreateCheckoutRequest, placeOrder, type CreateCheckoutBody } from '../application/place-order';
-import { formatPence, penceToPounds } from '../kit/money';
+import { formatDiscount, formatPence, penceToPounds } from '../kit/money';
 import { basketOf, isPromoCode, parseBasket, serialiseBasket, setBasket, type Basket } from '../kit/basket-cookie';
 import { basketView, type ShopDeps } from './basket';
 import { callerOf } from '../kit/caller';
@@ -65,7 +65,7 @@ export function checkoutPage({ reference, basket, quote, delivery, error }: Chec
 ${formError(error)}
 <h2>Your order</h2>
 <ul>${lines}</ul>
-<p>Goods ${formatPence(quote.goodsPence)}${quote.discountPence > 0 ? `, discount −${formatPence(quote.discountPence)} (${quote.promoCode})` : ''}, shipping ${quote.shippingPence === 0 ? 'free' : formatPence(quote.shippingPence)}.</p>
+<p>Goods ${formatPence(quote.goodsPence)}${quote.discountPence > 0 ? `, discount ${formatDiscount(quote.discountPence)} (${quote.promoCode})` : ''}, shipping ${quote.shippingPence === 0 ? 'free' : formatPence(quote.shippingPence)}.</p>
 <p><strong>Total ${formatPence(quote.totalPence)}</strong></p>
 <form method="post" action="/checkout">
 <input type="hidden" name="checkout_reference" value="${reference}">

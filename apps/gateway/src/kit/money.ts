@@ -12,9 +12,14 @@ const FLOAT_DRIFT_PENCE = 1e-6;
 
 export const penceToPounds = (pence: number): number => pence / PENCE_PER_POUND;
 
-/** An amount as the pages show it: £24.99. */
+/** An amount as the pages and the console show it: £24.99. */
 export function formatPence(pence: number): string {
   return `£${(pence / PENCE_PER_POUND).toFixed(2)}`;
+}
+
+/** A discount as the pages and the console show it, with the minus sign of what it takes off: −£8.00 (none is £0.00). */
+export function formatDiscount(pence: number): string {
+  return pence > 0 ? `−${formatPence(pence)}` : formatPence(0);
 }
 
 export const basisPointsToFraction = (basisPoints: number): number => basisPoints / BASIS_POINTS_PER_WHOLE;

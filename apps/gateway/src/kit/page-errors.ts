@@ -1,5 +1,5 @@
 /** Pages for failures: a page answers a browser with a page, with the status and detail the API would give. */
-import type { ErrorRequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { GatewayContext } from '../context';
 import { bodyRefusal } from './errors';
@@ -36,6 +36,28 @@ export function errorPageFor(
     status >= 500 ? 'Temporarily unavailable' : 'Request refused',
     error.kind === 'internal' ? 'An unexpected error occurred' : error.detail,
   );
+}
+
+/** Whether a request for an address nothing answered is a browser's: HTML preferred over JSON, and not the API's. */
+function wantsPage(req: Request): boolean {
+  const api = req.path === '/api' || req.path.startsWith('/api/');
+  return !api && req.accepts(['application/json', 'text/html']) === 'text/html';
+}
+
+/**
+ * An address nothing answered: a browser gets `pageFor`'s page for it (status 404, in the site's frame) where there is
+ * one; an API client (anything that does not prefer HTML to JSON, and any path under /api/) goes on to the Error the
+ * rest of the API answers.
+ */
+export function notFoundPages(
+  context: Pick<GatewayContext, 'markdown' | 'logger'>,
+  pageFor: (path: string) => PageAnswer | undefined,
+): RequestHandler {
+  return (req, res, next) => {
+    const page = wantsPage(req) ? pageFor(req.path) : undefined;
+    if (!page) return next();
+    sendPage(req, res, context, page).catch(next);
+  };
 }
 
 export function pageErrors(context: Pick<GatewayContext, 'markdown' | 'logger'>): ErrorRequestHandler {

@@ -15,7 +15,7 @@ import { placedOrderDelivery } from '../kit/placed-order-cookie';
 import { Delivery } from '../application/orders';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, type ShopView } from '../application/shop';
-import { formatPence } from '../kit/money';
+import { formatDiscount, formatPence } from '../kit/money';
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
@@ -45,7 +45,7 @@ ${pending ? html`<p>This page updates by itself once the payment is confirmed.${
 <tbody>${lines}</tbody></table>
 <table class="totals"><tbody>
 <tr><th scope="row">Goods</th><td class="num">${formatPence(order.goodsPence)}</td></tr>
-<tr><th scope="row">Discount</th><td class="num">${formatPence(order.discountPence)}</td></tr>
+<tr><th scope="row">Discount</th><td class="num">${formatDiscount(order.discountPence)}</td></tr>
 <tr><th scope="row">Shipping</th><td class="num">${order.shippingPence === 0 ? 'Free' : formatPence(order.shippingPence)}</td></tr>
 <tr><th scope="row">Total</th><td class="num"><strong>${formatPence(order.totalPence)}</strong></td></tr>
 ${details.refundedPence > 0 ? html`<tr><th scope="row">Refunded</th><td class="num">${formatPence(details.refundedPence)}</td></tr>` : ''}

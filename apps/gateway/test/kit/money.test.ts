@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
-import { amountToPence, basisPointsToFraction, penceToPounds } from '../../src/kit/money';
+import { amountToPence, basisPointsToFraction, formatDiscount, formatPence, penceToPounds } from '../../src/kit/money';
 
 describe('gateway: money between the public API and the services', () => {
   it('takes a client amount in pounds as whole pence, float drift of its own sums included', () => {
@@ -36,5 +36,13 @@ describe('gateway: money between the public API and the services', () => {
     expect(penceToPounds(2499)).to.equal(24.99);
     expect(basisPointsToFraction(1000)).to.equal(0.1);
     expect(basisPointsToFraction(1250)).to.equal(0.125);
+  });
+
+  it('shows an amount in pounds to the penny, and a discount with the minus sign of what it takes off', () => {
+    expect(formatPence(2499)).to.equal('£24.99');
+    expect(formatPence(800)).to.equal('£8.00');
+    expect(formatDiscount(800)).to.equal('\u2212£8.00');
+    expect(formatDiscount(833)).to.equal('−£8.33');
+    expect(formatDiscount(0)).to.equal('£0.00');
   });
 });

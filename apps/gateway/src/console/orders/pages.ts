@@ -14,7 +14,7 @@ import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_O
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import { STATUS_WORDS } from '../../application/order-words';
-import { formatPence } from '../../kit/money';
+import { formatDiscount, formatPence } from '../../kit/money';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
 
@@ -128,7 +128,7 @@ function detailPage(staff: StaffCaller, order: checkout.StaffOrder, sections: Or
 <h2>Lines</h2>
 <div class="scroll" role="region" aria-label="Order lines" tabindex="0"><table><caption class="vh">Order lines</caption><thead><tr><th scope="col">SKU</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Line total</th></tr></thead><tbody>${lines}</tbody></table></div>
 <h2>Amounts</h2>
-<dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatPence(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd></dl>
+<dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatDiscount(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd></dl>
 <h2>Delivery</h2>
 ${
   delivery
