@@ -17,7 +17,7 @@ import {
   signUp,
 } from '../application/accounts';
 import { loyaltyView, type LoyaltyView } from '../application/loyalty';
-import { profileEdit, profileView } from '../application/profile';
+import { EDITABLE_PROFILE_FIELDS, profileEdit, profileView } from '../application/profile';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse } from '../kit/api-docs';
 import {
   CLEARED_SESSION_COOKIE,
@@ -269,7 +269,7 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'syncState',
         summary: 'Save profile edits and loyalty redemption requests',
         description:
-          'Only firstName, lastName and phone of the profile change. Loyalty state is sanitised: balances, tier and history are never taken from the client; a listed reward not yet redeemed is a redemption request. ' +
+          `Only ${EDITABLE_PROFILE_FIELDS} of the profile change. Loyalty state is sanitised: balances, tier and history are never taken from the client; a listed reward not yet redeemed is a redemption request. ` +
           'The session is checked before the body is read: without one the answer is 401 whatever the body.',
         tags: ['auth'],
         security: [{ sessionCookie: [] }],

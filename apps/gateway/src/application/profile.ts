@@ -56,6 +56,11 @@ const EDITABLE = {
   ),
 };
 
+/** The editable fields in words, for the documentation: "firstName, lastName and phone". */
+export const EDITABLE_PROFILE_FIELDS = Object.keys(EDITABLE)
+  .join(', ')
+  .replace(/, ([^,]+)$/, ' and $1');
+
 export const ProfileUpdate = component(
   'ProfileUpdate',
   Type.Object(
@@ -69,7 +74,8 @@ export const ProfileUpdate = component(
     },
     {
       description:
-        'The profile as a client holds it. Only firstName, lastName and phone change; id, email, createdAt, referralCode and referredBy are immutable and, like unknown fields, ignored.',
+        `The profile as a client holds it. Only ${EDITABLE_PROFILE_FIELDS} change; id, email, createdAt, referralCode ` +
+        'and referredBy are immutable and, like unknown fields, ignored.',
       example: { firstName: 'Ada', lastName: 'King', phone: '' },
     },
   ),

@@ -1,6 +1,6 @@
 /**
  * The MCP tools. Each runs the same operation as its HTTP endpoint (same service calls, limits
- * and Error codes); input schemas come from the OpenAPI areas where the HTTP API has the same
+ * and Error codes); input schemas come from the OpenAPI document where the HTTP API has the same
  * input, and arguments are checked by the same validator before anything is called.
  */
 import { notFound } from '@storefront/errors';
