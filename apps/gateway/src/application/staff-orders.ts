@@ -102,8 +102,6 @@ export function staffOrderView(order: checkout.StaffOrder) {
   };
 }
 
-export type StaffOrderView = ReturnType<typeof staffOrderView>;
-
 /** One order in full, as checkout answers it (money in pence), for the console's pages and the API's view alike. */
 export async function orderForStaff(
   { clients }: GatewayContext,

@@ -27,7 +27,7 @@ const ACCOUNT_ID: Parameter = {
   example: '3f2c9a4e-8b1d-4c7e-9a65-0d1e2f3a4b5c',
 };
 
-export const FIND_CUSTOMER_PARAMETERS: Parameter[] = [
+const FIND_CUSTOMER_PARAMETERS: Parameter[] = [
   {
     name: 'email',
     in: 'query',
@@ -38,7 +38,7 @@ export const FIND_CUSTOMER_PARAMETERS: Parameter[] = [
   },
 ];
 
-export const CUSTOMER_LOYALTY_PARAMETERS: Parameter[] = [
+const CUSTOMER_LOYALTY_PARAMETERS: Parameter[] = [
   ACCOUNT_ID,
   {
     name: 'limit',

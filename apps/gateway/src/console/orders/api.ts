@@ -106,7 +106,7 @@ export type DispatchInput = Static<typeof DispatchRequest>;
 type Clients = Pick<GatewayContext, 'clients'>;
 
 /** The list's filters as strings, the limit as a number; their shapes are checked already. */
-export function staffOrderQuery(req: Request) {
+function staffOrderQuery(req: Request) {
   const limit = queryText(req, 'limit');
   return {
     query: queryText(req, 'q') ?? '',
