@@ -2,6 +2,15 @@ import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+/** One `no-restricted-imports` block per layer of the edge, each for its own folders only. */
+function edgeLayers(layers) {
+  return layers.map(({ files, ignores = [], patterns }) => ({
+    files,
+    ignores,
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  }));
+}
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'libs/proto/src/gen/**', 'data/**', '.nx/**'] },
   js.configs.recommended,
@@ -39,6 +48,57 @@ export default tseslint.config(
       ],
     },
   },
+  // The edge's layers (docs/decisions/1010), by folder under apps/gateway/src: the kit is the bottom and imports only
+  // itself; the application imports only the kit; a feature (and each console area) imports only the kit, the
+  // application and itself. Any of them may import the composition root's shared types (context, config, clients);
+  // only the root imports features.
+  ...edgeLayers([
+    {
+      files: ['apps/gateway/src/kit/**/*.ts'],
+      patterns: [
+        {
+          regex: '^\\.\\./(?!(context|config|clients)$)',
+          message: 'The kit imports no application or feature module; take what it needs as a parameter.',
+        },
+      ],
+    },
+    {
+      files: ['apps/gateway/src/application/**/*.ts'],
+      patterns: [
+        {
+          regex: '^\\.\\./(?!(kit/|(context|config|clients)$))',
+          message: 'The application imports only the kit; a feature passes in what it needs.',
+        },
+      ],
+    },
+    {
+      files: ['apps/gateway/src/*/*.ts'],
+      ignores: ['apps/gateway/src/{kit,application,cli}/**'],
+      patterns: [
+        {
+          regex: '^\\.\\./(?!(kit/|application/|(context|config|clients)$))',
+          message:
+            'A feature imports only the kit and the application; what all features declare is passed in by the composition root.',
+        },
+      ],
+    },
+    {
+      files: ['apps/gateway/src/*/*/*.ts'],
+      ignores: ['apps/gateway/src/{kit,application,cli}/**'],
+      patterns: [
+        {
+          regex: '^\\.\\./\\.\\./(?!(kit/|application/|(context|config|clients)$))',
+          message:
+            'A feature imports only the kit and the application; what all features declare is passed in by the composition root.',
+        },
+        {
+          regex: '^\\.\\./(index$|[^./][^/]*/)',
+          message:
+            "An area imports only its feature's shared modules, never another area; its feature hands it what it needs.",
+        },
+      ],
+    },
+  ]),
   {
     // SQL text is written as literals and every value is bound: store connections accept several
     // statements in one packet (batched transactions), so no value may ever be spliced into SQL.

@@ -35,7 +35,7 @@ const started = Date.now();
 // Besides main.js, an app with src/ops/main.ts gets dist/ops.js: its ops command line, run from
 // the same image (`node dist/ops.js --help`). Worker threads get a bundle of their own next to
 // main.js, where the code that starts them looks for it.
-const WORKERS = { gateway: [{ source: 'src/published/markdown-worker.ts', bundle: 'markdown-worker.js' }] };
+const WORKERS = { gateway: [{ source: 'src/kit/markdown-worker.ts', bundle: 'markdown-worker.js' }] };
 const entries = (wanted.length ? wanted : apps).flatMap((app) => [
   { app, source: path.join(root, 'apps', app, 'src', 'main.ts'), bundle: 'main.js' },
   ...(existsSync(path.join(root, 'apps', app, 'src', 'ops', 'main.ts'))

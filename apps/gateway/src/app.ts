@@ -1,83 +1,103 @@
 /**
- * The public HTTP surface. Order matters: security headers, the cross-site check for requests
- * carrying the session cookie, then the routes of each area (each parses a JSON body only
- * where its operation takes one, after its session check), then 404 and the error handler
- * that keeps every failure in the contract's Error shape. Paths match case-sensitively:
- * `/API/health` is not `/api/health`.
+ * The public HTTP surface, composed of the features. Order matters: security headers, the cross-site check for
+ * requests carrying the session cookie, then the features' routes (each parses a JSON body only where its operation
+ * takes one, after its session check) and pages, then 404 and the error handler that keeps every failure in the
+ * contract's Error shape. Paths match case-sensitively: `/API/health` is not `/api/health`.
  */
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { GatewayContext } from './context';
-import { DirectRoutes } from './http/direct-routes';
-import { errorHandler, notFoundHandler } from './http/errors';
-import { requestLog } from './http/request-log';
-import { rejectCrossSiteWrites } from './http/session';
-import { registerSystemRoutes } from './routes/system';
-import { registerStockRoutes } from './routes/stock';
-import { registerAuthRoutes } from './routes/auth';
-import { createCatalogCopy, registerCatalogRoutes } from './routes/catalog';
-import { registerCheckoutRoutes } from './routes/checkout';
-import { registerOrderRoutes } from './routes/orders';
-import { registerMcpRoutes } from './mcp/route';
-import { registerPublishedRoutes } from './routes/published';
-import { registerCredentialPages, registerPages } from './pages';
-import { registerConsoleAuditPages } from './console/audit';
-import { registerConsolePages } from './console/pages';
-import { registerConsoleOrderPages } from './console/orders';
-import { registerConsoleFulfilmentPages } from './console/order-fulfilment';
-import { registerAdminAuditRoutes } from './routes/admin-audit';
-import { registerAdminFulfilmentRoutes } from './routes/admin-fulfilment';
-import { registerConsolePromotionPages } from './console/promotions';
-import { registerConsoleCustomerPages } from './console/customers';
-import { registerAdminRoutes } from './routes/admin';
-import { registerAdminPeopleRoutes } from './routes/admin-people';
-import { registerConsoleRefundPages } from './console/refunds';
-import { registerAdminRefundRoutes } from './routes/admin-refunds';
-import { registerAdminCatalogRoutes } from './routes/admin-catalog';
-import { consoleCatalogPages } from './console/catalog';
+import { createCatalogCopy } from './application/catalog';
+import { shopReader } from './application/shop';
+import type { OpenApiDocument } from './kit/api-docs';
+import { rejectCrossSiteWrites } from './kit/customer-session';
+import { DirectRoutes } from './kit/direct-routes';
+import { errorHandler, notFoundHandler } from './kit/errors';
+import { notFoundPage, notFoundPages } from './kit/page-errors';
+import { pageRouter } from './kit/page-router';
+import { requestLog } from './kit/request-log';
+import { RouteInstaller } from './kit/routes';
+import { accountApi } from './account/api';
+import { registerAccountPages, registerResetPasswordPages } from './account/pages';
+import { basketCheckoutApi } from './basket-checkout/api';
+import { registerBasketPages } from './basket-checkout/basket';
+import { registerCheckoutPages } from './basket-checkout/checkout';
+import { catalogApi } from './catalog/api';
+import { registerCatalogPages } from './catalog/pages';
+import { registerConsole } from './console';
+import { consoleNotFoundPage } from './console/frame';
+import { MCP_PATH, registerMcpRoutes } from './mcp/route';
+import { ApiSchemas } from './mcp/schemas';
+import { buildTools } from './mcp/tools';
+import { ordersApi } from './orders/api';
+import { registerOrderPages } from './orders/pages';
+import { publishedApi } from './published/api';
+import { createStorefrontProxy } from './published/storefront-proxy';
+import { systemApi } from './system/api';
 
-/** The Express app, and the routes served ahead of it (see http/direct-routes.ts). */
-export function createApp(context: GatewayContext): { app: Express; direct: DirectRoutes } {
+/**
+ * The Express app, and the routes served ahead of it (see kit/direct-routes.ts). `document` is the OpenAPI document
+ * of every feature's routes (api.ts), which the MCP tools and the published documents are made from.
+ */
+export function createApp(context: GatewayContext, document: OpenApiDocument): { app: Express; direct: DirectRoutes } {
+  const { config } = context;
   const app = express();
   const direct = new DirectRoutes();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('case sensitive routing', true);
   // Only listed proxies may set the client address through X-Forwarded-For.
-  app.set('trust proxy', context.config.trustedProxies.length > 0 ? context.config.trustedProxies : false);
+  app.set('trust proxy', config.trustedProxies.length > 0 ? config.trustedProxies : false);
   app.use(helmet());
   app.use(requestLog(context.logger));
-  app.use(rejectCrossSiteWrites(context.config));
+  app.use(rejectCrossSiteWrites(config));
 
-  registerSystemRoutes(app, direct, context);
-  registerAuthRoutes(app, direct, context);
-  registerStockRoutes(app, direct, context);
+  const api = new RouteInstaller(app, direct, context);
   const catalog = createCatalogCopy(context);
-  registerCatalogRoutes(app, direct, catalog);
-  registerCheckoutRoutes(app, direct, context);
-  registerOrderRoutes(app, context);
-  registerMcpRoutes(app, context);
-  registerAdminRoutes(app, context);
-  registerAdminAuditRoutes(app, context);
-  registerAdminFulfilmentRoutes(app, context);
-  registerAdminPeopleRoutes(app, context);
-  registerAdminRefundRoutes(app, context);
-  registerAdminCatalogRoutes(app, context, catalog);
-  registerConsolePages(app, context, [
-    registerConsoleOrderPages,
-    registerConsoleFulfilmentPages,
-    registerConsolePromotionPages,
-    registerConsoleCustomerPages,
-    registerConsoleRefundPages,
-    consoleCatalogPages(catalog),
-    registerConsoleAuditPages,
-  ]);
-  // The shop's own pages, unless a storefront origin serves them (through the proxy below).
-  if (!context.config.storefrontOrigin) registerPages(app, direct, context, catalog);
-  else registerCredentialPages(app, context);
-  // Published documents and, when configured, the storefront proxy take what is left.
-  registerPublishedRoutes(app, context);
+  api.install(systemApi, context);
+  api.install(accountApi, context);
+  api.install(catalogApi, { ...context, catalog });
+  api.install(basketCheckoutApi, context);
+  api.install(ordersApi, context);
+  const tools = buildTools(context, new ApiSchemas(document));
+  registerMcpRoutes(app, context, tools);
+  registerConsole(app, api, context, { catalog });
 
+  // The shop's own pages, unless a storefront origin serves them (through the proxy below); the pages whose links carry
+  // the shop's own tokens (a password reset) are served either way, so no token reaches the origin.
+  const pages = pageRouter(context);
+  if (!config.storefrontOrigin) {
+    const readShop = shopReader(context, catalog);
+    registerCatalogPages(pages, { context, readShop, direct });
+    registerBasketPages(pages, { context, readShop });
+    registerCheckoutPages(pages, { context, readShop });
+    registerOrderPages(pages, { context, readShop });
+    registerAccountPages(pages, context);
+  } else registerResetPasswordPages(pages, context);
+  pages.mount(app);
+
+  api.install(publishedApi, { ...context, published: { document, mcp: { path: MCP_PATH, tools } } });
+  // What no route answered is the storefront's, but for the paths the shop keeps to itself (the proxy says which).
+  if (config.storefrontOrigin) {
+    app.use(
+      createStorefrontProxy({
+        origin: config.storefrontOrigin,
+        timeoutMs: config.proxyTimeoutMs,
+        markdown: context.markdown,
+        maxHtmlBytes: config.markdownMaxHtmlBytes,
+        logger: context.logger,
+      }),
+    );
+  }
+
+  // An address nothing answered: a browser gets a page in the console's frame or the shop's (when the shop serves its
+  // own pages), anything else the Error.
+  app.use(
+    notFoundPages(context, (path) => {
+      if (path === '/console' || path.startsWith('/console/')) return consoleNotFoundPage(path);
+      return config.storefrontOrigin ? undefined : notFoundPage(`There is no page at ${path}.`);
+    }),
+  );
   app.use(notFoundHandler);
   app.use(errorHandler(context.logger));
   return { app, direct };

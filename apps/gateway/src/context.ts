@@ -1,11 +1,11 @@
 import type { Logger } from '@storefront/logging';
 import type { ServiceClients } from './clients';
-import type { MarkdownConverter } from './published/markdown-converter';
+import type { MarkdownConverter } from './kit/markdown-converter';
 import type { GatewayConfig } from './config';
-import type { RequestValidator } from './openapi/validator';
+import type { RequestValidator } from './kit/validator';
 import type { ReadinessCheck } from './readiness';
-import type { SessionCache } from './sessions/session-cache';
-import type { SessionRevocations } from './sessions/revocations';
+import type { SessionCache } from './kit/session-cache';
+import type { SessionRevocations } from './kit/revocations';
 
 /** What route modules get: configuration, service clients and the edge helpers. */
 export interface GatewayContext {

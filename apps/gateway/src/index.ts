@@ -2,4 +2,4 @@ export { startGateway, type GatewayServer } from './server';
 export { detailedReadiness } from './readiness';
 export { COMPONENT_NAMES, FACADES, type ComponentName, type HostedComponents } from './clients';
 export { readGatewayConfig, type GatewayConfig } from './config';
-export { buildOpenApiDocument, API_AREAS } from './openapi/document';
+export { buildOpenApiDocument, SHOP_API } from './api';

@@ -4,12 +4,12 @@ import { createLogger, type Logger } from '@storefront/logging';
 import { createApp } from './app';
 import { closeServiceClients, createServiceClients, type HostedComponents } from './clients';
 import type { GatewayConfig } from './config';
-import { API_AREAS } from './openapi/document';
-import { RequestValidator } from './openapi/validator';
-import { MarkdownConverter } from './published/markdown-converter';
+import { buildOpenApiDocument } from './api';
+import { RequestValidator } from './kit/validator';
+import { MarkdownConverter } from './kit/markdown-converter';
 import { createReadinessCheck, type ReadinessCheck } from './readiness';
-import { SessionCache } from './sessions/session-cache';
-import { inProcessRevocations, redisRevocations } from './sessions/revocations';
+import { SessionCache } from './kit/session-cache';
+import { inProcessRevocations, redisRevocations } from './kit/revocations';
 
 export interface GatewayServer {
   url: string;
@@ -52,16 +52,18 @@ export async function startGateway(
     cacheBytes: config.markdownCacheBytes,
     logger,
   });
-  const { app, direct } = createApp({
+  const document = buildOpenApiDocument(config.publicBaseUrl);
+  const context = {
     config,
     clients,
-    validator: new RequestValidator(API_AREAS),
+    validator: new RequestValidator(document.components.schemas),
     logger,
     readiness,
     sessions,
     revocations,
     markdown,
-  });
+  };
+  const { app, direct } = createApp(context, document);
   const server = http.createServer(app);
   direct.serveAhead(server, logger);
   const drain = drainOnStop(server);

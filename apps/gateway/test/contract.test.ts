@@ -16,8 +16,9 @@ import { expect } from 'chai';
 import { recordedAnswers, type HttpClient, type TestResponse } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import { loyalty } from '@storefront/proto';
-import { buildOpenApiDocument, type OpenApiDocument } from '../src/openapi/document';
-import type { JsonSchema } from '../src/openapi/area';
+import { buildOpenApiDocument } from '../src/api';
+import type { OpenApiDocument } from '../src/kit/api-docs';
+import type { JsonSchema } from '../src/kit/api-docs';
 import {
   listOperations,
   sessionRequirement,

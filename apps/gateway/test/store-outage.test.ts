@@ -14,7 +14,7 @@ import {
 } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
 import type { Knex } from '@storefront/db';
-import { FAST_ARGON2, PASSWORD } from './auth-fixtures';
+import { FAST_ARGON2, PASSWORD } from './account/auth-fixtures';
 
 /** The gateway's default RPC deadline: a slower answer would be a 504 timeout. */
 const RPC_DEADLINE_MS = 5_000;

@@ -22,7 +22,7 @@ import {
   sku,
   startCheckoutStack,
 } from '../../checkout/test/support';
-import { estimateTokens } from '../src/published/markdown';
+import { estimateTokens } from '../src/kit/markdown';
 
 // startCheckoutStack's PUBLIC_BASE_URL: a browser on the shop's pages sends it as Origin.
 const SITE = 'http://127.0.0.1:9';

@@ -123,3 +123,19 @@ export const STOCK_UNITS_MAX = 1_000_000;
 export const STOCK_NOTE_MAX_LENGTH = 200;
 /** A size's unit price in pence, as the catalog file allows it: £100,000. */
 export const PRICE_PENCE_MAX = 10_000_000;
+
+/** Loyalty's tiers, lowest first; lifetime points move an account up, never down. */
+export const LOYALTY_TIERS = ['bronze', 'silver', 'gold', 'platinum'] as const;
+
+/**
+ * A new loyalty account as loyalty opens it: the welcome bonus credited at sign-up, the tier it starts in, its welcome
+ * entry's words, and the id that entry is shown with until the ledger records it. Loyalty grants these; the edge
+ * repeats them only while loyalty cannot be reached at sign-up, and identity's welcome mail announces the bonus
+ * (docs/decisions/1014).
+ */
+export const LOYALTY_WELCOME = {
+  points: 100,
+  tier: LOYALTY_TIERS[0],
+  description: 'Welcome bonus',
+  pendingEntryId: 'pending-welcome',
+} as const;

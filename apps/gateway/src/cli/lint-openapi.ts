@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createConfig, formatProblems, getTotals, lint, type NormalizedProblem } from '@redocly/openapi-core';
 import { EnvReader } from '@storefront/config';
-import type { ApiArea } from '../openapi/area';
-import { API_AREAS, buildOpenApiDocument } from '../openapi/document';
+import type { ApiPart } from '../kit/api-docs';
+import { SHOP_API, buildOpenApiDocument } from '../api';
 
 const DEFAULT_OUTPUT = path.resolve(__dirname, '../../dist/openapi.json');
 
@@ -34,10 +34,10 @@ const ACCEPTED = {
 export async function lintOpenApiDocument(
   file: string,
   publicBaseUrl: string,
-  areas: ApiArea[] = API_AREAS,
+  parts: ApiPart[] = SHOP_API,
 ): Promise<NormalizedProblem[]> {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify(buildOpenApiDocument(publicBaseUrl, areas), null, 2)}\n`);
+  fs.writeFileSync(file, `${JSON.stringify(buildOpenApiDocument(publicBaseUrl, parts), null, 2)}\n`);
   const ignore = {
     [file]: Object.fromEntries(Object.entries(ACCEPTED).map(([rule, pointers]) => [rule, new Set(pointers)])),
   };

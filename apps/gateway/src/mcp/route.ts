@@ -12,14 +12,12 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, errorBody } from '@storefront/errors';
 import type { GatewayContext } from '../context';
-import { methodNotAllowed } from '../http/errors';
-import { jsonBody } from '../http/json-body';
-import { clientAddress, resolveSessionToken, siteOrigins } from '../http/session';
-import { API_AREAS } from '../openapi/document';
-import type { Caller } from '../operations/caller';
+import { methodNotAllowed } from '../kit/errors';
+import { jsonBody } from '../kit/json-body';
+import { clientAddress, resolveSessionToken, siteOrigins } from '../kit/customer-session';
+import type { Caller } from '../kit/caller';
 import { refuseMcpMessage } from './messages';
-import { ApiSchemas } from './schemas';
-import { buildTools, type McpTool } from './tools';
+import type { McpTool } from './tools';
 
 export const MCP_PATH = '/mcp';
 const SERVER_INFO = { name: 'storefront', title: 'Storefront', version: '1.0.0' };
@@ -29,9 +27,9 @@ const INSTRUCTIONS =
   'by card (an agent never pays). Follow the order with get_order_status. To act for a customer account, send its session ' +
   'token as `Authorization: Bearer <token>`; accounts are for the people they belong to, created only with their consent.';
 
-export function registerMcpRoutes(app: Express, context: GatewayContext): void {
+/** `tools`: built from the API's schemas (tools.ts), by the composition root. */
+export function registerMcpRoutes(app: Express, context: GatewayContext, tools: McpTool[]): void {
   const { logger } = context;
-  const tools = buildTools(context, new ApiSchemas(API_AREAS));
   const byName = new Map(
     tools.map((tool) => [tool.name, { tool, check: context.validator.checker(tool.inputSchema, 'arguments') }]),
   );

@@ -1,9 +1,9 @@
 /**
- * Tool schemas taken from the OpenAPI areas, the same source the HTTP validation compiles:
+ * Tool schemas taken from the OpenAPI document, the same schemas the HTTP validation compiles:
  * components with every `$ref` replaced by its target (an MCP client gets one self-contained
  * schema per tool), and an operation's parameters as one object schema.
  */
-import type { ApiArea, JsonSchema } from '../openapi/area';
+import type { ApiPaths, JsonSchema, OpenApiDocument } from '../kit/api-docs';
 
 const REF_PREFIX = '#/components/schemas/';
 
@@ -17,11 +17,11 @@ interface ParameterObject {
 
 export class ApiSchemas {
   private readonly schemas: Record<string, JsonSchema>;
-  private readonly paths: ApiArea['paths'];
+  private readonly paths: ApiPaths;
 
-  constructor(areas: ApiArea[]) {
-    this.schemas = Object.assign({}, ...areas.map((area) => area.schemas));
-    this.paths = Object.assign({}, ...areas.map((area) => area.paths));
+  constructor(document: Pick<OpenApiDocument, 'paths' | 'components'>) {
+    this.schemas = document.components.schemas;
+    this.paths = document.paths;
   }
 
   component(name: string): JsonSchema {

@@ -1,15 +1,15 @@
 /**
  * The MCP tools. Each runs the same operation as its HTTP endpoint (same service calls, limits
- * and Error codes); input schemas come from the OpenAPI areas where the HTTP API has the same
+ * and Error codes); input schemas come from the OpenAPI document where the HTTP API has the same
  * input, and arguments are checked by the same validator before anything is called.
  */
 import { notFound } from '@storefront/errors';
 import type { GatewayContext } from '../context';
-import type { JsonSchema } from '../openapi/area';
-import type { Caller } from '../operations/caller';
-import { createCheckout, validatePromo, type CreateCheckoutBody } from '../operations/checkout';
-import { getOrder } from '../operations/orders';
-import { catalogProductView, type CatalogProductView } from '../views/catalog';
+import type { JsonSchema } from '../kit/api-docs';
+import type { Caller } from '../kit/caller';
+import { placeOrder, validatePromo, type CreateCheckoutBody } from '../application/place-order';
+import { getOrder } from '../application/orders';
+import { catalogProductView, type CatalogProductView } from '../application/catalog';
 import type { ApiSchemas } from './schemas';
 
 export interface McpTool {
@@ -137,7 +137,7 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       inputSchema: schemas.component('CreateCheckoutRequest'),
       outputSchema: schemas.component('CheckoutResult'),
       readOnly: false,
-      run: (args, caller) => createCheckout(context, args as unknown as CreateCheckoutBody, caller),
+      run: (args, caller) => placeOrder(context, args as unknown as CreateCheckoutBody, caller),
     },
     {
       name: 'get_order_status',

@@ -3,8 +3,7 @@
  * its machine-readable description, its human-readable reference and its status endpoint; the
  * MCP server (which has no standard description document) to llms.txt, which lists its tools.
  */
-import { MCP_PATH } from '../mcp/route';
-import { publicUrl } from '../openapi/document';
+import { publicUrl } from '../kit/api-docs';
 
 export const API_CATALOG_PATH = '/.well-known/api-catalog';
 export const API_CATALOG_CONTENT_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
@@ -13,8 +12,8 @@ export interface ApiCatalog {
   linkset: Array<{ anchor: string } & Record<string, string | Array<{ href: string; type: string }>>>;
 }
 
-/** The anchor is the API's base URL, the `servers` URL of the OpenAPI description. */
-export function buildApiCatalog(publicBaseUrl: string): ApiCatalog {
+/** The anchor is the API's base URL, the `servers` URL of the OpenAPI description; `mcpPath` is the MCP server's. */
+export function buildApiCatalog(publicBaseUrl: string, mcpPath: string): ApiCatalog {
   const link = (path: string, type: string) => [{ href: publicUrl(publicBaseUrl, path), type }];
   return {
     linkset: [
@@ -25,7 +24,7 @@ export function buildApiCatalog(publicBaseUrl: string): ApiCatalog {
         status: link('/api/health', 'application/json'),
       },
       {
-        anchor: publicUrl(publicBaseUrl, MCP_PATH),
+        anchor: publicUrl(publicBaseUrl, mcpPath),
         'service-doc': link('/llms.txt', 'text/plain'),
         status: link('/api/health', 'application/json'),
       },

@@ -3,8 +3,8 @@
  * template: one self-contained HTML page (inline styles, no scripts, nothing fetched from
  * anywhere), so it works offline, behind strict CSP and as Markdown through turndown.
  */
-import type { JsonSchema } from '../openapi/area';
-import type { OpenApiDocument } from '../openapi/document';
+import type { JsonSchema } from '../kit/api-docs';
+import type { OpenApiDocument } from '../kit/api-docs';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
 /** How deep inline objects are expanded into dotted field names. */

@@ -2,16 +2,21 @@
  * llms.txt (the llmstxt.org convention): a short Markdown map for agents of where the API
  * description, the reference and the catalog live, with every endpoint linked to its entry.
  */
-import { publicUrl, type OpenApiDocument } from '../openapi/document';
+import { publicUrl, type OpenApiDocument } from '../kit/api-docs';
 import { listOperations, sessionRequirement } from './api-reference';
 import { API_CATALOG_PATH } from './api-catalog';
-import { MCP_PATH } from '../mcp/route';
-import { INFO_PAGES } from '../pages/layout';
+import { INFO_PAGES } from '../kit/layout';
 
 /** What llms.txt says of an MCP tool. */
 export interface ToolSummary {
   name: string;
   description: string;
+}
+
+/** Where the MCP server answers and the tools it offers. */
+export interface McpSummary {
+  path: string;
+  tools: ToolSummary[];
 }
 
 /** The shop's own pages, when it serves them (no STOREFRONT_ORIGIN): where a person shops. */
@@ -33,7 +38,7 @@ function storefrontSection(url: (path: string) => string): string[] {
 export function renderLlmsTxt(
   document: OpenApiDocument,
   publicBaseUrl: string,
-  tools: ToolSummary[],
+  mcp: McpSummary,
   storefrontPages = false,
 ): string {
   const url = (path: string) => publicUrl(publicBaseUrl, path);
@@ -62,9 +67,9 @@ export function renderLlmsTxt(
     '',
     '## MCP server',
     '',
-    `Model Context Protocol over Streamable HTTP at ${url(MCP_PATH)} (POST only, stateless: no session id). The tools run the same operations, limits and Error codes as the endpoints above; a failed call is a tool error whose text is the Error body. To act for an account, send its session token (the \`svc_sess\` value from signup or login) as \`Authorization: Bearer <token>\`.`,
+    `Model Context Protocol over Streamable HTTP at ${url(mcp.path)} (POST only, stateless: no session id). The tools run the same operations, limits and Error codes as the endpoints above; a failed call is a tool error whose text is the Error body. To act for an account, send its session token (the \`svc_sess\` value from signup or login) as \`Authorization: Bearer <token>\`.`,
     '',
-    ...tools.map((tool) => `- \`${tool.name}\`: ${tool.description}`),
+    ...mcp.tools.map((tool) => `- \`${tool.name}\`: ${tool.description}`),
     '',
     ...(storefrontPages ? storefrontSection(url) : []),
   ].join('\n');

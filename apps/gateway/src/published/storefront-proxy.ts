@@ -14,9 +14,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Options } from 'http-proxy-middleware';
 import { errorBody } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
-import { cookieNameOf, isShopCookie } from '../http/shop-cookies';
-import { isHtml, markdownHeaders, prefersMarkdown, varyOnAccept, withAcceptInVary } from './markdown';
-import type { MarkdownConverter } from './markdown-converter';
+import { cookieNameOf, isShopCookie } from '../kit/shop-cookies';
+import { isHtml, markdownHeaders, prefersMarkdown, varyOnAccept, withAcceptInVary } from '../kit/markdown';
+import type { MarkdownConverter } from '../kit/markdown-converter';
 
 export interface StorefrontProxyOptions {
   origin: string;

@@ -5,7 +5,7 @@
  * list (unknown paths, storefront pages) belong to no operation and are not checked.
  */
 import type { RecordedAnswer } from '@storefront/testing';
-import type { OpenApiDocument } from '../../src/openapi/document';
+import type { OpenApiDocument } from '../../src/kit/api-docs';
 
 type Responses = Record<string, unknown>;
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);

@@ -1,9 +1,10 @@
 /** The mails identity sends: welcome, password reset link, password changed. */
+import { LOYALTY_WELCOME } from '@storefront/formats';
 import { composeMail, type Mail } from '@storefront/outbox';
 import type { User } from '../stores/users';
 
 /** Loyalty credits these at sign-up (decision 0103); the welcome mail announces them. */
-export const WELCOME_POINTS = 100;
+export const WELCOME_POINTS = LOYALTY_WELCOME.points;
 
 const linkTo = (publicBaseUrl: string, pathAndQuery: string) => `${publicBaseUrl.replace(/\/+$/, '')}${pathAndQuery}`;
 

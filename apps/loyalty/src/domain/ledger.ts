@@ -9,6 +9,7 @@ import type { StaffIdentity } from '@storefront/caller-token';
 import { recordStaffAction } from '@storefront/staff-audit';
 import { AppError, conflict, notFound } from '@storefront/errors';
 import { isUniqueViolation } from '@storefront/db';
+import { LOYALTY_WELCOME } from '@storefront/formats';
 import {
   WELCOME_BONUS,
   holdBlocks,
@@ -66,8 +67,8 @@ export interface LedgerOptions {
 }
 
 /** Names the welcome entry of an account read before it was opened, until the ledger records it. */
-export const PENDING_WELCOME_ID = 'pending-welcome';
-const WELCOME_ENTRY = { type: 'welcome', points: WELCOME_BONUS, description: 'Welcome bonus' } as const;
+export const PENDING_WELCOME_ID = LOYALTY_WELCOME.pendingEntryId;
+const WELCOME_ENTRY = { type: 'welcome', points: WELCOME_BONUS, description: LOYALTY_WELCOME.description } as const;
 
 export class LoyaltyLedger {
   private readonly catalog: ReadonlyMap<string, Reward>;

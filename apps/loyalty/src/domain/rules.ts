@@ -5,12 +5,14 @@
 import { invalidArgument } from '@storefront/errors';
 import {
   CATALOG_ID_MAX_LENGTH,
+  LOYALTY_TIERS,
+  LOYALTY_WELCOME,
   ORDER_REFERENCE_MAX_LENGTH,
   hasControlCharacters,
   randomCode,
 } from '@storefront/formats';
 
-export const WELCOME_BONUS = 100;
+export const WELCOME_BONUS = LOYALTY_WELCOME.points;
 
 /** Something points buy: a discount on one later order. */
 export interface Reward {
@@ -53,7 +55,7 @@ export interface Account {
   redeemedRewards: RedeemedReward[];
 }
 
-export type Tier = 'bronze' | 'silver' | 'gold' | 'platinum';
+export type Tier = (typeof LOYALTY_TIERS)[number];
 
 /** Lifetime points at which each tier above bronze starts. */
 export interface TierThresholds {

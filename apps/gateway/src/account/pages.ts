@@ -1,0 +1,366 @@
+/**
+ * `/account`: sign up, log in and log out with the same `svc_sess` session as the API; the profile (editable), loyalty
+ * and the account's orders. Each form is checked against the API's schemas and runs the same workflows
+ * (application/accounts.ts).
+ */
+import type { Request, Response } from 'express';
+import { AppError, HTTP_STATUS } from '@storefront/errors';
+import { LOYALTY_WELCOME } from '@storefront/formats';
+import type { checkout, identity, loyalty } from '@storefront/proto';
+import {
+  clearSessionCookie,
+  clientAddress,
+  sessionOf,
+  sessionTokenOf,
+  setSessionCookie,
+} from '../kit/customer-session';
+import type { GatewayContext } from '../context';
+import { accountOverview, endSession, resetPassword, saveCustomerState, signUp } from '../application/accounts';
+import { profileEdit } from '../application/profile';
+import {
+  LoginRequest,
+  PasswordResetConfirmRequest,
+  PasswordResetRequest,
+  SignUpRequest,
+  StateSyncRequest,
+} from './schemas';
+import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
+import { html, type Html } from '../kit/html';
+import { STATUS_WORDS, dispatchWords } from '../application/order-words';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
+import { formatPence } from '../kit/money';
+
+interface TextField {
+  name: string;
+  label: string;
+  type: 'text' | 'email' | 'password' | 'tel';
+  autocomplete: string;
+  required: boolean;
+}
+
+const FIRST_NAME: TextField = {
+  name: 'firstName',
+  label: 'First name',
+  type: 'text',
+  autocomplete: 'given-name',
+  required: true,
+};
+const LAST_NAME: TextField = {
+  name: 'lastName',
+  label: 'Last name',
+  type: 'text',
+  autocomplete: 'family-name',
+  required: true,
+};
+const PHONE: TextField = { name: 'phone', label: 'Phone', type: 'tel', autocomplete: 'tel', required: false };
+const EMAIL: TextField = { name: 'email', label: 'Email', type: 'email', autocomplete: 'email', required: true };
+const NEW_PASSWORD: TextField = {
+  name: 'password',
+  label: 'Password',
+  type: 'password',
+  autocomplete: 'new-password',
+  required: true,
+};
+const PASSWORD: TextField = { ...NEW_PASSWORD, autocomplete: 'current-password' };
+const RESET_PASSWORD: TextField = { ...NEW_PASSWORD, label: 'New password' };
+
+const SIGN_UP_FIELDS = [FIRST_NAME, LAST_NAME, EMAIL, NEW_PASSWORD, PHONE];
+const LOG_IN_FIELDS = [EMAIL, PASSWORD];
+const FORGOT_FIELDS = [EMAIL];
+const RESET_FIELDS = [RESET_PASSWORD];
+const PROFILE_FIELDS = [FIRST_NAME, LAST_NAME, PHONE];
+
+const labelsOf = (fields: TextField[], prefix = '') =>
+  Object.fromEntries(fields.map((entry) => [`${prefix}${entry.name}`, entry.label]));
+
+type Values = Record<string, string>;
+
+/**
+ * A form of labelled fields; a password is never written back into the page. `hidden` fields travel unseen (a reset
+ * token).
+ */
+function fieldsForm(action: string, fields: TextField[], values: Values, button: string, hidden: Values = {}): Html {
+  return html`<form method="post" action="${action}">
+${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+${fields.map(
+  (entry) => html`<label for="${entry.name}">${entry.label}</label>
+<input type="${entry.type}" id="${entry.name}" name="${entry.name}" autocomplete="${entry.autocomplete}" value="${entry.type === 'password' ? '' : (values[entry.name] ?? '')}"${entry.required ? html` required` : ''}>`,
+)}
+<button type="submit">${button}</button>
+</form>`;
+}
+
+function accountPage(title: string, main: Html, status = 200): PageAnswer {
+  return { title, description: title, caching: 'private', status, main };
+}
+
+export function signUpPage(values: Values = {}, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Sign up',
+    html`<h1>Sign up</h1>${formError(error)}<p>An account keeps your orders together and earns loyalty points: ${LOYALTY_WELCOME.points} to start.</p>
+${fieldsForm('/account/signup', SIGN_UP_FIELDS, values, 'Sign up')}<p>Already have an account? <a href="/account/login">Log in</a></p>`,
+    status,
+  );
+}
+
+export function logInPage(values: Values = {}, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Log in',
+    html`<h1>Log in</h1>${formError(error)}${fieldsForm('/account/login', LOG_IN_FIELDS, values, 'Log in')}<p><a href="/account/forgot-password">Forgot password</a></p><p>New here? <a href="/account/signup">Sign up</a></p>`,
+    status,
+  );
+}
+
+export function forgotPasswordPage(values: Values = {}, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Forgot password',
+    html`<h1>Forgot password</h1>${formError(error)}<p>Give the email of your account and we will mail you a link to set a new password. The link works once, for one hour.</p>
+${fieldsForm('/account/forgot-password', FORGOT_FIELDS, values, 'Send reset link')}`,
+    status,
+  );
+}
+
+/** The same page whether or not the email has an account (decision 0952). */
+function resetLinkSentPage(): PageAnswer {
+  return accountPage(
+    'Check your email',
+    html`<h1>Check your email</h1><p role="status">If an account uses that email, a link to set a new password is on its way. It works once, for one hour.</p><p><a href="/account/login">Log in</a></p>`,
+  );
+}
+
+export function resetPasswordPage(token: string, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Set a new password',
+    html`<h1>Set a new password</h1>${formError(error)}${fieldsForm('/account/reset-password', RESET_FIELDS, {}, 'Set password', { token })}
+<p><a href="/account/forgot-password">Forgot password</a></p>`,
+    status,
+  );
+}
+
+function passwordChangedPage(): PageAnswer {
+  return accountPage(
+    'Password changed',
+    html`<h1>Password changed</h1><p role="status">Your new password is set and every session of your account has been logged out.</p><p><a href="/account/login">Log in</a></p>`,
+  );
+}
+
+function signedOutPage(): PageAnswer {
+  return accountPage(
+    'Account',
+    html`<h1>Account</h1><p>Sign in to see your orders, loyalty points and rewards.</p><ul><li><a href="/account/login">Log in</a></li><li><a href="/account/signup">Sign up</a></li></ul>`,
+  );
+}
+
+interface AccountView {
+  profile: identity.Profile;
+  account: loyalty.Account;
+  orders: checkout.OrderDetails[];
+  saved?: boolean;
+  error?: string;
+  values?: Values;
+}
+
+export function accountOverviewPage(
+  { profile, account, orders, saved, error, values }: AccountView,
+  status = 200,
+): PageAnswer {
+  const current = values ?? { firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone ?? '' };
+  const history = account.pointsHistory.map(
+    (entry) =>
+      html`<tr><td>${entry.createdAt.slice(0, 10)}</td><td>${entry.description}</td><td class="num">${entry.points > 0 ? `+${entry.points}` : entry.points}</td></tr>`,
+  );
+  const rewards = account.availableRewards.map((reward) => html`<li>${reward.name}: ${reward.pointsCost} points</li>`);
+  const codes = account.redeemedRewards
+    .filter((reward) => !reward.usedAt)
+    .map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
+  const orderRows = orders.map((details) => {
+    const order = details.summary!;
+    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
+  });
+  return accountPage(
+    'Your account',
+    html`<h1>Your account</h1>
+<p>Signed in as ${profile.email}. <a href="/account/logout">Log out</a></p>
+<h2>Loyalty</h2>
+<dl><dt>Points</dt><dd>${account.points}</dd><dt>Lifetime points</dt><dd>${account.lifetimePoints}</dd><dt>Tier</dt><dd>${account.tier}</dd></dl>
+<h3>Available rewards</h3>${rewards.length > 0 ? html`<ul>${rewards}</ul>` : html`<p>None yet: keep collecting points.</p>`}
+${codes.length > 0 ? html`<h3>Your reward codes</h3><ul>${codes}</ul><p>Enter a code as the promo code in your basket.</p>` : ''}
+<h3>Points history</h3>
+<table><caption class="vh">Points history</caption><thead><tr><th scope="col">Date</th><th scope="col">What</th><th scope="col" class="num">Points</th></tr></thead><tbody>${history}</tbody></table>
+<h2>Orders</h2>
+${
+  orderRows.length > 0
+    ? html`<table><caption class="vh">Your orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orderRows}</tbody></table>`
+    : html`<p>No orders yet.</p>`
+}
+<h2>Profile</h2>
+${formError(error)}${saved ? html`<p class="ok" role="status">Profile saved.</p>` : ''}
+${fieldsForm('/account/profile', PROFILE_FIELDS, current, 'Save')}`,
+    status,
+  );
+}
+
+export function registerAccountPages(pages: PageRoutes, context: GatewayContext): void {
+  const { router, form, send } = pages;
+  const { clients, validator } = context;
+
+  async function overview(
+    req: Request,
+    res: Response,
+    customer: string,
+    extra: Partial<AccountView> = {},
+    status = 200,
+  ): Promise<void> {
+    await send(req, res, accountOverviewPage({ ...(await accountOverview(context, customer)), ...extra }, status));
+  }
+
+  router.get('/account', async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return send(req, res, signedOutPage());
+    await overview(req, res, session.userId, { saved: req.query.saved === 'profile' });
+  });
+
+  router.get('/account/signup', (req, res) => send(req, res, signUpPage()));
+  router.get('/account/login', (req, res) => send(req, res, logInPage()));
+
+  router.post('/account/signup', ...form, async (req, res) => {
+    const values = valuesOf(req, SIGN_UP_FIELDS);
+    const { firstName = '', lastName = '', email = '', password = '', phone } = values;
+    const body = { firstName, lastName, email, password, ...(phone ? { phone } : {}) };
+    try {
+      validator.check(SignUpRequest, body, 'body');
+      const { session } = await signUp(context, { ...body, clientAddress: clientAddress(req) });
+      setSessionCookie(res, session);
+      res.redirect(303, '/account');
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      await send(
+        req,
+        res,
+        signUpPage(values, inFormWords(error.detail, labelsOf(SIGN_UP_FIELDS)), HTTP_STATUS[error.kind]),
+      );
+    }
+  });
+
+  router.post('/account/login', ...form, async (req, res) => {
+    const values = valuesOf(req, LOG_IN_FIELDS);
+    const { email = '', password = '' } = values;
+    try {
+      validator.check(LoginRequest, { email, password }, 'body');
+      const { session } = await clients.identity.logIn({ email, password, clientAddress: clientAddress(req) });
+      setSessionCookie(res, session!);
+      res.redirect(303, '/account');
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      // As on POST /api/auth/login, whatever cannot be credentials is a failed login (401).
+      const status = error.kind === 'invalid_argument' ? 401 : HTTP_STATUS[error.kind];
+      await send(req, res, logInPage(values, inFormWords(error.detail, labelsOf(LOG_IN_FIELDS)), status));
+    }
+  });
+
+  router.get('/account/forgot-password', (req, res) => send(req, res, forgotPasswordPage()));
+  router.post('/account/forgot-password', ...form, async (req, res) => {
+    const values = valuesOf(req, FORGOT_FIELDS);
+    const { email = '' } = values;
+    try {
+      validator.check(PasswordResetRequest, { email }, 'body');
+      await clients.identity.requestPasswordReset({ email, clientAddress: clientAddress(req) });
+      await send(req, res, resetLinkSentPage());
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      await send(
+        req,
+        res,
+        forgotPasswordPage(values, inFormWords(error.detail, labelsOf(FORGOT_FIELDS)), HTTP_STATUS[error.kind]),
+      );
+    }
+  });
+
+  registerResetPasswordPages(pages, context);
+
+  router.post('/account/profile', ...form, async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    const values = valuesOf(req, PROFILE_FIELDS);
+    try {
+      validator.check(StateSyncRequest, { profile: values }, 'body');
+      await saveCustomerState(context, session.userId, { profile: profileEdit(values), rewardIds: [] });
+      res.redirect(303, '/account?saved=profile');
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      await overview(
+        req,
+        res,
+        session.userId,
+        { values, error: inFormWords(error.detail, labelsOf(PROFILE_FIELDS, 'profile.')) },
+        HTTP_STATUS[error.kind],
+      );
+    }
+  });
+
+  // A link a browser follows from this site logs out at once (Sec-Fetch-Site: same-origin);
+  // from anywhere else it asks first, so a link on another site cannot sign anyone out.
+  router.get('/account/logout', async (req, res) => {
+    if (req.headers['sec-fetch-site'] === 'same-origin') return logOut(req, res);
+    await send(
+      req,
+      res,
+      accountPage(
+        'Log out',
+        html`<h1>Log out</h1><form method="post" action="/account/logout"><button type="submit">Log out</button></form>`,
+      ),
+    );
+  });
+  router.post('/account/logout', ...form, logOut);
+
+  /** Ends the session in identity and on every replica; a session identity no longer knows is gone anyway. */
+  async function logOut(req: Request, res: Response): Promise<void> {
+    const token = sessionTokenOf(req);
+    if (token !== undefined) {
+      try {
+        await endSession(context, token);
+      } catch (error) {
+        if (!(error instanceof AppError && error.kind === 'unauthenticated')) throw error;
+      }
+      clearSessionCookie(res);
+    }
+    res.redirect(303, '/');
+  }
+}
+
+function valuesOf(req: Request, fields: TextField[]): Values {
+  return Object.fromEntries(
+    fields.map((entry) => [
+      entry.name,
+      entry.type === 'password' ? field(req, entry.name) : field(req, entry.name).trim(),
+    ]),
+  );
+}
+
+/**
+ * The page a reset link opens, and its form. It carries a live reset token, so the shop serves it itself even when a
+ * storefront origin serves every other page: the token never reaches that origin.
+ */
+export function registerResetPasswordPages({ router, form, send }: PageRoutes, context: GatewayContext): void {
+  const { validator } = context;
+  router.get('/account/reset-password', (req, res) =>
+    send(req, res, resetPasswordPage(typeof req.query.token === 'string' ? req.query.token : '')),
+  );
+  router.post('/account/reset-password', ...form, async (req, res) => {
+    const token = field(req, 'token');
+    const { password = '' } = valuesOf(req, RESET_FIELDS);
+    try {
+      validator.check(PasswordResetConfirmRequest, { token, password }, 'body');
+      await resetPassword(context, { token, password, clientAddress: clientAddress(req) });
+      // This browser's session, if any, has ended with the others.
+      if (sessionTokenOf(req) !== undefined) clearSessionCookie(res);
+      await send(req, res, passwordChangedPage());
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      const words = error.detail.startsWith('token ')
+        ? 'The reset link is invalid; ask for a new one.'
+        : inFormWords(error.detail, labelsOf(RESET_FIELDS));
+      await send(req, res, resetPasswordPage(token, words, HTTP_STATUS[error.kind]));
+    }
+  });
+}

@@ -1,0 +1,148 @@
+/**
+ * `/basket`: the lines, quantities, remove, a promo code and the totals. Every figure is
+ * checkout's QuoteOrder answer (the pricing create-checkout charges by); the page only prints it
+ * (docs/decisions/0920).
+ */
+import type { Request, Response } from 'express';
+import type { checkout } from '@storefront/proto';
+import { LINE_QUANTITY_MAX } from '@storefront/formats';
+import type { GatewayContext } from '../context';
+import { validatePromo } from '../application/place-order';
+import { basketOf, isPromoCode, parseQuantity, setBasket, type Basket } from '../kit/basket-cookie';
+import { callerOf } from '../kit/caller';
+import { field, formError } from '../kit/forms';
+import { html } from '../kit/html';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
+import { findSku, stockWords, type ShopReader, type ShopView } from '../application/shop';
+import { formatDiscount, formatPence } from '../kit/money';
+
+/** What the basket and checkout pages read through. */
+export interface ShopDeps {
+  context: GatewayContext;
+  readShop: ShopReader;
+}
+
+export interface BasketView {
+  basket: Basket;
+  /** Undefined for an empty basket. */
+  quote?: checkout.QuoteOrderResponse;
+  stock: ShopView['stock'];
+  policy: ShopView['policy'];
+  error?: string;
+}
+
+export function basketPage({ basket, quote, stock, policy, error }: BasketView, status = 200): PageAnswer {
+  const page = { title: 'Basket', description: 'Your basket', caching: 'private' as const, status };
+  if (!quote) {
+    return {
+      ...page,
+      main: html`<h1>Basket</h1>${formError(error)}<p>Your basket is empty.</p><p><a href="/">Browse the products</a></p>`,
+    };
+  }
+  const rows = quote.lines.map((line, index) => {
+    const left = stock[line.sku];
+    const short =
+      left !== undefined && left < line.quantity
+        ? html` <span class="soldout block">${left === 0 ? stockWords(0) : `Only ${left} left`}</span>`
+        : '';
+    // Three columns so a line fits 320 px; Remove shares the line's one form (formaction), which also
+    // keeps the cell one block, so the Markdown answer stays a table.
+    return html`<tr><th scope="row">${line.productName} ${line.size} <span class="each">${formatPence(line.unitPricePence)} each</span>${short}</th>
+<td class="quantity"><form method="post" action="/basket/update"><input type="hidden" name="sku" value="${line.sku}">
+<label for="quantity-${index}" class="vh">Quantity</label><input type="number" id="quantity-${index}" name="quantity" value="${line.quantity}" min="1" max="${LINE_QUANTITY_MAX}" required>
+<button type="submit" class="quiet">Update</button> <button type="submit" class="quiet" formaction="/basket/remove" formnovalidate>Remove</button></form></td>
+<td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
+  });
+  const promoState = quote.promoCode
+    ? html`<p class="ok">Promo code ${quote.promoCode} applied.</p>`
+    : basket.promoCode && quote.promoRefusal
+      ? html`<p class="error">Promo code ${basket.promoCode} ${quote.promoRefusal}, so it is not applied.</p>`
+      : '';
+  return {
+    ...page,
+    main: html`<h1>Basket</h1>
+${formError(error)}
+<table><caption>Items in your basket</caption>
+<thead><tr><th scope="col">Item</th><th scope="col">Quantity</th><th scope="col" class="num">Line total</th></tr></thead>
+<tbody>${rows}</tbody></table>
+<form method="post" action="/basket/promo">
+<label for="promo_code">Promo code</label>
+<input type="text" id="promo_code" name="promo_code" value="${basket.promoCode ?? ''}" maxlength="64" autocomplete="off">
+<button type="submit">Apply</button>
+</form>
+${promoState}
+<h2>Order total</h2>
+<table class="totals"><tbody>
+<tr><th scope="row">Goods</th><td class="num">${formatPence(quote.goodsPence)}</td></tr>
+<tr><th scope="row">Discount</th><td class="num">${formatDiscount(quote.discountPence)}</td></tr>
+<tr><th scope="row">Shipping</th><td class="num">${quote.shippingPence === 0 ? 'Free' : formatPence(quote.shippingPence)}</td></tr>
+<tr><th scope="row">Total</th><td class="num"><strong>${formatPence(quote.totalPence)}</strong></td></tr>
+</tbody></table>
+<p>Free UK shipping on orders of ${formatPence(policy.freeShippingThresholdPence)} and over, after any discount.</p>
+<form method="get" action="/checkout"><button type="submit">Checkout</button></form>`,
+  };
+}
+
+/**
+ * The basket priced by checkout for the request's caller (a reward code is the account's own).
+ * Lines whose SKU left the catalog are dropped rather than failing the page.
+ */
+export async function basketView(
+  req: Request,
+  res: Response,
+  { context, readShop }: ShopDeps,
+  basket: Basket = basketOf(req),
+  error?: string,
+): Promise<BasketView> {
+  const { catalog, stock, policy } = await readShop();
+  const lines = basket.lines.filter((line) => findSku(catalog, line.sku));
+  const known = { ...basket, lines };
+  if (lines.length === 0) return { basket: known, stock, policy, error };
+  const caller = await callerOf(req, res, context);
+  const quote = await context.clients.checkout.quoteOrder(
+    { items: lines, promoCode: basket.promoCode, clientAddress: caller.clientAddress },
+    { customer: caller.customer },
+  );
+  return { basket: known, quote, stock, policy, error };
+}
+
+export function registerBasketPages({ router, form, send }: PageRoutes, deps: ShopDeps): void {
+  const { context } = deps;
+  /** The basket again with the problem named, as a 400: nothing was changed. */
+  const refuse = async (req: Request, res: Response, error: string) =>
+    send(req, res, basketPage(await basketView(req, res, deps, undefined, error), 400));
+  const saveAndShow = (res: Response, basket: Basket) => {
+    setBasket(res, basket);
+    res.redirect(303, '/basket');
+  };
+
+  router.get('/basket', async (req, res) => send(req, res, basketPage(await basketView(req, res, deps))));
+
+  router.post('/basket/update', ...form, async (req, res) => {
+    const basket = basketOf(req);
+    const quantity = parseQuantity(field(req, 'quantity'));
+    if (quantity === undefined)
+      return refuse(req, res, `Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
+    saveAndShow(res, {
+      ...basket,
+      lines: basket.lines.map((line) => (line.sku === field(req, 'sku') ? { ...line, quantity } : line)),
+    });
+  });
+
+  router.post('/basket/remove', ...form, (req, res) => {
+    const basket = basketOf(req);
+    saveAndShow(res, { ...basket, lines: basket.lines.filter((line) => line.sku !== field(req, 'sku')) });
+  });
+
+  // Checked at once with the same operation as GET /api/validate-promo; an empty code removes it.
+  router.post('/basket/promo', ...form, async (req, res) => {
+    const basket = basketOf(req);
+    const code = field(req, 'promo_code').trim();
+    if (code === '') return saveAndShow(res, { lines: basket.lines });
+    const checked = isPromoCode(code)
+      ? await validatePromo(context, code, await callerOf(req, res, context))
+      : { valid: false, code };
+    if (!checked.valid) return refuse(req, res, `Promo code ${code} is not valid.`);
+    saveAndShow(res, { ...basket, promoCode: checked.code });
+  });
+}

@@ -1,0 +1,187 @@
+/**
+ * `/checkout`: delivery details and the order as checkout prices it, placed through the same
+ * create-checkout operation as the API, then on to the provider's hosted page. The form carries
+ * what the shopper saw (the lines, the code, the total) and a checkout_reference made when the
+ * form was shown, so sending it twice is one order: the second post replays the first
+ * (docs/decisions/0922).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { HTTP_STATUS } from '@storefront/errors';
+import type { checkout } from '@storefront/proto';
+import { CreateCheckoutRequest, placeOrder, type CreateCheckoutBody } from '../application/place-order';
+import { formatDiscount, formatPence, penceToPounds } from '../kit/money';
+import { basketOf, isPromoCode, parseBasket, serialiseBasket, setBasket, type Basket } from '../kit/basket-cookie';
+import { basketView, type ShopDeps } from './basket';
+import { callerOf } from '../kit/caller';
+import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
+import { html } from '../kit/html';
+import { SHOP_NAME } from '../kit/layout';
+import { rememberPlacedOrder } from '../kit/placed-order-cookie';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
+
+/** The delivery fields: form name, label, the API's field, whether required, autocomplete token. */
+const DELIVERY_FIELDS = [
+  { name: 'name', label: 'Full name', required: true, type: 'text', autocomplete: 'name' },
+  { name: 'email', label: 'Email', required: true, type: 'email', autocomplete: 'email' },
+  { name: 'phone', label: 'Phone', required: false, type: 'tel', autocomplete: 'tel' },
+  { name: 'line1', label: 'Address line 1', required: true, type: 'text', autocomplete: 'address-line1' },
+  { name: 'line2', label: 'Address line 2', required: false, type: 'text', autocomplete: 'address-line2' },
+  { name: 'city', label: 'City', required: true, type: 'text', autocomplete: 'address-level2' },
+  { name: 'postcode', label: 'Postcode', required: true, type: 'text', autocomplete: 'postal-code' },
+] as const;
+
+type DeliveryForm = Partial<Record<(typeof DELIVERY_FIELDS)[number]['name'], string>>;
+
+const FIELD_LABELS = Object.fromEntries(DELIVERY_FIELDS.map((entry) => [`delivery.${entry.name}`, entry.label]));
+
+/** A fresh reference per form shown: 24 random characters, well inside the 90 allowed. */
+const newCheckoutReference = () => `web-${randomBytes(15).toString('base64url')}`;
+
+interface CheckoutForm {
+  reference: string;
+  basket: Basket;
+  quote: checkout.QuoteOrderResponse;
+  delivery: DeliveryForm;
+  error?: string;
+}
+
+export function checkoutPage({ reference, basket, quote, delivery, error }: CheckoutForm, status = 200): PageAnswer {
+  const lines = quote.lines.map(
+    (line) =>
+      html`<li>${line.quantity} × ${line.productName} ${line.size}: ${formatPence(line.unitPricePence * line.quantity)}</li>`,
+  );
+  const inputs = DELIVERY_FIELDS.map(
+    (entry) => html`<label for="${entry.name}">${entry.label}</label>
+<input type="${entry.type}" id="${entry.name}" name="${entry.name}" value="${delivery[entry.name] ?? ''}" autocomplete="${entry.autocomplete}"${entry.required ? html` required` : ''}>`,
+  );
+  return {
+    title: 'Checkout',
+    description: 'Delivery details and payment',
+    caching: 'private',
+    leadsToPayment: true,
+    status,
+    main: html`<h1>Checkout</h1>
+${formError(error)}
+<h2>Your order</h2>
+<ul>${lines}</ul>
+<p>Goods ${formatPence(quote.goodsPence)}${quote.discountPence > 0 ? `, discount ${formatDiscount(quote.discountPence)} (${quote.promoCode})` : ''}, shipping ${quote.shippingPence === 0 ? 'free' : formatPence(quote.shippingPence)}.</p>
+<p><strong>Total ${formatPence(quote.totalPence)}</strong></p>
+<form method="post" action="/checkout">
+<input type="hidden" name="checkout_reference" value="${reference}">
+<input type="hidden" name="items" value="${serialiseBasket({ lines: basket.lines })}">
+<input type="hidden" name="promo_code" value="${quote.promoCode}">
+<input type="hidden" name="amount_pence" value="${quote.totalPence}">
+<fieldset><legend>Delivery details (UK only)</legend>
+${inputs}
+</fieldset>
+<p>You pay on the payment provider's secure page; then you come back here to your order.</p>
+<button type="submit">Place order and pay</button>
+</form>
+<p><a href="/basket">Back to the basket</a></p>`,
+  };
+}
+
+export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: ShopDeps): void {
+  const { context } = deps;
+
+  router.get('/checkout', async (req, res) => {
+    const view = await basketView(req, res, deps);
+    if (!view.quote) return void res.redirect(303, '/basket');
+    await send(
+      req,
+      res,
+      checkoutPage({
+        reference: newCheckoutReference(),
+        basket: view.basket,
+        quote: view.quote,
+        delivery: await signedInDelivery(req, res),
+      }),
+    );
+  });
+
+  router.post('/checkout', ...form, async (req, res) => {
+    const delivery: DeliveryForm = Object.fromEntries(
+      DELIVERY_FIELDS.map((entry) => [entry.name, field(req, entry.name).trim()]),
+    );
+    const posted: Basket = {
+      lines: parseBasket(field(req, 'items')).lines,
+      ...(isPromoCode(field(req, 'promo_code')) ? { promoCode: field(req, 'promo_code') } : {}),
+    };
+    const reference = field(req, 'checkout_reference');
+    const amountPence = Number(field(req, 'amount_pence'));
+    /** The form again, priced afresh, with what was typed kept. */
+    const refuse = async (error: string, status: number, freshReference = false) => {
+      const view = await basketView(req, res, deps, posted.lines.length > 0 ? posted : basketOf(req));
+      if (!view.quote) return void res.redirect(303, '/basket');
+      await send(
+        req,
+        res,
+        checkoutPage(
+          {
+            reference: freshReference ? newCheckoutReference() : reference,
+            basket: view.basket,
+            quote: view.quote,
+            delivery,
+            error,
+          },
+          status,
+        ),
+      );
+    };
+    if (posted.lines.length === 0 || !Number.isSafeInteger(amountPence) || amountPence <= 0) {
+      return refuse('The order form was incomplete; check the order below and place it again.', 400, true);
+    }
+    const { catalog } = await deps.readShop();
+    const body: CreateCheckoutBody = {
+      checkout_reference: reference,
+      amount: penceToPounds(amountPence),
+      currency: catalog.currency,
+      merchant_code: catalog.merchantCode,
+      description: `Order from ${SHOP_NAME}`,
+      redirect_url: new URL(`/orders/${encodeURIComponent(reference)}`, context.config.publicBaseUrl).href,
+      items: posted.lines,
+      delivery: {
+        name: delivery.name ?? '',
+        email: delivery.email ?? '',
+        ...(delivery.phone ? { phone: delivery.phone } : {}),
+        line1: delivery.line1 ?? '',
+        ...(delivery.line2 ? { line2: delivery.line2 } : {}),
+        city: delivery.city ?? '',
+        postcode: delivery.postcode ?? '',
+        country: 'GB',
+      },
+      ...(posted.promoCode ? { promo_code: posted.promoCode } : {}),
+    };
+    try {
+      // The API's own schema first, so the form is held to exactly what POST /api/create-checkout accepts.
+      context.validator.check(CreateCheckoutRequest, body, 'body');
+      const placed = await placeOrder(context, body, await callerOf(req, res, context));
+      setBasket(res, { lines: [] });
+      rememberPlacedOrder(res, reference, body.delivery);
+      res.redirect(303, placed.hosted_checkout_url ?? `/orders/${encodeURIComponent(reference)}`);
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      // Nothing was charged: prices or stock changed, or a field is wrong. A field problem keeps the
+      // reference (nothing was saved); anything else starts a new attempt at the fresh price.
+      const fieldProblem = error.code === 'invalid_request' && error.detail.startsWith('delivery.');
+      await refuse(
+        inFormWords(error.detail, FIELD_LABELS),
+        fieldProblem ? 400 : HTTP_STATUS[error.kind],
+        !fieldProblem,
+      );
+    }
+  });
+
+  /** A signed-in customer's name and email to start from. */
+  async function signedInDelivery(req: Request, res: Response): Promise<DeliveryForm> {
+    const caller = await callerOf(req, res, context);
+    if (!caller.customer) return {};
+    const { profile } = await context.clients.identity.getProfile({}, { customer: caller.customer });
+    return {
+      name: `${profile!.firstName} ${profile!.lastName}`.trim(),
+      email: profile!.email,
+      phone: profile!.phone ?? '',
+    };
+  }
+}

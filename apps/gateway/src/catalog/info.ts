@@ -1,0 +1,37 @@
+/** The short pages every shop owes its customers: research-use terms, delivery, returns, privacy. */
+import { html, type Html } from '../kit/html';
+import { INFO_PAGES, RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
+import type { PageAnswer } from '../kit/respond';
+import { type ShopView } from '../application/shop';
+import { formatPence } from '../kit/money';
+
+type InfoPath = (typeof INFO_PAGES)[number]['path'];
+
+const BODIES: Record<InfoPath, (policy: ShopView['policy']) => Html> = {
+  '/terms': () => html`<p>${RESEARCH_USE_NOTICE}</p>
+<p>By placing an order you confirm that you are 18 or over, that you buy for research carried out by qualified people in a suitable laboratory, and that you will store, handle and dispose of the products as their safety information says.</p>
+<p>We may cancel and refund an order when we believe a product is meant for human or animal use.</p>`,
+  '/delivery': (policy) => html`<p>We deliver to addresses in the United Kingdom only.</p>
+<ul><li>Orders placed before 14:00 UK time on a working day leave the same day for next-day delivery.</li>
+<li>Shipping is free on orders of ${formatPence(policy.freeShippingThresholdPence)} and over after any discount; below that it costs ${formatPence(policy.shippingFeePence)}.</li>
+<li>Every batch is verified at 99% purity or better by HPLC; its certificate of analysis comes with the order.</li></ul>`,
+  '/returns':
+    () => html`<p>Unopened products in their original sealed packaging can be returned within 14 days of delivery for a full refund of their price.</p>
+<p>If a product arrives damaged or is not what you ordered, tell us within 14 days and we send a replacement or refund it, shipping included.</p>
+<p>For safety, opened or reconstituted products cannot be returned.</p>`,
+  '/privacy':
+    () => html`<p>${SHOP_NAME} keeps the details you give us (name, email, phone, delivery address) to deliver your orders and run your account, and nothing more.</p>
+<ul><li>Card payments are taken on the payment provider's page; we never see or store card numbers.</li>
+<li>We use three cookies: the session cookie that keeps you signed in for 30 days, the basket cookie that remembers what you are buying, and, for a week after you order as a guest, one that lets this browser alone show the delivery details on the order's page. None tracks you elsewhere.</li>
+<li>Order records are kept as long as UK accounting law requires.</li></ul>`,
+};
+
+export function infoPage(path: InfoPath, policy: ShopView['policy']): PageAnswer {
+  const { title } = INFO_PAGES.find((page) => page.path === path)!;
+  return {
+    title,
+    description: `${title} at ${SHOP_NAME}`,
+    caching: 'public',
+    main: html`<h1>${title}</h1>${BODIES[path](policy)}`,
+  };
+}

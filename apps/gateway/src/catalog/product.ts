@@ -1,0 +1,68 @@
+/** `/products/{id}`: each size with its price and live stock, and adding a size to the basket. */
+import type { inventory } from '@storefront/proto';
+import { LINE_QUANTITY_MAX } from '@storefront/formats';
+import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } from '../kit/basket-cookie';
+import type { ShopReader } from '../application/shop';
+import { field, formError } from '../kit/forms';
+import { html } from '../kit/html';
+import { notFoundPage } from '../kit/page-errors';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
+import { findSku, stockWords, unitsLeft, type ShopView } from '../application/shop';
+import { formatPence } from '../kit/money';
+
+export function productPage(product: inventory.Product, { stock }: ShopView, error?: string): PageAnswer {
+  const sizes = product.sizes.map((size, index) => {
+    const left = unitsLeft(size, stock);
+    const soldOut = left === 0;
+    const words = stockWords(left);
+    const id = `size-${index}`;
+    return html`<div class="choice"><input type="radio" name="sku" id="${id}" value="${size.sku}"${soldOut ? html` disabled` : ''}${index === firstAvailable(product, stock) ? html` checked` : ''}>
+<label for="${id}">${size.size}, ${formatPence(size.pricePence)}${words ? html`, <span${soldOut ? html` class="soldout"` : ''}>${words}</span>` : ''}</label></div>`;
+  });
+  const anyAvailable = firstAvailable(product, stock) >= 0;
+  return {
+    title: product.name,
+    description: product.description,
+    // A refused form is about this visitor's post, so it is not a page to cache.
+    caching: error ? 'private' : 'public',
+    status: error ? 400 : 200,
+    main: html`<h1>${product.name}</h1>
+<p>${product.description}</p>
+${formError(error)}
+<form method="post" action="/basket/add">
+<fieldset><legend>Size</legend>${sizes}</fieldset>
+<label for="quantity">Quantity</label>
+<input type="number" id="quantity" name="quantity" value="1" min="1" max="${LINE_QUANTITY_MAX}" required>
+<button type="submit"${anyAvailable ? '' : html` disabled`}>Add to basket</button>
+</form>
+<p><a href="/">All products</a></p>`,
+  };
+}
+
+function firstAvailable(product: inventory.Product, stock: Record<string, number>): number {
+  return product.sizes.findIndex((size) => unitsLeft(size, stock) !== 0);
+}
+
+export const productNotFound = (id: string) => notFoundPage(`There is no product ${id}.`);
+
+export function registerAddToBasket({ router, send, form }: PageRoutes, readShop: ShopReader): void {
+  router.post('/basket/add', ...form, async (req, res) => {
+    const shop = await readShop();
+    const found = findSku(shop.catalog, field(req, 'sku'));
+    if (!found)
+      return send(req, res, {
+        ...notFoundPage('That size is not in the catalog; choose one on a product page.'),
+        status: 400,
+      });
+    const refuse = (error: string) => send(req, res, productPage(found.product, shop, error));
+    const quantity = parseQuantity(field(req, 'quantity'));
+    if (quantity === undefined) return refuse(`Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
+    const left = unitsLeft(found.size, shop.stock);
+    if (left === 0) return refuse(`${found.product.name} ${found.size.size} is sold out.`);
+    const basket = addToBasket(basketOf(req), found.size.sku, quantity);
+    if (!basket)
+      return refuse(`The basket holds at most ${BASKET_LINES_MAX} different items; check out or remove one first.`);
+    setBasket(res, basket);
+    res.redirect(303, '/basket');
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * The console's audit log: every staff login, logout and change from every component, newest
+ * first, searched by member, action, subject, component and date, a page at a time. The same
+ * read as the admin API's `GET /api/admin/audit`.
+ */
+import type { Request } from 'express';
+import { AppError, HTTP_STATUS } from '@storefront/errors';
+import { AUDIT_COMPONENTS, listStaffActions, type StaffActionView } from './staff-actions';
+import { STAFF_ACTION_PARAMETERS, staffActionFilter } from './api';
+import { formError } from '../../kit/forms';
+import { html } from '../../kit/html';
+import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
+import type { StaffCaller } from '../../kit/staff-session';
+
+const FILTER_NAMES = ['staff', 'action', 'subject', 'component', 'from', 'until'] as const;
+
+function filterForm(req: Request) {
+  const value = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
+  const component = value('component');
+  return html`<form method="get" action="/console/audit" class="filters">
+<label for="staff">Staff email</label>
+<input type="email" id="staff" name="staff" value="${value('staff')}">
+<label for="action">Action</label>
+<input type="text" id="action" name="action" value="${value('action')}" placeholder="e.g. order_refunded">
+<label for="subject">Subject</label>
+<input type="text" id="subject" name="subject" value="${value('subject')}" placeholder="order reference, SKU, code">
+<label for="component">Where</label>
+<select id="component" name="component"><option value="">Anywhere</option>${AUDIT_COMPONENTS.map(
+    (name) => html`<option value="${name}"${component === name ? html` selected` : ''}>${name}</option>`,
+  )}</select>
+<label for="from">From (date)</label>
+<input type="date" id="from" name="from" value="${value('from')}">
+<label for="until">Before (date)</label>
+<input type="date" id="until" name="until" value="${value('until')}">
+<button type="submit">Search</button>
+</form>`;
+}
+
+const shown = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value));
+
+function actionRow(action: StaffActionView) {
+  return html`<tr><td>${action.at.slice(0, 19).replace('T', ' ')}</td><td>${action.staffEmail} (${action.role})</td><td>${action.clientAddress}</td><td>${action.component}</td><th scope="row">${action.action}</th><td>${action.subject}</td><td><code>${shown(action.before)}</code></td><td><code>${shown(action.after)}</code></td></tr>`;
+}
+
+function auditPage(
+  req: Request,
+  staff: StaffCaller,
+  page: Awaited<ReturnType<typeof listStaffActions>> | undefined,
+  error?: AppError,
+) {
+  const rows = page?.actions.map(actionRow) ?? [];
+  return consolePage(
+    'Audit log',
+    html`<h1>Audit log</h1>${filterForm(req)}${formError(error?.detail)}
+${
+  rows.length > 0
+    ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : error
+      ? ''
+      : html`<p>No actions match.</p>`
+}
+${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/audit', FILTER_NAMES, page.nextCursor)}">Older actions</a></p>` : ''}`,
+    staff,
+    error ? HTTP_STATUS[error.kind] : 200,
+  );
+}
+
+export function registerAuditPages(deps: ConsoleDeps): void {
+  registerFilteredList(deps, {
+    path: '/console/audit',
+    parameters: STAFF_ACTION_PARAMETERS,
+    load: (req, staff) => listStaffActions(deps.context, staffActionFilter(req), staff),
+    render: auditPage,
+  });
+}

@@ -1,0 +1,201 @@
+/**
+ * The console's orders: a list searched by reference or email and filtered by status and date, newest first, a page
+ * at a time (the next page keeps the filters), and one order in full with what can happen to it next: dispatch a paid
+ * order (carrier and tracking number), mark a dispatched one delivered, cancel an unpaid one. The same checkout calls
+ * as the admin API; a filter checkout refuses is shown above the list. Each change posts once and comes back to the
+ * order (303); a refusal (a wrong state, a bad tracking number) shows the order's actions again with checkout's
+ * reason. None moves money, so none asks twice; each is idempotent in checkout, so a repeated post changes nothing.
+ */
+import { AppError, HTTP_STATUS } from '@storefront/errors';
+import type { checkout } from '@storefront/proto';
+import type { Request, Response } from 'express';
+import { orderForStaff } from '../../application/staff-orders';
+import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_ORDER_PARAMETERS } from './api';
+import { field, formError, isFormRefusal } from '../../kit/forms';
+import { html, type Html } from '../../kit/html';
+import { STATUS_WORDS } from '../../application/order-words';
+import { formatDiscount, formatPence } from '../../kit/money';
+import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
+import type { StaffCaller } from '../../kit/staff-session';
+
+/** A section another area adds to the order's page (its refunds). */
+export type OrderSection = (staff: StaffCaller, order: checkout.StaffOrder) => Html;
+
+const orderPath = (reference: string) => `/console/orders/${encodeURIComponent(reference)}`;
+
+/** What happened to the order after payment, and the forms for what can happen next. */
+export function orderFulfilmentSection(order: checkout.StaffOrder, carrier = '', trackingNumber = ''): Html {
+  const summary = order.details!.summary!;
+  const dispatch = order.details!.dispatch;
+  const action = (name: string) => `${orderPath(summary.reference)}/${name}`;
+  return html`<h2>Dispatch</h2>
+${
+  dispatch
+    ? html`<dl><dt>Dispatched</dt><dd>with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}, at ${dispatch.dispatchedAt}${order.dispatchedBy ? ` by ${order.dispatchedBy}` : ''}</dd>
+<dt>Delivered</dt><dd>${dispatch.deliveredAt || 'not yet'}</dd></dl>`
+    : order.cancelledAt
+      ? html`<p>Cancelled at ${order.cancelledAt}.</p>`
+      : html`<p>Not dispatched.</p>`
+}
+${
+  ['paid', 'partially_refunded'].includes(summary.status) && !dispatch
+    ? html`<form method="post" action="${action('dispatch')}">
+<label for="carrier">Carrier</label>
+<input type="text" id="carrier" name="carrier" maxlength="60" value="${carrier}" required>
+<label for="tracking-number">Tracking number (letters, digits, spaces, dashes)</label>
+<input type="text" id="tracking-number" name="trackingNumber" maxlength="60" pattern="[A-Za-z0-9 \\-]+" value="${trackingNumber}" required>
+<button type="submit">Dispatch and email the customer</button>
+</form>`
+    : ''
+}
+${summary.status === 'dispatched' ? html`<form method="post" action="${action('delivered')}"><button type="submit">Mark delivered</button></form>` : ''}
+${
+  summary.status === 'pending_payment'
+    ? html`<form method="post" action="${action('cancel')}"><p>Cancelling stops the payment link and gives the stock back at once.</p><button type="submit">Cancel this unpaid order</button></form>`
+    : ''
+}`;
+}
+
+const FILTER_NAMES = ['q', 'status', 'from', 'until'] as const;
+
+function filterForm(req: Request) {
+  const value = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
+  const status = value('status');
+  return html`<form method="get" action="/console/orders" class="filters">
+<label for="q">Reference or email</label>
+<input type="search" id="q" name="q" value="${value('q')}">
+<label for="status">Status</label>
+<select id="status" name="status"><option value="">Any</option>${Object.entries(STATUS_WORDS).map(
+    ([key, words]) => html`<option value="${key}"${status === key ? html` selected` : ''}>${words}</option>`,
+  )}</select>
+<label for="from">Placed from (date)</label>
+<input type="date" id="from" name="from" value="${value('from')}">
+<label for="until">Placed before (date)</label>
+<input type="date" id="until" name="until" value="${value('until')}">
+<button type="submit">Search</button>
+</form>`;
+}
+
+function orderRow({ details }: checkout.StaffOrder) {
+  const order = details!.summary!;
+  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
+}
+
+function listPage(
+  req: Request,
+  staff: StaffCaller,
+  page: checkout.ListOrdersForStaffResponse | undefined,
+  error?: AppError,
+) {
+  const rows = page?.orders.map(orderRow) ?? [];
+  return consolePage(
+    'Orders',
+    html`<h1>Orders</h1>${filterForm(req)}${formError(error?.detail)}
+${
+  rows.length > 0
+    ? html`<div class="scroll" role="region" aria-label="Orders, newest first" tabindex="0"><table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : error
+      ? ''
+      : html`<p>No orders match.</p>`
+}
+${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/orders', FILTER_NAMES, page.nextCursor)}">Older orders</a></p>` : ''}`,
+    staff,
+    error ? HTTP_STATUS[error.kind] : 200,
+  );
+}
+
+function detailPage(staff: StaffCaller, order: checkout.StaffOrder, sections: OrderSection[]) {
+  const details = order.details!;
+  const summary = details.summary!;
+  const delivery = details.delivery;
+  const lines = summary.items.map(
+    (line) =>
+      html`<tr><th scope="row">${line.sku}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence)}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`,
+  );
+  return consolePage(
+    `Order ${summary.reference}`,
+    html`<h1>Order ${summary.reference}</h1>
+<dl>
+<dt>Status</dt><dd>${STATUS_WORDS[summary.status] ?? summary.status}</dd>
+<dt>Placed</dt><dd>${details.createdAt}</dd>
+<dt>Paid</dt><dd>${order.paidAt || 'not paid'}</dd>
+<dt>Last change</dt><dd>${details.updatedAt}</dd>
+<dt>Customer</dt><dd>${order.accountId ? `account ${order.accountId}` : 'guest'}</dd>
+<dt>Payment</dt><dd>${order.provider}${order.providerCheckoutId ? `, checkout ${order.providerCheckoutId}` : ', no checkout made'}</dd>
+<dt>Promo code</dt><dd>${order.promoCode || 'none'}</dd>
+<dt>Loyalty points</dt><dd>${order.accountId ? (order.pointsAwardedAt ? `awarded at ${order.pointsAwardedAt}` : 'not awarded yet') : 'guest order, none'}</dd>
+</dl>
+<h2>Lines</h2>
+<div class="scroll" role="region" aria-label="Order lines" tabindex="0"><table><caption class="vh">Order lines</caption><thead><tr><th scope="col">SKU</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Line total</th></tr></thead><tbody>${lines}</tbody></table></div>
+<h2>Amounts</h2>
+<dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatDiscount(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd></dl>
+<h2>Delivery</h2>
+${
+  delivery
+    ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
+    : html`<p>No delivery details.</p>`
+}
+${orderFulfilmentSection(order)}
+${sections.map((section) => section(staff, order))}
+<p><a href="/console/orders">All orders</a></p>`,
+    staff,
+  );
+}
+
+/** `sections`: what other areas add to an order's page, after its dispatch (its refunds). */
+export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]): void {
+  const { router, context, send, form, signedIn } = deps;
+  registerFilteredList(deps, {
+    path: '/console/orders',
+    parameters: STAFF_ORDER_PARAMETERS,
+    load: (req, staff) => ordersForStaff(context, req, staff),
+    render: listPage,
+  });
+
+  router.get('/console/orders/:reference', async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (staff)
+      await send(
+        req,
+        res,
+        detailPage(staff, await orderForStaff(context, String(req.params.reference), staff), sections),
+      );
+  });
+
+  /** Acts, then back to the order; a refusal shows the order's actions again with the reason. */
+  const post = (name: string, act: (reference: string, staff: StaffCaller, req: Request) => Promise<unknown>) =>
+    router.post(`/console/orders/:reference/${name}`, ...form, async (req: Request, res: Response) => {
+      const staff = await signedIn(req, res);
+      if (!staff) return;
+      const reference = String(req.params.reference);
+      try {
+        await act(reference, staff, req);
+        res.redirect(303, orderPath(reference));
+      } catch (error) {
+        if (!isFormRefusal(error)) throw error;
+        const order = await orderForStaff(context, reference, staff);
+        await send(
+          req,
+          res,
+          consolePage(
+            `Order ${reference}`,
+            html`<h1>Order ${reference}</h1>${formError(error.detail)}${orderFulfilmentSection(order, field(req, 'carrier'), field(req, 'trackingNumber'))}
+<p><a href="${orderPath(reference)}">Back to the order</a></p>`,
+            staff,
+            HTTP_STATUS[error.kind],
+          ),
+        );
+      }
+    });
+
+  post('dispatch', (reference, staff, req) =>
+    dispatchOrder(
+      context,
+      reference,
+      { carrier: field(req, 'carrier'), trackingNumber: field(req, 'trackingNumber') },
+      staff,
+    ),
+  );
+  post('delivered', (reference, staff) => markOrderDelivered(context, reference, staff));
+  post('cancel', (reference, staff) => cancelOrder(context, reference, staff));
+}

@@ -1,0 +1,160 @@
+/**
+ * The console's promotions: every code with its terms and usage; for owners a form to create one
+ * and, per code that still works or will, an expire button that asks once more before it acts.
+ * The same checkout calls as the admin API; a refused form is shown again with checkout's reason.
+ */
+import type { Request, Response } from 'express';
+import { AppError, HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
+import { createPromo, expirePromo, listPromos, type StaffPromoView } from './promos';
+import { field, formError, isFormRefusal } from '../../kit/forms';
+import { html } from '../../kit/html';
+import { consolePage, type ConsoleDeps } from '../frame';
+import { requireOwner, type StaffCaller } from '../../kit/staff-session';
+
+const PATH = '/console/promotions';
+const REFUSAL_WORDS: Record<string, string> = {
+  inactive: 'No: outside its dates',
+  used_up: 'No: used up',
+  held: 'No: the rest of its cap is held by open orders',
+};
+const when = (iso: string | undefined) => (iso ? iso.slice(0, 16).replace('T', ' ') : '');
+
+interface CreateFields {
+  code: string;
+  percent: string;
+  from: string;
+  until: string;
+  cap: string;
+}
+
+function createForm(values: CreateFields) {
+  return html`<h2>Create a promo code</h2>
+<form method="post" action="${PATH}">
+<label for="code">Code</label>
+<input type="text" id="code" name="code" value="${values.code}" required minlength="3" maxlength="64">
+<label for="percent">Percent off the goods</label>
+<input type="text" id="percent" name="percent" inputmode="decimal" value="${values.percent}" required>
+<label for="from">Works from (date, UTC; empty for now)</label>
+<input type="date" id="from" name="from" value="${values.from}">
+<label for="until">Works until (date, UTC; empty for no end)</label>
+<input type="date" id="until" name="until" value="${values.until}">
+<label for="cap">Most paid orders (empty for no cap)</label>
+<input type="text" id="cap" name="cap" inputmode="numeric" value="${values.cap}">
+<button type="submit">Create code</button>
+</form>`;
+}
+
+function promoRow(promo: StaffPromoView, staff: StaffCaller) {
+  const expirable = promo.refusal !== 'inactive' || Date.parse(promo.activeFrom) > Date.now();
+  const action =
+    staff.role === 'owner' && expirable
+      ? html`<form method="post" action="${PATH}/${encodeURIComponent(promo.code)}/expire"><button type="submit">Expire ${promo.code}</button></form>`
+      : '';
+  return html`<tr><th scope="row">${promo.code}</th><td class="num">${promo.percent}%</td><td>${when(promo.activeFrom)}</td><td>${when(promo.activeUntil) || 'no end'}</td><td class="num">${promo.maxRedemptions ?? 'none'}</td><td class="num">${promo.paidUses}</td><td class="num">${promo.openHolds}</td><td>${promo.worksNow ? 'Yes' : (REFUSAL_WORDS[promo.refusal ?? ''] ?? 'No')}</td><td>${action}</td></tr>`;
+}
+
+function listPage(staff: StaffCaller, promos: StaffPromoView[], values: CreateFields, error?: AppError) {
+  return consolePage(
+    'Promotions',
+    html`<h1>Promotions</h1>${formError(error?.detail)}
+${
+  promos.length > 0
+    ? html`<div class="scroll" role="region" aria-label="Promo codes by code" tabindex="0"><table><caption class="vh">Promo codes by code</caption><thead><tr><th scope="col">Code</th><th scope="col" class="num">Discount</th><th scope="col">Active from (UTC)</th><th scope="col">Active until (UTC)</th><th scope="col" class="num">Cap</th><th scope="col" class="num">Paid uses</th><th scope="col" class="num">Open holds</th><th scope="col">Works now</th><th scope="col">Action</th></tr></thead><tbody>${promos.map((promo) => promoRow(promo, staff))}</tbody></table></div>`
+    : html`<p>No promo codes yet.</p>`
+}
+${staff.role === 'owner' ? createForm(values) : html`<p>Only an owner creates or expires codes.</p>`}`,
+    staff,
+    error ? HTTP_STATUS[error.kind] : 200,
+  );
+}
+
+function confirmExpiryPage(staff: StaffCaller, promo: StaffPromoView) {
+  return consolePage(
+    `Expire ${promo.code}?`,
+    html`<h1>Expire ${promo.code}?</h1>
+<p>${promo.code} (${promo.percent}% off) stops working for new orders now. ${promo.openHolds} open ${promo.openHolds === 1 ? 'order keeps' : 'orders keep'} the price ${promo.openHolds === 1 ? 'it was' : 'they were'} given; ${promo.paidUses} paid ${promo.paidUses === 1 ? 'order is' : 'orders are'} unchanged. This cannot be undone: to offer it again, create a new code.</p>
+<form method="post" action="${PATH}/${encodeURIComponent(promo.code)}/expire"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, expire ${promo.code} now</button></form>
+<p><a href="${PATH}">Keep it</a></p>`,
+    staff,
+  );
+}
+
+/** A whole or decimal number as typed, or undefined when the field is empty; anything else names the field. */
+function typedNumber(text: string, label: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) throw invalidArgument(`${label} must be a number, got "${trimmed}"`);
+  return Number(trimmed);
+}
+
+export function registerPromotionPages({ router, context, send, form, signedIn }: ConsoleDeps): void {
+  const emptyFields: CreateFields = { code: '', percent: '', from: '', until: '', cap: '' };
+
+  router.get(PATH, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (staff) await send(req, res, listPage(staff, await listPromos(context, staff), emptyFields));
+  });
+
+  router.post(PATH, ...form, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    const values: CreateFields = {
+      code: field(req, 'code'),
+      percent: field(req, 'percent'),
+      from: field(req, 'from'),
+      until: field(req, 'until'),
+      cap: field(req, 'cap'),
+    };
+    try {
+      const percent = typedNumber(values.percent, 'Percent off');
+      const cap = typedNumber(values.cap, 'Most paid orders');
+      await createPromo(
+        context,
+        {
+          code: values.code.trim(),
+          percent: percent ?? 0,
+          from: values.from || undefined,
+          until: values.until || undefined,
+          maxRedemptions: cap,
+        },
+        staff,
+      );
+      res.redirect(303, PATH);
+    } catch (error) {
+      await refused(req, res, staff, error, values);
+    }
+  });
+
+  // The first post asks once more; only the post carrying `confirm` ends the code.
+  router.post(`${PATH}/:code/expire`, ...form, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    const code = String(req.params.code);
+    try {
+      if (field(req, 'confirm') !== 'yes') {
+        requireOwner(staff, 'expire a promo code');
+        const promo = (await listPromos(context, staff)).find(
+          (candidate) => candidate.code === code.trim().toUpperCase(),
+        );
+        if (!promo) throw notFound(`no promo code ${code}`, 'promo_not_found');
+        await send(req, res, confirmExpiryPage(staff, promo));
+        return;
+      }
+      await expirePromo(context, code, staff);
+      res.redirect(303, PATH);
+    } catch (error) {
+      await refused(req, res, staff, error, emptyFields);
+    }
+  });
+
+  async function refused(
+    req: Request,
+    res: Response,
+    staff: StaffCaller,
+    error: unknown,
+    values: CreateFields,
+  ): Promise<void> {
+    if (!isFormRefusal(error)) throw error;
+    await send(req, res, listPage(staff, await listPromos(context, staff), values, error));
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Request and response shapes are written once, with TypeBox: its schemas are plain JSON Schema, so the validator
+ * compiles them as they are, `Static<typeof X>` is their TypeScript type, and the OpenAPI document publishes them
+ * (docs/decisions/1012). A schema made a `component` is listed by name in the document and referred to wherever it is
+ * used; the document finds every component by following the references of its operations.
+ */
+import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+
+/** Where the OpenAPI document lists its named schemas. */
+export const COMPONENTS_PREFIX = '#/components/schemas/';
+
+/** Carried by a reference (a symbol, so neither JSON nor the validator sees it): the component it names. */
+const TARGET = Symbol('component');
+
+interface Target {
+  name: string;
+  schema: TSchema;
+}
+
+/** A named schema: used anywhere, it is `{$ref: "#/components/schemas/<name>"}`, typed as the schema it names. */
+export function component<T extends TSchema>(name: string, schema: T): TUnsafe<Static<T>> {
+  const target: Target = { name, schema };
+  return Type.Unsafe<Static<T>>({ $ref: `${COMPONENTS_PREFIX}${name}`, [TARGET]: target });
+}
+
+/** The component a schema refers to, if it is a reference made by `component`. */
+export function componentOf(schema: unknown): Target | undefined {
+  return schema !== null && typeof schema === 'object' ? (schema as { [TARGET]?: Target })[TARGET] : undefined;
+}
+
+/**
+ * Every component `value` (an operation, a schema) refers to, directly or through other components, in the order
+ * first met; one name naming two different schemas is a mistake, refused here.
+ */
+export function componentsOf(value: unknown, found = new Map<string, TSchema>()): Map<string, TSchema> {
+  if (Array.isArray(value)) {
+    for (const member of value) componentsOf(member, found);
+    return found;
+  }
+  if (value === null || typeof value !== 'object') return found;
+  const target = componentOf(value);
+  if (target) {
+    const known = found.get(target.name);
+    if (known === target.schema) return found;
+    if (known) throw new Error(`two schemas are named ${target.name}`);
+    found.set(target.name, target.schema);
+    return componentsOf(target.schema, found);
+  }
+  for (const member of Object.values(value)) componentsOf(member, found);
+  return found;
+}
+
+/** A string from a fixed list, as JSON Schema's `enum`. */
+export function StringEnum(values: readonly string[], options: SchemaOptions = {}): TUnsafe<string> {
+  return Type.Unsafe<string>({ type: 'string', enum: [...values], ...options });
+}
+
+export { Type, type Static, type TSchema };

@@ -1,0 +1,82 @@
+/**
+ * `/orders/{reference}`: where the provider sends the shopper back. The order's lines, total and
+ * status in words, reloading itself while the payment is awaited. Read with the same GetOrder
+ * call as GET /api/orders/{reference} (its limits, its rule of who reads what): delivery details
+ * appear for the account that placed the order, or for a guest order in the browser that placed
+ * it, from its own cookie (docs/decisions/0924).
+ */
+import type { checkout } from '@storefront/proto';
+import type { GatewayContext } from '../context';
+import { callerOf } from '../kit/caller';
+import type { ShopReader } from '../application/shop';
+import { STATUS_WORDS, dispatchWords } from '../application/order-words';
+import { html } from '../kit/html';
+import { placedOrderDelivery } from '../kit/placed-order-cookie';
+import { Delivery } from '../application/orders';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
+import { findSku, type ShopView } from '../application/shop';
+import { formatDiscount, formatPence } from '../kit/money';
+
+/** How often a page awaiting payment reloads itself. */
+const PENDING_REFRESH_SECONDS = 3;
+
+export function orderPage(
+  details: checkout.OrderDetails,
+  { catalog }: ShopView,
+  placedHere?: checkout.Delivery,
+): PageAnswer {
+  const order = details.summary!;
+  const pending = order.status === 'pending_payment';
+  const lines = order.items.map((line) => {
+    const found = findSku(catalog, line.sku);
+    return html`<tr><th scope="row">${found ? `${found.product.name} ${found.size.size}` : line.sku}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
+  });
+  const delivery = details.delivery ?? placedHere;
+  return {
+    title: `Order ${order.reference}`,
+    description: 'Your order and its payment status',
+    caching: 'private',
+    refreshSeconds: pending ? PENDING_REFRESH_SECONDS : undefined,
+    main: html`<h1>Order ${order.reference}</h1>
+<p>Status: <span class="status">${STATUS_WORDS[order.status] ?? order.status}</span></p>
+${details.dispatch ? html`<p class="dispatch">${dispatchWords(details)}.</p>` : ''}
+${pending ? html`<p>This page updates by itself once the payment is confirmed.${details.paymentLink ? html` <a href="${details.paymentLink}">Pay for this order</a>` : ''}</p>` : ''}
+<table><caption>Items</caption><thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Amount</th></tr></thead>
+<tbody>${lines}</tbody></table>
+<table class="totals"><tbody>
+<tr><th scope="row">Goods</th><td class="num">${formatPence(order.goodsPence)}</td></tr>
+<tr><th scope="row">Discount</th><td class="num">${formatDiscount(order.discountPence)}</td></tr>
+<tr><th scope="row">Shipping</th><td class="num">${order.shippingPence === 0 ? 'Free' : formatPence(order.shippingPence)}</td></tr>
+<tr><th scope="row">Total</th><td class="num"><strong>${formatPence(order.totalPence)}</strong></td></tr>
+${details.refundedPence > 0 ? html`<tr><th scope="row">Refunded</th><td class="num">${formatPence(details.refundedPence)}</td></tr>` : ''}
+</tbody></table>
+${
+  delivery
+    ? html`<h2>Delivery</h2><address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.email}${delivery.phone ? html`<br>${delivery.phone}` : ''}</address>`
+    : ''
+}
+<p>Placed ${details.createdAt.slice(0, 10)}. <a href="/">Continue shopping</a></p>`,
+  };
+}
+
+export function registerOrderPages(
+  { router, send }: PageRoutes,
+  { context, readShop }: { context: GatewayContext; readShop: ShopReader },
+): void {
+  router.get('/orders/:reference', async (req, res) => {
+    const caller = await callerOf(req, res, context);
+    const { order } = await context.clients.checkout.getOrder(
+      { checkoutReference: req.params.reference, clientAddress: caller.clientAddress },
+      { customer: caller.customer },
+    );
+    await send(
+      req,
+      res,
+      orderPage(
+        order!,
+        await readShop(),
+        placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body')),
+      ),
+    );
+  });
+}
