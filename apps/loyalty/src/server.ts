@@ -24,6 +24,7 @@ import { LoyaltyLedger } from './domain/ledger';
 import { StaffLoyaltyAccounts } from './domain/staff-accounts';
 import { REFUND_ID_MAX_LENGTH, reversePurchase } from './domain/reversals';
 import { parseRewardsFile } from './rewards-file';
+import { readTierMultipliersFile } from './tier-multipliers-file';
 import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
 
 export interface LoyaltyServer extends RunningGrpcService {
@@ -52,11 +53,13 @@ export function openLoyaltyComponent(
 
 function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
   const rewards = parseRewardsFile(JSON.parse(fs.readFileSync(config.rewardsFile, 'utf8')));
+  const multipliers = readTierMultipliersFile(config.tierMultipliersFile);
   return async ({ db, logger }: BuildContext): Promise<ServiceParts<LoyaltyHandles>> => {
     const store = new LoyaltyStore(db);
     await store.replaceRewardsCatalog(rewards);
     const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
       tiers: config.tiers,
+      multipliers,
       codeHoldMs: config.codeHoldSeconds * 1000,
       now: options.now ?? Date.now,
       onBackgroundFailure: (error) =>
@@ -117,8 +120,8 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
                 refundId: requireIdentifier(request.refundId, 'refund_id', REFUND_ID_MAX_LENGTH),
                 orderId: requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
                 userId: requireIdentifier(request.userId, 'user_id', LIMITS.userId),
-                refundedPence: requireAmountPence(request.refundedPence),
-                goodsPence: requireAmountPence(request.goodsPence),
+                refundedPence: requireAmountPence(request.refundedPence, 'refunded_pence'),
+                goodsPence: requireAmountPence(request.goodsPence, 'goods_pence'),
               },
               (options.now ?? Date.now)(),
             ),

@@ -16,13 +16,16 @@ import {
   newRewardCode,
   normaliseRewardCode,
   planSyncRedemptions,
+  multiplierText,
   requireIdentifier,
   pointsForPurchase,
   tierFor,
+  tierStanding,
   LIMITS,
   type Account,
   type RedeemedReward,
   type Reward,
+  type TierMultipliers,
   type TierThresholds,
 } from './rules';
 import type { BalanceMismatch, LoyaltyStore, NewEntry, Queryable } from '../stores/loyalty';
@@ -58,6 +61,8 @@ export const ACCOUNT_LIST_LIMIT = 100;
 
 export interface LedgerOptions {
   tiers: TierThresholds;
+  /** How much faster each tier earns purchase points. */
+  multipliers: TierMultipliers;
   /** How long an order's hold on a reward code lasts unless it is paid or released first. */
   codeHoldMs: number;
   now: () => number;
@@ -122,7 +127,7 @@ export class LoyaltyLedger {
     return {
       points: WELCOME_BONUS,
       lifetimePoints: WELCOME_BONUS,
-      tier: tierFor(WELCOME_BONUS, this.options.tiers),
+      ...this.standing(WELCOME_BONUS),
       pointsHistory: [
         { id: PENDING_WELCOME_ID, ...WELCOME_ENTRY, createdAt: new Date(this.options.now()).toISOString() },
       ],
@@ -131,19 +136,25 @@ export class LoyaltyLedger {
     };
   }
 
+  /**
+   * Awards a paid order's points at the multiplier of the tier the account has as the award is
+   * written (under the account's lock, so of two awards the later sees the earlier's points).
+   */
   async awardPurchase(
     userId: string,
     orderId: string,
     amountPence: number,
   ): Promise<{ pointsAwarded: number; newlyAwarded: boolean }> {
-    const points = pointsForPurchase(amountPence);
     return this.changeAccount(userId, async (trx) => {
+      const tier = tierFor((await this.store.balance(trx, userId)).lifetimePoints, this.options.tiers);
+      const multiplier = this.options.multipliers[tier];
+      const rate = multiplier === 10_000 ? '' : ` (${tier}, ×${multiplierText(multiplier)})`;
       const award = await this.grantOnce(trx, {
         ...this.entryBase(userId),
         key: ledgerKey.order(orderId),
         type: 'purchase',
-        points,
-        description: `Points for order ${orderId}`,
+        points: pointsForPurchase(amountPence, multiplier),
+        description: `Points for order ${orderId}${rate}`,
         orderId,
       });
       return { pointsAwarded: award.points, newlyAwarded: award.granted };
@@ -359,6 +370,10 @@ export class LoyaltyLedger {
     return new AppError('unprocessable', 'insufficient_points', detail(points));
   }
 
+  private standing(lifetimePoints: number) {
+    return tierStanding(lifetimePoints, this.options.tiers, this.options.multipliers);
+  }
+
   private entryBase(userId: string) {
     return { id: randomUUID(), userId, createdAt: this.options.now() };
   }
@@ -373,7 +388,7 @@ export class LoyaltyLedger {
     return {
       points: stored.points,
       lifetimePoints: stored.lifetimePoints,
-      tier: tierFor(stored.lifetimePoints, this.options.tiers),
+      ...this.standing(stored.lifetimePoints),
       pointsHistory: stored.history,
       availableRewards: [...this.catalog.values()],
       redeemedRewards: stored.redemptions,

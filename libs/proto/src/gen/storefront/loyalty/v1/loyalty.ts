@@ -31,13 +31,23 @@ export interface Account {
   pointsHistory: HistoryEntry[];
   availableRewards: Reward[];
   redeemedRewards: RedeemedReward[];
+  /** How fast the tier earns purchase points, in basis points of one point per pound: 12500 is ×1.25. */
+  tierMultiplierBps: number;
+  /** The tier lifetime points reach next; absent at the top tier. */
+  nextTier?:
+    | string
+    | undefined;
+  /** Lifetime points still needed for next_tier; 0 at the top tier. */
+  pointsToNextTier: number;
+  /** How fast next_tier earns, in basis points; 0 at the top tier. */
+  nextTierMultiplierBps: number;
 }
 
 export interface HistoryEntry {
   id: string;
-  /** welcome | purchase | redemption | adjustment */
+  /** welcome | purchase | redemption | adjustment | reversal */
   type: string;
-  /** Signed: negative for redemptions. */
+  /** Signed: negative for redemptions and reversals. */
   points: number;
   description: string;
   createdAt: string;
@@ -96,7 +106,7 @@ export interface RedeemResponse {
 export interface AwardPurchaseRequest {
   orderId: string;
   userId: string;
-  /** Goods total after discount, in pence; 1 point per whole pound. */
+  /** Goods total after discount, in pence: ⌊whole pounds × the account's tier multiplier⌋ points. */
   amountPence: number;
 }
 
@@ -223,7 +233,18 @@ export interface ReversePurchaseResponse {
 }
 
 function createBaseAccount(): Account {
-  return { points: 0, lifetimePoints: 0, tier: "", pointsHistory: [], availableRewards: [], redeemedRewards: [] };
+  return {
+    points: 0,
+    lifetimePoints: 0,
+    tier: "",
+    pointsHistory: [],
+    availableRewards: [],
+    redeemedRewards: [],
+    tierMultiplierBps: 0,
+    nextTier: undefined,
+    pointsToNextTier: 0,
+    nextTierMultiplierBps: 0,
+  };
 }
 
 export const Account: MessageFns<Account> = {
@@ -245,6 +266,18 @@ export const Account: MessageFns<Account> = {
     }
     for (const v of message.redeemedRewards) {
       RedeemedReward.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.tierMultiplierBps !== 0) {
+      writer.uint32(56).int32(message.tierMultiplierBps);
+    }
+    if (message.nextTier !== undefined) {
+      writer.uint32(66).string(message.nextTier);
+    }
+    if (message.pointsToNextTier !== 0) {
+      writer.uint32(72).int64(message.pointsToNextTier);
+    }
+    if (message.nextTierMultiplierBps !== 0) {
+      writer.uint32(80).int32(message.nextTierMultiplierBps);
     }
     return writer;
   },
@@ -310,6 +343,38 @@ export const Account: MessageFns<Account> = {
             message.redeemedRewards.push(RedeemedReward.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.tierMultiplierBps = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.nextTier = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.pointsToNextTier = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.nextTierMultiplierBps = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -346,6 +411,26 @@ export const Account: MessageFns<Account> = {
         : globalThis.Array.isArray(object?.redeemed_rewards)
         ? object.redeemed_rewards.map((e: any) => RedeemedReward.fromJSON(e))
         : [],
+      tierMultiplierBps: isSet(object.tierMultiplierBps)
+        ? globalThis.Number(object.tierMultiplierBps)
+        : isSet(object.tier_multiplier_bps)
+        ? globalThis.Number(object.tier_multiplier_bps)
+        : 0,
+      nextTier: isSet(object.nextTier)
+        ? globalThis.String(object.nextTier)
+        : isSet(object.next_tier)
+        ? globalThis.String(object.next_tier)
+        : undefined,
+      pointsToNextTier: isSet(object.pointsToNextTier)
+        ? globalThis.Number(object.pointsToNextTier)
+        : isSet(object.points_to_next_tier)
+        ? globalThis.Number(object.points_to_next_tier)
+        : 0,
+      nextTierMultiplierBps: isSet(object.nextTierMultiplierBps)
+        ? globalThis.Number(object.nextTierMultiplierBps)
+        : isSet(object.next_tier_multiplier_bps)
+        ? globalThis.Number(object.next_tier_multiplier_bps)
+        : 0,
     };
   },
 
@@ -369,6 +454,18 @@ export const Account: MessageFns<Account> = {
     if (message.redeemedRewards?.length) {
       obj.redeemedRewards = message.redeemedRewards.map((e) => RedeemedReward.toJSON(e));
     }
+    if (message.tierMultiplierBps !== 0) {
+      obj.tierMultiplierBps = Math.round(message.tierMultiplierBps);
+    }
+    if (message.nextTier !== undefined) {
+      obj.nextTier = message.nextTier;
+    }
+    if (message.pointsToNextTier !== 0) {
+      obj.pointsToNextTier = Math.round(message.pointsToNextTier);
+    }
+    if (message.nextTierMultiplierBps !== 0) {
+      obj.nextTierMultiplierBps = Math.round(message.nextTierMultiplierBps);
+    }
     return obj;
   },
 
@@ -383,6 +480,10 @@ export const Account: MessageFns<Account> = {
     message.pointsHistory = object.pointsHistory?.map((e) => HistoryEntry.fromPartial(e)) || [];
     message.availableRewards = object.availableRewards?.map((e) => Reward.fromPartial(e)) || [];
     message.redeemedRewards = object.redeemedRewards?.map((e) => RedeemedReward.fromPartial(e)) || [];
+    message.tierMultiplierBps = object.tierMultiplierBps ?? 0;
+    message.nextTier = object.nextTier ?? undefined;
+    message.pointsToNextTier = object.pointsToNextTier ?? 0;
+    message.nextTierMultiplierBps = object.nextTierMultiplierBps ?? 0;
     return message;
   },
 };
