@@ -20,7 +20,9 @@ import type { LoyaltyConfig, LoyaltyServeKeys } from './config';
 import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { LoyaltyStore } from './stores/loyalty';
+import { ReferralStore } from './stores/referrals';
 import { LoyaltyLedger } from './domain/ledger';
+import { Referrals } from './domain/referrals';
 import { StaffLoyaltyAccounts } from './domain/staff-accounts';
 import { REFUND_ID_MAX_LENGTH, reversePurchase } from './domain/reversals';
 import { parseRewardsFile } from './rewards-file';
@@ -57,15 +59,17 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
   return async ({ db, logger }: BuildContext): Promise<ServiceParts<LoyaltyHandles>> => {
     const store = new LoyaltyStore(db);
     await store.replaceRewardsCatalog(rewards);
+    const now = options.now ?? Date.now;
     const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
       tiers: config.tiers,
       multipliers,
       codeHoldMs: config.codeHoldSeconds * 1000,
-      now: options.now ?? Date.now,
+      now,
       onBackgroundFailure: (error) =>
         logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
     });
     const staffAccounts = new StaffLoyaltyAccounts(store, ledger, config.tiers);
+    const referrals = new Referrals(store, new ReferralStore(db), ledger, now);
     return {
       describe: { rewards: rewards.length },
       close: () => ledger.settled(),
@@ -73,7 +77,11 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
       bindings: [
         bind('storefront.loyalty.v1.LoyaltyService', loyalty.LoyaltyServiceService, LOYALTY_ACCESS, {
           listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
-          openAccount: async (_request, ctx) => ({ account: await ledger.open(await ctx.requireCaller()) }),
+          openAccount: async (request, ctx) => {
+            const userId = await ctx.requireCaller();
+            if (request.referral) await referrals.recordAtOpening(userId, request.referral);
+            return { account: await ledger.open(userId) };
+          },
           getAccount: async (_request, ctx) => ({ account: await ledger.account(await ctx.requireCaller()) }),
           sync: async (request, ctx) => {
             const userId = await ctx.requireCaller();
@@ -123,8 +131,33 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
                 refundedPence: requireAmountPence(request.refundedPence, 'refunded_pence'),
                 goodsPence: requireAmountPence(request.goodsPence, 'goods_pence'),
               },
-              (options.now ?? Date.now)(),
+              now(),
             ),
+          getReferral: async (request) => {
+            const status = await referrals.status(requireIdentifier(request.userId, 'user_id', LIMITS.userId));
+            return { ...status, state: status.state ?? '' };
+          },
+          settleReferral: async (request) =>
+            referrals.settle(
+              requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+              requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+              {
+                fullyRefunded: request.fullyRefunded,
+                sameDeliveryAddress: request.sameDeliveryAddress,
+                samePayment: request.samePayment,
+              },
+            ),
+          reverseReferral: async (request) => {
+            const outcome = await referrals.reverse(
+              requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+              requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+            );
+            return { ...outcome, state: outcome.state ?? '' };
+          },
+          listReferrals: async (request, ctx) =>
+            referrals.list(await ctx.requireCaller(), request.limit, request.cursor),
+          listReferralsForStaff: async (request) =>
+            referrals.listForStaff(request.accountId, request.limit, request.cursor),
         }),
       ],
     };

@@ -38,9 +38,13 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'AwardPurchase',
       'CheckRewardCode',
       'GetAccount',
+      'GetReferral',
       'HoldRewardCode',
+      'ListReferrals',
       'OpenAccount',
       'ReleaseRewardCode',
+      'ReverseReferral',
+      'SettleReferral',
       'UseRewardCode',
     ]);
   });

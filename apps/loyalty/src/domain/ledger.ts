@@ -293,16 +293,27 @@ export class LoyaltyLedger {
    * Runs a change under the account's lock, opening the account first: its welcome bonus is
    * granted by whichever operation reaches the account first, and only once.
    */
-  private async changeAccount<T>(userId: string, change: (trx: Queryable) => Promise<T>): Promise<T> {
-    await this.store.ensureAccount(userId, this.options.now());
-    return this.store.withAccountLock(userId, async (trx) => {
-      await this.grantOnce(trx, {
-        ...this.entryBase(userId),
-        key: ledgerKey.welcome(userId),
-        ...WELCOME_ENTRY,
-      });
+  private changeAccount<T>(userId: string, change: (trx: Queryable) => Promise<T>): Promise<T> {
+    return this.changeAccounts([userId], change);
+  }
+
+  /** changeAccount for several accounts at once, under all their locks (a referral's two sides). */
+  async changeAccounts<T>(userIds: readonly string[], change: (trx: Queryable) => Promise<T>): Promise<T> {
+    for (const userId of userIds) await this.store.ensureAccount(userId, this.options.now());
+    return this.store.withAccountLocks(userIds, async (trx) => {
+      for (const userId of userIds) {
+        await this.grantOnce(trx, { ...this.entryBase(userId), key: ledgerKey.welcome(userId), ...WELCOME_ENTRY });
+      }
       return change(trx);
     });
+  }
+
+  /**
+   * Credits the account once under `key`, inside a change that holds its lock; false when the key
+   * had already recorded it.
+   */
+  async creditOnce(trx: Queryable, userId: string, credit: Omit<NewEntry, 'id' | 'userId' | 'createdAt'>) {
+    return (await this.grantOnce(trx, { ...this.entryBase(userId), ...credit })).granted;
   }
 
   /**

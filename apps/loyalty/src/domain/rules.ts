@@ -139,7 +139,10 @@ export function pointsToReverse(awarded: number, refundedPence: number, goodsPen
   return Math.floor((awarded * Math.min(refundedPence, goodsPence)) / goodsPence);
 }
 
-export type EntryType = 'welcome' | 'purchase' | 'redemption' | 'adjustment' | 'reversal';
+export type EntryType = 'welcome' | 'purchase' | 'redemption' | 'adjustment' | 'reversal' | 'referral';
+
+/** A referral's two sides: who referred, and who joined through the referral. */
+export type ReferralSide = 'referrer' | 'referred';
 
 /** Every ledger entry records one event, named by its idempotency key, so it is granted once. */
 export const ledgerKey = {
@@ -148,6 +151,8 @@ export const ledgerKey = {
   redemption: (redemptionId: string) => `redemption:${redemptionId}`,
   adjustment: (operatorKey: string) => `adjustment:${operatorKey}`,
   reversal: (refundId: string) => `reversal:${refundId}`,
+  referral: (referralId: string, side: ReferralSide) => `referral:${referralId}:${side}`,
+  referralReversal: (referralId: string, side: ReferralSide) => `referral-reversal:${referralId}:${side}`,
 };
 
 /**
@@ -254,4 +259,20 @@ export function requireRequestedRewardIds(ids: readonly string[]): readonly stri
   }
   ids.forEach((id, i) => requireIdentifier(id, `requested_reward_ids[${i}]`, LIMITS.rewardId));
   return ids;
+}
+
+/**
+ * The size and position of a newest-first page as a request names them: a limit of 0 means
+ * `defaultSize`; a cursor is empty (the newest) or the position this service handed out as the
+ * previous page's next cursor.
+ */
+export function requirePage(
+  limit: number,
+  cursor: string,
+  sizes: { defaultSize: number; max: number },
+): { size: number; before?: number } {
+  if (!Number.isInteger(limit) || limit < 0 || limit > sizes.max)
+    throw invalidArgument(`limit must be a whole number from 1 to ${sizes.max}`);
+  if (cursor !== '' && !/^[1-9]\d{0,15}$/.test(cursor)) throw invalidArgument('cursor is not one this service issued');
+  return { size: limit === 0 ? sizes.defaultSize : limit, ...(cursor === '' ? {} : { before: Number(cursor) }) };
 }
