@@ -9,7 +9,7 @@ export const LOYALTY_ACCESS = accessTable(loyalty.LoyaltyServiceService, [
   {
     callers: ['gateway'],
     customer: 'required',
-    rpcs: ['openAccount', 'getAccount', 'sync', 'redeem', 'listReferrals'],
+    rpcs: ['openAccount', 'getAccount', 'sync', 'redeem', 'listReferrals', 'exportAccountData', 'eraseAccount'],
   },
   {
     callers: ['checkout'],

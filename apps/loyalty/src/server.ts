@@ -21,6 +21,8 @@ import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { LoyaltyStore } from './stores/loyalty';
 import { ReferralStore } from './stores/referrals';
+import { AccountDataStore } from './stores/account-data';
+import { AccountData } from './domain/account-data';
 import { LoyaltyLedger } from './domain/ledger';
 import { Referrals } from './domain/referrals';
 import { StaffLoyaltyAccounts } from './domain/staff-accounts';
@@ -69,7 +71,9 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
         logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
     });
     const staffAccounts = new StaffLoyaltyAccounts(store, ledger, config.tiers);
-    const referrals = new Referrals(store, new ReferralStore(db), ledger, now);
+    const referralStore = new ReferralStore(db);
+    const referrals = new Referrals(store, referralStore, ledger, now);
+    const accountData = new AccountData(store, new AccountDataStore(db), referralStore, config.tiers, now);
     return {
       describe: { rewards: rewards.length },
       close: () => ledger.settled(),
@@ -156,6 +160,9 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
           },
           listReferrals: async (request, ctx) =>
             referrals.list(await ctx.requireCaller(), request.limit, request.cursor),
+          exportAccountData: async (request, ctx) =>
+            accountData.export(await ctx.requireCaller(), request.limit, request.cursor),
+          eraseAccount: async (_request, ctx) => accountData.erase(await ctx.requireCaller()),
           listReferralsForStaff: async (request) =>
             referrals.listForStaff(request.accountId, request.limit, request.cursor),
         }),

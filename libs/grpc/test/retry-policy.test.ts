@@ -37,6 +37,8 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(loyalty.LoyaltyServiceService)).to.deep.equal([
       'AwardPurchase',
       'CheckRewardCode',
+      'EraseAccount',
+      'ExportAccountData',
       'GetAccount',
       'GetReferral',
       'HoldRewardCode',

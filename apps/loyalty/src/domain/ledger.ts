@@ -166,7 +166,7 @@ export class LoyaltyLedger {
    * the customer sees in their history, with `staff`'s `points_adjusted` audit row in the same
    * transaction. Only existing accounts, and a debit may not take the balance below zero.
    * Repeating the key answers what it recorded and records nothing; reusing it for other points
-   * is refused.
+   * is refused. An erased account takes no adjustments.
    */
   async adjust(
     userId: string,
@@ -180,6 +180,9 @@ export class LoyaltyLedger {
     if (!(await this.store.hasAccount(userId)))
       throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
     return this.changeAccount(userId, async (trx) => {
+      // Its keys and reasons were erased, so a repeated key would no longer be recognised.
+      if ((await this.store.erasedAt(userId, trx)) !== null)
+        throw conflict('account_erased', `the loyalty account "${userId}" was erased; it takes no adjustments`);
       const previous = await this.store.findEntry(trx, key);
       if (previous && previous.points !== points) {
         throw conflict(

@@ -102,7 +102,9 @@ export class Referrals {
 
   /**
    * Records, with the account's opening, who referred it: once (a repeat with the same referrer changes nothing,
-   * another referrer is a conflict). A referral between two forms of one e-mail address is refused there and then.
+   * another referrer is a conflict). A referral between two forms of one e-mail address is refused there and then, and
+   * so is one naming an erased referrer, which is not recorded. Both accounts are locked (and opened), so an erasure
+   * of the referrer is either seen here or sees this referral.
    */
   async recordAtOpening(userId: string, signup: SignupReferral): Promise<void> {
     const referrerUserId = requireIdentifier(signup.referrerUserId, 'referral.referrer_user_id', LIMITS.userId);
@@ -111,22 +113,25 @@ export class Referrals {
     const sameEmail =
       comparableEmail(signup.email, 'referral.email') ===
       comparableEmail(signup.referrerEmail, 'referral.referrer_email');
-    // The referrer's row exists from now on, so its lock can be taken when the referral is settled.
-    await this.store.ensureAccount(referrerUserId, this.now());
-    await this.ledger.changeAccounts([userId], async (trx) => {
+    await this.ledger.changeAccounts([referrerUserId, userId], async (trx) => {
       const existing = await this.referrals.referralOf(userId, trx);
-      if (existing?.referrerUserId === referrerUserId) return;
+      // The same referral again; one whose referrer was erased since can no longer be told apart, and stays as it is.
+      if (existing && (existing.referrerUserId === referrerUserId || existing.referrerUserId === null)) return;
       if (existing) throw conflict('referral_already_recorded', 'this account was opened through another referral');
       const now = this.now();
+      const referrerErased = (await this.store.erasedAt(referrerUserId, trx)) !== null;
+      const refusal: RefusalReason | undefined = referrerErased
+        ? 'account_erased'
+        : sameEmail
+          ? 'same_email'
+          : undefined;
       await this.referrals.insert(
         {
           id: randomUUID(),
-          referrerUserId,
+          referrerUserId: referrerErased ? null : referrerUserId,
           referredUserId: userId,
           referredAt: now,
-          ...(sameEmail
-            ? { decision: { state: 'refused', refusalReason: 'same_email', orderId: null, decidedAt: now } }
-            : {}),
+          ...(refusal ? { decision: { state: 'refused', refusalReason: refusal, orderId: null, decidedAt: now } } : {}),
         },
         trx,
       );
@@ -298,7 +303,8 @@ function settlement(referral: StoredReferral, newlySettled: boolean): Settlement
   };
 }
 
-function view(referral: StoredReferral, role: ReferralSide, staff: boolean): ReferralView {
+/** The referral as its `role` side sees it; staff also see the other side's account. */
+export function view(referral: StoredReferral, role: ReferralSide, staff: boolean): ReferralView {
   const counterpart = role === 'referrer' ? referral.referredUserId : referral.referrerUserId;
   return {
     id: referral.id,

@@ -115,6 +115,12 @@ export class LoyaltyStore {
     return (await this.db('accounts').where({ user_id: userId }).first('user_id')) !== undefined;
   }
 
+  /** When the account's identifying data was erased (decision 1092); null when it was not, or there is no account. */
+  async erasedAt(userId: string, db: Queryable = this.db): Promise<number | null> {
+    const row = await db('accounts').where({ user_id: userId }).first('erased_at');
+    return row?.erased_at === null || row?.erased_at === undefined ? null : toNumber(row.erased_at);
+  }
+
   /** Creates the account row if it is missing; concurrent callers meet on the primary key. */
   async ensureAccount(userId: string, now: number): Promise<void> {
     try {

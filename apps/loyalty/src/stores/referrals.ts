@@ -100,6 +100,31 @@ export class ReferralStore {
     return toNumber(row?.n);
   }
 
+  /** The referrals the account is either side of, after `afterSeq`, oldest first. */
+  async involving(userId: string, afterSeq: number, limit: number): Promise<StoredReferral[]> {
+    const rows = await this.db('referrals')
+      .where((q) => q.where({ referrer_user_id: userId }).orWhere({ referred_user_id: userId }))
+      .andWhere('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit)
+      .select('*');
+    return rows.map(fromRow);
+  }
+
+  /**
+   * Cuts the account out of every referral it is a side of: a pending one is refused (`account_erased`), and the
+   * account's id is removed, as is the order of a referred account (its first order, nothing the referrer needs), so
+   * the other side's referral keeps its state, dates and points but leads to no one.
+   */
+  async forget(userId: string, at: number, db: Queryable): Promise<void> {
+    await db('referrals')
+      .where({ state: 'pending' })
+      .andWhere((q) => q.where({ referrer_user_id: userId }).orWhere({ referred_user_id: userId }))
+      .update({ state: 'refused', refusal_reason: 'account_erased', decided_at: at });
+    await db('referrals').where({ referrer_user_id: userId }).update({ referrer_user_id: null });
+    await db('referrals').where({ referred_user_id: userId }).update({ referred_user_id: null, order_id: null });
+  }
+
   /** A page of the referrer's referrals, newest first, older than `beforeSeq` when given. */
   async madeBy(referrerUserId: string, limit: number, beforeSeq?: number): Promise<StoredReferral[]> {
     const query = this.db('referrals').where({ referrer_user_id: referrerUserId });

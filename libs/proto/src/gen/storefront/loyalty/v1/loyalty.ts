@@ -362,6 +362,72 @@ export interface ListReferralsForStaffResponse {
   referredBy?: Referral | undefined;
 }
 
+export interface ExportAccountDataRequest {
+  /** Items per page, 1..500; 0 means the default (100). */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the first page. */
+  cursor: string;
+}
+
+export interface ExportAccountDataResponse {
+  items: LoyaltyDataItem[];
+  /** Empty once everything has been answered. */
+  nextCursor: string;
+}
+
+/** One record loyalty holds about the customer, in loyalty's words. */
+export interface LoyaltyDataItem {
+  item?:
+    | { $case: "account"; value: AccountRecord }
+    | { $case: "ledgerEntry"; value: HistoryEntry }
+    | { $case: "redemption"; value: RedemptionRecord }
+    | { $case: "refundReversal"; value: RefundReversalRecord }
+    | //
+    /** As the customer sees it: never the other person's e-mail, name or account. */
+    { $case: "referral"; value: Referral }
+    | undefined;
+}
+
+export interface AccountRecord {
+  /** RFC 3339, as are the other times. */
+  openedAt: string;
+  points: number;
+  lifetimePoints: number;
+  tier: string;
+  erasedAt?: string | undefined;
+}
+
+export interface RedemptionRecord {
+  id: string;
+  rewardId: string;
+  name: string;
+  pointsCost: number;
+  discountBps: number;
+  code: string;
+  redeemedAt: string;
+  usedAt?: string | undefined;
+  usedOrderId?: string | undefined;
+}
+
+/** The points one refund took back from an order's award: due, taken and forgiven (already spent). */
+export interface RefundReversalRecord {
+  refundId: string;
+  orderId: string;
+  pointsDue: number;
+  pointsReversed: number;
+  pointsForgiven: number;
+  createdAt: string;
+}
+
+export interface EraseAccountRequest {
+}
+
+export interface EraseAccountResponse {
+  /** False when the account had been erased before (erased_at says when), or loyalty holds nothing for it. */
+  newlyErased: boolean;
+  erasedAt?: string | undefined;
+}
+
 function createBaseAccount(): Account {
   return {
     points: 0,
@@ -5002,6 +5068,1042 @@ export const ListReferralsForStaffResponse: MessageFns<ListReferralsForStaffResp
   },
 };
 
+function createBaseExportAccountDataRequest(): ExportAccountDataRequest {
+  return { limit: 0, cursor: "" };
+}
+
+export const ExportAccountDataRequest: MessageFns<ExportAccountDataRequest> = {
+  encode(message: ExportAccountDataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(18).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportAccountDataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportAccountDataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportAccountDataRequest {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ExportAccountDataRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportAccountDataRequest>, I>>(base?: I): ExportAccountDataRequest {
+    return ExportAccountDataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportAccountDataRequest>, I>>(object: I): ExportAccountDataRequest {
+    const message = createBaseExportAccountDataRequest();
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseExportAccountDataResponse(): ExportAccountDataResponse {
+  return { items: [], nextCursor: "" };
+}
+
+export const ExportAccountDataResponse: MessageFns<ExportAccountDataResponse> = {
+  encode(message: ExportAccountDataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      LoyaltyDataItem.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportAccountDataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportAccountDataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(LoyaltyDataItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportAccountDataResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => LoyaltyDataItem.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ExportAccountDataResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => LoyaltyDataItem.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportAccountDataResponse>, I>>(base?: I): ExportAccountDataResponse {
+    return ExportAccountDataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportAccountDataResponse>, I>>(object: I): ExportAccountDataResponse {
+    const message = createBaseExportAccountDataResponse();
+    message.items = object.items?.map((e) => LoyaltyDataItem.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseLoyaltyDataItem(): LoyaltyDataItem {
+  return { item: undefined };
+}
+
+export const LoyaltyDataItem: MessageFns<LoyaltyDataItem> = {
+  encode(message: LoyaltyDataItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.item?.$case) {
+      case "account":
+        AccountRecord.encode(message.item.value, writer.uint32(10).fork()).join();
+        break;
+      case "ledgerEntry":
+        HistoryEntry.encode(message.item.value, writer.uint32(18).fork()).join();
+        break;
+      case "redemption":
+        RedemptionRecord.encode(message.item.value, writer.uint32(26).fork()).join();
+        break;
+      case "refundReversal":
+        RefundReversalRecord.encode(message.item.value, writer.uint32(34).fork()).join();
+        break;
+      case "referral":
+        Referral.encode(message.item.value, writer.uint32(42).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LoyaltyDataItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLoyaltyDataItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.item = { $case: "account", value: AccountRecord.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.item = { $case: "ledgerEntry", value: HistoryEntry.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.item = { $case: "redemption", value: RedemptionRecord.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.item = { $case: "refundReversal", value: RefundReversalRecord.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.item = { $case: "referral", value: Referral.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LoyaltyDataItem {
+    return {
+      item: isSet(object.account)
+        ? { $case: "account", value: AccountRecord.fromJSON(object.account) }
+        : isSet(object.ledgerEntry)
+        ? { $case: "ledgerEntry", value: HistoryEntry.fromJSON(object.ledgerEntry) }
+        : isSet(object.ledger_entry)
+        ? { $case: "ledgerEntry", value: HistoryEntry.fromJSON(object.ledger_entry) }
+        : isSet(object.redemption)
+        ? { $case: "redemption", value: RedemptionRecord.fromJSON(object.redemption) }
+        : isSet(object.refundReversal)
+        ? { $case: "refundReversal", value: RefundReversalRecord.fromJSON(object.refundReversal) }
+        : isSet(object.refund_reversal)
+        ? { $case: "refundReversal", value: RefundReversalRecord.fromJSON(object.refund_reversal) }
+        : isSet(object.referral)
+        ? { $case: "referral", value: Referral.fromJSON(object.referral) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: LoyaltyDataItem): unknown {
+    const obj: any = {};
+    if (message.item?.$case === "account") {
+      obj.account = AccountRecord.toJSON(message.item.value);
+    } else if (message.item?.$case === "ledgerEntry") {
+      obj.ledgerEntry = HistoryEntry.toJSON(message.item.value);
+    } else if (message.item?.$case === "redemption") {
+      obj.redemption = RedemptionRecord.toJSON(message.item.value);
+    } else if (message.item?.$case === "refundReversal") {
+      obj.refundReversal = RefundReversalRecord.toJSON(message.item.value);
+    } else if (message.item?.$case === "referral") {
+      obj.referral = Referral.toJSON(message.item.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LoyaltyDataItem>, I>>(base?: I): LoyaltyDataItem {
+    return LoyaltyDataItem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LoyaltyDataItem>, I>>(object: I): LoyaltyDataItem {
+    const message = createBaseLoyaltyDataItem();
+    switch (object.item?.$case) {
+      case "account": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "account", value: AccountRecord.fromPartial(object.item.value) };
+        }
+        break;
+      }
+      case "ledgerEntry": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "ledgerEntry", value: HistoryEntry.fromPartial(object.item.value) };
+        }
+        break;
+      }
+      case "redemption": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "redemption", value: RedemptionRecord.fromPartial(object.item.value) };
+        }
+        break;
+      }
+      case "refundReversal": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "refundReversal", value: RefundReversalRecord.fromPartial(object.item.value) };
+        }
+        break;
+      }
+      case "referral": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "referral", value: Referral.fromPartial(object.item.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseAccountRecord(): AccountRecord {
+  return { openedAt: "", points: 0, lifetimePoints: 0, tier: "", erasedAt: undefined };
+}
+
+export const AccountRecord: MessageFns<AccountRecord> = {
+  encode(message: AccountRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.openedAt !== "") {
+      writer.uint32(10).string(message.openedAt);
+    }
+    if (message.points !== 0) {
+      writer.uint32(16).int64(message.points);
+    }
+    if (message.lifetimePoints !== 0) {
+      writer.uint32(24).int64(message.lifetimePoints);
+    }
+    if (message.tier !== "") {
+      writer.uint32(34).string(message.tier);
+    }
+    if (message.erasedAt !== undefined) {
+      writer.uint32(42).string(message.erasedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.openedAt = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.points = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lifetimePoints = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.erasedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccountRecord {
+    return {
+      openedAt: isSet(object.openedAt)
+        ? globalThis.String(object.openedAt)
+        : isSet(object.opened_at)
+        ? globalThis.String(object.opened_at)
+        : "",
+      points: isSet(object.points) ? globalThis.Number(object.points) : 0,
+      lifetimePoints: isSet(object.lifetimePoints)
+        ? globalThis.Number(object.lifetimePoints)
+        : isSet(object.lifetime_points)
+        ? globalThis.Number(object.lifetime_points)
+        : 0,
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
+      erasedAt: isSet(object.erasedAt)
+        ? globalThis.String(object.erasedAt)
+        : isSet(object.erased_at)
+        ? globalThis.String(object.erased_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AccountRecord): unknown {
+    const obj: any = {};
+    if (message.openedAt !== "") {
+      obj.openedAt = message.openedAt;
+    }
+    if (message.points !== 0) {
+      obj.points = Math.round(message.points);
+    }
+    if (message.lifetimePoints !== 0) {
+      obj.lifetimePoints = Math.round(message.lifetimePoints);
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
+    if (message.erasedAt !== undefined) {
+      obj.erasedAt = message.erasedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AccountRecord>, I>>(base?: I): AccountRecord {
+    return AccountRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AccountRecord>, I>>(object: I): AccountRecord {
+    const message = createBaseAccountRecord();
+    message.openedAt = object.openedAt ?? "";
+    message.points = object.points ?? 0;
+    message.lifetimePoints = object.lifetimePoints ?? 0;
+    message.tier = object.tier ?? "";
+    message.erasedAt = object.erasedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRedemptionRecord(): RedemptionRecord {
+  return {
+    id: "",
+    rewardId: "",
+    name: "",
+    pointsCost: 0,
+    discountBps: 0,
+    code: "",
+    redeemedAt: "",
+    usedAt: undefined,
+    usedOrderId: undefined,
+  };
+}
+
+export const RedemptionRecord: MessageFns<RedemptionRecord> = {
+  encode(message: RedemptionRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.rewardId !== "") {
+      writer.uint32(18).string(message.rewardId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.pointsCost !== 0) {
+      writer.uint32(32).int64(message.pointsCost);
+    }
+    if (message.discountBps !== 0) {
+      writer.uint32(40).int32(message.discountBps);
+    }
+    if (message.code !== "") {
+      writer.uint32(50).string(message.code);
+    }
+    if (message.redeemedAt !== "") {
+      writer.uint32(58).string(message.redeemedAt);
+    }
+    if (message.usedAt !== undefined) {
+      writer.uint32(66).string(message.usedAt);
+    }
+    if (message.usedOrderId !== undefined) {
+      writer.uint32(74).string(message.usedOrderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RedemptionRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedemptionRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.rewardId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pointsCost = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.discountBps = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.redeemedAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.usedAt = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.usedOrderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RedemptionRecord {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      rewardId: isSet(object.rewardId)
+        ? globalThis.String(object.rewardId)
+        : isSet(object.reward_id)
+        ? globalThis.String(object.reward_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      pointsCost: isSet(object.pointsCost)
+        ? globalThis.Number(object.pointsCost)
+        : isSet(object.points_cost)
+        ? globalThis.Number(object.points_cost)
+        : 0,
+      discountBps: isSet(object.discountBps)
+        ? globalThis.Number(object.discountBps)
+        : isSet(object.discount_bps)
+        ? globalThis.Number(object.discount_bps)
+        : 0,
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      redeemedAt: isSet(object.redeemedAt)
+        ? globalThis.String(object.redeemedAt)
+        : isSet(object.redeemed_at)
+        ? globalThis.String(object.redeemed_at)
+        : "",
+      usedAt: isSet(object.usedAt)
+        ? globalThis.String(object.usedAt)
+        : isSet(object.used_at)
+        ? globalThis.String(object.used_at)
+        : undefined,
+      usedOrderId: isSet(object.usedOrderId)
+        ? globalThis.String(object.usedOrderId)
+        : isSet(object.used_order_id)
+        ? globalThis.String(object.used_order_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RedemptionRecord): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.rewardId !== "") {
+      obj.rewardId = message.rewardId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.pointsCost !== 0) {
+      obj.pointsCost = Math.round(message.pointsCost);
+    }
+    if (message.discountBps !== 0) {
+      obj.discountBps = Math.round(message.discountBps);
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.redeemedAt !== "") {
+      obj.redeemedAt = message.redeemedAt;
+    }
+    if (message.usedAt !== undefined) {
+      obj.usedAt = message.usedAt;
+    }
+    if (message.usedOrderId !== undefined) {
+      obj.usedOrderId = message.usedOrderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RedemptionRecord>, I>>(base?: I): RedemptionRecord {
+    return RedemptionRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RedemptionRecord>, I>>(object: I): RedemptionRecord {
+    const message = createBaseRedemptionRecord();
+    message.id = object.id ?? "";
+    message.rewardId = object.rewardId ?? "";
+    message.name = object.name ?? "";
+    message.pointsCost = object.pointsCost ?? 0;
+    message.discountBps = object.discountBps ?? 0;
+    message.code = object.code ?? "";
+    message.redeemedAt = object.redeemedAt ?? "";
+    message.usedAt = object.usedAt ?? undefined;
+    message.usedOrderId = object.usedOrderId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRefundReversalRecord(): RefundReversalRecord {
+  return { refundId: "", orderId: "", pointsDue: 0, pointsReversed: 0, pointsForgiven: 0, createdAt: "" };
+}
+
+export const RefundReversalRecord: MessageFns<RefundReversalRecord> = {
+  encode(message: RefundReversalRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refundId !== "") {
+      writer.uint32(10).string(message.refundId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.pointsDue !== 0) {
+      writer.uint32(24).int64(message.pointsDue);
+    }
+    if (message.pointsReversed !== 0) {
+      writer.uint32(32).int64(message.pointsReversed);
+    }
+    if (message.pointsForgiven !== 0) {
+      writer.uint32(40).int64(message.pointsForgiven);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefundReversalRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefundReversalRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refundId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pointsDue = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pointsReversed = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.pointsForgiven = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefundReversalRecord {
+    return {
+      refundId: isSet(object.refundId)
+        ? globalThis.String(object.refundId)
+        : isSet(object.refund_id)
+        ? globalThis.String(object.refund_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      pointsDue: isSet(object.pointsDue)
+        ? globalThis.Number(object.pointsDue)
+        : isSet(object.points_due)
+        ? globalThis.Number(object.points_due)
+        : 0,
+      pointsReversed: isSet(object.pointsReversed)
+        ? globalThis.Number(object.pointsReversed)
+        : isSet(object.points_reversed)
+        ? globalThis.Number(object.points_reversed)
+        : 0,
+      pointsForgiven: isSet(object.pointsForgiven)
+        ? globalThis.Number(object.pointsForgiven)
+        : isSet(object.points_forgiven)
+        ? globalThis.Number(object.points_forgiven)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RefundReversalRecord): unknown {
+    const obj: any = {};
+    if (message.refundId !== "") {
+      obj.refundId = message.refundId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.pointsDue !== 0) {
+      obj.pointsDue = Math.round(message.pointsDue);
+    }
+    if (message.pointsReversed !== 0) {
+      obj.pointsReversed = Math.round(message.pointsReversed);
+    }
+    if (message.pointsForgiven !== 0) {
+      obj.pointsForgiven = Math.round(message.pointsForgiven);
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefundReversalRecord>, I>>(base?: I): RefundReversalRecord {
+    return RefundReversalRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefundReversalRecord>, I>>(object: I): RefundReversalRecord {
+    const message = createBaseRefundReversalRecord();
+    message.refundId = object.refundId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.pointsDue = object.pointsDue ?? 0;
+    message.pointsReversed = object.pointsReversed ?? 0;
+    message.pointsForgiven = object.pointsForgiven ?? 0;
+    message.createdAt = object.createdAt ?? "";
+    return message;
+  },
+};
+
+function createBaseEraseAccountRequest(): EraseAccountRequest {
+  return {};
+}
+
+export const EraseAccountRequest: MessageFns<EraseAccountRequest> = {
+  encode(_: EraseAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EraseAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEraseAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): EraseAccountRequest {
+    return {};
+  },
+
+  toJSON(_: EraseAccountRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EraseAccountRequest>, I>>(base?: I): EraseAccountRequest {
+    return EraseAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EraseAccountRequest>, I>>(_: I): EraseAccountRequest {
+    const message = createBaseEraseAccountRequest();
+    return message;
+  },
+};
+
+function createBaseEraseAccountResponse(): EraseAccountResponse {
+  return { newlyErased: false, erasedAt: undefined };
+}
+
+export const EraseAccountResponse: MessageFns<EraseAccountResponse> = {
+  encode(message: EraseAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.newlyErased !== false) {
+      writer.uint32(8).bool(message.newlyErased);
+    }
+    if (message.erasedAt !== undefined) {
+      writer.uint32(18).string(message.erasedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EraseAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEraseAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.newlyErased = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.erasedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EraseAccountResponse {
+    return {
+      newlyErased: isSet(object.newlyErased)
+        ? globalThis.Boolean(object.newlyErased)
+        : isSet(object.newly_erased)
+        ? globalThis.Boolean(object.newly_erased)
+        : false,
+      erasedAt: isSet(object.erasedAt)
+        ? globalThis.String(object.erasedAt)
+        : isSet(object.erased_at)
+        ? globalThis.String(object.erased_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: EraseAccountResponse): unknown {
+    const obj: any = {};
+    if (message.newlyErased !== false) {
+      obj.newlyErased = message.newlyErased;
+    }
+    if (message.erasedAt !== undefined) {
+      obj.erasedAt = message.erasedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EraseAccountResponse>, I>>(base?: I): EraseAccountResponse {
+    return EraseAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EraseAccountResponse>, I>>(object: I): EraseAccountResponse {
+    const message = createBaseEraseAccountResponse();
+    message.newlyErased = object.newlyErased ?? false;
+    message.erasedAt = object.erasedAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
@@ -5202,6 +6304,31 @@ export const LoyaltyServiceDefinition = {
       responseType: ListReferralsForStaffResponse as typeof ListReferralsForStaffResponse,
       responseStream: false,
       options: {},
+    },
+    /**
+     * The caller's data rights: everything loyalty holds about the caller, one item per record, a page at
+     * a time (the account, then every ledger entry, redemption, refund reversal and referral, oldest first).
+     */
+    exportAccountData: {
+      name: "ExportAccountData",
+      requestType: ExportAccountDataRequest as typeof ExportAccountDataRequest,
+      requestStream: false,
+      responseType: ExportAccountDataResponse as typeof ExportAccountDataResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The caller's data rights: erases what identifies the caller (entry texts, keys carrying someone's
+     * words, staff's reasons, referral links to and from other people) and keeps the books (balances,
+     * every entry's points and type) under the account id; once, however often or concurrently asked.
+     */
+    eraseAccount: {
+      name: "EraseAccount",
+      requestType: EraseAccountRequest as typeof EraseAccountRequest,
+      requestStream: false,
+      responseType: EraseAccountResponse as typeof EraseAccountResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
     },
   },
 } as const;
@@ -5445,6 +6572,36 @@ export const LoyaltyServiceService = {
       Buffer.from(ListReferralsForStaffResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListReferralsForStaffResponse => ListReferralsForStaffResponse.decode(value),
   },
+  /**
+   * The caller's data rights: everything loyalty holds about the caller, one item per record, a page at
+   * a time (the account, then every ledger entry, redemption, refund reversal and referral, oldest first).
+   */
+  exportAccountData: {
+    path: "/storefront.loyalty.v1.LoyaltyService/ExportAccountData" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExportAccountDataRequest): Buffer =>
+      Buffer.from(ExportAccountDataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportAccountDataRequest => ExportAccountDataRequest.decode(value),
+    responseSerialize: (value: ExportAccountDataResponse): Buffer =>
+      Buffer.from(ExportAccountDataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportAccountDataResponse => ExportAccountDataResponse.decode(value),
+  },
+  /**
+   * The caller's data rights: erases what identifies the caller (entry texts, keys carrying someone's
+   * words, staff's reasons, referral links to and from other people) and keeps the books (balances,
+   * every entry's points and type) under the account id; once, however often or concurrently asked.
+   */
+  eraseAccount: {
+    path: "/storefront.loyalty.v1.LoyaltyService/EraseAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EraseAccountRequest): Buffer => Buffer.from(EraseAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EraseAccountRequest => EraseAccountRequest.decode(value),
+    responseSerialize: (value: EraseAccountResponse): Buffer =>
+      Buffer.from(EraseAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EraseAccountResponse => EraseAccountResponse.decode(value),
+  },
 } as const;
 
 export interface LoyaltyServiceServer extends UntypedServiceImplementation {
@@ -5509,6 +6666,17 @@ export interface LoyaltyServiceServer extends UntypedServiceImplementation {
    * Needs a staff member (any role).
    */
   listReferralsForStaff: handleUnaryCall<ListReferralsForStaffRequest, ListReferralsForStaffResponse>;
+  /**
+   * The caller's data rights: everything loyalty holds about the caller, one item per record, a page at
+   * a time (the account, then every ledger entry, redemption, refund reversal and referral, oldest first).
+   */
+  exportAccountData: handleUnaryCall<ExportAccountDataRequest, ExportAccountDataResponse>;
+  /**
+   * The caller's data rights: erases what identifies the caller (entry texts, keys carrying someone's
+   * words, staff's reasons, referral links to and from other people) and keeps the books (balances,
+   * every entry's points and type) under the account id; once, however often or concurrently asked.
+   */
+  eraseAccount: handleUnaryCall<EraseAccountRequest, EraseAccountResponse>;
 }
 
 export interface LoyaltyServiceClient extends Client {
@@ -5821,6 +6989,45 @@ export interface LoyaltyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListReferralsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's data rights: everything loyalty holds about the caller, one item per record, a page at
+   * a time (the account, then every ledger entry, redemption, refund reversal and referral, oldest first).
+   */
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's data rights: erases what identifies the caller (entry texts, keys carrying someone's
+   * words, staff's reasons, referral links to and from other people) and keeps the books (balances,
+   * every entry's points and type) under the account id; once, however often or concurrently asked.
+   */
+  eraseAccount(
+    request: EraseAccountRequest,
+    callback: (error: ServiceError | null, response: EraseAccountResponse) => void,
+  ): ClientUnaryCall;
+  eraseAccount(
+    request: EraseAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EraseAccountResponse) => void,
+  ): ClientUnaryCall;
+  eraseAccount(
+    request: EraseAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EraseAccountResponse) => void,
   ): ClientUnaryCall;
 }
 
