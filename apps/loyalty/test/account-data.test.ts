@@ -165,7 +165,7 @@ describe('loyalty: data rights (export and erasure)', () => {
   });
 
   describe('erasure', () => {
-    it('leaves no e-mail, name, staff reason or link to other people in any table, and the books as they were', async () => {
+    it('leaves no e-mail, name, staff reason or link to others in any table, and the books as they were', async () => {
       const jane = await janeDoe();
       const before = {
         jane: await balanceColumns(loyalty.server, jane.userId),
@@ -255,7 +255,7 @@ describe('loyalty: data rights (export and erasure)', () => {
       expect([never.newlyErased, never.erasedAt]).to.deep.equal([false, undefined]);
     });
 
-    it('lets a new customer with the same e-mail start afresh, and refuses referrals to an erased referrer', async () => {
+    it('lets a new customer with the same e-mail start afresh; refuses referrals to an erased referrer', async () => {
       const jane = await janeDoe();
       await loyalty.client.eraseAccount({}, await as(jane.userId));
       const again = newUserId();

@@ -1,8 +1,9 @@
 /**
  * Ledger invariants under any sequence of operations: the service is checked step by step
- * against a small model (purchases earning at the tier's multiplier), and the stored ledger against its definition (balance = Σ entries ≥ 0,
- * lifetime = Σ positive entries, each idempotency key once, tier never falls), and the account's
- * balance columns against the ledger's sums.
+ * against a small model (purchases earning at the tier's multiplier), and the stored ledger
+ * against its definition (balance = Σ entries ≥ 0, lifetime = Σ positive entries, each
+ * idempotency key once, tier never falls), and the account's balance columns against the
+ * ledger's sums.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';

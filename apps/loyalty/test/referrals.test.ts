@@ -132,7 +132,7 @@ describe('loyalty: referral rewards', () => {
   });
 
   describe('settling', () => {
-    it('rewards the referrer 250 and the referred 100 exactly once under 24 settlements at once on busy cores', async () => {
+    it('rewards referrer 250 and referred 100 exactly once under 24 settlements at once on busy cores', async () => {
       const referrer = await newReferrer();
       const friend = await joinThrough(referrer);
       const results = await withBusyCores(() => Promise.allSettled(Array.from({ length: 24 }, () => settle(friend))));
@@ -192,7 +192,7 @@ describe('loyalty: referral rewards', () => {
   });
 
   describe('the monthly cap, London time', () => {
-    it('refuses the eleventh reward of a London month and rewards again from the first minute of the next', async () => {
+    it('refuses the 11th reward of a London month, rewards again from the first minute of the next', async () => {
       const referrer = await newReferrer();
       const friends: string[] = [];
       for (let i = 0; i < 12; i++) friends.push(await joinThrough(referrer));
@@ -280,7 +280,7 @@ describe('loyalty: referral rewards', () => {
   });
 
   describe('the account page', () => {
-    it('lists the referrals made, newest first and a page at a time, without the friends’ e-mails or accounts', async () => {
+    it('lists the referrals made, newest first a page at a time, without friends’ e-mails or accounts', async () => {
       const referrer = await newReferrer();
       const emails = [0, 1, 2].map(() => ({ referrerEmail: uniqueEmail('ref'), email: uniqueEmail('friend') }));
       const friends: string[] = [];
