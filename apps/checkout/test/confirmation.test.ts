@@ -266,7 +266,8 @@ describe('checkout payment confirmation through the reconciler', () => {
       const pointsBefore = await loyaltyPoints(owner);
       await completePayment(result.hosted_checkout_url, 'pay');
       await stack.checkout!.reconcileNow();
-      expect(await loyaltyPoints(owner)).to.equal(pointsBefore + 44);
+      // The owner is silver (the seed's 500 lifetime points): 44 pounds earn 44 × 1.25 points.
+      expect(await loyaltyPoints(owner)).to.equal(pointsBefore + 55);
       expect((await validate(owner)).body.valid).to.equal(false);
       const me = await owner.get<{ loyalty: { redeemedRewards: Array<{ usedAt?: string }> } }>('/api/auth/me');
       expect(me.body.loyalty.redeemedRewards[0]!.usedAt).to.be.a('string');

@@ -1,12 +1,16 @@
 /**
  * Who may call each loyalty RPC: the customer's own account through the gateway; points for a paid order (and their
- * reversal on a refund) and reward codes only from checkout, which names the account in the message.
+ * reversal on a refund), reward codes and referral rewards only from checkout, which names the account in the message.
  */
 import { accessTable } from '@storefront/grpc';
 import { loyalty } from '@storefront/proto';
 
 export const LOYALTY_ACCESS = accessTable(loyalty.LoyaltyServiceService, [
-  { callers: ['gateway'], customer: 'required', rpcs: ['openAccount', 'getAccount', 'sync', 'redeem'] },
+  {
+    callers: ['gateway'],
+    customer: 'required',
+    rpcs: ['openAccount', 'getAccount', 'sync', 'redeem', 'listReferrals', 'exportAccountData', 'eraseAccount'],
+  },
   {
     callers: ['checkout'],
     customer: 'none',
@@ -17,11 +21,20 @@ export const LOYALTY_ACCESS = accessTable(loyalty.LoyaltyServiceService, [
       'releaseRewardCode',
       'useRewardCode',
       'reversePurchase',
+      // Checkout knows the referred customer's orders, so it tells when and how a referral reward is decided.
+      'getReferral',
+      'settleReferral',
+      'reverseReferral',
     ],
   },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
   // The console: any staff member reads an account; only an owner adjusts its points.
-  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['getAccountForStaff'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['getAccountForStaff', 'listReferralsForStaff'],
+  },
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['adjustPointsForStaff'] },
 ]);

@@ -11,11 +11,14 @@ export interface LoyaltyConfig extends GrpcServiceConfig {
   tiers: TierThresholds;
   /** The rewards catalog, loaded into the store at every start. */
   rewardsFile: string;
+  /** How much faster each tier earns purchase points, loaded at every start. */
+  tierMultipliersFile: string;
   /** How long an open order's hold on a reward code lasts unless paid or released first. */
   codeHoldSeconds: number;
 }
 
 export const DEFAULT_REWARDS_FILE = path.join(__dirname, '..', 'data', 'rewards.json');
+export const DEFAULT_TIER_MULTIPLIERS_FILE = path.join(__dirname, '..', 'data', 'tier-multipliers.json');
 
 export function readLoyaltyConfig(env: EnvReader): LoyaltyConfig {
   return {
@@ -26,7 +29,9 @@ export function readLoyaltyConfig(env: EnvReader): LoyaltyConfig {
 }
 
 /** The ledger's own rules, which the ops command line needs as much as the server. */
-export function readLedgerSettings(env: EnvReader): Pick<LoyaltyConfig, 'tiers' | 'codeHoldSeconds'> {
+export function readLedgerSettings(
+  env: EnvReader,
+): Pick<LoyaltyConfig, 'tiers' | 'tierMultipliersFile' | 'codeHoldSeconds'> {
   const tiers: TierThresholds = {
     silver: env.int('LOYALTY_TIER_SILVER', 500, { min: 1 }),
     gold: env.int('LOYALTY_TIER_GOLD', 1500, { min: 1 }),
@@ -39,6 +44,7 @@ export function readLedgerSettings(env: EnvReader): Pick<LoyaltyConfig, 'tiers' 
   }
   return {
     tiers,
+    tierMultipliersFile: env.string('LOYALTY_TIER_MULTIPLIERS_FILE', DEFAULT_TIER_MULTIPLIERS_FILE),
     // A little longer than checkout's 30-minute payment window: the hold outlives its order only
     // when checkout never released it, and then it lapses on its own.
     codeHoldSeconds: env.int('LOYALTY_CODE_HOLD_SECONDS', 45 * 60, { min: 60, max: 2 * 24 * 60 * 60 }),

@@ -5,6 +5,7 @@
  */
 import { invalidArgument } from '@storefront/errors';
 import { checkCatalogEntry } from '@storefront/formats';
+import { basisPointsOf } from './domain/rules';
 
 export interface RewardDefinition {
   id: string;
@@ -33,8 +34,8 @@ export function parseRewardsFile(input: unknown): RewardDefinition[] {
     if (!Number.isInteger(r.pointsCost) || (r.pointsCost as number) < 1 || (r.pointsCost as number) > MAX_POINTS_COST) {
       problems.push(`${at}.pointsCost must be an integer from 1 to ${MAX_POINTS_COST}`);
     }
-    const basisPoints = typeof r.discount === 'number' ? Math.round(r.discount * 10_000) : NaN;
-    if (!(basisPoints > 0 && basisPoints <= 10_000) || Math.abs(basisPoints - (r.discount as number) * 10_000) > 1e-6) {
+    const basisPoints = basisPointsOf(r.discount) ?? NaN;
+    if (!(basisPoints > 0 && basisPoints <= 10_000)) {
       problems.push(`${at}.discount must be a fraction above 0 and at most 1 with at most 4 decimal places`);
     }
     return {

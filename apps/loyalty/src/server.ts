@@ -20,10 +20,15 @@ import type { LoyaltyConfig, LoyaltyServeKeys } from './config';
 import { LOYALTY_ACCESS } from './access';
 import { migrations } from './migrations';
 import { LoyaltyStore } from './stores/loyalty';
+import { ReferralStore } from './stores/referrals';
+import { AccountDataStore } from './stores/account-data';
+import { AccountData } from './domain/account-data';
 import { LoyaltyLedger } from './domain/ledger';
+import { Referrals } from './domain/referrals';
 import { StaffLoyaltyAccounts } from './domain/staff-accounts';
 import { REFUND_ID_MAX_LENGTH, reversePurchase } from './domain/reversals';
 import { parseRewardsFile } from './rewards-file';
+import { readTierMultipliersFile } from './tier-multipliers-file';
 import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
 
 export interface LoyaltyServer extends RunningGrpcService {
@@ -52,17 +57,23 @@ export function openLoyaltyComponent(
 
 function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
   const rewards = parseRewardsFile(JSON.parse(fs.readFileSync(config.rewardsFile, 'utf8')));
+  const multipliers = readTierMultipliersFile(config.tierMultipliersFile);
   return async ({ db, logger }: BuildContext): Promise<ServiceParts<LoyaltyHandles>> => {
     const store = new LoyaltyStore(db);
     await store.replaceRewardsCatalog(rewards);
+    const now = options.now ?? Date.now;
     const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
       tiers: config.tiers,
+      multipliers,
       codeHoldMs: config.codeHoldSeconds * 1000,
-      now: options.now ?? Date.now,
+      now,
       onBackgroundFailure: (error) =>
         logger.warn({ err: error }, 'opening a loyalty account off the read path failed; the next read retries'),
     });
     const staffAccounts = new StaffLoyaltyAccounts(store, ledger, config.tiers);
+    const referralStore = new ReferralStore(db);
+    const referrals = new Referrals(store, referralStore, ledger, now);
+    const accountData = new AccountData(store, new AccountDataStore(db), referralStore, config.tiers, now);
     return {
       describe: { rewards: rewards.length },
       close: () => ledger.settled(),
@@ -70,7 +81,11 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
       bindings: [
         bind('storefront.loyalty.v1.LoyaltyService', loyalty.LoyaltyServiceService, LOYALTY_ACCESS, {
           listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
-          openAccount: async (_request, ctx) => ({ account: await ledger.open(await ctx.requireCaller()) }),
+          openAccount: async (request, ctx) => {
+            const userId = await ctx.requireCaller();
+            if (request.referral) await referrals.recordAtOpening(userId, request.referral);
+            return { account: await ledger.open(userId) };
+          },
           getAccount: async (_request, ctx) => ({ account: await ledger.account(await ctx.requireCaller()) }),
           sync: async (request, ctx) => {
             const userId = await ctx.requireCaller();
@@ -117,11 +132,39 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
                 refundId: requireIdentifier(request.refundId, 'refund_id', REFUND_ID_MAX_LENGTH),
                 orderId: requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
                 userId: requireIdentifier(request.userId, 'user_id', LIMITS.userId),
-                refundedPence: requireAmountPence(request.refundedPence),
-                goodsPence: requireAmountPence(request.goodsPence),
+                refundedPence: requireAmountPence(request.refundedPence, 'refunded_pence'),
+                goodsPence: requireAmountPence(request.goodsPence, 'goods_pence'),
               },
-              (options.now ?? Date.now)(),
+              now(),
             ),
+          getReferral: async (request) => {
+            const status = await referrals.status(requireIdentifier(request.userId, 'user_id', LIMITS.userId));
+            return { ...status, state: status.state ?? '' };
+          },
+          settleReferral: async (request) =>
+            referrals.settle(
+              requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+              requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+              {
+                fullyRefunded: request.fullyRefunded,
+                sameDeliveryAddress: request.sameDeliveryAddress,
+                samePayment: request.samePayment,
+              },
+            ),
+          reverseReferral: async (request) => {
+            const outcome = await referrals.reverse(
+              requireIdentifier(request.userId, 'user_id', LIMITS.userId),
+              requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
+            );
+            return { ...outcome, state: outcome.state ?? '' };
+          },
+          listReferrals: async (request, ctx) =>
+            referrals.list(await ctx.requireCaller(), request.limit, request.cursor),
+          exportAccountData: async (request, ctx) =>
+            accountData.export(await ctx.requireCaller(), request.limit, request.cursor),
+          eraseAccount: async (_request, ctx) => accountData.erase(await ctx.requireCaller()),
+          listReferralsForStaff: async (request) =>
+            referrals.listForStaff(request.accountId, request.limit, request.cursor),
         }),
       ],
     };

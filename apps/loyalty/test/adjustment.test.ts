@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { withBusyCores } from '@storefront/testing';
 import { LoyaltyLedger } from '../src/domain/ledger';
 import { LoyaltyStore } from '../src/stores/loyalty';
+import { DEFAULT_TIER_MULTIPLIERS_FILE } from '../src/config';
+import { readTierMultipliersFile } from '../src/tier-multipliers-file';
 import { opsActor } from '@storefront/staff-audit';
 import { ledgerRows, newUserId, startLoyalty, type LoyaltyHarness } from './harness';
 
@@ -16,6 +18,7 @@ describe('loyalty: operator adjustments', () => {
     const store = new LoyaltyStore(h.server.db);
     ledger = new LoyaltyLedger(store, await store.activeRewards(), {
       tiers: { silver: 500, gold: 1500, platinum: 5000 },
+      multipliers: readTierMultipliersFile(DEFAULT_TIER_MULTIPLIERS_FILE),
       codeHoldMs: 60_000,
       now: Date.now,
     });

@@ -1,13 +1,109 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { ConfigError, EnvReader } from '@storefront/config';
 import { AppError } from '@storefront/errors';
-import { newRewardCode, planSyncRedemptions, pointsForPurchase } from '../src/domain/rules';
+import {
+  MAX_AMOUNT_PENCE,
+  TIERS,
+  newRewardCode,
+  planSyncRedemptions,
+  pointsForPurchase,
+  tierStanding,
+} from '../src/domain/rules';
 import { parseRewardsFile } from '../src/rewards-file';
-import { readLoyaltyConfig } from '../src/config';
+import { parseTierMultipliersFile, readTierMultipliersFile } from '../src/tier-multipliers-file';
+import { DEFAULT_TIER_MULTIPLIERS_FILE, readLoyaltyConfig } from '../src/config';
+
+/** The problems a parser reports for a refused input. */
+function refusal(parse: () => unknown): string {
+  try {
+    parse();
+  } catch (error) {
+    expect(error).to.be.instanceOf(AppError);
+    return (error as AppError).detail;
+  }
+  throw new Error('expected the input to be refused');
+}
+
+const SHOP_MULTIPLIERS = { bronze: 10_000, silver: 12_500, gold: 15_000, platinum: 20_000 };
+const THRESHOLDS = { silver: 500, gold: 1500, platinum: 5000 };
 
 describe('loyalty rules', () => {
-  it('earns one point per whole pound, rounding down', () => {
-    expect([0, 99, 100, 12_999, 1_000_000].map(pointsForPurchase)).to.deep.equal([0, 0, 1, 129, 10_000]);
+  it('earns one point per whole pound at ×1, rounding down', () => {
+    expect([0, 99, 100, 12_999, 1_000_000].map((pence) => pointsForPurchase(pence, 10_000))).to.deep.equal([
+      0, 0, 1, 129, 10_000,
+    ]);
+  });
+
+  it('earns ⌊whole pounds × the tier multiplier⌋ for any amount and tier', () => {
+    const asPeopleSayIt = { bronze: 1, silver: 1.25, gold: 1.5, platinum: 2 };
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_AMOUNT_PENCE }), fc.constantFrom(...TIERS), (pence, tier) => {
+        // 1.25, 1.5 and 2 are exact binary fractions, so this float product is exact.
+        const expected = Math.floor(Math.floor(pence / 100) * asPeopleSayIt[tier]);
+        expect(pointsForPurchase(pence, SHOP_MULTIPLIERS[tier])).to.equal(expected);
+      }),
+      { numRuns: 2000 },
+    );
+    // Any multiplier: the pounds are whole first, the product rounded down once.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: MAX_AMOUNT_PENCE }),
+        fc.integer({ min: 10_000, max: 100_000 }),
+        (p, bps) => {
+          const points = pointsForPurchase(p, bps);
+          const scaled = Math.floor(p / 100) * bps;
+          expect(points * 10_000).to.be.at.most(scaled);
+          expect((points + 1) * 10_000).to.be.above(scaled);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    expect([pointsForPurchase(10_199, 15_000), pointsForPurchase(10_099, 12_500)]).to.deep.equal([151, 125]);
+  });
+
+  it('tells the tier, what it earns at, and how far and how fast the next tier is', () => {
+    const standing = (lifetime: number) => tierStanding(lifetime, THRESHOLDS, SHOP_MULTIPLIERS);
+    expect(standing(100)).to.deep.equal({
+      tier: 'bronze',
+      tierMultiplierBps: 10_000,
+      nextTier: 'silver',
+      pointsToNextTier: 400,
+      nextTierMultiplierBps: 12_500,
+    });
+    expect(standing(500)).to.deep.include({ tier: 'silver', nextTier: 'gold', pointsToNextTier: 1000 });
+    expect(standing(4999)).to.deep.include({ tier: 'gold', tierMultiplierBps: 15_000, pointsToNextTier: 1 });
+    expect(standing(5000)).to.deep.equal({
+      tier: 'platinum',
+      tierMultiplierBps: 20_000,
+      pointsToNextTier: 0,
+      nextTierMultiplierBps: 0,
+    });
+  });
+
+  it('reads the shipped tier multipliers: bronze ×1, silver ×1.25, gold ×1.5, platinum ×2', () => {
+    expect(readTierMultipliersFile(DEFAULT_TIER_MULTIPLIERS_FILE)).to.deep.equal(SHOP_MULTIPLIERS);
+  });
+
+  it('refuses a tier multipliers file naming each bad entry', () => {
+    const problems = refusal(() =>
+      parseTierMultipliersFile({ multipliers: { bronze: 0.5, silver: 1.25, gold: 1.2, diamond: 3 } }),
+    );
+    for (const part of [
+      'multipliers.bronze must be a number from 1 to 10',
+      'multipliers.gold (1.2) must not be below multipliers.silver (1.25)',
+      'multipliers.platinum is missing',
+      'multipliers.diamond names no tier',
+    ]) {
+      expect(problems).to.contain(part);
+    }
+    expect(refusal(() => parseTierMultipliersFile({ multipliers: { ...SHOP_MULTIPLIERS, gold: '1.5' } }))).to.contain(
+      'multipliers.gold must be a number',
+    );
+    expect(
+      refusal(() => parseTierMultipliersFile({ multipliers: { bronze: 1, silver: 1.00001, gold: 2, platinum: 11 } })),
+    ).to.match(/multipliers\.silver must .*multipliers\.platinum must/);
+    expect(refusal(() => parseTierMultipliersFile({ tiers: [] }))).to.contain('"multipliers" object');
   });
 
   it('plans sync redemptions: known, not held unused, once each, in order, while affordable', () => {
@@ -36,20 +132,14 @@ describe('loyalty rules', () => {
     expect(parseRewardsFile({ rewards: [{ id: 'x', name: ' X ', pointsCost: 10, discount: 0.125 }] })).to.deep.equal([
       { id: 'x', name: 'X', pointsCost: 10, discountBasisPoints: 1250 },
     ]);
-    const problems = (() => {
-      try {
-        parseRewardsFile({
-          rewards: [
-            { id: 'Bad Id', name: '', pointsCost: 0, discount: 1.5 },
-            { id: 'x', name: 'X', pointsCost: 1, discount: 0.12345 },
-          ],
-        });
-      } catch (error) {
-        expect(error).to.be.instanceOf(AppError);
-        return (error as AppError).detail;
-      }
-      throw new Error('expected the file to be refused');
-    })();
+    const problems = refusal(() =>
+      parseRewardsFile({
+        rewards: [
+          { id: 'Bad Id', name: '', pointsCost: 0, discount: 1.5 },
+          { id: 'x', name: 'X', pointsCost: 1, discount: 0.12345 },
+        ],
+      }),
+    );
     for (const part of [
       'rewards[0].id',
       'rewards[0].name',

@@ -1,8 +1,9 @@
 /**
  * Ledger invariants under any sequence of operations: the service is checked step by step
- * against a small model, and the stored ledger against its definition (balance = Σ entries ≥ 0,
- * lifetime = Σ positive entries, each idempotency key once, tier never falls), and the account's
- * balance columns against the ledger's sums.
+ * against a small model (purchases earning at the tier's multiplier), and the stored ledger
+ * against its definition (balance = Σ entries ≥ 0, lifetime = Σ positive entries, each
+ * idempotency key once, tier never falls), and the account's balance columns against the
+ * ledger's sums.
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -20,6 +21,10 @@ const REWARD_IDS = [...Object.keys(COSTS), 'no-such-reward'];
 const TIER_ORDER = ['bronze', 'silver', 'gold', 'platinum'];
 const tierOf = (lifetime: number) =>
   lifetime >= 5000 ? 'platinum' : lifetime >= 1500 ? 'gold' : lifetime >= 500 ? 'silver' : 'bronze';
+const MULTIPLIERS: Record<string, number> = { bronze: 1, silver: 1.25, gold: 1.5, platinum: 2 };
+/** Whole pounds at the multiplier of the tier the account has when the award is written, rounded down. */
+const purchasePoints = (pence: number, lifetime: number) =>
+  Math.floor(Math.floor(pence / 100) * MULTIPLIERS[tierOf(lifetime)]!);
 
 type Op =
   | { kind: 'open' }
@@ -92,8 +97,8 @@ describe('loyalty service: ledger invariants (property-based)', () => {
         });
         const first = !model.awarded.has(op.order);
         if (first) {
-          model.awarded.set(op.order, Math.floor(op.pence / 100));
-          model.credit(Math.floor(op.pence / 100));
+          model.awarded.set(op.order, purchasePoints(op.pence, model.lifetime));
+          model.credit(model.awarded.get(op.order)!);
         }
         expect(result).to.deep.equal({ pointsAwarded: model.awarded.get(op.order), newlyAwarded: first });
         return undefined;
@@ -153,6 +158,7 @@ describe('loyalty service: ledger invariants (property-based)', () => {
             points: model.points,
             lifetimePoints: model.lifetime,
             tier: tierOf(model.lifetime),
+            tierMultiplierBps: MULTIPLIERS[tierOf(model.lifetime)]! * 10_000,
           });
           expect(account.points).to.be.at.least(0);
           const tier = TIER_ORDER.indexOf(account.tier);

@@ -168,6 +168,7 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
 
     for (const [label, request, field] of [
       ['a negative amount', { orderId: 'o', userId: 'u', amountPence: -100 }, 'amount_pence'],
+      ['an amount over £100 million', { orderId: 'o', userId: 'u', amountPence: 10_000_000_001 }, 'amount_pence'],
       ['a missing order id', { orderId: '', userId: 'u', amountPence: 100 }, 'order_id'],
       [
         'an over-long order id',

@@ -37,10 +37,16 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(loyalty.LoyaltyServiceService)).to.deep.equal([
       'AwardPurchase',
       'CheckRewardCode',
+      'EraseAccount',
+      'ExportAccountData',
       'GetAccount',
+      'GetReferral',
       'HoldRewardCode',
+      'ListReferrals',
       'OpenAccount',
       'ReleaseRewardCode',
+      'ReverseReferral',
+      'SettleReferral',
       'UseRewardCode',
     ]);
   });

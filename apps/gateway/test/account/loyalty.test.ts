@@ -181,12 +181,13 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
 
   it('shows the tier at the exact thresholds of lifetime points', async () => {
     const { client, userId } = await customer();
+    // Pounds earn at the tier's multiplier (silver ×1.25, gold ×1.5), rounded down.
     const steps: Array<[number, number, string]> = [
       [399, 499, 'bronze'],
       [1, 500, 'silver'],
-      [999, 1499, 'silver'],
-      [1, 1500, 'gold'],
-      [3499, 4999, 'gold'],
+      [799, 1498, 'silver'],
+      [2, 1500, 'gold'],
+      [2333, 4999, 'gold'],
       [1, 5000, 'platinum'],
     ];
     for (const [pounds, lifetimePoints, tier] of steps) {

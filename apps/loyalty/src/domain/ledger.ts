@@ -17,13 +17,16 @@ import {
   newRewardCode,
   normaliseRewardCode,
   planSyncRedemptions,
+  multiplierText,
   requireIdentifier,
   pointsForPurchase,
   tierFor,
+  tierStanding,
   LIMITS,
   type Account,
   type RedeemedReward,
   type Reward,
+  type TierMultipliers,
   type TierThresholds,
 } from './rules';
 import type { BalanceMismatch, LoyaltyStore, NewEntry, Queryable } from '../stores/loyalty';
@@ -59,6 +62,8 @@ export const ACCOUNT_LIST_LIMIT = 100;
 
 export interface LedgerOptions {
   tiers: TierThresholds;
+  /** How much faster each tier earns purchase points. */
+  multipliers: TierMultipliers;
   /** How long an order's hold on a reward code lasts unless it is paid or released first. */
   codeHoldMs: number;
   now: () => number;
@@ -123,7 +128,7 @@ export class LoyaltyLedger {
     return {
       points: WELCOME_BONUS,
       lifetimePoints: WELCOME_BONUS,
-      tier: tierFor(WELCOME_BONUS, this.options.tiers),
+      ...this.standing(WELCOME_BONUS),
       pointsHistory: [
         { id: PENDING_WELCOME_ID, ...WELCOME_ENTRY, createdAt: new Date(this.options.now()).toISOString() },
       ],
@@ -132,19 +137,25 @@ export class LoyaltyLedger {
     };
   }
 
+  /**
+   * Awards a paid order's points at the multiplier of the tier the account has as the award is
+   * written (under the account's lock, so of two awards the later sees the earlier's points).
+   */
   async awardPurchase(
     userId: string,
     orderId: string,
     amountPence: number,
   ): Promise<{ pointsAwarded: number; newlyAwarded: boolean }> {
-    const points = pointsForPurchase(amountPence);
     return this.changeAccount(userId, async (trx) => {
+      const tier = tierFor((await this.store.balance(trx, userId)).lifetimePoints, this.options.tiers);
+      const multiplier = this.options.multipliers[tier];
+      const rate = multiplier === 10_000 ? '' : ` (${tier}, ×${multiplierText(multiplier)})`;
       const award = await this.grantOnce(trx, {
         ...this.entryBase(userId),
         key: ledgerKey.order(orderId),
         type: 'purchase',
-        points,
-        description: `Points for order ${orderId}`,
+        points: pointsForPurchase(amountPence, multiplier),
+        description: `Points for order ${orderId}${rate}`,
         orderId,
       });
       return { pointsAwarded: award.points, newlyAwarded: award.granted };
@@ -156,7 +167,7 @@ export class LoyaltyLedger {
    * the customer sees in their history, with `staff`'s `points_adjusted` audit row in the same
    * transaction. Only existing accounts, and a debit may not take the balance below zero.
    * Repeating the key answers what it recorded and records nothing; reusing it for other points
-   * is refused.
+   * is refused. An erased account takes no adjustments.
    */
   async adjust(
     userId: string,
@@ -170,6 +181,9 @@ export class LoyaltyLedger {
     if (!(await this.store.hasAccount(userId)))
       throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
     return this.changeAccount(userId, async (trx) => {
+      // Its keys and reasons were erased, so a repeated key would no longer be recognised.
+      if ((await this.store.erasedAt(userId, trx)) !== null)
+        throw conflict('account_erased', `the loyalty account "${userId}" was erased; it takes no adjustments`);
       const previous = await this.store.findEntry(trx, key);
       if (previous && previous.points !== points) {
         throw conflict(
@@ -283,16 +297,27 @@ export class LoyaltyLedger {
    * Runs a change under the account's lock, opening the account first: its welcome bonus is
    * granted by whichever operation reaches the account first, and only once.
    */
-  private async changeAccount<T>(userId: string, change: (trx: Queryable) => Promise<T>): Promise<T> {
-    await this.store.ensureAccount(userId, this.options.now());
-    return this.store.withAccountLock(userId, async (trx) => {
-      await this.grantOnce(trx, {
-        ...this.entryBase(userId),
-        key: ledgerKey.welcome(userId),
-        ...WELCOME_ENTRY,
-      });
+  private changeAccount<T>(userId: string, change: (trx: Queryable) => Promise<T>): Promise<T> {
+    return this.changeAccounts([userId], change);
+  }
+
+  /** changeAccount for several accounts at once, under all their locks (a referral's two sides). */
+  async changeAccounts<T>(userIds: readonly string[], change: (trx: Queryable) => Promise<T>): Promise<T> {
+    for (const userId of userIds) await this.store.ensureAccount(userId, this.options.now());
+    return this.store.withAccountLocks(userIds, async (trx) => {
+      for (const userId of userIds) {
+        await this.grantOnce(trx, { ...this.entryBase(userId), key: ledgerKey.welcome(userId), ...WELCOME_ENTRY });
+      }
       return change(trx);
     });
+  }
+
+  /**
+   * Credits the account once under `key`, inside a change that holds its lock; false when the key
+   * had already recorded it.
+   */
+  async creditOnce(trx: Queryable, userId: string, credit: Omit<NewEntry, 'id' | 'userId' | 'createdAt'>) {
+    return (await this.grantOnce(trx, { ...this.entryBase(userId), ...credit })).granted;
   }
 
   /**
@@ -360,6 +385,10 @@ export class LoyaltyLedger {
     return new AppError('unprocessable', 'insufficient_points', detail(points));
   }
 
+  private standing(lifetimePoints: number) {
+    return tierStanding(lifetimePoints, this.options.tiers, this.options.multipliers);
+  }
+
   private entryBase(userId: string) {
     return { id: randomUUID(), userId, createdAt: this.options.now() };
   }
@@ -374,7 +403,7 @@ export class LoyaltyLedger {
     return {
       points: stored.points,
       lifetimePoints: stored.lifetimePoints,
-      tier: tierFor(stored.lifetimePoints, this.options.tiers),
+      ...this.standing(stored.lifetimePoints),
       pointsHistory: stored.history,
       availableRewards: [...this.catalog.values()],
       redeemedRewards: stored.redemptions,

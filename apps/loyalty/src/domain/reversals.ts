@@ -5,7 +5,7 @@
  * are forgiven and recorded as such (docs/decisions/0975).
  */
 import { randomUUID } from 'node:crypto';
-import type { LoyaltyStore } from '../stores/loyalty';
+import type { LoyaltyStore, Queryable } from '../stores/loyalty';
 import { findReversal, insertReversal, pointsDueForOrder } from '../stores/reversals';
 import { ledgerKey, pointsToReverse } from './rules';
 
@@ -48,29 +48,49 @@ export async function reversePurchase(
       pointsToReverse(award.points, request.refundedPence, request.goodsPence) -
         (await pointsDueForOrder(trx, orderId)),
     );
-    const taken = Math.min(due, (await store.balance(trx, userId)).points);
-    if (taken > 0) {
-      const forgivenNote = due > taken ? ` (${due - taken} already spent, forgiven)` : '';
-      await store.appendEntry(trx, {
-        id: randomUUID(),
-        userId,
-        key: ledgerKey.reversal(refundId),
-        type: 'reversal',
-        points: -taken,
-        description: `Refund of order ${orderId}${forgivenNote}`,
-        orderId,
-        createdAt: now,
-      });
-    }
+    const { taken, forgiven } = await takeBack(
+      store,
+      trx,
+      { userId, key: ledgerKey.reversal(refundId), description: `Refund of order ${orderId}`, orderId },
+      due,
+      now,
+    );
     await insertReversal(trx, {
       refundId,
       orderId,
       userId,
       pointsDue: due,
       pointsReversed: taken,
-      pointsForgiven: due - taken,
+      pointsForgiven: forgiven,
       createdAt: now,
     });
-    return { pointsReversed: taken, pointsForgiven: due - taken, newlyReversed: true };
+    return { pointsReversed: taken, pointsForgiven: forgiven, newlyReversed: true };
   });
+}
+
+/**
+ * Takes `due` points back from the account as one `reversal` entry under `key`, at most what the
+ * balance holds: the rest was already spent and is forgiven, which the entry's description says.
+ * Runs inside a change that holds the account's lock; nothing is written when nothing is taken.
+ */
+export async function takeBack(
+  store: LoyaltyStore,
+  trx: Queryable,
+  entry: { userId: string; key: string; description: string; orderId?: string },
+  due: number,
+  now: number,
+): Promise<{ taken: number; forgiven: number }> {
+  const taken = Math.min(due, (await store.balance(trx, entry.userId)).points);
+  if (taken > 0) {
+    const forgivenNote = due > taken ? ` (${due - taken} already spent, forgiven)` : '';
+    await store.appendEntry(trx, {
+      ...entry,
+      id: randomUUID(),
+      type: 'reversal',
+      points: -taken,
+      description: `${entry.description}${forgivenNote}`,
+      createdAt: now,
+    });
+  }
+  return { taken, forgiven: due - taken };
 }

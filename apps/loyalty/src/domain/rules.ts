@@ -1,6 +1,7 @@
 /**
- * Loyalty rules as pure functions: what a purchase earns, which tier lifetime points reach,
- * which sync requests become redemptions, the shape of reward codes and of valid input.
+ * Loyalty rules as pure functions: what a purchase earns, which tier lifetime points reach and
+ * what it earns at, which sync requests become redemptions, the shape of reward codes and of
+ * valid input.
  */
 import { invalidArgument } from '@storefront/errors';
 import {
@@ -46,16 +47,17 @@ export interface RedeemedReward {
 }
 
 /** An account as its customer sees it. */
-export interface Account {
+export interface Account extends TierStanding {
   points: number;
   lifetimePoints: number;
-  tier: Tier;
   pointsHistory: HistoryEntry[];
   availableRewards: Reward[];
   redeemedRewards: RedeemedReward[];
 }
 
-export type Tier = (typeof LOYALTY_TIERS)[number];
+/** From the lowest: lifetime points climb through them in this order. */
+export const TIERS = LOYALTY_TIERS;
+export type Tier = (typeof TIERS)[number];
 
 /** Lifetime points at which each tier above bronze starts. */
 export interface TierThresholds {
@@ -72,9 +74,61 @@ export function tierFor(lifetimePoints: number, thresholds: TierThresholds): Tie
   return 'bronze';
 }
 
-/** One point per whole pound of the goods total after discount. */
-export function pointsForPurchase(amountPence: number): number {
-  return Math.floor(amountPence / 100);
+/** How fast each tier earns, in basis points of the base rate: 12500 earns ×1.25. */
+export type TierMultipliers = Readonly<Record<Tier, number>>;
+
+const BASIS_POINTS = 10_000;
+
+/**
+ * A decimal with at most 4 places as whole basis points (1.25 is 12500, 0.1 is 1000); undefined
+ * when it is not a number or has more places than basis points hold.
+ */
+export function basisPointsOf(value: unknown): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  const basisPoints = Math.round(value * BASIS_POINTS);
+  return Math.abs(basisPoints - value * BASIS_POINTS) > 1e-6 ? undefined : basisPoints;
+}
+
+/** A multiplier as people read it: 12500 is "1.25". */
+export const multiplierText = (basisPoints: number) => String(basisPoints / BASIS_POINTS);
+
+/**
+ * ⌊whole pounds of the goods total after discount × the tier's multiplier⌋, in integers: the
+ * pounds are whole before the multiplier applies, and the product is rounded down once.
+ */
+export function pointsForPurchase(amountPence: number, multiplierBps: number): number {
+  const scaled = Math.floor(amountPence / 100) * multiplierBps;
+  return (scaled - (scaled % BASIS_POINTS)) / BASIS_POINTS;
+}
+
+/** Where an account stands: its tier, what it earns at, and what the next tier needs and earns. */
+export interface TierStanding {
+  tier: Tier;
+  tierMultiplierBps: number;
+  /** Absent at the top tier. */
+  nextTier?: Tier;
+  /** Lifetime points still needed for the next tier; 0 at the top tier. */
+  pointsToNextTier: number;
+  /** The next tier's multiplier; 0 at the top tier. */
+  nextTierMultiplierBps: number;
+}
+
+export function tierStanding(
+  lifetimePoints: number,
+  thresholds: TierThresholds,
+  multipliers: TierMultipliers,
+): TierStanding {
+  const tier = tierFor(lifetimePoints, thresholds);
+  const nextTier = TIERS[TIERS.indexOf(tier) + 1];
+  if (nextTier === undefined)
+    return { tier, tierMultiplierBps: multipliers[tier], pointsToNextTier: 0, nextTierMultiplierBps: 0 };
+  return {
+    tier,
+    tierMultiplierBps: multipliers[tier],
+    nextTier,
+    pointsToNextTier: thresholds[nextTier as Exclude<Tier, 'bronze'>] - lifetimePoints,
+    nextTierMultiplierBps: multipliers[nextTier],
+  };
 }
 
 /**
@@ -87,7 +141,10 @@ export function pointsToReverse(awarded: number, refundedPence: number, goodsPen
   return Math.floor((awarded * Math.min(refundedPence, goodsPence)) / goodsPence);
 }
 
-export type EntryType = 'welcome' | 'purchase' | 'redemption' | 'adjustment' | 'reversal';
+export type EntryType = 'welcome' | 'purchase' | 'redemption' | 'adjustment' | 'reversal' | 'referral';
+
+/** A referral's two sides: who referred, and who joined through the referral. */
+export type ReferralSide = 'referrer' | 'referred';
 
 /** Every ledger entry records one event, named by its idempotency key, so it is granted once. */
 export const ledgerKey = {
@@ -96,6 +153,8 @@ export const ledgerKey = {
   redemption: (redemptionId: string) => `redemption:${redemptionId}`,
   adjustment: (operatorKey: string) => `adjustment:${operatorKey}`,
   reversal: (refundId: string) => `reversal:${refundId}`,
+  referral: (referralId: string, side: ReferralSide) => `referral:${referralId}:${side}`,
+  referralReversal: (referralId: string, side: ReferralSide) => `referral-reversal:${referralId}:${side}`,
 };
 
 /**
@@ -184,9 +243,15 @@ export function requireIdentifier(value: string, field: string, maxLength: numbe
   return value;
 }
 
-export function requireAmountPence(amountPence: number): number {
-  if (!Number.isSafeInteger(amountPence) || amountPence < 0)
-    throw invalidArgument('amount_pence must be a whole number of pence, 0 or more');
+/**
+ * The largest amount an award or a refund may name: £100 million, far beyond any order, and low
+ * enough that its points (at most ×10) fit a ledger entry.
+ */
+export const MAX_AMOUNT_PENCE = 10_000_000_000;
+
+export function requireAmountPence(amountPence: number, field = 'amount_pence'): number {
+  if (!Number.isSafeInteger(amountPence) || amountPence < 0 || amountPence > MAX_AMOUNT_PENCE)
+    throw invalidArgument(`${field} must be a whole number of pence from 0 to ${MAX_AMOUNT_PENCE}`);
   return amountPence;
 }
 
@@ -196,4 +261,20 @@ export function requireRequestedRewardIds(ids: readonly string[]): readonly stri
   }
   ids.forEach((id, i) => requireIdentifier(id, `requested_reward_ids[${i}]`, LIMITS.rewardId));
   return ids;
+}
+
+/**
+ * The size and position of a newest-first page as a request names them: a limit of 0 means
+ * `defaultSize`; a cursor is empty (the newest) or the position this service handed out as the
+ * previous page's next cursor.
+ */
+export function requirePage(
+  limit: number,
+  cursor: string,
+  sizes: { defaultSize: number; max: number },
+): { size: number; before?: number } {
+  if (!Number.isInteger(limit) || limit < 0 || limit > sizes.max)
+    throw invalidArgument(`limit must be a whole number from 1 to ${sizes.max}`);
+  if (cursor !== '' && !/^[1-9]\d{0,15}$/.test(cursor)) throw invalidArgument('cursor is not one this service issued');
+  return { size: limit === 0 ? sizes.defaultSize : limit, ...(cursor === '' ? {} : { before: Number(cursor) }) };
 }

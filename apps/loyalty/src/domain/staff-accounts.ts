@@ -5,21 +5,21 @@
  * Reading never opens an account: one that was never opened is not found.
  */
 import type { StaffIdentity } from '@storefront/caller-token';
-import { invalidArgument, notFound } from '@storefront/errors';
+import { notFound } from '@storefront/errors';
 import type { LoyaltyStore } from '../stores/loyalty';
 import type { LoyaltyLedger } from './ledger';
 import {
   LIMITS,
   parseAdjustmentPoints,
   requireIdentifier,
+  requirePage,
   tierFor,
   type HistoryEntry,
   type Tier,
   type TierThresholds,
 } from './rules';
 
-const DEFAULT_HISTORY_PAGE = 50;
-const MAX_HISTORY_PAGE = 100;
+const HISTORY_PAGE = { defaultSize: 50, max: 100 };
 
 /** A page of an account's ledger as the console asks for it: a limit of 0 is the default, an empty cursor the newest. */
 export interface StaffAccountQuery {
@@ -61,15 +61,10 @@ export class StaffLoyaltyAccounts {
 
   async get(request: StaffAccountQuery): Promise<StaffAccountView> {
     const userId = requireIdentifier(request.accountId, 'account_id', LIMITS.userId);
-    const { limit, cursor } = request;
-    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_HISTORY_PAGE)
-      throw invalidArgument(`limit must be a whole number from 1 to ${MAX_HISTORY_PAGE}`);
-    if (cursor !== '' && !/^[1-9]\d{0,15}$/.test(cursor))
-      throw invalidArgument('cursor is not one this service issued');
+    const { size: pageSize, before } = requirePage(request.limit, request.cursor, HISTORY_PAGE);
     if (!(await this.store.hasAccount(userId)))
       throw notFound(`no loyalty account has id "${userId}"`, 'account_not_found');
-    const pageSize = limit === 0 ? DEFAULT_HISTORY_PAGE : limit;
-    const page = await this.store.historyPage(userId, pageSize + 1, cursor === '' ? undefined : Number(cursor));
+    const page = await this.store.historyPage(userId, pageSize + 1, before);
     const entries = page.entries.slice(0, pageSize);
     return {
       points: page.points,

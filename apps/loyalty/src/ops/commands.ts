@@ -18,6 +18,7 @@ import { parseAdjustmentPoints } from '../domain/rules';
 import { LoyaltyLedger, verifyBalances } from '../domain/ledger';
 import { migrations } from '../migrations';
 import { LoyaltyStore } from '../stores/loyalty';
+import { readTierMultipliersFile } from '../tier-multipliers-file';
 
 const commands: OpsCommand[] = [
   ...migrationCommands('loyalty', migrations),
@@ -42,6 +43,7 @@ const commands: OpsCommand[] = [
         const store = new LoyaltyStore(db);
         const ledger = new LoyaltyLedger(store, await store.activeRewards(), {
           tiers: settings.tiers,
+          multipliers: readTierMultipliersFile(settings.tierMultipliersFile),
           codeHoldMs: settings.codeHoldSeconds * 1000,
           now: Date.now,
         });

@@ -115,6 +115,12 @@ export class LoyaltyStore {
     return (await this.db('accounts').where({ user_id: userId }).first('user_id')) !== undefined;
   }
 
+  /** When the account's identifying data was erased (decision 1092); null when it was not, or there is no account. */
+  async erasedAt(userId: string, db: Queryable = this.db): Promise<number | null> {
+    const row = await db('accounts').where({ user_id: userId }).first('erased_at');
+    return row?.erased_at === null || row?.erased_at === undefined ? null : toNumber(row.erased_at);
+  }
+
   /** Creates the account row if it is missing; concurrent callers meet on the primary key. */
   async ensureAccount(userId: string, now: number): Promise<void> {
     try {
@@ -130,9 +136,20 @@ export class LoyaltyStore {
    * every later read sees what earlier holders of the lock committed.
    */
   withAccountLock<T>(userId: string, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.withAccountLocks([userId], work);
+  }
+
+  /**
+   * withAccountLock for several accounts (a referral's two sides). The locks are taken in user id
+   * order, whoever asks, so two transactions never wait for each other's accounts in a circle.
+   */
+  withAccountLocks<T>(userIds: readonly string[], work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const ordered = [...new Set(userIds)].sort();
     return this.db.transaction(async (trx) => {
-      const account = await forUpdate(trx('accounts').where({ user_id: userId }).first('user_id'), this.db);
-      if (!account) throw new Error(`loyalty account ${userId} must exist before it is locked`);
+      for (const userId of ordered) {
+        const account = await forUpdate(trx('accounts').where({ user_id: userId }).first('user_id'), this.db);
+        if (!account) throw new Error(`loyalty account ${userId} must exist before it is locked`);
+      }
       return work(trx);
     });
   }

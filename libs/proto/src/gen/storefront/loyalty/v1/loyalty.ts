@@ -31,13 +31,23 @@ export interface Account {
   pointsHistory: HistoryEntry[];
   availableRewards: Reward[];
   redeemedRewards: RedeemedReward[];
+  /** How fast the tier earns purchase points, in basis points of one point per pound: 12500 is ×1.25. */
+  tierMultiplierBps: number;
+  /** The tier lifetime points reach next; absent at the top tier. */
+  nextTier?:
+    | string
+    | undefined;
+  /** Lifetime points still needed for next_tier; 0 at the top tier. */
+  pointsToNextTier: number;
+  /** How fast next_tier earns, in basis points; 0 at the top tier. */
+  nextTierMultiplierBps: number;
 }
 
 export interface HistoryEntry {
   id: string;
-  /** welcome | purchase | redemption | adjustment */
+  /** welcome | purchase | redemption | adjustment | reversal | referral */
   type: string;
-  /** Signed: negative for redemptions. */
+  /** Signed: negative for redemptions and reversals. */
   points: number;
   description: string;
   createdAt: string;
@@ -62,6 +72,19 @@ export interface RedeemedReward {
 }
 
 export interface OpenAccountRequest {
+  /** Set by the signup workflow when the new customer joined through another customer's referral. */
+  referral?: SignupReferral | undefined;
+}
+
+export interface SignupReferral {
+  /** The referring customer's account. */
+  referrerUserId: string;
+  /**
+   * Both customers' e-mail addresses, as identity holds them: loyalty compares them (trimmed, lower-case,
+   * Gmail's dots and +tags ignored) to refuse a self-referral, and stores neither.
+   */
+  referrerEmail: string;
+  email: string;
 }
 
 export interface OpenAccountResponse {
@@ -96,7 +119,7 @@ export interface RedeemResponse {
 export interface AwardPurchaseRequest {
   orderId: string;
   userId: string;
-  /** Goods total after discount, in pence; 1 point per whole pound. */
+  /** Goods total after discount, in pence: ⌊whole pounds × the account's tier multiplier⌋ points. */
   amountPence: number;
 }
 
@@ -222,8 +245,202 @@ export interface ReversePurchaseResponse {
   newlyReversed: boolean;
 }
 
+/** A referral as one of its sides sees it. */
+export interface Referral {
+  /** Opaque; names the referral in both sides' views. */
+  id: string;
+  /** referrer: the account referred someone; referred: the account was opened through this referral. */
+  role: string;
+  /** pending | rewarded | refused | reversed */
+  state: string;
+  /** RFC 3339: when the referred account was opened; decided_at and reversed_at likewise. */
+  referredAt: string;
+  decidedAt?: string | undefined;
+  reversedAt?:
+    | string
+    | undefined;
+  /** This side's points from the reward (250 referrer, 100 referred) once rewarded, also once reversed; else 0. */
+  points: number;
+  /**
+   * Refused only: same_email | same_delivery_address | same_payment | first_order_refunded | monthly_limit |
+   * account_erased.
+   */
+  refusalReason?:
+    | string
+    | undefined;
+  /** The reason in words, to be shown after "not rewarded: ". */
+  refusalDetail?:
+    | string
+    | undefined;
+  /** ListReferralsForStaff only: the other side's account, unless it was erased. */
+  counterpartAccountId?: string | undefined;
+}
+
+export interface GetReferralRequest {
+  /** The account that may have been referred. */
+  userId: string;
+}
+
+export interface GetReferralResponse {
+  referred: boolean;
+  /** Empty when not referred, or when the referrer's account was erased. */
+  referrerUserId: string;
+  /** pending | rewarded | refused | reversed; empty when not referred. */
+  state: string;
+  /** The reward is still to be decided: SettleReferral is due once the first paid order's window has passed. */
+  toDecide: boolean;
+}
+
+export interface SettleReferralRequest {
+  /** The referred account. */
+  userId: string;
+  /** Its first paid order, whose 14-day cancellation window has passed. */
+  orderId: string;
+  /**
+   * Checkout's findings about that order: refunded in full; delivered to an address the referrer has
+   * ordered to; paid with the referrer's payment method (false when the provider does not tell).
+   */
+  fullyRefunded: boolean;
+  sameDeliveryAddress: boolean;
+  samePayment: boolean;
+}
+
+export interface SettleReferralResponse {
+  /** rewarded | refused (or reversed, for a referral settled and reversed before). */
+  state: string;
+  refusalReason?: string | undefined;
+  referrerPoints: number;
+  referredPoints: number;
+  /** False when the referral had been decided before this call. */
+  newlySettled: boolean;
+  /** The order the decision was taken on; empty for a self-referral refused when the account was opened. */
+  orderId: string;
+}
+
+export interface ReverseReferralRequest {
+  /** The referred account, and its order that was refunded in full. */
+  userId: string;
+  orderId: string;
+}
+
+export interface ReverseReferralResponse {
+  /** False when this call reversed nothing: reversed before, not rewarded, or rewarded on another order. */
+  newlyReversed: boolean;
+  /** The referral's state after the call; empty when the account was not referred. */
+  state: string;
+  referrerPointsReversed: number;
+  referredPointsReversed: number;
+  /** Points the balances no longer held (already spent), forgiven. */
+  pointsForgiven: number;
+}
+
+export interface ListReferralsRequest {
+  /** Referrals per page, 1..100; 0 means the default (20). */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the newest. */
+  cursor: string;
+}
+
+export interface ListReferralsResponse {
+  /** The referrals the caller made, newest first. */
+  referrals: Referral[];
+  /** Empty on the last page. */
+  nextCursor: string;
+  /** The referral the caller's account was opened through, if any. */
+  referredBy?: Referral | undefined;
+}
+
+export interface ListReferralsForStaffRequest {
+  accountId: string;
+  limit: number;
+  cursor: string;
+}
+
+export interface ListReferralsForStaffResponse {
+  referrals: Referral[];
+  nextCursor: string;
+  referredBy?: Referral | undefined;
+}
+
+export interface ExportAccountDataRequest {
+  /** Items per page, 1..500; 0 means the default (100). */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the first page. */
+  cursor: string;
+}
+
+export interface ExportAccountDataResponse {
+  items: LoyaltyDataItem[];
+  /** Empty once everything has been answered. */
+  nextCursor: string;
+}
+
+/** One record loyalty holds about the customer, in loyalty's words. */
+export interface LoyaltyDataItem {
+  item?:
+    | { $case: "account"; value: AccountRecord }
+    | { $case: "ledgerEntry"; value: HistoryEntry }
+    | { $case: "redemption"; value: RedemptionRecord }
+    | { $case: "refundReversal"; value: RefundReversalRecord }
+    | //
+    /** As the customer sees it: never the other person's e-mail, name or account. */
+    { $case: "referral"; value: Referral }
+    | undefined;
+}
+
+export interface AccountRecord {
+  /** RFC 3339, as are the other times. */
+  openedAt: string;
+  points: number;
+  lifetimePoints: number;
+  tier: string;
+  erasedAt?: string | undefined;
+}
+
+export interface RedemptionRecord {
+  id: string;
+  rewardId: string;
+  name: string;
+  pointsCost: number;
+  discountBps: number;
+  code: string;
+  redeemedAt: string;
+  usedAt?: string | undefined;
+  usedOrderId?: string | undefined;
+}
+
+/** The points one refund took back from an order's award: due, taken and forgiven (already spent). */
+export interface RefundReversalRecord {
+  refundId: string;
+  orderId: string;
+  pointsDue: number;
+  pointsReversed: number;
+  pointsForgiven: number;
+  createdAt: string;
+}
+
+export interface EraseAccountRequest {
+}
+
+export interface EraseAccountResponse {
+  /** False when the account had been erased before (erased_at says when), or loyalty holds nothing for it. */
+  newlyErased: boolean;
+  erasedAt?: string | undefined;
+}
+
 function createBaseAccount(): Account {
-  return { points: 0, lifetimePoints: 0, tier: "", pointsHistory: [], availableRewards: [], redeemedRewards: [] };
+  return {
+    points: 0,
+    lifetimePoints: 0,
+    tier: "",
+    pointsHistory: [],
+    availableRewards: [],
+    redeemedRewards: [],
+    tierMultiplierBps: 0,
+    nextTier: undefined,
+    pointsToNextTier: 0,
+    nextTierMultiplierBps: 0,
+  };
 }
 
 export const Account: MessageFns<Account> = {
@@ -245,6 +462,18 @@ export const Account: MessageFns<Account> = {
     }
     for (const v of message.redeemedRewards) {
       RedeemedReward.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.tierMultiplierBps !== 0) {
+      writer.uint32(56).int32(message.tierMultiplierBps);
+    }
+    if (message.nextTier !== undefined) {
+      writer.uint32(66).string(message.nextTier);
+    }
+    if (message.pointsToNextTier !== 0) {
+      writer.uint32(72).int64(message.pointsToNextTier);
+    }
+    if (message.nextTierMultiplierBps !== 0) {
+      writer.uint32(80).int32(message.nextTierMultiplierBps);
     }
     return writer;
   },
@@ -310,6 +539,38 @@ export const Account: MessageFns<Account> = {
             message.redeemedRewards.push(RedeemedReward.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.tierMultiplierBps = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.nextTier = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.pointsToNextTier = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.nextTierMultiplierBps = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -346,6 +607,26 @@ export const Account: MessageFns<Account> = {
         : globalThis.Array.isArray(object?.redeemed_rewards)
         ? object.redeemed_rewards.map((e: any) => RedeemedReward.fromJSON(e))
         : [],
+      tierMultiplierBps: isSet(object.tierMultiplierBps)
+        ? globalThis.Number(object.tierMultiplierBps)
+        : isSet(object.tier_multiplier_bps)
+        ? globalThis.Number(object.tier_multiplier_bps)
+        : 0,
+      nextTier: isSet(object.nextTier)
+        ? globalThis.String(object.nextTier)
+        : isSet(object.next_tier)
+        ? globalThis.String(object.next_tier)
+        : undefined,
+      pointsToNextTier: isSet(object.pointsToNextTier)
+        ? globalThis.Number(object.pointsToNextTier)
+        : isSet(object.points_to_next_tier)
+        ? globalThis.Number(object.points_to_next_tier)
+        : 0,
+      nextTierMultiplierBps: isSet(object.nextTierMultiplierBps)
+        ? globalThis.Number(object.nextTierMultiplierBps)
+        : isSet(object.next_tier_multiplier_bps)
+        ? globalThis.Number(object.next_tier_multiplier_bps)
+        : 0,
     };
   },
 
@@ -369,6 +650,18 @@ export const Account: MessageFns<Account> = {
     if (message.redeemedRewards?.length) {
       obj.redeemedRewards = message.redeemedRewards.map((e) => RedeemedReward.toJSON(e));
     }
+    if (message.tierMultiplierBps !== 0) {
+      obj.tierMultiplierBps = Math.round(message.tierMultiplierBps);
+    }
+    if (message.nextTier !== undefined) {
+      obj.nextTier = message.nextTier;
+    }
+    if (message.pointsToNextTier !== 0) {
+      obj.pointsToNextTier = Math.round(message.pointsToNextTier);
+    }
+    if (message.nextTierMultiplierBps !== 0) {
+      obj.nextTierMultiplierBps = Math.round(message.nextTierMultiplierBps);
+    }
     return obj;
   },
 
@@ -383,6 +676,10 @@ export const Account: MessageFns<Account> = {
     message.pointsHistory = object.pointsHistory?.map((e) => HistoryEntry.fromPartial(e)) || [];
     message.availableRewards = object.availableRewards?.map((e) => Reward.fromPartial(e)) || [];
     message.redeemedRewards = object.redeemedRewards?.map((e) => RedeemedReward.fromPartial(e)) || [];
+    message.tierMultiplierBps = object.tierMultiplierBps ?? 0;
+    message.nextTier = object.nextTier ?? undefined;
+    message.pointsToNextTier = object.pointsToNextTier ?? 0;
+    message.nextTierMultiplierBps = object.nextTierMultiplierBps ?? 0;
     return message;
   },
 };
@@ -831,11 +1128,14 @@ export const RedeemedReward: MessageFns<RedeemedReward> = {
 };
 
 function createBaseOpenAccountRequest(): OpenAccountRequest {
-  return {};
+  return { referral: undefined };
 }
 
 export const OpenAccountRequest: MessageFns<OpenAccountRequest> = {
-  encode(_: OpenAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+  encode(message: OpenAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.referral !== undefined) {
+      SignupReferral.encode(message.referral, writer.uint32(10).fork()).join();
+    }
     return writer;
   },
 
@@ -852,6 +1152,14 @@ export const OpenAccountRequest: MessageFns<OpenAccountRequest> = {
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.referral = SignupReferral.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -864,20 +1172,135 @@ export const OpenAccountRequest: MessageFns<OpenAccountRequest> = {
     }
   },
 
-  fromJSON(_: any): OpenAccountRequest {
-    return {};
+  fromJSON(object: any): OpenAccountRequest {
+    return { referral: isSet(object.referral) ? SignupReferral.fromJSON(object.referral) : undefined };
   },
 
-  toJSON(_: OpenAccountRequest): unknown {
+  toJSON(message: OpenAccountRequest): unknown {
     const obj: any = {};
+    if (message.referral !== undefined) {
+      obj.referral = SignupReferral.toJSON(message.referral);
+    }
     return obj;
   },
 
   create<I extends Exact<DeepPartial<OpenAccountRequest>, I>>(base?: I): OpenAccountRequest {
     return OpenAccountRequest.fromPartial(base ?? ({} as any));
   },
-  fromPartial<I extends Exact<DeepPartial<OpenAccountRequest>, I>>(_: I): OpenAccountRequest {
+  fromPartial<I extends Exact<DeepPartial<OpenAccountRequest>, I>>(object: I): OpenAccountRequest {
     const message = createBaseOpenAccountRequest();
+    message.referral = (object.referral !== undefined && object.referral !== null)
+      ? SignupReferral.fromPartial(object.referral)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSignupReferral(): SignupReferral {
+  return { referrerUserId: "", referrerEmail: "", email: "" };
+}
+
+export const SignupReferral: MessageFns<SignupReferral> = {
+  encode(message: SignupReferral, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.referrerUserId !== "") {
+      writer.uint32(10).string(message.referrerUserId);
+    }
+    if (message.referrerEmail !== "") {
+      writer.uint32(18).string(message.referrerEmail);
+    }
+    if (message.email !== "") {
+      writer.uint32(26).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignupReferral {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignupReferral();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.referrerUserId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.referrerEmail = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignupReferral {
+    return {
+      referrerUserId: isSet(object.referrerUserId)
+        ? globalThis.String(object.referrerUserId)
+        : isSet(object.referrer_user_id)
+        ? globalThis.String(object.referrer_user_id)
+        : "",
+      referrerEmail: isSet(object.referrerEmail)
+        ? globalThis.String(object.referrerEmail)
+        : isSet(object.referrer_email)
+        ? globalThis.String(object.referrer_email)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: SignupReferral): unknown {
+    const obj: any = {};
+    if (message.referrerUserId !== "") {
+      obj.referrerUserId = message.referrerUserId;
+    }
+    if (message.referrerEmail !== "") {
+      obj.referrerEmail = message.referrerEmail;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignupReferral>, I>>(base?: I): SignupReferral {
+    return SignupReferral.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignupReferral>, I>>(object: I): SignupReferral {
+    const message = createBaseSignupReferral();
+    message.referrerUserId = object.referrerUserId ?? "";
+    message.referrerEmail = object.referrerEmail ?? "";
+    message.email = object.email ?? "";
     return message;
   },
 };
@@ -3210,6 +3633,2477 @@ export const ReversePurchaseResponse: MessageFns<ReversePurchaseResponse> = {
   },
 };
 
+function createBaseReferral(): Referral {
+  return {
+    id: "",
+    role: "",
+    state: "",
+    referredAt: "",
+    decidedAt: undefined,
+    reversedAt: undefined,
+    points: 0,
+    refusalReason: undefined,
+    refusalDetail: undefined,
+    counterpartAccountId: undefined,
+  };
+}
+
+export const Referral: MessageFns<Referral> = {
+  encode(message: Referral, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    if (message.state !== "") {
+      writer.uint32(26).string(message.state);
+    }
+    if (message.referredAt !== "") {
+      writer.uint32(34).string(message.referredAt);
+    }
+    if (message.decidedAt !== undefined) {
+      writer.uint32(42).string(message.decidedAt);
+    }
+    if (message.reversedAt !== undefined) {
+      writer.uint32(50).string(message.reversedAt);
+    }
+    if (message.points !== 0) {
+      writer.uint32(56).int64(message.points);
+    }
+    if (message.refusalReason !== undefined) {
+      writer.uint32(66).string(message.refusalReason);
+    }
+    if (message.refusalDetail !== undefined) {
+      writer.uint32(74).string(message.refusalDetail);
+    }
+    if (message.counterpartAccountId !== undefined) {
+      writer.uint32(82).string(message.counterpartAccountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Referral {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReferral();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.referredAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.decidedAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reversedAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.points = longToNumber(reader.int64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.refusalReason = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.refusalDetail = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.counterpartAccountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Referral {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      referredAt: isSet(object.referredAt)
+        ? globalThis.String(object.referredAt)
+        : isSet(object.referred_at)
+        ? globalThis.String(object.referred_at)
+        : "",
+      decidedAt: isSet(object.decidedAt)
+        ? globalThis.String(object.decidedAt)
+        : isSet(object.decided_at)
+        ? globalThis.String(object.decided_at)
+        : undefined,
+      reversedAt: isSet(object.reversedAt)
+        ? globalThis.String(object.reversedAt)
+        : isSet(object.reversed_at)
+        ? globalThis.String(object.reversed_at)
+        : undefined,
+      points: isSet(object.points) ? globalThis.Number(object.points) : 0,
+      refusalReason: isSet(object.refusalReason)
+        ? globalThis.String(object.refusalReason)
+        : isSet(object.refusal_reason)
+        ? globalThis.String(object.refusal_reason)
+        : undefined,
+      refusalDetail: isSet(object.refusalDetail)
+        ? globalThis.String(object.refusalDetail)
+        : isSet(object.refusal_detail)
+        ? globalThis.String(object.refusal_detail)
+        : undefined,
+      counterpartAccountId: isSet(object.counterpartAccountId)
+        ? globalThis.String(object.counterpartAccountId)
+        : isSet(object.counterpart_account_id)
+        ? globalThis.String(object.counterpart_account_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Referral): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.referredAt !== "") {
+      obj.referredAt = message.referredAt;
+    }
+    if (message.decidedAt !== undefined) {
+      obj.decidedAt = message.decidedAt;
+    }
+    if (message.reversedAt !== undefined) {
+      obj.reversedAt = message.reversedAt;
+    }
+    if (message.points !== 0) {
+      obj.points = Math.round(message.points);
+    }
+    if (message.refusalReason !== undefined) {
+      obj.refusalReason = message.refusalReason;
+    }
+    if (message.refusalDetail !== undefined) {
+      obj.refusalDetail = message.refusalDetail;
+    }
+    if (message.counterpartAccountId !== undefined) {
+      obj.counterpartAccountId = message.counterpartAccountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Referral>, I>>(base?: I): Referral {
+    return Referral.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Referral>, I>>(object: I): Referral {
+    const message = createBaseReferral();
+    message.id = object.id ?? "";
+    message.role = object.role ?? "";
+    message.state = object.state ?? "";
+    message.referredAt = object.referredAt ?? "";
+    message.decidedAt = object.decidedAt ?? undefined;
+    message.reversedAt = object.reversedAt ?? undefined;
+    message.points = object.points ?? 0;
+    message.refusalReason = object.refusalReason ?? undefined;
+    message.refusalDetail = object.refusalDetail ?? undefined;
+    message.counterpartAccountId = object.counterpartAccountId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetReferralRequest(): GetReferralRequest {
+  return { userId: "" };
+}
+
+export const GetReferralRequest: MessageFns<GetReferralRequest> = {
+  encode(message: GetReferralRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReferralRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReferralRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReferralRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetReferralRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetReferralRequest>, I>>(base?: I): GetReferralRequest {
+    return GetReferralRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetReferralRequest>, I>>(object: I): GetReferralRequest {
+    const message = createBaseGetReferralRequest();
+    message.userId = object.userId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetReferralResponse(): GetReferralResponse {
+  return { referred: false, referrerUserId: "", state: "", toDecide: false };
+}
+
+export const GetReferralResponse: MessageFns<GetReferralResponse> = {
+  encode(message: GetReferralResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.referred !== false) {
+      writer.uint32(8).bool(message.referred);
+    }
+    if (message.referrerUserId !== "") {
+      writer.uint32(18).string(message.referrerUserId);
+    }
+    if (message.state !== "") {
+      writer.uint32(26).string(message.state);
+    }
+    if (message.toDecide !== false) {
+      writer.uint32(32).bool(message.toDecide);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetReferralResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetReferralResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.referred = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.referrerUserId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.toDecide = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetReferralResponse {
+    return {
+      referred: isSet(object.referred) ? globalThis.Boolean(object.referred) : false,
+      referrerUserId: isSet(object.referrerUserId)
+        ? globalThis.String(object.referrerUserId)
+        : isSet(object.referrer_user_id)
+        ? globalThis.String(object.referrer_user_id)
+        : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      toDecide: isSet(object.toDecide)
+        ? globalThis.Boolean(object.toDecide)
+        : isSet(object.to_decide)
+        ? globalThis.Boolean(object.to_decide)
+        : false,
+    };
+  },
+
+  toJSON(message: GetReferralResponse): unknown {
+    const obj: any = {};
+    if (message.referred !== false) {
+      obj.referred = message.referred;
+    }
+    if (message.referrerUserId !== "") {
+      obj.referrerUserId = message.referrerUserId;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.toDecide !== false) {
+      obj.toDecide = message.toDecide;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetReferralResponse>, I>>(base?: I): GetReferralResponse {
+    return GetReferralResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetReferralResponse>, I>>(object: I): GetReferralResponse {
+    const message = createBaseGetReferralResponse();
+    message.referred = object.referred ?? false;
+    message.referrerUserId = object.referrerUserId ?? "";
+    message.state = object.state ?? "";
+    message.toDecide = object.toDecide ?? false;
+    return message;
+  },
+};
+
+function createBaseSettleReferralRequest(): SettleReferralRequest {
+  return { userId: "", orderId: "", fullyRefunded: false, sameDeliveryAddress: false, samePayment: false };
+}
+
+export const SettleReferralRequest: MessageFns<SettleReferralRequest> = {
+  encode(message: SettleReferralRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.fullyRefunded !== false) {
+      writer.uint32(24).bool(message.fullyRefunded);
+    }
+    if (message.sameDeliveryAddress !== false) {
+      writer.uint32(32).bool(message.sameDeliveryAddress);
+    }
+    if (message.samePayment !== false) {
+      writer.uint32(40).bool(message.samePayment);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleReferralRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleReferralRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.fullyRefunded = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.sameDeliveryAddress = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.samePayment = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleReferralRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      fullyRefunded: isSet(object.fullyRefunded)
+        ? globalThis.Boolean(object.fullyRefunded)
+        : isSet(object.fully_refunded)
+        ? globalThis.Boolean(object.fully_refunded)
+        : false,
+      sameDeliveryAddress: isSet(object.sameDeliveryAddress)
+        ? globalThis.Boolean(object.sameDeliveryAddress)
+        : isSet(object.same_delivery_address)
+        ? globalThis.Boolean(object.same_delivery_address)
+        : false,
+      samePayment: isSet(object.samePayment)
+        ? globalThis.Boolean(object.samePayment)
+        : isSet(object.same_payment)
+        ? globalThis.Boolean(object.same_payment)
+        : false,
+    };
+  },
+
+  toJSON(message: SettleReferralRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.fullyRefunded !== false) {
+      obj.fullyRefunded = message.fullyRefunded;
+    }
+    if (message.sameDeliveryAddress !== false) {
+      obj.sameDeliveryAddress = message.sameDeliveryAddress;
+    }
+    if (message.samePayment !== false) {
+      obj.samePayment = message.samePayment;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SettleReferralRequest>, I>>(base?: I): SettleReferralRequest {
+    return SettleReferralRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleReferralRequest>, I>>(object: I): SettleReferralRequest {
+    const message = createBaseSettleReferralRequest();
+    message.userId = object.userId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.fullyRefunded = object.fullyRefunded ?? false;
+    message.sameDeliveryAddress = object.sameDeliveryAddress ?? false;
+    message.samePayment = object.samePayment ?? false;
+    return message;
+  },
+};
+
+function createBaseSettleReferralResponse(): SettleReferralResponse {
+  return {
+    state: "",
+    refusalReason: undefined,
+    referrerPoints: 0,
+    referredPoints: 0,
+    newlySettled: false,
+    orderId: "",
+  };
+}
+
+export const SettleReferralResponse: MessageFns<SettleReferralResponse> = {
+  encode(message: SettleReferralResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.state !== "") {
+      writer.uint32(10).string(message.state);
+    }
+    if (message.refusalReason !== undefined) {
+      writer.uint32(18).string(message.refusalReason);
+    }
+    if (message.referrerPoints !== 0) {
+      writer.uint32(24).int64(message.referrerPoints);
+    }
+    if (message.referredPoints !== 0) {
+      writer.uint32(32).int64(message.referredPoints);
+    }
+    if (message.newlySettled !== false) {
+      writer.uint32(40).bool(message.newlySettled);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(50).string(message.orderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SettleReferralResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSettleReferralResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.refusalReason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.referrerPoints = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.referredPoints = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.newlySettled = reader.bool();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SettleReferralResponse {
+    return {
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      refusalReason: isSet(object.refusalReason)
+        ? globalThis.String(object.refusalReason)
+        : isSet(object.refusal_reason)
+        ? globalThis.String(object.refusal_reason)
+        : undefined,
+      referrerPoints: isSet(object.referrerPoints)
+        ? globalThis.Number(object.referrerPoints)
+        : isSet(object.referrer_points)
+        ? globalThis.Number(object.referrer_points)
+        : 0,
+      referredPoints: isSet(object.referredPoints)
+        ? globalThis.Number(object.referredPoints)
+        : isSet(object.referred_points)
+        ? globalThis.Number(object.referred_points)
+        : 0,
+      newlySettled: isSet(object.newlySettled)
+        ? globalThis.Boolean(object.newlySettled)
+        : isSet(object.newly_settled)
+        ? globalThis.Boolean(object.newly_settled)
+        : false,
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SettleReferralResponse): unknown {
+    const obj: any = {};
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.refusalReason !== undefined) {
+      obj.refusalReason = message.refusalReason;
+    }
+    if (message.referrerPoints !== 0) {
+      obj.referrerPoints = Math.round(message.referrerPoints);
+    }
+    if (message.referredPoints !== 0) {
+      obj.referredPoints = Math.round(message.referredPoints);
+    }
+    if (message.newlySettled !== false) {
+      obj.newlySettled = message.newlySettled;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SettleReferralResponse>, I>>(base?: I): SettleReferralResponse {
+    return SettleReferralResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SettleReferralResponse>, I>>(object: I): SettleReferralResponse {
+    const message = createBaseSettleReferralResponse();
+    message.state = object.state ?? "";
+    message.refusalReason = object.refusalReason ?? undefined;
+    message.referrerPoints = object.referrerPoints ?? 0;
+    message.referredPoints = object.referredPoints ?? 0;
+    message.newlySettled = object.newlySettled ?? false;
+    message.orderId = object.orderId ?? "";
+    return message;
+  },
+};
+
+function createBaseReverseReferralRequest(): ReverseReferralRequest {
+  return { userId: "", orderId: "" };
+}
+
+export const ReverseReferralRequest: MessageFns<ReverseReferralRequest> = {
+  encode(message: ReverseReferralRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReverseReferralRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReverseReferralRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReverseReferralRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReverseReferralRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReverseReferralRequest>, I>>(base?: I): ReverseReferralRequest {
+    return ReverseReferralRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReverseReferralRequest>, I>>(object: I): ReverseReferralRequest {
+    const message = createBaseReverseReferralRequest();
+    message.userId = object.userId ?? "";
+    message.orderId = object.orderId ?? "";
+    return message;
+  },
+};
+
+function createBaseReverseReferralResponse(): ReverseReferralResponse {
+  return { newlyReversed: false, state: "", referrerPointsReversed: 0, referredPointsReversed: 0, pointsForgiven: 0 };
+}
+
+export const ReverseReferralResponse: MessageFns<ReverseReferralResponse> = {
+  encode(message: ReverseReferralResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.newlyReversed !== false) {
+      writer.uint32(8).bool(message.newlyReversed);
+    }
+    if (message.state !== "") {
+      writer.uint32(18).string(message.state);
+    }
+    if (message.referrerPointsReversed !== 0) {
+      writer.uint32(24).int64(message.referrerPointsReversed);
+    }
+    if (message.referredPointsReversed !== 0) {
+      writer.uint32(32).int64(message.referredPointsReversed);
+    }
+    if (message.pointsForgiven !== 0) {
+      writer.uint32(40).int64(message.pointsForgiven);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReverseReferralResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReverseReferralResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.newlyReversed = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.referrerPointsReversed = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.referredPointsReversed = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.pointsForgiven = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReverseReferralResponse {
+    return {
+      newlyReversed: isSet(object.newlyReversed)
+        ? globalThis.Boolean(object.newlyReversed)
+        : isSet(object.newly_reversed)
+        ? globalThis.Boolean(object.newly_reversed)
+        : false,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      referrerPointsReversed: isSet(object.referrerPointsReversed)
+        ? globalThis.Number(object.referrerPointsReversed)
+        : isSet(object.referrer_points_reversed)
+        ? globalThis.Number(object.referrer_points_reversed)
+        : 0,
+      referredPointsReversed: isSet(object.referredPointsReversed)
+        ? globalThis.Number(object.referredPointsReversed)
+        : isSet(object.referred_points_reversed)
+        ? globalThis.Number(object.referred_points_reversed)
+        : 0,
+      pointsForgiven: isSet(object.pointsForgiven)
+        ? globalThis.Number(object.pointsForgiven)
+        : isSet(object.points_forgiven)
+        ? globalThis.Number(object.points_forgiven)
+        : 0,
+    };
+  },
+
+  toJSON(message: ReverseReferralResponse): unknown {
+    const obj: any = {};
+    if (message.newlyReversed !== false) {
+      obj.newlyReversed = message.newlyReversed;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.referrerPointsReversed !== 0) {
+      obj.referrerPointsReversed = Math.round(message.referrerPointsReversed);
+    }
+    if (message.referredPointsReversed !== 0) {
+      obj.referredPointsReversed = Math.round(message.referredPointsReversed);
+    }
+    if (message.pointsForgiven !== 0) {
+      obj.pointsForgiven = Math.round(message.pointsForgiven);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReverseReferralResponse>, I>>(base?: I): ReverseReferralResponse {
+    return ReverseReferralResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReverseReferralResponse>, I>>(object: I): ReverseReferralResponse {
+    const message = createBaseReverseReferralResponse();
+    message.newlyReversed = object.newlyReversed ?? false;
+    message.state = object.state ?? "";
+    message.referrerPointsReversed = object.referrerPointsReversed ?? 0;
+    message.referredPointsReversed = object.referredPointsReversed ?? 0;
+    message.pointsForgiven = object.pointsForgiven ?? 0;
+    return message;
+  },
+};
+
+function createBaseListReferralsRequest(): ListReferralsRequest {
+  return { limit: 0, cursor: "" };
+}
+
+export const ListReferralsRequest: MessageFns<ListReferralsRequest> = {
+  encode(message: ListReferralsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(18).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReferralsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReferralsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListReferralsRequest {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListReferralsRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListReferralsRequest>, I>>(base?: I): ListReferralsRequest {
+    return ListReferralsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListReferralsRequest>, I>>(object: I): ListReferralsRequest {
+    const message = createBaseListReferralsRequest();
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListReferralsResponse(): ListReferralsResponse {
+  return { referrals: [], nextCursor: "", referredBy: undefined };
+}
+
+export const ListReferralsResponse: MessageFns<ListReferralsResponse> = {
+  encode(message: ListReferralsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.referrals) {
+      Referral.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    if (message.referredBy !== undefined) {
+      Referral.encode(message.referredBy, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReferralsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReferralsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.referrals.push(Referral.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.referredBy = Referral.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListReferralsResponse {
+    return {
+      referrals: globalThis.Array.isArray(object?.referrals)
+        ? object.referrals.map((e: any) => Referral.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+      referredBy: isSet(object.referredBy)
+        ? Referral.fromJSON(object.referredBy)
+        : isSet(object.referred_by)
+        ? Referral.fromJSON(object.referred_by)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListReferralsResponse): unknown {
+    const obj: any = {};
+    if (message.referrals?.length) {
+      obj.referrals = message.referrals.map((e) => Referral.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.referredBy !== undefined) {
+      obj.referredBy = Referral.toJSON(message.referredBy);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListReferralsResponse>, I>>(base?: I): ListReferralsResponse {
+    return ListReferralsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListReferralsResponse>, I>>(object: I): ListReferralsResponse {
+    const message = createBaseListReferralsResponse();
+    message.referrals = object.referrals?.map((e) => Referral.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    message.referredBy = (object.referredBy !== undefined && object.referredBy !== null)
+      ? Referral.fromPartial(object.referredBy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListReferralsForStaffRequest(): ListReferralsForStaffRequest {
+  return { accountId: "", limit: 0, cursor: "" };
+}
+
+export const ListReferralsForStaffRequest: MessageFns<ListReferralsForStaffRequest> = {
+  encode(message: ListReferralsForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(26).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReferralsForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReferralsForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListReferralsForStaffRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListReferralsForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListReferralsForStaffRequest>, I>>(base?: I): ListReferralsForStaffRequest {
+    return ListReferralsForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListReferralsForStaffRequest>, I>>(object: I): ListReferralsForStaffRequest {
+    const message = createBaseListReferralsForStaffRequest();
+    message.accountId = object.accountId ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListReferralsForStaffResponse(): ListReferralsForStaffResponse {
+  return { referrals: [], nextCursor: "", referredBy: undefined };
+}
+
+export const ListReferralsForStaffResponse: MessageFns<ListReferralsForStaffResponse> = {
+  encode(message: ListReferralsForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.referrals) {
+      Referral.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    if (message.referredBy !== undefined) {
+      Referral.encode(message.referredBy, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReferralsForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReferralsForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.referrals.push(Referral.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.referredBy = Referral.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListReferralsForStaffResponse {
+    return {
+      referrals: globalThis.Array.isArray(object?.referrals)
+        ? object.referrals.map((e: any) => Referral.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+      referredBy: isSet(object.referredBy)
+        ? Referral.fromJSON(object.referredBy)
+        : isSet(object.referred_by)
+        ? Referral.fromJSON(object.referred_by)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ListReferralsForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.referrals?.length) {
+      obj.referrals = message.referrals.map((e) => Referral.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.referredBy !== undefined) {
+      obj.referredBy = Referral.toJSON(message.referredBy);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListReferralsForStaffResponse>, I>>(base?: I): ListReferralsForStaffResponse {
+    return ListReferralsForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListReferralsForStaffResponse>, I>>(
+    object: I,
+  ): ListReferralsForStaffResponse {
+    const message = createBaseListReferralsForStaffResponse();
+    message.referrals = object.referrals?.map((e) => Referral.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    message.referredBy = (object.referredBy !== undefined && object.referredBy !== null)
+      ? Referral.fromPartial(object.referredBy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseExportAccountDataRequest(): ExportAccountDataRequest {
+  return { limit: 0, cursor: "" };
+}
+
+export const ExportAccountDataRequest: MessageFns<ExportAccountDataRequest> = {
+  encode(message: ExportAccountDataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(18).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportAccountDataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportAccountDataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportAccountDataRequest {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ExportAccountDataRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportAccountDataRequest>, I>>(base?: I): ExportAccountDataRequest {
+    return ExportAccountDataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportAccountDataRequest>, I>>(object: I): ExportAccountDataRequest {
+    const message = createBaseExportAccountDataRequest();
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseExportAccountDataResponse(): ExportAccountDataResponse {
+  return { items: [], nextCursor: "" };
+}
+
+export const ExportAccountDataResponse: MessageFns<ExportAccountDataResponse> = {
+  encode(message: ExportAccountDataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.items) {
+      LoyaltyDataItem.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportAccountDataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportAccountDataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.items.push(LoyaltyDataItem.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportAccountDataResponse {
+    return {
+      items: globalThis.Array.isArray(object?.items) ? object.items.map((e: any) => LoyaltyDataItem.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ExportAccountDataResponse): unknown {
+    const obj: any = {};
+    if (message.items?.length) {
+      obj.items = message.items.map((e) => LoyaltyDataItem.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportAccountDataResponse>, I>>(base?: I): ExportAccountDataResponse {
+    return ExportAccountDataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportAccountDataResponse>, I>>(object: I): ExportAccountDataResponse {
+    const message = createBaseExportAccountDataResponse();
+    message.items = object.items?.map((e) => LoyaltyDataItem.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseLoyaltyDataItem(): LoyaltyDataItem {
+  return { item: undefined };
+}
+
+export const LoyaltyDataItem: MessageFns<LoyaltyDataItem> = {
+  encode(message: LoyaltyDataItem, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    switch (message.item?.$case) {
+      case "account":
+        AccountRecord.encode(message.item.value, writer.uint32(10).fork()).join();
+        break;
+      case "ledgerEntry":
+        HistoryEntry.encode(message.item.value, writer.uint32(18).fork()).join();
+        break;
+      case "redemption":
+        RedemptionRecord.encode(message.item.value, writer.uint32(26).fork()).join();
+        break;
+      case "refundReversal":
+        RefundReversalRecord.encode(message.item.value, writer.uint32(34).fork()).join();
+        break;
+      case "referral":
+        Referral.encode(message.item.value, writer.uint32(42).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LoyaltyDataItem {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLoyaltyDataItem();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.item = { $case: "account", value: AccountRecord.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.item = { $case: "ledgerEntry", value: HistoryEntry.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.item = { $case: "redemption", value: RedemptionRecord.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.item = { $case: "refundReversal", value: RefundReversalRecord.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.item = { $case: "referral", value: Referral.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LoyaltyDataItem {
+    return {
+      item: isSet(object.account)
+        ? { $case: "account", value: AccountRecord.fromJSON(object.account) }
+        : isSet(object.ledgerEntry)
+        ? { $case: "ledgerEntry", value: HistoryEntry.fromJSON(object.ledgerEntry) }
+        : isSet(object.ledger_entry)
+        ? { $case: "ledgerEntry", value: HistoryEntry.fromJSON(object.ledger_entry) }
+        : isSet(object.redemption)
+        ? { $case: "redemption", value: RedemptionRecord.fromJSON(object.redemption) }
+        : isSet(object.refundReversal)
+        ? { $case: "refundReversal", value: RefundReversalRecord.fromJSON(object.refundReversal) }
+        : isSet(object.refund_reversal)
+        ? { $case: "refundReversal", value: RefundReversalRecord.fromJSON(object.refund_reversal) }
+        : isSet(object.referral)
+        ? { $case: "referral", value: Referral.fromJSON(object.referral) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: LoyaltyDataItem): unknown {
+    const obj: any = {};
+    if (message.item?.$case === "account") {
+      obj.account = AccountRecord.toJSON(message.item.value);
+    } else if (message.item?.$case === "ledgerEntry") {
+      obj.ledgerEntry = HistoryEntry.toJSON(message.item.value);
+    } else if (message.item?.$case === "redemption") {
+      obj.redemption = RedemptionRecord.toJSON(message.item.value);
+    } else if (message.item?.$case === "refundReversal") {
+      obj.refundReversal = RefundReversalRecord.toJSON(message.item.value);
+    } else if (message.item?.$case === "referral") {
+      obj.referral = Referral.toJSON(message.item.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LoyaltyDataItem>, I>>(base?: I): LoyaltyDataItem {
+    return LoyaltyDataItem.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LoyaltyDataItem>, I>>(object: I): LoyaltyDataItem {
+    const message = createBaseLoyaltyDataItem();
+    switch (object.item?.$case) {
+      case "account": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "account", value: AccountRecord.fromPartial(object.item.value) };
+        }
+        break;
+      }
+      case "ledgerEntry": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "ledgerEntry", value: HistoryEntry.fromPartial(object.item.value) };
+        }
+        break;
+      }
+      case "redemption": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "redemption", value: RedemptionRecord.fromPartial(object.item.value) };
+        }
+        break;
+      }
+      case "refundReversal": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "refundReversal", value: RefundReversalRecord.fromPartial(object.item.value) };
+        }
+        break;
+      }
+      case "referral": {
+        if (object.item?.value !== undefined && object.item?.value !== null) {
+          message.item = { $case: "referral", value: Referral.fromPartial(object.item.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseAccountRecord(): AccountRecord {
+  return { openedAt: "", points: 0, lifetimePoints: 0, tier: "", erasedAt: undefined };
+}
+
+export const AccountRecord: MessageFns<AccountRecord> = {
+  encode(message: AccountRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.openedAt !== "") {
+      writer.uint32(10).string(message.openedAt);
+    }
+    if (message.points !== 0) {
+      writer.uint32(16).int64(message.points);
+    }
+    if (message.lifetimePoints !== 0) {
+      writer.uint32(24).int64(message.lifetimePoints);
+    }
+    if (message.tier !== "") {
+      writer.uint32(34).string(message.tier);
+    }
+    if (message.erasedAt !== undefined) {
+      writer.uint32(42).string(message.erasedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.openedAt = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.points = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.lifetimePoints = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.tier = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.erasedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccountRecord {
+    return {
+      openedAt: isSet(object.openedAt)
+        ? globalThis.String(object.openedAt)
+        : isSet(object.opened_at)
+        ? globalThis.String(object.opened_at)
+        : "",
+      points: isSet(object.points) ? globalThis.Number(object.points) : 0,
+      lifetimePoints: isSet(object.lifetimePoints)
+        ? globalThis.Number(object.lifetimePoints)
+        : isSet(object.lifetime_points)
+        ? globalThis.Number(object.lifetime_points)
+        : 0,
+      tier: isSet(object.tier) ? globalThis.String(object.tier) : "",
+      erasedAt: isSet(object.erasedAt)
+        ? globalThis.String(object.erasedAt)
+        : isSet(object.erased_at)
+        ? globalThis.String(object.erased_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: AccountRecord): unknown {
+    const obj: any = {};
+    if (message.openedAt !== "") {
+      obj.openedAt = message.openedAt;
+    }
+    if (message.points !== 0) {
+      obj.points = Math.round(message.points);
+    }
+    if (message.lifetimePoints !== 0) {
+      obj.lifetimePoints = Math.round(message.lifetimePoints);
+    }
+    if (message.tier !== "") {
+      obj.tier = message.tier;
+    }
+    if (message.erasedAt !== undefined) {
+      obj.erasedAt = message.erasedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AccountRecord>, I>>(base?: I): AccountRecord {
+    return AccountRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AccountRecord>, I>>(object: I): AccountRecord {
+    const message = createBaseAccountRecord();
+    message.openedAt = object.openedAt ?? "";
+    message.points = object.points ?? 0;
+    message.lifetimePoints = object.lifetimePoints ?? 0;
+    message.tier = object.tier ?? "";
+    message.erasedAt = object.erasedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRedemptionRecord(): RedemptionRecord {
+  return {
+    id: "",
+    rewardId: "",
+    name: "",
+    pointsCost: 0,
+    discountBps: 0,
+    code: "",
+    redeemedAt: "",
+    usedAt: undefined,
+    usedOrderId: undefined,
+  };
+}
+
+export const RedemptionRecord: MessageFns<RedemptionRecord> = {
+  encode(message: RedemptionRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.rewardId !== "") {
+      writer.uint32(18).string(message.rewardId);
+    }
+    if (message.name !== "") {
+      writer.uint32(26).string(message.name);
+    }
+    if (message.pointsCost !== 0) {
+      writer.uint32(32).int64(message.pointsCost);
+    }
+    if (message.discountBps !== 0) {
+      writer.uint32(40).int32(message.discountBps);
+    }
+    if (message.code !== "") {
+      writer.uint32(50).string(message.code);
+    }
+    if (message.redeemedAt !== "") {
+      writer.uint32(58).string(message.redeemedAt);
+    }
+    if (message.usedAt !== undefined) {
+      writer.uint32(66).string(message.usedAt);
+    }
+    if (message.usedOrderId !== undefined) {
+      writer.uint32(74).string(message.usedOrderId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RedemptionRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRedemptionRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.rewardId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pointsCost = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.discountBps = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.redeemedAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.usedAt = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.usedOrderId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RedemptionRecord {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      rewardId: isSet(object.rewardId)
+        ? globalThis.String(object.rewardId)
+        : isSet(object.reward_id)
+        ? globalThis.String(object.reward_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      pointsCost: isSet(object.pointsCost)
+        ? globalThis.Number(object.pointsCost)
+        : isSet(object.points_cost)
+        ? globalThis.Number(object.points_cost)
+        : 0,
+      discountBps: isSet(object.discountBps)
+        ? globalThis.Number(object.discountBps)
+        : isSet(object.discount_bps)
+        ? globalThis.Number(object.discount_bps)
+        : 0,
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+      redeemedAt: isSet(object.redeemedAt)
+        ? globalThis.String(object.redeemedAt)
+        : isSet(object.redeemed_at)
+        ? globalThis.String(object.redeemed_at)
+        : "",
+      usedAt: isSet(object.usedAt)
+        ? globalThis.String(object.usedAt)
+        : isSet(object.used_at)
+        ? globalThis.String(object.used_at)
+        : undefined,
+      usedOrderId: isSet(object.usedOrderId)
+        ? globalThis.String(object.usedOrderId)
+        : isSet(object.used_order_id)
+        ? globalThis.String(object.used_order_id)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RedemptionRecord): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.rewardId !== "") {
+      obj.rewardId = message.rewardId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.pointsCost !== 0) {
+      obj.pointsCost = Math.round(message.pointsCost);
+    }
+    if (message.discountBps !== 0) {
+      obj.discountBps = Math.round(message.discountBps);
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    if (message.redeemedAt !== "") {
+      obj.redeemedAt = message.redeemedAt;
+    }
+    if (message.usedAt !== undefined) {
+      obj.usedAt = message.usedAt;
+    }
+    if (message.usedOrderId !== undefined) {
+      obj.usedOrderId = message.usedOrderId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RedemptionRecord>, I>>(base?: I): RedemptionRecord {
+    return RedemptionRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RedemptionRecord>, I>>(object: I): RedemptionRecord {
+    const message = createBaseRedemptionRecord();
+    message.id = object.id ?? "";
+    message.rewardId = object.rewardId ?? "";
+    message.name = object.name ?? "";
+    message.pointsCost = object.pointsCost ?? 0;
+    message.discountBps = object.discountBps ?? 0;
+    message.code = object.code ?? "";
+    message.redeemedAt = object.redeemedAt ?? "";
+    message.usedAt = object.usedAt ?? undefined;
+    message.usedOrderId = object.usedOrderId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRefundReversalRecord(): RefundReversalRecord {
+  return { refundId: "", orderId: "", pointsDue: 0, pointsReversed: 0, pointsForgiven: 0, createdAt: "" };
+}
+
+export const RefundReversalRecord: MessageFns<RefundReversalRecord> = {
+  encode(message: RefundReversalRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.refundId !== "") {
+      writer.uint32(10).string(message.refundId);
+    }
+    if (message.orderId !== "") {
+      writer.uint32(18).string(message.orderId);
+    }
+    if (message.pointsDue !== 0) {
+      writer.uint32(24).int64(message.pointsDue);
+    }
+    if (message.pointsReversed !== 0) {
+      writer.uint32(32).int64(message.pointsReversed);
+    }
+    if (message.pointsForgiven !== 0) {
+      writer.uint32(40).int64(message.pointsForgiven);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(50).string(message.createdAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefundReversalRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefundReversalRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.refundId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pointsDue = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.pointsReversed = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.pointsForgiven = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefundReversalRecord {
+    return {
+      refundId: isSet(object.refundId)
+        ? globalThis.String(object.refundId)
+        : isSet(object.refund_id)
+        ? globalThis.String(object.refund_id)
+        : "",
+      orderId: isSet(object.orderId)
+        ? globalThis.String(object.orderId)
+        : isSet(object.order_id)
+        ? globalThis.String(object.order_id)
+        : "",
+      pointsDue: isSet(object.pointsDue)
+        ? globalThis.Number(object.pointsDue)
+        : isSet(object.points_due)
+        ? globalThis.Number(object.points_due)
+        : 0,
+      pointsReversed: isSet(object.pointsReversed)
+        ? globalThis.Number(object.pointsReversed)
+        : isSet(object.points_reversed)
+        ? globalThis.Number(object.points_reversed)
+        : 0,
+      pointsForgiven: isSet(object.pointsForgiven)
+        ? globalThis.Number(object.pointsForgiven)
+        : isSet(object.points_forgiven)
+        ? globalThis.Number(object.points_forgiven)
+        : 0,
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+    };
+  },
+
+  toJSON(message: RefundReversalRecord): unknown {
+    const obj: any = {};
+    if (message.refundId !== "") {
+      obj.refundId = message.refundId;
+    }
+    if (message.orderId !== "") {
+      obj.orderId = message.orderId;
+    }
+    if (message.pointsDue !== 0) {
+      obj.pointsDue = Math.round(message.pointsDue);
+    }
+    if (message.pointsReversed !== 0) {
+      obj.pointsReversed = Math.round(message.pointsReversed);
+    }
+    if (message.pointsForgiven !== 0) {
+      obj.pointsForgiven = Math.round(message.pointsForgiven);
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefundReversalRecord>, I>>(base?: I): RefundReversalRecord {
+    return RefundReversalRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefundReversalRecord>, I>>(object: I): RefundReversalRecord {
+    const message = createBaseRefundReversalRecord();
+    message.refundId = object.refundId ?? "";
+    message.orderId = object.orderId ?? "";
+    message.pointsDue = object.pointsDue ?? 0;
+    message.pointsReversed = object.pointsReversed ?? 0;
+    message.pointsForgiven = object.pointsForgiven ?? 0;
+    message.createdAt = object.createdAt ?? "";
+    return message;
+  },
+};
+
+function createBaseEraseAccountRequest(): EraseAccountRequest {
+  return {};
+}
+
+export const EraseAccountRequest: MessageFns<EraseAccountRequest> = {
+  encode(_: EraseAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EraseAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEraseAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): EraseAccountRequest {
+    return {};
+  },
+
+  toJSON(_: EraseAccountRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EraseAccountRequest>, I>>(base?: I): EraseAccountRequest {
+    return EraseAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EraseAccountRequest>, I>>(_: I): EraseAccountRequest {
+    const message = createBaseEraseAccountRequest();
+    return message;
+  },
+};
+
+function createBaseEraseAccountResponse(): EraseAccountResponse {
+  return { newlyErased: false, erasedAt: undefined };
+}
+
+export const EraseAccountResponse: MessageFns<EraseAccountResponse> = {
+  encode(message: EraseAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.newlyErased !== false) {
+      writer.uint32(8).bool(message.newlyErased);
+    }
+    if (message.erasedAt !== undefined) {
+      writer.uint32(18).string(message.erasedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EraseAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEraseAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.newlyErased = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.erasedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EraseAccountResponse {
+    return {
+      newlyErased: isSet(object.newlyErased)
+        ? globalThis.Boolean(object.newlyErased)
+        : isSet(object.newly_erased)
+        ? globalThis.Boolean(object.newly_erased)
+        : false,
+      erasedAt: isSet(object.erasedAt)
+        ? globalThis.String(object.erasedAt)
+        : isSet(object.erased_at)
+        ? globalThis.String(object.erased_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: EraseAccountResponse): unknown {
+    const obj: any = {};
+    if (message.newlyErased !== false) {
+      obj.newlyErased = message.newlyErased;
+    }
+    if (message.erasedAt !== undefined) {
+      obj.erasedAt = message.erasedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EraseAccountResponse>, I>>(base?: I): EraseAccountResponse {
+    return EraseAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EraseAccountResponse>, I>>(object: I): EraseAccountResponse {
+    const message = createBaseEraseAccountResponse();
+    message.newlyErased = object.newlyErased ?? false;
+    message.erasedAt = object.erasedAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
@@ -3224,7 +6118,10 @@ export const LoyaltyServiceDefinition = {
   name: "LoyaltyService",
   fullName: "storefront.loyalty.v1.LoyaltyService",
   methods: {
-    /** Opens the caller's account with the welcome bonus; idempotent. */
+    /**
+     * Opens the caller's account with the welcome bonus, recording the referral it was opened through
+     * when the signup names one; idempotent.
+     */
     openAccount: {
       name: "OpenAccount",
       requestType: OpenAccountRequest as typeof OpenAccountRequest,
@@ -3350,6 +6247,89 @@ export const LoyaltyServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Checkout: who referred an account, and whether its referral reward is still to be decided. */
+    getReferral: {
+      name: "GetReferral",
+      requestType: GetReferralRequest as typeof GetReferralRequest,
+      requestStream: false,
+      responseType: GetReferralResponse as typeof GetReferralResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * Checkout, once the referred customer's first paid order is past its cancellation window: rewards
+     * both sides (referrer 250, referred 100) or records why not, once per referral; a referral already
+     * decided answers that decision.
+     */
+    settleReferral: {
+      name: "SettleReferral",
+      requestType: SettleReferralRequest as typeof SettleReferralRequest,
+      requestStream: false,
+      responseType: SettleReferralResponse as typeof SettleReferralResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * Checkout, when an order is refunded in full: takes back the referral reward decided on that order,
+     * once, at most what each balance holds; any other order reverses nothing.
+     */
+    reverseReferral: {
+      name: "ReverseReferral",
+      requestType: ReverseReferralRequest as typeof ReverseReferralRequest,
+      requestStream: false,
+      responseType: ReverseReferralResponse as typeof ReverseReferralResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * The caller's referrals and their rewards, newest first, and the referral they joined through;
+     * never the other person's e-mail, name or account.
+     */
+    listReferrals: {
+      name: "ListReferrals",
+      requestType: ListReferralsRequest as typeof ListReferralsRequest,
+      requestStream: false,
+      responseType: ListReferralsResponse as typeof ListReferralsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The console: an account's referrals as ListReferrals shows them, with the other side's account id.
+     * Needs a staff member (any role).
+     */
+    listReferralsForStaff: {
+      name: "ListReferralsForStaff",
+      requestType: ListReferralsForStaffRequest as typeof ListReferralsForStaffRequest,
+      requestStream: false,
+      responseType: ListReferralsForStaffResponse as typeof ListReferralsForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The caller's data rights: everything loyalty holds about the caller, one item per record, a page at
+     * a time (the account, then every ledger entry, redemption, refund reversal and referral, oldest first).
+     */
+    exportAccountData: {
+      name: "ExportAccountData",
+      requestType: ExportAccountDataRequest as typeof ExportAccountDataRequest,
+      requestStream: false,
+      responseType: ExportAccountDataResponse as typeof ExportAccountDataResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The caller's data rights: erases what identifies the caller (entry texts, keys carrying someone's
+     * words, staff's reasons, referral links to and from other people) and keeps the books (balances,
+     * every entry's points and type) under the account id; once, however often or concurrently asked.
+     */
+    eraseAccount: {
+      name: "EraseAccount",
+      requestType: EraseAccountRequest as typeof EraseAccountRequest,
+      requestStream: false,
+      responseType: EraseAccountResponse as typeof EraseAccountResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
   },
 } as const;
 
@@ -3364,7 +6344,10 @@ export const LoyaltyServiceDefinition = {
  */
 export type LoyaltyServiceService = typeof LoyaltyServiceService;
 export const LoyaltyServiceService = {
-  /** Opens the caller's account with the welcome bonus; idempotent. */
+  /**
+   * Opens the caller's account with the welcome bonus, recording the referral it was opened through
+   * when the signup names one; idempotent.
+   */
   openAccount: {
     path: "/storefront.loyalty.v1.LoyaltyService/OpenAccount" as const,
     requestStream: false as const,
@@ -3519,10 +6502,113 @@ export const LoyaltyServiceService = {
       Buffer.from(ReversePurchaseResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReversePurchaseResponse => ReversePurchaseResponse.decode(value),
   },
+  /** Checkout: who referred an account, and whether its referral reward is still to be decided. */
+  getReferral: {
+    path: "/storefront.loyalty.v1.LoyaltyService/GetReferral" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetReferralRequest): Buffer => Buffer.from(GetReferralRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetReferralRequest => GetReferralRequest.decode(value),
+    responseSerialize: (value: GetReferralResponse): Buffer => Buffer.from(GetReferralResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetReferralResponse => GetReferralResponse.decode(value),
+  },
+  /**
+   * Checkout, once the referred customer's first paid order is past its cancellation window: rewards
+   * both sides (referrer 250, referred 100) or records why not, once per referral; a referral already
+   * decided answers that decision.
+   */
+  settleReferral: {
+    path: "/storefront.loyalty.v1.LoyaltyService/SettleReferral" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SettleReferralRequest): Buffer =>
+      Buffer.from(SettleReferralRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SettleReferralRequest => SettleReferralRequest.decode(value),
+    responseSerialize: (value: SettleReferralResponse): Buffer =>
+      Buffer.from(SettleReferralResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SettleReferralResponse => SettleReferralResponse.decode(value),
+  },
+  /**
+   * Checkout, when an order is refunded in full: takes back the referral reward decided on that order,
+   * once, at most what each balance holds; any other order reverses nothing.
+   */
+  reverseReferral: {
+    path: "/storefront.loyalty.v1.LoyaltyService/ReverseReferral" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReverseReferralRequest): Buffer =>
+      Buffer.from(ReverseReferralRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReverseReferralRequest => ReverseReferralRequest.decode(value),
+    responseSerialize: (value: ReverseReferralResponse): Buffer =>
+      Buffer.from(ReverseReferralResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReverseReferralResponse => ReverseReferralResponse.decode(value),
+  },
+  /**
+   * The caller's referrals and their rewards, newest first, and the referral they joined through;
+   * never the other person's e-mail, name or account.
+   */
+  listReferrals: {
+    path: "/storefront.loyalty.v1.LoyaltyService/ListReferrals" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListReferralsRequest): Buffer => Buffer.from(ListReferralsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListReferralsRequest => ListReferralsRequest.decode(value),
+    responseSerialize: (value: ListReferralsResponse): Buffer =>
+      Buffer.from(ListReferralsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListReferralsResponse => ListReferralsResponse.decode(value),
+  },
+  /**
+   * The console: an account's referrals as ListReferrals shows them, with the other side's account id.
+   * Needs a staff member (any role).
+   */
+  listReferralsForStaff: {
+    path: "/storefront.loyalty.v1.LoyaltyService/ListReferralsForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListReferralsForStaffRequest): Buffer =>
+      Buffer.from(ListReferralsForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListReferralsForStaffRequest => ListReferralsForStaffRequest.decode(value),
+    responseSerialize: (value: ListReferralsForStaffResponse): Buffer =>
+      Buffer.from(ListReferralsForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListReferralsForStaffResponse => ListReferralsForStaffResponse.decode(value),
+  },
+  /**
+   * The caller's data rights: everything loyalty holds about the caller, one item per record, a page at
+   * a time (the account, then every ledger entry, redemption, refund reversal and referral, oldest first).
+   */
+  exportAccountData: {
+    path: "/storefront.loyalty.v1.LoyaltyService/ExportAccountData" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExportAccountDataRequest): Buffer =>
+      Buffer.from(ExportAccountDataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportAccountDataRequest => ExportAccountDataRequest.decode(value),
+    responseSerialize: (value: ExportAccountDataResponse): Buffer =>
+      Buffer.from(ExportAccountDataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportAccountDataResponse => ExportAccountDataResponse.decode(value),
+  },
+  /**
+   * The caller's data rights: erases what identifies the caller (entry texts, keys carrying someone's
+   * words, staff's reasons, referral links to and from other people) and keeps the books (balances,
+   * every entry's points and type) under the account id; once, however often or concurrently asked.
+   */
+  eraseAccount: {
+    path: "/storefront.loyalty.v1.LoyaltyService/EraseAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EraseAccountRequest): Buffer => Buffer.from(EraseAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EraseAccountRequest => EraseAccountRequest.decode(value),
+    responseSerialize: (value: EraseAccountResponse): Buffer =>
+      Buffer.from(EraseAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EraseAccountResponse => EraseAccountResponse.decode(value),
+  },
 } as const;
 
 export interface LoyaltyServiceServer extends UntypedServiceImplementation {
-  /** Opens the caller's account with the welcome bonus; idempotent. */
+  /**
+   * Opens the caller's account with the welcome bonus, recording the referral it was opened through
+   * when the signup names one; idempotent.
+   */
   openAccount: handleUnaryCall<OpenAccountRequest, OpenAccountResponse>;
   /** The caller's account, read only; one never opened answers with the welcome bonus owed and is opened in the background. */
   getAccount: handleUnaryCall<GetAccountRequest, GetAccountResponse>;
@@ -3557,10 +6643,47 @@ export interface LoyaltyServiceServer extends UntypedServiceImplementation {
    * once per refund_id. What was already spent is forgiven: the balance never goes below zero.
    */
   reversePurchase: handleUnaryCall<ReversePurchaseRequest, ReversePurchaseResponse>;
+  /** Checkout: who referred an account, and whether its referral reward is still to be decided. */
+  getReferral: handleUnaryCall<GetReferralRequest, GetReferralResponse>;
+  /**
+   * Checkout, once the referred customer's first paid order is past its cancellation window: rewards
+   * both sides (referrer 250, referred 100) or records why not, once per referral; a referral already
+   * decided answers that decision.
+   */
+  settleReferral: handleUnaryCall<SettleReferralRequest, SettleReferralResponse>;
+  /**
+   * Checkout, when an order is refunded in full: takes back the referral reward decided on that order,
+   * once, at most what each balance holds; any other order reverses nothing.
+   */
+  reverseReferral: handleUnaryCall<ReverseReferralRequest, ReverseReferralResponse>;
+  /**
+   * The caller's referrals and their rewards, newest first, and the referral they joined through;
+   * never the other person's e-mail, name or account.
+   */
+  listReferrals: handleUnaryCall<ListReferralsRequest, ListReferralsResponse>;
+  /**
+   * The console: an account's referrals as ListReferrals shows them, with the other side's account id.
+   * Needs a staff member (any role).
+   */
+  listReferralsForStaff: handleUnaryCall<ListReferralsForStaffRequest, ListReferralsForStaffResponse>;
+  /**
+   * The caller's data rights: everything loyalty holds about the caller, one item per record, a page at
+   * a time (the account, then every ledger entry, redemption, refund reversal and referral, oldest first).
+   */
+  exportAccountData: handleUnaryCall<ExportAccountDataRequest, ExportAccountDataResponse>;
+  /**
+   * The caller's data rights: erases what identifies the caller (entry texts, keys carrying someone's
+   * words, staff's reasons, referral links to and from other people) and keeps the books (balances,
+   * every entry's points and type) under the account id; once, however often or concurrently asked.
+   */
+  eraseAccount: handleUnaryCall<EraseAccountRequest, EraseAccountResponse>;
 }
 
 export interface LoyaltyServiceClient extends Client {
-  /** Opens the caller's account with the welcome bonus; idempotent. */
+  /**
+   * Opens the caller's account with the welcome bonus, recording the referral it was opened through
+   * when the signup names one; idempotent.
+   */
   openAccount(
     request: OpenAccountRequest,
     callback: (error: ServiceError | null, response: OpenAccountResponse) => void,
@@ -3773,6 +6896,138 @@ export interface LoyaltyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReversePurchaseResponse) => void,
+  ): ClientUnaryCall;
+  /** Checkout: who referred an account, and whether its referral reward is still to be decided. */
+  getReferral(
+    request: GetReferralRequest,
+    callback: (error: ServiceError | null, response: GetReferralResponse) => void,
+  ): ClientUnaryCall;
+  getReferral(
+    request: GetReferralRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetReferralResponse) => void,
+  ): ClientUnaryCall;
+  getReferral(
+    request: GetReferralRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetReferralResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Checkout, once the referred customer's first paid order is past its cancellation window: rewards
+   * both sides (referrer 250, referred 100) or records why not, once per referral; a referral already
+   * decided answers that decision.
+   */
+  settleReferral(
+    request: SettleReferralRequest,
+    callback: (error: ServiceError | null, response: SettleReferralResponse) => void,
+  ): ClientUnaryCall;
+  settleReferral(
+    request: SettleReferralRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SettleReferralResponse) => void,
+  ): ClientUnaryCall;
+  settleReferral(
+    request: SettleReferralRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SettleReferralResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Checkout, when an order is refunded in full: takes back the referral reward decided on that order,
+   * once, at most what each balance holds; any other order reverses nothing.
+   */
+  reverseReferral(
+    request: ReverseReferralRequest,
+    callback: (error: ServiceError | null, response: ReverseReferralResponse) => void,
+  ): ClientUnaryCall;
+  reverseReferral(
+    request: ReverseReferralRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReverseReferralResponse) => void,
+  ): ClientUnaryCall;
+  reverseReferral(
+    request: ReverseReferralRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReverseReferralResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's referrals and their rewards, newest first, and the referral they joined through;
+   * never the other person's e-mail, name or account.
+   */
+  listReferrals(
+    request: ListReferralsRequest,
+    callback: (error: ServiceError | null, response: ListReferralsResponse) => void,
+  ): ClientUnaryCall;
+  listReferrals(
+    request: ListReferralsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListReferralsResponse) => void,
+  ): ClientUnaryCall;
+  listReferrals(
+    request: ListReferralsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListReferralsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: an account's referrals as ListReferrals shows them, with the other side's account id.
+   * Needs a staff member (any role).
+   */
+  listReferralsForStaff(
+    request: ListReferralsForStaffRequest,
+    callback: (error: ServiceError | null, response: ListReferralsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listReferralsForStaff(
+    request: ListReferralsForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListReferralsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listReferralsForStaff(
+    request: ListReferralsForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListReferralsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's data rights: everything loyalty holds about the caller, one item per record, a page at
+   * a time (the account, then every ledger entry, redemption, refund reversal and referral, oldest first).
+   */
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's data rights: erases what identifies the caller (entry texts, keys carrying someone's
+   * words, staff's reasons, referral links to and from other people) and keeps the books (balances,
+   * every entry's points and type) under the account id; once, however often or concurrently asked.
+   */
+  eraseAccount(
+    request: EraseAccountRequest,
+    callback: (error: ServiceError | null, response: EraseAccountResponse) => void,
+  ): ClientUnaryCall;
+  eraseAccount(
+    request: EraseAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EraseAccountResponse) => void,
+  ): ClientUnaryCall;
+  eraseAccount(
+    request: EraseAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EraseAccountResponse) => void,
   ): ClientUnaryCall;
 }
 
