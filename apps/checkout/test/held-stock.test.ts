@@ -11,6 +11,7 @@ import { checkout } from '@storefront/proto';
 import { currentBackend, expectNoServerErrors, startForSuite, withBusyCores } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import { londonClock } from '../src/domain/held-stock';
+import { orderConfirmationMail } from '../src/domain/order-mail';
 import {
   completePayment,
   countRows,
@@ -108,10 +109,11 @@ describe('held stock: firm holds are refused truthfully, yielding ones are taken
     const [held] = await heldStock(stack, [stockSku]);
     expect(held).to.include({ sku: stockSku, heldUnits: 12, paidWaitingUnits: 0 });
     expect(Date.parse(held!.nextYieldAt)).to.be.closeTo(firstPlacedAt + FIRM_MS, 1000);
-    // A SKU nothing holds is named with nothing held.
+    // A SKU nothing holds is named with nothing held; asked for none, every SKU held is.
     expect(await heldStock(stack, ['bpc-157-5mg'])).to.deep.equal([
       { sku: 'bpc-157-5mg', heldUnits: 0, nextYieldAt: '', paidWaitingUnits: 0 },
     ]);
+    expect((await heldStock(stack, [])).find((sku) => sku.sku === stockSku)).to.deep.equal(held);
   });
 
   it('gives a hold past its firm period to one of two racing new orders, deactivating its link first', async () => {
@@ -342,6 +344,9 @@ describe('held stock: orders that pay and wait', () => {
     await completePayment(waiting.providerCheckout!.hostedCheckoutUrl!, 'pay');
     await stack.checkout!.reconcileNow();
     expect(await orderOf(stack, waiting.order!.reference)).to.include({ status: 'paid', stockWait: 'waiting' });
+    // Its confirmation says what the provider's page did not: it waits for the units, or its money comes back.
+    const confirmation = orderConfirmationMail(await orderOf(stack, waiting.order!.reference), 'http://shop.test');
+    expect(confirmation.text).to.contain("in other shoppers' baskets").and.contain('we refund everything');
     // The holder pays: the unit is sold, and nothing else can come to the waiting order.
     await completePayment(holder.hosted_checkout_url, 'pay');
     clock.pastFirmPeriod();
