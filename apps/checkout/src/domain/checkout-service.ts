@@ -1,8 +1,9 @@
 /**
  * Create-checkout and promo validation. One order per checkout_reference, and one order of
  * work: validate → price → save (pending_payment, holding a promo code in the same transaction)
- * → hold a reward code → reserve stock → create the provider checkout → store its id. A retry
- * with the same body carries on from the saved order.
+ * → hold a reward code → reserve stock (taking holds that yield, or saved to wait for stock,
+ * decision 1082) → create the provider checkout → store its id. A retry with the same body
+ * carries on from the saved order.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument } from '@storefront/errors';

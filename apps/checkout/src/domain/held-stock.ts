@@ -128,7 +128,12 @@ export class HeldElsewhere extends AppError {
     readonly backAt: number | undefined,
     now: number,
   ) {
-    super('conflict', 'out_of_stock', detail, backAt === undefined ? DEFAULT_RETRY_SECONDS : (backAt - now) / 1000);
+    super(
+      'conflict',
+      'out_of_stock',
+      detail,
+      backAt === undefined ? DEFAULT_RETRY_SECONDS : Math.max(1, (backAt - now) / 1000),
+    );
   }
 }
 
