@@ -7,7 +7,7 @@ import { checkout } from '@storefront/proto';
 
 export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'optional', rpcs: ['createCheckout', 'validatePromo', 'getOrder', 'quoteOrder'] },
-  { callers: ['gateway'], customer: 'none', rpcs: ['notifyPaymentEvent', 'getPricingPolicy'] },
+  { callers: ['gateway'], customer: 'none', rpcs: ['notifyPaymentEvent', 'getPricingPolicy', 'getHeldStock'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
   // The console: any staff member reads orders.
   {

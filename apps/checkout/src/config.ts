@@ -50,7 +50,17 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   /** Prefix of every Redis key, so several deployments (or test runs) can share a server. */
   redisKeyPrefix: string;
   limits: AbuseLimits;
+  /** How long an unpaid order's stock hold is firm after it was placed; then it yields to a buyer short of units. */
+  holdFirmMs: number;
+  /** Variables set in the environment that no longer do anything; named in a log line at start. */
+  ignoredVariables: string[];
 }
+
+/** Variables checkout once read and now ignores, so a deployment that still sets them starts as before. */
+const RETIRED_VARIABLES = [
+  // The cap on what all open orders together hold (decision 0857), replaced by holds that yield (decision 1082).
+  'OPEN_ORDERS_SKU_SHARE_PERCENT',
+];
 
 export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
   const service = readGrpcServiceConfig(env, 'checkout', '127.0.0.1:50053');
@@ -79,12 +89,13 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
       openOrdersPerAddress: env.int('OPEN_ORDERS_PER_ADDRESS_MAX', 5, { min: 1, max: 10_000 }),
       openOrdersPerAccount: env.int('OPEN_ORDERS_PER_ACCOUNT_MAX', 5, { min: 1, max: 10_000 }),
       stockSharePercent: env.int('OPEN_ORDERS_STOCK_SHARE_PERCENT', 50, { min: 1, max: 100 }),
-      skuSharePercent: env.int('OPEN_ORDERS_SKU_SHARE_PERCENT', 80, { min: 1, max: 100 }),
       promoChecksPerAddress: readWindowLimit(env, 'PROMO_CHECKS_PER_ADDRESS', 30, 60),
       orderLookupsPerAddress: readWindowLimit(env, 'ORDER_LOOKUPS_PER_ADDRESS', 120, 60),
       paymentEventsPerAddress: readWindowLimit(env, 'PAYMENT_EVENTS_PER_ADDRESS', 300, 60),
       paymentEventReadWindowSeconds: env.int('PAYMENT_EVENT_READ_WINDOW_SECONDS', 5, { min: 1, max: 300 }),
     },
+    holdFirmMs: env.int('HOLD_FIRM_SECONDS', 300, { min: 30, max: 1800 }) * 1000,
+    ignoredVariables: RETIRED_VARIABLES.filter((name) => env.optional(name) !== undefined),
   };
 }
 

@@ -4,7 +4,7 @@
  * IPv4 address or an IPv6 /64) and, when signed in, the account. Only new orders count: a
  * replay of a saved checkout_reference creates nothing and is never refused here.
  */
-import { dialectOf, toNumber, type Batch, type BatchStatement, type Knex, type StatementResult } from '@storefront/db';
+import { dialectOf, toNumber, type BatchStatement, type Knex, type StatementResult } from '@storefront/db';
 import {
   addressBucket,
   countAttempt,
@@ -14,6 +14,7 @@ import {
   type WindowLimit,
 } from '@storefront/rate-limit';
 import type { OrderLine } from './domain/order';
+import { holdingStock, lockRows, skuLockKey } from './stores/holding';
 
 /** Abuse limits; "address" is the client address's bucket (IPv4, or an IPv6 /64). */
 export interface AbuseLimits {
@@ -28,8 +29,6 @@ export interface AbuseLimits {
    * orders hold) that one holder's open orders may hold (at least 1 unit).
    */
   stockSharePercent: number;
-  /** Share of a stock-limited SKU's units on hand that all open orders together may hold (at least 1 unit). */
-  skuSharePercent: number;
   promoChecksPerAddress: WindowLimit;
   /** Order look-ups by reference per address, so references cannot be guessed at speed. */
   orderLookupsPerAddress: WindowLimit;
@@ -68,17 +67,26 @@ function atLeastOne(units: number, percent: number): number {
   return Math.max(1, Math.floor((units * percent) / 100));
 }
 
-/** The lock row that serialises new orders holding one stock-limited SKU, whoever places them. */
-const skuLockKey = (sku: string) => counterKey('sku', sku);
-
 /** The open-order limits of one new order, checked inside the transaction that saves it. */
 export interface OpenOrdersCheck {
   /** Lock the holders' and limited SKUs' rows (MySQL) and read their open orders; sent first in the transaction. */
   readonly statements: BatchStatement[];
+  /** Refuses the order (429) by what those statements answered, in their order, and answers what they read. */
+  decide(answers: StatementResult[]): OpenOrdersRead;
+}
+
+/** What a new order's open-orders read found, for the stock rules that follow. */
+export interface OpenOrdersRead {
   /**
-   * Refuses the order (429) by what those statements answered, in their order; may read once more to say when to retry.
+   * The order's stock-limited lines asking for more than the units on hand less what holding orders hold: they can
+   * have their units only from holds that yield (decision 1082), so their holder shares are checked as they take them.
    */
-  decide(answers: StatementResult[], batch: Batch): Promise<void>;
+  short: OrderLine[];
+  /**
+   * Refuses (429) a short line that would take its holder past its share of the units other holders hold firmly,
+   * given the units of the SKU all firm holds hold.
+   */
+  checkTakeShare(line: OrderLine, firmUnits: number): void;
 }
 
 /** What the open-orders read answered, by holder and by limited SKU. */
@@ -173,16 +181,16 @@ export class AbuseGuard {
 
   /**
    * The check to run inside the transaction that saves a new order: it refuses the order when
-   * its holder already has too many open orders, or when it would make open orders hold too much
-   * of a stock-limited SKU: all of them together more than the SKU's share of its units on hand,
-   * or its holder more than the holder's share of the units other holders leave available. Each
+   * its holder already has too many open orders, or when it would make its holder hold more of a
+   * stock-limited SKU than the holder's share of the units other holders leave available. Each
    * holder and each limited SKU of the order has a lock row, made or found and locked in key
    * order inside the transaction, so new orders of one holder or for one limited SKU are decided
    * one at a time on every replica and parallel requests cannot all slip under a limit. Its
    * statements must be sent before any plain read in the transaction: on MySQL the first plain
    * read fixes the snapshot, which then includes every order saved before the lock. SQLite's
    * single connection already runs one transaction at a time, so there the lock rows are neither
-   * made nor read.
+   * made nor read. Open orders together hold as much as there is (decision 1082): a line asking
+   * for more than holding orders leave is answered by the holds that yield, not here.
    */
   openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): OpenOrdersCheck {
     const holders: HolderLimit[] = [
@@ -207,69 +215,51 @@ export class AbuseGuard {
     const locking = dialectOf(this.db) === 'mysql';
     const lockKeys = [...holders.map((h) => h.holderKey), ...limited.map((line) => skuLockKey(line.sku))].sort();
     // One statement takes every lock row, in key order (the primary key's), and one more reads every count.
-    const statements = [...(locking ? [this.lockRows(lockKeys)] : []), this.openOrdersRead(holders, limited)];
+    const statements = [...(locking ? [lockRows(this.db, lockKeys)] : []), this.openOrdersRead(holders, limited)];
     return {
       statements,
-      decide: async (answers, batch) => {
+      decide: (answers) => {
         const { openOrders, heldByAll, heldBy } = openOrdersOf(answers.at(-1)!.rows[0] ?? {}, holders, limited);
-        const summaries = holders.map((holderLimit, index) =>
+        const retryAfter = holders.map((holderLimit, index) =>
           this.checkOpenOrderCount(holderLimit, openOrders[index]!),
         );
-        if (limited.length === 0) return;
-        // A line asking for more than is available cannot hold anything: inventory answers out_of_stock for it.
-        const holdable = limited.filter(
-          (line) => line.quantity <= stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0),
-        );
-        if (holdable.length === 0) return;
-        for (const line of holdable) {
-          const allowed = atLeastOne(stockOnHand.get(line.sku)!, this.limits.skuSharePercent);
-          const already = heldByAll.get(line.sku) ?? 0;
-          if (already + line.quantity > allowed) {
-            throw tooManyAttempts(
-              `Open orders may hold at most ${allowed} of ${line.sku} together, and ${already} are held already; try again when one is paid or expires`,
-              await this.firstHoldEnd(batch, line.sku),
-            );
+        /** Checks every holder's share of the line's SKU, given what the others hold of it besides the holder's own. */
+        const checkShares = (line: OrderLine, heldByOthers: (mine: number) => number) => {
+          for (const [index, holderLimit] of holders.entries()) {
+            const mine = heldBy[index]!.get(line.sku) ?? 0;
+            const allowed = atLeastOne(stockOnHand.get(line.sku)! - heldByOthers(mine), this.limits.stockSharePercent);
+            if (mine + line.quantity > allowed) {
+              throw tooManyAttempts(
+                `Open orders from ${holderLimit.who} may hold at most ${allowed} of ${line.sku} now, and ${mine} ` +
+                  'are held already; pay or let those orders expire',
+                retryAfter[index]!,
+              );
+            }
           }
-        }
-        for (const [index, holderLimit] of holders.entries()) {
-          this.checkHolderShare(
-            holderLimit,
-            holdable,
-            stockOnHand,
-            heldByAll,
-            heldBy[index]!,
-            summaries[index]!.retryAfter,
-          );
-        }
+        };
+        const available = (line: OrderLine) => stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0);
+        for (const line of limited.filter((limitedLine) => limitedLine.quantity <= available(limitedLine)))
+          checkShares(line, (mine) => (heldByAll.get(line.sku) ?? 0) - mine);
+        return {
+          short: limited.filter((line) => line.quantity > available(line)),
+          // Yielding holds are as good as free to a holder taking them: the share is of what others hold firmly.
+          checkTakeShare: (line, firmUnits) => checkShares(line, (mine) => Math.max(0, firmUnits - mine)),
+        };
       },
     };
   }
 
   /**
-   * Locks the row of every key, in the order given, making the ones that do not exist yet, in one
-   * statement: an upsert locks each row exclusively whether it inserts or finds it (INSERT IGNORE
-   * would only share the lock of a row it finds), so a first order from a holder costs no extra
-   * round trip and a row an operator deleted is simply made again.
-   */
-  private lockRows(keys: string[]): Knex.QueryBuilder {
-    return this.db('order_holders')
-      .insert(keys.map((key) => ({ holder_key: key })))
-      .onConflict('holder_key')
-      .merge();
-  }
-
-  /**
    * In one statement: each holder's open orders (how many, and the first end of their stock
-   * holds), and the units of each limited SKU that open orders hold, of every holder and of each one.
+   * holds), and the units of each limited SKU that holding orders hold (unpaid ones with a hold, and
+   * paid ones still owed theirs), of every holder and of each one.
    */
   private openOrdersRead(holders: HolderLimit[], limited: OrderLine[]): Knex.QueryBuilder {
     const { db } = this;
     const openOf = ({ column, value }: HolderLimit) =>
       db('orders').where({ [column]: value, status: 'pending_payment' });
     const unitsOf = (sku: string, holder?: HolderLimit) => {
-      const query = db('order_lines as l')
-        .join('orders as o', 'o.id', 'l.order_id')
-        .where({ 'o.status': 'pending_payment', 'l.sku': sku });
+      const query = holdingStock(db('order_lines as l').join('orders as o', 'o.id', 'l.order_id').where('l.sku', sku));
       if (holder) query.andWhere({ [`o.${holder.column}`]: holder.value });
       return query.sum('l.quantity');
     };
@@ -285,10 +275,8 @@ export class AbuseGuard {
     ]);
   }
 
-  private checkOpenOrderCount(
-    { max, who }: HolderLimit,
-    summary: { orders: number; firstExpiry: unknown },
-  ): { retryAfter: number } {
+  /** Refuses a holder with too many open orders; answers when the first of them frees its place, for later refusals. */
+  private checkOpenOrderCount({ max, who }: HolderLimit, summary: { orders: number; firstExpiry: unknown }): number {
     const retryAfter = this.retryAfterSeconds(summary.firstExpiry);
     if (summary.orders >= max) {
       throw tooManyAttempts(
@@ -296,44 +284,7 @@ export class AbuseGuard {
         retryAfter,
       );
     }
-    return { retryAfter };
-  }
-
-  /**
-   * One holder's share is taken of the units available to it: on hand, less what other holders'
-   * open orders hold. Two holders can then never hold everything between them: each may take at
-   * most the share of what the other leaves.
-   */
-  private checkHolderShare(
-    holderLimit: HolderLimit,
-    lines: OrderLine[],
-    stockOnHand: Map<string, number>,
-    heldByAll: Map<string, number>,
-    mine: Map<string, number>,
-    retryAfter: number,
-  ): void {
-    for (const line of lines) {
-      const already = mine.get(line.sku) ?? 0;
-      const heldByOthers = (heldByAll.get(line.sku) ?? 0) - already;
-      const allowed = atLeastOne(stockOnHand.get(line.sku)! - heldByOthers, this.limits.stockSharePercent);
-      if (already + line.quantity > allowed) {
-        throw tooManyAttempts(
-          `Open orders from ${holderLimit.who} may hold at most ${allowed} of ${line.sku} now, and ${already} are held already; pay or let those orders expire`,
-          retryAfter,
-        );
-      }
-    }
-  }
-
-  /** When the first open order holding the SKU lets it go, at the latest. */
-  private async firstHoldEnd(batch: Batch, sku: string): Promise<number> {
-    const [answer] = await batch.send(
-      this.db('order_lines as l')
-        .join('orders as o', 'o.id', 'l.order_id')
-        .where({ 'o.status': 'pending_payment', 'l.sku': sku })
-        .min({ firstExpiry: 'o.reserved_until' }),
-    );
-    return this.retryAfterSeconds(answer!.rows[0]?.firstExpiry);
+    return retryAfter;
   }
 
   /** Open orders free their place when their stock hold runs out, at the latest. */

@@ -10,6 +10,7 @@ import type { PromoListing } from './domain/promo';
 import type { Refund } from './domain/refund';
 import type { RefundAnswer } from './domain/refunds';
 import type { StaffOrderView } from './domain/staff-orders';
+import type { HeldStockView } from './domain/yielding';
 
 /** An instant as the contract writes it; empty when there is none. */
 const iso = (ms: number | undefined) => (ms === undefined ? '' : new Date(ms).toISOString());
@@ -26,11 +27,24 @@ export function orderSummary(order: OrderView['order']): checkout.OrderSummary {
     currency: order.currency,
     status: order.status,
     reservedUntil: iso(order.reservedUntil),
+    waitingForStock: order.stockWait === 'waiting',
+    closeReason: order.closeReason ?? '',
   };
 }
 
 export function checkoutAnswer({ order, providerCheckout }: CheckoutAnswer): checkout.CreateCheckoutResponse {
   return { providerCheckout, order: orderSummary(order) };
+}
+
+export function heldStockAnswer(held: HeldStockView[]): checkout.GetHeldStockResponse {
+  return {
+    held: held.map(({ sku, heldUnits, nextYieldAt, owedUnits }) => ({
+      sku,
+      heldUnits,
+      nextYieldAt: iso(nextYieldAt),
+      paidWaitingUnits: owedUnits,
+    })),
+  };
 }
 
 export function orderQuote({ promoCode, promoRefusal, ...quote }: OrderQuote): checkout.QuoteOrderResponse {

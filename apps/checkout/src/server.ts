@@ -26,6 +26,7 @@ import type { CheckoutConfig, CheckoutServeKeys } from './config';
 import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
 import { CheckoutStore } from './stores/checkout';
+import { HeldStockStore } from './stores/held-stock';
 import { CheckoutService } from './domain/checkout-service';
 import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { orderConfirmationMail } from './domain/order-mail';
@@ -36,6 +37,9 @@ import { SumUpApiProvider } from './providers/sumup';
 import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './domain/orders';
+import { YieldingHolds } from './domain/yielding';
+import { WaitingOrders } from './domain/waiting-orders';
+import { parseHeldStockSkus } from './domain/held-stock';
 import { StaffOrderReader } from './domain/staff-orders';
 import { Refunds, type RefundSweepSummary } from './domain/refunds';
 import { refundMail } from './domain/refund-mail';
@@ -49,6 +53,7 @@ import { PromoAdmin } from './stores/promo-admin';
 import type { PaymentProvider, ProviderName } from './domain/payment-provider';
 import {
   checkoutAnswer,
+  heldStockAnswer,
   orderDetails,
   orderPage,
   orderQuote,
@@ -110,6 +115,8 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   return async ({ db, redis, logger, connect }: BuildContext): Promise<ServiceParts<CheckoutHandles>> => {
     const counters = windowCountersFor(db, dialectOf(db), redis);
     const store = new CheckoutStore(db);
+    for (const name of config.ignoredVariables)
+      logger.warn({ variable: name }, `${name} is set but no longer used (decision 1082); it is ignored`);
     if (config.seedDemoData && !(await store.hasPromoCodes())) {
       await store.savePromoCodes(DEMO_PROMO_CODES);
       logger.info('seeded the demo promo codes');
@@ -124,6 +131,16 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     ]);
 
     const limits = new AbuseGuard(db, counters, config.limits, now);
+    const yielding = new YieldingHolds({
+      store,
+      heldStock: new HeldStockStore(db),
+      inventory: inventoryClient,
+      loyalty: loyaltyClient,
+      providers,
+      firmMs: config.holdFirmMs,
+      logger,
+      now,
+    });
     const promoDefinitions = new PromoDefinitions(() => store.allPromos(), config.promoCacheMs, now);
     const service = new CheckoutService({
       store,
@@ -131,6 +148,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       loyalty: loyaltyClient,
       providers,
       limits,
+      yielding,
       promos: promoDefinitions,
       defaultProvider: config.provider.name,
       merchantCode: config.provider.merchantCode,
@@ -173,6 +191,8 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       },
       confirmationMail: (order) => orderConfirmationMail(order, config.publicBaseUrl),
       paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
+      waitingOrders: new WaitingOrders({ store, yielding, now }),
+      refundUnserved: (order) => refunds.refundUnserved(order),
     });
 
     const fulfilment = new OrderFulfilment({
@@ -181,7 +201,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       providers,
       dispatchMail: (order, details) => dispatchNoticeMail(order, details, config.publicBaseUrl),
       mailQueued: () => mailSender.wake(),
-      settle: (order) => confirmation.settle(order),
+      settle: async (order) => {
+        await confirmation.settle(order);
+      },
       logger,
       now,
     });
@@ -243,6 +265,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           listOrders: async (request, context) =>
             orderPage(await orders.listOrders(await context.requireCaller(), request.limit, request.cursor)),
           getPricingPolicy: async () => PRICING_POLICY,
+          getHeldStock: async (request) => heldStockAnswer(await yielding.view(parseHeldStockSkus(request.skus))),
           quoteOrder: async (request, context) => orderQuote(await service.quoteOrder(request, await context.caller())),
           listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
           getOrderForStaff: async (request) => ({

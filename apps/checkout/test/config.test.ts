@@ -54,7 +54,6 @@ describe('checkout configuration', () => {
       openOrdersPerAddress: 5,
       openOrdersPerAccount: 5,
       stockSharePercent: 50,
-      skuSharePercent: 80,
       promoChecksPerAddress: { max: 30, windowSeconds: 60 },
       orderLookupsPerAddress: { max: 120, windowSeconds: 60 },
       paymentEventsPerAddress: { max: 300, windowSeconds: 60 },
@@ -67,7 +66,6 @@ describe('checkout configuration', () => {
       OPEN_ORDERS_PER_ADDRESS_MAX: '2',
       OPEN_ORDERS_PER_ACCOUNT_MAX: '3',
       OPEN_ORDERS_STOCK_SHARE_PERCENT: '25',
-      OPEN_ORDERS_SKU_SHARE_PERCENT: '60',
       PROMO_CHECKS_PER_ADDRESS_MAX: '9',
       ORDER_LOOKUPS_PER_ADDRESS_WINDOW_SECONDS: '30',
     }).limits;
@@ -77,7 +75,6 @@ describe('checkout configuration', () => {
       openOrdersPerAddress: 2,
       openOrdersPerAccount: 3,
       stockSharePercent: 25,
-      skuSharePercent: 60,
       promoChecksPerAddress: { max: 9, windowSeconds: 60 },
       orderLookupsPerAddress: { max: 120, windowSeconds: 30 },
       paymentEventsPerAddress: { max: 300, windowSeconds: 60 },
@@ -87,8 +84,23 @@ describe('checkout configuration', () => {
       ConfigError,
       'OPEN_ORDERS_STOCK_SHARE_PERCENT',
     );
-    expect(() => read({ OPEN_ORDERS_SKU_SHARE_PERCENT: '101' })).to.throw(ConfigError, 'OPEN_ORDERS_SKU_SHARE_PERCENT');
     expect(() => read({ CHECKOUTS_PER_ACCOUNT_MAX: 'many' })).to.throw(ConfigError, 'CHECKOUTS_PER_ACCOUNT_MAX');
+  });
+
+  it("keeps an unpaid order's stock hold firm for 5 minutes, or HOLD_FIRM_SECONDS (30 s to 30 min)", () => {
+    expect(read({}).holdFirmMs).to.equal(300_000);
+    expect(read({ HOLD_FIRM_SECONDS: '120' }).holdFirmMs).to.equal(120_000);
+    expect(() => read({ HOLD_FIRM_SECONDS: '10' })).to.throw(ConfigError, 'HOLD_FIRM_SECONDS');
+    expect(() => read({ HOLD_FIRM_SECONDS: '1801' })).to.throw(ConfigError, 'HOLD_FIRM_SECONDS');
+  });
+
+  it('starts with the retired OPEN_ORDERS_SKU_SHARE_PERCENT set, whatever its value, and names it ignored', () => {
+    expect(read({}).ignoredVariables).to.deep.equal([]);
+    for (const value of ['80', '101', 'all']) {
+      const config = read({ OPEN_ORDERS_SKU_SHARE_PERCENT: value });
+      expect(config.ignoredVariables).to.deep.equal(['OPEN_ORDERS_SKU_SHARE_PERCENT']);
+      expect(config.limits).to.deep.equal(read({}).limits);
+    }
   });
 
   it('reads open orders from the provider first after 30 s, then backing off to at most 5 minutes apart, 50 reads a second at most', () => {

@@ -7,7 +7,6 @@
 import { expect } from 'chai';
 import type { StaffIdentity } from '@storefront/caller-token';
 import { AppError } from '@storefront/errors';
-import { SANDBOX_API_KEY } from '@storefront/formats';
 import type { RpcClient } from '@storefront/grpc';
 import { checkout } from '@storefront/proto';
 import { opsEnvFor, runOpsJson, startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
@@ -22,6 +21,7 @@ import {
   createCheckout,
   eventually,
   expectCheckout,
+  providerCheckout,
   startCheckoutStack,
   stockOf,
   type CheckoutResult,
@@ -106,13 +106,7 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
   };
   const dispatch = (reference: string, carrier = 'Royal Mail', trackingNumber = 'RM 1234-5678 GB', staff = PACKER) =>
     rpc.dispatchOrder({ checkoutReference: reference, carrier, trackingNumber }, { staff });
-  /** The sandbox's own status of a checkout, read from its API. */
-  const providerStatusOf = async (id: string) => {
-    const res = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts/${id}`, {
-      headers: { authorization: `Bearer ${SANDBOX_API_KEY}` },
-    });
-    return ((await res.json()) as { status: string }).status;
-  };
+  const providerStatusOf = async (id: string) => (await providerCheckout(stack, id)).status;
   const audit = (reference: string, action: string) =>
     countRows(stack, 'staff_actions', { subject: reference, action });
 

@@ -207,11 +207,7 @@ describe('checkout limits: open unpaid orders', () => {
 
 describe('checkout limits: one client may not hold all the stock of a limited SKU', () => {
   let stack: Stack;
-  // Only the per-holder share here; the share of all open orders together has its own suite.
-  startForSuite(
-    () => startCheckoutStack({ OPEN_ORDERS_SKU_SHARE_PERCENT: '100' }),
-    (started) => (stack = started),
-  );
+  startForSuite(startCheckoutStack, (started) => (stack = started));
 
   it('holds at most half the units on hand for one address or account, while other customers still buy', async () => {
     const lowSku = sku('low');

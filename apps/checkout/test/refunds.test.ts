@@ -40,7 +40,7 @@ describe('refunds through the payment provider', () => {
   let rpc: RpcClient<typeof checkout.CheckoutServiceService>;
   let offsetMs = 0;
   startForSuite(
-    () => startCheckoutStack({ OPEN_ORDERS_SKU_SHARE_PERCENT: '100' }, undefined, { now: () => Date.now() + offsetMs }),
+    () => startCheckoutStack({}, undefined, { now: () => Date.now() + offsetMs }),
     (started) => {
       stack = started;
       rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');

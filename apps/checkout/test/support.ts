@@ -10,6 +10,7 @@ import { startStack, type ServiceName, type Stack, type StackOptions } from '@st
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { loyalty } from '@storefront/proto';
 import type { Env } from '@storefront/config';
+import { SANDBOX_API_KEY } from '@storefront/formats';
 import type { Knex } from '@storefront/db';
 import type { PaymentSandbox } from '@storefront/payment-sandbox';
 
@@ -116,8 +117,13 @@ export async function startCheckoutStack(
  * A second checkout server on the first stack's store, in front of the same inventory, loyalty and
  * provider, with its own gateway: another replica.
  */
-export function startCheckoutReplica(first: Stack, env: Env = {}): Promise<Stack> {
+export function startCheckoutReplica(
+  first: Stack,
+  env: Env = {},
+  options: Pick<StackOptions, 'now'> = {},
+): Promise<Stack> {
   return startStack({
+    ...options,
     replicaOf: first,
     services: first.layout === 'split' ? ['checkout'] : undefined,
     env: {
@@ -128,6 +134,30 @@ export function startCheckoutReplica(first: Stack, env: Env = {}): Promise<Stack
       ...env,
     },
   });
+}
+
+/** A new stock-limited SKU with `units` on hand at `unitPence` a unit, so each test starts from a known stock. */
+export async function limitedSku(stack: Stack, units: number, unitPence = 1000): Promise<string> {
+  const id = `drop-${randomBytes(4).toString('hex')}`;
+  await stack.inventory!.store.importCatalog(
+    parseCatalogFile({
+      products: [
+        {
+          id,
+          name: 'Limited drop',
+          description: 'Test product',
+          sizes: [{ size: 'one', price: unitPence / 100, stock: units }],
+        },
+      ],
+    }),
+  );
+  return `${id}-one`;
+}
+
+/** `quantity` of a SKU at £10.00 a unit (`limitedSku`'s default), plus £4.95 shipping under £75. */
+export function limitedBody(stockSku: string, quantity: number, extra: Record<string, unknown> = {}) {
+  const goods = 1000 * quantity;
+  return checkoutBody((goods + (goods >= 7500 ? 0 : 495)) / 100, [{ sku: stockSku, quantity }], extra);
 }
 
 export const newReference = (label = 'order') => `${label}-${randomBytes(6).toString('hex')}`;
@@ -223,6 +253,17 @@ export function expectLimited(res: TestResponse<unknown>, maxRetryAfterSeconds: 
   const retryAfter = Number(res.headers.get('retry-after'));
   expect(Number.isInteger(retryAfter), `Retry-After ${res.headers.get('retry-after')}`).to.equal(true);
   expect(retryAfter).to.be.within(1, maxRetryAfterSeconds);
+}
+
+/** The sandbox's own record of a provider checkout, read from its API: its status and payment transactions. */
+export async function providerCheckout(
+  stack: Stack,
+  id: string,
+): Promise<{ status: string; transactions: Array<{ id: string; refunded_amount: number }> }> {
+  const res = await fetch(`${stack.paymentSandbox!.url}/v0.1/checkouts/${id}`, {
+    headers: { authorization: `Bearer ${SANDBOX_API_KEY}` },
+  });
+  return (await res.json()) as { status: string; transactions: Array<{ id: string; refunded_amount: number }> };
 }
 
 export async function stockOf(client: HttpClient, stockSku: string): Promise<number> {

@@ -51,9 +51,10 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries create-checkout (one order per reference), promo checks, quotes and payment events', () => {
+  it('retries create-checkout (one order per reference), promo checks, quotes, payment events and held stock', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CreateCheckout',
+      'GetHeldStock',
       'GetPricingPolicy',
       'NotifyPaymentEvent',
       'QuoteOrder',

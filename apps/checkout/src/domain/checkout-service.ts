@@ -1,8 +1,9 @@
 /**
  * Create-checkout and promo validation. One order per checkout_reference, and one order of
  * work: validate → price → save (pending_payment, holding a promo code in the same transaction)
- * → hold a reward code → reserve stock → create the provider checkout → store its id. A retry
- * with the same body carries on from the saved order.
+ * → hold a reward code → reserve stock (taking holds that yield, or saved to wait for stock,
+ * decision 1082) → create the provider checkout → store its id. A retry with the same body
+ * carries on from the saved order.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument } from '@storefront/errors';
@@ -38,6 +39,7 @@ import {
 } from './payment-provider';
 import type { CheckoutStore, InventoryClient, LoyaltyClient, QuotedStock } from './ports';
 import {
+  openUntil,
   orderReadableBy,
   type DiscountKind,
   type NewOrder,
@@ -45,9 +47,11 @@ import {
   type OrderLine,
   type OrderStatus,
 } from './order';
-import { holderOf, type AbuseGuard } from '../limits';
+import { holderOf, type AbuseGuard, type OpenOrdersRead } from '../limits';
 import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
 import { firstCheckAt, type PollPolicy } from './confirmation';
+import { HeldElsewhere } from './held-stock';
+import { HoldsNotTaken, isOutOfStock, type YieldingHolds } from './yielding';
 
 export interface CheckoutServiceOptions {
   store: CheckoutStore;
@@ -55,6 +59,8 @@ export interface CheckoutServiceOptions {
   loyalty: LoyaltyClient;
   providers: Map<ProviderName, PaymentProvider>;
   limits: AbuseGuard;
+  /** Takes yielding holds for an order short of units (decision 1082). */
+  yielding: YieldingHolds;
   /** Promo code definitions, read from the store once in a while rather than per check. */
   promos: PromoDefinitions;
   defaultProvider: ProviderName;
@@ -107,6 +113,17 @@ export interface PromoCheck {
 }
 
 /**
+ * How a claimed order is to get its stock: its attempt's token (which also claims the holds it
+ * takes), whether its buyer would pay and wait when other orders hold the units, and when the order
+ * was just saved, what the open-orders read found (which lines are short, and the holder's share).
+ */
+interface Placing {
+  token: string;
+  waitForStock: boolean;
+  admitted?: OpenOrdersRead;
+}
+
+/**
  * A code looked up for an order: usable and what it gives, or why not. `held` means it is valid
  * but open orders hold it (all of a promo's cap, or a reward code): pricing goes on and the hold
  * taken after the save decides, so an order never competes with itself.
@@ -135,6 +152,7 @@ export class CheckoutService {
 
     let order = await store.findByReference(request.reference);
     let claimed = false;
+    const placing: Placing = { token: claimToken, waitForStock: rpcRequest.waitForStock === true };
     if (order?.fingerprint !== fingerprint) {
       // Anything but a replay tells whether the reference is taken, so it counts as an order
       // look-up, on the limit GetOrder counts on; a replay of a saved order is never refused.
@@ -161,7 +179,7 @@ export class CheckoutService {
       };
       const checkOpenOrders = limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
-        await store.insertOrder(
+        placing.admitted = await store.insertOrder(
           fresh,
           { token: claimToken, expiresAt: claimExpiresAt },
           firstCheckAt(fresh.createdAt, this.options.pollPolicy),
@@ -202,15 +220,16 @@ export class CheckoutService {
     }
     const lease = new ClaimLease(store, order.id, claimToken, claimExpiresAt, now, this.options.logger);
     try {
-      return await this.finish(order, lease);
+      return await this.finish(order, lease, placing);
     } finally {
       await lease.release();
     }
   }
 
-  /** Carries a saved, claimed order through reservation and the provider checkout. */
-  private async finish(order: Order, lease: ClaimLease): Promise<CheckoutAnswer> {
+  /** Carries a saved, claimed order through reservation (or waiting for stock) and the provider checkout. */
+  private async finish(saved: Order, lease: ClaimLease, placing: Placing): Promise<CheckoutAnswer> {
     const { store, now } = this.options;
+    let order = saved;
     if (order.status !== 'pending_payment') {
       throw conflict(
         'order_closed',
@@ -218,17 +237,22 @@ export class CheckoutService {
       );
     }
     let reservedUntil = order.reservedUntil;
-    let reservationToRecord = false;
+    // Recorded with the provider checkout in one write. An attempt that dies before it leaves the
+    // order without it: the next attempt's Reserve answers the same reservation.
+    let reservationToRecord: number | undefined;
     if (reservedUntil === undefined) {
       // The code is held before the stock, so an order with a reservation already holds its code.
       if (order.promoKind === 'reward') await this.holdRewardCode(order);
-      reservedUntil = await this.reserve(order);
-      // Recorded with the provider checkout in one write. An attempt that dies before it leaves the
-      // order without it: the next attempt's Reserve answers the same reservation.
-      reservationToRecord = true;
+      if (order.stockWait === undefined) {
+        const placed = await this.reserve(order, placing);
+        if (placed === 'waiting') order = { ...order, stockWait: 'waiting' };
+        else reservedUntil = reservationToRecord = placed;
+      }
     }
+    // A waiting order holds no stock: its link lasts as long as an unreserved order is open.
+    const payableUntil = reservedUntil ?? openUntil(order);
     try {
-      if (reservedUntil <= now()) {
+      if (payableUntil <= now()) {
         throw conflict(
           'reservation_expired',
           `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`,
@@ -244,19 +268,19 @@ export class CheckoutService {
         description: order.description,
         returnUrl: order.returnUrl ?? this.options.defaultReturnUrl,
         redirectUrl: order.redirectUrl,
-        validUntil: new Date(reservedUntil),
+        validUntil: new Date(payableUntil),
       });
       const providerCheckout = providerCheckoutFields(created.raw);
       // Under this attempt's claim nothing else writes the order, so the saved state is known. The
       // same write records the reservation and ends the claim.
       if (await store.recordProviderCheckout(order.id, providerCheckout, reservedUntil, now())) {
         lease.endedInStore();
-        reservationToRecord = false;
+        reservationToRecord = undefined;
       }
       return this.answer({ ...order, reservedUntil, providerCheckoutId: created.id }, providerCheckout);
     } finally {
       // Without a link (the provider failed), the order still shows how long its stock is held.
-      if (reservationToRecord) await store.recordReservation(order.id, reservedUntil, now());
+      if (reservationToRecord !== undefined) await store.recordReservation(order.id, reservationToRecord, now());
     }
   }
 
@@ -279,24 +303,29 @@ export class CheckoutService {
   }
 
   /**
-   * Reserves every line or none. Out of stock removes the order again, once its code hold is
-   * given back; if that fails, the order stays for a retry or the reconciler to close.
+   * Reserves every line or none. A line other orders hold the units of takes them from holds that
+   * yield (decision 1082); a line short by checkout's own count skips straight to that, so units a
+   * take frees or a paid waiting order is owed never go to a plain reservation first. Refused, the
+   * order waits for stock if its buyer asked to and holds may still yield the units; otherwise it is
+   * removed again, once its code hold is given back (if that fails, the order stays for a retry or
+   * the reconciler to close). Any other failure keeps it: a reservation may have been made.
    */
-  private async reserve(order: Order): Promise<number> {
+  private async reserve(order: Order, placing: Placing): Promise<number | 'waiting'> {
+    const { store, loyalty, yielding, now } = this.options;
     try {
-      const { reservation } = await this.options.inventory.reserve({
-        orderReference: order.reference,
-        lines: order.lines.map(({ sku, quantity }) => ({ sku, quantity })),
-        ttlSeconds: 0,
-      });
-      const expiresAt = Date.parse(reservation?.expiresAt ?? '');
-      if (!Number.isFinite(expiresAt))
-        throw new AppError('internal', 'internal_error', 'Inventory answered a reservation without an expiry');
-      return expiresAt;
+      return await yielding.reserve(
+        order,
+        { paid: false, checkTakeShare: placing.admitted?.checkTakeShare },
+        placing.token,
+        (placing.admitted?.short.length ?? 0) > 0,
+      );
     } catch (error) {
-      if (error instanceof AppError && error.code === 'out_of_stock') {
-        await releaseCodeHold(order, this.options.store, this.options.loyalty);
-        await this.options.store.deleteOrder(order.id);
+      const waits = placing.waitForStock && error instanceof HeldElsewhere && error.waitable;
+      if (waits && (await store.markWaiting(order.id, now()))) return 'waiting';
+      // Refused, or no hold could be taken: the order holds nothing, so nothing of it stays.
+      if (isOutOfStock(error) || error instanceof HoldsNotTaken) {
+        await releaseCodeHold(order, store, loyalty);
+        await store.deleteOrder(order.id);
       }
       throw error;
     }

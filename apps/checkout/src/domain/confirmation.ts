@@ -12,7 +12,8 @@
  * hold ends, which closes it. Each scheduled pass reads at most its share of a bounded rate,
  * orders due now (a deferred notification, an ended hold) first, then recent ones; the rest wait
  * for a later pass. Each pass leases its orders in batches in the store, so replicas share the
- * reads and never read one order at the same time.
+ * reads and never read one order at the same time. A paid order that waits for stock is served
+ * here too, visited again when the next hold of its SKUs yields (decision 1082).
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@storefront/errors';
@@ -20,12 +21,12 @@ import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
 import { releaseCodeHold } from './code-holds';
 import type { PaymentProvider, ProviderName, ProviderStatus } from './payment-provider';
-import type { Order, OrderStatus } from './order';
+import { isPaidWaiting, openUntil, type Order, type OrderStatus } from './order';
 import type { CheckoutStore, InventoryClient, LoyaltyClient } from './ports';
+import { releaseUnpaidOrder } from './unpaid-orders';
+import type { WaitingOrders } from './waiting-orders';
 import type { PaymentEventTurn } from '../limits';
 
-/** An order that never got a payment link is closed once its stock hold would have ended. */
-export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;
 /** Orders younger than this come before older ones when more are due than a pass reads. */
 export const RECENT_ORDER_MS = 15 * 60 * 1000;
 const BATCH_SIZE = 100;
@@ -61,7 +62,7 @@ export function firstCheckAt(createdAt: number, policy: PollPolicy): number {
  */
 export function nextCheckAt(order: Order, now: number, policy: PollPolicy): number {
   const interval = Math.min(policy.maxCheckIntervalMs, Math.max(policy.firstCheckMs, now - order.createdAt));
-  const holdEnds = order.reservedUntil ?? order.createdAt + UNRESERVED_ORDER_LIFETIME_MS;
+  const holdEnds = openUntil(order);
   return holdEnds > now ? Math.min(now + interval, holdEnds) : now + interval;
 }
 
@@ -79,6 +80,10 @@ export interface ConfirmationOptions {
   confirmationMail: (order: Order) => Mail;
   /** Whether a notification for this order may read the provider now (coalescing, shared by replicas). */
   paymentEventTurn: (orderId: string) => Promise<PaymentEventTurn>;
+  /** Serves paid orders that wait for stock. */
+  waitingOrders: WaitingOrders;
+  /** Refunds in full, once, a paid order whose stock never came. */
+  refundUnserved: (order: Order) => Promise<void>;
 }
 
 export interface ReconcileSummary {
@@ -87,7 +92,7 @@ export interface ReconcileSummary {
 }
 
 export class PaymentConfirmation {
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, Promise<number | undefined>>();
   private pass?: Promise<void>;
   private timer?: NodeJS.Timeout;
   private stopping = false;
@@ -134,7 +139,8 @@ export class PaymentConfirmation {
     if (turn === 'coalesced') return;
     if (turn === 'read') {
       try {
-        await this.settle(order);
+        const visitAgainAt = await this.settle(order);
+        if (visitAgainAt !== undefined) await store.scheduleVisit(order.id, visitAgainAt);
         return;
       } catch (error) {
         logger.warn(
@@ -183,13 +189,15 @@ export class PaymentConfirmation {
       if (orders.length === 0) break;
       summary.examined += orders.length;
       await forEachConcurrently(orders, CONCURRENCY, async (order) => {
+        let visitAgainAt = Infinity;
         try {
-          await this.settle(order);
+          visitAgainAt = (await this.settle(order)) ?? Infinity;
         } catch (error) {
           summary.failures += 1;
           logger.warn({ err: error, orderId: order.id }, 'could not settle an order; a later pass retries');
         }
-        await store.scheduleNextCheck(order.id, token, nextCheckAt(order, now(), policy)).catch((error: unknown) => {
+        const next = Math.min(nextCheckAt(order, now(), policy), visitAgainAt);
+        await store.scheduleNextCheck(order.id, token, next).catch((error: unknown) => {
           // The lease runs out and another pass reads the order.
           logger.warn({ err: error, orderId: order.id }, "could not schedule an order's next check");
         });
@@ -201,9 +209,10 @@ export class PaymentConfirmation {
   /**
    * One settlement per order at a time in this process; the steps are idempotent across
    * processes. A pending order is read from the provider; a closed one (a cancelled order too)
-   * has its remaining steps run, which gives an unpaid order's stock and code back.
+   * has its remaining steps run, which gives an unpaid order's stock and code back. Answers when a
+   * paid order still waiting for stock asks to be visited again.
    */
-  settle(order: Order): Promise<void> {
+  settle(order: Order): Promise<number | undefined> {
     let running = this.inFlight.get(order.id);
     if (!running) {
       running = this.settleNow(order).finally(() => this.inFlight.delete(order.id));
@@ -212,26 +221,26 @@ export class PaymentConfirmation {
     return running;
   }
 
-  private async settleNow(order: Order): Promise<void> {
+  private async settleNow(order: Order): Promise<number | undefined> {
     const { store, now } = this.options;
     let current = order;
     if (current.status === 'pending_payment') {
       const outcome = await this.outcomeOf(current);
-      if (!outcome) return;
+      if (!outcome) return undefined;
       // Counted only by the process whose update made the order final, so replicas never count one twice.
       const mail = outcome === 'paid' ? this.options.confirmationMail(current) : undefined;
       if ((await store.finalise(current.id, outcome, now(), mail)) && outcome === 'paid')
         this.options.paymentConfirmed(current.provider);
       current = (await store.findById(current.id))!;
     }
-    await this.finishSteps(current);
+    return this.finishSteps(current);
   }
 
   private async outcomeOf(order: Order): Promise<Exclude<OrderStatus, 'pending_payment'> | undefined> {
     const now = this.options.now();
     if (!order.providerCheckoutId) {
       // The provider failed and nobody retried. A running attempt holds a claim and is left alone.
-      const holdEnds = order.reservedUntil ?? order.createdAt + UNRESERVED_ORDER_LIFETIME_MS;
+      const holdEnds = openUntil(order);
       const attemptRunning = order.claimExpiresAt !== undefined && order.claimExpiresAt > now;
       return now >= holdEnds && !attemptRunning ? 'expired' : undefined;
     }
@@ -242,7 +251,7 @@ export class PaymentConfirmation {
         'provider_not_configured',
         `provider ${order.provider} of order ${order.id} is not configured`,
       );
-    const holdEnded = order.reservedUntil !== undefined && now >= order.reservedUntil;
+    const holdEnded = now >= openUntil(order);
     let checkout;
     try {
       checkout = await provider.getCheckout(order.providerCheckoutId);
@@ -258,56 +267,67 @@ export class PaymentConfirmation {
     return OUTCOME[checkout.status];
   }
 
-  private async finishSteps(order: Order): Promise<void> {
+  /**
+   * The steps of a closed order: an unpaid one gives its stock and code back; a paid one waiting for
+   * stock is served first (and answers when to visit it again while it waits), then commits its
+   * stock, earns its points and uses its code; one whose stock never came gives its code back and is
+   * refunded instead.
+   */
+  private async finishSteps(closed: Order): Promise<number | undefined> {
     const { store, inventory, loyalty, now } = this.options;
-    if (order.status === 'pending_payment' || order.closedAt !== undefined) return;
+    if (closed.status === 'pending_payment' || closed.closedAt !== undefined) return undefined;
+    let order = closed;
+    if (isPaidWaiting(order)) {
+      const outcome = await this.options.waitingOrders.serve(order);
+      if (typeof outcome === 'object') return outcome.visitAgainAt;
+      order = (await store.findById(order.id))!;
+    }
+    if (order.stockWait === 'unserved') {
+      await releaseCodeHold(order, store, loyalty);
+      await this.options.refundUnserved(order);
+      await store.markStep(order.id, 'closed_at', now());
+      return undefined;
+    }
+    if (order.status !== 'paid') {
+      await releaseUnpaidOrder(order, this.options);
+      return undefined;
+    }
     if (order.stockSettledAt === undefined) {
-      if (order.status === 'paid') {
-        await inventory.commit({ orderReference: order.reference });
-      } else {
-        // An order whose reservation never happened has nothing to give back.
-        await inventory.release({ orderReference: order.reference }).catch((error: unknown) => {
-          if (!(error instanceof AppError && error.kind === 'not_found')) throw error;
-        });
-      }
+      await inventory.commit({ orderReference: order.reference });
       await store.markStep(order.id, 'stock_settled_at', now());
     }
-    if (order.status === 'paid') {
-      if (order.accountId && order.pointsAwardedAt === undefined) {
-        await loyalty.awardPurchase({
-          orderId: order.id,
-          userId: order.accountId,
-          amountPence: order.goodsPence - order.discountPence,
-        });
-        await store.markStep(order.id, 'points_awarded_at', now());
+    if (order.accountId && order.pointsAwardedAt === undefined) {
+      await loyalty.awardPurchase({
+        orderId: order.id,
+        userId: order.accountId,
+        amountPence: order.goodsPence - order.discountPence,
+      });
+      await store.markStep(order.id, 'points_awarded_at', now());
+    }
+    if (order.promoCode && order.codeRedeemedAt === undefined) {
+      if (order.promoKind === 'reward') {
+        await loyalty
+          .useRewardCode({ code: order.promoCode, userId: order.accountId ?? '', orderId: order.id })
+          .catch((error: unknown) => {
+            // Paid after its hold lapsed, and the code went to another order meanwhile: the money
+            // is taken, so the payment stands and a person looks at it rather than retry forever.
+            if (!(
+              error instanceof AppError &&
+              (error.code === 'reward_code_used' || error.code === 'reward_code_held')
+            ))
+              throw error;
+            this.options.logger.warn(
+              { orderId: order.id, reason: error.code },
+              "a paid order's reward code had gone to another order",
+            );
+          });
+      } else {
+        await store.recordRedemption(order.id, order.promoCode, now());
       }
-      if (order.promoCode && order.codeRedeemedAt === undefined) {
-        if (order.promoKind === 'reward') {
-          await loyalty
-            .useRewardCode({ code: order.promoCode, userId: order.accountId ?? '', orderId: order.id })
-            .catch((error: unknown) => {
-              // Paid after its hold lapsed, and the code went to another order meanwhile: the money
-              // is taken, so the payment stands and a person looks at it rather than retry forever.
-              if (!(
-                error instanceof AppError &&
-                (error.code === 'reward_code_used' || error.code === 'reward_code_held')
-              ))
-                throw error;
-              this.options.logger.warn(
-                { orderId: order.id, reason: error.code },
-                "a paid order's reward code had gone to another order",
-              );
-            });
-        } else {
-          await store.recordRedemption(order.id, order.promoCode, now());
-        }
-        await store.markStep(order.id, 'code_redeemed_at', now());
-      }
-    } else {
-      // Releasing is idempotent, so it needs no step of its own: a crash before closed_at repeats it.
-      await releaseCodeHold(order, store, loyalty);
+      await store.markStep(order.id, 'code_redeemed_at', now());
     }
     await store.markStep(order.id, 'closed_at', now());
+    return undefined;
   }
 }
 

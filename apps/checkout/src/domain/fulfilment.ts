@@ -7,10 +7,10 @@
  * changes, records and mails nothing more.
  */
 import type { StaffIdentity } from '@storefront/caller-token';
-import { AppError, conflict, invalidArgument } from '@storefront/errors';
+import { conflict, invalidArgument, type AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
-import type { PaymentProvider, ProviderName, ProviderStatus } from './payment-provider';
+import { deactivateOrderLink, type PaymentProvider, type ProviderName } from './payment-provider';
 import { DISPATCHABLE_STATUSES, type DispatchDetails, type Order } from './order';
 import type { CheckoutStore, FulfilmentStore } from './ports';
 import { staffOrderByReference } from './staff-orders';
@@ -98,7 +98,7 @@ export class OrderFulfilment {
     const order = await staffOrderByReference(store, reference);
     if (order.cancelledAt !== undefined) return order;
     refuseCancel(order, now());
-    if ((await this.deactivate(order)) === 'PAID') {
+    if ((await deactivateOrderLink(this.options.providers, order)) === 'PAID') {
       await this.settleOrLeave(order);
       throw conflict(
         'order_not_cancellable',
@@ -123,27 +123,6 @@ export class OrderFulfilment {
         'an order could not be settled after a cancel; the next reconcile pass does it',
       );
     });
-  }
-
-  /**
-   * The provider checkout's state once it can take no payment; undefined when there is none (never made, or forgotten
-   * by the provider).
-   */
-  private async deactivate(order: Order): Promise<ProviderStatus | undefined> {
-    if (!order.providerCheckoutId) return undefined;
-    const provider = this.options.providers.get(order.provider);
-    if (!provider)
-      throw new AppError(
-        'provider_unavailable',
-        'provider_unavailable',
-        `Provider ${order.provider} is not configured here`,
-      );
-    try {
-      return (await provider.deactivateCheckout(order.providerCheckoutId)).status;
-    } catch (error) {
-      if (error instanceof AppError && error.kind === 'not_found') return undefined;
-      throw error;
-    }
   }
 
   private async reread(order: Order): Promise<Order> {

@@ -30,6 +30,15 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string): Mail
       subject: `Order ${order.reference} is confirmed`,
       blocks: [
         { paragraph: `Thank you, ${delivery.name}. We have received your payment for order ${order.reference}.` },
+        ...(order.stockWait === 'waiting'
+          ? [
+              {
+                paragraph:
+                  "Some of these items are in other shoppers' baskets. They come to you as soon as they are " +
+                  'released, before any new order; if they do not come back, we refund everything you paid.',
+              },
+            ]
+          : []),
         {
           rows: order.lines.map((line) => [
             `${line.quantity} × ${line.sku}`,

@@ -16,6 +16,17 @@ export const ORDER_STATUSES = [
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type DiscountKind = 'promo' | 'reward';
 
+/**
+ * An order saved without a stock hold to wait for one (decision 1082): `waiting` until it gets its
+ * units once paid (`served`) or they never come and it is refunded (`unserved`).
+ */
+export type StockWait = 'waiting' | 'served' | 'unserved';
+/** Why an order closed, when its view should say so: another buyer took its yielding hold, or its stock never came. */
+export type CloseReason = 'released_to_another_buyer' | 'stock_never_came';
+
+/** An order that never got a stock hold (a waiting one, or one whose reservation never happened) is open this long. */
+export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;
+
 /** The statuses an order may be dispatched from: paid, in full or in part. */
 export const DISPATCHABLE_STATUSES: readonly OrderStatus[] = ['paid', 'partially_refunded'];
 
@@ -70,6 +81,9 @@ export interface Order extends NewOrder {
   /** The provider's checkout as it was when the link was made. */
   providerCheckout?: ProviderCheckoutFields;
   reservedUntil?: number;
+  /** Set when the order was saved to wait for stock (decision 1082). */
+  stockWait?: StockWait;
+  closeReason?: CloseReason;
   stockSettledAt?: number;
   pointsAwardedAt?: number;
   codeRedeemedAt?: number;
@@ -85,6 +99,16 @@ export interface Order extends NewOrder {
   claimExpiresAt?: number;
   createdAt: number;
   updatedAt?: number;
+}
+
+/** Until when the order may be paid: the end of its stock hold, or of an unreserved order's lifetime. */
+export function openUntil(order: Order): number {
+  return order.reservedUntil ?? order.createdAt + UNRESERVED_ORDER_LIFETIME_MS;
+}
+
+/** Whether the order's units are owed to it: paid while it waited for stock, and not served yet. */
+export function isPaidWaiting(order: Order): boolean {
+  return order.stockWait === 'waiting' && order.status === 'paid';
 }
 
 /** Where a page of an account's orders ended. */

@@ -7,7 +7,7 @@
 import { invalidArgument, notFound } from '@storefront/errors';
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { AbuseGuard } from '../limits';
-import { orderReadableBy, type Order, type OrderDispatch, type OrderPosition } from './order';
+import { openUntil, orderReadableBy, type Order, type OrderDispatch, type OrderPosition } from './order';
 import type { CheckoutStore } from './ports';
 import type { Delivery } from './request';
 
@@ -81,10 +81,11 @@ export class OrderReader {
     };
   }
 
-  /** The hosted page, only while paying it can still settle the order. */
+  /** The hosted page, only while paying it can settle the order: its stock held, or while it may wait for stock. */
   private paymentLink(order: Order): string | undefined {
     if (order.status !== 'pending_payment' || !order.providerCheckout) return undefined;
-    if (order.reservedUntil === undefined || order.reservedUntil <= this.options.now()) return undefined;
+    if (order.reservedUntil === undefined && order.stockWait !== 'waiting') return undefined;
+    if (openUntil(order) <= this.options.now()) return undefined;
     return order.providerCheckout.hostedCheckoutUrl;
   }
 }

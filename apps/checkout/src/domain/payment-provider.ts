@@ -72,6 +72,31 @@ export class ProviderRefusal extends AppError {
   }
 }
 
+/**
+ * Stops an order's payment link from taking a payment and answers the provider checkout's state
+ * afterwards (PAID if the payment came first); undefined when there is none (never made, or
+ * forgotten by the provider).
+ */
+export async function deactivateOrderLink(
+  providers: Map<ProviderName, PaymentProvider>,
+  order: { provider: ProviderName; providerCheckoutId?: string },
+): Promise<ProviderStatus | undefined> {
+  if (!order.providerCheckoutId) return undefined;
+  const provider = providers.get(order.provider);
+  if (!provider)
+    throw new AppError(
+      'provider_unavailable',
+      'provider_unavailable',
+      `Provider ${order.provider} is not configured here`,
+    );
+  try {
+    return (await provider.deactivateCheckout(order.providerCheckoutId)).status;
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'not_found') return undefined;
+    throw error;
+  }
+}
+
 /** The id of a paid checkout's successful payment transaction, as SumUp names it on the checkout. */
 export function paidTransactionId(raw: Record<string, unknown>): string | undefined {
   const transactions = Array.isArray(raw.transactions) ? (raw.transactions as Array<Record<string, unknown>>) : [];

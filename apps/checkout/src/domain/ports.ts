@@ -5,8 +5,9 @@
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import type { Mail } from '@storefront/outbox';
-import type { OpenOrdersCheck } from '../limits';
-import type { DispatchDetails, NewOrder, Order, OrderPosition, OrderStatus } from './order';
+import type { OpenOrdersCheck, OpenOrdersRead } from '../limits';
+import type { HeldStockFacts } from './held-stock';
+import type { DispatchDetails, NewOrder, Order, OrderPosition, OrderStatus, StockWait } from './order';
 import type { ProviderCheckoutFields } from './payment-provider';
 import type { PromoCode, PromoListing, PromoUsage } from './promo';
 import type { LockedOrder, NewRefund, Refund, RefundEffect } from './refund';
@@ -93,14 +94,14 @@ export interface CheckoutStore {
   /**
    * Saves a pending order already claimed by the attempt that creates it, holding its promo code in the same
    * transaction; throws on a reused reference, on a refusal of `openOrders`, or PromoNotHeld when the code's cap is
-   * taken. The order is first due a provider read at `firstCheckAt`.
+   * taken, and answers what `openOrders` read. The order is first due a provider read at `firstCheckAt`.
    */
   insertOrder(
     order: NewOrder & Pick<Order, 'createdAt'>,
     claim: { token: string; expiresAt: number },
     firstCheckAt: number,
     openOrders: OpenOrdersCheck,
-  ): Promise<void>;
+  ): Promise<OpenOrdersRead>;
   findByReference(reference: string): Promise<Order | undefined>;
   findById(id: string): Promise<Order | undefined>;
   findByProviderCheckoutId(providerCheckoutId: string): Promise<Order | undefined>;
@@ -117,15 +118,29 @@ export interface CheckoutStore {
   deleteOrder(orderId: string): Promise<void>;
   recordReservation(orderId: string, reservedUntil: number, now: number): Promise<void>;
   /**
-   * Stores the provider checkout once, with the end of the order's stock hold, ending the create-checkout claim in the
-   * same write; false when the order already had one.
+   * Stores the provider checkout once, with the end of the order's stock hold (none for an order waiting for stock),
+   * ending the create-checkout claim in the same write; false when the order already had one.
    */
   recordProviderCheckout(
     orderId: string,
     checkout: ProviderCheckoutFields,
-    reservedUntil: number,
+    reservedUntil: number | undefined,
     now: number,
   ): Promise<boolean>;
+  /** A pending order without a stock hold waits for stock from now on; false when it changed meanwhile. */
+  markWaiting(orderId: string, now: number): Promise<boolean>;
+  /** Moves a waiting order on: served with its reservation, or unserved (its stock settled, with nothing to settle). */
+  endWait(
+    orderId: string,
+    outcome: Exclude<StockWait, 'waiting'>,
+    reservedUntil: number | undefined,
+    now: number,
+  ): Promise<void>;
+  /**
+   * Closes a pending order that `token` claimed to take its yielding hold: `expired` (released to another buyer) or
+   * `failed` (its payer declined), due a reconciler visit at once; false when it was no longer pending under the claim.
+   */
+  yieldHold(orderId: string, token: string, status: 'expired' | 'failed', now: number): Promise<boolean>;
   /** Moves a pending order to its final status, queueing `mail` with it; false when something else already did. */
   finalise(
     orderId: string,
@@ -140,11 +155,40 @@ export interface CheckoutStore {
   scheduleNextCheck(orderId: string, token: string, nextCheckAt: number): Promise<void>;
   /** Makes an open order due at once, ahead of the schedule. */
   markDueNow(orderId: string): Promise<void>;
+  /** Makes an open order due a visit at `at` (a paid order waiting for stock, when the next hold yields). */
+  scheduleVisit(orderId: string, at: number): Promise<void>;
   promoUsage(code: string): Promise<PromoUsage>;
   /** Counts a paid order's promo code once, its hold becoming the redemption. */
   recordRedemption(orderId: string, code: string, now: number): Promise<void>;
   /** Ends an order's hold on its promo code; a no-op when it holds none. */
   releasePromoHold(orderId: string): Promise<void>;
+}
+
+/** Which SKUs' holds a read is about, and from when holds are firm. */
+export interface HeldStockQuery {
+  /** The SKUs, each with how many of its oldest yielding holds to list; every SKU held when empty. */
+  skus: Array<{ sku: string; yielding: number }>;
+  /** Holds of orders placed after this are firm. */
+  firmAfter: number;
+  now: number;
+  /** An order whose own lines are left out: the one asking. */
+  exceptOrderId?: string;
+}
+
+/** What holding orders hold of SKUs: unpaid orders with a stock hold, and paid orders owed theirs (decision 1082). */
+export interface HeldStockStore {
+  /** The holds of the query's SKUs now, read without locks. */
+  read(query: HeldStockQuery): Promise<HeldStockFacts>;
+  /**
+   * Under the SKUs' lock rows (one key order on every replica): reads the holds, lets `choose` pick yielding ones, and
+   * claims those no other attempt has claimed for `claim.token` until `claim.until`; answers what it read and the
+   * orders it claimed. `choose` refuses by throwing, and then nothing is claimed.
+   */
+  claim(
+    query: HeldStockQuery,
+    choose: (facts: HeldStockFacts) => string[],
+    claim: { token: string; until: number },
+  ): Promise<{ facts: HeldStockFacts; claimed: string[] }>;
 }
 
 /** Refunds, each written under its order's lock and settled with its order's refunded total. */

@@ -1,6 +1,6 @@
 /** A refund as checkout keeps it, from its request until the provider has settled it and its stock and points are done. */
 import type { StaffIdentity } from '@storefront/caller-token';
-import type { OrderStatus } from './order';
+import type { OrderStatus, StockWait } from './order';
 
 export const REFUND_STATES = ['pending', 'succeeded', 'failed'] as const;
 export type RefundState = (typeof REFUND_STATES)[number];
@@ -41,6 +41,9 @@ export interface LockedOrder {
   status: OrderStatus;
   /** When payment confirmation finished its steps (stock committed, points awarded, code redeemed). */
   closedAt?: number;
+  /** Whether it waited for stock, and how that ended (an unserved order is refunded before it closes). */
+  stockWait?: StockWait;
+  stockSettledAt?: number;
   totalPence: number;
   refunds: Refund[];
 }

@@ -135,6 +135,32 @@ export class Refunds {
   }
 
   /**
+   * Refunds in full, once, a paid order whose stock never came (decision 1082), with the customer's
+   * mail. Nothing is returned to stock: none was taken. A refund the provider refuses is left to a
+   * person (logged), so confirmation still closes the order.
+   */
+  async refundUnserved(order: Order): Promise<void> {
+    const amountPence = order.totalPence - order.refundedPence;
+    if (amountPence <= 0) return;
+    const request = {
+      reference: order.reference,
+      amountPence,
+      reason: UNSERVED_REASON,
+      lines: [],
+      idempotencyKey: unservedRefundKey(order.id),
+    };
+    try {
+      await this.refund(request, UNSERVED_REFUNDER);
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'refund_refused')) throw error;
+      this.options.logger.error(
+        { err: error, orderId: order.id },
+        'the provider refused to refund an order whose stock never came; refund it by hand',
+      );
+    }
+  }
+
+  /**
    * Settles pending refunds nobody is working on (sending the never-sent, reading the provider
    * for the rest) and finishes the stock and points of succeeded ones.
    */
@@ -294,6 +320,19 @@ export class Refunds {
   }
 }
 
+/** Who refunds an order whose stock never came, in the refund and the staff audit log: the shop itself. */
+export const UNSERVED_REFUNDER: StaffIdentity = {
+  id: 'checkout:stock-wait',
+  role: 'owner',
+  email: 'checkout (stock never came)',
+  clientAddress: 'checkout',
+};
+
+/** One refund per unserved order, whoever asks for it and however often. */
+export const unservedRefundKey = (orderId: string) => `stock-never-came:${orderId}`;
+
+const UNSERVED_REASON = 'The stock this order waited for did not come back; everything paid is refunded';
+
 /** Refused under the order's lock: a refund may not start from this status, overlap another, or pass what was paid. */
 function checkRefundable(order: Order, locked: LockedOrder, request: RefundRequest): void {
   if (!REFUNDABLE_STATUSES.includes(locked.status)) {
@@ -302,8 +341,10 @@ function checkRefundable(order: Order, locked: LockedOrder, request: RefundReque
       `Order ${order.reference} is ${locked.status}; only ${REFUNDABLE_STATUSES.join(', ')} orders can be refunded`,
     );
   }
-  // Confirmation finishes a paid order's steps (stock, points, code) by its status: a refund waits for them.
-  if (locked.closedAt === undefined) {
+  // Confirmation finishes a paid order's steps (stock, points, code) by its status: a refund waits for them. An
+  // order whose stock never came is refunded as one of its steps, once its stock step is done (decision 1082).
+  const unservedSettled = locked.stockWait === 'unserved' && locked.stockSettledAt !== undefined;
+  if (locked.closedAt === undefined && !unservedSettled) {
     throw conflict(
       'order_not_settled',
       `Order ${order.reference}'s payment is still being settled (stock, points, code); try again in a minute`,

@@ -44,6 +44,11 @@ export interface CheckoutRequestInput {
   provider?: string;
   /** The payer's address as the edge saw it, for the abuse limits. */
   clientAddress: string;
+  /**
+   * When other orders' firm holds have the units, save the order without a hold to wait for them and
+   * hand out its link at once (decision 1082). A preference, not part of the request's identity.
+   */
+  waitForStock?: boolean;
 }
 
 export interface CheckoutRequest {

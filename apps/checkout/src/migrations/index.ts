@@ -11,6 +11,7 @@ import { providerCheckoutColumns } from './007-provider-checkout-columns';
 import { ordersByCreation } from './009-orders-by-creation';
 import { refunds } from './011-refunds';
 import { dispatch } from './012-dispatch';
+import { heldStock } from './013-held-stock';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '010-staff-actions': staffActionsMigration,
   '011-refunds': refunds,
   '012-dispatch': dispatch,
+  '013-held-stock': heldStock,
 };

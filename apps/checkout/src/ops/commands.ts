@@ -81,6 +81,9 @@ function orderView(order: Order) {
     provider: order.provider,
     providerCheckoutId: order.providerCheckoutId ?? null,
     reservation: { heldUntil: iso(order.reservedUntil) ?? null, settledAt: iso(order.stockSettledAt) ?? null },
+    // Whether it waited for stock (waiting, served, unserved) and why it closed, when that says more than its status.
+    stockWait: order.stockWait ?? null,
+    closeReason: order.closeReason ?? null,
     points: order.accountId ? { awardedAt: iso(order.pointsAwardedAt) ?? null } : null,
     closedAt: iso(order.closedAt) ?? null,
     dispatch: order.dispatch

@@ -10,10 +10,19 @@ import {
 } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import { PromoNotHeld, promoRefusal, type PromoCode, type PromoUsage } from '../domain/promo';
-import type { DiscountKind, NewOrder, Order, OrderDispatch, OrderPosition, OrderStatus } from '../domain/order';
+import type {
+  CloseReason,
+  DiscountKind,
+  NewOrder,
+  Order,
+  OrderDispatch,
+  OrderPosition,
+  OrderStatus,
+  StockWait,
+} from '../domain/order';
 import type { CheckoutStore as CheckoutStorePort, OrderStep, PollLease, StaffOrderFilter } from '../domain/ports';
 import { providerCheckoutFields, type ProviderCheckoutFields, type ProviderName } from '../domain/payment-provider';
-import type { OpenOrdersCheck } from '../limits';
+import type { OpenOrdersCheck, OpenOrdersRead } from '../limits';
 
 /** The schedule's mark for an order to read ahead of every other. */
 export const DUE_NOW = 0;
@@ -33,14 +42,15 @@ export class CheckoutStore implements CheckoutStorePort {
    * on MySQL that read fixes the transaction's snapshot, which must include what every earlier
    * holder of those locks committed. The order goes in before a refused code is reported, so a
    * reused reference is told apart first. The order is first due a provider read at
-   * `firstCheckAt`. Two round trips: the locks and reads, then the writes with COMMIT.
+   * `firstCheckAt`. Two round trips: the locks and reads, then the writes with COMMIT. Answers what
+   * `openOrders` read.
    */
   async insertOrder(
     order: NewOrder & Pick<Order, 'createdAt'>,
     claim: { token: string; expiresAt: number },
     firstCheckAt: number,
     openOrders: OpenOrdersCheck,
-  ): Promise<void> {
+  ): Promise<OpenOrdersRead> {
     const { db } = this;
     const code = order.promoKind === 'promo' ? order.promoCode : undefined;
     const writes = () => [
@@ -56,12 +66,12 @@ export class CheckoutStore implements CheckoutStorePort {
       ),
     ];
     // A deadlock victim wrote nothing, and the checks run again on the next attempt.
-    await retryOnDeadlock(() =>
+    return retryOnDeadlock(() =>
       batchedTransaction(db, async (batch) => {
         if (code === undefined) {
-          await openOrders.decide(await batch.send(...openOrders.statements), batch);
+          const read = openOrders.decide(await batch.send(...openOrders.statements));
           await batch.commit(...writes());
-          return;
+          return read;
         }
         // The promo code's row lock serialises holds of one code across replicas (SQLite's single connection already
         // does).
@@ -70,7 +80,7 @@ export class CheckoutStore implements CheckoutStorePort {
           ...openOrders.statements,
           usageRead(db, code),
         );
-        await openOrders.decide(answers.slice(0, -1), batch);
+        const read = openOrders.decide(answers.slice(0, -1));
         const promo = promoRow!.rows[0] ? toPromo(promoRow!.rows[0]) : undefined;
         const refusal = promo && promoRefusal(promo, order.createdAt, usageOf(answers.at(-1)!.rows[0]));
         if (promo && !refusal) {
@@ -78,7 +88,7 @@ export class CheckoutStore implements CheckoutStorePort {
             ...writes(),
             db('promo_holds').insert({ order_id: order.id, code, held_at: order.createdAt }),
           );
-          return;
+          return read;
         }
         await batch.send(...writes());
         if (!promo) throw new Error(`the promo code of order ${order.id} is not in the promo table`);
@@ -219,7 +229,7 @@ export class CheckoutStore implements CheckoutStorePort {
   async recordProviderCheckout(
     orderId: string,
     checkout: ProviderCheckoutFields,
-    reservedUntil: number,
+    reservedUntil: number | undefined,
     now: number,
   ): Promise<boolean> {
     const updated = await this.db('orders')
@@ -238,9 +248,56 @@ export class CheckoutStore implements CheckoutStorePort {
         provider_date: checkout.date ?? null,
         provider_valid_until: checkout.validUntil ?? null,
         provider_hosted_url: checkout.hostedCheckoutUrl ?? null,
-        reserved_until: reservedUntil,
+        reserved_until: reservedUntil ?? null,
         claim_token: null,
         claim_expires_at: null,
+        updated_at: now,
+      });
+    return updated === 1;
+  }
+
+  /** A pending order that holds no stock waits for stock from now on; false when it changed meanwhile. */
+  async markWaiting(orderId: string, now: number): Promise<boolean> {
+    const updated = await this.db('orders')
+      .where({ id: orderId, status: 'pending_payment' })
+      .whereNull('stock_wait')
+      .whereNull('reserved_until')
+      .update({ stock_wait: 'waiting', updated_at: now });
+    return updated === 1;
+  }
+
+  /**
+   * A waiting order got its units (served, with its reservation's end) or they never came
+   * (unserved: its stock step is done, with nothing to commit, and the reason kept for its view).
+   */
+  async endWait(
+    orderId: string,
+    outcome: Exclude<StockWait, 'waiting'>,
+    reservedUntil: number | undefined,
+    now: number,
+  ): Promise<void> {
+    await this.db('orders')
+      .where({ id: orderId, stock_wait: 'waiting' })
+      .update(
+        outcome === 'served'
+          ? { stock_wait: outcome, reserved_until: reservedUntil ?? null, updated_at: now }
+          : { stock_wait: outcome, close_reason: 'stock_never_came', stock_settled_at: now, updated_at: now },
+      );
+  }
+
+  /**
+   * Closes a pending order claimed with `token` for its yielding hold, and makes it due a reconciler
+   * visit at once, so its stock and code are given back even if the taker stops before doing so.
+   */
+  async yieldHold(orderId: string, token: string, status: 'expired' | 'failed', now: number): Promise<boolean> {
+    const updated = await this.db('orders')
+      .where({ id: orderId, status: 'pending_payment', claim_token: token })
+      .update({
+        status,
+        close_reason: status === 'expired' ? 'released_to_another_buyer' : null,
+        claim_token: null,
+        claim_expires_at: null,
+        next_check_at: DUE_NOW,
         updated_at: now,
       });
     return updated === 1;
@@ -345,6 +402,11 @@ export class CheckoutStore implements CheckoutStorePort {
   /** Makes an open order due at once, ahead of the schedule (a notification that could not be acted on). */
   async markDueNow(orderId: string): Promise<void> {
     await this.db('orders').where({ id: orderId }).whereNull('closed_at').update({ next_check_at: DUE_NOW });
+  }
+
+  /** Makes an open order due a visit at `at` (a paid order waiting for stock, when the next hold yields). */
+  async scheduleVisit(orderId: string, at: number): Promise<void> {
+    await this.db('orders').where({ id: orderId }).whereNull('closed_at').update({ next_check_at: at });
   }
 
   /** Every promo code: a shop has tens of them, read whole so a check needs no read of its own. */
@@ -553,6 +615,8 @@ function toOrder(row: Row, lines: Row[]): Order {
       country: String(row.delivery_country),
     },
     reservedUntil: optionalNumber(row.reserved_until),
+    stockWait: optionalString(row.stock_wait) as StockWait | undefined,
+    closeReason: optionalString(row.close_reason) as CloseReason | undefined,
     stockSettledAt: optionalNumber(row.stock_settled_at),
     pointsAwardedAt: optionalNumber(row.points_awarded_at),
     codeRedeemedAt: optionalNumber(row.code_redeemed_at),

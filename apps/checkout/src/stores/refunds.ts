@@ -7,7 +7,7 @@ import { forUpdate, isUniqueViolation, retryOnDeadlock, toNumber, type Knex } fr
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { StaffIdentity } from '@storefront/caller-token';
 import { recordStaffAction } from '@storefront/staff-audit';
-import type { OrderStatus } from '../domain/order';
+import type { OrderStatus, StockWait } from '../domain/order';
 import type { RefundStore as RefundStorePort } from '../domain/ports';
 import type { LockedOrder, NewRefund, Refund, RefundEffect, RefundLine, RefundState } from '../domain/refund';
 
@@ -30,7 +30,9 @@ export class RefundStore implements RefundStorePort {
         this.db.transaction(async (trx) => {
           // The lock comes first: on MySQL the reads after it see what earlier holders committed.
           const order = await forUpdate(
-            trx('orders').where({ id: refund.orderId }).first('status', 'total_pence', 'closed_at'),
+            trx('orders')
+              .where({ id: refund.orderId })
+              .first('status', 'total_pence', 'closed_at', 'stock_wait', 'stock_settled_at'),
             this.db,
           );
           const existing = await trx('refunds').where({ idempotency_key: refund.idempotencyKey }).first();
@@ -41,6 +43,8 @@ export class RefundStore implements RefundStorePort {
           check({
             status: order.status as OrderStatus,
             closedAt: optionalNumber(order.closed_at),
+            stockWait: optionalString(order.stock_wait) as StockWait | undefined,
+            stockSettledAt: optionalNumber(order.stock_settled_at),
             totalPence: toNumber(order.total_pence),
             refunds: earlier,
           });

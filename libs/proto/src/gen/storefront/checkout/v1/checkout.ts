@@ -60,6 +60,13 @@ export interface CreateCheckoutRequest {
    * Not part of the request's identity: a replay from another address is the same request.
    */
   clientAddress: string;
+  /**
+   * When other orders' firm holds have the units, save the order without a stock hold, waiting for
+   * them, and answer its payment link at once (the provider's page says nothing of this: the edge
+   * explains it beside the link). Once paid it gets the units before any new order, or is refunded
+   * in full if they never come. Not part of the request's identity.
+   */
+  waitForStock?: boolean | undefined;
 }
 
 export interface OrderLine {
@@ -78,7 +85,19 @@ export interface OrderSummary {
   totalPence: number;
   currency: string;
   status: string;
+  /** RFC 3339: when its stock hold ends; empty while it holds none (waiting for stock). */
   reservedUntil: string;
+  /**
+   * Saved without a stock hold, waiting for units other orders hold: it gets them once paid, before
+   * any new order, or is refunded in full.
+   */
+  waitingForStock: boolean;
+  /**
+   * Why it closed, when its page should say so: released_to_another_buyer (unpaid past its firm
+   * period, its hold went to a buyer short of units), stock_never_came (paid while waiting, refunded);
+   * empty otherwise.
+   */
+  closeReason: string;
 }
 
 /** The payment provider's hosted checkout (SumUp's fields), as create-checkout shows it. */
@@ -187,6 +206,30 @@ export interface GetPricingPolicyResponse {
   shippingFeePence: number;
   /** Goods total after discount from which shipping is free. */
   freeShippingThresholdPence: number;
+}
+
+export interface GetHeldStockRequest {
+  /** At most 100 SKUs; empty for every SKU held now. */
+  skus: string[];
+}
+
+/** What orders hold of one stock-limited SKU now. */
+export interface HeldStock {
+  sku: string;
+  /** Units unpaid orders hold. */
+  heldUnits: number;
+  /**
+   * RFC 3339: when the first of those units becomes available to a new order (the earliest firm
+   * hold's end); empty when none is firm (a new order may take them now) or none is held.
+   */
+  nextYieldAt: string;
+  /** Units paid orders wait for: new orders for the SKU are refused until these are served. */
+  paidWaitingUnits: number;
+}
+
+export interface GetHeldStockResponse {
+  /** One per SKU asked for, in that order; for every SKU held when none was named. */
+  held: HeldStock[];
 }
 
 export interface QuoteOrderRequest {
@@ -701,6 +744,7 @@ function createBaseCreateCheckoutRequest(): CreateCheckoutRequest {
     promoCode: undefined,
     provider: undefined,
     clientAddress: "",
+    waitForStock: undefined,
   };
 }
 
@@ -741,6 +785,9 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     }
     if (message.clientAddress !== "") {
       writer.uint32(98).string(message.clientAddress);
+    }
+    if (message.waitForStock !== undefined) {
+      writer.uint32(112).bool(message.waitForStock);
     }
     return writer;
   },
@@ -854,6 +901,14 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
             message.clientAddress = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.waitForStock = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -910,6 +965,11 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
         : isSet(object.client_address)
         ? globalThis.String(object.client_address)
         : "",
+      waitForStock: isSet(object.waitForStock)
+        ? globalThis.Boolean(object.waitForStock)
+        : isSet(object.wait_for_stock)
+        ? globalThis.Boolean(object.wait_for_stock)
+        : undefined,
     };
   },
 
@@ -951,6 +1011,9 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     if (message.clientAddress !== "") {
       obj.clientAddress = message.clientAddress;
     }
+    if (message.waitForStock !== undefined) {
+      obj.waitForStock = message.waitForStock;
+    }
     return obj;
   },
 
@@ -973,6 +1036,7 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     message.promoCode = object.promoCode ?? undefined;
     message.provider = object.provider ?? undefined;
     message.clientAddress = object.clientAddress ?? "";
+    message.waitForStock = object.waitForStock ?? undefined;
     return message;
   },
 };
@@ -1094,6 +1158,8 @@ function createBaseOrderSummary(): OrderSummary {
     currency: "",
     status: "",
     reservedUntil: "",
+    waitingForStock: false,
+    closeReason: "",
   };
 }
 
@@ -1128,6 +1194,12 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     }
     if (message.reservedUntil !== "") {
       writer.uint32(82).string(message.reservedUntil);
+    }
+    if (message.waitingForStock !== false) {
+      writer.uint32(88).bool(message.waitingForStock);
+    }
+    if (message.closeReason !== "") {
+      writer.uint32(98).string(message.closeReason);
     }
     return writer;
   },
@@ -1225,6 +1297,22 @@ export const OrderSummary: MessageFns<OrderSummary> = {
             message.reservedUntil = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.waitingForStock = reader.bool();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.closeReason = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1269,6 +1357,16 @@ export const OrderSummary: MessageFns<OrderSummary> = {
         : isSet(object.reserved_until)
         ? globalThis.String(object.reserved_until)
         : "",
+      waitingForStock: isSet(object.waitingForStock)
+        ? globalThis.Boolean(object.waitingForStock)
+        : isSet(object.waiting_for_stock)
+        ? globalThis.Boolean(object.waiting_for_stock)
+        : false,
+      closeReason: isSet(object.closeReason)
+        ? globalThis.String(object.closeReason)
+        : isSet(object.close_reason)
+        ? globalThis.String(object.close_reason)
+        : "",
     };
   },
 
@@ -1304,6 +1402,12 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     if (message.reservedUntil !== "") {
       obj.reservedUntil = message.reservedUntil;
     }
+    if (message.waitingForStock !== false) {
+      obj.waitingForStock = message.waitingForStock;
+    }
+    if (message.closeReason !== "") {
+      obj.closeReason = message.closeReason;
+    }
     return obj;
   },
 
@@ -1322,6 +1426,8 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     message.currency = object.currency ?? "";
     message.status = object.status ?? "";
     message.reservedUntil = object.reservedUntil ?? "";
+    message.waitingForStock = object.waitingForStock ?? false;
+    message.closeReason = object.closeReason ?? "";
     return message;
   },
 };
@@ -2716,6 +2822,269 @@ export const GetPricingPolicyResponse: MessageFns<GetPricingPolicyResponse> = {
     const message = createBaseGetPricingPolicyResponse();
     message.shippingFeePence = object.shippingFeePence ?? 0;
     message.freeShippingThresholdPence = object.freeShippingThresholdPence ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetHeldStockRequest(): GetHeldStockRequest {
+  return { skus: [] };
+}
+
+export const GetHeldStockRequest: MessageFns<GetHeldStockRequest> = {
+  encode(message: GetHeldStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.skus) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHeldStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHeldStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.skus.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHeldStockRequest {
+    return { skus: globalThis.Array.isArray(object?.skus) ? object.skus.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: GetHeldStockRequest): unknown {
+    const obj: any = {};
+    if (message.skus?.length) {
+      obj.skus = message.skus;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetHeldStockRequest>, I>>(base?: I): GetHeldStockRequest {
+    return GetHeldStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetHeldStockRequest>, I>>(object: I): GetHeldStockRequest {
+    const message = createBaseGetHeldStockRequest();
+    message.skus = object.skus?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseHeldStock(): HeldStock {
+  return { sku: "", heldUnits: 0, nextYieldAt: "", paidWaitingUnits: 0 };
+}
+
+export const HeldStock: MessageFns<HeldStock> = {
+  encode(message: HeldStock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.heldUnits !== 0) {
+      writer.uint32(16).int32(message.heldUnits);
+    }
+    if (message.nextYieldAt !== "") {
+      writer.uint32(26).string(message.nextYieldAt);
+    }
+    if (message.paidWaitingUnits !== 0) {
+      writer.uint32(32).int32(message.paidWaitingUnits);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): HeldStock {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeldStock();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.heldUnits = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nextYieldAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.paidWaitingUnits = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): HeldStock {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      heldUnits: isSet(object.heldUnits)
+        ? globalThis.Number(object.heldUnits)
+        : isSet(object.held_units)
+        ? globalThis.Number(object.held_units)
+        : 0,
+      nextYieldAt: isSet(object.nextYieldAt)
+        ? globalThis.String(object.nextYieldAt)
+        : isSet(object.next_yield_at)
+        ? globalThis.String(object.next_yield_at)
+        : "",
+      paidWaitingUnits: isSet(object.paidWaitingUnits)
+        ? globalThis.Number(object.paidWaitingUnits)
+        : isSet(object.paid_waiting_units)
+        ? globalThis.Number(object.paid_waiting_units)
+        : 0,
+    };
+  },
+
+  toJSON(message: HeldStock): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.heldUnits !== 0) {
+      obj.heldUnits = Math.round(message.heldUnits);
+    }
+    if (message.nextYieldAt !== "") {
+      obj.nextYieldAt = message.nextYieldAt;
+    }
+    if (message.paidWaitingUnits !== 0) {
+      obj.paidWaitingUnits = Math.round(message.paidWaitingUnits);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<HeldStock>, I>>(base?: I): HeldStock {
+    return HeldStock.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<HeldStock>, I>>(object: I): HeldStock {
+    const message = createBaseHeldStock();
+    message.sku = object.sku ?? "";
+    message.heldUnits = object.heldUnits ?? 0;
+    message.nextYieldAt = object.nextYieldAt ?? "";
+    message.paidWaitingUnits = object.paidWaitingUnits ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetHeldStockResponse(): GetHeldStockResponse {
+  return { held: [] };
+}
+
+export const GetHeldStockResponse: MessageFns<GetHeldStockResponse> = {
+  encode(message: GetHeldStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.held) {
+      HeldStock.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetHeldStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetHeldStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.held.push(HeldStock.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetHeldStockResponse {
+    return { held: globalThis.Array.isArray(object?.held) ? object.held.map((e: any) => HeldStock.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: GetHeldStockResponse): unknown {
+    const obj: any = {};
+    if (message.held?.length) {
+      obj.held = message.held.map((e) => HeldStock.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetHeldStockResponse>, I>>(base?: I): GetHeldStockResponse {
+    return GetHeldStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetHeldStockResponse>, I>>(object: I): GetHeldStockResponse {
+    const message = createBaseGetHeldStockResponse();
+    message.held = object.held?.map((e) => HeldStock.fromPartial(e)) || [];
     return message;
   },
 };
@@ -5867,6 +6236,19 @@ export const CheckoutServiceDefinition = {
       options: { idempotencyLevel: "IDEMPOTENT" },
     },
     /**
+     * Per stock-limited SKU, the units unpaid orders hold, when the first of them becomes available to
+     * a new order, and the units paid orders wait for: what a product page says beside its stock
+     * ("3 held in other baskets, back by 14:05").
+     */
+    getHeldStock: {
+      name: "GetHeldStock",
+      requestType: GetHeldStockRequest as typeof GetHeldStockRequest,
+      requestStream: false,
+      responseType: GetHeldStockResponse as typeof GetHeldStockResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
      * The console: every order, newest first, searched by reference or email and filtered by
      * status and creation date, a page at a time. Needs a staff member in `x-staff-token`.
      */
@@ -6065,6 +6447,21 @@ export const CheckoutServiceService = {
     responseDeserialize: (value: Buffer): QuoteOrderResponse => QuoteOrderResponse.decode(value),
   },
   /**
+   * Per stock-limited SKU, the units unpaid orders hold, when the first of them becomes available to
+   * a new order, and the units paid orders wait for: what a product page says beside its stock
+   * ("3 held in other baskets, back by 14:05").
+   */
+  getHeldStock: {
+    path: "/storefront.checkout.v1.CheckoutService/GetHeldStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetHeldStockRequest): Buffer => Buffer.from(GetHeldStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetHeldStockRequest => GetHeldStockRequest.decode(value),
+    responseSerialize: (value: GetHeldStockResponse): Buffer =>
+      Buffer.from(GetHeldStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetHeldStockResponse => GetHeldStockResponse.decode(value),
+  },
+  /**
    * The console: every order, newest first, searched by reference or email and filtered by
    * status and creation date, a page at a time. Needs a staff member in `x-staff-token`.
    */
@@ -6214,6 +6611,12 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   getPricingPolicy: handleUnaryCall<GetPricingPolicyRequest, GetPricingPolicyResponse>;
   /** What CreateCheckout would charge for these lines and code now, saving and reserving nothing. */
   quoteOrder: handleUnaryCall<QuoteOrderRequest, QuoteOrderResponse>;
+  /**
+   * Per stock-limited SKU, the units unpaid orders hold, when the first of them becomes available to
+   * a new order, and the units paid orders wait for: what a product page says beside its stock
+   * ("3 held in other baskets, back by 14:05").
+   */
+  getHeldStock: handleUnaryCall<GetHeldStockRequest, GetHeldStockResponse>;
   /**
    * The console: every order, newest first, searched by reference or email and filtered by
    * status and creation date, a page at a time. Needs a staff member in `x-staff-token`.
@@ -6366,6 +6769,26 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: QuoteOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Per stock-limited SKU, the units unpaid orders hold, when the first of them becomes available to
+   * a new order, and the units paid orders wait for: what a product page says beside its stock
+   * ("3 held in other baskets, back by 14:05").
+   */
+  getHeldStock(
+    request: GetHeldStockRequest,
+    callback: (error: ServiceError | null, response: GetHeldStockResponse) => void,
+  ): ClientUnaryCall;
+  getHeldStock(
+    request: GetHeldStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetHeldStockResponse) => void,
+  ): ClientUnaryCall;
+  getHeldStock(
+    request: GetHeldStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetHeldStockResponse) => void,
   ): ClientUnaryCall;
   /**
    * The console: every order, newest first, searched by reference or email and filtered by
