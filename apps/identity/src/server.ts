@@ -21,7 +21,7 @@ import { mailSenderFor, type PassSummary } from '@storefront/outbox';
 import type { IdentityConfig, IdentityServeKeys } from './config';
 import { IDENTITY_ACCESS } from './access';
 import { migrations } from './migrations';
-import { Accounts, type IssuedSession } from './domain/accounts';
+import { Accounts, profileOf, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
 import { PasswordResets } from './domain/password-resets';
 import { welcomeMail } from './domain/account-mails';
@@ -191,14 +191,6 @@ function toStaffMember(member: StaffMember): identity.StaffMember {
 }
 
 function toProfile(user: User): identity.Profile {
-  return {
-    id: user.id,
-    email: user.email,
-    firstName: user.firstName,
-    lastName: user.lastName,
-    phone: user.phone,
-    createdAt: new Date(user.createdAt).toISOString(),
-    referralCode: user.referralCode,
-    referredBy: user.referredBy,
-  };
+  const profile = profileOf(user);
+  return { ...profile, createdAt: new Date(profile.createdAt).toISOString() };
 }

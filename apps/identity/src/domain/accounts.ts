@@ -41,6 +41,23 @@ export interface ProfileEdit {
   phone?: string;
 }
 
+/** What a customer and the console see of an account: every field of the user but its credentials. */
+export type CustomerProfile = Omit<User, 'passwordHash' | 'sessionsValidFrom'>;
+
+/** The profile fields are listed here once, so a new one reaches the facade without editing its binding. */
+export function profileOf(user: User): CustomerProfile {
+  return {
+    id: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    phone: user.phone,
+    referralCode: user.referralCode,
+    referredBy: user.referredBy,
+    createdAt: user.createdAt,
+  };
+}
+
 export interface IssuedSession {
   /** Handed out once; the store keeps only its hash. */
   token: string;
