@@ -19,7 +19,8 @@ export function orderSummary(order: OrderView['order']): checkout.OrderSummary {
   return {
     id: order.id,
     reference: order.reference,
-    items: order.lines.map(({ sku, quantity, unitPricePence }) => ({ sku, quantity, unitPricePence })),
+    // The domain's line is the facade's, field for field, so a new line field needs no mapping here.
+    items: order.lines,
     goodsPence: order.goodsPence,
     discountPence: order.discountPence,
     shippingPence: order.shippingPence,

@@ -40,6 +40,7 @@ import {
 import type { CheckoutStore, InventoryClient, LoyaltyClient, QuotedStock } from './ports';
 import {
   openUntil,
+  orderLine,
   orderReadableBy,
   type DiscountKind,
   type NewOrder,
@@ -370,12 +371,12 @@ export class CheckoutService {
   /** Inventory's price of every line, in the order asked; a SKU inventory does not know is a 400 naming it. */
   private async quoteLines(items: CheckoutRequest['items']): Promise<{ quoted: QuotedStock[]; lines: OrderLine[] }> {
     const { lines: quoted } = await this.options.inventory.quote({ lines: items });
-    const priceOf = new Map(quoted.map((line) => [line.sku, line.unitPricePence]));
-    const lines: OrderLine[] = items.map((item, index) => {
-      const unitPricePence = priceOf.get(item.sku);
-      if (unitPricePence === undefined)
+    const quoteOf = new Map(quoted.map((line) => [line.sku, line]));
+    const lines = items.map((item, index) => {
+      const quote = quoteOf.get(item.sku);
+      if (quote === undefined)
         throw invalidArgument(`items[${index}].sku ${item.sku} is not in the catalog`, 'unknown_sku');
-      return { sku: item.sku, quantity: item.quantity, unitPricePence };
+      return orderLine(item, quote);
     });
     return { quoted, lines };
   }

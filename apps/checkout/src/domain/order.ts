@@ -52,6 +52,11 @@ export interface OrderLine {
   unitPricePence: number;
 }
 
+/** A line as it is ordered: what was asked, at inventory's quote now. A field a line records is taken here. */
+export function orderLine(item: { sku: string; quantity: number }, quote: { unitPricePence: number }): OrderLine {
+  return { sku: item.sku, quantity: item.quantity, unitPricePence: quote.unitPricePence };
+}
+
 export interface NewOrder {
   id: string;
   reference: string;
