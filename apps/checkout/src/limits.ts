@@ -13,7 +13,7 @@ import {
   type WindowCounters,
   type WindowLimit,
 } from '@storefront/rate-limit';
-import type { OrderLine } from './domain/order';
+import type { ItemQuantity } from './domain/request';
 import { holdingStock, lockRows, skuLockKey } from './stores/holding';
 
 /** Abuse limits; "address" is the client address's bucket (IPv4, or an IPv6 /64). */
@@ -81,16 +81,16 @@ export interface OpenOrdersRead {
    * The order's stock-limited lines asking for more than the units on hand less what holding orders hold: they can
    * have their units only from holds that yield (decision 1082), so their holder shares are checked as they take them.
    */
-  short: OrderLine[];
+  short: ItemQuantity[];
   /**
    * Refuses (429) a short line that would take its holder past its share of the units other holders hold firmly,
    * given the units of the SKU all firm holds hold.
    */
-  checkTakeShare(line: OrderLine, firmUnits: number): void;
+  checkTakeShare(line: ItemQuantity, firmUnits: number): void;
 }
 
 /** What the open-orders read answered, by holder and by limited SKU. */
-function openOrdersOf(row: Record<string, unknown>, holders: HolderLimit[], limited: OrderLine[]) {
+function openOrdersOf(row: Record<string, unknown>, holders: HolderLimit[], limited: ItemQuantity[]) {
   const units = (value: unknown) => (value === null || value === undefined ? 0 : toNumber(value));
   return {
     openOrders: holders.map((_, h) => ({
@@ -192,7 +192,7 @@ export class AbuseGuard {
    * made nor read. Open orders together hold as much as there is (decision 1082): a line asking
    * for more than holding orders leave is answered by the holds that yield, not here.
    */
-  openOrdersCheck(holder: OrderHolder, lines: OrderLine[], stockOnHand: Map<string, number>): OpenOrdersCheck {
+  openOrdersCheck(holder: OrderHolder, lines: ItemQuantity[], stockOnHand: Map<string, number>): OpenOrdersCheck {
     const holders: HolderLimit[] = [
       {
         holderKey: holder.addressKey,
@@ -224,7 +224,7 @@ export class AbuseGuard {
           this.checkOpenOrderCount(holderLimit, openOrders[index]!),
         );
         /** Checks every holder's share of the line's SKU, given what the others hold of it besides the holder's own. */
-        const checkShares = (line: OrderLine, heldByOthers: (mine: number) => number) => {
+        const checkShares = (line: ItemQuantity, heldByOthers: (mine: number) => number) => {
           for (const [index, holderLimit] of holders.entries()) {
             const mine = heldBy[index]!.get(line.sku) ?? 0;
             const allowed = atLeastOne(stockOnHand.get(line.sku)! - heldByOthers(mine), this.limits.stockSharePercent);
@@ -237,7 +237,7 @@ export class AbuseGuard {
             }
           }
         };
-        const available = (line: OrderLine) => stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0);
+        const available = (line: ItemQuantity) => stockOnHand.get(line.sku)! - (heldByAll.get(line.sku) ?? 0);
         for (const line of limited.filter((limitedLine) => limitedLine.quantity <= available(limitedLine)))
           checkShares(line, (mine) => (heldByAll.get(line.sku) ?? 0) - mine);
         return {
@@ -254,7 +254,7 @@ export class AbuseGuard {
    * holds), and the units of each limited SKU that holding orders hold (unpaid ones with a hold, and
    * paid ones still owed theirs), of every holder and of each one.
    */
-  private openOrdersRead(holders: HolderLimit[], limited: OrderLine[]): Knex.QueryBuilder {
+  private openOrdersRead(holders: HolderLimit[], limited: ItemQuantity[]): Knex.QueryBuilder {
     const { db } = this;
     const openOf = ({ column, value }: HolderLimit) =>
       db('orders').where({ [column]: value, status: 'pending_payment' });

@@ -21,7 +21,7 @@ const SKU = 'bpc-157-10mg';
 
 const newOrder = (quantity: number, extra: Partial<StockTaker> = {}): StockTaker => ({
   orderId: 'new',
-  lines: [{ sku: SKU, quantity, unitPricePence: 3999 }],
+  lines: [{ sku: SKU, quantity }],
   paid: false,
   ...extra,
 });

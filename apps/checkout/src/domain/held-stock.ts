@@ -8,7 +8,7 @@
 import { AppError, invalidArgument } from '@storefront/errors';
 import { hasControlCharacters } from '@storefront/formats';
 import { londonTime } from '@storefront/dispatch-calendar';
-import type { OrderLine } from './order';
+import type { ItemQuantity } from './request';
 
 /** SKUs one read of held stock may name at most. */
 export const HELD_STOCK_SKUS_MAX = 100;
@@ -57,11 +57,11 @@ export interface HeldStockFacts {
 export interface StockTaker {
   /** The order asking; its own lines never count against it. */
   orderId: string;
-  lines: OrderLine[];
+  lines: ItemQuantity[];
   /** A paid order waiting for stock is owed its units first; a new order is refused while one waits. */
   paid: boolean;
   /** Refuses a new order's line past its holder's share, given the units all firm holds of its SKU hold. */
-  checkTakeShare?: (line: OrderLine, firmUnits: number) => void;
+  checkTakeShare?: (line: ItemQuantity, firmUnits: number) => void;
 }
 
 const noHolds = (sku: string): SkuHolds => ({ sku, heldUnits: 0, firmUnits: 0, owedUnits: 0 });

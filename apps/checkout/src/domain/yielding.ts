@@ -10,7 +10,8 @@ import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import { chooseYieldingHolds, heldRefusal, nextYieldAt, type StockTaker } from './held-stock';
 import { deactivateOrderLink, type PaymentProvider, type ProviderName, type ProviderStatus } from './payment-provider';
-import type { Order, OrderLine, OrderStatus } from './order';
+import type { Order, OrderStatus } from './order';
+import type { ItemQuantity } from './request';
 import type { CheckoutStore, HeldStockQuery, HeldStockStore, InventoryClient, LoyaltyClient } from './ports';
 import { releaseUnpaidOrder } from './unpaid-orders';
 
@@ -138,7 +139,7 @@ export class YieldingHolds {
   }
 
   /** Units on hand of the lines' stock-limited SKUs, from inventory now. */
-  private async onHandOf(lines: OrderLine[]): Promise<Map<string, number>> {
+  private async onHandOf(lines: ItemQuantity[]): Promise<Map<string, number>> {
     const { lines: quoted } = await this.options.inventory.quote({
       lines: lines.map(({ sku, quantity }) => ({ sku, quantity })),
     });
