@@ -13,6 +13,8 @@ import type { Env } from '@storefront/config';
 import { SANDBOX_API_KEY } from '@storefront/formats';
 import type { Knex } from '@storefront/db';
 import type { PaymentSandbox } from '@storefront/payment-sandbox';
+import type { Static } from '@storefront/gateway/src/kit/schema';
+import type { OrderSummary as OrderSummarySchema } from '@storefront/gateway/src/application/orders';
 
 export const EDGE_PRODUCT = 'edge-kit';
 /** SKU → unit price in pence of the test products. `low` has 3 units in stock. */
@@ -51,18 +53,8 @@ export interface CheckoutResult {
   order: OrderSummary & { reservedUntil: string };
 }
 
-/** An order as the public API shows it in every answer that carries one. */
-export interface OrderSummary {
-  id: string;
-  reference: string;
-  items: Array<{ sku: string; quantity: number; unitPrice: number }>;
-  goods: number;
-  discount: number;
-  shipping: number;
-  total: number;
-  currency: string;
-  status: string;
-}
+/** An order as the public API shows it in every answer that carries one: the gateway's schema, not a copy. */
+export type OrderSummary = Omit<Static<typeof OrderSummarySchema>, 'reservedUntil'>;
 
 export interface ErrorResult {
   success: false;
