@@ -125,7 +125,10 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       bindings: [
         bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
           listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
-          signUp: async (request, context) => signedIn(await accounts.signUp(request, context.abandoned)),
+          signUp: async (request, context) => {
+            const { referrer, ...account } = await accounts.signUp(request, context.abandoned);
+            return { ...signedIn(account), referrer: referrer && { userId: referrer.id, email: referrer.email } };
+          },
           logIn: async ({ email, password, clientAddress }, context) =>
             signedIn(await accounts.logIn(email, password, clientAddress, context.abandoned)),
           logOut: async ({ sessionToken }) => {

@@ -133,6 +133,12 @@ export const LOYALTY_TIERS = ['bronze', 'silver', 'gold', 'platinum'] as const;
  * repeats them only while loyalty cannot be reached at sign-up, and identity's welcome mail announces the bonus
  * (docs/decisions/1014).
  */
+/**
+ * What a referral earns each side once the referred customer's first paid order is past its cancellation window:
+ * loyalty pays it, the account page announces it (docs/decisions/1091).
+ */
+export const REFERRAL_REWARD = { referrerPoints: 250, referredPoints: 100 } as const;
+
 export const LOYALTY_WELCOME = {
   points: 100,
   tier: LOYALTY_TIERS[0],

@@ -24,6 +24,7 @@ import {
   SignUpRequest,
   StateSyncRequest,
 } from './schemas';
+import { REFERRAL_LINK_CODE, referralPath, referralSection, tierSection } from './loyalty-sections';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html, type Html } from '../kit/html';
 import { STATUS_WORDS, dispatchWords } from '../application/order-words';
@@ -64,7 +65,14 @@ const NEW_PASSWORD: TextField = {
 const PASSWORD: TextField = { ...NEW_PASSWORD, autocomplete: 'current-password' };
 const RESET_PASSWORD: TextField = { ...NEW_PASSWORD, label: 'New password' };
 
-const SIGN_UP_FIELDS = [FIRST_NAME, LAST_NAME, EMAIL, NEW_PASSWORD, PHONE];
+const REFERRAL_CODE: TextField = {
+  name: 'referralCode',
+  label: 'Referral code (optional)',
+  type: 'text',
+  autocomplete: 'off',
+  required: false,
+};
+const SIGN_UP_FIELDS = [FIRST_NAME, LAST_NAME, EMAIL, NEW_PASSWORD, PHONE, REFERRAL_CODE];
 const LOG_IN_FIELDS = [EMAIL, PASSWORD];
 const FORGOT_FIELDS = [EMAIL];
 const RESET_FIELDS = [RESET_PASSWORD];
@@ -154,6 +162,7 @@ function signedOutPage(): PageAnswer {
 interface AccountView {
   profile: identity.Profile;
   account: loyalty.Account;
+  referrals: loyalty.ListReferralsResponse;
   orders: checkout.OrderDetails[];
   saved?: boolean;
   error?: string;
@@ -161,7 +170,8 @@ interface AccountView {
 }
 
 export function accountOverviewPage(
-  { profile, account, orders, saved, error, values }: AccountView,
+  { profile, account, referrals, orders, saved, error, values }: AccountView,
+  shareUrl: string,
   status = 200,
 ): PageAnswer {
   const current = values ?? { firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone ?? '' };
@@ -183,10 +193,12 @@ export function accountOverviewPage(
 <p>Signed in as ${profile.email}. <a href="/account/logout">Log out</a></p>
 <h2>Loyalty</h2>
 <dl><dt>Points</dt><dd>${account.points}</dd><dt>Lifetime points</dt><dd>${account.lifetimePoints}</dd><dt>Tier</dt><dd>${account.tier}</dd></dl>
+${tierSection(account)}
 <h3>Available rewards</h3>${rewards.length > 0 ? html`<ul>${rewards}</ul>` : html`<p>None yet: keep collecting points.</p>`}
 ${codes.length > 0 ? html`<h3>Your reward codes</h3><ul>${codes}</ul><p>Enter a code as the promo code in your basket.</p>` : ''}
 <h3>Points history</h3>
 <table><caption class="vh">Points history</caption><thead><tr><th scope="col">Date</th><th scope="col">What</th><th scope="col" class="num">Points</th></tr></thead><tbody>${history}</tbody></table>
+${referralSection(profile.referralCode, shareUrl, referrals)}
 <h2>Orders</h2>
 ${
   orderRows.length > 0
@@ -211,7 +223,9 @@ export function registerAccountPages(pages: PageRoutes, context: GatewayContext)
     extra: Partial<AccountView> = {},
     status = 200,
   ): Promise<void> {
-    await send(req, res, accountOverviewPage({ ...(await accountOverview(context, customer)), ...extra }, status));
+    const view = await accountOverview(context, customer);
+    const shareUrl = `${context.config.publicBaseUrl}${referralPath(view.profile.referralCode)}`;
+    await send(req, res, accountOverviewPage({ ...view, ...extra }, shareUrl, status));
   }
 
   router.get('/account', async (req, res) => {
@@ -220,13 +234,28 @@ export function registerAccountPages(pages: PageRoutes, context: GatewayContext)
     await overview(req, res, session.userId, { saved: req.query.saved === 'profile' });
   });
 
-  router.get('/account/signup', (req, res) => send(req, res, signUpPage()));
+  router.get('/account/signup', (req, res) => {
+    const code = typeof req.query.ref === 'string' && REFERRAL_LINK_CODE.test(req.query.ref) ? req.query.ref : '';
+    return send(req, res, signUpPage(code ? { referralCode: code.toUpperCase() } : {}));
+  });
+  // A customer's share link; a code of the wrong shape opens sign-up without one.
+  router.get('/r/:code', (req, res) => {
+    const code = REFERRAL_LINK_CODE.test(req.params.code) ? `?ref=${req.params.code.toUpperCase()}` : '';
+    res.redirect(303, `/account/signup${code}`);
+  });
   router.get('/account/login', (req, res) => send(req, res, logInPage()));
 
   router.post('/account/signup', ...form, async (req, res) => {
     const values = valuesOf(req, SIGN_UP_FIELDS);
-    const { firstName = '', lastName = '', email = '', password = '', phone } = values;
-    const body = { firstName, lastName, email, password, ...(phone ? { phone } : {}) };
+    const { firstName = '', lastName = '', email = '', password = '', phone, referralCode } = values;
+    const body = {
+      firstName,
+      lastName,
+      email,
+      password,
+      ...(phone ? { phone } : {}),
+      ...(referralCode ? { referralCode } : {}),
+    };
     try {
       validator.check(SignUpRequest, body, 'body');
       const { session } = await signUp(context, { ...body, clientAddress: clientAddress(req) });

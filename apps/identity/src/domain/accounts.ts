@@ -91,7 +91,10 @@ export class Accounts {
   }
 
   /** `abandoned` tells whether the caller has gone; then no account is created. */
-  async signUp(input: SignUpInput, abandoned?: Abandoned): Promise<{ user: User; session: IssuedSession }> {
+  async signUp(
+    input: SignUpInput,
+    abandoned?: Abandoned,
+  ): Promise<{ user: User; session: IssuedSession; referrer?: Pick<User, 'id' | 'email'> }> {
     const { users, counters, hasher, limits, now } = this.options;
     const startedAt = now();
     const addressKey = counterKey('signup-address', addressBucket(input.clientAddress));
@@ -109,9 +112,8 @@ export class Accounts {
     const phone = input.phone === undefined ? undefined : normalisePhone(input.phone);
     const referredBy =
       input.referralCode === undefined ? undefined : normaliseReferralCode(input.referralCode) || undefined;
-    if (referredBy !== undefined && !(await users.referralCodeExists(referredBy))) {
-      throw invalidArgument('referralCode does not belong to any customer');
-    }
+    const referrer = referredBy === undefined ? undefined : await users.findByReferralCode(referredBy);
+    if (referredBy !== undefined && !referrer) throw invalidArgument('referralCode does not belong to any customer');
     if (await users.findByEmail(email)) throw emailTaken();
 
     const passwordHash = await hasher.hash(input.password, abandoned);
@@ -131,7 +133,7 @@ export class Accounts {
       if (taken === 'email') throw emailTaken();
       if (taken === undefined) {
         this.options.mailQueued();
-        return { user, session: await this.openSession(user.id, startedAt) };
+        return { user, session: await this.openSession(user.id, startedAt), referrer };
       }
     }
     throw new AppError('internal', 'internal_error', 'Could not allocate a unique referral code');

@@ -45,8 +45,9 @@ export class UserStore {
     return toUser((await this.byEmail(email))[0]);
   }
 
-  async referralCodeExists(code: string): Promise<boolean> {
-    return (await this.db('users').where({ referral_code: code }).first('id')) !== undefined;
+  /** The customer a referral code belongs to. */
+  async findByReferralCode(code: string): Promise<Pick<User, 'id' | 'email'> | undefined> {
+    return this.db('users').where({ referral_code: code }).first('id', 'email');
   }
 
   /**

@@ -4,12 +4,12 @@
  */
 import { invalidArgument } from '@storefront/errors';
 import { londonInstant, londonTime } from '@storefront/dispatch-calendar';
-import { hasControlCharacters } from '@storefront/formats';
+import { REFERRAL_REWARD, hasControlCharacters } from '@storefront/formats';
 
 /** What the referrer earns once the referred customer's first paid order is past its cancellation window. */
-export const REFERRER_POINTS = 250;
+export const REFERRER_POINTS = REFERRAL_REWARD.referrerPoints;
 /** The referred customer's first-order bonus, earned at the same moment. */
-export const REFERRED_POINTS = 100;
+export const REFERRED_POINTS = REFERRAL_REWARD.referredPoints;
 /** Rewarded referrals a referrer may earn per calendar month, London time; a reversal does not give one back. */
 export const MONTHLY_REWARDED_REFERRALS = 10;
 

@@ -53,7 +53,19 @@ export interface SignUpRequest {
 
 export interface SignUpResponse {
   profile?: Profile | undefined;
-  session?: Session | undefined;
+  session?:
+    | Session
+    | undefined;
+  /**
+   * The customer whose referral code the new one signed up with, for the workflow that records the
+   * referral with loyalty. Never shown to the new customer.
+   */
+  referrer?: Referrer | undefined;
+}
+
+export interface Referrer {
+  userId: string;
+  email: string;
 }
 
 export interface LogInRequest {
@@ -621,7 +633,7 @@ export const SignUpRequest: MessageFns<SignUpRequest> = {
 };
 
 function createBaseSignUpResponse(): SignUpResponse {
-  return { profile: undefined, session: undefined };
+  return { profile: undefined, session: undefined, referrer: undefined };
 }
 
 export const SignUpResponse: MessageFns<SignUpResponse> = {
@@ -631,6 +643,9 @@ export const SignUpResponse: MessageFns<SignUpResponse> = {
     }
     if (message.session !== undefined) {
       Session.encode(message.session, writer.uint32(18).fork()).join();
+    }
+    if (message.referrer !== undefined) {
+      Referrer.encode(message.referrer, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -664,6 +679,14 @@ export const SignUpResponse: MessageFns<SignUpResponse> = {
             message.session = Session.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.referrer = Referrer.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -680,6 +703,7 @@ export const SignUpResponse: MessageFns<SignUpResponse> = {
     return {
       profile: isSet(object.profile) ? Profile.fromJSON(object.profile) : undefined,
       session: isSet(object.session) ? Session.fromJSON(object.session) : undefined,
+      referrer: isSet(object.referrer) ? Referrer.fromJSON(object.referrer) : undefined,
     };
   },
 
@@ -690,6 +714,9 @@ export const SignUpResponse: MessageFns<SignUpResponse> = {
     }
     if (message.session !== undefined) {
       obj.session = Session.toJSON(message.session);
+    }
+    if (message.referrer !== undefined) {
+      obj.referrer = Referrer.toJSON(message.referrer);
     }
     return obj;
   },
@@ -705,6 +732,98 @@ export const SignUpResponse: MessageFns<SignUpResponse> = {
     message.session = (object.session !== undefined && object.session !== null)
       ? Session.fromPartial(object.session)
       : undefined;
+    message.referrer = (object.referrer !== undefined && object.referrer !== null)
+      ? Referrer.fromPartial(object.referrer)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseReferrer(): Referrer {
+  return { userId: "", email: "" };
+}
+
+export const Referrer: MessageFns<Referrer> = {
+  encode(message: Referrer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Referrer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReferrer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Referrer {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: Referrer): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Referrer>, I>>(base?: I): Referrer {
+    return Referrer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Referrer>, I>>(object: I): Referrer {
+    const message = createBaseReferrer();
+    message.userId = object.userId ?? "";
+    message.email = object.email ?? "";
     return message;
   },
 };

@@ -1,0 +1,53 @@
+/**
+ * The account page's loyalty sections: what the tier earns and how far the next one is, and the customer's referrals
+ * with the link to share (docs/loyalty.md).
+ */
+import { CODE_ALPHABET, REFERRAL_CODE_LENGTH, REFERRAL_REWARD } from '@storefront/formats';
+import type { loyalty } from '@storefront/proto';
+import { html, type Html } from '../kit/html';
+
+const BASIS_POINTS_PER_WHOLE = 10_000;
+
+/** Where a customer's share link points: sign-up with their code filled in. */
+export const referralPath = (code: string) => `/r/${encodeURIComponent(code)}`;
+
+/** A code as it may appear in a share link, in either letter case. */
+export const REFERRAL_LINK_CODE = new RegExp(`^[${CODE_ALPHABET}]{${REFERRAL_CODE_LENGTH}}$`, 'i');
+
+/** ×1.25 for 12500 basis points. */
+const times = (basisPoints: number) => `×${basisPoints / BASIS_POINTS_PER_WHOLE}`;
+
+export function tierSection(account: loyalty.Account): Html {
+  const next = account.nextTier
+    ? html`<p>${account.pointsToNextTier} more lifetime points reach ${account.nextTier}, which earns ${times(account.nextTierMultiplierBps)}.</p>`
+    : html`<p>This is the top tier.</p>`;
+  return html`<p>Your tier, ${account.tier}, earns points at ${times(account.tierMultiplierBps)} on every pound you spend.</p>
+${next}`;
+}
+
+const STATE_WORDS: Record<string, string> = {
+  pending: 'waiting for their first order to pass its 14-day cancellation window',
+  rewarded: 'rewarded',
+  reversed: 'reversed: the order was refunded in full',
+};
+
+function referralWords(referral: loyalty.Referral): string {
+  if (referral.state === 'refused') return `not rewarded: ${referral.refusalDetail ?? referral.refusalReason ?? ''}`;
+  return STATE_WORDS[referral.state] ?? referral.state;
+}
+
+/** The share link opens sign-up with the code filled in. */
+export function referralSection(code: string, shareUrl: string, referrals: loyalty.ListReferralsResponse): Html {
+  const rows = referrals.referrals.map(
+    (referral) =>
+      html`<tr><td>${referral.referredAt.slice(0, 10)}</td><td>${referralWords(referral)}</td><td class="num">${referral.points}</td></tr>`,
+  );
+  return html`<h2>Refer a friend</h2>
+<p>Your referral code is <strong>${code}</strong>. Share this link: <a href="${shareUrl}">${shareUrl}</a></p>
+<p>When a friend signs up with it and their first order passes its 14-day cancellation window, you earn ${REFERRAL_REWARD.referrerPoints} points and they earn ${REFERRAL_REWARD.referredPoints}.</p>
+${
+  rows.length > 0
+    ? html`<table><caption>Your referrals</caption><thead><tr><th scope="col">Joined</th><th scope="col">Reward</th><th scope="col" class="num">Your points</th></tr></thead><tbody>${rows}</tbody></table>`
+    : html`<p>No referrals yet.</p>`
+}`;
+}
