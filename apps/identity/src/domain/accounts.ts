@@ -142,7 +142,7 @@ export class Accounts {
     const verified = await hasher.verify(user?.passwordHash, password, abandoned);
     if (!user || !verified) throw invalidCredentials();
 
-    await this.throttle.succeeded(keys);
+    await this.throttle.succeeded(keys, startedAt);
     if (hasher.needsRehash(user.passwordHash))
       await users.updatePasswordHash(user.id, await hasher.hash(password, abandoned));
     return { user, session: await this.openSession(user.id, startedAt) };
