@@ -10,14 +10,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { invalidArgument } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
-import {
-  addressBucket,
-  countAttempt,
-  counterKey,
-  type LimitedKey,
-  type WindowCounters,
-  type WindowLimit,
-} from '@storefront/rate-limit';
+import { addressBucket, countAttempt, counterKey, type WindowCounters, type WindowLimit } from '@storefront/rate-limit';
 import type { PasswordResetStore } from '../stores/password-resets';
 import type { UserStore } from '../stores/users';
 import { passwordChangedMail, passwordResetMail } from './account-mails';
@@ -73,14 +66,26 @@ export class PasswordResets {
     const email = normaliseEmail(rawEmail);
     const at = now();
     const address = addressBucket(clientAddress);
-    const limited: LimitedKey[] = [
-      { key: counterKey('reset-address', address), limit: limits.requestsPerAddress },
-      { key: counterKey('reset-address-email', `${email}\n${address}`), limit: limits.requestsPerAddressAndEmail },
-    ];
-    // A counter read, made for every email whether or not it has an account: the timing tells nothing.
+    const what = 'password reset requests';
+    await countAttempt(
+      counters,
+      [
+        { key: counterKey('reset-address', address), limit: limits.requestsPerAddress },
+        { key: counterKey('reset-address-email', `${email}\n${address}`), limit: limits.requestsPerAddressAndEmail },
+      ],
+      at,
+      what,
+    );
+    // Only requests the stranger's own limits let through use up the email's ceiling. The read is
+    // made for every email whether or not it has an account, so the timing tells nothing.
     const fromOwner = (await counters.peek(recentSignInKey(email, clientAddress), at)) !== undefined;
-    if (!fromOwner) limited.push({ key: counterKey('reset-account', email), limit: limits.requestsPerAccount });
-    await countAttempt(counters, limited, at, 'password reset requests');
+    if (!fromOwner)
+      await countAttempt(
+        counters,
+        [{ key: counterKey('reset-account', email), limit: limits.requestsPerAccount }],
+        at,
+        what,
+      );
     const issuing = this.issue(email)
       .catch((error: unknown) =>
         this.options.logger.error({ err: error }, 'recording a password reset failed; the customer may ask again'),
