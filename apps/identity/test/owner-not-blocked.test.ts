@@ -79,6 +79,22 @@ describe('identity: strangers cannot block the owner', () => {
     expect(await askReset(email, '198.51.100.1')).to.equal('ok');
   });
 
+  it("counts the address an account was signed up from as the owner's for resets", async () => {
+    customers += 1;
+    const email = `signed-up${customers}-${Date.now()}@example.test`;
+    await harness.client.signUp({
+      email,
+      password: PASSWORD,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      clientAddress: '203.0.113.50',
+    });
+    for (const stranger of ['198.51.100.21', '198.51.100.22', '198.51.100.23', '198.51.100.24'])
+      expect(await askReset(email, stranger)).to.equal('ok');
+    expect(await askReset(email, '198.51.100.25')).to.equal('too_many_attempts');
+    expect(await askReset(email, '203.0.113.50')).to.equal('ok');
+  });
+
   it("lets the owner's address log in after one mistyped password while attackers keep the account over its limit", async () => {
     const email = await ownerWhoLoggedIn();
     for (const attacker of ['198.51.100.11', '198.51.100.12', '198.51.100.13', '198.51.100.14'])

@@ -114,6 +114,7 @@ export class Accounts {
       if (taken === 'email') throw emailTaken();
       if (taken === undefined) {
         this.options.mailQueued();
+        await this.throttle.rememberOwner(this.throttle.keys(email, input.clientAddress), startedAt);
         return { user, session: await this.openSession(user.id, startedAt) };
       }
     }

@@ -208,9 +208,14 @@ export class LoginThrottle {
       counters.clear(keys.wait),
       counters.undo(keys.account),
       counters.undo(keys.address),
-      // Cleared first, so the window runs from this sign-in.
-      counters.clear(keys.recentSignIn),
     ]);
-    await counters.hit(keys.recentSignIn, this.limits.recentSignInSeconds * 1000, now);
+    await this.rememberOwner(keys, now);
+  }
+
+  /** Remembers the address as the account owner's for `recentSignInSeconds` from now: a login, a sign-up. */
+  async rememberOwner(keys: Pick<LoginKeys, 'recentSignIn'>, now: number): Promise<void> {
+    // Cleared first, so the window runs from this sign-in.
+    await this.counters.clear(keys.recentSignIn);
+    await this.counters.hit(keys.recentSignIn, this.limits.recentSignInSeconds * 1000, now);
   }
 }
