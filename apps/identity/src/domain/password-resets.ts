@@ -3,9 +3,9 @@
  * account, after the same work: the limits are counted, then the answer leaves and the account is
  * looked up afterwards, so neither the answer nor its timing tells. Requests count per address,
  * per address and email, and per email with a higher ceiling that an address which logged in to
- * the account lately is never refused by, so strangers cannot block the owner (decision 1121). A token is 32 random bytes,
- * stored as its SHA-256, used once, valid an hour; using it sets a password by the sign-up
- * policy, ends every session of the account and queues a notice.
+ * the account lately is never refused by, so strangers cannot block the owner (decision 1121).
+ * A token is 32 random bytes, stored as its SHA-256, used once, valid an hour; using it sets a
+ * password by the sign-up policy, ends every session of the account and queues a notice.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { invalidArgument } from '@storefront/errors';
