@@ -31,12 +31,15 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
     rateLimits: {
       failedLoginsPerAccount: readWindowLimit(env, 'LOGIN_FAILURES_PER_ACCOUNT', 10, 15 * 60),
       failedLoginsPerAddress: readWindowLimit(env, 'LOGIN_FAILURES_PER_ADDRESS', 100, 15 * 60),
-      loginBackoff: readLoginBackoff(env),
+      loginBackoff: readLoginBackoff(env, 'LOGIN_BACKOFF', 5),
+      recentSignInSeconds: env.int('LOGIN_RECENT_SIGN_IN_SECONDS', 30 * 24 * 3600, { min: 60, max: 365 * 24 * 3600 }),
+      secondFactorBackoff: readLoginBackoff(env, 'SECOND_FACTOR_BACKOFF', 3),
       signupsPerAddress: readWindowLimit(env, 'SIGNUPS_PER_ADDRESS', 50, 60 * 60),
     },
     passwordResets: {
       requestsPerAddress: readWindowLimit(env, 'PASSWORD_RESETS_PER_ADDRESS', 20, 60 * 60),
-      requestsPerAccount: readWindowLimit(env, 'PASSWORD_RESETS_PER_ACCOUNT', 5, 60 * 60),
+      requestsPerAddressAndEmail: readWindowLimit(env, 'PASSWORD_RESETS_PER_ADDRESS_AND_EMAIL', 5, 60 * 60),
+      requestsPerAccount: readWindowLimit(env, 'PASSWORD_RESETS_PER_ACCOUNT', 30, 60 * 60),
       confirmsPerAddress: readWindowLimit(env, 'PASSWORD_RESET_CONFIRMS_PER_ADDRESS', 20, 60 * 60),
     },
     argon2: readArgon2Settings(env),
@@ -45,14 +48,15 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
   };
 }
 
-function readLoginBackoff(env: EnvReader): LoginBackoff {
-  const maxSeconds = env.int('LOGIN_BACKOFF_MAX_SECONDS', 15 * 60, { min: 1, max: 24 * 3600 });
+/** `<PREFIX>_FREE_FAILURES`, `_BASE_SECONDS`, `_MAX_SECONDS` and `_MEMORY_SECONDS`. */
+function readLoginBackoff(env: EnvReader, prefix: string, freeFailures: number): LoginBackoff {
+  const maxSeconds = env.int(`${prefix}_MAX_SECONDS`, 15 * 60, { min: 1, max: 24 * 3600 });
   return {
-    freeFailures: env.int('LOGIN_BACKOFF_FREE_FAILURES', 5, { min: 1, max: 1000 }),
-    baseSeconds: env.int('LOGIN_BACKOFF_BASE_SECONDS', 30, { min: 1, max: maxSeconds }),
+    freeFailures: env.int(`${prefix}_FREE_FAILURES`, freeFailures, { min: 1, max: 1000 }),
+    baseSeconds: env.int(`${prefix}_BASE_SECONDS`, 30, { min: 1, max: maxSeconds }),
     maxSeconds,
     // Longer than the longest wait, or the count would be forgotten while the address waits.
-    memorySeconds: env.int('LOGIN_BACKOFF_MEMORY_SECONDS', 24 * 3600, { min: maxSeconds, max: 30 * 24 * 3600 }),
+    memorySeconds: env.int(`${prefix}_MEMORY_SECONDS`, 24 * 3600, { min: maxSeconds, max: 30 * 24 * 3600 }),
   };
 }
 

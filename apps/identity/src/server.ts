@@ -92,6 +92,7 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       hasher,
       limits: config.rateLimits,
       now,
+      mailQueued,
     });
     const staffCustomers = new StaffCustomers(users);
     const passwordResets = new PasswordResets({

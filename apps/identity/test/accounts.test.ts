@@ -13,6 +13,8 @@ const LIMITS = {
   failedLoginsPerAccount: { max: 100, windowSeconds: 900 },
   failedLoginsPerAddress: { max: 100, windowSeconds: 900 },
   loginBackoff: { freeFailures: 5, baseSeconds: 30, maxSeconds: 900, memorySeconds: 86_400 },
+  recentSignInSeconds: 30 * 86_400,
+  secondFactorBackoff: { freeFailures: 3, baseSeconds: 30, maxSeconds: 900, memorySeconds: 86_400 },
   signupsPerAddress: { max: 2, windowSeconds: 3600 },
 };
 

@@ -20,6 +20,8 @@ const LIMITS = {
   failedLoginsPerAccount: { max: 100, windowSeconds: 900 },
   failedLoginsPerAddress: { max: 100, windowSeconds: 900 },
   loginBackoff: { freeFailures: 3, baseSeconds: 30, maxSeconds: 900, memorySeconds: 86_400 },
+  recentSignInSeconds: 30 * 86_400,
+  secondFactorBackoff: { freeFailures: 3, baseSeconds: 30, maxSeconds: 900, memorySeconds: 86_400 },
   signupsPerAddress: { max: 2, windowSeconds: 3600 },
 };
 const PASSWORD = 'correct horse battery staple';
@@ -60,6 +62,7 @@ describe('identity staff accounts', () => {
       }),
       limits: LIMITS,
       now: clock.now,
+      mailQueued: () => undefined,
     });
   });
   after(() => harness.close());

@@ -142,6 +142,16 @@ describe('identity stores', () => {
         );
       });
 
+      it('reads a running window without counting, and nothing once it has ended', async () => {
+        const key = `k:${randomUUID()}`;
+        expect(await counters.peek(key, T0)).to.equal(undefined);
+        await counters.hit(key, WINDOW, T0);
+        await counters.hit(key, WINDOW, T0);
+        expect(await counters.peek(key, T0 + 1000)).to.deep.equal({ hits: 2, resetAt: T0 + WINDOW });
+        expect((await counters.hit(key, WINDOW, T0 + 1000)).hits).to.equal(3);
+        expect(await counters.peek(key, T0 + WINDOW)).to.equal(undefined);
+      });
+
       it('keeps keys apart', async () => {
         const [a, b] = [`k:${randomUUID()}`, `k:${randomUUID()}`];
         await counters.hit(a, WINDOW, T0);

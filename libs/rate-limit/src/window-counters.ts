@@ -18,6 +18,8 @@ export interface WindowCount {
 export interface WindowCounters {
   /** Counts one hit; a key whose window has ended starts a new one of `windowMs`. */
   hit(key: string, windowMs: number, now: number): Promise<WindowCount>;
+  /** The current window of a key without counting a hit; undefined when it has none running. */
+  peek(key: string, now: number): Promise<WindowCount | undefined>;
   /** Takes back one hit, e.g. an attempt that turned out to succeed. */
   undo(key: string): Promise<void>;
   clear(key: string): Promise<void>;
@@ -76,6 +78,14 @@ export class SqlWindowCounters implements WindowCounters {
         return { hits: Number(row.hits), resetAt: Number(row.window_ends_at) };
       }),
     );
+  }
+
+  async peek(key: string, now: number): Promise<WindowCount | undefined> {
+    const row = await this.db(COUNTER_TABLE)
+      .where({ counter_key: key })
+      .andWhere('window_ends_at', '>', now)
+      .first('hits', 'window_ends_at');
+    return row ? { hits: Number(row.hits), resetAt: Number(row.window_ends_at) } : undefined;
   }
 
   async undo(key: string): Promise<void> {
@@ -150,6 +160,12 @@ export class RedisWindowCounters implements WindowCounters {
     return { hits: Number(hits), resetAt: Number(resetAt) };
   }
 
+  async peek(key: string, now: number): Promise<WindowCount | undefined> {
+    const [hits, resetAt] = await this.redis.hmget(this.key(key), 'hits', 'resetAt');
+    if (hits === null || resetAt === null || Number(resetAt) <= now) return undefined;
+    return { hits: Number(hits), resetAt: Number(resetAt) };
+  }
+
   async undo(key: string): Promise<void> {
     await UNDO.run(this.redis, this.key(key));
   }
@@ -181,6 +197,11 @@ export class MemoryWindowCounters implements WindowCounters {
         : { hits: 1, resetAt: now + windowMs };
     this.windows.set(key, next);
     return next;
+  }
+
+  async peek(key: string, now: number): Promise<WindowCount | undefined> {
+    const current = this.windows.get(key);
+    return current && current.resetAt > now ? current : undefined;
   }
 
   async undo(key: string): Promise<void> {

@@ -133,6 +133,7 @@ export class Accounts {
       if (taken === 'email') throw emailTaken();
       if (taken === undefined) {
         this.options.mailQueued();
+        await this.throttle.rememberOwner(this.throttle.keys(email, input.clientAddress), startedAt);
         return { user, session: await this.openSession(user.id, startedAt), referrer };
       }
     }
@@ -161,7 +162,7 @@ export class Accounts {
     const verified = await hasher.verify(user?.passwordHash, password, abandoned);
     if (!user || !verified) throw invalidCredentials();
 
-    await this.throttle.succeeded(keys);
+    await this.throttle.succeeded(keys, startedAt);
     if (hasher.needsRehash(user.passwordHash))
       await users.updatePasswordHash(user.id, await hasher.hash(password, abandoned));
     return { user, session: await this.openSession(user.id, startedAt) };

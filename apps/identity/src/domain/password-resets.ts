@@ -1,9 +1,11 @@
 /**
  * Password reset by mail (decision 0952). Asking answers the same whether or not the email has an
  * account, after the same work: the limits are counted, then the answer leaves and the account is
- * looked up afterwards, so neither the answer nor its timing tells. A token is 32 random bytes,
- * stored as its SHA-256, used once, valid an hour; using it sets a password by the sign-up
- * policy, ends every session of the account and queues a notice.
+ * looked up afterwards, so neither the answer nor its timing tells. Requests count per address,
+ * per address and email, and per email with a higher ceiling that an address which logged in to
+ * the account lately is never refused by, so strangers cannot block the owner (decision 1121).
+ * A token is 32 random bytes, stored as its SHA-256, used once, valid an hour; using it sets a
+ * password by the sign-up policy, ends every session of the account and queues a notice.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { invalidArgument } from '@storefront/errors';
@@ -12,6 +14,7 @@ import { addressBucket, countAttempt, counterKey, type WindowCounters, type Wind
 import type { PasswordResetStore } from '../stores/password-resets';
 import type { UserStore } from '../stores/users';
 import { passwordChangedMail, passwordResetMail } from './account-mails';
+import { recentSignInKey } from './login-throttle';
 import { rejectCommonPassword, type PasswordHasher } from './passwords';
 import { checkNewPasswordLength, normaliseEmail } from './rules';
 
@@ -20,7 +23,12 @@ export const RESET_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 export interface ResetLimits {
   /** Requests per client address, whatever the email. */
   requestsPerAddress: WindowLimit;
-  /** Requests per email, from every address: how many reset mails one inbox can be sent. */
+  /** Requests per client address for one email: what one stranger can send one inbox. */
+  requestsPerAddressAndEmail: WindowLimit;
+  /**
+   * Requests per email from addresses that have not logged in to it lately: how many reset mails
+   * strangers together can send one inbox.
+   */
   requestsPerAccount: WindowLimit;
   /** Uses of reset links per client address. */
   confirmsPerAddress: WindowLimit;
@@ -56,15 +64,28 @@ export class PasswordResets {
   async request(rawEmail: string, clientAddress: string): Promise<void> {
     const { counters, limits, now } = this.options;
     const email = normaliseEmail(rawEmail);
+    const at = now();
+    const address = addressBucket(clientAddress);
+    const what = 'password reset requests';
     await countAttempt(
       counters,
       [
-        { key: counterKey('reset-address', addressBucket(clientAddress)), limit: limits.requestsPerAddress },
-        { key: counterKey('reset-account', email), limit: limits.requestsPerAccount },
+        { key: counterKey('reset-address', address), limit: limits.requestsPerAddress },
+        { key: counterKey('reset-address-email', `${email}\n${address}`), limit: limits.requestsPerAddressAndEmail },
       ],
-      now(),
-      'password reset requests',
+      at,
+      what,
     );
+    // Only requests the stranger's own limits let through use up the email's ceiling. The read is
+    // made for every email whether or not it has an account, so the timing tells nothing.
+    const fromOwner = (await counters.peek(recentSignInKey(email, clientAddress), at)) !== undefined;
+    if (!fromOwner)
+      await countAttempt(
+        counters,
+        [{ key: counterKey('reset-account', email), limit: limits.requestsPerAccount }],
+        at,
+        what,
+      );
     const issuing = this.issue(email)
       .catch((error: unknown) =>
         this.options.logger.error({ err: error }, 'recording a password reset failed; the customer may ask again'),

@@ -3,6 +3,7 @@
  * password and a TOTP second factor and hands out recovery codes; a login takes all three
  * (password, then a current code or an unused recovery code). Staff sessions idle out after 12
  * hours and end at once when the member is disabled. Logins and logouts go to the audit log.
+ * Wrong codes after the right password slow the account down and warn the member by mail.
  * Failures are AppErrors: 400 naming the field, 401 for credentials and sessions, 404 for a
  * set-up link that is unknown, used or expired, 429 like customer logins.
  */
@@ -14,7 +15,8 @@ import type { WindowCounters } from '@storefront/rate-limit';
 import type { RateLimits } from './login-throttle';
 import type { SessionStore } from '../stores/sessions';
 import type { StaffMember, StaffStore } from '../stores/staff';
-import { LoginThrottle } from './login-throttle';
+import { LoginThrottle, type SecondFactorAlarm } from './login-throttle';
+import { secondFactorGuessingMail } from './staff-mails';
 import { rejectCommonPassword, type Abandoned, type PasswordHasher } from './passwords';
 import { checkNewPasswordLength, rejectOverlongPassword } from './rules';
 import { hashSessionToken, newSessionToken } from './session-tokens';
@@ -40,6 +42,8 @@ export interface StaffAccountsOptions {
   hasher: Pick<PasswordHasher, 'hash' | 'verify' | 'needsRehash'>;
   limits: RateLimits;
   now: () => number;
+  /** Told when mail was committed, so the sender goes now. */
+  mailQueued: () => void;
 }
 
 export interface StaffLogin {
@@ -136,15 +140,22 @@ export class StaffAccounts {
     const email = login.email.trim().toLowerCase();
     const startedAt = now();
     const keys = this.throttle.keys(email, login.clientAddress);
-    await this.throttle.admit(keys, startedAt);
+    const admission = await this.throttle.admit(keys, startedAt);
     const member = await staff.findByEmail(email);
     const usable = member && !member.disabledAt && member.passwordHash && member.totpSecret ? member : undefined;
     const passwordMatches = await hasher.verify(usable?.passwordHash, login.password, abandoned);
-    if (!usable || !passwordMatches || !(await this.spendSecondFactor(usable, login.code))) {
+    const secondFactor =
+      usable && passwordMatches
+        ? await this.throttle.checkSecondFactor(keys, admission, startedAt, () =>
+            this.spendSecondFactor(usable, login.code),
+          )
+        : { passed: false };
+    if (!usable || !secondFactor.passed) {
+      if (usable && secondFactor.alarm) await this.warnOfGuessing(usable, secondFactor.alarm, startedAt);
       if (member) await this.audit(member, 'login_failed', login.clientAddress);
       throw invalidCredentials();
     }
-    await this.throttle.succeeded(keys);
+    await this.throttle.succeeded(keys, startedAt);
     if (hasher.needsRehash(usable.passwordHash!))
       await staff.updatePasswordHash(usable.id, await hasher.hash(login.password, abandoned));
     await this.audit(usable, 'login', login.clientAddress);
@@ -213,6 +224,12 @@ export class StaffAccounts {
     const recovery = normaliseRecoveryCode(code);
     if (recovery.length !== RECOVERY_CODE_LENGTH) return false;
     return this.options.staff.spendRecoveryCode(member.id, sha256(recovery));
+  }
+
+  /** Mails the member once per episode (the outbox drops a second mail with the episode's key). */
+  private async warnOfGuessing(member: StaffMember, alarm: SecondFactorAlarm, at: number): Promise<void> {
+    await this.options.staff.queueMail(secondFactorGuessingMail(member, alarm.episode, alarm.wrongCodes, at), at);
+    this.options.mailQueued();
   }
 
   private async openSession(staffId: string, now: number): Promise<IssuedSession> {

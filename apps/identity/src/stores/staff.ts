@@ -3,6 +3,7 @@
  * reads them.
  */
 import { isUniqueViolation, type Knex } from '@storefront/db';
+import { enqueueMail, type Mail } from '@storefront/outbox';
 import { recordStaffAction } from '@storefront/staff-audit';
 
 export const STAFF_ROLES = ['owner', 'staff'] as const;
@@ -108,6 +109,11 @@ export class StaffStore {
 
   async updatePasswordHash(id: string, passwordHash: string): Promise<void> {
     await this.db('staff').where({ id }).update({ password_hash: passwordHash });
+  }
+
+  /** Queues a mail to a member in identity's outbox; a mail whose key was queued before is dropped. */
+  async queueMail(mail: Mail, at: number): Promise<void> {
+    await enqueueMail(this.db, mail, at);
   }
 
   /** Whether the member was active until now. */
