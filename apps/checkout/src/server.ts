@@ -28,6 +28,8 @@ import { migrations } from './migrations';
 import { CheckoutStore } from './stores/checkout';
 import { HeldStockStore } from './stores/held-stock';
 import { CheckoutService } from './domain/checkout-service';
+import { ReferralSettlement, type ReferralSettlementSummary } from './domain/referral-settlement';
+import { ReferralCheckStore } from './stores/referral-checks';
 import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { orderConfirmationMail } from './domain/order-mail';
 import { DEMO_PROMO_CODES } from './domain/promo';
@@ -72,17 +74,22 @@ export interface CheckoutServer extends RunningGrpcService {
   sendMailNow(): Promise<PassSummary>;
   /** Runs one refund sweep now (tests, operators) instead of waiting for the timer. */
   sweepRefundsNow(): Promise<RefundSweepSummary>;
+  /** Runs one referral settlement pass now (tests, operators) instead of waiting for the timer. */
+  settleReferralsNow(): Promise<ReferralSettlementSummary>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
 
 const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
+// Windows end by the day; a pass every few minutes decides each referral soon after its window.
+const REFERRAL_PASS_INTERVAL_MS = 5 * 60 * 1000;
 
 export interface CheckoutHandles {
   store: CheckoutStore;
   reconcileNow(): Promise<ReconcileSummary>;
   sendMailNow(): Promise<PassSummary>;
   sweepRefundsNow(): Promise<RefundSweepSummary>;
+  settleReferralsNow(): Promise<ReferralSettlementSummary>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -195,6 +202,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       refundUnserved: (order) => refunds.refundUnserved(order),
     });
 
+    const referrals = new ReferralSettlement({
+      store: new ReferralCheckStore(db),
+      loyalty: loyaltyClient,
+      logger,
+      now,
+    });
+
     const fulfilment = new OrderFulfilment({
       store,
       fulfilment: new FulfilmentStore(db),
@@ -224,12 +238,19 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           logger,
           'a refund sweep failed',
         );
+        const stopReferralPasses = repeatInBackground(
+          REFERRAL_PASS_INTERVAL_MS,
+          () => referrals.settleDue(),
+          logger,
+          'a referral settlement pass failed',
+        );
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
         return async () => {
           stopPurge();
           stopRefundSweep();
+          stopReferralPasses();
           await confirmation.stop();
           await mailSender.stop();
           stopLagGauge();
@@ -244,6 +265,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         reconcileNow: () => confirmation.reconcileAll(),
         sendMailNow: () => mailSender.sendDue(),
         sweepRefundsNow: () => refunds.sweep(),
+        settleReferralsNow: () => referrals.settleDue(),
       },
       bindings: [
         bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {

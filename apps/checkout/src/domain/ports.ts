@@ -60,6 +60,8 @@ export interface LoyaltyClient {
     refundedPence: number;
     goodsPence: number;
   }): Promise<unknown>;
+  /** Takes back a referral reward decided on this order, once; nothing when none was. */
+  reverseReferral(request: { userId: string; orderId: string }): Promise<unknown>;
 }
 
 /** What a reconciler asks for when it leases orders to read from the provider. */

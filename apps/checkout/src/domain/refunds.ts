@@ -277,6 +277,9 @@ export class Refunds {
           refundedPence: refund.refundedTotalPence ?? order.refundedPence,
           goodsPence: order.goodsPence - order.discountPence,
         });
+        // The first order refunded in full takes back the referral reward decided on it (decision 1091).
+        if (order.refundedPence >= order.totalPence)
+          await loyalty.reverseReferral({ userId: order.accountId, orderId: order.id });
       }
       await refunds.markEffect(refund.id, 'points_reversed_at', now());
     }
