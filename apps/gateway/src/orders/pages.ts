@@ -9,7 +9,7 @@ import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
 import type { ShopReader } from '../application/shop';
-import { STATUS_WORDS, dispatchWords } from '../application/order-words';
+import { dispatchWords, orderStatusWords, stockWaitWords } from '../application/order-words';
 import { html } from '../kit/html';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
 import { Delivery } from '../application/orders';
@@ -19,6 +19,8 @@ import { formatDiscount, formatPence } from '../kit/money';
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
+/** How often the page of a paid order waiting for stock does: holds end minutes apart. */
+const WAITING_REFRESH_SECONDS = 30;
 
 export function orderPage(
   details: checkout.OrderDetails,
@@ -36,9 +38,10 @@ export function orderPage(
     title: `Order ${order.reference}`,
     description: 'Your order and its payment status',
     caching: 'private',
-    refreshSeconds: pending ? PENDING_REFRESH_SECONDS : undefined,
+    refreshSeconds: pending ? PENDING_REFRESH_SECONDS : order.waitingForStock ? WAITING_REFRESH_SECONDS : undefined,
     main: html`<h1>Order ${order.reference}</h1>
-<p>Status: <span class="status">${STATUS_WORDS[order.status] ?? order.status}</span></p>
+<p>Status: <span class="status">${orderStatusWords(order)}</span></p>
+${order.waitingForStock ? html`<p class="stock-wait">${stockWaitWords(order)}</p>` : ''}
 ${details.dispatch ? html`<p class="dispatch">${dispatchWords(details)}.</p>` : ''}
 ${pending ? html`<p>This page updates by itself once the payment is confirmed.${details.paymentLink ? html` <a href="${details.paymentLink}">Pay for this order</a>` : ''}</p>` : ''}
 <table><caption>Items</caption><thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Amount</th></tr></thead>
