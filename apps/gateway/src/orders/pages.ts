@@ -19,8 +19,6 @@ import { formatDiscount, formatPence } from '../kit/money';
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
-/** How often the page of a paid order waiting for stock does: holds end minutes apart. */
-const WAITING_REFRESH_SECONDS = 30;
 
 export function orderPage(
   details: checkout.OrderDetails,
@@ -38,7 +36,7 @@ export function orderPage(
     title: `Order ${order.reference}`,
     description: 'Your order and its payment status',
     caching: 'private',
-    refreshSeconds: pending ? PENDING_REFRESH_SECONDS : order.waitingForStock ? WAITING_REFRESH_SECONDS : undefined,
+    refreshSeconds: pending ? PENDING_REFRESH_SECONDS : undefined,
     main: html`<h1>Order ${order.reference}</h1>
 <p>Status: <span class="status">${orderStatusWords(order)}</span></p>
 ${order.waitingForStock ? html`<p class="stock-wait">${stockWaitWords(order)}</p>` : ''}
