@@ -41,7 +41,8 @@ export function registerCatalogPages(
   async function home(): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {
     const shop = await readShop();
     const page = () => homePage(shop);
-    return { page, html: () => pages.html(`/|${shop.version}|${JSON.stringify(shop.stock)}`, page) };
+    const held = [...shop.held].filter(([, units]) => units.held > 0).map(([sku]) => sku);
+    return { page, html: () => pages.html(`/|${shop.version}|${JSON.stringify(shop.stock)}|${held.join(',')}`, page) };
   }
 
   async function product(id: string): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {

@@ -33,6 +33,12 @@ describe('gateway: held stock on the product page', () => {
     expect(product).to.contain(`None free now: 3 held in other baskets, back by ${londonClock(firmUntil)}`);
     expect(product).to.match(new RegExp(`<input type="radio" name="sku" id="size-0" value="${sku}" checked>`));
     expect(product).to.not.match(/<button type="submit" disabled>Add to basket/);
+    // The home page does not call it sold out.
+    const home = await page('/');
+    const card = new RegExp(`href="${productPath}">Limited drop</a></h3>\\s*<p>[^<]*</p>\\s*<p>([^\\n]*)</p>`).exec(
+      home,
+    );
+    expect(card?.[1]).to.equal('£10.00 <span class="soldout">None free now: held in other baskets</span>');
     // The stock map keeps its contract: units available, a number per SKU.
     const stock = (await stack.client().get<Record<string, unknown>>('/api/stock')).body;
     expect(stock[sku]).to.equal(0);
