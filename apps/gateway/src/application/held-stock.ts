@@ -4,9 +4,9 @@
  * buyer's pace, so one read serves every page for HELD_STOCK_CACHE_MS, and readers arriving while it runs share it.
  * When checkout cannot answer, the last read is kept (or nothing is said of holds): the pages still show stock.
  */
-import { coalesced } from '@storefront/coalesce';
 import { londonClock } from '@storefront/dispatch-calendar';
-import type { GatewayContext } from '../context';
+import type { Logger } from '@storefront/logging';
+import type { checkout } from '@storefront/proto';
 
 export interface HeldUnits {
   /** Units unpaid orders hold. */
@@ -22,11 +22,17 @@ export type HeldStock = ReadonlyMap<string, HeldUnits>;
 
 export type HeldStockReader = () => Promise<HeldStock>;
 
-export function heldStockReader({ clients, config, logger }: GatewayContext): HeldStockReader {
+/** Reads `readHeld` (GetHeldStock of every SKU held) at most once per `cacheMs`, sharing a read under way. */
+export function heldStockReader(
+  readHeld: () => Promise<checkout.GetHeldStockResponse>,
+  cacheMs: number,
+  logger: Logger,
+): HeldStockReader {
   let latest: { stock: HeldStock; readAt: number } = { stock: new Map(), readAt: Number.NEGATIVE_INFINITY };
-  const read = coalesced(async () => {
+  let reading: Promise<HeldStock> | undefined;
+  async function read(): Promise<HeldStock> {
     try {
-      const { held } = await clients.checkout.getHeldStock({ skus: [] });
+      const { held } = await readHeld();
       const stock = new Map(
         held.map(({ sku, heldUnits, nextYieldAt, paidWaitingUnits }) => [
           sku,
@@ -44,12 +50,24 @@ export function heldStockReader({ clients, config, logger }: GatewayContext): He
       logger.warn({ err }, 'could not read held stock from checkout; pages say nothing new of holds');
     }
     return latest.stock;
-  });
-  return async () => (Date.now() - latest.readAt < config.heldStockCacheMs ? latest.stock : read());
+  }
+  return async () => {
+    if (Date.now() - latest.readAt < cacheMs) return latest.stock;
+    reading ??= read().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
 }
 
-/** Units unpaid orders hold of a SKU, which an order may take as their holds yield (or pay and wait for). */
-export const yieldableUnits = (held: HeldStock, sku: string): number => held.get(sku)?.held ?? 0;
+/**
+ * Units unpaid orders hold of a SKU beyond what paid orders are owed: what a new order may take as the holds yield, or
+ * pay and wait for.
+ */
+export function yieldableUnits(held: HeldStock, sku: string): number {
+  const units = held.get(sku);
+  return units ? Math.max(0, units.held - units.paidWaiting) : 0;
+}
 
 /**
  * "3 held in other baskets, back by 14:05", "1 held for a buyer who has paid", both joined by "; "; undefined when

@@ -24,7 +24,11 @@ export type ShopReader = () => Promise<ShopView>;
 
 export function shopReader(context: GatewayContext, catalogCopy: CatalogCopy): ShopReader {
   const readStock = coalesced(async () => (await context.clients.inventory.getStock({})).available);
-  const readHeld = heldStockReader(context);
+  const readHeld = heldStockReader(
+    () => context.clients.checkout.getHeldStock({ skus: [] }),
+    context.config.heldStockCacheMs,
+    context.logger,
+  );
   return async () => {
     const [{ etag, catalog, policy }, stock, held] = await Promise.all([
       catalogCopy.current(),
