@@ -3,7 +3,8 @@
  * create-checkout operation as the API, then on to the provider's hosted page. The form carries
  * what the shopper saw (the lines, the code, the total) and a checkout_reference made when the
  * form was shown, so sending it twice is one order: the second post replays the first
- * (docs/decisions/0922).
+ * (docs/decisions/0922). When units of a line are held in other baskets, the form offers paying
+ * now and waiting for them (docs/decisions/1141).
  */
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
