@@ -5,10 +5,10 @@
  */
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
+import { londonClock } from '@storefront/dispatch-calendar';
 import {
   chooseYieldingHolds,
   heldRefusal,
-  londonClock,
   parseHeldStockSkus,
   type HeldStockFacts,
   type StockTaker,

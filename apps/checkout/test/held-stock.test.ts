@@ -10,7 +10,7 @@ import { AppError } from '@storefront/errors';
 import { checkout } from '@storefront/proto';
 import { currentBackend, expectNoServerErrors, startForSuite, withBusyCores } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { londonClock } from '../src/domain/held-stock';
+import { londonClock } from '@storefront/dispatch-calendar';
 import { orderConfirmationMail } from '../src/domain/order-mail';
 import {
   completePayment,

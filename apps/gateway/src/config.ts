@@ -35,6 +35,8 @@ export interface GatewayConfig extends HttpAppConfig {
   sessionCacheMaxEntries: number;
   /** Longest age of the in-memory products.json before the next request checks inventory for a newer one. */
   catalogRefreshMs: number;
+  /** How long one read of the units unpaid orders hold serves the pages before the next asks checkout. */
+  heldStockCacheMs: number;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -65,5 +67,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     sessionCacheTtlMs: env.int('SESSION_CACHE_TTL_MS', 1000, { min: 0, max: 60_000 }),
     sessionCacheMaxEntries: env.int('SESSION_CACHE_MAX_ENTRIES', 10_000, { min: 1, max: 1_000_000 }),
     catalogRefreshMs: env.int('CATALOG_REFRESH_MS', 5000, { min: 100, max: 300_000 }),
+    heldStockCacheMs: env.int('HELD_STOCK_CACHE_MS', 2000, { min: 0, max: 60_000 }),
   };
 }

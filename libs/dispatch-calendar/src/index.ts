@@ -59,6 +59,12 @@ export function londonTime(at: number): { date: string; minutes: number } {
   return { date: `${parts.year}-${parts.month}-${parts.day}`, minutes: Number(parts.hour) * 60 + Number(parts.minute) };
 }
 
+/** "14:05": the London wall-clock minute by which `at` has passed (what a shopper is told to come back by). */
+export function londonClock(at: number): string {
+  const { minutes } = londonTime(Math.ceil(at / MINUTE_MS) * MINUTE_MS);
+  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
 /** The instant a London wall-clock time happens on a London date (times in the spring-forward gap do not occur). */
 export function londonInstant(date: string, minutes: number): number {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];

@@ -7,7 +7,7 @@
  */
 import { AppError, invalidArgument } from '@storefront/errors';
 import { hasControlCharacters } from '@storefront/formats';
-import { londonTime } from '@storefront/dispatch-calendar';
+import { londonClock } from '@storefront/dispatch-calendar';
 import type { ItemQuantity } from './request';
 
 /** SKUs one read of held stock may name at most. */
@@ -180,11 +180,3 @@ export function heldRefusal(
 }
 
 const unitsOf = (units: number, sku: string) => `${units} of ${sku} ${units === 1 ? 'is' : 'are'}`;
-
-const MINUTE_MS = 60_000;
-
-/** "14:05": the London wall-clock minute by which `at` has passed. */
-export function londonClock(at: number): string {
-  const { minutes } = londonTime(Math.ceil(at / MINUTE_MS) * MINUTE_MS);
-  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-}

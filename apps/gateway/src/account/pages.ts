@@ -27,7 +27,7 @@ import {
 import { REFERRAL_LINK_CODE, referralPath, referralSection, tierSection } from './loyalty-sections';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html, type Html } from '../kit/html';
-import { STATUS_WORDS, dispatchWords } from '../application/order-words';
+import { dispatchWords, orderStatusWords } from '../application/order-words';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { formatPence } from '../kit/money';
 
@@ -185,7 +185,7 @@ export function accountOverviewPage(
     .map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
   const orderRows = orders.map((details) => {
     const order = details.summary!;
-    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
+    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
   });
   return accountPage(
     'Your account',

@@ -13,6 +13,25 @@ export const STATUS_WORDS: Record<string, string> = {
   refunded: 'Refunded',
 };
 
+/** The status in words, with what stock had to do with it: waiting for held units, or closed for their sake. */
+export function orderStatusWords(order: checkout.OrderSummary): string {
+  const status = STATUS_WORDS[order.status] ?? order.status;
+  if (order.closeReason === 'stock_never_came') return 'Refunded: the held units never came back';
+  if (order.closeReason === 'released_to_another_buyer')
+    return 'Expired: not paid within its hold, its units went to another buyer';
+  return order.waitingForStock ? `${status}, waiting for stock` : status;
+}
+
+/** What a buyer who chose to pay and wait is promised; empty for any other order. */
+export function stockWaitWords(order: checkout.OrderSummary): string {
+  if (!order.waitingForStock) return '';
+  const promise =
+    'ahead of any new order, as soon as holds in other baskets end; if they never come back, the order is refunded in full';
+  return order.status === 'pending_payment'
+    ? `This order holds no stock: the units are in other baskets. Paid, it gets them ${promise}.`
+    : `Paid and waiting for stock: the order gets its units ${promise}.`;
+}
+
 /** How the order left the shop, in words; empty before it is dispatched. */
 export function dispatchWords({ dispatch }: checkout.OrderDetails): string {
   if (!dispatch) return '';

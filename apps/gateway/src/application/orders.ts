@@ -49,6 +49,28 @@ export const OrderLineView = component(
   }),
 );
 
+/** Why an order closed, when its pages say so (decision 1082). */
+const CLOSE_REASONS = ['released_to_another_buyer', 'stock_never_came'];
+
+/** The fields of an order that waits for stock or closed for a reason of stock, in both order shapes. */
+const stockWaitFields = {
+  waitingForStock: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'Present when the buyer chose to pay and wait (`wait_for_stock`): the order holds no stock; once paid it gets ' +
+        "its units as other baskets' holds end, before any new order, or is refunded in full. Absent otherwise.",
+    }),
+  ),
+  closeReason: Type.Optional(
+    StringEnum(CLOSE_REASONS, {
+      description:
+        'Why the order closed, when stock was the reason: `released_to_another_buyer` (unpaid past its firm period, its ' +
+        'units went to a buyer short of them), `stock_never_came` (paid while waiting for stock that never came back: ' +
+        'refunded in full). Absent otherwise.',
+    }),
+  ),
+};
+
 export const OrderSummary = component(
   'OrderSummary',
   Type.Object(
@@ -64,8 +86,11 @@ export const OrderSummary = component(
       status: StringEnum(ORDER_STATUSES),
       reservedUntil: Type.String({
         format: 'date-time',
-        description: 'Stock is held until then; the payment link stops working at the same time',
+        description:
+          'Stock is held until then; the payment link stops working at the same time. An order waiting for stock ' +
+          '(`waitingForStock`) holds none: it is when its payment link stops working.',
       }),
+      ...stockWaitFields,
     },
     { description: 'The saved order; money in GBP.' },
   ),
@@ -126,6 +151,7 @@ export const OrderDetails = component(
       delivery: Type.Optional(Delivery),
       dispatch: Type.Optional(Dispatch),
       refunded: Type.Optional(Type.Number({ description: 'GBP refunded so far; absent when nothing was' })),
+      ...stockWaitFields,
     },
     {
       description:
@@ -154,6 +180,8 @@ export function orderView(order: checkout.OrderSummary) {
     currency: order.currency,
     status: order.status,
     reservedUntil: order.reservedUntil,
+    ...(order.waitingForStock ? { waitingForStock: true as const } : {}),
+    ...(order.closeReason ? { closeReason: order.closeReason } : {}),
   };
 }
 

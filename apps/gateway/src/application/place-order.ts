@@ -76,6 +76,16 @@ export const CreateCheckoutRequest = component(
       provider: Type.Optional(
         StringEnum(['sandbox', 'sumup'], { description: 'Payment provider; defaults to the configured one' }),
       ),
+      wait_for_stock: Type.Optional(
+        Type.Boolean({
+          description:
+            'Pay now and wait: when the units are held in other baskets that could still give them up (the 409 ' +
+            '`out_of_stock` that says "held in other baskets, back by …"), save the order without holding stock and ' +
+            'answer its payment link anyway (`order.waitingForStock`). Once paid it gets the units before any new ' +
+            'order as those holds end, or is refunded in full if they never come back (`closeReason` ' +
+            "`stock_never_came`). Not part of the request's identity: a replay with or without it is the same request.",
+        }),
+      ),
     },
     {
       description:
@@ -174,7 +184,8 @@ export function checkoutResultView(provider: checkout.ProviderCheckout, order: c
     valid_until: provider.validUntil,
     hosted_checkout_url: provider.hostedCheckoutUrl,
     order_saved: true as const,
-    order: orderView(order),
+    // An order waiting for stock holds none: what it has is its link's lifetime.
+    order: { ...orderView(order), reservedUntil: order.reservedUntil || provider.validUntil },
   };
 }
 
@@ -194,6 +205,7 @@ export async function placeOrder({ clients, config }: GatewayContext, body: Crea
       promoCode: body.promo_code,
       provider: body.provider,
       clientAddress: caller.clientAddress,
+      waitForStock: body.wait_for_stock,
     },
     { customer: caller.customer, deadlineMs: config.checkoutDeadlineMs },
   );

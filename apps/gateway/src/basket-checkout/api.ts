@@ -79,9 +79,21 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
               'so the same `checkout_reference` may be sent again with another code or none; or `malformed_json`',
           ),
           '403': crossSiteResponse,
-          '409': errorResponse(
-            '`out_of_stock` naming the SKUs; `request_in_progress` while the same reference is being processed; `reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended',
-          ),
+          '409': {
+            ...errorResponse(
+              '`out_of_stock` naming the SKUs, and when other orders hold the units, how many and when the first is back ' +
+                '("3 of bpc-157-10mg are held in other baskets, back by 14:05", London time; send `wait_for_stock` to pay ' +
+                'now and wait for them); `request_in_progress` while the same reference is being processed; ' +
+                '`reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended',
+            ),
+            headers: {
+              'Retry-After': {
+                description:
+                  'With `out_of_stock` when other orders hold the units: seconds until the first may be back',
+                schema: Type.Integer({ minimum: 1 }),
+              },
+            },
+          },
           '422': errorResponse(
             "`idempotency_mismatch`: the reference was used with a different request. Another account's reference is answered like a new one (the same 400s and 429s) and is 422 only for a body that would otherwise be accepted",
           ),

@@ -13,7 +13,8 @@ import { callerOf } from '../kit/caller';
 import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
-import { findSku, stockWords, type ShopReader, type ShopView } from '../application/shop';
+import { heldWords } from '../application/held-stock';
+import { findSku, sizeStockWords, type ShopReader, type ShopView } from '../application/shop';
 import { formatDiscount, formatPence } from '../kit/money';
 
 /** What the basket and checkout pages read through. */
@@ -27,11 +28,12 @@ export interface BasketView {
   /** Undefined for an empty basket. */
   quote?: checkout.QuoteOrderResponse;
   stock: ShopView['stock'];
+  held: ShopView['held'];
   policy: ShopView['policy'];
   error?: string;
 }
 
-export function basketPage({ basket, quote, stock, policy, error }: BasketView, status = 200): PageAnswer {
+export function basketPage({ basket, quote, stock, held, policy, error }: BasketView, status = 200): PageAnswer {
   const page = { title: 'Basket', description: 'Your basket', caching: 'private' as const, status };
   if (!quote) {
     return {
@@ -39,11 +41,12 @@ export function basketPage({ basket, quote, stock, policy, error }: BasketView, 
       main: html`<h1>Basket</h1>${formError(error)}<p>Your basket is empty.</p><p><a href="/">Browse the products</a></p>`,
     };
   }
+  const now = Date.now();
   const rows = quote.lines.map((line, index) => {
     const left = stock[line.sku];
     const short =
       left !== undefined && left < line.quantity
-        ? html` <span class="soldout block">${left === 0 ? stockWords(0) : `Only ${left} left`}</span>`
+        ? html` <span class="soldout block">${shortWords(left, heldWords(held.get(line.sku), now))}</span>`
         : '';
     // Three columns so a line fits 320 px; Remove shares the line's one form (formaction), which also
     // keeps the cell one block, so the Markdown answer stays a table.
@@ -83,6 +86,12 @@ ${promoState}
   };
 }
 
+/** A line short of stock: "Only 2 left", "Sold out", with what other baskets hold of it. */
+function shortWords(left: number, heldText: string | undefined): string {
+  if (left === 0) return sizeStockWords(0, heldText)!;
+  return heldText ? `Only ${left} left; ${heldText}` : `Only ${left} left`;
+}
+
 /**
  * The basket priced by checkout for the request's caller (a reward code is the account's own).
  * Lines whose SKU left the catalog are dropped rather than failing the page.
@@ -94,16 +103,16 @@ export async function basketView(
   basket: Basket = basketOf(req),
   error?: string,
 ): Promise<BasketView> {
-  const { catalog, stock, policy } = await readShop();
+  const { catalog, stock, held, policy } = await readShop();
   const lines = basket.lines.filter((line) => findSku(catalog, line.sku));
   const known = { ...basket, lines };
-  if (lines.length === 0) return { basket: known, stock, policy, error };
+  if (lines.length === 0) return { basket: known, stock, held, policy, error };
   const caller = await callerOf(req, res, context);
   const quote = await context.clients.checkout.quoteOrder(
     { items: lines, promoCode: basket.promoCode, clientAddress: caller.clientAddress },
     { customer: caller.customer },
   );
-  return { basket: known, quote, stock, policy, error };
+  return { basket: known, quote, stock, held, policy, error };
 }
 
 export function registerBasketPages({ router, form, send }: PageRoutes, deps: ShopDeps): void {

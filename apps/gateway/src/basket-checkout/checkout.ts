@@ -3,7 +3,8 @@
  * create-checkout operation as the API, then on to the provider's hosted page. The form carries
  * what the shopper saw (the lines, the code, the total) and a checkout_reference made when the
  * form was shown, so sending it twice is one order: the second post replays the first
- * (docs/decisions/0922).
+ * (docs/decisions/0922). When units of a line are held in other baskets, the form offers paying
+ * now and waiting for them (docs/decisions/1141).
  */
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -12,7 +13,8 @@ import type { checkout } from '@storefront/proto';
 import { CreateCheckoutRequest, placeOrder, type CreateCheckoutBody } from '../application/place-order';
 import { formatDiscount, formatPence, penceToPounds } from '../kit/money';
 import { basketOf, isPromoCode, parseBasket, serialiseBasket, setBasket, type Basket } from '../kit/basket-cookie';
-import { basketView, type ShopDeps } from './basket';
+import { basketView, type BasketView, type ShopDeps } from './basket';
+import { heldWords, yieldableUnits } from '../application/held-stock';
 import { callerOf } from '../kit/caller';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html } from '../kit/html';
@@ -43,10 +45,38 @@ interface CheckoutForm {
   basket: Basket;
   quote: checkout.QuoteOrderResponse;
   delivery: DeliveryForm;
+  /** Lines short of free units that other baskets hold, in words: what paying and waiting is offered for. */
+  heldLines: string[];
+  /** Whether the buyer ticked paying and waiting (kept when the form comes back). */
+  waitChosen: boolean;
   error?: string;
 }
 
-export function checkoutPage({ reference, basket, quote, delivery, error }: CheckoutForm, status = 200): PageAnswer {
+/** The basket's lines short of free units whose units unpaid orders hold: "BPC-157 10mg: 3 held in other baskets, …". */
+function heldLines({ quote, stock, held }: BasketView): string[] {
+  const now = Date.now();
+  return (quote?.lines ?? []).flatMap((line) => {
+    const left = stock[line.sku];
+    if (left === undefined || left >= line.quantity || yieldableUnits(held, line.sku) === 0) return [];
+    return [`${line.productName} ${line.size}: ${heldWords(held.get(line.sku), now)}`];
+  });
+}
+
+/** The choice to pay now and wait for units other baskets hold (decision 1082), in plain words beside it. */
+function payAndWaitChoice(lines: string[], chosen: boolean) {
+  if (lines.length === 0) return '';
+  return html`<fieldset class="stock-wait"><legend>Held in other baskets</legend>
+<ul>${lines.map((line) => html`<li>${line}</li>`)}</ul>
+<div class="choice"><input type="checkbox" id="wait_for_stock" name="wait_for_stock" value="yes" aria-describedby="wait-terms"${chosen ? html` checked` : ''}>
+<label for="wait_for_stock">Pay now and wait for the held units</label></div>
+<p id="wait-terms">Ticked, your order is placed without them and you pay now; it gets them ahead of any new order as soon as those baskets' holds end. If they never come back, you are refunded in full. Unticked, the order is placed only if the units are free when you place it.</p>
+</fieldset>`;
+}
+
+export function checkoutPage(
+  { reference, basket, quote, delivery, heldLines: held, waitChosen, error }: CheckoutForm,
+  status = 200,
+): PageAnswer {
   const lines = quote.lines.map(
     (line) =>
       html`<li>${line.quantity} × ${line.productName} ${line.size}: ${formatPence(line.unitPricePence * line.quantity)}</li>`,
@@ -75,6 +105,7 @@ ${formError(error)}
 <fieldset><legend>Delivery details (UK only)</legend>
 ${inputs}
 </fieldset>
+${payAndWaitChoice(held, waitChosen)}
 <p>You pay on the payment provider's secure page; then you come back here to your order.</p>
 <button type="submit">Place order and pay</button>
 </form>
@@ -96,6 +127,8 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
         basket: view.basket,
         quote: view.quote,
         delivery: await signedInDelivery(req, res),
+        heldLines: heldLines(view),
+        waitChosen: false,
       }),
     );
   });
@@ -110,6 +143,7 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
     };
     const reference = field(req, 'checkout_reference');
     const amountPence = Number(field(req, 'amount_pence'));
+    const waitChosen = field(req, 'wait_for_stock') === 'yes';
     /** The form again, priced afresh, with what was typed kept. */
     const refuse = async (error: string, status: number, freshReference = false) => {
       const view = await basketView(req, res, deps, posted.lines.length > 0 ? posted : basketOf(req));
@@ -123,6 +157,8 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
             basket: view.basket,
             quote: view.quote,
             delivery,
+            heldLines: heldLines(view),
+            waitChosen,
             error,
           },
           status,
@@ -152,6 +188,7 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
         country: 'GB',
       },
       ...(posted.promoCode ? { promo_code: posted.promoCode } : {}),
+      ...(waitChosen ? { wait_for_stock: true } : {}),
     };
     try {
       // The API's own schema first, so the form is held to exactly what POST /api/create-checkout accepts.

@@ -2,8 +2,11 @@
 import { html, type Html } from '../kit/html';
 import { RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
 import type { PageAnswer } from '../kit/respond';
-import { stockWords, unitsLeft, type ShopView } from '../application/shop';
+import { orderable, stockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
+
+/** What a product whose free units are gone, but whose held units may come back, says on the home page. */
+const HELD_ELSEWHERE = 'None free now: held in other baskets';
 
 export function bannerFacts(policy: ShopView['policy']): string[] {
   return [
@@ -13,13 +16,20 @@ export function bannerFacts(policy: ShopView['policy']): string[] {
   ];
 }
 
-export function homePage({ catalog, policy, stock }: ShopView): PageAnswer {
+export function homePage(shop: ShopView): PageAnswer {
+  const { catalog, policy, stock } = shop;
   const products: Html[] = catalog.products.map((product) => {
     const prices = product.sizes.map((size) => size.pricePence);
-    const soldOut = product.sizes.every((size) => unitsLeft(size, stock) === 0);
+    const noneFree = product.sizes.every((size) => unitsLeft(size, stock) === 0);
+    // Units other baskets hold can still be ordered: the product page says when they are back.
+    const words = noneFree
+      ? product.sizes.some((size) => orderable(size, shop))
+        ? HELD_ELSEWHERE
+        : stockWords(0)
+      : undefined;
     return html`<li class="card"><h3><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a></h3>
 <p>${product.description}</p>
-<p>${prices.length > 1 ? 'From ' : ''}${formatPence(Math.min(...prices))}${soldOut ? html` <span class="soldout">${stockWords(0)}</span>` : ''}</p></li>`;
+<p>${prices.length > 1 ? 'From ' : ''}${formatPence(Math.min(...prices))}${words ? html` <span class="soldout">${words}</span>` : ''}</p></li>`;
   });
   return {
     title: 'Research peptides',

@@ -9,6 +9,7 @@ import type { DirectRoutes } from '../kit/direct-routes';
 import { prefersMarkdown } from '../kit/markdown';
 import type { GatewayContext } from '../context';
 import type { ShopReader } from '../application/shop';
+import { heldWords } from '../application/held-stock';
 import { INFO_PAGES } from '../kit/layout';
 import { infoPage } from './info';
 import { renderSitemap } from './sitemap';
@@ -40,7 +41,8 @@ export function registerCatalogPages(
   async function home(): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {
     const shop = await readShop();
     const page = () => homePage(shop);
-    return { page, html: () => pages.html(`/|${shop.version}|${JSON.stringify(shop.stock)}`, page) };
+    const held = [...shop.held].filter(([, units]) => units.held > 0).map(([sku]) => sku);
+    return { page, html: () => pages.html(`/|${shop.version}|${JSON.stringify(shop.stock)}|${held.join(',')}`, page) };
   }
 
   async function product(id: string): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {
@@ -48,7 +50,11 @@ export function registerCatalogPages(
     const found = shop.catalog.products.find((candidate) => candidate.id === id);
     if (!found) return { page: () => productNotFound(id), html: () => prepareHtml(productNotFound(id)) };
     const page = () => productPage(found, shop);
-    const stockShown = found.sizes.map((size) => shop.stock[size.sku] ?? '-').join(',');
+    // What the page says of holds changes with the units held and, as a hold stops being firm, with the time.
+    const now = Date.now();
+    const stockShown = found.sizes
+      .map((size) => `${shop.stock[size.sku] ?? '-'}:${heldWords(shop.held.get(size.sku), now) ?? ''}`)
+      .join(',');
     return { page, html: () => pages.html(`/products/${id}|${shop.version}|${stockShown}`, page) };
   }
 

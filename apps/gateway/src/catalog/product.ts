@@ -7,19 +7,20 @@ import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
 import { notFoundPage } from '../kit/page-errors';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
-import { findSku, stockWords, unitsLeft, type ShopView } from '../application/shop';
+import { heldWords } from '../application/held-stock';
+import { findSku, orderable, sizeStockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 
-export function productPage(product: inventory.Product, { stock }: ShopView, error?: string): PageAnswer {
+export function productPage(product: inventory.Product, shop: ShopView, error?: string): PageAnswer {
+  const now = Date.now();
+  const firstOrderable = product.sizes.findIndex((size) => orderable(size, shop));
   const sizes = product.sizes.map((size, index) => {
-    const left = unitsLeft(size, stock);
-    const soldOut = left === 0;
-    const words = stockWords(left);
+    const closed = !orderable(size, shop);
+    const words = sizeStockWords(unitsLeft(size, shop.stock), heldWords(shop.held.get(size.sku), now));
     const id = `size-${index}`;
-    return html`<div class="choice"><input type="radio" name="sku" id="${id}" value="${size.sku}"${soldOut ? html` disabled` : ''}${index === firstAvailable(product, stock) ? html` checked` : ''}>
-<label for="${id}">${size.size}, ${formatPence(size.pricePence)}${words ? html`, <span${soldOut ? html` class="soldout"` : ''}>${words}</span>` : ''}</label></div>`;
+    return html`<div class="choice"><input type="radio" name="sku" id="${id}" value="${size.sku}"${closed ? html` disabled` : ''}${index === firstOrderable ? html` checked` : ''}>
+<label for="${id}">${size.size}, ${formatPence(size.pricePence)}${words ? html`, <span${closed ? html` class="soldout"` : ''}>${words}</span>` : ''}</label></div>`;
   });
-  const anyAvailable = firstAvailable(product, stock) >= 0;
   return {
     title: product.name,
     description: product.description,
@@ -33,14 +34,10 @@ ${formError(error)}
 <fieldset><legend>Size</legend>${sizes}</fieldset>
 <label for="quantity">Quantity</label>
 <input type="number" id="quantity" name="quantity" value="1" min="1" max="${LINE_QUANTITY_MAX}" required>
-<button type="submit"${anyAvailable ? '' : html` disabled`}>Add to basket</button>
+<button type="submit"${firstOrderable >= 0 ? '' : html` disabled`}>Add to basket</button>
 </form>
 <p><a href="/">All products</a></p>`,
   };
-}
-
-function firstAvailable(product: inventory.Product, stock: Record<string, number>): number {
-  return product.sizes.findIndex((size) => unitsLeft(size, stock) !== 0);
 }
 
 export const productNotFound = (id: string) => notFoundPage(`There is no product ${id}.`);
@@ -57,8 +54,7 @@ export function registerAddToBasket({ router, send, form }: PageRoutes, readShop
     const refuse = (error: string) => send(req, res, productPage(found.product, shop, error));
     const quantity = parseQuantity(field(req, 'quantity'));
     if (quantity === undefined) return refuse(`Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
-    const left = unitsLeft(found.size, shop.stock);
-    if (left === 0) return refuse(`${found.product.name} ${found.size.size} is sold out.`);
+    if (!orderable(found.size, shop)) return refuse(`${found.product.name} ${found.size.size} is sold out.`);
     const basket = addToBasket(basketOf(req), found.size.sku, quantity);
     if (!basket)
       return refuse(`The basket holds at most ${BASKET_LINES_MAX} different items; check out or remove one first.`);

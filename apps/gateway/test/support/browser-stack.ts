@@ -5,6 +5,7 @@
 import type { Browser, BrowserContext } from 'playwright-core';
 import { freePort, launchChromium, type HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
+import type { Env } from '@storefront/config';
 import { startCheckoutStack } from '../../../checkout/test/support';
 
 export const STEP_TIMEOUT_MS = 10_000;
@@ -17,7 +18,8 @@ export interface BrowserStack {
   newContext(session?: { client: HttpClient; cookie: 'svc_sess' | 'svc_staff' }): Promise<BrowserContext>;
 }
 
-export function browserStackForSuite(): BrowserStack {
+/** `env` adds to the stack's environment; `now` is checkout's clock (see startCheckoutStack). */
+export function browserStackForSuite(options: { env?: Env; now?: () => number } = {}): BrowserStack {
   const running = {
     async newContext(session?: { client: HttpClient; cookie: 'svc_sess' | 'svc_staff' }): Promise<BrowserContext> {
       const context = await running.browser.newContext({ baseURL: running.origin });
@@ -40,7 +42,11 @@ export function browserStackForSuite(): BrowserStack {
     const port = await freePort();
     running.origin = `http://127.0.0.1:${port}`;
     running.browser = await launchChromium();
-    running.stack = await startCheckoutStack({ PORT: String(port), PUBLIC_BASE_URL: running.origin });
+    running.stack = await startCheckoutStack(
+      { ...options.env, PORT: String(port), PUBLIC_BASE_URL: running.origin },
+      undefined,
+      { now: options.now },
+    );
   });
   after(async () => {
     await running.browser?.close();

@@ -13,7 +13,7 @@ import { orderForStaff } from '../../application/staff-orders';
 import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_ORDER_PARAMETERS } from './api';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
-import { STATUS_WORDS } from '../../application/order-words';
+import { STATUS_WORDS, orderStatusWords } from '../../application/order-words';
 import { formatDiscount, formatPence } from '../../kit/money';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -78,7 +78,7 @@ function filterForm(req: Request) {
 
 function orderRow({ details }: checkout.StaffOrder) {
   const order = details!.summary!;
-  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
+  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}</td></tr>`;
 }
 
 function listPage(
@@ -116,7 +116,7 @@ function detailPage(staff: StaffCaller, order: checkout.StaffOrder, sections: Or
     `Order ${summary.reference}`,
     html`<h1>Order ${summary.reference}</h1>
 <dl>
-<dt>Status</dt><dd>${STATUS_WORDS[summary.status] ?? summary.status}</dd>
+<dt>Status</dt><dd>${orderStatusWords(summary)}</dd>
 <dt>Placed</dt><dd>${details.createdAt}</dd>
 <dt>Paid</dt><dd>${order.paidAt || 'not paid'}</dd>
 <dt>Last change</dt><dd>${details.updatedAt}</dd>
