@@ -30,6 +30,7 @@ import { HeldStockStore } from './stores/held-stock';
 import { CheckoutService } from './domain/checkout-service';
 import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { orderConfirmationMail } from './domain/order-mail';
+import { expectedDispatch } from './domain/order';
 import { DEMO_PROMO_CODES } from './domain/promo';
 import { PRICING_POLICY } from './domain/pricing';
 import { shopOrigins } from './domain/request';
@@ -158,7 +159,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       logger,
       now,
     });
-    const orders = new OrderReader({ store, limits, now });
+    const orders = new OrderReader({ store, limits, now, dispatchCalendar: config.dispatchCalendar });
     const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
     const countConfirmed = countConfirmedPayments([...providers.keys()]);
     const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
@@ -189,7 +190,12 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         countConfirmed(provider);
         mailSender.wake();
       },
-      confirmationMail: (order) => orderConfirmationMail(order, config.publicBaseUrl),
+      confirmationMail: (order, paidAt) =>
+        orderConfirmationMail(
+          order,
+          config.publicBaseUrl,
+          expectedDispatch({ ...order, paidAt }, config.dispatchCalendar),
+        ),
       paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
       waitingOrders: new WaitingOrders({ store, yielding, now }),
       refundUnserved: (order) => refunds.refundUnserved(order),

@@ -1,5 +1,6 @@
 import { readHttpAppConfig, type EnvReader, type HttpAppConfig } from '@storefront/config';
 import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
+import { readDispatchCalendar, type DispatchCalendar } from '@storefront/dispatch-calendar';
 
 export interface GatewayConfig extends HttpAppConfig {
   publicBaseUrl: string;
@@ -35,6 +36,8 @@ export interface GatewayConfig extends HttpAppConfig {
   sessionCacheMaxEntries: number;
   /** Longest age of the in-memory products.json before the next request checks inventory for a newer one. */
   catalogRefreshMs: number;
+  /** The cut-off and bank holidays the pages' dispatch dates follow (DISPATCH_CUTOFF, BANK_HOLIDAYS_FILE). */
+  dispatchCalendar: DispatchCalendar;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -65,5 +68,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     sessionCacheTtlMs: env.int('SESSION_CACHE_TTL_MS', 1000, { min: 0, max: 60_000 }),
     sessionCacheMaxEntries: env.int('SESSION_CACHE_MAX_ENTRIES', 10_000, { min: 1, max: 1_000_000 }),
     catalogRefreshMs: env.int('CATALOG_REFRESH_MS', 5000, { min: 100, max: 300_000 }),
+    dispatchCalendar: readDispatchCalendar(env),
   };
 }

@@ -17,6 +17,7 @@ import { callerOf } from '../kit/caller';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html } from '../kit/html';
 import { SHOP_NAME } from '../kit/layout';
+import { dispatchNote } from '../kit/dispatch-note';
 import { rememberPlacedOrder } from '../kit/placed-order-cookie';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 
@@ -43,10 +44,14 @@ interface CheckoutForm {
   basket: Basket;
   quote: checkout.QuoteOrderResponse;
   delivery: DeliveryForm;
+  dispatchWords: string;
   error?: string;
 }
 
-export function checkoutPage({ reference, basket, quote, delivery, error }: CheckoutForm, status = 200): PageAnswer {
+export function checkoutPage(
+  { reference, basket, quote, delivery, dispatchWords, error }: CheckoutForm,
+  status = 200,
+): PageAnswer {
   const lines = quote.lines.map(
     (line) =>
       html`<li>${line.quantity} × ${line.productName} ${line.size}: ${formatPence(line.unitPricePence * line.quantity)}</li>`,
@@ -67,6 +72,7 @@ ${formError(error)}
 <ul>${lines}</ul>
 <p>Goods ${formatPence(quote.goodsPence)}${quote.discountPence > 0 ? `, discount ${formatDiscount(quote.discountPence)} (${quote.promoCode})` : ''}, shipping ${quote.shippingPence === 0 ? 'free' : formatPence(quote.shippingPence)}.</p>
 <p><strong>Total ${formatPence(quote.totalPence)}</strong></p>
+${dispatchNote(dispatchWords)}
 <form method="post" action="/checkout">
 <input type="hidden" name="checkout_reference" value="${reference}">
 <input type="hidden" name="items" value="${serialiseBasket({ lines: basket.lines })}">
@@ -95,6 +101,7 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
         reference: newCheckoutReference(),
         basket: view.basket,
         quote: view.quote,
+        dispatchWords: view.dispatchWords,
         delivery: await signedInDelivery(req, res),
       }),
     );
@@ -122,6 +129,7 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
             reference: freshReference ? newCheckoutReference() : reference,
             basket: view.basket,
             quote: view.quote,
+            dispatchWords: view.dispatchWords,
             delivery,
             error,
           },

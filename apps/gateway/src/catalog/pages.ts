@@ -14,6 +14,7 @@ import { infoPage } from './info';
 import { renderSitemap } from './sitemap';
 import { errorPageFor } from '../kit/page-errors';
 import { homePage } from './home';
+import { dispatchNow } from '../application/dispatch';
 import { productNotFound, productPage, registerAddToBasket } from './product';
 import {
   answerTo,
@@ -47,9 +48,11 @@ export function registerCatalogPages(
     const shop = await readShop();
     const found = shop.catalog.products.find((candidate) => candidate.id === id);
     if (!found) return { page: () => productNotFound(id), html: () => prepareHtml(productNotFound(id)) };
-    const page = () => productPage(found, shop);
+    // The dispatch words change at most once a minute, so the remembered page is rendered again as often.
+    const { words } = dispatchNow(context);
+    const page = () => productPage(found, shop, words);
     const stockShown = found.sizes.map((size) => shop.stock[size.sku] ?? '-').join(',');
-    return { page, html: () => pages.html(`/products/${id}|${shop.version}|${stockShown}`, page) };
+    return { page, html: () => pages.html(`/products/${id}|${shop.version}|${stockShown}|${words}`, page) };
   }
 
   /** The page, or the page for its failure (a catalog not yet read, inventory down) as Express would render it. */
@@ -84,7 +87,7 @@ export function registerCatalogPages(
     else sendPrepared(req, res, html());
   });
 
-  registerAddToBasket(routes, readShop);
+  registerAddToBasket(routes, readShop, () => dispatchNow(context).words);
   for (const { path } of INFO_PAGES)
     router.get(path, async (req, res) => send(req, res, infoPage(path, (await readShop()).policy)));
   router.get('/sitemap.xml', async (_req, res) => {

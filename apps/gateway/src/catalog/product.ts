@@ -9,8 +9,14 @@ import { notFoundPage } from '../kit/page-errors';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, stockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
+import { dispatchNote } from '../kit/dispatch-note';
 
-export function productPage(product: inventory.Product, { stock }: ShopView, error?: string): PageAnswer {
+export function productPage(
+  product: inventory.Product,
+  { stock }: ShopView,
+  dispatchWords: string,
+  error?: string,
+): PageAnswer {
   const sizes = product.sizes.map((size, index) => {
     const left = unitsLeft(size, stock);
     const soldOut = left === 0;
@@ -35,6 +41,7 @@ ${formError(error)}
 <input type="number" id="quantity" name="quantity" value="1" min="1" max="${LINE_QUANTITY_MAX}" required>
 <button type="submit"${anyAvailable ? '' : html` disabled`}>Add to basket</button>
 </form>
+${dispatchNote(dispatchWords)}
 <p><a href="/">All products</a></p>`,
   };
 }
@@ -45,7 +52,11 @@ function firstAvailable(product: inventory.Product, stock: Record<string, number
 
 export const productNotFound = (id: string) => notFoundPage(`There is no product ${id}.`);
 
-export function registerAddToBasket({ router, send, form }: PageRoutes, readShop: ShopReader): void {
+export function registerAddToBasket(
+  { router, send, form }: PageRoutes,
+  readShop: ShopReader,
+  dispatchWords: () => string,
+): void {
   router.post('/basket/add', ...form, async (req, res) => {
     const shop = await readShop();
     const found = findSku(shop.catalog, field(req, 'sku'));
@@ -54,7 +65,7 @@ export function registerAddToBasket({ router, send, form }: PageRoutes, readShop
         ...notFoundPage('That size is not in the catalog; choose one on a product page.'),
         status: 400,
       });
-    const refuse = (error: string) => send(req, res, productPage(found.product, shop, error));
+    const refuse = (error: string) => send(req, res, productPage(found.product, shop, dispatchWords(), error));
     const quantity = parseQuantity(field(req, 'quantity'));
     if (quantity === undefined) return refuse(`Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
     const left = unitsLeft(found.size, shop.stock);

@@ -9,7 +9,7 @@ import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
 import type { ShopReader } from '../application/shop';
-import { STATUS_WORDS, dispatchWords } from '../application/order-words';
+import { STATUS_WORDS, dispatchWords, expectedDispatchWords } from '../application/order-words';
 import { html } from '../kit/html';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
 import { Delivery } from '../application/orders';
@@ -40,6 +40,7 @@ export function orderPage(
     main: html`<h1>Order ${order.reference}</h1>
 <p>Status: <span class="status">${STATUS_WORDS[order.status] ?? order.status}</span></p>
 ${details.dispatch ? html`<p class="dispatch">${dispatchWords(details)}.</p>` : ''}
+${expectedDispatchWords(details) ? html`<p class="order-window">${expectedDispatchWords(details)}</p>` : ''}
 ${pending ? html`<p>This page updates by itself once the payment is confirmed.${details.paymentLink ? html` <a href="${details.paymentLink}">Pay for this order</a>` : ''}</p>` : ''}
 <table><caption>Items</caption><thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Amount</th></tr></thead>
 <tbody>${lines}</tbody></table>
