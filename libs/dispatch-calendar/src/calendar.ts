@@ -130,6 +130,11 @@ export function orderWindowWords(promise: DispatchPromise, now: number): string 
     : `Order now for dispatch on ${formatLondonDate(promise.dispatchOn)}`;
 }
 
+/** Minutes after midnight as "HH:MM" (24-hour): how pages state the cut-off. */
+export function formatCutoff(minutes: number): string {
+  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+}
+
 /** "HH:MM" (24-hour) as minutes after midnight; undefined for anything else. */
 export function parseCutoff(text: string): number | undefined {
   const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text);

@@ -5,15 +5,15 @@ import type { PageAnswer } from '../kit/respond';
 import { stockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 
-export function bannerFacts(policy: ShopView['policy']): string[] {
+export function bannerFacts(policy: ShopView['policy'], cutoff: string): string[] {
   return [
     `Free UK shipping on orders of ${formatPence(policy.freeShippingThresholdPence)} and over`,
-    'Next-day delivery for orders placed before 14:00 UK time',
+    `Next-day delivery for orders placed before ${cutoff} UK time on a working day`,
     '99%+ purity verified by HPLC, with a certificate of analysis for every batch',
   ];
 }
 
-export function homePage({ catalog, policy, stock }: ShopView): PageAnswer {
+export function homePage({ catalog, policy, stock }: ShopView, cutoff: string): PageAnswer {
   const products: Html[] = catalog.products.map((product) => {
     const prices = product.sizes.map((size) => size.pricePence);
     const soldOut = product.sizes.every((size) => unitsLeft(size, stock) === 0);
@@ -26,7 +26,7 @@ export function homePage({ catalog, policy, stock }: ShopView): PageAnswer {
     description: `${SHOP_NAME}: research peptides with HPLC-verified purity, shipped from the UK.`,
     caching: 'public',
     main: html`<h1>Research peptides</h1>
-<ul class="facts" aria-label="Why order here">${bannerFacts(policy).map((fact) => html`<li>${fact}</li>`)}</ul>
+<ul class="facts" aria-label="Why order here">${bannerFacts(policy, cutoff).map((fact) => html`<li>${fact}</li>`)}</ul>
 <section aria-labelledby="ruo"><h2 id="ruo">Research use only</h2><p>${RESEARCH_USE_NOTICE} <a href="/terms">Read the research-use-only terms</a>.</p></section>
 <section aria-labelledby="products"><h2 id="products">Products</h2><ul class="products">${products}</ul></section>`,
   };

@@ -15,6 +15,7 @@ import { renderSitemap } from './sitemap';
 import { errorPageFor } from '../kit/page-errors';
 import { homePage } from './home';
 import { dispatchNow } from '../application/dispatch';
+import { formatCutoff } from '@storefront/dispatch-calendar';
 import { productNotFound, productPage, registerAddToBasket } from './product';
 import {
   answerTo,
@@ -37,10 +38,11 @@ export function registerCatalogPages(
 ): void {
   const { router, send } = routes;
   const pages = new PublicPages();
+  const cutoff = formatCutoff(context.config.dispatchCalendar.cutoffMinutes);
 
   async function home(): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {
     const shop = await readShop();
-    const page = () => homePage(shop);
+    const page = () => homePage(shop, cutoff);
     return { page, html: () => pages.html(`/|${shop.version}|${JSON.stringify(shop.stock)}`, page) };
   }
 
@@ -89,7 +91,7 @@ export function registerCatalogPages(
 
   registerAddToBasket(routes, readShop, () => dispatchNow(context).words);
   for (const { path } of INFO_PAGES)
-    router.get(path, async (req, res) => send(req, res, infoPage(path, (await readShop()).policy)));
+    router.get(path, async (req, res) => send(req, res, infoPage(path, (await readShop()).policy, cutoff)));
   router.get('/sitemap.xml', async (_req, res) => {
     const { catalog } = await readShop();
     res

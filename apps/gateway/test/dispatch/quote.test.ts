@@ -1,6 +1,7 @@
 /**
  * POST /api/quote and the MCP tool quote_order: the server's goods, discount, shipping and total in pence for a basket
- * and the dispatch date an order placed now would get, by a clock the test sets; bad input is a 400 naming the field.
+ * and the dispatch date an order placed now would get, by a clock the test sets and a cut-off of 15:30 configured with
+ * DISPATCH_CUTOFF (which the delivery page states too); bad input is a 400 naming the field.
  */
 import { expect } from 'chai';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -20,7 +21,7 @@ describe('gateway: quoting a basket with its dispatch date', () => {
   const clock = new ManualClock();
   let stack: Stack;
   before(async () => {
-    stack = await startCheckoutStack({}, undefined, { now: clock.now });
+    stack = await startCheckoutStack({ DISPATCH_CUTOFF: '15:30' }, undefined, { now: clock.now });
   });
   after(async () => stack?.stop());
 
@@ -50,13 +51,13 @@ describe('gateway: quoting a basket with its dispatch date', () => {
       promo_code: 'WELCOME10',
       dispatch_on: '2026-11-30',
       delivery_on: '2026-12-01',
-      order_by: '2026-11-30T14:00:00.000Z',
-      dispatch_words: 'Order within 2 h 13 min for dispatch today',
+      order_by: '2026-11-30T15:30:00.000Z',
+      dispatch_words: 'Order within 3 h 43 min for dispatch today',
     });
   });
 
   it('names a code that does not apply and leaves it out; after the Friday cut-off the order leaves on Monday', async () => {
-    clock.ms = Date.parse('2026-11-27T15:00:00Z');
+    clock.ms = Date.parse('2026-11-27T15:30:00Z');
     const res = await quote({ items: [{ sku: sku('p7500'), quantity: 1 }], promo_code: 'NOPE' });
     expect(res.status, res.text).to.equal(200);
     expect(res.body).to.deep.include({
@@ -71,6 +72,11 @@ describe('gateway: quoting a basket with its dispatch date', () => {
     });
     expect(res.body).not.to.have.property('promo_code');
     expect(res.body).not.to.have.property('order_by');
+  });
+
+  it('states the configured cut-off on the delivery page', async () => {
+    const page = await stack.client().get<string>('/delivery', { accept: 'text/html' });
+    expect(page.text).to.contain('Orders placed before 15:30 UK time on a working day');
   });
 
   it('refuses bad input with a 400 Error naming the field', async () => {
