@@ -4,6 +4,7 @@ import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifec
 import { DEFAULT_MERCHANT_CODE, SANDBOX_API_KEY } from '@storefront/formats';
 import { readWindowLimit } from '@storefront/rate-limit';
 import { callersOf } from '@storefront/grpc';
+import { readDispatchCalendar, type DispatchCalendar } from '@storefront/dispatch-calendar';
 import {
   readServiceTokenPrivateKey,
   readServiceTokenPublicKeys,
@@ -52,6 +53,8 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   limits: AbuseLimits;
   /** How long an unpaid order's stock hold is firm after it was placed; then it yields to a buyer short of units. */
   holdFirmMs: number;
+  /** The cut-off and bank holidays a paid order's dispatch and delivery dates follow (docs/decisions/1170). */
+  dispatchCalendar: DispatchCalendar;
   /** Variables set in the environment that no longer do anything; named in a log line at start. */
   ignoredVariables: string[];
 }
@@ -95,6 +98,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
       paymentEventReadWindowSeconds: env.int('PAYMENT_EVENT_READ_WINDOW_SECONDS', 5, { min: 1, max: 300 }),
     },
     holdFirmMs: env.int('HOLD_FIRM_SECONDS', 300, { min: 30, max: 1800 }) * 1000,
+    dispatchCalendar: readDispatchCalendar(env),
     ignoredVariables: RETIRED_VARIABLES.filter((name) => env.optional(name) !== undefined),
   };
 }

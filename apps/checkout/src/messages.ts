@@ -56,7 +56,7 @@ export function promoCheck({ valid, code, discountBasisPoints }: PromoCheck): ch
   return { valid, code, discountBps: discountBasisPoints };
 }
 
-export function orderDetails({ order, paymentLink, delivery, dispatch }: OrderView): checkout.OrderDetails {
+export function orderDetails({ order, paymentLink, delivery, dispatch, expected }: OrderView): checkout.OrderDetails {
   return {
     summary: orderSummary(order),
     paymentLink: paymentLink ?? '',
@@ -70,6 +70,8 @@ export function orderDetails({ order, paymentLink, delivery, dispatch }: OrderVi
       deliveredAt: iso(dispatch.deliveredAt),
     },
     refundedPence: order.refundedPence,
+    expectedDispatchOn: expected?.dispatchOn ?? '',
+    expectedDeliveryOn: expected?.deliveryOn ?? '',
   };
 }
 

@@ -32,6 +32,7 @@ import { ReferralSettlement, type ReferralSettlementSummary } from './domain/ref
 import { ReferralCheckStore } from './stores/referral-checks';
 import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { orderConfirmationMail } from './domain/order-mail';
+import { expectedDispatch } from './domain/order';
 import { DEMO_PROMO_CODES } from './domain/promo';
 import { PRICING_POLICY } from './domain/pricing';
 import { shopOrigins } from './domain/request';
@@ -165,7 +166,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       logger,
       now,
     });
-    const orders = new OrderReader({ store, limits, now });
+    const orders = new OrderReader({ store, limits, now, dispatchCalendar: config.dispatchCalendar });
     const mailSender = mailSenderFor('checkout', db, config.mail, logger, now);
     const countConfirmed = countConfirmedPayments([...providers.keys()]);
     const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
@@ -196,7 +197,12 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         countConfirmed(provider);
         mailSender.wake();
       },
-      confirmationMail: (order) => orderConfirmationMail(order, config.publicBaseUrl),
+      confirmationMail: (order, paidAt) =>
+        orderConfirmationMail(
+          order,
+          config.publicBaseUrl,
+          expectedDispatch({ ...order, paidAt }, config.dispatchCalendar),
+        ),
       paymentEventTurn: (orderId) => limits.paymentEventTurn(orderId),
       waitingOrders: new WaitingOrders({ store, yielding, now }),
       refundUnserved: (order) => refunds.refundUnserved(order),

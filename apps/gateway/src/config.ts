@@ -1,5 +1,6 @@
 import { readHttpAppConfig, type EnvReader, type HttpAppConfig } from '@storefront/config';
 import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
+import { readDispatchCalendar, type DispatchCalendar } from '@storefront/dispatch-calendar';
 
 export interface GatewayConfig extends HttpAppConfig {
   publicBaseUrl: string;
@@ -37,6 +38,8 @@ export interface GatewayConfig extends HttpAppConfig {
   catalogRefreshMs: number;
   /** How long one read of the units unpaid orders hold serves the pages before the next asks checkout. */
   heldStockCacheMs: number;
+  /** The cut-off and bank holidays the pages' dispatch dates follow (DISPATCH_CUTOFF, BANK_HOLIDAYS_FILE). */
+  dispatchCalendar: DispatchCalendar;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -68,5 +71,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     sessionCacheMaxEntries: env.int('SESSION_CACHE_MAX_ENTRIES', 10_000, { min: 1, max: 1_000_000 }),
     catalogRefreshMs: env.int('CATALOG_REFRESH_MS', 5000, { min: 100, max: 300_000 }),
     heldStockCacheMs: env.int('HELD_STOCK_CACHE_MS', 2000, { min: 0, max: 60_000 }),
+    dispatchCalendar: readDispatchCalendar(env),
   };
 }

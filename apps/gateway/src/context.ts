@@ -19,4 +19,6 @@ export interface GatewayContext {
   revocations: SessionRevocations;
   /** HTML to Markdown in a worker thread, bounded in time and memory. */
   markdown: MarkdownConverter;
+  /** Epoch milliseconds: the clock dispatch dates are promised by (tests set it). */
+  now: () => number;
 }

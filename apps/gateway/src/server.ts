@@ -62,6 +62,7 @@ export async function startGateway(
     sessions,
     revocations,
     markdown,
+    now: now ?? Date.now,
   };
   const { app, direct } = createApp(context, document);
   const server = http.createServer(app);

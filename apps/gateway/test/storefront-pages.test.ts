@@ -164,7 +164,7 @@ describe('storefront pages', () => {
       expect(page).to.include('<html lang="en-GB">').and.include('<meta name="viewport"');
       expect(page.match(/<h1>/g)).to.have.length(1);
       expect(page).to.include('Free UK shipping on orders of £75.00 and over');
-      expect(page).to.include('Next-day delivery for orders placed before 14:00 UK time');
+      expect(page).to.include('Next-day delivery for orders placed before 14:00 UK time on a working day');
       expect(page).to.include('99%+ purity verified by HPLC, with a certificate of analysis for every batch');
       expect(page).to.include('research use only');
       for (const name of ['Basket', 'Account', 'BPC-157', 'Ipamorelin', 'Pricing edge test kit'])

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   SHIPPED_BANK_HOLIDAYS,
   dispatchPromise,
+  formatCutoff,
   formatDuration,
   holidaysKnownUntil,
   londonInstant,
@@ -81,6 +82,7 @@ describe('dispatch calendar', () => {
     expect(dispatchPromise(at('2026-11-30T11:29:00Z'), early).dispatchOn).to.equal('2026-11-30');
     expect(dispatchPromise(at('2026-11-30T11:30:00Z'), early).dispatchOn).to.equal('2026-12-01');
     for (const bad of ['24:00', '2pm', '14:60', '9:00', '']) expect(parseCutoff(bad), bad).to.equal(undefined);
+    expect([840, 690, 5].map(formatCutoff)).to.deep.equal(['14:00', '11:30', '00:05']);
   });
 
   it('reads the bank holidays of a file in the format GOV.UK publishes, and names what is wrong with any other', () => {

@@ -77,7 +77,8 @@ export interface ConfirmationOptions {
   /** Told once per order this process moved to paid (metrics, and the mail sender: a confirmation is queued). */
   paymentConfirmed: (provider: ProviderName) => void;
   /** The confirmation mail of an order being marked paid, queued with that change. */
-  confirmationMail: (order: Order) => Mail;
+  /** The mail of an order paid at `paidAt`, the instant finalise records, so the mail's dates match the order's. */
+  confirmationMail: (order: Order, paidAt: number) => Mail;
   /** Whether a notification for this order may read the provider now (coalescing, shared by replicas). */
   paymentEventTurn: (orderId: string) => Promise<PaymentEventTurn>;
   /** Serves paid orders that wait for stock. */
@@ -228,8 +229,9 @@ export class PaymentConfirmation {
       const outcome = await this.outcomeOf(current);
       if (!outcome) return undefined;
       // Counted only by the process whose update made the order final, so replicas never count one twice.
-      const mail = outcome === 'paid' ? this.options.confirmationMail(current) : undefined;
-      if ((await store.finalise(current.id, outcome, now(), mail)) && outcome === 'paid')
+      const finalisedAt = now();
+      const mail = outcome === 'paid' ? this.options.confirmationMail(current, finalisedAt) : undefined;
+      if ((await store.finalise(current.id, outcome, finalisedAt, mail)) && outcome === 'paid')
         this.options.paymentConfirmed(current.provider);
       current = (await store.findById(current.id))!;
     }

@@ -1,5 +1,6 @@
 /** The order confirmation mail, queued in the transaction that marks the order paid. */
 import { composeMail, type Mail } from '@storefront/outbox';
+import { formatLondonDate, type DispatchPromise } from '@storefront/dispatch-calendar';
 import type { Order } from './order';
 
 /** One key per order: a second confirmation of the same payment queues nothing. */
@@ -9,7 +10,8 @@ export const orderConfirmationKey = (reference: string) => `order-confirmation:$
 export const orderPageUrl = (publicBaseUrl: string, reference: string) =>
   `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(reference)}`;
 
-export function orderConfirmationMail(order: Order, publicBaseUrl: string): Mail {
+/** `expected` is absent while the order waits for stock: its dates follow when the stock comes. */
+export function orderConfirmationMail(order: Order, publicBaseUrl: string, expected?: DispatchPromise): Mail {
   const money = (pence: number) =>
     new Intl.NumberFormat('en-GB', { style: 'currency', currency: order.currency }).format(pence / 100);
   const { delivery } = order;
@@ -47,6 +49,15 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string): Mail
         },
         { rows: totals },
         { paragraph: `Delivery to: ${address}` },
+        ...(expected
+          ? [
+              {
+                paragraph:
+                  `Expected dispatch: ${formatLondonDate(expected.dispatchOn)}. ` +
+                  `Expected delivery: ${formatLondonDate(expected.deliveryOn)}.`,
+              },
+            ]
+          : []),
         { link: { label: 'Your order', url: orderPageUrl(publicBaseUrl, order.reference) } },
       ],
     }),

@@ -1,5 +1,6 @@
 /** An order as checkout keeps it, from creation until it is paid, failed or expired. */
 import type { ProviderCheckoutFields, ProviderName } from './payment-provider';
+import { dispatchPromise, type DispatchCalendar, type DispatchPromise } from '@storefront/dispatch-calendar';
 import type { Delivery } from './request';
 
 export const ORDER_STATUSES = [
@@ -128,4 +129,16 @@ export interface OrderPosition {
  */
 export function orderReadableBy(order: Order, accountId: string | undefined): boolean {
   return order.accountId === undefined || order.accountId === accountId;
+}
+
+/**
+ * When a paid order is expected to leave and arrive: by the cut-off and working days from the moment it was paid
+ * (docs/decisions/1170). None before it is paid, nor while it waits for stock other orders hold.
+ */
+export function expectedDispatch(
+  order: Pick<Order, 'paidAt' | 'stockWait'>,
+  calendar: DispatchCalendar,
+): DispatchPromise | undefined {
+  if (order.paidAt === undefined || order.stockWait === 'waiting') return undefined;
+  return dispatchPromise(order.paidAt, calendar);
 }

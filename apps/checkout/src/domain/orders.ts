@@ -7,9 +7,17 @@
 import { invalidArgument, notFound } from '@storefront/errors';
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import type { AbuseGuard } from '../limits';
-import { openUntil, orderReadableBy, type Order, type OrderDispatch, type OrderPosition } from './order';
+import {
+  expectedDispatch,
+  openUntil,
+  orderReadableBy,
+  type Order,
+  type OrderDispatch,
+  type OrderPosition,
+} from './order';
 import type { CheckoutStore } from './ports';
 import type { Delivery } from './request';
+import type { DispatchCalendar, DispatchPromise } from '@storefront/dispatch-calendar';
 
 const DEFAULT_PAGE_SIZE = 20;
 
@@ -23,6 +31,8 @@ export interface OrderView {
   paymentLink?: string;
   delivery?: Delivery;
   dispatch?: Omit<OrderDispatch, 'trackingNumber' | 'dispatchedBy'> & { trackingNumber?: string };
+  /** When the paid order is expected to leave and arrive. */
+  expected?: DispatchPromise;
 }
 
 /** A page of orders, newest first; `nextCursor` is empty on the last page. */
@@ -35,6 +45,7 @@ export interface OrderReaderOptions {
   store: CheckoutStore;
   limits: AbuseGuard;
   now: () => number;
+  dispatchCalendar: DispatchCalendar;
 }
 
 export class OrderReader {
@@ -78,6 +89,7 @@ export class OrderReader {
         dispatchedAt: dispatch.dispatchedAt,
         deliveredAt: dispatch.deliveredAt,
       },
+      expected: expectedDispatch(order, this.options.dispatchCalendar),
     };
   }
 

@@ -23,6 +23,7 @@ import type { Order } from '../domain/order';
 import { SumUpApiProvider } from '../providers/sumup';
 import { parsePromoTerms, type PromoCode, type PromoListing } from '../domain/promo';
 import { refundMessage } from '../messages';
+import { REPOSITORY_BANK_HOLIDAYS_FILE, replaceBankHolidaysFile } from '@storefront/dispatch-calendar';
 
 /** `orders find` lists the newest this many. */
 const FIND_LIMIT = 50;
@@ -198,6 +199,29 @@ function parseRefundAmount(text: string): number {
 }
 
 const commands: OpsCommand[] = [
+  {
+    name: 'bank-holidays update',
+    args: ['<file>'],
+    summary:
+      "replace the bank holidays dispatch dates skip with a GOV.UK bank-holidays.json (england-and-wales) after checking it; read by the shop's processes at their next start",
+    async run({ args: [file], env }) {
+      const target = env.optional('BANK_HOLIDAYS_FILE') ?? REPOSITORY_BANK_HOLIDAYS_FILE;
+      let update;
+      try {
+        update = replaceBankHolidaysFile(file!, target);
+      } catch (error) {
+        throw new AppError(
+          'invalid_argument',
+          'bad_bank_holidays_file',
+          `${(error as Error).message}; nothing changed`,
+        );
+      }
+      return {
+        text: `${update.file} now lists ${update.holidays} bank holidays of England and Wales, up to ${update.knownUntil}; restart the gateway and checkout to use them`,
+        data: { ...update },
+      };
+    },
+  },
   ...migrationCommands('checkout', migrations),
   auditExportCommand('checkout', migrations),
   {

@@ -152,6 +152,15 @@ export const OrderDetails = component(
       dispatch: Type.Optional(Dispatch),
       refunded: Type.Optional(Type.Number({ description: 'GBP refunded so far; absent when nothing was' })),
       ...stockWaitFields,
+      expectedDispatchOn: Type.Optional(
+        Type.String({
+          format: 'date',
+          description: 'The London date a paid order is expected to leave, promised when it was paid; absent before',
+        }),
+      ),
+      expectedDeliveryOn: Type.Optional(
+        Type.String({ format: 'date', description: 'The London date it is expected to arrive: the next working day' }),
+      ),
     },
     {
       description:
@@ -209,6 +218,8 @@ export function orderDetailsView(details: checkout.OrderDetails): OrderDetailsVi
     ...(details.delivery ? { delivery: details.delivery } : {}),
     ...(details.dispatch ? { dispatch: dispatchView(details.dispatch) } : {}),
     ...(details.refundedPence > 0 ? { refunded: pounds(details.refundedPence) } : {}),
+    ...(details.expectedDispatchOn ? { expectedDispatchOn: details.expectedDispatchOn } : {}),
+    ...(details.expectedDeliveryOn ? { expectedDeliveryOn: details.expectedDeliveryOn } : {}),
   };
 }
 

@@ -20,7 +20,7 @@ import { Delivery, OrderSummary, orderView } from './orders';
 const httpUrl = (description: string) =>
   Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description });
 
-const CheckoutLine = component(
+export const CheckoutLine = component(
   'CheckoutLine',
   Type.Object(
     {

@@ -29,6 +29,8 @@ import {
   sessionTokenOf,
 } from '../kit/customer-session';
 import type { Answer } from '../kit/direct-routes';
+import { callerOf } from '../kit/caller';
+import { OrderQuote, QuoteRequest, quoteOrder } from '../application/quote-order';
 import { errorAnswer } from '../kit/errors';
 import { apiRoute, directGet, jsonPost, type ApiRoutes } from '../kit/routes';
 import { component, Type } from '../kit/schema';
@@ -175,6 +177,37 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
               : NO_STORE_JSON;
           return { status: 200, headers, body: Buffer.from(JSON.stringify(answer)) };
         };
+      },
+    }),
+    apiRoute({
+      method: 'post',
+      path: '/api/quote',
+      operation: {
+        operationId: 'quoteOrder',
+        summary: 'Price a basket as create-checkout would, and say when an order placed now would be dispatched',
+        description:
+          "The server's goods, discount, shipping and total in pence for `items` and an optional `promo_code`, by the same " +
+          'pricing create-checkout charges by, and the dispatch and delivery dates: orders leave on working days (Monday to ' +
+          'Friday, not an England-and-Wales bank holiday), the same day when placed before the cut-off (14:00 London time by ' +
+          'default), else on the next working day, and arrive the working day after. Nothing is saved or held. A code that does ' +
+          "not apply is named in `promo_refusal` and left out of the totals; a code counts as a promo check (limited per client address). Reward codes need their owner's session.",
+        tags: ['checkout'],
+        security: [{}, { sessionCookie: [] }],
+        responses: {
+          '200': jsonResponse('The basket priced, with its dispatch date', OrderQuote),
+          '400': errorResponse(
+            '`invalid_request` naming the field (`items`, `items[0].quantity`, `promo_code`, ...), `unknown_sku` naming the line, or `malformed_json`',
+          ),
+          '403': crossSiteResponse,
+          '429': rateLimitedResponse('too many promo checks from this address in the last minute'),
+          ...jsonBodyRefusals,
+          ...serviceFailures(),
+        },
+      },
+      body: { schema: QuoteRequest },
+      handle: (context) => async (req, res, body) => {
+        const answer = await quoteOrder(context, body, await callerOf(req, res, context));
+        res.set(NO_STORE_JSON).json(answer);
       },
     }),
     apiRoute({

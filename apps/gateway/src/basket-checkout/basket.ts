@@ -16,6 +16,8 @@ import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { heldWords } from '../application/held-stock';
 import { findSku, sizeStockWords, type ShopReader, type ShopView } from '../application/shop';
 import { formatDiscount, formatPence } from '../kit/money';
+import { dispatchNote } from '../kit/dispatch-note';
+import { dispatchNow } from '../application/dispatch';
 
 /** What the basket and checkout pages read through. */
 export interface ShopDeps {
@@ -30,10 +32,15 @@ export interface BasketView {
   stock: ShopView['stock'];
   held: ShopView['held'];
   policy: ShopView['policy'];
+  /** When an order placed now would leave (application/dispatch.ts). */
+  dispatchWords: string;
   error?: string;
 }
 
-export function basketPage({ basket, quote, stock, held, policy, error }: BasketView, status = 200): PageAnswer {
+export function basketPage(
+  { basket, quote, stock, held, policy, dispatchWords, error }: BasketView,
+  status = 200,
+): PageAnswer {
   const page = { title: 'Basket', description: 'Your basket', caching: 'private' as const, status };
   if (!quote) {
     return {
@@ -82,6 +89,7 @@ ${promoState}
 <tr><th scope="row">Total</th><td class="num"><strong>${formatPence(quote.totalPence)}</strong></td></tr>
 </tbody></table>
 <p>Free UK shipping on orders of ${formatPence(policy.freeShippingThresholdPence)} and over, after any discount.</p>
+${dispatchNote(dispatchWords)}
 <form method="get" action="/checkout"><button type="submit">Checkout</button></form>`,
   };
 }
@@ -106,13 +114,14 @@ export async function basketView(
   const { catalog, stock, held, policy } = await readShop();
   const lines = basket.lines.filter((line) => findSku(catalog, line.sku));
   const known = { ...basket, lines };
-  if (lines.length === 0) return { basket: known, stock, held, policy, error };
+  const { words: dispatchWords } = dispatchNow(context);
+  if (lines.length === 0) return { basket: known, stock, held, policy, dispatchWords, error };
   const caller = await callerOf(req, res, context);
   const quote = await context.clients.checkout.quoteOrder(
     { items: lines, promoCode: basket.promoCode, clientAddress: caller.clientAddress },
     { customer: caller.customer },
   );
-  return { basket: known, quote, stock, held, policy, error };
+  return { basket: known, quote, stock, held, policy, dispatchWords, error };
 }
 
 export function registerBasketPages({ router, form, send }: PageRoutes, deps: ShopDeps): void {

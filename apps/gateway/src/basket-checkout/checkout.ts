@@ -19,6 +19,7 @@ import { callerOf } from '../kit/caller';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html } from '../kit/html';
 import { SHOP_NAME } from '../kit/layout';
+import { dispatchNote } from '../kit/dispatch-note';
 import { rememberPlacedOrder } from '../kit/placed-order-cookie';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 
@@ -49,6 +50,7 @@ interface CheckoutForm {
   heldLines: string[];
   /** Whether the buyer ticked paying and waiting (kept when the form comes back). */
   waitChosen: boolean;
+  dispatchWords: string;
   error?: string;
 }
 
@@ -74,7 +76,7 @@ function payAndWaitChoice(lines: string[], chosen: boolean) {
 }
 
 export function checkoutPage(
-  { reference, basket, quote, delivery, heldLines: held, waitChosen, error }: CheckoutForm,
+  { reference, basket, quote, delivery, heldLines: held, waitChosen, dispatchWords, error }: CheckoutForm,
   status = 200,
 ): PageAnswer {
   const lines = quote.lines.map(
@@ -97,6 +99,7 @@ ${formError(error)}
 <ul>${lines}</ul>
 <p>Goods ${formatPence(quote.goodsPence)}${quote.discountPence > 0 ? `, discount ${formatDiscount(quote.discountPence)} (${quote.promoCode})` : ''}, shipping ${quote.shippingPence === 0 ? 'free' : formatPence(quote.shippingPence)}.</p>
 <p><strong>Total ${formatPence(quote.totalPence)}</strong></p>
+${dispatchNote(dispatchWords)}
 <form method="post" action="/checkout">
 <input type="hidden" name="checkout_reference" value="${reference}">
 <input type="hidden" name="items" value="${serialiseBasket({ lines: basket.lines })}">
@@ -126,6 +129,7 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
         reference: newCheckoutReference(),
         basket: view.basket,
         quote: view.quote,
+        dispatchWords: view.dispatchWords,
         delivery: await signedInDelivery(req, res),
         heldLines: heldLines(view),
         waitChosen: false,
@@ -156,6 +160,7 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
             reference: freshReference ? newCheckoutReference() : reference,
             basket: view.basket,
             quote: view.quote,
+            dispatchWords: view.dispatchWords,
             delivery,
             heldLines: heldLines(view),
             waitChosen,

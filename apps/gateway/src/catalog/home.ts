@@ -8,15 +8,15 @@ import { formatPence } from '../kit/money';
 /** What a product whose free units are gone, but whose held units may come back, says on the home page. */
 const HELD_ELSEWHERE = 'None free now: held in other baskets';
 
-export function bannerFacts(policy: ShopView['policy']): string[] {
+export function bannerFacts(policy: ShopView['policy'], cutoff: string): string[] {
   return [
     `Free UK shipping on orders of ${formatPence(policy.freeShippingThresholdPence)} and over`,
-    'Next-day delivery for orders placed before 14:00 UK time',
+    `Next-day delivery for orders placed before ${cutoff} UK time on a working day`,
     '99%+ purity verified by HPLC, with a certificate of analysis for every batch',
   ];
 }
 
-export function homePage(shop: ShopView): PageAnswer {
+export function homePage(shop: ShopView, cutoff: string): PageAnswer {
   const { catalog, policy, stock } = shop;
   const products: Html[] = catalog.products.map((product) => {
     const prices = product.sizes.map((size) => size.pricePence);
@@ -36,7 +36,7 @@ export function homePage(shop: ShopView): PageAnswer {
     description: `${SHOP_NAME}: research peptides with HPLC-verified purity, shipped from the UK.`,
     caching: 'public',
     main: html`<h1>Research peptides</h1>
-<ul class="facts" aria-label="Why order here">${bannerFacts(policy).map((fact) => html`<li>${fact}</li>`)}</ul>
+<ul class="facts" aria-label="Why order here">${bannerFacts(policy, cutoff).map((fact) => html`<li>${fact}</li>`)}</ul>
 <section aria-labelledby="ruo"><h2 id="ruo">Research use only</h2><p>${RESEARCH_USE_NOTICE} <a href="/terms">Read the research-use-only terms</a>.</p></section>
 <section aria-labelledby="products"><h2 id="products">Products</h2><ul class="products">${products}</ul></section>`,
   };

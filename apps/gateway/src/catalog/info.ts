@@ -7,12 +7,14 @@ import { formatPence } from '../kit/money';
 
 type InfoPath = (typeof INFO_PAGES)[number]['path'];
 
-const BODIES: Record<InfoPath, (policy: ShopView['policy']) => Html> = {
+/** What a page says may depend on the shipping policy and the dispatch cut-off ("14:00"). */
+const BODIES: Record<InfoPath, (policy: ShopView['policy'], cutoff: string) => Html> = {
   '/terms': () => html`<p>${RESEARCH_USE_NOTICE}</p>
 <p>By placing an order you confirm that you are 18 or over, that you buy for research carried out by qualified people in a suitable laboratory, and that you will store, handle and dispose of the products as their safety information says.</p>
 <p>We may cancel and refund an order when we believe a product is meant for human or animal use.</p>`,
-  '/delivery': (policy) => html`<p>We deliver to addresses in the United Kingdom only.</p>
-<ul><li>Orders placed before 14:00 UK time on a working day leave the same day for next-day delivery.</li>
+  '/delivery': (policy, cutoff) => html`<p>We deliver to addresses in the United Kingdom only.</p>
+<ul><li>Orders placed before ${cutoff} UK time on a working day (Monday to Friday, except bank holidays in England and Wales) leave the same day; later orders leave on the next working day.</li>
+<li>Delivery is expected on the working day after dispatch. Product, basket and checkout pages say when an order placed now leaves, and your order confirmation gives the dates.</li>
 <li>Shipping is free on orders of ${formatPence(policy.freeShippingThresholdPence)} and over after any discount; below that it costs ${formatPence(policy.shippingFeePence)}.</li>
 <li>Every batch is verified at 99% purity or better by HPLC; its certificate of analysis comes with the order.</li></ul>`,
   '/returns':
@@ -26,12 +28,12 @@ const BODIES: Record<InfoPath, (policy: ShopView['policy']) => Html> = {
 <li>Order records are kept as long as UK accounting law requires.</li></ul>`,
 };
 
-export function infoPage(path: InfoPath, policy: ShopView['policy']): PageAnswer {
+export function infoPage(path: InfoPath, policy: ShopView['policy'], cutoff: string): PageAnswer {
   const { title } = INFO_PAGES.find((page) => page.path === path)!;
   return {
     title,
     description: `${title} at ${SHOP_NAME}`,
     caching: 'public',
-    main: html`<h1>${title}</h1>${BODIES[path](policy)}`,
+    main: html`<h1>${title}</h1>${BODIES[path](policy, cutoff)}`,
   };
 }

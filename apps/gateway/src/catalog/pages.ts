@@ -15,6 +15,8 @@ import { infoPage } from './info';
 import { renderSitemap } from './sitemap';
 import { errorPageFor } from '../kit/page-errors';
 import { homePage } from './home';
+import { dispatchNow } from '../application/dispatch';
+import { formatCutoff } from '@storefront/dispatch-calendar';
 import { productNotFound, productPage, registerAddToBasket } from './product';
 import {
   answerTo,
@@ -37,10 +39,11 @@ export function registerCatalogPages(
 ): void {
   const { router, send } = routes;
   const pages = new PublicPages();
+  const cutoff = formatCutoff(context.config.dispatchCalendar.cutoffMinutes);
 
   async function home(): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {
     const shop = await readShop();
-    const page = () => homePage(shop);
+    const page = () => homePage(shop, cutoff);
     const held = [...shop.held].filter(([, units]) => units.held > 0).map(([sku]) => sku);
     return { page, html: () => pages.html(`/|${shop.version}|${JSON.stringify(shop.stock)}|${held.join(',')}`, page) };
   }
@@ -49,13 +52,15 @@ export function registerCatalogPages(
     const shop = await readShop();
     const found = shop.catalog.products.find((candidate) => candidate.id === id);
     if (!found) return { page: () => productNotFound(id), html: () => prepareHtml(productNotFound(id)) };
-    const page = () => productPage(found, shop);
+    // The dispatch words change at most once a minute, so the remembered page is rendered again as often.
+    const { words } = dispatchNow(context);
+    const page = () => productPage(found, shop, words);
     // What the page says of holds changes with the units held and, as a hold stops being firm, with the time.
     const now = Date.now();
     const stockShown = found.sizes
       .map((size) => `${shop.stock[size.sku] ?? '-'}:${heldWords(shop.held.get(size.sku), now) ?? ''}`)
       .join(',');
-    return { page, html: () => pages.html(`/products/${id}|${shop.version}|${stockShown}`, page) };
+    return { page, html: () => pages.html(`/products/${id}|${shop.version}|${stockShown}|${words}`, page) };
   }
 
   /** The page, or the page for its failure (a catalog not yet read, inventory down) as Express would render it. */
@@ -90,9 +95,9 @@ export function registerCatalogPages(
     else sendPrepared(req, res, html());
   });
 
-  registerAddToBasket(routes, readShop);
+  registerAddToBasket(routes, readShop, () => dispatchNow(context).words);
   for (const { path } of INFO_PAGES)
-    router.get(path, async (req, res) => send(req, res, infoPage(path, (await readShop()).policy)));
+    router.get(path, async (req, res) => send(req, res, infoPage(path, (await readShop()).policy, cutoff)));
   router.get('/sitemap.xml', async (_req, res) => {
     const { catalog } = await readShop();
     res

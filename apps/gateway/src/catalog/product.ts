@@ -10,8 +10,14 @@ import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { heldWords } from '../application/held-stock';
 import { findSku, orderable, sizeStockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
+import { dispatchNote } from '../kit/dispatch-note';
 
-export function productPage(product: inventory.Product, shop: ShopView, error?: string): PageAnswer {
+export function productPage(
+  product: inventory.Product,
+  shop: ShopView,
+  dispatchWords: string,
+  error?: string,
+): PageAnswer {
   const now = Date.now();
   const firstOrderable = product.sizes.findIndex((size) => orderable(size, shop));
   const sizes = product.sizes.map((size, index) => {
@@ -36,13 +42,18 @@ ${formError(error)}
 <input type="number" id="quantity" name="quantity" value="1" min="1" max="${LINE_QUANTITY_MAX}" required>
 <button type="submit"${firstOrderable >= 0 ? '' : html` disabled`}>Add to basket</button>
 </form>
+${dispatchNote(dispatchWords)}
 <p><a href="/">All products</a></p>`,
   };
 }
 
 export const productNotFound = (id: string) => notFoundPage(`There is no product ${id}.`);
 
-export function registerAddToBasket({ router, send, form }: PageRoutes, readShop: ShopReader): void {
+export function registerAddToBasket(
+  { router, send, form }: PageRoutes,
+  readShop: ShopReader,
+  dispatchWords: () => string,
+): void {
   router.post('/basket/add', ...form, async (req, res) => {
     const shop = await readShop();
     const found = findSku(shop.catalog, field(req, 'sku'));
@@ -51,7 +62,7 @@ export function registerAddToBasket({ router, send, form }: PageRoutes, readShop
         ...notFoundPage('That size is not in the catalog; choose one on a product page.'),
         status: 400,
       });
-    const refuse = (error: string) => send(req, res, productPage(found.product, shop, error));
+    const refuse = (error: string) => send(req, res, productPage(found.product, shop, dispatchWords(), error));
     const quantity = parseQuantity(field(req, 'quantity'));
     if (quantity === undefined) return refuse(`Quantity must be a whole number from 1 to ${LINE_QUANTITY_MAX}.`);
     if (!orderable(found.size, shop)) return refuse(`${found.product.name} ${found.size.size} is sold out.`);

@@ -34,6 +34,7 @@ button.quiet{background:var(--soft);color:var(--accent);border:1px solid var(--a
 .inline{display:inline}
 .error{color:var(--bad);font-weight:600}
 .ok{color:var(--good);font-weight:600}
+.order-window{font-weight:600}
 .soldout{color:var(--bad)}
 .status{font-size:1.25rem;font-weight:700}
 footer{margin-top:2rem;padding-top:1rem;padding-bottom:2rem;border-top:1px solid var(--line);font-size:.9rem}`;

@@ -9,6 +9,7 @@ import type { JsonSchema } from '../kit/api-docs';
 import type { Caller } from '../kit/caller';
 import { placeOrder, validatePromo, type CreateCheckoutBody } from '../application/place-order';
 import { getOrder } from '../application/orders';
+import { quoteOrder, type QuoteRequestBody } from '../application/quote-order';
 import { catalogProductView, type CatalogProductView } from '../application/catalog';
 import type { ApiSchemas } from './schemas';
 
@@ -125,6 +126,18 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       outputSchema: schemas.component('PromoValidationResult'),
       readOnly: true,
       run: (args, caller) => validatePromo(context, String(args.code), caller),
+    },
+    {
+      name: 'quote_order',
+      title: 'Price a basket and its dispatch date',
+      description:
+        "POST /api/quote as a tool: the server's goods, discount, shipping and total in pence for `items` and an optional " +
+        '`promo_code` (a code that does not apply is named in `promo_refusal` and left out), and when an order placed now ' +
+        'would be dispatched and delivered. Saves and holds nothing. Send `total_pence / 100` as `amount` to prepare_checkout.',
+      inputSchema: schemas.component('QuoteRequest'),
+      outputSchema: schemas.component('OrderQuote'),
+      readOnly: true,
+      run: (args, caller) => quoteOrder(context, args as unknown as QuoteRequestBody, caller),
     },
     {
       name: 'prepare_checkout',

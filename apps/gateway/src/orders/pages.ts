@@ -9,7 +9,7 @@ import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
 import type { ShopReader } from '../application/shop';
-import { dispatchWords, orderStatusWords, stockWaitWords } from '../application/order-words';
+import { dispatchWords, expectedDispatchWords, orderStatusWords, stockWaitWords } from '../application/order-words';
 import { html } from '../kit/html';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
 import { Delivery } from '../application/orders';
@@ -41,6 +41,7 @@ export function orderPage(
 <p>Status: <span class="status">${orderStatusWords(order)}</span></p>
 ${order.waitingForStock ? html`<p class="stock-wait">${stockWaitWords(order)}</p>` : ''}
 ${details.dispatch ? html`<p class="dispatch">${dispatchWords(details)}.</p>` : ''}
+${expectedDispatchWords(details) ? html`<p class="order-window">${expectedDispatchWords(details)}</p>` : ''}
 ${pending ? html`<p>This page updates by itself once the payment is confirmed.${details.paymentLink ? html` <a href="${details.paymentLink}">Pay for this order</a>` : ''}</p>` : ''}
 <table><caption>Items</caption><thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Amount</th></tr></thead>
 <tbody>${lines}</tbody></table>

@@ -117,6 +117,7 @@ describe('gateway: MCP server at /mcp', () => {
         'search_products',
         'get_product',
         'validate_promo',
+        'quote_order',
         'prepare_checkout',
         'get_order_status',
       ]);
@@ -127,6 +128,8 @@ describe('gateway: MCP server at /mcp', () => {
         SCHEMAS.parameters('/api/orders/{checkout_reference}', 'get'),
       );
       expect(byName.get('get_order_status')!.outputSchema).to.deep.equal(SCHEMAS.component('OrderDetails'));
+      expect(byName.get('quote_order')!.inputSchema).to.deep.equal(SCHEMAS.component('QuoteRequest'));
+      expect(byName.get('quote_order')!.outputSchema).to.deep.equal(SCHEMAS.component('OrderQuote'));
       expect(byName.get('validate_promo')!.inputSchema).to.deep.equal(SCHEMAS.parameters('/api/validate-promo', 'get'));
       for (const tool of tools) expect(tool.outputSchema, tool.name).to.have.property('type', 'object');
       // Inlined: a client needs nothing but the tool list.

@@ -172,7 +172,15 @@ export interface OrderDetails {
   /** What the shop has refunded of the order so far, in pence (succeeded refunds only). */
   refundedPence: number;
   /** Once the order is dispatched; its tracking number only where the delivery details are shown. */
-  dispatch?: Dispatch | undefined;
+  dispatch?:
+    | Dispatch
+    | undefined;
+  /**
+   * London dates (YYYY-MM-DD) the paid order is expected to leave and arrive, by the shop's cut-off and working days
+   * from the moment it was paid; empty before it is paid.
+   */
+  expectedDispatchOn: string;
+  expectedDeliveryOn: string;
 }
 
 export interface GetOrderRequest {
@@ -2159,6 +2167,8 @@ function createBaseOrderDetails(): OrderDetails {
     delivery: undefined,
     refundedPence: 0,
     dispatch: undefined,
+    expectedDispatchOn: "",
+    expectedDeliveryOn: "",
   };
 }
 
@@ -2184,6 +2194,12 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     }
     if (message.dispatch !== undefined) {
       Dispatch.encode(message.dispatch, writer.uint32(66).fork()).join();
+    }
+    if (message.expectedDispatchOn !== "") {
+      writer.uint32(74).string(message.expectedDispatchOn);
+    }
+    if (message.expectedDeliveryOn !== "") {
+      writer.uint32(82).string(message.expectedDeliveryOn);
     }
     return writer;
   },
@@ -2257,6 +2273,22 @@ export const OrderDetails: MessageFns<OrderDetails> = {
             message.dispatch = Dispatch.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.expectedDispatchOn = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.expectedDeliveryOn = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2294,6 +2326,16 @@ export const OrderDetails: MessageFns<OrderDetails> = {
         ? globalThis.Number(object.refunded_pence)
         : 0,
       dispatch: isSet(object.dispatch) ? Dispatch.fromJSON(object.dispatch) : undefined,
+      expectedDispatchOn: isSet(object.expectedDispatchOn)
+        ? globalThis.String(object.expectedDispatchOn)
+        : isSet(object.expected_dispatch_on)
+        ? globalThis.String(object.expected_dispatch_on)
+        : "",
+      expectedDeliveryOn: isSet(object.expectedDeliveryOn)
+        ? globalThis.String(object.expectedDeliveryOn)
+        : isSet(object.expected_delivery_on)
+        ? globalThis.String(object.expected_delivery_on)
+        : "",
     };
   },
 
@@ -2320,6 +2362,12 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     if (message.dispatch !== undefined) {
       obj.dispatch = Dispatch.toJSON(message.dispatch);
     }
+    if (message.expectedDispatchOn !== "") {
+      obj.expectedDispatchOn = message.expectedDispatchOn;
+    }
+    if (message.expectedDeliveryOn !== "") {
+      obj.expectedDeliveryOn = message.expectedDeliveryOn;
+    }
     return obj;
   },
 
@@ -2341,6 +2389,8 @@ export const OrderDetails: MessageFns<OrderDetails> = {
     message.dispatch = (object.dispatch !== undefined && object.dispatch !== null)
       ? Dispatch.fromPartial(object.dispatch)
       : undefined;
+    message.expectedDispatchOn = object.expectedDispatchOn ?? "";
+    message.expectedDeliveryOn = object.expectedDeliveryOn ?? "";
     return message;
   },
 };
