@@ -5,10 +5,12 @@ import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } fro
 import type { ShopReader } from '../application/shop';
 import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
+import { CERTIFICATES_PAGE } from '../kit/layout';
 import { notFoundPage } from '../kit/page-errors';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, stockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
+import { certificatePagePath, certificatePdfPath, formatPurity } from '../application/certificates';
 
 export function productPage(product: inventory.Product, { stock }: ShopView, error?: string): PageAnswer {
   const sizes = product.sizes.map((size, index) => {
@@ -35,8 +37,25 @@ ${formError(error)}
 <input type="number" id="quantity" name="quantity" value="1" min="1" max="${LINE_QUANTITY_MAX}" required>
 <button type="submit"${anyAvailable ? '' : html` disabled`}>Add to basket</button>
 </form>
+${batchTable(product, stock)}
 <p><a href="/">All products</a></p>`,
   };
+}
+
+/** The batch each size on sale is sold from now, with its analysis and certificate. */
+function batchTable(product: inventory.Product, stock: Record<string, number>) {
+  const rows = product.sizes
+    .filter((size) => unitsLeft(size, stock) !== 0)
+    .map(({ size, currentBatch: batch }) =>
+      batch
+        ? html`<tr><th scope="row">${size}</th><td><a href="${certificatePagePath(batch.number)}">${batch.number}</a></td><td class="num">${formatPurity(batch.purityHundredths)}</td><td>${batch.testedOn}</td><td>${batch.hasCertificate ? html`<a href="${certificatePdfPath(batch.number)}" type="application/pdf">Certificate<span class="vh"> of batch ${batch.number}</span> (PDF)</a>` : 'Certificate on request'}</td></tr>`
+        : html`<tr><th scope="row">${size}</th><td colspan="4">Certificate on request</td></tr>`,
+    );
+  if (rows.length === 0) return '';
+  return html`<h2>Batches now sold</h2>
+<div class="scroll" role="region" aria-label="Batches now sold" tabindex="0"><table><caption class="vh">Batches now sold</caption><thead><tr><th scope="col">Size</th><th scope="col">Batch</th><th scope="col" class="num">HPLC purity</th><th scope="col">Tested</th><th scope="col">Certificate</th></tr></thead>
+<tbody>${rows}</tbody></table></div>
+<p><a href="${CERTIFICATES_PAGE.path}">Look up a batch number</a></p>`;
 }
 
 function firstAvailable(product: inventory.Product, stock: Record<string, number>): number {

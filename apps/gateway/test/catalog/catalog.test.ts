@@ -12,7 +12,14 @@ interface CatalogDocument {
     id: string;
     name: string;
     description: string;
-    sizes: Array<{ size: string; sku: string; price: number; stockLimited: boolean; inStock: boolean }>;
+    sizes: Array<{
+      size: string;
+      sku: string;
+      price: number;
+      stockLimited: boolean;
+      inStock: boolean;
+      batch: { number: string; purity: number; testedOn: string; certificateUrl: string | null } | null;
+    }>;
   }>;
 }
 
@@ -57,13 +64,15 @@ describe('gateway: GET /products.json', () => {
     expect(res.body.products.length).to.be.at.least(3);
     const bpc = res.body.products.find((p) => p.id === 'bpc-157')!;
     expect(bpc).to.include({ name: 'BPC-157' });
-    expect(bpc.sizes[0]).to.deep.equal({
-      size: '5mg',
-      sku: 'bpc-157-5mg',
-      price: 24.99,
-      stockLimited: true,
-      inStock: true,
+    const { batch, ...size } = bpc.sizes[0]!;
+    expect(size).to.deep.equal({ size: '5mg', sku: 'bpc-157-5mg', price: 24.99, stockLimited: true, inStock: true });
+    // The demo's batch of that size with the earliest retest date is sold first.
+    expect(batch).to.deep.include({
+      number: 'BPC5-A001',
+      purity: 99.42,
+      certificateUrl: 'http://localhost:8080/certificates/BPC5-A001.pdf',
     });
+    expect(batch!.testedOn).to.match(/^\d{4}-\d{2}-\d{2}$/);
     expect(sizeOf(res.body, 'ghk-cu-50mg')).to.include({ stockLimited: false, inStock: true });
     expect(sizeOf(res.body, 'ipamorelin-10mg')).to.include({ stockLimited: true, inStock: false });
   });
