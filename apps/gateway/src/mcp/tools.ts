@@ -163,7 +163,8 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       description:
         'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, `paid`, `failed`, `expired`, `cancelled`, ' +
         '`dispatched`, `delivered`, `partially_refunded`, `refunded`), items, totals, while unpaid the payment link, and once sent the ' +
-        "`dispatch` (carrier, tracking number for the account's own order, dates), once refunded the `refunded` amount. An account's order needs that account's session.",
+        "`dispatch` (carrier, tracking number for the account's own order, dates) and each line's `batches` with their certificate links, " +
+        "once refunded the `refunded` amount. An account's order needs that account's session.",
       inputSchema: schemas.parameters('/api/orders/{checkout_reference}', 'get'),
       outputSchema: schemas.component('OrderDetails'),
       readOnly: true,
