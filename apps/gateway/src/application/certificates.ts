@@ -3,6 +3,7 @@
  * catalog), and the public look-up by batch number behind `/certificates/{batch}`, its PDF, its JSON and the MCP tool.
  * Every look-up counts against the client address's limit first, so batch numbers cannot be enumerated.
  */
+import { isStoreOutage, storeUnavailable } from '@storefront/errors';
 import { addressBucket, countAttempt, counterKey } from '@storefront/rate-limit';
 import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../context';
@@ -110,19 +111,27 @@ export function batchCertificateView(batch: inventory.Batch, publicBaseUrl: stri
 
 type LookUpContext = Pick<GatewayContext, 'clients' | 'config' | 'counters'>;
 
-/** Counts one look-up from the address: 429 past CERTIFICATE_LOOKUPS_PER_ADDRESS_MAX in its window. */
+/**
+ * Counts one look-up from the address: 429 past CERTIFICATE_LOOKUPS_PER_ADDRESS_MAX in its window, 503 while Redis
+ * cannot count (a look-up is never let through uncounted).
+ */
 async function countLookUp({ config, counters }: LookUpContext, clientAddress: string): Promise<void> {
-  await countAttempt(
-    counters,
-    [
-      {
-        key: counterKey('certificate-lookup', addressBucket(clientAddress)),
-        limit: config.certificateLookupsPerAddress,
-      },
-    ],
-    Date.now(),
-    'batch look-ups from this address',
-  );
+  try {
+    await countAttempt(
+      counters,
+      [
+        {
+          key: counterKey('certificate-lookup', addressBucket(clientAddress)),
+          limit: config.certificateLookupsPerAddress,
+        },
+      ],
+      Date.now(),
+      'batch look-ups from this address',
+    );
+  } catch (error) {
+    if (isStoreOutage(error)) throw storeUnavailable('gateway');
+    throw error;
+  }
 }
 
 /** A batch by its number in any letter case; 404 `batch_not_found`, 400 `invalid_batch_number`. */
