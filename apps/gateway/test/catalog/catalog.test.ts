@@ -143,6 +143,29 @@ describe('gateway: GET /products.json', () => {
     expect(oldTag.status).to.equal(200);
   });
 
+  it('names the next batch on sale within the refresh when the current one is quarantined', async () => {
+    const owner = stack.clientOf('inventory', inventory.InventoryServiceService, 'gateway');
+    const asOwner = {
+      staff: { id: 'catalog-owner', role: 'owner', email: 'owner@shop.test', clientAddress: '192.0.2.42' },
+    };
+    try {
+      await owner.quarantineBatch({ number: 'BPC5-A001', note: 'test' }, asOwner);
+      const after = await eventually(
+        () => stack.client().get<CatalogDocument>('/products.json'),
+        (res) => sizeOf(res.body, 'bpc-157-5mg')?.batch?.number === 'BPC5-A002',
+        10_000,
+      );
+      expect(sizeOf(after.body, 'bpc-157-5mg')!.batch).to.deep.include({
+        number: 'BPC5-A002',
+        purity: 99.68,
+        certificateUrl: 'http://localhost:8080/certificates/BPC5-A002.pdf',
+      });
+    } finally {
+      await owner.releaseBatch({ number: 'BPC5-A001', note: 'test' }, asOwner);
+      owner.close();
+    }
+  });
+
   it('keeps serving the last copy while inventory and checkout are down', async () => {
     // A second gateway on the same inventory, which then goes away entirely.
     const upstream = await startStack({ layout: 'split', services: ['inventory', 'checkout'] });
