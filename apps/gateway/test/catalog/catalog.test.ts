@@ -146,7 +146,7 @@ describe('gateway: GET /products.json', () => {
   it('names the next batch on sale within the refresh when the current one is quarantined', async () => {
     const owner = stack.clientOf('inventory', inventory.InventoryServiceService, 'gateway');
     const asOwner = {
-      staff: { id: 'catalog-owner', role: 'owner', email: 'owner@shop.test', clientAddress: '192.0.2.42' },
+      staff: { id: 'catalog-owner', role: 'owner' as const, email: 'owner@shop.test', clientAddress: '192.0.2.42' },
     };
     try {
       await owner.quarantineBatch({ number: 'BPC5-A001', note: 'test' }, asOwner);
