@@ -34,7 +34,7 @@ function lookUpPage({ error, status = 200, value = '' }: { error?: string; statu
     caching: status === 200 ? 'public' : 'private',
     status,
     main: html`<h1>${CERTIFICATES_PAGE.title}</h1>
-<p>Every batch we sell is tested by HPLC in an independent laboratory. Enter the batch number printed on the vial's label to see its analysis and download its certificate.</p>
+<p>Every batch we sell is tested by HPLC. Enter the batch number printed on the vial's label to see its analysis and download its certificate.</p>
 ${formError(error)}
 <form method="get" action="${CERTIFICATES_PAGE.path}">
 <label for="batch">Batch number</label>
@@ -59,7 +59,7 @@ ${batch.state === 'recalled' ? html`<p class="error" role="alert">This batch has
 <tr><th scope="row">HPLC purity</th><td>${batch.purityHundredths === undefined ? notRecorded : formatPurity(batch.purityHundredths)}</td></tr>
 <tr><th scope="row">Tested on</th><td>${batch.testedOn || notRecorded}</td></tr>
 <tr><th scope="row">Laboratory</th><td>${batch.laboratory || notRecorded}</td></tr>
-<tr><th scope="row">Certificate</th><td>${batch.certificate ? html`<a href="${certificatePdfPath(batch.number)}" type="application/pdf">Certificate of analysis for batch ${batch.number} (PDF)</a>` : 'Certificate on request: reply to your order confirmation and we send it.'}</td></tr>
+<tr><th scope="row">Certificate</th><td>${batch.certificate ? html`<a href="${certificatePdfPath(batch.number)}" type="application/pdf">Certificate of analysis for batch ${batch.number} (PDF)</a>` : 'Certificate on request'}</td></tr>
 </tbody></table>
 <p><a href="${CERTIFICATES_PAGE.path}">Look up another batch</a></p>`,
   };
