@@ -9,6 +9,7 @@ import { accountApi } from './account/api';
 import { catalogApi } from './catalog/api';
 import { basketCheckoutApi } from './basket-checkout/api';
 import { ordersApi } from './orders/api';
+import { certificatesApi } from './certificates/api';
 import { consoleApi } from './console';
 import { publishedApi } from './published/api';
 
@@ -18,6 +19,7 @@ export const SHOP_API: ApiPart[] = [
   catalogApi,
   basketCheckoutApi,
   ordersApi,
+  certificatesApi,
   ...consoleApi,
   publishedApi,
 ];

@@ -23,6 +23,8 @@ import { basketCheckoutApi } from './basket-checkout/api';
 import { registerBasketPages } from './basket-checkout/basket';
 import { registerCheckoutPages } from './basket-checkout/checkout';
 import { catalogApi } from './catalog/api';
+import { certificatesApi } from './certificates/api';
+import { registerCertificatePages } from './certificates/pages';
 import { registerCatalogPages } from './catalog/pages';
 import { registerConsole } from './console';
 import { consoleNotFoundPage } from './console/frame';
@@ -59,6 +61,7 @@ export function createApp(context: GatewayContext, document: OpenApiDocument): {
   api.install(catalogApi, { ...context, catalog });
   api.install(basketCheckoutApi, context);
   api.install(ordersApi, context);
+  api.install(certificatesApi, context);
   const tools = buildTools(context, new ApiSchemas(document));
   registerMcpRoutes(app, context, tools);
   registerConsole(app, api, context, { catalog });
@@ -66,14 +69,16 @@ export function createApp(context: GatewayContext, document: OpenApiDocument): {
   // The shop's own pages, unless a storefront origin serves them (through the proxy below); the pages whose links carry
   // the shop's own tokens (a password reset) are served either way, so no token reaches the origin.
   const pages = pageRouter(context);
+  const readShop = shopReader(context, catalog);
   if (!config.storefrontOrigin) {
-    const readShop = shopReader(context, catalog);
     registerCatalogPages(pages, { context, readShop, direct });
     registerBasketPages(pages, { context, readShop });
     registerCheckoutPages(pages, { context, readShop });
     registerOrderPages(pages, { context, readShop });
     registerAccountPages(pages, context);
   } else registerResetPasswordPages(pages, context);
+  // Served either way: the catalog's and the API's certificate links point here.
+  registerCertificatePages(pages, { context, readShop });
   pages.mount(app);
 
   api.install(publishedApi, { ...context, published: { document, mcp: { path: MCP_PATH, tools } } });

@@ -1,6 +1,7 @@
 import { readHttpAppConfig, type EnvReader, type HttpAppConfig } from '@storefront/config';
 import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
 import { readDispatchCalendar, type DispatchCalendar } from '@storefront/dispatch-calendar';
+import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 
 export interface GatewayConfig extends HttpAppConfig {
   publicBaseUrl: string;
@@ -28,7 +29,12 @@ export interface GatewayConfig extends HttpAppConfig {
   /** Checkout waits on the payment provider, so it gets a longer deadline. */
   checkoutDeadlineMs: number;
   bodyLimitBytes: number;
-  /** Redis for session revocations between replicas; unset, they reach the gateways of this process only. */
+  /** Batch and certificate look-ups per client address (an IPv6 address by its /64), against enumeration. */
+  certificateLookupsPerAddress: WindowLimit;
+  /**
+   * Redis for session revocations between replicas and for the gateway's own rate limits; unset, revocations reach
+   * the gateways of this process only and limits count in its memory.
+   */
   redisUrl?: string;
   redisKeyPrefix: string;
   /** How long a resolved session is trusted without asking identity; 0 turns the cache off. */
@@ -65,6 +71,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     rpcDeadlineMs: env.int('RPC_DEADLINE_MS', 5000, { min: 100, max: 60_000 }),
     checkoutDeadlineMs: env.int('CHECKOUT_DEADLINE_MS', 15_000, { min: 1000, max: 120_000 }),
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 100 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    certificateLookupsPerAddress: readWindowLimit(env, 'CERTIFICATE_LOOKUPS_PER_ADDRESS', 60, 60),
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:gateway:'),
     sessionCacheTtlMs: env.int('SESSION_CACHE_TTL_MS', 1000, { min: 0, max: 60_000 }),

@@ -1,4 +1,5 @@
 import type { Logger } from '@storefront/logging';
+import type { WindowCounters } from '@storefront/rate-limit';
 import type { ServiceClients } from './clients';
 import type { MarkdownConverter } from './kit/markdown-converter';
 import type { GatewayConfig } from './config';
@@ -17,6 +18,8 @@ export interface GatewayContext {
   sessions: SessionCache;
   /** Tells every replica's session cache that a session is gone. */
   revocations: SessionRevocations;
+  /** Where the gateway's own rate limits count: Redis when configured, else this process's memory. */
+  counters: WindowCounters;
   /** HTML to Markdown in a worker thread, bounded in time and memory. */
   markdown: MarkdownConverter;
   /** Epoch milliseconds: the clock dispatch dates are promised by (tests set it). */

@@ -10,6 +10,7 @@ import { MarkdownConverter } from './kit/markdown-converter';
 import { createReadinessCheck, type ReadinessCheck } from './readiness';
 import { SessionCache } from './kit/session-cache';
 import { inProcessRevocations, redisRevocations } from './kit/revocations';
+import { connectRedis, MemoryWindowCounters, RedisWindowCounters } from '@storefront/rate-limit';
 
 export interface GatewayServer {
   url: string;
@@ -45,6 +46,11 @@ export async function startGateway(
   const revocations = config.redisUrl
     ? await redisRevocations(config.redisUrl, config.redisKeyPrefix, sessions, logger)
     : inProcessRevocations(sessions);
+  // Every replica counts in the same Redis; without it each process counts its own (docs/decisions/1152).
+  const countersRedis = config.redisUrl
+    ? await connectRedis(config.redisUrl, config.redisKeyPrefix, logger)
+    : undefined;
+  const counters = countersRedis ? new RedisWindowCounters(countersRedis) : new MemoryWindowCounters();
   const readiness = createReadinessCheck(config.addresses, hosted);
   const markdown = new MarkdownConverter({
     timeoutMs: config.markdownTimeoutMs,
@@ -61,6 +67,7 @@ export async function startGateway(
     readiness,
     sessions,
     revocations,
+    counters,
     markdown,
     now: now ?? Date.now,
   };
@@ -87,6 +94,7 @@ export async function startGateway(
         server.close(() => {
           closeServiceClients(clients);
           readiness.close();
+          countersRedis?.disconnect();
           void Promise.all([markdown.close(), revocations.close()]).then(() => resolve());
         });
         drain();

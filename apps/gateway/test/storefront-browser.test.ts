@@ -162,9 +162,9 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await expectAccessible(page);
   });
 
-  it('the short pages and the empty basket pass axe', async () => {
+  it('the short pages, the certificate look-up and the empty basket pass axe', async () => {
     const page = await shopper();
-    for (const path of [...SHORT_PAGES, '/basket']) {
+    for (const path of [...SHORT_PAGES, '/certificates', '/certificates/BPC5-A001', '/basket']) {
       const response = await page.goto(path);
       expect(response?.status(), path).to.equal(200);
       await expectAccessible(page);

@@ -1,8 +1,8 @@
 /**
- * Who may call each inventory RPC: the gateway reads stock, the catalog and batches with their
- * certificates (public pages); only checkout prices, reserves, commits and releases stock for its
+ * Who may call each inventory RPC: the gateway reads stock, the catalog, batches with their
+ * certificates (public pages) and the batches an order was packed from (its order page); only checkout prices, reserves, commits and releases stock for its
  * orders, returns refunded units and marks orders shipped; the console's staff read the catalog
- * with its stock, batches and where orders' units came from, and record the batch an order was
+ * with its stock and batches, and record the batch an order was
  * packed from; its owners change the catalog and receive and manage batches.
  */
 import { accessTable } from '@storefront/grpc';
@@ -14,6 +14,8 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
     customer: 'none',
     rpcs: ['getStock', 'getCatalog', 'getCatalogSnapshot', 'getBatch', 'getBatchCertificate'],
   },
+  // An order's batches: the console's staff, and the customer's order page once checkout let the caller read the order.
+  { callers: ['gateway'], customer: 'none', rpcs: ['getOrderAllocation'] },
   {
     callers: ['checkout'],
     customer: 'none',
@@ -28,7 +30,7 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
     callers: ['gateway'],
     customer: 'none',
     staff: { required: ['owner', 'staff'] },
-    rpcs: ['getStaffCatalog', 'listBatches', 'listBatchOrders', 'getOrderAllocation', 'moveOrderAllocation'],
+    rpcs: ['getStaffCatalog', 'listBatches', 'listBatchOrders', 'moveOrderAllocation'],
   },
   {
     callers: ['gateway'],

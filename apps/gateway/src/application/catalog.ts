@@ -14,6 +14,7 @@ import type { Logger } from '@storefront/logging';
 import type { GatewayContext } from '../context';
 import { penceToPounds } from '../kit/money';
 import { component, Type, type Static } from '../kit/schema';
+import { batchSummaryView, CatalogBatch } from './certificates';
 
 const gbp = (description: string) => Type.Number({ minimum: 0, description: `${description} (GBP, 2 decimal places)` });
 
@@ -25,6 +26,10 @@ export const CatalogSize = component(
     price: gbp('Unit price'),
     stockLimited: Type.Boolean({ description: 'Whether the SKU appears in GET /api/stock' }),
     inStock: Type.Boolean({ description: 'False only for a stock-limited SKU with no units available' }),
+    batch: Type.Union([CatalogBatch, Type.Null()], {
+      description:
+        'The batch the next unit sold comes from; null when no batch sells or the next unit is stock counted before batches were recorded (its certificate is on request)',
+    }),
   }),
 );
 
@@ -71,8 +76,20 @@ export const CatalogDocument = component(
             name: 'BPC-157',
             description: 'Pentadecapeptide, lyophilised powder. For research use only.',
             sizes: [
-              { size: '5mg', sku: 'bpc-157-5mg', price: 24.99, stockLimited: true, inStock: true },
-              { size: '10mg', sku: 'bpc-157-10mg', price: 39.99, stockLimited: true, inStock: false },
+              {
+                size: '5mg',
+                sku: 'bpc-157-5mg',
+                price: 24.99,
+                stockLimited: true,
+                inStock: true,
+                batch: {
+                  number: 'BPC5-A001',
+                  purity: 99.42,
+                  testedOn: '2026-05-12',
+                  certificateUrl: 'https://shop.example/certificates/BPC5-A001.pdf',
+                },
+              },
+              { size: '10mg', sku: 'bpc-157-10mg', price: 39.99, stockLimited: true, inStock: false, batch: null },
             ],
           },
         ],
@@ -81,8 +98,11 @@ export const CatalogDocument = component(
   ),
 );
 
-/** A product of inventory's catalog, as /products.json and the MCP tools show it. */
-export function catalogProductView(product: inventory.Product): Static<typeof CatalogProduct> {
+/**
+ * A product of inventory's catalog, as /products.json and the MCP tools show it; certificate links are absolute, on
+ * `publicBaseUrl`.
+ */
+export function catalogProductView(product: inventory.Product, publicBaseUrl: string): Static<typeof CatalogProduct> {
   return {
     id: product.id,
     name: product.name,
@@ -93,6 +113,7 @@ export function catalogProductView(product: inventory.Product): Static<typeof Ca
       price: penceToPounds(size.pricePence),
       stockLimited: size.stockLimited,
       inStock: size.inStock,
+      batch: size.currentBatch ? batchSummaryView(size.currentBatch, publicBaseUrl) : null,
     })),
   };
 }
@@ -100,7 +121,11 @@ export function catalogProductView(product: inventory.Product): Static<typeof Ca
 export type CatalogProductView = Static<typeof CatalogProduct>;
 
 /** The /products.json document: inventory's catalog, with the shipping rule checkout prices orders by. */
-export function catalogDocument(catalog: inventory.CatalogSnapshot, policy: checkout.GetPricingPolicyResponse) {
+export function catalogDocument(
+  catalog: inventory.CatalogSnapshot,
+  policy: checkout.GetPricingPolicyResponse,
+  publicBaseUrl: string,
+) {
   return {
     generatedAt: catalog.generatedAt,
     currency: catalog.currency,
@@ -109,7 +134,7 @@ export function catalogDocument(catalog: inventory.CatalogSnapshot, policy: chec
       flatFee: penceToPounds(policy.shippingFeePence),
       freeOver: penceToPounds(policy.freeShippingThresholdPence),
     },
-    products: catalog.products.map(catalogProductView),
+    products: catalog.products.map((product) => catalogProductView(product, publicBaseUrl)),
   };
 }
 
@@ -142,6 +167,8 @@ export class CatalogCopy {
     private readonly sources: CatalogSources,
     private readonly refreshMs: number,
     private readonly logger: Logger,
+    /** Where the document's certificate links point. */
+    private readonly publicBaseUrl: string,
   ) {}
 
   async current(): Promise<PublishedCatalog> {
@@ -200,7 +227,7 @@ export class CatalogCopy {
     if (etag !== this.latest?.etag) {
       this.latest = {
         etag,
-        body: Buffer.from(JSON.stringify(catalogDocument(this.catalog.snapshot, this.policy))),
+        body: Buffer.from(JSON.stringify(catalogDocument(this.catalog.snapshot, this.policy, this.publicBaseUrl))),
         catalog: this.catalog.snapshot,
         policy: this.policy,
       };
@@ -218,6 +245,7 @@ export function createCatalogCopy({ clients, config, logger }: GatewayContext): 
     },
     config.catalogRefreshMs,
     logger,
+    config.publicBaseUrl,
   );
   // Fetch the first copy at start, so the gateway has one before the first reader or an outage.
   catalog.current().catch(() => undefined);

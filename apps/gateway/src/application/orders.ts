@@ -5,6 +5,7 @@
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { Caller } from '../kit/caller';
+import { certificatePdfUrl } from './certificates';
 import { penceToPounds as pounds } from '../kit/money';
 import { component, StringEnum, Type, type Static } from '../kit/schema';
 
@@ -40,12 +41,33 @@ export const Delivery = component(
   ),
 );
 
+export const ShippedBatch = component(
+  'ShippedBatch',
+  Type.Object(
+    {
+      number: Type.String({ description: 'The batch number printed on the vials' }),
+      quantity: Type.Integer({ minimum: 1, description: 'Units of the line packed from this batch' }),
+      certificateUrl: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+        description: "The batch's certificate of analysis (PDF); null when the certificate is on request",
+      }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
 export const OrderLineView = component(
   'OrderLineView',
   Type.Object({
     sku: Type.String(),
     quantity: Type.Integer(),
     unitPrice: Type.Number({ description: 'GBP' }),
+    batches: Type.Optional(
+      Type.Array(ShippedBatch, {
+        description:
+          'In an order read back: the batches the units were packed from, once the order is dispatched; empty before, ' +
+          'and for sizes whose stock is not counted in batches',
+      }),
+    ),
   }),
 );
 
@@ -223,11 +245,51 @@ export function orderDetailsView(details: checkout.OrderDetails): OrderDetailsVi
   };
 }
 
-/** One order, read with the caller's session (or none) and client address, within checkout's look-up limits. */
-export async function getOrder({ clients }: GatewayContext, checkoutReference: string, caller: Caller) {
-  const { order } = await clients.checkout.getOrder(
+export type ShippedBatchView = Static<typeof ShippedBatch>;
+
+/**
+ * Per SKU, the batches a dispatched order's units were packed from, with their certificates; none before dispatch,
+ * when staff may still record another batch. Only for an order the caller was allowed to read.
+ */
+export async function shippedBatches(
+  { clients, config }: Pick<GatewayContext, 'clients' | 'config'>,
+  details: checkout.OrderDetails,
+): Promise<Map<string, ShippedBatchView[]>> {
+  if (!details.dispatch) return new Map();
+  const { allocation } = await clients.inventory.getOrderAllocation({ orderReference: details.summary!.reference });
+  const lines = allocation?.lines ?? [];
+  const numbers = [...new Set(lines.flatMap((line) => line.batches.map((batch) => batch.number)))];
+  const withCertificate = new Set(
+    (await Promise.all(numbers.map((number) => clients.inventory.getBatch({ number }))))
+      .filter(({ batch }) => batch?.certificate)
+      .map(({ batch }) => batch!.number),
+  );
+  return new Map(
+    lines.map((line) => [
+      line.sku,
+      line.batches
+        .filter((batch) => batch.units > 0)
+        .map((batch) => ({
+          number: batch.number,
+          quantity: batch.units,
+          certificateUrl: withCertificate.has(batch.number)
+            ? certificatePdfUrl(batch.number, config.publicBaseUrl)
+            : null,
+        })),
+    ]),
+  );
+}
+
+/**
+ * One order, read with the caller's session (or none) and client address, within checkout's look-up limits; each line
+ * with the batches it was packed from.
+ */
+export async function getOrder(context: GatewayContext, checkoutReference: string, caller: Caller) {
+  const { order } = await context.clients.checkout.getOrder(
     { checkoutReference, clientAddress: caller.clientAddress },
     { customer: caller.customer },
   );
-  return orderDetailsView(order!);
+  const view = orderDetailsView(order!);
+  const batches = await shippedBatches(context, order!);
+  return { ...view, items: view.items.map((line) => ({ ...line, batches: batches.get(line.sku) ?? [] })) };
 }

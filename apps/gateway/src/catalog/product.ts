@@ -5,12 +5,14 @@ import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } fro
 import type { ShopReader } from '../application/shop';
 import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
+import { CERTIFICATES_PAGE } from '../kit/layout';
 import { notFoundPage } from '../kit/page-errors';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { heldWords } from '../application/held-stock';
 import { findSku, orderable, sizeStockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
 import { dispatchNote } from '../kit/dispatch-note';
+import { certificatePagePath, certificatePdfPath, formatPurity } from '../application/certificates';
 
 export function productPage(
   product: inventory.Product,
@@ -43,8 +45,25 @@ ${formError(error)}
 <button type="submit"${firstOrderable >= 0 ? '' : html` disabled`}>Add to basket</button>
 </form>
 ${dispatchNote(dispatchWords)}
+${batchTable(product, shop.stock)}
 <p><a href="/">All products</a></p>`,
   };
+}
+
+/** The batch each size on sale is sold from now, with its analysis and certificate. */
+function batchTable(product: inventory.Product, stock: Record<string, number>) {
+  const rows = product.sizes
+    .filter((size) => unitsLeft(size, stock) !== 0)
+    .map(({ size, currentBatch: batch }) =>
+      batch
+        ? html`<tr><th scope="row">${size}</th><td><a href="${certificatePagePath(batch.number)}">${batch.number}</a></td><td class="num">${formatPurity(batch.purityHundredths)}</td><td>${batch.testedOn}</td><td>${batch.hasCertificate ? html`<a href="${certificatePdfPath(batch.number)}" type="application/pdf">Certificate<span class="vh"> of batch ${batch.number}</span> (PDF)</a>` : 'Certificate on request'}</td></tr>`
+        : html`<tr><th scope="row">${size}</th><td colspan="4">Certificate on request</td></tr>`,
+    );
+  if (rows.length === 0) return '';
+  return html`<h2>Batches now sold</h2>
+<div class="scroll" role="region" aria-label="Batches now sold" tabindex="0"><table><caption class="vh">Batches now sold</caption><thead><tr><th scope="col">Size</th><th scope="col">Batch</th><th scope="col" class="num">HPLC purity</th><th scope="col">Tested</th><th scope="col">Certificate</th></tr></thead>
+<tbody>${rows}</tbody></table></div>
+<p><a href="${CERTIFICATES_PAGE.path}">Look up a batch number</a></p>`;
 }
 
 export const productNotFound = (id: string) => notFoundPage(`There is no product ${id}.`);

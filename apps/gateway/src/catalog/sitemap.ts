@@ -2,13 +2,14 @@
  * /sitemap.xml: every public page (home, products, the short pages) for crawlers; llms.txt lists the same for agents.
  */
 import { escapeHtml } from '../kit/html';
-import { INFO_PAGES } from '../kit/layout';
+import { CERTIFICATES_PAGE, INFO_PAGES } from '../kit/layout';
 import type { ShopView } from '../application/shop';
 
 export function publicPagePaths(catalog: ShopView['catalog']): string[] {
   return [
     '/',
     ...catalog.products.map((product) => `/products/${encodeURIComponent(product.id)}`),
+    CERTIFICATES_PAGE.path,
     ...INFO_PAGES.map((page) => page.path),
   ];
 }

@@ -23,6 +23,9 @@ export const INFO_PAGES = [
   { path: '/privacy', title: 'Privacy' },
 ] as const;
 
+/** The public look-up of a batch's certificate of analysis, linked from every page's footer. */
+export const CERTIFICATES_PAGE = { path: '/certificates', title: 'Certificates of analysis' } as const;
+
 export interface PageContent {
   title: string;
   /** A sentence for search results and link previews. */
@@ -68,7 +71,7 @@ ${main}
 ${main}
 </main>
 <footer>
-<nav aria-label="Shop information"><ul>${INFO_PAGES.map((page) => html`<li><a href="${page.path}">${page.title}</a></li>`)}</ul></nav>
+<nav aria-label="Shop information"><ul>${[CERTIFICATES_PAGE, ...INFO_PAGES].map((page) => html`<li><a href="${page.path}">${page.title}</a></li>`)}</ul></nav>
 </footer>`
 }
 </body>

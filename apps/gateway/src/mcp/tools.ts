@@ -11,6 +11,7 @@ import { placeOrder, validatePromo, type CreateCheckoutBody } from '../applicati
 import { getOrder } from '../application/orders';
 import { quoteOrder, type QuoteRequestBody } from '../application/quote-order';
 import { catalogProductView, type CatalogProductView } from '../application/catalog';
+import { batchCertificateView, lookUpBatch } from '../application/certificates';
 import type { ApiSchemas } from './schemas';
 
 export interface McpTool {
@@ -64,11 +65,11 @@ const objectOf = (properties: Record<string, JsonSchema>): JsonSchema => ({
 });
 
 export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpTool[] {
-  const { clients } = context;
+  const { clients, config } = context;
   const product = schemas.component('CatalogProduct');
 
   const catalog = async (): Promise<CatalogProductView[]> =>
-    (await clients.inventory.getCatalog({})).products.map(catalogProductView);
+    (await clients.inventory.getCatalog({})).products.map((entry) => catalogProductView(entry, config.publicBaseUrl));
 
   return [
     {
@@ -100,7 +101,8 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'get_product',
       title: 'One product with live stock',
       description:
-        'A product with its sizes, GBP prices and stock flags, and `stock`: the units available now of each of its stock-limited SKUs.',
+        'A product with its sizes, GBP prices, stock flags and the batch each size is sold from now (`batch`: number, HPLC purity, ' +
+        'test date and `certificateUrl`, the certificate of analysis), and `stock`: the units available now of each of its stock-limited SKUs.',
       inputSchema: PRODUCT_INPUT,
       outputSchema: objectOf({ product, stock: schemas.component('StockMap') }),
       readOnly: true,
@@ -116,6 +118,22 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
         );
         return { product: found, stock };
       },
+    },
+    {
+      name: 'get_certificate',
+      title: "A batch's certificate of analysis",
+      description:
+        'GET /api/certificates/{batch_number} as a tool: the product and size of the batch with that number (printed on the vial), ' +
+        'its HPLC purity, test date, laboratory, whether it was recalled, and `certificateUrl`, the certificate PDF (null when on ' +
+        'request). Same answer and per-address limit.',
+      inputSchema: schemas.parameters('/api/certificates/{batch_number}', 'get'),
+      outputSchema: schemas.component('BatchCertificate'),
+      readOnly: true,
+      run: async (args, caller) =>
+        batchCertificateView(
+          await lookUpBatch(context, String(args.batch_number), caller.clientAddress),
+          config.publicBaseUrl,
+        ),
     },
     {
       name: 'validate_promo',
@@ -158,7 +176,8 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       description:
         'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, `paid`, `failed`, `expired`, `cancelled`, ' +
         '`dispatched`, `delivered`, `partially_refunded`, `refunded`), items, totals, while unpaid the payment link, and once sent the ' +
-        "`dispatch` (carrier, tracking number for the account's own order, dates), once refunded the `refunded` amount. An account's order needs that account's session.",
+        "`dispatch` (carrier, tracking number for the account's own order, dates) and each line's `batches` with their certificate links, " +
+        "once refunded the `refunded` amount. An account's order needs that account's session.",
       inputSchema: schemas.parameters('/api/orders/{checkout_reference}', 'get'),
       outputSchema: schemas.component('OrderDetails'),
       readOnly: true,

@@ -3,7 +3,8 @@
  * status in words, reloading itself while the payment is awaited. Read with the same GetOrder
  * call as GET /api/orders/{reference} (its limits, its rule of who reads what): delivery details
  * appear for the account that placed the order, or for a guest order in the browser that placed
- * it, from its own cookie (docs/decisions/0924).
+ * it, from its own cookie (docs/decisions/0924). Once dispatched, each line lists the batches it was packed from,
+ * with their certificates (docs/decisions/1153).
  */
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
@@ -12,7 +13,8 @@ import type { ShopReader } from '../application/shop';
 import { dispatchWords, expectedDispatchWords, orderStatusWords, stockWaitWords } from '../application/order-words';
 import { html } from '../kit/html';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
-import { Delivery } from '../application/orders';
+import { Delivery, shippedBatches, type ShippedBatchView } from '../application/orders';
+import { certificatePagePath, certificatePdfPath } from '../application/certificates';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, type ShopView } from '../application/shop';
 import { formatDiscount, formatPence } from '../kit/money';
@@ -20,16 +22,26 @@ import { formatDiscount, formatPence } from '../kit/money';
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
 
+/** The batches a line was packed from, each with its certificate, as the order page lists them. */
+function batchWords(batches: ShippedBatchView[]) {
+  return batches.map(
+    (batch) =>
+      html`<li><a href="${certificatePagePath(batch.number)}">${batch.number}</a> × ${batch.quantity}${batch.certificateUrl ? html`, <a href="${certificatePdfPath(batch.number)}" type="application/pdf">certificate<span class="vh"> of batch ${batch.number}</span> (PDF)</a>` : ', certificate on request'}</li>`,
+  );
+}
+
 export function orderPage(
   details: checkout.OrderDetails,
   { catalog }: ShopView,
+  shipped: Map<string, ShippedBatchView[]>,
   placedHere?: checkout.Delivery,
 ): PageAnswer {
   const order = details.summary!;
   const pending = order.status === 'pending_payment';
   const lines = order.items.map((line) => {
     const found = findSku(catalog, line.sku);
-    return html`<tr><th scope="row">${found ? `${found.product.name} ${found.size.size}` : line.sku}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
+    const batches = shipped.get(line.sku) ?? [];
+    return html`<tr><th scope="row">${found ? `${found.product.name} ${found.size.size}` : line.sku}${batches.length > 0 ? html`<ul class="batches" aria-label="Batches">${batchWords(batches)}</ul>` : ''}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
   });
   const delivery = details.delivery ?? placedHere;
   return {
@@ -77,6 +89,7 @@ export function registerOrderPages(
       orderPage(
         order!,
         await readShop(),
+        await shippedBatches(context, order!),
         placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body')),
       ),
     );

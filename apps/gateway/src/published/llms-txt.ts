@@ -5,7 +5,7 @@
 import { publicUrl, type OpenApiDocument } from '../kit/api-docs';
 import { listOperations, sessionRequirement } from './api-reference';
 import { API_CATALOG_PATH } from './api-catalog';
-import { INFO_PAGES } from '../kit/layout';
+import { CERTIFICATES_PAGE, INFO_PAGES } from '../kit/layout';
 
 /** What llms.txt says of an MCP tool. */
 export interface ToolSummary {
@@ -29,6 +29,7 @@ function storefrontSection(url: (path: string) => string): string[] {
     `- [Home](${url('/')}): the products, shipping and quality facts, the research-use-only notice`,
     `- [Basket](${url('/basket')}): lines, promo code and totals as checkout prices them`,
     `- [Account](${url('/account')}): sign up, log in, profile, loyalty points and orders`,
+    `- [${CERTIFICATES_PAGE.title}](${url(CERTIFICATES_PAGE.path)}): a batch's HPLC analysis and certificate by the batch number on the vial`,
     ...INFO_PAGES.map((page) => `- [${page.title}](${url(page.path)})`),
     `- [Sitemap](${url('/sitemap.xml')}): every public page`,
     '',

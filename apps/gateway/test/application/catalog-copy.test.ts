@@ -13,7 +13,26 @@ const CATALOG: inventory.CatalogSnapshot = {
       id: 'alpha',
       name: 'Alpha',
       description: 'A',
-      sizes: [{ size: '5mg', sku: 'alpha-5mg', pricePence: 2499, stockLimited: true, inStock: true }],
+      sizes: [
+        {
+          size: '5mg',
+          sku: 'alpha-5mg',
+          pricePence: 2499,
+          stockLimited: true,
+          inStock: true,
+          currentBatch: { number: 'A5/001', purityHundredths: 9942, testedOn: '2026-01-01', hasCertificate: true },
+        },
+        {
+          size: '10mg',
+          sku: 'alpha-10mg',
+          pricePence: 3999,
+          stockLimited: true,
+          inStock: true,
+          currentBatch: { number: 'A10-001', purityHundredths: 9900, testedOn: '2026-01-02', hasCertificate: false },
+        },
+        // The next unit is stock counted before batches were recorded: no batch is named.
+        { size: '20mg', sku: 'alpha-20mg', pricePence: 5999, stockLimited: true, inStock: true },
+      ],
     },
   ],
 };
@@ -53,10 +72,10 @@ describe('gateway: the products.json copy of the catalog and the shipping rule',
   beforeEach(() => {
     sources = new FakeSources();
     // Refresh on every request, so each call checks both sources.
-    copy = new CatalogCopy(sources, 0, createLogger('gateway-test', 'silent'));
+    copy = new CatalogCopy(sources, 0, createLogger('gateway-test', 'silent'), 'http://localhost:8080');
   });
 
-  it("renders inventory's catalog with checkout's shipping rule in GBP", async () => {
+  it("renders inventory's catalog with checkout's shipping rule in GBP and each size's batch on sale", async () => {
     const { json } = await document(copy);
     expect(json).to.deep.equal({
       generatedAt: CATALOG.generatedAt,
@@ -68,7 +87,30 @@ describe('gateway: the products.json copy of the catalog and the shipping rule',
           id: 'alpha',
           name: 'Alpha',
           description: 'A',
-          sizes: [{ size: '5mg', sku: 'alpha-5mg', price: 24.99, stockLimited: true, inStock: true }],
+          sizes: [
+            {
+              size: '5mg',
+              sku: 'alpha-5mg',
+              price: 24.99,
+              stockLimited: true,
+              inStock: true,
+              batch: {
+                number: 'A5/001',
+                purity: 99.42,
+                testedOn: '2026-01-01',
+                certificateUrl: 'http://localhost:8080/certificates/A5%2F001.pdf',
+              },
+            },
+            {
+              size: '10mg',
+              sku: 'alpha-10mg',
+              price: 39.99,
+              stockLimited: true,
+              inStock: true,
+              batch: { number: 'A10-001', purity: 99, testedOn: '2026-01-02', certificateUrl: null },
+            },
+            { size: '20mg', sku: 'alpha-20mg', price: 59.99, stockLimited: true, inStock: true, batch: null },
+          ],
         },
       ],
     });
@@ -102,7 +144,7 @@ describe('gateway: the products.json copy of the catalog and the shipping rule',
   });
 
   it('asks again at once after a change made through this gateway, also when a check was under way', async () => {
-    const held = new CatalogCopy(sources, 300_000, createLogger('gateway-test', 'silent'));
+    const held = new CatalogCopy(sources, 300_000, createLogger('gateway-test', 'silent'), 'http://localhost:8080');
     await held.current();
     sources.version = 'v2';
     await held.current();

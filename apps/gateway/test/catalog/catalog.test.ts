@@ -12,7 +12,14 @@ interface CatalogDocument {
     id: string;
     name: string;
     description: string;
-    sizes: Array<{ size: string; sku: string; price: number; stockLimited: boolean; inStock: boolean }>;
+    sizes: Array<{
+      size: string;
+      sku: string;
+      price: number;
+      stockLimited: boolean;
+      inStock: boolean;
+      batch: { number: string; purity: number; testedOn: string; certificateUrl: string | null } | null;
+    }>;
   }>;
 }
 
@@ -57,13 +64,15 @@ describe('gateway: GET /products.json', () => {
     expect(res.body.products.length).to.be.at.least(3);
     const bpc = res.body.products.find((p) => p.id === 'bpc-157')!;
     expect(bpc).to.include({ name: 'BPC-157' });
-    expect(bpc.sizes[0]).to.deep.equal({
-      size: '5mg',
-      sku: 'bpc-157-5mg',
-      price: 24.99,
-      stockLimited: true,
-      inStock: true,
+    const { batch, ...size } = bpc.sizes[0]!;
+    expect(size).to.deep.equal({ size: '5mg', sku: 'bpc-157-5mg', price: 24.99, stockLimited: true, inStock: true });
+    // The demo's batch of that size with the earliest retest date is sold first.
+    expect(batch).to.deep.include({
+      number: 'BPC5-A001',
+      purity: 99.42,
+      certificateUrl: 'http://localhost:8080/certificates/BPC5-A001.pdf',
     });
+    expect(batch!.testedOn).to.match(/^\d{4}-\d{2}-\d{2}$/);
     expect(sizeOf(res.body, 'ghk-cu-50mg')).to.include({ stockLimited: false, inStock: true });
     expect(sizeOf(res.body, 'ipamorelin-10mg')).to.include({ stockLimited: true, inStock: false });
   });
@@ -132,6 +141,29 @@ describe('gateway: GET /products.json', () => {
     expect(after.headers.get('etag')).to.not.equal(before.headers.get('etag'));
     const oldTag = await stack.client().get('/products.json', { 'if-none-match': before.headers.get('etag')! });
     expect(oldTag.status).to.equal(200);
+  });
+
+  it('names the next batch on sale within the refresh when the current one is quarantined', async () => {
+    const owner = stack.clientOf('inventory', inventory.InventoryServiceService, 'gateway');
+    const asOwner = {
+      staff: { id: 'catalog-owner', role: 'owner' as const, email: 'owner@shop.test', clientAddress: '192.0.2.42' },
+    };
+    try {
+      await owner.quarantineBatch({ number: 'BPC5-A001', note: 'test' }, asOwner);
+      const after = await eventually(
+        () => stack.client().get<CatalogDocument>('/products.json'),
+        (res) => sizeOf(res.body, 'bpc-157-5mg')?.batch?.number === 'BPC5-A002',
+        10_000,
+      );
+      expect(sizeOf(after.body, 'bpc-157-5mg')!.batch).to.deep.include({
+        number: 'BPC5-A002',
+        purity: 99.68,
+        certificateUrl: 'http://localhost:8080/certificates/BPC5-A002.pdf',
+      });
+    } finally {
+      await owner.releaseBatch({ number: 'BPC5-A001', note: 'test' }, asOwner);
+      owner.close();
+    }
   });
 
   it('keeps serving the last copy while inventory and checkout are down', async () => {

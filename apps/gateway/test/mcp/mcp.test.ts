@@ -116,6 +116,7 @@ describe('gateway: MCP server at /mcp', () => {
       expect(tools.map((tool) => tool.name)).to.deep.equal([
         'search_products',
         'get_product',
+        'get_certificate',
         'validate_promo',
         'quote_order',
         'prepare_checkout',
@@ -130,6 +131,10 @@ describe('gateway: MCP server at /mcp', () => {
       expect(byName.get('get_order_status')!.outputSchema).to.deep.equal(SCHEMAS.component('OrderDetails'));
       expect(byName.get('quote_order')!.inputSchema).to.deep.equal(SCHEMAS.component('QuoteRequest'));
       expect(byName.get('quote_order')!.outputSchema).to.deep.equal(SCHEMAS.component('OrderQuote'));
+      expect(byName.get('get_certificate')!.inputSchema).to.deep.equal(
+        SCHEMAS.parameters('/api/certificates/{batch_number}', 'get'),
+      );
+      expect(byName.get('get_certificate')!.outputSchema).to.deep.equal(SCHEMAS.component('BatchCertificate'));
       expect(byName.get('validate_promo')!.inputSchema).to.deep.equal(SCHEMAS.parameters('/api/validate-promo', 'get'));
       for (const tool of tools) expect(tool.outputSchema, tool.name).to.have.property('type', 'object');
       // Inlined: a client needs nothing but the tool list.
@@ -289,7 +294,10 @@ describe('gateway: MCP server at /mcp', () => {
 
       const stock = await stack.client().get<Record<string, number>>('/api/stock');
       const product = await expectResult<{
-        product: { id: string; sizes: Array<{ sku: string; price: number }> };
+        product: {
+          id: string;
+          sizes: Array<{ sku: string; price: number; batch: { number: string; certificateUrl: string | null } | null }>;
+        };
         stock: Record<string, number>;
       }>(agent, 'get_product', {
         id: 'bpc-157-10mg',
@@ -299,10 +307,39 @@ describe('gateway: MCP server at /mcp', () => {
         ['bpc-157-5mg', 24.99],
         ['bpc-157-10mg', 39.99],
       ]);
+      // Each size's batch on sale, with its certificate's link or none when it is on request.
+      expect(product.product.sizes.map((size) => [size.batch?.number, size.batch?.certificateUrl])).to.deep.equal([
+        ['BPC5-A001', `${stack.env.PUBLIC_BASE_URL}/certificates/BPC5-A001.pdf`],
+        ['BPC10-A001', null],
+      ]);
       expect(product.stock).to.deep.equal({
         'bpc-157-5mg': stock.body['bpc-157-5mg'],
         'bpc-157-10mg': stock.body['bpc-157-10mg'],
       });
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('looks a batch up by its number with get_certificate, as GET /api/certificates/{batch_number}', async () => {
+    const agent = await connectAgent(stack);
+    try {
+      const certificate = await expectResult<Record<string, unknown>>(agent, 'get_certificate', {
+        batch_number: 'bpc5-a001',
+      });
+      const overHttp = await stack
+        .client()
+        .get('/api/certificates/BPC5-A001', { 'x-forwarded-for': newClientAddress() });
+      expect(certificate).to.deep.equal(overHttp.body);
+      expect(certificate).to.deep.include({
+        number: 'BPC5-A001',
+        product: 'BPC-157',
+        purity: 99.42,
+        certificateUrl: `${stack.env.PUBLIC_BASE_URL}/certificates/BPC5-A001.pdf`,
+      });
+      await expectToolError(agent, 'get_certificate', { batch_number: 'NOPE-9' }, 'batch_not_found', 'NOPE-9');
+      await expectToolError(agent, 'get_certificate', { batch_number: '<b>' }, 'invalid_batch_number', '<b>');
+      await expectToolError(agent, 'get_certificate', {}, 'invalid_request', 'batch_number');
     } finally {
       await agent.close();
     }

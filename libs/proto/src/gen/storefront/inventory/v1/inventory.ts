@@ -8326,7 +8326,7 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** Any staff member: the batches an order's units were taken from. */
+    /** The batches an order's units were taken from: staff, and the gateway for an order its caller may read. */
     getOrderAllocation: {
       name: "GetOrderAllocation",
       requestType: GetOrderAllocationRequest as typeof GetOrderAllocationRequest,
@@ -8658,7 +8658,7 @@ export const InventoryServiceService = {
       Buffer.from(ListBatchOrdersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListBatchOrdersResponse => ListBatchOrdersResponse.decode(value),
   },
-  /** Any staff member: the batches an order's units were taken from. */
+  /** The batches an order's units were taken from: staff, and the gateway for an order its caller may read. */
   getOrderAllocation: {
     path: "/storefront.inventory.v1.InventoryService/GetOrderAllocation" as const,
     requestStream: false as const,
@@ -8758,7 +8758,7 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   attachBatchCertificate: handleUnaryCall<AttachBatchCertificateRequest, AttachBatchCertificateResponse>;
   /** Any staff member: every order that was allocated units of a batch, oldest sale first (recalls). */
   listBatchOrders: handleUnaryCall<ListBatchOrdersRequest, ListBatchOrdersResponse>;
-  /** Any staff member: the batches an order's units were taken from. */
+  /** The batches an order's units were taken from: staff, and the gateway for an order its caller may read. */
   getOrderAllocation: handleUnaryCall<GetOrderAllocationRequest, GetOrderAllocationResponse>;
   /**
    * Any staff member, at dispatch: an order line was packed from another batch of its size.
@@ -9192,7 +9192,7 @@ export interface InventoryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListBatchOrdersResponse) => void,
   ): ClientUnaryCall;
-  /** Any staff member: the batches an order's units were taken from. */
+  /** The batches an order's units were taken from: staff, and the gateway for an order its caller may read. */
   getOrderAllocation(
     request: GetOrderAllocationRequest,
     callback: (error: ServiceError | null, response: GetOrderAllocationResponse) => void,
