@@ -4,7 +4,7 @@
  */
 import { ACCOUNT_LIMITS, CODE_ALPHABET, REFERRAL_CODE_LENGTH } from '@storefront/formats';
 import type { identity } from '@storefront/proto';
-import { component, Type, type Static } from '../kit/schema';
+import { component, PlainText, Type, type Static } from '../kit/schema';
 
 const profileExample = {
   id: '6f1c2a9e-3b7d-4c1e-9a2f-5d8e7b6c4a10',
@@ -18,7 +18,7 @@ const profileExample = {
 
 /** A name as sign-up and a profile edit take it. */
 export const personName = (field: string) =>
-  Type.String({
+  PlainText({
     minLength: 1,
     maxLength: ACCOUNT_LIMITS.nameMaxLength,
     description: `${field}; trimmed, not blank, no control characters`,
