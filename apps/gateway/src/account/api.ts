@@ -285,13 +285,14 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         description:
           'Needs the current password. A link is mailed to the new address; the account keeps its address (and logs in with it) until the link ' +
           'is used (POST /api/auth/verify-email), then the old address is told. Until then the profile shows the new one as `pendingEmail`; ' +
-          'asking again replaces the earlier link.',
+          'asking again replaces the earlier link. An account whose own address is not verified yet may give that address: a new link goes to it. ' +
+          'An account asks for at most 5 links an hour (429).',
         tags: ['auth'],
         security: [{ sessionCookie: [] }],
         responses: {
           '202': jsonResponse('A link is on its way to the new address', EmailChangeAccepted),
           '400': errorResponse(
-            '`invalid_current_password`; or an invalid body naming the field (an email that is not one, or the current one), or `malformed_json`',
+            '`invalid_current_password`; or an invalid body naming the field (an email that is not one, or the verified address of the account), or `malformed_json`',
           ),
           '401': noSession,
           '403': crossSiteResponse,

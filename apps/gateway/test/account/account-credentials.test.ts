@@ -247,6 +247,29 @@ describe('gateway: verified addresses, password and email changes', () => {
       expect((await mailsAfterSending(newEmail)).map((mail) => mail.subject)).to.deep.equal([CONFIRM_SUBJECT]);
     });
 
+    it('sends an unverified account a new link to its own address, refuses that for a verified one, and five links an hour', async () => {
+      const client = stack.client();
+      const { customer } = await signUp(client);
+      const first = await verificationToken(customer.email);
+      const again = await changeEmail(client, customer.email);
+      expect(again.status, again.text).to.equal(202);
+      expect(again.body.user.profile).to.not.have.property('pendingEmail');
+      const second = await verificationToken(customer.email, 2);
+      expect((await verify(first)).body, 'the earlier link is void').to.deep.include({
+        error: 'invalid_verification_token',
+      });
+      expect((await verify(second)).status).to.equal(200);
+      const verified = await changeEmail(client, customer.email);
+      expect(verified.status).to.equal(400);
+      expect(verified.body.detail).to.equal('email is already the verified address of this account');
+
+      for (let asked = 1; asked < 5; asked += 1)
+        expect((await changeEmail(client, `many-${asked}-${Date.now()}@example.test`)).status).to.equal(202);
+      const limited = await changeEmail(client, `many-last-${Date.now()}@example.test`);
+      expect(limited.status).to.equal(429);
+      expect(limited.body).to.deep.include({ success: false, error: 'too_many_attempts' });
+    });
+
     it('refuses the link when another account verified the address meanwhile (409)', async () => {
       const client = stack.client();
       await verifiedCustomer(client);

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, invalidArgument, unauthenticated } from '@storefront/errors';
-import type { WindowCounters } from '@storefront/rate-limit';
+import { countAttempt, counterKey, type WindowCounters } from '@storefront/rate-limit';
 import type { Knex } from '@storefront/db';
 import type { Mail } from '@storefront/outbox';
 import type { EmailVerificationStore } from '../stores/email-verifications';
@@ -23,6 +23,8 @@ import { rejectCommonPassword, type Abandoned, type PasswordHasher } from './pas
 import { checkNewPasswordLength, normaliseEmail, rejectOverlongPassword } from './rules';
 
 export const VERIFICATION_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** Links one account may ask for: each is a mail to an address of the customer's choosing. */
+export const LINK_REQUESTS_PER_ACCOUNT = { max: 5, windowSeconds: 3600 };
 
 export interface AccountCredentialsOptions {
   users: UserStore;
@@ -106,7 +108,9 @@ export class AccountCredentials {
 
   /**
    * The customer asks for another address with their current password: a link goes to it, and the account keeps its
-   * address until the link is used. An address another account holds is 409 `email_taken`, as at sign-up.
+   * address until the link is used. An address another account holds is 409 `email_taken`, as at sign-up. An account
+   * whose own address is not verified yet may give that address again: a new link goes to it (the first may have
+   * expired or been lost). Each account asks for a few links an hour.
    */
   async requestChange(
     userId: string,
@@ -118,9 +122,18 @@ export class AccountCredentials {
     const { users, now } = this.options;
     const email = normaliseEmail(rawEmail);
     const user = await this.withCurrentPassword(userId, currentPassword, clientAddress, abandoned);
-    if (email === user.email) throw invalidArgument('email is already the address of this account');
-    if (await users.findByEmail(email)) throw emailTaken();
-    await this.sendLink(user, email, 'email-change', now());
+    const resend = email === user.email;
+    if (resend && user.emailVerifiedAt !== undefined)
+      throw invalidArgument('email is already the verified address of this account');
+    if (!resend && (await users.findByEmail(email))) throw emailTaken();
+    const askedAt = now();
+    await countAttempt(
+      this.options.counters,
+      [{ key: counterKey('verification-links', user.id), limit: LINK_REQUESTS_PER_ACCOUNT }],
+      askedAt,
+      'verification links for this account',
+    );
+    await this.sendLink(user, email, resend ? 'sign-up' : 'email-change', askedAt);
     this.options.mailQueued();
     return (await users.findById(userId))!;
   }
