@@ -203,6 +203,30 @@ describe('gateway: verified addresses, password and email changes', () => {
       expect(notices[0]!.text).to.contain('every other session was logged out');
     });
 
+    it('counts a wrong current password as a failed login of the account: guesses from one address are made to wait', async () => {
+      const client = stack.client();
+      const { customer } = await signUp(client);
+      const guesser = { 'x-forwarded-for': '203.0.113.91' };
+      const statuses: number[] = [];
+      for (let guess = 0; guess < 8; guess += 1)
+        statuses.push(
+          (
+            await client.post(
+              '/api/auth/password',
+              { currentPassword: `guess-${guess}-wrong`, newPassword: NEW_PASSWORD },
+              guesser,
+            )
+          ).status,
+        );
+      expect(statuses.slice(0, 5)).to.deep.equal([400, 400, 400, 400, 400]);
+      expect(statuses).to.include(429);
+      // The same counters as a login: this address now waits to log in to the account too.
+      const login = await stack
+        .client()
+        .post('/api/auth/login', { email: customer.email, password: PASSWORD }, guesser);
+      expect(login.status).to.equal(429);
+    });
+
     it('refuses without a session, and tells an unverified address nothing', async () => {
       expect((await changePassword(stack.client(), PASSWORD)).status).to.equal(401);
       const client = stack.client();
