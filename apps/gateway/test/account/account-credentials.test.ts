@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import type { ParsedMail } from 'mailparser';
 import { startTestSmtpServer, type HttpClient, type TestSmtpServer } from '@storefront/testing';
 import { startStack, type Stack } from '@storefront/platform-testing';
-import { FAST_ARGON2, PASSWORD, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
+import { FAST_ARGON2, PASSWORD, meStatusWithin, signUp, type AuthSuccess, type ErrorBody } from './auth-fixtures';
 
 const SITE = 'http://127.0.0.1:9';
 const DAY = 24 * 3600_000;
@@ -201,6 +201,27 @@ describe('gateway: verified addresses, password and email changes', () => {
       const notices = await mailsWith(customer.email, 'Your password was changed', 1);
       expect(notices).to.have.length(1);
       expect(notices[0]!.text).to.contain('every other session was logged out');
+    });
+
+    it("ends the account's other sessions cached by another gateway replica within 1 s", async () => {
+      const replica = await startStack({
+        replicaOf: stack,
+        now: () => nowMs,
+        env: { ...FAST_ARGON2, SMTP_URL: smtp.url, PUBLIC_BASE_URL: SITE, TRUSTED_PROXIES: '127.0.0.1' },
+      });
+      try {
+        const here = stack.client();
+        const { res } = await signUp(here);
+        const onReplica = new (stack.client().constructor as new (url: string) => HttpClient)(replica.gateway.url);
+        onReplica.setCookie('svc_sess', /svc_sess=([^;]+)/.exec(res.headers.getSetCookie().join(';'))![1]!);
+        // Resolved once, the session sits in the replica's cache (its clock stands still here).
+        expect((await onReplica.get('/api/auth/me')).status).to.equal(200);
+        expect((await changePassword(here, PASSWORD)).status).to.equal(200);
+        expect(await meStatusWithin(onReplica, 1000)).to.equal(401);
+        expect((await here.get('/api/auth/me')).status).to.equal(200);
+      } finally {
+        await replica.stop();
+      }
     });
 
     it('counts a wrong current password as a failed login of the account: guesses from one address are made to wait', async () => {
