@@ -148,6 +148,9 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     for (const [carrier, trackingNumber, code] of [
       ['', 'RM1', 'invalid_carrier'],
       ['x'.repeat(61), 'RM1', 'invalid_carrier'],
+      ['Royal Mail\r\nBcc: victim@example.com', 'RM1', 'invalid_carrier'],
+      ['Royal Mail\u0085Bcc: victim@example.com', 'RM1', 'invalid_carrier'],
+      ['Royal\tMail', 'RM1', 'invalid_carrier'],
       ['Royal Mail', '', 'invalid_tracking_number'],
       ['Royal Mail', 'RM<1>', 'invalid_tracking_number'],
       ['Royal Mail', '1'.repeat(61), 'invalid_tracking_number'],

@@ -95,6 +95,17 @@ describe('checkout request rules', () => {
     expect(refusal({ delivery: { ...request().delivery!, country: 'FR' } }).detail).to.contain('delivery.country');
   });
 
+  it('refuses control characters in every delivery field, the reference and the promo code, naming the field', () => {
+    for (const field of ['name', 'email', 'phone', 'line1', 'line2', 'city', 'postcode'] as const) {
+      const delivery = { ...request().delivery!, [field]: 'x\r\nBcc: victim@example.com' };
+      expect(refusal({ delivery }).detail, field).to.equal(
+        `delivery.${field} must not contain control characters (line breaks, tabs and the like)`,
+      );
+    }
+    expect(refusal({ checkoutReference: 'order\n1' }).detail).to.contain('checkout_reference must not contain control');
+    expect(refusal({ promoCode: 'SAVE\u0085TEN' }).detail).to.contain('promo_code must not contain control');
+  });
+
   it('refuses a provider this deployment does not have', () => {
     expect(refusal({ provider: 'sumup' }).detail).to.contain('provider');
     expect(refusal({ provider: 'paypal' }).detail).to.contain('provider');

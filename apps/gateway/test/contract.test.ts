@@ -45,6 +45,7 @@ const SIGN_UP = { method: 'post', path: '/api/auth/signup' } as const;
 const LOG_IN = 'POST /api/auth/login';
 const CREATE_CHECKOUT = { method: 'post', path: '/api/create-checkout' } as const;
 const CONFIRM_RESET = 'POST /api/auth/password-reset/confirm';
+const VERIFY_EMAIL = 'POST /api/auth/verify-email';
 /** Operations that read an order by the reference in their path example: the order is made first. */
 const READ_ORDER = new Set(['GET /api/orders/{checkout_reference}', 'GET /api/admin/orders/{checkout_reference}']);
 /**
@@ -261,8 +262,8 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
   /**
    * What must exist before an example can succeed: the customer a login example names, the order
    * an order read names (a guest order from the create-checkout example under that reference), and
-   * the reset a reset example's token names (recorded for a new customer as identity records one:
-   * by the token's SHA-256, for an hour).
+   * the reset a reset example's token names and the verification link a verification example's token names (each
+   * recorded for a new customer as identity records one: by the token's SHA-256).
    */
   async function prepare(operation: Operation, name: string, example: unknown): Promise<void> {
     if (name === LOG_IN) await customer(example as Record<string, unknown>);
@@ -275,6 +276,20 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       await stack.identity!.db('password_resets').insert({
         token_hash: tokenHash,
         user_id: profile.id,
+        created_at: Date.now(),
+        expires_at: Date.now() + 3600_000,
+      });
+    }
+    if (name === VERIFY_EMAIL) {
+      const { profile } = (
+        await (await customer()).get<{ user: { profile: { id: string; email: string } } }>('/api/auth/me')
+      ).body.user;
+      await stack.identity!.db('email_verifications').insert({
+        token_hash: createHash('sha256')
+          .update((example as { token: string }).token)
+          .digest('hex'),
+        user_id: profile.id,
+        email: profile.email,
         created_at: Date.now(),
         expires_at: Date.now() + 3600_000,
       });

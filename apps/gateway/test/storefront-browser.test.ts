@@ -130,6 +130,13 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await page.getByText('Profile saved.').waitFor();
     expect(await page.getByLabel('Phone').inputValue()).to.equal('+44 20 7946 0000');
 
+    // Unverified, the account still buys below; it changes its password with the current one.
+    await page.getByLabel('Current password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('New password').fill(`${PASSWORD}-changed`);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed.').waitFor();
+    await expectAccessible(page);
+
     // Every unit of the limited size: 3 × £12.00 = £36.00 (36 points), plus £4.95 shipping.
     await page.goto('/products/edge-kit');
     expect(await page.getByRole('radio', { name: /^low, / }).getAttribute('disabled')).to.equal(null);
@@ -162,9 +169,10 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await expectAccessible(page);
   });
 
-  it('the short pages, the certificate look-up and the empty basket pass axe', async () => {
+  it('the short pages, the certificate look-up, the empty basket and the page of a verification link pass axe', async () => {
     const page = await shopper();
-    for (const path of [...SHORT_PAGES, '/certificates', '/certificates/BPC5-A001', '/basket']) {
+    const verifyEmail = `/account/verify-email?token=${'A'.repeat(43)}`;
+    for (const path of [...SHORT_PAGES, '/certificates', '/certificates/BPC5-A001', '/basket', verifyEmail]) {
       const response = await page.goto(path);
       expect(response?.status(), path).to.equal(200);
       await expectAccessible(page);

@@ -576,6 +576,10 @@ describe('storefront pages', () => {
         [{ email: 'not-an-email' }, 'Email must be an email address, such as name@example.com.'],
         [{ name: '' }, 'Full name is required.'],
         [{ postcode: 'P'.repeat(17) }, 'Postcode must be at most 16 characters.'],
+        [
+          { name: 'Ada\r\nBcc: victim@example.com' },
+          'Full name must not contain control characters (line breaks, tabs and the like).',
+        ],
       ];
       for (const [change, message] of cases) {
         const res = await postForm(client, '/checkout', { ...fields, ...change });
@@ -727,6 +731,11 @@ describe('storefront pages', () => {
       expect(refused.status).to.equal(400);
       expect(refused.text).to.match(/class="error" role="alert">[^<]*phone/i);
       expect(refused.text).to.include('value="call me"');
+      const lineBreak = await postForm(client, '/account/profile', { firstName: 'Ada', lastName: 'By\r\nron' });
+      expect(lineBreak.status).to.equal(400);
+      expect(lineBreak.text).to.include(
+        'Last name must not contain control characters (line breaks, tabs and the like).',
+      );
     });
 
     it('log out ends the session; log in starts one; wrong credentials are a 401 form', async () => {

@@ -6,7 +6,7 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
   {
     callers: ['gateway'],
     customer: 'none',
-    rpcs: ['signUp', 'logIn', 'logOut', 'resolveSession', 'requestPasswordReset', 'resetPassword'],
+    rpcs: ['signUp', 'logIn', 'logOut', 'resolveSession', 'requestPasswordReset', 'resetPassword', 'verifyEmail'],
   },
   // The console's staff: the set-up token, credentials or staff session is in the message.
   {
@@ -14,7 +14,11 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
     customer: 'none',
     rpcs: ['getStaffSetup', 'completeStaffSetup', 'staffLogIn', 'staffLogOut', 'resolveStaffSession'],
   },
-  { callers: ['gateway'], customer: 'required', rpcs: ['getProfile', 'updateProfile'] },
+  {
+    callers: ['gateway'],
+    customer: 'required',
+    rpcs: ['getProfile', 'updateProfile', 'changePassword', 'requestEmailChange'],
+  },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
   // The console: any staff member looks a customer up.

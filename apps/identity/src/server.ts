@@ -24,9 +24,10 @@ import { migrations } from './migrations';
 import { Accounts, profileOf, type IssuedSession } from './domain/accounts';
 import { PasswordHasher } from './domain/passwords';
 import { PasswordResets } from './domain/password-resets';
-import { welcomeMail } from './domain/account-mails';
+import { AccountCredentials } from './domain/account-credentials';
 import { StaffAccounts } from './domain/staff-accounts';
 import { StaffCustomers } from './domain/staff-customers';
+import { EmailVerificationStore } from './stores/email-verifications';
 import { PasswordResetStore } from './stores/password-resets';
 import { StaffStore, type StaffMember } from './stores/staff';
 import { UserStore, type User } from './stores/users';
@@ -73,6 +74,16 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
     const counters = windowCountersFor(db, dialectOf(db), redis);
     const hasher = await PasswordHasher.create(config.argon2);
     const resets = new PasswordResetStore(db);
+    const credentials = new AccountCredentials({
+      users,
+      verifications: new EmailVerificationStore(db),
+      counters,
+      hasher,
+      limits: config.rateLimits,
+      publicBaseUrl: config.publicBaseUrl,
+      now,
+      mailQueued,
+    });
     const accounts = new Accounts({
       users,
       sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
@@ -80,7 +91,7 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       hasher,
       limits: config.rateLimits,
       now,
-      welcomeMail: (user) => welcomeMail(user, config.publicBaseUrl),
+      credentials,
       mailQueued,
     });
     const staffAccounts = new StaffAccounts({
@@ -111,7 +122,13 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       startBackground() {
         const stopPurge = repeatInBackground(
           PURGE_INTERVAL_MS,
-          () => Promise.all([accounts.purgeExpired(), staffAccounts.purgeExpired(), resets.purgeExpired(now())]),
+          () =>
+            Promise.all([
+              accounts.purgeExpired(),
+              staffAccounts.purgeExpired(),
+              resets.purgeExpired(now()),
+              credentials.purgeExpired(),
+            ]),
           logger,
           'purging expired sessions failed',
         );
@@ -130,6 +147,27 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
             const { referrer, ...account } = await accounts.signUp(request, context.abandoned);
             return { ...signedIn(account), referrer: referrer && { userId: referrer.id, email: referrer.email } };
           },
+          verifyEmail: ({ token }) => credentials.verify(token),
+          changePassword: async ({ currentPassword, newPassword, clientAddress }, context) => ({
+            session: await accounts.changePassword(
+              await context.requireCaller(),
+              currentPassword,
+              newPassword,
+              clientAddress,
+              context.abandoned,
+            ),
+          }),
+          requestEmailChange: async ({ currentPassword, newEmail, clientAddress }, context) => ({
+            profile: toProfile(
+              await credentials.requestChange(
+                await context.requireCaller(),
+                currentPassword,
+                newEmail,
+                clientAddress,
+                context.abandoned,
+              ),
+            ),
+          }),
           logIn: async ({ email, password, clientAddress }, context) =>
             signedIn(await accounts.logIn(email, password, clientAddress, context.abandoned)),
           logOut: async ({ sessionToken }) => {
@@ -196,5 +234,10 @@ function toStaffMember(member: StaffMember): identity.StaffMember {
 
 function toProfile(user: User): identity.Profile {
   const profile = profileOf(user);
-  return { ...profile, createdAt: new Date(profile.createdAt).toISOString() };
+  return {
+    ...profile,
+    createdAt: new Date(profile.createdAt).toISOString(),
+    emailVerifiedAt:
+      profile.emailVerifiedAt === undefined ? undefined : new Date(profile.emailVerifiedAt).toISOString(),
+  };
 }

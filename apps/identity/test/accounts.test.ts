@@ -1,9 +1,12 @@
 /** The Accounts domain directly, where a test needs to look inside: hashing work, sign-up limits, SQL counters. */
 import { expect } from 'chai';
 import { AppError } from '@storefront/errors';
+import type { Knex } from '@storefront/db';
+import { AccountCredentials } from '../src/domain/account-credentials';
 import { Accounts } from '../src/domain/accounts';
 import { PasswordHasher, type Abandoned } from '../src/domain/passwords';
-import { UserStore, type User } from '../src/stores/users';
+import { EmailVerificationStore } from '../src/stores/email-verifications';
+import { UserStore } from '../src/stores/users';
 import { SqlSessionStore } from '../src/stores/sessions';
 import { SqlWindowCounters } from '@storefront/rate-limit';
 import { ManualClock } from '@storefront/testing';
@@ -34,11 +37,20 @@ class RecordingHasher {
   }
 }
 
-/** The domain alone: its welcome mail is built and dropped (the outbox and its sender are tested on their own). */
-const NO_MAIL = {
-  welcomeMail: (user: User) => ({ key: `welcome:${user.id}`, to: user.email, subject: 'Welcome', text: '', html: '' }),
-  mailQueued: () => undefined,
-};
+/** The domain alone: its mails are queued and never sent (the outbox and its sender are tested on their own). */
+function withoutSending(db: Knex, hasher: Pick<PasswordHasher, 'hash' | 'verify'>, now: () => number) {
+  const credentials = new AccountCredentials({
+    users: new UserStore(db),
+    verifications: new EmailVerificationStore(db),
+    counters: new SqlWindowCounters(db),
+    hasher,
+    limits: LIMITS,
+    publicBaseUrl: 'http://shop.test',
+    now,
+    mailQueued: () => undefined,
+  });
+  return { credentials, mailQueued: () => undefined };
+}
 
 describe('identity accounts domain', () => {
   let harness: StoreHarness;
@@ -57,7 +69,7 @@ describe('identity accounts domain', () => {
       hasher,
       limits: LIMITS,
       now: clock.now,
-      ...NO_MAIL,
+      ...withoutSending(harness.db, hasher, clock.now),
     });
   });
   after(async () => harness?.close());
@@ -129,7 +141,7 @@ describe('identity accounts domain', () => {
       hasher: stronger,
       limits: LIMITS,
       now: clock.now,
-      ...NO_MAIL,
+      ...withoutSending(harness.db, stronger, clock.now),
     });
     await upgraded.logIn('upgrade@example.test', 'plum-tractor-42', '192.0.2.70');
     const stored = await harness.db('users').where({ id: user.id }).first();

@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { CODE_ALPHABET, checkCatalogEntry, hasControlCharacters, isWellFormedSessionToken, randomCode } from '../src';
+import {
+  CODE_ALPHABET,
+  PLAIN_TEXT_PATTERN,
+  checkCatalogEntry,
+  hasControlCharacters,
+  isWellFormedSessionToken,
+  randomCode,
+} from '../src';
 
 describe('formats', () => {
   it('draws codes of the asked length from the unambiguous alphabet only', () => {
@@ -11,11 +18,26 @@ describe('formats', () => {
     expect(new Set(codes).size).to.equal(codes.length);
   });
 
-  it('finds C0 control characters and DEL, and nothing else', () => {
-    for (const bad of ['a\u0000b', 'tab\there', 'line\n', 'del\u007f'])
+  it('finds C0 and C1 control characters, DEL and the line separators, and nothing else; the pattern agrees', () => {
+    const plainText = new RegExp(PLAIN_TEXT_PATTERN, 'u');
+    for (const bad of [
+      'a\u0000b',
+      'tab\there',
+      'line\n',
+      'Royal Mail\r\nBcc: x@example.com',
+      'del\u007f',
+      'nel\u0085',
+      'c1\u009f',
+      'ls\u2028',
+      'ps\u2029',
+    ]) {
       expect(hasControlCharacters(bad), JSON.stringify(bad)).to.equal(true);
-    for (const good of ['order-2026-0001', 'Zoë Brontë', '€ 12', ''])
+      expect(plainText.test(bad), JSON.stringify(bad)).to.equal(false);
+    }
+    for (const good of ['order-2026-0001', 'Zoë Brontë', '€ 12', '', 'non\u00a0breaking']) {
       expect(hasControlCharacters(good), good).to.equal(false);
+      expect(plainText.test(good), good).to.equal(true);
+    }
   });
 
   it('takes 43 base64url characters as a session token, nothing else', () => {

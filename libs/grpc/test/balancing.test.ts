@@ -33,6 +33,9 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   resolveStaffSession: ANYONE,
   findCustomerForStaff: ANYONE,
   getCustomerForStaff: ANYONE,
+  verifyEmail: ANYONE,
+  changePassword: ANYONE,
+  requestEmailChange: ANYONE,
 };
 
 /**
@@ -77,6 +80,9 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     resolveStaffSession: async () => ({ ...(await answer()), expiresInMs: 0 }),
     findCustomerForStaff: answer,
     getCustomerForStaff: answer,
+    verifyEmail: async () => ({ ...(await answer()), userId: '', email: '' }),
+    changePassword: answer,
+    requestEmailChange: answer,
   };
   backend.server = await startGrpcServer({
     address,

@@ -8,6 +8,7 @@
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import { conflict, invalidArgument, type AppError } from '@storefront/errors';
+import { hasControlCharacters } from '@storefront/formats';
 import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
 import { deactivateOrderLink, type PaymentProvider, type ProviderName } from './payment-provider';
@@ -38,8 +39,12 @@ export interface OrderFulfilmentOptions {
 /** Carrier and tracking number as given, trimmed; a 400 names the field that is wrong. */
 export function parseDispatchDetails(carrier: string, trackingNumber: string): DispatchDetails {
   const details = { carrier: carrier.trim(), trackingNumber: trackingNumber.trim() };
-  if (details.carrier === '' || details.carrier.length > CARRIER_MAX_LENGTH)
-    throw invalidArgument(`carrier must be 1 to ${CARRIER_MAX_LENGTH} characters`, 'invalid_carrier');
+  // The carrier is shown in the customer's dispatch mail: a line break there would add lines of the sender's choosing.
+  if (details.carrier === '' || details.carrier.length > CARRIER_MAX_LENGTH || hasControlCharacters(details.carrier))
+    throw invalidArgument(
+      `carrier must be 1 to ${CARRIER_MAX_LENGTH} characters without control characters (line breaks, tabs and the like)`,
+      'invalid_carrier',
+    );
   if (
     details.trackingNumber === '' ||
     details.trackingNumber.length > TRACKING_NUMBER_MAX_LENGTH ||

@@ -6,7 +6,12 @@
 import { createHash } from 'node:crypto';
 import { originOf } from '@storefront/config';
 import { invalidArgument } from '@storefront/errors';
-import { LINE_QUANTITY_MAX, ORDER_AMOUNT_MAX_PENCE, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import {
+  LINE_QUANTITY_MAX,
+  ORDER_AMOUNT_MAX_PENCE,
+  ORDER_REFERENCE_MAX_LENGTH,
+  hasControlCharacters,
+} from '@storefront/formats';
 import { PROVIDER_NAMES, type ProviderName } from './payment-provider';
 
 export const ACCEPTED_CURRENCY = 'GBP';
@@ -96,6 +101,7 @@ export function validateCheckoutRequest(request: CheckoutRequestInput, rules: Re
   const reference = request.checkoutReference;
   if (reference.trim() === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
     throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
+  refuseControlCharacters('checkout_reference', reference);
   // Whole pence within the bound, so pricing never compares against a number it cannot hold exactly.
   if (
     !Number.isSafeInteger(request.amountPence) ||
@@ -114,6 +120,7 @@ export function validateCheckoutRequest(request: CheckoutRequestInput, rules: Re
   const items = validateOrderLines(request.items);
   const delivery = request.delivery;
   if (!delivery) throw invalidArgument('delivery is required: an order needs its delivery details');
+  for (const [field, value] of Object.entries(delivery)) refuseControlCharacters(`delivery.${field}`, value);
   if (!DELIVERY_COUNTRIES.includes(delivery.country))
     throw invalidArgument(
       `delivery.country must be one of ${DELIVERY_COUNTRIES.join(', ')}; the shop delivers in the UK only`,
@@ -125,6 +132,7 @@ export function validateCheckoutRequest(request: CheckoutRequestInput, rules: Re
   if (request.redirectUrl !== undefined) checkRedirectUrl(request.redirectUrl, rules.redirectOrigins);
   if (request.returnUrl !== undefined) checkReturnUrl(request.returnUrl);
   const promoCode = request.promoCode?.trim();
+  refuseControlCharacters('promo_code', promoCode);
   return {
     reference,
     amountPence: request.amountPence,
@@ -147,6 +155,12 @@ export function validateCheckoutRequest(request: CheckoutRequestInput, rules: Re
     promoCode: promoCode === '' ? undefined : promoCode,
     provider,
   };
+}
+
+/** The order's mails show these fields: a line break in one would add lines of the sender's choosing. */
+function refuseControlCharacters(field: string, value: unknown): void {
+  if (typeof value === 'string' && hasControlCharacters(value))
+    throw invalidArgument(`${field} must not contain control characters (line breaks, tabs and the like)`);
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -9,12 +9,15 @@ import { AppError, unauthenticated } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import {
+  changePassword,
   endSession,
   logIn,
   readSignedInCustomer,
+  requestEmailChange,
   resetPassword,
   saveCustomerState,
   signUp,
+  verifyEmail,
 } from '../application/accounts';
 import { loyaltyView, type LoyaltyView } from '../application/loyalty';
 import { EDITABLE_PROFILE_FIELDS, profileEdit, profileView } from '../application/profile';
@@ -37,9 +40,12 @@ import type { Static } from '../kit/schema';
 import { LOYALTY_WELCOME } from '@storefront/formats';
 import {
   AuthSuccess,
+  EmailChangeAccepted,
+  EmailChangeRequest,
   hashingBusy,
   LoginRequest,
   noSession,
+  PasswordChangeRequest,
   PasswordResetConfirmRequest,
   PasswordResetRequest,
   rateLimited,
@@ -49,6 +55,7 @@ import {
   SignUpRequest,
   StateSyncRequest,
   SuccessResult,
+  VerifyEmailRequest,
 } from './schemas';
 
 const PRIVATE_JSON = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
@@ -81,7 +88,9 @@ export const accountApi: ApiRoutes<GatewayContext> = {
             'Invalid body, naming the field: email format, password length or commonness, names, phone, unknown referral code, unknown fields; or `malformed_json`',
           ),
           '403': crossSiteResponse,
-          '409': errorResponse('The email is already registered (`email_taken`)'),
+          '409': errorResponse(
+            'The email is already registered (`email_taken`). The address of a new account is mailed a link to verify it (POST /api/auth/verify-email) and nothing else until it is used; the welcome follows it.',
+          ),
           ...jsonBodyRefusals,
           '429': rateLimited,
           ...hashingBusy,
@@ -198,6 +207,113 @@ export const accountApi: ApiRoutes<GatewayContext> = {
       handle: (context) => async (req, res, body) => {
         await resetPassword(context, { token: body.token, password: body.password, clientAddress: clientAddress(req) });
         sendPrivate(res, { success: true });
+      },
+    }),
+    apiRoute({
+      method: 'post',
+      path: '/api/auth/verify-email',
+      operation: {
+        operationId: 'verifyEmail',
+        summary: 'Verify an email address with the link mailed to it',
+        description:
+          'The link in the verification mail (`/account/verify-email?token=…`, sent at sign-up and for a new address) works once, within 24 hours, ' +
+          "in any browser, signed in or not. Its address becomes the account's, with `emailVerifiedAt`; the first verification of an account " +
+          'mails the welcome, a new address has the old one told that it changed.',
+        tags: ['auth'],
+        responses: {
+          '200': jsonResponse('The address is verified', SuccessResult),
+          '400': errorResponse(
+            '`invalid_verification_token`: unknown, used or expired; or an invalid body naming the field, or `malformed_json`',
+          ),
+          '403': crossSiteResponse,
+          '409': errorResponse('`email_taken`: another account verified this address meanwhile'),
+          ...jsonBodyRefusals,
+          ...serviceDown,
+        },
+      },
+      body: { schema: VerifyEmailRequest },
+      handle: (context) => async (_req, res, body) => {
+        await verifyEmail(context, body.token);
+        sendPrivate(res, { success: true });
+      },
+    }),
+    apiRoute({
+      method: 'post',
+      path: '/api/auth/password',
+      operation: {
+        operationId: 'changePassword',
+        summary: 'Change the password, signed in',
+        description:
+          'Needs the current password. Every other session of the account ends (on every replica); this one goes on under a new cookie. ' +
+          'A verified address is told by mail. A wrong current password counts as a failed login of the account.',
+        tags: ['auth'],
+        security: [{ sessionCookie: [] }],
+        responses: {
+          '200': {
+            ...jsonResponse('Changed; the new session cookie is set', SuccessResult),
+            headers: sessionCookieSet,
+          },
+          '400': errorResponse(
+            '`invalid_current_password`; or an invalid body naming the field (new password length or commonness), or `malformed_json`',
+          ),
+          '401': noSession,
+          '403': crossSiteResponse,
+          ...jsonBodyRefusals,
+          '429': rateLimited,
+          ...hashingBusy,
+        },
+      },
+      body: { schema: PasswordChangeRequest },
+      before: (context) => [sessionFirst(context)],
+      handle: (context) => async (req, res, body) => {
+        const { userId } = await requireSession(req, res, context);
+        const session = await changePassword(context, userId, {
+          currentPassword: body.currentPassword,
+          newPassword: body.newPassword,
+          clientAddress: clientAddress(req),
+        });
+        setSessionCookie(res, session);
+        sendPrivate(res, { success: true });
+      },
+    }),
+    apiRoute({
+      method: 'post',
+      path: '/api/auth/email',
+      operation: {
+        operationId: 'requestEmailChange',
+        summary: 'Change the email address, signed in',
+        description:
+          'Needs the current password. A link is mailed to the new address; the account keeps its address (and logs in with it) until the link ' +
+          'is used (POST /api/auth/verify-email), then the old address is told. Until then the profile shows the new one as `pendingEmail`; ' +
+          'asking again replaces the earlier link. An account whose own address is not verified yet may give that address: a new link goes to it. ' +
+          'An account asks for at most 5 links an hour (429).',
+        tags: ['auth'],
+        security: [{ sessionCookie: [] }],
+        responses: {
+          '202': jsonResponse('A link is on its way to the new address', EmailChangeAccepted),
+          '400': errorResponse(
+            '`invalid_current_password`; or an invalid body naming the field (an email that is not one, or the verified address of the account), or `malformed_json`',
+          ),
+          '401': noSession,
+          '403': crossSiteResponse,
+          '409': errorResponse('`email_taken`: another account has this address'),
+          ...jsonBodyRefusals,
+          '429': rateLimited,
+          ...hashingBusy,
+        },
+      },
+      body: { schema: EmailChangeRequest },
+      normalise: trimEmailOf,
+      before: (context) => [sessionFirst(context)],
+      handle: (context) => async (req, res, body) => {
+        const { userId } = await requireSession(req, res, context);
+        const profile = await requestEmailChange(context, userId, {
+          currentPassword: body.currentPassword,
+          newEmail: body.email,
+          clientAddress: clientAddress(req),
+        });
+        res.status(202);
+        sendPrivate(res, { success: true, user: { profile: profileView(profile) } });
       },
     }),
     apiRoute({

@@ -15,14 +15,26 @@ import {
   setSessionCookie,
 } from '../kit/customer-session';
 import type { GatewayContext } from '../context';
-import { accountOverview, endSession, resetPassword, saveCustomerState, signUp } from '../application/accounts';
+import {
+  accountOverview,
+  changePassword,
+  endSession,
+  requestEmailChange,
+  resetPassword,
+  saveCustomerState,
+  signUp,
+  verifyEmail,
+} from '../application/accounts';
 import { profileEdit } from '../application/profile';
 import {
+  EmailChangeRequest,
   LoginRequest,
+  PasswordChangeRequest,
   PasswordResetConfirmRequest,
   PasswordResetRequest,
   SignUpRequest,
   StateSyncRequest,
+  VerifyEmailRequest,
 } from './schemas';
 import { REFERRAL_LINK_CODE, referralPath, referralSection, tierSection } from './loyalty-sections';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
@@ -33,6 +45,8 @@ import { formatPence } from '../kit/money';
 
 interface TextField {
   name: string;
+  /** The input's id, when two forms of a page share a field name. */
+  id?: string;
   label: string;
   type: 'text' | 'email' | 'password' | 'tel';
   autocomplete: string;
@@ -64,6 +78,14 @@ const NEW_PASSWORD: TextField = {
 };
 const PASSWORD: TextField = { ...NEW_PASSWORD, autocomplete: 'current-password' };
 const RESET_PASSWORD: TextField = { ...NEW_PASSWORD, label: 'New password' };
+const CURRENT_PASSWORD: TextField = { ...PASSWORD, name: 'currentPassword', label: 'Current password' };
+const CHANGED_PASSWORD: TextField = { ...NEW_PASSWORD, name: 'newPassword', label: 'New password' };
+const NEW_EMAIL: TextField = { ...EMAIL, label: 'New email address' };
+const PASSWORD_FOR_EMAIL: TextField = {
+  ...CURRENT_PASSWORD,
+  id: 'email-current-password',
+  label: 'Current password, to change the email',
+};
 
 const REFERRAL_CODE: TextField = {
   name: 'referralCode',
@@ -77,6 +99,8 @@ const LOG_IN_FIELDS = [EMAIL, PASSWORD];
 const FORGOT_FIELDS = [EMAIL];
 const RESET_FIELDS = [RESET_PASSWORD];
 const PROFILE_FIELDS = [FIRST_NAME, LAST_NAME, PHONE];
+const PASSWORD_CHANGE_FIELDS = [CURRENT_PASSWORD, CHANGED_PASSWORD];
+const EMAIL_CHANGE_FIELDS = [NEW_EMAIL, PASSWORD_FOR_EMAIL];
 
 const labelsOf = (fields: TextField[], prefix = '') =>
   Object.fromEntries(fields.map((entry) => [`${prefix}${entry.name}`, entry.label]));
@@ -91,8 +115,8 @@ function fieldsForm(action: string, fields: TextField[], values: Values, button:
   return html`<form method="post" action="${action}">
 ${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 ${fields.map(
-  (entry) => html`<label for="${entry.name}">${entry.label}</label>
-<input type="${entry.type}" id="${entry.name}" name="${entry.name}" autocomplete="${entry.autocomplete}" value="${entry.type === 'password' ? '' : (values[entry.name] ?? '')}"${entry.required ? html` required` : ''}>`,
+  (entry) => html`<label for="${entry.id ?? entry.name}">${entry.label}</label>
+<input type="${entry.type}" id="${entry.id ?? entry.name}" name="${entry.name}" autocomplete="${entry.autocomplete}" value="${entry.type === 'password' ? '' : (values[entry.name] ?? '')}"${entry.required ? html` required` : ''}>`,
 )}
 <button type="submit">${button}</button>
 </form>`;
@@ -152,6 +176,23 @@ function passwordChangedPage(): PageAnswer {
   );
 }
 
+/** What a verification link opens: a button, so that a link preview opening the URL does not use the link. */
+export function verifyEmailPage(token: string, error?: string, status = 200): PageAnswer {
+  return accountPage(
+    'Confirm your email address',
+    html`<h1>Confirm your email address</h1>${formError(error)}<p>Confirm that this address is yours: the shop writes to it from then on.</p>
+${fieldsForm('/account/verify-email', [], {}, 'Confirm this address', { token })}`,
+    status,
+  );
+}
+
+function emailVerifiedPage(): PageAnswer {
+  return accountPage(
+    'Email address confirmed',
+    html`<h1>Email address confirmed</h1><p role="status">Thank you: the address is confirmed and is the one your account uses.</p><p><a href="/account">Your account</a></p>`,
+  );
+}
+
 function signedOutPage(): PageAnswer {
   return accountPage(
     'Account',
@@ -159,21 +200,34 @@ function signedOutPage(): PageAnswer {
   );
 }
 
+/** What the account page confirms after a form was saved. */
+const SAVED_WORDS = {
+  profile: 'Profile saved.',
+  password: 'Password changed. Every other session of your account has been logged out.',
+  email: 'A link is on its way to the new address: it becomes your email once you follow it.',
+} as const;
+
+type SavedForm = keyof typeof SAVED_WORDS;
+
 interface AccountView {
   profile: identity.Profile;
   account: loyalty.Account;
   referrals: loyalty.ListReferralsResponse;
   orders: checkout.OrderDetails[];
-  saved?: boolean;
-  error?: string;
+  saved?: SavedForm;
+  /** The form refused, with its message; the profile form's values come back in `values`. */
+  refused?: { form: SavedForm; error: string };
   values?: Values;
 }
 
 export function accountOverviewPage(
-  { profile, account, referrals, orders, saved, error, values }: AccountView,
+  { profile, account, referrals, orders, saved, refused, values }: AccountView,
   shareUrl: string,
   status = 200,
 ): PageAnswer {
+  /** The confirmation or refusal of one form, beside it. */
+  const outcome = (form: SavedForm) =>
+    html`${formError(refused?.form === form ? refused.error : undefined)}${saved === form ? html`<p class="ok" role="status">${SAVED_WORDS[form]}</p>` : ''}`;
   const current = values ?? { firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone ?? '' };
   const history = account.pointsHistory.map(
     (entry) =>
@@ -206,8 +260,16 @@ ${
     : html`<p>No orders yet.</p>`
 }
 <h2>Profile</h2>
-${formError(error)}${saved ? html`<p class="ok" role="status">Profile saved.</p>` : ''}
-${fieldsForm('/account/profile', PROFILE_FIELDS, current, 'Save')}`,
+${outcome('profile')}
+${fieldsForm('/account/profile', PROFILE_FIELDS, current, 'Save')}
+<h2>Email address</h2>
+<p>${profile.email}: ${profile.emailVerifiedAt ? 'confirmed' : 'not confirmed yet; follow the link we mailed to it, or give the same address below for a new link'}.</p>
+${profile.pendingEmail ? html`<p>Changing to ${profile.pendingEmail} once the link mailed there is followed.</p>` : ''}
+${outcome('email')}
+${fieldsForm('/account/email', EMAIL_CHANGE_FIELDS, {}, 'Change email')}
+<h2>Password</h2>
+${outcome('password')}
+${fieldsForm('/account/password', PASSWORD_CHANGE_FIELDS, {}, 'Change password')}`,
     status,
   );
 }
@@ -231,7 +293,8 @@ export function registerAccountPages(pages: PageRoutes, context: GatewayContext)
   router.get('/account', async (req, res) => {
     const session = await sessionOf(req, res, context);
     if (!session) return send(req, res, signedOutPage());
-    await overview(req, res, session.userId, { saved: req.query.saved === 'profile' });
+    const saved = typeof req.query.saved === 'string' && req.query.saved in SAVED_WORDS ? req.query.saved : undefined;
+    await overview(req, res, session.userId, { saved: saved as SavedForm | undefined });
   });
 
   router.get('/account/signup', (req, res) => {
@@ -321,9 +384,57 @@ export function registerAccountPages(pages: PageRoutes, context: GatewayContext)
         req,
         res,
         session.userId,
-        { values, error: inFormWords(error.detail, labelsOf(PROFILE_FIELDS, 'profile.')) },
+        {
+          values,
+          refused: { form: 'profile', error: inFormWords(error.detail, labelsOf(PROFILE_FIELDS, 'profile.')) },
+        },
         HTTP_STATUS[error.kind],
       );
+    }
+  });
+
+  router.post('/account/password', ...form, async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    const { currentPassword = '', newPassword = '' } = valuesOf(req, PASSWORD_CHANGE_FIELDS);
+    try {
+      validator.check(PasswordChangeRequest, { currentPassword, newPassword }, 'body');
+      const renewed = await changePassword(context, session.userId, {
+        currentPassword,
+        newPassword,
+        clientAddress: clientAddress(req),
+      });
+      setSessionCookie(res, renewed);
+      res.redirect(303, '/account?saved=password');
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      const words = inFormWords(error.detail, labelsOf(PASSWORD_CHANGE_FIELDS));
+      await overview(
+        req,
+        res,
+        session.userId,
+        { refused: { form: 'password', error: words } },
+        HTTP_STATUS[error.kind],
+      );
+    }
+  });
+
+  router.post('/account/email', ...form, async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    const { email = '', currentPassword = '' } = valuesOf(req, EMAIL_CHANGE_FIELDS);
+    try {
+      validator.check(EmailChangeRequest, { email, currentPassword }, 'body');
+      await requestEmailChange(context, session.userId, {
+        currentPassword,
+        newEmail: email,
+        clientAddress: clientAddress(req),
+      });
+      res.redirect(303, '/account?saved=email');
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      const words = inFormWords(error.detail, labelsOf(EMAIL_CHANGE_FIELDS));
+      await overview(req, res, session.userId, { refused: { form: 'email', error: words } }, HTTP_STATUS[error.kind]);
     }
   });
 
@@ -367,8 +478,8 @@ function valuesOf(req: Request, fields: TextField[]): Values {
 }
 
 /**
- * The page a reset link opens, and its form. It carries a live reset token, so the shop serves it itself even when a
- * storefront origin serves every other page: the token never reaches that origin.
+ * The pages a reset link and a verification link open, and their forms. They carry live tokens, so the shop serves them
+ * itself even when a storefront origin serves every other page: the tokens never reach that origin.
  */
 export function registerResetPasswordPages({ router, form, send }: PageRoutes, context: GatewayContext): void {
   const { validator } = context;
@@ -390,6 +501,25 @@ export function registerResetPasswordPages({ router, form, send }: PageRoutes, c
         ? 'The reset link is invalid; ask for a new one.'
         : inFormWords(error.detail, labelsOf(RESET_FIELDS));
       await send(req, res, resetPasswordPage(token, words, HTTP_STATUS[error.kind]));
+    }
+  });
+
+  router.get('/account/verify-email', (req, res) =>
+    send(req, res, verifyEmailPage(typeof req.query.token === 'string' ? req.query.token : '')),
+  );
+  router.post('/account/verify-email', ...form, async (req, res) => {
+    const token = field(req, 'token');
+    try {
+      validator.check(VerifyEmailRequest, { token }, 'body');
+      await verifyEmail(context, token);
+      await send(req, res, emailVerifiedPage());
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      const words =
+        error.kind === 'conflict'
+          ? 'Another account uses this address now; log in and give another one.'
+          : 'The link is invalid, was used already or has expired.';
+      await send(req, res, verifyEmailPage(token, words, HTTP_STATUS[error.kind]));
     }
   });
 }

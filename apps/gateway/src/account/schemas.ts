@@ -222,3 +222,67 @@ export const SuccessResult = component(
   'SuccessResult',
   Type.Object({ success: Type.Literal(true) }, { example: { success: true } }),
 );
+
+const currentPassword = () =>
+  Type.String({
+    minLength: 1,
+    maxLength: ACCOUNT_LIMITS.passwordMaxLength,
+    description: 'The password the account has now; a wrong one is 400 `invalid_current_password`',
+  });
+
+export const VerifyEmailRequest = component(
+  'VerifyEmailRequest',
+  Type.Object(
+    {
+      token: Type.String({
+        pattern: '^[A-Za-z0-9_-]{43}$',
+        description: 'The `token` parameter of the link in the verification mail',
+      }),
+    },
+    { additionalProperties: false, example: { token: 'Vb3W0x9bV2tq7Jc4mN1pR8sK5dF6gH0jL2zX4cV7bN9' } },
+  ),
+);
+
+export const PasswordChangeRequest = component(
+  'PasswordChangeRequest',
+  Type.Object(
+    {
+      currentPassword: currentPassword(),
+      newPassword: Type.String({
+        minLength: ACCOUNT_LIMITS.passwordMinLength,
+        maxLength: ACCOUNT_LIMITS.passwordMaxLength,
+        description: `By the sign-up rules: ${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters, not one of the most commonly used (\`password_too_common\`)`,
+      }),
+    },
+    {
+      additionalProperties: false,
+      example: { currentPassword: 'plum-tractor-42', newPassword: 'quiet-lantern-58' },
+    },
+  ),
+);
+
+export const EmailChangeRequest = component(
+  'EmailChangeRequest',
+  Type.Object(
+    {
+      currentPassword: currentPassword(),
+      email: Type.String({
+        format: 'email',
+        maxLength: ACCOUNT_LIMITS.emailMaxLength,
+        description: 'The new address; trimmed and compared in lower case',
+      }),
+    },
+    { additionalProperties: false, example: { currentPassword: 'plum-tractor-42', email: 'ada.king@example.com' } },
+  ),
+);
+
+export const EmailChangeAccepted = component(
+  'EmailChangeAccepted',
+  Type.Object(
+    {
+      success: Type.Literal(true),
+      user: Type.Object({ profile: Profile }, { description: 'The profile, with the new address as `pendingEmail`' }),
+    },
+    { additionalProperties: false },
+  ),
+);

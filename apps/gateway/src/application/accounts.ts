@@ -154,11 +154,46 @@ async function forgetEverywhere({ revocations, logger }: Context, sessionToken: 
  * Sets a new password with a reset token; identity has ended the account's sessions, and every replica's session
  * cache forgets them (or stops trusting them within its TTL if the message is lost).
  */
-export async function resetPassword(
-  { clients, revocations, logger }: Context,
-  request: identity.ResetPasswordRequest,
-): Promise<void> {
-  const { userId } = await clients.identity.resetPassword(request);
+export async function resetPassword(context: Context, request: identity.ResetPasswordRequest): Promise<void> {
+  const { userId } = await context.clients.identity.resetPassword(request);
+  await forgetAccount(context, userId);
+}
+
+/**
+ * Uses a verification link: its address is the account's, verified. Every replica's session cache forgets the
+ * account's sessions, so the profile they carry is read again (not ended: the sessions stay valid).
+ */
+export async function verifyEmail(context: Context, token: string): Promise<void> {
+  const { userId } = await context.clients.identity.verifyEmail({ token });
+  await forgetAccount(context, userId);
+}
+
+/**
+ * The signed-in customer changes their password: identity ends every session of the account and opens a new one for
+ * this customer, which replaces theirs; every replica's cache forgets the others.
+ */
+export async function changePassword(
+  context: Context,
+  customer: string,
+  request: identity.ChangePasswordRequest,
+): Promise<identity.Session> {
+  const { session } = await context.clients.identity.changePassword(request, { customer });
+  await forgetAccount(context, customer);
+  return session!;
+}
+
+/** The signed-in customer asks for another address; the profile the sessions carry shows it pending. */
+export async function requestEmailChange(
+  context: Context,
+  customer: string,
+  request: identity.RequestEmailChangeRequest,
+): Promise<identity.Profile> {
+  const { profile } = await context.clients.identity.requestEmailChange(request, { customer });
+  await forgetAccount(context, customer);
+  return profile!;
+}
+
+async function forgetAccount({ revocations, logger }: Context, userId: string): Promise<void> {
   await revocations
     .publish(accountRevocation(userId))
     .catch((error: unknown) => logger.warn({ err: error }, "broadcasting the end of an account's sessions failed"));

@@ -7,7 +7,7 @@ import type { GatewayContext } from '../context';
 import type { Caller } from '../kit/caller';
 import { certificatePdfUrl } from './certificates';
 import { penceToPounds as pounds } from '../kit/money';
-import { component, StringEnum, Type, type Static } from '../kit/schema';
+import { component, PlainText, StringEnum, Type, type Static } from '../kit/schema';
 
 const gbp = () => Type.Number({ description: 'GBP' });
 
@@ -28,16 +28,20 @@ export const Delivery = component(
   'Delivery',
   Type.Object(
     {
-      name: Type.String({ minLength: 1, maxLength: 200 }),
+      name: PlainText({ minLength: 1, maxLength: 200 }),
       email: Type.String({ format: 'email', maxLength: 254 }),
-      phone: Type.Optional(Type.String({ maxLength: 40 })),
-      line1: Type.String({ minLength: 1, maxLength: 200 }),
-      line2: Type.Optional(Type.String({ maxLength: 200 })),
-      city: Type.String({ minLength: 1, maxLength: 100 }),
-      postcode: Type.String({ minLength: 1, maxLength: 16 }),
+      phone: Type.Optional(PlainText({ maxLength: 40 })),
+      line1: PlainText({ minLength: 1, maxLength: 200 }),
+      line2: Type.Optional(PlainText({ maxLength: 200 })),
+      city: PlainText({ minLength: 1, maxLength: 100 }),
+      postcode: PlainText({ minLength: 1, maxLength: 16 }),
       country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2; GB only' }),
     },
-    { description: 'Where the order goes. The shop delivers in the UK only.', additionalProperties: false },
+    {
+      description:
+        'Where the order goes. The shop delivers in the UK only. No field may hold control characters (line breaks, tabs and the like).',
+      additionalProperties: false,
+    },
   ),
 );
 

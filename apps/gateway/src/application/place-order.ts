@@ -14,7 +14,7 @@ import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import type { Caller } from '../kit/caller';
 import { amountToPence, basisPointsToFraction, penceToPounds as pounds } from '../kit/money';
-import { component, StringEnum, Type, type Static } from '../kit/schema';
+import { component, PlainText, StringEnum, Type, type Static } from '../kit/schema';
 import { Delivery, OrderSummary, orderView } from './orders';
 
 const httpUrl = (description: string) =>
@@ -39,10 +39,10 @@ export const CreateCheckoutRequest = component(
   'CreateCheckoutRequest',
   Type.Object(
     {
-      checkout_reference: Type.String({
+      checkout_reference: PlainText({
         minLength: 1,
         maxLength: ORDER_REFERENCE_MAX_LENGTH,
-        description: 'Order reference chosen by the client; reuse it when retrying',
+        description: 'Order reference chosen by the client; reuse it when retrying. No control characters',
       }),
       amount: Type.Number({
         exclusiveMinimum: 0,
@@ -71,7 +71,7 @@ export const CreateCheckoutRequest = component(
       items: Type.Array(CheckoutLine, { minItems: 1, maxItems: ORDER_LINES_MAX }),
       delivery: Delivery,
       promo_code: Type.Optional(
-        Type.String({ maxLength: 64, description: 'Promo code, or a reward code of the logged-in customer' }),
+        PlainText({ maxLength: 64, description: 'Promo code, or a reward code of the logged-in customer' }),
       ),
       provider: Type.Optional(
         StringEnum(['sandbox', 'sumup'], { description: 'Payment provider; defaults to the configured one' }),

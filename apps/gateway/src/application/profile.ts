@@ -4,7 +4,7 @@
  */
 import { ACCOUNT_LIMITS, CODE_ALPHABET, REFERRAL_CODE_LENGTH } from '@storefront/formats';
 import type { identity } from '@storefront/proto';
-import { component, Type, type Static } from '../kit/schema';
+import { component, PlainText, Type, type Static } from '../kit/schema';
 
 const profileExample = {
   id: '6f1c2a9e-3b7d-4c1e-9a2f-5d8e7b6c4a10',
@@ -14,11 +14,12 @@ const profileExample = {
   phone: '+44 20 7946 0000',
   createdAt: '2026-11-22T12:00:00.000Z',
   referralCode: 'K7M2QX9P',
+  emailVerifiedAt: '2026-11-22T12:05:00.000Z',
 };
 
 /** A name as sign-up and a profile edit take it. */
 export const personName = (field: string) =>
-  Type.String({
+  PlainText({
     minLength: 1,
     maxLength: ACCOUNT_LIMITS.nameMaxLength,
     description: `${field}; trimmed, not blank, no control characters`,
@@ -41,6 +42,20 @@ export const Profile = component(
       }),
       referredBy: Type.Optional(
         Type.String({ readOnly: true, description: 'The referral code used at signup, when one was' }),
+      ),
+      emailVerifiedAt: Type.Optional(
+        Type.String({
+          format: 'date-time',
+          readOnly: true,
+          description:
+            'When `email` was verified by the link mailed to it; absent until then. Until it is, the address is sent that link and nothing else of the account.',
+        }),
+      ),
+      pendingEmail: Type.Optional(
+        Type.String({
+          readOnly: true,
+          description: 'A new email asked for (POST /api/auth/email): it replaces `email` once its link is used',
+        }),
       ),
     },
     { example: profileExample },
@@ -71,11 +86,13 @@ export const ProfileUpdate = component(
       createdAt: Type.Optional(Type.String()),
       referralCode: Type.Optional(Type.String()),
       referredBy: Type.Optional(Type.String()),
+      emailVerifiedAt: Type.Optional(Type.String()),
+      pendingEmail: Type.Optional(Type.String()),
     },
     {
       description:
-        `The profile as a client holds it. Only ${EDITABLE_PROFILE_FIELDS} change; id, email, createdAt, referralCode ` +
-        'and referredBy are immutable and, like unknown fields, ignored.',
+        `The profile as a client holds it. Only ${EDITABLE_PROFILE_FIELDS} change here; id, createdAt, referralCode, ` +
+        'referredBy, emailVerifiedAt and pendingEmail are immutable and, like unknown fields, ignored; email changes with POST /api/auth/email.',
       example: { firstName: 'Ada', lastName: 'King', phone: '' },
     },
   ),
@@ -92,6 +109,8 @@ export function profileView(profile: identity.Profile): Static<typeof Profile> {
     createdAt: profile.createdAt,
     referralCode: profile.referralCode,
     ...(profile.referredBy ? { referredBy: profile.referredBy } : {}),
+    ...(profile.emailVerifiedAt ? { emailVerifiedAt: profile.emailVerifiedAt } : {}),
+    ...(profile.pendingEmail ? { pendingEmail: profile.pendingEmail } : {}),
   };
 }
 

@@ -4,7 +4,16 @@
  * (docs/decisions/1012). A schema made a `component` is listed by name in the document and referred to wherever it is
  * used; the document finds every component by following the references of its operations.
  */
-import { Type, type SchemaOptions, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import {
+  Type,
+  type SchemaOptions,
+  type Static,
+  type StringOptions,
+  type TSchema,
+  type TString,
+  type TUnsafe,
+} from '@sinclair/typebox';
+import { PLAIN_TEXT_PATTERN } from '@storefront/formats';
 
 /** Where the OpenAPI document lists its named schemas. */
 export const COMPONENTS_PREFIX = '#/components/schemas/';
@@ -53,6 +62,14 @@ export function componentsOf(value: unknown, found = new Map<string, TSchema>())
 /** A string from a fixed list, as JSON Schema's `enum`. */
 export function StringEnum(values: readonly string[], options: SchemaOptions = {}): TUnsafe<string> {
   return Type.Unsafe<string>({ type: 'string', enum: [...values], ...options });
+}
+
+/**
+ * Free text a person typed (a name, an address line, a carrier): any characters but control characters, so no line
+ * break reaches the mails it is shown in. The validator names the field when it is refused.
+ */
+export function PlainText(options: Omit<StringOptions, 'pattern'> = {}): TString {
+  return Type.String({ ...options, pattern: PLAIN_TEXT_PATTERN });
 }
 
 export { Type, type Static, type TSchema };

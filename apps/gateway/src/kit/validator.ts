@@ -6,6 +6,7 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import type { RequestHandler } from 'express';
 import { invalidArgument } from '@storefront/errors';
+import { PLAIN_TEXT_PATTERN } from '@storefront/formats';
 import { COMPONENTS_PREFIX, componentOf, type TSchema } from './schema';
 
 /** An operation's parameter as the document describes it. */
@@ -115,6 +116,10 @@ function describe(error: ErrorObject | undefined, where: string): string {
     case 'type':
       return field === where
         ? `${where} must be a JSON ${(error.params as { type: string }).type}`
+        : `${field} ${error.message}`;
+    case 'pattern':
+      return (error.params as { pattern: string }).pattern === PLAIN_TEXT_PATTERN
+        ? `${field} must not contain control characters (line breaks, tabs and the like)`
         : `${field} ${error.message}`;
     default:
       return `${field} ${error.message}`;

@@ -52,7 +52,7 @@ const HOP_BY_HOP = [
  * browser sends `svc_staff`) and the account pages whose links carry a token. A path here that no route answered is
  * the gateway's own 404, never the origin's page.
  */
-const NEVER_PROXIED = /^\/(?:api|mcp|console|account\/reset-password)(?:\/|$)/;
+const NEVER_PROXIED = /^\/(?:api|mcp|console|account\/reset-password|account\/verify-email)(?:\/|$)/;
 
 /**
  * Credentials for the gateway, never the origin's business: the customer's session travels as the

@@ -101,6 +101,16 @@ describe('gateway: accounts and sessions', () => {
         ['huge firstName', { ...valid, firstName: 'A'.repeat(20_000) }, /^firstName /],
         ['empty lastName', { ...valid, lastName: '' }, /^lastName /],
         ['blank firstName', { ...valid, firstName: '   ' }, 'firstName must not be empty'],
+        [
+          'firstName with a line break',
+          { ...valid, firstName: 'Ada\r\nVisit https://evil.example' },
+          'firstName must not contain control characters (line breaks, tabs and the like)',
+        ],
+        [
+          'lastName with a C1 control',
+          { ...valid, lastName: 'Love\u0085lace' },
+          'lastName must not contain control characters (line breaks, tabs and the like)',
+        ],
         ['phone with letters', { ...valid, phone: 'call me maybe' }, /^phone /],
         ['password of 5 characters', { ...valid, password: 'qz7!x' }, /^password .*6/],
         ['password of 129 characters', { ...valid, password: 'q'.repeat(129) }, /^password .*128/],

@@ -89,17 +89,13 @@ describe('gateway: account mails and password reset', () => {
   const logIn = (client: HttpClient, email: string, password: string) =>
     client.post('/api/auth/login', { email, password }, from());
 
-  it('mails a welcome with the 100 points at sign-up, once', async () => {
+  it('mails the link to verify the address at sign-up, once, and nothing else (the welcome follows the link)', async () => {
     const { customer } = await signUp(stack.client());
     await mailSettled();
-    const [welcome, ...more] = mailsTo(customer.email);
+    const [link, ...more] = mailsTo(customer.email);
     expect(more).to.have.length(0);
-    expect(welcome!.subject).to.equal('Welcome to Storefront Research Supplies');
-    expect(welcome!.text)
-      .to.contain('100 loyalty points')
-      .and.contain(`${SITE}/account`)
-      .and.contain('research use only');
-    expect(welcome!.html).to.contain('100 loyalty points');
+    expect(link!.subject).to.equal('Confirm your email address');
+    expect(link!.text).to.contain(`${SITE}/account/verify-email?token=`).and.contain('research use only');
   });
 
   it('a reset link sets the new password once, ends every session of the account, sends a notice, and is refused the second time', async () => {

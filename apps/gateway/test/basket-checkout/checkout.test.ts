@@ -108,6 +108,24 @@ describe('gateway: POST /api/create-checkout validation', () => {
       'delivery.email',
     ],
     ['a delivery outside GB', () => ({ ...valid(), delivery: { ...DELIVERY, country: 'FR' } }), 'delivery.country'],
+    // Finding 8: a line break in any text the order's mails show would add lines of the sender's choosing.
+    ...(['name', 'phone', 'line1', 'line2', 'city', 'postcode'] as const).map(
+      (field): [string, () => unknown, string] => [
+        `a delivery ${field} with a line break`,
+        () => ({ ...valid(), delivery: { ...DELIVERY, [field]: 'x\r\nBcc: a@b.co' } }),
+        `delivery.${field} must not contain control characters`,
+      ],
+    ),
+    [
+      'a delivery name with a C1 next-line character',
+      () => ({ ...valid(), delivery: { ...DELIVERY, name: 'Ada\u0085Lovelace' } }),
+      'delivery.name must not contain control characters',
+    ],
+    [
+      'a checkout_reference with a line break',
+      () => ({ ...valid(), checkout_reference: 'order-1\nBcc: x' }),
+      'checkout_reference must not contain control characters',
+    ],
     ['an unknown promo code', () => ({ ...valid(), promo_code: 'NOPE' }), 'promo_code'],
     ['an expired promo code', () => ({ ...valid(), promo_code: 'SPRING25' }), 'promo_code'],
     ['a provider that is not configured', () => ({ ...valid(), provider: 'sumup' }), 'provider'],

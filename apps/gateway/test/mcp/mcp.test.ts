@@ -235,6 +235,13 @@ describe('gateway: MCP server at /mcp', () => {
       await expectToolError(
         agent,
         'prepare_checkout',
+        { ...valid, delivery: { ...valid.delivery, line1: '1 Road\r\nBcc: victim@example.com' } },
+        'invalid_request',
+        'delivery.line1 must not contain control characters',
+      );
+      await expectToolError(
+        agent,
+        'prepare_checkout',
         { ...valid, shipping: 0 },
         'invalid_request',
         'shipping is not an allowed field',

@@ -226,7 +226,13 @@ describe('gateway: storefront proxy', () => {
 
   it('never proxies the console, the API, /mcp or the reset-password page: the shop answers them itself', async () => {
     const seen = origin.requestCount();
-    for (const path of ['/console/pixel.gif', '/api/nope', '/mcp/x', '/account/reset-password/x']) {
+    for (const path of [
+      '/console/pixel.gif',
+      '/api/nope',
+      '/mcp/x',
+      '/account/reset-password/x',
+      '/account/verify-email/x',
+    ]) {
       const res = await stack.client().get(path, { accept: 'application/json', cookie: 'svc_staff=staff-secret' });
       expect(res.status, path).to.equal(404);
       expect(res.body, path).to.deep.include({ success: false, error: 'not_found' });
@@ -242,6 +248,14 @@ describe('gateway: storefront proxy', () => {
     const page = await stack.client().get<string>('/account/reset-password?token=live-reset-token');
     expect(page.status).to.equal(200);
     expect(page.text).to.include('Set a new password').and.include('live-reset-token');
+    expect(origin.requestCount()).to.equal(seen);
+  });
+
+  it("serves the verify-email page itself, so a verification link's token never reaches the origin", async () => {
+    const seen = origin.requestCount();
+    const page = await stack.client().get<string>('/account/verify-email?token=live-verification-token');
+    expect(page.status).to.equal(200);
+    expect(page.text).to.include('Confirm your email address').and.include('live-verification-token');
     expect(origin.requestCount()).to.equal(seen);
   });
 

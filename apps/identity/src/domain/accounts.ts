@@ -4,14 +4,14 @@
  * 429 with a retry time when a rate limit is reached.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, conflict, invalidArgument, unauthenticated } from '@storefront/errors';
+import { AppError, invalidArgument, unauthenticated } from '@storefront/errors';
 import { addressBucket, countAttempt, counterKey, type WindowCounters } from '@storefront/rate-limit';
 import { isWellFormedSessionToken } from '@storefront/formats';
-import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { RateLimits } from './login-throttle';
 import { LoginThrottle } from './login-throttle';
 import type { SessionStore } from '../stores/sessions';
 import type { ProfileChanges, User, UserStore } from '../stores/users';
+import { emailTaken, type AccountCredentials } from './account-credentials';
 import { rejectCommonPassword, type Abandoned, type PasswordHasher } from './passwords';
 import {
   checkNewPasswordLength,
@@ -55,6 +55,8 @@ export function profileOf(user: User): CustomerProfile {
     referralCode: user.referralCode,
     referredBy: user.referredBy,
     createdAt: user.createdAt,
+    emailVerifiedAt: user.emailVerifiedAt,
+    pendingEmail: user.pendingEmail,
   };
 }
 
@@ -71,8 +73,8 @@ export interface AccountsOptions {
   hasher: Pick<PasswordHasher, 'hash' | 'verify' | 'needsRehash'>;
   limits: RateLimits;
   now: () => number;
-  /** The welcome mail, queued in the transaction that creates the account. */
-  welcomeMail: (user: User) => Mail;
+  /** Sends the verification link, in the transaction that creates the account, and changes credentials. */
+  credentials: AccountCredentials;
   /** Told when mail was committed, so the sender goes now. */
   mailQueued: () => void;
 }
@@ -81,7 +83,6 @@ export interface AccountsOptions {
 const REFERRAL_CODE_ATTEMPTS = 5;
 const invalidSession = () => unauthenticated('The session is missing, has expired or was ended; log in again');
 const invalidCredentials = () => unauthenticated('Email or password is incorrect', 'invalid_credentials');
-const emailTaken = () => conflict('email_taken', 'An account with this email already exists; log in instead');
 
 export class Accounts {
   private readonly throttle: LoginThrottle;
@@ -129,7 +130,10 @@ export class Accounts {
         ...(referredBy ? { referredBy } : {}),
         createdAt: startedAt,
       };
-      const taken = await users.insert(user, (trx) => enqueueMail(trx, this.options.welcomeMail(user), startedAt));
+      // The address is not yet verified: it is sent the link and nothing else (docs/decisions/1131).
+      const taken = await users.insert(user, (trx) =>
+        this.options.credentials.sendLink(user, email, 'sign-up', startedAt, trx),
+      );
       if (taken === 'email') throw emailTaken();
       if (taken === undefined) {
         this.options.mailQueued();
@@ -210,6 +214,28 @@ export class Accounts {
     await this.profile(userId);
     await this.options.users.updateProfile(userId, changes);
     return this.profile(userId);
+  }
+
+  /**
+   * The signed-in customer sets a new password with the current one: every session of the account ends, and the
+   * caller gets a new one in place of theirs (docs/decisions/1132).
+   */
+  async changePassword(
+    userId: string,
+    currentPassword: string,
+    newPassword: string,
+    clientAddress: string,
+    abandoned?: Abandoned,
+  ): Promise<IssuedSession> {
+    const changedAt = await this.options.credentials.changePassword(
+      userId,
+      currentPassword,
+      newPassword,
+      clientAddress,
+      abandoned,
+    );
+    // Sessions opened up to changedAt have ended (resolveSession); the caller's new one opens the millisecond after.
+    return this.openSession(userId, changedAt + 1);
   }
 
   /** Sweeps what expired in the SQL store; Redis expires its keys itself. */

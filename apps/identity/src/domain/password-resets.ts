@@ -118,7 +118,7 @@ export class PasswordResets {
         user.id,
         passwordHash,
         changedAt,
-        passwordChangedMail(user, changedAt, publicBaseUrl),
+        passwordChangedMail(user, changedAt, publicBaseUrl, 'reset'),
       ))
     )
       throw invalidResetToken();

@@ -22,7 +22,7 @@ function characterCount(value: string): number {
 
 export function normaliseEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
-  if (email.length > emailMaxLength || !EMAIL_PATTERN.test(email))
+  if (email.length > emailMaxLength || !EMAIL_PATTERN.test(email) || hasControlCharacters(email))
     throw invalidArgument('email must be a valid email address');
   return email;
 }

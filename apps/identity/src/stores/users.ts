@@ -1,5 +1,6 @@
 /** Identity's users table. Nothing outside this service reads it. */
 import { isUniqueViolation, preparedRead, type Knex, type PreparedRead } from '@storefront/db';
+import { enqueueMail, type Mail } from '@storefront/outbox';
 
 export interface User {
   id: string;
@@ -12,8 +13,12 @@ export interface User {
   referredBy?: string;
   /** Epoch milliseconds. */
   createdAt: number;
-  /** Sessions created up to this millisecond (a password reset) are refused. */
+  /** Sessions created up to this millisecond (a password reset or change) are refused. */
   sessionsValidFrom?: number;
+  /** When a link proved the email reaches the customer; absent until then (docs/decisions/1131). */
+  emailVerifiedAt?: number;
+  /** A new email asked for, counting only once its link is used. */
+  pendingEmail?: string;
 }
 
 export interface ProfileChanges {
@@ -51,8 +56,8 @@ export class UserStore {
   }
 
   /**
-   * Inserts the user, with whatever `alongside` writes in the same transaction (the welcome
-   * mail), or reports which unique column was already taken.
+   * Inserts the user, with whatever `alongside` writes in the same transaction (the verification
+   * link and its mail), or reports which unique column was already taken.
    */
   async insert(user: User, alongside?: (trx: Knex.Transaction) => Promise<void>): Promise<InsertConflict | undefined> {
     try {
@@ -86,6 +91,18 @@ export class UserStore {
     if (Object.keys(columns).length > 0) await this.db('users').where({ id }).update(columns);
   }
 
+  /**
+   * A password changed by its owner: every session opened up to `now` ends, the account's unused reset links are
+   * voided (they would undo the change), and the notice, if any, is queued.
+   */
+  async changePassword(id: string, passwordHash: string, now: number, notice?: Mail): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('users').where({ id }).update({ password_hash: passwordHash, sessions_valid_from: now });
+      await trx('password_resets').where({ user_id: id }).whereNull('used_at').update({ used_at: now });
+      if (notice) await enqueueMail(trx, notice, now);
+    });
+  }
+
   async updatePasswordHash(id: string, passwordHash: string): Promise<void> {
     await this.db('users').where({ id }).update({ password_hash: passwordHash });
   }
@@ -104,5 +121,7 @@ function toUser(row: Record<string, unknown> | undefined): User | undefined {
     ...(row.referred_by ? { referredBy: row.referred_by as string } : {}),
     createdAt: Number(row.created_at),
     ...(row.sessions_valid_from != null ? { sessionsValidFrom: Number(row.sessions_valid_from) } : {}),
+    ...(row.email_verified_at != null ? { emailVerifiedAt: Number(row.email_verified_at) } : {}),
+    ...(row.pending_email ? { pendingEmail: row.pending_email as string } : {}),
   };
 }

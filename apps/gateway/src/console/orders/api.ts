@@ -12,7 +12,7 @@ import { orderForStaff, StaffOrder, staffOrderView } from '../../application/sta
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse } from '../../kit/api-docs';
 import { rejectCrossSiteWrites } from '../../kit/customer-session';
 import { apiRoute, type ApiRoutes, type Operation } from '../../kit/routes';
-import { component, StringEnum, Type, type Static } from '../../kit/schema';
+import { component, PlainText, StringEnum, Type, type Static } from '../../kit/schema';
 import { requireStaff, STAFF_COOKIE, type StaffCaller } from '../../kit/staff-session';
 import type { Parameter } from '../../kit/validator';
 import {
@@ -88,7 +88,12 @@ const DispatchRequest = component(
   'DispatchRequest',
   Type.Object(
     {
-      carrier: Type.String({ minLength: 1, maxLength: 60, example: 'Royal Mail' }),
+      carrier: PlainText({
+        minLength: 1,
+        maxLength: 60,
+        description: 'Any text without control characters (line breaks, tabs and the like)',
+        example: 'Royal Mail',
+      }),
       trackingNumber: Type.String({
         minLength: 1,
         maxLength: 60,

@@ -9,7 +9,7 @@ import type { GatewayContext } from '../../context';
 import { Refund, refundView, StaffOrder, staffOrderView } from '../../application/staff-orders';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, serviceFailures } from '../../kit/api-docs';
 import { apiRoute, type ApiRoutes } from '../../kit/routes';
-import { component, Type, type Static } from '../../kit/schema';
+import { component, PlainText, Type, type Static } from '../../kit/schema';
 import { requireStaff, type StaffCaller } from '../../kit/staff-session';
 import { orderReferenceParameter, sendStaffAnswer, STAFF_ONLY, staffFirst } from '../staff-api';
 
@@ -22,7 +22,11 @@ export const RefundRequest = component(
         maximum: ORDER_AMOUNT_MAX_POUNDS,
         description: 'GBP to give back, to the penny: at most what was paid less earlier refunds',
       }),
-      reason: Type.String({ minLength: 1, maxLength: 200, description: "Why; the customer's refund mail shows it" }),
+      reason: PlainText({
+        minLength: 1,
+        maxLength: 200,
+        description: "Why; the customer's refund mail shows it. No control characters (line breaks, tabs and the like)",
+      }),
       lines: Type.Optional(
         Type.Array(
           Type.Object(

@@ -135,6 +135,32 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       expect((await stack.checkout!.store.findByReference(reference))!.status).to.equal('paid');
     });
 
+    it('refuses a carrier carrying a line break or another control character on the API and the console form, naming it; nothing is written (finding 8)', async () => {
+      const reference = await paidOrder();
+      for (const carrier of [
+        'Royal Mail\r\nBcc: victim@example.com',
+        'Royal Mail\nSee https://evil.example',
+        'DPD\u0085x',
+      ]) {
+        const refused = await adminPost(packer, reference, 'dispatch', { ...DISPATCH, carrier });
+        expect(refused.status, JSON.stringify(carrier)).to.equal(400);
+        expect(refused.body).to.deep.include({
+          success: false,
+          error: 'invalid_request',
+          detail: 'carrier must not contain control characters (line breaks, tabs and the like)',
+        });
+        const form = await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, {
+          ...DISPATCH,
+          carrier,
+        });
+        expect(form.status, JSON.stringify(carrier)).to.equal(400);
+        expect(form.text).to.contain('role="alert"').and.contain('carrier must be 1 to 60 characters without control');
+      }
+      expect((await stack.checkout!.store.findByReference(reference))!.status).to.equal('paid');
+      expect(await countRows(stack, 'staff_actions', { subject: reference })).to.equal(0);
+      expect(await countRows(stack, 'mail_outbox', { mail_key: `dispatch:${reference}` })).to.equal(0);
+    });
+
     it('refuses a caller without a staff session, a customer session, and a request from another site', async () => {
       const reference = await paidOrder();
       const anonymous = await adminPost(stack.client(), reference, 'dispatch', DISPATCH);

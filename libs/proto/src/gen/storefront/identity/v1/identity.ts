@@ -35,7 +35,15 @@ export interface Profile {
   /** RFC 3339 timestamp. */
   createdAt: string;
   referralCode: string;
-  referredBy?: string | undefined;
+  referredBy?:
+    | string
+    | undefined;
+  /** RFC 3339 timestamp of when the email was verified by a link; absent until it is. */
+  emailVerifiedAt?:
+    | string
+    | undefined;
+  /** A new email asked for and not yet verified; the account keeps `email` until it is. */
+  pendingEmail?: string | undefined;
 }
 
 export interface SignUpRequest {
@@ -66,6 +74,40 @@ export interface SignUpResponse {
 export interface Referrer {
   userId: string;
   email: string;
+}
+
+export interface VerifyEmailRequest {
+  /** The token from the verification link; stored only as its SHA-256. */
+  token: string;
+}
+
+export interface VerifyEmailResponse {
+  /** The account whose address was verified, and the address. */
+  userId: string;
+  email: string;
+}
+
+export interface ChangePasswordRequest {
+  currentPassword: string;
+  newPassword: string;
+  /** Client address as resolved by the gateway: a wrong current password counts as a failed login. */
+  clientAddress: string;
+}
+
+export interface ChangePasswordResponse {
+  /** The caller's new session; every session of the account opened before it has ended. */
+  session?: Session | undefined;
+}
+
+export interface RequestEmailChangeRequest {
+  currentPassword: string;
+  newEmail: string;
+  /** Client address as resolved by the gateway: a wrong current password counts as a failed login. */
+  clientAddress: string;
+}
+
+export interface RequestEmailChangeResponse {
+  profile?: Profile | undefined;
 }
 
 export interface LogInRequest {
@@ -243,6 +285,8 @@ function createBaseProfile(): Profile {
     createdAt: "",
     referralCode: "",
     referredBy: undefined,
+    emailVerifiedAt: undefined,
+    pendingEmail: undefined,
   };
 }
 
@@ -271,6 +315,12 @@ export const Profile: MessageFns<Profile> = {
     }
     if (message.referredBy !== undefined) {
       writer.uint32(66).string(message.referredBy);
+    }
+    if (message.emailVerifiedAt !== undefined) {
+      writer.uint32(74).string(message.emailVerifiedAt);
+    }
+    if (message.pendingEmail !== undefined) {
+      writer.uint32(82).string(message.pendingEmail);
     }
     return writer;
   },
@@ -352,6 +402,22 @@ export const Profile: MessageFns<Profile> = {
             message.referredBy = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.emailVerifiedAt = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.pendingEmail = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -394,6 +460,16 @@ export const Profile: MessageFns<Profile> = {
         : isSet(object.referred_by)
         ? globalThis.String(object.referred_by)
         : undefined,
+      emailVerifiedAt: isSet(object.emailVerifiedAt)
+        ? globalThis.String(object.emailVerifiedAt)
+        : isSet(object.email_verified_at)
+        ? globalThis.String(object.email_verified_at)
+        : undefined,
+      pendingEmail: isSet(object.pendingEmail)
+        ? globalThis.String(object.pendingEmail)
+        : isSet(object.pending_email)
+        ? globalThis.String(object.pending_email)
+        : undefined,
     };
   },
 
@@ -423,6 +499,12 @@ export const Profile: MessageFns<Profile> = {
     if (message.referredBy !== undefined) {
       obj.referredBy = message.referredBy;
     }
+    if (message.emailVerifiedAt !== undefined) {
+      obj.emailVerifiedAt = message.emailVerifiedAt;
+    }
+    if (message.pendingEmail !== undefined) {
+      obj.pendingEmail = message.pendingEmail;
+    }
     return obj;
   },
 
@@ -439,6 +521,8 @@ export const Profile: MessageFns<Profile> = {
     message.createdAt = object.createdAt ?? "";
     message.referralCode = object.referralCode ?? "";
     message.referredBy = object.referredBy ?? undefined;
+    message.emailVerifiedAt = object.emailVerifiedAt ?? undefined;
+    message.pendingEmail = object.pendingEmail ?? undefined;
     return message;
   },
 };
@@ -824,6 +908,526 @@ export const Referrer: MessageFns<Referrer> = {
     const message = createBaseReferrer();
     message.userId = object.userId ?? "";
     message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseVerifyEmailRequest(): VerifyEmailRequest {
+  return { token: "" };
+}
+
+export const VerifyEmailRequest: MessageFns<VerifyEmailRequest> = {
+  encode(message: VerifyEmailRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyEmailRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyEmailRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyEmailRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: VerifyEmailRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyEmailRequest>, I>>(base?: I): VerifyEmailRequest {
+    return VerifyEmailRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyEmailRequest>, I>>(object: I): VerifyEmailRequest {
+    const message = createBaseVerifyEmailRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseVerifyEmailResponse(): VerifyEmailResponse {
+  return { userId: "", email: "" };
+}
+
+export const VerifyEmailResponse: MessageFns<VerifyEmailResponse> = {
+  encode(message: VerifyEmailResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VerifyEmailResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVerifyEmailResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VerifyEmailResponse {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+    };
+  },
+
+  toJSON(message: VerifyEmailResponse): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VerifyEmailResponse>, I>>(base?: I): VerifyEmailResponse {
+    return VerifyEmailResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VerifyEmailResponse>, I>>(object: I): VerifyEmailResponse {
+    const message = createBaseVerifyEmailResponse();
+    message.userId = object.userId ?? "";
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseChangePasswordRequest(): ChangePasswordRequest {
+  return { currentPassword: "", newPassword: "", clientAddress: "" };
+}
+
+export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
+  encode(message: ChangePasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.currentPassword !== "") {
+      writer.uint32(10).string(message.currentPassword);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(18).string(message.newPassword);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(26).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.currentPassword = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangePasswordRequest {
+    return {
+      currentPassword: isSet(object.currentPassword)
+        ? globalThis.String(object.currentPassword)
+        : isSet(object.current_password)
+        ? globalThis.String(object.current_password)
+        : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: ChangePasswordRequest): unknown {
+    const obj: any = {};
+    if (message.currentPassword !== "") {
+      obj.currentPassword = message.currentPassword;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangePasswordRequest>, I>>(base?: I): ChangePasswordRequest {
+    return ChangePasswordRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangePasswordRequest>, I>>(object: I): ChangePasswordRequest {
+    const message = createBaseChangePasswordRequest();
+    message.currentPassword = object.currentPassword ?? "";
+    message.newPassword = object.newPassword ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseChangePasswordResponse(): ChangePasswordResponse {
+  return { session: undefined };
+}
+
+export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
+  encode(message: ChangePasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangePasswordResponse {
+    return { session: isSet(object.session) ? Session.fromJSON(object.session) : undefined };
+  },
+
+  toJSON(message: ChangePasswordResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(base?: I): ChangePasswordResponse {
+    return ChangePasswordResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(object: I): ChangePasswordResponse {
+    const message = createBaseChangePasswordResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRequestEmailChangeRequest(): RequestEmailChangeRequest {
+  return { currentPassword: "", newEmail: "", clientAddress: "" };
+}
+
+export const RequestEmailChangeRequest: MessageFns<RequestEmailChangeRequest> = {
+  encode(message: RequestEmailChangeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.currentPassword !== "") {
+      writer.uint32(10).string(message.currentPassword);
+    }
+    if (message.newEmail !== "") {
+      writer.uint32(18).string(message.newEmail);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(26).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestEmailChangeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestEmailChangeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.currentPassword = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.newEmail = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RequestEmailChangeRequest {
+    return {
+      currentPassword: isSet(object.currentPassword)
+        ? globalThis.String(object.currentPassword)
+        : isSet(object.current_password)
+        ? globalThis.String(object.current_password)
+        : "",
+      newEmail: isSet(object.newEmail)
+        ? globalThis.String(object.newEmail)
+        : isSet(object.new_email)
+        ? globalThis.String(object.new_email)
+        : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: RequestEmailChangeRequest): unknown {
+    const obj: any = {};
+    if (message.currentPassword !== "") {
+      obj.currentPassword = message.currentPassword;
+    }
+    if (message.newEmail !== "") {
+      obj.newEmail = message.newEmail;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RequestEmailChangeRequest>, I>>(base?: I): RequestEmailChangeRequest {
+    return RequestEmailChangeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestEmailChangeRequest>, I>>(object: I): RequestEmailChangeRequest {
+    const message = createBaseRequestEmailChangeRequest();
+    message.currentPassword = object.currentPassword ?? "";
+    message.newEmail = object.newEmail ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseRequestEmailChangeResponse(): RequestEmailChangeResponse {
+  return { profile: undefined };
+}
+
+export const RequestEmailChangeResponse: MessageFns<RequestEmailChangeResponse> = {
+  encode(message: RequestEmailChangeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profile !== undefined) {
+      Profile.encode(message.profile, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestEmailChangeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestEmailChangeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profile = Profile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RequestEmailChangeResponse {
+    return { profile: isSet(object.profile) ? Profile.fromJSON(object.profile) : undefined };
+  },
+
+  toJSON(message: RequestEmailChangeResponse): unknown {
+    const obj: any = {};
+    if (message.profile !== undefined) {
+      obj.profile = Profile.toJSON(message.profile);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RequestEmailChangeResponse>, I>>(base?: I): RequestEmailChangeResponse {
+    return RequestEmailChangeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestEmailChangeResponse>, I>>(object: I): RequestEmailChangeResponse {
+    const message = createBaseRequestEmailChangeResponse();
+    message.profile = (object.profile !== undefined && object.profile !== null)
+      ? Profile.fromPartial(object.profile)
+      : undefined;
     return message;
   },
 };
@@ -3447,12 +4051,52 @@ export const IdentityServiceDefinition = {
   name: "IdentityService",
   fullName: "storefront.identity.v1.IdentityService",
   methods: {
-    /** Creates the account and its first session. */
+    /**
+     * Creates the account and its first session, and mails the address a link to verify it: nothing
+     * else is mailed to it until the link is used (docs/decisions/1131).
+     */
     signUp: {
       name: "SignUp",
       requestType: SignUpRequest as typeof SignUpRequest,
       requestStream: false,
       responseType: SignUpResponse as typeof SignUpResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Uses a verification link: the address it was sent to becomes the account's, verified; INVALID_ARGUMENT
+     * (invalid_verification_token) for an unknown, used or expired token, ABORTED (email_taken) when
+     * another account took the address meanwhile.
+     */
+    verifyEmail: {
+      name: "VerifyEmail",
+      requestType: VerifyEmailRequest as typeof VerifyEmailRequest,
+      requestStream: false,
+      responseType: VerifyEmailResponse as typeof VerifyEmailResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The caller changes their password with the current one: every other session ends, and the caller's
+     * session is replaced by the new one answered.
+     */
+    changePassword: {
+      name: "ChangePassword",
+      requestType: ChangePasswordRequest as typeof ChangePasswordRequest,
+      requestStream: false,
+      responseType: ChangePasswordResponse as typeof ChangePasswordResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The caller asks for another email with their current password: a link is mailed to the new address,
+     * which counts only once it is used (VerifyEmail); the old address is told when it does.
+     */
+    requestEmailChange: {
+      name: "RequestEmailChange",
+      requestType: RequestEmailChangeRequest as typeof RequestEmailChangeRequest,
+      requestStream: false,
+      responseType: RequestEmailChangeResponse as typeof RequestEmailChangeResponse,
       responseStream: false,
       options: {},
     },
@@ -3619,7 +4263,10 @@ export const IdentityServiceDefinition = {
  */
 export type IdentityServiceService = typeof IdentityServiceService;
 export const IdentityServiceService = {
-  /** Creates the account and its first session. */
+  /**
+   * Creates the account and its first session, and mails the address a link to verify it: nothing
+   * else is mailed to it until the link is used (docs/decisions/1131).
+   */
   signUp: {
     path: "/storefront.identity.v1.IdentityService/SignUp" as const,
     requestStream: false as const,
@@ -3628,6 +4275,50 @@ export const IdentityServiceService = {
     requestDeserialize: (value: Buffer): SignUpRequest => SignUpRequest.decode(value),
     responseSerialize: (value: SignUpResponse): Buffer => Buffer.from(SignUpResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SignUpResponse => SignUpResponse.decode(value),
+  },
+  /**
+   * Uses a verification link: the address it was sent to becomes the account's, verified; INVALID_ARGUMENT
+   * (invalid_verification_token) for an unknown, used or expired token, ABORTED (email_taken) when
+   * another account took the address meanwhile.
+   */
+  verifyEmail: {
+    path: "/storefront.identity.v1.IdentityService/VerifyEmail" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: VerifyEmailRequest): Buffer => Buffer.from(VerifyEmailRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): VerifyEmailRequest => VerifyEmailRequest.decode(value),
+    responseSerialize: (value: VerifyEmailResponse): Buffer => Buffer.from(VerifyEmailResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): VerifyEmailResponse => VerifyEmailResponse.decode(value),
+  },
+  /**
+   * The caller changes their password with the current one: every other session ends, and the caller's
+   * session is replaced by the new one answered.
+   */
+  changePassword: {
+    path: "/storefront.identity.v1.IdentityService/ChangePassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangePasswordRequest): Buffer =>
+      Buffer.from(ChangePasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangePasswordRequest => ChangePasswordRequest.decode(value),
+    responseSerialize: (value: ChangePasswordResponse): Buffer =>
+      Buffer.from(ChangePasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangePasswordResponse => ChangePasswordResponse.decode(value),
+  },
+  /**
+   * The caller asks for another email with their current password: a link is mailed to the new address,
+   * which counts only once it is used (VerifyEmail); the old address is told when it does.
+   */
+  requestEmailChange: {
+    path: "/storefront.identity.v1.IdentityService/RequestEmailChange" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RequestEmailChangeRequest): Buffer =>
+      Buffer.from(RequestEmailChangeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RequestEmailChangeRequest => RequestEmailChangeRequest.decode(value),
+    responseSerialize: (value: RequestEmailChangeResponse): Buffer =>
+      Buffer.from(RequestEmailChangeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RequestEmailChangeResponse => RequestEmailChangeResponse.decode(value),
   },
   /** Checks credentials and issues a new session. */
   logIn: {
@@ -3814,8 +4505,27 @@ export const IdentityServiceService = {
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
-  /** Creates the account and its first session. */
+  /**
+   * Creates the account and its first session, and mails the address a link to verify it: nothing
+   * else is mailed to it until the link is used (docs/decisions/1131).
+   */
   signUp: handleUnaryCall<SignUpRequest, SignUpResponse>;
+  /**
+   * Uses a verification link: the address it was sent to becomes the account's, verified; INVALID_ARGUMENT
+   * (invalid_verification_token) for an unknown, used or expired token, ABORTED (email_taken) when
+   * another account took the address meanwhile.
+   */
+  verifyEmail: handleUnaryCall<VerifyEmailRequest, VerifyEmailResponse>;
+  /**
+   * The caller changes their password with the current one: every other session ends, and the caller's
+   * session is replaced by the new one answered.
+   */
+  changePassword: handleUnaryCall<ChangePasswordRequest, ChangePasswordResponse>;
+  /**
+   * The caller asks for another email with their current password: a link is mailed to the new address,
+   * which counts only once it is used (VerifyEmail); the old address is told when it does.
+   */
+  requestEmailChange: handleUnaryCall<RequestEmailChangeRequest, RequestEmailChangeResponse>;
   /** Checks credentials and issues a new session. */
   logIn: handleUnaryCall<LogInRequest, LogInResponse>;
   /** Deletes the session server-side. */
@@ -3864,7 +4574,10 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
 }
 
 export interface IdentityServiceClient extends Client {
-  /** Creates the account and its first session. */
+  /**
+   * Creates the account and its first session, and mails the address a link to verify it: nothing
+   * else is mailed to it until the link is used (docs/decisions/1131).
+   */
   signUp(
     request: SignUpRequest,
     callback: (error: ServiceError | null, response: SignUpResponse) => void,
@@ -3879,6 +4592,64 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SignUpResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Uses a verification link: the address it was sent to becomes the account's, verified; INVALID_ARGUMENT
+   * (invalid_verification_token) for an unknown, used or expired token, ABORTED (email_taken) when
+   * another account took the address meanwhile.
+   */
+  verifyEmail(
+    request: VerifyEmailRequest,
+    callback: (error: ServiceError | null, response: VerifyEmailResponse) => void,
+  ): ClientUnaryCall;
+  verifyEmail(
+    request: VerifyEmailRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: VerifyEmailResponse) => void,
+  ): ClientUnaryCall;
+  verifyEmail(
+    request: VerifyEmailRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: VerifyEmailResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller changes their password with the current one: every other session ends, and the caller's
+   * session is replaced by the new one answered.
+   */
+  changePassword(
+    request: ChangePasswordRequest,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  changePassword(
+    request: ChangePasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  changePassword(
+    request: ChangePasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller asks for another email with their current password: a link is mailed to the new address,
+   * which counts only once it is used (VerifyEmail); the old address is told when it does.
+   */
+  requestEmailChange(
+    request: RequestEmailChangeRequest,
+    callback: (error: ServiceError | null, response: RequestEmailChangeResponse) => void,
+  ): ClientUnaryCall;
+  requestEmailChange(
+    request: RequestEmailChangeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RequestEmailChangeResponse) => void,
+  ): ClientUnaryCall;
+  requestEmailChange(
+    request: RequestEmailChangeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RequestEmailChangeResponse) => void,
   ): ClientUnaryCall;
   /** Checks credentials and issues a new session. */
   logIn(
