@@ -228,7 +228,7 @@ export class StaffAccounts {
       ? await staff.bindSetupBrowser(member.id, browserHash)
       : member.setupBrowserHash === browserHash;
     if (!bound) throw setupLinkBound();
-    return { ...member, setupBrowserHash: browserHash };
+    return member;
   }
 
   /** The TOTP time step `code` belongs to, within the tolerance, or undefined. */
