@@ -21,6 +21,8 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
   },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
+  // The console: re-enabling a member; the roster refuses (and records) any role but owner itself.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['reenableStaff'] },
   // The console: any staff member looks a customer up.
   {
     callers: ['gateway'],

@@ -28,6 +28,7 @@ import { AccountCredentials } from './domain/account-credentials';
 import { StaffAccounts } from './domain/staff-accounts';
 import { StaffCustomers } from './domain/staff-customers';
 import { EmailVerificationStore } from './stores/email-verifications';
+import { StaffRoster } from './domain/staff-roster';
 import { PasswordResetStore } from './stores/password-resets';
 import { StaffStore, type StaffMember } from './stores/staff';
 import { UserStore, type User } from './stores/users';
@@ -94,8 +95,10 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       credentials,
       mailQueued,
     });
+    const staffStore = new StaffStore(db);
+    const staffRoster = new StaffRoster(staffStore, now);
     const staffAccounts = new StaffAccounts({
-      staff: new StaffStore(db),
+      staff: staffStore,
       sessions: redis
         ? new RedisSessionStore(redis, 'staff-session')
         : new SqlSessionStore(db, 'staff_sessions', 'staff_id'),
@@ -191,18 +194,21 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           resetPassword: async ({ token, password, clientAddress }) => ({
             userId: await passwordResets.confirm(token, password, clientAddress),
           }),
-          getStaffSetup: async ({ setupToken }) => {
-            const offer = await staffAccounts.setupOffer(setupToken);
+          getStaffSetup: async ({ setupToken, browserBinding }) => {
+            const offer = await staffAccounts.setupOffer(setupToken, browserBinding);
             return { staff: offer.member, totpSecret: offer.totpSecret, otpauthUri: offer.otpauthUri };
           },
-          completeStaffSetup: async ({ setupToken, password, code }, context) => {
-            const { member, recoveryCodes } = await staffAccounts.completeSetup(
-              setupToken,
-              password,
-              code,
-              context.abandoned,
-            );
+          completeStaffSetup: async (request, context) => {
+            const { member, recoveryCodes } = await staffAccounts.completeSetup(request, context.abandoned);
             return { staff: toStaffMember(member), recoveryCodes };
+          },
+          reenableStaff: async ({ email }, context) => {
+            const { member, setupToken } = await staffRoster.reenable(email, context.staff!);
+            return {
+              staff: toStaffMember(member),
+              setupToken,
+              setupExpiresAt: new Date(member.setupExpiresAt!).toISOString(),
+            };
           },
           staffLogIn: async (request, context) => {
             const { member, session } = await staffAccounts.logIn(request, context.abandoned);

@@ -14,6 +14,7 @@ import {
   type WindowCounters,
 } from '@storefront/rate-limit';
 import { OUTBOX_TABLE } from '@storefront/outbox';
+import { opsActor } from '@storefront/staff-audit';
 import { ManualClock, rejection, withBusyCores } from '@storefront/testing';
 import { LoginThrottle, type RateLimits } from '../src/domain/login-throttle';
 import { PasswordHasher } from '../src/domain/passwords';
@@ -86,9 +87,16 @@ describe('identity staff logins under attack', () => {
       /** A member set up and logged in once from the owner's address; a fresh code step after. */
       async function ownerOf(): Promise<{ email: string; secret: string }> {
         const email = `member-${randomUUID()}@example.com`;
-        const { setupToken } = await roster.add(email, 'owner');
-        const offer = await staff.setupOffer(setupToken);
-        await staff.completeSetup(setupToken, PASSWORD, codeAt(offer.totpSecret));
+        const { setupToken } = await roster.add(email, 'owner', opsActor('operator'));
+        const browserBinding = `browser-${randomUUID()}`;
+        const offer = await staff.setupOffer(setupToken, browserBinding);
+        await staff.completeSetup({
+          setupToken,
+          browserBinding,
+          password: PASSWORD,
+          code: codeAt(offer.totpSecret),
+          clientAddress: OWNER_ADDRESS,
+        });
         clock.advance(30_000);
         await logIn(email, PASSWORD, codeAt(offer.totpSecret), OWNER_ADDRESS);
         clock.advance(30_000);

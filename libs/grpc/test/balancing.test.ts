@@ -26,6 +26,7 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   requestPasswordReset: ANYONE,
   resetPassword: ANYONE,
   getStaffSetup: ANYONE,
+  reenableStaff: ANYONE,
   completeStaffSetup: ANYONE,
   staffLogIn: ANYONE,
   listStaffActions: ANYONE,
@@ -83,6 +84,7 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     verifyEmail: async () => ({ ...(await answer()), userId: '', email: '' }),
     changePassword: answer,
     requestEmailChange: answer,
+    reenableStaff: async () => ({ ...(await answer()), setupToken: '', setupExpiresAt: '' }),
   };
   backend.server = await startGrpcServer({
     address,

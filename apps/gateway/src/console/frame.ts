@@ -28,6 +28,7 @@ const SECTIONS = [
   ['/console/promotions', 'Promotions'],
   ['/console/customers', 'Customers'],
   ['/console/audit', 'Audit log'],
+  ['/console/staff', 'Staff members'],
 ] as const;
 export const sectionLinks = SECTIONS.map(([href, name]) => html`<li><a href="${href}">${name}</a></li>`);
 const SIGNED_OUT_NAVIGATION = html`<nav aria-label="Console"><ul><li><a href="/console/login">Log in</a></li></ul></nav>`;

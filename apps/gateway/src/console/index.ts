@@ -26,6 +26,7 @@ import { consolePromotionsApi } from './promotions/api';
 import { registerPromotionPages } from './promotions/pages';
 import { consoleRefundsApi } from './refunds/api';
 import { refundSection, registerRefundPages } from './refunds/pages';
+import { registerStaffMemberPages } from './staff/members';
 import { registerStaffPages } from './staff/pages';
 
 /** The admin API's parts, in the order the reference presents them. */
@@ -66,6 +67,7 @@ export function registerConsole(
     },
   };
   registerStaffPages(deps);
+  registerStaffMemberPages(deps);
   registerOrderPages(deps, [refundSection]);
   registerRefundPages(deps);
   registerCatalogPages(deps, staffCatalog);

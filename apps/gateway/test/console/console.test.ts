@@ -186,8 +186,8 @@ describe('the console: staff accounts, login and sessions', () => {
     const entries = (json.entries as Array<Record<string, string>>).filter(
       (entry) => entry.staffEmail === 'audit@shop.test',
     );
-    expect(entries.map((entry) => entry.action)).to.deep.equal(['login', 'logout']);
-    expect(entries[1]!.clientAddress).to.equal('203.0.113.50');
+    expect(entries.map((entry) => entry.action)).to.deep.equal(['setup_completed', 'login', 'logout']);
+    expect(entries[2]!.clientAddress).to.equal('203.0.113.50');
     expect(Date.parse(entries[0]!.at!)).to.be.closeTo(Date.now(), 60_000);
   });
 

@@ -1,11 +1,15 @@
 /**
- * Who may use the console: operators add staff members (each gets a one-time set-up link) and
- * disable them from the ops command line. 400 for a bad email or role,
- * 404 for an unknown member, 409 for a taken email or a member already disabled.
+ * Who may use the console: operators add staff members (each gets a one-time set-up link), reset their credentials
+ * and disable them from the ops command line; an owner re-enables a disabled member (ops or the console). Every
+ * change is recorded in the audit log under whoever made it, in the change's transaction; so is a refusal by role.
+ * 400 for a bad email or role, 403 for a member who is not an owner, 404 for an unknown member, 409 for a taken email
+ * or a member not in the state the change needs.
  */
 import { randomUUID } from 'node:crypto';
-import { conflict, invalidArgument, notFound } from '@storefront/errors';
-import { STAFF_ROLES, type StaffMember, type StaffRole, type StaffStore } from '../stores/staff';
+import type { StaffIdentity } from '@storefront/caller-token';
+import { AppError, conflict, invalidArgument, notFound } from '@storefront/errors';
+import type { StaffActionRecord } from '@storefront/staff-audit';
+import { STAFF_ROLES, type StaffChange, type StaffMember, type StaffRole, type StaffStore } from '../stores/staff';
 import { normaliseEmail } from './rules';
 import { newSessionToken } from './session-tokens';
 import { sha256 } from './staff-accounts';
@@ -18,51 +22,108 @@ export function parseStaffRole(raw: string): StaffRole {
   return raw as StaffRole;
 }
 
+/** A member and the token of their new one-time set-up link (printed or shown once; only its hash is kept). */
+export interface IssuedSetup {
+  member: StaffMember;
+  setupToken: string;
+}
+
 export class StaffRoster {
   constructor(
     private readonly staff: StaffStore,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A new member and the token of their one-time set-up link; 409 when the email is already staff. */
-  async add(rawEmail: string, role: StaffRole): Promise<{ member: StaffMember; setupToken: string }> {
-    const { staff, now } = this;
+  /** A new member and their set-up link; 409 when the email is already staff. */
+  async add(rawEmail: string, role: StaffRole, actor: StaffIdentity): Promise<IssuedSetup> {
+    const at = this.now();
     const setupToken = newSessionToken();
     const member: StaffMember = {
       id: randomUUID(),
       email: normaliseEmail(rawEmail),
       role,
-      createdAt: now(),
-      setupExpiresAt: now() + SETUP_LINK_LIFETIME_MS,
+      createdAt: at,
+      setupExpiresAt: at + SETUP_LINK_LIFETIME_MS,
     };
-    if (!(await staff.insert(member, sha256(setupToken))))
+    const record = { action: 'staff_added', subject: member.email, after: { role } };
+    if (!(await this.staff.insert(member, sha256(setupToken), { actor, record, at })))
       throw conflict('staff_exists', `${member.email} is already a staff member`);
     return { member, setupToken };
   }
 
   /** Disables the member: their sessions stop working at their next request, and they cannot log in. */
-  async disable(rawEmail: string): Promise<StaffMember> {
-    const { staff, now } = this;
-    const member = await staff.findByEmail(normaliseEmail(rawEmail));
-    if (!member) throw notFound(`no staff member has the email ${rawEmail.trim()}`, 'staff_not_found');
-    if (!(await staff.disable(member.id, now())))
+  async disable(rawEmail: string, actor: StaffIdentity): Promise<StaffMember> {
+    const member = await this.member(rawEmail);
+    const at = this.now();
+    const record = {
+      action: 'staff_disabled',
+      subject: member.email,
+      before: { disabled: false },
+      after: { disabled: true },
+    };
+    if (!(await this.staff.disable(member.id, { actor, record, at })))
       throw conflict('staff_disabled', `${member.email} is already disabled`);
-    return { ...member, disabledAt: now() };
+    return { ...member, disabledAt: at };
   }
 
   /**
-   * A new set-up link for a member who lost theirs, or their authenticator and recovery codes;
-   * the previous link stops working, and using the new one replaces the password, the second
-   * factor and the recovery codes.
+   * A new set-up link for a member who lost theirs, their authenticator or their recovery codes, or whose
+   * credentials may be known to someone else: the old link, password, second factor, recovery codes and sessions
+   * stop working at once. 409 for a disabled member (re-enabling does the same for them).
    */
-  async reissueSetup(rawEmail: string): Promise<{ member: StaffMember; setupToken: string }> {
-    const { staff, now } = this;
-    const member = await staff.findByEmail(normaliseEmail(rawEmail));
+  async reissueSetup(rawEmail: string, actor: StaffIdentity): Promise<IssuedSetup> {
+    const member = await this.member(rawEmail);
+    if (member.disabledAt) throw disabledConflict(member);
+    return this.issueSetup(member, { action: 'staff_reset', subject: member.email }, actor, (hash, expiresAt, change) =>
+      this.staff.resetCredentials(member.id, hash, expiresAt, change),
+    );
+  }
+
+  /**
+   * Enables a disabled member again, for an owner only (a refusal is recorded too): they start from a new set-up
+   * link, with none of their old password, second factor, recovery codes or sessions. 409 when not disabled.
+   */
+  async reenable(rawEmail: string, actor: StaffIdentity): Promise<IssuedSetup> {
+    const member = await this.member(rawEmail);
+    if (actor.role !== 'owner') {
+      const record = { action: 'role_refused', subject: member.email, after: { refused: 'staff_reenabled' } };
+      await this.staff.appendAudit({ actor, record, at: this.now() });
+      throw new AppError('permission_denied', 'staff_role_refused', 'Only an owner may re-enable a staff member');
+    }
+    if (!member.disabledAt) throw notDisabledConflict(member);
+    const record = {
+      action: 'staff_reenabled',
+      subject: member.email,
+      before: { disabled: true },
+      after: { disabled: false },
+    };
+    return this.issueSetup(member, record, actor, (hash, expiresAt, change) =>
+      this.staff.reenable(member.id, hash, expiresAt, change),
+    );
+  }
+
+  private async member(rawEmail: string): Promise<StaffMember> {
+    const member = await this.staff.findByEmail(normaliseEmail(rawEmail));
     if (!member) throw notFound(`no staff member has the email ${rawEmail.trim()}`, 'staff_not_found');
-    if (member.disabledAt) throw conflict('staff_disabled', `${member.email} is disabled`);
+    return member;
+  }
+
+  /** A new set-up link stored by `store` with its audit record; 409 when the member's state changed meanwhile. */
+  private async issueSetup(
+    member: StaffMember,
+    record: StaffActionRecord,
+    actor: StaffIdentity,
+    store: (setupTokenHash: string, expiresAt: number, change: StaffChange) => Promise<boolean>,
+  ): Promise<IssuedSetup> {
+    const at = this.now();
     const setupToken = newSessionToken();
-    const setupExpiresAt = now() + SETUP_LINK_LIFETIME_MS;
-    await staff.replaceSetupToken(member.id, sha256(setupToken), setupExpiresAt);
-    return { member: { ...member, setupExpiresAt }, setupToken };
+    const setupExpiresAt = at + SETUP_LINK_LIFETIME_MS;
+    if (!(await store(sha256(setupToken), setupExpiresAt, { actor, record, at })))
+      throw member.disabledAt ? notDisabledConflict(member) : disabledConflict(member);
+    return { member: { ...member, disabledAt: undefined, setupExpiresAt }, setupToken };
   }
 }
+
+const notDisabledConflict = (member: StaffMember) => conflict('staff_not_disabled', `${member.email} is not disabled`);
+const disabledConflict = (member: StaffMember) =>
+  conflict('staff_disabled', `${member.email} is disabled; an owner may re-enable them`);

@@ -4,6 +4,7 @@ import { accounts } from './001-accounts';
 import { passwordResets } from './003-password-resets';
 import { staff } from './004-staff';
 import { staffActions } from './005-staff-actions';
+import { staffCredentials } from './010-staff-credentials';
 import { emailVerification } from './030-email-verification';
 
 /** Applied in name order; never edit a released migration, add a new one. */
@@ -14,5 +15,6 @@ export const migrations: Record<string, Migration> = {
   '003-password-resets': passwordResets,
   '004-staff': staff,
   '005-staff-actions': staffActions,
+  '010-staff-credentials': staffCredentials,
   '030-email-verification': emailVerification,
 };

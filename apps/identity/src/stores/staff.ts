@@ -1,10 +1,11 @@
 /**
  * Identity's staff tables: the console's accounts, their recovery codes and the audit log. Nothing outside this service
- * reads them.
+ * reads them. Every change to an account is recorded in the audit log in the change's own transaction.
  */
+import type { StaffIdentity } from '@storefront/caller-token';
 import { isUniqueViolation, type Knex } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
-import { recordStaffAction } from '@storefront/staff-audit';
+import { recordStaffAction, type StaffActionRecord } from '@storefront/staff-audit';
 
 export const STAFF_ROLES = ['owner', 'staff'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -18,10 +19,30 @@ export interface StaffMember {
   totpLastStep?: number;
   setupExpiresAt?: number;
   setupTotpSecret?: string;
+  /** The SHA-256 of the binding cookie of the browser that opened the set-up link first. */
+  setupBrowserHash?: string;
   /** Epoch milliseconds. */
   createdAt: number;
   disabledAt?: number;
+  /** Sessions created at or before this moment are ended (a reset, a completed set-up, re-enabling). */
+  sessionsValidFrom?: number;
 }
+
+/** Who changed an account, and what the audit log says of it. */
+export interface StaffChange {
+  actor: StaffIdentity;
+  record: StaffActionRecord;
+  at: number;
+}
+
+/** What a new set-up link replaces: the password, the second factor, the recovery codes and every session. */
+const CLEARED_CREDENTIALS = {
+  password_hash: null,
+  totp_secret: null,
+  totp_last_step: null,
+  setup_totp_secret: null,
+  setup_browser_hash: null,
+};
 
 export class StaffStore {
   constructor(readonly db: Knex) {}
@@ -39,15 +60,18 @@ export class StaffStore {
   }
 
   /** Inserts a new member with a set-up token; false when the email is taken. */
-  async insert(member: StaffMember, setupTokenHash: string): Promise<boolean> {
+  async insert(member: StaffMember, setupTokenHash: string, change: StaffChange): Promise<boolean> {
     try {
-      await this.db('staff').insert({
-        id: member.id,
-        email: member.email,
-        role: member.role,
-        setup_token_hash: setupTokenHash,
-        setup_expires_at: member.setupExpiresAt,
-        created_at: member.createdAt,
+      await this.db.transaction(async (trx) => {
+        await trx('staff').insert({
+          id: member.id,
+          email: member.email,
+          role: member.role,
+          setup_token_hash: setupTokenHash,
+          setup_expires_at: member.setupExpiresAt,
+          created_at: member.createdAt,
+        });
+        await recordChange(trx, change);
       });
       return true;
     } catch (error) {
@@ -56,15 +80,37 @@ export class StaffStore {
     }
   }
 
-  /** A fresh set-up link for an existing member (lost or expired link); the old one stops working. */
-  async replaceSetupToken(id: string, setupTokenHash: string, expiresAt: number): Promise<void> {
-    await this.db('staff')
-      .where({ id })
-      .update({ setup_token_hash: setupTokenHash, setup_expires_at: expiresAt, setup_totp_secret: null });
+  /**
+   * A fresh set-up link for an active member (lost link, lost authenticator, suspected theft): the old link, password,
+   * second factor, recovery codes and sessions stop working; false when the member was disabled meanwhile.
+   */
+  async resetCredentials(id: string, setupTokenHash: string, expiresAt: number, change: StaffChange): Promise<boolean> {
+    return this.changeWithAudit(change, (trx) =>
+      clearCredentials(trx, id, resetColumns(setupTokenHash, expiresAt, change.at), (query) =>
+        query.whereNull('disabled_at'),
+      ),
+    );
   }
 
-  async offerTotpSecret(id: string, secret: string): Promise<void> {
-    await this.db('staff').where({ id }).update({ setup_totp_secret: secret });
+  /** Enables a disabled member again with a fresh set-up link and nothing of their old credentials or sessions. */
+  async reenable(id: string, setupTokenHash: string, expiresAt: number, change: StaffChange): Promise<boolean> {
+    return this.changeWithAudit(change, (trx) =>
+      clearCredentials(trx, id, { ...resetColumns(setupTokenHash, expiresAt, change.at), disabled_at: null }, (query) =>
+        query.whereNotNull('disabled_at'),
+      ),
+    );
+  }
+
+  /** Binds the set-up link to the first browser that opens it; whether `browserHash` is (now) that browser. */
+  async bindSetupBrowser(id: string, browserHash: string): Promise<boolean> {
+    await this.db('staff').where({ id }).whereNull('setup_browser_hash').update({ setup_browser_hash: browserHash });
+    return (await this.findById(id))?.setupBrowserHash === browserHash;
+  }
+
+  /** Offers `secret` unless one is offered already (two tabs at once); the one offered. */
+  async offerTotpSecret(id: string, secret: string): Promise<string | undefined> {
+    await this.db('staff').where({ id }).whereNull('setup_totp_secret').update({ setup_totp_secret: secret });
+    return (await this.findById(id))?.setupTotpSecret;
   }
 
   /**
@@ -76,8 +122,9 @@ export class StaffStore {
     tokenHash: string,
     credentials: { passwordHash: string; totpSecret: string; totpStep: number },
     recoveryCodeHashes: string[],
+    change: StaffChange,
   ): Promise<boolean> {
-    return this.db.transaction(async (trx) => {
+    return this.changeWithAudit(change, async (trx) => {
       const updated = await trx('staff').where({ id, setup_token_hash: tokenHash }).update({
         password_hash: credentials.passwordHash,
         totp_secret: credentials.totpSecret,
@@ -85,11 +132,13 @@ export class StaffStore {
         setup_token_hash: null,
         setup_expires_at: null,
         setup_totp_secret: null,
+        setup_browser_hash: null,
+        sessions_valid_from: change.at,
       });
-      if (updated === 0) return false;
+      if (updated === 0) return 0;
       await trx('staff_recovery_codes').where({ staff_id: id }).del();
       await trx('staff_recovery_codes').insert(recoveryCodeHashes.map((code_hash) => ({ code_hash, staff_id: id })));
-      return true;
+      return updated;
     });
   }
 
@@ -117,19 +166,55 @@ export class StaffStore {
   }
 
   /** Whether the member was active until now. */
-  async disable(id: string, at: number): Promise<boolean> {
-    return (await this.db('staff').where({ id }).whereNull('disabled_at').update({ disabled_at: at })) > 0;
-  }
-
-  /** Records a login, failed login or logout of `member` in the staff audit log. */
-  async appendAudit(member: StaffMember, action: string, clientAddress: string, at: number): Promise<void> {
-    await recordStaffAction(
-      this.db,
-      { id: member.id, role: member.role, email: member.email, clientAddress },
-      { action, subject: member.email },
-      at,
+  async disable(id: string, change: StaffChange): Promise<boolean> {
+    return this.changeWithAudit(change, (trx) =>
+      trx('staff').where({ id }).whereNull('disabled_at').update({ disabled_at: change.at }),
     );
   }
+
+  /** Records what happened without changing an account: a login, a refusal, a logout. */
+  async appendAudit(change: StaffChange): Promise<void> {
+    await recordChange(this.db, change);
+  }
+
+  /** Runs `update` and, when it changed a row, records `change` in the same transaction; whether it did. */
+  private changeWithAudit(change: StaffChange, update: (trx: Knex.Transaction) => Promise<number>): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      if ((await update(trx)) === 0) return false;
+      await recordChange(trx, change);
+      return true;
+    });
+  }
+}
+
+/** The member as the audit log names them when they act themselves (a login, a completed set-up). */
+export function selfActor(member: StaffMember, clientAddress: string): StaffIdentity {
+  return { id: member.id, role: member.role, email: member.email, clientAddress };
+}
+
+function recordChange(trx: Knex | Knex.Transaction, { actor, record, at }: StaffChange): Promise<void> {
+  return recordStaffAction(trx, actor, record, at);
+}
+
+/** Updates the member's row where `condition` holds and, if it did, deletes their recovery codes; rows updated. */
+async function clearCredentials(
+  trx: Knex.Transaction,
+  id: string,
+  columns: Record<string, unknown>,
+  condition: (query: Knex.QueryBuilder) => Knex.QueryBuilder,
+): Promise<number> {
+  const updated = await condition(trx('staff').where({ id })).update(columns);
+  if (updated > 0) await trx('staff_recovery_codes').where({ staff_id: id }).del();
+  return updated;
+}
+
+function resetColumns(setupTokenHash: string, expiresAt: number, at: number) {
+  return {
+    ...CLEARED_CREDENTIALS,
+    setup_token_hash: setupTokenHash,
+    setup_expires_at: expiresAt,
+    sessions_valid_from: at,
+  };
 }
 
 function toStaff(row: Record<string, unknown> | undefined): StaffMember | undefined {
@@ -145,7 +230,9 @@ function toStaff(row: Record<string, unknown> | undefined): StaffMember | undefi
     totpLastStep: optionalNumber(row.totp_last_step),
     setupExpiresAt: optionalNumber(row.setup_expires_at),
     setupTotpSecret: optionalString(row.setup_totp_secret),
+    setupBrowserHash: optionalString(row.setup_browser_hash),
     createdAt: Number(row.created_at),
     disabledAt: optionalNumber(row.disabled_at),
+    sessionsValidFrom: optionalNumber(row.sessions_valid_from),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The console's staff sign-in: log in with password and a TOTP code (or a recovery code), set an account up from a
- * one-time link, log out; and the console's home.
+ * one-time link (its secret shown only to the first browser that opened it), log out; the console's home; and, for an
+ * owner, re-enabling a disabled member with a new set-up link.
  */
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
@@ -16,6 +17,7 @@ import {
   type StaffCaller,
 } from '../../kit/staff-session';
 import { consolePage, sectionLinks, type ConsoleDeps } from '../frame';
+import { dropSetupBinding, keepSetupBinding, qrCodeSvg, setupBindingOf } from './setup-binding';
 
 function logInPage(email = '', error?: string, status = 200): PageAnswer {
   return consolePage(
@@ -48,9 +50,12 @@ function setupPage(token: string, view: SetupView, error?: string, status = 200)
     html`<h1>Set up your staff account</h1>${formError(error)}
 <p>For ${view.email}. This link works once.</p>
 <h2>1. Add the console to your authenticator app</h2>
-<p>Enter this secret in the app (time-based, 6 digits, 30 seconds):</p>
+<p>Scan this code with the app:</p>
+<figure>${qrCodeSvg(view.otpauthUri)}</figure>
+<p>Or enter this secret in the app (time-based, 6 digits, 30 seconds):</p>
 <p><code id="totp-secret">${view.totpSecret}</code></p>
 <p>Or give the app this address: <code id="otpauth-uri">${view.otpauthUri}</code></p>
+<p>Only this browser is shown the secret, for an hour; elsewhere or later, ask an owner for a new link.</p>
 <h2>2. Choose a password and confirm with a code</h2>
 <form method="post" action="/console/setup/${token}">
 <input type="text" name="username" autocomplete="username" value="${view.email}" hidden>
@@ -118,7 +123,9 @@ export function registerStaffPages({ router, context, send, form, signedIn }: Co
 
   router.get('/console/setup/:token', async (req, res) => {
     const token = String(req.params.token);
-    const offer = await clients.identity.getStaffSetup({ setupToken: token });
+    const { binding, isNew } = setupBindingOf(req);
+    const offer = await clients.identity.getStaffSetup({ setupToken: token, browserBinding: binding });
+    if (isNew) keepSetupBinding(res, token, binding);
     await send(
       req,
       res,
@@ -127,16 +134,21 @@ export function registerStaffPages({ router, context, send, form, signedIn }: Co
   });
   router.post('/console/setup/:token', ...form, async (req, res) => {
     const token = String(req.params.token);
+    const { binding } = setupBindingOf(req);
     try {
       const { staff, recoveryCodes } = await clients.identity.completeStaffSetup({
         setupToken: token,
         password: field(req, 'password'),
         code: field(req, 'code').trim(),
+        browserBinding: binding,
+        clientAddress: clientAddress(req),
       });
+      dropSetupBinding(res, token);
       await send(req, res, recoveryCodesPage(staff!.email, recoveryCodes));
     } catch (error) {
-      if (!isFormRefusal(error)) throw error;
-      const offer = await clients.identity.getStaffSetup({ setupToken: token });
+      // Another browser's link shows nothing, not even the form again.
+      if (!isFormRefusal(error) || error.code === 'setup_link_bound') throw error;
+      const offer = await clients.identity.getStaffSetup({ setupToken: token, browserBinding: binding });
       await send(
         req,
         res,

@@ -162,7 +162,7 @@ describe('the console: the staff audit log', () => {
 
   it('shows the live logins from identity, newest first', async () => {
     const { actions } = await page('?component=identity&staff=audit-reader@shop.test');
-    expect(actions.map((action) => action.action)).to.deep.equal(['login']);
+    expect(actions.map((action) => action.action)).to.deep.equal(['login', 'setup_completed']);
     expect(actions[0]).to.include({
       component: 'identity',
       staffEmail: 'audit-reader@shop.test',

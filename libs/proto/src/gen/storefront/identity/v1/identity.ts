@@ -197,6 +197,11 @@ export interface StaffMember {
 
 export interface GetStaffSetupRequest {
   setupToken: string;
+  /**
+   * A random value of the browser's own (its set-up binding cookie): the first one to open the
+   * link is the only one shown the secret.
+   */
+  browserBinding: string;
 }
 
 export interface GetStaffSetupResponse {
@@ -214,6 +219,10 @@ export interface CompleteStaffSetupRequest {
   password: string;
   /** The authenticator's current six-digit code. */
   code: string;
+  /** The binding of the browser that opened the link first. */
+  browserBinding: string;
+  /** For the audit log. */
+  clientAddress: string;
 }
 
 export interface CompleteStaffSetupResponse {
@@ -273,6 +282,20 @@ export interface GetCustomerForStaffRequest {
 
 export interface GetCustomerForStaffResponse {
   customer?: Profile | undefined;
+}
+
+export interface ReenableStaffRequest {
+  email: string;
+}
+
+export interface ReenableStaffResponse {
+  staff?:
+    | StaffMember
+    | undefined;
+  /** The token of the new set-up link, /console/setup/<token>: shown once, only its hash is kept. */
+  setupToken: string;
+  /** RFC 3339 timestamp. */
+  setupExpiresAt: string;
 }
 
 function createBaseProfile(): Profile {
@@ -2724,13 +2747,16 @@ export const StaffMember: MessageFns<StaffMember> = {
 };
 
 function createBaseGetStaffSetupRequest(): GetStaffSetupRequest {
-  return { setupToken: "" };
+  return { setupToken: "", browserBinding: "" };
 }
 
 export const GetStaffSetupRequest: MessageFns<GetStaffSetupRequest> = {
   encode(message: GetStaffSetupRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.setupToken !== "") {
       writer.uint32(10).string(message.setupToken);
+    }
+    if (message.browserBinding !== "") {
+      writer.uint32(18).string(message.browserBinding);
     }
     return writer;
   },
@@ -2756,6 +2782,14 @@ export const GetStaffSetupRequest: MessageFns<GetStaffSetupRequest> = {
             message.setupToken = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.browserBinding = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2775,6 +2809,11 @@ export const GetStaffSetupRequest: MessageFns<GetStaffSetupRequest> = {
         : isSet(object.setup_token)
         ? globalThis.String(object.setup_token)
         : "",
+      browserBinding: isSet(object.browserBinding)
+        ? globalThis.String(object.browserBinding)
+        : isSet(object.browser_binding)
+        ? globalThis.String(object.browser_binding)
+        : "",
     };
   },
 
@@ -2782,6 +2821,9 @@ export const GetStaffSetupRequest: MessageFns<GetStaffSetupRequest> = {
     const obj: any = {};
     if (message.setupToken !== "") {
       obj.setupToken = message.setupToken;
+    }
+    if (message.browserBinding !== "") {
+      obj.browserBinding = message.browserBinding;
     }
     return obj;
   },
@@ -2792,6 +2834,7 @@ export const GetStaffSetupRequest: MessageFns<GetStaffSetupRequest> = {
   fromPartial<I extends Exact<DeepPartial<GetStaffSetupRequest>, I>>(object: I): GetStaffSetupRequest {
     const message = createBaseGetStaffSetupRequest();
     message.setupToken = object.setupToken ?? "";
+    message.browserBinding = object.browserBinding ?? "";
     return message;
   },
 };
@@ -2908,7 +2951,7 @@ export const GetStaffSetupResponse: MessageFns<GetStaffSetupResponse> = {
 };
 
 function createBaseCompleteStaffSetupRequest(): CompleteStaffSetupRequest {
-  return { setupToken: "", password: "", code: "" };
+  return { setupToken: "", password: "", code: "", browserBinding: "", clientAddress: "" };
 }
 
 export const CompleteStaffSetupRequest: MessageFns<CompleteStaffSetupRequest> = {
@@ -2921,6 +2964,12 @@ export const CompleteStaffSetupRequest: MessageFns<CompleteStaffSetupRequest> = 
     }
     if (message.code !== "") {
       writer.uint32(26).string(message.code);
+    }
+    if (message.browserBinding !== "") {
+      writer.uint32(34).string(message.browserBinding);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(42).string(message.clientAddress);
     }
     return writer;
   },
@@ -2962,6 +3011,22 @@ export const CompleteStaffSetupRequest: MessageFns<CompleteStaffSetupRequest> = 
             message.code = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.browserBinding = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2983,6 +3048,16 @@ export const CompleteStaffSetupRequest: MessageFns<CompleteStaffSetupRequest> = 
         : "",
       password: isSet(object.password) ? globalThis.String(object.password) : "",
       code: isSet(object.code) ? globalThis.String(object.code) : "",
+      browserBinding: isSet(object.browserBinding)
+        ? globalThis.String(object.browserBinding)
+        : isSet(object.browser_binding)
+        ? globalThis.String(object.browser_binding)
+        : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
     };
   },
 
@@ -2997,6 +3072,12 @@ export const CompleteStaffSetupRequest: MessageFns<CompleteStaffSetupRequest> = 
     if (message.code !== "") {
       obj.code = message.code;
     }
+    if (message.browserBinding !== "") {
+      obj.browserBinding = message.browserBinding;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
     return obj;
   },
 
@@ -3008,6 +3089,8 @@ export const CompleteStaffSetupRequest: MessageFns<CompleteStaffSetupRequest> = 
     message.setupToken = object.setupToken ?? "";
     message.password = object.password ?? "";
     message.code = object.code ?? "";
+    message.browserBinding = object.browserBinding ?? "";
+    message.clientAddress = object.clientAddress ?? "";
     return message;
   },
 };
@@ -4038,6 +4121,184 @@ export const GetCustomerForStaffResponse: MessageFns<GetCustomerForStaffResponse
   },
 };
 
+function createBaseReenableStaffRequest(): ReenableStaffRequest {
+  return { email: "" };
+}
+
+export const ReenableStaffRequest: MessageFns<ReenableStaffRequest> = {
+  encode(message: ReenableStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReenableStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReenableStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReenableStaffRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: ReenableStaffRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReenableStaffRequest>, I>>(base?: I): ReenableStaffRequest {
+    return ReenableStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReenableStaffRequest>, I>>(object: I): ReenableStaffRequest {
+    const message = createBaseReenableStaffRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseReenableStaffResponse(): ReenableStaffResponse {
+  return { staff: undefined, setupToken: "", setupExpiresAt: "" };
+}
+
+export const ReenableStaffResponse: MessageFns<ReenableStaffResponse> = {
+  encode(message: ReenableStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staff !== undefined) {
+      StaffMember.encode(message.staff, writer.uint32(10).fork()).join();
+    }
+    if (message.setupToken !== "") {
+      writer.uint32(18).string(message.setupToken);
+    }
+    if (message.setupExpiresAt !== "") {
+      writer.uint32(26).string(message.setupExpiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReenableStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReenableStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.setupToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.setupExpiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReenableStaffResponse {
+    return {
+      staff: isSet(object.staff) ? StaffMember.fromJSON(object.staff) : undefined,
+      setupToken: isSet(object.setupToken)
+        ? globalThis.String(object.setupToken)
+        : isSet(object.setup_token)
+        ? globalThis.String(object.setup_token)
+        : "",
+      setupExpiresAt: isSet(object.setupExpiresAt)
+        ? globalThis.String(object.setupExpiresAt)
+        : isSet(object.setup_expires_at)
+        ? globalThis.String(object.setup_expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: ReenableStaffResponse): unknown {
+    const obj: any = {};
+    if (message.staff !== undefined) {
+      obj.staff = StaffMember.toJSON(message.staff);
+    }
+    if (message.setupToken !== "") {
+      obj.setupToken = message.setupToken;
+    }
+    if (message.setupExpiresAt !== "") {
+      obj.setupExpiresAt = message.setupExpiresAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReenableStaffResponse>, I>>(base?: I): ReenableStaffResponse {
+    return ReenableStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReenableStaffResponse>, I>>(object: I): ReenableStaffResponse {
+    const message = createBaseReenableStaffResponse();
+    message.staff = (object.staff !== undefined && object.staff !== null)
+      ? StaffMember.fromPartial(object.staff)
+      : undefined;
+    message.setupToken = object.setupToken ?? "";
+    message.setupExpiresAt = object.setupExpiresAt ?? "";
+    return message;
+  },
+};
+
 /**
  * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
  * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
@@ -4171,7 +4432,8 @@ export const IdentityServiceDefinition = {
     },
     /**
      * The console's staff: what a set-up link shows (the TOTP secret to enrol); NOT_FOUND when the
-     * link is unknown, used or expired.
+     * link is unknown, used or expired; ABORTED (setup_link_bound) when another
+     * browser opened the link first.
      */
     getStaffSetup: {
       name: "GetStaffSetup",
@@ -4247,6 +4509,19 @@ export const IdentityServiceDefinition = {
       requestType: GetCustomerForStaffRequest as typeof GetCustomerForStaffRequest,
       requestStream: false,
       responseType: GetCustomerForStaffResponse as typeof GetCustomerForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: re-enables a disabled staff member with a new set-up link (none of their old
+     * credentials or sessions). Needs an owner; a member of another role is refused and the refusal
+     * recorded in the audit log.
+     */
+    reenableStaff: {
+      name: "ReenableStaff",
+      requestType: ReenableStaffRequest as typeof ReenableStaffRequest,
+      requestStream: false,
+      responseType: ReenableStaffResponse as typeof ReenableStaffResponse,
       responseStream: false,
       options: {},
     },
@@ -4404,7 +4679,8 @@ export const IdentityServiceService = {
   },
   /**
    * The console's staff: what a set-up link shows (the TOTP secret to enrol); NOT_FOUND when the
-   * link is unknown, used or expired.
+   * link is unknown, used or expired; ABORTED (setup_link_bound) when another
+   * browser opened the link first.
    */
   getStaffSetup: {
     path: "/storefront.identity.v1.IdentityService/GetStaffSetup" as const,
@@ -4502,6 +4778,21 @@ export const IdentityServiceService = {
       Buffer.from(GetCustomerForStaffResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCustomerForStaffResponse => GetCustomerForStaffResponse.decode(value),
   },
+  /**
+   * The console: re-enables a disabled staff member with a new set-up link (none of their old
+   * credentials or sessions). Needs an owner; a member of another role is refused and the refusal
+   * recorded in the audit log.
+   */
+  reenableStaff: {
+    path: "/storefront.identity.v1.IdentityService/ReenableStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReenableStaffRequest): Buffer => Buffer.from(ReenableStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReenableStaffRequest => ReenableStaffRequest.decode(value),
+    responseSerialize: (value: ReenableStaffResponse): Buffer =>
+      Buffer.from(ReenableStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReenableStaffResponse => ReenableStaffResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -4548,7 +4839,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   resetPassword: handleUnaryCall<ResetPasswordRequest, ResetPasswordResponse>;
   /**
    * The console's staff: what a set-up link shows (the TOTP secret to enrol); NOT_FOUND when the
-   * link is unknown, used or expired.
+   * link is unknown, used or expired; ABORTED (setup_link_bound) when another
+   * browser opened the link first.
    */
   getStaffSetup: handleUnaryCall<GetStaffSetupRequest, GetStaffSetupResponse>;
   /**
@@ -4571,6 +4863,12 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   findCustomerForStaff: handleUnaryCall<FindCustomerForStaffRequest, FindCustomerForStaffResponse>;
   /** The console: a customer by account id. Needs a staff member (any role). */
   getCustomerForStaff: handleUnaryCall<GetCustomerForStaffRequest, GetCustomerForStaffResponse>;
+  /**
+   * The console: re-enables a disabled staff member with a new set-up link (none of their old
+   * credentials or sessions). Needs an owner; a member of another role is refused and the refusal
+   * recorded in the audit log.
+   */
+  reenableStaff: handleUnaryCall<ReenableStaffRequest, ReenableStaffResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -4771,7 +5069,8 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * The console's staff: what a set-up link shows (the TOTP secret to enrol); NOT_FOUND when the
-   * link is unknown, used or expired.
+   * link is unknown, used or expired; ABORTED (setup_link_bound) when another
+   * browser opened the link first.
    */
   getStaffSetup(
     request: GetStaffSetupRequest,
@@ -4905,6 +5204,26 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCustomerForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: re-enables a disabled staff member with a new set-up link (none of their old
+   * credentials or sessions). Needs an owner; a member of another role is refused and the refusal
+   * recorded in the audit log.
+   */
+  reenableStaff(
+    request: ReenableStaffRequest,
+    callback: (error: ServiceError | null, response: ReenableStaffResponse) => void,
+  ): ClientUnaryCall;
+  reenableStaff(
+    request: ReenableStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReenableStaffResponse) => void,
+  ): ClientUnaryCall;
+  reenableStaff(
+    request: ReenableStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReenableStaffResponse) => void,
   ): ClientUnaryCall;
 }
 
