@@ -4,7 +4,7 @@
  * right password with wrong codes from many addresses slows the account down and tells the member
  * once by mail (decisions 1120, 1122).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { generateSync } from 'otplib';
 import {
@@ -88,7 +88,7 @@ describe('identity staff logins under attack', () => {
       async function ownerOf(): Promise<{ email: string; secret: string }> {
         const email = `member-${randomUUID()}@example.com`;
         const { setupToken } = await roster.add(email, 'owner', opsActor('operator'));
-        const browserBinding = `browser-${randomUUID()}`;
+        const browserBinding = randomBytes(32).toString('base64url');
         const offer = await staff.setupOffer(setupToken, browserBinding);
         await staff.completeSetup({
           setupToken,
