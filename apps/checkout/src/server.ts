@@ -72,6 +72,8 @@ export interface CheckoutServer extends RunningGrpcService {
   sendMailNow(): Promise<PassSummary>;
   /** Runs one refund sweep now (tests, operators) instead of waiting for the timer. */
   sweepRefundsNow(): Promise<RefundSweepSummary>;
+  /** Records the shipments of orders dispatched where inventory could not be reached; answers how many. */
+  recordShipmentsNow(): Promise<number>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
@@ -83,6 +85,8 @@ export interface CheckoutHandles {
   reconcileNow(): Promise<ReconcileSummary>;
   sendMailNow(): Promise<PassSummary>;
   sweepRefundsNow(): Promise<RefundSweepSummary>;
+  /** Records the shipments of orders dispatched where inventory could not be reached; answers how many. */
+  recordShipmentsNow(): Promise<number>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -199,7 +203,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       store,
       fulfilment: new FulfilmentStore(db),
       providers,
-      dispatchMail: (order, details) => dispatchNoticeMail(order, details, config.publicBaseUrl),
+      dispatchMail: (order, details, allocation) =>
+        dispatchNoticeMail(order, details, allocation, config.publicBaseUrl),
+      inventory: inventoryClient,
       mailQueued: () => mailSender.wake(),
       settle: async (order) => {
         await confirmation.settle(order);
@@ -224,12 +230,19 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           logger,
           'a refund sweep failed',
         );
+        const stopShipmentPass = repeatInBackground(
+          config.reconcileIntervalMs,
+          () => fulfilment.recordWaitingShipments(),
+          logger,
+          'recording dispatched orders’ shipments failed',
+        );
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
         return async () => {
           stopPurge();
           stopRefundSweep();
+          stopShipmentPass();
           await confirmation.stop();
           await mailSender.stop();
           stopLagGauge();
@@ -244,6 +257,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         reconcileNow: () => confirmation.reconcileAll(),
         sendMailNow: () => mailSender.sendDue(),
         sweepRefundsNow: () => refunds.sweep(),
+        recordShipmentsNow: () => fulfilment.recordWaitingShipments(),
       },
       bindings: [
         bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {

@@ -12,6 +12,7 @@ import { ordersByCreation } from './009-orders-by-creation';
 import { refunds } from './011-refunds';
 import { dispatch } from './012-dispatch';
 import { heldStock } from './013-held-stock';
+import { shipments } from './060-shipments';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '011-refunds': refunds,
   '012-dispatch': dispatch,
   '013-held-stock': heldStock,
+  '060-shipments': shipments,
 };

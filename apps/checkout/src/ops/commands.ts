@@ -142,7 +142,8 @@ function withFulfilment<T>(env: EnvReader, work: (fulfilment: OrderFulfilment) =
         store,
         fulfilment: new FulfilmentStore(store.db),
         providers: new Map([[provider.name, provider]]),
-        dispatchMail: (order, details) => dispatchNoticeMail(order, details, readPublicBaseUrl(env)),
+        dispatchMail: (order, details, allocation) =>
+          dispatchNoticeMail(order, details, allocation, readPublicBaseUrl(env)),
         mailQueued: () => undefined,
         settle: (order) => store.markDueNow(order.id),
         logger: opsLogger(env),
@@ -284,7 +285,7 @@ const commands: OpsCommand[] = [
     name: 'orders dispatch',
     args: ['<reference>'],
     summary:
-      'dispatch a paid order with its carrier and tracking number; the customer is mailed once (repeating it changes nothing)',
+      'dispatch a paid order with its carrier and tracking number; the running service then records its batches as shipped and mails the customer once (repeating it changes nothing)',
     options: {
       carrier: { value: '<name>', description: `the carrier, up to ${CARRIER_MAX_LENGTH} characters (required)` },
       tracking: {

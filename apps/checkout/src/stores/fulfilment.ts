@@ -1,8 +1,8 @@
 /**
- * The writes of a staff member's dispatch, delivery and cancel. Each is one conditional update of
- * the order, made in a transaction with its staff audit row (and for a dispatch, its notice mail),
- * so the change, its record and its mail exist together or not at all; false when the order was
- * no longer in the state the update expects (another request changed it first).
+ * The writes of a staff member's dispatch, delivery and cancel, and of a dispatch's shipment. Each is one conditional
+ * update of the order, made in a transaction with its staff audit row (for a recorded shipment, its notice mail), so
+ * the change, its record and its mail exist together or not at all; false when the order was no longer in the state
+ * the update expects (another request changed it first).
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import type { Knex } from '@storefront/db';
@@ -16,7 +16,7 @@ export class FulfilmentStore implements FulfilmentStorePort {
   constructor(private readonly db: Knex) {}
 
   /** Only an order whose payment's steps are done (closed_at): its stock is committed, its points awarded. */
-  dispatch(order: Order, details: DispatchDetails, staff: StaffIdentity, mail: Mail, now: number): Promise<boolean> {
+  dispatch(order: Order, details: DispatchDetails, staff: StaffIdentity, now: number): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const updated = await trx('orders')
         .where({ id: order.id })
@@ -32,7 +32,6 @@ export class FulfilmentStore implements FulfilmentStorePort {
           updated_at: now,
         });
       if (updated !== 1) return false;
-      await enqueueMail(trx, mail, now);
       await recordStaffAction(
         trx,
         staff,
@@ -46,6 +45,29 @@ export class FulfilmentStore implements FulfilmentStorePort {
       );
       return true;
     });
+  }
+
+  recordShipment(order: Order, mail: Mail, now: number): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const updated = await trx('orders')
+        .where({ id: order.id })
+        .whereNotNull('dispatched_at')
+        .whereNull('shipment_recorded_at')
+        .update({ shipment_recorded_at: now });
+      if (updated !== 1) return false;
+      await enqueueMail(trx, mail, now);
+      return true;
+    });
+  }
+
+  async unrecordedShipments(limit: number): Promise<string[]> {
+    const rows = await this.db('orders')
+      .whereNull('shipment_recorded_at')
+      .whereNotNull('dispatched_at')
+      .orderBy('dispatched_at')
+      .limit(limit)
+      .select<Array<{ id: string }>>('id');
+    return rows.map((row) => row.id);
   }
 
   markDelivered(order: Order, staff: StaffIdentity, now: number): Promise<boolean> {

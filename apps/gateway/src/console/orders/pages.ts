@@ -14,6 +14,7 @@ import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_O
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import { STATUS_WORDS } from '../../application/order-words';
+import { packingOf, recordPackedBatches, type PackingLine } from '../../application/packing';
 import { formatDiscount, formatPence } from '../../kit/money';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -23,8 +24,40 @@ export type OrderSection = (staff: StaffCaller, order: checkout.StaffOrder) => H
 
 const orderPath = (reference: string) => `/console/orders/${encodeURIComponent(reference)}`;
 
+const PACKED_FIELD_PREFIX = 'batch-';
+
+/** The batch each stock-limited line was packed from: preset to what inventory allocated, any other may be chosen. */
+function packedBatchFields(packing: PackingLine[], chosen: Record<string, string>): Html | '' {
+  if (packing.length === 0) return '';
+  const choice = (line: PackingLine) => {
+    const name = `${PACKED_FIELD_PREFIX}${line.sku}`;
+    const allocated = line.allocated.map((taken) => `${taken.number} × ${taken.units}`).join(', ') || 'no batch yet';
+    const options = line.batches.map(
+      (batch) =>
+        html`<option value="${batch.number}"${chosen[name] === batch.number ? html` selected` : ''}>${batch.number} (${batch.units} on the shelf, ${batch.state})</option>`,
+    );
+    return html`<p><label for="${name}">Batch of ${line.sku} packed (${line.quantity} units)</label>
+<select id="${name}" name="${name}"><option value="">As allocated: ${allocated}</option>${options}</select></p>`;
+  };
+  return html`<fieldset><legend>Batches packed</legend>${packing.map(choice)}</fieldset>`;
+}
+
+/** The batches chosen on a posted dispatch form, by SKU. */
+function packedBatches(req: Request): Map<string, string> {
+  const packed = new Map<string, string>();
+  for (const [name, value] of Object.entries((req.body ?? {}) as Record<string, unknown>))
+    if (name.startsWith(PACKED_FIELD_PREFIX) && typeof value === 'string' && value !== '')
+      packed.set(name.slice(PACKED_FIELD_PREFIX.length), value);
+  return packed;
+}
+
 /** What happened to the order after payment, and the forms for what can happen next. */
-export function orderFulfilmentSection(order: checkout.StaffOrder, carrier = '', trackingNumber = ''): Html {
+export function orderFulfilmentSection(
+  order: checkout.StaffOrder,
+  packing: PackingLine[],
+  typed: Record<string, string> = {},
+): Html {
+  const { carrier = '', trackingNumber = '' } = typed;
   const summary = order.details!.summary!;
   const dispatch = order.details!.dispatch;
   const action = (name: string) => `${orderPath(summary.reference)}/${name}`;
@@ -38,12 +71,13 @@ ${
       : html`<p>Not dispatched.</p>`
 }
 ${
-  ['paid', 'partially_refunded'].includes(summary.status) && !dispatch
+  isDispatchable(order)
     ? html`<form method="post" action="${action('dispatch')}">
 <label for="carrier">Carrier</label>
 <input type="text" id="carrier" name="carrier" maxlength="60" value="${carrier}" required>
 <label for="tracking-number">Tracking number (letters, digits, spaces, dashes)</label>
 <input type="text" id="tracking-number" name="trackingNumber" maxlength="60" pattern="[A-Za-z0-9 \\-]+" value="${trackingNumber}" required>
+${packedBatchFields(packing, typed)}
 <button type="submit">Dispatch and email the customer</button>
 </form>`
     : ''
@@ -55,6 +89,9 @@ ${
     : ''
 }`;
 }
+
+const isDispatchable = (order: checkout.StaffOrder) =>
+  ['paid', 'partially_refunded'].includes(order.details!.summary!.status) && !order.details!.dispatch;
 
 const FILTER_NAMES = ['q', 'status', 'from', 'until'] as const;
 
@@ -104,7 +141,7 @@ ${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/orders', FIL
   );
 }
 
-function detailPage(staff: StaffCaller, order: checkout.StaffOrder, sections: OrderSection[]) {
+function detailPage(staff: StaffCaller, order: checkout.StaffOrder, packing: PackingLine[], sections: OrderSection[]) {
   const details = order.details!;
   const summary = details.summary!;
   const delivery = details.delivery;
@@ -135,7 +172,7 @@ ${
     ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
     : html`<p>No delivery details.</p>`
 }
-${orderFulfilmentSection(order)}
+${orderFulfilmentSection(order, packing)}
 ${sections.map((section) => section(staff, order))}
 <p><a href="/console/orders">All orders</a></p>`,
     staff,
@@ -145,6 +182,9 @@ ${sections.map((section) => section(staff, order))}
 /** `sections`: what other areas add to an order's page, after its dispatch (its refunds). */
 export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]): void {
   const { router, context, send, form, signedIn } = deps;
+  /** The batch choice is offered only while the order can still be dispatched. */
+  const dispatchPacking = (order: checkout.StaffOrder, staff: StaffCaller) =>
+    isDispatchable(order) ? packingOf(context, order.details!.summary!.reference, staff) : Promise.resolve([]);
   registerFilteredList(deps, {
     path: '/console/orders',
     parameters: STAFF_ORDER_PARAMETERS,
@@ -154,12 +194,10 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
 
   router.get('/console/orders/:reference', async (req, res) => {
     const staff = await signedIn(req, res);
-    if (staff)
-      await send(
-        req,
-        res,
-        detailPage(staff, await orderForStaff(context, String(req.params.reference), staff), sections),
-      );
+    if (!staff) return;
+    const reference = String(req.params.reference);
+    const order = await orderForStaff(context, reference, staff);
+    await send(req, res, detailPage(staff, order, await dispatchPacking(order, staff), sections));
   });
 
   /** Acts, then back to the order; a refusal shows the order's actions again with the reason. */
@@ -179,7 +217,7 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
           res,
           consolePage(
             `Order ${reference}`,
-            html`<h1>Order ${reference}</h1>${formError(error.detail)}${orderFulfilmentSection(order, field(req, 'carrier'), field(req, 'trackingNumber'))}
+            html`<h1>Order ${reference}</h1>${formError(error.detail)}${orderFulfilmentSection(order, await dispatchPacking(order, staff), req.body as Record<string, string>)}
 <p><a href="${orderPath(reference)}">Back to the order</a></p>`,
             staff,
             HTTP_STATUS[error.kind],
@@ -188,14 +226,16 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
       }
     });
 
-  post('dispatch', (reference, staff, req) =>
-    dispatchOrder(
+  // The batches packed are recorded first: once dispatched, the order's batches no longer change.
+  post('dispatch', async (reference, staff, req) => {
+    await recordPackedBatches(context, reference, packedBatches(req), staff);
+    await dispatchOrder(
       context,
       reference,
       { carrier: field(req, 'carrier'), trackingNumber: field(req, 'trackingNumber') },
       staff,
-    ),
-  );
+    );
+  });
   post('delivered', (reference, staff) => markOrderDelivered(context, reference, staff));
   post('cancel', (reference, staff) => cancelOrder(context, reference, staff));
 }
