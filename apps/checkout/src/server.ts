@@ -46,6 +46,7 @@ import { refundMail } from './domain/refund-mail';
 import { RefundStore } from './stores/refunds';
 import { PromoDefinitions } from './domain/promo-definitions';
 import { OrderFulfilment } from './domain/fulfilment';
+import { RecallNotices } from './domain/recall-notices';
 import { dispatchNoticeMail } from './domain/dispatch-mail';
 import { FulfilmentStore } from './stores/fulfilment';
 import { StaffPromos } from './domain/staff-promos';
@@ -214,6 +215,14 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       now,
     });
 
+    const recallNotices = new RecallNotices({
+      orders: store,
+      notices: new FulfilmentStore(db),
+      publicBaseUrl: config.publicBaseUrl,
+      mailQueued: () => mailSender.wake(),
+      now,
+    });
+
     return {
       describe: { provider: config.provider.name },
       startBackground() {
@@ -315,6 +324,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
             promo: staffPromo(await staffPromos.expire(request.code, context.staff!)),
           }),
           refundOrder: async (request, context) => refundAnswer(await refunds.refundOrder(request, context.staff)),
+          sendRecallNotices: async (request, context) => recallNotices.send(request, context.staff!),
         }),
       ],
     };

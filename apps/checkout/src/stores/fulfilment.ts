@@ -6,13 +6,14 @@
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import type { Knex } from '@storefront/db';
-import { enqueueMail, type Mail } from '@storefront/outbox';
+import { enqueueMail, OUTBOX_TABLE, type Mail } from '@storefront/outbox';
 import { recordStaffAction } from '@storefront/staff-audit';
 import { DISPATCHABLE_STATUSES, type DispatchDetails, type Order } from '../domain/order';
 import type { FulfilmentStore as FulfilmentStorePort } from '../domain/ports';
+import { recallNoticeKey, type RecallNoticeStore } from '../domain/recall-notices';
 import { DUE_NOW } from './checkout';
 
-export class FulfilmentStore implements FulfilmentStorePort {
+export class FulfilmentStore implements FulfilmentStorePort, RecallNoticeStore {
   constructor(private readonly db: Knex) {}
 
   /** Only an order whose payment's steps are done (closed_at): its stock is committed, its points awarded. */
@@ -68,6 +69,44 @@ export class FulfilmentStore implements FulfilmentStorePort {
       .limit(limit)
       .select<Array<{ id: string }>>('id');
     return rows.map((row) => row.id);
+  }
+
+  /** Reads which notices exist inside the transaction, so the audit row names only the orders mailed now. */
+  sendRecallNotices(
+    batch: string,
+    orders: Order[],
+    mailOf: (order: Order) => Mail,
+    staff: StaffIdentity,
+    now: number,
+  ): Promise<{ queued: string[]; alreadySent: string[] }> {
+    return this.db.transaction(async (trx) => {
+      const keys = new Map(orders.map((order) => [recallNoticeKey(batch, order.reference), order]));
+      const sent = new Set(
+        (
+          await trx(OUTBOX_TABLE)
+            .whereIn('mail_key', [...keys.keys()])
+            .select<Array<{ mail_key: string }>>('mail_key')
+        ).map((row) => row.mail_key),
+      );
+      const queued: string[] = [];
+      const alreadySent: string[] = [];
+      for (const [key, order] of keys) {
+        if (sent.has(key)) {
+          alreadySent.push(order.reference);
+          continue;
+        }
+        await enqueueMail(trx, mailOf(order), now);
+        queued.push(order.reference);
+      }
+      if (queued.length > 0)
+        await recordStaffAction(
+          trx,
+          staff,
+          { action: 'batch_recall_notices_sent', subject: batch, after: { orders: queued } },
+          now,
+        );
+      return { queued, alreadySent };
+    });
   }
 
   markDelivered(order: Order, staff: StaffIdentity, now: number): Promise<boolean> {

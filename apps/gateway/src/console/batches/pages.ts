@@ -14,7 +14,14 @@ import { html, type Html } from '../../kit/html';
 import type { StaffCaller } from '../../kit/staff-session';
 import { consolePage, type ConsoleDeps } from '../frame';
 import type { AdminBatchView } from './schemas';
-import { purityHundredths, purityText, StaffBatches, type BatchStateChange } from './staff-batches';
+import {
+  batchOrdersCsv,
+  purityHundredths,
+  purityText,
+  StaffBatches,
+  type BatchOrderView,
+  type BatchStateChange,
+} from './staff-batches';
 
 export const BATCHES_PATH = '/console/batches';
 const RECEIVE_PATH = `${BATCHES_PATH}/receive`;
@@ -61,7 +68,7 @@ function batchRow(batch: AdminBatchView, owner: boolean): Html {
     owner && change
       ? html`<form method="post" action="${batchPath(batch.number, change)}"><button type="submit">${CHANGE_WORDS[change].verb} ${batch.number}</button></form>`
       : '';
-  return html`<tr><th scope="row">${batch.number}</th><td class="num">${batch.units}</td><td class="num">${purityText(batch.purityHundredths)}</td><td>${batch.testedOn || '-'}</td><td>${batch.laboratory || '-'}</td><td>${batch.retestOn || '-'}</td><td>${stateText(batch)}</td><td>${batch.certificate ? 'Yes' : 'On request'}</td><td>${action}</td></tr>`;
+  return html`<tr><th scope="row"><a href="${batchPath(batch.number)}">${batch.number}</a></th><td class="num">${batch.units}</td><td class="num">${purityText(batch.purityHundredths)}</td><td>${batch.testedOn || '-'}</td><td>${batch.laboratory || '-'}</td><td>${batch.retestOn || '-'}</td><td>${stateText(batch)}</td><td>${batch.certificate ? 'Yes' : 'On request'}</td><td>${action}</td></tr>`;
 }
 
 interface SizeBatches {
@@ -138,6 +145,93 @@ ${textInput('note', 'Delivery (supplier and note number, optional)', typed, html
 <p><a href="${BATCHES_PATH}">Back to the batches</a></p>`,
     staff,
     notice.status ?? 200,
+  );
+}
+
+function ordersTable(orders: BatchOrderView[]): Html {
+  const rows = orders.map(
+    (order) =>
+      html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${order.soldAt.slice(0, 16).replace('T', ' ')}</td><td class="num">${order.units}</td><td class="num">${order.returned}</td><td>${order.email || 'not known'}</td></tr>`,
+  );
+  return html`<div class="scroll" role="region" aria-label="Orders that shipped units of this batch" tabindex="0"><table><caption class="vh">Orders that shipped units of this batch</caption><thead><tr><th scope="col">Order</th><th scope="col">Sold (UTC)</th><th scope="col" class="num">Units</th><th scope="col" class="num">Returned</th><th scope="col">Contact e-mail</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** A batch with its analysis and every order it went to: the recall list, its CSV and, for owners, the recall. */
+function batchPage(staff: StaffCaller, batch: AdminBatchView, orders: BatchOrderView[], notice: Notice = {}) {
+  const owner = isOwner(staff);
+  return consolePage(
+    `Batch ${batch.number}`,
+    html`<h1>Batch ${batch.number}</h1>${notice.message ? html`<p role="status">${notice.message}</p>` : ''}${formError(notice.error)}
+<dl>
+<dt>Size</dt><dd>${batch.productName} ${batch.size} (${batch.sku})</dd>
+<dt>Units on the shelf</dt><dd>${batch.units}</dd>
+<dt>Purity</dt><dd>${purityText(batch.purityHundredths)}</dd>
+<dt>Tested</dt><dd>${batch.testedOn || '-'}${batch.laboratory ? ` by ${batch.laboratory}` : ''}</dd>
+<dt>Retest by</dt><dd>${batch.retestOn || '-'}</dd>
+<dt>State</dt><dd>${stateText(batch)}</dd>
+<dt>Certificate</dt><dd>${batch.certificate ? html`<a href="/certificates/${encodeURIComponent(batch.number)}">Certificate of analysis</a>` : 'On request'}</dd>
+</dl>
+<h2>Orders that shipped units of it</h2>
+${
+  orders.length > 0
+    ? html`${ordersTable(orders)}<p><a href="${batchPath(batch.number, 'orders.csv')}" download>Download the list as CSV</a></p>`
+    : html`<p>No order has been sold units of this batch.</p>`
+}
+${
+  owner
+    ? html`${
+        batch.state === 'recalled'
+          ? ''
+          : html`<form method="post" action="${batchPath(batch.number, 'recall')}"><button type="submit">Recall ${batch.number}</button></form>`
+      }
+${
+  orders.length > 0
+    ? html`<form method="post" action="${batchPath(batch.number, 'recall-notice')}"><button type="submit">Send recall notice</button></form>`
+    : ''
+}`
+    : ''
+}
+<p><a href="${BATCHES_PATH}">All batches</a></p>`,
+    staff,
+    notice.status ?? 200,
+  );
+}
+
+function recallConfirmPage(staff: StaffCaller, batch: AdminBatchView) {
+  return consolePage(
+    `Recall batch ${batch.number}`,
+    html`<h1>Recall batch ${batch.number}?</h1>
+<p>Batch ${batch.number} of ${batch.productName} ${batch.size} (${batch.sku}) has ${batch.units} units on the shelf. A recalled batch is never sold again; it cannot be released.</p>
+<form method="post" action="${batchPath(batch.number, 'recall')}">
+<input type="hidden" name="confirm" value="yes">
+<p><label for="recall-note">Why (kept in the audit log, optional)</label>
+<input type="text" id="recall-note" name="note" maxlength="${STOCK_NOTE_MAX_LENGTH}"></p>
+<button type="submit">Yes, recall ${batch.number}</button>
+</form>
+<p><a href="${batchPath(batch.number)}">Leave it as it is</a></p>`,
+    staff,
+  );
+}
+
+function noticeConfirmPage(
+  staff: StaffCaller,
+  batch: AdminBatchView,
+  orders: BatchOrderView[],
+  reason = '',
+  error?: string,
+) {
+  return consolePage(
+    `Recall notice for batch ${batch.number}`,
+    html`<h1>Send a recall notice for batch ${batch.number}?</h1>${formError(error)}
+<p>The customer of each of the ${orders.length} orders that shipped units of it is mailed once, quoting your reason; an order already sent this batch's notice is not mailed again.</p>
+<form method="post" action="${batchPath(batch.number, 'recall-notice')}">
+<input type="hidden" name="confirm" value="yes">
+<p><label for="notice-reason">Reason (the notice quotes it)</label>
+<textarea id="notice-reason" name="reason" rows="3" cols="60" maxlength="500" required>${reason}</textarea></p>
+<button type="submit">Yes, mail the recall notice</button>
+</form>
+<p><a href="${batchPath(batch.number)}">Do not send it</a></p>`,
+    staff,
   );
 }
 
@@ -234,6 +328,64 @@ export function registerBatchPages({ router, context, send, form, signedIn }: Co
     }
   });
 
+  router.get(`${BATCHES_PATH}/:number`, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    const batch = await batches.get(String(req.params.number));
+    const orders = await batches.orders(staff, batch.number);
+    await send(req, res, batchPage(staff, batch, orders, { message: batchDoneMessage(req) }));
+  });
+
+  router.get(`${BATCHES_PATH}/:number/orders.csv`, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    const batch = await batches.get(String(req.params.number));
+    const csv = batchOrdersCsv(await batches.orders(staff, batch.number));
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.setHeader('Content-Disposition', `attachment; filename="batch-${batch.number.replace(/\//g, '-')}-orders.csv"`);
+    res.type('text/csv; charset=utf-8').send(csv);
+  });
+
+  /** Runs an owner's change to one batch, then back to its page; a refusal shows the page with the reason. */
+  const batchChange = (
+    action: string,
+    work: (req: Request, res: Response, staff: StaffCaller, batch: AdminBatchView) => Promise<string | undefined>,
+  ) =>
+    router.post(`${BATCHES_PATH}/:number/${action}`, ...form, async (req: Request, res: Response) => {
+      const staff = await signedIn(req, res);
+      if (!staff) return;
+      const batch = await batches.get(String(req.params.number));
+      try {
+        const done = await work(req, res, staff, batch);
+        if (done !== undefined) res.redirect(303, `${batchPath(batch.number)}?${done}`);
+      } catch (error) {
+        if (!isFormRefusal(error)) throw error;
+        const orders = await batches.orders(staff, batch.number);
+        await send(req, res, batchPage(staff, batch, orders, { error: error.detail, status: HTTP_STATUS[error.kind] }));
+      }
+    });
+
+  // The first post asks; only the confirmation's post, with `confirm=yes`, acts.
+  batchChange('recall', async (req, res, staff, batch) => {
+    if (field(req, 'confirm') !== 'yes') {
+      await send(req, res, recallConfirmPage(staff, batch));
+      return undefined;
+    }
+    await batches.recall(staff, batch.number, field(req, 'note').trim());
+    return 'recalled=1';
+  });
+  batchChange('recall-notice', async (req, res, staff, batch) => {
+    const reason = field(req, 'reason');
+    if (field(req, 'confirm') !== 'yes' || reason.trim() === '') {
+      const orders = await batches.orders(staff, batch.number);
+      const error = field(req, 'confirm') === 'yes' ? 'Reason is required: the notice quotes it.' : undefined;
+      await send(req, res, noticeConfirmPage(staff, batch, orders, reason, error));
+      return undefined;
+    }
+    const { queued, alreadySent } = await batches.sendRecallNotices(staff, batch.number, reason.trim());
+    return `noticesQueued=${queued.length}&noticesAlreadySent=${alreadySent.length}`;
+  });
+
   for (const change of ['quarantine', 'release'] as const) {
     // The first post asks; only the confirmation's post, with `confirm=yes`, changes the batch.
     router.post(`${BATCHES_PATH}/:number/${change}`, ...form, async (req: Request, res: Response) => {
@@ -261,6 +413,16 @@ export function registerBatchPages({ router, context, send, form, signedIn }: Co
 
 /** A chosen file is the certificate; none leaves it on request. */
 const withCertificate = (file: Buffer | undefined) => (file ? { certificate: file } : {});
+
+/** What a redirect back to a batch's page says was done. */
+function batchDoneMessage(req: Request): string | undefined {
+  if (req.query.recalled !== undefined) return 'Recalled the batch: it is never sold again.';
+  const queued = req.query.noticesQueued;
+  const already = req.query.noticesAlreadySent;
+  if (typeof queued === 'string' && typeof already === 'string')
+    return `Recall notice: ${queued} orders mailed now, ${already} already mailed before.`;
+  return undefined;
+}
 
 /** What a redirect back to the batches says was done. */
 function doneMessage(req: Request): string | undefined {

@@ -4,7 +4,7 @@
  * field before it writes anything, and records each change in its audit log).
  */
 import { CERTIFICATE_MAX_BYTES } from '@storefront/formats';
-import { invalidArgument } from '@storefront/errors';
+import { AppError, invalidArgument } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../../context';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -59,6 +59,20 @@ export function purityHundredths(text: string): number {
 export const purityText = (hundredths: number | undefined) =>
   hundredths === undefined ? 'Unknown' : `${(hundredths / 100).toFixed(2)} %`;
 
+/** An order that shipped units of a batch, with whom to tell of a recall. */
+export interface BatchOrderView {
+  reference: string;
+  soldAt: string;
+  units: number;
+  /** Of those, units a refund put back on the batch. */
+  returned: number;
+  /** The order's delivery e-mail; empty when checkout no longer has the order. */
+  email: string;
+}
+
+/** Orders read from inventory per page; a recall list is read whole. */
+const BATCH_ORDERS_PAGE = 500;
+
 export class StaffBatches {
   constructor(private readonly context: Pick<GatewayContext, 'clients'>) {}
 
@@ -84,6 +98,61 @@ export class StaffBatches {
     return batchView(batch!);
   }
 
+  async get(number: string): Promise<AdminBatchView> {
+    return batchView((await this.inventory.getBatch({ number })).batch!);
+  }
+
+  async recall(staff: StaffCaller, number: string, note: string): Promise<AdminBatchView> {
+    return batchView((await this.inventory.recallBatch({ number, note }, { staff })).batch!);
+  }
+
+  /** Every order inventory allocated units of the batch to, oldest sale first, with its contact e-mail. */
+  async orders(staff: StaffCaller, number: string): Promise<BatchOrderView[]> {
+    const all: inventory.BatchOrder[] = [];
+    for (let after = { afterSoldAt: '', afterOrderReference: '' }; ;) {
+      const page = await this.inventory.listBatchOrders({ number, limit: BATCH_ORDERS_PAGE, ...after }, { staff });
+      all.push(...page.orders);
+      const last = page.orders.at(-1);
+      if (!page.more || !last) break;
+      after = { afterSoldAt: last.soldAt, afterOrderReference: last.orderReference };
+    }
+    return Promise.all(
+      all.map(async (order) => ({
+        reference: order.orderReference,
+        soldAt: order.soldAt,
+        units: order.units,
+        returned: order.returned,
+        email: await this.contactOf(staff, order.orderReference),
+      })),
+    );
+  }
+
+  /** Mails each order's customer the recall notice, once per order (checkout keeps which were sent). */
+  async sendRecallNotices(
+    staff: StaffCaller,
+    number: string,
+    reason: string,
+  ): Promise<{ queued: string[]; alreadySent: string[] }> {
+    const batch = await this.get(number);
+    const orders = await this.orders(staff, batch.number);
+    if (orders.length === 0) return { queued: [], alreadySent: [] };
+    const { queued, alreadySent } = await this.context.clients.checkout.sendRecallNotices(
+      { batchNumber: batch.number, orderReferences: orders.map((order) => order.reference), reason },
+      { staff },
+    );
+    return { queued, alreadySent };
+  }
+
+  private async contactOf(staff: StaffCaller, checkoutReference: string): Promise<string> {
+    try {
+      const { order } = await this.context.clients.checkout.getOrderForStaff({ checkoutReference }, { staff });
+      return order?.details?.delivery?.email ?? '';
+    } catch (error) {
+      if (error instanceof AppError && error.kind === 'not_found') return '';
+      throw error;
+    }
+  }
+
   async change(staff: StaffCaller, change: BatchStateChange, number: string, note: string): Promise<AdminBatchView> {
     const { batch } =
       change === 'quarantine'
@@ -91,4 +160,20 @@ export class StaffBatches {
         : await this.inventory.releaseBatch({ number, note }, { staff });
     return batchView(batch!);
   }
+}
+
+const CSV_COLUMNS = ['order', 'sold_at', 'units', 'returned', 'email'] as const;
+
+/** A cell quoted, and one a spreadsheet would run as a formula made text. */
+const csvCell = (value: string | number) => {
+  const text = String(value);
+  return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
+};
+
+/** The recall list as CSV (RFC 4180, CRLF lines, a header row). */
+export function batchOrdersCsv(orders: BatchOrderView[]): string {
+  const rows = orders.map((order) =>
+    [order.reference, order.soldAt, order.units, order.returned, order.email].map(csvCell).join(','),
+  );
+  return [CSV_COLUMNS.join(','), ...rows].map((line) => `${line}\r\n`).join('');
 }

@@ -2,7 +2,9 @@
  * Dispatching from the console with the batches packed: the order page offers each stock-limited line's batches,
  * preset to what inventory allocated (first expiry first); a batch that lacks the units is refused on the form and
  * nothing is dispatched; another batch is recorded (and audited), the order marked shipped in inventory, and the
- * dispatch mail received by an SMTP server names the batch with a link to its certificate page.
+ * dispatch mail received by an SMTP server names the batch with a link to its certificate page. Then the batch's
+ * recall list (page and CSV) names that order, and its recall notice is mailed once per order however often it is
+ * sent, audited; the batch is recalled after a confirmation.
  */
 import { expect } from 'chai';
 import { inventoryOps } from '@storefront/inventory';
@@ -10,6 +12,7 @@ import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { startTestSmtpServer, type HttpClient, type TestSmtpServer } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import {
+  DELIVERY,
   checkoutBody,
   completePayment,
   eventually,
@@ -21,10 +24,12 @@ import { opsRun, postConsoleForm, signedInStaff } from '../../support/console';
 const SKU = 'packing-kit-vial';
 const DISPATCH = { carrier: 'Royal Mail', trackingNumber: 'RM 77' };
 
-describe('the console: dispatch with the batches packed', () => {
+describe('the console: dispatch with the batches packed, and a batch recall', () => {
   let stack: Stack;
   let smtp: TestSmtpServer;
   let packer: HttpClient;
+  let owner: HttpClient;
+  let shipped: string;
   before(async () => {
     smtp = await startTestSmtpServer();
     stack = await startCheckoutStack({ SMTP_URL: smtp.url, MAIL_POLL_INTERVAL_MS: '50' });
@@ -66,6 +71,8 @@ describe('the console: dispatch with the batches packed', () => {
     }
     packer = stack.client();
     await signedInStaff(stack, packer, 'batch-packer@shop.test', 'staff');
+    owner = stack.client();
+    await signedInStaff(stack, owner, 'batch-owner@shop.test', 'owner');
   });
   after(async () => {
     await stack?.stop();
@@ -105,6 +112,7 @@ describe('the console: dispatch with the batches packed', () => {
 
   it('records the batch packed, marks the order shipped and mails the batch’s certificate link', async () => {
     const reference = await paidOrder();
+    shipped = reference;
     const posted = await postConsoleForm(stack, packer, `/console/orders/${reference}/dispatch`, {
       ...DISPATCH,
       [`batch-${SKU}`]: 'PK-LATE',
@@ -135,5 +143,71 @@ describe('the console: dispatch with the batches packed', () => {
     expect(String(mail.html)).to.contain('href="http://127.0.0.1:9/certificates/PK-LATE"');
     // Once shipped, the page offers no batch choice.
     expect((await packer.get<string>(`/console/orders/${reference}`)).text).not.to.contain('Batches packed');
+  });
+
+  const mailsTitled = (subject: string) => smtp.received.filter((mail) => mail.subject === subject);
+
+  it('lists the orders that shipped units of a batch, with their contact, on a page and as CSV', async () => {
+    const page = await packer.get<string>('/console/batches/PK-LATE');
+    expect(page.status, page.text).to.equal(200);
+    expect(page.text).to.match(
+      new RegExp(
+        `<th scope="row"><a href="/console/orders/${shipped}">${shipped}</a></th><td>[0-9-]+ [0-9:]+</td><td class="num">2</td><td class="num">0</td><td>${DELIVERY.email}</td>`,
+      ),
+    );
+    expect(page.text, 'a member of the staff role only reads it').not.to.contain('Send recall notice');
+    const csv = await packer.get<string>('/console/batches/PK-LATE/orders.csv');
+    expect(csv.headers.get('content-type')).to.equal('text/csv; charset=utf-8');
+    expect(csv.headers.get('content-disposition')).to.equal('attachment; filename="batch-PK-LATE-orders.csv"');
+    const lines = csv.text.split('\r\n');
+    expect(lines[0]).to.equal('order,sold_at,units,returned,email');
+    expect(lines[1]).to.match(new RegExp(`^"${shipped}","[^"]+","2","0","${DELIVERY.email}"$`));
+    expect(lines.slice(2)).to.deep.equal(['']);
+  });
+
+  it('mails the recall notice once per order however often it is sent, audited, and recalls the batch', async () => {
+    const ask = await postConsoleForm(stack, owner, '/console/batches/PK-LATE/recall-notice', {});
+    expect(ask.text).to.contain('Send a recall notice for batch PK-LATE?');
+    const refused = await postConsoleForm(stack, packer, '/console/batches/PK-LATE/recall-notice', {
+      confirm: 'yes',
+      reason: 'Not mine to send',
+    });
+    expect(refused.status).to.equal(403);
+
+    const reason = { confirm: 'yes', reason: 'Failed the supplier’s sterility retest' };
+    const sent = await postConsoleForm(stack, owner, '/console/batches/PK-LATE/recall-notice', reason);
+    expect(sent.status, sent.text).to.equal(303);
+    expect(sent.headers.get('location')).to.equal('/console/batches/PK-LATE?noticesQueued=1&noticesAlreadySent=0');
+    const again = await postConsoleForm(stack, owner, '/console/batches/PK-LATE/recall-notice', reason);
+    expect(again.headers.get('location')).to.equal('/console/batches/PK-LATE?noticesQueued=0&noticesAlreadySent=1');
+
+    const subject = `Recall of batch PK-LATE in your order ${shipped}`;
+    await eventually(async () => mailsTitled(subject).length > 0, 5000, subject);
+    await stack.checkout!.sendMailNow();
+    const [notice, ...more] = mailsTitled(subject);
+    expect(more, 'one notice per order').to.deep.equal([]);
+    expect(notice!.to).to.have.property('text', DELIVERY.email);
+    expect(String(notice!.text)).to.contain('Failed the supplier’s sterility retest');
+
+    const recall = await postConsoleForm(stack, owner, '/console/batches/PK-LATE/recall', {});
+    expect(recall.text).to.contain('Recall batch PK-LATE?');
+    const recalled = await postConsoleForm(stack, owner, '/console/batches/PK-LATE/recall', { confirm: 'yes' });
+    expect(recalled.status, recalled.text).to.equal(303);
+    expect((await owner.get<string>('/console/batches/PK-LATE?recalled=1')).text)
+      .to.contain('Recalled the batch: it is never sold again.')
+      .and.contain('<dd>Recalled</dd>')
+      .and.not.contain('<button type="submit">Recall PK-LATE</button>');
+
+    const { actions } = (
+      await owner.get<{ actions: Array<{ action: string; component: string; staffEmail: string; after?: unknown }> }>(
+        '/api/admin/audit?subject=PK-LATE',
+      )
+    ).body;
+    expect(actions.map(({ component, action }) => `${component} ${action}`)).to.deep.equal([
+      'inventory batch_recalled',
+      'checkout batch_recall_notices_sent',
+      'inventory batch_received',
+    ]);
+    expect(actions[1]).to.deep.include({ staffEmail: 'batch-owner@shop.test', after: { orders: [shipped] } });
   });
 });

@@ -82,7 +82,7 @@ describe('the console: batches', () => {
     const page = await owner.get<string>('/console/batches?received=BPC-2611-A');
     expect(page.text).to.include('Received batch BPC-2611-A.');
     expect(page.text).to.match(
-      /<th scope="row">BPC-2611-A<\/th><td class="num">12<\/td><td class="num">99\.42 %<\/td><td>2026-11-02<\/td><td>Janoshik Analytical<\/td><td>2028-11-02<\/td><td>On sale<\/td><td>Yes<\/td>/,
+      /<th scope="row"><a href="\/console\/batches\/BPC-2611-A">BPC-2611-A<\/a><\/th><td class="num">12<\/td><td class="num">99\.42 %<\/td><td>2026-11-02<\/td><td>Janoshik Analytical<\/td><td>2028-11-02<\/td><td>On sale<\/td><td>Yes<\/td>/,
     );
     expect(page.text).to.include('Quarantine BPC-2611-A');
   });
