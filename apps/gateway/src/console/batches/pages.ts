@@ -232,6 +232,7 @@ function noticeConfirmPage(
 </form>
 <p><a href="${batchPath(batch.number)}">Do not send it</a></p>`,
     staff,
+    error ? 400 : 200,
   );
 }
 

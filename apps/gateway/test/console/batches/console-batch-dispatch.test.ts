@@ -174,6 +174,12 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
     });
     expect(refused.status).to.equal(403);
 
+    const noReason = await postConsoleForm(stack, owner, '/console/batches/PK-LATE/recall-notice', {
+      confirm: 'yes',
+      reason: ' ',
+    });
+    expect(noReason.status).to.equal(400);
+    expect(noReason.text).to.contain('role="alert">Reason is required: the notice quotes it.');
     const reason = { confirm: 'yes', reason: 'Failed the supplier’s sterility retest' };
     const sent = await postConsoleForm(stack, owner, '/console/batches/PK-LATE/recall-notice', reason);
     expect(sent.status, sent.text).to.equal(303);
