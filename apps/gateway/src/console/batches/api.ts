@@ -1,5 +1,5 @@
 /**
- * The admin API's batches: a size's batches for any staff member; taking a batch off sale and putting it back for
+ * The admin API's batches: a size's batches and a batch's recall list for any staff member; taking a batch off sale and putting it back for
  * owners, as inventory decides. Receiving a batch with its certificate is the console's form (a file upload). The
  * `svc_staff` session first, then the body.
  */
@@ -10,7 +10,7 @@ import { component, Type } from '../../kit/schema';
 import { requireStaff } from '../../kit/staff-session';
 import type { Parameter } from '../../kit/validator';
 import { ownerRefusals, sendStaffAnswer, STAFF_ONLY, staffFirst, staffRefusals } from '../staff-api';
-import { AdminBatch, AdminBatchNote } from './schemas';
+import { AdminBatch, AdminBatchNote, AdminBatchOrders } from './schemas';
 import { StaffBatches, type BatchStateChange } from './staff-batches';
 
 const BatchList = component(
@@ -91,6 +91,29 @@ export const consoleBatchesApi: ApiRoutes<GatewayContext> = {
       handle: (context) => async (req, res) => {
         const staff = await requireStaff(req, res, context);
         sendStaffAnswer(res, { batches: await new StaffBatches(context).ofSize(staff, String(req.params.sku)) });
+      },
+    }),
+    apiRoute({
+      method: 'get',
+      path: '/api/admin/batches/{number}/orders',
+      operation: {
+        operationId: 'adminListBatchOrders',
+        summary: 'Every order that shipped units of a batch, with its contact e-mail: the recall list (staff)',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        parameters: [NUMBER_PARAMETER],
+        responses: {
+          '200': jsonResponse('The recall list', AdminBatchOrders),
+          ...staffRefusals,
+          '404': errorResponse('`batch_not_found`: no batch has this number'),
+        },
+      },
+      before: (context) => [staffFirst(context)],
+      handle: (context) => async (req, res) => {
+        const staff = await requireStaff(req, res, context);
+        const batches = new StaffBatches(context);
+        const { number } = await batches.get(String(req.params.number));
+        sendStaffAnswer(res, { orders: await batches.orders(staff, number) });
       },
     }),
     stateChangeRoute(

@@ -58,3 +58,25 @@ export const AdminBatchNote = component(
     { additionalProperties: false, example: { note: 'Vial caps loose on arrival' } },
   ),
 );
+
+export const AdminBatchOrders = component(
+  'AdminBatchOrders',
+  Type.Object(
+    {
+      orders: Type.Array(
+        Type.Object(
+          {
+            reference: Type.String({ description: "The order's checkout reference" }),
+            soldAt: Type.String({ format: 'date-time', description: "When the order's payment took the units" }),
+            units: Type.Integer({ minimum: 1, description: 'Units of the batch the order took' }),
+            returned: Type.Integer({ minimum: 0, description: 'Of those, units a refund put back on the batch' }),
+            email: Type.String({ description: "The order's delivery e-mail; empty when checkout no longer has it" }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'Oldest sale first' },
+      ),
+    },
+    { description: 'Every order that shipped units of a batch: its recall list.', additionalProperties: false },
+  ),
+);

@@ -163,6 +163,11 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
     expect(lines[0]).to.equal('order,sold_at,units,returned,email');
     expect(lines[1]).to.match(new RegExp(`^"${shipped}","[^"]+","2","0","${DELIVERY.email}"$`));
     expect(lines.slice(2)).to.deep.equal(['']);
+    const api = await packer.get<{ orders: unknown[] }>('/api/admin/batches/pk-late/orders');
+    expect(api.headers.get('cache-control')).to.equal('private, no-store');
+    expect(api.body.orders).to.have.length(1);
+    expect(api.body.orders[0]).to.deep.include({ reference: shipped, units: 2, returned: 0, email: DELIVERY.email });
+    expect((await packer.get('/api/admin/batches/NOPE-9/orders')).status).to.equal(404);
   });
 
   it('mails the recall notice once per order however often it is sent, audited, and recalls the batch', async () => {
