@@ -14,7 +14,7 @@ import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_O
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import { STATUS_WORDS } from '../../application/order-words';
-import { packingOf, recordPackedBatches, type PackingLine } from '../../application/packing';
+import { packingOf, type PackingLine } from '../../application/packing';
 import { formatDiscount, formatPence } from '../../kit/money';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -42,13 +42,13 @@ function packedBatchFields(packing: PackingLine[], chosen: Record<string, string
   return html`<fieldset><legend>Batches packed</legend>${packing.map(choice)}</fieldset>`;
 }
 
-/** The batches chosen on a posted dispatch form, by SKU. */
-function packedBatches(req: Request): Map<string, string> {
-  const packed = new Map<string, string>();
-  for (const [name, value] of Object.entries((req.body ?? {}) as Record<string, unknown>))
-    if (name.startsWith(PACKED_FIELD_PREFIX) && typeof value === 'string' && value !== '')
-      packed.set(name.slice(PACKED_FIELD_PREFIX.length), value);
-  return packed;
+/** The batches chosen on a posted dispatch form. */
+function packedBatches(req: Request): Array<{ sku: string; batch: string }> {
+  return Object.entries((req.body ?? {}) as Record<string, unknown>).flatMap(([name, value]) =>
+    name.startsWith(PACKED_FIELD_PREFIX) && typeof value === 'string' && value !== ''
+      ? [{ sku: name.slice(PACKED_FIELD_PREFIX.length), batch: value }]
+      : [],
+  );
 }
 
 /** What happened to the order after payment, and the forms for what can happen next. */
@@ -226,16 +226,18 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
       }
     });
 
-  // The batches packed are recorded first: once dispatched, the order's batches no longer change.
-  post('dispatch', async (reference, staff, req) => {
-    await recordPackedBatches(context, reference, packedBatches(req), staff);
-    await dispatchOrder(
+  post('dispatch', (reference, staff, req) =>
+    dispatchOrder(
       context,
       reference,
-      { carrier: field(req, 'carrier'), trackingNumber: field(req, 'trackingNumber') },
+      {
+        carrier: field(req, 'carrier'),
+        trackingNumber: field(req, 'trackingNumber'),
+        packedBatches: packedBatches(req),
+      },
       staff,
-    );
-  });
+    ),
+  );
   post('delivered', (reference, staff) => markOrderDelivered(context, reference, staff));
   post('cancel', (reference, staff) => cancelOrder(context, reference, staff));
 }

@@ -145,6 +145,25 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
     expect((await packer.get<string>(`/console/orders/${reference}`)).text).not.to.contain('Batches packed');
   });
 
+  it('takes the batches packed in the admin API’s dispatch too, refusing one without the units', async () => {
+    const reference = await paidOrder();
+    const dispatch = (batch: string) =>
+      packer.post<{ error?: string; order?: { status: string } }>(`/api/admin/orders/${reference}/dispatch`, {
+        ...DISPATCH,
+        packedBatches: [{ sku: SKU, batch }],
+      });
+    const refused = await dispatch('PK-SMALL');
+    expect(refused.status, refused.text).to.equal(409);
+    expect(refused.body.error).to.equal('batch_short');
+    expect((await allocationOf(reference)).shippedAt).to.equal(undefined);
+    const dispatched = await dispatch('PK-EARLY');
+    expect(dispatched.status, dispatched.text).to.equal(200);
+    expect(dispatched.body.order!.status).to.equal('dispatched');
+    const allocation = await allocationOf(reference);
+    expect(allocation.shippedAt).to.be.a('number');
+    expect(allocation.lines[0]!.batches.map((taken) => taken.number)).to.deep.equal(['PK-EARLY']);
+  });
+
   const mailsTitled = (subject: string) => smtp.received.filter((mail) => mail.subject === subject);
 
   it('lists the orders that shipped units of a batch, with their contact, on a page and as CSV', async () => {
