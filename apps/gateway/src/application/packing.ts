@@ -17,26 +17,34 @@ export interface PackingLine {
   batches: inventory.Batch[];
 }
 
-/** The order's stock-limited lines with their batches; none for an order inventory holds nothing of. */
-export async function packingOf(
+/** The batches each stock-limited line's units came from, as inventory recorded them; none when it holds nothing. */
+export async function orderBatches(
   { clients }: Pick<GatewayContext, 'clients'>,
   orderReference: string,
   staff: StaffCaller,
-): Promise<PackingLine[]> {
-  let allocation: inventory.OrderAllocation | undefined;
+): Promise<inventory.OrderAllocation | undefined> {
   try {
-    ({ allocation } = await clients.inventory.getOrderAllocation({ orderReference }, { staff }));
+    return (await clients.inventory.getOrderAllocation({ orderReference }, { staff })).allocation;
   } catch (error) {
-    if (error instanceof AppError && error.kind === 'not_found') return [];
+    if (error instanceof AppError && error.kind === 'not_found') return undefined;
     throw error;
   }
+}
+
+/** The stock-limited lines of an order not yet shipped, with the batches they may be packed from. */
+export async function packingOf(
+  context: Pick<GatewayContext, 'clients'>,
+  orderReference: string,
+  staff: StaffCaller,
+): Promise<PackingLine[]> {
+  const allocation = await orderBatches(context, orderReference, staff);
   if (!allocation || allocation.shippedAt) return [];
   return Promise.all(
     allocation.lines.map(async (line) => ({
       sku: line.sku,
       quantity: line.quantity,
       allocated: line.batches.filter((taken) => taken.units > 0),
-      batches: (await clients.inventory.listBatches({ sku: line.sku }, { staff })).batches,
+      batches: (await context.clients.inventory.listBatches({ sku: line.sku }, { staff })).batches,
     })),
   );
 }

@@ -7,14 +7,14 @@
  * reason. None moves money, so none asks twice; each is idempotent in checkout, so a repeated post changes nothing.
  */
 import { AppError, HTTP_STATUS } from '@storefront/errors';
-import type { checkout } from '@storefront/proto';
+import type { checkout, inventory } from '@storefront/proto';
 import type { Request, Response } from 'express';
 import { orderForStaff } from '../../application/staff-orders';
 import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_ORDER_PARAMETERS } from './api';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import { STATUS_WORDS } from '../../application/order-words';
-import { packingOf, type PackingLine } from '../../application/packing';
+import { orderBatches, packingOf, type PackingLine } from '../../application/packing';
 import { formatDiscount, formatPence } from '../../kit/money';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -51,12 +51,32 @@ function packedBatches(req: Request): Array<{ sku: string; batch: string }> {
   );
 }
 
-/** What happened to the order after payment, and the forms for what can happen next. */
+/** Where a dispatched order's units came from, each batch linked to its page (and recall list). */
+function shippedBatchList(shipped: inventory.OrderAllocation | undefined): Html | '' {
+  const lines = (shipped?.lines ?? []).filter((line) => line.batches.some((taken) => taken.units > 0));
+  if (lines.length === 0) return '';
+  const items = lines.map(
+    (line) =>
+      html`<li>${line.sku}: ${line.batches
+        .filter((taken) => taken.units > 0)
+        .map(
+          (taken, index) =>
+            html`${index > 0 ? ', ' : ''}<a href="/console/batches/${encodeURIComponent(taken.number)}">${taken.number}</a> × ${taken.units}`,
+        )}</li>`,
+  );
+  return html`<h3>Batches shipped</h3><ul>${items}</ul>`;
+}
+
+/**
+ * What happened to the order after payment, and the forms for what can happen next. `batches`: the lines' batches to
+ * pack from while it can be dispatched, or where its units came from once it was.
+ */
 export function orderFulfilmentSection(
   order: checkout.StaffOrder,
-  packing: PackingLine[],
+  batches: OrderBatchesView,
   typed: Record<string, string> = {},
 ): Html {
+  const packing = batches.packing ?? [];
   const { carrier = '', trackingNumber = '' } = typed;
   const summary = order.details!.summary!;
   const dispatch = order.details!.dispatch;
@@ -65,7 +85,7 @@ export function orderFulfilmentSection(
 ${
   dispatch
     ? html`<dl><dt>Dispatched</dt><dd>with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}, at ${dispatch.dispatchedAt}${order.dispatchedBy ? ` by ${order.dispatchedBy}` : ''}</dd>
-<dt>Delivered</dt><dd>${dispatch.deliveredAt || 'not yet'}</dd></dl>`
+<dt>Delivered</dt><dd>${dispatch.deliveredAt || 'not yet'}</dd></dl>${shippedBatchList(batches.shipped)}`
     : order.cancelledAt
       ? html`<p>Cancelled at ${order.cancelledAt}.</p>`
       : html`<p>Not dispatched.</p>`
@@ -88,6 +108,12 @@ ${
     ? html`<form method="post" action="${action('cancel')}"><p>Cancelling stops the payment link and gives the stock back at once.</p><button type="submit">Cancel this unpaid order</button></form>`
     : ''
 }`;
+}
+
+/** An order's batches as its page shows them: to choose from before dispatch, as shipped after. */
+export interface OrderBatchesView {
+  packing?: PackingLine[];
+  shipped?: inventory.OrderAllocation;
 }
 
 const isDispatchable = (order: checkout.StaffOrder) =>
@@ -141,7 +167,12 @@ ${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/orders', FIL
   );
 }
 
-function detailPage(staff: StaffCaller, order: checkout.StaffOrder, packing: PackingLine[], sections: OrderSection[]) {
+function detailPage(
+  staff: StaffCaller,
+  order: checkout.StaffOrder,
+  batches: OrderBatchesView,
+  sections: OrderSection[],
+) {
   const details = order.details!;
   const summary = details.summary!;
   const delivery = details.delivery;
@@ -172,7 +203,7 @@ ${
     ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
     : html`<p>No delivery details.</p>`
 }
-${orderFulfilmentSection(order, packing)}
+${orderFulfilmentSection(order, batches)}
 ${sections.map((section) => section(staff, order))}
 <p><a href="/console/orders">All orders</a></p>`,
     staff,
@@ -182,9 +213,13 @@ ${sections.map((section) => section(staff, order))}
 /** `sections`: what other areas add to an order's page, after its dispatch (its refunds). */
 export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]): void {
   const { router, context, send, form, signedIn } = deps;
-  /** The batch choice is offered only while the order can still be dispatched. */
-  const dispatchPacking = (order: checkout.StaffOrder, staff: StaffCaller) =>
-    isDispatchable(order) ? packingOf(context, order.details!.summary!.reference, staff) : Promise.resolve([]);
+  /** The batch choice is offered only while the order can still be dispatched; after, the batches it shipped. */
+  const dispatchPacking = async (order: checkout.StaffOrder, staff: StaffCaller): Promise<OrderBatchesView> => {
+    const reference = order.details!.summary!.reference;
+    if (isDispatchable(order)) return { packing: await packingOf(context, reference, staff) };
+    if (order.details!.dispatch) return { shipped: await orderBatches(context, reference, staff) };
+    return {};
+  };
   registerFilteredList(deps, {
     path: '/console/orders',
     parameters: STAFF_ORDER_PARAMETERS,

@@ -141,8 +141,12 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
       .to.contain('Batch PK-LATE certificate: http://127.0.0.1:9/certificates/PK-LATE')
       .and.not.contain('PK-EARLY');
     expect(String(mail.html)).to.contain('href="http://127.0.0.1:9/certificates/PK-LATE"');
-    // Once shipped, the page offers no batch choice.
-    expect((await packer.get<string>(`/console/orders/${reference}`)).text).not.to.contain('Batches packed');
+    // Once shipped, the page offers no batch choice: it names the batch shipped, linked to its recall list.
+    expect((await packer.get<string>(`/console/orders/${reference}`)).text)
+      .to.contain(
+        `<h3>Batches shipped</h3><ul><li>${SKU}: <a href="/console/batches/PK-LATE">PK-LATE</a> × 2</li></ul>`,
+      )
+      .and.not.contain('Batches packed');
   });
 
   it('takes the batches packed in the admin API’s dispatch too, refusing one without the units', async () => {
