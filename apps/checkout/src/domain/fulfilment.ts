@@ -96,22 +96,26 @@ export class OrderFulfilment {
     return true;
   }
 
-  /** The pass: records the shipments of orders dispatched where inventory could not be reached. */
+  /**
+   * The pass: records the shipments of orders dispatched where inventory could not be reached. An order that fails is
+   * logged and tried again next pass, without holding up the others.
+   */
   async recordWaitingShipments(limit = SHIPMENT_PASS_LIMIT): Promise<number> {
     let recorded = 0;
     for (const id of await this.options.fulfilment.unrecordedShipments(limit)) {
       const order = await this.options.store.findById(id);
-      if (order && (await this.recordShipment(order))) recorded += 1;
+      if (order && (await this.recordShipmentOrLeave(order))) recorded += 1;
     }
     return recorded;
   }
 
-  private async recordShipmentOrLeave(order: Order): Promise<void> {
-    await this.recordShipment(order).catch((error: unknown) => {
+  private async recordShipmentOrLeave(order: Order): Promise<boolean> {
+    return this.recordShipment(order).catch((error: unknown) => {
       this.options.logger.warn(
         { err: error, orderId: order.id },
         "a dispatched order's shipment could not be recorded; the next pass does it",
       );
+      return false;
     });
   }
 
