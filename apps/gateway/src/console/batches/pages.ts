@@ -5,7 +5,7 @@
  * (403) and checks every field before it writes anything, so a refused form changes nothing; the form is shown again
  * with what was typed and what to fix. A change answers with a redirect (303), so reloading repeats nothing.
  */
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { CERTIFICATE_MAX_BYTES, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
 import { HTTP_STATUS, invalidArgument } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
@@ -297,7 +297,11 @@ export function registerBatchPages({ router, context, send, form, signedIn }: Co
     await send(req, res, receivePage(staff, await counted(staff), { sku }));
   });
 
-  router.post(RECEIVE_PATH, ...receiveForm, async (req, res) => {
+  // The session is checked before a body of up to 10 MiB is read, so only signed-in staff may send one.
+  const signedInFirst: RequestHandler = async (req, res, next) => {
+    if (await signedIn(req, res)) next();
+  };
+  router.post(RECEIVE_PATH, signedInFirst, ...receiveForm, async (req, res) => {
     const staff = await signedIn(req, res);
     if (!staff) return;
     const typed = Object.fromEntries(

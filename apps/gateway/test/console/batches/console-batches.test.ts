@@ -166,6 +166,13 @@ describe('the console: batches', () => {
     expect((await batchesOf(SKU)).map((batch) => batch.number)).not.to.include('STAFF-1');
   });
 
+  it('sends a visitor without a staff session to the login before reading an upload', async () => {
+    // Over the form's 10 MiB bound: read first, it would be refused as too large instead.
+    const res = await receive(stack.client(), { ...GOOD, number: 'ANON-1' }, pdfOf(11 * 1024 * 1024));
+    expect(res.status).to.equal(303);
+    expect(res.headers.get('location')).to.equal('/console/login');
+  });
+
   it('answers an unknown batch with 404 in the admin API', async () => {
     const res = await owner.request<{ success: boolean; error: string }>('POST', '/api/admin/batches/NOPE-1/release', {
       json: { note: 'x' },
