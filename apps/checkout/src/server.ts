@@ -204,9 +204,11 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       store,
       fulfilment: new FulfilmentStore(db),
       providers,
-      dispatchMail: (order, details, allocation) =>
-        dispatchNoticeMail(order, details, allocation, config.publicBaseUrl),
-      inventory: inventoryClient,
+      shipments: {
+        inventory: inventoryClient,
+        dispatchMail: (order, details, allocation) =>
+          dispatchNoticeMail(order, details, allocation, config.publicBaseUrl),
+      },
       mailQueued: () => mailSender.wake(),
       settle: async (order) => {
         await confirmation.settle(order);

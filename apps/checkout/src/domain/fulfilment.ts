@@ -2,10 +2,9 @@
  * What the shop's staff do to an order after it is placed: dispatch a paid order, mark it delivered, or cancel an
  * unpaid one. A dispatch's shipment is then recorded: inventory marks the order's batches shipped and the customer is
  * mailed carrier, tracking number and those batches' certificates, once; where inventory cannot be reached (the ops
- * command line, an outage) the service's next pass records it. The
- * console, the admin API and the ops command line all call these. Each checks the order's state
- * (a wrong one is a 409 naming it), writes the change with its audit row in one transaction, and
- * answers the order; the same operation repeated with the same values answers it again and
+ * command line, an outage) the service's next pass records it. The console, the admin API and the ops command line
+ * all call these. Each checks the order's state (a wrong one is a 409 naming it), writes the change with its audit row
+ * in one transaction, and answers the order; the same operation repeated with the same values answers it again and
  * changes, records and mails nothing more.
  */
 import type { StaffIdentity } from '@storefront/caller-token';
@@ -18,18 +17,23 @@ import type { CheckoutStore, FulfilmentStore, InventoryClient, ShippedAllocation
 import { staffOrderByReference } from './staff-orders';
 
 export const CARRIER_MAX_LENGTH = 60;
-/** Orders a shipment pass records at most; the rest wait for the next one. */
-const SHIPMENT_PASS_LIMIT = 100;
 export const TRACKING_NUMBER_MAX_LENGTH = 60;
 const TRACKING_NUMBER = /^[A-Za-z0-9 -]+$/;
+/** Orders a shipment pass records at most; the rest wait for the next one. */
+const SHIPMENT_PASS_LIMIT = 100;
 
 export interface OrderFulfilmentOptions {
   store: CheckoutStore;
   fulfilment: FulfilmentStore;
   providers: Map<ProviderName, PaymentProvider>;
-  dispatchMail: (order: Order, details: DispatchDetails, allocation: ShippedAllocation) => Mail;
-  /** Inventory, which records what shipped; absent where it cannot be reached (the ops command line). */
-  inventory?: Pick<InventoryClient, 'markOrderShipped'>;
+  /**
+   * Inventory, which records what shipped, and the dispatch notice naming those batches; absent where inventory cannot
+   * be reached (the ops command line), whose dispatches the service's pass records.
+   */
+  shipments?: {
+    inventory: Pick<InventoryClient, 'markOrderShipped'>;
+    dispatchMail: (order: Order, details: DispatchDetails, allocation: ShippedAllocation) => Mail;
+  };
   /** Told when a dispatch queued its notice, so the mail sender goes now. */
   mailQueued: () => void;
   /**
@@ -88,9 +92,10 @@ export class OrderFulfilment {
    * is left for the service's pass. Inventory's mark is idempotent, so a pass that repeats it changes nothing there.
    */
   async recordShipment(order: Order): Promise<boolean> {
-    const { inventory, fulfilment, now } = this.options;
-    if (!inventory || !order.dispatch) return false;
-    const mail = this.options.dispatchMail(order, order.dispatch, await shippedFrom(inventory, order.reference));
+    const { shipments, fulfilment, now } = this.options;
+    if (!shipments || !order.dispatch) return false;
+    const allocation = await shippedFrom(shipments.inventory, order.reference);
+    const mail = shipments.dispatchMail(order, order.dispatch, allocation);
     if (!(await fulfilment.recordShipment(order, mail, now()))) return false;
     this.options.mailQueued();
     return true;

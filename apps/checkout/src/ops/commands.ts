@@ -11,7 +11,6 @@ import { randomUUID } from 'node:crypto';
 import { auditExportCommand, opsActor } from '@storefront/staff-audit';
 import { readProviderSettings, readPublicBaseUrl } from '../config';
 import { CARRIER_MAX_LENGTH, OrderFulfilment, TRACKING_NUMBER_MAX_LENGTH } from '../domain/fulfilment';
-import { dispatchNoticeMail } from '../domain/dispatch-mail';
 import { FulfilmentStore } from '../stores/fulfilment';
 import { Refunds } from '../domain/refunds';
 import { refundMail } from '../domain/refund-mail';
@@ -142,8 +141,6 @@ function withFulfilment<T>(env: EnvReader, work: (fulfilment: OrderFulfilment) =
         store,
         fulfilment: new FulfilmentStore(store.db),
         providers: new Map([[provider.name, provider]]),
-        dispatchMail: (order, details, allocation) =>
-          dispatchNoticeMail(order, details, allocation, readPublicBaseUrl(env)),
         mailQueued: () => undefined,
         settle: (order) => store.markDueNow(order.id),
         logger: opsLogger(env),
