@@ -236,7 +236,7 @@ function noticeConfirmPage(
   );
 }
 
-function confirmPage(staff: StaffCaller, change: BatchStateChange, batch: inventory.Batch) {
+function confirmPage(staff: StaffCaller, change: BatchStateChange, batch: AdminBatchView) {
   const words = CHANGE_WORDS[change];
   return consolePage(
     `${words.verb} batch ${batch.number}`,
@@ -399,8 +399,7 @@ export function registerBatchPages({ router, context, send, form, signedIn }: Co
       const number = String(req.params.number);
       try {
         if (field(req, 'confirm') !== 'yes') {
-          const { batch } = await inventoryClient().getBatch({ number });
-          return await send(req, res, confirmPage(staff, change, batch!));
+          return await send(req, res, confirmPage(staff, change, await batches.get(number)));
         }
         const batch = await batches.change(staff, change, number, field(req, 'note').trim());
         res.redirect(303, `${BATCHES_PATH}?${CHANGE_WORDS[change].done}=${encodeURIComponent(batch.number)}`);
