@@ -33,6 +33,11 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
     staff: { required: ['owner'] },
     rpcs: ['createPromoForStaff', 'expirePromoForStaff'],
   },
-  // Money goes back to the customer: the owner only.
-  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['refundOrder'] },
+  // Money goes back to the customer, and customers are told of a recall: the owner only.
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner'] },
+    rpcs: ['refundOrder', 'sendRecallNotices'],
+  },
 ]);

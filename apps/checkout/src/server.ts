@@ -49,6 +49,7 @@ import { refundMail } from './domain/refund-mail';
 import { RefundStore } from './stores/refunds';
 import { PromoDefinitions } from './domain/promo-definitions';
 import { OrderFulfilment } from './domain/fulfilment';
+import { RecallNotices } from './domain/recall-notices';
 import { dispatchNoticeMail } from './domain/dispatch-mail';
 import { FulfilmentStore } from './stores/fulfilment';
 import { StaffPromos } from './domain/staff-promos';
@@ -77,6 +78,8 @@ export interface CheckoutServer extends RunningGrpcService {
   sweepRefundsNow(): Promise<RefundSweepSummary>;
   /** Runs one referral settlement pass now (tests, operators) instead of waiting for the timer. */
   settleReferralsNow(): Promise<ReferralSettlementSummary>;
+  /** Records the shipments of orders dispatched where inventory could not be reached; answers how many. */
+  recordShipmentsNow(): Promise<number>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
@@ -91,6 +94,8 @@ export interface CheckoutHandles {
   sendMailNow(): Promise<PassSummary>;
   sweepRefundsNow(): Promise<RefundSweepSummary>;
   settleReferralsNow(): Promise<ReferralSettlementSummary>;
+  /** Records the shipments of orders dispatched where inventory could not be reached; answers how many. */
+  recordShipmentsNow(): Promise<number>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -219,12 +224,24 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       store,
       fulfilment: new FulfilmentStore(db),
       providers,
-      dispatchMail: (order, details) => dispatchNoticeMail(order, details, config.publicBaseUrl),
+      shipments: {
+        inventory: inventoryClient,
+        dispatchMail: (order, details, allocation) =>
+          dispatchNoticeMail(order, details, allocation, config.publicBaseUrl),
+      },
       mailQueued: () => mailSender.wake(),
       settle: async (order) => {
         await confirmation.settle(order);
       },
       logger,
+      now,
+    });
+
+    const recallNotices = new RecallNotices({
+      orders: store,
+      notices: new FulfilmentStore(db),
+      publicBaseUrl: config.publicBaseUrl,
+      mailQueued: () => mailSender.wake(),
       now,
     });
 
@@ -250,6 +267,12 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           logger,
           'a referral settlement pass failed',
         );
+        const stopShipmentPass = repeatInBackground(
+          config.reconcileIntervalMs,
+          () => fulfilment.recordWaitingShipments(),
+          logger,
+          'recording dispatched orders’ shipments failed',
+        );
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
@@ -257,6 +280,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           stopPurge();
           stopRefundSweep();
           stopReferralPasses();
+          stopShipmentPass();
           await confirmation.stop();
           await mailSender.stop();
           stopLagGauge();
@@ -272,6 +296,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         sendMailNow: () => mailSender.sendDue(),
         sweepRefundsNow: () => refunds.sweep(),
         settleReferralsNow: () => referrals.settleDue(),
+        recordShipmentsNow: () => fulfilment.recordWaitingShipments(),
       },
       bindings: [
         bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
@@ -329,6 +354,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
             promo: staffPromo(await staffPromos.expire(request.code, context.staff!)),
           }),
           refundOrder: async (request, context) => refundAnswer(await refunds.refundOrder(request, context.staff)),
+          sendRecallNotices: async (request, context) => recallNotices.send(request, context.staff!),
         }),
       ],
     };

@@ -130,6 +130,14 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
       .to.contain('Carrier: Royal Mail')
       .and.contain('Tracking number: RM 1234-5678 GB')
       .and.contain(`http://127.0.0.1:9/orders/${reference}`);
+    // The units' batch, with its certificate's public page; inventory recorded the units as shipped.
+    const text = String(mail!.text);
+    const batch = /Batch (\S+) certificate: http:\/\/127\.0\.0\.1:9\/certificates\/(\S+)/.exec(text);
+    expect(batch, text).to.not.equal(null);
+    expect(batch![2]).to.equal(encodeURIComponent(batch![1]!));
+    const allocation = await stack.inventory!.reservations.allocations.ofOrder(reference);
+    expect(allocation.shippedAt).to.be.a('number');
+    expect(allocation.lines[0]!.batches.map((taken) => taken.number)).to.deep.equal([batch![1]]);
     await stack.checkout!.sendMailNow();
     expect(await mailsTitled(`Order ${reference} is on its way`)).to.have.length(1);
     expect(await countRows(stack, 'mail_outbox', { mail_key: `dispatch:${reference}` })).to.equal(1);
@@ -345,6 +353,14 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
       trackingNumber: 'H01234567890',
       dispatchedBy: 'ops-alice',
     });
+    // The command line cannot reach inventory: the running service's pass records the shipment and queues the notice.
+    const notices = () => countRows(stack, 'mail_outbox', { mail_key: `dispatch:${reference}` });
+    expect(await notices()).to.equal(0);
+    expect((await stack.inventory!.reservations.allocations.ofOrder(reference)).shippedAt).to.equal(undefined);
+    expect(await stack.checkout!.recordShipmentsNow()).to.equal(1);
+    expect(await notices()).to.equal(1);
+    expect((await stack.inventory!.reservations.allocations.ofOrder(reference)).shippedAt).to.be.a('number');
+    expect(await stack.checkout!.recordShipmentsNow(), 'recorded once').to.equal(0);
     expect((await run(['orders', 'delivered', reference])).json.order).to.include({ status: 'delivered' });
     const [row] = await stack.checkout!.db('staff_actions').where({ subject: reference, action: 'order_dispatched' });
     expect(row).to.include({ staff_id: 'ops:ops-alice', role: 'owner', client_address: 'ops-cli' });

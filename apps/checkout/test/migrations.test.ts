@@ -1,4 +1,7 @@
-/** Checkout's migrations on the backend under test: a store from before code holds is upgraded in place. */
+/**
+ * Checkout's migrations on the backend under test: a store from before code holds is upgraded in place, and orders
+ * dispatched before shipments were recorded count as recorded.
+ */
 import { expect } from 'chai';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
 import { provisionStores, type TestStores } from '@storefront/testing';
@@ -20,7 +23,7 @@ describe('checkout migrations', () => {
     await stores?.cleanup();
   });
 
-  it('makes the open promo orders saved before holds existed hold their code, and only those', async () => {
+  it('makes open promo orders from before holds hold their code, and counts dispatched ones as shipped', async () => {
     await applyMigrations(db, { '001-orders': migrations['001-orders']! });
     const store = new CheckoutStore(db);
     await store.savePromoCodes([{ code: 'CAPPED', discountBasisPoints: 1000, activeFrom: 0, maxRedemptions: 5 }]);
@@ -54,10 +57,20 @@ describe('checkout migrations', () => {
       order('open-plain', undefined, 'pending_payment'),
     ]);
 
-    // Every migration after the first, whatever later ones are added.
-    expect(await applyMigrations(db, migrations)).to.deep.equal(
-      Object.keys(migrations).filter((name) => name !== '001-orders'),
+    // Every migration after the first, whatever later ones are added: up to shipments, an order is dispatched.
+    const beforeShipments = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '060'));
+    expect(await applyMigrations(db, beforeShipments)).to.deep.equal(
+      Object.keys(beforeShipments).filter((name) => name !== '001-orders'),
     );
+    await db('orders').where({ id: 'paid-promo' }).update({ status: 'dispatched', dispatched_at: 2000 });
+    expect(await applyMigrations(db, migrations)).to.deep.equal(
+      Object.keys(migrations).filter((name) => name >= '060'),
+    );
+    // Its notice went with the dispatch: its shipment counts as recorded, no pass mails it again.
+    const recorded = await db('orders').whereNotNull('shipment_recorded_at').select('id', 'shipment_recorded_at');
+    expect(recorded.map((row) => ({ ...row, shipment_recorded_at: Number(row.shipment_recorded_at) }))).to.deep.equal([
+      { id: 'paid-promo', shipment_recorded_at: 2000 },
+    ]);
     const holds = await db('promo_holds').select('order_id', 'code', 'held_at');
     expect(holds.map((row) => ({ ...row, held_at: Number(row.held_at) }))).to.deep.equal([
       { order_id: 'open-promo', code: 'CAPPED', held_at: 1000 },

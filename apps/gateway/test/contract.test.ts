@@ -29,7 +29,7 @@ import {
 import { undocumentedAnswers } from './support/documented-answers';
 import { signedInStaff } from './support/console';
 import { completePayment } from '../../checkout/test/support';
-import { checkout } from '@storefront/proto';
+import { checkout, inventory } from '@storefront/proto';
 
 const CONTRACT_STAFF = {
   id: 'contract-staff',
@@ -64,6 +64,12 @@ const FIND_CUSTOMER = 'GET /api/admin/customers';
 const CUSTOMER_ACCOUNT = new Set(['GET /api/admin/customers/{id}/loyalty', 'POST /api/admin/customers/{id}/points']);
 /** Ending the promo code in its path example: the code is created first. */
 const EXPIRE_PROMO = 'POST /api/admin/promos/{code}/expire';
+/** Operations on the batch in their path example: it is received first. */
+const BATCH_IN_PATH = new Set([
+  'GET /api/admin/batches/{number}/orders',
+  'POST /api/admin/batches/{number}/quarantine',
+  'POST /api/admin/batches/{number}/release',
+]);
 /** Applies a previewed catalog import: its example is previewed first, for the digest. */
 const IMPORT_CATALOG = 'POST /api/admin/catalog/import';
 
@@ -338,6 +344,32 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       const rpc = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'gateway');
       try {
         await rpc.openAccount({}, { customer: String(parameterExample('path')) });
+      } finally {
+        rpc.close();
+      }
+    }
+    if (BATCH_IN_PATH.has(name)) {
+      const rpc = stack.clientOf('inventory', inventory.InventoryServiceService, 'gateway');
+      const number = String(parameterExample('path'));
+      try {
+        const received = await rpc.getBatch({ number }).then(
+          () => true,
+          () => false,
+        );
+        if (!received)
+          await rpc.receiveBatch(
+            {
+              sku: 'bpc-157-5mg',
+              number,
+              units: 5,
+              purityHundredths: 9942,
+              testedOn: '2026-11-02',
+              laboratory: 'Contract Laboratory',
+              retestOn: '2028-11-02',
+              note: '',
+            },
+            { staff: { ...CONTRACT_STAFF, role: 'owner' } },
+          );
       } finally {
         rpc.close();
       }

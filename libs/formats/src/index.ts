@@ -130,6 +130,8 @@ export function isWellFormedSessionToken(token: string): boolean {
 export const STOCK_UNITS_MAX = 1_000_000;
 /** A stock change's note (why, or which delivery), as the console and the audit log keep it. */
 export const STOCK_NOTE_MAX_LENGTH = 200;
+/** A batch's certificate of analysis: a PDF of at most 5 MiB, a scanned page or two, well inside a gRPC message. */
+export const CERTIFICATE_MAX_BYTES = 5 * 1024 * 1024;
 /** A size's unit price in pence, as the catalog file allows it: £100,000. */
 export const PRICE_PENCE_MAX = 10_000_000;
 

@@ -53,7 +53,7 @@ export class HttpClient {
   async request<T = unknown>(
     method: string,
     path: string,
-    options: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+    options: { json?: unknown; body?: string | FormData; headers?: Record<string, string> } = {},
   ): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (this.cookies.size > 0 && headers.cookie === undefined) headers.cookie = this.cookieHeader;

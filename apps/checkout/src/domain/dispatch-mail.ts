@@ -1,12 +1,32 @@
-/** The dispatch notice, queued in the transaction that marks the order dispatched. */
+/** The dispatch notice, queued once inventory has recorded which batches the order shipped from. */
 import { composeMail, type Mail } from '@storefront/outbox';
 import type { DispatchDetails, Order } from './order';
 import { orderPageUrl } from './order-mail';
+import type { ShippedAllocation } from './ports';
 
 /** One key per order: however often it is dispatched, its customer is told once. */
 export const dispatchNoticeKey = (reference: string) => `dispatch:${reference}`;
 
-export function dispatchNoticeMail(order: Order, details: DispatchDetails, publicBaseUrl: string): Mail {
+/** The public page of a batch's certificate of analysis. */
+export const certificatePageUrl = (publicBaseUrl: string, batch: string) =>
+  `${publicBaseUrl.replace(/\/+$/, '')}/certificates/${encodeURIComponent(batch)}`;
+
+/** Each batch the order's units came from, once, in the order of its lines. */
+function shippedBatches(allocation: ShippedAllocation): string[] {
+  return [
+    ...new Set(
+      allocation.lines.flatMap((line) => line.batches.filter((batch) => batch.units > 0).map((b) => b.number)),
+    ),
+  ];
+}
+
+export function dispatchNoticeMail(
+  order: Order,
+  details: DispatchDetails,
+  allocation: ShippedAllocation,
+  publicBaseUrl: string,
+): Mail {
+  const batches = shippedBatches(allocation);
   return {
     key: dispatchNoticeKey(order.reference),
     to: order.delivery.email,
@@ -20,6 +40,17 @@ export function dispatchNoticeMail(order: Order, details: DispatchDetails, publi
             ['Tracking number', details.trackingNumber],
           ],
         },
+        ...(batches.length > 0
+          ? [
+              {
+                paragraph:
+                  'Your vials come from these batches; each batch number is printed on the vial and its certificate of analysis is online:',
+              },
+              ...batches.map((batch) => ({
+                link: { label: `Batch ${batch} certificate`, url: certificatePageUrl(publicBaseUrl, batch) },
+              })),
+            ]
+          : []),
         { link: { label: 'Your order', url: orderPageUrl(publicBaseUrl, order.reference) } },
       ],
     }),

@@ -1,30 +1,40 @@
 /**
- * What the shop's staff do to an order after it is placed: dispatch a paid order (the customer is
- * mailed its carrier and tracking number once), mark it delivered, or cancel an unpaid one. The
- * console, the admin API and the ops command line all call these. Each checks the order's state
- * (a wrong one is a 409 naming it), writes the change with its audit row in one transaction, and
- * answers the order; the same operation repeated with the same values answers it again and
+ * What the shop's staff do to an order after it is placed: dispatch a paid order, mark it delivered, or cancel an
+ * unpaid one. A dispatch's shipment is then recorded: inventory marks the order's batches shipped and the customer is
+ * mailed carrier, tracking number and those batches' certificates, once; where inventory cannot be reached (the ops
+ * command line, an outage) the service's next pass records it. The console, the admin API and the ops command line
+ * all call these. Each checks the order's state (a wrong one is a 409 naming it), writes the change with its audit row
+ * in one transaction, and answers the order; the same operation repeated with the same values answers it again and
  * changes, records and mails nothing more.
  */
 import type { StaffIdentity } from '@storefront/caller-token';
-import { conflict, invalidArgument, type AppError } from '@storefront/errors';
+import { AppError, conflict, invalidArgument } from '@storefront/errors';
 import { hasControlCharacters } from '@storefront/formats';
 import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
 import { deactivateOrderLink, type PaymentProvider, type ProviderName } from './payment-provider';
 import { DISPATCHABLE_STATUSES, type DispatchDetails, type Order } from './order';
-import type { CheckoutStore, FulfilmentStore } from './ports';
+import type { CheckoutStore, FulfilmentStore, InventoryClient, ShippedAllocation } from './ports';
 import { staffOrderByReference } from './staff-orders';
 
 export const CARRIER_MAX_LENGTH = 60;
 export const TRACKING_NUMBER_MAX_LENGTH = 60;
 const TRACKING_NUMBER = /^[A-Za-z0-9 -]+$/;
+/** Orders a shipment pass records at most; the rest wait for the next one. */
+const SHIPMENT_PASS_LIMIT = 100;
 
 export interface OrderFulfilmentOptions {
   store: CheckoutStore;
   fulfilment: FulfilmentStore;
   providers: Map<ProviderName, PaymentProvider>;
-  dispatchMail: (order: Order, details: DispatchDetails) => Mail;
+  /**
+   * Inventory, which records what shipped, and the dispatch notice naming those batches; absent where inventory cannot
+   * be reached (the ops command line), whose dispatches the service's pass records.
+   */
+  shipments?: {
+    inventory: Pick<InventoryClient, 'markOrderShipped'>;
+    dispatchMail: (order: Order, details: DispatchDetails, allocation: ShippedAllocation) => Mail;
+  };
   /** Told when a dispatch queued its notice, so the mail sender goes now. */
   mailQueued: () => void;
   /**
@@ -68,9 +78,10 @@ export class OrderFulfilment {
     if (isDispatchedWith(order, details)) return order;
     const refusal = dispatchConflictOf(order);
     if (refusal) throw refusal;
-    if (await fulfilment.dispatch(order, details, staff, this.options.dispatchMail(order, details), now())) {
-      this.options.mailQueued();
-      return this.reread(order);
+    if (await fulfilment.dispatch(order, details, staff, now())) {
+      const dispatched = await this.reread(order);
+      await this.recordShipmentOrLeave(dispatched);
+      return dispatched;
     }
     // Changed since it was read: the same dispatch made by another request is this one.
     const current = await this.reread(order);
@@ -79,6 +90,43 @@ export class OrderFulfilment {
       dispatchConflictOf(current) ??
       conflict('order_not_dispatchable', `Order ${current.reference} was changed meanwhile; try again`)
     );
+  }
+
+  /**
+   * Tells inventory a dispatched order shipped and queues its notice naming the batches, once. Without inventory it
+   * is left for the service's pass. Inventory's mark is idempotent, so a pass that repeats it changes nothing there.
+   */
+  async recordShipment(order: Order): Promise<boolean> {
+    const { shipments, fulfilment, now } = this.options;
+    if (!shipments || !order.dispatch) return false;
+    const allocation = await shippedFrom(shipments.inventory, order.reference);
+    const mail = shipments.dispatchMail(order, order.dispatch, allocation);
+    if (!(await fulfilment.recordShipment(order, mail, now()))) return false;
+    this.options.mailQueued();
+    return true;
+  }
+
+  /**
+   * The pass: records the shipments of orders dispatched where inventory could not be reached. An order that fails is
+   * logged and tried again next pass, without holding up the others.
+   */
+  async recordWaitingShipments(limit = SHIPMENT_PASS_LIMIT): Promise<number> {
+    let recorded = 0;
+    for (const id of await this.options.fulfilment.unrecordedShipments(limit)) {
+      const order = await this.options.store.findById(id);
+      if (order && (await this.recordShipmentOrLeave(order))) recorded += 1;
+    }
+    return recorded;
+  }
+
+  private async recordShipmentOrLeave(order: Order): Promise<boolean> {
+    return this.recordShipment(order).catch((error: unknown) => {
+      this.options.logger.warn(
+        { err: error, orderId: order.id },
+        "a dispatched order's shipment could not be recorded; the next pass does it",
+      );
+      return false;
+    });
   }
 
   async markDelivered(reference: string, staff: StaffIdentity): Promise<Order> {
@@ -132,6 +180,19 @@ export class OrderFulfilment {
 
   private async reread(order: Order): Promise<Order> {
     return (await this.options.store.findById(order.id)) ?? order;
+  }
+}
+
+/** The batches inventory recorded as shipped; an order it holds nothing for (no stock was reserved) shipped none. */
+async function shippedFrom(
+  inventory: Pick<InventoryClient, 'markOrderShipped'>,
+  orderReference: string,
+): Promise<ShippedAllocation> {
+  try {
+    return (await inventory.markOrderShipped({ orderReference })).allocation ?? { lines: [] };
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'not_found') return { lines: [] };
+    throw error;
   }
 }
 

@@ -33,6 +33,13 @@ export interface InventoryClient {
   commit(request: { orderReference: string }): Promise<unknown>;
   release(request: { orderReference: string }): Promise<unknown>;
   returnStock(request: { returnId: string; orderReference: string; lines: ItemQuantity[] }): Promise<unknown>;
+  /** Records the order's units as shipped (idempotent) and answers the batches they came from. */
+  markOrderShipped(request: { orderReference: string }): Promise<{ allocation?: ShippedAllocation }>;
+}
+
+/** The batches an order's lines were packed from, as inventory recorded them. */
+export interface ShippedAllocation {
+  lines: Array<{ sku: string; batches: Array<{ number: string; units: number }> }>;
 }
 
 /** What loyalty says of a reward code: whether an account may use it, and what it takes off. */
@@ -222,7 +229,11 @@ export interface RefundStore {
 
 /** A staff member's dispatch, delivery and cancel, each written with its audit row; false when the order changed. */
 export interface FulfilmentStore {
-  dispatch(order: Order, details: DispatchDetails, staff: StaffIdentity, mail: Mail, now: number): Promise<boolean>;
+  dispatch(order: Order, details: DispatchDetails, staff: StaffIdentity, now: number): Promise<boolean>;
+  /** Queues the dispatch notice of a dispatched order whose shipment is not yet recorded; false if it was. */
+  recordShipment(order: Order, mail: Mail, now: number): Promise<boolean>;
+  /** Dispatched orders whose shipment is not yet recorded, oldest dispatch first. */
+  unrecordedShipments(limit: number): Promise<string[]>;
   markDelivered(order: Order, staff: StaffIdentity, now: number): Promise<boolean>;
   cancel(order: Order, staff: StaffIdentity, now: number): Promise<boolean>;
 }

@@ -13,6 +13,7 @@ import { refunds } from './011-refunds';
 import { dispatch } from './012-dispatch';
 import { heldStock } from './013-held-stock';
 import { referralChecks } from './014-referral-checks';
+import { shipments } from './060-shipments';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '012-dispatch': dispatch,
   '013-held-stock': heldStock,
   '014-referral-checks': referralChecks,
+  '060-shipments': shipments,
 };

@@ -11,7 +11,6 @@ import { randomUUID } from 'node:crypto';
 import { auditExportCommand, opsActor } from '@storefront/staff-audit';
 import { readProviderSettings, readPublicBaseUrl } from '../config';
 import { CARRIER_MAX_LENGTH, OrderFulfilment, TRACKING_NUMBER_MAX_LENGTH } from '../domain/fulfilment';
-import { dispatchNoticeMail } from '../domain/dispatch-mail';
 import { FulfilmentStore } from '../stores/fulfilment';
 import { Refunds } from '../domain/refunds';
 import { refundMail } from '../domain/refund-mail';
@@ -143,7 +142,6 @@ function withFulfilment<T>(env: EnvReader, work: (fulfilment: OrderFulfilment) =
         store,
         fulfilment: new FulfilmentStore(store.db),
         providers: new Map([[provider.name, provider]]),
-        dispatchMail: (order, details) => dispatchNoticeMail(order, details, readPublicBaseUrl(env)),
         mailQueued: () => undefined,
         settle: (order) => store.markDueNow(order.id),
         logger: opsLogger(env),
@@ -308,7 +306,7 @@ const commands: OpsCommand[] = [
     name: 'orders dispatch',
     args: ['<reference>'],
     summary:
-      'dispatch a paid order with its carrier and tracking number; the customer is mailed once (repeating it changes nothing)',
+      'dispatch a paid order with its carrier and tracking number; the running service then records its batches as shipped and mails the customer once (repeating it changes nothing)',
     options: {
       carrier: { value: '<name>', description: `the carrier, up to ${CARRIER_MAX_LENGTH} characters (required)` },
       tracking: {

@@ -1,22 +1,23 @@
 /**
- * The writes of a staff member's dispatch, delivery and cancel. Each is one conditional update of
- * the order, made in a transaction with its staff audit row (and for a dispatch, its notice mail),
- * so the change, its record and its mail exist together or not at all; false when the order was
- * no longer in the state the update expects (another request changed it first).
+ * The writes of a staff member's dispatch, delivery and cancel, and of a dispatch's shipment. Each is one conditional
+ * update of the order, made in a transaction with its staff audit row (for a recorded shipment, its notice mail), so
+ * the change, its record and its mail exist together or not at all; false when the order was no longer in the state
+ * the update expects (another request changed it first).
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import type { Knex } from '@storefront/db';
-import { enqueueMail, type Mail } from '@storefront/outbox';
+import { enqueueMail, OUTBOX_TABLE, type Mail } from '@storefront/outbox';
 import { recordStaffAction } from '@storefront/staff-audit';
 import { DISPATCHABLE_STATUSES, type DispatchDetails, type Order } from '../domain/order';
 import type { FulfilmentStore as FulfilmentStorePort } from '../domain/ports';
+import { recallNoticeKey, type RecallNoticeStore } from '../domain/recall-notices';
 import { DUE_NOW } from './checkout';
 
-export class FulfilmentStore implements FulfilmentStorePort {
+export class FulfilmentStore implements FulfilmentStorePort, RecallNoticeStore {
   constructor(private readonly db: Knex) {}
 
   /** Only an order whose payment's steps are done (closed_at): its stock is committed, its points awarded. */
-  dispatch(order: Order, details: DispatchDetails, staff: StaffIdentity, mail: Mail, now: number): Promise<boolean> {
+  dispatch(order: Order, details: DispatchDetails, staff: StaffIdentity, now: number): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const updated = await trx('orders')
         .where({ id: order.id })
@@ -32,7 +33,6 @@ export class FulfilmentStore implements FulfilmentStorePort {
           updated_at: now,
         });
       if (updated !== 1) return false;
-      await enqueueMail(trx, mail, now);
       await recordStaffAction(
         trx,
         staff,
@@ -45,6 +45,67 @@ export class FulfilmentStore implements FulfilmentStorePort {
         now,
       );
       return true;
+    });
+  }
+
+  recordShipment(order: Order, mail: Mail, now: number): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      const updated = await trx('orders')
+        .where({ id: order.id })
+        .whereNotNull('dispatched_at')
+        .whereNull('shipment_recorded_at')
+        .update({ shipment_recorded_at: now });
+      if (updated !== 1) return false;
+      await enqueueMail(trx, mail, now);
+      return true;
+    });
+  }
+
+  async unrecordedShipments(limit: number): Promise<string[]> {
+    const rows = await this.db('orders')
+      .whereNull('shipment_recorded_at')
+      .whereNotNull('dispatched_at')
+      .orderBy('dispatched_at')
+      .limit(limit)
+      .select<Array<{ id: string }>>('id');
+    return rows.map((row) => row.id);
+  }
+
+  /** Reads which notices exist inside the transaction, so the audit row names only the orders mailed now. */
+  sendRecallNotices(
+    batch: string,
+    orders: Order[],
+    mailOf: (order: Order) => Mail,
+    staff: StaffIdentity,
+    now: number,
+  ): Promise<{ queued: string[]; alreadySent: string[] }> {
+    return this.db.transaction(async (trx) => {
+      const keys = new Map(orders.map((order) => [recallNoticeKey(batch, order.reference), order]));
+      const sent = new Set(
+        (
+          await trx(OUTBOX_TABLE)
+            .whereIn('mail_key', [...keys.keys()])
+            .select<Array<{ mail_key: string }>>('mail_key')
+        ).map((row) => row.mail_key),
+      );
+      const queued: string[] = [];
+      const alreadySent: string[] = [];
+      for (const [key, order] of keys) {
+        if (sent.has(key)) {
+          alreadySent.push(order.reference);
+          continue;
+        }
+        await enqueueMail(trx, mailOf(order), now);
+        queued.push(order.reference);
+      }
+      if (queued.length > 0)
+        await recordStaffAction(
+          trx,
+          staff,
+          { action: 'batch_recall_notices_sent', subject: batch, after: { orders: queued } },
+          now,
+        );
+      return { queued, alreadySent };
     });
   }
 

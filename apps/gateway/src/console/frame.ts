@@ -25,6 +25,7 @@ export interface ConsoleDeps {
 const SECTIONS = [
   ['/console/orders', 'Orders'],
   ['/console/catalog', 'Catalog'],
+  ['/console/batches', 'Batches'],
   ['/console/promotions', 'Promotions'],
   ['/console/customers', 'Customers'],
   ['/console/audit', 'Audit log'],

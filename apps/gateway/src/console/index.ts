@@ -1,6 +1,6 @@
 /**
  * The shop owner's console at /console and the admin API behind it, one area each: orders and fulfilment, refunds,
- * catalog, promotions, customers, the audit log, and the staff sign-in. Always served by the gateway, even when a
+ * catalog, batches, promotions, customers, the audit log, and the staff sign-in. Always served by the gateway, even when a
  * storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts); what one
  * area adds to another's page (an order's refunds) is given here.
  */
@@ -14,6 +14,8 @@ import type { RouteInstaller } from '../kit/routes';
 import { staffOf } from '../kit/staff-session';
 import { consoleAuditApi } from './audit/api';
 import { registerAuditPages } from './audit/pages';
+import { consoleBatchesApi } from './batches/api';
+import { registerBatchPages } from './batches/pages';
 import { consoleCatalogApi } from './catalog/api';
 import { registerCatalogPages } from './catalog/pages';
 import { StaffCatalog } from './catalog/staff-catalog';
@@ -34,6 +36,7 @@ export const consoleApi = [
   consoleOrdersApi,
   consoleRefundsApi,
   consoleCatalogApi,
+  consoleBatchesApi,
   consolePromotionsApi,
   consoleCustomersApi,
   consoleAuditApi,
@@ -50,6 +53,7 @@ export function registerConsole(
   routes.install(consoleOrdersApi, context);
   routes.install(consoleRefundsApi, context);
   routes.install(consoleCatalogApi, { ...context, staffCatalog });
+  routes.install(consoleBatchesApi, context);
   routes.install(consolePromotionsApi, context);
   routes.install(consoleCustomersApi, context);
   routes.install(consoleAuditApi, context);
@@ -71,6 +75,7 @@ export function registerConsole(
   registerOrderPages(deps, [refundSection]);
   registerRefundPages(deps);
   registerCatalogPages(deps, staffCatalog);
+  registerBatchPages(deps);
   registerPromotionPages(deps);
   registerCustomerPages(deps);
   registerAuditPages(deps);

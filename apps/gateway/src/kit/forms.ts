@@ -5,7 +5,7 @@
  * Browsers send Origin on every form POST, so same-site forms pass (docs/decisions/0926).
  */
 import express, { type Request, type RequestHandler } from 'express';
-import { AppError } from '@storefront/errors';
+import { AppError, invalidArgument } from '@storefront/errors';
 import type { GatewayConfig } from '../config';
 import { siteOrigins } from './customer-session';
 import { html, type Html } from './html';
@@ -13,15 +13,60 @@ import { html, type Html } from './html';
 const FORM_BYTES_MAX = 8 * 1024;
 const FORM_FIELDS_MAX = 40;
 
-export function formPost(config: GatewayConfig, { bytesMax = FORM_BYTES_MAX } = {}): RequestHandler[] {
+function fromThisSite(config: GatewayConfig): RequestHandler {
   const allowed = siteOrigins(config);
-  const fromThisSite: RequestHandler = (req, _res, next) => {
+  return (req, _res, next) => {
     const origin = req.headers.origin;
     const foreign = origin !== undefined ? !allowed.has(origin) : req.headers['sec-fetch-site'] === 'cross-site';
     if (foreign) throw new AppError('permission_denied', 'cross_site_request', 'A form must be sent from this site');
     next();
   };
-  return [fromThisSite, express.urlencoded({ extended: false, limit: bytesMax, parameterLimit: FORM_FIELDS_MAX })];
+}
+
+export function formPost(config: GatewayConfig, { bytesMax = FORM_BYTES_MAX } = {}): RequestHandler[] {
+  return [
+    fromThisSite(config),
+    express.urlencoded({ extended: false, limit: bytesMax, parameterLimit: FORM_FIELDS_MAX }),
+  ];
+}
+
+/** The files of a multipart form post, by field name; its text fields are the body, as `field` reads them. */
+const postedFiles = new WeakMap<Request, Map<string, Buffer>>();
+
+/**
+ * A form with a file (`enctype="multipart/form-data"`), from this site only, of at most `bytesMax` in all. The
+ * body is read whole within that bound and parsed by the runtime's own FormData reader, so no parser is added;
+ * what a file may be (its size, its kind) is for the route to judge, so it can say so on the form.
+ */
+export function multipartFormPost(config: GatewayConfig, { bytesMax }: { bytesMax: number }): RequestHandler[] {
+  const parse: RequestHandler = async (req, _res, next) => {
+    const contentType = req.headers['content-type'] ?? '';
+    if (!Buffer.isBuffer(req.body) || !contentType.startsWith('multipart/form-data')) {
+      throw invalidArgument('The form must be sent as multipart/form-data', 'invalid_form');
+    }
+    let form: FormData;
+    try {
+      form = await new Response(req.body, { headers: { 'content-type': contentType } }).formData();
+    } catch {
+      throw invalidArgument('The form could not be read as multipart/form-data', 'invalid_form');
+    }
+    const fields: Record<string, string> = {};
+    const files = new Map<string, Buffer>();
+    for (const [name, value] of form) {
+      if (typeof value === 'string') fields[name] = value;
+      // A file input left empty is sent as a nameless file with no bytes: no file.
+      else if (value.size > 0 || value.name !== '') files.set(name, Buffer.from(await value.arrayBuffer()));
+    }
+    req.body = fields;
+    postedFiles.set(req, files);
+    next();
+  };
+  return [fromThisSite(config), express.raw({ type: 'multipart/form-data', limit: bytesMax }), parse];
+}
+
+/** A file of the posted multipart form; undefined when none was chosen. */
+export function fileField(req: Request, name: string): Buffer | undefined {
+  return postedFiles.get(req)?.get(name);
 }
 
 /** A text field of the posted form; a repeated or missing field is empty. */

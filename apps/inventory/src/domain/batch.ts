@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { invalidArgument } from '@storefront/errors';
-import { hasControlCharacters } from '@storefront/formats';
+import { CERTIFICATE_MAX_BYTES, hasControlCharacters } from '@storefront/formats';
 
 /** Stored states; `exhausted` is reported for a sellable batch with no units left. */
 export type BatchStatus = 'sellable' | 'quarantined' | 'recalled';
@@ -56,8 +56,7 @@ export interface BatchReceipt {
 export const BATCH_NUMBER_MAX_LENGTH = 40;
 export const PURITY_HUNDREDTHS_MAX = 10_000;
 export const LABORATORY_MAX_LENGTH = 200;
-/** 5 MiB: a scanned certificate of a page or two, well inside a gRPC message. */
-export const CERTIFICATE_MAX_BYTES = 5 * 1024 * 1024;
+export { CERTIFICATE_MAX_BYTES };
 /** Every PDF starts with this header. */
 const PDF_MAGIC = Buffer.from('%PDF-', 'latin1');
 const LEGACY_PREFIX = 'LEGACY-';

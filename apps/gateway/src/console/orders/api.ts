@@ -8,6 +8,7 @@ import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats'
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../../context';
 import { ORDER_STATUSES } from '../../application/orders';
+import { recordPackedBatches } from '../../application/packing';
 import { orderForStaff, StaffOrder, staffOrderView } from '../../application/staff-orders';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse } from '../../kit/api-docs';
 import { rejectCrossSiteWrites } from '../../kit/customer-session';
@@ -101,6 +102,22 @@ const DispatchRequest = component(
         description: 'Letters, digits, spaces and dashes',
         example: 'RM 1234-5678 GB',
       }),
+      packedBatches: Type.Optional(
+        Type.Array(
+          Type.Object(
+            {
+              sku: Type.String({ minLength: 1, maxLength: 100 }),
+              batch: Type.String({ minLength: 1, maxLength: 40, description: 'The batch number on the vials packed' }),
+            },
+            { additionalProperties: false },
+          ),
+          {
+            maxItems: 100,
+            description:
+              "Lines packed from another batch than the one inventory allocated: each line's units are recorded as taken from it before the dispatch",
+          },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -137,10 +154,13 @@ export function ordersForStaff(
 export async function dispatchOrder(
   { clients }: Clients,
   checkoutReference: string,
-  input: DispatchInput,
+  { carrier, trackingNumber, packedBatches = [] }: DispatchInput,
   staff: StaffCaller,
 ): Promise<checkout.StaffOrder> {
-  return (await clients.checkout.dispatchOrder({ checkoutReference, ...input }, { staff })).order!;
+  // The batches packed are recorded first: once dispatched, the order's batches no longer change.
+  const packed = new Map(packedBatches.map(({ sku, batch }) => [sku, batch]));
+  await recordPackedBatches({ clients }, checkoutReference, packed, staff);
+  return (await clients.checkout.dispatchOrder({ checkoutReference, carrier, trackingNumber }, { staff })).order!;
 }
 
 export async function markOrderDelivered(
@@ -273,11 +293,11 @@ export const consoleOrdersApi: ApiRoutes<GatewayContext> = {
         example: 'order-2026-0004',
         summary: 'Dispatch a paid order with its carrier and tracking number (staff)',
         description:
-          'The order becomes `dispatched` and its customer is mailed the carrier, tracking number and order link, once. Sending the same carrier and tracking number again answers the order unchanged.',
+          "The order becomes `dispatched`, inventory records its batches as shipped, and its customer is mailed the carrier, tracking number, each batch's certificate link and the order link, once. Sending the same carrier and tracking number again answers the order unchanged.",
         invalid:
           '`invalid_carrier` or `invalid_tracking_number`: the field named is empty, too long or has other characters',
         refused:
-          '`order_not_dispatchable`: the order is not paid (or partly refunded), or its payment is still being settled; `order_already_dispatched`: it was dispatched with other details',
+          '`order_not_dispatchable`: the order is not paid (or partly refunded), or its payment is still being settled; `order_already_dispatched`: it was dispatched with other details; `batch_short`: a batch in `packedBatches` lacks the units (nothing is dispatched)',
       }),
       body: { schema: DispatchRequest },
       before: staffChange,

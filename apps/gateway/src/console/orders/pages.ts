@@ -7,13 +7,14 @@
  * reason. None moves money, so none asks twice; each is idempotent in checkout, so a repeated post changes nothing.
  */
 import { AppError, HTTP_STATUS } from '@storefront/errors';
-import type { checkout } from '@storefront/proto';
+import type { checkout, inventory } from '@storefront/proto';
 import type { Request, Response } from 'express';
 import { orderForStaff } from '../../application/staff-orders';
 import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_ORDER_PARAMETERS } from './api';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import { STATUS_WORDS, orderStatusWords } from '../../application/order-words';
+import { orderBatches, packingOf, type PackingLine } from '../../application/packing';
 import { formatDiscount, formatPence } from '../../kit/money';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -23,8 +24,60 @@ export type OrderSection = (staff: StaffCaller, order: checkout.StaffOrder) => H
 
 const orderPath = (reference: string) => `/console/orders/${encodeURIComponent(reference)}`;
 
-/** What happened to the order after payment, and the forms for what can happen next. */
-export function orderFulfilmentSection(order: checkout.StaffOrder, carrier = '', trackingNumber = ''): Html {
+const PACKED_FIELD_PREFIX = 'batch-';
+
+/** The batch each stock-limited line was packed from: preset to what inventory allocated, any other may be chosen. */
+function packedBatchFields(packing: PackingLine[], chosen: Record<string, string>): Html | '' {
+  if (packing.length === 0) return '';
+  const choice = (line: PackingLine) => {
+    const name = `${PACKED_FIELD_PREFIX}${line.sku}`;
+    const allocated = line.allocated.map((taken) => `${taken.number} × ${taken.units}`).join(', ') || 'no batch yet';
+    const options = line.batches.map(
+      (batch) =>
+        html`<option value="${batch.number}"${chosen[name] === batch.number ? html` selected` : ''}>${batch.number} (${batch.units} on the shelf, ${batch.state})</option>`,
+    );
+    return html`<p><label for="${name}">Batch of ${line.sku} packed (${line.quantity} units)</label>
+<select id="${name}" name="${name}"><option value="">As allocated: ${allocated}</option>${options}</select></p>`;
+  };
+  return html`<fieldset><legend>Batches packed</legend>${packing.map(choice)}</fieldset>`;
+}
+
+/** The batches chosen on a posted dispatch form. */
+function packedBatches(req: Request): Array<{ sku: string; batch: string }> {
+  return Object.entries((req.body ?? {}) as Record<string, unknown>).flatMap(([name, value]) =>
+    name.startsWith(PACKED_FIELD_PREFIX) && typeof value === 'string' && value !== ''
+      ? [{ sku: name.slice(PACKED_FIELD_PREFIX.length), batch: value }]
+      : [],
+  );
+}
+
+/** Where a dispatched order's units came from, each batch linked to its page (and recall list). */
+function shippedBatchList(shipped: inventory.OrderAllocation | undefined): Html | '' {
+  const lines = (shipped?.lines ?? []).filter((line) => line.batches.some((taken) => taken.units > 0));
+  if (lines.length === 0) return '';
+  const items = lines.map(
+    (line) =>
+      html`<li>${line.sku}: ${line.batches
+        .filter((taken) => taken.units > 0)
+        .map(
+          (taken, index) =>
+            html`${index > 0 ? ', ' : ''}<a href="/console/batches/${encodeURIComponent(taken.number)}">${taken.number}</a> × ${taken.units}`,
+        )}</li>`,
+  );
+  return html`<h3>Batches shipped</h3><ul>${items}</ul>`;
+}
+
+/**
+ * What happened to the order after payment, and the forms for what can happen next. `batches`: the lines' batches to
+ * pack from while it can be dispatched, or where its units came from once it was.
+ */
+export function orderFulfilmentSection(
+  order: checkout.StaffOrder,
+  batches: OrderBatchesView,
+  typed: Record<string, string> = {},
+): Html {
+  const packing = batches.packing ?? [];
+  const { carrier = '', trackingNumber = '' } = typed;
   const summary = order.details!.summary!;
   const dispatch = order.details!.dispatch;
   const action = (name: string) => `${orderPath(summary.reference)}/${name}`;
@@ -32,18 +85,19 @@ export function orderFulfilmentSection(order: checkout.StaffOrder, carrier = '',
 ${
   dispatch
     ? html`<dl><dt>Dispatched</dt><dd>with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}, at ${dispatch.dispatchedAt}${order.dispatchedBy ? ` by ${order.dispatchedBy}` : ''}</dd>
-<dt>Delivered</dt><dd>${dispatch.deliveredAt || 'not yet'}</dd></dl>`
+<dt>Delivered</dt><dd>${dispatch.deliveredAt || 'not yet'}</dd></dl>${shippedBatchList(batches.shipped)}`
     : order.cancelledAt
       ? html`<p>Cancelled at ${order.cancelledAt}.</p>`
       : html`<p>Not dispatched.</p>`
 }
 ${
-  ['paid', 'partially_refunded'].includes(summary.status) && !dispatch
+  isDispatchable(order)
     ? html`<form method="post" action="${action('dispatch')}">
 <label for="carrier">Carrier</label>
 <input type="text" id="carrier" name="carrier" maxlength="60" value="${carrier}" required>
 <label for="tracking-number">Tracking number (letters, digits, spaces, dashes)</label>
 <input type="text" id="tracking-number" name="trackingNumber" maxlength="60" pattern="[A-Za-z0-9 \\-]+" value="${trackingNumber}" required>
+${packedBatchFields(packing, typed)}
 <button type="submit">Dispatch and email the customer</button>
 </form>`
     : ''
@@ -55,6 +109,15 @@ ${
     : ''
 }`;
 }
+
+/** An order's batches as its page shows them: to choose from before dispatch, as shipped after. */
+export interface OrderBatchesView {
+  packing?: PackingLine[];
+  shipped?: inventory.OrderAllocation;
+}
+
+const isDispatchable = (order: checkout.StaffOrder) =>
+  ['paid', 'partially_refunded'].includes(order.details!.summary!.status) && !order.details!.dispatch;
 
 const FILTER_NAMES = ['q', 'status', 'from', 'until'] as const;
 
@@ -104,7 +167,12 @@ ${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/orders', FIL
   );
 }
 
-function detailPage(staff: StaffCaller, order: checkout.StaffOrder, sections: OrderSection[]) {
+function detailPage(
+  staff: StaffCaller,
+  order: checkout.StaffOrder,
+  batches: OrderBatchesView,
+  sections: OrderSection[],
+) {
   const details = order.details!;
   const summary = details.summary!;
   const delivery = details.delivery;
@@ -135,7 +203,7 @@ ${
     ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
     : html`<p>No delivery details.</p>`
 }
-${orderFulfilmentSection(order)}
+${orderFulfilmentSection(order, batches)}
 ${sections.map((section) => section(staff, order))}
 <p><a href="/console/orders">All orders</a></p>`,
     staff,
@@ -145,6 +213,13 @@ ${sections.map((section) => section(staff, order))}
 /** `sections`: what other areas add to an order's page, after its dispatch (its refunds). */
 export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]): void {
   const { router, context, send, form, signedIn } = deps;
+  /** The batch choice is offered only while the order can still be dispatched; after, the batches it shipped. */
+  const dispatchPacking = async (order: checkout.StaffOrder, staff: StaffCaller): Promise<OrderBatchesView> => {
+    const reference = order.details!.summary!.reference;
+    if (isDispatchable(order)) return { packing: await packingOf(context, reference, staff) };
+    if (order.details!.dispatch) return { shipped: await orderBatches(context, reference, staff) };
+    return {};
+  };
   registerFilteredList(deps, {
     path: '/console/orders',
     parameters: STAFF_ORDER_PARAMETERS,
@@ -154,12 +229,10 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
 
   router.get('/console/orders/:reference', async (req, res) => {
     const staff = await signedIn(req, res);
-    if (staff)
-      await send(
-        req,
-        res,
-        detailPage(staff, await orderForStaff(context, String(req.params.reference), staff), sections),
-      );
+    if (!staff) return;
+    const reference = String(req.params.reference);
+    const order = await orderForStaff(context, reference, staff);
+    await send(req, res, detailPage(staff, order, await dispatchPacking(order, staff), sections));
   });
 
   /** Acts, then back to the order; a refusal shows the order's actions again with the reason. */
@@ -179,7 +252,7 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
           res,
           consolePage(
             `Order ${reference}`,
-            html`<h1>Order ${reference}</h1>${formError(error.detail)}${orderFulfilmentSection(order, field(req, 'carrier'), field(req, 'trackingNumber'))}
+            html`<h1>Order ${reference}</h1>${formError(error.detail)}${orderFulfilmentSection(order, await dispatchPacking(order, staff), req.body as Record<string, string>)}
 <p><a href="${orderPath(reference)}">Back to the order</a></p>`,
             staff,
             HTTP_STATUS[error.kind],
@@ -192,7 +265,11 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
     dispatchOrder(
       context,
       reference,
-      { carrier: field(req, 'carrier'), trackingNumber: field(req, 'trackingNumber') },
+      {
+        carrier: field(req, 'carrier'),
+        trackingNumber: field(req, 'trackingNumber'),
+        packedBatches: packedBatches(req),
+      },
       staff,
     ),
   );

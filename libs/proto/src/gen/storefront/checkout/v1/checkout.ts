@@ -472,6 +472,24 @@ export interface RefundOrderResponse {
   order?: StaffOrder | undefined;
 }
 
+export interface SendRecallNoticesRequest {
+  /** The batch recalled, as inventory names it. */
+  batchNumber: string;
+  /** The orders that shipped units of it (inventory's ListBatchOrders), 1 to 1000. */
+  orderReferences: string[];
+  /** Why, 1 to 500 characters; the notice quotes it. */
+  reason: string;
+}
+
+export interface SendRecallNoticesResponse {
+  /** Orders whose notice was queued now. */
+  queued: string[];
+  /** Orders already sent this batch's notice: nothing is queued for them again. */
+  alreadySent: string[];
+  /** References no order has. */
+  unknown: string[];
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -6206,6 +6224,220 @@ export const RefundOrderResponse: MessageFns<RefundOrderResponse> = {
   },
 };
 
+function createBaseSendRecallNoticesRequest(): SendRecallNoticesRequest {
+  return { batchNumber: "", orderReferences: [], reason: "" };
+}
+
+export const SendRecallNoticesRequest: MessageFns<SendRecallNoticesRequest> = {
+  encode(message: SendRecallNoticesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batchNumber !== "") {
+      writer.uint32(10).string(message.batchNumber);
+    }
+    for (const v of message.orderReferences) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.reason !== "") {
+      writer.uint32(26).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendRecallNoticesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendRecallNoticesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batchNumber = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderReferences.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendRecallNoticesRequest {
+    return {
+      batchNumber: isSet(object.batchNumber)
+        ? globalThis.String(object.batchNumber)
+        : isSet(object.batch_number)
+        ? globalThis.String(object.batch_number)
+        : "",
+      orderReferences: globalThis.Array.isArray(object?.orderReferences)
+        ? object.orderReferences.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.order_references)
+        ? object.order_references.map((e: any) => globalThis.String(e))
+        : [],
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: SendRecallNoticesRequest): unknown {
+    const obj: any = {};
+    if (message.batchNumber !== "") {
+      obj.batchNumber = message.batchNumber;
+    }
+    if (message.orderReferences?.length) {
+      obj.orderReferences = message.orderReferences;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendRecallNoticesRequest>, I>>(base?: I): SendRecallNoticesRequest {
+    return SendRecallNoticesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendRecallNoticesRequest>, I>>(object: I): SendRecallNoticesRequest {
+    const message = createBaseSendRecallNoticesRequest();
+    message.batchNumber = object.batchNumber ?? "";
+    message.orderReferences = object.orderReferences?.map((e) => e) || [];
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseSendRecallNoticesResponse(): SendRecallNoticesResponse {
+  return { queued: [], alreadySent: [], unknown: [] };
+}
+
+export const SendRecallNoticesResponse: MessageFns<SendRecallNoticesResponse> = {
+  encode(message: SendRecallNoticesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.queued) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.alreadySent) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.unknown) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendRecallNoticesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendRecallNoticesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.queued.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.alreadySent.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.unknown.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendRecallNoticesResponse {
+    return {
+      queued: globalThis.Array.isArray(object?.queued) ? object.queued.map((e: any) => globalThis.String(e)) : [],
+      alreadySent: globalThis.Array.isArray(object?.alreadySent)
+        ? object.alreadySent.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.already_sent)
+        ? object.already_sent.map((e: any) => globalThis.String(e))
+        : [],
+      unknown: globalThis.Array.isArray(object?.unknown) ? object.unknown.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: SendRecallNoticesResponse): unknown {
+    const obj: any = {};
+    if (message.queued?.length) {
+      obj.queued = message.queued;
+    }
+    if (message.alreadySent?.length) {
+      obj.alreadySent = message.alreadySent;
+    }
+    if (message.unknown?.length) {
+      obj.unknown = message.unknown;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SendRecallNoticesResponse>, I>>(base?: I): SendRecallNoticesResponse {
+    return SendRecallNoticesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SendRecallNoticesResponse>, I>>(object: I): SendRecallNoticesResponse {
+    const message = createBaseSendRecallNoticesResponse();
+    message.queued = object.queued?.map((e) => e) || [];
+    message.alreadySent = object.alreadySent?.map((e) => e) || [];
+    message.unknown = object.unknown?.map((e) => e) || [];
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -6400,6 +6632,18 @@ export const CheckoutServiceDefinition = {
       requestType: RefundOrderRequest as typeof RefundOrderRequest,
       requestStream: false,
       responseType: RefundOrderResponse as typeof RefundOrderResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Mails the customer of each order that shipped units of a batch a recall notice, once per order and batch;
+     * recorded in the audit log (owner).
+     */
+    sendRecallNotices: {
+      name: "SendRecallNotices",
+      requestType: SendRecallNoticesRequest as typeof SendRecallNoticesRequest,
+      requestStream: false,
+      responseType: SendRecallNoticesResponse as typeof SendRecallNoticesResponse,
       responseStream: false,
       options: {},
     },
@@ -6641,6 +6885,21 @@ export const CheckoutServiceService = {
     responseSerialize: (value: RefundOrderResponse): Buffer => Buffer.from(RefundOrderResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RefundOrderResponse => RefundOrderResponse.decode(value),
   },
+  /**
+   * Mails the customer of each order that shipped units of a batch a recall notice, once per order and batch;
+   * recorded in the audit log (owner).
+   */
+  sendRecallNotices: {
+    path: "/storefront.checkout.v1.CheckoutService/SendRecallNotices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendRecallNoticesRequest): Buffer =>
+      Buffer.from(SendRecallNoticesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendRecallNoticesRequest => SendRecallNoticesRequest.decode(value),
+    responseSerialize: (value: SendRecallNoticesResponse): Buffer =>
+      Buffer.from(SendRecallNoticesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendRecallNoticesResponse => SendRecallNoticesResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -6702,6 +6961,11 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * returns the chosen lines to stock. Owner only; idempotent per idempotency_key.
    */
   refundOrder: handleUnaryCall<RefundOrderRequest, RefundOrderResponse>;
+  /**
+   * Mails the customer of each order that shipped units of a batch a recall notice, once per order and batch;
+   * recorded in the audit log (owner).
+   */
+  sendRecallNotices: handleUnaryCall<SendRecallNoticesRequest, SendRecallNoticesResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -7014,6 +7278,25 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RefundOrderResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Mails the customer of each order that shipped units of a batch a recall notice, once per order and batch;
+   * recorded in the audit log (owner).
+   */
+  sendRecallNotices(
+    request: SendRecallNoticesRequest,
+    callback: (error: ServiceError | null, response: SendRecallNoticesResponse) => void,
+  ): ClientUnaryCall;
+  sendRecallNotices(
+    request: SendRecallNoticesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendRecallNoticesResponse) => void,
+  ): ClientUnaryCall;
+  sendRecallNotices(
+    request: SendRecallNoticesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendRecallNoticesResponse) => void,
   ): ClientUnaryCall;
 }
 
