@@ -78,7 +78,8 @@ export default tseslint.config(
         {
           regex: '^\\.\\./(?!(kit/|application/|(context|config|clients)$))',
           message:
-            'A feature imports only the kit and the application; what all features declare is passed in by the composition root.',
+            'A feature imports only the kit and the application; what all features declare is passed ' +
+            'in by the composition root.',
         },
       ],
     },
@@ -89,7 +90,8 @@ export default tseslint.config(
         {
           regex: '^\\.\\./\\.\\./(?!(kit/|application/|(context|config|clients)$))',
           message:
-            'A feature imports only the kit and the application; what all features declare is passed in by the composition root.',
+            'A feature imports only the kit and the application; what all features declare is passed ' +
+            'in by the composition root.',
         },
         {
           regex: '^\\.\\./(index$|[^./][^/]*/)',

@@ -97,7 +97,8 @@ async function measure(label, url, options, cpuOf = []) {
   results.http[label] = result;
   const cpu = result.cpuMsPerRequest === undefined ? '' : `   ${result.cpuMsPerRequest} ms CPU/request`;
   console.log(
-    `${label.padEnd(40)} ${String(result.rps).padStart(7)} req/s   p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms${cpu}${result.non2xx ? `   non-2xx ${result.non2xx}` : ''}`,
+    `${label.padEnd(40)} ${String(result.rps).padStart(7)} req/s   p50 ${result.p50_ms} ms   p99 ` +
+      `${result.p99_ms} ms${cpu}${result.non2xx ? `   non-2xx ${result.non2xx}` : ''}`,
   );
   return result;
 }
@@ -113,7 +114,8 @@ async function halfPeak(label, url, peakRps, judged, options) {
   );
   results.halfPeak[label] = { rate, connections: PACED_CONNECTIONS, ...result };
   console.log(
-    `${label.padEnd(40)} at ${rate} req/s (${PACED_CONNECTIONS} conns): p50 ${result.p50_ms} ms   p99 ${result.p99_ms} ms`,
+    `${label.padEnd(40)} at ${rate} req/s (${PACED_CONNECTIONS} conns): p50 ${result.p50_ms} ms   ` +
+      `p99 ${result.p99_ms} ms`,
   );
   if (judged)
     verdict(
@@ -539,7 +541,8 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
         });
         costRows.push({ replicas, endpoint, cost });
         console.log(
-          `${endpoint.padEnd(28)} ${String(cost.rps).padStart(7)} req/s over ${cost.gateways} gateway(s)   p99 ${cost.p99_ms} ms   ${cost.appsCpuMsPerRequest} ms CPU/request in the apps`,
+          `${endpoint.padEnd(28)} ${String(cost.rps).padStart(7)} req/s over ${cost.gateways} ` +
+            `gateway(s)   p99 ${cost.p99_ms} ms   ${cost.appsCpuMsPerRequest} ms CPU/request in the apps`,
         );
       }
       if (replicas === 1) {

@@ -44,7 +44,8 @@ for (const overlay of readdirSync(overlays)) {
     await validateSchemas(objects),
   );
   report(
-    `k8s overlay ${overlay}: Deployments have probes, resources, non-root security, own ServiceAccount, Service and NetworkPolicy`,
+    `k8s overlay ${overlay}: Deployments have probes, resources, non-root security, own ` +
+      'ServiceAccount, Service and NetworkPolicy',
     checkWorkloads(objects),
   );
   const images = objects.flatMap((object) =>

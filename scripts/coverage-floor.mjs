@@ -26,7 +26,8 @@ for (const [metric, minimum] of Object.entries(floor)) {
     );
   else if (measured > minimum + HEADROOM_POINTS)
     problems.push(
-      `${metric}: ${measured}% is more than ${HEADROOM_POINTS} point above the floor of ${minimum}%; raise it in ${FLOOR_FILE} to ${suggestedFloor(measured)}`,
+      `${metric}: ${measured}% is more than ${HEADROOM_POINTS} point above the floor of ${minimum}%; ` +
+        `raise it in ${FLOOR_FILE} to ${suggestedFloor(measured)}`,
     );
 }
 if (problems.length > 0) {

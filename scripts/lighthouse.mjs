@@ -159,7 +159,8 @@ export function reportLighthouse(pages, verdict) {
     for (const [category, list] of Object.entries(page.shortfalls)) {
       for (const { audit, score, value, elements } of list) {
         console.log(
-          `  ${page.path} ${category}: ${audit} scored ${score}${value ? ` (${value})` : ''}${elements?.length ? ` on ${elements.join(', ')}` : ''}`,
+          `  ${page.path} ${category}: ${audit} scored ` +
+            `${score}${value ? ` (${value})` : ''}${elements?.length ? ` on ${elements.join(', ')}` : ''}`,
         );
       }
     }

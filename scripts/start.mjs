@@ -29,7 +29,8 @@ if (usesMysql(process.env)) {
   const failed = migrateEveryStore(dev);
   if (failed) {
     console.error(
-      `start: migrating ${failed}'s MySQL database failed (see above); fix the database settings, run npm run migrate, then npm start`,
+      `start: migrating ${failed}'s MySQL database failed (see above); fix the database settings, ` +
+        'run npm run migrate, then npm start',
     );
     process.exit(1);
   }
@@ -52,7 +53,8 @@ if (stopSignal) {
     ? ''
     : `Mail goes to ${path.resolve(process.env.DATA_DIR ?? './data', 'mailbox')} (no SMTP_URL).\n`;
   console.log(
-    `\nStorefront is up at ${publicUrl}${gateways} (ready in ${Math.round(stack.startupMs)} ms). Press Ctrl-C to stop.\n${mail}`,
+    `\nStorefront is up at ${publicUrl}${gateways} (ready in ${Math.round(stack.startupMs)} ms). ` +
+      `Press Ctrl-C to stop.\n${mail}`,
   );
 }
 

@@ -129,7 +129,8 @@ export function checkWorkloads(objects) {
         // configMapGenerator appends a hash of the content, so a changed setting rolls the pods.
         else if (!/-[a-z0-9]{10}$/.test(name))
           problems.push(
-            `${at}: ConfigMap ${name} is not generated (no content hash in its name), so changing it would not roll the pods`,
+            `${at}: ConfigMap ${name} is not generated (no content hash in its name), so changing it ` +
+              'would not roll the pods',
           );
       }
     }
@@ -288,7 +289,8 @@ function checkHostedComponents(where, pod, configMapData) {
       const tokens = secretNames(container).filter((secret) => TOKEN_SECRET.test(secret));
       if (tokens.length > 0)
         problems.push(
-          `${at}: hosts every component in-process, so it calls nothing over gRPC and needs no token keys, but reads ${tokens.join(', ')}`,
+          `${at}: hosts every component in-process, so it calls nothing over gRPC and needs no token ` +
+            `keys, but reads ${tokens.join(', ')}`,
         );
     }
   }
@@ -442,7 +444,8 @@ export function lintDockerfile(text) {
     if (!uid) problems.push(`the final stage (line ${line}) must set USER`);
     else if (!/^\d+$/.test(uid) || uid === '0')
       problems.push(
-        `the final stage must run as a numeric non-root USER (Kubernetes runAsNonRoot can only verify numbers), got "${user}"`,
+        'the final stage must run as a numeric non-root USER (Kubernetes runAsNonRoot can only ' +
+          `verify numbers), got "${user}"`,
       );
   }
   return problems;

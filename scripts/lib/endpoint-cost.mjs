@@ -102,7 +102,8 @@ async function serverCounters({ mysqlUrl, redisUrl, databasePattern }) {
     for (const table of tables)
       rows += Number((await db.raw('SELECT COUNT(*) AS n FROM ??.??', [table.db, table.name]))[0][0].n);
     const [[others]] = await db.raw(
-      'SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND (db IS NULL OR db NOT LIKE ?)',
+      'SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND (db ' +
+        'IS NULL OR db NOT LIKE ?)',
       [databasePattern],
     );
     await redis.connect();

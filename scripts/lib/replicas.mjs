@@ -28,7 +28,8 @@ export function replicaCount(env) {
   );
   if (replicas > 1 && perProcessStores.length > 0) {
     throw new Error(
-      `REPLICAS=${replicas} needs MYSQL_URL (and REDIS_URL for sessions and rate limits): the embedded SQLite files of ${perProcessStores.join(', ')} cannot be shared by several processes`,
+      `REPLICAS=${replicas} needs MYSQL_URL (and REDIS_URL for sessions and rate limits): the ` +
+        `embedded SQLite files of ${perProcessStores.join(', ')} cannot be shared by several processes`,
     );
   }
   return replicas;

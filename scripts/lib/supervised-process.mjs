@@ -33,7 +33,8 @@ export function superviseProcess({ name, spawnChild, backoff = RESTART_BACKOFF, 
     crashesInARow = Date.now() - startedAt >= backoff.healthyAfterMs ? 1 : crashesInARow + 1;
     const delay = restartDelay(crashesInARow, backoff);
     log(
-      `start: ${name} exited unexpectedly (code ${code}, signal ${signal}); restarting it in ${delay} ms (crash ${crashesInARow} in a row)`,
+      `start: ${name} exited unexpectedly (code ${code}, signal ${signal}); restarting it in ` +
+        `${delay} ms (crash ${crashesInARow} in a row)`,
     );
     restartTimer = setTimeout(launch, delay);
   };

@@ -7,7 +7,8 @@ export function verdictInto(results) {
   return (label, value, target, unit, met) => {
     results.targets[label] = { value, target, met };
     console.log(
-      `target ${label.padEnd(28)} ${String(value).padStart(8)}${unit} (target ${target}${unit}: ${met ? 'met' : 'MISSED'})`,
+      `target ${label.padEnd(28)} ${String(value).padStart(8)}${unit} (target ${target}${unit}: ` +
+        `${met ? 'met' : 'MISSED'})`,
     );
   };
 }

@@ -89,10 +89,13 @@ describe('create-checkout: SQL statements for one new one-line order', () => {
       const roundTrips = [...new Set(counted.map((statement) => statement.roundTrip))];
       const lines = counted.map(
         ({ component, sql, roundTrip }, index) =>
-          `  ${String(index + 1).padStart(2)} ${String(roundTrips.indexOf(roundTrip) + 1).padStart(2)} ${component.padEnd(9)} ${sql.replace(/\s+/g, ' ').slice(0, 150)}`,
+          `  ${String(index + 1).padStart(2)} ` +
+          `${String(roundTrips.indexOf(roundTrip) + 1).padStart(2)} ${component.padEnd(9)} ` +
+          `${sql.replace(/\s+/g, ' ').slice(0, 150)}`,
       );
       process.stdout.write(
-        `      create-checkout of ${kind} on ${backend} (${stack.layout}): ${counted.length} statements in ${roundTrips.length} round trips\n${lines.join('\n')}\n`,
+        `      create-checkout of ${kind} on ${backend} (${stack.layout}): ${counted.length} ` +
+          `statements in ${roundTrips.length} round trips\n${lines.join('\n')}\n`,
       );
       expect(counted.length, lines.join('\n')).to.be.at.most(budget.statements[backend]);
       expect(roundTrips.length, lines.join('\n')).to.be.at.most(budget.roundTrips);

@@ -88,7 +88,8 @@ class ResponseContract {
     const key = [String(res.status), `${String(res.status)[0]}XX`, 'default'].find((candidate) => responses[candidate]);
     if (!key)
       return [
-        `status ${res.status} is not documented (documented: ${Object.keys(responses).join(', ')}); body ${res.text.slice(0, 300)}`,
+        `status ${res.status} is not documented (documented: ${Object.keys(responses).join(', ')}); ` +
+          `body ${res.text.slice(0, 300)}`,
       ];
     const documented = responses[key] as ResponseView;
     const problems = Object.entries(documented.headers ?? {})
@@ -101,7 +102,8 @@ class ResponseContract {
     if (!content)
       return [
         ...problems,
-        `${res.status} answered ${mediaType || 'no media type'}, documented: ${Object.keys(documented.content ?? {}).join(', ') || 'no body'}`,
+        `${res.status} answered ${mediaType || 'no media type'}, documented: ` +
+          `${Object.keys(documented.content ?? {}).join(', ') || 'no body'}`,
       ];
     const schema = content[1].schema;
     if (!schema) return problems;
@@ -109,7 +111,8 @@ class ResponseContract {
     const body = mediaType.endsWith('json') ? JSON.parse(res.text) : res.text;
     if (!validate(body)) {
       problems.push(
-        `${res.status} body does not match the schema: ${this.ajv.errorsText(validate.errors)}; body ${res.text.slice(0, 300)}`,
+        `${res.status} body does not match the schema: ${this.ajv.errorsText(validate.errors)}; body ` +
+          `${res.text.slice(0, 300)}`,
       );
     }
     return problems;
@@ -315,7 +318,8 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       );
       if (!createCheckout)
         throw new Error(
-          `${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ${CREATE_CHECKOUT.path}`,
+          `${name} needs an order but the document has no ${CREATE_CHECKOUT.method.toUpperCase()} ` +
+            `${CREATE_CHECKOUT.path}`,
         );
       const reference = String(operation.view.parameters?.find((parameter) => parameter.in === 'path')?.example);
       const res = await send(stack.client(), createCheckout, {
@@ -416,7 +420,8 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
         expect(contract.problems(operation, minimal), `${name} required members of the example`).to.deep.equal([]);
         expect(
           minimal.status,
-          `${name}: the example answered ${answer.status} ${answer.text.slice(0, 300)}; its required members ${minimal.status} ${minimal.text.slice(0, 300)}`,
+          `${name}: the example answered ${answer.status} ${answer.text.slice(0, 300)}; its required ` +
+            `members ${minimal.status} ${minimal.text.slice(0, 300)}`,
         ).to.be.within(200, 299);
       });
 

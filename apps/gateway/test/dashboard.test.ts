@@ -95,7 +95,9 @@ describe('deploy: the dashboard and alert rules read only exported metrics', fun
   it('takes metric names out of PromQL and nothing else', () => {
     expect(
       metricNamesIn(
-        'sum by (le, http_route) (rate(http_server_request_duration_seconds_bucket{job=~"$job",code="5.."}[$__rate_interval])) / ignoring(x) max(up) > 0.5',
+        'sum by (le, http_route) ' +
+          '(rate(http_server_request_duration_seconds_bucket{job=~"$job",code="5.."}[$__rate_interval])) / ' +
+          'ignoring(x) max(up) > 0.5',
       ),
     ).to.deep.equal(['http_server_request_duration_seconds_bucket', 'up']);
     expect(metricNamesIn('histogram_quantile(0.99, rate(a_b[5m])) * 60')).to.deep.equal(['a_b']);

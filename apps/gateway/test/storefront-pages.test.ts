@@ -380,7 +380,8 @@ describe('storefront pages', () => {
       let page = (await client.get<string>('/basket')).text;
       expect(page).to.match(
         new RegExp(
-          `value="${sku('p1004')}">\\s*<label for="quantity-0" class="vh">Quantity</label><input type="number" id="quantity-0" name="quantity" value="3"`,
+          `value="${sku('p1004')}">\\s*<label for="quantity-0" class="vh">Quantity</label><input ` +
+            'type="number" id="quantity-0" name="quantity" value="3"',
         ),
       );
       expect((await postForm(client, '/basket/update', { sku: sku('p1004'), quantity: '5' })).status).to.equal(303);

@@ -38,7 +38,8 @@ export const purityText = (hundredths: number) => `${(hundredths / 100).toFixed(
 /** What the certificate states, in one line: its subject. */
 export function sampleSubject(analysis: SampleAnalysis): string {
   return (
-    `${analysis.productName} ${analysis.size}, batch ${analysis.number}: purity ${purityText(analysis.purityHundredths)}, ` +
+    `${analysis.productName} ${analysis.size}, batch ${analysis.number}: purity ` +
+    `${purityText(analysis.purityHundredths)}, ` +
     `tested ${analysis.testedOn} by ${analysis.laboratory}, retest ${analysis.retestOn}`
   );
 }

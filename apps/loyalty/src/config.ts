@@ -39,7 +39,8 @@ export function readLedgerSettings(
   };
   if (!(tiers.silver < tiers.gold && tiers.gold < tiers.platinum)) {
     throw new ConfigError(
-      `LOYALTY_TIER_SILVER < LOYALTY_TIER_GOLD < LOYALTY_TIER_PLATINUM must hold, got ${tiers.silver}, ${tiers.gold}, ${tiers.platinum}`,
+      'LOYALTY_TIER_SILVER < LOYALTY_TIER_GOLD < LOYALTY_TIER_PLATINUM must hold, got ' +
+        `${tiers.silver}, ${tiers.gold}, ${tiers.platinum}`,
     );
   }
   return {

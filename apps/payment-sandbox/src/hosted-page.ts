@@ -41,7 +41,10 @@ function refundsOf(checkout: SandboxCheckout): string {
   const events = checkout.transactions.flatMap((transaction) => transaction.events);
   if (events.length === 0) return '';
   const total = checkout.transactions.reduce((sum, transaction) => sum + transaction.refunded_amount, 0);
-  return `<p id="refunded" data-refunded="${total.toFixed(2)}">Refunded ${formatAmount({ ...checkout, amount: total })} in ${events.length} refund${events.length === 1 ? '' : 's'}</p>`;
+  return (
+    `<p id="refunded" data-refunded="${total.toFixed(2)}">Refunded ` +
+    `${formatAmount({ ...checkout, amount: total })} in ${events.length} refund${events.length === 1 ? '' : 's'}</p>`
+  );
 }
 
 export function renderMessagePage(title: string, message: string): string {

@@ -80,7 +80,8 @@ export class EnvReader {
     const target = grpcTargetOf(raw);
     if (target === undefined) {
       throw new ConfigError(
-        `${name} must be host:port, dns:///host:port or a comma list of IP host:port entries (use dns:/// for a name with several addresses), got "${raw}"`,
+        `${name} must be host:port, dns:///host:port or a comma list of IP host:port entries (use ` +
+          `dns:/// for a name with several addresses), got "${raw}"`,
       );
     }
     return target;

@@ -148,7 +148,8 @@ export async function runOps(
     auditLog = openAuditLog(env.OPS_AUDIT_LOG);
   } catch (error) {
     io.stderr(
-      `${program.app} ops: cannot write the audit line to OPS_AUDIT_LOG ${env.OPS_AUDIT_LOG}: ${(error as Error).message}\n`,
+      `${program.app} ops: cannot write the audit line to OPS_AUDIT_LOG ${env.OPS_AUDIT_LOG}: ` +
+        `${(error as Error).message}\n`,
     );
     return OPS_EXIT.config;
   }
@@ -328,7 +329,8 @@ function checkInvocation(command: OpsCommand, args: readonly string[], options: 
   const expected = command.args ?? [];
   if (args.length !== expected.length) {
     throw new OpsUsageError(
-      `${command.name} takes ${expected.length ? expected.join(' ') : 'no arguments'}; got ${args.length ? args.join(' ') : 'none'}`,
+      `${command.name} takes ${expected.length ? expected.join(' ') : 'no arguments'}; got ` +
+        `${args.length ? args.join(' ') : 'none'}`,
     );
   }
   for (const [name, value] of Object.entries(options)) {
@@ -350,7 +352,8 @@ function overview(program: OpsProgram): string {
     '',
     optionLines(GLOBAL_OPTIONS),
     '',
-    `Run "<command> --help" for its options. Exit codes: 0 done, 1 refused, 64 usage, 65 bad input, 66 not found, 69 unavailable, 70 failed, 78 configuration.`,
+    'Run "<command> --help" for its options. Exit codes: 0 done, 1 refused, 64 usage, 65 bad input, ' +
+      '66 not found, 69 unavailable, 70 failed, 78 configuration.',
     '',
   ].join('\n');
 }

@@ -205,7 +205,8 @@ async function startAll(workloads: LocalWorkload[], running: AppProcess[]): Prom
         async () => {
           if (service.child.exitCode !== null)
             throw new Error(
-              `${container.name} exited ${service.child.exitCode}: ${service.stderr()} ${JSON.stringify(service.logs.slice(-3))}`,
+              `${container.name} exited ${service.child.exitCode}: ${service.stderr()} ` +
+                `${JSON.stringify(service.logs.slice(-3))}`,
             );
           return probeAnswers(container.probe!);
         },

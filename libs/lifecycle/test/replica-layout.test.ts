@@ -30,7 +30,8 @@ describe('npm start: the layout of several replicas', () => {
     expect(replicas.replicaCount({})).to.equal(1);
     expect(replicas.replicaCount({ REPLICAS: '3', MYSQL_URL: 'mysql://db:3306' })).to.equal(3);
     expect(() => replicas.replicaCount({ REPLICAS: '2' })).to.throw(
-      'REPLICAS=2 needs MYSQL_URL (and REDIS_URL for sessions and rate limits): the embedded SQLite files of identity, loyalty, checkout, inventory cannot be shared by several processes',
+      'REPLICAS=2 needs MYSQL_URL (and REDIS_URL for sessions and rate limits): the embedded SQLite ' +
+        'files of identity, loyalty, checkout, inventory cannot be shared by several processes',
     );
     // One service left on its SQLite file is enough to refuse.
     expect(() =>
@@ -103,7 +104,8 @@ describe('npm start: the layout of several replicas', () => {
       expect(run.status).to.equal(1);
       expect(run.stdout).to.equal('');
       expect(run.stderr.trim().split('\n')).to.deep.equal([
-        'start: REPLICAS=2 needs MYSQL_URL (and REDIS_URL for sessions and rate limits): the embedded SQLite files of identity, loyalty, checkout, inventory cannot be shared by several processes',
+        'start: REPLICAS=2 needs MYSQL_URL (and REDIS_URL for sessions and rate limits): the ' +
+          'embedded SQLite files of identity, loyalty, checkout, inventory cannot be shared by several processes',
       ]);
       // Refused before any key or database file was written.
       expect(fs.readdirSync(dataDir)).to.deep.equal([]);

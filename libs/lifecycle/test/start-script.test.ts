@@ -251,7 +251,9 @@ describe('npm start: signals and supervision (real processes)', function () {
         await expectEverythingGone([...after.values()], run.ports, 1000);
       });
 
-      it(`gives the caller-token private key to ${layout === 'split' ? 'the gateway alone' : 'no process: every component is in-process'}`, async () => {
+      it(`gives the caller-token private key to ${
+        layout === 'split' ? 'the gateway alone' : 'no process: every ' + 'component is in-process'
+      }`, async () => {
         const run = await start([process.execPath, 'scripts/start.mjs']);
         const holders = [...run.apps()]
           .filter(([, info]) => environOf(info.pid).has('CALLER_TOKEN_PRIVATE_KEY'))

@@ -89,7 +89,8 @@ describe('npm start: restarting a crashed app (real processes)', function () {
       spawnChild: () => {
         starts += 1;
         child = node(
-          `process.on('SIGINT', () => { console.log('got SIGINT'); process.exit(0); }); console.log('up'); ${KEEP_RUNNING}`,
+          `process.on('SIGINT', () => { console.log('got SIGINT'); process.exit(0); }); ` +
+            `console.log('up'); ${KEEP_RUNNING}`,
         );
         return child;
       },

@@ -27,12 +27,20 @@ export function composeMail({ subject, blocks }: MailContent): { subject: string
   const html = blocks.map((block) => {
     if ('paragraph' in block) return `<p>${escapeHtml(block.paragraph)}</p>`;
     if ('rows' in block)
-      return `<table>${block.rows.map(([label, value]) => `<tr><th scope="row" align="left">${escapeHtml(label)}</th><td align="right">${escapeHtml(value)}</td></tr>`).join('')}</table>`;
+      return `<table>${block.rows
+        .map(
+          ([label, value]) =>
+            '<tr><th scope="row" ' +
+            `align="left">${escapeHtml(label)}</th><td align="right">${escapeHtml(value)}</td></tr>`,
+        )
+        .join('')}</table>`;
     return `<p><a href="${escapeHtml(block.link.url)}">${escapeHtml(block.link.label)}</a></p>`;
   });
   return {
     subject,
     text: `${text.join('\n\n')}\n\n-- \n${SHOP_NAME}\n${RESEARCH_USE_LINE}\n`,
-    html: `<!doctype html><html lang="en-GB"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head><body>${html.join('')}<hr><p><small>${escapeHtml(SHOP_NAME)}<br>${escapeHtml(RESEARCH_USE_LINE)}</small></p></body></html>`,
+    html:
+      '<!doctype html><html lang="en-GB"><head><meta ' +
+      `charset="utf-8"><title>${escapeHtml(subject)}</title></head><body>${html.join('')}<hr><p><small>${escapeHtml(SHOP_NAME)}<br>${escapeHtml(RESEARCH_USE_LINE)}</small></p></body></html>`,
   };
 }

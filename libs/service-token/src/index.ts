@@ -94,7 +94,8 @@ export function readServiceTokenPublicKeys(env: EnvReader, required: readonly Se
     const name = separator === -1 ? entry : entry.slice(0, separator).trim();
     if (separator === -1 || !isServiceName(name)) {
       throw new ConfigError(
-        `${PUBLIC_KEYS_VARIABLE} entries must be <service>=<base64 key> with a service among ${SERVICE_NAMES.join(', ')}; got an entry named "${name.slice(0, 40)}"`,
+        `${PUBLIC_KEYS_VARIABLE} entries must be <service>=<base64 key> with a service among ` +
+          `${SERVICE_NAMES.join(', ')}; got an entry named "${name.slice(0, 40)}"`,
       );
     }
     if (keys[name] !== undefined) throw new ConfigError(`${PUBLIC_KEYS_VARIABLE} names ${name} twice`);

@@ -6,7 +6,9 @@ import { exportStaffActions } from './log';
 export function auditExportCommand(service: string, migrations: Record<string, Migration>, name = 'audit'): OpsCommand {
   return {
     name,
-    summary: `export ${service}'s staff audit log (who did what, when, from where, before and after) as JSON lines, oldest first`,
+    summary:
+      `export ${service}'s staff audit log (who did what, when, from where, before and after) ` +
+      'as JSON lines, oldest first',
     options: { since: { value: '<iso-date>', description: 'only entries from this moment on (default: all)' } },
     async run({ options, env }) {
       const since = typeof options.since === 'string' ? instantOption(options.since, 'since') : 0;

@@ -7,7 +7,9 @@ import { DEFAULT_SAMPLE_RATIO, readSampler } from '@storefront/telemetry';
 describe('telemetry: trace sampling', () => {
   it('samples a ratio of new traces and follows the parent by default', () => {
     expect(readSampler(new EnvReader({})).toString()).to.equal(
-      `RecordingRpcSpans{ParentBased{root=TraceIdRatioBased{${DEFAULT_SAMPLE_RATIO}}, remoteParentSampled=AlwaysOnSampler, remoteParentNotSampled=AlwaysOffSampler, localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler}}`,
+      `RecordingRpcSpans{ParentBased{root=TraceIdRatioBased{${DEFAULT_SAMPLE_RATIO}}, ` +
+        'remoteParentSampled=AlwaysOnSampler, remoteParentNotSampled=AlwaysOffSampler, ' +
+        'localParentSampled=AlwaysOnSampler, localParentNotSampled=AlwaysOffSampler}}',
     );
   });
 

@@ -20,7 +20,8 @@ export const CHROMIUM_ARGS = [
 export function requireChromium(): void {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(
-      `Chromium is missing at ${CHROMIUM}: install Debian's package with "apt-get update && apt-get install -y --no-install-recommends chromium"`,
+      `Chromium is missing at ${CHROMIUM}: install Debian's package with "apt-get update && apt-get ` +
+        'install -y --no-install-recommends chromium"',
     );
   }
 }

@@ -9,7 +9,8 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { expectAccessible, launchChromium } from '@storefront/testing';
 
 const page = (body: string) =>
-  `<!doctype html><html lang="en"><head><title>Check</title></head><body><main><h1>Check</h1>${body}</main></body></html>`;
+  '<!doctype html><html ' +
+  `lang="en"><head><title>Check</title></head><body><main><h1>Check</h1>${body}</main></body></html>`;
 
 describe('testing: expectAccessible (axe-core in Chromium)', () => {
   let browser: Browser;
@@ -62,7 +63,8 @@ describe('testing: expectAccessible (axe-core in Chromium)', () => {
 
   it('lets moderate violations through (content outside landmarks)', async () => {
     await tab.setContent(
-      `<!doctype html><html lang="en"><head><title>Check</title></head><body><h1>Check</h1><p>Outside any landmark</p></body></html>`,
+      '<!doctype html><html ' +
+        'lang="en"><head><title>Check</title></head><body><h1>Check</h1><p>Outside any landmark</p></body></html>',
     );
     const { violations } = await new AxeBuilder({ page: tab }).analyze();
     expect(violations.map(({ id, impact }) => `${id} ${impact}`)).to.include('region moderate');

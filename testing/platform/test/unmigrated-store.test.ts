@@ -80,7 +80,8 @@ describe('lifecycle: a service started on an unmigrated MySQL database', functio
       const behind = await refusal('inventory');
       expect(behind.code).to.equal(CONFIGURATION_EXIT);
       expect(behind.lines).to.deep.equal([
-        `inventory: the inventory database is not migrated (${names.length - 1} pending: ${names.slice(1).join(', ')}); run \`npm run migrate\` (or the image's \`migrate\` command) against it first`,
+        `inventory: the inventory database is not migrated (${names.length - 1} pending: ` +
+          `${names.slice(1).join(', ')}); run \`npm run migrate\` (or the image's \`migrate\` command) against it first`,
       ]);
 
       await applyMigrations(db, inventoryMigrations);

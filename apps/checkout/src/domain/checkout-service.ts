@@ -256,7 +256,8 @@ export class CheckoutService {
       if (payableUntil <= now()) {
         throw conflict(
           'reservation_expired',
-          `The stock held for order ${order.reference} was released before a payment link was made; start again with a new checkout_reference`,
+          `The stock held for order ${order.reference} was released before a payment link was made; ` +
+            'start again with a new checkout_reference',
         );
       }
       const provider = this.providerFor(order.provider);
@@ -492,6 +493,9 @@ function promoRefusalDetail(promo: PromoCode, refusal: PromoRefusal): string {
     case 'used_up':
       return `has reached its limit of ${promo.maxRedemptions} uses`;
     case 'held':
-      return `is held by other open orders up to its limit of ${promo.maxRedemptions} uses; it is free again if one of them is not paid`;
+      return (
+        `is held by other open orders up to its limit of ${promo.maxRedemptions} uses; it is ` +
+        'free again if one of them is not paid'
+      );
   }
 }

@@ -44,7 +44,8 @@ export function dispatchNoticeMail(
           ? [
               {
                 paragraph:
-                  'Your vials come from these batches; each batch number is printed on the vial and its certificate of analysis is online:',
+                  'Your vials come from these batches; each batch number is printed on the vial and ' +
+                  'its certificate of analysis is online:',
               },
               ...batches.map((batch) => ({
                 link: { label: `Batch ${batch} certificate`, url: certificatePageUrl(publicBaseUrl, batch) },

@@ -52,7 +52,8 @@ export function parseDispatchDetails(carrier: string, trackingNumber: string): D
   // The carrier is shown in the customer's dispatch mail: a line break there would add lines of the sender's choosing.
   if (details.carrier === '' || details.carrier.length > CARRIER_MAX_LENGTH || hasControlCharacters(details.carrier))
     throw invalidArgument(
-      `carrier must be 1 to ${CARRIER_MAX_LENGTH} characters without control characters (line breaks, tabs and the like)`,
+      `carrier must be 1 to ${CARRIER_MAX_LENGTH} characters without control characters (line ` +
+        'breaks, tabs and the like)',
       'invalid_carrier',
     );
   if (
@@ -205,7 +206,8 @@ function dispatchConflictOf(order: Order): AppError | undefined {
   if (order.dispatch) {
     return conflict(
       'order_already_dispatched',
-      `Order ${order.reference} was already dispatched with ${order.dispatch.carrier}, tracking ${order.dispatch.trackingNumber}`,
+      `Order ${order.reference} was already dispatched with ${order.dispatch.carrier}, tracking ` +
+        `${order.dispatch.trackingNumber}`,
     );
   }
   if (!DISPATCHABLE_STATUSES.includes(order.status)) {

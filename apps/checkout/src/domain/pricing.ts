@@ -44,7 +44,8 @@ export function checkAmountMatches(amountPence: number, totals: OrderTotals): vo
   if (amountPence !== totals.totalPence) {
     throw invalidArgument(
       `amount ${formatPounds(amountPence)} does not match the order total ${formatPounds(totals.totalPence)} ` +
-        `(goods ${formatPounds(totals.goodsPence)}, discount ${formatPounds(totals.discountPence)}, shipping ${formatPounds(totals.shippingPence)})`,
+        `(goods ${formatPounds(totals.goodsPence)}, discount ${formatPounds(totals.discountPence)}, ` +
+        `shipping ${formatPounds(totals.shippingPence)})`,
       'amount_mismatch',
     );
   }

@@ -59,7 +59,9 @@ export function recallNoticeMail(order: Order, batch: string, reason: string, pu
       subject: `Recall of batch ${batch} in your order ${order.reference}`,
       blocks: [
         {
-          paragraph: `${order.delivery.name}, order ${order.reference} included vials of batch ${batch}, which we have recalled. Please do not use them.`,
+          paragraph:
+            `${order.delivery.name}, order ${order.reference} included vials of batch ` +
+            `${batch}, which we have recalled. Please do not use them.`,
         },
         { rows: [['Why', reason]] },
         { paragraph: 'Reply to this mail and we will arrange their return and a replacement or refund.' },

@@ -17,7 +17,9 @@ export function refundMail(order: Order, refund: Refund, publicBaseUrl: string):
       subject: `Refund of ${money(refund.amountPence)} for order ${order.reference}`,
       blocks: [
         {
-          paragraph: `Dear ${order.delivery.name}, we have refunded ${money(refund.amountPence)} of order ${order.reference} to the card you paid with. It may take a few days to appear on your statement.`,
+          paragraph:
+            `Dear ${order.delivery.name}, we have refunded ${money(refund.amountPence)} of ` +
+            `order ${order.reference} to the card you paid with. It may take a few days to appear on your statement.`,
         },
         {
           rows: [

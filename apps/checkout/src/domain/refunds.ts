@@ -119,7 +119,8 @@ export class Refunds {
     if (refund.fingerprint !== fingerprint) {
       throw conflict(
         'idempotency_mismatch',
-        `idempotency_key ${request.idempotencyKey} was already used for a different refund; use a new key for a new refund`,
+        `idempotency_key ${request.idempotencyKey} was already used for a different refund; use a ` +
+          'new key for a new refund',
       );
     }
     if (created) {
@@ -358,7 +359,8 @@ function checkRefundable(order: Order, locked: LockedOrder, request: RefundReque
   if (unsettled) {
     throw conflict(
       'refund_in_progress',
-      `Refund ${unsettled.id} of order ${order.reference} is still being settled with the payment provider; try again once it is`,
+      `Refund ${unsettled.id} of order ${order.reference} is still being settled with the payment ` +
+        'provider; try again once it is',
     );
   }
   const refunded = live.reduce((sum, refund) => sum + refund.amountPence, 0);
@@ -366,7 +368,8 @@ function checkRefundable(order: Order, locked: LockedOrder, request: RefundReque
     throw new AppError(
       'unprocessable',
       'refund_exceeds_paid',
-      `amount_pence ${request.amountPence} is more than the ${locked.totalPence - refunded} pence left to refund of order ${order.reference} (paid ${locked.totalPence}, refunded ${refunded})`,
+      `amount_pence ${request.amountPence} is more than the ${locked.totalPence - refunded} pence ` +
+        `left to refund of order ${order.reference} (paid ${locked.totalPence}, refunded ${refunded})`,
     );
   }
   for (const line of request.lines) {
@@ -379,7 +382,8 @@ function checkRefundable(order: Order, locked: LockedOrder, request: RefundReque
       throw invalidArgument(`lines: ${line.sku} is not in order ${order.reference}`, 'invalid_refund_lines');
     if (returned + line.quantity > ordered) {
       throw invalidArgument(
-        `lines: ${line.quantity} × ${line.sku} is more than the ${ordered - returned} of it left to return in order ${order.reference}`,
+        `lines: ${line.quantity} × ${line.sku} is more than the ${ordered - returned} of it left to ` +
+          `return in order ${order.reference}`,
         'invalid_refund_lines',
       );
     }

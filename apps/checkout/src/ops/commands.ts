@@ -114,8 +114,15 @@ function describeOrder(view: ReturnType<typeof orderView>, payment: Record<strin
     `  created      ${view.createdAt}`,
     `  customer     ${view.email}${view.account ? ` (account ${view.account})` : ' (guest)'}`,
     ...view.lines.map((line) => `  line         ${line.quantity} × ${line.sku} at ${pounds(line.unitPricePence)}`),
-    `  total        ${pounds(view.totals.totalPence)} (goods ${pounds(view.totals.goodsPence)}, discount ${pounds(view.totals.discountPence)}, shipping ${pounds(view.totals.shippingPence)})${view.promoCode ? ` with ${view.promoCode}` : ''}`,
-    `  payment      ${'status' in payment ? `${String(payment.status)} at ${view.provider} (read now, checkout ${view.providerCheckoutId})` : String(payment.detail)}`,
+    `  total        ${pounds(view.totals.totalPence)} (goods ${pounds(view.totals.goodsPence)}, ` +
+      `discount ${pounds(view.totals.discountPence)}, shipping ` +
+      `${pounds(view.totals.shippingPence)})${view.promoCode ? ` with ${view.promoCode}` : ''}`,
+    '  payment      ' +
+      `${
+        'status' in payment
+          ? `${String(payment.status)} at ${view.provider} (read now, checkout ` + `${view.providerCheckoutId})`
+          : String(payment.detail)
+      }`,
     `  reservation  ${reservation}`,
     `  points       ${points}`,
   ].join('\n');
@@ -215,7 +222,9 @@ const commands: OpsCommand[] = [
         );
       }
       return {
-        text: `${update.file} now lists ${update.holidays} bank holidays of England and Wales, up to ${update.knownUntil}; restart the gateway and checkout to use them`,
+        text:
+          `${update.file} now lists ${update.holidays} bank holidays of England and Wales, up to ` +
+          `${update.knownUntil}; restart the gateway and checkout to use them`,
         data: { ...update },
       };
     },
@@ -306,12 +315,14 @@ const commands: OpsCommand[] = [
     name: 'orders dispatch',
     args: ['<reference>'],
     summary:
-      'dispatch a paid order with its carrier and tracking number; the running service then records its batches as shipped and mails the customer once (repeating it changes nothing)',
+      'dispatch a paid order with its carrier and tracking number; the running service then records ' +
+      'its batches as shipped and mails the customer once (repeating it changes nothing)',
     options: {
       carrier: { value: '<name>', description: `the carrier, up to ${CARRIER_MAX_LENGTH} characters (required)` },
       tracking: {
         value: '<number>',
-        description: `the tracking number: letters, digits, spaces, dashes, up to ${TRACKING_NUMBER_MAX_LENGTH} (required)`,
+        description:
+          'the tracking number: letters, digits, spaces, dashes, up to ' + `${TRACKING_NUMBER_MAX_LENGTH} (required)`,
       },
     },
     async run({ args: [reference], options, env, actor }) {
@@ -324,7 +335,9 @@ const commands: OpsCommand[] = [
         ),
       );
       return {
-        text: `order ${order.reference} ${order.status} with ${order.dispatch!.carrier}, tracking ${order.dispatch!.trackingNumber}`,
+        text:
+          `order ${order.reference} ${order.status} with ${order.dispatch!.carrier}, tracking ` +
+          `${order.dispatch!.trackingNumber}`,
         data: { order: orderView(order) },
       };
     },
@@ -342,7 +355,8 @@ const commands: OpsCommand[] = [
     name: 'orders cancel',
     args: ['<reference>'],
     summary:
-      'cancel an unpaid order: its payment link stops taking payments; the running service gives its stock and code back at its next reconcile pass',
+      'cancel an unpaid order: its payment link stops taking payments; the running service gives its ' +
+      'stock and code back at its next reconcile pass',
     async run({ args: [reference], env, actor }) {
       const order = await withFulfilment(env, (fulfilment) => fulfilment.cancel(reference!, opsActor(actor)));
       return { text: `order ${order.reference} ${order.status}`, data: { order: orderView(order) } };
@@ -352,7 +366,8 @@ const commands: OpsCommand[] = [
     name: 'orders refund',
     args: ['<reference>'],
     summary:
-      'refund a paid order through the payment provider, in full or in part, as the actor; the running service returns the stock and reverses the points',
+      'refund a paid order through the payment provider, in full or in part, as the actor; the ' +
+      'running service returns the stock and reverses the points',
     options: {
       amount: { value: '<pounds>', description: 'what to give back, e.g. 12.50 (required)' },
       reason: { value: '<text>', description: "why, up to 200 characters; the customer's mail shows it (required)" },
@@ -388,7 +403,9 @@ const commands: OpsCommand[] = [
           inFlightMs: 2 * settings.providerTimeoutMs,
         }).refundOrder(request, opsActor(actor)),
       );
-      const text = `refund ${refund.id} of ${pounds(refund.amountPence)} for order ${reference}: ${refund.state} (key ${request.idempotencyKey})`;
+      const text =
+        `refund ${refund.id} of ${pounds(refund.amountPence)} for order ${reference}: ` +
+        `${refund.state} (key ${request.idempotencyKey})`;
       return { text, data: { refund: refundMessage(refund), idempotencyKey: request.idempotencyKey } };
     },
   },

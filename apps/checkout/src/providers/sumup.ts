@@ -70,7 +70,8 @@ export class SumUpApiProvider implements PaymentProvider {
       throw new AppError(
         'provider_unavailable',
         'provider_unavailable',
-        `The payment provider reported a checkout for reference ${checkout.reference} that it then could not find; try again with the same checkout_reference`,
+        `The payment provider reported a checkout for reference ${checkout.reference} that it then ` +
+          'could not find; try again with the same checkout_reference',
       );
     }
     const earlier = this.parse(found);
@@ -83,7 +84,8 @@ export class SumUpApiProvider implements PaymentProvider {
       throw new AppError(
         'provider_unavailable',
         'provider_checkout_mismatch',
-        `The payment provider already holds checkout ${earlier.id} for reference ${checkout.reference}, but ${mismatch}; the order needs an operator's attention`,
+        `The payment provider already holds checkout ${earlier.id} for reference ` +
+          `${checkout.reference}, but ${mismatch}; the order needs an operator's attention`,
       );
     }
     this.logger.info(
@@ -204,7 +206,8 @@ export class SumUpApiProvider implements PaymentProvider {
       return new AppError(
         'provider_unavailable',
         'provider_unavailable',
-        `The payment provider did not answer the ${operation} within ${this.timeoutMs} ms; try again with the same checkout_reference`,
+        `The payment provider did not answer the ${operation} within ${this.timeoutMs} ms; try again ` +
+          'with the same checkout_reference',
       );
     }
     return new AppError(
@@ -237,7 +240,10 @@ function isOk(status: number): boolean {
 function adoptionMismatch(earlier: ProviderCheckout, wanted: NewProviderCheckout): string | undefined {
   if (earlier.status !== 'PENDING') return `it is ${earlier.status}, not PENDING`;
   if (earlier.amountPence !== wanted.amountPence || earlier.currency !== wanted.currency) {
-    return `it is for ${formatMoney(earlier.amountPence, earlier.currency)}, not ${formatMoney(wanted.amountPence, wanted.currency)}`;
+    return (
+      `it is for ${formatMoney(earlier.amountPence, earlier.currency)}, not ` +
+      `${formatMoney(wanted.amountPence, wanted.currency)}`
+    );
   }
   const merchantCode = earlier.raw.merchant_code;
   if (merchantCode !== wanted.merchantCode)

@@ -33,7 +33,8 @@ export class PromoAdmin implements PromoAdminPort {
   async create(promo: PromoCode, staff: StaffIdentity): Promise<PromoCode> {
     if (promo.activeUntil !== undefined && promo.activeUntil <= promo.activeFrom) {
       throw invalidArgument(
-        `until (${new Date(promo.activeUntil).toISOString()}) must be after from (${new Date(promo.activeFrom).toISOString()})`,
+        `until (${new Date(promo.activeUntil).toISOString()}) must be after from ` +
+          `(${new Date(promo.activeFrom).toISOString()})`,
         'invalid_date',
       );
     }

@@ -78,18 +78,22 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         responses: {
           '200': {
             ...jsonResponse(
-              'Account created; the session cookie is set. Should the loyalty service be unreachable for a moment, `loyalty` shows the welcome ' +
-                `bonus the account is owed (${LOYALTY_WELCOME.points} points, ${LOYALTY_WELCOME.tier}, one \`welcome\` entry, no rewards listed); the ledger grants it on the next read.`,
+              'Account created; the session cookie is set. Should the loyalty service be unreachable ' +
+                'for a moment, `loyalty` shows the welcome ' +
+                `bonus the account is owed (${LOYALTY_WELCOME.points} points, ` +
+                `${LOYALTY_WELCOME.tier}, one \`welcome\` entry, no rewards listed); the ledger grants it on the next read.`,
               AuthSuccess,
             ),
             headers: sessionCookieSet,
           },
           '400': errorResponse(
-            'Invalid body, naming the field: email format, password length or commonness, names, phone, unknown referral code, unknown fields; or `malformed_json`',
+            'Invalid body, naming the field: email format, password length or commonness, names, ' +
+              'phone, unknown referral code, unknown fields; or `malformed_json`',
           ),
           '403': crossSiteResponse,
           '409': errorResponse(
-            'The email is already registered (`email_taken`). The address of a new account is mailed a link to verify it (POST /api/auth/verify-email) and nothing else until it is used; the welcome follows it.',
+            'The email is already registered (`email_taken`). The address of a new account is mailed ' +
+              'a link to verify it (POST /api/auth/verify-email) and nothing else until it is used; the welcome follows it.',
           ),
           ...jsonBodyRefusals,
           '429': rateLimited,
@@ -118,9 +122,12 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'logIn',
         summary: 'Start a new session',
         description:
-          'Every login issues a new session, and only a 200 answer sets a cookie or leaves a session behind. An unknown email, a wrong ' +
-          'password and a request that cannot be credentials (not JSON, too large, a field missing or malformed) all get 401 ' +
-          '`invalid_credentials`; the detail names what is wrong with a malformed request. Failed logins are limited per account and per client address.',
+          'Every login issues a new session, and only a 200 answer sets a cookie or leaves a session ' +
+          'behind. An unknown email, a wrong ' +
+          'password and a request that cannot be credentials (not JSON, too large, a field missing ' +
+          'or malformed) all get 401 ' +
+          '`invalid_credentials`; the detail names what is wrong with a malformed request. Failed ' +
+          'logins are limited per account and per client address.',
         tags: ['auth'],
         responses: {
           '200': { ...jsonResponse('Logged in; the session cookie is set', AuthSuccess), headers: sessionCookieSet },
@@ -159,8 +166,10 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'requestPasswordReset',
         summary: 'Mail a password reset link',
         description:
-          'If the email belongs to an account, a link to `/account/reset-password?token=…` is mailed, valid for one hour and usable once. ' +
-          'The answer is the same 202, after the same work, whether or not the email has an account, so it tells nobody which emails are registered. ' +
+          'If the email belongs to an account, a link to `/account/reset-password?token=…` is ' +
+          'mailed, valid for one hour and usable once. ' +
+          'The answer is the same 202, after the same work, whether or not the email has an account, ' +
+          'so it tells nobody which emails are registered. ' +
           'Requests are limited per client address and per email.',
         tags: ['auth'],
         responses: {
@@ -189,13 +198,16 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'confirmPasswordReset',
         summary: 'Set a new password with a reset link',
         description:
-          'Sets the new password, ends every session of the account (on every replica), and mails a notice that the password changed. ' +
-          'The token works once and for one hour; it is then refused with 400 `invalid_reset_token`. No session is started: log in with the new password.',
+          'Sets the new password, ends every session of the account (on every replica), and mails a ' +
+          'notice that the password changed. ' +
+          'The token works once and for one hour; it is then refused with 400 `invalid_reset_token`. ' +
+          'No session is started: log in with the new password.',
         tags: ['auth'],
         responses: {
           '200': jsonResponse('The password is changed and every session of the account has ended', SuccessResult),
           '400': errorResponse(
-            '`invalid_reset_token`: unknown, used or expired; or an invalid body naming the field (password length or commonness), or `malformed_json`',
+            '`invalid_reset_token`: unknown, used or expired; or an invalid body naming the field ' +
+              '(password length or commonness), or `malformed_json`',
           ),
           '403': crossSiteResponse,
           ...jsonBodyRefusals,
@@ -216,14 +228,16 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'verifyEmail',
         summary: 'Verify an email address with the link mailed to it',
         description:
-          'The link in the verification mail (`/account/verify-email?token=…`, sent at sign-up and for a new address) works once, within 24 hours, ' +
+          'The link in the verification mail (`/account/verify-email?token=…`, sent at sign-up and ' +
+          'for a new address) works once, within 24 hours, ' +
           "in any browser, signed in or not. Its address becomes the account's, with `emailVerifiedAt`; the first verification of an account " +
           'mails the welcome, a new address has the old one told that it changed.',
         tags: ['auth'],
         responses: {
           '200': jsonResponse('The address is verified', SuccessResult),
           '400': errorResponse(
-            '`invalid_verification_token`: unknown, used or expired; or an invalid body naming the field, or `malformed_json`',
+            '`invalid_verification_token`: unknown, used or expired; or an invalid body naming the ' +
+              'field, or `malformed_json`',
           ),
           '403': crossSiteResponse,
           '409': errorResponse('`email_taken`: another account verified this address meanwhile'),
@@ -244,7 +258,8 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'changePassword',
         summary: 'Change the password, signed in',
         description:
-          'Needs the current password. Every other session of the account ends (on every replica); this one goes on under a new cookie. ' +
+          'Needs the current password. Every other session of the account ends (on every replica); ' +
+          'this one goes on under a new cookie. ' +
           'A verified address is told by mail. A wrong current password counts as a failed login of the account.',
         tags: ['auth'],
         security: [{ sessionCookie: [] }],
@@ -254,7 +269,8 @@ export const accountApi: ApiRoutes<GatewayContext> = {
             headers: sessionCookieSet,
           },
           '400': errorResponse(
-            '`invalid_current_password`; or an invalid body naming the field (new password length or commonness), or `malformed_json`',
+            '`invalid_current_password`; or an invalid body naming the field (new password length or ' +
+              'commonness), or `malformed_json`',
           ),
           '401': noSession,
           '403': crossSiteResponse,
@@ -283,16 +299,20 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'requestEmailChange',
         summary: 'Change the email address, signed in',
         description:
-          'Needs the current password. A link is mailed to the new address; the account keeps its address (and logs in with it) until the link ' +
-          'is used (POST /api/auth/verify-email), then the old address is told. Until then the profile shows the new one as `pendingEmail`; ' +
-          'asking again replaces the earlier link. An account whose own address is not verified yet may give that address: a new link goes to it. ' +
+          'Needs the current password. A link is mailed to the new address; the account keeps its ' +
+          'address (and logs in with it) until the link ' +
+          'is used (POST /api/auth/verify-email), then the old address is told. Until then the ' +
+          'profile shows the new one as `pendingEmail`; ' +
+          'asking again replaces the earlier link. An account whose own address is not verified yet ' +
+          'may give that address: a new link goes to it. ' +
           'An account asks for at most 5 links an hour (429).',
         tags: ['auth'],
         security: [{ sessionCookie: [] }],
         responses: {
           '202': jsonResponse('A link is on its way to the new address', EmailChangeAccepted),
           '400': errorResponse(
-            '`invalid_current_password`; or an invalid body naming the field (an email that is not one, or the verified address of the account), or `malformed_json`',
+            '`invalid_current_password`; or an invalid body naming the field (an email that is not ' +
+              'one, or the verified address of the account), or `malformed_json`',
           ),
           '401': noSession,
           '403': crossSiteResponse,
@@ -385,7 +405,9 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'syncState',
         summary: 'Save profile edits and loyalty redemption requests',
         description:
-          `Only ${EDITABLE_PROFILE_FIELDS} of the profile change. Loyalty state is sanitised: balances, tier and history are never taken from the client; a listed reward not yet redeemed is a redemption request. ` +
+          `Only ${EDITABLE_PROFILE_FIELDS} of the profile change. Loyalty state is sanitised: ` +
+          'balances, tier and history are never taken from the client; a listed reward not yet redeemed is a ' +
+          'redemption request. ' +
           'The session is checked before the body is read: without one the answer is 401 whatever the body.',
         tags: ['auth'],
         security: [{ sessionCookie: [] }],

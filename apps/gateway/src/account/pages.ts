@@ -263,7 +263,11 @@ ${
 ${outcome('profile')}
 ${fieldsForm('/account/profile', PROFILE_FIELDS, current, 'Save')}
 <h2>Email address</h2>
-<p>${profile.email}: ${profile.emailVerifiedAt ? 'confirmed' : 'not confirmed yet; follow the link we mailed to it, or give the same address below for a new link'}.</p>
+<p>${profile.email}: ${
+      profile.emailVerifiedAt
+        ? 'confirmed'
+        : 'not confirmed yet; follow the link ' + 'we mailed to it, or give the same address below for a new link'
+    }.</p>
 ${profile.pendingEmail ? html`<p>Changing to ${profile.pendingEmail} once the link mailed there is followed.</p>` : ''}
 ${outcome('email')}
 ${fieldsForm('/account/email', EMAIL_CHANGE_FIELDS, {}, 'Change email')}

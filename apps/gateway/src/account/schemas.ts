@@ -33,7 +33,8 @@ export const hashingBusy = {
   ...serviceFailures(),
   '503': {
     ...errorResponse(
-      'A service behind the gateway is unavailable, or too many sign-ups and logins are waiting for their password check (`service_unavailable` with Retry-After); retry shortly',
+      'A service behind the gateway is unavailable, or too many sign-ups and logins are waiting for ' +
+        'their password check (`service_unavailable` with Retry-After); retry shortly',
     ),
     headers: {
       'Retry-After': {
@@ -102,7 +103,8 @@ const LoyaltySync = component(
     {
       description:
         "Loyalty state as a client holds it. The server keeps its own balances, tier, history and reward lists and ignores the client's. " +
-        'The one intent honoured: a `redeemedRewards` entry without a `code` whose `rewardId` names an available reward asks to redeem it; ' +
+        'The one intent honoured: a `redeemedRewards` entry without a `code` whose `rewardId` names ' +
+        'an available reward asks to redeem it; ' +
         'it is granted when the balance covers the cost and the account holds no unused code for that reward. ' +
         'Known members must have the types shown (else 400); unknown members are dropped.',
       example: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] },
@@ -122,7 +124,9 @@ export const SignUpRequest = component(
       password: Type.String({
         minLength: ACCOUNT_LIMITS.passwordMinLength,
         maxLength: ACCOUNT_LIMITS.passwordMaxLength,
-        description: `${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters; one of the most commonly used passwords is refused with \`password_too_common\``,
+        description:
+          `${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} ` +
+          `characters; one of the most commonly used passwords is refused with \`password_too_common\``,
       }),
       firstName: personName('Given name'),
       lastName: personName('Family name'),
@@ -177,7 +181,9 @@ export const PasswordResetConfirmRequest = component(
       password: Type.String({
         minLength: ACCOUNT_LIMITS.passwordMinLength,
         maxLength: ACCOUNT_LIMITS.passwordMaxLength,
-        description: `The new password, by the sign-up rules: ${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters, not one of the most commonly used (\`password_too_common\`)`,
+        description:
+          `The new password, by the sign-up rules: ${ACCOUNT_LIMITS.passwordMinLength} to ` +
+          `${ACCOUNT_LIMITS.passwordMaxLength} characters, not one of the most commonly used (\`password_too_common\`)`,
       }),
     },
     {
@@ -251,7 +257,9 @@ export const PasswordChangeRequest = component(
       newPassword: Type.String({
         minLength: ACCOUNT_LIMITS.passwordMinLength,
         maxLength: ACCOUNT_LIMITS.passwordMaxLength,
-        description: `By the sign-up rules: ${ACCOUNT_LIMITS.passwordMinLength} to ${ACCOUNT_LIMITS.passwordMaxLength} characters, not one of the most commonly used (\`password_too_common\`)`,
+        description:
+          `By the sign-up rules: ${ACCOUNT_LIMITS.passwordMinLength} to ` +
+          `${ACCOUNT_LIMITS.passwordMaxLength} characters, not one of the most commonly used (\`password_too_common\`)`,
       }),
     },
     {

@@ -28,7 +28,8 @@ export const CatalogSize = component(
     inStock: Type.Boolean({ description: 'False only for a stock-limited SKU with no units available' }),
     batch: Type.Union([CatalogBatch, Type.Null()], {
       description:
-        'The batch the next unit sold comes from; null when no batch sells or the next unit is stock counted before batches were recorded (its certificate is on request)',
+        'The batch the next unit sold comes from; null when no batch sells or the next unit is stock ' +
+        'counted before batches were recorded (its certificate is on request)',
     }),
   }),
 );

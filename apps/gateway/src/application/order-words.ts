@@ -27,7 +27,8 @@ export function orderStatusWords(order: checkout.OrderSummary): string {
 export function stockWaitWords(order: checkout.OrderSummary): string {
   if (!order.waitingForStock) return '';
   const promise =
-    'ahead of any new order, as soon as holds in other baskets end; if they never come back, the order is refunded in full';
+    'ahead of any new order, as soon as holds in other baskets end; if they never come back, the ' +
+    'order is refunded in full';
   return order.status === 'pending_payment'
     ? `This order holds no stock: the units are in other baskets. Paid, it gets them ${promise}.`
     : `Paid and waiting for stock: the order gets its units ${promise}.`;
@@ -37,7 +38,10 @@ export function stockWaitWords(order: checkout.OrderSummary): string {
 export function dispatchWords({ dispatch }: checkout.OrderDetails): string {
   if (!dispatch) return '';
   const tracking = dispatch.trackingNumber ? `, tracking ${dispatch.trackingNumber}` : '';
-  return `Dispatched with ${dispatch.carrier}${tracking}${dispatch.deliveredAt ? `; delivered ${dispatch.deliveredAt.slice(0, 10)}` : ''}`;
+  return (
+    'Dispatched with ' +
+    `${dispatch.carrier}${tracking}${dispatch.deliveredAt ? `; delivered ${dispatch.deliveredAt.slice(0, 10)}` : ''}`
+  );
 }
 
 /**
@@ -50,5 +54,8 @@ export function expectedDispatchWords({
   expectedDeliveryOn,
 }: checkout.OrderDetails): string {
   if (summary?.status !== 'paid' || !expectedDispatchOn || !expectedDeliveryOn) return '';
-  return `Expected dispatch: ${formatLondonDate(expectedDispatchOn)}. Expected delivery: ${formatLondonDate(expectedDeliveryOn)}.`;
+  return (
+    `Expected dispatch: ${formatLondonDate(expectedDispatchOn)}. Expected delivery: ` +
+    `${formatLondonDate(expectedDeliveryOn)}.`
+  );
 }

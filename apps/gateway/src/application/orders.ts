@@ -39,7 +39,8 @@ export const Delivery = component(
     },
     {
       description:
-        'Where the order goes. The shop delivers in the UK only. No field may hold control characters (line breaks, tabs and the like).',
+        'Where the order goes. The shop delivers in the UK only. No field may hold control ' +
+        'characters (line breaks, tabs and the like).',
       additionalProperties: false,
     },
   ),
@@ -68,7 +69,8 @@ export const OrderLineView = component(
     batches: Type.Optional(
       Type.Array(ShippedBatch, {
         description:
-          'In an order read back: the batches the units were packed from, once the order is dispatched; empty before, ' +
+          'In an order read back: the batches the units were packed from, once the order is ' +
+          'dispatched; empty before, ' +
           'and for sizes whose stock is not counted in batches',
       }),
     ),
@@ -83,15 +85,18 @@ const stockWaitFields = {
   waitingForStock: Type.Optional(
     Type.Literal(true, {
       description:
-        'Present when the buyer chose to pay and wait (`wait_for_stock`): the order holds no stock; once paid it gets ' +
+        'Present when the buyer chose to pay and wait (`wait_for_stock`): the order holds no stock; ' +
+        'once paid it gets ' +
         "its units as other baskets' holds end, before any new order, or is refunded in full. Absent otherwise.",
     }),
   ),
   closeReason: Type.Optional(
     StringEnum(CLOSE_REASONS, {
       description:
-        'Why the order closed, when stock was the reason: `released_to_another_buyer` (unpaid past its firm period, its ' +
-        'units went to a buyer short of them), `stock_never_came` (paid while waiting for stock that never came back: ' +
+        'Why the order closed, when stock was the reason: `released_to_another_buyer` (unpaid past ' +
+        'its firm period, its ' +
+        'units went to a buyer short of them), `stock_never_came` (paid while waiting for stock that ' +
+        'never came back: ' +
         'refunded in full). Absent otherwise.',
     }),
   ),
@@ -190,10 +195,14 @@ export const OrderDetails = component(
     },
     {
       description:
-        'An order as saved, with its status. Money in GBP. `status`: `pending_payment` until the payment is confirmed, ' +
-        'then `paid`, or `failed` (declined) or `expired` (the payment link ran out unpaid); the shop may cancel an unpaid ' +
-        'order (`cancelled`), and a paid one goes on to `dispatched` and `delivered` (refunded in part `partially_refunded`, in full `refunded`; `refunded` says how much). ' +
-        '`delivery` is shown only to the account that placed the order, never for a guest order; so is `dispatch.trackingNumber`.',
+        'An order as saved, with its status. Money in GBP. `status`: `pending_payment` until the ' +
+        'payment is confirmed, ' +
+        'then `paid`, or `failed` (declined) or `expired` (the payment link ran out unpaid); the ' +
+        'shop may cancel an unpaid ' +
+        'order (`cancelled`), and a paid one goes on to `dispatched` and `delivered` (refunded in ' +
+        'part `partially_refunded`, in full `refunded`; `refunded` says how much). ' +
+        '`delivery` is shown only to the account that placed the order, never for a guest order; so ' +
+        'is `dispatch.trackingNumber`.',
       additionalProperties: false,
     },
   ),

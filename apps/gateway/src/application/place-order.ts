@@ -47,7 +47,9 @@ export const CreateCheckoutRequest = component(
       amount: Type.Number({
         exclusiveMinimum: 0,
         maximum: ORDER_AMOUNT_MAX_POUNDS,
-        description: `Order total in pounds, e.g. 54.93; at most ${ORDER_AMOUNT_MAX_POUNDS}. A larger amount is 400 \`invalid_request\` naming \`amount\`.`,
+        description:
+          `Order total in pounds, e.g. 54.93; at most ${ORDER_AMOUNT_MAX_POUNDS}. A ` +
+          `larger amount is 400 \`invalid_request\` naming \`amount\`.`,
       }),
       currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; GBP only' }),
       merchant_code: Type.String({
@@ -89,10 +91,13 @@ export const CreateCheckoutRequest = component(
     },
     {
       description:
-        'A basket priced by the server. `amount` must equal the server total to the penny: goods, minus the promo discount ' +
-        '(rounded half up), plus the shipping fee when goods after discount are under the free-shipping threshold, both as ' +
+        'A basket priced by the server. `amount` must equal the server total to the penny: goods, ' +
+        'minus the promo discount ' +
+        '(rounded half up), plus the shipping fee when goods after discount are under the ' +
+        'free-shipping threshold, both as ' +
         '/products.json publishes them in `shipping`. `checkout_reference` is the ' +
-        'order reference and idempotency key: the same request again answers the same order; another request under a used ' +
+        'order reference and idempotency key: the same request again answers the same order; another ' +
+        'request under a used ' +
         'reference is 422.',
       additionalProperties: false,
       example: {

@@ -48,7 +48,8 @@ export const Profile = component(
           format: 'date-time',
           readOnly: true,
           description:
-            'When `email` was verified by the link mailed to it; absent until then. Until it is, the address is sent that link and nothing else of the account.',
+            'When `email` was verified by the link mailed to it; absent until then. Until it is, the ' +
+            'address is sent that link and nothing else of the account.',
         }),
       ),
       pendingEmail: Type.Optional(
@@ -92,7 +93,8 @@ export const ProfileUpdate = component(
     {
       description:
         `The profile as a client holds it. Only ${EDITABLE_PROFILE_FIELDS} change here; id, createdAt, referralCode, ` +
-        'referredBy, emailVerifiedAt and pendingEmail are immutable and, like unknown fields, ignored; email changes with POST /api/auth/email.',
+        'referredBy, emailVerifiedAt and pendingEmail are immutable and, like unknown fields, ' +
+        'ignored; email changes with POST /api/auth/email.',
       example: { firstName: 'Ada', lastName: 'King', phone: '' },
     },
   ),

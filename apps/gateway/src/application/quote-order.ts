@@ -60,7 +60,8 @@ export const OrderQuote = component(
       dispatch_on: Type.String({
         format: 'date',
         description:
-          'The London date an order placed now leaves: today before the cut-off on a working day, else the next working day',
+          'The London date an order placed now leaves: today before the cut-off on a working day, ' +
+          'else the next working day',
       }),
       delivery_on: Type.String({ format: 'date', description: 'The London date it is expected to arrive' }),
       order_by: Type.Optional(
@@ -75,7 +76,8 @@ export const OrderQuote = component(
     },
     {
       description:
-        'The basket as the server prices it now, in pence, and when an order placed now would be dispatched and delivered. ' +
+        'The basket as the server prices it now, in pence, and when an order placed now would be ' +
+        'dispatched and delivered. ' +
         'Nothing is saved or held: stock and codes are checked again by create-checkout.',
     },
   ),

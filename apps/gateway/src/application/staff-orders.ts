@@ -65,7 +65,8 @@ export const StaffOrder = component(
     },
     {
       description:
-        'An order as the shop sees it: as `OrderDetails` with its delivery details always, and what checkout recorded of its account, promo, points and payment.',
+        'An order as the shop sees it: as `OrderDetails` with its delivery details always, and what ' +
+        'checkout recorded of its account, promo, points and payment.',
       additionalProperties: false,
     },
   ),

@@ -65,28 +65,38 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
         operationId: 'createCheckout',
         summary: 'Save a server-priced order, reserve its stock and create a hosted payment link',
         description:
-          'Works with or without the session cookie; with it, the paid order earns loyalty points. The link is for a person ' +
-          'to complete the card payment; hand it over only when `order_saved` is true. Retry an uncertain request with the ' +
-          'same body and `checkout_reference`. Abuse limits count per client address (an IPv6 address by its /64) and per ' +
-          'account: new orders per minute, unpaid orders open at once, and the share of a stock-limited SKU that open ' +
+          'Works with or without the session cookie; with it, the paid order earns loyalty points. ' +
+          'The link is for a person ' +
+          'to complete the card payment; hand it over only when `order_saved` is true. Retry an ' +
+          'uncertain request with the ' +
+          'same body and `checkout_reference`. Abuse limits count per client address (an IPv6 ' +
+          'address by its /64) and per ' +
+          'account: new orders per minute, unpaid orders open at once, and the share of a ' +
+          'stock-limited SKU that open ' +
           'orders may hold together (half the units on hand, at least one). A retry of a saved order is never limited.',
         tags: ['checkout'],
         security: [{}, { sessionCookie: [] }],
         responses: {
           '200': jsonResponse("The provider's checkout object with the saved order", CheckoutResult),
           '400': errorResponse(
-            'Invalid request: a field, a `redirect_url` off the shop (`invalid_redirect_url`), an unknown SKU, an amount other than the server total (the detail gives it), or ' +
-              '`invalid_promo_code`: the code is unknown, expired or used up, or another open order holds it (a single-use ' +
-              'reward code, or every use of a capped promo code); it is free again if that order is not paid. Nothing is stored, ' +
+            'Invalid request: a field, a `redirect_url` off the shop (`invalid_redirect_url`), an ' +
+              'unknown SKU, an amount other than the server total (the detail gives it), or ' +
+              '`invalid_promo_code`: the code is unknown, expired or used up, or another open order ' +
+              'holds it (a single-use ' +
+              'reward code, or every use of a capped promo code); it is free again if that order is ' +
+              'not paid. Nothing is stored, ' +
               'so the same `checkout_reference` may be sent again with another code or none; or `malformed_json`',
           ),
           '403': crossSiteResponse,
           '409': {
             ...errorResponse(
-              '`out_of_stock` naming the SKUs, and when other orders hold the units, how many and when the first is back ' +
-                '("3 of bpc-157-10mg are held in other baskets, back by 14:05", London time; send `wait_for_stock` to pay ' +
+              '`out_of_stock` naming the SKUs, and when other orders hold the units, how many and ' +
+                'when the first is back ' +
+                '("3 of bpc-157-10mg are held in other baskets, back by 14:05", London time; send ' +
+                '`wait_for_stock` to pay ' +
                 'now and wait for them); `request_in_progress` while the same reference is being processed; ' +
-                '`reservation_expired` or `order_closed` when a retry comes after the stock hold of an order without a link ended',
+                '`reservation_expired` or `order_closed` when a retry comes after the stock hold of ' +
+                'an order without a link ended',
             ),
             headers: {
               'Retry-After': {
@@ -100,11 +110,14 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
             "`idempotency_mismatch`: the reference was used with a different request. Another account's reference is answered like a new one (the same 400s and 429s) and is 422 only for a body that would otherwise be accepted",
           ),
           '429': rateLimitedResponse(
-            'too many new orders from this address or account in the last minute, too many order look-ups from this address (every attempt that is not a replay counts as one), too many unpaid orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
+            'too many new orders from this address or account in the last minute, too many order ' +
+              'look-ups from this address (every attempt that is not a replay counts as one), too many unpaid ' +
+              'orders open, or open orders that would hold too much of a stock-limited SKU; nothing was saved',
           ),
           ...jsonBodyRefusals,
           '502': errorResponse(
-            '`provider_unavailable`: the payment provider failed or did not answer in time; the order and its stock are kept, retry the same request',
+            '`provider_unavailable`: the payment provider failed or did not answer in time; the ' +
+              'order and its stock are kept, retry the same request',
           ),
           ...serviceFailures(),
         },
@@ -146,7 +159,8 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
         summary: 'Whether a discount code is currently valid (never consumes it)',
         description:
           "Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner's session. A code " +
-          'an open order holds (a reward code, or every use of a capped promo code) is not valid until that order closes unpaid. ' +
+          'an open order holds (a reward code, or every use of a capped promo code) is not valid ' +
+          'until that order closes unpaid. ' +
           'Checks are limited per client address (an IPv6 address by its /64).',
         tags: ['catalog'],
         security: [{}, { sessionCookie: [] }],
@@ -187,16 +201,20 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
         summary: 'Price a basket as create-checkout would, and say when an order placed now would be dispatched',
         description:
           "The server's goods, discount, shipping and total in pence for `items` and an optional `promo_code`, by the same " +
-          'pricing create-checkout charges by, and the dispatch and delivery dates: orders leave on working days (Monday to ' +
-          'Friday, not an England-and-Wales bank holiday), the same day when placed before the cut-off (14:00 London time by ' +
-          'default), else on the next working day, and arrive the working day after. Nothing is saved or held. A code that does ' +
+          'pricing create-checkout charges by, and the dispatch and delivery dates: orders leave on ' +
+          'working days (Monday to ' +
+          'Friday, not an England-and-Wales bank holiday), the same day when placed before the ' +
+          'cut-off (14:00 London time by ' +
+          'default), else on the next working day, and arrive the working day after. Nothing is ' +
+          'saved or held. A code that does ' +
           "not apply is named in `promo_refusal` and left out of the totals; a code counts as a promo check (limited per client address). Reward codes need their owner's session.",
         tags: ['checkout'],
         security: [{}, { sessionCookie: [] }],
         responses: {
           '200': jsonResponse('The basket priced, with its dispatch date', OrderQuote),
           '400': errorResponse(
-            '`invalid_request` naming the field (`items`, `items[0].quantity`, `promo_code`, ...), `unknown_sku` naming the line, or `malformed_json`',
+            '`invalid_request` naming the field (`items`, `items[0].quantity`, `promo_code`, ...), ' +
+              '`unknown_sku` naming the line, or `malformed_json`',
           ),
           '403': crossSiteResponse,
           '429': rateLimitedResponse('too many promo checks from this address in the last minute'),
@@ -217,9 +235,12 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
         operationId: 'receivePaymentEvent',
         summary: "Payment provider notification (SumUp's CHECKOUT_STATUS_CHANGED webhook)",
         description:
-          'A hint only: the order status is re-read from the provider, so a forged event changes nothing. The answer is the same ' +
-          'whatever `id` names (an open order, a closed one, an unknown id, or a provider read that failed). Notifications are limited ' +
-          'per client address, and those for one order read the provider at most once in a few seconds; the reconciler reads the rest.',
+          'A hint only: the order status is re-read from the provider, so a forged event changes ' +
+          'nothing. The answer is the same ' +
+          'whatever `id` names (an open order, a closed one, an unknown id, or a provider read that ' +
+          'failed). Notifications are limited ' +
+          'per client address, and those for one order read the provider at most once in a few ' +
+          'seconds; the reconciler reads the rest.',
         tags: ['checkout'],
         responses: {
           '200': jsonResponse('Received', Acknowledgement),
@@ -228,7 +249,8 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
           '403': crossSiteResponse,
           ...jsonBodyRefusals,
           '502': errorResponse(
-            '`provider_unavailable`: the status could not be re-read from the payment provider; the reconciler visits the order later anyway',
+            '`provider_unavailable`: the status could not be re-read from the payment provider; the ' +
+              'reconciler visits the order later anyway',
           ),
           ...serviceFailures(),
         },

@@ -97,7 +97,9 @@ export function checkoutPage(
 ${formError(error)}
 <h2>Your order</h2>
 <ul>${lines}</ul>
-<p>Goods ${formatPence(quote.goodsPence)}${quote.discountPence > 0 ? `, discount ${formatDiscount(quote.discountPence)} (${quote.promoCode})` : ''}, shipping ${quote.shippingPence === 0 ? 'free' : formatPence(quote.shippingPence)}.</p>
+<p>Goods ${formatPence(quote.goodsPence)}${
+      quote.discountPence > 0 ? `, discount ${formatDiscount(quote.discountPence)} ` + `(${quote.promoCode})` : ''
+    }, shipping ${quote.shippingPence === 0 ? 'free' : formatPence(quote.shippingPence)}.</p>
 <p><strong>Total ${formatPence(quote.totalPence)}</strong></p>
 ${dispatchNote(dispatchWords)}
 <form method="post" action="/checkout">

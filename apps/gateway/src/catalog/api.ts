@@ -31,7 +31,8 @@ export const catalogApi: ApiRoutes<GatewayContext & { catalog: CatalogCopy }> = 
         summary: 'Live stock levels of limited SKUs',
         tags: ['catalog'],
         description:
-          'Available units (on hand minus active reservations, never below 0) of every stock-limited SKU, read live on each request.',
+          'Available units (on hand minus active reservations, never below 0) of every stock-limited ' +
+          'SKU, read live on each request.',
         responses: {
           '200': jsonResponse('Stock map', StockMap),
           ...serviceFailures('`service_unavailable`: inventory is unreachable'),

@@ -18,5 +18,8 @@ export function renderSitemap(publicBaseUrl: string, catalog: ShopView['catalog'
   const urls = publicPagePaths(catalog).map(
     (path) => `<url><loc>${escapeHtml(new URL(path, publicBaseUrl).href)}</loc></url>`,
   );
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`;
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n<urlset ` +
+    `xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`
+  );
 }

@@ -21,7 +21,8 @@ export const certificatesApi: ApiRoutes<GatewayContext> = {
         operationId: 'getBatchCertificate',
         summary: "A batch's HPLC analysis and its certificate of analysis, by the batch number on the vial",
         description:
-          'Any letter case; a "/" in the number is sent as %2F. The PDF itself is at `certificateUrl`. Look-ups (this one, the ' +
+          'Any letter case; a "/" in the number is sent as %2F. The PDF itself is at ' +
+          '`certificateUrl`. Look-ups (this one, the ' +
           '/certificates pages and their PDFs) are limited per client address (an IPv6 address by its /64).',
         tags: ['certificates'],
         parameters: [

@@ -49,7 +49,8 @@ export const rateLimitedResponse = (description: string) => ({
 
 /** Refused before the operation reads anything: the session cookie sent from another site. */
 export const crossSiteResponse = errorResponse(
-  '`cross_site_request`: the request carries the session cookie but comes from another site (Origin, or Sec-Fetch-Site without one)',
+  '`cross_site_request`: the request carries the session cookie but comes from another site (Origin, ' +
+    'or Sec-Fetch-Site without one)',
 );
 
 /** What an operation that takes a JSON body answers to a body it will not read. */
@@ -109,7 +110,8 @@ export function openApiDocument(publicBaseUrl: string, parts: ApiPart[]): OpenAp
       title: 'Storefront API',
       version: '1.0.0',
       description:
-        'Accounts, loyalty, stock, promo validation and hosted checkout for a shop selling research-use-only peptide products. ' +
+        'Accounts, loyalty, stock, promo validation and hosted checkout for a shop selling ' +
+        'research-use-only peptide products. ' +
         'Errors always have the Error shape `{success: false, error, detail}`; `error` is a stable snake_case code.',
     },
     servers: [{ url: publicUrl(publicBaseUrl, '') }],
@@ -131,7 +133,8 @@ export function openApiDocument(publicBaseUrl: string, parts: ApiPart[]): OpenAp
           in: 'cookie',
           name: STAFF_COOKIE,
           description:
-            'A staff session from the console login (password and TOTP code), 12 hours idle; a customer session is refused',
+            'A staff session from the console login (password and TOTP code), 12 hours idle; a ' +
+            'customer session is refused',
         },
       },
     },

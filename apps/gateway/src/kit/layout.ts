@@ -14,7 +14,8 @@ export const STYLESHEET = Buffer.from(SITE_CSS);
 export const STYLESHEET_PATH = `/assets/site-${createHash('sha256').update(STYLESHEET).digest('hex').slice(0, 12)}.css`;
 
 export const RESEARCH_USE_NOTICE =
-  'All products are sold for laboratory research use only. They are not medicines, not for human or animal consumption, and not for diagnostic or therapeutic use.';
+  'All products are sold for laboratory research use only. They are not medicines, not for human or ' +
+  'animal consumption, and not for diagnostic or therapeutic use.';
 
 export const INFO_PAGES = [
   { path: '/terms', title: 'Research-use-only terms' },

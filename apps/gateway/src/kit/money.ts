@@ -36,7 +36,8 @@ export function amountToPence(amountPounds: number): number {
   const pence = Math.round(amountPounds * PENCE_PER_POUND);
   if (Math.abs(amountPounds * PENCE_PER_POUND - pence) > FLOAT_DRIFT_PENCE) {
     throw invalidArgument(
-      `amount ${amountPounds} has fractions of a penny, so it cannot match the order total; send the total to the penny`,
+      `amount ${amountPounds} has fractions of a penny, so it cannot match the order total; send the ` +
+        'total to the penny',
       'amount_mismatch',
     );
   }

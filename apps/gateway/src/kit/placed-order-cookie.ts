@@ -19,7 +19,8 @@ export function rememberPlacedOrder(res: Response, reference: string, delivery: 
   const value = Buffer.from(JSON.stringify(delivery)).toString('base64url');
   res.append(
     'Set-Cookie',
-    `${PLACED_ORDER_COOKIE}=${value}; Path=${orderPath(reference)}; Max-Age=${MAX_AGE_SECONDS}; HttpOnly; Secure; SameSite=Lax`,
+    `${PLACED_ORDER_COOKIE}=${value}; Path=${orderPath(reference)}; Max-Age=${MAX_AGE_SECONDS}; ` +
+      'HttpOnly; Secure; SameSite=Lax',
   );
 }
 

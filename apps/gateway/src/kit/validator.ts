@@ -110,9 +110,15 @@ function describe(error: ErrorObject | undefined, where: string): string {
   const field = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : where;
   switch (error.keyword) {
     case 'required':
-      return `${field === where ? '' : `${field}.`}${(error.params as { missingProperty: string }).missingProperty} is required`;
+      return (
+        `${field === where ? '' : `${field}.`}${(error.params as { missingProperty: string }).missingProperty} ` +
+        'is required'
+      );
     case 'additionalProperties':
-      return `${field === where ? '' : `${field}.`}${(error.params as { additionalProperty: string }).additionalProperty} is not an allowed field`;
+      return (
+        `${field === where ? '' : `${field}.`}${(error.params as { additionalProperty: string }).additionalProperty} ` +
+        'is not an allowed field'
+      );
     case 'type':
       return field === where
         ? `${where} must be a JSON ${(error.params as { type: string }).type}`

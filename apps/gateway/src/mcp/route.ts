@@ -22,10 +22,14 @@ import type { McpTool } from './tools';
 export const MCP_PATH = '/mcp';
 const SERVER_INFO = { name: 'storefront', title: 'Storefront', version: '1.0.0' };
 const INSTRUCTIONS =
-  'Tools of an online shop selling research-use-only peptide products. Find products with search_products and get_product, ' +
-  'check a code with validate_promo, then prepare_checkout: it answers a hosted payment link that a person must open to pay ' +
-  'by card (an agent never pays). Follow the order with get_order_status. To act for a customer account, send its session ' +
-  'token as `Authorization: Bearer <token>`; accounts are for the people they belong to, created only with their consent.';
+  'Tools of an online shop selling research-use-only peptide products. Find products with ' +
+  'search_products and get_product, ' +
+  'check a code with validate_promo, then prepare_checkout: it answers a hosted payment link that a ' +
+  'person must open to pay ' +
+  'by card (an agent never pays). Follow the order with get_order_status. To act for a customer ' +
+  'account, send its session ' +
+  'token as `Authorization: Bearer <token>`; accounts are for the people they belong to, created ' +
+  'only with their consent.';
 
 /** `tools`: built from the API's schemas (tools.ts), by the composition root. */
 export function registerMcpRoutes(app: Express, context: GatewayContext, tools: McpTool[]): void {

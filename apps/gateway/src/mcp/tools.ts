@@ -76,7 +76,8 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'search_products',
       title: 'Search the catalog',
       description:
-        'Products whose id, name or description contain every word of `text`, optionally only those sold in `size`; with neither, the whole catalog. Prices in GBP; `inStock` is live.',
+        'Products whose id, name or description contain every word of `text`, optionally only those ' +
+        'sold in `size`; with neither, the whole catalog. Prices in GBP; `inStock` is live.',
       inputSchema: SEARCH_INPUT,
       outputSchema: objectOf({ products: { type: 'array', items: product } }),
       readOnly: true,
@@ -101,8 +102,10 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'get_product',
       title: 'One product with live stock',
       description:
-        'A product with its sizes, GBP prices, stock flags and the batch each size is sold from now (`batch`: number, HPLC purity, ' +
-        'test date and `certificateUrl`, the certificate of analysis), and `stock`: the units available now of each of its stock-limited SKUs.',
+        'A product with its sizes, GBP prices, stock flags and the batch each size is sold from now ' +
+        '(`batch`: number, HPLC purity, ' +
+        'test date and `certificateUrl`, the certificate of analysis), and `stock`: the units ' +
+        'available now of each of its stock-limited SKUs.',
       inputSchema: PRODUCT_INPUT,
       outputSchema: objectOf({ product, stock: schemas.component('StockMap') }),
       readOnly: true,
@@ -123,8 +126,10 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'get_certificate',
       title: "A batch's certificate of analysis",
       description:
-        'GET /api/certificates/{batch_number} as a tool: the product and size of the batch with that number (printed on the vial), ' +
-        'its HPLC purity, test date, laboratory, whether it was recalled, and `certificateUrl`, the certificate PDF (null when on ' +
+        'GET /api/certificates/{batch_number} as a tool: the product and size of the batch with that ' +
+        'number (printed on the vial), ' +
+        'its HPLC purity, test date, laboratory, whether it was recalled, and `certificateUrl`, the ' +
+        'certificate PDF (null when on ' +
         'request). Same answer and per-address limit.',
       inputSchema: schemas.parameters('/api/certificates/{batch_number}', 'get'),
       outputSchema: schemas.component('BatchCertificate'),
@@ -150,8 +155,10 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       title: 'Price a basket and its dispatch date',
       description:
         "POST /api/quote as a tool: the server's goods, discount, shipping and total in pence for `items` and an optional " +
-        '`promo_code` (a code that does not apply is named in `promo_refusal` and left out), and when an order placed now ' +
-        'would be dispatched and delivered. Saves and holds nothing. Send `total_pence / 100` as `amount` to prepare_checkout.',
+        '`promo_code` (a code that does not apply is named in `promo_refusal` and left out), and ' +
+        'when an order placed now ' +
+        'would be dispatched and delivered. Saves and holds nothing. Send `total_pence / 100` as ' +
+        '`amount` to prepare_checkout.',
       inputSchema: schemas.component('QuoteRequest'),
       outputSchema: schemas.component('OrderQuote'),
       readOnly: true,
@@ -161,10 +168,13 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'prepare_checkout',
       title: 'Prepare a checkout and its payment link',
       description:
-        'POST /api/create-checkout as a tool, with the same fields: saves a server-priced order, reserves its stock and answers the ' +
+        'POST /api/create-checkout as a tool, with the same fields: saves a server-priced order, ' +
+        'reserves its stock and answers the ' +
         "provider's checkout with `hosted_checkout_url`, the link a person opens to pay by card. `amount` must equal the server total " +
-        '(see the field description); retry an uncertain call with the same arguments and `checkout_reference`. With a session, the ' +
-        'paid order earns the account loyalty points. Then hand the link to the person and follow the order with get_order_status.',
+        '(see the field description); retry an uncertain call with the same arguments and ' +
+        '`checkout_reference`. With a session, the ' +
+        'paid order earns the account loyalty points. Then hand the link to the person and follow ' +
+        'the order with get_order_status.',
       inputSchema: schemas.component('CreateCheckoutRequest'),
       outputSchema: schemas.component('CheckoutResult'),
       readOnly: false,
@@ -174,8 +184,10 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'get_order_status',
       title: 'Follow an order',
       description:
-        'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, `paid`, `failed`, `expired`, `cancelled`, ' +
-        '`dispatched`, `delivered`, `partially_refunded`, `refunded`), items, totals, while unpaid the payment link, and once sent the ' +
+        'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, ' +
+        '`paid`, `failed`, `expired`, `cancelled`, ' +
+        '`dispatched`, `delivered`, `partially_refunded`, `refunded`), items, totals, while unpaid ' +
+        'the payment link, and once sent the ' +
         "`dispatch` (carrier, tracking number for the account's own order, dates) and each line's `batches` with their certificate links, " +
         "once refunded the `refunded` amount. An account's order needs that account's session.",
       inputSchema: schemas.parameters('/api/orders/{checkout_reference}', 'get'),

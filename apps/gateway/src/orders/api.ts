@@ -94,8 +94,10 @@ export const ordersApi: ApiRoutes<GatewayContext> = {
         summary: 'One order by its checkout_reference: status, items, totals and the payment link while unpaid',
         description:
           "An order placed with a session is found only with that account's session: anyone else gets 404, as for a " +
-          'reference that does not exist. An order placed without a session (a guest order) is shown to whoever holds its ' +
-          'reference, without its delivery details. Look-ups are limited per client address (an IPv6 address by its /64).',
+          'reference that does not exist. An order placed without a session (a guest order) is shown ' +
+          'to whoever holds its ' +
+          'reference, without its delivery details. Look-ups are limited per client address (an IPv6 ' +
+          'address by its /64).',
         tags: ['orders'],
         security: [{}, { sessionCookie: [] }],
         parameters: [CHECKOUT_REFERENCE_PARAMETER],

@@ -41,7 +41,9 @@ export function orderPage(
   const lines = order.items.map((line) => {
     const found = findSku(catalog, line.sku);
     const batches = shipped.get(line.sku) ?? [];
-    return html`<tr><th scope="row">${found ? `${found.product.name} ${found.size.size}` : line.sku}${batches.length > 0 ? html`<ul class="batches" aria-label="Batches">${batchWords(batches)}</ul>` : ''}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
+    return html`<tr><th scope="row">${
+      found ? `${found.product.name} ` + `${found.size.size}` : line.sku
+    }${batches.length > 0 ? html`<ul class="batches" aria-label="Batches">${batchWords(batches)}</ul>` : ''}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
   });
   const delivery = details.delivery ?? placedHere;
   return {

@@ -117,7 +117,10 @@ function renderAuthentication(document: OpenApiDocument): string {
       scheme.type === 'apiKey'
         ? `${text(String(scheme.in))} <code>${text(String(scheme.name))}</code>`
         : text(String(scheme.type));
-    return `<li><strong>${text(name)}</strong>: ${where}${scheme.description ? `. ${prose(String(scheme.description))}` : ''}</li>`;
+    return (
+      `<li><strong>${text(name)}</strong>: ` +
+      `${where}${scheme.description ? `. ${prose(String(scheme.description))}` : ''}</li>`
+    );
   });
   return `<section id="authentication">
 <h2>Authentication</h2>
@@ -131,7 +134,8 @@ function renderContentsGroup(tag: string, operations: Operation[]): string {
     .filter((operation) => primaryTag(operation) === tag)
     .map(
       (operation) =>
-        `<li><a href="#${operation.anchor}"><code>${operation.method.toUpperCase()} ${text(operation.path)}</code></a> ${text(operation.view.summary ?? '')}</li>`,
+        `<li><a href="#${operation.anchor}"><code>${operation.method.toUpperCase()} ` +
+        `${text(operation.path)}</code></a> ${text(operation.view.summary ?? '')}</li>`,
     );
   return `<h3>${text(tag)}</h3>\n<ul>${items.join('')}</ul>`;
 }

@@ -99,7 +99,8 @@ export const publishedApi: ApiRoutes<Deps> = {
     {
       name: 'published',
       description:
-        'Documents that describe the API: the OpenAPI description, the RFC 9727 API catalog, this reference and llms.txt. ' +
+        'Documents that describe the API: the OpenAPI description, the RFC 9727 API catalog, this ' +
+        'reference and llms.txt. ' +
         'HTML pages answer Markdown to `Accept: text/markdown`.',
     },
   ],
@@ -145,7 +146,8 @@ export const publishedApi: ApiRoutes<Deps> = {
         operationId: 'getApiCatalog',
         summary: 'API catalog (RFC 9727)',
         description:
-          'Served as `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"` with a `Link: <…>; rel="api-catalog"` header.',
+          'Served as `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"` ' +
+          'with a `Link: <…>; rel="api-catalog"` header.',
         tags: ['published'],
         responses: {
           '200': { description: 'The catalog', content: { 'application/linkset+json': { schema: ApiCatalog } } },

@@ -24,12 +24,14 @@ function storefrontSection(url: (path: string) => string): string[] {
   return [
     '## Storefront pages',
     '',
-    'Server-rendered pages for people; each answers Markdown to `Accept: text/markdown`. Product pages are listed in the sitemap.',
+    'Server-rendered pages for people; each answers Markdown to `Accept: text/markdown`. Product ' +
+      'pages are listed in the sitemap.',
     '',
     `- [Home](${url('/')}): the products, shipping and quality facts, the research-use-only notice`,
     `- [Basket](${url('/basket')}): lines, promo code and totals as checkout prices them`,
     `- [Account](${url('/account')}): sign up, log in, profile, loyalty points and orders`,
-    `- [${CERTIFICATES_PAGE.title}](${url(CERTIFICATES_PAGE.path)}): a batch's HPLC analysis and certificate by the batch number on the vial`,
+    `- [${CERTIFICATES_PAGE.title}](${url(CERTIFICATES_PAGE.path)}): a batch's HPLC analysis and ` +
+      'certificate by the batch number on the vial',
     ...INFO_PAGES.map((page) => `- [${page.title}](${url(page.path)})`),
     `- [Sitemap](${url('/sitemap.xml')}): every public page`,
     '',
@@ -54,13 +56,18 @@ export function renderLlmsTxt(
     '',
     `> ${document.info.description}`,
     '',
-    `Base URL: ${url('')}. Version ${document.info.version}. Bodies are JSON. The session is the \`svc_sess\` cookie set by signup and login; keep it in a cookie jar. Accounts are for human customers, created only with the knowledge and consent of the person whose details are used. Payment is completed by a human on the provider's hosted page.`,
+    `Base URL: ${url('')}. Version ${document.info.version}. Bodies are JSON. The session is the ` +
+      `\`svc_sess\` cookie set by signup and login; keep it in a cookie jar. Accounts are for human ` +
+      'customers, created only with the knowledge and consent of the person whose details are used. ' +
+      `Payment is completed by a human on the provider's hosted page.`,
     '',
     '## API description',
     '',
-    `- [OpenAPI description](${url('/openapi.json')}): OpenAPI ${document.openapi}, every endpoint with request and response schemas and examples`,
+    `- [OpenAPI description](${url('/openapi.json')}): OpenAPI ${document.openapi}, every endpoint ` +
+      'with request and response schemas and examples',
     `- [API reference](${url('/docs/api/')}): human-readable; send \`Accept: text/markdown\` to get it as Markdown`,
-    `- [API catalog](${url(API_CATALOG_PATH)}): RFC 9727 linkset pointing at the description, the reference and the status endpoint`,
+    `- [API catalog](${url(API_CATALOG_PATH)}): RFC 9727 linkset pointing at the description, the ` +
+      'reference and the status endpoint',
     '',
     '## Endpoints',
     '',
@@ -68,7 +75,10 @@ export function renderLlmsTxt(
     '',
     '## MCP server',
     '',
-    `Model Context Protocol over Streamable HTTP at ${url(mcp.path)} (POST only, stateless: no session id). The tools run the same operations, limits and Error codes as the endpoints above; a failed call is a tool error whose text is the Error body. To act for an account, send its session token (the \`svc_sess\` value from signup or login) as \`Authorization: Bearer <token>\`.`,
+    `Model Context Protocol over Streamable HTTP at ${url(mcp.path)} (POST only, stateless: no ` +
+      'session id). The tools run the same operations, limits and Error codes as the endpoints above; a ' +
+      'failed call is a tool error whose text is the Error body. To act for an account, send its session ' +
+      `token (the \`svc_sess\` value from signup or login) as \`Authorization: Bearer <token>\`.`,
     '',
     ...mcp.tools.map((tool) => `- \`${tool.name}\`: ${tool.description}`),
     '',

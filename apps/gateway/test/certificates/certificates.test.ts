@@ -95,7 +95,8 @@ describe('gateway: batches and certificates of analysis for customers', () => {
       '<th scope="row">HPLC purity</th><td>99.42 %</td>',
       `<th scope="row">Tested on</th><td>${batch!.testedOn}</td>`,
       '<th scope="row">Laboratory</th><td>Demonstration Analytical Laboratory</td>',
-      '<a href="/certificates/BPC5-A001.pdf" type="application/pdf">Certificate of analysis for batch BPC5-A001 (PDF)</a>',
+      '<a href="/certificates/BPC5-A001.pdf" type="application/pdf">Certificate of analysis for ' +
+        'batch BPC5-A001 (PDF)</a>',
     ])
       expect(res.text).to.contain(row);
 

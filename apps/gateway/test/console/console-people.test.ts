@@ -253,7 +253,8 @@ describe('the console: promotions and customers', () => {
       const listed = await owner.get<string>('/console/promotions');
       expect(listed.text).to.match(
         new RegExp(
-          `<th scope="row">${code}</th><td class="num">10%</td><td>[0-9: -]{16}</td><td>2099-01-01 00:00</td><td class="num">3</td>`,
+          `<th scope="row">${code}</th><td class="num">10%</td><td>[0-9: -]{16}</td><td>2099-01-01 ` +
+            '00:00</td><td class="num">3</td>',
         ),
       );
       const placed = await expectCheckout(

@@ -136,7 +136,8 @@ describe('gateway: dispatch dates people can trust', () => {
     const [mail] = await smtp.waitForMails(1);
     expect(mail!.subject).to.equal(`Order ${body.checkout_reference} is confirmed`);
     expect(mail!.text).to.contain(
-      `Expected dispatch: ${formatLondonDate(promise.dispatchOn)}. Expected delivery: ${formatLondonDate(promise.deliveryOn)}.`,
+      `Expected dispatch: ${formatLondonDate(promise.dispatchOn)}. Expected delivery: ` +
+        `${formatLondonDate(promise.deliveryOn)}.`,
     );
 
     // Paid on Friday 28 May 2027 after the cut-off: the bank-holiday Monday passes, out Tuesday, delivered Wednesday;

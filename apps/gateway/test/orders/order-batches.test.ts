@@ -91,7 +91,9 @@ describe('gateway: the batches an order was packed from', () => {
     const page = await customer.get(`/orders/${encodeURIComponent(body.checkout_reference)}`, { accept: 'text/html' });
     expect(page.status, page.text).to.equal(200);
     expect(page.text).to.contain(
-      '<li><a href="/certificates/BPC5-A001">BPC5-A001</a> × 2, <a href="/certificates/BPC5-A001.pdf" type="application/pdf">certificate<span class="vh"> of batch BPC5-A001</span> (PDF)</a></li>',
+      '<li><a href="/certificates/BPC5-A001">BPC5-A001</a> × 2, <a ' +
+        'href="/certificates/BPC5-A001.pdf" type="application/pdf">certificate<span class="vh"> of batch ' +
+        'BPC5-A001</span> (PDF)</a></li>',
     );
     expect(page.text).to.contain(
       '<li><a href="/certificates/BPC10-A001">BPC10-A001</a> × 1, certificate on request</li>',

@@ -27,7 +27,8 @@ function tablePage(bytes: number): Buffer {
     size += row.length;
   }
   return Buffer.from(
-    `<!doctype html><html><body><h1>Price list</h1><table><tr><th>Item</th><th>Dose</th><th>Stock</th></tr>${rows.join('')}</table></body></html>`,
+    '<!doctype html><html><body><h1>Price ' +
+      `list</h1><table><tr><th>Item</th><th>Dose</th><th>Stock</th></tr>${rows.join('')}</table></body></html>`,
   );
 }
 
@@ -191,7 +192,9 @@ async function healthWhile<T>(stack: Stack, work: () => Promise<T>): Promise<{ r
  * thread itself ran at most 27 ms per poll.
  */
 function expectResponsive(polls: Poll[]): void {
-  const shown = `health polls (ms: latency/ran/waited for a core): ${polls.map((p) => [p.latency, p.ran, p.waitedForCpu].map(Math.round).join('/')).join(', ')}`;
+  const shown =
+    'health polls (ms: latency/ran/waited for a core): ' +
+    `${polls.map((p) => [p.latency, p.ran, p.waitedForCpu].map(Math.round).join('/')).join(', ')}`;
   expect(polls.length).to.be.greaterThan(0);
   for (const { latency, ran, waitedForCpu } of polls) {
     expect(ran, shown).to.be.below(100);

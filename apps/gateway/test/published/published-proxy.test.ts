@@ -5,7 +5,9 @@ import { expect } from 'chai';
 import { startStack, type Stack } from '@storefront/platform-testing';
 
 const PAGE =
-  '<!doctype html><html><head><title>Shop</title><script>window.tracking = 1;</script></head><body><h1>Peptides</h1><p>Free UK shipping over <strong>£75</strong>.</p><ul><li><a href="/p/bpc-157">BPC-157</a></li></ul></body></html>';
+  '<!doctype html><html><head><title>Shop</title><script>window.tracking = ' +
+  '1;</script></head><body><h1>Peptides</h1><p>Free UK shipping over ' +
+  '<strong>£75</strong>.</p><ul><li><a href="/p/bpc-157">BPC-157</a></li></ul></body></html>';
 
 /** Set-Cookie lines a browser would read as the session cookie: it trims the name. */
 const FORGED_SESSION_COOKIES = [

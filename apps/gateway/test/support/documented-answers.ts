@@ -43,7 +43,8 @@ export function undocumentedAnswers(document: OpenApiDocument, answers: Recorded
     for (const [offered, other] of Object.entries(pathItem)) {
       if (HTTP_METHODS.has(offered) && !documents(other?.responses, answer.status)) {
         problems.add(
-          `${answer.method} ${template} (a method the path does not offer) answered ${answer.status}, which ${offered.toUpperCase()} ${template} does not document`,
+          `${answer.method} ${template} (a method the path does not offer) answered ` +
+            `${answer.status}, which ${offered.toUpperCase()} ${template} does not document`,
         );
       }
     }

@@ -39,7 +39,9 @@ export function verificationMail(
       subject: 'Confirm your email address',
       blocks: [
         {
-          paragraph: `Hello ${firstName}, ${why}. If it was you, confirm the address with this link within ${validHours} hours; it works once.`,
+          paragraph:
+            `Hello ${firstName}, ${why}. If it was you, confirm the address with this link ` +
+            `within ${validHours} hours; it works once.`,
         },
         {
           link: {
@@ -63,7 +65,9 @@ export function welcomeMail(user: User, publicBaseUrl: string): Mail {
       blocks: [
         { paragraph: `Hello ${user.firstName}, your account is ready.` },
         {
-          paragraph: `We have added ${WELCOME_POINTS} loyalty points to it as a welcome. Points count towards rewards on later orders.`,
+          paragraph:
+            `We have added ${WELCOME_POINTS} loyalty points to it as a welcome. Points ` +
+            'count towards rewards on later orders.',
         },
         { link: { label: 'Your account', url: linkTo(publicBaseUrl, '/account') } },
       ],
@@ -86,7 +90,9 @@ export function passwordResetMail(
       subject: 'Reset your password',
       blocks: [
         {
-          paragraph: `Hello ${user.firstName}, someone asked to reset the password of your account. If it was you, set a new one with this link within ${validMinutes} minutes; it works once.`,
+          paragraph:
+            `Hello ${user.firstName}, someone asked to reset the password of your account. ` +
+            `If it was you, set a new one with this link within ${validMinutes} minutes; it works once.`,
         },
         {
           link: {
@@ -115,7 +121,9 @@ export function passwordChangedMail(user: User, changedAt: number, publicBaseUrl
       subject: 'Your password was changed',
       blocks: [
         {
-          paragraph: `Hello ${user.firstName}, the password of your account was changed on ${new Date(changedAt).toUTCString()} ${what}.`,
+          paragraph:
+            `Hello ${user.firstName}, the password of your account was changed on ` +
+            `${new Date(changedAt).toUTCString()} ${what}.`,
         },
         { paragraph: 'If this was not you, reset your password again at once and tell us.' },
         { link: { label: 'Forgot password', url: linkTo(publicBaseUrl, '/account/forgot-password') } },
@@ -133,7 +141,9 @@ export function emailChangedMail(user: User, changedAt: number, publicBaseUrl: s
       subject: 'Your email address was changed',
       blocks: [
         {
-          paragraph: `Hello ${user.firstName}, the email address of your account was changed on ${new Date(changedAt).toUTCString()}. The shop no longer writes to this address, and it no longer logs in.`,
+          paragraph:
+            `Hello ${user.firstName}, the email address of your account was changed on ` +
+            `${new Date(changedAt).toUTCString()}. The shop no longer writes to this address, and it no longer logs in.`,
         },
         { paragraph: 'If this was not you, tell us at once by replying to this mail.' },
         { link: { label: 'Your account', url: linkTo(publicBaseUrl, '/account') } },

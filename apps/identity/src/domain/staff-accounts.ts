@@ -71,7 +71,8 @@ const invalidSession = () => unauthenticated('The staff session is missing, has 
 const setupLinkBound = () =>
   conflict(
     'setup_link_bound',
-    'This set-up link was opened first in another browser (or a link preview), which alone sees the secret; ask an owner for a new link',
+    'This set-up link was opened first in another browser (or a link preview), which alone sees the ' +
+      'secret; ask an owner for a new link',
   );
 const setupLinkInvalid = () =>
   notFound('This set-up link is unknown, already used or expired; ask an owner for a new one', 'setup_link_invalid');

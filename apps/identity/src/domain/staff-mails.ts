@@ -19,11 +19,15 @@ export function secondFactorGuessingMail(
       subject: 'Someone has your console password',
       blocks: [
         {
-          paragraph: `By ${new Date(at).toUTCString()} the console had been given the right password of ${member.email} with ${wrongCodes} wrong codes, from addresses that have not logged in to it lately. Only the second factor kept them out.`,
+          paragraph:
+            `By ${new Date(at).toUTCString()} the console had been given the right password ` +
+            `of ${member.email} with ${wrongCodes} wrong codes, from addresses that have not logged in to it ` +
+            'lately. Only the second factor kept them out.',
         },
         {
           paragraph:
-            'Code attempts from new addresses are slowed down meanwhile. If this was not you, ask an owner now to reset your credentials, then set up a new password and authenticator.',
+            'Code attempts from new addresses are slowed down meanwhile. If this was not you, ask an ' +
+            'owner now to reset your credentials, then set up a new password and authenticator.',
         },
       ],
     }),

@@ -25,7 +25,9 @@ function linkAnswer(env: EnvReader, verb: string, { member, setupToken }: Issued
   const link = setupLink(env, setupToken);
   const expiresAt = new Date(member.setupExpiresAt!).toISOString();
   return {
-    text: `${verb} ${member.email} (${member.role}); give them this set-up link, shown only now, which works once until ${expiresAt}:\n${link}`,
+    text:
+      `${verb} ${member.email} (${member.role}); give them this set-up link, shown only now, ` +
+      `which works once until ${expiresAt}:\n${link}`,
     data: { staff: { email: member.email, role: member.role }, setupLink: link, expiresAt },
   };
 }
@@ -50,7 +52,8 @@ export const staffCommands: OpsCommand[] = [
     name: 'staff reset',
     args: ['<email>'],
     summary:
-      'print a new set-up link for a member who lost theirs, their authenticator or recovery codes; their old password, codes and sessions stop working at once',
+      'print a new set-up link for a member who lost theirs, their authenticator or recovery codes; ' +
+      'their old password, codes and sessions stop working at once',
     async run({ args: [email], env, actor }) {
       const issued = await withRoster(env, (roster) => roster.reissueSetup(email!, opsActor(actor)));
       return linkAnswer(env, 'new set-up link for', issued);
@@ -74,7 +77,8 @@ export const staffCommands: OpsCommand[] = [
     name: 'staff enable',
     args: ['<email>'],
     summary:
-      're-enable a disabled console account and print a new set-up link: nothing of its old password, codes or sessions works again',
+      're-enable a disabled console account and print a new set-up link: nothing of its old ' +
+      'password, codes or sessions works again',
     async run({ args: [email], env, actor }) {
       const issued = await withRoster(env, (roster) => roster.reenable(email!, opsActor(actor)));
       return linkAnswer(env, 're-enabled', issued);

@@ -50,7 +50,8 @@ export async function runCatalogImport(
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     out.error(
-      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      `cannot read ${file}: ` +
+        `${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
     );
     return EXIT.noInput;
   }
@@ -87,7 +88,8 @@ export async function runCatalogImport(
     await db.destroy();
   }
   out.info(
-    `imported ${catalog.products.length} products with ${sizes} sizes; stock of SKUs already in the store was left as it is`,
+    `imported ${catalog.products.length} products with ${sizes} sizes; stock of SKUs already in the ` +
+      'store was left as it is',
   );
   return EXIT.ok;
 }

@@ -126,7 +126,8 @@ export class StockAdmin {
       if (!before.unlimited && before.reserved > onHand) {
         throw conflict(
           'stock_held',
-          `${sku} has ${before.reserved} units held by open orders; stock on hand cannot go below that (asked for ${onHand})`,
+          `${sku} has ${before.reserved} units held by open orders; stock on hand cannot go below ` +
+            `that (asked for ${onHand})`,
         );
       }
       if (before.unlimited) await trx('stock').insert({ sku, on_hand: 0, reserved: 0 });
@@ -259,7 +260,8 @@ export class StockAdmin {
         const references = held.map((row: { order_reference: string }) => row.order_reference);
         throw conflict(
           'product_held',
-          `${productId} is held by ${references.length} open order${references.length === 1 ? '' : 's'} (${references.join(', ')}); remove it once they are paid or released`,
+          `${productId} is held by ${references.length} open ` +
+            `order${references.length === 1 ? '' : 's'} (${references.join(', ')}); remove it once they are paid or released`,
         );
       }
       const sizes = (await this.sizes(trx).where('s.product_id', productId).orderBy('s.sku')).map(toSkuStock);

@@ -228,7 +228,8 @@ export function parseAdjustmentPoints(text: string): number {
   const points = /^[+-]?\d{1,7}$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(points) || points === 0 || Math.abs(points) > MAX_ADJUSTMENT_POINTS) {
     throw invalidArgument(
-      `points must be a non-zero whole number from -${MAX_ADJUSTMENT_POINTS} to +${MAX_ADJUSTMENT_POINTS}, got "${text}"`,
+      `points must be a non-zero whole number from -${MAX_ADJUSTMENT_POINTS} to ` +
+        `+${MAX_ADJUSTMENT_POINTS}, got "${text}"`,
       'invalid_points',
     );
   }

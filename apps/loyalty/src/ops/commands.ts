@@ -51,7 +51,8 @@ const commands: OpsCommand[] = [
         const signed = `${points > 0 ? '+' : ''}${points}`;
         const text = outcome.granted
           ? `${accountId}: ${signed} points recorded; balance ${outcome.balance}`
-          : `${accountId}: key ${key} had already recorded ${signed} points; nothing changed; balance ${outcome.balance}`;
+          : `${accountId}: key ${key} had already recorded ${signed} points; nothing changed; ` +
+            `balance ${outcome.balance}`;
         return { text, data: { accountId, points, newlyRecorded: outcome.granted, balance: outcome.balance } };
       });
     },
@@ -68,9 +69,12 @@ const commands: OpsCommand[] = [
           return { text: `${report.accountsChecked} accounts checked; every balance agrees with its ledger`, data };
         const lines = report.mismatches.map(
           ({ userId, columns, ledger }) =>
-            `${userId}: columns points ${columns.points}, lifetime ${columns.lifetimePoints}; ledger points ${ledger.points}, lifetime ${ledger.lifetimePoints}`,
+            `${userId}: columns points ${columns.points}, lifetime ${columns.lifetimePoints}; ledger ` +
+            `points ${ledger.points}, lifetime ${ledger.lifetimePoints}`,
         );
-        const detail = `${report.mismatches.length} of ${report.accountsChecked} accounts disagree with their ledger:\n${lines.join('\n')}`;
+        const detail =
+          `${report.mismatches.length} of ${report.accountsChecked} accounts disagree ` +
+          `with their ledger:\n${lines.join('\n')}`;
         throw new OpsExit(OPS_EXIT.refused, 'balances_disagree', detail, data);
       });
     },

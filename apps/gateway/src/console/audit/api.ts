@@ -114,7 +114,8 @@ export const consoleAuditApi: ApiRoutes<GatewayContext> = {
         operationId: 'adminListStaffActions',
         summary: 'The staff audit log, newest first, searched (staff)',
         description:
-          'Every staff login, logout and change, from every component, append-only. A page at a time: follow `nextCursor` (with the same filters) until it is absent.',
+          'Every staff login, logout and change, from every component, append-only. A page at a ' +
+          'time: follow `nextCursor` (with the same filters) until it is absent.',
         tags: ['admin'],
         security: STAFF_ONLY,
         parameters: STAFF_ACTION_PARAMETERS,

@@ -46,7 +46,8 @@ export const StaffAction = component(
     },
     {
       description:
-        'One thing a staff member (or an operator on the ops command line, with the address `ops-cli`) did, as the component it changed recorded it with the change itself.',
+        'One thing a staff member (or an operator on the ops command line, with the address ' +
+        '`ops-cli`) did, as the component it changed recorded it with the change itself.',
       additionalProperties: false,
     },
   ),

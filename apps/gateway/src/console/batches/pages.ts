@@ -139,7 +139,12 @@ ${textInput('laboratory', 'Testing laboratory', typed, html` maxlength="200" req
 ${textInput('retest', 'Retest or expiry date (YYYY-MM-DD)', typed, html` placeholder="2028-11-02" required`)}
 <p><label for="batch-certificate">Certificate of analysis (PDF, at most 5 MB)</label>
 <input type="file" id="batch-certificate" name="certificate" accept="application/pdf,.pdf"></p>
-${textInput('note', 'Delivery (supplier and note number, optional)', typed, html` maxlength="${STOCK_NOTE_MAX_LENGTH}"`)}
+${textInput(
+  'note',
+  'Delivery (supplier and note number, ' + 'optional)',
+  typed,
+  html` maxlength="${STOCK_NOTE_MAX_LENGTH}"`,
+)}
 <button type="submit">Receive the batch</button>
 </form>
 <p><a href="${BATCHES_PATH}">Back to the batches</a></p>`,

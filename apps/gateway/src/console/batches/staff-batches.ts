@@ -88,7 +88,8 @@ export class StaffBatches {
   async receive(staff: StaffCaller, { certificate, ...receipt }: BatchReceipt): Promise<AdminBatchView> {
     if (certificate && certificate.length > CERTIFICATE_MAX_BYTES)
       throw invalidArgument(
-        `The certificate must be a PDF of at most 5 MB; this file is ${(certificate.length / 1024 / 1024).toFixed(1)} MB.`,
+        'The certificate must be a PDF of at most 5 MB; this file is ' +
+          `${(certificate.length / 1024 / 1024).toFixed(1)} MB.`,
         'invalid_certificate',
       );
     const { batch } = await this.inventory.receiveBatch(

@@ -77,7 +77,8 @@ const StaffSku = component(
     },
     {
       description:
-        'A size with its price and stock. An unlimited size is always available and counts no units (0 on hand, held and available).',
+        'A size with its price and stock. An unlimited size is always available and counts no units ' +
+        '(0 on hand, held and available).',
       additionalProperties: false,
     },
   ),
@@ -192,7 +193,8 @@ const CatalogImportPreview = component(
     },
     {
       description:
-        'What the import changes. Products and sizes the file leaves out are kept as they are; stock of sizes already in the catalog is never changed.',
+        'What the import changes. Products and sizes the file leaves out are kept as they are; stock ' +
+        'of sizes already in the catalog is never changed.',
       additionalProperties: false,
     },
   ),
@@ -235,7 +237,8 @@ export const consoleCatalogApi: ApiRoutes<GatewayContext & { staffCatalog: Staff
         operationId: 'adminSetStock',
         summary: "Count a size's units on hand, or stop counting them (owner)",
         description:
-          'Units held by open orders stay held: the count may not go below them, and a size cannot become unlimited while any are held.',
+          'Units held by open orders stay held: the count may not go below them, and a size cannot ' +
+          'become unlimited while any are held.',
         tags: ['admin'],
         security: STAFF_ONLY,
         'x-staff-role': 'owner',
@@ -362,7 +365,8 @@ export const consoleCatalogApi: ApiRoutes<GatewayContext & { staffCatalog: Staff
         responses: {
           '200': jsonResponse('The changes', CatalogImportPreview),
           '400': errorResponse(
-            '`invalid_catalog`: the text is not JSON or breaks the catalog format (the detail names each problem by its path); `catalog_too_large`',
+            '`invalid_catalog`: the text is not JSON or breaks the catalog format (the detail names ' +
+              'each problem by its path); `catalog_too_large`',
           ),
           ...ownerRefusals,
           ...catalogBodyRefusals,
@@ -391,7 +395,8 @@ export const consoleCatalogApi: ApiRoutes<GatewayContext & { staffCatalog: Staff
           '400': errorResponse('`invalid_catalog`, `catalog_too_large`, or a field missing'),
           ...ownerRefusals,
           '409': errorResponse(
-            '`catalog_changed`: the catalog changed since the preview, or the text is not the previewed one; preview again',
+            '`catalog_changed`: the catalog changed since the preview, or the text is not the ' +
+              'previewed one; preview again',
           ),
           ...catalogBodyRefusals,
         },

@@ -14,7 +14,8 @@ export const AdminStockChange = component(
     },
     {
       description:
-        'Exactly one of `onHand` (the units counted; an unlimited size becomes counted) and `unlimited: true` (stop counting).',
+        'Exactly one of `onHand` (the units counted; an unlimited size becomes counted) and ' +
+        '`unlimited: true` (stop counting).',
       additionalProperties: false,
       example: { onHand: 25, note: 'Counted on the shelf' },
     },

@@ -84,7 +84,8 @@ const StaffCustomer = component(
     },
     {
       description:
-        'A customer as the shop sees them: the profile (nothing secret), the loyalty account (null when it was never opened) and the newest orders.',
+        'A customer as the shop sees them: the profile (nothing secret), the loyalty account (null ' +
+        'when it was never opened) and the newest orders.',
       additionalProperties: false,
     },
   ),
@@ -183,7 +184,9 @@ export const consoleCustomersApi: ApiRoutes<GatewayContext> = {
         operationId: 'adminAdjustPoints',
         summary: "Adjust a customer's points (owner)",
         description:
-          'One adjustment entry the customer sees in their history, once per `idempotencyKey`. A debit may not take the balance below zero. Recorded in the staff audit log as `points_adjusted` with the balance before and after.',
+          'One adjustment entry the customer sees in their history, once per `idempotencyKey`. A ' +
+          'debit may not take the balance below zero. Recorded in the staff audit log as `points_adjusted` ' +
+          'with the balance before and after.',
         tags: ['admin'],
         security: STAFF_ONLY,
         parameters: [ACCOUNT_ID],

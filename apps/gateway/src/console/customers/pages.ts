@@ -145,7 +145,11 @@ function adjustedPage(
   return consolePage(
     outcome.newlyRecorded ? 'Points adjusted' : 'Already recorded',
     html`<h1>${outcome.newlyRecorded ? 'Points adjusted' : 'Already recorded'}</h1>
-<p role="status">${outcome.newlyRecorded ? `${signed(outcome.points)} points recorded.` : `This adjustment (${signed(outcome.points)} points) was already recorded; nothing changed.`} The balance is ${outcome.balance} points.</p>
+<p role="status">${
+      outcome.newlyRecorded
+        ? `${signed(outcome.points)} points ` + 'recorded.'
+        : `This adjustment (${signed(outcome.points)} points) was already recorded; ` + 'nothing changed.'
+    } The balance is ${outcome.balance} points.</p>
 <p><a href="${customerPath(id)}">Back to the customer</a></p>`,
     staff,
   );

@@ -211,7 +211,8 @@ function staffOrderAction({
     responses: {
       '200': jsonResponse('The order as it is now', StaffOrder),
       '400': errorResponse(
-        `${invalid ? `${invalid}; or ` : ''}the checkout_reference is longer than ${ORDER_REFERENCE_MAX_LENGTH} characters`,
+        `${invalid ? `${invalid}; or ` : ''}the checkout_reference is longer than ` +
+          `${ORDER_REFERENCE_MAX_LENGTH} characters`,
       ),
       '403': crossSiteResponse,
       '404': errorResponse('`order_not_found`: no order with this reference'),
@@ -297,7 +298,9 @@ export const consoleOrdersApi: ApiRoutes<GatewayContext> = {
         invalid:
           '`invalid_carrier` or `invalid_tracking_number`: the field named is empty, too long or has other characters',
         refused:
-          '`order_not_dispatchable`: the order is not paid (or partly refunded), or its payment is still being settled; `order_already_dispatched`: it was dispatched with other details; `batch_short`: a batch in `packedBatches` lacks the units (nothing is dispatched)',
+          '`order_not_dispatchable`: the order is not paid (or partly refunded), or its payment is ' +
+          'still being settled; `order_already_dispatched`: it was dispatched with other details; ' +
+          '`batch_short`: a batch in `packedBatches` lacks the units (nothing is dispatched)',
       }),
       body: { schema: DispatchRequest },
       before: staffChange,
@@ -332,12 +335,16 @@ export const consoleOrdersApi: ApiRoutes<GatewayContext> = {
         example: 'order-2026-0006',
         summary: 'Cancel an unpaid order (staff)',
         description:
-          'The payment link stops taking payments, and the stock and code the order held are given back at once; the order becomes `cancelled`. ' +
-          'If the payment arrived meanwhile, the cancel is refused and the order is paid. Repeating it answers the order unchanged.',
+          'The payment link stops taking payments, and the stock and code the order held are given ' +
+          'back at once; the order becomes `cancelled`. ' +
+          'If the payment arrived meanwhile, the cancel is refused and the order is paid. Repeating ' +
+          'it answers the order unchanged.',
         refused:
-          '`order_not_cancellable`: the order is not awaiting payment (or was paid meanwhile); `request_in_progress`: its payment link is being made, try again shortly',
+          '`order_not_cancellable`: the order is not awaiting payment (or was paid meanwhile); ' +
+          '`request_in_progress`: its payment link is being made, try again shortly',
         providerFailure:
-          '`provider_unavailable`: the payment provider could not be asked to stop the payment link; nothing changed, retry',
+          '`provider_unavailable`: the payment provider could not be asked to stop the payment link; ' +
+          'nothing changed, retry',
       }),
       before: staffChange,
       handle: (context) => async (req, res) => {

@@ -98,7 +98,8 @@ export const consolePromotionsApi: ApiRoutes<GatewayContext> = {
         responses: {
           '201': jsonResponse('The code as created', StaffPromoAnswer),
           '400': errorResponse(
-            'A bad code (`invalid_code`), percent (`invalid_discount`), date (`invalid_date`, or `until` not after `from`) or cap (`invalid_cap`)',
+            'A bad code (`invalid_code`), percent (`invalid_discount`), date (`invalid_date`, or ' +
+              '`until` not after `from`) or cap (`invalid_cap`)',
           ),
           '409': errorResponse('`promo_exists`: the code exists already'),
           ...ownerRefusals,
@@ -118,7 +119,8 @@ export const consolePromotionsApi: ApiRoutes<GatewayContext> = {
         operationId: 'adminExpirePromo',
         summary: 'End a promo code now (owner)',
         description:
-          'New orders can no longer use it; open orders keep the price they were given. Recorded in the staff audit log as `promo_expired`.',
+          'New orders can no longer use it; open orders keep the price they were given. Recorded in ' +
+          'the staff audit log as `promo_expired`.',
         tags: ['admin'],
         security: STAFF_ONLY,
         parameters: [

@@ -39,7 +39,8 @@ export const RefundRequest = component(
           {
             maxItems: ORDER_LINES_MAX,
             description:
-              'Lines whose units go back to stock, each at most the quantity ordered less what earlier refunds returned',
+              'Lines whose units go back to stock, each at most the quantity ordered less what ' +
+              'earlier refunds returned',
           },
         ),
       ),
@@ -52,7 +53,8 @@ export const RefundRequest = component(
     },
     {
       description:
-        'A refund through the payment provider. The same `idempotencyKey` with the same request answers the same refund; with another request it is refused.',
+        'A refund through the payment provider. The same `idempotencyKey` with the same request ' +
+        'answers the same refund; with another request it is refused.',
       additionalProperties: false,
     },
   ),
@@ -102,7 +104,8 @@ export const consoleRefundsApi: ApiRoutes<GatewayContext> = {
         operationId: 'adminRefundOrder',
         summary: 'Refund an order in full or in part through the payment provider (owner)',
         description:
-          'Gives `amount` back to the card the order was paid with and returns the chosen lines to stock; the customer is mailed ' +
+          'Gives `amount` back to the card the order was paid with and returns the chosen lines to ' +
+          'stock; the customer is mailed ' +
           "and the order's points are reversed in proportion. Never more than was paid; one refund of an order is settled at a time.",
         tags: ['admin'],
         security: STAFF_ONLY,
@@ -110,11 +113,13 @@ export const consoleRefundsApi: ApiRoutes<GatewayContext> = {
         responses: {
           '201': jsonResponse('Refunded: the provider confirmed it', RefundResult),
           '202': jsonResponse(
-            'Sent, not yet confirmed by the provider (its answer was lost or late); the refund is `pending` and settled from its record',
+            'Sent, not yet confirmed by the provider (its answer was lost or late); the refund is ' +
+              '`pending` and settled from its record',
             RefundResult,
           ),
           '400': errorResponse(
-            'A field missing or malformed, an amount in fractions of a penny, or lines not in the order or beyond what is left to return',
+            'A field missing or malformed, an amount in fractions of a penny, or lines not in the ' +
+              'order or beyond what is left to return',
           ),
           '401': errorResponse('`staff_unauthorized`: no valid staff session (a customer session does not count)'),
           '403': {
@@ -123,10 +128,13 @@ export const consoleRefundsApi: ApiRoutes<GatewayContext> = {
           },
           '404': errorResponse('`order_not_found`: no order with this reference'),
           '409': errorResponse(
-            '`order_not_refundable` (not paid, or refunded in full), `order_not_settled` (its payment is still being confirmed), `refund_in_progress` (another refund of it is unsettled) or `idempotency_mismatch` (the key was used for another refund)',
+            '`order_not_refundable` (not paid, or refunded in full), `order_not_settled` (its ' +
+              'payment is still being confirmed), `refund_in_progress` (another refund of it is unsettled) or ' +
+              '`idempotency_mismatch` (the key was used for another refund)',
           ),
           '422': errorResponse(
-            '`refund_exceeds_paid`: more than is left to refund; or `refund_refused`: the payment provider refused it (its code in the detail), nothing was refunded',
+            '`refund_exceeds_paid`: more than is left to refund; or `refund_refused`: the payment ' +
+              'provider refused it (its code in the detail), nothing was refunded',
           ),
           '502': errorResponse('`provider_unavailable`: the payment provider could not be reached'),
           ...jsonBodyRefusals,

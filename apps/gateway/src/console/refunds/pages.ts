@@ -41,7 +41,9 @@ export function refundSection(staff: StaffCaller, order: checkout.StaffOrder): H
   const left = summary.totalPence - order.details!.refundedPence;
   const rows = order.refunds.map(
     (refund) =>
-      html`<tr><td>${refund.createdAt.slice(0, 16).replace('T', ' ')}</td><td class="num">${formatPence(refund.amountPence)}</td><td>${refund.reason}</td><td>${refund.lines.map((line) => `${line.quantity} × ${line.sku}`).join(', ') || 'none'}</td><td>${STATE_WORDS[refund.state] ?? refund.state}${refund.failureCode ? ` (${refund.failureCode})` : ''}</td><td>${refund.createdBy}</td></tr>`,
+      html`<tr><td>${refund.createdAt.slice(0, 16).replace('T', ' ')}</td><td class="num">${formatPence(refund.amountPence)}</td><td>${refund.reason}</td><td>${
+        refund.lines.map((line) => `${line.quantity} ` + `× ${line.sku}`).join(', ') || 'none'
+      }</td><td>${STATE_WORDS[refund.state] ?? refund.state}${refund.failureCode ? ` (${refund.failureCode})` : ''}</td><td>${refund.createdBy}</td></tr>`,
   );
   return html`<h2>Refunds</h2>
 ${
@@ -115,7 +117,11 @@ function confirmationPage(
     `Confirm refund of order ${summary.reference}`,
     html`<h1>Confirm refund of order ${summary.reference}</h1>
 <p>This gives <strong>${formatPence(checked.amountPence)}</strong> back to the card order ${summary.reference} was paid with (total ${formatPence(summary.totalPence)}), and mails the customer.</p>
-<dl><dt>Reason</dt><dd>${form.reason}</dd><dt>Back to stock</dt><dd>${checked.lines.length > 0 ? checked.lines.map((line) => `${line.quantity} × ${line.sku}`).join(', ') : 'nothing'}</dd></dl>
+<dl><dt>Reason</dt><dd>${form.reason}</dd><dt>Back to stock</dt><dd>${
+      checked.lines.length > 0
+        ? checked.lines.map((line) => `${line.quantity} ` + `× ${line.sku}`).join(', ')
+        : 'nothing'
+    }</dd></dl>
 <form method="post" action="${refundPath(summary.reference)}">
 <input type="hidden" name="amount" value="${form.amount}">
 <input type="hidden" name="reason" value="${form.reason}">
@@ -136,8 +142,10 @@ function resultPage(staff: StaffCaller, reference: string, answer: checkout.Refu
     html`<h1>${done ? `Refunded ${formatPence(refund.amountPence)}` : `Refund of ${formatPence(refund.amountPence)} sent`}</h1>
 <p role="status">${
       done
-        ? `Order ${reference} is refunded ${formatPence(answer.order!.details!.refundedPence)} in all; the customer is mailed.`
-        : 'The payment provider has not confirmed it yet. The shop reads its record and settles the refund; nothing will be sent twice.'
+        ? `Order ${reference} is refunded ${formatPence(answer.order!.details!.refundedPence)} in ` +
+          'all; the customer is mailed.'
+        : 'The payment provider has not confirmed it yet. The shop reads its record and settles the ' +
+          'refund; nothing will be sent twice.'
     }</p>
 <p><a href="/console/orders/${encodeURIComponent(reference)}">Back to the order</a></p>`,
     staff,

@@ -27,7 +27,8 @@ export function setupBindingOf(req: Pick<Request, 'headers'>): { binding: string
 export function keepSetupBinding(res: Response, token: string, binding: string): void {
   res.append(
     'Set-Cookie',
-    `${SETUP_BINDING_COOKIE}=${binding}; Path=${setupPath(token)}; Max-Age=${BINDING_MAX_AGE_SECONDS}; HttpOnly; Secure; SameSite=Lax`,
+    `${SETUP_BINDING_COOKIE}=${binding}; Path=${setupPath(token)}; ` +
+      `Max-Age=${BINDING_MAX_AGE_SECONDS}; HttpOnly; Secure; SameSite=Lax`,
   );
 }
 
