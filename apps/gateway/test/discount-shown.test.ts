@@ -3,33 +3,13 @@
  * takes off, on the basket, the checkout form, the order page and the console's order page alike.
  */
 import { expect } from 'chai';
-import type { HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import {
-  EDGE_PRODUCT,
-  checkoutBody,
-  expectCheckout,
-  newClientAddress,
-  sku,
-  startCheckoutStack,
-} from '../../checkout/test/support';
+import { EDGE_PRODUCT, checkoutBody, expectCheckout, sku, startCheckoutStack } from '../../checkout/test/support';
 import { signedInStaff } from './support/console';
+import { postForm } from './support/site-forms';
 
-// startCheckoutStack's PUBLIC_BASE_URL: a browser on the shop's pages sends it as Origin.
-const SITE = 'http://127.0.0.1:9';
 // One line of 83.33 with WELCOME10: 8.33 off, 75.00 in all (shipping is free from 75).
 const DISCOUNT = '\u2212£8.33';
-
-function postForm(client: HttpClient, path: string, fields: Record<string, string>) {
-  return client.request<string>('POST', path, {
-    body: new URLSearchParams(fields).toString(),
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      origin: SITE,
-      'x-forwarded-for': newClientAddress(),
-    },
-  });
-}
 
 describe('gateway: a discount is shown with its minus sign on every page', () => {
   let stack: Stack;

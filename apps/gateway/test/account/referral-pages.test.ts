@@ -3,21 +3,8 @@ import { expect } from 'chai';
 import type { HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import { REFERRAL_REWARD } from '@storefront/formats';
-import { newClientAddress, startCheckoutStack } from '../../../checkout/test/support';
-
-// startCheckoutStack's PUBLIC_BASE_URL: a browser on the shop's pages sends it as Origin.
-const SITE = 'http://127.0.0.1:9';
-
-function postForm(client: HttpClient, path: string, fields: Record<string, string>) {
-  return client.request<string>('POST', path, {
-    body: new URLSearchParams(fields).toString(),
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      origin: SITE,
-      'x-forwarded-for': newClientAddress(),
-    },
-  });
-}
+import { startCheckoutStack } from '../../../checkout/test/support';
+import { SITE, postForm } from '../support/site-forms';
 
 async function signUpOnPage(client: HttpClient, email: string, referralCode = ''): Promise<void> {
   const res = await postForm(client, '/account/signup', {
