@@ -17,6 +17,16 @@ async function cpuMsDuring(wait: () => Promise<unknown>): Promise<number> {
   return (used.user + used.system) / 1000;
 }
 
+/**
+ * The least CPU this process used in any of `count` consecutive windows of `ms`. Spinners left running show in every
+ * window; a passing burst of other work in this process (a collection, an earlier test's last timer) in only some.
+ */
+async function leastCpuMsOver(count: number, ms: number): Promise<number> {
+  let least = Infinity;
+  for (let window = 0; window < count; window += 1) least = Math.min(least, await cpuMsDuring(() => sleep(ms)));
+  return least;
+}
+
 const answer = (status: number, body: unknown, headers: Record<string, string> = {}): TestResponse<unknown> => ({
   status,
   body,
@@ -29,6 +39,8 @@ describe('testing: withBusyCores', () => {
   // An idle process uses a few ms of CPU in SPINNING_MS. Spinners on a machine shared with other
   // work may get much less than every core, but still far more than that.
   const QUIET_MS = SPINNING_MS / 10;
+  // Quiet is judged on the quietest third of a spinning time.
+  const WINDOWS = 3;
 
   it('spins while the burst runs, answers its result and is quiet once it settled', async () => {
     let during = 0;
@@ -36,12 +48,12 @@ describe('testing: withBusyCores', () => {
       during = await cpuMsDuring(() => sleep(SPINNING_MS));
       return 'done';
     });
-    const after = await cpuMsDuring(() => sleep(SPINNING_MS));
+    const after = await leastCpuMsOver(WINDOWS, SPINNING_MS / WINDOWS);
     expect(result).to.equal('done');
     expect(during).to.be.above(QUIET_MS);
     expect(after)
-      .to.be.below(QUIET_MS)
-      .and.below(during / 4);
+      .to.be.below(QUIET_MS / WINDOWS)
+      .and.below(during / WINDOWS / 4);
   });
 
   it('stops the spinners when the burst throws, and passes the error on', async () => {
@@ -49,7 +61,7 @@ describe('testing: withBusyCores', () => {
       (error: Error) => error.message,
     );
     expect(failed).to.equal('burst failed');
-    expect(await cpuMsDuring(() => sleep(SPINNING_MS))).to.be.below(QUIET_MS);
+    expect(await leastCpuMsOver(WINDOWS, SPINNING_MS / WINDOWS)).to.be.below(QUIET_MS / WINDOWS);
   });
 
   it('stops spinning by itself after its limit, however long the burst runs', async () => {
