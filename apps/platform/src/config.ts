@@ -10,6 +10,7 @@ import { readIdentityConfig, type IdentityConfig } from '@storefront/identity';
 import { readInventoryConfig, type InventoryConfig } from '@storefront/inventory';
 import { readLoyaltyConfig, type LoyaltyConfig } from '@storefront/loyalty';
 import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
+import { readBackupSchedule, type BackupSchedule } from './backup/schedule';
 
 export const COMPONENTS: readonly ComponentName[] = COMPONENT_NAMES;
 export type Component = ComponentName;
@@ -25,6 +26,8 @@ export interface PlatformConfig extends CommonConfig {
   };
   /** Signs this process's calls to components elsewhere (as the gateway, and as checkout). */
   serviceTokenPrivateKey?: string;
+  /** Automatic backups of the embedded stores, when BACKUP_DIR is set. */
+  backups?: BackupSchedule;
 }
 
 export function readHostedComponents(env: EnvReader): Component[] {
@@ -53,5 +56,6 @@ export function readPlatformConfig(env: EnvReader): PlatformConfig {
       inventory: hosted.has('inventory') ? readInventoryConfig(env) : undefined,
     },
     serviceTokenPrivateKey: readOptionalServiceTokenPrivateKey(env),
+    backups: readBackupSchedule(env),
   };
 }

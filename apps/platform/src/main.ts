@@ -2,7 +2,8 @@ import './instrumentation';
 import { runMain } from '@storefront/lifecycle';
 import { currentTelemetry } from '@storefront/telemetry';
 import { detailedReadiness } from '@storefront/gateway';
-import { readPlatformConfig } from './config';
+import { COMPONENTS, readPlatformConfig } from './config';
+import { startBackupSchedule } from './backup/schedule';
 import { migrateHostedComponents } from './migrate';
 import { startPlatform } from './platform';
 
@@ -13,7 +14,14 @@ runMain({
     const platform = await startPlatform(config, { logger });
     // Which dependency is down is for operators: the admin port, never the public API.
     currentTelemetry()?.serveOnAdminPort('/ready', () => detailedReadiness(platform.gateway.readiness));
-    return platform;
+    if (!config.backups) return platform;
+    const backups = startBackupSchedule(config.backups, config.dataDir, COMPONENTS, logger.child({ job: 'backup' }));
+    return {
+      async stop() {
+        await backups.stop();
+        await platform.stop();
+      },
+    };
   },
   migrate: migrateHostedComponents,
 });

@@ -8,7 +8,8 @@ import { migrations as loyaltyMigrations } from '@storefront/loyalty';
 import type { MigrateCommand } from '@storefront/lifecycle';
 import { readHostedComponents, type Component } from './config';
 
-const MIGRATIONS: Record<Component, Record<string, Migration>> = {
+/** Each component's migrations, as this build knows them. */
+export const MIGRATIONS: Record<Component, Record<string, Migration>> = {
   identity: identityMigrations,
   loyalty: loyaltyMigrations,
   checkout: checkoutMigrations,

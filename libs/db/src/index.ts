@@ -11,6 +11,7 @@ import { registerSqliteConnection } from './prepared-read';
 
 export type { Knex } from 'knex';
 export { preparedRead, type PreparedRead, type ReadParam, type ReadRow } from './prepared-read';
+export { appliedMigrationNames, copyLiveSqliteStore, sqliteIntegrity, sqliteStoreFile } from './sqlite-files';
 export {
   batchedTransaction,
   type Batch,
