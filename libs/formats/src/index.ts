@@ -44,6 +44,10 @@ export const CATALOG_ID_MAX_LENGTH = 64;
 const CATALOG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const CATALOG_NAME_MAX_LENGTH = 200;
 
+/** Whether `id` can name a catalog entry: a lower-case slug of at most CATALOG_ID_MAX_LENGTH characters. */
+export const isCatalogId = (id: unknown): id is string =>
+  typeof id === 'string' && CATALOG_ID.test(id) && id.length <= CATALOG_ID_MAX_LENGTH;
+
 /**
  * Checks the id and name of one entry of a catalog file (a product, a reward): the id a slug
  * no other entry of the file uses, the name not blank. Each problem is added naming `at`.
@@ -55,7 +59,7 @@ export function checkCatalogEntry(
   problems: string[],
 ): void {
   const { id, name } = entry;
-  if (typeof id !== 'string' || !CATALOG_ID.test(id) || id.length > CATALOG_ID_MAX_LENGTH) {
+  if (!isCatalogId(id)) {
     problems.push(`${at}.id must be a lower-case slug of at most ${CATALOG_ID_MAX_LENGTH} characters`);
   } else if (seenIds.has(id)) {
     problems.push(`${at}.id "${id}" appears twice`);

@@ -1,6 +1,6 @@
 /**
- * The account page's loyalty sections: what the tier earns and how far the next one is, and the customer's referrals
- * with the link to share (docs/loyalty.md).
+ * The account page's loyalty sections: what the tier earns and how far the next one is, the rewards the points buy
+ * now (redeemed with a button), and the customer's referrals with the link to share (docs/loyalty.md).
  */
 import { CODE_ALPHABET, REFERRAL_CODE_LENGTH, REFERRAL_REWARD } from '@storefront/formats';
 import type { loyalty } from '@storefront/proto';
@@ -23,6 +23,31 @@ export function tierSection(account: loyalty.Account): Html {
     : html`<p>This is the top tier.</p>`;
   return html`<p>Your tier, ${account.tier}, earns points at ${times(account.tierMultiplierBps)} on every pound you spend.</p>
 ${next}`;
+}
+
+/** Where the account page's Redeem buttons post, naming the reward by its catalog id. */
+export const REDEEM_REWARD_PATH = '/account/rewards';
+
+/**
+ * The rewards catalog as the customer's points stand: a Redeem button for each they can afford, how many points each
+ * other needs; a reward whose code they hold unused is redeemed again only once that code is used.
+ */
+export function rewardsSection(account: loyalty.Account, outcome: Html | string = ''): Html {
+  const holding = new Set(account.redeemedRewards.filter((reward) => !reward.usedAt).map((reward) => reward.rewardId));
+  const rows = account.availableRewards.map((reward) => {
+    const action = holding.has(reward.id)
+      ? 'Your code for it is below'
+      : reward.pointsCost <= account.points
+        ? html`<form method="post" action="${REDEEM_REWARD_PATH}"><input type="hidden" name="reward" value="${reward.id}"><button type="submit">Redeem<span class="vh"> ${reward.name}</span></button></form>`
+        : `${reward.pointsCost - account.points} more points needed`;
+    return html`<tr><th scope="row">${reward.name}</th><td class="num">${reward.pointsCost}</td><td>${action}</td></tr>`;
+  });
+  const codes = account.redeemedRewards
+    .filter((reward) => !reward.usedAt)
+    .map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
+  return html`<h3>Available rewards</h3>${outcome}
+${rows.length > 0 ? html`<table><caption class="vh">Rewards for your points</caption><thead><tr><th scope="col">Reward</th><th scope="col" class="num">Points</th><th scope="col">Redeem</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>None yet: keep collecting points.</p>`}
+${codes.length > 0 ? html`<h3>Your reward codes</h3><ul>${codes}</ul><p>Enter a code as the promo code in your basket.</p>` : ''}`;
 }
 
 const STATE_WORDS: Record<string, string> = {

@@ -5,7 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
-import { LOYALTY_WELCOME } from '@storefront/formats';
+import { LOYALTY_WELCOME, isCatalogId } from '@storefront/formats';
 import type { checkout, identity, loyalty } from '@storefront/proto';
 import {
   clearSessionCookie,
@@ -21,6 +21,7 @@ import {
   endSession,
   requestEmailChange,
   resetPassword,
+  redeemReward,
   saveCustomerState,
   signUp,
   verifyEmail,
@@ -36,7 +37,14 @@ import {
   StateSyncRequest,
   VerifyEmailRequest,
 } from './schemas';
-import { REFERRAL_LINK_CODE, referralPath, referralSection, tierSection } from './loyalty-sections';
+import {
+  REDEEM_REWARD_PATH,
+  REFERRAL_LINK_CODE,
+  referralPath,
+  referralSection,
+  rewardsSection,
+  tierSection,
+} from './loyalty-sections';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html, type Html } from '../kit/html';
 import { dispatchWords, orderStatusWords } from '../application/order-words';
@@ -205,6 +213,7 @@ const SAVED_WORDS = {
   profile: 'Profile saved.',
   password: 'Password changed. Every other session of your account has been logged out.',
   email: 'A link is on its way to the new address: it becomes your email once you follow it.',
+  reward: 'Reward redeemed: its code is listed under Your reward codes.',
 } as const;
 
 type SavedForm = keyof typeof SAVED_WORDS;
@@ -233,10 +242,6 @@ export function accountOverviewPage(
     (entry) =>
       html`<tr><td>${entry.createdAt.slice(0, 10)}</td><td>${entry.description}</td><td class="num">${entry.points > 0 ? `+${entry.points}` : entry.points}</td></tr>`,
   );
-  const rewards = account.availableRewards.map((reward) => html`<li>${reward.name}: ${reward.pointsCost} points</li>`);
-  const codes = account.redeemedRewards
-    .filter((reward) => !reward.usedAt)
-    .map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
   const orderRows = orders.map((details) => {
     const order = details.summary!;
     return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
@@ -248,8 +253,7 @@ export function accountOverviewPage(
 <h2>Loyalty</h2>
 <dl><dt>Points</dt><dd>${account.points}</dd><dt>Lifetime points</dt><dd>${account.lifetimePoints}</dd><dt>Tier</dt><dd>${account.tier}</dd></dl>
 ${tierSection(account)}
-<h3>Available rewards</h3>${rewards.length > 0 ? html`<ul>${rewards}</ul>` : html`<p>None yet: keep collecting points.</p>`}
-${codes.length > 0 ? html`<h3>Your reward codes</h3><ul>${codes}</ul><p>Enter a code as the promo code in your basket.</p>` : ''}
+${rewardsSection(account, outcome('reward'))}
 <h3>Points history</h3>
 <table><caption class="vh">Points history</caption><thead><tr><th scope="col">Date</th><th scope="col">What</th><th scope="col" class="num">Points</th></tr></thead><tbody>${history}</tbody></table>
 ${referralSection(profile.referralCode, shareUrl, referrals)}
@@ -395,6 +399,19 @@ export function registerAccountPages(pages: PageRoutes, context: GatewayContext)
         HTTP_STATUS[error.kind],
       );
     }
+  });
+
+  router.post(REDEEM_REWARD_PATH, ...form, async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    const rewardId = field(req, 'reward');
+    if (!isCatalogId(rewardId)) {
+      const error = 'Choose one of the rewards listed to redeem.';
+      return overview(req, res, session.userId, { refused: { form: 'reward', error } }, 400);
+    }
+    const refusal = await redeemReward(context, session.userId, rewardId);
+    if (!refusal) return void res.redirect(303, '/account?saved=reward');
+    await overview(req, res, session.userId, { refused: { form: 'reward', error: refusal } }, 409);
   });
 
   router.post('/account/password', ...form, async (req, res) => {

@@ -125,6 +125,22 @@ export async function saveCustomerState(
 }
 
 /**
+ * Redeems one reward for the customer through loyalty's sync, which redeems a reward only while the customer holds no
+ * unused code for it (so a button pressed twice redeems once). Undefined once they hold its code; else why not.
+ */
+export async function redeemReward(
+  { clients }: Context,
+  customer: string,
+  rewardId: string,
+): Promise<string | undefined> {
+  const { account } = await clients.loyalty.sync({ requestedRewardIds: [rewardId] }, { customer });
+  const reward = account!.availableRewards.find((offered) => offered.id === rewardId);
+  if (!reward) return 'That reward is no longer offered.';
+  if (account!.redeemedRewards.some((held) => held.rewardId === rewardId && !held.usedAt)) return undefined;
+  return `${reward.name} needs ${reward.pointsCost} points; you have ${account!.points}.`;
+}
+
+/**
  * Ends a session in identity and makes every replica's session cache forget it. A session identity no longer knows is
  * forgotten everywhere all the same before identity's refusal is passed on.
  */

@@ -88,10 +88,26 @@ ${promoState}
 <tr><th scope="row">Shipping</th><td class="num">${quote.shippingPence === 0 ? 'Free' : formatPence(quote.shippingPence)}</td></tr>
 <tr><th scope="row">Total</th><td class="num"><strong>${formatPence(quote.totalPence)}</strong></td></tr>
 </tbody></table>
-<p>Free UK shipping on orders of ${formatPence(policy.freeShippingThresholdPence)} and over, after any discount.</p>
+<p class="free-shipping">${freeShippingWords(quote, policy.freeShippingThresholdPence)}</p>
 ${dispatchNote(dispatchWords)}
 <form method="get" action="/checkout"><button type="submit">Checkout</button></form>`,
   };
+}
+
+/**
+ * How far the basket is from free shipping, which counts the goods after any discount: a code that takes the goods
+ * below the threshold adds the shipping back, and the basket says so rather than leaving the total to surprise.
+ */
+export function freeShippingWords(
+  quote: { goodsPence: number; discountPence: number; shippingPence: number },
+  thresholdPence: number,
+): string {
+  const terms = `free UK shipping on orders of ${formatPence(thresholdPence)} and over, after any discount`;
+  if (quote.shippingPence === 0) return `Your order has ${terms}.`;
+  const more = `Add ${formatPence(thresholdPence - (quote.goodsPence - quote.discountPence))} more for ${terms}`;
+  return quote.discountPence > 0 && quote.goodsPence >= thresholdPence
+    ? `${more}: your discount takes the order below it, so ${formatPence(quote.shippingPence)} shipping is added.`
+    : `${more}.`;
 }
 
 /** A line short of stock: "Only 2 left", "Sold out", with what other baskets hold of it. */
