@@ -14,6 +14,7 @@ import { DATA_EXPORT_SCHEMA_FILE, dataExportJsonSchema } from '../../src/applica
 import { checkoutBody, completePayment, expectCheckout, sku, startCheckoutStack } from '../../../checkout/test/support';
 import { FAST_ARGON2, newCustomer } from './auth-fixtures';
 import { postForm } from '../support/site-forms';
+import { signedInStaff } from '../support/console';
 
 const DAY = 24 * 3600 * 1000;
 const REPO_ROOT = path.resolve(__dirname, '../../../..');
@@ -122,6 +123,17 @@ describe('gateway: data rights', () => {
     expect(head).to.not.match(/^List-Unsubscribe/im);
   });
 
+  it('says on /privacy what is kept, why and for how long, and how to use each right', async () => {
+    const page = await stack.client().get('/privacy', { accept: 'text/markdown' });
+    expect(page.status).to.equal(200);
+    for (const words of ['What we keep, why and for how long', 'Access:', 'Erasure:', 'Rectification:'])
+      expect(page.text).to.contain(words);
+    expect(page.text).to.contain('Objection to marketing:').and.contain('within one month');
+    expect(page.text)
+      .to.contain("Information Commissioner's Office")
+      .and.contain('https://ico.org.uk/make-a-complaint/');
+  });
+
   it('refuses the export without a session, and past the per-account limit until its window has passed', async () => {
     const anonymous = await stack.client().get<{ error: string }>('/api/account/data-export');
     expect(anonymous.status).to.equal(401);
@@ -209,6 +221,43 @@ describe('gateway: data rights', () => {
     expect(oneClick.text).to.contain('You will receive no more marketing emails');
     const { marketingConsents } = await exportOf(client);
     expect(marketingConsents.at(-1)).to.include({ granted: false, source: 'unsubscribe' });
+  });
+});
+
+describe('the console: data requests', () => {
+  let stack: Stack;
+  // Staff sign in with authenticator codes of real time, so this stack keeps the real clock.
+  before(async () => {
+    stack = await startCheckoutStack(FAST_ARGON2);
+  });
+  after(async () => stack?.stop());
+
+  it('lists each export with the day it was asked for and the day it is due, one month on, to staff only', async () => {
+    const customer = stack.client();
+    const res = await customer.post<{ user: { profile: { email: string } } }>('/api/auth/signup', newCustomer());
+    const email = res.body.user.profile.email;
+    const nowMs = Date.now();
+    expect((await customer.get('/api/account/data-export')).status).to.equal(200);
+
+    expect((await stack.client().get('/console/data-requests')).status).to.equal(303);
+    const staff = stack.client();
+    await signedInStaff(stack, staff, 'privacy@shop.test', 'staff');
+    const page = await staff.get('/console/data-requests');
+    expect(page.status, page.text).to.equal(200);
+    expect(page.text).to.contain('href="/console/data-requests"');
+    const row = page.text.split('<tr>').find((cells) => cells.includes(email));
+    expect(row, 'the export in the list').to.be.a('string');
+    // Due the same day next month, or that month's last day when it has no such day (identity's tests show 31 January).
+    const asked = new Date(nowMs);
+    const [year, month] = [asked.getUTCFullYear(), asked.getUTCMonth()];
+    const due = new Date(
+      Date.UTC(year, month + 1, Math.min(asked.getUTCDate(), new Date(Date.UTC(year, month + 2, 0)).getUTCDate())),
+    );
+    expect(row)
+      .to.contain(`<td>${asked.toISOString().slice(0, 10)}</td><th scope="row">export</th>`)
+      .and.contain(`<td>${due.toISOString().slice(0, 10)}</td>`);
+    const markdown = await staff.get('/console/data-requests', { accept: 'text/markdown' });
+    expect(markdown.text).to.match(/^# Data requests/m);
   });
 });
 
