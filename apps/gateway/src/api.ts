@@ -6,6 +6,7 @@
 import { openApiDocument, type ApiPart, type OpenApiDocument } from './kit/api-docs';
 import { systemApi } from './system/api';
 import { accountApi } from './account/api';
+import { dataRightsApi } from './account/data-rights-api';
 import { catalogApi } from './catalog/api';
 import { basketCheckoutApi } from './basket-checkout/api';
 import { ordersApi } from './orders/api';
@@ -16,6 +17,7 @@ import { publishedApi } from './published/api';
 export const SHOP_API: ApiPart[] = [
   systemApi,
   accountApi,
+  dataRightsApi,
   catalogApi,
   basketCheckoutApi,
   ordersApi,

@@ -19,6 +19,8 @@ import { requestLog } from './kit/request-log';
 import { RouteInstaller } from './kit/routes';
 import { accountApi } from './account/api';
 import { registerAccountPages, registerResetPasswordPages } from './account/pages';
+import { dataRightsApi } from './account/data-rights-api';
+import { registerDataRightsPages } from './account/data-rights-pages';
 import { basketCheckoutApi } from './basket-checkout/api';
 import { registerBasketPages } from './basket-checkout/basket';
 import { registerCheckoutPages } from './basket-checkout/checkout';
@@ -58,6 +60,7 @@ export function createApp(context: GatewayContext, document: OpenApiDocument): {
   const catalog = createCatalogCopy(context);
   api.install(systemApi, context);
   api.install(accountApi, context);
+  api.install(dataRightsApi, context);
   api.install(catalogApi, { ...context, catalog });
   api.install(basketCheckoutApi, context);
   api.install(ordersApi, context);
@@ -77,6 +80,8 @@ export function createApp(context: GatewayContext, document: OpenApiDocument): {
     registerOrderPages(pages, { context, readShop });
     registerAccountPages(pages, context);
   } else registerResetPasswordPages(pages, context);
+  // Served either way: marketing mails' unsubscribe links carry the shop's own token.
+  registerDataRightsPages(pages, context);
   // Served either way: the catalog's and the API's certificate links point here.
   registerCertificatePages(pages, { context, readShop });
   pages.mount(app);

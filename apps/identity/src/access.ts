@@ -6,7 +6,17 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
   {
     callers: ['gateway'],
     customer: 'none',
-    rpcs: ['signUp', 'logIn', 'logOut', 'resolveSession', 'requestPasswordReset', 'resetPassword', 'verifyEmail'],
+    rpcs: [
+      'signUp',
+      'logIn',
+      'logOut',
+      'resolveSession',
+      'requestPasswordReset',
+      'resetPassword',
+      'verifyEmail',
+      // The token of the link is in the message: one click from a mail, without a session.
+      'unsubscribe',
+    ],
   },
   // The console's staff: the set-up token, credentials or staff session is in the message.
   {
@@ -17,7 +27,15 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
   {
     callers: ['gateway'],
     customer: 'required',
-    rpcs: ['getProfile', 'updateProfile', 'changePassword', 'requestEmailChange'],
+    rpcs: [
+      'getProfile',
+      'updateProfile',
+      'changePassword',
+      'requestEmailChange',
+      'getMarketingConsent',
+      'setMarketingConsent',
+      'exportAccountData',
+    ],
   },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
@@ -28,6 +46,6 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
     callers: ['gateway'],
     customer: 'none',
     staff: { required: ['owner', 'staff'] },
-    rpcs: ['findCustomerForStaff', 'getCustomerForStaff'],
+    rpcs: ['findCustomerForStaff', 'getCustomerForStaff', 'listDataRequestsForStaff'],
   },
 ]);

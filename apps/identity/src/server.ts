@@ -2,7 +2,7 @@
  * Wires identity: its SQL store (and Redis when configured) and the Accounts domain behind
  * gRPC. Handlers stay thin: they translate messages to the Accounts domain.
  */
-import { staffActionsPage } from '@storefront/staff-audit';
+import { staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
 import { identity } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { dialectOf } from '@storefront/db';
@@ -27,6 +27,8 @@ import { PasswordResets } from './domain/password-resets';
 import { AccountCredentials } from './domain/account-credentials';
 import { StaffAccounts } from './domain/staff-accounts';
 import { StaffCustomers } from './domain/staff-customers';
+import { accountData, listDataRequests, recordDataRequest } from './domain/account-data';
+import { MarketingConsents, type ConsentRecord } from './domain/marketing-consent';
 import { EmailVerificationStore } from './stores/email-verifications';
 import { StaffRoster } from './domain/staff-roster';
 import { PasswordResetStore } from './stores/password-resets';
@@ -46,6 +48,7 @@ export interface IdentityHandles {
   /** Sends the mail that is due now (tests, operators) instead of waiting for the sender. */
   sendMailNow(): Promise<PassSummary>;
   staffAccounts: StaffAccounts;
+  marketingConsents: MarketingConsents;
 }
 
 /** Identity in a process of its own, served over gRPC. */
@@ -85,9 +88,12 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       now,
       mailQueued,
     });
+    const marketingConsents = new MarketingConsents(db, now, config.publicBaseUrl);
+    const sessions = redis ? new RedisSessionStore(redis) : new SqlSessionStore(db);
     const accounts = new Accounts({
       users,
-      sessions: redis ? new RedisSessionStore(redis) : new SqlSessionStore(db),
+      sessions,
+      consents: marketingConsents,
       counters,
       hasher,
       limits: config.rateLimits,
@@ -142,7 +148,13 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           await mailSender.stop();
         };
       },
-      exposed: { accounts, passwordResets, staffAccounts, sendMailNow: () => mailSender.sendDue() },
+      exposed: {
+        accounts,
+        passwordResets,
+        staffAccounts,
+        marketingConsents,
+        sendMailNow: () => mailSender.sendDue(),
+      },
       bindings: [
         bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
           listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
@@ -220,6 +232,59 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           },
           findCustomerForStaff: async ({ email }) => ({ customer: toProfile(await staffCustomers.byEmail(email)) }),
           getCustomerForStaff: async ({ accountId }) => ({ customer: toProfile(await staffCustomers.byId(accountId)) }),
+          getMarketingConsent: async (_request, context) => {
+            const consent = await marketingConsents.current(await context.requireCaller());
+            return consent ? { consent: toConsent(consent) } : {};
+          },
+          setMarketingConsent: async ({ granted }, context) => ({
+            consent: toConsent(await marketingConsents.record(await context.requireCaller(), granted, 'account')),
+          }),
+          unsubscribe: async ({ token }) => ({
+            consent: toConsent(
+              await marketingConsents.unsubscribe(
+                token,
+                async (userId) => (await users.findById(userId)) !== undefined,
+              ),
+            ),
+          }),
+          listDataRequestsForStaff: async ({ limit }) => ({
+            requests: (await listDataRequests(db, limit === 0 ? 100 : Math.min(Math.max(limit, 1), 200))).map(
+              (request) => ({
+                accountId: request.accountId,
+                email: request.email ?? '',
+                kind: request.kind,
+                requestedAt: new Date(request.requestedAt).toISOString(),
+                dueAt: new Date(request.dueAt).toISOString(),
+                completedAt: request.completedAt === undefined ? '' : new Date(request.completedAt).toISOString(),
+              }),
+            ),
+          }),
+          exportAccountData: async (_request, context) => {
+            const caller = await context.requireCaller();
+            const data = await accountData(caller, {
+              db,
+              users,
+              sessions,
+              consents: marketingConsents,
+              now,
+            });
+            const answer = {
+              profile: toProfile(data.user),
+              marketingConsents: data.consents.map(toConsent),
+              sessions: data.sessions.map((session) => ({
+                createdAt: new Date(session.createdAt).toISOString(),
+                expiresAt: new Date(session.expiresAt).toISOString(),
+              })),
+              mails: data.mails.map((mail) => ({
+                subject: mail.subject,
+                createdAt: new Date(mail.createdAt).toISOString(),
+                sentAt: mail.sentAt === undefined ? '' : new Date(mail.sentAt).toISOString(),
+              })),
+              staffActions: data.staffActions.map(staffActionMessage),
+            };
+            await recordDataRequest(db, caller, 'export', now(), true);
+            return answer;
+          },
           resolveStaffSession: async ({ sessionToken }) => {
             const { member, expiresAt } = await staffAccounts.resolveSession(sessionToken);
             return { staff: toStaffMember(member), expiresInMs: Math.max(0, expiresAt - now()) };
@@ -232,6 +297,15 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
 
 function signedIn({ user, session }: { user: User; session: IssuedSession }) {
   return { profile: toProfile(user), session };
+}
+
+function toConsent(record: ConsentRecord): identity.MarketingConsent {
+  return {
+    granted: record.granted,
+    wordingVersion: record.wordingVersion,
+    recordedAt: new Date(record.recordedAt).toISOString(),
+    source: record.source,
+  };
 }
 
 function toStaffMember(member: StaffMember): identity.StaffMember {

@@ -4,6 +4,7 @@ import { AppError } from '@storefront/errors';
 import type { Knex } from '@storefront/db';
 import { AccountCredentials } from '../src/domain/account-credentials';
 import { Accounts } from '../src/domain/accounts';
+import { MarketingConsents } from '../src/domain/marketing-consent';
 import { PasswordHasher, type Abandoned } from '../src/domain/passwords';
 import { EmailVerificationStore } from '../src/stores/email-verifications';
 import { UserStore } from '../src/stores/users';
@@ -65,6 +66,7 @@ describe('identity accounts domain', () => {
     accounts = new Accounts({
       users: new UserStore(harness.db),
       sessions: new SqlSessionStore(harness.db),
+      consents: new MarketingConsents(harness.db, clock.now, 'http://shop.test'),
       counters: new SqlWindowCounters(harness.db),
       hasher,
       limits: LIMITS,
@@ -137,6 +139,7 @@ describe('identity accounts domain', () => {
     const upgraded = new Accounts({
       users: new UserStore(harness.db),
       sessions: new SqlSessionStore(harness.db),
+      consents: new MarketingConsents(harness.db, clock.now, 'http://shop.test'),
       counters: new SqlWindowCounters(harness.db),
       hasher: stronger,
       limits: LIMITS,

@@ -160,3 +160,14 @@ export const LOYALTY_WELCOME = {
   description: 'Welcome bonus',
   pendingEntryId: 'pending-welcome',
 } as const;
+
+/**
+ * The words a customer agrees to when giving marketing consent, and their version: each consent record keeps the
+ * version it was given under, so a change of wording is a new version (docs/decisions/1241).
+ */
+export const MARKETING_CONSENT = {
+  version: '2026-11-28',
+  wording:
+    'Send me occasional emails about new products and offers. I can stop them at any time, from my account or ' +
+    'with the unsubscribe link in any of those emails.',
+} as const;

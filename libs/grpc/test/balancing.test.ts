@@ -37,6 +37,11 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   verifyEmail: ANYONE,
   changePassword: ANYONE,
   requestEmailChange: ANYONE,
+  getMarketingConsent: ANYONE,
+  setMarketingConsent: ANYONE,
+  unsubscribe: ANYONE,
+  exportAccountData: ANYONE,
+  listDataRequestsForStaff: ANYONE,
 };
 
 /**
@@ -85,6 +90,17 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     changePassword: answer,
     requestEmailChange: answer,
     reenableStaff: async () => ({ ...(await answer()), setupToken: '', setupExpiresAt: '' }),
+    getMarketingConsent: answer,
+    setMarketingConsent: answer,
+    unsubscribe: answer,
+    exportAccountData: async () => ({
+      ...(await answer()),
+      marketingConsents: [],
+      sessions: [],
+      mails: [],
+      staffActions: [],
+    }),
+    listDataRequestsForStaff: async () => ({ ...(await answer()), requests: [] }),
   };
   backend.server = await startGrpcServer({
     address,

@@ -17,6 +17,8 @@ export interface Mail {
   subject: string;
   text: string;
   html: string;
+  /** Extra header lines (a marketing mail's List-Unsubscribe); only outboxes with a `headers_json` column take them. */
+  headers?: Record<string, string>;
 }
 
 export interface ClaimedMail extends Mail {
@@ -60,6 +62,7 @@ export async function enqueueMail(trx: Knex | Knex.Transaction, mail: Mail, now:
       subject: mail.subject,
       text_body: mail.text,
       html_body: mail.html,
+      ...(mail.headers ? { headers_json: JSON.stringify(mail.headers) } : {}),
       created_at: now,
       next_attempt_at: now,
     })
@@ -105,6 +108,7 @@ export class MailOutbox {
       subject: row.subject as string,
       text: row.text_body as string,
       html: row.html_body as string,
+      ...(row.headers_json ? { headers: JSON.parse(row.headers_json as string) as Record<string, string> } : {}),
       attempts: Number(row.attempts),
       createdAt: Number(row.created_at),
     }));

@@ -29,6 +29,7 @@ function messageOf(mail: Mail, from: string) {
     subject: mail.subject,
     text: mail.text,
     html: mail.html,
+    ...(mail.headers ? { headers: mail.headers } : {}),
     messageId: `<${createHash('sha256').update(mail.key).digest('hex').slice(0, 32)}@${domain}>`,
   };
 }

@@ -4,6 +4,7 @@ export {
   recordStaffAction,
   listStaffActions,
   staffActionsPage,
+  staffActionMessage,
   exportStaffActions,
   opsActor,
 } from './log';

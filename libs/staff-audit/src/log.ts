@@ -141,13 +141,15 @@ export async function staffActionsPage(
     ...(query?.beforeAt ? { before: { at: query.beforeAt, id: query.beforeId } } : {}),
     ...(query?.limit ? { limit: query.limit } : {}),
   });
+  return { actions: actions.map(staffActionMessage), more: nextCursor !== undefined };
+}
+
+/** A row as the facades answer it: the record before and after as JSON text, empty when absent. */
+export function staffActionMessage({ before, after, ...action }: StaffAction): audit.StaffAction {
   return {
-    actions: actions.map(({ before, after, ...action }) => ({
-      ...action,
-      beforeJson: before === undefined ? '' : JSON.stringify(before),
-      afterJson: after === undefined ? '' : JSON.stringify(after),
-    })),
-    more: nextCursor !== undefined,
+    ...action,
+    beforeJson: before === undefined ? '' : JSON.stringify(before),
+    afterJson: after === undefined ? '' : JSON.stringify(after),
   };
 }
 

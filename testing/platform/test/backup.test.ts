@@ -54,17 +54,12 @@ const closeAll = (stores: Record<string, Knex>) => Promise.all(Object.values(sto
 async function entriesOf(archive: string): Promise<Map<string, Buffer>> {
   const entries = new Map<string, Buffer>();
   const extract = tar.extract();
-  extract.on('entry', (header, stream, next) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.on('end', () => {
-      entries.set(header.name, Buffer.concat(chunks));
-      next();
-    });
-  });
-  const done = new Promise((resolve, reject) => extract.on('finish', resolve).on('error', reject));
   extract.end(zlib.gunzipSync(fs.readFileSync(archive)));
-  await done;
+  for await (const entry of extract) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of entry) chunks.push(chunk as Buffer);
+    entries.set(entry.header.name, Buffer.concat(chunks));
+  }
   return entries;
 }
 

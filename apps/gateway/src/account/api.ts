@@ -110,6 +110,7 @@ export const accountApi: ApiRoutes<GatewayContext> = {
           lastName: body.lastName,
           phone: body.phone,
           referralCode: body.referralCode,
+          marketingConsent: body.marketingConsent,
           clientAddress: clientAddress(req),
         });
         setSessionCookie(res, signedIn.session);

@@ -45,6 +45,7 @@ import {
   rewardsSection,
   tierSection,
 } from './loyalty-sections';
+import { dataRightsSection, MARKETING_CONSENT_BOX } from './data-rights-pages';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html, type Html } from '../kit/html';
 import { dispatchWords, orderStatusWords } from '../application/order-words';
@@ -119,14 +120,21 @@ type Values = Record<string, string>;
  * A form of labelled fields; a password is never written back into the page. `hidden` fields travel unseen (a reset
  * token).
  */
-function fieldsForm(action: string, fields: TextField[], values: Values, button: string, hidden: Values = {}): Html {
+function fieldsForm(
+  action: string,
+  fields: TextField[],
+  values: Values,
+  button: string,
+  hidden: Values = {},
+  extra: Html | '' = '',
+): Html {
   return html`<form method="post" action="${action}">
 ${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 ${fields.map(
   (entry) => html`<label for="${entry.id ?? entry.name}">${entry.label}</label>
 <input type="${entry.type}" id="${entry.id ?? entry.name}" name="${entry.name}" autocomplete="${entry.autocomplete}" value="${entry.type === 'password' ? '' : (values[entry.name] ?? '')}"${entry.required ? html` required` : ''}>`,
 )}
-<button type="submit">${button}</button>
+${extra}<button type="submit">${button}</button>
 </form>`;
 }
 
@@ -138,7 +146,7 @@ export function signUpPage(values: Values = {}, error?: string, status = 200): P
   return accountPage(
     'Sign up',
     html`<h1>Sign up</h1>${formError(error)}<p>An account keeps your orders together and earns loyalty points: ${LOYALTY_WELCOME.points} to start.</p>
-${fieldsForm('/account/signup', SIGN_UP_FIELDS, values, 'Sign up')}<p>Already have an account? <a href="/account/login">Log in</a></p>`,
+${fieldsForm('/account/signup', SIGN_UP_FIELDS, values, 'Sign up', {}, MARKETING_CONSENT_BOX)}<p>Already have an account? <a href="/account/login">Log in</a></p>`,
     status,
   );
 }
@@ -214,6 +222,7 @@ const SAVED_WORDS = {
   password: 'Password changed. Every other session of your account has been logged out.',
   email: 'A link is on its way to the new address: it becomes your email once you follow it.',
   reward: 'Reward redeemed: its code is listed under Your reward codes.',
+  marketing: 'Your choice is saved.',
 } as const;
 
 type SavedForm = keyof typeof SAVED_WORDS;
@@ -223,6 +232,7 @@ interface AccountView {
   account: loyalty.Account;
   referrals: loyalty.ListReferralsResponse;
   orders: checkout.OrderDetails[];
+  wantsMarketing: boolean;
   saved?: SavedForm;
   /** The form refused, with its message; the profile form's values come back in `values`. */
   refused?: { form: SavedForm; error: string };
@@ -230,7 +240,7 @@ interface AccountView {
 }
 
 export function accountOverviewPage(
-  { profile, account, referrals, orders, saved, refused, values }: AccountView,
+  { profile, account, referrals, orders, wantsMarketing, saved, refused, values }: AccountView,
   shareUrl: string,
   status = 200,
 ): PageAnswer {
@@ -277,7 +287,8 @@ ${outcome('email')}
 ${fieldsForm('/account/email', EMAIL_CHANGE_FIELDS, {}, 'Change email')}
 <h2>Password</h2>
 ${outcome('password')}
-${fieldsForm('/account/password', PASSWORD_CHANGE_FIELDS, {}, 'Change password')}`,
+${fieldsForm('/account/password', PASSWORD_CHANGE_FIELDS, {}, 'Change password')}
+${dataRightsSection(wantsMarketing, saved === 'marketing')}`,
     status,
   );
 }
@@ -326,6 +337,7 @@ export function registerAccountPages(pages: PageRoutes, context: GatewayContext)
       password,
       ...(phone ? { phone } : {}),
       ...(referralCode ? { referralCode } : {}),
+      marketingConsent: field(req, 'marketingConsent') === 'yes',
     };
     try {
       validator.check(SignUpRequest, body, 'body');

@@ -142,6 +142,13 @@ export const SignUpRequest = component(
           description: "Another customer's referral code (any case); one that names nobody is 400",
         }),
       ),
+      marketingConsent: Type.Optional(
+        Type.Boolean({
+          description:
+            'Marketing mails wanted (default false, an unticked box): recorded with the version of its wording and ' +
+            'the time, apart from the account itself',
+        }),
+      ),
     },
     {
       additionalProperties: false,

@@ -100,15 +100,19 @@ export function readSignedInCustomer(
 /** The orders shown with an account. */
 const RECENT_ORDERS = 20;
 
-/** Everything the account page shows: profile, loyalty account and referrals, and the most recent orders. */
+/**
+ * Everything the account page shows: profile, loyalty account and referrals, the most recent orders and whether
+ * marketing mails are wanted.
+ */
 export async function accountOverview({ clients }: Context, customer: string) {
-  const [{ profile }, { account }, referrals, { orders }] = await Promise.all([
+  const [{ profile }, { account }, referrals, { orders }, { consent }] = await Promise.all([
     clients.identity.getProfile({}, { customer }),
     clients.loyalty.getAccount({}, { customer }),
     clients.loyalty.listReferrals({ limit: RECENT_ORDERS, cursor: '' }, { customer }),
     clients.checkout.listOrders({ limit: RECENT_ORDERS, cursor: '' }, { customer }),
+    clients.identity.getMarketingConsent({}, { customer }),
   ]);
-  return { profile: profile!, account: account!, referrals, orders };
+  return { profile: profile!, account: account!, referrals, orders, wantsMarketing: consent?.granted ?? false };
 }
 
 /**

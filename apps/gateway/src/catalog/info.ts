@@ -23,9 +23,20 @@ const BODIES: Record<InfoPath, (policy: ShopView['policy'], cutoff: string) => H
 <p>For safety, opened or reconstituted products cannot be returned.</p>`,
   '/privacy':
     () => html`<p>${SHOP_NAME} keeps the details you give us (name, email, phone, delivery address) to deliver your orders and run your account, and nothing more.</p>
-<ul><li>Card payments are taken on the payment provider's page; we never see or store card numbers.</li>
-<li>We use three cookies: the session cookie that keeps you signed in for 30 days, the basket cookie that remembers what you are buying, and, for a week after you order as a guest, one that lets this browser alone show the delivery details on the order's page. None tracks you elsewhere.</li>
-<li>Order records are kept as long as UK accounting law requires.</li></ul>`,
+<h2>What we keep, why and for how long</h2>
+<ul><li>Your account (name, email, phone) and its sessions: to sign you in and show your orders, for as long as you keep the account.</li>
+<li>Orders, their delivery details, payments and refunds: to deliver and account for them, as long as UK accounting law requires.</li>
+<li>Your loyalty points and their history: to give you your rewards, for as long as you keep the account.</li>
+<li>Your marketing choice, each time you make or change it, with the wording you agreed to: to send marketing emails only with your consent.</li>
+<li>Card payments are taken on the payment provider's page; we never see or store card numbers.</li>
+<li>We use three cookies: the session cookie that keeps you signed in for 30 days, the basket cookie that remembers what you are buying, and, for a week after you order as a guest, one that lets this browser alone show the delivery details on the order's page. None tracks you elsewhere.</li></ul>
+<h2>Your rights</h2>
+<ul><li>Access: download everything we hold about you from <a href="/account">your account</a> ("Download my data"), at any time, as one file.</li>
+<li>Erasure: ask us to delete your account; we keep only what the law requires us to keep about your orders.</li>
+<li>Rectification: correct your name and phone on your account page, or ask us to correct anything else.</li>
+<li>Objection to marketing: marketing emails are sent only if you ask for them; stop them with the switch on your account page or the unsubscribe link in any of them, in one click.</li>
+<li>We answer every request within one month.</li>
+<li>Complaint: if you are unhappy with how we use your data, you can complain to the Information Commissioner's Office at <a href="https://ico.org.uk/make-a-complaint/">ico.org.uk</a>.</li></ul>`,
 };
 
 export function infoPage(path: InfoPath, policy: ShopView['policy'], cutoff: string): PageAnswer {

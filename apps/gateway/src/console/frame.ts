@@ -29,6 +29,7 @@ const SECTIONS = [
   ['/console/promotions', 'Promotions'],
   ['/console/customers', 'Customers'],
   ['/console/audit', 'Audit log'],
+  ['/console/data-requests', 'Data requests'],
   ['/console/staff', 'Staff members'],
 ] as const;
 export const sectionLinks = SECTIONS.map(([href, name]) => html`<li><a href="${href}">${name}</a></li>`);

@@ -1,6 +1,6 @@
 /**
  * The shop owner's console at /console and the admin API behind it, one area each: orders and fulfilment, refunds,
- * catalog, batches, promotions, customers, the audit log, and the staff sign-in. Always served by the gateway, even when a
+ * catalog, batches, promotions, customers, the audit log, data requests, and the staff sign-in. Always served by the gateway, even when a
  * storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts); what one
  * area adds to another's page (an order's refunds) is given here.
  */
@@ -21,6 +21,7 @@ import { registerCatalogPages } from './catalog/pages';
 import { StaffCatalog } from './catalog/staff-catalog';
 import { consoleCustomersApi } from './customers/api';
 import { registerCustomerPages } from './customers/pages';
+import { registerDataRequestPages } from './data-requests/pages';
 import type { ConsoleDeps } from './frame';
 import { consoleOrdersApi } from './orders/api';
 import { registerOrderPages } from './orders/pages';
@@ -79,6 +80,7 @@ export function registerConsole(
   registerPromotionPages(deps);
   registerCustomerPages(deps);
   registerAuditPages(deps);
+  registerDataRequestPages(deps);
   router.use(pageErrors(context));
   app.use(router);
 }

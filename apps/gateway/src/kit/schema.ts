@@ -73,3 +73,25 @@ export function PlainText(options: Omit<StringOptions, 'pattern'> = {}): TString
 }
 
 export { Type, type Static, type TSchema };
+
+/**
+ * A component as a JSON Schema document of its own, for readers outside the OpenAPI document (a file kept in the
+ * repository): every component it uses under `$defs`, references pointing there.
+ */
+export function standaloneJsonSchema(schema: TSchema, id: string): Record<string, unknown> {
+  const root = componentOf(schema);
+  if (!root) throw new Error('a standalone schema is made of a component');
+  const document = {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: id,
+    $ref: `${COMPONENTS_PREFIX}${root.name}`,
+    $defs: Object.fromEntries(componentsOf(schema)),
+  };
+  return JSON.parse(
+    JSON.stringify(document, (_key, value: unknown) =>
+      typeof value === 'string' && value.startsWith(COMPONENTS_PREFIX)
+        ? `#/$defs/${value.slice(COMPONENTS_PREFIX.length)}`
+        : value,
+    ),
+  ) as Record<string, unknown>;
+}

@@ -12,6 +12,7 @@ import { LoginThrottle } from './login-throttle';
 import type { SessionStore } from '../stores/sessions';
 import type { ProfileChanges, User, UserStore } from '../stores/users';
 import { emailTaken, type AccountCredentials } from './account-credentials';
+import type { MarketingConsents } from './marketing-consent';
 import { rejectCommonPassword, type Abandoned, type PasswordHasher } from './passwords';
 import {
   checkNewPasswordLength,
@@ -32,6 +33,8 @@ export interface SignUpInput {
   phone?: string;
   referralCode?: string;
   clientAddress: string;
+  /** The unticked-by-default marketing box: ticked, consent is recorded with the account. */
+  marketingConsent?: boolean;
 }
 
 export interface ProfileEdit {
@@ -77,6 +80,7 @@ export interface AccountsOptions {
   credentials: AccountCredentials;
   /** Told when mail was committed, so the sender goes now. */
   mailQueued: () => void;
+  consents: MarketingConsents;
 }
 
 // Referral codes have 31^8 ≈ 8.5e11 values; a few retries make a collision practically impossible.
@@ -131,9 +135,10 @@ export class Accounts {
         createdAt: startedAt,
       };
       // The address is not yet verified: it is sent the link and nothing else (docs/decisions/1131).
-      const taken = await users.insert(user, (trx) =>
-        this.options.credentials.sendLink(user, email, 'sign-up', startedAt, trx),
-      );
+      const taken = await users.insert(user, async (trx) => {
+        await this.options.credentials.sendLink(user, email, 'sign-up', startedAt, trx);
+        if (input.marketingConsent) await this.options.consents.record(user.id, true, 'signup', trx);
+      });
       if (taken === 'email') throw emailTaken();
       if (taken === undefined) {
         this.options.mailQueued();

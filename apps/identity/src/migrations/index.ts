@@ -6,6 +6,7 @@ import { staff } from './004-staff';
 import { staffActions } from './005-staff-actions';
 import { staffCredentials } from './010-staff-credentials';
 import { emailVerification } from './030-email-verification';
+import { marketingConsent } from './040-marketing-consent';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '005-staff-actions': staffActions,
   '010-staff-credentials': staffCredentials,
   '030-email-verification': emailVerification,
+  '040-marketing-consent': marketingConsent,
 };

@@ -24,6 +24,8 @@ export interface SessionStore {
   delete(tokenHash: string): Promise<boolean>;
   /** Deletes every expired session; returns how many. */
   purgeExpired(now: number): Promise<number>;
+  /** The owner's live sessions (a data export), oldest first. */
+  ofOwner(ownerId: string, now: number): Promise<SessionRecord[]>;
 }
 
 export class SqlSessionStore implements SessionStore {
@@ -74,6 +76,19 @@ export class SqlSessionStore implements SessionStore {
   async purgeExpired(now: number): Promise<number> {
     return this.db(this.table).where('expires_at', '<=', now).del();
   }
+
+  async ofOwner(ownerId: string, now: number): Promise<SessionRecord[]> {
+    const rows = await this.db(this.table)
+      .where(this.ownerColumn, ownerId)
+      .where('expires_at', '>', now)
+      .orderBy('created_at', 'asc')
+      .select('created_at', 'expires_at');
+    return rows.map((row) => ({
+      userId: ownerId,
+      createdAt: Number(row.created_at),
+      expiresAt: Number(row.expires_at),
+    }));
+  }
 }
 
 export class RedisSessionStore implements SessionStore {
@@ -89,10 +104,21 @@ export class RedisSessionStore implements SessionStore {
     return `${this.kind}:${tokenHash}`;
   }
 
+  /** The owner's session keys, scored by when each was made to expire: what a data export lists. */
+  private ownerKey(ownerId: string): string {
+    return `${this.kind}s-of:${ownerId}`;
+  }
+
   async create(tokenHash: string, session: SessionRecord): Promise<void> {
     // Redis forgets the session when its lifetime is over, so nothing needs sweeping.
     const ttlMs = Math.max(1, session.expiresAt - session.createdAt);
-    await this.redis.set(this.key(tokenHash), JSON.stringify(session), 'PX', ttlMs);
+    const owner = this.ownerKey(session.userId);
+    await this.redis
+      .multi()
+      .set(this.key(tokenHash), JSON.stringify(session), 'PX', ttlMs)
+      .zadd(owner, session.expiresAt, tokenHash)
+      .pexpire(owner, ttlMs)
+      .exec();
   }
 
   async find(tokenHash: string, now: number): Promise<SessionRecord | undefined> {
@@ -105,14 +131,16 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async renew(tokenHash: string, session: SessionRecord, now: number): Promise<void> {
-    // XX: only an existing key, so a session deleted meanwhile is not brought back.
-    await this.redis.set(
-      this.key(tokenHash),
-      JSON.stringify(session),
-      'PX',
-      Math.max(1, session.expiresAt - now),
-      'XX',
-    );
+    // XX: only an existing key, so a session deleted meanwhile is not brought back. Each renewal gives the full
+    // lifetime, so the latest one also outlasts every other session of the owner's index.
+    const ttlMs = Math.max(1, session.expiresAt - now);
+    const owner = this.ownerKey(session.userId);
+    await this.redis
+      .multi()
+      .set(this.key(tokenHash), JSON.stringify(session), 'PX', ttlMs, 'XX')
+      .zadd(owner, 'XX', session.expiresAt, tokenHash)
+      .pexpire(owner, ttlMs)
+      .exec();
   }
 
   async delete(tokenHash: string): Promise<boolean> {
@@ -122,5 +150,20 @@ export class RedisSessionStore implements SessionStore {
   async purgeExpired(): Promise<number> {
     // Keys carry a TTL of the session's remaining lifetime; Redis expires them itself.
     return 0;
+  }
+
+  async ofOwner(ownerId: string, now: number): Promise<SessionRecord[]> {
+    const owner = this.ownerKey(ownerId);
+    // Renewals move a session's expiry past its score, so only sessions gone from Redis are dropped from the index.
+    const hashes = await this.redis.zrange(owner, 0, -1);
+    if (hashes.length === 0) return [];
+    const raws = await this.redis.mget(hashes.map((hash) => this.key(hash)));
+    const gone = hashes.filter((_hash, i) => raws[i] === null);
+    if (gone.length > 0) await this.redis.zrem(owner, ...gone);
+    return raws
+      .filter((raw): raw is string => raw !== null)
+      .map((raw) => JSON.parse(raw) as SessionRecord)
+      .filter((session) => session.expiresAt > now)
+      .sort((a, b) => a.createdAt - b.createdAt);
   }
 }

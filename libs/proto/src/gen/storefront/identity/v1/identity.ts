@@ -18,7 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { StaffActionPage, StaffActionQuery } from "../../audit/v1/audit";
+import { StaffAction, StaffActionPage, StaffActionQuery } from "../../audit/v1/audit";
 
 export const protobufPackage = "storefront.identity.v1";
 
@@ -57,6 +57,8 @@ export interface SignUpRequest {
     | undefined;
   /** Client address as resolved by the gateway, for rate limiting. */
   clientAddress: string;
+  /** The customer ticked the marketing box (unticked by default): recorded with the wording's version. */
+  marketingConsent?: boolean | undefined;
 }
 
 export interface SignUpResponse {
@@ -296,6 +298,96 @@ export interface ReenableStaffResponse {
   setupToken: string;
   /** RFC 3339 timestamp. */
   setupExpiresAt: string;
+}
+
+/** One record of the customer's marketing consent. */
+export interface MarketingConsent {
+  granted: boolean;
+  /** The version of the wording the customer saw (MARKETING_CONSENT in libs/formats). */
+  wordingVersion: string;
+  /** RFC 3339. */
+  recordedAt: string;
+  /** signup | account | unsubscribe */
+  source: string;
+}
+
+export interface GetMarketingConsentRequest {
+}
+
+export interface GetMarketingConsentResponse {
+  consent?: MarketingConsent | undefined;
+}
+
+export interface SetMarketingConsentRequest {
+  granted: boolean;
+}
+
+export interface SetMarketingConsentResponse {
+  consent?: MarketingConsent | undefined;
+}
+
+export interface UnsubscribeRequest {
+  /** The token of a marketing mail's unsubscribe link. */
+  token: string;
+}
+
+export interface UnsubscribeResponse {
+  consent?: MarketingConsent | undefined;
+}
+
+export interface ExportAccountDataRequest {
+}
+
+/** A session identity holds for the account; the token itself is never kept. */
+export interface SessionTimes {
+  /** RFC 3339. */
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** A mail queued for the account's address: what and when, never its body. */
+export interface SentMail {
+  subject: string;
+  /** RFC 3339: when it was queued, and when it was sent (empty while waiting). */
+  createdAt: string;
+  sentAt: string;
+}
+
+export interface ExportAccountDataResponse {
+  profile?:
+    | Profile
+    | undefined;
+  /** Oldest first. */
+  marketingConsents: MarketingConsent[];
+  sessions: SessionTimes[];
+  mails: SentMail[];
+  /** Staff actions on the account, newest first. */
+  staffActions: StaffAction[];
+}
+
+export interface ListDataRequestsForStaffRequest {
+  /** 1..200; 0 means 100. */
+  limit: number;
+}
+
+/** A customer's request under their data rights. */
+export interface DataRequest {
+  accountId: string;
+  /** The account's email now; empty once the account is gone. */
+  email: string;
+  /** export | erasure */
+  kind: string;
+  /**
+   * RFC 3339: when it was asked for, when it must be answered by (one calendar month later), and when it
+   * was answered (empty while open).
+   */
+  requestedAt: string;
+  dueAt: string;
+  completedAt: string;
+}
+
+export interface ListDataRequestsForStaffResponse {
+  requests: DataRequest[];
 }
 
 function createBaseProfile(): Profile {
@@ -559,6 +651,7 @@ function createBaseSignUpRequest(): SignUpRequest {
     phone: undefined,
     referralCode: undefined,
     clientAddress: "",
+    marketingConsent: undefined,
   };
 }
 
@@ -584,6 +677,9 @@ export const SignUpRequest: MessageFns<SignUpRequest> = {
     }
     if (message.clientAddress !== "") {
       writer.uint32(58).string(message.clientAddress);
+    }
+    if (message.marketingConsent !== undefined) {
+      writer.uint32(64).bool(message.marketingConsent);
     }
     return writer;
   },
@@ -657,6 +753,14 @@ export const SignUpRequest: MessageFns<SignUpRequest> = {
             message.clientAddress = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.marketingConsent = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -694,6 +798,11 @@ export const SignUpRequest: MessageFns<SignUpRequest> = {
         : isSet(object.client_address)
         ? globalThis.String(object.client_address)
         : "",
+      marketingConsent: isSet(object.marketingConsent)
+        ? globalThis.Boolean(object.marketingConsent)
+        : isSet(object.marketing_consent)
+        ? globalThis.Boolean(object.marketing_consent)
+        : undefined,
     };
   },
 
@@ -720,6 +829,9 @@ export const SignUpRequest: MessageFns<SignUpRequest> = {
     if (message.clientAddress !== "") {
       obj.clientAddress = message.clientAddress;
     }
+    if (message.marketingConsent !== undefined) {
+      obj.marketingConsent = message.marketingConsent;
+    }
     return obj;
   },
 
@@ -735,6 +847,7 @@ export const SignUpRequest: MessageFns<SignUpRequest> = {
     message.phone = object.phone ?? undefined;
     message.referralCode = object.referralCode ?? undefined;
     message.clientAddress = object.clientAddress ?? "";
+    message.marketingConsent = object.marketingConsent ?? undefined;
     return message;
   },
 };
@@ -4299,6 +4412,1232 @@ export const ReenableStaffResponse: MessageFns<ReenableStaffResponse> = {
   },
 };
 
+function createBaseMarketingConsent(): MarketingConsent {
+  return { granted: false, wordingVersion: "", recordedAt: "", source: "" };
+}
+
+export const MarketingConsent: MessageFns<MarketingConsent> = {
+  encode(message: MarketingConsent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.granted !== false) {
+      writer.uint32(8).bool(message.granted);
+    }
+    if (message.wordingVersion !== "") {
+      writer.uint32(18).string(message.wordingVersion);
+    }
+    if (message.recordedAt !== "") {
+      writer.uint32(26).string(message.recordedAt);
+    }
+    if (message.source !== "") {
+      writer.uint32(34).string(message.source);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MarketingConsent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMarketingConsent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.granted = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.wordingVersion = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.recordedAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MarketingConsent {
+    return {
+      granted: isSet(object.granted) ? globalThis.Boolean(object.granted) : false,
+      wordingVersion: isSet(object.wordingVersion)
+        ? globalThis.String(object.wordingVersion)
+        : isSet(object.wording_version)
+        ? globalThis.String(object.wording_version)
+        : "",
+      recordedAt: isSet(object.recordedAt)
+        ? globalThis.String(object.recordedAt)
+        : isSet(object.recorded_at)
+        ? globalThis.String(object.recorded_at)
+        : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+    };
+  },
+
+  toJSON(message: MarketingConsent): unknown {
+    const obj: any = {};
+    if (message.granted !== false) {
+      obj.granted = message.granted;
+    }
+    if (message.wordingVersion !== "") {
+      obj.wordingVersion = message.wordingVersion;
+    }
+    if (message.recordedAt !== "") {
+      obj.recordedAt = message.recordedAt;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MarketingConsent>, I>>(base?: I): MarketingConsent {
+    return MarketingConsent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MarketingConsent>, I>>(object: I): MarketingConsent {
+    const message = createBaseMarketingConsent();
+    message.granted = object.granted ?? false;
+    message.wordingVersion = object.wordingVersion ?? "";
+    message.recordedAt = object.recordedAt ?? "";
+    message.source = object.source ?? "";
+    return message;
+  },
+};
+
+function createBaseGetMarketingConsentRequest(): GetMarketingConsentRequest {
+  return {};
+}
+
+export const GetMarketingConsentRequest: MessageFns<GetMarketingConsentRequest> = {
+  encode(_: GetMarketingConsentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMarketingConsentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMarketingConsentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetMarketingConsentRequest {
+    return {};
+  },
+
+  toJSON(_: GetMarketingConsentRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetMarketingConsentRequest>, I>>(base?: I): GetMarketingConsentRequest {
+    return GetMarketingConsentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetMarketingConsentRequest>, I>>(_: I): GetMarketingConsentRequest {
+    const message = createBaseGetMarketingConsentRequest();
+    return message;
+  },
+};
+
+function createBaseGetMarketingConsentResponse(): GetMarketingConsentResponse {
+  return { consent: undefined };
+}
+
+export const GetMarketingConsentResponse: MessageFns<GetMarketingConsentResponse> = {
+  encode(message: GetMarketingConsentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.consent !== undefined) {
+      MarketingConsent.encode(message.consent, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMarketingConsentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMarketingConsentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.consent = MarketingConsent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetMarketingConsentResponse {
+    return { consent: isSet(object.consent) ? MarketingConsent.fromJSON(object.consent) : undefined };
+  },
+
+  toJSON(message: GetMarketingConsentResponse): unknown {
+    const obj: any = {};
+    if (message.consent !== undefined) {
+      obj.consent = MarketingConsent.toJSON(message.consent);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetMarketingConsentResponse>, I>>(base?: I): GetMarketingConsentResponse {
+    return GetMarketingConsentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetMarketingConsentResponse>, I>>(object: I): GetMarketingConsentResponse {
+    const message = createBaseGetMarketingConsentResponse();
+    message.consent = (object.consent !== undefined && object.consent !== null)
+      ? MarketingConsent.fromPartial(object.consent)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetMarketingConsentRequest(): SetMarketingConsentRequest {
+  return { granted: false };
+}
+
+export const SetMarketingConsentRequest: MessageFns<SetMarketingConsentRequest> = {
+  encode(message: SetMarketingConsentRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.granted !== false) {
+      writer.uint32(8).bool(message.granted);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetMarketingConsentRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetMarketingConsentRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.granted = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetMarketingConsentRequest {
+    return { granted: isSet(object.granted) ? globalThis.Boolean(object.granted) : false };
+  },
+
+  toJSON(message: SetMarketingConsentRequest): unknown {
+    const obj: any = {};
+    if (message.granted !== false) {
+      obj.granted = message.granted;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetMarketingConsentRequest>, I>>(base?: I): SetMarketingConsentRequest {
+    return SetMarketingConsentRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetMarketingConsentRequest>, I>>(object: I): SetMarketingConsentRequest {
+    const message = createBaseSetMarketingConsentRequest();
+    message.granted = object.granted ?? false;
+    return message;
+  },
+};
+
+function createBaseSetMarketingConsentResponse(): SetMarketingConsentResponse {
+  return { consent: undefined };
+}
+
+export const SetMarketingConsentResponse: MessageFns<SetMarketingConsentResponse> = {
+  encode(message: SetMarketingConsentResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.consent !== undefined) {
+      MarketingConsent.encode(message.consent, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetMarketingConsentResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetMarketingConsentResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.consent = MarketingConsent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetMarketingConsentResponse {
+    return { consent: isSet(object.consent) ? MarketingConsent.fromJSON(object.consent) : undefined };
+  },
+
+  toJSON(message: SetMarketingConsentResponse): unknown {
+    const obj: any = {};
+    if (message.consent !== undefined) {
+      obj.consent = MarketingConsent.toJSON(message.consent);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetMarketingConsentResponse>, I>>(base?: I): SetMarketingConsentResponse {
+    return SetMarketingConsentResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetMarketingConsentResponse>, I>>(object: I): SetMarketingConsentResponse {
+    const message = createBaseSetMarketingConsentResponse();
+    message.consent = (object.consent !== undefined && object.consent !== null)
+      ? MarketingConsent.fromPartial(object.consent)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUnsubscribeRequest(): UnsubscribeRequest {
+  return { token: "" };
+}
+
+export const UnsubscribeRequest: MessageFns<UnsubscribeRequest> = {
+  encode(message: UnsubscribeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnsubscribeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnsubscribeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnsubscribeRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: UnsubscribeRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnsubscribeRequest>, I>>(base?: I): UnsubscribeRequest {
+    return UnsubscribeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnsubscribeRequest>, I>>(object: I): UnsubscribeRequest {
+    const message = createBaseUnsubscribeRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseUnsubscribeResponse(): UnsubscribeResponse {
+  return { consent: undefined };
+}
+
+export const UnsubscribeResponse: MessageFns<UnsubscribeResponse> = {
+  encode(message: UnsubscribeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.consent !== undefined) {
+      MarketingConsent.encode(message.consent, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnsubscribeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnsubscribeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.consent = MarketingConsent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnsubscribeResponse {
+    return { consent: isSet(object.consent) ? MarketingConsent.fromJSON(object.consent) : undefined };
+  },
+
+  toJSON(message: UnsubscribeResponse): unknown {
+    const obj: any = {};
+    if (message.consent !== undefined) {
+      obj.consent = MarketingConsent.toJSON(message.consent);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnsubscribeResponse>, I>>(base?: I): UnsubscribeResponse {
+    return UnsubscribeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnsubscribeResponse>, I>>(object: I): UnsubscribeResponse {
+    const message = createBaseUnsubscribeResponse();
+    message.consent = (object.consent !== undefined && object.consent !== null)
+      ? MarketingConsent.fromPartial(object.consent)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseExportAccountDataRequest(): ExportAccountDataRequest {
+  return {};
+}
+
+export const ExportAccountDataRequest: MessageFns<ExportAccountDataRequest> = {
+  encode(_: ExportAccountDataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportAccountDataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportAccountDataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ExportAccountDataRequest {
+    return {};
+  },
+
+  toJSON(_: ExportAccountDataRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportAccountDataRequest>, I>>(base?: I): ExportAccountDataRequest {
+    return ExportAccountDataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportAccountDataRequest>, I>>(_: I): ExportAccountDataRequest {
+    const message = createBaseExportAccountDataRequest();
+    return message;
+  },
+};
+
+function createBaseSessionTimes(): SessionTimes {
+  return { createdAt: "", expiresAt: "" };
+}
+
+export const SessionTimes: MessageFns<SessionTimes> = {
+  encode(message: SessionTimes, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.createdAt !== "") {
+      writer.uint32(10).string(message.createdAt);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(18).string(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SessionTimes {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSessionTimes();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SessionTimes {
+    return {
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: SessionTimes): unknown {
+    const obj: any = {};
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SessionTimes>, I>>(base?: I): SessionTimes {
+    return SessionTimes.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SessionTimes>, I>>(object: I): SessionTimes {
+    const message = createBaseSessionTimes();
+    message.createdAt = object.createdAt ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    return message;
+  },
+};
+
+function createBaseSentMail(): SentMail {
+  return { subject: "", createdAt: "", sentAt: "" };
+}
+
+export const SentMail: MessageFns<SentMail> = {
+  encode(message: SentMail, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subject !== "") {
+      writer.uint32(10).string(message.subject);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(18).string(message.createdAt);
+    }
+    if (message.sentAt !== "") {
+      writer.uint32(26).string(message.sentAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SentMail {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSentMail();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sentAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SentMail {
+    return {
+      subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      sentAt: isSet(object.sentAt)
+        ? globalThis.String(object.sentAt)
+        : isSet(object.sent_at)
+        ? globalThis.String(object.sent_at)
+        : "",
+    };
+  },
+
+  toJSON(message: SentMail): unknown {
+    const obj: any = {};
+    if (message.subject !== "") {
+      obj.subject = message.subject;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.sentAt !== "") {
+      obj.sentAt = message.sentAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SentMail>, I>>(base?: I): SentMail {
+    return SentMail.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SentMail>, I>>(object: I): SentMail {
+    const message = createBaseSentMail();
+    message.subject = object.subject ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.sentAt = object.sentAt ?? "";
+    return message;
+  },
+};
+
+function createBaseExportAccountDataResponse(): ExportAccountDataResponse {
+  return { profile: undefined, marketingConsents: [], sessions: [], mails: [], staffActions: [] };
+}
+
+export const ExportAccountDataResponse: MessageFns<ExportAccountDataResponse> = {
+  encode(message: ExportAccountDataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.profile !== undefined) {
+      Profile.encode(message.profile, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.marketingConsents) {
+      MarketingConsent.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.sessions) {
+      SessionTimes.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.mails) {
+      SentMail.encode(v!, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.staffActions) {
+      StaffAction.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportAccountDataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportAccountDataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.profile = Profile.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.marketingConsents.push(MarketingConsent.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sessions.push(SessionTimes.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.mails.push(SentMail.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.staffActions.push(StaffAction.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportAccountDataResponse {
+    return {
+      profile: isSet(object.profile) ? Profile.fromJSON(object.profile) : undefined,
+      marketingConsents: globalThis.Array.isArray(object?.marketingConsents)
+        ? object.marketingConsents.map((e: any) => MarketingConsent.fromJSON(e))
+        : globalThis.Array.isArray(object?.marketing_consents)
+        ? object.marketing_consents.map((e: any) => MarketingConsent.fromJSON(e))
+        : [],
+      sessions: globalThis.Array.isArray(object?.sessions)
+        ? object.sessions.map((e: any) => SessionTimes.fromJSON(e))
+        : [],
+      mails: globalThis.Array.isArray(object?.mails) ? object.mails.map((e: any) => SentMail.fromJSON(e)) : [],
+      staffActions: globalThis.Array.isArray(object?.staffActions)
+        ? object.staffActions.map((e: any) => StaffAction.fromJSON(e))
+        : globalThis.Array.isArray(object?.staff_actions)
+        ? object.staff_actions.map((e: any) => StaffAction.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ExportAccountDataResponse): unknown {
+    const obj: any = {};
+    if (message.profile !== undefined) {
+      obj.profile = Profile.toJSON(message.profile);
+    }
+    if (message.marketingConsents?.length) {
+      obj.marketingConsents = message.marketingConsents.map((e) => MarketingConsent.toJSON(e));
+    }
+    if (message.sessions?.length) {
+      obj.sessions = message.sessions.map((e) => SessionTimes.toJSON(e));
+    }
+    if (message.mails?.length) {
+      obj.mails = message.mails.map((e) => SentMail.toJSON(e));
+    }
+    if (message.staffActions?.length) {
+      obj.staffActions = message.staffActions.map((e) => StaffAction.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportAccountDataResponse>, I>>(base?: I): ExportAccountDataResponse {
+    return ExportAccountDataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportAccountDataResponse>, I>>(object: I): ExportAccountDataResponse {
+    const message = createBaseExportAccountDataResponse();
+    message.profile = (object.profile !== undefined && object.profile !== null)
+      ? Profile.fromPartial(object.profile)
+      : undefined;
+    message.marketingConsents = object.marketingConsents?.map((e) => MarketingConsent.fromPartial(e)) || [];
+    message.sessions = object.sessions?.map((e) => SessionTimes.fromPartial(e)) || [];
+    message.mails = object.mails?.map((e) => SentMail.fromPartial(e)) || [];
+    message.staffActions = object.staffActions?.map((e) => StaffAction.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListDataRequestsForStaffRequest(): ListDataRequestsForStaffRequest {
+  return { limit: 0 };
+}
+
+export const ListDataRequestsForStaffRequest: MessageFns<ListDataRequestsForStaffRequest> = {
+  encode(message: ListDataRequestsForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDataRequestsForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDataRequestsForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDataRequestsForStaffRequest {
+    return { limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0 };
+  },
+
+  toJSON(message: ListDataRequestsForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDataRequestsForStaffRequest>, I>>(base?: I): ListDataRequestsForStaffRequest {
+    return ListDataRequestsForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDataRequestsForStaffRequest>, I>>(
+    object: I,
+  ): ListDataRequestsForStaffRequest {
+    const message = createBaseListDataRequestsForStaffRequest();
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseDataRequest(): DataRequest {
+  return { accountId: "", email: "", kind: "", requestedAt: "", dueAt: "", completedAt: "" };
+}
+
+export const DataRequest: MessageFns<DataRequest> = {
+  encode(message: DataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    if (message.requestedAt !== "") {
+      writer.uint32(34).string(message.requestedAt);
+    }
+    if (message.dueAt !== "") {
+      writer.uint32(42).string(message.dueAt);
+    }
+    if (message.completedAt !== "") {
+      writer.uint32(50).string(message.completedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.requestedAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.dueAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.completedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DataRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      requestedAt: isSet(object.requestedAt)
+        ? globalThis.String(object.requestedAt)
+        : isSet(object.requested_at)
+        ? globalThis.String(object.requested_at)
+        : "",
+      dueAt: isSet(object.dueAt)
+        ? globalThis.String(object.dueAt)
+        : isSet(object.due_at)
+        ? globalThis.String(object.due_at)
+        : "",
+      completedAt: isSet(object.completedAt)
+        ? globalThis.String(object.completedAt)
+        : isSet(object.completed_at)
+        ? globalThis.String(object.completed_at)
+        : "",
+    };
+  },
+
+  toJSON(message: DataRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.requestedAt !== "") {
+      obj.requestedAt = message.requestedAt;
+    }
+    if (message.dueAt !== "") {
+      obj.dueAt = message.dueAt;
+    }
+    if (message.completedAt !== "") {
+      obj.completedAt = message.completedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DataRequest>, I>>(base?: I): DataRequest {
+    return DataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DataRequest>, I>>(object: I): DataRequest {
+    const message = createBaseDataRequest();
+    message.accountId = object.accountId ?? "";
+    message.email = object.email ?? "";
+    message.kind = object.kind ?? "";
+    message.requestedAt = object.requestedAt ?? "";
+    message.dueAt = object.dueAt ?? "";
+    message.completedAt = object.completedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseListDataRequestsForStaffResponse(): ListDataRequestsForStaffResponse {
+  return { requests: [] };
+}
+
+export const ListDataRequestsForStaffResponse: MessageFns<ListDataRequestsForStaffResponse> = {
+  encode(message: ListDataRequestsForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.requests) {
+      DataRequest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDataRequestsForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDataRequestsForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requests.push(DataRequest.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDataRequestsForStaffResponse {
+    return {
+      requests: globalThis.Array.isArray(object?.requests)
+        ? object.requests.map((e: any) => DataRequest.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListDataRequestsForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.requests?.length) {
+      obj.requests = message.requests.map((e) => DataRequest.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDataRequestsForStaffResponse>, I>>(
+    base?: I,
+  ): ListDataRequestsForStaffResponse {
+    return ListDataRequestsForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDataRequestsForStaffResponse>, I>>(
+    object: I,
+  ): ListDataRequestsForStaffResponse {
+    const message = createBaseListDataRequestsForStaffResponse();
+    message.requests = object.requests?.map((e) => DataRequest.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
  * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
@@ -4522,6 +5861,60 @@ export const IdentityServiceDefinition = {
       requestType: ReenableStaffRequest as typeof ReenableStaffRequest,
       requestStream: false,
       responseType: ReenableStaffResponse as typeof ReenableStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The caller's marketing consent now: the latest record, or none when never asked. */
+    getMarketingConsent: {
+      name: "GetMarketingConsent",
+      requestType: GetMarketingConsentRequest as typeof GetMarketingConsentRequest,
+      requestStream: false,
+      responseType: GetMarketingConsentResponse as typeof GetMarketingConsentResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The caller gives or withdraws marketing consent: a new record with the wording's version and the time;
+     * earlier records are kept.
+     */
+    setMarketingConsent: {
+      name: "SetMarketingConsent",
+      requestType: SetMarketingConsentRequest as typeof SetMarketingConsentRequest,
+      requestStream: false,
+      responseType: SetMarketingConsentResponse as typeof SetMarketingConsentResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Withdraws the marketing consent of the account an unsubscribe link names, without a session;
+     * INVALID_ARGUMENT (invalid_unsubscribe_token) for a forged, tampered or unknown token.
+     */
+    unsubscribe: {
+      name: "Unsubscribe",
+      requestType: UnsubscribeRequest as typeof UnsubscribeRequest,
+      requestStream: false,
+      responseType: UnsubscribeResponse as typeof UnsubscribeResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * The caller's data rights: everything identity holds about the caller (profile, consents, live
+     * sessions, mails sent, staff actions naming the account). Each call is recorded as a data request.
+     */
+    exportAccountData: {
+      name: "ExportAccountData",
+      requestType: ExportAccountDataRequest as typeof ExportAccountDataRequest,
+      requestStream: false,
+      responseType: ExportAccountDataResponse as typeof ExportAccountDataResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: customers' data requests, newest first, with the date each is due. Needs a staff member (any role). */
+    listDataRequestsForStaff: {
+      name: "ListDataRequestsForStaff",
+      requestType: ListDataRequestsForStaffRequest as typeof ListDataRequestsForStaffRequest,
+      requestStream: false,
+      responseType: ListDataRequestsForStaffResponse as typeof ListDataRequestsForStaffResponse,
       responseStream: false,
       options: {},
     },
@@ -4793,6 +6186,75 @@ export const IdentityServiceService = {
       Buffer.from(ReenableStaffResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReenableStaffResponse => ReenableStaffResponse.decode(value),
   },
+  /** The caller's marketing consent now: the latest record, or none when never asked. */
+  getMarketingConsent: {
+    path: "/storefront.identity.v1.IdentityService/GetMarketingConsent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetMarketingConsentRequest): Buffer =>
+      Buffer.from(GetMarketingConsentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetMarketingConsentRequest => GetMarketingConsentRequest.decode(value),
+    responseSerialize: (value: GetMarketingConsentResponse): Buffer =>
+      Buffer.from(GetMarketingConsentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetMarketingConsentResponse => GetMarketingConsentResponse.decode(value),
+  },
+  /**
+   * The caller gives or withdraws marketing consent: a new record with the wording's version and the time;
+   * earlier records are kept.
+   */
+  setMarketingConsent: {
+    path: "/storefront.identity.v1.IdentityService/SetMarketingConsent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetMarketingConsentRequest): Buffer =>
+      Buffer.from(SetMarketingConsentRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetMarketingConsentRequest => SetMarketingConsentRequest.decode(value),
+    responseSerialize: (value: SetMarketingConsentResponse): Buffer =>
+      Buffer.from(SetMarketingConsentResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetMarketingConsentResponse => SetMarketingConsentResponse.decode(value),
+  },
+  /**
+   * Withdraws the marketing consent of the account an unsubscribe link names, without a session;
+   * INVALID_ARGUMENT (invalid_unsubscribe_token) for a forged, tampered or unknown token.
+   */
+  unsubscribe: {
+    path: "/storefront.identity.v1.IdentityService/Unsubscribe" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnsubscribeRequest): Buffer => Buffer.from(UnsubscribeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnsubscribeRequest => UnsubscribeRequest.decode(value),
+    responseSerialize: (value: UnsubscribeResponse): Buffer => Buffer.from(UnsubscribeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnsubscribeResponse => UnsubscribeResponse.decode(value),
+  },
+  /**
+   * The caller's data rights: everything identity holds about the caller (profile, consents, live
+   * sessions, mails sent, staff actions naming the account). Each call is recorded as a data request.
+   */
+  exportAccountData: {
+    path: "/storefront.identity.v1.IdentityService/ExportAccountData" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExportAccountDataRequest): Buffer =>
+      Buffer.from(ExportAccountDataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportAccountDataRequest => ExportAccountDataRequest.decode(value),
+    responseSerialize: (value: ExportAccountDataResponse): Buffer =>
+      Buffer.from(ExportAccountDataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportAccountDataResponse => ExportAccountDataResponse.decode(value),
+  },
+  /** The console: customers' data requests, newest first, with the date each is due. Needs a staff member (any role). */
+  listDataRequestsForStaff: {
+    path: "/storefront.identity.v1.IdentityService/ListDataRequestsForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDataRequestsForStaffRequest): Buffer =>
+      Buffer.from(ListDataRequestsForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDataRequestsForStaffRequest =>
+      ListDataRequestsForStaffRequest.decode(value),
+    responseSerialize: (value: ListDataRequestsForStaffResponse): Buffer =>
+      Buffer.from(ListDataRequestsForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDataRequestsForStaffResponse =>
+      ListDataRequestsForStaffResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -4869,6 +6331,25 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * recorded in the audit log.
    */
   reenableStaff: handleUnaryCall<ReenableStaffRequest, ReenableStaffResponse>;
+  /** The caller's marketing consent now: the latest record, or none when never asked. */
+  getMarketingConsent: handleUnaryCall<GetMarketingConsentRequest, GetMarketingConsentResponse>;
+  /**
+   * The caller gives or withdraws marketing consent: a new record with the wording's version and the time;
+   * earlier records are kept.
+   */
+  setMarketingConsent: handleUnaryCall<SetMarketingConsentRequest, SetMarketingConsentResponse>;
+  /**
+   * Withdraws the marketing consent of the account an unsubscribe link names, without a session;
+   * INVALID_ARGUMENT (invalid_unsubscribe_token) for a forged, tampered or unknown token.
+   */
+  unsubscribe: handleUnaryCall<UnsubscribeRequest, UnsubscribeResponse>;
+  /**
+   * The caller's data rights: everything identity holds about the caller (profile, consents, live
+   * sessions, mails sent, staff actions naming the account). Each call is recorded as a data request.
+   */
+  exportAccountData: handleUnaryCall<ExportAccountDataRequest, ExportAccountDataResponse>;
+  /** The console: customers' data requests, newest first, with the date each is due. Needs a staff member (any role). */
+  listDataRequestsForStaff: handleUnaryCall<ListDataRequestsForStaffRequest, ListDataRequestsForStaffResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -5224,6 +6705,95 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReenableStaffResponse) => void,
+  ): ClientUnaryCall;
+  /** The caller's marketing consent now: the latest record, or none when never asked. */
+  getMarketingConsent(
+    request: GetMarketingConsentRequest,
+    callback: (error: ServiceError | null, response: GetMarketingConsentResponse) => void,
+  ): ClientUnaryCall;
+  getMarketingConsent(
+    request: GetMarketingConsentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetMarketingConsentResponse) => void,
+  ): ClientUnaryCall;
+  getMarketingConsent(
+    request: GetMarketingConsentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetMarketingConsentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller gives or withdraws marketing consent: a new record with the wording's version and the time;
+   * earlier records are kept.
+   */
+  setMarketingConsent(
+    request: SetMarketingConsentRequest,
+    callback: (error: ServiceError | null, response: SetMarketingConsentResponse) => void,
+  ): ClientUnaryCall;
+  setMarketingConsent(
+    request: SetMarketingConsentRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetMarketingConsentResponse) => void,
+  ): ClientUnaryCall;
+  setMarketingConsent(
+    request: SetMarketingConsentRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetMarketingConsentResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Withdraws the marketing consent of the account an unsubscribe link names, without a session;
+   * INVALID_ARGUMENT (invalid_unsubscribe_token) for a forged, tampered or unknown token.
+   */
+  unsubscribe(
+    request: UnsubscribeRequest,
+    callback: (error: ServiceError | null, response: UnsubscribeResponse) => void,
+  ): ClientUnaryCall;
+  unsubscribe(
+    request: UnsubscribeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnsubscribeResponse) => void,
+  ): ClientUnaryCall;
+  unsubscribe(
+    request: UnsubscribeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnsubscribeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's data rights: everything identity holds about the caller (profile, consents, live
+   * sessions, mails sent, staff actions naming the account). Each call is recorded as a data request.
+   */
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  exportAccountData(
+    request: ExportAccountDataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExportAccountDataResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: customers' data requests, newest first, with the date each is due. Needs a staff member (any role). */
+  listDataRequestsForStaff(
+    request: ListDataRequestsForStaffRequest,
+    callback: (error: ServiceError | null, response: ListDataRequestsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listDataRequestsForStaff(
+    request: ListDataRequestsForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDataRequestsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listDataRequestsForStaff(
+    request: ListDataRequestsForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDataRequestsForStaffResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,84 @@
+/**
+ * The customer's data rights as pages: "Download my data" and the marketing switch on the account page, and the
+ * unsubscribe link of a marketing mail. The link opens a page with a button, so a link scanner that opens it withdraws
+ * nothing; the button, and a mail client's one-click POST (RFC 8058), post the token to /unsubscribe without a session.
+ */
+import express from 'express';
+import { AppError, HTTP_STATUS } from '@storefront/errors';
+import { MARKETING_CONSENT } from '@storefront/formats';
+import type { GatewayContext } from '../context';
+import { startDataExport } from '../application/data-export';
+import { setMarketingConsent, unsubscribe } from '../application/marketing-consent';
+import { sessionOf } from '../kit/customer-session';
+import { field, formError } from '../kit/forms';
+import { html, type Html } from '../kit/html';
+import type { PageAnswer, PageRoutes } from '../kit/respond';
+import { sendDataExport } from './data-rights-api';
+
+/** The unticked box of the sign-up form, with the wording whose version the consent is recorded under. */
+export const MARKETING_CONSENT_BOX = html`<p><input type="checkbox" id="marketingConsent" name="marketingConsent" value="yes"> <label for="marketingConsent">${MARKETING_CONSENT.wording}</label></p>`;
+
+/** The account page's section: the download, and the marketing switch saying what it is now. */
+export function dataRightsSection(wantsMarketing: boolean, saved: boolean): Html {
+  return html`<h2>Your data</h2>
+<p><a href="/account/data-export" download>Download my data</a>: everything we hold about you, as one JSON file. <a href="/privacy">How we use your data</a></p>
+<h3>Marketing emails</h3>
+${saved ? html`<p class="ok" role="status">Your choice is saved.</p>` : ''}
+<p>${wantsMarketing ? 'You receive our marketing emails.' : 'You do not receive marketing emails.'} Order, dispatch and account emails are sent either way.</p>
+<form method="post" action="/account/marketing-consent"><input type="hidden" name="granted" value="${wantsMarketing ? 'no' : 'yes'}">${wantsMarketing ? '' : html`<p>${MARKETING_CONSENT.wording}</p>`}<button type="submit">${wantsMarketing ? 'Stop marketing emails' : 'Send me marketing emails'}</button></form>`;
+}
+
+function unsubscribePage(token: string, error?: string, status = 200): PageAnswer {
+  return {
+    title: 'Unsubscribe',
+    description: 'Stop marketing emails',
+    caching: 'private',
+    status,
+    main: html`<h1>Stop marketing emails</h1>${formError(error)}<p>We will send you no more marketing emails. Order, dispatch and account emails still reach you.</p>
+<form method="post" action="/unsubscribe?token=${encodeURIComponent(token)}"><button type="submit">Unsubscribe</button></form>`,
+  };
+}
+
+function unsubscribedPage(): PageAnswer {
+  return {
+    title: 'Unsubscribed',
+    description: 'Unsubscribed from marketing emails',
+    caching: 'private',
+    main: html`<h1>Unsubscribed</h1><p role="status">You will receive no more marketing emails. You can change this at any time on <a href="/account">your account</a>.</p>`,
+  };
+}
+
+export function registerDataRightsPages(pages: PageRoutes, context: GatewayContext): void {
+  const { router, form, send } = pages;
+
+  router.get('/account/data-export', async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    const write = await startDataExport(context, session.userId);
+    await sendDataExport(context, res, write, new Date(context.now()).toISOString().slice(0, 10));
+  });
+
+  router.post('/account/marketing-consent', ...form, async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    await setMarketingConsent(context, session.userId, field(req, 'granted') === 'yes');
+    res.redirect(303, '/account?saved=marketing');
+  });
+
+  const tokenOf = (req: express.Request) => (typeof req.query.token === 'string' ? req.query.token : '');
+  router.get('/unsubscribe', (req, res) => send(req, res, unsubscribePage(tokenOf(req))));
+  // From a mail client's one-click POST as from the page's button: the token is the credential, no session and no
+  // same-site rule (a mail client's POST comes from no page of ours).
+  router.post('/unsubscribe', express.urlencoded({ extended: false, limit: 1024 }), async (req, res) => {
+    const token = tokenOf(req);
+    try {
+      await unsubscribe(context, token);
+      await send(req, res, unsubscribedPage());
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'invalid_unsubscribe_token') throw error;
+      const words =
+        'This unsubscribe link is not valid: it may have been altered. Use the link in the mail, or your account page.';
+      await send(req, res, unsubscribePage(token, words, HTTP_STATUS[error.kind]));
+    }
+  });
+}
