@@ -156,3 +156,4 @@ export const LOYALTY_WELCOME = {
   description: 'Welcome bonus',
   pendingEntryId: 'pending-welcome',
 } as const;
+export * from './buyer-confirmation';
