@@ -30,6 +30,8 @@ export function orderSummary(order: OrderView['order']): checkout.OrderSummary {
     reservedUntil: iso(order.reservedUntil),
     waitingForStock: order.stockWait === 'waiting',
     closeReason: order.closeReason ?? '',
+    buyerConfirmedAt: iso(order.buyerConfirmation?.at),
+    buyerConfirmationVersion: order.buyerConfirmation?.version ?? '',
   };
 }
 

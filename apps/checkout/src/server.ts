@@ -30,6 +30,8 @@ import { HeldStockStore } from './stores/held-stock';
 import { CheckoutService } from './domain/checkout-service';
 import { ReferralSettlement, type ReferralSettlementSummary } from './domain/referral-settlement';
 import { ReferralCheckStore } from './stores/referral-checks';
+import { BuyerConfirmations, UNCONFIRMED_REFUNDER, type LapseSummary } from './domain/buyer-confirmation';
+import { BuyerConfirmationStore } from './stores/buyer-confirmations';
 import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { orderConfirmationMail } from './domain/order-mail';
 import { expectedDispatch } from './domain/order';
@@ -80,6 +82,8 @@ export interface CheckoutServer extends RunningGrpcService {
   settleReferralsNow(): Promise<ReferralSettlementSummary>;
   /** Records the shipments of orders dispatched where inventory could not be reached; answers how many. */
   recordShipmentsNow(): Promise<number>;
+  /** Runs one pass cancelling paid orders left unconfirmed (tests, operators) instead of waiting for the timer. */
+  lapseUnconfirmedNow(): Promise<LapseSummary>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
@@ -96,6 +100,7 @@ export interface CheckoutHandles {
   settleReferralsNow(): Promise<ReferralSettlementSummary>;
   /** Records the shipments of orders dispatched where inventory could not be reached; answers how many. */
   recordShipmentsNow(): Promise<number>;
+  lapseUnconfirmedNow(): Promise<LapseSummary>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -220,6 +225,15 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       now,
     });
 
+    const buyerConfirmations = new BuyerConfirmations({
+      store: new BuyerConfirmationStore(db, store, refundStore),
+      orders,
+      limits,
+      refundInFull: (refund) => refunds.refundInFull(refund, UNCONFIRMED_REFUNDER),
+      logger,
+      now,
+    });
+
     const fulfilment = new OrderFulfilment({
       store,
       fulfilment: new FulfilmentStore(db),
@@ -273,6 +287,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           logger,
           'recording dispatched orders’ shipments failed',
         );
+        // Seven days is counted from payment: a pass on the referral passes' beat cancels soon after it ends.
+        const stopLapsePasses = repeatInBackground(
+          REFERRAL_PASS_INTERVAL_MS,
+          () => buyerConfirmations.lapseDue(),
+          logger,
+          'a pass cancelling unconfirmed orders failed',
+        );
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
@@ -281,6 +302,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           stopRefundSweep();
           stopReferralPasses();
           stopShipmentPass();
+          stopLapsePasses();
           await confirmation.stop();
           await mailSender.stop();
           stopLagGauge();
@@ -297,6 +319,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         sweepRefundsNow: () => refunds.sweep(),
         settleReferralsNow: () => referrals.settleDue(),
         recordShipmentsNow: () => fulfilment.recordWaitingShipments(),
+        lapseUnconfirmedNow: () => buyerConfirmations.lapseDue(),
       },
       bindings: [
         bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
@@ -355,6 +378,16 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           }),
           refundOrder: async (request, context) => refundAnswer(await refunds.refundOrder(request, context.staff)),
           sendRecallNotices: async (request, context) => recallNotices.send(request, context.staff!),
+          confirmBuyer: async (request, context) => ({
+            order: orderDetails(
+              await buyerConfirmations.confirm(
+                request.checkoutReference,
+                request.buyerConfirmationVersion,
+                request.clientAddress,
+                await context.caller(),
+              ),
+            ),
+          }),
         }),
       ],
     };

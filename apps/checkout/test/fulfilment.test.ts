@@ -17,6 +17,7 @@ import {
   DELIVERY,
   checkoutBody,
   completePayment,
+  confirmOnOrderPage,
   countRows,
   createCheckout,
   eventually,
@@ -102,6 +103,7 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     const created = await open(body);
     await completePayment(created.hosted_checkout_url, 'pay');
     await stack.checkout!.reconcileNow();
+    await confirmOnOrderPage(stack.client(), body.checkout_reference);
     return body.checkout_reference;
   };
   const dispatch = (reference: string, carrier = 'Royal Mail', trackingNumber = 'RM 1234-5678 GB', staff = PACKER) =>

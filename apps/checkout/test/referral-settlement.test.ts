@@ -13,6 +13,7 @@ import {
   DELIVERY,
   checkoutBody,
   completePayment,
+  confirmOnOrderPage,
   countRows,
   expectCheckout,
   loyaltyPoints,
@@ -71,6 +72,7 @@ describe('checkout: referral rewards are decided on the first paid order', () =>
   /** A paid order of the client's, sent to `delivery`, dispatched and delivered now. */
   async function deliveredOrder(client: HttpClient, delivery = ELSEWHERE): Promise<string> {
     const reference = await paidOrder(client, delivery);
+    await confirmOnOrderPage(client, reference);
     await rpc.dispatchOrder(
       { checkoutReference: reference, carrier: 'Royal Mail', trackingNumber: 'RM 1 GB' },
       { staff: OWNER },

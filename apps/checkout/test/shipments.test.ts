@@ -16,7 +16,14 @@ const STAFF = { id: 's1', role: 'staff' as const, email: 'packer@shop.test', cli
 const SHIPPED: ShippedAllocation = { lines: [{ sku: 'kit-1', batches: [{ number: 'B-1', units: 2 }] }] };
 
 function paidOrder(reference: string): Order {
-  return { id: `id-${reference}`, reference, status: 'paid', closedAt: 1, delivery: DELIVERY } as unknown as Order;
+  return {
+    id: `id-${reference}`,
+    reference,
+    status: 'paid',
+    closedAt: 1,
+    delivery: DELIVERY,
+    buyerConfirmation: { at: 1, version: 'buyer-confirmation-v1' },
+  } as unknown as Order;
 }
 
 /** The orders, dispatches and queued notices in memory. */

@@ -249,6 +249,30 @@ export async function completePayment(hostedCheckoutUrl: string, action: 'pay' |
   expect(res.status).to.be.oneOf([200, 303]);
 }
 
+/** Both buyer statements ticked, as a form posts them. */
+export const STATEMENTS_TICKED: Record<string, string> = { research_use_only: 'yes', adult: 'yes' };
+
+/**
+ * What the person does for an order placed through the API: ticks both buyer statements on its order page (from the
+ * shop's own origin, startCheckoutStack's PUBLIC_BASE_URL unless told, as a browser on the page posts it). `client` must be able to read the order: its account's session
+ * for an account's order.
+ */
+export async function confirmOnOrderPage(
+  client: HttpClient,
+  reference: string,
+  origin = 'http://127.0.0.1:9',
+): Promise<void> {
+  const res = await client.request<string>('POST', `/orders/${encodeURIComponent(reference)}/confirm`, {
+    body: new URLSearchParams(STATEMENTS_TICKED).toString(),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin,
+      'x-forwarded-for': newClientAddress(),
+    },
+  });
+  expect(res.status, res.text).to.equal(303);
+}
+
 /** A 429 `too_many_attempts` Error whose Retry-After is whole seconds, at most `maxRetryAfterSeconds`. */
 export function expectLimited(res: TestResponse<unknown>, maxRetryAfterSeconds: number): void {
   expect(res.status, res.text).to.equal(429);

@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { readPdf, startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
+import { BUYER_CONFIRMATION_STATEMENTS } from '@storefront/formats';
 import { eventually } from '../../checkout/test/support';
 import { browserStackForSuite } from './support/browser-stack';
 import { signedInStaff } from './support/console';
@@ -164,6 +165,8 @@ describe('a batch from delivery to recall in Chromium, as the owner and a custom
       await customer.waitForURL((url) => url.pathname === '/checkout');
       for (const [field, value] of Object.entries(DELIVERY))
         await customer.getByLabel(field, { exact: true }).fill(value);
+      for (const { label } of BUYER_CONFIRMATION_STATEMENTS)
+        await customer.getByRole('checkbox', { name: label }).check();
       await customer.getByRole('button', { name: 'Place order and pay' }).click();
       await customer.waitForURL(`${site.stack.paymentSandbox!.url}/**`);
       await customer.getByRole('button', { name: /^Pay £/ }).click();

@@ -28,7 +28,7 @@ import {
 } from '../src/published/api-reference';
 import { undocumentedAnswers } from './support/documented-answers';
 import { signedInStaff } from './support/console';
-import { completePayment } from '../../checkout/test/support';
+import { completePayment, confirmOnOrderPage } from '../../checkout/test/support';
 import { checkout, inventory } from '@storefront/proto';
 
 const CONTRACT_STAFF = {
@@ -330,6 +330,7 @@ describe('contract: every operation of /openapi.json through the gateway', () =>
       if (CHANGE_ORDER[name] === 'paid' || CHANGE_ORDER[name] === 'dispatched') {
         await completePayment((res.body as { hosted_checkout_url: string }).hosted_checkout_url, 'pay');
         await stack.checkout!.reconcileNow();
+        await confirmOnOrderPage(stack.client(), reference, 'http://localhost:8080');
       }
       if (CHANGE_ORDER[name] === 'dispatched') {
         const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');

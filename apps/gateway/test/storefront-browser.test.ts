@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectAccessible, freePort, launchChromium } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
+import { BUYER_CONFIRMATION_STATEMENTS } from '@storefront/formats';
 import { EDGE_PRICES, LOW_STOCK, startCheckoutStack } from '../../checkout/test/support';
 
 /** The browser globals the page functions below use; tests compile without the DOM library. */
@@ -210,6 +211,7 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
    * on the order page until it says Paid. Returns the order's reference.
    */
   async function payOnHostedPage(page: Page, total: string): Promise<string> {
+    for (const { label } of BUYER_CONFIRMATION_STATEMENTS) await page.getByRole('checkbox', { name: label }).check();
     await page.getByRole('button', { name: 'Place order and pay' }).click();
     await page.waitForURL(`${stack.paymentSandbox!.url}/**`);
     await page.getByRole('button', { name: `Pay ${total}` }).click();

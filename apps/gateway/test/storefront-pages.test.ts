@@ -19,6 +19,7 @@ import {
   countRows,
   expectCheckout,
   newClientAddress,
+  STATEMENTS_TICKED,
   sku,
   startCheckoutStack,
 } from '../../checkout/test/support';
@@ -141,7 +142,7 @@ async function checkoutForm(
 ): Promise<Record<string, string>> {
   const form = await client.get<string>('/checkout');
   expect(form.status, form.text).to.equal(200);
-  return { ...hiddenFields(form.text), ...delivery };
+  return { ...hiddenFields(form.text), ...delivery, ...STATEMENTS_TICKED };
 }
 
 describe('storefront pages', () => {
@@ -510,7 +511,7 @@ describe('storefront pages', () => {
       for (const label of ['Full name', 'Email', 'Phone', 'Address line 1', 'City', 'Postcode'])
         labelledControl(form.text, label);
       expectButton(form.text, 'Place order and pay');
-      const fields = { ...hiddenFields(form.text), ...DELIVERY_FORM };
+      const fields = { ...hiddenFields(form.text), ...DELIVERY_FORM, ...STATEMENTS_TICKED };
       expect(fields.checkout_reference).to.match(/^web-[A-Za-z0-9_-]{20}$/);
 
       const first = await postForm(client, '/checkout', fields);
@@ -698,7 +699,7 @@ describe('storefront pages', () => {
       await addToBasket(client, sku('p7500'));
       const form = await client.get<string>('/checkout');
       expect(form.text).to.include('value="Grace Hopper"');
-      const fields = { ...hiddenFields(form.text), ...DELIVERY_FORM };
+      const fields = { ...hiddenFields(form.text), ...DELIVERY_FORM, ...STATEMENTS_TICKED };
       const placed = await postForm(client, '/checkout', fields);
       await completePayment(placed.headers.get('location')!, 'pay');
       await stack.checkout!.reconcileNow();

@@ -171,3 +171,4 @@ export const MARKETING_CONSENT = {
     'Send me occasional emails about new products and offers. I can stop them at any time, from my account or ' +
     'with the unsubscribe link in any of those emails.',
 } as const;
+export * from './buyer-confirmation';

@@ -5,6 +5,7 @@
  * decision 1082) → create the provider checkout → store its id. A retry with the same body
  * carries on from the saved order.
  */
+import { buyerConfirmationOf } from './buyer-confirmation';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument } from '@storefront/errors';
 import { isUniqueViolation } from '@storefront/db';
@@ -177,6 +178,7 @@ export class CheckoutService {
         status: 'pending_payment',
         refundedPence: 0,
         createdAt: now(),
+        buyerConfirmation: buyerConfirmationOf(rpcRequest.buyerConfirmationVersion, now()),
       };
       const checkOpenOrders = limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {

@@ -222,6 +222,13 @@ function dispatchConflictOf(order: Order): AppError | undefined {
       `Order ${order.reference} is paid but its stock and points are still being settled; try again in a minute`,
     );
   }
+  if (order.buyerConfirmation === undefined) {
+    return conflict(
+      'buyer_not_confirmed',
+      `Order ${order.reference} is held: its buyer has not yet confirmed the research-use and age statements on ` +
+        'the order page, so it cannot be dispatched',
+    );
+  }
   return undefined;
 }
 

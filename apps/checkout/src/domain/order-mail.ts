@@ -10,6 +10,12 @@ export const orderConfirmationKey = (reference: string) => `order-confirmation:$
 export const orderPageUrl = (publicBaseUrl: string, reference: string) =>
   `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(reference)}`;
 
+/** Said to the buyer of an order held for their confirmation (decision 1221). */
+const UNCONFIRMED_WORDS =
+  'Your order is held until you confirm on your order page (the link below) that these products are for laboratory ' +
+  'research use only and that you are 18 or over. If you do not confirm within 7 days, it is cancelled and ' +
+  'everything you paid is refunded.';
+
 /** `expected` is absent while the order waits for stock: its dates follow when the stock comes. */
 export function orderConfirmationMail(order: Order, publicBaseUrl: string, expected?: DispatchPromise): Mail {
   const money = (pence: number) =>
@@ -41,6 +47,7 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string, expec
               },
             ]
           : []),
+        ...(order.buyerConfirmation === undefined ? [{ paragraph: UNCONFIRMED_WORDS }] : []),
         {
           rows: order.lines.map((line) => [
             `${line.quantity} × ${line.sku}`,

@@ -23,7 +23,7 @@ export type DiscountKind = 'promo' | 'reward';
  */
 export type StockWait = 'waiting' | 'served' | 'unserved';
 /** Why an order closed, when its view should say so: another buyer took its yielding hold, or its stock never came. */
-export type CloseReason = 'released_to_another_buyer' | 'stock_never_came';
+export type CloseReason = 'released_to_another_buyer' | 'stock_never_came' | 'buyer_never_confirmed';
 
 /** An order that never got a stock hold (a waiting one, or one whose reservation never happened) is open this long. */
 export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;
@@ -79,6 +79,14 @@ export interface NewOrder {
   returnUrl?: string;
   redirectUrl?: string;
   delivery: Delivery;
+  /** The buyer statements, once the person confirmed them (decision 1220); absent while the order is held for them. */
+  buyerConfirmation?: BuyerConfirmation;
+}
+
+/** When the person confirmed the buyer statements, and the version of the wording they ticked. */
+export interface BuyerConfirmation {
+  at: number;
+  version: string;
 }
 
 export interface Order extends NewOrder {
@@ -99,12 +107,19 @@ export interface Order extends NewOrder {
   dispatch?: OrderDispatch;
   /** When a staff member cancelled it unpaid. */
   cancelledAt?: number;
+  /** When the paid order was cancelled for its buyer never confirming (decision 1222). */
+  buyerLapsedAt?: number;
   /** What succeeded refunds gave back, in pence; 0 for an order never refunded. */
   refundedPence: number;
   /** While in the future, a create-checkout attempt is working on the order. */
   claimExpiresAt?: number;
   createdAt: number;
   updatedAt?: number;
+}
+
+/** Whether the order waits for its buyer's confirmation before it may leave: never confirmed, not cancelled for it. */
+export function awaitsBuyerConfirmation(order: Pick<Order, 'buyerConfirmation' | 'buyerLapsedAt'>): boolean {
+  return order.buyerConfirmation === undefined && order.buyerLapsedAt === undefined;
 }
 
 /** Until when the order may be paid: the end of its stock hold, or of an unreserved order's lifetime. */

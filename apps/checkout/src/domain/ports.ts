@@ -96,6 +96,8 @@ export interface StaffOrderFilter {
   createdUntil?: number;
   /** Only this customer account's orders. */
   accountId?: string;
+  /** Only paid orders held for their buyer's confirmation. */
+  awaitingBuyerConfirmation?: boolean;
 }
 
 /** Orders with their lines, promo codes, their holds and redemptions. */

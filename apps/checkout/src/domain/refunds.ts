@@ -79,6 +79,14 @@ export interface RefundOptions {
   inFlightMs: number;
 }
 
+/** A refund of everything left of an order that the shop owes without being asked, once per key. */
+export interface FullRefund {
+  order: Order;
+  key: string;
+  reason: string;
+  lines: RefundLine[];
+}
+
 export interface RefundSweepSummary {
   /** Pending refunds settled (succeeded or failed). */
   settled: number;
@@ -141,22 +149,26 @@ export class Refunds {
    * person (logged), so confirmation still closes the order.
    */
   async refundUnserved(order: Order): Promise<void> {
+    await this.refundInFull(
+      { order, key: unservedRefundKey(order.id), reason: UNSERVED_REASON, lines: [] },
+      UNSERVED_REFUNDER,
+    );
+  }
+
+  /**
+   * Refunds what is left of a paid order, once per `key`, as the shop itself (`refunder`), returning `lines` to stock.
+   * A refund the provider refuses is left to a person (logged).
+   */
+  async refundInFull({ order, key, reason, lines }: FullRefund, refunder: StaffIdentity): Promise<void> {
     const amountPence = order.totalPence - order.refundedPence;
     if (amountPence <= 0) return;
-    const request = {
-      reference: order.reference,
-      amountPence,
-      reason: UNSERVED_REASON,
-      lines: [],
-      idempotencyKey: unservedRefundKey(order.id),
-    };
     try {
-      await this.refund(request, UNSERVED_REFUNDER);
+      await this.refund({ reference: order.reference, amountPence, reason, lines, idempotencyKey: key }, refunder);
     } catch (error) {
       if (!(error instanceof AppError && error.code === 'refund_refused')) throw error;
       this.options.logger.error(
-        { err: error, orderId: order.id },
-        'the provider refused to refund an order whose stock never came; refund it by hand',
+        { err: error, orderId: order.id, reason },
+        'the provider refused a refund the shop owes in full; refund it by hand',
       );
     }
   }

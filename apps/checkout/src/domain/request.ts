@@ -54,6 +54,8 @@ export interface CheckoutRequestInput {
    * hand out its link at once (decision 1082). A preference, not part of the request's identity.
    */
   waitForStock?: boolean;
+  /** The version of the buyer statements the person ticked on the shop's checkout page (decision 1220). */
+  buyerConfirmationVersion?: string;
 }
 
 export interface CheckoutRequest {

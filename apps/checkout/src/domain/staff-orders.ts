@@ -26,6 +26,8 @@ export interface StaffOrderQuery {
   accountId: string;
   limit: number;
   cursor: string;
+  /** Only paid orders held for their buyer's confirmation. */
+  awaitingBuyerConfirmation: boolean;
 }
 
 /** An order as staff see it: whole, as its owner sees it, with its refunds (in a page of orders, none). */
@@ -98,5 +100,6 @@ function parseFilter(request: StaffOrderQuery): StaffOrderFilter {
     createdFrom,
     createdUntil,
     ...(accountId === '' ? {} : { accountId }),
+    ...(request.awaitingBuyerConfirmation ? { awaitingBuyerConfirmation: true } : {}),
   };
 }

@@ -14,6 +14,7 @@ import { dispatch } from './012-dispatch';
 import { heldStock } from './013-held-stock';
 import { referralChecks } from './014-referral-checks';
 import { shipments } from './060-shipments';
+import { buyerConfirmation } from './080-buyer-confirmation';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '013-held-stock': heldStock,
   '014-referral-checks': referralChecks,
   '060-shipments': shipments,
+  '080-buyer-confirmation': buyerConfirmation,
 };

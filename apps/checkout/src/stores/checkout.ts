@@ -10,6 +10,7 @@ import {
 } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import { PromoNotHeld, promoRefusal, type PromoCode, type PromoUsage } from '../domain/promo';
+import { DISPATCHABLE_STATUSES } from '../domain/order';
 import type {
   CloseReason,
   DiscountKind,
@@ -138,6 +139,7 @@ export class CheckoutStore implements CheckoutStorePort {
     if (filter.query && 'email' in filter.query) query.whereRaw('lower(delivery_email) = ?', [filter.query.email]);
     if (filter.status) query.where({ status: filter.status });
     if (filter.accountId) query.where({ account_id: filter.accountId });
+    if (filter.awaitingBuyerConfirmation) awaitingBuyerConfirmation(query);
     if (filter.createdFrom !== undefined) query.where('created_at', '>=', filter.createdFrom);
     if (filter.createdUntil !== undefined) query.where('created_at', '<', filter.createdUntil);
     if (after) olderThan(query, after);
@@ -497,6 +499,8 @@ function orderRow(
     delivery_city: order.delivery.city,
     delivery_postcode: order.delivery.postcode,
     delivery_country: order.delivery.country,
+    buyer_confirmed_at: order.buyerConfirmation?.at ?? null,
+    buyer_confirmation_version: order.buyerConfirmation?.version ?? null,
     claim_token: claim.token,
     claim_expires_at: claim.expiresAt,
     next_check_at: firstCheckAt,
@@ -515,6 +519,14 @@ function usageRead(db: Knex, code: string): Knex.QueryBuilder {
 
 function usageOf(row: Row | undefined): PromoUsage {
   return { redeemed: toNumber(row?.redeemed), held: toNumber(row?.held) };
+}
+
+/** Paid orders held for their buyer's confirmation: unconfirmed, not cancelled for it, not yet left. */
+export function awaitingBuyerConfirmation(query: Knex.QueryBuilder): Knex.QueryBuilder {
+  return query
+    .whereNull('buyer_confirmed_at')
+    .whereNull('buyer_lapsed_at')
+    .whereIn('status', DISPATCHABLE_STATUSES as OrderStatus[]);
 }
 
 /** Keeps the orders after `after` in newest-first order: older, or as old with a smaller id. */
@@ -626,6 +638,11 @@ function toOrder(row: Row, lines: Row[]): Order {
     claimExpiresAt: optionalNumber(row.claim_expires_at),
     dispatch: storedDispatch(row),
     cancelledAt: optionalNumber(row.cancelled_at),
+    buyerConfirmation:
+      row.buyer_confirmed_at === null || row.buyer_confirmed_at === undefined
+        ? undefined
+        : { at: toNumber(row.buyer_confirmed_at), version: String(row.buyer_confirmation_version) },
+    buyerLapsedAt: optionalNumber(row.buyer_lapsed_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };

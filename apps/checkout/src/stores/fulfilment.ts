@@ -23,6 +23,7 @@ export class FulfilmentStore implements FulfilmentStorePort, RecallNoticeStore {
         .where({ id: order.id })
         .whereIn('status', DISPATCHABLE_STATUSES)
         .whereNotNull('closed_at')
+        .whereNotNull('buyer_confirmed_at')
         .whereNull('dispatched_at')
         .update({
           status: 'dispatched',

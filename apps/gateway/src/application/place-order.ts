@@ -4,6 +4,7 @@
  * priced by checkout; the client's amount must match it to the penny.
  */
 import {
+  BUYER_CONFIRMATION_VERSION,
   DEFAULT_MERCHANT_CODE,
   LINE_QUANTITY_MAX,
   ORDER_AMOUNT_MAX_POUNDS,
@@ -194,8 +195,16 @@ export function checkoutResultView(provider: checkout.ProviderCheckout, order: c
   };
 }
 
-/** The provider's checkout with `order_saved` and the saved order. */
-export async function placeOrder({ clients, config }: GatewayContext, body: CreateCheckoutBody, caller: Caller) {
+/**
+ * The provider's checkout with `order_saved` and the saved order. `buyerConfirmed`: the person ticked the buyer
+ * statements on the shop's own checkout page; an order placed without it is held until they confirm (decision 1220).
+ */
+export async function placeOrder(
+  { clients, config }: GatewayContext,
+  body: CreateCheckoutBody,
+  caller: Caller,
+  { buyerConfirmed = false } = {},
+) {
   const result = await clients.checkout.createCheckout(
     {
       checkoutReference: body.checkout_reference,
@@ -211,6 +220,7 @@ export async function placeOrder({ clients, config }: GatewayContext, body: Crea
       provider: body.provider,
       clientAddress: caller.clientAddress,
       waitForStock: body.wait_for_stock,
+      buyerConfirmationVersion: buyerConfirmed ? BUYER_CONFIRMATION_VERSION : undefined,
     },
     { customer: caller.customer, deadlineMs: config.checkoutDeadlineMs },
   );

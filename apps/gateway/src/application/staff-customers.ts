@@ -57,7 +57,16 @@ export async function customerForStaff(
   const [loyalty, orders] = await Promise.all([
     loyaltySummary(context, accountId, staff),
     clients.checkout.listOrdersForStaff(
-      { query: '', status: '', createdFrom: '', createdUntil: '', limit: RECENT_ORDERS, cursor: '', accountId },
+      {
+        query: '',
+        status: '',
+        createdFrom: '',
+        createdUntil: '',
+        limit: RECENT_ORDERS,
+        cursor: '',
+        accountId,
+        awaitingBuyerConfirmation: false,
+      },
       { staff },
     ),
   ]);

@@ -16,6 +16,7 @@ import { basketOf, isPromoCode, parseBasket, serialiseBasket, setBasket, type Ba
 import { basketView, type BasketView, type ShopDeps } from './basket';
 import { heldWords, yieldableUnits } from '../application/held-stock';
 import { callerOf } from '../kit/caller';
+import { buyerStatementsFieldset, untickedStatements, type StatementName } from '../kit/buyer-confirmation';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html } from '../kit/html';
 import { SHOP_NAME } from '../kit/layout';
@@ -52,6 +53,8 @@ interface CheckoutForm {
   waitChosen: boolean;
   dispatchWords: string;
   error?: string;
+  /** The buyer statements a refused post left unticked. */
+  unticked?: StatementName[];
 }
 
 /** The basket's lines short of free units whose units unpaid orders hold: "BPC-157 10mg: 3 held in other baskets, …". */
@@ -76,7 +79,7 @@ function payAndWaitChoice(lines: string[], chosen: boolean) {
 }
 
 export function checkoutPage(
-  { reference, basket, quote, delivery, heldLines: held, waitChosen, dispatchWords, error }: CheckoutForm,
+  { reference, basket, quote, delivery, heldLines: held, waitChosen, dispatchWords, error, unticked }: CheckoutForm,
   status = 200,
 ): PageAnswer {
   const lines = quote.lines.map(
@@ -111,6 +114,7 @@ ${dispatchNote(dispatchWords)}
 ${inputs}
 </fieldset>
 ${payAndWaitChoice(held, waitChosen)}
+${buyerStatementsFieldset(unticked)}
 <p>You pay on the payment provider's secure page; then you come back here to your order.</p>
 <button type="submit">Place order and pay</button>
 </form>
@@ -151,7 +155,12 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
     const amountPence = Number(field(req, 'amount_pence'));
     const waitChosen = field(req, 'wait_for_stock') === 'yes';
     /** The form again, priced afresh, with what was typed kept. */
-    const refuse = async (error: string, status: number, freshReference = false) => {
+    const refuse = async (
+      error: string | undefined,
+      status: number,
+      freshReference = false,
+      unticked: StatementName[] = [],
+    ) => {
       const view = await basketView(req, res, deps, posted.lines.length > 0 ? posted : basketOf(req));
       if (!view.quote) return void res.redirect(303, '/basket');
       await send(
@@ -167,6 +176,7 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
             heldLines: heldLines(view),
             waitChosen,
             error,
+            unticked,
           },
           status,
         ),
@@ -175,6 +185,9 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
     if (posted.lines.length === 0 || !Number.isSafeInteger(amountPence) || amountPence <= 0) {
       return refuse('The order form was incomplete; check the order below and place it again.', 400, true);
     }
+    // Nothing is saved until the person has ticked both statements (decision 1220).
+    const unticked = untickedStatements(req);
+    if (unticked.length > 0) return refuse(undefined, 400, false, unticked);
     const { catalog } = await deps.readShop();
     const body: CreateCheckoutBody = {
       checkout_reference: reference,
@@ -200,7 +213,7 @@ export function registerCheckoutPages({ router, form, send }: PageRoutes, deps: 
     try {
       // The API's own schema first, so the form is held to exactly what POST /api/create-checkout accepts.
       context.validator.check(CreateCheckoutRequest, body, 'body');
-      const placed = await placeOrder(context, body, await callerOf(req, res, context));
+      const placed = await placeOrder(context, body, await callerOf(req, res, context), { buyerConfirmed: true });
       setBasket(res, { lines: [] });
       rememberPlacedOrder(res, reference, body.delivery);
       res.redirect(303, placed.hosted_checkout_url ?? `/orders/${encodeURIComponent(reference)}`);

@@ -174,7 +174,9 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
         '(see the field description); retry an uncertain call with the same arguments and ' +
         '`checkout_reference`. With a session, the ' +
         'paid order earns the account loyalty points. Then hand the link to the person and follow ' +
-        'the order with get_order_status.',
+        'the order with get_order_status. The order is held, and not sent, until the person confirms on its order ' +
+        'page (where paying returns them) that the products are for laboratory research use only and that they are ' +
+        '18 or over; no tool can confirm for them.',
       inputSchema: schemas.component('CreateCheckoutRequest'),
       outputSchema: schemas.component('CheckoutResult'),
       readOnly: false,

@@ -6,7 +6,10 @@
  * it, from its own cookie (docs/decisions/0924). Once dispatched, each line lists the batches it was packed from,
  * with their certificates (docs/decisions/1153).
  */
+import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
+import type { StatementName } from '../kit/buyer-confirmation';
+import { buyerConfirmationSection, registerBuyerConfirmation } from './buyer-confirmation';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
 import type { ShopReader } from '../application/shop';
@@ -35,6 +38,7 @@ export function orderPage(
   { catalog }: ShopView,
   shipped: Map<string, ShippedBatchView[]>,
   placedHere?: checkout.Delivery,
+  unticked: StatementName[] = [],
 ): PageAnswer {
   const order = details.summary!;
   const pending = order.status === 'pending_payment';
@@ -50,9 +54,11 @@ export function orderPage(
     title: `Order ${order.reference}`,
     description: 'Your order and its payment status',
     caching: 'private',
-    refreshSeconds: pending ? PENDING_REFRESH_SECONDS : undefined,
+    refreshSeconds: pending && unticked.length === 0 ? PENDING_REFRESH_SECONDS : undefined,
+    status: unticked.length > 0 ? 400 : undefined,
     main: html`<h1>Order ${order.reference}</h1>
 <p>Status: <span class="status">${orderStatusWords(order)}</span></p>
+${buyerConfirmationSection(details, unticked)}
 ${order.waitingForStock ? html`<p class="stock-wait">${stockWaitWords(order)}</p>` : ''}
 ${details.dispatch ? html`<p class="dispatch">${dispatchWords(details)}.</p>` : ''}
 ${expectedDispatchWords(details) ? html`<p class="order-window">${expectedDispatchWords(details)}</p>` : ''}
@@ -76,16 +82,16 @@ ${
 }
 
 export function registerOrderPages(
-  { router, send }: PageRoutes,
+  routes: PageRoutes,
   { context, readShop }: { context: GatewayContext; readShop: ShopReader },
 ): void {
-  router.get('/orders/:reference', async (req, res) => {
+  const showOrder = async (req: Request, res: Response, { unticked }: { unticked: StatementName[] }) => {
     const caller = await callerOf(req, res, context);
     const { order } = await context.clients.checkout.getOrder(
-      { checkoutReference: req.params.reference, clientAddress: caller.clientAddress },
+      { checkoutReference: String(req.params.reference), clientAddress: caller.clientAddress },
       { customer: caller.customer },
     );
-    await send(
+    await routes.send(
       req,
       res,
       orderPage(
@@ -93,7 +99,10 @@ export function registerOrderPages(
         await readShop(),
         await shippedBatches(context, order!),
         placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body')),
+        unticked,
       ),
     );
-  });
+  };
+  routes.router.get('/orders/:reference', (req, res) => showOrder(req, res, { unticked: [] }));
+  registerBuyerConfirmation(routes, context, showOrder);
 }

@@ -4,6 +4,7 @@
  * wait, pays on the provider's hosted page and lands on an order that says it waits for stock. axe checks the pages on
  * the way. Needs Debian's `chromium` package at /usr/bin/chromium; without it this test fails, it does not skip.
  */
+import { BUYER_CONFIRMATION_STATEMENTS } from '@storefront/formats';
 import { expect } from 'chai';
 import { londonClock } from '@storefront/dispatch-calendar';
 import { expectAccessible } from '@storefront/testing';
@@ -48,6 +49,7 @@ describe('held stock in Chromium: a buyer sees the held units and pays to wait f
       await expectAccessible(page);
       for (const [field, value] of Object.entries(DELIVERY)) await page.getByLabel(field, { exact: true }).fill(value);
       await wait.check();
+      for (const { label } of BUYER_CONFIRMATION_STATEMENTS) await page.getByRole('checkbox', { name: label }).check();
       await page.getByRole('button', { name: 'Place order and pay' }).click();
       await page.waitForURL(`${site.stack.paymentSandbox!.url}/**`);
       await page.getByRole('button', { name: 'Pay £14.95' }).click();

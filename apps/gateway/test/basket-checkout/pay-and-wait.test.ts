@@ -16,6 +16,7 @@ import {
   expectCheckout,
   limitedBody,
   newClientAddress,
+  STATEMENTS_TICKED,
   type CheckoutResult,
 } from '../../../checkout/test/support';
 import { buildOpenApiDocument } from '../../src/api';
@@ -120,7 +121,11 @@ describe('gateway: held stock refused truthfully, and buyers who pay and wait', 
       city: 'London',
       postcode: 'N1 1AA',
     };
-    const notWaiting = await postForm(buyer, SITE, '/checkout', { ...hiddenFields(form.text), ...delivery });
+    const notWaiting = await postForm(buyer, SITE, '/checkout', {
+      ...hiddenFields(form.text),
+      ...delivery,
+      ...STATEMENTS_TICKED,
+    });
     expect(notWaiting.status, notWaiting.text).to.equal(409);
     expect(notWaiting.text).to.contain('1 of').and.contain('is held in another basket, back by');
     expect(notWaiting.text).to.contain('id="wait_for_stock"');
@@ -128,6 +133,7 @@ describe('gateway: held stock refused truthfully, and buyers who pay and wait', 
     const placed = await postForm(buyer, SITE, '/checkout', {
       ...hiddenFields(notWaiting.text),
       ...delivery,
+      ...STATEMENTS_TICKED,
       wait_for_stock: 'yes',
     });
     expect(placed.status, placed.text).to.equal(303);

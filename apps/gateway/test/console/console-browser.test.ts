@@ -21,6 +21,7 @@ import {
   LOW_STOCK,
   checkoutBody,
   completePayment,
+  confirmOnOrderPage,
   eventually,
   expectCheckout,
   loyaltyPoints,
@@ -63,6 +64,7 @@ describe('the console in Chromium: an owner runs the shop', function () {
     const placed = await expectCheckout(customer, checkoutBody(await quotedTotal(items), items));
     await completePayment(placed.hosted_checkout_url, 'pay');
     await site.stack.checkout!.reconcileNow();
+    await confirmOnOrderPage(customer, placed.checkout_reference, site.origin);
     return { reference: placed.checkout_reference, hostedCheckoutUrl: placed.hosted_checkout_url };
   }
 

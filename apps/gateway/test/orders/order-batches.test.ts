@@ -5,6 +5,7 @@ import type { Stack } from '@storefront/platform-testing';
 import {
   checkoutBody,
   completePayment,
+  confirmOnOrderPage,
   expectCheckout,
   newClientAddress,
   signUp,
@@ -60,6 +61,7 @@ describe('gateway: the batches an order was packed from', () => {
     expect(paid.body.status).to.equal('paid');
     // Staff may still record another batch at dispatch: none is named before.
     expect(paid.body.items.map((line) => line.batches)).to.deep.equal([[], [], []]);
+    await confirmOnOrderPage(customer, body.checkout_reference);
 
     const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
     try {

@@ -43,6 +43,14 @@ export const STAFF_ORDER_PARAMETERS: Parameter[] = [
     schema: StringEnum(ORDER_STATUSES),
   },
   {
+    name: 'held',
+    in: 'query',
+    required: false,
+    description:
+      '`yes`: only paid orders held because their buyer has not confirmed the research-use and age statements',
+    schema: StringEnum(['yes']),
+  },
+  {
     name: 'from',
     in: 'query',
     required: false,
@@ -138,6 +146,7 @@ function staffOrderQuery(req: Request) {
     limit: limit === undefined ? 0 : Number(limit),
     cursor: queryText(req, 'cursor') ?? '',
     accountId: '',
+    awaitingBuyerConfirmation: queryText(req, 'held') === 'yes',
   };
 }
 

@@ -10,6 +10,7 @@ import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { checkout, inventory } from '@storefront/proto';
 import type { Request, Response } from 'express';
 import { orderForStaff } from '../../application/staff-orders';
+import { heldFilter, heldNote } from './held';
 import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_ORDER_PARAMETERS } from './api';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
@@ -90,6 +91,7 @@ ${
       ? html`<p>Cancelled at ${order.cancelledAt}.</p>`
       : html`<p>Not dispatched.</p>`
 }
+${heldNote(order)}
 ${
   isDispatchable(order)
     ? html`<form method="post" action="${action('dispatch')}">
@@ -119,7 +121,7 @@ export interface OrderBatchesView {
 const isDispatchable = (order: checkout.StaffOrder) =>
   ['paid', 'partially_refunded'].includes(order.details!.summary!.status) && !order.details!.dispatch;
 
-const FILTER_NAMES = ['q', 'status', 'from', 'until'] as const;
+const FILTER_NAMES = ['q', 'status', 'held', 'from', 'until'] as const;
 
 function filterForm(req: Request) {
   const value = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
@@ -131,6 +133,7 @@ function filterForm(req: Request) {
 <select id="status" name="status"><option value="">Any</option>${Object.entries(STATUS_WORDS).map(
     ([key, words]) => html`<option value="${key}"${status === key ? html` selected` : ''}>${words}</option>`,
   )}</select>
+${heldFilter(value('held') === 'yes')}
 <label for="from">Placed from (date)</label>
 <input type="date" id="from" name="from" value="${value('from')}">
 <label for="until">Placed before (date)</label>

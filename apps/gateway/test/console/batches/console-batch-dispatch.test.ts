@@ -15,6 +15,7 @@ import {
   DELIVERY,
   checkoutBody,
   completePayment,
+  confirmOnOrderPage,
   eventually,
   expectCheckout,
   startCheckoutStack,
@@ -84,6 +85,7 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
     const created = await expectCheckout(stack.client(), checkoutBody(28.95, [{ sku: SKU, quantity: 2 }]));
     await completePayment(created.hosted_checkout_url, 'pay');
     await stack.checkout!.reconcileNow();
+    await confirmOnOrderPage(stack.client(), created.checkout_reference);
     return created.checkout_reference;
   }
   const allocationOf = (reference: string) => stack.inventory!.reservations.allocations.ofOrder(reference);

@@ -7,7 +7,14 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { expectAccessible } from '@storefront/testing';
-import { EDGE_PRICES, checkoutBody, completePayment, expectCheckout, sku } from '../../../../checkout/test/support';
+import {
+  EDGE_PRICES,
+  checkoutBody,
+  completePayment,
+  confirmOnOrderPage,
+  expectCheckout,
+  sku,
+} from '../../../../checkout/test/support';
 import { browserStackForSuite } from '../../support/browser-stack';
 import { STAFF_PASSWORD, addStaff, completeSetup, totpCode } from '../../support/console';
 
@@ -20,6 +27,7 @@ describe('dispatch and cancel in Chromium: a staff member works through the orde
     const paid = await expectCheckout(site.stack.client(), body());
     await completePayment(paid.hosted_checkout_url, 'pay');
     await site.stack.checkout!.reconcileNow();
+    await confirmOnOrderPage(site.stack.client(), paid.checkout_reference, site.origin);
     const unpaid = await expectCheckout(site.stack.client(), body());
     const { secret } = await completeSetup(
       site.stack,

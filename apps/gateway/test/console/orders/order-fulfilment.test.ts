@@ -10,6 +10,7 @@ import {
   EDGE_PRICES,
   checkoutBody,
   completePayment,
+  confirmOnOrderPage,
   countRows,
   expectCheckout,
   signUp,
@@ -49,6 +50,7 @@ describe('dispatch, delivery and cancel over HTTP', () => {
     );
     await completePayment(created.hosted_checkout_url, 'pay');
     await stack.checkout!.reconcileNow();
+    await confirmOnOrderPage(customer, created.checkout_reference);
     return created.checkout_reference;
   };
   const unpaidOrder = async (): Promise<string> =>

@@ -66,7 +66,15 @@ export interface CreateCheckoutRequest {
    * explains it beside the link). Once paid it gets the units before any new order, or is refunded
    * in full if they never come. Not part of the request's identity.
    */
-  waitForStock?: boolean | undefined;
+  waitForStock?:
+    | boolean
+    | undefined;
+  /**
+   * Set only when the person placing it ticked the buyer statements on the shop's own checkout page: the
+   * version of their wording. Without it the order is held, undispatchable, until the person confirms on
+   * the order page. Not part of the request's identity.
+   */
+  buyerConfirmationVersion?: string | undefined;
 }
 
 export interface OrderLine {
@@ -94,10 +102,16 @@ export interface OrderSummary {
   waitingForStock: boolean;
   /**
    * Why it closed, when its page should say so: released_to_another_buyer (unpaid past its firm
-   * period, its hold went to a buyer short of units), stock_never_came (paid while waiting, refunded);
-   * empty otherwise.
+   * period, its hold went to a buyer short of units), stock_never_came (paid while waiting, refunded),
+   * buyer_never_confirmed (paid, its buyer never confirmed the buyer statements: cancelled and refunded); empty otherwise.
    */
   closeReason: string;
+  /**
+   * RFC 3339, when the person confirmed the buyer statements, and the version of their wording; both empty
+   * while the order is held for that confirmation.
+   */
+  buyerConfirmedAt: string;
+  buyerConfirmationVersion: string;
 }
 
 /** The payment provider's hosted checkout (SumUp's fields), as create-checkout shows it. */
@@ -312,6 +326,8 @@ export interface ListOrdersForStaffRequest {
   cursor: string;
   /** Only the orders this customer account placed; empty for every account. */
   accountId: string;
+  /** Only paid orders held because the buyer has not confirmed the buyer statements. */
+  awaitingBuyerConfirmation: boolean;
 }
 
 export interface ListOrdersForStaffResponse {
@@ -488,6 +504,18 @@ export interface SendRecallNoticesResponse {
   alreadySent: string[];
   /** References no order has. */
   unknown: string[];
+}
+
+export interface ConfirmBuyerRequest {
+  checkoutReference: string;
+  /** The version of the statements' wording the person ticked; only the current one is accepted. */
+  buyerConfirmationVersion: string;
+  /** The customer's address as the gateway saw it; confirmations count as order look-ups. */
+  clientAddress: string;
+}
+
+export interface ConfirmBuyerResponse {
+  order?: OrderDetails | undefined;
 }
 
 function createBaseCheckoutLine(): CheckoutLine {
@@ -771,6 +799,7 @@ function createBaseCreateCheckoutRequest(): CreateCheckoutRequest {
     provider: undefined,
     clientAddress: "",
     waitForStock: undefined,
+    buyerConfirmationVersion: undefined,
   };
 }
 
@@ -814,6 +843,9 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     }
     if (message.waitForStock !== undefined) {
       writer.uint32(112).bool(message.waitForStock);
+    }
+    if (message.buyerConfirmationVersion !== undefined) {
+      writer.uint32(122).string(message.buyerConfirmationVersion);
     }
     return writer;
   },
@@ -935,6 +967,14 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
             message.waitForStock = reader.bool();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.buyerConfirmationVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -996,6 +1036,11 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
         : isSet(object.wait_for_stock)
         ? globalThis.Boolean(object.wait_for_stock)
         : undefined,
+      buyerConfirmationVersion: isSet(object.buyerConfirmationVersion)
+        ? globalThis.String(object.buyerConfirmationVersion)
+        : isSet(object.buyer_confirmation_version)
+        ? globalThis.String(object.buyer_confirmation_version)
+        : undefined,
     };
   },
 
@@ -1040,6 +1085,9 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     if (message.waitForStock !== undefined) {
       obj.waitForStock = message.waitForStock;
     }
+    if (message.buyerConfirmationVersion !== undefined) {
+      obj.buyerConfirmationVersion = message.buyerConfirmationVersion;
+    }
     return obj;
   },
 
@@ -1063,6 +1111,7 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
     message.provider = object.provider ?? undefined;
     message.clientAddress = object.clientAddress ?? "";
     message.waitForStock = object.waitForStock ?? undefined;
+    message.buyerConfirmationVersion = object.buyerConfirmationVersion ?? undefined;
     return message;
   },
 };
@@ -1186,6 +1235,8 @@ function createBaseOrderSummary(): OrderSummary {
     reservedUntil: "",
     waitingForStock: false,
     closeReason: "",
+    buyerConfirmedAt: "",
+    buyerConfirmationVersion: "",
   };
 }
 
@@ -1226,6 +1277,12 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     }
     if (message.closeReason !== "") {
       writer.uint32(98).string(message.closeReason);
+    }
+    if (message.buyerConfirmedAt !== "") {
+      writer.uint32(106).string(message.buyerConfirmedAt);
+    }
+    if (message.buyerConfirmationVersion !== "") {
+      writer.uint32(114).string(message.buyerConfirmationVersion);
     }
     return writer;
   },
@@ -1339,6 +1396,22 @@ export const OrderSummary: MessageFns<OrderSummary> = {
             message.closeReason = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.buyerConfirmedAt = reader.string();
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.buyerConfirmationVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1393,6 +1466,16 @@ export const OrderSummary: MessageFns<OrderSummary> = {
         : isSet(object.close_reason)
         ? globalThis.String(object.close_reason)
         : "",
+      buyerConfirmedAt: isSet(object.buyerConfirmedAt)
+        ? globalThis.String(object.buyerConfirmedAt)
+        : isSet(object.buyer_confirmed_at)
+        ? globalThis.String(object.buyer_confirmed_at)
+        : "",
+      buyerConfirmationVersion: isSet(object.buyerConfirmationVersion)
+        ? globalThis.String(object.buyerConfirmationVersion)
+        : isSet(object.buyer_confirmation_version)
+        ? globalThis.String(object.buyer_confirmation_version)
+        : "",
     };
   },
 
@@ -1434,6 +1517,12 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     if (message.closeReason !== "") {
       obj.closeReason = message.closeReason;
     }
+    if (message.buyerConfirmedAt !== "") {
+      obj.buyerConfirmedAt = message.buyerConfirmedAt;
+    }
+    if (message.buyerConfirmationVersion !== "") {
+      obj.buyerConfirmationVersion = message.buyerConfirmationVersion;
+    }
     return obj;
   },
 
@@ -1454,6 +1543,8 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     message.reservedUntil = object.reservedUntil ?? "";
     message.waitingForStock = object.waitingForStock ?? false;
     message.closeReason = object.closeReason ?? "";
+    message.buyerConfirmedAt = object.buyerConfirmedAt ?? "";
+    message.buyerConfirmationVersion = object.buyerConfirmationVersion ?? "";
     return message;
   },
 };
@@ -3861,7 +3952,16 @@ export const StaffOrder: MessageFns<StaffOrder> = {
 };
 
 function createBaseListOrdersForStaffRequest(): ListOrdersForStaffRequest {
-  return { query: "", status: "", createdFrom: "", createdUntil: "", limit: 0, cursor: "", accountId: "" };
+  return {
+    query: "",
+    status: "",
+    createdFrom: "",
+    createdUntil: "",
+    limit: 0,
+    cursor: "",
+    accountId: "",
+    awaitingBuyerConfirmation: false,
+  };
 }
 
 export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = {
@@ -3886,6 +3986,9 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
     }
     if (message.accountId !== "") {
       writer.uint32(58).string(message.accountId);
+    }
+    if (message.awaitingBuyerConfirmation !== false) {
+      writer.uint32(64).bool(message.awaitingBuyerConfirmation);
     }
     return writer;
   },
@@ -3959,6 +4062,14 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
             message.accountId = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.awaitingBuyerConfirmation = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3992,6 +4103,11 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
         : isSet(object.account_id)
         ? globalThis.String(object.account_id)
         : "",
+      awaitingBuyerConfirmation: isSet(object.awaitingBuyerConfirmation)
+        ? globalThis.Boolean(object.awaitingBuyerConfirmation)
+        : isSet(object.awaiting_buyer_confirmation)
+        ? globalThis.Boolean(object.awaiting_buyer_confirmation)
+        : false,
     };
   },
 
@@ -4018,6 +4134,9 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
     if (message.accountId !== "") {
       obj.accountId = message.accountId;
     }
+    if (message.awaitingBuyerConfirmation !== false) {
+      obj.awaitingBuyerConfirmation = message.awaitingBuyerConfirmation;
+    }
     return obj;
   },
 
@@ -4033,6 +4152,7 @@ export const ListOrdersForStaffRequest: MessageFns<ListOrdersForStaffRequest> = 
     message.limit = object.limit ?? 0;
     message.cursor = object.cursor ?? "";
     message.accountId = object.accountId ?? "";
+    message.awaitingBuyerConfirmation = object.awaitingBuyerConfirmation ?? false;
     return message;
   },
 };
@@ -6438,6 +6558,188 @@ export const SendRecallNoticesResponse: MessageFns<SendRecallNoticesResponse> = 
   },
 };
 
+function createBaseConfirmBuyerRequest(): ConfirmBuyerRequest {
+  return { checkoutReference: "", buyerConfirmationVersion: "", clientAddress: "" };
+}
+
+export const ConfirmBuyerRequest: MessageFns<ConfirmBuyerRequest> = {
+  encode(message: ConfirmBuyerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    if (message.buyerConfirmationVersion !== "") {
+      writer.uint32(18).string(message.buyerConfirmationVersion);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(26).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBuyerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmBuyerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.buyerConfirmationVersion = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmBuyerRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+      buyerConfirmationVersion: isSet(object.buyerConfirmationVersion)
+        ? globalThis.String(object.buyerConfirmationVersion)
+        : isSet(object.buyer_confirmation_version)
+        ? globalThis.String(object.buyer_confirmation_version)
+        : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: ConfirmBuyerRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    if (message.buyerConfirmationVersion !== "") {
+      obj.buyerConfirmationVersion = message.buyerConfirmationVersion;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmBuyerRequest>, I>>(base?: I): ConfirmBuyerRequest {
+    return ConfirmBuyerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmBuyerRequest>, I>>(object: I): ConfirmBuyerRequest {
+    const message = createBaseConfirmBuyerRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    message.buyerConfirmationVersion = object.buyerConfirmationVersion ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseConfirmBuyerResponse(): ConfirmBuyerResponse {
+  return { order: undefined };
+}
+
+export const ConfirmBuyerResponse: MessageFns<ConfirmBuyerResponse> = {
+  encode(message: ConfirmBuyerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      OrderDetails.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBuyerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmBuyerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = OrderDetails.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmBuyerResponse {
+    return { order: isSet(object.order) ? OrderDetails.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: ConfirmBuyerResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = OrderDetails.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmBuyerResponse>, I>>(base?: I): ConfirmBuyerResponse {
+    return ConfirmBuyerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmBuyerResponse>, I>>(object: I): ConfirmBuyerResponse {
+    const message = createBaseConfirmBuyerResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? OrderDetails.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -6646,6 +6948,18 @@ export const CheckoutServiceDefinition = {
       responseType: SendRecallNoticesResponse as typeof SendRecallNoticesResponse,
       responseStream: false,
       options: {},
+    },
+    /**
+     * The person who may read the order confirms the research-use and age statements for it (the edge
+     * calls it only from its own page form, never for an API or MCP caller). Repeating it answers the order again.
+     */
+    confirmBuyer: {
+      name: "ConfirmBuyer",
+      requestType: ConfirmBuyerRequest as typeof ConfirmBuyerRequest,
+      requestStream: false,
+      responseType: ConfirmBuyerResponse as typeof ConfirmBuyerResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
     },
   },
 } as const;
@@ -6900,6 +7214,20 @@ export const CheckoutServiceService = {
       Buffer.from(SendRecallNoticesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SendRecallNoticesResponse => SendRecallNoticesResponse.decode(value),
   },
+  /**
+   * The person who may read the order confirms the research-use and age statements for it (the edge
+   * calls it only from its own page form, never for an API or MCP caller). Repeating it answers the order again.
+   */
+  confirmBuyer: {
+    path: "/storefront.checkout.v1.CheckoutService/ConfirmBuyer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConfirmBuyerRequest): Buffer => Buffer.from(ConfirmBuyerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmBuyerRequest => ConfirmBuyerRequest.decode(value),
+    responseSerialize: (value: ConfirmBuyerResponse): Buffer =>
+      Buffer.from(ConfirmBuyerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConfirmBuyerResponse => ConfirmBuyerResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -6966,6 +7294,11 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * recorded in the audit log (owner).
    */
   sendRecallNotices: handleUnaryCall<SendRecallNoticesRequest, SendRecallNoticesResponse>;
+  /**
+   * The person who may read the order confirms the research-use and age statements for it (the edge
+   * calls it only from its own page form, never for an API or MCP caller). Repeating it answers the order again.
+   */
+  confirmBuyer: handleUnaryCall<ConfirmBuyerRequest, ConfirmBuyerResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -7297,6 +7630,25 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SendRecallNoticesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The person who may read the order confirms the research-use and age statements for it (the edge
+   * calls it only from its own page form, never for an API or MCP caller). Repeating it answers the order again.
+   */
+  confirmBuyer(
+    request: ConfirmBuyerRequest,
+    callback: (error: ServiceError | null, response: ConfirmBuyerResponse) => void,
+  ): ClientUnaryCall;
+  confirmBuyer(
+    request: ConfirmBuyerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConfirmBuyerResponse) => void,
+  ): ClientUnaryCall;
+  confirmBuyer(
+    request: ConfirmBuyerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConfirmBuyerResponse) => void,
   ): ClientUnaryCall;
 }
 
