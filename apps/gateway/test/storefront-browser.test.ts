@@ -96,7 +96,7 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await page.getByRole('button', { name: 'Checkout' }).click();
     await page.waitForURL((url) => url.pathname === '/checkout');
     await expectAccessible(page);
-    await page.getByLabel('Email').fill(`guest-${randomUUID()}@example.com`);
+    await page.getByLabel('Email', { exact: true }).fill(`guest-${randomUUID()}@example.com`);
     await fillDelivery(page);
     const reference = await payOnHostedPage(page, '£80.97');
     await expectAccessible(page);
@@ -119,7 +119,7 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await expectAccessible(page);
     await page.getByLabel('First name').fill('Grace');
     await page.getByLabel('Last name').fill('Hopper');
-    await page.getByLabel('Email').fill(`grace-${randomUUID()}@example.com`);
+    await page.getByLabel('Email', { exact: true }).fill(`grace-${randomUUID()}@example.com`);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.waitForURL('**/account');

@@ -108,7 +108,7 @@ describe('the console in Chromium: an owner runs the shop', function () {
       await expectAccessible(page);
 
       await page.getByRole('link', { name: 'Log in' }).first().click();
-      await page.getByLabel('Email').fill('owner@shop.test');
+      await page.getByLabel('Email', { exact: true }).fill('owner@shop.test');
       await page.getByLabel('Password').fill(STAFF_PASSWORD);
       // The set-up spent the current code; the authenticator's next one is accepted a step early.
       await page.getByLabel('Authenticator code or recovery code').fill(totpCode(secret, 1));

@@ -39,7 +39,7 @@ describe('dispatch and cancel in Chromium: a staff member works through the orde
     const page: Page = await context.newPage();
     try {
       await page.goto('/console/login');
-      await page.getByLabel('Email').fill('packer@shop.test');
+      await page.getByLabel('Email', { exact: true }).fill('packer@shop.test');
       await page.getByLabel('Password').fill(STAFF_PASSWORD);
       await page.getByLabel('Authenticator code or recovery code').fill(totpCode(secret, 1));
       await page.getByRole('button', { name: 'Log in' }).click();
