@@ -24,11 +24,13 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(health.HealthService)).to.deep.equal(['Check']);
   });
 
-  it('retries identity session reads, logout and profile updates, never a sign-up or a login', () => {
+  it('retries identity session reads, logout, profile updates and consent reads and withdrawals, never a sign-up or a login', () => {
     expect(retried(identity.IdentityServiceService)).to.deep.equal([
+      'GetMarketingConsent',
       'GetProfile',
       'LogOut',
       'ResolveSession',
+      'Unsubscribe',
       'UpdateProfile',
     ]);
   });
@@ -51,8 +53,9 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries create-checkout (one order per reference), promo checks, quotes, payment events and held stock', () => {
+  it('retries the buyer confirmation, create-checkout (one order per reference), promo checks, quotes, payment events and held stock', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
+      'ConfirmBuyer',
       'CreateCheckout',
       'GetHeldStock',
       'GetPricingPolicy',
