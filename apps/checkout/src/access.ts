@@ -11,6 +11,8 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
   // The buyer statements, confirmed by whoever may read the order: the gateway calls it from its page form only.
   { callers: ['gateway'], customer: 'optional', rpcs: ['confirmBuyer'] },
+  // The customer's cancellation before dispatch, by whoever may read the order, from the gateway's page form only.
+  { callers: ['gateway'], customer: 'optional', rpcs: ['cancelOrderAsCustomer'] },
   // The console: any staff member reads orders.
   {
     callers: ['gateway'],

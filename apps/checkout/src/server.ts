@@ -31,7 +31,9 @@ import { CheckoutService } from './domain/checkout-service';
 import { ReferralSettlement, type ReferralSettlementSummary } from './domain/referral-settlement';
 import { ReferralCheckStore } from './stores/referral-checks';
 import { BuyerConfirmations, UNCONFIRMED_REFUNDER, type LapseSummary } from './domain/buyer-confirmation';
+import { CUSTOMER_CANCELLATION_REFUNDER, CustomerCancellations } from './domain/customer-cancellation';
 import { BuyerConfirmationStore } from './stores/buyer-confirmations';
+import { CustomerCancellationStore } from './stores/customer-cancellations';
 import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { orderConfirmationMail } from './domain/order-mail';
 import { expectedDispatch } from './domain/order';
@@ -234,6 +236,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       now,
     });
 
+    const customerCancellations = new CustomerCancellations({
+      store: new CustomerCancellationStore(db, store, refundStore),
+      orders,
+      refundInFull: (refund) => refunds.refundInFull(refund, CUSTOMER_CANCELLATION_REFUNDER),
+      now,
+    });
+
     const fulfilment = new OrderFulfilment({
       store,
       fulfilment: new FulfilmentStore(db),
@@ -383,6 +392,15 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
               await buyerConfirmations.confirm(
                 request.checkoutReference,
                 request.buyerConfirmationVersion,
+                request.clientAddress,
+                await context.caller(),
+              ),
+            ),
+          }),
+          cancelOrderAsCustomer: async (request, context) => ({
+            order: orderDetails(
+              await customerCancellations.cancel(
+                request.checkoutReference,
                 request.clientAddress,
                 await context.caller(),
               ),

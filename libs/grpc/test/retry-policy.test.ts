@@ -53,8 +53,9 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, create-checkout (one order per reference), promo checks, quotes, payment events and held stock', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), promo checks, quotes, payment events and held stock', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
+      'CancelOrderAsCustomer',
       'ConfirmBuyer',
       'CreateCheckout',
       'GetHeldStock',

@@ -210,6 +210,9 @@ function dispatchConflictOf(order: Order): AppError | undefined {
         `${order.dispatch.trackingNumber}`,
     );
   }
+  if (order.customerCancelledAt !== undefined) {
+    return conflict('order_cancelled', `Order ${order.reference} was cancelled by its customer; it must not be sent`);
+  }
   if (!DISPATCHABLE_STATUSES.includes(order.status)) {
     return conflict(
       'order_not_dispatchable',

@@ -16,6 +16,13 @@ const UNCONFIRMED_WORDS =
   'research use only and that you are 18 or over. If you do not confirm within 7 days, it is cancelled and ' +
   'everything you paid is refunded.';
 
+/** The right to cancel (Consumer Contracts Regulations 2013), as the order page and /returns state it. */
+export const CANCELLATION_RIGHTS_WORDS =
+  'Your right to cancel: until the order is dispatched, cancel it on its order page and the whole payment, ' +
+  'delivery included, is refunded. After delivery you have 14 days to tell us (reply to this email) and 14 more ' +
+  'to return unopened, sealed vials; we refund them, and the standard delivery charge when the whole order comes ' +
+  'back. Vials opened after delivery cannot be returned. Details: /returns.';
+
 /** `expected` is absent while the order waits for stock: its dates follow when the stock comes. */
 export function orderConfirmationMail(order: Order, publicBaseUrl: string, expected?: DispatchPromise): Mail {
   const money = (pence: number) =>
@@ -65,6 +72,7 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string, expec
               },
             ]
           : []),
+        { paragraph: CANCELLATION_RIGHTS_WORDS },
         { link: { label: 'Your order', url: orderPageUrl(publicBaseUrl, order.reference) } },
       ],
     }),

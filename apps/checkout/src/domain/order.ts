@@ -23,7 +23,8 @@ export type DiscountKind = 'promo' | 'reward';
  */
 export type StockWait = 'waiting' | 'served' | 'unserved';
 /** Why an order closed, when its view should say so: another buyer took its yielding hold, or its stock never came. */
-export type CloseReason = 'released_to_another_buyer' | 'stock_never_came' | 'buyer_never_confirmed';
+export type CloseReason =
+  'released_to_another_buyer' | 'stock_never_came' | 'buyer_never_confirmed' | 'cancelled_by_customer';
 
 /** An order that never got a stock hold (a waiting one, or one whose reservation never happened) is open this long. */
 export const UNRESERVED_ORDER_LIFETIME_MS = 30 * 60 * 1000;
@@ -109,6 +110,8 @@ export interface Order extends NewOrder {
   cancelledAt?: number;
   /** When the paid order was cancelled for its buyer never confirming (decision 1222). */
   buyerLapsedAt?: number;
+  /** When the customer cancelled the paid order before it left (decision 1321). */
+  customerCancelledAt?: number;
   /** What succeeded refunds gave back, in pence; 0 for an order never refunded. */
   refundedPence: number;
   /** While in the future, a create-checkout attempt is working on the order. */

@@ -37,6 +37,8 @@ export class BuyerConfirmationStore implements BuyerConfirmationStorePort {
       .whereIn('o.status', DISPATCHABLE_STATUSES as OrderStatus[])
       .where('o.paid_at', '<', paidBefore)
       .whereNull('o.dispatched_at')
+      // A customer's own cancellation refunds it under its own key.
+      .whereNull('o.customer_cancelled_at')
       .leftJoin('refunds as r', (on) =>
         on.on('r.order_id', '=', 'o.id').andOnVal('r.idempotency_key', 'like', `${refundKeyPrefix}%`),
       )
@@ -57,17 +59,7 @@ export class BuyerConfirmationStore implements BuyerConfirmationStorePort {
     return updated === 1;
   }
 
-  async unreturnedLines(order: Order): Promise<RefundLine[]> {
-    const returned = (await this.refunds.ofOrder(order.id))
-      .filter((refund) => refund.state !== 'failed')
-      .flatMap((refund) => refund.lines);
-    return order.lines
-      .map((line) => ({
-        sku: line.sku,
-        quantity:
-          line.quantity -
-          returned.filter((unit) => unit.sku === line.sku).reduce((sum, unit) => sum + unit.quantity, 0),
-      }))
-      .filter((line) => line.quantity > 0);
+  unreturnedLines(order: Order): Promise<RefundLine[]> {
+    return this.refunds.unreturnedLines(order);
   }
 }

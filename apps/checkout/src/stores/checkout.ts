@@ -526,6 +526,7 @@ export function awaitingBuyerConfirmation(query: Knex.QueryBuilder): Knex.QueryB
   return query
     .whereNull('buyer_confirmed_at')
     .whereNull('buyer_lapsed_at')
+    .whereNull('customer_cancelled_at')
     .whereIn('status', DISPATCHABLE_STATUSES as OrderStatus[]);
 }
 
@@ -643,6 +644,7 @@ function toOrder(row: Row, lines: Row[]): Order {
         ? undefined
         : { at: toNumber(row.buyer_confirmed_at), version: String(row.buyer_confirmation_version) },
     buyerLapsedAt: optionalNumber(row.buyer_lapsed_at),
+    customerCancelledAt: optionalNumber(row.customer_cancelled_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };

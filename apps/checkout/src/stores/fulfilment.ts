@@ -24,6 +24,7 @@ export class FulfilmentStore implements FulfilmentStorePort, RecallNoticeStore {
         .whereIn('status', DISPATCHABLE_STATUSES)
         .whereNotNull('closed_at')
         .whereNotNull('buyer_confirmed_at')
+        .whereNull('customer_cancelled_at')
         .whereNull('dispatched_at')
         .update({
           status: 'dispatched',

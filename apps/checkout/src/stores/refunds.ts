@@ -7,7 +7,7 @@ import { forUpdate, isUniqueViolation, retryOnDeadlock, toNumber, type Knex } fr
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import type { StaffIdentity } from '@storefront/caller-token';
 import { recordStaffAction } from '@storefront/staff-audit';
-import type { OrderStatus, StockWait } from '../domain/order';
+import type { Order, OrderStatus, StockWait } from '../domain/order';
 import type { RefundStore as RefundStorePort } from '../domain/ports';
 import type { LockedOrder, NewRefund, Refund, RefundEffect, RefundLine, RefundState } from '../domain/refund';
 
@@ -83,6 +83,21 @@ export class RefundStore implements RefundStorePort {
   async byKey(idempotencyKey: string): Promise<Refund | undefined> {
     const row = await this.db('refunds').where({ idempotency_key: idempotencyKey }).first();
     return row ? toRefund(row) : undefined;
+  }
+
+  /** The units of the order's lines that its refunds (other than failed ones) have not returned. */
+  async unreturnedLines(order: Order): Promise<RefundLine[]> {
+    const returned = (await this.ofOrder(order.id))
+      .filter((refund) => refund.state !== 'failed')
+      .flatMap((refund) => refund.lines);
+    return order.lines
+      .map((line) => ({
+        sku: line.sku,
+        quantity:
+          line.quantity -
+          returned.filter((unit) => unit.sku === line.sku).reduce((sum, unit) => sum + unit.quantity, 0),
+      }))
+      .filter((line) => line.quantity > 0);
   }
 
   /** Every refund of an order, oldest first. */

@@ -17,10 +17,14 @@ const BODIES: Record<InfoPath, (policy: ShopView['policy'], cutoff: string) => H
 <li>Delivery is expected on the working day after dispatch. Product, basket and checkout pages say when an order placed now leaves, and your order confirmation gives the dates.</li>
 <li>Shipping is free on orders of ${formatPence(policy.freeShippingThresholdPence)} and over after any discount; below that it costs ${formatPence(policy.shippingFeePence)}.</li>
 <li>Every batch is verified at 99% purity or better by HPLC; its certificate of analysis comes with the order.</li></ul>`,
-  '/returns':
-    () => html`<p>Unopened products in their original sealed packaging can be returned within 14 days of delivery for a full refund of their price.</p>
-<p>If a product arrives damaged or is not what you ordered, tell us within 14 days and we send a replacement or refund it, shipping included.</p>
-<p>For safety, opened or reconstituted products cannot be returned.</p>`,
+  '/returns': () => html`<h2>Before dispatch</h2>
+<p>Until your order is dispatched you can cancel it on its order page (the link is in your order confirmation email). We refund the whole payment, delivery included, to the card you paid with, and send nothing.</p>
+<h2>After delivery: your 14-day right to cancel</h2>
+<p>You may cancel within 14 days of the day your order is delivered, without giving a reason: reply to your order confirmation email saying which items you are returning, then send them back within 14 days of telling us. We refund the price of the returned items within 14 days of receiving them, and the standard delivery charge you paid when the whole order comes back. You pay the cost of sending them back.</p>
+<h2>Sealed goods</h2>
+<p>Vials are sealed for health protection and hygiene reasons. Once a seal is broken, or a product reconstituted, after delivery, it can no longer be returned under the right to cancel; unopened vials in their original sealed packaging can.</p>
+<h2>Faulty or wrong items</h2>
+<p>If a product arrives damaged, faulty or is not what you ordered, tell us within 30 days of delivery: we replace it or refund it in full, delivery included, and pay for its return. This does not affect your statutory rights.</p>`,
   '/privacy':
     () => html`<p>${SHOP_NAME} keeps the details you give us (name, email, phone, delivery address) to deliver your orders and run your account, and nothing more.</p>
 <h2>What we keep, why and for how long</h2>

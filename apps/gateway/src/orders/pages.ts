@@ -10,6 +10,7 @@ import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
 import type { StatementName } from '../kit/buyer-confirmation';
 import { buyerConfirmationSection, registerBuyerConfirmation } from './buyer-confirmation';
+import { cancellationSection, registerCancellation } from './cancellation';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
 import type { ShopReader } from '../application/shop';
@@ -77,6 +78,7 @@ ${
     ? html`<h2>Delivery</h2><address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.email}${delivery.phone ? html`<br>${delivery.phone}` : ''}</address>`
     : ''
 }
+${cancellationSection(details)}
 <p>Placed ${details.createdAt.slice(0, 10)}. <a href="/">Continue shopping</a></p>`,
   };
 }
@@ -105,4 +107,5 @@ export function registerOrderPages(
   };
   routes.router.get('/orders/:reference', (req, res) => showOrder(req, res, { unticked: [] }));
   registerBuyerConfirmation(routes, context, showOrder);
+  registerCancellation(routes, context);
 }

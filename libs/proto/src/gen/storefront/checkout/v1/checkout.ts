@@ -518,6 +518,16 @@ export interface ConfirmBuyerResponse {
   order?: OrderDetails | undefined;
 }
 
+export interface CancelOrderAsCustomerRequest {
+  checkoutReference: string;
+  /** The customer's address as the gateway saw it; cancellations count as order look-ups. */
+  clientAddress: string;
+}
+
+export interface CancelOrderAsCustomerResponse {
+  order?: OrderDetails | undefined;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -6740,6 +6750,170 @@ export const ConfirmBuyerResponse: MessageFns<ConfirmBuyerResponse> = {
   },
 };
 
+function createBaseCancelOrderAsCustomerRequest(): CancelOrderAsCustomerRequest {
+  return { checkoutReference: "", clientAddress: "" };
+}
+
+export const CancelOrderAsCustomerRequest: MessageFns<CancelOrderAsCustomerRequest> = {
+  encode(message: CancelOrderAsCustomerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(18).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderAsCustomerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderAsCustomerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelOrderAsCustomerRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: CancelOrderAsCustomerRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelOrderAsCustomerRequest>, I>>(base?: I): CancelOrderAsCustomerRequest {
+    return CancelOrderAsCustomerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelOrderAsCustomerRequest>, I>>(object: I): CancelOrderAsCustomerRequest {
+    const message = createBaseCancelOrderAsCustomerRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseCancelOrderAsCustomerResponse(): CancelOrderAsCustomerResponse {
+  return { order: undefined };
+}
+
+export const CancelOrderAsCustomerResponse: MessageFns<CancelOrderAsCustomerResponse> = {
+  encode(message: CancelOrderAsCustomerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.order !== undefined) {
+      OrderDetails.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CancelOrderAsCustomerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCancelOrderAsCustomerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.order = OrderDetails.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CancelOrderAsCustomerResponse {
+    return { order: isSet(object.order) ? OrderDetails.fromJSON(object.order) : undefined };
+  },
+
+  toJSON(message: CancelOrderAsCustomerResponse): unknown {
+    const obj: any = {};
+    if (message.order !== undefined) {
+      obj.order = OrderDetails.toJSON(message.order);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CancelOrderAsCustomerResponse>, I>>(base?: I): CancelOrderAsCustomerResponse {
+    return CancelOrderAsCustomerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CancelOrderAsCustomerResponse>, I>>(
+    object: I,
+  ): CancelOrderAsCustomerResponse {
+    const message = createBaseCancelOrderAsCustomerResponse();
+    message.order = (object.order !== undefined && object.order !== null)
+      ? OrderDetails.fromPartial(object.order)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -6958,6 +7132,19 @@ export const CheckoutServiceDefinition = {
       requestType: ConfirmBuyerRequest as typeof ConfirmBuyerRequest,
       requestStream: false,
       responseType: ConfirmBuyerResponse as typeof ConfirmBuyerResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * The person who may read the order cancels it before it is dispatched (the edge calls it only from its own page
+     * form): the whole payment, delivery included, is refunded and every unit goes back to stock, once per order.
+     * Repeating it answers the order again.
+     */
+    cancelOrderAsCustomer: {
+      name: "CancelOrderAsCustomer",
+      requestType: CancelOrderAsCustomerRequest as typeof CancelOrderAsCustomerRequest,
+      requestStream: false,
+      responseType: CancelOrderAsCustomerResponse as typeof CancelOrderAsCustomerResponse,
       responseStream: false,
       options: { idempotencyLevel: "IDEMPOTENT" },
     },
@@ -7228,6 +7415,22 @@ export const CheckoutServiceService = {
       Buffer.from(ConfirmBuyerResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ConfirmBuyerResponse => ConfirmBuyerResponse.decode(value),
   },
+  /**
+   * The person who may read the order cancels it before it is dispatched (the edge calls it only from its own page
+   * form): the whole payment, delivery included, is refunded and every unit goes back to stock, once per order.
+   * Repeating it answers the order again.
+   */
+  cancelOrderAsCustomer: {
+    path: "/storefront.checkout.v1.CheckoutService/CancelOrderAsCustomer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CancelOrderAsCustomerRequest): Buffer =>
+      Buffer.from(CancelOrderAsCustomerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CancelOrderAsCustomerRequest => CancelOrderAsCustomerRequest.decode(value),
+    responseSerialize: (value: CancelOrderAsCustomerResponse): Buffer =>
+      Buffer.from(CancelOrderAsCustomerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CancelOrderAsCustomerResponse => CancelOrderAsCustomerResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -7299,6 +7502,12 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * calls it only from its own page form, never for an API or MCP caller). Repeating it answers the order again.
    */
   confirmBuyer: handleUnaryCall<ConfirmBuyerRequest, ConfirmBuyerResponse>;
+  /**
+   * The person who may read the order cancels it before it is dispatched (the edge calls it only from its own page
+   * form): the whole payment, delivery included, is refunded and every unit goes back to stock, once per order.
+   * Repeating it answers the order again.
+   */
+  cancelOrderAsCustomer: handleUnaryCall<CancelOrderAsCustomerRequest, CancelOrderAsCustomerResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -7649,6 +7858,26 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ConfirmBuyerResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The person who may read the order cancels it before it is dispatched (the edge calls it only from its own page
+   * form): the whole payment, delivery included, is refunded and every unit goes back to stock, once per order.
+   * Repeating it answers the order again.
+   */
+  cancelOrderAsCustomer(
+    request: CancelOrderAsCustomerRequest,
+    callback: (error: ServiceError | null, response: CancelOrderAsCustomerResponse) => void,
+  ): ClientUnaryCall;
+  cancelOrderAsCustomer(
+    request: CancelOrderAsCustomerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CancelOrderAsCustomerResponse) => void,
+  ): ClientUnaryCall;
+  cancelOrderAsCustomer(
+    request: CancelOrderAsCustomerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CancelOrderAsCustomerResponse) => void,
   ): ClientUnaryCall;
 }
 
