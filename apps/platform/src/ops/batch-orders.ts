@@ -5,7 +5,6 @@
  * command opens the components this configuration hosts, reaches the rest over gRPC as the gateway does, and reads
  * the list as the operator, an owner.
  */
-import { readCommon } from '@storefront/config';
 import { batchOrdersCsv, batchRecallList, closeServiceClients, createServiceClients } from '@storefront/gateway';
 import type { OpsCommand } from '@storefront/lifecycle';
 import { createLogger } from '@storefront/logging';
@@ -21,7 +20,7 @@ export const batchOrdersCommand: OpsCommand = {
   async run({ args: [asked], options, env, actor }) {
     const config = readPlatformConfig(env);
     // Logs go to stderr: stdout carries only the answer.
-    const logger = createLogger('platform', readCommon(env).logLevel, process.stderr);
+    const logger = createLogger('platform', config.logLevel, process.stderr);
     const { components, close } = await openComponents(config, { migrate: false, logger });
     try {
       const clients = await createServiceClients(config.gateway, components);
