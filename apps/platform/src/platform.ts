@@ -41,22 +41,32 @@ export interface RunningPlatform {
   stop(): Promise<void>;
 }
 
-export async function startPlatform(
+/** The components a process hosts, opened and ready; close them once done. */
+export interface OpenedComponents {
+  components: PlatformComponents;
+  /** In the order they were opened (the order they depend on each other). */
+  opened: OpenComponent[];
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the components the configuration hosts, in the order they depend on each other, without starting their
+ * background work: the platform's process, and ops commands that run a workflow across components.
+ */
+export async function openComponents(
   config: PlatformConfig,
   { migrate, logger = createLogger('platform', config.logLevel), now }: PlatformOptions,
-): Promise<RunningPlatform> {
+): Promise<OpenedComponents> {
   const components: PlatformComponents = {};
-  // Opened in the order they depend on each other, closed in the reverse.
   const opened: OpenComponent[] = [];
   const options = (service: string, store: { mysqlUrl?: string }) => ({
     migrate: migrate ?? !store.mysqlUrl,
     now,
     logger: logger.child({ component: service }),
   });
-  const closeAll = async () => {
+  const close = async () => {
     for (const component of [...opened].reverse()) await component.close();
   };
-  let gateway: GatewayServer;
   try {
     const { identity, loyalty, checkout, inventory } = config.hosted;
     if (inventory)
@@ -76,13 +86,26 @@ export async function startPlatform(
         })),
       );
     }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { components, opened, close };
+}
+
+export async function startPlatform(config: PlatformConfig, options: PlatformOptions): Promise<RunningPlatform> {
+  const logger = options.logger ?? createLogger('platform', config.logLevel);
+  // Opened in the order they depend on each other, closed in the reverse.
+  const { components, opened, close } = await openComponents(config, { ...options, logger });
+  let gateway: GatewayServer;
+  try {
     gateway = await startGateway(config.gateway, {
       logger: logger.child({ component: 'gateway' }),
-      now,
+      now: options.now,
       hosted: components,
     });
   } catch (error) {
-    await closeAll();
+    await close();
     throw error;
   }
   for (const component of opened) component.startBackground();
@@ -92,7 +115,7 @@ export async function startPlatform(
     async stop() {
       for (const component of opened) await component.stopBackground();
       await gateway.stop();
-      await closeAll();
+      await close();
     },
   };
 }

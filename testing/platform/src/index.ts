@@ -1,5 +1,6 @@
 export {
   defaultLayout,
+  platformOpsEnv,
   startStack,
   type ComponentHandle,
   type Layout,

@@ -217,6 +217,30 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 }
 
+/**
+ * The environment of a platform ops command run beside the stack, as an operator runs one beside the shop: in one
+ * process it opens the components the stack runs, on their stores; split, it reaches them over gRPC as the gateway.
+ */
+export function platformOpsEnv(stack: Stack): Env {
+  const running = COMPONENTS.filter((name) => stack[name]);
+  const hosted: Env =
+    stack.layout === 'one-process'
+      ? {
+          COMPONENTS: running.join(',') || 'none',
+          ...Object.fromEntries(
+            running.flatMap((name) => {
+              const url = stack.stores.mysqlUrlFor(name);
+              return url ? [[`${name.toUpperCase()}_MYSQL_URL`, url]] : [];
+            }),
+          ),
+        }
+      : {
+          COMPONENTS: 'none',
+          ...Object.fromEntries(running.map((name) => [`${name.toUpperCase()}_ADDR`, stack[name]!.address!])),
+        };
+  return { ...stack.env, ...testServiceTokenEnv('gateway'), ...hosted };
+}
+
 function asReplicaOf(first: Stack, { replicaOf: _, services, env, ...options }: StackOptions): StackOptions {
   const running = COMPONENTS.filter((name) => first[name]);
   const elsewhere =

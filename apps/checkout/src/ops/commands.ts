@@ -4,7 +4,7 @@
  * provider, and `orders refund` refunds through it with the console's own domain operation.
  */
 import { createLogger } from '@storefront/logging';
-import { AppError } from '@storefront/errors';
+import { AppError, invalidArgument } from '@storefront/errors';
 import { migrationCommands, requiredOption, withStore, type OpsCommand, type OpsProgram } from '@storefront/lifecycle';
 import { readCommon, type EnvReader } from '@storefront/config';
 import { randomUUID } from 'node:crypto';
@@ -22,7 +22,15 @@ import type { Order } from '../domain/order';
 import { SumUpApiProvider } from '../providers/sumup';
 import { parsePromoTerms, type PromoCode, type PromoListing } from '../domain/promo';
 import { refundMessage } from '../messages';
-import { REPOSITORY_BANK_HOLIDAYS_FILE, replaceBankHolidaysFile } from '@storefront/dispatch-calendar';
+import {
+  GOV_UK_BANK_HOLIDAYS_URL,
+  REPOSITORY_BANK_HOLIDAYS_FILE,
+  bankHolidaysUrl,
+  downloadBankHolidays,
+  isUrl,
+  replaceBankHolidays,
+  replaceBankHolidaysFile,
+} from '@storefront/dispatch-calendar';
 
 /** `orders find` lists the newest this many. */
 const FIND_LIMIT = 50;
@@ -206,14 +214,32 @@ function parseRefundAmount(text: string): number {
 const commands: OpsCommand[] = [
   {
     name: 'bank-holidays update',
-    args: ['<file>'],
-    summary:
-      "replace the bank holidays dispatch dates skip with a GOV.UK bank-holidays.json (england-and-wales) after checking it; read by the shop's processes at their next start",
-    async run({ args: [file], env }) {
+    args: ['<file-or-url>'],
+    summary: `replace the bank holidays dispatch dates skip with a GOV.UK bank-holidays.json (england-and-wales), a downloaded file or a URL such as ${GOV_UK_BANK_HOLIDAYS_URL}, after checking it; read by the shop's processes at their next start`,
+    async run({ args: [source], env }) {
       const target = env.optional('BANK_HOLIDAYS_FILE') ?? REPOSITORY_BANK_HOLIDAYS_FILE;
+      let text: string | undefined;
+      if (isUrl(source!)) {
+        let url;
+        try {
+          url = bankHolidaysUrl(source!);
+        } catch (error) {
+          throw invalidArgument(`${(error as Error).message}; nothing changed`, 'bad_bank_holidays_url');
+        }
+        try {
+          text = await downloadBankHolidays(url);
+        } catch (error) {
+          throw new AppError(
+            'unavailable',
+            'bank_holidays_unreachable',
+            `${(error as Error).message}; nothing changed`,
+          );
+        }
+      }
       let update;
       try {
-        update = replaceBankHolidaysFile(file!, target);
+        update =
+          text === undefined ? replaceBankHolidaysFile(source!, target) : replaceBankHolidays(text, source!, target);
       } catch (error) {
         throw new AppError(
           'invalid_argument',

@@ -1,6 +1,6 @@
 /**
  * The platform's ops commands: backup and restore of the embedded default's stores, every component's at once
- * (decision 1270). On MySQL each database is backed up with the database's tools (docs/operations.md).
+ * (decision 1270), and a batch's recall list, a workflow across inventory and checkout (decision 1280). On MySQL each database is backed up with the database's tools (docs/operations.md).
  */
 import { readCommon, type EnvReader } from '@storefront/config';
 import { conflict } from '@storefront/errors';
@@ -8,6 +8,7 @@ import type { OpsProgram } from '@storefront/lifecycle';
 import { COMPONENTS } from '../config';
 import { MIGRATIONS } from '../migrate';
 import { restoreBackup, takeBackup, type BackupManifest } from '../backup/archive';
+import { batchOrdersCommand } from './batch-orders';
 
 function embeddedDataDir(env: EnvReader): string {
   if (env.optional('MYSQL_URL'))
@@ -52,5 +53,6 @@ export const platformOps: OpsProgram = {
         };
       },
     },
+    batchOrdersCommand,
   ],
 };

@@ -14,14 +14,8 @@ import { html, type Html } from '../../kit/html';
 import type { StaffCaller } from '../../kit/staff-session';
 import { consolePage, type ConsoleDeps } from '../frame';
 import type { AdminBatchView } from './schemas';
-import {
-  batchOrdersCsv,
-  purityHundredths,
-  purityText,
-  StaffBatches,
-  type BatchOrderView,
-  type BatchStateChange,
-} from './staff-batches';
+import { batchOrdersCsv, type BatchOrderView } from '../../application/batch-recall';
+import { purityHundredths, purityText, StaffBatches, type BatchStateChange } from './staff-batches';
 
 export const BATCHES_PATH = '/console/batches';
 const RECEIVE_PATH = `${BATCHES_PATH}/receive`;

@@ -4,9 +4,10 @@
  * field before it writes anything, and records each change in its audit log).
  */
 import { CERTIFICATE_MAX_BYTES } from '@storefront/formats';
-import { AppError, invalidArgument } from '@storefront/errors';
+import { invalidArgument } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../../context';
+import { batchRecallList, type BatchOrderView } from '../../application/batch-recall';
 import type { StaffCaller } from '../../kit/staff-session';
 import type { AdminBatchView } from './schemas';
 
@@ -59,20 +60,6 @@ export function purityHundredths(text: string): number {
 export const purityText = (hundredths: number | undefined) =>
   hundredths === undefined ? 'Unknown' : `${(hundredths / 100).toFixed(2)} %`;
 
-/** An order that shipped units of a batch, with whom to tell of a recall. */
-export interface BatchOrderView {
-  reference: string;
-  soldAt: string;
-  units: number;
-  /** Of those, units a refund put back on the batch. */
-  returned: number;
-  /** The order's delivery e-mail; empty when checkout no longer has the order. */
-  email: string;
-}
-
-/** Orders read from inventory per page; a recall list is read whole. */
-const BATCH_ORDERS_PAGE = 500;
-
 export class StaffBatches {
   constructor(private readonly context: Pick<GatewayContext, 'clients'>) {}
 
@@ -107,25 +94,9 @@ export class StaffBatches {
     return batchView((await this.inventory.recallBatch({ number, note }, { staff })).batch!);
   }
 
-  /** Every order inventory allocated units of the batch to, oldest sale first, with its contact e-mail. */
-  async orders(staff: StaffCaller, number: string): Promise<BatchOrderView[]> {
-    const all: inventory.BatchOrder[] = [];
-    for (let after = { afterSoldAt: '', afterOrderReference: '' }; ;) {
-      const page = await this.inventory.listBatchOrders({ number, limit: BATCH_ORDERS_PAGE, ...after }, { staff });
-      all.push(...page.orders);
-      const last = page.orders.at(-1);
-      if (!page.more || !last) break;
-      after = { afterSoldAt: last.soldAt, afterOrderReference: last.orderReference };
-    }
-    return Promise.all(
-      all.map(async (order) => ({
-        reference: order.orderReference,
-        soldAt: order.soldAt,
-        units: order.units,
-        returned: order.returned,
-        email: await this.contactOf(staff, order.orderReference),
-      })),
-    );
+  /** The batch's recall list: every order that shipped units of it, with its contact e-mail. */
+  orders(staff: StaffCaller, number: string): Promise<BatchOrderView[]> {
+    return batchRecallList(this.context.clients, staff, number);
   }
 
   /** Mails each order's customer the recall notice, once per order (checkout keeps which were sent). */
@@ -144,16 +115,6 @@ export class StaffBatches {
     return { queued, alreadySent };
   }
 
-  private async contactOf(staff: StaffCaller, checkoutReference: string): Promise<string> {
-    try {
-      const { order } = await this.context.clients.checkout.getOrderForStaff({ checkoutReference }, { staff });
-      return order?.details?.delivery?.email ?? '';
-    } catch (error) {
-      if (error instanceof AppError && error.kind === 'not_found') return '';
-      throw error;
-    }
-  }
-
   async change(staff: StaffCaller, change: BatchStateChange, number: string, note: string): Promise<AdminBatchView> {
     const { batch } =
       change === 'quarantine'
@@ -161,20 +122,4 @@ export class StaffBatches {
         : await this.inventory.releaseBatch({ number, note }, { staff });
     return batchView(batch!);
   }
-}
-
-const CSV_COLUMNS = ['order', 'sold_at', 'units', 'returned', 'email'] as const;
-
-/** A cell quoted, and one a spreadsheet would run as a formula made text. */
-const csvCell = (value: string | number) => {
-  const text = String(value);
-  return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
-};
-
-/** The recall list as CSV (RFC 4180, CRLF lines, a header row). */
-export function batchOrdersCsv(orders: BatchOrderView[]): string {
-  const rows = orders.map((order) =>
-    [order.reference, order.soldAt, order.units, order.returned, order.email].map(csvCell).join(','),
-  );
-  return [CSV_COLUMNS.join(','), ...rows].map((line) => `${line}\r\n`).join('');
 }

@@ -3,14 +3,16 @@
  * preset to what inventory allocated (first expiry first); a batch that lacks the units is refused on the form and
  * nothing is dispatched; another batch is recorded (and audited), the order marked shipped in inventory, and the
  * dispatch mail received by an SMTP server names the batch with a link to its certificate page. Then the batch's
- * recall list (page and CSV) names that order, and its recall notice is mailed once per order however often it is
+ * recall list (page and CSV, and the platform's `batch orders` ops command) names that order, and its recall notice is mailed once per order however often it is
  * sent, audited; the batch is recalled after a confirmation.
  */
 import { expect } from 'chai';
 import { inventoryOps } from '@storefront/inventory';
+import { OPS_EXIT, runOps } from '@storefront/lifecycle';
+import { platformOps } from '@storefront/platform';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
-import { startTestSmtpServer, type HttpClient, type TestSmtpServer } from '@storefront/testing';
-import type { Stack } from '@storefront/platform-testing';
+import { runOpsJson, startTestSmtpServer, type HttpClient, type TestSmtpServer } from '@storefront/testing';
+import { platformOpsEnv, type Stack } from '@storefront/platform-testing';
 import {
   DELIVERY,
   checkoutBody,
@@ -194,6 +196,51 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
     expect(api.body.orders).to.have.length(1);
     expect(api.body.orders[0]).to.deep.include({ reference: shipped, units: 2, returned: 0, email: DELIVERY.email });
     expect((await packer.get('/api/admin/batches/NOPE-9/orders')).status).to.equal(404);
+  });
+
+  /** The CSV's rows, each cell unquoted. */
+  const parseCsv = (csv: string) =>
+    csv
+      .split('\r\n')
+      .filter(Boolean)
+      .map((line) =>
+        [...line.matchAll(/"((?:[^"]|"")*)"|([^,]+)/g)].map(([, quoted, bare]) => quoted?.replace(/""/g, '"') ?? bare),
+      );
+
+  it('lists the same orders, with their contact and as the same CSV, from the platform’s `batch orders` command', async () => {
+    const env = platformOpsEnv(stack);
+    const listed = await runOpsJson<{ batch: string; orders: Array<Record<string, unknown>> }>(
+      platformOps,
+      ['batch', 'orders', 'pk-late'],
+      env,
+      'operator',
+    );
+    expect(listed.code, JSON.stringify(listed.json)).to.equal(0);
+    expect(listed.json.batch).to.equal('PK-LATE');
+    expect(listed.json.orders).to.have.length(1);
+    expect(listed.json.orders[0]).to.deep.include({ reference: shipped, units: 2, returned: 0, email: DELIVERY.email });
+
+    let stdout = '';
+    const code = await runOps(
+      platformOps,
+      ['batch', 'orders', 'PK-LATE', '--csv'],
+      env,
+      { stdout: (text) => (stdout += text), stderr: () => undefined },
+      { write: () => undefined },
+    );
+    expect(code).to.equal(0);
+    expect(stdout, 'the CSV the console exports').to.equal(
+      (await packer.get<string>('/console/batches/PK-LATE/orders.csv')).text,
+    );
+    const [header, ...rows] = parseCsv(stdout);
+    expect(header).to.deep.equal(['order', 'sold_at', 'units', 'returned', 'email']);
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.deep.equal([shipped, listed.json.orders[0]!.soldAt, '2', '0', DELIVERY.email]);
+
+    const unknown = await runOpsJson(platformOps, ['batch', 'orders', 'NOPE-9'], env, 'operator');
+    expect(unknown.code).to.equal(OPS_EXIT.notFound);
+    expect(unknown.json).to.deep.include({ success: false, error: 'batch_not_found' });
+    expect(unknown.json.detail).to.contain('NOPE-9');
   });
 
   it('mails the recall notice once per order however often it is sent, audited, and recalls the batch', async () => {
