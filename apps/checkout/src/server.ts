@@ -26,6 +26,7 @@ import type { CheckoutConfig, CheckoutServeKeys } from './config';
 import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
 import { CheckoutStore } from './stores/checkout';
+import { CustomerErasureStore } from './stores/customer-erasure';
 import { HeldStockStore } from './stores/held-stock';
 import { CheckoutService } from './domain/checkout-service';
 import { ReferralSettlement, type ReferralSettlementSummary } from './domain/referral-settlement';
@@ -133,6 +134,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   return async ({ db, redis, logger, connect }: BuildContext): Promise<ServiceParts<CheckoutHandles>> => {
     const counters = windowCountersFor(db, dialectOf(db), redis);
     const store = new CheckoutStore(db);
+    const customerErasure = new CustomerErasureStore(db);
     for (const name of config.ignoredVariables)
       logger.warn({ variable: name }, `${name} is set but no longer used (decision 1082); it is ignored`);
     if (config.seedDemoData && !(await store.hasPromoCodes())) {
@@ -378,6 +380,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           }),
           refundOrder: async (request, context) => refundAnswer(await refunds.refundOrder(request, context.staff)),
           sendRecallNotices: async (request, context) => recallNotices.send(request, context.staff!),
+          eraseCustomerData: async ({ checkOnly }, context) => ({
+            ordersErased: await customerErasure.erase(await context.requireCaller(), checkOnly, now()),
+          }),
           confirmBuyer: async (request, context) => ({
             order: orderDetails(
               await buyerConfirmations.confirm(
