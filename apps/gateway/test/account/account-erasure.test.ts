@@ -19,19 +19,20 @@ import {
 } from '../../../checkout/test/support';
 import { OWNER, refundRequest } from '../../../checkout/test/refund-support';
 import { FAST_ARGON2, PASSWORD } from './auth-fixtures';
+import { postForm } from '../support/site-forms';
 
 const CLOSE = { currentPassword: PASSWORD, confirm: 'close my account' };
 
 /** A customer whose every identifying word is unusual, so a search of the stores finds nothing else. */
 function distinctCustomer() {
-  const tag = Math.random().toString(36).slice(2, 8);
+  const tag = Array.from({ length: 6 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('');
   const person = {
     email: `zephyrine-${tag}@quillfeather.test`,
-    firstName: 'Zephyrine',
-    lastName: 'Quillfeather',
+    firstName: `Zephyrine${tag}`,
+    lastName: `Quillfeather${tag}`,
   };
   const delivery = {
-    name: 'Zephyrine Quillfeather',
+    name: `Zephyrine${tag} Quillfeather${tag}`,
     email: person.email,
     phone: '+44 7700 900461',
     line1: '17 Marmalade Lane',
@@ -43,7 +44,16 @@ function distinctCustomer() {
   return {
     person,
     delivery,
-    needles: [person.email, 'Zephyrine', 'Quillfeather', '7700 900461', 'Marmalade', 'Orrery', 'Lindenfold', 'CB4 2ZF'],
+    needles: [
+      person.email,
+      person.firstName,
+      person.lastName,
+      '7700 900461',
+      'Marmalade',
+      'Orrery',
+      'Lindenfold',
+      'CB4 2ZF',
+    ],
   };
 }
 
@@ -182,6 +192,39 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
       expect(newId).to.not.equal(accountId);
       const me = await again.get<{ loyalty: { points: number } }>('/api/auth/me');
       expect(me.body.loyalty.points).to.equal(100);
+    });
+
+    it('closes from the account page: a page of its own asks the password and the typed words, refuses either wrong, then erases', async () => {
+      const { person, needles } = distinctCustomer();
+      const client = stack.client();
+      await signUp(client, person);
+      expect((await client.get<string>('/account')).text).to.contain('href="/account/close"');
+      const page = await client.get<string>('/account/close');
+      expect(page.status).to.equal(200);
+      expect(page.text)
+        .to.contain('name="currentPassword"')
+        .and.contain('name="confirm"')
+        .and.contain('close my account');
+
+      const unconfirmed = await postForm(client, '/account/close', { currentPassword: PASSWORD, confirm: 'close it' });
+      expect(unconfirmed.status).to.equal(400);
+      expect(unconfirmed.text).to.contain('Type close my account to confirm');
+      const wrong = await postForm(client, '/account/close', {
+        currentPassword: 'not it',
+        confirm: 'close my account',
+      });
+      expect(wrong.status).to.equal(400);
+      expect((await client.get('/api/auth/me')).status).to.equal(200);
+
+      const closed = await postForm(client, '/account/close', {
+        currentPassword: PASSWORD,
+        confirm: 'Close my account',
+      });
+      expect(closed.status, closed.text).to.equal(200);
+      expect(closed.text).to.contain('Account closed');
+      expect((await client.get('/api/auth/me')).status).to.equal(401);
+      await finishErasures(stack);
+      expect(await rowsNaming(stack, needles)).to.deep.equal([]);
     });
 
     it('refuses while an order is unpaid, saying which (409), and leaves the account as it was', async () => {
