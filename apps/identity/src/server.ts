@@ -121,7 +121,7 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       mailQueued,
     });
     const staffCustomers = new StaffCustomers(users);
-    const erasures = new AccountErasures(db);
+    const erasures = new AccountErasures(db, users);
     const passwordResets = new PasswordResets({
       users,
       resets,
@@ -269,8 +269,12 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
               clientAddress,
               context.abandoned,
             );
-            await erasures.close(user, 'customer', now());
+            await erasures.close(user, now());
             return { accountId: user.id };
+          },
+          closeAccountForStaff: async ({ accountId }, context) => {
+            await erasures.closeForStaff(accountId, context.staff!, now());
+            return { accountId };
           },
           listPendingErasures: async ({ limit }) => ({
             erasures: await erasures.pending(limit === 0 ? 100 : Math.min(Math.max(limit, 1), 200)),

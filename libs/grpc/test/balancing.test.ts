@@ -43,6 +43,7 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   exportAccountData: ANYONE,
   listDataRequestsForStaff: ANYONE,
   closeAccount: ANYONE,
+  closeAccountForStaff: ANYONE,
   listPendingErasures: ANYONE,
   recordErasureStep: ANYONE,
 };
@@ -105,6 +106,7 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
     }),
     listDataRequestsForStaff: async () => ({ ...(await answer()), requests: [] }),
     closeAccount: async () => ({ ...(await answer()), accountId: '' }),
+    closeAccountForStaff: async () => ({ ...(await answer()), accountId: '' }),
     listPendingErasures: async () => ({ ...(await answer()), erasures: [] }),
     recordErasureStep: async () => ({ ...(await answer()), componentsDone: false }),
   };

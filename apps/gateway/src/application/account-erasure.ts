@@ -6,6 +6,7 @@
  * pass, which every gateway replica runs: each step is idempotent, so replicas passing at once do no harm. Once every
  * component confirmed, identity queues the final mail and forgets the address.
  */
+import type { StaffIdentity } from '@storefront/caller-token';
 import type { GatewayContext } from '../context';
 import { forgetAccount } from './accounts';
 
@@ -26,9 +27,25 @@ export async function closeAccount(
   password: string,
   clientAddress: string,
 ): Promise<void> {
-  const { clients, logger } = context;
-  await clients.checkout.eraseCustomerData({ checkOnly: true }, { customer });
-  const { accountId } = await clients.identity.closeAccount({ password, clientAddress }, { customer });
+  await context.clients.checkout.eraseCustomerData({ checkOnly: true }, { customer });
+  const { accountId } = await context.clients.identity.closeAccount({ password, clientAddress }, { customer });
+  await eraseClosedAccount(context, accountId);
+}
+
+/** The console: an owner closes a customer's account at their request, audited in identity; then the same erasure. */
+export async function closeAccountForStaff(
+  context: ErasureContext,
+  accountId: string,
+  staff: StaffIdentity,
+): Promise<void> {
+  await context.clients.checkout.eraseCustomerData({ checkOnly: true }, { customer: accountId });
+  await context.clients.identity.closeAccountForStaff({ accountId }, { staff });
+  await eraseClosedAccount(context, accountId);
+}
+
+/** Every replica forgets the closed account's sessions; the components erase now what they can, the pass the rest. */
+async function eraseClosedAccount(context: ErasureContext, accountId: string): Promise<void> {
+  const { logger } = context;
   await forgetAccount(context, accountId);
   try {
     await advanceErasure(context, { accountId, checkoutErased: false, loyaltyErased: false });

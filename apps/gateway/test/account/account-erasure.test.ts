@@ -20,6 +20,7 @@ import {
 import { OWNER, refundRequest } from '../../../checkout/test/refund-support';
 import { FAST_ARGON2, PASSWORD } from './auth-fixtures';
 import { postForm } from '../support/site-forms';
+import { postConsoleForm, signedInStaff } from '../support/console';
 
 const CLOSE = { currentPassword: PASSWORD, confirm: 'close my account' };
 
@@ -225,6 +226,38 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
       expect((await client.get('/api/auth/me')).status).to.equal(401);
       await finishErasures(stack);
       expect(await rowsNaming(stack, needles)).to.deep.equal([]);
+    });
+
+    it('closes from the console for an owner only, confirmed by the email typed again, audited, listed under data requests', async () => {
+      const { person, delivery, needles } = distinctCustomer();
+      const client = stack.client();
+      const accountId = await signUp(client, person);
+      await paidOrder(stack, client, delivery);
+      const owner = stack.client();
+      await signedInStaff(stack, owner, `close-owner-${layout}@shop.test`, 'owner');
+      const staff = stack.client();
+      await signedInStaff(stack, staff, `close-staff-${layout}@shop.test`, 'staff');
+      const closePath = `/console/customers/${accountId}/close`;
+
+      expect((await owner.get<string>(`/console/customers/${accountId}`)).text).to.contain(`href="${closePath}"`);
+      expect((await staff.get<string>(`/console/customers/${accountId}`)).text).to.not.contain(closePath);
+      expect((await staff.get(closePath)).status).to.equal(403);
+      expect((await postConsoleForm(stack, staff, closePath, { email: person.email })).status).to.equal(403);
+      const mistyped = await postConsoleForm(stack, owner, closePath, { email: 'someone@else.test' });
+      expect(mistyped.status).to.equal(400);
+      expect(mistyped.text).to.contain('nothing was closed');
+      expect((await client.get('/api/auth/me')).status).to.equal(200);
+
+      const closed = await postConsoleForm(stack, owner, closePath, { email: person.email.toUpperCase() });
+      expect(closed.status, closed.text).to.equal(200);
+      expect(closed.text).to.contain('Account closed');
+      expect((await client.get('/api/auth/me')).status).to.equal(401);
+      await finishErasures(stack);
+      expect(await rowsNaming(stack, needles)).to.deep.equal([]);
+      const audit = await stack.identity!.db('staff_actions').where({ subject: accountId }).select('action', 'role');
+      expect(audit).to.deep.include({ action: 'customer.account_closed', role: 'owner' });
+      const requests = await owner.get<string>('/console/data-requests');
+      expect(requests.text).to.contain(accountId);
     });
 
     it('refuses while an order is unpaid, saying which (409), and leaves the account as it was', async () => {

@@ -6,18 +6,19 @@
  * once that mail is sent its row forgets the address too and the request is answered.
  */
 import type { Knex } from '@storefront/db';
-import { invalidArgument } from '@storefront/errors';
 import { composeMail, enqueueMail, forgetRecipients, OUTBOX_TABLE } from '@storefront/outbox';
-import { STAFF_ACTIONS_TABLE } from '@storefront/staff-audit';
-import type { User } from '../stores/users';
+import type { StaffIdentity } from '@storefront/caller-token';
+import { invalidArgument, notFound } from '@storefront/errors';
+import { recordStaffAction, STAFF_ACTIONS_TABLE } from '@storefront/staff-audit';
+import type { User, UserStore } from '../stores/users';
 import { recordDataRequest } from './account-data';
 
 /** The components whose part of an erasure identity waits for. */
 export const ERASING_COMPONENTS = ['checkout', 'loyalty'] as const;
 export type ErasingComponent = (typeof ERASING_COMPONENTS)[number];
 
-/** Who asked: the customer, or a staff member by role. */
-export type ErasureRequester = 'customer' | 'owner';
+/** The audit log's word for an owner closing a customer's account. */
+export const CLOSED_BY_STAFF_ACTION = 'customer.account_closed';
 
 export interface PendingErasure {
   accountId: string;
@@ -28,18 +29,37 @@ export interface PendingErasure {
 const TABLE = 'account_erasures';
 
 export class AccountErasures {
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly users: UserStore,
+  ) {}
 
-  /** Closes the account and records its erasure; the user row must have been read (and its password checked). */
-  async close(user: User, requestedBy: ErasureRequester, now: number): Promise<void> {
+  /** The console: an owner closes a customer's account, as the customer asked them. */
+  async closeForStaff(accountId: string, staff: StaffIdentity, now: number): Promise<void> {
+    const user = await this.users.findById(accountId);
+    if (!user) throw notFound('No customer has that id; the account may be closed already', 'account_not_found');
+    await this.close(user, now, staff);
+  }
+
+  /**
+   * Closes the account and records its erasure; the user row must have been read (and, for the customer, its password
+   * checked). A staff member's closing is recorded in the audit log, naming the account by its id only.
+   */
+  async close(user: User, now: number, staff?: StaffIdentity): Promise<void> {
     await this.db.transaction(async (trx) => {
       await trx(TABLE)
-        .insert({ user_id: user.id, requested_at: now, requested_by: requestedBy, email: user.email })
+        .insert({
+          user_id: user.id,
+          requested_at: now,
+          requested_by: staff ? staff.role : 'customer',
+          email: user.email,
+        })
         .onConflict('user_id')
         .ignore();
       await recordDataRequest(trx, user.id, 'erasure', now, false);
       await forgetRecipients(trx, [user.email, ...(user.pendingEmail ? [user.pendingEmail] : [])]);
       await trx(STAFF_ACTIONS_TABLE).where({ subject: user.id }).update({ before_json: null, after_json: null });
+      if (staff) await recordStaffAction(trx, staff, { action: CLOSED_BY_STAFF_ACTION, subject: user.id }, now);
       // Sessions, consents, reset and verification links go with the row (foreign keys); Redis sessions end at their
       // next look-up, which finds no account.
       await trx('users').where({ id: user.id }).delete();

@@ -396,6 +396,10 @@ export interface CloseAccountRequest {
   clientAddress: string;
 }
 
+export interface CloseAccountForStaffRequest {
+  accountId: string;
+}
+
 export interface CloseAccountResponse {
   accountId: string;
 }
@@ -5763,6 +5767,79 @@ export const CloseAccountRequest: MessageFns<CloseAccountRequest> = {
   },
 };
 
+function createBaseCloseAccountForStaffRequest(): CloseAccountForStaffRequest {
+  return { accountId: "" };
+}
+
+export const CloseAccountForStaffRequest: MessageFns<CloseAccountForStaffRequest> = {
+  encode(message: CloseAccountForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CloseAccountForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCloseAccountForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CloseAccountForStaffRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CloseAccountForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CloseAccountForStaffRequest>, I>>(base?: I): CloseAccountForStaffRequest {
+    return CloseAccountForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CloseAccountForStaffRequest>, I>>(object: I): CloseAccountForStaffRequest {
+    const message = createBaseCloseAccountForStaffRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
 function createBaseCloseAccountResponse(): CloseAccountResponse {
   return { accountId: "" };
 }
@@ -6542,6 +6619,15 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** The console: the same closing for a customer who asked staff, recorded in the audit log (owner). */
+    closeAccountForStaff: {
+      name: "CloseAccountForStaff",
+      requestType: CloseAccountForStaffRequest as typeof CloseAccountForStaffRequest,
+      requestStream: false,
+      responseType: CloseAccountResponse as typeof CloseAccountResponse,
+      responseStream: false,
+      options: {},
+    },
     /** The erasures some component has still to confirm, oldest first. */
     listPendingErasures: {
       name: "ListPendingErasures",
@@ -6915,6 +7001,18 @@ export const IdentityServiceService = {
       Buffer.from(CloseAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CloseAccountResponse => CloseAccountResponse.decode(value),
   },
+  /** The console: the same closing for a customer who asked staff, recorded in the audit log (owner). */
+  closeAccountForStaff: {
+    path: "/storefront.identity.v1.IdentityService/CloseAccountForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CloseAccountForStaffRequest): Buffer =>
+      Buffer.from(CloseAccountForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CloseAccountForStaffRequest => CloseAccountForStaffRequest.decode(value),
+    responseSerialize: (value: CloseAccountResponse): Buffer =>
+      Buffer.from(CloseAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CloseAccountResponse => CloseAccountResponse.decode(value),
+  },
   /** The erasures some component has still to confirm, oldest first. */
   listPendingErasures: {
     path: "/storefront.identity.v1.IdentityService/ListPendingErasures" as const,
@@ -7043,6 +7141,8 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * edge drives through the other components. UNAUTHENTICATED (invalid_password) for a wrong password.
    */
   closeAccount: handleUnaryCall<CloseAccountRequest, CloseAccountResponse>;
+  /** The console: the same closing for a customer who asked staff, recorded in the audit log (owner). */
+  closeAccountForStaff: handleUnaryCall<CloseAccountForStaffRequest, CloseAccountResponse>;
   /** The erasures some component has still to confirm, oldest first. */
   listPendingErasures: handleUnaryCall<ListPendingErasuresRequest, ListPendingErasuresResponse>;
   /**
@@ -7511,6 +7611,22 @@ export interface IdentityServiceClient extends Client {
   ): ClientUnaryCall;
   closeAccount(
     request: CloseAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CloseAccountResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: the same closing for a customer who asked staff, recorded in the audit log (owner). */
+  closeAccountForStaff(
+    request: CloseAccountForStaffRequest,
+    callback: (error: ServiceError | null, response: CloseAccountResponse) => void,
+  ): ClientUnaryCall;
+  closeAccountForStaff(
+    request: CloseAccountForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CloseAccountResponse) => void,
+  ): ClientUnaryCall;
+  closeAccountForStaff(
+    request: CloseAccountForStaffRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CloseAccountResponse) => void,
