@@ -85,6 +85,8 @@ export interface CheckoutServer extends RunningGrpcService {
   recordShipmentsNow(): Promise<number>;
   /** Runs one pass cancelling paid orders left unconfirmed (tests, operators) instead of waiting for the timer. */
   lapseUnconfirmedNow(): Promise<LapseSummary>;
+  /** Erases the delivery details of guest orders past their retention (tests, operators); answers how many. */
+  purgeRetainedNow(): Promise<number>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
@@ -92,6 +94,9 @@ export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
 const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 // Windows end by the day; a pass every few minutes decides each referral soon after its window.
 const REFERRAL_PASS_INTERVAL_MS = 5 * 60 * 1000;
+// Retention is counted in days: a pass an hour, a bounded batch each.
+const RETENTION_PASS_INTERVAL_MS = 60 * 60 * 1000;
+const RETAINED_ORDERS_PER_PASS = 500;
 
 export interface CheckoutHandles {
   store: CheckoutStore;
@@ -102,6 +107,7 @@ export interface CheckoutHandles {
   /** Records the shipments of orders dispatched where inventory could not be reached; answers how many. */
   recordShipmentsNow(): Promise<number>;
   lapseUnconfirmedNow(): Promise<LapseSummary>;
+  purgeRetainedNow(): Promise<number>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -135,6 +141,8 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     const counters = windowCountersFor(db, dialectOf(db), redis);
     const store = new CheckoutStore(db);
     const customerErasure = new CustomerErasureStore(db);
+    const purgeRetained = () =>
+      customerErasure.eraseGuestDeliveries(now() - config.guestDeliveryRetentionMs, now(), RETAINED_ORDERS_PER_PASS);
     for (const name of config.ignoredVariables)
       logger.warn({ variable: name }, `${name} is set but no longer used (decision 1082); it is ignored`);
     if (config.seedDemoData && !(await store.hasPromoCodes())) {
@@ -296,6 +304,12 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           logger,
           'a pass cancelling unconfirmed orders failed',
         );
+        const stopRetention = repeatInBackground(
+          RETENTION_PASS_INTERVAL_MS,
+          purgeRetained,
+          logger,
+          "erasing guest orders' delivery details past their retention failed",
+        );
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
@@ -305,6 +319,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           stopReferralPasses();
           stopShipmentPass();
           stopLapsePasses();
+          stopRetention();
           await confirmation.stop();
           await mailSender.stop();
           stopLagGauge();
@@ -322,6 +337,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         settleReferralsNow: () => referrals.settleDue(),
         recordShipmentsNow: () => fulfilment.recordWaitingShipments(),
         lapseUnconfirmedNow: () => buyerConfirmations.lapseDue(),
+        purgeRetainedNow: purgeRetained,
       },
       bindings: [
         bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {

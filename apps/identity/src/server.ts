@@ -29,6 +29,7 @@ import { StaffAccounts } from './domain/staff-accounts';
 import { StaffCustomers } from './domain/staff-customers';
 import { accountData, listDataRequests, recordDataRequest } from './domain/account-data';
 import { AccountErasures } from './domain/account-erasure';
+import { purgeIdentityRecords, type IdentityRetentionSummary } from './domain/retention';
 import { MarketingConsents, type ConsentRecord } from './domain/marketing-consent';
 import { EmailVerificationStore } from './stores/email-verifications';
 import { StaffRoster } from './domain/staff-roster';
@@ -45,6 +46,8 @@ const PURGE_INTERVAL_MS = 15 * 60 * 1000;
 // The final mail of an erasure is sent within seconds; its record completes on the next pass.
 const ERASURE_PASS_INTERVAL_MS = 60 * 1000;
 const ERASURES_PER_PASS = 100;
+// Periods are counted in days: a pass an hour keeps each within the hour of its end.
+const RETENTION_PASS_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface IdentityHandles {
   accounts: Accounts;
@@ -53,6 +56,8 @@ export interface IdentityHandles {
   sendMailNow(): Promise<PassSummary>;
   /** Completes the erasures whose final mail was sent (tests, operators) instead of waiting for the timer. */
   completeErasuresNow(): Promise<number>;
+  /** Deletes what its retention period is over for (tests, operators) instead of waiting for the timer. */
+  purgeRetainedNow(): Promise<IdentityRetentionSummary>;
   staffAccounts: StaffAccounts;
   marketingConsents: MarketingConsents;
 }
@@ -122,6 +127,8 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
     });
     const staffCustomers = new StaffCustomers(users);
     const erasures = new AccountErasures(db, users);
+    const purgeRetained = () =>
+      purgeIdentityRecords({ db, sqlSessions: !redis, loginRecordsMs: config.loginRecordRetentionMs }, now());
     const passwordResets = new PasswordResets({
       users,
       resets,
@@ -154,10 +161,17 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           logger,
           'completing erasures whose final mail was sent failed',
         );
+        const stopRetention = repeatInBackground(
+          RETENTION_PASS_INTERVAL_MS,
+          purgeRetained,
+          logger,
+          'deleting records past their retention period failed',
+        );
         mailSender.start();
         return async () => {
           stopPurge();
           stopErasurePass();
+          stopRetention();
           await passwordResets.settled();
           await mailSender.stop();
         };
@@ -169,6 +183,7 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
         marketingConsents,
         sendMailNow: () => mailSender.sendDue(),
         completeErasuresNow: () => erasures.completeMailed(now(), ERASURES_PER_PASS),
+        purgeRetainedNow: purgeRetained,
       },
       bindings: [
         bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {

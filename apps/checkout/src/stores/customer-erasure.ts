@@ -2,7 +2,8 @@
  * The customer's data rights, erasure, in checkout (decision 1300): the delivery details of the account's orders are
  * replaced by fixed words and the mails sent to their addresses forget them; totals, lines, VAT, refunds and the
  * delivery country (the VAT place of supply) stay for the books. Refused while an order of the account is unpaid or
- * one of its refunds is pending: either would still need the address.
+ * one of its refunds is pending: either would still need the address. Guest orders' delivery details go the same way
+ * once their retention period is over (decision 1301).
  */
 import { conflict } from '@storefront/errors';
 import type { Knex } from '@storefront/db';
@@ -49,6 +50,32 @@ export class CustomerErasureStore {
         .pluck('delivery_email')) as string[];
       await forgetRecipients(trx, addresses);
       return Number(await orders.clone().update({ ...ERASED_DELIVERY, updated_at: now }));
+    });
+  }
+
+  /**
+   * Retention: erases the delivery details of up to `limit` guest orders placed before `placedBefore` (and no longer
+   * awaiting payment), and forgets the mails to their addresses; answers how many. Replicas running it at once write the
+   * same words twice at worst.
+   */
+  async eraseGuestDeliveries(placedBefore: number, now: number, limit: number): Promise<number> {
+    return this.db.transaction(async (trx) => {
+      const due = (await trx('orders')
+        .whereNull('account_id')
+        .where('created_at', '<', placedBefore)
+        .whereNot({ status: 'pending_payment' })
+        .whereNot({ delivery_email: ERASED_DELIVERY.delivery_email })
+        .limit(limit)
+        .select('id', 'delivery_email')) as Array<{ id: string; delivery_email: string }>;
+      if (due.length === 0) return 0;
+      await forgetRecipients(trx, [...new Set(due.map((order) => order.delivery_email))]);
+      await trx('orders')
+        .whereIn(
+          'id',
+          due.map((order) => order.id),
+        )
+        .update({ ...ERASED_DELIVERY, updated_at: now });
+      return due.length;
     });
   }
 }
