@@ -200,6 +200,8 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
       const client = stack.client();
       await signUp(client, person);
       expect((await client.get<string>('/account')).text).to.contain('href="/account/close"');
+      const privacy = await stack.client().get<string>('/privacy', { accept: 'text/markdown' });
+      expect(privacy.text).to.contain('Close my account').and.contain('erased two years after it was placed');
       const page = await client.get<string>('/account/close');
       expect(page.status).to.equal(200);
       expect(page.text)

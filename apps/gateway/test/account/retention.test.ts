@@ -16,6 +16,7 @@ describe('retention: what is purged when its period is over', () => {
   // The payment sandbox runs on real time: the shop's clock starts there and the test moves it on.
   let nowMs = Date.now();
   before(async () => {
+    nowMs = Date.now();
     stack = await startCheckoutStack(
       { ...FAST_ARGON2, GUEST_DELIVERY_RETENTION_DAYS: '730', LOGIN_RECORD_RETENTION_DAYS: '90' },
       undefined,
