@@ -55,6 +55,8 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   holdFirmMs: number;
   /** The cut-off and bank holidays a paid order's dispatch and delivery dates follow (docs/decisions/1170). */
   dispatchCalendar: DispatchCalendar;
+  /** A guest order's delivery details are erased this long after it was placed (decision 1301). */
+  guestDeliveryRetentionMs: number;
   /** Variables set in the environment that no longer do anything; named in a log line at start. */
   ignoredVariables: string[];
 }
@@ -76,6 +78,8 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     mail: readMailConfig(env, service.dataDir),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
+    guestDeliveryRetentionMs:
+      env.int('GUEST_DELIVERY_RETENTION_DAYS', 730, { min: 30, max: 6 * 366 }) * 24 * 3600 * 1000,
     reconcileIntervalMs: env.int('RECONCILE_INTERVAL_MS', 2_000, { min: 100, max: 3_600_000 }),
     pollPolicy: {
       firstCheckMs: env.int('RECONCILE_FIRST_CHECK_MS', 30_000, { min: 100, max: 3_600_000 }),

@@ -26,6 +26,7 @@ import type { CheckoutConfig, CheckoutServeKeys } from './config';
 import { CHECKOUT_ACCESS } from './access';
 import { migrations } from './migrations';
 import { CheckoutStore } from './stores/checkout';
+import { CustomerErasureStore } from './stores/customer-erasure';
 import { HeldStockStore } from './stores/held-stock';
 import { CheckoutService } from './domain/checkout-service';
 import { ReferralSettlement, type ReferralSettlementSummary } from './domain/referral-settlement';
@@ -86,6 +87,8 @@ export interface CheckoutServer extends RunningGrpcService {
   recordShipmentsNow(): Promise<number>;
   /** Runs one pass cancelling paid orders left unconfirmed (tests, operators) instead of waiting for the timer. */
   lapseUnconfirmedNow(): Promise<LapseSummary>;
+  /** Erases the delivery details of guest orders past their retention (tests, operators); answers how many. */
+  purgeRetainedNow(): Promise<number>;
 }
 
 export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
@@ -93,6 +96,9 @@ export type StartOptions = ServiceStartOptions & CheckoutServeKeys;
 const COUNTER_PURGE_INTERVAL_MS = 15 * 60 * 1000;
 // Windows end by the day; a pass every few minutes decides each referral soon after its window.
 const REFERRAL_PASS_INTERVAL_MS = 5 * 60 * 1000;
+// Retention is counted in days: a pass an hour, a bounded batch each.
+const RETENTION_PASS_INTERVAL_MS = 60 * 60 * 1000;
+const RETAINED_ORDERS_PER_PASS = 500;
 
 export interface CheckoutHandles {
   store: CheckoutStore;
@@ -103,6 +109,7 @@ export interface CheckoutHandles {
   /** Records the shipments of orders dispatched where inventory could not be reached; answers how many. */
   recordShipmentsNow(): Promise<number>;
   lapseUnconfirmedNow(): Promise<LapseSummary>;
+  purgeRetainedNow(): Promise<number>;
 }
 
 /** Checkout in a process of its own, served over gRPC, reaching inventory and loyalty over gRPC. */
@@ -135,6 +142,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
   return async ({ db, redis, logger, connect }: BuildContext): Promise<ServiceParts<CheckoutHandles>> => {
     const counters = windowCountersFor(db, dialectOf(db), redis);
     const store = new CheckoutStore(db);
+    const customerErasure = new CustomerErasureStore(db);
+    const purgeRetained = () =>
+      customerErasure.eraseGuestDeliveries(now() - config.guestDeliveryRetentionMs, now(), RETAINED_ORDERS_PER_PASS);
     for (const name of config.ignoredVariables)
       logger.warn({ variable: name }, `${name} is set but no longer used (decision 1082); it is ignored`);
     if (config.seedDemoData && !(await store.hasPromoCodes())) {
@@ -303,6 +313,12 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           logger,
           'a pass cancelling unconfirmed orders failed',
         );
+        const stopRetention = repeatInBackground(
+          RETENTION_PASS_INTERVAL_MS,
+          purgeRetained,
+          logger,
+          "erasing guest orders' delivery details past their retention failed",
+        );
         confirmation.start(config.reconcileIntervalMs);
         mailSender.start();
         const stopLagGauge = observeReconcilerLag(store, now);
@@ -312,6 +328,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           stopReferralPasses();
           stopShipmentPass();
           stopLapsePasses();
+          stopRetention();
           await confirmation.stop();
           await mailSender.stop();
           stopLagGauge();
@@ -329,6 +346,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
         settleReferralsNow: () => referrals.settleDue(),
         recordShipmentsNow: () => fulfilment.recordWaitingShipments(),
         lapseUnconfirmedNow: () => buyerConfirmations.lapseDue(),
+        purgeRetainedNow: purgeRetained,
       },
       bindings: [
         bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
@@ -387,6 +405,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           }),
           refundOrder: async (request, context) => refundAnswer(await refunds.refundOrder(request, context.staff)),
           sendRecallNotices: async (request, context) => recallNotices.send(request, context.staff!),
+          eraseCustomerData: async ({ checkOnly }, context) => ({
+            ordersErased: await customerErasure.erase(await context.requireCaller(), checkOnly, now()),
+          }),
           confirmBuyer: async (request, context) => ({
             order: orderDetails(
               await buyerConfirmations.confirm(

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '@storefront/logging';
+import { repeatInBackground } from '@storefront/lifecycle';
+import { resumeErasures, type ErasurePassSummary } from './application/account-erasure';
 import { createApp } from './app';
 import { closeServiceClients, createServiceClients, type HostedComponents } from './clients';
 import type { GatewayConfig } from './config';
@@ -23,7 +25,12 @@ export interface GatewayServer {
    * every connection has ended.
    */
   stop(): Promise<void>;
+  /** Takes up the erasures some component has still to confirm (tests, operators) instead of waiting for the timer. */
+  resumeErasuresNow(): Promise<ErasurePassSummary>;
 }
+
+// An erasure interrupted (a component down, a crash) is taken up again within a minute.
+const ERASURE_PASS_INTERVAL_MS = 60 * 1000;
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -85,12 +92,20 @@ export async function startGateway(
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
   logger.info({ url }, 'gateway listening');
+  const stopErasurePass = repeatInBackground(
+    ERASURE_PASS_INTERVAL_MS,
+    () => resumeErasures(context),
+    logger,
+    'an erasure pass failed',
+  );
   return {
     url,
     port,
     readiness,
+    resumeErasuresNow: () => resumeErasures(context),
     stop: () =>
       new Promise<void>((resolve) => {
+        stopErasurePass();
         server.close(() => {
           closeServiceClients(clients);
           readiness.close();

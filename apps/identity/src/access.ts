@@ -35,8 +35,13 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
       'getMarketingConsent',
       'setMarketingConsent',
       'exportAccountData',
+      'closeAccount',
     ],
   },
+  // The console: an owner closes a customer's account at their request (audited).
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['closeAccountForStaff'] },
+  // The edge drives each erasure through the other components until all confirmed (decision 1300).
+  { callers: ['gateway'], customer: 'none', rpcs: ['listPendingErasures', 'recordErasureStep'] },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
   // The console: re-enabling a member; the roster refuses (and records) any role but owner itself.

@@ -20,6 +20,8 @@ export interface IdentityConfig extends GrpcServiceConfig {
   /** The shop's public origin: mails link to its pages. */
   publicBaseUrl: string;
   mail: MailConfig;
+  /** Sessions and staff login records are deleted this long after they were made (decision 1301). */
+  loginRecordRetentionMs: number;
 }
 
 export function readIdentityConfig(env: EnvReader): IdentityConfig {
@@ -45,6 +47,7 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
     argon2: readArgon2Settings(env),
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     mail: readMailConfig(env, service.dataDir),
+    loginRecordRetentionMs: env.int('LOGIN_RECORD_RETENTION_DAYS', 90, { min: 1, max: 3650 }) * 24 * 3600 * 1000,
   };
 }
 

@@ -28,6 +28,8 @@ import { AccountCredentials } from './domain/account-credentials';
 import { StaffAccounts } from './domain/staff-accounts';
 import { StaffCustomers } from './domain/staff-customers';
 import { accountData, listDataRequests, recordDataRequest } from './domain/account-data';
+import { AccountErasures } from './domain/account-erasure';
+import { purgeIdentityRecords, type IdentityRetentionSummary } from './domain/retention';
 import { MarketingConsents, type ConsentRecord } from './domain/marketing-consent';
 import { EmailVerificationStore } from './stores/email-verifications';
 import { StaffRoster } from './domain/staff-roster';
@@ -41,12 +43,21 @@ export interface IdentityServer extends RunningGrpcService, IdentityHandles {}
 export type StartOptions = ServiceStartOptions & IdentityServeKeys;
 
 const PURGE_INTERVAL_MS = 15 * 60 * 1000;
+// The final mail of an erasure is sent within seconds; its record completes on the next pass.
+const ERASURE_PASS_INTERVAL_MS = 60 * 1000;
+const ERASURES_PER_PASS = 100;
+// Periods are counted in days: a pass an hour keeps each within the hour of its end.
+const RETENTION_PASS_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface IdentityHandles {
   accounts: Accounts;
   passwordResets: PasswordResets;
   /** Sends the mail that is due now (tests, operators) instead of waiting for the sender. */
   sendMailNow(): Promise<PassSummary>;
+  /** Completes the erasures whose final mail was sent (tests, operators) instead of waiting for the timer. */
+  completeErasuresNow(): Promise<number>;
+  /** Deletes what its retention period is over for (tests, operators) instead of waiting for the timer. */
+  purgeRetainedNow(): Promise<IdentityRetentionSummary>;
   staffAccounts: StaffAccounts;
   marketingConsents: MarketingConsents;
 }
@@ -115,6 +126,9 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       mailQueued,
     });
     const staffCustomers = new StaffCustomers(users);
+    const erasures = new AccountErasures(db, users);
+    const purgeRetained = () =>
+      purgeIdentityRecords({ db, sqlSessions: !redis, loginRecordsMs: config.loginRecordRetentionMs }, now());
     const passwordResets = new PasswordResets({
       users,
       resets,
@@ -141,9 +155,23 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           logger,
           'purging expired sessions failed',
         );
+        const stopErasurePass = repeatInBackground(
+          ERASURE_PASS_INTERVAL_MS,
+          () => erasures.completeMailed(now(), ERASURES_PER_PASS),
+          logger,
+          'completing erasures whose final mail was sent failed',
+        );
+        const stopRetention = repeatInBackground(
+          RETENTION_PASS_INTERVAL_MS,
+          purgeRetained,
+          logger,
+          'deleting records past their retention period failed',
+        );
         mailSender.start();
         return async () => {
           stopPurge();
+          stopErasurePass();
+          stopRetention();
           await passwordResets.settled();
           await mailSender.stop();
         };
@@ -154,6 +182,8 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
         staffAccounts,
         marketingConsents,
         sendMailNow: () => mailSender.sendDue(),
+        completeErasuresNow: () => erasures.completeMailed(now(), ERASURES_PER_PASS),
+        purgeRetainedNow: purgeRetained,
       },
       bindings: [
         bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
@@ -246,6 +276,26 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
                 async (userId) => (await users.findById(userId)) !== undefined,
               ),
             ),
+          }),
+          closeAccount: async ({ password, clientAddress }, context) => {
+            const user = await credentials.withCurrentPassword(
+              await context.requireCaller(),
+              password,
+              clientAddress,
+              context.abandoned,
+            );
+            await erasures.close(user, now());
+            return { accountId: user.id };
+          },
+          closeAccountForStaff: async ({ accountId }, context) => {
+            await erasures.closeForStaff(accountId, context.staff!, now());
+            return { accountId };
+          },
+          listPendingErasures: async ({ limit }) => ({
+            erasures: await erasures.pending(limit === 0 ? 100 : Math.min(Math.max(limit, 1), 200)),
+          }),
+          recordErasureStep: async ({ accountId, component }) => ({
+            componentsDone: await erasures.recordStep(accountId, component, now()),
           }),
           listDataRequestsForStaff: async ({ limit }) => ({
             requests: (await listDataRequests(db, limit === 0 ? 100 : Math.min(Math.max(limit, 1), 200))).map(

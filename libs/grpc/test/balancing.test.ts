@@ -42,6 +42,10 @@ const ACCESS: AccessTable<IdentityDefinition> = {
   unsubscribe: ANYONE,
   exportAccountData: ANYONE,
   listDataRequestsForStaff: ANYONE,
+  closeAccount: ANYONE,
+  closeAccountForStaff: ANYONE,
+  listPendingErasures: ANYONE,
+  recordErasureStep: ANYONE,
 };
 
 /**
@@ -101,6 +105,10 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
       staffActions: [],
     }),
     listDataRequestsForStaff: async () => ({ ...(await answer()), requests: [] }),
+    closeAccount: async () => ({ ...(await answer()), accountId: '' }),
+    closeAccountForStaff: async () => ({ ...(await answer()), accountId: '' }),
+    listPendingErasures: async () => ({ ...(await answer()), erasures: [] }),
+    recordErasureStep: async () => ({ ...(await answer()), componentsDone: false }),
   };
   backend.server = await startGrpcServer({
     address,

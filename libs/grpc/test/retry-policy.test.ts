@@ -24,11 +24,13 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(health.HealthService)).to.deep.equal(['Check']);
   });
 
-  it('retries identity session reads, logout, profile updates and consent reads and withdrawals, never a sign-up or a login', () => {
+  it('retries identity session reads, logout, profile updates, consent reads and withdrawals and erasure steps, never a sign-up, a login or a close', () => {
     expect(retried(identity.IdentityServiceService)).to.deep.equal([
       'GetMarketingConsent',
       'GetProfile',
+      'ListPendingErasures',
       'LogOut',
+      'RecordErasureStep',
       'ResolveSession',
       'Unsubscribe',
       'UpdateProfile',
@@ -53,11 +55,12 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), promo checks, quotes, payment events and held stock', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the erasure, promo checks, quotes, payment events and held stock', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CancelOrderAsCustomer',
       'ConfirmBuyer',
       'CreateCheckout',
+      'EraseCustomerData',
       'GetHeldStock',
       'GetPricingPolicy',
       'NotifyPaymentEvent',

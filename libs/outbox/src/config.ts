@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { EnvReader } from '@storefront/config';
 
+const DAY_MS = 24 * 3600 * 1000;
+
 /** How a component's mail leaves: SMTP when `smtpUrl` is set, else files in `mailboxDir`. */
 export interface MailConfig {
   /** smtp: or smtps: URL, credentials included; never logged. */
@@ -24,6 +26,11 @@ export interface DeliverySettings {
   leaseMs: number;
   /** Connection, greeting and socket timeout of one SMTP attempt. */
   smtpTimeoutMs: number;
+  /**
+   * Sent rows (key, address, subject, times; the bodies go at sending) are kept this long, so a repeated event finds
+   * its key and queues nothing, then deleted by the sender (decision 1301).
+   */
+  sentRetentionMs: number;
 }
 
 export function readMailConfig(env: EnvReader, dataDir: string): MailConfig {
@@ -40,6 +47,7 @@ export function readMailConfig(env: EnvReader, dataDir: string): MailConfig {
       // Three timeouts (connect, greeting, one socket idle) fit in the lease with room to spare.
       leaseMs: env.int('MAIL_LEASE_MS', Math.max(60_000, smtpTimeoutMs * 4), { min: smtpTimeoutMs * 4, max: 3600_000 }),
       smtpTimeoutMs,
+      sentRetentionMs: env.int('MAIL_RETENTION_DAYS', 30, { min: 1, max: 3650 }) * DAY_MS,
     },
   };
 }

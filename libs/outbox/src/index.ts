@@ -9,6 +9,8 @@ export { readMailConfig, type MailConfig, type DeliverySettings } from './config
 export {
   MailOutbox,
   enqueueMail,
+  forgetRecipients,
+  ERASED_RECIPIENT,
   mailOutboxMigration,
   retryDelayMs,
   OUTBOX_TABLE,

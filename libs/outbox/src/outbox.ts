@@ -70,6 +70,21 @@ export async function enqueueMail(trx: Knex | Knex.Transaction, mail: Mail, now:
     .ignore();
 }
 
+/** What an erased recipient's sent mails say instead of the address and subject. */
+export const ERASED_RECIPIENT = 'erased';
+
+/**
+ * Forgets the mails to `recipients` (an erasure): unsent ones are dropped, sent ones keep their key (so their event
+ * cannot queue them again) and times, and lose the address, subject and bodies.
+ */
+export async function forgetRecipients(trx: Knex | Knex.Transaction, recipients: string[]): Promise<void> {
+  if (recipients.length === 0) return;
+  await trx(OUTBOX_TABLE).whereIn('recipient', recipients).whereNull('sent_at').delete();
+  await trx(OUTBOX_TABLE)
+    .whereIn('recipient', recipients)
+    .update({ recipient: ERASED_RECIPIENT, subject: ERASED_RECIPIENT, text_body: '', html_body: '' });
+}
+
 /** The wait before attempt `attempts + 1`, after `attempts` failures: base, doubled each time, capped. */
 export function retryDelayMs(attempts: number, baseMs: number, maxMs: number): number {
   return Math.min(baseMs * 2 ** Math.min(Math.max(attempts - 1, 0), 30), maxMs);

@@ -13,8 +13,6 @@ import { retryDelayMs, type ClaimedMail, type MailOutbox } from './outbox';
 import type { MailTransport } from './transports';
 
 const BATCH_SIZE = 20;
-/** Sent rows are kept this long, so a repeated event finds its key and queues nothing. */
-const SENT_RETENTION_MS = 30 * 24 * 3600_000;
 /** How often a sender deletes rows past their retention. */
 const PURGE_INTERVAL_MS = 3600_000;
 
@@ -120,7 +118,7 @@ export class MailSender {
     const summary: PassSummary = { sent: 0, failed: 0 };
     if (now() - this.purgedAt >= PURGE_INTERVAL_MS) {
       this.purgedAt = now();
-      await outbox.purgeSentBefore(this.purgedAt - SENT_RETENTION_MS);
+      await outbox.purgeSentBefore(this.purgedAt - settings.sentRetentionMs);
     }
     while (!this.stopping) {
       const batch = await outbox.claim(token, now(), settings.leaseMs, BATCH_SIZE);

@@ -30,7 +30,14 @@ describe('outbox: metrics', () => {
       { migrate: true },
     );
     smtp = await startTestSmtpServer();
-    const settings = { pollIntervalMs: 60_000, retryBaseMs: 10, retryMaxMs: 10, leaseMs: 5_000, smtpTimeoutMs: 1_000 };
+    const settings = {
+      pollIntervalMs: 60_000,
+      retryBaseMs: 10,
+      retryMaxMs: 10,
+      leaseMs: 5_000,
+      smtpTimeoutMs: 1_000,
+      sentRetentionMs: 3_600_000,
+    };
     sender = new MailSender({
       component: 'test',
       outbox: new MailOutbox(db),

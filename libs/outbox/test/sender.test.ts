@@ -33,6 +33,7 @@ const SETTINGS: DeliverySettings = {
   retryMaxMs: 200,
   leaseMs: 3_000,
   smtpTimeoutMs: 300,
+  sentRetentionMs: 30 * 24 * 3600_000,
 };
 const FROM = 'Shop <orders@shop.test>';
 const MIGRATIONS = { '001-mail-outbox': mailOutboxMigration };
@@ -210,7 +211,7 @@ describe('outbox: mail through SMTP, once', function () {
     expect(keysOf(smtp).sort()).to.deep.equal(keys.slice().sort());
   });
 
-  it("keeps a sent mail's key 30 days, so its event cannot queue it again, then deletes it", async () => {
+  it("keeps a sent mail's key for MAIL_RETENTION_DAYS (30 here), so its event cannot queue it again, then deletes it", async () => {
     const day = 24 * 3600_000;
     let clock = Date.UTC(2026, 0, 1);
     const rows = async () => Number((await db('mail_outbox').count({ n: '*' }).first())!.n);

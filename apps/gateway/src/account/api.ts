@@ -19,6 +19,7 @@ import {
   signUp,
   verifyEmail,
 } from '../application/accounts';
+import { closeAccount } from '../application/account-erasure';
 import { loyaltyView, type LoyaltyView } from '../application/loyalty';
 import { EDITABLE_PROFILE_FIELDS, profileEdit, profileView } from '../application/profile';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse } from '../kit/api-docs';
@@ -40,6 +41,7 @@ import type { Static } from '../kit/schema';
 import { LOYALTY_WELCOME } from '@storefront/formats';
 import {
   AuthSuccess,
+  CloseAccountRequest,
   EmailChangeAccepted,
   EmailChangeRequest,
   hashingBusy,
@@ -335,6 +337,42 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         });
         res.status(202);
         sendPrivate(res, { success: true, user: { profile: profileView(profile) } });
+      },
+    }),
+    apiRoute({
+      method: 'post',
+      path: '/api/auth/close-account',
+      operation: {
+        operationId: 'closeAccount',
+        summary: 'Close the account and erase what identifies the customer',
+        description:
+          'Needs the current password and the confirming words. The account ends at once (every session, on every ' +
+          'replica; the address is free for a new sign-up) and every component erases the name, address, phone and ' +
+          'mails it holds, resumed until all have (docs/decisions/1300); order totals, VAT records and the loyalty ' +
+          "ledger's sums stay, under no name. A final mail confirms it. Refused while an order is unpaid or a refund " +
+          'pending. A wrong password counts as a failed login of the account.',
+        tags: ['auth'],
+        security: [{ sessionCookie: [] }],
+        responses: {
+          '200': { ...jsonResponse('Closed; the cookie is cleared', SuccessResult), headers: sessionCookieCleared },
+          '400': errorResponse(
+            '`invalid_current_password`; or an invalid body naming the field (`confirm`), or `malformed_json`',
+          ),
+          '401': noSession,
+          '403': crossSiteResponse,
+          '409': errorResponse('`erasure_refused`: an order is unpaid or a refund pending; the detail names it'),
+          ...jsonBodyRefusals,
+          '429': rateLimited,
+          ...hashingBusy,
+        },
+      },
+      body: { schema: CloseAccountRequest },
+      before: (context) => [sessionFirst(context)],
+      handle: (context) => async (req, res, body) => {
+        const { userId } = await requireSession(req, res, context);
+        await closeAccount(context, userId, body.currentPassword, clientAddress(req));
+        clearSessionCookie(res);
+        sendPrivate(res, { success: true });
       },
     }),
     apiRoute({

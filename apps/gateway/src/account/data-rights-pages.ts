@@ -1,5 +1,6 @@
 /**
- * The customer's data rights as pages: "Download my data" and the marketing switch on the account page, and the
+ * The customer's data rights as pages: "Download my data", the marketing switch and "Close my account" (a page of its
+ * own: the password and the typed words are the second confirmation) on the account page, and the
  * unsubscribe link of a marketing mail. The link opens a page with a button, so a link scanner that opens it withdraws
  * nothing; the button, and a mail client's one-click POST (RFC 8058), post the token to /unsubscribe without a session.
  */
@@ -8,12 +9,14 @@ import { AppError, HTTP_STATUS } from '@storefront/errors';
 import { MARKETING_CONSENT } from '@storefront/formats';
 import type { GatewayContext } from '../context';
 import { startDataExport } from '../application/data-export';
+import { closeAccount } from '../application/account-erasure';
 import { setMarketingConsent, unsubscribe } from '../application/marketing-consent';
-import { sessionOf } from '../kit/customer-session';
-import { field, formError } from '../kit/forms';
+import { clearSessionCookie, clientAddress, sessionOf } from '../kit/customer-session';
+import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
 import { html, type Html } from '../kit/html';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { sendDataExport } from './data-rights-api';
+import { CLOSE_ACCOUNT_WORDS, CloseAccountRequest } from './schemas';
 
 /** The unticked box of the sign-up form, with the wording whose version the consent is recorded under. */
 export const MARKETING_CONSENT_BOX = html`<p><input type="checkbox" id="marketingConsent" name="marketingConsent" value="yes"> <label for="marketingConsent">${MARKETING_CONSENT.wording}</label></p>`;
@@ -25,7 +28,38 @@ export function dataRightsSection(wantsMarketing: boolean, saved: boolean): Html
 <h3>Marketing emails</h3>
 ${saved ? html`<p class="ok" role="status">Your choice is saved.</p>` : ''}
 <p>${wantsMarketing ? 'You receive our marketing emails.' : 'You do not receive marketing emails.'} Order, dispatch and account emails are sent either way.</p>
-<form method="post" action="/account/marketing-consent"><input type="hidden" name="granted" value="${wantsMarketing ? 'no' : 'yes'}">${wantsMarketing ? '' : html`<p>${MARKETING_CONSENT.wording}</p>`}<button type="submit">${wantsMarketing ? 'Stop marketing emails' : 'Send me marketing emails'}</button></form>`;
+<form method="post" action="/account/marketing-consent"><input type="hidden" name="granted" value="${wantsMarketing ? 'no' : 'yes'}">${wantsMarketing ? '' : html`<p>${MARKETING_CONSENT.wording}</p>`}<button type="submit">${wantsMarketing ? 'Stop marketing emails' : 'Send me marketing emails'}</button></form>
+<h3>Close my account</h3>
+<p><a href="/account/close">Close my account</a> and erase what identifies you.</p>`;
+}
+
+/** The second step: what closing means, the password and the typed words. */
+function closeAccountPage(error?: string, status = 200): PageAnswer {
+  return {
+    title: 'Close my account',
+    description: 'Close the account and erase what identifies you',
+    caching: 'private',
+    status,
+    main: html`<h1>Close my account</h1>${formError(error)}
+<p>Your account ends at once: you are logged out everywhere, your points and rewards can no longer be used, and your name, email, phone, addresses and mails are erased from every part of the shop. We keep only what the law requires for the books (order totals, VAT and refunds, and the loyalty ledger's sums), under no name. A last email confirms it. This cannot be undone; you may sign up again later with the same email, as a new customer.</p>
+<p>It cannot be done while an order is unpaid or a refund is pending.</p>
+<form method="post" action="/account/close">
+<p><label for="currentPassword">Your password</label><br>
+<input type="password" id="currentPassword" name="currentPassword" autocomplete="current-password" required></p>
+<p><label for="confirm">Type <strong>${CLOSE_ACCOUNT_WORDS}</strong> to confirm</label><br>
+<input type="text" id="confirm" name="confirm" autocomplete="off" required></p>
+<p><button type="submit">Close my account</button> <a href="/account">Keep my account</a></p>
+</form>`,
+  };
+}
+
+function accountClosedPage(): PageAnswer {
+  return {
+    title: 'Account closed',
+    description: 'Your account is closed',
+    caching: 'private',
+    main: html`<h1>Account closed</h1><p role="status">Your account is closed and what identifies you is being erased from every part of the shop. A last email confirms it once done.</p><p><a href="/">Back to the shop</a></p>`,
+  };
 }
 
 function unsubscribePage(token: string, error?: string, status = 200): PageAnswer {
@@ -56,6 +90,34 @@ export function registerDataRightsPages(pages: PageRoutes, context: GatewayConte
     if (!session) return void res.redirect(303, '/account/login');
     const write = await startDataExport(context, session.userId);
     await sendDataExport(context, res, write, new Date(context.now()).toISOString().slice(0, 10));
+  });
+
+  router.get('/account/close', async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    await send(req, res, closeAccountPage());
+  });
+
+  router.post('/account/close', ...form, async (req, res) => {
+    const session = await sessionOf(req, res, context);
+    if (!session) return void res.redirect(303, '/account/login');
+    const body = {
+      currentPassword: field(req, 'currentPassword'),
+      confirm: field(req, 'confirm').trim().toLowerCase(),
+    };
+    try {
+      context.validator.check(CloseAccountRequest, body, 'body');
+      await closeAccount(context, session.userId, body.currentPassword, clientAddress(req));
+    } catch (error) {
+      if (!isFormRefusal(error)) throw error;
+      const words =
+        error.code === 'invalid_request' && error.detail.startsWith('confirm ')
+          ? `Type ${CLOSE_ACCOUNT_WORDS} to confirm`
+          : inFormWords(error.detail, { currentPassword: 'Your password' });
+      return send(req, res, closeAccountPage(words, HTTP_STATUS[error.kind]));
+    }
+    clearSessionCookie(res);
+    await send(req, res, accountClosedPage());
   });
 
   router.post('/account/marketing-consent', ...form, async (req, res) => {

@@ -276,6 +276,22 @@ export const PasswordChangeRequest = component(
   ),
 );
 
+/** The words a customer types to confirm closing the account, a second time after the password. */
+export const CLOSE_ACCOUNT_WORDS = 'close my account';
+
+export const CloseAccountRequest = component(
+  'CloseAccountRequest',
+  Type.Object(
+    {
+      currentPassword: currentPassword(),
+      confirm: Type.Literal(CLOSE_ACCOUNT_WORDS, {
+        description: `Exactly \`${CLOSE_ACCOUNT_WORDS}\`: the second confirmation that the account is to be closed and erased`,
+      }),
+    },
+    { additionalProperties: false, example: { currentPassword: 'plum-tractor-42', confirm: CLOSE_ACCOUNT_WORDS } },
+  ),
+);
+
 export const EmailChangeRequest = component(
   'EmailChangeRequest',
   Type.Object(

@@ -213,7 +213,8 @@ export async function requestEmailChange(
   return profile!;
 }
 
-async function forgetAccount({ revocations, logger }: Context, userId: string): Promise<void> {
+/** Every replica's session cache forgets the account's sessions (or stops trusting them within its TTL). */
+export async function forgetAccount({ revocations, logger }: Context, userId: string): Promise<void> {
   await revocations
     .publish(accountRevocation(userId))
     .catch((error: unknown) => logger.warn({ err: error }, "broadcasting the end of an account's sessions failed"));

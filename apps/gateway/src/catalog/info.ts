@@ -28,15 +28,16 @@ const BODIES: Record<InfoPath, (policy: ShopView['policy'], cutoff: string) => H
   '/privacy':
     () => html`<p>${SHOP_NAME} keeps the details you give us (name, email, phone, delivery address) to deliver your orders and run your account, and nothing more.</p>
 <h2>What we keep, why and for how long</h2>
-<ul><li>Your account (name, email, phone) and its sessions: to sign you in and show your orders, for as long as you keep the account.</li>
-<li>Orders, their delivery details, payments and refunds: to deliver and account for them, as long as UK accounting law requires.</li>
+<ul><li>Your account (name, email, phone) and its sessions: to sign you in and show your orders, for as long as you keep the account; sessions and sign-in records go after 90 days.</li>
+<li>Orders, payments and refunds: to deliver and account for them, six years, as UK accounting law requires. The delivery details of an order placed without an account are erased two years after it was placed; those of an account's orders when the account is closed.</li>
+<li>Emails we send you: their text is deleted once sent; the record that one was sent (address, subject, time) after 30 days.</li>
 <li>Your loyalty points and their history: to give you your rewards, for as long as you keep the account.</li>
 <li>Your marketing choice, each time you make or change it, with the wording you agreed to: to send marketing emails only with your consent.</li>
 <li>Card payments are taken on the payment provider's page; we never see or store card numbers.</li>
 <li>We use three cookies: the session cookie that keeps you signed in for 30 days, the basket cookie that remembers what you are buying, and, for a week after you order as a guest, one that lets this browser alone show the delivery details on the order's page. None tracks you elsewhere.</li></ul>
 <h2>Your rights</h2>
 <ul><li>Access: download everything we hold about you from <a href="/account">your account</a> ("Download my data"), at any time, as one file.</li>
-<li>Erasure: ask us to delete your account; we keep only what the law requires us to keep about your orders.</li>
+<li>Erasure: close your account yourself ("Close my account" on <a href="/account">your account</a> page), or ask us to. Your name, email, phone, addresses and emails are erased everywhere in the shop; we keep only what the law requires for the books (order totals, VAT and refunds, and the sums of your points), under no name. A last email confirms it. It cannot be done while an order is unpaid or a refund pending. You may sign up again later with the same email, as a new customer.</li>
 <li>Rectification: correct your name and phone on your account page, or ask us to correct anything else.</li>
 <li>Objection to marketing: marketing emails are sent only if you ask for them; stop them with the switch on your account page or the unsubscribe link in any of them, in one click.</li>
 <li>We answer every request within one month.</li>

@@ -21,6 +21,7 @@ import { registerCatalogPages } from './catalog/pages';
 import { StaffCatalog } from './catalog/staff-catalog';
 import { consoleCustomersApi } from './customers/api';
 import { registerCustomerPages } from './customers/pages';
+import { registerCloseAccountPages } from './customers/close-account';
 import { registerDataRequestPages } from './data-requests/pages';
 import type { ConsoleDeps } from './frame';
 import { consoleOrdersApi } from './orders/api';
@@ -79,6 +80,7 @@ export function registerConsole(
   registerBatchPages(deps);
   registerPromotionPages(deps);
   registerCustomerPages(deps);
+  registerCloseAccountPages(deps);
   registerAuditPages(deps);
   registerDataRequestPages(deps);
   router.use(pageErrors(context));

@@ -163,7 +163,7 @@ export class AccountCredentials {
   }
 
   /** The account, once its current password is checked and counted like a login: a wrong one is 400 naming it. */
-  private async withCurrentPassword(
+  async withCurrentPassword(
     userId: string,
     password: string,
     clientAddress: string,

@@ -7,6 +7,7 @@ import { staffActions } from './005-staff-actions';
 import { staffCredentials } from './010-staff-credentials';
 import { emailVerification } from './030-email-verification';
 import { marketingConsent } from './040-marketing-consent';
+import { accountErasures } from './045-account-erasures';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '010-staff-credentials': staffCredentials,
   '030-email-verification': emailVerification,
   '040-marketing-consent': marketingConsent,
+  '045-account-erasures': accountErasures,
 };

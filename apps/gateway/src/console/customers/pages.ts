@@ -12,6 +12,7 @@ import type { checkout } from '@storefront/proto';
 import { customerForStaff, loyaltySummary, type CustomerForStaff } from '../../application/staff-customers';
 import { formatPence } from '../../kit/money';
 import { adjustPoints, loyaltyHistory } from './loyalty';
+import { closeAccountLink } from './close-account';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html } from '../../kit/html';
 import { STATUS_WORDS } from '../../application/order-words';
@@ -96,7 +97,7 @@ ${
           html`<tr><td>${when(entry.createdAt)}</td><td>${entry.type}</td><td class="num">${signed(entry.points)}</td><td>${entry.description}</td></tr>`,
       )}</tbody></table></div>
 ${history.nextCursor ? html`<p><a href="${customerPath(customer.id)}?cursor=${history.nextCursor}">Older entries</a></p>` : ''}
-${staff.role === 'owner' ? adjustForm(customer.id, options.adjust?.points, options.adjust?.reason) : ''}`
+${staff.role === 'owner' ? html`${adjustForm(customer.id, options.adjust?.points, options.adjust?.reason)}${closeAccountLink(customer.id)}` : ''}`
     : html`<p>No loyalty account.</p>`
 }
 <p><a href="${PATH}">Find another customer</a></p>`,

@@ -528,6 +528,15 @@ export interface CancelOrderAsCustomerResponse {
   order?: OrderDetails | undefined;
 }
 
+export interface EraseCustomerDataRequest {
+  /** Only checks whether the erasure would be refused, changing nothing. */
+  checkOnly: boolean;
+}
+
+export interface EraseCustomerDataResponse {
+  ordersErased: number;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -6914,6 +6923,152 @@ export const CancelOrderAsCustomerResponse: MessageFns<CancelOrderAsCustomerResp
   },
 };
 
+function createBaseEraseCustomerDataRequest(): EraseCustomerDataRequest {
+  return { checkOnly: false };
+}
+
+export const EraseCustomerDataRequest: MessageFns<EraseCustomerDataRequest> = {
+  encode(message: EraseCustomerDataRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkOnly !== false) {
+      writer.uint32(8).bool(message.checkOnly);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EraseCustomerDataRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEraseCustomerDataRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.checkOnly = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EraseCustomerDataRequest {
+    return {
+      checkOnly: isSet(object.checkOnly)
+        ? globalThis.Boolean(object.checkOnly)
+        : isSet(object.check_only)
+        ? globalThis.Boolean(object.check_only)
+        : false,
+    };
+  },
+
+  toJSON(message: EraseCustomerDataRequest): unknown {
+    const obj: any = {};
+    if (message.checkOnly !== false) {
+      obj.checkOnly = message.checkOnly;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EraseCustomerDataRequest>, I>>(base?: I): EraseCustomerDataRequest {
+    return EraseCustomerDataRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EraseCustomerDataRequest>, I>>(object: I): EraseCustomerDataRequest {
+    const message = createBaseEraseCustomerDataRequest();
+    message.checkOnly = object.checkOnly ?? false;
+    return message;
+  },
+};
+
+function createBaseEraseCustomerDataResponse(): EraseCustomerDataResponse {
+  return { ordersErased: 0 };
+}
+
+export const EraseCustomerDataResponse: MessageFns<EraseCustomerDataResponse> = {
+  encode(message: EraseCustomerDataResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ordersErased !== 0) {
+      writer.uint32(8).int32(message.ordersErased);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EraseCustomerDataResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEraseCustomerDataResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.ordersErased = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EraseCustomerDataResponse {
+    return {
+      ordersErased: isSet(object.ordersErased)
+        ? globalThis.Number(object.ordersErased)
+        : isSet(object.orders_erased)
+        ? globalThis.Number(object.orders_erased)
+        : 0,
+    };
+  },
+
+  toJSON(message: EraseCustomerDataResponse): unknown {
+    const obj: any = {};
+    if (message.ordersErased !== 0) {
+      obj.ordersErased = Math.round(message.ordersErased);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EraseCustomerDataResponse>, I>>(base?: I): EraseCustomerDataResponse {
+    return EraseCustomerDataResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EraseCustomerDataResponse>, I>>(object: I): EraseCustomerDataResponse {
+    const message = createBaseEraseCustomerDataResponse();
+    message.ordersErased = object.ordersErased ?? 0;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -7145,6 +7300,19 @@ export const CheckoutServiceDefinition = {
       requestType: CancelOrderAsCustomerRequest as typeof CancelOrderAsCustomerRequest,
       requestStream: false,
       responseType: CancelOrderAsCustomerResponse as typeof CancelOrderAsCustomerResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * The caller's data rights, erasure: the delivery details of the caller's orders and the mails sent about
+     * them are anonymised; totals, lines, VAT and refunds stay for the books. FAILED_PRECONDITION
+     * (erasure_refused) while an order is unpaid or a refund pending. Repeating it changes nothing.
+     */
+    eraseCustomerData: {
+      name: "EraseCustomerData",
+      requestType: EraseCustomerDataRequest as typeof EraseCustomerDataRequest,
+      requestStream: false,
+      responseType: EraseCustomerDataResponse as typeof EraseCustomerDataResponse,
       responseStream: false,
       options: { idempotencyLevel: "IDEMPOTENT" },
     },
@@ -7431,6 +7599,22 @@ export const CheckoutServiceService = {
       Buffer.from(CancelOrderAsCustomerResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CancelOrderAsCustomerResponse => CancelOrderAsCustomerResponse.decode(value),
   },
+  /**
+   * The caller's data rights, erasure: the delivery details of the caller's orders and the mails sent about
+   * them are anonymised; totals, lines, VAT and refunds stay for the books. FAILED_PRECONDITION
+   * (erasure_refused) while an order is unpaid or a refund pending. Repeating it changes nothing.
+   */
+  eraseCustomerData: {
+    path: "/storefront.checkout.v1.CheckoutService/EraseCustomerData" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EraseCustomerDataRequest): Buffer =>
+      Buffer.from(EraseCustomerDataRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EraseCustomerDataRequest => EraseCustomerDataRequest.decode(value),
+    responseSerialize: (value: EraseCustomerDataResponse): Buffer =>
+      Buffer.from(EraseCustomerDataResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EraseCustomerDataResponse => EraseCustomerDataResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -7508,6 +7692,12 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * Repeating it answers the order again.
    */
   cancelOrderAsCustomer: handleUnaryCall<CancelOrderAsCustomerRequest, CancelOrderAsCustomerResponse>;
+  /**
+   * The caller's data rights, erasure: the delivery details of the caller's orders and the mails sent about
+   * them are anonymised; totals, lines, VAT and refunds stay for the books. FAILED_PRECONDITION
+   * (erasure_refused) while an order is unpaid or a refund pending. Repeating it changes nothing.
+   */
+  eraseCustomerData: handleUnaryCall<EraseCustomerDataRequest, EraseCustomerDataResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -7878,6 +8068,26 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CancelOrderAsCustomerResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's data rights, erasure: the delivery details of the caller's orders and the mails sent about
+   * them are anonymised; totals, lines, VAT and refunds stay for the books. FAILED_PRECONDITION
+   * (erasure_refused) while an order is unpaid or a refund pending. Repeating it changes nothing.
+   */
+  eraseCustomerData(
+    request: EraseCustomerDataRequest,
+    callback: (error: ServiceError | null, response: EraseCustomerDataResponse) => void,
+  ): ClientUnaryCall;
+  eraseCustomerData(
+    request: EraseCustomerDataRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EraseCustomerDataResponse) => void,
+  ): ClientUnaryCall;
+  eraseCustomerData(
+    request: EraseCustomerDataRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EraseCustomerDataResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -390,6 +390,50 @@ export interface ListDataRequestsForStaffResponse {
   requests: DataRequest[];
 }
 
+export interface CloseAccountRequest {
+  password: string;
+  /** The customer's address as the gateway saw it; a wrong password counts like a failed login. */
+  clientAddress: string;
+}
+
+export interface CloseAccountForStaffRequest {
+  accountId: string;
+}
+
+export interface CloseAccountResponse {
+  accountId: string;
+}
+
+export interface CloseAccountForStaffResponse {
+  accountId: string;
+}
+
+export interface ListPendingErasuresRequest {
+  /** 1..200; 0 means 100. */
+  limit: number;
+}
+
+export interface PendingErasure {
+  accountId: string;
+  checkoutErased: boolean;
+  loyaltyErased: boolean;
+}
+
+export interface ListPendingErasuresResponse {
+  erasures: PendingErasure[];
+}
+
+export interface RecordErasureStepRequest {
+  accountId: string;
+  /** "checkout" or "loyalty". */
+  component: string;
+}
+
+export interface RecordErasureStepResponse {
+  /** True once every component confirmed. */
+  componentsDone: boolean;
+}
+
 function createBaseProfile(): Profile {
   return {
     id: "",
@@ -5638,6 +5682,727 @@ export const ListDataRequestsForStaffResponse: MessageFns<ListDataRequestsForSta
   },
 };
 
+function createBaseCloseAccountRequest(): CloseAccountRequest {
+  return { password: "", clientAddress: "" };
+}
+
+export const CloseAccountRequest: MessageFns<CloseAccountRequest> = {
+  encode(message: CloseAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.password !== "") {
+      writer.uint32(10).string(message.password);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(18).string(message.clientAddress);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CloseAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCloseAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CloseAccountRequest {
+    return {
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+    };
+  },
+
+  toJSON(message: CloseAccountRequest): unknown {
+    const obj: any = {};
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CloseAccountRequest>, I>>(base?: I): CloseAccountRequest {
+    return CloseAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CloseAccountRequest>, I>>(object: I): CloseAccountRequest {
+    const message = createBaseCloseAccountRequest();
+    message.password = object.password ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    return message;
+  },
+};
+
+function createBaseCloseAccountForStaffRequest(): CloseAccountForStaffRequest {
+  return { accountId: "" };
+}
+
+export const CloseAccountForStaffRequest: MessageFns<CloseAccountForStaffRequest> = {
+  encode(message: CloseAccountForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CloseAccountForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCloseAccountForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CloseAccountForStaffRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CloseAccountForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CloseAccountForStaffRequest>, I>>(base?: I): CloseAccountForStaffRequest {
+    return CloseAccountForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CloseAccountForStaffRequest>, I>>(object: I): CloseAccountForStaffRequest {
+    const message = createBaseCloseAccountForStaffRequest();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseCloseAccountResponse(): CloseAccountResponse {
+  return { accountId: "" };
+}
+
+export const CloseAccountResponse: MessageFns<CloseAccountResponse> = {
+  encode(message: CloseAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CloseAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCloseAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CloseAccountResponse {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CloseAccountResponse): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CloseAccountResponse>, I>>(base?: I): CloseAccountResponse {
+    return CloseAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CloseAccountResponse>, I>>(object: I): CloseAccountResponse {
+    const message = createBaseCloseAccountResponse();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseCloseAccountForStaffResponse(): CloseAccountForStaffResponse {
+  return { accountId: "" };
+}
+
+export const CloseAccountForStaffResponse: MessageFns<CloseAccountForStaffResponse> = {
+  encode(message: CloseAccountForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CloseAccountForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCloseAccountForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CloseAccountForStaffResponse {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: CloseAccountForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CloseAccountForStaffResponse>, I>>(base?: I): CloseAccountForStaffResponse {
+    return CloseAccountForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CloseAccountForStaffResponse>, I>>(object: I): CloseAccountForStaffResponse {
+    const message = createBaseCloseAccountForStaffResponse();
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseListPendingErasuresRequest(): ListPendingErasuresRequest {
+  return { limit: 0 };
+}
+
+export const ListPendingErasuresRequest: MessageFns<ListPendingErasuresRequest> = {
+  encode(message: ListPendingErasuresRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPendingErasuresRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPendingErasuresRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPendingErasuresRequest {
+    return { limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0 };
+  },
+
+  toJSON(message: ListPendingErasuresRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPendingErasuresRequest>, I>>(base?: I): ListPendingErasuresRequest {
+    return ListPendingErasuresRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPendingErasuresRequest>, I>>(object: I): ListPendingErasuresRequest {
+    const message = createBaseListPendingErasuresRequest();
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBasePendingErasure(): PendingErasure {
+  return { accountId: "", checkoutErased: false, loyaltyErased: false };
+}
+
+export const PendingErasure: MessageFns<PendingErasure> = {
+  encode(message: PendingErasure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.checkoutErased !== false) {
+      writer.uint32(16).bool(message.checkoutErased);
+    }
+    if (message.loyaltyErased !== false) {
+      writer.uint32(24).bool(message.loyaltyErased);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PendingErasure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePendingErasure();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.checkoutErased = reader.bool();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.loyaltyErased = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PendingErasure {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      checkoutErased: isSet(object.checkoutErased)
+        ? globalThis.Boolean(object.checkoutErased)
+        : isSet(object.checkout_erased)
+        ? globalThis.Boolean(object.checkout_erased)
+        : false,
+      loyaltyErased: isSet(object.loyaltyErased)
+        ? globalThis.Boolean(object.loyaltyErased)
+        : isSet(object.loyalty_erased)
+        ? globalThis.Boolean(object.loyalty_erased)
+        : false,
+    };
+  },
+
+  toJSON(message: PendingErasure): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.checkoutErased !== false) {
+      obj.checkoutErased = message.checkoutErased;
+    }
+    if (message.loyaltyErased !== false) {
+      obj.loyaltyErased = message.loyaltyErased;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PendingErasure>, I>>(base?: I): PendingErasure {
+    return PendingErasure.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PendingErasure>, I>>(object: I): PendingErasure {
+    const message = createBasePendingErasure();
+    message.accountId = object.accountId ?? "";
+    message.checkoutErased = object.checkoutErased ?? false;
+    message.loyaltyErased = object.loyaltyErased ?? false;
+    return message;
+  },
+};
+
+function createBaseListPendingErasuresResponse(): ListPendingErasuresResponse {
+  return { erasures: [] };
+}
+
+export const ListPendingErasuresResponse: MessageFns<ListPendingErasuresResponse> = {
+  encode(message: ListPendingErasuresResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.erasures) {
+      PendingErasure.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPendingErasuresResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPendingErasuresResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.erasures.push(PendingErasure.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPendingErasuresResponse {
+    return {
+      erasures: globalThis.Array.isArray(object?.erasures)
+        ? object.erasures.map((e: any) => PendingErasure.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListPendingErasuresResponse): unknown {
+    const obj: any = {};
+    if (message.erasures?.length) {
+      obj.erasures = message.erasures.map((e) => PendingErasure.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPendingErasuresResponse>, I>>(base?: I): ListPendingErasuresResponse {
+    return ListPendingErasuresResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPendingErasuresResponse>, I>>(object: I): ListPendingErasuresResponse {
+    const message = createBaseListPendingErasuresResponse();
+    message.erasures = object.erasures?.map((e) => PendingErasure.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordErasureStepRequest(): RecordErasureStepRequest {
+  return { accountId: "", component: "" };
+}
+
+export const RecordErasureStepRequest: MessageFns<RecordErasureStepRequest> = {
+  encode(message: RecordErasureStepRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.component !== "") {
+      writer.uint32(18).string(message.component);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordErasureStepRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordErasureStepRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.component = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordErasureStepRequest {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      component: isSet(object.component) ? globalThis.String(object.component) : "",
+    };
+  },
+
+  toJSON(message: RecordErasureStepRequest): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.component !== "") {
+      obj.component = message.component;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordErasureStepRequest>, I>>(base?: I): RecordErasureStepRequest {
+    return RecordErasureStepRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordErasureStepRequest>, I>>(object: I): RecordErasureStepRequest {
+    const message = createBaseRecordErasureStepRequest();
+    message.accountId = object.accountId ?? "";
+    message.component = object.component ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordErasureStepResponse(): RecordErasureStepResponse {
+  return { componentsDone: false };
+}
+
+export const RecordErasureStepResponse: MessageFns<RecordErasureStepResponse> = {
+  encode(message: RecordErasureStepResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.componentsDone !== false) {
+      writer.uint32(8).bool(message.componentsDone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordErasureStepResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordErasureStepResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.componentsDone = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordErasureStepResponse {
+    return {
+      componentsDone: isSet(object.componentsDone)
+        ? globalThis.Boolean(object.componentsDone)
+        : isSet(object.components_done)
+        ? globalThis.Boolean(object.components_done)
+        : false,
+    };
+  },
+
+  toJSON(message: RecordErasureStepResponse): unknown {
+    const obj: any = {};
+    if (message.componentsDone !== false) {
+      obj.componentsDone = message.componentsDone;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordErasureStepResponse>, I>>(base?: I): RecordErasureStepResponse {
+    return RecordErasureStepResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordErasureStepResponse>, I>>(object: I): RecordErasureStepResponse {
+    const message = createBaseRecordErasureStepResponse();
+    message.componentsDone = object.componentsDone ?? false;
+    return message;
+  },
+};
+
 /**
  * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
  * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
@@ -5917,6 +6682,49 @@ export const IdentityServiceDefinition = {
       responseType: ListDataRequestsForStaffResponse as typeof ListDataRequestsForStaffResponse,
       responseStream: false,
       options: {},
+    },
+    /**
+     * The caller's data rights, erasure: with the caller's password, the account is closed at once (sessions,
+     * profile, mails, consents gone; its address free for a new sign-up) and a durable erasure recorded that the
+     * edge drives through the other components. UNAUTHENTICATED (invalid_password) for a wrong password.
+     */
+    closeAccount: {
+      name: "CloseAccount",
+      requestType: CloseAccountRequest as typeof CloseAccountRequest,
+      requestStream: false,
+      responseType: CloseAccountResponse as typeof CloseAccountResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console: the same closing for a customer who asked staff, recorded in the audit log (owner). */
+    closeAccountForStaff: {
+      name: "CloseAccountForStaff",
+      requestType: CloseAccountForStaffRequest as typeof CloseAccountForStaffRequest,
+      requestStream: false,
+      responseType: CloseAccountForStaffResponse as typeof CloseAccountForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The erasures some component has still to confirm, oldest first. */
+    listPendingErasures: {
+      name: "ListPendingErasures",
+      requestType: ListPendingErasuresRequest as typeof ListPendingErasuresRequest,
+      requestStream: false,
+      responseType: ListPendingErasuresResponse as typeof ListPendingErasuresResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * A component confirms it erased the account; once all have, the final mail is queued and the address
+     * forgotten. Repeating it changes nothing.
+     */
+    recordErasureStep: {
+      name: "RecordErasureStep",
+      requestType: RecordErasureStepRequest as typeof RecordErasureStepRequest,
+      requestStream: false,
+      responseType: RecordErasureStepResponse as typeof RecordErasureStepResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
     },
   },
 } as const;
@@ -6255,6 +7063,60 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): ListDataRequestsForStaffResponse =>
       ListDataRequestsForStaffResponse.decode(value),
   },
+  /**
+   * The caller's data rights, erasure: with the caller's password, the account is closed at once (sessions,
+   * profile, mails, consents gone; its address free for a new sign-up) and a durable erasure recorded that the
+   * edge drives through the other components. UNAUTHENTICATED (invalid_password) for a wrong password.
+   */
+  closeAccount: {
+    path: "/storefront.identity.v1.IdentityService/CloseAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CloseAccountRequest): Buffer => Buffer.from(CloseAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CloseAccountRequest => CloseAccountRequest.decode(value),
+    responseSerialize: (value: CloseAccountResponse): Buffer =>
+      Buffer.from(CloseAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CloseAccountResponse => CloseAccountResponse.decode(value),
+  },
+  /** The console: the same closing for a customer who asked staff, recorded in the audit log (owner). */
+  closeAccountForStaff: {
+    path: "/storefront.identity.v1.IdentityService/CloseAccountForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CloseAccountForStaffRequest): Buffer =>
+      Buffer.from(CloseAccountForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CloseAccountForStaffRequest => CloseAccountForStaffRequest.decode(value),
+    responseSerialize: (value: CloseAccountForStaffResponse): Buffer =>
+      Buffer.from(CloseAccountForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CloseAccountForStaffResponse => CloseAccountForStaffResponse.decode(value),
+  },
+  /** The erasures some component has still to confirm, oldest first. */
+  listPendingErasures: {
+    path: "/storefront.identity.v1.IdentityService/ListPendingErasures" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPendingErasuresRequest): Buffer =>
+      Buffer.from(ListPendingErasuresRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPendingErasuresRequest => ListPendingErasuresRequest.decode(value),
+    responseSerialize: (value: ListPendingErasuresResponse): Buffer =>
+      Buffer.from(ListPendingErasuresResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPendingErasuresResponse => ListPendingErasuresResponse.decode(value),
+  },
+  /**
+   * A component confirms it erased the account; once all have, the final mail is queued and the address
+   * forgotten. Repeating it changes nothing.
+   */
+  recordErasureStep: {
+    path: "/storefront.identity.v1.IdentityService/RecordErasureStep" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordErasureStepRequest): Buffer =>
+      Buffer.from(RecordErasureStepRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordErasureStepRequest => RecordErasureStepRequest.decode(value),
+    responseSerialize: (value: RecordErasureStepResponse): Buffer =>
+      Buffer.from(RecordErasureStepResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordErasureStepResponse => RecordErasureStepResponse.decode(value),
+  },
 } as const;
 
 export interface IdentityServiceServer extends UntypedServiceImplementation {
@@ -6350,6 +7212,21 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   exportAccountData: handleUnaryCall<ExportAccountDataRequest, ExportAccountDataResponse>;
   /** The console: customers' data requests, newest first, with the date each is due. Needs a staff member (any role). */
   listDataRequestsForStaff: handleUnaryCall<ListDataRequestsForStaffRequest, ListDataRequestsForStaffResponse>;
+  /**
+   * The caller's data rights, erasure: with the caller's password, the account is closed at once (sessions,
+   * profile, mails, consents gone; its address free for a new sign-up) and a durable erasure recorded that the
+   * edge drives through the other components. UNAUTHENTICATED (invalid_password) for a wrong password.
+   */
+  closeAccount: handleUnaryCall<CloseAccountRequest, CloseAccountResponse>;
+  /** The console: the same closing for a customer who asked staff, recorded in the audit log (owner). */
+  closeAccountForStaff: handleUnaryCall<CloseAccountForStaffRequest, CloseAccountForStaffResponse>;
+  /** The erasures some component has still to confirm, oldest first. */
+  listPendingErasures: handleUnaryCall<ListPendingErasuresRequest, ListPendingErasuresResponse>;
+  /**
+   * A component confirms it erased the account; once all have, the final mail is queued and the address
+   * forgotten. Repeating it changes nothing.
+   */
+  recordErasureStep: handleUnaryCall<RecordErasureStepRequest, RecordErasureStepResponse>;
 }
 
 export interface IdentityServiceClient extends Client {
@@ -6794,6 +7671,77 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListDataRequestsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's data rights, erasure: with the caller's password, the account is closed at once (sessions,
+   * profile, mails, consents gone; its address free for a new sign-up) and a durable erasure recorded that the
+   * edge drives through the other components. UNAUTHENTICATED (invalid_password) for a wrong password.
+   */
+  closeAccount(
+    request: CloseAccountRequest,
+    callback: (error: ServiceError | null, response: CloseAccountResponse) => void,
+  ): ClientUnaryCall;
+  closeAccount(
+    request: CloseAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CloseAccountResponse) => void,
+  ): ClientUnaryCall;
+  closeAccount(
+    request: CloseAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CloseAccountResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: the same closing for a customer who asked staff, recorded in the audit log (owner). */
+  closeAccountForStaff(
+    request: CloseAccountForStaffRequest,
+    callback: (error: ServiceError | null, response: CloseAccountForStaffResponse) => void,
+  ): ClientUnaryCall;
+  closeAccountForStaff(
+    request: CloseAccountForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CloseAccountForStaffResponse) => void,
+  ): ClientUnaryCall;
+  closeAccountForStaff(
+    request: CloseAccountForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CloseAccountForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /** The erasures some component has still to confirm, oldest first. */
+  listPendingErasures(
+    request: ListPendingErasuresRequest,
+    callback: (error: ServiceError | null, response: ListPendingErasuresResponse) => void,
+  ): ClientUnaryCall;
+  listPendingErasures(
+    request: ListPendingErasuresRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPendingErasuresResponse) => void,
+  ): ClientUnaryCall;
+  listPendingErasures(
+    request: ListPendingErasuresRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPendingErasuresResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A component confirms it erased the account; once all have, the final mail is queued and the address
+   * forgotten. Repeating it changes nothing.
+   */
+  recordErasureStep(
+    request: RecordErasureStepRequest,
+    callback: (error: ServiceError | null, response: RecordErasureStepResponse) => void,
+  ): ClientUnaryCall;
+  recordErasureStep(
+    request: RecordErasureStepRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordErasureStepResponse) => void,
+  ): ClientUnaryCall;
+  recordErasureStep(
+    request: RecordErasureStepRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordErasureStepResponse) => void,
   ): ClientUnaryCall;
 }
 
