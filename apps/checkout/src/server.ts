@@ -132,7 +132,7 @@ export function openCheckoutComponent(
 function buildCheckout(config: CheckoutConfig, now: () => number) {
   return async ({ db, redis, logger, connect }: BuildContext): Promise<ServiceParts<CheckoutHandles>> => {
     const counters = windowCountersFor(db, dialectOf(db), redis);
-    const store = new CheckoutStore(db);
+    const store = new CheckoutStore(db, config.orderNumbers);
     for (const name of config.ignoredVariables)
       logger.warn({ variable: name }, `${name} is set but no longer used (decision 1082); it is ignored`);
     if (config.seedDemoData && !(await store.hasPromoCodes())) {

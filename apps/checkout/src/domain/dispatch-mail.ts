@@ -33,7 +33,9 @@ export function dispatchNoticeMail(
     ...composeMail({
       subject: `Order ${order.reference} is on its way`,
       blocks: [
-        { paragraph: `Good news, ${order.delivery.name}: order ${order.reference} has been dispatched.` },
+        {
+          paragraph: `Good news, ${order.delivery.name}: order ${order.reference} (order number ${order.number}) has been dispatched.`,
+        },
         {
           rows: [
             ['Carrier', details.carrier],

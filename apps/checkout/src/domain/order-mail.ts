@@ -37,7 +37,9 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string, expec
     ...composeMail({
       subject: `Order ${order.reference} is confirmed`,
       blocks: [
-        { paragraph: `Thank you, ${delivery.name}. We have received your payment for order ${order.reference}.` },
+        {
+          paragraph: `Thank you, ${delivery.name}. We have received your payment for order ${order.reference}, order number ${order.number}.`,
+        },
         ...(order.stockWait === 'waiting'
           ? [
               {
