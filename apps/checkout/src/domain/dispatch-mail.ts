@@ -31,7 +31,7 @@ export function dispatchNoticeMail(
     key: dispatchNoticeKey(order.reference),
     to: order.delivery.email,
     ...composeMail({
-      subject: `Order ${order.reference} is on its way`,
+      subject: `Order ${order.number} is on its way`,
       blocks: [
         {
           paragraph: `Good news, ${order.delivery.name}: order ${order.reference} (order number ${order.number}) has been dispatched.`,

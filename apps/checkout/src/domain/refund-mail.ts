@@ -14,7 +14,7 @@ export function refundMail(order: Order, refund: Refund, publicBaseUrl: string):
     key: refundMailKey(refund.id),
     to: order.delivery.email,
     ...composeMail({
-      subject: `Refund of ${money(refund.amountPence)} for order ${order.reference}`,
+      subject: `Refund of ${money(refund.amountPence)} for order ${order.number}`,
       blocks: [
         {
           paragraph:
