@@ -14,6 +14,7 @@ import { CHECKOUT_ACCESS } from './access';
 import type { PollPolicy } from './domain/confirmation';
 import { PROVIDER_NAMES, type ProviderName } from './domain/payment-provider';
 import type { AbuseLimits } from './limits';
+import { DEFAULT_ORDER_NUMBER_PREFIX, ORDER_NUMBER_PREFIX_PATTERN, OrderNumbers } from './domain/order-number';
 
 /** Where and how to reach a provider that speaks SumUp's checkout API. */
 export interface ProviderConfig {
@@ -34,6 +35,8 @@ export interface CheckoutConfig extends GrpcServiceConfig {
    * `<publicBaseUrl>/orders/<reference>`.
    */
   publicBaseUrl: string;
+  /** How order numbers read (ORDER_NUMBER_PREFIX, decision 1285). */
+  orderNumbers: OrderNumbers;
   mail: MailConfig;
   /** The storefront pages' origin; with publicBaseUrl and allowedOrigins, where a payer may be sent back to. */
   storefrontOrigin?: string;
@@ -75,6 +78,7 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
     loyaltyAddress: env.grpcTarget('LOYALTY_ADDR', '127.0.0.1:50052'),
     ...readProviderSettings(env),
     publicBaseUrl: readPublicBaseUrl(env),
+    orderNumbers: readOrderNumbers(env),
     mail: readMailConfig(env, service.dataDir),
     storefrontOrigin: env.optionalUrl('STOREFRONT_ORIGIN'),
     allowedOrigins: env.origins('ALLOWED_ORIGINS'),
@@ -125,6 +129,14 @@ export function readCheckoutServeKeys(env: EnvReader): CheckoutServeKeys {
 /** Where mails link to; the ops command line reads it too, for the mails it queues. */
 export function readPublicBaseUrl(env: EnvReader): string {
   return env.url('PUBLIC_BASE_URL', 'http://localhost:8080');
+}
+
+/** The prefix order numbers are read with (`SRS-10234`); the ops command line reads it too, for the mails it queues. */
+export function readOrderNumbers(env: EnvReader): OrderNumbers {
+  const prefix = env.string('ORDER_NUMBER_PREFIX', DEFAULT_ORDER_NUMBER_PREFIX);
+  if (!ORDER_NUMBER_PREFIX_PATTERN.test(prefix))
+    throw new ConfigError(`ORDER_NUMBER_PREFIX must be 2 to 6 capital letters (A-Z), not ${JSON.stringify(prefix)}`);
+  return new OrderNumbers(prefix);
 }
 
 /** The provider and how long one call to it may take; the ops command line reads these too. */

@@ -32,6 +32,7 @@ export function orderSummary(order: OrderView['order']): checkout.OrderSummary {
     closeReason: order.closeReason ?? '',
     buyerConfirmedAt: iso(order.buyerConfirmation?.at),
     buyerConfirmationVersion: order.buyerConfirmation?.version ?? '',
+    orderNumber: order.number,
   };
 }
 

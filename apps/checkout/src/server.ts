@@ -141,7 +141,7 @@ export function openCheckoutComponent(
 function buildCheckout(config: CheckoutConfig, now: () => number) {
   return async ({ db, redis, logger, connect }: BuildContext): Promise<ServiceParts<CheckoutHandles>> => {
     const counters = windowCountersFor(db, dialectOf(db), redis);
-    const store = new CheckoutStore(db);
+    const store = new CheckoutStore(db, config.orderNumbers);
     const customerErasure = new CustomerErasureStore(db);
     const purgeRetained = () =>
       customerErasure.eraseGuestDeliveries(now() - config.guestDeliveryRetentionMs, now(), RETAINED_ORDERS_PER_PASS);

@@ -87,6 +87,16 @@ describe('checkout configuration', () => {
     expect(() => read({ CHECKOUTS_PER_ACCOUNT_MAX: 'many' })).to.throw(ConfigError, 'CHECKOUTS_PER_ACCOUNT_MAX');
   });
 
+  it('reads order numbers with the prefix SRS, or ORDER_NUMBER_PREFIX (2 to 6 capital letters)', () => {
+    expect(read({}).orderNumbers.format(10001)).to.equal('SRS-10001');
+    const shop = read({ ORDER_NUMBER_PREFIX: 'LAB' }).orderNumbers;
+    expect(shop.format(10234)).to.equal('LAB-10234');
+    expect(shop.parse(' lab-10234 ')).to.equal(10234);
+    expect(shop.parse('SRS-10234')).to.equal(undefined);
+    for (const bad of ['S', 'srs', 'SRS-', 'ABCDEFG', 'SR5'])
+      expect(() => read({ ORDER_NUMBER_PREFIX: bad }), bad).to.throw(ConfigError, 'ORDER_NUMBER_PREFIX');
+  });
+
   it("keeps an unpaid order's stock hold firm for 5 minutes, or HOLD_FIRM_SECONDS (30 s to 30 min)", () => {
     expect(read({}).holdFirmMs).to.equal(300_000);
     expect(read({ HOLD_FIRM_SECONDS: '120' }).holdFirmMs).to.equal(120_000);

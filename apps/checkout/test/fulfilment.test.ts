@@ -22,6 +22,7 @@ import {
   createCheckout,
   eventually,
   expectCheckout,
+  orderNumberOf,
   providerCheckout,
   startCheckoutStack,
   stockOf,
@@ -126,7 +127,8 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     expect(again.order!.details!.dispatch).to.deep.equal(order!.details!.dispatch);
     expect(again.order!.dispatchedBy, 'the repeat records nobody new').to.equal(PACKER.email);
 
-    const [mail] = await mailsTitled(`Order ${reference} is on its way`);
+    const onItsWay = `Order ${await orderNumberOf(stack, reference)} is on its way`;
+    const [mail] = await mailsTitled(onItsWay);
     expect(mail!.to).to.have.property('text', DELIVERY.email);
     expect(mail!.text)
       .to.contain('Carrier: Royal Mail')
@@ -141,7 +143,7 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     expect(allocation.shippedAt).to.be.a('number');
     expect(allocation.lines[0]!.batches.map((taken) => taken.number)).to.deep.equal([batch![1]]);
     await stack.checkout!.sendMailNow();
-    expect(await mailsTitled(`Order ${reference} is on its way`)).to.have.length(1);
+    expect(await mailsTitled(onItsWay)).to.have.length(1);
     expect(await countRows(stack, 'mail_outbox', { mail_key: `dispatch:${reference}` })).to.equal(1);
     expect(await audit(reference, 'order_dispatched')).to.equal(1);
     const [row] = await stack.checkout!.db('staff_actions').where({ subject: reference, action: 'order_dispatched' });
@@ -306,7 +308,7 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     expect(order.cancelledAt).to.equal(undefined);
     expect(order.stockSettledAt, 'the stock is committed, not released').to.be.a('number');
     expect(await audit(body.checkout_reference, 'order_cancelled')).to.equal(0);
-    expect(await mailsTitled(`Order ${body.checkout_reference} is confirmed`)).to.have.length(1);
+    expect(await mailsTitled(`Order ${order.number} is confirmed`)).to.have.length(1);
   });
 
   it('a payment racing a cancel: the order ends paid or cancelled, never both, and its stock follows', async () => {

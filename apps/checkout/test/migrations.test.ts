@@ -1,6 +1,6 @@
 /**
- * Checkout's migrations on the backend under test: a store from before code holds is upgraded in place, and orders
- * dispatched before shipments were recorded count as recorded.
+ * Checkout's migrations on the backend under test: a store from before code holds is upgraded in place, orders
+ * dispatched before shipments were recorded count as recorded, and orders from before numbers are numbered.
  */
 import { expect } from 'chai';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';
@@ -63,6 +63,7 @@ describe('checkout migrations', () => {
       Object.keys(beforeShipments).filter((name) => name !== '001-orders'),
     );
     await db('orders').where({ id: 'paid-promo' }).update({ status: 'dispatched', dispatched_at: 2000 });
+    await db('orders').where({ id: 'open-plain' }).update({ created_at: 500 });
     expect(await applyMigrations(db, migrations)).to.deep.equal(
       Object.keys(migrations).filter((name) => name >= '060'),
     );
@@ -76,5 +77,15 @@ describe('checkout migrations', () => {
       { order_id: 'open-promo', code: 'CAPPED', held_at: 1000 },
     ]);
     expect(await store.promoUsage('CAPPED')).to.deep.equal({ redeemed: 0, held: 1 });
+    // Numbered in creation order, the same instant by id, from 10001 (decision 1285).
+    const numbered = await db('orders').orderBy('order_number').select('id', 'order_number');
+    expect(numbered.map((row) => [row.id, Number(row.order_number)])).to.deep.equal([
+      ['open-plain', 10001],
+      ['failed-promo', 10002],
+      ['open-promo', 10003],
+      ['open-reward', 10004],
+      ['paid-promo', 10005],
+    ]);
+    expect((await store.findByNumber('srs-10003'))?.id).to.equal('open-promo');
   });
 });

@@ -13,6 +13,7 @@ import {
   countRows,
   DELIVERY,
   expectCheckout,
+  orderNumberOf,
   sku,
   startCheckoutReplica,
   startCheckoutStack,
@@ -60,7 +61,9 @@ describe('checkout order confirmation mail', () => {
     await settle();
     const [mail] = await smtp.waitForMails(1);
     const reference = body.checkout_reference;
-    expect(mail!.subject).to.equal(`Order ${reference} is confirmed`);
+    const number = await orderNumberOf(stack, reference);
+    expect(mail!.subject).to.equal(`Order ${number} is confirmed`);
+    expect(mail!.text).to.contain(`payment for order ${reference}, order number ${number}.`);
     expect(mail!.to).to.have.property('text', DELIVERY.email);
     expect(mail!.text)
       .to.contain(`1 × ${sku('p7500')}: £75.00`)
@@ -98,7 +101,9 @@ describe('checkout order confirmation mail', () => {
     await Promise.all([settle(), replica.checkout!.reconcileNow()]);
     await smtp.waitForMails(1);
     await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
-    expect(smtp.received.map((mail) => mail.subject)).to.deep.equal([`Order ${body.checkout_reference} is confirmed`]);
+    expect(smtp.received.map((mail) => mail.subject)).to.deep.equal([
+      `Order ${await orderNumberOf(stack, body.checkout_reference)} is confirmed`,
+    ]);
   });
 
   it('sends one refund notice per refund, with the amount, the reason and the order link, however often it is asked for', async () => {
@@ -129,8 +134,9 @@ describe('checkout order confirmation mail', () => {
       rpc.close();
     }
     await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
+    const number = await orderNumberOf(stack, body.checkout_reference);
     const refunds = (await smtp.waitForMails(2)).filter(
-      (mail) => mail.subject === `Refund of £12.50 for order ${body.checkout_reference}`,
+      (mail) => mail.subject === `Refund of £12.50 for order ${number}`,
     );
     expect(refunds).to.have.length(1);
     expect(refunds[0]!.to).to.have.property('text', DELIVERY.email);

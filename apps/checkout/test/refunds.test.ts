@@ -83,8 +83,11 @@ describe('refunds through the payment provider', () => {
       .checkout!.db('mail_outbox')
       .where({ mail_key: `refund:${first.refund!.id}` })
       .first('recipient', 'subject');
-    expect(queued).to.deep.equal({ recipient: 'ada@example.com', subject: `Refund of £10.00 for order ${reference}` });
     const order = (await new CheckoutStore(stack.checkout!.db).findByReference(reference))!;
+    expect(queued).to.deep.equal({
+      recipient: 'ada@example.com',
+      subject: `Refund of £10.00 for order ${order.number}`,
+    });
     const composed = refundMail(
       { ...order, refundedPence: 0 },
       (await new RefundStore(stack.checkout!.db).byId(first.refund!.id))!,

@@ -372,3 +372,8 @@ export async function insertOpenOrders(db: Knex, count: number, options: Backlog
   }
   return rows.map((row) => row.id);
 }
+
+/** The number people read the order by (`SRS-10234`), as its mails and pages show it. */
+export async function orderNumberOf(stack: Stack, reference: string): Promise<string> {
+  return (await stack.checkout!.store.findByReference(reference))!.number;
+}

@@ -197,7 +197,7 @@ describe('a batch from delivery to recall in Chromium, as the owner and a custom
           batches: [{ number: BATCH, quantity: 1, certificateUrl: `${site.origin}/certificates/${BATCH}.pdf` }],
         },
       ]);
-      const subject = `Order ${reference} is on its way`;
+      const subject = `Order ${(await site.stack.checkout!.store.findByReference(reference))!.number} is on its way`;
       await eventually(async () => smtp.received.some((mail) => mail.subject === subject), 10_000, subject);
       const mail = smtp.received.find((candidate) => candidate.subject === subject)!;
       expect(mail.to).to.have.property('text', DELIVERY.Email);

@@ -171,7 +171,7 @@ export class CheckoutService {
       }
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
       const { order: priced, stockOnHand } = await this.price(request, accountId);
-      const fresh: Order = {
+      const fresh: Omit<Order, 'number'> = {
         ...priced,
         clientAddressKey: holder.addressKey,
         fingerprint,
@@ -182,13 +182,14 @@ export class CheckoutService {
       };
       const checkOpenOrders = limits.openOrdersCheck(holder, fresh.lines, stockOnHand);
       try {
-        placing.admitted = await store.insertOrder(
+        const saved = await store.insertOrder(
           fresh,
           { token: claimToken, expiresAt: claimExpiresAt },
           firstCheckAt(fresh.createdAt, this.options.pollPolicy),
           checkOpenOrders,
         );
-        order = fresh;
+        placing.admitted = saved.admitted;
+        order = { ...fresh, number: saved.number };
         claimed = true;
       } catch (error) {
         if (error instanceof PromoNotHeld)

@@ -31,9 +31,11 @@ export function dispatchNoticeMail(
     key: dispatchNoticeKey(order.reference),
     to: order.delivery.email,
     ...composeMail({
-      subject: `Order ${order.reference} is on its way`,
+      subject: `Order ${order.number} is on its way`,
       blocks: [
-        { paragraph: `Good news, ${order.delivery.name}: order ${order.reference} has been dispatched.` },
+        {
+          paragraph: `Good news, ${order.delivery.name}: order ${order.reference} (order number ${order.number}) has been dispatched.`,
+        },
         {
           rows: [
             ['Carrier', details.carrier],

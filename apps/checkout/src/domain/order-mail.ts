@@ -42,9 +42,11 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string, expec
     key: orderConfirmationKey(order.reference),
     to: delivery.email,
     ...composeMail({
-      subject: `Order ${order.reference} is confirmed`,
+      subject: `Order ${order.number} is confirmed`,
       blocks: [
-        { paragraph: `Thank you, ${delivery.name}. We have received your payment for order ${order.reference}.` },
+        {
+          paragraph: `Thank you, ${delivery.name}. We have received your payment for order ${order.reference}, order number ${order.number}.`,
+        },
         ...(order.stockWait === 'waiting'
           ? [
               {

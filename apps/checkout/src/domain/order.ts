@@ -91,6 +91,8 @@ export interface BuyerConfirmation {
 }
 
 export interface Order extends NewOrder {
+  /** The number people read it by, `SRS-10234` (decision 1285); given when the order is saved. */
+  number: string;
   status: OrderStatus;
   providerCheckoutId?: string;
   /** The provider's checkout as it was when the link was made. */

@@ -1,5 +1,5 @@
 /**
- * Reading orders back: one order by its checkout_reference, and a customer's orders a page at
+ * Reading orders back: one order by its checkout_reference (or its owner's by its number), and a customer's orders a page at
  * a time. An account's order is shown only to that account; anyone else is told it does not
  * exist, so a reference reveals nothing about whose it is. A guest order shows its status to
  * whoever holds the reference, never its delivery details.
@@ -56,10 +56,21 @@ export class OrderReader {
       throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
     // Counted before the read, so a miss costs a guesser as much as a hit.
     await this.options.limits.countOrderLookup(clientAddress);
-    const order = await this.options.store.findByReference(reference);
+    const order =
+      (await this.options.store.findByReference(reference)) ?? (await this.ownOrderByNumber(reference, accountId));
     if (!order || !orderReadableBy(order, accountId))
       throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
     return this.view(order, order.accountId !== undefined);
+  }
+
+  /**
+   * An account's order by its number, for that account only: numbers are sequential, so anyone could guess one, and a
+   * guest order stays readable only to whoever holds its unguessable reference (decision 1286).
+   */
+  private async ownOrderByNumber(text: string, accountId: string | undefined): Promise<Order | undefined> {
+    if (accountId === undefined) return undefined;
+    const order = await this.options.store.findByNumber(text);
+    return order?.accountId === accountId ? order : undefined;
   }
 
   async listOrders(accountId: string, limit: number, cursor: string): Promise<OrderPage<OrderView>> {

@@ -89,7 +89,7 @@ export type OrderStep = 'stock_settled_at' | 'points_awarded_at' | 'code_redeeme
 
 /** The console's filter of every order. */
 export interface StaffOrderFilter {
-  /** An exact reference, or an email (any case) when it has an @. */
+  /** An exact reference or order number, or an email (any case) when it has an @. */
   query?: { reference: string } | { email: string };
   status?: OrderStatus;
   createdFrom?: number;
@@ -105,15 +105,18 @@ export interface CheckoutStore {
   /**
    * Saves a pending order already claimed by the attempt that creates it, holding its promo code in the same
    * transaction; throws on a reused reference, on a refusal of `openOrders`, or PromoNotHeld when the code's cap is
-   * taken, and answers what `openOrders` read. The order is first due a provider read at `firstCheckAt`.
+   * taken, and answers what `openOrders` read and the number the order was given. The order is first due a provider
+   * read at `firstCheckAt`.
    */
   insertOrder(
     order: NewOrder & Pick<Order, 'createdAt'>,
     claim: { token: string; expiresAt: number },
     firstCheckAt: number,
     openOrders: OpenOrdersCheck,
-  ): Promise<OpenOrdersRead>;
+  ): Promise<{ admitted: OpenOrdersRead; number: string }>;
   findByReference(reference: string): Promise<Order | undefined>;
+  /** The order people name by its number (`SRS-10234`); undefined when the text names none. */
+  findByNumber(text: string): Promise<Order | undefined>;
   findById(id: string): Promise<Order | undefined>;
   findByProviderCheckoutId(providerCheckoutId: string): Promise<Order | undefined>;
   /** An account's orders, newest first, after the position `after` when given. */

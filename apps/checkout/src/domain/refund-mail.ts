@@ -14,12 +14,12 @@ export function refundMail(order: Order, refund: Refund, publicBaseUrl: string):
     key: refundMailKey(refund.id),
     to: order.delivery.email,
     ...composeMail({
-      subject: `Refund of ${money(refund.amountPence)} for order ${order.reference}`,
+      subject: `Refund of ${money(refund.amountPence)} for order ${order.number}`,
       blocks: [
         {
           paragraph:
             `Dear ${order.delivery.name}, we have refunded ${money(refund.amountPence)} of ` +
-            `order ${order.reference} to the card you paid with. It may take a few days to appear on your statement.`,
+            `order ${order.reference} (order number ${order.number}) to the card you paid with. It may take a few days to appear on your statement.`,
         },
         {
           rows: [

@@ -1,6 +1,6 @@
 /**
  * Orders as the console's staff read them: every order, whoever placed it, with its delivery
- * details; searched by exact reference or by email, filtered by status, creation date and account,
+ * details; searched by exact reference or order number, or by email, filtered by status, creation date and account,
  * newest first with the same keyset cursor as a customer's list. Read-only: nothing here
  * changes an order. The caller is a staff member the gateway vouched for (the access table).
  */
@@ -73,11 +73,14 @@ export class StaffOrderReader {
   }
 }
 
-/** Any order by its reference, for a staff member: a reference out of bounds is a 400, an unknown one a 404. */
+/**
+ * Any order by its reference or its number (`SRS-10234`), for a staff member: a reference out of bounds is a 400, an
+ * unknown one a 404.
+ */
 export async function staffOrderByReference(store: CheckoutStore, reference: string): Promise<Order> {
   if (reference === '' || reference.length > ORDER_REFERENCE_MAX_LENGTH)
     throw invalidArgument(`checkout_reference must be 1 to ${ORDER_REFERENCE_MAX_LENGTH} characters`);
-  const order = await store.findByReference(reference);
+  const order = (await store.findByReference(reference)) ?? (await store.findByNumber(reference));
   if (!order) throw notFound(`No order with checkout_reference ${reference}`, 'order_not_found');
   return order;
 }

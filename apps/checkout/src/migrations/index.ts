@@ -15,6 +15,7 @@ import { heldStock } from './013-held-stock';
 import { referralChecks } from './014-referral-checks';
 import { shipments } from './060-shipments';
 import { buyerConfirmation } from './080-buyer-confirmation';
+import { orderNumbers } from './082-order-numbers';
 import { customerCancellation } from './088-customer-cancellation';
 
 /** Applied in name order; never edit a released migration, add a new one. */
@@ -37,5 +38,6 @@ export const migrations: Record<string, Migration> = {
   '014-referral-checks': referralChecks,
   '060-shipments': shipments,
   '080-buyer-confirmation': buyerConfirmation,
+  '082-order-numbers': orderNumbers,
   '088-customer-cancellation': customerCancellation,
 };

@@ -9,7 +9,7 @@ import { migrationCommands, requiredOption, withStore, type OpsCommand, type Ops
 import { readCommon, type EnvReader } from '@storefront/config';
 import { randomUUID } from 'node:crypto';
 import { auditExportCommand, opsActor } from '@storefront/staff-audit';
-import { readProviderSettings, readPublicBaseUrl } from '../config';
+import { readOrderNumbers, readProviderSettings, readPublicBaseUrl } from '../config';
 import { CARRIER_MAX_LENGTH, OrderFulfilment, TRACKING_NUMBER_MAX_LENGTH } from '../domain/fulfilment';
 import { FulfilmentStore } from '../stores/fulfilment';
 import { Refunds } from '../domain/refunds';
@@ -36,7 +36,7 @@ import {
 const FIND_LIMIT = 50;
 
 const withCheckoutStore = <T>(env: EnvReader, work: (store: CheckoutStore) => Promise<T>) =>
-  withStore(env, 'checkout', migrations, (db) => work(new CheckoutStore(db)));
+  withStore(env, 'checkout', migrations, (db) => work(new CheckoutStore(db, readOrderNumbers(env))));
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 const pounds = (pence: number) => `£${(pence / 100).toFixed(2)}`;
 const percent = (basisPoints: number) => `${basisPoints / 100}%`;

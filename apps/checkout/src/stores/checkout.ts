@@ -7,6 +7,7 @@ import {
   toNumber,
   type Knex,
   type PreparedRead,
+  type StatementResult,
 } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
 import { PromoNotHeld, promoRefusal, type PromoCode, type PromoUsage } from '../domain/promo';
@@ -24,6 +25,8 @@ import type {
 import type { CheckoutStore as CheckoutStorePort, OrderStep, PollLease, StaffOrderFilter } from '../domain/ports';
 import { providerCheckoutFields, type ProviderCheckoutFields, type ProviderName } from '../domain/payment-provider';
 import type { OpenOrdersCheck, OpenOrdersRead } from '../limits';
+import { OrderNumbers } from '../domain/order-number';
+import { ORDER_NUMBER_BASE } from '../migrations/082-order-numbers';
 
 /** The schedule's mark for an order to read ahead of every other. */
 export const DUE_NOW = 0;
@@ -32,7 +35,10 @@ export class CheckoutStore implements CheckoutStorePort {
   /** Every create-checkout asks whether its reference is taken: prepared below knex. */
   private readonly orderByReference: PreparedRead<[reference: string]>;
 
-  constructor(readonly db: Knex) {
+  constructor(
+    readonly db: Knex,
+    private readonly numbers = new OrderNumbers(),
+  ) {
     this.orderByReference = preparedRead(db, (reference: string) => db('orders').where({ reference }));
   }
 
@@ -44,14 +50,15 @@ export class CheckoutStore implements CheckoutStorePort {
    * holder of those locks committed. The order goes in before a refused code is reported, so a
    * reused reference is told apart first. The order is first due a provider read at
    * `firstCheckAt`. Two round trips: the locks and reads, then the writes with COMMIT. Answers what
-   * `openOrders` read.
+   * `openOrders` read, and the order's number: the next of `order_numbers`' sequence, taken in the same transaction
+   * (decision 1285).
    */
   async insertOrder(
     order: NewOrder & Pick<Order, 'createdAt'>,
     claim: { token: string; expiresAt: number },
     firstCheckAt: number,
     openOrders: OpenOrdersCheck,
-  ): Promise<OpenOrdersRead> {
+  ): Promise<{ admitted: OpenOrdersRead; number: string }> {
     const { db } = this;
     const code = order.promoKind === 'promo' ? order.promoCode : undefined;
     const writes = () => [
@@ -65,14 +72,28 @@ export class CheckoutStore implements CheckoutStorePort {
           unit_price_pence: line.unitPricePence,
         })),
       ),
+      db('order_numbers').insert({ order_id: order.id }),
+      db('orders')
+        .where({ id: order.id })
+        .update({
+          order_number: db('order_numbers')
+            .select(db.raw('?? + ?', ['sequence', ORDER_NUMBER_BASE]))
+            .where({ order_id: order.id }),
+        }),
+      db('orders').where({ id: order.id }).select('order_number'),
     ];
+    // The last of the writes reads the number back.
+    const numberRead = writes().length - 1;
+    const numbered = (admitted: OpenOrdersRead, written: StatementResult[]) => ({
+      admitted,
+      number: this.numbers.format(toNumber(written[numberRead]!.rows[0]!.order_number)),
+    });
     // A deadlock victim wrote nothing, and the checks run again on the next attempt.
     return retryOnDeadlock(() =>
       batchedTransaction(db, async (batch) => {
         if (code === undefined) {
           const read = openOrders.decide(await batch.send(...openOrders.statements));
-          await batch.commit(...writes());
-          return read;
+          return numbered(read, await batch.commit(...writes()));
         }
         // The promo code's row lock serialises holds of one code across replicas (SQLite's single connection already
         // does).
@@ -85,11 +106,13 @@ export class CheckoutStore implements CheckoutStorePort {
         const promo = promoRow!.rows[0] ? toPromo(promoRow!.rows[0]) : undefined;
         const refusal = promo && promoRefusal(promo, order.createdAt, usageOf(answers.at(-1)!.rows[0]));
         if (promo && !refusal) {
-          await batch.commit(
-            ...writes(),
-            db('promo_holds').insert({ order_id: order.id, code, held_at: order.createdAt }),
+          return numbered(
+            read,
+            await batch.commit(
+              ...writes(),
+              db('promo_holds').insert({ order_id: order.id, code, held_at: order.createdAt }),
+            ),
           );
-          return read;
         }
         await batch.send(...writes());
         if (!promo) throw new Error(`the promo code of order ${order.id} is not in the promo table`);
@@ -101,6 +124,12 @@ export class CheckoutStore implements CheckoutStorePort {
   async findByReference(reference: string): Promise<Order | undefined> {
     const [row] = await this.orderByReference(reference);
     return row ? (await this.withLines([row]))[0] : undefined;
+  }
+
+  /** The order people name by its number (`SRS-10234`, any letter case); undefined when the text names none. */
+  findByNumber(text: string): Promise<Order | undefined> {
+    const number = this.numbers.parse(text);
+    return number === undefined ? Promise.resolve(undefined) : this.findOne({ order_number: number });
   }
 
   findById(id: string): Promise<Order | undefined> {
@@ -135,7 +164,7 @@ export class CheckoutStore implements CheckoutStorePort {
    */
   async ordersForStaff(filter: StaffOrderFilter, limit: number, after?: OrderPosition): Promise<Order[]> {
     const query = this.db('orders');
-    if (filter.query && 'reference' in filter.query) query.where({ reference: filter.query.reference });
+    if (filter.query && 'reference' in filter.query) this.namedBy(query, filter.query.reference);
     if (filter.query && 'email' in filter.query) query.whereRaw('lower(delivery_email) = ?', [filter.query.email]);
     if (filter.status) query.where({ status: filter.status });
     if (filter.accountId) query.where({ account_id: filter.accountId });
@@ -151,6 +180,15 @@ export class CheckoutStore implements CheckoutStorePort {
         ])
         .limit(limit),
     );
+  }
+
+  /** Keeps the order with this reference, or with this number (decision 1285). */
+  private namedBy(query: Knex.QueryBuilder, text: string): void {
+    const number = this.numbers.parse(text);
+    query.where((q) => {
+      q.where({ reference: text });
+      if (number !== undefined) q.orWhere({ order_number: number });
+    });
   }
 
   /** Orders delivered to an email address (any letter case), newest first; for operators. */
@@ -176,15 +214,16 @@ export class CheckoutStore implements CheckoutStorePort {
       toOrder(
         row,
         lines.filter((line) => line.order_id === row.id),
+        this.numbers,
       ),
     );
   }
 
-  private async findOne(where: Record<string, string>): Promise<Order | undefined> {
+  private async findOne(where: Record<string, string | number>): Promise<Order | undefined> {
     const row = await this.db('orders').where(where).first();
     if (!row) return undefined;
     const lines = await this.db('order_lines').where({ order_id: row.id }).orderBy('position');
-    return toOrder(row, lines);
+    return toOrder(row, lines, this.numbers);
   }
 
   /**
@@ -372,6 +411,7 @@ export class CheckoutStore implements CheckoutStorePort {
       toOrder(
         row,
         lines.filter((line) => line.order_id === row.id),
+        this.numbers,
       ),
     );
   }
@@ -590,10 +630,11 @@ function storedDispatch(row: Row): OrderDispatch | undefined {
   };
 }
 
-function toOrder(row: Row, lines: Row[]): Order {
+function toOrder(row: Row, lines: Row[], numbers: OrderNumbers): Order {
   return {
     id: String(row.id),
     reference: String(row.reference),
+    number: numbers.format(toNumber(row.order_number)),
     fingerprint: String(row.fingerprint),
     accountId: optionalString(row.account_id),
     clientAddressKey: optionalString(row.client_address_key),

@@ -58,6 +58,7 @@ export function orderPage(
     refreshSeconds: pending && unticked.length === 0 ? PENDING_REFRESH_SECONDS : undefined,
     status: unticked.length > 0 ? 400 : undefined,
     main: html`<h1>Order ${order.reference}</h1>
+<p>Order number: <span class="order-number">${order.orderNumber}</span></p>
 <p>Status: <span class="status">${orderStatusWords(order)}</span></p>
 ${buyerConfirmationSection(details, unticked)}
 ${order.waitingForStock ? html`<p class="stock-wait">${stockWaitWords(order)}</p>` : ''}
@@ -93,6 +94,9 @@ export function registerOrderPages(
       { checkoutReference: String(req.params.reference), clientAddress: caller.clientAddress },
       { customer: caller.customer },
     );
+    // Named by its number (decision 1286): the page lives at its reference, where its forms post.
+    const { reference } = order!.summary!;
+    if (reference !== req.params.reference) return res.redirect(303, `/orders/${encodeURIComponent(reference)}`);
     await routes.send(
       req,
       res,

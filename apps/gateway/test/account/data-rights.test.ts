@@ -119,7 +119,8 @@ describe('gateway: data rights', () => {
     );
     expect(confirmation, 'the order confirmation in the mailbox').to.be.a('string');
     const head = readFileSync(path.join(mailbox, confirmation!), 'utf8').split('\n\n')[0]!;
-    expect(head).to.contain(`Subject: Order ${body.checkout_reference} is confirmed`);
+    const { number } = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
+    expect(head).to.contain(`Subject: Order ${number} is confirmed`);
     expect(head).to.not.match(/^List-Unsubscribe/im);
   });
 

@@ -118,7 +118,7 @@ describe('the console in Chromium: an owner runs the shop', function () {
 
       // Find the paid order by its reference and refund one unit of it, with that unit back in stock.
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Orders' }).click();
-      await page.getByLabel('Reference or email').fill(refunded.reference);
+      await page.getByLabel('Reference, order number or email').fill(refunded.reference);
       await page.getByRole('button', { name: 'Search' }).click();
       await expectAccessible(page);
       await page.getByRole('link', { name: refunded.reference }).click();

@@ -231,6 +231,17 @@ describe('the console: staff accounts, login and sessions', () => {
       expect(byReference.status, byReference.text).to.equal(200);
       expect(byReference.headers.get('cache-control')).to.equal('private, no-store');
       expect(byReference.body.orders.map(({ order }) => order.reference)).to.deep.equal([paidReference]);
+      // By its number too, in any letter case (decision 1286); its page and the list show it.
+      const { number } = (await stack.checkout!.store.findByReference(paidReference))!;
+      const byNumber = await staffClient.get<{ orders: Array<{ order: { reference: string } }> }>(
+        `/api/admin/orders?q=${number.toLowerCase()}`,
+      );
+      expect(byNumber.body.orders.map(({ order }) => order.reference)).to.deep.equal([paidReference]);
+      const listed = await staffClient.get<string>(`/console/orders?q=${number}`);
+      expect(listed.text).to.include(`${paidReference}</a> <span class="order-number">${number}</span>`);
+      const page = await staffClient.get<string>(`/console/orders/${number}`);
+      expect(page.status).to.equal(200);
+      expect(page.text).to.include(`<dt>Order number</dt><dd>${number}</dd>`);
       const byEmail = await staffClient.get<{
         orders: Array<{ order: { reference: string; delivery?: { email: string } } }>;
       }>(`/api/admin/orders?q=${encodeURIComponent(email.toUpperCase())}`);

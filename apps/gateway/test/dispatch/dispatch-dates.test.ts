@@ -134,7 +134,7 @@ describe('gateway: dispatch dates people can trust', () => {
     // The mail states the dates of the instant the order was marked paid.
     const promise = dispatchPromise(paid!.paidAt!, readDispatchCalendar(new EnvReader({})));
     const [mail] = await smtp.waitForMails(1);
-    expect(mail!.subject).to.equal(`Order ${body.checkout_reference} is confirmed`);
+    expect(mail!.subject).to.equal(`Order ${paid!.number} is confirmed`);
     expect(mail!.text).to.contain(
       `Expected dispatch: ${formatLondonDate(promise.dispatchOn)}. Expected delivery: ` +
         `${formatLondonDate(promise.deliveryOn)}.`,

@@ -127,7 +127,7 @@ function filterForm(req: Request) {
   const value = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : '');
   const status = value('status');
   return html`<form method="get" action="/console/orders" class="filters">
-<label for="q">Reference or email</label>
+<label for="q">Reference, order number or email</label>
 <input type="search" id="q" name="q" value="${value('q')}">
 <label for="status">Status</label>
 <select id="status" name="status"><option value="">Any</option>${Object.entries(STATUS_WORDS).map(
@@ -144,7 +144,7 @@ ${heldFilter(value('held') === 'yes')}
 
 function orderRow({ details }: checkout.StaffOrder) {
   const order = details!.summary!;
-  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}</td></tr>`;
+  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a> <span class="order-number">${order.orderNumber}</span></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}</td></tr>`;
 }
 
 function listPage(
@@ -187,6 +187,7 @@ function detailPage(
     `Order ${summary.reference}`,
     html`<h1>Order ${summary.reference}</h1>
 <dl>
+<dt>Order number</dt><dd>${summary.orderNumber}</dd>
 <dt>Status</dt><dd>${orderStatusWords(summary)}</dd>
 <dt>Placed</dt><dd>${details.createdAt}</dd>
 <dt>Paid</dt><dd>${order.paidAt || 'not paid'}</dd>

@@ -138,7 +138,7 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
       'inventory order_batch_changed',
     ]);
 
-    const subject = `Order ${reference} is on its way`;
+    const subject = `Order ${(await stack.checkout!.store.findByReference(reference))!.number} is on its way`;
     await eventually(async () => smtp.received.some((mail) => mail.subject === subject), 5000, subject);
     const mail = smtp.received.find((candidate) => candidate.subject === subject)!;
     expect(String(mail.text))

@@ -112,6 +112,8 @@ export interface OrderSummary {
    */
   buyerConfirmedAt: string;
   buyerConfirmationVersion: string;
+  /** The number people read it by, the shop's prefix and a sequence number (`SRS-10234`, decision 1285). */
+  orderNumber: string;
 }
 
 /** The payment provider's hosted checkout (SumUp's fields), as create-checkout shows it. */
@@ -1256,6 +1258,7 @@ function createBaseOrderSummary(): OrderSummary {
     closeReason: "",
     buyerConfirmedAt: "",
     buyerConfirmationVersion: "",
+    orderNumber: "",
   };
 }
 
@@ -1302,6 +1305,9 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     }
     if (message.buyerConfirmationVersion !== "") {
       writer.uint32(114).string(message.buyerConfirmationVersion);
+    }
+    if (message.orderNumber !== "") {
+      writer.uint32(122).string(message.orderNumber);
     }
     return writer;
   },
@@ -1431,6 +1437,14 @@ export const OrderSummary: MessageFns<OrderSummary> = {
             message.buyerConfirmationVersion = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.orderNumber = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1495,6 +1509,11 @@ export const OrderSummary: MessageFns<OrderSummary> = {
         : isSet(object.buyer_confirmation_version)
         ? globalThis.String(object.buyer_confirmation_version)
         : "",
+      orderNumber: isSet(object.orderNumber)
+        ? globalThis.String(object.orderNumber)
+        : isSet(object.order_number)
+        ? globalThis.String(object.order_number)
+        : "",
     };
   },
 
@@ -1542,6 +1561,9 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     if (message.buyerConfirmationVersion !== "") {
       obj.buyerConfirmationVersion = message.buyerConfirmationVersion;
     }
+    if (message.orderNumber !== "") {
+      obj.orderNumber = message.orderNumber;
+    }
     return obj;
   },
 
@@ -1564,6 +1586,7 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     message.closeReason = object.closeReason ?? "";
     message.buyerConfirmedAt = object.buyerConfirmedAt ?? "";
     message.buyerConfirmationVersion = object.buyerConfirmationVersion ?? "";
+    message.orderNumber = object.orderNumber ?? "";
     return message;
   },
 };
