@@ -558,16 +558,41 @@ describe('storefront pages', () => {
       expect((await forger.get<string>(orderPath)).text).to.not.include('<h2>Delivery</h2>');
     });
 
-    it('a declined payment reads "Payment failed"', async () => {
+    it('a declined payment reads "Payment failed" and puts the items back in the basket at a press', async () => {
       const client = stack.client();
       await addToBasket(client, sku('p1004'));
       const fields = await checkoutForm(client);
       const placed = await postForm(client, '/checkout', fields);
       await completePayment(placed.headers.get('location')!, 'decline');
       await stack.checkout!.reconcileNow();
-      expect((await client.get<string>(`/orders/${fields.checkout_reference}`)).text).to.include(
-        '<span class="status">Payment failed</span>',
+      const page = (await client.get<string>(`/orders/${fields.checkout_reference}`)).text;
+      expect(page).to.include('<span class="status">Payment failed</span>');
+      expect(page).to.include('Put these items back in my basket');
+      expect((await client.get<string>('/basket')).text, 'placing the order emptied it').to.include(
+        'Your basket is empty',
       );
+
+      const again = await postForm(client, `/orders/${fields.checkout_reference}/order-again`, {});
+      expect(again.status).to.equal(303);
+      expect(again.headers.get('location')).to.equal('/basket');
+      const basket = (await client.get<string>('/basket')).text;
+      expect(basket).not.to.include('Your basket is empty');
+      expect(basket).to.include(`name="sku" value="${sku('p1004')}"`);
+    });
+
+    it('offers no second order for a paid one, and leaves the basket alone', async () => {
+      const client = stack.client();
+      await addToBasket(client, sku('p1005'));
+      const fields = await checkoutForm(client);
+      const placed = await postForm(client, '/checkout', fields);
+      await completePayment(placed.headers.get('location')!, 'pay');
+      await stack.checkout!.reconcileNow();
+      expect((await client.get<string>(`/orders/${fields.checkout_reference}`)).text).not.to.include(
+        'Put these items back',
+      );
+      const again = await postForm(client, `/orders/${fields.checkout_reference}/order-again`, {});
+      expect(again.headers.get('location')).to.equal(`/orders/${fields.checkout_reference}`);
+      expect((await client.get<string>('/basket')).text).to.include('Your basket is empty');
     });
 
     it('refuses bad delivery details with a 400 form naming the field, keeping what was typed', async () => {

@@ -11,6 +11,7 @@ import type { checkout } from '@storefront/proto';
 import type { StatementName } from '../kit/buyer-confirmation';
 import { buyerConfirmationSection, registerBuyerConfirmation } from './buyer-confirmation';
 import { cancellationSection, registerCancellation } from './cancellation';
+import { orderAgainSection, registerOrderAgain } from './order-again';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
 import type { ShopReader } from '../application/shop';
@@ -80,6 +81,7 @@ ${
     : ''
 }
 ${cancellationSection(details)}
+${orderAgainSection(details)}
 <p>Placed ${details.createdAt.slice(0, 10)}. <a href="/">Continue shopping</a></p>`,
   };
 }
@@ -112,4 +114,5 @@ export function registerOrderPages(
   routes.router.get('/orders/:reference', (req, res) => showOrder(req, res, { unticked: [] }));
   registerBuyerConfirmation(routes, context, showOrder);
   registerCancellation(routes, context);
+  registerOrderAgain(routes, context);
 }
