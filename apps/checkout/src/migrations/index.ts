@@ -15,6 +15,7 @@ import { heldStock } from './013-held-stock';
 import { referralChecks } from './014-referral-checks';
 import { shipments } from './060-shipments';
 import { buyerConfirmation } from './080-buyer-confirmation';
+import { receiptNumbers } from './084-receipt-numbers';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '014-referral-checks': referralChecks,
   '060-shipments': shipments,
   '080-buyer-confirmation': buyerConfirmation,
+  '084-receipt-numbers': receiptNumbers,
 };
