@@ -107,6 +107,8 @@ export interface Order extends NewOrder {
   closedAt?: number;
   /** When the payment was confirmed; absent for orders paid before it was recorded. */
   paidAt?: number;
+  /** The receipt's number, given when the payment was confirmed (decision 1290). */
+  receiptNumber?: number;
   dispatch?: OrderDispatch;
   /** When a staff member cancelled it unpaid. */
   cancelledAt?: number;

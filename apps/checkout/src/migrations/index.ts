@@ -16,6 +16,7 @@ import { referralChecks } from './014-referral-checks';
 import { shipments } from './060-shipments';
 import { buyerConfirmation } from './080-buyer-confirmation';
 import { orderNumbers } from './082-order-numbers';
+import { receiptNumbers } from './084-receipt-numbers';
 import { customerCancellation } from './088-customer-cancellation';
 
 /** Applied in name order; never edit a released migration, add a new one. */
@@ -39,5 +40,6 @@ export const migrations: Record<string, Migration> = {
   '060-shipments': shipments,
   '080-buyer-confirmation': buyerConfirmation,
   '082-order-numbers': orderNumbers,
+  '084-receipt-numbers': receiptNumbers,
   '088-customer-cancellation': customerCancellation,
 };

@@ -347,7 +347,8 @@ export class CheckoutStore implements CheckoutStorePort {
   /**
    * Moves a pending order to its final status; false when something else already did. `mail` (the
    * paid order's confirmation) is queued in the same transaction, so it exists exactly when the
-   * order is paid; paid_at is when the payment was confirmed, which the console shows.
+   * order is paid; paid_at is when the payment was confirmed, which the console shows, and the
+   * receipt's number is taken in the same transaction (decision 1290).
    */
   async finalise(
     orderId: string,
@@ -359,8 +360,13 @@ export class CheckoutStore implements CheckoutStorePort {
       const updated = await trx('orders')
         .where({ id: orderId, status: 'pending_payment' })
         .update({ status, updated_at: now, ...(status === 'paid' ? { paid_at: now } : {}) });
-      if (updated === 1 && mail) await enqueueMail(trx, mail, now);
-      return updated === 1;
+      if (updated !== 1) return false;
+      if (status === 'paid')
+        await trx('orders')
+          .where({ id: orderId })
+          .update({ receipt_number: await nextNumber(trx, 'receipt') });
+      if (mail) await enqueueMail(trx, mail, now);
+      return true;
     });
   }
 
@@ -676,6 +682,7 @@ function toOrder(row: Row, lines: Row[], numbers: OrderNumbers): Order {
     codeRedeemedAt: optionalNumber(row.code_redeemed_at),
     closedAt: optionalNumber(row.closed_at),
     paidAt: optionalNumber(row.paid_at),
+    receiptNumber: optionalNumber(row.receipt_number),
     refundedPence: toNumber(row.refunded_pence),
     claimExpiresAt: optionalNumber(row.claim_expires_at),
     dispatch: storedDispatch(row),
@@ -689,4 +696,15 @@ function toOrder(row: Row, lines: Row[], numbers: OrderNumbers): Order {
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
+}
+
+/**
+ * The series' next number, without gaps: the increment locks the counter row (MySQL) or takes SQLite's write lock
+ * until the transaction ends, so concurrent confirmations on any replica queue for it and a rolled-back one gives
+ * its number back.
+ */
+async function nextNumber(trx: Knex.Transaction, series: string): Promise<number> {
+  await trx('document_counters').where({ series }).increment('last_number', 1);
+  const row = await trx('document_counters').where({ series }).first('last_number');
+  return toNumber(row?.last_number);
 }
