@@ -10,7 +10,7 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'none', rpcs: ['notifyPaymentEvent', 'getPricingPolicy', 'getHeldStock'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['listOrders'] },
   // The customer's erasure, driven by the edge for the account being erased (decision 1300).
-  { callers: ['gateway'], customer: 'required', rpcs: ['eraseCustomerData'] },
+  { callers: ['gateway'], customer: 'required', rpcs: ['eraseCustomerData', 'exportOrderRecords'] },
   // The buyer statements, confirmed by whoever may read the order: the gateway calls it from its page form only.
   { callers: ['gateway'], customer: 'optional', rpcs: ['confirmBuyer'] },
   // The customer's cancellation before dispatch, by whoever may read the order, from the gateway's page form only.

@@ -3,7 +3,7 @@
  * payment provider, serves gRPC and runs the reconciler.
  * Handlers stay thin: they hand the messages to the domain and its answers to messages.ts.
  */
-import { staffActionsPage } from '@storefront/staff-audit';
+import { staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient } from '@storefront/grpc';
 import type { ServiceName } from '@storefront/service-token';
@@ -20,7 +20,7 @@ import {
   type ServiceStartOptions,
 } from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
-import { mailSenderFor, type PassSummary } from '@storefront/outbox';
+import { mailSenderFor, sentMailMessage, type PassSummary } from '@storefront/outbox';
 import { ServiceTokenSigner } from '@storefront/service-token';
 import type { CheckoutConfig, CheckoutServeKeys } from './config';
 import { CHECKOUT_ACCESS } from './access';
@@ -35,6 +35,7 @@ import { BuyerConfirmations, UNCONFIRMED_REFUNDER, type LapseSummary } from './d
 import { CUSTOMER_CANCELLATION_REFUNDER, CustomerCancellations } from './domain/customer-cancellation';
 import { BuyerConfirmationStore } from './stores/buyer-confirmations';
 import { CustomerCancellationStore } from './stores/customer-cancellations';
+import { orderRecordsOf } from './stores/customer-records';
 import { PaymentConfirmation, type ReconcileSummary } from './domain/confirmation';
 import { orderConfirmationMail } from './domain/order-mail';
 import { expectedDispatch } from './domain/order';
@@ -405,6 +406,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           }),
           refundOrder: async (request, context) => refundAnswer(await refunds.refundOrder(request, context.staff)),
           sendRecallNotices: async (request, context) => recallNotices.send(request, context.staff!),
+          exportOrderRecords: async (_request, context) => {
+            const records = await orderRecordsOf(db, await context.requireCaller());
+            return {
+              mails: records.mails.map(sentMailMessage),
+              staffActions: records.staffActions.map(staffActionMessage),
+            };
+          },
           eraseCustomerData: async ({ checkOnly }, context) => ({
             ordersErased: await customerErasure.erase(await context.requireCaller(), checkOnly, now()),
           }),

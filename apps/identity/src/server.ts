@@ -17,7 +17,7 @@ import {
   type ServiceStartOptions,
 } from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
-import { mailSenderFor, type PassSummary } from '@storefront/outbox';
+import { mailSenderFor, sentMailMessage, type PassSummary } from '@storefront/outbox';
 import type { IdentityConfig, IdentityServeKeys } from './config';
 import { IDENTITY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -325,11 +325,7 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
                 createdAt: new Date(session.createdAt).toISOString(),
                 expiresAt: new Date(session.expiresAt).toISOString(),
               })),
-              mails: data.mails.map((mail) => ({
-                subject: mail.subject,
-                createdAt: new Date(mail.createdAt).toISOString(),
-                sentAt: mail.sentAt === undefined ? '' : new Date(mail.sentAt).toISOString(),
-              })),
+              mails: data.mails.map(sentMailMessage),
               staffActions: data.staffActions.map(staffActionMessage),
             };
             await recordDataRequest(db, caller, 'export', now(), true);

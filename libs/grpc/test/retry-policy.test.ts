@@ -55,12 +55,13 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the erasure, promo checks, quotes, payment events and held stock', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events and held stock', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CancelOrderAsCustomer',
       'ConfirmBuyer',
       'CreateCheckout',
       'EraseCustomerData',
+      'ExportOrderRecords',
       'GetHeldStock',
       'GetPricingPolicy',
       'NotifyPaymentEvent',

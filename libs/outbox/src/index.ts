@@ -10,12 +10,15 @@ export {
   MailOutbox,
   enqueueMail,
   forgetRecipients,
+  mailsTo,
+  sentMailMessage,
   ERASED_RECIPIENT,
   mailOutboxMigration,
   retryDelayMs,
   OUTBOX_TABLE,
   type Mail,
   type ClaimedMail,
+  type SentMailRecord,
 } from './outbox';
 export { MailSender, type PassSummary } from './sender';
 export { mailboxTransport, smtpTransport, type MailTransport } from './transports';

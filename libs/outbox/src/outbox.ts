@@ -70,6 +70,37 @@ export async function enqueueMail(trx: Knex | Knex.Transaction, mail: Mail, now:
     .ignore();
 }
 
+/** A mail as a customer's data export lists it: what and when, never its body (emptied once sent). */
+export interface SentMailRecord {
+  subject: string;
+  /** Epoch milliseconds; sentAt absent while the mail waits. */
+  createdAt: number;
+  sentAt?: number;
+}
+
+/** Every mail queued for `recipients`, oldest first. */
+export async function mailsTo(db: Knex, recipients: string[]): Promise<SentMailRecord[]> {
+  if (recipients.length === 0) return [];
+  const rows = await db(OUTBOX_TABLE)
+    .whereIn('recipient', recipients)
+    .orderBy('created_at', 'asc')
+    .select('subject', 'created_at', 'sent_at');
+  return rows.map((row: Record<string, unknown>) => ({
+    subject: row.subject as string,
+    createdAt: Number(row.created_at),
+    ...(row.sent_at === null ? {} : { sentAt: Number(row.sent_at) }),
+  }));
+}
+
+/** A mail record as the facades answer it: times in RFC 3339, sentAt empty while it waits. */
+export function sentMailMessage(mail: SentMailRecord): { subject: string; createdAt: string; sentAt: string } {
+  return {
+    subject: mail.subject,
+    createdAt: new Date(mail.createdAt).toISOString(),
+    sentAt: mail.sentAt === undefined ? '' : new Date(mail.sentAt).toISOString(),
+  };
+}
+
 /** What an erased recipient's sent mails say instead of the address and subject. */
 export const ERASED_RECIPIENT = 'erased';
 

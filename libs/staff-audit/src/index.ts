@@ -3,6 +3,7 @@ export {
   staffActionsMigration,
   recordStaffAction,
   listStaffActions,
+  allStaffActionsOn,
   staffActionsPage,
   staffActionMessage,
   exportStaffActions,

@@ -127,6 +127,18 @@ export async function listStaffActions(
   return { actions, ...(rows.length > limit && last ? { nextCursor: { at: last.at, id: last.id } } : {}) };
 }
 
+/** Every staff action on `subject`, newest first, a page of the log at a time. */
+export async function allStaffActionsOn(db: Knex, subject: string): Promise<StaffAction[]> {
+  const actions: StaffAction[] = [];
+  let before: StaffActionCursor | undefined;
+  do {
+    const page = await listStaffActions(db, { subject, limit: 100, ...(before ? { before } : {}) });
+    actions.push(...page.actions);
+    before = page.nextCursor;
+  } while (before);
+  return actions;
+}
+
 /** ListStaffActions, the same RPC in every component: a page of its log as the console asks for it. */
 export async function staffActionsPage(
   db: Knex,

@@ -6,7 +6,7 @@
  */
 import { isStoreOutage, storeUnavailable } from '@storefront/errors';
 import { countAttempt, counterKey } from '@storefront/rate-limit';
-import type { identity, loyalty } from '@storefront/proto';
+import type { checkout, identity, loyalty } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { component, standaloneJsonSchema, StringEnum, Type, type Static } from '../kit/schema';
 import { orderDetailsView, OrderDetails } from './orders';
@@ -50,7 +50,10 @@ export const DataExport = component(
           },
           { additionalProperties: false },
         ),
-        { description: 'Account mails sent to the address: subject and times (bodies are not kept once sent)' },
+        {
+          description:
+            "Mails sent to the account's address and about its orders, oldest first: subject and times (bodies are not kept once sent)",
+        },
       ),
       staffActions: Type.Array(
         Type.Object(
@@ -63,7 +66,9 @@ export const DataExport = component(
           },
           { additionalProperties: false },
         ),
-        { description: "Staff actions on the account, newest first (not the staff member's own details)" },
+        {
+          description: "Staff actions on the account and its orders, newest first (not the staff member's own details)",
+        },
       ),
       loyalty: Type.Array(
         Type.Object(
@@ -118,8 +123,23 @@ export async function startDataExport(
     if (isStoreOutage(error)) throw storeUnavailable('gateway');
     throw error;
   }
-  const identityPart = await context.clients.identity.exportAccountData({}, { customer });
-  return (sink) => writeDataExport(context, customer, identityPart, sink);
+  const [identityPart, orderRecords] = await Promise.all([
+    context.clients.identity.exportAccountData({}, { customer }),
+    context.clients.checkout.exportOrderRecords({}, { customer }),
+  ]);
+  return (sink) =>
+    writeDataExport(context, customer, { ...identityPart, ...mergedRecords(identityPart, orderRecords) }, sink);
+}
+
+/** Identity's mails and staff actions on the account with checkout's on its orders: mails oldest first, actions newest. */
+function mergedRecords(
+  account: identity.ExportAccountDataResponse,
+  orders: checkout.ExportOrderRecordsResponse,
+): Pick<identity.ExportAccountDataResponse, 'mails' | 'staffActions'> {
+  return {
+    mails: [...account.mails, ...orders.mails].sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
+    staffActions: [...account.staffActions, ...orders.staffActions].sort((a, b) => b.at - a.at),
+  };
 }
 
 async function writeDataExport(

@@ -11,7 +11,16 @@ import { MARKETING_CONSENT } from '@storefront/formats';
 import type { Stack } from '@storefront/platform-testing';
 import type { HttpClient } from '@storefront/testing';
 import { DATA_EXPORT_SCHEMA_FILE, dataExportJsonSchema } from '../../src/application/data-export';
-import { checkoutBody, completePayment, expectCheckout, sku, startCheckoutStack } from '../../../checkout/test/support';
+import { checkout } from '@storefront/proto';
+import {
+  checkoutBody,
+  completePayment,
+  confirmOnOrderPage,
+  expectCheckout,
+  sku,
+  startCheckoutStack,
+} from '../../../checkout/test/support';
+import { OWNER } from '../../../checkout/test/refund-support';
 import { FAST_ARGON2, newCustomer } from './auth-fixtures';
 import { postForm } from '../support/site-forms';
 import { signedInStaff } from '../support/console';
@@ -25,7 +34,7 @@ interface DataExport {
   marketingConsents: Array<{ granted: boolean; wordingVersion: string; recordedAt: string; source: string }>;
   sessions: Array<{ createdAt: string }>;
   mails: Array<{ subject: string }>;
-  staffActions: unknown[];
+  staffActions: Array<{ action: string }>;
   loyalty: Array<{ kind: string; record: Record<string, unknown> }>;
   orders: Array<{ reference: string; items: unknown[]; delivery?: unknown; status: string }>;
 }
@@ -67,13 +76,24 @@ describe('gateway: data rights', () => {
     );
   });
 
-  it('exports a customer with a paid order, points and a consent: every section, valid against the schema; the order mail is no marketing', async () => {
+  it('exports a customer with a dispatched order, points and a consent: every section, valid against the schema; the order mail is no marketing', async () => {
     const client = stack.client();
     const profile = await signUp(client, true);
     const body = checkoutBody(75, [{ sku: sku('p7500'), quantity: 1 }]);
     const created = await expectCheckout(client, body);
     await completePayment(created.hosted_checkout_url, 'pay');
     await stack.checkout!.reconcileNow();
+    await confirmOnOrderPage(client, body.checkout_reference);
+    const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
+    try {
+      await rpc.dispatchOrder(
+        { checkoutReference: body.checkout_reference, carrier: 'Royal Mail', trackingNumber: 'RM 9 GB' },
+        { staff: OWNER },
+      );
+    } finally {
+      rpc.close();
+    }
+    const { number } = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
 
     const res = await client.get<DataExport>('/api/account/data-export');
     expect(res.status, res.text).to.equal(200);
@@ -94,15 +114,21 @@ describe('gateway: data rights', () => {
       },
     ]);
     expect(exported.sessions).to.have.length(1);
-    expect(exported.mails.map((mail) => mail.subject)).to.include('Confirm your email address');
+    expect(
+      exported.mails.map((mail) => mail.subject),
+      'account and order mails',
+    ).to.include.members(['Confirm your email address', `Order ${number} is confirmed`]);
     expect(exported.loyalty.map((entry) => entry.kind)).to.include.members(['account', 'ledgerEntry']);
     const ledger = exported.loyalty.filter((entry) => entry.kind === 'ledgerEntry').map((entry) => entry.record.type);
     expect(ledger).to.include.members(['welcome', 'purchase']);
     expect(exported.orders).to.have.length(1);
-    expect(exported.orders[0]).to.include({ reference: body.checkout_reference, status: 'paid' });
+    expect(exported.orders[0]).to.include({ reference: body.checkout_reference, status: 'dispatched' });
     expect(exported.orders[0]!.items).to.have.length(1);
     expect(exported.orders[0]!.delivery).to.be.an('object');
-    expect(exported.staffActions).to.deep.equal([]);
+    expect(
+      exported.staffActions.map((action) => action.action),
+      'the staff action on the order',
+    ).to.deep.equal(['order_dispatched']);
 
     // The account page offers the same document as a download.
     const page = await client.get('/account');
@@ -119,7 +145,6 @@ describe('gateway: data rights', () => {
     );
     expect(confirmation, 'the order confirmation in the mailbox').to.be.a('string');
     const head = readFileSync(path.join(mailbox, confirmation!), 'utf8').split('\n\n')[0]!;
-    const { number } = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
     expect(head).to.contain(`Subject: Order ${number} is confirmed`);
     expect(head).to.not.match(/^List-Unsubscribe/im);
   });

@@ -6,18 +6,11 @@
  */
 import type { Knex } from '@storefront/db';
 import { notFound } from '@storefront/errors';
-import { OUTBOX_TABLE } from '@storefront/outbox';
-import { listStaffActions, type StaffAction, type StaffActionCursor } from '@storefront/staff-audit';
+import { mailsTo, type SentMailRecord } from '@storefront/outbox';
+import { allStaffActionsOn, type StaffAction } from '@storefront/staff-audit';
 import type { SessionRecord, SessionStore } from '../stores/sessions';
 import type { User, UserStore } from '../stores/users';
 import type { ConsentRecord, MarketingConsents } from './marketing-consent';
-
-export interface SentMailRecord {
-  subject: string;
-  /** Epoch milliseconds; sentAt absent while the mail waits. */
-  createdAt: number;
-  sentAt?: number;
-}
 
 export interface AccountData {
   user: User;
@@ -37,36 +30,16 @@ export async function accountData(
   const [consents, sessions, mails, staffActions] = await Promise.all([
     deps.consents.history(userId),
     deps.sessions.ofOwner(userId, deps.now()),
-    deps
-      .db(OUTBOX_TABLE)
-      .whereIn('recipient', addresses)
-      .orderBy('created_at', 'asc')
-      .select('subject', 'created_at', 'sent_at'),
-    staffActionsOn(deps.db, userId),
+    mailsTo(deps.db, addresses),
+    allStaffActionsOn(deps.db, userId),
   ]);
   return {
     user,
     consents,
     sessions,
-    mails: mails.map((row: Record<string, unknown>) => ({
-      subject: row.subject as string,
-      createdAt: Number(row.created_at),
-      ...(row.sent_at === null ? {} : { sentAt: Number(row.sent_at) }),
-    })),
+    mails,
     staffActions,
   };
-}
-
-/** Every staff action on the account, newest first, a page of the log at a time. */
-async function staffActionsOn(db: Knex, subject: string): Promise<StaffAction[]> {
-  const actions: StaffAction[] = [];
-  let before: StaffActionCursor | undefined;
-  do {
-    const page = await listStaffActions(db, { subject, limit: 100, ...(before ? { before } : {}) });
-    actions.push(...page.actions);
-    before = page.nextCursor;
-  } while (before);
-  return actions;
 }
 
 export type DataRequestKind = 'export' | 'erasure';

@@ -18,7 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { StaffActionPage, StaffActionQuery } from "../../audit/v1/audit";
+import { StaffAction, StaffActionPage, StaffActionQuery } from "../../audit/v1/audit";
 
 export const protobufPackage = "storefront.checkout.v1";
 
@@ -537,6 +537,24 @@ export interface EraseCustomerDataRequest {
 
 export interface EraseCustomerDataResponse {
   ordersErased: number;
+}
+
+export interface ExportOrderRecordsRequest {
+}
+
+/** A mail about an order: what and when, never its body. */
+export interface OrderMail {
+  subject: string;
+  /** RFC 3339: when it was queued, and when it was sent (empty while waiting). */
+  createdAt: string;
+  sentAt: string;
+}
+
+export interface ExportOrderRecordsResponse {
+  /** Oldest first. */
+  mails: OrderMail[];
+  /** Newest first. */
+  staffActions: StaffAction[];
 }
 
 function createBaseCheckoutLine(): CheckoutLine {
@@ -7092,6 +7110,256 @@ export const EraseCustomerDataResponse: MessageFns<EraseCustomerDataResponse> = 
   },
 };
 
+function createBaseExportOrderRecordsRequest(): ExportOrderRecordsRequest {
+  return {};
+}
+
+export const ExportOrderRecordsRequest: MessageFns<ExportOrderRecordsRequest> = {
+  encode(_: ExportOrderRecordsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportOrderRecordsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportOrderRecordsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ExportOrderRecordsRequest {
+    return {};
+  },
+
+  toJSON(_: ExportOrderRecordsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportOrderRecordsRequest>, I>>(base?: I): ExportOrderRecordsRequest {
+    return ExportOrderRecordsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportOrderRecordsRequest>, I>>(_: I): ExportOrderRecordsRequest {
+    const message = createBaseExportOrderRecordsRequest();
+    return message;
+  },
+};
+
+function createBaseOrderMail(): OrderMail {
+  return { subject: "", createdAt: "", sentAt: "" };
+}
+
+export const OrderMail: MessageFns<OrderMail> = {
+  encode(message: OrderMail, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subject !== "") {
+      writer.uint32(10).string(message.subject);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(18).string(message.createdAt);
+    }
+    if (message.sentAt !== "") {
+      writer.uint32(26).string(message.sentAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderMail {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderMail();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sentAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderMail {
+    return {
+      subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      sentAt: isSet(object.sentAt)
+        ? globalThis.String(object.sentAt)
+        : isSet(object.sent_at)
+        ? globalThis.String(object.sent_at)
+        : "",
+    };
+  },
+
+  toJSON(message: OrderMail): unknown {
+    const obj: any = {};
+    if (message.subject !== "") {
+      obj.subject = message.subject;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.sentAt !== "") {
+      obj.sentAt = message.sentAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderMail>, I>>(base?: I): OrderMail {
+    return OrderMail.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderMail>, I>>(object: I): OrderMail {
+    const message = createBaseOrderMail();
+    message.subject = object.subject ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.sentAt = object.sentAt ?? "";
+    return message;
+  },
+};
+
+function createBaseExportOrderRecordsResponse(): ExportOrderRecordsResponse {
+  return { mails: [], staffActions: [] };
+}
+
+export const ExportOrderRecordsResponse: MessageFns<ExportOrderRecordsResponse> = {
+  encode(message: ExportOrderRecordsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.mails) {
+      OrderMail.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.staffActions) {
+      StaffAction.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportOrderRecordsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportOrderRecordsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mails.push(OrderMail.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.staffActions.push(StaffAction.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportOrderRecordsResponse {
+    return {
+      mails: globalThis.Array.isArray(object?.mails) ? object.mails.map((e: any) => OrderMail.fromJSON(e)) : [],
+      staffActions: globalThis.Array.isArray(object?.staffActions)
+        ? object.staffActions.map((e: any) => StaffAction.fromJSON(e))
+        : globalThis.Array.isArray(object?.staff_actions)
+        ? object.staff_actions.map((e: any) => StaffAction.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ExportOrderRecordsResponse): unknown {
+    const obj: any = {};
+    if (message.mails?.length) {
+      obj.mails = message.mails.map((e) => OrderMail.toJSON(e));
+    }
+    if (message.staffActions?.length) {
+      obj.staffActions = message.staffActions.map((e) => StaffAction.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportOrderRecordsResponse>, I>>(base?: I): ExportOrderRecordsResponse {
+    return ExportOrderRecordsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportOrderRecordsResponse>, I>>(object: I): ExportOrderRecordsResponse {
+    const message = createBaseExportOrderRecordsResponse();
+    message.mails = object.mails?.map((e) => OrderMail.fromPartial(e)) || [];
+    message.staffActions = object.staffActions?.map((e) => StaffAction.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -7152,6 +7420,18 @@ export const CheckoutServiceDefinition = {
       responseType: ListOrdersResponse as typeof ListOrdersResponse,
       responseStream: false,
       options: {},
+    },
+    /**
+     * The caller's data rights, access: the mails queued to the delivery addresses of the caller's orders (subjects
+     * and times, never bodies) and the staff actions on those orders.
+     */
+    exportOrderRecords: {
+      name: "ExportOrderRecords",
+      requestType: ExportOrderRecordsRequest as typeof ExportOrderRecordsRequest,
+      requestStream: false,
+      responseType: ExportOrderRecordsResponse as typeof ExportOrderRecordsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
     /** The shipping rule every order is priced with, for publishing beside the catalog. */
     getPricingPolicy: {
@@ -7410,6 +7690,21 @@ export const CheckoutServiceService = {
     responseSerialize: (value: ListOrdersResponse): Buffer => Buffer.from(ListOrdersResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListOrdersResponse => ListOrdersResponse.decode(value),
   },
+  /**
+   * The caller's data rights, access: the mails queued to the delivery addresses of the caller's orders (subjects
+   * and times, never bodies) and the staff actions on those orders.
+   */
+  exportOrderRecords: {
+    path: "/storefront.checkout.v1.CheckoutService/ExportOrderRecords" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExportOrderRecordsRequest): Buffer =>
+      Buffer.from(ExportOrderRecordsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExportOrderRecordsRequest => ExportOrderRecordsRequest.decode(value),
+    responseSerialize: (value: ExportOrderRecordsResponse): Buffer =>
+      Buffer.from(ExportOrderRecordsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExportOrderRecordsResponse => ExportOrderRecordsResponse.decode(value),
+  },
   /** The shipping rule every order is priced with, for publishing beside the catalog. */
   getPricingPolicy: {
     path: "/storefront.checkout.v1.CheckoutService/GetPricingPolicy" as const,
@@ -7654,6 +7949,11 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
   getOrder: handleUnaryCall<GetOrderRequest, GetOrderResponse>;
   /** The caller's orders, newest first, a page at a time. */
   listOrders: handleUnaryCall<ListOrdersRequest, ListOrdersResponse>;
+  /**
+   * The caller's data rights, access: the mails queued to the delivery addresses of the caller's orders (subjects
+   * and times, never bodies) and the staff actions on those orders.
+   */
+  exportOrderRecords: handleUnaryCall<ExportOrderRecordsRequest, ExportOrderRecordsResponse>;
   /** The shipping rule every order is priced with, for publishing beside the catalog. */
   getPricingPolicy: handleUnaryCall<GetPricingPolicyRequest, GetPricingPolicyResponse>;
   /** What CreateCheckout would charge for these lines and code now, saving and reserving nothing. */
@@ -7806,6 +8106,25 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListOrdersResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The caller's data rights, access: the mails queued to the delivery addresses of the caller's orders (subjects
+   * and times, never bodies) and the staff actions on those orders.
+   */
+  exportOrderRecords(
+    request: ExportOrderRecordsRequest,
+    callback: (error: ServiceError | null, response: ExportOrderRecordsResponse) => void,
+  ): ClientUnaryCall;
+  exportOrderRecords(
+    request: ExportOrderRecordsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExportOrderRecordsResponse) => void,
+  ): ClientUnaryCall;
+  exportOrderRecords(
+    request: ExportOrderRecordsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExportOrderRecordsResponse) => void,
   ): ClientUnaryCall;
   /** The shipping rule every order is priced with, for publishing beside the catalog. */
   getPricingPolicy(
