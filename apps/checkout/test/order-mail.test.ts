@@ -74,6 +74,9 @@ describe('checkout order confirmation mail', () => {
     );
     expect(mail!.text).to.contain(`http://127.0.0.1:9/orders/${reference}`);
     expect(mail!.html).to.contain(`href="http://127.0.0.1:9/orders/${reference}"`);
+    // The right to cancel, with the page that explains it (decision 1321).
+    expect(mail!.text).to.contain('Your right to cancel').and.contain('14 days');
+    expect(mail!.html).to.contain('href="http://127.0.0.1:9/returns"');
     // Confirmed again (a notification, another pass): the order is paid already, so nothing more is queued.
     await stack.checkout!.store.markDueNow((await stack.checkout!.store.findByReference(reference))!.id);
     await settle();

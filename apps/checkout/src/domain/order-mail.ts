@@ -7,8 +7,11 @@ import type { Order } from './order';
 export const orderConfirmationKey = (reference: string) => `order-confirmation:${reference}`;
 
 /** The order's page on the shop, where its customer follows it. */
+/** A page of the shop, as a link in a mail. */
+const shopUrl = (publicBaseUrl: string, path: string) => `${publicBaseUrl.replace(/\/+$/, '')}${path}`;
+
 export const orderPageUrl = (publicBaseUrl: string, reference: string) =>
-  `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(reference)}`;
+  shopUrl(publicBaseUrl, `/orders/${encodeURIComponent(reference)}`);
 
 /** Said to the buyer of an order held for their confirmation (decision 1221). */
 const UNCONFIRMED_WORDS =
@@ -21,7 +24,7 @@ export const CANCELLATION_RIGHTS_WORDS =
   'Your right to cancel: until the order is dispatched, cancel it on its order page and the whole payment, ' +
   'delivery included, is refunded. After delivery you have 14 days to tell us (reply to this email) and 14 more ' +
   'to return unopened, sealed vials; we refund them, and the standard delivery charge when the whole order comes ' +
-  'back. Vials opened after delivery cannot be returned. Details: /returns.';
+  'back. Vials opened after delivery cannot be returned.';
 
 /** `expected` is absent while the order waits for stock: its dates follow when the stock comes. */
 export function orderConfirmationMail(order: Order, publicBaseUrl: string, expected?: DispatchPromise): Mail {
@@ -76,6 +79,7 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string, expec
           : []),
         { paragraph: CANCELLATION_RIGHTS_WORDS },
         { link: { label: 'Your order', url: orderPageUrl(publicBaseUrl, order.reference) } },
+        { link: { label: 'Returns and cancellations', url: shopUrl(publicBaseUrl, '/returns') } },
       ],
     }),
   };
