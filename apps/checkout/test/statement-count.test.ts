@@ -16,7 +16,8 @@ import { checkoutBody, expectCheckout, newClientAddress, startCheckoutStack } fr
  * Each order counted, with the most statements and round trips allowed per backend (the
  * abuse-limit counters live outside both stores). Round trips: the order's reference, inventory's
  * quote, checkout's transaction (locks and counts, then the order with COMMIT), inventory's hold
- * (the stock read or the writes, then COMMIT or the writes with it), the provider checkout's write.
+ * (the stock read or the writes, then COMMIT or the writes with it), the provider checkout's write. The order's number
+ * costs one statement in checkout's commit (decision 1285).
  */
 const ORDERS = [
   // tb-500-10mg: £49.99 and stock-limited; a guarded stock UPDATE, and no read once inventory knows the size holds
@@ -24,13 +25,13 @@ const ORDERS = [
   {
     kind: 'a stock-limited size',
     body: () => checkoutBody(54.94, [{ sku: 'tb-500-10mg', quantity: 1 }]),
-    budget: { statements: { sqlite: 13, mysql: 14 }, roundTrips: 7 },
+    budget: { statements: { sqlite: 14, mysql: 15 }, roundTrips: 7 },
   },
   // ghk-cu-50mg: £19.99 without a stock limit; inventory reads the size to know it holds none.
   {
     kind: 'a size without a stock limit',
     body: () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]),
-    budget: { statements: { sqlite: 13, mysql: 14 }, roundTrips: 7 },
+    budget: { statements: { sqlite: 14, mysql: 15 }, roundTrips: 7 },
   },
 ] as const;
 

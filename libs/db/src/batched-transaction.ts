@@ -22,6 +22,8 @@ export type BatchStatement = Knex.QueryBuilder | Knex.Raw;
 export interface StatementResult<Row extends object = Record<string, unknown>> {
   rows: Row[];
   affectedRows: number;
+  /** The auto-increment value an INSERT of one row took; absent or 0 for other statements. */
+  insertId?: number;
 }
 
 export interface Batch {
@@ -58,7 +60,7 @@ interface SqliteConnection {
   prepare(sql: string): {
     reader: boolean;
     all(bindings: unknown[]): object[];
-    run(bindings: unknown[]): { changes: number };
+    run(bindings: unknown[]): { changes: number; lastInsertRowid: number | bigint };
   };
 }
 
@@ -163,8 +165,9 @@ function runOnMysql(connection: unknown, sql: string, packet: Compiled[]): Promi
 }
 
 function mysqlResult(result: unknown): StatementResult {
-  if (Array.isArray(result)) return { rows: result as Array<Record<string, unknown>>, affectedRows: 0 };
-  return { rows: [], affectedRows: (result as { affectedRows: number }).affectedRows };
+  if (Array.isArray(result)) return { rows: result as Array<Record<string, unknown>>, affectedRows: 0, insertId: 0 };
+  const { affectedRows, insertId } = result as { affectedRows: number; insertId: number };
+  return { rows: [], affectedRows, insertId: Number(insertId) };
 }
 
 /**
@@ -174,7 +177,14 @@ function mysqlResult(result: unknown): StatementResult {
 async function runOnSqlite(connection: unknown, _sql: string, packet: Compiled[]): Promise<StatementResult[]> {
   return packet.map(({ sql, bindings }) => {
     const statement = (connection as SqliteConnection).prepare(sql);
-    if (statement.reader) return { rows: statement.all(bindings) as Array<Record<string, unknown>>, affectedRows: 0 };
-    return { rows: [], affectedRows: statement.run(bindings).changes };
+    if (statement.reader)
+      return { rows: statement.all(bindings) as Array<Record<string, unknown>>, affectedRows: 0, insertId: 0 };
+    const { changes, lastInsertRowid } = statement.run(bindings);
+    // SQLite keeps the last insert's rowid on the connection: only an INSERT of a row took one now.
+    return {
+      rows: [],
+      affectedRows: changes,
+      insertId: /^\s*insert/i.test(sql) && changes === 1 ? Number(lastInsertRowid) : 0,
+    };
   });
 }

@@ -13,7 +13,8 @@ export const orderNumbers: Migration = {
   async up(db) {
     await db.schema.createTable('order_numbers', (t) => {
       t.increments('sequence').primary();
-      t.string('order_id', 36).notNullable().unique().references('id').inTable('orders').onDelete('CASCADE');
+      // No foreign key: the number is taken before the order's row is written, in the same transaction.
+      t.string('order_id', 36).notNullable().unique();
     });
     await db.schema.alterTable('orders', (t) => {
       t.bigInteger('order_number').nullable().unique('orders_by_number');

@@ -61,8 +61,15 @@ export class CheckoutStore implements CheckoutStorePort {
   ): Promise<{ admitted: OpenOrdersRead; number: string }> {
     const { db } = this;
     const code = order.promoKind === 'promo' ? order.promoCode : undefined;
+    // The number first: its sequence is the orders row's number, read by the row's insert in the same round trip.
     const writes = () => [
-      db('orders').insert(orderRow(order, claim, firstCheckAt)),
+      db('order_numbers').insert({ order_id: order.id }),
+      db('orders').insert({
+        ...orderRow(order, claim, firstCheckAt),
+        order_number: db('order_numbers')
+          .select(db.raw('?? + ?', ['sequence', ORDER_NUMBER_BASE]))
+          .where({ order_id: order.id }),
+      }),
       db('order_lines').insert(
         order.lines.map((line, position) => ({
           order_id: order.id,
@@ -72,21 +79,10 @@ export class CheckoutStore implements CheckoutStorePort {
           unit_price_pence: line.unitPricePence,
         })),
       ),
-      db('order_numbers').insert({ order_id: order.id }),
-      db('orders')
-        .where({ id: order.id })
-        .update({
-          order_number: db('order_numbers')
-            .select(db.raw('?? + ?', ['sequence', ORDER_NUMBER_BASE]))
-            .where({ order_id: order.id }),
-        }),
-      db('orders').where({ id: order.id }).select('order_number'),
     ];
-    // The last of the writes reads the number back.
-    const numberRead = writes().length - 1;
     const numbered = (admitted: OpenOrdersRead, written: StatementResult[]) => ({
       admitted,
-      number: this.numbers.format(toNumber(written[numberRead]!.rows[0]!.order_number)),
+      number: this.numbers.format(written[0]!.insertId! + ORDER_NUMBER_BASE),
     });
     // A deadlock victim wrote nothing, and the checks run again on the next attempt.
     return retryOnDeadlock(() =>
