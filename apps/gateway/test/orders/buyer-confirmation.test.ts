@@ -11,6 +11,7 @@ import { BUYER_CONFIRMATION_STATEMENTS, BUYER_CONFIRMATION_VERSION } from '@stor
 import type { HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import {
+  EDGE_PRODUCT,
   STATEMENTS_TICKED,
   checkoutBody,
   completePayment,
@@ -22,6 +23,7 @@ import {
   startCheckoutStack,
 } from '../../../checkout/test/support';
 import { postConsoleForm, signedInStaff } from '../support/console';
+import { eventually } from '../support/held-stock';
 import { SITE, postForm } from '../support/site-forms';
 
 const DELIVERY_FORM = {
@@ -47,6 +49,8 @@ describe('gateway: the buyer confirms on the checkout page or the order page', (
   let packer: HttpClient;
   before(async () => {
     stack = await startCheckoutStack({ CATALOG_REFRESH_MS: '100' });
+    // The gateway's catalog copy catches up with the test product within the refresh interval.
+    await eventually(async () => (await stack.client().get<string>('/')).text.includes(EDGE_PRODUCT));
     packer = stack.client();
     await signedInStaff(stack, packer, 'packer@shop.test', 'staff');
   });
