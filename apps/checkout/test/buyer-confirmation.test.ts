@@ -4,7 +4,6 @@
  * unconfirmed for 7 days is cancelled and refunded in full by a pass that replicas may run at once.
  */
 import { expect } from 'chai';
-import { AppError } from '@storefront/errors';
 import { BUYER_CONFIRMATION_VERSION, BUYER_CONFIRMATION_WINDOW_MS } from '@storefront/formats';
 import type { RpcClient } from '@storefront/grpc';
 import { checkout } from '@storefront/proto';
@@ -14,6 +13,7 @@ import {
   confirmOnOrderPage,
   countRows,
   expectCheckout,
+  refusal,
   signUp,
   sku,
   startCheckoutStack,
@@ -22,16 +22,6 @@ import {
 import { OWNER, PAID_LINES, PAID_PENCE, paidOrder } from './refund-support';
 
 const MINUTE_MS = 60_000;
-
-async function refusal(call: Promise<unknown>): Promise<AppError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to be refused');
-}
 
 describe('checkout: the buyer confirms the research-use and age statements', () => {
   let clock = Date.now();

@@ -4,7 +4,6 @@
  * stock; a cancelled order cannot be dispatched, and a cancellation crossing a dispatch loses or wins whole.
  */
 import { expect } from 'chai';
-import { AppError } from '@storefront/errors';
 import type { RpcClient } from '@storefront/grpc';
 import { checkout } from '@storefront/proto';
 import type { Stack } from '@storefront/platform-testing';
@@ -13,22 +12,13 @@ import {
   confirmOnOrderPage,
   countRows,
   expectCheckout,
+  refusal,
   signUp,
   sku,
   startCheckoutStack,
   stockOf,
 } from './support';
 import { OWNER, PAID_LINES, PAID_PENCE, paidOrder } from './refund-support';
-
-async function refusal(call: Promise<unknown>): Promise<AppError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to be refused');
-}
 
 describe('checkout: the customer cancels before dispatch', () => {
   let stack: Stack;

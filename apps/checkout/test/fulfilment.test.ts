@@ -14,16 +14,17 @@ import type { Stack } from '@storefront/platform-testing';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { checkoutOps } from '../src/ops/commands';
 import {
-  DELIVERY,
   checkoutBody,
   completePayment,
   confirmOnOrderPage,
   countRows,
   createCheckout,
+  DELIVERY,
   eventually,
   expectCheckout,
   orderNumberOf,
   providerCheckout,
+  refusal,
   startCheckoutStack,
   stockOf,
   type CheckoutResult,
@@ -51,16 +52,6 @@ const MAIL_ENV = {
 const STOCKED_SKU = 'dispatch-kit-stocked';
 // One £12.00 unit and £4.95 shipping.
 const stockedBody = () => checkoutBody(16.95, [{ sku: STOCKED_SKU, quantity: 1 }]);
-
-async function refusal(call: Promise<unknown>): Promise<AppError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to be refused');
-}
 
 describe('checkout: dispatch, delivery and cancel by staff', () => {
   let smtp: TestSmtpServer;

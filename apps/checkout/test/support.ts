@@ -12,6 +12,7 @@ import { loyalty } from '@storefront/proto';
 import type { Env } from '@storefront/config';
 import { SANDBOX_API_KEY } from '@storefront/formats';
 import type { Knex } from '@storefront/db';
+import { AppError } from '@storefront/errors';
 import type { PaymentSandbox } from '@storefront/payment-sandbox';
 import type { Static } from '@storefront/gateway/src/kit/schema';
 import type { OrderSummary as OrderSummarySchema } from '@storefront/gateway/src/application/orders';
@@ -376,4 +377,15 @@ export async function insertOpenOrders(db: Knex, count: number, options: Backlog
 /** The number people read the order by (`SRS-10234`), as its mails and pages show it. */
 export async function orderNumberOf(stack: Stack, reference: string): Promise<string> {
   return (await stack.checkout!.store.findByReference(reference))!.number;
+}
+
+/** The AppError a call was refused with; fails the test if the call succeeds or throws anything else. */
+export async function refusal(call: Promise<unknown>): Promise<AppError> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to be refused');
 }
