@@ -1,7 +1,7 @@
 /**
  * The busiest reads (a session's user, an account, the stock levels) run below knex. knex builds such a read once, when
- * its store is made; each call then runs that SQL as a prepared statement: on SQLite the connection's kept statement,
- * called synchronously, and on MySQL mysql2's `execute` (a server-side prepared statement the connection keeps). What
+ * its store is made; each call then runs that SQL as a prepared statement: on SQLite one compiled once per connection
+ * and called synchronously, and on MySQL mysql2's `execute` (a server-side prepared statement the connection keeps). What
  * knex spends on every call, building and compiling the query, its promise chain and result handling, is left out (a PK
  * read: about 20 µs through knex, 4 µs here), and so is knex's span: a sampled trace still gets a SQL span (inSqlSpan),
  * an unsampled request none. A call still emits knex's 'query' event, so whatever counts a store's statements counts
@@ -26,7 +26,11 @@ export type PreparedRead<Params extends ReadParam[], Row extends object = ReadRo
 interface SqliteConnection {
   readonly open: boolean;
   readonly inTransaction: boolean;
-  prepare(sql: string): { all(bindings: ReadParam[]): object[] };
+  prepare(sql: string): SqliteStatement;
+}
+
+interface SqliteStatement {
+  all(bindings: ReadParam[]): object[];
 }
 
 /** mysql2's callback connection, as far as a read needs it. */
@@ -90,6 +94,13 @@ export function preparedRead<Params extends ReadParam[], Row extends object = Re
   }
 
   const holder = sqliteConnections.get(db);
+  // Compiling the statement costs more than running a PK read, so it is compiled once per connection (the pool
+  // replaces its connection only when the old one failed).
+  let prepared: { connection: SqliteConnection; statement: SqliteStatement } | undefined;
+  const statementOn = (connection: SqliteConnection) => {
+    if (prepared?.connection !== connection) prepared = { connection, statement: connection.prepare(sql) };
+    return prepared.statement;
+  };
   return async (...params) => {
     const connection = holder?.connection;
     // Inside a transaction the connection would read that transaction's uncommitted writes:
@@ -97,6 +108,6 @@ export function preparedRead<Params extends ReadParam[], Row extends object = Re
     if (!connection?.open || connection.inTransaction) return (await build(...params)) as Row[];
     const values = valuesOf(params);
     announce(values);
-    return inSqlSpan('sqlite', 'select', sql, () => connection.prepare(sql).all(values) as Row[]);
+    return inSqlSpan('sqlite', 'select', sql, () => statementOn(connection).all(values) as Row[]);
   };
 }

@@ -101,6 +101,25 @@ describe('db: reads prepared below knex', () => {
     }
   });
 
+  it('compiles its statement once on SQLite, not on every call', async function () {
+    if (currentBackend() !== 'sqlite') this.skip();
+    const read = preparedRead(db, byOwner);
+    const connection = (await db.client.acquireConnection()) as { prepare: (sql: string) => unknown };
+    await db.client.releaseConnection(connection);
+    const prepare = connection.prepare;
+    let compiled = 0;
+    connection.prepare = function (this: unknown, sql: string) {
+      compiled += 1;
+      return prepare.call(this, sql);
+    };
+    try {
+      for (const owner of ['ann', 'bob', 'ann']) expect(await read(owner)).to.have.length.above(0);
+    } finally {
+      connection.prepare = prepare;
+    }
+    expect(compiled).to.equal(1);
+  });
+
   it('refuses a query that binds anything but its parameters, naming the value to put in the SQL', () => {
     expect(() => preparedRead(db, (owner: string) => db('notes').where({ owner }).limit(10))).to.throw(
       /bind only its parameters; put 10 in its SQL/,
