@@ -20,6 +20,7 @@ import {
   checkoutBody,
   countRows,
   expectCheckout,
+  orderNumberOf,
   signUp,
   sku,
   startCheckoutStack,
@@ -246,10 +247,20 @@ describe('refunds through the payment provider', () => {
       const entries = () =>
         stack.loyalty!.db('ledger_entries').where({ user_id: userId, type: 'reversal' }).select('points');
       expect((await entries()).map((row) => Number(row.points))).to.deep.equal([-16]);
+      // The customer's history names the order by the number they know it by, award and refund alike.
+      const number = await orderNumberOf(stack, reference);
+      const { body: me } = await customer.get<{ loyalty: { pointsHistory: Array<{ description: string }> } }>(
+        '/api/auth/me',
+      );
+      expect(me.loyalty.pointsHistory.map((entry) => entry.description)).to.include.members([
+        `Points for order ${number}`,
+        `Refund of order ${number}`,
+      ]);
 
       // The sweep and a repeat downstream change nothing more.
       await stack.checkout!.sweepRefundsNow();
       const repeat = await loyaltyRpc.reversePurchase({
+        orderNumber: '',
         refundId: half.refund!.id,
         orderId,
         userId,

@@ -223,7 +223,7 @@ export async function signUp(client: HttpClient): Promise<string> {
 export async function redeemReward(stack: Stack, client: HttpClient, userId: string): Promise<string> {
   const rpc = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'checkout');
   try {
-    await rpc.awardPurchase({ orderId: `seed-${userId}`, userId, amountPence: 40_000 });
+    await rpc.awardPurchase({ orderNumber: '', orderId: `seed-${userId}`, userId, amountPence: 40_000 });
   } finally {
     rpc.close();
   }

@@ -19,6 +19,7 @@ import {
   countRows,
   expectCheckout,
   newClientAddress,
+  orderNumberOf,
   STATEMENTS_TICKED,
   sku,
   startCheckoutStack,
@@ -730,7 +731,10 @@ describe('storefront pages', () => {
       await stack.checkout!.reconcileNow();
       const after = (await client.get<string>('/account')).text;
       expect(after).to.include('<dt>Points</dt><dd>175</dd>');
-      expect(after).to.include(`href="/orders/${fields.checkout_reference}"`);
+      // Orders and points are named by the number people read, not the reference.
+      const number = await orderNumberOf(stack, fields.checkout_reference!);
+      expect(after).to.include(`href="/orders/${fields.checkout_reference}">${number}</a>`);
+      expect(after).to.include(`<td>Points for order ${number}</td>`);
       // The owner sees the delivery details; nobody else sees the order at all.
       const own = (await client.get<string>(`/orders/${fields.checkout_reference}`)).text;
       expect(own).to.include(DELIVERY_FORM.postcode).and.include('<span class="status">Paid</span>');

@@ -29,7 +29,7 @@ import { StaffLoyaltyAccounts } from './domain/staff-accounts';
 import { REFUND_ID_MAX_LENGTH, reversePurchase } from './domain/reversals';
 import { parseRewardsFile } from './rewards-file';
 import { readTierMultipliersFile } from './tier-multipliers-file';
-import { LIMITS, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
+import { LIMITS, orderName, requireAmountPence, requireIdentifier, requireRequestedRewardIds } from './domain/rules';
 
 export interface LoyaltyServer extends RunningGrpcService {
   /** Resolves once the accounts being opened off the read path are open (or failed). */
@@ -100,6 +100,7 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
               requireIdentifier(request.userId, 'user_id', LIMITS.userId),
               requireIdentifier(request.orderId, 'order_id', LIMITS.orderId),
               requireAmountPence(request.amountPence),
+              orderName(request.orderId, request.orderNumber),
             ),
           checkRewardCode: async (request) => ledger.checkRewardCode(request.code, request.userId),
           useRewardCode: async (request) => {
@@ -134,6 +135,7 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
                 userId: requireIdentifier(request.userId, 'user_id', LIMITS.userId),
                 refundedPence: requireAmountPence(request.refundedPence, 'refunded_pence'),
                 goodsPence: requireAmountPence(request.goodsPence, 'goods_pence'),
+                orderName: orderName(request.orderId, request.orderNumber),
               },
               now(),
             ),

@@ -16,7 +16,7 @@ describe('loyalty: who may award points', () => {
     const userId = newUserId();
     await loyalty.client.openAccount({}, await loyalty.as(userId));
     const before = await ledgerRows(loyalty.server, userId);
-    const request = { userId, orderId: `forged-${userId}`, amountPence: 1_000_000 };
+    const request = { userId, orderId: `forged-${userId}`, orderNumber: '', amountPence: 1_000_000 };
 
     expect(await callRaw(loyalty.server.address, awardPurchase, {}, request)).to.include({
       status: status.UNAUTHENTICATED,

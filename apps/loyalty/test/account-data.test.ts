@@ -49,9 +49,10 @@ describe('loyalty: data rights (export and erasure)', () => {
     const email = `Jane.${surname}@gmail.com`;
     await open(referrer);
     await open(userId, { referrerUserId: referrer, referrerEmail: `rob.${tag()}@shop.test`, email });
-    await loyalty.checkout.awardPurchase({ userId, orderId: `order-${userId}`, amountPence: 60_000 });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `order-${userId}`, amountPence: 60_000 });
     await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await as(userId));
     await loyalty.checkout.reversePurchase({
+      orderNumber: '',
       refundId: `refund-${userId}`,
       orderId: `order-${userId}`,
       userId,

@@ -31,7 +31,7 @@ describe('loyalty: balance columns agree with the ledger', () => {
 
   async function fundedAccount(): Promise<string> {
     const userId = newUserId();
-    await loyalty.checkout.awardPurchase({ userId, orderId: `o-${userId}`, amountPence: 90_000 });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `o-${userId}`, amountPence: 90_000 });
     await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await loyalty.as(userId));
     return userId;
   }

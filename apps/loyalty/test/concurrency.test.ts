@@ -37,14 +37,19 @@ describe('loyalty service: concurrent calls for one account', () => {
     const userId = newUserId();
     const repeats = fulfilled(
       await times(PARALLEL, () =>
-        loyalty.checkout.awardPurchase({ userId, orderId: `same-${userId}`, amountPence: 10_000 }),
+        loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `same-${userId}`, amountPence: 10_000 }),
       ),
     );
     expect(repeats.filter((r) => r?.newlyAwarded)).to.have.length(1);
     expect(repeats.every((r) => r?.pointsAwarded === 100)).to.equal(true);
     fulfilled(
       await times(PARALLEL, (i) =>
-        loyalty.checkout.awardPurchase({ userId, orderId: `distinct-${userId}-${i}`, amountPence: 1_000 }),
+        loyalty.checkout.awardPurchase({
+          orderNumber: '',
+          userId,
+          orderId: `distinct-${userId}-${i}`,
+          amountPence: 1_000,
+        }),
       ),
     );
     const rows = await ledgerRows(loyalty.server, userId);
@@ -57,7 +62,7 @@ describe('loyalty service: concurrent calls for one account', () => {
   it('never overdraws under parallel redemptions', async () => {
     const userId = newUserId();
     // 100 welcome + 1100 = 1200: room for exactly two 500-point rewards.
-    await loyalty.checkout.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 110_000 });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `fund-${userId}`, amountPence: 110_000 });
     const options = await loyalty.as(userId);
     const results = await times(PARALLEL, () => loyalty.client.redeem({ rewardId: 'ten-percent-off' }, options));
     const refused = results
@@ -73,12 +78,17 @@ describe('loyalty service: concurrent calls for one account', () => {
 
   it('redeems one reward once under parallel syncs asking for it, mixed with awards', async () => {
     const userId = newUserId();
-    await loyalty.checkout.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 500_000 });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `fund-${userId}`, amountPence: 500_000 });
     const options = await loyalty.as(userId);
     fulfilled(
       await times<unknown>(PARALLEL, (i) =>
         i % 3 === 0
-          ? loyalty.checkout.awardPurchase({ userId, orderId: `mixed-${userId}-${i}`, amountPence: 100 })
+          ? loyalty.checkout.awardPurchase({
+              orderNumber: '',
+              userId,
+              orderId: `mixed-${userId}-${i}`,
+              amountPence: 100,
+            })
           : loyalty.client.sync({ requestedRewardIds: ['ten-percent-off'] }, options),
       ),
     );
@@ -90,7 +100,7 @@ describe('loyalty service: concurrent calls for one account', () => {
 
   it('lets exactly one of several orders use a reward code', async () => {
     const userId = newUserId();
-    await loyalty.checkout.awardPurchase({ userId, orderId: `fund-${userId}`, amountPence: 50_000 });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `fund-${userId}`, amountPence: 50_000 });
     const { redeemed } = await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await loyalty.as(userId));
     const results = await times(PARALLEL, (i) =>
       loyalty.checkout.useRewardCode({ code: redeemed!.code, userId, orderId: `order-${i}` }),

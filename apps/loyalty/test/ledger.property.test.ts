@@ -91,6 +91,7 @@ describe('loyalty service: ledger invariants (property-based)', () => {
       case 'award': {
         model.open();
         const result = await loyalty.checkout.awardPurchase({
+          orderNumber: '',
           userId,
           orderId: orderId(op.order),
           amountPence: op.pence,

@@ -18,7 +18,7 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
 
   const account = async (userId: string) => (await loyalty.client.getAccount({}, await loyalty.as(userId))).account!;
   const award = (userId: string, orderId: string, amountPence: number) =>
-    loyalty.checkout.awardPurchase({ userId, orderId, amountPence });
+    loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId, amountPence });
   /** An opened account whose lifetime points are exactly `lifetime` (at least the welcome 100). */
   async function accountWithLifetime(lifetime: number): Promise<string> {
     const userId = newUserId();
@@ -177,9 +177,14 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
       ],
       ['a missing user id', { orderId: 'o', userId: '', amountPence: 100 }, 'user_id'],
       ['a user id with control characters', { orderId: 'o', userId: 'u\n', amountPence: 100 }, 'user_id'],
+      [
+        'an over-long order number',
+        { orderId: 'o', orderNumber: `SRS-${'1'.repeat(40)}`, userId: 'u', amountPence: 100 },
+        'order_number',
+      ],
     ] as const) {
       it(`refuses ${label} as an invalid argument naming ${field}`, async () => {
-        const error = await rejection(loyalty.checkout.awardPurchase(request));
+        const error = await rejection(loyalty.checkout.awardPurchase({ orderNumber: '', ...request }));
         expect(error.kind).to.equal('invalid_argument');
         expect(error.detail).to.contain(field);
       });
@@ -207,7 +212,7 @@ describe('loyalty service: ledger, tiers and rewards over gRPC', () => {
       });
       try {
         const userId = newUserId();
-        await custom.checkout.awardPurchase({ userId, orderId: 'o-1', amountPence: 5_000 });
+        await custom.checkout.awardPurchase({ orderNumber: '', userId, orderId: 'o-1', amountPence: 5_000 });
         expect((await custom.client.getAccount({}, await custom.as(userId))).account).to.deep.include({
           lifetimePoints: 150,
           tier: 'silver',

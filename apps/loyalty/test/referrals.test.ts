@@ -258,7 +258,12 @@ describe('loyalty: referral rewards', () => {
 
     it('takes back at most what the referrer still holds, forgiving points already spent', async () => {
       const referrer = newUserId();
-      await loyalty.checkout.awardPurchase({ userId: referrer, orderId: `own-${referrer}`, amountPence: 30_000 });
+      await loyalty.checkout.awardPurchase({
+        orderNumber: '',
+        userId: referrer,
+        orderId: `own-${referrer}`,
+        amountPence: 30_000,
+      });
       const friend = await joinThrough(referrer);
       await settle(friend);
       // 100 + 300 + 250 = 650; a 500-point reward leaves 150 of the 250 to take back.

@@ -12,14 +12,21 @@ describe('loyalty: purchase points reversed by refunds', () => {
   /** An account with its welcome bonus and 50 points for a £50.99 order. */
   async function awarded(orderId: string): Promise<string> {
     const userId = newUserId();
-    await loyalty.checkout.awardPurchase({ orderId, userId, amountPence: 5099 });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', orderId, userId, amountPence: 5099 });
     return userId;
   }
 
   it('reverses a refund once however many times it is sent at once, and the rest of the order with the last refund', async () => {
     const userId = await awarded('order-r1');
     const reverse = (refundId: string, refundedPence: number) =>
-      loyalty.checkout.reversePurchase({ refundId, orderId: 'order-r1', userId, refundedPence, goodsPence: 5099 });
+      loyalty.checkout.reversePurchase({
+        orderNumber: '',
+        refundId,
+        orderId: 'order-r1',
+        userId,
+        refundedPence,
+        goodsPence: 5099,
+      });
     // £10.00 of £50.99: ⌊50 × 1000 / 5099⌋ = 9 points.
     const answers = await withBusyCores(() =>
       Promise.allSettled(Array.from({ length: 12 }, () => reverse('refund-a', 1000))),
@@ -44,6 +51,7 @@ describe('loyalty: purchase points reversed by refunds', () => {
     const userId = await awarded('order-r2');
     await loyalty.server.db('accounts').where({ user_id: userId }).update({ points: 20 });
     const full = await loyalty.checkout.reversePurchase({
+      orderNumber: '',
       refundId: 'refund-c',
       orderId: 'order-r2',
       userId,
@@ -54,6 +62,7 @@ describe('loyalty: purchase points reversed by refunds', () => {
     expect((await balanceColumns(loyalty.server, userId))!.points).to.equal(0);
 
     const never = await loyalty.checkout.reversePurchase({
+      orderNumber: '',
       refundId: 'refund-d',
       orderId: 'order-never-awarded',
       userId,
@@ -61,5 +70,26 @@ describe('loyalty: purchase points reversed by refunds', () => {
       goodsPence: 1000,
     });
     expect(never).to.deep.include({ pointsReversed: 0, pointsForgiven: 0 });
+  });
+
+  it('names the order by its number in the award and the reversal when checkout gives one, else by its id', async () => {
+    const userId = newUserId();
+    await loyalty.checkout.awardPurchase({ orderNumber: 'SRS-10042', orderId: 'order-r3', userId, amountPence: 2000 });
+    await loyalty.checkout.reversePurchase({
+      orderNumber: 'SRS-10042',
+      refundId: 'refund-e',
+      orderId: 'order-r3',
+      userId,
+      refundedPence: 2000,
+      goodsPence: 2000,
+    });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', orderId: 'order-r4', userId, amountPence: 1000 });
+    const { account } = await loyalty.client.getAccount({}, await loyalty.as(userId));
+    const descriptions = account!.pointsHistory.filter((entry) => entry.type !== 'welcome').map((e) => e.description);
+    expect([...descriptions].sort()).to.deep.equal([
+      'Points for order SRS-10042',
+      'Points for order order-r4',
+      'Refund of order SRS-10042',
+    ]);
   });
 });

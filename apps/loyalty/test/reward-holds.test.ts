@@ -20,7 +20,12 @@ describe('loyalty service: reward code holds', () => {
   /** A fresh account that redeemed the 10% reward, and its code. */
   async function ownerWithCode(): Promise<{ owner: string; code: string }> {
     const owner = newUserId();
-    await loyalty.checkout.awardPurchase({ userId: owner, orderId: `setup-${owner}`, amountPence: 40_000 });
+    await loyalty.checkout.awardPurchase({
+      orderNumber: '',
+      userId: owner,
+      orderId: `setup-${owner}`,
+      amountPence: 40_000,
+    });
     const { redeemed } = await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await loyalty.as(owner));
     return { owner, code: redeemed!.code };
   }

@@ -27,7 +27,7 @@ describe('loyalty service: statements per account read', () => {
   /** An opened account with a welcome entry, a purchase and a redemption. */
   async function existingAccount(): Promise<string> {
     const userId = newUserId();
-    await loyalty.checkout.awardPurchase({ userId, orderId: `o-${userId}`, amountPence: 60_000 });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `o-${userId}`, amountPence: 60_000 });
     await loyalty.client.redeem({ rewardId: 'ten-percent-off' }, await loyalty.as(userId));
     return userId;
   }

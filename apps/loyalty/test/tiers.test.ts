@@ -20,7 +20,12 @@ describe('loyalty: tiers earn faster', () => {
   async function accountWithLifetime(lifetime: number): Promise<string> {
     const userId = newUserId();
     if (lifetime > 100)
-      await loyalty.checkout.awardPurchase({ userId, orderId: `setup-${userId}`, amountPence: (lifetime - 100) * 100 });
+      await loyalty.checkout.awardPurchase({
+        orderNumber: '',
+        userId,
+        orderId: `setup-${userId}`,
+        amountPence: (lifetime - 100) * 100,
+      });
     else await loyalty.client.openAccount({}, await loyalty.as(userId));
     return userId;
   }
@@ -35,7 +40,9 @@ describe('loyalty: tiers earn faster', () => {
     it(`earns ${points} points for £${pence / 100} at ${lifetime} lifetime points (${tier})`, async () => {
       const userId = await accountWithLifetime(lifetime);
       const orderId = `order-${userId}`;
-      expect(await loyalty.checkout.awardPurchase({ userId, orderId, amountPence: pence })).to.deep.equal({
+      expect(
+        await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId, amountPence: pence }),
+      ).to.deep.equal({
         pointsAwarded: points,
         newlyAwarded: true,
       });
@@ -52,12 +59,16 @@ describe('loyalty: tiers earn faster', () => {
 
   it('earns at the tier held before the award: the order reaching a tier earns at the one below', async () => {
     const userId = await accountWithLifetime(499);
-    await loyalty.checkout.awardPurchase({ userId, orderId: `a-${userId}`, amountPence: 100_000 });
+    await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `a-${userId}`, amountPence: 100_000 });
     expect(await account(userId)).to.deep.include({ lifetimePoints: 1499, tier: 'silver' });
-    expect(await loyalty.checkout.awardPurchase({ userId, orderId: `b-${userId}`, amountPence: 100 })).to.deep.include({
+    expect(
+      await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `b-${userId}`, amountPence: 100 }),
+    ).to.deep.include({
       pointsAwarded: 1,
     });
-    expect(await loyalty.checkout.awardPurchase({ userId, orderId: `c-${userId}`, amountPence: 200 })).to.deep.include({
+    expect(
+      await loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId: `c-${userId}`, amountPence: 200 }),
+    ).to.deep.include({
       pointsAwarded: 3,
     });
   });
@@ -90,7 +101,9 @@ describe('loyalty: tiers earn faster', () => {
     const orderId = `same-${userId}`;
     const results = await withBusyCores(() =>
       Promise.allSettled(
-        Array.from({ length: 24 }, () => loyalty.checkout.awardPurchase({ userId, orderId, amountPence: 10_000 })),
+        Array.from({ length: 24 }, () =>
+          loyalty.checkout.awardPurchase({ orderNumber: '', userId, orderId, amountPence: 10_000 }),
+        ),
       ),
     );
     expectNoServerFailures(results);
@@ -111,7 +124,12 @@ describe('loyalty: tiers earn faster', () => {
         async (tier, pence) => {
           const userId = await accountWithLifetime(TIER_STARTS[tier]);
           const expected = Math.floor(Math.floor(pence / 100) * MULTIPLIERS[tier]);
-          const award = await loyalty.checkout.awardPurchase({ userId, orderId: `p-${userId}`, amountPence: pence });
+          const award = await loyalty.checkout.awardPurchase({
+            orderNumber: '',
+            userId,
+            orderId: `p-${userId}`,
+            amountPence: pence,
+          });
           expect(award).to.deep.equal({ pointsAwarded: expected, newlyAwarded: true });
           const total = TIER_STARTS[tier] + expected;
           expect(await balanceColumns(loyalty.server, userId)).to.deep.equal({ points: total, lifetimePoints: total });

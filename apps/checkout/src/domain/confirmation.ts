@@ -301,6 +301,7 @@ export class PaymentConfirmation {
     if (order.accountId && order.pointsAwardedAt === undefined) {
       await loyalty.awardPurchase({
         orderId: order.id,
+        orderNumber: order.number,
         userId: order.accountId,
         amountPence: order.goodsPence - order.discountPence,
       });

@@ -59,10 +59,16 @@ export interface LoyaltyClient {
   }): Promise<RewardCodeCheck & { heldByAnotherOrder: boolean }>;
   releaseRewardCode(request: { code: string; orderId: string }): Promise<unknown>;
   useRewardCode(request: { code: string; userId: string; orderId: string }): Promise<unknown>;
-  awardPurchase(request: { orderId: string; userId: string; amountPence: number }): Promise<unknown>;
+  awardPurchase(request: {
+    orderId: string;
+    orderNumber: string;
+    userId: string;
+    amountPence: number;
+  }): Promise<unknown>;
   reversePurchase(request: {
     refundId: string;
     orderId: string;
+    orderNumber: string;
     userId: string;
     refundedPence: number;
     goodsPence: number;

@@ -286,6 +286,7 @@ export class Refunds {
         await loyalty.reversePurchase({
           refundId: refund.id,
           orderId: order.id,
+          orderNumber: order.number,
           userId: order.accountId,
           refundedPence: refund.refundedTotalPence ?? order.refundedPence,
           goodsPence: order.goodsPence - order.discountPence,

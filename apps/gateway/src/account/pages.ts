@@ -254,7 +254,7 @@ export function accountOverviewPage(
   );
   const orderRows = orders.map((details) => {
     const order = details.summary!;
-    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
+    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.orderNumber}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
   });
   return accountPage(
     'Your account',

@@ -131,7 +131,12 @@ describe('gateway: POST /api/state/sync', () => {
     async function award(profile: Profile, pence: number) {
       const client = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'checkout');
       try {
-        await client.awardPurchase({ orderId: `order-${profile.id}-${pence}`, userId: profile.id, amountPence: pence });
+        await client.awardPurchase({
+          orderNumber: '',
+          orderId: `order-${profile.id}-${pence}`,
+          userId: profile.id,
+          amountPence: pence,
+        });
       } finally {
         client.close();
       }

@@ -40,6 +40,7 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
   /** Points for a paid order of `pounds` GBP, as checkout awards them. */
   const awardPounds = (userId: string, pounds: number) =>
     loyaltyRpc.awardPurchase({
+      orderNumber: '',
       userId,
       orderId: `order-${userId}-${Date.now()}-${Math.random()}`,
       amountPence: pounds * 100,

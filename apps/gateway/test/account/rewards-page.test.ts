@@ -19,7 +19,7 @@ describe('gateway: rewards redeemed from the account page', () => {
   async function award(userId: string, pence: number) {
     const rpc = stack.clientOf('loyalty', loyalty.LoyaltyServiceService, 'checkout');
     try {
-      await rpc.awardPurchase({ orderId: `seed-${userId}-${pence}`, userId, amountPence: pence });
+      await rpc.awardPurchase({ orderNumber: '', orderId: `seed-${userId}-${pence}`, userId, amountPence: pence });
     } finally {
       rpc.close();
     }

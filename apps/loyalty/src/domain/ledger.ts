@@ -145,6 +145,7 @@ export class LoyaltyLedger {
     userId: string,
     orderId: string,
     amountPence: number,
+    orderName = orderId,
   ): Promise<{ pointsAwarded: number; newlyAwarded: boolean }> {
     return this.changeAccount(userId, async (trx) => {
       const tier = tierFor((await this.store.balance(trx, userId)).lifetimePoints, this.options.tiers);
@@ -155,7 +156,7 @@ export class LoyaltyLedger {
         key: ledgerKey.order(orderId),
         type: 'purchase',
         points: pointsForPurchase(amountPence, multiplier),
-        description: `Points for order ${orderId}${rate}`,
+        description: `Points for order ${orderName}${rate}`,
         orderId,
       });
       return { pointsAwarded: award.points, newlyAwarded: award.granted };

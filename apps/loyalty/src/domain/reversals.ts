@@ -26,6 +26,8 @@ export interface ReversalRequest {
   refundedPence: number;
   /** The goods total after discount the order's points were awarded for, in pence. */
   goodsPence: number;
+  /** How the entry names the order (its number); its id when absent. */
+  orderName?: string;
 }
 
 export async function reversePurchase(
@@ -51,7 +53,12 @@ export async function reversePurchase(
     const { taken, forgiven } = await takeBack(
       store,
       trx,
-      { userId, key: ledgerKey.reversal(refundId), description: `Refund of order ${orderId}`, orderId },
+      {
+        userId,
+        key: ledgerKey.reversal(refundId),
+        description: `Refund of order ${request.orderName ?? orderId}`,
+        orderId,
+      },
       due,
       now,
     );

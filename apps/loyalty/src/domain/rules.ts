@@ -214,6 +214,7 @@ export const LIMITS = {
   userId: 64,
   rewardId: CATALOG_ID_MAX_LENGTH,
   orderId: ORDER_REFERENCE_MAX_LENGTH,
+  orderNumber: 32,
   rewardCode: 32,
   requestedRewards: 100,
   adjustmentKey: 100,
@@ -242,6 +243,14 @@ export function requireIdentifier(value: string, field: string, maxLength: numbe
   if (value.length > maxLength) throw invalidArgument(`${field} must be at most ${maxLength} characters`);
   if (hasControlCharacters(value)) throw invalidArgument(`${field} must not contain control characters`);
   return value;
+}
+
+/**
+ * How a ledger entry names an order: by the number people read it by (`SRS-10234`) when the caller gives one, else by
+ * its id (entries written before orders had numbers).
+ */
+export function orderName(orderId: string, orderNumber: string): string {
+  return orderNumber === '' ? orderId : requireIdentifier(orderNumber, 'order_number', LIMITS.orderNumber);
 }
 
 /**

@@ -121,6 +121,11 @@ export interface AwardPurchaseRequest {
   userId: string;
   /** Goods total after discount, in pence: ⌊whole pounds × the account's tier multiplier⌋ points. */
   amountPence: number;
+  /**
+   * The number people read the order by (`SRS-10234`), which names it in the entry's description;
+   * empty: the order id does.
+   */
+  orderNumber: string;
 }
 
 export interface AwardPurchaseResponse {
@@ -234,6 +239,8 @@ export interface ReversePurchaseRequest {
   refundedPence: number;
   /** The order's goods total after discount, in pence: what its points were awarded for. */
   goodsPence: number;
+  /** The number people read the order by, which names it in the entry's description; empty: the order id does. */
+  orderNumber: string;
 }
 
 export interface ReversePurchaseResponse {
@@ -1800,7 +1807,7 @@ export const RedeemResponse: MessageFns<RedeemResponse> = {
 };
 
 function createBaseAwardPurchaseRequest(): AwardPurchaseRequest {
-  return { orderId: "", userId: "", amountPence: 0 };
+  return { orderId: "", userId: "", amountPence: 0, orderNumber: "" };
 }
 
 export const AwardPurchaseRequest: MessageFns<AwardPurchaseRequest> = {
@@ -1813,6 +1820,9 @@ export const AwardPurchaseRequest: MessageFns<AwardPurchaseRequest> = {
     }
     if (message.amountPence !== 0) {
       writer.uint32(24).int64(message.amountPence);
+    }
+    if (message.orderNumber !== "") {
+      writer.uint32(34).string(message.orderNumber);
     }
     return writer;
   },
@@ -1854,6 +1864,14 @@ export const AwardPurchaseRequest: MessageFns<AwardPurchaseRequest> = {
             message.amountPence = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.orderNumber = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1883,6 +1901,11 @@ export const AwardPurchaseRequest: MessageFns<AwardPurchaseRequest> = {
         : isSet(object.amount_pence)
         ? globalThis.Number(object.amount_pence)
         : 0,
+      orderNumber: isSet(object.orderNumber)
+        ? globalThis.String(object.orderNumber)
+        : isSet(object.order_number)
+        ? globalThis.String(object.order_number)
+        : "",
     };
   },
 
@@ -1897,6 +1920,9 @@ export const AwardPurchaseRequest: MessageFns<AwardPurchaseRequest> = {
     if (message.amountPence !== 0) {
       obj.amountPence = Math.round(message.amountPence);
     }
+    if (message.orderNumber !== "") {
+      obj.orderNumber = message.orderNumber;
+    }
     return obj;
   },
 
@@ -1908,6 +1934,7 @@ export const AwardPurchaseRequest: MessageFns<AwardPurchaseRequest> = {
     message.orderId = object.orderId ?? "";
     message.userId = object.userId ?? "";
     message.amountPence = object.amountPence ?? 0;
+    message.orderNumber = object.orderNumber ?? "";
     return message;
   },
 };
@@ -3368,7 +3395,7 @@ export const AdjustPointsForStaffResponse: MessageFns<AdjustPointsForStaffRespon
 };
 
 function createBaseReversePurchaseRequest(): ReversePurchaseRequest {
-  return { refundId: "", orderId: "", userId: "", refundedPence: 0, goodsPence: 0 };
+  return { refundId: "", orderId: "", userId: "", refundedPence: 0, goodsPence: 0, orderNumber: "" };
 }
 
 export const ReversePurchaseRequest: MessageFns<ReversePurchaseRequest> = {
@@ -3387,6 +3414,9 @@ export const ReversePurchaseRequest: MessageFns<ReversePurchaseRequest> = {
     }
     if (message.goodsPence !== 0) {
       writer.uint32(40).int64(message.goodsPence);
+    }
+    if (message.orderNumber !== "") {
+      writer.uint32(50).string(message.orderNumber);
     }
     return writer;
   },
@@ -3444,6 +3474,14 @@ export const ReversePurchaseRequest: MessageFns<ReversePurchaseRequest> = {
             message.goodsPence = longToNumber(reader.int64());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.orderNumber = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3483,6 +3521,11 @@ export const ReversePurchaseRequest: MessageFns<ReversePurchaseRequest> = {
         : isSet(object.goods_pence)
         ? globalThis.Number(object.goods_pence)
         : 0,
+      orderNumber: isSet(object.orderNumber)
+        ? globalThis.String(object.orderNumber)
+        : isSet(object.order_number)
+        ? globalThis.String(object.order_number)
+        : "",
     };
   },
 
@@ -3503,6 +3546,9 @@ export const ReversePurchaseRequest: MessageFns<ReversePurchaseRequest> = {
     if (message.goodsPence !== 0) {
       obj.goodsPence = Math.round(message.goodsPence);
     }
+    if (message.orderNumber !== "") {
+      obj.orderNumber = message.orderNumber;
+    }
     return obj;
   },
 
@@ -3516,6 +3562,7 @@ export const ReversePurchaseRequest: MessageFns<ReversePurchaseRequest> = {
     message.userId = object.userId ?? "";
     message.refundedPence = object.refundedPence ?? 0;
     message.goodsPence = object.goodsPence ?? 0;
+    message.orderNumber = object.orderNumber ?? "";
     return message;
   },
 };
