@@ -47,7 +47,7 @@ export function readIdentityConfig(env: EnvReader): IdentityConfig {
     argon2: readArgon2Settings(env),
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     mail: readMailConfig(env, service.dataDir),
-    loginRecordRetentionMs: env.int('LOGIN_RECORD_RETENTION_DAYS', 90, { min: 1, max: 3650 }) * 24 * 3600 * 1000,
+    loginRecordRetentionMs: env.int('LOGIN_RECORD_RETENTION_DAYS', 365, { min: 1, max: 3650 }) * 24 * 3600 * 1000,
   };
 }
 

@@ -28,7 +28,7 @@ export interface DeliverySettings {
   smtpTimeoutMs: number;
   /**
    * Sent rows (key, address, subject, times; the bodies go at sending) are kept this long, so a repeated event finds
-   * its key and queues nothing, then deleted by the sender (decision 1301).
+   * its key and queues nothing, then deleted by the sender (decisions 1301, 1323).
    */
   sentRetentionMs: number;
 }
@@ -47,7 +47,7 @@ export function readMailConfig(env: EnvReader, dataDir: string): MailConfig {
       // Three timeouts (connect, greeting, one socket idle) fit in the lease with room to spare.
       leaseMs: env.int('MAIL_LEASE_MS', Math.max(60_000, smtpTimeoutMs * 4), { min: smtpTimeoutMs * 4, max: 3600_000 }),
       smtpTimeoutMs,
-      sentRetentionMs: env.int('MAIL_RETENTION_DAYS', 30, { min: 1, max: 3650 }) * DAY_MS,
+      sentRetentionMs: env.int('MAIL_RETENTION_DAYS', 730, { min: 1, max: 3650 }) * DAY_MS,
     },
   };
 }
