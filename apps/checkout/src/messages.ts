@@ -130,5 +130,8 @@ export function staffPromo(promo: PromoListing): checkout.StaffPromo {
     redeemed: promo.redeemed,
     held: promo.held,
     refusal: promo.refusal ?? '',
+    minGoodsPence: promo.minGoodsPence ?? 0,
+    firstOrderOnly: promo.firstOrderOnly === true,
+    usesPerAccount: promo.usesPerAccount ?? 0,
   };
 }

@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AppError, conflict, invalidArgument } from '@storefront/errors';
 import { isUniqueViolation } from '@storefront/db';
 import type { Logger } from '@storefront/logging';
-import { checkAmountMatches, priceOrder, type OrderTotals } from './pricing';
+import { checkAmountMatches, formatPounds, priceOrder, type OrderTotals } from './pricing';
 import {
   fingerprintOf,
   validateCheckoutRequest,
@@ -21,9 +21,13 @@ import {
   type RequestRules,
 } from './request';
 import {
+  conditionRefusal,
+  countsAccountOrders,
   normalisePromoCode,
   PromoNotHeld,
   promoRefusal,
+  type AccountHistory,
+  type ConditionRefusal,
   type PromoCode,
   type PromoRefusal,
   type PromoUsage,
@@ -77,7 +81,7 @@ export interface CheckoutServiceOptions {
   now: () => number;
 }
 
-const NO_USAGE: PromoUsage = { redeemed: 0, held: 0 };
+const NO_USAGE: PromoUsage & AccountHistory = { redeemed: 0, held: 0, orders: 0, usesOfCode: 0 };
 
 export interface DiscountCode {
   code: string;
@@ -347,7 +351,7 @@ export class CheckoutService {
     );
     let discount: DiscountCode | undefined;
     if (request.promoCode !== undefined) {
-      const found = await this.lookUpCode(request.promoCode, accountId);
+      const found = await this.lookUpCode(request.promoCode, accountId, goodsOf(lines));
       if ('refusal' in found) throw invalidPromo(request.promoCode, found.refusal);
       discount = found.discount;
     }
@@ -395,7 +399,7 @@ export class CheckoutService {
     const rawCode = request.promoCode?.trim() ?? '';
     if (rawCode !== '') await this.options.limits.countPromoCheck(request.clientAddress);
     const { quoted, lines } = await this.quoteLines(items);
-    const found = rawCode === '' ? undefined : await this.lookUpCode(rawCode, accountId);
+    const found = rawCode === '' ? undefined : await this.lookUpCode(rawCode, accountId, goodsOf(lines));
     const discount = found && 'discount' in found ? found.discount : undefined;
     const totals = priceOrder(lines, discount?.basisPoints ?? 0);
     const named = new Map(quoted.map((line) => [line.sku, line]));
@@ -413,18 +417,23 @@ export class CheckoutService {
 
   /**
    * A code of the promo table (any customer, case-insensitive), or else a loyalty reward code
-   * that is valid only for the account that redeemed it.
+   * that is valid only for the account that redeemed it. With the order's goods, a promo code's
+   * conditions are checked too (the order's own transaction checks them again, decision 1324).
    */
-  private async lookUpCode(rawCode: string, accountId: string | undefined): Promise<CodeLookup> {
+  private async lookUpCode(rawCode: string, accountId: string | undefined, goodsPence?: number): Promise<CodeLookup> {
     const { store, now } = this.options;
     const code = normalisePromoCode(rawCode);
     const invalid = { refusal: 'is not valid' };
     if (code === '') return invalid;
     const promo = await this.options.promos.find(code);
     if (promo) {
-      // Only a code with a cap needs its usage counted.
-      const usage = promo.maxRedemptions === undefined ? NO_USAGE : await store.promoUsage(code);
-      const refusal = promoRefusal(promo, now(), usage);
+      const counted = goodsPence !== undefined && countsAccountOrders(promo) ? accountId : undefined;
+      // Only a code with a cap, or one counting this account's orders, needs its usage read.
+      const usage =
+        promo.maxRedemptions === undefined && counted === undefined ? NO_USAGE : await store.promoUsage(code, counted);
+      const refusal =
+        promoRefusal(promo, now(), usage) ??
+        (goodsPence === undefined ? undefined : conditionRefusal(promo, { goodsPence, accountId }, usage));
       if (refusal && refusal !== 'held') return { refusal: promoRefusalDetail(promo, refusal) };
       return { discount: { code, kind: 'promo', basisPoints: promo.discountBasisPoints }, held: refusal === 'held' };
     }
@@ -489,8 +498,19 @@ const idempotencyMismatch = (reference: string) =>
 
 const invalidPromo = (code: string, why: string) => invalidArgument(`promo_code ${code} ${why}`, 'invalid_promo_code');
 
-function promoRefusalDetail(promo: PromoCode, refusal: PromoRefusal): string {
+/** The goods of priced lines, before any discount. */
+const goodsOf = (lines: OrderLine[]) => priceOrder(lines, 0).goodsPence;
+
+function promoRefusalDetail(promo: PromoCode, refusal: PromoRefusal | ConditionRefusal): string {
   switch (refusal) {
+    case 'below_minimum':
+      return `needs goods of at least £${formatPounds(promo.minGoodsPence!)} before the discount`;
+    case 'needs_account':
+      return 'is limited per customer: sign in to use it';
+    case 'not_first_order':
+      return "is for a customer's first order only";
+    case 'used_by_account':
+      return `has been used on this account's orders as many times as it may be (${promo.usesPerAccount})`;
     case 'inactive':
       return 'is not valid';
     case 'used_up':

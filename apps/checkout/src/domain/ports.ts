@@ -9,7 +9,7 @@ import type { OpenOrdersCheck, OpenOrdersRead } from '../limits';
 import type { HeldStockFacts } from './held-stock';
 import type { DispatchDetails, NewOrder, Order, OrderPosition, OrderStatus, StockWait } from './order';
 import type { ProviderCheckoutFields } from './payment-provider';
-import type { PromoCode, PromoListing, PromoUsage } from './promo';
+import type { AccountHistory, PromoCode, PromoListing, PromoUsage } from './promo';
 import type { LockedOrder, NewRefund, Refund, RefundEffect } from './refund';
 import type { ItemQuantity } from './request';
 
@@ -177,7 +177,7 @@ export interface CheckoutStore {
   markDueNow(orderId: string): Promise<void>;
   /** Makes an open order due a visit at `at` (a paid order waiting for stock, when the next hold yields). */
   scheduleVisit(orderId: string, at: number): Promise<void>;
-  promoUsage(code: string): Promise<PromoUsage>;
+  promoUsage(code: string, accountId?: string): Promise<PromoUsage & AccountHistory>;
   /** Counts a paid order's promo code once, its hold becoming the redemption. */
   recordRedemption(orderId: string, code: string, now: number): Promise<void>;
   /** Ends an order's hold on its promo code; a no-op when it holds none. */

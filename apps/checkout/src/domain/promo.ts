@@ -4,6 +4,7 @@
  */
 import { invalidArgument } from '@storefront/errors';
 import { instantOption, wholeNumberOption } from '@storefront/lifecycle';
+import { ORDER_STATUSES, type OrderStatus } from './order';
 
 export interface PromoCode {
   code: string;
@@ -11,6 +12,12 @@ export interface PromoCode {
   activeFrom: number;
   activeUntil?: number;
   maxRedemptions?: number;
+  /** The goods (priced, before any discount) an order must reach to use it. */
+  minGoodsPence?: number;
+  /** Only an account's first order may use it: one with no other order open or paid. */
+  firstOrderOnly?: boolean;
+  /** How many of an account's orders (open or paid) may use it. */
+  usesPerAccount?: number;
 }
 
 export const normalisePromoCode = (code: string): string => code.trim().toUpperCase();
@@ -33,11 +40,44 @@ export function promoRefusal(promo: PromoCode, now: number, usage: PromoUsage): 
   return undefined;
 }
 
+/** What an account has done that a code's conditions count: its orders open or paid, and those using the code. */
+export interface AccountHistory {
+  orders: number;
+  usesOfCode: number;
+}
+
+/** The orders a code's account conditions count: open or paid, whatever happened after (decision 1324). */
+export const STATUSES_CONDITIONS_COUNT: OrderStatus[] = ORDER_STATUSES.filter(
+  (status) => status !== 'failed' && status !== 'expired' && status !== 'cancelled',
+);
+
+/** Why an order cannot use a code it does not meet the conditions of (decision 1324). */
+export type ConditionRefusal = 'below_minimum' | 'needs_account' | 'not_first_order' | 'used_by_account';
+
+/** Whether a code counts an account's orders: such a code needs the buyer signed in, since a guest cannot be counted. */
+export function countsAccountOrders(promo: PromoCode): boolean {
+  return promo.firstOrderOnly === true || promo.usesPerAccount !== undefined;
+}
+
+/** Why this order cannot use the code; undefined when it meets every condition. */
+export function conditionRefusal(
+  promo: PromoCode,
+  order: { goodsPence: number; accountId?: string },
+  history: AccountHistory,
+): ConditionRefusal | undefined {
+  if (promo.minGoodsPence !== undefined && order.goodsPence < promo.minGoodsPence) return 'below_minimum';
+  if (!countsAccountOrders(promo)) return undefined;
+  if (order.accountId === undefined) return 'needs_account';
+  if (promo.firstOrderOnly && history.orders > 0) return 'not_first_order';
+  if (promo.usesPerAccount !== undefined && history.usesOfCode >= promo.usesPerAccount) return 'used_by_account';
+  return undefined;
+}
+
 /** Thrown inside the store's insertOrder transaction, so nothing is saved, when the order cannot hold its promo code. */
 export class PromoNotHeld extends Error {
   constructor(
     readonly promo: PromoCode,
-    readonly refusal: PromoRefusal,
+    readonly refusal: PromoRefusal | ConditionRefusal,
   ) {
     super(`promo code ${promo.code} cannot be held: ${refusal}`);
   }
@@ -81,6 +121,23 @@ export function parseRedemptionCap(text: string): number {
   return wholeNumberOption(text, 'max-redemptions', { min: 1, max: 1_000_000, code: 'invalid_cap' });
 }
 
+/** Pounds as people write them (`50`, `49.99`, `£75`) as pence, above 0 and at most £100,000. */
+export function parseMinimumOrder(text: string): number {
+  const match = /^£?(\d{1,6})(?:\.(\d{2}))?$/.exec(text.trim());
+  const pence = match ? Number(match[1]) * 100 + Number(match[2] ?? 0) : NaN;
+  if (!(pence > 0 && pence <= 10_000_000)) {
+    throw invalidArgument(
+      `min-order must be an amount in pounds above 0 and at most 100000, e.g. 50 or 49.99; got "${text}"`,
+      'invalid_min_order',
+    );
+  }
+  return pence;
+}
+
+export function parseUsesPerAccount(text: string): number {
+  return wholeNumberOption(text, 'per-account', { min: 1, max: 1000, code: 'invalid_per_account' });
+}
+
 /** A new code's terms as people write them; absent dates mean now and no end, an absent cap none. */
 export interface PromoTerms {
   code: string;
@@ -88,6 +145,9 @@ export interface PromoTerms {
   from?: string;
   until?: string;
   maxRedemptions?: string;
+  minOrder?: string;
+  firstOrderOnly?: boolean;
+  usesPerAccount?: string;
 }
 
 /** The promo code the terms describe, each bad field refused by name. */
@@ -98,6 +158,9 @@ export function parsePromoTerms(terms: PromoTerms, now: number): PromoCode {
     activeFrom: terms.from === undefined ? now : instantOption(terms.from, 'from'),
     activeUntil: terms.until === undefined ? undefined : instantOption(terms.until, 'until'),
     maxRedemptions: terms.maxRedemptions === undefined ? undefined : parseRedemptionCap(terms.maxRedemptions),
+    minGoodsPence: terms.minOrder === undefined ? undefined : parseMinimumOrder(terms.minOrder),
+    firstOrderOnly: terms.firstOrderOnly === true,
+    usesPerAccount: terms.usesPerAccount === undefined ? undefined : parseUsesPerAccount(terms.usesPerAccount),
   };
 }
 

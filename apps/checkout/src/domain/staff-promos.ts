@@ -11,13 +11,19 @@ import type { PromoDefinitions } from './promo-definitions';
 
 const given = (text: string) => (text.trim() === '' ? undefined : text.trim());
 
-/** A new code's terms as the console sends them: dates as text, empty when not given; a cap of 0 is none. */
+/**
+ * A new code's terms as the console sends them: dates and the minimum order as text, empty when not given; a cap or
+ * a limit per account of 0 is none.
+ */
 export interface StaffPromoTerms {
   code: string;
   discountPercent: string;
   activeFrom: string;
   activeUntil: string;
   maxRedemptions: number;
+  minOrder: string;
+  firstOrderOnly: boolean;
+  usesPerAccount: number;
 }
 
 export class StaffPromos {
@@ -37,8 +43,11 @@ export class StaffPromos {
       discount: request.discountPercent,
       from: given(request.activeFrom),
       until: given(request.activeUntil),
-      // 0 is "no cap"; anything else goes through the command line's cap check, negatives included.
+      // 0 is "no cap" (and no limit); anything else goes through the command line's checks, negatives included.
       maxRedemptions: request.maxRedemptions === 0 ? undefined : String(request.maxRedemptions),
+      minOrder: given(request.minOrder),
+      firstOrderOnly: request.firstOrderOnly,
+      usesPerAccount: request.usesPerAccount === 0 ? undefined : String(request.usesPerAccount),
     };
     const created = await this.admin.create(parsePromoTerms(terms, this.now()), staff);
     this.definitions.forget();

@@ -17,6 +17,7 @@ import { shipments } from './060-shipments';
 import { buyerConfirmation } from './080-buyer-confirmation';
 import { orderNumbers } from './082-order-numbers';
 import { receiptNumbers } from './084-receipt-numbers';
+import { promoConditions } from './092-promo-conditions';
 import { customerCancellation } from './088-customer-cancellation';
 
 /** Applied in name order; never edit a released migration, add a new one. */
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '082-order-numbers': orderNumbers,
   '084-receipt-numbers': receiptNumbers,
   '088-customer-cancellation': customerCancellation,
+  '092-promo-conditions': promoConditions,
 };

@@ -21,6 +21,7 @@ import { CheckoutStore } from '../stores/checkout';
 import type { Order } from '../domain/order';
 import { SumUpApiProvider } from '../providers/sumup';
 import { parsePromoTerms, type PromoCode, type PromoListing } from '../domain/promo';
+import { formatPounds } from '../domain/pricing';
 import { refundMessage } from '../messages';
 import {
   GOV_UK_BANK_HOLIDAYS_URL,
@@ -48,6 +49,9 @@ function promoView(promo: PromoCode | PromoListing) {
     activeFrom: iso(promo.activeFrom),
     activeUntil: iso(promo.activeUntil),
     maxRedemptions: promo.maxRedemptions ?? null,
+    minOrderPence: promo.minGoodsPence ?? null,
+    firstOrderOnly: promo.firstOrderOnly === true,
+    usesPerAccount: promo.usesPerAccount ?? null,
     ...('redeemed' in promo
       ? {
           redeemed: promo.redeemed,
@@ -62,11 +66,16 @@ function promoView(promo: PromoCode | PromoListing) {
 function describePromo(promo: PromoCode | PromoListing): string {
   const window = `${iso(promo.activeFrom)} – ${iso(promo.activeUntil) ?? 'no end'}`;
   const cap = promo.maxRedemptions === undefined ? 'no cap' : `cap ${promo.maxRedemptions}`;
+  const conditions = [
+    promo.minGoodsPence === undefined ? '' : `  goods from £${formatPounds(promo.minGoodsPence)}`,
+    promo.firstOrderOnly ? '  first order only' : '',
+    promo.usesPerAccount === undefined ? '' : `  ${promo.usesPerAccount} per account`,
+  ].join('');
   const usage =
     'redeemed' in promo
       ? `, ${promo.redeemed} redeemed, ${promo.held} held by open orders, ${promo.refusal ?? 'usable now'}`
       : '';
-  return `${promo.code}  ${percent(promo.discountBasisPoints)} off  ${window}  ${cap}${usage}`;
+  return `${promo.code}  ${percent(promo.discountBasisPoints)} off  ${window}  ${cap}${conditions}${usage}`;
 }
 
 /** What checkout recorded of the order's reservation and points; both live in other services' stores. */
@@ -272,6 +281,9 @@ const commands: OpsCommand[] = [
         value: '<n>',
         description: 'paid orders it may discount, open orders holding it included (default: no cap)',
       },
+      'min-order': { value: '<pounds>', description: 'goods an order must reach before the discount, e.g. 50' },
+      'first-order': { description: "only an account's first order may use it (the buyer signs in)" },
+      'per-account': { value: '<n>', description: "how many of an account's orders may use it (the buyer signs in)" },
     },
     async run({ args: [code], options, env, actor }) {
       const text = (name: string) => (typeof options[name] === 'string' ? options[name] : undefined);
@@ -282,6 +294,9 @@ const commands: OpsCommand[] = [
           from: text('from'),
           until: text('until'),
           maxRedemptions: text('max-redemptions'),
+          minOrder: text('min-order'),
+          firstOrderOnly: options['first-order'] !== undefined,
+          usesPerAccount: text('per-account'),
         },
         Date.now(),
       );

@@ -10,7 +10,15 @@ import {
   type StatementResult,
 } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
-import { PromoNotHeld, promoRefusal, type PromoCode, type PromoUsage } from '../domain/promo';
+import {
+  conditionRefusal,
+  PromoNotHeld,
+  STATUSES_CONDITIONS_COUNT,
+  promoRefusal,
+  type AccountHistory,
+  type PromoCode,
+  type PromoUsage,
+} from '../domain/promo';
 import { DISPATCHABLE_STATUSES } from '../domain/order';
 import type {
   CloseReason,
@@ -96,11 +104,12 @@ export class CheckoutStore implements CheckoutStorePort {
         const [promoRow, ...answers] = await batch.send(
           forUpdate(db('promo_codes').where({ code }), db),
           ...openOrders.statements,
-          usageRead(db, code),
+          usageRead(db, code, order.accountId),
         );
         const read = openOrders.decide(answers.slice(0, -1));
         const promo = promoRow!.rows[0] ? toPromo(promoRow!.rows[0]) : undefined;
-        const refusal = promo && promoRefusal(promo, order.createdAt, usageOf(answers.at(-1)!.rows[0]));
+        const usage = usageOf(answers.at(-1)!.rows[0]);
+        const refusal = promo && (promoRefusal(promo, order.createdAt, usage) ?? conditionRefusal(promo, order, usage));
         if (promo && !refusal) {
           return numbered(
             read,
@@ -463,8 +472,9 @@ export class CheckoutStore implements CheckoutStorePort {
     return row ? toPromo(row) : undefined;
   }
 
-  async promoUsage(code: string): Promise<PromoUsage> {
-    return usageOf((await usageRead(this.db, code))[0]);
+  /** A code's usage, and with an account, what its conditions count of that account's orders. */
+  async promoUsage(code: string, accountId?: string): Promise<PromoUsage & AccountHistory> {
+    return usageOf((await usageRead(this.db, code, accountId))[0]);
   }
 
   /**
@@ -552,15 +562,34 @@ function orderRow(
 }
 
 /** A promo code's redemptions and the open orders holding it, in one read. */
-function usageRead(db: Knex, code: string): Knex.QueryBuilder {
+/**
+ * A code's usage in one statement, and with an account, what its conditions count of that account's orders (an order
+ * being created is not yet among them).
+ */
+function usageRead(db: Knex, code: string, accountId?: string): Knex.QueryBuilder {
+  const accountOrders = () =>
+    db('orders')
+      .where({ account_id: accountId ?? '' })
+      .whereIn('status', STATUSES_CONDITIONS_COUNT);
   return db.select(
     db('promo_redemptions').where({ code }).count('*').as('redeemed'),
     db('promo_holds').where({ code }).count('*').as('held'),
+    ...(accountId === undefined
+      ? []
+      : [
+          accountOrders().count('*').as('account_orders'),
+          accountOrders().where({ promo_code: code }).count('*').as('account_uses'),
+        ]),
   );
 }
 
-function usageOf(row: Row | undefined): PromoUsage {
-  return { redeemed: toNumber(row?.redeemed), held: toNumber(row?.held) };
+function usageOf(row: Row | undefined): PromoUsage & AccountHistory {
+  return {
+    redeemed: toNumber(row?.redeemed),
+    held: toNumber(row?.held),
+    orders: toNumber(row?.account_orders),
+    usesOfCode: toNumber(row?.account_uses),
+  };
 }
 
 /** Paid orders held for their buyer's confirmation: unconfirmed, not cancelled for it, not yet left. */
@@ -593,6 +622,9 @@ export function toPromo(row: Row): PromoCode {
     activeFrom: toNumber(row.active_from),
     activeUntil: optionalNumber(row.active_until),
     maxRedemptions: optionalNumber(row.max_redemptions),
+    minGoodsPence: optionalNumber(row.min_goods_pence),
+    firstOrderOnly: Boolean(row.first_order_only),
+    usesPerAccount: optionalNumber(row.uses_per_account),
   };
 }
 

@@ -20,6 +20,9 @@ function auditView(promo: PromoCode) {
     activeFrom: new Date(promo.activeFrom).toISOString(),
     activeUntil: promo.activeUntil === undefined ? null : new Date(promo.activeUntil).toISOString(),
     maxRedemptions: promo.maxRedemptions ?? null,
+    minGoodsPence: promo.minGoodsPence ?? null,
+    firstOrderOnly: promo.firstOrderOnly === true,
+    usesPerAccount: promo.usesPerAccount ?? null,
   };
 }
 
@@ -46,6 +49,9 @@ export class PromoAdmin implements PromoAdminPort {
           active_from: promo.activeFrom,
           active_until: promo.activeUntil ?? null,
           max_redemptions: promo.maxRedemptions ?? null,
+          min_goods_pence: promo.minGoodsPence ?? null,
+          first_order_only: promo.firstOrderOnly === true,
+          uses_per_account: promo.usesPerAccount ?? null,
         });
         await recordStaffAction(
           trx,

@@ -33,6 +33,9 @@ interface PromoBody {
     activeFrom: string;
     activeUntil?: string;
     maxRedemptions?: number;
+    minOrderPence?: number;
+    firstOrderOnly: boolean;
+    usesPerAccount?: number;
     paidUses: number;
     openHolds: number;
     worksNow: boolean;
@@ -311,6 +314,44 @@ describe('the console: promotions and customers', () => {
       );
       expect(foreign.status).to.equal(403);
       expect(foreign.text).to.include('A form must be sent from this site');
+    });
+
+    it('creates a code with conditions from the form and the API, lists them, and refuses bad ones naming the field', async () => {
+      const code = uniqueCode('COND');
+      const badMinimum = await postConsoleForm(stack, owner, '/console/promotions', {
+        code,
+        percent: '10',
+        min_order: 'fifty',
+      });
+      expect(badMinimum.status).to.equal(400);
+      expect(badMinimum.text).to.include('Minimum goods must be a number');
+      const created = await postConsoleForm(stack, owner, '/console/promotions', {
+        code,
+        percent: '10',
+        min_order: '£50',
+        per_account: '1',
+        first_order_only: 'yes',
+      });
+      expect(created.status, created.text).to.equal(303);
+      const listed = await owner.get<string>('/console/promotions');
+      expect(listed.text).to.include(
+        `<td class="num">none</td><td>goods of £50.00 or more; first order only; 1 per account</td>`,
+      );
+      const promos = (await owner.get<{ promos: PromoBody['promo'][] }>('/api/admin/promos')).body.promos;
+      expect(promos.find((promo) => promo.code === code)).to.include({
+        minOrderPence: 5000,
+        firstOrderOnly: true,
+        usesPerAccount: 1,
+      });
+
+      const apiCode = uniqueCode('CONDAPI');
+      const create = (body: Record<string, unknown>) =>
+        owner.post<PromoBody & ErrorBody>('/api/admin/promos', { code: apiCode, percent: 5, ...body }, sameSite(stack));
+      expectError(await create({ minOrderPence: 0 }), 400);
+      expectError(await create({ usesPerAccount: 1001 }), 400);
+      const made = await create({ minOrderPence: 2550, usesPerAccount: 2 });
+      expect(made.status, made.text).to.equal(201);
+      expect(made.body.promo).to.include({ minOrderPence: 2550, firstOrderOnly: false, usesPerAccount: 2 });
     });
   });
 

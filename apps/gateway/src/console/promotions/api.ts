@@ -28,6 +28,13 @@ const StaffPromo = component(
           description: 'Paid orders it may discount, open orders holding it included; absent for no cap',
         }),
       ),
+      minOrderPence: Type.Optional(
+        Type.Integer({ description: 'The goods in pence an order must reach before the discount; absent for none' }),
+      ),
+      firstOrderOnly: Type.Boolean({ description: "Only an account's first order may use it" }),
+      usesPerAccount: Type.Optional(
+        Type.Integer({ description: "How many of an account's orders may use it; absent for no limit" }),
+      ),
       paidUses: Type.Integer({ minimum: 0, description: 'Paid orders that used it' }),
       openHolds: Type.Integer({ minimum: 0, description: 'Open orders holding it' }),
       worksNow: Type.Boolean({ description: 'Whether a checkout would take it now' }),
@@ -46,6 +53,7 @@ const StaffPromo = component(
         activeFrom: '2026-06-01T00:00:00.000Z',
         activeUntil: '2026-09-01T00:00:00.000Z',
         maxRedemptions: 500,
+        firstOrderOnly: false,
         paidUses: 12,
         openHolds: 1,
         worksNow: true,

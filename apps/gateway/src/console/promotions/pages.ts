@@ -8,6 +8,7 @@ import { AppError, HTTP_STATUS, invalidArgument, notFound } from '@storefront/er
 import { createPromo, expirePromo, listPromos, type StaffPromoView } from './promos';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html } from '../../kit/html';
+import { formatPence } from '../../kit/money';
 import { consolePage, type ConsoleDeps } from '../frame';
 import { requireOwner, type StaffCaller } from '../../kit/staff-session';
 
@@ -25,6 +26,9 @@ interface CreateFields {
   from: string;
   until: string;
   cap: string;
+  minOrder: string;
+  firstOrderOnly: boolean;
+  perAccount: string;
 }
 
 function createForm(values: CreateFields) {
@@ -40,8 +44,25 @@ function createForm(values: CreateFields) {
 <input type="date" id="until" name="until" value="${values.until}">
 <label for="cap">Most paid orders (empty for no cap)</label>
 <input type="text" id="cap" name="cap" inputmode="numeric" value="${values.cap}">
+<label for="min-order">Minimum goods in pounds before the discount (empty for none)</label>
+<input type="text" id="min-order" name="min_order" inputmode="decimal" value="${values.minOrder}">
+<label for="per-account">Most orders per customer account (empty for no limit)</label>
+<input type="text" id="per-account" name="per_account" inputmode="numeric" value="${values.perAccount}">
+<div class="choice"><input type="checkbox" id="first-order-only" name="first_order_only" value="yes" aria-describedby="account-only"${values.firstOrderOnly ? html` checked` : ''}>
+<label for="first-order-only">A customer's first order only</label></div>
+<p id="account-only">A code limited per account or to a first order works only for a signed-in customer.</p>
 <button type="submit">Create code</button>
 </form>`;
+}
+
+/** A code's conditions in a few words: its minimum, first order, uses per account; "none" without any. */
+function conditionWords(promo: StaffPromoView): string {
+  const words = [
+    promo.minOrderPence === undefined ? '' : `goods of ${formatPence(promo.minOrderPence)} or more`,
+    promo.firstOrderOnly ? 'first order only' : '',
+    promo.usesPerAccount === undefined ? '' : `${promo.usesPerAccount} per account`,
+  ].filter(Boolean);
+  return words.length > 0 ? words.join('; ') : 'none';
 }
 
 function promoRow(promo: StaffPromoView, staff: StaffCaller) {
@@ -50,7 +71,7 @@ function promoRow(promo: StaffPromoView, staff: StaffCaller) {
     staff.role === 'owner' && expirable
       ? html`<form method="post" action="${PATH}/${encodeURIComponent(promo.code)}/expire"><button type="submit">Expire ${promo.code}</button></form>`
       : '';
-  return html`<tr><th scope="row">${promo.code}</th><td class="num">${promo.percent}%</td><td>${when(promo.activeFrom)}</td><td>${when(promo.activeUntil) || 'no end'}</td><td class="num">${promo.maxRedemptions ?? 'none'}</td><td class="num">${promo.paidUses}</td><td class="num">${promo.openHolds}</td><td>${promo.worksNow ? 'Yes' : (REFUSAL_WORDS[promo.refusal ?? ''] ?? 'No')}</td><td>${action}</td></tr>`;
+  return html`<tr><th scope="row">${promo.code}</th><td class="num">${promo.percent}%</td><td>${when(promo.activeFrom)}</td><td>${when(promo.activeUntil) || 'no end'}</td><td class="num">${promo.maxRedemptions ?? 'none'}</td><td>${conditionWords(promo)}</td><td class="num">${promo.paidUses}</td><td class="num">${promo.openHolds}</td><td>${promo.worksNow ? 'Yes' : (REFUSAL_WORDS[promo.refusal ?? ''] ?? 'No')}</td><td>${action}</td></tr>`;
 }
 
 function listPage(staff: StaffCaller, promos: StaffPromoView[], values: CreateFields, error?: AppError) {
@@ -59,7 +80,7 @@ function listPage(staff: StaffCaller, promos: StaffPromoView[], values: CreateFi
     html`<h1>Promotions</h1>${formError(error?.detail)}
 ${
   promos.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Promo codes by code" tabindex="0"><table><caption class="vh">Promo codes by code</caption><thead><tr><th scope="col">Code</th><th scope="col" class="num">Discount</th><th scope="col">Active from (UTC)</th><th scope="col">Active until (UTC)</th><th scope="col" class="num">Cap</th><th scope="col" class="num">Paid uses</th><th scope="col" class="num">Open holds</th><th scope="col">Works now</th><th scope="col">Action</th></tr></thead><tbody>${promos.map((promo) => promoRow(promo, staff))}</tbody></table></div>`
+    ? html`<div class="scroll" role="region" aria-label="Promo codes by code" tabindex="0"><table><caption class="vh">Promo codes by code</caption><thead><tr><th scope="col">Code</th><th scope="col" class="num">Discount</th><th scope="col">Active from (UTC)</th><th scope="col">Active until (UTC)</th><th scope="col" class="num">Cap</th><th scope="col">Conditions</th><th scope="col" class="num">Paid uses</th><th scope="col" class="num">Open holds</th><th scope="col">Works now</th><th scope="col">Action</th></tr></thead><tbody>${promos.map((promo) => promoRow(promo, staff))}</tbody></table></div>`
     : html`<p>No promo codes yet.</p>`
 }
 ${staff.role === 'owner' ? createForm(values) : html`<p>Only an owner creates or expires codes.</p>`}`,
@@ -88,7 +109,16 @@ function typedNumber(text: string, label: string): number | undefined {
 }
 
 export function registerPromotionPages({ router, context, send, form, signedIn }: ConsoleDeps): void {
-  const emptyFields: CreateFields = { code: '', percent: '', from: '', until: '', cap: '' };
+  const emptyFields: CreateFields = {
+    code: '',
+    percent: '',
+    from: '',
+    until: '',
+    cap: '',
+    minOrder: '',
+    firstOrderOnly: false,
+    perAccount: '',
+  };
 
   router.get(PATH, async (req, res) => {
     const staff = await signedIn(req, res);
@@ -104,10 +134,15 @@ export function registerPromotionPages({ router, context, send, form, signedIn }
       from: field(req, 'from'),
       until: field(req, 'until'),
       cap: field(req, 'cap'),
+      minOrder: field(req, 'min_order'),
+      firstOrderOnly: field(req, 'first_order_only') === 'yes',
+      perAccount: field(req, 'per_account'),
     };
     try {
       const percent = typedNumber(values.percent, 'Percent off');
       const cap = typedNumber(values.cap, 'Most paid orders');
+      const minOrder = typedNumber(values.minOrder.replace(/^£/, ''), 'Minimum goods');
+      const perAccount = typedNumber(values.perAccount, 'Most orders per customer account');
       await createPromo(
         context,
         {
@@ -116,6 +151,9 @@ export function registerPromotionPages({ router, context, send, form, signedIn }
           from: values.from || undefined,
           until: values.until || undefined,
           maxRedemptions: cap,
+          minOrderPence: minOrder === undefined ? undefined : Math.round(minOrder * 100),
+          firstOrderOnly: values.firstOrderOnly,
+          usesPerAccount: perAccount,
         },
         staff,
       );

@@ -9,7 +9,7 @@ import type { NewPromoTerms } from './schemas';
 
 const BASIS_POINTS_PER_PERCENT = 100;
 
-/** The contract's StaffPromo: absent fields for no end and no cap; `worksNow` with checkout's reason when not. */
+/** The contract's StaffPromo: absent fields for no end, no cap, no minimum and no limit per account; `worksNow` with checkout's reason when not. */
 export function staffPromoView(promo: checkout.StaffPromo) {
   return {
     code: promo.code,
@@ -17,6 +17,9 @@ export function staffPromoView(promo: checkout.StaffPromo) {
     activeFrom: promo.activeFrom,
     ...(promo.activeUntil ? { activeUntil: promo.activeUntil } : {}),
     ...(promo.maxRedemptions ? { maxRedemptions: promo.maxRedemptions } : {}),
+    ...(promo.minGoodsPence ? { minOrderPence: promo.minGoodsPence } : {}),
+    firstOrderOnly: promo.firstOrderOnly,
+    ...(promo.usesPerAccount ? { usesPerAccount: promo.usesPerAccount } : {}),
     paidUses: promo.redeemed,
     openHolds: promo.held,
     worksNow: promo.refusal === '',
@@ -42,6 +45,9 @@ export async function createPromo(
       activeFrom: promo.from ?? '',
       activeUntil: promo.until ?? '',
       maxRedemptions: promo.maxRedemptions ?? 0,
+      minOrder: promo.minOrderPence === undefined ? '' : (promo.minOrderPence / 100).toFixed(2),
+      firstOrderOnly: promo.firstOrderOnly === true,
+      usesPerAccount: promo.usesPerAccount ?? 0,
     },
     { staff },
   );

@@ -27,6 +27,23 @@ export const NewPromo = component(
           description: 'Paid orders it may discount, open orders holding it included; absent for no cap',
         }),
       ),
+      minOrderPence: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 10_000_000,
+          description: 'The goods in pence an order must reach before the discount; absent for no minimum',
+        }),
+      ),
+      firstOrderOnly: Type.Optional(
+        Type.Boolean({ description: "Only an account's first order may use it (the buyer signs in); default false" }),
+      ),
+      usesPerAccount: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 1000,
+          description: "How many of an account's orders may use it (the buyer signs in); absent for no limit",
+        }),
+      ),
     },
     {
       additionalProperties: false,

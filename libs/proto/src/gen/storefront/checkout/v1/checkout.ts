@@ -410,6 +410,12 @@ export interface StaffPromo {
   held: number;
   /** Why a checkout would refuse it now (inactive, used_up, held); empty when it works. */
   refusal: string;
+  /** The goods in pence an order must reach before the discount; 0 for no minimum. */
+  minGoodsPence: number;
+  /** Only an account's first order may use it (signed in). */
+  firstOrderOnly: boolean;
+  /** How many of an account's orders may use it (signed in); 0 for no limit. */
+  usesPerAccount: number;
 }
 
 export interface ListPromosForStaffRequest {
@@ -431,6 +437,12 @@ export interface CreatePromoForStaffRequest {
   activeUntil: string;
   /** 1..1000000; 0 for no cap. */
   maxRedemptions: number;
+  /** Pounds the goods must reach before the discount, e.g. "50" or "49.99"; empty for no minimum. */
+  minOrder: string;
+  /** Only an account's first order may use it. */
+  firstOrderOnly: boolean;
+  /** 1..1000 of an account's orders may use it; 0 for no limit. */
+  usesPerAccount: number;
 }
 
 export interface CreatePromoForStaffResponse {
@@ -5187,6 +5199,9 @@ function createBaseStaffPromo(): StaffPromo {
     redeemed: 0,
     held: 0,
     refusal: "",
+    minGoodsPence: 0,
+    firstOrderOnly: false,
+    usesPerAccount: 0,
   };
 }
 
@@ -5215,6 +5230,15 @@ export const StaffPromo: MessageFns<StaffPromo> = {
     }
     if (message.refusal !== "") {
       writer.uint32(66).string(message.refusal);
+    }
+    if (message.minGoodsPence !== 0) {
+      writer.uint32(72).int64(message.minGoodsPence);
+    }
+    if (message.firstOrderOnly !== false) {
+      writer.uint32(80).bool(message.firstOrderOnly);
+    }
+    if (message.usesPerAccount !== 0) {
+      writer.uint32(88).int32(message.usesPerAccount);
     }
     return writer;
   },
@@ -5296,6 +5320,30 @@ export const StaffPromo: MessageFns<StaffPromo> = {
             message.refusal = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.minGoodsPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.firstOrderOnly = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.usesPerAccount = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5334,6 +5382,21 @@ export const StaffPromo: MessageFns<StaffPromo> = {
       redeemed: isSet(object.redeemed) ? globalThis.Number(object.redeemed) : 0,
       held: isSet(object.held) ? globalThis.Number(object.held) : 0,
       refusal: isSet(object.refusal) ? globalThis.String(object.refusal) : "",
+      minGoodsPence: isSet(object.minGoodsPence)
+        ? globalThis.Number(object.minGoodsPence)
+        : isSet(object.min_goods_pence)
+        ? globalThis.Number(object.min_goods_pence)
+        : 0,
+      firstOrderOnly: isSet(object.firstOrderOnly)
+        ? globalThis.Boolean(object.firstOrderOnly)
+        : isSet(object.first_order_only)
+        ? globalThis.Boolean(object.first_order_only)
+        : false,
+      usesPerAccount: isSet(object.usesPerAccount)
+        ? globalThis.Number(object.usesPerAccount)
+        : isSet(object.uses_per_account)
+        ? globalThis.Number(object.uses_per_account)
+        : 0,
     };
   },
 
@@ -5363,6 +5426,15 @@ export const StaffPromo: MessageFns<StaffPromo> = {
     if (message.refusal !== "") {
       obj.refusal = message.refusal;
     }
+    if (message.minGoodsPence !== 0) {
+      obj.minGoodsPence = Math.round(message.minGoodsPence);
+    }
+    if (message.firstOrderOnly !== false) {
+      obj.firstOrderOnly = message.firstOrderOnly;
+    }
+    if (message.usesPerAccount !== 0) {
+      obj.usesPerAccount = Math.round(message.usesPerAccount);
+    }
     return obj;
   },
 
@@ -5379,6 +5451,9 @@ export const StaffPromo: MessageFns<StaffPromo> = {
     message.redeemed = object.redeemed ?? 0;
     message.held = object.held ?? 0;
     message.refusal = object.refusal ?? "";
+    message.minGoodsPence = object.minGoodsPence ?? 0;
+    message.firstOrderOnly = object.firstOrderOnly ?? false;
+    message.usesPerAccount = object.usesPerAccount ?? 0;
     return message;
   },
 };
@@ -5505,7 +5580,16 @@ export const ListPromosForStaffResponse: MessageFns<ListPromosForStaffResponse> 
 };
 
 function createBaseCreatePromoForStaffRequest(): CreatePromoForStaffRequest {
-  return { code: "", discountPercent: "", activeFrom: "", activeUntil: "", maxRedemptions: 0 };
+  return {
+    code: "",
+    discountPercent: "",
+    activeFrom: "",
+    activeUntil: "",
+    maxRedemptions: 0,
+    minOrder: "",
+    firstOrderOnly: false,
+    usesPerAccount: 0,
+  };
 }
 
 export const CreatePromoForStaffRequest: MessageFns<CreatePromoForStaffRequest> = {
@@ -5524,6 +5608,15 @@ export const CreatePromoForStaffRequest: MessageFns<CreatePromoForStaffRequest> 
     }
     if (message.maxRedemptions !== 0) {
       writer.uint32(40).int32(message.maxRedemptions);
+    }
+    if (message.minOrder !== "") {
+      writer.uint32(50).string(message.minOrder);
+    }
+    if (message.firstOrderOnly !== false) {
+      writer.uint32(56).bool(message.firstOrderOnly);
+    }
+    if (message.usesPerAccount !== 0) {
+      writer.uint32(64).int32(message.usesPerAccount);
     }
     return writer;
   },
@@ -5581,6 +5674,30 @@ export const CreatePromoForStaffRequest: MessageFns<CreatePromoForStaffRequest> 
             message.maxRedemptions = reader.int32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.minOrder = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.firstOrderOnly = reader.bool();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.usesPerAccount = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5616,6 +5733,21 @@ export const CreatePromoForStaffRequest: MessageFns<CreatePromoForStaffRequest> 
         : isSet(object.max_redemptions)
         ? globalThis.Number(object.max_redemptions)
         : 0,
+      minOrder: isSet(object.minOrder)
+        ? globalThis.String(object.minOrder)
+        : isSet(object.min_order)
+        ? globalThis.String(object.min_order)
+        : "",
+      firstOrderOnly: isSet(object.firstOrderOnly)
+        ? globalThis.Boolean(object.firstOrderOnly)
+        : isSet(object.first_order_only)
+        ? globalThis.Boolean(object.first_order_only)
+        : false,
+      usesPerAccount: isSet(object.usesPerAccount)
+        ? globalThis.Number(object.usesPerAccount)
+        : isSet(object.uses_per_account)
+        ? globalThis.Number(object.uses_per_account)
+        : 0,
     };
   },
 
@@ -5636,6 +5768,15 @@ export const CreatePromoForStaffRequest: MessageFns<CreatePromoForStaffRequest> 
     if (message.maxRedemptions !== 0) {
       obj.maxRedemptions = Math.round(message.maxRedemptions);
     }
+    if (message.minOrder !== "") {
+      obj.minOrder = message.minOrder;
+    }
+    if (message.firstOrderOnly !== false) {
+      obj.firstOrderOnly = message.firstOrderOnly;
+    }
+    if (message.usesPerAccount !== 0) {
+      obj.usesPerAccount = Math.round(message.usesPerAccount);
+    }
     return obj;
   },
 
@@ -5649,6 +5790,9 @@ export const CreatePromoForStaffRequest: MessageFns<CreatePromoForStaffRequest> 
     message.activeFrom = object.activeFrom ?? "";
     message.activeUntil = object.activeUntil ?? "";
     message.maxRedemptions = object.maxRedemptions ?? 0;
+    message.minOrder = object.minOrder ?? "";
+    message.firstOrderOnly = object.firstOrderOnly ?? false;
+    message.usesPerAccount = object.usesPerAccount ?? 0;
     return message;
   },
 };
