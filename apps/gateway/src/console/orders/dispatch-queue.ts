@@ -169,7 +169,7 @@ function outcomePage(staff: StaffCaller, outcomes: Outcome[]) {
 <h2>Dispatched (${sent.length})</h2>
 ${sentItems.length > 0 ? html`<ul>${sentItems}</ul>` : html`<p>None.</p>`}
 <h2>Not dispatched (${refused.length})</h2>
-${refusedItems.length > 0 ? html`<ul role="alert">${refusedItems}</ul>` : html`<p>None.</p>`}
+${refusedItems.length > 0 ? html`<div role="alert"><ul>${refusedItems}</ul></div>` : html`<p>None.</p>`}
 <p><a href="${DISPATCH_QUEUE_PATH}">Back to the orders awaiting dispatch</a></p>`,
     staff,
     status,
