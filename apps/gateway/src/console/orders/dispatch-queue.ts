@@ -148,7 +148,8 @@ function postedRows(req: Request): DispatchRow[] {
 /** Failures after which the order may or may not have left: the answer was lost, not refused. */
 const UNSETTLED: readonly ErrorKind[] = ['unavailable', 'timeout', 'internal'];
 
-type Outcome = { row: DispatchRow } & ({ order: checkout.StaffOrder } | { refusal: AppError });
+/** A refused order carries its number where checkout still knows the order (its reference otherwise). */
+type Outcome = { row: DispatchRow } & ({ order: checkout.StaffOrder } | { refusal: AppError; name: string });
 
 function outcomePage(staff: StaffCaller, outcomes: Outcome[]) {
   const sent = outcomes.flatMap((outcome) => ('order' in outcome ? [outcome.order] : []));
@@ -159,8 +160,8 @@ function outcomePage(staff: StaffCaller, outcomes: Outcome[]) {
     return html`<li><a href="${orderPath(summary.reference)}">${summary.orderNumber}</a>: with ${dispatch?.carrier ?? ''}, tracking ${dispatch?.trackingNumber ?? ''}</li>`;
   });
   const refusedItems = refused.map(
-    ({ row, refusal }) =>
-      html`<li><a href="${orderPath(row.reference)}">${row.reference}</a>: ${refusal.detail}${UNSETTLED.includes(refusal.kind) ? ' (open the order to see whether it left before trying again)' : ''}</li>`,
+    ({ row, refusal, name }) =>
+      html`<li><a href="${orderPath(row.reference)}">${name}</a>: ${refusal.detail}${UNSETTLED.includes(refusal.kind) ? ' (open the order to see whether it left before trying again)' : ''}</li>`,
   );
   const status = sent.length === 0 && refused[0] ? HTTP_STATUS[refused[0].refusal.kind] : 200;
   return consolePage(
@@ -206,6 +207,15 @@ export function registerDispatchQueue(deps: ConsoleDeps, catalog: CatalogCopy): 
     await send(req, res, dispatchFormPage(staff, orders, (await catalog.current()).catalog));
   });
 
+  const orderNumberOf = async (reference: string, staff: StaffCaller): Promise<string> => {
+    try {
+      return (await orderForStaff(context, reference, staff)).details!.summary!.orderNumber;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return reference;
+    }
+  };
+
   /** One order after another through the one-order dispatch; each refusal is kept for the answer, never thrown. */
   router.post(
     SELECTED_PATH,
@@ -225,7 +235,7 @@ export function registerDispatchQueue(deps: ConsoleDeps, catalog: CatalogCopy): 
           });
         } catch (error) {
           if (!(error instanceof AppError)) throw error;
-          outcomes.push({ row, refusal: error });
+          outcomes.push({ row, refusal: error, name: await orderNumberOf(row.reference, staff) });
         }
       }
       await send(req, res, outcomePage(staff, outcomes));

@@ -144,6 +144,11 @@ describe('the console: the dispatch queue, packing slips and dispatching several
     expect(both.pageTexts[0]).to.contain(`Order ${one.number}`).and.not.contain(two.number);
     expect(both.pageTexts[1]).to.contain(`Order ${two.number}`).and.contain(`Queue kit vial ${SKU} 3 QK-0001 × 3`);
 
+    const orderPage = await packer.get<string>(`/console/orders/${one.reference}`);
+    expect(orderPage.text).to.contain(
+      `<a href="/console/orders/${one.reference}/packing-slip.pdf" type="application/pdf">Packing slip (PDF)</a>`,
+    );
+
     const none = await packer.get<string>('/console/dispatch/packing-slips.pdf');
     expect(none.status).to.equal(400);
     expect(none.text).to.contain('Select at least one order');
@@ -174,6 +179,7 @@ describe('the console: the dispatch queue, packing slips and dispatching several
       .and.contain(`${orders[0]!.number}</a>: with Royal Mail, tracking RM 1`)
       .and.contain(`${orders[2]!.number}</a>: with Royal Mail, tracking RM 3`)
       .and.contain('Not dispatched (1)')
+      .and.contain(`${orders[1]!.number}</a>: Order ${orders[1]!.reference} was cancelled by its customer`)
       .and.contain('was cancelled by its customer; it must not be sent');
 
     const statuses = await Promise.all(
