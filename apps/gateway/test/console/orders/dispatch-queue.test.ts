@@ -21,6 +21,7 @@ import {
   signUp,
   startCheckoutStack,
 } from '../../../../checkout/test/support';
+import { waitedWords } from '../../../src/console/orders/dispatch-queue';
 import { opsRun, postConsoleForm, signedInStaff } from '../../support/console';
 import { postForm } from '../../support/site-forms';
 
@@ -88,6 +89,14 @@ describe('the console: the dispatch queue, packing slips and dispatching several
       (match) => match[1]!,
     );
   };
+
+  it('words the time an order has waited in days and hours, or hours and minutes within a day', () => {
+    const paid = '2026-11-20T09:00:00Z';
+    const at = (iso: string) => Date.parse(iso);
+    expect(waitedWords(paid, at('2026-11-22T12:30:00Z'))).to.equal('2 d 3 h');
+    expect(waitedWords(paid, at('2026-11-20T12:12:00Z'))).to.equal('3 h 12 min');
+    expect(waitedWords(paid, at('2026-11-20T09:00:20Z'))).to.equal('1 min');
+  });
 
   it('lists paid orders oldest payment first with age, lines and delivery, leaving out held, cancelled and dispatched ones', async () => {
     const first = await paidOrder(2);
