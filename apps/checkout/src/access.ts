@@ -31,6 +31,8 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
     staff: { required: ['owner', 'staff'] },
     rpcs: ['dispatchOrder', 'markOrderDelivered', 'cancelOrder'],
   },
+  // The dispatch queue, for those who dispatch.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listDispatchQueue'] },
   // The console's promotions: any staff member reads them; only an owner changes them.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listPromosForStaff'] },
   {

@@ -372,6 +372,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           getHeldStock: async (request) => heldStockAnswer(await yielding.view(parseHeldStockSkus(request.skus))),
           quoteOrder: async (request, context) => orderQuote(await service.quoteOrder(request, await context.caller())),
           listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
+          listDispatchQueue: async (request) => staffOrderPage(await staffOrders.dispatchQueue(request)),
           getOrderForStaff: async (request) => ({
             order: staffOrder(await staffOrders.get(request.checkoutReference)),
           }),

@@ -28,7 +28,9 @@ export type Block =
   /** Right-aligned label and amount lines under a table; the last one in bold. */
   | { kind: 'totals'; rows: Array<[label: string, amount: string]> }
   /** A plotted series (a chromatogram's trace), with a caption. */
-  | { kind: 'trace'; points: number[]; caption: string };
+  | { kind: 'trace'; points: number[]; caption: string }
+  /** What follows starts on a new page (one order's packing slip after another's). */
+  | { kind: 'pageBreak' };
 
 export interface PdfDocumentModel {
   /** The document's title, in its metadata and as its first heading. */
@@ -150,6 +152,9 @@ function drawBlock(doc: PDFKit.PDFDocument, block: Block): void {
       return;
     case 'trace':
       drawTrace(doc, block.points, block.caption);
+      return;
+    case 'pageBreak':
+      doc.addPage();
       return;
   }
 }

@@ -84,6 +84,22 @@ describe('documents: PDFs drawn from a model', () => {
     expect(pdf.pageTexts.at(-1)).to.include(`Page ${pdf.pages} of ${pdf.pages}`);
   });
 
+  it('starts what follows a page break on a new page', async () => {
+    const pdf = await readPdf(
+      await renderPdf({
+        ...MODEL,
+        blocks: [
+          { kind: 'heading', text: 'First order' },
+          { kind: 'pageBreak' },
+          { kind: 'heading', text: 'Second order' },
+        ],
+      }),
+    );
+    expect(pdf.pages).to.equal(2);
+    expect(pdf.pageTexts[0]).to.include('First order').and.not.include('Second order');
+    expect(pdf.pageTexts[1]).to.include('Second order').and.include('Page 2 of 2');
+  });
+
   it('prints a watermark across a document that is not a real one', async () => {
     const pdf = await readPdf(await renderPdf({ ...MODEL, watermark: 'SAMPLE' }));
     expect(pdf.text).to.include('SAMPLE');

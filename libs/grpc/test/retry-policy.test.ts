@@ -55,7 +55,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events and held stock', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock and the dispatch queue', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CancelOrderAsCustomer',
       'ConfirmBuyer',
@@ -64,6 +64,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'ExportOrderRecords',
       'GetHeldStock',
       'GetPricingPolicy',
+      'ListDispatchQueue',
       'NotifyPaymentEvent',
       'QuoteOrder',
       'ValidatePromo',

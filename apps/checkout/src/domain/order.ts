@@ -145,6 +145,12 @@ export interface OrderPosition {
   id: string;
 }
 
+/** Where a page of the dispatch queue ends: the last order's payment time (unknown for old orders) and id. */
+export interface PaymentPosition {
+  paidAt?: number;
+  id: string;
+}
+
 /**
  * Whether a caller may see an order by its reference: an account's order only its own account, a
  * guest order whoever holds the reference. Order look-ups and create-checkout decide alike.

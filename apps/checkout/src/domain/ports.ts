@@ -7,7 +7,7 @@ import type { StaffIdentity } from '@storefront/caller-token';
 import type { Mail } from '@storefront/outbox';
 import type { OpenOrdersCheck, OpenOrdersRead } from '../limits';
 import type { HeldStockFacts } from './held-stock';
-import type { DispatchDetails, NewOrder, Order, OrderPosition, OrderStatus, StockWait } from './order';
+import type { DispatchDetails, NewOrder, Order, OrderPosition, OrderStatus, PaymentPosition, StockWait } from './order';
 import type { ProviderCheckoutFields } from './payment-provider';
 import type { AccountHistory, PromoCode, PromoListing, PromoUsage } from './promo';
 import type { LockedOrder, NewRefund, Refund, RefundEffect } from './refund';
@@ -129,6 +129,8 @@ export interface CheckoutStore {
   ordersOfAccount(accountId: string, limit: number, after?: OrderPosition): Promise<Order[]>;
   /** Every order matching the console's filter, newest first, after `after` when given. */
   ordersForStaff(filter: StaffOrderFilter, limit: number, after?: OrderPosition): Promise<Order[]>;
+  /** Paid orders confirmed by their buyer, not cancelled and not dispatched, oldest payment first, after `after`. */
+  ordersAwaitingDispatch(limit: number, after?: PaymentPosition): Promise<Order[]>;
   /** Takes the order for one create-checkout attempt unless another attempt's lease runs or one has finished it. */
   claim(orderId: string, token: string, expiresAt: number, now: number): Promise<boolean>;
   /** Extends this attempt's claim; false once another attempt has taken the order over. */

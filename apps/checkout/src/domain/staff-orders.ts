@@ -7,7 +7,7 @@
 import { invalidArgument, notFound } from '@storefront/errors';
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { instantOption } from '@storefront/lifecycle';
-import { ORDER_STATUSES, type Order, type OrderStatus } from './order';
+import { ORDER_STATUSES, type Order, type OrderStatus, type PaymentPosition } from './order';
 import { decodeCursor, encodeCursor, type OrderPage, type OrderReader, type OrderView } from './orders';
 import type { CheckoutStore, RefundStore, StaffOrderFilter } from './ports';
 import type { Refund } from './refund';
@@ -45,10 +45,8 @@ export class StaffOrderReader {
   ) {}
 
   async list(request: StaffOrderQuery): Promise<OrderPage<StaffOrderView>> {
-    const { limit, cursor } = request;
-    if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX)
-      throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
-    const pageSize = limit === 0 ? DEFAULT_PAGE_SIZE : limit;
+    const { cursor } = request;
+    const pageSize = pageSizeOf(request.limit);
     const after = cursor === '' ? undefined : decodeCursor(cursor);
     const found = await this.store.ordersForStaff(parseFilter(request), pageSize + 1, after);
     const page = found.slice(0, pageSize);
@@ -56,6 +54,22 @@ export class StaffOrderReader {
     return {
       orders: page.map((order) => this.view(order)),
       nextCursor: found.length > pageSize && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : '',
+    };
+  }
+
+  /** The dispatch queue: paid orders waiting to leave, oldest payment first, a page at a time. */
+  async dispatchQueue({ limit, cursor }: { limit: number; cursor: string }): Promise<OrderPage<StaffOrderView>> {
+    const pageSize = pageSizeOf(limit);
+    const after = cursor === '' ? undefined : decodePaymentCursor(cursor);
+    const found = await this.store.ordersAwaitingDispatch(pageSize + 1, after);
+    const page = found.slice(0, pageSize);
+    const last = page.at(-1);
+    return {
+      orders: page.map((order) => this.view(order)),
+      nextCursor:
+        found.length > pageSize && last
+          ? Buffer.from(JSON.stringify([last.paidAt ?? null, last.id])).toString('base64url')
+          : '',
     };
   }
 
@@ -71,6 +85,30 @@ export class StaffOrderReader {
   private view(order: Order, refunds: Refund[] = []): StaffOrderView {
     return { order, details: this.reader.view(order, true), refunds };
   }
+}
+
+function pageSizeOf(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 0 || limit > ORDER_PAGE_MAX)
+    throw invalidArgument(`limit must be an integer from 1 to ${ORDER_PAGE_MAX}`);
+  return limit === 0 ? DEFAULT_PAGE_SIZE : limit;
+}
+
+/** A dispatch queue cursor: unsigned like the order list's, so only its form is checked. */
+function decodePaymentCursor(cursor: string): PaymentPosition {
+  const invalid = invalidArgument(
+    "cursor is not valid; pass the previous page's nextCursor unchanged, or start again without it",
+  );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid;
+  const [paidAt, id] = parsed as unknown[];
+  if ((paidAt !== null && !Number.isSafeInteger(paidAt)) || typeof id !== 'string' || id.length === 0 || id.length > 36)
+    throw invalid;
+  return paidAt === null ? { id } : { paidAt: paidAt as number, id };
 }
 
 /**

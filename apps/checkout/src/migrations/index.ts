@@ -17,8 +17,9 @@ import { shipments } from './060-shipments';
 import { buyerConfirmation } from './080-buyer-confirmation';
 import { orderNumbers } from './082-order-numbers';
 import { receiptNumbers } from './084-receipt-numbers';
-import { promoConditions } from './092-promo-conditions';
 import { customerCancellation } from './088-customer-cancellation';
+import { dispatchQueue } from './090-dispatch-queue';
+import { promoConditions } from './092-promo-conditions';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -43,5 +44,6 @@ export const migrations: Record<string, Migration> = {
   '082-order-numbers': orderNumbers,
   '084-receipt-numbers': receiptNumbers,
   '088-customer-cancellation': customerCancellation,
+  '090-dispatch-queue': dispatchQueue,
   '092-promo-conditions': promoConditions,
 };

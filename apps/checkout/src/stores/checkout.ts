@@ -28,6 +28,7 @@ import type {
   OrderDispatch,
   OrderPosition,
   OrderStatus,
+  PaymentPosition,
   StockWait,
 } from '../domain/order';
 import type { CheckoutStore as CheckoutStorePort, OrderStep, PollLease, StaffOrderFilter } from '../domain/ports';
@@ -182,6 +183,29 @@ export class CheckoutStore implements CheckoutStorePort {
         .orderBy([
           { column: 'created_at', order: 'desc' },
           { column: 'id', order: 'desc' },
+        ])
+        .limit(limit),
+    );
+  }
+
+  /**
+   * Paid orders waiting to leave: confirmed by their buyer, not cancelled, not dispatched; oldest payment first (an
+   * order paid before payment times were kept first of all), after `after` when given. The (status, paid_at, id)
+   * index serves it, so a page reads only the orders it shows.
+   */
+  async ordersAwaitingDispatch(limit: number, after?: PaymentPosition): Promise<Order[]> {
+    const query = this.db('orders')
+      .whereIn('status', DISPATCHABLE_STATUSES as OrderStatus[])
+      .whereNotNull('buyer_confirmed_at')
+      .whereNull('buyer_lapsed_at')
+      .whereNull('customer_cancelled_at')
+      .whereNull('dispatched_at');
+    if (after) paidLaterThan(query, after);
+    return this.withLines(
+      await query
+        .orderBy([
+          { column: 'paid_at', order: 'asc' },
+          { column: 'id', order: 'asc' },
         ])
         .limit(limit),
     );
@@ -599,6 +623,16 @@ export function awaitingBuyerConfirmation(query: Knex.QueryBuilder): Knex.QueryB
     .whereNull('buyer_lapsed_at')
     .whereNull('customer_cancelled_at')
     .whereIn('status', DISPATCHABLE_STATUSES as OrderStatus[]);
+}
+
+/** Keeps the orders after `after` in oldest-payment-first order, where an unknown payment time comes first. */
+function paidLaterThan(query: Knex.QueryBuilder, after: PaymentPosition): void {
+  const { paidAt, id } = after;
+  query.andWhere((q) => {
+    if (paidAt === undefined)
+      q.whereNotNull('paid_at').orWhere((same) => same.whereNull('paid_at').andWhere('id', '>', id));
+    else q.where('paid_at', '>', paidAt).orWhere((same) => same.where('paid_at', '=', paidAt).andWhere('id', '>', id));
+  });
 }
 
 /** Keeps the orders after `after` in newest-first order: older, or as old with a smaller id. */

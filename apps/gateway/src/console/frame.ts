@@ -24,6 +24,7 @@ export interface ConsoleDeps {
 /** The console's parts, in the navigation of every page and on the console's home. */
 const SECTIONS = [
   ['/console/orders', 'Orders'],
+  ['/console/dispatch', 'Awaiting dispatch'],
   ['/console/catalog', 'Catalog'],
   ['/console/batches', 'Batches'],
   ['/console/promotions', 'Promotions'],

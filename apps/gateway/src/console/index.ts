@@ -1,5 +1,6 @@
 /**
- * The shop owner's console at /console and the admin API behind it, one area each: orders and fulfilment, refunds,
+ * The shop owner's console at /console and the admin API behind it, one area each: orders and fulfilment (the
+ * dispatch queue and packing slips among them), refunds,
  * catalog, batches, promotions, customers, the audit log, data requests, and the staff sign-in. Always served by the gateway, even when a
  * storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts); what one
  * area adds to another's page (an order's refunds) is given here.
@@ -25,6 +26,8 @@ import { registerCloseAccountPages } from './customers/close-account';
 import { registerDataRequestPages } from './data-requests/pages';
 import type { ConsoleDeps } from './frame';
 import { consoleOrdersApi } from './orders/api';
+import { registerDispatchQueue } from './orders/dispatch-queue';
+import { registerPackingSlips } from './orders/packing-slips';
 import { registerOrderPages } from './orders/pages';
 import { consolePromotionsApi } from './promotions/api';
 import { registerPromotionPages } from './promotions/pages';
@@ -75,6 +78,8 @@ export function registerConsole(
   registerStaffPages(deps);
   registerStaffMemberPages(deps);
   registerOrderPages(deps, [refundSection]);
+  registerDispatchQueue(deps, catalog);
+  registerPackingSlips(deps, catalog);
   registerRefundPages(deps);
   registerCatalogPages(deps, staffCatalog);
   registerBatchPages(deps);

@@ -23,11 +23,12 @@ function fromThisSite(config: GatewayConfig): RequestHandler {
   };
 }
 
-export function formPost(config: GatewayConfig, { bytesMax = FORM_BYTES_MAX } = {}): RequestHandler[] {
-  return [
-    fromThisSite(config),
-    express.urlencoded({ extended: false, limit: bytesMax, parameterLimit: FORM_FIELDS_MAX }),
-  ];
+/** `fieldsMax`: for a form with a row of fields per item (the dispatch of several orders). */
+export function formPost(
+  config: GatewayConfig,
+  { bytesMax = FORM_BYTES_MAX, fieldsMax = FORM_FIELDS_MAX } = {},
+): RequestHandler[] {
+  return [fromThisSite(config), express.urlencoded({ extended: false, limit: bytesMax, parameterLimit: fieldsMax })];
 }
 
 /** The files of a multipart form post, by field name; its text fields are the body, as `field` reads them. */

@@ -11,6 +11,7 @@ import type { checkout, inventory } from '@storefront/proto';
 import type { Request, Response } from 'express';
 import { orderForStaff } from '../../application/staff-orders';
 import { heldFilter, heldNote } from './held';
+import { packingSlipPath } from './packing-slips';
 import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_ORDER_PARAMETERS } from './api';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
@@ -199,6 +200,7 @@ function detailPage(
 </dl>
 <h2>Lines</h2>
 <div class="scroll" role="region" aria-label="Order lines" tabindex="0"><table><caption class="vh">Order lines</caption><thead><tr><th scope="col">SKU</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Line total</th></tr></thead><tbody>${lines}</tbody></table></div>
+${isDispatchable(order) ? html`<p><a href="${packingSlipPath(summary.reference)}" type="application/pdf">Packing slip (PDF)</a></p>` : ''}
 <h2>Amounts</h2>
 <dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatDiscount(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd></dl>
 <h2>Delivery</h2>

@@ -569,6 +569,20 @@ export interface ExportOrderRecordsResponse {
   staffActions: StaffAction[];
 }
 
+export interface ListDispatchQueueRequest {
+  /** 1..50; 0 means the default page size. */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the first page. */
+  cursor: string;
+}
+
+export interface ListDispatchQueueResponse {
+  /** Oldest payment first; orders paid before payment times were recorded come first. */
+  orders: StaffOrder[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -7504,6 +7518,180 @@ export const ExportOrderRecordsResponse: MessageFns<ExportOrderRecordsResponse> 
   },
 };
 
+function createBaseListDispatchQueueRequest(): ListDispatchQueueRequest {
+  return { limit: 0, cursor: "" };
+}
+
+export const ListDispatchQueueRequest: MessageFns<ListDispatchQueueRequest> = {
+  encode(message: ListDispatchQueueRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.limit !== 0) {
+      writer.uint32(8).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(18).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDispatchQueueRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDispatchQueueRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDispatchQueueRequest {
+    return {
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListDispatchQueueRequest): unknown {
+    const obj: any = {};
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDispatchQueueRequest>, I>>(base?: I): ListDispatchQueueRequest {
+    return ListDispatchQueueRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDispatchQueueRequest>, I>>(object: I): ListDispatchQueueRequest {
+    const message = createBaseListDispatchQueueRequest();
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListDispatchQueueResponse(): ListDispatchQueueResponse {
+  return { orders: [], nextCursor: "" };
+}
+
+export const ListDispatchQueueResponse: MessageFns<ListDispatchQueueResponse> = {
+  encode(message: ListDispatchQueueResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.orders) {
+      StaffOrder.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDispatchQueueResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDispatchQueueResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orders.push(StaffOrder.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDispatchQueueResponse {
+    return {
+      orders: globalThis.Array.isArray(object?.orders) ? object.orders.map((e: any) => StaffOrder.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ListDispatchQueueResponse): unknown {
+    const obj: any = {};
+    if (message.orders?.length) {
+      obj.orders = message.orders.map((e) => StaffOrder.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListDispatchQueueResponse>, I>>(base?: I): ListDispatchQueueResponse {
+    return ListDispatchQueueResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListDispatchQueueResponse>, I>>(object: I): ListDispatchQueueResponse {
+    const message = createBaseListDispatchQueueResponse();
+    message.orders = object.orders?.map((e) => StaffOrder.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -7762,6 +7950,18 @@ export const CheckoutServiceDefinition = {
       responseType: EraseCustomerDataResponse as typeof EraseCustomerDataResponse,
       responseStream: false,
       options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * The console's dispatch queue: paid (or partly refunded) orders not yet dispatched, confirmed by their buyer and
+     * not cancelled, oldest payment first, a page at a time. Needs a staff member who may dispatch.
+     */
+    listDispatchQueue: {
+      name: "ListDispatchQueue",
+      requestType: ListDispatchQueueRequest as typeof ListDispatchQueueRequest,
+      requestStream: false,
+      responseType: ListDispatchQueueResponse as typeof ListDispatchQueueResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
   },
 } as const;
@@ -8077,6 +8277,21 @@ export const CheckoutServiceService = {
       Buffer.from(EraseCustomerDataResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EraseCustomerDataResponse => EraseCustomerDataResponse.decode(value),
   },
+  /**
+   * The console's dispatch queue: paid (or partly refunded) orders not yet dispatched, confirmed by their buyer and
+   * not cancelled, oldest payment first, a page at a time. Needs a staff member who may dispatch.
+   */
+  listDispatchQueue: {
+    path: "/storefront.checkout.v1.CheckoutService/ListDispatchQueue" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDispatchQueueRequest): Buffer =>
+      Buffer.from(ListDispatchQueueRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDispatchQueueRequest => ListDispatchQueueRequest.decode(value),
+    responseSerialize: (value: ListDispatchQueueResponse): Buffer =>
+      Buffer.from(ListDispatchQueueResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDispatchQueueResponse => ListDispatchQueueResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -8165,6 +8380,11 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * (erasure_refused) while an order is unpaid or a refund pending. Repeating it changes nothing.
    */
   eraseCustomerData: handleUnaryCall<EraseCustomerDataRequest, EraseCustomerDataResponse>;
+  /**
+   * The console's dispatch queue: paid (or partly refunded) orders not yet dispatched, confirmed by their buyer and
+   * not cancelled, oldest payment first, a page at a time. Needs a staff member who may dispatch.
+   */
+  listDispatchQueue: handleUnaryCall<ListDispatchQueueRequest, ListDispatchQueueResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -8574,6 +8794,25 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EraseCustomerDataResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's dispatch queue: paid (or partly refunded) orders not yet dispatched, confirmed by their buyer and
+   * not cancelled, oldest payment first, a page at a time. Needs a staff member who may dispatch.
+   */
+  listDispatchQueue(
+    request: ListDispatchQueueRequest,
+    callback: (error: ServiceError | null, response: ListDispatchQueueResponse) => void,
+  ): ClientUnaryCall;
+  listDispatchQueue(
+    request: ListDispatchQueueRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDispatchQueueResponse) => void,
+  ): ClientUnaryCall;
+  listDispatchQueue(
+    request: ListDispatchQueueRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDispatchQueueResponse) => void,
   ): ClientUnaryCall;
 }
 
