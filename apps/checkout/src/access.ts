@@ -15,6 +15,16 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   { callers: ['gateway'], customer: 'optional', rpcs: ['confirmBuyer'] },
   // The customer's cancellation before dispatch, by whoever may read the order, from the gateway's page form only.
   { callers: ['gateway'], customer: 'optional', rpcs: ['cancelOrderAsCustomer'] },
+  // A return after delivery, started by whoever may read the order, from the gateway's page form only.
+  { callers: ['gateway'], customer: 'optional', rpcs: ['startReturnAsCustomer'] },
+  // The console's returns: any staff member lists them; taking goods back refunds, so the owner decides.
+  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listReturnsForStaff'] },
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner'] },
+    rpcs: ['receiveReturnForStaff', 'refuseReturnForStaff'],
+  },
   // The console: any staff member reads orders.
   {
     callers: ['gateway'],

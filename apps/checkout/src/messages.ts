@@ -9,6 +9,7 @@ import type { OrderPage, OrderView } from './domain/orders';
 import type { PromoListing } from './domain/promo';
 import type { Refund } from './domain/refund';
 import type { RefundAnswer } from './domain/refunds';
+import type { ReturnListing } from './domain/returns';
 import type { StaffOrderView } from './domain/staff-orders';
 import type { HeldStockView } from './domain/yielding';
 
@@ -118,6 +119,21 @@ export function refundMessage(refund: Refund): checkout.Refund {
 
 export function refundAnswer({ refund, order }: RefundAnswer): checkout.RefundOrderResponse {
   return { refund: refundMessage(refund), order: order && staffOrder(order) };
+}
+
+export function orderReturn(found: ReturnListing): checkout.OrderReturn {
+  return {
+    id: found.id,
+    orderReference: found.orderReference,
+    orderNumber: found.orderNumber,
+    lines: found.lines,
+    state: found.state,
+    requestedAt: iso(found.requestedAt),
+    decidedAt: iso(found.decidedAt),
+    decidedBy: found.decidedBy ?? '',
+    refundId: found.refundId ?? '',
+    refusedReason: found.refusedReason ?? '',
+  };
 }
 
 export function staffPromo(promo: PromoListing): checkout.StaffPromo {

@@ -3,6 +3,7 @@
  * payment provider, serves gRPC and runs the reconciler.
  * Handlers stay thin: they hand the messages to the domain and its answers to messages.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient } from '@storefront/grpc';
@@ -60,6 +61,8 @@ import { dispatchNoticeMail } from './domain/dispatch-mail';
 import { FulfilmentStore } from './stores/fulfilment';
 import { StaffPromos } from './domain/staff-promos';
 import { PromoAdmin } from './stores/promo-admin';
+import { returnDeadline, Returns } from './domain/returns';
+import { ReturnStore } from './stores/returns';
 import type { PaymentProvider, ProviderName } from './domain/payment-provider';
 import {
   checkoutAnswer,
@@ -72,6 +75,7 @@ import {
   staffOrder,
   staffOrderPage,
   staffPromo,
+  orderReturn,
 } from './messages';
 
 export interface CheckoutServer extends RunningGrpcService {
@@ -247,6 +251,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       now,
     });
 
+    const returns = new Returns({
+      store: new ReturnStore(db, store, refundStore, config.orderNumbers),
+      orders,
+      refund: (request, staff) => refunds.refund(request, staff),
+      newId: randomUUID,
+      now,
+    });
     const customerCancellations = new CustomerCancellations({
       store: new CustomerCancellationStore(db, store, refundStore),
       orders,
@@ -361,11 +372,24 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
             await confirmation.onProviderEvent(request.providerCheckoutId);
             return {};
           },
-          getOrder: async (request, context) => ({
-            order: orderDetails(
-              await orders.getOrder(request.checkoutReference, request.clientAddress, await context.caller()),
-            ),
-          }),
+          getOrder: async (request, context) => {
+            const view = await orders.getOrder(
+              request.checkoutReference,
+              request.clientAddress,
+              await context.caller(),
+            );
+            const deadline = returnDeadline(view);
+            const ofOrder = deadline === undefined ? undefined : await returns.ofOrder(view.order.id);
+            return {
+              order: orderDetails(view),
+              returns: (ofOrder?.returns ?? []).map((found) =>
+                orderReturn({ ...found, orderReference: view.order.reference, orderNumber: view.order.number }),
+              ),
+              returnUntil: deadline === undefined ? '' : new Date(deadline).toISOString(),
+              // Past the deadline nothing may be named any more.
+              returnable: deadline !== undefined && now() <= deadline ? ofOrder!.returnable : [],
+            };
+          },
           listOrders: async (request, context) =>
             orderPage(await orders.listOrders(await context.requireCaller(), request.limit, request.cursor)),
           getPricingPolicy: async () => PRICING_POLICY,
@@ -426,6 +450,24 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
                 await context.caller(),
               ),
             ),
+          }),
+          startReturnAsCustomer: async (request, context) => {
+            const started = await returns.start(
+              request.checkoutReference,
+              request.clientAddress,
+              await context.caller(),
+              request.lines,
+            );
+            return { orderReturn: orderReturn((await returns.listing(started.id))!) };
+          },
+          listReturnsForStaff: async (request) => ({
+            returns: (await returns.list(request.state, request.limit)).map(orderReturn),
+          }),
+          receiveReturnForStaff: async (request, context) => ({
+            orderReturn: orderReturn(await returns.receive(request.returnId, context.staff!)),
+          }),
+          refuseReturnForStaff: async (request, context) => ({
+            orderReturn: orderReturn(await returns.refuse(request.returnId, request.reason, context.staff!)),
           }),
           cancelOrderAsCustomer: async (request, context) => ({
             order: orderDetails(

@@ -55,7 +55,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock and the dispatch queue', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue and returns listed or received', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CancelOrderAsCustomer',
       'ConfirmBuyer',
@@ -65,8 +65,10 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'GetHeldStock',
       'GetPricingPolicy',
       'ListDispatchQueue',
+      'ListReturnsForStaff',
       'NotifyPaymentEvent',
       'QuoteOrder',
+      'ReceiveReturnForStaff',
       'ValidatePromo',
     ]);
   });

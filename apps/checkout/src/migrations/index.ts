@@ -20,6 +20,7 @@ import { receiptNumbers } from './084-receipt-numbers';
 import { customerCancellation } from './088-customer-cancellation';
 import { dispatchQueue } from './090-dispatch-queue';
 import { promoConditions } from './092-promo-conditions';
+import { returns } from './093-returns';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '088-customer-cancellation': customerCancellation,
   '090-dispatch-queue': dispatchQueue,
   '092-promo-conditions': promoConditions,
+  '093-returns': returns,
 };

@@ -25,6 +25,7 @@ export interface ConsoleDeps {
 const SECTIONS = [
   ['/console/orders', 'Orders'],
   ['/console/dispatch', 'Awaiting dispatch'],
+  ['/console/returns', 'Returns'],
   ['/console/catalog', 'Catalog'],
   ['/console/batches', 'Batches'],
   ['/console/promotions', 'Promotions'],

@@ -1,6 +1,6 @@
 /**
  * The shop owner's console at /console and the admin API behind it, one area each: orders and fulfilment (the
- * dispatch queue and packing slips among them), refunds,
+ * dispatch queue and packing slips among them), refunds, returns,
  * catalog, batches, promotions, customers, the audit log, data requests, and the staff sign-in. Always served by the gateway, even when a
  * storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts); what one
  * area adds to another's page (an order's refunds) is given here.
@@ -33,6 +33,7 @@ import { consolePromotionsApi } from './promotions/api';
 import { registerPromotionPages } from './promotions/pages';
 import { consoleRefundsApi } from './refunds/api';
 import { refundSection, registerRefundPages } from './refunds/pages';
+import { registerReturnPages } from './returns/pages';
 import { registerStaffMemberPages } from './staff/members';
 import { registerStaffPages } from './staff/pages';
 
@@ -81,6 +82,7 @@ export function registerConsole(
   registerDispatchQueue(deps, catalog);
   registerPackingSlips(deps, catalog);
   registerRefundPages(deps);
+  registerReturnPages(deps);
   registerCatalogPages(deps, staffCatalog);
   registerBatchPages(deps);
   registerPromotionPages(deps);

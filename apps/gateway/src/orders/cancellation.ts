@@ -20,9 +20,8 @@ export function cancellationSection(details: checkout.OrderDetails) {
   if (order.closeReason === 'cancelled_by_customer')
     return html`<p class="notice">You cancelled this order. The whole payment, delivery included, is refunded to the card you paid with.</p>`;
   const rights = html`<p>After delivery you have 14 days to tell us you are returning goods, and 14 more to send them back; unopened, sealed vials only. See <a href="/returns">returns and cancellations</a>.</p>`;
-  if (details.dispatch)
-    return html`<section aria-labelledby="cancel-heading"><h2 id="cancel-heading">Returns</h2>${rights}</section>`;
-  if (!CANCELLABLE_STATUSES.includes(order.status)) return '';
+  // Once dispatched, the returns section says what may still be done (returns.ts).
+  if (details.dispatch || !CANCELLABLE_STATUSES.includes(order.status)) return '';
   return html`<section aria-labelledby="cancel-heading"><h2 id="cancel-heading">Cancel this order</h2>
 <p>You may cancel until the order is dispatched: the whole payment, delivery included, is refunded and nothing is sent.</p>
 ${rights}

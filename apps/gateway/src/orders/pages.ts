@@ -12,6 +12,7 @@ import type { StatementName } from '../kit/buyer-confirmation';
 import { buyerConfirmationSection, registerBuyerConfirmation } from './buyer-confirmation';
 import { cancellationSection, registerCancellation } from './cancellation';
 import { orderAgainSection, registerOrderAgain } from './order-again';
+import { registerReturns, returnsSection } from './returns';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
 import type { ShopReader } from '../application/shop';
@@ -36,20 +37,22 @@ function batchWords(batches: ShippedBatchView[]) {
 }
 
 export function orderPage(
-  details: checkout.OrderDetails,
+  answer: checkout.GetOrderResponse,
   { catalog }: ShopView,
   shipped: Map<string, ShippedBatchView[]>,
   placedHere?: checkout.Delivery,
   unticked: StatementName[] = [],
 ): PageAnswer {
+  const details = answer.order!;
   const order = details.summary!;
   const pending = order.status === 'pending_payment';
+  const nameOf = (sku: string) => {
+    const found = findSku(catalog, sku);
+    return found ? `${found.product.name} ${found.size.size}` : sku;
+  };
   const lines = order.items.map((line) => {
-    const found = findSku(catalog, line.sku);
     const batches = shipped.get(line.sku) ?? [];
-    return html`<tr><th scope="row">${
-      found ? `${found.product.name} ` + `${found.size.size}` : line.sku
-    }${batches.length > 0 ? html`<ul class="batches" aria-label="Batches">${batchWords(batches)}</ul>` : ''}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
+    return html`<tr><th scope="row">${nameOf(line.sku)}${batches.length > 0 ? html`<ul class="batches" aria-label="Batches">${batchWords(batches)}</ul>` : ''}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
   });
   const delivery = details.delivery ?? placedHere;
   return {
@@ -81,6 +84,7 @@ ${
     : ''
 }
 ${cancellationSection(details)}
+${returnsSection(answer, nameOf)}
 ${orderAgainSection(details)}
 <p>Placed ${details.createdAt.slice(0, 10)}. <a href="/">Continue shopping</a></p>`,
   };
@@ -92,10 +96,11 @@ export function registerOrderPages(
 ): void {
   const showOrder = async (req: Request, res: Response, { unticked }: { unticked: StatementName[] }) => {
     const caller = await callerOf(req, res, context);
-    const { order } = await context.clients.checkout.getOrder(
+    const answer = await context.clients.checkout.getOrder(
       { checkoutReference: String(req.params.reference), clientAddress: caller.clientAddress },
       { customer: caller.customer },
     );
+    const order = answer.order;
     // Named by its number (decision 1286): the page lives at its reference, where its forms post.
     const { reference } = order!.summary!;
     if (reference !== req.params.reference) return res.redirect(303, `/orders/${encodeURIComponent(reference)}`);
@@ -103,7 +108,7 @@ export function registerOrderPages(
       req,
       res,
       orderPage(
-        order!,
+        answer,
         await readShop(),
         await shippedBatches(context, order!),
         placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body')),
@@ -114,5 +119,6 @@ export function registerOrderPages(
   routes.router.get('/orders/:reference', (req, res) => showOrder(req, res, { unticked: [] }));
   registerBuyerConfirmation(routes, context, showOrder);
   registerCancellation(routes, context);
+  registerReturns(routes, context);
   registerOrderAgain(routes, context);
 }

@@ -206,7 +206,72 @@ export interface GetOrderRequest {
 }
 
 export interface GetOrderResponse {
-  order?: OrderDetails | undefined;
+  order?:
+    | OrderDetails
+    | undefined;
+  /** Its returns, oldest first. */
+  returns: OrderReturn[];
+  /** RFC 3339: the last moment a return may be started; empty until it is dispatched. */
+  returnUntil: string;
+  /** The units a return may still name now: neither refunded nor in an open return; none past return_until. */
+  returnable: RefundLine[];
+}
+
+/** A return after delivery (decision 1325). */
+export interface OrderReturn {
+  id: string;
+  orderReference: string;
+  orderNumber: string;
+  lines: RefundLine[];
+  /** requested | refunded | refused */
+  state: string;
+  /** RFC 3339. */
+  requestedAt: string;
+  /** RFC 3339 when the owner decided; empty while requested. */
+  decidedAt: string;
+  decidedBy: string;
+  refundId: string;
+  refusedReason: string;
+}
+
+export interface StartReturnAsCustomerRequest {
+  checkoutReference: string;
+  /** The customer's address as the gateway saw it; order lookups are limited per address. */
+  clientAddress: string;
+  lines: RefundLine[];
+}
+
+export interface StartReturnAsCustomerResponse {
+  orderReturn?: OrderReturn | undefined;
+}
+
+export interface ListReturnsForStaffRequest {
+  /** requested | refunded | refused; empty for every state. */
+  state: string;
+  /** 1..200; 0 for 50. */
+  limit: number;
+}
+
+export interface ListReturnsForStaffResponse {
+  returns: OrderReturn[];
+}
+
+export interface ReceiveReturnForStaffRequest {
+  returnId: string;
+}
+
+export interface ReceiveReturnForStaffResponse {
+  orderReturn?: OrderReturn | undefined;
+}
+
+export interface RefuseReturnForStaffRequest {
+  returnId: string;
+  /** 1..200 characters, shown to the customer. */
+  reason: string;
+}
+
+export interface RefuseReturnForStaffResponse {
+  orderReturn?: OrderReturn | undefined;
 }
 
 export interface ListOrdersRequest {
@@ -2684,13 +2749,22 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
 };
 
 function createBaseGetOrderResponse(): GetOrderResponse {
-  return { order: undefined };
+  return { order: undefined, returns: [], returnUntil: "", returnable: [] };
 }
 
 export const GetOrderResponse: MessageFns<GetOrderResponse> = {
   encode(message: GetOrderResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.order !== undefined) {
       OrderDetails.encode(message.order, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.returns) {
+      OrderReturn.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.returnUntil !== "") {
+      writer.uint32(26).string(message.returnUntil);
+    }
+    for (const v of message.returnable) {
+      RefundLine.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -2716,6 +2790,30 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
             message.order = OrderDetails.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.returns.push(OrderReturn.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.returnUntil = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.returnable.push(RefundLine.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2729,13 +2827,33 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
   },
 
   fromJSON(object: any): GetOrderResponse {
-    return { order: isSet(object.order) ? OrderDetails.fromJSON(object.order) : undefined };
+    return {
+      order: isSet(object.order) ? OrderDetails.fromJSON(object.order) : undefined,
+      returns: globalThis.Array.isArray(object?.returns) ? object.returns.map((e: any) => OrderReturn.fromJSON(e)) : [],
+      returnUntil: isSet(object.returnUntil)
+        ? globalThis.String(object.returnUntil)
+        : isSet(object.return_until)
+        ? globalThis.String(object.return_until)
+        : "",
+      returnable: globalThis.Array.isArray(object?.returnable)
+        ? object.returnable.map((e: any) => RefundLine.fromJSON(e))
+        : [],
+    };
   },
 
   toJSON(message: GetOrderResponse): unknown {
     const obj: any = {};
     if (message.order !== undefined) {
       obj.order = OrderDetails.toJSON(message.order);
+    }
+    if (message.returns?.length) {
+      obj.returns = message.returns.map((e) => OrderReturn.toJSON(e));
+    }
+    if (message.returnUntil !== "") {
+      obj.returnUntil = message.returnUntil;
+    }
+    if (message.returnable?.length) {
+      obj.returnable = message.returnable.map((e) => RefundLine.toJSON(e));
     }
     return obj;
   },
@@ -2747,6 +2865,915 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     const message = createBaseGetOrderResponse();
     message.order = (object.order !== undefined && object.order !== null)
       ? OrderDetails.fromPartial(object.order)
+      : undefined;
+    message.returns = object.returns?.map((e) => OrderReturn.fromPartial(e)) || [];
+    message.returnUntil = object.returnUntil ?? "";
+    message.returnable = object.returnable?.map((e) => RefundLine.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseOrderReturn(): OrderReturn {
+  return {
+    id: "",
+    orderReference: "",
+    orderNumber: "",
+    lines: [],
+    state: "",
+    requestedAt: "",
+    decidedAt: "",
+    decidedBy: "",
+    refundId: "",
+    refusedReason: "",
+  };
+}
+
+export const OrderReturn: MessageFns<OrderReturn> = {
+  encode(message: OrderReturn, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.orderReference !== "") {
+      writer.uint32(18).string(message.orderReference);
+    }
+    if (message.orderNumber !== "") {
+      writer.uint32(26).string(message.orderNumber);
+    }
+    for (const v of message.lines) {
+      RefundLine.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.state !== "") {
+      writer.uint32(42).string(message.state);
+    }
+    if (message.requestedAt !== "") {
+      writer.uint32(50).string(message.requestedAt);
+    }
+    if (message.decidedAt !== "") {
+      writer.uint32(58).string(message.decidedAt);
+    }
+    if (message.decidedBy !== "") {
+      writer.uint32(66).string(message.decidedBy);
+    }
+    if (message.refundId !== "") {
+      writer.uint32(74).string(message.refundId);
+    }
+    if (message.refusedReason !== "") {
+      writer.uint32(82).string(message.refusedReason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): OrderReturn {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseOrderReturn();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderReference = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.orderNumber = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.lines.push(RefundLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.requestedAt = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.decidedAt = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.decidedBy = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.refundId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.refusedReason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): OrderReturn {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      orderReference: isSet(object.orderReference)
+        ? globalThis.String(object.orderReference)
+        : isSet(object.order_reference)
+        ? globalThis.String(object.order_reference)
+        : "",
+      orderNumber: isSet(object.orderNumber)
+        ? globalThis.String(object.orderNumber)
+        : isSet(object.order_number)
+        ? globalThis.String(object.order_number)
+        : "",
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => RefundLine.fromJSON(e)) : [],
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      requestedAt: isSet(object.requestedAt)
+        ? globalThis.String(object.requestedAt)
+        : isSet(object.requested_at)
+        ? globalThis.String(object.requested_at)
+        : "",
+      decidedAt: isSet(object.decidedAt)
+        ? globalThis.String(object.decidedAt)
+        : isSet(object.decided_at)
+        ? globalThis.String(object.decided_at)
+        : "",
+      decidedBy: isSet(object.decidedBy)
+        ? globalThis.String(object.decidedBy)
+        : isSet(object.decided_by)
+        ? globalThis.String(object.decided_by)
+        : "",
+      refundId: isSet(object.refundId)
+        ? globalThis.String(object.refundId)
+        : isSet(object.refund_id)
+        ? globalThis.String(object.refund_id)
+        : "",
+      refusedReason: isSet(object.refusedReason)
+        ? globalThis.String(object.refusedReason)
+        : isSet(object.refused_reason)
+        ? globalThis.String(object.refused_reason)
+        : "",
+    };
+  },
+
+  toJSON(message: OrderReturn): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.orderReference !== "") {
+      obj.orderReference = message.orderReference;
+    }
+    if (message.orderNumber !== "") {
+      obj.orderNumber = message.orderNumber;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => RefundLine.toJSON(e));
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.requestedAt !== "") {
+      obj.requestedAt = message.requestedAt;
+    }
+    if (message.decidedAt !== "") {
+      obj.decidedAt = message.decidedAt;
+    }
+    if (message.decidedBy !== "") {
+      obj.decidedBy = message.decidedBy;
+    }
+    if (message.refundId !== "") {
+      obj.refundId = message.refundId;
+    }
+    if (message.refusedReason !== "") {
+      obj.refusedReason = message.refusedReason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<OrderReturn>, I>>(base?: I): OrderReturn {
+    return OrderReturn.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<OrderReturn>, I>>(object: I): OrderReturn {
+    const message = createBaseOrderReturn();
+    message.id = object.id ?? "";
+    message.orderReference = object.orderReference ?? "";
+    message.orderNumber = object.orderNumber ?? "";
+    message.lines = object.lines?.map((e) => RefundLine.fromPartial(e)) || [];
+    message.state = object.state ?? "";
+    message.requestedAt = object.requestedAt ?? "";
+    message.decidedAt = object.decidedAt ?? "";
+    message.decidedBy = object.decidedBy ?? "";
+    message.refundId = object.refundId ?? "";
+    message.refusedReason = object.refusedReason ?? "";
+    return message;
+  },
+};
+
+function createBaseStartReturnAsCustomerRequest(): StartReturnAsCustomerRequest {
+  return { checkoutReference: "", clientAddress: "", lines: [] };
+}
+
+export const StartReturnAsCustomerRequest: MessageFns<StartReturnAsCustomerRequest> = {
+  encode(message: StartReturnAsCustomerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.checkoutReference !== "") {
+      writer.uint32(10).string(message.checkoutReference);
+    }
+    if (message.clientAddress !== "") {
+      writer.uint32(18).string(message.clientAddress);
+    }
+    for (const v of message.lines) {
+      RefundLine.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartReturnAsCustomerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartReturnAsCustomerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.checkoutReference = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientAddress = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.lines.push(RefundLine.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartReturnAsCustomerRequest {
+    return {
+      checkoutReference: isSet(object.checkoutReference)
+        ? globalThis.String(object.checkoutReference)
+        : isSet(object.checkout_reference)
+        ? globalThis.String(object.checkout_reference)
+        : "",
+      clientAddress: isSet(object.clientAddress)
+        ? globalThis.String(object.clientAddress)
+        : isSet(object.client_address)
+        ? globalThis.String(object.client_address)
+        : "",
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => RefundLine.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: StartReturnAsCustomerRequest): unknown {
+    const obj: any = {};
+    if (message.checkoutReference !== "") {
+      obj.checkoutReference = message.checkoutReference;
+    }
+    if (message.clientAddress !== "") {
+      obj.clientAddress = message.clientAddress;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => RefundLine.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StartReturnAsCustomerRequest>, I>>(base?: I): StartReturnAsCustomerRequest {
+    return StartReturnAsCustomerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StartReturnAsCustomerRequest>, I>>(object: I): StartReturnAsCustomerRequest {
+    const message = createBaseStartReturnAsCustomerRequest();
+    message.checkoutReference = object.checkoutReference ?? "";
+    message.clientAddress = object.clientAddress ?? "";
+    message.lines = object.lines?.map((e) => RefundLine.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStartReturnAsCustomerResponse(): StartReturnAsCustomerResponse {
+  return { orderReturn: undefined };
+}
+
+export const StartReturnAsCustomerResponse: MessageFns<StartReturnAsCustomerResponse> = {
+  encode(message: StartReturnAsCustomerResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderReturn !== undefined) {
+      OrderReturn.encode(message.orderReturn, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StartReturnAsCustomerResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStartReturnAsCustomerResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderReturn = OrderReturn.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StartReturnAsCustomerResponse {
+    return {
+      orderReturn: isSet(object.orderReturn)
+        ? OrderReturn.fromJSON(object.orderReturn)
+        : isSet(object.order_return)
+        ? OrderReturn.fromJSON(object.order_return)
+        : undefined,
+    };
+  },
+
+  toJSON(message: StartReturnAsCustomerResponse): unknown {
+    const obj: any = {};
+    if (message.orderReturn !== undefined) {
+      obj.orderReturn = OrderReturn.toJSON(message.orderReturn);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StartReturnAsCustomerResponse>, I>>(base?: I): StartReturnAsCustomerResponse {
+    return StartReturnAsCustomerResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StartReturnAsCustomerResponse>, I>>(
+    object: I,
+  ): StartReturnAsCustomerResponse {
+    const message = createBaseStartReturnAsCustomerResponse();
+    message.orderReturn = (object.orderReturn !== undefined && object.orderReturn !== null)
+      ? OrderReturn.fromPartial(object.orderReturn)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListReturnsForStaffRequest(): ListReturnsForStaffRequest {
+  return { state: "", limit: 0 };
+}
+
+export const ListReturnsForStaffRequest: MessageFns<ListReturnsForStaffRequest> = {
+  encode(message: ListReturnsForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.state !== "") {
+      writer.uint32(10).string(message.state);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReturnsForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReturnsForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListReturnsForStaffRequest {
+    return {
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListReturnsForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListReturnsForStaffRequest>, I>>(base?: I): ListReturnsForStaffRequest {
+    return ListReturnsForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListReturnsForStaffRequest>, I>>(object: I): ListReturnsForStaffRequest {
+    const message = createBaseListReturnsForStaffRequest();
+    message.state = object.state ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListReturnsForStaffResponse(): ListReturnsForStaffResponse {
+  return { returns: [] };
+}
+
+export const ListReturnsForStaffResponse: MessageFns<ListReturnsForStaffResponse> = {
+  encode(message: ListReturnsForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.returns) {
+      OrderReturn.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListReturnsForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListReturnsForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.returns.push(OrderReturn.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListReturnsForStaffResponse {
+    return {
+      returns: globalThis.Array.isArray(object?.returns) ? object.returns.map((e: any) => OrderReturn.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListReturnsForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.returns?.length) {
+      obj.returns = message.returns.map((e) => OrderReturn.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListReturnsForStaffResponse>, I>>(base?: I): ListReturnsForStaffResponse {
+    return ListReturnsForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListReturnsForStaffResponse>, I>>(object: I): ListReturnsForStaffResponse {
+    const message = createBaseListReturnsForStaffResponse();
+    message.returns = object.returns?.map((e) => OrderReturn.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseReceiveReturnForStaffRequest(): ReceiveReturnForStaffRequest {
+  return { returnId: "" };
+}
+
+export const ReceiveReturnForStaffRequest: MessageFns<ReceiveReturnForStaffRequest> = {
+  encode(message: ReceiveReturnForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.returnId !== "") {
+      writer.uint32(10).string(message.returnId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReceiveReturnForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReceiveReturnForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.returnId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReceiveReturnForStaffRequest {
+    return {
+      returnId: isSet(object.returnId)
+        ? globalThis.String(object.returnId)
+        : isSet(object.return_id)
+        ? globalThis.String(object.return_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReceiveReturnForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.returnId !== "") {
+      obj.returnId = message.returnId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReceiveReturnForStaffRequest>, I>>(base?: I): ReceiveReturnForStaffRequest {
+    return ReceiveReturnForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReceiveReturnForStaffRequest>, I>>(object: I): ReceiveReturnForStaffRequest {
+    const message = createBaseReceiveReturnForStaffRequest();
+    message.returnId = object.returnId ?? "";
+    return message;
+  },
+};
+
+function createBaseReceiveReturnForStaffResponse(): ReceiveReturnForStaffResponse {
+  return { orderReturn: undefined };
+}
+
+export const ReceiveReturnForStaffResponse: MessageFns<ReceiveReturnForStaffResponse> = {
+  encode(message: ReceiveReturnForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderReturn !== undefined) {
+      OrderReturn.encode(message.orderReturn, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReceiveReturnForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReceiveReturnForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderReturn = OrderReturn.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReceiveReturnForStaffResponse {
+    return {
+      orderReturn: isSet(object.orderReturn)
+        ? OrderReturn.fromJSON(object.orderReturn)
+        : isSet(object.order_return)
+        ? OrderReturn.fromJSON(object.order_return)
+        : undefined,
+    };
+  },
+
+  toJSON(message: ReceiveReturnForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.orderReturn !== undefined) {
+      obj.orderReturn = OrderReturn.toJSON(message.orderReturn);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReceiveReturnForStaffResponse>, I>>(base?: I): ReceiveReturnForStaffResponse {
+    return ReceiveReturnForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReceiveReturnForStaffResponse>, I>>(
+    object: I,
+  ): ReceiveReturnForStaffResponse {
+    const message = createBaseReceiveReturnForStaffResponse();
+    message.orderReturn = (object.orderReturn !== undefined && object.orderReturn !== null)
+      ? OrderReturn.fromPartial(object.orderReturn)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRefuseReturnForStaffRequest(): RefuseReturnForStaffRequest {
+  return { returnId: "", reason: "" };
+}
+
+export const RefuseReturnForStaffRequest: MessageFns<RefuseReturnForStaffRequest> = {
+  encode(message: RefuseReturnForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.returnId !== "") {
+      writer.uint32(10).string(message.returnId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefuseReturnForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefuseReturnForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.returnId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefuseReturnForStaffRequest {
+    return {
+      returnId: isSet(object.returnId)
+        ? globalThis.String(object.returnId)
+        : isSet(object.return_id)
+        ? globalThis.String(object.return_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: RefuseReturnForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.returnId !== "") {
+      obj.returnId = message.returnId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefuseReturnForStaffRequest>, I>>(base?: I): RefuseReturnForStaffRequest {
+    return RefuseReturnForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefuseReturnForStaffRequest>, I>>(object: I): RefuseReturnForStaffRequest {
+    const message = createBaseRefuseReturnForStaffRequest();
+    message.returnId = object.returnId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseRefuseReturnForStaffResponse(): RefuseReturnForStaffResponse {
+  return { orderReturn: undefined };
+}
+
+export const RefuseReturnForStaffResponse: MessageFns<RefuseReturnForStaffResponse> = {
+  encode(message: RefuseReturnForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.orderReturn !== undefined) {
+      OrderReturn.encode(message.orderReturn, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RefuseReturnForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRefuseReturnForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.orderReturn = OrderReturn.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RefuseReturnForStaffResponse {
+    return {
+      orderReturn: isSet(object.orderReturn)
+        ? OrderReturn.fromJSON(object.orderReturn)
+        : isSet(object.order_return)
+        ? OrderReturn.fromJSON(object.order_return)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RefuseReturnForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.orderReturn !== undefined) {
+      obj.orderReturn = OrderReturn.toJSON(message.orderReturn);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RefuseReturnForStaffResponse>, I>>(base?: I): RefuseReturnForStaffResponse {
+    return RefuseReturnForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RefuseReturnForStaffResponse>, I>>(object: I): RefuseReturnForStaffResponse {
+    const message = createBaseRefuseReturnForStaffResponse();
+    message.orderReturn = (object.orderReturn !== undefined && object.orderReturn !== null)
+      ? OrderReturn.fromPartial(object.orderReturn)
       : undefined;
     return message;
   },
@@ -7939,6 +8966,49 @@ export const CheckoutServiceDefinition = {
       options: { idempotencyLevel: "IDEMPOTENT" },
     },
     /**
+     * The person who may read a dispatched order says which units they are sending back, within 14 days of delivery
+     * (18 of dispatch when delivery was never recorded); the edge calls it only from its own page form. Units already
+     * refunded or in an open return are refused (FAILED_PRECONDITION units_not_returnable).
+     */
+    startReturnAsCustomer: {
+      name: "StartReturnAsCustomer",
+      requestType: StartReturnAsCustomerRequest as typeof StartReturnAsCustomerRequest,
+      requestStream: false,
+      responseType: StartReturnAsCustomerResponse as typeof StartReturnAsCustomerResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The console's returns, oldest first, optionally of one state. */
+    listReturnsForStaff: {
+      name: "ListReturnsForStaff",
+      requestType: ListReturnsForStaffRequest as typeof ListReturnsForStaffRequest,
+      requestStream: false,
+      responseType: ListReturnsForStaffResponse as typeof ListReturnsForStaffResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The goods of a return arrived: they are refunded (and the delivery when the whole order is back), once however
+     * often it is asked.
+     */
+    receiveReturnForStaff: {
+      name: "ReceiveReturnForStaff",
+      requestType: ReceiveReturnForStaffRequest as typeof ReceiveReturnForStaffRequest,
+      requestStream: false,
+      responseType: ReceiveReturnForStaffResponse as typeof ReceiveReturnForStaffResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** The goods cannot be taken back (an opened vial): nothing is refunded and the reason is kept. */
+    refuseReturnForStaff: {
+      name: "RefuseReturnForStaff",
+      requestType: RefuseReturnForStaffRequest as typeof RefuseReturnForStaffRequest,
+      requestStream: false,
+      responseType: RefuseReturnForStaffResponse as typeof RefuseReturnForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
      * The caller's data rights, erasure: the delivery details of the caller's orders and the mails sent about
      * them are anonymised; totals, lines, VAT and refunds stay for the books. FAILED_PRECONDITION
      * (erasure_refused) while an order is unpaid or a refund pending. Repeating it changes nothing.
@@ -8262,6 +9332,61 @@ export const CheckoutServiceService = {
     responseDeserialize: (value: Buffer): CancelOrderAsCustomerResponse => CancelOrderAsCustomerResponse.decode(value),
   },
   /**
+   * The person who may read a dispatched order says which units they are sending back, within 14 days of delivery
+   * (18 of dispatch when delivery was never recorded); the edge calls it only from its own page form. Units already
+   * refunded or in an open return are refused (FAILED_PRECONDITION units_not_returnable).
+   */
+  startReturnAsCustomer: {
+    path: "/storefront.checkout.v1.CheckoutService/StartReturnAsCustomer" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StartReturnAsCustomerRequest): Buffer =>
+      Buffer.from(StartReturnAsCustomerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StartReturnAsCustomerRequest => StartReturnAsCustomerRequest.decode(value),
+    responseSerialize: (value: StartReturnAsCustomerResponse): Buffer =>
+      Buffer.from(StartReturnAsCustomerResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StartReturnAsCustomerResponse => StartReturnAsCustomerResponse.decode(value),
+  },
+  /** The console's returns, oldest first, optionally of one state. */
+  listReturnsForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/ListReturnsForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListReturnsForStaffRequest): Buffer =>
+      Buffer.from(ListReturnsForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListReturnsForStaffRequest => ListReturnsForStaffRequest.decode(value),
+    responseSerialize: (value: ListReturnsForStaffResponse): Buffer =>
+      Buffer.from(ListReturnsForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListReturnsForStaffResponse => ListReturnsForStaffResponse.decode(value),
+  },
+  /**
+   * The goods of a return arrived: they are refunded (and the delivery when the whole order is back), once however
+   * often it is asked.
+   */
+  receiveReturnForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/ReceiveReturnForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReceiveReturnForStaffRequest): Buffer =>
+      Buffer.from(ReceiveReturnForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReceiveReturnForStaffRequest => ReceiveReturnForStaffRequest.decode(value),
+    responseSerialize: (value: ReceiveReturnForStaffResponse): Buffer =>
+      Buffer.from(ReceiveReturnForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReceiveReturnForStaffResponse => ReceiveReturnForStaffResponse.decode(value),
+  },
+  /** The goods cannot be taken back (an opened vial): nothing is refunded and the reason is kept. */
+  refuseReturnForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/RefuseReturnForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RefuseReturnForStaffRequest): Buffer =>
+      Buffer.from(RefuseReturnForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RefuseReturnForStaffRequest => RefuseReturnForStaffRequest.decode(value),
+    responseSerialize: (value: RefuseReturnForStaffResponse): Buffer =>
+      Buffer.from(RefuseReturnForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RefuseReturnForStaffResponse => RefuseReturnForStaffResponse.decode(value),
+  },
+  /**
    * The caller's data rights, erasure: the delivery details of the caller's orders and the mails sent about
    * them are anonymised; totals, lines, VAT and refunds stay for the books. FAILED_PRECONDITION
    * (erasure_refused) while an order is unpaid or a refund pending. Repeating it changes nothing.
@@ -8374,6 +9499,21 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * Repeating it answers the order again.
    */
   cancelOrderAsCustomer: handleUnaryCall<CancelOrderAsCustomerRequest, CancelOrderAsCustomerResponse>;
+  /**
+   * The person who may read a dispatched order says which units they are sending back, within 14 days of delivery
+   * (18 of dispatch when delivery was never recorded); the edge calls it only from its own page form. Units already
+   * refunded or in an open return are refused (FAILED_PRECONDITION units_not_returnable).
+   */
+  startReturnAsCustomer: handleUnaryCall<StartReturnAsCustomerRequest, StartReturnAsCustomerResponse>;
+  /** The console's returns, oldest first, optionally of one state. */
+  listReturnsForStaff: handleUnaryCall<ListReturnsForStaffRequest, ListReturnsForStaffResponse>;
+  /**
+   * The goods of a return arrived: they are refunded (and the delivery when the whole order is back), once however
+   * often it is asked.
+   */
+  receiveReturnForStaff: handleUnaryCall<ReceiveReturnForStaffRequest, ReceiveReturnForStaffResponse>;
+  /** The goods cannot be taken back (an opened vial): nothing is refunded and the reason is kept. */
+  refuseReturnForStaff: handleUnaryCall<RefuseReturnForStaffRequest, RefuseReturnForStaffResponse>;
   /**
    * The caller's data rights, erasure: the delivery details of the caller's orders and the mails sent about
    * them are anonymised; totals, lines, VAT and refunds stay for the books. FAILED_PRECONDITION
@@ -8774,6 +9914,77 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CancelOrderAsCustomerResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The person who may read a dispatched order says which units they are sending back, within 14 days of delivery
+   * (18 of dispatch when delivery was never recorded); the edge calls it only from its own page form. Units already
+   * refunded or in an open return are refused (FAILED_PRECONDITION units_not_returnable).
+   */
+  startReturnAsCustomer(
+    request: StartReturnAsCustomerRequest,
+    callback: (error: ServiceError | null, response: StartReturnAsCustomerResponse) => void,
+  ): ClientUnaryCall;
+  startReturnAsCustomer(
+    request: StartReturnAsCustomerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StartReturnAsCustomerResponse) => void,
+  ): ClientUnaryCall;
+  startReturnAsCustomer(
+    request: StartReturnAsCustomerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StartReturnAsCustomerResponse) => void,
+  ): ClientUnaryCall;
+  /** The console's returns, oldest first, optionally of one state. */
+  listReturnsForStaff(
+    request: ListReturnsForStaffRequest,
+    callback: (error: ServiceError | null, response: ListReturnsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listReturnsForStaff(
+    request: ListReturnsForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListReturnsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listReturnsForStaff(
+    request: ListReturnsForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListReturnsForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The goods of a return arrived: they are refunded (and the delivery when the whole order is back), once however
+   * often it is asked.
+   */
+  receiveReturnForStaff(
+    request: ReceiveReturnForStaffRequest,
+    callback: (error: ServiceError | null, response: ReceiveReturnForStaffResponse) => void,
+  ): ClientUnaryCall;
+  receiveReturnForStaff(
+    request: ReceiveReturnForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReceiveReturnForStaffResponse) => void,
+  ): ClientUnaryCall;
+  receiveReturnForStaff(
+    request: ReceiveReturnForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReceiveReturnForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /** The goods cannot be taken back (an opened vial): nothing is refunded and the reason is kept. */
+  refuseReturnForStaff(
+    request: RefuseReturnForStaffRequest,
+    callback: (error: ServiceError | null, response: RefuseReturnForStaffResponse) => void,
+  ): ClientUnaryCall;
+  refuseReturnForStaff(
+    request: RefuseReturnForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RefuseReturnForStaffResponse) => void,
+  ): ClientUnaryCall;
+  refuseReturnForStaff(
+    request: RefuseReturnForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RefuseReturnForStaffResponse) => void,
   ): ClientUnaryCall;
   /**
    * The caller's data rights, erasure: the delivery details of the caller's orders and the mails sent about
