@@ -81,6 +81,8 @@ export interface OrderLine {
   sku: string;
   quantity: number;
   unitPricePence: number;
+  /** The product's VAT rate when ordered, in basis points (2000 is 20 %); prices include it. */
+  vatRateBasisPoints: number;
 }
 
 export interface OrderSummary {
@@ -272,6 +274,8 @@ export interface QuotedLine {
   unitPricePence: number;
   productName: string;
   size: string;
+  /** The product's VAT rate in basis points (2000 is 20 %), as the order's line would keep it. */
+  vatRateBasisPoints: number;
 }
 
 export interface QuoteOrderResponse {
@@ -1156,7 +1160,7 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
 };
 
 function createBaseOrderLine(): OrderLine {
-  return { sku: "", quantity: 0, unitPricePence: 0 };
+  return { sku: "", quantity: 0, unitPricePence: 0, vatRateBasisPoints: 0 };
 }
 
 export const OrderLine: MessageFns<OrderLine> = {
@@ -1169,6 +1173,9 @@ export const OrderLine: MessageFns<OrderLine> = {
     }
     if (message.unitPricePence !== 0) {
       writer.uint32(24).int64(message.unitPricePence);
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(32).int32(message.vatRateBasisPoints);
     }
     return writer;
   },
@@ -1210,6 +1217,14 @@ export const OrderLine: MessageFns<OrderLine> = {
             message.unitPricePence = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1231,6 +1246,11 @@ export const OrderLine: MessageFns<OrderLine> = {
         : isSet(object.unit_price_pence)
         ? globalThis.Number(object.unit_price_pence)
         : 0,
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
     };
   },
 
@@ -1245,6 +1265,9 @@ export const OrderLine: MessageFns<OrderLine> = {
     if (message.unitPricePence !== 0) {
       obj.unitPricePence = Math.round(message.unitPricePence);
     }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
     return obj;
   },
 
@@ -1256,6 +1279,7 @@ export const OrderLine: MessageFns<OrderLine> = {
     message.sku = object.sku ?? "";
     message.quantity = object.quantity ?? 0;
     message.unitPricePence = object.unitPricePence ?? 0;
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
     return message;
   },
 };
@@ -3418,7 +3442,7 @@ export const QuoteOrderRequest: MessageFns<QuoteOrderRequest> = {
 };
 
 function createBaseQuotedLine(): QuotedLine {
-  return { sku: "", quantity: 0, unitPricePence: 0, productName: "", size: "" };
+  return { sku: "", quantity: 0, unitPricePence: 0, productName: "", size: "", vatRateBasisPoints: 0 };
 }
 
 export const QuotedLine: MessageFns<QuotedLine> = {
@@ -3437,6 +3461,9 @@ export const QuotedLine: MessageFns<QuotedLine> = {
     }
     if (message.size !== "") {
       writer.uint32(42).string(message.size);
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(48).int32(message.vatRateBasisPoints);
     }
     return writer;
   },
@@ -3494,6 +3521,14 @@ export const QuotedLine: MessageFns<QuotedLine> = {
             message.size = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3521,6 +3556,11 @@ export const QuotedLine: MessageFns<QuotedLine> = {
         ? globalThis.String(object.product_name)
         : "",
       size: isSet(object.size) ? globalThis.String(object.size) : "",
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
     };
   },
 
@@ -3541,6 +3581,9 @@ export const QuotedLine: MessageFns<QuotedLine> = {
     if (message.size !== "") {
       obj.size = message.size;
     }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
     return obj;
   },
 
@@ -3554,6 +3597,7 @@ export const QuotedLine: MessageFns<QuotedLine> = {
     message.unitPricePence = object.unitPricePence ?? 0;
     message.productName = object.productName ?? "";
     message.size = object.size ?? "";
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
     return message;
   },
 };
