@@ -23,6 +23,7 @@ import { certificatePagePath, certificatePdfPath } from '../application/certific
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, type ShopView } from '../application/shop';
 import { formatDiscount, formatPence } from '../kit/money';
+import { receiptPath, registerReceipt, type OrderReader } from './receipt';
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
@@ -80,6 +81,7 @@ ${
     ? html`<h2>Delivery</h2><address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.email}${delivery.phone ? html`<br>${delivery.phone}` : ''}</address>`
     : ''
 }
+${order.receiptNumber ? html`<p class="receipt"><a href="${receiptPath(order.reference)}">Receipt</a> (<a href="${receiptPath(order.reference)}.pdf" type="application/pdf">PDF</a>)</p>` : ''}
 ${cancellationSection(details)}
 ${orderAgainSection(details)}
 <p>Placed ${details.createdAt.slice(0, 10)}. <a href="/">Continue shopping</a></p>`,
@@ -90,29 +92,30 @@ export function registerOrderPages(
   routes: PageRoutes,
   { context, readShop }: { context: GatewayContext; readShop: ShopReader },
 ): void {
-  const showOrder = async (req: Request, res: Response, { unticked }: { unticked: StatementName[] }) => {
+  // Who may read the order, and which delivery details they see, decides alike for its page and its receipt.
+  const readOrder: OrderReader = async (req, res) => {
     const caller = await callerOf(req, res, context);
     const { order } = await context.clients.checkout.getOrder(
       { checkoutReference: String(req.params.reference), clientAddress: caller.clientAddress },
       { customer: caller.customer },
     );
+    const placedHere = placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body'));
+    return { details: order!, delivery: order!.delivery ?? placedHere };
+  };
+  const showOrder = async (req: Request, res: Response, { unticked }: { unticked: StatementName[] }) => {
+    const { details, delivery } = await readOrder(req, res);
     // Named by its number (decision 1286): the page lives at its reference, where its forms post.
-    const { reference } = order!.summary!;
+    const { reference } = details.summary!;
     if (reference !== req.params.reference) return res.redirect(303, `/orders/${encodeURIComponent(reference)}`);
     await routes.send(
       req,
       res,
-      orderPage(
-        order!,
-        await readShop(),
-        await shippedBatches(context, order!),
-        placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body')),
-        unticked,
-      ),
+      orderPage(details, await readShop(), await shippedBatches(context, details), delivery, unticked),
     );
   };
   routes.router.get('/orders/:reference', (req, res) => showOrder(req, res, { unticked: [] }));
   registerBuyerConfirmation(routes, context, showOrder);
   registerCancellation(routes, context);
   registerOrderAgain(routes, context);
+  registerReceipt(routes, { seller: context.config.seller, readShop, readOrder });
 }

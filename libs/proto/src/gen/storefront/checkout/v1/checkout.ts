@@ -116,6 +116,13 @@ export interface OrderSummary {
   buyerConfirmationVersion: string;
   /** The number people read it by, the shop's prefix and a sequence number (`SRS-10234`, decision 1285). */
   orderNumber: string;
+  /** The receipt's number, given when the payment was confirmed (decision 1290); 0 for an order never paid. */
+  receiptNumber: number;
+  /**
+   * RFC 3339: when the payment was confirmed (the receipt's date of supply); empty before, and for orders paid before
+   * it was recorded.
+   */
+  paidAt: string;
 }
 
 /** The payment provider's hosted checkout (SumUp's fields), as create-checkout shows it. */
@@ -1301,6 +1308,8 @@ function createBaseOrderSummary(): OrderSummary {
     buyerConfirmedAt: "",
     buyerConfirmationVersion: "",
     orderNumber: "",
+    receiptNumber: 0,
+    paidAt: "",
   };
 }
 
@@ -1350,6 +1359,12 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     }
     if (message.orderNumber !== "") {
       writer.uint32(122).string(message.orderNumber);
+    }
+    if (message.receiptNumber !== 0) {
+      writer.uint32(128).int64(message.receiptNumber);
+    }
+    if (message.paidAt !== "") {
+      writer.uint32(138).string(message.paidAt);
     }
     return writer;
   },
@@ -1487,6 +1502,22 @@ export const OrderSummary: MessageFns<OrderSummary> = {
             message.orderNumber = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.receiptNumber = longToNumber(reader.int64());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.paidAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1556,6 +1587,16 @@ export const OrderSummary: MessageFns<OrderSummary> = {
         : isSet(object.order_number)
         ? globalThis.String(object.order_number)
         : "",
+      receiptNumber: isSet(object.receiptNumber)
+        ? globalThis.Number(object.receiptNumber)
+        : isSet(object.receipt_number)
+        ? globalThis.Number(object.receipt_number)
+        : 0,
+      paidAt: isSet(object.paidAt)
+        ? globalThis.String(object.paidAt)
+        : isSet(object.paid_at)
+        ? globalThis.String(object.paid_at)
+        : "",
     };
   },
 
@@ -1606,6 +1647,12 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     if (message.orderNumber !== "") {
       obj.orderNumber = message.orderNumber;
     }
+    if (message.receiptNumber !== 0) {
+      obj.receiptNumber = Math.round(message.receiptNumber);
+    }
+    if (message.paidAt !== "") {
+      obj.paidAt = message.paidAt;
+    }
     return obj;
   },
 
@@ -1629,6 +1676,8 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     message.buyerConfirmedAt = object.buyerConfirmedAt ?? "";
     message.buyerConfirmationVersion = object.buyerConfirmationVersion ?? "";
     message.orderNumber = object.orderNumber ?? "";
+    message.receiptNumber = object.receiptNumber ?? 0;
+    message.paidAt = object.paidAt ?? "";
     return message;
   },
 };
