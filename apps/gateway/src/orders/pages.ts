@@ -4,7 +4,7 @@
  * call as GET /api/orders/{reference} (its limits, its rule of who reads what): delivery details
  * appear for the account that placed the order, or for a guest order in the browser that placed
  * it, from its own cookie (docs/decisions/0924). Once dispatched, each line lists the batches it was packed from,
- * with their certificates (docs/decisions/1153).
+ * with their certificates (docs/decisions/1153). Once paid, it links the order's receipt (receipt.ts), read the same way.
  */
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';

@@ -90,7 +90,6 @@ export function receiptOf(
       [invoice ? 'Invoice number' : 'Receipt number', receiptNumber],
       ['Order number', order.orderNumber],
       [registered ? 'Date of supply' : 'Date paid', londonDateOf(order.paidAt || details.createdAt)],
-      ...(registered ? [['Seller VAT number', seller.vatNumber!] as Row] : []),
     ],
     buyer:
       invoice && delivery
