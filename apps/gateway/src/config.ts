@@ -3,7 +3,7 @@ import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
 import { readDispatchCalendar, type DispatchCalendar } from '@storefront/dispatch-calendar';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { SHOP_NAME } from './kit/layout';
-import type { Seller } from './kit/seller';
+import { readSeller, type Seller } from './kit/seller';
 
 export interface GatewayConfig extends HttpAppConfig {
   publicBaseUrl: string;
@@ -86,12 +86,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     catalogRefreshMs: env.int('CATALOG_REFRESH_MS', 5000, { min: 100, max: 300_000 }),
     heldStockCacheMs: env.int('HELD_STOCK_CACHE_MS', 2000, { min: 0, max: 60_000 }),
     dispatchCalendar: readDispatchCalendar(env),
-    seller: {
-      name: env.string('BUSINESS_NAME', SHOP_NAME),
-      address: env.optional('BUSINESS_ADDRESS'),
-      email: env.optional('BUSINESS_EMAIL'),
-      companyNumber: env.optional('COMPANY_NUMBER'),
-      vatNumber: env.optional('VAT_NUMBER'),
-    },
+    seller: readSeller(env, SHOP_NAME),
   };
 }

@@ -31,6 +31,15 @@ describe('gateway: the seller named on every page', () => {
     }
   });
 
+  it('reads company and VAT numbers without their spaces, and refuses ones that cannot be right', () => {
+    expect(sellerOf({ VAT_NUMBER: 'gb 123 4567 89', COMPANY_NUMBER: 'sc123456' })).to.deep.include({
+      vatNumber: 'GB123456789',
+      companyNumber: 'SC123456',
+    });
+    expect(() => sellerOf({ VAT_NUMBER: '123456789' })).to.throw('VAT_NUMBER must look like GB123456789');
+    expect(() => sellerOf({ COMPANY_NUMBER: '1234' })).to.throw('COMPANY_NUMBER must look like 01234567');
+  });
+
   it('defaults the name to the shop and leaves out every detail not set', () => {
     const seller = sellerOf({});
     expect(seller).to.deep.equal({
