@@ -19,7 +19,7 @@ import { sellerAddress, sellerFacts, type Seller } from '../kit/seller';
 import { findSku, type ShopView } from '../application/shop';
 
 /** Above this total a VAT receipt is a full VAT invoice, naming the buyer (HMRC's £250 for less detailed invoices). */
-export const FULL_INVOICE_ABOVE_PENCE = 25_000;
+const FULL_INVOICE_ABOVE_PENCE = 25_000;
 
 export const receiptPath = (reference: string) => `/orders/${encodeURIComponent(reference)}/receipt`;
 
