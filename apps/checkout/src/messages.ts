@@ -34,6 +34,8 @@ export function orderSummary(order: OrderView['order']): checkout.OrderSummary {
     buyerConfirmedAt: iso(order.buyerConfirmation?.at),
     buyerConfirmationVersion: order.buyerConfirmation?.version ?? '',
     orderNumber: order.number,
+    receiptNumber: order.receiptNumber ?? 0,
+    paidAt: iso(order.paidAt),
   };
 }
 

@@ -49,7 +49,9 @@ describe('checkout idempotency on checkout_reference', () => {
     expect(res.body).to.deep.include({ success: false, error: 'idempotency_mismatch' });
     expect(res.body.detail).to.contain(body.checkout_reference);
     const order = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
-    expect(order.lines).to.deep.equal([{ sku: LIMITED_SKU, quantity: 1, unitPricePence: 4999 }]);
+    expect(order.lines).to.deep.equal([
+      { sku: LIMITED_SKU, quantity: 1, unitPricePence: 4999, vatRateBasisPoints: 2000 },
+    ]);
     expect(order.providerCheckoutId).to.equal(first.id);
   });
 

@@ -51,7 +51,7 @@ describe('checkout order confirmation mail', () => {
 
   const settle = () => stack.checkout!.reconcileNow();
 
-  it('sends exactly one confirmation of a paid order, with its lines, total, delivery address and order link', async () => {
+  it('sends exactly one confirmation of a paid order, with its lines, total, delivery address, order and receipt links', async () => {
     const client = stack.client();
     const body = paidBody();
     const result = await expectCheckout(client, body);
@@ -74,6 +74,9 @@ describe('checkout order confirmation mail', () => {
     );
     expect(mail!.text).to.contain(`http://127.0.0.1:9/orders/${reference}`);
     expect(mail!.html).to.contain(`href="http://127.0.0.1:9/orders/${reference}"`);
+    // The receipt of the payment (decision 1292).
+    expect(mail!.text).to.contain(`Your receipt: http://127.0.0.1:9/orders/${reference}/receipt`);
+    expect(mail!.html).to.contain(`href="http://127.0.0.1:9/orders/${reference}/receipt"`);
     // The right to cancel, with the page that explains it (decision 1321).
     expect(mail!.text).to.contain('Your right to cancel').and.contain('14 days');
     expect(mail!.html).to.contain('href="http://127.0.0.1:9/returns"');

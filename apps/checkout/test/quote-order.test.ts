@@ -52,8 +52,22 @@ describe('checkout: QuoteOrder', () => {
       promoRefusal: '',
     });
     expect(quoted.lines).to.deep.equal([
-      { sku: sku('p8333'), quantity: 1, unitPricePence: 8333, productName: 'Pricing edge test kit', size: 'p8333' },
-      { sku: 'ghk-cu-50mg', quantity: 2, unitPricePence: 1999, productName: 'GHK-Cu', size: '50mg' },
+      {
+        sku: sku('p8333'),
+        quantity: 1,
+        unitPricePence: 8333,
+        productName: 'Pricing edge test kit',
+        size: 'p8333',
+        vatRateBasisPoints: 2000,
+      },
+      {
+        sku: 'ghk-cu-50mg',
+        quantity: 2,
+        unitPricePence: 1999,
+        productName: 'GHK-Cu',
+        size: '50mg',
+        vatRateBasisPoints: 2000,
+      },
     ]);
     const ordersBefore = await countRows(stack, 'orders');
     const placed = await expectCheckout(

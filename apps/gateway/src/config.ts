@@ -2,6 +2,8 @@ import { readHttpAppConfig, type EnvReader, type HttpAppConfig } from '@storefro
 import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
 import { readDispatchCalendar, type DispatchCalendar } from '@storefront/dispatch-calendar';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
+import { SHOP_NAME } from './kit/layout';
+import { readSeller, type Seller } from './kit/seller';
 
 export interface GatewayConfig extends HttpAppConfig {
   publicBaseUrl: string;
@@ -48,6 +50,8 @@ export interface GatewayConfig extends HttpAppConfig {
   heldStockCacheMs: number;
   /** The cut-off and bank holidays the pages' dispatch dates follow (DISPATCH_CUTOFF, BANK_HOLIDAYS_FILE). */
   dispatchCalendar: DispatchCalendar;
+  /** BUSINESS_NAME, BUSINESS_ADDRESS, BUSINESS_EMAIL, COMPANY_NUMBER, VAT_NUMBER. */
+  seller: Seller;
 }
 
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
@@ -82,5 +86,6 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     catalogRefreshMs: env.int('CATALOG_REFRESH_MS', 5000, { min: 100, max: 300_000 }),
     heldStockCacheMs: env.int('HELD_STOCK_CACHE_MS', 2000, { min: 0, max: 60_000 }),
     dispatchCalendar: readDispatchCalendar(env),
+    seller: readSeller(env, SHOP_NAME),
   };
 }

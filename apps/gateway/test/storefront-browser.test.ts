@@ -102,13 +102,13 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await expectAccessible(page);
     expect(await page.getByRole('row', { name: /^BPC-157 5mg 2 / }).isVisible()).to.equal(true);
     // The browser that placed the order sees where it goes.
-    expect(await page.locator('address').textContent()).to.contain('12 St James Square');
+    expect(await page.locator('main address').textContent()).to.contain('12 St James Square');
 
     // Another browser with the reference sees the order's status, not its delivery details.
     const stranger = await shopper();
     await stranger.goto(`/orders/${reference}`);
     expect(await stranger.getByText('Paid', { exact: true }).isVisible()).to.equal(true);
-    expect(await stranger.locator('address').count()).to.equal(0);
+    expect(await stranger.locator('main address').count()).to.equal(0);
   });
 
   it('a new account starts on 100 points, edits its profile, buys, and sees the points rise and the order; the size sells out', async () => {

@@ -14,6 +14,8 @@ export interface CatalogProduct {
   id: string;
   name: string;
   description: string;
+  /** The product's VAT rate in basis points: 2000 (standard 20 %) unless the file's `vatRate` says 0 or 5. */
+  vatRateBasisPoints: number;
   sizes: CatalogSize[];
 }
 
@@ -25,6 +27,10 @@ export interface CatalogSize {
 }
 
 const SIZE = /^[A-Za-z0-9.]+$/;
+
+/** The UK's VAT rates a product may carry, in percent (zero, reduced, standard); standard when the file names none. */
+export const VAT_RATES_PERCENT = [0, 5, 20] as const;
+const STANDARD_VAT_RATE_PERCENT = 20;
 
 export type CatalogCheck = { catalog: CatalogFile; problems: [] } | { catalog?: undefined; problems: string[] };
 
@@ -56,6 +62,9 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
     checkCatalogEntry(p, at, seenIds, problems);
     if (p.description !== undefined && typeof p.description !== 'string')
       problems.push(`${at}.description must be a string`);
+    const vatRate = p.vatRate ?? STANDARD_VAT_RATE_PERCENT;
+    if (!VAT_RATES_PERCENT.includes(vatRate as (typeof VAT_RATES_PERCENT)[number]))
+      problems.push(`${at}.vatRate must be ${VAT_RATES_PERCENT.join(', ')} (percent) when present`);
     if (!Array.isArray(p.sizes) || p.sizes.length === 0) {
       problems.push(`${at}.sizes must be a non-empty array`);
       return;
@@ -101,6 +110,7 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
       id: p.id as string,
       name: typeof p.name === 'string' ? p.name.trim() : '',
       description: (p.description as string) ?? '',
+      vatRateBasisPoints: (vatRate as number) * 100,
       sizes,
     });
   });

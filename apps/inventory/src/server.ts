@@ -104,6 +104,7 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
                 unitPricePence: line.unitPricePence,
                 productName: line.productName,
                 size: line.size,
+                vatRateBasisPoints: line.vatRateBasisPoints,
                 onHand: line.onHand,
               })),
             }),

@@ -51,7 +51,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
     }
   });
 
-  it('Quote prices lines in pence, summing a repeated SKU, with units on hand for limited SKUs', async () => {
+  it("Quote prices lines in pence, summing a repeated SKU, with units on hand for limited SKUs and each product's VAT rate", async () => {
     await h.client.reserve({ orderReference: 'held', lines: [{ sku: 'beta-1mg', quantity: 4 }], ttlSeconds: 0 });
     const { lines } = await h.client.quote({
       lines: [
@@ -61,8 +61,24 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       ],
     });
     expect(lines).to.deep.equal([
-      { sku: 'alpha-20mg', quantity: 3, unitPricePence: 5950, productName: 'Alpha', size: '20mg', onHand: undefined },
-      { sku: 'beta-1mg', quantity: 1, unitPricePence: 999, productName: 'Beta', size: '1mg', onHand: 10 },
+      {
+        sku: 'alpha-20mg',
+        quantity: 3,
+        unitPricePence: 5950,
+        productName: 'Alpha',
+        size: '20mg',
+        vatRateBasisPoints: 2000,
+        onHand: undefined,
+      },
+      {
+        sku: 'beta-1mg',
+        quantity: 1,
+        unitPricePence: 999,
+        productName: 'Beta',
+        size: '1mg',
+        vatRateBasisPoints: 500,
+        onHand: 10,
+      },
     ]);
   });
 

@@ -24,6 +24,7 @@ export const TEST_CATALOG = {
       id: 'beta',
       name: 'Beta',
       description: 'Test peptide B',
+      vatRate: 5,
       sizes: [{ size: '1mg', price: 9.99, stock: 10 }],
     },
   ],

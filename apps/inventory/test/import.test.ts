@@ -86,6 +86,22 @@ describe('inventory: npm run catalog:import', () => {
     expect(after.stock).to.deep.equal(before.stock);
   });
 
+  it("takes each product's VAT rate from the file in percent, standard 20 % when it names none", async () => {
+    const rates = async () =>
+      Object.fromEntries(
+        (await h.server.store.db('products').orderBy('id').select('id', 'vat_rate_basis_points')).map((row) => [
+          row.id,
+          Number(row.vat_rate_basis_points),
+        ]),
+      );
+    expect(await rates()).to.deep.equal({ alpha: 2000, beta: 500 });
+    const next = structuredClone(TEST_CATALOG) as { products: Array<Record<string, unknown>> };
+    next.products[0]!.vatRate = 0;
+    delete next.products[1]!.vatRate;
+    expect((await run([writeFile('rates.json', next)])).code).to.equal(EXIT.ok);
+    expect(await rates()).to.deep.equal({ alpha: 0, beta: 2000 });
+  });
+
   it('reports progress for a large file', async () => {
     const products = Array.from({ length: 1200 }, (_, i) => ({
       id: `bulk-${i}`,
@@ -174,6 +190,8 @@ describe('inventory: npm run catalog:import', () => {
         'products[0].sizes[0].stock must be an integer',
       ],
       ['a negative stock', { products: [product({}, { stock: -3 })] }, 'products[0].sizes[0].stock must be an integer'],
+      ['a VAT rate the UK has not', { products: [product({ vatRate: 17.5 })] }, 'products[0].vatRate must be 0, 5, 20'],
+      ['a VAT rate given as text', { products: [product({ vatRate: '20' })] }, 'products[0].vatRate must be 0, 5, 20'],
     ];
     for (const [what, content, message] of invalidFiles) {
       it(`refuses ${what}`, async () => {

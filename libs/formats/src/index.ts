@@ -172,3 +172,4 @@ export const MARKETING_CONSENT = {
     'with the unsubscribe link in any of those emails.',
 } as const;
 export * from './buyer-confirmation';
+export * from './vat';

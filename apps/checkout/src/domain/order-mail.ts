@@ -13,6 +13,9 @@ const shopUrl = (publicBaseUrl: string, path: string) => `${publicBaseUrl.replac
 export const orderPageUrl = (publicBaseUrl: string, reference: string) =>
   shopUrl(publicBaseUrl, `/orders/${encodeURIComponent(reference)}`);
 
+/** The paid order's receipt on the shop (decision 1292). */
+const receiptUrl = (publicBaseUrl: string, reference: string) => `${orderPageUrl(publicBaseUrl, reference)}/receipt`;
+
 /** Said to the buyer of an order held for their confirmation (decision 1221). */
 const UNCONFIRMED_WORDS =
   'Your order is held until you confirm on your order page (the link below) that these products are for laboratory ' +
@@ -79,6 +82,7 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string, expec
           : []),
         { paragraph: CANCELLATION_RIGHTS_WORDS },
         { link: { label: 'Your order', url: orderPageUrl(publicBaseUrl, order.reference) } },
+        { link: { label: 'Your receipt', url: receiptUrl(publicBaseUrl, order.reference) } },
         { link: { label: 'Returns and cancellations', url: shopUrl(publicBaseUrl, '/returns') } },
       ],
     }),

@@ -52,11 +52,21 @@ export interface OrderLine {
   sku: string;
   quantity: number;
   unitPricePence: number;
+  /** The product's VAT rate when ordered, in basis points; the price includes it. */
+  vatRateBasisPoints: number;
 }
 
 /** A line as it is ordered: what was asked, at inventory's quote now. A field a line records is taken here. */
-export function orderLine(item: { sku: string; quantity: number }, quote: { unitPricePence: number }): OrderLine {
-  return { sku: item.sku, quantity: item.quantity, unitPricePence: quote.unitPricePence };
+export function orderLine(
+  item: { sku: string; quantity: number },
+  quote: { unitPricePence: number; vatRateBasisPoints: number },
+): OrderLine {
+  return {
+    sku: item.sku,
+    quantity: item.quantity,
+    unitPricePence: quote.unitPricePence,
+    vatRateBasisPoints: quote.vatRateBasisPoints,
+  };
 }
 
 export interface NewOrder {

@@ -18,6 +18,8 @@ export interface QuotedStock extends ItemQuantity {
   unitPricePence: number;
   productName: string;
   size: string;
+  /** The product's VAT rate in basis points. */
+  vatRateBasisPoints: number;
   onHand?: number;
 }
 

@@ -18,6 +18,7 @@ import { buyerConfirmation } from './080-buyer-confirmation';
 import { orderNumbers } from './082-order-numbers';
 import { receiptNumbers } from './084-receipt-numbers';
 import { customerCancellation } from './088-customer-cancellation';
+import { lineVatRates } from './089-line-vat-rates';
 import { dispatchQueue } from './090-dispatch-queue';
 import { promoConditions } from './092-promo-conditions';
 import { returns } from './093-returns';
@@ -45,6 +46,7 @@ export const migrations: Record<string, Migration> = {
   '082-order-numbers': orderNumbers,
   '084-receipt-numbers': receiptNumbers,
   '088-customer-cancellation': customerCancellation,
+  '089-line-vat-rates': lineVatRates,
   '090-dispatch-queue': dispatchQueue,
   '092-promo-conditions': promoConditions,
   '093-returns': returns,

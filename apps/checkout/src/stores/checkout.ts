@@ -86,6 +86,7 @@ export class CheckoutStore implements CheckoutStorePort {
           sku: line.sku,
           quantity: line.quantity,
           unit_price_pence: line.unitPricePence,
+          vat_rate_basis_points: line.vatRateBasisPoints,
         })),
       ),
     ];
@@ -715,6 +716,7 @@ function toOrder(row: Row, lines: Row[], numbers: OrderNumbers): Order {
       sku: String(line.sku),
       quantity: toNumber(line.quantity),
       unitPricePence: toNumber(line.unit_price_pence),
+      vatRateBasisPoints: toNumber(line.vat_rate_basis_points),
     })),
     goodsPence: toNumber(row.goods_pence),
     discountPence: toNumber(row.discount_pence),

@@ -4,12 +4,16 @@ import { INFO_PAGES, RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
 import type { PageAnswer } from '../kit/respond';
 import { type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
+import { sellerAddress, type Seller } from '../kit/seller';
 
 type InfoPath = (typeof INFO_PAGES)[number]['path'];
 
-/** What a page says may depend on the shipping policy and the dispatch cut-off ("14:00"). */
-const BODIES: Record<InfoPath, (policy: ShopView['policy'], cutoff: string) => Html> = {
-  '/terms': () => html`<p>${RESEARCH_USE_NOTICE}</p>
+/** What a page says may depend on the shipping policy, the dispatch cut-off ("14:00") and who sells. */
+const BODIES: Record<InfoPath, (policy: ShopView['policy'], cutoff: string, seller: Seller) => Html> = {
+  '/terms': (_policy, _cutoff, seller) => html`<h2>Who sells</h2>
+${sellerAddress(seller)}
+<h2>Research use only</h2>
+<p>${RESEARCH_USE_NOTICE}</p>
 <p>By placing an order you confirm that you are 18 or over, that you buy for research carried out by qualified people in a suitable laboratory, and that you will store, handle and dispose of the products as their safety information says.</p>
 <p>We may cancel and refund an order when we believe a product is meant for human or animal use.</p>`,
   '/delivery': (policy, cutoff) => html`<p>We deliver to addresses in the United Kingdom only.</p>
@@ -44,12 +48,12 @@ const BODIES: Record<InfoPath, (policy: ShopView['policy'], cutoff: string) => H
 <li>Complaint: if you are unhappy with how we use your data, you can complain to the Information Commissioner's Office at <a href="https://ico.org.uk/make-a-complaint/">ico.org.uk</a>.</li></ul>`,
 };
 
-export function infoPage(path: InfoPath, policy: ShopView['policy'], cutoff: string): PageAnswer {
+export function infoPage(path: InfoPath, policy: ShopView['policy'], cutoff: string, seller: Seller): PageAnswer {
   const { title } = INFO_PAGES.find((page) => page.path === path)!;
   return {
     title,
     description: `${title} at ${SHOP_NAME}`,
     caching: 'public',
-    main: html`<h1>${title}</h1>${BODIES[path](policy, cutoff)}`,
+    main: html`<h1>${title}</h1>${BODIES[path](policy, cutoff, seller)}`,
   };
 }

@@ -38,7 +38,7 @@ export function registerCatalogPages(
   { context, readShop, direct }: { context: GatewayContext; readShop: ShopReader; direct: DirectRoutes },
 ): void {
   const { router, send } = routes;
-  const pages = new PublicPages();
+  const pages = new PublicPages(context.config.seller);
   const cutoff = formatCutoff(context.config.dispatchCalendar.cutoffMinutes);
 
   async function home(): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {
@@ -51,7 +51,8 @@ export function registerCatalogPages(
   async function product(id: string): Promise<{ page: () => PageAnswer; html: () => PreparedPage }> {
     const shop = await readShop();
     const found = shop.catalog.products.find((candidate) => candidate.id === id);
-    if (!found) return { page: () => productNotFound(id), html: () => prepareHtml(productNotFound(id)) };
+    if (!found)
+      return { page: () => productNotFound(id), html: () => prepareHtml(productNotFound(id), context.config.seller) };
     // The dispatch words change at most once a minute, so the remembered page is rendered again as often.
     const { words } = dispatchNow(context);
     const page = () => productPage(found, shop, words);
@@ -71,7 +72,7 @@ export function registerCatalogPages(
       } catch (error) {
         const page = errorPageFor(error, context, path);
         if (!page) throw error;
-        return prepareHtml(page);
+        return prepareHtml(page, context.config.seller);
       }
     };
 
@@ -97,7 +98,9 @@ export function registerCatalogPages(
 
   registerAddToBasket(routes, readShop, () => dispatchNow(context).words);
   for (const { path } of INFO_PAGES)
-    router.get(path, async (req, res) => send(req, res, infoPage(path, (await readShop()).policy, cutoff)));
+    router.get(path, async (req, res) =>
+      send(req, res, infoPage(path, (await readShop()).policy, cutoff, context.config.seller)),
+    );
   router.get('/sitemap.xml', async (_req, res) => {
     const { catalog } = await readShop();
     res

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { html, type Html } from './html';
 import { SITE_CSS } from './site-css';
+import { sellerAddress, type Seller } from './seller';
 
 export const SHOP_NAME = 'Storefront Research Supplies';
 
@@ -40,7 +41,11 @@ export interface PageContent {
   leadsToPayment?: boolean;
 }
 
-export function layout({ title, description, main, refreshSeconds, consoleNavigation }: PageContent): string {
+/** The page in the shop's frame; its footer names the seller. */
+export function layout(
+  { title, description, main, refreshSeconds, consoleNavigation }: PageContent,
+  seller: Seller,
+): string {
   return html`<!doctype html>
 <html lang="en-GB">
 <head>
@@ -73,6 +78,7 @@ ${main}
 </main>
 <footer>
 <nav aria-label="Shop information"><ul>${[CERTIFICATES_PAGE, ...INFO_PAGES].map((page) => html`<li><a href="${page.path}">${page.title}</a></li>`)}</ul></nav>
+${sellerAddress(seller)}
 </footer>`
 }
 </body>

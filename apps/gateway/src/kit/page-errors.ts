@@ -4,7 +4,7 @@ import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { GatewayContext } from '../context';
 import { bodyRefusal } from './errors';
 import { html } from './html';
-import { sendPage, type PageAnswer } from './respond';
+import { sendPage, type PageAnswer, type PageContext } from './respond';
 
 export function notFoundPage(detail: string): PageAnswer {
   return errorPage(404, 'Not found', detail);
@@ -49,10 +49,7 @@ function wantsPage(req: Request): boolean {
  * one; an API client (anything that does not prefer HTML to JSON, and any path under /api/) goes on to the Error the
  * rest of the API answers.
  */
-export function notFoundPages(
-  context: Pick<GatewayContext, 'markdown' | 'logger'>,
-  pageFor: (path: string) => PageAnswer | undefined,
-): RequestHandler {
+export function notFoundPages(context: PageContext, pageFor: (path: string) => PageAnswer | undefined): RequestHandler {
   return (req, res, next) => {
     const page = wantsPage(req) ? pageFor(req.path) : undefined;
     if (!page) return next();
@@ -60,7 +57,7 @@ export function notFoundPages(
   };
 }
 
-export function pageErrors(context: Pick<GatewayContext, 'markdown' | 'logger'>): ErrorRequestHandler {
+export function pageErrors(context: PageContext): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
     const page = errorPageFor(error, context, req.path);

@@ -11,6 +11,7 @@ import type { GatewayContext } from '../context';
 import { markdownHeaders, prefersMarkdown, HTML_CONTENT_TYPE } from './markdown';
 import { matchesIfNoneMatch } from './etag';
 import { layout, type PageContent } from './layout';
+import type { Seller } from './seller';
 
 /** Styles from the gateway's own stylesheet only; no script runs; forms post to this site only. */
 export const PAGE_CSP =
@@ -25,6 +26,11 @@ const CHECKOUT_CSP = PAGE_CSP.replace(
   "form-action 'self'",
   "form-action 'self' https: http://localhost:* http://127.0.0.1:*",
 );
+
+/** What rendering a page takes: the Markdown converter, the logger, and the seller the footer names. */
+export type PageContext = Pick<GatewayContext, 'markdown' | 'logger'> & {
+  config: Pick<GatewayContext['config'], 'seller'>;
+};
 
 export type PageCaching = 'public' | 'private';
 
@@ -71,23 +77,23 @@ function prepared(text: string, contentHeaders: Record<string, string>, page: Pa
   return { status, headers, body };
 }
 
-export function prepareHtml(page: PageAnswer): PreparedPage {
-  return prepared(layout(page), { 'Content-Type': HTML_CONTENT_TYPE }, page);
+export function prepareHtml(page: PageAnswer, seller: Seller): PreparedPage {
+  return prepared(layout(page, seller), { 'Content-Type': HTML_CONTENT_TYPE }, page);
 }
 
 /** The page as Markdown when asked for and the conversion succeeds, else as HTML. */
 export async function preparePage(
   wantsMarkdown: boolean,
-  { markdown, logger }: Pick<GatewayContext, 'markdown' | 'logger'>,
+  { markdown, logger, config }: PageContext,
   page: PageAnswer,
   path: string,
 ): Promise<PreparedPage> {
-  if (!wantsMarkdown) return prepareHtml(page);
+  if (!wantsMarkdown) return prepareHtml(page, config.seller);
   // The main content holds the page's h1 and everything a reader needs; navigation is left out.
   const converted = await markdown.convert(page.main.text);
   if ('markdown' in converted) return prepared(converted.markdown, markdownHeaders(converted.markdown), page);
   logger.warn({ reason: converted.failed, path }, 'page not converted to Markdown; served as HTML');
-  return prepareHtml(page);
+  return prepareHtml(page, config.seller);
 }
 
 /** The page, or 304 when the request holds its current ETag. */
@@ -105,12 +111,7 @@ export function sendPrepared(req: Request, res: Response, page: PreparedPage): v
   res.end('body' in answer ? answer.body : undefined);
 }
 
-export async function sendPage(
-  req: Request,
-  res: Response,
-  context: Pick<GatewayContext, 'markdown' | 'logger'>,
-  page: PageAnswer,
-): Promise<void> {
+export async function sendPage(req: Request, res: Response, context: PageContext, page: PageAnswer): Promise<void> {
   sendPrepared(req, res, await preparePage(prefersMarkdown(req), context, page, req.path));
 }
 
@@ -124,12 +125,14 @@ const PUBLIC_PAGES_MAX = 512;
 export class PublicPages {
   private readonly pages = new Map<string, PreparedPage>();
 
+  constructor(private readonly seller: Seller) {}
+
   html(key: string, render: () => PageAnswer): PreparedPage {
     let page = this.pages.get(key);
     if (!page) {
       // Keys of superseded states are never asked for again; starting afresh drops them.
       if (this.pages.size >= PUBLIC_PAGES_MAX) this.pages.clear();
-      page = prepareHtml(render());
+      page = prepareHtml(render(), this.seller);
       this.pages.set(key, page);
     }
     return page;

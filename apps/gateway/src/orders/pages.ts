@@ -4,7 +4,7 @@
  * call as GET /api/orders/{reference} (its limits, its rule of who reads what): delivery details
  * appear for the account that placed the order, or for a guest order in the browser that placed
  * it, from its own cookie (docs/decisions/0924). Once dispatched, each line lists the batches it was packed from,
- * with their certificates (docs/decisions/1153).
+ * with their certificates (docs/decisions/1153). Once paid, it links the order's receipt (receipt.ts), read the same way.
  */
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
@@ -24,6 +24,7 @@ import { certificatePagePath, certificatePdfPath } from '../application/certific
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, type ShopView } from '../application/shop';
 import { formatDiscount, formatPence } from '../kit/money';
+import { receiptPath, registerReceipt, type OrderReader } from './receipt';
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
@@ -40,7 +41,7 @@ export function orderPage(
   answer: checkout.GetOrderResponse,
   { catalog }: ShopView,
   shipped: Map<string, ShippedBatchView[]>,
-  placedHere?: checkout.Delivery,
+  delivery?: checkout.Delivery,
   unticked: StatementName[] = [],
 ): PageAnswer {
   const details = answer.order!;
@@ -54,7 +55,6 @@ export function orderPage(
     const batches = shipped.get(line.sku) ?? [];
     return html`<tr><th scope="row">${nameOf(line.sku)}${batches.length > 0 ? html`<ul class="batches" aria-label="Batches">${batchWords(batches)}</ul>` : ''}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
   });
-  const delivery = details.delivery ?? placedHere;
   return {
     title: `Order ${order.reference}`,
     description: 'Your order and its payment status',
@@ -83,6 +83,7 @@ ${
     ? html`<h2>Delivery</h2><address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.email}${delivery.phone ? html`<br>${delivery.phone}` : ''}</address>`
     : ''
 }
+${order.receiptNumber ? html`<p class="receipt"><a href="${receiptPath(order.reference)}">Receipt</a> (<a href="${receiptPath(order.reference)}.pdf" type="application/pdf">PDF</a>)</p>` : ''}
 ${cancellationSection(details)}
 ${returnsSection(answer, nameOf)}
 ${orderAgainSection(details)}
@@ -94,26 +95,25 @@ export function registerOrderPages(
   routes: PageRoutes,
   { context, readShop }: { context: GatewayContext; readShop: ShopReader },
 ): void {
-  const showOrder = async (req: Request, res: Response, { unticked }: { unticked: StatementName[] }) => {
+  // Who may read the order, and which delivery details they see, decides alike for its page and its receipt.
+  const readOrder: OrderReader = async (req, res) => {
     const caller = await callerOf(req, res, context);
     const answer = await context.clients.checkout.getOrder(
       { checkoutReference: String(req.params.reference), clientAddress: caller.clientAddress },
       { customer: caller.customer },
     );
-    const order = answer.order;
+    const placedHere = placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body'));
+    return { answer, details: answer.order!, delivery: answer.order!.delivery ?? placedHere };
+  };
+  const showOrder = async (req: Request, res: Response, { unticked }: { unticked: StatementName[] }) => {
+    const { answer, details, delivery } = await readOrder(req, res);
     // Named by its number (decision 1286): the page lives at its reference, where its forms post.
-    const { reference } = order!.summary!;
+    const { reference } = details.summary!;
     if (reference !== req.params.reference) return res.redirect(303, `/orders/${encodeURIComponent(reference)}`);
     await routes.send(
       req,
       res,
-      orderPage(
-        answer,
-        await readShop(),
-        await shippedBatches(context, order!),
-        placedOrderDelivery(req, (value) => context.validator.check(Delivery, value, 'body')),
-        unticked,
-      ),
+      orderPage(answer, await readShop(), await shippedBatches(context, details), delivery, unticked),
     );
   };
   routes.router.get('/orders/:reference', (req, res) => showOrder(req, res, { unticked: [] }));
@@ -121,4 +121,5 @@ export function registerOrderPages(
   registerCancellation(routes, context);
   registerReturns(routes, context);
   registerOrderAgain(routes, context);
+  registerReceipt(routes, { seller: context.config.seller, readShop, readOrder });
 }

@@ -303,7 +303,9 @@ describe('gateway: create-checkout server pricing against the sandbox provider',
       accountId: undefined,
     });
     expect(order.delivery).to.deep.include(DELIVERY);
-    expect(order.lines).to.deep.equal([{ sku: sku('p1005'), quantity: 1, unitPricePence: 1005 }]);
+    expect(order.lines).to.deep.equal([
+      { sku: sku('p1005'), quantity: 1, unitPricePence: 1005, vatRateBasisPoints: 2000 },
+    ]);
   });
 
   it('charges £4.95 shipping at £74.99 and none at £75.00', async () => {

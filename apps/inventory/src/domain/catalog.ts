@@ -39,6 +39,8 @@ export interface PricedLine extends Line {
   unitPricePence: number;
   productName: string;
   size: string;
+  /** The product's VAT rate in basis points (2000 is 20 %). */
+  vatRateBasisPoints: number;
   /** Units on hand (reserved ones included) of a stock-limited SKU; undefined when not limited. */
   onHand?: number;
 }

@@ -194,7 +194,7 @@ export class InventoryStore {
           's.sku',
           lines.map((line) => line.sku),
         )
-        .select('s.sku', 's.size', 's.price_pence', 'p.name', 'st.on_hand', 'st.recount_at');
+        .select('s.sku', 's.size', 's.price_pence', 'p.name', 'p.vat_rate_basis_points', 'st.on_hand', 'st.recount_at');
     let rows = await read();
     const stale = rows.filter((row) => isStale(row.recount_at, this.now())).map((row) => row.sku as string);
     if (stale.length > 0) {
@@ -207,7 +207,14 @@ export class InventoryStore {
     return lines.map((line) => {
       const row = bySku.get(line.sku)!;
       const onHand = row.on_hand === null ? undefined : Number(row.on_hand);
-      return { ...line, unitPricePence: Number(row.price_pence), productName: row.name, size: row.size, onHand };
+      return {
+        ...line,
+        unitPricePence: Number(row.price_pence),
+        productName: row.name,
+        size: row.size,
+        vatRateBasisPoints: Number(row.vat_rate_basis_points),
+        onHand,
+      };
     });
   }
 
@@ -239,11 +246,12 @@ export class InventoryStore {
             id: product.id,
             name: product.name,
             description: product.description,
+            vat_rate_basis_points: product.vatRateBasisPoints,
             position: start + i,
           })),
         )
         .onConflict('id')
-        .merge(['name', 'description', 'position']);
+        .merge(['name', 'description', 'vat_rate_basis_points', 'position']);
       const sizes = batch.flatMap((product) =>
         product.sizes.map((size, position) => ({ product, size, position, sku: skuOf(product.id, size.size) })),
       );

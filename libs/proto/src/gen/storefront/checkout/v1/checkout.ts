@@ -81,6 +81,8 @@ export interface OrderLine {
   sku: string;
   quantity: number;
   unitPricePence: number;
+  /** The product's VAT rate when ordered, in basis points (2000 is 20 %); prices include it. */
+  vatRateBasisPoints: number;
 }
 
 export interface OrderSummary {
@@ -114,6 +116,13 @@ export interface OrderSummary {
   buyerConfirmationVersion: string;
   /** The number people read it by, the shop's prefix and a sequence number (`SRS-10234`, decision 1285). */
   orderNumber: string;
+  /** The receipt's number, given when the payment was confirmed (decision 1290); 0 for an order never paid. */
+  receiptNumber: number;
+  /**
+   * RFC 3339: when the payment was confirmed (the receipt's date of supply); empty before, and for orders paid before
+   * it was recorded.
+   */
+  paidAt: string;
 }
 
 /** The payment provider's hosted checkout (SumUp's fields), as create-checkout shows it. */
@@ -337,6 +346,8 @@ export interface QuotedLine {
   unitPricePence: number;
   productName: string;
   size: string;
+  /** The product's VAT rate in basis points (2000 is 20 %), as the order's line would keep it. */
+  vatRateBasisPoints: number;
 }
 
 export interface QuoteOrderResponse {
@@ -1247,7 +1258,7 @@ export const CreateCheckoutRequest: MessageFns<CreateCheckoutRequest> = {
 };
 
 function createBaseOrderLine(): OrderLine {
-  return { sku: "", quantity: 0, unitPricePence: 0 };
+  return { sku: "", quantity: 0, unitPricePence: 0, vatRateBasisPoints: 0 };
 }
 
 export const OrderLine: MessageFns<OrderLine> = {
@@ -1260,6 +1271,9 @@ export const OrderLine: MessageFns<OrderLine> = {
     }
     if (message.unitPricePence !== 0) {
       writer.uint32(24).int64(message.unitPricePence);
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(32).int32(message.vatRateBasisPoints);
     }
     return writer;
   },
@@ -1301,6 +1315,14 @@ export const OrderLine: MessageFns<OrderLine> = {
             message.unitPricePence = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1322,6 +1344,11 @@ export const OrderLine: MessageFns<OrderLine> = {
         : isSet(object.unit_price_pence)
         ? globalThis.Number(object.unit_price_pence)
         : 0,
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
     };
   },
 
@@ -1336,6 +1363,9 @@ export const OrderLine: MessageFns<OrderLine> = {
     if (message.unitPricePence !== 0) {
       obj.unitPricePence = Math.round(message.unitPricePence);
     }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
     return obj;
   },
 
@@ -1347,6 +1377,7 @@ export const OrderLine: MessageFns<OrderLine> = {
     message.sku = object.sku ?? "";
     message.quantity = object.quantity ?? 0;
     message.unitPricePence = object.unitPricePence ?? 0;
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
     return message;
   },
 };
@@ -1368,6 +1399,8 @@ function createBaseOrderSummary(): OrderSummary {
     buyerConfirmedAt: "",
     buyerConfirmationVersion: "",
     orderNumber: "",
+    receiptNumber: 0,
+    paidAt: "",
   };
 }
 
@@ -1417,6 +1450,12 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     }
     if (message.orderNumber !== "") {
       writer.uint32(122).string(message.orderNumber);
+    }
+    if (message.receiptNumber !== 0) {
+      writer.uint32(128).int64(message.receiptNumber);
+    }
+    if (message.paidAt !== "") {
+      writer.uint32(138).string(message.paidAt);
     }
     return writer;
   },
@@ -1554,6 +1593,22 @@ export const OrderSummary: MessageFns<OrderSummary> = {
             message.orderNumber = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.receiptNumber = longToNumber(reader.int64());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.paidAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1623,6 +1678,16 @@ export const OrderSummary: MessageFns<OrderSummary> = {
         : isSet(object.order_number)
         ? globalThis.String(object.order_number)
         : "",
+      receiptNumber: isSet(object.receiptNumber)
+        ? globalThis.Number(object.receiptNumber)
+        : isSet(object.receipt_number)
+        ? globalThis.Number(object.receipt_number)
+        : 0,
+      paidAt: isSet(object.paidAt)
+        ? globalThis.String(object.paidAt)
+        : isSet(object.paid_at)
+        ? globalThis.String(object.paid_at)
+        : "",
     };
   },
 
@@ -1673,6 +1738,12 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     if (message.orderNumber !== "") {
       obj.orderNumber = message.orderNumber;
     }
+    if (message.receiptNumber !== 0) {
+      obj.receiptNumber = Math.round(message.receiptNumber);
+    }
+    if (message.paidAt !== "") {
+      obj.paidAt = message.paidAt;
+    }
     return obj;
   },
 
@@ -1696,6 +1767,8 @@ export const OrderSummary: MessageFns<OrderSummary> = {
     message.buyerConfirmedAt = object.buyerConfirmedAt ?? "";
     message.buyerConfirmationVersion = object.buyerConfirmationVersion ?? "";
     message.orderNumber = object.orderNumber ?? "";
+    message.receiptNumber = object.receiptNumber ?? 0;
+    message.paidAt = object.paidAt ?? "";
     return message;
   },
 };
@@ -4471,7 +4544,7 @@ export const QuoteOrderRequest: MessageFns<QuoteOrderRequest> = {
 };
 
 function createBaseQuotedLine(): QuotedLine {
-  return { sku: "", quantity: 0, unitPricePence: 0, productName: "", size: "" };
+  return { sku: "", quantity: 0, unitPricePence: 0, productName: "", size: "", vatRateBasisPoints: 0 };
 }
 
 export const QuotedLine: MessageFns<QuotedLine> = {
@@ -4490,6 +4563,9 @@ export const QuotedLine: MessageFns<QuotedLine> = {
     }
     if (message.size !== "") {
       writer.uint32(42).string(message.size);
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(48).int32(message.vatRateBasisPoints);
     }
     return writer;
   },
@@ -4547,6 +4623,14 @@ export const QuotedLine: MessageFns<QuotedLine> = {
             message.size = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4574,6 +4658,11 @@ export const QuotedLine: MessageFns<QuotedLine> = {
         ? globalThis.String(object.product_name)
         : "",
       size: isSet(object.size) ? globalThis.String(object.size) : "",
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
     };
   },
 
@@ -4594,6 +4683,9 @@ export const QuotedLine: MessageFns<QuotedLine> = {
     if (message.size !== "") {
       obj.size = message.size;
     }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
     return obj;
   },
 
@@ -4607,6 +4699,7 @@ export const QuotedLine: MessageFns<QuotedLine> = {
     message.unitPricePence = object.unitPricePence ?? 0;
     message.productName = object.productName ?? "";
     message.size = object.size ?? "";
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
     return message;
   },
 };

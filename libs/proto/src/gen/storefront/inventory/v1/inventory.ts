@@ -111,7 +111,11 @@ export interface PricedLine {
   productName: string;
   size: string;
   /** Units on hand, for a stock-limited SKU only (reserved units included). */
-  onHand?: number | undefined;
+  onHand?:
+    | number
+    | undefined;
+  /** The product's VAT rate in basis points (2000 is the standard 20 %, 500 reduced, 0 zero). */
+  vatRateBasisPoints: number;
 }
 
 export interface QuoteResponse {
@@ -1772,7 +1776,15 @@ export const QuoteRequest: MessageFns<QuoteRequest> = {
 };
 
 function createBasePricedLine(): PricedLine {
-  return { sku: "", quantity: 0, unitPricePence: 0, productName: "", size: "", onHand: undefined };
+  return {
+    sku: "",
+    quantity: 0,
+    unitPricePence: 0,
+    productName: "",
+    size: "",
+    onHand: undefined,
+    vatRateBasisPoints: 0,
+  };
 }
 
 export const PricedLine: MessageFns<PricedLine> = {
@@ -1794,6 +1806,9 @@ export const PricedLine: MessageFns<PricedLine> = {
     }
     if (message.onHand !== undefined) {
       writer.uint32(48).int32(message.onHand);
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(56).int32(message.vatRateBasisPoints);
     }
     return writer;
   },
@@ -1859,6 +1874,14 @@ export const PricedLine: MessageFns<PricedLine> = {
             message.onHand = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1891,6 +1914,11 @@ export const PricedLine: MessageFns<PricedLine> = {
         : isSet(object.on_hand)
         ? globalThis.Number(object.on_hand)
         : undefined,
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
     };
   },
 
@@ -1914,6 +1942,9 @@ export const PricedLine: MessageFns<PricedLine> = {
     if (message.onHand !== undefined) {
       obj.onHand = Math.round(message.onHand);
     }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
     return obj;
   },
 
@@ -1928,6 +1959,7 @@ export const PricedLine: MessageFns<PricedLine> = {
     message.productName = object.productName ?? "";
     message.size = object.size ?? "";
     message.onHand = object.onHand ?? undefined;
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
     return message;
   },
 };

@@ -1,8 +1,9 @@
 /**
  * VAT on a receipt. Prices are VAT-inclusive; each product carries a rate in basis points (standard 2000, zero 0).
- * A receipt groups what was paid by rate: each rate's goods less its share of the discount (shared in proportion to
- * the goods, pennies to the largest remainders), and shipping with the rate of the goods (the rate with the largest
- * share when they are mixed). VAT per rate = round(gross × rate / (10000 + rate)), half up, on the rate's total.
+ * A receipt groups what was paid by rate: each rate's goods less its share of the discount, plus its share of the
+ * shipping, which follows the goods (decision 1291): both shared in proportion to the rates' goods, pennies to the
+ * largest remainders; with no goods, shipping is standard-rated. VAT per rate = round(gross × rate / (10000 + rate)),
+ * half up, on the rate's total, so net + VAT = gross exactly.
  */
 export const STANDARD_RATE_BASIS_POINTS = 2000;
 
@@ -30,14 +31,17 @@ export function vatBreakdown(goods: readonly VatGoods[], discountPence: number, 
     rates.map((rate) => goodsByRate.get(rate)!),
     goodsTotal,
   );
-  const shippingRate = rates.reduce(
-    (best, rate) => (goodsByRate.get(rate)! > goodsByRate.get(best)! ? rate : best),
-    rates[0] ?? STANDARD_RATE_BASIS_POINTS,
+  const shipping = shareInProportion(
+    shippingPence,
+    rates.map((rate) => goodsByRate.get(rate)!),
+    goodsTotal,
   );
-  if (rates.length === 0 && shippingPence > 0) rates.push(shippingRate);
+  if (rates.length === 0 && shippingPence > 0) {
+    rates.push(STANDARD_RATE_BASIS_POINTS);
+    shipping.push(shippingPence);
+  }
   return rates.map((rate, index) => {
-    const grossPence =
-      (goodsByRate.get(rate) ?? 0) - (discounts[index] ?? 0) + (rate === shippingRate ? shippingPence : 0);
+    const grossPence = (goodsByRate.get(rate) ?? 0) - (discounts[index] ?? 0) + shipping[index]!;
     const vatPence = Math.floor((grossPence * rate * 2 + (10_000 + rate)) / (2 * (10_000 + rate)));
     return { rateBasisPoints: rate, netPence: grossPence - vatPence, vatPence, grossPence };
   });
@@ -57,4 +61,9 @@ function shareInProportion(amount: number, weights: number[], total: number): nu
     left -= 1;
   }
   return shares;
+}
+
+/** A receipt's number as people read it: `R-` and at least six digits (`R-000123`, decision 1292). */
+export function formatReceiptNumber(receiptNumber: number): string {
+  return `R-${String(receiptNumber).padStart(6, '0')}`;
 }

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { vatBreakdown } from '../src/domain/vat';
+import { formatReceiptNumber, vatBreakdown } from '../src/vat';
 
-describe('checkout: VAT on a receipt', () => {
+describe('formats: VAT on a receipt', () => {
   it('takes the VAT out of VAT-inclusive prices at 20 %, shipping included with the goods', () => {
     // £49.99 + £4.95 shipping = £54.94; VAT = 54.94 × 2000 / 12000 = 9.1566… → £9.16.
     expect(vatBreakdown([{ grossPence: 4999, rateBasisPoints: 2000 }], 0, 495)).to.deep.equal([
@@ -16,27 +16,36 @@ describe('checkout: VAT on a receipt', () => {
     expect(vatBreakdown(lines, 0, 0)[0]).to.deep.include({ grossPence: 9, vatPence: 2, netPence: 7 });
   });
 
-  it('shares a discount over the rates in proportion, and puts shipping with the largest share', () => {
+  it('shares a discount and the shipping over the rates in proportion to their goods', () => {
     const goods = [
       { grossPence: 3000, rateBasisPoints: 2000 },
       { grossPence: 1000, rateBasisPoints: 0 },
       { grossPence: 1000, rateBasisPoints: 2000 },
     ];
     expect(vatBreakdown(goods, 1001, 495)).to.deep.equal([
-      // Standard goods 4000 less 801 of the discount, plus shipping; 3694 / 6 = 615.67 → 616.
-      { rateBasisPoints: 2000, netPence: 3078, vatPence: 616, grossPence: 3694 },
-      { rateBasisPoints: 0, netPence: 800, vatPence: 0, grossPence: 800 },
+      // Standard goods 4000 of 5000: 801 of the discount, 396 of the shipping; 3595 / 6 = 599.17 → 599.
+      { rateBasisPoints: 2000, netPence: 2996, vatPence: 599, grossPence: 3595 },
+      // Zero-rated goods 1000 of 5000: 200 of the discount, 99 of the shipping.
+      { rateBasisPoints: 0, netPence: 899, vatPence: 0, grossPence: 899 },
     ]);
-    // Mostly zero-rated goods take the shipping at the zero rate.
-    const zero = vatBreakdown(
+    // A reduced-rate line: 2500 and 2500 share £4.95 as 248 (largest remainder first, the earlier rate on a tie) and 247.
+    const halves = vatBreakdown(
       [
-        { grossPence: 900, rateBasisPoints: 2000 },
-        { grossPence: 5000, rateBasisPoints: 0 },
+        { grossPence: 2500, rateBasisPoints: 2000 },
+        { grossPence: 2500, rateBasisPoints: 500 },
       ],
       0,
       495,
     );
-    expect(zero.find((rate) => rate.rateBasisPoints === 0)!.grossPence).to.equal(5495);
+    expect(halves.map((rate) => rate.grossPence)).to.deep.equal([2748, 2747]);
+    // 2747 × 500 / 10500 = 130.8 → 131.
+    expect(halves[1]).to.deep.equal({ rateBasisPoints: 500, netPence: 2616, vatPence: 131, grossPence: 2747 });
+  });
+
+  it('puts shipping alone at the standard rate', () => {
+    expect(vatBreakdown([], 0, 495)).to.deep.equal([
+      { rateBasisPoints: 2000, netPence: 412, vatPence: 83, grossPence: 495 },
+    ]);
   });
 
   it("always adds up to what was paid, each rate's VAT within half a penny of exact, for any mix", () => {
@@ -63,5 +72,16 @@ describe('checkout: VAT on a receipt', () => {
         },
       ),
     );
+  });
+});
+
+describe('formats: receipt numbers', () => {
+  it('reads as R- and six digits, more once past 999999', () => {
+    expect([1, 123, 999_999, 1_000_000].map(formatReceiptNumber)).to.deep.equal([
+      'R-000001',
+      'R-000123',
+      'R-999999',
+      'R-1000000',
+    ]);
   });
 });

@@ -1,0 +1,243 @@
+/**
+ * The receipt of a paid order (decisions 1291, 1292): a VAT receipt with the seller's VAT number, the lines' rates and
+ * net, VAT and gross per rate, as a page, its Markdown and a PDF read back; a full VAT invoice naming the buyer over
+ * £250; a plain receipt saying the seller is not VAT-registered without a VAT number; none for an unpaid order or
+ * for a reader who may not read the order.
+ */
+import { expect } from 'chai';
+import { readPdf, type HttpClient } from '@storefront/testing';
+import type { Stack } from '@storefront/platform-testing';
+import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
+import {
+  DELIVERY,
+  checkoutBody,
+  completePayment,
+  expectCheckout,
+  orderNumberOf,
+  signUp,
+  startCheckoutStack,
+} from '../../../checkout/test/support';
+import { eventually } from '../support/held-stock';
+
+const SELLER_ENV = {
+  BUSINESS_NAME: 'Storefront Research Supplies Ltd',
+  BUSINESS_ADDRESS: '1 Lab Lane, Cambridge, CB1 1AA',
+  BUSINESS_EMAIL: 'accounts@shop.example.com',
+  COMPANY_NUMBER: '01234567',
+  VAT_NUMBER: 'GB123456789',
+};
+// A standard-rated size at £30.00 and a reduced-rate (5 %) size at £20.00.
+const STANDARD = 'receipt-standard-10mg';
+const REDUCED = 'receipt-reduced-5mg';
+
+async function startReceiptStack(env: Record<string, string>): Promise<Stack> {
+  const stack = await startCheckoutStack({ ...env, CATALOG_REFRESH_MS: '100', ORDER_LOOKUPS_PER_ADDRESS_MAX: '1000' });
+  await stack.inventory!.store.importCatalog(
+    parseCatalogFile({
+      products: [
+        { id: 'receipt-standard', name: 'Standard kit', sizes: [{ size: '10mg', price: 30 }] },
+        { id: 'receipt-reduced', name: 'Reduced kit', vatRate: 5, sizes: [{ size: '5mg', price: 20 }] },
+      ],
+    }),
+  );
+  // The gateway's catalog copy catches up with the test products within the refresh interval.
+  await eventually(async () => (await stack.client().get<string>('/')).text.includes('Reduced kit'));
+  return stack;
+}
+
+/** An order by `client`, paid and its payment confirmed: its reference. */
+async function paidOrder(
+  stack: Stack,
+  client: HttpClient,
+  amount: number,
+  items: Array<{ sku: string; quantity: number }>,
+): Promise<string> {
+  const created = await expectCheckout(client, checkoutBody(amount, items));
+  await completePayment(created.hosted_checkout_url, 'pay');
+  await stack.checkout!.reconcileNow();
+  return created.checkout_reference;
+}
+
+const receiptNumberOf = async (stack: Stack, reference: string) => {
+  const row = await stack.checkout!.db('orders').where({ reference }).first('receipt_number');
+  return `R-${String(row.receipt_number).padStart(6, '0')}`;
+};
+
+/** The receipt's PDF as `client` gets it, read back. */
+async function receiptPdf(stack: Stack, client: HttpClient, reference: string) {
+  const res = await fetch(`${stack.gateway!.url}/orders/${reference}/receipt.pdf`, {
+    headers: { cookie: client.cookieHeader },
+  });
+  expect(res.status).to.equal(200);
+  expect(res.headers.get('content-type')).to.equal('application/pdf');
+  expect(res.headers.get('cache-control')).to.equal('private, no-store');
+  return readPdf(Buffer.from(await res.arrayBuffer()));
+}
+
+/** The text of the page's <main>, tags dropped and spaces collapsed. */
+const mainText = (page: string) =>
+  /<main id="main">([\s\S]*)<\/main>/
+    .exec(page)![1]!
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ');
+
+describe('gateway: receipts of paid orders', () => {
+  describe('with a VAT number', () => {
+    let stack: Stack;
+    before(async () => {
+      stack = await startReceiptStack(SELLER_ENV);
+    });
+    after(async () => stack?.stop());
+
+    it('gives a VAT receipt per rate as a page, its Markdown and a PDF, linked from the order page', async () => {
+      const owner = stack.client();
+      await signUp(owner);
+      // £30.00 + £20.00 + £4.95 shipping, shared 297 / 198 over the rates by their goods.
+      const reference = await paidOrder(stack, owner, 54.95, [
+        { sku: STANDARD, quantity: 1 },
+        { sku: REDUCED, quantity: 1 },
+      ]);
+      const lines = await stack
+        .checkout!.db('order_lines')
+        .orderBy('position')
+        .where({
+          order_id: (await stack.checkout!.db('orders').where({ reference }).first('id')).id,
+        });
+      expect(lines.map((line) => Number(line.vat_rate_basis_points))).to.deep.equal([2000, 500]);
+      const receiptNumber = await receiptNumberOf(stack, reference);
+      const orderNumber = await orderNumberOf(stack, reference);
+      const paidAt = Number((await stack.checkout!.db('orders').where({ reference }).first('paid_at')).paid_at);
+      const supplied = new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'Europe/London',
+        day: 'numeric',
+        month: 'long',
+        year: 'numeric',
+      }).format(paidAt);
+
+      const orderPage = await owner.get<string>(`/orders/${reference}`);
+      expect(orderPage.text).to.include(`href="/orders/${reference}/receipt"`);
+
+      const page = await owner.get<string>(`/orders/${reference}/receipt`);
+      expect(page.status, page.text).to.equal(200);
+      expect(page.headers.get('cache-control')).to.equal('private, no-store');
+      const text = mainText(page.text);
+      expect(text)
+        .to.include(`VAT receipt ${receiptNumber}`)
+        .and.include('Storefront Research Supplies Ltd')
+        .and.include('1 Lab Lane, Cambridge, CB1 1AA')
+        .and.include('VAT number: GB123456789')
+        .and.include(`Receipt number ${receiptNumber}`)
+        .and.include(`Order number ${orderNumber}`)
+        .and.include(`Date of supply`)
+        .and.include(supplied)
+        .and.include('Standard kit 10mg 1 20 % £30.00')
+        .and.include('Reduced kit 5mg 1 5 % £20.00')
+        .and.include('20 % £27.47 £5.50 £32.97')
+        .and.include('5 % £20.93 £1.05 £21.98')
+        .and.include('Total £48.40 £6.55 £54.95')
+        .and.include('Total VAT £6.55')
+        .and.include('Total paid £54.95');
+      // Under £250 it is not a full invoice: the buyer is not named.
+      expect(text).to.not.include(DELIVERY.name);
+      // The footer names the seller on this page as on every other.
+      expect(page.text).to.match(/<footer>[\s\S]*Company number: 01234567[\s\S]*<\/footer>/);
+      const terms = await stack.client().get<string>('/terms');
+      expect(mainText(terms.text))
+        .to.include('Storefront Research Supplies Ltd')
+        .and.include('accounts@shop.example.com')
+        .and.include('VAT number: GB123456789');
+
+      const markdown = await owner.get<string>(`/orders/${reference}/receipt`, { accept: 'text/markdown' });
+      expect(markdown.headers.get('content-type')).to.match(/^text\/markdown/);
+      expect(markdown.text)
+        .to.include(`# VAT receipt ${receiptNumber}`)
+        .and.include('GB123456789')
+        .and.match(/\| 20 % \| £27\.47 \| £5\.50 \| £32\.97 \|/)
+        .and.match(/\| 5 % \| £20\.93 \| £1\.05 \| £21\.98 \|/);
+
+      const read = await receiptPdf(stack, owner, reference);
+      expect(read.title).to.equal(`VAT receipt ${receiptNumber}`);
+      expect(read.text)
+        .to.include('Storefront Research Supplies Ltd')
+        .and.include('VAT number: GB123456789')
+        .and.include(`Receipt number: ${receiptNumber}`)
+        .and.include(`Date of supply: `)
+        .and.include('Standard kit 10mg 1 20 % £30.00')
+        .and.include('Reduced kit 5mg 1 5 % £20.00')
+        .and.include('20 % £27.47 £5.50 £32.97')
+        .and.include('5 % £20.93 £1.05 £21.98')
+        .and.include('Total £48.40 £6.55 £54.95');
+    });
+
+    it('over £250 is a full VAT invoice naming the buyer and the delivery address', async () => {
+      const owner = stack.client();
+      await signUp(owner);
+      // 9 × £30.00 = £270.00, shipping free.
+      const reference = await paidOrder(stack, owner, 270, [{ sku: STANDARD, quantity: 9 }]);
+      const receiptNumber = await receiptNumberOf(stack, reference);
+      const text = mainText((await owner.get<string>(`/orders/${reference}/receipt`)).text);
+      expect(text)
+        .to.include(`VAT invoice ${receiptNumber}`)
+        .and.include(`Invoice number ${receiptNumber}`)
+        .and.include(`Buyer ${DELIVERY.name} ${DELIVERY.line1} ${DELIVERY.city} ${DELIVERY.postcode}`)
+        .and.include('20 % £225.00 £45.00 £270.00');
+      const read = await receiptPdf(stack, owner, reference);
+      expect(read.text)
+        .to.include(`VAT invoice ${receiptNumber}`)
+        .and.include(DELIVERY.name)
+        .and.include(DELIVERY.line1)
+        .and.include(DELIVERY.postcode)
+        .and.include('20 % £225.00 £45.00 £270.00');
+    });
+
+    it('answers 404 for an unpaid order, and for an account order to anyone but its account', async () => {
+      const owner = stack.client();
+      await signUp(owner);
+      const unpaid = await expectCheckout(owner, checkoutBody(34.95, [{ sku: STANDARD, quantity: 1 }]));
+      for (const path of ['receipt', 'receipt.pdf']) {
+        const res = await owner.get<string>(`/orders/${unpaid.checkout_reference}/${path}`, { accept: 'text/html' });
+        expect(res.status, res.text).to.equal(404);
+      }
+      const paid = await paidOrder(stack, owner, 34.95, [{ sku: STANDARD, quantity: 1 }]);
+      expect((await owner.get(`/orders/${paid}/receipt`)).status).to.equal(200);
+      const stranger = stack.client();
+      await signUp(stranger);
+      for (const reader of [stranger, stack.client()])
+        for (const path of ['receipt', 'receipt.pdf']) {
+          const res = await reader.get<string>(`/orders/${paid}/${path}`, { accept: 'text/html' });
+          expect(res.status, res.text).to.equal(404);
+          expect(mainText(res.text)).to.not.match(/VAT receipt|R-0/);
+        }
+    });
+  });
+
+  describe('without a VAT number', () => {
+    let stack: Stack;
+    before(async () => {
+      stack = await startReceiptStack({ BUSINESS_NAME: 'Storefront Research Supplies Ltd' });
+    });
+    after(async () => stack?.stop());
+
+    it('says the seller is not registered for VAT and shows no VAT', async () => {
+      const owner = stack.client();
+      await signUp(owner);
+      const reference = await paidOrder(stack, owner, 54.95, [
+        { sku: STANDARD, quantity: 1 },
+        { sku: REDUCED, quantity: 1 },
+      ]);
+      const receiptNumber = await receiptNumberOf(stack, reference);
+      const text = mainText((await owner.get<string>(`/orders/${reference}/receipt`)).text);
+      expect(text)
+        .to.include(`Receipt ${receiptNumber}`)
+        .and.include('The seller is not registered for VAT.')
+        .and.include('Standard kit 10mg 1 £30.00')
+        .and.include('Total paid £54.95');
+      expect(text).to.not.match(/VAT (receipt|invoice|number|by rate)|Total VAT|20 %/);
+      const read = await receiptPdf(stack, owner, reference);
+      expect(read.title).to.equal(`Receipt ${receiptNumber}`);
+      expect(read.text).to.include('The seller is not registered for VAT.').and.include('Total paid £54.95');
+      expect(read.text).to.not.match(/VAT number|Total VAT|20 %/);
+    });
+  });
+});
