@@ -50,7 +50,7 @@ export interface GatewayConfig extends HttpAppConfig {
   heldStockCacheMs: number;
   /** The cut-off and bank holidays the pages' dispatch dates follow (DISPATCH_CUTOFF, BANK_HOLIDAYS_FILE). */
   dispatchCalendar: DispatchCalendar;
-  /** BUSINESS_NAME, BUSINESS_ADDRESS, BUSINESS_EMAIL, COMPANY_NUMBER, VAT_NUMBER. */
+  /** SELLER_NAME, SELLER_ADDRESS, SELLER_EMAIL, COMPANY_NUMBER, VAT_NUMBER. */
   seller: Seller;
 }
 

@@ -1,8 +1,8 @@
 /**
  * VAT on a receipt. Prices are VAT-inclusive; each product carries a rate in basis points (standard 2000, zero 0).
- * A receipt groups what was paid by rate: each rate's goods less its share of the discount, plus its share of the
- * shipping, which follows the goods (decision 1291): both shared in proportion to the rates' goods, pennies to the
- * largest remainders; with no goods, shipping is standard-rated. VAT per rate = round(gross × rate / (10000 + rate)),
+ * A receipt groups what was paid by rate: each rate's goods less its share of the discount (in proportion to the rates'
+ * goods, pennies to the largest remainders), and the shipping, which follows the goods (decision 1291): it takes the
+ * rate of the largest share of the goods (the higher rate on a tie); with no goods, shipping is standard-rated. VAT per rate = round(gross × rate / (10000 + rate)),
  * half up, on the rate's total, so net + VAT = gross exactly.
  */
 export const STANDARD_RATE_BASIS_POINTS = 2000;
@@ -31,11 +31,11 @@ export function vatBreakdown(goods: readonly VatGoods[], discountPence: number, 
     rates.map((rate) => goodsByRate.get(rate)!),
     goodsTotal,
   );
-  const shipping = shareInProportion(
-    shippingPence,
-    rates.map((rate) => goodsByRate.get(rate)!),
-    goodsTotal,
+  const largest = rates.reduce(
+    (best, rate, index) => (goodsByRate.get(rate)! > goodsByRate.get(rates[best]!)! ? index : best),
+    0,
   );
+  const shipping = rates.map((_, index) => (index === largest ? shippingPence : 0));
   if (rates.length === 0 && shippingPence > 0) {
     rates.push(STANDARD_RATE_BASIS_POINTS);
     shipping.push(shippingPence);

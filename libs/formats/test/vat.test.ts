@@ -16,30 +16,43 @@ describe('formats: VAT on a receipt', () => {
     expect(vatBreakdown(lines, 0, 0)[0]).to.deep.include({ grossPence: 9, vatPence: 2, netPence: 7 });
   });
 
-  it('shares a discount and the shipping over the rates in proportion to their goods', () => {
+  it('shares a discount over the rates in proportion to their goods, and puts the shipping at the largest share', () => {
     const goods = [
       { grossPence: 3000, rateBasisPoints: 2000 },
       { grossPence: 1000, rateBasisPoints: 0 },
       { grossPence: 1000, rateBasisPoints: 2000 },
     ];
     expect(vatBreakdown(goods, 1001, 495)).to.deep.equal([
-      // Standard goods 4000 of 5000: 801 of the discount, 396 of the shipping; 3595 / 6 = 599.17 → 599.
-      { rateBasisPoints: 2000, netPence: 2996, vatPence: 599, grossPence: 3595 },
-      // Zero-rated goods 1000 of 5000: 200 of the discount, 99 of the shipping.
-      { rateBasisPoints: 0, netPence: 899, vatPence: 0, grossPence: 899 },
+      // Standard goods 4000 of 5000: 801 of the discount and all the shipping; 3694 / 6 = 615.67 → 616.
+      { rateBasisPoints: 2000, netPence: 3078, vatPence: 616, grossPence: 3694 },
+      // Zero-rated goods 1000 of 5000: 200 of the discount.
+      { rateBasisPoints: 0, netPence: 800, vatPence: 0, grossPence: 800 },
     ]);
-    // A reduced-rate line: 2500 and 2500 share £4.95 as 248 (largest remainder first, the earlier rate on a tie) and 247.
-    const halves = vatBreakdown(
+    // Reduced-rate goods with the larger share take the shipping, though the other rate is higher.
+    const reducedMost = vatBreakdown(
       [
-        { grossPence: 2500, rateBasisPoints: 2000 },
-        { grossPence: 2500, rateBasisPoints: 500 },
+        { grossPence: 1000, rateBasisPoints: 2000 },
+        { grossPence: 4000, rateBasisPoints: 500 },
       ],
       0,
       495,
     );
-    expect(halves.map((rate) => rate.grossPence)).to.deep.equal([2748, 2747]);
-    // 2747 × 500 / 10500 = 130.8 → 131.
-    expect(halves[1]).to.deep.equal({ rateBasisPoints: 500, netPence: 2616, vatPence: 131, grossPence: 2747 });
+    expect(reducedMost.map((rate) => rate.grossPence)).to.deep.equal([1000, 4495]);
+    // 4495 × 500 / 10500 = 214.05 → 214.
+    expect(reducedMost[1]).to.deep.equal({ rateBasisPoints: 500, netPence: 4281, vatPence: 214, grossPence: 4495 });
+    // Equal shares: the higher rate takes it.
+    const halves = vatBreakdown(
+      [
+        { grossPence: 2500, rateBasisPoints: 500 },
+        { grossPence: 2500, rateBasisPoints: 2000 },
+      ],
+      0,
+      495,
+    );
+    expect(halves.map((rate) => [rate.rateBasisPoints, rate.grossPence])).to.deep.equal([
+      [2000, 2995],
+      [500, 2500],
+    ]);
   });
 
   it('puts shipping alone at the standard rate', () => {

@@ -32,12 +32,12 @@ function identifier(env: EnvReader, name: string, pattern: RegExp, example: stri
   return value;
 }
 
-/** BUSINESS_NAME (default `defaultName`), BUSINESS_ADDRESS, BUSINESS_EMAIL, COMPANY_NUMBER, VAT_NUMBER. */
+/** SELLER_NAME (default `defaultName`), SELLER_ADDRESS, SELLER_EMAIL, COMPANY_NUMBER, VAT_NUMBER. */
 export function readSeller(env: EnvReader, defaultName: string): Seller {
   return {
-    name: env.string('BUSINESS_NAME', defaultName),
-    address: env.optional('BUSINESS_ADDRESS'),
-    email: env.optional('BUSINESS_EMAIL'),
+    name: env.string('SELLER_NAME', defaultName),
+    address: env.optional('SELLER_ADDRESS'),
+    email: env.optional('SELLER_EMAIL'),
     companyNumber: identifier(env, 'COMPANY_NUMBER', COMPANY_NUMBER, '01234567 or SC123456'),
     vatNumber: identifier(env, 'VAT_NUMBER', VAT_NUMBER, 'GB123456789'),
   };

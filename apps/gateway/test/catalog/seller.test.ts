@@ -14,9 +14,9 @@ const footerOf = (text: string) => /<footer>[\s\S]*<\/footer>/.exec(text)![0];
 describe('gateway: the seller named on every page', () => {
   it('names the business, its address, e-mail, company and VAT numbers in the footer and the terms when set', () => {
     const seller = sellerOf({
-      BUSINESS_NAME: 'Storefront Research Supplies Ltd',
-      BUSINESS_ADDRESS: '1 Lab Lane, Cambridge, CB1 1AA',
-      BUSINESS_EMAIL: 'hello@shop.example.com',
+      SELLER_NAME: 'Storefront Research Supplies Ltd',
+      SELLER_ADDRESS: '1 Lab Lane, Cambridge, CB1 1AA',
+      SELLER_EMAIL: 'hello@shop.example.com',
       COMPANY_NUMBER: '01234567',
       VAT_NUMBER: 'GB123456789',
     });

@@ -20,8 +20,8 @@ describe("a paid order's receipt in Chromium", function () {
   this.timeout(120_000);
   const site = browserStackForSuite({
     env: {
-      BUSINESS_NAME: 'Storefront Research Supplies Ltd',
-      BUSINESS_ADDRESS: '1 Lab Lane, Cambridge',
+      SELLER_NAME: 'Storefront Research Supplies Ltd',
+      SELLER_ADDRESS: '1 Lab Lane, Cambridge',
       VAT_NUMBER: 'GB123456789',
     },
   });
