@@ -9,6 +9,7 @@ import type { OrderPage, OrderView } from './domain/orders';
 import type { PromoListing } from './domain/promo';
 import type { Refund } from './domain/refund';
 import type { RefundAnswer } from './domain/refunds';
+import type { SalesOverview } from './domain/sales-overview';
 import type { StaffOrderView } from './domain/staff-orders';
 import type { HeldStockView } from './domain/yielding';
 
@@ -130,5 +131,16 @@ export function staffPromo(promo: PromoListing): checkout.StaffPromo {
     redeemed: promo.redeemed,
     held: promo.held,
     refusal: promo.refusal ?? '',
+  };
+}
+
+/** The overview's sums; the domain's day and SKU rows are the contract's, field for field. */
+export function salesOverviewAnswer(overview: SalesOverview): checkout.GetSalesOverviewResponse {
+  return {
+    days: overview.days,
+    skus: overview.skus,
+    awaitingDispatch: overview.awaitingDispatch.count,
+    oldestAwaitingPaidAt: iso(overview.awaitingDispatch.oldestPaidAt),
+    asOf: iso(overview.asOf),
   };
 }

@@ -50,6 +50,8 @@ import { YieldingHolds } from './domain/yielding';
 import { WaitingOrders } from './domain/waiting-orders';
 import { parseHeldStockSkus } from './domain/held-stock';
 import { StaffOrderReader } from './domain/staff-orders';
+import { SalesOverviewReader } from './domain/sales-overview';
+import { SalesStore } from './stores/sales';
 import { Refunds, type RefundSweepSummary } from './domain/refunds';
 import { refundMail } from './domain/refund-mail';
 import { RefundStore } from './stores/refunds';
@@ -69,6 +71,7 @@ import {
   orderQuote,
   promoCheck,
   refundAnswer,
+  salesOverviewAnswer,
   staffOrder,
   staffOrderPage,
   staffPromo,
@@ -195,6 +198,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
     const refundStore = new RefundStore(db);
     const staffOrders = new StaffOrderReader(store, orders, refundStore);
+    const salesOverview = new SalesOverviewReader(new SalesStore(db), now);
     const refunds = new Refunds({
       store,
       refunds: refundStore,
@@ -372,6 +376,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           getHeldStock: async (request) => heldStockAnswer(await yielding.view(parseHeldStockSkus(request.skus))),
           quoteOrder: async (request, context) => orderQuote(await service.quoteOrder(request, await context.caller())),
           listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
+          getSalesOverview: async () => salesOverviewAnswer(await salesOverview.read()),
           getOrderForStaff: async (request) => ({
             order: staffOrder(await staffOrders.get(request.checkoutReference)),
           }),

@@ -18,6 +18,7 @@ import { buyerConfirmation } from './080-buyer-confirmation';
 import { orderNumbers } from './082-order-numbers';
 import { receiptNumbers } from './084-receipt-numbers';
 import { customerCancellation } from './088-customer-cancellation';
+import { salesOverview } from './091-sales-overview';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '082-order-numbers': orderNumbers,
   '084-receipt-numbers': receiptNumbers,
   '088-customer-cancellation': customerCancellation,
+  '091-sales-overview': salesOverview,
 };

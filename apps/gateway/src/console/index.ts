@@ -1,5 +1,6 @@
 /**
- * The shop owner's console at /console and the admin API behind it, one area each: orders and fulfilment, refunds,
+ * The shop owner's console at /console and the admin API behind it, one area each: the overview (its home), orders
+ * and fulfilment, refunds,
  * catalog, batches, promotions, customers, the audit log, data requests, and the staff sign-in. Always served by the gateway, even when a
  * storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts); what one
  * area adds to another's page (an order's refunds) is given here.
@@ -26,6 +27,7 @@ import { registerDataRequestPages } from './data-requests/pages';
 import type { ConsoleDeps } from './frame';
 import { consoleOrdersApi } from './orders/api';
 import { registerOrderPages } from './orders/pages';
+import { registerOverviewPages } from './overview/pages';
 import { consolePromotionsApi } from './promotions/api';
 import { registerPromotionPages } from './promotions/pages';
 import { consoleRefundsApi } from './refunds/api';
@@ -72,6 +74,7 @@ export function registerConsole(
       return staff;
     },
   };
+  registerOverviewPages(deps);
   registerStaffPages(deps);
   registerStaffMemberPages(deps);
   registerOrderPages(deps, [refundSection]);
