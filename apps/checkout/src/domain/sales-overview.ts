@@ -5,12 +5,10 @@
  */
 import { addDays, londonInstant, londonTime } from '@storefront/dispatch-calendar';
 
-const HOUR_MS = 60 * 60 * 1000;
-
 /** The overview's days: today so far and the 29 London days before it. */
 export const OVERVIEW_DAYS = 30;
 
-/** Sums over one day, or over one hour as the store answers them. */
+/** Sums over one day. */
 export interface DaySums {
   ordersPaid: number;
   revenuePence: number;
@@ -43,9 +41,9 @@ export interface SalesOverview {
   asOf: number;
 }
 
-/** What the overview asks of checkout's store: sums over [from, until], by whole hours since `from`. */
+/** What the overview asks of checkout's store: sums for each day from its start to the next's, the last to `until`. */
 export interface SalesStore {
-  salesByHour(from: number, until: number): Promise<Map<number, DaySums>>;
+  salesByDay(dayStarts: readonly number[], until: number): Promise<DaySums[]>;
   skuSales(from: number, until: number): Promise<SkuSales[]>;
   awaitingDispatch(): Promise<AwaitingDispatch>;
 }
@@ -69,28 +67,16 @@ export class SalesOverviewReader {
     const asOf = this.now();
     const days = overviewDays(asOf);
     const from = days[0]!.start;
-    const [byHour, skus, awaitingDispatch] = await Promise.all([
-      this.store.salesByHour(from, asOf),
+    const [byDay, skus, awaitingDispatch] = await Promise.all([
+      this.store.salesByDay(
+        days.map((day) => day.start),
+        asOf,
+      ),
       this.store.skuSales(from, asOf),
       this.store.awaitingDispatch(),
     ]);
-    const sums: SalesDay[] = days.map(({ date }) => ({
-      date,
-      ordersPaid: 0,
-      revenuePence: 0,
-      refunds: 0,
-      refundedPence: 0,
-    }));
-    for (const [hour, hourSums] of byHour) {
-      const at = from + hour * HOUR_MS;
-      const day = sums[days.findLastIndex((candidate) => candidate.start <= at)]!;
-      day.ordersPaid += hourSums.ordersPaid;
-      day.revenuePence += hourSums.revenuePence;
-      day.refunds += hourSums.refunds;
-      day.refundedPence += hourSums.refundedPence;
-    }
     return {
-      days: sums,
+      days: days.map(({ date }, index) => ({ date, ...byDay[index]! })),
       skus,
       awaitingDispatch,
       asOf,
