@@ -51,15 +51,17 @@ function frame(options: BarChartOptions, height: number, body: Html[]): Html {
 
 function columns(bars: readonly Bar[], top: number, options: BarChartOptions): Html {
   const left = 64;
+  // Room on the right for half of the last column's label.
+  const right = WIDTH - 20;
   const plotTop = 8;
   const plotHeight = 180;
   const height = plotTop + plotHeight + 24;
-  const slot = (WIDTH - left - 4) / Math.max(1, bars.length);
+  const slot = (right - left) / Math.max(1, bars.length);
   const every = options.labelEvery ?? 5;
   const yOf = (value: number) => round(plotTop + plotHeight - (value / top) * plotHeight);
   const ticks = [0, top / 2, top].map(
     (value) =>
-      html`<line class="grid" x1="${left}" x2="${WIDTH - 4}" y1="${yOf(value)}" y2="${yOf(value)}"/><text x="${left - 6}" y="${yOf(value) + FONT / 3}" text-anchor="end">${options.formatValue(value)}</text>`,
+      html`<line class="grid" x1="${left}" x2="${right}" y1="${yOf(value)}" y2="${yOf(value)}"/><text x="${left - 6}" y="${yOf(value) + FONT / 3}" text-anchor="end">${options.formatValue(value)}</text>`,
   );
   const drawn = bars.map((bar, index) => {
     const x = round(left + index * slot + slot * 0.1);
