@@ -133,7 +133,8 @@ function spreadWorkers(products, available) {
   return workers;
 }
 
-function percentiles(values) {
+/** p50 and p99 of millisecond samples, to a tenth (the other scenarios share it). */
+export function percentiles(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q) =>
     sorted.length ? Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10 : 0;

@@ -10,6 +10,7 @@ import type { PromoListing } from './domain/promo';
 import type { Refund } from './domain/refund';
 import type { RefundAnswer } from './domain/refunds';
 import type { ReturnListing } from './domain/returns';
+import type { SalesOverview } from './domain/sales-overview';
 import type { StaffOrderView } from './domain/staff-orders';
 import type { HeldStockView } from './domain/yielding';
 
@@ -151,5 +152,16 @@ export function staffPromo(promo: PromoListing): checkout.StaffPromo {
     minGoodsPence: promo.minGoodsPence ?? 0,
     firstOrderOnly: promo.firstOrderOnly === true,
     usesPerAccount: promo.usesPerAccount ?? 0,
+  };
+}
+
+/** The overview's sums; the domain's day and SKU rows are the contract's, field for field. */
+export function salesOverviewAnswer(overview: SalesOverview): checkout.GetSalesOverviewResponse {
+  return {
+    days: overview.days,
+    skus: overview.skus,
+    awaitingDispatch: overview.awaitingDispatch.count,
+    oldestAwaitingPaidAt: iso(overview.awaitingDispatch.oldestPaidAt),
+    asOf: iso(overview.asOf),
   };
 }

@@ -51,6 +51,8 @@ import { YieldingHolds } from './domain/yielding';
 import { WaitingOrders } from './domain/waiting-orders';
 import { parseHeldStockSkus } from './domain/held-stock';
 import { StaffOrderReader } from './domain/staff-orders';
+import { SalesOverviewReader } from './domain/sales-overview';
+import { SalesStore } from './stores/sales';
 import { Refunds, type RefundSweepSummary } from './domain/refunds';
 import { refundMail } from './domain/refund-mail';
 import { RefundStore } from './stores/refunds';
@@ -72,6 +74,7 @@ import {
   orderQuote,
   promoCheck,
   refundAnswer,
+  salesOverviewAnswer,
   staffOrder,
   staffOrderPage,
   staffPromo,
@@ -199,6 +202,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     const staffPromos = new StaffPromos(new PromoAdmin(db, now), promoDefinitions, now);
     const refundStore = new RefundStore(db);
     const staffOrders = new StaffOrderReader(store, orders, refundStore);
+    const salesOverview = new SalesOverviewReader(new SalesStore(db), now);
     const refunds = new Refunds({
       store,
       refunds: refundStore,
@@ -397,6 +401,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           quoteOrder: async (request, context) => orderQuote(await service.quoteOrder(request, await context.caller())),
           listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
           listDispatchQueue: async (request) => staffOrderPage(await staffOrders.dispatchQueue(request)),
+          getSalesOverview: async () => salesOverviewAnswer(await salesOverview.read()),
           getOrderForStaff: async (request) => ({
             order: staffOrder(await staffOrders.get(request.checkoutReference)),
           }),

@@ -125,6 +125,7 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
             return {};
           },
           getAccountForStaff: async (request) => staffAccounts.get(request),
+          getPointsOutstanding: async () => staffAccounts.pointsOutstanding(),
           adjustPointsForStaff: async (request, ctx) => staffAccounts.adjust(request, ctx.staff!),
           reversePurchase: async (request) =>
             reversePurchase(

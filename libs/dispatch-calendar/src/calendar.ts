@@ -78,7 +78,8 @@ export function londonInstant(date: string, minutes: number): number {
   return asIfUtc - 60 * MINUTE_MS;
 }
 
-function addDays(date: string, days: number): string {
+/** The date `days` after (or before) a YYYY-MM-DD date. */
+export function addDays(date: string, days: number): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
 }

@@ -37,13 +37,14 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the loyalty calls keyed by account, order or code, never Sync or Redeem', () => {
+  it('retries the loyalty calls keyed by account, order or code and the points outstanding, never Sync or Redeem', () => {
     expect(retried(loyalty.LoyaltyServiceService)).to.deep.equal([
       'AwardPurchase',
       'CheckRewardCode',
       'EraseAccount',
       'ExportAccountData',
       'GetAccount',
+      'GetPointsOutstanding',
       'GetReferral',
       'HoldRewardCode',
       'ListReferrals',
@@ -55,7 +56,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue and returns listed or received', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, returns listed or received and the sales overview', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CancelOrderAsCustomer',
       'ConfirmBuyer',
@@ -64,6 +65,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'ExportOrderRecords',
       'GetHeldStock',
       'GetPricingPolicy',
+      'GetSalesOverview',
       'ListDispatchQueue',
       'ListReturnsForStaff',
       'NotifyPaymentEvent',

@@ -20,6 +20,7 @@ import { receiptNumbers } from './084-receipt-numbers';
 import { customerCancellation } from './088-customer-cancellation';
 import { lineVatRates } from './089-line-vat-rates';
 import { dispatchQueue } from './090-dispatch-queue';
+import { salesOverview } from './091-sales-overview';
 import { promoConditions } from './092-promo-conditions';
 import { returns } from './093-returns';
 
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration> = {
   '088-customer-cancellation': customerCancellation,
   '089-line-vat-rates': lineVatRates,
   '090-dispatch-queue': dispatchQueue,
+  '091-sales-overview': salesOverview,
   '092-promo-conditions': promoConditions,
   '093-returns': returns,
 };

@@ -1,6 +1,6 @@
 /**
- * The shop owner's console at /console and the admin API behind it, one area each: orders and fulfilment (the
- * dispatch queue and packing slips among them), refunds, returns,
+ * The shop owner's console at /console and the admin API behind it, one area each: the overview (its home), orders
+ * and fulfilment (the dispatch queue and packing slips among them), refunds, returns,
  * catalog, batches, promotions, customers, the audit log, data requests, and the staff sign-in. Always served by the gateway, even when a
  * storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts); what one
  * area adds to another's page (an order's refunds) is given here.
@@ -29,6 +29,7 @@ import { consoleOrdersApi } from './orders/api';
 import { registerDispatchQueue } from './orders/dispatch-queue';
 import { registerPackingSlips } from './orders/packing-slips';
 import { registerOrderPages } from './orders/pages';
+import { registerOverviewPages } from './overview/pages';
 import { consolePromotionsApi } from './promotions/api';
 import { registerPromotionPages } from './promotions/pages';
 import { consoleRefundsApi } from './refunds/api';
@@ -76,6 +77,7 @@ export function registerConsole(
       return staff;
     },
   };
+  registerOverviewPages(deps);
   registerStaffPages(deps);
   registerStaffMemberPages(deps);
   registerOrderPages(deps, [refundSection]);

@@ -19,8 +19,9 @@ export type WorkerMessage = { ready: true } | { id: number; markdown: string } |
 
 const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' })
   .use(gfm)
-  // The head's title would open the Markdown as loose text; pages carry their own heading.
-  .remove(['head', 'title', 'script', 'style', 'noscript', 'template', 'iframe']);
+  // The head's title would open the Markdown as loose text; pages carry their own heading. A picture drawn in SVG (a
+  // chart, a QR code) is no text: its page says the same in words or a table beside it.
+  .remove(['head', 'title', 'script', 'style', 'noscript', 'template', 'iframe', 'svg']);
 
 const port = parentPort;
 if (port) {

@@ -44,4 +44,6 @@ button.quiet{background:var(--soft);color:var(--accent);border:1px solid var(--a
 .order-window{font-weight:600}
 .soldout{color:var(--bad)}
 .status{font-size:1.25rem;font-weight:700}
+figure{margin:1rem 0}.chart{display:block;width:100%;height:auto;max-width:40rem}
+.chart .bar{fill:var(--accent)}.chart .grid{stroke:var(--line)}.chart text{fill:var(--ink)}
 footer{margin-top:2rem;padding-top:1rem;padding-bottom:2rem;border-top:1px solid var(--line);font-size:.9rem}`;

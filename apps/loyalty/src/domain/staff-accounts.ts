@@ -2,7 +2,8 @@
  * Loyalty accounts as the console's staff see and correct them: any member reads an account's
  * balance, tier and whole ledger a page at a time; an owner adjusts its points through the
  * same ledger operation as the ops command line (the access table says who may call what).
- * Reading never opens an account: one that was never opened is not found.
+ * Reading never opens an account: one that was never opened is not found. The console's overview reads the points
+ * every account holds, summed.
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import { notFound } from '@storefront/errors';
@@ -80,5 +81,10 @@ export class StaffLoyaltyAccounts {
     const points = parseAdjustmentPoints(String(request.points));
     const outcome = await this.ledger.adjust(userId, points, request.reason, request.idempotencyKey, staff);
     return { newlyRecorded: outcome.granted, points: outcome.points, balance: outcome.balance };
+  }
+
+  /** The points every account holds, summed, and how many accounts hold any. */
+  pointsOutstanding(): Promise<{ points: number; accountsHoldingPoints: number }> {
+    return this.store.pointsOutstanding();
   }
 }

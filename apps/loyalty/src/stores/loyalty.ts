@@ -115,6 +115,15 @@ export class LoyaltyStore {
     return (await this.db('accounts').where({ user_id: userId }).first('user_id')) !== undefined;
   }
 
+  /** Every account's balance summed (the balance columns, not the ledger), and how many accounts hold any. */
+  async pointsOutstanding(): Promise<{ points: number; accountsHoldingPoints: number }> {
+    const row: Record<string, unknown> | undefined = await this.db('accounts')
+      .sum({ points: 'points' })
+      .select(this.db.raw('sum(case when ?? > 0 then 1 else 0 end) as holders', ['points']))
+      .first();
+    return { points: toNumber(row?.points), accountsHoldingPoints: toNumber(row?.holders) };
+  }
+
   /** When the account's identifying data was erased (decision 1092); null when it was not, or there is no account. */
   async erasedAt(userId: string, db: Queryable = this.db): Promise<number | null> {
     const row = await db('accounts').where({ user_id: userId }).first('erased_at');

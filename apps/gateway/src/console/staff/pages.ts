@@ -1,6 +1,6 @@
 /**
  * The console's staff sign-in: log in with password and a TOTP code (or a recovery code), set an account up from a
- * one-time link (its secret shown only to the first browser that opened it), log out; the console's home; and, for an
+ * one-time link (its secret shown only to the first browser that opened it), log out; and, for an
  * owner, re-enabling a disabled member with a new set-up link.
  */
 import type { Request, Response } from 'express';
@@ -9,14 +9,8 @@ import { clientAddress } from '../../kit/customer-session';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html } from '../../kit/html';
 import type { PageAnswer } from '../../kit/respond';
-import {
-  CONSOLE_PATH,
-  clearStaffCookie,
-  setStaffCookie,
-  staffTokenOf,
-  type StaffCaller,
-} from '../../kit/staff-session';
-import { consolePage, sectionLinks, type ConsoleDeps } from '../frame';
+import { CONSOLE_PATH, clearStaffCookie, setStaffCookie, staffTokenOf } from '../../kit/staff-session';
+import { consolePage, type ConsoleDeps } from '../frame';
 import { dropSetupBinding, keepSetupBinding, qrCodeSvg, setupBindingOf } from './setup-binding';
 
 function logInPage(email = '', error?: string, status = 200): PageAnswer {
@@ -80,21 +74,8 @@ function recoveryCodesPage(email: string, codes: string[]): PageAnswer {
   );
 }
 
-function homePage(staff: StaffCaller): PageAnswer {
-  return consolePage(
-    'Console',
-    html`<h1>Console</h1><p>Signed in as ${staff.email} (${staff.role}).</p><ul>${sectionLinks}</ul>`,
-    staff,
-  );
-}
-
-export function registerStaffPages({ router, context, send, form, signedIn }: ConsoleDeps): void {
+export function registerStaffPages({ router, context, send, form }: ConsoleDeps): void {
   const { clients } = context;
-
-  router.get(CONSOLE_PATH, async (req, res) => {
-    const staff = await signedIn(req, res);
-    if (staff) await send(req, res, homePage(staff));
-  });
 
   router.get('/console/login', (req, res) => send(req, res, logInPage()));
   router.post('/console/login', ...form, async (req, res) => {

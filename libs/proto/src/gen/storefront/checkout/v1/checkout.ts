@@ -659,6 +659,46 @@ export interface ListDispatchQueueResponse {
   nextCursor: string;
 }
 
+export interface GetSalesOverviewRequest {
+}
+
+/** One London day's sales. */
+export interface SalesDay {
+  /** YYYY-MM-DD, the date in Europe/London. */
+  date: string;
+  /** Orders whose payment was confirmed that day, whatever became of them after. */
+  ordersPaid: number;
+  /** The totals those orders were paid, delivery and discounts included: pence. */
+  revenuePence: number;
+  /** Refunds that succeeded, counted on the day they were asked for. */
+  refunds: number;
+  refundedPence: number;
+}
+
+/** What one SKU sold in paid orders over the overview's days. */
+export interface SkuSales {
+  sku: string;
+  units: number;
+  /** Units times the unit price each line was ordered at, before order discounts: pence. */
+  revenuePence: number;
+}
+
+export interface GetSalesOverviewResponse {
+  /** The last 30 London days, oldest first; the last is today so far. */
+  days: SalesDay[];
+  /** Every SKU sold over those days, highest revenue first. */
+  skus: SkuSales[];
+  /** Orders paid (in full or partly refunded), neither dispatched nor cancelled by their customer. */
+  awaitingDispatch: number;
+  /**
+   * RFC 3339: when the longest-waiting of them was paid; empty when none waits (or it was paid before payment times
+   * were recorded).
+   */
+  oldestAwaitingPaidAt: string;
+  /** RFC 3339: the moment the figures were taken. */
+  asOf: string;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -8812,6 +8852,453 @@ export const ListDispatchQueueResponse: MessageFns<ListDispatchQueueResponse> = 
   },
 };
 
+function createBaseGetSalesOverviewRequest(): GetSalesOverviewRequest {
+  return {};
+}
+
+export const GetSalesOverviewRequest: MessageFns<GetSalesOverviewRequest> = {
+  encode(_: GetSalesOverviewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSalesOverviewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSalesOverviewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetSalesOverviewRequest {
+    return {};
+  },
+
+  toJSON(_: GetSalesOverviewRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSalesOverviewRequest>, I>>(base?: I): GetSalesOverviewRequest {
+    return GetSalesOverviewRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSalesOverviewRequest>, I>>(_: I): GetSalesOverviewRequest {
+    const message = createBaseGetSalesOverviewRequest();
+    return message;
+  },
+};
+
+function createBaseSalesDay(): SalesDay {
+  return { date: "", ordersPaid: 0, revenuePence: 0, refunds: 0, refundedPence: 0 };
+}
+
+export const SalesDay: MessageFns<SalesDay> = {
+  encode(message: SalesDay, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.date !== "") {
+      writer.uint32(10).string(message.date);
+    }
+    if (message.ordersPaid !== 0) {
+      writer.uint32(16).int32(message.ordersPaid);
+    }
+    if (message.revenuePence !== 0) {
+      writer.uint32(24).int64(message.revenuePence);
+    }
+    if (message.refunds !== 0) {
+      writer.uint32(32).int32(message.refunds);
+    }
+    if (message.refundedPence !== 0) {
+      writer.uint32(40).int64(message.refundedPence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SalesDay {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSalesDay();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.date = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.ordersPaid = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.revenuePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.refunds = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.refundedPence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SalesDay {
+    return {
+      date: isSet(object.date) ? globalThis.String(object.date) : "",
+      ordersPaid: isSet(object.ordersPaid)
+        ? globalThis.Number(object.ordersPaid)
+        : isSet(object.orders_paid)
+        ? globalThis.Number(object.orders_paid)
+        : 0,
+      revenuePence: isSet(object.revenuePence)
+        ? globalThis.Number(object.revenuePence)
+        : isSet(object.revenue_pence)
+        ? globalThis.Number(object.revenue_pence)
+        : 0,
+      refunds: isSet(object.refunds) ? globalThis.Number(object.refunds) : 0,
+      refundedPence: isSet(object.refundedPence)
+        ? globalThis.Number(object.refundedPence)
+        : isSet(object.refunded_pence)
+        ? globalThis.Number(object.refunded_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: SalesDay): unknown {
+    const obj: any = {};
+    if (message.date !== "") {
+      obj.date = message.date;
+    }
+    if (message.ordersPaid !== 0) {
+      obj.ordersPaid = Math.round(message.ordersPaid);
+    }
+    if (message.revenuePence !== 0) {
+      obj.revenuePence = Math.round(message.revenuePence);
+    }
+    if (message.refunds !== 0) {
+      obj.refunds = Math.round(message.refunds);
+    }
+    if (message.refundedPence !== 0) {
+      obj.refundedPence = Math.round(message.refundedPence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SalesDay>, I>>(base?: I): SalesDay {
+    return SalesDay.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SalesDay>, I>>(object: I): SalesDay {
+    const message = createBaseSalesDay();
+    message.date = object.date ?? "";
+    message.ordersPaid = object.ordersPaid ?? 0;
+    message.revenuePence = object.revenuePence ?? 0;
+    message.refunds = object.refunds ?? 0;
+    message.refundedPence = object.refundedPence ?? 0;
+    return message;
+  },
+};
+
+function createBaseSkuSales(): SkuSales {
+  return { sku: "", units: 0, revenuePence: 0 };
+}
+
+export const SkuSales: MessageFns<SkuSales> = {
+  encode(message: SkuSales, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.units !== 0) {
+      writer.uint32(16).int32(message.units);
+    }
+    if (message.revenuePence !== 0) {
+      writer.uint32(24).int64(message.revenuePence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SkuSales {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSkuSales();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.units = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.revenuePence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SkuSales {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      units: isSet(object.units) ? globalThis.Number(object.units) : 0,
+      revenuePence: isSet(object.revenuePence)
+        ? globalThis.Number(object.revenuePence)
+        : isSet(object.revenue_pence)
+        ? globalThis.Number(object.revenue_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: SkuSales): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.units !== 0) {
+      obj.units = Math.round(message.units);
+    }
+    if (message.revenuePence !== 0) {
+      obj.revenuePence = Math.round(message.revenuePence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SkuSales>, I>>(base?: I): SkuSales {
+    return SkuSales.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SkuSales>, I>>(object: I): SkuSales {
+    const message = createBaseSkuSales();
+    message.sku = object.sku ?? "";
+    message.units = object.units ?? 0;
+    message.revenuePence = object.revenuePence ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetSalesOverviewResponse(): GetSalesOverviewResponse {
+  return { days: [], skus: [], awaitingDispatch: 0, oldestAwaitingPaidAt: "", asOf: "" };
+}
+
+export const GetSalesOverviewResponse: MessageFns<GetSalesOverviewResponse> = {
+  encode(message: GetSalesOverviewResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.days) {
+      SalesDay.encode(v!, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.skus) {
+      SkuSales.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.awaitingDispatch !== 0) {
+      writer.uint32(24).int32(message.awaitingDispatch);
+    }
+    if (message.oldestAwaitingPaidAt !== "") {
+      writer.uint32(34).string(message.oldestAwaitingPaidAt);
+    }
+    if (message.asOf !== "") {
+      writer.uint32(42).string(message.asOf);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSalesOverviewResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetSalesOverviewResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.days.push(SalesDay.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.skus.push(SkuSales.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.awaitingDispatch = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.oldestAwaitingPaidAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.asOf = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetSalesOverviewResponse {
+    return {
+      days: globalThis.Array.isArray(object?.days) ? object.days.map((e: any) => SalesDay.fromJSON(e)) : [],
+      skus: globalThis.Array.isArray(object?.skus) ? object.skus.map((e: any) => SkuSales.fromJSON(e)) : [],
+      awaitingDispatch: isSet(object.awaitingDispatch)
+        ? globalThis.Number(object.awaitingDispatch)
+        : isSet(object.awaiting_dispatch)
+        ? globalThis.Number(object.awaiting_dispatch)
+        : 0,
+      oldestAwaitingPaidAt: isSet(object.oldestAwaitingPaidAt)
+        ? globalThis.String(object.oldestAwaitingPaidAt)
+        : isSet(object.oldest_awaiting_paid_at)
+        ? globalThis.String(object.oldest_awaiting_paid_at)
+        : "",
+      asOf: isSet(object.asOf)
+        ? globalThis.String(object.asOf)
+        : isSet(object.as_of)
+        ? globalThis.String(object.as_of)
+        : "",
+    };
+  },
+
+  toJSON(message: GetSalesOverviewResponse): unknown {
+    const obj: any = {};
+    if (message.days?.length) {
+      obj.days = message.days.map((e) => SalesDay.toJSON(e));
+    }
+    if (message.skus?.length) {
+      obj.skus = message.skus.map((e) => SkuSales.toJSON(e));
+    }
+    if (message.awaitingDispatch !== 0) {
+      obj.awaitingDispatch = Math.round(message.awaitingDispatch);
+    }
+    if (message.oldestAwaitingPaidAt !== "") {
+      obj.oldestAwaitingPaidAt = message.oldestAwaitingPaidAt;
+    }
+    if (message.asOf !== "") {
+      obj.asOf = message.asOf;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetSalesOverviewResponse>, I>>(base?: I): GetSalesOverviewResponse {
+    return GetSalesOverviewResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetSalesOverviewResponse>, I>>(object: I): GetSalesOverviewResponse {
+    const message = createBaseGetSalesOverviewResponse();
+    message.days = object.days?.map((e) => SalesDay.fromPartial(e)) || [];
+    message.skus = object.skus?.map((e) => SkuSales.fromPartial(e)) || [];
+    message.awaitingDispatch = object.awaitingDispatch ?? 0;
+    message.oldestAwaitingPaidAt = object.oldestAwaitingPaidAt ?? "";
+    message.asOf = object.asOf ?? "";
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -9123,6 +9610,19 @@ export const CheckoutServiceDefinition = {
       requestType: ListDispatchQueueRequest as typeof ListDispatchQueueRequest,
       requestStream: false,
       responseType: ListDispatchQueueResponse as typeof ListDispatchQueueResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The console's overview: per London day of the last 30 (today, so far, last) the orders paid, their totals and the
+     * refunds that succeeded; the units and goods revenue of every SKU sold in those days; and the paid orders waiting
+     * for dispatch. Computed by aggregates in the store. Needs a staff member (any role).
+     */
+    getSalesOverview: {
+      name: "GetSalesOverview",
+      requestType: GetSalesOverviewRequest as typeof GetSalesOverviewRequest,
+      requestStream: false,
+      responseType: GetSalesOverviewResponse as typeof GetSalesOverviewResponse,
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
@@ -9510,6 +10010,22 @@ export const CheckoutServiceService = {
       Buffer.from(ListDispatchQueueResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListDispatchQueueResponse => ListDispatchQueueResponse.decode(value),
   },
+  /**
+   * The console's overview: per London day of the last 30 (today, so far, last) the orders paid, their totals and the
+   * refunds that succeeded; the units and goods revenue of every SKU sold in those days; and the paid orders waiting
+   * for dispatch. Computed by aggregates in the store. Needs a staff member (any role).
+   */
+  getSalesOverview: {
+    path: "/storefront.checkout.v1.CheckoutService/GetSalesOverview" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetSalesOverviewRequest): Buffer =>
+      Buffer.from(GetSalesOverviewRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSalesOverviewRequest => GetSalesOverviewRequest.decode(value),
+    responseSerialize: (value: GetSalesOverviewResponse): Buffer =>
+      Buffer.from(GetSalesOverviewResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSalesOverviewResponse => GetSalesOverviewResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -9618,6 +10134,12 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * not cancelled, oldest payment first, a page at a time. Needs a staff member who may dispatch.
    */
   listDispatchQueue: handleUnaryCall<ListDispatchQueueRequest, ListDispatchQueueResponse>;
+  /**
+   * The console's overview: per London day of the last 30 (today, so far, last) the orders paid, their totals and the
+   * refunds that succeeded; the units and goods revenue of every SKU sold in those days; and the paid orders waiting
+   * for dispatch. Computed by aggregates in the store. Needs a staff member (any role).
+   */
+  getSalesOverview: handleUnaryCall<GetSalesOverviewRequest, GetSalesOverviewResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -10117,6 +10639,26 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListDispatchQueueResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's overview: per London day of the last 30 (today, so far, last) the orders paid, their totals and the
+   * refunds that succeeded; the units and goods revenue of every SKU sold in those days; and the paid orders waiting
+   * for dispatch. Computed by aggregates in the store. Needs a staff member (any role).
+   */
+  getSalesOverview(
+    request: GetSalesOverviewRequest,
+    callback: (error: ServiceError | null, response: GetSalesOverviewResponse) => void,
+  ): ClientUnaryCall;
+  getSalesOverview(
+    request: GetSalesOverviewRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetSalesOverviewResponse) => void,
+  ): ClientUnaryCall;
+  getSalesOverview(
+    request: GetSalesOverviewRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetSalesOverviewResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -435,6 +435,16 @@ export interface EraseAccountResponse {
   erasedAt?: string | undefined;
 }
 
+export interface GetPointsOutstandingRequest {
+}
+
+export interface GetPointsOutstandingResponse {
+  /** The sum of every account's balance. */
+  points: number;
+  /** Accounts with a balance above zero. */
+  accountsHoldingPoints: number;
+}
+
 function createBaseAccount(): Account {
   return {
     points: 0,
@@ -6151,6 +6161,147 @@ export const EraseAccountResponse: MessageFns<EraseAccountResponse> = {
   },
 };
 
+function createBaseGetPointsOutstandingRequest(): GetPointsOutstandingRequest {
+  return {};
+}
+
+export const GetPointsOutstandingRequest: MessageFns<GetPointsOutstandingRequest> = {
+  encode(_: GetPointsOutstandingRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPointsOutstandingRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPointsOutstandingRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetPointsOutstandingRequest {
+    return {};
+  },
+
+  toJSON(_: GetPointsOutstandingRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPointsOutstandingRequest>, I>>(base?: I): GetPointsOutstandingRequest {
+    return GetPointsOutstandingRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPointsOutstandingRequest>, I>>(_: I): GetPointsOutstandingRequest {
+    const message = createBaseGetPointsOutstandingRequest();
+    return message;
+  },
+};
+
+function createBaseGetPointsOutstandingResponse(): GetPointsOutstandingResponse {
+  return { points: 0, accountsHoldingPoints: 0 };
+}
+
+export const GetPointsOutstandingResponse: MessageFns<GetPointsOutstandingResponse> = {
+  encode(message: GetPointsOutstandingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.points !== 0) {
+      writer.uint32(8).int64(message.points);
+    }
+    if (message.accountsHoldingPoints !== 0) {
+      writer.uint32(16).int32(message.accountsHoldingPoints);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPointsOutstandingResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPointsOutstandingResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.points = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accountsHoldingPoints = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPointsOutstandingResponse {
+    return {
+      points: isSet(object.points) ? globalThis.Number(object.points) : 0,
+      accountsHoldingPoints: isSet(object.accountsHoldingPoints)
+        ? globalThis.Number(object.accountsHoldingPoints)
+        : isSet(object.accounts_holding_points)
+        ? globalThis.Number(object.accounts_holding_points)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetPointsOutstandingResponse): unknown {
+    const obj: any = {};
+    if (message.points !== 0) {
+      obj.points = Math.round(message.points);
+    }
+    if (message.accountsHoldingPoints !== 0) {
+      obj.accountsHoldingPoints = Math.round(message.accountsHoldingPoints);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPointsOutstandingResponse>, I>>(base?: I): GetPointsOutstandingResponse {
+    return GetPointsOutstandingResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPointsOutstandingResponse>, I>>(object: I): GetPointsOutstandingResponse {
+    const message = createBaseGetPointsOutstandingResponse();
+    message.points = object.points ?? 0;
+    message.accountsHoldingPoints = object.accountsHoldingPoints ?? 0;
+    return message;
+  },
+};
+
 /**
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
@@ -6376,6 +6527,18 @@ export const LoyaltyServiceDefinition = {
       responseType: EraseAccountResponse as typeof EraseAccountResponse,
       responseStream: false,
       options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * The console's overview: the points every account holds, summed, and how many accounts hold any. Needs a staff
+     * member (any role).
+     */
+    getPointsOutstanding: {
+      name: "GetPointsOutstanding",
+      requestType: GetPointsOutstandingRequest as typeof GetPointsOutstandingRequest,
+      requestStream: false,
+      responseType: GetPointsOutstandingResponse as typeof GetPointsOutstandingResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
   },
 } as const;
@@ -6649,6 +6812,21 @@ export const LoyaltyServiceService = {
       Buffer.from(EraseAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): EraseAccountResponse => EraseAccountResponse.decode(value),
   },
+  /**
+   * The console's overview: the points every account holds, summed, and how many accounts hold any. Needs a staff
+   * member (any role).
+   */
+  getPointsOutstanding: {
+    path: "/storefront.loyalty.v1.LoyaltyService/GetPointsOutstanding" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPointsOutstandingRequest): Buffer =>
+      Buffer.from(GetPointsOutstandingRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPointsOutstandingRequest => GetPointsOutstandingRequest.decode(value),
+    responseSerialize: (value: GetPointsOutstandingResponse): Buffer =>
+      Buffer.from(GetPointsOutstandingResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPointsOutstandingResponse => GetPointsOutstandingResponse.decode(value),
+  },
 } as const;
 
 export interface LoyaltyServiceServer extends UntypedServiceImplementation {
@@ -6724,6 +6902,11 @@ export interface LoyaltyServiceServer extends UntypedServiceImplementation {
    * every entry's points and type) under the account id; once, however often or concurrently asked.
    */
   eraseAccount: handleUnaryCall<EraseAccountRequest, EraseAccountResponse>;
+  /**
+   * The console's overview: the points every account holds, summed, and how many accounts hold any. Needs a staff
+   * member (any role).
+   */
+  getPointsOutstanding: handleUnaryCall<GetPointsOutstandingRequest, GetPointsOutstandingResponse>;
 }
 
 export interface LoyaltyServiceClient extends Client {
@@ -7075,6 +7258,25 @@ export interface LoyaltyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: EraseAccountResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's overview: the points every account holds, summed, and how many accounts hold any. Needs a staff
+   * member (any role).
+   */
+  getPointsOutstanding(
+    request: GetPointsOutstandingRequest,
+    callback: (error: ServiceError | null, response: GetPointsOutstandingResponse) => void,
+  ): ClientUnaryCall;
+  getPointsOutstanding(
+    request: GetPointsOutstandingRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPointsOutstandingResponse) => void,
+  ): ClientUnaryCall;
+  getPointsOutstanding(
+    request: GetPointsOutstandingRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPointsOutstandingResponse) => void,
   ): ClientUnaryCall;
 }
 
