@@ -255,8 +255,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       now,
     });
 
+    const returnStore = new ReturnStore(db, store, refundStore, config.orderNumbers);
     const returns = new Returns({
-      store: new ReturnStore(db, store, refundStore, config.orderNumbers),
+      store: returnStore,
       orders,
       refund: (request, staff) => refunds.refund(request, staff),
       newId: randomUUID,
@@ -437,10 +438,19 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           refundOrder: async (request, context) => refundAnswer(await refunds.refundOrder(request, context.staff)),
           sendRecallNotices: async (request, context) => recallNotices.send(request, context.staff!),
           exportOrderRecords: async (_request, context) => {
-            const records = await orderRecordsOf(db, await context.requireCaller());
+            const accountId = await context.requireCaller();
+            const [records, accountReturns] = await Promise.all([
+              orderRecordsOf(db, accountId, config.orderNumbers),
+              returnStore.ofAccount(accountId),
+            ]);
             return {
               mails: records.mails.map(sentMailMessage),
               staffActions: records.staffActions.map(staffActionMessage),
+              receipts: records.receipts.map((receipt) => ({
+                ...receipt,
+                issuedAt: receipt.issuedAt === undefined ? '' : new Date(receipt.issuedAt).toISOString(),
+              })),
+              returns: accountReturns.map(orderReturn),
             };
           },
           eraseCustomerData: async ({ checkOnly }, context) => ({

@@ -39,6 +39,12 @@ export class ReturnStore implements ReturnStorePort {
     return (await query).map((row: Row) => this.toListing(row));
   }
 
+  /** The returns of an account's orders, oldest first (its data export). */
+  async ofAccount(accountId: string): Promise<ReturnListing[]> {
+    const rows = await this.listed().where('orders.account_id', accountId).orderBy('returns.requested_at');
+    return rows.map((row: Row) => this.toListing(row));
+  }
+
   findOrder(orderId: string): Promise<Order | undefined> {
     return this.orders.findById(orderId);
   }

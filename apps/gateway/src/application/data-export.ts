@@ -9,6 +9,8 @@ import { countAttempt, counterKey } from '@storefront/rate-limit';
 import type { checkout, identity, loyalty } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { component, standaloneJsonSchema, StringEnum, Type, type Static } from '../kit/schema';
+import { formatReceiptNumber } from '@storefront/formats';
+import { penceToPounds as pounds } from '../kit/money';
 import { orderDetailsView, OrderDetails } from './orders';
 import { Profile, profileView } from './profile';
 
@@ -70,6 +72,40 @@ export const DataExport = component(
           description: "Staff actions on the account and its orders, newest first (not the staff member's own details)",
         },
       ),
+      receipts: Type.Array(
+        Type.Object(
+          {
+            number: Type.String({ description: 'As printed on it, e.g. R-000123' }),
+            orderReference: Type.String(),
+            orderNumber: Type.String(),
+            issuedAt: Type.Optional(time('When the payment was confirmed (the date of supply)')),
+            total: Type.Number({ description: 'What was paid, in pounds' }),
+            url: Type.String({ description: 'Where the receipt is read, as a page or (with .pdf) a PDF' }),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'The receipts issued for the paid orders, by number' },
+      ),
+      returns: Type.Array(
+        Type.Object(
+          {
+            orderReference: Type.String(),
+            orderNumber: Type.String(),
+            lines: Type.Array(
+              Type.Object(
+                { sku: Type.String(), quantity: Type.Integer({ minimum: 1 }) },
+                { additionalProperties: false },
+              ),
+            ),
+            state: StringEnum(['requested', 'refunded', 'refused'] as const),
+            requestedAt: time(),
+            decidedAt: Type.Optional(time('When the shop refunded or refused it')),
+            refusedReason: Type.Optional(Type.String()),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'The returns of the orders, oldest first' },
+      ),
       loyalty: Type.Array(
         Type.Object(
           {
@@ -128,7 +164,13 @@ export async function startDataExport(
     context.clients.checkout.exportOrderRecords({}, { customer }),
   ]);
   return (sink) =>
-    writeDataExport(context, customer, { ...identityPart, ...mergedRecords(identityPart, orderRecords) }, sink);
+    writeDataExport(
+      context,
+      customer,
+      { ...identityPart, ...mergedRecords(identityPart, orderRecords) },
+      orderRecords,
+      sink,
+    );
 }
 
 /** Identity's mails and staff actions on the account with checkout's on its orders: mails oldest first, actions newest. */
@@ -146,6 +188,7 @@ async function writeDataExport(
   { clients, now }: ExportContext,
   customer: string,
   held: identity.ExportAccountDataResponse,
+  { receipts, returns }: checkout.ExportOrderRecordsResponse,
   sink: ExportSink,
 ): Promise<void> {
   const head: Omit<Static<typeof DataExport>, 'loyalty' | 'orders'> = {
@@ -165,6 +208,23 @@ async function writeDataExport(
       action: action.action,
       ...(action.beforeJson ? { before: JSON.parse(action.beforeJson) as unknown } : {}),
       ...(action.afterJson ? { after: JSON.parse(action.afterJson) as unknown } : {}),
+    })),
+    receipts: receipts.map((receipt) => ({
+      number: formatReceiptNumber(receipt.receiptNumber),
+      orderReference: receipt.orderReference,
+      orderNumber: receipt.orderNumber,
+      ...(receipt.issuedAt ? { issuedAt: receipt.issuedAt } : {}),
+      total: pounds(receipt.totalPence),
+      url: `/orders/${encodeURIComponent(receipt.orderReference)}/receipt`,
+    })),
+    returns: returns.map((found) => ({
+      orderReference: found.orderReference,
+      orderNumber: found.orderNumber,
+      lines: found.lines.map(({ sku, quantity }) => ({ sku, quantity })),
+      state: found.state as 'requested' | 'refunded' | 'refused',
+      requestedAt: found.requestedAt,
+      ...(found.decidedAt ? { decidedAt: found.decidedAt } : {}),
+      ...(found.refusedReason ? { refusedReason: found.refusedReason } : {}),
     })),
   };
   // The head without its closing brace, then the paged sections.

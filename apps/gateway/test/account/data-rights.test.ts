@@ -37,6 +37,8 @@ interface DataExport {
   staffActions: Array<{ action: string }>;
   loyalty: Array<{ kind: string; record: Record<string, unknown> }>;
   orders: Array<{ reference: string; items: unknown[]; delivery?: unknown; status: string }>;
+  receipts: Array<{ number: string; issuedAt?: string }>;
+  returns: unknown[];
 }
 
 describe('gateway: data rights', () => {
@@ -76,7 +78,7 @@ describe('gateway: data rights', () => {
     );
   });
 
-  it('exports a customer with a dispatched order, points and a consent: every section, valid against the schema; the order mail is no marketing', async () => {
+  it('exports a customer with a dispatched order, its receipt and return, points and a consent: every section, valid against the schema; the order mail is no marketing', async () => {
     const client = stack.client();
     const profile = await signUp(client, true);
     const body = checkoutBody(75, [{ sku: sku('p7500'), quantity: 1 }]);
@@ -93,7 +95,11 @@ describe('gateway: data rights', () => {
     } finally {
       rpc.close();
     }
-    const { number } = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
+    const { number, receiptNumber } = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
+    const returned = await postForm(client, `/orders/${body.checkout_reference}/return`, {
+      [`qty_${sku('p7500')}`]: '1',
+    });
+    expect(returned.status, returned.text).to.equal(303);
 
     const res = await client.get<DataExport>('/api/account/data-export');
     expect(res.status, res.text).to.equal(200);
@@ -125,6 +131,26 @@ describe('gateway: data rights', () => {
     expect(exported.orders[0]).to.include({ reference: body.checkout_reference, status: 'dispatched' });
     expect(exported.orders[0]!.items).to.have.length(1);
     expect(exported.orders[0]!.delivery).to.be.an('object');
+    expect(exported.receipts).to.deep.equal([
+      {
+        number: `R-${String(receiptNumber).padStart(6, '0')}`,
+        orderReference: body.checkout_reference,
+        orderNumber: number,
+        issuedAt: exported.receipts[0]!.issuedAt,
+        total: 75,
+        url: `/orders/${body.checkout_reference}/receipt`,
+      },
+    ]);
+    expect(Date.parse(exported.receipts[0]!.issuedAt!)).to.be.a('number').and.not.NaN;
+    expect(exported.returns).to.deep.equal([
+      {
+        orderReference: body.checkout_reference,
+        orderNumber: number,
+        lines: [{ sku: sku('p7500'), quantity: 1 }],
+        state: 'requested',
+        requestedAt: new Date(nowMs).toISOString(),
+      },
+    ]);
     expect(
       exported.staffActions.map((action) => action.action),
       'the staff action on the order',

@@ -643,6 +643,20 @@ export interface ExportOrderRecordsResponse {
   mails: OrderMail[];
   /** Newest first. */
   staffActions: StaffAction[];
+  /** The receipts issued for the caller's paid orders, by receipt number. */
+  receipts: ExportedReceipt[];
+  /** The returns of the caller's orders, oldest first. */
+  returns: OrderReturn[];
+}
+
+/** A receipt issued for a paid order: its gapless number (decision 1290) and what it was for. */
+export interface ExportedReceipt {
+  receiptNumber: number;
+  orderReference: string;
+  orderNumber: string;
+  /** RFC 3339: when the payment was confirmed, the date of supply. */
+  issuedAt: string;
+  totalPence: number;
 }
 
 export interface ListDispatchQueueRequest {
@@ -8590,7 +8604,7 @@ export const OrderMail: MessageFns<OrderMail> = {
 };
 
 function createBaseExportOrderRecordsResponse(): ExportOrderRecordsResponse {
-  return { mails: [], staffActions: [] };
+  return { mails: [], staffActions: [], receipts: [], returns: [] };
 }
 
 export const ExportOrderRecordsResponse: MessageFns<ExportOrderRecordsResponse> = {
@@ -8600,6 +8614,12 @@ export const ExportOrderRecordsResponse: MessageFns<ExportOrderRecordsResponse> 
     }
     for (const v of message.staffActions) {
       StaffAction.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.receipts) {
+      ExportedReceipt.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.returns) {
+      OrderReturn.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -8633,6 +8653,22 @@ export const ExportOrderRecordsResponse: MessageFns<ExportOrderRecordsResponse> 
             message.staffActions.push(StaffAction.decode(reader, reader.uint32()));
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.receipts.push(ExportedReceipt.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.returns.push(OrderReturn.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8653,6 +8689,10 @@ export const ExportOrderRecordsResponse: MessageFns<ExportOrderRecordsResponse> 
         : globalThis.Array.isArray(object?.staff_actions)
         ? object.staff_actions.map((e: any) => StaffAction.fromJSON(e))
         : [],
+      receipts: globalThis.Array.isArray(object?.receipts)
+        ? object.receipts.map((e: any) => ExportedReceipt.fromJSON(e))
+        : [],
+      returns: globalThis.Array.isArray(object?.returns) ? object.returns.map((e: any) => OrderReturn.fromJSON(e)) : [],
     };
   },
 
@@ -8664,6 +8704,12 @@ export const ExportOrderRecordsResponse: MessageFns<ExportOrderRecordsResponse> 
     if (message.staffActions?.length) {
       obj.staffActions = message.staffActions.map((e) => StaffAction.toJSON(e));
     }
+    if (message.receipts?.length) {
+      obj.receipts = message.receipts.map((e) => ExportedReceipt.toJSON(e));
+    }
+    if (message.returns?.length) {
+      obj.returns = message.returns.map((e) => OrderReturn.toJSON(e));
+    }
     return obj;
   },
 
@@ -8674,6 +8720,161 @@ export const ExportOrderRecordsResponse: MessageFns<ExportOrderRecordsResponse> 
     const message = createBaseExportOrderRecordsResponse();
     message.mails = object.mails?.map((e) => OrderMail.fromPartial(e)) || [];
     message.staffActions = object.staffActions?.map((e) => StaffAction.fromPartial(e)) || [];
+    message.receipts = object.receipts?.map((e) => ExportedReceipt.fromPartial(e)) || [];
+    message.returns = object.returns?.map((e) => OrderReturn.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseExportedReceipt(): ExportedReceipt {
+  return { receiptNumber: 0, orderReference: "", orderNumber: "", issuedAt: "", totalPence: 0 };
+}
+
+export const ExportedReceipt: MessageFns<ExportedReceipt> = {
+  encode(message: ExportedReceipt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.receiptNumber !== 0) {
+      writer.uint32(8).int64(message.receiptNumber);
+    }
+    if (message.orderReference !== "") {
+      writer.uint32(18).string(message.orderReference);
+    }
+    if (message.orderNumber !== "") {
+      writer.uint32(26).string(message.orderNumber);
+    }
+    if (message.issuedAt !== "") {
+      writer.uint32(34).string(message.issuedAt);
+    }
+    if (message.totalPence !== 0) {
+      writer.uint32(40).int64(message.totalPence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExportedReceipt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExportedReceipt();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.receiptNumber = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.orderReference = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.orderNumber = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.issuedAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.totalPence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExportedReceipt {
+    return {
+      receiptNumber: isSet(object.receiptNumber)
+        ? globalThis.Number(object.receiptNumber)
+        : isSet(object.receipt_number)
+        ? globalThis.Number(object.receipt_number)
+        : 0,
+      orderReference: isSet(object.orderReference)
+        ? globalThis.String(object.orderReference)
+        : isSet(object.order_reference)
+        ? globalThis.String(object.order_reference)
+        : "",
+      orderNumber: isSet(object.orderNumber)
+        ? globalThis.String(object.orderNumber)
+        : isSet(object.order_number)
+        ? globalThis.String(object.order_number)
+        : "",
+      issuedAt: isSet(object.issuedAt)
+        ? globalThis.String(object.issuedAt)
+        : isSet(object.issued_at)
+        ? globalThis.String(object.issued_at)
+        : "",
+      totalPence: isSet(object.totalPence)
+        ? globalThis.Number(object.totalPence)
+        : isSet(object.total_pence)
+        ? globalThis.Number(object.total_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: ExportedReceipt): unknown {
+    const obj: any = {};
+    if (message.receiptNumber !== 0) {
+      obj.receiptNumber = Math.round(message.receiptNumber);
+    }
+    if (message.orderReference !== "") {
+      obj.orderReference = message.orderReference;
+    }
+    if (message.orderNumber !== "") {
+      obj.orderNumber = message.orderNumber;
+    }
+    if (message.issuedAt !== "") {
+      obj.issuedAt = message.issuedAt;
+    }
+    if (message.totalPence !== 0) {
+      obj.totalPence = Math.round(message.totalPence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExportedReceipt>, I>>(base?: I): ExportedReceipt {
+    return ExportedReceipt.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExportedReceipt>, I>>(object: I): ExportedReceipt {
+    const message = createBaseExportedReceipt();
+    message.receiptNumber = object.receiptNumber ?? 0;
+    message.orderReference = object.orderReference ?? "";
+    message.orderNumber = object.orderNumber ?? "";
+    message.issuedAt = object.issuedAt ?? "";
+    message.totalPence = object.totalPence ?? 0;
     return message;
   },
 };
