@@ -105,7 +105,7 @@ async function paidOrder(stack: Stack, client: HttpClient, delivery: Record<stri
   return created.checkout_reference;
 }
 
-/** What the books need of the account: its orders without their delivery details, its refunds, its ledger. */
+/** What the books need of the account: its orders without their delivery details, its refunds and returns, its ledger. */
 async function books(stack: Stack, accountId: string) {
   const orders = (await stack
     .checkout!.db('orders')
@@ -131,7 +131,15 @@ async function books(stack: Stack, accountId: string) {
     .where({ user_id: accountId })
     .orderBy('seq')
     .select('points', 'type', 'order_id');
-  return { kept, refunds, account, ledger };
+  const returns = await stack
+    .checkout!.db('returns')
+    .whereIn(
+      'order_id',
+      orders.map((order) => order.id as string),
+    )
+    .orderBy('id')
+    .select('id', 'lines_json', 'state');
+  return { kept, refunds, account, ledger, returns };
 }
 
 async function finishErasures(stack: Stack) {
@@ -148,7 +156,7 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
     });
     after(async () => stack?.stop());
 
-    it('erases a customer with orders, points, a refund and mails: no table names them, the books still add up, the address signs up afresh', async () => {
+    it('erases a customer with orders, points, a refund, a return and mails: no table names them, the books still add up, the address signs up afresh', async () => {
       const { person, delivery, needles } = distinctCustomer();
       const client = stack.client();
       const accountId = await signUp(client, person);
@@ -158,6 +166,14 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
         await refunds.refundOrder(refundRequest(reference, 1005, { lines: [{ sku: sku('p1005'), quantity: 1 }] }), {
           staff: OWNER,
         });
+        // A second order, dispatched, with a return the customer started from its page.
+        const returned = await paidOrder(stack, client, delivery);
+        await refunds.dispatchOrder(
+          { checkoutReference: returned, carrier: 'Royal Mail', trackingNumber: 'RM 5 GB' },
+          { staff: OWNER },
+        );
+        const started = await postForm(client, `/orders/${returned}/return`, { [`qty_${sku('p1005')}`]: '1' });
+        expect(started.status, started.text).to.equal(303);
       } finally {
         refunds.close();
       }
@@ -166,6 +182,7 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
       expect(await rowsNaming(stack, needles)).to.not.deep.equal([]);
       const before = await books(stack, accountId);
       expect(before.refunds.map((refund) => refund.state)).to.deep.equal(['succeeded']);
+      expect(before.returns.map((found) => found.state)).to.deep.equal(['requested']);
       expect(before.ledger.reduce((sum, entry) => sum + Number(entry.points), 0)).to.equal(
         Number(before.account.points),
       );
