@@ -76,7 +76,7 @@ describe('checkout migrations', () => {
     expect(holds.map((row) => ({ ...row, held_at: Number(row.held_at) }))).to.deep.equal([
       { order_id: 'open-promo', code: 'CAPPED', held_at: 1000 },
     ]);
-    expect(await store.promoUsage('CAPPED')).to.deep.equal({ redeemed: 0, held: 1 });
+    expect(await store.promoUsage('CAPPED')).to.deep.include({ redeemed: 0, held: 1 });
     // Numbered in creation order, the same instant by id, from 10001 (decision 1285).
     const numbered = await db('orders').orderBy('order_number').select('id', 'order_number');
     expect(numbered.map((row) => [row.id, Number(row.order_number)])).to.deep.equal([

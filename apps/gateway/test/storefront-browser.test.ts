@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectAccessible, freePort, launchChromium } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
 import { BUYER_CONFIRMATION_STATEMENTS } from '@storefront/formats';
-import { EDGE_PRICES, LOW_STOCK, startCheckoutStack } from '../../checkout/test/support';
+import { EDGE_PRICES, LOW_STOCK, orderNumberOf, startCheckoutStack } from '../../checkout/test/support';
 
 /** The browser globals the page functions below use; tests compile without the DOM library. */
 declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
@@ -154,7 +154,9 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await page.getByRole('link', { name: 'Account' }).click();
     await page.waitForURL('**/account');
     expect(Number(await definition(page, 'Points'))).to.equal(100 + Math.floor(goodsPence / 100));
-    const order = page.getByRole('row').filter({ has: page.getByRole('link', { name: reference }) });
+    // The account lists the order by the number people read.
+    const number = await orderNumberOf(stack, reference);
+    const order = page.getByRole('row').filter({ has: page.getByRole('link', { name: number }) });
     expect(await order.getByRole('cell', { name: 'Paid', exact: true }).isVisible()).to.equal(true);
     await expectAccessible(page);
 
