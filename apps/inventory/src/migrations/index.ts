@@ -4,6 +4,7 @@ import { catalog } from './001-catalog';
 import { reservations } from './002-reservations';
 import { stockReturns } from './004-stock-returns';
 import { batches } from './005-batches';
+import { backInStock } from './008-back-in-stock';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '003-staff-actions': staffActionsMigration,
   '004-stock-returns': stockReturns,
   '005-batches': batches,
+  '008-back-in-stock': backInStock,
 };
