@@ -154,15 +154,21 @@ export class BackInStockStore {
    * Ends subscriptions past their 90 days, then mails every active subscriber of each size that has units available,
    * oldest subscription first, once (decision 1340). Returns how many were mailed.
    */
-  async alert(skus?: readonly string[]): Promise<number> {
+  async alert(): Promise<number> {
     const now = this.now();
     await this.db(TABLE)
       .whereIn('state', ['pending', 'active'])
       .where('expires_at', '<=', now)
       .update({ state: 'ended' });
-    let query = this.db(TABLE).where({ state: 'active' }).distinct('sku');
-    if (skus) query = query.whereIn('sku', skus);
-    const waiting = (await query).map((row: { sku: string }) => row.sku);
+    // Without a lock, the sizes whose count shows units: a sold-out size is passed over at no cost on every tick, and
+    // the count is checked again under its lock (it may include a batch past its retest day).
+    const waiting = (
+      await this.db(TABLE)
+        .join('stock', 'stock.sku', `${TABLE}.sku`)
+        .where(`${TABLE}.state`, 'active')
+        .whereRaw('?? > ??', ['stock.on_hand', 'stock.reserved'])
+        .distinct(`${TABLE}.sku as sku`)
+    ).map((row: { sku: string }) => row.sku);
     let mailed = 0;
     for (const sku of waiting) {
       for (;;) {
