@@ -107,7 +107,10 @@ export function registerBackInStockPages(
       });
     }
   });
+}
 
+/** The pages the alert's mails link to; served whether or not a storefront origin serves the shop's pages. */
+export function registerBackInStockLinkPages({ router, send }: PageRoutes, context: GatewayContext): void {
   const tokenOf = (req: express.Request) => (typeof req.query.token === 'string' ? req.query.token : '');
   for (const kind of ['confirm', 'unsubscribe'] as const) {
     const act = kind === 'confirm' ? confirmBackInStock : unsubscribeBackInStock;

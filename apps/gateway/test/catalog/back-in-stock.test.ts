@@ -202,6 +202,11 @@ describe('gateway: back-in-stock alerts', () => {
     expect(await statesOf(sku)).to.deep.equal(['leaver@example.com:pending']);
     const shown = await stack.client().get<string>(`/back-in-stock/unsubscribe?token=${token}`);
     expect(shown.text).to.contain('<button type="submit">Unsubscribe</button>');
+    const twin = await stack.client().get<string>(`/back-in-stock/unsubscribe?token=${token}`, {
+      accept: 'text/markdown',
+    });
+    expect(twin.headers.get('content-type')).to.match(/^text\/markdown/);
+    expect(twin.text).to.contain('# Stop the alert');
     const done = await stack.client().request<string>('POST', `/back-in-stock/unsubscribe?token=${token}`, {
       body: 'List-Unsubscribe=One-Click',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
