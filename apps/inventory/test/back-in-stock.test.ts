@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { ParsedMail } from 'mailparser';
 import { rejection, startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
-import { OWNER, startInventory, type InventoryHarness } from './harness';
+import { OWNER, delivery, startInventory, type InventoryHarness } from './harness';
 import type { InventoryServer } from '../src';
 
 const SITE = 'https://shop.test';
@@ -142,6 +142,21 @@ describe('inventory: back-in-stock alerts', () => {
     await restock(2);
     const [mail] = await smtp.waitForMails(1);
     expect((mail!.to as { text: string }).text).to.equal('woken@example.test');
+  });
+
+  it('mails when a hold is released, and when a new batch is received, without being asked', async () => {
+    // beta-1mg sold out by a hold on all its units.
+    await h.client.reserve({ orderReference: 'hold', lines: [{ sku: 'beta-1mg', quantity: 10 }], ttlSeconds: 600 });
+    await subscribe('held@example.test', true, 'beta-1mg');
+    await h.client.release({ orderReference: 'hold' });
+    const [released] = await smtp.waitForMails(1);
+    expect((released!.to as { text: string }).text).to.equal('held@example.test');
+    expect(released!.subject).to.equal('Beta 1mg is back in stock');
+
+    await subscribe('batch@example.test');
+    await h.staffClient.receiveBatch(delivery({ sku: 'alpha-10mg', number: 'A10-002' }), { staff: OWNER });
+    const mails = await smtp.waitForMails(2);
+    expect((mails[1]!.to as { text: string }).text).to.equal('batch@example.test');
   });
 
   it('ends a subscription by its one-click link; a forged or altered link changes nothing', async () => {
