@@ -21,6 +21,7 @@ import { accountApi } from './account/api';
 import { registerAccountPages, registerResetPasswordPages } from './account/pages';
 import { dataRightsApi } from './account/data-rights-api';
 import { registerDataRightsPages } from './account/data-rights-pages';
+import { registerBackInStockLinkPages } from './catalog/back-in-stock';
 import { basketCheckoutApi } from './basket-checkout/api';
 import { registerBasketPages } from './basket-checkout/basket';
 import { registerCheckoutPages } from './basket-checkout/checkout';
@@ -82,6 +83,8 @@ export function createApp(context: GatewayContext, document: OpenApiDocument): {
   } else registerResetPasswordPages(pages, context);
   // Served either way: marketing mails' unsubscribe links carry the shop's own token.
   registerDataRightsPages(pages, context);
+  // Served either way: back-in-stock mails' confirm and unsubscribe links carry the shop's own token.
+  registerBackInStockLinkPages(pages, context);
   // Served either way: the catalog's and the API's certificate links point here.
   registerCertificatePages(pages, { context, readShop });
   pages.mount(app);

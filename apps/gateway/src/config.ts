@@ -33,6 +33,8 @@ export interface GatewayConfig extends HttpAppConfig {
   bodyLimitBytes: number;
   /** Batch and certificate look-ups per client address (an IPv6 address by its /64), against enumeration. */
   certificateLookupsPerAddress: WindowLimit;
+  /** Back-in-stock alert requests per client address (each may mail a confirmation to any address). */
+  backInStockPerAddress: WindowLimit;
   /** Data exports a customer may download (each assembles everything the shop holds about them). */
   dataExportsPerAccount: WindowLimit;
   /**
@@ -78,6 +80,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     checkoutDeadlineMs: env.int('CHECKOUT_DEADLINE_MS', 15_000, { min: 1000, max: 120_000 }),
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 100 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
     certificateLookupsPerAddress: readWindowLimit(env, 'CERTIFICATE_LOOKUPS_PER_ADDRESS', 60, 60),
+    backInStockPerAddress: readWindowLimit(env, 'BACK_IN_STOCK_PER_ADDRESS', 10, 3600),
     dataExportsPerAccount: readWindowLimit(env, 'DATA_EXPORTS_PER_ACCOUNT', 5, 24 * 3600),
     redisUrl: env.optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: env.string('REDIS_KEY_PREFIX', 'storefront:gateway:'),

@@ -21,6 +21,13 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
     customer: 'none',
     rpcs: ['quote', 'reserve', 'commit', 'release', 'returnStock', 'markOrderShipped'],
   },
+  // Back-in-stock alerts: the product page subscribes, and the links in their mails confirm and unsubscribe without a
+  // session; the gateway vouches for a signed-in customer's address.
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    rpcs: ['subscribeBackInStock', 'confirmBackInStock', 'unsubscribeBackInStock'],
+  },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
 

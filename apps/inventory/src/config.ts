@@ -1,4 +1,5 @@
 import type { EnvReader } from '@storefront/config';
+import { readMailConfig, type MailConfig } from '@storefront/outbox';
 import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
 import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
 import { callersOf } from '@storefront/grpc';
@@ -14,6 +15,10 @@ export interface InventoryConfig extends GrpcServiceConfig {
   sweepIntervalMs: number;
   /** Published in products.json so storefronts build checkouts for the right merchant. */
   merchantCode: string;
+  /** Origin of the public gateway: back-in-stock mails link to its product pages and confirm/unsubscribe pages. */
+  publicBaseUrl: string;
+  /** Where back-in-stock mails go. */
+  mail: MailConfig;
 }
 
 export function readInventoryConfig(env: EnvReader): InventoryConfig {
@@ -25,6 +30,8 @@ export function readInventoryConfig(env: EnvReader): InventoryConfig {
     reservationTtlSeconds: env.int('RESERVATION_TTL_SECONDS', 30 * 60, { min: 60, max: 24 * 60 * 60 }),
     sweepIntervalMs: env.int('RESERVATION_SWEEP_INTERVAL_MS', 15_000, { min: 100, max: 10 * 60 * 1000 }),
     merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
+    publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
+    mail: readMailConfig(env, service.dataDir),
   };
 }
 

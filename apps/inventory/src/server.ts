@@ -4,6 +4,7 @@
  * thin: they check input with the line rules and translate messages to store calls.
  */
 import { staffActionsPage } from '@storefront/staff-audit';
+import { mailSenderFor, type PassSummary } from '@storefront/outbox';
 import { inventory } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { registerGauge } from '@storefront/telemetry';
@@ -34,6 +35,9 @@ import { BatchStore } from './stores/batches';
 import { batchRpcs } from './batch-rpcs';
 import { CERTIFICATE_MAX_BYTES } from './domain/batch';
 import { seedDemoData } from './demo-seed';
+import { BackInStockStore } from './stores/back-in-stock';
+import { AlertRunner } from './domain/alert-runner';
+import type { Subscription } from './domain/back-in-stock';
 
 export interface InventoryServer extends RunningGrpcService, InventoryHandles {}
 
@@ -43,6 +47,11 @@ export interface InventoryHandles {
   store: InventoryStore;
   reservations: ReservationStore;
   batches: BatchStore;
+  backInStock: BackInStockStore;
+  /** Runs the back-in-stock pass now and waits for it (tests, operators); how many subscribers it mailed. */
+  alertNow(): Promise<number>;
+  /** Sends the mail that is due now (tests, operators) instead of waiting for the sender. */
+  sendMailNow(): Promise<PassSummary>;
 }
 
 /** A certificate up to 3 MiB over its limit still reaches the handler, which names the field that is too large. */
@@ -67,6 +76,17 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
     const reservations = new ReservationStore(db, { now: options.now });
     const stockReturns = new StockReturnStore(db, reservations.allocations, options.now);
     const batches = new BatchStore(db, reservations.stock);
+    const mailSender = mailSenderFor('inventory', db, config.mail, logger, reservations.stock.now);
+    const backInStock = new BackInStockStore(db, reservations.stock, config.publicBaseUrl, () => mailSender.wake());
+    const alerts = new AlertRunner(() => backInStock.alert(), logger);
+    /** A write that may have made units available: the pass looks for subscribers to mail, after it. */
+    const thenAlert =
+      <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
+      async (...args: A): Promise<R> => {
+        const result = await handler(...args);
+        alerts.wake();
+        return result;
+      };
     const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
     if (config.seedDemoCatalog && (await store.isEmpty())) {
       const seeded = await seedDemoData(store, batches, reservations.stock.now());
@@ -75,6 +95,9 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
     return {
       startBackground() {
         const sweeper = startSweeper(reservations, config.sweepIntervalMs, logger);
+        // Holds that expire and batches that pass their retest day change stock with no call: the interval finds them.
+        alerts.start(config.sweepIntervalMs);
+        mailSender.start();
         // Read at scrape time only.
         const stopReservationGauge = registerGauge(
           'storefront.inventory.reservations.active',
@@ -84,9 +107,18 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
         return async () => {
           stopReservationGauge();
           await sweeper.stop();
+          await alerts.stop();
+          await mailSender.stop();
         };
       },
-      exposed: { store, reservations, batches },
+      exposed: {
+        store,
+        reservations,
+        batches,
+        backInStock,
+        alertNow: () => alerts.runNow(),
+        sendMailNow: () => mailSender.sendDue(),
+      },
       bindings: [
         bind(
           'storefront.inventory.v1.InventoryService',
@@ -120,22 +152,65 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
             commit: async ({ orderReference }) => ({
               reservation: toReservationMessage(await reservations.commit(checkOrderReference(orderReference))),
             }),
-            release: async ({ orderReference }) => ({
+            release: thenAlert(async ({ orderReference }) => ({
               reservation: toReservationMessage(await reservations.release(checkOrderReference(orderReference))),
-            }),
-            returnStock: async ({ returnId, orderReference, lines }) =>
+            })),
+            returnStock: thenAlert(async ({ returnId, orderReference, lines }) =>
               stockReturns.returnStock(
                 requireReturnId(returnId),
                 checkOrderReference(orderReference),
                 normalizeLines(lines),
               ),
-            ...staffCatalogRpcs(new StockAdmin(db, reservations, options.now), new CatalogImporter(store, options.now)),
-            ...batchRpcs(batches, reservations.allocations),
+            ),
+            ...alertingAfter(
+              {
+                ...staffCatalogRpcs(
+                  new StockAdmin(db, reservations, options.now),
+                  new CatalogImporter(store, options.now),
+                ),
+                ...batchRpcs(batches, reservations.allocations),
+              },
+              thenAlert,
+            ),
+            subscribeBackInStock: async ({ email, sku, verified }) => {
+              const { outcome, subscription } = await backInStock.subscribe({ email, sku, verified });
+              return { outcome, subscription: toSubscriptionMessage(subscription) };
+            },
+            confirmBackInStock: async ({ token }) => ({
+              subscription: toSubscriptionMessage(await backInStock.confirm(token)),
+            }),
+            unsubscribeBackInStock: async ({ token }) => ({
+              subscription: toSubscriptionMessage(await backInStock.unsubscribe(token)),
+            }),
           },
           { maxRequestBytes: MAX_REQUEST_BYTES },
         ),
       ],
     };
+  };
+}
+
+/** The console's writes that may make units available: a count set or raised, an import, a batch received or released. */
+const STOCK_RAISING = ['setSkuStock', 'restockSku', 'applyCatalogImport', 'receiveBatch', 'releaseBatch'] as const;
+
+function alertingAfter<T extends Record<(typeof STOCK_RAISING)[number], (...args: never[]) => Promise<unknown>>>(
+  handlers: T,
+  thenAlert: <A extends unknown[], R>(handler: (...args: A) => Promise<R>) => (...args: A) => Promise<R>,
+): T {
+  const wrapped = { ...handlers };
+  for (const name of STOCK_RAISING) wrapped[name] = thenAlert(handlers[name]) as T[typeof name];
+  return wrapped;
+}
+
+function toSubscriptionMessage(subscription: Subscription): inventory.BackInStockSubscription {
+  const time = (at: number | undefined) => (at === undefined ? '' : new Date(at).toISOString());
+  return {
+    sku: subscription.sku,
+    state: subscription.state,
+    consentVersion: subscription.consentVersion,
+    createdAt: time(subscription.createdAt),
+    confirmedAt: time(subscription.confirmedAt),
+    expiresAt: time(subscription.expiresAt),
   };
 }
 

@@ -72,6 +72,8 @@ export interface InventoryHarness {
   staffClient: RpcClient<typeof inventory.InventoryServiceService>;
   clock: ManualClock;
   stores: TestStores;
+  /** Another inventory process on the same store and clock (MySQL: a replica; SQLite: the same file). */
+  startReplica(): Promise<InventoryServer>;
   /** Raw stock row of a SKU. */
   stockOf(sku: string): Promise<{ onHand: number; reserved: number }>;
   /** Units of each of a SKU's batches, by number. */
@@ -105,6 +107,12 @@ export async function startInventory(extraEnv: Env = {}): Promise<InventoryHarne
     staffClient,
     clock,
     stores,
+    startReplica: () =>
+      startInventoryServer(readInventoryConfig(env), {
+        migrate: false,
+        now: clock.now,
+        ...readInventoryServeKeys(env),
+      }),
     async stockOf(sku) {
       const row = await server.store.db('stock').where({ sku }).first('on_hand', 'reserved');
       return { onHand: Number(row.on_hand), reserved: Number(row.reserved) };

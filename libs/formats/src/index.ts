@@ -171,5 +171,26 @@ export const MARKETING_CONSENT = {
     'Send me occasional emails about new products and offers. I can stop them at any time, from my account or ' +
     'with the unsubscribe link in any of those emails.',
 } as const;
+
+/**
+ * What a person agrees to by asking to be told when a sold-out size is back, and its version: each back-in-stock
+ * subscription keeps the version it was given under.
+ */
+export const BACK_IN_STOCK_CONSENT = {
+  version: '2026-11-29',
+  wording: 'Email me once when this size is back in stock. I can stop it with the link in the email.',
+} as const;
+
+// A deliberately loose check: the mailbox owner, not a pattern, decides what is deliverable.
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+
+/** An email address as it is compared and stored (trimmed, lower case), or undefined when it is not one. */
+export function normalisedEmail(raw: string): string | undefined {
+  const email = raw.trim().toLowerCase();
+  return email.length > ACCOUNT_LIMITS.emailMaxLength || !EMAIL_PATTERN.test(email) || hasControlCharacters(email)
+    ? undefined
+    : email;
+}
+
 export * from './buyer-confirmation';
 export * from './vat';

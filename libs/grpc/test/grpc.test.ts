@@ -46,6 +46,9 @@ const CATALOG_ADMIN_RPCS = [
   'getOrderAllocation',
   'moveOrderAllocation',
   'markOrderShipped',
+  'subscribeBackInStock',
+  'confirmBackInStock',
+  'unsubscribeBackInStock',
 ] as const;
 
 // The inventory contract as a vehicle for the server's rules, with a table of its own.
@@ -108,6 +111,9 @@ describe('grpc: server, client, errors and health', () => {
       getOrderAllocation: reject,
       moveOrderAllocation: reject,
       markOrderShipped: reject,
+      subscribeBackInStock: reject,
+      confirmBackInStock: reject,
+      unsubscribeBackInStock: reject,
     });
     const serviceKeys = testServiceKeys();
     server = await startGrpcServer({

@@ -20,6 +20,13 @@ export {
   type ClaimedMail,
   type SentMailRecord,
 } from './outbox';
+export {
+  LinkSigner,
+  createLinkSigningKey,
+  oneClickUnsubscribeHeaders,
+  unsubscribableMail,
+  LINK_SIGNING_KEYS_TABLE,
+} from './signed-links';
 export { MailSender, type PassSummary } from './sender';
 export { mailboxTransport, smtpTransport, type MailTransport } from './transports';
 export { composeMail, SHOP_NAME, RESEARCH_USE_LINE, type MailBlock, type MailContent } from './compose';

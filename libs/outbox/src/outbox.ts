@@ -135,6 +135,8 @@ export class MailOutbox {
       .where('next_attempt_at', '<=', now)
       .where('claimed_until', '<', now)
       .orderBy('next_attempt_at', 'asc')
+      // Mails queued together go in their keys' order (an event's mails numbered in the order they are due).
+      .orderBy('mail_key', 'asc')
       .limit(limit)
       .pluck('mail_key');
     const claimed: string[] = [];

@@ -18,6 +18,7 @@ import { homePage } from './home';
 import { dispatchNow } from '../application/dispatch';
 import { formatCutoff } from '@storefront/dispatch-calendar';
 import { productNotFound, productPage, registerAddToBasket } from './product';
+import { registerBackInStockPages } from './back-in-stock';
 import {
   answerTo,
   prepareHtml,
@@ -97,6 +98,7 @@ export function registerCatalogPages(
   });
 
   registerAddToBasket(routes, readShop, () => dispatchNow(context).words);
+  registerBackInStockPages(routes, context, readShop, () => dispatchNow(context).words);
   for (const { path } of INFO_PAGES)
     router.get(path, async (req, res) =>
       send(req, res, infoPage(path, (await readShop()).policy, cutoff, context.config.seller)),

@@ -1,6 +1,9 @@
-/** `/products/{id}`: each size with its price and live stock, and adding a size to the basket. */
+/**
+ * `/products/{id}`: each size with its price and live stock, and adding a size to the basket; a sold-out size offers
+ * an email when it is back (back-in-stock.ts).
+ */
 import type { inventory } from '@storefront/proto';
-import { LINE_QUANTITY_MAX } from '@storefront/formats';
+import { BACK_IN_STOCK_CONSENT, LINE_QUANTITY_MAX } from '@storefront/formats';
 import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } from '../kit/basket-cookie';
 import type { ShopReader } from '../application/shop';
 import { field, formError } from '../kit/forms';
@@ -26,7 +29,7 @@ export function productPage(
     const closed = !orderable(size, shop);
     const words = sizeStockWords(unitsLeft(size, shop.stock), heldWords(shop.held.get(size.sku), now));
     const id = `size-${index}`;
-    return html`<div class="choice"><input type="radio" name="sku" id="${id}" value="${size.sku}"${closed ? html` disabled` : ''}${index === firstOrderable ? html` checked` : ''}>
+    return html`<div class="choice" id="size-${size.sku}"><input type="radio" name="sku" id="${id}" value="${size.sku}"${closed ? html` disabled` : ''}${index === firstOrderable ? html` checked` : ''}>
 <label for="${id}">${size.size}, ${formatPence(size.pricePence)}${words ? html`, <span${closed ? html` class="soldout"` : ''}>${words}</span>` : ''}</label></div>`;
   });
   return {
@@ -44,10 +47,29 @@ ${formError(error)}
 <input type="number" id="quantity" name="quantity" value="1" min="1" max="${LINE_QUANTITY_MAX}" required>
 <button type="submit"${firstOrderable >= 0 ? '' : html` disabled`}>Add to basket</button>
 </form>
+${backInStockForms(product, shop)}
 ${dispatchNote(dispatchWords)}
 ${batchTable(product, shop.stock)}
 <p><a href="/">All products</a></p>`,
   };
+}
+
+/** The product page's offer for each sold-out, stock-limited size: one small form per size. */
+function backInStockForms(product: inventory.Product, shop: Pick<ShopView, 'stock' | 'held'>) {
+  const soldOut = product.sizes.filter((size) => size.stockLimited && !orderable(size, shop));
+  if (soldOut.length === 0) return '';
+  const forms = soldOut.map(
+    (size) => html`<form method="post" action="/back-in-stock" class="alert">
+<input type="hidden" name="sku" value="${size.sku}">
+<h3>${size.size} is sold out</h3>
+<label for="alert-${size.sku}">Your email (leave it empty when signed in)</label>
+<input type="email" id="alert-${size.sku}" name="email" autocomplete="email" maxlength="254">
+<button type="submit">Email me when it is back</button>
+</form>`,
+  );
+  return html`<h2>Sold out</h2>
+<p>${BACK_IN_STOCK_CONSENT.wording}</p>
+${forms}`;
 }
 
 /** The batch each size on sale is sold from now, with its analysis and certificate. */

@@ -234,6 +234,7 @@ describe('gateway: storefront proxy', () => {
       '/mcp/x',
       '/account/reset-password/x',
       '/account/verify-email/x',
+      '/back-in-stock/x',
     ]) {
       const res = await stack.client().get(path, { accept: 'application/json', cookie: 'svc_staff=staff-secret' });
       expect(res.status, path).to.equal(404);
@@ -258,6 +259,19 @@ describe('gateway: storefront proxy', () => {
     const page = await stack.client().get<string>('/account/verify-email?token=live-verification-token');
     expect(page.status).to.equal(200);
     expect(page.text).to.include('Confirm your email address').and.include('live-verification-token');
+    expect(origin.requestCount()).to.equal(seen);
+  });
+
+  it("serves the back-in-stock alert's confirm and unsubscribe pages itself, so their tokens never reach the origin", async () => {
+    const seen = origin.requestCount();
+    for (const [path, button] of [
+      ['/back-in-stock/confirm', 'Confirm'],
+      ['/back-in-stock/unsubscribe', 'Unsubscribe'],
+    ]) {
+      const page = await stack.client().get<string>(`${path}?token=live-alert-token`);
+      expect(page.status, path).to.equal(200);
+      expect(page.text, path).to.include(`<button type="submit">${button}</button>`).and.include('live-alert-token');
+    }
     expect(origin.requestCount()).to.equal(seen);
   });
 

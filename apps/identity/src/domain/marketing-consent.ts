@@ -4,11 +4,10 @@
  * identity's store (docs/decisions/1242): the account id and an HMAC of it, valid for as long as the key is, so a link
  * in an old mail still works and a forged or altered one is refused.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Knex } from '@storefront/db';
 import { invalidArgument } from '@storefront/errors';
 import { MARKETING_CONSENT } from '@storefront/formats';
-import { composeMail, type Mail, type MailContent } from '@storefront/outbox';
+import { LinkSigner, unsubscribableMail } from '@storefront/outbox';
 
 export type ConsentSource = 'signup' | 'account' | 'unsubscribe';
 
@@ -23,13 +22,15 @@ export interface ConsentRecord {
 const TABLE = 'marketing_consents';
 
 export class MarketingConsents {
-  private signingKey?: Promise<Buffer>;
+  private readonly links: LinkSigner;
 
   constructor(
     private readonly db: Knex,
     private readonly now: () => number,
     private readonly publicBaseUrl: string,
-  ) {}
+  ) {
+    this.links = new LinkSigner(db, 'unsubscribe');
+  }
 
   /** Adds a record under the current wording; in `trx` when it goes with another write (a sign-up). */
   async record(
@@ -68,7 +69,7 @@ export class MarketingConsents {
 
   /** The one-click link of a marketing mail to this account. */
   async unsubscribeUrl(userId: string): Promise<string> {
-    const token = `${userId}.${await this.sign(userId)}`;
+    const token = await this.links.sign(userId);
     return `${this.publicBaseUrl.replace(/\/+$/, '')}/unsubscribe?token=${encodeURIComponent(token)}`;
   }
 
@@ -77,29 +78,12 @@ export class MarketingConsents {
    * signed. Repeating it records nothing more while consent stays withdrawn.
    */
   async unsubscribe(token: string, accountExists: (userId: string) => Promise<boolean>): Promise<ConsentRecord> {
-    const [userId, signature, ...rest] = token.split('.');
-    const expected = userId ? Buffer.from(await this.sign(userId), 'base64url') : undefined;
-    const given = Buffer.from(signature ?? '', 'base64url');
-    const valid =
-      rest.length === 0 &&
-      expected !== undefined &&
-      given.length === expected.length &&
-      timingSafeEqual(given, expected) &&
-      (await accountExists(userId!));
-    if (!valid) throw invalidArgument('the unsubscribe link is not valid', 'invalid_unsubscribe_token');
-    const current = await this.current(userId!);
+    const userId = await this.links.verify(token);
+    if (userId === undefined || !(await accountExists(userId)))
+      throw invalidArgument('the unsubscribe link is not valid', 'invalid_unsubscribe_token');
+    const current = await this.current(userId);
     if (current && !current.granted) return current;
-    return this.record(userId!, false, 'unsubscribe');
-  }
-
-  private async sign(userId: string): Promise<string> {
-    this.signingKey ??= this.db('link_signing_keys')
-      .where({ purpose: 'unsubscribe' })
-      .first('secret')
-      .then((row: { secret: string }) => Buffer.from(row.secret, 'hex'));
-    return createHmac('sha256', await this.signingKey)
-      .update(`unsubscribe:${userId}`)
-      .digest('base64url');
+    return this.record(userId, false, 'unsubscribe');
   }
 }
 
@@ -107,21 +91,7 @@ export class MarketingConsents {
  * A marketing mail: besides its content, the headers mail clients use to offer one-click unsubscribe (RFC 8058). Only
  * marketing mails are built here; order, dispatch, refund and account mails are not marketing and carry none.
  */
-export function marketingMail(key: string, to: string, content: MailContent, unsubscribeUrl: string): Mail {
-  const composed = composeMail({
-    ...content,
-    blocks: [...content.blocks, { link: { label: 'Unsubscribe from these emails', url: unsubscribeUrl } }],
-  });
-  return {
-    key,
-    to,
-    ...composed,
-    headers: {
-      'List-Unsubscribe': `<${unsubscribeUrl}>`,
-      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-    },
-  };
-}
+export const marketingMail = unsubscribableMail;
 
 function toRecord(row: Record<string, unknown>): ConsentRecord {
   return {

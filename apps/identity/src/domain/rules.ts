@@ -4,14 +4,18 @@
  * authority on meaning (blank names, phone characters, how an email is compared).
  */
 import { invalidArgument } from '@storefront/errors';
-import { ACCOUNT_LIMITS, REFERRAL_CODE_LENGTH, hasControlCharacters, randomCode } from '@storefront/formats';
+import {
+  ACCOUNT_LIMITS,
+  REFERRAL_CODE_LENGTH,
+  hasControlCharacters,
+  normalisedEmail,
+  randomCode,
+} from '@storefront/formats';
 
-const { emailMaxLength, passwordMinLength, passwordMaxLength, nameMaxLength, phoneMaxLength } = ACCOUNT_LIMITS;
+const { passwordMinLength, passwordMaxLength, nameMaxLength, phoneMaxLength } = ACCOUNT_LIMITS;
 
 const PHONE_PATTERN = new RegExp(`^\\+?[0-9 ().-]{5,${phoneMaxLength}}$`);
 const PHONE_MIN_DIGITS = 5;
-// A deliberately loose check: the mailbox owner, not a pattern, decides what is deliverable.
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 
 /** Length in characters (code points), as people count them. */
 function characterCount(value: string): number {
@@ -21,9 +25,8 @@ function characterCount(value: string): number {
 }
 
 export function normaliseEmail(raw: string): string {
-  const email = raw.trim().toLowerCase();
-  if (email.length > emailMaxLength || !EMAIL_PATTERN.test(email) || hasControlCharacters(email))
-    throw invalidArgument('email must be a valid email address');
+  const email = normalisedEmail(raw);
+  if (email === undefined) throw invalidArgument('email must be a valid email address');
   return email;
 }
 

@@ -5,6 +5,7 @@ import { reservations } from './002-reservations';
 import { stockReturns } from './004-stock-returns';
 import { batches } from './005-batches';
 import { vatRates } from './006-vat-rates';
+import { backInStock } from './008-back-in-stock';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '004-stock-returns': stockReturns,
   '005-batches': batches,
   '006-vat-rates': vatRates,
+  '008-back-in-stock': backInStock,
 };

@@ -546,6 +546,48 @@ export interface MarkOrderShippedResponse {
   allocation?: OrderAllocation | undefined;
 }
 
+export interface SubscribeBackInStockRequest {
+  email: string;
+  sku: string;
+  /** The caller vouches for the address (a signed-in customer's own): active at once, no confirmation mail. */
+  verified: boolean;
+}
+
+export interface BackInStockSubscription {
+  sku: string;
+  /** pending, active, mailed or ended. */
+  state: string;
+  /** The version of the wording the person agreed to (BACK_IN_STOCK_CONSENT). */
+  consentVersion: string;
+  /** RFC 3339: when the consent was given. */
+  createdAt: string;
+  /** RFC 3339; empty until then. */
+  confirmedAt: string;
+  expiresAt: string;
+}
+
+export interface SubscribeBackInStockResponse {
+  /** subscribed, pending (a confirmation was mailed), already_subscribed or already_pending. */
+  outcome: string;
+  subscription?: BackInStockSubscription | undefined;
+}
+
+export interface ConfirmBackInStockRequest {
+  token: string;
+}
+
+export interface ConfirmBackInStockResponse {
+  subscription?: BackInStockSubscription | undefined;
+}
+
+export interface UnsubscribeBackInStockRequest {
+  token: string;
+}
+
+export interface UnsubscribeBackInStockResponse {
+  subscription?: BackInStockSubscription | undefined;
+}
+
 function createBaseGetStockRequest(): GetStockRequest {
   return {};
 }
@@ -8106,6 +8148,639 @@ export const MarkOrderShippedResponse: MessageFns<MarkOrderShippedResponse> = {
   },
 };
 
+function createBaseSubscribeBackInStockRequest(): SubscribeBackInStockRequest {
+  return { email: "", sku: "", verified: false };
+}
+
+export const SubscribeBackInStockRequest: MessageFns<SubscribeBackInStockRequest> = {
+  encode(message: SubscribeBackInStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.sku !== "") {
+      writer.uint32(18).string(message.sku);
+    }
+    if (message.verified !== false) {
+      writer.uint32(24).bool(message.verified);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubscribeBackInStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubscribeBackInStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.verified = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubscribeBackInStockRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      verified: isSet(object.verified) ? globalThis.Boolean(object.verified) : false,
+    };
+  },
+
+  toJSON(message: SubscribeBackInStockRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.verified !== false) {
+      obj.verified = message.verified;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubscribeBackInStockRequest>, I>>(base?: I): SubscribeBackInStockRequest {
+    return SubscribeBackInStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubscribeBackInStockRequest>, I>>(object: I): SubscribeBackInStockRequest {
+    const message = createBaseSubscribeBackInStockRequest();
+    message.email = object.email ?? "";
+    message.sku = object.sku ?? "";
+    message.verified = object.verified ?? false;
+    return message;
+  },
+};
+
+function createBaseBackInStockSubscription(): BackInStockSubscription {
+  return { sku: "", state: "", consentVersion: "", createdAt: "", confirmedAt: "", expiresAt: "" };
+}
+
+export const BackInStockSubscription: MessageFns<BackInStockSubscription> = {
+  encode(message: BackInStockSubscription, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.state !== "") {
+      writer.uint32(18).string(message.state);
+    }
+    if (message.consentVersion !== "") {
+      writer.uint32(26).string(message.consentVersion);
+    }
+    if (message.createdAt !== "") {
+      writer.uint32(34).string(message.createdAt);
+    }
+    if (message.confirmedAt !== "") {
+      writer.uint32(42).string(message.confirmedAt);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(50).string(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BackInStockSubscription {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBackInStockSubscription();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.consentVersion = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.createdAt = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.confirmedAt = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BackInStockSubscription {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      consentVersion: isSet(object.consentVersion)
+        ? globalThis.String(object.consentVersion)
+        : isSet(object.consent_version)
+        ? globalThis.String(object.consent_version)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? globalThis.String(object.createdAt)
+        : isSet(object.created_at)
+        ? globalThis.String(object.created_at)
+        : "",
+      confirmedAt: isSet(object.confirmedAt)
+        ? globalThis.String(object.confirmedAt)
+        : isSet(object.confirmed_at)
+        ? globalThis.String(object.confirmed_at)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: BackInStockSubscription): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.consentVersion !== "") {
+      obj.consentVersion = message.consentVersion;
+    }
+    if (message.createdAt !== "") {
+      obj.createdAt = message.createdAt;
+    }
+    if (message.confirmedAt !== "") {
+      obj.confirmedAt = message.confirmedAt;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BackInStockSubscription>, I>>(base?: I): BackInStockSubscription {
+    return BackInStockSubscription.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BackInStockSubscription>, I>>(object: I): BackInStockSubscription {
+    const message = createBaseBackInStockSubscription();
+    message.sku = object.sku ?? "";
+    message.state = object.state ?? "";
+    message.consentVersion = object.consentVersion ?? "";
+    message.createdAt = object.createdAt ?? "";
+    message.confirmedAt = object.confirmedAt ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    return message;
+  },
+};
+
+function createBaseSubscribeBackInStockResponse(): SubscribeBackInStockResponse {
+  return { outcome: "", subscription: undefined };
+}
+
+export const SubscribeBackInStockResponse: MessageFns<SubscribeBackInStockResponse> = {
+  encode(message: SubscribeBackInStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outcome !== "") {
+      writer.uint32(10).string(message.outcome);
+    }
+    if (message.subscription !== undefined) {
+      BackInStockSubscription.encode(message.subscription, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SubscribeBackInStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSubscribeBackInStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.outcome = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subscription = BackInStockSubscription.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SubscribeBackInStockResponse {
+    return {
+      outcome: isSet(object.outcome) ? globalThis.String(object.outcome) : "",
+      subscription: isSet(object.subscription) ? BackInStockSubscription.fromJSON(object.subscription) : undefined,
+    };
+  },
+
+  toJSON(message: SubscribeBackInStockResponse): unknown {
+    const obj: any = {};
+    if (message.outcome !== "") {
+      obj.outcome = message.outcome;
+    }
+    if (message.subscription !== undefined) {
+      obj.subscription = BackInStockSubscription.toJSON(message.subscription);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SubscribeBackInStockResponse>, I>>(base?: I): SubscribeBackInStockResponse {
+    return SubscribeBackInStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SubscribeBackInStockResponse>, I>>(object: I): SubscribeBackInStockResponse {
+    const message = createBaseSubscribeBackInStockResponse();
+    message.outcome = object.outcome ?? "";
+    message.subscription = (object.subscription !== undefined && object.subscription !== null)
+      ? BackInStockSubscription.fromPartial(object.subscription)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseConfirmBackInStockRequest(): ConfirmBackInStockRequest {
+  return { token: "" };
+}
+
+export const ConfirmBackInStockRequest: MessageFns<ConfirmBackInStockRequest> = {
+  encode(message: ConfirmBackInStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBackInStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmBackInStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmBackInStockRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: ConfirmBackInStockRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmBackInStockRequest>, I>>(base?: I): ConfirmBackInStockRequest {
+    return ConfirmBackInStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmBackInStockRequest>, I>>(object: I): ConfirmBackInStockRequest {
+    const message = createBaseConfirmBackInStockRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseConfirmBackInStockResponse(): ConfirmBackInStockResponse {
+  return { subscription: undefined };
+}
+
+export const ConfirmBackInStockResponse: MessageFns<ConfirmBackInStockResponse> = {
+  encode(message: ConfirmBackInStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subscription !== undefined) {
+      BackInStockSubscription.encode(message.subscription, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ConfirmBackInStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseConfirmBackInStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subscription = BackInStockSubscription.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ConfirmBackInStockResponse {
+    return {
+      subscription: isSet(object.subscription) ? BackInStockSubscription.fromJSON(object.subscription) : undefined,
+    };
+  },
+
+  toJSON(message: ConfirmBackInStockResponse): unknown {
+    const obj: any = {};
+    if (message.subscription !== undefined) {
+      obj.subscription = BackInStockSubscription.toJSON(message.subscription);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ConfirmBackInStockResponse>, I>>(base?: I): ConfirmBackInStockResponse {
+    return ConfirmBackInStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ConfirmBackInStockResponse>, I>>(object: I): ConfirmBackInStockResponse {
+    const message = createBaseConfirmBackInStockResponse();
+    message.subscription = (object.subscription !== undefined && object.subscription !== null)
+      ? BackInStockSubscription.fromPartial(object.subscription)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUnsubscribeBackInStockRequest(): UnsubscribeBackInStockRequest {
+  return { token: "" };
+}
+
+export const UnsubscribeBackInStockRequest: MessageFns<UnsubscribeBackInStockRequest> = {
+  encode(message: UnsubscribeBackInStockRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnsubscribeBackInStockRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnsubscribeBackInStockRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnsubscribeBackInStockRequest {
+    return { token: isSet(object.token) ? globalThis.String(object.token) : "" };
+  },
+
+  toJSON(message: UnsubscribeBackInStockRequest): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnsubscribeBackInStockRequest>, I>>(base?: I): UnsubscribeBackInStockRequest {
+    return UnsubscribeBackInStockRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnsubscribeBackInStockRequest>, I>>(
+    object: I,
+  ): UnsubscribeBackInStockRequest {
+    const message = createBaseUnsubscribeBackInStockRequest();
+    message.token = object.token ?? "";
+    return message;
+  },
+};
+
+function createBaseUnsubscribeBackInStockResponse(): UnsubscribeBackInStockResponse {
+  return { subscription: undefined };
+}
+
+export const UnsubscribeBackInStockResponse: MessageFns<UnsubscribeBackInStockResponse> = {
+  encode(message: UnsubscribeBackInStockResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subscription !== undefined) {
+      BackInStockSubscription.encode(message.subscription, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UnsubscribeBackInStockResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUnsubscribeBackInStockResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subscription = BackInStockSubscription.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UnsubscribeBackInStockResponse {
+    return {
+      subscription: isSet(object.subscription) ? BackInStockSubscription.fromJSON(object.subscription) : undefined,
+    };
+  },
+
+  toJSON(message: UnsubscribeBackInStockResponse): unknown {
+    const obj: any = {};
+    if (message.subscription !== undefined) {
+      obj.subscription = BackInStockSubscription.toJSON(message.subscription);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UnsubscribeBackInStockResponse>, I>>(base?: I): UnsubscribeBackInStockResponse {
+    return UnsubscribeBackInStockResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UnsubscribeBackInStockResponse>, I>>(
+    object: I,
+  ): UnsubscribeBackInStockResponse {
+    const message = createBaseUnsubscribeBackInStockResponse();
+    message.subscription = (object.subscription !== undefined && object.subscription !== null)
+      ? BackInStockSubscription.fromPartial(object.subscription)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * Products, prices, stock levels and reservations.
  *
@@ -8387,6 +9062,40 @@ export const InventoryServiceDefinition = {
       responseType: MarkOrderShippedResponse as typeof MarkOrderShippedResponse,
       responseStream: false,
       options: {},
+    },
+    /**
+     * Back-in-stock alerts (docs/inventory.md): the gateway subscribes an address to a sold-out,
+     * stock-limited size (ABORTED `size_in_stock` while it sells); one subscription per address and
+     * size, so a repeat changes nothing and says so.
+     */
+    subscribeBackInStock: {
+      name: "SubscribeBackInStock",
+      requestType: SubscribeBackInStockRequest as typeof SubscribeBackInStockRequest,
+      requestStream: false,
+      responseType: SubscribeBackInStockResponse as typeof SubscribeBackInStockResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /**
+     * A guest's confirmation link: the pending subscription becomes active. INVALID_ARGUMENT for a
+     * link this shop did not sign or one past its seven days.
+     */
+    confirmBackInStock: {
+      name: "ConfirmBackInStock",
+      requestType: ConfirmBackInStockRequest as typeof ConfirmBackInStockRequest,
+      requestStream: false,
+      responseType: ConfirmBackInStockResponse as typeof ConfirmBackInStockResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** An alert's one-click unsubscribe link: the subscription ends. INVALID_ARGUMENT for a forged link. */
+    unsubscribeBackInStock: {
+      name: "UnsubscribeBackInStock",
+      requestType: UnsubscribeBackInStockRequest as typeof UnsubscribeBackInStockRequest,
+      requestStream: false,
+      responseType: UnsubscribeBackInStockResponse as typeof UnsubscribeBackInStockResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
     },
   },
 } as const;
@@ -8729,6 +9438,50 @@ export const InventoryServiceService = {
       Buffer.from(MarkOrderShippedResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): MarkOrderShippedResponse => MarkOrderShippedResponse.decode(value),
   },
+  /**
+   * Back-in-stock alerts (docs/inventory.md): the gateway subscribes an address to a sold-out,
+   * stock-limited size (ABORTED `size_in_stock` while it sells); one subscription per address and
+   * size, so a repeat changes nothing and says so.
+   */
+  subscribeBackInStock: {
+    path: "/storefront.inventory.v1.InventoryService/SubscribeBackInStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SubscribeBackInStockRequest): Buffer =>
+      Buffer.from(SubscribeBackInStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SubscribeBackInStockRequest => SubscribeBackInStockRequest.decode(value),
+    responseSerialize: (value: SubscribeBackInStockResponse): Buffer =>
+      Buffer.from(SubscribeBackInStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SubscribeBackInStockResponse => SubscribeBackInStockResponse.decode(value),
+  },
+  /**
+   * A guest's confirmation link: the pending subscription becomes active. INVALID_ARGUMENT for a
+   * link this shop did not sign or one past its seven days.
+   */
+  confirmBackInStock: {
+    path: "/storefront.inventory.v1.InventoryService/ConfirmBackInStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ConfirmBackInStockRequest): Buffer =>
+      Buffer.from(ConfirmBackInStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ConfirmBackInStockRequest => ConfirmBackInStockRequest.decode(value),
+    responseSerialize: (value: ConfirmBackInStockResponse): Buffer =>
+      Buffer.from(ConfirmBackInStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ConfirmBackInStockResponse => ConfirmBackInStockResponse.decode(value),
+  },
+  /** An alert's one-click unsubscribe link: the subscription ends. INVALID_ARGUMENT for a forged link. */
+  unsubscribeBackInStock: {
+    path: "/storefront.inventory.v1.InventoryService/UnsubscribeBackInStock" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UnsubscribeBackInStockRequest): Buffer =>
+      Buffer.from(UnsubscribeBackInStockRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UnsubscribeBackInStockRequest => UnsubscribeBackInStockRequest.decode(value),
+    responseSerialize: (value: UnsubscribeBackInStockResponse): Buffer =>
+      Buffer.from(UnsubscribeBackInStockResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UnsubscribeBackInStockResponse =>
+      UnsubscribeBackInStockResponse.decode(value),
+  },
 } as const;
 
 export interface InventoryServiceServer extends UntypedServiceImplementation {
@@ -8799,6 +9552,19 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   moveOrderAllocation: handleUnaryCall<MoveOrderAllocationRequest, MoveOrderAllocationResponse>;
   /** Checkout, on dispatch: the order's allocation is final from now on; idempotent. */
   markOrderShipped: handleUnaryCall<MarkOrderShippedRequest, MarkOrderShippedResponse>;
+  /**
+   * Back-in-stock alerts (docs/inventory.md): the gateway subscribes an address to a sold-out,
+   * stock-limited size (ABORTED `size_in_stock` while it sells); one subscription per address and
+   * size, so a repeat changes nothing and says so.
+   */
+  subscribeBackInStock: handleUnaryCall<SubscribeBackInStockRequest, SubscribeBackInStockResponse>;
+  /**
+   * A guest's confirmation link: the pending subscription becomes active. INVALID_ARGUMENT for a
+   * link this shop did not sign or one past its seven days.
+   */
+  confirmBackInStock: handleUnaryCall<ConfirmBackInStockRequest, ConfirmBackInStockResponse>;
+  /** An alert's one-click unsubscribe link: the subscription ends. INVALID_ARGUMENT for a forged link. */
+  unsubscribeBackInStock: handleUnaryCall<UnsubscribeBackInStockRequest, UnsubscribeBackInStockResponse>;
 }
 
 export interface InventoryServiceClient extends Client {
@@ -9274,6 +10040,61 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: MarkOrderShippedResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Back-in-stock alerts (docs/inventory.md): the gateway subscribes an address to a sold-out,
+   * stock-limited size (ABORTED `size_in_stock` while it sells); one subscription per address and
+   * size, so a repeat changes nothing and says so.
+   */
+  subscribeBackInStock(
+    request: SubscribeBackInStockRequest,
+    callback: (error: ServiceError | null, response: SubscribeBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  subscribeBackInStock(
+    request: SubscribeBackInStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SubscribeBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  subscribeBackInStock(
+    request: SubscribeBackInStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SubscribeBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A guest's confirmation link: the pending subscription becomes active. INVALID_ARGUMENT for a
+   * link this shop did not sign or one past its seven days.
+   */
+  confirmBackInStock(
+    request: ConfirmBackInStockRequest,
+    callback: (error: ServiceError | null, response: ConfirmBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  confirmBackInStock(
+    request: ConfirmBackInStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ConfirmBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  confirmBackInStock(
+    request: ConfirmBackInStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ConfirmBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  /** An alert's one-click unsubscribe link: the subscription ends. INVALID_ARGUMENT for a forged link. */
+  unsubscribeBackInStock(
+    request: UnsubscribeBackInStockRequest,
+    callback: (error: ServiceError | null, response: UnsubscribeBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  unsubscribeBackInStock(
+    request: UnsubscribeBackInStockRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UnsubscribeBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  unsubscribeBackInStock(
+    request: UnsubscribeBackInStockRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UnsubscribeBackInStockResponse) => void,
   ): ClientUnaryCall;
 }
 
