@@ -285,11 +285,11 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
               context.abandoned,
             );
             await erasures.close(user, now());
-            return { accountId: user.id };
+            return { accountId: user.id, email: user.email };
           },
           closeAccountForStaff: async ({ accountId }, context) => {
-            await erasures.closeForStaff(accountId, context.staff!, now());
-            return { accountId };
+            const user = await erasures.closeForStaff(accountId, context.staff!, now());
+            return { accountId, email: user.email };
           },
           listPendingErasures: async ({ limit }) => ({
             erasures: await erasures.pending(limit === 0 ? 100 : Math.min(Math.max(limit, 1), 200)),

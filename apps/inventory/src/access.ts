@@ -28,6 +28,8 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
     customer: 'none',
     rpcs: ['subscribeBackInStock', 'confirmBackInStock', 'unsubscribeBackInStock'],
   },
+  // A person's data rights: the edge exports and erases an address's alerts for the account it closes or exports.
+  { callers: ['gateway'], customer: 'none', rpcs: ['listBackInStockOf', 'eraseBackInStockOf'] },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
 

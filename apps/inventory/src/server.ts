@@ -182,6 +182,10 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
             unsubscribeBackInStock: async ({ token }) => ({
               subscription: toSubscriptionMessage(await backInStock.unsubscribe(token)),
             }),
+            listBackInStockOf: async ({ email }) => ({
+              subscriptions: (await backInStock.ofEmail(email)).map(toSubscriptionMessage),
+            }),
+            eraseBackInStockOf: async ({ email }) => ({ erased: await backInStock.erase(email) }),
           },
           { maxRequestBytes: MAX_REQUEST_BYTES },
         ),

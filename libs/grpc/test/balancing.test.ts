@@ -105,8 +105,8 @@ async function startBackend(address = '127.0.0.1:0'): Promise<Backend> {
       staffActions: [],
     }),
     listDataRequestsForStaff: async () => ({ ...(await answer()), requests: [] }),
-    closeAccount: async () => ({ ...(await answer()), accountId: '' }),
-    closeAccountForStaff: async () => ({ ...(await answer()), accountId: '' }),
+    closeAccount: async () => ({ ...(await answer()), accountId: '', email: '' }),
+    closeAccountForStaff: async () => ({ ...(await answer()), accountId: '', email: '' }),
     listPendingErasures: async () => ({ ...(await answer()), erasures: [] }),
     recordErasureStep: async () => ({ ...(await answer()), componentsDone: false }),
   };

@@ -49,6 +49,8 @@ const CATALOG_ADMIN_RPCS = [
   'subscribeBackInStock',
   'confirmBackInStock',
   'unsubscribeBackInStock',
+  'listBackInStockOf',
+  'eraseBackInStockOf',
 ] as const;
 
 // The inventory contract as a vehicle for the server's rules, with a table of its own.
@@ -114,6 +116,8 @@ describe('grpc: server, client, errors and health', () => {
       subscribeBackInStock: reject,
       confirmBackInStock: reject,
       unsubscribeBackInStock: reject,
+      listBackInStockOf: reject,
+      eraseBackInStockOf: reject,
     });
     const serviceKeys = testServiceKeys();
     server = await startGrpcServer({

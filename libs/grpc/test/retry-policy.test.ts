@@ -75,15 +75,20 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries inventory reads and the reservations keyed by order reference', () => {
+  it('retries inventory reads, the reservations keyed by order reference and the back-in-stock alerts', () => {
     expect(retried(inventory.InventoryServiceService)).to.deep.equal([
       'Commit',
+      'ConfirmBackInStock',
+      'EraseBackInStockOf',
       'GetCatalog',
       'GetCatalogSnapshot',
       'GetStock',
+      'ListBackInStockOf',
       'Quote',
       'Release',
       'Reserve',
+      'SubscribeBackInStock',
+      'UnsubscribeBackInStock',
     ]);
   });
 

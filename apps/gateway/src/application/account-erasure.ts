@@ -7,6 +7,7 @@
  * component confirmed, identity queues the final mail and forgets the address.
  */
 import type { StaffIdentity } from '@storefront/caller-token';
+import type { identity } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { forgetAccount } from './accounts';
 
@@ -28,8 +29,8 @@ export async function closeAccount(
   clientAddress: string,
 ): Promise<void> {
   await context.clients.checkout.eraseCustomerData({ checkOnly: true }, { customer });
-  const { accountId } = await context.clients.identity.closeAccount({ password, clientAddress }, { customer });
-  await eraseClosedAccount(context, accountId);
+  const { accountId, email } = await context.clients.identity.closeAccount({ password, clientAddress }, { customer });
+  await eraseClosedAccount(context, accountId, email);
 }
 
 /** The console: an owner closes a customer's account at their request, audited in identity; then the same erasure. */
@@ -39,16 +40,22 @@ export async function closeAccountForStaff(
   staff: StaffIdentity,
 ): Promise<void> {
   await context.clients.checkout.eraseCustomerData({ checkOnly: true }, { customer: accountId });
-  await context.clients.identity.closeAccountForStaff({ accountId }, { staff });
-  await eraseClosedAccount(context, accountId);
+  const { email } = await context.clients.identity.closeAccountForStaff({ accountId }, { staff });
+  await eraseClosedAccount(context, accountId, email);
 }
 
 /** Every replica forgets the closed account's sessions; the components erase now what they can, the pass the rest. */
-async function eraseClosedAccount(context: ErasureContext, accountId: string): Promise<void> {
+async function eraseClosedAccount(context: ErasureContext, accountId: string, email: string): Promise<void> {
   const { logger } = context;
   await forgetAccount(context, accountId);
   try {
-    await advanceErasure(context, { accountId, checkoutErased: false, loyaltyErased: false });
+    await advanceErasure(context, {
+      accountId,
+      email,
+      checkoutErased: false,
+      loyaltyErased: false,
+      inventoryErased: false,
+    });
   } catch (error) {
     logger.warn({ err: error }, 'an erasure could not be finished now; the erasure pass resumes it');
   }
@@ -70,11 +77,13 @@ export async function resumeErasures(context: ErasureContext): Promise<ErasurePa
   return summary;
 }
 
-async function advanceErasure(
-  { clients }: ErasureContext,
-  erasure: { accountId: string; checkoutErased: boolean; loyaltyErased: boolean },
-): Promise<void> {
+async function advanceErasure({ clients }: ErasureContext, erasure: identity.PendingErasure): Promise<void> {
   const customer = erasure.accountId;
+  // The address's back-in-stock alerts (inventory knows addresses, not accounts).
+  if (!erasure.inventoryErased) {
+    if (erasure.email !== '') await clients.inventory.eraseBackInStockOf({ email: erasure.email });
+    await clients.identity.recordErasureStep({ accountId: customer, component: 'inventory' });
+  }
   if (!erasure.checkoutErased) {
     await clients.checkout.eraseCustomerData({ checkOnly: false }, { customer });
     await clients.identity.recordErasureStep({ accountId: customer, component: 'checkout' });

@@ -6,7 +6,7 @@
  */
 import { isStoreOutage, storeUnavailable } from '@storefront/errors';
 import { countAttempt, counterKey } from '@storefront/rate-limit';
-import type { checkout, identity, loyalty } from '@storefront/proto';
+import type { checkout, identity, inventory, loyalty } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { component, standaloneJsonSchema, StringEnum, Type, type Static } from '../kit/schema';
 import { formatReceiptNumber } from '@storefront/formats';
@@ -106,6 +106,20 @@ export const DataExport = component(
         ),
         { description: 'The returns of the orders, oldest first' },
       ),
+      backInStockAlerts: Type.Array(
+        Type.Object(
+          {
+            sku: Type.String(),
+            state: StringEnum(['pending', 'active', 'mailed', 'ended'] as const),
+            consentVersion: Type.String({ description: 'The wording the person agreed to' }),
+            createdAt: time(),
+            confirmedAt: Type.Optional(time()),
+            expiresAt: time(),
+          },
+          { additionalProperties: false },
+        ),
+        { description: "Back-in-stock alerts asked for with the account's address, oldest first" },
+      ),
       loyalty: Type.Array(
         Type.Object(
           {
@@ -163,12 +177,15 @@ export async function startDataExport(
     context.clients.identity.exportAccountData({}, { customer }),
     context.clients.checkout.exportOrderRecords({}, { customer }),
   ]);
+  // Inventory knows the alerts by address, not by account.
+  const { subscriptions } = await context.clients.inventory.listBackInStockOf({ email: identityPart.profile!.email });
   return (sink) =>
     writeDataExport(
       context,
       customer,
       { ...identityPart, ...mergedRecords(identityPart, orderRecords) },
       orderRecords,
+      subscriptions,
       sink,
     );
 }
@@ -189,6 +206,7 @@ async function writeDataExport(
   customer: string,
   held: identity.ExportAccountDataResponse,
   { receipts, returns }: checkout.ExportOrderRecordsResponse,
+  subscriptions: inventory.BackInStockSubscription[],
   sink: ExportSink,
 ): Promise<void> {
   const head: Omit<Static<typeof DataExport>, 'loyalty' | 'orders'> = {
@@ -225,6 +243,14 @@ async function writeDataExport(
       requestedAt: found.requestedAt,
       ...(found.decidedAt ? { decidedAt: found.decidedAt } : {}),
       ...(found.refusedReason ? { refusedReason: found.refusedReason } : {}),
+    })),
+    backInStockAlerts: subscriptions.map((alert) => ({
+      sku: alert.sku,
+      state: alert.state as 'pending' | 'active' | 'mailed' | 'ended',
+      consentVersion: alert.consentVersion,
+      createdAt: alert.createdAt,
+      ...(alert.confirmedAt ? { confirmedAt: alert.confirmedAt } : {}),
+      expiresAt: alert.expiresAt,
     })),
   };
   // The head without its closing brace, then the paged sections.

@@ -13,7 +13,9 @@ import {
   checkoutBody,
   completePayment,
   confirmOnOrderPage,
+  eventually,
   expectCheckout,
+  limitedSku,
   sku,
   startCheckoutStack,
 } from '../../../checkout/test/support';
@@ -177,6 +179,14 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
       } finally {
         refunds.close();
       }
+      // A back-in-stock alert on a sold-out size, asked with the account's address: inventory holds the address.
+      const soldOut = await limitedSku(stack, 0);
+      await eventually(async () => (await client.get(`/products/${soldOut.replace(/-one$/, '')}`)).status === 200);
+      const alert = await postForm(client, '/back-in-stock', { sku: soldOut, email: '' });
+      expect(alert.status, alert.text).to.be.oneOf([200, 303]);
+      expect(await stack.inventory!.db('back_in_stock_subscriptions').where({ sku: soldOut }).first()).to.not.equal(
+        undefined,
+      );
       await stack.identity!.sendMailNow();
       await stack.checkout!.sendMailNow();
       expect(await rowsNaming(stack, needles)).to.not.deep.equal([]);

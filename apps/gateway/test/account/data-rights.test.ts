@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { MARKETING_CONSENT } from '@storefront/formats';
+import { BACK_IN_STOCK_CONSENT, MARKETING_CONSENT } from '@storefront/formats';
 import type { Stack } from '@storefront/platform-testing';
 import type { HttpClient } from '@storefront/testing';
 import { DATA_EXPORT_SCHEMA_FILE, dataExportJsonSchema } from '../../src/application/data-export';
@@ -16,7 +16,9 @@ import {
   checkoutBody,
   completePayment,
   confirmOnOrderPage,
+  eventually,
   expectCheckout,
+  limitedSku,
   sku,
   startCheckoutStack,
 } from '../../../checkout/test/support';
@@ -39,6 +41,7 @@ interface DataExport {
   orders: Array<{ reference: string; items: unknown[]; delivery?: unknown; status: string }>;
   receipts: Array<{ number: string; issuedAt?: string }>;
   returns: unknown[];
+  backInStockAlerts: Array<{ sku: string; consentVersion: string }>;
 }
 
 describe('gateway: data rights', () => {
@@ -96,6 +99,10 @@ describe('gateway: data rights', () => {
       rpc.close();
     }
     const { number, receiptNumber } = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
+    // A back-in-stock alert asked with the account's address.
+    const soldOut = await limitedSku(stack, 0);
+    await eventually(async () => (await client.get(`/products/${soldOut.replace(/-one$/, '')}`)).status === 200);
+    expect((await postForm(client, '/back-in-stock', { sku: soldOut, email: '' })).status).to.be.oneOf([200, 303]);
     const returned = await postForm(client, `/orders/${body.checkout_reference}/return`, {
       [`qty_${sku('p7500')}`]: '1',
     });
@@ -142,6 +149,9 @@ describe('gateway: data rights', () => {
       },
     ]);
     expect(Date.parse(exported.receipts[0]!.issuedAt!)).to.be.a('number').and.not.NaN;
+    expect(exported.backInStockAlerts.map((alert) => [alert.sku, alert.consentVersion])).to.deep.equal([
+      [soldOut, BACK_IN_STOCK_CONSENT.version],
+    ]);
     expect(exported.returns).to.deep.equal([
       {
         orderReference: body.checkout_reference,

@@ -14,7 +14,7 @@ import type { User, UserStore } from '../stores/users';
 import { recordDataRequest } from './account-data';
 
 /** The components whose part of an erasure identity waits for. */
-export const ERASING_COMPONENTS = ['checkout', 'loyalty'] as const;
+export const ERASING_COMPONENTS = ['checkout', 'loyalty', 'inventory'] as const;
 export type ErasingComponent = (typeof ERASING_COMPONENTS)[number];
 
 /** The audit log's word for an owner closing a customer's account. */
@@ -24,6 +24,9 @@ export interface PendingErasure {
   accountId: string;
   checkoutErased: boolean;
   loyaltyErased: boolean;
+  inventoryErased: boolean;
+  /** The closed account's address, which inventory erases by; kept until every component has erased. */
+  email: string;
 }
 
 const TABLE = 'account_erasures';
@@ -35,10 +38,11 @@ export class AccountErasures {
   ) {}
 
   /** The console: an owner closes a customer's account, as the customer asked them. */
-  async closeForStaff(accountId: string, staff: StaffIdentity, now: number): Promise<void> {
+  async closeForStaff(accountId: string, staff: StaffIdentity, now: number): Promise<User> {
     const user = await this.users.findById(accountId);
     if (!user) throw notFound('No customer has that id; the account may be closed already', 'account_not_found');
     await this.close(user, now, staff);
+    return user;
   }
 
   /**
@@ -72,11 +76,13 @@ export class AccountErasures {
       .whereNull('final_mail_key')
       .orderBy('requested_at')
       .limit(limit)
-      .select('user_id', 'checkout_erased_at', 'loyalty_erased_at');
+      .select('user_id', 'checkout_erased_at', 'loyalty_erased_at', 'inventory_erased_at', 'email');
     return rows.map((row: Record<string, unknown>) => ({
       accountId: row.user_id as string,
       checkoutErased: row.checkout_erased_at !== null,
       loyaltyErased: row.loyalty_erased_at !== null,
+      inventoryErased: row.inventory_erased_at !== null,
+      email: (row.email as string | null) ?? '',
     }));
   }
 

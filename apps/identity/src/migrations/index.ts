@@ -8,6 +8,7 @@ import { staffCredentials } from './010-staff-credentials';
 import { emailVerification } from './030-email-verification';
 import { marketingConsent } from './040-marketing-consent';
 import { accountErasures } from './045-account-erasures';
+import { inventoryErasureStep } from './046-inventory-erasure-step';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '030-email-verification': emailVerification,
   '040-marketing-consent': marketingConsent,
   '045-account-erasures': accountErasures,
+  '046-inventory-erasure-step': inventoryErasureStep,
 };

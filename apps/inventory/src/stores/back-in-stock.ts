@@ -7,7 +7,7 @@
 import { BACK_IN_STOCK_CONSENT } from '@storefront/formats';
 import { conflict, invalidArgument, notFound } from '@storefront/errors';
 import { forUpdate, isUniqueViolation, retryOnDeadlock, type Knex } from '@storefront/db';
-import { LinkSigner, enqueueMail } from '@storefront/outbox';
+import { LinkSigner, enqueueMail, forgetRecipients } from '@storefront/outbox';
 import type { BatchStock } from './batch-stock';
 import {
   CONFIRM_LINK_LIFETIME_MS,
@@ -211,6 +211,25 @@ export class BackInStockStore {
   }
 
   /** Every subscription of a size, oldest first (tests, operators). */
+  /** A person's data rights: every subscription of the address, oldest first. */
+  async ofEmail(rawEmail: string): Promise<Subscription[]> {
+    const email = subscriberEmail(rawEmail);
+    return (await this.db(TABLE).where({ email }).orderBy('id', 'asc')).map(toSubscription);
+  }
+
+  /**
+   * A person's data rights, erasure (decision 1343): the address's subscriptions go, and the mails sent to it lose their
+   * address and bodies; the same again erases nothing more.
+   */
+  async erase(rawEmail: string): Promise<number> {
+    const email = subscriberEmail(rawEmail);
+    return this.db.transaction(async (trx) => {
+      const erased = await trx(TABLE).where({ email }).delete();
+      await forgetRecipients(trx, [email]);
+      return erased;
+    });
+  }
+
   async ofSku(sku: string): Promise<Subscription[]> {
     return (await this.db(TABLE).where({ sku }).orderBy('id', 'asc')).map(toSubscription);
   }

@@ -402,10 +402,14 @@ export interface CloseAccountForStaffRequest {
 
 export interface CloseAccountResponse {
   accountId: string;
+  /** The closed account's address, which other components erase by (their back-in-stock alerts). */
+  email: string;
 }
 
 export interface CloseAccountForStaffResponse {
   accountId: string;
+  /** The closed account's address, which other components erase by. */
+  email: string;
 }
 
 export interface ListPendingErasuresRequest {
@@ -417,6 +421,9 @@ export interface PendingErasure {
   accountId: string;
   checkoutErased: boolean;
   loyaltyErased: boolean;
+  inventoryErased: boolean;
+  /** The closed account's address, kept until every component has erased it. */
+  email: string;
 }
 
 export interface ListPendingErasuresResponse {
@@ -425,7 +432,7 @@ export interface ListPendingErasuresResponse {
 
 export interface RecordErasureStepRequest {
   accountId: string;
-  /** "checkout" or "loyalty". */
+  /** "checkout", "loyalty" or "inventory". */
   component: string;
 }
 
@@ -5845,13 +5852,16 @@ export const CloseAccountForStaffRequest: MessageFns<CloseAccountForStaffRequest
 };
 
 function createBaseCloseAccountResponse(): CloseAccountResponse {
-  return { accountId: "" };
+  return { accountId: "", email: "" };
 }
 
 export const CloseAccountResponse: MessageFns<CloseAccountResponse> = {
   encode(message: CloseAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accountId !== "") {
       writer.uint32(10).string(message.accountId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
     }
     return writer;
   },
@@ -5877,6 +5887,14 @@ export const CloseAccountResponse: MessageFns<CloseAccountResponse> = {
             message.accountId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5896,6 +5914,7 @@ export const CloseAccountResponse: MessageFns<CloseAccountResponse> = {
         : isSet(object.account_id)
         ? globalThis.String(object.account_id)
         : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
     };
   },
 
@@ -5903,6 +5922,9 @@ export const CloseAccountResponse: MessageFns<CloseAccountResponse> = {
     const obj: any = {};
     if (message.accountId !== "") {
       obj.accountId = message.accountId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
     }
     return obj;
   },
@@ -5913,18 +5935,22 @@ export const CloseAccountResponse: MessageFns<CloseAccountResponse> = {
   fromPartial<I extends Exact<DeepPartial<CloseAccountResponse>, I>>(object: I): CloseAccountResponse {
     const message = createBaseCloseAccountResponse();
     message.accountId = object.accountId ?? "";
+    message.email = object.email ?? "";
     return message;
   },
 };
 
 function createBaseCloseAccountForStaffResponse(): CloseAccountForStaffResponse {
-  return { accountId: "" };
+  return { accountId: "", email: "" };
 }
 
 export const CloseAccountForStaffResponse: MessageFns<CloseAccountForStaffResponse> = {
   encode(message: CloseAccountForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.accountId !== "") {
       writer.uint32(10).string(message.accountId);
+    }
+    if (message.email !== "") {
+      writer.uint32(18).string(message.email);
     }
     return writer;
   },
@@ -5950,6 +5976,14 @@ export const CloseAccountForStaffResponse: MessageFns<CloseAccountForStaffRespon
             message.accountId = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5969,6 +6003,7 @@ export const CloseAccountForStaffResponse: MessageFns<CloseAccountForStaffRespon
         : isSet(object.account_id)
         ? globalThis.String(object.account_id)
         : "",
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
     };
   },
 
@@ -5976,6 +6011,9 @@ export const CloseAccountForStaffResponse: MessageFns<CloseAccountForStaffRespon
     const obj: any = {};
     if (message.accountId !== "") {
       obj.accountId = message.accountId;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
     }
     return obj;
   },
@@ -5986,6 +6024,7 @@ export const CloseAccountForStaffResponse: MessageFns<CloseAccountForStaffRespon
   fromPartial<I extends Exact<DeepPartial<CloseAccountForStaffResponse>, I>>(object: I): CloseAccountForStaffResponse {
     const message = createBaseCloseAccountForStaffResponse();
     message.accountId = object.accountId ?? "";
+    message.email = object.email ?? "";
     return message;
   },
 };
@@ -6058,7 +6097,7 @@ export const ListPendingErasuresRequest: MessageFns<ListPendingErasuresRequest> 
 };
 
 function createBasePendingErasure(): PendingErasure {
-  return { accountId: "", checkoutErased: false, loyaltyErased: false };
+  return { accountId: "", checkoutErased: false, loyaltyErased: false, inventoryErased: false, email: "" };
 }
 
 export const PendingErasure: MessageFns<PendingErasure> = {
@@ -6071,6 +6110,12 @@ export const PendingErasure: MessageFns<PendingErasure> = {
     }
     if (message.loyaltyErased !== false) {
       writer.uint32(24).bool(message.loyaltyErased);
+    }
+    if (message.inventoryErased !== false) {
+      writer.uint32(32).bool(message.inventoryErased);
+    }
+    if (message.email !== "") {
+      writer.uint32(42).string(message.email);
     }
     return writer;
   },
@@ -6112,6 +6157,22 @@ export const PendingErasure: MessageFns<PendingErasure> = {
             message.loyaltyErased = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.inventoryErased = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6141,6 +6202,12 @@ export const PendingErasure: MessageFns<PendingErasure> = {
         : isSet(object.loyalty_erased)
         ? globalThis.Boolean(object.loyalty_erased)
         : false,
+      inventoryErased: isSet(object.inventoryErased)
+        ? globalThis.Boolean(object.inventoryErased)
+        : isSet(object.inventory_erased)
+        ? globalThis.Boolean(object.inventory_erased)
+        : false,
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
     };
   },
 
@@ -6155,6 +6222,12 @@ export const PendingErasure: MessageFns<PendingErasure> = {
     if (message.loyaltyErased !== false) {
       obj.loyaltyErased = message.loyaltyErased;
     }
+    if (message.inventoryErased !== false) {
+      obj.inventoryErased = message.inventoryErased;
+    }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
     return obj;
   },
 
@@ -6166,6 +6239,8 @@ export const PendingErasure: MessageFns<PendingErasure> = {
     message.accountId = object.accountId ?? "";
     message.checkoutErased = object.checkoutErased ?? false;
     message.loyaltyErased = object.loyaltyErased ?? false;
+    message.inventoryErased = object.inventoryErased ?? false;
+    message.email = object.email ?? "";
     return message;
   },
 };

@@ -588,6 +588,23 @@ export interface UnsubscribeBackInStockResponse {
   subscription?: BackInStockSubscription | undefined;
 }
 
+export interface ListBackInStockOfRequest {
+  email: string;
+}
+
+export interface ListBackInStockOfResponse {
+  subscriptions: BackInStockSubscription[];
+}
+
+export interface EraseBackInStockOfRequest {
+  email: string;
+}
+
+export interface EraseBackInStockOfResponse {
+  /** Subscriptions deleted by this call. */
+  erased: number;
+}
+
 function createBaseGetStockRequest(): GetStockRequest {
   return {};
 }
@@ -8781,6 +8798,278 @@ export const UnsubscribeBackInStockResponse: MessageFns<UnsubscribeBackInStockRe
   },
 };
 
+function createBaseListBackInStockOfRequest(): ListBackInStockOfRequest {
+  return { email: "" };
+}
+
+export const ListBackInStockOfRequest: MessageFns<ListBackInStockOfRequest> = {
+  encode(message: ListBackInStockOfRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBackInStockOfRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBackInStockOfRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBackInStockOfRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: ListBackInStockOfRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBackInStockOfRequest>, I>>(base?: I): ListBackInStockOfRequest {
+    return ListBackInStockOfRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBackInStockOfRequest>, I>>(object: I): ListBackInStockOfRequest {
+    const message = createBaseListBackInStockOfRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseListBackInStockOfResponse(): ListBackInStockOfResponse {
+  return { subscriptions: [] };
+}
+
+export const ListBackInStockOfResponse: MessageFns<ListBackInStockOfResponse> = {
+  encode(message: ListBackInStockOfResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.subscriptions) {
+      BackInStockSubscription.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListBackInStockOfResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListBackInStockOfResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subscriptions.push(BackInStockSubscription.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListBackInStockOfResponse {
+    return {
+      subscriptions: globalThis.Array.isArray(object?.subscriptions)
+        ? object.subscriptions.map((e: any) => BackInStockSubscription.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListBackInStockOfResponse): unknown {
+    const obj: any = {};
+    if (message.subscriptions?.length) {
+      obj.subscriptions = message.subscriptions.map((e) => BackInStockSubscription.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListBackInStockOfResponse>, I>>(base?: I): ListBackInStockOfResponse {
+    return ListBackInStockOfResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListBackInStockOfResponse>, I>>(object: I): ListBackInStockOfResponse {
+    const message = createBaseListBackInStockOfResponse();
+    message.subscriptions = object.subscriptions?.map((e) => BackInStockSubscription.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEraseBackInStockOfRequest(): EraseBackInStockOfRequest {
+  return { email: "" };
+}
+
+export const EraseBackInStockOfRequest: MessageFns<EraseBackInStockOfRequest> = {
+  encode(message: EraseBackInStockOfRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EraseBackInStockOfRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEraseBackInStockOfRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EraseBackInStockOfRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: EraseBackInStockOfRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EraseBackInStockOfRequest>, I>>(base?: I): EraseBackInStockOfRequest {
+    return EraseBackInStockOfRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EraseBackInStockOfRequest>, I>>(object: I): EraseBackInStockOfRequest {
+    const message = createBaseEraseBackInStockOfRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseEraseBackInStockOfResponse(): EraseBackInStockOfResponse {
+  return { erased: 0 };
+}
+
+export const EraseBackInStockOfResponse: MessageFns<EraseBackInStockOfResponse> = {
+  encode(message: EraseBackInStockOfResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.erased !== 0) {
+      writer.uint32(8).int32(message.erased);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EraseBackInStockOfResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEraseBackInStockOfResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.erased = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): EraseBackInStockOfResponse {
+    return { erased: isSet(object.erased) ? globalThis.Number(object.erased) : 0 };
+  },
+
+  toJSON(message: EraseBackInStockOfResponse): unknown {
+    const obj: any = {};
+    if (message.erased !== 0) {
+      obj.erased = Math.round(message.erased);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<EraseBackInStockOfResponse>, I>>(base?: I): EraseBackInStockOfResponse {
+    return EraseBackInStockOfResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<EraseBackInStockOfResponse>, I>>(object: I): EraseBackInStockOfResponse {
+    const message = createBaseEraseBackInStockOfResponse();
+    message.erased = object.erased ?? 0;
+    return message;
+  },
+};
+
 /**
  * Products, prices, stock levels and reservations.
  *
@@ -9094,6 +9383,27 @@ export const InventoryServiceDefinition = {
       requestType: UnsubscribeBackInStockRequest as typeof UnsubscribeBackInStockRequest,
       requestStream: false,
       responseType: UnsubscribeBackInStockResponse as typeof UnsubscribeBackInStockResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "IDEMPOTENT" },
+    },
+    /** A person's data rights: every back-in-stock subscription of an address, oldest first (its data export). */
+    listBackInStockOf: {
+      name: "ListBackInStockOf",
+      requestType: ListBackInStockOfRequest as typeof ListBackInStockOfRequest,
+      requestStream: false,
+      responseType: ListBackInStockOfResponse as typeof ListBackInStockOfResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * A person's data rights, erasure: the address's subscriptions are deleted and the mails sent to it lose their
+     * address and bodies.
+     */
+    eraseBackInStockOf: {
+      name: "EraseBackInStockOf",
+      requestType: EraseBackInStockOfRequest as typeof EraseBackInStockOfRequest,
+      requestStream: false,
+      responseType: EraseBackInStockOfResponse as typeof EraseBackInStockOfResponse,
       responseStream: false,
       options: { idempotencyLevel: "IDEMPOTENT" },
     },
@@ -9482,6 +9792,33 @@ export const InventoryServiceService = {
     responseDeserialize: (value: Buffer): UnsubscribeBackInStockResponse =>
       UnsubscribeBackInStockResponse.decode(value),
   },
+  /** A person's data rights: every back-in-stock subscription of an address, oldest first (its data export). */
+  listBackInStockOf: {
+    path: "/storefront.inventory.v1.InventoryService/ListBackInStockOf" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListBackInStockOfRequest): Buffer =>
+      Buffer.from(ListBackInStockOfRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListBackInStockOfRequest => ListBackInStockOfRequest.decode(value),
+    responseSerialize: (value: ListBackInStockOfResponse): Buffer =>
+      Buffer.from(ListBackInStockOfResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListBackInStockOfResponse => ListBackInStockOfResponse.decode(value),
+  },
+  /**
+   * A person's data rights, erasure: the address's subscriptions are deleted and the mails sent to it lose their
+   * address and bodies.
+   */
+  eraseBackInStockOf: {
+    path: "/storefront.inventory.v1.InventoryService/EraseBackInStockOf" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: EraseBackInStockOfRequest): Buffer =>
+      Buffer.from(EraseBackInStockOfRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): EraseBackInStockOfRequest => EraseBackInStockOfRequest.decode(value),
+    responseSerialize: (value: EraseBackInStockOfResponse): Buffer =>
+      Buffer.from(EraseBackInStockOfResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): EraseBackInStockOfResponse => EraseBackInStockOfResponse.decode(value),
+  },
 } as const;
 
 export interface InventoryServiceServer extends UntypedServiceImplementation {
@@ -9565,6 +9902,13 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   confirmBackInStock: handleUnaryCall<ConfirmBackInStockRequest, ConfirmBackInStockResponse>;
   /** An alert's one-click unsubscribe link: the subscription ends. INVALID_ARGUMENT for a forged link. */
   unsubscribeBackInStock: handleUnaryCall<UnsubscribeBackInStockRequest, UnsubscribeBackInStockResponse>;
+  /** A person's data rights: every back-in-stock subscription of an address, oldest first (its data export). */
+  listBackInStockOf: handleUnaryCall<ListBackInStockOfRequest, ListBackInStockOfResponse>;
+  /**
+   * A person's data rights, erasure: the address's subscriptions are deleted and the mails sent to it lose their
+   * address and bodies.
+   */
+  eraseBackInStockOf: handleUnaryCall<EraseBackInStockOfRequest, EraseBackInStockOfResponse>;
 }
 
 export interface InventoryServiceClient extends Client {
@@ -10095,6 +10439,41 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: UnsubscribeBackInStockResponse) => void,
+  ): ClientUnaryCall;
+  /** A person's data rights: every back-in-stock subscription of an address, oldest first (its data export). */
+  listBackInStockOf(
+    request: ListBackInStockOfRequest,
+    callback: (error: ServiceError | null, response: ListBackInStockOfResponse) => void,
+  ): ClientUnaryCall;
+  listBackInStockOf(
+    request: ListBackInStockOfRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListBackInStockOfResponse) => void,
+  ): ClientUnaryCall;
+  listBackInStockOf(
+    request: ListBackInStockOfRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListBackInStockOfResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A person's data rights, erasure: the address's subscriptions are deleted and the mails sent to it lose their
+   * address and bodies.
+   */
+  eraseBackInStockOf(
+    request: EraseBackInStockOfRequest,
+    callback: (error: ServiceError | null, response: EraseBackInStockOfResponse) => void,
+  ): ClientUnaryCall;
+  eraseBackInStockOf(
+    request: EraseBackInStockOfRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: EraseBackInStockOfResponse) => void,
+  ): ClientUnaryCall;
+  eraseBackInStockOf(
+    request: EraseBackInStockOfRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: EraseBackInStockOfResponse) => void,
   ): ClientUnaryCall;
 }
 
