@@ -187,7 +187,7 @@ describe('the console in Chromium: an owner runs the shop', function () {
         .waitFor();
       const productPage = await context.newPage();
       await productPage.goto(`/products/${EDGE_PRODUCT}`);
-      expect(await productPage.getByText('Sold out').count()).to.equal(1);
+      expect(await productPage.getByRole('radio', { name: /Sold out$/ }).count()).to.equal(1);
       await page.locator(`#restock-${LOW}`).fill('5');
       await page.locator(`#restock-note-${LOW}`).fill('Supplier delivery 42');
       await page.getByRole('button', { name: `Restock ${LOW}` }).click();
