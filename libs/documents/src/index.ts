@@ -4,7 +4,7 @@
  * ship), so text is kept to the characters they hold (Windows-1252): anything else is replaced, never dropped.
  * The output depends only on the document: the same document always gives the same bytes (an ETag can hash it).
  */
-import PDFDocument from 'pdfkit';
+import type PDFKit from 'pdfkit';
 
 export interface Issuer {
   name: string;
@@ -66,7 +66,9 @@ export function drawableText(text: string): string {
     .join('');
 }
 
-export function renderPdf(model: PdfDocumentModel): Promise<Buffer> {
+/** pdfkit and its fonts load on the first document drawn, not at every process's start. */
+export async function renderPdf(model: PdfDocumentModel): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

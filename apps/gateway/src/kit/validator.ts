@@ -59,10 +59,11 @@ export class RequestValidator {
     if (!validate(value)) throw invalidArgument(describe(validate.errors?.[0], where));
   }
 
-  /** The same check, compiled now. */
+  /** The same check, compiled on its first use: start-up compiles none of the edge's schemas. */
   checker(schema: object, where: Where): (value: unknown) => void {
-    const validate = this.validatorFor(schema);
+    let validate: ValidateFunction | undefined;
     return (value) => {
+      validate ??= this.validatorFor(schema);
       if (!validate(value)) throw invalidArgument(describe(validate.errors?.[0], where));
     };
   }
@@ -89,12 +90,13 @@ export class RequestValidator {
   /** Throws the 400 naming what is wrong when `query` (parsed as Express parses it) breaks the query parameters. */
   queryCheck(parameters: readonly Parameter[]): (query: object) => void {
     const inQuery = parameters.filter((parameter) => parameter.in === 'query');
-    const validate = this.queryAjv.compile({
-      type: 'object',
-      required: inQuery.filter((parameter) => parameter.required).map((parameter) => parameter.name),
-      properties: Object.fromEntries(inQuery.map((parameter) => [parameter.name, parameter.schema ?? {}])),
-    });
+    let validate: ValidateFunction | undefined;
     return (query) => {
+      validate ??= this.queryAjv.compile({
+        type: 'object',
+        required: inQuery.filter((parameter) => parameter.required).map((parameter) => parameter.name),
+        properties: Object.fromEntries(inQuery.map((parameter) => [parameter.name, parameter.schema ?? {}])),
+      });
       if (!validate({ ...query })) throw invalidArgument(describe(validate.errors?.[0], 'query'));
     };
   }

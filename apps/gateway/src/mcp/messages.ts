@@ -3,13 +3,7 @@
  * a batch, and for the methods this server answers, params of the right shape. A refusal is a
  * JSON-RPC error whose message says what is wrong in words, never the validator's own report.
  */
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  InitializeRequestSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { McpSdk } from './sdk';
 
 /** A refused message: the HTTP status and the JSON-RPC error answered. */
 export interface McpRefusal {
@@ -27,13 +21,19 @@ interface Issue {
   expected?: string;
 }
 
+/** JSON-RPC 2.0's error codes. */
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+
 /** The methods whose params the SDK parses; anything else is its own "Method not found". */
-const REQUEST_SCHEMAS: Record<string, ParamsSchema> = {
-  initialize: InitializeRequestSchema as unknown as ParamsSchema,
-  ping: PingRequestSchema as unknown as ParamsSchema,
-  'tools/list': ListToolsRequestSchema as unknown as ParamsSchema,
-  'tools/call': CallToolRequestSchema as unknown as ParamsSchema,
-};
+function requestSchemas(sdk: McpSdk): Record<string, ParamsSchema> {
+  return {
+    initialize: sdk.InitializeRequestSchema as unknown as ParamsSchema,
+    ping: sdk.PingRequestSchema as unknown as ParamsSchema,
+    'tools/list': sdk.ListToolsRequestSchema as unknown as ParamsSchema,
+    'tools/call': sdk.CallToolRequestSchema as unknown as ParamsSchema,
+  };
+}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -44,39 +44,35 @@ function refusal(status: number, code: number, message: string, id: string | num
 }
 
 /** undefined when the body may go on to the transport. */
-export function refuseMcpMessage(body: unknown): McpRefusal | undefined {
+export function refuseMcpMessage(body: unknown, sdk: McpSdk): McpRefusal | undefined {
   if (Array.isArray(body)) {
     return refusal(
       400,
-      ErrorCode.InvalidRequest,
+      INVALID_REQUEST,
       'Invalid Request: batches are not accepted; send one JSON-RPC message per request',
     );
   }
   if (!isObject(body))
-    return refusal(
-      400,
-      ErrorCode.InvalidRequest,
-      'Invalid Request: the body must be one JSON-RPC 2.0 message, a JSON object',
-    );
-  if (body.jsonrpc !== '2.0') return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: jsonrpc must be "2.0"');
+    return refusal(400, INVALID_REQUEST, 'Invalid Request: the body must be one JSON-RPC 2.0 message, a JSON object');
+  if (body.jsonrpc !== '2.0') return refusal(400, INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"');
   if (!('method' in body)) {
     // A response to a request of the server's: this server sends none, the transport answers it.
     if (('result' in body || 'error' in body) && isId(body.id)) return undefined;
-    return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: method is required');
+    return refusal(400, INVALID_REQUEST, 'Invalid Request: method is required');
   }
   if (typeof body.method !== 'string' || body.method === '')
-    return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: method must be a non-empty string');
+    return refusal(400, INVALID_REQUEST, 'Invalid Request: method must be a non-empty string');
   if ('id' in body && !isId(body.id))
-    return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: id must be a string or a number');
+    return refusal(400, INVALID_REQUEST, 'Invalid Request: id must be a string or a number');
   if ('params' in body && !isObject(body.params))
-    return refusal(400, ErrorCode.InvalidRequest, 'Invalid Request: params must be an object');
-  const schema = REQUEST_SCHEMAS[body.method];
+    return refusal(400, INVALID_REQUEST, 'Invalid Request: params must be an object');
+  const schema = requestSchemas(sdk)[body.method];
   if (!schema || !('id' in body)) return undefined;
   const parsed = schema.safeParse(body);
   if (parsed.success) return undefined;
   return refusal(
     200,
-    ErrorCode.InvalidParams,
+    INVALID_PARAMS,
     `Invalid params: ${describeIssue(parsed.error.issues[0], body)}`,
     body.id as string | number,
   );

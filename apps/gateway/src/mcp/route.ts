@@ -7,9 +7,7 @@
  * One JSON-RPC message per POST: batches and malformed messages are refused in words (messages.ts).
  */
 import type { Express, Request } from 'express';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, errorBody } from '@storefront/errors';
 import type { GatewayContext } from '../context';
 import { methodNotAllowed } from '../kit/errors';
@@ -17,6 +15,7 @@ import { jsonBody } from '../kit/json-body';
 import { clientAddress, resolveSessionToken, siteOrigins } from '../kit/customer-session';
 import type { Caller } from '../kit/caller';
 import { refuseMcpMessage } from './messages';
+import { mcpSdk } from './sdk';
 import type { McpTool } from './tools';
 
 export const MCP_PATH = '/mcp';
@@ -54,14 +53,15 @@ export function registerMcpRoutes(app: Express, context: GatewayContext, tools: 
       // Tool results can be personal (an account's orders): no cache may keep any answer.
       res.setHeader('Cache-Control', 'no-store');
       const caller = await callerOf(req, context);
-      const refused = refuseMcpMessage(req.body);
+      const sdk = await mcpSdk();
+      const refused = refuseMcpMessage(req.body, sdk);
       if (refused) {
         res.status(refused.status).json(refused.body);
         return;
       }
-      const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(describeTool) }));
-      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      const server = new sdk.Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+      server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: tools.map(describeTool) }));
+      server.setRequestHandler(sdk.CallToolRequestSchema, async (request) => {
         const entry = byName.get(request.params.name);
         if (!entry) return toolError(new AppError('not_found', 'unknown_tool', `No tool named ${request.params.name}`));
         try {
@@ -80,7 +80,10 @@ export function registerMcpRoutes(app: Express, context: GatewayContext, tools: 
         }
       });
       // Stateless: no session id, one JSON answer per POST, nothing kept after it.
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new sdk.StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       res.on('close', () => {
         transport.close().catch(() => undefined);
         server.close().catch(() => undefined);
