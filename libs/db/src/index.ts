@@ -11,7 +11,14 @@ import { registerSqliteConnection } from './prepared-read';
 
 export type { Knex } from 'knex';
 export { preparedRead, type PreparedRead, type ReadParam, type ReadRow } from './prepared-read';
-export { appliedMigrationNames, copyLiveSqliteStore, sqliteIntegrity, sqliteStoreFile } from './sqlite-files';
+export {
+  appliedMigrationNames,
+  copyLiveSqliteStores,
+  sqliteIntegrity,
+  sqliteStoreFile,
+  type BarrierPatience,
+  type StoreCopyTarget,
+} from './sqlite-files';
 export {
   batchedTransaction,
   type Batch,

@@ -90,20 +90,25 @@ describe('backup and restore of the embedded stores', function () {
     stores = await openStores(dataDir);
     fs.writeFileSync(path.join(dataDir, 'platform-keys.json'), '{"callerToken":"test keys"}', { mode: 0o600 });
     archive = path.join(work, 'shop.tar.gz');
-    // Every store takes numbered rows, one statement each, all through the backup.
+    // One workflow writes each number to every store in turn, a commit each, as a request spanning components does,
+    // all through the backup.
     written = Object.fromEntries(COMPONENTS.map((service) => [service, 0]));
     let writing = true;
-    const writers = COMPONENTS.map(async (service) => {
-      while (writing) {
-        await stores[service]!('backup_probe').insert({ n: (written[service]! += 1) });
-        // SQLite answers at once: without a turn of the event loop the backup's file reads would never run.
-        await new Promise((resolve) => setImmediate(resolve));
+    const writer = (async () => {
+      for (let n = 1; writing; n += 1) {
+        for (const service of COMPONENTS) {
+          await stores[service]!('backup_probe').insert({ n });
+          written[service] = n;
+          // SQLite answers at once: without a turn of the event loop the backup's file reads would never run.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
-    });
+    })();
+    while (written[COMPONENTS.at(-1)!]! < 20) await new Promise((resolve) => setImmediate(resolve));
     const env = { DATA_DIR: dataDir, MYSQL_URL: '' };
     const { code, json } = await runOpsJson<{ manifest: BackupManifest }>(platformOps, ['backup', archive], env);
     writing = false;
-    await Promise.all(writers);
+    await writer;
     expect(code, JSON.stringify(json)).to.equal(0);
     manifest = json.manifest;
   });
@@ -131,8 +136,9 @@ describe('backup and restore of the embedded stores', function () {
     expect(fs.readdirSync(work)).to.deep.equal(['shop.tar.gz']);
   });
 
-  it('restores into an empty DATA_DIR a copy of each store as of one moment while it was written', async () => {
+  it('restores into an empty DATA_DIR a copy of every store as of one instant while they were written', async () => {
     const restored = tempDir('backup-restored');
+    const copied: number[] = [];
     try {
       const { code } = await runOpsJson(platformOps, ['restore', archive], { DATA_DIR: restored, MYSQL_URL: '' });
       expect(code).to.equal(0);
@@ -147,12 +153,22 @@ describe('backup and restore of the embedded stores', function () {
           // A prefix of what was written: every row up to the copy's moment, none missing, none after.
           expect(rows).to.deep.equal(rows.map((_, index) => index + 1));
           expect(rows.length).to.be.at.most(written[service]!);
+          copied.push(rows.length);
           const applied = (await db('knex_migrations').orderBy('id').pluck('name')) as string[];
           expect(applied).to.deep.equal(KNOWN[service]);
         } finally {
           await db.destroy();
         }
       }
+      // One instant across the stores: the workflow had written its last number to the first stores and not yet to the
+      // rest, never more (stores copied one after another would each be further on than the one before).
+      const [first] = copied;
+      expect(
+        copied.every((count, index) => count <= (copied[index - 1] ?? count)),
+        copied.join(' '),
+      ).to.equal(true);
+      expect(copied.at(-1), copied.join(' ')).to.be.at.least(first! - 1);
+      expect(first).to.be.greaterThan(0);
     } finally {
       fs.rmSync(restored, { recursive: true, force: true });
     }

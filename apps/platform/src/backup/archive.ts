@@ -1,7 +1,7 @@
 /**
- * Backups of the embedded default (decision 1270): every component's SQLite store copied while the shop serves, each
- * with `VACUUM INTO` (one read transaction, so one consistent copy of that store, taken beside the writers WAL lets
- * run), into one gzip'd tar whose first entry is a manifest naming each file with its size, SHA-256 and the store's
+ * Backups of the embedded default (decisions 1270, 1345): every component's SQLite store copied while the shop serves,
+ * all as of one instant (a write barrier of a few milliseconds, then each store's snapshot copied while its service
+ * writes on), into one gzip'd tar whose first entry is a manifest naming each file with its size, SHA-256 and the store's
  * applied migrations. Restore reads the whole archive into a staging folder and checks all of it (every store present,
  * every checksum, SQLite's integrity check, no migration this build does not know) before it moves anything into
  * DATA_DIR, and fills only a DATA_DIR that holds no store. The internal keys `npm start` keeps in DATA_DIR travel with
@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
 import { AppError, conflict, invalidArgument } from '@storefront/errors';
-import { appliedMigrationNames, copyLiveSqliteStore, sqliteIntegrity, sqliteStoreFile } from '@storefront/db';
+import { appliedMigrationNames, copyLiveSqliteStores, sqliteIntegrity, sqliteStoreFile } from '@storefront/db';
 
 export const BACKUP_FORMAT = 'storefront-backup';
 export const BACKUP_FORMAT_VERSION = 1;
@@ -40,6 +40,7 @@ export interface FileCopy {
 export interface BackupManifest {
   format: typeof BACKUP_FORMAT;
   version: typeof BACKUP_FORMAT_VERSION;
+  /** The instant every store was copied as of. */
   createdAt: string;
   stores: StoreCopy[];
   /** The internal keys (`platform-keys.json`), when DATA_DIR holds them. */
@@ -78,10 +79,16 @@ export async function takeBackup(
   fs.mkdirSync(path.dirname(path.resolve(archive)), { recursive: true });
   const staging = fs.mkdtempSync(path.join(path.dirname(path.resolve(archive)), '.backup-'));
   try {
+    const createdAt = new Date(now()).toISOString();
+    await copyLiveSqliteStores(
+      services.map((service) => ({
+        source: sqliteStoreFile(dataDir, service),
+        target: path.join(staging, storeFile(service)),
+      })),
+    );
     const stores: StoreCopy[] = [];
     for (const service of services) {
       const copy = path.join(staging, storeFile(service));
-      copyLiveSqliteStore(sqliteStoreFile(dataDir, service), copy);
       stores.push({
         service,
         file: storeFile(service),
@@ -99,7 +106,7 @@ export async function takeBackup(
     const manifest: BackupManifest = {
       format: BACKUP_FORMAT,
       version: BACKUP_FORMAT_VERSION,
-      createdAt: new Date(now()).toISOString(),
+      createdAt,
       stores,
       files,
     };
