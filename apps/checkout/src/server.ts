@@ -48,6 +48,7 @@ import { AbuseGuard } from './limits';
 import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag } from './metrics';
 import { OrderReader } from './domain/orders';
 import { YieldingHolds } from './domain/yielding';
+import { SoldOutBoard } from './domain/sold-out-board';
 import { WaitingOrders } from './domain/waiting-orders';
 import { parseHeldStockSkus } from './domain/held-stock';
 import { StaffOrderReader } from './domain/staff-orders';
@@ -169,6 +170,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     ]);
 
     const limits = new AbuseGuard(db, counters, config.limits, now);
+    const soldOut = new SoldOutBoard(now);
     const yielding = new YieldingHolds({
       store,
       heldStock: new HeldStockStore(db),
@@ -176,6 +178,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       loyalty: loyaltyClient,
       providers,
       firmMs: config.holdFirmMs,
+      soldOut,
       logger,
       now,
     });
@@ -193,6 +196,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       redirectOrigins: shopOrigins(config.publicBaseUrl, config.storefrontOrigin, config.allowedOrigins),
       defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
       pollPolicy: config.pollPolicy,
+      soldOut,
       logger,
       now,
     });
@@ -222,6 +226,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       loyalty: loyaltyClient,
       providers,
       policy: config.pollPolicy,
+      soldOut,
       logger,
       now,
       paymentConfirmed: (provider) => {

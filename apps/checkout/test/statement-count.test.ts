@@ -10,7 +10,16 @@ import { expect } from 'chai';
 import { startForSuite } from '@storefront/testing';
 import type { BatchedQueryEvent, Knex } from '@storefront/db';
 import type { Stack } from '@storefront/platform-testing';
-import { checkoutBody, expectCheckout, newClientAddress, startCheckoutStack } from './support';
+import { SOLD_OUT_MEMORY_MS } from '../src/domain/sold-out-board';
+import {
+  LOW_STOCK,
+  checkoutBody,
+  createCheckout,
+  expectCheckout,
+  newClientAddress,
+  sku,
+  startCheckoutStack,
+} from './support';
 
 /**
  * Each order counted, with the most statements and round trips allowed per backend (the
@@ -64,6 +73,8 @@ function countStatements(stores: Record<string, Knex>): { stop: () => Counted[] 
 
 describe('create-checkout: SQL statements for one new one-line order', () => {
   let stack: Stack;
+  const counting = () =>
+    countStatements({ checkout: stack.checkout!.db, inventory: stack.inventory!.db, loyalty: stack.loyalty!.db });
   // No background work of either component runs while an order is counted.
   startForSuite(
     () => startCheckoutStack({ RESERVATION_SWEEP_INTERVAL_MS: String(10 * 60 * 1000) }),
@@ -102,4 +113,34 @@ describe('create-checkout: SQL statements for one new one-line order', () => {
       expect(roundTrips.length, lines.join('\n')).to.be.at.most(budget.roundTrips);
     });
   }
+
+  it('refuses a size refused a moment ago with one statement and inventory untouched, for a second (decision 1346)', async () => {
+    const oneUnit = () => checkoutBody(12 + 4.95, [{ sku: sku('low'), quantity: 1 }]);
+    // Other baskets hold every unit of the size.
+    for (let unit = 0; unit < LOW_STOCK; unit += 1) await expectCheckout(stack.client(), oneUnit(), newClientAddress());
+    const first = await createCheckout(stack.client(), oneUnit(), newClientAddress());
+    expect(first.status, first.text).to.equal(409);
+    expect(first.body).to.include({ error: 'out_of_stock' });
+
+    const counter = counting();
+    const again = await createCheckout(stack.client(), oneUnit(), newClientAddress());
+    const more = await createCheckout(
+      stack.client(),
+      checkoutBody(24 + 4.95, [{ sku: sku('low'), quantity: 2 }]),
+      newClientAddress(),
+    );
+    const counted = counter.stop();
+    for (const refused of [again, more]) {
+      expect(refused.status, refused.text).to.equal(409);
+      expect(refused.body).to.deep.equal(first.body);
+    }
+    // Only each order's reference was looked up: no order saved, no stock read.
+    expect(counted.map(({ component }) => component)).to.deep.equal(['checkout', 'checkout']);
+
+    await new Promise((resolve) => setTimeout(resolve, SOLD_OUT_MEMORY_MS));
+    const later = counting();
+    const asked = await createCheckout(stack.client(), oneUnit(), newClientAddress());
+    expect(asked.status, asked.text).to.equal(409);
+    expect(later.stop().some(({ component }) => component === 'inventory')).to.equal(true);
+  });
 });

@@ -58,6 +58,7 @@ import { CLAIM_LEASE_MS, ClaimLease } from './claim-lease';
 import { firstCheckAt, type PollPolicy } from './confirmation';
 import { HeldElsewhere } from './held-stock';
 import { HoldsNotTaken, isOutOfStock, type YieldingHolds } from './yielding';
+import type { SoldOutBoard } from './sold-out-board';
 
 export interface CheckoutServiceOptions {
   store: CheckoutStore;
@@ -77,6 +78,8 @@ export interface CheckoutServiceOptions {
   defaultReturnUrl: string;
   /** Says when a new order is first due a provider read. */
   pollPolicy: PollPolicy;
+  /** Refusals for want of stock heard a moment ago, repeated without asking again (decision 1346). */
+  soldOut: SoldOutBoard;
   logger: Logger;
   now: () => number;
 }
@@ -166,6 +169,9 @@ export class CheckoutService {
       // the same limits and refusals, and for a body that would be accepted, a save that fails on the taken reference.
       if (order === undefined) {
         await limits.countNewReference(rpcRequest.clientAddress, holder);
+        // A size refused a moment ago is refused again without saving an order to find it out (decision 1346).
+        const soldOut = placing.waitForStock ? undefined : this.options.soldOut.refusalFor(request.items);
+        if (soldOut) throw soldOut;
       } else {
         await limits.countOrderLookup(rpcRequest.clientAddress);
         // The caller may see this order anyway (its own, or a guest order): a different request under it is refused
@@ -322,13 +328,16 @@ export class CheckoutService {
   private async reserve(order: Order, placing: Placing): Promise<number | 'waiting'> {
     const { store, loyalty, yielding, now } = this.options;
     try {
-      return await yielding.reserve(
+      const reservedUntil = await yielding.reserve(
         order,
         { paid: false, checkTakeShare: placing.admitted?.checkTakeShare },
         placing.token,
         (placing.admitted?.short.length ?? 0) > 0,
       );
+      this.options.soldOut.forget(order.lines);
+      return reservedUntil;
     } catch (error) {
+      if (isOutOfStock(error)) this.options.soldOut.remember(order.lines, error);
       const waits = placing.waitForStock && error instanceof HeldElsewhere && error.waitable;
       if (waits && (await store.markWaiting(order.id, now()))) return 'waiting';
       // Refused, or no hold could be taken: the order holds nothing, so nothing of it stays.

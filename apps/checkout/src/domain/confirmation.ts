@@ -24,6 +24,7 @@ import type { PaymentProvider, ProviderName, ProviderStatus } from './payment-pr
 import { isPaidWaiting, openUntil, type Order, type OrderStatus } from './order';
 import type { CheckoutStore, InventoryClient, LoyaltyClient } from './ports';
 import { releaseUnpaidOrder } from './unpaid-orders';
+import type { SoldOutBoard } from './sold-out-board';
 import type { WaitingOrders } from './waiting-orders';
 import type { PaymentEventTurn } from '../limits';
 
@@ -72,6 +73,7 @@ export interface ConfirmationOptions {
   loyalty: LoyaltyClient;
   providers: Map<ProviderName, PaymentProvider>;
   policy: PollPolicy;
+  soldOut: SoldOutBoard;
   logger: Logger;
   now: () => number;
   /** Told once per order this process moved to paid (metrics, and the mail sender: a confirmation is queued). */

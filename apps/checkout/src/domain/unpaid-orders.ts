@@ -7,21 +7,28 @@ import { AppError } from '@storefront/errors';
 import { releaseCodeHold } from './code-holds';
 import type { Order } from './order';
 import type { CheckoutStore, InventoryClient, LoyaltyClient } from './ports';
+import type { SoldOutBoard } from './sold-out-board';
 
 export interface UnpaidOrderRelease {
   store: CheckoutStore;
   inventory: InventoryClient;
   loyalty: LoyaltyClient;
+  /** Forgets the order's sizes once their units are back, so the next buyer is not refused from memory. */
+  soldOut: SoldOutBoard;
   now: () => number;
 }
 
 /** Every step is idempotent and the stock step recorded, so a close path may run it again after a crash. */
-export async function releaseUnpaidOrder(order: Order, { store, inventory, loyalty, now }: UnpaidOrderRelease) {
+export async function releaseUnpaidOrder(
+  order: Order,
+  { store, inventory, loyalty, soldOut, now }: UnpaidOrderRelease,
+) {
   if (order.stockSettledAt === undefined) {
     // An order whose reservation never happened has nothing to give back.
     await inventory.release({ orderReference: order.reference }).catch((error: unknown) => {
       if (!(error instanceof AppError && error.kind === 'not_found')) throw error;
     });
+    soldOut.forget(order.lines);
     await store.markStep(order.id, 'stock_settled_at', now());
   }
   // Releasing is idempotent, so it needs no step of its own: a crash before closed_at repeats it.

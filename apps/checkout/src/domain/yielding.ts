@@ -14,6 +14,7 @@ import type { Order, OrderStatus } from './order';
 import type { ItemQuantity } from './request';
 import type { CheckoutStore, HeldStockQuery, HeldStockStore, InventoryClient, LoyaltyClient } from './ports';
 import { releaseUnpaidOrder } from './unpaid-orders';
+import type { SoldOutBoard } from './sold-out-board';
 
 export interface YieldingOptions {
   store: CheckoutStore;
@@ -23,6 +24,7 @@ export interface YieldingOptions {
   providers: Map<ProviderName, PaymentProvider>;
   /** How long an unpaid order's stock hold is firm after the order was placed. */
   firmMs: number;
+  soldOut: SoldOutBoard;
   logger: Logger;
   now: () => number;
 }
