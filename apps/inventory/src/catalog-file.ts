@@ -5,6 +5,7 @@
  */
 import { invalidArgument } from '@storefront/errors';
 import { PRICE_PENCE_MAX, STOCK_UNITS_MAX, checkCatalogEntry } from '@storefront/formats';
+import { priceBreakProblems, type PriceBreak } from './domain/price-breaks';
 
 export interface CatalogFile {
   products: CatalogProduct[];
@@ -24,6 +25,8 @@ export interface CatalogSize {
   pricePence: number;
   /** Units on hand; undefined means not stock-limited. */
   stock?: number;
+  /** Quantity price breaks; undefined keeps a stored size's breaks (a new size has none). */
+  priceBreaks?: PriceBreak[];
 }
 
 const SIZE = /^[A-Za-z0-9.]+$/;
@@ -100,10 +103,12 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
       ) {
         problems.push(`${sat}.stock must be an integer from 0 to 1000000 when present`);
       }
+      if (s.priceBreaks !== undefined) problems.push(...priceBreakProblems(s.priceBreaks, `${sat}.priceBreaks`));
       sizes.push({
         size: s.size as string,
         pricePence,
         ...(s.stock === undefined ? {} : { stock: s.stock as number }),
+        ...(s.priceBreaks === undefined ? {} : { priceBreaks: s.priceBreaks as PriceBreak[] }),
       });
     });
     products.push({

@@ -24,6 +24,21 @@ export const CatalogSize = component(
     size: Type.String({ description: 'e.g. 5mg' }),
     sku: Type.String({ description: '`<product id>-<size>`, the key of the stock map' }),
     price: gbp('Unit price'),
+    priceBreaks: Type.Array(
+      Type.Object({
+        minQuantity: Type.Integer({
+          minimum: 2,
+          description: 'Units of this size in one order from which the break applies',
+        }),
+        percentOff: Type.Integer({ minimum: 1, maximum: 90, description: 'Whole percent off `price` for every unit' }),
+      }),
+      {
+        maxItems: 5,
+        description:
+          'Quantity price breaks by increasing minQuantity, empty when none: the largest one a line reaches sets its ' +
+          'unit price to `price` less percentOff, rounded half up to the penny per unit (checkout prices every order so)',
+      },
+    ),
     stockLimited: Type.Boolean({ description: 'Whether the SKU appears in GET /api/stock' }),
     inStock: Type.Boolean({ description: 'False only for a stock-limited SKU with no units available' }),
     batch: Type.Union([CatalogBatch, Type.Null()], {
@@ -81,6 +96,10 @@ export const CatalogDocument = component(
                 size: '5mg',
                 sku: 'bpc-157-5mg',
                 price: 24.99,
+                priceBreaks: [
+                  { minQuantity: 3, percentOff: 5 },
+                  { minQuantity: 5, percentOff: 10 },
+                ],
                 stockLimited: true,
                 inStock: true,
                 batch: {
@@ -90,7 +109,15 @@ export const CatalogDocument = component(
                   certificateUrl: 'https://shop.example/certificates/BPC5-A001.pdf',
                 },
               },
-              { size: '10mg', sku: 'bpc-157-10mg', price: 39.99, stockLimited: true, inStock: false, batch: null },
+              {
+                size: '10mg',
+                sku: 'bpc-157-10mg',
+                price: 39.99,
+                priceBreaks: [],
+                stockLimited: true,
+                inStock: false,
+                batch: null,
+              },
             ],
           },
         ],
@@ -112,6 +139,7 @@ export function catalogProductView(product: inventory.Product, publicBaseUrl: st
       size: size.size,
       sku: size.sku,
       price: penceToPounds(size.pricePence),
+      priceBreaks: size.priceBreaks.map(({ minQuantity, percentOff }) => ({ minQuantity, percentOff })),
       stockLimited: size.stockLimited,
       inStock: size.inStock,
       batch: size.currentBatch ? batchSummaryView(size.currentBatch, publicBaseUrl) : null,
