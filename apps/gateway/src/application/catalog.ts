@@ -8,7 +8,7 @@
  * is down the last copy of its part is still served. Only a gateway that never had both answers 503.
  */
 import { AppError } from '@storefront/errors';
-import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
+import { DEFAULT_MERCHANT_CODE, LINE_QUANTITY_MAX } from '@storefront/formats';
 import type { checkout, inventory } from '@storefront/proto';
 import type { Logger } from '@storefront/logging';
 import type { GatewayContext } from '../context';
@@ -18,27 +18,38 @@ import { batchSummaryView, CatalogBatch } from './certificates';
 
 const gbp = (description: string) => Type.Number({ minimum: 0, description: `${description} (GBP, 2 decimal places)` });
 
+/** A size's quantity price breaks, as products.json and the admin API state them. */
+export const PriceBreaks = Type.Array(
+  component(
+    'PriceBreak',
+    Type.Object(
+      {
+        minQuantity: Type.Integer({
+          minimum: 2,
+          maximum: LINE_QUANTITY_MAX,
+          description: 'Units of this size in one order from which the break applies',
+        }),
+        percentOff: Type.Integer({ minimum: 1, maximum: 90, description: 'Whole percent off `price` for every unit' }),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  {
+    maxItems: 5,
+    description:
+      'Quantity price breaks by increasing minQuantity and percentOff, empty when none: the largest one a line ' +
+      'reaches sets its unit price to the list price less percentOff, rounded half up to the penny per unit (never ' +
+      'below 1p); checkout prices every order so',
+  },
+);
+
 export const CatalogSize = component(
   'CatalogSize',
   Type.Object({
     size: Type.String({ description: 'e.g. 5mg' }),
     sku: Type.String({ description: '`<product id>-<size>`, the key of the stock map' }),
     price: gbp('Unit price'),
-    priceBreaks: Type.Array(
-      Type.Object({
-        minQuantity: Type.Integer({
-          minimum: 2,
-          description: 'Units of this size in one order from which the break applies',
-        }),
-        percentOff: Type.Integer({ minimum: 1, maximum: 90, description: 'Whole percent off `price` for every unit' }),
-      }),
-      {
-        maxItems: 5,
-        description:
-          'Quantity price breaks by increasing minQuantity, empty when none: the largest one a line reaches sets its ' +
-          'unit price to `price` less percentOff, rounded half up to the penny per unit (checkout prices every order so)',
-      },
-    ),
+    priceBreaks: PriceBreaks,
     stockLimited: Type.Boolean({ description: 'Whether the SKU appears in GET /api/stock' }),
     inStock: Type.Boolean({ description: 'False only for a stock-limited SKU with no units available' }),
     batch: Type.Union([CatalogBatch, Type.Null()], {
