@@ -4,8 +4,13 @@
  * problem with its JSON path, so an import either applies whole or not at all.
  */
 import { invalidArgument } from '@storefront/errors';
-import { PRICE_PENCE_MAX, STOCK_UNITS_MAX, checkCatalogEntry } from '@storefront/formats';
-import { priceBreakProblems, type PriceBreak } from './domain/price-breaks';
+import {
+  PRICE_PENCE_MAX,
+  STOCK_UNITS_MAX,
+  checkCatalogEntry,
+  priceBreakProblems,
+  type PriceBreak,
+} from '@storefront/formats';
 
 export interface CatalogFile {
   products: CatalogProduct[];

@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { listStaffActions } from '@storefront/staff-audit';
 import { rejection, startForSuite } from '@storefront/testing';
 import { checkCatalogFile } from '../src/catalog-file';
-import { checkPriceBreaks, priceBreakProblems, unitPriceAfterBreaks } from '../src/domain/price-breaks';
+import { parsePriceBreakPairs, priceBreakPairs, priceBreakProblems, unitPriceAfterBreaks } from '@storefront/formats';
+import { checkPriceBreaks } from '../src/domain/price-breaks';
 import { OWNER, STAFF, TEST_CATALOG, startInventory, type InventoryHarness } from './harness';
 
 const BREAKS = [
@@ -69,6 +70,18 @@ describe('price breaks: the rule', () => {
         "price_breaks[1].minQuantity must be above the previous break's 4; " +
         'price_breaks[1].percentOff must be a whole percent from 1 to 90',
     });
+  });
+
+  it('reads and writes breaks as typed pairs; text that is not pairs is undefined', () => {
+    expect(parsePriceBreakPairs(' 3:5,  6 : 10 ')).to.deep.equal([
+      { minQuantity: 3, percentOff: 5 },
+      { minQuantity: 6, percentOff: 10 },
+    ]);
+    expect(parsePriceBreakPairs('3:5 5:10')).to.deep.equal(BREAKS);
+    expect(parsePriceBreakPairs('  ')).to.deep.equal([]);
+    for (const text of ['3 for 5', '3:', ':5', '3:5%', '1000:5'])
+      expect(parsePriceBreakPairs(text), text).to.equal(undefined);
+    expect(priceBreakPairs(BREAKS)).to.equal('3:5, 5:10');
   });
 
   it('checks a catalog file’s breaks with the file’s other rules', () => {

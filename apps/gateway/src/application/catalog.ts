@@ -8,7 +8,14 @@
  * is down the last copy of its part is still served. Only a gateway that never had both answers 503.
  */
 import { AppError } from '@storefront/errors';
-import { DEFAULT_MERCHANT_CODE, LINE_QUANTITY_MAX } from '@storefront/formats';
+import {
+  BREAK_PERCENT_MAX,
+  BREAK_PERCENT_MIN,
+  BREAK_QUANTITY_MIN,
+  DEFAULT_MERCHANT_CODE,
+  LINE_QUANTITY_MAX,
+  PRICE_BREAKS_MAX,
+} from '@storefront/formats';
 import type { checkout, inventory } from '@storefront/proto';
 import type { Logger } from '@storefront/logging';
 import type { GatewayContext } from '../context';
@@ -25,17 +32,21 @@ export const PriceBreaks = Type.Array(
     Type.Object(
       {
         minQuantity: Type.Integer({
-          minimum: 2,
+          minimum: BREAK_QUANTITY_MIN,
           maximum: LINE_QUANTITY_MAX,
           description: 'Units of this size in one order from which the break applies',
         }),
-        percentOff: Type.Integer({ minimum: 1, maximum: 90, description: 'Whole percent off `price` for every unit' }),
+        percentOff: Type.Integer({
+          minimum: BREAK_PERCENT_MIN,
+          maximum: BREAK_PERCENT_MAX,
+          description: 'Whole percent off `price` for every unit',
+        }),
       },
       { additionalProperties: false },
     ),
   ),
   {
-    maxItems: 5,
+    maxItems: PRICE_BREAKS_MAX,
     description:
       'Quantity price breaks by increasing minQuantity and percentOff, empty when none: the largest one a line ' +
       'reaches sets its unit price to the list price less percentOff, rounded half up to the penny per unit (never ' +

@@ -1,6 +1,6 @@
 /** The catalog as the shop sells from it: products, their sizes, prices and whether they are in stock. */
 import type { Line } from './lines';
-import type { PriceBreak } from './price-breaks';
+import type { PriceBreak } from '@storefront/formats';
 
 export interface CatalogSize {
   size: string;

@@ -4,7 +4,8 @@ import { forUpdate, preparedRead, type Knex, type PreparedRead } from '@storefro
 import { skuOf, type CatalogFile, type CatalogSize as FileSize } from '../catalog-file';
 import { unknownSkus, type Line } from '../domain/lines';
 import type { BatchSummary, Catalog, CatalogProduct, PricedLine } from '../domain/catalog';
-import { breaksOfRow, storedBreaks, unitPriceAfterBreaks } from '../domain/price-breaks';
+import { unitPriceAfterBreaks } from '@storefront/formats';
+import { breaksOfRow, storedBreaks } from '../domain/price-breaks';
 import { firstExpiryFirst } from '../domain/batch';
 import { coalesced } from '@storefront/coalesce';
 import { BatchStock, isStale, sellableNow, shelfBatchOf } from './batch-stock';

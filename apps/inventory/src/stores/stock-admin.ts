@@ -14,7 +14,8 @@ import { recordStaffAction } from '@storefront/staff-audit';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
 import { counting, type BatchStock } from './batch-stock';
-import { breaksOfRow, checkPriceBreaks, storedBreaks, type PriceBreak } from '../domain/price-breaks';
+import type { PriceBreak } from '@storefront/formats';
+import { breaksOfRow, checkPriceBreaks, storedBreaks } from '../domain/price-breaks';
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {

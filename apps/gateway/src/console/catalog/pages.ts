@@ -8,7 +8,7 @@
  */
 import type { Request, Response } from 'express';
 import { HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
-import { STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
+import { STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX, parsePriceBreakPairs, priceBreakPairs } from '@storefront/formats';
 import type { inventory } from '@storefront/proto';
 import type { StaffCatalog } from './staff-catalog';
 import { field, formError, formPost, isFormRefusal } from '../../kit/forms';
@@ -61,28 +61,17 @@ function pricePence(text: string): number {
   return pence;
 }
 
-const BREAK_PAIR = /^(\d{1,3}):(\d{1,3})$/;
-
-/** Price breaks as typed ("3:5, 5:10": units, then percent off), in order; empty text is none. */
+/** Price breaks as typed ("3:5, 5:10": units, then percent off); empty text is none. Inventory checks the rules. */
 function priceBreaks(text: string): inventory.PriceBreak[] {
-  const pairs = text
-    .replace(/\s/g, '')
-    .split(',')
-    .filter((pair) => pair !== '');
-  return pairs.map((pair) => {
-    const match = BREAK_PAIR.exec(pair);
-    if (!match)
-      throw invalidArgument(
-        `Price breaks must be units:percent off pairs separated by commas, such as 3:5, 5:10 ("${pair}" is not); ` +
-          'leave the field empty for none.',
-        'invalid_price_breaks',
-      );
-    return { minQuantity: Number(match[1]), percentOff: Number(match[2]) };
-  });
+  const breaks = parsePriceBreakPairs(text);
+  if (!breaks)
+    throw invalidArgument(
+      'Price breaks must be units:percent off pairs separated by commas, such as 3:5, 5:10; leave the field empty ' +
+        'for none.',
+      'invalid_price_breaks',
+    );
+  return breaks;
 }
-
-const priceBreaksText = (breaks: inventory.PriceBreak[]) =>
-  breaks.map(({ minQuantity, percentOff }) => `${minQuantity}:${percentOff}`).join(', ');
 
 /**
  * An owner's forms for one size: count, delivery, unlimited (an unlimited size is counted again by a count), price and
@@ -98,7 +87,7 @@ function sizeForms(size: inventory.StaffSku): Html {
 </form>
 <form method="post" action="${skuPath(sku, 'price-breaks')}">
 <label for="breaks-${sku}">Price breaks: units, then percent off (such as 3:5, 5:10; empty for none)</label>
-<input type="text" id="breaks-${sku}" name="priceBreaks" value="${priceBreaksText(size.priceBreaks)}">
+<input type="text" id="breaks-${sku}" name="priceBreaks" value="${priceBreakPairs(size.priceBreaks)}">
 <button type="submit">Set price breaks of ${sku}</button>
 </form>
 <form method="post" action="${skuPath(sku, 'stock')}">
