@@ -83,7 +83,10 @@ describe('gateway: GET /products.json', () => {
     expect(batch!.testedOn).to.match(/^\d{4}-\d{2}-\d{2}$/);
     expect(sizeOf(res.body, 'ghk-cu-50mg')).to.include({ stockLimited: false, inStock: true });
     expect(sizeOf(res.body, 'ipamorelin-10mg')).to.include({ stockLimited: true, inStock: false });
-    // The demo's water is cheaper by the box: its quantity price breaks.
+    // The demo's water is cheaper by the box: its quantity price breaks, which its product page states too.
+    expect((await stack.client().get<string>('/products/bacteriostatic-water')).text).to.include(
+      '10ml, £4.95 (3+ 5% off, 5+ 10% off)</label>',
+    );
     expect(sizeOf(res.body, 'bacteriostatic-water-10ml')!.priceBreaks).to.deep.equal([
       { minQuantity: 3, percentOff: 5 },
       { minQuantity: 5, percentOff: 10 },
