@@ -169,13 +169,17 @@ describe('price breaks: inventory', () => {
     });
   });
 
-  it('imports breaks from the catalog file; a size that leaves them out keeps its own', async () => {
+  it('previews and imports breaks from the catalog file; a size that leaves them out keeps its own', async () => {
     const file = structuredClone(TEST_CATALOG) as { products: Array<{ sizes: Array<Record<string, unknown>> }> };
     file.products[0]!.sizes[1]!.priceBreaks = [{ minQuantity: 2, percentOff: 3 }];
     file.products[1]!.sizes[0]!.priceBreaks = [{ minQuantity: 2, percentOff: 3 }];
     await h.staffClient.setSkuPriceBreaks({ sku: 'alpha-20mg', priceBreaks: BREAKS }, owner);
     const text = JSON.stringify(file);
     const { preview } = await h.staffClient.previewCatalogImport({ catalogText: text }, owner);
+    expect(preview!.priceBreakChanges).to.deep.equal([
+      { sku: 'alpha-10mg', before: [], after: [{ minQuantity: 2, percentOff: 3 }] },
+      { sku: 'beta-1mg', before: [], after: [{ minQuantity: 2, percentOff: 3 }] },
+    ]);
     await h.staffClient.applyCatalogImport({ catalogText: text, digest: preview!.digest }, owner);
     const { products } = await h.staffClient.getStaffCatalog({}, { staff: STAFF });
     expect(products.flatMap((product) => product.sizes.map((size) => [size.sku, size.priceBreaks]))).to.deep.equal([

@@ -208,6 +208,10 @@ const CatalogImportPreview = component(
       countingStarted: Type.Array(importedSize(), {
         description: 'Unlimited sizes the file gives a stock: counted from now on, starting at `stock`',
       }),
+      priceBreakChanges: Type.Array(
+        Type.Object({ sku: Type.String(), before: PriceBreaks, after: PriceBreaks }, { additionalProperties: false }),
+        { description: 'Sizes whose `priceBreaks` the file replaces; a size the file gives none keeps its own' },
+      ),
     },
     {
       description:

@@ -211,6 +211,13 @@ function previewPage(staff: StaffCaller, text: string, preview: inventory.Catalo
       ),
     ),
     changeList(
+      'Price break changes',
+      preview.priceBreakChanges.map(
+        (change) =>
+          html`${change.sku}: ${formatPriceBreaks(change.before) || 'none'} to ${formatPriceBreaks(change.after) || 'none'}`,
+      ),
+    ),
+    changeList(
       'Name changes',
       preview.nameChanges.map((change) => html`${change.productId}: “${change.before}” to “${change.after}”`),
     ),

@@ -397,7 +397,7 @@ describe('the console: catalog and stock', () => {
       expect((await skuOf(owner, 'bpc-157-5mg')).pricePence).to.equal(2610);
     });
 
-    it('sets price breaks typed as units:percent pairs, shown in the table; refuses text that is not pairs', async () => {
+    it('sets price breaks typed as units:percent pairs, shown in the table and an import preview; refuses text that is not pairs', async () => {
       const path = '/console/catalog/skus/bpc-157-10mg/price-breaks';
       expect((await form(owner, path, { priceBreaks: ' 3:5,  6 : 10 ' })).status).to.equal(303);
       expect((await skuOf(owner, 'bpc-157-10mg')).priceBreaks).to.deep.equal([
@@ -408,6 +408,18 @@ describe('the console: catalog and stock', () => {
       expect(page)
         .to.include('<td>3+ 5% off, 6+ 10% off</td>')
         .and.include('id="breaks-bpc-157-10mg" name="priceBreaks" value="3:5, 6:10"');
+      const file = JSON.stringify({
+        products: [
+          {
+            id: 'bpc-157',
+            name: 'BPC-157',
+            sizes: [{ size: '10mg', price: 39.99, priceBreaks: [{ minQuantity: 2, percentOff: 4 }] }],
+          },
+        ],
+      });
+      expect((await form(owner, '/console/catalog/import/preview', { catalog: file })).text).to.include(
+        '<h2>Price break changes</h2><ul><li>bpc-157-10mg: 3+ 5% off, 6+ 10% off to 2+ 4% off</li></ul>',
+      );
       const notPairs = await form(owner, path, { priceBreaks: '3 for 5' });
       expect(notPairs.status).to.equal(400);
       expect(notPairs.text).to.include('Price breaks must be units:percent off pairs');

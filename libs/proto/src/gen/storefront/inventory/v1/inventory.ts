@@ -328,6 +328,14 @@ export interface CatalogImportPreview {
   descriptionChanges: string[];
   /** Sizes already in the catalog, not counted (unlimited), that the file gives a stock: counted from now on. */
   countingStarted: CatalogImportAddition[];
+  /** Sizes already in the catalog whose price breaks the file replaces with different ones. */
+  priceBreakChanges: CatalogImportPriceBreakChange[];
+}
+
+export interface CatalogImportPriceBreakChange {
+  sku: string;
+  before: PriceBreak[];
+  after: PriceBreak[];
 }
 
 export interface PreviewCatalogImportResponse {
@@ -5017,6 +5025,7 @@ function createBaseCatalogImportPreview(): CatalogImportPreview {
     nameChanges: [],
     descriptionChanges: [],
     countingStarted: [],
+    priceBreakChanges: [],
   };
 }
 
@@ -5054,6 +5063,9 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     }
     for (const v of message.countingStarted) {
       CatalogImportAddition.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.priceBreakChanges) {
+      CatalogImportPriceBreakChange.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -5159,6 +5171,14 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
             message.countingStarted.push(CatalogImportAddition.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.priceBreakChanges.push(CatalogImportPriceBreakChange.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5224,6 +5244,11 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
         : globalThis.Array.isArray(object?.counting_started)
         ? object.counting_started.map((e: any) => CatalogImportAddition.fromJSON(e))
         : [],
+      priceBreakChanges: globalThis.Array.isArray(object?.priceBreakChanges)
+        ? object.priceBreakChanges.map((e: any) => CatalogImportPriceBreakChange.fromJSON(e))
+        : globalThis.Array.isArray(object?.price_break_changes)
+        ? object.price_break_changes.map((e: any) => CatalogImportPriceBreakChange.fromJSON(e))
+        : [],
     };
   },
 
@@ -5262,6 +5287,9 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     if (message.countingStarted?.length) {
       obj.countingStarted = message.countingStarted.map((e) => CatalogImportAddition.toJSON(e));
     }
+    if (message.priceBreakChanges?.length) {
+      obj.priceBreakChanges = message.priceBreakChanges.map((e) => CatalogImportPriceBreakChange.toJSON(e));
+    }
     return obj;
   },
 
@@ -5281,6 +5309,111 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     message.nameChanges = object.nameChanges?.map((e) => CatalogImportNameChange.fromPartial(e)) || [];
     message.descriptionChanges = object.descriptionChanges?.map((e) => e) || [];
     message.countingStarted = object.countingStarted?.map((e) => CatalogImportAddition.fromPartial(e)) || [];
+    message.priceBreakChanges = object.priceBreakChanges?.map((e) => CatalogImportPriceBreakChange.fromPartial(e)) ||
+      [];
+    return message;
+  },
+};
+
+function createBaseCatalogImportPriceBreakChange(): CatalogImportPriceBreakChange {
+  return { sku: "", before: [], after: [] };
+}
+
+export const CatalogImportPriceBreakChange: MessageFns<CatalogImportPriceBreakChange> = {
+  encode(message: CatalogImportPriceBreakChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    for (const v of message.before) {
+      PriceBreak.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.after) {
+      PriceBreak.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogImportPriceBreakChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogImportPriceBreakChange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.before.push(PriceBreak.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.after.push(PriceBreak.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogImportPriceBreakChange {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      before: globalThis.Array.isArray(object?.before) ? object.before.map((e: any) => PriceBreak.fromJSON(e)) : [],
+      after: globalThis.Array.isArray(object?.after) ? object.after.map((e: any) => PriceBreak.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: CatalogImportPriceBreakChange): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.before?.length) {
+      obj.before = message.before.map((e) => PriceBreak.toJSON(e));
+    }
+    if (message.after?.length) {
+      obj.after = message.after.map((e) => PriceBreak.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CatalogImportPriceBreakChange>, I>>(base?: I): CatalogImportPriceBreakChange {
+    return CatalogImportPriceBreakChange.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CatalogImportPriceBreakChange>, I>>(
+    object: I,
+  ): CatalogImportPriceBreakChange {
+    const message = createBaseCatalogImportPriceBreakChange();
+    message.sku = object.sku ?? "";
+    message.before = object.before?.map((e) => PriceBreak.fromPartial(e)) || [];
+    message.after = object.after?.map((e) => PriceBreak.fromPartial(e)) || [];
     return message;
   },
 };
