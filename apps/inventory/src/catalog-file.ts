@@ -108,12 +108,20 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
       ) {
         problems.push(`${sat}.stock must be an integer from 0 to 1000000 when present`);
       }
-      if (s.priceBreaks !== undefined) problems.push(...priceBreakProblems(s.priceBreaks, `${sat}.priceBreaks`));
+      const breakProblems = s.priceBreaks === undefined ? [] : priceBreakProblems(s.priceBreaks, `${sat}.priceBreaks`);
+      problems.push(...breakProblems);
       sizes.push({
         size: s.size as string,
         pricePence,
         ...(s.stock === undefined ? {} : { stock: s.stock as number }),
-        ...(s.priceBreaks === undefined ? {} : { priceBreaks: s.priceBreaks as PriceBreak[] }),
+        ...(s.priceBreaks === undefined || breakProblems.length > 0
+          ? {}
+          : {
+              priceBreaks: (s.priceBreaks as PriceBreak[]).map(({ minQuantity, percentOff }) => ({
+                minQuantity,
+                percentOff,
+              })),
+            }),
       });
     });
     products.push({

@@ -86,11 +86,19 @@ describe('price breaks: the rule', () => {
 
   it('checks a catalog file’s breaks with the file’s other rules', () => {
     const file = structuredClone(TEST_CATALOG) as { products: Array<{ sizes: Array<Record<string, unknown>> }> };
-    file.products[0]!.sizes[0]!.priceBreaks = BREAKS;
+    file.products[0]!.sizes[0]!.priceBreaks = BREAKS.map((entry) => ({ ...entry, note: 'kept out' }));
     file.products[0]!.sizes[1]!.priceBreaks = [{ minQuantity: 3, percentOff: 95 }];
     expect(checkCatalogFile(file).problems).to.deep.equal([
       'products[0].sizes[1].priceBreaks[0].percentOff must be a whole percent from 1 to 90',
     ]);
+    file.products[0]!.sizes[1]!.priceBreaks = '3:5';
+    file.products[0]!.sizes[2]!.priceBreaks = [null];
+    expect(checkCatalogFile(file).problems).to.deep.equal([
+      'products[0].sizes[1].priceBreaks must be an array of {minQuantity, percentOff}',
+      'products[0].sizes[2].priceBreaks[0].minQuantity must be a whole number from 2 to 99',
+      'products[0].sizes[2].priceBreaks[0].percentOff must be a whole percent from 1 to 90',
+    ]);
+    delete file.products[0]!.sizes[2]!.priceBreaks;
     file.products[0]!.sizes[1]!.priceBreaks = [];
     expect(checkCatalogFile(file).catalog!.products[0]!.sizes.map((size) => size.priceBreaks)).to.deep.equal([
       BREAKS,
