@@ -27,7 +27,7 @@ export function unitPriceAfterBreaks(listPence: number, quantity: number, breaks
 }
 
 /** The largest break `quantity` reaches, if any. */
-export function breakFor(quantity: number, breaks: readonly PriceBreak[]): PriceBreak | undefined {
+function breakFor(quantity: number, breaks: readonly PriceBreak[]): PriceBreak | undefined {
   return breaks.filter((entry) => quantity >= entry.minQuantity).at(-1);
 }
 
