@@ -50,6 +50,7 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
       'restockSku',
       'setSkuUnlimited',
       'setSkuPrice',
+      'setSkuPriceBreaks',
       'removeProduct',
       'previewCatalogImport',
       'applyCatalogImport',

@@ -4,7 +4,13 @@
  * problem with its JSON path, so an import either applies whole or not at all.
  */
 import { invalidArgument } from '@storefront/errors';
-import { PRICE_PENCE_MAX, STOCK_UNITS_MAX, checkCatalogEntry } from '@storefront/formats';
+import {
+  PRICE_PENCE_MAX,
+  STOCK_UNITS_MAX,
+  checkCatalogEntry,
+  priceBreakProblems,
+  type PriceBreak,
+} from '@storefront/formats';
 
 export interface CatalogFile {
   products: CatalogProduct[];
@@ -24,6 +30,8 @@ export interface CatalogSize {
   pricePence: number;
   /** Units on hand; undefined means not stock-limited. */
   stock?: number;
+  /** Quantity price breaks; undefined keeps a stored size's breaks (a new size has none). */
+  priceBreaks?: PriceBreak[];
 }
 
 const SIZE = /^[A-Za-z0-9.]+$/;
@@ -100,10 +108,20 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
       ) {
         problems.push(`${sat}.stock must be an integer from 0 to 1000000 when present`);
       }
+      const breakProblems = s.priceBreaks === undefined ? [] : priceBreakProblems(s.priceBreaks, `${sat}.priceBreaks`);
+      problems.push(...breakProblems);
       sizes.push({
         size: s.size as string,
         pricePence,
         ...(s.stock === undefined ? {} : { stock: s.stock as number }),
+        ...(s.priceBreaks === undefined || breakProblems.length > 0
+          ? {}
+          : {
+              priceBreaks: (s.priceBreaks as PriceBreak[]).map(({ minQuantity, percentOff }) => ({
+                minQuantity,
+                percentOff,
+              })),
+            }),
       });
     });
     products.push({

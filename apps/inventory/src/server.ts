@@ -227,6 +227,7 @@ function toProductMessage(product: CatalogProduct): inventory.Product {
       size: size.size,
       sku: size.sku,
       pricePence: size.pricePence,
+      priceBreaks: size.priceBreaks,
       stockLimited: size.stockLimited,
       inStock: size.inStock,
       ...(size.currentBatch ? { currentBatch: size.currentBatch } : {}),

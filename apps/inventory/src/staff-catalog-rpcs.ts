@@ -15,6 +15,7 @@ type StaffCatalogRpcs = Pick<
   | 'restockSku'
   | 'setSkuUnlimited'
   | 'setSkuPrice'
+  | 'setSkuPriceBreaks'
   | 'removeProduct'
   | 'previewCatalogImport'
   | 'applyCatalogImport'
@@ -45,6 +46,9 @@ export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): 
     setSkuPrice: async ({ sku, pricePence }, context) => ({
       sku: toStaffSku(await admin.setPrice(sku, pricePence, staffOf(context))),
     }),
+    setSkuPriceBreaks: async ({ sku, priceBreaks }, context) => ({
+      sku: toStaffSku(await admin.setPriceBreaks(sku, priceBreaks, staffOf(context))),
+    }),
     removeProduct: async ({ productId }, context) => {
       const removed = await admin.removeProduct(productId, staffOf(context));
       return { productId: removed.id, skus: removed.skus };
@@ -63,6 +67,7 @@ function toStaffSku(level: SkuStock): inventory.StaffSku {
     sku: level.sku,
     size: level.size,
     pricePence: level.pricePence,
+    priceBreaks: level.priceBreaks,
     unlimited: level.unlimited,
     onHand: level.onHand,
     held: level.reserved,

@@ -21,9 +21,33 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
     // Imported stock is legacy stock, without batch information: no size names a current batch.
     const noBatch = { currentBatch: undefined };
     expect(products[0]!.sizes).to.deep.equal([
-      { size: '5mg', sku: 'alpha-5mg', pricePence: 2499, stockLimited: true, inStock: true, ...noBatch },
-      { size: '10mg', sku: 'alpha-10mg', pricePence: 3999, stockLimited: true, inStock: false, ...noBatch },
-      { size: '20mg', sku: 'alpha-20mg', pricePence: 5950, stockLimited: false, inStock: true, ...noBatch },
+      {
+        size: '5mg',
+        sku: 'alpha-5mg',
+        pricePence: 2499,
+        priceBreaks: [],
+        stockLimited: true,
+        inStock: true,
+        ...noBatch,
+      },
+      {
+        size: '10mg',
+        sku: 'alpha-10mg',
+        pricePence: 3999,
+        priceBreaks: [],
+        stockLimited: true,
+        inStock: false,
+        ...noBatch,
+      },
+      {
+        size: '20mg',
+        sku: 'alpha-20mg',
+        pricePence: 5950,
+        priceBreaks: [],
+        stockLimited: false,
+        inStock: true,
+        ...noBatch,
+      },
     ]);
   });
 
@@ -119,16 +143,25 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
             name: 'Alpha',
             description: 'Test peptide A',
             sizes: [
-              { size: '5mg', sku: 'alpha-5mg', pricePence: 2499, stockLimited: true, inStock: true },
-              { size: '10mg', sku: 'alpha-10mg', pricePence: 3999, stockLimited: true, inStock: true },
-              { size: '20mg', sku: 'alpha-20mg', pricePence: 5950, stockLimited: false, inStock: true },
+              { size: '5mg', sku: 'alpha-5mg', pricePence: 2499, priceBreaks: [], stockLimited: true, inStock: true },
+              { size: '10mg', sku: 'alpha-10mg', pricePence: 3999, priceBreaks: [], stockLimited: true, inStock: true },
+              {
+                size: '20mg',
+                sku: 'alpha-20mg',
+                pricePence: 5950,
+                priceBreaks: [],
+                stockLimited: false,
+                inStock: true,
+              },
             ],
           },
           {
             id: 'beta',
             name: 'Beta',
             description: 'Test peptide B',
-            sizes: [{ size: '1mg', sku: 'beta-1mg', pricePence: 999, stockLimited: true, inStock: true }],
+            sizes: [
+              { size: '1mg', sku: 'beta-1mg', pricePence: 999, priceBreaks: [], stockLimited: true, inStock: true },
+            ],
           },
         ],
       });

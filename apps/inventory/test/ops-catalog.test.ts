@@ -57,6 +57,40 @@ describe('inventory: ops commands and the staff audit log', () => {
     ]);
   });
 
+  it('replaces price breaks as typed pairs, and removes them with none; refuses text or breaks out of range', async () => {
+    expect(await ops('set-price-breaks', 'beta-1mg', '3:5,5:10')).to.deep.include({
+      code: 0,
+      json: {
+        success: true,
+        priceBreaks: {
+          sku: 'beta-1mg',
+          priceBreaks: [
+            { minQuantity: 3, percentOff: 5 },
+            { minQuantity: 5, percentOff: 10 },
+          ],
+        },
+      },
+    });
+    expect((await ops('set-price-breaks', 'beta-1mg', 'three')).code).to.equal(65);
+    const outOfRange = await ops('set-price-breaks', 'beta-1mg', '3:95');
+    expect(outOfRange.code).to.equal(65);
+    expect(JSON.stringify(outOfRange.json)).to.include(
+      'price_breaks[0].percentOff must be a whole percent from 1 to 90',
+    );
+    expect((await ops('set-price-breaks', 'beta-1mg', 'none')).json).to.deep.include({
+      priceBreaks: { sku: 'beta-1mg', priceBreaks: [] },
+    });
+    expect((await audit('beta-1mg')).map((action) => action.after)).to.deep.equal([
+      { priceBreaks: [] },
+      {
+        priceBreaks: [
+          { minQuantity: 3, percentOff: 5 },
+          { minQuantity: 5, percentOff: 10 },
+        ],
+      },
+    ]);
+  });
+
   it('records an import as the operator, and a refused command records nothing', async () => {
     const file = path.join(h.stores.dataDir, 'catalog.json');
     fs.writeFileSync(file, JSON.stringify(TEST_CATALOG));

@@ -29,9 +29,36 @@ describe('inventory: the console catalog', () => {
     expect(products.map((product) => product.id)).to.deep.equal(['alpha', 'beta']);
     expect(products[0]).to.deep.include({ name: 'Alpha', description: 'Test peptide A' });
     expect(products[0]!.sizes).to.deep.equal([
-      { sku: 'alpha-5mg', size: '5mg', pricePence: 2499, unlimited: false, onHand: 50, held: 0, available: 50 },
-      { sku: 'alpha-10mg', size: '10mg', pricePence: 3999, unlimited: false, onHand: 3, held: 2, available: 1 },
-      { sku: 'alpha-20mg', size: '20mg', pricePence: 5950, unlimited: true, onHand: 0, held: 0, available: 0 },
+      {
+        sku: 'alpha-5mg',
+        size: '5mg',
+        pricePence: 2499,
+        priceBreaks: [],
+        unlimited: false,
+        onHand: 50,
+        held: 0,
+        available: 50,
+      },
+      {
+        sku: 'alpha-10mg',
+        size: '10mg',
+        pricePence: 3999,
+        priceBreaks: [],
+        unlimited: false,
+        onHand: 3,
+        held: 2,
+        available: 1,
+      },
+      {
+        sku: 'alpha-20mg',
+        size: '20mg',
+        pricePence: 5950,
+        priceBreaks: [],
+        unlimited: true,
+        onHand: 0,
+        held: 0,
+        available: 0,
+      },
     ]);
   });
 

@@ -11,8 +11,7 @@ import { randomInt } from 'node:crypto';
  */
 export const ORDER_REFERENCE_MAX_LENGTH = 90;
 
-/** Units of one SKU on one order line. */
-export const LINE_QUANTITY_MAX = 99;
+export { LINE_QUANTITY_MAX } from './quantities';
 
 /**
  * The largest order total a create-checkout request may state, in pounds. Far above any real
@@ -194,3 +193,4 @@ export function normalisedEmail(raw: string): string | undefined {
 
 export * from './buyer-confirmation';
 export * from './vat';
+export * from './price-breaks';

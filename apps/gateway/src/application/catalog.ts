@@ -8,7 +8,14 @@
  * is down the last copy of its part is still served. Only a gateway that never had both answers 503.
  */
 import { AppError } from '@storefront/errors';
-import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
+import {
+  BREAK_PERCENT_MAX,
+  BREAK_PERCENT_MIN,
+  BREAK_QUANTITY_MIN,
+  DEFAULT_MERCHANT_CODE,
+  LINE_QUANTITY_MAX,
+  PRICE_BREAKS_MAX,
+} from '@storefront/formats';
 import type { checkout, inventory } from '@storefront/proto';
 import type { Logger } from '@storefront/logging';
 import type { GatewayContext } from '../context';
@@ -18,12 +25,42 @@ import { batchSummaryView, CatalogBatch } from './certificates';
 
 const gbp = (description: string) => Type.Number({ minimum: 0, description: `${description} (GBP, 2 decimal places)` });
 
+/** A size's quantity price breaks, as products.json and the admin API state them. */
+export const PriceBreaks = Type.Array(
+  component(
+    'PriceBreak',
+    Type.Object(
+      {
+        minQuantity: Type.Integer({
+          minimum: BREAK_QUANTITY_MIN,
+          maximum: LINE_QUANTITY_MAX,
+          description: 'Units of this size in one order from which the break applies',
+        }),
+        percentOff: Type.Integer({
+          minimum: BREAK_PERCENT_MIN,
+          maximum: BREAK_PERCENT_MAX,
+          description: 'Whole percent off `price` for every unit',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  {
+    maxItems: PRICE_BREAKS_MAX,
+    description:
+      'Quantity price breaks by increasing minQuantity and percentOff, empty when none: the largest one a line ' +
+      'reaches sets its unit price to the list price less percentOff, rounded half up to the penny per unit (never ' +
+      'below 1p); checkout prices every order so',
+  },
+);
+
 export const CatalogSize = component(
   'CatalogSize',
   Type.Object({
     size: Type.String({ description: 'e.g. 5mg' }),
     sku: Type.String({ description: '`<product id>-<size>`, the key of the stock map' }),
     price: gbp('Unit price'),
+    priceBreaks: PriceBreaks,
     stockLimited: Type.Boolean({ description: 'Whether the SKU appears in GET /api/stock' }),
     inStock: Type.Boolean({ description: 'False only for a stock-limited SKU with no units available' }),
     batch: Type.Union([CatalogBatch, Type.Null()], {
@@ -81,6 +118,10 @@ export const CatalogDocument = component(
                 size: '5mg',
                 sku: 'bpc-157-5mg',
                 price: 24.99,
+                priceBreaks: [
+                  { minQuantity: 3, percentOff: 5 },
+                  { minQuantity: 5, percentOff: 10 },
+                ],
                 stockLimited: true,
                 inStock: true,
                 batch: {
@@ -90,7 +131,15 @@ export const CatalogDocument = component(
                   certificateUrl: 'https://shop.example/certificates/BPC5-A001.pdf',
                 },
               },
-              { size: '10mg', sku: 'bpc-157-10mg', price: 39.99, stockLimited: true, inStock: false, batch: null },
+              {
+                size: '10mg',
+                sku: 'bpc-157-10mg',
+                price: 39.99,
+                priceBreaks: [],
+                stockLimited: true,
+                inStock: false,
+                batch: null,
+              },
             ],
           },
         ],
@@ -112,6 +161,7 @@ export function catalogProductView(product: inventory.Product, publicBaseUrl: st
       size: size.size,
       sku: size.sku,
       price: penceToPounds(size.pricePence),
+      priceBreaks: size.priceBreaks.map(({ minQuantity, percentOff }) => ({ minQuantity, percentOff })),
       stockLimited: size.stockLimited,
       inStock: size.inStock,
       batch: size.currentBatch ? batchSummaryView(size.currentBatch, publicBaseUrl) : null,

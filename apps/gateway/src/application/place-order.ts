@@ -92,8 +92,9 @@ export const CreateCheckoutRequest = component(
     },
     {
       description:
-        'A basket priced by the server. `amount` must equal the server total to the penny: goods, ' +
-        'minus the promo discount ' +
+        'A basket priced by the server. `amount` must equal the server total to the penny: goods (each ' +
+        "line's unit price after the largest of its size's `priceBreaks` the quantity reaches, rounded half up " +
+        'per unit), minus the promo discount ' +
         '(rounded half up), plus the shipping fee when goods after discount are under the ' +
         'free-shipping threshold, both as ' +
         '/products.json publishes them in `shipping`. `checkout_reference` is the ' +

@@ -13,7 +13,7 @@ import { notFoundPage } from '../kit/page-errors';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { heldWords } from '../application/held-stock';
 import { findSku, orderable, sizeStockWords, unitsLeft, type ShopView } from '../application/shop';
-import { formatPence } from '../kit/money';
+import { formatPence, formatPriceBreaks } from '../kit/money';
 import { dispatchNote } from '../kit/dispatch-note';
 import { certificatePagePath, certificatePdfPath, formatPurity } from '../application/certificates';
 
@@ -30,7 +30,7 @@ export function productPage(
     const words = sizeStockWords(unitsLeft(size, shop.stock), heldWords(shop.held.get(size.sku), now));
     const id = `size-${index}`;
     return html`<div class="choice" id="size-${size.sku}"><input type="radio" name="sku" id="${id}" value="${size.sku}"${closed ? html` disabled` : ''}${index === firstOrderable ? html` checked` : ''}>
-<label for="${id}">${size.size}, ${formatPence(size.pricePence)}${words ? html`, <span${closed ? html` class="soldout"` : ''}>${words}</span>` : ''}</label></div>`;
+<label for="${id}">${size.size}, ${formatPence(size.pricePence)}${size.priceBreaks.length > 0 ? ` (${formatPriceBreaks(size.priceBreaks)})` : ''}${words ? html`, <span${closed ? html` class="soldout"` : ''}>${words}</span>` : ''}</label></div>`;
   });
   return {
     title: product.name,

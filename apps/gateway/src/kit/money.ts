@@ -22,6 +22,11 @@ export function formatDiscount(pence: number): string {
   return pence > 0 ? `−${formatPence(pence)}` : formatPence(0);
 }
 
+/** A size's quantity price breaks as the pages and the console show them: "3+ 5% off, 5+ 10% off" (none: empty). */
+export function formatPriceBreaks(breaks: ReadonlyArray<{ minQuantity: number; percentOff: number }>): string {
+  return breaks.map(({ minQuantity, percentOff }) => `${minQuantity}+ ${percentOff}% off`).join(', ');
+}
+
 export const basisPointsToFraction = (basisPoints: number): number => basisPoints / BASIS_POINTS_PER_WHOLE;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The receipt of a paid order (decision 1292): `/orders/{reference}/receipt` (HTML, Markdown to `Accept:
  * text/markdown`) and `…/receipt.pdf`, for whoever may read the order page, read the same way. An order without a
- * receipt number (never paid) has none: 404. With the seller's VAT number it is a VAT receipt: each line's rate, and
+ * receipt number (never paid) has none: 404. Each line shows the unit price charged, after its price break. With the seller's VAT number it is a VAT receipt: each line's rate, and
  * net, VAT and gross per rate from the lines' rates (vatBreakdown, decision 1291); over £250 a full VAT invoice, with
  * the buyer's name and delivery address where the reader may see them. Without it, it says the seller is not
  * registered for VAT and shows no VAT. The HTML and the PDF are drawn from the same rows.
@@ -65,9 +65,11 @@ export function receiptOf(
     const found = findSku(catalog, sku);
     return found ? `${found.product.name} ${found.size.size}` : sku;
   };
+  // The unit price is the one charged: after the size's price break for the quantity (decision 1302).
   const items = order.items.map((line) => [
     itemName(line.sku),
     String(line.quantity),
+    formatPence(line.unitPricePence),
     ...(registered ? [ratePercent(line.vatRateBasisPoints)] : []),
     formatPence(line.unitPricePence * line.quantity),
   ]);
@@ -95,7 +97,13 @@ export function receiptOf(
       invoice && delivery
         ? [delivery.name, delivery.line1, ...(delivery.line2 ? [delivery.line2] : []), delivery.city, delivery.postcode]
         : undefined,
-    itemColumns: ['Item', 'Quantity', ...(registered ? ['VAT rate'] : []), registered ? 'Amount incl. VAT' : 'Amount'],
+    itemColumns: [
+      'Item',
+      'Quantity',
+      'Unit price',
+      ...(registered ? ['VAT rate'] : []),
+      registered ? 'Amount incl. VAT' : 'Amount',
+    ],
     items,
     totals: [
       ['Goods', formatPence(order.goodsPence)],
@@ -155,7 +163,7 @@ export function receiptPdf(receipt: Receipt, issuedAt: Date): Promise<Buffer> {
   const blocks: Block[] = [{ kind: 'facts', rows: receipt.facts }];
   if (receipt.buyer)
     blocks.push({ kind: 'heading', text: 'Buyer' }, { kind: 'paragraph', text: receipt.buyer.join('\n') });
-  const itemWidths = receipt.itemColumns.length === 4 ? [0.5, 0.12, 0.13, 0.25] : [0.6, 0.15, 0.25];
+  const itemWidths = receipt.itemColumns.length === 5 ? [0.38, 0.12, 0.16, 0.12, 0.22] : [0.48, 0.12, 0.18, 0.22];
   blocks.push(
     { kind: 'heading', text: 'Items' },
     {

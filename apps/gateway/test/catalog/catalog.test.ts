@@ -16,6 +16,7 @@ interface CatalogDocument {
       size: string;
       sku: string;
       price: number;
+      priceBreaks: Array<{ minQuantity: number; percentOff: number }>;
       stockLimited: boolean;
       inStock: boolean;
       batch: { number: string; purity: number; testedOn: string; certificateUrl: string | null } | null;
@@ -65,7 +66,14 @@ describe('gateway: GET /products.json', () => {
     const bpc = res.body.products.find((p) => p.id === 'bpc-157')!;
     expect(bpc).to.include({ name: 'BPC-157' });
     const { batch, ...size } = bpc.sizes[0]!;
-    expect(size).to.deep.equal({ size: '5mg', sku: 'bpc-157-5mg', price: 24.99, stockLimited: true, inStock: true });
+    expect(size).to.deep.equal({
+      size: '5mg',
+      sku: 'bpc-157-5mg',
+      price: 24.99,
+      priceBreaks: [],
+      stockLimited: true,
+      inStock: true,
+    });
     // The demo's batch of that size with the earliest retest date is sold first.
     expect(batch).to.deep.include({
       number: 'BPC5-A001',
@@ -75,6 +83,14 @@ describe('gateway: GET /products.json', () => {
     expect(batch!.testedOn).to.match(/^\d{4}-\d{2}-\d{2}$/);
     expect(sizeOf(res.body, 'ghk-cu-50mg')).to.include({ stockLimited: false, inStock: true });
     expect(sizeOf(res.body, 'ipamorelin-10mg')).to.include({ stockLimited: true, inStock: false });
+    // The demo's water is cheaper by the box: its quantity price breaks, which its product page states too.
+    expect((await stack.client().get<string>('/products/bacteriostatic-water')).text).to.include(
+      '10ml, £4.95 (3+ 5% off, 5+ 10% off)</label>',
+    );
+    expect(sizeOf(res.body, 'bacteriostatic-water-10ml')!.priceBreaks).to.deep.equal([
+      { minQuantity: 3, percentOff: 5 },
+      { minQuantity: 5, percentOff: 10 },
+    ]);
   });
 
   it("publishes checkout's pricing policy as the shipping block, in GBP", async () => {

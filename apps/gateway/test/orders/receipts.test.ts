@@ -131,8 +131,8 @@ describe('gateway: receipts of paid orders', () => {
         .and.include(`Order number ${orderNumber}`)
         .and.include(`Date of supply`)
         .and.include(supplied)
-        .and.include('Standard kit 10mg 1 20 % £30.00')
-        .and.include('Reduced kit 5mg 1 5 % £20.00')
+        .and.include('Standard kit 10mg 1 £30.00 20 % £30.00')
+        .and.include('Reduced kit 5mg 1 £20.00 5 % £20.00')
         .and.include('20 % £29.12 £5.83 £34.95')
         .and.include('5 % £19.05 £0.95 £20.00')
         .and.include('Total £48.17 £6.78 £54.95')
@@ -163,8 +163,8 @@ describe('gateway: receipts of paid orders', () => {
         .and.include('VAT number: GB123456789')
         .and.include(`Receipt number: ${receiptNumber}`)
         .and.include(`Date of supply: `)
-        .and.include('Standard kit 10mg 1 20 % £30.00')
-        .and.include('Reduced kit 5mg 1 5 % £20.00')
+        .and.include('Standard kit 10mg 1 £30.00 20 % £30.00')
+        .and.include('Reduced kit 5mg 1 £20.00 5 % £20.00')
         .and.include('20 % £29.12 £5.83 £34.95')
         .and.include('5 % £19.05 £0.95 £20.00')
         .and.include('Total £48.17 £6.78 £54.95');
@@ -231,7 +231,7 @@ describe('gateway: receipts of paid orders', () => {
       expect(text)
         .to.include(`Receipt ${receiptNumber}`)
         .and.include('The seller is not registered for VAT.')
-        .and.include('Standard kit 10mg 1 £30.00')
+        .and.include('Standard kit 10mg 1 £30.00 £30.00')
         .and.include('Total paid £54.95');
       expect(text).to.not.match(/VAT (receipt|invoice|number|by rate)|Total VAT|20 %/);
       const read = await receiptPdf(stack, owner, reference);

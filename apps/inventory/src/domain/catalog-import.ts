@@ -1,6 +1,7 @@
 /**
  * A catalog import in two steps: the preview says what a catalog file would change (products and sizes added, ones the
- * file leaves out but the import keeps, price, name and description changes, unlimited sizes the file starts counting)
+ * file leaves out but the import keeps, price, price break, name and description changes, unlimited sizes the file
+ * starts counting)
  * without writing, and carries a digest of the file and of the catalog it was compared with. Applying takes the file
  * again with that digest, so what is written is exactly what was previewed: every change to the catalog moves its
  * revision, and a digest from before the change no longer matches (409 `catalog_changed`).
@@ -10,7 +11,9 @@ import type { StaffIdentity } from '@storefront/caller-token';
 import type { Knex } from '@storefront/db';
 import { conflict, invalidArgument } from '@storefront/errors';
 import { recordStaffAction } from '@storefront/staff-audit';
+import type { PriceBreak } from '@storefront/formats';
 import { parseCatalogFile, skuOf, type CatalogFile } from '../catalog-file';
+import { breaksOfRow, storedBreaks } from './price-breaks';
 import { newCatalogRevision, type ImportProgress, type InventoryStore } from '../stores/catalog';
 
 /** Well above a catalog of thousands of products, well below a gRPC message. */
@@ -39,6 +42,8 @@ export interface ImportPreview {
   descriptionChanges: string[];
   /** Unlimited sizes the file gives a stock: counted from now on. */
   countingStarted: ImportAddition[];
+  /** Sizes in the catalog whose breaks the file replaces with different ones. */
+  priceBreakChanges: Array<{ sku: string; before: PriceBreak[]; after: PriceBreak[] }>;
 }
 
 /** A catalog file's text, checked: JSON first, then every rule of the file format. */
@@ -63,8 +68,8 @@ export function parseCatalogText(text: string): CatalogFile {
 
 interface StoredCatalog {
   products: Map<string, { name: string; description: string }>;
-  /** SKU -> its product, price and whether its units are counted. */
-  sizes: Map<string, { productId: string; pricePence: number; counted: boolean }>;
+  /** SKU -> its product, price, price breaks and whether its units are counted. */
+  sizes: Map<string, { productId: string; pricePence: number; priceBreaks: PriceBreak[]; counted: boolean }>;
 }
 
 export function catalogDigest(revision: string, catalog: CatalogFile): string {
@@ -84,6 +89,7 @@ export function diffCatalog(stored: StoredCatalog, file: CatalogFile): Omit<Impo
     nameChanges: [],
     descriptionChanges: [],
     countingStarted: [],
+    priceBreakChanges: [],
   };
   const inFile = new Set<string>();
   for (const product of file.products) {
@@ -114,6 +120,9 @@ export function diffCatalog(stored: StoredCatalog, file: CatalogFile): Omit<Impo
       }
       if (storedSize.pricePence !== size.pricePence)
         preview.priceChanges.push({ sku, beforePence: storedSize.pricePence, afterPence: size.pricePence });
+      // A size without breaks in the file keeps its own (decision 1303).
+      if (size.priceBreaks && storedBreaks(size.priceBreaks) !== storedBreaks(storedSize.priceBreaks))
+        preview.priceBreakChanges.push({ sku, before: storedSize.priceBreaks, after: size.priceBreaks });
       // Stock is written only where there is none: an unlimited size starts counting, a counted one keeps its count.
       if (!storedSize.counted && size.stock !== undefined) preview.countingStarted.push(addition);
     }
@@ -188,6 +197,7 @@ export class CatalogImporter {
             nameChanges: firstOf(applied.nameChanges),
             descriptionChanges: firstOf(applied.descriptionChanges),
             countingStarted: firstOf(applied.countingStarted.map((size) => size.sku)),
+            priceBreakChanges: firstOf(applied.priceBreakChanges),
           },
         },
         this.now(),
@@ -201,7 +211,7 @@ export class CatalogImporter {
     const products = await trx('products').select('id', 'name', 'description');
     const sizes = await trx('product_sizes as s')
       .leftJoin('stock as st', 'st.sku', 's.sku')
-      .select('s.sku', 's.product_id', 's.price_pence', 'st.on_hand');
+      .select('s.sku', 's.product_id', 's.price_pence', 's.price_breaks', 'st.on_hand');
     const stored: StoredCatalog = {
       products: new Map(
         products.map((row) => [row.id as string, { name: row.name as string, description: row.description as string }]),
@@ -209,7 +219,12 @@ export class CatalogImporter {
       sizes: new Map(
         sizes.map((row) => [
           row.sku as string,
-          { productId: row.product_id as string, pricePence: Number(row.price_pence), counted: row.on_hand !== null },
+          {
+            productId: row.product_id as string,
+            pricePence: Number(row.price_pence),
+            priceBreaks: breaksOfRow(row.price_breaks),
+            counted: row.on_hand !== null,
+          },
         ]),
       ),
     };

@@ -1,10 +1,13 @@
 /** The catalog as the shop sells from it: products, their sizes, prices and whether they are in stock. */
 import type { Line } from './lines';
+import type { PriceBreak } from '@storefront/formats';
 
 export interface CatalogSize {
   size: string;
   sku: string;
   pricePence: number;
+  /** Quantity price breaks by increasing minQuantity; empty when none. */
+  priceBreaks: PriceBreak[];
   stockLimited: boolean;
   /** Not stock-limited, or at least one unit available. */
   inStock: boolean;
@@ -36,6 +39,7 @@ export interface Catalog {
 }
 
 export interface PricedLine extends Line {
+  /** The list price after the largest price break the line's quantity reaches. */
   unitPricePence: number;
   productName: string;
   size: string;

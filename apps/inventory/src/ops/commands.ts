@@ -1,6 +1,6 @@
 /**
  * Inventory's ops commands (dist/ops.js in the image, see main.ts): migrations, catalog import, stock
- * counts and deliveries, unlimited sizes, prices, removing a product, and batches (batch-commands.ts).
+ * counts and deliveries, unlimited sizes, prices and price breaks, removing a product, and batches (batch-commands.ts).
  * They work on inventory's own store only, through the same operations as the console, each
  * recorded in the staff audit log under the operator's name.
  */
@@ -18,7 +18,8 @@ import { auditExportCommand, opsActor } from '@storefront/staff-audit';
 import { runCatalogImport } from '../cli/import-catalog';
 import { migrations } from '../migrations';
 import { ReservationStore } from '../stores/reservations';
-import { PRICE_PENCE_MAX } from '@storefront/formats';
+import { invalidArgument } from '@storefront/errors';
+import { PRICE_PENCE_MAX, parsePriceBreakPairs, priceBreakPairs } from '@storefront/formats';
 import { StockAdmin, parseUnits, type SkuStock } from '../stores/stock-admin';
 import type { Knex } from '@storefront/db';
 import type { EnvReader } from '@storefront/config';
@@ -121,6 +122,24 @@ const commands: OpsCommand[] = [
       return {
         text: `${level.sku}: ${level.pricePence} pence`,
         data: { price: { sku: level.sku, pricePence: level.pricePence } },
+      };
+    },
+  },
+  {
+    name: 'set-price-breaks',
+    args: ['<sku>', '<units:percent,…|none>'],
+    summary: 'replace the quantity price breaks of a SKU, e.g. 3:5,5:10 (3+ at 5 % off, 5+ at 10 %); none removes them',
+    async run({ args: [sku, text], env, actor }) {
+      const breaks = text === 'none' ? [] : parsePriceBreakPairs(text!);
+      if (!breaks)
+        throw invalidArgument(
+          'breaks must be units:percent pairs separated by commas, such as 3:5,5:10, or none',
+          'invalid_price_breaks',
+        );
+      const level = await withAdmin(env, (admin) => admin.setPriceBreaks(sku!, breaks, opsActor(actor)));
+      return {
+        text: `${level.sku}: ${priceBreakPairs(level.priceBreaks) || 'no price breaks'}`,
+        data: { priceBreaks: { sku: level.sku, priceBreaks: level.priceBreaks } },
       };
     },
   },

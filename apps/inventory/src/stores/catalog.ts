@@ -1,9 +1,11 @@
 /** Inventory's catalog and stock tables. Nothing outside this service reads them. */
 import { randomUUID } from 'node:crypto';
 import { forUpdate, preparedRead, type Knex, type PreparedRead } from '@storefront/db';
-import { skuOf, type CatalogFile } from '../catalog-file';
+import { skuOf, type CatalogFile, type CatalogSize as FileSize } from '../catalog-file';
 import { unknownSkus, type Line } from '../domain/lines';
 import type { BatchSummary, Catalog, CatalogProduct, PricedLine } from '../domain/catalog';
+import { unitPriceAfterBreaks } from '@storefront/formats';
+import { breaksOfRow, storedBreaks } from '../domain/price-breaks';
 import { firstExpiryFirst } from '../domain/batch';
 import { coalesced } from '@storefront/coalesce';
 import { BatchStock, isStale, sellableNow, shelfBatchOf } from './batch-stock';
@@ -61,7 +63,17 @@ export class InventoryStore {
         .join('product_sizes as s', 's.product_id', 'p.id')
         .leftJoin('stock as st', 'st.sku', 's.sku')
         .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
-        .select('p.id', 'p.name', 'p.description', 's.size', 's.sku', 's.price_pence', 'st.on_hand', 'st.reserved');
+        .select(
+          'p.id',
+          'p.name',
+          'p.description',
+          's.size',
+          's.sku',
+          's.price_pence',
+          's.price_breaks',
+          'st.on_hand',
+          'st.reserved',
+        );
       const products: CatalogProduct[] = [];
       for (const row of rows) {
         let product = products.at(-1);
@@ -75,6 +87,7 @@ export class InventoryStore {
           size: row.size,
           sku: row.sku,
           pricePence: Number(row.price_pence),
+          priceBreaks: breaksOfRow(row.price_breaks),
           stockLimited,
           inStock: !stockLimited || Number(row.on_hand) - Number(row.reserved) > 0,
           ...(currentBatch ? { currentBatch } : {}),
@@ -184,7 +197,10 @@ export class InventoryStore {
     return { version: version!, at: Number(at), value: row.value };
   }
 
-  /** Unit prices and stock on hand for normalised lines; any unknown SKU fails the whole quote. */
+  /**
+   * Unit prices after each size's price breaks and stock on hand for normalised lines (one line
+   * per SKU); any unknown SKU fails the whole quote.
+   */
   async quote(lines: Line[]): Promise<PricedLine[]> {
     const read = () =>
       this.db('product_sizes as s')
@@ -194,7 +210,16 @@ export class InventoryStore {
           's.sku',
           lines.map((line) => line.sku),
         )
-        .select('s.sku', 's.size', 's.price_pence', 'p.name', 'p.vat_rate_basis_points', 'st.on_hand', 'st.recount_at');
+        .select(
+          's.sku',
+          's.size',
+          's.price_pence',
+          's.price_breaks',
+          'p.name',
+          'p.vat_rate_basis_points',
+          'st.on_hand',
+          'st.recount_at',
+        );
     let rows = await read();
     const stale = rows.filter((row) => isStale(row.recount_at, this.now())).map((row) => row.sku as string);
     if (stale.length > 0) {
@@ -209,7 +234,7 @@ export class InventoryStore {
       const onHand = row.on_hand === null ? undefined : Number(row.on_hand);
       return {
         ...line,
-        unitPricePence: Number(row.price_pence),
+        unitPricePence: unitPriceAfterBreaks(Number(row.price_pence), line.quantity, breaksOfRow(row.price_breaks)),
         productName: row.name,
         size: row.size,
         vatRateBasisPoints: Number(row.vat_rate_basis_points),
@@ -264,11 +289,13 @@ export class InventoryStore {
               product_id: product.id,
               size: size.size,
               price_pence: size.pricePence,
+              price_breaks: storedBreaks(size.priceBreaks ?? []),
               position,
             })),
           )
           .onConflict('sku')
           .merge(['price_pence', 'position']);
+        await this.writeBreaks(trx, rows);
         await this.startCounting(
           trx,
           rows.filter(({ size }) => size.stock !== undefined).map(({ sku, size }) => ({ sku, units: size.stock! })),
@@ -276,6 +303,17 @@ export class InventoryStore {
       }
       onProgress?.(start + batch.length, total);
     }
+  }
+
+  /** The breaks of the sizes whose file entry gives them, one update per distinct list. */
+  private async writeBreaks(trx: Knex.Transaction, rows: Array<{ sku: string; size: FileSize }>): Promise<void> {
+    const skusOf = new Map<string, string[]>();
+    for (const { sku, size } of rows) {
+      if (size.priceBreaks === undefined) continue;
+      const value = storedBreaks(size.priceBreaks);
+      skusOf.set(value, [...(skusOf.get(value) ?? []), sku]);
+    }
+    for (const [value, skus] of skusOf) await trx('product_sizes').whereIn('sku', skus).update({ price_breaks: value });
   }
 
   /**

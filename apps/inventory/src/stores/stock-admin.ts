@@ -1,6 +1,6 @@
 /**
  * What the shop's owner changes by hand, from the console or the ops command line: a SKU's units
- * on hand (counted, a delivery added, or no longer counted), its price, and products taken out of
+ * on hand (counted, a delivery added, or no longer counted), its price and price breaks, and products taken out of
  * the catalog. Every change is one transaction that also records who made it in the staff audit
  * log, and is safe against reservations running at the same time on any replica. Units counted or
  * delivered here come without batch information: they are the size's legacy batch (batch-stock.ts).
@@ -14,12 +14,15 @@ import { recordStaffAction } from '@storefront/staff-audit';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
 import { counting, type BatchStock } from './batch-stock';
+import type { PriceBreak } from '@storefront/formats';
+import { breaksOfRow, checkPriceBreaks, storedBreaks } from '../domain/price-breaks';
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {
   sku: string;
   size: string;
   pricePence: number;
+  priceBreaks: PriceBreak[];
   /** Not counted: always available, and onHand, reserved and available are 0. */
   unlimited: boolean;
   onHand: number;
@@ -236,6 +239,30 @@ export class StockAdmin {
     });
   }
 
+  /** A size's quantity price breaks, replacing the ones it had, from the next quote on. */
+  async setPriceBreaks(sku: string, breaks: unknown, staff: StaffIdentity): Promise<SkuStock> {
+    const priceBreaks = checkPriceBreaks(breaks);
+    return this.db.transaction(async (trx) => {
+      const before = await this.level(trx, sku, { lock: true });
+      await trx('product_sizes')
+        .where({ sku })
+        .update({ price_breaks: storedBreaks(priceBreaks) });
+      await newCatalogRevision(trx);
+      await recordStaffAction(
+        trx,
+        staff,
+        {
+          action: 'price_breaks_changed',
+          subject: sku,
+          before: { priceBreaks: before.priceBreaks },
+          after: { priceBreaks },
+        },
+        this.now(),
+      );
+      return { ...before, priceBreaks };
+    });
+  }
+
   /**
    * Removes a product with its sizes and their stock, refused while open orders hold any of
    * its SKUs. Lapsed holds do not count: those on stock are released first, as Reserve does.
@@ -280,7 +307,7 @@ export class StockAdmin {
   private sizes(db: Knex | Knex.Transaction) {
     return db('product_sizes as s')
       .leftJoin('stock as st', 'st.sku', 's.sku')
-      .select('s.sku', 's.size', 's.price_pence', 'st.on_hand', 'st.reserved');
+      .select('s.sku', 's.size', 's.price_pence', 's.price_breaks', 'st.on_hand', 'st.reserved');
   }
 
   /**
@@ -288,7 +315,7 @@ export class StockAdmin {
    * has made its count stale); an unknown SKU is a 404.
    */
   private async level(trx: Knex.Transaction, sku: string, { lock = false } = {}): Promise<SkuStock> {
-    const size = await trx('product_sizes').where({ sku }).first('sku', 'size', 'price_pence');
+    const size = await trx('product_sizes').where({ sku }).first('sku', 'size', 'price_pence', 'price_breaks');
     if (!size) throw notFound(`no product size has SKU "${sku}"`, 'sku_not_found');
     const stock = lock
       ? await this.stock.lockCount(trx, sku)
@@ -301,6 +328,7 @@ function toSkuStock(row: {
   sku: string;
   size: string;
   price_pence: unknown;
+  price_breaks: unknown;
   on_hand: unknown;
   reserved: unknown;
 }): SkuStock {
@@ -311,6 +339,7 @@ function toSkuStock(row: {
     sku: row.sku,
     size: row.size,
     pricePence: Number(row.price_pence),
+    priceBreaks: breaksOfRow(row.price_breaks),
     unlimited,
     onHand,
     reserved,

@@ -1,6 +1,6 @@
 /**
  * The admin API's catalog: every product with its stock for any staff member; stock counts, deliveries, unlimited
- * sizes, prices, product removal and the catalog import (preview, then apply with the preview's digest) for owners,
+ * sizes, prices and price breaks, product removal and the catalog import (preview, then apply with the preview's digest) for owners,
  * as inventory decides. The `svc_staff` session first, then the body.
  */
 import type { RequestHandler } from 'express';
@@ -14,6 +14,7 @@ import type { Parameter } from '../../kit/validator';
 import { STAFF_ONLY, staffFirst, staffRefusals } from '../staff-api';
 import { previewView, type StaffCatalog } from './staff-catalog';
 import { AdminStockChange } from './schemas';
+import { PriceBreaks } from '../../application/catalog';
 
 /** A catalog file of 1 MiB (inventory's bound) as a JSON string, with room for its escaping. */
 export const CATALOG_IMPORT_BODY_BYTES = 3 * 1024 * 1024;
@@ -70,6 +71,7 @@ const StaffSku = component(
       sku: Type.String(),
       size: Type.String(),
       pricePence: Type.Integer({ minimum: 1, description: 'Unit price in pence' }),
+      priceBreaks: PriceBreaks,
       unlimited: Type.Boolean(),
       onHand: Type.Integer({ minimum: 0, description: 'Units on the shelf, held ones included' }),
       held: Type.Integer({ minimum: 0, description: 'Units held by open orders' }),
@@ -120,6 +122,22 @@ const AdminPriceChange = component(
   Type.Object(
     { pricePence: Type.Integer({ minimum: 1, maximum: PRICE_PENCE_MAX, description: 'Unit price in pence' }) },
     { additionalProperties: false, example: { pricePence: 1999 } },
+  ),
+);
+
+const AdminPriceBreaksChange = component(
+  'AdminPriceBreaksChange',
+  Type.Object(
+    { priceBreaks: PriceBreaks },
+    {
+      additionalProperties: false,
+      example: {
+        priceBreaks: [
+          { minQuantity: 3, percentOff: 5 },
+          { minQuantity: 5, percentOff: 10 },
+        ],
+      },
+    },
   ),
 );
 
@@ -190,6 +208,10 @@ const CatalogImportPreview = component(
       countingStarted: Type.Array(importedSize(), {
         description: 'Unlimited sizes the file gives a stock: counted from now on, starting at `stock`',
       }),
+      priceBreakChanges: Type.Array(
+        Type.Object({ sku: Type.String(), before: PriceBreaks, after: PriceBreaks }, { additionalProperties: false }),
+        { description: 'Sizes whose `priceBreaks` the file replaces; a size the file gives none keeps its own' },
+      ),
     },
     {
       description:
@@ -317,6 +339,36 @@ export const consoleCatalogApi: ApiRoutes<GatewayContext & { staffCatalog: Staff
         async (req, res, { pricePence }) => {
           const staff = await requireStaff(req, res, context);
           res.json(await staffCatalog.setPrice(staff, String(req.params.sku), pricePence));
+        },
+    }),
+    apiRoute({
+      method: 'put',
+      path: '/api/admin/catalog/skus/{sku}/price-breaks',
+      operation: {
+        operationId: 'adminSetPriceBreaks',
+        summary: "Replace a size's quantity price breaks (owner)",
+        description: 'From the next quote on; orders already placed keep their prices. An empty list removes them.',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        'x-staff-role': 'owner',
+        parameters: [{ ...SKU_PARAMETER, example: 'bacteriostatic-water-10ml' }],
+        responses: {
+          '200': jsonResponse('The size as it is now', StaffSku),
+          '400': errorResponse(
+            '`invalid_price_breaks`: a break out of range, or not above the one before; the detail names it',
+          ),
+          ...ownerRefusals,
+          '404': errorResponse('`sku_not_found`: no size has this SKU'),
+          ...jsonBodyRefusals,
+        },
+      },
+      body: { schema: AdminPriceBreaksChange },
+      before: (context) => [staffFirst(context), noStore],
+      handle:
+        ({ staffCatalog, ...context }) =>
+        async (req, res, { priceBreaks }) => {
+          const staff = await requireStaff(req, res, context);
+          res.json(await staffCatalog.setPriceBreaks(staff, String(req.params.sku), priceBreaks));
         },
     }),
     apiRoute({

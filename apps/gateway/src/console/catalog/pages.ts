@@ -1,6 +1,6 @@
 /**
  * The console's catalog: every product with its sizes' prices and stock for any staff member;
- * for owners, per size a stock count, a delivery with its note, "unlimited" and a price, removing a
+ * for owners, per size a stock count, a delivery with its note, "unlimited", a price and price breaks, removing a
  * product after a confirmation page, and the catalog import: the file's text, then a page listing
  * what it changes, then an apply button carrying the preview's digest. The same inventory calls
  * as the admin API; inventory refuses a change by anyone but an owner (403), whatever was posted.
@@ -8,12 +8,12 @@
  */
 import type { Request, Response } from 'express';
 import { HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
-import { STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
+import { STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX, parsePriceBreakPairs, priceBreakPairs } from '@storefront/formats';
 import type { inventory } from '@storefront/proto';
 import type { StaffCatalog } from './staff-catalog';
 import { field, formError, formPost, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
-import { formatPence } from '../../kit/money';
+import { formatPence, formatPriceBreaks } from '../../kit/money';
 import { CATALOG_IMPORT_BODY_BYTES } from './api';
 import { consolePage, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -61,8 +61,21 @@ function pricePence(text: string): number {
   return pence;
 }
 
+/** Price breaks as typed ("3:5, 5:10": units, then percent off); empty text is none. Inventory checks the rules. */
+function priceBreaks(text: string): inventory.PriceBreak[] {
+  const breaks = parsePriceBreakPairs(text);
+  if (!breaks)
+    throw invalidArgument(
+      'Price breaks must be units:percent off pairs separated by commas, such as 3:5, 5:10; leave the field empty ' +
+        'for none.',
+      'invalid_price_breaks',
+    );
+  return breaks;
+}
+
 /**
- * An owner's forms for one size: count, delivery, unlimited (an unlimited size is counted again by a count) and price.
+ * An owner's forms for one size: count, delivery, unlimited (an unlimited size is counted again by a count), price and
+ * price breaks.
  */
 function sizeForms(size: inventory.StaffSku): Html {
   const { sku } = size;
@@ -71,6 +84,11 @@ function sizeForms(size: inventory.StaffSku): Html {
 <label for="price-${sku}">Price in pounds</label>
 <input type="text" id="price-${sku}" name="price" inputmode="decimal" value="${(size.pricePence / 100).toFixed(2)}" required>
 <button type="submit">Set price of ${sku}</button>
+</form>
+<form method="post" action="${skuPath(sku, 'price-breaks')}">
+<label for="breaks-${sku}">Price breaks: units, then percent off (such as 3:5, 5:10; empty for none)</label>
+<input type="text" id="breaks-${sku}" name="priceBreaks" value="${priceBreakPairs(size.priceBreaks)}">
+<button type="submit">Set price breaks of ${sku}</button>
 </form>
 <form method="post" action="${skuPath(sku, 'stock')}">
 <label for="count-${sku}">Units on hand</label>
@@ -97,12 +115,12 @@ ${noteField(`unlimited-note-${sku}`, 'Reason (optional)', false)}
 function productSection(product: inventory.StaffProduct, owner: boolean): Html {
   const rows = product.sizes.map(
     (size) =>
-      html`<tr><th scope="row">${size.size}</th><td>${size.sku}</td><td class="num">${formatPence(size.pricePence)}</td>${stockCells(size)}</tr>`,
+      html`<tr><th scope="row">${size.size}</th><td>${size.sku}</td><td class="num">${formatPence(size.pricePence)}</td><td>${formatPriceBreaks(size.priceBreaks) || 'None'}</td>${stockCells(size)}</tr>`,
   );
   return html`<section aria-labelledby="product-${product.id}">
 <h2 id="product-${product.id}">${product.name}</h2>
 <p>Product id ${product.id}</p>
-<div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col">Price breaks</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table></div>
 ${
   owner
     ? html`${product.sizes.map(sizeForms)}
@@ -193,6 +211,13 @@ function previewPage(staff: StaffCaller, text: string, preview: inventory.Catalo
       ),
     ),
     changeList(
+      'Price break changes',
+      preview.priceBreakChanges.map(
+        (change) =>
+          html`${change.sku}: ${formatPriceBreaks(change.before) || 'none'} to ${formatPriceBreaks(change.after) || 'none'}`,
+      ),
+    ),
+    changeList(
       'Name changes',
       preview.nameChanges.map((change) => html`${change.productId}: “${change.before}” to “${change.after}”`),
     ),
@@ -279,6 +304,13 @@ export function registerCatalogPages(
   router.post(`${CATALOG_PATH}/skus/:sku/price`, ...form, (req, res) =>
     change(req, res, async (staff) => {
       await catalog.setPrice(staff, skuOf(req), pricePence(field(req, 'price')));
+      return changedSku(skuOf(req));
+    }),
+  );
+
+  router.post(`${CATALOG_PATH}/skus/:sku/price-breaks`, ...form, (req, res) =>
+    change(req, res, async (staff) => {
+      await catalog.setPriceBreaks(staff, skuOf(req), priceBreaks(field(req, 'priceBreaks')));
       return changedSku(skuOf(req));
     }),
   );

@@ -63,6 +63,10 @@ export class StaffCatalog {
     return this.changed(this.inventory.setSkuPrice({ sku, pricePence }, { staff }));
   }
 
+  setPriceBreaks(staff: StaffCaller, sku: string, priceBreaks: inventory.PriceBreak[]): Promise<inventory.StaffSku> {
+    return this.changed(this.inventory.setSkuPriceBreaks({ sku, priceBreaks }, { staff }));
+  }
+
   async removeProduct(staff: StaffCaller, productId: string): Promise<inventory.RemoveProductResponse> {
     const removed = await this.inventory.removeProduct({ productId }, { staff });
     this.copy.changed();

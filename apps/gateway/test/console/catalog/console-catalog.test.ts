@@ -13,6 +13,7 @@ import { postConsoleForm, signedInStaff } from '../../support/console';
 interface StaffSku {
   sku: string;
   pricePence: number;
+  priceBreaks: Array<{ minQuantity: number; percentOff: number }>;
   unlimited: boolean;
   onHand: number;
   held: number;
@@ -61,7 +62,7 @@ describe('the console: catalog and stock', () => {
       await stack.client().get<{
         products: Array<{
           variants?: unknown;
-          sizes: Array<{ sku: string; inStock: boolean; stockLimited: boolean }>;
+          sizes: Array<{ sku: string; inStock: boolean; stockLimited: boolean; priceBreaks: unknown[] }>;
         }>;
       }>('/products.json')
     ).body;
@@ -133,6 +134,28 @@ describe('the console: catalog and stock', () => {
       });
       expect(res.status, res.text).to.equal(200);
       expect((await stack.client().get<string>('/products/ghk-cu')).text).to.include('100mg, £36.50');
+    });
+
+    it('replaces a size’s price breaks, published in products.json at once; refuses bad breaks naming them', async () => {
+      const breaks = [
+        { minQuantity: 4, percentOff: 5 },
+        { minQuantity: 10, percentOff: 12 },
+      ];
+      const path = '/api/admin/catalog/skus/ghk-cu-100mg/price-breaks';
+      const res = await owner.request<StaffSku>('PUT', path, { json: { priceBreaks: breaks } });
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.include({ sku: 'ghk-cu-100mg', priceBreaks: breaks });
+      expect(await productsJsonSize('ghk-cu-100mg')).to.deep.include({ priceBreaks: breaks });
+
+      const unordered = await owner.request('PUT', path, { json: { priceBreaks: [...breaks].reverse() } });
+      expectError(unordered, 400, 'invalid_price_breaks');
+      expect((unordered.body as { detail: string }).detail).to.include(
+        "price_breaks[1].minQuantity must be above the previous break's 10",
+      );
+      const tooDeep = { priceBreaks: [{ minQuantity: 4, percentOff: 95 }] };
+      expectError(await owner.request('PUT', path, { json: tooDeep }), 400, 'invalid_request');
+      expectError(await member.request('PUT', path, { json: { priceBreaks: [] } }), 403, 'staff_role_refused');
+      expect((await skuOf(owner, 'ghk-cu-100mg')).priceBreaks).to.deep.equal(breaks);
     });
 
     it('refuses bad input, unknown SKUs, held stock and the staff role in the Error shape, changing nothing', async () => {
@@ -372,6 +395,40 @@ describe('the console: catalog and stock', () => {
       }
       expect((await form(member, '/console/catalog/skus/bpc-157-5mg/price', { price: '1' })).status).to.equal(403);
       expect((await skuOf(owner, 'bpc-157-5mg')).pricePence).to.equal(2610);
+    });
+
+    it('sets price breaks typed as units:percent pairs, shown in the table and an import preview; refuses text that is not pairs', async () => {
+      const path = '/console/catalog/skus/bpc-157-10mg/price-breaks';
+      expect((await form(owner, path, { priceBreaks: ' 3:5,  6 : 10 ' })).status).to.equal(303);
+      expect((await skuOf(owner, 'bpc-157-10mg')).priceBreaks).to.deep.equal([
+        { minQuantity: 3, percentOff: 5 },
+        { minQuantity: 6, percentOff: 10 },
+      ]);
+      const page = (await owner.get<string>('/console/catalog')).text;
+      expect(page)
+        .to.include('<td>3+ 5% off, 6+ 10% off</td>')
+        .and.include('id="breaks-bpc-157-10mg" name="priceBreaks" value="3:5, 6:10"');
+      const file = JSON.stringify({
+        products: [
+          {
+            id: 'bpc-157',
+            name: 'BPC-157',
+            sizes: [{ size: '10mg', price: 39.99, priceBreaks: [{ minQuantity: 2, percentOff: 4 }] }],
+          },
+        ],
+      });
+      expect((await form(owner, '/console/catalog/import/preview', { catalog: file })).text).to.include(
+        '<h2>Price break changes</h2><ul><li>bpc-157-10mg: 3+ 5% off, 6+ 10% off to 2+ 4% off</li></ul>',
+      );
+      const notPairs = await form(owner, path, { priceBreaks: '3 for 5' });
+      expect(notPairs.status).to.equal(400);
+      expect(notPairs.text).to.include('Price breaks must be units:percent off pairs');
+      const outOfRange = await form(owner, path, { priceBreaks: '1:5' });
+      expect(outOfRange.status).to.equal(400);
+      expect(outOfRange.text).to.include('price_breaks[0].minQuantity must be a whole number from 2 to 99');
+      expect((await form(member, path, { priceBreaks: '' })).status).to.equal(403);
+      expect((await form(owner, path, { priceBreaks: '' })).status).to.equal(303);
+      expect((await skuOf(owner, 'bpc-157-10mg')).priceBreaks).to.deep.equal([]);
     });
 
     it('removes a product only from its confirmation page', async () => {

@@ -60,7 +60,20 @@ export interface ProductSize {
    * The batch the next unit sold comes from; absent when no batch sells, or when that unit is
    * legacy stock (counted without batch information).
    */
-  currentBatch?: BatchSummary | undefined;
+  currentBatch?:
+    | BatchSummary
+    | undefined;
+  /** Quantity price breaks, by increasing min_quantity; none when the size has no breaks. */
+  priceBreaks: PriceBreak[];
+}
+
+/**
+ * From min_quantity units of a size in one order, every unit costs percent_off less (rounded half
+ * up to the penny per unit).
+ */
+export interface PriceBreak {
+  minQuantity: number;
+  percentOff: number;
 }
 
 /** What the catalog shows of a size's current batch. */
@@ -107,6 +120,7 @@ export interface QuoteRequest {
 export interface PricedLine {
   sku: string;
   quantity: number;
+  /** The unit price for this quantity: the list price after the size's largest price break reached. */
   unitPricePence: number;
   productName: string;
   size: string;
@@ -193,6 +207,7 @@ export interface StaffSku {
   /** Units held by open orders. */
   held: number;
   available: number;
+  priceBreaks: PriceBreak[];
 }
 
 export interface StaffProduct {
@@ -246,6 +261,16 @@ export interface SetSkuPriceRequest {
 }
 
 export interface SetSkuPriceResponse {
+  sku?: StaffSku | undefined;
+}
+
+export interface SetSkuPriceBreaksRequest {
+  sku: string;
+  /** At most 5, min_quantity from 2 and increasing, percent_off from 1 to 90 and increasing. */
+  priceBreaks: PriceBreak[];
+}
+
+export interface SetSkuPriceBreaksResponse {
   sku?: StaffSku | undefined;
 }
 
@@ -303,6 +328,14 @@ export interface CatalogImportPreview {
   descriptionChanges: string[];
   /** Sizes already in the catalog, not counted (unlimited), that the file gives a stock: counted from now on. */
   countingStarted: CatalogImportAddition[];
+  /** Sizes already in the catalog whose price breaks the file replaces with different ones. */
+  priceBreakChanges: CatalogImportPriceBreakChange[];
+}
+
+export interface CatalogImportPriceBreakChange {
+  sku: string;
+  before: PriceBreak[];
+  after: PriceBreak[];
 }
 
 export interface PreviewCatalogImportResponse {
@@ -1082,7 +1115,15 @@ export const Product: MessageFns<Product> = {
 };
 
 function createBaseProductSize(): ProductSize {
-  return { size: "", sku: "", pricePence: 0, stockLimited: false, inStock: false, currentBatch: undefined };
+  return {
+    size: "",
+    sku: "",
+    pricePence: 0,
+    stockLimited: false,
+    inStock: false,
+    currentBatch: undefined,
+    priceBreaks: [],
+  };
 }
 
 export const ProductSize: MessageFns<ProductSize> = {
@@ -1104,6 +1145,9 @@ export const ProductSize: MessageFns<ProductSize> = {
     }
     if (message.currentBatch !== undefined) {
       BatchSummary.encode(message.currentBatch, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.priceBreaks) {
+      PriceBreak.encode(v!, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1169,6 +1213,14 @@ export const ProductSize: MessageFns<ProductSize> = {
             message.currentBatch = BatchSummary.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.priceBreaks.push(PriceBreak.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1205,6 +1257,11 @@ export const ProductSize: MessageFns<ProductSize> = {
         : isSet(object.current_batch)
         ? BatchSummary.fromJSON(object.current_batch)
         : undefined,
+      priceBreaks: globalThis.Array.isArray(object?.priceBreaks)
+        ? object.priceBreaks.map((e: any) => PriceBreak.fromJSON(e))
+        : globalThis.Array.isArray(object?.price_breaks)
+        ? object.price_breaks.map((e: any) => PriceBreak.fromJSON(e))
+        : [],
     };
   },
 
@@ -1228,6 +1285,9 @@ export const ProductSize: MessageFns<ProductSize> = {
     if (message.currentBatch !== undefined) {
       obj.currentBatch = BatchSummary.toJSON(message.currentBatch);
     }
+    if (message.priceBreaks?.length) {
+      obj.priceBreaks = message.priceBreaks.map((e) => PriceBreak.toJSON(e));
+    }
     return obj;
   },
 
@@ -1244,6 +1304,100 @@ export const ProductSize: MessageFns<ProductSize> = {
     message.currentBatch = (object.currentBatch !== undefined && object.currentBatch !== null)
       ? BatchSummary.fromPartial(object.currentBatch)
       : undefined;
+    message.priceBreaks = object.priceBreaks?.map((e) => PriceBreak.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBasePriceBreak(): PriceBreak {
+  return { minQuantity: 0, percentOff: 0 };
+}
+
+export const PriceBreak: MessageFns<PriceBreak> = {
+  encode(message: PriceBreak, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.minQuantity !== 0) {
+      writer.uint32(8).int32(message.minQuantity);
+    }
+    if (message.percentOff !== 0) {
+      writer.uint32(16).int32(message.percentOff);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PriceBreak {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePriceBreak();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.minQuantity = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.percentOff = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PriceBreak {
+    return {
+      minQuantity: isSet(object.minQuantity)
+        ? globalThis.Number(object.minQuantity)
+        : isSet(object.min_quantity)
+        ? globalThis.Number(object.min_quantity)
+        : 0,
+      percentOff: isSet(object.percentOff)
+        ? globalThis.Number(object.percentOff)
+        : isSet(object.percent_off)
+        ? globalThis.Number(object.percent_off)
+        : 0,
+    };
+  },
+
+  toJSON(message: PriceBreak): unknown {
+    const obj: any = {};
+    if (message.minQuantity !== 0) {
+      obj.minQuantity = Math.round(message.minQuantity);
+    }
+    if (message.percentOff !== 0) {
+      obj.percentOff = Math.round(message.percentOff);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PriceBreak>, I>>(base?: I): PriceBreak {
+    return PriceBreak.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PriceBreak>, I>>(object: I): PriceBreak {
+    const message = createBasePriceBreak();
+    message.minQuantity = object.minQuantity ?? 0;
+    message.percentOff = object.percentOff ?? 0;
     return message;
   },
 };
@@ -3068,7 +3222,7 @@ export const GetStaffCatalogRequest: MessageFns<GetStaffCatalogRequest> = {
 };
 
 function createBaseStaffSku(): StaffSku {
-  return { sku: "", size: "", pricePence: 0, unlimited: false, onHand: 0, held: 0, available: 0 };
+  return { sku: "", size: "", pricePence: 0, unlimited: false, onHand: 0, held: 0, available: 0, priceBreaks: [] };
 }
 
 export const StaffSku: MessageFns<StaffSku> = {
@@ -3093,6 +3247,9 @@ export const StaffSku: MessageFns<StaffSku> = {
     }
     if (message.available !== 0) {
       writer.uint32(56).int32(message.available);
+    }
+    for (const v of message.priceBreaks) {
+      PriceBreak.encode(v!, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -3166,6 +3323,14 @@ export const StaffSku: MessageFns<StaffSku> = {
             message.available = reader.int32();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.priceBreaks.push(PriceBreak.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3195,6 +3360,11 @@ export const StaffSku: MessageFns<StaffSku> = {
         : 0,
       held: isSet(object.held) ? globalThis.Number(object.held) : 0,
       available: isSet(object.available) ? globalThis.Number(object.available) : 0,
+      priceBreaks: globalThis.Array.isArray(object?.priceBreaks)
+        ? object.priceBreaks.map((e: any) => PriceBreak.fromJSON(e))
+        : globalThis.Array.isArray(object?.price_breaks)
+        ? object.price_breaks.map((e: any) => PriceBreak.fromJSON(e))
+        : [],
     };
   },
 
@@ -3221,6 +3391,9 @@ export const StaffSku: MessageFns<StaffSku> = {
     if (message.available !== 0) {
       obj.available = Math.round(message.available);
     }
+    if (message.priceBreaks?.length) {
+      obj.priceBreaks = message.priceBreaks.map((e) => PriceBreak.toJSON(e));
+    }
     return obj;
   },
 
@@ -3236,6 +3409,7 @@ export const StaffSku: MessageFns<StaffSku> = {
     message.onHand = object.onHand ?? 0;
     message.held = object.held ?? 0;
     message.available = object.available ?? 0;
+    message.priceBreaks = object.priceBreaks?.map((e) => PriceBreak.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4076,6 +4250,162 @@ export const SetSkuPriceResponse: MessageFns<SetSkuPriceResponse> = {
   },
 };
 
+function createBaseSetSkuPriceBreaksRequest(): SetSkuPriceBreaksRequest {
+  return { sku: "", priceBreaks: [] };
+}
+
+export const SetSkuPriceBreaksRequest: MessageFns<SetSkuPriceBreaksRequest> = {
+  encode(message: SetSkuPriceBreaksRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    for (const v of message.priceBreaks) {
+      PriceBreak.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuPriceBreaksRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuPriceBreaksRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.priceBreaks.push(PriceBreak.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuPriceBreaksRequest {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      priceBreaks: globalThis.Array.isArray(object?.priceBreaks)
+        ? object.priceBreaks.map((e: any) => PriceBreak.fromJSON(e))
+        : globalThis.Array.isArray(object?.price_breaks)
+        ? object.price_breaks.map((e: any) => PriceBreak.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: SetSkuPriceBreaksRequest): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.priceBreaks?.length) {
+      obj.priceBreaks = message.priceBreaks.map((e) => PriceBreak.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuPriceBreaksRequest>, I>>(base?: I): SetSkuPriceBreaksRequest {
+    return SetSkuPriceBreaksRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuPriceBreaksRequest>, I>>(object: I): SetSkuPriceBreaksRequest {
+    const message = createBaseSetSkuPriceBreaksRequest();
+    message.sku = object.sku ?? "";
+    message.priceBreaks = object.priceBreaks?.map((e) => PriceBreak.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSetSkuPriceBreaksResponse(): SetSkuPriceBreaksResponse {
+  return { sku: undefined };
+}
+
+export const SetSkuPriceBreaksResponse: MessageFns<SetSkuPriceBreaksResponse> = {
+  encode(message: SetSkuPriceBreaksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== undefined) {
+      StaffSku.encode(message.sku, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuPriceBreaksResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuPriceBreaksResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = StaffSku.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuPriceBreaksResponse {
+    return { sku: isSet(object.sku) ? StaffSku.fromJSON(object.sku) : undefined };
+  },
+
+  toJSON(message: SetSkuPriceBreaksResponse): unknown {
+    const obj: any = {};
+    if (message.sku !== undefined) {
+      obj.sku = StaffSku.toJSON(message.sku);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuPriceBreaksResponse>, I>>(base?: I): SetSkuPriceBreaksResponse {
+    return SetSkuPriceBreaksResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuPriceBreaksResponse>, I>>(object: I): SetSkuPriceBreaksResponse {
+    const message = createBaseSetSkuPriceBreaksResponse();
+    message.sku = (object.sku !== undefined && object.sku !== null) ? StaffSku.fromPartial(object.sku) : undefined;
+    return message;
+  },
+};
+
 function createBaseRemoveProductRequest(): RemoveProductRequest {
   return { productId: "" };
 }
@@ -4695,6 +5025,7 @@ function createBaseCatalogImportPreview(): CatalogImportPreview {
     nameChanges: [],
     descriptionChanges: [],
     countingStarted: [],
+    priceBreakChanges: [],
   };
 }
 
@@ -4732,6 +5063,9 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     }
     for (const v of message.countingStarted) {
       CatalogImportAddition.encode(v!, writer.uint32(90).fork()).join();
+    }
+    for (const v of message.priceBreakChanges) {
+      CatalogImportPriceBreakChange.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -4837,6 +5171,14 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
             message.countingStarted.push(CatalogImportAddition.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.priceBreakChanges.push(CatalogImportPriceBreakChange.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4902,6 +5244,11 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
         : globalThis.Array.isArray(object?.counting_started)
         ? object.counting_started.map((e: any) => CatalogImportAddition.fromJSON(e))
         : [],
+      priceBreakChanges: globalThis.Array.isArray(object?.priceBreakChanges)
+        ? object.priceBreakChanges.map((e: any) => CatalogImportPriceBreakChange.fromJSON(e))
+        : globalThis.Array.isArray(object?.price_break_changes)
+        ? object.price_break_changes.map((e: any) => CatalogImportPriceBreakChange.fromJSON(e))
+        : [],
     };
   },
 
@@ -4940,6 +5287,9 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     if (message.countingStarted?.length) {
       obj.countingStarted = message.countingStarted.map((e) => CatalogImportAddition.toJSON(e));
     }
+    if (message.priceBreakChanges?.length) {
+      obj.priceBreakChanges = message.priceBreakChanges.map((e) => CatalogImportPriceBreakChange.toJSON(e));
+    }
     return obj;
   },
 
@@ -4959,6 +5309,111 @@ export const CatalogImportPreview: MessageFns<CatalogImportPreview> = {
     message.nameChanges = object.nameChanges?.map((e) => CatalogImportNameChange.fromPartial(e)) || [];
     message.descriptionChanges = object.descriptionChanges?.map((e) => e) || [];
     message.countingStarted = object.countingStarted?.map((e) => CatalogImportAddition.fromPartial(e)) || [];
+    message.priceBreakChanges = object.priceBreakChanges?.map((e) => CatalogImportPriceBreakChange.fromPartial(e)) ||
+      [];
+    return message;
+  },
+};
+
+function createBaseCatalogImportPriceBreakChange(): CatalogImportPriceBreakChange {
+  return { sku: "", before: [], after: [] };
+}
+
+export const CatalogImportPriceBreakChange: MessageFns<CatalogImportPriceBreakChange> = {
+  encode(message: CatalogImportPriceBreakChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    for (const v of message.before) {
+      PriceBreak.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.after) {
+      PriceBreak.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CatalogImportPriceBreakChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCatalogImportPriceBreakChange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.before.push(PriceBreak.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.after.push(PriceBreak.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CatalogImportPriceBreakChange {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      before: globalThis.Array.isArray(object?.before) ? object.before.map((e: any) => PriceBreak.fromJSON(e)) : [],
+      after: globalThis.Array.isArray(object?.after) ? object.after.map((e: any) => PriceBreak.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: CatalogImportPriceBreakChange): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.before?.length) {
+      obj.before = message.before.map((e) => PriceBreak.toJSON(e));
+    }
+    if (message.after?.length) {
+      obj.after = message.after.map((e) => PriceBreak.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CatalogImportPriceBreakChange>, I>>(base?: I): CatalogImportPriceBreakChange {
+    return CatalogImportPriceBreakChange.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CatalogImportPriceBreakChange>, I>>(
+    object: I,
+  ): CatalogImportPriceBreakChange {
+    const message = createBaseCatalogImportPriceBreakChange();
+    message.sku = object.sku ?? "";
+    message.before = object.before?.map((e) => PriceBreak.fromPartial(e)) || [];
+    message.after = object.after?.map((e) => PriceBreak.fromPartial(e)) || [];
     return message;
   },
 };
@@ -9211,6 +9666,15 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Owner only: a size's quantity price breaks, replacing the ones it had (none clears them). */
+    setSkuPriceBreaks: {
+      name: "SetSkuPriceBreaks",
+      requestType: SetSkuPriceBreaksRequest as typeof SetSkuPriceBreaksRequest,
+      requestStream: false,
+      responseType: SetSkuPriceBreaksResponse as typeof SetSkuPriceBreaksResponse,
+      responseStream: false,
+      options: {},
+    },
     /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
     removeProduct: {
       name: "RemoveProduct",
@@ -9570,6 +10034,18 @@ export const InventoryServiceService = {
     responseSerialize: (value: SetSkuPriceResponse): Buffer => Buffer.from(SetSkuPriceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetSkuPriceResponse => SetSkuPriceResponse.decode(value),
   },
+  /** Owner only: a size's quantity price breaks, replacing the ones it had (none clears them). */
+  setSkuPriceBreaks: {
+    path: "/storefront.inventory.v1.InventoryService/SetSkuPriceBreaks" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetSkuPriceBreaksRequest): Buffer =>
+      Buffer.from(SetSkuPriceBreaksRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetSkuPriceBreaksRequest => SetSkuPriceBreaksRequest.decode(value),
+    responseSerialize: (value: SetSkuPriceBreaksResponse): Buffer =>
+      Buffer.from(SetSkuPriceBreaksResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetSkuPriceBreaksResponse => SetSkuPriceBreaksResponse.decode(value),
+  },
   /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
   removeProduct: {
     path: "/storefront.inventory.v1.InventoryService/RemoveProduct" as const,
@@ -9853,6 +10329,8 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   setSkuUnlimited: handleUnaryCall<SetSkuUnlimitedRequest, SetSkuUnlimitedResponse>;
   /** Owner only: a size's unit price. */
   setSkuPrice: handleUnaryCall<SetSkuPriceRequest, SetSkuPriceResponse>;
+  /** Owner only: a size's quantity price breaks, replacing the ones it had (none clears them). */
+  setSkuPriceBreaks: handleUnaryCall<SetSkuPriceBreaksRequest, SetSkuPriceBreaksResponse>;
   /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
   removeProduct: handleUnaryCall<RemoveProductRequest, RemoveProductResponse>;
   /** Owner only: what importing a catalog file would change, without writing; its digest applies it. */
@@ -10138,6 +10616,22 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetSkuPriceResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a size's quantity price breaks, replacing the ones it had (none clears them). */
+  setSkuPriceBreaks(
+    request: SetSkuPriceBreaksRequest,
+    callback: (error: ServiceError | null, response: SetSkuPriceBreaksResponse) => void,
+  ): ClientUnaryCall;
+  setSkuPriceBreaks(
+    request: SetSkuPriceBreaksRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetSkuPriceBreaksResponse) => void,
+  ): ClientUnaryCall;
+  setSkuPriceBreaks(
+    request: SetSkuPriceBreaksRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetSkuPriceBreaksResponse) => void,
   ): ClientUnaryCall;
   /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
   removeProduct(
