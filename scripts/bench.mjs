@@ -193,8 +193,11 @@ async function loginAgainstArgon2(layout, gatewayUrl, email, env, judged) {
   else console.log(`${layout}: login vs raw argon2id`.padEnd(42) + `${ratio}×`);
 }
 
-/** Every scenario module of scripts/bench/, or only the one named `only`. */
-async function runScenarios(backend, stack, only) {
+/**
+ * Every scenario module of scripts/bench/, or only the one named `only`; `variant` names a run with other `args` (e.g.
+ * more buyers in flight), kept apart in the results.
+ */
+async function runScenarios(backend, stack, only, { variant, args = {} } = {}) {
   const dir = path.join(ROOT, 'scripts', 'bench');
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.mjs'))
@@ -203,15 +206,17 @@ async function runScenarios(backend, stack, only) {
     if (only && scenario.name !== only) continue;
     // A scenario that calls a component's own port says in which layouts it can run.
     if (scenario.layouts && !scenario.layouts.includes(stack.layout)) continue;
-    const key = `${scenario.name}:${backend}:${stack.layout}`;
+    const key = [scenario.name, backend, stack.layout, variant].filter(Boolean).join(':');
     console.log(`\n-- scenario ${scenario.name} (${backend}, ${stack.layout}) --`);
     try {
       await scenario.run({
         backend,
         gatewayUrl: stack.gatewayUrl,
+        gatewayUrls: stack.gatewayUrls,
         inventoryAddress: stack.env.INVENTORY_ADDR,
         env: stack.env,
         processes: stack.processes,
+        ...args,
         report(label, values) {
           results.scenarios[key] = { ...results.scenarios[key], [label]: values };
           console.log(
@@ -241,7 +246,6 @@ async function withMysqlStack(replicas, use, layout) {
       ...(await migrateBenchDatabases(process.env.MYSQL_URL)),
       REDIS_KEY_PREFIX: `bench:${Date.now()}:`,
       REPLICAS: String(replicas),
-      TRUSTED_PROXIES: '127.0.0.1',
       ...(layout ? { LAYOUT: layout } : {}),
     };
     const mysqlStack = await startProcessStack({ env, output: 'ignore' });
@@ -545,6 +549,9 @@ if (process.env.MYSQL_URL && process.env.REDIS_URL) {
             `gateway(s)   p99 ${cost.p99_ms} ms   ${cost.appsCpuMsPerRequest} ms CPU/request in the apps`,
         );
       }
+      // A drop with 400 buyers in flight over both gateways: answered within a second, never queued for long.
+      if (replicas === 2)
+        await runScenarios('mysql', mysqlStack, 'drop', { variant: '2-replicas', args: { inFlight: 400 } });
       if (replicas === 1) {
         await runScenarios('mysql', mysqlStack);
         const orders = results.scenarios[`checkout:mysql:${mysqlStack.layout}`]?.['create-checkout (sandbox provider)'];
