@@ -1,5 +1,5 @@
 /**
- * The console's catalog RPCs: thin translations to the stock and import operations, acting as
+ * The console's catalog RPCs: thin translations to the stock, photo and import operations, acting as
  * the staff member the access table admitted (owners only for changes).
  */
 import type { CallContext, UnaryHandlers } from '@storefront/grpc';
@@ -7,6 +7,7 @@ import type { StaffIdentity } from '@storefront/caller-token';
 import { inventory } from '@storefront/proto';
 import { CatalogImporter, parseCatalogText, type ImportPreview } from './domain/catalog-import';
 import type { SkuStock, StockAdmin } from './stores/stock-admin';
+import type { PhotoStore } from './stores/photos';
 
 type StaffCatalogRpcs = Pick<
   UnaryHandlers<typeof inventory.InventoryServiceService>,
@@ -18,12 +19,13 @@ type StaffCatalogRpcs = Pick<
   | 'removeProduct'
   | 'previewCatalogImport'
   | 'applyCatalogImport'
+  | 'setProductPhoto'
 >;
 
 /** Every one of these RPCs requires a staff member, so the access check has put one here. */
 export const staffOf = (context: CallContext): StaffIdentity => context.staff!;
 
-export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): StaffCatalogRpcs {
+export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter, photos: PhotoStore): StaffCatalogRpcs {
   return {
     getStaffCatalog: async () => ({
       products: (await admin.catalog()).map((product) => ({
@@ -31,6 +33,7 @@ export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): 
         name: product.name,
         description: product.description,
         sizes: product.sizes.map(toStaffSku),
+        ...(product.photo ? { photo: product.photo } : {}),
       })),
     }),
     setSkuStock: async ({ sku, onHand, note }, context) => ({
@@ -49,6 +52,10 @@ export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): 
       const removed = await admin.removeProduct(productId, staffOf(context));
       return { productId: removed.id, skus: removed.skus };
     },
+    setProductPhoto: async ({ productId, image, alt }, context) => ({
+      productId,
+      photo: await photos.set(productId, image, alt, staffOf(context)),
+    }),
     previewCatalogImport: async ({ catalogText }) => ({
       preview: toPreviewMessage(await importer.preview(parseCatalogText(catalogText))),
     }),

@@ -136,6 +136,11 @@ export const STOCK_UNITS_MAX = 1_000_000;
 export const STOCK_NOTE_MAX_LENGTH = 200;
 /** A batch's certificate of analysis: a PDF of at most 5 MiB, a scanned page or two, well inside a gRPC message. */
 export const CERTIFICATE_MAX_BYTES = 5 * 1024 * 1024;
+/** A product photo as uploaded: JPEG, PNG or WebP of at most 10 MiB, checked by inventory and the console form. */
+export const PHOTO_MAX_BYTES = 10 * 1024 * 1024;
+/** A product photo's alt text: what it shows, in a sentence. */
+export const PHOTO_ALT_MAX_LENGTH = 200;
+
 /** A size's unit price in pence, as the catalog file allows it: £100,000. */
 export const PRICE_PENCE_MAX = 10_000_000;
 

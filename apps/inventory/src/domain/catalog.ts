@@ -1,5 +1,6 @@
 /** The catalog as the shop sells from it: products, their sizes, prices and whether they are in stock. */
 import type { Line } from './lines';
+import type { ProductPhoto } from './photo';
 
 export interface CatalogSize {
   size: string;
@@ -25,6 +26,7 @@ export interface CatalogProduct {
   name: string;
   description: string;
   sizes: CatalogSize[];
+  photo?: ProductPhoto;
 }
 
 export interface Catalog {

@@ -7,6 +7,7 @@ import type { BatchSummary, Catalog, CatalogProduct, PricedLine } from '../domai
 import { firstExpiryFirst } from '../domain/batch';
 import { coalesced } from '@storefront/coalesce';
 import { BatchStock, isStale, sellableNow, shelfBatchOf } from './batch-stock';
+import { photoOf, withPhotoColumns } from './photo-columns';
 
 export type ImportProgress = (productsDone: number, productsTotal: number) => void;
 
@@ -57,16 +58,18 @@ export class InventoryStore {
     return this.db.transaction(async (trx) => {
       const revision = await this.revision(trx);
       const { current, nextRetestAt } = await this.currentBatches(trx);
-      const rows = await trx('products as p')
-        .join('product_sizes as s', 's.product_id', 'p.id')
-        .leftJoin('stock as st', 'st.sku', 's.sku')
-        .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
-        .select('p.id', 'p.name', 'p.description', 's.size', 's.sku', 's.price_pence', 'st.on_hand', 'st.reserved');
+      const rows = await withPhotoColumns(
+        trx('products as p')
+          .join('product_sizes as s', 's.product_id', 'p.id')
+          .leftJoin('stock as st', 'st.sku', 's.sku')
+          .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
+          .select('p.id', 'p.name', 'p.description', 's.size', 's.sku', 's.price_pence', 'st.on_hand', 'st.reserved'),
+      );
       const products: CatalogProduct[] = [];
       for (const row of rows) {
         let product = products.at(-1);
         if (!product || product.id !== row.id) {
-          product = { id: row.id, name: row.name, description: row.description, sizes: [] };
+          product = { id: row.id, name: row.name, description: row.description, sizes: [], ...photoOf(row) };
           products.push(product);
         }
         const stockLimited = row.on_hand !== null;

@@ -14,6 +14,8 @@ import { recordStaffAction } from '@storefront/staff-audit';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
 import { counting, type BatchStock } from './batch-stock';
+import { photoOf, withPhotoColumns } from './photo-columns';
+import type { ProductPhoto } from '../domain/photo';
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {
@@ -33,6 +35,7 @@ export interface StaffCatalogProduct {
   name: string;
   description: string;
   sizes: SkuStock[];
+  photo?: ProductPhoto;
 }
 
 export interface RemovedProduct {
@@ -97,15 +100,17 @@ export class StockAdmin {
   /** Every product in catalog order, each size with its price and stock. */
   async catalog(): Promise<StaffCatalogProduct[]> {
     await this.stock.takeOffStale();
-    const rows = await this.sizes(this.db)
-      .join('products as p', 'p.id', 's.product_id')
-      .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
-      .select('p.id', 'p.name', 'p.description');
+    const rows = await withPhotoColumns(
+      this.sizes(this.db)
+        .join('products as p', 'p.id', 's.product_id')
+        .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
+        .select('p.id', 'p.name', 'p.description'),
+    );
     const products: StaffCatalogProduct[] = [];
     for (const row of rows) {
       let product = products.at(-1);
       if (!product || product.id !== row.id) {
-        product = { id: row.id, name: row.name, description: row.description, sizes: [] };
+        product = { id: row.id, name: row.name, description: row.description, sizes: [], ...photoOf(row) };
         products.push(product);
       }
       product.sizes.push(toSkuStock(row));

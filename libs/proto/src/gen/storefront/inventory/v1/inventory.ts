@@ -48,6 +48,19 @@ export interface Product {
   name: string;
   description: string;
   sizes: ProductSize[];
+  /** Absent for a product without a photo. */
+  photo?: ProductPhoto | undefined;
+}
+
+/** A product's photo as pages show it: served resized at /media/{sha256}-{width}.{webp|avif|jpeg}. */
+export interface ProductPhoto {
+  /** SHA-256 of the original file, lower-case hex: its name. */
+  sha256: string;
+  /** The original's pixels. */
+  width: number;
+  height: number;
+  /** What the photo shows, for people who do not see it. */
+  alt: string;
 }
 
 export interface ProductSize {
@@ -200,6 +213,8 @@ export interface StaffProduct {
   name: string;
   description: string;
   sizes: StaffSku[];
+  /** Absent for a product without a photo. */
+  photo?: ProductPhoto | undefined;
 }
 
 export interface GetStaffCatalogResponse {
@@ -376,6 +391,30 @@ export interface GetBatchRequest {
 
 export interface GetBatchResponse {
   batch?: Batch | undefined;
+}
+
+export interface SetProductPhotoRequest {
+  productId: string;
+  /** The file as uploaded: JPEG, PNG or WebP, at most 10 MiB. */
+  image: Buffer;
+  /** 1 to 200 characters. */
+  alt: string;
+}
+
+export interface SetProductPhotoResponse {
+  productId: string;
+  photo?: ProductPhoto | undefined;
+}
+
+export interface GetProductPhotoRequest {
+  sha256: string;
+}
+
+export interface GetProductPhotoResponse {
+  sha256: string;
+  /** image/jpeg, image/png or image/webp. */
+  contentType: string;
+  image: Buffer;
 }
 
 export interface GetBatchCertificateRequest {
@@ -965,7 +1004,7 @@ export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
 };
 
 function createBaseProduct(): Product {
-  return { id: "", name: "", description: "", sizes: [] };
+  return { id: "", name: "", description: "", sizes: [], photo: undefined };
 }
 
 export const Product: MessageFns<Product> = {
@@ -981,6 +1020,9 @@ export const Product: MessageFns<Product> = {
     }
     for (const v of message.sizes) {
       ProductSize.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.photo !== undefined) {
+      ProductPhoto.encode(message.photo, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1030,6 +1072,14 @@ export const Product: MessageFns<Product> = {
             message.sizes.push(ProductSize.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.photo = ProductPhoto.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1048,6 +1098,7 @@ export const Product: MessageFns<Product> = {
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       description: isSet(object.description) ? globalThis.String(object.description) : "",
       sizes: globalThis.Array.isArray(object?.sizes) ? object.sizes.map((e: any) => ProductSize.fromJSON(e)) : [],
+      photo: isSet(object.photo) ? ProductPhoto.fromJSON(object.photo) : undefined,
     };
   },
 
@@ -1065,6 +1116,9 @@ export const Product: MessageFns<Product> = {
     if (message.sizes?.length) {
       obj.sizes = message.sizes.map((e) => ProductSize.toJSON(e));
     }
+    if (message.photo !== undefined) {
+      obj.photo = ProductPhoto.toJSON(message.photo);
+    }
     return obj;
   },
 
@@ -1077,6 +1131,126 @@ export const Product: MessageFns<Product> = {
     message.name = object.name ?? "";
     message.description = object.description ?? "";
     message.sizes = object.sizes?.map((e) => ProductSize.fromPartial(e)) || [];
+    message.photo = (object.photo !== undefined && object.photo !== null)
+      ? ProductPhoto.fromPartial(object.photo)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseProductPhoto(): ProductPhoto {
+  return { sha256: "", width: 0, height: 0, alt: "" };
+}
+
+export const ProductPhoto: MessageFns<ProductPhoto> = {
+  encode(message: ProductPhoto, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sha256 !== "") {
+      writer.uint32(10).string(message.sha256);
+    }
+    if (message.width !== 0) {
+      writer.uint32(16).int32(message.width);
+    }
+    if (message.height !== 0) {
+      writer.uint32(24).int32(message.height);
+    }
+    if (message.alt !== "") {
+      writer.uint32(34).string(message.alt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductPhoto {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductPhoto();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.width = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.height = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.alt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductPhoto {
+    return {
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      width: isSet(object.width) ? globalThis.Number(object.width) : 0,
+      height: isSet(object.height) ? globalThis.Number(object.height) : 0,
+      alt: isSet(object.alt) ? globalThis.String(object.alt) : "",
+    };
+  },
+
+  toJSON(message: ProductPhoto): unknown {
+    const obj: any = {};
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.width !== 0) {
+      obj.width = Math.round(message.width);
+    }
+    if (message.height !== 0) {
+      obj.height = Math.round(message.height);
+    }
+    if (message.alt !== "") {
+      obj.alt = message.alt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductPhoto>, I>>(base?: I): ProductPhoto {
+    return ProductPhoto.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductPhoto>, I>>(object: I): ProductPhoto {
+    const message = createBaseProductPhoto();
+    message.sha256 = object.sha256 ?? "";
+    message.width = object.width ?? 0;
+    message.height = object.height ?? 0;
+    message.alt = object.alt ?? "";
     return message;
   },
 };
@@ -3241,7 +3415,7 @@ export const StaffSku: MessageFns<StaffSku> = {
 };
 
 function createBaseStaffProduct(): StaffProduct {
-  return { id: "", name: "", description: "", sizes: [] };
+  return { id: "", name: "", description: "", sizes: [], photo: undefined };
 }
 
 export const StaffProduct: MessageFns<StaffProduct> = {
@@ -3257,6 +3431,9 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     }
     for (const v of message.sizes) {
       StaffSku.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.photo !== undefined) {
+      ProductPhoto.encode(message.photo, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -3306,6 +3483,14 @@ export const StaffProduct: MessageFns<StaffProduct> = {
             message.sizes.push(StaffSku.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.photo = ProductPhoto.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3324,6 +3509,7 @@ export const StaffProduct: MessageFns<StaffProduct> = {
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       description: isSet(object.description) ? globalThis.String(object.description) : "",
       sizes: globalThis.Array.isArray(object?.sizes) ? object.sizes.map((e: any) => StaffSku.fromJSON(e)) : [],
+      photo: isSet(object.photo) ? ProductPhoto.fromJSON(object.photo) : undefined,
     };
   },
 
@@ -3341,6 +3527,9 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     if (message.sizes?.length) {
       obj.sizes = message.sizes.map((e) => StaffSku.toJSON(e));
     }
+    if (message.photo !== undefined) {
+      obj.photo = ProductPhoto.toJSON(message.photo);
+    }
     return obj;
   },
 
@@ -3353,6 +3542,9 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     message.name = object.name ?? "";
     message.description = object.description ?? "";
     message.sizes = object.sizes?.map((e) => StaffSku.fromPartial(e)) || [];
+    message.photo = (object.photo !== undefined && object.photo !== null)
+      ? ProductPhoto.fromPartial(object.photo)
+      : undefined;
     return message;
   },
 };
@@ -5883,6 +6075,374 @@ export const GetBatchResponse: MessageFns<GetBatchResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetBatchResponse>, I>>(object: I): GetBatchResponse {
     const message = createBaseGetBatchResponse();
     message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseSetProductPhotoRequest(): SetProductPhotoRequest {
+  return { productId: "", image: Buffer.alloc(0), alt: "" };
+}
+
+export const SetProductPhotoRequest: MessageFns<SetProductPhotoRequest> = {
+  encode(message: SetProductPhotoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.image.length !== 0) {
+      writer.uint32(18).bytes(message.image);
+    }
+    if (message.alt !== "") {
+      writer.uint32(26).string(message.alt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetProductPhotoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetProductPhotoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.image = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.alt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetProductPhotoRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      image: isSet(object.image) ? Buffer.from(bytesFromBase64(object.image)) : Buffer.alloc(0),
+      alt: isSet(object.alt) ? globalThis.String(object.alt) : "",
+    };
+  },
+
+  toJSON(message: SetProductPhotoRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.image.length !== 0) {
+      obj.image = base64FromBytes(message.image);
+    }
+    if (message.alt !== "") {
+      obj.alt = message.alt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetProductPhotoRequest>, I>>(base?: I): SetProductPhotoRequest {
+    return SetProductPhotoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetProductPhotoRequest>, I>>(object: I): SetProductPhotoRequest {
+    const message = createBaseSetProductPhotoRequest();
+    message.productId = object.productId ?? "";
+    message.image = object.image ?? Buffer.alloc(0);
+    message.alt = object.alt ?? "";
+    return message;
+  },
+};
+
+function createBaseSetProductPhotoResponse(): SetProductPhotoResponse {
+  return { productId: "", photo: undefined };
+}
+
+export const SetProductPhotoResponse: MessageFns<SetProductPhotoResponse> = {
+  encode(message: SetProductPhotoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.photo !== undefined) {
+      ProductPhoto.encode(message.photo, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetProductPhotoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetProductPhotoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.photo = ProductPhoto.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetProductPhotoResponse {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      photo: isSet(object.photo) ? ProductPhoto.fromJSON(object.photo) : undefined,
+    };
+  },
+
+  toJSON(message: SetProductPhotoResponse): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.photo !== undefined) {
+      obj.photo = ProductPhoto.toJSON(message.photo);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetProductPhotoResponse>, I>>(base?: I): SetProductPhotoResponse {
+    return SetProductPhotoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetProductPhotoResponse>, I>>(object: I): SetProductPhotoResponse {
+    const message = createBaseSetProductPhotoResponse();
+    message.productId = object.productId ?? "";
+    message.photo = (object.photo !== undefined && object.photo !== null)
+      ? ProductPhoto.fromPartial(object.photo)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetProductPhotoRequest(): GetProductPhotoRequest {
+  return { sha256: "" };
+}
+
+export const GetProductPhotoRequest: MessageFns<GetProductPhotoRequest> = {
+  encode(message: GetProductPhotoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sha256 !== "") {
+      writer.uint32(10).string(message.sha256);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductPhotoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductPhotoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductPhotoRequest {
+    return { sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "" };
+  },
+
+  toJSON(message: GetProductPhotoRequest): unknown {
+    const obj: any = {};
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductPhotoRequest>, I>>(base?: I): GetProductPhotoRequest {
+    return GetProductPhotoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductPhotoRequest>, I>>(object: I): GetProductPhotoRequest {
+    const message = createBaseGetProductPhotoRequest();
+    message.sha256 = object.sha256 ?? "";
+    return message;
+  },
+};
+
+function createBaseGetProductPhotoResponse(): GetProductPhotoResponse {
+  return { sha256: "", contentType: "", image: Buffer.alloc(0) };
+}
+
+export const GetProductPhotoResponse: MessageFns<GetProductPhotoResponse> = {
+  encode(message: GetProductPhotoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sha256 !== "") {
+      writer.uint32(10).string(message.sha256);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(18).string(message.contentType);
+    }
+    if (message.image.length !== 0) {
+      writer.uint32(26).bytes(message.image);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductPhotoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductPhotoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.image = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductPhotoResponse {
+    return {
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+      image: isSet(object.image) ? Buffer.from(bytesFromBase64(object.image)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: GetProductPhotoResponse): unknown {
+    const obj: any = {};
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
+    if (message.image.length !== 0) {
+      obj.image = base64FromBytes(message.image);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductPhotoResponse>, I>>(base?: I): GetProductPhotoResponse {
+    return GetProductPhotoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductPhotoResponse>, I>>(object: I): GetProductPhotoResponse {
+    const message = createBaseGetProductPhotoResponse();
+    message.sha256 = object.sha256 ?? "";
+    message.contentType = object.contentType ?? "";
+    message.image = object.image ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -9238,6 +9798,27 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
+     * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
+     */
+    setProductPhoto: {
+      name: "SetProductPhoto",
+      requestType: SetProductPhotoRequest as typeof SetProductPhotoRequest,
+      requestStream: false,
+      responseType: SetProductPhotoResponse as typeof SetProductPhotoResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The original bytes of a photo by its SHA-256 (the edge resizes them); NOT_FOUND (`photo_not_found`). */
+    getProductPhoto: {
+      name: "GetProductPhoto",
+      requestType: GetProductPhotoRequest as typeof GetProductPhotoRequest,
+      requestStream: false,
+      responseType: GetProductPhotoResponse as typeof GetProductPhotoResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
     /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
     listBatches: {
       name: "ListBatches",
@@ -9605,6 +10186,33 @@ export const InventoryServiceService = {
       Buffer.from(ApplyCatalogImportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplyCatalogImportResponse => ApplyCatalogImportResponse.decode(value),
   },
+  /**
+   * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
+   * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
+   */
+  setProductPhoto: {
+    path: "/storefront.inventory.v1.InventoryService/SetProductPhoto" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetProductPhotoRequest): Buffer =>
+      Buffer.from(SetProductPhotoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetProductPhotoRequest => SetProductPhotoRequest.decode(value),
+    responseSerialize: (value: SetProductPhotoResponse): Buffer =>
+      Buffer.from(SetProductPhotoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetProductPhotoResponse => SetProductPhotoResponse.decode(value),
+  },
+  /** The original bytes of a photo by its SHA-256 (the edge resizes them); NOT_FOUND (`photo_not_found`). */
+  getProductPhoto: {
+    path: "/storefront.inventory.v1.InventoryService/GetProductPhoto" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProductPhotoRequest): Buffer =>
+      Buffer.from(GetProductPhotoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProductPhotoRequest => GetProductPhotoRequest.decode(value),
+    responseSerialize: (value: GetProductPhotoResponse): Buffer =>
+      Buffer.from(GetProductPhotoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProductPhotoResponse => GetProductPhotoResponse.decode(value),
+  },
   /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
   listBatches: {
     path: "/storefront.inventory.v1.InventoryService/ListBatches" as const,
@@ -9859,6 +10467,13 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   previewCatalogImport: handleUnaryCall<PreviewCatalogImportRequest, PreviewCatalogImportResponse>;
   /** Owner only: imports the previewed file; ABORTED (409 catalog_changed) if the catalog changed since. */
   applyCatalogImport: handleUnaryCall<ApplyCatalogImportRequest, ApplyCatalogImportResponse>;
+  /**
+   * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
+   * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
+   */
+  setProductPhoto: handleUnaryCall<SetProductPhotoRequest, SetProductPhotoResponse>;
+  /** The original bytes of a photo by its SHA-256 (the edge resizes them); NOT_FOUND (`photo_not_found`). */
+  getProductPhoto: handleUnaryCall<GetProductPhotoRequest, GetProductPhotoResponse>;
   /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
   listBatches: handleUnaryCall<ListBatchesRequest, ListBatchesResponse>;
   /** A batch's record without its certificate's bytes (public certificate pages); NOT_FOUND names it. */
@@ -10186,6 +10801,41 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplyCatalogImportResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
+   * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
+   */
+  setProductPhoto(
+    request: SetProductPhotoRequest,
+    callback: (error: ServiceError | null, response: SetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  setProductPhoto(
+    request: SetProductPhotoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  setProductPhoto(
+    request: SetProductPhotoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  /** The original bytes of a photo by its SHA-256 (the edge resizes them); NOT_FOUND (`photo_not_found`). */
+  getProductPhoto(
+    request: GetProductPhotoRequest,
+    callback: (error: ServiceError | null, response: GetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  getProductPhoto(
+    request: GetProductPhotoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  getProductPhoto(
+    request: GetProductPhotoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProductPhotoResponse) => void,
   ): ClientUnaryCall;
   /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
   listBatches(
