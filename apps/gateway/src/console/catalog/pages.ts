@@ -2,20 +2,22 @@
  * The console's catalog: every product with its sizes' prices and stock for any staff member;
  * for owners, per size a stock count, a delivery with its note, "unlimited" and a price, removing a
  * product after a confirmation page, and the catalog import: the file's text, then a page listing
- * what it changes, then an apply button carrying the preview's digest. The same inventory calls
+ * what it changes, then an apply button carrying the preview's digest; and each product's photo, uploaded with its alt
+ * text (a multipart form, no script). The same inventory calls
  * as the admin API; inventory refuses a change by anyone but an owner (403), whatever was posted.
  * Each change answers with a redirect (303) to the catalog, so reloading it repeats nothing.
  */
 import type { Request, Response } from 'express';
 import { HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
-import { STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
+import { PHOTO_ALT_MAX_LENGTH, PHOTO_MAX_BYTES, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
 import type { inventory } from '@storefront/proto';
 import type { StaffCatalog } from './staff-catalog';
-import { field, formError, formPost, isFormRefusal } from '../../kit/forms';
+import { field, fileField, formError, formPost, isFormRefusal, multipartFormPost } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import { formatPence } from '../../kit/money';
 import { CATALOG_IMPORT_BODY_BYTES } from './api';
-import { consolePage, type ConsoleDeps } from '../frame';
+import { consolePage, signedInFirst, type ConsoleDeps } from '../frame';
+import { photoPicture } from '../../kit/photo';
 import type { StaffCaller } from '../../kit/staff-session';
 
 const CATALOG_PATH = '/console/catalog';
@@ -37,6 +39,39 @@ function wholeNumber(text: string, label: string, min: number): number {
 
 const isOwner = (staff: StaffCaller) => staff.role === 'owner';
 const skuPath = (sku: string, action: string) => `${CATALOG_PATH}/skus/${encodeURIComponent(sku)}/${action}`;
+const photoPath = (productId: string) => `${CATALOG_PATH}/products/${encodeURIComponent(productId)}/photo`;
+/** A photo somewhat over the limit still reaches the form, which says how large it is (decision 1160). */
+const PHOTO_FORM_BYTES_MAX = 2 * PHOTO_MAX_BYTES;
+const MIB = 1024 * 1024;
+
+/** The photo file of the form, refused here when missing or too large, before it travels to inventory. */
+function photoFile(req: Request): Buffer {
+  const file = fileField(req, 'photo');
+  if (!file) throw invalidArgument('Photo is required: choose a JPEG, PNG or WebP file.', 'invalid_photo');
+  if (file.length > PHOTO_MAX_BYTES)
+    throw invalidArgument(
+      `Photo must be at most ${PHOTO_MAX_BYTES / MIB} MB; this file is ${(file.length / MIB).toFixed(1)} MB.`,
+      'invalid_photo',
+    );
+  return file;
+}
+
+/** The product's photo as the shop shows it, and for an owner the form that uploads a new one. */
+function photoSection(product: inventory.StaffProduct, owner: boolean): Html {
+  const id = product.id;
+  const current = product.photo
+    ? photoPicture(product.photo, { sizes: '10rem', width: 160, lazy: true, className: 'photo' })
+    : html`<p>No photo yet: the shop shows ${product.name} without one.</p>`;
+  if (!owner) return current;
+  return html`${current}
+<form method="post" action="${photoPath(id)}" enctype="multipart/form-data">
+<label for="photo-${id}">Photo of ${product.name} (JPEG, PNG or WebP, at most ${PHOTO_MAX_BYTES / MIB} MB)</label>
+<input type="file" id="photo-${id}" name="photo" accept="image/jpeg,image/png,image/webp" required>
+<label for="photo-alt-${id}">What the photo shows (its text for people who do not see it)</label>
+<input type="text" id="photo-alt-${id}" name="alt" maxlength="${PHOTO_ALT_MAX_LENGTH}" value="${product.photo?.alt ?? ''}" required>
+<button type="submit">Upload the photo of ${product.name}</button>
+</form>`;
+}
 
 function stockCells(size: inventory.StaffSku): Html {
   return size.unlimited
@@ -102,6 +137,7 @@ function productSection(product: inventory.StaffProduct, owner: boolean): Html {
   return html`<section aria-labelledby="product-${product.id}">
 <h2 id="product-${product.id}">${product.name}</h2>
 <p>Product id ${product.id}</p>
+${photoSection(product, owner)}
 <div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table></div>
 ${
   owner
@@ -133,7 +169,9 @@ function doneMessage(req: Request): string | undefined {
   const said = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
   const changed = said('changed');
   const removed = said('removed');
+  const photo = said('photo');
   if (changed) return `Saved the change to ${changed}.`;
+  if (photo) return `Saved the photo of ${photo}.`;
   if (removed) return `Removed the product ${removed}.`;
   if (said('imported') !== undefined) return 'Imported the catalog file.';
   return undefined;
@@ -225,6 +263,7 @@ export function registerCatalogPages(
   catalog: StaffCatalog,
 ): void {
   const importForm = formPost(context.config, { bytesMax: CATALOG_IMPORT_BODY_BYTES });
+  const photoForm = multipartFormPost(context.config, { bytesMax: PHOTO_FORM_BYTES_MAX });
 
   /** Runs a change and redirects to where it says; a refusal shows the catalog again with what to fix. */
   async function change(req: Request, res: Response, work: (staff: StaffCaller) => Promise<string>): Promise<void> {
@@ -280,6 +319,14 @@ export function registerCatalogPages(
     change(req, res, async (staff) => {
       await catalog.setPrice(staff, skuOf(req), pricePence(field(req, 'price')));
       return changedSku(skuOf(req));
+    }),
+  );
+
+  router.post(`${CATALOG_PATH}/products/:id/photo`, signedInFirst({ signedIn }), ...photoForm, (req, res) =>
+    change(req, res, async (staff) => {
+      const id = String(req.params.id);
+      await catalog.setPhoto(staff, id, photoFile(req), field(req, 'alt'));
+      return `${CATALOG_PATH}?photo=${encodeURIComponent(id)}`;
     }),
   );
 

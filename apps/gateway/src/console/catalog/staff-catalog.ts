@@ -69,6 +69,12 @@ export class StaffCatalog {
     return removed;
   }
 
+  async setPhoto(staff: StaffCaller, productId: string, image: Buffer, alt: string): Promise<inventory.ProductPhoto> {
+    const { photo } = await this.inventory.setProductPhoto({ productId, image, alt }, { staff });
+    this.copy.changed();
+    return photo!;
+  }
+
   async previewImport(staff: StaffCaller, catalogText: string): Promise<inventory.CatalogImportPreview> {
     return (await this.inventory.previewCatalogImport({ catalogText }, { staff })).preview!;
   }
