@@ -31,6 +31,7 @@ import { checkOrderReference, normalizeLines, requireReturnId, reservationTtlSec
 import { CatalogImporter } from './domain/catalog-import';
 import { StockAdmin } from './stores/stock-admin';
 import { PhotoStore } from './stores/photos';
+import { ProductEditor } from './stores/product-editor';
 import { PHOTO_MAX_BYTES } from '@storefront/formats';
 import { staffCatalogRpcs } from './staff-catalog-rpcs';
 import { BatchStore } from './stores/batches';
@@ -171,11 +172,12 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
             ),
             ...alertingAfter(
               {
-                ...staffCatalogRpcs(
-                  new StockAdmin(db, reservations, options.now),
-                  new CatalogImporter(store, options.now),
+                ...staffCatalogRpcs({
+                  admin: new StockAdmin(db, reservations, options.now),
+                  importer: new CatalogImporter(store, options.now),
                   photos,
-                ),
+                  editor: new ProductEditor(store, options.now),
+                }),
                 ...batchRpcs(batches, reservations.allocations),
               },
               thenAlert,

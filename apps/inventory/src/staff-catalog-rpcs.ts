@@ -6,7 +6,8 @@ import type { CallContext, UnaryHandlers } from '@storefront/grpc';
 import type { StaffIdentity } from '@storefront/caller-token';
 import { inventory } from '@storefront/proto';
 import { CatalogImporter, parseCatalogText, type ImportPreview } from './domain/catalog-import';
-import type { SkuStock, StockAdmin } from './stores/stock-admin';
+import type { SkuStock, StaffCatalogProduct, StockAdmin } from './stores/stock-admin';
+import type { ProductEditor } from './stores/product-editor';
 import type { PhotoStore } from './stores/photos';
 
 type StaffCatalogRpcs = Pick<
@@ -20,22 +21,32 @@ type StaffCatalogRpcs = Pick<
   | 'previewCatalogImport'
   | 'applyCatalogImport'
   | 'setProductPhoto'
+  | 'createProduct'
+  | 'updateProduct'
+  | 'addProductSize'
 >;
 
 /** Every one of these RPCs requires a staff member, so the access check has put one here. */
 export const staffOf = (context: CallContext): StaffIdentity => context.staff!;
 
-export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter, photos: PhotoStore): StaffCatalogRpcs {
+export interface CatalogWriters {
+  admin: StockAdmin;
+  importer: CatalogImporter;
+  photos: PhotoStore;
+  editor: ProductEditor;
+}
+
+export function staffCatalogRpcs({ admin, importer, photos, editor }: CatalogWriters): StaffCatalogRpcs {
+  /** The product as it is after a change. */
+  const productNow = async (productId: string) => ({ product: toStaffProduct(await admin.product(productId)) });
   return {
-    getStaffCatalog: async () => ({
-      products: (await admin.catalog()).map((product) => ({
-        id: product.id,
-        name: product.name,
-        description: product.description,
-        sizes: product.sizes.map(toStaffSku),
-        ...(product.photo ? { photo: product.photo } : {}),
-      })),
-    }),
+    getStaffCatalog: async () => ({ products: (await admin.catalog()).map(toStaffProduct) }),
+    createProduct: async ({ productId, details, firstSize }, context) =>
+      productNow(await editor.create(productId, details, firstSize, staffOf(context))),
+    updateProduct: async ({ productId, details }, context) =>
+      productNow(await editor.update(productId, details, staffOf(context))),
+    addProductSize: async ({ productId, size }, context) =>
+      productNow(await editor.addSize(productId, size, staffOf(context))),
     setSkuStock: async ({ sku, onHand, note }, context) => ({
       sku: toStaffSku(await admin.setStock(sku, onHand, staffOf(context), note)),
     }),
@@ -62,6 +73,17 @@ export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter, p
     applyCatalogImport: async ({ catalogText, digest }, context) => ({
       applied: toPreviewMessage(await importer.apply(parseCatalogText(catalogText), digest, staffOf(context))),
     }),
+  };
+}
+
+function toStaffProduct(product: StaffCatalogProduct): inventory.StaffProduct {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    vatRateBasisPoints: product.vatRateBasisPoints,
+    sizes: product.sizes.map(toStaffSku),
+    ...(product.photo ? { photo: product.photo } : {}),
   };
 }
 

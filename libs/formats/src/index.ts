@@ -42,7 +42,7 @@ export const ACCOUNT_LIMITS = {
 /** Ids of catalog entries (products, rewards): lower-case slugs such as `bpc-157`. */
 export const CATALOG_ID_MAX_LENGTH = 64;
 const CATALOG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const CATALOG_NAME_MAX_LENGTH = 200;
+export const CATALOG_NAME_MAX_LENGTH = 200;
 
 /** Whether `id` can name a catalog entry: a lower-case slug of at most CATALOG_ID_MAX_LENGTH characters. */
 export const isCatalogId = (id: unknown): id is string =>

@@ -286,7 +286,7 @@ export class InventoryStore {
    * units come without batch information: the size's legacy batch holds them, or what its sellable
    * batches do not already hold for a size that had batches while it was not counted.
    */
-  private async startCounting(trx: Knex.Transaction, sizes: Array<{ sku: string; units: number }>): Promise<void> {
+  async startCounting(trx: Knex.Transaction, sizes: Array<{ sku: string; units: number }>): Promise<void> {
     if (sizes.length === 0) return;
     const skus = sizes.map((size) => size.sku);
     const counted = new Set<string>(await trx('stock').whereIn('sku', skus).pluck('sku'));

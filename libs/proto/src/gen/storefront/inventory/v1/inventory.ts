@@ -214,7 +214,11 @@ export interface StaffProduct {
   description: string;
   sizes: StaffSku[];
   /** Absent for a product without a photo. */
-  photo?: ProductPhoto | undefined;
+  photo?:
+    | ProductPhoto
+    | undefined;
+  /** 0, 500 or 2000 (zero, reduced, standard). */
+  vatRateBasisPoints: number;
 }
 
 export interface GetStaffCatalogResponse {
@@ -391,6 +395,51 @@ export interface GetBatchRequest {
 
 export interface GetBatchResponse {
   batch?: Batch | undefined;
+}
+
+/** A product's editable fields, as the console's product page sends them. */
+export interface ProductDetails {
+  /** 1 to 200 characters. */
+  name: string;
+  description: string;
+  /** 0, 500 or 2000. */
+  vatRateBasisPoints: number;
+}
+
+/** A size to add: "5mg", its price, and the units it starts with (absent: not counted, always available). */
+export interface NewSize {
+  size: string;
+  pricePence: number;
+  stock?: number | undefined;
+}
+
+export interface CreateProductRequest {
+  /** A lower-case slug (letters, digits, hyphens), at most 64 characters; it cannot change later. */
+  productId: string;
+  details?: ProductDetails | undefined;
+  firstSize?: NewSize | undefined;
+}
+
+export interface CreateProductResponse {
+  product?: StaffProduct | undefined;
+}
+
+export interface UpdateProductRequest {
+  productId: string;
+  details?: ProductDetails | undefined;
+}
+
+export interface UpdateProductResponse {
+  product?: StaffProduct | undefined;
+}
+
+export interface AddProductSizeRequest {
+  productId: string;
+  size?: NewSize | undefined;
+}
+
+export interface AddProductSizeResponse {
+  product?: StaffProduct | undefined;
 }
 
 export interface SetProductPhotoRequest {
@@ -3415,7 +3464,7 @@ export const StaffSku: MessageFns<StaffSku> = {
 };
 
 function createBaseStaffProduct(): StaffProduct {
-  return { id: "", name: "", description: "", sizes: [], photo: undefined };
+  return { id: "", name: "", description: "", sizes: [], photo: undefined, vatRateBasisPoints: 0 };
 }
 
 export const StaffProduct: MessageFns<StaffProduct> = {
@@ -3434,6 +3483,9 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     }
     if (message.photo !== undefined) {
       ProductPhoto.encode(message.photo, writer.uint32(42).fork()).join();
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(48).int32(message.vatRateBasisPoints);
     }
     return writer;
   },
@@ -3491,6 +3543,14 @@ export const StaffProduct: MessageFns<StaffProduct> = {
             message.photo = ProductPhoto.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3510,6 +3570,11 @@ export const StaffProduct: MessageFns<StaffProduct> = {
       description: isSet(object.description) ? globalThis.String(object.description) : "",
       sizes: globalThis.Array.isArray(object?.sizes) ? object.sizes.map((e: any) => StaffSku.fromJSON(e)) : [],
       photo: isSet(object.photo) ? ProductPhoto.fromJSON(object.photo) : undefined,
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
     };
   },
 
@@ -3530,6 +3595,9 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     if (message.photo !== undefined) {
       obj.photo = ProductPhoto.toJSON(message.photo);
     }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
     return obj;
   },
 
@@ -3545,6 +3613,7 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     message.photo = (object.photo !== undefined && object.photo !== null)
       ? ProductPhoto.fromPartial(object.photo)
       : undefined;
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
     return message;
   },
 };
@@ -6075,6 +6144,716 @@ export const GetBatchResponse: MessageFns<GetBatchResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetBatchResponse>, I>>(object: I): GetBatchResponse {
     const message = createBaseGetBatchResponse();
     message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseProductDetails(): ProductDetails {
+  return { name: "", description: "", vatRateBasisPoints: 0 };
+}
+
+export const ProductDetails: MessageFns<ProductDetails> = {
+  encode(message: ProductDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(24).int32(message.vatRateBasisPoints);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductDetails {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductDetails();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductDetails {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
+    };
+  },
+
+  toJSON(message: ProductDetails): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductDetails>, I>>(base?: I): ProductDetails {
+    return ProductDetails.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductDetails>, I>>(object: I): ProductDetails {
+    const message = createBaseProductDetails();
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
+    return message;
+  },
+};
+
+function createBaseNewSize(): NewSize {
+  return { size: "", pricePence: 0, stock: undefined };
+}
+
+export const NewSize: MessageFns<NewSize> = {
+  encode(message: NewSize, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.size !== "") {
+      writer.uint32(10).string(message.size);
+    }
+    if (message.pricePence !== 0) {
+      writer.uint32(16).int64(message.pricePence);
+    }
+    if (message.stock !== undefined) {
+      writer.uint32(24).int32(message.stock);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NewSize {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNewSize();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.size = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pricePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.stock = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NewSize {
+    return {
+      size: isSet(object.size) ? globalThis.String(object.size) : "",
+      pricePence: isSet(object.pricePence)
+        ? globalThis.Number(object.pricePence)
+        : isSet(object.price_pence)
+        ? globalThis.Number(object.price_pence)
+        : 0,
+      stock: isSet(object.stock) ? globalThis.Number(object.stock) : undefined,
+    };
+  },
+
+  toJSON(message: NewSize): unknown {
+    const obj: any = {};
+    if (message.size !== "") {
+      obj.size = message.size;
+    }
+    if (message.pricePence !== 0) {
+      obj.pricePence = Math.round(message.pricePence);
+    }
+    if (message.stock !== undefined) {
+      obj.stock = Math.round(message.stock);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NewSize>, I>>(base?: I): NewSize {
+    return NewSize.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NewSize>, I>>(object: I): NewSize {
+    const message = createBaseNewSize();
+    message.size = object.size ?? "";
+    message.pricePence = object.pricePence ?? 0;
+    message.stock = object.stock ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProductRequest(): CreateProductRequest {
+  return { productId: "", details: undefined, firstSize: undefined };
+}
+
+export const CreateProductRequest: MessageFns<CreateProductRequest> = {
+  encode(message: CreateProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.details !== undefined) {
+      ProductDetails.encode(message.details, writer.uint32(18).fork()).join();
+    }
+    if (message.firstSize !== undefined) {
+      NewSize.encode(message.firstSize, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.details = ProductDetails.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.firstSize = NewSize.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProductRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      details: isSet(object.details) ? ProductDetails.fromJSON(object.details) : undefined,
+      firstSize: isSet(object.firstSize)
+        ? NewSize.fromJSON(object.firstSize)
+        : isSet(object.first_size)
+        ? NewSize.fromJSON(object.first_size)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateProductRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.details !== undefined) {
+      obj.details = ProductDetails.toJSON(message.details);
+    }
+    if (message.firstSize !== undefined) {
+      obj.firstSize = NewSize.toJSON(message.firstSize);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProductRequest>, I>>(base?: I): CreateProductRequest {
+    return CreateProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProductRequest>, I>>(object: I): CreateProductRequest {
+    const message = createBaseCreateProductRequest();
+    message.productId = object.productId ?? "";
+    message.details = (object.details !== undefined && object.details !== null)
+      ? ProductDetails.fromPartial(object.details)
+      : undefined;
+    message.firstSize = (object.firstSize !== undefined && object.firstSize !== null)
+      ? NewSize.fromPartial(object.firstSize)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProductResponse(): CreateProductResponse {
+  return { product: undefined };
+}
+
+export const CreateProductResponse: MessageFns<CreateProductResponse> = {
+  encode(message: CreateProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      StaffProduct.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = StaffProduct.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProductResponse {
+    return { product: isSet(object.product) ? StaffProduct.fromJSON(object.product) : undefined };
+  },
+
+  toJSON(message: CreateProductResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = StaffProduct.toJSON(message.product);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProductResponse>, I>>(base?: I): CreateProductResponse {
+    return CreateProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProductResponse>, I>>(object: I): CreateProductResponse {
+    const message = createBaseCreateProductResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? StaffProduct.fromPartial(object.product)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProductRequest(): UpdateProductRequest {
+  return { productId: "", details: undefined };
+}
+
+export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
+  encode(message: UpdateProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.details !== undefined) {
+      ProductDetails.encode(message.details, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.details = ProductDetails.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      details: isSet(object.details) ? ProductDetails.fromJSON(object.details) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateProductRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.details !== undefined) {
+      obj.details = ProductDetails.toJSON(message.details);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductRequest>, I>>(base?: I): UpdateProductRequest {
+    return UpdateProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductRequest>, I>>(object: I): UpdateProductRequest {
+    const message = createBaseUpdateProductRequest();
+    message.productId = object.productId ?? "";
+    message.details = (object.details !== undefined && object.details !== null)
+      ? ProductDetails.fromPartial(object.details)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProductResponse(): UpdateProductResponse {
+  return { product: undefined };
+}
+
+export const UpdateProductResponse: MessageFns<UpdateProductResponse> = {
+  encode(message: UpdateProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      StaffProduct.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = StaffProduct.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductResponse {
+    return { product: isSet(object.product) ? StaffProduct.fromJSON(object.product) : undefined };
+  },
+
+  toJSON(message: UpdateProductResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = StaffProduct.toJSON(message.product);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductResponse>, I>>(base?: I): UpdateProductResponse {
+    return UpdateProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductResponse>, I>>(object: I): UpdateProductResponse {
+    const message = createBaseUpdateProductResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? StaffProduct.fromPartial(object.product)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAddProductSizeRequest(): AddProductSizeRequest {
+  return { productId: "", size: undefined };
+}
+
+export const AddProductSizeRequest: MessageFns<AddProductSizeRequest> = {
+  encode(message: AddProductSizeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.size !== undefined) {
+      NewSize.encode(message.size, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddProductSizeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddProductSizeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.size = NewSize.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddProductSizeRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      size: isSet(object.size) ? NewSize.fromJSON(object.size) : undefined,
+    };
+  },
+
+  toJSON(message: AddProductSizeRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.size !== undefined) {
+      obj.size = NewSize.toJSON(message.size);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddProductSizeRequest>, I>>(base?: I): AddProductSizeRequest {
+    return AddProductSizeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddProductSizeRequest>, I>>(object: I): AddProductSizeRequest {
+    const message = createBaseAddProductSizeRequest();
+    message.productId = object.productId ?? "";
+    message.size = (object.size !== undefined && object.size !== null) ? NewSize.fromPartial(object.size) : undefined;
+    return message;
+  },
+};
+
+function createBaseAddProductSizeResponse(): AddProductSizeResponse {
+  return { product: undefined };
+}
+
+export const AddProductSizeResponse: MessageFns<AddProductSizeResponse> = {
+  encode(message: AddProductSizeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      StaffProduct.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddProductSizeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddProductSizeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = StaffProduct.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddProductSizeResponse {
+    return { product: isSet(object.product) ? StaffProduct.fromJSON(object.product) : undefined };
+  },
+
+  toJSON(message: AddProductSizeResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = StaffProduct.toJSON(message.product);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddProductSizeResponse>, I>>(base?: I): AddProductSizeResponse {
+    return AddProductSizeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddProductSizeResponse>, I>>(object: I): AddProductSizeResponse {
+    const message = createBaseAddProductSizeResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? StaffProduct.fromPartial(object.product)
+      : undefined;
     return message;
   },
 };
@@ -9798,6 +10577,33 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
+    createProduct: {
+      name: "CreateProduct",
+      requestType: CreateProductRequest as typeof CreateProductRequest,
+      requestStream: false,
+      responseType: CreateProductResponse as typeof CreateProductResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: a product's name, description and VAT rate. */
+    updateProduct: {
+      name: "UpdateProduct",
+      requestType: UpdateProductRequest as typeof UpdateProductRequest,
+      requestStream: false,
+      responseType: UpdateProductResponse as typeof UpdateProductResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
+    addProductSize: {
+      name: "AddProductSize",
+      requestType: AddProductSizeRequest as typeof AddProductSizeRequest,
+      requestStream: false,
+      responseType: AddProductSizeResponse as typeof AddProductSizeResponse,
+      responseStream: false,
+      options: {},
+    },
     /**
      * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
      * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
@@ -10186,6 +10992,40 @@ export const InventoryServiceService = {
       Buffer.from(ApplyCatalogImportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplyCatalogImportResponse => ApplyCatalogImportResponse.decode(value),
   },
+  /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
+  createProduct: {
+    path: "/storefront.inventory.v1.InventoryService/CreateProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateProductRequest): Buffer => Buffer.from(CreateProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateProductRequest => CreateProductRequest.decode(value),
+    responseSerialize: (value: CreateProductResponse): Buffer =>
+      Buffer.from(CreateProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateProductResponse => CreateProductResponse.decode(value),
+  },
+  /** Owner only: a product's name, description and VAT rate. */
+  updateProduct: {
+    path: "/storefront.inventory.v1.InventoryService/UpdateProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateProductRequest): Buffer => Buffer.from(UpdateProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateProductRequest => UpdateProductRequest.decode(value),
+    responseSerialize: (value: UpdateProductResponse): Buffer =>
+      Buffer.from(UpdateProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateProductResponse => UpdateProductResponse.decode(value),
+  },
+  /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
+  addProductSize: {
+    path: "/storefront.inventory.v1.InventoryService/AddProductSize" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddProductSizeRequest): Buffer =>
+      Buffer.from(AddProductSizeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddProductSizeRequest => AddProductSizeRequest.decode(value),
+    responseSerialize: (value: AddProductSizeResponse): Buffer =>
+      Buffer.from(AddProductSizeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddProductSizeResponse => AddProductSizeResponse.decode(value),
+  },
   /**
    * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
    * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
@@ -10467,6 +11307,12 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   previewCatalogImport: handleUnaryCall<PreviewCatalogImportRequest, PreviewCatalogImportResponse>;
   /** Owner only: imports the previewed file; ABORTED (409 catalog_changed) if the catalog changed since. */
   applyCatalogImport: handleUnaryCall<ApplyCatalogImportRequest, ApplyCatalogImportResponse>;
+  /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
+  createProduct: handleUnaryCall<CreateProductRequest, CreateProductResponse>;
+  /** Owner only: a product's name, description and VAT rate. */
+  updateProduct: handleUnaryCall<UpdateProductRequest, UpdateProductResponse>;
+  /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
+  addProductSize: handleUnaryCall<AddProductSizeRequest, AddProductSizeResponse>;
   /**
    * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
    * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
@@ -10801,6 +11647,54 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplyCatalogImportResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
+  createProduct(
+    request: CreateProductRequest,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  createProduct(
+    request: CreateProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  createProduct(
+    request: CreateProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a product's name, description and VAT rate. */
+  updateProduct(
+    request: UpdateProductRequest,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  updateProduct(
+    request: UpdateProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  updateProduct(
+    request: UpdateProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
+  addProductSize(
+    request: AddProductSizeRequest,
+    callback: (error: ServiceError | null, response: AddProductSizeResponse) => void,
+  ): ClientUnaryCall;
+  addProductSize(
+    request: AddProductSizeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddProductSizeResponse) => void,
+  ): ClientUnaryCall;
+  addProductSize(
+    request: AddProductSizeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddProductSizeResponse) => void,
   ): ClientUnaryCall;
   /**
    * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
