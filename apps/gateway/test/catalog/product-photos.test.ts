@@ -64,7 +64,7 @@ describe('product photos: uploaded in the console, shown and served resized by t
       expect(res.status, res.text).to.equal(400);
       expect(res.text).to.include(words).and.include('role="alert"');
     }
-    const page = await owner.get<string>('/console/catalog');
+    const page = await owner.get<string>(`/console/catalog/${PRODUCT}`);
     expect(page.text).to.include('enctype="multipart/form-data"').and.include('No photo yet');
     const refused = await upload(member, await picture('png', 40, 40));
     expect(refused.status, refused.text).to.equal(403);
@@ -75,7 +75,7 @@ describe('product photos: uploaded in the console, shown and served resized by t
     const png = await picture('png', 1000, 750);
     const res = await upload(owner, png);
     expect(res.status, res.text).to.equal(303);
-    expect(res.headers.get('location')).to.equal(`/console/catalog?photo=${PRODUCT}`);
+    expect(res.headers.get('location')).to.equal(`/console/catalog/${PRODUCT}?photo=${PRODUCT}`);
     const console = await owner.get<string>(res.headers.get('location')!);
     expect(console.text).to.include(`Saved the photo of ${PRODUCT}.`).and.include(`alt="${ALT}"`);
 
