@@ -59,6 +59,7 @@ describe('inventory: product photos', () => {
       [Buffer.from('GIF89a not accepted'), 'must be a JPEG, PNG or WebP image'],
       [Buffer.concat([Buffer.from('RIFF\0\0\0\0WEBP'), Buffer.alloc(40)]), 'could not be read as WEBP'],
       [png.subarray(0, png.length - 30), 'could not be read as PNG'],
+      [await picture('png', 8000, 5001), 'at most 40 megapixels, got 8000 × 5001 pixels'],
       [Buffer.concat([png, Buffer.alloc(PHOTO_MAX_BYTES)]), `at most ${PHOTO_MAX_BYTES} bytes`],
       [Buffer.alloc(0), 'photo is required'],
     ] as const;

@@ -138,6 +138,8 @@ export const STOCK_NOTE_MAX_LENGTH = 200;
 export const CERTIFICATE_MAX_BYTES = 5 * 1024 * 1024;
 /** A product photo as uploaded: JPEG, PNG or WebP of at most 10 MiB, checked by inventory and the console form. */
 export const PHOTO_MAX_BYTES = 10 * 1024 * 1024;
+/** A product photo's pixels at most (a 40-megapixel camera's): bounds the memory decoding one takes. */
+export const PHOTO_MAX_PIXELS = 40_000_000;
 /** A product photo's alt text: what it shows, in a sentence. */
 export const PHOTO_ALT_MAX_LENGTH = 200;
 

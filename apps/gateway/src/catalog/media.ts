@@ -7,6 +7,7 @@
 import type { Express, Response } from 'express';
 import sharp, { type Sharp } from 'sharp';
 import { notFound } from '@storefront/errors';
+import { PHOTO_MAX_PIXELS } from '@storefront/formats';
 import type { GatewayContext } from '../context';
 import { PHOTO_FORMATS, PHOTO_WIDTHS, type PhotoFormat } from '../kit/photo';
 
@@ -62,7 +63,8 @@ export function registerMedia(app: Express, context: GatewayContext, cache = new
 
   async function draw(sha256: string, width: number, format: PhotoFormat): Promise<Buffer> {
     const { image } = await context.clients.inventory.getProductPhoto({ sha256 }, { deadlineMs: PHOTO_DEADLINE_MS });
-    return ENCODE[format](sharp(image).autoOrient().resize({ width, withoutEnlargement: true })).toBuffer();
+    const original = sharp(image, { limitInputPixels: PHOTO_MAX_PIXELS });
+    return ENCODE[format](original.autoOrient().resize({ width, withoutEnlargement: true })).toBuffer();
   }
 
   async function variant(key: string, sha256: string, width: number, format: PhotoFormat): Promise<Buffer> {

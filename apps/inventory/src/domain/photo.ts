@@ -1,11 +1,12 @@
 /**
  * What a product photo may be (decision 1310): JPEG, PNG or WebP as its content says (the first bytes, then the image
- * decoded), never as a file name says; at most PHOTO_MAX_BYTES; with alt text that says what it shows.
+ * decoded), never as a file name says; at most PHOTO_MAX_BYTES and PHOTO_MAX_PIXELS; with alt text that says what it
+ * shows.
  */
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { invalidArgument } from '@storefront/errors';
-import { PHOTO_ALT_MAX_LENGTH, PHOTO_MAX_BYTES, hasControlCharacters } from '@storefront/formats';
+import { PHOTO_ALT_MAX_LENGTH, PHOTO_MAX_BYTES, PHOTO_MAX_PIXELS, hasControlCharacters } from '@storefront/formats';
 
 export type PhotoType = 'image/jpeg' | 'image/png' | 'image/webp';
 
@@ -48,15 +49,23 @@ export async function checkPhoto(image: Uint8Array | undefined): Promise<Checked
   }
   const contentType = sniff(bytes);
   if (!contentType) throw refused('photo must be a JPEG, PNG or WebP image; this file is none of them');
-  let size: { width: number; height: number };
+  const unreadable = () =>
+    refused(`photo could not be read as ${SHARP_FORMAT[contentType].toUpperCase()}: the file is damaged`);
+  const metadata = await sharp(bytes)
+    .metadata()
+    .catch(() => undefined);
+  if (metadata?.format !== SHARP_FORMAT[contentType]) throw unreadable();
+  const size = metadata.autoOrient;
+  if (size.width * size.height > PHOTO_MAX_PIXELS) {
+    throw refused(
+      `photo must be at most ${PHOTO_MAX_PIXELS / 1_000_000} megapixels, got ${size.width} × ${size.height} pixels`,
+    );
+  }
   try {
-    const metadata = await sharp(bytes).metadata();
-    if (metadata.format !== SHARP_FORMAT[contentType]) throw new Error('format differs from its first bytes');
-    size = metadata.autoOrient;
     // Decoding it whole finds a file cut short or damaged after a good header.
-    await sharp(bytes, { failOn: 'truncated' }).resize(8).raw().toBuffer();
+    await sharp(bytes, { failOn: 'truncated', limitInputPixels: PHOTO_MAX_PIXELS }).resize(8).raw().toBuffer();
   } catch {
-    throw refused(`photo could not be read as ${SHARP_FORMAT[contentType].toUpperCase()}: the file is damaged`);
+    throw unreadable();
   }
   return {
     sha256: createHash('sha256').update(bytes).digest('hex'),
