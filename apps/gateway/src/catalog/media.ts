@@ -11,6 +11,10 @@ import { PHOTO_MAX_PIXELS } from '@storefront/formats';
 import type { GatewayContext } from '../context';
 import { PHOTO_FORMATS, PHOTO_WIDTHS, type PhotoFormat } from '../kit/photo';
 
+// libvips keeps recent operations and their images in memory (50 MB by default) unless told not to: a photo is
+// drawn once per variant, and the variants worth keeping are kept by VariantCache, bounded on its own.
+sharp.cache(false);
+
 const MEDIA_PATH = /^\/media\/([0-9a-f]{64})-(\d{1,4})\.(avif|webp|jpeg)$/;
 /** Resized variants kept in memory, at most this many bytes in all (the oldest used goes first). */
 export const MEDIA_CACHE_BYTES = 32 * 1024 * 1024;

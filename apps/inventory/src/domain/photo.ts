@@ -8,6 +8,9 @@ import sharp from 'sharp';
 import { invalidArgument } from '@storefront/errors';
 import { PHOTO_ALT_MAX_LENGTH, PHOTO_MAX_BYTES, PHOTO_MAX_PIXELS, hasControlCharacters } from '@storefront/formats';
 
+// libvips keeps recent operations and their images in memory unless told not to; each photo is checked once.
+sharp.cache(false);
+
 export type PhotoType = 'image/jpeg' | 'image/png' | 'image/webp';
 
 /** A product's photo as pages lay it out. */

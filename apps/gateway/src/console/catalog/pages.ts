@@ -132,7 +132,7 @@ ${noteField(`unlimited-note-${sku}`, 'Reason (optional)', false)}
 
 const productPath = (productId: string) => `${CATALOG_PATH}/${encodeURIComponent(productId)}`;
 /** Products on one page of the list. */
-export const CATALOG_PAGE_SIZE = 20;
+const CATALOG_PAGE_SIZE = 20;
 const VAT_RATES = [
   [2000, 'Standard, 20 %'],
   [500, 'Reduced, 5 %'],
