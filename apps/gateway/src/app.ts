@@ -29,6 +29,7 @@ import { catalogApi } from './catalog/api';
 import { certificatesApi } from './certificates/api';
 import { registerCertificatePages } from './certificates/pages';
 import { registerCatalogPages } from './catalog/pages';
+import { registerMedia } from './catalog/media';
 import { registerConsole } from './console';
 import { consoleNotFoundPage } from './console/frame';
 import { MCP_PATH, registerMcpRoutes } from './mcp/route';
@@ -88,6 +89,8 @@ export function createApp(context: GatewayContext, document: OpenApiDocument): {
   // Served either way: the catalog's and the API's certificate links point here.
   registerCertificatePages(pages, { context, readShop });
   pages.mount(app);
+  // Served either way: product photos, which the console shows too.
+  registerMedia(app, context);
 
   api.install(publishedApi, { ...context, published: { document, mcp: { path: MCP_PATH, tools } } });
   // What no route answered is the storefront's, but for the paths the shop keeps to itself (the proxy says which).

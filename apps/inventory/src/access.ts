@@ -1,5 +1,5 @@
 /**
- * Who may call each inventory RPC: the gateway reads stock, the catalog, batches with their
+ * Who may call each inventory RPC: the gateway reads stock, the catalog, product photos, batches with their
  * certificates (public pages) and the batches an order was packed from (its order page); only checkout prices, reserves, commits and releases stock for its
  * orders, returns refunded units and marks orders shipped; the console's staff read the catalog
  * with its stock and batches, and record the batch an order was
@@ -12,7 +12,7 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
   {
     callers: ['gateway'],
     customer: 'none',
-    rpcs: ['getStock', 'getCatalog', 'getCatalogSnapshot', 'getBatch', 'getBatchCertificate'],
+    rpcs: ['getStock', 'getCatalog', 'getCatalogSnapshot', 'getBatch', 'getBatchCertificate', 'getProductPhoto'],
   },
   // An order's batches: the console's staff, and the customer's order page once checkout let the caller read the order.
   { callers: ['gateway'], customer: 'none', rpcs: ['getOrderAllocation'] },
@@ -54,6 +54,10 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
       'removeProduct',
       'previewCatalogImport',
       'applyCatalogImport',
+      'setProductPhoto',
+      'createProduct',
+      'updateProduct',
+      'addProductSize',
       'receiveBatch',
       'quarantineBatch',
       'releaseBatch',

@@ -35,6 +35,10 @@ export interface CatalogSize {
 }
 
 const SIZE = /^[A-Za-z0-9.]+$/;
+/** A size's name as the catalog file and the console's editor allow it: "5mg", "10ml", "1.5g". */
+export const SIZE_MAX_LENGTH = 32;
+export const isSizeName = (size: unknown): size is string =>
+  typeof size === 'string' && SIZE.test(size) && size.length <= SIZE_MAX_LENGTH;
 
 /** The UK's VAT rates a product may carry, in percent (zero, reduced, standard); standard when the file names none. */
 export const VAT_RATES_PERCENT = [0, 5, 20] as const;
@@ -86,8 +90,8 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
         problems.push(`${sat} must be an object`);
         return;
       }
-      if (typeof s.size !== 'string' || !SIZE.test(s.size) || s.size.length > 32) {
-        problems.push(`${sat}.size must be letters, digits and dots, at most 32 characters`);
+      if (!isSizeName(s.size)) {
+        problems.push(`${sat}.size must be letters, digits and dots, at most ${SIZE_MAX_LENGTH} characters`);
       } else if (seenSizes.has(s.size)) {
         problems.push(`${sat}.size "${s.size}" appears twice`);
       } else {

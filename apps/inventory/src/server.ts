@@ -30,6 +30,9 @@ import { startSweeper } from './domain/sweeper';
 import { checkOrderReference, normalizeLines, requireReturnId, reservationTtlSeconds } from './domain/lines';
 import { CatalogImporter } from './domain/catalog-import';
 import { StockAdmin } from './stores/stock-admin';
+import { PhotoStore } from './stores/photos';
+import { ProductEditor } from './stores/product-editor';
+import { PHOTO_MAX_BYTES } from '@storefront/formats';
 import { staffCatalogRpcs } from './staff-catalog-rpcs';
 import { BatchStore } from './stores/batches';
 import { batchRpcs } from './batch-rpcs';
@@ -54,8 +57,8 @@ export interface InventoryHandles {
   sendMailNow(): Promise<PassSummary>;
 }
 
-/** A certificate up to 3 MiB over its limit still reaches the handler, which names the field that is too large. */
-const MAX_REQUEST_BYTES = CERTIFICATE_MAX_BYTES + 3 * 1024 * 1024;
+/** A certificate or a photo up to 3 MiB over its limit still reaches the handler, which names the file that is too large. */
+const MAX_REQUEST_BYTES = Math.max(CERTIFICATE_MAX_BYTES, PHOTO_MAX_BYTES) + 3 * 1024 * 1024;
 
 /** Inventory in a process of its own, served over gRPC. */
 export function startInventoryServer(config: InventoryConfig, options: StartOptions): Promise<InventoryServer> {
@@ -87,6 +90,7 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
         alerts.wake();
         return result;
       };
+    const photos = new PhotoStore(db, options.now);
     const publisher = new CatalogPublisher(store, { merchantCode: config.merchantCode, now: options.now });
     if (config.seedDemoCatalog && (await store.isEmpty())) {
       const seeded = await seedDemoData(store, batches, reservations.stock.now());
@@ -129,6 +133,10 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
             getStock: async () => ({ available: await store.availableStock() }),
             getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
             getCatalogSnapshot: async ({ knownVersion }) => toSnapshotMessage(await publisher.snapshot(knownVersion)),
+            getProductPhoto: async ({ sha256 }) => {
+              const file = await photos.file(sha256);
+              return { sha256: file.sha256, contentType: file.contentType, image: file.bytes };
+            },
             quote: async ({ lines }) => ({
               lines: (await store.quote(normalizeLines(lines))).map((line) => ({
                 sku: line.sku,
@@ -164,10 +172,12 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
             ),
             ...alertingAfter(
               {
-                ...staffCatalogRpcs(
-                  new StockAdmin(db, reservations, options.now),
-                  new CatalogImporter(store, options.now),
-                ),
+                ...staffCatalogRpcs({
+                  admin: new StockAdmin(db, reservations, options.now),
+                  importer: new CatalogImporter(store, options.now),
+                  photos,
+                  editor: new ProductEditor(store, options.now),
+                }),
                 ...batchRpcs(batches, reservations.allocations),
               },
               thenAlert,
@@ -232,6 +242,7 @@ function toProductMessage(product: CatalogProduct): inventory.Product {
       inStock: size.inStock,
       ...(size.currentBatch ? { currentBatch: size.currentBatch } : {}),
     })),
+    ...(product.photo ? { photo: product.photo } : {}),
   };
 }
 

@@ -1,12 +1,14 @@
 /**
- * The console's catalog RPCs: thin translations to the stock and import operations, acting as
+ * The console's catalog RPCs: thin translations to the stock, photo and import operations, acting as
  * the staff member the access table admitted (owners only for changes).
  */
 import type { CallContext, UnaryHandlers } from '@storefront/grpc';
 import type { StaffIdentity } from '@storefront/caller-token';
 import { inventory } from '@storefront/proto';
 import { CatalogImporter, parseCatalogText, type ImportPreview } from './domain/catalog-import';
-import type { SkuStock, StockAdmin } from './stores/stock-admin';
+import type { SkuStock, StaffCatalogProduct, StockAdmin } from './stores/stock-admin';
+import type { ProductEditor } from './stores/product-editor';
+import type { PhotoStore } from './stores/photos';
 
 type StaffCatalogRpcs = Pick<
   UnaryHandlers<typeof inventory.InventoryServiceService>,
@@ -19,21 +21,33 @@ type StaffCatalogRpcs = Pick<
   | 'removeProduct'
   | 'previewCatalogImport'
   | 'applyCatalogImport'
+  | 'setProductPhoto'
+  | 'createProduct'
+  | 'updateProduct'
+  | 'addProductSize'
 >;
 
 /** Every one of these RPCs requires a staff member, so the access check has put one here. */
 export const staffOf = (context: CallContext): StaffIdentity => context.staff!;
 
-export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): StaffCatalogRpcs {
+export interface CatalogWriters {
+  admin: StockAdmin;
+  importer: CatalogImporter;
+  photos: PhotoStore;
+  editor: ProductEditor;
+}
+
+export function staffCatalogRpcs({ admin, importer, photos, editor }: CatalogWriters): StaffCatalogRpcs {
+  /** The product as it is after a change. */
+  const productNow = async (productId: string) => ({ product: toStaffProduct(await admin.product(productId)) });
   return {
-    getStaffCatalog: async () => ({
-      products: (await admin.catalog()).map((product) => ({
-        id: product.id,
-        name: product.name,
-        description: product.description,
-        sizes: product.sizes.map(toStaffSku),
-      })),
-    }),
+    getStaffCatalog: async () => ({ products: (await admin.catalog()).map(toStaffProduct) }),
+    createProduct: async ({ productId, details, firstSize }, context) =>
+      productNow(await editor.create(productId, details, firstSize, staffOf(context))),
+    updateProduct: async ({ productId, details }, context) =>
+      productNow(await editor.update(productId, details, staffOf(context))),
+    addProductSize: async ({ productId, size }, context) =>
+      productNow(await editor.addSize(productId, size, staffOf(context))),
     setSkuStock: async ({ sku, onHand, note }, context) => ({
       sku: toStaffSku(await admin.setStock(sku, onHand, staffOf(context), note)),
     }),
@@ -53,12 +67,27 @@ export function staffCatalogRpcs(admin: StockAdmin, importer: CatalogImporter): 
       const removed = await admin.removeProduct(productId, staffOf(context));
       return { productId: removed.id, skus: removed.skus };
     },
+    setProductPhoto: async ({ productId, image, alt }, context) => ({
+      productId,
+      photo: await photos.set(productId, image, alt, staffOf(context)),
+    }),
     previewCatalogImport: async ({ catalogText }) => ({
       preview: toPreviewMessage(await importer.preview(parseCatalogText(catalogText))),
     }),
     applyCatalogImport: async ({ catalogText, digest }, context) => ({
       applied: toPreviewMessage(await importer.apply(parseCatalogText(catalogText), digest, staffOf(context))),
     }),
+  };
+}
+
+function toStaffProduct(product: StaffCatalogProduct): inventory.StaffProduct {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    vatRateBasisPoints: product.vatRateBasisPoints,
+    sizes: product.sizes.map(toStaffSku),
+    ...(product.photo ? { photo: product.photo } : {}),
   };
 }
 

@@ -41,7 +41,7 @@ export const ACCOUNT_LIMITS = {
 /** Ids of catalog entries (products, rewards): lower-case slugs such as `bpc-157`. */
 export const CATALOG_ID_MAX_LENGTH = 64;
 const CATALOG_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const CATALOG_NAME_MAX_LENGTH = 200;
+export const CATALOG_NAME_MAX_LENGTH = 200;
 
 /** Whether `id` can name a catalog entry: a lower-case slug of at most CATALOG_ID_MAX_LENGTH characters. */
 export const isCatalogId = (id: unknown): id is string =>
@@ -135,6 +135,13 @@ export const STOCK_UNITS_MAX = 1_000_000;
 export const STOCK_NOTE_MAX_LENGTH = 200;
 /** A batch's certificate of analysis: a PDF of at most 5 MiB, a scanned page or two, well inside a gRPC message. */
 export const CERTIFICATE_MAX_BYTES = 5 * 1024 * 1024;
+/** A product photo as uploaded: JPEG, PNG or WebP of at most 10 MiB, checked by inventory and the console form. */
+export const PHOTO_MAX_BYTES = 10 * 1024 * 1024;
+/** A product photo's pixels at most (a 40-megapixel camera's): bounds the memory decoding one takes. */
+export const PHOTO_MAX_PIXELS = 40_000_000;
+/** A product photo's alt text: what it shows, in a sentence. */
+export const PHOTO_ALT_MAX_LENGTH = 200;
+
 /** A size's unit price in pence, as the catalog file allows it: £100,000. */
 export const PRICE_PENCE_MAX = 10_000_000;
 

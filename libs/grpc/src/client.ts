@@ -17,8 +17,9 @@ import type { RequestOf, ResponseOf, ServiceDefinition } from './types';
  * lost or a server ends an aged connection, so pods that come and go are found.
  */
 const CHANNEL_OPTIONS = {
-  // Answers come from the platform's own services; a certificate file may pass the 4 MiB default.
-  'grpc.max_receive_message_length': 8 * 1024 * 1024,
+  // Answers come from the platform's own services; a certificate file or a product photo (10 MiB) may pass the
+  // 4 MiB default.
+  'grpc.max_receive_message_length': 12 * 1024 * 1024,
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.enable_channelz': 0,

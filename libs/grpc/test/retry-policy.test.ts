@@ -82,6 +82,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'EraseBackInStockOf',
       'GetCatalog',
       'GetCatalogSnapshot',
+      'GetProductPhoto',
       'GetStock',
       'ListBackInStockOf',
       'Quote',

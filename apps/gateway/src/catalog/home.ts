@@ -4,6 +4,7 @@ import { RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
 import type { PageAnswer } from '../kit/respond';
 import { orderable, stockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
+import { photoPicture } from '../kit/photo';
 
 /** What a product whose free units are gone, but whose held units may come back, says on the home page. */
 const HELD_ELSEWHERE = 'None free now: held in other baskets';
@@ -27,7 +28,16 @@ export function homePage(shop: ShopView, cutoff: string): PageAnswer {
         ? HELD_ELSEWHERE
         : stockWords(0)
       : undefined;
-    return html`<li class="card"><h3><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a></h3>
+    // Below the facts and the research-use notice: fetched as it nears the viewport.
+    const photo =
+      product.photo &&
+      photoPicture(product.photo, {
+        sizes: '(min-width: 60rem) 18rem, (min-width: 36rem) 45vw, 90vw',
+        width: 288,
+        lazy: true,
+        className: 'photo',
+      });
+    return html`<li class="card">${photo}<h3><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a></h3>
 <p>${product.description}</p>
 <p>${prices.length > 1 ? 'From ' : ''}${formatPence(Math.min(...prices))}${words ? html` <span class="soldout">${words}</span>` : ''}</p></li>`;
   });

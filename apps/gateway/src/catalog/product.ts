@@ -14,6 +14,8 @@ import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { heldWords } from '../application/held-stock';
 import { findSku, orderable, sizeStockWords, unitsLeft, type ShopView } from '../application/shop';
 import { formatPence, formatPriceBreaks } from '../kit/money';
+
+import { photoPicture } from '../kit/photo';
 import { dispatchNote } from '../kit/dispatch-note';
 import { certificatePagePath, certificatePdfPath, formatPurity } from '../application/certificates';
 
@@ -39,6 +41,15 @@ export function productPage(
     caching: error ? 'private' : 'public',
     status: error ? 400 : 200,
     main: html`<h1>${product.name}</h1>
+${
+  product.photo &&
+  photoPicture(product.photo, {
+    sizes: '(min-width: 36rem) 32rem, 90vw',
+    width: 512,
+    lazy: false,
+    className: 'photo product-photo',
+  })
+}
 <p>${product.description}</p>
 ${formError(error)}
 <form method="post" action="/basket/add">

@@ -21,6 +21,16 @@ export interface ConsoleDeps {
   signedIn(req: Request, res: Response): Promise<StaffCaller | undefined>;
 }
 
+/**
+ * Goes on only for a signed-in member: put before a file upload's body parser, so a body of several MiB is read only
+ * for signed-in staff.
+ */
+export function signedInFirst({ signedIn }: Pick<ConsoleDeps, 'signedIn'>): RequestHandler {
+  return async (req, res, next) => {
+    if (await signedIn(req, res)) next();
+  };
+}
+
 /** The console's parts, in the navigation of every page and on the console's home. */
 const SECTIONS = [
   ['/console/orders', 'Orders'],

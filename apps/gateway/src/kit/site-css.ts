@@ -21,6 +21,8 @@ nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:1rem}
 .facts li,.card{background:var(--soft);border:1px solid var(--line);border-radius:6px;padding:.75rem}
 .products{list-style:none;padding:0;display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr))}
 .card h3{margin-top:0}
+.photo{display:block;max-width:100%;height:auto;border-radius:4px}.card .photo{width:100%;margin-bottom:.5rem}
+.product-photo{max-width:min(100%,32rem)}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem;border-bottom:1px solid var(--line);vertical-align:top}
 td.num,th.num{text-align:right}

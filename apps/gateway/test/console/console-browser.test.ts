@@ -179,6 +179,9 @@ describe('the console in Chromium: an owner runs the shop', function () {
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Catalog' }).click();
       await page.getByRole('heading', { name: 'Catalog', level: 1 }).waitFor();
       await expectAccessible(page);
+      await page.getByLabel('Search by name, product id or SKU').fill(LOW);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('table', { name: 'Products' }).getByRole('link').click();
       await page.locator(`#count-${LOW}`).fill('0');
       await page.getByRole('button', { name: `Set stock of ${LOW}` }).click();
       await page

@@ -1,6 +1,7 @@
 /** The catalog as the shop sells from it: products, their sizes, prices and whether they are in stock. */
 import type { Line } from './lines';
 import type { PriceBreak } from '@storefront/formats';
+import type { ProductPhoto } from './photo';
 
 export interface CatalogSize {
   size: string;
@@ -28,6 +29,7 @@ export interface CatalogProduct {
   name: string;
   description: string;
   sizes: CatalogSize[];
+  photo?: ProductPhoto;
 }
 
 export interface Catalog {

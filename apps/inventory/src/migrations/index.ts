@@ -7,6 +7,7 @@ import { batches } from './005-batches';
 import { vatRates } from './006-vat-rates';
 import { backInStock } from './008-back-in-stock';
 import { priceBreaks } from './009-price-breaks';
+import { productPhotos } from './010-product-photos';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '006-vat-rates': vatRates,
   '008-back-in-stock': backInStock,
   '009-price-breaks': priceBreaks,
+  '010-product-photos': productPhotos,
 };

@@ -9,6 +9,7 @@ import { breaksOfRow, storedBreaks } from '../domain/price-breaks';
 import { firstExpiryFirst } from '../domain/batch';
 import { coalesced } from '@storefront/coalesce';
 import { BatchStock, isStale, sellableNow, shelfBatchOf } from './batch-stock';
+import { photoOf, withPhotoColumns } from './photo-columns';
 
 export type ImportProgress = (productsDone: number, productsTotal: number) => void;
 
@@ -59,26 +60,28 @@ export class InventoryStore {
     return this.db.transaction(async (trx) => {
       const revision = await this.revision(trx);
       const { current, nextRetestAt } = await this.currentBatches(trx);
-      const rows = await trx('products as p')
-        .join('product_sizes as s', 's.product_id', 'p.id')
-        .leftJoin('stock as st', 'st.sku', 's.sku')
-        .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
-        .select(
-          'p.id',
-          'p.name',
-          'p.description',
-          's.size',
-          's.sku',
-          's.price_pence',
-          's.price_breaks',
-          'st.on_hand',
-          'st.reserved',
-        );
+      const rows = await withPhotoColumns(
+        trx('products as p')
+          .join('product_sizes as s', 's.product_id', 'p.id')
+          .leftJoin('stock as st', 'st.sku', 's.sku')
+          .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
+          .select(
+            'p.id',
+            'p.name',
+            'p.description',
+            's.size',
+            's.sku',
+            's.price_pence',
+            's.price_breaks',
+            'st.on_hand',
+            'st.reserved',
+          ),
+      );
       const products: CatalogProduct[] = [];
       for (const row of rows) {
         let product = products.at(-1);
         if (!product || product.id !== row.id) {
-          product = { id: row.id, name: row.name, description: row.description, sizes: [] };
+          product = { id: row.id, name: row.name, description: row.description, sizes: [], ...photoOf(row) };
           products.push(product);
         }
         const stockLimited = row.on_hand !== null;
@@ -321,7 +324,7 @@ export class InventoryStore {
    * units come without batch information: the size's legacy batch holds them, or what its sellable
    * batches do not already hold for a size that had batches while it was not counted.
    */
-  private async startCounting(trx: Knex.Transaction, sizes: Array<{ sku: string; units: number }>): Promise<void> {
+  async startCounting(trx: Knex.Transaction, sizes: Array<{ sku: string; units: number }>): Promise<void> {
     if (sizes.length === 0) return;
     const skus = sizes.map((size) => size.sku);
     const counted = new Set<string>(await trx('stock').whereIn('sku', skus).pluck('sku'));

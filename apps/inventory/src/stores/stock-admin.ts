@@ -16,6 +16,8 @@ import type { ReservationStore } from './reservations';
 import { counting, type BatchStock } from './batch-stock';
 import type { PriceBreak } from '@storefront/formats';
 import { breaksOfRow, checkPriceBreaks, storedBreaks } from '../domain/price-breaks';
+import { photoOf, withPhotoColumns } from './photo-columns';
+import type { ProductPhoto } from '../domain/photo';
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {
@@ -35,7 +37,10 @@ export interface StaffCatalogProduct {
   id: string;
   name: string;
   description: string;
+  /** 0, 500 or 2000. */
+  vatRateBasisPoints: number;
   sizes: SkuStock[];
+  photo?: ProductPhoto;
 }
 
 export interface RemovedProduct {
@@ -99,16 +104,37 @@ export class StockAdmin {
 
   /** Every product in catalog order, each size with its price and stock. */
   async catalog(): Promise<StaffCatalogProduct[]> {
+    return this.products();
+  }
+
+  /** One product as the console shows it; an unknown id is a 404. */
+  async product(productId: string): Promise<StaffCatalogProduct> {
+    const [product] = await this.products(productId);
+    if (!product) throw notFound(`no product has id "${productId}"`, 'product_not_found');
+    return product;
+  }
+
+  private async products(productId?: string): Promise<StaffCatalogProduct[]> {
     await this.stock.takeOffStale();
-    const rows = await this.sizes(this.db)
-      .join('products as p', 'p.id', 's.product_id')
-      .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
-      .select('p.id', 'p.name', 'p.description');
+    const query = withPhotoColumns(
+      this.sizes(this.db)
+        .join('products as p', 'p.id', 's.product_id')
+        .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
+        .select('p.id', 'p.name', 'p.description', 'p.vat_rate_basis_points'),
+    );
+    const rows = await (productId === undefined ? query : query.where('p.id', productId));
     const products: StaffCatalogProduct[] = [];
     for (const row of rows) {
       let product = products.at(-1);
       if (!product || product.id !== row.id) {
-        product = { id: row.id, name: row.name, description: row.description, sizes: [] };
+        product = {
+          id: row.id,
+          name: row.name,
+          description: row.description,
+          vatRateBasisPoints: Number(row.vat_rate_basis_points),
+          sizes: [],
+          ...photoOf(row),
+        };
         products.push(product);
       }
       product.sizes.push(toSkuStock(row));

@@ -5,14 +5,14 @@
  * (403) and checks every field before it writes anything, so a refused form changes nothing; the form is shown again
  * with what was typed and what to fix. A change answers with a redirect (303), so reloading repeats nothing.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { CERTIFICATE_MAX_BYTES, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
 import { HTTP_STATUS, invalidArgument } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import { field, fileField, formError, isFormRefusal, multipartFormPost } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import type { StaffCaller } from '../../kit/staff-session';
-import { consolePage, type ConsoleDeps } from '../frame';
+import { consolePage, signedInFirst, type ConsoleDeps } from '../frame';
 import type { AdminBatchView } from './schemas';
 import { batchOrdersCsv, type BatchOrderView } from '../../application/batch-recall';
 import { purityHundredths, purityText, StaffBatches, type BatchStateChange } from './staff-batches';
@@ -297,10 +297,7 @@ export function registerBatchPages({ router, context, send, form, signedIn }: Co
   });
 
   // The session is checked before a body of up to 10 MiB is read, so only signed-in staff may send one.
-  const signedInFirst: RequestHandler = async (req, res, next) => {
-    if (await signedIn(req, res)) next();
-  };
-  router.post(RECEIVE_PATH, signedInFirst, ...receiveForm, async (req, res) => {
+  router.post(RECEIVE_PATH, signedInFirst({ signedIn }), ...receiveForm, async (req, res) => {
     const staff = await signedIn(req, res);
     if (!staff) return;
     const typed = Object.fromEntries(

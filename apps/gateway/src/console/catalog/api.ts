@@ -92,7 +92,24 @@ const StaffCatalogAnswer = component(
     {
       products: Type.Array(
         Type.Object(
-          { id: Type.String(), name: Type.String(), description: Type.String(), sizes: Type.Array(StaffSku) },
+          {
+            id: Type.String(),
+            name: Type.String(),
+            description: Type.String(),
+            vatRateBasisPoints: Type.Integer({ description: 'VAT rate in basis points: 0, 500 or 2000' }),
+            sizes: Type.Array(StaffSku),
+            photo: Type.Optional(
+              Type.Object(
+                {
+                  sha256: Type.String({ description: 'Names it at /media/{sha256}-{width}.{avif|webp|jpeg}' }),
+                  width: Type.Integer(),
+                  height: Type.Integer(),
+                  alt: Type.String(),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
           { additionalProperties: false },
         ),
         { description: 'In catalog order' },

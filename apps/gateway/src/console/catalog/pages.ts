@@ -1,21 +1,31 @@
 /**
- * The console's catalog: every product with its sizes' prices and stock for any staff member;
- * for owners, per size a stock count, a delivery with its note, "unlimited", a price and price breaks, removing a
- * product after a confirmation page, and the catalog import: the file's text, then a page listing
- * what it changes, then an apply button carrying the preview's digest. The same inventory calls
- * as the admin API; inventory refuses a change by anyone but an owner (403), whatever was posted.
- * Each change answers with a redirect (303) to the catalog, so reloading it repeats nothing.
+ * The console's catalog: a searchable list of products, twenty to a page (name, sizes, stock, prices, whether it
+ * sells), and a page per product with its sizes' prices and stock, for any staff member. For owners: a product created
+ * with its first size from the list; on the product's page its name, description and VAT rate, a size added, per size a
+ * stock count, a delivery with its note, "unlimited", a price and price breaks, its photo uploaded with its alt text (a multipart
+ * form, no script), and its removal after a confirmation page; and the catalog import: the file's text, then a page
+ * listing what it changes, then an apply button carrying the preview's digest. The same inventory calls as the admin
+ * API; inventory refuses a change by anyone but an owner (403), whatever was posted. Each change answers with a
+ * redirect (303), so reloading it repeats nothing.
  */
 import type { Request, Response } from 'express';
 import { HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
-import { STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX, parsePriceBreakPairs, priceBreakPairs } from '@storefront/formats';
+import {
+  PHOTO_ALT_MAX_LENGTH,
+  PHOTO_MAX_BYTES,
+  STOCK_NOTE_MAX_LENGTH,
+  STOCK_UNITS_MAX,
+  parsePriceBreakPairs,
+  priceBreakPairs,
+} from '@storefront/formats';
 import type { inventory } from '@storefront/proto';
 import type { StaffCatalog } from './staff-catalog';
-import { field, formError, formPost, isFormRefusal } from '../../kit/forms';
+import { field, fileField, formError, formPost, isFormRefusal, multipartFormPost } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import { formatPence, formatPriceBreaks } from '../../kit/money';
 import { CATALOG_IMPORT_BODY_BYTES } from './api';
-import { consolePage, type ConsoleDeps } from '../frame';
+import { consolePage, signedInFirst, type ConsoleDeps } from '../frame';
+import { photoPicture } from '../../kit/photo';
 import type { StaffCaller } from '../../kit/staff-session';
 
 const CATALOG_PATH = '/console/catalog';
@@ -37,6 +47,39 @@ function wholeNumber(text: string, label: string, min: number): number {
 
 const isOwner = (staff: StaffCaller) => staff.role === 'owner';
 const skuPath = (sku: string, action: string) => `${CATALOG_PATH}/skus/${encodeURIComponent(sku)}/${action}`;
+const photoPath = (productId: string) => `${CATALOG_PATH}/products/${encodeURIComponent(productId)}/photo`;
+/** A photo somewhat over the limit still reaches the form, which says how large it is (decision 1160). */
+const PHOTO_FORM_BYTES_MAX = 2 * PHOTO_MAX_BYTES;
+const MIB = 1024 * 1024;
+
+/** The photo file of the form, refused here when missing or too large, before it travels to inventory. */
+function photoFile(req: Request): Buffer {
+  const file = fileField(req, 'photo');
+  if (!file) throw invalidArgument('Photo is required: choose a JPEG, PNG or WebP file.', 'invalid_photo');
+  if (file.length > PHOTO_MAX_BYTES)
+    throw invalidArgument(
+      `Photo must be at most ${PHOTO_MAX_BYTES / MIB} MB; this file is ${(file.length / MIB).toFixed(1)} MB.`,
+      'invalid_photo',
+    );
+  return file;
+}
+
+/** The product's photo as the shop shows it, and for an owner the form that uploads a new one. */
+function photoSection(product: inventory.StaffProduct, owner: boolean): Html {
+  const id = product.id;
+  const current = product.photo
+    ? photoPicture(product.photo, { sizes: '10rem', width: 160, lazy: true, className: 'photo' })
+    : html`<p>No photo yet: the shop shows ${product.name} without one.</p>`;
+  if (!owner) return current;
+  return html`${current}
+<form method="post" action="${photoPath(id)}" enctype="multipart/form-data">
+<label for="photo-${id}">Photo of ${product.name} (JPEG, PNG or WebP, at most ${PHOTO_MAX_BYTES / MIB} MB)</label>
+<input type="file" id="photo-${id}" name="photo" accept="image/jpeg,image/png,image/webp" required>
+<label for="photo-alt-${id}">What the photo shows (its text for people who do not see it)</label>
+<input type="text" id="photo-alt-${id}" name="alt" maxlength="${PHOTO_ALT_MAX_LENGTH}" value="${product.photo?.alt ?? ''}" required>
+<button type="submit">Upload the photo of ${product.name}</button>
+</form>`;
+}
 
 function stockCells(size: inventory.StaffSku): Html {
   return size.unlimited
@@ -112,35 +155,210 @@ ${noteField(`unlimited-note-${sku}`, 'Reason (optional)', false)}
 }`;
 }
 
-function productSection(product: inventory.StaffProduct, owner: boolean): Html {
+const productPath = (productId: string) => `${CATALOG_PATH}/${encodeURIComponent(productId)}`;
+/** Products on one page of the list. */
+const CATALOG_PAGE_SIZE = 20;
+const VAT_RATES = [
+  [2000, 'Standard, 20 %'],
+  [500, 'Reduced, 5 %'],
+  [0, 'Zero, 0 %'],
+] as const;
+
+function vatSelect(id: string, current: number): Html {
+  return html`<label for="${id}">VAT rate</label>
+<select id="${id}" name="vatRate">${VAT_RATES.map(([basisPoints, words]) => html`<option value="${basisPoints}"${basisPoints === current ? html` selected` : ''}>${words}</option>`)}</select>`;
+}
+
+/** A VAT rate as the form's select sends it, in basis points. */
+function vatRate(text: string): number {
+  const rate = VAT_RATES.find(([basisPoints]) => String(basisPoints) === text.trim());
+  if (!rate) throw invalidArgument('VAT rate must be one of 20 %, 5 % and 0 %.', 'invalid_vat_rate');
+  return rate[0];
+}
+
+/** The size fields shared by the new product's form and a product's "Add a size". */
+function sizeFields(prefix: string, typed: Record<string, string> = {}): Html {
+  return html`<label for="${prefix}-size">Size, such as 5mg or 10ml</label>
+<input type="text" id="${prefix}-size" name="size" maxlength="32" pattern="[A-Za-z0-9.]+" value="${typed.size ?? ''}" required>
+<label for="${prefix}-price">Price in pounds</label>
+<input type="text" id="${prefix}-price" name="price" inputmode="decimal" value="${typed.price ?? ''}" required>
+<label for="${prefix}-stock">Units in stock (leave empty for an unlimited size)</label>
+<input type="number" id="${prefix}-stock" name="stock" min="0" max="${STOCK_UNITS_MAX}" step="1" value="${typed.stock ?? ''}">`;
+}
+
+/** The size a form describes: its name, price in pence and starting units (none: unlimited). */
+function newSize(req: Request): inventory.NewSize {
+  const stock = field(req, 'stock').trim();
+  return {
+    size: field(req, 'size').trim(),
+    pricePence: pricePence(field(req, 'price')),
+    ...(stock === '' ? {} : { stock: wholeNumber(stock, 'Units in stock', 0) }),
+  };
+}
+
+const detailsOf = (req: Request): inventory.ProductDetails => ({
+  name: field(req, 'name'),
+  description: field(req, 'description'),
+  vatRateBasisPoints: vatRate(field(req, 'vatRate')),
+});
+
+function sizesTable(product: inventory.StaffProduct): Html {
   const rows = product.sizes.map(
     (size) =>
       html`<tr><th scope="row">${size.size}</th><td>${size.sku}</td><td class="num">${formatPence(size.pricePence)}</td><td>${formatPriceBreaks(size.priceBreaks) || 'None'}</td>${stockCells(size)}</tr>`,
   );
-  return html`<section aria-labelledby="product-${product.id}">
-<h2 id="product-${product.id}">${product.name}</h2>
-<p>Product id ${product.id}</p>
-<div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col">Price breaks</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table></div>
+  return html`<div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col">Price breaks</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+function noticeOf(notice: Notice): Html {
+  return html`${notice.message ? html`<p role="status">${notice.message}</p>` : ''}${formError(notice.error)}`;
+}
+
+/** One product: its details, photo and sizes; for owners every form that changes them. */
+function productPage(staff: StaffCaller, product: inventory.StaffProduct, notice: Notice = {}) {
+  const owner = isOwner(staff);
+  const id = product.id;
+  const vat = VAT_RATES.find(([basisPoints]) => basisPoints === product.vatRateBasisPoints)?.[1] ?? '';
+  return consolePage(
+    product.name,
+    html`<h1>${product.name}</h1>${noticeOf(notice)}
+<p>Product id ${id}; VAT rate ${vat}.</p>
+<p>${product.description}</p>
+<h2>Photo</h2>
+${photoSection(product, owner)}
+<h2>Sizes</h2>
+${sizesTable(product)}
 ${
   owner
     ? html`${product.sizes.map(sizeForms)}
-<form method="post" action="${CATALOG_PATH}/products/${encodeURIComponent(product.id)}/remove"><button type="submit">Remove product ${product.name}</button></form>`
-    : ''
-}
-</section>`;
-}
-
-function catalogPage(staff: StaffCaller, products: inventory.StaffProduct[], notice: Notice = {}) {
-  const owner = isOwner(staff);
-  return consolePage(
-    'Catalog',
-    html`<h1>Catalog</h1>${notice.message ? html`<p role="status">${notice.message}</p>` : ''}${formError(notice.error)}
-${
-  owner
-    ? html`<p><a href="${IMPORT_PATH}">Import a catalog file</a></p>`
+<h2>Add a size</h2>
+<form method="post" action="${productPath(id)}/sizes">
+${sizeFields(`new-${id}`)}
+<button type="submit">Add the size to ${product.name}</button>
+</form>
+<h2>Name, description and VAT</h2>
+<form method="post" action="${productPath(id)}/details">
+<label for="name-${id}">Name</label>
+<input type="text" id="name-${id}" name="name" maxlength="200" value="${product.name}" required>
+<label for="description-${id}">Description</label>
+<textarea id="description-${id}" name="description" rows="4" cols="60" maxlength="2000">${product.description}</textarea>
+${vatSelect(`vat-${id}`, product.vatRateBasisPoints)}
+<button type="submit">Save ${product.name}</button>
+</form>
+<h2>Remove</h2>
+<form method="post" action="${CATALOG_PATH}/products/${encodeURIComponent(id)}/remove"><button type="submit">Remove product ${product.name}</button></form>`
     : html`<p>Only an owner changes stock, prices and products; you can read them here.</p>`
 }
-${products.length > 0 ? products.map((product) => productSection(product, owner)) : html`<p>The catalog is empty.</p>`}`,
+<p><a href="${CATALOG_PATH}">All products</a></p>`,
+    staff,
+    notice.status ?? 200,
+  );
+}
+
+/** What the list says of a product's stock: units available, or that its sizes are not counted. */
+function stockWords(product: inventory.StaffProduct): string {
+  const counted = product.sizes.filter((size) => !size.unlimited);
+  if (counted.length === 0) return 'Unlimited';
+  const available = counted.reduce((sum, size) => sum + size.available, 0);
+  return counted.length < product.sizes.length
+    ? `${available} available, and unlimited sizes`
+    : `${available} available`;
+}
+
+function priceRange(product: inventory.StaffProduct): string {
+  const prices = product.sizes.map((size) => size.pricePence);
+  const [low, high] = [Math.min(...prices), Math.max(...prices)];
+  return low === high ? formatPence(low) : `${formatPence(low)} to ${formatPence(high)}`;
+}
+
+const onSale = (product: inventory.StaffProduct) => product.sizes.some((size) => size.unlimited || size.available > 0);
+
+interface ListQuery {
+  search: string;
+  page: number;
+}
+
+function listQueryOf(req: Request): ListQuery {
+  const search = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 100) : '';
+  const page = typeof req.query.page === 'string' && /^\d{1,6}$/.test(req.query.page) ? Number(req.query.page) : 1;
+  return { search, page: Math.max(1, page) };
+}
+
+/** Products whose name, id or a SKU holds the search, in any letter case. */
+function matching(products: inventory.StaffProduct[], search: string): inventory.StaffProduct[] {
+  const words = search.toLowerCase();
+  if (words === '') return products;
+  return products.filter((product) =>
+    [product.name, product.id, ...product.sizes.map((size) => size.sku)].some((text) =>
+      text.toLowerCase().includes(words),
+    ),
+  );
+}
+
+function listHref(search: string, page: number): string {
+  const params = new URLSearchParams();
+  if (search) params.set('q', search);
+  if (page > 1) params.set('page', String(page));
+  const query = params.toString();
+  return query ? `${CATALOG_PATH}?${query}` : CATALOG_PATH;
+}
+
+/** The new product's form, with what was typed when it is shown again after a refusal. */
+function createForm(typed: Record<string, string>): Html {
+  return html`<h2 id="create">Add a product</h2>
+<form method="post" action="${CATALOG_PATH}/products">
+<label for="create-id">Product id (lower-case letters, digits and hyphens; it cannot change)</label>
+<input type="text" id="create-id" name="id" maxlength="64" pattern="[a-z0-9]+(-[a-z0-9]+)*" value="${typed.id ?? ''}" required>
+<label for="create-name">Name</label>
+<input type="text" id="create-name" name="name" maxlength="200" value="${typed.name ?? ''}" required>
+<label for="create-description">Description</label>
+<textarea id="create-description" name="description" rows="3" cols="60" maxlength="2000">${typed.description ?? ''}</textarea>
+${vatSelect('create-vat', Number(typed.vatRate ?? 2000))}
+<fieldset><legend>First size</legend>${sizeFields('create', typed)}</fieldset>
+<button type="submit">Add the product</button>
+</form>`;
+}
+
+function catalogPage(
+  staff: StaffCaller,
+  products: inventory.StaffProduct[],
+  query: ListQuery,
+  notice: Notice = {},
+  typed: Record<string, string> = {},
+) {
+  const owner = isOwner(staff);
+  const found = matching(products, query.search);
+  const pages = Math.max(1, Math.ceil(found.length / CATALOG_PAGE_SIZE));
+  const page = Math.min(query.page, pages);
+  const shown = found.slice((page - 1) * CATALOG_PAGE_SIZE, page * CATALOG_PAGE_SIZE);
+  const rows = shown.map(
+    (product) =>
+      html`<tr><th scope="row"><a href="${productPath(product.id)}">${product.name}</a></th><td>${product.sizes.map((size) => size.size).join(', ')}</td><td>${stockWords(product)}</td><td>${priceRange(product)}</td><td>${onSale(product) ? 'On sale' : html`<span class="error">Sold out</span>`}</td></tr>`,
+  );
+  const pageLinks = html`<nav aria-label="Pages of products"><p>Page ${page} of ${pages}${
+    page > 1 ? html` <a href="${listHref(query.search, page - 1)}">Previous page</a>` : ''
+  }${page < pages ? html` <a href="${listHref(query.search, page + 1)}">Next page</a>` : ''}</p></nav>`;
+  return consolePage(
+    'Catalog',
+    html`<h1>Catalog</h1>${noticeOf(notice)}
+${
+  owner
+    ? html`<p><a href="#create">Add a product</a> or <a href="${IMPORT_PATH}">Import a catalog file</a></p>`
+    : html`<p>Only an owner changes stock, prices and products; you can read them here.</p>`
+}
+<form method="get" action="${CATALOG_PATH}" role="search">
+<label for="catalog-search">Search by name, product id or SKU</label>
+<input type="search" id="catalog-search" name="q" maxlength="100" value="${query.search}">
+<button type="submit">Search</button>
+</form>
+${
+  shown.length > 0
+    ? html`<p>${found.length} ${found.length === 1 ? 'product' : 'products'}${query.search ? html` match “${query.search}”` : ''}.</p>
+<div class="scroll" role="region" aria-label="Products" tabindex="0"><table><caption class="vh">Products</caption><thead><tr><th scope="col">Product</th><th scope="col">Sizes</th><th scope="col">Stock</th><th scope="col">Price</th><th scope="col">State</th></tr></thead><tbody>${rows}</tbody></table></div>
+${pageLinks}`
+    : html`<p>${query.search ? 'No product matches.' : 'The catalog is empty.'}</p>`
+}
+${owner ? createForm(typed) : ''}`,
     staff,
     notice.status ?? 200,
   );
@@ -151,7 +369,11 @@ function doneMessage(req: Request): string | undefined {
   const said = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string) : undefined);
   const changed = said('changed');
   const removed = said('removed');
+  const photo = said('photo');
   if (changed) return `Saved the change to ${changed}.`;
+  if (photo) return `Saved the photo of ${photo}.`;
+  if (said('created') !== undefined) return 'Added the product.';
+  if (said('saved') !== undefined) return 'Saved the product.';
   if (removed) return `Removed the product ${removed}.`;
   if (said('imported') !== undefined) return 'Imported the catalog file.';
   return undefined;
@@ -250,90 +472,186 @@ export function registerCatalogPages(
   catalog: StaffCatalog,
 ): void {
   const importForm = formPost(context.config, { bytesMax: CATALOG_IMPORT_BODY_BYTES });
+  const photoForm = multipartFormPost(context.config, { bytesMax: PHOTO_FORM_BYTES_MAX });
 
-  /** Runs a change and redirects to where it says; a refusal shows the catalog again with what to fix. */
-  async function change(req: Request, res: Response, work: (staff: StaffCaller) => Promise<string>): Promise<void> {
+  const productById = async (staff: StaffCaller, id: string) =>
+    (await catalog.products(staff)).find((product) => product.id === id);
+  const knownProduct = async (staff: StaffCaller, id: string) => {
+    const product = await productById(staff, id);
+    if (!product) throw notFound(`No product has the id ${id}.`, 'product_not_found');
+    return product;
+  };
+  const productOfSku = async (staff: StaffCaller, sku: string) =>
+    (await catalog.products(staff)).find((product) => product.sizes.some((size) => size.sku === sku));
+
+  /**
+   * Runs a change and redirects to where it says; a refusal shows the product's page again (the list when there is no
+   * such product) with what to fix, and the list with what was typed for a new product.
+   */
+  async function change(
+    req: Request,
+    res: Response,
+    refusedOn: (staff: StaffCaller) => Promise<inventory.StaffProduct | undefined>,
+    work: (staff: StaffCaller) => Promise<string>,
+  ): Promise<void> {
     const staff = await signedIn(req, res);
     if (!staff) return;
     try {
       res.redirect(303, await work(staff));
     } catch (error) {
       if (!isFormRefusal(error)) throw error;
+      const notice = { error: error.detail, status: HTTP_STATUS[error.kind] };
+      const product = await refusedOn(staff);
       await send(
         req,
         res,
-        catalogPage(staff, await catalog.products(staff), { error: error.detail, status: HTTP_STATUS[error.kind] }),
+        product
+          ? productPage(staff, product, notice)
+          : catalogPage(
+              staff,
+              await catalog.products(staff),
+              listQueryOf(req),
+              notice,
+              req.body as Record<string, string>,
+            ),
       );
     }
   }
-  const changedSku = (sku: string) => `${CATALOG_PATH}?changed=${encodeURIComponent(sku)}`;
   const skuOf = (req: Request) => String(req.params.sku);
+  const idOf = (req: Request) => String(req.params.id);
+  /** A size's change: back to its product's page, saying which size changed. */
+  const sizeChange =
+    (work: (staff: StaffCaller, sku: string, req: Request) => Promise<unknown>) => (req: Request, res: Response) =>
+      change(
+        req,
+        res,
+        (staff) => productOfSku(staff, skuOf(req)),
+        async (staff) => {
+          await work(staff, skuOf(req), req);
+          const product = await productOfSku(staff, skuOf(req));
+          return `${product ? productPath(product.id) : CATALOG_PATH}?changed=${encodeURIComponent(skuOf(req))}`;
+        },
+      );
 
   router.get(CATALOG_PATH, async (req, res) => {
     const staff = await signedIn(req, res);
-    if (staff) await send(req, res, catalogPage(staff, await catalog.products(staff), { message: doneMessage(req) }));
+    if (staff)
+      await send(
+        req,
+        res,
+        catalogPage(staff, await catalog.products(staff), listQueryOf(req), { message: doneMessage(req) }),
+      );
   });
 
-  router.post(`${CATALOG_PATH}/skus/:sku/stock`, ...form, (req, res) =>
-    change(req, res, async (staff) => {
-      await catalog.setStock(staff, skuOf(req), {
+  router.post(`${CATALOG_PATH}/products`, ...form, (req, res) =>
+    change(
+      req,
+      res,
+      async () => undefined,
+      async (staff) => {
+        const product = await catalog.createProduct(staff, field(req, 'id').trim(), detailsOf(req), newSize(req));
+        return `${productPath(product.id)}?created=1`;
+      },
+    ),
+  );
+  router.post(`${CATALOG_PATH}/:id/details`, ...form, (req, res) =>
+    change(
+      req,
+      res,
+      (staff) => productById(staff, idOf(req)),
+      async (staff) => {
+        await catalog.updateProduct(staff, idOf(req), detailsOf(req));
+        return `${productPath(idOf(req))}?saved=1`;
+      },
+    ),
+  );
+  router.post(`${CATALOG_PATH}/:id/sizes`, ...form, (req, res) =>
+    change(
+      req,
+      res,
+      (staff) => productById(staff, idOf(req)),
+      async (staff) => {
+        const size = newSize(req);
+        const product = await catalog.addSize(staff, idOf(req), size);
+        const added = product.sizes.find((candidate) => candidate.size === size.size);
+        return `${productPath(product.id)}?changed=${encodeURIComponent(added?.sku ?? size.size)}`;
+      },
+    ),
+  );
+
+  router.post(
+    `${CATALOG_PATH}/skus/:sku/stock`,
+    ...form,
+    sizeChange((staff, sku, req) =>
+      catalog.setStock(staff, sku, {
         onHand: wholeNumber(field(req, 'onHand'), 'Units on hand', 0),
         note: field(req, 'note'),
-      });
-      return changedSku(skuOf(req));
-    }),
+      }),
+    ),
   );
-  router.post(`${CATALOG_PATH}/skus/:sku/restock`, ...form, (req, res) =>
-    change(req, res, async (staff) => {
-      await catalog.restock(
-        staff,
-        skuOf(req),
-        wholeNumber(field(req, 'units'), 'Units delivered', 1),
-        field(req, 'note'),
-      );
-      return changedSku(skuOf(req));
-    }),
+  router.post(
+    `${CATALOG_PATH}/skus/:sku/restock`,
+    ...form,
+    sizeChange((staff, sku, req) =>
+      catalog.restock(staff, sku, wholeNumber(field(req, 'units'), 'Units delivered', 1), field(req, 'note')),
+    ),
   );
-  router.post(`${CATALOG_PATH}/skus/:sku/unlimited`, ...form, (req, res) =>
-    change(req, res, async (staff) => {
-      await catalog.setStock(staff, skuOf(req), { unlimited: true, note: field(req, 'note') });
-      return changedSku(skuOf(req));
-    }),
+  router.post(
+    `${CATALOG_PATH}/skus/:sku/unlimited`,
+    ...form,
+    sizeChange((staff, sku, req) => catalog.setStock(staff, sku, { unlimited: true, note: field(req, 'note') })),
   );
-
-  router.post(`${CATALOG_PATH}/skus/:sku/price`, ...form, (req, res) =>
-    change(req, res, async (staff) => {
-      await catalog.setPrice(staff, skuOf(req), pricePence(field(req, 'price')));
-      return changedSku(skuOf(req));
-    }),
+  router.post(
+    `${CATALOG_PATH}/skus/:sku/price`,
+    ...form,
+    sizeChange((staff, sku, req) => catalog.setPrice(staff, sku, pricePence(field(req, 'price')))),
+  );
+  router.post(
+    `${CATALOG_PATH}/skus/:sku/price-breaks`,
+    ...form,
+    sizeChange((staff, sku, req) => catalog.setPriceBreaks(staff, sku, priceBreaks(field(req, 'priceBreaks')))),
   );
 
-  router.post(`${CATALOG_PATH}/skus/:sku/price-breaks`, ...form, (req, res) =>
-    change(req, res, async (staff) => {
-      await catalog.setPriceBreaks(staff, skuOf(req), priceBreaks(field(req, 'priceBreaks')));
-      return changedSku(skuOf(req));
-    }),
+  router.post(`${CATALOG_PATH}/products/:id/photo`, signedInFirst({ signedIn }), ...photoForm, (req, res) =>
+    change(
+      req,
+      res,
+      (staff) => productById(staff, idOf(req)),
+      async (staff) => {
+        await catalog.setPhoto(staff, idOf(req), photoFile(req), field(req, 'alt'));
+        return `${productPath(idOf(req))}?photo=${encodeURIComponent(idOf(req))}`;
+      },
+    ),
   );
 
   // The first post asks; only the confirmation's post, with `confirm=yes`, removes.
   router.post(`${CATALOG_PATH}/products/:id/remove`, ...form, async (req, res) => {
-    const id = String(req.params.id);
+    const id = idOf(req);
     if (field(req, 'confirm') === 'yes') {
-      return change(req, res, async (staff) => {
-        await catalog.removeProduct(staff, id);
-        return `${CATALOG_PATH}?removed=${encodeURIComponent(id)}`;
-      });
+      return change(
+        req,
+        res,
+        (staff) => productById(staff, id),
+        async (staff) => {
+          await catalog.removeProduct(staff, id);
+          return `${CATALOG_PATH}?removed=${encodeURIComponent(id)}`;
+        },
+      );
     }
     const staff = await signedIn(req, res);
     if (!staff) return;
-    const product = (await catalog.products(staff)).find((candidate) => candidate.id === id);
-    if (!product) throw notFound(`No product has the id ${id}.`, 'product_not_found');
-    await send(req, res, removalPage(staff, product));
+    await send(req, res, removalPage(staff, await knownProduct(staff, id)));
   });
 
   router.get(IMPORT_PATH, async (req, res) => {
     const staff = await signedIn(req, res);
     if (staff) await send(req, res, importPage(staff));
+  });
+  // After the import's page: a product cannot be called "import" here.
+  router.get(`${CATALOG_PATH}/:id`, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (staff)
+      await send(req, res, productPage(staff, await knownProduct(staff, idOf(req)), { message: doneMessage(req) }));
   });
   router.post(`${IMPORT_PATH}/preview`, ...importForm, async (req, res) => {
     const staff = await signedIn(req, res);

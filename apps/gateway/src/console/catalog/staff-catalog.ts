@@ -73,6 +73,33 @@ export class StaffCatalog {
     return removed;
   }
 
+  async createProduct(
+    staff: StaffCaller,
+    productId: string,
+    details: inventory.ProductDetails,
+    firstSize: inventory.NewSize,
+  ): Promise<inventory.StaffProduct> {
+    return this.productChanged(this.inventory.createProduct({ productId, details, firstSize }, { staff }));
+  }
+
+  updateProduct(
+    staff: StaffCaller,
+    productId: string,
+    details: inventory.ProductDetails,
+  ): Promise<inventory.StaffProduct> {
+    return this.productChanged(this.inventory.updateProduct({ productId, details }, { staff }));
+  }
+
+  addSize(staff: StaffCaller, productId: string, size: inventory.NewSize): Promise<inventory.StaffProduct> {
+    return this.productChanged(this.inventory.addProductSize({ productId, size }, { staff }));
+  }
+
+  async setPhoto(staff: StaffCaller, productId: string, image: Buffer, alt: string): Promise<inventory.ProductPhoto> {
+    const { photo } = await this.inventory.setProductPhoto({ productId, image, alt }, { staff });
+    this.copy.changed();
+    return photo!;
+  }
+
   async previewImport(staff: StaffCaller, catalogText: string): Promise<inventory.CatalogImportPreview> {
     return (await this.inventory.previewCatalogImport({ catalogText }, { staff })).preview!;
   }
@@ -81,6 +108,12 @@ export class StaffCatalog {
     const { applied } = await this.inventory.applyCatalogImport({ catalogText, digest }, { staff });
     this.copy.changed();
     return applied!;
+  }
+
+  private async productChanged(call: Promise<{ product?: inventory.StaffProduct }>): Promise<inventory.StaffProduct> {
+    const { product } = await call;
+    this.copy.changed();
+    return product!;
   }
 
   private async changed(call: Promise<{ sku?: inventory.StaffSku }>): Promise<inventory.StaffSku> {

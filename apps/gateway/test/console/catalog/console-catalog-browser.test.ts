@@ -1,7 +1,7 @@
 /**
- * The console's catalog pages in Chromium, found by their accessible names: an owner restocks a
- * size with a delivery note, previews and applies an import, and is asked before a product is
- * removed. axe-core checks every page on the way. Needs Debian's `chromium` at /usr/bin/chromium.
+ * The console's catalog pages in Chromium, found by their accessible names: an owner finds a product
+ * in the list, restocks a size on its page with a delivery note, previews and applies an import,
+ * and is asked before a product is removed. axe-core checks every page on the way. Needs Debian's `chromium` at /usr/bin/chromium.
  */
 import { expect } from 'chai';
 import type { BrowserContext } from 'playwright-core';
@@ -28,16 +28,20 @@ describe('the console in Chromium: the catalog', function () {
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Catalog' }).click();
       await page.getByRole('heading', { name: 'Catalog', level: 1 }).waitFor();
       await expectAccessible(page);
+      await page.getByRole('link', { name: 'TB-500', exact: true }).click();
+      await page.getByRole('heading', { name: 'TB-500', level: 1 }).waitFor();
+      await expectAccessible(page);
 
       await page.getByRole('button', { name: 'Restock tb-500-10mg' }).click();
       // The browser itself asks for the units first: the field is required.
-      expect(page.url()).to.match(/\/console\/catalog$/);
+      expect(page.url()).to.match(/\/console\/catalog\/tb-500$/);
       await page.locator('#restock-tb-500-10mg').fill('6');
       await page.locator('#restock-note-tb-500-10mg').fill('Supplier delivery 12');
       await page.getByRole('button', { name: 'Restock tb-500-10mg' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved the change to tb-500-10mg.' }).waitFor();
       expect(await page.getByRole('row', { name: /tb-500-10mg/ }).textContent()).to.include('18');
 
+      await page.getByRole('link', { name: 'All products' }).click();
       await page.getByRole('link', { name: 'Import a catalog file' }).click();
       await expectAccessible(page);
       const file = JSON.stringify({
@@ -52,6 +56,7 @@ describe('the console in Chromium: the catalog', function () {
       await expectAccessible(page);
       await page.getByRole('button', { name: 'Apply this import' }).click();
       await page.getByRole('status').filter({ hasText: 'Imported the catalog file.' }).waitFor();
+      await page.getByRole('link', { name: 'Selank', exact: true }).click();
       await page.getByRole('heading', { name: 'Selank', exact: true }).waitFor();
 
       await page.getByRole('button', { name: 'Remove product Selank' }).click();
@@ -59,7 +64,7 @@ describe('the console in Chromium: the catalog', function () {
       await expectAccessible(page);
       await page.getByRole('button', { name: 'Yes, remove Selank' }).click();
       await page.getByRole('status').filter({ hasText: 'Removed the product selank.' }).waitFor();
-      expect(await page.getByRole('heading', { name: 'Selank', exact: true }).count()).to.equal(0);
+      expect(await page.getByRole('link', { name: 'Selank', exact: true }).count()).to.equal(0);
     } finally {
       await context.close();
     }
@@ -70,6 +75,11 @@ describe('the console in Chromium: the catalog', function () {
     const page = await context.newPage();
     try {
       await page.goto('/console/catalog');
+      await page.getByRole('table', { name: 'Products' }).waitFor();
+      // Only the search form's button.
+      expect(await page.getByRole('button').count()).to.equal(1);
+      await expectAccessible(page);
+      await page.getByRole('link', { name: 'BPC-157', exact: true }).click();
       await page.getByRole('table', { name: 'Sizes of BPC-157' }).waitFor();
       expect(await page.getByRole('button').count()).to.equal(0);
       await expectAccessible(page);

@@ -320,18 +320,22 @@ describe('the console: catalog and stock', () => {
     const form = (client: HttpClient, path: string, fields: Record<string, string>, headers?: Record<string, string>) =>
       postConsoleForm(stack, client, path, fields, headers);
 
-    it('links the catalog from the home page and shows owners a form per size; staff see the table only', async () => {
+    it('links the catalog from the home page and shows owners a form per size on the product page; staff see the table only', async () => {
       expect((await member.get<string>('/console')).text).to.include('<a href="/console/catalog">Catalog</a>');
-      const asOwner = await owner.get<string>('/console/catalog');
-      expect(asOwner.status).to.equal(200);
-      expect(asOwner.headers.get('cache-control')).to.equal('private, no-store');
-      expect(asOwner.text)
-        .to.include('<button type="submit">Restock bpc-157-5mg</button>')
+      const list = await owner.get<string>('/console/catalog');
+      expect(list.status).to.equal(200);
+      expect(list.headers.get('cache-control')).to.equal('private, no-store');
+      expect(list.text)
+        .to.include('<a href="/console/catalog/bpc-157">BPC-157</a>')
         .and.include('<a href="/console/catalog/import">');
-      const asStaff = await member.get<string>('/console/catalog');
+      const asOwner = await owner.get<string>('/console/catalog/bpc-157');
+      expect(asOwner.headers.get('cache-control')).to.equal('private, no-store');
+      expect(asOwner.text).to.include('<button type="submit">Restock bpc-157-5mg</button>');
+      const asStaff = await member.get<string>('/console/catalog/bpc-157');
       expect(asStaff.text)
         .to.include('<caption class="vh">Sizes of BPC-157</caption>')
         .and.not.include('<form method="post"');
+      expect((await member.get<string>('/console/catalog')).text).not.to.include('<form method="post"');
       const markdown = await member.get<string>('/console/catalog', { accept: 'text/markdown' });
       expect(markdown.text).to.match(/^# Catalog/m);
     });
@@ -340,7 +344,7 @@ describe('the console: catalog and stock', () => {
       const before = (await skuOf(owner, 'tb-500-10mg')).onHand;
       const done = await form(owner, '/console/catalog/skus/tb-500-10mg/restock', { units: '4', note: 'Delivery 12' });
       expect(done.status, done.text).to.equal(303);
-      expect(done.headers.get('location')).to.equal('/console/catalog?changed=tb-500-10mg');
+      expect(done.headers.get('location')).to.equal('/console/catalog/tb-500?changed=tb-500-10mg');
       expect((await owner.get<string>(done.headers.get('location')!)).text).to.include(
         '<p role="status">Saved the change to tb-500-10mg.</p>',
       );
@@ -385,7 +389,7 @@ describe('the console: catalog and stock', () => {
     it('sets a price typed in pounds, exactly in pence; refuses an amount that is not one', async () => {
       expect((await form(owner, '/console/catalog/skus/bpc-157-5mg/price', { price: '26.1' })).status).to.equal(303);
       expect((await skuOf(owner, 'bpc-157-5mg')).pricePence).to.equal(2610);
-      expect((await owner.get<string>('/console/catalog')).text).to.include(
+      expect((await owner.get<string>('/console/catalog/bpc-157')).text).to.include(
         'id="price-bpc-157-5mg" name="price" inputmode="decimal" value="26.10"',
       );
       for (const price of ['0', '1.005', 'ten', '-3']) {
@@ -404,7 +408,7 @@ describe('the console: catalog and stock', () => {
         { minQuantity: 3, percentOff: 5 },
         { minQuantity: 6, percentOff: 10 },
       ]);
-      const page = (await owner.get<string>('/console/catalog')).text;
+      const page = (await owner.get<string>('/console/catalog/bpc-157')).text;
       expect(page)
         .to.include('<td>3+ 5% off, 6+ 10% off</td>')
         .and.include('id="breaks-bpc-157-10mg" name="priceBreaks" value="3:5, 6:10"');

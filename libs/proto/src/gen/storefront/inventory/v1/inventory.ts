@@ -48,6 +48,19 @@ export interface Product {
   name: string;
   description: string;
   sizes: ProductSize[];
+  /** Absent for a product without a photo. */
+  photo?: ProductPhoto | undefined;
+}
+
+/** A product's photo as pages show it: served resized at /media/{sha256}-{width}.{webp|avif|jpeg}. */
+export interface ProductPhoto {
+  /** SHA-256 of the original file, lower-case hex: its name. */
+  sha256: string;
+  /** The original's pixels. */
+  width: number;
+  height: number;
+  /** What the photo shows, for people who do not see it. */
+  alt: string;
 }
 
 export interface ProductSize {
@@ -215,6 +228,12 @@ export interface StaffProduct {
   name: string;
   description: string;
   sizes: StaffSku[];
+  /** Absent for a product without a photo. */
+  photo?:
+    | ProductPhoto
+    | undefined;
+  /** 0, 500 or 2000 (zero, reduced, standard). */
+  vatRateBasisPoints: number;
 }
 
 export interface GetStaffCatalogResponse {
@@ -409,6 +428,75 @@ export interface GetBatchRequest {
 
 export interface GetBatchResponse {
   batch?: Batch | undefined;
+}
+
+/** A product's editable fields, as the console's product page sends them. */
+export interface ProductDetails {
+  /** 1 to 200 characters. */
+  name: string;
+  description: string;
+  /** 0, 500 or 2000. */
+  vatRateBasisPoints: number;
+}
+
+/** A size to add: "5mg", its price, and the units it starts with (absent: not counted, always available). */
+export interface NewSize {
+  size: string;
+  pricePence: number;
+  stock?: number | undefined;
+}
+
+export interface CreateProductRequest {
+  /** A lower-case slug (letters, digits, hyphens), at most 64 characters; it cannot change later. */
+  productId: string;
+  details?: ProductDetails | undefined;
+  firstSize?: NewSize | undefined;
+}
+
+export interface CreateProductResponse {
+  product?: StaffProduct | undefined;
+}
+
+export interface UpdateProductRequest {
+  productId: string;
+  details?: ProductDetails | undefined;
+}
+
+export interface UpdateProductResponse {
+  product?: StaffProduct | undefined;
+}
+
+export interface AddProductSizeRequest {
+  productId: string;
+  size?: NewSize | undefined;
+}
+
+export interface AddProductSizeResponse {
+  product?: StaffProduct | undefined;
+}
+
+export interface SetProductPhotoRequest {
+  productId: string;
+  /** The file as uploaded: JPEG, PNG or WebP, at most 10 MiB. */
+  image: Buffer;
+  /** 1 to 200 characters. */
+  alt: string;
+}
+
+export interface SetProductPhotoResponse {
+  productId: string;
+  photo?: ProductPhoto | undefined;
+}
+
+export interface GetProductPhotoRequest {
+  sha256: string;
+}
+
+export interface GetProductPhotoResponse {
+  sha256: string;
+  /** image/jpeg, image/png or image/webp. */
+  contentType: string;
+  image: Buffer;
 }
 
 export interface GetBatchCertificateRequest {
@@ -998,7 +1086,7 @@ export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
 };
 
 function createBaseProduct(): Product {
-  return { id: "", name: "", description: "", sizes: [] };
+  return { id: "", name: "", description: "", sizes: [], photo: undefined };
 }
 
 export const Product: MessageFns<Product> = {
@@ -1014,6 +1102,9 @@ export const Product: MessageFns<Product> = {
     }
     for (const v of message.sizes) {
       ProductSize.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.photo !== undefined) {
+      ProductPhoto.encode(message.photo, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -1063,6 +1154,14 @@ export const Product: MessageFns<Product> = {
             message.sizes.push(ProductSize.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.photo = ProductPhoto.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1081,6 +1180,7 @@ export const Product: MessageFns<Product> = {
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       description: isSet(object.description) ? globalThis.String(object.description) : "",
       sizes: globalThis.Array.isArray(object?.sizes) ? object.sizes.map((e: any) => ProductSize.fromJSON(e)) : [],
+      photo: isSet(object.photo) ? ProductPhoto.fromJSON(object.photo) : undefined,
     };
   },
 
@@ -1098,6 +1198,9 @@ export const Product: MessageFns<Product> = {
     if (message.sizes?.length) {
       obj.sizes = message.sizes.map((e) => ProductSize.toJSON(e));
     }
+    if (message.photo !== undefined) {
+      obj.photo = ProductPhoto.toJSON(message.photo);
+    }
     return obj;
   },
 
@@ -1110,6 +1213,126 @@ export const Product: MessageFns<Product> = {
     message.name = object.name ?? "";
     message.description = object.description ?? "";
     message.sizes = object.sizes?.map((e) => ProductSize.fromPartial(e)) || [];
+    message.photo = (object.photo !== undefined && object.photo !== null)
+      ? ProductPhoto.fromPartial(object.photo)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseProductPhoto(): ProductPhoto {
+  return { sha256: "", width: 0, height: 0, alt: "" };
+}
+
+export const ProductPhoto: MessageFns<ProductPhoto> = {
+  encode(message: ProductPhoto, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sha256 !== "") {
+      writer.uint32(10).string(message.sha256);
+    }
+    if (message.width !== 0) {
+      writer.uint32(16).int32(message.width);
+    }
+    if (message.height !== 0) {
+      writer.uint32(24).int32(message.height);
+    }
+    if (message.alt !== "") {
+      writer.uint32(34).string(message.alt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductPhoto {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductPhoto();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.width = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.height = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.alt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductPhoto {
+    return {
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      width: isSet(object.width) ? globalThis.Number(object.width) : 0,
+      height: isSet(object.height) ? globalThis.Number(object.height) : 0,
+      alt: isSet(object.alt) ? globalThis.String(object.alt) : "",
+    };
+  },
+
+  toJSON(message: ProductPhoto): unknown {
+    const obj: any = {};
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.width !== 0) {
+      obj.width = Math.round(message.width);
+    }
+    if (message.height !== 0) {
+      obj.height = Math.round(message.height);
+    }
+    if (message.alt !== "") {
+      obj.alt = message.alt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductPhoto>, I>>(base?: I): ProductPhoto {
+    return ProductPhoto.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductPhoto>, I>>(object: I): ProductPhoto {
+    const message = createBaseProductPhoto();
+    message.sha256 = object.sha256 ?? "";
+    message.width = object.width ?? 0;
+    message.height = object.height ?? 0;
+    message.alt = object.alt ?? "";
     return message;
   },
 };
@@ -3415,7 +3638,7 @@ export const StaffSku: MessageFns<StaffSku> = {
 };
 
 function createBaseStaffProduct(): StaffProduct {
-  return { id: "", name: "", description: "", sizes: [] };
+  return { id: "", name: "", description: "", sizes: [], photo: undefined, vatRateBasisPoints: 0 };
 }
 
 export const StaffProduct: MessageFns<StaffProduct> = {
@@ -3431,6 +3654,12 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     }
     for (const v of message.sizes) {
       StaffSku.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.photo !== undefined) {
+      ProductPhoto.encode(message.photo, writer.uint32(42).fork()).join();
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(48).int32(message.vatRateBasisPoints);
     }
     return writer;
   },
@@ -3480,6 +3709,22 @@ export const StaffProduct: MessageFns<StaffProduct> = {
             message.sizes.push(StaffSku.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.photo = ProductPhoto.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3498,6 +3743,12 @@ export const StaffProduct: MessageFns<StaffProduct> = {
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       description: isSet(object.description) ? globalThis.String(object.description) : "",
       sizes: globalThis.Array.isArray(object?.sizes) ? object.sizes.map((e: any) => StaffSku.fromJSON(e)) : [],
+      photo: isSet(object.photo) ? ProductPhoto.fromJSON(object.photo) : undefined,
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
     };
   },
 
@@ -3515,6 +3766,12 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     if (message.sizes?.length) {
       obj.sizes = message.sizes.map((e) => StaffSku.toJSON(e));
     }
+    if (message.photo !== undefined) {
+      obj.photo = ProductPhoto.toJSON(message.photo);
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
     return obj;
   },
 
@@ -3527,6 +3784,10 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     message.name = object.name ?? "";
     message.description = object.description ?? "";
     message.sizes = object.sizes?.map((e) => StaffSku.fromPartial(e)) || [];
+    message.photo = (object.photo !== undefined && object.photo !== null)
+      ? ProductPhoto.fromPartial(object.photo)
+      : undefined;
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
     return message;
   },
 };
@@ -6338,6 +6599,1084 @@ export const GetBatchResponse: MessageFns<GetBatchResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetBatchResponse>, I>>(object: I): GetBatchResponse {
     const message = createBaseGetBatchResponse();
     message.batch = (object.batch !== undefined && object.batch !== null) ? Batch.fromPartial(object.batch) : undefined;
+    return message;
+  },
+};
+
+function createBaseProductDetails(): ProductDetails {
+  return { name: "", description: "", vatRateBasisPoints: 0 };
+}
+
+export const ProductDetails: MessageFns<ProductDetails> = {
+  encode(message: ProductDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      writer.uint32(24).int32(message.vatRateBasisPoints);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductDetails {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductDetails();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.vatRateBasisPoints = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductDetails {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      vatRateBasisPoints: isSet(object.vatRateBasisPoints)
+        ? globalThis.Number(object.vatRateBasisPoints)
+        : isSet(object.vat_rate_basis_points)
+        ? globalThis.Number(object.vat_rate_basis_points)
+        : 0,
+    };
+  },
+
+  toJSON(message: ProductDetails): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    if (message.vatRateBasisPoints !== 0) {
+      obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductDetails>, I>>(base?: I): ProductDetails {
+    return ProductDetails.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductDetails>, I>>(object: I): ProductDetails {
+    const message = createBaseProductDetails();
+    message.name = object.name ?? "";
+    message.description = object.description ?? "";
+    message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
+    return message;
+  },
+};
+
+function createBaseNewSize(): NewSize {
+  return { size: "", pricePence: 0, stock: undefined };
+}
+
+export const NewSize: MessageFns<NewSize> = {
+  encode(message: NewSize, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.size !== "") {
+      writer.uint32(10).string(message.size);
+    }
+    if (message.pricePence !== 0) {
+      writer.uint32(16).int64(message.pricePence);
+    }
+    if (message.stock !== undefined) {
+      writer.uint32(24).int32(message.stock);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): NewSize {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseNewSize();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.size = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pricePence = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.stock = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): NewSize {
+    return {
+      size: isSet(object.size) ? globalThis.String(object.size) : "",
+      pricePence: isSet(object.pricePence)
+        ? globalThis.Number(object.pricePence)
+        : isSet(object.price_pence)
+        ? globalThis.Number(object.price_pence)
+        : 0,
+      stock: isSet(object.stock) ? globalThis.Number(object.stock) : undefined,
+    };
+  },
+
+  toJSON(message: NewSize): unknown {
+    const obj: any = {};
+    if (message.size !== "") {
+      obj.size = message.size;
+    }
+    if (message.pricePence !== 0) {
+      obj.pricePence = Math.round(message.pricePence);
+    }
+    if (message.stock !== undefined) {
+      obj.stock = Math.round(message.stock);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<NewSize>, I>>(base?: I): NewSize {
+    return NewSize.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<NewSize>, I>>(object: I): NewSize {
+    const message = createBaseNewSize();
+    message.size = object.size ?? "";
+    message.pricePence = object.pricePence ?? 0;
+    message.stock = object.stock ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProductRequest(): CreateProductRequest {
+  return { productId: "", details: undefined, firstSize: undefined };
+}
+
+export const CreateProductRequest: MessageFns<CreateProductRequest> = {
+  encode(message: CreateProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.details !== undefined) {
+      ProductDetails.encode(message.details, writer.uint32(18).fork()).join();
+    }
+    if (message.firstSize !== undefined) {
+      NewSize.encode(message.firstSize, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.details = ProductDetails.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.firstSize = NewSize.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProductRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      details: isSet(object.details) ? ProductDetails.fromJSON(object.details) : undefined,
+      firstSize: isSet(object.firstSize)
+        ? NewSize.fromJSON(object.firstSize)
+        : isSet(object.first_size)
+        ? NewSize.fromJSON(object.first_size)
+        : undefined,
+    };
+  },
+
+  toJSON(message: CreateProductRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.details !== undefined) {
+      obj.details = ProductDetails.toJSON(message.details);
+    }
+    if (message.firstSize !== undefined) {
+      obj.firstSize = NewSize.toJSON(message.firstSize);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProductRequest>, I>>(base?: I): CreateProductRequest {
+    return CreateProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProductRequest>, I>>(object: I): CreateProductRequest {
+    const message = createBaseCreateProductRequest();
+    message.productId = object.productId ?? "";
+    message.details = (object.details !== undefined && object.details !== null)
+      ? ProductDetails.fromPartial(object.details)
+      : undefined;
+    message.firstSize = (object.firstSize !== undefined && object.firstSize !== null)
+      ? NewSize.fromPartial(object.firstSize)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateProductResponse(): CreateProductResponse {
+  return { product: undefined };
+}
+
+export const CreateProductResponse: MessageFns<CreateProductResponse> = {
+  encode(message: CreateProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      StaffProduct.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = StaffProduct.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateProductResponse {
+    return { product: isSet(object.product) ? StaffProduct.fromJSON(object.product) : undefined };
+  },
+
+  toJSON(message: CreateProductResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = StaffProduct.toJSON(message.product);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateProductResponse>, I>>(base?: I): CreateProductResponse {
+    return CreateProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateProductResponse>, I>>(object: I): CreateProductResponse {
+    const message = createBaseCreateProductResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? StaffProduct.fromPartial(object.product)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProductRequest(): UpdateProductRequest {
+  return { productId: "", details: undefined };
+}
+
+export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
+  encode(message: UpdateProductRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.details !== undefined) {
+      ProductDetails.encode(message.details, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.details = ProductDetails.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      details: isSet(object.details) ? ProductDetails.fromJSON(object.details) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateProductRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.details !== undefined) {
+      obj.details = ProductDetails.toJSON(message.details);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductRequest>, I>>(base?: I): UpdateProductRequest {
+    return UpdateProductRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductRequest>, I>>(object: I): UpdateProductRequest {
+    const message = createBaseUpdateProductRequest();
+    message.productId = object.productId ?? "";
+    message.details = (object.details !== undefined && object.details !== null)
+      ? ProductDetails.fromPartial(object.details)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateProductResponse(): UpdateProductResponse {
+  return { product: undefined };
+}
+
+export const UpdateProductResponse: MessageFns<UpdateProductResponse> = {
+  encode(message: UpdateProductResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      StaffProduct.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateProductResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateProductResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = StaffProduct.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateProductResponse {
+    return { product: isSet(object.product) ? StaffProduct.fromJSON(object.product) : undefined };
+  },
+
+  toJSON(message: UpdateProductResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = StaffProduct.toJSON(message.product);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateProductResponse>, I>>(base?: I): UpdateProductResponse {
+    return UpdateProductResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateProductResponse>, I>>(object: I): UpdateProductResponse {
+    const message = createBaseUpdateProductResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? StaffProduct.fromPartial(object.product)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAddProductSizeRequest(): AddProductSizeRequest {
+  return { productId: "", size: undefined };
+}
+
+export const AddProductSizeRequest: MessageFns<AddProductSizeRequest> = {
+  encode(message: AddProductSizeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.size !== undefined) {
+      NewSize.encode(message.size, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddProductSizeRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddProductSizeRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.size = NewSize.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddProductSizeRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      size: isSet(object.size) ? NewSize.fromJSON(object.size) : undefined,
+    };
+  },
+
+  toJSON(message: AddProductSizeRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.size !== undefined) {
+      obj.size = NewSize.toJSON(message.size);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddProductSizeRequest>, I>>(base?: I): AddProductSizeRequest {
+    return AddProductSizeRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddProductSizeRequest>, I>>(object: I): AddProductSizeRequest {
+    const message = createBaseAddProductSizeRequest();
+    message.productId = object.productId ?? "";
+    message.size = (object.size !== undefined && object.size !== null) ? NewSize.fromPartial(object.size) : undefined;
+    return message;
+  },
+};
+
+function createBaseAddProductSizeResponse(): AddProductSizeResponse {
+  return { product: undefined };
+}
+
+export const AddProductSizeResponse: MessageFns<AddProductSizeResponse> = {
+  encode(message: AddProductSizeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.product !== undefined) {
+      StaffProduct.encode(message.product, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddProductSizeResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddProductSizeResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.product = StaffProduct.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddProductSizeResponse {
+    return { product: isSet(object.product) ? StaffProduct.fromJSON(object.product) : undefined };
+  },
+
+  toJSON(message: AddProductSizeResponse): unknown {
+    const obj: any = {};
+    if (message.product !== undefined) {
+      obj.product = StaffProduct.toJSON(message.product);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddProductSizeResponse>, I>>(base?: I): AddProductSizeResponse {
+    return AddProductSizeResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddProductSizeResponse>, I>>(object: I): AddProductSizeResponse {
+    const message = createBaseAddProductSizeResponse();
+    message.product = (object.product !== undefined && object.product !== null)
+      ? StaffProduct.fromPartial(object.product)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetProductPhotoRequest(): SetProductPhotoRequest {
+  return { productId: "", image: Buffer.alloc(0), alt: "" };
+}
+
+export const SetProductPhotoRequest: MessageFns<SetProductPhotoRequest> = {
+  encode(message: SetProductPhotoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.image.length !== 0) {
+      writer.uint32(18).bytes(message.image);
+    }
+    if (message.alt !== "") {
+      writer.uint32(26).string(message.alt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetProductPhotoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetProductPhotoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.image = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.alt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetProductPhotoRequest {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      image: isSet(object.image) ? Buffer.from(bytesFromBase64(object.image)) : Buffer.alloc(0),
+      alt: isSet(object.alt) ? globalThis.String(object.alt) : "",
+    };
+  },
+
+  toJSON(message: SetProductPhotoRequest): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.image.length !== 0) {
+      obj.image = base64FromBytes(message.image);
+    }
+    if (message.alt !== "") {
+      obj.alt = message.alt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetProductPhotoRequest>, I>>(base?: I): SetProductPhotoRequest {
+    return SetProductPhotoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetProductPhotoRequest>, I>>(object: I): SetProductPhotoRequest {
+    const message = createBaseSetProductPhotoRequest();
+    message.productId = object.productId ?? "";
+    message.image = object.image ?? Buffer.alloc(0);
+    message.alt = object.alt ?? "";
+    return message;
+  },
+};
+
+function createBaseSetProductPhotoResponse(): SetProductPhotoResponse {
+  return { productId: "", photo: undefined };
+}
+
+export const SetProductPhotoResponse: MessageFns<SetProductPhotoResponse> = {
+  encode(message: SetProductPhotoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.productId !== "") {
+      writer.uint32(10).string(message.productId);
+    }
+    if (message.photo !== undefined) {
+      ProductPhoto.encode(message.photo, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetProductPhotoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetProductPhotoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.productId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.photo = ProductPhoto.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetProductPhotoResponse {
+    return {
+      productId: isSet(object.productId)
+        ? globalThis.String(object.productId)
+        : isSet(object.product_id)
+        ? globalThis.String(object.product_id)
+        : "",
+      photo: isSet(object.photo) ? ProductPhoto.fromJSON(object.photo) : undefined,
+    };
+  },
+
+  toJSON(message: SetProductPhotoResponse): unknown {
+    const obj: any = {};
+    if (message.productId !== "") {
+      obj.productId = message.productId;
+    }
+    if (message.photo !== undefined) {
+      obj.photo = ProductPhoto.toJSON(message.photo);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetProductPhotoResponse>, I>>(base?: I): SetProductPhotoResponse {
+    return SetProductPhotoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetProductPhotoResponse>, I>>(object: I): SetProductPhotoResponse {
+    const message = createBaseSetProductPhotoResponse();
+    message.productId = object.productId ?? "";
+    message.photo = (object.photo !== undefined && object.photo !== null)
+      ? ProductPhoto.fromPartial(object.photo)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetProductPhotoRequest(): GetProductPhotoRequest {
+  return { sha256: "" };
+}
+
+export const GetProductPhotoRequest: MessageFns<GetProductPhotoRequest> = {
+  encode(message: GetProductPhotoRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sha256 !== "") {
+      writer.uint32(10).string(message.sha256);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductPhotoRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductPhotoRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductPhotoRequest {
+    return { sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "" };
+  },
+
+  toJSON(message: GetProductPhotoRequest): unknown {
+    const obj: any = {};
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductPhotoRequest>, I>>(base?: I): GetProductPhotoRequest {
+    return GetProductPhotoRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductPhotoRequest>, I>>(object: I): GetProductPhotoRequest {
+    const message = createBaseGetProductPhotoRequest();
+    message.sha256 = object.sha256 ?? "";
+    return message;
+  },
+};
+
+function createBaseGetProductPhotoResponse(): GetProductPhotoResponse {
+  return { sha256: "", contentType: "", image: Buffer.alloc(0) };
+}
+
+export const GetProductPhotoResponse: MessageFns<GetProductPhotoResponse> = {
+  encode(message: GetProductPhotoResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sha256 !== "") {
+      writer.uint32(10).string(message.sha256);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(18).string(message.contentType);
+    }
+    if (message.image.length !== 0) {
+      writer.uint32(26).bytes(message.image);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetProductPhotoResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetProductPhotoResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.image = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetProductPhotoResponse {
+    return {
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+      image: isSet(object.image) ? Buffer.from(bytesFromBase64(object.image)) : Buffer.alloc(0),
+    };
+  },
+
+  toJSON(message: GetProductPhotoResponse): unknown {
+    const obj: any = {};
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
+    if (message.image.length !== 0) {
+      obj.image = base64FromBytes(message.image);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetProductPhotoResponse>, I>>(base?: I): GetProductPhotoResponse {
+    return GetProductPhotoResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetProductPhotoResponse>, I>>(object: I): GetProductPhotoResponse {
+    const message = createBaseGetProductPhotoResponse();
+    message.sha256 = object.sha256 ?? "";
+    message.contentType = object.contentType ?? "";
+    message.image = object.image ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -9702,6 +11041,54 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
+    createProduct: {
+      name: "CreateProduct",
+      requestType: CreateProductRequest as typeof CreateProductRequest,
+      requestStream: false,
+      responseType: CreateProductResponse as typeof CreateProductResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: a product's name, description and VAT rate. */
+    updateProduct: {
+      name: "UpdateProduct",
+      requestType: UpdateProductRequest as typeof UpdateProductRequest,
+      requestStream: false,
+      responseType: UpdateProductResponse as typeof UpdateProductResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
+    addProductSize: {
+      name: "AddProductSize",
+      requestType: AddProductSizeRequest as typeof AddProductSizeRequest,
+      requestStream: false,
+      responseType: AddProductSizeResponse as typeof AddProductSizeResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
+     * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
+     */
+    setProductPhoto: {
+      name: "SetProductPhoto",
+      requestType: SetProductPhotoRequest as typeof SetProductPhotoRequest,
+      requestStream: false,
+      responseType: SetProductPhotoResponse as typeof SetProductPhotoResponse,
+      responseStream: false,
+      options: {},
+    },
+    /** The original bytes of a photo by its SHA-256 (the edge resizes them); NOT_FOUND (`photo_not_found`). */
+    getProductPhoto: {
+      name: "GetProductPhoto",
+      requestType: GetProductPhotoRequest as typeof GetProductPhotoRequest,
+      requestStream: false,
+      responseType: GetProductPhotoResponse as typeof GetProductPhotoResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
     /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
     listBatches: {
       name: "ListBatches",
@@ -10081,6 +11468,67 @@ export const InventoryServiceService = {
       Buffer.from(ApplyCatalogImportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ApplyCatalogImportResponse => ApplyCatalogImportResponse.decode(value),
   },
+  /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
+  createProduct: {
+    path: "/storefront.inventory.v1.InventoryService/CreateProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateProductRequest): Buffer => Buffer.from(CreateProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateProductRequest => CreateProductRequest.decode(value),
+    responseSerialize: (value: CreateProductResponse): Buffer =>
+      Buffer.from(CreateProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateProductResponse => CreateProductResponse.decode(value),
+  },
+  /** Owner only: a product's name, description and VAT rate. */
+  updateProduct: {
+    path: "/storefront.inventory.v1.InventoryService/UpdateProduct" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateProductRequest): Buffer => Buffer.from(UpdateProductRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateProductRequest => UpdateProductRequest.decode(value),
+    responseSerialize: (value: UpdateProductResponse): Buffer =>
+      Buffer.from(UpdateProductResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateProductResponse => UpdateProductResponse.decode(value),
+  },
+  /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
+  addProductSize: {
+    path: "/storefront.inventory.v1.InventoryService/AddProductSize" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddProductSizeRequest): Buffer =>
+      Buffer.from(AddProductSizeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddProductSizeRequest => AddProductSizeRequest.decode(value),
+    responseSerialize: (value: AddProductSizeResponse): Buffer =>
+      Buffer.from(AddProductSizeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddProductSizeResponse => AddProductSizeResponse.decode(value),
+  },
+  /**
+   * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
+   * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
+   */
+  setProductPhoto: {
+    path: "/storefront.inventory.v1.InventoryService/SetProductPhoto" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetProductPhotoRequest): Buffer =>
+      Buffer.from(SetProductPhotoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetProductPhotoRequest => SetProductPhotoRequest.decode(value),
+    responseSerialize: (value: SetProductPhotoResponse): Buffer =>
+      Buffer.from(SetProductPhotoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetProductPhotoResponse => SetProductPhotoResponse.decode(value),
+  },
+  /** The original bytes of a photo by its SHA-256 (the edge resizes them); NOT_FOUND (`photo_not_found`). */
+  getProductPhoto: {
+    path: "/storefront.inventory.v1.InventoryService/GetProductPhoto" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetProductPhotoRequest): Buffer =>
+      Buffer.from(GetProductPhotoRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetProductPhotoRequest => GetProductPhotoRequest.decode(value),
+    responseSerialize: (value: GetProductPhotoResponse): Buffer =>
+      Buffer.from(GetProductPhotoResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetProductPhotoResponse => GetProductPhotoResponse.decode(value),
+  },
   /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
   listBatches: {
     path: "/storefront.inventory.v1.InventoryService/ListBatches" as const,
@@ -10337,6 +11785,19 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   previewCatalogImport: handleUnaryCall<PreviewCatalogImportRequest, PreviewCatalogImportResponse>;
   /** Owner only: imports the previewed file; ABORTED (409 catalog_changed) if the catalog changed since. */
   applyCatalogImport: handleUnaryCall<ApplyCatalogImportRequest, ApplyCatalogImportResponse>;
+  /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
+  createProduct: handleUnaryCall<CreateProductRequest, CreateProductResponse>;
+  /** Owner only: a product's name, description and VAT rate. */
+  updateProduct: handleUnaryCall<UpdateProductRequest, UpdateProductResponse>;
+  /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
+  addProductSize: handleUnaryCall<AddProductSizeRequest, AddProductSizeResponse>;
+  /**
+   * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
+   * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
+   */
+  setProductPhoto: handleUnaryCall<SetProductPhotoRequest, SetProductPhotoResponse>;
+  /** The original bytes of a photo by its SHA-256 (the edge resizes them); NOT_FOUND (`photo_not_found`). */
+  getProductPhoto: handleUnaryCall<GetProductPhotoRequest, GetProductPhotoResponse>;
   /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
   listBatches: handleUnaryCall<ListBatchesRequest, ListBatchesResponse>;
   /** A batch's record without its certificate's bytes (public certificate pages); NOT_FOUND names it. */
@@ -10680,6 +12141,89 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ApplyCatalogImportResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
+  createProduct(
+    request: CreateProductRequest,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  createProduct(
+    request: CreateProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  createProduct(
+    request: CreateProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateProductResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a product's name, description and VAT rate. */
+  updateProduct(
+    request: UpdateProductRequest,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  updateProduct(
+    request: UpdateProductRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  updateProduct(
+    request: UpdateProductRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
+  ): ClientUnaryCall;
+  /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
+  addProductSize(
+    request: AddProductSizeRequest,
+    callback: (error: ServiceError | null, response: AddProductSizeResponse) => void,
+  ): ClientUnaryCall;
+  addProductSize(
+    request: AddProductSizeRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddProductSizeResponse) => void,
+  ): ClientUnaryCall;
+  addProductSize(
+    request: AddProductSizeRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddProductSizeResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Owner only: a product's photo (JPEG, PNG or WebP by its content, at most 10 MiB) with its alt text,
+   * replacing the one it had; INVALID_ARGUMENT (`invalid_photo`) names what is wrong with the file.
+   */
+  setProductPhoto(
+    request: SetProductPhotoRequest,
+    callback: (error: ServiceError | null, response: SetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  setProductPhoto(
+    request: SetProductPhotoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  setProductPhoto(
+    request: SetProductPhotoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  /** The original bytes of a photo by its SHA-256 (the edge resizes them); NOT_FOUND (`photo_not_found`). */
+  getProductPhoto(
+    request: GetProductPhotoRequest,
+    callback: (error: ServiceError | null, response: GetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  getProductPhoto(
+    request: GetProductPhotoRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetProductPhotoResponse) => void,
+  ): ClientUnaryCall;
+  getProductPhoto(
+    request: GetProductPhotoRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetProductPhotoResponse) => void,
   ): ClientUnaryCall;
   /** Any staff member: a size's batches in the order their units are sold (earliest retest first). */
   listBatches(
