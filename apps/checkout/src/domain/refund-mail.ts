@@ -1,4 +1,5 @@
-/** The customer's refund notice, queued in the transaction that marks the refund succeeded. */
+/** The customer's refund notice, queued in the transaction that marks the refund succeeded, linking its credit note. */
+import { formatCreditNoteNumber } from '@storefront/formats';
 import { composeMail, type Mail } from '@storefront/outbox';
 import type { Order } from './order';
 import type { Refund } from './refund';
@@ -10,6 +11,7 @@ export function refundMail(order: Order, refund: Refund, publicBaseUrl: string):
   const money = (pence: number) =>
     new Intl.NumberFormat('en-GB', { style: 'currency', currency: order.currency }).format(pence / 100);
   const refundedPence = order.refundedPence + refund.amountPence;
+  const orderUrl = `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(order.reference)}`;
   return {
     key: refundMailKey(refund.id),
     to: order.delivery.email,
@@ -32,9 +34,19 @@ export function refundMail(order: Order, refund: Refund, publicBaseUrl: string):
         {
           link: {
             label: 'Your order',
-            url: `${publicBaseUrl.replace(/\/+$/, '')}/orders/${encodeURIComponent(order.reference)}`,
+            url: orderUrl,
           },
         },
+        ...(refund.creditNote
+          ? [
+              {
+                link: {
+                  label: `Credit note ${formatCreditNoteNumber(refund.creditNote.number)}`,
+                  url: `${orderUrl}/credit-notes/${formatCreditNoteNumber(refund.creditNote.number)}`,
+                },
+              },
+            ]
+          : []),
       ],
     }),
   };
