@@ -53,6 +53,8 @@ import { parseHeldStockSkus } from './domain/held-stock';
 import { StaffOrderReader } from './domain/staff-orders';
 import { SalesOverviewReader } from './domain/sales-overview';
 import { SalesStore } from './stores/sales';
+import { VatReports } from './domain/vat-report';
+import { VatStore } from './stores/vat';
 import { Refunds, type RefundSweepSummary } from './domain/refunds';
 import { refundMail } from './domain/refund-mail';
 import { RefundStore } from './stores/refunds';
@@ -75,6 +77,9 @@ import {
   promoCheck,
   refundAnswer,
   salesOverviewAnswer,
+  creditNoteMessages,
+  vatReportAnswer,
+  vatDocumentPage,
   staffOrder,
   staffOrderPage,
   staffPromo,
@@ -203,6 +208,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     const refundStore = new RefundStore(db);
     const staffOrders = new StaffOrderReader(store, orders, refundStore);
     const salesOverview = new SalesOverviewReader(new SalesStore(db), now);
+    const vatReports = new VatReports(new VatStore(db, config.orderNumbers));
     const refunds = new Refunds({
       store,
       refunds: refundStore,
@@ -393,6 +399,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
               returnUntil: deadline === undefined ? '' : new Date(deadline).toISOString(),
               // Past the deadline nothing may be named any more.
               returnable: deadline !== undefined && now() <= deadline ? ofOrder!.returnable : [],
+              creditNotes: creditNoteMessages(await refundStore.ofOrder(view.order.id)),
             };
           },
           listOrders: async (request, context) =>
@@ -403,6 +410,8 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
           listDispatchQueue: async (request) => staffOrderPage(await staffOrders.dispatchQueue(request)),
           getSalesOverview: async () => salesOverviewAnswer(await salesOverview.read()),
+          getVatReport: async (request) => vatReportAnswer(await vatReports.report(request.from, request.to)),
+          listVatDocuments: async (request) => vatDocumentPage(await vatReports.documents(request)),
           getOrderForStaff: async (request) => ({
             order: staffOrder(await staffOrders.get(request.checkoutReference)),
           }),
