@@ -25,10 +25,13 @@ export const receiptPath = (reference: string) => `/orders/${encodeURIComponent(
 
 type Row = [label: string, value: string];
 
-/** Everything a receipt says, as text rows both the page and the PDF lay out. */
-export interface Receipt {
+/** Everything a receipt or credit note says, as text rows both the page and the PDF lay out. */
+export interface OrderDocument {
   title: string;
-  receiptNumber: string;
+  /** As people read it: `R-000123`, `C-000001`. */
+  number: string;
+  /** Where its page lives; its PDF is there with `.pdf`. */
+  path: string;
   seller: Seller;
   facts: Row[];
   /** The buyer's name and address lines, on a full VAT invoice. */
@@ -41,10 +44,10 @@ export interface Receipt {
   note?: string;
 }
 
-const ratePercent = (basisPoints: number) => `${basisPoints / 100} %`;
+export const ratePercent = (basisPoints: number) => `${basisPoints / 100} %`;
 
 /** "Sunday 29 November 2026", the London date of an instant. */
-function londonDateOf(at: string): string {
+export function londonDateOf(at: string): string {
   const { date } = londonTime(Date.parse(at));
   return `${formatLondonDate(date)} ${date.slice(0, 4)}`;
 }
@@ -55,16 +58,13 @@ export function receiptOf(
   { catalog }: Pick<ShopView, 'catalog'>,
   seller: Seller,
   delivery: checkout.Delivery | undefined,
-): Receipt | undefined {
+): OrderDocument | undefined {
   const order = details.summary!;
   if (!order.receiptNumber) return undefined;
   const registered = seller.vatNumber !== undefined;
   const invoice = registered && order.totalPence > FULL_INVOICE_ABOVE_PENCE;
   const receiptNumber = formatReceiptNumber(order.receiptNumber);
-  const itemName = (sku: string) => {
-    const found = findSku(catalog, sku);
-    return found ? `${found.product.name} ${found.size.size}` : sku;
-  };
+  const itemName = skuName(catalog);
   const items = order.items.map((line) => [
     itemName(line.sku),
     String(line.quantity),
@@ -81,10 +81,10 @@ export function receiptOf(
         order.shippingPence,
       )
     : [];
-  const sum = (pick: (rate: VatAtRate) => number) => rates.reduce((total, rate) => total + pick(rate), 0);
   return {
     title: `${invoice ? 'VAT invoice' : registered ? 'VAT receipt' : 'Receipt'} ${receiptNumber}`,
-    receiptNumber,
+    number: receiptNumber,
+    path: receiptPath(order.reference),
     seller,
     facts: [
       [invoice ? 'Invoice number' : 'Receipt number', receiptNumber],
@@ -101,34 +101,49 @@ export function receiptOf(
       ['Goods', formatPence(order.goodsPence)],
       ['Discount', formatDiscount(order.discountPence)],
       ['Shipping', order.shippingPence === 0 ? 'Free' : formatPence(order.shippingPence)],
-      ...(registered ? [['Total VAT', formatPence(sum((rate) => rate.vatPence))] as Row] : []),
+      ...(registered ? [['Total VAT', formatPence(sumOf(rates, (rate) => rate.vatPence))] as Row] : []),
       ['Total paid', formatPence(order.totalPence)],
     ],
-    vat: registered
-      ? [
-          ...rates.map((rate) => [
-            ratePercent(rate.rateBasisPoints),
-            formatPence(rate.netPence),
-            formatPence(rate.vatPence),
-            formatPence(rate.grossPence),
-          ]),
-          [
-            'Total',
-            formatPence(sum((rate) => rate.netPence)),
-            formatPence(sum((rate) => rate.vatPence)),
-            formatPence(sum((rate) => rate.grossPence)),
-          ],
-        ]
-      : undefined,
+    vat: registered ? vatRows(rates) : undefined,
     note: registered
       ? 'Prices include VAT. Discount and shipping are shared over the VAT rates in proportion to the goods.'
       : 'The seller is not registered for VAT. No VAT is charged.',
   };
 }
 
+/** "Standard kit 10mg", the SKU's product and size in the catalog now; the SKU itself once it is gone. */
+export function skuName(catalog: ShopView['catalog']): (sku: string) => string {
+  return (sku) => {
+    const found = findSku(catalog, sku);
+    return found ? `${found.product.name} ${found.size.size}` : sku;
+  };
+}
+
+export const sumOf = (rates: readonly VatAtRate[], pick: (rate: VatAtRate) => number) =>
+  rates.reduce((total, rate) => total + pick(rate), 0);
+
+/** The VAT table's rows: rate, net, VAT and gross per rate, then their totals. */
+export function vatRows(rates: readonly VatAtRate[]): string[][] {
+  return [
+    ...rates.map((rate) => [
+      ratePercent(rate.rateBasisPoints),
+      formatPence(rate.netPence),
+      formatPence(rate.vatPence),
+      formatPence(rate.grossPence),
+    ]),
+    [
+      'Total',
+      formatPence(sumOf(rates, (rate) => rate.netPence)),
+      formatPence(sumOf(rates, (rate) => rate.vatPence)),
+      formatPence(sumOf(rates, (rate) => rate.grossPence)),
+    ],
+  ];
+}
+
 const VAT_COLUMNS = ['VAT rate', 'Net', 'VAT', 'Gross'];
 
-export function receiptPage(receipt: Receipt, orderReference: string): PageAnswer {
+/** A receipt's or credit note's page. */
+export function documentPage(receipt: OrderDocument, orderReference: string): PageAnswer {
   const table = (caption: string, columns: string[], rows: string[][]) =>
     html`<table><caption>${caption}</caption><thead><tr>${columns.map((column, index) => (index > 0 ? html`<th scope="col" class="num">${column}</th>` : html`<th scope="col">${column}</th>`))}</tr></thead>
 <tbody>${rows.map((row) => html`<tr><th scope="row">${row[0]}</th>${row.slice(1).map((cell) => html`<td class="num">${cell}</td>`)}</tr>`)}</tbody></table>`;
@@ -145,12 +160,12 @@ ${table('Items', receipt.itemColumns, receipt.items)}
 <table class="totals"><tbody>${receipt.totals.map(([label, amount]) => html`<tr><th scope="row">${label}</th><td class="num">${amount}</td></tr>`)}</tbody></table>
 ${receipt.vat ? table('VAT by rate', VAT_COLUMNS, receipt.vat) : ''}
 <p class="receipt-note">${receipt.note}</p>
-<p><a href="${receiptPath(orderReference)}.pdf" type="application/pdf">${receipt.title} (PDF)</a> · <a href="/orders/${encodeURIComponent(orderReference)}">Back to the order</a></p>`,
+<p><a href="${receipt.path}.pdf" type="application/pdf">${receipt.title} (PDF)</a> · <a href="/orders/${encodeURIComponent(orderReference)}">Back to the order</a></p>`,
   };
 }
 
-/** The receipt as a PDF, from the same rows as its page. */
-export function receiptPdf(receipt: Receipt, issuedAt: Date): Promise<Buffer> {
+/** The document as a PDF, from the same rows as its page. */
+function documentPdf(receipt: OrderDocument, issuedAt: Date): Promise<Buffer> {
   const right = { align: 'right' as const };
   const blocks: Block[] = [{ kind: 'facts', rows: receipt.facts }];
   if (receipt.buyer)
@@ -186,7 +201,7 @@ export function receiptPdf(receipt: Receipt, issuedAt: Date): Promise<Buffer> {
       lines: sellerFacts(receipt.seller).map(([label, value]) => (label === 'Address' ? value : `${label}: ${value}`)),
     },
     blocks,
-    footer: `${receipt.seller.name} · ${receipt.receiptNumber}`,
+    footer: `${receipt.seller.name} · ${receipt.number}`,
     issuedAt,
   };
   return renderPdf(model);
@@ -217,20 +232,29 @@ export function registerReceipt(
   };
   routes.router.get('/orders/:reference/receipt', async (req, res) => {
     const found = await read(req, res, '');
-    if (found) await routes.send(req, res, receiptPage(found.receipt, found.details.summary!.reference));
+    if (found) await routes.send(req, res, documentPage(found.receipt, found.details.summary!.reference));
   });
   routes.router.get('/orders/:reference/receipt.pdf', async (req, res) => {
     const found = await read(req, res, '.pdf');
-    if (!found) return;
-    const { receipt, details } = found;
-    const pdf = await receiptPdf(receipt, new Date(details.summary!.paidAt || details.createdAt));
-    res
-      .status(200)
-      .set({
-        'Content-Type': 'application/pdf',
-        'Content-Disposition': `inline; filename="receipt-${receipt.receiptNumber}.pdf"`,
-        'Cache-Control': 'private, no-store',
-      })
-      .end(pdf);
+    if (found)
+      await sendDocumentPdf(res, found.receipt, found.details.summary!.paidAt || found.details.createdAt, 'receipt');
   });
+}
+
+/** The document's PDF, dated `issuedAt` (RFC 3339), private to its reader like its page; its file `<kind>-<number>.pdf`. */
+export async function sendDocumentPdf(
+  res: Response,
+  document: OrderDocument,
+  issuedAt: string,
+  kind: 'receipt' | 'credit-note',
+): Promise<void> {
+  const pdf = await documentPdf(document, new Date(issuedAt));
+  res
+    .status(200)
+    .set({
+      'Content-Type': 'application/pdf',
+      'Content-Disposition': `inline; filename="${kind}-${document.number}.pdf"`,
+      'Cache-Control': 'private, no-store',
+    })
+    .end(pdf);
 }
