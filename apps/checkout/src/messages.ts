@@ -99,6 +99,7 @@ export function staffOrder({ order, details, refunds }: StaffOrderView): checkou
     dispatchedBy: order.dispatch?.dispatchedBy ?? '',
     cancelledAt: iso(order.cancelledAt),
     refunds: refunds.map(refundMessage),
+    creditNotes: creditNoteMessages(refunds),
   };
 }
 

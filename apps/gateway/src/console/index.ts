@@ -83,7 +83,7 @@ export function registerConsole(
   registerOrderPages(deps, [refundSection]);
   registerDispatchQueue(deps, catalog);
   registerPackingSlips(deps, catalog);
-  registerRefundPages(deps);
+  registerRefundPages(deps, catalog);
   registerReturnPages(deps);
   registerCatalogPages(deps, staffCatalog);
   registerBatchPages(deps);

@@ -26,7 +26,8 @@ import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, type ShopView } from '../application/shop';
 import { formatDiscount, formatPence } from '../kit/money';
 import { receiptPath, registerReceipt, type OrderReader } from './receipt';
-import { creditNotePath, registerCreditNotes } from './credit-note';
+import { registerCreditNotes } from './credit-note';
+import { creditNotePath } from '../application/order-documents';
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;

@@ -9,6 +9,7 @@ import { checkout } from '@storefront/proto';
 import type { Stack } from '@storefront/platform-testing';
 import type { HttpClient } from '@storefront/testing';
 import { signUp } from '../../../checkout/test/support';
+import { signedInStaff } from '../support/console';
 import { OWNER, newKey } from '../../../checkout/test/refund-support';
 import {
   REDUCED,
@@ -106,6 +107,21 @@ describe('gateway: credit notes of refunds', () => {
         .and.include('20 % £5.30 £1.06 £6.36')
         .and.include('5 % £3.47 £0.17 £3.64')
         .and.include('Total £8.77 £1.23 £10.00');
+    });
+
+    it("links each credit note from the console's order page, where any staff member reads its PDF", async () => {
+      const { reference } = await paidMixedOrder(stack);
+      const number = await refund(stack, reference, 3000, [{ sku: STANDARD, quantity: 1 }]);
+      const staff = stack.client();
+      await signedInStaff(stack, staff, `staff-${Date.now()}@shop.test`, 'staff');
+      const path = `/console/orders/${reference}/credit-notes/${number}.pdf`;
+      expect((await staff.get<string>(`/console/orders/${reference}`)).text).to.include(`href="${path}"`);
+      const read = await documentPdf(stack, staff, path);
+      expect(read.title).to.equal(`VAT credit note ${number}`);
+      expect(read.text).to.include('Standard kit 10mg 1 20 % £30.00').and.include('20 % £25.00 £5.00 £30.00');
+      expect((await staff.get(`/console/orders/${reference}/credit-notes/C-999999.pdf`)).status).to.equal(404);
+      // Not for a customer.
+      expect((await stack.client().get(path)).status).to.equal(303);
     });
 
     it('answers 404 for a number the order does not have, and for a reader who may not read the order', async () => {

@@ -389,6 +389,8 @@ export interface StaffOrder {
   cancelledAt: string;
   /** Every refund asked for, oldest first, whatever became of it. */
   refunds: Refund[];
+  /** The credit notes of its succeeded refunds, by number (decision 1293). */
+  creditNotes: CreditNote[];
 }
 
 export interface ListOrdersForStaffRequest {
@@ -5078,6 +5080,7 @@ function createBaseStaffOrder(): StaffOrder {
     dispatchedBy: "",
     cancelledAt: "",
     refunds: [],
+    creditNotes: [],
   };
 }
 
@@ -5112,6 +5115,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     }
     for (const v of message.refunds) {
       Refund.encode(v!, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.creditNotes) {
+      CreditNote.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -5209,6 +5215,14 @@ export const StaffOrder: MessageFns<StaffOrder> = {
             message.refunds.push(Refund.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.creditNotes.push(CreditNote.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5263,6 +5277,11 @@ export const StaffOrder: MessageFns<StaffOrder> = {
       refunds: globalThis.Array.isArray(object?.refunds)
         ? object.refunds.map((e: any) => Refund.fromJSON(e))
         : [],
+      creditNotes: globalThis.Array.isArray(object?.creditNotes)
+        ? object.creditNotes.map((e: any) => CreditNote.fromJSON(e))
+        : globalThis.Array.isArray(object?.credit_notes)
+        ? object.credit_notes.map((e: any) => CreditNote.fromJSON(e))
+        : [],
     };
   },
 
@@ -5298,6 +5317,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     if (message.refunds?.length) {
       obj.refunds = message.refunds.map((e) => Refund.toJSON(e));
     }
+    if (message.creditNotes?.length) {
+      obj.creditNotes = message.creditNotes.map((e) => CreditNote.toJSON(e));
+    }
     return obj;
   },
 
@@ -5318,6 +5340,7 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     message.dispatchedBy = object.dispatchedBy ?? "";
     message.cancelledAt = object.cancelledAt ?? "";
     message.refunds = object.refunds?.map((e) => Refund.fromPartial(e)) || [];
+    message.creditNotes = object.creditNotes?.map((e) => CreditNote.fromPartial(e)) || [];
     return message;
   },
 };
