@@ -28,6 +28,7 @@ import type { ConsoleDeps } from './frame';
 import { consoleOrdersApi } from './orders/api';
 import { registerDispatchQueue } from './orders/dispatch-queue';
 import { registerPackingSlips } from './orders/packing-slips';
+import { registerVatPages } from './vat/pages';
 import { registerOrderPages } from './orders/pages';
 import { registerOverviewPages } from './overview/pages';
 import { consolePromotionsApi } from './promotions/api';
@@ -88,6 +89,7 @@ export function registerConsole(
   registerCatalogPages(deps, staffCatalog);
   registerBatchPages(deps);
   registerPromotionPages(deps);
+  registerVatPages(deps);
   registerCustomerPages(deps);
   registerCloseAccountPages(deps);
   registerAuditPages(deps);
