@@ -24,6 +24,7 @@ import { salesOverview } from './091-sales-overview';
 import { promoConditions } from './092-promo-conditions';
 import { returns } from './093-returns';
 import { creditNotes } from './094-credit-notes';
+import { lineItemNames } from './095-line-item-names';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '092-promo-conditions': promoConditions,
   '093-returns': returns,
   '094-credit-notes': creditNotes,
+  '095-line-item-names': lineItemNames,
 };

@@ -87,6 +87,7 @@ export class CheckoutStore implements CheckoutStorePort {
           quantity: line.quantity,
           unit_price_pence: line.unitPricePence,
           vat_rate_basis_points: line.vatRateBasisPoints,
+          item_name: line.itemName ?? null,
         })),
       ),
     ];
@@ -717,6 +718,7 @@ function toOrder(row: Row, lines: Row[], numbers: OrderNumbers): Order {
       quantity: toNumber(line.quantity),
       unitPricePence: toNumber(line.unit_price_pence),
       vatRateBasisPoints: toNumber(line.vat_rate_basis_points),
+      ...(line.item_name ? { itemName: String(line.item_name) } : {}),
     })),
     goodsPence: toNumber(row.goods_pence),
     discountPence: toNumber(row.discount_pence),

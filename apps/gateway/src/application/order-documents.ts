@@ -13,7 +13,8 @@ import { renderPdf, type Block, type PdfDocumentModel } from '@storefront/docume
 import { html } from '../kit/html';
 import { formatPence } from '../kit/money';
 import type { PageAnswer } from '../kit/respond';
-import { sellerAddress, sellerFacts, type Seller } from '../kit/seller';
+import { sellerFacts, type Seller } from '@storefront/config';
+import { sellerAddress } from '../kit/seller';
 import { findSku, type ShopView } from './shop';
 
 export type DocumentRow = [label: string, value: string];

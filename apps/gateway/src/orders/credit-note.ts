@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import { notFound } from '@storefront/errors';
 import { formatCreditNoteNumber } from '@storefront/formats';
 import type { PageRoutes } from '../kit/respond';
-import type { Seller } from '../kit/seller';
+import type { Seller } from '@storefront/config';
 import type { ShopView } from '../application/shop';
 import { creditNoteOf, creditNotePath, documentPage, sendDocumentPdf } from '../application/order-documents';
 import type { OrderReader } from './receipt';

@@ -12,7 +12,7 @@ import { notFound } from '@storefront/errors';
 import { formatReceiptNumber, vatBreakdown, type VatAtRate } from '@storefront/formats';
 import { formatDiscount, formatPence } from '../kit/money';
 import type { PageRoutes } from '../kit/respond';
-import type { Seller } from '../kit/seller';
+import type { Seller } from '@storefront/config';
 import type { ShopView } from '../application/shop';
 import {
   documentPage,
