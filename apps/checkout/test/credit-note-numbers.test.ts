@@ -1,7 +1,8 @@
 /**
  * Credit note numbers without gaps (decision 1293): refunds recorded done at once, on two replicas sharing one MySQL
  * store (one connection on SQLite), take consecutive numbers of their own series, none repeated or skipped, each with
- * its figures per rate; a refund already done takes none again, and the mail queued with it names its note.
+ * its figures per rate; a refund already done takes none again, and the mail queued with it names its note. Refunds
+ * made before credit notes are numbered by migration 094 in the order they were done.
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
@@ -115,5 +116,63 @@ describe('checkout: credit note numbers', function () {
     expect((await store.byId(refund!.id))!.creditNote!.number).to.equal(number);
     const counter = await replicas[0]!('document_counters').where({ series: 'credit_note' }).first('last_number');
     expect(Number(counter.last_number)).to.equal(number);
+  });
+});
+
+describe('checkout: credit notes for refunds made before them', function () {
+  this.timeout(60_000);
+  let stores: TestStores;
+  let db: Knex;
+
+  before(async () => {
+    stores = await provisionStores();
+    const mysqlUrl = stores.mysqlUrlFor('checkout');
+    if (mysqlUrl) await ensureMysqlDatabase(mysqlUrl);
+    db = openDatabase({ service: 'checkout', dataDir: stores.dataDir, mysqlUrl });
+  });
+  after(async () => {
+    await db?.destroy();
+    await stores?.cleanup();
+  });
+
+  it('numbers earlier succeeded refunds in the order they were done, with their figures, and starts the counter after', async () => {
+    const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '094'));
+    await applyMigrations(db, before);
+    const [later, earlier] = await insertPaidOrders(
+      db,
+      [
+        // An amount alone: over the receipt's one rate.
+        {
+          paidAt: 1000,
+          lines: [{ sku: 'kit', quantity: 1, unitPricePence: 3000 }],
+          shippingPence: 495,
+          refund: { amountPence: 1200, at: 5000 },
+        },
+        {
+          paidAt: 1000,
+          lines: [{ sku: 'kit', quantity: 2, unitPricePence: 1000 }],
+          refund: { amountPence: 2000, at: 4000 },
+        },
+      ],
+      'before-credit-notes',
+    );
+    await applyMigrations(db, migrations);
+
+    const notes = await db('refunds')
+      .whereIn('order_id', [earlier!, later!])
+      .orderBy('credit_note_number')
+      .select('order_id', 'credit_note_number', 'credit_noted_at', 'credit_note_json');
+    expect(
+      notes.map((note) => [note.order_id, Number(note.credit_note_number), Number(note.credit_noted_at)]),
+    ).to.deep.equal([
+      [earlier, 1, 4000],
+      [later, 2, 5000],
+    ]);
+    // 1200 at 20 %: VAT 200.
+    expect(JSON.parse(String(notes[1]!.credit_note_json))).to.deep.equal([
+      { rateBasisPoints: 2000, netPence: 1000, vatPence: 200, grossPence: 1200 },
+    ]);
+    const counter = await db('document_counters').where({ series: 'credit_note' }).first('last_number');
+    expect(Number(counter.last_number)).to.equal(2);
   });
 });
