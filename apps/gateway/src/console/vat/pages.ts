@@ -27,23 +27,25 @@ function periodOf(req: Request, now: number): VatPeriod {
 
 const query = (period: VatPeriod) => `from=${encodeURIComponent(period.from)}&to=${encodeURIComponent(period.to)}`;
 
-const sumOf = (rates: readonly checkout.VatReportRate[], pick: (rate: checkout.VatReportRate) => checkout.VatAtRate) =>
-  ['netPence', 'vatPence', 'grossPence'].map((key) =>
-    rates.reduce((total, rate) => total + pick(rate)[key as 'netPence' | 'vatPence' | 'grossPence'], 0),
-  );
+/** Net, VAT and gross as three cells. */
+const moneyCells = (rate: Pick<checkout.VatAtRate, 'netPence' | 'vatPence' | 'grossPence'>) =>
+  [rate.netPence, rate.vatPence, rate.grossPence].map((pence) => html`<td class="num">${formatPence(pence)}</td>`);
 
 function reportTable(report: checkout.GetVatReportResponse): Html {
-  const money = (rate: checkout.VatAtRate | undefined) =>
-    [rate!.netPence, rate!.vatPence, rate!.grossPence].map((pence) => html`<td class="num">${formatPence(pence)}</td>`);
-  const totals = (pick: (rate: checkout.VatReportRate) => checkout.VatAtRate) =>
-    sumOf(report.rates, pick).map((pence) => html`<td class="num">${formatPence(pence)}</td>`);
+  const money = (rate: checkout.VatAtRate | undefined) => moneyCells(rate!);
+  const totals = (pick: (rate: checkout.VatReportRate) => checkout.VatAtRate | undefined) =>
+    moneyCells({
+      netPence: report.rates.reduce((sum, rate) => sum + pick(rate)!.netPence, 0),
+      vatPence: report.rates.reduce((sum, rate) => sum + pick(rate)!.vatPence, 0),
+      grossPence: report.rates.reduce((sum, rate) => sum + pick(rate)!.grossPence, 0),
+    });
   return html`<div class="scroll" tabindex="0" role="region" aria-label="VAT by rate"><table id="vat-report"><caption>VAT by rate: receipts less credit notes</caption>
 <thead><tr><th scope="col">VAT rate</th><th scope="col" class="num">Receipts</th><th scope="col" class="num">Receipts net</th><th scope="col" class="num">Receipts VAT</th><th scope="col" class="num">Receipts gross</th><th scope="col" class="num">Credit notes</th><th scope="col" class="num">Credited net</th><th scope="col" class="num">Credited VAT</th><th scope="col" class="num">Credited gross</th><th scope="col" class="num">Net</th><th scope="col" class="num">VAT</th><th scope="col" class="num">Gross</th></tr></thead>
 <tbody>${report.rates.map(
     (rate) =>
       html`<tr><th scope="row">${rate.rateBasisPoints / 100} %</th><td class="num">${rate.receipts}</td>${money(rate.receipted)}<td class="num">${rate.creditNotes}</td>${money(rate.credited)}${money(rate.net)}</tr>`,
   )}
-<tr><th scope="row">Total</th><td class="num">${report.receipts}</td>${totals((rate) => rate.receipted!)}<td class="num">${report.creditNotes}</td>${totals((rate) => rate.credited!)}${totals((rate) => rate.net!)}</tr></tbody></table></div>`;
+<tr><th scope="row">Total</th><td class="num">${report.receipts}</td>${totals((rate) => rate.receipted)}<td class="num">${report.creditNotes}</td>${totals((rate) => rate.credited)}${totals((rate) => rate.net)}</tr></tbody></table></div>`;
 }
 
 function vatPage(
