@@ -128,6 +128,44 @@ describe('formats: VAT on a credit note', () => {
   });
 });
 
+describe('formats: credit notes for any refund', () => {
+  it('always credits the amount refunded over the rates, net + VAT = gross on each', () => {
+    const line = fc.record({
+      grossPence: fc.integer({ min: 1, max: 100_000 }),
+      rateBasisPoints: fc.constantFrom(0, 500, 2000),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 6 }),
+        fc.nat(5_000),
+        fc.constantFrom(0, 495),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (goods, d, shippingPence, back, share) => {
+          const goodsTotal = goods.reduce((sum, entry) => sum + entry.grossPence, 0);
+          const discountPence = Math.min(d, goodsTotal);
+          // Any amount from a penny up to what was paid.
+          const amountPence = Math.floor((goodsTotal - discountPence + shippingPence) * share);
+          fc.pre(amountPence > 0);
+          const rates = creditNoteBreakdown({
+            goods,
+            discountPence,
+            shippingPence,
+            refundedGoods: goods.filter((_, index) => back[index]),
+            amountPence,
+          });
+          expect(rates.reduce((sum, rate) => sum + rate.grossPence, 0)).to.equal(amountPence);
+          for (const rate of rates) {
+            expect(rate.netPence + rate.vatPence).to.equal(rate.grossPence);
+            expect(rate.grossPence).to.be.above(0);
+            expect(goods.map((entry) => entry.rateBasisPoints)).to.include(rate.rateBasisPoints);
+          }
+        },
+      ),
+    );
+  });
+});
+
 describe('formats: receipt and credit note numbers', () => {
   it('reads a credit note as C- and six digits', () => {
     expect([1, 1_000_000].map(formatCreditNoteNumber)).to.deep.equal(['C-000001', 'C-1000000']);
