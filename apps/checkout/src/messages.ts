@@ -11,7 +11,7 @@ import type { Refund } from './domain/refund';
 import type { RefundAnswer } from './domain/refunds';
 import type { ReturnListing } from './domain/returns';
 import type { SalesOverview } from './domain/sales-overview';
-import type { VatDocumentPage, VatReport } from './domain/vat-report';
+import type { VatDocumentPage } from './domain/vat-report';
 import type { StaffOrderView } from './domain/staff-orders';
 import type { HeldStockView } from './domain/yielding';
 
@@ -182,11 +182,6 @@ export function salesOverviewAnswer(overview: SalesOverview): checkout.GetSalesO
     oldestAwaitingPaidAt: iso(overview.awaitingDispatch.oldestPaidAt),
     asOf: iso(overview.asOf),
   };
-}
-
-/** The VAT report; the domain's rates are the contract's, field for field. */
-export function vatReportAnswer(report: VatReport): checkout.GetVatReportResponse {
-  return report;
 }
 
 export function vatDocumentPage(page: VatDocumentPage): checkout.ListVatDocumentsResponse {
