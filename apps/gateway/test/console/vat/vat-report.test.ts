@@ -4,7 +4,9 @@
  * refused by name; staff only.
  */
 import { expect } from 'chai';
+import { AppError } from '@storefront/errors';
 import type { Stack } from '@storefront/platform-testing';
+import { checkout } from '@storefront/proto';
 import { startCheckoutStack } from '../../../../checkout/test/support';
 import { lastFullQuarter } from '../../../src/application/vat-report';
 import { signedInStaff } from '../../support/console';
@@ -82,6 +84,24 @@ describe('console: the VAT report', () => {
     for (const path of ['/console/vat', '/console/vat.csv']) {
       const customer = await stack.client().get<string>(path);
       expect(customer.status).to.equal(303);
+    }
+    // Checkout refuses the figures to a call without a staff member, whoever the customer is.
+    const rpc = stack.clientOf('checkout', checkout.CheckoutServiceService, 'gateway');
+    try {
+      for (const read of [
+        () => rpc.getVatReport(QUARTER, { customer: 'vat-customer' }),
+        () =>
+          rpc.listVatDocuments({ ...QUARTER, kind: 'receipt', afterNumber: 0, limit: 0 }, { customer: 'vat-customer' }),
+      ]) {
+        const error = await read().then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect(error).to.be.instanceOf(AppError);
+        expect((error as AppError).kind).to.equal('unauthenticated');
+      }
+    } finally {
+      rpc.close();
     }
   });
 });
