@@ -34,6 +34,13 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   },
   // The console's overview: any staff member reads the sales figures.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['getSalesOverview'] },
+  // The console's VAT report and its CSV: any staff member reads them, as the overview.
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['getVatReport', 'listVatDocuments'],
+  },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
   // Both roles dispatch, deliver and cancel orders.

@@ -11,6 +11,7 @@ import type { Refund } from './domain/refund';
 import type { RefundAnswer } from './domain/refunds';
 import type { ReturnListing } from './domain/returns';
 import type { SalesOverview } from './domain/sales-overview';
+import type { VatDocumentPage } from './domain/vat-report';
 import type { StaffOrderView } from './domain/staff-orders';
 import type { HeldStockView } from './domain/yielding';
 
@@ -98,6 +99,7 @@ export function staffOrder({ order, details, refunds }: StaffOrderView): checkou
     dispatchedBy: order.dispatch?.dispatchedBy ?? '',
     cancelledAt: iso(order.cancelledAt),
     refunds: refunds.map(refundMessage),
+    creditNotes: creditNoteMessages(refunds),
   };
 }
 
@@ -117,7 +119,23 @@ export function refundMessage(refund: Refund): checkout.Refund {
     createdBy: refund.staff.email,
     createdAt: iso(refund.createdAt),
     updatedAt: iso(refund.updatedAt),
+    creditNoteNumber: refund.creditNote?.number ?? 0,
   };
+}
+
+/** The credit notes of an order's succeeded refunds, by number (decision 1293). */
+export function creditNoteMessages(refunds: readonly Refund[]): checkout.CreditNote[] {
+  return refunds
+    .filter((refund) => refund.creditNote)
+    .sort((a, b) => a.creditNote!.number - b.creditNote!.number)
+    .map((refund) => ({
+      number: refund.creditNote!.number,
+      issuedAt: iso(refund.creditNote!.issuedAt),
+      amountPence: refund.amountPence,
+      reason: refund.reason,
+      lines: refund.lines,
+      rates: refund.creditNote!.rates,
+    }));
 }
 
 export function refundAnswer({ refund, order }: RefundAnswer): checkout.RefundOrderResponse {
@@ -163,5 +181,12 @@ export function salesOverviewAnswer(overview: SalesOverview): checkout.GetSalesO
     awaitingDispatch: overview.awaitingDispatch.count,
     oldestAwaitingPaidAt: iso(overview.awaitingDispatch.oldestPaidAt),
     asOf: iso(overview.asOf),
+  };
+}
+
+export function vatDocumentPage(page: VatDocumentPage): checkout.ListVatDocumentsResponse {
+  return {
+    documents: page.documents.map((document) => ({ ...document, issuedAt: iso(document.issuedAt) })),
+    nextAfterNumber: page.nextAfterNumber,
   };
 }

@@ -54,6 +54,8 @@ import { parseHeldStockSkus } from './domain/held-stock';
 import { StaffOrderReader } from './domain/staff-orders';
 import { SalesOverviewReader } from './domain/sales-overview';
 import { SalesStore } from './stores/sales';
+import { VatReports } from './domain/vat-report';
+import { VatStore } from './stores/vat';
 import { Refunds, type RefundSweepSummary } from './domain/refunds';
 import { refundMail } from './domain/refund-mail';
 import { RefundStore } from './stores/refunds';
@@ -76,6 +78,8 @@ import {
   promoCheck,
   refundAnswer,
   salesOverviewAnswer,
+  creditNoteMessages,
+  vatDocumentPage,
   staffOrder,
   staffOrderPage,
   staffPromo,
@@ -207,6 +211,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
     const refundStore = new RefundStore(db);
     const staffOrders = new StaffOrderReader(store, orders, refundStore);
     const salesOverview = new SalesOverviewReader(new SalesStore(db), now);
+    const vatReports = new VatReports(new VatStore(db, config.orderNumbers));
     const refunds = new Refunds({
       store,
       refunds: refundStore,
@@ -398,6 +403,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
               returnUntil: deadline === undefined ? '' : new Date(deadline).toISOString(),
               // Past the deadline nothing may be named any more.
               returnable: deadline !== undefined && now() <= deadline ? ofOrder!.returnable : [],
+              creditNotes: creditNoteMessages(await refundStore.ofOrder(view.order.id)),
             };
           },
           listOrders: async (request, context) =>
@@ -408,6 +414,9 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
           listDispatchQueue: async (request) => staffOrderPage(await staffOrders.dispatchQueue(request)),
           getSalesOverview: async () => salesOverviewAnswer(await salesOverview.read()),
+          // The domain's report is the contract's, field for field.
+          getVatReport: (request) => vatReports.report(request.from, request.to),
+          listVatDocuments: async (request) => vatDocumentPage(await vatReports.documents(request)),
           getOrderForStaff: async (request) => ({
             order: staffOrder(await staffOrders.get(request.checkoutReference)),
           }),

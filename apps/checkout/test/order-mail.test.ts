@@ -27,7 +27,17 @@ const MAIL_ENV = {
   MAIL_RETRY_BASE_MS: '50',
   MAIL_RETRY_MAX_MS: '200',
   MAIL_FROM: 'Shop <orders@shop.test>',
+  SELLER_NAME: 'Storefront Research Supplies Ltd',
+  SELLER_ADDRESS: '1 Lab Lane, Cambridge, CB1 1AA',
+  SELLER_EMAIL: 'accounts@shop.example.com',
+  COMPANY_NUMBER: '01234567',
+  VAT_NUMBER: 'GB123456789',
 };
+
+/** The seller's identity every mail carries after its footer (decision 1296). */
+const SELLER_LINE =
+  'Sold by Storefront Research Supplies Ltd · 1 Lab Lane, Cambridge, CB1 1AA · E-mail: accounts@shop.example.com · ' +
+  'Company number: 01234567 · VAT number: GB123456789';
 
 describe('checkout order confirmation mail', () => {
   let smtp: TestSmtpServer;
@@ -66,7 +76,8 @@ describe('checkout order confirmation mail', () => {
     expect(mail!.text).to.contain(`payment for order ${reference}, order number ${number}.`);
     expect(mail!.to).to.have.property('text', DELIVERY.email);
     expect(mail!.text)
-      .to.contain(`1 × ${sku('p7500')}: £75.00`)
+      // The product by its name and size when ordered, not its SKU (decision 1297).
+      .to.contain('Pricing edge test kit p7500 × 1: £75.00')
       .and.contain('Total: £75.00')
       .and.contain('Shipping: Free');
     expect(mail!.text).to.contain(
@@ -80,6 +91,8 @@ describe('checkout order confirmation mail', () => {
     // The right to cancel, with the page that explains it (decision 1321).
     expect(mail!.text).to.contain('Your right to cancel').and.contain('14 days');
     expect(mail!.html).to.contain('href="http://127.0.0.1:9/returns"');
+    expect(String(mail!.text).trimEnd().endsWith(SELLER_LINE)).to.equal(true);
+    expect(mail!.html).to.contain(`<p><small>${SELLER_LINE}</small></p></body>`);
     // Confirmed again (a notification, another pass): the order is paid already, so nothing more is queued.
     await stack.checkout!.store.markDueNow((await stack.checkout!.store.findByReference(reference))!.id);
     await settle();
@@ -149,6 +162,17 @@ describe('checkout order confirmation mail', () => {
     expect(refunds[0]!.text)
       .to.contain('One vial arrived damaged')
       .and.contain(`http://127.0.0.1:9/orders/${body.checkout_reference}`);
+    // Its credit note (decision 1293), and the seller after the footer as in every mail.
+    const { credit_note_number: creditNote } = await stack
+      .checkout!.db('refunds')
+      .where({ idempotency_key: `mail-${body.checkout_reference}` })
+      .first('credit_note_number');
+    expect(refunds[0]!.text)
+      .to.contain(
+        `Credit note C-${String(creditNote).padStart(6, '0')}: http://127.0.0.1:9/orders/` +
+          `${body.checkout_reference}/credit-notes/C-${String(creditNote).padStart(6, '0')}`,
+      )
+      .and.contain(SELLER_LINE);
     await Promise.all([stack.checkout!.sendMailNow(), replica.checkout!.sendMailNow()]);
     expect(smtp.received).to.have.length(2);
   });

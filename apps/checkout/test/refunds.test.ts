@@ -99,6 +99,16 @@ describe('refunds through the payment provider', () => {
       .and.include(`https://shop.test/orders/${reference}`)
       .and.include('£10.00')
       .and.include('£39.00');
+    // Units taken back are named as they were ordered (decision 1297).
+    const withUnits = refundMail(
+      { ...order, refundedPence: 0 },
+      {
+        ...(await new RefundStore(stack.checkout!.db).byId(first.refund!.id))!,
+        lines: [{ sku: sku('low'), quantity: 2 }],
+      },
+      'https://shop.test',
+    );
+    expect(withUnits.text).to.include('Returned: Pricing edge test kit low × 2');
     const audit = await stack
       .checkout!.db('staff_actions')
       .where({ action: 'order_refunded', subject: reference })

@@ -3,7 +3,7 @@ import { readOptionalServiceTokenPrivateKey } from '@storefront/service-token';
 import { readDispatchCalendar, type DispatchCalendar } from '@storefront/dispatch-calendar';
 import { readWindowLimit, type WindowLimit } from '@storefront/rate-limit';
 import { SHOP_NAME } from './kit/layout';
-import { readSeller, type Seller } from './kit/seller';
+import { readSeller, type Seller } from '@storefront/config';
 
 export interface GatewayConfig extends HttpAppConfig {
   publicBaseUrl: string;

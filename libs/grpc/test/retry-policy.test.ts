@@ -56,7 +56,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, returns listed or received and the sales overview', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, returns listed or received, the sales overview and the VAT report', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CancelOrderAsCustomer',
       'ConfirmBuyer',
@@ -66,8 +66,10 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'GetHeldStock',
       'GetPricingPolicy',
       'GetSalesOverview',
+      'GetVatReport',
       'ListDispatchQueue',
       'ListReturnsForStaff',
+      'ListVatDocuments',
       'NotifyPaymentEvent',
       'QuoteOrder',
       'ReceiveReturnForStaff',

@@ -3,6 +3,8 @@
  * link, then the shop's name and the research-use-only line. The plain text and the HTML say the
  * same; every value is escaped in the HTML.
  */
+import { sellerFacts, type Seller } from '@storefront/config';
+
 export const SHOP_NAME = 'Storefront Research Supplies';
 export const RESEARCH_USE_LINE =
   'All products are sold for laboratory research use only: not for human or animal consumption.';
@@ -42,5 +44,21 @@ export function composeMail({ subject, blocks }: MailContent): { subject: string
     html:
       '<!doctype html><html lang="en-GB"><head><meta ' +
       `charset="utf-8"><title>${escapeHtml(subject)}</title></head><body>${html.join('')}<hr><p><small>${escapeHtml(SHOP_NAME)}<br>${escapeHtml(RESEARCH_USE_LINE)}</small></p></body></html>`,
+  };
+}
+
+/**
+ * The mail as it leaves: after its footer, the seller's identity (decision 1296), its name and the address, e-mail,
+ * company and VAT numbers set, read from the component's configuration when it sends, so every mail carries it.
+ */
+export function withSellerFooter<T extends { text: string; html: string }>(mail: T, seller: Seller): T {
+  const line = [
+    `Sold by ${seller.name}`,
+    ...sellerFacts(seller).map(([label, value]) => (label === 'Address' ? value : `${label}: ${value}`)),
+  ].join(' · ');
+  return {
+    ...mail,
+    text: `${mail.text}${mail.text.endsWith('\n') ? '' : '\n'}${line}\n`,
+    html: mail.html.replace('</body>', `<p><small>${escapeHtml(line)}</small></p></body>`),
   };
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { EnvReader } from '@storefront/config';
+import { readSeller, type EnvReader, type Seller } from '@storefront/config';
+import { SHOP_NAME } from './compose';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -12,6 +13,8 @@ export interface MailConfig {
   /** Where mail goes without SMTP: one .eml file per mail. */
   mailboxDir: string;
   delivery: DeliverySettings;
+  /** Who sells, named after every mail's footer: SELLER_NAME and the rest, as the edge reads them. */
+  seller: Seller;
 }
 
 export interface DeliverySettings {
@@ -40,6 +43,7 @@ export function readMailConfig(env: EnvReader, dataDir: string): MailConfig {
     smtpUrl: env.optionalUrl('SMTP_URL', ['smtp:', 'smtps:']),
     from: env.string('MAIL_FROM', 'Storefront Research Supplies <orders@localhost>'),
     mailboxDir: path.join(dataDir, 'mailbox'),
+    seller: readSeller(env, SHOP_NAME),
     delivery: {
       pollIntervalMs: env.int('MAIL_POLL_INTERVAL_MS', 5_000, { min: 10, max: 600_000 }),
       retryBaseMs: env.int('MAIL_RETRY_BASE_MS', 30_000, { min: 10, max: retryMaxMs }),

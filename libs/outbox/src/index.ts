@@ -4,6 +4,7 @@ import type { MailConfig } from './config';
 import { MailOutbox } from './outbox';
 import { MailSender } from './sender';
 import { mailboxTransport, smtpTransport, type MailTransport } from './transports';
+import { withSellerFooter } from './compose';
 
 export { readMailConfig, type MailConfig, type DeliverySettings } from './config';
 export {
@@ -29,13 +30,24 @@ export {
 } from './signed-links';
 export { MailSender, type PassSummary } from './sender';
 export { mailboxTransport, smtpTransport, type MailTransport } from './transports';
-export { composeMail, SHOP_NAME, RESEARCH_USE_LINE, type MailBlock, type MailContent } from './compose';
+export {
+  composeMail,
+  withSellerFooter,
+  SHOP_NAME,
+  RESEARCH_USE_LINE,
+  type MailBlock,
+  type MailContent,
+} from './compose';
 
-/** The transport the configuration names: SMTP when SMTP_URL is set, else the local mailbox. */
+/**
+ * The transport the configuration names (SMTP when SMTP_URL is set, else the local mailbox), each mail signed with
+ * the seller's identity as it leaves.
+ */
 export function transportFor(config: MailConfig, now: () => number): MailTransport {
-  return config.smtpUrl
+  const transport = config.smtpUrl
     ? smtpTransport(config.smtpUrl, config.from, config.delivery.smtpTimeoutMs)
     : mailboxTransport(config.mailboxDir, config.from, now);
+  return { ...transport, send: (mail) => transport.send(withSellerFooter(mail, config.seller)) };
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The order confirmation mail, queued in the transaction that marks the order paid. */
 import { composeMail, type Mail } from '@storefront/outbox';
 import { formatLondonDate, type DispatchPromise } from '@storefront/dispatch-calendar';
-import type { Order } from './order';
+import { lineWords, type Order } from './order';
 
 /** One key per order: a second confirmation of the same payment queues nothing. */
 export const orderConfirmationKey = (reference: string) => `order-confirmation:${reference}`;
@@ -64,10 +64,7 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string, expec
           : []),
         ...(order.buyerConfirmation === undefined ? [{ paragraph: UNCONFIRMED_WORDS }] : []),
         {
-          rows: order.lines.map((line) => [
-            `${line.quantity} × ${line.sku}`,
-            money(line.quantity * line.unitPricePence),
-          ]),
+          rows: order.lines.map((line) => [lineWords(line), money(line.quantity * line.unitPricePence)]),
         },
         { rows: totals },
         { paragraph: `Delivery to: ${address}` },

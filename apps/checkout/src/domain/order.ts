@@ -54,20 +54,27 @@ export interface OrderLine {
   unitPricePence: number;
   /** The product's VAT rate when ordered, in basis points; the price includes it. */
   vatRateBasisPoints: number;
+  /** The product's name and size when ordered ("BPC-157 5mg"); absent for lines ordered before it was kept. */
+  itemName?: string;
 }
 
 /** A line as it is ordered: what was asked, at inventory's quote now. A field a line records is taken here. */
 export function orderLine(
   item: { sku: string; quantity: number },
-  quote: { unitPricePence: number; vatRateBasisPoints: number },
+  quote: { unitPricePence: number; vatRateBasisPoints: number; productName: string; size: string },
 ): OrderLine {
   return {
     sku: item.sku,
     quantity: item.quantity,
     unitPricePence: quote.unitPricePence,
     vatRateBasisPoints: quote.vatRateBasisPoints,
+    itemName: `${quote.productName} ${quote.size}`.trim() || undefined,
   };
 }
+
+/** How a mail names a line: "BPC-157 5mg × 2", by the SKU for a line ordered before names were kept. */
+export const lineWords = (line: Pick<OrderLine, 'sku' | 'quantity' | 'itemName'>) =>
+  `${line.itemName ?? line.sku} × ${line.quantity}`;
 
 export interface NewOrder {
   id: string;

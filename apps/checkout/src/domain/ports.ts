@@ -5,6 +5,7 @@
  */
 import type { StaffIdentity } from '@storefront/caller-token';
 import type { Mail } from '@storefront/outbox';
+import type { VatAtRate } from '@storefront/formats';
 import type { OpenOrdersCheck, OpenOrdersRead } from '../limits';
 import type { HeldStockFacts } from './held-stock';
 import type { DispatchDetails, NewOrder, Order, OrderPosition, OrderStatus, PaymentPosition, StockWait } from './order';
@@ -233,8 +234,11 @@ export interface RefundStore {
   /** Takes the one right to send the refund to the provider; false when an attempt already has it. */
   claimSend(id: string, now: number): Promise<boolean>;
   fail(id: string, failureCode: string, now: number): Promise<void>;
-  /** Marks the refund succeeded with its order's total and status, its mail and audit record; false when done already. */
-  succeed(refund: Refund, now: number, mail: Mail): Promise<boolean>;
+  /**
+   * Marks the refund succeeded with its credit note (the next number, `rates`), its order's total and status, its mail
+   * (made from the refund as issued) and audit record; false when done already.
+   */
+  succeed(refund: Refund, now: number, rates: VatAtRate[], mail: (issued: Refund) => Mail): Promise<boolean>;
   markEffect(id: string, effect: RefundEffect, now: number): Promise<void>;
   /** Pending refunds no attempt is working on: never sent and older than `before`, or sent before `before`. */
   pendingSince(before: number, limit: number): Promise<Refund[]>;

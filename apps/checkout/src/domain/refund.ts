@@ -1,6 +1,7 @@
 /** A refund as checkout keeps it, from its request until the provider has settled it and its stock and points are done. */
 import type { StaffIdentity } from '@storefront/caller-token';
 import type { OrderStatus, StockWait } from './order';
+import type { CreditNote } from './credit-notes';
 
 export const REFUND_STATES = ['pending', 'succeeded', 'failed'] as const;
 export type RefundState = (typeof REFUND_STATES)[number];
@@ -32,6 +33,8 @@ export interface Refund extends NewRefund {
   refundedTotalPence?: number;
   stockReturnedAt?: number;
   pointsReversedAt?: number;
+  /** Issued when it succeeded (decision 1293). */
+  creditNote?: CreditNote;
   createdAt: number;
   updatedAt: number;
 }

@@ -23,6 +23,7 @@ import type { Order, OrderStatus } from './order';
 import type { CheckoutStore, InventoryClient, LoyaltyClient, RefundStore } from './ports';
 import type { LockedOrder, Refund, RefundLine } from './refund';
 import type { StaffOrderView } from './staff-orders';
+import { creditNoteRates } from './credit-notes';
 
 export const REFUND_REASON_MAX_LENGTH = 200;
 export const REFUND_KEY_MAX_LENGTH = 100;
@@ -252,7 +253,10 @@ export class Refunds {
   private async succeed(refund: Refund): Promise<void> {
     const { store, refunds, now, logger } = this.options;
     const order = (await store.findById(refund.orderId))!;
-    if (!(await refunds.succeed(refund, now(), this.options.refundMail(order, refund)))) return;
+    const issued = await refunds.succeed(refund, now(), creditNoteRates(order, refund), (done) =>
+      this.options.refundMail(order, done),
+    );
+    if (!issued) return;
     this.options.mailQueued();
     if (!this.options.effects) return;
     await this.finishEffects((await refunds.byId(refund.id))!).catch((error: unknown) => {

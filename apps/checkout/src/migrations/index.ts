@@ -23,6 +23,8 @@ import { dispatchQueue } from './090-dispatch-queue';
 import { salesOverview } from './091-sales-overview';
 import { promoConditions } from './092-promo-conditions';
 import { returns } from './093-returns';
+import { creditNotes } from './094-credit-notes';
+import { lineItemNames } from './095-line-item-names';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +54,6 @@ export const migrations: Record<string, Migration> = {
   '091-sales-overview': salesOverview,
   '092-promo-conditions': promoConditions,
   '093-returns': returns,
+  '094-credit-notes': creditNotes,
+  '095-line-item-names': lineItemNames,
 };

@@ -87,6 +87,7 @@ export class CheckoutStore implements CheckoutStorePort {
           quantity: line.quantity,
           unit_price_pence: line.unitPricePence,
           vat_rate_basis_points: line.vatRateBasisPoints,
+          item_name: line.itemName ?? null,
         })),
       ),
     ];
@@ -717,6 +718,7 @@ function toOrder(row: Row, lines: Row[], numbers: OrderNumbers): Order {
       quantity: toNumber(line.quantity),
       unitPricePence: toNumber(line.unit_price_pence),
       vatRateBasisPoints: toNumber(line.vat_rate_basis_points),
+      ...(line.item_name ? { itemName: String(line.item_name) } : {}),
     })),
     goodsPence: toNumber(row.goods_pence),
     discountPence: toNumber(row.discount_pence),
@@ -765,9 +767,9 @@ function toOrder(row: Row, lines: Row[], numbers: OrderNumbers): Order {
 /**
  * The series' next number, without gaps: the increment locks the counter row (MySQL) or takes SQLite's write lock
  * until the transaction ends, so concurrent confirmations on any replica queue for it and a rolled-back one gives
- * its number back.
+ * its number back. Receipts and credit notes (decision 1293) each have a series.
  */
-async function nextNumber(trx: Knex.Transaction, series: string): Promise<number> {
+export async function nextNumber(trx: Knex.Transaction, series: string): Promise<number> {
   await trx('document_counters').where({ series }).increment('last_number', 1);
   const row = await trx('document_counters').where({ series }).first('last_number');
   return toNumber(row?.last_number);

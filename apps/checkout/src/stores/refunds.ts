@@ -10,6 +10,8 @@ import { recordStaffAction } from '@storefront/staff-audit';
 import type { Order, OrderStatus, StockWait } from '../domain/order';
 import type { RefundStore as RefundStorePort } from '../domain/ports';
 import type { LockedOrder, NewRefund, Refund, RefundEffect, RefundLine, RefundState } from '../domain/refund';
+import type { VatAtRate } from '@storefront/formats';
+import { nextNumber } from './checkout';
 
 type Row = Record<string, unknown>;
 
@@ -130,10 +132,12 @@ export class RefundStore implements RefundStorePort {
 
   /**
    * Marks the refund succeeded with everything that goes with it, in one transaction under the
-   * order's lock: the order's refunded total and status, the customer's mail and the audit
-   * record of the staff member who asked. False when it was no longer pending (done already).
+   * order's lock: its credit note (the next number of its series, decision 1293, and `rates`), the
+   * order's refunded total and status, the customer's mail (made from the refund with its credit
+   * note) and the audit record of the staff member who asked. False when it was no longer pending
+   * (done already).
    */
-  async succeed(refund: Refund, now: number, mail: Mail): Promise<boolean> {
+  async succeed(refund: Refund, now: number, rates: VatAtRate[], mail: (issued: Refund) => Mail): Promise<boolean> {
     return retryOnDeadlock(() =>
       this.db.transaction(async (trx) => {
         const order = await forUpdate(
@@ -151,11 +155,19 @@ export class RefundStore implements RefundStorePort {
             ...(refund.lines.length === 0 ? { stock_returned_at: now } : {}),
           });
         if (marked !== 1) return false;
+        const creditNote = { number: await nextNumber(trx, 'credit_note'), issuedAt: now, rates };
+        await trx('refunds')
+          .where({ id: refund.id })
+          .update({
+            credit_note_number: creditNote.number,
+            credit_noted_at: now,
+            credit_note_json: JSON.stringify(rates),
+          });
         const status: OrderStatus = refundedPence >= toNumber(order.total_pence) ? 'refunded' : 'partially_refunded';
         await trx('orders')
           .where({ id: refund.orderId })
           .update({ status, refunded_pence: refundedPence, updated_at: now });
-        await enqueueMail(trx, mail, now);
+        await enqueueMail(trx, mail({ ...refund, state: 'succeeded', creditNote }), now);
         await recordStaffAction(
           trx,
           refund.staff,
@@ -231,6 +243,14 @@ function toRefund(row: Row): Refund {
     refundedTotalPence: optionalNumber(row.refunded_total_pence),
     stockReturnedAt: optionalNumber(row.stock_returned_at),
     pointsReversedAt: optionalNumber(row.points_reversed_at),
+    creditNote:
+      row.credit_note_number === null || row.credit_note_number === undefined
+        ? undefined
+        : {
+            number: toNumber(row.credit_note_number),
+            issuedAt: toNumber(row.credit_noted_at),
+            rates: JSON.parse(String(row.credit_note_json)) as VatAtRate[],
+          },
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };

@@ -3,6 +3,7 @@
  * contact e-mail checkout holds for it, and the list as CSV. One workflow across inventory and checkout, shared by the
  * console (page, CSV, admin API, recall notices) and the platform's `batch orders` ops command (decision 1280).
  */
+import { csvLine } from '../kit/csv';
 import { AppError } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../context';
@@ -57,16 +58,10 @@ async function contactOf(clients: Clients, staff: StaffCaller, checkoutReference
 
 const CSV_COLUMNS = ['order', 'sold_at', 'units', 'returned', 'email'] as const;
 
-/** A cell quoted, and one a spreadsheet would run as a formula made text. */
-const csvCell = (value: string | number) => {
-  const text = String(value);
-  return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
-};
-
 /** The recall list as CSV (RFC 4180, CRLF lines, a header row). */
 export function batchOrdersCsv(orders: BatchOrderView[]): string {
   const rows = orders.map((order) =>
-    [order.reference, order.soldAt, order.units, order.returned, order.email].map(csvCell).join(','),
+    csvLine([order.reference, order.soldAt, order.units, order.returned, order.email]),
   );
-  return [CSV_COLUMNS.join(','), ...rows].map((line) => `${line}\r\n`).join('');
+  return [`${CSV_COLUMNS.join(',')}\r\n`, ...rows].join('');
 }

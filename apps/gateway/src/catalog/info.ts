@@ -4,7 +4,8 @@ import { INFO_PAGES, RESEARCH_USE_NOTICE, SHOP_NAME } from '../kit/layout';
 import type { PageAnswer } from '../kit/respond';
 import { type ShopView } from '../application/shop';
 import { formatPence } from '../kit/money';
-import { sellerAddress, type Seller } from '../kit/seller';
+import type { Seller } from '@storefront/config';
+import { sellerAddress } from '../kit/seller';
 
 type InfoPath = (typeof INFO_PAGES)[number]['path'];
 

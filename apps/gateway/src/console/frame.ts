@@ -39,6 +39,7 @@ const SECTIONS = [
   ['/console/catalog', 'Catalog'],
   ['/console/batches', 'Batches'],
   ['/console/promotions', 'Promotions'],
+  ['/console/vat', 'VAT report'],
   ['/console/customers', 'Customers'],
   ['/console/audit', 'Audit log'],
   ['/console/data-requests', 'Data requests'],

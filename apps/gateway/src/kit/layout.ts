@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { html, type Html } from './html';
 import { SITE_CSS } from './site-css';
-import { sellerAddress, type Seller } from './seller';
+import type { Seller } from '@storefront/config';
+import { sellerAddress } from './seller';
 
 export const SHOP_NAME = 'Storefront Research Supplies';
 

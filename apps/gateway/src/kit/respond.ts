@@ -11,7 +11,7 @@ import type { GatewayContext } from '../context';
 import { markdownHeaders, prefersMarkdown, HTML_CONTENT_TYPE } from './markdown';
 import { matchesIfNoneMatch } from './etag';
 import { layout, type PageContent } from './layout';
-import type { Seller } from './seller';
+import type { Seller } from '@storefront/config';
 
 /** Styles from the gateway's own stylesheet only; no script runs; forms post to this site only. */
 export const PAGE_CSP =

@@ -8,6 +8,7 @@
  */
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
+import { formatCreditNoteNumber } from '@storefront/formats';
 import type { StatementName } from '../kit/buyer-confirmation';
 import { buyerConfirmationSection, registerBuyerConfirmation } from './buyer-confirmation';
 import { cancellationSection, registerCancellation } from './cancellation';
@@ -25,6 +26,8 @@ import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, type ShopView } from '../application/shop';
 import { formatDiscount, formatPence } from '../kit/money';
 import { receiptPath, registerReceipt, type OrderReader } from './receipt';
+import { registerCreditNotes } from './credit-note';
+import { creditNotePath } from '../application/order-documents';
 
 /** How often a page awaiting payment reloads itself. */
 const PENDING_REFRESH_SECONDS = 3;
@@ -84,6 +87,7 @@ ${
     : ''
 }
 ${order.receiptNumber ? html`<p class="receipt"><a href="${receiptPath(order.reference)}">Receipt</a> (<a href="${receiptPath(order.reference)}.pdf" type="application/pdf">PDF</a>)</p>` : ''}
+${answer.creditNotes.length > 0 ? html`<ul class="credit-notes">${answer.creditNotes.map((note) => html`<li><a href="${creditNotePath(order.reference, note.number)}">Credit note ${formatCreditNoteNumber(note.number)}</a> (<a href="${creditNotePath(order.reference, note.number)}.pdf" type="application/pdf">PDF</a>): ${formatPence(note.amountPence)} refunded</li>`)}</ul>` : ''}
 ${cancellationSection(details)}
 ${returnsSection(answer, nameOf)}
 ${orderAgainSection(details)}
@@ -122,4 +126,5 @@ export function registerOrderPages(
   registerReturns(routes, context);
   registerOrderAgain(routes, context);
   registerReceipt(routes, { seller: context.config.seller, readShop, readOrder });
+  registerCreditNotes(routes, { seller: context.config.seller, readShop, readOrder });
 }

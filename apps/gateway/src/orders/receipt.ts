@@ -10,44 +10,26 @@ import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
 import { notFound } from '@storefront/errors';
 import { formatReceiptNumber, vatBreakdown, type VatAtRate } from '@storefront/formats';
-import { formatLondonDate, londonTime } from '@storefront/dispatch-calendar';
-import { renderPdf, type Block, type PdfDocumentModel } from '@storefront/documents';
-import { html } from '../kit/html';
 import { formatDiscount, formatPence } from '../kit/money';
-import type { PageAnswer, PageRoutes } from '../kit/respond';
-import { sellerAddress, sellerFacts, type Seller } from '../kit/seller';
-import { findSku, type ShopView } from '../application/shop';
+import type { PageRoutes } from '../kit/respond';
+import type { Seller } from '@storefront/config';
+import type { ShopView } from '../application/shop';
+import {
+  documentPage,
+  londonDateOf,
+  ratePercent,
+  sendDocumentPdf,
+  skuName,
+  sumOf,
+  vatRows,
+  type DocumentRow,
+  type OrderDocument,
+} from '../application/order-documents';
 
 /** Above this total a VAT receipt is a full VAT invoice, naming the buyer (HMRC's £250 for less detailed invoices). */
 const FULL_INVOICE_ABOVE_PENCE = 25_000;
 
 export const receiptPath = (reference: string) => `/orders/${encodeURIComponent(reference)}/receipt`;
-
-type Row = [label: string, value: string];
-
-/** Everything a receipt says, as text rows both the page and the PDF lay out. */
-export interface Receipt {
-  title: string;
-  receiptNumber: string;
-  seller: Seller;
-  facts: Row[];
-  /** The buyer's name and address lines, on a full VAT invoice. */
-  buyer?: string[];
-  itemColumns: string[];
-  items: string[][];
-  totals: Row[];
-  /** Rate, net, VAT and gross per rate, when the seller is VAT-registered. */
-  vat?: string[][];
-  note?: string;
-}
-
-const ratePercent = (basisPoints: number) => `${basisPoints / 100} %`;
-
-/** "Sunday 29 November 2026", the London date of an instant. */
-function londonDateOf(at: string): string {
-  const { date } = londonTime(Date.parse(at));
-  return `${formatLondonDate(date)} ${date.slice(0, 4)}`;
-}
 
 /** The receipt of a paid order; undefined for an order never paid. */
 export function receiptOf(
@@ -55,16 +37,13 @@ export function receiptOf(
   { catalog }: Pick<ShopView, 'catalog'>,
   seller: Seller,
   delivery: checkout.Delivery | undefined,
-): Receipt | undefined {
+): OrderDocument | undefined {
   const order = details.summary!;
   if (!order.receiptNumber) return undefined;
   const registered = seller.vatNumber !== undefined;
   const invoice = registered && order.totalPence > FULL_INVOICE_ABOVE_PENCE;
   const receiptNumber = formatReceiptNumber(order.receiptNumber);
-  const itemName = (sku: string) => {
-    const found = findSku(catalog, sku);
-    return found ? `${found.product.name} ${found.size.size}` : sku;
-  };
+  const itemName = skuName(catalog);
   // The unit price is the one charged: after the size's price break for the quantity (decision 1302).
   const items = order.items.map((line) => [
     itemName(line.sku),
@@ -83,10 +62,10 @@ export function receiptOf(
         order.shippingPence,
       )
     : [];
-  const sum = (pick: (rate: VatAtRate) => number) => rates.reduce((total, rate) => total + pick(rate), 0);
   return {
     title: `${invoice ? 'VAT invoice' : registered ? 'VAT receipt' : 'Receipt'} ${receiptNumber}`,
-    receiptNumber,
+    number: receiptNumber,
+    path: receiptPath(order.reference),
     seller,
     facts: [
       [invoice ? 'Invoice number' : 'Receipt number', receiptNumber],
@@ -109,95 +88,14 @@ export function receiptOf(
       ['Goods', formatPence(order.goodsPence)],
       ['Discount', formatDiscount(order.discountPence)],
       ['Shipping', order.shippingPence === 0 ? 'Free' : formatPence(order.shippingPence)],
-      ...(registered ? [['Total VAT', formatPence(sum((rate) => rate.vatPence))] as Row] : []),
+      ...(registered ? [['Total VAT', formatPence(sumOf(rates, (rate) => rate.vatPence))] as DocumentRow] : []),
       ['Total paid', formatPence(order.totalPence)],
     ],
-    vat: registered
-      ? [
-          ...rates.map((rate) => [
-            ratePercent(rate.rateBasisPoints),
-            formatPence(rate.netPence),
-            formatPence(rate.vatPence),
-            formatPence(rate.grossPence),
-          ]),
-          [
-            'Total',
-            formatPence(sum((rate) => rate.netPence)),
-            formatPence(sum((rate) => rate.vatPence)),
-            formatPence(sum((rate) => rate.grossPence)),
-          ],
-        ]
-      : undefined,
+    vat: registered ? vatRows(rates) : undefined,
     note: registered
       ? 'Prices include VAT. Discount and shipping are shared over the VAT rates in proportion to the goods.'
       : 'The seller is not registered for VAT. No VAT is charged.',
   };
-}
-
-const VAT_COLUMNS = ['VAT rate', 'Net', 'VAT', 'Gross'];
-
-export function receiptPage(receipt: Receipt, orderReference: string): PageAnswer {
-  const table = (caption: string, columns: string[], rows: string[][]) =>
-    html`<table><caption>${caption}</caption><thead><tr>${columns.map((column, index) => (index > 0 ? html`<th scope="col" class="num">${column}</th>` : html`<th scope="col">${column}</th>`))}</tr></thead>
-<tbody>${rows.map((row) => html`<tr><th scope="row">${row[0]}</th>${row.slice(1).map((cell) => html`<td class="num">${cell}</td>`)}</tr>`)}</tbody></table>`;
-  return {
-    title: receipt.title,
-    description: `${receipt.title} from ${receipt.seller.name}`,
-    caching: 'private',
-    main: html`<h1>${receipt.title}</h1>
-<h2>Seller</h2>
-${sellerAddress(receipt.seller)}
-<dl class="receipt-facts">${receipt.facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
-${receipt.buyer ? html`<h2>Buyer</h2><address class="buyer">${receipt.buyer.map((line, index) => html`${index > 0 ? html`<br>` : ''}${line}`)}</address>` : ''}
-${table('Items', receipt.itemColumns, receipt.items)}
-<table class="totals"><tbody>${receipt.totals.map(([label, amount]) => html`<tr><th scope="row">${label}</th><td class="num">${amount}</td></tr>`)}</tbody></table>
-${receipt.vat ? table('VAT by rate', VAT_COLUMNS, receipt.vat) : ''}
-<p class="receipt-note">${receipt.note}</p>
-<p><a href="${receiptPath(orderReference)}.pdf" type="application/pdf">${receipt.title} (PDF)</a> · <a href="/orders/${encodeURIComponent(orderReference)}">Back to the order</a></p>`,
-  };
-}
-
-/** The receipt as a PDF, from the same rows as its page. */
-export function receiptPdf(receipt: Receipt, issuedAt: Date): Promise<Buffer> {
-  const right = { align: 'right' as const };
-  const blocks: Block[] = [{ kind: 'facts', rows: receipt.facts }];
-  if (receipt.buyer)
-    blocks.push({ kind: 'heading', text: 'Buyer' }, { kind: 'paragraph', text: receipt.buyer.join('\n') });
-  const itemWidths = receipt.itemColumns.length === 5 ? [0.38, 0.12, 0.16, 0.12, 0.22] : [0.48, 0.12, 0.18, 0.22];
-  blocks.push(
-    { kind: 'heading', text: 'Items' },
-    {
-      kind: 'table',
-      columns: receipt.itemColumns.map((title, index) => ({
-        title,
-        width: itemWidths[index]!,
-        ...(index > 0 ? right : {}),
-      })),
-      rows: receipt.items,
-    },
-    { kind: 'totals', rows: receipt.totals },
-  );
-  if (receipt.vat)
-    blocks.push(
-      { kind: 'heading', text: 'VAT by rate' },
-      {
-        kind: 'table',
-        columns: VAT_COLUMNS.map((title, index) => ({ title, width: 0.25, ...(index > 0 ? right : {}) })),
-        rows: receipt.vat,
-      },
-    );
-  if (receipt.note) blocks.push({ kind: 'paragraph', text: receipt.note });
-  const model: PdfDocumentModel = {
-    title: receipt.title,
-    issuer: {
-      name: receipt.seller.name,
-      lines: sellerFacts(receipt.seller).map(([label, value]) => (label === 'Address' ? value : `${label}: ${value}`)),
-    },
-    blocks,
-    footer: `${receipt.seller.name} · ${receipt.receiptNumber}`,
-    issuedAt,
-  };
-  return renderPdf(model);
 }
 
 /** How the order page reads an order for this request: its details and the delivery details the reader may see. */
@@ -225,20 +123,11 @@ export function registerReceipt(
   };
   routes.router.get('/orders/:reference/receipt', async (req, res) => {
     const found = await read(req, res, '');
-    if (found) await routes.send(req, res, receiptPage(found.receipt, found.details.summary!.reference));
+    if (found) await routes.send(req, res, documentPage(found.receipt, found.details.summary!.reference));
   });
   routes.router.get('/orders/:reference/receipt.pdf', async (req, res) => {
     const found = await read(req, res, '.pdf');
-    if (!found) return;
-    const { receipt, details } = found;
-    const pdf = await receiptPdf(receipt, new Date(details.summary!.paidAt || details.createdAt));
-    res
-      .status(200)
-      .set({
-        'Content-Type': 'application/pdf',
-        'Content-Disposition': `inline; filename="receipt-${receipt.receiptNumber}.pdf"`,
-        'Cache-Control': 'private, no-store',
-      })
-      .end(pdf);
+    if (found)
+      await sendDocumentPdf(res, found.receipt, found.details.summary!.paidAt || found.details.createdAt, 'receipt');
   });
 }

@@ -5,82 +5,23 @@
  * for a reader who may not read the order.
  */
 import { expect } from 'chai';
-import { readPdf, type HttpClient } from '@storefront/testing';
+import type { HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
-import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
+import { DELIVERY, checkoutBody, expectCheckout, orderNumberOf, signUp } from '../../../checkout/test/support';
 import {
-  DELIVERY,
-  checkoutBody,
-  completePayment,
-  expectCheckout,
-  orderNumberOf,
-  signUp,
-  startCheckoutStack,
-} from '../../../checkout/test/support';
-import { eventually } from '../support/held-stock';
-
-const SELLER_ENV = {
-  SELLER_NAME: 'Storefront Research Supplies Ltd',
-  SELLER_ADDRESS: '1 Lab Lane, Cambridge, CB1 1AA',
-  SELLER_EMAIL: 'accounts@shop.example.com',
-  COMPANY_NUMBER: '01234567',
-  VAT_NUMBER: 'GB123456789',
-};
-// A standard-rated size at £30.00 and a reduced-rate (5 %) size at £20.00.
-const STANDARD = 'receipt-standard-10mg';
-const REDUCED = 'receipt-reduced-5mg';
-
-async function startReceiptStack(env: Record<string, string>): Promise<Stack> {
-  const stack = await startCheckoutStack({ ...env, CATALOG_REFRESH_MS: '100', ORDER_LOOKUPS_PER_ADDRESS_MAX: '1000' });
-  await stack.inventory!.store.importCatalog(
-    parseCatalogFile({
-      products: [
-        { id: 'receipt-standard', name: 'Standard kit', sizes: [{ size: '10mg', price: 30 }] },
-        { id: 'receipt-reduced', name: 'Reduced kit', vatRate: 5, sizes: [{ size: '5mg', price: 20 }] },
-      ],
-    }),
-  );
-  // The gateway's catalog copy catches up with the test products within the refresh interval.
-  await eventually(async () => (await stack.client().get<string>('/')).text.includes('Reduced kit'));
-  return stack;
-}
-
-/** An order by `client`, paid and its payment confirmed: its reference. */
-async function paidOrder(
-  stack: Stack,
-  client: HttpClient,
-  amount: number,
-  items: Array<{ sku: string; quantity: number }>,
-): Promise<string> {
-  const created = await expectCheckout(client, checkoutBody(amount, items));
-  await completePayment(created.hosted_checkout_url, 'pay');
-  await stack.checkout!.reconcileNow();
-  return created.checkout_reference;
-}
-
-const receiptNumberOf = async (stack: Stack, reference: string) => {
-  const row = await stack.checkout!.db('orders').where({ reference }).first('receipt_number');
-  return `R-${String(row.receipt_number).padStart(6, '0')}`;
-};
+  REDUCED,
+  SELLER_ENV,
+  STANDARD,
+  documentPdf,
+  mainText,
+  paidOrder,
+  receiptNumberOf,
+  startReceiptStack,
+} from '../support/receipts';
 
 /** The receipt's PDF as `client` gets it, read back. */
-async function receiptPdf(stack: Stack, client: HttpClient, reference: string) {
-  const res = await fetch(`${stack.gateway!.url}/orders/${reference}/receipt.pdf`, {
-    headers: { cookie: client.cookieHeader },
-  });
-  expect(res.status).to.equal(200);
-  expect(res.headers.get('content-type')).to.equal('application/pdf');
-  expect(res.headers.get('cache-control')).to.equal('private, no-store');
-  return readPdf(Buffer.from(await res.arrayBuffer()));
-}
-
-/** The text of the page's <main>, tags dropped and spaces collapsed. */
-const mainText = (page: string) =>
-  /<main id="main">([\s\S]*)<\/main>/
-    .exec(page)![1]!
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ');
+const receiptPdf = (stack: Stack, client: HttpClient, reference: string) =>
+  documentPdf(stack, client, `/orders/${reference}/receipt.pdf`);
 
 describe('gateway: receipts of paid orders', () => {
   describe('with a VAT number', () => {

@@ -7,10 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
-import { AppError, HTTP_STATUS } from '@storefront/errors';
-import { LINE_QUANTITY_MAX } from '@storefront/formats';
+import { AppError, HTTP_STATUS, notFound } from '@storefront/errors';
+import { LINE_QUANTITY_MAX, formatCreditNoteNumber } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import { orderForStaff } from '../../application/staff-orders';
+import { creditNoteOf, sendDocumentPdf } from '../../application/order-documents';
+import type { CatalogCopy } from '../../application/catalog';
 import { refundAmountToPence, refundOrder } from './api';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
@@ -34,6 +36,8 @@ interface RefundForm {
 }
 
 const refundPath = (reference: string) => `/console/orders/${encodeURIComponent(reference)}/refund`;
+const consoleCreditNotePath = (reference: string, number: number) =>
+  `/console/orders/${encodeURIComponent(reference)}/credit-notes/${formatCreditNoteNumber(number)}.pdf`;
 
 /** The section the order's detail page shows: its refunds, and the form for the owner. */
 export function refundSection(staff: StaffCaller, order: checkout.StaffOrder): Html {
@@ -43,12 +47,16 @@ export function refundSection(staff: StaffCaller, order: checkout.StaffOrder): H
     (refund) =>
       html`<tr><td>${refund.createdAt.slice(0, 16).replace('T', ' ')}</td><td class="num">${formatPence(refund.amountPence)}</td><td>${refund.reason}</td><td>${
         refund.lines.map((line) => `${line.quantity} ` + `× ${line.sku}`).join(', ') || 'none'
-      }</td><td>${STATE_WORDS[refund.state] ?? refund.state}${refund.failureCode ? ` (${refund.failureCode})` : ''}</td><td>${refund.createdBy}</td></tr>`,
+      }</td><td>${STATE_WORDS[refund.state] ?? refund.state}${refund.failureCode ? ` (${refund.failureCode})` : ''}</td><td>${refund.createdBy}</td><td>${
+        refund.creditNoteNumber
+          ? html`<a href="${consoleCreditNotePath(summary.reference, refund.creditNoteNumber)}" type="application/pdf">${formatCreditNoteNumber(refund.creditNoteNumber)} (PDF)</a>`
+          : '—'
+      }</td></tr>`,
   );
   return html`<h2>Refunds</h2>
 ${
   rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Refunds, oldest first" tabindex="0"><table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UTC)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="scroll" role="region" aria-label="Refunds, oldest first" tabindex="0"><table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UTC)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th><th scope="col">Credit note</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>No refunds.</p>`
 }
 ${
@@ -168,7 +176,26 @@ function refusedPage(
   );
 }
 
-export function registerRefundPages({ router, context, send, form, signedIn }: ConsoleDeps): void {
+export function registerRefundPages(
+  { router, context, send, form, signedIn }: ConsoleDeps,
+  catalog: CatalogCopy,
+): void {
+  // A refund's credit note, as the customer's order page gives it (decision 1293), for any staff member.
+  router.get('/console/orders/:reference/credit-notes/:number.pdf', async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    const order = await orderForStaff(context, String(req.params.reference), staff);
+    const wanted = String(req.params.number).toUpperCase();
+    const note = order.creditNotes.find((found) => formatCreditNoteNumber(found.number) === wanted);
+    if (!note)
+      throw notFound(
+        `Order ${order.details!.summary!.reference} has no credit note ${wanted}`,
+        'credit_note_not_found',
+      );
+    const document = creditNoteOf(order.details!, note, await catalog.current(), context.config.seller);
+    await sendDocumentPdf(res, document, note.issuedAt, 'credit-note');
+  });
+
   router.post('/console/orders/:reference/refund', ...form, async (req, res) => {
     const staff = await signedIn(req, res);
     if (!staff) return;

@@ -220,6 +220,8 @@ export interface GetOrderResponse {
     | undefined;
   /** Its returns, oldest first. */
   returns: OrderReturn[];
+  /** The credit notes of its succeeded refunds, by number (decision 1293). */
+  creditNotes: CreditNote[];
   /** RFC 3339: the last moment a return may be started; empty until it is dispatched. */
   returnUntil: string;
   /** The units a return may still name now: neither refunded nor in an open return; none past return_until. */
@@ -387,6 +389,8 @@ export interface StaffOrder {
   cancelledAt: string;
   /** Every refund asked for, oldest first, whatever became of it. */
   refunds: Refund[];
+  /** The credit notes of its succeeded refunds, by number (decision 1293). */
+  creditNotes: CreditNote[];
 }
 
 export interface ListOrdersForStaffRequest {
@@ -556,6 +560,33 @@ export interface Refund {
   /** RFC 3339. */
   createdAt: string;
   updatedAt: string;
+  /** Its credit note's number once it succeeded (decision 1293); 0 before. */
+  creditNoteNumber: number;
+}
+
+/** One VAT rate's figures in pence: net + VAT = gross. */
+export interface VatAtRate {
+  /** 2000 is 20 %. */
+  rateBasisPoints: number;
+  netPence: number;
+  vatPence: number;
+  grossPence: number;
+}
+
+/**
+ * A succeeded refund's credit note: its number in its own gapless series (decision 1293) and what it gave back per
+ * VAT rate, fixed when it was issued (decision 1294).
+ */
+export interface CreditNote {
+  number: number;
+  /** RFC 3339: when the refund was recorded done. */
+  issuedAt: string;
+  amountPence: number;
+  reason: string;
+  /** The units it gave back; empty for an amount alone. */
+  lines: RefundLine[];
+  /** Highest rate first; the gross adds up to amount_pence. */
+  rates: VatAtRate[];
 }
 
 export interface RefundOrderRequest {
@@ -711,6 +742,68 @@ export interface GetSalesOverviewResponse {
   oldestAwaitingPaidAt: string;
   /** RFC 3339: the moment the figures were taken. */
   asOf: string;
+}
+
+export interface GetVatReportRequest {
+  /** YYYY-MM-DD, London dates, both included; from on or before to, at most 366 days. */
+  from: string;
+  to: string;
+}
+
+/** One VAT rate over the period. */
+export interface VatReportRate {
+  rateBasisPoints: number;
+  /** The receipts with goods or delivery at this rate, and their figures at it. */
+  receipts: number;
+  receipted?:
+    | VatAtRate
+    | undefined;
+  /** The credit notes with a refund at this rate, and their figures at it. */
+  creditNotes: number;
+  credited?:
+    | VatAtRate
+    | undefined;
+  /** What is left: receipted less credited. */
+  net?: VatAtRate | undefined;
+}
+
+export interface GetVatReportResponse {
+  /** Highest rate first. */
+  rates: VatReportRate[];
+  /** Documents issued in the period, whatever their rates. */
+  receipts: number;
+  creditNotes: number;
+}
+
+export interface ListVatDocumentsRequest {
+  /** YYYY-MM-DD, London dates, both included, as GetVatReport. */
+  from: string;
+  to: string;
+  /** receipt | credit_note */
+  kind: string;
+  /** The page starts after this number; 0 for the first. */
+  afterNumber: number;
+  /** 1..1000; 0 for 500. */
+  limit: number;
+}
+
+/** A receipt or credit note as the VAT return lists it. */
+export interface VatDocument {
+  /** receipt | credit_note */
+  kind: string;
+  number: number;
+  /** RFC 3339: the receipt's payment confirmation, the credit note's refund recorded done. */
+  issuedAt: string;
+  orderNumber: string;
+  /** Highest rate first. */
+  rates: VatAtRate[];
+}
+
+export interface ListVatDocumentsResponse {
+  /** By number. */
+  documents: VatDocument[];
+  /** The next page's after_number; 0 once a page comes back shorter than its limit (the last). */
+  nextAfterNumber: number;
 }
 
 function createBaseCheckoutLine(): CheckoutLine {
@@ -2876,7 +2969,7 @@ export const GetOrderRequest: MessageFns<GetOrderRequest> = {
 };
 
 function createBaseGetOrderResponse(): GetOrderResponse {
-  return { order: undefined, returns: [], returnUntil: "", returnable: [] };
+  return { order: undefined, returns: [], creditNotes: [], returnUntil: "", returnable: [] };
 }
 
 export const GetOrderResponse: MessageFns<GetOrderResponse> = {
@@ -2886,6 +2979,9 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     }
     for (const v of message.returns) {
       OrderReturn.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.creditNotes) {
+      CreditNote.encode(v!, writer.uint32(42).fork()).join();
     }
     if (message.returnUntil !== "") {
       writer.uint32(26).string(message.returnUntil);
@@ -2925,6 +3021,14 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
             message.returns.push(OrderReturn.decode(reader, reader.uint32()));
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.creditNotes.push(CreditNote.decode(reader, reader.uint32()));
+            continue;
+          }
           case 3: {
             if (tag !== 26) {
               break;
@@ -2957,6 +3061,11 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     return {
       order: isSet(object.order) ? OrderDetails.fromJSON(object.order) : undefined,
       returns: globalThis.Array.isArray(object?.returns) ? object.returns.map((e: any) => OrderReturn.fromJSON(e)) : [],
+      creditNotes: globalThis.Array.isArray(object?.creditNotes)
+        ? object.creditNotes.map((e: any) => CreditNote.fromJSON(e))
+        : globalThis.Array.isArray(object?.credit_notes)
+        ? object.credit_notes.map((e: any) => CreditNote.fromJSON(e))
+        : [],
       returnUntil: isSet(object.returnUntil)
         ? globalThis.String(object.returnUntil)
         : isSet(object.return_until)
@@ -2976,6 +3085,9 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
     if (message.returns?.length) {
       obj.returns = message.returns.map((e) => OrderReturn.toJSON(e));
     }
+    if (message.creditNotes?.length) {
+      obj.creditNotes = message.creditNotes.map((e) => CreditNote.toJSON(e));
+    }
     if (message.returnUntil !== "") {
       obj.returnUntil = message.returnUntil;
     }
@@ -2994,6 +3106,7 @@ export const GetOrderResponse: MessageFns<GetOrderResponse> = {
       ? OrderDetails.fromPartial(object.order)
       : undefined;
     message.returns = object.returns?.map((e) => OrderReturn.fromPartial(e)) || [];
+    message.creditNotes = object.creditNotes?.map((e) => CreditNote.fromPartial(e)) || [];
     message.returnUntil = object.returnUntil ?? "";
     message.returnable = object.returnable?.map((e) => RefundLine.fromPartial(e)) || [];
     return message;
@@ -4967,6 +5080,7 @@ function createBaseStaffOrder(): StaffOrder {
     dispatchedBy: "",
     cancelledAt: "",
     refunds: [],
+    creditNotes: [],
   };
 }
 
@@ -5001,6 +5115,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     }
     for (const v of message.refunds) {
       Refund.encode(v!, writer.uint32(66).fork()).join();
+    }
+    for (const v of message.creditNotes) {
+      CreditNote.encode(v!, writer.uint32(98).fork()).join();
     }
     return writer;
   },
@@ -5098,6 +5215,14 @@ export const StaffOrder: MessageFns<StaffOrder> = {
             message.refunds.push(Refund.decode(reader, reader.uint32()));
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.creditNotes.push(CreditNote.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5152,6 +5277,11 @@ export const StaffOrder: MessageFns<StaffOrder> = {
       refunds: globalThis.Array.isArray(object?.refunds)
         ? object.refunds.map((e: any) => Refund.fromJSON(e))
         : [],
+      creditNotes: globalThis.Array.isArray(object?.creditNotes)
+        ? object.creditNotes.map((e: any) => CreditNote.fromJSON(e))
+        : globalThis.Array.isArray(object?.credit_notes)
+        ? object.credit_notes.map((e: any) => CreditNote.fromJSON(e))
+        : [],
     };
   },
 
@@ -5187,6 +5317,9 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     if (message.refunds?.length) {
       obj.refunds = message.refunds.map((e) => Refund.toJSON(e));
     }
+    if (message.creditNotes?.length) {
+      obj.creditNotes = message.creditNotes.map((e) => CreditNote.toJSON(e));
+    }
     return obj;
   },
 
@@ -5207,6 +5340,7 @@ export const StaffOrder: MessageFns<StaffOrder> = {
     message.dispatchedBy = object.dispatchedBy ?? "";
     message.cancelledAt = object.cancelledAt ?? "";
     message.refunds = object.refunds?.map((e) => Refund.fromPartial(e)) || [];
+    message.creditNotes = object.creditNotes?.map((e) => CreditNote.fromPartial(e)) || [];
     return message;
   },
 };
@@ -7286,6 +7420,7 @@ function createBaseRefund(): Refund {
     createdBy: "",
     createdAt: "",
     updatedAt: "",
+    creditNoteNumber: 0,
   };
 }
 
@@ -7317,6 +7452,9 @@ export const Refund: MessageFns<Refund> = {
     }
     if (message.updatedAt !== "") {
       writer.uint32(74).string(message.updatedAt);
+    }
+    if (message.creditNoteNumber !== 0) {
+      writer.uint32(80).int64(message.creditNoteNumber);
     }
     return writer;
   },
@@ -7406,6 +7544,14 @@ export const Refund: MessageFns<Refund> = {
             message.updatedAt = reader.string();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.creditNoteNumber = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7449,6 +7595,11 @@ export const Refund: MessageFns<Refund> = {
         : isSet(object.updated_at)
         ? globalThis.String(object.updated_at)
         : "",
+      creditNoteNumber: isSet(object.creditNoteNumber)
+        ? globalThis.Number(object.creditNoteNumber)
+        : isSet(object.credit_note_number)
+        ? globalThis.Number(object.credit_note_number)
+        : 0,
     };
   },
 
@@ -7481,6 +7632,9 @@ export const Refund: MessageFns<Refund> = {
     if (message.updatedAt !== "") {
       obj.updatedAt = message.updatedAt;
     }
+    if (message.creditNoteNumber !== 0) {
+      obj.creditNoteNumber = Math.round(message.creditNoteNumber);
+    }
     return obj;
   },
 
@@ -7498,6 +7652,297 @@ export const Refund: MessageFns<Refund> = {
     message.createdBy = object.createdBy ?? "";
     message.createdAt = object.createdAt ?? "";
     message.updatedAt = object.updatedAt ?? "";
+    message.creditNoteNumber = object.creditNoteNumber ?? 0;
+    return message;
+  },
+};
+
+function createBaseVatAtRate(): VatAtRate {
+  return { rateBasisPoints: 0, netPence: 0, vatPence: 0, grossPence: 0 };
+}
+
+export const VatAtRate: MessageFns<VatAtRate> = {
+  encode(message: VatAtRate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rateBasisPoints !== 0) {
+      writer.uint32(8).int32(message.rateBasisPoints);
+    }
+    if (message.netPence !== 0) {
+      writer.uint32(16).int64(message.netPence);
+    }
+    if (message.vatPence !== 0) {
+      writer.uint32(24).int64(message.vatPence);
+    }
+    if (message.grossPence !== 0) {
+      writer.uint32(32).int64(message.grossPence);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VatAtRate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVatAtRate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.rateBasisPoints = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.netPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.vatPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.grossPence = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VatAtRate {
+    return {
+      rateBasisPoints: isSet(object.rateBasisPoints)
+        ? globalThis.Number(object.rateBasisPoints)
+        : isSet(object.rate_basis_points)
+        ? globalThis.Number(object.rate_basis_points)
+        : 0,
+      netPence: isSet(object.netPence)
+        ? globalThis.Number(object.netPence)
+        : isSet(object.net_pence)
+        ? globalThis.Number(object.net_pence)
+        : 0,
+      vatPence: isSet(object.vatPence)
+        ? globalThis.Number(object.vatPence)
+        : isSet(object.vat_pence)
+        ? globalThis.Number(object.vat_pence)
+        : 0,
+      grossPence: isSet(object.grossPence)
+        ? globalThis.Number(object.grossPence)
+        : isSet(object.gross_pence)
+        ? globalThis.Number(object.gross_pence)
+        : 0,
+    };
+  },
+
+  toJSON(message: VatAtRate): unknown {
+    const obj: any = {};
+    if (message.rateBasisPoints !== 0) {
+      obj.rateBasisPoints = Math.round(message.rateBasisPoints);
+    }
+    if (message.netPence !== 0) {
+      obj.netPence = Math.round(message.netPence);
+    }
+    if (message.vatPence !== 0) {
+      obj.vatPence = Math.round(message.vatPence);
+    }
+    if (message.grossPence !== 0) {
+      obj.grossPence = Math.round(message.grossPence);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VatAtRate>, I>>(base?: I): VatAtRate {
+    return VatAtRate.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VatAtRate>, I>>(object: I): VatAtRate {
+    const message = createBaseVatAtRate();
+    message.rateBasisPoints = object.rateBasisPoints ?? 0;
+    message.netPence = object.netPence ?? 0;
+    message.vatPence = object.vatPence ?? 0;
+    message.grossPence = object.grossPence ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreditNote(): CreditNote {
+  return { number: 0, issuedAt: "", amountPence: 0, reason: "", lines: [], rates: [] };
+}
+
+export const CreditNote: MessageFns<CreditNote> = {
+  encode(message: CreditNote, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.number !== 0) {
+      writer.uint32(8).int64(message.number);
+    }
+    if (message.issuedAt !== "") {
+      writer.uint32(18).string(message.issuedAt);
+    }
+    if (message.amountPence !== 0) {
+      writer.uint32(24).int64(message.amountPence);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    for (const v of message.lines) {
+      RefundLine.encode(v!, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.rates) {
+      VatAtRate.encode(v!, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreditNote {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreditNote();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.issuedAt = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.amountPence = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.lines.push(RefundLine.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.rates.push(VatAtRate.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreditNote {
+    return {
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      issuedAt: isSet(object.issuedAt)
+        ? globalThis.String(object.issuedAt)
+        : isSet(object.issued_at)
+        ? globalThis.String(object.issued_at)
+        : "",
+      amountPence: isSet(object.amountPence)
+        ? globalThis.Number(object.amountPence)
+        : isSet(object.amount_pence)
+        ? globalThis.Number(object.amount_pence)
+        : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      lines: globalThis.Array.isArray(object?.lines) ? object.lines.map((e: any) => RefundLine.fromJSON(e)) : [],
+      rates: globalThis.Array.isArray(object?.rates) ? object.rates.map((e: any) => VatAtRate.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: CreditNote): unknown {
+    const obj: any = {};
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.issuedAt !== "") {
+      obj.issuedAt = message.issuedAt;
+    }
+    if (message.amountPence !== 0) {
+      obj.amountPence = Math.round(message.amountPence);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.lines?.length) {
+      obj.lines = message.lines.map((e) => RefundLine.toJSON(e));
+    }
+    if (message.rates?.length) {
+      obj.rates = message.rates.map((e) => VatAtRate.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreditNote>, I>>(base?: I): CreditNote {
+    return CreditNote.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreditNote>, I>>(object: I): CreditNote {
+    const message = createBaseCreditNote();
+    message.number = object.number ?? 0;
+    message.issuedAt = object.issuedAt ?? "";
+    message.amountPence = object.amountPence ?? 0;
+    message.reason = object.reason ?? "";
+    message.lines = object.lines?.map((e) => RefundLine.fromPartial(e)) || [];
+    message.rates = object.rates?.map((e) => VatAtRate.fromPartial(e)) || [];
     return message;
   },
 };
@@ -9500,6 +9945,726 @@ export const GetSalesOverviewResponse: MessageFns<GetSalesOverviewResponse> = {
   },
 };
 
+function createBaseGetVatReportRequest(): GetVatReportRequest {
+  return { from: "", to: "" };
+}
+
+export const GetVatReportRequest: MessageFns<GetVatReportRequest> = {
+  encode(message: GetVatReportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.from !== "") {
+      writer.uint32(10).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(18).string(message.to);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetVatReportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetVatReportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetVatReportRequest {
+    return {
+      from: isSet(object.from) ? globalThis.String(object.from) : "",
+      to: isSet(object.to) ? globalThis.String(object.to) : "",
+    };
+  },
+
+  toJSON(message: GetVatReportRequest): unknown {
+    const obj: any = {};
+    if (message.from !== "") {
+      obj.from = message.from;
+    }
+    if (message.to !== "") {
+      obj.to = message.to;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetVatReportRequest>, I>>(base?: I): GetVatReportRequest {
+    return GetVatReportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetVatReportRequest>, I>>(object: I): GetVatReportRequest {
+    const message = createBaseGetVatReportRequest();
+    message.from = object.from ?? "";
+    message.to = object.to ?? "";
+    return message;
+  },
+};
+
+function createBaseVatReportRate(): VatReportRate {
+  return { rateBasisPoints: 0, receipts: 0, receipted: undefined, creditNotes: 0, credited: undefined, net: undefined };
+}
+
+export const VatReportRate: MessageFns<VatReportRate> = {
+  encode(message: VatReportRate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rateBasisPoints !== 0) {
+      writer.uint32(8).int32(message.rateBasisPoints);
+    }
+    if (message.receipts !== 0) {
+      writer.uint32(16).int32(message.receipts);
+    }
+    if (message.receipted !== undefined) {
+      VatAtRate.encode(message.receipted, writer.uint32(26).fork()).join();
+    }
+    if (message.creditNotes !== 0) {
+      writer.uint32(32).int32(message.creditNotes);
+    }
+    if (message.credited !== undefined) {
+      VatAtRate.encode(message.credited, writer.uint32(42).fork()).join();
+    }
+    if (message.net !== undefined) {
+      VatAtRate.encode(message.net, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VatReportRate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVatReportRate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.rateBasisPoints = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.receipts = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.receipted = VatAtRate.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.creditNotes = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.credited = VatAtRate.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.net = VatAtRate.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VatReportRate {
+    return {
+      rateBasisPoints: isSet(object.rateBasisPoints)
+        ? globalThis.Number(object.rateBasisPoints)
+        : isSet(object.rate_basis_points)
+        ? globalThis.Number(object.rate_basis_points)
+        : 0,
+      receipts: isSet(object.receipts) ? globalThis.Number(object.receipts) : 0,
+      receipted: isSet(object.receipted) ? VatAtRate.fromJSON(object.receipted) : undefined,
+      creditNotes: isSet(object.creditNotes)
+        ? globalThis.Number(object.creditNotes)
+        : isSet(object.credit_notes)
+        ? globalThis.Number(object.credit_notes)
+        : 0,
+      credited: isSet(object.credited) ? VatAtRate.fromJSON(object.credited) : undefined,
+      net: isSet(object.net) ? VatAtRate.fromJSON(object.net) : undefined,
+    };
+  },
+
+  toJSON(message: VatReportRate): unknown {
+    const obj: any = {};
+    if (message.rateBasisPoints !== 0) {
+      obj.rateBasisPoints = Math.round(message.rateBasisPoints);
+    }
+    if (message.receipts !== 0) {
+      obj.receipts = Math.round(message.receipts);
+    }
+    if (message.receipted !== undefined) {
+      obj.receipted = VatAtRate.toJSON(message.receipted);
+    }
+    if (message.creditNotes !== 0) {
+      obj.creditNotes = Math.round(message.creditNotes);
+    }
+    if (message.credited !== undefined) {
+      obj.credited = VatAtRate.toJSON(message.credited);
+    }
+    if (message.net !== undefined) {
+      obj.net = VatAtRate.toJSON(message.net);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VatReportRate>, I>>(base?: I): VatReportRate {
+    return VatReportRate.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VatReportRate>, I>>(object: I): VatReportRate {
+    const message = createBaseVatReportRate();
+    message.rateBasisPoints = object.rateBasisPoints ?? 0;
+    message.receipts = object.receipts ?? 0;
+    message.receipted = (object.receipted !== undefined && object.receipted !== null)
+      ? VatAtRate.fromPartial(object.receipted)
+      : undefined;
+    message.creditNotes = object.creditNotes ?? 0;
+    message.credited = (object.credited !== undefined && object.credited !== null)
+      ? VatAtRate.fromPartial(object.credited)
+      : undefined;
+    message.net = (object.net !== undefined && object.net !== null) ? VatAtRate.fromPartial(object.net) : undefined;
+    return message;
+  },
+};
+
+function createBaseGetVatReportResponse(): GetVatReportResponse {
+  return { rates: [], receipts: 0, creditNotes: 0 };
+}
+
+export const GetVatReportResponse: MessageFns<GetVatReportResponse> = {
+  encode(message: GetVatReportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.rates) {
+      VatReportRate.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.receipts !== 0) {
+      writer.uint32(16).int32(message.receipts);
+    }
+    if (message.creditNotes !== 0) {
+      writer.uint32(24).int32(message.creditNotes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetVatReportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetVatReportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.rates.push(VatReportRate.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.receipts = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.creditNotes = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetVatReportResponse {
+    return {
+      rates: globalThis.Array.isArray(object?.rates) ? object.rates.map((e: any) => VatReportRate.fromJSON(e)) : [],
+      receipts: isSet(object.receipts) ? globalThis.Number(object.receipts) : 0,
+      creditNotes: isSet(object.creditNotes)
+        ? globalThis.Number(object.creditNotes)
+        : isSet(object.credit_notes)
+        ? globalThis.Number(object.credit_notes)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetVatReportResponse): unknown {
+    const obj: any = {};
+    if (message.rates?.length) {
+      obj.rates = message.rates.map((e) => VatReportRate.toJSON(e));
+    }
+    if (message.receipts !== 0) {
+      obj.receipts = Math.round(message.receipts);
+    }
+    if (message.creditNotes !== 0) {
+      obj.creditNotes = Math.round(message.creditNotes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetVatReportResponse>, I>>(base?: I): GetVatReportResponse {
+    return GetVatReportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetVatReportResponse>, I>>(object: I): GetVatReportResponse {
+    const message = createBaseGetVatReportResponse();
+    message.rates = object.rates?.map((e) => VatReportRate.fromPartial(e)) || [];
+    message.receipts = object.receipts ?? 0;
+    message.creditNotes = object.creditNotes ?? 0;
+    return message;
+  },
+};
+
+function createBaseListVatDocumentsRequest(): ListVatDocumentsRequest {
+  return { from: "", to: "", kind: "", afterNumber: 0, limit: 0 };
+}
+
+export const ListVatDocumentsRequest: MessageFns<ListVatDocumentsRequest> = {
+  encode(message: ListVatDocumentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.from !== "") {
+      writer.uint32(10).string(message.from);
+    }
+    if (message.to !== "") {
+      writer.uint32(18).string(message.to);
+    }
+    if (message.kind !== "") {
+      writer.uint32(26).string(message.kind);
+    }
+    if (message.afterNumber !== 0) {
+      writer.uint32(32).int64(message.afterNumber);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(40).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListVatDocumentsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListVatDocumentsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.from = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.to = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.afterNumber = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListVatDocumentsRequest {
+    return {
+      from: isSet(object.from) ? globalThis.String(object.from) : "",
+      to: isSet(object.to) ? globalThis.String(object.to) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      afterNumber: isSet(object.afterNumber)
+        ? globalThis.Number(object.afterNumber)
+        : isSet(object.after_number)
+        ? globalThis.Number(object.after_number)
+        : 0,
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListVatDocumentsRequest): unknown {
+    const obj: any = {};
+    if (message.from !== "") {
+      obj.from = message.from;
+    }
+    if (message.to !== "") {
+      obj.to = message.to;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.afterNumber !== 0) {
+      obj.afterNumber = Math.round(message.afterNumber);
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListVatDocumentsRequest>, I>>(base?: I): ListVatDocumentsRequest {
+    return ListVatDocumentsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListVatDocumentsRequest>, I>>(object: I): ListVatDocumentsRequest {
+    const message = createBaseListVatDocumentsRequest();
+    message.from = object.from ?? "";
+    message.to = object.to ?? "";
+    message.kind = object.kind ?? "";
+    message.afterNumber = object.afterNumber ?? 0;
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseVatDocument(): VatDocument {
+  return { kind: "", number: 0, issuedAt: "", orderNumber: "", rates: [] };
+}
+
+export const VatDocument: MessageFns<VatDocument> = {
+  encode(message: VatDocument, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.kind !== "") {
+      writer.uint32(10).string(message.kind);
+    }
+    if (message.number !== 0) {
+      writer.uint32(16).int64(message.number);
+    }
+    if (message.issuedAt !== "") {
+      writer.uint32(26).string(message.issuedAt);
+    }
+    if (message.orderNumber !== "") {
+      writer.uint32(34).string(message.orderNumber);
+    }
+    for (const v of message.rates) {
+      VatAtRate.encode(v!, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): VatDocument {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseVatDocument();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.issuedAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.orderNumber = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.rates.push(VatAtRate.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): VatDocument {
+    return {
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      issuedAt: isSet(object.issuedAt)
+        ? globalThis.String(object.issuedAt)
+        : isSet(object.issued_at)
+        ? globalThis.String(object.issued_at)
+        : "",
+      orderNumber: isSet(object.orderNumber)
+        ? globalThis.String(object.orderNumber)
+        : isSet(object.order_number)
+        ? globalThis.String(object.order_number)
+        : "",
+      rates: globalThis.Array.isArray(object?.rates) ? object.rates.map((e: any) => VatAtRate.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: VatDocument): unknown {
+    const obj: any = {};
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.issuedAt !== "") {
+      obj.issuedAt = message.issuedAt;
+    }
+    if (message.orderNumber !== "") {
+      obj.orderNumber = message.orderNumber;
+    }
+    if (message.rates?.length) {
+      obj.rates = message.rates.map((e) => VatAtRate.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<VatDocument>, I>>(base?: I): VatDocument {
+    return VatDocument.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<VatDocument>, I>>(object: I): VatDocument {
+    const message = createBaseVatDocument();
+    message.kind = object.kind ?? "";
+    message.number = object.number ?? 0;
+    message.issuedAt = object.issuedAt ?? "";
+    message.orderNumber = object.orderNumber ?? "";
+    message.rates = object.rates?.map((e) => VatAtRate.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListVatDocumentsResponse(): ListVatDocumentsResponse {
+  return { documents: [], nextAfterNumber: 0 };
+}
+
+export const ListVatDocumentsResponse: MessageFns<ListVatDocumentsResponse> = {
+  encode(message: ListVatDocumentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.documents) {
+      VatDocument.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextAfterNumber !== 0) {
+      writer.uint32(16).int64(message.nextAfterNumber);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListVatDocumentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListVatDocumentsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.documents.push(VatDocument.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.nextAfterNumber = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListVatDocumentsResponse {
+    return {
+      documents: globalThis.Array.isArray(object?.documents)
+        ? object.documents.map((e: any) => VatDocument.fromJSON(e))
+        : [],
+      nextAfterNumber: isSet(object.nextAfterNumber)
+        ? globalThis.Number(object.nextAfterNumber)
+        : isSet(object.next_after_number)
+        ? globalThis.Number(object.next_after_number)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListVatDocumentsResponse): unknown {
+    const obj: any = {};
+    if (message.documents?.length) {
+      obj.documents = message.documents.map((e) => VatDocument.toJSON(e));
+    }
+    if (message.nextAfterNumber !== 0) {
+      obj.nextAfterNumber = Math.round(message.nextAfterNumber);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListVatDocumentsResponse>, I>>(base?: I): ListVatDocumentsResponse {
+    return ListVatDocumentsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListVatDocumentsResponse>, I>>(object: I): ListVatDocumentsResponse {
+    const message = createBaseListVatDocumentsResponse();
+    message.documents = object.documents?.map((e) => VatDocument.fromPartial(e)) || [];
+    message.nextAfterNumber = object.nextAfterNumber ?? 0;
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -9824,6 +10989,30 @@ export const CheckoutServiceDefinition = {
       requestType: GetSalesOverviewRequest as typeof GetSalesOverviewRequest,
       requestStream: false,
       responseType: GetSalesOverviewResponse as typeof GetSalesOverviewResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The console's VAT report (decision 1295): for London days from..to, per VAT rate, the receipts issued less the
+     * credit notes issued, with their counts. Read a page at a time in the store. Needs a staff member (any role).
+     */
+    getVatReport: {
+      name: "GetVatReport",
+      requestType: GetVatReportRequest as typeof GetVatReportRequest,
+      requestStream: false,
+      responseType: GetVatReportResponse as typeof GetVatReportResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The receipts or the credit notes issued on London days from..to, by number, a page at a time: the VAT report's
+     * CSV. Needs a staff member (any role).
+     */
+    listVatDocuments: {
+      name: "ListVatDocuments",
+      requestType: ListVatDocumentsRequest as typeof ListVatDocumentsRequest,
+      requestStream: false,
+      responseType: ListVatDocumentsResponse as typeof ListVatDocumentsResponse,
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
@@ -10227,6 +11416,35 @@ export const CheckoutServiceService = {
       Buffer.from(GetSalesOverviewResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetSalesOverviewResponse => GetSalesOverviewResponse.decode(value),
   },
+  /**
+   * The console's VAT report (decision 1295): for London days from..to, per VAT rate, the receipts issued less the
+   * credit notes issued, with their counts. Read a page at a time in the store. Needs a staff member (any role).
+   */
+  getVatReport: {
+    path: "/storefront.checkout.v1.CheckoutService/GetVatReport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetVatReportRequest): Buffer => Buffer.from(GetVatReportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetVatReportRequest => GetVatReportRequest.decode(value),
+    responseSerialize: (value: GetVatReportResponse): Buffer =>
+      Buffer.from(GetVatReportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetVatReportResponse => GetVatReportResponse.decode(value),
+  },
+  /**
+   * The receipts or the credit notes issued on London days from..to, by number, a page at a time: the VAT report's
+   * CSV. Needs a staff member (any role).
+   */
+  listVatDocuments: {
+    path: "/storefront.checkout.v1.CheckoutService/ListVatDocuments" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListVatDocumentsRequest): Buffer =>
+      Buffer.from(ListVatDocumentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListVatDocumentsRequest => ListVatDocumentsRequest.decode(value),
+    responseSerialize: (value: ListVatDocumentsResponse): Buffer =>
+      Buffer.from(ListVatDocumentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListVatDocumentsResponse => ListVatDocumentsResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -10341,6 +11559,16 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * for dispatch. Computed by aggregates in the store. Needs a staff member (any role).
    */
   getSalesOverview: handleUnaryCall<GetSalesOverviewRequest, GetSalesOverviewResponse>;
+  /**
+   * The console's VAT report (decision 1295): for London days from..to, per VAT rate, the receipts issued less the
+   * credit notes issued, with their counts. Read a page at a time in the store. Needs a staff member (any role).
+   */
+  getVatReport: handleUnaryCall<GetVatReportRequest, GetVatReportResponse>;
+  /**
+   * The receipts or the credit notes issued on London days from..to, by number, a page at a time: the VAT report's
+   * CSV. Needs a staff member (any role).
+   */
+  listVatDocuments: handleUnaryCall<ListVatDocumentsRequest, ListVatDocumentsResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -10860,6 +12088,44 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetSalesOverviewResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's VAT report (decision 1295): for London days from..to, per VAT rate, the receipts issued less the
+   * credit notes issued, with their counts. Read a page at a time in the store. Needs a staff member (any role).
+   */
+  getVatReport(
+    request: GetVatReportRequest,
+    callback: (error: ServiceError | null, response: GetVatReportResponse) => void,
+  ): ClientUnaryCall;
+  getVatReport(
+    request: GetVatReportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetVatReportResponse) => void,
+  ): ClientUnaryCall;
+  getVatReport(
+    request: GetVatReportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetVatReportResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The receipts or the credit notes issued on London days from..to, by number, a page at a time: the VAT report's
+   * CSV. Needs a staff member (any role).
+   */
+  listVatDocuments(
+    request: ListVatDocumentsRequest,
+    callback: (error: ServiceError | null, response: ListVatDocumentsResponse) => void,
+  ): ClientUnaryCall;
+  listVatDocuments(
+    request: ListVatDocumentsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListVatDocumentsResponse) => void,
+  ): ClientUnaryCall;
+  listVatDocuments(
+    request: ListVatDocumentsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListVatDocumentsResponse) => void,
   ): ClientUnaryCall;
 }
 
