@@ -6,6 +6,7 @@
 import { AppError } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../context';
+import { csvHeader, csvLine } from '../kit/csv';
 import type { StaffCaller } from '../kit/staff-session';
 
 /** An order that shipped units of a batch, with whom to tell of a recall. */
@@ -57,16 +58,10 @@ async function contactOf(clients: Clients, staff: StaffCaller, checkoutReference
 
 const CSV_COLUMNS = ['order', 'sold_at', 'units', 'returned', 'email'] as const;
 
-/** A cell quoted, and one a spreadsheet would run as a formula made text. */
-const csvCell = (value: string | number) => {
-  const text = String(value);
-  return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
-};
-
 /** The recall list as CSV (RFC 4180, CRLF lines, a header row). */
 export function batchOrdersCsv(orders: BatchOrderView[]): string {
   const rows = orders.map((order) =>
-    [order.reference, order.soldAt, order.units, order.returned, order.email].map(csvCell).join(','),
+    csvLine([order.reference, order.soldAt, order.units, order.returned, order.email]),
   );
-  return [CSV_COLUMNS.join(','), ...rows].map((line) => `${line}\r\n`).join('');
+  return [csvHeader(CSV_COLUMNS), ...rows].join('');
 }

@@ -713,6 +713,21 @@ export interface GetSalesOverviewResponse {
   asOf: string;
 }
 
+export interface RecordOrdersExportRequest {
+  /** London dates, YYYY-MM-DD; from_date on or before to_date. */
+  fromDate: string;
+  toDate: string;
+}
+
+export interface RecordOrdersExportResponse {
+  /**
+   * RFC 3339: the period's bounds as ListOrdersForStaff takes them (London midnight of from_date, and of the day after
+   * to_date).
+   */
+  createdFrom: string;
+  createdUntil: string;
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -9500,6 +9515,192 @@ export const GetSalesOverviewResponse: MessageFns<GetSalesOverviewResponse> = {
   },
 };
 
+function createBaseRecordOrdersExportRequest(): RecordOrdersExportRequest {
+  return { fromDate: "", toDate: "" };
+}
+
+export const RecordOrdersExportRequest: MessageFns<RecordOrdersExportRequest> = {
+  encode(message: RecordOrdersExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fromDate !== "") {
+      writer.uint32(10).string(message.fromDate);
+    }
+    if (message.toDate !== "") {
+      writer.uint32(18).string(message.toDate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordOrdersExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordOrdersExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fromDate = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.toDate = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordOrdersExportRequest {
+    return {
+      fromDate: isSet(object.fromDate)
+        ? globalThis.String(object.fromDate)
+        : isSet(object.from_date)
+        ? globalThis.String(object.from_date)
+        : "",
+      toDate: isSet(object.toDate)
+        ? globalThis.String(object.toDate)
+        : isSet(object.to_date)
+        ? globalThis.String(object.to_date)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordOrdersExportRequest): unknown {
+    const obj: any = {};
+    if (message.fromDate !== "") {
+      obj.fromDate = message.fromDate;
+    }
+    if (message.toDate !== "") {
+      obj.toDate = message.toDate;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordOrdersExportRequest>, I>>(base?: I): RecordOrdersExportRequest {
+    return RecordOrdersExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordOrdersExportRequest>, I>>(object: I): RecordOrdersExportRequest {
+    const message = createBaseRecordOrdersExportRequest();
+    message.fromDate = object.fromDate ?? "";
+    message.toDate = object.toDate ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordOrdersExportResponse(): RecordOrdersExportResponse {
+  return { createdFrom: "", createdUntil: "" };
+}
+
+export const RecordOrdersExportResponse: MessageFns<RecordOrdersExportResponse> = {
+  encode(message: RecordOrdersExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.createdFrom !== "") {
+      writer.uint32(10).string(message.createdFrom);
+    }
+    if (message.createdUntil !== "") {
+      writer.uint32(18).string(message.createdUntil);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordOrdersExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordOrdersExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.createdFrom = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdUntil = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordOrdersExportResponse {
+    return {
+      createdFrom: isSet(object.createdFrom)
+        ? globalThis.String(object.createdFrom)
+        : isSet(object.created_from)
+        ? globalThis.String(object.created_from)
+        : "",
+      createdUntil: isSet(object.createdUntil)
+        ? globalThis.String(object.createdUntil)
+        : isSet(object.created_until)
+        ? globalThis.String(object.created_until)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordOrdersExportResponse): unknown {
+    const obj: any = {};
+    if (message.createdFrom !== "") {
+      obj.createdFrom = message.createdFrom;
+    }
+    if (message.createdUntil !== "") {
+      obj.createdUntil = message.createdUntil;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordOrdersExportResponse>, I>>(base?: I): RecordOrdersExportResponse {
+    return RecordOrdersExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordOrdersExportResponse>, I>>(object: I): RecordOrdersExportResponse {
+    const message = createBaseRecordOrdersExportResponse();
+    message.createdFrom = object.createdFrom ?? "";
+    message.createdUntil = object.createdUntil ?? "";
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -9826,6 +10027,19 @@ export const CheckoutServiceDefinition = {
       responseType: GetSalesOverviewResponse as typeof GetSalesOverviewResponse,
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The console: records in the staff audit log that the member is exporting the orders placed on the London days
+     * from_date to to_date (YYYY-MM-DD, both included), before the export reads them with ListOrdersForStaff. Needs a
+     * staff member (any role).
+     */
+    recordOrdersExport: {
+      name: "RecordOrdersExport",
+      requestType: RecordOrdersExportRequest as typeof RecordOrdersExportRequest,
+      requestStream: false,
+      responseType: RecordOrdersExportResponse as typeof RecordOrdersExportResponse,
+      responseStream: false,
+      options: {},
     },
   },
 } as const;
@@ -10227,6 +10441,22 @@ export const CheckoutServiceService = {
       Buffer.from(GetSalesOverviewResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetSalesOverviewResponse => GetSalesOverviewResponse.decode(value),
   },
+  /**
+   * The console: records in the staff audit log that the member is exporting the orders placed on the London days
+   * from_date to to_date (YYYY-MM-DD, both included), before the export reads them with ListOrdersForStaff. Needs a
+   * staff member (any role).
+   */
+  recordOrdersExport: {
+    path: "/storefront.checkout.v1.CheckoutService/RecordOrdersExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordOrdersExportRequest): Buffer =>
+      Buffer.from(RecordOrdersExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordOrdersExportRequest => RecordOrdersExportRequest.decode(value),
+    responseSerialize: (value: RecordOrdersExportResponse): Buffer =>
+      Buffer.from(RecordOrdersExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordOrdersExportResponse => RecordOrdersExportResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -10341,6 +10571,12 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * for dispatch. Computed by aggregates in the store. Needs a staff member (any role).
    */
   getSalesOverview: handleUnaryCall<GetSalesOverviewRequest, GetSalesOverviewResponse>;
+  /**
+   * The console: records in the staff audit log that the member is exporting the orders placed on the London days
+   * from_date to to_date (YYYY-MM-DD, both included), before the export reads them with ListOrdersForStaff. Needs a
+   * staff member (any role).
+   */
+  recordOrdersExport: handleUnaryCall<RecordOrdersExportRequest, RecordOrdersExportResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -10860,6 +11096,26 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetSalesOverviewResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: records in the staff audit log that the member is exporting the orders placed on the London days
+   * from_date to to_date (YYYY-MM-DD, both included), before the export reads them with ListOrdersForStaff. Needs a
+   * staff member (any role).
+   */
+  recordOrdersExport(
+    request: RecordOrdersExportRequest,
+    callback: (error: ServiceError | null, response: RecordOrdersExportResponse) => void,
+  ): ClientUnaryCall;
+  recordOrdersExport(
+    request: RecordOrdersExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordOrdersExportResponse) => void,
+  ): ClientUnaryCall;
+  recordOrdersExport(
+    request: RecordOrdersExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordOrdersExportResponse) => void,
   ): ClientUnaryCall;
 }
 
