@@ -10,7 +10,6 @@ import type { PromoListing } from './domain/promo';
 import type { Refund } from './domain/refund';
 import type { RefundAnswer } from './domain/refunds';
 import type { ReturnListing } from './domain/returns';
-import type { OrdersExportPeriod } from './domain/order-exports';
 import type { SalesOverview } from './domain/sales-overview';
 import type { StaffOrderView } from './domain/staff-orders';
 import type { HeldStockView } from './domain/yielding';
@@ -165,11 +164,4 @@ export function salesOverviewAnswer(overview: SalesOverview): checkout.GetSalesO
     oldestAwaitingPaidAt: iso(overview.awaitingDispatch.oldestPaidAt),
     asOf: iso(overview.asOf),
   };
-}
-
-export function ordersExportAnswer({
-  createdFrom,
-  createdUntil,
-}: OrdersExportPeriod): checkout.RecordOrdersExportResponse {
-  return { createdFrom: new Date(createdFrom).toISOString(), createdUntil: new Date(createdUntil).toISOString() };
 }

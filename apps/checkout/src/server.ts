@@ -4,7 +4,7 @@
  * Handlers stay thin: they hand the messages to the domain and its answers to messages.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { recordStaffAction, staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
+import { recordExport, staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient } from '@storefront/grpc';
 import type { ServiceName } from '@storefront/service-token';
@@ -52,7 +52,6 @@ import { WaitingOrders } from './domain/waiting-orders';
 import { parseHeldStockSkus } from './domain/held-stock';
 import { StaffOrderReader } from './domain/staff-orders';
 import { SalesOverviewReader } from './domain/sales-overview';
-import { recordOrdersExport } from './domain/order-exports';
 import { SalesStore } from './stores/sales';
 import { Refunds, type RefundSweepSummary } from './domain/refunds';
 import { refundMail } from './domain/refund-mail';
@@ -76,7 +75,6 @@ import {
   promoCheck,
   refundAnswer,
   salesOverviewAnswer,
-  ordersExportAnswer,
   staffOrder,
   staffOrderPage,
   staffPromo,
@@ -403,17 +401,10 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           getHeldStock: async (request) => heldStockAnswer(await yielding.view(parseHeldStockSkus(request.skus))),
           quoteOrder: async (request, context) => orderQuote(await service.quoteOrder(request, await context.caller())),
           listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
+          countOrdersForStaff: async ({ accountIds }) => ({ counts: await staffOrders.orderCounts(accountIds) }),
           listDispatchQueue: async (request) => staffOrderPage(await staffOrders.dispatchQueue(request)),
           getSalesOverview: async () => salesOverviewAnswer(await salesOverview.read()),
-          recordOrdersExport: async (request, context) =>
-            ordersExportAnswer(
-              await recordOrdersExport(
-                (staff, record, at) => recordStaffAction(db, staff, record, at),
-                context.staff!,
-                request,
-                now(),
-              ),
-            ),
+          recordOrdersExport: async (request, context) => recordExport(db, context.staff!, 'orders', request, now()),
           getOrderForStaff: async (request) => ({
             order: staffOrder(await staffOrders.get(request.checkoutReference)),
           }),

@@ -53,4 +53,11 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
     staff: { required: ['owner', 'staff'] },
     rpcs: ['findCustomerForStaff', 'getCustomerForStaff', 'listDataRequestsForStaff'],
   },
+  // The console's exports: any staff member exports the customers, recorded first (decision 1315).
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['listCustomersForStaff', 'recordCustomersExport'],
+  },
 ]);

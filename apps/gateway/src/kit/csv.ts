@@ -3,11 +3,23 @@
  * comma, quote or line break inside a value stays in its cell. Text a spreadsheet would run as a formula (starting
  * with =, +, -, @, a tab or a carriage return) is made text by a leading apostrophe; numbers are written as they are.
  */
+import { londonTime } from '@storefront/dispatch-calendar';
+import type { DownloadSink } from './download';
+
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 function csvCell(value: string | number): string {
   const text = typeof value === 'number' ? String(value) : FORMULA_START.test(value) ? `'${value}` : value;
   return `"${text.replace(/"/g, '""')}"`;
+}
+
+/** Pence as a spreadsheet reads pounds: 1234 is 12.34. */
+export const csvPounds = (pence: number) => `${Math.trunc(pence / 100)}.${String(pence % 100).padStart(2, '0')}`;
+
+/** An RFC 3339 instant as London's wall clock reads it, to the minute: 2026-10-25 01:30. */
+export function csvLondonMinute(rfc3339: string): string {
+  const { date, minutes } = londonTime(Date.parse(rfc3339));
+  return `${date} ${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 }
 
 /** One record, its line break included. */
@@ -18,4 +30,22 @@ export function csvLine(cells: ReadonlyArray<string | number>): string {
 /** The header: column names, which are plain words, unquoted. */
 export function csvHeader(names: readonly string[]): string {
   return `${names.join(',')}\r\n`;
+}
+
+/**
+ * Writes the header, then each page's lines as the page arrives, following the cursor until a page names none: a CSV
+ * of any size, never held whole.
+ */
+export async function writeCsvPages(
+  sink: DownloadSink,
+  columns: readonly string[],
+  page: (cursor: string) => Promise<{ lines: string[]; next: string }>,
+): Promise<void> {
+  await sink(csvHeader(columns));
+  let cursor = '';
+  do {
+    const { lines, next } = await page(cursor);
+    if (lines.length > 0) await sink(lines.join(''));
+    cursor = next;
+  } while (cursor);
 }

@@ -1,13 +1,38 @@
 /**
  * Customers as the console's staff look them up: by exact email (any letter case, as sign-up
- * stores it lower-cased) or by account id. Answers the profile only, never a credential.
+ * stores it lower-cased) or by account id; and every account made over a period, newest first, a page at a time, for
+ * the console's export (decision 1315). Answers the profile only, never a credential.
  */
 import { invalidArgument, notFound } from '@storefront/errors';
+import { instantOption } from '@storefront/lifecycle';
 import type { User, UserStore } from '../stores/users';
 import { normaliseEmail } from './rules';
 
 /** As long as the users table's id column. */
 const ACCOUNT_ID_MAX_LENGTH = 36;
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 200;
+
+/** The export's question: bounds as RFC 3339, a page size (0 for the default) and the previous page's cursor. */
+export interface CustomerPageQuery {
+  createdFrom: string;
+  createdUntil: string;
+  limit: number;
+  cursor: string;
+}
+
+function cursorPosition(cursor: string): { createdAt: number; id: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const [createdAt, id] = Array.isArray(parsed) ? (parsed as unknown[]) : [];
+  if (!Number.isSafeInteger(createdAt) || typeof id !== 'string' || id === '' || id.length > ACCOUNT_ID_MAX_LENGTH)
+    throw invalidArgument("cursor is not valid; pass the previous page's next_cursor unchanged");
+  return { createdAt: createdAt as number, id };
+}
 
 export class StaffCustomers {
   constructor(private readonly users: UserStore) {}
@@ -25,5 +50,27 @@ export class StaffCustomers {
     const user = await this.users.findById(accountId);
     if (!user) throw notFound(`no customer has the account id ${accountId}`, 'customer_not_found');
     return user;
+  }
+
+  async createdBetween(query: CustomerPageQuery): Promise<{ customers: User[]; nextCursor: string }> {
+    const { limit } = query;
+    if (!Number.isInteger(limit) || limit < 0 || limit > PAGE_MAX)
+      throw invalidArgument(`limit must be a whole number from 1 to ${PAGE_MAX}`);
+    const pageSize = limit === 0 ? PAGE_DEFAULT : limit;
+    const found = await this.users.createdBetween(
+      instantOption(query.createdFrom, 'created_from'),
+      instantOption(query.createdUntil, 'created_until'),
+      pageSize + 1,
+      query.cursor === '' ? undefined : cursorPosition(query.cursor),
+    );
+    const customers = found.slice(0, pageSize);
+    const last = customers.at(-1);
+    return {
+      customers,
+      nextCursor:
+        found.length > pageSize && last
+          ? Buffer.from(JSON.stringify([last.createdAt, last.id])).toString('base64url')
+          : '',
+    };
   }
 }

@@ -103,6 +103,32 @@ export class UserStore {
     });
   }
 
+  /** Accounts made in [from, until), newest first, after the position given (exclusive). */
+  async createdBetween(
+    from: number,
+    until: number,
+    limit: number,
+    after?: { createdAt: number; id: string },
+  ): Promise<User[]> {
+    const rows = await this.db('users')
+      .where('created_at', '>=', from)
+      .where('created_at', '<', until)
+      .modify((q) => {
+        if (after)
+          q.where((w) =>
+            w
+              .where('created_at', '<', after.createdAt)
+              .orWhere((same) => same.where('created_at', after.createdAt).where('id', '<', after.id)),
+          );
+      })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
+    return rows.map((row: Record<string, unknown>) => toUser(row)!);
+  }
+
   async updatePasswordHash(id: string, passwordHash: string): Promise<void> {
     await this.db('users').where({ id }).update({ password_hash: passwordHash });
   }

@@ -3,11 +3,10 @@
  * audit log and answers the period's bounds, then the orders are read a page at a time with the staff order list and
  * each page written as it arrives, so an export of any size is never held whole.
  */
-import { londonTime } from '@storefront/dispatch-calendar';
 import { ORDER_PAGE_MAX } from '@storefront/formats';
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../../context';
-import { csvHeader, csvLine } from '../../kit/csv';
+import { csvLine, csvLondonMinute, csvPounds, writeCsvPages } from '../../kit/csv';
 import type { DownloadSink } from '../../kit/download';
 import type { StaffCaller } from '../../kit/staff-session';
 
@@ -23,27 +22,18 @@ const COLUMNS = [
   'refunded',
 ] as const;
 
-/** Pence as a spreadsheet reads pounds: 1234 is 12.34. */
-const pounds = (pence: number) => `${Math.trunc(pence / 100)}.${String(pence % 100).padStart(2, '0')}`;
-
-/** An instant as London's wall clock reads it, to the minute: 2026-03-29 02:30. */
-function londonMinute(rfc3339: string): string {
-  const { date, minutes } = londonTime(Date.parse(rfc3339));
-  return `${date} ${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-}
-
 function orderLine({ details }: checkout.StaffOrder): string {
   const order = details!.summary!;
   return csvLine([
     order.orderNumber,
-    londonMinute(details!.createdAt),
+    csvLondonMinute(details!.createdAt),
     details!.delivery?.email ?? '',
     order.status,
-    pounds(order.goodsPence),
-    pounds(order.discountPence),
-    pounds(order.shippingPence),
-    pounds(order.totalPence),
-    pounds(details!.refundedPence),
+    csvPounds(order.goodsPence),
+    csvPounds(order.discountPence),
+    csvPounds(order.shippingPence),
+    csvPounds(order.totalPence),
+    csvPounds(details!.refundedPence),
   ]);
 }
 
@@ -57,10 +47,8 @@ export async function startOrdersExport(
   period: { fromDate: string; toDate: string },
 ): Promise<(sink: DownloadSink) => Promise<void>> {
   const { createdFrom, createdUntil } = await clients.checkout.recordOrdersExport(period, { staff });
-  return async (sink) => {
-    await sink(csvHeader(COLUMNS));
-    let cursor = '';
-    do {
+  return (sink) =>
+    writeCsvPages(sink, COLUMNS, async (cursor) => {
       const page = await clients.checkout.listOrdersForStaff(
         {
           query: '',
@@ -74,8 +62,6 @@ export async function startOrdersExport(
         },
         { staff },
       );
-      if (page.orders.length > 0) await sink(page.orders.map(orderLine).join(''));
-      cursor = page.nextCursor;
-    } while (cursor);
-  };
+      return { lines: page.orders.map(orderLine), next: page.nextCursor };
+    });
 }

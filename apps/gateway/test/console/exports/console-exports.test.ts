@@ -16,6 +16,9 @@ import { signedInStaff } from '../../support/console';
 const HEADER = ['number', 'placed_london', 'email', 'status', 'goods', 'discount', 'shipping', 'total', 'refunded'];
 const line = (quantity: number, unitPricePence: number) => [{ sku: 'export-kit-1', quantity, unitPricePence }];
 const LARGE = 2_400;
+const CUSTOMERS = 450;
+const CUSTOMER_HEADER = ['email', 'name', 'created_london', 'orders', 'points'];
+const customerId = (index: number) => `export-customer-${String(index).padStart(4, '0')}`;
 
 describe('the console exports orders as CSV for a period of London days', () => {
   let stack: Stack;
@@ -55,6 +58,27 @@ describe('the console exports orders as CSV for a period of London days', () => 
       .update({ delivery_email: 'o"brien, jr\nline@example.com', discount_pence: 250 });
     await db('orders').where({ id: formula }).update({ delivery_email: '=HYPERLINK("http://evil.example")' });
     // Thirty seconds apart from midnight on 10 September.
+    // Signed up a minute apart from 09:00 BST on 1 August; the first with a name to quote, the second with orders
+    // and points.
+    await stack.identity!.db.batchInsert(
+      'users',
+      Array.from({ length: CUSTOMERS }, (_, index) => ({
+        id: customerId(index),
+        email: `customer-${index}@example.com`,
+        password_hash: 'not-a-hash',
+        first_name: index === 0 ? '=1+2' : 'Ada',
+        last_name: index === 0 ? 'O"Neil, Jr\nthe second' : `Customer ${index}`,
+        referral_code: `X${String(index).padStart(7, '0')}`,
+        created_at: Date.parse('2026-08-01T08:00:00Z') + index * 60_000,
+      })),
+      200,
+    );
+    await stack
+      .loyalty!.db('accounts')
+      .insert({ user_id: customerId(1), created_at: 0, points: 120, lifetime_points: 300 });
+    await db('orders')
+      .whereIn('id', [before!, first!, tricky!])
+      .update({ account_id: customerId(1) });
     await insertPaidOrders(
       db,
       Array.from({ length: LARGE }, (_, index) => ({
@@ -127,31 +151,64 @@ describe('the console exports orders as CSV for a period of London days', () => 
     expect(Date.now() - started).to.be.below(10_000);
   });
 
-  it('records every export in the audit log with who asked and the period', async () => {
-    await download('?from=2026-10-01&to=2026-10-31', member);
-    const audit = await owner.get<{ actions: Array<Record<string, unknown>> }>(
-      '/api/admin/audit?action=orders_exported&staffEmail=export-staff@shop.test',
+  it('writes each customer who signed up in the period, newest first, with their orders and points', async () => {
+    const csv = await member.get<string>('/console/exports/customers.csv?from=2026-08-01&to=2026-08-01');
+    expect(csv.status, csv.text).to.equal(200);
+    expect(csv.headers.get('content-disposition')).to.equal(
+      'attachment; filename="customers-2026-08-01-to-2026-08-01.csv"',
     );
-    expect(audit.status, audit.text).to.equal(200);
-    expect(audit.body.actions[0]).to.include({
-      component: 'checkout',
-      staffEmail: 'export-staff@shop.test',
-      role: 'staff',
-      action: 'orders_exported',
-      subject: '2026-10-01..2026-10-31',
-    });
-    expect(audit.body.actions[0]!.after).to.deep.equal({ fromDate: '2026-10-01', toDate: '2026-10-31' });
+    const [header, ...rows] = parseCsv(csv.text);
+    expect(header).to.deep.equal(CUSTOMER_HEADER);
+    // 450 accounts in three pages of identity's list, each page's counts and balances asked at once.
+    expect(rows.map((row) => row[0])).to.deep.equal(
+      Array.from({ length: CUSTOMERS }, (_, index) => `customer-${CUSTOMERS - 1 - index}@example.com`),
+    );
+    expect(rows.at(-2)).to.deep.equal(['customer-1@example.com', 'Ada Customer 1', '2026-08-01 09:01', '3', '120']);
+    expect(rows.at(-1)).to.deep.equal([
+      'customer-0@example.com',
+      `'=1+2 O"Neil, Jr\nthe second`,
+      '2026-08-01 09:00',
+      '0',
+      '0',
+    ]);
+    expect(rows[0]).to.deep.equal(['customer-449@example.com', 'Ada Customer 449', '2026-08-01 16:29', '0', '0']);
+    const empty = await owner.get<string>('/console/exports/customers.csv?from=2026-07-01&to=2026-07-31');
+    expect(empty.text).to.equal(`${CUSTOMER_HEADER.join(',')}\r\n`);
+  });
+
+  it('records every export in the audit log of the component that holds the records, with who asked and the period', async () => {
+    for (const [records, component] of [
+      ['orders', 'checkout'],
+      ['customers', 'identity'],
+    ] as const) {
+      await member.get<string>(`/console/exports/${records}.csv?from=2026-10-01&to=2026-10-31`);
+      const audit = await owner.get<{ actions: Array<Record<string, unknown>> }>(
+        `/api/admin/audit?action=${records}_exported&staffEmail=export-staff@shop.test`,
+      );
+      expect(audit.status, audit.text).to.equal(200);
+      expect(audit.body.actions[0]).to.include({
+        component,
+        staffEmail: 'export-staff@shop.test',
+        role: 'staff',
+        action: `${records}_exported`,
+        subject: '2026-10-01..2026-10-31',
+      });
+      expect(audit.body.actions[0]!.after).to.deep.equal({ fromDate: '2026-10-01', toDate: '2026-10-31' });
+    }
   });
 
   it('refuses a period that is not one on the page, naming what is wrong, and records nothing', async () => {
-    const count = async () => (await stack.checkout!.db('staff_actions').where({ action: 'orders_exported' })).length;
+    const count = async () =>
+      (await stack.checkout!.db('staff_actions').where({ action: 'orders_exported' })).length +
+      (await stack.identity!.db('staff_actions').where({ action: 'customers_exported' })).length;
     const recorded = await count();
-    for (const [query, detail] of [
-      ['?from=2026-10-31&to=2026-10-01', 'to_date must be on or after from_date'],
-      ['?from=2026-02-30&to=2026-03-01', 'from_date must be a date, YYYY-MM-DD'],
-      ['?to=2026-03-01', 'from_date must be a date, YYYY-MM-DD'],
+    for (const [records, query, detail] of [
+      ['orders', '?from=2026-10-31&to=2026-10-01', 'to_date must be on or after from_date'],
+      ['orders', '?from=2026-02-30&to=2026-03-01', 'from_date must be a date, YYYY-MM-DD'],
+      ['orders', '?to=2026-03-01', 'from_date must be a date, YYYY-MM-DD'],
+      ['customers', '?from=2026-03-01&to=yesterday', 'to_date must be a date, YYYY-MM-DD'],
     ] as const) {
-      const res = await owner.get<string>(`/console/exports/orders.csv${query}`);
+      const res = await owner.get<string>(`/console/exports/${records}.csv${query}`);
       expect(res.status, query).to.equal(400);
       expect(res.headers.get('content-type')).to.match(/^text\/html/);
       expect(res.text).to.include(detail);
