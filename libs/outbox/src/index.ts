@@ -9,6 +9,7 @@ export { readMailConfig, type MailConfig, type DeliverySettings } from './config
 export {
   MailOutbox,
   enqueueMail,
+  mailInsert,
   forgetRecipients,
   mailsTo,
   sentMailMessage,

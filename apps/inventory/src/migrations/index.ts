@@ -6,6 +6,7 @@ import { stockReturns } from './004-stock-returns';
 import { batches } from './005-batches';
 import { vatRates } from './006-vat-rates';
 import { backInStock } from './008-back-in-stock';
+import { lowStock } from './009-low-stock';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '005-batches': batches,
   '006-vat-rates': vatRates,
   '008-back-in-stock': backInStock,
+  '009-low-stock': lowStock,
 };
