@@ -51,7 +51,7 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
     callers: ['gateway'],
     customer: 'none',
     staff: { required: ['owner', 'staff'] },
-    rpcs: ['findCustomerForStaff', 'getCustomerForStaff', 'listDataRequestsForStaff'],
+    rpcs: ['findCustomerForStaff', 'getCustomerForStaff', 'searchCustomersForStaff', 'listDataRequestsForStaff'],
   },
   // The console's exports: any staff member exports the customers, recorded first (decision 1315).
   {

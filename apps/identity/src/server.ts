@@ -262,6 +262,10 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           },
           findCustomerForStaff: async ({ email }) => ({ customer: toProfile(await staffCustomers.byEmail(email)) }),
           getCustomerForStaff: async ({ accountId }) => ({ customer: toProfile(await staffCustomers.byId(accountId)) }),
+          searchCustomersForStaff: async ({ name, limit }) => {
+            const found = await staffCustomers.byName(name, limit);
+            return { customers: found.customers.map(toProfile), more: found.more };
+          },
           listCustomersForStaff: async (request) => {
             const page = await staffCustomers.createdBetween(request);
             return { customers: page.customers.map(toProfile), nextCursor: page.nextCursor };

@@ -24,7 +24,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(health.HealthService)).to.deep.equal(['Check']);
   });
 
-  it('retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps and the customer list of the export, never a sign-up, a login or a close', () => {
+  it('retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps, the customer search and the customer list of the export, never a sign-up, a login or a close', () => {
     expect(retried(identity.IdentityServiceService)).to.deep.equal([
       'GetMarketingConsent',
       'GetProfile',
@@ -33,6 +33,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'LogOut',
       'RecordErasureStep',
       'ResolveSession',
+      'SearchCustomersForStaff',
       'Unsubscribe',
       'UpdateProfile',
     ]);

@@ -4,6 +4,7 @@
  * the console's export (decision 1315). Answers the profile only, never a credential.
  */
 import { invalidArgument, notFound } from '@storefront/errors';
+import { hasControlCharacters } from '@storefront/formats';
 import { instantOption } from '@storefront/lifecycle';
 import type { User, UserStore } from '../stores/users';
 import { normaliseEmail } from './rules';
@@ -11,6 +12,7 @@ import { normaliseEmail } from './rules';
 /** As long as the users table's id column. */
 const ACCOUNT_ID_MAX_LENGTH = 36;
 const PAGE_DEFAULT = 50;
+const NAME_SEARCH = { min: 2, max: 100, pageDefault: 20, pageMax: 50 };
 const PAGE_MAX = 200;
 
 /** The export's question: bounds as RFC 3339, a page size (0 for the default) and the previous page's cursor. */
@@ -42,6 +44,18 @@ export class StaffCustomers {
     const user = await this.users.findByEmail(email);
     if (!user) throw notFound(`no customer has the email ${email}`, 'customer_not_found');
     return user;
+  }
+
+  /** Customers whose name starts with `rawName` (any letter case, spaces collapsed), by name; `more` when cut. */
+  async byName(rawName: string, limit: number): Promise<{ customers: User[]; more: boolean }> {
+    const name = rawName.trim().replace(/\s+/g, ' ').toLowerCase();
+    if (name.length < NAME_SEARCH.min || name.length > NAME_SEARCH.max || hasControlCharacters(name))
+      throw invalidArgument(`name must be ${NAME_SEARCH.min} to ${NAME_SEARCH.max} characters`);
+    if (!Number.isInteger(limit) || limit < 0 || limit > NAME_SEARCH.pageMax)
+      throw invalidArgument(`limit must be a whole number from 1 to ${NAME_SEARCH.pageMax}`);
+    const pageSize = limit === 0 ? NAME_SEARCH.pageDefault : limit;
+    const found = await this.users.findByNamePrefix(name, pageSize + 1);
+    return { customers: found.slice(0, pageSize), more: found.length > pageSize };
   }
 
   async byId(accountId: string): Promise<User> {

@@ -469,6 +469,20 @@ export interface RecordCustomersExportResponse {
   createdUntil: string;
 }
 
+export interface SearchCustomersForStaffRequest {
+  /** 2 to 100 characters. */
+  name: string;
+  /** 1..50; 0 means 20. */
+  limit: number;
+}
+
+export interface SearchCustomersForStaffResponse {
+  /** By last name, then first name, then email. */
+  customers: Profile[];
+  /** More customers match than were answered. */
+  more: boolean;
+}
+
 function createBaseProfile(): Profile {
   return {
     id: "",
@@ -6912,6 +6926,182 @@ export const RecordCustomersExportResponse: MessageFns<RecordCustomersExportResp
   },
 };
 
+function createBaseSearchCustomersForStaffRequest(): SearchCustomersForStaffRequest {
+  return { name: "", limit: 0 };
+}
+
+export const SearchCustomersForStaffRequest: MessageFns<SearchCustomersForStaffRequest> = {
+  encode(message: SearchCustomersForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchCustomersForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchCustomersForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchCustomersForStaffRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: SearchCustomersForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchCustomersForStaffRequest>, I>>(base?: I): SearchCustomersForStaffRequest {
+    return SearchCustomersForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchCustomersForStaffRequest>, I>>(
+    object: I,
+  ): SearchCustomersForStaffRequest {
+    const message = createBaseSearchCustomersForStaffRequest();
+    message.name = object.name ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseSearchCustomersForStaffResponse(): SearchCustomersForStaffResponse {
+  return { customers: [], more: false };
+}
+
+export const SearchCustomersForStaffResponse: MessageFns<SearchCustomersForStaffResponse> = {
+  encode(message: SearchCustomersForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.customers) {
+      Profile.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.more !== false) {
+      writer.uint32(16).bool(message.more);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchCustomersForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchCustomersForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customers.push(Profile.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.more = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchCustomersForStaffResponse {
+    return {
+      customers: globalThis.Array.isArray(object?.customers)
+        ? object.customers.map((e: any) => Profile.fromJSON(e))
+        : [],
+      more: isSet(object.more) ? globalThis.Boolean(object.more) : false,
+    };
+  },
+
+  toJSON(message: SearchCustomersForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.customers?.length) {
+      obj.customers = message.customers.map((e) => Profile.toJSON(e));
+    }
+    if (message.more !== false) {
+      obj.more = message.more;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchCustomersForStaffResponse>, I>>(base?: I): SearchCustomersForStaffResponse {
+    return SearchCustomersForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchCustomersForStaffResponse>, I>>(
+    object: I,
+  ): SearchCustomersForStaffResponse {
+    const message = createBaseSearchCustomersForStaffResponse();
+    message.customers = object.customers?.map((e) => Profile.fromPartial(e)) || [];
+    message.more = object.more ?? false;
+    return message;
+  },
+};
+
 /**
  * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
  * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
@@ -7124,6 +7314,18 @@ export const IdentityServiceDefinition = {
       responseType: GetCustomerForStaffResponse as typeof GetCustomerForStaffResponse,
       responseStream: false,
       options: {},
+    },
+    /**
+     * The console: customers whose first name, last name or whole name starts with the words given (any letter case),
+     * by name, at most `limit`. Needs a staff member (any role).
+     */
+    searchCustomersForStaff: {
+      name: "SearchCustomersForStaff",
+      requestType: SearchCustomersForStaffRequest as typeof SearchCustomersForStaffRequest,
+      requestStream: false,
+      responseType: SearchCustomersForStaffResponse as typeof SearchCustomersForStaffResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
     /**
      * The console's exports: customers whose accounts were made in [created_from, created_until), newest first, a page at
@@ -7513,6 +7715,22 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): GetCustomerForStaffResponse => GetCustomerForStaffResponse.decode(value),
   },
   /**
+   * The console: customers whose first name, last name or whole name starts with the words given (any letter case),
+   * by name, at most `limit`. Needs a staff member (any role).
+   */
+  searchCustomersForStaff: {
+    path: "/storefront.identity.v1.IdentityService/SearchCustomersForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchCustomersForStaffRequest): Buffer =>
+      Buffer.from(SearchCustomersForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchCustomersForStaffRequest => SearchCustomersForStaffRequest.decode(value),
+    responseSerialize: (value: SearchCustomersForStaffResponse): Buffer =>
+      Buffer.from(SearchCustomersForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SearchCustomersForStaffResponse =>
+      SearchCustomersForStaffResponse.decode(value),
+  },
+  /**
    * The console's exports: customers whose accounts were made in [created_from, created_until), newest first, a page at
    * a time. Needs a staff member (any role).
    */
@@ -7750,6 +7968,11 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   findCustomerForStaff: handleUnaryCall<FindCustomerForStaffRequest, FindCustomerForStaffResponse>;
   /** The console: a customer by account id. Needs a staff member (any role). */
   getCustomerForStaff: handleUnaryCall<GetCustomerForStaffRequest, GetCustomerForStaffResponse>;
+  /**
+   * The console: customers whose first name, last name or whole name starts with the words given (any letter case),
+   * by name, at most `limit`. Needs a staff member (any role).
+   */
+  searchCustomersForStaff: handleUnaryCall<SearchCustomersForStaffRequest, SearchCustomersForStaffResponse>;
   /**
    * The console's exports: customers whose accounts were made in [created_from, created_until), newest first, a page at
    * a time. Needs a staff member (any role).
@@ -8135,6 +8358,25 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCustomerForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: customers whose first name, last name or whole name starts with the words given (any letter case),
+   * by name, at most `limit`. Needs a staff member (any role).
+   */
+  searchCustomersForStaff(
+    request: SearchCustomersForStaffRequest,
+    callback: (error: ServiceError | null, response: SearchCustomersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  searchCustomersForStaff(
+    request: SearchCustomersForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SearchCustomersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  searchCustomersForStaff(
+    request: SearchCustomersForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SearchCustomersForStaffResponse) => void,
   ): ClientUnaryCall;
   /**
    * The console's exports: customers whose accounts were made in [created_from, created_until), newest first, a page at
