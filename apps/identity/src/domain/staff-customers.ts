@@ -1,19 +1,21 @@
 /**
  * Customers as the console's staff look them up: by exact email (any letter case, as sign-up
- * stores it lower-cased) or by account id; and every account made over a period, newest first, a page at a time, for
+ * stores it lower-cased), by the start of a name, or by account id; and every account made over a period, newest first, a page at a time, for
  * the console's export (decision 1315). Answers the profile only, never a credential.
  */
 import { invalidArgument, notFound } from '@storefront/errors';
-import { hasControlCharacters } from '@storefront/formats';
+import { ACCOUNT_BATCH_MAX, hasControlCharacters } from '@storefront/formats';
 import { instantOption } from '@storefront/lifecycle';
 import type { User, UserStore } from '../stores/users';
 import { normaliseEmail } from './rules';
 
 /** As long as the users table's id column. */
 const ACCOUNT_ID_MAX_LENGTH = 36;
+/** The export's pages of accounts: as many as the order counts and balances asked for them at once. */
 const PAGE_DEFAULT = 50;
+const PAGE_MAX = ACCOUNT_BATCH_MAX;
+/** A name search: the words typed, and how many customers it answers. */
 const NAME_SEARCH = { min: 2, max: 100, pageDefault: 20, pageMax: 50 };
-const PAGE_MAX = 200;
 
 /** The export's question: bounds as RFC 3339, a page size (0 for the default) and the previous page's cursor. */
 export interface CustomerPageQuery {

@@ -1,9 +1,10 @@
 /**
- * The console's orders export: a period of London days (here 25 October 2026, the 25-hour day the clocks went back)
- * read back as CSV with its edges, amounts in pounds, a value with a comma, quote and line break and one that looks
- * like a formula; thousands of orders seeded straight into checkout's store come back whole, streamed page by page;
- * every export is in the audit log; a period that is not one is refused on the page, nothing recorded; a customer is
- * sent to log in.
+ * The console's exports: the orders of a period of London days (here 25 October 2026, the 25-hour day the clocks went
+ * back) read back as CSV with its edges, amounts in pounds, a value with a comma, quote and line break and one that
+ * looks like a formula; thousands of orders seeded straight into checkout's store come back whole, streamed page by
+ * page; the customers who signed up in a period, over several pages, with their order counts and points; every export
+ * is in the audit log of the component holding the records; a period that is not one is refused on the page, nothing
+ * recorded; a customer is sent to log in.
  */
 import { expect } from 'chai';
 import type { HttpClient } from '@storefront/testing';
@@ -20,7 +21,7 @@ const CUSTOMERS = 450;
 const CUSTOMER_HEADER = ['email', 'name', 'created_london', 'orders', 'points'];
 const customerId = (index: number) => `export-customer-${String(index).padStart(4, '0')}`;
 
-describe('the console exports orders as CSV for a period of London days', () => {
+describe('the console exports orders and customers as CSV for a period of London days', () => {
   let stack: Stack;
   let owner: HttpClient;
   let member: HttpClient;
