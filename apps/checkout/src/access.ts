@@ -32,6 +32,13 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
     staff: { required: ['owner', 'staff'] },
     rpcs: ['listOrdersForStaff', 'getOrderForStaff'],
   },
+  // The console's exports: any staff member who reads orders may export them, recorded first (decision 1315).
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['recordOrdersExport', 'countOrdersForStaff'],
+  },
   // The console's overview: any staff member reads the sales figures.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['getSalesOverview'] },
   // The console's VAT report and its CSV: any staff member reads them, as the overview.

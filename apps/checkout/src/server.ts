@@ -4,7 +4,7 @@
  * Handlers stay thin: they hand the messages to the domain and its answers to messages.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
+import { recordExport, staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
 import { checkout, inventory, loyalty } from '@storefront/proto';
 import { bind, createRpcClient } from '@storefront/grpc';
 import type { ServiceName } from '@storefront/service-token';
@@ -412,11 +412,13 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
           getHeldStock: async (request) => heldStockAnswer(await yielding.view(parseHeldStockSkus(request.skus))),
           quoteOrder: async (request, context) => orderQuote(await service.quoteOrder(request, await context.caller())),
           listOrdersForStaff: async (request) => staffOrderPage(await staffOrders.list(request)),
+          countOrdersForStaff: async ({ accountIds }) => ({ counts: await staffOrders.orderCounts(accountIds) }),
           listDispatchQueue: async (request) => staffOrderPage(await staffOrders.dispatchQueue(request)),
           getSalesOverview: async () => salesOverviewAnswer(await salesOverview.read()),
           // The domain's report is the contract's, field for field.
           getVatReport: (request) => vatReports.report(request.from, request.to),
           listVatDocuments: async (request) => vatDocumentPage(await vatReports.documents(request)),
+          recordOrdersExport: async (request, context) => recordExport(db, context.staff!, 'orders', request, now()),
           getOrderForStaff: async (request) => ({
             order: staffOrder(await staffOrders.get(request.checkoutReference)),
           }),

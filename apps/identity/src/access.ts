@@ -51,6 +51,13 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
     callers: ['gateway'],
     customer: 'none',
     staff: { required: ['owner', 'staff'] },
-    rpcs: ['findCustomerForStaff', 'getCustomerForStaff', 'listDataRequestsForStaff'],
+    rpcs: ['findCustomerForStaff', 'getCustomerForStaff', 'searchCustomersForStaff', 'listDataRequestsForStaff'],
+  },
+  // The console's exports: any staff member exports the customers, recorded first (decision 1315).
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['listCustomersForStaff', 'recordCustomersExport'],
   },
 ]);

@@ -2,7 +2,7 @@
  * Wires identity: its SQL store (and Redis when configured) and the Accounts domain behind
  * gRPC. Handlers stay thin: they translate messages to the Accounts domain.
  */
-import { staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
+import { recordExport, staffActionMessage, staffActionsPage } from '@storefront/staff-audit';
 import { identity } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { dialectOf } from '@storefront/db';
@@ -262,6 +262,16 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
           },
           findCustomerForStaff: async ({ email }) => ({ customer: toProfile(await staffCustomers.byEmail(email)) }),
           getCustomerForStaff: async ({ accountId }) => ({ customer: toProfile(await staffCustomers.byId(accountId)) }),
+          searchCustomersForStaff: async ({ name, limit }) => {
+            const found = await staffCustomers.byName(name, limit);
+            return { customers: found.customers.map(toProfile), more: found.more };
+          },
+          listCustomersForStaff: async (request) => {
+            const page = await staffCustomers.createdBetween(request);
+            return { customers: page.customers.map(toProfile), nextCursor: page.nextCursor };
+          },
+          recordCustomersExport: async (request, context) =>
+            recordExport(db, context.staff!, 'customers', request, now()),
           getMarketingConsent: async (_request, context) => {
             const consent = await marketingConsents.current(await context.requireCaller());
             return consent ? { consent: toConsent(consent) } : {};

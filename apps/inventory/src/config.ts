@@ -1,4 +1,4 @@
-import type { EnvReader } from '@storefront/config';
+import { ConfigError, type EnvReader } from '@storefront/config';
 import { readMailConfig, type MailConfig } from '@storefront/outbox';
 import { readGrpcServiceConfig, type GrpcServiceConfig } from '@storefront/lifecycle';
 import { DEFAULT_MERCHANT_CODE } from '@storefront/formats';
@@ -19,6 +19,8 @@ export interface InventoryConfig extends GrpcServiceConfig {
   publicBaseUrl: string;
   /** Where back-in-stock mails go. */
   mail: MailConfig;
+  /** The owners' addresses, comma-separated, mailed when an order takes a size below its low-stock threshold; none: no mail. */
+  lowStockMailTo?: string;
 }
 
 export function readInventoryConfig(env: EnvReader): InventoryConfig {
@@ -32,7 +34,18 @@ export function readInventoryConfig(env: EnvReader): InventoryConfig {
     merchantCode: env.string('SUMUP_MERCHANT_CODE', DEFAULT_MERCHANT_CODE),
     publicBaseUrl: env.url('PUBLIC_BASE_URL', 'http://localhost:8080'),
     mail: readMailConfig(env, service.dataDir),
+    ...lowStockMailTo(env),
   };
+}
+
+/** LOW_STOCK_MAIL_TO: one or more addresses, comma-separated (decision 1316). */
+function lowStockMailTo(env: EnvReader): { lowStockMailTo?: string } {
+  const raw = env.optional('LOW_STOCK_MAIL_TO');
+  if (raw === undefined) return {};
+  const addresses = raw.split(',').map((address) => address.trim());
+  if (addresses.some((address) => !/^[^\s@,]+@[^\s@,]+$/.test(address)))
+    throw new ConfigError('LOW_STOCK_MAIL_TO must be email addresses separated by commas');
+  return { lowStockMailTo: addresses.join(', ') };
 }
 
 /** Keys only serving needs, read apart from the rest so `migrate` needs none of them. */

@@ -76,7 +76,13 @@ export function openInventoryComponent(
 function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
   return async ({ db, logger }: BuildContext): Promise<ServiceParts<InventoryHandles>> => {
     const store = new InventoryStore(db, options.now);
-    const reservations = new ReservationStore(db, { now: options.now });
+    const reservations = new ReservationStore(db, {
+      now: options.now,
+      ...(config.lowStockMailTo
+        ? { lowStockMail: { to: config.lowStockMailTo, publicBaseUrl: config.publicBaseUrl } }
+        : {}),
+      mailQueued: () => mailSender.wake(),
+    });
     const stockReturns = new StockReturnStore(db, reservations.allocations, options.now);
     const batches = new BatchStore(db, reservations.stock);
     const mailSender = mailSenderFor('inventory', db, config.mail, logger, reservations.stock.now);

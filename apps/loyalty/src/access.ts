@@ -29,12 +29,13 @@ export const LOYALTY_ACCESS = accessTable(loyalty.LoyaltyServiceService, [
   },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
-  // The console: any staff member reads an account and the points outstanding; only an owner adjusts points.
+  // The console: any staff member reads an account, the points outstanding and the export's balances; only an owner
+  // adjusts points.
   {
     callers: ['gateway'],
     customer: 'none',
     staff: { required: ['owner', 'staff'] },
-    rpcs: ['getAccountForStaff', 'listReferralsForStaff', 'getPointsOutstanding'],
+    rpcs: ['getAccountForStaff', 'listReferralsForStaff', 'getPointsOutstanding', 'getBalancesForStaff'],
   },
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner'] }, rpcs: ['adjustPointsForStaff'] },
 ]);

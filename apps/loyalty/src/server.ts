@@ -126,6 +126,7 @@ function buildLoyalty(config: LoyaltyConfig, options: ServiceStartOptions) {
           },
           getAccountForStaff: async (request) => staffAccounts.get(request),
           getPointsOutstanding: async () => staffAccounts.pointsOutstanding(),
+          getBalancesForStaff: async ({ accountIds }) => ({ balances: await staffAccounts.balancesOf(accountIds) }),
           adjustPointsForStaff: async (request, ctx) => staffAccounts.adjust(request, ctx.staff!),
           reversePurchase: async (request) =>
             reversePurchase(

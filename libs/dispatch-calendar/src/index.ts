@@ -1,2 +1,3 @@
 export * from './calendar';
 export * from './settings';
+export * from './period';

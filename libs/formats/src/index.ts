@@ -26,6 +26,9 @@ export const ORDER_LINES_MAX = 50;
 /** A page of a customer's orders. */
 export const ORDER_PAGE_MAX = 50;
 
+/** Accounts one staff read asks about at once (the customer export's page: order counts, points balances). */
+export const ACCOUNT_BATCH_MAX = 200;
+
 /**
  * Account fields, as the signup and profile schemas and identity's own rules bound them; password lengths count
  * characters (code points).

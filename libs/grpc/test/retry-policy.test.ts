@@ -24,26 +24,29 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(health.HealthService)).to.deep.equal(['Check']);
   });
 
-  it('retries identity session reads, logout, profile updates, consent reads and withdrawals and erasure steps, never a sign-up, a login or a close', () => {
+  it('retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps, the customer search and the customer list of the export, never a sign-up, a login or a close', () => {
     expect(retried(identity.IdentityServiceService)).to.deep.equal([
       'GetMarketingConsent',
       'GetProfile',
+      'ListCustomersForStaff',
       'ListPendingErasures',
       'LogOut',
       'RecordErasureStep',
       'ResolveSession',
+      'SearchCustomersForStaff',
       'Unsubscribe',
       'UpdateProfile',
     ]);
   });
 
-  it('retries the loyalty calls keyed by account, order or code and the points outstanding, never Sync or Redeem', () => {
+  it('retries the loyalty calls keyed by account, order or code, the points outstanding and the balances the export reads, never Sync or Redeem', () => {
     expect(retried(loyalty.LoyaltyServiceService)).to.deep.equal([
       'AwardPurchase',
       'CheckRewardCode',
       'EraseAccount',
       'ExportAccountData',
       'GetAccount',
+      'GetBalancesForStaff',
       'GetPointsOutstanding',
       'GetReferral',
       'HoldRewardCode',
@@ -56,10 +59,11 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, returns listed or received, the sales overview and the VAT report', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, returns listed or received, the sales overview, the VAT report and the order counts the export reads', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CancelOrderAsCustomer',
       'ConfirmBuyer',
+      'CountOrdersForStaff',
       'CreateCheckout',
       'EraseCustomerData',
       'ExportOrderRecords',

@@ -10,6 +10,7 @@ export { readMailConfig, type MailConfig, type DeliverySettings } from './config
 export {
   MailOutbox,
   enqueueMail,
+  mailInsert,
   forgetRecipients,
   mailsTo,
   sentMailMessage,

@@ -55,7 +55,12 @@ export const mailOutboxMigration: Migration = {
 
 /** Records `mail` in the caller's transaction; a key already recorded is left as it is. */
 export async function enqueueMail(trx: Knex | Knex.Transaction, mail: Mail, now: number): Promise<void> {
-  await trx(OUTBOX_TABLE)
+  await mailInsert(trx, mail, now);
+}
+
+/** The statement that queues a mail (a known key is dropped), for a caller that sends its statements in batches. */
+export function mailInsert(trx: Knex | Knex.Transaction, mail: Mail, now: number): Knex.QueryBuilder {
+  return trx(OUTBOX_TABLE)
     .insert({
       mail_key: mail.key,
       recipient: mail.to,

@@ -11,3 +11,4 @@ export {
 } from './log';
 export type { StaffAction, StaffActionCursor, StaffActionQuery, StaffActionRecord } from './log';
 export { auditExportCommand } from './ops';
+export { recordExport, type ExportBounds } from './exports';

@@ -132,6 +132,8 @@ export interface CheckoutStore {
   ordersOfAccount(accountId: string, limit: number, after?: OrderPosition): Promise<Order[]>;
   /** Every order matching the console's filter, newest first, after `after` when given. */
   ordersForStaff(filter: StaffOrderFilter, limit: number, after?: OrderPosition): Promise<Order[]>;
+  /** How many orders each of the accounts placed; an account with none is left out. */
+  orderCountsOf(accountIds: string[]): Promise<Map<string, number>>;
   /** Paid orders confirmed by their buyer, not cancelled and not dispatched, oldest payment first, after `after`. */
   ordersAwaitingDispatch(limit: number, after?: PaymentPosition): Promise<Order[]>;
   /** Takes the order for one create-checkout attempt unless another attempt's lease runs or one has finished it. */

@@ -5,7 +5,7 @@
  * changes an order. The caller is a staff member the gateway vouched for (the access table).
  */
 import { invalidArgument, notFound } from '@storefront/errors';
-import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
+import { ACCOUNT_BATCH_MAX, ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { instantOption } from '@storefront/lifecycle';
 import { ORDER_STATUSES, type Order, type OrderStatus, type PaymentPosition } from './order';
 import { decodeCursor, encodeCursor, type OrderPage, type OrderReader, type OrderView } from './orders';
@@ -55,6 +55,16 @@ export class StaffOrderReader {
       orders: page.map((order) => this.view(order)),
       nextCursor: found.length > pageSize && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : '',
     };
+  }
+
+  /** How many orders each account placed, in the order asked; 0 for none (the console's customer export). */
+  async orderCounts(accountIds: string[]): Promise<Array<{ accountId: string; orders: number }>> {
+    if (accountIds.length === 0 || accountIds.length > ACCOUNT_BATCH_MAX)
+      throw invalidArgument(`account_ids must name 1 to ${ACCOUNT_BATCH_MAX} accounts`);
+    if (accountIds.some((id) => id === '' || id.length > ACCOUNT_ID_MAX_LENGTH))
+      throw invalidArgument(`each of account_ids must be 1 to ${ACCOUNT_ID_MAX_LENGTH} characters`);
+    const counted = await this.store.orderCountsOf(accountIds);
+    return accountIds.map((accountId) => ({ accountId, orders: counted.get(accountId) ?? 0 }));
   }
 
   /** The dispatch queue: paid orders waiting to leave, oldest payment first, a page at a time. */

@@ -166,6 +166,16 @@ export class CheckoutStore implements CheckoutStorePort {
     );
   }
 
+  /** How many orders each of the accounts placed, counted on the (account_id, created_at) index. */
+  async orderCountsOf(accountIds: string[]): Promise<Map<string, number>> {
+    const rows: Array<Record<string, unknown>> = await this.db('orders')
+      .whereIn('account_id', accountIds)
+      .groupBy('account_id')
+      .select('account_id')
+      .count({ orders: '*' });
+    return new Map(rows.map((row) => [row.account_id as string, toNumber(row.orders)]));
+  }
+
   /**
    * Every order matching the console's filter, newest first, after `after` when given (keyset
    * paging on (created_at, id) as for an account's orders).

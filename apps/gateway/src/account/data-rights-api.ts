@@ -8,6 +8,7 @@ import { DataExport, startDataExport } from '../application/data-export';
 import { MarketingConsentState, setMarketingConsent } from '../application/marketing-consent';
 import { crossSiteResponse, errorResponse, jsonBodyRefusals, jsonResponse, rateLimitedResponse } from '../kit/api-docs';
 import { requireSession, sessionFirst } from '../kit/customer-session';
+import { streamDownload } from '../kit/download';
 import { apiRoute, type ApiRoutes } from '../kit/routes';
 import { component, Type } from '../kit/schema';
 import { noSession, serviceDown } from './schemas';
@@ -20,34 +21,24 @@ const MarketingConsentChange = component(
   ),
 );
 
-/**
- * Streams an export to the response as a download. Identity's part was read before anything is written; a failure
- * after the first byte ends the connection, so a reader never takes a cut-off document for a whole one.
- */
+/** Streams an export to the response as a download (kit/download.ts): identity's part was read before. */
 export async function sendDataExport(
   context: Pick<GatewayContext, 'logger'>,
   res: Response,
   write: Awaited<ReturnType<typeof startDataExport>>,
   exportedOn: string,
 ): Promise<void> {
-  res.status(200).set({
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'Content-Disposition': `attachment; filename="storefront-data-${exportedOn}.json"`,
-  });
-  try {
-    await write(
-      (chunk) =>
-        new Promise<void>((resolve) => {
-          if (res.write(chunk)) resolve();
-          else res.once('drain', resolve);
-        }),
-    );
-    res.end();
-  } catch (error) {
-    context.logger.error({ err: error }, 'a data export failed after it started; the connection is ended');
-    res.destroy();
-  }
+  await streamDownload(
+    context.logger,
+    res,
+    {
+      contentType: 'application/json; charset=utf-8',
+      cacheControl: 'no-store',
+      fileName: `storefront-data-${exportedOn}.json`,
+      what: 'a data export',
+    },
+    write,
+  );
 }
 
 export const dataRightsApi: ApiRoutes<GatewayContext> = {

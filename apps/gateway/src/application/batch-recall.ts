@@ -3,10 +3,10 @@
  * contact e-mail checkout holds for it, and the list as CSV. One workflow across inventory and checkout, shared by the
  * console (page, CSV, admin API, recall notices) and the platform's `batch orders` ops command (decision 1280).
  */
-import { csvLine } from '../kit/csv';
 import { AppError } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import type { GatewayContext } from '../context';
+import { csvHeader, csvLine } from '../kit/csv';
 import type { StaffCaller } from '../kit/staff-session';
 
 /** An order that shipped units of a batch, with whom to tell of a recall. */
@@ -63,5 +63,5 @@ export function batchOrdersCsv(orders: BatchOrderView[]): string {
   const rows = orders.map((order) =>
     csvLine([order.reference, order.soldAt, order.units, order.returned, order.email]),
   );
-  return [`${CSV_COLUMNS.join(',')}\r\n`, ...rows].join('');
+  return [csvHeader(CSV_COLUMNS), ...rows].join('');
 }

@@ -8,6 +8,7 @@ import { isStoreOutage, storeUnavailable } from '@storefront/errors';
 import { countAttempt, counterKey } from '@storefront/rate-limit';
 import type { checkout, identity, inventory, loyalty } from '@storefront/proto';
 import type { GatewayContext } from '../context';
+import type { DownloadSink } from '../kit/download';
 import { component, standaloneJsonSchema, StringEnum, Type, type Static } from '../kit/schema';
 import { formatReceiptNumber } from '@storefront/formats';
 import { penceToPounds as pounds } from '../kit/money';
@@ -151,9 +152,6 @@ export function dataExportJsonSchema(): Record<string, unknown> {
 
 type ExportContext = Pick<GatewayContext, 'clients' | 'config' | 'counters' | 'now'>;
 
-/** Where the document goes: each part is written as it is ready, waiting while the reader is behind. */
-export type ExportSink = (chunk: string) => Promise<void>;
-
 /**
  * Counts the export against DATA_EXPORTS_PER_ACCOUNT (429 past it) and reads identity's part: until then nothing is
  * written, so a refusal is an ordinary error answer. The returned writer streams the document.
@@ -161,7 +159,7 @@ export type ExportSink = (chunk: string) => Promise<void>;
 export async function startDataExport(
   context: ExportContext,
   customer: string,
-): Promise<(sink: ExportSink) => Promise<void>> {
+): Promise<(sink: DownloadSink) => Promise<void>> {
   try {
     await countAttempt(
       context.counters,
@@ -207,7 +205,7 @@ async function writeDataExport(
   held: identity.ExportAccountDataResponse,
   { receipts, returns }: checkout.ExportOrderRecordsResponse,
   subscriptions: inventory.BackInStockSubscription[],
-  sink: ExportSink,
+  sink: DownloadSink,
 ): Promise<void> {
   const head: Omit<Static<typeof DataExport>, 'loyalty' | 'orders'> = {
     exportedAt: new Date(now()).toISOString(),
@@ -269,7 +267,7 @@ async function writeDataExport(
 
 /** Writes every page's items as members of the array already opened, following the cursor to its end. */
 async function writePages(
-  sink: ExportSink,
+  sink: DownloadSink,
   page: (cursor: string) => Promise<{ items: unknown[]; next: string }>,
 ): Promise<void> {
   let cursor = '';

@@ -8,7 +8,7 @@ import type { checkout } from '@storefront/proto';
 import { addDays, londonTime } from '@storefront/dispatch-calendar';
 import { formatCreditNoteNumber, formatReceiptNumber } from '@storefront/formats';
 import type { GatewayContext } from '../context';
-import { csvLine } from '../kit/csv';
+import { csvLine, csvPounds } from '../kit/csv';
 import type { StaffCaller } from '../kit/staff-session';
 
 export interface VatPeriod {
@@ -38,9 +38,6 @@ export function vatReport(
 
 const CSV_COLUMNS = ['document', 'number', 'date', 'order_number', 'vat_rate_percent', 'net', 'vat', 'gross'];
 
-/** Pence as pounds with two decimals, negative for a credit. */
-const pounds = (pence: number) => (pence < 0 ? '-' : '') + (Math.abs(pence) / 100).toFixed(2);
-
 /**
  * The period's documents as CSV, a chunk per page of documents as checkout answers it: a header first, then every
  * receipt and credit note by number, one line per rate (a credit note's figures negative).
@@ -68,9 +65,9 @@ export async function* vatDocumentsCsv(
             londonTime(Date.parse(document.issuedAt)).date,
             document.orderNumber,
             rate.rateBasisPoints / 100,
-            pounds(sign * rate.netPence),
-            pounds(sign * rate.vatPence),
-            pounds(sign * rate.grossPence),
+            csvPounds(sign * rate.netPence),
+            csvPounds(sign * rate.vatPence),
+            csvPounds(sign * rate.grossPence),
           ]);
       }
       yield header + lines;

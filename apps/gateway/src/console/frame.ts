@@ -43,6 +43,7 @@ const SECTIONS = [
   ['/console/customers', 'Customers'],
   ['/console/audit', 'Audit log'],
   ['/console/data-requests', 'Data requests'],
+  ['/console/exports', 'Exports'],
   ['/console/staff', 'Staff members'],
 ] as const;
 export const sectionLinks = SECTIONS.map(([href, name]) => html`<li><a href="${href}">${name}</a></li>`);

@@ -27,6 +27,7 @@ table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem;border-bottom:1px solid var(--line);vertical-align:top}
 td.num,th.num{text-align:right}
 td code{overflow-wrap:anywhere}
+td.changes{min-width:16rem}
 .scroll{overflow-x:auto;max-width:100%}
 form{margin:.5rem 0}
 label{display:block;font-weight:600;margin-top:.5rem}

@@ -523,13 +523,38 @@ describe('the console: promotions and customers', () => {
       expect(await auditRows(stack.loyalty!.db, 'points_adjusted', accountId)).to.have.length(1);
     });
 
+    it('finds customers in the console by the start of their first, last or whole name, any letter case', async () => {
+      const surname = `Quellmalz-${customerId.slice(0, 8)}`;
+      const users = () => stack.identity!.db('users').where({ id: customerId });
+      const named = await users().first('first_name', 'last_name');
+      await users().update({ first_name: 'Ottoline', last_name: surname });
+      const link = `<a href="/console/customers/${customerId}">Ottoline ${surname}</a>`;
+      for (const query of ['quellmalz', `ottoline ${surname.toUpperCase()}`, `  OTTOLINE   quell `]) {
+        const found = await reader.get<string>(`/console/customers?q=${encodeURIComponent(query)}`);
+        expect(found.status, query).to.equal(200);
+        expect(found.text, query).to.include(link).and.include(customerEmail);
+      }
+      // Wildcards are letters here: "%" matches no name, rather than every one.
+      for (const query of ['%ttoline', 'ottoline_', 'zz-nobody']) {
+        const none = await reader.get<string>(`/console/customers?q=${encodeURIComponent(query)}`);
+        expect(none.status, query).to.equal(200);
+        expect(none.text, query).to.include("No customer's name starts with that.").and.not.include(link);
+      }
+      const short = await reader.get<string>('/console/customers?q=o');
+      expect(short.status).to.equal(400);
+      expect(short.text).to.include('name must be 2 to 100 characters');
+      const markdown = await reader.get<string>('/console/customers?q=quellmalz', { accept: 'text/markdown' });
+      expect(markdown.text).to.include(`[Ottoline ${surname}](/console/customers/${customerId})`);
+      await users().update(named);
+    });
+
     it('finds a customer in the console and shows their profile, orders and history; an owner adjusts points after a confirmation, once', async () => {
       const search = await reader.get<string>(
-        `/console/customers?email=${encodeURIComponent(customerEmail.toUpperCase())}`,
+        `/console/customers?q=${encodeURIComponent(customerEmail.toUpperCase())}`,
       );
       expect(search.status).to.equal(303);
       expect(search.headers.get('location')).to.equal(`/console/customers/${customerId}`);
-      const missing = await reader.get<string>('/console/customers?email=nobody-here%40example.com');
+      const missing = await reader.get<string>('/console/customers?q=nobody-here%40example.com');
       expect(missing.status).to.equal(404);
       expect(missing.text).to.include('role="alert"');
 

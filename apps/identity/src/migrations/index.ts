@@ -9,6 +9,7 @@ import { emailVerification } from './030-email-verification';
 import { marketingConsent } from './040-marketing-consent';
 import { accountErasures } from './045-account-erasures';
 import { inventoryErasureStep } from './046-inventory-erasure-step';
+import { customersByCreation } from './047-customers-by-creation';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '040-marketing-consent': marketingConsent,
   '045-account-erasures': accountErasures,
   '046-inventory-erasure-step': inventoryErasureStep,
+  '047-customers-by-creation': customersByCreation,
 };

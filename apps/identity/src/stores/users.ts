@@ -1,5 +1,5 @@
 /** Identity's users table. Nothing outside this service reads it. */
-import { isUniqueViolation, preparedRead, type Knex, type PreparedRead } from '@storefront/db';
+import { dialectOf, isUniqueViolation, preparedRead, type Knex, type PreparedRead } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
 
 export interface User {
@@ -101,6 +101,54 @@ export class UserStore {
       await trx('password_resets').where({ user_id: id }).whereNull('used_at').update({ used_at: now });
       if (notice) await enqueueMail(trx, notice, now);
     });
+  }
+
+  /**
+   * Accounts whose first name, last name or whole name starts with `prefix` (lower case, LIKE wildcards escaped), by
+   * name, at most `limit`: a scan of the names, which the console's occasional look-up affords.
+   */
+  async findByNamePrefix(prefix: string, limit: number): Promise<User[]> {
+    const pattern = `${prefix.replace(/[!%_]/g, (char) => `!${char}`)}%`;
+    const wholeName =
+      dialectOf(this.db) === 'mysql'
+        ? "lower(concat(??, ' ', ??)) like ? escape '!'"
+        : "lower(?? || ' ' || ??) like ? escape '!'";
+    const rows = await this.db('users')
+      .where((q) =>
+        q
+          .whereRaw("lower(??) like ? escape '!'", ['first_name', pattern])
+          .orWhereRaw("lower(??) like ? escape '!'", ['last_name', pattern])
+          .orWhereRaw(wholeName, ['first_name', 'last_name', pattern]),
+      )
+      .orderBy(['last_name', 'first_name', 'email'])
+      .limit(limit);
+    return rows.map((row: Record<string, unknown>) => toUser(row)!);
+  }
+
+  /** Accounts made in [from, until), newest first, after the position given (exclusive). */
+  async createdBetween(
+    from: number,
+    until: number,
+    limit: number,
+    after?: { createdAt: number; id: string },
+  ): Promise<User[]> {
+    const rows = await this.db('users')
+      .where('created_at', '>=', from)
+      .where('created_at', '<', until)
+      .modify((q) => {
+        if (after)
+          q.where((w) =>
+            w
+              .where('created_at', '<', after.createdAt)
+              .orWhere((same) => same.where('created_at', after.createdAt).where('id', '<', after.id)),
+          );
+      })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit);
+    return rows.map((row: Record<string, unknown>) => toUser(row)!);
   }
 
   async updatePasswordHash(id: string, passwordHash: string): Promise<void> {

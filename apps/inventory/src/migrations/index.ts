@@ -8,6 +8,7 @@ import { vatRates } from './006-vat-rates';
 import { backInStock } from './008-back-in-stock';
 import { priceBreaks } from './009-price-breaks';
 import { productPhotos } from './010-product-photos';
+import { lowStock } from './011-low-stock';
 
 /** Applied in name order; never edit a released migration, add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '008-back-in-stock': backInStock,
   '009-price-breaks': priceBreaks,
   '010-product-photos': productPhotos,
+  '011-low-stock': lowStock,
 };

@@ -1,6 +1,7 @@
 /**
  * Inventory's ops commands (dist/ops.js in the image, see main.ts): migrations, catalog import, stock
- * counts and deliveries, unlimited sizes, prices and price breaks, removing a product, and batches (batch-commands.ts).
+ * counts and deliveries, unlimited sizes, low-stock thresholds, prices and price breaks, removing a product, and
+ * batches (batch-commands.ts).
  * They work on inventory's own store only, through the same operations as the console, each
  * recorded in the staff audit log under the operator's name.
  */
@@ -24,6 +25,8 @@ import { StockAdmin, parseUnits, type SkuStock } from '../stores/stock-admin';
 import type { Knex } from '@storefront/db';
 import type { EnvReader } from '@storefront/config';
 import { batchCommands } from './batch-commands';
+import { parseThreshold } from '../domain/low-stock';
+import { LowStock } from '../stores/low-stock';
 
 const withAdmin = <T>(env: EnvReader, work: (admin: StockAdmin) => Promise<T>) =>
   withStore(env, 'inventory', migrations, (db: Knex) => work(new StockAdmin(db, new ReservationStore(db))));
@@ -110,6 +113,25 @@ const commands: OpsCommand[] = [
     async run({ args: [sku], options, env, actor }) {
       const level = await withAdmin(env, (admin) => admin.setUnlimited(sku!, opsActor(actor), noteOption(options)));
       return { text: describeLevel(level), data: { stock: stockData(level) } };
+    },
+  },
+  {
+    name: 'low-stock',
+    args: ['<sku>', '<units|off>'],
+    summary:
+      'mail the owners (LOW_STOCK_MAIL_TO) when an order takes the size below this many units available; off: never',
+    async run({ args: [sku, units], env, actor }) {
+      const threshold = units === 'off' ? undefined : parseThreshold(units!);
+      await withStore(env, 'inventory', migrations, (db: Knex) =>
+        new LowStock(db, undefined, Date.now).setThreshold(sku!, threshold, opsActor(actor)),
+      );
+      return {
+        text:
+          threshold === undefined
+            ? `${sku}: no low-stock mail`
+            : `${sku}: the owners are mailed when fewer than ${threshold} are available`,
+        data: { lowStock: { sku, threshold: threshold ?? null } },
+      };
     },
   },
   {

@@ -12,9 +12,14 @@ import { sameLines, unknownSkus, type Line } from '../domain/lines';
 import type { Reservation } from '../domain/reservation';
 import { Allocations } from './allocations';
 import { BatchStock, isStale } from './batch-stock';
+import { LowStock, type LowStockMailSettings } from './low-stock';
 
 export interface ReservationStoreOptions {
   now?: () => number;
+  /** Where a hold that takes a size below its low-stock threshold mails the owners (decision 1316); none without. */
+  lowStockMail?: LowStockMailSettings;
+  /** Told after a hold queued a low-stock mail. */
+  mailQueued?: () => void;
 }
 
 type Db = Knex | Knex.Transaction;
@@ -30,6 +35,8 @@ export class ReservationStore {
   private readonly stockLimitedSkus = new Set<string>();
   readonly stock: BatchStock;
   readonly allocations: Allocations;
+  private readonly lowStock: LowStock;
+  private readonly mailQueued: () => void;
 
   constructor(
     private readonly db: Knex,
@@ -38,6 +45,8 @@ export class ReservationStore {
     this.now = options.now ?? Date.now;
     this.stock = new BatchStock(db, this.now);
     this.allocations = new Allocations(db, this.stock);
+    this.lowStock = new LowStock(db, options.lowStockMail, this.now);
+    this.mailQueued = options.mailQueued ?? (() => {});
   }
 
   /**
@@ -131,7 +140,17 @@ export class ReservationStore {
         .andWhere((fresh) => fresh.whereNull('recount_at').orWhere('recount_at', '>', now))
         .increment('reserved', line.quantity),
     );
-    const taken = (await batch.send(...claim, ...takes)).slice(claim.length);
+    // Read with the takes, under their locks: the sizes' low-stock thresholds and units now available.
+    const lowStockRead = this.lowStock.mailed
+      ? [
+          this.lowStock.readings(
+            db,
+            held.map((line) => line.sku),
+          ),
+        ]
+      : [];
+    const sent = await batch.send(...claim, ...takes, ...lowStockRead);
+    const taken = sent.slice(claim.length, claim.length + takes.length);
     const short = held.filter((_, index) => taken[index]!.affectedRows === 0).map((line) => line.sku);
     // Throwing rolls the whole transaction back: the claim, the lines and any units taken.
     if (short.length > 0) {
@@ -144,7 +163,11 @@ export class ReservationStore {
       for (const sku of short) this.stockLimitedSkus.delete(sku);
       throw new StockLimitChanged();
     }
-    await batch.commit();
+    const crossings = lowStockRead.length
+      ? this.lowStock.crossings(db, sent.at(-1)!.rows, new Map(held.map((line) => [line.sku, line.quantity])), now)
+      : [];
+    await batch.commit(...crossings);
+    if (crossings.length > 0) this.mailQueued();
     return reservation;
   }
 

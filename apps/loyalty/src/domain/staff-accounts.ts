@@ -6,7 +6,8 @@
  * every account holds, summed.
  */
 import type { StaffIdentity } from '@storefront/caller-token';
-import { notFound } from '@storefront/errors';
+import { invalidArgument, notFound } from '@storefront/errors';
+import { ACCOUNT_BATCH_MAX } from '@storefront/formats';
 import type { LoyaltyStore } from '../stores/loyalty';
 import type { LoyaltyLedger } from './ledger';
 import {
@@ -81,6 +82,16 @@ export class StaffLoyaltyAccounts {
     const points = parseAdjustmentPoints(String(request.points));
     const outcome = await this.ledger.adjust(userId, points, request.reason, request.idempotencyKey, staff);
     return { newlyRecorded: outcome.granted, points: outcome.points, balance: outcome.balance };
+  }
+
+  /** Each account's points balance, in the order asked; 0 for an account never opened (the customer export). */
+  async balancesOf(accountIds: string[]): Promise<Array<{ accountId: string; points: number }>> {
+    if (accountIds.length === 0 || accountIds.length > ACCOUNT_BATCH_MAX)
+      throw invalidArgument(`account_ids must name 1 to ${ACCOUNT_BATCH_MAX} accounts`);
+    const held = await this.store.balancesOf(
+      accountIds.map((id) => requireIdentifier(id, 'account_ids', LIMITS.userId)),
+    );
+    return accountIds.map((accountId) => ({ accountId, points: held.get(accountId) ?? 0 }));
   }
 
   /** The points every account holds, summed, and how many accounts hold any. */

@@ -115,6 +115,14 @@ export class LoyaltyStore {
     return (await this.db('accounts').where({ user_id: userId }).first('user_id')) !== undefined;
   }
 
+  /** The balance of each of the accounts that exist. */
+  async balancesOf(userIds: string[]): Promise<Map<string, number>> {
+    const rows: Array<Record<string, unknown>> = await this.db('accounts')
+      .whereIn('user_id', userIds)
+      .select('user_id', 'points');
+    return new Map(rows.map((row) => [row.user_id as string, toNumber(row.points)]));
+  }
+
   /** Every account's balance summed (the balance columns, not the ledger), and how many accounts hold any. */
   async pointsOutstanding(): Promise<{ points: number; accountsHoldingPoints: number }> {
     const row: Record<string, unknown> | undefined = await this.db('accounts')

@@ -1,12 +1,13 @@
 /**
  * The console's audit log: every staff login, logout and change from every component, newest
- * first, searched by member, action, subject, component and date, a page at a time. The same
- * read as the admin API's `GET /api/admin/audit`.
+ * first, searched by member, action, subject, component and date, a page at a time; each row says what changed as
+ * the fields that differ (changes.ts). The same read as the admin API's `GET /api/admin/audit`.
  */
 import type { Request } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import { AUDIT_COMPONENTS, listStaffActions, type StaffActionView } from './staff-actions';
 import { STAFF_ACTION_PARAMETERS, staffActionFilter } from './api';
+import { fieldChanges } from './changes';
 import { formError } from '../../kit/forms';
 import { html } from '../../kit/html';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
@@ -36,10 +37,18 @@ function filterForm(req: Request) {
 </form>`;
 }
 
-const shown = (value: unknown) => (value === undefined ? '—' : JSON.stringify(value));
+/** The fields the action changed, `onHand: 1 → 4; note: delivery`: plain text in the cell, so Markdown keeps the table. */
+function changeList(action: StaffActionView) {
+  const changes = fieldChanges(action.before, action.after);
+  if (changes.length === 0) return '—';
+  return changes.map(
+    ({ field, before, after }, index) =>
+      html`${index === 0 ? '' : '; '}<code>${field}</code>: ${before === undefined ? after! : html`${before} → ${after ?? 'removed'}`}`,
+  );
+}
 
 function actionRow(action: StaffActionView) {
-  return html`<tr><td>${action.at.slice(0, 19).replace('T', ' ')}</td><td>${action.staffEmail} (${action.role})</td><td>${action.clientAddress}</td><td>${action.component}</td><th scope="row">${action.action}</th><td>${action.subject}</td><td><code>${shown(action.before)}</code></td><td><code>${shown(action.after)}</code></td></tr>`;
+  return html`<tr><td>${action.at.slice(0, 19).replace('T', ' ')}</td><td>${action.staffEmail} (${action.role})</td><td>${action.clientAddress}</td><td>${action.component}</td><th scope="row">${action.action}</th><td>${action.subject}</td><td class="changes">${changeList(action)}</td></tr>`;
 }
 
 function auditPage(
@@ -54,7 +63,7 @@ function auditPage(
     html`<h1>Audit log</h1>${filterForm(req)}${formError(error?.detail)}
 ${
   rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">Before</th><th scope="col">After</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">What changed</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : error
       ? ''
       : html`<p>No actions match.</p>`

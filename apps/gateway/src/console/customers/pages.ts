@@ -1,5 +1,5 @@
 /**
- * The console's customers: a search by exact email, and one customer's page with the profile,
+ * The console's customers: a search by exact email or by the start of a name, and one customer's page with the profile,
  * newest orders, loyalty balance and full history (a page at a time) and, for owners, a points
  * adjustment that is confirmed twice: the first post restates the change and the balance it
  * leads to and carries an idempotency key made here; only the confirming post with that key
@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS, invalidArgument } from '@storefront/errors';
-import type { checkout } from '@storefront/proto';
+import type { checkout, identity } from '@storefront/proto';
 import { customerForStaff, loyaltySummary, type CustomerForStaff } from '../../application/staff-customers';
 import { formatPence } from '../../kit/money';
 import { adjustPoints, loyaltyHistory } from './loyalty';
@@ -24,15 +24,33 @@ const customerPath = (id: string) => `${PATH}/${encodeURIComponent(id)}`;
 const signed = (points: number) => `${points > 0 ? '+' : ''}${points}`;
 const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 
-function searchPage(staff: StaffCaller, email = '', error?: AppError) {
+/** The customers a name search found, each linked to their page. */
+function matchesTable({ customers, more }: identity.SearchCustomersForStaffResponse) {
+  if (customers.length === 0) return html`<p>No customer's name starts with that.</p>`;
+  const rows = customers.map(
+    (customer) =>
+      html`<tr><th scope="row"><a href="${customerPath(customer.id)}">${`${customer.firstName} ${customer.lastName}`.trim() || customer.email}</a></th><td>${customer.email}</td><td>${when(customer.createdAt)}</td></tr>`,
+  );
+  return html`<table><caption>Customers whose name starts with that, by name</caption><thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Joined (UTC)</th></tr></thead><tbody>${rows}</tbody></table>${
+    more ? html`<p>More customers match: give more of the name.</p>` : ''
+  }`;
+}
+
+function searchPage(
+  staff: StaffCaller,
+  query = '',
+  found?: { matches: identity.SearchCustomersForStaffResponse } | { error: AppError },
+) {
+  const error = found && 'error' in found ? found.error : undefined;
   return consolePage(
     'Customers',
     html`<h1>Customers</h1>${formError(error?.detail)}
 <form method="get" action="${PATH}">
-<label for="email">Customer email (exact, any letter case)</label>
-<input type="email" id="email" name="email" value="${email}" required>
+<label for="q">Email (exact, any letter case) or the start of a name</label>
+<input type="search" id="q" name="q" value="${query}" required>
 <button type="submit">Find customer</button>
-</form>`,
+</form>
+${found && 'matches' in found ? matchesTable(found.matches) : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
   );
@@ -162,15 +180,20 @@ export function registerCustomerPages(deps: ConsoleDeps): void {
   router.get(PATH, async (req, res) => {
     const staff = await signedIn(req, res);
     if (!staff) return;
-    const email = typeof req.query.email === 'string' ? req.query.email.trim() : '';
-    if (email === '') return send(req, res, searchPage(staff));
+    const query = typeof req.query.q === 'string' ? req.query.q.trim() : '';
+    if (query === '') return send(req, res, searchPage(staff));
     try {
-      const { profile } = await customerForStaff(context, { email }, staff);
+      // An address names one account; anything else is the start of a name.
+      if (!query.includes('@')) {
+        const matches = await context.clients.identity.searchCustomersForStaff({ name: query, limit: 0 }, { staff });
+        return await send(req, res, searchPage(staff, query, { matches }));
+      }
+      const { profile } = await customerForStaff(context, { email: query }, staff);
       res.redirect(303, customerPath(profile.id));
     } catch (error) {
       if (!(error instanceof AppError && (error.kind === 'not_found' || error.kind === 'invalid_argument')))
         throw error;
-      await send(req, res, searchPage(staff, email, error));
+      await send(req, res, searchPage(staff, query, { error }));
     }
   });
 

@@ -199,12 +199,14 @@ describe('the console: the staff audit log', () => {
     expect(html.text)
       .to.include('<th scope="row">stock_restocked</th>')
       .and.include('seeded-owner@shop.test (owner)')
-      .and.include('{&quot;onHand&quot;:4}');
+      .and.include('<th scope="col">What changed</th>')
+      .and.include('<td class="changes"><code>onHand</code>: 1 → 4</td>');
     expect(html.text).to.not.include('SKU-A');
     const markdown = await owner.get<string>('/console/audit?action=promo_created', { accept: 'text/markdown' });
     expect(markdown.text)
       .to.match(/^# Audit log/m)
-      .and.include('SPRING');
+      .and.include('SPRING')
+      .and.include('| `discountBps`: 1000 |');
     const refused = await owner.get<string>('/console/audit?from=2026-13-45');
     expect(refused.status).to.equal(400);
     expect(refused.text).to.include('from must be an ISO 8601 date');

@@ -806,6 +806,36 @@ export interface ListVatDocumentsResponse {
   nextAfterNumber: number;
 }
 
+export interface RecordOrdersExportRequest {
+  /** London dates, YYYY-MM-DD; from_date on or before to_date. */
+  fromDate: string;
+  toDate: string;
+}
+
+export interface RecordOrdersExportResponse {
+  /**
+   * RFC 3339: the period's bounds as ListOrdersForStaff takes them (London midnight of from_date, and of the day after
+   * to_date).
+   */
+  createdFrom: string;
+  createdUntil: string;
+}
+
+export interface CountOrdersForStaffRequest {
+  /** 1..200 account ids. */
+  accountIds: string[];
+}
+
+export interface AccountOrderCount {
+  accountId: string;
+  orders: number;
+}
+
+export interface CountOrdersForStaffResponse {
+  /** One per account asked about, in the order asked; 0 for an account with no orders. */
+  counts: AccountOrderCount[];
+}
+
 function createBaseCheckoutLine(): CheckoutLine {
   return { sku: "", quantity: 0 };
 }
@@ -10665,6 +10695,425 @@ export const ListVatDocumentsResponse: MessageFns<ListVatDocumentsResponse> = {
   },
 };
 
+function createBaseRecordOrdersExportRequest(): RecordOrdersExportRequest {
+  return { fromDate: "", toDate: "" };
+}
+
+export const RecordOrdersExportRequest: MessageFns<RecordOrdersExportRequest> = {
+  encode(message: RecordOrdersExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fromDate !== "") {
+      writer.uint32(10).string(message.fromDate);
+    }
+    if (message.toDate !== "") {
+      writer.uint32(18).string(message.toDate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordOrdersExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordOrdersExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fromDate = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.toDate = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordOrdersExportRequest {
+    return {
+      fromDate: isSet(object.fromDate)
+        ? globalThis.String(object.fromDate)
+        : isSet(object.from_date)
+        ? globalThis.String(object.from_date)
+        : "",
+      toDate: isSet(object.toDate)
+        ? globalThis.String(object.toDate)
+        : isSet(object.to_date)
+        ? globalThis.String(object.to_date)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordOrdersExportRequest): unknown {
+    const obj: any = {};
+    if (message.fromDate !== "") {
+      obj.fromDate = message.fromDate;
+    }
+    if (message.toDate !== "") {
+      obj.toDate = message.toDate;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordOrdersExportRequest>, I>>(base?: I): RecordOrdersExportRequest {
+    return RecordOrdersExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordOrdersExportRequest>, I>>(object: I): RecordOrdersExportRequest {
+    const message = createBaseRecordOrdersExportRequest();
+    message.fromDate = object.fromDate ?? "";
+    message.toDate = object.toDate ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordOrdersExportResponse(): RecordOrdersExportResponse {
+  return { createdFrom: "", createdUntil: "" };
+}
+
+export const RecordOrdersExportResponse: MessageFns<RecordOrdersExportResponse> = {
+  encode(message: RecordOrdersExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.createdFrom !== "") {
+      writer.uint32(10).string(message.createdFrom);
+    }
+    if (message.createdUntil !== "") {
+      writer.uint32(18).string(message.createdUntil);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordOrdersExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordOrdersExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.createdFrom = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdUntil = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordOrdersExportResponse {
+    return {
+      createdFrom: isSet(object.createdFrom)
+        ? globalThis.String(object.createdFrom)
+        : isSet(object.created_from)
+        ? globalThis.String(object.created_from)
+        : "",
+      createdUntil: isSet(object.createdUntil)
+        ? globalThis.String(object.createdUntil)
+        : isSet(object.created_until)
+        ? globalThis.String(object.created_until)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordOrdersExportResponse): unknown {
+    const obj: any = {};
+    if (message.createdFrom !== "") {
+      obj.createdFrom = message.createdFrom;
+    }
+    if (message.createdUntil !== "") {
+      obj.createdUntil = message.createdUntil;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordOrdersExportResponse>, I>>(base?: I): RecordOrdersExportResponse {
+    return RecordOrdersExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordOrdersExportResponse>, I>>(object: I): RecordOrdersExportResponse {
+    const message = createBaseRecordOrdersExportResponse();
+    message.createdFrom = object.createdFrom ?? "";
+    message.createdUntil = object.createdUntil ?? "";
+    return message;
+  },
+};
+
+function createBaseCountOrdersForStaffRequest(): CountOrdersForStaffRequest {
+  return { accountIds: [] };
+}
+
+export const CountOrdersForStaffRequest: MessageFns<CountOrdersForStaffRequest> = {
+  encode(message: CountOrdersForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.accountIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountOrdersForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountOrdersForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountOrdersForStaffRequest {
+    return {
+      accountIds: globalThis.Array.isArray(object?.accountIds)
+        ? object.accountIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.account_ids)
+        ? object.account_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CountOrdersForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.accountIds?.length) {
+      obj.accountIds = message.accountIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CountOrdersForStaffRequest>, I>>(base?: I): CountOrdersForStaffRequest {
+    return CountOrdersForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CountOrdersForStaffRequest>, I>>(object: I): CountOrdersForStaffRequest {
+    const message = createBaseCountOrdersForStaffRequest();
+    message.accountIds = object.accountIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseAccountOrderCount(): AccountOrderCount {
+  return { accountId: "", orders: 0 };
+}
+
+export const AccountOrderCount: MessageFns<AccountOrderCount> = {
+  encode(message: AccountOrderCount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.orders !== 0) {
+      writer.uint32(16).int64(message.orders);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountOrderCount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountOrderCount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.orders = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccountOrderCount {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      orders: isSet(object.orders) ? globalThis.Number(object.orders) : 0,
+    };
+  },
+
+  toJSON(message: AccountOrderCount): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.orders !== 0) {
+      obj.orders = Math.round(message.orders);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AccountOrderCount>, I>>(base?: I): AccountOrderCount {
+    return AccountOrderCount.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AccountOrderCount>, I>>(object: I): AccountOrderCount {
+    const message = createBaseAccountOrderCount();
+    message.accountId = object.accountId ?? "";
+    message.orders = object.orders ?? 0;
+    return message;
+  },
+};
+
+function createBaseCountOrdersForStaffResponse(): CountOrdersForStaffResponse {
+  return { counts: [] };
+}
+
+export const CountOrdersForStaffResponse: MessageFns<CountOrdersForStaffResponse> = {
+  encode(message: CountOrdersForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.counts) {
+      AccountOrderCount.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CountOrdersForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCountOrdersForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.counts.push(AccountOrderCount.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CountOrdersForStaffResponse {
+    return {
+      counts: globalThis.Array.isArray(object?.counts)
+        ? object.counts.map((e: any) => AccountOrderCount.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CountOrdersForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.counts?.length) {
+      obj.counts = message.counts.map((e) => AccountOrderCount.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CountOrdersForStaffResponse>, I>>(base?: I): CountOrdersForStaffResponse {
+    return CountOrdersForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CountOrdersForStaffResponse>, I>>(object: I): CountOrdersForStaffResponse {
+    const message = createBaseCountOrdersForStaffResponse();
+    message.counts = object.counts?.map((e) => AccountOrderCount.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Server-priced orders and hosted payment links. CreateCheckout reads an optional caller
  * from the `x-caller-token` metadata so a signed-in customer's order earns points.
@@ -11013,6 +11462,31 @@ export const CheckoutServiceDefinition = {
       requestType: ListVatDocumentsRequest as typeof ListVatDocumentsRequest,
       requestStream: false,
       responseType: ListVatDocumentsResponse as typeof ListVatDocumentsResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The console: records in the staff audit log that the member is exporting the orders placed on the London days
+     * from_date to to_date (YYYY-MM-DD, both included), before the export reads them with ListOrdersForStaff. Needs a
+     * staff member (any role).
+     */
+    recordOrdersExport: {
+      name: "RecordOrdersExport",
+      requestType: RecordOrdersExportRequest as typeof RecordOrdersExportRequest,
+      requestStream: false,
+      responseType: RecordOrdersExportResponse as typeof RecordOrdersExportResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console's customer export: how many orders each of the accounts placed, whatever became of them. Needs a staff
+     * member (any role).
+     */
+    countOrdersForStaff: {
+      name: "CountOrdersForStaff",
+      requestType: CountOrdersForStaffRequest as typeof CountOrdersForStaffRequest,
+      requestStream: false,
+      responseType: CountOrdersForStaffResponse as typeof CountOrdersForStaffResponse,
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
@@ -11445,6 +11919,37 @@ export const CheckoutServiceService = {
       Buffer.from(ListVatDocumentsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListVatDocumentsResponse => ListVatDocumentsResponse.decode(value),
   },
+  /**
+   * The console: records in the staff audit log that the member is exporting the orders placed on the London days
+   * from_date to to_date (YYYY-MM-DD, both included), before the export reads them with ListOrdersForStaff. Needs a
+   * staff member (any role).
+   */
+  recordOrdersExport: {
+    path: "/storefront.checkout.v1.CheckoutService/RecordOrdersExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordOrdersExportRequest): Buffer =>
+      Buffer.from(RecordOrdersExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordOrdersExportRequest => RecordOrdersExportRequest.decode(value),
+    responseSerialize: (value: RecordOrdersExportResponse): Buffer =>
+      Buffer.from(RecordOrdersExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordOrdersExportResponse => RecordOrdersExportResponse.decode(value),
+  },
+  /**
+   * The console's customer export: how many orders each of the accounts placed, whatever became of them. Needs a staff
+   * member (any role).
+   */
+  countOrdersForStaff: {
+    path: "/storefront.checkout.v1.CheckoutService/CountOrdersForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CountOrdersForStaffRequest): Buffer =>
+      Buffer.from(CountOrdersForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CountOrdersForStaffRequest => CountOrdersForStaffRequest.decode(value),
+    responseSerialize: (value: CountOrdersForStaffResponse): Buffer =>
+      Buffer.from(CountOrdersForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CountOrdersForStaffResponse => CountOrdersForStaffResponse.decode(value),
+  },
 } as const;
 
 export interface CheckoutServiceServer extends UntypedServiceImplementation {
@@ -11569,6 +12074,17 @@ export interface CheckoutServiceServer extends UntypedServiceImplementation {
    * CSV. Needs a staff member (any role).
    */
   listVatDocuments: handleUnaryCall<ListVatDocumentsRequest, ListVatDocumentsResponse>;
+  /**
+   * The console: records in the staff audit log that the member is exporting the orders placed on the London days
+   * from_date to to_date (YYYY-MM-DD, both included), before the export reads them with ListOrdersForStaff. Needs a
+   * staff member (any role).
+   */
+  recordOrdersExport: handleUnaryCall<RecordOrdersExportRequest, RecordOrdersExportResponse>;
+  /**
+   * The console's customer export: how many orders each of the accounts placed, whatever became of them. Needs a staff
+   * member (any role).
+   */
+  countOrdersForStaff: handleUnaryCall<CountOrdersForStaffRequest, CountOrdersForStaffResponse>;
 }
 
 export interface CheckoutServiceClient extends Client {
@@ -12126,6 +12642,45 @@ export interface CheckoutServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListVatDocumentsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: records in the staff audit log that the member is exporting the orders placed on the London days
+   * from_date to to_date (YYYY-MM-DD, both included), before the export reads them with ListOrdersForStaff. Needs a
+   * staff member (any role).
+   */
+  recordOrdersExport(
+    request: RecordOrdersExportRequest,
+    callback: (error: ServiceError | null, response: RecordOrdersExportResponse) => void,
+  ): ClientUnaryCall;
+  recordOrdersExport(
+    request: RecordOrdersExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordOrdersExportResponse) => void,
+  ): ClientUnaryCall;
+  recordOrdersExport(
+    request: RecordOrdersExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordOrdersExportResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's customer export: how many orders each of the accounts placed, whatever became of them. Needs a staff
+   * member (any role).
+   */
+  countOrdersForStaff(
+    request: CountOrdersForStaffRequest,
+    callback: (error: ServiceError | null, response: CountOrdersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  countOrdersForStaff(
+    request: CountOrdersForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CountOrdersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  countOrdersForStaff(
+    request: CountOrdersForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CountOrdersForStaffResponse) => void,
   ): ClientUnaryCall;
 }
 

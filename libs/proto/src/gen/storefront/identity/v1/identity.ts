@@ -441,6 +441,48 @@ export interface RecordErasureStepResponse {
   componentsDone: boolean;
 }
 
+export interface ListCustomersForStaffRequest {
+  /** RFC 3339: accounts made at or after created_from and before created_until. */
+  createdFrom: string;
+  createdUntil: string;
+  /** 1..200; 0 means 50. */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the first page. */
+  cursor: string;
+}
+
+export interface ListCustomersForStaffResponse {
+  customers: Profile[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface RecordCustomersExportRequest {
+  /** London dates, YYYY-MM-DD; from_date on or before to_date. */
+  fromDate: string;
+  toDate: string;
+}
+
+export interface RecordCustomersExportResponse {
+  /** RFC 3339: the period's bounds as ListCustomersForStaff takes them. */
+  createdFrom: string;
+  createdUntil: string;
+}
+
+export interface SearchCustomersForStaffRequest {
+  /** 2 to 100 characters. */
+  name: string;
+  /** 1..50; 0 means 20. */
+  limit: number;
+}
+
+export interface SearchCustomersForStaffResponse {
+  /** By last name, then first name, then email. */
+  customers: Profile[];
+  /** More customers match than were answered. */
+  more: boolean;
+}
+
 function createBaseProfile(): Profile {
   return {
     id: "",
@@ -6478,6 +6520,588 @@ export const RecordErasureStepResponse: MessageFns<RecordErasureStepResponse> = 
   },
 };
 
+function createBaseListCustomersForStaffRequest(): ListCustomersForStaffRequest {
+  return { createdFrom: "", createdUntil: "", limit: 0, cursor: "" };
+}
+
+export const ListCustomersForStaffRequest: MessageFns<ListCustomersForStaffRequest> = {
+  encode(message: ListCustomersForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.createdFrom !== "") {
+      writer.uint32(10).string(message.createdFrom);
+    }
+    if (message.createdUntil !== "") {
+      writer.uint32(18).string(message.createdUntil);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(34).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCustomersForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCustomersForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.createdFrom = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdUntil = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCustomersForStaffRequest {
+    return {
+      createdFrom: isSet(object.createdFrom)
+        ? globalThis.String(object.createdFrom)
+        : isSet(object.created_from)
+        ? globalThis.String(object.created_from)
+        : "",
+      createdUntil: isSet(object.createdUntil)
+        ? globalThis.String(object.createdUntil)
+        : isSet(object.created_until)
+        ? globalThis.String(object.created_until)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListCustomersForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.createdFrom !== "") {
+      obj.createdFrom = message.createdFrom;
+    }
+    if (message.createdUntil !== "") {
+      obj.createdUntil = message.createdUntil;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCustomersForStaffRequest>, I>>(base?: I): ListCustomersForStaffRequest {
+    return ListCustomersForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCustomersForStaffRequest>, I>>(object: I): ListCustomersForStaffRequest {
+    const message = createBaseListCustomersForStaffRequest();
+    message.createdFrom = object.createdFrom ?? "";
+    message.createdUntil = object.createdUntil ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseListCustomersForStaffResponse(): ListCustomersForStaffResponse {
+  return { customers: [], nextCursor: "" };
+}
+
+export const ListCustomersForStaffResponse: MessageFns<ListCustomersForStaffResponse> = {
+  encode(message: ListCustomersForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.customers) {
+      Profile.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCustomersForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCustomersForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customers.push(Profile.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCustomersForStaffResponse {
+    return {
+      customers: globalThis.Array.isArray(object?.customers)
+        ? object.customers.map((e: any) => Profile.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ListCustomersForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.customers?.length) {
+      obj.customers = message.customers.map((e) => Profile.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCustomersForStaffResponse>, I>>(base?: I): ListCustomersForStaffResponse {
+    return ListCustomersForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCustomersForStaffResponse>, I>>(
+    object: I,
+  ): ListCustomersForStaffResponse {
+    const message = createBaseListCustomersForStaffResponse();
+    message.customers = object.customers?.map((e) => Profile.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordCustomersExportRequest(): RecordCustomersExportRequest {
+  return { fromDate: "", toDate: "" };
+}
+
+export const RecordCustomersExportRequest: MessageFns<RecordCustomersExportRequest> = {
+  encode(message: RecordCustomersExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fromDate !== "") {
+      writer.uint32(10).string(message.fromDate);
+    }
+    if (message.toDate !== "") {
+      writer.uint32(18).string(message.toDate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordCustomersExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordCustomersExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fromDate = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.toDate = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordCustomersExportRequest {
+    return {
+      fromDate: isSet(object.fromDate)
+        ? globalThis.String(object.fromDate)
+        : isSet(object.from_date)
+        ? globalThis.String(object.from_date)
+        : "",
+      toDate: isSet(object.toDate)
+        ? globalThis.String(object.toDate)
+        : isSet(object.to_date)
+        ? globalThis.String(object.to_date)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordCustomersExportRequest): unknown {
+    const obj: any = {};
+    if (message.fromDate !== "") {
+      obj.fromDate = message.fromDate;
+    }
+    if (message.toDate !== "") {
+      obj.toDate = message.toDate;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordCustomersExportRequest>, I>>(base?: I): RecordCustomersExportRequest {
+    return RecordCustomersExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordCustomersExportRequest>, I>>(object: I): RecordCustomersExportRequest {
+    const message = createBaseRecordCustomersExportRequest();
+    message.fromDate = object.fromDate ?? "";
+    message.toDate = object.toDate ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordCustomersExportResponse(): RecordCustomersExportResponse {
+  return { createdFrom: "", createdUntil: "" };
+}
+
+export const RecordCustomersExportResponse: MessageFns<RecordCustomersExportResponse> = {
+  encode(message: RecordCustomersExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.createdFrom !== "") {
+      writer.uint32(10).string(message.createdFrom);
+    }
+    if (message.createdUntil !== "") {
+      writer.uint32(18).string(message.createdUntil);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordCustomersExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordCustomersExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.createdFrom = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.createdUntil = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordCustomersExportResponse {
+    return {
+      createdFrom: isSet(object.createdFrom)
+        ? globalThis.String(object.createdFrom)
+        : isSet(object.created_from)
+        ? globalThis.String(object.created_from)
+        : "",
+      createdUntil: isSet(object.createdUntil)
+        ? globalThis.String(object.createdUntil)
+        : isSet(object.created_until)
+        ? globalThis.String(object.created_until)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordCustomersExportResponse): unknown {
+    const obj: any = {};
+    if (message.createdFrom !== "") {
+      obj.createdFrom = message.createdFrom;
+    }
+    if (message.createdUntil !== "") {
+      obj.createdUntil = message.createdUntil;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordCustomersExportResponse>, I>>(base?: I): RecordCustomersExportResponse {
+    return RecordCustomersExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordCustomersExportResponse>, I>>(
+    object: I,
+  ): RecordCustomersExportResponse {
+    const message = createBaseRecordCustomersExportResponse();
+    message.createdFrom = object.createdFrom ?? "";
+    message.createdUntil = object.createdUntil ?? "";
+    return message;
+  },
+};
+
+function createBaseSearchCustomersForStaffRequest(): SearchCustomersForStaffRequest {
+  return { name: "", limit: 0 };
+}
+
+export const SearchCustomersForStaffRequest: MessageFns<SearchCustomersForStaffRequest> = {
+  encode(message: SearchCustomersForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).int32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchCustomersForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchCustomersForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchCustomersForStaffRequest {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: SearchCustomersForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchCustomersForStaffRequest>, I>>(base?: I): SearchCustomersForStaffRequest {
+    return SearchCustomersForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchCustomersForStaffRequest>, I>>(
+    object: I,
+  ): SearchCustomersForStaffRequest {
+    const message = createBaseSearchCustomersForStaffRequest();
+    message.name = object.name ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseSearchCustomersForStaffResponse(): SearchCustomersForStaffResponse {
+  return { customers: [], more: false };
+}
+
+export const SearchCustomersForStaffResponse: MessageFns<SearchCustomersForStaffResponse> = {
+  encode(message: SearchCustomersForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.customers) {
+      Profile.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.more !== false) {
+      writer.uint32(16).bool(message.more);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SearchCustomersForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSearchCustomersForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.customers.push(Profile.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.more = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SearchCustomersForStaffResponse {
+    return {
+      customers: globalThis.Array.isArray(object?.customers)
+        ? object.customers.map((e: any) => Profile.fromJSON(e))
+        : [],
+      more: isSet(object.more) ? globalThis.Boolean(object.more) : false,
+    };
+  },
+
+  toJSON(message: SearchCustomersForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.customers?.length) {
+      obj.customers = message.customers.map((e) => Profile.toJSON(e));
+    }
+    if (message.more !== false) {
+      obj.more = message.more;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SearchCustomersForStaffResponse>, I>>(base?: I): SearchCustomersForStaffResponse {
+    return SearchCustomersForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SearchCustomersForStaffResponse>, I>>(
+    object: I,
+  ): SearchCustomersForStaffResponse {
+    const message = createBaseSearchCustomersForStaffResponse();
+    message.customers = object.customers?.map((e) => Profile.fromPartial(e)) || [];
+    message.more = object.more ?? false;
+    return message;
+  },
+};
+
 /**
  * Accounts and sessions. RPCs that act for a signed-in customer read the caller from the
  * `x-caller-token` metadata (signed by the gateway); none takes a user id from the message.
@@ -6688,6 +7312,42 @@ export const IdentityServiceDefinition = {
       requestType: GetCustomerForStaffRequest as typeof GetCustomerForStaffRequest,
       requestStream: false,
       responseType: GetCustomerForStaffResponse as typeof GetCustomerForStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: customers whose first name, last name or whole name starts with the words given (any letter case),
+     * by name, at most `limit`. Needs a staff member (any role).
+     */
+    searchCustomersForStaff: {
+      name: "SearchCustomersForStaff",
+      requestType: SearchCustomersForStaffRequest as typeof SearchCustomersForStaffRequest,
+      requestStream: false,
+      responseType: SearchCustomersForStaffResponse as typeof SearchCustomersForStaffResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The console's exports: customers whose accounts were made in [created_from, created_until), newest first, a page at
+     * a time. Needs a staff member (any role).
+     */
+    listCustomersForStaff: {
+      name: "ListCustomersForStaff",
+      requestType: ListCustomersForStaffRequest as typeof ListCustomersForStaffRequest,
+      requestStream: false,
+      responseType: ListCustomersForStaffResponse as typeof ListCustomersForStaffResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The console's exports: records in the staff audit log that the member is exporting the customers who signed up on
+     * the London days from_date to to_date, before the export reads them. Needs a staff member (any role).
+     */
+    recordCustomersExport: {
+      name: "RecordCustomersExport",
+      requestType: RecordCustomersExportRequest as typeof RecordCustomersExportRequest,
+      requestStream: false,
+      responseType: RecordCustomersExportResponse as typeof RecordCustomersExportResponse,
       responseStream: false,
       options: {},
     },
@@ -7055,6 +7715,52 @@ export const IdentityServiceService = {
     responseDeserialize: (value: Buffer): GetCustomerForStaffResponse => GetCustomerForStaffResponse.decode(value),
   },
   /**
+   * The console: customers whose first name, last name or whole name starts with the words given (any letter case),
+   * by name, at most `limit`. Needs a staff member (any role).
+   */
+  searchCustomersForStaff: {
+    path: "/storefront.identity.v1.IdentityService/SearchCustomersForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SearchCustomersForStaffRequest): Buffer =>
+      Buffer.from(SearchCustomersForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SearchCustomersForStaffRequest => SearchCustomersForStaffRequest.decode(value),
+    responseSerialize: (value: SearchCustomersForStaffResponse): Buffer =>
+      Buffer.from(SearchCustomersForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SearchCustomersForStaffResponse =>
+      SearchCustomersForStaffResponse.decode(value),
+  },
+  /**
+   * The console's exports: customers whose accounts were made in [created_from, created_until), newest first, a page at
+   * a time. Needs a staff member (any role).
+   */
+  listCustomersForStaff: {
+    path: "/storefront.identity.v1.IdentityService/ListCustomersForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCustomersForStaffRequest): Buffer =>
+      Buffer.from(ListCustomersForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCustomersForStaffRequest => ListCustomersForStaffRequest.decode(value),
+    responseSerialize: (value: ListCustomersForStaffResponse): Buffer =>
+      Buffer.from(ListCustomersForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListCustomersForStaffResponse => ListCustomersForStaffResponse.decode(value),
+  },
+  /**
+   * The console's exports: records in the staff audit log that the member is exporting the customers who signed up on
+   * the London days from_date to to_date, before the export reads them. Needs a staff member (any role).
+   */
+  recordCustomersExport: {
+    path: "/storefront.identity.v1.IdentityService/RecordCustomersExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordCustomersExportRequest): Buffer =>
+      Buffer.from(RecordCustomersExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordCustomersExportRequest => RecordCustomersExportRequest.decode(value),
+    responseSerialize: (value: RecordCustomersExportResponse): Buffer =>
+      Buffer.from(RecordCustomersExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordCustomersExportResponse => RecordCustomersExportResponse.decode(value),
+  },
+  /**
    * The console: re-enables a disabled staff member with a new set-up link (none of their old
    * credentials or sessions). Needs an owner; a member of another role is refused and the refusal
    * recorded in the audit log.
@@ -7262,6 +7968,21 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
   findCustomerForStaff: handleUnaryCall<FindCustomerForStaffRequest, FindCustomerForStaffResponse>;
   /** The console: a customer by account id. Needs a staff member (any role). */
   getCustomerForStaff: handleUnaryCall<GetCustomerForStaffRequest, GetCustomerForStaffResponse>;
+  /**
+   * The console: customers whose first name, last name or whole name starts with the words given (any letter case),
+   * by name, at most `limit`. Needs a staff member (any role).
+   */
+  searchCustomersForStaff: handleUnaryCall<SearchCustomersForStaffRequest, SearchCustomersForStaffResponse>;
+  /**
+   * The console's exports: customers whose accounts were made in [created_from, created_until), newest first, a page at
+   * a time. Needs a staff member (any role).
+   */
+  listCustomersForStaff: handleUnaryCall<ListCustomersForStaffRequest, ListCustomersForStaffResponse>;
+  /**
+   * The console's exports: records in the staff audit log that the member is exporting the customers who signed up on
+   * the London days from_date to to_date, before the export reads them. Needs a staff member (any role).
+   */
+  recordCustomersExport: handleUnaryCall<RecordCustomersExportRequest, RecordCustomersExportResponse>;
   /**
    * The console: re-enables a disabled staff member with a new set-up link (none of their old
    * credentials or sessions). Needs an owner; a member of another role is refused and the refusal
@@ -7637,6 +8358,63 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCustomerForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: customers whose first name, last name or whole name starts with the words given (any letter case),
+   * by name, at most `limit`. Needs a staff member (any role).
+   */
+  searchCustomersForStaff(
+    request: SearchCustomersForStaffRequest,
+    callback: (error: ServiceError | null, response: SearchCustomersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  searchCustomersForStaff(
+    request: SearchCustomersForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SearchCustomersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  searchCustomersForStaff(
+    request: SearchCustomersForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SearchCustomersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's exports: customers whose accounts were made in [created_from, created_until), newest first, a page at
+   * a time. Needs a staff member (any role).
+   */
+  listCustomersForStaff(
+    request: ListCustomersForStaffRequest,
+    callback: (error: ServiceError | null, response: ListCustomersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listCustomersForStaff(
+    request: ListCustomersForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListCustomersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  listCustomersForStaff(
+    request: ListCustomersForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListCustomersForStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's exports: records in the staff audit log that the member is exporting the customers who signed up on
+   * the London days from_date to to_date, before the export reads them. Needs a staff member (any role).
+   */
+  recordCustomersExport(
+    request: RecordCustomersExportRequest,
+    callback: (error: ServiceError | null, response: RecordCustomersExportResponse) => void,
+  ): ClientUnaryCall;
+  recordCustomersExport(
+    request: RecordCustomersExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordCustomersExportResponse) => void,
+  ): ClientUnaryCall;
+  recordCustomersExport(
+    request: RecordCustomersExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordCustomersExportResponse) => void,
   ): ClientUnaryCall;
   /**
    * The console: re-enables a disabled staff member with a new set-up link (none of their old

@@ -445,6 +445,21 @@ export interface GetPointsOutstandingResponse {
   accountsHoldingPoints: number;
 }
 
+export interface GetBalancesForStaffRequest {
+  /** 1..200 account ids. */
+  accountIds: string[];
+}
+
+export interface AccountBalance {
+  accountId: string;
+  points: number;
+}
+
+export interface GetBalancesForStaffResponse {
+  /** One per account asked about, in the order asked; 0 for an account loyalty has not opened. */
+  balances: AccountBalance[];
+}
+
 function createBaseAccount(): Account {
   return {
     points: 0,
@@ -6302,6 +6317,239 @@ export const GetPointsOutstandingResponse: MessageFns<GetPointsOutstandingRespon
   },
 };
 
+function createBaseGetBalancesForStaffRequest(): GetBalancesForStaffRequest {
+  return { accountIds: [] };
+}
+
+export const GetBalancesForStaffRequest: MessageFns<GetBalancesForStaffRequest> = {
+  encode(message: GetBalancesForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.accountIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBalancesForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBalancesForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBalancesForStaffRequest {
+    return {
+      accountIds: globalThis.Array.isArray(object?.accountIds)
+        ? object.accountIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.account_ids)
+        ? object.account_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetBalancesForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.accountIds?.length) {
+      obj.accountIds = message.accountIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBalancesForStaffRequest>, I>>(base?: I): GetBalancesForStaffRequest {
+    return GetBalancesForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBalancesForStaffRequest>, I>>(object: I): GetBalancesForStaffRequest {
+    const message = createBaseGetBalancesForStaffRequest();
+    message.accountIds = object.accountIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseAccountBalance(): AccountBalance {
+  return { accountId: "", points: 0 };
+}
+
+export const AccountBalance: MessageFns<AccountBalance> = {
+  encode(message: AccountBalance, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accountId !== "") {
+      writer.uint32(10).string(message.accountId);
+    }
+    if (message.points !== 0) {
+      writer.uint32(16).int64(message.points);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountBalance {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountBalance();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.points = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccountBalance {
+    return {
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      points: isSet(object.points) ? globalThis.Number(object.points) : 0,
+    };
+  },
+
+  toJSON(message: AccountBalance): unknown {
+    const obj: any = {};
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.points !== 0) {
+      obj.points = Math.round(message.points);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AccountBalance>, I>>(base?: I): AccountBalance {
+    return AccountBalance.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AccountBalance>, I>>(object: I): AccountBalance {
+    const message = createBaseAccountBalance();
+    message.accountId = object.accountId ?? "";
+    message.points = object.points ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetBalancesForStaffResponse(): GetBalancesForStaffResponse {
+  return { balances: [] };
+}
+
+export const GetBalancesForStaffResponse: MessageFns<GetBalancesForStaffResponse> = {
+  encode(message: GetBalancesForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.balances) {
+      AccountBalance.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBalancesForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBalancesForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.balances.push(AccountBalance.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBalancesForStaffResponse {
+    return {
+      balances: globalThis.Array.isArray(object?.balances)
+        ? object.balances.map((e: any) => AccountBalance.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetBalancesForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.balances?.length) {
+      obj.balances = message.balances.map((e) => AccountBalance.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBalancesForStaffResponse>, I>>(base?: I): GetBalancesForStaffResponse {
+    return GetBalancesForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBalancesForStaffResponse>, I>>(object: I): GetBalancesForStaffResponse {
+    const message = createBaseGetBalancesForStaffResponse();
+    message.balances = object.balances?.map((e) => AccountBalance.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Loyalty accounts: an append-only points ledger, tiers and rewards. Customer-facing RPCs
  * read the caller from the `x-caller-token` metadata; AwardPurchase and the reward-code RPCs
@@ -6537,6 +6785,15 @@ export const LoyaltyServiceDefinition = {
       requestType: GetPointsOutstandingRequest as typeof GetPointsOutstandingRequest,
       requestStream: false,
       responseType: GetPointsOutstandingResponse as typeof GetPointsOutstandingResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** The console's customer export: the points balance of each of the accounts. Needs a staff member (any role). */
+    getBalancesForStaff: {
+      name: "GetBalancesForStaff",
+      requestType: GetBalancesForStaffRequest as typeof GetBalancesForStaffRequest,
+      requestStream: false,
+      responseType: GetBalancesForStaffResponse as typeof GetBalancesForStaffResponse,
       responseStream: false,
       options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
     },
@@ -6827,6 +7084,18 @@ export const LoyaltyServiceService = {
       Buffer.from(GetPointsOutstandingResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetPointsOutstandingResponse => GetPointsOutstandingResponse.decode(value),
   },
+  /** The console's customer export: the points balance of each of the accounts. Needs a staff member (any role). */
+  getBalancesForStaff: {
+    path: "/storefront.loyalty.v1.LoyaltyService/GetBalancesForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetBalancesForStaffRequest): Buffer =>
+      Buffer.from(GetBalancesForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetBalancesForStaffRequest => GetBalancesForStaffRequest.decode(value),
+    responseSerialize: (value: GetBalancesForStaffResponse): Buffer =>
+      Buffer.from(GetBalancesForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetBalancesForStaffResponse => GetBalancesForStaffResponse.decode(value),
+  },
 } as const;
 
 export interface LoyaltyServiceServer extends UntypedServiceImplementation {
@@ -6907,6 +7176,8 @@ export interface LoyaltyServiceServer extends UntypedServiceImplementation {
    * member (any role).
    */
   getPointsOutstanding: handleUnaryCall<GetPointsOutstandingRequest, GetPointsOutstandingResponse>;
+  /** The console's customer export: the points balance of each of the accounts. Needs a staff member (any role). */
+  getBalancesForStaff: handleUnaryCall<GetBalancesForStaffRequest, GetBalancesForStaffResponse>;
 }
 
 export interface LoyaltyServiceClient extends Client {
@@ -7277,6 +7548,22 @@ export interface LoyaltyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetPointsOutstandingResponse) => void,
+  ): ClientUnaryCall;
+  /** The console's customer export: the points balance of each of the accounts. Needs a staff member (any role). */
+  getBalancesForStaff(
+    request: GetBalancesForStaffRequest,
+    callback: (error: ServiceError | null, response: GetBalancesForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getBalancesForStaff(
+    request: GetBalancesForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetBalancesForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getBalancesForStaff(
+    request: GetBalancesForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetBalancesForStaffResponse) => void,
   ): ClientUnaryCall;
 }
 
