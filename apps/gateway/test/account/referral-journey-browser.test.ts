@@ -8,13 +8,14 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Locator, Page } from 'playwright-core';
-import { BUYER_CONFIRMATION_STATEMENTS, REFERRAL_REWARD } from '@storefront/formats';
+import { REFERRAL_REWARD } from '@storefront/formats';
 import { checkout } from '@storefront/proto';
 import { expectAccessible } from '@storefront/testing';
 import { CANCELLATION_WINDOW_MS } from '../../../checkout/src/domain/referral-settlement';
 import { EDGE_PRODUCT, eventually } from '../../../checkout/test/support';
 import { OWNER } from '../../../checkout/test/refund-support';
 import { browserStackForSuite } from '../support/browser-stack';
+import { addToBasket, checkOutAndPay, definition } from '../support/shopper';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PRODUCT_PATH = `/products/${EDGE_PRODUCT}`;
@@ -42,7 +43,7 @@ async function signUpOnPage(page: Page, firstName: string): Promise<void> {
 /** The balance the account page states under Loyalty. */
 async function pointsOnPage(page: Page): Promise<number> {
   await page.goto('/account');
-  return Number(await page.locator('dt:text-is("Points") + dd').innerText());
+  return Number(await definition(page, 'Points'));
 }
 
 const historyOn = (page: Page) => page.getByRole('table', { name: 'Points history' });
@@ -77,22 +78,11 @@ describe('the shop in Chromium: a friend joins through a share link and both are
       await signUpOnPage(friend, 'Rosalind');
 
       await friend.goto(PRODUCT_PATH);
-      await friend.getByRole('radio', { name: /^p7500, £75\.00/ }).check();
-      await friend.getByLabel('Quantity').fill(String(QUANTITY));
-      await friend.getByRole('button', { name: 'Add to basket' }).click();
-      await friend.waitForURL('**/basket');
+      await addToBasket(friend, 'p7500', QUANTITY);
       await friend.getByRole('button', { name: 'Checkout' }).click();
       await friend.waitForURL((url) => url.pathname === '/checkout');
-      for (const [field, value] of Object.entries(DELIVERY))
-        await friend.getByLabel(field, { exact: true }).fill(value);
-      for (const { label } of BUYER_CONFIRMATION_STATEMENTS)
-        await friend.getByRole('checkbox', { name: label }).check();
-      await friend.getByRole('button', { name: 'Place order and pay' }).click();
-      await friend.waitForURL(`${site.stack.paymentSandbox!.url}/**`);
-      await friend.getByRole('button', { name: 'Pay £300.00' }).click();
-      await friend.waitForURL(`${site.origin}/orders/**`);
-      const reference = decodeURIComponent(new URL(friend.url()).pathname.split('/').pop()!);
-      await site.stack.checkout!.reconcileNow();
+      const shop = { origin: site.origin, sandboxUrl: site.stack.paymentSandbox!.url };
+      const reference = await checkOutAndPay(friend, shop, DELIVERY, '£300.00');
 
       await referrer.goto('/account');
       const referrals = referrer.getByRole('table', { name: 'Your referrals' });
