@@ -10,16 +10,15 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { parseCatalogFile } from '@storefront/inventory/src/catalog-file';
 import { readPdf, startTestSmtpServer, type TestSmtpServer } from '@storefront/testing';
-import { BUYER_CONFIRMATION_STATEMENTS } from '@storefront/formats';
 import { eventually } from '../../checkout/test/support';
 import { browserStackForSuite } from './support/browser-stack';
 import { signedInStaff } from './support/console';
+import { addToBasket, checkOutAndPay } from './support/shopper';
 
 const SKU = 'journey-kit-vial';
 const PRODUCT_PATH = '/products/journey-kit';
 const BATCH = 'JOURNEY-1';
 const RECEIVED_UNITS = 5;
-const PAID_WITHIN_MS = 15_000;
 const DELIVERY = {
   'Full name': 'Ada Lovelace',
   Email: 'ada@example.com',
@@ -158,21 +157,11 @@ describe('a batch from delivery to recall in Chromium, as the owner and a custom
       });
 
       // ...and buys one.
-      await customer.getByRole('radio', { name: /^vial, £12\.00/ }).check();
-      await customer.getByRole('button', { name: 'Add to basket' }).click();
-      await customer.waitForURL('**/basket');
+      await addToBasket(customer, 'vial', 1);
       await customer.getByRole('button', { name: 'Checkout' }).click();
       await customer.waitForURL((url) => url.pathname === '/checkout');
-      for (const [field, value] of Object.entries(DELIVERY))
-        await customer.getByLabel(field, { exact: true }).fill(value);
-      for (const { label } of BUYER_CONFIRMATION_STATEMENTS)
-        await customer.getByRole('checkbox', { name: label }).check();
-      await customer.getByRole('button', { name: 'Place order and pay' }).click();
-      await customer.waitForURL(`${site.stack.paymentSandbox!.url}/**`);
-      await customer.getByRole('button', { name: /^Pay £/ }).click();
-      await customer.waitForURL(`${site.origin}/orders/**`);
-      await customer.getByText('Paid', { exact: true }).waitFor({ timeout: PAID_WITHIN_MS });
-      const reference = decodeURIComponent(new URL(customer.url()).pathname.split('/').at(-1)!);
+      const shop = { origin: site.origin, sandboxUrl: site.stack.paymentSandbox!.url };
+      const reference = await checkOutAndPay(customer, shop, DELIVERY);
 
       // The owner dispatches it as allocated: from the one batch.
       await owner.goto(`/console/orders/${encodeURIComponent(reference)}`);

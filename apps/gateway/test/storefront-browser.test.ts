@@ -12,8 +12,8 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectAccessible, freePort, launchChromium } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
-import { BUYER_CONFIRMATION_STATEMENTS } from '@storefront/formats';
 import { EDGE_PRICES, LOW_STOCK, orderNumberOf, startCheckoutStack } from '../../checkout/test/support';
+import { addToBasket, checkOutAndPay, definition } from './support/shopper';
 
 /** The browser globals the page functions below use; tests compile without the DOM library. */
 declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
@@ -26,7 +26,6 @@ const DELIVERY = {
   Postcode: 'SW1Y 4JH',
 };
 const SHORT_PAGES = ['/terms', '/delivery', '/returns', '/privacy'];
-const PAID_WITHIN_MS = 15_000;
 const STEP_TIMEOUT_MS = 10_000;
 
 describe('storefront pages in Chromium: a shopper browses, buys and pays', function () {
@@ -44,6 +43,8 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     context.setDefaultTimeout(STEP_TIMEOUT_MS);
     return context.newPage();
   }
+
+  const shop = () => ({ origin, sandboxUrl: stack.paymentSandbox!.url });
 
   before(async () => {
     // The gateway's own origin is its public one: forms post from it and the provider sends the shopper back to it.
@@ -97,8 +98,7 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await page.waitForURL((url) => url.pathname === '/checkout');
     await expectAccessible(page);
     await page.getByLabel('Email', { exact: true }).fill(`guest-${randomUUID()}@example.com`);
-    await fillDelivery(page);
-    const reference = await payOnHostedPage(page, '£80.97');
+    const reference = await checkOutAndPay(page, shop(), DELIVERY, '£80.97');
     await expectAccessible(page);
     expect(await page.getByRole('row', { name: /^BPC-157 5mg 2 / }).isVisible()).to.equal(true);
     // The browser that placed the order sees where it goes.
@@ -147,9 +147,8 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await page.waitForURL((url) => url.pathname === '/checkout');
     // Signed in, the delivery details start from the profile.
     expect(await page.getByLabel('Full name').inputValue()).to.equal('Grace Hopper');
-    await fillDelivery(page);
     const goodsPence = EDGE_PRICES.low * LOW_STOCK;
-    const reference = await payOnHostedPage(page, '£40.95');
+    const reference = await checkOutAndPay(page, shop(), DELIVERY, '£40.95');
 
     await page.getByRole('link', { name: 'Account' }).click();
     await page.waitForURL('**/account');
@@ -195,32 +194,6 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
       expect(scrollWidth, `${path} is ${scrollWidth} px wide in a ${clientWidth} px screen`).to.be.at.most(clientWidth);
     }
   });
-
-  /** On a product page: the size by its label, the quantity, then Add to basket; ends on the basket. */
-  async function addToBasket(page: Page, size: string, quantity: number): Promise<void> {
-    await page.getByRole('radio', { name: new RegExp(`^${size}, `) }).check();
-    await page.getByLabel('Quantity').fill(String(quantity));
-    await page.getByRole('button', { name: 'Add to basket' }).click();
-    await page.waitForURL('**/basket');
-  }
-
-  async function fillDelivery(page: Page): Promise<void> {
-    for (const [label, value] of Object.entries(DELIVERY)) await page.getByLabel(label, { exact: true }).fill(value);
-  }
-
-  /**
-   * Places the order, pays on the sandbox's hosted page (its button names the amount) and waits
-   * on the order page until it says Paid. Returns the order's reference.
-   */
-  async function payOnHostedPage(page: Page, total: string): Promise<string> {
-    for (const { label } of BUYER_CONFIRMATION_STATEMENTS) await page.getByRole('checkbox', { name: label }).check();
-    await page.getByRole('button', { name: 'Place order and pay' }).click();
-    await page.waitForURL(`${stack.paymentSandbox!.url}/**`);
-    await page.getByRole('button', { name: `Pay ${total}` }).click();
-    await page.waitForURL(`${origin}/orders/**`);
-    await page.getByText('Paid', { exact: true }).waitFor({ timeout: PAID_WITHIN_MS });
-    return decodeURIComponent(new URL(page.url()).pathname.split('/')[2]!);
-  }
 });
 
 /** The figure beside a row heading of the basket's totals ("Total", "Shipping"). */
@@ -230,9 +203,4 @@ function totalRow(page: Page, heading: string): Promise<string> {
     .getByRole('row', { name: new RegExp(`^${heading} `) })
     .getByRole('cell')
     .innerText();
-}
-
-/** The value of a term in a description list (the account's "Points"). */
-function definition(page: Page, term: string): Promise<string> {
-  return page.locator(`dt:text-is("${term}") + dd`).innerText();
 }

@@ -10,19 +10,27 @@ import { startCheckoutStack } from '../../../checkout/test/support';
 
 export const STEP_TIMEOUT_MS = 10_000;
 
+type Session = { client: HttpClient; cookie: 'svc_sess' | 'svc_staff' };
+
 export interface BrowserStack {
   stack: Stack;
   browser: Browser;
   origin: string;
-  /** A browser context on the site, each step bounded; with `session`, holding that HTTP client's cookie. */
-  newContext(session?: { client: HttpClient; cookie: 'svc_sess' | 'svc_staff' }): Promise<BrowserContext>;
+  /**
+   * A browser context on the site, each step bounded; with `session`, holding that HTTP client's cookie; with
+   * `withoutScript`, running no script, as a visitor who turned it off (axe cannot run on its pages).
+   */
+  newContext(session?: Session, options?: { withoutScript?: boolean }): Promise<BrowserContext>;
 }
 
 /** `env` adds to the stack's environment; `now` is checkout's clock (see startCheckoutStack). */
 export function browserStackForSuite(options: { env?: Env; now?: () => number } = {}): BrowserStack {
   const running = {
-    async newContext(session?: { client: HttpClient; cookie: 'svc_sess' | 'svc_staff' }): Promise<BrowserContext> {
-      const context = await running.browser.newContext({ baseURL: running.origin });
+    async newContext(session?: Session, options: { withoutScript?: boolean } = {}): Promise<BrowserContext> {
+      const context = await running.browser.newContext({
+        baseURL: running.origin,
+        javaScriptEnabled: !options.withoutScript,
+      });
       context.setDefaultTimeout(STEP_TIMEOUT_MS);
       if (session) {
         const token = new RegExp(`${session.cookie}=([^;]+)`).exec(session.client.cookieHeader)![1]!;
