@@ -14,6 +14,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { openDatabase, type Knex } from '@storefront/db';
 import {
+  HttpClient,
   currentBackend,
   freePort,
   provisionStores,
@@ -156,54 +157,37 @@ describe('restore drill: a shop restored from a backup taken while it sold is a 
       },
     });
 
-    async function post(url: string, body: unknown, cookie?: string) {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(20_000),
-      });
-      const session = res.headers.getSetCookie().find((c) => c.startsWith('svc_sess='));
-      return {
-        status: res.status,
-        json: (await res.json()) as Record<string, unknown>,
-        cookie: session?.split(';')[0],
-      };
-    }
-    const signedUp = await post(`${gateway}/api/auth/signup`, {
+    // One customer, whose session the client keeps.
+    const customer = new HttpClient(gateway);
+    const signedUp = await customer.post('/api/auth/signup', {
       email: 'drill@example.com',
       password: 'Drill-password-42',
       firstName: 'Dee',
       lastName: 'Rill',
     });
-    expect(signedUp.status, JSON.stringify(signedUp.json)).to.equal(200);
-    const cookie = signedUp.cookie!;
+    expect(signedUp.status, signedUp.text).to.equal(200);
 
     let made = 0;
     /** An account order of one unit; its hosted payment page's address. */
     async function order(): Promise<{ reference: string; pay: () => Promise<void> }> {
       const reference = `drill-${(made += 1)}`;
-      const res = await post(
-        `${gateway}/api/create-checkout`,
-        {
-          checkout_reference: reference,
-          amount: AMOUNT,
-          currency: 'GBP',
-          merchant_code: 'MSTOREFRONT',
-          items: [{ sku: SKU, quantity: 1 }],
-          delivery: {
-            name: 'Dee Rill',
-            email: 'drill@example.com',
-            line1: '1 Drill Lane',
-            city: 'London',
-            postcode: 'E1 6AN',
-            country: 'GB',
-          },
+      const res = await customer.post<{ hosted_checkout_url: string }>('/api/create-checkout', {
+        checkout_reference: reference,
+        amount: AMOUNT,
+        currency: 'GBP',
+        merchant_code: 'MSTOREFRONT',
+        items: [{ sku: SKU, quantity: 1 }],
+        delivery: {
+          name: 'Dee Rill',
+          email: 'drill@example.com',
+          line1: '1 Drill Lane',
+          city: 'London',
+          postcode: 'E1 6AN',
+          country: 'GB',
         },
-        cookie,
-      );
-      expect(res.status, JSON.stringify(res.json)).to.equal(200);
-      const hosted = String(res.json.hosted_checkout_url);
+      });
+      expect(res.status, res.text).to.equal(200);
+      const hosted = res.body.hosted_checkout_url;
       return {
         reference,
         pay: async () => {
@@ -217,8 +201,8 @@ describe('restore drill: a shop restored from a backup taken while it sold is a 
       };
     }
     async function paidInShop(reference: string): Promise<boolean> {
-      const res = await fetch(`${gateway}/api/orders/${reference}`, { headers: { cookie } });
-      return res.status === 200 && ((await res.json()) as { status: string }).status === 'paid';
+      const res = await customer.get<{ status: string }>(`/api/orders/${reference}`);
+      return res.status === 200 && res.body.status === 'paid';
     }
     async function until(what: string, holds: () => Promise<boolean>, ms = 20_000): Promise<void> {
       const deadline = Date.now() + ms;

@@ -113,13 +113,16 @@ export class OrderReader {
   }
 }
 
-/** The cursor is the last position of the page, base64url JSON: opaque to clients, checked here. */
-export function encodeCursor(position: OrderPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+/** The cursor is the last position of the page, `[time, id]` as base64url JSON: opaque to clients, checked here. */
+export function encodePositionCursor(time: number | null, id: string): string {
+  return Buffer.from(JSON.stringify([time, id])).toString('base64url');
 }
 
-export function decodeCursor(cursor: string): OrderPosition {
-  // Unsigned, so a well-formed cursor a client made up is taken as a position; only its form is checked.
+/**
+ * A cursor's `[time, id]`, the time checked by `isTime`. Unsigned, so a well-formed cursor a client made up is taken
+ * as a position; only its form is checked.
+ */
+export function decodePositionCursor(cursor: string, isTime: (value: unknown) => boolean): [unknown, string] {
   const invalid = invalidArgument(
     "cursor is not valid; pass the previous page's nextCursor unchanged, or start again without it",
   );
@@ -130,7 +133,14 @@ export function decodeCursor(cursor: string): OrderPosition {
     throw invalid;
   }
   if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid;
-  const [createdAt, id] = parsed as unknown[];
-  if (!Number.isSafeInteger(createdAt) || typeof id !== 'string' || id.length === 0 || id.length > 36) throw invalid;
+  const [time, id] = parsed as unknown[];
+  if (!isTime(time) || typeof id !== 'string' || id.length === 0 || id.length > 36) throw invalid;
+  return [time, id];
+}
+
+export const encodeCursor = (position: OrderPosition): string => encodePositionCursor(position.createdAt, position.id);
+
+export function decodeCursor(cursor: string): OrderPosition {
+  const [createdAt, id] = decodePositionCursor(cursor, Number.isSafeInteger);
   return { createdAt: createdAt as number, id };
 }

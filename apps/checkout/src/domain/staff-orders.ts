@@ -8,7 +8,15 @@ import { invalidArgument, notFound } from '@storefront/errors';
 import { ACCOUNT_BATCH_MAX, ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';
 import { instantOption } from '@storefront/lifecycle';
 import { ORDER_STATUSES, type Order, type OrderStatus, type PaymentPosition } from './order';
-import { decodeCursor, encodeCursor, type OrderPage, type OrderReader, type OrderView } from './orders';
+import {
+  decodeCursor,
+  decodePositionCursor,
+  encodeCursor,
+  encodePositionCursor,
+  type OrderPage,
+  type OrderReader,
+  type OrderView,
+} from './orders';
 import type { CheckoutStore, RefundStore, StaffOrderFilter } from './ports';
 import type { Refund } from './refund';
 
@@ -76,10 +84,7 @@ export class StaffOrderReader {
     const last = page.at(-1);
     return {
       orders: page.map((order) => this.view(order)),
-      nextCursor:
-        found.length > pageSize && last
-          ? Buffer.from(JSON.stringify([last.paidAt ?? null, last.id])).toString('base64url')
-          : '',
+      nextCursor: found.length > pageSize && last ? encodePositionCursor(last.paidAt ?? null, last.id) : '',
     };
   }
 
@@ -103,21 +108,9 @@ function pageSizeOf(limit: number): number {
   return limit === 0 ? DEFAULT_PAGE_SIZE : limit;
 }
 
-/** A dispatch queue cursor: unsigned like the order list's, so only its form is checked. */
+/** A dispatch queue cursor: the order list's form, with the time of payment, null for an order paid before it was kept. */
 function decodePaymentCursor(cursor: string): PaymentPosition {
-  const invalid = invalidArgument(
-    "cursor is not valid; pass the previous page's nextCursor unchanged, or start again without it",
-  );
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid;
-  const [paidAt, id] = parsed as unknown[];
-  if ((paidAt !== null && !Number.isSafeInteger(paidAt)) || typeof id !== 'string' || id.length === 0 || id.length > 36)
-    throw invalid;
+  const [paidAt, id] = decodePositionCursor(cursor, (time) => time === null || Number.isSafeInteger(time));
   return paidAt === null ? { id } : { paidAt: paidAt as number, id };
 }
 

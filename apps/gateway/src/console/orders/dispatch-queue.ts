@@ -13,7 +13,7 @@ import { formatDuration } from '@storefront/dispatch-calendar';
 import type { checkout, inventory } from '@storefront/proto';
 import type { CatalogCopy } from '../../application/catalog';
 import { orderForStaff } from '../../application/staff-orders';
-import { field, formError, formPost, isFormRefusal } from '../../kit/forms';
+import { field, formError, formPost } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
 import { Type } from '../../kit/schema';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -25,7 +25,7 @@ import {
   SELECTION_MAX,
   packingSlipPath,
   productOf,
-  selectedReferences,
+  selectedOrRefused,
   selectionRefusedPage,
 } from './packing-slips';
 
@@ -196,13 +196,8 @@ export function registerDispatchQueue(deps: ConsoleDeps, catalog: CatalogCopy): 
   router.get(SELECTED_PATH, async (req, res) => {
     const staff = await signedIn(req, res);
     if (!staff) return;
-    let references: string[];
-    try {
-      references = selectedReferences(req);
-    } catch (error) {
-      if (!isFormRefusal(error)) throw error;
-      return send(req, res, selectionRefusedPage(staff, error.detail));
-    }
+    const references = await selectedOrRefused(req, res, staff, send);
+    if (!references) return;
     const orders = await Promise.all(references.map((reference) => orderForStaff(context, reference, staff)));
     await send(req, res, dispatchFormPage(staff, orders, (await catalog.current()).catalog));
   });

@@ -35,7 +35,7 @@ export function productOf(catalog: inventory.CatalogSnapshot, sku: string): { na
 }
 
 /** The orders ticked on the queue (`order`, repeated): each once, at least one, at most SELECTION_MAX. */
-export function selectedReferences(req: Request): string[] {
+function selectedReferences(req: Request): string[] {
   const given = req.query.order;
   const values = (Array.isArray(given) ? given : [given]).filter(
     (value): value is string => typeof value === 'string' && value !== '',
@@ -57,6 +57,22 @@ export function selectionRefusedPage(staff: StaffCaller, detail: string) {
     staff,
     400,
   );
+}
+
+/** The orders ticked on the queue, or undefined once the refusal page was sent (none, too many, one too long). */
+export async function selectedOrRefused(
+  req: Request,
+  res: Response,
+  staff: StaffCaller,
+  send: ConsoleDeps['send'],
+): Promise<string[] | undefined> {
+  try {
+    return selectedReferences(req);
+  } catch (error) {
+    if (!isFormRefusal(error)) throw error;
+    await send(req, res, selectionRefusedPage(staff, error.detail));
+    return undefined;
+  }
 }
 
 /** The batches a line's units were allocated to ("PK-EARLY × 2"), or a dash while none are. */
@@ -149,13 +165,7 @@ export function registerPackingSlips(deps: ConsoleDeps, catalog: CatalogCopy): v
   router.get(PACKING_SLIPS_PATH, async (req, res) => {
     const staff = await signedIn(req, res);
     if (!staff) return;
-    let references: string[];
-    try {
-      references = selectedReferences(req);
-    } catch (error) {
-      if (!isFormRefusal(error)) throw error;
-      return send(req, res, selectionRefusedPage(staff, error.detail));
-    }
-    await sendSlips(res, references, staff);
+    const references = await selectedOrRefused(req, res, staff, send);
+    if (references) await sendSlips(res, references, staff);
   });
 }
