@@ -265,6 +265,8 @@ const { values: cli } = parseArgs({
     scenario: { type: 'string' },
     backend: { type: 'string' },
     layout: { type: 'string', default: 'one-process' },
+    // With --scenario on MySQL: how many replicas of every app.
+    replicas: { type: 'string', default: '1' },
     node: { type: 'string', default: 'machine' },
   },
 });
@@ -294,17 +296,18 @@ if (cli.scenario) {
     cli.scenario,
     cli.backend ?? (process.env.MYSQL_URL && process.env.REDIS_URL ? 'mysql' : 'sqlite'),
     cli.layout,
+    Number(cli.replicas),
   );
   process.exit(0);
 }
 
 /** One scenario on one backend in one layout, nothing else; its figures go to bench-results.json. */
-async function benchScenarioAlone(scenario, backend, layout) {
-  console.log(`-- scenario ${scenario} alone: ${backend}, ${layout} --`);
+async function benchScenarioAlone(scenario, backend, layout, replicas) {
+  console.log(`-- scenario ${scenario} alone: ${backend}, ${layout}, ${replicas} replica(s) --`);
   if (backend === 'mysql') {
     if (!process.env.MYSQL_URL || !process.env.REDIS_URL)
       throw new Error('--backend mysql needs MYSQL_URL and REDIS_URL');
-    await withMysqlStack(1, (stack) => runScenarios('mysql', stack, scenario), layout);
+    await withMysqlStack(replicas, (stack) => runScenarios('mysql', stack, scenario), layout);
   } else {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'storefront-bench-'));
     const stack = await startProcessStack({
