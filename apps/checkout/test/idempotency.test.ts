@@ -50,7 +50,7 @@ describe('checkout idempotency on checkout_reference', () => {
     expect(res.body.detail).to.contain(body.checkout_reference);
     const order = (await stack.checkout!.store.findByReference(body.checkout_reference))!;
     expect(order.lines).to.deep.equal([
-      { sku: LIMITED_SKU, quantity: 1, unitPricePence: 4999, vatRateBasisPoints: 2000 },
+      { sku: LIMITED_SKU, quantity: 1, unitPricePence: 4999, vatRateBasisPoints: 2000, itemName: 'TB-500 10mg' },
     ]);
     expect(order.providerCheckoutId).to.equal(first.id);
   });

@@ -304,7 +304,13 @@ describe('gateway: create-checkout server pricing against the sandbox provider',
     });
     expect(order.delivery).to.deep.include(DELIVERY);
     expect(order.lines).to.deep.equal([
-      { sku: sku('p1005'), quantity: 1, unitPricePence: 1005, vatRateBasisPoints: 2000 },
+      {
+        sku: sku('p1005'),
+        quantity: 1,
+        unitPricePence: 1005,
+        vatRateBasisPoints: 2000,
+        itemName: 'Pricing edge test kit p1005',
+      },
     ]);
   });
 
