@@ -17,6 +17,7 @@ import {
   EDGE_PRODUCT,
   checkoutBody,
   completePayment,
+  countRows,
   eventually,
   expectCheckout,
   orderNumberOf,
@@ -115,6 +116,7 @@ describe('trading as a UK shop in Chromium: statements, receipt, held orders, ca
   it('refuses to place the order without the two buyer statements, naming them', () =>
     asShopper(async (page) => {
       await toCheckout(page, 'p7500', 1);
+      const ordersBefore = await countRows(site.stack, 'orders');
       for (const [label, value] of Object.entries(DELIVERY)) await page.getByLabel(label, { exact: true }).fill(value);
       // Sent as a browser would without its own check of the required boxes, so the server's refusal shows.
       await Promise.all([
@@ -129,6 +131,7 @@ describe('trading as a UK shop in Chromium: statements, receipt, held orders, ca
         expect(await page.getByRole('checkbox', { name: label }).getAttribute('aria-invalid')).to.equal('true');
       }
       expect(new URL(page.url()).pathname).to.equal('/checkout');
+      expect(await countRows(site.stack, 'orders'), 'no order placed').to.equal(ordersBefore);
     }));
 
   it('takes a guest order with both statements ticked, paid on the hosted page, and its receipt PDF', () =>
@@ -204,18 +207,18 @@ describe('trading as a UK shop in Chromium: statements, receipt, held orders, ca
       await expectAccessible(page);
 
       const number = await orderNumberOf(site.stack, reference);
-      const console = await owner.newPage();
+      const consolePage = await owner.newPage();
       try {
-        await console.goto('/console/returns');
-        await expectAccessible(console);
-        await console.getByRole('button', { name: `Goods received: refund the return of order ${number}` }).click();
-        await console
+        await consolePage.goto('/console/returns');
+        await expectAccessible(consolePage);
+        await consolePage.getByRole('button', { name: `Goods received: refund the return of order ${number}` }).click();
+        await consolePage
           .getByRole('row', { name: new RegExp(number) })
           .getByText('Received and refunded')
           .waitFor();
-        await expectAccessible(console);
+        await expectAccessible(consolePage);
       } finally {
-        await console.close();
+        await consolePage.close();
       }
 
       await page.reload();
