@@ -56,8 +56,32 @@ export function heldStockAnswer(held: HeldStockView[]): checkout.GetHeldStockRes
   };
 }
 
-export function orderQuote({ promoCode, promoRefusal, ...quote }: OrderQuote): checkout.QuoteOrderResponse {
-  return { ...quote, promoCode: promoCode ?? '', promoRefusal: promoRefusal ?? '' };
+/** Field by field, so an in-process caller sees exactly what one over gRPC does. */
+export function orderQuote({
+  lines,
+  goodsPence,
+  discountPence,
+  shippingPence,
+  totalPence,
+  promoCode,
+  promoRefusal,
+}: OrderQuote): checkout.QuoteOrderResponse {
+  return {
+    lines: lines.map(({ sku, quantity, unitPricePence, productName, size, vatRateBasisPoints }) => ({
+      sku,
+      quantity,
+      unitPricePence,
+      productName,
+      size,
+      vatRateBasisPoints,
+    })),
+    goodsPence,
+    discountPence,
+    shippingPence,
+    totalPence,
+    promoCode: promoCode ?? '',
+    promoRefusal: promoRefusal ?? '',
+  };
 }
 
 export function promoCheck({ valid, code, discountBasisPoints }: PromoCheck): checkout.ValidatePromoResponse {

@@ -59,7 +59,6 @@ describe('checkout: QuoteOrder', () => {
         productName: 'Pricing edge test kit',
         size: 'p8333',
         vatRateBasisPoints: 2000,
-        itemName: 'Pricing edge test kit p8333',
       },
       {
         sku: 'ghk-cu-50mg',
@@ -68,7 +67,6 @@ describe('checkout: QuoteOrder', () => {
         productName: 'GHK-Cu',
         size: '50mg',
         vatRateBasisPoints: 2000,
-        itemName: 'GHK-Cu 50mg',
       },
     ]);
     const ordersBefore = await countRows(stack, 'orders');
