@@ -20,6 +20,8 @@ const UNITS = Number(process.env.BENCH_DROP_UNITS ?? 200);
 const IN_FLIGHT = Number(process.env.BENCH_DROP_IN_FLIGHT ?? 16);
 const UNLIMITED_SECONDS = 5;
 const ANSWER_TIMEOUT_MS = 30_000;
+/** How many times a buyer answered 503 sends its request again. */
+const RETRIES = 5;
 /** The limited size (tb-500-5mg, £29.99, counted from UNITS for the drop) and the unlimited one, with £4.95 delivery. */
 const DROP = { sku: 'tb-500-5mg', amount: 34.94 };
 const UNLIMITED = { sku: 'ghk-cu-50mg', amount: 24.94 };
@@ -30,24 +32,24 @@ export async function run({ backend, gatewayUrls, env, report, inFlight = IN_FLI
   const nextBuyer = buyerAddresses();
   const tag = `${backend}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   let made = 0;
-  const ask = (line, index) =>
-    answerTo(
-      gatewayUrls[index % gatewayUrls.length],
-      agent,
-      orderBody(line, `drop-${tag}-${(made += 1)}`),
-      nextBuyer(),
-    );
+  /** One buyer: the same request, from the same address, each time it is sent. */
+  const buyer = (line, index) => {
+    const body = orderBody(line, `drop-${tag}-${(made += 1)}`);
+    const from = nextBuyer();
+    return () => answerTo(gatewayUrls[index % gatewayUrls.length], agent, body, from);
+  };
 
-  const unlimited = await load(ask, UNLIMITED, inFlight, { seconds: UNLIMITED_SECONDS });
+  const unlimited = await load(buyer, UNLIMITED, inFlight, { seconds: UNLIMITED_SECONDS });
   report(`unlimited size, ${inFlight} in flight`, {
-    orders_per_s: unlimited.per_s,
+    orders_per_s: unlimited.orders_per_s,
+    answers_per_s: unlimited.per_s,
     p50_ms: unlimited.p50_ms,
     p99_ms: unlimited.p99_ms,
     statuses: unlimited.statuses,
   });
 
   setStock(env, DROP.sku, UNITS);
-  const drop = await load(ask, DROP, inFlight, { buyers: BUYERS });
+  const drop = await load(buyer, DROP, inFlight, { buyers: BUYERS });
   const left = (await (await fetch(`${gatewayUrls[0]}/api/stock`)).json())[DROP.sku];
   const sold = drop.counts[200] ?? 0;
   const serverErrors = Object.entries(drop.counts)
@@ -55,7 +57,7 @@ export async function run({ backend, gatewayUrls, env, report, inFlight = IN_FLI
     .reduce((sum, [, count]) => sum + count, 0);
   report(`drop: ${BUYERS} buyers for ${UNITS} units, ${inFlight} in flight over ${gatewayUrls.length} gateway(s)`, {
     answers_per_s: drop.per_s,
-    vs_unlimited_orders: +(drop.per_s / Math.max(1, unlimited.per_s)).toFixed(2),
+    vs_unlimited_orders: +(drop.per_s / Math.max(1, unlimited.orders_per_s)).toFixed(2),
     p50_ms: drop.p50_ms,
     p99_ms: drop.p99_ms,
     statuses: drop.statuses,
@@ -66,8 +68,12 @@ export async function run({ backend, gatewayUrls, env, report, inFlight = IN_FLI
   agent.destroy();
 }
 
-/** Asks `buyers` times (or for `seconds`), `inFlight` at a time; answers/s, percentiles and status counts. */
-async function load(ask, line, inFlight, { buyers = Infinity, seconds = Infinity }) {
+/**
+ * `buyers` buyers (or as many as come in `seconds`), `inFlight` at a time; answers/s, percentiles and status counts of
+ * every answer. A buyer answered 503 waits its Retry-After and sends the same request again, as a shop's page does,
+ * up to RETRIES times; the wait is not an answer's time.
+ */
+async function load(buyer, line, inFlight, { buyers = Infinity, seconds = Infinity }) {
   const latencies = [];
   const counts = {};
   let next = 0;
@@ -75,17 +81,22 @@ async function load(ask, line, inFlight, { buyers = Infinity, seconds = Infinity
   const deadline = started + seconds * 1000;
   const worker = async () => {
     while (next < buyers && performance.now() < deadline) {
-      const index = (next += 1);
-      const t0 = performance.now();
-      const status = await ask(line, index);
-      latencies.push(performance.now() - t0);
-      counts[status] = (counts[status] ?? 0) + 1;
+      const send = buyer(line, (next += 1));
+      for (let tries = 1; ; tries += 1) {
+        const t0 = performance.now();
+        const { status, retryAfter } = await send();
+        latencies.push(performance.now() - t0);
+        counts[status] = (counts[status] ?? 0) + 1;
+        if (status !== 503 || retryAfter === undefined || tries > RETRIES) break;
+        await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+      }
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
   const elapsed = (performance.now() - started) / 1000;
   return {
     per_s: Math.round(latencies.length / elapsed),
+    orders_per_s: Math.round((counts[200] ?? 0) / elapsed),
     ...percentiles(latencies),
     counts,
     statuses: Object.entries(counts)
@@ -112,7 +123,7 @@ function orderBody({ sku, amount }, reference) {
   };
 }
 
-/** The answer's status: 0 when none came within ANSWER_TIMEOUT_MS or the connection failed. */
+/** The answer's status and Retry-After: status 0 when none came within ANSWER_TIMEOUT_MS or the connection failed. */
 function answerTo(gatewayUrl, agent, body, from) {
   const payload = JSON.stringify(body);
   return new Promise((resolve) => {
@@ -129,13 +140,14 @@ function answerTo(gatewayUrl, agent, body, from) {
         },
       },
       (res) => {
+        const retryAfter = res.headers['retry-after'] === undefined ? undefined : Number(res.headers['retry-after']);
         res.resume();
-        res.on('end', () => resolve(res.statusCode));
-        res.on('error', () => resolve(0));
+        res.on('end', () => resolve({ status: res.statusCode, retryAfter }));
+        res.on('error', () => resolve({ status: 0 }));
       },
     );
     req.on('timeout', () => req.destroy(new Error('no answer')));
-    req.on('error', () => resolve(0));
+    req.on('error', () => resolve({ status: 0 }));
     req.end(payload);
   });
 }

@@ -14,6 +14,7 @@ import { CHECKOUT_ACCESS } from './access';
 import type { PollPolicy } from './domain/confirmation';
 import { PROVIDER_NAMES, type ProviderName } from './domain/payment-provider';
 import type { AbuseLimits } from './limits';
+import type { OrderIntakeLimits } from './domain/order-intake';
 import { DEFAULT_ORDER_NUMBER_PREFIX, ORDER_NUMBER_PREFIX_PATTERN, OrderNumbers } from './domain/order-number';
 
 /** Where and how to reach a provider that speaks SumUp's checkout API. */
@@ -56,6 +57,8 @@ export interface CheckoutConfig extends GrpcServiceConfig {
   limits: AbuseLimits;
   /** How long an unpaid order's stock hold is firm after it was placed; then it yields to a buyer short of units. */
   holdFirmMs: number;
+  /** New orders placed at once by one process, and how long one waits its turn before a 503 (decision 1348). */
+  orderIntake: OrderIntakeLimits;
   /** The cut-off and bank holidays a paid order's dispatch and delivery dates follow (docs/decisions/1170). */
   dispatchCalendar: DispatchCalendar;
   /** A guest order's delivery details are erased this long after it was placed (decision 1301). */
@@ -106,6 +109,10 @@ export function readCheckoutConfig(env: EnvReader): CheckoutConfig {
       paymentEventReadWindowSeconds: env.int('PAYMENT_EVENT_READ_WINDOW_SECONDS', 5, { min: 1, max: 300 }),
     },
     holdFirmMs: env.int('HOLD_FIRM_SECONDS', 300, { min: 30, max: 1800 }) * 1000,
+    orderIntake: {
+      atOnce: env.int('NEW_ORDERS_AT_ONCE', 4, { min: 1, max: 1_000 }),
+      maxWaitMs: env.int('NEW_ORDER_WAIT_MS', 500, { min: 10, max: 60_000 }),
+    },
     dispatchCalendar: readDispatchCalendar(env),
     ignoredVariables: RETIRED_VARIABLES.filter((name) => env.optional(name) !== undefined),
   };

@@ -4,6 +4,7 @@
  * IPv4 address or an IPv6 /64) and, when signed in, the account. Only new orders count: a
  * replay of a saved checkout_reference creates nothing and is never refused here.
  */
+import { randomInt } from 'node:crypto';
 import { dialectOf, toNumber, type BatchStatement, type Knex, type StatementResult } from '@storefront/db';
 import {
   addressBucket,
@@ -47,6 +48,18 @@ export interface OrderHolder {
   addressKey: string;
   accountId?: string;
 }
+
+/**
+ * How many lock rows one address's new orders are spread over (decision 1348). One row decides an address's orders one
+ * at a time on every replica, which keeps its open-order count exact but serialises everyone behind a shared address
+ * (a university, a mobile network) once the limit is raised for them. Spread over S rows, an address's orders are
+ * decided S at a time and its count may pass the limit by S - 1 at most; a limit under 32 stays exact.
+ */
+export function addressLockRows(openOrdersPerAddress: number): number {
+  return Math.max(1, Math.min(MAX_ADDRESS_LOCK_ROWS, Math.floor(openOrdersPerAddress / 16)));
+}
+
+const MAX_ADDRESS_LOCK_ROWS = 8;
 
 export function holderOf(clientAddress: string, accountId: string | undefined): OrderHolder {
   return { addressKey: counterKey('address', addressBucket(clientAddress)), accountId };
@@ -185,7 +198,8 @@ export class AbuseGuard {
    * stock-limited SKU than the holder's share of the units other holders leave available. Each
    * holder and each limited SKU of the order has a lock row, made or found and locked in key
    * order inside the transaction, so new orders of one holder or for one limited SKU are decided
-   * one at a time on every replica and parallel requests cannot all slip under a limit. Its
+   * one at a time on every replica and parallel requests cannot all slip under a limit (an address
+   * with a raised limit has a few rows, addressLockRows; a limited SKU's row keeps its shares exact). Its
    * statements must be sent before any plain read in the transaction: on MySQL the first plain
    * read fixes the snapshot, which then includes every order saved before the lock. SQLite's
    * single connection already runs one transaction at a time, so there the lock rows are neither
@@ -193,9 +207,10 @@ export class AbuseGuard {
    * for more than holding orders leave is answered by the holds that yield, not here.
    */
   openOrdersCheck(holder: OrderHolder, lines: ItemQuantity[], stockOnHand: Map<string, number>): OpenOrdersCheck {
+    const addressRows = addressLockRows(this.limits.openOrdersPerAddress);
     const holders: HolderLimit[] = [
       {
-        holderKey: holder.addressKey,
+        holderKey: addressRows === 1 ? holder.addressKey : `${holder.addressKey}#${randomInt(addressRows)}`,
         column: 'client_address_key',
         value: holder.addressKey,
         max: this.limits.openOrdersPerAddress,

@@ -49,6 +49,7 @@ import { countConfirmedPayments, countingProviderFailures, observeReconcilerLag 
 import { OrderReader } from './domain/orders';
 import { YieldingHolds } from './domain/yielding';
 import { SoldOutBoard } from './domain/sold-out-board';
+import { OrderIntake } from './domain/order-intake';
 import { WaitingOrders } from './domain/waiting-orders';
 import { parseHeldStockSkus } from './domain/held-stock';
 import { StaffOrderReader } from './domain/staff-orders';
@@ -175,6 +176,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
 
     const limits = new AbuseGuard(db, counters, config.limits, now);
     const soldOut = new SoldOutBoard(now);
+    const intake = new OrderIntake(config.orderIntake);
     const yielding = new YieldingHolds({
       store,
       heldStock: new HeldStockStore(db),
@@ -201,6 +203,7 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       defaultReturnUrl: `${config.publicBaseUrl.replace(/\/+$/, '')}/api/payments/events`,
       pollPolicy: config.pollPolicy,
       soldOut,
+      intake,
       logger,
       now,
     });

@@ -26,6 +26,7 @@ import {
   stockOf,
   type ErrorResult,
 } from './support';
+import { addressLockRows } from '../src/limits';
 
 // ghk-cu-50mg (£19.99, not stock-limited) + £4.95 shipping.
 const unlimitedBody = () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]);
@@ -202,6 +203,37 @@ describe('checkout limits: open unpaid orders', () => {
     await signUp(client);
     for (let i = 0; i < 5; i += 1) await expectCheckout(client, unlimitedBody());
     expectLimited(await createCheckout(client, unlimitedBody()), 30 * 60);
+  });
+});
+
+describe('checkout limits: an address with a raised open-order limit (decision 1348)', () => {
+  let stack: Stack;
+  startForSuite(
+    () => startCheckoutStack({ OPEN_ORDERS_PER_ADDRESS_MAX: '32', CHECKOUTS_PER_ADDRESS_MAX: '1000' }),
+    (started) => (stack = started),
+  );
+
+  it('keeps a limit under 32 on one lock row, and spreads a raised one over up to eight', () => {
+    expect([5, 31, 32, 63, 64, 128, 10_000].map(addressLockRows)).to.deep.equal([1, 1, 2, 3, 4, 8, 8]);
+  });
+
+  it('decides parallel orders of one address on two lock rows, passing its limit of 32 by one at most', async () => {
+    const from = '203.0.113.60';
+    const answers = await withBusyCores(() =>
+      Promise.all(Array.from({ length: 48 }, () => createCheckout(stack.client(), unlimitedBody(), from))),
+    );
+    expectNoServerErrors(answers);
+    const statuses = statusesOf(answers);
+    expect(countOf(statuses, 200) + countOf(statuses, 429), statuses.join(',')).to.equal(48);
+    expect(countOf(statuses, 200), statuses.join(',')).to.be.within(32, 33);
+    const saved = answers.find((res) => res.status === 200)!.body.order.reference;
+    const { clientAddressKey } = (await stack.checkout!.store.findByReference(saved))!;
+    expect(await countRows(stack, 'orders', { client_address_key: clientAddressKey! })).to.equal(
+      countOf(statuses, 200),
+    );
+    // SQLite's one connection decides the transactions one at a time without lock rows.
+    const lockRows = await stack.checkout!.db('order_holders').where('holder_key', 'like', `${clientAddressKey}#%`);
+    expect(lockRows.length).to.equal(currentBackend() === 'mysql' ? 2 : 0);
   });
 });
 

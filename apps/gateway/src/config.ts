@@ -31,6 +31,8 @@ export interface GatewayConfig extends HttpAppConfig {
   /** Checkout waits on the payment provider, so it gets a longer deadline. */
   checkoutDeadlineMs: number;
   bodyLimitBytes: number;
+  /** Orders (create-checkout) one gateway process places at once; past it, a 503 at once (decision 1348). */
+  checkoutsAtOnce: number;
   /** Batch and certificate look-ups per client address (an IPv6 address by its /64), against enumeration. */
   certificateLookupsPerAddress: WindowLimit;
   /** Back-in-stock alert requests per client address (each may mail a confirmation to any address). */
@@ -79,6 +81,7 @@ export function readGatewayConfig(env: EnvReader): GatewayConfig {
     rpcDeadlineMs: env.int('RPC_DEADLINE_MS', 5000, { min: 100, max: 60_000 }),
     checkoutDeadlineMs: env.int('CHECKOUT_DEADLINE_MS', 15_000, { min: 1000, max: 120_000 }),
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 100 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    checkoutsAtOnce: env.int('CHECKOUTS_AT_ONCE', 64, { min: 1, max: 100_000 }),
     certificateLookupsPerAddress: readWindowLimit(env, 'CERTIFICATE_LOOKUPS_PER_ADDRESS', 60, 60),
     backInStockPerAddress: readWindowLimit(env, 'BACK_IN_STOCK_PER_ADDRESS', 10, 3600),
     dataExportsPerAccount: readWindowLimit(env, 'DATA_EXPORTS_PER_ACCOUNT', 5, 24 * 3600),

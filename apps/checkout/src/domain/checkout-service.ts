@@ -59,6 +59,7 @@ import { firstCheckAt, type PollPolicy } from './confirmation';
 import { HeldElsewhere } from './held-stock';
 import { HoldsNotTaken, isOutOfStock, type YieldingHolds } from './yielding';
 import type { SoldOutBoard } from './sold-out-board';
+import type { IntakeTurn, OrderIntake } from './order-intake';
 
 export interface CheckoutServiceOptions {
   store: CheckoutStore;
@@ -80,6 +81,8 @@ export interface CheckoutServiceOptions {
   pollPolicy: PollPolicy;
   /** Refusals for want of stock heard a moment ago, repeated without asking again (decision 1346). */
   soldOut: SoldOutBoard;
+  /** How many new orders are placed at once (decision 1348). */
+  intake: OrderIntake;
   logger: Logger;
   now: () => number;
 }
@@ -130,6 +133,8 @@ interface Placing {
   token: string;
   waitForStock: boolean;
   admitted?: OpenOrdersRead;
+  /** A new order's place in the intake, left once its stock is decided (decision 1348). */
+  turn?: IntakeTurn;
 }
 
 /**
@@ -152,26 +157,42 @@ export class CheckoutService {
   }
 
   async createCheckout(rpcRequest: CheckoutRequestInput, accountId: string | undefined): Promise<CheckoutAnswer> {
+    const placing: Placing = { token: randomBytes(16).toString('hex'), waitForStock: rpcRequest.waitForStock === true };
+    try {
+      return await this.place(rpcRequest, accountId, placing);
+    } finally {
+      // An attempt that ended before its reservation was decided gives its place in the intake back here.
+      placing.turn?.leave();
+    }
+  }
+
+  private async place(
+    rpcRequest: CheckoutRequestInput,
+    accountId: string | undefined,
+    placing: Placing,
+  ): Promise<CheckoutAnswer> {
     const { store, limits, now } = this.options;
     const request = validateCheckoutRequest(rpcRequest, this.rules);
     const holder = holderOf(rpcRequest.clientAddress, accountId);
     const fingerprint = fingerprintOf(request, accountId);
-    const claimToken = randomBytes(16).toString('hex');
+    const claimToken = placing.token;
     let claimExpiresAt = now() + CLAIM_LEASE_MS;
 
     let order = await store.findByReference(request.reference);
     let claimed = false;
-    const placing: Placing = { token: claimToken, waitForStock: rpcRequest.waitForStock === true };
     if (order?.fingerprint !== fingerprint) {
       // Anything but a replay tells whether the reference is taken, so it counts as an order
       // look-up, on the limit GetOrder counts on; a replay of a saved order is never refused.
       // A new reference, and one another customer's order holds, go the same way from here (docs/decisions/0856):
       // the same limits and refusals, and for a body that would be accepted, a save that fails on the taken reference.
+      // A size refused a moment ago is refused again without saving an order to find it out (decision 1346).
+      const repeatRefusal = () => {
+        const soldOut = order || placing.waitForStock ? undefined : this.options.soldOut.refusalFor(request.items);
+        if (soldOut) throw soldOut;
+      };
       if (order === undefined) {
         await limits.countNewReference(rpcRequest.clientAddress, holder);
-        // A size refused a moment ago is refused again without saving an order to find it out (decision 1346).
-        const soldOut = placing.waitForStock ? undefined : this.options.soldOut.refusalFor(request.items);
-        if (soldOut) throw soldOut;
+        repeatRefusal();
       } else {
         await limits.countOrderLookup(rpcRequest.clientAddress);
         // The caller may see this order anyway (its own, or a guest order): a different request under it is refused
@@ -181,6 +202,12 @@ export class CheckoutService {
       }
       // Everything that can answer 400 happens before the first write, so a 400 stores nothing.
       const { order: priced, stockOnHand } = await this.price(request, accountId);
+      if (stockOnHand.size > 0) {
+        // Orders of stock-limited sizes queue on their sizes' lock rows, so they are placed a few at a time (decision
+        // 1348); a refusal heard while this one waited answers it too.
+        placing.turn = await this.options.intake.enter();
+        repeatRefusal();
+      }
       const fresh: Omit<Order, 'number'> = {
         ...priced,
         clientAddressKey: holder.addressKey,
@@ -263,6 +290,8 @@ export class CheckoutService {
         else reservedUntil = reservationToRecord = placed;
       }
     }
+    // Its stock decided, the order's place goes to the next one: the provider is not asked a few at a time.
+    placing.turn?.leave();
     // A waiting order holds no stock: its link lasts as long as an unreserved order is open.
     const payableUntil = reservedUntil ?? openUntil(order);
     try {

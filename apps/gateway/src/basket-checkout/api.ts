@@ -32,12 +32,15 @@ import type { Answer } from '../kit/direct-routes';
 import { callerOf } from '../kit/caller';
 import { OrderQuote, QuoteRequest, quoteOrder } from '../application/quote-order';
 import { errorAnswer } from '../kit/errors';
+import { atMostAtOnce } from '../kit/at-once';
 import { apiRoute, directGet, jsonPost, type ApiRoutes } from '../kit/routes';
 import { component, Type } from '../kit/schema';
 import type { Parameter } from '../kit/validator';
 
 const NO_STORE_JSON = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 const CREATE_CHECKOUT = '/api/create-checkout';
+
+type OrderArgs = Parameters<typeof placeOrder> extends [unknown, ...infer Rest] ? Rest : never;
 
 const PROMO_CODE_PARAMETERS: Parameter[] = [
   { name: 'code', in: 'query', required: true, schema: Type.String({ minLength: 1, maxLength: 64 }) },
@@ -120,11 +123,27 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
               'order and its stock are kept, retry the same request',
           ),
           ...serviceFailures(),
+          '503': {
+            ...errorResponse(
+              '`service_unavailable`: more orders are being placed at this moment than the shop takes at once, or a ' +
+                'service behind the gateway is unavailable: send the same request (its `checkout_reference` too) again ' +
+                'after Retry-After',
+            ),
+            headers: {
+              'Retry-After': {
+                description: 'Seconds to wait before sending it again',
+                schema: Type.Integer({ minimum: 1 }),
+              },
+            },
+          },
         },
       },
       body: { schema: CreateCheckoutRequest },
       answer: (context) => {
         const addressOf = clientAddressResolver(context.config.trustedProxies);
+        const place = atMostAtOnce(context.config.checkoutsAtOnce, 'orders', (...args: OrderArgs) =>
+          placeOrder(context, ...args),
+        );
         /**
          * The order of a checked body, with or without a session (only a signed-in customer's order earns points). A
          * cookie naming no session is cleared, whatever the order's outcome.
@@ -137,7 +156,7 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
               ? { ...answer, headers: { ...answer.headers, 'Set-Cookie': CLEARED_SESSION_COOKIE } }
               : answer;
           try {
-            const answer = await placeOrder(context, body, {
+            const answer = await place(body, {
               customer: session?.userId,
               clientAddress: addressOf(request),
             });
