@@ -422,7 +422,9 @@ export const consoleCatalogApi: ApiRoutes<GatewayContext & { staffCatalog: Staff
         parameters: [{ ...SKU_PARAMETER, example: 'bpc-157-5mg' }],
         responses: {
           '200': jsonResponse('The size as it is now', StaffSku),
-          '400': errorResponse('`threshold` missing, or not a whole number of units from 1 to 100000'),
+          '400': errorResponse(
+            `\`threshold\` missing, or not a whole number of units from 1 to ${LOW_STOCK_THRESHOLD_MAX}`,
+          ),
           ...ownerRefusals,
           '404': errorResponse('`sku_not_found`: no size has this SKU'),
           '409': errorResponse('`not_stock_limited`: the size is unlimited and never runs low'),
