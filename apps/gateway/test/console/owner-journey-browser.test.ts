@@ -82,16 +82,24 @@ describe("the owner's journey in Chromium: from the set-up link to a low-stock m
     await Promise.all([site.stack.checkout!.sendMailNow(), site.stack.inventory!.sendMailNow()]);
     return matching();
   }
-  /** A customer's purchase of `quantity` of the size in a browser of their own; answers the order's reference. */
-  async function customerBuys(size: string, quantity: number, total: string): Promise<string> {
+  /**
+   * A customer's purchase of `quantity` of the size in a browser of their own, with axe on the basket, checkout and
+   * order pages when `checked`; answers the order's reference.
+   */
+  async function customerBuys(size: string, quantity: number, total: string, checked = false): Promise<string> {
     const context = await site.newContext();
+    const check = async (page: Page) => (checked ? expectAccessible(page) : undefined);
     try {
       const page = await context.newPage();
       await page.goto(`/products/${PRODUCT.id}`);
       await addToBasket(page, size, quantity);
+      await check(page);
       await page.getByRole('button', { name: 'Checkout' }).click();
       await page.waitForURL((url) => url.pathname === '/checkout');
-      return await checkOutAndPay(page, shop(), DELIVERY, total);
+      await check(page);
+      const reference = await checkOutAndPay(page, shop(), DELIVERY, total);
+      await check(page);
+      return reference;
     } finally {
       await context.close();
     }
@@ -126,8 +134,10 @@ describe("the owner's journey in Chromium: from the set-up link to a low-stock m
       await page.getByLabel('Current code from the app').fill(totpCode(secret));
       await page.getByRole('button', { name: 'Finish set-up' }).click();
       await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
+      await expectAccessible(page);
       await page.getByRole('link', { name: 'Log in' }).first().click();
       await page.getByLabel('Email', { exact: true }).fill(OWNER_EMAIL);
+      await expectAccessible(page);
       await page.getByLabel('Password').fill(STAFF_PASSWORD);
       await page.getByLabel('Authenticator code or recovery code').fill(totpCode(secret, 1));
       await page.getByRole('button', { name: 'Log in' }).click();
@@ -188,7 +198,7 @@ describe("the owner's journey in Chromium: from the set-up link to a low-stock m
       await visitor.close();
 
       // A customer buys one of the small size: £24.00 and £4.95 delivery.
-      const sold = await customerBuys('5mg', 1, '£28.95');
+      const sold = await customerBuys('5mg', 1, '£28.95', true);
       const soldNumber = await orderNumberOf(site.stack, sold);
 
       // The overview: the sale in today's figures, the chart's last bar and its table.
