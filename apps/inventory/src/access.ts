@@ -51,6 +51,7 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
       'setSkuUnlimited',
       'setSkuPrice',
       'setSkuPriceBreaks',
+      'setSkuLowStockThreshold',
       'removeProduct',
       'previewCatalogImport',
       'applyCatalogImport',

@@ -18,6 +18,7 @@ type StaffCatalogRpcs = Pick<
   | 'setSkuUnlimited'
   | 'setSkuPrice'
   | 'setSkuPriceBreaks'
+  | 'setSkuLowStockThreshold'
   | 'removeProduct'
   | 'previewCatalogImport'
   | 'applyCatalogImport'
@@ -63,6 +64,9 @@ export function staffCatalogRpcs({ admin, importer, photos, editor }: CatalogWri
     setSkuPriceBreaks: async ({ sku, priceBreaks }, context) => ({
       sku: toStaffSku(await admin.setPriceBreaks(sku, priceBreaks, staffOf(context))),
     }),
+    setSkuLowStockThreshold: async ({ sku, threshold }, context) => ({
+      sku: toStaffSku(await admin.setLowStockThreshold(sku, threshold, staffOf(context))),
+    }),
     removeProduct: async ({ productId }, context) => {
       const removed = await admin.removeProduct(productId, staffOf(context));
       return { productId: removed.id, skus: removed.skus };
@@ -101,6 +105,7 @@ function toStaffSku(level: SkuStock): inventory.StaffSku {
     onHand: level.onHand,
     held: level.reserved,
     available: level.available,
+    ...(level.lowStockThreshold === undefined ? {} : { lowStockThreshold: level.lowStockThreshold }),
   };
 }
 

@@ -116,8 +116,8 @@ describe('inventory: low-stock mail to the owners', () => {
     await reserve('alpha-5mg', 10);
     expect(await mailsSent()).to.have.length(0);
     for (const [args, code] of [
-      [['alpha-5mg', 'five'], 'invalid_request'],
-      [['alpha-5mg', '0'], 'invalid_request'],
+      [['alpha-5mg', 'five'], 'invalid_threshold'],
+      [['alpha-5mg', '0'], 'invalid_threshold'],
       [['alpha-20mg', '5'], 'not_stock_limited'],
       [['nothing-1mg', '5'], 'sku_not_found'],
     ] as const) {

@@ -34,6 +34,7 @@ describe('inventory: the product editor', () => {
         onHand: 7,
         held: 0,
         available: 7,
+        lowStockThreshold: undefined,
       },
     ]);
     const { products } = await h.gateway.getCatalog({});

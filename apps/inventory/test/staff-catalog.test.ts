@@ -21,6 +21,7 @@ describe('inventory: the console catalog', () => {
     products: await h.server.store.db('products').orderBy('id').select(),
     sizes: await h.server.store.db('product_sizes').orderBy('sku').select(),
     stock: await h.server.store.db('stock').orderBy('sku').select(),
+    thresholds: await h.server.store.db('low_stock_thresholds').orderBy('sku').select(),
   });
 
   it('shows every staff member each size with its price and stock: on hand, held, available or unlimited', async () => {
@@ -38,6 +39,7 @@ describe('inventory: the console catalog', () => {
         onHand: 50,
         held: 0,
         available: 50,
+        lowStockThreshold: undefined,
       },
       {
         sku: 'alpha-10mg',
@@ -48,6 +50,7 @@ describe('inventory: the console catalog', () => {
         onHand: 3,
         held: 2,
         available: 1,
+        lowStockThreshold: undefined,
       },
       {
         sku: 'alpha-20mg',
@@ -58,6 +61,7 @@ describe('inventory: the console catalog', () => {
         onHand: 0,
         held: 0,
         available: 0,
+        lowStockThreshold: undefined,
       },
     ]);
   });
@@ -193,6 +197,58 @@ describe('inventory: the console catalog', () => {
         String(pricePence),
       ).to.include({ kind: 'invalid_argument', code: 'invalid_price' });
     }
+  });
+
+  it("sets and clears a counted size's low-stock threshold, shown with its stock and audited; refuses one that is not a whole number from 1, or an unlimited size", async () => {
+    const { sku } = await h.staffClient.setSkuLowStockThreshold({ sku: 'beta-1mg', threshold: 4 }, owner);
+    expect(sku).to.deep.include({ sku: 'beta-1mg', onHand: 10, lowStockThreshold: 4 });
+    await h.staffClient.setSkuLowStockThreshold({ sku: 'beta-1mg', threshold: 6 }, owner);
+    const shown = async () =>
+      (await h.staffClient.getStaffCatalog({}, owner)).products[1]!.sizes.find((size) => size.sku === 'beta-1mg');
+    expect((await shown())!.lowStockThreshold).to.equal(6);
+    const cleared = await h.staffClient.setSkuLowStockThreshold({ sku: 'beta-1mg' }, owner);
+    expect(cleared.sku!.lowStockThreshold).to.equal(undefined);
+    expect((await shown())!.lowStockThreshold).to.equal(undefined);
+    expect(
+      (await auditOf('beta-1mg')).map(({ action, staffEmail, before, after }) => ({
+        action,
+        staffEmail,
+        before,
+        after,
+      })),
+    ).to.deep.equal([
+      {
+        action: 'low_stock_threshold_set',
+        staffEmail: OWNER.email,
+        before: { threshold: 6 },
+        after: { threshold: null },
+      },
+      { action: 'low_stock_threshold_set', staffEmail: OWNER.email, before: { threshold: 4 }, after: { threshold: 6 } },
+      {
+        action: 'low_stock_threshold_set',
+        staffEmail: OWNER.email,
+        before: { threshold: null },
+        after: { threshold: 4 },
+      },
+    ]);
+
+    for (const threshold of [0, -1, 100_001]) {
+      expect(
+        await rejection(h.staffClient.setSkuLowStockThreshold({ sku: 'beta-1mg', threshold }, owner)),
+        String(threshold),
+      ).to.include({ kind: 'invalid_argument', code: 'invalid_threshold' });
+    }
+    expect(
+      await rejection(h.staffClient.setSkuLowStockThreshold({ sku: 'alpha-20mg', threshold: 3 }, owner)),
+    ).to.include({ kind: 'conflict', code: 'not_stock_limited' });
+    expect(await rejection(h.staffClient.setSkuLowStockThreshold({ sku: 'nope-1mg', threshold: 3 }, owner))).to.include(
+      {
+        kind: 'not_found',
+        code: 'sku_not_found',
+      },
+    );
+    expect(await auditOf('beta-1mg')).to.have.length(3);
+    expect(await auditOf('alpha-20mg')).to.deep.equal([]);
   });
 
   it('removes a product once no open order holds it, recording what it was', async () => {
@@ -368,6 +424,7 @@ describe('inventory: the console catalog', () => {
       (options = {}) => h.staffClient.restockSku({ sku: 'beta-1mg', units: 1, note: 'x' }, options),
       (options = {}) => h.staffClient.setSkuUnlimited({ sku: 'beta-1mg', note: '' }, options),
       (options = {}) => h.staffClient.setSkuPrice({ sku: 'beta-1mg', pricePence: 1 }, options),
+      (options = {}) => h.staffClient.setSkuLowStockThreshold({ sku: 'beta-1mg', threshold: 3 }, options),
       (options = {}) => h.staffClient.removeProduct({ productId: 'beta' }, options),
       (options = {}) => h.staffClient.previewCatalogImport({ catalogText: catalogFile() }, options),
       (options = {}) => h.staffClient.applyCatalogImport({ catalogText: catalogFile(), digest }, options),

@@ -134,6 +134,8 @@ export function isWellFormedSessionToken(token: string): boolean {
 
 /** Units on hand of one size: far above any shelf, well inside a 32-bit column. */
 export const STOCK_UNITS_MAX = 1_000_000;
+/** A size's low-stock threshold (decision 1316): fewer units available than this is low. */
+export const LOW_STOCK_THRESHOLD_MAX = 100_000;
 /** A stock change's note (why, or which delivery), as the console and the audit log keep it. */
 export const STOCK_NOTE_MAX_LENGTH = 200;
 /** A batch's certificate of analysis: a PDF of at most 5 MiB, a scanned page or two, well inside a gRPC message. */

@@ -5,10 +5,8 @@
  * restock, a release) and fell below once more.
  */
 import { invalidArgument } from '@storefront/errors';
+import { LOW_STOCK_THRESHOLD_MAX } from '@storefront/formats';
 import { composeMail, type Mail } from '@storefront/outbox';
-
-/** The units a threshold may be: a size with fewer available than this is low. */
-export const LOW_STOCK_THRESHOLD_MAX = 100_000;
 
 /** A size's threshold and its units available right after a write took `taken` of them. */
 export interface LowStockReading {
@@ -20,12 +18,17 @@ export interface LowStockReading {
   taken: number;
 }
 
-export function parseThreshold(text: string): number {
-  const units = /^[0-9]{1,6}$/.test(text) ? Number(text) : NaN;
-  if (!(units >= 1 && units <= LOW_STOCK_THRESHOLD_MAX))
-    throw invalidArgument(`threshold must be a whole number of units from 1 to ${LOW_STOCK_THRESHOLD_MAX}`);
+/** A threshold of whole units; 0 is refused, since no size ever has fewer than 0 available. */
+export function checkThreshold(units: number): number {
+  if (!(Number.isInteger(units) && units >= 1 && units <= LOW_STOCK_THRESHOLD_MAX))
+    throw invalidArgument(
+      `threshold must be a whole number of units from 1 to ${LOW_STOCK_THRESHOLD_MAX}`,
+      'invalid_threshold',
+    );
   return units;
 }
+
+export const parseThreshold = (text: string): number => checkThreshold(/^[0-9]{1,6}$/.test(text) ? Number(text) : NaN);
 
 /** Whether this write took the size from at least its threshold to below it. */
 export const crossedBelow = ({ threshold, available, taken }: LowStockReading) =>

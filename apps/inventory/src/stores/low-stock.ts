@@ -11,7 +11,7 @@ import { conflict, notFound } from '@storefront/errors';
 import { forUpdate, toNumber, type BatchStatement, type Knex } from '@storefront/db';
 import { mailInsert } from '@storefront/outbox';
 import { recordStaffAction } from '@storefront/staff-audit';
-import { crossedBelow, lowStockMail, type LowStockReading } from '../domain/low-stock';
+import { checkThreshold, crossedBelow, lowStockMail, type LowStockReading } from '../domain/low-stock';
 
 const TABLE = 'low_stock_thresholds';
 
@@ -74,6 +74,7 @@ export class LowStock {
    * `low_stock_threshold_set` with the threshold before and after.
    */
   async setThreshold(sku: string, threshold: number | undefined, staff: StaffIdentity): Promise<void> {
+    if (threshold !== undefined) checkThreshold(threshold);
     await this.db.transaction(async (trx) => {
       const stock = await forUpdate(trx('stock').where({ sku }).first('sku'), this.db);
       if (!stock) {

@@ -35,7 +35,7 @@ export class ReservationStore {
   private readonly stockLimitedSkus = new Set<string>();
   readonly stock: BatchStock;
   readonly allocations: Allocations;
-  private readonly lowStock: LowStock;
+  readonly lowStock: LowStock;
   private readonly mailQueued: () => void;
 
   constructor(

@@ -18,6 +18,7 @@ import type { PriceBreak } from '@storefront/formats';
 import { breaksOfRow, checkPriceBreaks, storedBreaks } from '../domain/price-breaks';
 import { photoOf, withPhotoColumns } from './photo-columns';
 import type { ProductPhoto } from '../domain/photo';
+import type { LowStock } from './low-stock';
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {
@@ -31,6 +32,8 @@ export interface SkuStock {
   /** Units held by open orders. */
   reserved: number;
   available: number;
+  /** Fewer units available than this mail the owners (decision 1316); absent: never. */
+  lowStockThreshold?: number;
 }
 
 export interface StaffCatalogProduct {
@@ -93,6 +96,7 @@ const stockRecord = (level: SkuStock) =>
 
 export class StockAdmin {
   private readonly stock: BatchStock;
+  private readonly lowStock: LowStock;
 
   constructor(
     private readonly db: Knex,
@@ -100,6 +104,7 @@ export class StockAdmin {
     private readonly now: () => number = Date.now,
   ) {
     this.stock = reservations.stock;
+    this.lowStock = reservations.lowStock;
   }
 
   /** Every product in catalog order, each size with its price and stock. */
@@ -289,6 +294,12 @@ export class StockAdmin {
     });
   }
 
+  /** A counted size's low-stock threshold (undefined clears it), audited as `low_stock_threshold_set`. */
+  async setLowStockThreshold(sku: string, threshold: number | undefined, staff: StaffIdentity): Promise<SkuStock> {
+    await this.lowStock.setThreshold(sku, threshold, staff);
+    return this.db.transaction((trx) => this.level(trx, sku));
+  }
+
   /**
    * Removes a product with its sizes and their stock, refused while open orders hold any of
    * its SKUs. Lapsed holds do not count: those on stock are released first, as Reserve does.
@@ -333,7 +344,8 @@ export class StockAdmin {
   private sizes(db: Knex | Knex.Transaction) {
     return db('product_sizes as s')
       .leftJoin('stock as st', 'st.sku', 's.sku')
-      .select('s.sku', 's.size', 's.price_pence', 's.price_breaks', 'st.on_hand', 'st.reserved');
+      .leftJoin('low_stock_thresholds as lt', 'lt.sku', 's.sku')
+      .select('s.sku', 's.size', 's.price_pence', 's.price_breaks', 'st.on_hand', 'st.reserved', 'lt.threshold');
   }
 
   /**
@@ -346,7 +358,13 @@ export class StockAdmin {
     const stock = lock
       ? await this.stock.lockCount(trx, sku)
       : await trx('stock').where({ sku }).first('on_hand as onHand', 'reserved');
-    return toSkuStock({ ...size, on_hand: stock?.onHand ?? null, reserved: stock?.reserved ?? null });
+    const low = await trx('low_stock_thresholds').where({ sku }).first('threshold');
+    return toSkuStock({
+      ...size,
+      on_hand: stock?.onHand ?? null,
+      reserved: stock?.reserved ?? null,
+      threshold: low?.threshold ?? null,
+    });
   }
 }
 
@@ -357,6 +375,7 @@ function toSkuStock(row: {
   price_breaks: unknown;
   on_hand: unknown;
   reserved: unknown;
+  threshold: unknown;
 }): SkuStock {
   const unlimited = row.on_hand === null || row.on_hand === undefined;
   const onHand = unlimited ? 0 : Number(row.on_hand);
@@ -370,5 +389,6 @@ function toSkuStock(row: {
     onHand,
     reserved,
     available: Math.max(0, onHand - reserved),
+    ...(row.threshold === null || row.threshold === undefined ? {} : { lowStockThreshold: Number(row.threshold) }),
   };
 }

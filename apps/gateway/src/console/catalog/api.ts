@@ -1,10 +1,10 @@
 /**
  * The admin API's catalog: every product with its stock for any staff member; stock counts, deliveries, unlimited
- * sizes, prices and price breaks, product removal and the catalog import (preview, then apply with the preview's digest) for owners,
+ * sizes, prices and price breaks, low-stock thresholds, product removal and the catalog import (preview, then apply with the preview's digest) for owners,
  * as inventory decides. The `svc_staff` session first, then the body.
  */
 import type { RequestHandler } from 'express';
-import { PRICE_PENCE_MAX, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
+import { LOW_STOCK_THRESHOLD_MAX, PRICE_PENCE_MAX, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
 import type { GatewayContext } from '../../context';
 import { errorResponse, jsonBodyRefusals, jsonResponse } from '../../kit/api-docs';
 import { apiRoute, type ApiRoutes } from '../../kit/routes';
@@ -76,6 +76,12 @@ const StaffSku = component(
       onHand: Type.Integer({ minimum: 0, description: 'Units on the shelf, held ones included' }),
       held: Type.Integer({ minimum: 0, description: 'Units held by open orders' }),
       available: Type.Integer({ minimum: 0, description: 'Units a customer may still order' }),
+      lowStockThreshold: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description: 'The owners are mailed once when an order takes the units available below it; absent: never',
+        }),
+      ),
     },
     {
       description:
@@ -139,6 +145,19 @@ const AdminPriceChange = component(
   Type.Object(
     { pricePence: Type.Integer({ minimum: 1, maximum: PRICE_PENCE_MAX, description: 'Unit price in pence' }) },
     { additionalProperties: false, example: { pricePence: 1999 } },
+  ),
+);
+
+const AdminLowStockThresholdChange = component(
+  'AdminLowStockThresholdChange',
+  Type.Object(
+    {
+      threshold: Type.Union(
+        [Type.Integer({ minimum: 1, maximum: LOW_STOCK_THRESHOLD_MAX, description: 'Units' }), Type.Null()],
+        { description: 'Fewer units available than this mail the owners (once per fall below it); null: never' },
+      ),
+    },
+    { additionalProperties: false, example: { threshold: 5 } },
   ),
 );
 
@@ -386,6 +405,39 @@ export const consoleCatalogApi: ApiRoutes<GatewayContext & { staffCatalog: Staff
         async (req, res, { priceBreaks }) => {
           const staff = await requireStaff(req, res, context);
           res.json(await staffCatalog.setPriceBreaks(staff, String(req.params.sku), priceBreaks));
+        },
+    }),
+    apiRoute({
+      method: 'put',
+      path: '/api/admin/catalog/skus/{sku}/low-stock-threshold',
+      operation: {
+        operationId: 'adminSetLowStockThreshold',
+        summary: "Set or clear a size's low-stock threshold (owner)",
+        description:
+          'When an order takes the units available from at least the threshold to below it, the owners get one email ' +
+          '(`LOW_STOCK_MAIL_TO`); the next once it has been back at the threshold or above. Null clears it.',
+        tags: ['admin'],
+        security: STAFF_ONLY,
+        'x-staff-role': 'owner',
+        parameters: [{ ...SKU_PARAMETER, example: 'bpc-157-5mg' }],
+        responses: {
+          '200': jsonResponse('The size as it is now', StaffSku),
+          '400': errorResponse(
+            `\`threshold\` missing, or not a whole number of units from 1 to ${LOW_STOCK_THRESHOLD_MAX}`,
+          ),
+          ...ownerRefusals,
+          '404': errorResponse('`sku_not_found`: no size has this SKU'),
+          '409': errorResponse('`not_stock_limited`: the size is unlimited and never runs low'),
+          ...jsonBodyRefusals,
+        },
+      },
+      body: { schema: AdminLowStockThresholdChange },
+      before: (context) => [staffFirst(context), noStore],
+      handle:
+        ({ staffCatalog, ...context }) =>
+        async (req, res, { threshold }) => {
+          const staff = await requireStaff(req, res, context);
+          res.json(await staffCatalog.setLowStockThreshold(staff, String(req.params.sku), threshold ?? undefined));
         },
     }),
     apiRoute({

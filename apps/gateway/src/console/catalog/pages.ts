@@ -2,7 +2,7 @@
  * The console's catalog: a searchable list of products, twenty to a page (name, sizes, stock, prices, whether it
  * sells), and a page per product with its sizes' prices and stock, for any staff member. For owners: a product created
  * with its first size from the list; on the product's page its name, description and VAT rate, a size added, per size a
- * stock count, a delivery with its note, "unlimited", a price and price breaks, its photo uploaded with its alt text (a multipart
+ * stock count, a delivery with its note, a low-stock threshold, "unlimited", a price and price breaks, its photo uploaded with its alt text (a multipart
  * form, no script), and its removal after a confirmation page; and the catalog import: the file's text, then a page
  * listing what it changes, then an apply button carrying the preview's digest. The same inventory calls as the admin
  * API; inventory refuses a change by anyone but an owner (403), whatever was posted. Each change answers with a
@@ -11,6 +11,7 @@
 import type { Request, Response } from 'express';
 import { HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
 import {
+  LOW_STOCK_THRESHOLD_MAX,
   PHOTO_ALT_MAX_LENGTH,
   PHOTO_MAX_BYTES,
   STOCK_NOTE_MAX_LENGTH,
@@ -38,11 +39,16 @@ interface Notice {
 }
 
 /** A whole number typed into a form, named by its label when it is not one. */
-function wholeNumber(text: string, label: string, min: number): number {
+function wholeNumber(text: string, label: string, min: number, max = STOCK_UNITS_MAX): number {
   const value = /^\s*\d{1,9}\s*$/.test(text) ? Number(text) : NaN;
-  if (!(value >= min && value <= STOCK_UNITS_MAX))
-    throw invalidArgument(`${label} must be a whole number from ${min} to ${STOCK_UNITS_MAX}.`, 'invalid_units');
+  if (!(value >= min && value <= max))
+    throw invalidArgument(`${label} must be a whole number from ${min} to ${max}.`, 'invalid_units');
   return value;
+}
+
+/** The low-stock threshold typed into a size's form; empty clears it. */
+function lowStockThreshold(text: string): number | undefined {
+  return text.trim() === '' ? undefined : wholeNumber(text, 'Low-stock threshold', 1, LOW_STOCK_THRESHOLD_MAX);
 }
 
 const isOwner = (staff: StaffCaller) => staff.role === 'owner';
@@ -83,8 +89,8 @@ function photoSection(product: inventory.StaffProduct, owner: boolean): Html {
 
 function stockCells(size: inventory.StaffSku): Html {
   return size.unlimited
-    ? html`<td>Unlimited</td><td class="num">-</td><td class="num">-</td>`
-    : html`<td class="num">${size.onHand}</td><td class="num">${size.held}</td><td class="num">${size.available}</td>`;
+    ? html`<td>Unlimited</td><td class="num">-</td><td class="num">-</td><td class="num">-</td>`
+    : html`<td class="num">${size.onHand}</td><td class="num">${size.held}</td><td class="num">${size.available}</td><td class="num">${size.lowStockThreshold ?? 'None'}</td>`;
 }
 
 function noteField(id: string, label: string, required: boolean): Html {
@@ -117,8 +123,8 @@ function priceBreaks(text: string): inventory.PriceBreak[] {
 }
 
 /**
- * An owner's forms for one size: count, delivery, unlimited (an unlimited size is counted again by a count), price and
- * price breaks.
+ * An owner's forms for one size: count, delivery, low-stock threshold, unlimited (an unlimited size is counted again by a
+ * count), price and price breaks.
  */
 function sizeForms(size: inventory.StaffSku): Html {
   const { sku } = size;
@@ -147,6 +153,11 @@ ${
 <input type="number" id="restock-${sku}" name="units" min="1" max="${STOCK_UNITS_MAX}" step="1" required>
 ${noteField(`restock-note-${sku}`, 'Delivery note', true)}
 <button type="submit">Restock ${sku}</button>
+</form>
+<form method="post" action="${skuPath(sku, 'low-stock')}">
+<label for="low-stock-${sku}">Low-stock threshold: email the owners when fewer units than this are available (empty for none)</label>
+<input type="number" id="low-stock-${sku}" name="threshold" min="1" max="${LOW_STOCK_THRESHOLD_MAX}" step="1" value="${size.lowStockThreshold ?? ''}">
+<button type="submit">Set low-stock threshold of ${sku}</button>
 </form>
 <form method="post" action="${skuPath(sku, 'unlimited')}">
 ${noteField(`unlimited-note-${sku}`, 'Reason (optional)', false)}
@@ -207,7 +218,7 @@ function sizesTable(product: inventory.StaffProduct): Html {
     (size) =>
       html`<tr><th scope="row">${size.size}</th><td>${size.sku}</td><td class="num">${formatPence(size.pricePence)}</td><td>${formatPriceBreaks(size.priceBreaks) || 'None'}</td>${stockCells(size)}</tr>`,
   );
-  return html`<div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col">Price breaks</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return html`<div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col">Price breaks</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th><th scope="col" class="num">Low-stock threshold</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function noticeOf(notice: Notice): Html {
@@ -594,6 +605,13 @@ export function registerCatalogPages(
     ...form,
     sizeChange((staff, sku, req) =>
       catalog.restock(staff, sku, wholeNumber(field(req, 'units'), 'Units delivered', 1), field(req, 'note')),
+    ),
+  );
+  router.post(
+    `${CATALOG_PATH}/skus/:sku/low-stock`,
+    ...form,
+    sizeChange((staff, sku, req) =>
+      catalog.setLowStockThreshold(staff, sku, lowStockThreshold(field(req, 'threshold'))),
     ),
   );
   router.post(

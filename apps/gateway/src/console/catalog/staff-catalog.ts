@@ -67,6 +67,11 @@ export class StaffCatalog {
     return this.changed(this.inventory.setSkuPriceBreaks({ sku, priceBreaks }, { staff }));
   }
 
+  /** A counted size's low-stock threshold; undefined clears it. */
+  setLowStockThreshold(staff: StaffCaller, sku: string, threshold: number | undefined): Promise<inventory.StaffSku> {
+    return this.changed(this.inventory.setSkuLowStockThreshold({ sku, threshold }, { staff }));
+  }
+
   async removeProduct(staff: StaffCaller, productId: string): Promise<inventory.RemoveProductResponse> {
     const removed = await this.inventory.removeProduct({ productId }, { staff });
     this.copy.changed();

@@ -18,6 +18,7 @@ interface StaffSku {
   onHand: number;
   held: number;
   available: number;
+  lowStockThreshold?: number;
 }
 interface CatalogBody {
   products: Array<{ id: string; name: string; sizes: StaffSku[] }>;
@@ -399,6 +400,113 @@ describe('the console: catalog and stock', () => {
       }
       expect((await form(member, '/console/catalog/skus/bpc-157-5mg/price', { price: '1' })).status).to.equal(403);
       expect((await skuOf(owner, 'bpc-157-5mg')).pricePence).to.equal(2610);
+    });
+
+    it('sets a low-stock threshold by form and API, shown on the size; clearing removes it; each change audited; bad thresholds, staff, customers and other sites refused', async () => {
+      const sku = 'tb-500-10mg';
+      const path = `/console/catalog/skus/${sku}/low-stock`;
+      const set = await form(owner, path, { threshold: '5' });
+      expect(set.status, set.text).to.equal(303);
+      expect(set.headers.get('location')).to.equal(`/console/catalog/tb-500?changed=${sku}`);
+      const page = (await owner.get<string>('/console/catalog/tb-500')).text;
+      expect(page)
+        .to.include(`id="low-stock-${sku}" name="threshold" min="1" max="100000" step="1" value="5"`)
+        .and.include(`<button type="submit">Set low-stock threshold of ${sku}</button>`)
+        .and.include('<th scope="col" class="num">Low-stock threshold</th>')
+        .and.match(new RegExp(`<td>${sku}</td>.*<td class="num">5</td></tr>`));
+      expect(await skuOf(member, sku)).to.include({ lowStockThreshold: 5 });
+
+      const byApi = await owner.request<StaffSku>('PUT', `/api/admin/catalog/skus/${sku}/low-stock-threshold`, {
+        json: { threshold: 8 },
+      });
+      expect(byApi.status, byApi.text).to.equal(200);
+      expect(byApi.body).to.include({ sku, lowStockThreshold: 8 });
+      expect((await form(owner, path, { threshold: '' })).status).to.equal(303);
+      expect(await skuOf(owner, sku)).to.not.have.property('lowStockThreshold');
+      expect((await owner.get<string>('/console/catalog/tb-500')).text).to.include(
+        `id="low-stock-${sku}" name="threshold" min="1" max="100000" step="1" value=""`,
+      );
+      const audit = await owner.get<{ actions: Array<Record<string, unknown>> }>(
+        `/api/admin/audit?action=low_stock_threshold_set&subject=${sku}`,
+      );
+      expect(
+        audit.body.actions.map(({ component, staffEmail, role, before, after }) => ({
+          component,
+          staffEmail,
+          role,
+          before,
+          after,
+        })),
+      ).to.deep.equal([
+        {
+          component: 'inventory',
+          staffEmail: 'catalog-owner@shop.test',
+          role: 'owner',
+          before: { threshold: 8 },
+          after: { threshold: null },
+        },
+        {
+          component: 'inventory',
+          staffEmail: 'catalog-owner@shop.test',
+          role: 'owner',
+          before: { threshold: 5 },
+          after: { threshold: 8 },
+        },
+        {
+          component: 'inventory',
+          staffEmail: 'catalog-owner@shop.test',
+          role: 'owner',
+          before: { threshold: null },
+          after: { threshold: 5 },
+        },
+      ]);
+
+      for (const threshold of ['0', '-1', '2.5', 'many', '100001']) {
+        const refused = await form(owner, path, { threshold });
+        expect(refused.status, threshold).to.equal(400);
+        expect(refused.text).to.include('Low-stock threshold must be a whole number from 1 to 100000');
+      }
+      for (const threshold of [0, -1, 2.5, '5', 100_001]) {
+        expectError(
+          await owner.request('PUT', `/api/admin/catalog/skus/${sku}/low-stock-threshold`, { json: { threshold } }),
+          400,
+          'invalid_request',
+        );
+      }
+      expectError(
+        await owner.request('PUT', '/api/admin/catalog/skus/tb-500-5mg/low-stock-threshold', {
+          json: { threshold: 3 },
+        }),
+        409,
+        'not_stock_limited',
+      );
+      expect((await form(owner, '/console/catalog/skus/tb-500-5mg/low-stock', { threshold: '3' })).status).to.equal(
+        409,
+      );
+      expectError(
+        await owner.request('PUT', '/api/admin/catalog/skus/nope-1mg/low-stock-threshold', { json: { threshold: 3 } }),
+        404,
+        'sku_not_found',
+      );
+      expect((await form(member, path, { threshold: '3' })).status).to.equal(403);
+      expectError(
+        await member.request('PUT', `/api/admin/catalog/skus/${sku}/low-stock-threshold`, { json: { threshold: 3 } }),
+        403,
+        'staff_role_refused',
+      );
+      expect((await form(owner, path, { threshold: '3' }, { origin: 'https://evil.example' })).status).to.equal(403);
+      const customer = stack.client();
+      await signUp(customer);
+      expectError(
+        await customer.request('PUT', `/api/admin/catalog/skus/${sku}/low-stock-threshold`, { json: { threshold: 3 } }),
+        401,
+        'staff_unauthorized',
+      );
+      expect(await skuOf(owner, sku)).to.not.have.property('lowStockThreshold');
+      const after = await owner.get<{ actions: unknown[] }>(
+        `/api/admin/audit?action=low_stock_threshold_set&subject=${sku}`,
+      );
+      expect(after.body.actions).to.have.length(3);
     });
 
     it('sets price breaks typed as units:percent pairs, shown in the table and an import preview; refuses text that is not pairs', async () => {

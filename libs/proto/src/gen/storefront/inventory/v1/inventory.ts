@@ -221,6 +221,8 @@ export interface StaffSku {
   held: number;
   available: number;
   priceBreaks: PriceBreak[];
+  /** The owners are mailed when an order takes the available units below it; absent: never (or unlimited). */
+  lowStockThreshold?: number | undefined;
 }
 
 export interface StaffProduct {
@@ -290,6 +292,16 @@ export interface SetSkuPriceBreaksRequest {
 }
 
 export interface SetSkuPriceBreaksResponse {
+  sku?: StaffSku | undefined;
+}
+
+export interface SetSkuLowStockThresholdRequest {
+  sku: string;
+  /** Units from 1 to 100000: an order taking the available units below it mails the owners once. Absent: no mail. */
+  threshold?: number | undefined;
+}
+
+export interface SetSkuLowStockThresholdResponse {
   sku?: StaffSku | undefined;
 }
 
@@ -3445,7 +3457,17 @@ export const GetStaffCatalogRequest: MessageFns<GetStaffCatalogRequest> = {
 };
 
 function createBaseStaffSku(): StaffSku {
-  return { sku: "", size: "", pricePence: 0, unlimited: false, onHand: 0, held: 0, available: 0, priceBreaks: [] };
+  return {
+    sku: "",
+    size: "",
+    pricePence: 0,
+    unlimited: false,
+    onHand: 0,
+    held: 0,
+    available: 0,
+    priceBreaks: [],
+    lowStockThreshold: undefined,
+  };
 }
 
 export const StaffSku: MessageFns<StaffSku> = {
@@ -3473,6 +3495,9 @@ export const StaffSku: MessageFns<StaffSku> = {
     }
     for (const v of message.priceBreaks) {
       PriceBreak.encode(v!, writer.uint32(66).fork()).join();
+    }
+    if (message.lowStockThreshold !== undefined) {
+      writer.uint32(72).int32(message.lowStockThreshold);
     }
     return writer;
   },
@@ -3554,6 +3579,14 @@ export const StaffSku: MessageFns<StaffSku> = {
             message.priceBreaks.push(PriceBreak.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.lowStockThreshold = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3588,6 +3621,11 @@ export const StaffSku: MessageFns<StaffSku> = {
         : globalThis.Array.isArray(object?.price_breaks)
         ? object.price_breaks.map((e: any) => PriceBreak.fromJSON(e))
         : [],
+      lowStockThreshold: isSet(object.lowStockThreshold)
+        ? globalThis.Number(object.lowStockThreshold)
+        : isSet(object.low_stock_threshold)
+        ? globalThis.Number(object.low_stock_threshold)
+        : undefined,
     };
   },
 
@@ -3617,6 +3655,9 @@ export const StaffSku: MessageFns<StaffSku> = {
     if (message.priceBreaks?.length) {
       obj.priceBreaks = message.priceBreaks.map((e) => PriceBreak.toJSON(e));
     }
+    if (message.lowStockThreshold !== undefined) {
+      obj.lowStockThreshold = Math.round(message.lowStockThreshold);
+    }
     return obj;
   },
 
@@ -3633,6 +3674,7 @@ export const StaffSku: MessageFns<StaffSku> = {
     message.held = object.held ?? 0;
     message.available = object.available ?? 0;
     message.priceBreaks = object.priceBreaks?.map((e) => PriceBreak.fromPartial(e)) || [];
+    message.lowStockThreshold = object.lowStockThreshold ?? undefined;
     return message;
   },
 };
@@ -4662,6 +4704,162 @@ export const SetSkuPriceBreaksResponse: MessageFns<SetSkuPriceBreaksResponse> = 
   },
   fromPartial<I extends Exact<DeepPartial<SetSkuPriceBreaksResponse>, I>>(object: I): SetSkuPriceBreaksResponse {
     const message = createBaseSetSkuPriceBreaksResponse();
+    message.sku = (object.sku !== undefined && object.sku !== null) ? StaffSku.fromPartial(object.sku) : undefined;
+    return message;
+  },
+};
+
+function createBaseSetSkuLowStockThresholdRequest(): SetSkuLowStockThresholdRequest {
+  return { sku: "", threshold: undefined };
+}
+
+export const SetSkuLowStockThresholdRequest: MessageFns<SetSkuLowStockThresholdRequest> = {
+  encode(message: SetSkuLowStockThresholdRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== "") {
+      writer.uint32(10).string(message.sku);
+    }
+    if (message.threshold !== undefined) {
+      writer.uint32(16).int32(message.threshold);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuLowStockThresholdRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuLowStockThresholdRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.threshold = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuLowStockThresholdRequest {
+    return {
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      threshold: isSet(object.threshold) ? globalThis.Number(object.threshold) : undefined,
+    };
+  },
+
+  toJSON(message: SetSkuLowStockThresholdRequest): unknown {
+    const obj: any = {};
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.threshold !== undefined) {
+      obj.threshold = Math.round(message.threshold);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuLowStockThresholdRequest>, I>>(base?: I): SetSkuLowStockThresholdRequest {
+    return SetSkuLowStockThresholdRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuLowStockThresholdRequest>, I>>(
+    object: I,
+  ): SetSkuLowStockThresholdRequest {
+    const message = createBaseSetSkuLowStockThresholdRequest();
+    message.sku = object.sku ?? "";
+    message.threshold = object.threshold ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSetSkuLowStockThresholdResponse(): SetSkuLowStockThresholdResponse {
+  return { sku: undefined };
+}
+
+export const SetSkuLowStockThresholdResponse: MessageFns<SetSkuLowStockThresholdResponse> = {
+  encode(message: SetSkuLowStockThresholdResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sku !== undefined) {
+      StaffSku.encode(message.sku, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetSkuLowStockThresholdResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetSkuLowStockThresholdResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sku = StaffSku.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetSkuLowStockThresholdResponse {
+    return { sku: isSet(object.sku) ? StaffSku.fromJSON(object.sku) : undefined };
+  },
+
+  toJSON(message: SetSkuLowStockThresholdResponse): unknown {
+    const obj: any = {};
+    if (message.sku !== undefined) {
+      obj.sku = StaffSku.toJSON(message.sku);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetSkuLowStockThresholdResponse>, I>>(base?: I): SetSkuLowStockThresholdResponse {
+    return SetSkuLowStockThresholdResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetSkuLowStockThresholdResponse>, I>>(
+    object: I,
+  ): SetSkuLowStockThresholdResponse {
+    const message = createBaseSetSkuLowStockThresholdResponse();
     message.sku = (object.sku !== undefined && object.sku !== null) ? StaffSku.fromPartial(object.sku) : undefined;
     return message;
   },
@@ -11014,6 +11212,18 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * Owner only: a counted size's low-stock threshold (none clears it); ABORTED
+     * (409 `not_stock_limited`) for an unlimited size.
+     */
+    setSkuLowStockThreshold: {
+      name: "SetSkuLowStockThreshold",
+      requestType: SetSkuLowStockThresholdRequest as typeof SetSkuLowStockThresholdRequest,
+      requestStream: false,
+      responseType: SetSkuLowStockThresholdResponse as typeof SetSkuLowStockThresholdResponse,
+      responseStream: false,
+      options: {},
+    },
     /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
     removeProduct: {
       name: "RemoveProduct",
@@ -11433,6 +11643,22 @@ export const InventoryServiceService = {
       Buffer.from(SetSkuPriceBreaksResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): SetSkuPriceBreaksResponse => SetSkuPriceBreaksResponse.decode(value),
   },
+  /**
+   * Owner only: a counted size's low-stock threshold (none clears it); ABORTED
+   * (409 `not_stock_limited`) for an unlimited size.
+   */
+  setSkuLowStockThreshold: {
+    path: "/storefront.inventory.v1.InventoryService/SetSkuLowStockThreshold" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetSkuLowStockThresholdRequest): Buffer =>
+      Buffer.from(SetSkuLowStockThresholdRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetSkuLowStockThresholdRequest => SetSkuLowStockThresholdRequest.decode(value),
+    responseSerialize: (value: SetSkuLowStockThresholdResponse): Buffer =>
+      Buffer.from(SetSkuLowStockThresholdResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetSkuLowStockThresholdResponse =>
+      SetSkuLowStockThresholdResponse.decode(value),
+  },
   /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
   removeProduct: {
     path: "/storefront.inventory.v1.InventoryService/RemoveProduct" as const,
@@ -11779,6 +12005,11 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   setSkuPrice: handleUnaryCall<SetSkuPriceRequest, SetSkuPriceResponse>;
   /** Owner only: a size's quantity price breaks, replacing the ones it had (none clears them). */
   setSkuPriceBreaks: handleUnaryCall<SetSkuPriceBreaksRequest, SetSkuPriceBreaksResponse>;
+  /**
+   * Owner only: a counted size's low-stock threshold (none clears it); ABORTED
+   * (409 `not_stock_limited`) for an unlimited size.
+   */
+  setSkuLowStockThreshold: handleUnaryCall<SetSkuLowStockThresholdRequest, SetSkuLowStockThresholdResponse>;
   /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
   removeProduct: handleUnaryCall<RemoveProductRequest, RemoveProductResponse>;
   /** Owner only: what importing a catalog file would change, without writing; its digest applies it. */
@@ -12093,6 +12324,25 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: SetSkuPriceBreaksResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Owner only: a counted size's low-stock threshold (none clears it); ABORTED
+   * (409 `not_stock_limited`) for an unlimited size.
+   */
+  setSkuLowStockThreshold(
+    request: SetSkuLowStockThresholdRequest,
+    callback: (error: ServiceError | null, response: SetSkuLowStockThresholdResponse) => void,
+  ): ClientUnaryCall;
+  setSkuLowStockThreshold(
+    request: SetSkuLowStockThresholdRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetSkuLowStockThresholdResponse) => void,
+  ): ClientUnaryCall;
+  setSkuLowStockThreshold(
+    request: SetSkuLowStockThresholdRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetSkuLowStockThresholdResponse) => void,
   ): ClientUnaryCall;
   /** Owner only: a product with its sizes and stock; refused while open orders hold any of them. */
   removeProduct(
