@@ -333,6 +333,11 @@ export class StockAdmin {
             `order${references.length === 1 ? '' : 's'} (${references.join(', ')}); remove it once they are paid or released`,
         );
       }
+      // Locked in SKU order, as every stock writer takes them, so a sale committing meanwhile is in the counts removed.
+      const counted: Array<{ sku: string; on_hand: unknown }> = await forUpdate(
+        trx('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand'),
+        this.db,
+      );
       const sizes = (await this.sizes(trx).where('s.product_id', productId).orderBy('s.sku')).map(toSkuStock);
       await trx('products').where({ id: productId }).delete();
       await newCatalogRevision(trx);
@@ -349,7 +354,7 @@ export class StockAdmin {
       );
       await recordMovements(
         trx,
-        sizes.map((size) => ({ sku: size.sku, before: size.onHand, after: 0 })),
+        counted.map((row) => ({ sku: row.sku, before: Number(row.on_hand), after: 0 })),
         { reason: 'product_removed', reference: String(actionId) },
         this.now(),
       );
