@@ -3,7 +3,7 @@
  * certificates (public pages) and the batches an order was packed from (its order page); only checkout prices, reserves, commits and releases stock for its
  * orders, returns refunded units and marks orders shipped; the console's staff read the catalog
  * with its stock and batches, and record the batch an order was
- * packed from; its owners change the catalog and receive and manage batches.
+ * packed from, and read and export the stock movements; its owners change the catalog and receive and manage batches.
  */
 import { accessTable } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';
@@ -40,6 +40,13 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
     customer: 'none',
     staff: { required: ['owner', 'staff'] },
     rpcs: ['getStaffCatalog', 'listBatches', 'listBatchOrders', 'moveOrderAllocation'],
+  },
+  // The stock movements ledger and its export: any staff member, as the console's other exports.
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['listStockMovements', 'recordStockMovementsExport'],
   },
   {
     callers: ['gateway'],

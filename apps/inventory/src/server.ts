@@ -36,6 +36,7 @@ import { PHOTO_MAX_BYTES } from '@storefront/formats';
 import { staffCatalogRpcs } from './staff-catalog-rpcs';
 import { BatchStore } from './stores/batches';
 import { batchRpcs } from './batch-rpcs';
+import { stockMovementRpcs } from './stock-movement-rpcs';
 import { CERTIFICATE_MAX_BYTES } from './domain/batch';
 import { seedDemoData } from './demo-seed';
 import { BackInStockStore } from './stores/back-in-stock';
@@ -202,6 +203,7 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
               subscriptions: (await backInStock.ofEmail(email)).map(toSubscriptionMessage),
             }),
             eraseBackInStockOf: async ({ email }) => ({ erased: await backInStock.erase(email) }),
+            ...stockMovementRpcs(db, reservations.stock.now),
           },
           { maxRequestBytes: MAX_REQUEST_BYTES },
         ),

@@ -29,6 +29,9 @@ export const ORDER_PAGE_MAX = 50;
 /** Accounts one staff read asks about at once (the customer export's page: order counts, points balances). */
 export const ACCOUNT_BATCH_MAX = 200;
 
+/** A page of inventory's stock movements (the console's export reads them a page at a time). */
+export const STOCK_MOVEMENT_PAGE_MAX = 500;
+
 /**
  * Account fields, as the signup and profile schemas and identity's own rules bound them; password lengths count
  * characters (code points).

@@ -58,6 +58,8 @@ const CATALOG_ADMIN_RPCS = [
   'unsubscribeBackInStock',
   'listBackInStockOf',
   'eraseBackInStockOf',
+  'listStockMovements',
+  'recordStockMovementsExport',
 ] as const;
 
 // The inventory contract as a vehicle for the server's rules, with a table of its own.
@@ -132,6 +134,8 @@ describe('grpc: server, client, errors and health', () => {
       unsubscribeBackInStock: reject,
       listBackInStockOf: reject,
       eraseBackInStockOf: reject,
+      listStockMovements: reject,
+      recordStockMovementsExport: reject,
     });
     const serviceKeys = testServiceKeys();
     server = await startGrpcServer({

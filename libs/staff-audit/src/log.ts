@@ -76,14 +76,14 @@ export const staffActionsMigration: Migration = {
   },
 };
 
-/** Records `record` as done by `staff` now, in the caller's transaction. */
+/** Records `record` as done by `staff` now, in the caller's transaction; answers the row's id. */
 export async function recordStaffAction(
   trx: Knex | Knex.Transaction,
   staff: StaffIdentity,
   record: StaffActionRecord,
   now: number,
-): Promise<void> {
-  await trx(STAFF_ACTIONS_TABLE).insert({
+): Promise<number> {
+  const [id] = await trx(STAFF_ACTIONS_TABLE).insert({
     at: now,
     staff_id: staff.id,
     staff_email: staff.email.toLowerCase(),
@@ -94,6 +94,7 @@ export async function recordStaffAction(
     before_json: record.before === undefined ? null : JSON.stringify(record.before),
     after_json: record.after === undefined ? null : JSON.stringify(record.after),
   });
+  return Number(id);
 }
 
 /** A page of the log, newest first, and where the next page starts (absent on the last). */

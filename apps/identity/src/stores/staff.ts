@@ -192,7 +192,7 @@ export function selfActor(member: StaffMember, clientAddress: string): StaffIden
   return { id: member.id, role: member.role, email: member.email, clientAddress };
 }
 
-function recordChange(trx: Knex | Knex.Transaction, { actor, record, at }: StaffChange): Promise<void> {
+function recordChange(trx: Knex | Knex.Transaction, { actor, record, at }: StaffChange): Promise<number> {
   return recordStaffAction(trx, actor, record, at);
 }
 

@@ -93,10 +93,13 @@ export class Allocations {
           .update({ unallocated: line.quantity - taken });
       }
       emptied ||= takes.some((take) => batches.find((batch) => batch.number === take.number)!.units === take.units);
-      await this.stock.write(trx, line.sku, {
-        ...counting(count, -taken),
-        reserved: count.reserved - (held ? line.quantity : 0),
-      });
+      await this.stock.write(
+        trx,
+        line.sku,
+        count,
+        { ...counting(count, -taken), reserved: count.reserved - (held ? line.quantity : 0) },
+        { reason: 'sale', reference: orderReference },
+      );
     }
     // The batch the next unit comes from changed: the published catalog names it.
     if (emptied && short.length === 0) await newCatalogRevision(trx);
@@ -110,8 +113,9 @@ export class Allocations {
    * Returns whether the line was counted back, and whether a batch had no units before.
    */
   async returnUnits(trx: Trx, orderReference: string, line: Line): Promise<{ counted: boolean; refilled: boolean }> {
-    let count = await this.stock.lockCount(trx, line.sku);
-    if (!count) return { counted: false, refilled: false };
+    const locked = await this.stock.lockCount(trx, line.sku);
+    if (!locked) return { counted: false, refilled: false };
+    let count = locked;
     let left = line.quantity;
     let refilled = false;
     for (const allocation of await this.lineAllocations(trx, orderReference, line.sku, { lock: true })) {
@@ -130,7 +134,7 @@ export class Allocations {
       count = counting(count, unbatched.counted);
       refilled ||= unbatched.refilled;
     }
-    await this.stock.write(trx, line.sku, count);
+    await this.stock.write(trx, line.sku, locked, count, { reason: 'return', reference: orderReference });
     return { counted: true, refilled };
   }
 
@@ -221,7 +225,10 @@ export class Allocations {
           await trx('reservation_lines').where({ order_reference: orderReference, sku }).update({ unallocated: 0 });
         }
         if (counted && count) {
-          const after = await this.stock.write(trx, sku, counting(count, -units));
+          const after = await this.stock.write(trx, sku, counted, counting(count, -units), {
+            reason: 'batch_changed',
+            reference: orderReference,
+          });
           // Units that were not on sale before (unallocated, or from a batch off sale) come off it now.
           if (after.onHand < counted.onHand && after.onHand < counted.reserved) {
             throw conflict(

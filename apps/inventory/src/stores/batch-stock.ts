@@ -5,11 +5,13 @@
  * decides alone (decision 1060). A retest day passing changes what sells with no write:
  * `stock.recount_at` is the first retest day among the counted batches, Reserve holds nothing on
  * a count that old, and whoever meets one (a writer locking the row, a reader) takes the batches
- * past their day off the count first. Every writer locks the stock row before its batches.
+ * past their day off the count first. Every writer locks the stock row before its batches, and every change of the
+ * units on hand is recorded in the stock movements ledger as it is written (stock-movements.ts).
  */
 import { conflict } from '@storefront/errors';
 import { forUpdate, retryOnDeadlock, type Knex } from '@storefront/db';
 import { legacyBatchNumber, type ShelfBatch } from '../domain/batch';
+import { recordMovements, type MovementCause } from './stock-movements';
 
 type Trx = Knex.Transaction;
 
@@ -77,25 +79,39 @@ export class BatchStock {
         .where({ sku, status: 'sellable' })
         .andWhere('units', '>', 0)
         .andWhere('sellable_until', '>=', count.recountAt!)
-        .select('units', 'sellable_until'),
+        .orderBy('number')
+        .select('number', 'units', 'sellable_until'),
       this.db,
     );
     let passed = 0;
+    const passedBatches: string[] = [];
     let recountAt: number | null = null;
     for (const row of rows) {
       const until = Number(row.sellable_until);
-      if (until <= now) passed += Number(row.units);
-      else if (recountAt === null || until < recountAt) recountAt = until;
+      if (until <= now) {
+        passed += Number(row.units);
+        passedBatches.push(String(row.number));
+      } else if (recountAt === null || until < recountAt) recountAt = until;
     }
-    return this.write(trx, sku, { ...count, onHand: count.onHand - passed, recountAt });
+    return this.write(
+      trx,
+      sku,
+      count,
+      { ...count, onHand: count.onHand - passed, recountAt },
+      { reason: 'past_retest', reference: passedBatches.join(' ') },
+    );
   }
 
-  /** Writes a locked SKU's count as it is after a change. */
-  async write(trx: Trx, sku: string, count: Count): Promise<Count> {
+  /**
+   * Writes a locked SKU's count as it is after a change (`before` is the count as locked), recording the change of its
+   * units on hand, if any, as caused by `cause`.
+   */
+  async write(trx: Trx, sku: string, before: Count, after: Count, cause: MovementCause): Promise<Count> {
     await trx('stock')
       .where({ sku })
-      .update({ on_hand: count.onHand, reserved: count.reserved, recount_at: count.recountAt });
-    return count;
+      .update({ on_hand: after.onHand, reserved: after.reserved, recount_at: after.recountAt });
+    await recordMovements(trx, [{ sku, before: before.onHand, after: after.onHand }], cause, this.now());
+    return after;
   }
 
   /** The SKU's batches that sell now (sellable, units left, before their retest day), locked. */
@@ -157,7 +173,7 @@ export class BatchStock {
     sku: string,
     count: Count,
     total: number,
-    { exact }: { exact: boolean },
+    { exact, cause }: { exact: boolean; cause: MovementCause },
   ): Promise<boolean> {
     const number = legacyBatchNumber(sku);
     const batches = await this.sellable(trx, sku);
@@ -185,11 +201,13 @@ export class BatchStock {
       crossedZero = (Number(legacy.units) === 0) !== (unbatched === 0);
     }
     const dated = inBatches.flatMap((batch) => (batch.sellableUntil === undefined ? [] : [batch.sellableUntil]));
-    await this.write(trx, sku, {
-      ...count,
-      onHand: units + legacyCounts,
-      recountAt: dated.length > 0 ? Math.min(...dated) : null,
-    });
+    await this.write(
+      trx,
+      sku,
+      count,
+      { ...count, onHand: units + legacyCounts, recountAt: dated.length > 0 ? Math.min(...dated) : null },
+      cause,
+    );
     return crossedZero;
   }
 

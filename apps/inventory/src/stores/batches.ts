@@ -126,7 +126,11 @@ export class BatchStore {
     }
     if (certificate) await trx('batch_certificates').insert({ batch_number: number, pdf: certificate });
     // A batch received past its retest day is on the shelf but does not count.
-    if (count && isCounted(status, until, now)) await this.stock.write(trx, sku, counting(count, units, until));
+    if (count && isCounted(status, until, now))
+      await this.stock.write(trx, sku, count, counting(count, units, until), {
+        reason: 'batch_received',
+        reference: number,
+      });
     return this.read(trx, number);
   }
 
@@ -151,7 +155,10 @@ export class BatchStore {
         if (count) {
           const now = this.stock.now();
           const change = Number(isCounted(to, until, now)) - Number(isCounted(status, until, now));
-          await this.stock.write(trx, sku, counting(count, change * Number(units), nullableUntil(until)));
+          await this.stock.write(trx, sku, count, counting(count, change * Number(units), nullableUntil(until)), {
+            reason: action,
+            reference: number,
+          });
         }
         await newCatalogRevision(trx);
         const batch = await this.read(trx, number);

@@ -10,6 +10,7 @@ import { firstExpiryFirst } from '../domain/batch';
 import { coalesced } from '@storefront/coalesce';
 import { BatchStock, isStale, sellableNow, shelfBatchOf } from './batch-stock';
 import { photoOf, withPhotoColumns } from './photo-columns';
+import { recordMovements, type MovementCause } from './stock-movements';
 
 export type ImportProgress = (productsDone: number, productsTotal: number) => void;
 
@@ -302,6 +303,8 @@ export class InventoryStore {
         await this.startCounting(
           trx,
           rows.filter(({ size }) => size.stock !== undefined).map(({ sku, size }) => ({ sku, units: size.stock! })),
+          // An import is recorded in the audit log after its writes: its movements name no staff action.
+          { reason: 'import', reference: '' },
         );
       }
       onProgress?.(start + batch.length, total);
@@ -324,16 +327,16 @@ export class InventoryStore {
    * units come without batch information: the size's legacy batch holds them, or what its sellable
    * batches do not already hold for a size that had batches while it was not counted.
    */
-  async startCounting(trx: Knex.Transaction, sizes: Array<{ sku: string; units: number }>): Promise<void> {
+  async startCounting(
+    trx: Knex.Transaction,
+    sizes: Array<{ sku: string; units: number }>,
+    cause: MovementCause,
+  ): Promise<void> {
     if (sizes.length === 0) return;
     const skus = sizes.map((size) => size.sku);
     const counted = new Set<string>(await trx('stock').whereIn('sku', skus).pluck('sku'));
     const starting = sizes.filter((size) => !counted.has(size.sku));
     if (starting.length === 0) return;
-    await trx('stock')
-      .insert(starting.map(({ sku, units }) => ({ sku, on_hand: units, reserved: 0 })))
-      .onConflict('sku')
-      .ignore();
     const batched = new Set<string>(
       await trx('batches')
         .whereIn(
@@ -343,15 +346,26 @@ export class InventoryStore {
         .distinct()
         .pluck('sku'),
     );
+    // A size with batches starts from none and is counted afresh below, which records its movement.
+    await trx('stock')
+      .insert(starting.map(({ sku, units }) => ({ sku, on_hand: batched.has(sku) ? 0 : units, reserved: 0 })))
+      .onConflict('sku')
+      .ignore();
     const legacy = starting.filter((size) => !batched.has(size.sku) && size.units > 0);
     if (legacy.length > 0) {
       await trx('batches')
         .insert(legacy.map(({ sku, units }) => this.stock.legacyBatchRow(sku, units)))
         .onConflict('number')
         .ignore();
+      await recordMovements(
+        trx,
+        legacy.map(({ sku, units }) => ({ sku, before: 0, after: units })),
+        cause,
+        this.stock.now(),
+      );
     }
     for (const { sku, units } of starting.filter((size) => batched.has(size.sku))) {
-      await this.stock.countAfresh(trx, sku, (await this.stock.lockCount(trx, sku))!, units, { exact: false });
+      await this.stock.countAfresh(trx, sku, (await this.stock.lockCount(trx, sku))!, units, { exact: false, cause });
     }
   }
 }

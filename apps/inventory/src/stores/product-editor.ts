@@ -67,9 +67,8 @@ export class ProductEditor {
           vat_rate_basis_points: details.vatRateBasisPoints,
           position: last === null || last === undefined ? 0 : Number(last) + 1,
         });
-        await this.insertSize(trx, id, size, 0);
-        await newCatalogRevision(trx);
-        await recordStaffAction(
+        // Recorded before the size: its first count's movement names the action.
+        const actionId = await recordStaffAction(
           trx,
           staff,
           {
@@ -79,6 +78,8 @@ export class ProductEditor {
           },
           this.now(),
         );
+        await this.insertSize(trx, id, size, 0, actionId);
+        await newCatalogRevision(trx);
       });
     } catch (error) {
       // Two owners creating the same id at once: the second is told as the first check would have.
@@ -124,14 +125,15 @@ export class ProductEditor {
           throw conflict('size_exists', `${productId} already has the size ${size.size} (${sku})`);
         const { last } =
           (await trx('product_sizes').where({ product_id: productId }).max('position as last').first()) ?? {};
-        await this.insertSize(trx, productId, size, last === null || last === undefined ? 0 : Number(last) + 1);
-        await newCatalogRevision(trx);
-        await recordStaffAction(
+        const actionId = await recordStaffAction(
           trx,
           staff,
           { action: 'size_added', subject: sku, after: { productId, ...size } },
           this.now(),
         );
+        const position = last === null || last === undefined ? 0 : Number(last) + 1;
+        await this.insertSize(trx, productId, size, position, actionId);
+        await newCatalogRevision(trx);
       });
     } catch (error) {
       if (isUniqueViolation(error))
@@ -141,7 +143,14 @@ export class ProductEditor {
     return productId;
   }
 
-  private async insertSize(trx: Knex.Transaction, productId: string, size: NewSize, position: number): Promise<void> {
+  /** Inserts a size, counting its units when it has some, as the staff action `actionId` says. */
+  private async insertSize(
+    trx: Knex.Transaction,
+    productId: string,
+    size: NewSize,
+    position: number,
+    actionId: number,
+  ): Promise<void> {
     const sku = skuOf(productId, size.size);
     await trx('product_sizes').insert({
       sku,
@@ -150,6 +159,10 @@ export class ProductEditor {
       price_pence: size.pricePence,
       position,
     });
-    if (size.stock !== undefined) await this.store.startCounting(trx, [{ sku, units: size.stock }]);
+    if (size.stock !== undefined)
+      await this.store.startCounting(trx, [{ sku, units: size.stock }], {
+        reason: 'size_added',
+        reference: String(actionId),
+      });
   }
 }

@@ -14,6 +14,7 @@ import { recordStaffAction } from '@storefront/staff-audit';
 import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
 import { counting, type BatchStock } from './batch-stock';
+import { recordMovements } from './stock-movements';
 import type { PriceBreak } from '@storefront/formats';
 import { breaksOfRow, checkPriceBreaks, storedBreaks } from '../domain/price-breaks';
 import { photoOf, withPhotoColumns } from './photo-columns';
@@ -166,22 +167,25 @@ export class StockAdmin {
       }
       if (before.unlimited) await trx('stock').insert({ sku, on_hand: 0, reserved: 0 });
       const count = (await this.stock.lockCount(trx, sku))!;
-      const legacyCrossedZero = await this.stock.countAfresh(trx, sku, count, onHand, { exact: true });
-      // Counted or not is part of the published catalog, and so is the batch the next unit comes from.
-      if (before.unlimited || legacyCrossedZero) await newCatalogRevision(trx);
-      const after = await this.level(trx, sku);
-      await recordStaffAction(
+      // Recorded first, as the count will be (or the whole is refused): the movement names the action.
+      const actionId = await recordStaffAction(
         trx,
         staff,
         {
           action: 'stock_set',
           subject: sku,
           before: stockRecord(before),
-          after: { ...stockRecord(after), note: reason },
+          after: { onHand, reserved: count.reserved, note: reason },
         },
         this.now(),
       );
-      return after;
+      const legacyCrossedZero = await this.stock.countAfresh(trx, sku, count, onHand, {
+        exact: true,
+        cause: { reason: 'stock_set', reference: String(actionId) },
+      });
+      // Counted or not is part of the published catalog, and so is the batch the next unit comes from.
+      if (before.unlimited || legacyCrossedZero) await newCatalogRevision(trx);
+      return this.level(trx, sku);
     });
   }
 
@@ -203,17 +207,22 @@ export class StockAdmin {
         throw invalidArgument(`${sku} would exceed ${STOCK_UNITS_MAX} units on hand`, 'invalid_units');
       const count = (await this.stock.lockCount(trx, sku))!;
       const unbatched = await this.stock.addUnbatched(trx, sku, units, { onlyIfSellable: true });
-      await this.stock.write(trx, sku, counting(count, unbatched.counted));
-      if (unbatched.refilled) await newCatalogRevision(trx);
-      const after = await this.level(trx, sku);
-      const before = { onHand: level.onHand, reserved: level.reserved };
-      await recordStaffAction(
+      const after = counting(count, unbatched.counted);
+      // Recorded before the count is written: the movement names the action.
+      const actionId = await recordStaffAction(
         trx,
         staff,
-        { action: 'stock_restocked', subject: sku, before, after: { ...stockRecord(after), units, note: delivery } },
+        {
+          action: 'stock_restocked',
+          subject: sku,
+          before: { onHand: level.onHand, reserved: level.reserved },
+          after: { onHand: after.onHand, reserved: after.reserved, units, note: delivery },
+        },
         this.now(),
       );
-      return after;
+      await this.stock.write(trx, sku, count, after, { reason: 'restock', reference: String(actionId) });
+      if (unbatched.refilled) await newCatalogRevision(trx);
+      return this.level(trx, sku);
     });
   }
 
@@ -238,7 +247,7 @@ export class StockAdmin {
         await newCatalogRevision(trx);
       }
       const after = await this.level(trx, sku);
-      await recordStaffAction(
+      const actionId = await recordStaffAction(
         trx,
         staff,
         {
@@ -247,6 +256,13 @@ export class StockAdmin {
           before: stockRecord(before),
           after: { ...stockRecord(after), note: reason },
         },
+        this.now(),
+      );
+      // The units counted leave the count with it.
+      await recordMovements(
+        trx,
+        [{ sku, before: before.onHand, after: 0 }],
+        { reason: 'stock_uncounted', reference: String(actionId) },
         this.now(),
       );
       return after;
@@ -328,6 +344,11 @@ export class StockAdmin {
             `order${references.length === 1 ? '' : 's'} (${references.join(', ')}); remove it once they are paid or released`,
         );
       }
+      // Locked in SKU order, as every stock writer takes them, so a sale committing meanwhile is in the counts removed.
+      const counted: Array<{ sku: string; on_hand: unknown }> = await forUpdate(
+        trx('stock').whereIn('sku', skus).orderBy('sku').select('sku', 'on_hand'),
+        this.db,
+      );
       const sizes = (await this.sizes(trx).where('s.product_id', productId).orderBy('s.sku')).map(toSkuStock);
       await trx('products').where({ id: productId }).delete();
       await newCatalogRevision(trx);
@@ -336,7 +357,18 @@ export class StockAdmin {
         name: product.name,
         sizes: sizes.map((size) => ({ sku: size.sku, pricePence: size.pricePence, ...stockRecord(size) })),
       };
-      await recordStaffAction(trx, staff, { action: 'product_removed', subject: productId, before }, this.now());
+      const actionId = await recordStaffAction(
+        trx,
+        staff,
+        { action: 'product_removed', subject: productId, before },
+        this.now(),
+      );
+      await recordMovements(
+        trx,
+        counted.map((row) => ({ sku: row.sku, before: Number(row.on_hand), after: 0 })),
+        { reason: 'product_removed', reference: String(actionId) },
+        this.now(),
+      );
       return { id: productId, skus };
     });
   }

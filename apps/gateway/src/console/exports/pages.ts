@@ -13,6 +13,7 @@ import type { StaffCaller } from '../../kit/staff-session';
 import { consolePage, type ConsoleDeps } from '../frame';
 import { startCustomersExport } from './customers-csv';
 import { startOrdersExport } from './orders-csv';
+import { startStockMovementsExport } from './stock-movements-csv';
 
 export const EXPORTS_PATH = '/console/exports';
 
@@ -20,6 +21,7 @@ export const EXPORTS_PATH = '/console/exports';
 const EXPORTS = [
   { records: 'orders', button: 'Download orders (CSV)', start: startOrdersExport },
   { records: 'customers', button: 'Download customers (CSV)', start: startCustomersExport },
+  { records: 'stock-movements', button: 'Download stock movements (CSV)', start: startStockMovementsExport },
 ] as const;
 
 const queryText = (req: Request, name: string) =>
@@ -29,10 +31,11 @@ function exportsPage(staff: StaffCaller, period: { from: string; to: string }, e
   return consolePage(
     'Exports',
     html`<h1>Exports</h1>
-<p>CSV files for a spreadsheet, for a period of London days, newest first. Each export is recorded in the audit log.</p>
+<p>CSV files for a spreadsheet, for a period of London days. Each export is recorded in the audit log.</p>
 <ul>
-<li><strong>Orders</strong> placed in the period: number, time placed (London), customer email, status, goods, discount, shipping, total and refunded, in pounds.</li>
-<li><strong>Customers</strong> who signed up in the period: email, name, when (London), how many orders they placed and the points they hold.</li>
+<li><strong>Orders</strong> placed in the period, newest first: number, time placed (London), customer email, status, goods, discount, shipping, total and refunded, in pounds.</li>
+<li><strong>Customers</strong> who signed up in the period, newest first: email, name, when (London), how many orders they placed and the points they hold.</li>
+<li><strong>Stock movements</strong> in the period, oldest first: every change of a counted size's units on hand, when (London), the SKU, the units gained or lost, the units on hand after it, why (a sale, a return, a restock, a batch received…) and its order, batch or audit log entry.</li>
 </ul>
 ${formError(error?.detail)}
 <form method="get" action="${EXPORTS_PATH}/${EXPORTS[0].records}.csv">

@@ -1,6 +1,6 @@
 /**
  * The console's exports page in Chromium, for a staff-role member: axe finds no serious or critical violation on the
- * form or on a refused period, and the form's button downloads the CSV under its dated name. Needs Debian's
+ * form or on a refused period, and the form's buttons download the CSVs under their dated names. Needs Debian's
  * `chromium`.
  */
 import { readFile } from 'node:fs/promises';
@@ -15,7 +15,7 @@ describe('the console exports page in Chromium', function () {
   this.timeout(120_000);
   const site = browserStackForSuite();
 
-  it('is accessible, refuses a period backwards, and downloads the orders of the days chosen', async () => {
+  it('is accessible, refuses a period backwards, and downloads the orders and stock movements of the days chosen', async () => {
     const client = site.stack.client();
     await signedInStaff(site.stack, client, 'exports-browser@shop.test', 'staff');
     await insertPaidOrders(
@@ -47,6 +47,25 @@ describe('the console exports page in Chromium', function () {
       expect(rows.map((row) => row.slice(1, 5))).to.deep.equal([
         ['placed_london', 'email', 'status', 'goods'],
         ['2026-06-15 12:00', 'seeded@example.com', 'delivered', '25.00'],
+      ]);
+
+      // The same days' stock movements, by the button of their own on the same form.
+      await site.stack.inventory!.db('stock_movements').insert({
+        occurred_at: Date.parse('2026-06-15T11:00:00Z'),
+        sku: 'kit',
+        units: -2,
+        on_hand_after: 8,
+        reason: 'sale',
+        reference: 'exports-browser-order',
+      });
+      const [movements] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download stock movements (CSV)' }).click(),
+      ]);
+      expect(movements.suggestedFilename()).to.equal('stock-movements-2026-06-15-to-2026-06-15.csv');
+      expect(parseCsv(await readFile((await movements.path())!, 'utf8'))).to.deep.equal([
+        ['occurred_london', 'sku', 'units', 'on_hand_after', 'reason', 'reference'],
+        ['2026-06-15 12:00', 'kit', '-2', '8', 'sale', 'exports-browser-order'],
       ]);
     } finally {
       await context.close();

@@ -622,6 +622,54 @@ export interface ListBatchOrdersResponse {
   more: boolean;
 }
 
+export interface ListStockMovementsRequest {
+  /** RFC 3339 or a date: movements at or after occurred_from and before occurred_until. */
+  occurredFrom: string;
+  occurredUntil: string;
+  /** 1..500; 0 means 100. */
+  limit: number;
+  /** Opaque, from the previous page's next_cursor; empty for the first page. */
+  cursor: string;
+}
+
+/** One change of a size's units on hand. */
+export interface StockMovement {
+  /** RFC 3339. */
+  occurredAt: string;
+  sku: string;
+  /** Units gained (positive) or lost (negative). */
+  units: number;
+  onHandAfter: number;
+  /**
+   * sale, return, batch_changed, restock, stock_set, stock_uncounted, product_removed, import, size_added,
+   * batch_received, batch_quarantined, batch_released, batch_recalled or past_retest.
+   */
+  reason: string;
+  /** The order reference, the batch number(s) or the staff action's id; empty for an import. */
+  reference: string;
+}
+
+export interface ListStockMovementsResponse {
+  movements: StockMovement[];
+  /** Empty on the last page. */
+  nextCursor: string;
+}
+
+export interface RecordStockMovementsExportRequest {
+  /** London dates, YYYY-MM-DD; from_date on or before to_date. */
+  fromDate: string;
+  toDate: string;
+}
+
+export interface RecordStockMovementsExportResponse {
+  /**
+   * RFC 3339: the period's bounds as ListStockMovements takes them (London midnight of from_date, and of the day after
+   * to_date).
+   */
+  occurredFrom: string;
+  occurredUntil: string;
+}
+
 export interface GetOrderAllocationRequest {
   orderReference: string;
 }
@@ -9346,6 +9394,573 @@ export const ListBatchOrdersResponse: MessageFns<ListBatchOrdersResponse> = {
   },
 };
 
+function createBaseListStockMovementsRequest(): ListStockMovementsRequest {
+  return { occurredFrom: "", occurredUntil: "", limit: 0, cursor: "" };
+}
+
+export const ListStockMovementsRequest: MessageFns<ListStockMovementsRequest> = {
+  encode(message: ListStockMovementsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.occurredFrom !== "") {
+      writer.uint32(10).string(message.occurredFrom);
+    }
+    if (message.occurredUntil !== "") {
+      writer.uint32(18).string(message.occurredUntil);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(24).int32(message.limit);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(34).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStockMovementsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStockMovementsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.occurredFrom = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredUntil = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.limit = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListStockMovementsRequest {
+    return {
+      occurredFrom: isSet(object.occurredFrom)
+        ? globalThis.String(object.occurredFrom)
+        : isSet(object.occurred_from)
+        ? globalThis.String(object.occurred_from)
+        : "",
+      occurredUntil: isSet(object.occurredUntil)
+        ? globalThis.String(object.occurredUntil)
+        : isSet(object.occurred_until)
+        ? globalThis.String(object.occurred_until)
+        : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+    };
+  },
+
+  toJSON(message: ListStockMovementsRequest): unknown {
+    const obj: any = {};
+    if (message.occurredFrom !== "") {
+      obj.occurredFrom = message.occurredFrom;
+    }
+    if (message.occurredUntil !== "") {
+      obj.occurredUntil = message.occurredUntil;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListStockMovementsRequest>, I>>(base?: I): ListStockMovementsRequest {
+    return ListStockMovementsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStockMovementsRequest>, I>>(object: I): ListStockMovementsRequest {
+    const message = createBaseListStockMovementsRequest();
+    message.occurredFrom = object.occurredFrom ?? "";
+    message.occurredUntil = object.occurredUntil ?? "";
+    message.limit = object.limit ?? 0;
+    message.cursor = object.cursor ?? "";
+    return message;
+  },
+};
+
+function createBaseStockMovement(): StockMovement {
+  return { occurredAt: "", sku: "", units: 0, onHandAfter: 0, reason: "", reference: "" };
+}
+
+export const StockMovement: MessageFns<StockMovement> = {
+  encode(message: StockMovement, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.occurredAt !== "") {
+      writer.uint32(10).string(message.occurredAt);
+    }
+    if (message.sku !== "") {
+      writer.uint32(18).string(message.sku);
+    }
+    if (message.units !== 0) {
+      writer.uint32(24).int32(message.units);
+    }
+    if (message.onHandAfter !== 0) {
+      writer.uint32(32).int32(message.onHandAfter);
+    }
+    if (message.reason !== "") {
+      writer.uint32(42).string(message.reason);
+    }
+    if (message.reference !== "") {
+      writer.uint32(50).string(message.reference);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StockMovement {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStockMovement();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.occurredAt = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sku = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.units = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.onHandAfter = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.reference = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StockMovement {
+    return {
+      occurredAt: isSet(object.occurredAt)
+        ? globalThis.String(object.occurredAt)
+        : isSet(object.occurred_at)
+        ? globalThis.String(object.occurred_at)
+        : "",
+      sku: isSet(object.sku) ? globalThis.String(object.sku) : "",
+      units: isSet(object.units) ? globalThis.Number(object.units) : 0,
+      onHandAfter: isSet(object.onHandAfter)
+        ? globalThis.Number(object.onHandAfter)
+        : isSet(object.on_hand_after)
+        ? globalThis.Number(object.on_hand_after)
+        : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      reference: isSet(object.reference) ? globalThis.String(object.reference) : "",
+    };
+  },
+
+  toJSON(message: StockMovement): unknown {
+    const obj: any = {};
+    if (message.occurredAt !== "") {
+      obj.occurredAt = message.occurredAt;
+    }
+    if (message.sku !== "") {
+      obj.sku = message.sku;
+    }
+    if (message.units !== 0) {
+      obj.units = Math.round(message.units);
+    }
+    if (message.onHandAfter !== 0) {
+      obj.onHandAfter = Math.round(message.onHandAfter);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.reference !== "") {
+      obj.reference = message.reference;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StockMovement>, I>>(base?: I): StockMovement {
+    return StockMovement.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StockMovement>, I>>(object: I): StockMovement {
+    const message = createBaseStockMovement();
+    message.occurredAt = object.occurredAt ?? "";
+    message.sku = object.sku ?? "";
+    message.units = object.units ?? 0;
+    message.onHandAfter = object.onHandAfter ?? 0;
+    message.reason = object.reason ?? "";
+    message.reference = object.reference ?? "";
+    return message;
+  },
+};
+
+function createBaseListStockMovementsResponse(): ListStockMovementsResponse {
+  return { movements: [], nextCursor: "" };
+}
+
+export const ListStockMovementsResponse: MessageFns<ListStockMovementsResponse> = {
+  encode(message: ListStockMovementsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.movements) {
+      StockMovement.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStockMovementsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStockMovementsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.movements.push(StockMovement.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListStockMovementsResponse {
+    return {
+      movements: globalThis.Array.isArray(object?.movements)
+        ? object.movements.map((e: any) => StockMovement.fromJSON(e))
+        : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+    };
+  },
+
+  toJSON(message: ListStockMovementsResponse): unknown {
+    const obj: any = {};
+    if (message.movements?.length) {
+      obj.movements = message.movements.map((e) => StockMovement.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListStockMovementsResponse>, I>>(base?: I): ListStockMovementsResponse {
+    return ListStockMovementsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStockMovementsResponse>, I>>(object: I): ListStockMovementsResponse {
+    const message = createBaseListStockMovementsResponse();
+    message.movements = object.movements?.map((e) => StockMovement.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordStockMovementsExportRequest(): RecordStockMovementsExportRequest {
+  return { fromDate: "", toDate: "" };
+}
+
+export const RecordStockMovementsExportRequest: MessageFns<RecordStockMovementsExportRequest> = {
+  encode(message: RecordStockMovementsExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fromDate !== "") {
+      writer.uint32(10).string(message.fromDate);
+    }
+    if (message.toDate !== "") {
+      writer.uint32(18).string(message.toDate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordStockMovementsExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordStockMovementsExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fromDate = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.toDate = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordStockMovementsExportRequest {
+    return {
+      fromDate: isSet(object.fromDate)
+        ? globalThis.String(object.fromDate)
+        : isSet(object.from_date)
+        ? globalThis.String(object.from_date)
+        : "",
+      toDate: isSet(object.toDate)
+        ? globalThis.String(object.toDate)
+        : isSet(object.to_date)
+        ? globalThis.String(object.to_date)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordStockMovementsExportRequest): unknown {
+    const obj: any = {};
+    if (message.fromDate !== "") {
+      obj.fromDate = message.fromDate;
+    }
+    if (message.toDate !== "") {
+      obj.toDate = message.toDate;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordStockMovementsExportRequest>, I>>(
+    base?: I,
+  ): RecordStockMovementsExportRequest {
+    return RecordStockMovementsExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordStockMovementsExportRequest>, I>>(
+    object: I,
+  ): RecordStockMovementsExportRequest {
+    const message = createBaseRecordStockMovementsExportRequest();
+    message.fromDate = object.fromDate ?? "";
+    message.toDate = object.toDate ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordStockMovementsExportResponse(): RecordStockMovementsExportResponse {
+  return { occurredFrom: "", occurredUntil: "" };
+}
+
+export const RecordStockMovementsExportResponse: MessageFns<RecordStockMovementsExportResponse> = {
+  encode(message: RecordStockMovementsExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.occurredFrom !== "") {
+      writer.uint32(10).string(message.occurredFrom);
+    }
+    if (message.occurredUntil !== "") {
+      writer.uint32(18).string(message.occurredUntil);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordStockMovementsExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordStockMovementsExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.occurredFrom = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.occurredUntil = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordStockMovementsExportResponse {
+    return {
+      occurredFrom: isSet(object.occurredFrom)
+        ? globalThis.String(object.occurredFrom)
+        : isSet(object.occurred_from)
+        ? globalThis.String(object.occurred_from)
+        : "",
+      occurredUntil: isSet(object.occurredUntil)
+        ? globalThis.String(object.occurredUntil)
+        : isSet(object.occurred_until)
+        ? globalThis.String(object.occurred_until)
+        : "",
+    };
+  },
+
+  toJSON(message: RecordStockMovementsExportResponse): unknown {
+    const obj: any = {};
+    if (message.occurredFrom !== "") {
+      obj.occurredFrom = message.occurredFrom;
+    }
+    if (message.occurredUntil !== "") {
+      obj.occurredUntil = message.occurredUntil;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordStockMovementsExportResponse>, I>>(
+    base?: I,
+  ): RecordStockMovementsExportResponse {
+    return RecordStockMovementsExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordStockMovementsExportResponse>, I>>(
+    object: I,
+  ): RecordStockMovementsExportResponse {
+    const message = createBaseRecordStockMovementsExportResponse();
+    message.occurredFrom = object.occurredFrom ?? "";
+    message.occurredUntil = object.occurredUntil ?? "";
+    return message;
+  },
+};
+
 function createBaseGetOrderAllocationRequest(): GetOrderAllocationRequest {
   return { orderReference: "" };
 }
@@ -11413,6 +12028,27 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** Any staff member: the movements of a period, oldest first, a page at a time. */
+    listStockMovements: {
+      name: "ListStockMovements",
+      requestType: ListStockMovementsRequest as typeof ListStockMovementsRequest,
+      requestStream: false,
+      responseType: ListStockMovementsResponse as typeof ListStockMovementsResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console's stock movements export: recorded in this component's staff audit log for the London days from_date
+     * to to_date (YYYY-MM-DD, both included), before the export reads them with ListStockMovements. Any staff member.
+     */
+    recordStockMovementsExport: {
+      name: "RecordStockMovementsExport",
+      requestType: RecordStockMovementsExportRequest as typeof RecordStockMovementsExportRequest,
+      requestStream: false,
+      responseType: RecordStockMovementsExportResponse as typeof RecordStockMovementsExportResponse,
+      responseStream: false,
+      options: {},
+    },
     /**
      * Back-in-stock alerts (docs/inventory.md): the gateway subscribes an address to a sold-out,
      * stock-limited size (ABORTED `size_in_stock` while it sells); one subscription per address and
@@ -11898,6 +12534,35 @@ export const InventoryServiceService = {
       Buffer.from(MarkOrderShippedResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): MarkOrderShippedResponse => MarkOrderShippedResponse.decode(value),
   },
+  /** Any staff member: the movements of a period, oldest first, a page at a time. */
+  listStockMovements: {
+    path: "/storefront.inventory.v1.InventoryService/ListStockMovements" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListStockMovementsRequest): Buffer =>
+      Buffer.from(ListStockMovementsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListStockMovementsRequest => ListStockMovementsRequest.decode(value),
+    responseSerialize: (value: ListStockMovementsResponse): Buffer =>
+      Buffer.from(ListStockMovementsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListStockMovementsResponse => ListStockMovementsResponse.decode(value),
+  },
+  /**
+   * The console's stock movements export: recorded in this component's staff audit log for the London days from_date
+   * to to_date (YYYY-MM-DD, both included), before the export reads them with ListStockMovements. Any staff member.
+   */
+  recordStockMovementsExport: {
+    path: "/storefront.inventory.v1.InventoryService/RecordStockMovementsExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordStockMovementsExportRequest): Buffer =>
+      Buffer.from(RecordStockMovementsExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordStockMovementsExportRequest =>
+      RecordStockMovementsExportRequest.decode(value),
+    responseSerialize: (value: RecordStockMovementsExportResponse): Buffer =>
+      Buffer.from(RecordStockMovementsExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordStockMovementsExportResponse =>
+      RecordStockMovementsExportResponse.decode(value),
+  },
   /**
    * Back-in-stock alerts (docs/inventory.md): the gateway subscribes an address to a sold-out,
    * stock-limited size (ABORTED `size_in_stock` while it sells); one subscription per address and
@@ -12059,6 +12724,13 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   moveOrderAllocation: handleUnaryCall<MoveOrderAllocationRequest, MoveOrderAllocationResponse>;
   /** Checkout, on dispatch: the order's allocation is final from now on; idempotent. */
   markOrderShipped: handleUnaryCall<MarkOrderShippedRequest, MarkOrderShippedResponse>;
+  /** Any staff member: the movements of a period, oldest first, a page at a time. */
+  listStockMovements: handleUnaryCall<ListStockMovementsRequest, ListStockMovementsResponse>;
+  /**
+   * The console's stock movements export: recorded in this component's staff audit log for the London days from_date
+   * to to_date (YYYY-MM-DD, both included), before the export reads them with ListStockMovements. Any staff member.
+   */
+  recordStockMovementsExport: handleUnaryCall<RecordStockMovementsExportRequest, RecordStockMovementsExportResponse>;
   /**
    * Back-in-stock alerts (docs/inventory.md): the gateway subscribes an address to a sold-out,
    * stock-limited size (ABORTED `size_in_stock` while it sells); one subscription per address and
@@ -12672,6 +13344,41 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: MarkOrderShippedResponse) => void,
+  ): ClientUnaryCall;
+  /** Any staff member: the movements of a period, oldest first, a page at a time. */
+  listStockMovements(
+    request: ListStockMovementsRequest,
+    callback: (error: ServiceError | null, response: ListStockMovementsResponse) => void,
+  ): ClientUnaryCall;
+  listStockMovements(
+    request: ListStockMovementsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListStockMovementsResponse) => void,
+  ): ClientUnaryCall;
+  listStockMovements(
+    request: ListStockMovementsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListStockMovementsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's stock movements export: recorded in this component's staff audit log for the London days from_date
+   * to to_date (YYYY-MM-DD, both included), before the export reads them with ListStockMovements. Any staff member.
+   */
+  recordStockMovementsExport(
+    request: RecordStockMovementsExportRequest,
+    callback: (error: ServiceError | null, response: RecordStockMovementsExportResponse) => void,
+  ): ClientUnaryCall;
+  recordStockMovementsExport(
+    request: RecordStockMovementsExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordStockMovementsExportResponse) => void,
+  ): ClientUnaryCall;
+  recordStockMovementsExport(
+    request: RecordStockMovementsExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordStockMovementsExportResponse) => void,
   ): ClientUnaryCall;
   /**
    * Back-in-stock alerts (docs/inventory.md): the gateway subscribes an address to a sold-out,
