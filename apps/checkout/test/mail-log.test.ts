@@ -42,7 +42,7 @@ describe('checkout: the mail log', () => {
     const { reference } = await paidOrder(stack);
     for (const staff of [OWNER, STAFF]) {
       const { page } = await rpc.listMailLog(
-        { query: { recipient: 'ADA@example.com', cursor: '', limit: 0 } },
+        { query: { recipient: 'ADA@example.com', beforeQueuedAt: 0, beforeKey: '', limit: 0 } },
         { staff },
       );
       const confirmation = page!.mails.find((mail) => mail.key.endsWith(reference));
@@ -55,7 +55,9 @@ describe('checkout: the mail log', () => {
 
   it("refuses a call without a staff member, a customer's included", async () => {
     for (const options of [{}, { customer: 'account-1' }]) {
-      const listed = await refusal(rpc.listMailLog({ query: { recipient: '', cursor: '', limit: 0 } }, options));
+      const listed = await refusal(
+        rpc.listMailLog({ query: { recipient: '', beforeQueuedAt: 0, beforeKey: '', limit: 0 } }, options),
+      );
       expect(listed).to.deep.include({ kind: 'unauthenticated', code: 'staff_unauthorized' });
       const read = await refusal(rpc.getMailForStaff({ key: 'order-confirmation:x' }, options));
       expect(read).to.deep.include({ kind: 'unauthenticated', code: 'staff_unauthorized' });

@@ -41,13 +41,13 @@ export async function mailLogPage(db: Knex, query: mail.MailLogQuery | undefined
   let rows = db(OUTBOX_TABLE);
   // Addresses are stored as they were given; customers' are lower-case, so both spellings are looked up.
   if (recipient) rows = rows.whereIn('recipient', [...new Set([recipient, recipient.toLowerCase()])]);
-  if (query?.cursor) {
-    const [queuedAt, key] = decodeCursor(query.cursor);
-    rows = rows.where((older) =>
-      older
-        .where('created_at', '<', queuedAt)
-        .orWhere((same) => same.where('created_at', queuedAt).where('mail_key', '<', key)),
-    );
+  const beforeAt = query?.beforeQueuedAt ?? 0;
+  const beforeKey = query?.beforeKey ?? '';
+  if (beforeAt) {
+    rows = rows.where((older) => {
+      older.where('created_at', '<', beforeAt);
+      if (beforeKey) older.orWhere((same) => same.where('created_at', beforeAt).where('mail_key', '<', beforeKey));
+    });
   }
   const found = (await rows
     .orderBy([
@@ -56,9 +56,7 @@ export async function mailLogPage(db: Knex, query: mail.MailLogQuery | undefined
     ])
     .limit(limit + 1)
     .select(ENTRY_COLUMNS)) as Array<Record<string, unknown>>;
-  const mails = found.slice(0, limit).map(entryOf);
-  const last = mails.at(-1);
-  return { mails, nextCursor: found.length > limit && last ? encodeCursor(last.queuedAt, last.key) : '' };
+  return { mails: found.slice(0, limit).map(entryOf), more: found.length > limit };
 }
 
 /** One mail with its text while kept; `not_found` for a key this outbox never held (or purged). */
@@ -101,26 +99,4 @@ function entryOf(row: Record<string, unknown>): mail.MailLogEntry {
     attempts,
     lastError: row['last_error'] == null ? '' : String(row['last_error']),
   };
-}
-
-/** The last position of a page, `[queued at, key]` as base64url JSON: opaque to clients, its form checked here. */
-function encodeCursor(queuedAt: number, key: string): string {
-  return Buffer.from(JSON.stringify([queuedAt, key])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): [number, string] {
-  const invalid = invalidArgument(
-    "cursor is not valid; pass the previous page's nextCursor unchanged, or start again without it",
-    'invalid_cursor',
-  );
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) throw invalid;
-  const [queuedAt, key] = parsed as unknown[];
-  if (!Number.isSafeInteger(queuedAt) || typeof key !== 'string' || key.length === 0 || key.length > 190) throw invalid;
-  return [queuedAt as number, key];
 }

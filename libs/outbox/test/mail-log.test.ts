@@ -82,7 +82,7 @@ describe('outbox: the mail log', () => {
     refused.add('order-refunded:A');
     expect(await sendDue()).to.deep.equal({ sent: 2, failed: 1 });
 
-    const first = await mailLogPage(db, { recipient: '', cursor: '', limit: 2 });
+    const first = await mailLogPage(db, { recipient: '', beforeQueuedAt: 0, beforeKey: '', limit: 2 });
     expect(first.mails.map((entry) => entry.key)).to.deep.equal(['order-refunded:A', 'order-dispatched:A']);
     expect(first.mails[0]).to.deep.equal({
       key: 'order-refunded:A',
@@ -97,20 +97,30 @@ describe('outbox: the mail log', () => {
       lastError: 'smtp 451',
     });
     expect(first.mails[1]).to.include({ status: 'sent', sentAt: clock.ms, attempts: 0, lastFailedAt: 0 });
-    const second = await mailLogPage(db, { recipient: '', cursor: first.nextCursor, limit: 2 });
+    expect(first.more).to.equal(true);
+    const last = first.mails[1]!;
+    const second = await mailLogPage(db, {
+      recipient: '',
+      beforeQueuedAt: last.queuedAt,
+      beforeKey: last.key,
+      limit: 2,
+    });
     expect(second.mails.map((entry) => entry.key)).to.deep.equal(['order-confirmation:A']);
-    expect(second.nextCursor).to.equal('');
+    expect(second.more).to.equal(false);
+    // Without a key, every mail queued before the time: none was queued in the same millisecond here.
+    const older = await mailLogPage(db, { recipient: '', beforeQueuedAt: last.queuedAt, beforeKey: '', limit: 0 });
+    expect(older.mails.map((entry) => entry.key)).to.deep.equal(['order-confirmation:A']);
   });
 
   it('finds the mails to one address in any letter case, and no others', async () => {
     await enqueueMail(db, mail('welcome:1', 'ada@example.com'), clock.ms);
     await enqueueMail(db, mail('welcome:2', 'bob@example.com'), clock.ms);
-    const page = await mailLogPage(db, { recipient: ' Ada@Example.com ', cursor: '', limit: 0 });
+    const page = await mailLogPage(db, { recipient: ' Ada@Example.com ', beforeQueuedAt: 0, beforeKey: '', limit: 0 });
     expect(page.mails.map((entry) => entry.key)).to.deep.equal(['welcome:1']);
     expect(page.mails[0]).to.include({ status: 'queued' });
   });
 
-  it('refuses a cursor it did not make, a page size out of range and a key it never held', async () => {
+  it('refuses a page size out of range and a key it never held', async () => {
     const refusal = async (run: () => Promise<unknown>) => {
       try {
         await run();
@@ -119,10 +129,9 @@ describe('outbox: the mail log', () => {
       }
       return 'answered';
     };
-    expect(await refusal(() => mailLogPage(db, { recipient: '', cursor: 'not-a-cursor', limit: 0 }))).to.equal(
-      'invalid_cursor',
-    );
-    expect(await refusal(() => mailLogPage(db, { recipient: '', cursor: '', limit: 101 }))).to.equal('invalid_limit');
+    expect(
+      await refusal(() => mailLogPage(db, { recipient: '', beforeQueuedAt: 0, beforeKey: '', limit: 101 })),
+    ).to.equal('invalid_limit');
     expect(await refusal(() => mailPreview(db, 'welcome:nobody'))).to.equal('mail_not_found');
   });
 
@@ -161,7 +170,9 @@ describe('outbox: the mail log', () => {
     const erased = await mailPreview(db, 'order-confirmation:C');
     expect(erased).to.include({ bodyState: 'expired', text: '' });
     expect(erased.mail).to.include({ recipient: 'erased', subject: 'erased' });
-    expect((await mailLogPage(db, { recipient: 'ada@example.com', cursor: '', limit: 0 })).mails).to.deep.equal([]);
+    expect(
+      (await mailLogPage(db, { recipient: 'ada@example.com', beforeQueuedAt: 0, beforeKey: '', limit: 0 })).mails,
+    ).to.deep.equal([]);
     expect(await mailPreview(db, 'order-confirmation:D')).to.include({ bodyState: 'kept' });
   });
 });

@@ -31,12 +31,16 @@ export interface MailLogEntry {
   lastError: string;
 }
 
-/** Which mails to list, newest queued first; empty fields do not filter. */
+/** Which mails to list, newest queued first (then by key, last first); empty fields do not filter. */
 export interface MailLogQuery {
   /** The exact address (any letter case). */
   recipient: string;
-  /** Opaque, from the previous page's next_cursor; empty for the first page. */
-  cursor: string;
+  /**
+   * Only mails before this position: queued before `before_queued_at` (epoch milliseconds), or at it with a key
+   * before `before_key`; an empty key takes every mail queued before the time. 0 for the first page.
+   */
+  beforeQueuedAt: number;
+  beforeKey: string;
   /** 1..100; 0 means the default page size. */
   limit: number;
 }
@@ -44,8 +48,8 @@ export interface MailLogQuery {
 /** A page of the log, newest queued first. */
 export interface MailLogPage {
   mails: MailLogEntry[];
-  /** Empty on the last page. */
-  nextCursor: string;
+  /** Whether older mails match beyond this page. */
+  more: boolean;
 }
 
 /** One mail with what it said. */
@@ -303,7 +307,7 @@ export const MailLogEntry: MessageFns<MailLogEntry> = {
 };
 
 function createBaseMailLogQuery(): MailLogQuery {
-  return { recipient: "", cursor: "", limit: 0 };
+  return { recipient: "", beforeQueuedAt: 0, beforeKey: "", limit: 0 };
 }
 
 export const MailLogQuery: MessageFns<MailLogQuery> = {
@@ -311,11 +315,14 @@ export const MailLogQuery: MessageFns<MailLogQuery> = {
     if (message.recipient !== "") {
       writer.uint32(10).string(message.recipient);
     }
-    if (message.cursor !== "") {
-      writer.uint32(18).string(message.cursor);
+    if (message.beforeQueuedAt !== 0) {
+      writer.uint32(16).int64(message.beforeQueuedAt);
+    }
+    if (message.beforeKey !== "") {
+      writer.uint32(26).string(message.beforeKey);
     }
     if (message.limit !== 0) {
-      writer.uint32(24).int32(message.limit);
+      writer.uint32(32).int32(message.limit);
     }
     return writer;
   },
@@ -342,15 +349,23 @@ export const MailLogQuery: MessageFns<MailLogQuery> = {
             continue;
           }
           case 2: {
-            if (tag !== 18) {
+            if (tag !== 16) {
               break;
             }
 
-            message.cursor = reader.string();
+            message.beforeQueuedAt = longToNumber(reader.int64());
             continue;
           }
           case 3: {
-            if (tag !== 24) {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.beforeKey = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
               break;
             }
 
@@ -372,7 +387,16 @@ export const MailLogQuery: MessageFns<MailLogQuery> = {
   fromJSON(object: any): MailLogQuery {
     return {
       recipient: isSet(object.recipient) ? globalThis.String(object.recipient) : "",
-      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+      beforeQueuedAt: isSet(object.beforeQueuedAt)
+        ? globalThis.Number(object.beforeQueuedAt)
+        : isSet(object.before_queued_at)
+        ? globalThis.Number(object.before_queued_at)
+        : 0,
+      beforeKey: isSet(object.beforeKey)
+        ? globalThis.String(object.beforeKey)
+        : isSet(object.before_key)
+        ? globalThis.String(object.before_key)
+        : "",
       limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
     };
   },
@@ -382,8 +406,11 @@ export const MailLogQuery: MessageFns<MailLogQuery> = {
     if (message.recipient !== "") {
       obj.recipient = message.recipient;
     }
-    if (message.cursor !== "") {
-      obj.cursor = message.cursor;
+    if (message.beforeQueuedAt !== 0) {
+      obj.beforeQueuedAt = Math.round(message.beforeQueuedAt);
+    }
+    if (message.beforeKey !== "") {
+      obj.beforeKey = message.beforeKey;
     }
     if (message.limit !== 0) {
       obj.limit = Math.round(message.limit);
@@ -397,14 +424,15 @@ export const MailLogQuery: MessageFns<MailLogQuery> = {
   fromPartial<I extends Exact<DeepPartial<MailLogQuery>, I>>(object: I): MailLogQuery {
     const message = createBaseMailLogQuery();
     message.recipient = object.recipient ?? "";
-    message.cursor = object.cursor ?? "";
+    message.beforeQueuedAt = object.beforeQueuedAt ?? 0;
+    message.beforeKey = object.beforeKey ?? "";
     message.limit = object.limit ?? 0;
     return message;
   },
 };
 
 function createBaseMailLogPage(): MailLogPage {
-  return { mails: [], nextCursor: "" };
+  return { mails: [], more: false };
 }
 
 export const MailLogPage: MessageFns<MailLogPage> = {
@@ -412,8 +440,8 @@ export const MailLogPage: MessageFns<MailLogPage> = {
     for (const v of message.mails) {
       MailLogEntry.encode(v!, writer.uint32(10).fork()).join();
     }
-    if (message.nextCursor !== "") {
-      writer.uint32(18).string(message.nextCursor);
+    if (message.more !== false) {
+      writer.uint32(16).bool(message.more);
     }
     return writer;
   },
@@ -440,11 +468,11 @@ export const MailLogPage: MessageFns<MailLogPage> = {
             continue;
           }
           case 2: {
-            if (tag !== 18) {
+            if (tag !== 16) {
               break;
             }
 
-            message.nextCursor = reader.string();
+            message.more = reader.bool();
             continue;
           }
         }
@@ -462,11 +490,7 @@ export const MailLogPage: MessageFns<MailLogPage> = {
   fromJSON(object: any): MailLogPage {
     return {
       mails: globalThis.Array.isArray(object?.mails) ? object.mails.map((e: any) => MailLogEntry.fromJSON(e)) : [],
-      nextCursor: isSet(object.nextCursor)
-        ? globalThis.String(object.nextCursor)
-        : isSet(object.next_cursor)
-        ? globalThis.String(object.next_cursor)
-        : "",
+      more: isSet(object.more) ? globalThis.Boolean(object.more) : false,
     };
   },
 
@@ -475,8 +499,8 @@ export const MailLogPage: MessageFns<MailLogPage> = {
     if (message.mails?.length) {
       obj.mails = message.mails.map((e) => MailLogEntry.toJSON(e));
     }
-    if (message.nextCursor !== "") {
-      obj.nextCursor = message.nextCursor;
+    if (message.more !== false) {
+      obj.more = message.more;
     }
     return obj;
   },
@@ -487,7 +511,7 @@ export const MailLogPage: MessageFns<MailLogPage> = {
   fromPartial<I extends Exact<DeepPartial<MailLogPage>, I>>(object: I): MailLogPage {
     const message = createBaseMailLogPage();
     message.mails = object.mails?.map((e) => MailLogEntry.fromPartial(e)) || [];
-    message.nextCursor = object.nextCursor ?? "";
+    message.more = object.more ?? false;
     return message;
   },
 };
