@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { expectAccessible } from '@storefront/testing';
 import { sku } from '../../../../checkout/test/support';
 import { paidOrder } from '../../../../checkout/test/refund-support';
-import { browserStackForSuite } from '../../support/browser-stack';
+import { browserStackForSuite, expectNoSidewaysScroll } from '../../support/browser-stack';
 import { signedInStaff } from '../../support/console';
 
 describe('the console mail log in Chromium', function () {
@@ -24,13 +24,6 @@ describe('the console mail log in Chromium', function () {
     const { reference } = await paidOrder(site.stack);
     const context = await site.newContext({ client: staff, cookie: 'svc_staff' });
     const page = await context.newPage();
-    const fitsTheScreen = async () => {
-      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
-        scrollWidth: document.documentElement.scrollWidth,
-        clientWidth: document.documentElement.clientWidth,
-      }));
-      expect(scrollWidth, `${scrollWidth} px wide in a ${clientWidth} px screen`).to.be.at.most(clientWidth);
-    };
     try {
       await page.goto('/console');
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Mail log' }).click();
@@ -49,10 +42,10 @@ describe('the console mail log in Chromium', function () {
       await expectAccessible(page);
 
       await page.setViewportSize({ width: 320, height: 640 });
-      await fitsTheScreen();
+      await expectNoSidewaysScroll(page);
       await page.getByRole('link', { name: 'Back to the mail log' }).click();
       await page.getByRole('heading', { name: 'Mail log' }).waitFor();
-      await fitsTheScreen();
+      await expectNoSidewaysScroll(page);
       await expectAccessible(page);
     } finally {
       await context.close();
