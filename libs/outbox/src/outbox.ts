@@ -38,7 +38,8 @@ export const mailOutboxMigration: Migration = {
       t.string('mail_key', 190).primary();
       t.string('recipient', 254).notNullable();
       t.string('subject', 300).notNullable();
-      // Emptied once sent: a sent mail may carry a link that must not outlive its delivery here.
+      // The HTML is emptied once sent; the text stays for the mail log until the body retention ends, unless the mail
+      // withholds it (a link that acts as its recipient must not outlive its delivery here; decision 1305).
       t.text('text_body').notNullable();
       t.text('html_body').notNullable();
       // Epoch milliseconds, as everywhere in the stores.
@@ -81,7 +82,7 @@ export function mailInsert(trx: Knex | Knex.Transaction, mail: Mail, now: number
     .ignore();
 }
 
-/** A mail as a customer's data export lists it: what and when, never its body (emptied once sent). */
+/** A mail as a customer's data export lists it: what and when, never its body. */
 export interface SentMailRecord {
   subject: string;
   /** Epoch milliseconds; sentAt absent while the mail waits. */
