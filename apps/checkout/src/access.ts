@@ -50,6 +50,13 @@ export const CHECKOUT_ACCESS = accessTable(checkout.CheckoutServiceService, [
   },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
+  // The console's mail log: any staff member reads it, as they read customers (decision 1305).
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['listMailLog', 'getMailForStaff'],
+  },
   // Both roles dispatch, deliver and cancel orders.
   {
     callers: ['gateway'],

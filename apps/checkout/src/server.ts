@@ -21,7 +21,7 @@ import {
   type ServiceStartOptions,
 } from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
-import { mailSenderFor, sentMailMessage, type PassSummary } from '@storefront/outbox';
+import { mailLogPage, mailPreview, mailSenderFor, sentMailMessage, type PassSummary } from '@storefront/outbox';
 import { ServiceTokenSigner } from '@storefront/service-token';
 import type { CheckoutConfig, CheckoutServeKeys } from './config';
 import { CHECKOUT_ACCESS } from './access';
@@ -381,6 +381,8 @@ function buildCheckout(config: CheckoutConfig, now: () => number) {
       bindings: [
         bind('storefront.checkout.v1.CheckoutService', checkout.CheckoutServiceService, CHECKOUT_ACCESS, {
           listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
+          listMailLog: async (request) => ({ page: await mailLogPage(db, request.query) }),
+          getMailForStaff: async (request) => ({ mail: await mailPreview(db, request.key) }),
           createCheckout: async (request, context) =>
             checkoutAnswer(await service.createCheckout(request, await context.caller())),
           validatePromo: async (request, context) =>

@@ -13,10 +13,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectAccessible, freePort, launchChromium } from '@storefront/testing';
 import { type Stack } from '@storefront/platform-testing';
 import { EDGE_PRICES, LOW_STOCK, orderNumberOf, startCheckoutStack } from '../../checkout/test/support';
+import { expectNoSidewaysScroll } from './support/browser-stack';
 import { addToBasket, checkOutAndPay, definition } from './support/shopper';
-
-/** The browser globals the page functions below use; tests compile without the DOM library. */
-declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
 
 const PASSWORD = 'Shopper-password-42';
 const DELIVERY = {
@@ -187,11 +185,7 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await addToBasket(page, '5mg', 1);
     for (const path of ['/', '/products/tb-500', '/basket']) {
       await page.goto(path);
-      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
-        scrollWidth: document.documentElement.scrollWidth,
-        clientWidth: document.documentElement.clientWidth,
-      }));
-      expect(scrollWidth, `${path} is ${scrollWidth} px wide in a ${clientWidth} px screen`).to.be.at.most(clientWidth);
+      await expectNoSidewaysScroll(page, path);
     }
   });
 });

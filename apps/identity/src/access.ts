@@ -44,6 +44,13 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
   { callers: ['gateway'], customer: 'none', rpcs: ['listPendingErasures', 'recordErasureStep'] },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
+  // The console's mail log: any staff member reads it, as they read customers (decision 1305).
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['listMailLog', 'getMailForStaff'],
+  },
   // The console: re-enabling a member; the roster refuses (and records) any role but owner itself.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['reenableStaff'] },
   // The console: any staff member looks a customer up.

@@ -17,7 +17,7 @@ import {
   type ServiceStartOptions,
 } from '@storefront/lifecycle';
 import { windowCountersFor } from '@storefront/rate-limit';
-import { mailSenderFor, sentMailMessage, type PassSummary } from '@storefront/outbox';
+import { mailLogPage, mailPreview, mailSenderFor, sentMailMessage, type PassSummary } from '@storefront/outbox';
 import type { IdentityConfig, IdentityServeKeys } from './config';
 import { IDENTITY_ACCESS } from './access';
 import { migrations } from './migrations';
@@ -188,6 +188,8 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
       bindings: [
         bind('storefront.identity.v1.IdentityService', identity.IdentityServiceService, IDENTITY_ACCESS, {
           listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
+          listMailLog: async (request) => ({ page: await mailLogPage(db, request.query) }),
+          getMailForStaff: async (request) => ({ mail: await mailPreview(db, request.key) }),
           signUp: async (request, context) => {
             const { referrer, ...account } = await accounts.signUp(request, context.abandoned);
             return { ...signedIn(account), referrer: referrer && { userId: referrer.id, email: referrer.email } };

@@ -32,6 +32,13 @@ export const INVENTORY_ACCESS = accessTable(inventory.InventoryServiceService, [
   { callers: ['gateway'], customer: 'none', rpcs: ['listBackInStockOf', 'eraseBackInStockOf'] },
   // The console's audit log: any staff member reads it.
   { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['listStaffActions'] },
+  // The console's mail log: any staff member reads it, as they read customers (decision 1305).
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['listMailLog', 'getMailForStaff'],
+  },
 
   // The console's catalog and batches: every staff member reads them and records what an order was
   // packed from (the staff role handles orders); only an owner changes the catalog and its batches.

@@ -4,7 +4,7 @@
  * thin: they check input with the line rules and translate messages to store calls.
  */
 import { staffActionsPage } from '@storefront/staff-audit';
-import { mailSenderFor, type PassSummary } from '@storefront/outbox';
+import { mailLogPage, mailPreview, mailSenderFor, type PassSummary } from '@storefront/outbox';
 import { inventory } from '@storefront/proto';
 import { bind } from '@storefront/grpc';
 import { registerGauge } from '@storefront/telemetry';
@@ -137,6 +137,8 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
           INVENTORY_ACCESS,
           {
             listStaffActions: async (request) => ({ page: await staffActionsPage(db, request.query) }),
+            listMailLog: async (request) => ({ page: await mailLogPage(db, request.query) }),
+            getMailForStaff: async (request) => ({ mail: await mailPreview(db, request.key) }),
             getStock: async () => ({ available: await store.availableStock() }),
             getCatalog: async () => ({ products: (await store.catalog()).products.map(toProductMessage) }),
             getCatalogSnapshot: async ({ knownVersion }) => toSnapshotMessage(await publisher.snapshot(knownVersion)),

@@ -129,6 +129,29 @@ describe('inventory: back-in-stock alerts', () => {
     expect(smtp.received).to.have.length(20);
   });
 
+  it("shows staff an alert's text in the mail log, never a guest's confirmation link (decision 1305)", async () => {
+    await subscribe('shown@example.test');
+    await subscribe('guest-log@example.test', false);
+    await restock(1);
+    await h.server.alertNow();
+    await h.server.sendMailNow();
+    const textOf = async (email: string) => {
+      const { page } = await h.staffClient.listMailLog(
+        { query: { recipient: email, beforeQueuedAt: 0, beforeKey: '', limit: 0 } },
+        { staff: OWNER },
+      );
+      expect(page!.mails, email).to.have.length(1);
+      return (await h.staffClient.getMailForStaff({ key: page!.mails[0]!.key }, { staff: OWNER })).mail!;
+    };
+    const alert = await textOf('shown@example.test');
+    expect(alert.mail).to.include({ kind: 'back-in-stock', status: 'sent' });
+    expect(alert.bodyState).to.equal('kept');
+    expect(alert.text).to.contain(`${SITE}/products/alpha#size-alpha-10mg`);
+    const confirmation = await textOf('guest-log@example.test');
+    expect(confirmation.mail).to.include({ kind: 'back-in-stock-confirm', status: 'sent' });
+    expect(confirmation).to.include({ bodyState: 'withheld', text: '' });
+  });
+
   it('sends the alerts of one restock in the order people subscribed in', async () => {
     const emails = Array.from({ length: 12 }, (_, index) => `o${index}@example.test`);
     for (const email of emails) await subscribe(email);

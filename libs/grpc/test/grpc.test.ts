@@ -67,7 +67,11 @@ const ACCESS = accessTable(inventory.InventoryServiceService, [
   { callers: ['gateway', 'checkout'], customer: 'optional', rpcs: ['getStock'] },
   { callers: ['gateway'], customer: 'required', rpcs: ['getCatalog'] },
   { callers: ['gateway'], customer: 'none', rpcs: ['getCatalogSnapshot', 'quote', 'reserve', 'commit'] },
-  { callers: ['checkout'], customer: 'none', rpcs: ['release', 'listStaffActions', 'returnStock'] },
+  {
+    callers: ['checkout'],
+    customer: 'none',
+    rpcs: ['release', 'listStaffActions', 'listMailLog', 'getMailForStaff', 'returnStock'],
+  },
   { callers: ['gateway'], customer: 'none', rpcs: CATALOG_ADMIN_RPCS },
 ]);
 
@@ -93,6 +97,8 @@ describe('grpc: server, client, errors and health', () => {
       },
       getCatalogSnapshot: reject,
       listStaffActions: reject,
+      listMailLog: reject,
+      getMailForStaff: reject,
       quote: reject,
       reserve: reject,
       // commit answers only after 300 ms, to test deadlines.
@@ -288,6 +294,8 @@ describe('grpc: server, client, errors and health', () => {
       'reserve',
       'commit',
       'listStaffActions',
+      'listMailLog',
+      'getMailForStaff',
       ...CATALOG_ADMIN_RPCS,
     ] as const;
     // @ts-expect-error release has no rule

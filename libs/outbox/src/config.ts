@@ -34,11 +34,14 @@ export interface DeliverySettings {
    * its key and queues nothing, then deleted by the sender (decisions 1301, 1323).
    */
   sentRetentionMs: number;
+  /** A sent mail's text is kept this long for the console's mail log, then emptied; at most `sentRetentionMs`. */
+  bodyRetentionMs: number;
 }
 
 export function readMailConfig(env: EnvReader, dataDir: string): MailConfig {
   const smtpTimeoutMs = env.int('SMTP_TIMEOUT_MS', 20_000, { min: 100, max: 120_000 });
   const retryMaxMs = env.int('MAIL_RETRY_MAX_MS', 15 * 60_000, { min: 10, max: 24 * 3600_000 });
+  const retentionDays = env.int('MAIL_RETENTION_DAYS', 730, { min: 1, max: 3650 });
   return {
     smtpUrl: env.optionalUrl('SMTP_URL', ['smtp:', 'smtps:']),
     from: env.string('MAIL_FROM', 'Storefront Research Supplies <orders@localhost>'),
@@ -51,7 +54,9 @@ export function readMailConfig(env: EnvReader, dataDir: string): MailConfig {
       // Three timeouts (connect, greeting, one socket idle) fit in the lease with room to spare.
       leaseMs: env.int('MAIL_LEASE_MS', Math.max(60_000, smtpTimeoutMs * 4), { min: smtpTimeoutMs * 4, max: 3600_000 }),
       smtpTimeoutMs,
-      sentRetentionMs: env.int('MAIL_RETENTION_DAYS', 730, { min: 1, max: 3650 }) * DAY_MS,
+      sentRetentionMs: retentionDays * DAY_MS,
+      bodyRetentionMs:
+        env.int('MAIL_BODY_RETENTION_DAYS', Math.min(30, retentionDays), { min: 0, max: retentionDays }) * DAY_MS,
     },
   };
 }

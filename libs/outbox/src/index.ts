@@ -30,6 +30,7 @@ export {
   LINK_SIGNING_KEYS_TABLE,
 } from './signed-links';
 export { MailSender, type PassSummary } from './sender';
+export { mailLogMigration, mailLogPage, mailPreview } from './mail-log';
 export { mailboxTransport, smtpTransport, type MailTransport } from './transports';
 export {
   composeMail,

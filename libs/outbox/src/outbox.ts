@@ -19,6 +19,11 @@ export interface Mail {
   html: string;
   /** Extra header lines (a marketing mail's List-Unsubscribe); only outboxes with a `headers_json` column take them. */
   headers?: Record<string, string>;
+  /**
+   * The body carries a link that acts as its recipient (an address verification, a password reset, a subscription's
+   * confirmation): it is dropped at sending and never shown in the mail log (decision 1305).
+   */
+  withholdBody?: boolean;
 }
 
 export interface ClaimedMail extends Mail {
@@ -33,7 +38,8 @@ export const mailOutboxMigration: Migration = {
       t.string('mail_key', 190).primary();
       t.string('recipient', 254).notNullable();
       t.string('subject', 300).notNullable();
-      // Emptied once sent: a sent mail may carry a link that must not outlive its delivery here.
+      // The HTML is emptied once sent; the text stays for the mail log until the body retention ends, unless the mail
+      // withholds it (a link that acts as its recipient must not outlive its delivery here; decision 1305).
       t.text('text_body').notNullable();
       t.text('html_body').notNullable();
       // Epoch milliseconds, as everywhere in the stores.
@@ -68,6 +74,7 @@ export function mailInsert(trx: Knex | Knex.Transaction, mail: Mail, now: number
       text_body: mail.text,
       html_body: mail.html,
       ...(mail.headers ? { headers_json: JSON.stringify(mail.headers) } : {}),
+      ...(mail.withholdBody ? { withhold_body: true } : {}),
       created_at: now,
       next_attempt_at: now,
     })
@@ -75,7 +82,7 @@ export function mailInsert(trx: Knex | Knex.Transaction, mail: Mail, now: number
     .ignore();
 }
 
-/** A mail as a customer's data export lists it: what and when, never its body (emptied once sent). */
+/** A mail as a customer's data export lists it: what and when, never its body. */
 export interface SentMailRecord {
   subject: string;
   /** Epoch milliseconds; sentAt absent while the mail waits. */
@@ -167,20 +174,25 @@ export class MailOutbox {
     }));
   }
 
-  /** Records the delivery and drops the bodies; the key stays, so the event cannot queue the mail again. */
+  /**
+   * Records the delivery; the key stays, so the event cannot queue the mail again. The HTML body goes at once; the text
+   * stays for the mail log's preview until the body retention ends, unless the mail withholds its body (decision 1305).
+   */
   async markSent(key: string, token: string, now: number): Promise<void> {
+    const sent = { sent_at: now, html_body: '', claim_token: null, claimed_until: 0, last_error: null };
     await this.db(OUTBOX_TABLE)
       .where({ mail_key: key, claim_token: token })
-      .update({ sent_at: now, text_body: '', html_body: '', claim_token: null, claimed_until: 0, last_error: null });
+      .update({ ...sent, text_body: this.db.raw('CASE WHEN withhold_body THEN ? ELSE text_body END', ['']) });
   }
 
-  /** Frees the row for another attempt at `retryAt`. */
-  async markFailed(key: string, token: string, retryAt: number, error: string): Promise<void> {
+  /** Frees the row, whose attempt failed at `failedAt`, for another attempt at `retryAt`. */
+  async markFailed(key: string, token: string, failedAt: number, retryAt: number, error: string): Promise<void> {
     await this.db(OUTBOX_TABLE)
       .where({ mail_key: key, claim_token: token })
       .update({
         attempts: this.db.raw('attempts + 1'),
         next_attempt_at: retryAt,
+        last_failed_at: failedAt,
         claim_token: null,
         claimed_until: 0,
         last_error: error.slice(0, 100),
@@ -201,5 +213,14 @@ export class MailOutbox {
   /** Deletes sent rows older than `before`; returns how many. */
   purgeSentBefore(before: number): Promise<number> {
     return this.db(OUTBOX_TABLE).whereNotNull('sent_at').where('sent_at', '<', before).del();
+  }
+
+  /** Empties the kept text of mails sent before `before` (the body retention); the rows stay. Returns how many. */
+  dropBodiesSentBefore(before: number): Promise<number> {
+    return this.db(OUTBOX_TABLE)
+      .whereNotNull('sent_at')
+      .where('sent_at', '<', before)
+      .whereNot('text_body', '')
+      .update({ text_body: '' });
   }
 }

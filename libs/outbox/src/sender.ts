@@ -119,6 +119,7 @@ export class MailSender {
     if (now() - this.purgedAt >= PURGE_INTERVAL_MS) {
       this.purgedAt = now();
       await outbox.purgeSentBefore(this.purgedAt - settings.sentRetentionMs);
+      await outbox.dropBodiesSentBefore(this.purgedAt - settings.bodyRetentionMs);
     }
     while (!this.stopping) {
       const batch = await outbox.claim(token, now(), settings.leaseMs, BATCH_SIZE);
@@ -141,7 +142,8 @@ export class MailSender {
       const retryInMs = retryDelayMs(attempts, settings.retryBaseMs, settings.retryMaxMs);
       this.failed.add(1, { component });
       logger.warn({ mailKey: mail.key, attempts, reason, retryInMs }, 'sending a mail failed; it is retried');
-      await outbox.markFailed(mail.key, token, now() + retryInMs, reason);
+      const failedAt = now();
+      await outbox.markFailed(mail.key, token, failedAt, failedAt + retryInMs, reason);
       return false;
     }
     await outbox.markSent(mail.key, token, now());

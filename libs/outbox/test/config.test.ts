@@ -18,4 +18,17 @@ describe('outbox: mail settings', () => {
   it('refuses a retention period outside 1 to 3650 days, naming the variable', () => {
     expect(() => readMailConfig(new EnvReader({ MAIL_RETENTION_DAYS: '0' }), '/data')).to.throw(/MAIL_RETENTION_DAYS/);
   });
+
+  it("keeps sent mails' text 30 days by default, MAIL_BODY_RETENTION_DAYS when set, never longer than their rows", () => {
+    expect(readMailConfig(new EnvReader({}), '/data').delivery.bodyRetentionMs).to.equal(30 * DAY_MS);
+    expect(readMailConfig(new EnvReader({ MAIL_BODY_RETENTION_DAYS: '0' }), '/data').delivery.bodyRetentionMs).to.equal(
+      0,
+    );
+    expect(readMailConfig(new EnvReader({ MAIL_RETENTION_DAYS: '7' }), '/data').delivery.bodyRetentionMs).to.equal(
+      7 * DAY_MS,
+    );
+    expect(() =>
+      readMailConfig(new EnvReader({ MAIL_RETENTION_DAYS: '7', MAIL_BODY_RETENTION_DAYS: '8' }), '/data'),
+    ).to.throw(/MAIL_BODY_RETENTION_DAYS/);
+  });
 });

@@ -10,7 +10,14 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { openServiceStore, type Knex } from '@storefront/db';
 import { createLogger } from '@storefront/logging';
 import { provisionStores, startTestSmtpServer, type TestSmtpServer, type TestStores } from '@storefront/testing';
-import { MailOutbox, MailSender, enqueueMail, mailOutboxMigration, smtpTransport } from '@storefront/outbox';
+import {
+  MailOutbox,
+  MailSender,
+  enqueueMail,
+  mailLogMigration,
+  mailOutboxMigration,
+  smtpTransport,
+} from '@storefront/outbox';
 
 describe('outbox: metrics', () => {
   let reader: PrometheusExporter;
@@ -26,7 +33,7 @@ describe('outbox: metrics', () => {
     stores = await provisionStores();
     db = await openServiceStore(
       { service: 'mail', dataDir: stores.dataDir, mysqlUrl: stores.mysqlUrlFor('mail') },
-      { '001-mail-outbox': mailOutboxMigration },
+      { '001-mail-outbox': mailOutboxMigration, '002-mail-log': mailLogMigration },
       { migrate: true },
     );
     smtp = await startTestSmtpServer();
@@ -37,6 +44,7 @@ describe('outbox: metrics', () => {
       leaseMs: 5_000,
       smtpTimeoutMs: 1_000,
       sentRetentionMs: 3_600_000,
+      bodyRetentionMs: 3_600_000,
     };
     sender = new MailSender({
       component: 'test',

@@ -1,6 +1,6 @@
 import type { Migration } from '@storefront/db';
 import { staffActionsMigration } from '@storefront/staff-audit';
-import { mailOutboxMigration } from '@storefront/outbox';
+import { mailLogMigration, mailOutboxMigration } from '@storefront/outbox';
 import { orders } from './001-orders';
 import { abuseLimits } from './002-abuse-limits';
 import { promoHolds } from './003-promo-holds';
@@ -56,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '093-returns': returns,
   '094-credit-notes': creditNotes,
   '095-line-item-names': lineItemNames,
+  '096-mail-log': mailLogMigration,
 };

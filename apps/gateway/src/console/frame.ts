@@ -42,6 +42,7 @@ const SECTIONS = [
   ['/console/vat', 'VAT report'],
   ['/console/customers', 'Customers'],
   ['/console/audit', 'Audit log'],
+  ['/console/mail', 'Mail log'],
   ['/console/data-requests', 'Data requests'],
   ['/console/exports', 'Exports'],
   ['/console/staff', 'Staff members'],

@@ -1,7 +1,7 @@
 /**
  * The shop owner's console at /console and the admin API behind it, one area each: the overview (its home), orders
  * and fulfilment (the dispatch queue and packing slips among them), refunds, returns,
- * catalog, batches, promotions, customers, the audit log, data requests, exports, and the staff sign-in. Always served by the gateway, even when a
+ * catalog, batches, promotions, customers, the audit log, the mail log, data requests, exports, and the staff sign-in. Always served by the gateway, even when a
  * storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts); what one
  * area adds to another's page (an order's refunds) is given here.
  */
@@ -25,6 +25,7 @@ import { registerCustomerPages } from './customers/pages';
 import { registerCloseAccountPages } from './customers/close-account';
 import { registerDataRequestPages } from './data-requests/pages';
 import { registerExportPages } from './exports/pages';
+import { registerMailPages } from './mail/pages';
 import type { ConsoleDeps } from './frame';
 import { consoleOrdersApi } from './orders/api';
 import { registerDispatchQueue } from './orders/dispatch-queue';
@@ -94,6 +95,7 @@ export function registerConsole(
   registerCustomerPages(deps);
   registerCloseAccountPages(deps);
   registerAuditPages(deps);
+  registerMailPages(deps);
   registerDataRequestPages(deps);
   registerExportPages(deps);
   router.use(pageErrors(context));

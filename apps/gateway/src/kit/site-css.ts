@@ -28,6 +28,8 @@ th,td{text-align:left;padding:.4rem;border-bottom:1px solid var(--line);vertical
 td.num,th.num{text-align:right}
 td code{overflow-wrap:anywhere}
 td.changes{min-width:16rem}
+.mail-text{white-space:pre-wrap;overflow-wrap:anywhere}
+dd code{overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
 form{margin:.5rem 0}
 label{display:block;font-weight:600;margin-top:.5rem}

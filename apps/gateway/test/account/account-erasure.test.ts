@@ -189,7 +189,9 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
       );
       await stack.identity!.sendMailNow();
       await stack.checkout!.sendMailNow();
-      expect(await rowsNaming(stack, needles)).to.not.deep.equal([]);
+      const named = await rowsNaming(stack, needles);
+      // Sent mails keep their address and, for the mail log, their text (decision 1305): the erasure takes both.
+      expect(named.filter((row) => row.startsWith('mail_outbox:'))).to.not.deep.equal([]);
       const before = await books(stack, accountId);
       expect(before.refunds.map((refund) => refund.state)).to.deep.equal(['succeeded']);
       expect(before.returns.map((found) => found.state)).to.deep.equal(['requested']);

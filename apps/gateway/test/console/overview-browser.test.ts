@@ -7,13 +7,12 @@ import { expect } from 'chai';
 import { expectAccessible } from '@storefront/testing';
 import { insertPaidOrders } from '../../../checkout/test/paid-orders';
 import { sku } from '../../../checkout/test/support';
-import { browserStackForSuite } from '../support/browser-stack';
+import { browserStackForSuite, expectNoSidewaysScroll } from '../support/browser-stack';
 import { signedInStaff } from '../support/console';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 /** The browser globals the page function below uses; tests compile without the DOM library. */
-declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
 
 describe('the console overview in Chromium', function () {
   this.timeout(120_000);
@@ -53,11 +52,7 @@ describe('the console overview in Chromium', function () {
       await page.setViewportSize({ width: 320, height: 640 });
       await page.goto('/console');
       await page.getByText('Revenue per day as a table').click();
-      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
-        scrollWidth: document.documentElement.scrollWidth,
-        clientWidth: document.documentElement.clientWidth,
-      }));
-      expect(scrollWidth, `${scrollWidth} px wide in a ${clientWidth} px screen`).to.be.at.most(clientWidth);
+      await expectNoSidewaysScroll(page);
       await expectAccessible(page);
     } finally {
       await context.close();

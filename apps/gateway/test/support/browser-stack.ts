@@ -2,13 +2,26 @@
  * A checkout stack served on a port of its own, its PUBLIC_BASE_URL that origin (so forms post
  * from the site they belong to), and Chromium, started before a suite and stopped after it.
  */
-import type { Browser, BrowserContext } from 'playwright-core';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { freePort, launchChromium, type HttpClient } from '@storefront/testing';
 import type { Stack } from '@storefront/platform-testing';
 import type { Env } from '@storefront/config';
 import { startCheckoutStack } from '../../../checkout/test/support';
 
 export const STEP_TIMEOUT_MS = 10_000;
+
+// Read inside the page, where the DOM exists; the tests compile without the DOM's types.
+declare const document: { documentElement: { scrollWidth: number; clientWidth: number } };
+
+/** The page as shown now is no wider than the screen: nothing to scroll sideways (`what` names it in a failure). */
+export async function expectNoSidewaysScroll(page: Page, what = 'the page'): Promise<void> {
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    clientWidth: document.documentElement.clientWidth,
+  }));
+  expect(scrollWidth, `${what} is ${scrollWidth} px wide in a ${clientWidth} px screen`).to.be.at.most(clientWidth);
+}
 
 type Session = { client: HttpClient; cookie: 'svc_sess' | 'svc_staff' };
 

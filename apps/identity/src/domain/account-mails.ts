@@ -35,6 +35,8 @@ export function verificationMail(
   return {
     key: `email-verification:${linkId}`,
     to,
+    // The link confirms the address as its owner: staff never read it (decision 1305).
+    withholdBody: true,
     ...composeMail({
       subject: 'Confirm your email address',
       blocks: [
@@ -86,6 +88,8 @@ export function passwordResetMail(
   return {
     key: `password-reset:${resetId}`,
     to: user.email,
+    // The link sets the account's password: staff never read it (decision 1305).
+    withholdBody: true,
     ...composeMail({
       subject: 'Reset your password',
       blocks: [

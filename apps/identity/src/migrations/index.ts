@@ -1,5 +1,5 @@
 import type { Migration } from '@storefront/db';
-import { mailOutboxMigration } from '@storefront/outbox';
+import { mailLogMigration, mailOutboxMigration } from '@storefront/outbox';
 import { accounts } from './001-accounts';
 import { passwordResets } from './003-password-resets';
 import { staff } from './004-staff';
@@ -25,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '045-account-erasures': accountErasures,
   '046-inventory-erasure-step': inventoryErasureStep,
   '047-customers-by-creation': customersByCreation,
+  '048-mail-log': mailLogMigration,
 };

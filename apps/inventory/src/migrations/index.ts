@@ -1,4 +1,5 @@
 import type { Migration } from '@storefront/db';
+import { mailLogMigration } from '@storefront/outbox';
 import { staffActionsMigration } from '@storefront/staff-audit';
 import { catalog } from './001-catalog';
 import { reservations } from './002-reservations';
@@ -24,5 +25,6 @@ export const migrations: Record<string, Migration> = {
   '009-price-breaks': priceBreaks,
   '010-product-photos': productPhotos,
   '011-low-stock': lowStock,
+  '013-mail-log': mailLogMigration,
   '014-stock-movements': stockMovements,
 };

@@ -19,6 +19,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { StaffActionPage, StaffActionQuery } from "../../audit/v1/audit";
+import { MailLogPage, MailLogQuery, MailPreview } from "../../mail/v1/mail";
 
 export const protobufPackage = "storefront.inventory.v1";
 
@@ -190,6 +191,22 @@ export interface ListStaffActionsRequest {
 
 export interface ListStaffActionsResponse {
   page?: StaffActionPage | undefined;
+}
+
+export interface ListMailLogRequest {
+  query?: MailLogQuery | undefined;
+}
+
+export interface ListMailLogResponse {
+  page?: MailLogPage | undefined;
+}
+
+export interface GetMailForStaffRequest {
+  key: string;
+}
+
+export interface GetMailForStaffResponse {
+  mail?: MailPreview | undefined;
 }
 
 export interface ReturnStockRequest {
@@ -3249,6 +3266,280 @@ export const ListStaffActionsResponse: MessageFns<ListStaffActionsResponse> = {
     const message = createBaseListStaffActionsResponse();
     message.page = (object.page !== undefined && object.page !== null)
       ? StaffActionPage.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListMailLogRequest(): ListMailLogRequest {
+  return { query: undefined };
+}
+
+export const ListMailLogRequest: MessageFns<ListMailLogRequest> = {
+  encode(message: ListMailLogRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.query !== undefined) {
+      MailLogQuery.encode(message.query, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMailLogRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMailLogRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.query = MailLogQuery.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMailLogRequest {
+    return { query: isSet(object.query) ? MailLogQuery.fromJSON(object.query) : undefined };
+  },
+
+  toJSON(message: ListMailLogRequest): unknown {
+    const obj: any = {};
+    if (message.query !== undefined) {
+      obj.query = MailLogQuery.toJSON(message.query);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListMailLogRequest>, I>>(base?: I): ListMailLogRequest {
+    return ListMailLogRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMailLogRequest>, I>>(object: I): ListMailLogRequest {
+    const message = createBaseListMailLogRequest();
+    message.query = (object.query !== undefined && object.query !== null)
+      ? MailLogQuery.fromPartial(object.query)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListMailLogResponse(): ListMailLogResponse {
+  return { page: undefined };
+}
+
+export const ListMailLogResponse: MessageFns<ListMailLogResponse> = {
+  encode(message: ListMailLogResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.page !== undefined) {
+      MailLogPage.encode(message.page, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMailLogResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMailLogResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.page = MailLogPage.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMailLogResponse {
+    return { page: isSet(object.page) ? MailLogPage.fromJSON(object.page) : undefined };
+  },
+
+  toJSON(message: ListMailLogResponse): unknown {
+    const obj: any = {};
+    if (message.page !== undefined) {
+      obj.page = MailLogPage.toJSON(message.page);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListMailLogResponse>, I>>(base?: I): ListMailLogResponse {
+    return ListMailLogResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListMailLogResponse>, I>>(object: I): ListMailLogResponse {
+    const message = createBaseListMailLogResponse();
+    message.page = (object.page !== undefined && object.page !== null)
+      ? MailLogPage.fromPartial(object.page)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetMailForStaffRequest(): GetMailForStaffRequest {
+  return { key: "" };
+}
+
+export const GetMailForStaffRequest: MessageFns<GetMailForStaffRequest> = {
+  encode(message: GetMailForStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMailForStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMailForStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetMailForStaffRequest {
+    return { key: isSet(object.key) ? globalThis.String(object.key) : "" };
+  },
+
+  toJSON(message: GetMailForStaffRequest): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetMailForStaffRequest>, I>>(base?: I): GetMailForStaffRequest {
+    return GetMailForStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetMailForStaffRequest>, I>>(object: I): GetMailForStaffRequest {
+    const message = createBaseGetMailForStaffRequest();
+    message.key = object.key ?? "";
+    return message;
+  },
+};
+
+function createBaseGetMailForStaffResponse(): GetMailForStaffResponse {
+  return { mail: undefined };
+}
+
+export const GetMailForStaffResponse: MessageFns<GetMailForStaffResponse> = {
+  encode(message: GetMailForStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.mail !== undefined) {
+      MailPreview.encode(message.mail, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetMailForStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetMailForStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.mail = MailPreview.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetMailForStaffResponse {
+    return { mail: isSet(object.mail) ? MailPreview.fromJSON(object.mail) : undefined };
+  },
+
+  toJSON(message: GetMailForStaffResponse): unknown {
+    const obj: any = {};
+    if (message.mail !== undefined) {
+      obj.mail = MailPreview.toJSON(message.mail);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetMailForStaffResponse>, I>>(base?: I): GetMailForStaffResponse {
+    return GetMailForStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetMailForStaffResponse>, I>>(object: I): GetMailForStaffResponse {
+    const message = createBaseGetMailForStaffResponse();
+    message.mail = (object.mail !== undefined && object.mail !== null)
+      ? MailPreview.fromPartial(object.mail)
       : undefined;
     return message;
   },
@@ -11761,6 +12052,24 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /** The console: this component's mail log, newest queued first, a page at a time. Needs a staff member (any role). */
+    listMailLog: {
+      name: "ListMailLog",
+      requestType: ListMailLogRequest as typeof ListMailLogRequest,
+      requestStream: false,
+      responseType: ListMailLogResponse as typeof ListMailLogResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /** The console: one mail of this component's log with its text, while kept. Needs a staff member (any role). */
+    getMailForStaff: {
+      name: "GetMailForStaff",
+      requestType: GetMailForStaffRequest as typeof GetMailForStaffRequest,
+      requestStream: false,
+      responseType: GetMailForStaffResponse as typeof GetMailForStaffResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
     /**
      * Puts a refunded order's units back on hand; idempotent per return_id. Sizes without a
      * stock count are left as they are.
@@ -12199,6 +12508,28 @@ export const InventoryServiceService = {
     responseSerialize: (value: ListStaffActionsResponse): Buffer =>
       Buffer.from(ListStaffActionsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListStaffActionsResponse => ListStaffActionsResponse.decode(value),
+  },
+  /** The console: this component's mail log, newest queued first, a page at a time. Needs a staff member (any role). */
+  listMailLog: {
+    path: "/storefront.inventory.v1.InventoryService/ListMailLog" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMailLogRequest): Buffer => Buffer.from(ListMailLogRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMailLogRequest => ListMailLogRequest.decode(value),
+    responseSerialize: (value: ListMailLogResponse): Buffer => Buffer.from(ListMailLogResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListMailLogResponse => ListMailLogResponse.decode(value),
+  },
+  /** The console: one mail of this component's log with its text, while kept. Needs a staff member (any role). */
+  getMailForStaff: {
+    path: "/storefront.inventory.v1.InventoryService/GetMailForStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetMailForStaffRequest): Buffer =>
+      Buffer.from(GetMailForStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetMailForStaffRequest => GetMailForStaffRequest.decode(value),
+    responseSerialize: (value: GetMailForStaffResponse): Buffer =>
+      Buffer.from(GetMailForStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetMailForStaffResponse => GetMailForStaffResponse.decode(value),
   },
   /**
    * Puts a refunded order's units back on hand; idempotent per return_id. Sizes without a
@@ -12653,6 +12984,10 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   release: handleUnaryCall<ReleaseRequest, ReleaseResponse>;
   /** The console: this component's staff audit log, newest first. Needs a staff member in `x-staff-token`. */
   listStaffActions: handleUnaryCall<ListStaffActionsRequest, ListStaffActionsResponse>;
+  /** The console: this component's mail log, newest queued first, a page at a time. Needs a staff member (any role). */
+  listMailLog: handleUnaryCall<ListMailLogRequest, ListMailLogResponse>;
+  /** The console: one mail of this component's log with its text, while kept. Needs a staff member (any role). */
+  getMailForStaff: handleUnaryCall<GetMailForStaffRequest, GetMailForStaffResponse>;
   /**
    * Puts a refunded order's units back on hand; idempotent per return_id. Sizes without a
    * stock count are left as they are.
@@ -12881,6 +13216,38 @@ export interface InventoryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListStaffActionsResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: this component's mail log, newest queued first, a page at a time. Needs a staff member (any role). */
+  listMailLog(
+    request: ListMailLogRequest,
+    callback: (error: ServiceError | null, response: ListMailLogResponse) => void,
+  ): ClientUnaryCall;
+  listMailLog(
+    request: ListMailLogRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListMailLogResponse) => void,
+  ): ClientUnaryCall;
+  listMailLog(
+    request: ListMailLogRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListMailLogResponse) => void,
+  ): ClientUnaryCall;
+  /** The console: one mail of this component's log with its text, while kept. Needs a staff member (any role). */
+  getMailForStaff(
+    request: GetMailForStaffRequest,
+    callback: (error: ServiceError | null, response: GetMailForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getMailForStaff(
+    request: GetMailForStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetMailForStaffResponse) => void,
+  ): ClientUnaryCall;
+  getMailForStaff(
+    request: GetMailForStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetMailForStaffResponse) => void,
   ): ClientUnaryCall;
   /**
    * Puts a refunded order's units back on hand; idempotent per return_id. Sizes without a
