@@ -11,6 +11,7 @@ import type { CheckoutStore } from './stores/checkout';
 const PROVIDER_OPERATIONS = [
   'createCheckout',
   'getCheckout',
+  'findCheckout',
   'deactivateCheckout',
   'refundTransaction',
   'refundedPence',
@@ -52,6 +53,7 @@ export function countingProviderFailures(provider: PaymentProvider): PaymentProv
     name: provider.name,
     createCheckout: counted('createCheckout', (checkout) => provider.createCheckout(checkout)),
     getCheckout: counted('getCheckout', (id) => provider.getCheckout(id)),
+    findCheckout: counted('findCheckout', (reference) => provider.findCheckout(reference)),
     deactivateCheckout: counted('deactivateCheckout', (id) => provider.deactivateCheckout(id)),
     refundTransaction: counted('refundTransaction', (id, amountPence) => provider.refundTransaction(id, amountPence)),
     refundedPence: counted('refundedPence', (id) => provider.refundedPence(id)),

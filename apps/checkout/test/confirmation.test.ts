@@ -140,7 +140,7 @@ describe('checkout payment confirmation through the reconciler', () => {
     expect(await provider.json()).to.include({ status: 'EXPIRED' });
   });
 
-  it('closes an order that never got a payment link once its hold ends', async () => {
+  it('closes an order that never got a payment link once its hold ends, the provider holding none for it', async () => {
     const client = stack.client();
     const stockBefore = await stockOf(client, LIMITED_SKU);
     const body = WELCOME_BODY();
@@ -156,6 +156,48 @@ describe('checkout payment confirmation through the reconciler', () => {
     await stack.checkout!.reconcileNow();
     expect((await order(body.checkout_reference))!.status).to.equal('expired');
     expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
+  });
+
+  describe('a payment link made but never recorded (a crash between the two, or a store restored from before it)', () => {
+    /** Forgets the order's link, as its store would be without the write that recorded it, and ends its hold. */
+    async function forgetLink(reference: string): Promise<void> {
+      await stack
+        .checkout!.db('orders')
+        .where({ reference })
+        .update({ provider_checkout_id: null, provider_hosted_url: null, reserved_until: Date.now() - 1 });
+    }
+
+    it('is found through the provider by reference once the hold ends, and its payment settles the order', async () => {
+      const { client, result, reference } = await signedInCheckout();
+      const stockReserved = await stockOf(client, LIMITED_SKU);
+      await completePayment(result.hosted_checkout_url, 'pay');
+      await forgetLink(reference);
+      await stack.checkout!.reconcileNow();
+      const paid = (await order(reference))!;
+      expect([paid.status, paid.providerCheckoutId]).to.deep.equal(['paid', result.id]);
+      expect(await reservationStatus(reference)).to.equal('committed');
+      expect(await stockOf(client, LIMITED_SKU)).to.equal(stockReserved);
+      expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
+    });
+
+    it('with no reservation either, is paid and owed its units like an order that paid and waited', async () => {
+      const { client, result, reference } = await signedInCheckout();
+      const stockReserved = await stockOf(client, LIMITED_SKU);
+      await completePayment(result.hosted_checkout_url, 'pay');
+      await forgetLink(reference);
+      const reservations = () => stack.inventory!.store.db('reservations').where({ order_reference: reference });
+      await stack.inventory!.store.db('reservation_lines').where({ order_reference: reference }).delete();
+      await reservations().delete();
+      await stack.inventory!.store.db('stock').where({ sku: LIMITED_SKU }).decrement('reserved', 1);
+      await stack.checkout!.reconcileNow();
+      await stack.checkout!.reconcileNow();
+      const paid = (await order(reference))!;
+      expect([paid.status, paid.stockWait]).to.deep.equal(['paid', 'served']);
+      expect(paid.stockSettledAt).to.be.a('number');
+      expect(await reservationStatus(reference)).to.equal('committed');
+      expect(await stockOf(client, LIMITED_SKU)).to.equal(stockReserved);
+      expect(await loyaltyPoints(client)).to.equal(WELCOME_BONUS + 44);
+    });
   });
 
   it('closes an order whose checkout the provider no longer knows, but only once its hold ends', async () => {

@@ -20,7 +20,12 @@ import { AppError } from '@storefront/errors';
 import type { Logger } from '@storefront/logging';
 import type { Mail } from '@storefront/outbox';
 import { releaseCodeHold } from './code-holds';
-import type { PaymentProvider, ProviderName, ProviderStatus } from './payment-provider';
+import {
+  providerCheckoutFields,
+  type PaymentProvider,
+  type ProviderName,
+  type ProviderStatus,
+} from './payment-provider';
 import { isPaidWaiting, openUntil, type Order, type OrderStatus } from './order';
 import type { CheckoutStore, InventoryClient, LoyaltyClient } from './ports';
 import { releaseUnpaidOrder } from './unpaid-orders';
@@ -242,12 +247,6 @@ export class PaymentConfirmation {
 
   private async outcomeOf(order: Order): Promise<Exclude<OrderStatus, 'pending_payment'> | undefined> {
     const now = this.options.now();
-    if (!order.providerCheckoutId) {
-      // The provider failed and nobody retried. A running attempt holds a claim and is left alone.
-      const holdEnds = openUntil(order);
-      const attemptRunning = order.claimExpiresAt !== undefined && order.claimExpiresAt > now;
-      return now >= holdEnds && !attemptRunning ? 'expired' : undefined;
-    }
     const provider = this.options.providers.get(order.provider);
     if (!provider)
       throw new AppError(
@@ -256,9 +255,29 @@ export class PaymentConfirmation {
         `provider ${order.provider} of order ${order.id} is not configured`,
       );
     const holdEnded = now >= openUntil(order);
+    let checkoutId = order.providerCheckoutId;
+    if (!checkoutId) {
+      // The provider failed and nobody retried. A running attempt holds a claim and is left alone.
+      const attemptRunning = order.claimExpiresAt !== undefined && order.claimExpiresAt > now;
+      if (!holdEnded || attemptRunning) return undefined;
+      // Or a link was made and its answer never recorded (a crash, a store restored from before it): it may be paid.
+      const made = await provider.findCheckout(order.reference);
+      if (!made) return 'expired';
+      await this.options.store.recordProviderCheckout(
+        order.id,
+        providerCheckoutFields(made.raw),
+        order.reservedUntil,
+        now,
+      );
+      this.options.logger.warn(
+        { orderId: order.id, checkoutId: made.id, status: made.status },
+        'found the provider checkout of an order that had none recorded',
+      );
+      checkoutId = made.id;
+    }
     let checkout;
     try {
-      checkout = await provider.getCheckout(order.providerCheckoutId);
+      checkout = await provider.getCheckout(checkoutId);
     } catch (error) {
       // A checkout the provider forgot (a restarted sandbox) can take no payment: close it once its hold ends.
       if (error instanceof AppError && error.kind === 'not_found' && holdEnded) return 'expired';
@@ -266,7 +285,7 @@ export class PaymentConfirmation {
     }
     if (checkout.status === 'PENDING' && holdEnded) {
       // The stock is no longer held, so the payment link must stop taking payments.
-      checkout = await provider.deactivateCheckout(order.providerCheckoutId);
+      checkout = await provider.deactivateCheckout(checkoutId);
     }
     return OUTCOME[checkout.status];
   }
@@ -297,7 +316,16 @@ export class PaymentConfirmation {
       return undefined;
     }
     if (order.stockSettledAt === undefined) {
-      await inventory.commit({ orderReference: order.reference });
+      try {
+        await inventory.commit({ orderReference: order.reference });
+      } catch (error) {
+        // Paid with no reservation at all (its store restored from a backup taken before it reserved): its units are
+        // owed to it as to an order that paid and waited, so it is served, or refunded if they never come.
+        if (error instanceof AppError && error.code === 'reservation_not_found') {
+          if (await store.owePaidOrderItsUnits(order.id, now())) return now();
+        }
+        throw error;
+      }
       await store.markStep(order.id, 'stock_settled_at', now());
     }
     if (order.accountId && order.pointsAwardedAt === undefined) {

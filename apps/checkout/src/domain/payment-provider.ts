@@ -45,6 +45,11 @@ export interface PaymentProvider {
   createCheckout(checkout: NewProviderCheckout): Promise<ProviderCheckout>;
   /** A checkout the provider does not know is an AppError of kind not_found. */
   getCheckout(id: string): Promise<ProviderCheckout>;
+  /**
+   * The checkout the provider holds for this reference, if any: a link made whose answer was never recorded (a crash
+   * between the two, or a store restored from a backup taken between them) may have been paid.
+   */
+  findCheckout(reference: string): Promise<ProviderCheckout | undefined>;
   /** Stops a pending checkout from taking a payment; answers its state afterwards. */
   deactivateCheckout(id: string): Promise<ProviderCheckout>;
   /**

@@ -52,17 +52,8 @@ export class SumUpApiProvider implements PaymentProvider {
     }
     // The provider already has a checkout for this reference: an earlier attempt created it
     // and its answer was lost. SumUp's 409 carries no id, so look it up by reference.
-    const existing = await this.expectOk(
-      'GET',
-      `/v0.1/checkouts?checkout_reference=${encodeURIComponent(checkout.reference)}`,
-    ).catch((error: unknown) => {
-      throw this.translate('list', error);
-    });
-    const listed: unknown[] = Array.isArray(existing) ? existing : [];
-    const found = listed.find(
-      (candidate) => (candidate as Record<string, unknown> | null)?.checkout_reference === checkout.reference,
-    );
-    if (!found) {
+    const earlier = await this.findCheckout(checkout.reference);
+    if (!earlier) {
       this.logger.error(
         { reference: checkout.reference },
         'the payment provider reported a duplicate checkout it then could not list',
@@ -74,7 +65,6 @@ export class SumUpApiProvider implements PaymentProvider {
           'could not find; try again with the same checkout_reference',
       );
     }
-    const earlier = this.parse(found);
     const mismatch = adoptionMismatch(earlier, checkout);
     if (mismatch) {
       this.logger.error(
@@ -93,6 +83,19 @@ export class SumUpApiProvider implements PaymentProvider {
       'recovered the provider checkout of an earlier attempt',
     );
     return earlier;
+  }
+
+  async findCheckout(reference: string): Promise<ProviderCheckout | undefined> {
+    const listed = await this.expectOk(
+      'GET',
+      `/v0.1/checkouts?checkout_reference=${encodeURIComponent(reference)}`,
+    ).catch((error: unknown) => {
+      throw this.translate('list', error);
+    });
+    const found = (Array.isArray(listed) ? (listed as unknown[]) : []).find(
+      (candidate) => (candidate as Record<string, unknown> | null)?.checkout_reference === reference,
+    );
+    return found === undefined ? undefined : this.parse(found);
   }
 
   async getCheckout(id: string): Promise<ProviderCheckout> {

@@ -348,6 +348,15 @@ export class CheckoutStore implements CheckoutStorePort {
     return updated === 1;
   }
 
+  async owePaidOrderItsUnits(orderId: string, now: number): Promise<boolean> {
+    const updated = await this.db('orders')
+      .where({ id: orderId, status: 'paid' })
+      .whereNull('stock_wait')
+      .whereNull('stock_settled_at')
+      .update({ stock_wait: 'waiting', updated_at: now });
+    return updated === 1;
+  }
+
   /**
    * A waiting order got its units (served, with its reservation's end) or they never came
    * (unserved: its stock step is done, with nothing to commit, and the reason kept for its view).
