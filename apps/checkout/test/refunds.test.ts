@@ -292,6 +292,18 @@ describe('refunds through the payment provider', () => {
     }
   });
 
+  it('refuses to return more units of a line than earlier refunds left, naming what is left; nothing is refunded', async () => {
+    const { reference, orderId } = await paidOrder(stack);
+    const lowSku = sku('low');
+    await rpc.refundOrder(refundRequest(reference, 100, { lines: [{ sku: lowSku, quantity: 1 }] }), { staff: OWNER });
+    const refused = await refusal(
+      rpc.refundOrder(refundRequest(reference, 100, { lines: [{ sku: lowSku, quantity: 2 }] }), { staff: OWNER }),
+    );
+    expect(refused).to.deep.include({ kind: 'invalid_argument', code: 'invalid_refund_lines' });
+    expect(refused.detail).to.contain(`2 × ${lowSku} is more than the 1 of it left to return`);
+    expect(await countRows(stack, 'refunds', { order_id: orderId })).to.equal(1);
+  });
+
   it('forgives points already spent: the balance goes to zero, never below, and the rest is recorded as forgiven', async () => {
     const customer = stack.client();
     const userId = await signUp(customer);

@@ -8,8 +8,10 @@ import {
   PRICE_PENCE_MAX,
   STOCK_UNITS_MAX,
   checkCatalogEntry,
+  checkSpecifications,
   priceBreakProblems,
   type PriceBreak,
+  type ProductSpecification,
 } from '@storefront/formats';
 
 export interface CatalogFile {
@@ -22,6 +24,8 @@ export interface CatalogProduct {
   description: string;
   /** The product's VAT rate in basis points: 2000 (standard 20 %) unless the file's `vatRate` says 0 or 5. */
   vatRateBasisPoints: number;
+  /** Label and value pairs in order; undefined keeps a stored product's (a new product has none). */
+  specifications?: ProductSpecification[];
   sizes: CatalogSize[];
 }
 
@@ -74,6 +78,9 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
     checkCatalogEntry(p, at, seenIds, problems);
     if (p.description !== undefined && typeof p.description !== 'string')
       problems.push(`${at}.description must be a string`);
+    const specifications =
+      p.specifications === undefined ? undefined : checkSpecifications(p.specifications, `${at}.specifications`);
+    problems.push(...(specifications?.problems ?? []));
     const vatRate = p.vatRate ?? STANDARD_VAT_RATE_PERCENT;
     if (!VAT_RATES_PERCENT.includes(vatRate as (typeof VAT_RATES_PERCENT)[number]))
       problems.push(`${at}.vatRate must be ${VAT_RATES_PERCENT.join(', ')} (percent) when present`);
@@ -133,6 +140,7 @@ export function checkCatalogFile(input: unknown): CatalogCheck {
       name: typeof p.name === 'string' ? p.name.trim() : '',
       description: (p.description as string) ?? '',
       vatRateBasisPoints: (vatRate as number) * 100,
+      ...(specifications?.specifications ? { specifications: specifications.specifications } : {}),
       sizes,
     });
   });

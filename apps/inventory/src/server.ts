@@ -243,6 +243,7 @@ function toProductMessage(product: CatalogProduct): inventory.Product {
     id: product.id,
     name: product.name,
     description: product.description,
+    specifications: product.specifications,
     sizes: product.sizes.map((size) => ({
       size: size.size,
       sku: size.sku,

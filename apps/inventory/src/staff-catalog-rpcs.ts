@@ -45,8 +45,8 @@ export function staffCatalogRpcs({ admin, importer, photos, editor }: CatalogWri
     getStaffCatalog: async () => ({ products: (await admin.catalog()).map(toStaffProduct) }),
     createProduct: async ({ productId, details, firstSize }, context) =>
       productNow(await editor.create(productId, details, firstSize, staffOf(context))),
-    updateProduct: async ({ productId, details }, context) =>
-      productNow(await editor.update(productId, details, staffOf(context))),
+    updateProduct: async ({ productId, details, specifications }, context) =>
+      productNow(await editor.update(productId, details, specifications?.entries, staffOf(context))),
     addProductSize: async ({ productId, size }, context) =>
       productNow(await editor.addSize(productId, size, staffOf(context))),
     setSkuStock: async ({ sku, onHand, note }, context) => ({
@@ -90,6 +90,7 @@ function toStaffProduct(product: StaffCatalogProduct): inventory.StaffProduct {
     name: product.name,
     description: product.description,
     vatRateBasisPoints: product.vatRateBasisPoints,
+    specifications: product.specifications,
     sizes: product.sizes.map(toStaffSku),
     ...(product.photo ? { photo: product.photo } : {}),
   };

@@ -142,6 +142,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
             id: 'alpha',
             name: 'Alpha',
             description: 'Test peptide A',
+            specifications: [],
             sizes: [
               { size: '5mg', sku: 'alpha-5mg', pricePence: 2499, priceBreaks: [], stockLimited: true, inStock: true },
               { size: '10mg', sku: 'alpha-10mg', pricePence: 3999, priceBreaks: [], stockLimited: true, inStock: true },
@@ -159,6 +160,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
             id: 'beta',
             name: 'Beta',
             description: 'Test peptide B',
+            specifications: [],
             sizes: [
               { size: '1mg', sku: 'beta-1mg', pricePence: 999, priceBreaks: [], stockLimited: true, inStock: true },
             ],

@@ -102,6 +102,23 @@ describe('inventory: npm run catalog:import', () => {
     expect(await rates()).to.deep.equal({ alpha: 0, beta: 2000 });
   });
 
+  it("takes each product's specifications from the file in order, and keeps a product's own when the file gives none", async () => {
+    const specificationsOf = async (id: string) =>
+      (await h.gateway.getCatalog({})).products.find((product) => product.id === id)!.specifications;
+    const next = structuredClone(TEST_CATALOG) as { products: Array<Record<string, unknown>> };
+    const alpha = [
+      { label: 'Sequence', value: 'Gly-Glu-Pro' },
+      { label: 'Storage', value: '-20 °C, dry' },
+    ];
+    next.products[0]!.specifications = alpha;
+    next.products[1]!.specifications = [{ label: 'Purity', value: '≥ 98%' }];
+    expect((await run([writeFile('specifications.json', next)])).code).to.equal(EXIT.ok);
+    expect(await specificationsOf('alpha')).to.deep.equal(alpha);
+    delete next.products[1]!.specifications;
+    expect((await run([writeFile('specifications.json', next)])).code).to.equal(EXIT.ok);
+    expect(await specificationsOf('beta')).to.deep.equal([{ label: 'Purity', value: '≥ 98%' }]);
+  });
+
   it('reports progress for a large file', async () => {
     const products = Array.from({ length: 1200 }, (_, i) => ({
       id: `bulk-${i}`,
@@ -192,6 +209,11 @@ describe('inventory: npm run catalog:import', () => {
       ['a negative stock', { products: [product({}, { stock: -3 })] }, 'products[0].sizes[0].stock must be an integer'],
       ['a VAT rate the UK has not', { products: [product({ vatRate: 17.5 })] }, 'products[0].vatRate must be 0, 5, 20'],
       ['a VAT rate given as text', { products: [product({ vatRate: '20' })] }, 'products[0].vatRate must be 0, 5, 20'],
+      [
+        'a specification without its value',
+        { products: [product({ specifications: [{ label: 'Storage' }] })] },
+        'products[0].specifications[0].value must be 1 to 300 characters',
+      ],
     ];
     for (const [what, content, message] of invalidFiles) {
       it(`refuses ${what}`, async () => {

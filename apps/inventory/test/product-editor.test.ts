@@ -61,9 +61,84 @@ describe('inventory: the product editor', () => {
     const [changed] = await audit('gamma');
     expect(changed).to.deep.include({
       action: 'product_changed',
-      before: { name: 'Gamma', description: 'Test peptide G', vatRateBasisPoints: 500 },
+      before: { name: 'Gamma', description: 'Test peptide G', vatRateBasisPoints: 500, specifications: [] },
     });
     expect((await audit('gamma-10mg'))[0]).to.deep.include({ action: 'size_added' });
+  });
+
+  it('sets specifications in order, keeps them when an update leaves them out, clears them, and audits each change', async () => {
+    const specifications = [
+      { label: ' Sequence ', value: 'Gly-Glu-Pro-Pro ' },
+      { label: 'Molecular weight', value: '1419.5 g/mol' },
+      { label: 'CAS number', value: '137525-51-0' },
+    ];
+    const set = await h.staffClient.updateProduct(
+      { productId: 'gamma', details: DETAILS, specifications: { entries: specifications } },
+      asOwner,
+    );
+    const trimmed = [
+      { label: 'Sequence', value: 'Gly-Glu-Pro-Pro' },
+      { label: 'Molecular weight', value: '1419.5 g/mol' },
+      { label: 'CAS number', value: '137525-51-0' },
+    ];
+    expect(set.product!.specifications).to.deep.equal(trimmed);
+    const published = async () =>
+      (await h.gateway.getCatalog({})).products.find((product) => product.id === 'gamma')!.specifications;
+    expect(await published()).to.deep.equal(trimmed);
+
+    // Details alone leave the specifications as they are.
+    await h.staffClient.updateProduct({ productId: 'gamma', details: { ...DETAILS, name: 'Gamma III' } }, asOwner);
+    expect(await published()).to.deep.equal(trimmed);
+    const [kept] = await audit('gamma');
+    expect(kept).to.deep.include({ action: 'product_changed' });
+    expect((kept!.after as { specifications: unknown }).specifications).to.deep.equal(trimmed);
+
+    await h.staffClient.updateProduct(
+      { productId: 'gamma', details: DETAILS, specifications: { entries: [] } },
+      asOwner,
+    );
+    expect(await published()).to.deep.equal([]);
+    const [cleared] = await audit('gamma');
+    expect(cleared).to.deep.include({
+      before: { ...DETAILS, name: 'Gamma III', specifications: trimmed },
+      after: { ...DETAILS, specifications: [] },
+    });
+  });
+
+  it('refuses specifications that break the rules, naming the entry, and anyone but an owner; nothing changes', async () => {
+    await h.staffClient.updateProduct(
+      { productId: 'gamma', details: DETAILS, specifications: { entries: [{ label: 'Purity', value: '≥ 98%' }] } },
+      asOwner,
+    );
+    const update = (entries: Array<{ label: string; value: string }>, staff = OWNER) =>
+      rejection(
+        h.staffClient.updateProduct({ productId: 'gamma', details: DETAILS, specifications: { entries } }, { staff }),
+      );
+    const cases: Array<[Array<{ label: string; value: string }>, string]> = [
+      [[{ label: ' ', value: 'x' }], 'specifications[0].label must be 1 to 60 characters'],
+      [[{ label: 'Storage', value: '' }], 'specifications[0].value must be 1 to 300 characters'],
+      [[{ label: 'x'.repeat(61), value: 'x' }], 'specifications[0].label'],
+      [[{ label: 'Storage', value: 'x'.repeat(301) }], 'specifications[0].value'],
+      [[{ label: 'Storage', value: '-20 °C\nBcc: x' }], 'specifications[0].value'],
+      [
+        [
+          { label: 'Purity', value: '98%' },
+          { label: 'purity', value: '99%' },
+        ],
+        'specifications[1].label "purity" appears twice',
+      ],
+      [Array.from({ length: 31 }, (_, i) => ({ label: `L${i}`, value: 'v' })), 'at most 30 entries'],
+    ];
+    for (const [entries, named] of cases) {
+      const refused = await update(entries);
+      expect(refused, named).to.include({ kind: 'invalid_argument', code: 'invalid_specifications' });
+      expect(refused.detail).to.contain(named);
+    }
+    expect((await update([{ label: 'Storage', value: '-20 °C' }], STAFF)).kind).to.equal('permission_denied');
+    const { products } = await h.gateway.getCatalog({});
+    expect(products.find((product) => product.id === 'gamma')!.specifications).to.deep.equal([
+      { label: 'Purity', value: '≥ 98%' },
+    ]);
   });
 
   it('refuses bad fields by name, taken ids and sizes, and anyone but an owner, writing nothing', async () => {

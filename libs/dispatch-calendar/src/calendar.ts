@@ -61,8 +61,25 @@ export function londonTime(at: number): { date: string; minutes: number } {
 
 /** "14:05": the London wall-clock minute by which `at` has passed (what a shopper is told to come back by). */
 export function londonClock(at: number): string {
-  const { minutes } = londonTime(Math.ceil(at / MINUTE_MS) * MINUTE_MS);
-  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+  return formatCutoff(londonTime(Math.ceil(at / MINUTE_MS) * MINUTE_MS).minutes);
+}
+
+/** "2026-10-25 01:30": an instant as London's wall clock reads it, to the minute. */
+export function londonMinute(at: number): string {
+  const { date, minutes } = londonTime(at);
+  return `${date} ${formatCutoff(minutes)}`;
+}
+
+const londonZoneName = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', timeZoneName: 'short' });
+
+/**
+ * "2026-07-01 13:30 BST", "2026-01-15 09:05 GMT": an RFC 3339 instant (or epoch milliseconds) as staff in the UK read
+ * it, the zone named so that the hour repeated when the clocks go back is never ambiguous.
+ */
+export function formatLondonDateTime(at: string | number): string {
+  const instant = typeof at === 'string' ? Date.parse(at) : at;
+  const zone = londonZoneName.formatToParts(instant).find((part) => part.type === 'timeZoneName')?.value;
+  return `${londonMinute(instant)} ${zone === 'BST' ? 'BST' : 'GMT'}`;
 }
 
 /** The instant a London wall-clock time happens on a London date (times in the spring-forward gap do not occur). */

@@ -4,6 +4,7 @@ import {
   dispatchPromise,
   formatCutoff,
   formatDuration,
+  formatLondonDateTime,
   holidaysKnownUntil,
   londonInstant,
   orderWindowWords,
@@ -123,5 +124,15 @@ describe('dispatch calendar', () => {
       '3 h',
       '2 h 13 min',
     ]);
+  });
+
+  it('writes an instant as UK time, naming BST in summer and GMT in winter, and tells the repeated hour apart', () => {
+    expect(formatLondonDateTime('2026-07-01T12:30:00.000Z')).to.equal('2026-07-01 13:30 BST');
+    expect(formatLondonDateTime('2026-01-15T09:05:59Z')).to.equal('2026-01-15 09:05 GMT');
+    // Late on a summer evening in UTC is already the next day in London.
+    expect(formatLondonDateTime(at('2026-06-30T23:30:00Z'))).to.equal('2026-07-01 00:30 BST');
+    // The clocks go back at 02:00 BST on 25 October 2026: 01:30 happens twice.
+    expect(formatLondonDateTime('2026-10-25T00:30:00Z')).to.equal('2026-10-25 01:30 BST');
+    expect(formatLondonDateTime('2026-10-25T01:30:00Z')).to.equal('2026-10-25 01:30 GMT');
   });
 });

@@ -4,6 +4,7 @@
  * public API admits is admitted all the way through (docs/decisions/0830).
  */
 import { randomInt } from 'node:crypto';
+import { hasControlCharacters } from './plain-text';
 
 /**
  * The longest name an order goes by between services: its `checkout_reference` (public, and
@@ -89,22 +90,7 @@ export function randomCode(length: number): string {
   return code;
 }
 
-/**
- * The characters no free text of the shop may hold: C0 controls (CR and LF among them), DEL, C1 controls (NEL among
- * them) and the Unicode line and paragraph separators. Text that ends up in a mail could otherwise add lines to it
- * (a fake `Bcc:` line under the carrier) or break a header.
- */
-const CONTROL_CHARACTER_CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029';
-
-/** A JSON Schema `pattern` (ECMA-262) admitting text without control characters; schemas of free text use it. */
-export const PLAIN_TEXT_PATTERN = `^[^${CONTROL_CHARACTER_CLASS}]*$`;
-
-const CONTROL_CHARACTERS = new RegExp(`[${CONTROL_CHARACTER_CLASS}]`, 'u');
-
-/** Whether the text holds a control character (see CONTROL_CHARACTER_CLASS), which no name, code or reference may. */
-export function hasControlCharacters(text: string): boolean {
-  return CONTROL_CHARACTERS.test(text);
-}
+export { PLAIN_TEXT_PATTERN, hasControlCharacters } from './plain-text';
 
 /**
  * The fields of a create-checkout request as SumUp's API names them. The public create-checkout
@@ -209,3 +195,4 @@ export function normalisedEmail(raw: string): string | undefined {
 export * from './buyer-confirmation';
 export * from './vat';
 export * from './price-breaks';
+export * from './specifications';

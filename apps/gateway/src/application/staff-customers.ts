@@ -27,6 +27,34 @@ export interface CustomerForStaff {
   moreOrders: boolean;
 }
 
+/** A customer as staff call them: their name, or their e-mail when they gave none. */
+export const customerName = (profile: identity.Profile): string =>
+  `${profile.firstName} ${profile.lastName}`.trim() || profile.email;
+
+/** Who placed an order: what staff call them, and their account (linked only while it is open). */
+export type OrderCustomer =
+  { account: 'open'; accountId: string; name: string } | { account: 'guest' | 'closed'; name: string };
+
+/**
+ * The customer of an order, named from identity's profile; a guest order, or one whose account was closed since, is
+ * named by its delivery e-mail.
+ */
+export async function orderCustomer(
+  { clients }: Pick<GatewayContext, 'clients'>,
+  order: checkout.StaffOrder,
+  staff: StaffCaller,
+): Promise<OrderCustomer> {
+  const email = order.details!.delivery?.email ?? '';
+  if (!order.accountId) return { account: 'guest', name: email };
+  try {
+    const { customer } = await clients.identity.getCustomerForStaff({ accountId: order.accountId }, { staff });
+    return { account: 'open', accountId: order.accountId, name: customerName(customer!) };
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'customer_not_found') return { account: 'closed', name: email };
+    throw error;
+  }
+}
+
 /** The account's balance and tier, or null for a customer whose loyalty account was never opened. */
 export async function loyaltySummary(
   { clients }: Pick<GatewayContext, 'clients'>,

@@ -2,6 +2,7 @@
  * `/products/{id}`: each size with its price and live stock, and adding a size to the basket; a sold-out size offers
  * an email when it is back (back-in-stock.ts).
  */
+import { specificationList } from '../kit/specifications';
 import type { inventory } from '@storefront/proto';
 import { BACK_IN_STOCK_CONSENT, LINE_QUANTITY_MAX } from '@storefront/formats';
 import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } from '../kit/basket-cookie';
@@ -51,6 +52,7 @@ ${
   })
 }
 <p>${product.description}</p>
+${specificationList(product.specifications)}
 ${formError(error)}
 <form method="post" action="/basket/add">
 <fieldset><legend>Size</legend>${sizes}</fieldset>

@@ -4,7 +4,7 @@
  * with =, +, -, @, a tab or a carriage return) is made text by a leading apostrophe; numbers, negative ones too, are
  * written as they are.
  */
-import { londonTime } from '@storefront/dispatch-calendar';
+import { londonMinute } from '@storefront/dispatch-calendar';
 import type { DownloadSink } from './download';
 
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -20,10 +20,7 @@ function csvCell(value: string | number): string {
 export const csvPounds = (pence: number) => `${pence < 0 ? '-' : ''}${(Math.abs(pence) / 100).toFixed(2)}`;
 
 /** An RFC 3339 instant as London's wall clock reads it, to the minute: 2026-10-25 01:30. */
-export function csvLondonMinute(rfc3339: string): string {
-  const { date, minutes } = londonTime(Date.parse(rfc3339));
-  return `${date} ${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-}
+export const csvLondonMinute = (rfc3339: string): string => londonMinute(Date.parse(rfc3339));
 
 /** One record, its line break included. */
 export function csvLine(cells: ReadonlyArray<string | number>): string {

@@ -21,7 +21,11 @@ const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fen
   .use(gfm)
   // The head's title would open the Markdown as loose text; pages carry their own heading. A picture drawn in SVG (a
   // chart, a QR code) is no text: its page says the same in words or a table beside it.
-  .remove(['head', 'title', 'script', 'style', 'noscript', 'template', 'iframe', 'svg']);
+  .remove(['head', 'title', 'script', 'style', 'noscript', 'template', 'iframe', 'svg'])
+  // A definition list keeps each term beside its definition, "- **Purity:** 98%", not as paragraphs apart.
+  .addRule('definitionList', { filter: 'dl', replacement: (content) => `\n\n${content.trim()}\n\n` })
+  .addRule('definitionTerm', { filter: 'dt', replacement: (content) => `\n- **${content.trim()}:** ` })
+  .addRule('definitionDescription', { filter: 'dd', replacement: (content) => content.trim() });
 
 const port = parentPort;
 if (port) {

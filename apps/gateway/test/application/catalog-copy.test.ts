@@ -13,6 +13,7 @@ const CATALOG: inventory.CatalogSnapshot = {
       id: 'alpha',
       name: 'Alpha',
       description: 'A',
+      specifications: [],
       sizes: [
         {
           size: '5mg',

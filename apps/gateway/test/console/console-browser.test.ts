@@ -127,7 +127,7 @@ describe('the console in Chromium: an owner runs the shop', function () {
       await expectAccessible(page);
       await page.getByLabel(/^Amount in pounds/).fill('12.00');
       await page.getByLabel("Reason (the customer's mail shows it)").fill('One vial arrived damaged');
-      await page.getByLabel(`${LOW} (of 1)`).fill('1');
+      await page.getByLabel(`${LOW} (1 of 1 left to return)`).fill('1');
       await page.getByRole('button', { name: 'Review refund' }).click();
       // Nothing is refunded until the owner confirms what the page restates.
       await page.getByRole('heading', { name: `Confirm refund of order ${refunded.reference}` }).waitFor();

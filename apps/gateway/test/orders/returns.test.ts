@@ -96,6 +96,8 @@ describe('gateway: returns after delivery', () => {
     const listed = await ownerClient.get<string>('/console/returns?state=requested');
     expect(listed.status).to.equal(200);
     expect(listed.text).to.contain(`1 × ${LOW}`).and.contain('Goods received: refund');
+    // When it was started, in UK time with its zone, as every console time.
+    expect(listed.text).to.match(/<td>\d{4}-\d\d-\d\d \d\d:\d\d (BST|GMT)<\/td>/);
   });
 
   it('refunds the goods once when received, pressed twice, and the delivery too with the last units; one mail each', async () => {

@@ -1,6 +1,6 @@
 /** The catalog as the shop sells from it: products, their sizes, prices and whether they are in stock. */
 import type { Line } from './lines';
-import type { PriceBreak } from '@storefront/formats';
+import type { PriceBreak, ProductSpecification } from '@storefront/formats';
 import type { ProductPhoto } from './photo';
 
 export interface CatalogSize {
@@ -28,6 +28,8 @@ export interface CatalogProduct {
   id: string;
   name: string;
   description: string;
+  /** In the order staff gave them; [] for none. */
+  specifications: ProductSpecification[];
   sizes: CatalogSize[];
   photo?: ProductPhoto;
 }

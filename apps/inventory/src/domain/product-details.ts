@@ -3,7 +3,13 @@
  * refusal naming its field.
  */
 import { invalidArgument } from '@storefront/errors';
-import { CATALOG_ID_MAX_LENGTH, CATALOG_NAME_MAX_LENGTH, isCatalogId } from '@storefront/formats';
+import {
+  CATALOG_ID_MAX_LENGTH,
+  CATALOG_NAME_MAX_LENGTH,
+  checkSpecifications,
+  isCatalogId,
+  type ProductSpecification,
+} from '@storefront/formats';
 import { SIZE_MAX_LENGTH, VAT_RATES_PERCENT, isSizeName } from '../catalog-file';
 
 /** A product's description: a paragraph or two on its page. */
@@ -46,6 +52,19 @@ export function checkProductDetails(details: ProductDetails | undefined): Produc
     );
   return { name, description, vatRateBasisPoints };
 }
+
+/** A product's specifications as the editor sends them; refused with every problem, each naming its entry. */
+export function checkProductSpecifications(entries: ProductSpecification[]): ProductSpecification[] {
+  const { specifications, problems } = checkSpecifications(entries, 'specifications');
+  if (!specifications) throw invalidArgument(problems.join('; '), 'invalid_specifications');
+  return specifications;
+}
+
+/** The stored column (null for none) and back. */
+export const storedSpecifications = (specifications: ProductSpecification[]): string | null =>
+  specifications.length > 0 ? JSON.stringify(specifications) : null;
+export const specificationsOfRow = (stored: string | null | undefined): ProductSpecification[] =>
+  stored ? (JSON.parse(stored) as ProductSpecification[]) : [];
 
 /** The size's name; its price and starting units are checked as every price and count is (stores/stock-admin.ts). */
 export function checkSizeName(size: string): string {

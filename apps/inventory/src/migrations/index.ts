@@ -10,6 +10,7 @@ import { backInStock } from './008-back-in-stock';
 import { priceBreaks } from './009-price-breaks';
 import { productPhotos } from './010-product-photos';
 import { lowStock } from './011-low-stock';
+import { productSpecifications } from './012-product-specifications';
 import { stockMovements } from './014-stock-movements';
 
 /** Applied in name order; never edit a released migration, add a new one. */
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '009-price-breaks': priceBreaks,
   '010-product-photos': productPhotos,
   '011-low-stock': lowStock,
+  '012-product-specifications': productSpecifications,
   '013-mail-log': mailLogMigration,
   '014-stock-movements': stockMovements,
 };

@@ -6,6 +6,7 @@ import { unknownSkus, type Line } from '../domain/lines';
 import type { BatchSummary, Catalog, CatalogProduct, PricedLine } from '../domain/catalog';
 import { unitPriceAfterBreaks } from '@storefront/formats';
 import { breaksOfRow, storedBreaks } from '../domain/price-breaks';
+import { specificationsOfRow, storedSpecifications } from '../domain/product-details';
 import { firstExpiryFirst } from '../domain/batch';
 import { coalesced } from '@storefront/coalesce';
 import { BatchStock, isStale, sellableNow, shelfBatchOf } from './batch-stock';
@@ -70,6 +71,7 @@ export class InventoryStore {
             'p.id',
             'p.name',
             'p.description',
+            'p.specifications',
             's.size',
             's.sku',
             's.price_pence',
@@ -82,7 +84,14 @@ export class InventoryStore {
       for (const row of rows) {
         let product = products.at(-1);
         if (!product || product.id !== row.id) {
-          product = { id: row.id, name: row.name, description: row.description, sizes: [], ...photoOf(row) };
+          product = {
+            id: row.id,
+            name: row.name,
+            description: row.description,
+            specifications: specificationsOfRow(row.specifications),
+            sizes: [],
+            ...photoOf(row),
+          };
           products.push(product);
         }
         const stockLimited = row.on_hand !== null;
@@ -281,6 +290,7 @@ export class InventoryStore {
         )
         .onConflict('id')
         .merge(['name', 'description', 'vat_rate_basis_points', 'position']);
+      await this.writeSpecifications(trx, batch);
       const sizes = batch.flatMap((product) =>
         product.sizes.map((size, position) => ({ product, size, position, sku: skuOf(product.id, size.size) })),
       );
@@ -308,6 +318,16 @@ export class InventoryStore {
         );
       }
       onProgress?.(start + batch.length, total);
+    }
+  }
+
+  /** The specifications of the products whose file entry gives them; the others keep theirs. */
+  private async writeSpecifications(trx: Knex.Transaction, products: CatalogFile['products']): Promise<void> {
+    for (const product of products) {
+      if (product.specifications === undefined) continue;
+      await trx('products')
+        .where({ id: product.id })
+        .update({ specifications: storedSpecifications(product.specifications) });
     }
   }
 

@@ -12,10 +12,14 @@ import { skuOf } from '../catalog-file';
 import {
   checkProductDetails,
   checkProductId,
+  checkProductSpecifications,
   checkSizeName,
+  specificationsOfRow,
+  storedSpecifications,
   type NewSize,
   type ProductDetails,
 } from '../domain/product-details';
+import type { ProductSpecification } from '@storefront/formats';
 import { newCatalogRevision, type InventoryStore } from './catalog';
 import { checkPricePence, checkUnits } from './stock-admin';
 
@@ -30,10 +34,18 @@ function checkNewSize(size: NewSize | undefined): NewSize {
   };
 }
 
-const detailsRecord = (row: { name: string; description: string; vat_rate_basis_points: number }) => ({
+interface ProductRow {
+  name: string;
+  description: string;
+  vat_rate_basis_points: number;
+  specifications: string | null;
+}
+
+const detailsRecord = (row: ProductRow) => ({
   name: row.name,
   description: row.description,
   vatRateBasisPoints: Number(row.vat_rate_basis_points),
+  specifications: specificationsOfRow(row.specifications),
 });
 
 export class ProductEditor {
@@ -90,24 +102,42 @@ export class ProductEditor {
     return id;
   }
 
-  async update(productId: string, detailsIn: ProductDetails | undefined, staff: StaffIdentity): Promise<string> {
+  /** `specificationsIn` undefined: the product keeps the ones it has. */
+  async update(
+    productId: string,
+    detailsIn: ProductDetails | undefined,
+    specificationsIn: ProductSpecification[] | undefined,
+    staff: StaffIdentity,
+  ): Promise<string> {
     const details = checkProductDetails(detailsIn);
+    const specifications = specificationsIn === undefined ? undefined : checkProductSpecifications(specificationsIn);
     await this.db.transaction(async (trx) => {
-      const before = await forUpdate(
-        trx('products').where({ id: productId }).first('name', 'description', 'vat_rate_basis_points'),
+      const before: ProductRow | undefined = await forUpdate(
+        trx('products')
+          .where({ id: productId })
+          .first('name', 'description', 'vat_rate_basis_points', 'specifications'),
         this.db,
       );
       if (!before) throw notFound(`no product has id "${productId}"`, 'product_not_found');
-      await trx('products').where({ id: productId }).update({
-        name: details.name,
-        description: details.description,
-        vat_rate_basis_points: details.vatRateBasisPoints,
-      });
+      await trx('products')
+        .where({ id: productId })
+        .update({
+          name: details.name,
+          description: details.description,
+          vat_rate_basis_points: details.vatRateBasisPoints,
+          ...(specifications === undefined ? {} : { specifications: storedSpecifications(specifications) }),
+        });
       await newCatalogRevision(trx);
+      const beforeRecord = detailsRecord(before);
       await recordStaffAction(
         trx,
         staff,
-        { action: 'product_changed', subject: productId, before: detailsRecord(before), after: details },
+        {
+          action: 'product_changed',
+          subject: productId,
+          before: beforeRecord,
+          after: { ...details, specifications: specifications ?? beforeRecord.specifications },
+        },
         this.now(),
       );
     });

@@ -15,11 +15,12 @@ import { newCatalogRevision } from './catalog';
 import type { ReservationStore } from './reservations';
 import { counting, type BatchStock } from './batch-stock';
 import { recordMovements } from './stock-movements';
-import type { PriceBreak } from '@storefront/formats';
+import type { PriceBreak, ProductSpecification } from '@storefront/formats';
 import { breaksOfRow, checkPriceBreaks, storedBreaks } from '../domain/price-breaks';
 import { photoOf, withPhotoColumns } from './photo-columns';
 import type { ProductPhoto } from '../domain/photo';
 import type { LowStock } from './low-stock';
+import { specificationsOfRow } from '../domain/product-details';
 
 /** A size with its price and stock, as the console shows it. */
 export interface SkuStock {
@@ -43,6 +44,7 @@ export interface StaffCatalogProduct {
   description: string;
   /** 0, 500 or 2000. */
   vatRateBasisPoints: number;
+  specifications: ProductSpecification[];
   sizes: SkuStock[];
   photo?: ProductPhoto;
 }
@@ -126,7 +128,7 @@ export class StockAdmin {
       this.sizes(this.db)
         .join('products as p', 'p.id', 's.product_id')
         .orderBy([{ column: 'p.position' }, { column: 'p.id' }, { column: 's.position' }, { column: 's.sku' }])
-        .select('p.id', 'p.name', 'p.description', 'p.vat_rate_basis_points'),
+        .select('p.id', 'p.name', 'p.description', 'p.vat_rate_basis_points', 'p.specifications'),
     );
     const rows = await (productId === undefined ? query : query.where('p.id', productId));
     const products: StaffCatalogProduct[] = [];
@@ -138,6 +140,7 @@ export class StockAdmin {
           name: row.name,
           description: row.description,
           vatRateBasisPoints: Number(row.vat_rate_basis_points),
+          specifications: specificationsOfRow(row.specifications),
           sizes: [],
           ...photoOf(row),
         };

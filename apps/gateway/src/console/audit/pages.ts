@@ -3,6 +3,7 @@
  * first, searched by member, action, subject, component and date, a page at a time; each row says what changed as
  * the fields that differ (changes.ts). The same read as the admin API's `GET /api/admin/audit`.
  */
+import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import type { Request } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import { AUDIT_COMPONENTS, listStaffActions, type StaffActionView } from './staff-actions';
@@ -48,7 +49,7 @@ function changeList(action: StaffActionView) {
 }
 
 function actionRow(action: StaffActionView) {
-  return html`<tr><td>${action.at.slice(0, 19).replace('T', ' ')}</td><td>${action.staffEmail} (${action.role})</td><td>${action.clientAddress}</td><td>${action.component}</td><th scope="row">${action.action}</th><td>${action.subject}</td><td class="changes">${changeList(action)}</td></tr>`;
+  return html`<tr><td>${formatLondonDateTime(action.at)}</td><td>${action.staffEmail} (${action.role})</td><td>${action.clientAddress}</td><td>${action.component}</td><th scope="row">${action.action}</th><td>${action.subject}</td><td class="changes">${changeList(action)}</td></tr>`;
 }
 
 function auditPage(
@@ -63,7 +64,7 @@ function auditPage(
     html`<h1>Audit log</h1>${filterForm(req)}${formError(error?.detail)}
 ${
   rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">What changed</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UK time)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">What changed</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : error
       ? ''
       : html`<p>No actions match.</p>`

@@ -5,6 +5,7 @@
  * (403) and checks every field before it writes anything, so a refused form changes nothing; the form is shown again
  * with what was typed and what to fix. A change answers with a redirect (303), so reloading repeats nothing.
  */
+import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import type { Request, Response } from 'express';
 import { CERTIFICATE_MAX_BYTES, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';
 import { HTTP_STATUS, invalidArgument } from '@storefront/errors';
@@ -150,9 +151,9 @@ ${textInput(
 function ordersTable(orders: BatchOrderView[]): Html {
   const rows = orders.map(
     (order) =>
-      html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${order.soldAt.slice(0, 16).replace('T', ' ')}</td><td class="num">${order.units}</td><td class="num">${order.returned}</td><td>${order.email || 'not known'}</td></tr>`,
+      html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${formatLondonDateTime(order.soldAt)}</td><td class="num">${order.units}</td><td class="num">${order.returned}</td><td>${order.email || 'not known'}</td></tr>`,
   );
-  return html`<div class="scroll" role="region" aria-label="Orders that shipped units of this batch" tabindex="0"><table><caption class="vh">Orders that shipped units of this batch</caption><thead><tr><th scope="col">Order</th><th scope="col">Sold (UTC)</th><th scope="col" class="num">Units</th><th scope="col" class="num">Returned</th><th scope="col">Contact e-mail</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return html`<div class="scroll" role="region" aria-label="Orders that shipped units of this batch" tabindex="0"><table><caption class="vh">Orders that shipped units of this batch</caption><thead><tr><th scope="col">Order</th><th scope="col">Sold (UK time)</th><th scope="col" class="num">Units</th><th scope="col" class="num">Returned</th><th scope="col">Contact e-mail</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** A batch with its analysis and every order it went to: the recall list, its CSV and, for owners, the recall. */

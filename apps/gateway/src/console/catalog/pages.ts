@@ -1,8 +1,9 @@
 /**
  * The console's catalog: a searchable list of products, twenty to a page (name, sizes, stock, prices, whether it
  * sells), and a page per product with its sizes' prices and stock, for any staff member. For owners: a product created
- * with its first size from the list; on the product's page its name, description and VAT rate, a size added, per size a
- * stock count, a delivery with its note, a low-stock threshold, "unlimited", a price and price breaks, its photo uploaded with its alt text (a multipart
+ * with its first size from the list; on the product's page its name, description, specifications and VAT rate, a size
+ * added, per size a stock count, a delivery with its note, a low-stock threshold, "unlimited", a price and price breaks,
+ * its photo uploaded with its alt text (a multipart
  * form, no script), and its removal after a confirmation page; and the catalog import: the file's text, then a page
  * listing what it changes, then an apply button carrying the preview's digest. The same inventory calls as the admin
  * API; inventory refuses a change by anyone but an owner (403), whatever was posted. Each change answers with a
@@ -14,6 +15,7 @@ import {
   LOW_STOCK_THRESHOLD_MAX,
   PHOTO_ALT_MAX_LENGTH,
   PHOTO_MAX_BYTES,
+  SPECIFICATIONS_MAX,
   STOCK_NOTE_MAX_LENGTH,
   STOCK_UNITS_MAX,
   parsePriceBreakPairs,
@@ -27,6 +29,7 @@ import { formatPence, formatPriceBreaks } from '../../kit/money';
 import { CATALOG_IMPORT_BODY_BYTES } from './api';
 import { consolePage, signedInFirst, type ConsoleDeps } from '../frame';
 import { photoPicture } from '../../kit/photo';
+import { specificationList } from '../../kit/specifications';
 import type { StaffCaller } from '../../kit/staff-session';
 
 const CATALOG_PATH = '/console/catalog';
@@ -207,6 +210,27 @@ function newSize(req: Request): inventory.NewSize {
   };
 }
 
+/** How the editor's text area writes specifications: one a line, "Label: value". */
+const specificationsText = (specifications: inventory.ProductSpecification[]) =>
+  specifications.map(({ label, value }) => `${label}: ${value}`).join('\n');
+
+/** The specifications typed, one a line split at its first colon; blank lines are skipped, inventory checks the rest. */
+function specificationsOf(req: Request): inventory.ProductSpecification[] {
+  const lines = field(req, 'specifications')
+    .split(/\r?\n/)
+    .map((line) => line.trim());
+  return lines.flatMap((line, index) => {
+    if (line === '') return [];
+    const colon = line.indexOf(':');
+    if (colon < 0)
+      throw invalidArgument(
+        `Specifications line ${index + 1} must be a label, a colon and a value, such as "Purity: 98%"`,
+        'invalid_specifications',
+      );
+    return [{ label: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim() }];
+  });
+}
+
 const detailsOf = (req: Request): inventory.ProductDetails => ({
   name: field(req, 'name'),
   description: field(req, 'description'),
@@ -235,6 +259,7 @@ function productPage(staff: StaffCaller, product: inventory.StaffProduct, notice
     html`<h1>${product.name}</h1>${noticeOf(notice)}
 <p>Product id ${id}; VAT rate ${vat}.</p>
 <p>${product.description}</p>
+${specificationList(product.specifications)}
 <h2>Photo</h2>
 ${photoSection(product, owner)}
 <h2>Sizes</h2>
@@ -247,12 +272,14 @@ ${
 ${sizeFields(`new-${id}`)}
 <button type="submit">Add the size to ${product.name}</button>
 </form>
-<h2>Name, description and VAT</h2>
+<h2>Name, description, specifications and VAT</h2>
 <form method="post" action="${productPath(id)}/details">
 <label for="name-${id}">Name</label>
 <input type="text" id="name-${id}" name="name" maxlength="200" value="${product.name}" required>
 <label for="description-${id}">Description</label>
 <textarea id="description-${id}" name="description" rows="4" cols="60" maxlength="2000">${product.description}</textarea>
+<label for="specifications-${id}">Specifications, one a line as label: value (at most ${SPECIFICATIONS_MAX}), such as Molecular weight: 1419.5 g/mol</label>
+<textarea id="specifications-${id}" name="specifications" rows="6" cols="60">${specificationsText(product.specifications)}</textarea>
 ${vatSelect(`vat-${id}`, product.vatRateBasisPoints)}
 <button type="submit">Save ${product.name}</button>
 </form>
@@ -571,7 +598,7 @@ export function registerCatalogPages(
       res,
       (staff) => productById(staff, idOf(req)),
       async (staff) => {
-        await catalog.updateProduct(staff, idOf(req), detailsOf(req));
+        await catalog.updateProduct(staff, idOf(req), detailsOf(req), specificationsOf(req));
         return `${productPath(idOf(req))}?saved=1`;
       },
     ),

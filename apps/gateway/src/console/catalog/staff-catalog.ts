@@ -87,12 +87,16 @@ export class StaffCatalog {
     return this.productChanged(this.inventory.createProduct({ productId, details, firstSize }, { staff }));
   }
 
+  /** The product's details and all its specifications, in order (none clears them). */
   updateProduct(
     staff: StaffCaller,
     productId: string,
     details: inventory.ProductDetails,
+    specifications: inventory.ProductSpecification[],
   ): Promise<inventory.StaffProduct> {
-    return this.productChanged(this.inventory.updateProduct({ productId, details }, { staff }));
+    return this.productChanged(
+      this.inventory.updateProduct({ productId, details, specifications: { entries: specifications } }, { staff }),
+    );
   }
 
   addSize(staff: StaffCaller, productId: string, size: inventory.NewSize): Promise<inventory.StaffProduct> {

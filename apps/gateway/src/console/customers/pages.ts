@@ -5,11 +5,17 @@
  * leads to and carries an idempotency key made here; only the confirming post with that key
  * adjusts, and repeating it (back button, double click) records nothing new.
  */
+import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS, invalidArgument } from '@storefront/errors';
 import type { checkout, identity } from '@storefront/proto';
-import { customerForStaff, loyaltySummary, type CustomerForStaff } from '../../application/staff-customers';
+import {
+  customerForStaff,
+  customerName,
+  loyaltySummary,
+  type CustomerForStaff,
+} from '../../application/staff-customers';
 import { formatPence } from '../../kit/money';
 import { adjustPoints, loyaltyHistory } from './loyalty';
 import { closeAccountLink } from './close-account';
@@ -22,16 +28,15 @@ import { requireOwner, type StaffCaller } from '../../kit/staff-session';
 const PATH = '/console/customers';
 const customerPath = (id: string) => `${PATH}/${encodeURIComponent(id)}`;
 const signed = (points: number) => `${points > 0 ? '+' : ''}${points}`;
-const when = (iso: string) => iso.slice(0, 16).replace('T', ' ');
 
 /** The customers a name search found, each linked to their page. */
 function matchesTable({ customers, more }: identity.SearchCustomersForStaffResponse) {
   if (customers.length === 0) return html`<p>No customer's name starts with that.</p>`;
   const rows = customers.map(
     (customer) =>
-      html`<tr><th scope="row"><a href="${customerPath(customer.id)}">${`${customer.firstName} ${customer.lastName}`.trim() || customer.email}</a></th><td>${customer.email}</td><td>${when(customer.createdAt)}</td></tr>`,
+      html`<tr><th scope="row"><a href="${customerPath(customer.id)}">${customerName(customer)}</a></th><td>${customer.email}</td><td>${formatLondonDateTime(customer.createdAt)}</td></tr>`,
   );
-  return html`<table><caption>Customers whose name starts with that, by name</caption><thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Joined (UTC)</th></tr></thead><tbody>${rows}</tbody></table>${
+  return html`<table><caption>Customers whose name starts with that, by name</caption><thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Joined (UK time)</th></tr></thead><tbody>${rows}</tbody></table>${
     more ? html`<p>More customers match: give more of the name.</p>` : ''
   }`;
 }
@@ -58,7 +63,7 @@ ${found && 'matches' in found ? matchesTable(found.matches) : ''}`,
 
 function orderRow({ details }: checkout.StaffOrder) {
   const order = details!.summary!;
-  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${when(details!.createdAt)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
+  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${formatLondonDateTime(details!.createdAt)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
 }
 
 function adjustForm(id: string, points = '', reason = '') {
@@ -87,7 +92,7 @@ async function customerPage(
   const history = loyalty
     ? await loyaltyHistory(deps.context, customer.id, { cursor: options.cursor }, staff)
     : undefined;
-  const name = `${customer.firstName} ${customer.lastName}`.trim() || customer.email;
+  const name = customerName(customer);
   const error = options.adjust?.error;
   return consolePage(
     `Customer ${name}`,
@@ -96,23 +101,23 @@ async function customerPage(
 <dt>Email</dt><dd>${customer.email}</dd>
 <dt>Account id</dt><dd>${customer.id}</dd>
 <dt>Phone</dt><dd>${customer.phone || 'not given'}</dd>
-<dt>Signed up</dt><dd>${customer.createdAt}</dd>
+<dt>Signed up</dt><dd>${formatLondonDateTime(customer.createdAt)}</dd>
 <dt>Referral code</dt><dd>${customer.referralCode}</dd>
 <dt>Referred by</dt><dd>${customer.referredBy || 'nobody'}</dd>
 </dl>
 <h2>Orders</h2>
 ${
   orders.length > 0
-    ? html`<div class="scroll" role="region" aria-label="The customer's newest orders" tabindex="0"><table><caption class="vh">The customer's newest orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orders.map(orderRow)}</tbody></table></div>${view.moreOrders ? html`<p>Only the newest ${orders.length} are shown.</p>` : ''}`
+    ? html`<div class="scroll" role="region" aria-label="The customer's newest orders" tabindex="0"><table><caption class="vh">The customer's newest orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UK time)</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orders.map(orderRow)}</tbody></table></div>${view.moreOrders ? html`<p>Only the newest ${orders.length} are shown.</p>` : ''}`
     : html`<p>No orders.</p>`
 }
 <h2>Loyalty</h2>
 ${
   history
     ? html`<dl><dt>Balance</dt><dd>${history.points} points</dd><dt>Lifetime points</dt><dd>${history.lifetimePoints}</dd><dt>Tier</dt><dd>${history.tier}</dd></dl>
-<div class="scroll" role="region" aria-label="Points history, newest first" tabindex="0"><table><caption class="vh">Points history, newest first</caption><thead><tr><th scope="col">When (UTC)</th><th scope="col">Type</th><th scope="col" class="num">Points</th><th scope="col">Description</th></tr></thead><tbody>${history.history.map(
+<div class="scroll" role="region" aria-label="Points history, newest first" tabindex="0"><table><caption class="vh">Points history, newest first</caption><thead><tr><th scope="col">When (UK time)</th><th scope="col">Type</th><th scope="col" class="num">Points</th><th scope="col">Description</th></tr></thead><tbody>${history.history.map(
         (entry) =>
-          html`<tr><td>${when(entry.createdAt)}</td><td>${entry.type}</td><td class="num">${signed(entry.points)}</td><td>${entry.description}</td></tr>`,
+          html`<tr><td>${formatLondonDateTime(entry.createdAt)}</td><td>${entry.type}</td><td class="num">${signed(entry.points)}</td><td>${entry.description}</td></tr>`,
       )}</tbody></table></div>
 ${history.nextCursor ? html`<p><a href="${customerPath(customer.id)}?cursor=${history.nextCursor}">Older entries</a></p>` : ''}
 ${staff.role === 'owner' ? html`${adjustForm(customer.id, options.adjust?.points, options.adjust?.reason)}${closeAccountLink(customer.id)}` : ''}`

@@ -6,10 +6,12 @@
  * order (303); a refusal (a wrong state, a bad tracking number) shows the order's actions again with checkout's
  * reason. None moves money, so none asks twice; each is idempotent in checkout, so a repeated post changes nothing.
  */
+import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { checkout, inventory } from '@storefront/proto';
 import type { Request, Response } from 'express';
 import { orderForStaff } from '../../application/staff-orders';
+import { orderCustomer, type OrderCustomer } from '../../application/staff-customers';
 import { heldFilter, heldNote } from './held';
 import { packingSlipPath } from './packing-slips';
 import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_ORDER_PARAMETERS } from './api';
@@ -86,10 +88,10 @@ export function orderFulfilmentSection(
   return html`<h2>Dispatch</h2>
 ${
   dispatch
-    ? html`<dl><dt>Dispatched</dt><dd>with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}, at ${dispatch.dispatchedAt}${order.dispatchedBy ? ` by ${order.dispatchedBy}` : ''}</dd>
-<dt>Delivered</dt><dd>${dispatch.deliveredAt || 'not yet'}</dd></dl>${shippedBatchList(batches.shipped)}`
+    ? html`<dl><dt>Dispatched</dt><dd>with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}, at ${formatLondonDateTime(dispatch.dispatchedAt)}${order.dispatchedBy ? ` by ${order.dispatchedBy}` : ''}</dd>
+<dt>Delivered</dt><dd>${dispatch.deliveredAt ? formatLondonDateTime(dispatch.deliveredAt) : 'not yet'}</dd></dl>${shippedBatchList(batches.shipped)}`
     : order.cancelledAt
-      ? html`<p>Cancelled at ${order.cancelledAt}.</p>`
+      ? html`<p>Cancelled at ${formatLondonDateTime(order.cancelledAt)}.</p>`
       : html`<p>Not dispatched.</p>`
 }
 ${heldNote(order)}
@@ -145,7 +147,7 @@ ${heldFilter(value('held') === 'yes')}
 
 function orderRow({ details }: checkout.StaffOrder) {
   const order = details!.summary!;
-  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a> <span class="order-number">${order.orderNumber}</span></th><td>${details!.createdAt.slice(0, 16).replace('T', ' ')}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}</td></tr>`;
+  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a> <span class="order-number">${order.orderNumber}</span></th><td>${formatLondonDateTime(details!.createdAt)}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}</td></tr>`;
 }
 
 function listPage(
@@ -160,7 +162,7 @@ function listPage(
     html`<h1>Orders</h1>${filterForm(req)}${formError(error?.detail)}
 ${
   rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Orders, newest first" tabindex="0"><table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UTC)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="scroll" role="region" aria-label="Orders, newest first" tabindex="0"><table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UK time)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : error
       ? ''
       : html`<p>No orders match.</p>`
@@ -171,9 +173,17 @@ ${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/orders', FIL
   );
 }
 
+/** The customer by name, linked to their page; a guest (or a closed account) by the order's e-mail. */
+function customerWords(customer: OrderCustomer): Html {
+  if (customer.account === 'open')
+    return html`<a href="/console/customers/${encodeURIComponent(customer.accountId)}">${customer.name}</a>`;
+  return html`${customer.name || 'no e-mail given'} (${customer.account === 'guest' ? 'guest' : 'account closed'})`;
+}
+
 function detailPage(
   staff: StaffCaller,
   order: checkout.StaffOrder,
+  customer: OrderCustomer,
   batches: OrderBatchesView,
   sections: OrderSection[],
 ) {
@@ -190,19 +200,19 @@ function detailPage(
 <dl>
 <dt>Order number</dt><dd>${summary.orderNumber}</dd>
 <dt>Status</dt><dd>${orderStatusWords(summary)}</dd>
-<dt>Placed</dt><dd>${details.createdAt}</dd>
-<dt>Paid</dt><dd>${order.paidAt || 'not paid'}</dd>
-<dt>Last change</dt><dd>${details.updatedAt}</dd>
-<dt>Customer</dt><dd>${order.accountId ? `account ${order.accountId}` : 'guest'}</dd>
+<dt>Placed</dt><dd>${formatLondonDateTime(details.createdAt)}</dd>
+<dt>Paid</dt><dd>${order.paidAt ? formatLondonDateTime(order.paidAt) : 'not paid'}</dd>
+<dt>Last change</dt><dd>${formatLondonDateTime(details.updatedAt)}</dd>
+<dt>Customer</dt><dd>${customerWords(customer)}</dd>
 <dt>Payment</dt><dd>${order.provider}${order.providerCheckoutId ? `, checkout ${order.providerCheckoutId}` : ', no checkout made'}</dd>
 <dt>Promo code</dt><dd>${order.promoCode || 'none'}</dd>
-<dt>Loyalty points</dt><dd>${order.accountId ? (order.pointsAwardedAt ? `awarded at ${order.pointsAwardedAt}` : 'not awarded yet') : 'guest order, none'}</dd>
+<dt>Loyalty points</dt><dd>${order.accountId ? (order.pointsAwardedAt ? `awarded at ${formatLondonDateTime(order.pointsAwardedAt)}` : 'not awarded yet') : 'guest order, none'}</dd>
 </dl>
 <h2>Lines</h2>
 <div class="scroll" role="region" aria-label="Order lines" tabindex="0"><table><caption class="vh">Order lines</caption><thead><tr><th scope="col">SKU</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Line total</th></tr></thead><tbody>${lines}</tbody></table></div>
 ${isDispatchable(order) ? html`<p><a href="${packingSlipPath(summary.reference)}" type="application/pdf">Packing slip (PDF)</a></p>` : ''}
 <h2>Amounts</h2>
-<dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatDiscount(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd></dl>
+<dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatDiscount(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd>${details.refundedPence > 0 ? html`<dt>Refunded</dt><dd>${formatPence(details.refundedPence)}</dd>` : ''}</dl>
 <h2>Delivery</h2>
 ${
   delivery
@@ -238,7 +248,11 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
     if (!staff) return;
     const reference = String(req.params.reference);
     const order = await orderForStaff(context, reference, staff);
-    await send(req, res, detailPage(staff, order, await dispatchPacking(order, staff), sections));
+    const [customer, batches] = await Promise.all([
+      orderCustomer(context, order, staff),
+      dispatchPacking(order, staff),
+    ]);
+    await send(req, res, detailPage(staff, order, customer, batches, sections));
   });
 
   /** Acts, then back to the order; a refusal shows the order's actions again with the reason. */

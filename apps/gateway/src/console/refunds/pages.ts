@@ -5,6 +5,7 @@
  * made here; only the post with that key refunds, and posting it again (back button, double
  * click) answers the same refund without sending anything new.
  */
+import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import { randomUUID } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError, HTTP_STATUS, notFound } from '@storefront/errors';
@@ -35,6 +36,14 @@ interface RefundForm {
   restock: Array<{ sku: string; quantity: string }>;
 }
 
+/** Units of each SKU still to return: ordered less those of refunds not failed (checkout refuses more). */
+function unitsLeftToReturn(order: checkout.StaffOrder): Map<string, number> {
+  const left = new Map(order.details!.summary!.items.map((line) => [line.sku, line.quantity]));
+  for (const refund of order.refunds.filter((asked) => asked.state !== 'failed'))
+    for (const line of refund.lines) left.set(line.sku, (left.get(line.sku) ?? 0) - line.quantity);
+  return left;
+}
+
 const refundPath = (reference: string) => `/console/orders/${encodeURIComponent(reference)}/refund`;
 const consoleCreditNotePath = (reference: string, number: number) =>
   `/console/orders/${encodeURIComponent(reference)}/credit-notes/${formatCreditNoteNumber(number)}.pdf`;
@@ -45,7 +54,7 @@ export function refundSection(staff: StaffCaller, order: checkout.StaffOrder): H
   const left = summary.totalPence - order.details!.refundedPence;
   const rows = order.refunds.map(
     (refund) =>
-      html`<tr><td>${refund.createdAt.slice(0, 16).replace('T', ' ')}</td><td class="num">${formatPence(refund.amountPence)}</td><td>${refund.reason}</td><td>${
+      html`<tr><td>${formatLondonDateTime(refund.createdAt)}</td><td class="num">${formatPence(refund.amountPence)}</td><td>${refund.reason}</td><td>${
         refund.lines.map((line) => `${line.quantity} ` + `× ${line.sku}`).join(', ') || 'none'
       }</td><td>${STATE_WORDS[refund.state] ?? refund.state}${refund.failureCode ? ` (${refund.failureCode})` : ''}</td><td>${refund.createdBy}</td><td>${
         refund.creditNoteNumber
@@ -56,18 +65,21 @@ export function refundSection(staff: StaffCaller, order: checkout.StaffOrder): H
   return html`<h2>Refunds</h2>
 ${
   rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Refunds, oldest first" tabindex="0"><table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UTC)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th><th scope="col">Credit note</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="scroll" role="region" aria-label="Refunds, oldest first" tabindex="0"><table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UK time)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th><th scope="col">Credit note</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>No refunds.</p>`
 }
 ${
   staff.role === 'owner' && REFUNDABLE.has(summary.status) && left > 0
-    ? refundForm(summary, { amount: (left / 100).toFixed(2), reason: '', restock: [] }, left)
+    ? refundForm(order, { amount: (left / 100).toFixed(2), reason: '', restock: [] }, left)
     : ''
 }`;
 }
 
-function refundForm(summary: checkout.OrderSummary, form: RefundForm, left: number, error?: string): Html {
+function refundForm(order: checkout.StaffOrder, form: RefundForm, left: number, error?: string): Html {
+  const summary = order.details!.summary!;
   const restocked = (sku: string) => form.restock.find((line) => line.sku === sku)?.quantity ?? '0';
+  const unitsLeft = unitsLeftToReturn(order);
+  const returnable = summary.items.filter((line) => (unitsLeft.get(line.sku) ?? 0) > 0);
   return html`<h3>Refund</h3>${formError(error)}
 <form method="post" action="${refundPath(summary.reference)}">
 <label for="refund-amount">Amount in pounds (up to ${formatPence(left)})</label>
@@ -75,11 +87,15 @@ function refundForm(summary: checkout.OrderSummary, form: RefundForm, left: numb
 <label for="refund-reason">Reason (the customer's mail shows it)</label>
 <input type="text" id="refund-reason" name="reason" maxlength="200" value="${form.reason}" required>
 <fieldset><legend>Units to put back in stock</legend>
-${summary.items.map(
-  (line, index) =>
-    html`<label for="restock-${index}">${line.sku} (of ${line.quantity})</label>
-<input type="number" id="restock-${index}" name="restock_${line.sku}" min="0" max="${line.quantity}" value="${restocked(line.sku)}">`,
-)}
+${
+  returnable.length > 0
+    ? returnable.map(
+        (line, index) =>
+          html`<label for="restock-${index}">${line.sku} (${String(unitsLeft.get(line.sku))} of ${line.quantity} left to return)</label>
+<input type="number" id="restock-${index}" name="restock_${line.sku}" min="0" max="${String(unitsLeft.get(line.sku))}" value="${restocked(line.sku)}">`,
+      )
+    : html`<p>Every unit has been returned already.</p>`
+}
 </fieldset>
 <button type="submit">Review refund</button>
 </form>`;
@@ -161,16 +177,11 @@ function resultPage(staff: StaffCaller, reference: string, answer: checkout.Refu
   );
 }
 
-function refusedPage(
-  staff: StaffCaller,
-  summary: checkout.OrderSummary,
-  form: RefundForm,
-  left: number,
-  error: AppError,
-) {
+function refusedPage(staff: StaffCaller, order: checkout.StaffOrder, form: RefundForm, left: number, error: AppError) {
+  const { reference } = order.details!.summary!;
   return consolePage(
-    `Refund of order ${summary.reference}`,
-    html`<h1>Refund of order ${summary.reference}</h1>${refundForm(summary, form, left, error.detail)}`,
+    `Refund of order ${reference}`,
+    html`<h1>Refund of order ${reference}</h1>${refundForm(order, form, left, error.detail)}`,
     staff,
     HTTP_STATUS[error.kind],
   );
@@ -217,7 +228,7 @@ export function registerRefundPages(
       await send(req, res, resultPage(staff, summary.reference, answer));
     } catch (error) {
       if (!(isFormRefusal(error) || (error instanceof AppError && error.kind === 'permission_denied'))) throw error;
-      await send(req, res, refusedPage(staff, summary, posted, left, error));
+      await send(req, res, refusedPage(staff, order, posted, left, error));
     }
   });
 }

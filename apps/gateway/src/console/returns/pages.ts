@@ -4,6 +4,7 @@
  * goods' share, and the delivery when the whole order is back, once however often it is pressed) or refuses them with
  * a reason the customer is shown (an opened vial). Staff members see the list; checkout refuses them the decisions.
  */
+import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
@@ -35,7 +36,7 @@ function returnsPage(staff: StaffCaller, state: string, returns: checkout.OrderR
   )}</select><button type="submit">Show</button></form>`;
   const rows = returns.map(
     (found) =>
-      html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(found.orderReference)}">${found.orderNumber}</a></th><td>${found.requestedAt.slice(0, 10)}</td><td>${found.lines.map((line) => `${line.quantity} × ${line.sku}`).join(', ')}</td><td>${STATE_WORDS[found.state] ?? found.state}${found.refusedReason ? html`: ${found.refusedReason}` : ''}${found.decidedBy ? html` (${found.decidedBy})` : ''}</td><td>${actions(found, staff)}</td></tr>`,
+      html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(found.orderReference)}">${found.orderNumber}</a></th><td>${formatLondonDateTime(found.requestedAt)}</td><td>${found.lines.map((line) => `${line.quantity} × ${line.sku}`).join(', ')}</td><td>${STATE_WORDS[found.state] ?? found.state}${found.refusedReason ? html`: ${found.refusedReason}` : ''}${found.decidedBy ? html` (${found.decidedBy})` : ''}</td><td>${actions(found, staff)}</td></tr>`,
   );
   return consolePage(
     'Returns',

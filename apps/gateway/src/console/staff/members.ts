@@ -3,6 +3,7 @@
  * shown here once (identity refuses, and records, any other role). Adding, resetting and disabling members stay with
  * identity's ops command line.
  */
+import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html } from '../../kit/html';
@@ -31,7 +32,7 @@ function reenabledPage(staff: StaffCaller, email: string, link: string, expiresA
   return consolePage(
     'Staff member re-enabled',
     html`<h1>Staff member re-enabled</h1>
-<p>${email} is enabled again. Give them this set-up link, shown only now; it works once, until ${expiresAt} (UTC), in the first browser that opens it:</p>
+<p>${email} is enabled again. Give them this set-up link, shown only now; it works once, until ${expiresAt}, in the first browser that opens it:</p>
 <p><code id="setup-link">${link}</code></p>
 <p><a href="${PATH}">Back to staff members</a></p>`,
     staff,
@@ -54,7 +55,7 @@ export function registerStaffMemberPages({ router, context, send, form, signedIn
         `console/setup/${reenabled.setupToken}`,
         `${context.config.publicBaseUrl.replace(/\/*$/, '')}/`,
       );
-      const expiresAt = reenabled.setupExpiresAt.slice(0, 16).replace('T', ' ');
+      const expiresAt = formatLondonDateTime(reenabled.setupExpiresAt);
       await send(req, res, reenabledPage(staff, reenabled.staff!.email, link.toString(), expiresAt));
     } catch (error) {
       if (!isFormRefusal(error) && !isRefusedOrUnknown(error)) throw error;

@@ -99,6 +99,50 @@ describe('the console: the catalog list and the product editor', () => {
     expect(shop).to.include('Changed.').and.include('10mg, £30.00');
   });
 
+  it('edits the specifications in order on the product page; the storefront shows them as a definition list, in Markdown too', async () => {
+    const details = { name: 'KPV (Lys-Pro-Val)', description: 'Changed.', vatRate: '2000' };
+    const saved = await form(owner, '/console/catalog/kpv-peptide/details', {
+      ...details,
+      specifications:
+        'Sequence: Lys-Pro-Val\r\n\r\nMolecular weight : 342.4 g/mol\nStorage: freezer, -20 °C; ratio 1:2 <dry>',
+    });
+    expect(saved.status, saved.text).to.equal(303);
+    const page = (await owner.get<string>('/console/catalog/kpv-peptide')).text;
+    expect(page).to.include(
+      '<dl class="specifications"><dt>Sequence</dt><dd>Lys-Pro-Val</dd><dt>Molecular weight</dt><dd>342.4 g/mol</dd><dt>Storage</dt><dd>freezer, -20 °C; ratio 1:2 &lt;dry&gt;</dd></dl>',
+    );
+    expect(page).to.include(
+      '>Sequence: Lys-Pro-Val\nMolecular weight: 342.4 g/mol\nStorage: freezer, -20 °C; ratio 1:2 &lt;dry&gt;</textarea>',
+    );
+    const shop = (await stack.client().get<string>('/products/kpv-peptide')).text;
+    expect(shop).to.include('<h2>Specifications</h2>').and.include('<dt>Molecular weight</dt><dd>342.4 g/mol</dd>');
+    const markdown = await stack.client().get<string>('/products/kpv-peptide', { accept: 'text/markdown' });
+    expect(markdown.text, markdown.text).to.include(
+      '## Specifications\n\n- **Sequence:** Lys-Pro-Val\n- **Molecular weight:** 342.4 g/mol\n- **Storage:** freezer, -20 °C; ratio 1:2 <dry>',
+    );
+
+    // A line without its colon, a value too long, a label twice: refused naming the line or entry; nothing changes.
+    for (const [specifications, words] of [
+      ['Sequence: KPV\nlyophilised powder', 'Specifications line 2 must be a label, a colon and a value'],
+      [`Storage: ${'x'.repeat(301)}`, 'specifications[0].value must be 1 to 300 characters'],
+      ['Purity: 98%\npurity: 99%', 'specifications[1].label &quot;purity&quot; appears twice'],
+      ['Purity:', 'specifications[0].value must be 1 to 300 characters'],
+    ] as const) {
+      const refused = await form(owner, '/console/catalog/kpv-peptide/details', { ...details, specifications });
+      expect(refused.status, words).to.equal(400);
+      expect(refused.text).to.include('role="alert"').and.include(words);
+    }
+    const byStaff = await form(member, '/console/catalog/kpv-peptide/details', { ...details, specifications: 'A: b' });
+    expect(byStaff.status).to.equal(403);
+    expect((await owner.get<string>('/console/catalog/kpv-peptide')).text).to.include('<dt>Sequence</dt>');
+
+    // Emptied, the product has none, and its pages no section for them.
+    expect(
+      (await form(owner, '/console/catalog/kpv-peptide/details', { ...details, specifications: '' })).status,
+    ).to.equal(303);
+    expect((await stack.client().get<string>('/products/kpv-peptide')).text).not.to.include('Specifications');
+  });
+
   it('refuses bad fields naming them, keeping what was typed; staff and other sites are refused', async () => {
     for (const [fields, words] of [
       [{ ...NEW_PRODUCT, id: 'Not An Id' }, 'product_id must be a lower-case slug'],

@@ -50,7 +50,24 @@ export interface Product {
   description: string;
   sizes: ProductSize[];
   /** Absent for a product without a photo. */
-  photo?: ProductPhoto | undefined;
+  photo?:
+    | ProductPhoto
+    | undefined;
+  /** In the order staff gave them; none for a product without. */
+  specifications: ProductSpecification[];
+}
+
+/** One line of a product's specifications: "Molecular weight", "1419.5 g/mol". */
+export interface ProductSpecification {
+  /** 1 to 60 characters, unique within the product (any letter case). */
+  label: string;
+  /** 1 to 300 characters. */
+  value: string;
+}
+
+/** A product's specifications as a whole, at most 30, in order (none clears them). */
+export interface ProductSpecifications {
+  entries: ProductSpecification[];
 }
 
 /** A product's photo as pages show it: served resized at /media/{sha256}-{width}.{webp|avif|jpeg}. */
@@ -253,6 +270,8 @@ export interface StaffProduct {
     | undefined;
   /** 0, 500 or 2000 (zero, reduced, standard). */
   vatRateBasisPoints: number;
+  /** In the order staff gave them; none for a product without. */
+  specifications: ProductSpecification[];
 }
 
 export interface GetStaffCatalogResponse {
@@ -488,7 +507,11 @@ export interface CreateProductResponse {
 
 export interface UpdateProductRequest {
   productId: string;
-  details?: ProductDetails | undefined;
+  details?:
+    | ProductDetails
+    | undefined;
+  /** Replace the product's specifications with these; absent: they stay as they are. */
+  specifications?: ProductSpecifications | undefined;
 }
 
 export interface UpdateProductResponse {
@@ -1163,7 +1186,7 @@ export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
 };
 
 function createBaseProduct(): Product {
-  return { id: "", name: "", description: "", sizes: [], photo: undefined };
+  return { id: "", name: "", description: "", sizes: [], photo: undefined, specifications: [] };
 }
 
 export const Product: MessageFns<Product> = {
@@ -1182,6 +1205,9 @@ export const Product: MessageFns<Product> = {
     }
     if (message.photo !== undefined) {
       ProductPhoto.encode(message.photo, writer.uint32(42).fork()).join();
+    }
+    for (const v of message.specifications) {
+      ProductSpecification.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1239,6 +1265,14 @@ export const Product: MessageFns<Product> = {
             message.photo = ProductPhoto.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.specifications.push(ProductSpecification.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1258,6 +1292,9 @@ export const Product: MessageFns<Product> = {
       description: isSet(object.description) ? globalThis.String(object.description) : "",
       sizes: globalThis.Array.isArray(object?.sizes) ? object.sizes.map((e: any) => ProductSize.fromJSON(e)) : [],
       photo: isSet(object.photo) ? ProductPhoto.fromJSON(object.photo) : undefined,
+      specifications: globalThis.Array.isArray(object?.specifications)
+        ? object.specifications.map((e: any) => ProductSpecification.fromJSON(e))
+        : [],
     };
   },
 
@@ -1278,6 +1315,9 @@ export const Product: MessageFns<Product> = {
     if (message.photo !== undefined) {
       obj.photo = ProductPhoto.toJSON(message.photo);
     }
+    if (message.specifications?.length) {
+      obj.specifications = message.specifications.map((e) => ProductSpecification.toJSON(e));
+    }
     return obj;
   },
 
@@ -1293,6 +1333,163 @@ export const Product: MessageFns<Product> = {
     message.photo = (object.photo !== undefined && object.photo !== null)
       ? ProductPhoto.fromPartial(object.photo)
       : undefined;
+    message.specifications = object.specifications?.map((e) => ProductSpecification.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseProductSpecification(): ProductSpecification {
+  return { label: "", value: "" };
+}
+
+export const ProductSpecification: MessageFns<ProductSpecification> = {
+  encode(message: ProductSpecification, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.label !== "") {
+      writer.uint32(10).string(message.label);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductSpecification {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductSpecification();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductSpecification {
+    return {
+      label: isSet(object.label) ? globalThis.String(object.label) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ProductSpecification): unknown {
+    const obj: any = {};
+    if (message.label !== "") {
+      obj.label = message.label;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductSpecification>, I>>(base?: I): ProductSpecification {
+    return ProductSpecification.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductSpecification>, I>>(object: I): ProductSpecification {
+    const message = createBaseProductSpecification();
+    message.label = object.label ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseProductSpecifications(): ProductSpecifications {
+  return { entries: [] };
+}
+
+export const ProductSpecifications: MessageFns<ProductSpecifications> = {
+  encode(message: ProductSpecifications, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      ProductSpecification.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ProductSpecifications {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProductSpecifications();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(ProductSpecification.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ProductSpecifications {
+    return {
+      entries: globalThis.Array.isArray(object?.entries)
+        ? object.entries.map((e: any) => ProductSpecification.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ProductSpecifications): unknown {
+    const obj: any = {};
+    if (message.entries?.length) {
+      obj.entries = message.entries.map((e) => ProductSpecification.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ProductSpecifications>, I>>(base?: I): ProductSpecifications {
+    return ProductSpecifications.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ProductSpecifications>, I>>(object: I): ProductSpecifications {
+    const message = createBaseProductSpecifications();
+    message.entries = object.entries?.map((e) => ProductSpecification.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4019,7 +4216,7 @@ export const StaffSku: MessageFns<StaffSku> = {
 };
 
 function createBaseStaffProduct(): StaffProduct {
-  return { id: "", name: "", description: "", sizes: [], photo: undefined, vatRateBasisPoints: 0 };
+  return { id: "", name: "", description: "", sizes: [], photo: undefined, vatRateBasisPoints: 0, specifications: [] };
 }
 
 export const StaffProduct: MessageFns<StaffProduct> = {
@@ -4041,6 +4238,9 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     }
     if (message.vatRateBasisPoints !== 0) {
       writer.uint32(48).int32(message.vatRateBasisPoints);
+    }
+    for (const v of message.specifications) {
+      ProductSpecification.encode(v!, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -4106,6 +4306,14 @@ export const StaffProduct: MessageFns<StaffProduct> = {
             message.vatRateBasisPoints = reader.int32();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.specifications.push(ProductSpecification.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4130,6 +4338,9 @@ export const StaffProduct: MessageFns<StaffProduct> = {
         : isSet(object.vat_rate_basis_points)
         ? globalThis.Number(object.vat_rate_basis_points)
         : 0,
+      specifications: globalThis.Array.isArray(object?.specifications)
+        ? object.specifications.map((e: any) => ProductSpecification.fromJSON(e))
+        : [],
     };
   },
 
@@ -4153,6 +4364,9 @@ export const StaffProduct: MessageFns<StaffProduct> = {
     if (message.vatRateBasisPoints !== 0) {
       obj.vatRateBasisPoints = Math.round(message.vatRateBasisPoints);
     }
+    if (message.specifications?.length) {
+      obj.specifications = message.specifications.map((e) => ProductSpecification.toJSON(e));
+    }
     return obj;
   },
 
@@ -4169,6 +4383,7 @@ export const StaffProduct: MessageFns<StaffProduct> = {
       ? ProductPhoto.fromPartial(object.photo)
       : undefined;
     message.vatRateBasisPoints = object.vatRateBasisPoints ?? 0;
+    message.specifications = object.specifications?.map((e) => ProductSpecification.fromPartial(e)) || [];
     return message;
   },
 };
@@ -7533,7 +7748,7 @@ export const CreateProductResponse: MessageFns<CreateProductResponse> = {
 };
 
 function createBaseUpdateProductRequest(): UpdateProductRequest {
-  return { productId: "", details: undefined };
+  return { productId: "", details: undefined, specifications: undefined };
 }
 
 export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
@@ -7543,6 +7758,9 @@ export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
     }
     if (message.details !== undefined) {
       ProductDetails.encode(message.details, writer.uint32(18).fork()).join();
+    }
+    if (message.specifications !== undefined) {
+      ProductSpecifications.encode(message.specifications, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -7576,6 +7794,14 @@ export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
             message.details = ProductDetails.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.specifications = ProductSpecifications.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7596,6 +7822,7 @@ export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
         ? globalThis.String(object.product_id)
         : "",
       details: isSet(object.details) ? ProductDetails.fromJSON(object.details) : undefined,
+      specifications: isSet(object.specifications) ? ProductSpecifications.fromJSON(object.specifications) : undefined,
     };
   },
 
@@ -7606,6 +7833,9 @@ export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
     }
     if (message.details !== undefined) {
       obj.details = ProductDetails.toJSON(message.details);
+    }
+    if (message.specifications !== undefined) {
+      obj.specifications = ProductSpecifications.toJSON(message.specifications);
     }
     return obj;
   },
@@ -7618,6 +7848,9 @@ export const UpdateProductRequest: MessageFns<UpdateProductRequest> = {
     message.productId = object.productId ?? "";
     message.details = (object.details !== undefined && object.details !== null)
       ? ProductDetails.fromPartial(object.details)
+      : undefined;
+    message.specifications = (object.specifications !== undefined && object.specifications !== null)
+      ? ProductSpecifications.fromPartial(object.specifications)
       : undefined;
     return message;
   },
@@ -12184,7 +12417,7 @@ export const InventoryServiceDefinition = {
       responseStream: false,
       options: {},
     },
-    /** Owner only: a product's name, description and VAT rate. */
+    /** Owner only: a product's name, description and VAT rate, and its specifications when given. */
     updateProduct: {
       name: "UpdateProduct",
       requestType: UpdateProductRequest as typeof UpdateProductRequest,
@@ -12672,7 +12905,7 @@ export const InventoryServiceService = {
       Buffer.from(CreateProductResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateProductResponse => CreateProductResponse.decode(value),
   },
-  /** Owner only: a product's name, description and VAT rate. */
+  /** Owner only: a product's name, description and VAT rate, and its specifications when given. */
   updateProduct: {
     path: "/storefront.inventory.v1.InventoryService/UpdateProduct" as const,
     requestStream: false as const,
@@ -13018,7 +13251,7 @@ export interface InventoryServiceServer extends UntypedServiceImplementation {
   applyCatalogImport: handleUnaryCall<ApplyCatalogImportRequest, ApplyCatalogImportResponse>;
   /** Owner only: a new product with its first size; ABORTED (409 `product_exists`) for a taken id. */
   createProduct: handleUnaryCall<CreateProductRequest, CreateProductResponse>;
-  /** Owner only: a product's name, description and VAT rate. */
+  /** Owner only: a product's name, description and VAT rate, and its specifications when given. */
   updateProduct: handleUnaryCall<UpdateProductRequest, UpdateProductResponse>;
   /** Owner only: a size added to a product, after its others; ABORTED (409 `size_exists`) for a size it has. */
   addProductSize: handleUnaryCall<AddProductSizeRequest, AddProductSizeResponse>;
@@ -13447,7 +13680,7 @@ export interface InventoryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateProductResponse) => void,
   ): ClientUnaryCall;
-  /** Owner only: a product's name, description and VAT rate. */
+  /** Owner only: a product's name, description and VAT rate, and its specifications when given. */
   updateProduct(
     request: UpdateProductRequest,
     callback: (error: ServiceError | null, response: UpdateProductResponse) => void,
