@@ -26,7 +26,7 @@ import { ROOT, startProcessStack } from './lib/process-stack.mjs';
 import { stackEnv } from './lib/bench-env.mjs';
 import { verdictInto } from './lib/targets.mjs';
 import { cpuUsedDuring } from './lib/process-cpu.mjs';
-import { lighthouseScores, reportLighthouse, storefrontPaths } from './lighthouse.mjs';
+import { givePhotos, lighthouseScores, reportLighthouse, storefrontPaths } from './lighthouse.mjs';
 import { imagesNodeMajor, prepareImagesNode } from './lib/images-node.mjs';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
@@ -421,7 +421,8 @@ async function benchEmbedded(layout) {
   if (judged) verdict(label('RSS idle'), idle.rss, `<= ${RSS_IDLE_LIMIT_MB}`, ' MB', idle.rss <= RSS_IDLE_LIMIT_MB);
   try {
     if (judged) {
-      // On the quiet stack, before any load: Lighthouse scores of home, a product page and the basket.
+      // On the quiet stack, before any load: Lighthouse scores of home, a product page and the basket, with photos.
+      await givePhotos(stack.gatewayUrl, dataDir);
       results.lighthouse = await lighthouseScores(stack.gatewayUrl);
       reportLighthouse(results.lighthouse, verdict);
     }

@@ -180,7 +180,7 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
     expect(page.text).to.match(
       new RegExp(
         `<th scope="row"><a href="/console/orders/${shipped}">${shipped}</a></th><td>[0-9-]+ ` +
-          `[0-9:]+</td><td class="num">2</td><td class="num">0</td><td>${DELIVERY.email}</td>`,
+          `[0-9:]+ (BST|GMT)</td><td class="num">2</td><td class="num">0</td><td>${DELIVERY.email}</td>`,
       ),
     );
     expect(page.text, 'a member of the staff role only reads it').not.to.contain('Send recall notice');
