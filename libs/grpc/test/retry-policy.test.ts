@@ -24,11 +24,13 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(health.HealthService)).to.deep.equal(['Check']);
   });
 
-  it('retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps, the customer search and the customer list of the export, never a sign-up, a login or a close', () => {
+  it('retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps, the customer search, the customer list of the export and the mail log, never a sign-up, a login or a close', () => {
     expect(retried(identity.IdentityServiceService)).to.deep.equal([
+      'GetMailForStaff',
       'GetMarketingConsent',
       'GetProfile',
       'ListCustomersForStaff',
+      'ListMailLog',
       'ListPendingErasures',
       'LogOut',
       'RecordErasureStep',
@@ -59,7 +61,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, returns listed or received, the sales overview, the VAT report and the order counts the export reads', () => {
+  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, returns listed or received, the sales overview, the VAT report, the order counts the export reads and the mail log', () => {
     expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
       'CancelOrderAsCustomer',
       'ConfirmBuyer',
@@ -68,10 +70,12 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'EraseCustomerData',
       'ExportOrderRecords',
       'GetHeldStock',
+      'GetMailForStaff',
       'GetPricingPolicy',
       'GetSalesOverview',
       'GetVatReport',
       'ListDispatchQueue',
+      'ListMailLog',
       'ListReturnsForStaff',
       'ListVatDocuments',
       'NotifyPaymentEvent',
@@ -81,16 +85,18 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries inventory reads, the reservations keyed by order reference and the back-in-stock alerts', () => {
+  it('retries inventory reads, the reservations keyed by order reference, the back-in-stock alerts and the mail log', () => {
     expect(retried(inventory.InventoryServiceService)).to.deep.equal([
       'Commit',
       'ConfirmBackInStock',
       'EraseBackInStockOf',
       'GetCatalog',
       'GetCatalogSnapshot',
+      'GetMailForStaff',
       'GetProductPhoto',
       'GetStock',
       'ListBackInStockOf',
+      'ListMailLog',
       'Quote',
       'Release',
       'Reserve',

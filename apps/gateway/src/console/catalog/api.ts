@@ -103,6 +103,13 @@ const StaffCatalogAnswer = component(
             name: Type.String(),
             description: Type.String(),
             vatRateBasisPoints: Type.Integer({ description: 'VAT rate in basis points: 0, 500 or 2000' }),
+            specifications: Type.Array(
+              Type.Object({ label: Type.String(), value: Type.String() }, { additionalProperties: false }),
+              {
+                description:
+                  'Sequence, molecular weight, storage and the like, in the order the product page lists them',
+              },
+            ),
             sizes: Type.Array(StaffSku),
             photo: Type.Optional(
               Type.Object(
