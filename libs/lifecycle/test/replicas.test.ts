@@ -16,6 +16,8 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 const SERVICES = ['identity', 'loyalty', 'checkout', 'inventory'] as const;
 const SALE_SKU = 'sale-item-1mg';
 const SALE_UNITS = 20;
+/** How many times a buyer answered 503 with Retry-After sends the same order again. */
+const BUSY_RETRIES = 10;
 
 interface Supervised {
   app: string;
@@ -152,7 +154,7 @@ for (const layout of ['one-process', 'split'] as const)
       url: string,
       body: unknown,
       cookie?: string,
-    ): Promise<{ status: number; json: Record<string, unknown>; cookie?: string }> {
+    ): Promise<{ status: number; json: Record<string, unknown>; cookie?: string; retryAfter?: number }> {
       const res = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
@@ -160,11 +162,22 @@ for (const layout of ['one-process', 'split'] as const)
         signal: AbortSignal.timeout(20_000),
       });
       const session = res.headers.getSetCookie().find((c) => c.startsWith('svc_sess='));
+      const retryAfter = res.headers.get('retry-after');
       return {
         status: res.status,
         json: (await res.json()) as Record<string, unknown>,
         ...(session ? { cookie: session.split(';')[0] } : {}),
+        ...(retryAfter === null ? {} : { retryAfter: Number(retryAfter) }),
       };
+    }
+
+    /** A buyer's order: answered 503 because many are placed at once (decision 1348), it is sent again after Retry-After. */
+    async function placeOrder(url: string, body: unknown): Promise<Awaited<ReturnType<typeof post>>> {
+      for (let tries = 1; ; tries += 1) {
+        const answer = await post(url, body);
+        if (answer.status !== 503 || answer.retryAfter === undefined || tries === BUSY_RETRIES) return answer;
+        await sleep(answer.retryAfter! * 1000);
+      }
     }
 
     let accounts = 0;
@@ -302,7 +315,7 @@ for (const layout of ['one-process', 'split'] as const)
         );
       const [beforeSale] = await published();
       const results = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => post(`${gateways()[i % 2]}/api/create-checkout`, order(SALE_SKU))),
+        Array.from({ length: 100 }, (_, i) => placeOrder(`${gateways()[i % 2]}/api/create-checkout`, order(SALE_SKU))),
       );
       const sold = results.filter((r) => r.status === 200).length;
       const refused = results.filter((r) => r.status !== 200);
