@@ -104,7 +104,7 @@ function setupLinkPage(
   staff: StaffCaller,
   title: string,
   said: string,
-  issued: identity.AddStaffResponse,
+  issued: Pick<identity.AddStaffResponse, 'setupToken' | 'setupExpiresAt'>,
 ) {
   const link = new URL(`console/setup/${issued.setupToken}`, `${context.config.publicBaseUrl.replace(/\/*$/, '')}/`);
   return consolePage(
