@@ -51,8 +51,14 @@ export const IDENTITY_ACCESS = accessTable(identity.IdentityServiceService, [
     staff: { required: ['owner', 'staff'] },
     rpcs: ['listMailLog', 'getMailForStaff'],
   },
-  // The console: re-enabling a member; the roster refuses (and records) any role but owner itself.
-  { callers: ['gateway'], customer: 'none', staff: { required: ['owner', 'staff'] }, rpcs: ['reenableStaff'] },
+  // The console's staff page: any staff member lists the members; for adding, resetting, disabling and re-enabling
+  // one, the roster refuses (and records) any role but owner itself.
+  {
+    callers: ['gateway'],
+    customer: 'none',
+    staff: { required: ['owner', 'staff'] },
+    rpcs: ['listStaff', 'addStaff', 'resetStaff', 'disableStaff', 'reenableStaff'],
+  },
   // The console: any staff member looks a customer up.
   {
     callers: ['gateway'],

@@ -32,9 +32,9 @@ import { AccountErasures } from './domain/account-erasure';
 import { purgeIdentityRecords, type IdentityRetentionSummary } from './domain/retention';
 import { MarketingConsents, type ConsentRecord } from './domain/marketing-consent';
 import { EmailVerificationStore } from './stores/email-verifications';
-import { StaffRoster } from './domain/staff-roster';
+import { StaffRoster, parseStaffRole, staffStateOf, type IssuedSetup } from './domain/staff-roster';
 import { PasswordResetStore } from './stores/password-resets';
-import { StaffStore, type StaffMember } from './stores/staff';
+import { StaffStore, type StaffMember, type StaffWithLastLogin } from './stores/staff';
 import { UserStore, type User } from './stores/users';
 import { RedisSessionStore, SqlSessionStore } from './stores/sessions';
 
@@ -246,14 +246,16 @@ function buildIdentity(config: IdentityConfig, now: () => number) {
             const { member, recoveryCodes } = await staffAccounts.completeSetup(request, context.abandoned);
             return { staff: toStaffMember(member), recoveryCodes };
           },
-          reenableStaff: async ({ email }, context) => {
-            const { member, setupToken } = await staffRoster.reenable(email, context.staff!);
-            return {
-              staff: toStaffMember(member),
-              setupToken,
-              setupExpiresAt: new Date(member.setupExpiresAt!).toISOString(),
-            };
+          listStaff: async () => ({ staff: (await staffRoster.list()).map(toStaffMemberState) }),
+          addStaff: async ({ email, role }, context) =>
+            toIssuedSetup(await staffRoster.add(email, parseStaffRole(role), context.staff!)),
+          resetStaff: async ({ email }, context) =>
+            toIssuedSetup(await staffRoster.reissueSetup(email, context.staff!)),
+          disableStaff: async ({ email }, context) => {
+            const member = await staffRoster.disable(email, context.staff!);
+            return { staff: toStaffMember(member), disabledAt: new Date(member.disabledAt!).toISOString() };
           },
+          reenableStaff: async ({ email }, context) => toIssuedSetup(await staffRoster.reenable(email, context.staff!)),
           staffLogIn: async (request, context) => {
             const { member, session } = await staffAccounts.logIn(request, context.abandoned);
             return { staff: toStaffMember(member), session };
@@ -368,6 +370,24 @@ function toConsent(record: ConsentRecord): identity.MarketingConsent {
 
 function toStaffMember(member: StaffMember): identity.StaffMember {
   return { id: member.id, email: member.email, role: member.role };
+}
+
+function toStaffMemberState({ member, lastLoginAt }: StaffWithLastLogin): identity.StaffMemberState {
+  return {
+    member: toStaffMember(member),
+    state: staffStateOf(member),
+    addedAt: new Date(member.createdAt).toISOString(),
+    lastLoginAt: lastLoginAt === undefined ? '' : new Date(lastLoginAt).toISOString(),
+  };
+}
+
+/** A member and their new set-up link's token, shown once by the console. */
+function toIssuedSetup({ member, setupToken }: IssuedSetup) {
+  return {
+    staff: toStaffMember(member),
+    setupToken,
+    setupExpiresAt: new Date(member.setupExpiresAt!).toISOString(),
+  };
 }
 
 function toProfile(user: User): identity.Profile {

@@ -11,7 +11,7 @@ import { exportStaffActions, opsActor } from '@storefront/staff-audit';
 import { ManualClock } from '@storefront/testing';
 import { PasswordHasher } from '../src/domain/passwords';
 import { STAFF_SESSION_IDLE_SECONDS, STAFF_SESSION_MAX_SECONDS, StaffAccounts } from '../src/domain/staff-accounts';
-import { SETUP_LINK_LIFETIME_MS, StaffRoster, parseStaffRole } from '../src/domain/staff-roster';
+import { SETUP_LINK_LIFETIME_MS, StaffRoster, parseStaffRole, staffStateOf } from '../src/domain/staff-roster';
 import { hashSessionToken, newSessionToken } from '../src/domain/session-tokens';
 import { RedisSessionStore, SqlSessionStore, type SessionStore } from '../src/stores/sessions';
 import { StaffStore } from '../src/stores/staff';
@@ -423,6 +423,34 @@ describe('identity staff accounts', () => {
     ).to.equal('invalid_credentials');
     expect((await refusal(roster.disable('gone@example.com', OPERATOR))).code).to.equal('staff_disabled');
     expect((await refusal(roster.disable('nobody@example.com', OPERATOR))).code).to.equal('staff_not_found');
+  });
+
+  it('lists each member with their state and their last successful login', async () => {
+    const listed = async (email: string) => {
+      const entry = (await roster.list()).find(({ member }) => member.email === email)!;
+      return { state: staffStateOf(entry.member), lastLoginAt: entry.lastLoginAt };
+    };
+    const { setupToken } = await roster.add('listed@example.com', 'staff', OPERATOR);
+    expect(await listed('listed@example.com')).to.deep.equal({ state: 'setup_pending', lastLoginAt: undefined });
+    const offer = await staff.setupOffer(setupToken, BROWSER);
+    await completeSetup(setupToken, PASSWORD, codeAt(offer.totpSecret));
+    expect(await listed('listed@example.com')).to.deep.equal({ state: 'active', lastLoginAt: undefined });
+    clock.advance(30_000);
+    const loggedInAt = clock.ms;
+    await staff.logIn({
+      email: 'listed@example.com',
+      password: PASSWORD,
+      code: codeAt(offer.totpSecret),
+      clientAddress: ADDRESS,
+    });
+    clock.advance(30_000);
+    // A failed login is no login.
+    await refusal(
+      staff.logIn({ email: 'listed@example.com', password: 'wrong password!', code: '000000', clientAddress: ADDRESS }),
+    );
+    expect(await listed('listed@example.com')).to.deep.equal({ state: 'active', lastLoginAt: loggedInAt });
+    await roster.disable('listed@example.com', OPERATOR);
+    expect(await listed('listed@example.com')).to.deep.equal({ state: 'disabled', lastLoginAt: loggedInAt });
   });
 
   it('writes logins, failed logins and logouts to the audit log with the address', async () => {

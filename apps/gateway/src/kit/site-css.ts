@@ -26,7 +26,8 @@ nav ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:1rem}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.4rem;border-bottom:1px solid var(--line);vertical-align:top}
 td.num,th.num{text-align:right}
-td code{overflow-wrap:anywhere}
+td code,p code{overflow-wrap:anywhere}
+h1{overflow-wrap:break-word}
 td.changes{min-width:16rem}
 .mail-text{white-space:pre-wrap;overflow-wrap:anywhere}
 dd code{overflow-wrap:anywhere}

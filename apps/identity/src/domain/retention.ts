@@ -6,6 +6,7 @@
  */
 import type { Knex } from '@storefront/db';
 import { STAFF_ACTIONS_TABLE } from '@storefront/staff-audit';
+import { STAFF_LOGIN_ACTIONS } from '../stores/staff';
 
 export interface IdentityRetentionSummary {
   sessions: number;
@@ -13,7 +14,7 @@ export interface IdentityRetentionSummary {
 }
 
 /** The audit log's login records: a staff member's sign-in attempts and their address. */
-const LOGIN_ACTIONS = ['login', 'login_failed', 'login_rate_limited', 'login_recovery_code'];
+const LOGIN_ACTIONS = [...STAFF_LOGIN_ACTIONS, 'login_failed', 'login_rate_limited'];
 
 export async function purgeIdentityRecords(
   deps: { db: Knex; sqlSessions: boolean; loginRecordsMs: number },

@@ -3,9 +3,9 @@
  * reads them. Every change to an account is recorded in the audit log in the change's own transaction.
  */
 import type { StaffIdentity } from '@storefront/caller-token';
-import { isUniqueViolation, type Knex } from '@storefront/db';
+import { forUpdate, isUniqueViolation, type Knex } from '@storefront/db';
 import { enqueueMail, type Mail } from '@storefront/outbox';
-import { recordStaffAction, type StaffActionRecord } from '@storefront/staff-audit';
+import { STAFF_ACTIONS_TABLE, recordStaffAction, type StaffActionRecord } from '@storefront/staff-audit';
 
 export const STAFF_ROLES = ['owner', 'staff'] as const;
 export type StaffRole = (typeof STAFF_ROLES)[number];
@@ -27,6 +27,18 @@ export interface StaffMember {
   /** Sessions created at or before this moment are ended (a reset, a completed set-up, re-enabling). */
   sessionsValidFrom?: number;
 }
+
+/** The audit log's records of a member's own successful logins. */
+export const STAFF_LOGIN_ACTIONS = ['login', 'login_recovery_code'];
+
+export interface StaffWithLastLogin {
+  member: StaffMember;
+  /** Epoch milliseconds; absent when no login is recorded (none yet, or its record is past retention). */
+  lastLoginAt?: number;
+}
+
+/** What disabling a member did. */
+export type DisableOutcome = 'disabled' | 'already_disabled' | 'last_owner';
 
 /** Who changed an account, and what the audit log says of it. */
 export interface StaffChange {
@@ -53,6 +65,24 @@ export class StaffStore {
 
   async findByEmail(email: string): Promise<StaffMember | undefined> {
     return toStaff(await this.db('staff').where({ email }).first());
+  }
+
+  /** Every member by email, with their latest login in the audit log (its subject is the member's email). */
+  async listWithLastLogin(): Promise<StaffWithLastLogin[]> {
+    const members = (await this.db('staff').orderBy('email')).map((row) => toStaff(row)!);
+    const logins: Array<{ subject: string; last: unknown }> = members.length
+      ? await this.db(STAFF_ACTIONS_TABLE)
+          .whereIn(
+            'subject',
+            members.map((member) => member.email),
+          )
+          .whereIn('action', STAFF_LOGIN_ACTIONS)
+          .groupBy('subject')
+          .select('subject')
+          .max({ last: 'at' })
+      : [];
+    const lastLogins = new Map(logins.map(({ subject, last }) => [subject, Number(last)]));
+    return members.map((member) => ({ member, lastLoginAt: lastLogins.get(member.email) }));
   }
 
   async findBySetupToken(tokenHash: string): Promise<StaffMember | undefined> {
@@ -165,11 +195,27 @@ export class StaffStore {
     await enqueueMail(this.db, mail, at);
   }
 
-  /** Whether the member was active until now. */
-  async disable(id: string, change: StaffChange): Promise<boolean> {
-    return this.changeWithAudit(change, (trx) =>
-      trx('staff').where({ id }).whereNull('disabled_at').update({ disabled_at: change.at }),
-    );
+  /**
+   * Disables the member unless they are disabled already or are the last owner not disabled; the owners are locked
+   * while counted, so two owners disabling each other at once leave one of them.
+   */
+  async disable(member: StaffMember, change: StaffChange): Promise<DisableOutcome> {
+    return this.db.transaction(async (trx) => {
+      if (member.role === 'owner') {
+        const owners: Array<{ id: string }> = await forUpdate(
+          trx('staff').where({ role: 'owner' }).whereNull('disabled_at').select('id'),
+          this.db,
+        );
+        if (owners.length > 0 && owners.every(({ id }) => id === member.id)) return 'last_owner';
+      }
+      const updated = await trx('staff')
+        .where({ id: member.id })
+        .whereNull('disabled_at')
+        .update({ disabled_at: change.at });
+      if (updated === 0) return 'already_disabled';
+      await recordChange(trx, change);
+      return 'disabled';
+    });
   }
 
   /** Records what happened without changing an account: a login, a refusal, a logout. */

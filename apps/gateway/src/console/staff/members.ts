@@ -1,48 +1,179 @@
 /**
- * The console's staff members page: an owner re-enables a disabled member, who starts again from a new set-up link
- * shown here once (identity refuses, and records, any other role). Adding, resetting and disabling members stay with
- * identity's ops command line.
+ * The console's staff members page: every member with their role, state, when they were added and their last login,
+ * for any staff member to read; an owner adds a member, resets or disables one (after a confirmation) and re-enables
+ * a disabled one. Identity checks the role of every change and records it (and any refusal); a new set-up link is
+ * shown here once.
  */
+import type { Request, Response } from 'express';
 import { formatLondonDateTime } from '@storefront/dispatch-calendar';
-import { AppError, HTTP_STATUS } from '@storefront/errors';
+import { AppError, HTTP_STATUS, notFound } from '@storefront/errors';
+import type { identity } from '@storefront/proto';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html } from '../../kit/html';
-import type { StaffCaller } from '../../kit/staff-session';
+import { requireOwner, type StaffCaller } from '../../kit/staff-session';
+import type { GatewayContext } from '../../context';
 import { consolePage, type ConsoleDeps } from '../frame';
 
 const PATH = '/console/staff';
 
-function membersPage(staff: StaffCaller, email = '', error?: AppError) {
-  return consolePage(
-    'Staff members',
-    html`<h1>Staff members</h1>${formError(error?.detail)}
+const STATE_WORDS: Record<string, string> = {
+  active: 'active',
+  setup_pending: 'set-up pending',
+  disabled: 'disabled',
+};
+
+interface AddValues {
+  email: string;
+  role: string;
+}
+
+interface PageNotice {
+  error?: AppError;
+  /** A member just disabled: said once, after the redirect. */
+  disabled?: string;
+  add?: AddValues;
+  reenable?: string;
+}
+
+const lastLogin = (at: string) => (at ? formatLondonDateTime(at) : 'none recorded');
+
+function memberRow(entry: identity.StaffMemberState, staff: StaffCaller) {
+  const { email, role } = entry.member!;
+  const actions =
+    staff.role !== 'owner'
+      ? ''
+      : entry.state === 'disabled'
+        ? html`<form method="post" action="${PATH}/enable"><input type="hidden" name="email" value="${email}"><button type="submit">Re-enable ${email}</button></form>`
+        : html`<form method="post" action="${PATH}/reset"><input type="hidden" name="email" value="${email}"><button type="submit">Reset ${email}</button></form>${
+            entry.member!.id === staff.id
+              ? ''
+              : html`<form method="post" action="${PATH}/disable"><input type="hidden" name="email" value="${email}"><button type="submit">Disable ${email}</button></form>`
+          }`;
+  return html`<tr><th scope="row">${email}</th><td>${role}</td><td>${STATE_WORDS[entry.state] ?? entry.state}</td><td>${formatLondonDateTime(entry.addedAt)}</td><td>${lastLogin(entry.lastLoginAt)}</td>${staff.role === 'owner' ? html`<td>${actions}</td>` : ''}</tr>`;
+}
+
+function ownerForms({ add = { email: '', role: 'staff' }, reenable = '' }: PageNotice) {
+  return html`<h2>Add a staff member</h2>
+<p>An owner does everything; staff read everything and dispatch, deliver and cancel orders. The new member sets up a password and an authenticator from a one-time link, shown once after adding them.</p>
+<form method="post" action="${PATH}/add">
+<label for="add-email">Email</label>
+<input type="email" id="add-email" name="email" value="${add.email}" autocomplete="off" required>
+<label for="add-role">Role</label>
+<select id="add-role" name="role">
+<option value="staff"${add.role === 'owner' ? '' : ' selected'}>staff</option>
+<option value="owner"${add.role === 'owner' ? ' selected' : ''}>owner</option>
+</select>
+<button type="submit">Add and make a set-up link</button>
+</form>
 <h2>Re-enable a disabled member</h2>
-<p>Owners only. The member sets up a new password and authenticator from a new link; nothing of their old ones works again.</p>
+<p>The member sets up a new password and authenticator from a new link; nothing of their old ones works again.</p>
 <form method="post" action="${PATH}/enable">
 <label for="email">Email of the disabled member</label>
-<input type="email" id="email" name="email" value="${email}" required>
+<input type="email" id="email" name="email" value="${reenable}" required>
 <button type="submit">Re-enable and make a set-up link</button>
-</form>`,
+</form>`;
+}
+
+function membersPage(staff: StaffCaller, members: identity.StaffMemberState[], notice: PageNotice = {}) {
+  const { error, disabled } = notice;
+  const owner = staff.role === 'owner';
+  return consolePage(
+    'Staff members',
+    html`<h1>Staff members</h1>${disabled ? html`<p role="status">${disabled} is disabled: their sessions end at their next request.</p>` : ''}${formError(error?.detail)}
+<div class="scroll" role="region" aria-label="Staff members by email" tabindex="0"><table><caption class="vh">Staff members by email</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Added</th><th scope="col">Last login</th>${owner ? html`<th scope="col">Actions</th>` : ''}</tr></thead><tbody>${members.map((entry) => memberRow(entry, staff))}</tbody></table></div>
+${owner ? ownerForms(notice) : html`<p>Only an owner adds, resets, disables or re-enables members.</p>`}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
   );
 }
 
-function reenabledPage(staff: StaffCaller, email: string, link: string, expiresAt: string) {
+function confirmDisablePage(staff: StaffCaller, email: string) {
   return consolePage(
-    'Staff member re-enabled',
-    html`<h1>Staff member re-enabled</h1>
-<p>${email} is enabled again. Give them this set-up link, shown only now; it works once, until ${expiresAt}, in the first browser that opens it:</p>
-<p><code id="setup-link">${link}</code></p>
+    `Disable ${email}?`,
+    html`<h1>Disable ${email}?</h1>
+<p>${email} can no longer log in, and their sessions end at their next request. An owner may re-enable them later with a new set-up link.</p>
+<form method="post" action="${PATH}/disable"><input type="hidden" name="email" value="${email}"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, disable ${email} now</button></form>
+<p><a href="${PATH}">Keep them</a></p>`,
+    staff,
+  );
+}
+
+/** A new set-up link, shown only in this answer (identity keeps only its hash). */
+function setupLinkPage(
+  context: GatewayContext,
+  staff: StaffCaller,
+  title: string,
+  said: string,
+  issued: Pick<identity.AddStaffResponse, 'setupToken' | 'setupExpiresAt'>,
+) {
+  const link = new URL(`console/setup/${issued.setupToken}`, `${context.config.publicBaseUrl.replace(/\/*$/, '')}/`);
+  return consolePage(
+    title,
+    html`<h1>${title}</h1>
+<p>${said} Give them this set-up link, shown only now; it works once, until ${formatLondonDateTime(issued.setupExpiresAt)}, in the first browser that opens it:</p>
+<p><code id="setup-link">${link.toString()}</code></p>
 <p><a href="${PATH}">Back to staff members</a></p>`,
     staff,
   );
 }
 
 export function registerStaffMemberPages({ router, context, send, form, signedIn }: ConsoleDeps): void {
+  const identityClient = context.clients.identity;
+  const listMembers = async (staff: StaffCaller) => (await identityClient.listStaff({}, { staff })).staff;
+
   router.get(PATH, async (req, res) => {
     const staff = await signedIn(req, res);
-    if (staff) await send(req, res, membersPage(staff));
+    if (!staff) return;
+    const members = await listMembers(staff);
+    // Named only while the list says so, so a crafted link cannot claim it.
+    const named = typeof req.query.disabled === 'string' ? req.query.disabled : '';
+    const disabled = members.find((entry) => entry.member!.email === named && entry.state === 'disabled');
+    await send(req, res, membersPage(staff, members, { disabled: disabled?.member!.email }));
+  });
+
+  router.post(`${PATH}/add`, ...form, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    const add = { email: field(req, 'email').trim(), role: field(req, 'role') };
+    try {
+      const added = await identityClient.addStaff(add, { staff });
+      const { email, role } = added.staff!;
+      await send(req, res, setupLinkPage(context, staff, 'Staff member added', `${email} is added as ${role}.`, added));
+    } catch (error) {
+      await refused(req, res, staff, error, { add });
+    }
+  });
+
+  router.post(`${PATH}/reset`, ...form, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    try {
+      const reset = await identityClient.resetStaff({ email: field(req, 'email').trim() }, { staff });
+      const said = `${reset.staff!.email}'s password, authenticator, recovery codes and sessions no longer work.`;
+      await send(req, res, setupLinkPage(context, staff, 'Staff member reset', said, reset));
+    } catch (error) {
+      await refused(req, res, staff, error);
+    }
+  });
+
+  // The first post asks once more; only the post carrying `confirm` disables.
+  router.post(`${PATH}/disable`, ...form, async (req, res) => {
+    const staff = await signedIn(req, res);
+    if (!staff) return;
+    const email = field(req, 'email').trim();
+    try {
+      if (field(req, 'confirm') !== 'yes') {
+        requireOwner(staff, 'disable a staff member');
+        const member = (await listMembers(staff)).find((entry) => entry.member!.email === email.toLowerCase());
+        if (!member) throw notFound(`no staff member has the email ${email}`, 'staff_not_found');
+        await send(req, res, confirmDisablePage(staff, member.member!.email));
+        return;
+      }
+      const { staff: disabled } = await identityClient.disableStaff({ email }, { staff });
+      res.redirect(303, `${PATH}?disabled=${encodeURIComponent(disabled!.email)}`);
+    } catch (error) {
+      await refused(req, res, staff, error);
+    }
   });
 
   router.post(`${PATH}/enable`, ...form, async (req, res) => {
@@ -50,18 +181,28 @@ export function registerStaffMemberPages({ router, context, send, form, signedIn
     if (!staff) return;
     const email = field(req, 'email').trim();
     try {
-      const reenabled = await context.clients.identity.reenableStaff({ email }, { staff });
-      const link = new URL(
-        `console/setup/${reenabled.setupToken}`,
-        `${context.config.publicBaseUrl.replace(/\/*$/, '')}/`,
+      const reenabled = await identityClient.reenableStaff({ email }, { staff });
+      await send(
+        req,
+        res,
+        setupLinkPage(
+          context,
+          staff,
+          'Staff member re-enabled',
+          `${reenabled.staff!.email} is enabled again.`,
+          reenabled,
+        ),
       );
-      const expiresAt = formatLondonDateTime(reenabled.setupExpiresAt);
-      await send(req, res, reenabledPage(staff, reenabled.staff!.email, link.toString(), expiresAt));
     } catch (error) {
-      if (!isFormRefusal(error) && !isRefusedOrUnknown(error)) throw error;
-      await send(req, res, membersPage(staff, email, error));
+      await refused(req, res, staff, error, { reenable: email });
     }
   });
+
+  /** The page again, saying why, with what was typed. */
+  async function refused(req: Request, res: Response, staff: StaffCaller, error: unknown, notice: PageNotice = {}) {
+    if (!isFormRefusal(error) && !isRefusedOrUnknown(error)) throw error;
+    await send(req, res, membersPage(staff, await listMembers(staff), { ...notice, error }));
+  }
 }
 
 /** A member of another role, or an email no member has: said on the form, like its other refusals. */

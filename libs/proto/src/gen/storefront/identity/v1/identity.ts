@@ -317,6 +317,67 @@ export interface ReenableStaffResponse {
   setupExpiresAt: string;
 }
 
+export interface ListStaffRequest {
+}
+
+export interface ListStaffResponse {
+  /** By email. */
+  staff: StaffMemberState[];
+}
+
+export interface StaffMemberState {
+  member?:
+    | StaffMember
+    | undefined;
+  /** active, setup_pending (a set-up link not used yet) or disabled. */
+  state: string;
+  /** RFC 3339 timestamps; last_login_at is empty when no login is recorded. */
+  addedAt: string;
+  lastLoginAt: string;
+}
+
+export interface AddStaffRequest {
+  email: string;
+  /** owner or staff. */
+  role: string;
+}
+
+export interface AddStaffResponse {
+  staff?:
+    | StaffMember
+    | undefined;
+  /** The token of the set-up link, as in ReenableStaffResponse. */
+  setupToken: string;
+  /** RFC 3339 timestamp. */
+  setupExpiresAt: string;
+}
+
+export interface ResetStaffRequest {
+  email: string;
+}
+
+export interface ResetStaffResponse {
+  staff?:
+    | StaffMember
+    | undefined;
+  /** The token of the new set-up link, as in ReenableStaffResponse. */
+  setupToken: string;
+  /** RFC 3339 timestamp. */
+  setupExpiresAt: string;
+}
+
+export interface DisableStaffRequest {
+  email: string;
+}
+
+export interface DisableStaffResponse {
+  staff?:
+    | StaffMember
+    | undefined;
+  /** RFC 3339 timestamp. */
+  disabledAt: string;
+}
+
 /** One record of the customer's marketing consent. */
 export interface MarketingConsent {
   granted: boolean;
@@ -4796,6 +4857,786 @@ export const ReenableStaffResponse: MessageFns<ReenableStaffResponse> = {
   },
 };
 
+function createBaseListStaffRequest(): ListStaffRequest {
+  return {};
+}
+
+export const ListStaffRequest: MessageFns<ListStaffRequest> = {
+  encode(_: ListStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListStaffRequest {
+    return {};
+  },
+
+  toJSON(_: ListStaffRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListStaffRequest>, I>>(base?: I): ListStaffRequest {
+    return ListStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStaffRequest>, I>>(_: I): ListStaffRequest {
+    const message = createBaseListStaffRequest();
+    return message;
+  },
+};
+
+function createBaseListStaffResponse(): ListStaffResponse {
+  return { staff: [] };
+}
+
+export const ListStaffResponse: MessageFns<ListStaffResponse> = {
+  encode(message: ListStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.staff) {
+      StaffMemberState.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff.push(StaffMemberState.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListStaffResponse {
+    return {
+      staff: globalThis.Array.isArray(object?.staff) ? object.staff.map((e: any) => StaffMemberState.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListStaffResponse): unknown {
+    const obj: any = {};
+    if (message.staff?.length) {
+      obj.staff = message.staff.map((e) => StaffMemberState.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListStaffResponse>, I>>(base?: I): ListStaffResponse {
+    return ListStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListStaffResponse>, I>>(object: I): ListStaffResponse {
+    const message = createBaseListStaffResponse();
+    message.staff = object.staff?.map((e) => StaffMemberState.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseStaffMemberState(): StaffMemberState {
+  return { member: undefined, state: "", addedAt: "", lastLoginAt: "" };
+}
+
+export const StaffMemberState: MessageFns<StaffMemberState> = {
+  encode(message: StaffMemberState, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.member !== undefined) {
+      StaffMember.encode(message.member, writer.uint32(10).fork()).join();
+    }
+    if (message.state !== "") {
+      writer.uint32(18).string(message.state);
+    }
+    if (message.addedAt !== "") {
+      writer.uint32(26).string(message.addedAt);
+    }
+    if (message.lastLoginAt !== "") {
+      writer.uint32(34).string(message.lastLoginAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StaffMemberState {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStaffMemberState();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.member = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.state = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.addedAt = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.lastLoginAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StaffMemberState {
+    return {
+      member: isSet(object.member) ? StaffMember.fromJSON(object.member) : undefined,
+      state: isSet(object.state) ? globalThis.String(object.state) : "",
+      addedAt: isSet(object.addedAt)
+        ? globalThis.String(object.addedAt)
+        : isSet(object.added_at)
+        ? globalThis.String(object.added_at)
+        : "",
+      lastLoginAt: isSet(object.lastLoginAt)
+        ? globalThis.String(object.lastLoginAt)
+        : isSet(object.last_login_at)
+        ? globalThis.String(object.last_login_at)
+        : "",
+    };
+  },
+
+  toJSON(message: StaffMemberState): unknown {
+    const obj: any = {};
+    if (message.member !== undefined) {
+      obj.member = StaffMember.toJSON(message.member);
+    }
+    if (message.state !== "") {
+      obj.state = message.state;
+    }
+    if (message.addedAt !== "") {
+      obj.addedAt = message.addedAt;
+    }
+    if (message.lastLoginAt !== "") {
+      obj.lastLoginAt = message.lastLoginAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StaffMemberState>, I>>(base?: I): StaffMemberState {
+    return StaffMemberState.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StaffMemberState>, I>>(object: I): StaffMemberState {
+    const message = createBaseStaffMemberState();
+    message.member = (object.member !== undefined && object.member !== null)
+      ? StaffMember.fromPartial(object.member)
+      : undefined;
+    message.state = object.state ?? "";
+    message.addedAt = object.addedAt ?? "";
+    message.lastLoginAt = object.lastLoginAt ?? "";
+    return message;
+  },
+};
+
+function createBaseAddStaffRequest(): AddStaffRequest {
+  return { email: "", role: "" };
+}
+
+export const AddStaffRequest: MessageFns<AddStaffRequest> = {
+  encode(message: AddStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.role !== "") {
+      writer.uint32(18).string(message.role);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.role = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddStaffRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      role: isSet(object.role) ? globalThis.String(object.role) : "",
+    };
+  },
+
+  toJSON(message: AddStaffRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.role !== "") {
+      obj.role = message.role;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddStaffRequest>, I>>(base?: I): AddStaffRequest {
+    return AddStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddStaffRequest>, I>>(object: I): AddStaffRequest {
+    const message = createBaseAddStaffRequest();
+    message.email = object.email ?? "";
+    message.role = object.role ?? "";
+    return message;
+  },
+};
+
+function createBaseAddStaffResponse(): AddStaffResponse {
+  return { staff: undefined, setupToken: "", setupExpiresAt: "" };
+}
+
+export const AddStaffResponse: MessageFns<AddStaffResponse> = {
+  encode(message: AddStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staff !== undefined) {
+      StaffMember.encode(message.staff, writer.uint32(10).fork()).join();
+    }
+    if (message.setupToken !== "") {
+      writer.uint32(18).string(message.setupToken);
+    }
+    if (message.setupExpiresAt !== "") {
+      writer.uint32(26).string(message.setupExpiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.setupToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.setupExpiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddStaffResponse {
+    return {
+      staff: isSet(object.staff) ? StaffMember.fromJSON(object.staff) : undefined,
+      setupToken: isSet(object.setupToken)
+        ? globalThis.String(object.setupToken)
+        : isSet(object.setup_token)
+        ? globalThis.String(object.setup_token)
+        : "",
+      setupExpiresAt: isSet(object.setupExpiresAt)
+        ? globalThis.String(object.setupExpiresAt)
+        : isSet(object.setup_expires_at)
+        ? globalThis.String(object.setup_expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: AddStaffResponse): unknown {
+    const obj: any = {};
+    if (message.staff !== undefined) {
+      obj.staff = StaffMember.toJSON(message.staff);
+    }
+    if (message.setupToken !== "") {
+      obj.setupToken = message.setupToken;
+    }
+    if (message.setupExpiresAt !== "") {
+      obj.setupExpiresAt = message.setupExpiresAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddStaffResponse>, I>>(base?: I): AddStaffResponse {
+    return AddStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddStaffResponse>, I>>(object: I): AddStaffResponse {
+    const message = createBaseAddStaffResponse();
+    message.staff = (object.staff !== undefined && object.staff !== null)
+      ? StaffMember.fromPartial(object.staff)
+      : undefined;
+    message.setupToken = object.setupToken ?? "";
+    message.setupExpiresAt = object.setupExpiresAt ?? "";
+    return message;
+  },
+};
+
+function createBaseResetStaffRequest(): ResetStaffRequest {
+  return { email: "" };
+}
+
+export const ResetStaffRequest: MessageFns<ResetStaffRequest> = {
+  encode(message: ResetStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetStaffRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: ResetStaffRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResetStaffRequest>, I>>(base?: I): ResetStaffRequest {
+    return ResetStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResetStaffRequest>, I>>(object: I): ResetStaffRequest {
+    const message = createBaseResetStaffRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseResetStaffResponse(): ResetStaffResponse {
+  return { staff: undefined, setupToken: "", setupExpiresAt: "" };
+}
+
+export const ResetStaffResponse: MessageFns<ResetStaffResponse> = {
+  encode(message: ResetStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staff !== undefined) {
+      StaffMember.encode(message.staff, writer.uint32(10).fork()).join();
+    }
+    if (message.setupToken !== "") {
+      writer.uint32(18).string(message.setupToken);
+    }
+    if (message.setupExpiresAt !== "") {
+      writer.uint32(26).string(message.setupExpiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResetStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResetStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.setupToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.setupExpiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResetStaffResponse {
+    return {
+      staff: isSet(object.staff) ? StaffMember.fromJSON(object.staff) : undefined,
+      setupToken: isSet(object.setupToken)
+        ? globalThis.String(object.setupToken)
+        : isSet(object.setup_token)
+        ? globalThis.String(object.setup_token)
+        : "",
+      setupExpiresAt: isSet(object.setupExpiresAt)
+        ? globalThis.String(object.setupExpiresAt)
+        : isSet(object.setup_expires_at)
+        ? globalThis.String(object.setup_expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: ResetStaffResponse): unknown {
+    const obj: any = {};
+    if (message.staff !== undefined) {
+      obj.staff = StaffMember.toJSON(message.staff);
+    }
+    if (message.setupToken !== "") {
+      obj.setupToken = message.setupToken;
+    }
+    if (message.setupExpiresAt !== "") {
+      obj.setupExpiresAt = message.setupExpiresAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResetStaffResponse>, I>>(base?: I): ResetStaffResponse {
+    return ResetStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResetStaffResponse>, I>>(object: I): ResetStaffResponse {
+    const message = createBaseResetStaffResponse();
+    message.staff = (object.staff !== undefined && object.staff !== null)
+      ? StaffMember.fromPartial(object.staff)
+      : undefined;
+    message.setupToken = object.setupToken ?? "";
+    message.setupExpiresAt = object.setupExpiresAt ?? "";
+    return message;
+  },
+};
+
+function createBaseDisableStaffRequest(): DisableStaffRequest {
+  return { email: "" };
+}
+
+export const DisableStaffRequest: MessageFns<DisableStaffRequest> = {
+  encode(message: DisableStaffRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisableStaffRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisableStaffRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DisableStaffRequest {
+    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+  },
+
+  toJSON(message: DisableStaffRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DisableStaffRequest>, I>>(base?: I): DisableStaffRequest {
+    return DisableStaffRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DisableStaffRequest>, I>>(object: I): DisableStaffRequest {
+    const message = createBaseDisableStaffRequest();
+    message.email = object.email ?? "";
+    return message;
+  },
+};
+
+function createBaseDisableStaffResponse(): DisableStaffResponse {
+  return { staff: undefined, disabledAt: "" };
+}
+
+export const DisableStaffResponse: MessageFns<DisableStaffResponse> = {
+  encode(message: DisableStaffResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.staff !== undefined) {
+      StaffMember.encode(message.staff, writer.uint32(10).fork()).join();
+    }
+    if (message.disabledAt !== "") {
+      writer.uint32(18).string(message.disabledAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DisableStaffResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDisableStaffResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.staff = StaffMember.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.disabledAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DisableStaffResponse {
+    return {
+      staff: isSet(object.staff) ? StaffMember.fromJSON(object.staff) : undefined,
+      disabledAt: isSet(object.disabledAt)
+        ? globalThis.String(object.disabledAt)
+        : isSet(object.disabled_at)
+        ? globalThis.String(object.disabled_at)
+        : "",
+    };
+  },
+
+  toJSON(message: DisableStaffResponse): unknown {
+    const obj: any = {};
+    if (message.staff !== undefined) {
+      obj.staff = StaffMember.toJSON(message.staff);
+    }
+    if (message.disabledAt !== "") {
+      obj.disabledAt = message.disabledAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DisableStaffResponse>, I>>(base?: I): DisableStaffResponse {
+    return DisableStaffResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DisableStaffResponse>, I>>(object: I): DisableStaffResponse {
+    const message = createBaseDisableStaffResponse();
+    message.staff = (object.staff !== undefined && object.staff !== null)
+      ? StaffMember.fromPartial(object.staff)
+      : undefined;
+    message.disabledAt = object.disabledAt ?? "";
+    return message;
+  },
+};
+
 function createBaseMarketingConsent(): MarketingConsent {
   return { granted: false, wordingVersion: "", recordedAt: "", source: "" };
 }
@@ -7673,6 +8514,54 @@ export const IdentityServiceDefinition = {
       responseStream: false,
       options: {},
     },
+    /**
+     * The console's staff page: every staff member, with their state, when they were added and their last login while
+     * the login records keep it. Needs a staff member (any role).
+     */
+    listStaff: {
+      name: "ListStaff",
+      requestType: ListStaffRequest as typeof ListStaffRequest,
+      requestStream: false,
+      responseType: ListStaffResponse as typeof ListStaffResponse,
+      responseStream: false,
+      options: { idempotencyLevel: "NO_SIDE_EFFECTS" },
+    },
+    /**
+     * The console: adds a staff member with a one-time set-up link. Needs an owner; a member of another role is refused
+     * and the refusal recorded in the audit log.
+     */
+    addStaff: {
+      name: "AddStaff",
+      requestType: AddStaffRequest as typeof AddStaffRequest,
+      requestStream: false,
+      responseType: AddStaffResponse as typeof AddStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: a new set-up link for an active member; their old credentials and sessions stop working at once.
+     * Needs an owner, as AddStaff.
+     */
+    resetStaff: {
+      name: "ResetStaff",
+      requestType: ResetStaffRequest as typeof ResetStaffRequest,
+      requestStream: false,
+      responseType: ResetStaffResponse as typeof ResetStaffResponse,
+      responseStream: false,
+      options: {},
+    },
+    /**
+     * The console: disables a member; their sessions stop at their next request. Needs an owner, as AddStaff; an owner
+     * may not disable themselves, nor anyone the last owner who is not disabled.
+     */
+    disableStaff: {
+      name: "DisableStaff",
+      requestType: DisableStaffRequest as typeof DisableStaffRequest,
+      requestStream: false,
+      responseType: DisableStaffResponse as typeof DisableStaffResponse,
+      responseStream: false,
+      options: {},
+    },
     /** The caller's marketing consent now: the latest record, or none when never asked. */
     getMarketingConsent: {
       name: "GetMarketingConsent",
@@ -8106,6 +8995,59 @@ export const IdentityServiceService = {
       Buffer.from(ReenableStaffResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ReenableStaffResponse => ReenableStaffResponse.decode(value),
   },
+  /**
+   * The console's staff page: every staff member, with their state, when they were added and their last login while
+   * the login records keep it. Needs a staff member (any role).
+   */
+  listStaff: {
+    path: "/storefront.identity.v1.IdentityService/ListStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListStaffRequest): Buffer => Buffer.from(ListStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListStaffRequest => ListStaffRequest.decode(value),
+    responseSerialize: (value: ListStaffResponse): Buffer => Buffer.from(ListStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListStaffResponse => ListStaffResponse.decode(value),
+  },
+  /**
+   * The console: adds a staff member with a one-time set-up link. Needs an owner; a member of another role is refused
+   * and the refusal recorded in the audit log.
+   */
+  addStaff: {
+    path: "/storefront.identity.v1.IdentityService/AddStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddStaffRequest): Buffer => Buffer.from(AddStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddStaffRequest => AddStaffRequest.decode(value),
+    responseSerialize: (value: AddStaffResponse): Buffer => Buffer.from(AddStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddStaffResponse => AddStaffResponse.decode(value),
+  },
+  /**
+   * The console: a new set-up link for an active member; their old credentials and sessions stop working at once.
+   * Needs an owner, as AddStaff.
+   */
+  resetStaff: {
+    path: "/storefront.identity.v1.IdentityService/ResetStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResetStaffRequest): Buffer => Buffer.from(ResetStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResetStaffRequest => ResetStaffRequest.decode(value),
+    responseSerialize: (value: ResetStaffResponse): Buffer => Buffer.from(ResetStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResetStaffResponse => ResetStaffResponse.decode(value),
+  },
+  /**
+   * The console: disables a member; their sessions stop at their next request. Needs an owner, as AddStaff; an owner
+   * may not disable themselves, nor anyone the last owner who is not disabled.
+   */
+  disableStaff: {
+    path: "/storefront.identity.v1.IdentityService/DisableStaff" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DisableStaffRequest): Buffer => Buffer.from(DisableStaffRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DisableStaffRequest => DisableStaffRequest.decode(value),
+    responseSerialize: (value: DisableStaffResponse): Buffer =>
+      Buffer.from(DisableStaffResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DisableStaffResponse => DisableStaffResponse.decode(value),
+  },
   /** The caller's marketing consent now: the latest record, or none when never asked. */
   getMarketingConsent: {
     path: "/storefront.identity.v1.IdentityService/GetMarketingConsent" as const,
@@ -8324,6 +9266,26 @@ export interface IdentityServiceServer extends UntypedServiceImplementation {
    * recorded in the audit log.
    */
   reenableStaff: handleUnaryCall<ReenableStaffRequest, ReenableStaffResponse>;
+  /**
+   * The console's staff page: every staff member, with their state, when they were added and their last login while
+   * the login records keep it. Needs a staff member (any role).
+   */
+  listStaff: handleUnaryCall<ListStaffRequest, ListStaffResponse>;
+  /**
+   * The console: adds a staff member with a one-time set-up link. Needs an owner; a member of another role is refused
+   * and the refusal recorded in the audit log.
+   */
+  addStaff: handleUnaryCall<AddStaffRequest, AddStaffResponse>;
+  /**
+   * The console: a new set-up link for an active member; their old credentials and sessions stop working at once.
+   * Needs an owner, as AddStaff.
+   */
+  resetStaff: handleUnaryCall<ResetStaffRequest, ResetStaffResponse>;
+  /**
+   * The console: disables a member; their sessions stop at their next request. Needs an owner, as AddStaff; an owner
+   * may not disable themselves, nor anyone the last owner who is not disabled.
+   */
+  disableStaff: handleUnaryCall<DisableStaffRequest, DisableStaffResponse>;
   /** The caller's marketing consent now: the latest record, or none when never asked. */
   getMarketingConsent: handleUnaryCall<GetMarketingConsentRequest, GetMarketingConsentResponse>;
   /**
@@ -8802,6 +9764,82 @@ export interface IdentityServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ReenableStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console's staff page: every staff member, with their state, when they were added and their last login while
+   * the login records keep it. Needs a staff member (any role).
+   */
+  listStaff(
+    request: ListStaffRequest,
+    callback: (error: ServiceError | null, response: ListStaffResponse) => void,
+  ): ClientUnaryCall;
+  listStaff(
+    request: ListStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListStaffResponse) => void,
+  ): ClientUnaryCall;
+  listStaff(
+    request: ListStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: adds a staff member with a one-time set-up link. Needs an owner; a member of another role is refused
+   * and the refusal recorded in the audit log.
+   */
+  addStaff(
+    request: AddStaffRequest,
+    callback: (error: ServiceError | null, response: AddStaffResponse) => void,
+  ): ClientUnaryCall;
+  addStaff(
+    request: AddStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddStaffResponse) => void,
+  ): ClientUnaryCall;
+  addStaff(
+    request: AddStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: a new set-up link for an active member; their old credentials and sessions stop working at once.
+   * Needs an owner, as AddStaff.
+   */
+  resetStaff(
+    request: ResetStaffRequest,
+    callback: (error: ServiceError | null, response: ResetStaffResponse) => void,
+  ): ClientUnaryCall;
+  resetStaff(
+    request: ResetStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResetStaffResponse) => void,
+  ): ClientUnaryCall;
+  resetStaff(
+    request: ResetStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResetStaffResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The console: disables a member; their sessions stop at their next request. Needs an owner, as AddStaff; an owner
+   * may not disable themselves, nor anyone the last owner who is not disabled.
+   */
+  disableStaff(
+    request: DisableStaffRequest,
+    callback: (error: ServiceError | null, response: DisableStaffResponse) => void,
+  ): ClientUnaryCall;
+  disableStaff(
+    request: DisableStaffRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DisableStaffResponse) => void,
+  ): ClientUnaryCall;
+  disableStaff(
+    request: DisableStaffRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DisableStaffResponse) => void,
   ): ClientUnaryCall;
   /** The caller's marketing consent now: the latest record, or none when never asked. */
   getMarketingConsent(
