@@ -24,7 +24,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(health.HealthService)).to.deep.equal(['Check']);
   });
 
-  it('retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps, the customer search, the customer list of the export and the mail log, never a sign-up, a login or a close', () => {
+  it('retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps, the customer search, the customer list of the export, the mail log and the staff list, never a sign-up, a login or a close', () => {
     expect(retried(identity.IdentityServiceService)).to.deep.equal([
       'GetMailForStaff',
       'GetMarketingConsent',
@@ -32,6 +32,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
       'ListCustomersForStaff',
       'ListMailLog',
       'ListPendingErasures',
+      'ListStaff',
       'LogOut',
       'RecordErasureStep',
       'ResolveSession',
