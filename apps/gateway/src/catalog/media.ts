@@ -12,8 +12,11 @@ import type { GatewayContext } from '../context';
 import { PHOTO_FORMATS, PHOTO_WIDTHS, type PhotoFormat } from '../kit/photo';
 
 // libvips keeps recent operations and their images in memory (50 MB by default) unless told not to: a photo is
-// drawn once per variant, and the variants worth keeping are kept by VariantCache, bounded on its own.
+// drawn once per variant, and the variants worth keeping are kept by VariantCache, bounded on its own. One libvips
+// thread per draw, and one draw at a time (drawInTurn): an encode takes tens of MB, and a page asking for all its
+// variants at once would otherwise lift the process's peak memory by that many times over.
 sharp.cache(false);
+sharp.concurrency(1);
 
 const MEDIA_PATH = /^\/media\/([0-9a-f]{64})-(\d{1,4})\.(avif|webp|jpeg)$/;
 /** Resized variants kept in memory, at most this many bytes in all (the oldest used goes first). */
@@ -54,6 +57,16 @@ export class VariantCache {
   }
 }
 
+/** Runs the works given to it one after the other, in the order given; one that fails holds up none after it. */
+export function oneAtATime(): <T>(work: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const next = last.then(work);
+    last = next.catch(() => undefined);
+    return next;
+  };
+}
+
 const ENCODE: Record<PhotoFormat, (image: Sharp) => Sharp> = {
   // AVIF is slow to encode: a low effort keeps a cold variant under a second.
   avif: (image) => image.avif({ quality: 55, effort: 2 }),
@@ -64,6 +77,8 @@ const ENCODE: Record<PhotoFormat, (image: Sharp) => Sharp> = {
 export function registerMedia(app: Express, context: GatewayContext, cache = new VariantCache(MEDIA_CACHE_BYTES)) {
   /** Variants being drawn: a second request for one waits for the first instead of drawing it again. */
   const drawing = new Map<string, Promise<Buffer>>();
+  const inTurn = oneAtATime();
+  const drawInTurn = (sha256: string, width: number, format: PhotoFormat) => inTurn(() => draw(sha256, width, format));
 
   async function draw(sha256: string, width: number, format: PhotoFormat): Promise<Buffer> {
     const { image } = await context.clients.inventory.getProductPhoto({ sha256 }, { deadlineMs: PHOTO_DEADLINE_MS });
@@ -76,7 +91,7 @@ export function registerMedia(app: Express, context: GatewayContext, cache = new
     if (kept) return kept;
     let pending = drawing.get(key);
     if (!pending) {
-      pending = draw(sha256, width, format).finally(() => drawing.delete(key));
+      pending = drawInTurn(sha256, width, format).finally(() => drawing.delete(key));
       drawing.set(key, pending);
     }
     const drawn = await pending;

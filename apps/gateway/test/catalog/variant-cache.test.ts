@@ -1,6 +1,6 @@
 /** The edge's cache of resized photos: bounded in bytes, the least recently used going first. */
 import { expect } from 'chai';
-import { VariantCache } from '../../src/catalog/media';
+import { VariantCache, oneAtATime } from '../../src/catalog/media';
 
 describe('photo variant cache', () => {
   const bytes = (length: number) => Buffer.alloc(length);
@@ -24,5 +24,33 @@ describe('photo variant cache', () => {
     cache.set('a', bytes(30));
     expect(cache.get('huge')).to.equal(undefined);
     expect(cache.size).to.deep.equal({ entries: 1, bytes: 30 });
+  });
+});
+
+describe('gateway media: variants drawn one at a time', () => {
+  it('starts each work when the one before has ended, in the order given, a failure holding up none', async () => {
+    const inTurn = oneAtATime();
+    const started: string[] = [];
+    const finish = new Map<string, () => void>();
+    const work =
+      (name: string, fails = false) =>
+      () =>
+        new Promise<string>((resolve, reject) => {
+          started.push(name);
+          finish.set(name, () => (fails ? reject(new Error(name)) : resolve(name)));
+        });
+    const first = inTurn(work('first', true));
+    const second = inTurn(work('second'));
+    const third = inTurn(work('third'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).to.deep.equal(['first']);
+    finish.get('first')!();
+    expect(await first.catch((error: Error) => error.message)).to.equal('first');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).to.deep.equal(['first', 'second']);
+    finish.get('second')!();
+    await new Promise((resolve) => setImmediate(resolve));
+    finish.get('third')!();
+    expect(await Promise.all([second, third])).to.deep.equal(['second', 'third']);
   });
 });
