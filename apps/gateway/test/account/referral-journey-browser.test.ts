@@ -58,7 +58,7 @@ describe('the shop in Chromium: a friend joins through a share link and both are
   let laterMs = 0;
   const site = browserStackForSuite({ env: { CATALOG_REFRESH_MS: '100' }, now: () => Date.now() + laterMs });
 
-  it('shares the link, the friend signs up with it and buys, and both see the rewards once the window has passed', async () => {
+  it('shares the link; the friend signs up with it and buys; both see the rewards once the window passed', async () => {
     await eventually(async () => (await site.stack.client().get(PRODUCT_PATH)).status === 200);
     const referrerContext = await site.newContext();
     // The friend has script turned off: every step, the Redeem button too, must work as plain HTML.

@@ -178,7 +178,7 @@ describe('the console overview: the business at a glance', () => {
     expect(heights[2]).to.equal(heights[3]);
   });
 
-  it('counts the orders waiting for dispatch with the oldest one’s wait, the sizes running low and the points outstanding', async () => {
+  it('counts orders awaiting dispatch with the oldest one’s wait, sizes running low, points outstanding', async () => {
     const page = (await member.get<string>('/console')).text;
     expect(page).to.include('Signed in as overview-staff@shop.test (staff)');
     expect(page).to.include(

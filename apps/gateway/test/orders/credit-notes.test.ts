@@ -61,7 +61,7 @@ describe('gateway: credit notes of refunds', () => {
     });
     after(async () => stack?.stop());
 
-    it('gives each refund a numbered VAT credit note per rate as a page, its Markdown and a PDF, linked from the order page', async () => {
+    it('gives each refund a numbered VAT credit note per rate: page, Markdown, PDF, linked on its order', async () => {
       const { owner, reference } = await paidMixedOrder(stack);
       const receiptNumber = await receiptNumberOf(stack, reference);
       // The reduced-rate unit back: £20.00 at 5 % (VAT 95.24 → 95p).

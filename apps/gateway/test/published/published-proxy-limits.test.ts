@@ -343,7 +343,7 @@ describe('gateway: storefront proxy, a Markdown worker out of heap', function ()
     await origin?.close();
   });
 
-  it('serves the page as sent when the worker runs out of heap, and converts the next page with a fresh worker', async () => {
+  it('serves the page as sent when the worker runs out of heap; a fresh worker converts the next page', async () => {
     const { result: res, polls } = await healthWhile(stack, () => rawGet(`${stack.gateway.url}/table`, MARKDOWN));
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');

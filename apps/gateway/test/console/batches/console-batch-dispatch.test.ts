@@ -207,7 +207,7 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
         [...line.matchAll(/"((?:[^"]|"")*)"|([^,]+)/g)].map(([, quoted, bare]) => quoted?.replace(/""/g, '"') ?? bare),
       );
 
-  it('lists the same orders, with their contact and as the same CSV, from the platform’s `batch orders` command', async () => {
+  it('the platform’s `batch orders` command lists the same orders, with their contact, as the same CSV', async () => {
     const env = platformOpsEnv(stack);
     const listed = await runOpsJson<{ batch: string; orders: Array<Record<string, unknown>> }>(
       platformOps,

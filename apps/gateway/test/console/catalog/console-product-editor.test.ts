@@ -99,7 +99,7 @@ describe('the console: the catalog list and the product editor', () => {
     expect(shop).to.include('Changed.').and.include('10mg, £30.00');
   });
 
-  it('edits the specifications in order on the product page; the storefront shows them as a definition list, in Markdown too', async () => {
+  it('edits specifications in order on the product page; the storefront lists them, in Markdown too', async () => {
     const details = { name: 'KPV (Lys-Pro-Val)', description: 'Changed.', vatRate: '2000' };
     const saved = await form(owner, '/console/catalog/kpv-peptide/details', {
       ...details,
