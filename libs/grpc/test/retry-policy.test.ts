@@ -42,7 +42,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the loyalty calls keyed by account, order or code, the points outstanding and the balances the export reads, never Sync or Redeem', () => {
+  it('retries loyalty calls keyed by account, order or code, points outstanding, balances; not Sync or Redeem', () => {
     expect(retried(loyalty.LoyaltyServiceService)).to.deep.equal([
       'AwardPurchase',
       'CheckRewardCode',
@@ -86,7 +86,7 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries inventory reads, the reservations keyed by order reference, the back-in-stock alerts and the mail log', () => {
+  it('retries inventory reads, reservations keyed by order reference, back-in-stock alerts and the mail log', () => {
     expect(retried(inventory.InventoryServiceService)).to.deep.equal([
       'Commit',
       'ConfirmBackInStock',

@@ -375,7 +375,7 @@ describe('deployment: every rendered container starts', function () {
       'the k8s split-prod overlay',
       'deploy/compose.yaml',
     ].entries()) {
-      it(`starts ${label}: migrations exit 0, every service is ready, the edge sees every component serving`, async () => {
+      it(`starts ${label}: migrations exit 0, every service ready, the edge sees each component serving`, async () => {
         const mysqlServer = process.env.MYSQL_URL!;
         const redisUrl = new URL(process.env.REDIS_URL!);
         const local = await surroundingsFor(keys, { host: new URL(mysqlServer).host }, { host: redisUrl.host });
