@@ -107,7 +107,9 @@ async function paidOrder(stack: Stack, client: HttpClient, delivery: Record<stri
   return created.checkout_reference;
 }
 
-/** What the books need of the account: its orders without their delivery details, its refunds and returns, its ledger. */
+/**
+ * What the books need of the account: its orders without their delivery details, its refunds and returns, its ledger.
+ */
 async function books(stack: Stack, accountId: string) {
   const orders = (await stack
     .checkout!.db('orders')

@@ -3,7 +3,8 @@
  * share link on the account page; a friend, with script turned off, opens it, signs up with the code filled in, buys
  * and pays on the provider's hosted page; once the order, delivered, has passed its 14-day cancellation window on
  * checkout's clock, both account pages show the rewards, and the friend redeems the reward the points now buy with the
- * page's button. axe checks the referrer's account page with its referrals (it cannot run where script is off). Needs Debian's `chromium` at /usr/bin/chromium; without it this test fails, it does not skip.
+ * page's button. axe checks the referrer's account page with its referrals (it cannot run where script is off). Needs
+ * Debian's `chromium` at /usr/bin/chromium; without it this test fails, it does not skip.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';

@@ -1,6 +1,6 @@
 /**
- * Retention (decisions 1301, 1323) with a controlled clock: a guest order's delivery details are erased once its period is
- * over, its totals kept; sessions and staff login records go after theirs, the audit log's changes stay. Each pass
+ * Retention (decisions 1301, 1323) with a controlled clock: a guest order's delivery details are erased once its period
+ * is over, its totals kept; sessions and staff login records go after theirs, the audit log's changes stay. Each pass
  * run twice (two replicas) changes nothing more.
  */
 import { expect } from 'chai';

@@ -1,8 +1,8 @@
 /**
- * Product photos end to end over HTTP: the owner uploads one on the console's catalog page (a multipart form), inventory
- * keeps it, the storefront's home and product pages show it as a `<picture>` with srcset, sizes, width and height, and
- * the edge serves it resized at /media, cached for a year. Files that are not photos by their content, and files too
- * large, are refused on the form, naming what is wrong.
+ * Product photos end to end over HTTP: the owner uploads one on the console's catalog page (a multipart form),
+ * inventory keeps it, the storefront's home and product pages show it as a `<picture>` with srcset, sizes, width and
+ * height, and the edge serves it resized at /media, cached for a year. Files that are not photos by their content, and
+ * files too large, are refused on the form, naming what is wrong.
  */
 import { expect } from 'chai';
 import sharp from 'sharp';

@@ -182,7 +182,8 @@ describe('the console overview: the business at a glance', () => {
     const page = (await member.get<string>('/console')).text;
     expect(page).to.include('Signed in as overview-staff@shop.test (staff)');
     expect(page).to.include(
-      '<p id="awaiting-dispatch"><strong>2</strong> orders are waiting for dispatch. The oldest was paid 6 d 12 h ago (Monday 19 October, 23:30).</p>',
+      '<p id="awaiting-dispatch"><strong>2</strong> orders are waiting for dispatch. ' +
+        'The oldest was paid 6 d 12 h ago (Monday 19 October, 23:30).</p>',
     );
     const low = tableRows(page, 'low-stock');
     // 12 left of 33 sold in 30 days: 10.9 days; 5 left is under 10 units; 500 steady ones and the unlimited size never.

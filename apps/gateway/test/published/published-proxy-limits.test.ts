@@ -15,7 +15,9 @@ import { startStack, type Stack } from '@storefront/platform-testing';
 
 const MB = 1024 * 1024;
 const SMALL_PAGE =
-  '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
+  '<!doctype html><html><body><h1>Peptides</h1>' +
+  '<table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table>' +
+  '</body></html>';
 
 /** An HTML page of about `bytes` bytes, nearly all of it one table: turndown's slowest case. */
 function tablePage(bytes: number): Buffer {
