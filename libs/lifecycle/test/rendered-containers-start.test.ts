@@ -82,7 +82,8 @@ async function surroundingsFor(keys: PlatformKeys, mysql: { host: string }, redi
   const urlOf = (user: string) => {
     const found = users.get(user);
     if (!found) throw new Error(`deploy/mysql-users.sql has no user ${user}`);
-    return `mysql://${user.replace(/^storefront_/, prefix)}:${encodeURIComponent(found.password)}@${mysql.host}/${found.database.replace(/^storefront_/, prefix)}`;
+    const login = `${user.replace(/^storefront_/, prefix)}:${encodeURIComponent(found.password)}`;
+    return `mysql://${login}@${mysql.host}/${found.database.replace(/^storefront_/, prefix)}`;
   };
   const surroundings: Surroundings = {
     secret(name, key) {

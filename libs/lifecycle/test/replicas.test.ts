@@ -171,7 +171,10 @@ for (const layout of ['one-process', 'split'] as const)
       };
     }
 
-    /** A buyer's order: answered 503 because many are placed at once (decision 1348), it is sent again after Retry-After. */
+    /**
+     * A buyer's order: answered 503 because many are placed at once (decision 1348),
+     * it is sent again after Retry-After.
+     */
     async function placeOrder(url: string, body: unknown): Promise<Awaited<ReturnType<typeof post>>> {
       for (let tries = 1; ; tries += 1) {
         const answer = await post(url, body);

@@ -40,7 +40,9 @@ describe('lifecycle: runMain (real processes)', function () {
         'parent',
         [
           '-e',
-          `const child = require('node:child_process').spawn(process.execPath, ['--require', 'tsx/cjs', ${JSON.stringify(FIXTURE)}], { stdio: 'inherit' });
+          `const { spawn } = require('node:child_process');
+           const args = ['--require', 'tsx/cjs', ${JSON.stringify(FIXTURE)}];
+           const child = spawn(process.execPath, args, { stdio: 'inherit' });
            console.log(JSON.stringify({ msg: 'spawned', pid: child.pid }));
            setInterval(() => {}, 1000);`,
         ],

@@ -1,7 +1,7 @@
 /**
  * Backups of the embedded default (decision 1270): taken while every store is being written, each store's copy is the
- * store as of one moment; restore fills only an empty DATA_DIR and refuses an archive that is damaged, partial, tampered
- * with or newer than the code, writing nothing then; the schedule keeps the newest BACKUP_KEEP.
+ * store as of one moment; restore fills only an empty DATA_DIR and refuses an archive that is damaged, partial,
+ * tampered with or newer than the code, writing nothing then; the schedule keeps the newest BACKUP_KEEP.
  */
 import fs from 'node:fs';
 import os from 'node:os';
