@@ -47,7 +47,7 @@ describe('checkout limits: new checkouts per minute', () => {
   });
   after(async () => stack?.stop());
 
-  it('refuses a burst of 60 guest checkouts from one address past 20, with Retry-After; serves others', async () => {
+  it('refuses a burst of 60 guest checkouts from one address past 20, Retry-After, no order; others pass', async () => {
     const from = '203.0.113.10';
     const bodies = Array.from({ length: 60 }, unlimitedBody);
     const answers = await withBusyCores(() =>
@@ -327,7 +327,7 @@ describe('checkout limits: shared by every replica', () => {
     await first?.stop();
   });
 
-  it('counts checkouts, open orders and promo checks per address over two gateways and two checkouts', async () => {
+  it('counts checkouts, open orders and promo checks per address over 2 gateways and 2 checkout replicas', async () => {
     const opened = [];
     for (const stack of [first, second, first])
       opened.push(await expectCheckout(stack.client(), unlimitedBody(), '203.0.113.50'));

@@ -184,7 +184,7 @@ describe('storefront pages', () => {
       expect(css.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
     });
 
-    it('a product page gives each size its price and live stock: a count if limited, "Sold out" or none', async () => {
+    it('a product page gives each size its price and live stock: a count, "Sold out", none if unlimited', async () => {
       const page = (await stack.client().get<string>('/products/bpc-157')).text;
       expect(page).to.include('5mg, £24.99, <span>40 left</span>').and.include('10mg, £39.99, <span>3 left</span>');
       const ghk = (await stack.client().get<string>('/products/ghk-cu')).text;

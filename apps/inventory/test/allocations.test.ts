@@ -199,7 +199,7 @@ describe('inventory: batch allocations', () => {
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 1, reserved: 0 });
     });
 
-    it('refuses a batch without the units, of another size, off sale, or an unknown or unpaid order', async () => {
+    it('refuses a batch short of units, of another size, off sale, an unknown or unpaid order; no change', async () => {
       await twoBatches();
       await sell('order-1', 'beta-1mg', 4);
       await receive({ number: 'SMALL', units: 1, retestOn: '2026-12-31' });

@@ -19,7 +19,7 @@ describe('inventory: reservations', () => {
   describe('never oversells', () => {
     // More calls on busy cores wait on the stock row past the RPC deadline (504) on MySQL: the
     // calls after the 50th are there to be refused, ten of them are enough.
-    it('60 parallel single-unit reservations on busy cores for 50 units end with exactly 50 active', async () => {
+    it('60 parallel single-unit reservations on busy cores for 50 units: exactly 50 active, none left', async () => {
       const outcomes = await withBusyCores(() =>
         Promise.allSettled(
           Array.from({ length: 60 }, (_, i) =>

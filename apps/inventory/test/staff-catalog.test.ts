@@ -67,7 +67,7 @@ describe('inventory: the console catalog', () => {
   });
 
   describe('stock', () => {
-    it('sets the count with a note, recording before and after; an unlimited size becomes counted', async () => {
+    it('sets a count with a note, recording before and after; an unlimited size is published as counted', async () => {
       const { sku } = await h.staffClient.setSkuStock(
         { sku: 'beta-1mg', onHand: 7, note: 'counted on the shelf' },
         owner,

@@ -67,7 +67,7 @@ describe('loyalty service: reward code holds', () => {
     expect(await hold(code, owner, 'order-b')).to.deep.include({ valid: true });
   });
 
-  it('lets a hold lapse after LOYALTY_CODE_HOLD_SECONDS, so a vanished order never blocks the code', async () => {
+  it('lets a hold lapse after LOYALTY_CODE_HOLD_SECONDS: a vanished order never blocks the code for good', async () => {
     const { owner, code } = await ownerWithCode();
     await hold(code, owner, 'vanished-order');
     clock += HOLD_SECONDS * 1000 - 1;

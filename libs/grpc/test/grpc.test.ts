@@ -179,7 +179,7 @@ describe('grpc: server, client, errors and health', () => {
       .and.not.instanceOf(AppError);
   });
 
-  it('refuses no service token with UNAUTHENTICATED, and an unadmitted service with PERMISSION_DENIED', async () => {
+  it('refuses calls with no service token (UNAUTHENTICATED), unadmitted services (PERMISSION_DENIED)', async () => {
     const method = inventory.InventoryServiceService.release;
     expect(await callRaw(server.address, method, {})).to.deep.equal({
       status: status.UNAUTHENTICATED,

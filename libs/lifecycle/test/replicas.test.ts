@@ -308,7 +308,7 @@ for (const layout of ['one-process', 'split'] as const)
       expect(first!.json.id).to.be.a('string').and.equal(second!.json.id);
     });
 
-    it('sells exactly 20 units to 100 buyers on both gateways; both publish a stock change within 10 s', async () => {
+    it('sells exactly 20 units to 100 buyers at once over two gateways; both publish the change in 10 s', async () => {
       const published = () =>
         Promise.all(
           gateways().map(async (gateway) => {

@@ -162,7 +162,7 @@ describe('outbox: mail through SMTP, once', function () {
     expect(keysOf(smtp).sort()).to.deep.equal(['m:1', 'm:2', 'm:3', 'm:4']);
   });
 
-  it('with the shipped retry settings, an SMTP server down for a minute delays a mail to the next try', async () => {
+  it('with the shipped retry settings, an SMTP server down a minute delays a mail to the next try, once', async () => {
     // The defaults: 30 s after the first failure, doubling; the clock is the test's.
     const shipped: DeliverySettings = { ...SETTINGS, retryBaseMs: 30_000, retryMaxMs: 900_000, leaseMs: 60_000 };
     const clock = new ManualClock();
@@ -218,7 +218,7 @@ describe('outbox: mail through SMTP, once', function () {
     expect(keysOf(smtp).sort()).to.deep.equal(keys.slice().sort());
   });
 
-  it("keeps a sent mail's key MAIL_RETENTION_DAYS (30 here), so its event cannot queue it again", async () => {
+  it("keeps a mail's key MAIL_RETENTION_DAYS (30 here) so its event cannot requeue it, then deletes it", async () => {
     const day = 24 * 3600_000;
     let clock = Date.UTC(2026, 0, 1);
     const rows = async () => Number((await db('mail_outbox').count({ n: '*' }).first())!.n);

@@ -160,7 +160,7 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
     });
     after(async () => stack?.stop());
 
-    it('erases a customer with orders, points, refund, return, mails: no table names them; books add up', async () => {
+    it('erases a customer with orders, points, refund, return, mails: no trace, books add up, email free', async () => {
       const { person, delivery, needles } = distinctCustomer();
       const client = stack.client();
       const accountId = await signUp(client, person);

@@ -79,7 +79,7 @@ describe('the console: staff accounts, login and sessions', () => {
     await completeSetup(stack, client, setupPath);
   });
 
-  it('logs in with password and TOTP to a Strict, HttpOnly, Secure cookie for console and admin API', async () => {
+  it('logs in by password and TOTP (bad codes refused) to a Strict, HttpOnly, Secure console/API cookie', async () => {
     const client = stack.client();
     const { secret } = await completeSetup(stack, client, await addStaff(stack, 'login@shop.test', 'staff'));
     const wrong = String((Number(totpCode(secret, 1)) + 1) % 1_000_000).padStart(6, '0');
