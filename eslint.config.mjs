@@ -96,7 +96,8 @@ export default tseslint.config(
         {
           regex: '^\\.\\./(index$|[^./][^/]*/)',
           message:
-            "An area imports only its feature's shared modules, never another area; its feature hands it what it needs.",
+            "An area imports only its feature's shared modules, never another area; " +
+            'its feature hands it what it needs.',
         },
       ],
     },

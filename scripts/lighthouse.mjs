@@ -2,9 +2,9 @@
 // `npm run lighthouse [-- /path ...]`: Lighthouse 12.2.3 (its default mobile profile, simulated
 // throttling) in Debian's Chromium on the storefront's home, a product page and the basket, or on the paths named (the
 // basket holding the first product's sizes). Starts the platform as the benchmark does (one process, SQLite, demo
-// data, every product given a photo), prints performance and accessibility scores with met/missed against the targets and what cost the points, and
-// merges them into bench-results.json. `npm run bench` runs the same measurement on its own stack (lighthouseScores).
-// Without Chromium at /usr/bin/chromium it fails at once.
+// data, every product given a photo), prints performance and accessibility scores with met/missed against the targets
+// and what cost the points, and merges them into bench-results.json. `npm run bench` runs the same measurement on its
+// own stack (lighthouseScores). Without Chromium at /usr/bin/chromium it fails at once.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -226,10 +226,8 @@ async function main() {
   }
   const resultsFile = path.join(ROOT, 'bench-results.json');
   const results = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
-  writeFileSync(
-    resultsFile,
-    `${JSON.stringify({ ...results, lighthouse: measured.lighthouse, targets: { ...results.targets, ...measured.targets } }, null, 2)}\n`,
-  );
+  const targets = { ...results.targets, ...measured.targets };
+  writeFileSync(resultsFile, `${JSON.stringify({ ...results, lighthouse: measured.lighthouse, targets }, null, 2)}\n`);
   console.log('\nresults merged into bench-results.json');
 }
 

@@ -23,7 +23,9 @@ const UNLIMITED_SECONDS = 5;
 const ANSWER_TIMEOUT_MS = 30_000;
 /** How many times a buyer answered 503 sends its request again. */
 const RETRIES = 5;
-/** The limited size (tb-500-5mg, £29.99, counted from UNITS for the drop) and the unlimited one, with £4.95 delivery. */
+/**
+ * The limited size (tb-500-5mg, £29.99, counted from UNITS for the drop) and the unlimited one, with £4.95 delivery.
+ */
 const DROP = { sku: 'tb-500-5mg', amount: 34.94 };
 const UNLIMITED = { sku: 'ghk-cu-50mg', amount: 24.94 };
 

@@ -30,7 +30,8 @@ const LOAD_GENERATOR = 'load generator';
  * @param {object} [options.request]  autocannon options: method, headers, body, requests …
  * @param {number} options.durationS
  * @param {number} options.connections  in total, split over the gateways
- * @param {{ mysqlUrl: string, redisUrl: string, databasePattern: string }} options.servers  databasePattern: LIKE pattern of the stack's databases
+ * @param {{ mysqlUrl: string, redisUrl: string, databasePattern: string }} options.servers
+ *   databasePattern: LIKE pattern of the stack's databases
  */
 export async function endpointCost({ stack, path, request = {}, durationS, connections, servers }) {
   const perGateway = Math.max(1, Math.round(connections / stack.gatewayUrls.length));
@@ -133,7 +134,8 @@ export function printCostTable(rows) {
     'others',
   ];
   console.log(
-    "CPU ms per request, by process (summed over replicas); SQL/req and redis/req server-wide, rows/req: rows added to the stack's databases; others: MySQL connections not the stack's",
+    'CPU ms per request, by process (summed over replicas); SQL/req and redis/req server-wide, ' +
+      "rows/req: rows added to the stack's databases; others: MySQL connections not the stack's",
   );
   console.log(header.join(' '));
   for (const { replicas, endpoint, cost } of rows) {

@@ -67,7 +67,7 @@ describe('checkout ops: bank-holidays update', () => {
       expect(fs.readFileSync(current, 'utf8')).to.equal(govUkFile('2030-12-25'));
     });
 
-    it('refuses a malformed answer (65), an unreachable one (69) and plain http elsewhere (65), changing nothing', async () => {
+    it('refuses a malformed (65) or unreachable (69) answer, and plain http elsewhere (65); no change', async () => {
       const malformed = await update(`${base}/scotland.json`);
       expect(malformed.code).to.equal(65);
       expect(malformed.json).to.deep.include({ success: false, error: 'bad_bank_holidays_file' });

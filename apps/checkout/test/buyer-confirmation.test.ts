@@ -70,7 +70,7 @@ describe('checkout: the buyer confirms the research-use and age statements', () 
       )
     ).orders.map((order) => order.details!.summary!.reference);
 
-  it('holds an order placed through the API: dispatch is refused until the person confirms on the order page', async () => {
+  it('holds an order placed through the API: no dispatch until the person confirms on the order page', async () => {
     const { reference } = await paidOrder(stack);
     const held = (await rpc.getOrderForStaff({ checkoutReference: reference }, { staff: OWNER })).order!;
     expect(held.details!.summary).to.include({ buyerConfirmedAt: '', buyerConfirmationVersion: '' });
@@ -135,7 +135,7 @@ describe('checkout: the buyer confirms the research-use and age statements', () 
     );
   });
 
-  it('cancels and refunds in full, stock returned, a paid order left unconfirmed for 7 days; confirming is then refused', async () => {
+  it('cancels a paid order unconfirmed for 7 days: full refund, stock back; confirming is then refused', async () => {
     const client = stack.client();
     const { reference } = await paidOrder(stack, client);
     const stockAfterPaying = await stockOf(client, sku('low'));

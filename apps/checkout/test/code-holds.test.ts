@@ -71,7 +71,7 @@ describe('checkout: codes held by open orders', () => {
   }
 
   describe('a single-use reward code', () => {
-    it(`goes to exactly one of ${PARALLEL} checkouts sent at once; the others answer 400 and store nothing`, async () => {
+    it(`goes to exactly one of ${PARALLEL} checkouts sent at once; the others get 400 and store nothing`, async () => {
       const { client, code } = await customerWithCode();
       const bodies = Array.from({ length: PARALLEL }, () => discountedBody(code));
       const answers = await withBusyCores(() => Promise.all(bodies.map((body) => createCheckout(client, body))));
@@ -84,7 +84,7 @@ describe('checkout: codes held by open orders', () => {
       expect(await rewardHolder(code)).to.equal(created[0]!.body.order.id);
     });
 
-    it('is refused to a second open order, free again once the first fails, and gone once an order is paid', async () => {
+    it('is refused to a second open order, free again once the first fails, gone once an order is paid', async () => {
       const { client, code } = await customerWithCode();
       expect(await isValid(client, code)).to.equal(true);
       const first = await expectCheckout(client, discountedBody(code));

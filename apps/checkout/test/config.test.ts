@@ -113,7 +113,7 @@ describe('checkout configuration', () => {
     }
   });
 
-  it('reads open orders from the provider first after 30 s, then backing off to at most 5 minutes apart, 50 reads a second at most', () => {
+  it('reads open orders from the provider first after 30 s, backing off to 5 minutes apart, ≤ 50 a second', () => {
     expect(read({}).pollPolicy).to.deep.equal({
       firstCheckMs: 30_000,
       maxCheckIntervalMs: 300_000,

@@ -54,7 +54,7 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
       (started) => (stack = started),
     );
 
-    it('confirms a payment whose notification was lost within 15 s, and closes orders whose hold ended at once', async () => {
+    it('confirms in 15 s a payment whose notification was lost; closes orders whose hold ended at once', async () => {
       const now = Date.now();
       const { db } = stack.checkout!;
       const sandbox = stack.paymentSandbox!;
@@ -178,7 +178,7 @@ describe('checkout: confirmation lag bounded as open orders grow', function () {
       }
     });
 
-    it('hands out orders marked due now and orders whose hold ended first, then recent ones, then the rest', async () => {
+    it('hands out orders marked due now and orders whose hold ended first, then recent ones, then others', async () => {
       const now = Date.now();
       const db = replicas[0]!;
       const older = await insertOpenOrders(db, 3, {

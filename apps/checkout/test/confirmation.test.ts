@@ -106,7 +106,7 @@ describe('checkout payment confirmation through the reconciler', () => {
     expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
   });
 
-  it('a replay answers one status: the provider object says what the order became (PENDING, then PAID or FAILED)', async () => {
+  it("a replay answers one status: the order's status at the provider (PENDING, then PAID or FAILED)", async () => {
     for (const [action, providerStatus, orderStatus] of [
       ['pay', 'PAID', 'paid'],
       ['decline', 'FAILED', 'failed'],
@@ -158,7 +158,7 @@ describe('checkout payment confirmation through the reconciler', () => {
     expect(await stockOf(client, LIMITED_SKU)).to.equal(stockBefore);
   });
 
-  describe('a payment link made but never recorded (a crash between the two, or a store restored from before it)', () => {
+  describe('a payment link made but never recorded (a crash between the two, or a store restored from before)', () => {
     /** Forgets the order's link, as its store would be without the write that recorded it, and ends its hold. */
     async function forgetLink(reference: string): Promise<void> {
       await stack
@@ -251,7 +251,7 @@ describe('checkout payment confirmation through the reconciler', () => {
     expect(again.body.error).to.equal('invalid_promo_code');
   });
 
-  it('takes a provider notification as a hint: a real status change settles, a forged one changes nothing', async () => {
+  it('takes a provider notification as a hint: a real status change settles, a forged one does nothing', async () => {
     const { client, result, reference } = await signedInCheckout();
     const notify = () =>
       stack.client().post('/api/payments/events', { event_type: 'CHECKOUT_STATUS_CHANGED', id: result.id });

@@ -135,7 +135,7 @@ describe('checkout: credit notes for refunds made before them', function () {
     await stores?.cleanup();
   });
 
-  it('numbers earlier succeeded refunds in the order they were done, with their figures, and starts the counter after', async () => {
+  it('numbers earlier succeeded refunds in the order done, with their figures; the counter starts after', async () => {
     const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '094'));
     await applyMigrations(db, before);
     const [later, earlier] = await insertPaidOrders(

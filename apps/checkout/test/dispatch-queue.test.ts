@@ -33,7 +33,7 @@ describe('checkout: the dispatch queue', () => {
     return reference;
   };
 
-  it('pages through the queue oldest payment first, an order without a payment time first, each order once', async () => {
+  it('pages through the queue oldest payment first, an order without a payment time first, each once', async () => {
     const references = [await confirmedOrder(), await confirmedOrder(), await confirmedOrder()];
     const legacy = await confirmedOrder();
     await stack.checkout!.db('orders').where({ reference: legacy }).update({ paid_at: null });

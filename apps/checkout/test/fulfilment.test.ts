@@ -104,7 +104,7 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
   const audit = (reference: string, action: string) =>
     countRows(stack, 'staff_actions', { subject: reference, action });
 
-  it('dispatches a paid order once: status, details, one notice mail with carrier, tracking and order link, one audit row', async () => {
+  it('dispatches a paid order once: status, details, a mail with carrier, tracking, link; an audit row', async () => {
     const reference = await paid();
     const { order } = await dispatch(reference);
     expect(order!.details!.summary!.status).to.equal('dispatched');
@@ -249,7 +249,7 @@ describe('checkout: dispatch, delivery and cancel by staff', () => {
     expect(await stockOf(stack.client(), STOCKED_SKU)).to.equal(before);
   });
 
-  it('cancels an order that never got a payment link; refuses while a link is being made, and while the provider is down', async () => {
+  it('cancels an order that never got a payment link; refuses while one is made or the provider is down', async () => {
     const before = await stockOf(stack.client(), STOCKED_SKU);
     const noLink = stockedBody();
     stack.paymentSandbox!.control.setBehaviour('fail');

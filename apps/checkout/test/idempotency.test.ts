@@ -28,7 +28,7 @@ describe('checkout idempotency on checkout_reference', () => {
 
   const providerCreates = (reference: string) => stack.paymentSandbox!.control.createRequests(reference);
 
-  it('answers a replay with the same order and link, without a second order, reservation or provider checkout', async () => {
+  it('answers a replay with the same order and link: no second order, reservation or provider checkout', async () => {
     const client = stack.client();
     const stockBefore = await stockOf(client, LIMITED_SKU);
     const body = limitedBody();
@@ -79,7 +79,7 @@ describe('checkout idempotency on checkout_reference', () => {
     expect(await countRows(stack, 'orders', { reference: body.checkout_reference })).to.equal(1);
   });
 
-  it('lets concurrent duplicates on busy cores make exactly one order, one reservation and one provider checkout', async () => {
+  it('makes exactly one order, reservation and provider checkout of concurrent duplicates on busy cores', async () => {
     const client = stack.client();
     const stockBefore = await stockOf(client, LIMITED_SKU);
     const body = limitedBody();
@@ -127,7 +127,7 @@ describe('checkout when the payment provider fails', () => {
     ['refuse', 'drops the connection'],
   ];
   for (const [behaviour, what] of failures) {
-    it(`answers 502 in bounded time when the provider ${what}, keeps order and reservation, and the same request then completes once`, async () => {
+    it(`answers 502 fast when the provider ${what}, keeps order and reservation; a resend completes once`, async () => {
       const client = stack.client();
       const stockBefore = await stockOf(client, LIMITED_SKU);
       const body = limitedBody();
@@ -155,7 +155,7 @@ describe('checkout when the payment provider fails', () => {
     });
   }
 
-  it('recovers the checkout a lost answer created, through the 409 DUPLICATED_CHECKOUT and a list by reference', async () => {
+  it('recovers the checkout a lost answer made, via the 409 DUPLICATED_CHECKOUT and a list by reference', async () => {
     const body = limitedBody();
     stack.paymentSandbox!.control.setBehaviour('hang_after_create');
     expect((await createCheckout(stack.client(), body)).status).to.equal(502);

@@ -47,7 +47,7 @@ describe('checkout limits: new checkouts per minute', () => {
   });
   after(async () => stack?.stop());
 
-  it('refuses a burst of 60 guest checkouts from one address past 20, with Retry-After and no order, and serves another address', async () => {
+  it('refuses a burst of 60 guest checkouts from one address past 20, Retry-After, no order; others pass', async () => {
     const from = '203.0.113.10';
     const bodies = Array.from({ length: 60 }, unlimitedBody);
     const answers = await withBusyCores(() =>
@@ -132,7 +132,7 @@ describe('checkout limits: open unpaid orders', () => {
   let stack: Stack;
   startForSuite(startCheckoutStack, (started) => (stack = started));
 
-  it('refuses the sixth open order from one address until one is paid or failed; a 400 and a replay count nothing', async () => {
+  it('refuses a sixth open order per address until one is paid or failed; 400s and replays count nothing', async () => {
     const from = '203.0.113.20';
     const opened = [];
     for (let i = 0; i < 4; i += 1) opened.push(await expectCheckout(stack.client(), unlimitedBody(), from));
@@ -180,7 +180,7 @@ describe('checkout limits: open unpaid orders', () => {
     ).to.deep.equal({ n: 5 });
   });
 
-  it('makes a lock row again when the table lost it, so parallel orders are still decided one at a time (lock rows on MySQL only)', async () => {
+  it('makes a lost lock row again, so parallel orders are still decided one at a time (MySQL lock rows)', async () => {
     const from = '203.0.113.40';
     const first = await expectCheckout(stack.client(), unlimitedBody(), from);
     const { clientAddressKey } = (await stack.checkout!.store.findByReference(first.checkout_reference))!;
@@ -290,7 +290,7 @@ describe('checkout limits: promo code checks', () => {
       .client()
       .get<ErrorResult & { valid: boolean }>(`/api/validate-promo?code=${code}`, { 'x-forwarded-for': from });
 
-  it('answers at most 30 of 40 parallel checks from one address, then 429 with Retry-After; another address is served', async () => {
+  it('answers at most 30 of 40 parallel checks from one address, then 429 and Retry-After; serves others', async () => {
     const from = '2001:db8:77::1';
     const answers = await withBusyCores(() =>
       Promise.all(Array.from({ length: 40 }, (_, i) => validate(`GUESS${i}`, i % 2 ? from : from.toUpperCase()))),
@@ -327,7 +327,7 @@ describe('checkout limits: shared by every replica', () => {
     await first?.stop();
   });
 
-  it('counts new checkouts, open orders and promo checks from one address across two gateways and two checkout instances', async () => {
+  it('counts checkouts, open orders and promo checks per address over 2 gateways and 2 checkout replicas', async () => {
     const opened = [];
     for (const stack of [first, second, first])
       opened.push(await expectCheckout(stack.client(), unlimitedBody(), '203.0.113.50'));

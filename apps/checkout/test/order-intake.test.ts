@@ -25,7 +25,7 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 }
 
 describe('checkout: the order intake', () => {
-  it('places `atOnce` orders at once and the next in arrival order as places are left, a place left twice once', async () => {
+  it('places `atOnce` orders at once, the next in arrival order as places free, a place left twice once', async () => {
     const intake = new OrderIntake({ atOnce: 2, maxWaitMs: 60_000 });
     const first = await intake.enter();
     const second = await intake.enter();
@@ -43,7 +43,7 @@ describe('checkout: the order intake', () => {
     await Promise.all([intake.enter(), intake.enter()]);
   });
 
-  it('answers 503 service_unavailable with Retry-After: 1 to an order not placed within its wait, which leaves the queue', async () => {
+  it('answers 503 with Retry-After: 1 to an order not placed within its wait, which leaves the queue', async () => {
     const intake = new OrderIntake({ atOnce: 1, maxWaitMs: 20 });
     const placed = await intake.enter();
     const error = await refusal(intake.enter());

@@ -61,7 +61,7 @@ describe('checkout order confirmation mail', () => {
 
   const settle = () => stack.checkout!.reconcileNow();
 
-  it('sends exactly one confirmation of a paid order, with its lines, total, delivery address, order and receipt links', async () => {
+  it('sends one confirmation of a paid order: lines, total, delivery address, order and receipt links', async () => {
     const client = stack.client();
     const body = paidBody();
     const result = await expectCheckout(client, body);
@@ -125,7 +125,7 @@ describe('checkout order confirmation mail', () => {
     ]);
   });
 
-  it('sends one refund notice per refund, with the amount, the reason and the order link, however often it is asked for', async () => {
+  it('sends one refund notice per refund, with amount, reason and order link, however often asked for', async () => {
     replica = await startCheckoutReplica(stack, { SMTP_URL: smtp.url, ...MAIL_ENV });
     const body = paidBody();
     const result = await expectCheckout(stack.client(), body);

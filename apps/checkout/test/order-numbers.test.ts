@@ -1,4 +1,6 @@
-/** Order numbers (decisions 1285, 1286): one each, consecutive under concurrency, and an owner's way to name an order. */
+/**
+ * Order numbers (decisions 1285, 1286): one each, consecutive under concurrency, and an owner's way to name an order.
+ */
 import { expect } from 'chai';
 import type { Stack } from '@storefront/platform-testing';
 import { expectNoServerErrors, startForSuite, withBusyCores } from '@storefront/testing';

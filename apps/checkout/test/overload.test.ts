@@ -41,7 +41,7 @@ describe('checkout: overload answered at once', function () {
     });
     after(() => stack?.stop());
 
-    it('answers the orders past it 503 with Retry-After: 1, saves nothing of them, and serves them sent again', async () => {
+    it('answers the orders past it 503 with Retry-After: 1, saves none of them, serves them sent again', async () => {
       const bodies = Array.from({ length: 6 }, () => checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]));
       const answers = await Promise.all(bodies.map((body) => createCheckout(stack.client(), body)));
       expect(answers.map((res) => res.status)).to.satisfy((statuses: number[]) =>
@@ -67,7 +67,7 @@ describe('checkout: overload answered at once', function () {
     });
     after(() => stack?.stop());
 
-    it('answers an order of a limited size 503 after the wait while another holds the place; a size without a limit never waits', async () => {
+    it('answers a limited size 503 after the wait while another holds the place; unlimited never waits', async () => {
       const db = stack.checkout!.db;
       const dropSku = await limitedSku(stack, 5);
       const key = skuLockKey(dropSku);

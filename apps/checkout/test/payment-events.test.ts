@@ -41,7 +41,7 @@ describe('checkout: payment notifications', () => {
   );
   afterEach(() => stack.paymentSandbox!.control.setBehaviour('ok'));
 
-  it('limits notifications per client address: 429 with Retry-After and the Error body past the limit, another address served', async () => {
+  it('limits notifications per client address: past it 429, Retry-After, the Error body; others served', async () => {
     const from = newClientAddress();
     for (let i = 0; i < EVENTS_PER_ADDRESS; i += 1)
       expect((await notify(stack.client(), `unknown-${i}`, from)).status).to.equal(200);
@@ -51,7 +51,7 @@ describe('checkout: payment notifications', () => {
     expect((await notify(stack.client(), 'unknown-x')).status).to.equal(200);
   });
 
-  it('answers an open order whose provider read fails exactly like an unknown id, and leaves the order to the next pass', async () => {
+  it('answers an open order whose provider read fails exactly as an unknown id; the next pass retries it', async () => {
     const result = await openOrder(stack);
     stack.paymentSandbox!.control.setBehaviour('fail');
     const open = await notify(stack.client(), result.id);
@@ -68,7 +68,7 @@ describe('checkout: payment notifications', () => {
     ).to.equal(0);
   });
 
-  it('reads the provider once for a burst of notifications for one order, and leaves one read to the next pass', async () => {
+  it('reads the provider once per burst of notifications on one order, leaving one read to the next pass', async () => {
     const result = await openOrder(stack);
     const reads = () => stack.paymentSandbox!.control.readRequests(result.id);
     const before = reads();

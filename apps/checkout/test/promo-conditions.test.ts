@@ -81,7 +81,7 @@ describe('checkout: promo codes with conditions', () => {
     expect(refused.body.detail).to.equal(`promo_code ${code} is limited per customer: sign in to use it`);
   });
 
-  it('gives a first-order code to an account whose only order failed, and not once an order is open or paid', async () => {
+  it('gives a first-order code to an account whose only order failed, not once an order is open or paid', async () => {
     const code = await codeWith('--first-order');
     const customer = stack.client();
     await signUp(customer);

@@ -1,6 +1,6 @@
 /**
- * Receipt numbers without gaps (decision 1290): payments confirmed at once, on two replicas sharing one MySQL store (one connection on SQLite), take
- * consecutive numbers, none repeated or skipped; an order that is not paid takes none.
+ * Receipt numbers without gaps (decision 1290): payments confirmed at once, on two replicas sharing one MySQL store
+ * (one connection on SQLite), take consecutive numbers, none repeated or skipped; an order that is not paid takes none.
  */
 import { expect } from 'chai';
 import { applyMigrations, ensureMysqlDatabase, openDatabase, type Knex } from '@storefront/db';

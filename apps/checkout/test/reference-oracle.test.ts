@@ -81,7 +81,7 @@ describe('checkout: a used checkout_reference is no oracle', () => {
     expect((await expectCheckout(owner, saved)).order.reference).to.equal(saved.checkout_reference);
   });
 
-  it("counts probes of another account's reference on the order look-up limit, like a new reference and like GetOrder", async () => {
+  it("counts probes of another account's reference on the order look-up limit, as new ones and GetOrder", async () => {
     const { saved } = await accountOrder();
     const from = newClientAddress();
     for (let i = 0; i < LOOKUPS; i += 1) {
@@ -97,7 +97,7 @@ describe('checkout: a used checkout_reference is no oracle', () => {
     expect(taken.body.error).to.equal(fresh.body.error);
   });
 
-  it("counts a different body under another guest's reference on the order look-up limit: 422 within it, 429 past it", async () => {
+  it("counts another body on another guest's reference on the order look-up limit: 422 within, 429 past", async () => {
     const saved = body();
     await expectCheckout(stack.client(), saved);
     const from = newClientAddress();

@@ -81,7 +81,7 @@ describe('checkout: referral rewards are decided on the first paid order', () =>
     return reference;
   }
 
-  it('rewards both sides once the window has passed, once, and takes it back when the order is refunded in full', async () => {
+  it('rewards both sides once the window has passed, once, and takes it back on a full refund', async () => {
     const referrer = stack.client();
     const friend = stack.client();
     await customer(friend, await customer(referrer));
@@ -104,7 +104,7 @@ describe('checkout: referral rewards are decided on the first paid order', () =>
     expect(await loyaltyPoints(referrer), 'after the full refund').to.equal(referrerBefore);
   });
 
-  it("refuses a friend's order sent to an address the referrer has ordered to, whatever its spacing and case", async () => {
+  it("refuses a friend's order sent to an address the referrer ordered to, whatever its spacing and case", async () => {
     const referrer = stack.client();
     const code = await customer(referrer);
     await deliveredOrder(referrer, DELIVERY);

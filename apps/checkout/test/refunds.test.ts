@@ -64,7 +64,7 @@ describe('refunds through the payment provider', () => {
     stack.paymentSandbox!.control.refundRequests(String((await refundRow(refundId)).provider_transaction_id));
   const mails = (refundId: string) => countRows(stack, 'mail_outbox', { mail_key: `refund:${refundId}` });
 
-  it('refunds part and then the rest: partially_refunded, then refunded, each with its mail and audit record', async () => {
+  it('refunds part, then the rest: partially_refunded, then refunded, each with its mail and audit row', async () => {
     const { reference } = await paidOrder(stack);
     const first = await rpc.refundOrder(refundRequest(reference, 1000), { staff: OWNER });
     expect(first.refund).to.deep.include({ state: 'succeeded', amountPence: 1000, createdBy: OWNER.email });
@@ -199,7 +199,7 @@ describe('refunds through the payment provider', () => {
     );
   });
 
-  it('a lost answer leaves the refund pending; the sweep reads the provider and settles it once, never sending again', async () => {
+  it('a lost answer leaves a refund pending; the sweep reads the provider and settles it once, no resend', async () => {
     const { reference } = await paidOrder(stack);
     stack.paymentSandbox!.control.setBehaviour('hang_after_refund');
     const pending = await rpc.refundOrder(refundRequest(reference, 1500), { staff: OWNER });
@@ -221,7 +221,7 @@ describe('refunds through the payment provider', () => {
     expect(await mails(pending.refund!.id)).to.equal(1);
   });
 
-  it('a refund lost on its way is not sent again: with no trace at the provider long after, it fails as provider_no_record', async () => {
+  it('a refund lost on its way is never resent: untraced at the provider, it fails as provider_no_record', async () => {
     const { reference } = await paidOrder(stack);
     stack.paymentSandbox!.control.setBehaviour('hang_refund');
     const pending = await rpc.refundOrder(refundRequest(reference, 700), { staff: OWNER });
@@ -292,7 +292,7 @@ describe('refunds through the payment provider', () => {
     }
   });
 
-  it('refuses to return more units of a line than earlier refunds left, naming what is left; nothing is refunded', async () => {
+  it('refuses to return more units of a line than earlier refunds left, naming the rest; refunds nothing', async () => {
     const { reference, orderId } = await paidOrder(stack);
     const lowSku = sku('low');
     await rpc.refundOrder(refundRequest(reference, 100, { lines: [{ sku: lowSku, quantity: 1 }] }), { staff: OWNER });
@@ -304,7 +304,7 @@ describe('refunds through the payment provider', () => {
     expect(await countRows(stack, 'refunds', { order_id: orderId })).to.equal(1);
   });
 
-  it('forgives points already spent: the balance goes to zero, never below, and the rest is recorded as forgiven', async () => {
+  it('forgives points already spent: the balance goes to 0, not below; the rest is recorded as forgiven', async () => {
     const customer = stack.client();
     const userId = await signUp(customer);
     const { reference } = await paidOrder(stack, customer);
@@ -333,7 +333,7 @@ describe('refunds through the payment provider', () => {
     expect(await orderRow(reference)).to.deep.include({ status: 'paid' });
   });
 
-  it('the ops command line refunds through the same operation, recorded as the operator; the service then does the stock', async () => {
+  it('ops refunds use the same operation, recorded as the operator; the service then does the stock', async () => {
     const { reference } = await paidOrder(stack);
     const stockBefore = await stockOf(stack.client(), sku('low'));
     const ops = (args: string[]) =>

@@ -57,7 +57,7 @@ describe('checkout request rules', () => {
     expect(validateCheckoutRequest(request(), rules).provider).to.equal('sandbox');
   });
 
-  it('refuses an amount that is not whole pence within the bound, so no amount reaches pricing as an inexact number', () => {
+  it('refuses an amount that is not whole pence within the bound, so none reaches pricing as an inexact number', () => {
     for (const amountPence of [0, -1, 1.5, 1e17, 1e302, Number.MAX_SAFE_INTEGER + 2, Number.NaN, Infinity]) {
       expect(refusal({ amountPence }).detail, String(amountPence)).to.contain('amount');
     }

@@ -22,7 +22,7 @@ describe('checkout: the sold-out board', () => {
     expect(board.refusalFor(lines(['a-1mg', 3]))).to.equal(undefined);
   });
 
-  it('keeps the refusal of fewer units, learns nothing from an order of several sizes, and forgets a size reserved', () => {
+  it('keeps the refusal of fewer units, learns nothing from an order of several sizes, forgets a size reserved', () => {
     const clock = new ManualClock();
     const board = new SoldOutBoard(clock.now);
     board.remember(lines(['a-1mg', 1]), refusal);

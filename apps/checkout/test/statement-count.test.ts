@@ -114,7 +114,7 @@ describe('create-checkout: SQL statements for one new one-line order', () => {
     });
   }
 
-  it('refuses a size refused a moment ago with one statement and inventory untouched, for a second (decision 1346)', async () => {
+  it('refuses, for a second, a size just refused: one statement, inventory untouched (decision 1346)', async () => {
     const oneUnit = () => checkoutBody(12 + 4.95, [{ sku: sku('low'), quantity: 1 }]);
     // Other baskets hold every unit of the size.
     for (let unit = 0; unit < LOW_STOCK; unit += 1) await expectCheckout(stack.client(), oneUnit(), newClientAddress());

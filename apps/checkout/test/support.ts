@@ -255,8 +255,8 @@ export const STATEMENTS_TICKED: Record<string, string> = { research_use_only: 'y
 
 /**
  * What the person does for an order placed through the API: ticks both buyer statements on its order page (from the
- * shop's own origin, startCheckoutStack's PUBLIC_BASE_URL unless told, as a browser on the page posts it). `client` must be able to read the order: its account's session
- * for an account's order.
+ * shop's own origin, startCheckoutStack's PUBLIC_BASE_URL unless told, as a browser on the page posts it). `client`
+ * must be able to read the order: its account's session for an account's order.
  */
 export async function confirmOnOrderPage(
   client: HttpClient,

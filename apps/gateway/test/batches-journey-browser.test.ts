@@ -4,7 +4,8 @@
  * customer sees its purity and certificate on the product page and buys it on the sandbox's hosted page; the owner
  * dispatches the order; the customer finds the batch on the order page, in GET /api/orders/{reference} and in the
  * dispatch mail (a real SMTP server), opens its certificate page and downloads the PDF; the owner quarantines the batch
- * and its units leave the shop; the order is on the batch's recall list. Needs Debian's `chromium` at /usr/bin/chromium.
+ * and its units leave the shop; the order is on the batch's recall list. Needs Debian's `chromium` at
+ * /usr/bin/chromium.
  */
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';

@@ -170,7 +170,7 @@ describe('ops command lines from the built bundles', () => {
     expect((listed.json.promos as Array<{ code: string }>).map((promo) => promo.code)).not.to.include('HALFOFF');
   });
 
-  it('a restock shows in /api/stock and /products.json within 10 s; set-stock below held units is refused', async () => {
+  it('a restock shows in /api/stock and /products.json in 10 s; set-stock below held units is refused', async () => {
     const lowSku = sku('low');
     const client = stack.client();
     const sellOut = await ops('inventory', ['set-stock', lowSku, '0']);
@@ -250,7 +250,7 @@ describe('ops command lines from the built bundles', () => {
     expect(missingKey.stderr).to.contain('--key is required');
   });
 
-  it('orders show reports a paid order with the status read from the provider; orders find lists it by email', async () => {
+  it("orders show reports a paid order with the provider's status now; orders find lists it by email", async () => {
     const owner = stack.client();
     await signUp(owner);
     const email = `ops-${randomBytes(4).toString('hex')}@example.com`;

@@ -64,7 +64,7 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await stack?.stop();
   });
 
-  it('a guest adds two sizes, applies a promo code, checks out, pays on the hosted page and sees the order paid', async () => {
+  it('a guest adds two sizes, applies a promo code, checks out, pays on the hosted page, sees it paid', async () => {
     const page = await shopper();
     await page.goto('/');
     await expectAccessible(page);
@@ -109,7 +109,7 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     expect(await stranger.locator('main address').count()).to.equal(0);
   });
 
-  it('a new account starts on 100 points, edits its profile, buys, and sees the points rise and the order; the size sells out', async () => {
+  it('a new account starts on 100 points, edits its profile, buys, sees points rise; the size sells out', async () => {
     const page = await shopper();
     await page.goto('/account');
     await expectAccessible(page);
@@ -169,7 +169,7 @@ describe('storefront pages in Chromium: a shopper browses, buys and pays', funct
     await expectAccessible(page);
   });
 
-  it('the short pages, the certificate look-up, the empty basket and the page of a verification link pass axe', async () => {
+  it("the short pages, certificate look-up, empty basket and a verification link's page pass axe", async () => {
     const page = await shopper();
     const verifyEmail = `/account/verify-email?token=${'A'.repeat(43)}`;
     for (const path of [...SHORT_PAGES, '/certificates', '/certificates/BPC5-A001', '/basket', verifyEmail]) {

@@ -156,7 +156,7 @@ describe('storefront pages', () => {
   after(async () => stack?.stop());
 
   describe('home and product pages', () => {
-    it('the home page states the shop facts, the research-use notice and every product, and names its links', async () => {
+    it('the home page states the shop facts, the research-use notice and every product; links are named', async () => {
       const res = await stack.client().get<string>('/');
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.equal('text/html; charset=utf-8');
@@ -184,7 +184,7 @@ describe('storefront pages', () => {
       expect(css.headers.get('cache-control')).to.equal('public, max-age=31536000, immutable');
     });
 
-    it('a product page gives each size its price and live stock: a count for limited stock, "Sold out", nothing for unlimited', async () => {
+    it('a product page gives each size its price and live stock: a count, "Sold out", none if unlimited', async () => {
       const page = (await stack.client().get<string>('/products/bpc-157')).text;
       expect(page).to.include('5mg, £24.99, <span>40 left</span>').and.include('10mg, £39.99, <span>3 left</span>');
       const ghk = (await stack.client().get<string>('/products/ghk-cu')).text;
@@ -526,7 +526,7 @@ describe('storefront pages', () => {
       expect((await client.get<string>('/basket')).text).to.include('Your basket is empty.');
     });
 
-    it('a guest pays and the order page turns from "Awaiting payment" to "Paid"; only the placing browser sees the delivery details', async () => {
+    it('a guest pays: "Awaiting payment" turns "Paid"; only the placing browser sees delivery details', async () => {
       const client = stack.client();
       await addToBasket(client, sku('p1005'), 2);
       const fields = await checkoutForm(client);
@@ -630,7 +630,7 @@ describe('storefront pages', () => {
       expect(hiddenFields(res.text).checkout_reference).to.not.equal(fields.checkout_reference);
     });
 
-    it('stock gone while the form was open: the form again (409) with the reason and "Sold out", nothing charged', async () => {
+    it('stock gone while the form was open: the form again (409), reason and "Sold out"; nothing charged', async () => {
       await stack.inventory!.store.importCatalog(
         parseCatalogFile({
           products: [

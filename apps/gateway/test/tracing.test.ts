@@ -18,7 +18,7 @@ describe('tracing: one trace per request in the one-process layout, edge → com
   });
   after(async () => stack?.stop());
 
-  it('GET /api/stock yields one trace: HTTP server span, the in-process call span, SQL spans, each the child of the one before', async () => {
+  it('GET /api/stock is one trace: HTTP server, in-process call and SQL spans, each a child of the last', async () => {
     await stack.spans();
     const res = await new HttpClient(stack.gatewayUrl).get('/api/stock');
     expect(res.status).to.equal(200);
@@ -46,7 +46,7 @@ describe('tracing: one trace per request in the one-process layout, edge → com
   });
 
   // Routes answered ahead of Express are also ahead of the HTTP instrumentation (traceDirectRequest).
-  it('a route answered ahead of Express continues the trace its request arrives with, and keeps none its caller did not sample', async () => {
+  it('a route served ahead of Express continues the incoming trace; keeps none its caller did not sample', async () => {
     await stack.spans();
     const client = new HttpClient(stack.gatewayUrl);
     const [sampledTrace, unsampledTrace, callerSpan] = [
@@ -79,7 +79,7 @@ describe('tracing: one trace per request, gateway → service → SQL', function
   });
   after(async () => stack?.stop());
 
-  it('GET /api/stock yields one trace: HTTP server span, gRPC client and server spans, SQL spans, each the child of the one before', async () => {
+  it('GET /api/stock is one trace: HTTP server, gRPC client/server and SQL spans, each child of the last', async () => {
     await stack.spans();
     const res = await new HttpClient(stack.gatewayUrl).get('/api/stock');
     expect(res.status).to.equal(200);
@@ -239,7 +239,7 @@ describe('tracing: signup and create-checkout across every service', function ()
     return server!;
   }
 
-  it('one signup is one trace: gateway → identity → SQL and gateway → loyalty → SQL, with no password, email or session in any span', async () => {
+  it('a signup is one trace: gateway → identity, loyalty → SQL; no password, email or session in a span', async () => {
     const password = 'correct-horse-battery-7';
     const email = `traced-${Date.now()}@example.com`;
     await stack.spans();
@@ -261,7 +261,7 @@ describe('tracing: signup and create-checkout across every service', function ()
     expect(recorded).to.not.include(session);
   });
 
-  it('one create-checkout is one trace: gateway → checkout → inventory and SQL, and the provider call carries the trace, with no address in any span', async () => {
+  it('a create-checkout is one trace: gateway → checkout → inventory, SQL, the provider call; no address', async () => {
     const client = new HttpClient(stack.gatewayUrl);
     const catalog = await client.get<{
       shipping: { flatFee: number; freeOver: number };

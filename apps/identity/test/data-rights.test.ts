@@ -64,7 +64,7 @@ describe('identity: data rights', () => {
     expect((await harness.client.exportAccountData({}, as(userId))).marketingConsents).to.deep.equal([]);
   });
 
-  it("withdraws consent with a marketing mail's link, without a session, and refuses a forged or altered token", async () => {
+  it("withdraws consent by a marketing mail's link, without a session; refuses a forged or altered token", async () => {
     const userId = await newAccount(true);
     const url = new URL(await harness.server.marketingConsents.unsubscribeUrl(userId));
     expect(url.origin + url.pathname).to.equal('https://shop.example/unsubscribe');
@@ -91,7 +91,7 @@ describe('identity: data rights', () => {
     expect(marketingConsents.map((entry) => entry.source)).to.deep.equal(['signup', 'unsubscribe']);
   });
 
-  it('exports the sessions, the mails sent and the staff actions naming the account, and lists the request', async () => {
+  it('exports the sessions, mails sent and staff actions naming the account, and lists the request', async () => {
     const startedAt = harness.clock.now();
     const { profile } = await harness.client.signUp(signUpRequest());
     const userId = profile!.id;

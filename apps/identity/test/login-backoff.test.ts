@@ -45,7 +45,7 @@ describe('identity: progressive login delay per account and address', () => {
   const failsWith = async (email: string, password: string, clientAddress: string) =>
     rejection(attempt(email, password, clientAddress));
 
-  it('makes an address that keeps failing for an account wait longer after every failure, then checks it again', async () => {
+  it('makes an address failing for an account wait longer after each failure, then checks it again', async () => {
     const email = await newCustomer(harness);
     const attacker = '198.51.100.10';
     for (let i = 0; i < 3; i += 1)
@@ -134,7 +134,7 @@ describe('identity: the per-account limit refuses only addresses that failed for
   const failsWith = async (email: string, password: string, clientAddress: string) =>
     rejection(attempt(email, password, clientAddress));
 
-  it('refuses the attacking addresses past the account limit while a clean address logs in, until the window ends', async () => {
+  it('refuses attacking addresses past the account limit while a clean one logs in, till the window ends', async () => {
     const email = await newCustomer(harness);
     const attackers = ['198.51.100.61', '198.51.100.62', '198.51.100.63'];
     for (const address of attackers) {

@@ -24,7 +24,7 @@ describe('identity: password hasher queue', () => {
       .and.include({ kind: 'unavailable', code: 'service_unavailable', retryAfterSeconds: 1 });
   });
 
-  it('skips the hash of a caller who left while waiting, and withholds the result from one who left during it', async () => {
+  it('skips the hash of a caller who left while waiting; withholds the result of one who left during it', async () => {
     const hasher = await PasswordHasher.create({ ...SLOW, maxConcurrent: 1, maxWaiting: 10 });
     const started = performance.now();
     const gone = await rejection(hasher.hash('plum-tractor-42', () => true));

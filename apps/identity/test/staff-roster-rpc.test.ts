@@ -58,7 +58,7 @@ describe('identity: the console staff RPCs', () => {
       ({ member, state }) => `${member!.email} ${member!.role} ${state}`,
     );
 
-  it('lets an owner add, reset and disable members, and any staff member list them; each change is audited', async () => {
+  it('lets an owner add, reset and disable members, and any staff member list them; each change audited', async () => {
     const added = await harness.client.addStaff({ email: 'Boss@Shop.test', role: 'owner' }, { staff: OPERATOR });
     expect(added.staff).to.deep.include({ email: 'boss@shop.test', role: 'owner' });
     expect(added.setupToken).to.have.length.greaterThan(20);
@@ -100,7 +100,7 @@ describe('identity: the console staff RPCs', () => {
     ]);
   });
 
-  it('refuses a change by a member who is not an owner (403), recording it, and anyone without a staff member', async () => {
+  it('refuses a change by a non-owner member (403), recording it, and anyone without a staff member', async () => {
     const { staff: added } = await harness.client.addStaff(
       { email: 'role-clerk@shop.test', role: 'staff' },
       { staff: OPERATOR },

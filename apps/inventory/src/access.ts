@@ -1,9 +1,9 @@
 /**
  * Who may call each inventory RPC: the gateway reads stock, the catalog, product photos, batches with their
- * certificates (public pages) and the batches an order was packed from (its order page); only checkout prices, reserves, commits and releases stock for its
- * orders, returns refunded units and marks orders shipped; the console's staff read the catalog
- * with its stock and batches, and record the batch an order was
- * packed from, and read and export the stock movements; its owners change the catalog and receive and manage batches.
+ * certificates (public pages) and the batches an order was packed from (its order page); only checkout prices,
+ * reserves, commits and releases stock for its orders, returns refunded units and marks orders shipped; the console's
+ * staff read the catalog with its stock and batches, and record the batch an order was packed from, and read and export
+ * the stock movements; its owners change the catalog and receive and manage batches.
  */
 import { accessTable } from '@storefront/grpc';
 import { inventory } from '@storefront/proto';

@@ -19,7 +19,10 @@ export interface InventoryConfig extends GrpcServiceConfig {
   publicBaseUrl: string;
   /** Where back-in-stock mails go. */
   mail: MailConfig;
-  /** The owners' addresses, comma-separated, mailed when an order takes a size below its low-stock threshold; none: no mail. */
+  /**
+   * The owners' addresses, comma-separated,
+   * mailed when an order takes a size below its low-stock threshold; none: no mail.
+   */
   lowStockMailTo?: string;
 }
 

@@ -58,7 +58,10 @@ export interface InventoryHandles {
   sendMailNow(): Promise<PassSummary>;
 }
 
-/** A certificate or a photo up to 3 MiB over its limit still reaches the handler, which names the file that is too large. */
+/**
+ * A certificate or a photo up to 3 MiB over its limit still reaches the handler,
+ * which names the file that is too large.
+ */
 const MAX_REQUEST_BYTES = Math.max(CERTIFICATE_MAX_BYTES, PHOTO_MAX_BYTES) + 3 * 1024 * 1024;
 
 /** Inventory in a process of its own, served over gRPC. */
@@ -214,7 +217,9 @@ function buildInventory(config: InventoryConfig, options: ServiceStartOptions) {
   };
 }
 
-/** The console's writes that may make units available: a count set or raised, an import, a batch received or released. */
+/**
+ * The console's writes that may make units available: a count set or raised, an import, a batch received or released.
+ */
 const STOCK_RAISING = ['setSkuStock', 'restockSku', 'applyCatalogImport', 'receiveBatch', 'releaseBatch'] as const;
 
 function alertingAfter<T extends Record<(typeof STOCK_RAISING)[number], (...args: never[]) => Promise<unknown>>>(

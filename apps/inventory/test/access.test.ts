@@ -15,7 +15,7 @@ describe('inventory: who may move stock', () => {
     [SERVICE_TOKEN_METADATA]: await testSigner(service).tokenFor('inventory'),
   });
 
-  it('refuses a forged Reserve and Commit, without a service token or from the gateway, and the stock stays unchanged', async () => {
+  it('refuses a forged Reserve and Commit, with no service token or from the gateway; stock is unchanged', async () => {
     const before = await h.stockOf('alpha-10mg');
     const attempts = [
       { metadata: {}, refusal: status.UNAUTHENTICATED },

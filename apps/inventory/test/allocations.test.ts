@@ -115,7 +115,7 @@ describe('inventory: batch allocations', () => {
   });
 
   describe('refunds', () => {
-    it('put units back on the batches they came from, at most what each gave, the rest on the legacy batch', async () => {
+    it('put units back on the batches they came from, at most what each gave, the rest on the legacy one', async () => {
       await twoBatches();
       await sell('order-1', 'beta-1mg', 5);
       await h.client.returnStock({
@@ -199,7 +199,7 @@ describe('inventory: batch allocations', () => {
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 1, reserved: 0 });
     });
 
-    it('refuses a batch without the units, of another size, off sale, an unknown order or one not paid, changing nothing', async () => {
+    it('refuses a batch short of units, of another size, off sale, an unknown or unpaid order; no change', async () => {
       await twoBatches();
       await sell('order-1', 'beta-1mg', 4);
       await receive({ number: 'SMALL', units: 1, retestOn: '2026-12-31' });
@@ -239,7 +239,7 @@ describe('inventory: batch allocations', () => {
       expect(await h.stockOf('beta-1mg')).to.deep.equal({ onHand: 4, reserved: 0 });
     });
 
-    it('refuses a move that would take units open orders hold, or from a batch the line took nothing from', async () => {
+    it('refuses a move taking units open orders hold, or from a batch the line took nothing from', async () => {
       await twoBatches();
       await sell('order-1', 'beta-1mg', 3);
       await h.staffClient.recallBatch({ number: 'EARLY', note: '' }, asOwner);
@@ -349,7 +349,7 @@ describe('inventory: batch allocations', () => {
 
   describe('under concurrency', () => {
     // Fifty buyers ask for 1 or 2 units each (75 in all) of a size with 45 units in two batches.
-    it('fifty buyers at once on busy cores: first expiry first, no batch below zero, units sold equal units allocated', async () => {
+    it('fifty buyers at once, busy cores: first expiry first, no batch below 0, units sold = allocated', async () => {
       await h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 0, note: '' }, asOwner);
       await receive({ number: 'LATE', units: 25, retestOn: '2026-12-31' });
       await receive({ number: 'EARLY', units: 20, retestOn: '2026-06-30' });

@@ -47,7 +47,7 @@ describe('inventory: back-in-stock alerts', () => {
   };
   const states = async () => (await h.server.backInStock.ofSku('alpha-10mg')).map((s) => `${s.email}:${s.state}`);
 
-  it('subscribes a verified address at once and a guest once the mailed link is followed; a repeat says so', async () => {
+  it('subscribes a verified address at once, a guest once the mailed link is followed; a repeat says so', async () => {
     const signedIn = await subscribe(' Ada@Example.TEST ');
     expect(signedIn.outcome).to.equal('subscribed');
     expect(signedIn.subscription).to.include({ sku: 'alpha-10mg', state: 'active', consentVersion: '2026-11-29' });
@@ -92,7 +92,7 @@ describe('inventory: back-in-stock alerts', () => {
     expect(await h.server.store.db('back_in_stock_subscriptions').count({ n: '*' })).to.deep.equal([{ n: 0 }]);
   });
 
-  it('mails 20 subscribers once each, in the order they subscribed, with two replicas; a second restock mails nobody', async () => {
+  it('mails 20 subscribers once each, in order of subscribing, on two replicas; a second restock: none', async () => {
     const emails = Array.from({ length: 20 }, (_, index) => `s${String(index).padStart(2, '0')}@example.test`);
     for (const email of emails) {
       await subscribe(email);

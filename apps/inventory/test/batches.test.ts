@@ -26,7 +26,7 @@ describe('inventory: batches', () => {
   const emptyLegacy = (sku: string) => h.staffClient.setSkuStock({ sku, onHand: 0, note: '' }, asOwner);
 
   describe('receiving a delivery', () => {
-    it('makes a batch whose units join the size’s stock; its number is kept upper-case; the owner is on record', async () => {
+    it('makes a batch whose units join the size’s stock, its number kept upper-case; the owner recorded', async () => {
       const pdf = samplePdf('B-001/A');
       const batch = await receive({ number: ' b-001/a ', certificatePdf: pdf, note: 'Supplier note 17' });
       expect(batch).to.deep.include({
@@ -120,7 +120,7 @@ describe('inventory: batches', () => {
   });
 
   describe('certificates', () => {
-    it('serves the bytes with their SHA-256 as ETag, nothing for a known ETag, and never reads bytes for metadata', async () => {
+    it('serves bytes with their SHA-256 as ETag, nothing for a known ETag; metadata never reads bytes', async () => {
       const pdf = samplePdf('first');
       await receive({ certificatePdf: pdf });
       const statements: string[] = [];
@@ -141,7 +141,7 @@ describe('inventory: batches', () => {
       }
     });
 
-    it('attaches a certificate to a batch on request and replaces one, each on record with before and after', async () => {
+    it('attaches a certificate to a batch on request and replaces one, recorded with before and after', async () => {
       await receive();
       const first = samplePdf('first');
       const second = samplePdf('second, corrected');
@@ -179,7 +179,7 @@ describe('inventory: batches', () => {
   });
 
   describe('states', () => {
-    it('a quarantined batch is not sold until released; a recalled one never again; each change on record', async () => {
+    it('a quarantined batch is not sold until released, a recalled one never again; each change recorded', async () => {
       await receive({ units: 5 });
       const change = (rpc: 'quarantineBatch' | 'releaseBatch' | 'recallBatch', note = '') =>
         h.staffClient[rpc]({ number: 'b-001', note }, asOwner).then(({ batch }) => batch!);
@@ -206,7 +206,7 @@ describe('inventory: batches', () => {
       ]);
     });
 
-    it('counts stock set and delivered by hand as units without a batch, never below the units in batches', async () => {
+    it('counts stock set and delivered by hand as units without a batch, never below units in batches', async () => {
       await receive({ units: 5 });
       const restocked = await h.staffClient.restockSku(
         { sku: 'beta-1mg', units: 2, note: 'found on a shelf' },
@@ -234,7 +234,7 @@ describe('inventory: batches', () => {
       expect(await h.stockOf('alpha-20mg')).to.deep.equal({ onHand: 2, reserved: 0 });
     });
 
-    it('an import that starts counting a size with batches counts what the file says, its batches included', async () => {
+    it('an import that starts counting a size with batches counts what the file says, batches included', async () => {
       await receive({ sku: 'alpha-20mg', number: 'A20-1', units: 5 });
       const counting = (stock: number) => {
         const file = structuredClone(TEST_CATALOG);
@@ -254,7 +254,7 @@ describe('inventory: batches', () => {
   });
 
   describe('retest dates', () => {
-    it('a batch stops selling after its retest day by the clock alone: stock, holds and the catalog follow', async () => {
+    it('a batch stops selling after its retest day by the clock alone: stock, holds and catalog follow', async () => {
       await emptyLegacy('alpha-10mg');
       h.clock.ms = Date.parse('2026-01-10T23:59:00Z');
       await receive({ sku: 'alpha-10mg', number: 'A10-1', units: 4, retestOn: '2026-01-10' });
@@ -348,7 +348,7 @@ describe('inventory: batches', () => {
       expect(beta(sold)).to.include({ number: 'LATE' });
     });
 
-    it('names a current batch for a size whose units are not counted, which stays out of the stock answer', async () => {
+    it('names a current batch for a size whose units are not counted, kept out of the stock answer', async () => {
       await receive({ sku: 'alpha-20mg', number: 'A20-1', units: 100, certificatePdf: samplePdf() });
       const { products } = await h.gateway.getCatalog({});
       expect(products[0]!.sizes[2]).to.deep.include({
@@ -372,7 +372,7 @@ describe('inventory: batches', () => {
   });
 
   describe('who may call', () => {
-    it('lets staff read batches, owners change them, the public read a batch and its certificate, and no one else', async () => {
+    it('lets staff read batches, owners change them, the public read a batch and certificate; none else', async () => {
       await receive({ certificatePdf: samplePdf() });
       expect(await rejection(h.staffClient.receiveBatch(delivery({ number: 'B-2' }), { staff: STAFF }))).to.include({
         code: 'staff_role_refused',

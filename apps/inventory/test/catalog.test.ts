@@ -77,7 +77,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
     }
   });
 
-  it("Quote prices lines in pence, summing a repeated SKU, with units on hand for limited SKUs and each product's VAT rate", async () => {
+  it('Quote prices lines in pence, summing a repeated SKU, with units on hand if limited and VAT rate', async () => {
     await h.client.reserve({ orderReference: 'held', lines: [{ sku: 'beta-1mg', quantity: 4 }], ttlSeconds: 0 });
     const { lines } = await h.client.quote({
       lines: [
@@ -128,7 +128,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
   describe('GetCatalogSnapshot', () => {
     const snapshot = async (knownVersion = '') => h.gateway.getCatalogSnapshot({ knownVersion });
 
-    it('serves the catalog with prices in pence, stock flags, the merchant code and when it was first rendered', async () => {
+    it('serves the catalog with prices in pence, stock flags, the merchant code and when first rendered', async () => {
       h.clock.advance(1234);
       const { catalog, version, notModified } = await snapshot();
       expect(notModified).to.equal(false);
@@ -196,7 +196,7 @@ describe('inventory: catalog, quote, stock and the published snapshot', () => {
       expect(back.notModified).to.equal(false);
     });
 
-    it('answers one version with the same catalog on every pod: generatedAt is when it was first rendered', async () => {
+    it('answers one version with the same catalog on every pod: generatedAt is when first rendered', async () => {
       // Other pods on the same store, with clocks of their own.
       const podAt = (ms: number) => new CatalogPublisher(h.server.store, { merchantCode: 'MTEST123', now: () => ms });
       h.clock.advance(1000);

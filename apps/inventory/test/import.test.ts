@@ -102,7 +102,7 @@ describe('inventory: npm run catalog:import', () => {
     expect(await rates()).to.deep.equal({ alpha: 0, beta: 2000 });
   });
 
-  it("takes each product's specifications from the file in order, and keeps a product's own when the file gives none", async () => {
+  it("takes each product's specifications from the file in order; keeps its own if the file has none", async () => {
     const specificationsOf = async (id: string) =>
       (await h.gateway.getCatalog({})).products.find((product) => product.id === id)!.specifications;
     const next = structuredClone(TEST_CATALOG) as { products: Array<Record<string, unknown>> };

@@ -58,7 +58,7 @@ describe('inventory: low-stock mail to the owners', () => {
     return smtp.received.filter((mail) => mail.subject?.startsWith('Low stock'));
   };
 
-  it('mails the owners once when an order takes a size below its threshold, and again only after it was back', async () => {
+  it('mails the owners once when an order takes a size below its threshold, again only after it was back', async () => {
     const set = await ops('low-stock', 'beta-1mg', '5');
     expect(set).to.deep.include({ code: 0, json: { success: true, lowStock: { sku: 'beta-1mg', threshold: 5 } } });
     const [action] = (await listStaffActions(h.server.store.db, { subject: 'beta-1mg' })).actions;
@@ -110,7 +110,7 @@ describe('inventory: low-stock mail to the owners', () => {
     }
   });
 
-  it('mails nothing for a size without a threshold, after the threshold is turned off, or for a bad threshold', async () => {
+  it('mails nothing for a size without a threshold, after the threshold is turned off, or for a bad one', async () => {
     await reserve('alpha-10mg', 3);
     expect((await ops('low-stock', 'alpha-5mg', 'off')).code).to.equal(0);
     await reserve('alpha-5mg', 10);

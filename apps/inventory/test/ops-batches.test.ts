@@ -32,7 +32,7 @@ describe('inventory: batch ops commands', () => {
       ...overrides,
     }).flatMap(([name, value]) => [`--${name}`, value]);
 
-  it('receives a delivery with its certificate, lists and shows it, changes its state and attaches a new certificate', async () => {
+  it('receives a delivery with its certificate, lists and shows it, changes its state, attaches another', async () => {
     const received = await ops('batch', 'receive', 'beta-1mg', ...receiveArgs(), '--certificate', pdfFile);
     expect(received.code, JSON.stringify(received.json)).to.equal(0);
     expect(received.json['batch']).to.deep.include({

@@ -57,7 +57,7 @@ describe('inventory: ops commands and the staff audit log', () => {
     ]);
   });
 
-  it('replaces price breaks as typed pairs, and removes them with none; refuses text or breaks out of range', async () => {
+  it('replaces price breaks as typed pairs, removes them with none; refuses text or breaks out of range', async () => {
     expect(await ops('set-price-breaks', 'beta-1mg', '3:5,5:10')).to.deep.include({
       code: 0,
       json: {

@@ -66,7 +66,7 @@ describe('price breaks: inventory', () => {
   const unitPrices = async (quantity: number) =>
     (await h.client.quote({ lines: [{ sku: 'alpha-5mg', quantity }] })).lines.map((line) => line.unitPricePence);
 
-  it('sets a size’s breaks from the console, audited; Quote prices by them and the snapshot publishes them', async () => {
+  it('sets a size’s breaks from the console, audited; Quote prices by them, the snapshot publishes them', async () => {
     const before = await h.gateway.getCatalogSnapshot({ knownVersion: '' });
     const { sku } = await h.staffClient.setSkuPriceBreaks({ sku: 'alpha-5mg', priceBreaks: BREAKS }, owner);
     expect(sku).to.deep.include({ sku: 'alpha-5mg', pricePence: 2499, priceBreaks: BREAKS });

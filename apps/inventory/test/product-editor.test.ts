@@ -66,7 +66,7 @@ describe('inventory: the product editor', () => {
     expect((await audit('gamma-10mg'))[0]).to.deep.include({ action: 'size_added' });
   });
 
-  it('sets specifications in order, keeps them when an update leaves them out, clears them, and audits each change', async () => {
+  it('sets specifications in order, keeps them when an update leaves them out, clears them; audits each', async () => {
     const specifications = [
       { label: ' Sequence ', value: 'Gly-Glu-Pro-Pro ' },
       { label: 'Molecular weight', value: '1419.5 g/mol' },
@@ -105,7 +105,7 @@ describe('inventory: the product editor', () => {
     });
   });
 
-  it('refuses specifications that break the rules, naming the entry, and anyone but an owner; nothing changes', async () => {
+  it('refuses specifications breaking the rules, naming the entry, and anyone not an owner; no change', async () => {
     await h.staffClient.updateProduct(
       { productId: 'gamma', details: DETAILS, specifications: { entries: [{ label: 'Purity', value: '≥ 98%' }] } },
       asOwner,

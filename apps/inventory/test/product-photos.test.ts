@@ -23,7 +23,7 @@ describe('inventory: product photos', () => {
   const photoIn = async (productId: string) =>
     (await h.gateway.getCatalog({})).products.find((product) => product.id === productId)?.photo;
 
-  it('takes JPEG, PNG and WebP; the catalog names the latest with its size and alt text; the owner is on record', async () => {
+  it('takes JPEG, PNG and WebP; the catalog names the latest with size and alt text; the owner on record', async () => {
     const png = await picture('png');
     const webp = await picture('webp', 60, 90);
     const jpeg = await picture('jpeg', 300, 200);
@@ -52,7 +52,7 @@ describe('inventory: product photos', () => {
     });
   });
 
-  it('refuses a file that is not an image by its content, whatever it claims, one cut short, or one too large', async () => {
+  it('refuses a file not an image by its content, whatever it claims, one cut short, or one too large', async () => {
     const before = await photoIn('beta');
     const png = await picture('png');
     const refusals = [

@@ -19,7 +19,7 @@ describe('inventory: reservations', () => {
   describe('never oversells', () => {
     // More calls on busy cores wait on the stock row past the RPC deadline (504) on MySQL: the
     // calls after the 50th are there to be refused, ten of them are enough.
-    it('60 parallel single-unit reservations on busy cores against 50 units end with exactly 50 active and none left', async () => {
+    it('60 parallel single-unit reservations on busy cores for 50 units: exactly 50 active, none left', async () => {
       const outcomes = await withBusyCores(() =>
         Promise.allSettled(
           Array.from({ length: 60 }, (_, i) =>
@@ -50,7 +50,7 @@ describe('inventory: reservations', () => {
       expect((await h.gateway.getStock({})).available['alpha-5mg']).to.equal(0);
     });
 
-    it('survives reserves and releases of many orders interleaving on one SKU, without errors or leaked units', async () => {
+    it("survives many orders' reserves and releases interleaving on one SKU, without errors or leaks", async () => {
       // 32 workers each reserve and release their own orders on the same SKUs at once: every
       // unit taken must come back, and no interleaving may surface as an error. Five rounds each
       // keep the test within a few seconds on busy cores.

@@ -67,7 +67,7 @@ describe('inventory: the console catalog', () => {
   });
 
   describe('stock', () => {
-    it('sets the count with a note, recording before and after; an unlimited size becomes counted in the published catalog', async () => {
+    it('sets a count with a note, recording before and after; an unlimited size is published as counted', async () => {
       const { sku } = await h.staffClient.setSkuStock(
         { sku: 'beta-1mg', onHand: 7, note: 'counted on the shelf' },
         owner,
@@ -97,7 +97,7 @@ describe('inventory: the console catalog', () => {
       });
     });
 
-    it('refuses a count below the units held, a bad count, a long note and an unknown SKU, changing nothing', async () => {
+    it('refuses a count below the units held, a bad count, a long note or an unknown SKU; no change', async () => {
       await h.client.reserve({ orderReference: 'held', lines: [{ sku: 'beta-1mg', quantity: 4 }], ttlSeconds: 0 });
       const before = await tables();
       expect(await rejection(h.staffClient.setSkuStock({ sku: 'beta-1mg', onHand: 3, note: '' }, owner))).to.include({
@@ -122,7 +122,7 @@ describe('inventory: the console catalog', () => {
       expect(await auditOf('beta-1mg')).to.deep.equal([]);
     });
 
-    it('adds a delivery with its note; refuses it without a note, with no units, or for an unlimited size', async () => {
+    it('adds a delivery with its note; refuses one without a note or units, or for an unlimited size', async () => {
       const { sku } = await h.staffClient.restockSku(
         { sku: 'alpha-10mg', units: 12, note: 'Supplier A, note 881' },
         owner,
@@ -415,7 +415,7 @@ describe('inventory: the console catalog', () => {
     });
   });
 
-  it('lets the staff role read but change nothing (403), and refuses every call without a staff member (401)', async () => {
+  it('lets the staff role read but change nothing (403); refuses every call without a staff member (401)', async () => {
     const before = await tables();
     const asStaff = { staff: STAFF };
     const digest = (await h.staffClient.previewCatalogImport({ catalogText: catalogFile() }, owner)).preview!.digest;
@@ -438,7 +438,7 @@ describe('inventory: the console catalog', () => {
     expect(await listStaffActions(h.server.store.db)).to.deep.equal({ actions: [] });
   });
 
-  it('concurrent deliveries racing reservations add up exactly: on hand = start + every delivery, each recorded', async () => {
+  it('deliveries racing reservations add up exactly: on hand = start + every delivery, each recorded', async () => {
     // beta-1mg starts with 10 units.
     const [deliveries, orders] = await withBusyCores(() =>
       Promise.all([

@@ -179,7 +179,7 @@ describe('inventory: stock movements', () => {
     ]);
   });
 
-  it('records batches received, taken off sale, back on sale, recalled and past their retest day, by batch number', async () => {
+  it('records batches received, taken off and back on sale, recalled, past their retest day, by number', async () => {
     await h.staffClient.receiveBatch(delivery({ number: 'B-1', units: 5, retestOn: '2026-12-31' }), asOwner);
     await h.staffClient.receiveBatch(delivery({ number: 'B-2', units: 4, retestOn: '2026-01-31' }), asOwner);
     await h.staffClient.quarantineBatch({ number: 'B-1', note: '' }, asOwner);

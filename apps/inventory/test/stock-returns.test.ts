@@ -13,7 +13,7 @@ describe('inventory: stock returned by refunds', () => {
     (started) => (h = started),
   );
 
-  it('puts the units of stock-limited sizes back once, however often and however concurrently the return is sent', async () => {
+  it('puts units of stock-limited sizes back once, however often and concurrently the return is sent', async () => {
     const lines = [
       { sku: 'beta-1mg', quantity: 2 },
       { sku: 'alpha-5mg', quantity: 1 },

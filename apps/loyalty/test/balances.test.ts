@@ -36,7 +36,7 @@ describe('loyalty: balance columns agree with the ledger', () => {
     return userId;
   }
 
-  it('finds no disagreement after ordinary operations, then exactly the account whose columns were corrupted', async () => {
+  it('finds no disagreement after ordinary operations, then exactly the account with corrupted columns', async () => {
     const [healthy, corrupted] = [await fundedAccount(), await fundedAccount()];
     expect((await verifyBalances(store)).mismatches).to.deep.equal([]);
     const clean = await verifyCommand();
@@ -64,7 +64,7 @@ describe('loyalty: balance columns agree with the ledger', () => {
     await loyalty.server.db('accounts').where({ user_id: corrupted }).update({ points: 500 });
   });
 
-  it("a debit's guard alone, without the account lock, lets racing debits take only what the balance holds", async () => {
+  it("a debit's guard alone, without the account lock, lets racing debits take only what the balance has", async () => {
     const userId = newUserId();
     await loyalty.client.openAccount({}, await loyalty.as(userId));
     // 100 welcome points: room for exactly two debits of 40.

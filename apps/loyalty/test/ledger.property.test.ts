@@ -145,7 +145,7 @@ describe('loyalty service: ledger invariants (property-based)', () => {
     }
   }
 
-  it('keeps balance = Σ entries ≥ 0, lifetime = Σ positive entries, the columns equal to both and each key granted once', async () => {
+  it('keeps balance = Σ entries ≥ 0, lifetime = Σ positive entries, columns equal, each key granted once', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArbitrary, { minLength: 1, maxLength: 20 }), async (ops) => {
         const userId = newUserId();

@@ -16,7 +16,7 @@ describe('loyalty: purchase points reversed by refunds', () => {
     return userId;
   }
 
-  it('reverses a refund once however many times it is sent at once, and the rest of the order with the last refund', async () => {
+  it('reverses a refund once however often it is sent at once; the last refund reverses the rest', async () => {
     const userId = await awarded('order-r1');
     const reverse = (refundId: string, refundedPence: number) =>
       loyalty.checkout.reversePurchase({
@@ -47,7 +47,7 @@ describe('loyalty: purchase points reversed by refunds', () => {
     expect(await balanceColumns(loyalty.server, userId)).to.deep.equal({ points: 100, lifetimePoints: 150 });
   });
 
-  it('takes no more than the balance holds and records the rest as forgiven; an order never awarded reverses nothing', async () => {
+  it('takes no more than the balance holds, recording the rest as forgiven; reverses no unawarded order', async () => {
     const userId = await awarded('order-r2');
     await loyalty.server.db('accounts').where({ user_id: userId }).update({ points: 20 });
     const full = await loyalty.checkout.reversePurchase({
@@ -72,7 +72,7 @@ describe('loyalty: purchase points reversed by refunds', () => {
     expect(never).to.deep.include({ pointsReversed: 0, pointsForgiven: 0 });
   });
 
-  it('names the order by its number in the award and the reversal when checkout gives one, else by its id', async () => {
+  it('names the order by its number in the award and reversal when checkout gives one, else by its id', async () => {
     const userId = newUserId();
     await loyalty.checkout.awardPurchase({ orderNumber: 'SRS-10042', orderId: 'order-r3', userId, amountPence: 2000 });
     await loyalty.checkout.reversePurchase({

@@ -35,7 +35,7 @@ describe('loyalty service: reward code holds', () => {
   const storedHold = async (code: string) =>
     loyalty.server.db('redemptions').where({ code }).first('held_order_id', 'held_until', 'used_order_id');
 
-  it('holds a code for one open order: that order may renew it, another is refused, validation reports it held', async () => {
+  it('holds a code for one open order: it may renew it, another is refused, validation reports it held', async () => {
     const { owner, code } = await ownerWithCode();
     expect(await hold(` ${code.toLowerCase()} `, owner, 'order-a')).to.deep.equal({
       valid: true,
@@ -67,7 +67,7 @@ describe('loyalty service: reward code holds', () => {
     expect(await hold(code, owner, 'order-b')).to.deep.include({ valid: true });
   });
 
-  it('lets a hold lapse after LOYALTY_CODE_HOLD_SECONDS, so an order that vanished never blocks the code for good', async () => {
+  it('lets a hold lapse after LOYALTY_CODE_HOLD_SECONDS: a vanished order never blocks the code for good', async () => {
     const { owner, code } = await ownerWithCode();
     await hold(code, owner, 'vanished-order');
     clock += HOLD_SECONDS * 1000 - 1;

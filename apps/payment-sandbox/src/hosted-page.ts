@@ -25,10 +25,11 @@ export function renderHostedPage(checkout: SandboxCheckout, merchantCode: string
   <button type="submit" name="action" value="decline" id="decline">Decline</button>
 </form>`
       : `<p id="status" data-status="${checkout.status}">${STATUS_TEXT[checkout.status]}</p>${refundsOf(checkout)}`;
+  const amount = `<strong id="amount">${formatAmount(checkout)}</strong>`;
   return page(
     `Pay ${formatAmount(checkout)}`,
     `<h1>Sandbox payment</h1>
-<p>Merchant <strong>${escapeHtml(merchantCode)}</strong> asks for <strong id="amount">${formatAmount(checkout)}</strong>.</p>
+<p>Merchant <strong>${escapeHtml(merchantCode)}</strong> asks for ${amount}.</p>
 ${checkout.description ? `<p id="description">${escapeHtml(checkout.description)}</p>` : ''}
 <p>Reference <code>${escapeHtml(checkout.checkout_reference)}</code></p>
 ${body}

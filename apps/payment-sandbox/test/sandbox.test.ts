@@ -201,7 +201,7 @@ describe('payment sandbox: SumUp checkout API subset', () => {
       expect(html).to.not.match(/<script|<link|src=/);
     });
 
-    it('Pay marks the checkout PAID with a transaction, notifies return_url and redirects to redirect_url', async () => {
+    it('Pay marks the checkout PAID with a transaction, notifies return_url, redirects to redirect_url', async () => {
       const created = (await (await create({ redirect_url: 'https://shop.example/thanks?x=1' })).json()) as {
         id: string;
         hosted_checkout_url: string;

@@ -20,7 +20,7 @@ describe('caller token', () => {
     expect(await verifier.verify(await signer.sign('user-1'))).to.equal('user-1');
   });
 
-  it("round-trips a staff member and role, and never takes a customer's token for a staff member's or the other way round", async () => {
+  it("round-trips a staff member and role, never taking a customer's token for a staff one or vice versa", async () => {
     const signer = await CallerTokenSigner.fromPem(keys.privateKeyPem);
     const verifier = await CallerTokenVerifier.fromPem(keys.publicKeyPem);
     const staffToken = await signer.signStaff({

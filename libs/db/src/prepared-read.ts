@@ -1,11 +1,11 @@
 /**
  * The busiest reads (a session's user, an account, the stock levels) run below knex. knex builds such a read once, when
  * its store is made; each call then runs that SQL as a prepared statement: on SQLite one compiled once per connection
- * and called synchronously, and on MySQL mysql2's `execute` (a server-side prepared statement the connection keeps). What
- * knex spends on every call, building and compiling the query, its promise chain and result handling, is left out (a PK
- * read: about 20 µs through knex, 4 µs here), and so is knex's span: a sampled trace still gets a SQL span (inSqlSpan),
- * an unsampled request none. A call still emits knex's 'query' event, so whatever counts a store's statements counts
- * these too.
+ * and called synchronously, and on MySQL mysql2's `execute` (a server-side prepared statement the connection keeps).
+ * What knex spends on every call, building and compiling the query, its promise chain and result handling, is left out
+ * (a PK read: about 20 µs through knex, 4 µs here), and so is knex's span: a sampled trace still gets a SQL span
+ * (inSqlSpan), an unsampled request none. A call still emits knex's 'query' event, so whatever counts a store's
+ * statements counts these too.
  */
 import type { Knex } from 'knex';
 import { inSqlSpan } from '@storefront/telemetry';

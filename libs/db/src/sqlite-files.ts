@@ -1,6 +1,6 @@
 /**
- * A service's SQLite store as a file, for backups (decisions 1270, 1345): consistent copies of live stores, and what a copy
- * holds (its applied migrations, SQLite's own integrity verdict), read without knex.
+ * A service's SQLite store as a file, for backups (decisions 1270, 1345): consistent copies of live stores, and what a
+ * copy holds (its applied migrations, SQLite's own integrity verdict), read without knex.
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';

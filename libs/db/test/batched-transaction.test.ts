@@ -47,7 +47,7 @@ describe('db: batched transactions', () => {
       (await db('counters').orderBy('name').select('name', 'value')).map((row) => [row.name, Number(row.value)]),
     );
 
-  it('answers each statement of a send in order: rows of a read, rows changed by a write, values as knex reads them', async () => {
+  it("answers each statement of a send in order: a read's rows, a write's count, values as knex reads", async () => {
     const answers = await batchedTransaction(db, (batch) =>
       batch.commit(
         db('counters').where({ name: 'a' }).select('name', 'value', 'open'),
@@ -68,7 +68,7 @@ describe('db: batched transactions', () => {
     expect(await values()).to.deep.equal({ a: 11, b: 12, c: 3 });
   });
 
-  it('sends each send as one round trip: BEGIN with the first, COMMIT with the last, one query event per statement', async () => {
+  it('sends each send in one round trip: BEGIN with the first, COMMIT with the last, a query event each', async () => {
     const seen: Array<Partial<BatchedQueryEvent> & { sql: string }> = [];
     const record = (query: Partial<BatchedQueryEvent> & { sql: string }) => seen.push(query);
     db.on('query', record);

@@ -42,7 +42,8 @@ describe('db: opening a service store to serve', () => {
     const error = await refusal(MIGRATIONS);
     expect(error.pending).to.deep.equal(['001-things', '002-thing-names']);
     expect(error.message).to.equal(
-      "the servestore database is not migrated (2 pending: 001-things, 002-thing-names); run `npm run migrate` (or the image's `migrate` command) against it first",
+      'the servestore database is not migrated (2 pending: 001-things, 002-thing-names); ' +
+        "run `npm run migrate` (or the image's `migrate` command) against it first",
     );
   });
 

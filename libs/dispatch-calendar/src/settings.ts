@@ -99,7 +99,10 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** Whether the owner named a URL rather than a file. */
 export const isUrl = (source: string): boolean => /^https?:\/\//i.test(source);
 
-/** The owner's URL when the file may be fetched from it (https, or http on this machine); throws an Error saying why not. */
+/**
+ * The owner's URL when the file may be fetched from it (https, or http on this machine);
+ * throws an Error saying why not.
+ */
 export function bankHolidaysUrl(url: string): URL {
   const parsed = URL.parse(url);
   if (!parsed) throw new Error(`${url} is not a URL`);

@@ -20,7 +20,9 @@ export const BREAK_QUANTITY_MIN = 2;
 export const BREAK_PERCENT_MIN = 1;
 export const BREAK_PERCENT_MAX = 90;
 
-/** The unit price of `quantity` units at `listPence` each, after the largest break the quantity reaches; at least 1p. */
+/**
+ * The unit price of `quantity` units at `listPence` each, after the largest break the quantity reaches; at least 1p.
+ */
 export function unitPriceAfterBreaks(listPence: number, quantity: number, breaks: readonly PriceBreak[]): number {
   const percentOff = breakFor(quantity, breaks)?.percentOff ?? 0;
   return Math.max(1, Math.floor((listPence * (100 - percentOff) + 50) / 100));
@@ -33,7 +35,8 @@ function breakFor(quantity: number, breaks: readonly PriceBreak[]): PriceBreak |
 
 /**
  * Every problem of a list of breaks, each naming its path under `at`: at most PRICE_BREAKS_MAX,
- * quantities from 2 to the most a line may order and increasing, percentages from 1 to 90 and increasing with the quantity.
+ * quantities from 2 to the most a line may order and increasing, percentages from 1 to 90 and increasing with the
+ * quantity.
  */
 export function priceBreakProblems(input: unknown, at: string): string[] {
   if (!Array.isArray(input)) return [`${at} must be an array of {minQuantity, percentOff}`];

@@ -16,7 +16,9 @@ export const SPECIFICATIONS_MAX = 30;
 export const SPECIFICATION_LABEL_MAX = 60;
 export const SPECIFICATION_VALUE_MAX = 300;
 
-/** The specifications, trimmed, when they follow the rules; otherwise every problem, each naming its path under `at`. */
+/**
+ * The specifications, trimmed, when they follow the rules; otherwise every problem, each naming its path under `at`.
+ */
 export function checkSpecifications(
   input: unknown,
   at: string,

@@ -2,8 +2,8 @@
  * VAT on a receipt. Prices are VAT-inclusive; each product carries a rate in basis points (standard 2000, zero 0).
  * A receipt groups what was paid by rate: each rate's goods less its share of the discount (in proportion to the rates'
  * goods, pennies to the largest remainders), and the shipping, which follows the goods (decision 1291): it takes the
- * rate of the largest share of the goods (the higher rate on a tie); with no goods, shipping is standard-rated. VAT per rate = round(gross × rate / (10000 + rate)),
- * half up, on the rate's total, so net + VAT = gross exactly.
+ * rate of the largest share of the goods (the higher rate on a tie); with no goods, shipping is standard-rated. VAT per
+ * rate = round(gross × rate / (10000 + rate)), half up, on the rate's total, so net + VAT = gross exactly.
  */
 export const STANDARD_RATE_BASIS_POINTS = 2000;
 

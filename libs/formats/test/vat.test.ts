@@ -16,7 +16,7 @@ describe('formats: VAT on a receipt', () => {
     expect(vatBreakdown(lines, 0, 0)[0]).to.deep.include({ grossPence: 9, vatPence: 2, netPence: 7 });
   });
 
-  it('shares a discount over the rates in proportion to their goods, and puts the shipping at the largest share', () => {
+  it('shares a discount over the rates in proportion to their goods; shipping goes at the largest share', () => {
     const goods = [
       { grossPence: 3000, rateBasisPoints: 2000 },
       { grossPence: 1000, rateBasisPoints: 0 },

@@ -1,5 +1,6 @@
 /** Types derived from ts-proto's grpc-js service definitions, so handlers and clients stay typed. */
-/* eslint-disable @typescript-eslint/no-explicit-any -- the method shape is invariant in Req/Res, so matching needs any */
+/* eslint-disable @typescript-eslint/no-explicit-any --
+   the method shape is invariant in Req/Res, so matching needs any */
 import type { ServiceName } from '@storefront/service-token';
 import type { StaffRole } from '@storefront/caller-token';
 

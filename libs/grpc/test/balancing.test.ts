@@ -202,7 +202,7 @@ describe('grpc: balancing over several backends, retries and reconnects', functi
     expect(backends.map((backend) => backend.calls)).to.deep.equal([10, 10, 10]);
   });
 
-  it('sends an idempotent call in flight on a backend that dies to another one, and never repeats a login', async () => {
+  it('moves an idempotent call in flight on a dying backend to another one, and never repeats a login', async () => {
     backends = [await startBackend(), await startBackend(), await startBackend()];
     const [dying, survivor, doomed] = backends as [Backend, Backend, Backend];
     const [dyingRelay, doomedRelay] = [await relay(dying.server.address), await relay(doomed.server.address)];

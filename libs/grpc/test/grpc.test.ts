@@ -179,7 +179,7 @@ describe('grpc: server, client, errors and health', () => {
       .and.not.instanceOf(AppError);
   });
 
-  it('refuses a call without a service token with UNAUTHENTICATED, and a service the RPC does not admit with PERMISSION_DENIED', async () => {
+  it('refuses calls with no service token (UNAUTHENTICATED), unadmitted services (PERMISSION_DENIED)', async () => {
     const method = inventory.InventoryServiceService.release;
     expect(await callRaw(server.address, method, {})).to.deep.equal({
       status: status.UNAUTHENTICATED,
@@ -255,7 +255,7 @@ describe('grpc: server, client, errors and health', () => {
         expect(error.detail).to.not.include('secrets');
       });
 
-      it('answers lock contention in the store (a deadlock victim, a lock wait that ran out) 503 with a retry in a second, never internal', async () => {
+      it('answers lock contention (deadlock victim, lock wait timeout) 503, retry in 1 s, never internal', async () => {
         for (const code of ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']) {
           failWith = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), {
             code,

@@ -24,25 +24,30 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     expect(retried(health.HealthService)).to.deep.equal(['Check']);
   });
 
-  it('retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps, the customer search, the customer list of the export, the mail log and the staff list, never a sign-up, a login or a close', () => {
-    expect(retried(identity.IdentityServiceService)).to.deep.equal([
-      'GetMailForStaff',
-      'GetMarketingConsent',
-      'GetProfile',
-      'ListCustomersForStaff',
-      'ListMailLog',
-      'ListPendingErasures',
-      'ListStaff',
-      'LogOut',
-      'RecordErasureStep',
-      'ResolveSession',
-      'SearchCustomersForStaff',
-      'Unsubscribe',
-      'UpdateProfile',
-    ]);
-  });
+  it(
+    'retries identity session reads, logout, profile updates, consent reads and withdrawals, erasure steps, ' +
+      'the customer search, the customer list of the export, the mail log and the staff list, ' +
+      'never a sign-up, a login or a close',
+    () => {
+      expect(retried(identity.IdentityServiceService)).to.deep.equal([
+        'GetMailForStaff',
+        'GetMarketingConsent',
+        'GetProfile',
+        'ListCustomersForStaff',
+        'ListMailLog',
+        'ListPendingErasures',
+        'ListStaff',
+        'LogOut',
+        'RecordErasureStep',
+        'ResolveSession',
+        'SearchCustomersForStaff',
+        'Unsubscribe',
+        'UpdateProfile',
+      ]);
+    },
+  );
 
-  it('retries the loyalty calls keyed by account, order or code, the points outstanding and the balances the export reads, never Sync or Redeem', () => {
+  it('retries loyalty calls keyed by account, order or code, points outstanding, balances; not Sync or Redeem', () => {
     expect(retried(loyalty.LoyaltyServiceService)).to.deep.equal([
       'AwardPurchase',
       'CheckRewardCode',
@@ -62,31 +67,37 @@ describe('grpc: the RPCs retried on UNAVAILABLE', () => {
     ]);
   });
 
-  it('retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, returns listed or received, the sales overview, the VAT report, the order counts the export reads and the mail log', () => {
-    expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
-      'CancelOrderAsCustomer',
-      'ConfirmBuyer',
-      'CountOrdersForStaff',
-      'CreateCheckout',
-      'EraseCustomerData',
-      'ExportOrderRecords',
-      'GetHeldStock',
-      'GetMailForStaff',
-      'GetPricingPolicy',
-      'GetSalesOverview',
-      'GetVatReport',
-      'ListDispatchQueue',
-      'ListMailLog',
-      'ListReturnsForStaff',
-      'ListVatDocuments',
-      'NotifyPaymentEvent',
-      'QuoteOrder',
-      'ReceiveReturnForStaff',
-      'ValidatePromo',
-    ]);
-  });
+  it(
+    'retries the buyer confirmation, customer cancellation, create-checkout (one order per reference), ' +
+      'the export and the erasure, promo checks, quotes, payment events, held stock, the dispatch queue, ' +
+      'returns listed or received, the sales overview, the VAT report, the order counts the export reads ' +
+      'and the mail log',
+    () => {
+      expect(retried(checkout.CheckoutServiceService)).to.deep.equal([
+        'CancelOrderAsCustomer',
+        'ConfirmBuyer',
+        'CountOrdersForStaff',
+        'CreateCheckout',
+        'EraseCustomerData',
+        'ExportOrderRecords',
+        'GetHeldStock',
+        'GetMailForStaff',
+        'GetPricingPolicy',
+        'GetSalesOverview',
+        'GetVatReport',
+        'ListDispatchQueue',
+        'ListMailLog',
+        'ListReturnsForStaff',
+        'ListVatDocuments',
+        'NotifyPaymentEvent',
+        'QuoteOrder',
+        'ReceiveReturnForStaff',
+        'ValidatePromo',
+      ]);
+    },
+  );
 
-  it('retries inventory reads, the reservations keyed by order reference, the back-in-stock alerts and the mail log', () => {
+  it('retries inventory reads, reservations keyed by order reference, back-in-stock alerts and the mail log', () => {
     expect(retried(inventory.InventoryServiceService)).to.deep.equal([
       'Commit',
       'ConfirmBackInStock',

@@ -202,11 +202,10 @@ export async function runOps(
   } catch (error) {
     const failure = describeFailure(error);
     code = failure.exitCode;
+    const data = error instanceof OpsExit ? error.data : {};
     if (error instanceof OpsUsageError) io.stderr(`${failure.detail}\n\n${usageOf(program.app, command)}`);
     else if (json)
-      io.stdout(
-        `${JSON.stringify({ success: false, error: failure.error, detail: failure.detail, ...(error instanceof OpsExit ? error.data : {}) })}\n`,
-      );
+      io.stdout(`${JSON.stringify({ success: false, error: failure.error, detail: failure.detail, ...data })}\n`);
     else io.stderr(`${program.app} ${command.name}: ${failure.detail}\n`);
     outcome = {
       outcome: code === OPS_EXIT.refused ? 'refused' : 'failed',

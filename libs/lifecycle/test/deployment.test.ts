@@ -82,7 +82,7 @@ describe('deployment: Kubernetes manifests', () => {
       .sort();
   const envNames = (container: { env?: Array<{ name: string }> }) => (container.env ?? []).map((v) => v.name);
 
-  it('renders the one-process platform by default: one Deployment with every component, migrating every store first', () => {
+  it('renders the one-process platform by default: one Deployment of every component, migrating all first', () => {
     expect(workloadNames(platformProd)).to.deep.equal(['platform']);
     expect(workloadNames(platformDev)).to.deep.equal(['payment-sandbox', 'platform']);
     const pod = find(platformProd, 'Deployment', 'platform').spec.template.spec;
@@ -110,7 +110,7 @@ describe('deployment: Kubernetes manifests', () => {
     expect(platformProd.every((o) => o.metadata.namespace === 'storefront')).to.equal(true);
   });
 
-  it('gives the one-process platform no token keys and no component addresses: nothing crosses the network between components', () => {
+  it('gives the one-process platform no token keys or component addresses: nothing crosses the network', () => {
     const secrets = checks.secretReferences(platformProd).map((line) => line.split(':')[0]!);
     expect(secrets.filter((name) => /token/.test(name))).to.deep.equal([]);
     expect(Object.keys(configOf(platformProd).data!).filter((name) => name.endsWith('_ADDR'))).to.deep.equal([]);

@@ -49,7 +49,7 @@ describe('lifecycle: the gateway drains keep-alive connections on SIGTERM (real 
   let gateway: AppProcess | undefined;
   afterEach(() => gateway?.kill());
 
-  it('answers in-flight requests with Connection: close, closes idle connections, refuses new ones and exits 0 quickly', async () => {
+  it('answers in-flight requests with Connection: close, closes idle ones, refuses new, exits 0 quickly', async () => {
     // An inventory that accepts connections and never answers keeps stock requests in flight.
     const hung = new Set<net.Socket>();
     const inventory = net.createServer((socket) => void hung.add(socket.on('error', () => undefined).resume()));

@@ -82,7 +82,8 @@ async function surroundingsFor(keys: PlatformKeys, mysql: { host: string }, redi
   const urlOf = (user: string) => {
     const found = users.get(user);
     if (!found) throw new Error(`deploy/mysql-users.sql has no user ${user}`);
-    return `mysql://${user.replace(/^storefront_/, prefix)}:${encodeURIComponent(found.password)}@${mysql.host}/${found.database.replace(/^storefront_/, prefix)}`;
+    const login = `${user.replace(/^storefront_/, prefix)}:${encodeURIComponent(found.password)}`;
+    return `mysql://${login}@${mysql.host}/${found.database.replace(/^storefront_/, prefix)}`;
   };
   const surroundings: Surroundings = {
     secret(name, key) {
@@ -375,7 +376,7 @@ describe('deployment: every rendered container starts', function () {
       'the k8s split-prod overlay',
       'deploy/compose.yaml',
     ].entries()) {
-      it(`starts ${label}: migrations exit 0, every service is ready, the edge sees every component serving`, async () => {
+      it(`starts ${label}: migrations exit 0, every service ready, the edge sees each component serving`, async () => {
         const mysqlServer = process.env.MYSQL_URL!;
         const redisUrl = new URL(process.env.REDIS_URL!);
         const local = await surroundingsFor(keys, { host: new URL(mysqlServer).host }, { host: redisUrl.host });

@@ -171,7 +171,10 @@ for (const layout of ['one-process', 'split'] as const)
       };
     }
 
-    /** A buyer's order: answered 503 because many are placed at once (decision 1348), it is sent again after Retry-After. */
+    /**
+     * A buyer's order: answered 503 because many are placed at once (decision 1348),
+     * it is sent again after Retry-After.
+     */
     async function placeOrder(url: string, body: unknown): Promise<Awaited<ReturnType<typeof post>>> {
       for (let tries = 1; ; tries += 1) {
         const answer = await post(url, body);
@@ -305,7 +308,7 @@ for (const layout of ['one-process', 'split'] as const)
       expect(first!.json.id).to.be.a('string').and.equal(second!.json.id);
     });
 
-    it('sells exactly the 20 units to 100 concurrent buyers spread over both gateways, and both publish a stock change within 10 s', async () => {
+    it('sells exactly 20 units to 100 buyers at once over two gateways; both publish the change in 10 s', async () => {
       const published = () =>
         Promise.all(
           gateways().map(async (gateway) => {

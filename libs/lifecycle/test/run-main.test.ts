@@ -23,7 +23,7 @@ describe('lifecycle: runMain (real processes)', function () {
     expect(app.logs.find((line) => line.msg === 'shutting down')).to.include({ signal: 'SIGTERM' });
   });
 
-  it('handles a SIGTERM that arrives before start() has yielded once: the start finishes, then a graceful stop', async () => {
+  it('handles a SIGTERM before start() has yielded once: the start finishes, then a graceful stop', async () => {
     const app = track(serveFixture({ START_MS: '300', FIXTURE_SERVE_SETTING: 'set', SIGNAL_DURING_START: '1' }));
     expect(await app.exit(10_000)).to.equal(0);
     expect(app.logs.map((line) => line.msg).filter((msg) => msg !== 'ready')).to.deep.equal([
@@ -40,7 +40,9 @@ describe('lifecycle: runMain (real processes)', function () {
         'parent',
         [
           '-e',
-          `const child = require('node:child_process').spawn(process.execPath, ['--require', 'tsx/cjs', ${JSON.stringify(FIXTURE)}], { stdio: 'inherit' });
+          `const { spawn } = require('node:child_process');
+           const args = ['--require', 'tsx/cjs', ${JSON.stringify(FIXTURE)}];
+           const child = spawn(process.execPath, args, { stdio: 'inherit' });
            console.log(JSON.stringify({ msg: 'spawned', pid: child.pid }));
            setInterval(() => {}, 1000);`,
         ],

@@ -51,7 +51,7 @@ describe('npm start: restarting a crashed app (real processes)', function () {
     running = undefined;
   });
 
-  it('restarts after a back-off that doubles up to its cap, and starts counting again after a healthy run', async () => {
+  it('restarts after a back-off that doubles up to its cap, and counts afresh after a healthy run', async () => {
     const backoff = { initialMs: 100, maxMs: 300, healthyAfterMs: 1000 };
     const spawnedAt: number[] = [];
     const exitedAt: number[] = [];

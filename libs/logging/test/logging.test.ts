@@ -123,7 +123,7 @@ describe('logging: line format', () => {
     expect(records().map((record) => record.level)).to.deep.equal(['debug', 'info', 'warn', 'error']);
   });
 
-  it('is readable on a terminal outside production and JSON in production, under a pipe or when LOG_FORMAT says so', () => {
+  it('is readable on a terminal outside production, JSON in production, under a pipe or if LOG_FORMAT says so', () => {
     expect(logFormat({}, true)).to.equal('pretty');
     expect(logFormat({ NODE_ENV: 'development' }, true)).to.equal('pretty');
     expect(logFormat({}, false)).to.equal('json');

@@ -43,7 +43,8 @@ export function composeMail({ subject, blocks }: MailContent): { subject: string
     text: `${text.join('\n\n')}\n\n-- \n${SHOP_NAME}\n${RESEARCH_USE_LINE}\n`,
     html:
       '<!doctype html><html lang="en-GB"><head><meta ' +
-      `charset="utf-8"><title>${escapeHtml(subject)}</title></head><body>${html.join('')}<hr><p><small>${escapeHtml(SHOP_NAME)}<br>${escapeHtml(RESEARCH_USE_LINE)}</small></p></body></html>`,
+      `charset="utf-8"><title>${escapeHtml(subject)}</title></head><body>${html.join('')}` +
+      `<hr><p><small>${escapeHtml(SHOP_NAME)}<br>${escapeHtml(RESEARCH_USE_LINE)}</small></p></body></html>`,
   };
 }
 

@@ -61,7 +61,8 @@ export function mailboxTransport(dir: string, from: string, now: () => number): 
     async send(mail) {
       const { message } = (await composer.sendMail(messageOf(mail, from))) as { message: Buffer };
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-      const name = `${new Date(now()).toISOString().replace(/[:.]/g, '-')}-${mail.key.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
+      const stamp = new Date(now()).toISOString().replace(/[:.]/g, '-');
+      const name = `${stamp}-${mail.key.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
       const partial = path.join(dir, `.${name}.partial`);
       await fs.writeFile(partial, message, { mode: 0o600 });
       await fs.rename(partial, path.join(dir, name));

@@ -19,7 +19,7 @@ describe('outbox: mail settings', () => {
     expect(() => readMailConfig(new EnvReader({ MAIL_RETENTION_DAYS: '0' }), '/data')).to.throw(/MAIL_RETENTION_DAYS/);
   });
 
-  it("keeps sent mails' text 30 days by default, MAIL_BODY_RETENTION_DAYS when set, never longer than their rows", () => {
+  it("keeps sent mails' text 30 days by default, MAIL_BODY_RETENTION_DAYS when set, never past their rows", () => {
     expect(readMailConfig(new EnvReader({}), '/data').delivery.bodyRetentionMs).to.equal(30 * DAY_MS);
     expect(readMailConfig(new EnvReader({ MAIL_BODY_RETENTION_DAYS: '0' }), '/data').delivery.bodyRetentionMs).to.equal(
       0,

@@ -73,7 +73,7 @@ describe('outbox: the mail log', () => {
     await stores.cleanup();
   });
 
-  it('lists mails newest queued first, a page at a time, with when each was sent or failed and its attempts', async () => {
+  it('lists mails newest queued first, a page at a time, with when each was sent or failed and attempts', async () => {
     const queuedAt = clock.ms;
     for (const key of ['order-confirmation:A', 'order-dispatched:A', 'order-refunded:A']) {
       await enqueueMail(db, mail(key), clock.ms);

@@ -162,7 +162,7 @@ describe('outbox: mail through SMTP, once', function () {
     expect(keysOf(smtp).sort()).to.deep.equal(['m:1', 'm:2', 'm:3', 'm:4']);
   });
 
-  it('with the shipped retry settings, an SMTP server down for a minute delays a mail to the next attempt after it, once', async () => {
+  it('with the shipped retry settings, an SMTP server down a minute delays a mail to the next try, once', async () => {
     // The defaults: 30 s after the first failure, doubling; the clock is the test's.
     const shipped: DeliverySettings = { ...SETTINGS, retryBaseMs: 30_000, retryMaxMs: 900_000, leaseMs: 60_000 };
     const clock = new ManualClock();
@@ -192,7 +192,7 @@ describe('outbox: mail through SMTP, once', function () {
     expect(keysOf(smtp)).to.deep.equal(['down-a-minute']);
   });
 
-  it('sends once after a crash between the commit and the send, and after a crash holding a claim once its lease ends', async () => {
+  it("sends once after a crash between commit and send, and once after a crashed claim's lease ends", async () => {
     // Committed with its event; the process that would have sent it died before it could.
     await queue('reset:1', 'reset:2');
     // A sender that claimed reset:2 and died: its lease keeps others off until it ends.
@@ -218,7 +218,7 @@ describe('outbox: mail through SMTP, once', function () {
     expect(keysOf(smtp).sort()).to.deep.equal(keys.slice().sort());
   });
 
-  it("keeps a sent mail's key for MAIL_RETENTION_DAYS (30 here), so its event cannot queue it again, then deletes it", async () => {
+  it("keeps a mail's key MAIL_RETENTION_DAYS (30 here) so its event cannot requeue it, then deletes it", async () => {
     const day = 24 * 3600_000;
     let clock = Date.UTC(2026, 0, 1);
     const rows = async () => Number((await db('mail_outbox').count({ n: '*' }).first())!.n);

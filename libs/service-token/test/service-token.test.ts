@@ -27,7 +27,7 @@ describe('service token', () => {
     ).to.equal('checkout');
   });
 
-  it('refuses a missing token, garbage, another audience, and a name signed with another service’s or an unknown key', async () => {
+  it('refuses no token, garbage, another audience, a name signed by another service’s or an unknown key', async () => {
     const verifier = new ServiceTokenVerifier('loyalty', publicKeys);
     expect(await verifier.callerOf(undefined)).to.equal(undefined);
     expect(await verifier.callerOf('not-a-token')).to.equal(undefined);

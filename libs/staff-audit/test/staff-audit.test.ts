@@ -66,7 +66,7 @@ describe('staff audit log', () => {
     expect(await exportStaffActions(db, 1_500)).to.have.length(2);
   });
 
-  it('pages newest first, ties in the same millisecond broken by insertion order, without skipping or repeating', async () => {
+  it('pages newest first, ties in a millisecond broken by insertion order, without skipping or repeating', async () => {
     const first = await listStaffActions(db, { limit: 2 });
     expect(first.actions.map((action) => action.subject)).to.deep.equal(['SPRING', 'ORD-1']);
     const second = await listStaffActions(db, { limit: 2, before: first.nextCursor! });

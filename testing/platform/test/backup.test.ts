@@ -1,7 +1,7 @@
 /**
  * Backups of the embedded default (decision 1270): taken while every store is being written, each store's copy is the
- * store as of one moment; restore fills only an empty DATA_DIR and refuses an archive that is damaged, partial, tampered
- * with or newer than the code, writing nothing then; the schedule keeps the newest BACKUP_KEEP.
+ * store as of one moment; restore fills only an empty DATA_DIR and refuses an archive that is damaged, partial,
+ * tampered with or newer than the code, writing nothing then; the schedule keeps the newest BACKUP_KEEP.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -207,7 +207,7 @@ describe('backup and restore of the embedded stores', function () {
     await expectRefused(corrupt, 'backup_damaged', /damaged or incomplete/);
   });
 
-  it('refuses an archive missing a store, a store changed after its checksum, an unknown entry and a newer schema', async () => {
+  it('refuses an archive missing a store or with a tampered store, an unknown entry or a newer schema', async () => {
     const entries = await entriesOf(archive);
     const files = [...COMPONENTS.map((name) => `${name}.sqlite`), 'platform-keys.json'].map(
       (name) => [name, entries.get(name)!] as [string, Buffer],

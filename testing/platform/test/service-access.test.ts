@@ -97,7 +97,7 @@ describe('internal RPCs: service identity and access tables', () => {
       for (const [rpc, method] of Object.entries(definition)) {
         const rule = access[rpc]!;
         const call = (metadata: Record<string, string>) => callRaw(stack[name]!.address!, method, metadata);
-        it(`${name}.${rpc}: refuses a missing, forged, expired or misaddressed service token, and services it does not admit`, async () => {
+        it(`${name}.${rpc}: refuses missing, forged, expired or misaddressed tokens, unadmitted services`, async () => {
           const unauthenticated = { status: status.UNAUTHENTICATED, errorCode: SERVICE_UNAUTHENTICATED };
           expect(await call({}), 'no service token').to.deep.equal(unauthenticated);
           for (const [label, token] of Object.entries(await refusedServiceTokens(rule.callers[0]!, name))) {

@@ -81,7 +81,8 @@ describe('lifecycle: a service started on an unmigrated MySQL database', functio
       expect(behind.code).to.equal(CONFIGURATION_EXIT);
       expect(behind.lines).to.deep.equal([
         `inventory: the inventory database is not migrated (${names.length - 1} pending: ` +
-          `${names.slice(1).join(', ')}); run \`npm run migrate\` (or the image's \`migrate\` command) against it first`,
+          `${names.slice(1).join(', ')}); ` +
+          "run `npm run migrate` (or the image's `migrate` command) against it first",
       ]);
 
       await applyMigrations(db, inventoryMigrations);

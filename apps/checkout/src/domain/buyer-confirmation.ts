@@ -13,7 +13,9 @@ import type { OrderReader, OrderView } from './orders';
 import type { RefundLine } from './refund';
 import type { FullRefund } from './refunds';
 
-/** Who cancels and refunds an order its buyer never confirmed, in the refund and the staff audit log: the shop itself. */
+/**
+ * Who cancels and refunds an order its buyer never confirmed, in the refund and the staff audit log: the shop itself.
+ */
 export const UNCONFIRMED_REFUNDER: StaffIdentity = {
   id: 'checkout:buyer-confirmation',
   role: 'owner',
@@ -92,10 +94,11 @@ export class BuyerConfirmations {
     if (awaitsBuyerConfirmation(order) && !['failed', 'expired', 'cancelled'].includes(order.status))
       await store.confirmBuyer(order.id, { at: now(), version });
     const current = (await store.findById(order.id))!;
+    const lapsed = current.buyerLapsedAt === undefined ? '' : ', cancelled for lacking confirmation';
     if (current.buyerConfirmation === undefined)
       throw conflict(
         'buyer_confirmation_closed',
-        `Order ${reference} is ${current.status}${current.buyerLapsedAt === undefined ? '' : ', cancelled for lacking confirmation'}; it can no longer be confirmed`,
+        `Order ${reference} is ${current.status}${lapsed}; it can no longer be confirmed`,
       );
     return orders.view(current, current.accountId !== undefined);
   }

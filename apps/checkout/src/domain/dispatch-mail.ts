@@ -34,7 +34,9 @@ export function dispatchNoticeMail(
       subject: `Order ${order.number} is on its way`,
       blocks: [
         {
-          paragraph: `Good news, ${order.delivery.name}: order ${order.reference} (order number ${order.number}) has been dispatched.`,
+          paragraph:
+            `Good news, ${order.delivery.name}: ` +
+            `order ${order.reference} (order number ${order.number}) has been dispatched.`,
         },
         {
           rows: [

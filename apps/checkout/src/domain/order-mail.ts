@@ -51,7 +51,9 @@ export function orderConfirmationMail(order: Order, publicBaseUrl: string, expec
       subject: `Order ${order.number} is confirmed`,
       blocks: [
         {
-          paragraph: `Thank you, ${delivery.name}. We have received your payment for order ${order.reference}, order number ${order.number}.`,
+          paragraph:
+            `Thank you, ${delivery.name}. ` +
+            `We have received your payment for order ${order.reference}, order number ${order.number}.`,
         },
         ...(order.stockWait === 'waiting'
           ? [

@@ -1,8 +1,8 @@
 /**
- * Reading orders back: one order by its checkout_reference (or its owner's by its number), and a customer's orders a page at
- * a time. An account's order is shown only to that account; anyone else is told it does not
- * exist, so a reference reveals nothing about whose it is. A guest order shows its status to
- * whoever holds the reference, never its delivery details.
+ * Reading orders back: one order by its checkout_reference (or its owner's by its number), and a customer's orders a
+ * page at a time. An account's order is shown only to that account; anyone else is told it does not exist, so a
+ * reference reveals nothing about whose it is. A guest order shows its status to whoever holds the reference, never its
+ * delivery details.
  */
 import { invalidArgument, notFound } from '@storefront/errors';
 import { ORDER_PAGE_MAX, ORDER_REFERENCE_MAX_LENGTH } from '@storefront/formats';

@@ -156,7 +156,9 @@ export interface CheckoutStore {
   ): Promise<boolean>;
   /** A pending order without a stock hold waits for stock from now on; false when it changed meanwhile. */
   markWaiting(orderId: string, now: number): Promise<boolean>;
-  /** A paid order inventory holds no reservation of is owed its units like one that paid and waited; false if not so. */
+  /**
+   * A paid order inventory holds no reservation of is owed its units like one that paid and waited; false if not so.
+   */
   owePaidOrderItsUnits(orderId: string, now: number): Promise<boolean>;
   /** Moves a waiting order on: served with its reservation, or unserved (its stock settled, with nothing to settle). */
   endWait(

@@ -54,7 +54,9 @@ export const STATUSES_CONDITIONS_COUNT: OrderStatus[] = ORDER_STATUSES.filter(
 /** Why an order cannot use a code it does not meet the conditions of (decision 1324). */
 export type ConditionRefusal = 'below_minimum' | 'needs_account' | 'not_first_order' | 'used_by_account';
 
-/** Whether a code counts an account's orders: such a code needs the buyer signed in, since a guest cannot be counted. */
+/**
+ * Whether a code counts an account's orders: such a code needs the buyer signed in, since a guest cannot be counted.
+ */
 export function countsAccountOrders(promo: PromoCode): boolean {
   return promo.firstOrderOnly === true || promo.usesPerAccount !== undefined;
 }
@@ -73,7 +75,9 @@ export function conditionRefusal(
   return undefined;
 }
 
-/** Thrown inside the store's insertOrder transaction, so nothing is saved, when the order cannot hold its promo code. */
+/**
+ * Thrown inside the store's insertOrder transaction, so nothing is saved, when the order cannot hold its promo code.
+ */
 export class PromoNotHeld extends Error {
   constructor(
     readonly promo: PromoCode,

@@ -25,7 +25,8 @@ export function refundMail(order: Order, refund: Refund, publicBaseUrl: string):
         {
           paragraph:
             `Dear ${order.delivery.name}, we have refunded ${money(refund.amountPence)} of ` +
-            `order ${order.reference} (order number ${order.number}) to the card you paid with. It may take a few days to appear on your statement.`,
+            `order ${order.reference} (order number ${order.number}) to the card you paid with. ` +
+            'It may take a few days to appear on your statement.',
         },
         {
           rows: [

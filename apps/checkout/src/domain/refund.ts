@@ -1,4 +1,6 @@
-/** A refund as checkout keeps it, from its request until the provider has settled it and its stock and points are done. */
+/**
+ * A refund as checkout keeps it, from its request until the provider has settled it and its stock and points are done.
+ */
 import type { StaffIdentity } from '@storefront/caller-token';
 import type { OrderStatus, StockWait } from './order';
 import type { CreditNote } from './credit-notes';

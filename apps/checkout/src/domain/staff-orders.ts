@@ -108,7 +108,9 @@ function pageSizeOf(limit: number): number {
   return limit === 0 ? DEFAULT_PAGE_SIZE : limit;
 }
 
-/** A dispatch queue cursor: the order list's form, with the time of payment, null for an order paid before it was kept. */
+/**
+ * A dispatch queue cursor: the order list's form, with the time of payment, null for an order paid before it was kept.
+ */
 function decodePaymentCursor(cursor: string): PaymentPosition {
   const [paidAt, id] = decodePositionCursor(cursor, (time) => time === null || Number.isSafeInteger(time));
   return paidAt === null ? { id } : { paidAt: paidAt as number, id };

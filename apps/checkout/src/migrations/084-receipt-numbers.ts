@@ -3,7 +3,8 @@ import type { Migration } from '@storefront/db';
 /**
  * Receipt numbers without gaps (decision 1290): one counter row per series, taken in the transaction that records
  * the payment's confirmation, and the number kept on the order. Orders paid before this migration are numbered
- * here in the order their payments were confirmed (those paid before paid_at was recorded, as of their creation), so every paid order has a receipt.
+ * here in the order their payments were confirmed (those paid before paid_at was recorded, as of their creation), so
+ * every paid order has a receipt.
  */
 export const receiptNumbers: Migration = {
   async up(db) {

@@ -224,7 +224,10 @@ const commands: OpsCommand[] = [
   {
     name: 'bank-holidays update',
     args: ['<file-or-url>'],
-    summary: `replace the bank holidays dispatch dates skip with a GOV.UK bank-holidays.json (england-and-wales), a downloaded file or a URL such as ${GOV_UK_BANK_HOLIDAYS_URL}, after checking it; read by the shop's processes at their next start`,
+    summary:
+      'replace the bank holidays dispatch dates skip with a GOV.UK bank-holidays.json (england-and-wales), ' +
+      `a downloaded file or a URL such as ${GOV_UK_BANK_HOLIDAYS_URL}, after checking it; ` +
+      "read by the shop's processes at their next start",
     async run({ args: [source], env }) {
       const target = env.optional('BANK_HOLIDAYS_FILE') ?? REPOSITORY_BANK_HOLIDAYS_FILE;
       let text: string | undefined;
@@ -328,7 +331,8 @@ const commands: OpsCommand[] = [
     name: 'orders show',
     args: ['<reference>'],
     summary:
-      "one order by its checkout reference: lines, totals, the provider's payment status read now, reservation and points",
+      'one order by its checkout reference: lines, totals, ' +
+      "the provider's payment status read now, reservation and points",
     async run({ args: [reference], env }) {
       const order = await withCheckoutStore(env, (store) => store.findByReference(reference!));
       if (!order) throw new AppError('not_found', 'order_not_found', `no order has checkout reference "${reference}"`);

@@ -23,7 +23,10 @@ export const ERASED_DELIVERY = {
 export class CustomerErasureStore {
   constructor(private readonly db: Knex) {}
 
-  /** Erases the account's orders once; a repeat finds nothing left to change. Answers how many orders it holds for the account. */
+  /**
+   * Erases the account's orders once; a repeat finds nothing left to change.
+   * Answers how many orders it holds for the account.
+   */
   async erase(accountId: string, checkOnly: boolean, now: number): Promise<number> {
     return this.db.transaction(async (trx) => {
       const orders = trx('orders').where({ account_id: accountId });
@@ -40,7 +43,8 @@ export class CustomerErasureStore {
       if (refunding)
         throw conflict(
           'erasure_refused',
-          `A refund of order ${refunding.order_reference as string} is still pending; the account can be closed once it is settled`,
+          `A refund of order ${refunding.order_reference as string} is still pending; ` +
+            'the account can be closed once it is settled',
         );
       if (checkOnly) return 0;
       const addresses = (await orders
@@ -55,8 +59,8 @@ export class CustomerErasureStore {
 
   /**
    * Retention: erases the delivery details of up to `limit` guest orders placed before `placedBefore` (and no longer
-   * awaiting payment), and forgets the mails to their addresses; answers how many. Replicas running it at once write the
-   * same words twice at worst.
+   * awaiting payment), and forgets the mails to their addresses; answers how many. Replicas running it at once write
+   * the same words twice at worst.
    */
   async eraseGuestDeliveries(placedBefore: number, now: number, limit: number): Promise<number> {
     return this.db.transaction(async (trx) => {

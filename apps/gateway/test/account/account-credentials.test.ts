@@ -224,7 +224,7 @@ describe('gateway: verified addresses, password and email changes', () => {
       }
     });
 
-    it('counts a wrong current password as a failed login of the account: guesses from one address are made to wait', async () => {
+    it("counts a wrong current password as a failed login of the account: one address's guesses wait", async () => {
       const client = stack.client();
       const { customer } = await signUp(client);
       const guesser = { 'x-forwarded-for': '203.0.113.91' };

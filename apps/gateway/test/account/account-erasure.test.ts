@@ -107,7 +107,9 @@ async function paidOrder(stack: Stack, client: HttpClient, delivery: Record<stri
   return created.checkout_reference;
 }
 
-/** What the books need of the account: its orders without their delivery details, its refunds and returns, its ledger. */
+/**
+ * What the books need of the account: its orders without their delivery details, its refunds and returns, its ledger.
+ */
 async function books(stack: Stack, accountId: string) {
   const orders = (await stack
     .checkout!.db('orders')
@@ -158,7 +160,7 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
     });
     after(async () => stack?.stop());
 
-    it('erases a customer with orders, points, a refund, a return and mails: no table names them, the books still add up, the address signs up afresh', async () => {
+    it('erases a customer with orders, points, refund, return, mails: no trace, books add up, email free', async () => {
       const { person, delivery, needles } = distinctCustomer();
       const client = stack.client();
       const accountId = await signUp(client, person);
@@ -224,7 +226,7 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
       expect(me.body.loyalty.points).to.equal(100);
     });
 
-    it('closes from the account page: a page of its own asks the password and the typed words, refuses either wrong, then erases', async () => {
+    it('closes from the account page, which asks password and typed words, refuses either wrong, erases', async () => {
       const { person, needles } = distinctCustomer();
       const client = stack.client();
       await signUp(client, person);
@@ -259,7 +261,7 @@ for (const layout of ['one-process', 'split'] as Layout[]) {
       expect(await rowsNaming(stack, needles)).to.deep.equal([]);
     });
 
-    it('closes from the console for an owner only, confirmed by the email typed again, audited, listed under data requests', async () => {
+    it('closes from the console for an owner only, email typed again, audited, listed in data requests', async () => {
       const { person, delivery, needles } = distinctCustomer();
       const client = stack.client();
       const accountId = await signUp(client, person);
@@ -315,7 +317,7 @@ describe('gateway: an erasure cut short completes after a restart', () => {
   });
   after(async () => stores?.cleanup());
 
-  it('closes the account while loyalty is down, stops the platform, and the pass of the restarted platform finishes it', async () => {
+  it("closes the account while loyalty is down; the restarted platform's pass finishes it", async () => {
     const { person, delivery, needles } = distinctCustomer();
     let accountId: string;
     let cookie: string;

@@ -92,7 +92,7 @@ describe('gateway: signup while loyalty is down', () => {
   });
   after(async () => stores?.cleanup());
 
-  it('still creates the account and session, answering the welcome bonus owed, which the ledger grants once loyalty is back, once', async () => {
+  it('still makes the account and session, owing the welcome bonus the ledger grants once it is back', async () => {
     const withoutLoyalty = await startStack({ services: ['identity'], env: FAST_ARGON2, stores });
     let token: string;
     let owed: AuthSuccess['loyalty'];

@@ -23,7 +23,7 @@ describe('gateway: accounts and sessions', () => {
   const userCount = async () => Number((await stack.identity!.db('users').count({ n: '*' }).first())!.n);
 
   describe('POST /api/auth/signup', () => {
-    it('answers AuthSuccess with the profile and the 100-point welcome bonus, and sets the cookie exactly', async () => {
+    it('answers AuthSuccess with the profile and the 100-point welcome bonus and sets the cookie exactly', async () => {
       const client = stack.client();
       const customer = newCustomer({ phone: '+44 7700 900123' });
       const res = await client.post<AuthSuccess>('/api/auth/signup', {
@@ -196,7 +196,7 @@ describe('gateway: accounts and sessions', () => {
       expect(unknown.headers.getSetCookie()).to.deep.equal([]);
     });
 
-    it('answers 401 invalid_credentials naming what is wrong for a body that cannot be credentials, without a cookie', async () => {
+    it('answers 401 invalid_credentials naming the fault to a body that cannot be credentials; no cookie', async () => {
       const cases: Array<[unknown, string | RegExp]> = [
         [{ email: 'a@example.test' }, 'password is required'],
         [{ password: PASSWORD }, 'email is required'],

@@ -157,7 +157,7 @@ describe('gateway: loyalty in AuthSuccess and sanitised sync', () => {
     expect(await me(client)).to.deep.equal(before);
   });
 
-  it('redeems a requested reward once: debits points, writes history, issues a code; replays change nothing', async () => {
+  it('redeems a requested reward once: debits points, writes history, issues a code; replays do nothing', async () => {
     const { client, userId } = await customer();
     await awardPounds(userId, 450);
     const request = { redeemedRewards: [{ rewardId: 'ten-percent-off' }, { rewardId: 'ten-percent-off' }] };

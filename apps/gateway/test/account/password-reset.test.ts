@@ -89,7 +89,7 @@ describe('gateway: account mails and password reset', () => {
   const logIn = (client: HttpClient, email: string, password: string) =>
     client.post('/api/auth/login', { email, password }, from());
 
-  it('mails the link to verify the address at sign-up, once, and nothing else (the welcome follows the link)', async () => {
+  it('mails the link to verify the address at sign-up, once, and nothing else (the welcome follows it)', async () => {
     const { customer } = await signUp(stack.client());
     await mailSettled();
     const [link, ...more] = mailsTo(customer.email);
@@ -220,7 +220,7 @@ describe('gateway: account mails and password reset', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin: SITE, ...from() },
       });
 
-    it('the log-in page links to "Forgot password", whose form sends the link and answers alike for any email', async () => {
+    it('the log-in page links to "Forgot password"; its form mails the link, answering any email alike', async () => {
       const login = await stack.client().get<string>('/account/login');
       expect(login.text).to.contain('<a href="/account/forgot-password">Forgot password</a>');
       const forgot = await stack.client().get<string>('/account/forgot-password');

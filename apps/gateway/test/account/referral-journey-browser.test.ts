@@ -3,7 +3,8 @@
  * share link on the account page; a friend, with script turned off, opens it, signs up with the code filled in, buys
  * and pays on the provider's hosted page; once the order, delivered, has passed its 14-day cancellation window on
  * checkout's clock, both account pages show the rewards, and the friend redeems the reward the points now buy with the
- * page's button. axe checks the referrer's account page with its referrals (it cannot run where script is off). Needs Debian's `chromium` at /usr/bin/chromium; without it this test fails, it does not skip.
+ * page's button. axe checks the referrer's account page with its referrals (it cannot run where script is off). Needs
+ * Debian's `chromium` at /usr/bin/chromium; without it this test fails, it does not skip.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
@@ -58,7 +59,7 @@ describe('the shop in Chromium: a friend joins through a share link and both are
   let laterMs = 0;
   const site = browserStackForSuite({ env: { CATALOG_REFRESH_MS: '100' }, now: () => Date.now() + laterMs });
 
-  it('shares the link, the friend signs up with it and buys, and both see the rewards once the window has passed', async () => {
+  it('shares the link; the friend signs up with it and buys; both see the rewards once the window passed', async () => {
     await eventually(async () => (await site.stack.client().get(PRODUCT_PATH)).status === 200);
     const referrerContext = await site.newContext();
     // The friend has script turned off: every step, the Redeem button too, must work as plain HTML.

@@ -1,6 +1,6 @@
 /**
- * Retention (decisions 1301, 1323) with a controlled clock: a guest order's delivery details are erased once its period is
- * over, its totals kept; sessions and staff login records go after theirs, the audit log's changes stay. Each pass
+ * Retention (decisions 1301, 1323) with a controlled clock: a guest order's delivery details are erased once its period
+ * is over, its totals kept; sessions and staff login records go after theirs, the audit log's changes stay. Each pass
  * run twice (two replicas) changes nothing more.
  */
 import { expect } from 'chai';
@@ -25,7 +25,7 @@ describe('retention: what is purged when its period is over', () => {
   });
   after(async () => stack?.stop());
 
-  it("erases a guest order's delivery details 730 days after it was placed, keeping its totals, and an account's order not at all", async () => {
+  it("erases a guest order's delivery details after 730 days, keeping totals; an account's order stays", async () => {
     const delivery = {
       name: 'Perpetua Gallowglass',
       email: 'perpetua@gallowglass.test',
@@ -74,7 +74,7 @@ describe('retention: what is purged when its period is over', () => {
     expect(Number(mails!.n), "the own order's mails still name the address; the guest's do not").to.be.at.most(1);
   });
 
-  it('deletes sessions and staff login records 365 days after they were made; newer sessions and staff changes stay', async () => {
+  it('deletes sessions and staff login records after 365 days; newer ones and staff changes stay', async () => {
     const logins = () => stack.identity!.db('staff_actions').where({ action: 'login' }).count({ n: '*' }).first();
     expect(Number((await logins())!.n)).to.be.greaterThan(0);
     const fresh = stack.client();

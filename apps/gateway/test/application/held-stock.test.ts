@@ -52,7 +52,7 @@ describe('gateway: the read of held stock', () => {
     expect((await read()).size).to.equal(0);
   });
 
-  it('says what is held and when it is back, in London time; what a new order may take is beyond what paid orders wait for', () => {
+  it("says what is held and when it is back (London time); new orders may take only what paid ones don't await", () => {
     const units = { held: 3, backAt: Date.parse('2026-07-01T13:04:30.000Z'), paidWaiting: 1 };
     expect(heldWords(units, units.backAt - 1)).to.equal(
       '1 held for a buyer who has paid; 3 held in other baskets, back by 14:05',

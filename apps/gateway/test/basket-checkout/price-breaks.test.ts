@@ -98,7 +98,7 @@ describe('gateway: price breaks priced the same by the quote, the basket, create
   });
   after(async () => stack?.stop());
 
-  it('gives the model’s total on every surface for random baskets, and the receipt the unit price after the break', async () => {
+  it('gives the model’s total everywhere for random baskets; the receipt the unit price after breaks', async () => {
     const basketArbitrary = fc.uniqueArray(
       fc.record({ size: fc.constantFrom(...SIZES), quantity: fc.integer({ min: 1, max: 12 }) }),
       { minLength: 1, maxLength: 3, selector: (line) => line.size.size },

@@ -142,7 +142,7 @@ describe('gateway: back-in-stock alerts', () => {
     expect(limited.text).to.contain('Too many alert requests from this address');
   });
 
-  it('mails 20 subscribers once each in order when 20 units arrive, with two replicas; a second restock mails nobody', async () => {
+  it('mails 20 subscribers once each, in order, when 20 units arrive, two replicas; a later restock none', async () => {
     const sku = await newSize();
     const replica = await startCheckoutReplica(stack, { SMTP_URL: smtp.url, ...MAIL_ENV });
     try {

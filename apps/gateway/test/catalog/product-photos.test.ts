@@ -1,8 +1,8 @@
 /**
- * Product photos end to end over HTTP: the owner uploads one on the console's catalog page (a multipart form), inventory
- * keeps it, the storefront's home and product pages show it as a `<picture>` with srcset, sizes, width and height, and
- * the edge serves it resized at /media, cached for a year. Files that are not photos by their content, and files too
- * large, are refused on the form, naming what is wrong.
+ * Product photos end to end over HTTP: the owner uploads one on the console's catalog page (a multipart form),
+ * inventory keeps it, the storefront's home and product pages show it as a `<picture>` with srcset, sizes, width and
+ * height, and the edge serves it resized at /media, cached for a year. Files that are not photos by their content, and
+ * files too large, are refused on the form, naming what is wrong.
  */
 import { expect } from 'chai';
 import sharp from 'sharp';
@@ -51,7 +51,7 @@ describe('product photos: uploaded in the console, shown and served resized by t
   }
   const media = (path: string) => fetch(new URL(path, stack.gateway!.url));
 
-  it('refuses a file that is not a JPEG, PNG or WebP by its content, one too large, and one without alt text', async () => {
+  it('refuses a file that is not a JPEG, PNG or WebP by its content, one too large, one without alt text', async () => {
     const gif = Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1');
     const refusals: Array<[Promise<TestResponse<string>>, string]> = [
       [upload(owner, gif, ALT, 'vial.jpg'), 'must be a JPEG, PNG or WebP image'],
@@ -71,7 +71,7 @@ describe('product photos: uploaded in the console, shown and served resized by t
     expect((await stack.client().get<string>(`/products/${PRODUCT}`)).text).not.to.include('<picture>');
   });
 
-  it('takes a photo from the owner and shows it on the home and product pages with srcset, sizes, width and height', async () => {
+  it("shows an owner's photo on the home and product pages with srcset, sizes, width and height", async () => {
     const png = await picture('png', 1000, 750);
     const res = await upload(owner, png);
     expect(res.status, res.text).to.equal(303);
@@ -99,7 +99,7 @@ describe('product photos: uploaded in the console, shown and served resized by t
     expect(home.match(/<picture>/g)).to.have.length(1);
   });
 
-  it('serves each width and format resized, cached for a year, and refuses other widths and unknown photos', async () => {
+  it('serves each width and format resized, cached for a year; refuses other widths and unknown photos', async () => {
     for (const [format, type] of [
       ['webp', 'image/webp'],
       ['avif', 'image/avif'],

@@ -49,7 +49,7 @@ describe('gateway: batches and certificates of analysis for customers', () => {
   const fetchBytes = (path: string, headers: Record<string, string> = {}, from = newAddress()) =>
     fetch(`${stack.gateway.url}${path}`, { headers: { 'x-forwarded-for': from, ...headers } });
 
-  it('shows on the product page each size’s batch on sale with its purity, test date and certificate link', async () => {
+  it('shows on the product page each size’s batch on sale: its purity, test date and certificate link', async () => {
     const res = await get('/products/bpc-157', { accept: 'text/html' });
     expect(res.status, res.text).to.equal(200);
     expect(res.text).to.contain('<caption class="vh">Batches now sold</caption>');
@@ -81,7 +81,7 @@ describe('gateway: batches and certificates of analysis for customers', () => {
     expect(empty.text).to.contain('Enter the batch number.');
   });
 
-  it("answers a batch's page with its product, size, purity, test date, laboratory and certificate, in any letter case", async () => {
+  it("answers a batch's page: product, size, purity, test date, lab and certificate, in any letter case", async () => {
     const { batch } = await stack
       .clientOf('inventory', inventory.InventoryServiceService, 'gateway')
       .getBatch({ number: DEMO_BATCH });
@@ -170,7 +170,7 @@ describe('gateway: batches and certificates of analysis for customers', () => {
     }
   });
 
-  it('answers GET /api/certificates/{batch_number} as JSON, and 404 batch_not_found for an unknown number', async () => {
+  it('answers GET /api/certificates/{batch_number} as JSON, and 404 batch_not_found for an unknown one', async () => {
     const { batch } = await stack
       .clientOf('inventory', inventory.InventoryServiceService, 'gateway')
       .getBatch({ number: DEMO_BATCH });

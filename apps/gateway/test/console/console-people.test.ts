@@ -83,7 +83,7 @@ describe('the console: promotions and customers', () => {
   after(async () => stack?.stop());
 
   describe('promotions', () => {
-    it('creates a code through the admin API that checkout prices at once, lists it with its usage and records promo_created', async () => {
+    it('creates a code via admin API; checkout prices it at once; lists its usage; records promo_created', async () => {
       const code = uniqueCode('TEN');
       const validate = () =>
         stack
@@ -134,7 +134,7 @@ describe('the console: promotions and customers', () => {
       });
     });
 
-    it('refuses a bad code, percent, dates or cap and a duplicate code in the Error shape, writing nothing', async () => {
+    it('refuses a bad code, percent, dates or cap, and a duplicate, in the Error shape, writing nothing', async () => {
       const code = uniqueCode('BAD');
       const create = (body: Record<string, unknown>) =>
         owner.post<ErrorBody>('/api/admin/promos', { code, percent: 10, ...body }, sameSite(stack));
@@ -152,7 +152,7 @@ describe('the console: promotions and customers', () => {
       expect(await auditRows(stack.checkout!.db, 'promo_created', code)).to.have.length(1);
     });
 
-    it('expires a code so checkout refuses it, recording promo_expired with before and after; again is 409, an unknown code 404', async () => {
+    it('expires a code (checkout refuses it), recorded as promo_expired; again 409, an unknown code 404', async () => {
       const code = uniqueCode('END');
       expect(
         (await owner.post('/api/admin/promos', { code, percent: 15, until: '2099-01-01' }, sameSite(stack))).status,
@@ -190,7 +190,7 @@ describe('the console: promotions and customers', () => {
       expect(await auditRows(stack.checkout!.db, 'promo_expired', code)).to.have.length(1);
     });
 
-    it('lets a staff member list but not create or expire (403), and refuses a customer session (401) and another site (403)', async () => {
+    it('lets staff list but not create or expire (403); refuses customers (401) and other sites (403)', async () => {
       const code = uniqueCode('ROLE');
       expect((await reader.get('/api/admin/promos')).status).to.equal(200);
       expectError(
@@ -227,7 +227,7 @@ describe('the console: promotions and customers', () => {
       ).not.to.include(code);
     });
 
-    it('creates a code from the console form and expires it after a confirmation; refuses bad input, a staff member and another site', async () => {
+    it('creates a code by console form, expires it once confirmed; refuses bad input, staff, other sites', async () => {
       const code = uniqueCode('FORM');
       const page = await owner.get<string>('/console/promotions');
       expect(page.status).to.equal(200);
@@ -316,7 +316,7 @@ describe('the console: promotions and customers', () => {
       expect(foreign.text).to.include('A form must be sent from this site');
     });
 
-    it('creates a code with conditions from the form and the API, lists them, and refuses bad ones naming the field', async () => {
+    it('creates a code with conditions by form and API, lists them, refuses bad ones naming the field', async () => {
       const code = uniqueCode('COND');
       const badMinimum = await postConsoleForm(stack, owner, '/console/promotions', {
         code,
@@ -378,7 +378,7 @@ describe('the console: promotions and customers', () => {
         sameSite(stack),
       );
 
-    it('finds a customer by exact email in any case with the profile, loyalty summary and only their orders', async () => {
+    it('finds a customer by exact email in any case: profile, loyalty summary and only their orders', async () => {
       const found = await reader.get<{
         customer: Record<string, unknown>;
         loyalty: Record<string, unknown>;
@@ -402,7 +402,7 @@ describe('the console: promotions and customers', () => {
       expectError(await reader.get('/api/admin/customers'), 400);
     });
 
-    it('adjusts points for an owner once per key, recording points_adjusted with the balance before and after', async () => {
+    it('adjusts points for an owner once per key; points_adjusted records the balance before and after', async () => {
       const first = await adjust(owner, { points: 50, reason: 'Parcel arrived late', idempotencyKey: 'people-case-1' });
       expect(first.status, first.text).to.equal(200);
       expect(first.body).to.deep.equal({ newlyRecorded: true, points: 50, balance: 150 });
@@ -438,7 +438,7 @@ describe('the console: promotions and customers', () => {
       expectError(await reader.get('/api/admin/customers/no-such-account/loyalty'), 404, 'account_not_found');
     });
 
-    it('refuses a missing reason or key, zero points, a debit below zero, a reused key and an unknown account, recording nothing', async () => {
+    it('refuses no reason or key, 0 points, overdrafts, reused keys, unknown accounts; records nothing', async () => {
       const before = await auditRows(stack.loyalty!.db, 'points_adjusted', customerId);
       expectError(await adjust(owner, { points: 5, idempotencyKey: 'people-bad-1' }), 400);
       expectError(await adjust(owner, { points: 5, reason: '   ', idempotencyKey: 'people-bad-2' }), 400);
@@ -548,7 +548,7 @@ describe('the console: promotions and customers', () => {
       await users().update(named);
     });
 
-    it('finds a customer in the console and shows their profile, orders and history; an owner adjusts points after a confirmation, once', async () => {
+    it('finds a customer in the console: profile, orders, history; owners adjust points once confirmed', async () => {
       const search = await reader.get<string>(
         `/console/customers?q=${encodeURIComponent(customerEmail.toUpperCase())}`,
       );

@@ -56,7 +56,7 @@ describe('the console: staff members page', () => {
     expect(rowOf((await owner.get<string>('/console/staff')).text, 'new@shop.test')[1]).to.equal('active');
   });
 
-  it('says on the page what is wrong with a bad email, an unknown role or a taken email (4xx), keeping what was typed', async () => {
+  it('says on the page what is wrong with a bad email, unknown role or taken email (4xx), keeping input', async () => {
     const cases: Array<[Record<string, string>, number, string]> = [
       [{ email: 'not an email', role: 'staff' }, 400, 'email must be a valid email address'],
       [{ email: 'someone@shop.test', role: 'admin' }, 400, 'role must be one of owner, staff'],
@@ -73,7 +73,7 @@ describe('the console: staff members page', () => {
     expect(unknown.text).to.include('no staff member has the email nobody@shop.test');
   });
 
-  it('disables a member only after a confirmation; their session ends and the page says so after the redirect', async () => {
+  it('disables a member only once confirmed; their session ends and the page says so after the redirect', async () => {
     const leaver = stack.client();
     await signedInStaff(stack, leaver, 'members-leaver@shop.test', 'staff');
     const page = await owner.get<string>('/console/staff');

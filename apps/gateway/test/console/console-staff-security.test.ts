@@ -84,7 +84,7 @@ describe('the console: staff credentials, sessions and their audit', () => {
     expect(done.status, done.text).to.equal(200);
   });
 
-  it("ends a member's console session when their credentials are reset, and the new set-up ends nothing it made", async () => {
+  it("ends a member's console session when their credentials are reset, not one the new set-up made", async () => {
     const client = stack.client();
     await signedInStaff(stack, client, 'reset-session@shop.test', 'staff');
     expect((await client.get<string>('/console')).status).to.equal(200);
@@ -110,7 +110,7 @@ describe('the console: staff credentials, sessions and their audit', () => {
     ]);
   });
 
-  it('lets an owner re-enable a disabled member from the console; a staff member is refused and the refusal recorded', async () => {
+  it('lets an owner re-enable a disabled member from the console; staff are refused, and it is recorded', async () => {
     const owner = stack.client();
     await signedInStaff(stack, owner, 'reenabling-owner@shop.test', 'owner');
     const clerk = stack.client();

@@ -79,7 +79,7 @@ describe('the console: staff accounts, login and sessions', () => {
     await completeSetup(stack, client, setupPath);
   });
 
-  it('logs in with password and TOTP into a Strict, HttpOnly, Secure cookie scoped to the console and admin API; a wrong code is refused', async () => {
+  it('logs in by password and TOTP (bad codes refused) to a Strict, HttpOnly, Secure console/API cookie', async () => {
     const client = stack.client();
     const { secret } = await completeSetup(stack, client, await addStaff(stack, 'login@shop.test', 'staff'));
     const wrong = String((Number(totpCode(secret, 1)) + 1) % 1_000_000).padStart(6, '0');
@@ -157,7 +157,7 @@ describe('the console: staff accounts, login and sessions', () => {
     expect(after.headers.get('location')).to.equal('/console/login');
   });
 
-  it('ops: refuses an unknown role and a taken email; reset prints a new link and the old one stops working', async () => {
+  it('ops: refuses an unknown role and a taken email; a reset prints a new link and voids the old one', async () => {
     const badRole = await identityOpsRun(stack, ['staff', 'add', 'role@shop.test', '--role', 'admin']);
     expect(badRole.code).to.equal(65);
     expect(badRole.json).to.include({ success: false });

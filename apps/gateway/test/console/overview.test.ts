@@ -178,11 +178,12 @@ describe('the console overview: the business at a glance', () => {
     expect(heights[2]).to.equal(heights[3]);
   });
 
-  it('counts the orders waiting for dispatch with the oldest one’s wait, the sizes running low and the points outstanding', async () => {
+  it('counts orders awaiting dispatch with the oldest one’s wait, sizes running low, points outstanding', async () => {
     const page = (await member.get<string>('/console')).text;
     expect(page).to.include('Signed in as overview-staff@shop.test (staff)');
     expect(page).to.include(
-      '<p id="awaiting-dispatch"><strong>2</strong> orders are waiting for dispatch. The oldest was paid 6 d 12 h ago (Monday 19 October, 23:30).</p>',
+      '<p id="awaiting-dispatch"><strong>2</strong> orders are waiting for dispatch. ' +
+        'The oldest was paid 6 d 12 h ago (Monday 19 October, 23:30).</p>',
     );
     const low = tableRows(page, 'low-stock');
     // 12 left of 33 sold in 30 days: 10.9 days; 5 left is under 10 units; 500 steady ones and the unlimited size never.

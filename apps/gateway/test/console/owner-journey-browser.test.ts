@@ -119,7 +119,7 @@ describe("the owner's journey in Chromium: from the set-up link to a low-stock m
     };
   }
 
-  it('sets up two-factor login from the QR code, sells a new product, dispatches, exports and is told of low stock', async () => {
+  it('sets up two-factor login by QR code, sells a new product, dispatches, exports, hears of low stock', async () => {
     const context = await site.newContext();
     const page = await context.newPage();
     try {

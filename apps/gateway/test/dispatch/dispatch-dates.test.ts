@@ -120,7 +120,7 @@ describe('gateway: dispatch dates people can trust', () => {
     }
   });
 
-  it("states a paid order's expected dispatch and delivery on its page, in its API answer and in its confirmation mail", async () => {
+  it("states a paid order's expected dispatch and delivery on its page, API answer and confirmation mail", async () => {
     // Placed and paid now by the real clock: on MySQL inventory's stock holds run on it.
     clock.ms = Date.now();
     const body = checkoutBody(75, [{ sku: sku('p7500'), quantity: 1 }]);

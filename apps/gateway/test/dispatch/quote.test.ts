@@ -56,7 +56,7 @@ describe('gateway: quoting a basket with its dispatch date', () => {
     });
   });
 
-  it('names a code that does not apply and leaves it out; after the Friday cut-off the order leaves on Monday', async () => {
+  it('names a code that does not apply, leaving it out; after the Friday cut-off the order leaves Monday', async () => {
     clock.ms = Date.parse('2026-11-27T15:30:00Z');
     const res = await quote({ items: [{ sku: sku('p7500'), quantity: 1 }], promo_code: 'NOPE' });
     expect(res.status, res.text).to.equal(200);

@@ -4,7 +4,7 @@ import { AppError } from '@storefront/errors';
 import { atMostAtOnce } from '../../src/kit/at-once';
 
 describe('gateway kit: at most so many answers at once', () => {
-  it('answers `max` at once, refuses the next with 503 and Retry-After: 1 without calling it, and frees places as answers end', async () => {
+  it('answers `max` at once, refuses the next uncalled (503, Retry-After: 1), frees places as they end', async () => {
     const releases: Array<() => void> = [];
     let calls = 0;
     const answer = atMostAtOnce(2, 'orders', () => {

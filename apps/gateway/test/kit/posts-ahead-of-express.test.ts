@@ -87,7 +87,7 @@ describe('gateway: create-checkout ahead of Express and through it', () => {
     expect(other.express.body.checkout_reference).to.not.equal(ahead.body.checkout_reference);
   });
 
-  it('refuses alike: malformed JSON, a field the schema refuses, an amount that is not the total, a body that is not an object', async () => {
+  it('refuses alike: malformed JSON, a field the schema refuses, an amount not the total, a non-object', async () => {
     for (const text of [
       '{"checkout_reference":',
       JSON.stringify({ ...order(), items: [] }),
@@ -123,7 +123,7 @@ describe('gateway: create-checkout ahead of Express and through it', () => {
     expect(express.body).to.deep.equal(ahead.body);
   });
 
-  it('clears a cookie naming no session both ways, on an order and on a refusal after the session was looked up', async () => {
+  it('clears a cookie naming no session both ways, on an order and on a refusal after the session lookup', async () => {
     const stale = { cookie: `svc_sess=${'b'.repeat(43)}` };
     const placed = await both(JSON.stringify(order()), stale);
     const refused = await both(JSON.stringify({ ...order(), amount: 14.99 }), stale);
@@ -181,7 +181,7 @@ describe('gateway: login ahead of Express and through it', () => {
       /^svc_sess=([^;]+); Path=\/; Max-Age=2592000; HttpOnly; Secure; SameSite=Lax$/,
     )?.[1];
 
-  it('logs in both ways: a new session each, the same AuthSuccess and headers, an email with stray spaces too', async () => {
+  it('logs in both ways: a new session each, the same AuthSuccess and headers, stray spaces in email too', async () => {
     const { ahead, express } = await both(JSON.stringify({ email: ` ${email} `, password }));
     expect(ahead.status, JSON.stringify(ahead.body)).to.equal(200);
     expect(express.body).to.deep.equal(ahead.body);
@@ -197,7 +197,7 @@ describe('gateway: login ahead of Express and through it', () => {
     expect(me.status).to.equal(200);
   });
 
-  it('refuses alike with 401 invalid_credentials: malformed JSON, a missing password, a wrong password; no session either way', async () => {
+  it('refuses alike, 401 invalid_credentials: malformed JSON, no or wrong password; no session both ways', async () => {
     for (const text of [
       '{"email":',
       JSON.stringify({ email }),

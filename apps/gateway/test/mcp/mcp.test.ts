@@ -144,7 +144,7 @@ describe('gateway: MCP server at /mcp', () => {
     }
   });
 
-  it("prepares a checkout for an account; a person pays in Chromium; the order reads paid and the account's points went up", async () => {
+  it('prepares a checkout for an account; a person pays in Chromium; the order reads paid, points go up', async () => {
     const customer = stack.client();
     await signUp(customer);
     const agent = await connectAgent(stack, sessionTokenOf(customer));
@@ -218,7 +218,7 @@ describe('gateway: MCP server at /mcp', () => {
     }
   });
 
-  it("answers tool errors with the API's Error codes, arguments checked by the same rules as the HTTP body", async () => {
+  it("answers tool errors with the API's Error codes, checking arguments by the HTTP body's rules", async () => {
     const agent = await connectAgent(stack);
     try {
       const valid = checkoutBody(24.94, [{ sku: 'ghk-cu-50mg', quantity: 1 }]);

@@ -113,7 +113,7 @@ describe('gateway: the buyer confirms on the checkout page or the order page', (
     expect(page.text, 'no confirmation form on a confirmed order').not.to.contain('/confirm"');
   });
 
-  it('holds an API order: the order page asks for the statements, dispatch is a 409 until they are ticked there', async () => {
+  it('holds an API order: the order page asks for the statements; dispatch is 409 until they are ticked', async () => {
     const reference = await paidApiOrder();
     const orderPath = `/orders/${reference}`;
     const page = await stack.client().get<string>(orderPath);

@@ -2,7 +2,8 @@
  * A refund's credit note (decisions 1293, 1294): numbered in its own series, a page, its Markdown and a PDF read back,
  * with the seller's VAT number, the receipt it corrects and net, VAT and gross per rate of what was refunded (units at
  * their rates; an amount alone over the receipt's rates in proportion); linked from the order page and the console (the
- * refund mail's link is read as sent in apps/checkout/test/order-mail.test.ts); without a VAT number it says the seller is not registered; none for another reader or number.
+ * refund mail's link is read as sent in apps/checkout/test/order-mail.test.ts); without a VAT number it says the seller
+ * is not registered; none for another reader or number.
  */
 import { expect } from 'chai';
 import { checkout } from '@storefront/proto';
@@ -61,7 +62,7 @@ describe('gateway: credit notes of refunds', () => {
     });
     after(async () => stack?.stop());
 
-    it('gives each refund a numbered VAT credit note per rate as a page, its Markdown and a PDF, linked from the order page', async () => {
+    it('gives each refund a numbered VAT credit note per rate: page, Markdown, PDF, linked on its order', async () => {
       const { owner, reference } = await paidMixedOrder(stack);
       const receiptNumber = await receiptNumberOf(stack, reference);
       // The reduced-rate unit back: £20.00 at 5 % (VAT 95.24 → 95p).

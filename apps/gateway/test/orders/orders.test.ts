@@ -84,7 +84,7 @@ describe('gateway: reading orders back', () => {
     expect(Date.parse(createdAt)).to.be.at.most(Date.parse(updatedAt));
   });
 
-  it("answers 404 for an account's order to another account and to a request without a session, as for no order at all", async () => {
+  it("answers 404 for an account's order to another account or no session, as for no order at all", async () => {
     const owner = stack.client();
     await signUp(owner);
     const body = orderBody();
@@ -229,7 +229,7 @@ describe('gateway: order look-ups are limited per address across replicas', () =
     await first?.stop();
   });
 
-  it('counts hits and misses from one address on every gateway and checkout instance, and no other address', async () => {
+  it('counts hits and misses from one address on every gateway and checkout instance, no other address', async () => {
     const body = orderBody();
     await expectCheckout(first.client(), body);
     const from = '203.0.113.60';

@@ -29,7 +29,7 @@ describe("a paid order's receipt in Chromium", function () {
     },
   });
 
-  it('opens from the order page and is accessible, buyer and VAT by rate included, and so does a credit note', async () => {
+  it('opens from the order page and is accessible, with buyer and VAT by rate; so does a credit note', async () => {
     const owner = site.stack.client();
     await signUp(owner);
     // 4 × £83.33 = £333.32: over £250, a full VAT invoice.

@@ -100,7 +100,7 @@ describe('gateway: returns after delivery', () => {
     expect(listed.text).to.match(/<td>\d{4}-\d\d-\d\d \d\d:\d\d (BST|GMT)<\/td>/);
   });
 
-  it('refunds the goods once when received, pressed twice, and the delivery too with the last units; one mail each', async () => {
+  it('refunds the goods once when received, pressed twice, delivery too with the last units; a mail each', async () => {
     const { client, reference, orderId } = await deliveredOrder(stack);
     await postForm(client, `/orders/${reference}/return`, { [`qty_${LOW}`]: '1' });
     const [first] = await returnsOf(orderId);
@@ -129,7 +129,7 @@ describe('gateway: returns after delivery', () => {
       .and.not.contain('Start a return');
   });
 
-  it('refuses a return with a reason the customer sees, refunding nothing; a decided return is not decided again', async () => {
+  it('refuses a return with a reason the customer sees, refunding nothing; a decided return stays so', async () => {
     const { client, reference, orderId } = await deliveredOrder(stack);
     await postForm(client, `/orders/${reference}/return`, { [`qty_${P1005}`]: '1' });
     const [found] = await returnsOf(orderId);

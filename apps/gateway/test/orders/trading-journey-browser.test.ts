@@ -148,7 +148,7 @@ describe('trading as a UK shop in Chromium: statements, receipt, held orders, ca
       expect(text).to.contain(receiptNumber).and.contain('£75.00');
     }));
 
-  it('holds an order placed through the API until its person confirms on the order page; only then it is dispatched', async () => {
+  it('holds an order placed through the API until its person confirms it on its page; then it ships', async () => {
     const placed = await expectCheckout(
       site.stack.client(),
       checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }]),
@@ -170,7 +170,7 @@ describe('trading as a UK shop in Chromium: statements, receipt, held orders, ca
     });
   });
 
-  it('cancels an order before dispatch from its page: everything paid, delivery included, and the stock come back', () =>
+  it('cancels an order before dispatch from its page: all paid, delivery included, and the stock come back', () =>
     asShopper(async (page) => {
       const before = await stockOf(page, sku('low'));
       // One unit of the stock-limited size (a browser's address holds at most one): £12.00 and £4.95 delivery.

@@ -12,7 +12,9 @@ import { freePort, testServiceTokenEnv } from '@storefront/testing';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const PAGE =
-  '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
+  '<!doctype html><html><body><h1>Peptides</h1>' +
+  '<table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table>' +
+  '</body></html>';
 
 function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {

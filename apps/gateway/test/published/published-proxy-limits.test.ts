@@ -15,7 +15,9 @@ import { startStack, type Stack } from '@storefront/platform-testing';
 
 const MB = 1024 * 1024;
 const SMALL_PAGE =
-  '<!doctype html><html><body><h1>Peptides</h1><table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table></body></html>';
+  '<!doctype html><html><body><h1>Peptides</h1>' +
+  '<table><tr><th>Item</th><th>Price</th></tr><tr><td>BPC-157</td><td>£40</td></tr></table>' +
+  '</body></html>';
 
 /** An HTML page of about `bytes` bytes, nearly all of it one table: turndown's slowest case. */
 function tablePage(bytes: number): Buffer {
@@ -343,7 +345,7 @@ describe('gateway: storefront proxy, a Markdown worker out of heap', function ()
     await origin?.close();
   });
 
-  it('serves the page as sent when the worker runs out of heap, and converts the next page with a fresh worker', async () => {
+  it('serves the page as sent when the worker runs out of heap; a fresh worker converts the next page', async () => {
     const { result: res, polls } = await healthWhile(stack, () => rawGet(`${stack.gateway.url}/table`, MARKDOWN));
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');

@@ -29,7 +29,9 @@ export function movableClock() {
 
 export type MovableClock = ReturnType<typeof movableClock>;
 
-/** Without other limits in the way; the pages read held stock on each request, and a new product shows within 100 ms. */
+/**
+ * Without other limits in the way; the pages read held stock on each request, and a new product shows within 100 ms.
+ */
 export const HELD_STOCK_ENV = {
   OPEN_ORDERS_PER_ADDRESS_MAX: '1000',
   CHECKOUTS_PER_ADDRESS_MAX: '1000',

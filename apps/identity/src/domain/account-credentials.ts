@@ -1,8 +1,9 @@
 /**
  * An account's email and password as its owner proves and changes them (docs/decisions/1131, 1132): verified
- * addresses, and the changes a signed-in customer makes with their current password. A verification link is 32 random bytes, stored as its SHA-256, used once, valid a day; using it makes the
- * address it was sent to the account's, verified. A sign-up's first address is verified that way before anything but
- * the link is mailed to it; a new address counts only once its link is used, and the old address is then told.
+ * addresses, and the changes a signed-in customer makes with their current password. A verification link is 32 random
+ * bytes, stored as its SHA-256, used once, valid a day; using it makes the address it was sent to the account's,
+ * verified. A sign-up's first address is verified that way before anything but the link is mailed to it; a new address
+ * counts only once its link is used, and the old address is then told.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { conflict, invalidArgument, unauthenticated } from '@storefront/errors';

@@ -147,7 +147,8 @@ export function emailChangedMail(user: User, changedAt: number, publicBaseUrl: s
         {
           paragraph:
             `Hello ${user.firstName}, the email address of your account was changed on ` +
-            `${new Date(changedAt).toUTCString()}. The shop no longer writes to this address, and it no longer logs in.`,
+            `${new Date(changedAt).toUTCString()}. ` +
+            'The shop no longer writes to this address, and it no longer logs in.',
         },
         { paragraph: 'If this was not you, tell us at once by replying to this mail.' },
         { link: { label: 'Your account', url: linkTo(publicBaseUrl, '/account') } },

@@ -1,8 +1,8 @@
 /**
  * Retention in identity (decision 1301): sessions opened longer ago than the login-record period (in the SQL store;
  * Redis expires its sessions itself) and the staff login records of the audit log go once their period is over (sent
- * mails are the sender's, libs/outbox). Every deletion is by time alone, so replicas passing at once delete each row once between them; the
- * audit log's changes (who changed what) are kept with the books.
+ * mails are the sender's, libs/outbox). Every deletion is by time alone, so replicas passing at once delete each row
+ * once between them; the audit log's changes (who changed what) are kept with the books.
  */
 import type { Knex } from '@storefront/db';
 import { STAFF_ACTIONS_TABLE } from '@storefront/staff-audit';

@@ -256,7 +256,10 @@ export class StaffAccounts {
     return result.valid ? Math.floor(epoch / TOTP_PERIOD_SECONDS) + result.delta : undefined;
   }
 
-  /** Which second factor `code` is: a current TOTP code not used before, or one of the member's recovery codes (spent by this). */
+  /**
+   * Which second factor `code` is: a current TOTP code not used before,
+   * or one of the member's recovery codes (spent by this).
+   */
   private async spendSecondFactor(member: StaffMember, code: string): Promise<'totp' | 'recovery_code' | undefined> {
     const { staff } = this.options;
     const step = this.totpStep(member.totpSecret!, code);

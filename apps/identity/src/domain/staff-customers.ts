@@ -1,7 +1,7 @@
 /**
  * Customers as the console's staff look them up: by exact email (any letter case, as sign-up
- * stores it lower-cased), by the start of a name, or by account id; and every account made over a period, newest first, a page at a time, for
- * the console's export (decision 1315). Answers the profile only, never a credential.
+ * stores it lower-cased), by the start of a name, or by account id; and every account made over a period, newest first,
+ * a page at a time, for the console's export (decision 1315). Answers the profile only, never a credential.
  */
 import { invalidArgument, notFound } from '@storefront/errors';
 import { ACCOUNT_BATCH_MAX, hasControlCharacters } from '@storefront/formats';

@@ -5,7 +5,8 @@ import { OUTBOX_TABLE } from '@storefront/outbox';
 /**
  * Marketing consent apart from the account (docs/decisions/1241): every grant and withdrawal is a row, with the
  * version of the wording the customer saw, so the history is kept and exported. The key that signs unsubscribe links
- * is made here once, in the store every replica shares. Data requests are listed for the console. Marketing mails carry headers of their own (List-Unsubscribe).
+ * is made here once, in the store every replica shares. Data requests are listed for the console. Marketing mails carry
+ * headers of their own (List-Unsubscribe).
  */
 export const marketingConsent: Migration = {
   async up(db) {

@@ -1,8 +1,8 @@
 /**
- * `npm run catalog:import -- <file>` (inventory's ops command `import`): checks a catalog file and upserts it into the inventory
- * store the usual configuration names (DATA_DIR for SQLite, INVENTORY_MYSQL_URL or MYSQL_URL for
- * MySQL). Every problem is listed with its JSON path and nothing is written unless the whole
- * file is valid; the write itself is one transaction, recorded in the staff audit log as `actor`'s.
+ * `npm run catalog:import -- <file>` (inventory's ops command `import`): checks a catalog file and upserts it into the
+ * inventory store the usual configuration names (DATA_DIR for SQLite, INVENTORY_MYSQL_URL or MYSQL_URL for MySQL).
+ * Every problem is listed with its JSON path and nothing is written unless the whole file is valid; the write itself is
+ * one transaction, recorded in the staff audit log as `actor`'s.
  */
 import fs from 'node:fs';
 import { ConfigError, EnvReader, readCommon, type Env } from '@storefront/config';

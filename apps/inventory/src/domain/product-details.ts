@@ -31,7 +31,8 @@ export interface NewSize {
 export function checkProductId(id: string): string {
   if (!isCatalogId(id))
     throw invalidArgument(
-      `product_id must be a lower-case slug (letters, digits and single hyphens) of at most ${CATALOG_ID_MAX_LENGTH} characters`,
+      'product_id must be a lower-case slug (letters, digits and single hyphens) ' +
+        `of at most ${CATALOG_ID_MAX_LENGTH} characters`,
       'invalid_product_id',
     );
   return id;

@@ -145,7 +145,8 @@ export const batchCommands: OpsCommand[] = [
     name: 'batch orders',
     args: ['<number>'],
     summary:
-      "every order that was allocated units of a batch, oldest sale first (the platform's batch orders adds each order's e-mail)",
+      'every order that was allocated units of a batch, oldest sale first ' +
+      "(the platform's batch orders adds each order's e-mail)",
     async run({ args: [number], env }) {
       const orders = await withBatches(env, async (batches, allocations) => {
         const { number: stored } = await batches.get(number!);

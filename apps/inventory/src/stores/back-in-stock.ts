@@ -218,8 +218,8 @@ export class BackInStockStore {
   }
 
   /**
-   * A person's data rights, erasure (decision 1343): the address's subscriptions go, and the mails sent to it lose their
-   * address and bodies; the same again erases nothing more.
+   * A person's data rights, erasure (decision 1343): the address's subscriptions go, and the mails sent to it lose
+   * their address and bodies; the same again erases nothing more.
    */
   async erase(rawEmail: string): Promise<number> {
     const email = subscriberEmail(rawEmail);

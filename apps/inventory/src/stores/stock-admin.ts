@@ -344,7 +344,8 @@ export class StockAdmin {
         throw conflict(
           'product_held',
           `${productId} is held by ${references.length} open ` +
-            `order${references.length === 1 ? '' : 's'} (${references.join(', ')}); remove it once they are paid or released`,
+            `order${references.length === 1 ? '' : 's'} (${references.join(', ')}); ` +
+            'remove it once they are paid or released',
         );
       }
       // Locked in SKU order, as every stock writer takes them, so a sale committing meanwhile is in the counts removed.

@@ -52,7 +52,10 @@ export interface CountChange {
   after: number;
 }
 
-/** Records the changes of units on hand that `cause` made, in one statement; sizes whose units did not change are left out. */
+/**
+ * Records the changes of units on hand that `cause` made, in one statement;
+ * sizes whose units did not change are left out.
+ */
 export async function recordMovements(
   trx: Knex.Transaction,
   changes: readonly CountChange[],

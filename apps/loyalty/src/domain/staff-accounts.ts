@@ -23,7 +23,9 @@ import {
 
 const HISTORY_PAGE = { defaultSize: 50, max: 100 };
 
-/** A page of an account's ledger as the console asks for it: a limit of 0 is the default, an empty cursor the newest. */
+/**
+ * A page of an account's ledger as the console asks for it: a limit of 0 is the default, an empty cursor the newest.
+ */
 export interface StaffAccountQuery {
   accountId: string;
   limit: number;

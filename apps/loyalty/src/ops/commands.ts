@@ -60,7 +60,8 @@ const commands: OpsCommand[] = [
   {
     name: 'verify-balances',
     summary:
-      "compare every account's balance columns with its ledger sums; exit 1 listing the accounts that disagree; changes nothing",
+      "compare every account's balance columns with its ledger sums; " +
+      'exit 1 listing the accounts that disagree; changes nothing',
     async run({ env }) {
       return withStore(env, 'loyalty', migrations, async (db) => {
         const report = await verifyBalances(new LoyaltyStore(db));

@@ -1,11 +1,11 @@
 /**
  * Backups of the embedded default (decisions 1270, 1345): every component's SQLite store copied while the shop serves,
  * all as of one instant (a write barrier of a few milliseconds, then each store's snapshot copied while its service
- * writes on), into one gzip'd tar whose first entry is a manifest naming each file with its size, SHA-256 and the store's
- * applied migrations. Restore reads the whole archive into a staging folder and checks all of it (every store present,
- * every checksum, SQLite's integrity check, no migration this build does not know) before it moves anything into
- * DATA_DIR, and fills only a DATA_DIR that holds no store. The internal keys `npm start` keeps in DATA_DIR travel with
- * the stores when they are there.
+ * writes on), into one gzip'd tar whose first entry is a manifest naming each file with its size, SHA-256 and the
+ * store's applied migrations. Restore reads the whole archive into a staging folder and checks all of it (every store
+ * present, every checksum, SQLite's integrity check, no migration this build does not know) before it moves anything
+ * into DATA_DIR, and fills only a DATA_DIR that holds no store. The internal keys `npm start` keeps in DATA_DIR travel
+ * with the stores when they are there.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';

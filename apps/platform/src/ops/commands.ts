@@ -1,6 +1,7 @@
 /**
  * The platform's ops commands: backup and restore of the embedded default's stores, every component's at once
- * (decision 1270), and a batch's recall list, a workflow across inventory and checkout (decision 1280). On MySQL each database is backed up with the database's tools (docs/operations.md).
+ * (decision 1270), and a batch's recall list, a workflow across inventory and checkout (decision 1280). On MySQL each
+ * database is backed up with the database's tools (docs/operations.md).
  */
 import { readCommon, type EnvReader } from '@storefront/config';
 import { conflict } from '@storefront/errors';

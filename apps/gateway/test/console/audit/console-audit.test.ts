@@ -171,7 +171,7 @@ describe('the console: the staff audit log', () => {
     });
   });
 
-  it('refuses a bad filter or a cursor it did not issue in the Error shape, and anyone without a staff session', async () => {
+  it('refuses a bad filter or a cursor it did not issue in the Error shape, and anyone not staff', async () => {
     for (const query of [
       '?limit=0',
       '?component=payments',

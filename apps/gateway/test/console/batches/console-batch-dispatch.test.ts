@@ -3,8 +3,8 @@
  * preset to what inventory allocated (first expiry first); a batch that lacks the units is refused on the form and
  * nothing is dispatched; another batch is recorded (and audited), the order marked shipped in inventory, and the
  * dispatch mail received by an SMTP server names the batch with a link to its certificate page. Then the batch's
- * recall list (page and CSV, and the platform's `batch orders` ops command) names that order, and its recall notice is mailed once per order however often it is
- * sent, audited; the batch is recalled after a confirmation.
+ * recall list (page and CSV, and the platform's `batch orders` ops command) names that order, and its recall notice is
+ * mailed once per order however often it is sent, audited; the batch is recalled after a confirmation.
  */
 import { expect } from 'chai';
 import { inventoryOps } from '@storefront/inventory';
@@ -207,7 +207,7 @@ describe('the console: dispatch with the batches packed, and a batch recall', ()
         [...line.matchAll(/"((?:[^"]|"")*)"|([^,]+)/g)].map(([, quoted, bare]) => quoted?.replace(/""/g, '"') ?? bare),
       );
 
-  it('lists the same orders, with their contact and as the same CSV, from the platform’s `batch orders` command', async () => {
+  it('the platform’s `batch orders` command lists the same orders, with their contact, as the same CSV', async () => {
     const env = platformOpsEnv(stack);
     const listed = await runOpsJson<{ batch: string; orders: Array<Record<string, unknown>> }>(
       platformOps,

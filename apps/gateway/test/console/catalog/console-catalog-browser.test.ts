@@ -1,7 +1,8 @@
 /**
  * The console's catalog pages in Chromium, found by their accessible names: an owner finds a product
  * in the list, restocks a size on its page with a delivery note, previews and applies an import,
- * and is asked before a product is removed. axe-core checks every page on the way. Needs Debian's `chromium` at /usr/bin/chromium.
+ * and is asked before a product is removed. axe-core checks every page on the way. Needs Debian's `chromium` at
+ * /usr/bin/chromium.
  */
 import { expect } from 'chai';
 import type { BrowserContext } from 'playwright-core';

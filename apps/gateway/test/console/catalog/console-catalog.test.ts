@@ -83,7 +83,7 @@ describe('the console: catalog and stock', () => {
       });
     });
 
-    it('shows a restock of a sold-out size on the storefront at once: stock, product page and products.json', async () => {
+    it('shows a restock of a sold-out size on the storefront at once: stock, product page, products.json', async () => {
       expect((await stack.client().get<Record<string, number>>('/api/stock')).body[DEMO_SOLD_OUT]).to.equal(0);
       expect((await stack.client().get<string>('/products/ipamorelin')).text).to.match(
         /10mg, £36\.00, <span class="soldout">Sold out<\/span>/,
@@ -110,7 +110,7 @@ describe('the console: catalog and stock', () => {
       expect(await productsJsonSize(DEMO_SOLD_OUT)).to.deep.include({ inStock: true });
     });
 
-    it('counts stock, stops counting it (the product page then offers the size at once) and counts it again', async () => {
+    it('counts stock, stops counting it (the product page then offers the size at once), counts it again', async () => {
       const counted = await owner.request<StaffSku>('PUT', '/api/admin/catalog/skus/bpc-157-10mg/stock', {
         json: { onHand: 9, note: 'Shelf count' },
       });
@@ -137,7 +137,7 @@ describe('the console: catalog and stock', () => {
       expect((await stack.client().get<string>('/products/ghk-cu')).text).to.include('100mg, £36.50');
     });
 
-    it('replaces a size’s price breaks, published in products.json at once; refuses bad breaks naming them', async () => {
+    it('replaces a size’s price breaks, published in products.json at once; refuses bad ones naming them', async () => {
       const breaks = [
         { minQuantity: 4, percentOff: 5 },
         { minQuantity: 10, percentOff: 12 },
@@ -159,7 +159,7 @@ describe('the console: catalog and stock', () => {
       expect((await skuOf(owner, 'ghk-cu-100mg')).priceBreaks).to.deep.equal(breaks);
     });
 
-    it('refuses bad input, unknown SKUs, held stock and the staff role in the Error shape, changing nothing', async () => {
+    it('refuses bad input, unknown SKUs, held stock and the staff role, each an Error, changing nothing', async () => {
       const before = await skuOf(owner, 'bpc-157-5mg');
       expectError(
         await owner.request('PUT', '/api/admin/catalog/skus/bpc-157-5mg/stock', { json: { onHand: -1 } }),
@@ -321,7 +321,7 @@ describe('the console: catalog and stock', () => {
     const form = (client: HttpClient, path: string, fields: Record<string, string>, headers?: Record<string, string>) =>
       postConsoleForm(stack, client, path, fields, headers);
 
-    it('links the catalog from the home page and shows owners a form per size on the product page; staff see the table only', async () => {
+    it('links the catalog from home; owners get a form per size on product pages, staff only the table', async () => {
       expect((await member.get<string>('/console')).text).to.include('<a href="/console/catalog">Catalog</a>');
       const list = await owner.get<string>('/console/catalog');
       expect(list.status).to.equal(200);
@@ -341,7 +341,7 @@ describe('the console: catalog and stock', () => {
       expect(markdown.text).to.match(/^# Catalog/m);
     });
 
-    it('restocks with a delivery note, then shows the catalog again; no note, or a form from another site, is refused', async () => {
+    it("restocks with a delivery note, then shows the catalog; refuses no note or another site's form", async () => {
       const before = (await skuOf(owner, 'tb-500-10mg')).onHand;
       const done = await form(owner, '/console/catalog/skus/tb-500-10mg/restock', { units: '4', note: 'Delivery 12' });
       expect(done.status, done.text).to.equal(303);
@@ -367,7 +367,7 @@ describe('the console: catalog and stock', () => {
       expect((await skuOf(owner, 'tb-500-10mg')).onHand).to.equal(before + 4);
     });
 
-    it('sets a count and unlimited by form; a staff member posting the same forms is refused 403 by inventory', async () => {
+    it('sets a count and unlimited by form; staff posting the same forms are refused 403 by inventory', async () => {
       expect(
         (await form(owner, '/console/catalog/skus/ghk-cu-50mg/stock', { onHand: '30', note: 'First count' })).status,
       ).to.equal(303);
@@ -509,7 +509,7 @@ describe('the console: catalog and stock', () => {
       expect(after.body.actions).to.have.length(3);
     });
 
-    it('sets price breaks typed as units:percent pairs, shown in the table and an import preview; refuses text that is not pairs', async () => {
+    it('sets price breaks typed as units:percent, shown in the table and preview; refuses other text', async () => {
       const path = '/console/catalog/skus/bpc-157-10mg/price-breaks';
       expect((await form(owner, path, { priceBreaks: ' 3:5,  6 : 10 ' })).status).to.equal(303);
       expect((await skuOf(owner, 'bpc-157-10mg')).priceBreaks).to.deep.equal([

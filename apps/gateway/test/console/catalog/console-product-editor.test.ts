@@ -99,7 +99,7 @@ describe('the console: the catalog list and the product editor', () => {
     expect(shop).to.include('Changed.').and.include('10mg, £30.00');
   });
 
-  it('edits the specifications in order on the product page; the storefront shows them as a definition list, in Markdown too', async () => {
+  it('edits specifications in order on the product page; the storefront lists them, in Markdown too', async () => {
     const details = { name: 'KPV (Lys-Pro-Val)', description: 'Changed.', vatRate: '2000' };
     const saved = await form(owner, '/console/catalog/kpv-peptide/details', {
       ...details,
@@ -109,16 +109,20 @@ describe('the console: the catalog list and the product editor', () => {
     expect(saved.status, saved.text).to.equal(303);
     const page = (await owner.get<string>('/console/catalog/kpv-peptide')).text;
     expect(page).to.include(
-      '<dl class="specifications"><dt>Sequence</dt><dd>Lys-Pro-Val</dd><dt>Molecular weight</dt><dd>342.4 g/mol</dd><dt>Storage</dt><dd>freezer, -20 °C; ratio 1:2 &lt;dry&gt;</dd></dl>',
+      '<dl class="specifications"><dt>Sequence</dt><dd>Lys-Pro-Val</dd>' +
+        '<dt>Molecular weight</dt><dd>342.4 g/mol</dd>' +
+        '<dt>Storage</dt><dd>freezer, -20 °C; ratio 1:2 &lt;dry&gt;</dd></dl>',
     );
     expect(page).to.include(
-      '>Sequence: Lys-Pro-Val\nMolecular weight: 342.4 g/mol\nStorage: freezer, -20 °C; ratio 1:2 &lt;dry&gt;</textarea>',
+      '>Sequence: Lys-Pro-Val\nMolecular weight: 342.4 g/mol\n' +
+        'Storage: freezer, -20 °C; ratio 1:2 &lt;dry&gt;</textarea>',
     );
     const shop = (await stack.client().get<string>('/products/kpv-peptide')).text;
     expect(shop).to.include('<h2>Specifications</h2>').and.include('<dt>Molecular weight</dt><dd>342.4 g/mol</dd>');
     const markdown = await stack.client().get<string>('/products/kpv-peptide', { accept: 'text/markdown' });
     expect(markdown.text, markdown.text).to.include(
-      '## Specifications\n\n- **Sequence:** Lys-Pro-Val\n- **Molecular weight:** 342.4 g/mol\n- **Storage:** freezer, -20 °C; ratio 1:2 <dry>',
+      '## Specifications\n\n- **Sequence:** Lys-Pro-Val\n- **Molecular weight:** 342.4 g/mol\n' +
+        '- **Storage:** freezer, -20 °C; ratio 1:2 <dry>',
     );
 
     // A line without its colon, a value too long, a label twice: refused naming the line or entry; nothing changes.

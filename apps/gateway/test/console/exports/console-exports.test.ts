@@ -177,7 +177,7 @@ describe('the console exports orders and customers as CSV for a period of London
     expect(empty.text).to.equal(`${CUSTOMER_HEADER.join(',')}\r\n`);
   });
 
-  it('records every export in the audit log of the component that holds the records, with who asked and the period', async () => {
+  it('records each export in the audit log of the component holding the records: who asked, the period', async () => {
     for (const [records, component] of [
       ['orders', 'checkout'],
       ['customers', 'identity'],

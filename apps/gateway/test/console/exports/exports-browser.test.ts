@@ -15,7 +15,7 @@ describe('the console exports page in Chromium', function () {
   this.timeout(120_000);
   const site = browserStackForSuite();
 
-  it('is accessible, refuses a period backwards, and downloads the orders and stock movements of the days chosen', async () => {
+  it('is accessible, refuses a period backwards, downloads the orders and stock movements of chosen days', async () => {
     const client = site.stack.client();
     await signedInStaff(site.stack, client, 'exports-browser@shop.test', 'staff');
     await insertPaidOrders(

@@ -87,7 +87,7 @@ describe('the console: the mail log', () => {
     expect(/<pre class="mail-text">([\s\S]*)<\/pre>/.exec(preview.text)![1]).to.include(reference);
   });
 
-  it('pages through 60 mails of one millisecond across the three components without skipping or repeating', async () => {
+  it('pages through 60 mails of one millisecond across the three components, without skips or repeats', async () => {
     const seen: string[] = [];
     let path = `?recipient=${encodeURIComponent(PAGING)}`;
     for (let pages = 0; pages < 5; pages++) {

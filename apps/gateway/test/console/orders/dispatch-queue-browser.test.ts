@@ -23,7 +23,7 @@ describe('the dispatch queue in Chromium: two orders selected and dispatched tog
   this.timeout(120_000);
   const site = browserStackForSuite();
 
-  it('selects two orders by name, dispatches them with a carrier and tracking number each, and lists both as sent', async () => {
+  it('selects two orders by name, dispatches each with a carrier and tracking number, lists both as sent', async () => {
     const paidOrder = async () => {
       const created = await expectCheckout(
         site.stack.client(),

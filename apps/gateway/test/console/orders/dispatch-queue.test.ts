@@ -98,7 +98,7 @@ describe('the console: the dispatch queue, packing slips and dispatching several
     expect(waitedWords(paid, at('2026-11-20T09:00:20Z'))).to.equal('1 min');
   });
 
-  it('lists paid orders oldest payment first with age, lines and delivery, leaving out held, cancelled and dispatched ones', async () => {
+  it('lists paid orders by oldest payment, with age, lines, delivery; not held, cancelled or dispatched', async () => {
     const first = await paidOrder(2);
     const held = await paidOrder(1, false);
     const cancelled = await paidOrder();
@@ -135,7 +135,7 @@ describe('the console: the dispatch queue, packing slips and dispatching several
     expect(refused.text).to.contain('role="alert"').and.contain('cursor is not valid');
   });
 
-  it('prints a packing slip of one order and of a selection, one page each, with lines, batches and address', async () => {
+  it('prints a packing slip of one order and a selection, a page each, with lines, batches and address', async () => {
     const one = await paidOrder(2);
     const two = await paidOrder(3);
     const slip = await pdfOf(`/console/orders/${one.reference}/packing-slip.pdf`);
@@ -163,7 +163,7 @@ describe('the console: the dispatch queue, packing slips and dispatching several
     expect(none.text).to.contain('Select at least one order');
   });
 
-  it('dispatches three selected orders where one was cancelled meanwhile: two leave, one mail each, one is refused with the reason', async () => {
+  it('dispatches 3 orders, one cancelled meanwhile: two leave, a mail each; one is refused, saying why', async () => {
     const orders = [await paidOrder(), await paidOrder(), await paidOrder()];
     const form = await packer.get<string>(
       `/console/dispatch/selected?${orders.map((order) => `order=${order.reference}`).join('&')}`,

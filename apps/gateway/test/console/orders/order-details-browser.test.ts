@@ -15,7 +15,7 @@ describe('the console in Chromium: an order page and a product page in detail', 
   this.timeout(120_000);
   const site = browserStackForSuite();
 
-  it("shows a dispatched order's refund and its customer by name, and a product's specifications on the storefront", async () => {
+  it("shows a dispatched order's refund and customer by name, and a product's specifications", async () => {
     const { stack } = site;
     await stack
       .inventory!.db('stock')

@@ -22,7 +22,7 @@ describe('dispatch and cancel in Chromium: a staff member works through the orde
   this.timeout(120_000);
   const site = browserStackForSuite();
 
-  it('dispatches and delivers a paid order and cancels an unpaid one from their pages; the customer sees the carrier', async () => {
+  it('dispatches and delivers a paid order, cancels an unpaid one on its page; buyers see the carrier', async () => {
     const body = () => checkoutBody(EDGE_PRICES.p7500 / 100, [{ sku: sku('p7500'), quantity: 1 }]);
     const paid = await expectCheckout(site.stack.client(), body());
     await completePayment(paid.hosted_checkout_url, 'pay');

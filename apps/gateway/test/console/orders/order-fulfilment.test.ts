@@ -115,7 +115,7 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       expect((await adminPost(packer, 'no-such-order', 'cancel')).status).to.equal(404);
     });
 
-    it('checks the body: both fields, their length and the tracking number characters (400); JSON only (415)', async () => {
+    it('checks the body: both fields, length and tracking number characters (400); JSON only (415)', async () => {
       const reference = await paidOrder();
       for (const body of [
         { carrier: 'DPD' },
@@ -180,7 +180,7 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       expect(await countRows(stack, 'staff_actions', { subject: reference })).to.equal(0);
     });
 
-    it('dispatches one order once when many requests dispatch it at the same time: one mail, one audit row', async () => {
+    it('dispatches one order once when many requests dispatch it at once: one mail, one audit row', async () => {
       const reference = await paidOrder();
       const answers = await withBusyCores(() =>
         Promise.all(Array.from({ length: 12 }, () => adminPost(packer, reference, 'dispatch', DISPATCH))),
@@ -195,7 +195,7 @@ describe('dispatch, delivery and cancel over HTTP', () => {
       expect(await countRows(stack, 'staff_actions', { subject: reference, action: 'order_dispatched' })).to.equal(1);
     });
 
-    it('cancels one order once when many requests cancel it at the same time: its stock is back once, one audit row', async () => {
+    it('cancels one order once when many requests cancel it at once: stock back once, one audit row', async () => {
       const before = await stockOf(stack.client(), sku('low'));
       const created = await expectCheckout(stack.client(), checkoutBody(16.95, [{ sku: sku('low'), quantity: 1 }]));
       expect(await stockOf(stack.client(), sku('low'))).to.equal(before - 1);
@@ -215,7 +215,7 @@ describe('dispatch, delivery and cancel over HTTP', () => {
   });
 
   describe('what the customer sees', () => {
-    it("shows an account's dispatched order with carrier and tracking number in the API, on the order page and in the account", async () => {
+    it("shows an account's dispatched order with carrier and tracking in the API, order page and account", async () => {
       const customer = stack.client();
       await signUp(customer);
       const reference = await paidOrder(customer);

@@ -47,7 +47,7 @@ describe('the console order page: customer, refunds after dispatch, units left t
     expect(await orderPage(guest)).to.contain(`<dt>Customer</dt><dd>${DELIVERY.email} (guest)</dd>`);
   });
 
-  it('keeps the refunds and the refunded amount on the page after dispatch, and offers only the units left to return', async () => {
+  it('keeps refunds and the refunded amount on the page after dispatch; offers only units left to return', async () => {
     const buyer = stack.client();
     const { reference } = await paidOrder(stack, buyer);
     await confirmOnOrderPage(buyer, reference);

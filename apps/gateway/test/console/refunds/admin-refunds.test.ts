@@ -54,7 +54,7 @@ describe('refunds over HTTP: the admin API and the console', () => {
     return rows ? stack.paymentSandbox!.control.refundRequests(String(rows.provider_transaction_id)) : 0;
   };
 
-  it('refunds for the owner (201), lists the refund in the staff order and shows the new status to the customer', async () => {
+  it('refunds for the owner (201), lists it in the staff order, shows the new status to the customer', async () => {
     const { reference } = await paidOrder(stack);
     const res = await refund(owner, reference, {
       amount: 12.5,
@@ -78,7 +78,7 @@ describe('refunds over HTTP: the admin API and the console', () => {
     expect(publicView.body).to.deep.include({ status: 'partially_refunded', refunded: 12.5 });
   });
 
-  it("refuses a staff member (403), no session or a customer's (401) and bad bodies (400), each as an Error naming the problem", async () => {
+  it("refuses staff (403), no or a customer's session (401), bad bodies (400), each an Error naming why", async () => {
     const { reference } = await paidOrder(stack);
     const body = { amount: 1, reason: 'Goodwill', idempotencyKey: key() };
     const byStaff = await refund(staff, reference, body);
@@ -165,7 +165,7 @@ describe('refunds over HTTP: the admin API and the console', () => {
     expect(await providerCalls(reference)).to.equal(made.length);
   });
 
-  it('the console refunds only after a confirmation restating it, and a repeated confirmation does nothing new', async () => {
+  it('the console refunds only after a confirmation restating it; confirming again does nothing new', async () => {
     const { reference } = await paidOrder(stack);
     const detailPath = `/console/orders/${encodeURIComponent(reference)}`;
     const detail = await owner.get<string>(detailPath);
