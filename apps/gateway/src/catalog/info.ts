@@ -23,12 +23,14 @@ ${sellerAddress(seller)}
 <p>We may cancel and refund an order when we believe a product is meant for human or animal use.</p>`,
   '/delivery': (policy, cutoff) => html`<p>We deliver to addresses in the United Kingdom only.</p>
 <ul><li>${prose(
-    html`Orders placed before ${cutoff} UK time on a working day (Monday to Friday, except bank holidays in England and Wales)`,
+    html`Orders placed before ${cutoff} UK time on a working day`,
+    html`(Monday to Friday, except bank holidays in England and Wales)`,
     html`leave the same day; later orders leave on the next working day.`,
   )}</li>
 <li>${prose(
     html`Delivery is expected on the working day after dispatch.`,
-    html`Product, basket and checkout pages say when an order placed now leaves, and your order confirmation gives the dates.`,
+    html`Product, basket and checkout pages say when an order placed now leaves,`,
+    html`and your order confirmation gives the dates.`,
   )}</li>
 <li>${prose(
     html`Shipping is free on orders of ${formatPence(policy.freeShippingThresholdPence)} and over after any discount;`,
@@ -40,7 +42,8 @@ ${sellerAddress(seller)}
   )}</li></ul>`,
   '/returns': () => html`<h2>Before dispatch</h2>
 <p>${prose(
-    html`Until your order is dispatched you can cancel it on its order page (the link is in your order confirmation email).`,
+    html`Until your order is dispatched you can cancel it on its order page`,
+    html`(the link is in your order confirmation email).`,
     html`We refund the whole payment, delivery included, to the card you paid with, and send nothing.`,
   )}</p>
 <h2>After delivery: your 14-day right to cancel</h2>
@@ -56,7 +59,8 @@ ${sellerAddress(seller)}
 <p>${prose(
     html`Vials are sealed for health protection and hygiene reasons.`,
     html`Once a seal is broken, or a product reconstituted, after delivery,`,
-    html`it can no longer be returned under the right to cancel; unopened vials in their original sealed packaging can.`,
+    html`it can no longer be returned under the right to cancel;`,
+    html`unopened vials in their original sealed packaging can.`,
   )}</p>
 <h2>Faulty or wrong items</h2>
 <p>${prose(
@@ -101,7 +105,8 @@ ${sellerAddress(seller)}
 <li>${prose(
     html`Erasure: close your account yourself ("Close my account" on <a href="/account">your account</a> page),`,
     html`or ask us to. Your name, email, phone, addresses and emails are erased everywhere in the shop;`,
-    html`we keep only what the law requires for the books (order totals, VAT and refunds, and the sums of your points),`,
+    html`we keep only what the law requires for the books`,
+    html`(order totals, VAT and refunds, and the sums of your points),`,
     html`under no name. A last email confirms it. It cannot be done while an order is unpaid or a refund pending.`,
     html`You may sign up again later with the same email, as a new customer.`,
   )}</li>
