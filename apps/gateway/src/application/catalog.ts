@@ -102,8 +102,9 @@ export const CatalogDocument = component(
     },
     {
       description:
-        "The published catalog: every product with its sizes, GBP prices and live stock flags, and checkout's shipping rule. " +
-        'The example leaves `shipping` out: its numbers are only ever the ones the live document carries.',
+        "The published catalog: every product with its sizes, GBP prices and live stock flags, and checkout's " +
+        'shipping rule. The example leaves `shipping` out: its numbers are only ever the ones the live document ' +
+        'carries.',
       example: {
         generatedAt: '2026-11-22T12:00:00.000Z',
         currency: 'GBP',

@@ -57,7 +57,9 @@ interface CheckoutForm {
   unticked?: StatementName[];
 }
 
-/** The basket's lines short of free units whose units unpaid orders hold: "BPC-157 10mg: 3 held in other baskets, …". */
+/**
+ * The basket's lines short of free units whose units unpaid orders hold: "BPC-157 10mg: 3 held in other baskets, …".
+ */
 function heldLines({ quote, stock, held }: BasketView): string[] {
   const now = Date.now();
   return (quote?.lines ?? []).flatMap((line) => {

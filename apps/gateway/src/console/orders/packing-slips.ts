@@ -1,9 +1,9 @@
 /**
- * Packing slips (decision 1331): a PDF to pack an order by, for one order (`/console/orders/{reference}/packing-slip.pdf`)
- * or for orders chosen on the dispatch queue (`/console/dispatch/packing-slips.pdf?order=…`, one page each). Each
- * names the order, its date, its lines (product, size, SKU, quantity, and the batches inventory allocated their units
- * to) and the delivery address. Staff of either role print them, as either dispatches; the PDF is drawn by
- * libs/documents and never cached.
+ * Packing slips (decision 1331): a PDF to pack an order by, for one order
+ * (`/console/orders/{reference}/packing-slip.pdf`) or for orders chosen on the dispatch queue
+ * (`/console/dispatch/packing-slips.pdf?order=…`, one page each). Each names the order, its date, its lines (product,
+ * size, SKU, quantity, and the batches inventory allocated their units to) and the delivery address. Staff of either
+ * role print them, as either dispatches; the PDF is drawn by libs/documents and never cached.
  */
 import type { Request, Response } from 'express';
 import { invalidArgument } from '@storefront/errors';
