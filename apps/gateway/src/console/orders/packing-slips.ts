@@ -49,11 +49,13 @@ function selectedReferences(req: Request): string[] {
   return references;
 }
 
+const BACK_TO_QUEUE = html`<p><a href="${DISPATCH_QUEUE_PATH}">Back to the orders awaiting dispatch</a></p>`;
+
 /** The page shown instead of a document or a form when the selection is refused (400). */
 export function selectionRefusedPage(staff: StaffCaller, detail: string) {
   return consolePage(
     'Awaiting dispatch',
-    html`<h1>Awaiting dispatch</h1>${formError(detail)}<p><a href="${DISPATCH_QUEUE_PATH}">Back to the orders awaiting dispatch</a></p>`,
+    html`<h1>Awaiting dispatch</h1>${formError(detail)}${BACK_TO_QUEUE}`,
     staff,
     400,
   );
