@@ -83,7 +83,8 @@ export const accountApi: ApiRoutes<GatewayContext> = {
               'Account created; the session cookie is set. Should the loyalty service be unreachable ' +
                 'for a moment, `loyalty` shows the welcome ' +
                 `bonus the account is owed (${LOYALTY_WELCOME.points} points, ` +
-                `${LOYALTY_WELCOME.tier}, one \`welcome\` entry, no rewards listed); the ledger grants it on the next read.`,
+                `${LOYALTY_WELCOME.tier}, one \`welcome\` entry, no rewards listed); ` +
+                'the ledger grants it on the next read.',
               AuthSuccess,
             ),
             headers: sessionCookieSet,

@@ -285,7 +285,9 @@ export const CloseAccountRequest = component(
     {
       currentPassword: currentPassword(),
       confirm: Type.Literal(CLOSE_ACCOUNT_WORDS, {
-        description: `Exactly \`${CLOSE_ACCOUNT_WORDS}\`: the second confirmation that the account is to be closed and erased`,
+        description:
+          `Exactly \`${CLOSE_ACCOUNT_WORDS}\`: ` +
+          'the second confirmation that the account is to be closed and erased',
       }),
     },
     { additionalProperties: false, example: { currentPassword: 'plum-tractor-42', confirm: CLOSE_ACCOUNT_WORDS } },
