@@ -83,7 +83,8 @@ export const accountApi: ApiRoutes<GatewayContext> = {
               'Account created; the session cookie is set. Should the loyalty service be unreachable ' +
                 'for a moment, `loyalty` shows the welcome ' +
                 `bonus the account is owed (${LOYALTY_WELCOME.points} points, ` +
-                `${LOYALTY_WELCOME.tier}, one \`welcome\` entry, no rewards listed); the ledger grants it on the next read.`,
+                `${LOYALTY_WELCOME.tier}, one \`welcome\` entry, no rewards listed); ` +
+                'the ledger grants it on the next read.',
               AuthSuccess,
             ),
             headers: sessionCookieSet,
@@ -95,7 +96,8 @@ export const accountApi: ApiRoutes<GatewayContext> = {
           '403': crossSiteResponse,
           '409': errorResponse(
             'The email is already registered (`email_taken`). The address of a new account is mailed ' +
-              'a link to verify it (POST /api/auth/verify-email) and nothing else until it is used; the welcome follows it.',
+              'a link to verify it (POST /api/auth/verify-email) and nothing else until it is used; the welcome ' +
+              'follows it.',
           ),
           ...jsonBodyRefusals,
           '429': rateLimited,
@@ -231,10 +233,10 @@ export const accountApi: ApiRoutes<GatewayContext> = {
         operationId: 'verifyEmail',
         summary: 'Verify an email address with the link mailed to it',
         description:
-          'The link in the verification mail (`/account/verify-email?token=…`, sent at sign-up and ' +
-          'for a new address) works once, within 24 hours, ' +
-          "in any browser, signed in or not. Its address becomes the account's, with `emailVerifiedAt`; the first verification of an account " +
-          'mails the welcome, a new address has the old one told that it changed.',
+          'The link in the verification mail (`/account/verify-email?token=…`, sent at sign-up and for a new ' +
+          'address) works once, within 24 hours, in any browser, signed in or not. Its address becomes the ' +
+          "account's, with `emailVerifiedAt`; the first verification of an account mails the welcome, a new " +
+          'address has the old one told that it changed.',
         tags: ['auth'],
         responses: {
           '200': jsonResponse('The address is verified', SuccessResult),

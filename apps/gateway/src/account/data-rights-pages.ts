@@ -13,22 +13,34 @@ import { closeAccount } from '../application/account-erasure';
 import { setMarketingConsent, unsubscribe } from '../application/marketing-consent';
 import { clearSessionCookie, clientAddress, sessionOf } from '../kit/customer-session';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
-import { html, type Html } from '../kit/html';
+import { html, prose, type Html } from '../kit/html';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { sendDataExport } from './data-rights-api';
 import { CLOSE_ACCOUNT_WORDS, CloseAccountRequest } from './schemas';
 
+const CONSENT_CHECKBOX = html`<input type="checkbox" id="marketingConsent" name="marketingConsent" value="yes">`;
+const CONSENT_LABEL = html`<label for="marketingConsent">${MARKETING_CONSENT.wording}</label>`;
+
 /** The unticked box of the sign-up form, with the wording whose version the consent is recorded under. */
-export const MARKETING_CONSENT_BOX = html`<p><input type="checkbox" id="marketingConsent" name="marketingConsent" value="yes"> <label for="marketingConsent">${MARKETING_CONSENT.wording}</label></p>`;
+export const MARKETING_CONSENT_BOX = html`<p>${CONSENT_CHECKBOX} ${CONSENT_LABEL}</p>`;
+
+const granted = (grant: boolean) => html`<input type="hidden" name="granted" value="${grant ? 'yes' : 'no'}">`;
 
 /** The account page's section: the download, and the marketing switch saying what it is now. */
 export function dataRightsSection(wantsMarketing: boolean, saved: boolean): Html {
+  const now = wantsMarketing ? 'You receive our marketing emails.' : 'You do not receive marketing emails.';
+  const wording = wantsMarketing ? '' : html`<p>${MARKETING_CONSENT.wording}</p>`;
+  const switchWords = wantsMarketing ? 'Stop marketing emails' : 'Send me marketing emails';
+  const submit = html`<button type="submit">${switchWords}</button>`;
   return html`<h2>Your data</h2>
-<p><a href="/account/data-export" download>Download my data</a>: everything we hold about you, as one JSON file. <a href="/privacy">How we use your data</a></p>
+<p>${prose(
+    html`<a href="/account/data-export" download>Download my data</a>: everything we hold about you, as one JSON file.`,
+    html`<a href="/privacy">How we use your data</a>`,
+  )}</p>
 <h3>Marketing emails</h3>
 ${saved ? html`<p class="ok" role="status">Your choice is saved.</p>` : ''}
-<p>${wantsMarketing ? 'You receive our marketing emails.' : 'You do not receive marketing emails.'} Order, dispatch and account emails are sent either way.</p>
-<form method="post" action="/account/marketing-consent"><input type="hidden" name="granted" value="${wantsMarketing ? 'no' : 'yes'}">${wantsMarketing ? '' : html`<p>${MARKETING_CONSENT.wording}</p>`}<button type="submit">${wantsMarketing ? 'Stop marketing emails' : 'Send me marketing emails'}</button></form>
+<p>${now} Order, dispatch and account emails are sent either way.</p>
+<form method="post" action="/account/marketing-consent">${granted(!wantsMarketing)}${wording}${submit}</form>
 <h3>Close my account</h3>
 <p><a href="/account/close">Close my account</a> and erase what identifies you.</p>`;
 }
@@ -41,7 +53,13 @@ function closeAccountPage(error?: string, status = 200): PageAnswer {
     caching: 'private',
     status,
     main: html`<h1>Close my account</h1>${formError(error)}
-<p>Your account ends at once: you are logged out everywhere, your points and rewards can no longer be used, and your name, email, phone, addresses and mails are erased from every part of the shop. We keep only what the law requires for the books (order totals, VAT and refunds, and the loyalty ledger's sums), under no name. A last email confirms it. This cannot be undone; you may sign up again later with the same email, as a new customer.</p>
+<p>${prose(
+      html`Your account ends at once: you are logged out everywhere, your points and rewards can no longer be used,`,
+      html`and your name, email, phone, addresses and mails are erased from every part of the shop.`,
+      html`We keep only what the law requires for the books`,
+      html`(order totals, VAT and refunds, and the loyalty ledger's sums), under no name. A last email confirms it.`,
+      html`This cannot be undone; you may sign up again later with the same email, as a new customer.`,
+    )}</p>
 <p>It cannot be done while an order is unpaid or a refund is pending.</p>
 <form method="post" action="/account/close">
 <p><label for="currentPassword">Your password</label><br>
@@ -58,18 +76,26 @@ function accountClosedPage(): PageAnswer {
     title: 'Account closed',
     description: 'Your account is closed',
     caching: 'private',
-    main: html`<h1>Account closed</h1><p role="status">Your account is closed and what identifies you is being erased from every part of the shop. A last email confirms it once done.</p><p><a href="/">Back to the shop</a></p>`,
+    main: html`<h1>Account closed</h1><p role="status">${prose(
+      html`Your account is closed and what identifies you is being erased from every part of the shop.`,
+      html`A last email confirms it once done.`,
+    )}</p><p><a href="/">Back to the shop</a></p>`,
   };
 }
 
 function unsubscribePage(token: string, error?: string, status = 200): PageAnswer {
+  const action = `/unsubscribe?token=${encodeURIComponent(token)}`;
+  const form = html`<form method="post" action="${action}"><button type="submit">Unsubscribe</button></form>`;
   return {
     title: 'Unsubscribe',
     description: 'Stop marketing emails',
     caching: 'private',
     status,
-    main: html`<h1>Stop marketing emails</h1>${formError(error)}<p>We will send you no more marketing emails. Order, dispatch and account emails still reach you.</p>
-<form method="post" action="/unsubscribe?token=${encodeURIComponent(token)}"><button type="submit">Unsubscribe</button></form>`,
+    main: html`<h1>Stop marketing emails</h1>${formError(error)}<p>${prose(
+      html`We will send you no more marketing emails.`,
+      html`Order, dispatch and account emails still reach you.`,
+    )}</p>
+${form}`,
   };
 }
 
@@ -78,7 +104,10 @@ function unsubscribedPage(): PageAnswer {
     title: 'Unsubscribed',
     description: 'Unsubscribed from marketing emails',
     caching: 'private',
-    main: html`<h1>Unsubscribed</h1><p role="status">You will receive no more marketing emails. You can change this at any time on <a href="/account">your account</a>.</p>`,
+    main: html`<h1>Unsubscribed</h1><p role="status">${prose(
+      html`You will receive no more marketing emails.`,
+      html`You can change this at any time on <a href="/account">your account</a>.`,
+    )}</p>`,
   };
 }
 

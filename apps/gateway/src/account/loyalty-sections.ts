@@ -4,7 +4,8 @@
  */
 import { CODE_ALPHABET, REFERRAL_CODE_LENGTH, REFERRAL_REWARD } from '@storefront/formats';
 import type { loyalty } from '@storefront/proto';
-import { html, type Html } from '../kit/html';
+import { html, prose, type Html } from '../kit/html';
+import { headCell, numHeadCell, tableHead } from '../kit/table';
 
 const BASIS_POINTS_PER_WHOLE = 10_000;
 
@@ -19,9 +20,13 @@ const times = (basisPoints: number) => `×${basisPoints / BASIS_POINTS_PER_WHOLE
 
 export function tierSection(account: loyalty.Account): Html {
   const next = account.nextTier
-    ? html`<p>${account.pointsToNextTier} more lifetime points reach ${account.nextTier}, which earns ${times(account.nextTierMultiplierBps)}.</p>`
+    ? html`<p>${prose(
+        html`${account.pointsToNextTier} more lifetime points reach ${account.nextTier},`,
+        html`which earns ${times(account.nextTierMultiplierBps)}.`,
+      )}</p>`
     : html`<p>This is the top tier.</p>`;
-  return html`<p>Your tier, ${account.tier}, earns points at ${times(account.tierMultiplierBps)} on every pound you spend.</p>
+  const rate = times(account.tierMultiplierBps);
+  return html`<p>Your tier, ${account.tier}, earns points at ${rate} on every pound you spend.</p>
 ${next}`;
 }
 
@@ -32,22 +37,35 @@ export const REDEEM_REWARD_PATH = '/account/rewards';
  * The rewards catalog as the customer's points stand: a Redeem button for each they can afford, how many points each
  * other needs; a reward whose code they hold unused is redeemed again only once that code is used.
  */
+function redeemForm(reward: loyalty.Reward): Html {
+  const button = html`<button type="submit">Redeem<span class="vh"> ${reward.name}</span></button>`;
+  const chosen = html`<input type="hidden" name="reward" value="${reward.id}">`;
+  return html`<form method="post" action="${REDEEM_REWARD_PATH}">${chosen}${button}</form>`;
+}
+
+const CODE_HINT = 'Enter a code as the promo code in your basket.';
+const REWARDS_HEAD = tableHead(headCell('Reward'), numHeadCell('Points'), headCell('Redeem'));
+
 export function rewardsSection(account: loyalty.Account, outcome: Html | string = ''): Html {
   const holding = new Set(account.redeemedRewards.filter((reward) => !reward.usedAt).map((reward) => reward.rewardId));
   const rows = account.availableRewards.map((reward) => {
     const action = holding.has(reward.id)
       ? 'Your code for it is below'
       : reward.pointsCost <= account.points
-        ? html`<form method="post" action="${REDEEM_REWARD_PATH}"><input type="hidden" name="reward" value="${reward.id}"><button type="submit">Redeem<span class="vh"> ${reward.name}</span></button></form>`
+        ? redeemForm(reward)
         : `${reward.pointsCost - account.points} more points needed`;
-    return html`<tr><th scope="row">${reward.name}</th><td class="num">${reward.pointsCost}</td><td>${action}</td></tr>`;
+    const cost = html`<td class="num">${reward.pointsCost}</td>`;
+    return html`<tr><th scope="row">${reward.name}</th>${cost}<td>${action}</td></tr>`;
   });
   const codes = account.redeemedRewards
     .filter((reward) => !reward.usedAt)
     .map((reward) => html`<li>${reward.name}: code <strong>${reward.code}</strong></li>`);
+  const caption = html`<caption class="vh">Rewards for your points</caption>`;
+  const table = html`<table>${caption}${REWARDS_HEAD}<tbody>${rows}</tbody></table>`;
+  const codeList = html`<h3>Your reward codes</h3><ul>${codes}</ul><p>${CODE_HINT}</p>`;
   return html`<h3>Available rewards</h3>${outcome}
-${rows.length > 0 ? html`<table><caption class="vh">Rewards for your points</caption><thead><tr><th scope="col">Reward</th><th scope="col" class="num">Points</th><th scope="col">Redeem</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>None yet: keep collecting points.</p>`}
-${codes.length > 0 ? html`<h3>Your reward codes</h3><ul>${codes}</ul><p>Enter a code as the promo code in your basket.</p>` : ''}`;
+${rows.length > 0 ? table : html`<p>None yet: keep collecting points.</p>`}
+${codes.length > 0 ? codeList : ''}`;
 }
 
 const STATE_WORDS: Record<string, string> = {
@@ -61,18 +79,23 @@ function referralWords(referral: loyalty.Referral): string {
   return STATE_WORDS[referral.state] ?? referral.state;
 }
 
+const REFERRALS_HEAD = tableHead(headCell('Joined'), headCell('Reward'), numHeadCell('Your points'));
+
 /** The share link opens sign-up with the code filled in. */
 export function referralSection(code: string, shareUrl: string, referrals: loyalty.ListReferralsResponse): Html {
-  const rows = referrals.referrals.map(
-    (referral) =>
-      html`<tr><td>${referral.referredAt.slice(0, 10)}</td><td>${referralWords(referral)}</td><td class="num">${referral.points}</td></tr>`,
-  );
+  const rows = referrals.referrals.map((referral) => {
+    const joined = referral.referredAt.slice(0, 10);
+    return html`<tr><td>${joined}</td><td>${referralWords(referral)}</td><td class="num">${referral.points}</td></tr>`;
+  });
   return html`<h2>Refer a friend</h2>
 <p>Your referral code is <strong>${code}</strong>. Share this link: <a href="${shareUrl}">${shareUrl}</a></p>
-<p>When a friend signs up with it and their first order passes its 14-day cancellation window, you earn ${REFERRAL_REWARD.referrerPoints} points and they earn ${REFERRAL_REWARD.referredPoints}.</p>
+<p>${prose(
+    html`When a friend signs up with it and their first order passes its 14-day cancellation window,`,
+    html`you earn ${REFERRAL_REWARD.referrerPoints} points and they earn ${REFERRAL_REWARD.referredPoints}.`,
+  )}</p>
 ${
   rows.length > 0
-    ? html`<table><caption>Your referrals</caption><thead><tr><th scope="col">Joined</th><th scope="col">Reward</th><th scope="col" class="num">Your points</th></tr></thead><tbody>${rows}</tbody></table>`
+    ? html`<table><caption>Your referrals</caption>${REFERRALS_HEAD}<tbody>${rows}</tbody></table>`
     : html`<p>No referrals yet.</p>`
 }`;
 }

@@ -47,7 +47,8 @@ import {
 } from './loyalty-sections';
 import { dataRightsSection, MARKETING_CONSENT_BOX } from './data-rights-pages';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
-import { html, type Html } from '../kit/html';
+import { html, prose, type Html } from '../kit/html';
+import { headCell, numHeadCell, tableHead } from '../kit/table';
 import { dispatchWords, orderStatusWords } from '../application/order-words';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { formatPence } from '../kit/money';
@@ -116,6 +117,16 @@ const labelsOf = (fields: TextField[], prefix = '') =>
 
 type Values = Record<string, string>;
 
+/** A labelled field, with the value typed before; a password is never written back into the page. */
+function textField(entry: TextField, values: Values): Html {
+  const id = entry.id ?? entry.name;
+  const value = entry.type === 'password' ? '' : (values[entry.name] ?? '');
+  const required = entry.required ? html` required` : '';
+  const { type, name, autocomplete } = entry;
+  return html`<label for="${id}">${entry.label}</label>
+<input type="${type}" id="${id}" name="${name}" autocomplete="${autocomplete}" value="${value}"${required}>`;
+}
+
 /**
  * A form of labelled fields; a password is never written back into the page. `hidden` fields travel unseen (a reset
  * token).
@@ -130,10 +141,7 @@ function fieldsForm(
 ): Html {
   return html`<form method="post" action="${action}">
 ${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-${fields.map(
-  (entry) => html`<label for="${entry.id ?? entry.name}">${entry.label}</label>
-<input type="${entry.type}" id="${entry.id ?? entry.name}" name="${entry.name}" autocomplete="${entry.autocomplete}" value="${entry.type === 'password' ? '' : (values[entry.name] ?? '')}"${entry.required ? html` required` : ''}>`,
-)}
+${fields.map((entry) => textField(entry, values))}
 ${extra}<button type="submit">${button}</button>
 </form>`;
 }
@@ -142,19 +150,29 @@ function accountPage(title: string, main: Html, status = 200): PageAnswer {
   return { title, description: title, caching: 'private', status, main };
 }
 
+const LOG_IN_ANCHOR = html`<a href="/account/login">Log in</a>`;
+const SIGN_UP_ANCHOR = html`<a href="/account/signup">Sign up</a>`;
+const LOG_IN_LINK = html`<p>${LOG_IN_ANCHOR}</p>`;
+const FORGOT_PASSWORD_LINK = html`<p><a href="/account/forgot-password">Forgot password</a></p>`;
+
 export function signUpPage(values: Values = {}, error?: string, status = 200): PageAnswer {
+  const form = fieldsForm('/account/signup', SIGN_UP_FIELDS, values, 'Sign up', {}, MARKETING_CONSENT_BOX);
   return accountPage(
     'Sign up',
-    html`<h1>Sign up</h1>${formError(error)}<p>An account keeps your orders together and earns loyalty points: ${LOYALTY_WELCOME.points} to start.</p>
-${fieldsForm('/account/signup', SIGN_UP_FIELDS, values, 'Sign up', {}, MARKETING_CONSENT_BOX)}<p>Already have an account? <a href="/account/login">Log in</a></p>`,
+    html`<h1>Sign up</h1>${formError(error)}<p>${prose(
+      html`An account keeps your orders together and earns loyalty points:`,
+      html`${LOYALTY_WELCOME.points} to start.`,
+    )}</p>
+${form}<p>Already have an account? ${LOG_IN_ANCHOR}</p>`,
     status,
   );
 }
 
 export function logInPage(values: Values = {}, error?: string, status = 200): PageAnswer {
+  const form = fieldsForm('/account/login', LOG_IN_FIELDS, values, 'Log in');
   return accountPage(
     'Log in',
-    html`<h1>Log in</h1>${formError(error)}${fieldsForm('/account/login', LOG_IN_FIELDS, values, 'Log in')}<p><a href="/account/forgot-password">Forgot password</a></p><p>New here? <a href="/account/signup">Sign up</a></p>`,
+    html`<h1>Log in</h1>${formError(error)}${form}${FORGOT_PASSWORD_LINK}<p>New here? ${SIGN_UP_ANCHOR}</p>`,
     status,
   );
 }
@@ -162,7 +180,10 @@ export function logInPage(values: Values = {}, error?: string, status = 200): Pa
 export function forgotPasswordPage(values: Values = {}, error?: string, status = 200): PageAnswer {
   return accountPage(
     'Forgot password',
-    html`<h1>Forgot password</h1>${formError(error)}<p>Give the email of your account and we will mail you a link to set a new password. The link works once, for one hour.</p>
+    html`<h1>Forgot password</h1>${formError(error)}<p>${prose(
+      html`Give the email of your account and we will mail you a link to set a new password.`,
+      html`The link works once, for one hour.`,
+    )}</p>
 ${fieldsForm('/account/forgot-password', FORGOT_FIELDS, values, 'Send reset link')}`,
     status,
   );
@@ -172,15 +193,19 @@ ${fieldsForm('/account/forgot-password', FORGOT_FIELDS, values, 'Send reset link
 function resetLinkSentPage(): PageAnswer {
   return accountPage(
     'Check your email',
-    html`<h1>Check your email</h1><p role="status">If an account uses that email, a link to set a new password is on its way. It works once, for one hour.</p><p><a href="/account/login">Log in</a></p>`,
+    html`<h1>Check your email</h1><p role="status">${prose(
+      html`If an account uses that email, a link to set a new password is on its way.`,
+      html`It works once, for one hour.`,
+    )}</p>${LOG_IN_LINK}`,
   );
 }
 
 export function resetPasswordPage(token: string, error?: string, status = 200): PageAnswer {
+  const form = fieldsForm('/account/reset-password', RESET_FIELDS, {}, 'Set password', { token });
   return accountPage(
     'Set a new password',
-    html`<h1>Set a new password</h1>${formError(error)}${fieldsForm('/account/reset-password', RESET_FIELDS, {}, 'Set password', { token })}
-<p><a href="/account/forgot-password">Forgot password</a></p>`,
+    html`<h1>Set a new password</h1>${formError(error)}${form}
+${FORGOT_PASSWORD_LINK}`,
     status,
   );
 }
@@ -188,7 +213,10 @@ export function resetPasswordPage(token: string, error?: string, status = 200): 
 function passwordChangedPage(): PageAnswer {
   return accountPage(
     'Password changed',
-    html`<h1>Password changed</h1><p role="status">Your new password is set and every session of your account has been logged out.</p><p><a href="/account/login">Log in</a></p>`,
+    html`<h1>Password changed</h1><p role="status">${prose(
+      html`Your new password is set`,
+      html`and every session of your account has been logged out.`,
+    )}</p>${LOG_IN_LINK}`,
   );
 }
 
@@ -196,7 +224,10 @@ function passwordChangedPage(): PageAnswer {
 export function verifyEmailPage(token: string, error?: string, status = 200): PageAnswer {
   return accountPage(
     'Confirm your email address',
-    html`<h1>Confirm your email address</h1>${formError(error)}<p>Confirm that this address is yours: the shop writes to it from then on.</p>
+    html`<h1>Confirm your email address</h1>${formError(error)}<p>${prose(
+      html`Confirm that this address is yours:`,
+      html`the shop writes to it from then on.`,
+    )}</p>
 ${fieldsForm('/account/verify-email', [], {}, 'Confirm this address', { token })}`,
     status,
   );
@@ -205,14 +236,20 @@ ${fieldsForm('/account/verify-email', [], {}, 'Confirm this address', { token })
 function emailVerifiedPage(): PageAnswer {
   return accountPage(
     'Email address confirmed',
-    html`<h1>Email address confirmed</h1><p role="status">Thank you: the address is confirmed and is the one your account uses.</p><p><a href="/account">Your account</a></p>`,
+    html`<h1>Email address confirmed</h1><p role="status">${prose(
+      html`Thank you: the address is confirmed`,
+      html`and is the one your account uses.`,
+    )}</p><p><a href="/account">Your account</a></p>`,
   );
 }
+
+const LOG_OUT_FORM = html`<form method="post" action="/account/logout"><button type="submit">Log out</button></form>`;
+const SIGN_IN_LINKS = html`<ul><li>${LOG_IN_ANCHOR}</li><li>${SIGN_UP_ANCHOR}</li></ul>`;
 
 function signedOutPage(): PageAnswer {
   return accountPage(
     'Account',
-    html`<h1>Account</h1><p>Sign in to see your orders, loyalty points and rewards.</p><ul><li><a href="/account/login">Log in</a></li><li><a href="/account/signup">Sign up</a></li></ul>`,
+    html`<h1>Account</h1><p>Sign in to see your orders, loyalty points and rewards.</p>${SIGN_IN_LINKS}`,
   );
 }
 
@@ -239,38 +276,53 @@ interface AccountView {
   values?: Values;
 }
 
+const HISTORY_HEAD = tableHead(headCell('Date'), headCell('What'), numHeadCell('Points'));
+const ORDERS_HEAD = tableHead(headCell('Order'), headCell('Placed'), numHeadCell('Total'), headCell('Status'));
+
 export function accountOverviewPage(
   { profile, account, referrals, orders, wantsMarketing, saved, refused, values }: AccountView,
   shareUrl: string,
   status = 200,
 ): PageAnswer {
   /** The confirmation or refusal of one form, beside it. */
-  const outcome = (form: SavedForm) =>
-    html`${formError(refused?.form === form ? refused.error : undefined)}${saved === form ? html`<p class="ok" role="status">${SAVED_WORDS[form]}</p>` : ''}`;
+  const outcome = (form: SavedForm) => {
+    const confirmation = saved === form ? html`<p class="ok" role="status">${SAVED_WORDS[form]}</p>` : '';
+    return html`${formError(refused?.form === form ? refused.error : undefined)}${confirmation}`;
+  };
   const current = values ?? { firstName: profile.firstName, lastName: profile.lastName, phone: profile.phone ?? '' };
-  const history = account.pointsHistory.map(
-    (entry) =>
-      html`<tr><td>${entry.createdAt.slice(0, 10)}</td><td>${entry.description}</td><td class="num">${entry.points > 0 ? `+${entry.points}` : entry.points}</td></tr>`,
-  );
+  const history = account.pointsHistory.map((entry) => {
+    const signed = entry.points > 0 ? `+${entry.points}` : entry.points;
+    const date = entry.createdAt.slice(0, 10);
+    return html`<tr><td>${date}</td><td>${entry.description}</td><td class="num">${signed}</td></tr>`;
+  });
   const orderRows = orders.map((details) => {
     const order = details.summary!;
-    return html`<tr><th scope="row"><a href="/orders/${encodeURIComponent(order.reference)}">${order.orderNumber}</a></th><td>${details.createdAt.slice(0, 10)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}</td></tr>`;
+    const link = html`<a href="/orders/${encodeURIComponent(order.reference)}">${order.orderNumber}</a>`;
+    const placed = details.createdAt.slice(0, 10);
+    const total = formatPence(order.totalPence);
+    const status = html`${orderStatusWords(order)}${details.dispatch ? html`<br>${dispatchWords(details)}` : ''}`;
+    return html`<tr><th scope="row">${link}</th><td>${placed}</td><td class="num">${total}</td><td>${status}</td></tr>`;
   });
+  const loyalty = [
+    html`<dt>Points</dt><dd>${account.points}</dd>`,
+    html`<dt>Lifetime points</dt><dd>${account.lifetimePoints}</dd>`,
+    html`<dt>Tier</dt><dd>${account.tier}</dd>`,
+  ];
   return accountPage(
     'Your account',
     html`<h1>Your account</h1>
 <p>Signed in as ${profile.email}. <a href="/account/logout">Log out</a></p>
 <h2>Loyalty</h2>
-<dl><dt>Points</dt><dd>${account.points}</dd><dt>Lifetime points</dt><dd>${account.lifetimePoints}</dd><dt>Tier</dt><dd>${account.tier}</dd></dl>
+<dl>${loyalty}</dl>
 ${tierSection(account)}
 ${rewardsSection(account, outcome('reward'))}
 <h3>Points history</h3>
-<table><caption class="vh">Points history</caption><thead><tr><th scope="col">Date</th><th scope="col">What</th><th scope="col" class="num">Points</th></tr></thead><tbody>${history}</tbody></table>
+<table><caption class="vh">Points history</caption>${HISTORY_HEAD}<tbody>${history}</tbody></table>
 ${referralSection(profile.referralCode, shareUrl, referrals)}
 <h2>Orders</h2>
 ${
   orderRows.length > 0
-    ? html`<table><caption class="vh">Your orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orderRows}</tbody></table>`
+    ? html`<table><caption class="vh">Your orders</caption>${ORDERS_HEAD}<tbody>${orderRows}</tbody></table>`
     : html`<p>No orders yet.</p>`
 }
 <h2>Profile</h2>
@@ -475,14 +527,7 @@ export function registerAccountPages(pages: PageRoutes, context: GatewayContext)
   // from anywhere else it asks first, so a link on another site cannot sign anyone out.
   router.get('/account/logout', async (req, res) => {
     if (req.headers['sec-fetch-site'] === 'same-origin') return logOut(req, res);
-    await send(
-      req,
-      res,
-      accountPage(
-        'Log out',
-        html`<h1>Log out</h1><form method="post" action="/account/logout"><button type="submit">Log out</button></form>`,
-      ),
-    );
+    await send(req, res, accountPage('Log out', html`<h1>Log out</h1>${LOG_OUT_FORM}`));
   });
   router.post('/account/logout', ...form, logOut);
 

@@ -102,11 +102,11 @@ const LoyaltySync = component(
     },
     {
       description:
-        "Loyalty state as a client holds it. The server keeps its own balances, tier, history and reward lists and ignores the client's. " +
-        'The one intent honoured: a `redeemedRewards` entry without a `code` whose `rewardId` names ' +
-        'an available reward asks to redeem it; ' +
-        'it is granted when the balance covers the cost and the account holds no unused code for that reward. ' +
-        'Known members must have the types shown (else 400); unknown members are dropped.',
+        'Loyalty state as a client holds it. The server keeps its own balances, tier, history and reward lists and ' +
+        "ignores the client's. The one intent honoured: a `redeemedRewards` entry without a `code` whose " +
+        '`rewardId` names an available reward asks to redeem it; it is granted when the balance covers the cost ' +
+        'and the account holds no unused code for that reward. Known members must have the types shown (else 400); ' +
+        'unknown members are dropped.',
       example: { redeemedRewards: [{ rewardId: 'ten-percent-off' }] },
     },
   ),
@@ -285,7 +285,9 @@ export const CloseAccountRequest = component(
     {
       currentPassword: currentPassword(),
       confirm: Type.Literal(CLOSE_ACCOUNT_WORDS, {
-        description: `Exactly \`${CLOSE_ACCOUNT_WORDS}\`: the second confirmation that the account is to be closed and erased`,
+        description:
+          `Exactly \`${CLOSE_ACCOUNT_WORDS}\`: ` +
+          'the second confirmation that the account is to be closed and erased',
       }),
     },
     { additionalProperties: false, example: { currentPassword: 'plum-tractor-42', confirm: CLOSE_ACCOUNT_WORDS } },

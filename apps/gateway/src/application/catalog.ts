@@ -102,8 +102,9 @@ export const CatalogDocument = component(
     },
     {
       description:
-        "The published catalog: every product with its sizes, GBP prices and live stock flags, and checkout's shipping rule. " +
-        'The example leaves `shipping` out: its numbers are only ever the ones the live document carries.',
+        "The published catalog: every product with its sizes, GBP prices and live stock flags, and checkout's " +
+        'shipping rule. The example leaves `shipping` out: its numbers are only ever the ones the live document ' +
+        'carries.',
       example: {
         generatedAt: '2026-11-22T12:00:00.000Z',
         currency: 'GBP',
@@ -274,7 +275,8 @@ export class CatalogCopy {
     if (!this.catalog || !this.policy) return;
     // One catalog version is the same catalog from every inventory pod (generatedAt is when it was
     // first rendered) and the policy is checkout's, so every gateway publishes the same bytes under one ETag.
-    const etag = `W/"${this.catalog.version}-${this.policy.shippingFeePence}-${this.policy.freeShippingThresholdPence}"`;
+    const { shippingFeePence, freeShippingThresholdPence } = this.policy;
+    const etag = `W/"${this.catalog.version}-${shippingFeePence}-${freeShippingThresholdPence}"`;
     if (etag !== this.latest?.etag) {
       this.latest = {
         etag,

@@ -55,7 +55,8 @@ export const DataExport = component(
         ),
         {
           description:
-            "Mails sent to the account's address and about its orders, oldest first: subject and times (bodies are not kept once sent)",
+            "Mails sent to the account's address and about its orders, oldest first: subject and times (bodies are " +
+            'not kept once sent)',
         },
       ),
       staffActions: Type.Array(
@@ -188,7 +189,9 @@ export async function startDataExport(
     );
 }
 
-/** Identity's mails and staff actions on the account with checkout's on its orders: mails oldest first, actions newest. */
+/**
+ * Identity's mails and staff actions on the account with checkout's on its orders: mails oldest first, actions newest.
+ */
 function mergedRecords(
   account: identity.ExportAccountDataResponse,
   orders: checkout.ExportOrderRecordsResponse,

@@ -59,9 +59,9 @@ export const Loyalty = component(
     },
     {
       description:
-        "The customer's loyalty account. Points and lifetime points are sums over a server-side ledger; the tier follows lifetime points " +
-        '(bronze from 0, silver from 500, gold from 1500, platinum from 5000) and never falls when points are spent. ' +
-        'History and redeemed rewards list the newest 100 entries.',
+        "The customer's loyalty account. Points and lifetime points are sums over a server-side ledger; the tier " +
+        'follows lifetime points (bronze from 0, silver from 500, gold from 1500, platinum from 5000) and never ' +
+        'falls when points are spent. History and redeemed rewards list the newest 100 entries.',
       example: {
         points: 100,
         lifetimePoints: 600,

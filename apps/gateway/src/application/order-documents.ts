@@ -11,6 +11,7 @@ import { formatCreditNoteNumber, formatReceiptNumber, type VatAtRate } from '@st
 import { formatLondonDate, londonTime } from '@storefront/dispatch-calendar';
 import { renderPdf, type Block, type PdfDocumentModel } from '@storefront/documents';
 import { html } from '../kit/html';
+import { headCell, numHeadCell, tableHead } from '../kit/table';
 import { formatPence } from '../kit/money';
 import type { PageAnswer } from '../kit/respond';
 import { sellerFacts, type Seller } from '@storefront/config';
@@ -86,9 +87,21 @@ const VAT_COLUMNS = ['VAT rate', 'Net', 'VAT', 'Gross'];
 
 /** A receipt's or credit note's page. */
 export function documentPage(receipt: OrderDocument, orderReference: string): PageAnswer {
-  const table = (caption: string, columns: string[], rows: string[][]) =>
-    html`<table><caption>${caption}</caption><thead><tr>${columns.map((column, index) => (index > 0 ? html`<th scope="col" class="num">${column}</th>` : html`<th scope="col">${column}</th>`))}</tr></thead>
-<tbody>${rows.map((row) => html`<tr><th scope="row">${row[0]}</th>${row.slice(1).map((cell) => html`<td class="num">${cell}</td>`)}</tr>`)}</tbody></table>`;
+  // The first column names the row; the others are amounts, right-aligned.
+  const table = (caption: string, columns: string[], rows: string[][]) => {
+    const head = tableHead(...columns.map((column, index) => (index > 0 ? numHeadCell(column) : headCell(column))));
+    const amounts = (row: string[]) => row.slice(1).map((cell) => html`<td class="num">${cell}</td>`);
+    const body = rows.map((row) => html`<tr><th scope="row">${row[0]}</th>${amounts(row)}</tr>`);
+    return html`<table><caption>${caption}</caption>${head}
+<tbody>${body}</tbody></table>`;
+  };
+  const buyerLines = receipt.buyer?.map((line, index) => html`${index > 0 ? html`<br>` : ''}${line}`);
+  const buyer = buyerLines ? html`<h2>Buyer</h2><address class="buyer">${buyerLines}</address>` : '';
+  const totals = receipt.totals.map(
+    ([label, amount]) => html`<tr><th scope="row">${label}</th><td class="num">${amount}</td></tr>`,
+  );
+  const pdfLink = html`<a href="${receipt.path}.pdf" type="application/pdf">${receipt.title} (PDF)</a>`;
+  const orderLink = html`<a href="/orders/${encodeURIComponent(orderReference)}">Back to the order</a>`;
   return {
     title: receipt.title,
     description: `${receipt.title} from ${receipt.seller.name}`,
@@ -97,12 +110,12 @@ export function documentPage(receipt: OrderDocument, orderReference: string): Pa
 <h2>Seller</h2>
 ${sellerAddress(receipt.seller)}
 <dl class="receipt-facts">${receipt.facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
-${receipt.buyer ? html`<h2>Buyer</h2><address class="buyer">${receipt.buyer.map((line, index) => html`${index > 0 ? html`<br>` : ''}${line}`)}</address>` : ''}
+${buyer}
 ${table('Items', receipt.itemColumns, receipt.items)}
-<table class="totals"><tbody>${receipt.totals.map(([label, amount]) => html`<tr><th scope="row">${label}</th><td class="num">${amount}</td></tr>`)}</tbody></table>
+<table class="totals"><tbody>${totals}</tbody></table>
 ${receipt.vat ? table('VAT by rate', VAT_COLUMNS, receipt.vat) : ''}
 <p class="receipt-note">${receipt.note}</p>
-<p><a href="${receipt.path}.pdf" type="application/pdf">${receipt.title} (PDF)</a> · <a href="/orders/${encodeURIComponent(orderReference)}">Back to the order</a></p>`,
+<p>${pdfLink} · ${orderLink}</p>`,
   };
 }
 
@@ -149,7 +162,9 @@ function documentPdf(receipt: OrderDocument, issuedAt: Date): Promise<Buffer> {
   return renderPdf(model);
 }
 
-/** The document's PDF, dated `issuedAt` (RFC 3339), private to its reader like its page; its file `<kind>-<number>.pdf`. */
+/**
+ * The document's PDF, dated `issuedAt` (RFC 3339), private to its reader like its page; its file `<kind>-<number>.pdf`.
+ */
 export async function sendDocumentPdf(
   res: Response,
   document: OrderDocument,
@@ -213,8 +228,8 @@ export function creditNoteOf(
     ],
     vat: registered ? vatRows(note.rates) : undefined,
     note: registered
-      ? 'Prices include VAT. Returned goods are credited at their rates less their share of any discount, delivery at ' +
-        'the rate it had on the receipt, any other amount over the receipt’s rates in proportion.'
+      ? 'Prices include VAT. Returned goods are credited at their rates less their share of any discount, ' +
+        'delivery at the rate it had on the receipt, any other amount over the receipt’s rates in proportion.'
       : 'The seller is not registered for VAT. No VAT is charged or credited.',
   };
 }

@@ -136,7 +136,8 @@ export const Dispatch = component(
         Type.String({
           maxLength: 60,
           description:
-            "The carrier's tracking number; only for the account that placed the order (a guest has it in the dispatch mail)",
+            "The carrier's tracking number; only for the account that placed the order (a guest has it in the " +
+            'dispatch mail)',
         }),
       ),
       dispatchedAt: Type.String({ format: 'date-time' }),
@@ -174,7 +175,8 @@ export const OrderDetails = component(
         Type.String({
           format: 'uri',
           description:
-            "The provider's hosted payment page, for a person to pay on; present only while the order is pending and its stock held",
+            "The provider's hosted payment page, for a person to pay on; present only while the order is pending " +
+            'and its stock held',
         }),
       ),
       createdAt: Type.String({ format: 'date-time' }),

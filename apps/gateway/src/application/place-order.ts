@@ -67,8 +67,8 @@ export const CreateCheckoutRequest = component(
       ),
       redirect_url: Type.Optional(
         httpUrl(
-          "Where the payer's browser goes after paying or declining: a URL on one of the shop's own origins, over https " +
-            '(http only on localhost, 127.0.0.1 or [::1]). Any other URL is 400 `invalid_redirect_url`.',
+          "Where the payer's browser goes after paying or declining: a URL on one of the shop's own origins, " +
+            'over https (http only on localhost, 127.0.0.1 or [::1]). Any other URL is 400 `invalid_redirect_url`.',
         ),
       ),
       items: Type.Array(CheckoutLine, { minItems: 1, maxItems: ORDER_LINES_MAX }),
@@ -140,7 +140,8 @@ export const CheckoutResult = component(
       ),
       status: StringEnum(['PENDING', 'PAID', 'FAILED', 'EXPIRED'], {
         description:
-          "The payment's status: the provider's when the link was made while the order is open, then the one the order was closed with (a replay of a paid order says PAID)",
+          "The payment's status: the provider's when the link was made while the order is open, then the one the " +
+          'order was closed with (a replay of a paid order says PAID)',
       }),
       date: Type.Optional(Type.String({ format: 'date-time', description: 'When the provider created the checkout' })),
       hosted_checkout_url: Type.Optional(Type.String({ format: 'uri' })),
@@ -150,8 +151,9 @@ export const CheckoutResult = component(
     },
     {
       description:
-        "The payment provider's checkout (SumUp's field names), plus `order_saved` and the order. Hand `hosted_checkout_url` to the person who pays. " +
-        'Optional fields are left out when the provider has no value for them.',
+        "The payment provider's checkout (SumUp's field names), plus `order_saved` and the order. Hand " +
+        '`hosted_checkout_url` to the person who pays. Optional fields are left out when the provider has no value ' +
+        'for them.',
       additionalProperties: false,
     },
   ),

@@ -110,7 +110,9 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
             },
           },
           '422': errorResponse(
-            "`idempotency_mismatch`: the reference was used with a different request. Another account's reference is answered like a new one (the same 400s and 429s) and is 422 only for a body that would otherwise be accepted",
+            "`idempotency_mismatch`: the reference was used with a different request. Another account's " +
+              'reference is answered like a new one (the same 400s and 429s) and is 422 only for a body that would ' +
+              'otherwise be accepted',
           ),
           '429': rateLimitedResponse(
             'too many new orders from this address or account in the last minute, too many order ' +
@@ -126,8 +128,8 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
           '503': {
             ...errorResponse(
               '`service_unavailable`: more orders are being placed at this moment than the shop takes at once, or a ' +
-                'service behind the gateway is unavailable: send the same request (its `checkout_reference` too) again ' +
-                'after Retry-After',
+                'service behind the gateway is unavailable: send the same request (its `checkout_reference` too) ' +
+                'again after Retry-After',
             ),
             headers: {
               'Retry-After': {
@@ -177,10 +179,9 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
         operationId: 'validatePromo',
         summary: 'Whether a discount code is currently valid (never consumes it)',
         description:
-          "Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner's session. A code " +
-          'an open order holds (a reward code, or every use of a capped promo code) is not valid ' +
-          'until that order closes unpaid. ' +
-          'Checks are limited per client address (an IPv6 address by its /64).',
+          "Case-insensitive. Reward codes issued by the loyalty programme are valid only with their owner's " +
+          'session. A code an open order holds (a reward code, or every use of a capped promo code) is not valid ' +
+          'until that order closes unpaid. Checks are limited per client address (an IPv6 address by its /64).',
         tags: ['catalog'],
         security: [{}, { sessionCookie: [] }],
         parameters: [...PROMO_CODE_PARAMETERS],
@@ -219,14 +220,13 @@ export const basketCheckoutApi: ApiRoutes<GatewayContext> = {
         operationId: 'quoteOrder',
         summary: 'Price a basket as create-checkout would, and say when an order placed now would be dispatched',
         description:
-          "The server's goods, discount, shipping and total in pence for `items` and an optional `promo_code`, by the same " +
-          'pricing create-checkout charges by, and the dispatch and delivery dates: orders leave on ' +
-          'working days (Monday to ' +
-          'Friday, not an England-and-Wales bank holiday), the same day when placed before the ' +
-          'cut-off (14:00 London time by ' +
-          'default), else on the next working day, and arrive the working day after. Nothing is ' +
-          'saved or held. A code that does ' +
-          "not apply is named in `promo_refusal` and left out of the totals; a code counts as a promo check (limited per client address). Reward codes need their owner's session.",
+          "The server's goods, discount, shipping and total in pence for `items` and an optional `promo_code`, by " +
+          'the same pricing create-checkout charges by, and the dispatch and delivery dates: orders leave on ' +
+          'working days (Monday to Friday, not an England-and-Wales bank holiday), the same day when placed before ' +
+          'the cut-off (14:00 London time by default), else on the next working day, and arrive the working day ' +
+          'after. Nothing is saved or held. A code that does not apply is named in `promo_refusal` and left out of ' +
+          'the totals; a code counts as a promo check (limited per client address). Reward codes need their ' +
+          "owner's session.",
         tags: ['checkout'],
         security: [{}, { sessionCookie: [] }],
         responses: {

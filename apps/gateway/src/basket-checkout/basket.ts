@@ -11,7 +11,8 @@ import { validatePromo } from '../application/place-order';
 import { basketOf, isPromoCode, parseQuantity, setBasket, type Basket } from '../kit/basket-cookie';
 import { callerOf } from '../kit/caller';
 import { field, formError } from '../kit/forms';
-import { html } from '../kit/html';
+import { html, type Html } from '../kit/html';
+import { headCell, numHeadCell, tableHead } from '../kit/table';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { heldWords } from '../application/held-stock';
 import { findSku, sizeStockWords, type ShopReader, type ShopView } from '../application/shop';
@@ -37,6 +38,14 @@ export interface BasketView {
   error?: string;
 }
 
+const BROWSE_LINK = html`<p><a href="/">Browse the products</a></p>`;
+const ITEMS_HEAD = tableHead(headCell('Item'), headCell('Quantity'), numHeadCell('Line total'));
+const QUANTITY_RULES = html`min="1" max="${LINE_QUANTITY_MAX}" required`;
+const quietButton = (label: string, attributes: Html | '' = '') =>
+  html`<button type="submit" class="quiet"${attributes}>${label}</button>`;
+const UPDATE_BUTTON = quietButton('Update');
+const REMOVE_BUTTON = quietButton('Remove', html` formaction="/basket/remove" formnovalidate`);
+
 export function basketPage(
   { basket, quote, stock, held, policy, dispatchWords, error }: BasketView,
   status = 200,
@@ -45,7 +54,7 @@ export function basketPage(
   if (!quote) {
     return {
       ...page,
-      main: html`<h1>Basket</h1>${formError(error)}<p>Your basket is empty.</p><p><a href="/">Browse the products</a></p>`,
+      main: html`<h1>Basket</h1>${formError(error)}<p>Your basket is empty.</p>${BROWSE_LINK}`,
     };
   }
   const now = Date.now();
@@ -57,10 +66,13 @@ export function basketPage(
         : '';
     // Three columns so a line fits 320 px; Remove shares the line's one form (formaction), which also
     // keeps the cell one block, so the Markdown answer stays a table.
-    return html`<tr><th scope="row">${line.productName} ${line.size} <span class="each">${formatPence(line.unitPricePence)} each</span>${short}</th>
+    const each = html`<span class="each">${formatPence(line.unitPricePence)} each</span>`;
+    const id = `quantity-${index}`;
+    const input = html`<input type="number" id="${id}" name="quantity" value="${line.quantity}" ${QUANTITY_RULES}>`;
+    return html`<tr><th scope="row">${line.productName} ${line.size} ${each}${short}</th>
 <td class="quantity"><form method="post" action="/basket/update"><input type="hidden" name="sku" value="${line.sku}">
-<label for="quantity-${index}" class="vh">Quantity</label><input type="number" id="quantity-${index}" name="quantity" value="${line.quantity}" min="1" max="${LINE_QUANTITY_MAX}" required>
-<button type="submit" class="quiet">Update</button> <button type="submit" class="quiet" formaction="/basket/remove" formnovalidate>Remove</button></form></td>
+<label for="${id}" class="vh">Quantity</label>${input}
+${UPDATE_BUTTON} ${REMOVE_BUTTON}</form></td>
 <td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
   });
   const promoState = quote.promoCode
@@ -68,16 +80,18 @@ export function basketPage(
     : basket.promoCode && quote.promoRefusal
       ? html`<p class="error">Promo code ${basket.promoCode} ${quote.promoRefusal}, so it is not applied.</p>`
       : '';
+  const typedCode = basket.promoCode ?? '';
+  const shipping = quote.shippingPence === 0 ? 'Free' : formatPence(quote.shippingPence);
   return {
     ...page,
     main: html`<h1>Basket</h1>
 ${formError(error)}
 <table><caption>Items in your basket</caption>
-<thead><tr><th scope="col">Item</th><th scope="col">Quantity</th><th scope="col" class="num">Line total</th></tr></thead>
+${ITEMS_HEAD}
 <tbody>${rows}</tbody></table>
 <form method="post" action="/basket/promo">
 <label for="promo_code">Promo code</label>
-<input type="text" id="promo_code" name="promo_code" value="${basket.promoCode ?? ''}" maxlength="64" autocomplete="off">
+<input type="text" id="promo_code" name="promo_code" value="${typedCode}" maxlength="64" autocomplete="off">
 <button type="submit">Apply</button>
 </form>
 ${promoState}
@@ -85,7 +99,7 @@ ${promoState}
 <table class="totals"><tbody>
 <tr><th scope="row">Goods</th><td class="num">${formatPence(quote.goodsPence)}</td></tr>
 <tr><th scope="row">Discount</th><td class="num">${formatDiscount(quote.discountPence)}</td></tr>
-<tr><th scope="row">Shipping</th><td class="num">${quote.shippingPence === 0 ? 'Free' : formatPence(quote.shippingPence)}</td></tr>
+<tr><th scope="row">Shipping</th><td class="num">${shipping}</td></tr>
 <tr><th scope="row">Total</th><td class="num"><strong>${formatPence(quote.totalPence)}</strong></td></tr>
 </tbody></table>
 <p class="free-shipping">${freeShippingWords(quote, policy.freeShippingThresholdPence)}</p>

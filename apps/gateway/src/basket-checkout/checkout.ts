@@ -18,7 +18,7 @@ import { heldWords, yieldableUnits } from '../application/held-stock';
 import { callerOf } from '../kit/caller';
 import { buyerStatementsFieldset, untickedStatements, type StatementName } from '../kit/buyer-confirmation';
 import { field, formError, inFormWords, isFormRefusal } from '../kit/forms';
-import { html } from '../kit/html';
+import { html, prose } from '../kit/html';
 import { SHOP_NAME } from '../kit/layout';
 import { dispatchNote } from '../kit/dispatch-note';
 import { rememberPlacedOrder } from '../kit/placed-order-cookie';
@@ -57,7 +57,9 @@ interface CheckoutForm {
   unticked?: StatementName[];
 }
 
-/** The basket's lines short of free units whose units unpaid orders hold: "BPC-157 10mg: 3 held in other baskets, …". */
+/**
+ * The basket's lines short of free units whose units unpaid orders hold: "BPC-157 10mg: 3 held in other baskets, …".
+ */
 function heldLines({ quote, stock, held }: BasketView): string[] {
   const now = Date.now();
   return (quote?.lines ?? []).flatMap((line) => {
@@ -67,14 +69,23 @@ function heldLines({ quote, stock, held }: BasketView): string[] {
   });
 }
 
+const WAIT_BOX = html`name="wait_for_stock" value="yes" aria-describedby="wait-terms"`;
+const WAIT_TERMS = prose(
+  html`Ticked, your order is placed without them and you pay now;`,
+  html`it gets them ahead of any new order as soon as those baskets' holds end.`,
+  html`If they never come back, you are refunded in full.`,
+  html`Unticked, the order is placed only if the units are free when you place it.`,
+);
+
 /** The choice to pay now and wait for units other baskets hold (decision 1082), in plain words beside it. */
 function payAndWaitChoice(lines: string[], chosen: boolean) {
   if (lines.length === 0) return '';
+  const box = html`<input type="checkbox" id="wait_for_stock" ${WAIT_BOX}${chosen ? html` checked` : ''}>`;
   return html`<fieldset class="stock-wait"><legend>Held in other baskets</legend>
 <ul>${lines.map((line) => html`<li>${line}</li>`)}</ul>
-<div class="choice"><input type="checkbox" id="wait_for_stock" name="wait_for_stock" value="yes" aria-describedby="wait-terms"${chosen ? html` checked` : ''}>
+<div class="choice">${box}
 <label for="wait_for_stock">Pay now and wait for the held units</label></div>
-<p id="wait-terms">Ticked, your order is placed without them and you pay now; it gets them ahead of any new order as soon as those baskets' holds end. If they never come back, you are refunded in full. Unticked, the order is placed only if the units are free when you place it.</p>
+<p id="wait-terms">${WAIT_TERMS}</p>
 </fieldset>`;
 }
 
@@ -82,14 +93,16 @@ export function checkoutPage(
   { reference, basket, quote, delivery, heldLines: held, waitChosen, dispatchWords, error, unticked }: CheckoutForm,
   status = 200,
 ): PageAnswer {
-  const lines = quote.lines.map(
-    (line) =>
-      html`<li>${line.quantity} × ${line.productName} ${line.size}: ${formatPence(line.unitPricePence * line.quantity)}</li>`,
-  );
-  const inputs = DELIVERY_FIELDS.map(
-    (entry) => html`<label for="${entry.name}">${entry.label}</label>
-<input type="${entry.type}" id="${entry.name}" name="${entry.name}" value="${delivery[entry.name] ?? ''}" autocomplete="${entry.autocomplete}"${entry.required ? html` required` : ''}>`,
-  );
+  const lines = quote.lines.map((line) => {
+    const amount = formatPence(line.unitPricePence * line.quantity);
+    return html`<li>${line.quantity} × ${line.productName} ${line.size}: ${amount}</li>`;
+  });
+  const inputs = DELIVERY_FIELDS.map(({ name, label, type, autocomplete, required }) => {
+    const value = delivery[name] ?? '';
+    const rules = html`autocomplete="${autocomplete}"${required ? html` required` : ''}`;
+    return html`<label for="${name}">${label}</label>
+<input type="${type}" id="${name}" name="${name}" value="${value}" ${rules}>`;
+  });
   return {
     title: 'Checkout',
     description: 'Delivery details and payment',

@@ -39,26 +39,31 @@ function outcomePage(product: inventory.Product, size: inventory.ProductSize, ou
   };
 }
 
+const ONCE_BACK = 'We will email you once when the size is back in stock.';
+const NO_EMAIL = 'You will get no email about this size.';
+
 function linkPage(kind: 'confirm' | 'unsubscribe', token: string, error?: string, status = 200): PageAnswer {
   const confirm = kind === 'confirm';
+  const action = `/back-in-stock/${kind}?token=${encodeURIComponent(token)}`;
   return {
     title: confirm ? 'Confirm the alert' : 'Stop the alert',
     description: confirm ? 'Confirm a back-in-stock alert' : 'Stop a back-in-stock alert',
     caching: 'private',
     status,
     main: html`<h1>${confirm ? 'Confirm the alert' : 'Stop the alert'}</h1>${formError(error)}
-<p>${confirm ? 'We will email you once when the size is back in stock.' : 'We will not email you when the size is back.'}</p>
-<form method="post" action="/back-in-stock/${kind}?token=${encodeURIComponent(token)}"><button type="submit">${confirm ? 'Confirm' : 'Unsubscribe'}</button></form>`,
+<p>${confirm ? ONCE_BACK : 'We will not email you when the size is back.'}</p>
+<form method="post" action="${action}"><button type="submit">${confirm ? 'Confirm' : 'Unsubscribe'}</button></form>`,
   };
 }
 
 function donePage(kind: 'confirm' | 'unsubscribe'): PageAnswer {
   const confirm = kind === 'confirm';
+  const title = confirm ? 'Alert confirmed' : 'Alert stopped';
   return {
-    title: confirm ? 'Alert confirmed' : 'Alert stopped',
+    title,
     description: confirm ? 'The back-in-stock alert is confirmed' : 'The back-in-stock alert is stopped',
     caching: 'private',
-    main: html`<h1>${confirm ? 'Alert confirmed' : 'Alert stopped'}</h1><p role="status">${confirm ? 'We will email you once when the size is back in stock.' : 'You will get no email about this size.'}</p>
+    main: html`<h1>${title}</h1><p role="status">${confirm ? ONCE_BACK : NO_EMAIL}</p>
 <p><a href="/">All products</a></p>`,
   };
 }

@@ -8,6 +8,7 @@ import { photoPicture } from '../kit/photo';
 
 /** What a product whose free units are gone, but whose held units may come back, says on the home page. */
 const HELD_ELSEWHERE = 'None free now: held in other baskets';
+const TERMS_LINK = html`<a href="/terms">Read the research-use-only terms</a>`;
 
 export function bannerFacts(policy: ShopView['policy'], cutoff: string): string[] {
   return [
@@ -37,9 +38,12 @@ export function homePage(shop: ShopView, cutoff: string): PageAnswer {
         lazy: true,
         className: 'photo',
       });
-    return html`<li class="card">${photo}<h3><a href="/products/${encodeURIComponent(product.id)}">${product.name}</a></h3>
+    const link = html`<a href="/products/${encodeURIComponent(product.id)}">${product.name}</a>`;
+    const price = `${prices.length > 1 ? 'From ' : ''}${formatPence(Math.min(...prices))}`;
+    const soldOut = words ? html` <span class="soldout">${words}</span>` : '';
+    return html`<li class="card">${photo}<h3>${link}</h3>
 <p>${product.description}</p>
-<p>${prices.length > 1 ? 'From ' : ''}${formatPence(Math.min(...prices))}${words ? html` <span class="soldout">${words}</span>` : ''}</p></li>`;
+<p>${price}${soldOut}</p></li>`;
   });
   return {
     title: 'Research peptides',
@@ -47,7 +51,7 @@ export function homePage(shop: ShopView, cutoff: string): PageAnswer {
     caching: 'public',
     main: html`<h1>Research peptides</h1>
 <ul class="facts" aria-label="Why order here">${bannerFacts(policy, cutoff).map((fact) => html`<li>${fact}</li>`)}</ul>
-<section aria-labelledby="ruo"><h2 id="ruo">Research use only</h2><p>${RESEARCH_USE_NOTICE} <a href="/terms">Read the research-use-only terms</a>.</p></section>
+<section aria-labelledby="ruo"><h2 id="ruo">Research use only</h2><p>${RESEARCH_USE_NOTICE} ${TERMS_LINK}.</p></section>
 <section aria-labelledby="products"><h2 id="products">Products</h2><ul class="products">${products}</ul></section>`,
   };
 }

@@ -9,6 +9,7 @@ import { addToBasket, basketOf, parseQuantity, setBasket, BASKET_LINES_MAX } fro
 import type { ShopReader } from '../application/shop';
 import { field, formError } from '../kit/forms';
 import { html } from '../kit/html';
+import { headCell, numHeadCell, scrollRegion, tableHead } from '../kit/table';
 import { CERTIFICATES_PAGE } from '../kit/layout';
 import { notFoundPage } from '../kit/page-errors';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
@@ -32,8 +33,12 @@ export function productPage(
     const closed = !orderable(size, shop);
     const words = sizeStockWords(unitsLeft(size, shop.stock), heldWords(shop.held.get(size.sku), now));
     const id = `size-${index}`;
-    return html`<div class="choice" id="size-${size.sku}"><input type="radio" name="sku" id="${id}" value="${size.sku}"${closed ? html` disabled` : ''}${index === firstOrderable ? html` checked` : ''}>
-<label for="${id}">${size.size}, ${formatPence(size.pricePence)}${size.priceBreaks.length > 0 ? ` (${formatPriceBreaks(size.priceBreaks)})` : ''}${words ? html`, <span${closed ? html` class="soldout"` : ''}>${words}</span>` : ''}</label></div>`;
+    const state = html`${closed ? html` disabled` : ''}${index === firstOrderable ? html` checked` : ''}`;
+    const breaks = size.priceBreaks.length > 0 ? ` (${formatPriceBreaks(size.priceBreaks)})` : '';
+    const stock = words ? html`, <span${closed ? html` class="soldout"` : ''}>${words}</span>` : '';
+    const radio = html`<input type="radio" name="sku" id="${id}" value="${size.sku}"${state}>`;
+    return html`<div class="choice" id="size-${size.sku}">${radio}
+<label for="${id}">${size.size}, ${formatPence(size.pricePence)}${breaks}${stock}</label></div>`;
   });
   return {
     title: product.name,
@@ -85,19 +90,37 @@ function backInStockForms(product: inventory.Product, shop: Pick<ShopView, 'stoc
 ${forms}`;
 }
 
+const BATCHES_HEAD = tableHead(
+  headCell('Size'),
+  headCell('Batch'),
+  numHeadCell('HPLC purity'),
+  headCell('Tested'),
+  headCell('Certificate'),
+);
+
 /** The batch each size on sale is sold from now, with its analysis and certificate. */
 function batchTable(product: inventory.Product, stock: Record<string, number>) {
   const rows = product.sizes
     .filter((size) => unitsLeft(size, stock) !== 0)
-    .map(({ size, currentBatch: batch }) =>
-      batch
-        ? html`<tr><th scope="row">${size}</th><td><a href="${certificatePagePath(batch.number)}">${batch.number}</a></td><td class="num">${formatPurity(batch.purityHundredths)}</td><td>${batch.testedOn}</td><td>${batch.hasCertificate ? html`<a href="${certificatePdfPath(batch.number)}" type="application/pdf">Certificate<span class="vh"> of batch ${batch.number}</span> (PDF)</a>` : 'Certificate on request'}</td></tr>`
-        : html`<tr><th scope="row">${size}</th><td colspan="4">Certificate on request</td></tr>`,
-    );
+    .map(({ size, currentBatch: batch }) => {
+      if (!batch) return html`<tr><th scope="row">${size}</th><td colspan="4">Certificate on request</td></tr>`;
+      const page = html`<a href="${certificatePagePath(batch.number)}">${batch.number}</a>`;
+      const pdfName = html`Certificate<span class="vh"> of batch ${batch.number}</span> (PDF)`;
+      const certificate = batch.hasCertificate
+        ? html`<a href="${certificatePdfPath(batch.number)}" type="application/pdf">${pdfName}</a>`
+        : 'Certificate on request';
+      const analysis = html`<td class="num">${formatPurity(batch.purityHundredths)}</td><td>${batch.testedOn}</td>`;
+      return html`<tr><th scope="row">${size}</th><td>${page}</td>${analysis}<td>${certificate}</td></tr>`;
+    });
   if (rows.length === 0) return '';
+  const caption = 'Batches now sold';
+  const table = scrollRegion(
+    caption,
+    html`<table><caption class="vh">${caption}</caption>${BATCHES_HEAD}
+<tbody>${rows}</tbody></table>`,
+  );
   return html`<h2>Batches now sold</h2>
-<div class="scroll" role="region" aria-label="Batches now sold" tabindex="0"><table><caption class="vh">Batches now sold</caption><thead><tr><th scope="col">Size</th><th scope="col">Batch</th><th scope="col" class="num">HPLC purity</th><th scope="col">Tested</th><th scope="col">Certificate</th></tr></thead>
-<tbody>${rows}</tbody></table></div>
+${table}
 <p><a href="${CERTIFICATES_PAGE.path}">Look up a batch number</a></p>`;
 }
 

@@ -18,7 +18,7 @@ import {
 import { findSku, type ShopReader } from '../application/shop';
 import { clientAddress } from '../kit/customer-session';
 import { formError } from '../kit/forms';
-import { html } from '../kit/html';
+import { html, prose } from '../kit/html';
 import { CERTIFICATES_PAGE } from '../kit/layout';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 
@@ -34,32 +34,49 @@ function lookUpPage({ error, status = 200, value = '' }: { error?: string; statu
     caching: status === 200 ? 'public' : 'private',
     status,
     main: html`<h1>${CERTIFICATES_PAGE.title}</h1>
-<p>Every batch we sell is tested by HPLC. Enter the batch number printed on the vial's label to see its analysis and download its certificate.</p>
+<p>${prose(
+      html`Every batch we sell is tested by HPLC.`,
+      html`Enter the batch number printed on the vial's label to see its analysis and download its certificate.`,
+    )}</p>
 ${formError(error)}
 <form method="get" action="${CERTIFICATES_PAGE.path}">
 <label for="batch">Batch number</label>
-<input type="text" id="batch" name="batch" value="${value}" maxlength="${BATCH_NUMBER_MAX_LENGTH}" autocomplete="off" spellcheck="false" required>
+<input type="text" id="batch" name="batch" value="${value}" ${BATCH_NUMBER_RULES}>
 <button type="submit">Look up</button>
 </form>`,
   } satisfies PageAnswer;
 }
 
+const BATCH_NUMBER_RULES = html`maxlength="${BATCH_NUMBER_MAX_LENGTH}" autocomplete="off" spellcheck="false" required`;
+const RECALLED_ALERT = html`<p class="error" role="alert">${prose(
+  html`This batch has been recalled.`,
+  html`Do not use it; contact us about a replacement or refund.`,
+)}</p>`;
+
 function batchPage(batch: inventory.Batch, productPath: string | undefined): PageAnswer {
   const product = batch.productName ? `${batch.productName} ${batch.size}` : batch.size;
   const notRecorded = 'Not recorded';
+  const productCell = productPath
+    ? html`<a href="${productPath}">${batch.productName}</a>`
+    : batch.productName || 'No longer sold';
+  const purity = batch.purityHundredths === undefined ? notRecorded : formatPurity(batch.purityHundredths);
+  const certificateName = `Certificate of analysis for batch ${batch.number} (PDF)`;
+  const certificate = batch.certificate
+    ? html`<a href="${certificatePdfPath(batch.number)}" type="application/pdf">${certificateName}</a>`
+    : 'Certificate on request';
   return {
     title: `Batch ${batch.number}`,
     description: `HPLC analysis and certificate of analysis of batch ${batch.number}, ${product}`,
     caching: 'public',
     main: html`<h1>Batch ${batch.number}</h1>
-${batch.state === 'recalled' ? html`<p class="error" role="alert">This batch has been recalled. Do not use it; contact us about a replacement or refund.</p>` : ''}
+${batch.state === 'recalled' ? RECALLED_ALERT : ''}
 <table><caption>Analysis</caption><tbody>
-<tr><th scope="row">Product</th><td>${productPath ? html`<a href="${productPath}">${batch.productName}</a>` : batch.productName || 'No longer sold'}</td></tr>
+<tr><th scope="row">Product</th><td>${productCell}</td></tr>
 <tr><th scope="row">Size</th><td>${batch.size}</td></tr>
-<tr><th scope="row">HPLC purity</th><td>${batch.purityHundredths === undefined ? notRecorded : formatPurity(batch.purityHundredths)}</td></tr>
+<tr><th scope="row">HPLC purity</th><td>${purity}</td></tr>
 <tr><th scope="row">Tested on</th><td>${batch.testedOn || notRecorded}</td></tr>
 <tr><th scope="row">Laboratory</th><td>${batch.laboratory || notRecorded}</td></tr>
-<tr><th scope="row">Certificate</th><td>${batch.certificate ? html`<a href="${certificatePdfPath(batch.number)}" type="application/pdf">Certificate of analysis for batch ${batch.number} (PDF)</a>` : 'Certificate on request'}</td></tr>
+<tr><th scope="row">Certificate</th><td>${certificate}</td></tr>
 </tbody></table>
 <p><a href="${CERTIFICATES_PAGE.path}">Look up another batch</a></p>`,
   };

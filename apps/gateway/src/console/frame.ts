@@ -48,11 +48,12 @@ const SECTIONS = [
   ['/console/staff', 'Staff members'],
 ] as const;
 export const sectionLinks = SECTIONS.map(([href, name]) => html`<li><a href="${href}">${name}</a></li>`);
-const SIGNED_OUT_NAVIGATION = html`<nav aria-label="Console"><ul><li><a href="/console/login">Log in</a></li></ul></nav>`;
+const navigation = (links: Html | Html[]) => html`<nav aria-label="Console"><ul>${links}</ul></nav>`;
+const SIGNED_OUT_NAVIGATION = navigation(html`<li><a href="/console/login">Log in</a></li>`);
 
 export function consolePage(title: string, main: Html, staff?: StaffCaller, status = 200): PageAnswer {
-  const navigation = staff
-    ? html`<nav aria-label="Console"><ul>${sectionLinks}<li><a href="/console/logout">Log out ${staff.email}</a></li></ul></nav>`
+  const consoleNavigation = staff
+    ? navigation([...sectionLinks, html`<li><a href="/console/logout">Log out ${staff.email}</a></li>`])
     : SIGNED_OUT_NAVIGATION;
   return {
     title: `${title} | Console`,
@@ -60,15 +61,17 @@ export function consolePage(title: string, main: Html, staff?: StaffCaller, stat
     caching: 'private',
     status,
     main,
-    consoleNavigation: navigation,
+    consoleNavigation,
   };
 }
+
+const BACK_TO_CONSOLE = html`<p><a href="/console">Back to the console</a></p>`;
 
 /** The console's own page for an address it has nothing at: its frame, not the shop's. */
 export function consoleNotFoundPage(path: string): PageAnswer {
   return consolePage(
     'Not found',
-    html`<h1>Not found</h1><p class="error">There is no console page at ${path}.</p><p><a href="/console">Back to the console</a></p>`,
+    html`<h1>Not found</h1><p class="error">There is no console page at ${path}.</p>${BACK_TO_CONSOLE}`,
     undefined,
     404,
   );

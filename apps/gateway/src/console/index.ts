@@ -1,9 +1,9 @@
 /**
- * The shop owner's console at /console and the admin API behind it, one area each: the overview (its home), orders
- * and fulfilment (the dispatch queue and packing slips among them), refunds, returns,
- * catalog, batches, promotions, customers, the audit log, the mail log, data requests, exports, and the staff sign-in. Always served by the gateway, even when a
- * storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts); what one
- * area adds to another's page (an order's refunds) is given here.
+ * The shop owner's console at /console and the admin API behind it, one area each: the overview (its home), orders and
+ * fulfilment (the dispatch queue and packing slips among them), refunds, returns, catalog, batches, promotions,
+ * customers, the audit log, the mail log, data requests, exports, and the staff sign-in. Always served by the gateway,
+ * even when a storefront origin serves the shop's pages. Areas share only the console's frame (frame.ts, staff-api.ts);
+ * what one area adds to another's page (an order's refunds) is given here.
  */
 import express, { type Express } from 'express';
 import type { GatewayContext } from '../context';

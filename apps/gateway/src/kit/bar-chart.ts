@@ -46,7 +46,9 @@ export function barChart(bars: readonly Bar[], options: BarChartOptions): Html {
 }
 
 function frame(options: BarChartOptions, height: number, body: Html[]): Html {
-  return html`<svg class="chart" role="img" aria-labelledby="${options.id}" viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" font-size="${FONT}"><title id="${options.id}">${options.title}</title>${body}</svg>`;
+  const size = html`viewBox="0 0 ${WIDTH} ${height}" width="${WIDTH}" height="${height}" font-size="${FONT}"`;
+  const title = html`<title id="${options.id}">${options.title}</title>`;
+  return html`<svg class="chart" role="img" aria-labelledby="${options.id}" ${size}>${title}${body}</svg>`;
 }
 
 function columns(bars: readonly Bar[], top: number, options: BarChartOptions): Html {
@@ -59,18 +61,23 @@ function columns(bars: readonly Bar[], top: number, options: BarChartOptions): H
   const slot = (right - left) / Math.max(1, bars.length);
   const every = options.labelEvery ?? 5;
   const yOf = (value: number) => round(plotTop + plotHeight - (value / top) * plotHeight);
-  const ticks = [0, top / 2, top].map(
-    (value) =>
-      html`<line class="grid" x1="${left}" x2="${right}" y1="${yOf(value)}" y2="${yOf(value)}"/><text x="${left - 6}" y="${yOf(value) + FONT / 3}" text-anchor="end">${options.formatValue(value)}</text>`,
-  );
+  const ticks = [0, top / 2, top].map((value) => {
+    const y = yOf(value);
+    const line = html`<line class="grid" x1="${left}" x2="${right}" y1="${y}" y2="${y}"/>`;
+    const words = options.formatValue(value);
+    return html`${line}<text x="${left - 6}" y="${y + FONT / 3}" text-anchor="end">${words}</text>`;
+  });
+  const labelY = plotTop + plotHeight + 16;
   const drawn = bars.map((bar, index) => {
     const x = round(left + index * slot + slot * 0.1);
     const labelled = (bars.length - 1 - index) % every === 0;
-    return html`<rect class="bar" x="${x}" y="${yOf(bar.value)}" width="${round(slot * 0.8)}" height="${round((bar.value / top) * plotHeight)}"/>${
-      labelled
-        ? html`<text x="${round(x + slot * 0.4)}" y="${plotTop + plotHeight + 16}" text-anchor="middle">${bar.label}</text>`
-        : ''
-    }`;
+    const barHeight = round((bar.value / top) * plotHeight);
+    const barWidth = round(slot * 0.8);
+    const rect = html`<rect class="bar" x="${x}" y="${yOf(bar.value)}" width="${barWidth}" height="${barHeight}"/>`;
+    const label = labelled
+      ? html`<text x="${round(x + slot * 0.4)}" y="${labelY}" text-anchor="middle">${bar.label}</text>`
+      : '';
+    return html`${rect}${label}`;
   });
   return frame(options, height, [...ticks, ...drawn]);
 }
@@ -81,13 +88,19 @@ function rows(bars: readonly Bar[], top: number, options: BarChartOptions): Html
   const plotHeight = Math.max(1, bars.length) * ROW_HEIGHT;
   const height = plotHeight + 24;
   const xOf = (value: number) => round(left + (value / top) * (right - left));
-  const ticks = [0, top / 2, top].map(
-    (value) =>
-      html`<line class="grid" x1="${xOf(value)}" x2="${xOf(value)}" y1="0" y2="${plotHeight}"/><text x="${xOf(value)}" y="${plotHeight + 16}" text-anchor="${value === top ? 'end' : 'middle'}">${options.formatValue(value)}</text>`,
-  );
-  const drawn = bars.map(
-    (bar, index) =>
-      html`<text x="${left - 6}" y="${index * ROW_HEIGHT + ROW_HEIGHT / 2 + FONT / 3}" text-anchor="end">${shortened(bar.label)}</text><rect class="bar" x="${left}" y="${index * ROW_HEIGHT + 3}" width="${round(xOf(bar.value) - left)}" height="${ROW_HEIGHT - 6}"/>`,
-  );
+  const ticks = [0, top / 2, top].map((value) => {
+    const x = xOf(value);
+    const anchor = value === top ? 'end' : 'middle';
+    const line = html`<line class="grid" x1="${x}" x2="${x}" y1="0" y2="${plotHeight}"/>`;
+    const words = options.formatValue(value);
+    return html`${line}<text x="${x}" y="${plotHeight + 16}" text-anchor="${anchor}">${words}</text>`;
+  });
+  const drawn = bars.map((bar, index) => {
+    const y = index * ROW_HEIGHT;
+    const textY = y + ROW_HEIGHT / 2 + FONT / 3;
+    const name = html`<text x="${left - 6}" y="${textY}" text-anchor="end">${shortened(bar.label)}</text>`;
+    const width = round(xOf(bar.value) - left);
+    return html`${name}<rect class="bar" x="${left}" y="${y + 3}" width="${width}" height="${ROW_HEIGHT - 6}"/>`;
+  });
   return frame(options, height, [...ticks, ...drawn]);
 }

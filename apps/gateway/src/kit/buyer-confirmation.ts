@@ -31,7 +31,10 @@ export function untickedWords(unticked: readonly StatementName[]): string {
 export function buyerStatementsFieldset(unticked: readonly StatementName[] = [], errorId = 'buyer-statements-error') {
   const boxes = BUYER_CONFIRMATION_STATEMENTS.map((statement) => {
     const missing = unticked.includes(statement.name);
-    return html`<div class="choice"><input type="checkbox" id="${statement.name}" name="${statement.name}" value="yes" required${missing ? html` aria-invalid="true" aria-describedby="${errorId}"` : ''}>
+    const invalid = missing ? html` aria-invalid="true" aria-describedby="${errorId}"` : '';
+    const { name } = statement;
+    const box = html`<input type="checkbox" id="${name}" name="${name}" value="yes" required${invalid}>`;
+    return html`<div class="choice">${box}
 <label for="${statement.name}">${statement.label}</label></div>`;
   });
   return html`<fieldset class="buyer-statements"><legend>Please confirm</legend>

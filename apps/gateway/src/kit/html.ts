@@ -31,3 +31,11 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
   for (let index = 0; index < values.length; index += 1) text += render(values[index]) + strings[index + 1]!;
   return new Html(text);
 }
+
+/**
+ * Text written over several source lines, a sentence or clause a line: the pieces joined by single spaces, so a
+ * long paragraph reads as it is printed and each piece is still escaped by its own template.
+ */
+export function prose(...pieces: readonly Html[]): Html {
+  return new Html(pieces.map((piece) => piece.text).join(' '));
+}

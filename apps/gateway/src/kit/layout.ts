@@ -42,6 +42,15 @@ export interface PageContent {
   leadsToPayment?: boolean;
 }
 
+const MAIN_LINKS = [
+  html`<li><a href="/">Products</a></li>`,
+  html`<li><a href="/basket">Basket</a></li>`,
+  html`<li><a href="/account">Account</a></li>`,
+];
+const INFORMATION_LINKS = [CERTIFICATES_PAGE, ...INFO_PAGES].map(
+  (page) => html`<li><a href="${page.path}">${page.title}</a></li>`,
+);
+
 /** The page in the shop's frame; its footer names the seller. */
 export function layout(
   { title, description, main, refreshSeconds, consoleNavigation }: PageContent,
@@ -71,14 +80,14 @@ ${main}
 </main>`
     : html`<header>
 <a class="brand" href="/">${SHOP_NAME}</a>
-<nav aria-label="Main"><ul><li><a href="/">Products</a></li><li><a href="/basket">Basket</a></li><li><a href="/account">Account</a></li></ul></nav>
+<nav aria-label="Main"><ul>${MAIN_LINKS}</ul></nav>
 </header>
 <aside class="notice" aria-label="Research use only"><p>${RESEARCH_USE_NOTICE}</p></aside>
 <main id="main">
 ${main}
 </main>
 <footer>
-<nav aria-label="Shop information"><ul>${[CERTIFICATES_PAGE, ...INFO_PAGES].map((page) => html`<li><a href="${page.path}">${page.title}</a></li>`)}</ul></nav>
+<nav aria-label="Shop information"><ul>${INFORMATION_LINKS}</ul></nav>
 ${sellerAddress(seller)}
 </footer>`
 }

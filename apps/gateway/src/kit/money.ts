@@ -17,7 +17,9 @@ export function formatPence(pence: number): string {
   return `£${(pence / PENCE_PER_POUND).toFixed(2)}`;
 }
 
-/** A discount as the pages and the console show it, with the minus sign of what it takes off: −£8.00 (none is £0.00). */
+/**
+ * A discount as the pages and the console show it, with the minus sign of what it takes off: −£8.00 (none is £0.00).
+ */
 export function formatDiscount(pence: number): string {
   return pence > 0 ? `−${formatPence(pence)}` : formatPence(0);
 }

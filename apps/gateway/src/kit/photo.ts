@@ -44,5 +44,12 @@ export function photoPicture(photo: inventory.ProductPhoto, placement: PhotoPlac
   const height = Math.round((placement.width * photo.height) / photo.width);
   const { sizes } = placement;
   const fallback = widthsOf(photo).find(({ real }) => real >= placement.width) ?? widthsOf(photo).at(-1)!;
-  return html`<picture><source type="${PHOTO_FORMATS.avif}" srcset="${srcset(photo, 'avif')}" sizes="${sizes}"><source type="${PHOTO_FORMATS.webp}" srcset="${srcset(photo, 'webp')}" sizes="${sizes}"><img class="${placement.className}" src="${photoPath(photo.sha256, fallback.named, 'jpeg')}" srcset="${srcset(photo, 'jpeg')}" sizes="${sizes}" width="${placement.width}" height="${height}" alt="${photo.alt}"${placement.lazy ? html` loading="lazy"` : ''} decoding="async"></picture>`;
+  const source = (format: 'avif' | 'webp') =>
+    html`<source type="${PHOTO_FORMATS[format]}" srcset="${srcset(photo, format)}" sizes="${sizes}">`;
+  const src = photoPath(photo.sha256, fallback.named, 'jpeg');
+  const jpeg = html`src="${src}" srcset="${srcset(photo, 'jpeg')}" sizes="${sizes}"`;
+  const box = html`width="${placement.width}" height="${height}"`;
+  const loading = html`${placement.lazy ? html` loading="lazy"` : ''} decoding="async"`;
+  const img = html`<img class="${placement.className}" ${jpeg} ${box} alt="${photo.alt}"${loading}>`;
+  return html`<picture>${source('avif')}${source('webp')}${img}</picture>`;
 }

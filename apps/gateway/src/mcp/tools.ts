@@ -144,7 +144,8 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'validate_promo',
       title: 'Check a discount code',
       description:
-        "Whether a promo code, or a reward code of the session's account, is valid now; never consumes it. Same answer and limits as GET /api/validate-promo.",
+        "Whether a promo code, or a reward code of the session's account, is valid now; never consumes it. Same " +
+        'answer and limits as GET /api/validate-promo.',
       inputSchema: schemas.parameters('/api/validate-promo', 'get'),
       outputSchema: schemas.component('PromoValidationResult'),
       readOnly: true,
@@ -154,10 +155,9 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'quote_order',
       title: 'Price a basket and its dispatch date',
       description:
-        "POST /api/quote as a tool: the server's goods, discount, shipping and total in pence for `items` and an optional " +
-        '`promo_code` (a code that does not apply is named in `promo_refusal` and left out), and ' +
-        'when an order placed now ' +
-        'would be dispatched and delivered. Saves and holds nothing. Send `total_pence / 100` as ' +
+        "POST /api/quote as a tool: the server's goods, discount, shipping and total in pence for `items` and an " +
+        'optional `promo_code` (a code that does not apply is named in `promo_refusal` and left out), and when an ' +
+        'order placed now would be dispatched and delivered. Saves and holds nothing. Send `total_pence / 100` as ' +
         '`amount` to prepare_checkout.',
       inputSchema: schemas.component('QuoteRequest'),
       outputSchema: schemas.component('OrderQuote'),
@@ -168,15 +168,13 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'prepare_checkout',
       title: 'Prepare a checkout and its payment link',
       description:
-        'POST /api/create-checkout as a tool, with the same fields: saves a server-priced order, ' +
-        'reserves its stock and answers the ' +
-        "provider's checkout with `hosted_checkout_url`, the link a person opens to pay by card. `amount` must equal the server total " +
-        '(see the field description); retry an uncertain call with the same arguments and ' +
-        '`checkout_reference`. With a session, the ' +
-        'paid order earns the account loyalty points. Then hand the link to the person and follow ' +
-        'the order with get_order_status. The order is held, and not sent, until the person confirms on its order ' +
-        'page (where paying returns them) that the products are for laboratory research use only and that they are ' +
-        '18 or over; no tool can confirm for them.',
+        'POST /api/create-checkout as a tool, with the same fields: saves a server-priced order, reserves its ' +
+        "stock and answers the provider's checkout with `hosted_checkout_url`, the link a person opens to pay by " +
+        'card. `amount` must equal the server total (see the field description); retry an uncertain call with the ' +
+        'same arguments and `checkout_reference`. With a session, the paid order earns the account loyalty points. ' +
+        'Then hand the link to the person and follow the order with get_order_status. The order is held, and not ' +
+        'sent, until the person confirms on its order page (where paying returns them) that the products are for ' +
+        'laboratory research use only and that they are 18 or over; no tool can confirm for them.',
       inputSchema: schemas.component('CreateCheckoutRequest'),
       outputSchema: schemas.component('CheckoutResult'),
       readOnly: false,
@@ -186,12 +184,11 @@ export function buildTools(context: GatewayContext, schemas: ApiSchemas): McpToo
       name: 'get_order_status',
       title: 'Follow an order',
       description:
-        'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, ' +
-        '`paid`, `failed`, `expired`, `cancelled`, ' +
-        '`dispatched`, `delivered`, `partially_refunded`, `refunded`), items, totals, while unpaid ' +
-        'the payment link, and once sent the ' +
-        "`dispatch` (carrier, tracking number for the account's own order, dates) and each line's `batches` with their certificate links, " +
-        "once refunded the `refunded` amount. An account's order needs that account's session.",
+        'GET /api/orders/{checkout_reference} as a tool: the order status (`pending_payment`, `paid`, `failed`, ' +
+        '`expired`, `cancelled`, `dispatched`, `delivered`, `partially_refunded`, `refunded`), items, totals, ' +
+        "while unpaid the payment link, and once sent the `dispatch` (carrier, tracking number for the account's " +
+        "own order, dates) and each line's `batches` with their certificate links, once refunded the `refunded` " +
+        "amount. An account's order needs that account's session.",
       inputSchema: schemas.parameters('/api/orders/{checkout_reference}', 'get'),
       outputSchema: schemas.component('OrderDetails'),
       readOnly: true,

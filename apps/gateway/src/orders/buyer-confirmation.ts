@@ -9,7 +9,7 @@ import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { buyerStatementsFieldset, untickedStatements, type StatementName } from '../kit/buyer-confirmation';
 import { callerOf } from '../kit/caller';
-import { html } from '../kit/html';
+import { html, prose } from '../kit/html';
 import type { PageRoutes } from '../kit/respond';
 
 /** Statuses an order may still be confirmed in: before payment, and paid but not yet left. */
@@ -21,10 +21,17 @@ const confirmPath = (reference: string) => `/orders/${encodeURIComponent(referen
 export function buyerConfirmationSection(details: checkout.OrderDetails, unticked: readonly StatementName[] = []) {
   const order = details.summary!;
   if (order.closeReason === 'buyer_never_confirmed')
-    return html`<p class="notice">This order was cancelled and refunded in full because the statements below were not confirmed within 7 days of payment.</p>`;
+    return html`<p class="notice">${prose(
+      html`This order was cancelled and refunded in full`,
+      html`because the statements below were not confirmed within 7 days of payment.`,
+    )}</p>`;
   if (order.buyerConfirmedAt !== '' || !CONFIRMABLE_STATUSES.includes(order.status)) return '';
   return html`<section aria-labelledby="confirm-heading"><h2 id="confirm-heading">Confirm to release your order</h2>
-<p>This order was placed without the buyer's confirmation. It is held and will not be sent until you confirm below; if it is not confirmed within 7 days of payment, it is cancelled and refunded in full.</p>
+<p>${prose(
+    html`This order was placed without the buyer's confirmation.`,
+    html`It is held and will not be sent until you confirm below;`,
+    html`if it is not confirmed within 7 days of payment, it is cancelled and refunded in full.`,
+  )}</p>
 <form method="post" action="${confirmPath(order.reference)}">
 ${buyerStatementsFieldset(unticked)}
 <button type="submit">Confirm</button>

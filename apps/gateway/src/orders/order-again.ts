@@ -7,7 +7,7 @@ import { setBasket, BASKET_LINES_MAX } from '../kit/basket-cookie';
 import type { checkout } from '@storefront/proto';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
-import { html } from '../kit/html';
+import { html, prose } from '../kit/html';
 import type { PageRoutes } from '../kit/respond';
 
 /** Closed without a payment: nothing was charged, and nothing of the order is held any more. */
@@ -18,9 +18,13 @@ const orderAgainPath = (reference: string) => `/orders/${encodeURIComponent(refe
 export function orderAgainSection(details: checkout.OrderDetails) {
   const order = details.summary!;
   if (!UNPAID_CLOSED_STATUSES.includes(order.status)) return '';
+  const button = html`<button type="submit">Put these items back in my basket</button>`;
   return html`<section aria-labelledby="again-heading"><h2 id="again-heading">Try again</h2>
-<p>Nothing was charged for this order. Put its items back in your basket to check out again; prices and stock are checked afresh.</p>
-<form method="post" action="${orderAgainPath(order.reference)}"><button type="submit">Put these items back in my basket</button></form></section>`;
+<p>${prose(
+    html`Nothing was charged for this order.`,
+    html`Put its items back in your basket to check out again; prices and stock are checked afresh.`,
+  )}</p>
+<form method="post" action="${orderAgainPath(order.reference)}">${button}</form></section>`;
 }
 
 /**

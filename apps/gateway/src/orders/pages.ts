@@ -1,10 +1,10 @@
 /**
- * `/orders/{reference}`: where the provider sends the shopper back. The order's lines, total and
- * status in words, reloading itself while the payment is awaited. Read with the same GetOrder
- * call as GET /api/orders/{reference} (its limits, its rule of who reads what): delivery details
- * appear for the account that placed the order, or for a guest order in the browser that placed
- * it, from its own cookie (docs/decisions/0924). Once dispatched, each line lists the batches it was packed from,
- * with their certificates (docs/decisions/1153). Once paid, it links the order's receipt (receipt.ts), read the same way.
+ * `/orders/{reference}`: where the provider sends the shopper back. The order's lines, total and status in words,
+ * reloading itself while the payment is awaited. Read with the same GetOrder call as GET /api/orders/{reference} (its
+ * limits, its rule of who reads what): delivery details appear for the account that placed the order, or for a guest
+ * order in the browser that placed it, from its own cookie (docs/decisions/0924). Once dispatched, each line lists the
+ * batches it was packed from, with their certificates (docs/decisions/1153). Once paid, it links the order's receipt
+ * (receipt.ts), read the same way.
  */
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';
@@ -19,6 +19,7 @@ import { callerOf } from '../kit/caller';
 import type { ShopReader } from '../application/shop';
 import { dispatchWords, expectedDispatchWords, orderStatusWords, stockWaitWords } from '../application/order-words';
 import { html } from '../kit/html';
+import { headCell, numHeadCell, tableHead } from '../kit/table';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
 import { Delivery, shippedBatches, type ShippedBatchView } from '../application/orders';
 import { certificatePagePath, certificatePdfPath } from '../application/certificates';
@@ -34,11 +35,35 @@ const PENDING_REFRESH_SECONDS = 3;
 
 /** The batches a line was packed from, each with its certificate, as the order page lists them. */
 function batchWords(batches: ShippedBatchView[]) {
-  return batches.map(
-    (batch) =>
-      html`<li><a href="${certificatePagePath(batch.number)}">${batch.number}</a> × ${batch.quantity}${batch.certificateUrl ? html`, <a href="${certificatePdfPath(batch.number)}" type="application/pdf">certificate<span class="vh"> of batch ${batch.number}</span> (PDF)</a>` : ', certificate on request'}</li>`,
-  );
+  return batches.map((batch) => {
+    const name = html`certificate<span class="vh"> of batch ${batch.number}</span> (PDF)`;
+    const certificate = batch.certificateUrl
+      ? html`, <a href="${certificatePdfPath(batch.number)}" type="application/pdf">${name}</a>`
+      : ', certificate on request';
+    const page = html`<a href="${certificatePagePath(batch.number)}">${batch.number}</a>`;
+    return html`<li>${page} × ${batch.quantity}${certificate}</li>`;
+  });
 }
+
+/** A document's page link followed by its PDF's: "Receipt (PDF)". */
+function documentLinks(path: string, name: string) {
+  return html`<a href="${path}">${name}</a> (<a href="${path}.pdf" type="application/pdf">PDF</a>)`;
+}
+
+/** The address the order goes to, with the buyer's email and phone. */
+function deliveryAddress(delivery: checkout.Delivery) {
+  const lines = [
+    delivery.name,
+    delivery.line1,
+    ...(delivery.line2 ? [delivery.line2] : []),
+    delivery.city,
+    delivery.postcode,
+  ];
+  const phone = delivery.phone ? html`<br>${delivery.phone}` : '';
+  return html`<address>${lines.map((line) => html`${line}<br>`)}${delivery.email}${phone}</address>`;
+}
+
+const ITEMS_HEAD = tableHead(headCell('Item'), numHeadCell('Quantity'), numHeadCell('Amount'));
 
 export function orderPage(
   answer: checkout.GetOrderResponse,
@@ -56,7 +81,26 @@ export function orderPage(
   };
   const lines = order.items.map((line) => {
     const batches = shipped.get(line.sku) ?? [];
-    return html`<tr><th scope="row">${nameOf(line.sku)}${batches.length > 0 ? html`<ul class="batches" aria-label="Batches">${batchWords(batches)}</ul>` : ''}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`;
+    const packed = batches.length > 0 ? html`<ul class="batches" aria-label="Batches">${batchWords(batches)}</ul>` : '';
+    const amounts = [line.quantity, formatPence(line.unitPricePence * line.quantity)];
+    const cells = amounts.map((amount) => html`<td class="num">${amount}</td>`);
+    return html`<tr><th scope="row">${nameOf(line.sku)}${packed}</th>${cells}</tr>`;
+  });
+  const payLink = details.paymentLink ? html` <a href="${details.paymentLink}">Pay for this order</a>` : '';
+  const shipping = order.shippingPence === 0 ? 'Free' : formatPence(order.shippingPence);
+  const refunded =
+    details.refundedPence > 0
+      ? html`<tr><th scope="row">Refunded</th><td class="num">${formatPence(details.refundedPence)}</td></tr>`
+      : '';
+  const receipt = order.receiptNumber
+    ? html`<p class="receipt">${documentLinks(receiptPath(order.reference), 'Receipt')}</p>`
+    : '';
+  const creditNotes = answer.creditNotes.map((note) => {
+    const links = documentLinks(
+      creditNotePath(order.reference, note.number),
+      `Credit note ${formatCreditNoteNumber(note.number)}`,
+    );
+    return html`<li>${links}: ${formatPence(note.amountPence)} refunded</li>`;
   });
   return {
     title: `Order ${order.reference}`,
@@ -71,23 +115,19 @@ ${buyerConfirmationSection(details, unticked)}
 ${order.waitingForStock ? html`<p class="stock-wait">${stockWaitWords(order)}</p>` : ''}
 ${details.dispatch ? html`<p class="dispatch">${dispatchWords(details)}.</p>` : ''}
 ${expectedDispatchWords(details) ? html`<p class="order-window">${expectedDispatchWords(details)}</p>` : ''}
-${pending ? html`<p>This page updates by itself once the payment is confirmed.${details.paymentLink ? html` <a href="${details.paymentLink}">Pay for this order</a>` : ''}</p>` : ''}
-<table><caption>Items</caption><thead><tr><th scope="col">Item</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Amount</th></tr></thead>
+${pending ? html`<p>This page updates by itself once the payment is confirmed.${payLink}</p>` : ''}
+<table><caption>Items</caption>${ITEMS_HEAD}
 <tbody>${lines}</tbody></table>
 <table class="totals"><tbody>
 <tr><th scope="row">Goods</th><td class="num">${formatPence(order.goodsPence)}</td></tr>
 <tr><th scope="row">Discount</th><td class="num">${formatDiscount(order.discountPence)}</td></tr>
-<tr><th scope="row">Shipping</th><td class="num">${order.shippingPence === 0 ? 'Free' : formatPence(order.shippingPence)}</td></tr>
+<tr><th scope="row">Shipping</th><td class="num">${shipping}</td></tr>
 <tr><th scope="row">Total</th><td class="num"><strong>${formatPence(order.totalPence)}</strong></td></tr>
-${details.refundedPence > 0 ? html`<tr><th scope="row">Refunded</th><td class="num">${formatPence(details.refundedPence)}</td></tr>` : ''}
+${refunded}
 </tbody></table>
-${
-  delivery
-    ? html`<h2>Delivery</h2><address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.email}${delivery.phone ? html`<br>${delivery.phone}` : ''}</address>`
-    : ''
-}
-${order.receiptNumber ? html`<p class="receipt"><a href="${receiptPath(order.reference)}">Receipt</a> (<a href="${receiptPath(order.reference)}.pdf" type="application/pdf">PDF</a>)</p>` : ''}
-${answer.creditNotes.length > 0 ? html`<ul class="credit-notes">${answer.creditNotes.map((note) => html`<li><a href="${creditNotePath(order.reference, note.number)}">Credit note ${formatCreditNoteNumber(note.number)}</a> (<a href="${creditNotePath(order.reference, note.number)}.pdf" type="application/pdf">PDF</a>): ${formatPence(note.amountPence)} refunded</li>`)}</ul>` : ''}
+${delivery ? html`<h2>Delivery</h2>${deliveryAddress(delivery)}` : ''}
+${receipt}
+${creditNotes.length > 0 ? html`<ul class="credit-notes">${creditNotes}</ul>` : ''}
 ${cancellationSection(details)}
 ${returnsSection(answer, nameOf)}
 ${orderAgainSection(details)}

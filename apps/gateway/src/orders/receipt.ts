@@ -1,10 +1,11 @@
 /**
  * The receipt of a paid order (decision 1292): `/orders/{reference}/receipt` (HTML, Markdown to `Accept:
  * text/markdown`) and `…/receipt.pdf`, for whoever may read the order page, read the same way. An order without a
- * receipt number (never paid) has none: 404. Each line shows the unit price charged, after its price break. With the seller's VAT number it is a VAT receipt: each line's rate, and
- * net, VAT and gross per rate from the lines' rates (vatBreakdown, decision 1291); over £250 a full VAT invoice, with
- * the buyer's name and delivery address where the reader may see them. Without it, it says the seller is not
- * registered for VAT and shows no VAT. The HTML and the PDF are drawn from the same rows.
+ * receipt number (never paid) has none: 404. Each line shows the unit price charged, after its price break. With the
+ * seller's VAT number it is a VAT receipt: each line's rate, and net, VAT and gross per rate from the lines' rates
+ * (vatBreakdown, decision 1291); over £250 a full VAT invoice, with the buyer's name and delivery address where the
+ * reader may see them. Without it, it says the seller is not registered for VAT and shows no VAT. The HTML and the PDF
+ * are drawn from the same rows.
  */
 import type { Request, Response } from 'express';
 import type { checkout } from '@storefront/proto';

@@ -7,7 +7,7 @@ import type { checkout } from '@storefront/proto';
 import { invalidArgument } from '@storefront/errors';
 import type { GatewayContext } from '../context';
 import { callerOf } from '../kit/caller';
-import { html } from '../kit/html';
+import { html, prose } from '../kit/html';
 import type { PageRoutes } from '../kit/respond';
 
 const returnPath = (reference: string) => `/orders/${encodeURIComponent(reference)}/return`;
@@ -20,14 +20,19 @@ const RETURN_STATE_WORDS: Record<string, string> = {
 /** A line's words on the page: its product and size when the catalog names them. */
 export type LineName = (sku: string) => string;
 
+/** A units field's bounds, starting at none: `min="0" max="3" value="0" inputmode="numeric"`. */
+const unitsRules = (most: number) => html`min="0" max="${most}" value="0" inputmode="numeric"`;
+
 /** The returns of a dispatched order, and the form to start one while its window is open. */
 export function returnsSection(answer: checkout.GetOrderResponse, nameOf: LineName) {
   const order = answer.order!.summary!;
   if (!answer.order!.dispatch || answer.returnUntil === '') return '';
-  const listed = answer.returns.map(
-    (found) =>
-      html`<li>Return of ${found.requestedAt.slice(0, 10)}: ${found.lines.map((line) => `${line.quantity} × ${nameOf(line.sku)}`).join(', ')}. ${RETURN_STATE_WORDS[found.state] ?? found.state}${found.refusedReason ? html`: ${found.refusedReason}` : ''}.</li>`,
-  );
+  const listed = answer.returns.map((found) => {
+    const units = found.lines.map((line) => `${line.quantity} × ${nameOf(line.sku)}`).join(', ');
+    const refused = found.refusedReason ? html`: ${found.refusedReason}` : '';
+    const state = RETURN_STATE_WORDS[found.state] ?? found.state;
+    return html`<li>Return of ${found.requestedAt.slice(0, 10)}: ${units}. ${state}${refused}.</li>`;
+  });
   const form =
     answer.returnable.length > 0
       ? html`<form method="post" action="${returnPath(order.reference)}">
@@ -35,12 +40,17 @@ export function returnsSection(answer: checkout.GetOrderResponse, nameOf: LineNa
 ${answer.returnable.map(
   (line) =>
     html`<label for="return-${line.sku}">Units of ${nameOf(line.sku)} to return (at most ${line.quantity})</label>
-<input type="number" id="return-${line.sku}" name="qty_${line.sku}" min="0" max="${line.quantity}" value="0" inputmode="numeric">`,
+<input type="number" id="return-${line.sku}" name="qty_${line.sku}" ${unitsRules(line.quantity)}>`,
 )}
 <button type="submit">Start a return</button></form>`
       : '';
   return html`<section aria-labelledby="returns-heading"><h2 id="returns-heading">Returns</h2>
-<p>A return can be started until ${answer.returnUntil.slice(0, 10)}, 14 days after delivery; the goods are then sent back within 14 days. When they arrive we refund them, and the delivery too when the whole order comes back. See <a href="/returns">returns and cancellations</a>.</p>
+<p>${prose(
+    html`A return can be started until ${answer.returnUntil.slice(0, 10)}, 14 days after delivery;`,
+    html`the goods are then sent back within 14 days.`,
+    html`When they arrive we refund them, and the delivery too when the whole order comes back.`,
+    html`See <a href="/returns">returns and cancellations</a>.`,
+  )}</p>
 ${listed.length > 0 ? html`<ul class="returns">${listed}</ul>` : ''}
 ${form}</section>`;
 }

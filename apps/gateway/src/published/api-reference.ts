@@ -60,6 +60,11 @@ export function renderApiReference(document: OpenApiDocument): string {
   }));
   const baseUrl = document.servers[0]?.url ?? '';
   const title = `${document.info.title} ${document.info.version}`;
+  const meta = [
+    `Version ${text(document.info.version)}`,
+    `OpenAPI ${text(document.openapi)}`,
+    `Base URL <code>${text(baseUrl)}</code>`,
+  ].join(' · ');
 
   return `<!doctype html>
 <html lang="en">
@@ -75,9 +80,9 @@ export function renderApiReference(document: OpenApiDocument): string {
 <body>
 <header>
 <h1>${text(document.info.title)}</h1>
-<p class="meta">Version ${text(document.info.version)} · OpenAPI ${text(document.openapi)} · Base URL <code>${text(baseUrl)}</code></p>
+<p class="meta">${meta}</p>
 <p>${prose(document.info.description)}</p>
-<p>Machine-readable: <a href="/openapi.json">OpenAPI description</a> · <a href="/.well-known/api-catalog">API catalog</a> · <a href="/llms.txt">llms.txt</a>. This page is also available as Markdown: request it with <code>Accept: text/markdown</code>.</p>
+${MACHINE_READABLE}
 </header>
 <main>
 ${renderAuthentication(document)}
@@ -93,6 +98,11 @@ ${renderSchemas(schemas)}
 </html>
 `;
 }
+
+const MACHINE_READABLE =
+  '<p>Machine-readable: <a href="/openapi.json">OpenAPI description</a> · ' +
+  '<a href="/.well-known/api-catalog">API catalog</a> · <a href="/llms.txt">llms.txt</a>. ' +
+  'This page is also available as Markdown: request it with <code>Accept: text/markdown</code>.</p>';
 
 /** Every operation of the document in path order; `anchor` is its id on the reference page. */
 export function listOperations(document: OpenApiDocument): Operation[] {
@@ -111,6 +121,10 @@ function primaryTag(operation: Operation): string {
   return operation.view.tags?.[0] ?? 'other';
 }
 
+const SESSION_NOTE =
+  '<p>Endpoints marked <em>Session: required</em> need the session cookie that signup and login set; ' +
+  'a standard cookie jar keeps it. Without a valid session they answer 401 with the Error shape.</p>';
+
 function renderAuthentication(document: OpenApiDocument): string {
   const schemes = Object.entries(document.components.securitySchemes).map(([name, scheme]) => {
     const where =
@@ -124,7 +138,7 @@ function renderAuthentication(document: OpenApiDocument): string {
   });
   return `<section id="authentication">
 <h2>Authentication</h2>
-<p>Endpoints marked <em>Session: required</em> need the session cookie that signup and login set; a standard cookie jar keeps it. Without a valid session they answer 401 with the Error shape.</p>
+${SESSION_NOTE}
 <ul>${schemes.join('')}</ul>
 </section>`;
 }
@@ -187,11 +201,26 @@ export function sessionRequirement(view: OperationView): SessionRequirement {
 
 function renderParameters(parameters: ParameterView[]): string {
   if (parameters.length === 0) return '';
-  const rows = parameters.map(
-    (parameter) =>
-      `<tr><td><code>${text(parameter.name)}</code></td><td>${text(parameter.in)}</td><td>${parameter.schema ? typeLabel(parameter.schema) : 'string'}</td><td>${parameter.required ? 'yes' : 'no'}</td><td>${notes(parameter.schema ?? {}, parameter.description)}</td></tr>`,
+  const rows = parameters.map((parameter) =>
+    tableRow([
+      `<code>${text(parameter.name)}</code>`,
+      text(parameter.in),
+      parameter.schema ? typeLabel(parameter.schema) : 'string',
+      parameter.required ? 'yes' : 'no',
+      notes(parameter.schema ?? {}, parameter.description),
+    ]),
   );
-  return `<h4>Parameters</h4>\n<table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<h4>Parameters</h4>\n${table(['Name', 'In', 'Type', 'Required', 'Notes'], rows)}`;
+}
+
+/** A table of the reference: a header cell per column, then the rows. */
+function table(columns: string[], rows: string[]): string {
+  const head = `<thead><tr>${columns.map((column) => `<th>${column}</th>`).join('')}</tr></thead>`;
+  return `<table>${head}<tbody>${rows.join('')}</tbody></table>`;
+}
+
+function tableRow(cells: string[]): string {
+  return `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`;
 }
 
 function renderRequestBody(body: OperationView['requestBody'], schemas: Record<string, JsonSchema>): string {
@@ -215,7 +244,12 @@ function renderResponses(responses: Record<string, ResponseView>, schemas: Recor
       ([mediaType, media]) => `<code>${text(mediaType)}</code>${media.schema ? ` ${typeLabel(media.schema)}` : ''}`,
     );
     const headers = Object.keys(response.headers ?? {}).map((name) => `<code>${text(name)}</code>`);
-    return `<tr><td>${text(status)}</td><td>${prose(response.description ?? '')}</td><td>${bodies.join('<br>') || '—'}</td><td>${headers.join(', ') || '—'}</td></tr>`;
+    return tableRow([
+      text(status),
+      prose(response.description ?? ''),
+      bodies.join('<br>') || '—',
+      headers.join(', ') || '—',
+    ]);
   });
   const examples = entries
     .filter(([status]) => status.startsWith('2'))
@@ -225,10 +259,7 @@ function renderResponses(responses: Record<string, ResponseView>, schemas: Recor
         return example && `<p>Example ${text(status)} response:</p>\n${example}`;
       }),
     );
-  return [
-    `<h4>Responses</h4>\n<table><thead><tr><th>Status</th><th>Meaning</th><th>Body</th><th>Headers</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
-    ...examples,
-  ]
+  return [`<h4>Responses</h4>\n${table(['Status', 'Meaning', 'Body', 'Headers'], rows)}`, ...examples]
     .filter(Boolean)
     .join('\n');
 }
@@ -253,7 +284,7 @@ function renderSchemas(schemas: Record<string, JsonSchema>): string {
 function renderFields(schema: JsonSchema, schemas: Record<string, JsonSchema>): string {
   const rows = fieldRows(schema, '', schemas, 0);
   if (rows.length === 0) return '';
-  return `<table><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return table(['Field', 'Type', 'Required', 'Notes'], rows);
 }
 
 /** Rows for an object's properties; inline objects (not named schemas) expand as `a.b` and `a[].b`. */
@@ -262,7 +293,12 @@ function fieldRows(schema: JsonSchema, prefix: string, schemas: Record<string, J
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties).flatMap(([name, property]) => {
     const field = `${prefix}${name}`;
-    const row = `<tr><td><code>${text(field)}</code></td><td>${typeLabel(property)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${notes(property)}</td></tr>`;
+    const row = tableRow([
+      `<code>${text(field)}</code>`,
+      typeLabel(property),
+      required.has(name) ? 'yes' : 'no',
+      notes(property),
+    ]);
     if (depth >= MAX_FIELD_DEPTH) return [row];
     if (property.properties) return [row, ...fieldRows(property, `${field}.`, schemas, depth + 1)];
     const items = property.items as JsonSchema | undefined;

@@ -49,8 +49,8 @@ const HOP_BY_HOP = [
 
 /**
  * Paths the shop answers itself, whatever the origin serves: the API, the agents' endpoint, the console (where the
- * browser sends `svc_staff`) and the account and back-in-stock pages whose links carry a token. A path here that no route answered is
- * the gateway's own 404, never the origin's page.
+ * browser sends `svc_staff`) and the account and back-in-stock pages whose links carry a token. A path here that no
+ * route answered is the gateway's own 404, never the origin's page.
  */
 const NEVER_PROXIED = /^\/(?:api|mcp|console|account\/reset-password|account\/verify-email|back-in-stock)(?:\/|$)/;
 

@@ -11,6 +11,7 @@ import { STAFF_ACTION_PARAMETERS, staffActionFilter } from './api';
 import { fieldChanges } from './changes';
 import { formError } from '../../kit/forms';
 import { html } from '../../kit/html';
+import { headCell, scrollRegion, tableHead } from '../../kit/table';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
 
@@ -38,19 +39,36 @@ function filterForm(req: Request) {
 </form>`;
 }
 
-/** The fields the action changed, `onHand: 1 → 4; note: delivery`: plain text in the cell, so Markdown keeps the table. */
+/**
+ * The fields the action changed, `onHand: 1 → 4; note: delivery`: plain text in the cell, so Markdown keeps the table.
+ */
 function changeList(action: StaffActionView) {
   const changes = fieldChanges(action.before, action.after);
   if (changes.length === 0) return '—';
-  return changes.map(
-    ({ field, before, after }, index) =>
-      html`${index === 0 ? '' : '; '}<code>${field}</code>: ${before === undefined ? after! : html`${before} → ${after ?? 'removed'}`}`,
-  );
+  return changes.map(({ field, before, after }, index) => {
+    const change = before === undefined ? after! : html`${before} → ${after ?? 'removed'}`;
+    return html`${index === 0 ? '' : '; '}<code>${field}</code>: ${change}`;
+  });
 }
 
 function actionRow(action: StaffActionView) {
-  return html`<tr><td>${formatLondonDateTime(action.at)}</td><td>${action.staffEmail} (${action.role})</td><td>${action.clientAddress}</td><td>${action.component}</td><th scope="row">${action.action}</th><td>${action.subject}</td><td class="changes">${changeList(action)}</td></tr>`;
+  const who = `${action.staffEmail} (${action.role})`;
+  const cells = [formatLondonDateTime(action.at), who, action.clientAddress, action.component].map(
+    (cell) => html`<td>${cell}</td>`,
+  );
+  const what = html`<td>${action.subject}</td><td class="changes">${changeList(action)}</td>`;
+  return html`<tr>${cells}<th scope="row">${action.action}</th>${what}</tr>`;
 }
+
+const ACTIONS_HEAD = tableHead(
+  headCell('When (UK time)'),
+  headCell('Who'),
+  headCell('From'),
+  headCell('Where'),
+  headCell('Action'),
+  headCell('Subject'),
+  headCell('What changed'),
+);
 
 function auditPage(
   req: Request,
@@ -59,17 +77,17 @@ function auditPage(
   error?: AppError,
 ) {
   const rows = page?.actions.map(actionRow) ?? [];
+  const caption = 'Staff actions, newest first';
+  const table = scrollRegion(
+    caption,
+    html`<table><caption class="vh">${caption}</caption>${ACTIONS_HEAD}<tbody>${rows}</tbody></table>`,
+  );
+  const older = page?.nextCursor ? nextPageHref(req, '/console/audit', FILTER_NAMES, page.nextCursor) : undefined;
   return consolePage(
     'Audit log',
     html`<h1>Audit log</h1>${filterForm(req)}${formError(error?.detail)}
-${
-  rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Staff actions, newest first" tabindex="0"><table><caption class="vh">Staff actions, newest first</caption><thead><tr><th scope="col">When (UK time)</th><th scope="col">Who</th><th scope="col">From</th><th scope="col">Where</th><th scope="col">Action</th><th scope="col">Subject</th><th scope="col">What changed</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : error
-      ? ''
-      : html`<p>No actions match.</p>`
-}
-${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/audit', FILTER_NAMES, page.nextCursor)}">Older actions</a></p>` : ''}`,
+${rows.length > 0 ? table : error ? '' : html`<p>No actions match.</p>`}
+${older ? html`<p><a href="${older}">Older actions</a></p>` : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
   );

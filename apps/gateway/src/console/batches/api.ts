@@ -1,7 +1,7 @@
 /**
- * The admin API's batches: a size's batches and a batch's recall list for any staff member; taking a batch off sale and putting it back for
- * owners, as inventory decides. Receiving a batch with its certificate is the console's form (a file upload). The
- * `svc_staff` session first, then the body.
+ * The admin API's batches: a size's batches and a batch's recall list for any staff member; taking a batch off sale and
+ * putting it back for owners, as inventory decides. Receiving a batch with its certificate is the console's form (a
+ * file upload). The `svc_staff` session first, then the body.
  */
 import type { GatewayContext } from '../../context';
 import { errorResponse, jsonBodyRefusals, jsonResponse } from '../../kit/api-docs';

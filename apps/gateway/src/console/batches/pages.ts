@@ -11,7 +11,8 @@ import { CERTIFICATE_MAX_BYTES, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@
 import { HTTP_STATUS, invalidArgument } from '@storefront/errors';
 import type { inventory } from '@storefront/proto';
 import { field, fileField, formError, isFormRefusal, multipartFormPost } from '../../kit/forms';
-import { html, type Html } from '../../kit/html';
+import { html, prose, type Html } from '../../kit/html';
+import { headCell, numHeadCell, scrollRegion, tableHead } from '../../kit/table';
 import type { StaffCaller } from '../../kit/staff-session';
 import { consolePage, signedInFirst, type ConsoleDeps } from '../frame';
 import type { AdminBatchView } from './schemas';
@@ -57,14 +58,46 @@ interface Notice {
   status?: number;
 }
 
+/** A form that is one button posting to `action`. */
+function buttonForm(action: string, label: string): Html {
+  return html`<form method="post" action="${action}"><button type="submit">${label}</button></form>`;
+}
+
+/** The message of a redirect back, or why a form was refused. */
+function noticeOf(notice: Notice): Html {
+  return html`${notice.message ? html`<p role="status">${notice.message}</p>` : ''}${formError(notice.error)}`;
+}
+
+/** The size a batch is of: "BPC-157 5mg (BPC-5MG)". */
+const sizeOf = (batch: AdminBatchView) => `${batch.productName} ${batch.size} (${batch.sku})`;
+
 function batchRow(batch: AdminBatchView, owner: boolean): Html {
   const change = changeOf(batch);
   const action =
-    owner && change
-      ? html`<form method="post" action="${batchPath(batch.number, change)}"><button type="submit">${CHANGE_WORDS[change].verb} ${batch.number}</button></form>`
-      : '';
-  return html`<tr><th scope="row"><a href="${batchPath(batch.number)}">${batch.number}</a></th><td class="num">${batch.units}</td><td class="num">${purityText(batch.purityHundredths)}</td><td>${batch.testedOn || '-'}</td><td>${batch.laboratory || '-'}</td><td>${batch.retestOn || '-'}</td><td>${stateText(batch)}</td><td>${batch.certificate ? 'Yes' : 'On request'}</td><td>${action}</td></tr>`;
+    owner && change ? buttonForm(batchPath(batch.number, change), `${CHANGE_WORDS[change].verb} ${batch.number}`) : '';
+  const numbers = [batch.units, purityText(batch.purityHundredths)].map((value) => html`<td class="num">${value}</td>`);
+  const cells = [
+    batch.testedOn || '-',
+    batch.laboratory || '-',
+    batch.retestOn || '-',
+    stateText(batch),
+    batch.certificate ? 'Yes' : 'On request',
+    action,
+  ].map((value) => html`<td>${value}</td>`);
+  return html`<tr><th scope="row"><a href="${batchPath(batch.number)}">${batch.number}</a></th>${numbers}${cells}</tr>`;
 }
+
+const BATCHES_HEAD = tableHead(
+  headCell('Batch'),
+  numHeadCell('Units'),
+  numHeadCell('Purity'),
+  headCell('Tested'),
+  headCell('Laboratory'),
+  headCell('Retest by'),
+  headCell('State'),
+  headCell('Certificate'),
+  headCell('Action'),
+);
 
 interface SizeBatches {
   product: string;
@@ -74,25 +107,29 @@ interface SizeBatches {
 
 function sizeSection({ product, size, batches }: SizeBatches, owner: boolean): Html {
   const name = `${product} ${size.size}`;
+  const receiveHref = `${RECEIVE_PATH}?sku=${encodeURIComponent(size.sku)}`;
+  const receiveLink = html`<p><a href="${receiveHref}">Receive a batch of ${size.sku}</a></p>`;
+  const rows = batches.map((batch) => batchRow(batch, owner));
+  const table = scrollRegion(
+    html`Batches of ${name}`,
+    html`<table><caption class="vh">Batches of ${name}</caption>${BATCHES_HEAD}<tbody>${rows}</tbody></table>`,
+  );
   return html`<section aria-labelledby="batches-${size.sku}">
 <h2 id="batches-${size.sku}">${name} (${size.sku})</h2>
-${owner ? html`<p><a href="${RECEIVE_PATH}?sku=${encodeURIComponent(size.sku)}">Receive a batch of ${size.sku}</a></p>` : ''}
-${
-  batches.length === 0
-    ? html`<p>No batches yet.</p>`
-    : html`<div class="scroll" role="region" aria-label="Batches of ${name}" tabindex="0"><table><caption class="vh">Batches of ${name}</caption><thead><tr><th scope="col">Batch</th><th scope="col" class="num">Units</th><th scope="col" class="num">Purity</th><th scope="col">Tested</th><th scope="col">Laboratory</th><th scope="col">Retest by</th><th scope="col">State</th><th scope="col">Certificate</th><th scope="col">Action</th></tr></thead><tbody>${batches.map((batch) => batchRow(batch, owner))}</tbody></table></div>`
-}
+${owner ? receiveLink : ''}
+${batches.length === 0 ? html`<p>No batches yet.</p>` : table}
 </section>`;
 }
 
 function batchesPage(staff: StaffCaller, sizes: SizeBatches[], notice: Notice = {}) {
   const owner = isOwner(staff);
+  const sections = sizes.map((size) => sizeSection(size, owner));
   return consolePage(
     'Batches',
-    html`<h1>Batches</h1>${notice.message ? html`<p role="status">${notice.message}</p>` : ''}${formError(notice.error)}
+    html`<h1>Batches</h1>${noticeOf(notice)}
 ${owner ? '' : html`<p>Only an owner receives batches and takes them off sale; you can read them here.</p>`}
 <p>Each counted size's batches, in the order their units are sold: earliest retest date first.</p>
-${sizes.length > 0 ? sizes.map((size) => sizeSection(size, owner)) : html`<p>No size is counted, so none has batches.</p>`}`,
+${sizes.length > 0 ? sections : html`<p>No size is counted, so none has batches.</p>`}`,
     staff,
     notice.status ?? 200,
   );
@@ -109,6 +146,8 @@ function textInput(id: keyof ReceiveFields, label: string, typed: Partial<Receiv
 <input type="text" id="batch-${id}" name="${id}" value="${typed[id] ?? ''}"${attributes}></p>`;
 }
 
+const UNITS_BOUNDS = html`min="1" max="${STOCK_UNITS_MAX}" step="1"`;
+
 function receivePage(
   staff: StaffCaller,
   sizes: inventory.StaffSku[],
@@ -121,13 +160,17 @@ function receivePage(
   return consolePage(
     'Receive a batch',
     html`<h1>Receive a batch</h1>${formError(notice.error)}
-<p>A delivery of one size becomes a new batch: its units go on sale at once, earliest retest date first. Attach its certificate of analysis (a PDF of at most 5 MB); without one the certificate is shown as on request.</p>
+<p>${prose(
+      html`A delivery of one size becomes a new batch: its units go on sale at once, earliest retest date first.`,
+      html`Attach its certificate of analysis (a PDF of at most 5 MB);`,
+      html`without one the certificate is shown as on request.`,
+    )}</p>
 <form method="post" action="${RECEIVE_PATH}" enctype="multipart/form-data">
 <p><label for="batch-sku">Size</label>
 <select id="batch-sku" name="sku" required>${options}</select></p>
 ${textInput('number', 'Batch number (as printed on the vial)', typed, html` maxlength="40" required`)}
 <p><label for="batch-units">Units delivered</label>
-<input type="number" id="batch-units" name="units" min="1" max="${STOCK_UNITS_MAX}" step="1" value="${typed.units ?? ''}" required></p>
+<input type="number" id="batch-units" name="units" ${UNITS_BOUNDS} value="${typed.units ?? ''}" required></p>
 ${textInput('purity', 'HPLC purity in percent, such as 99.42', typed, html` inputmode="decimal" required`)}
 ${textInput('tested', 'Test date (YYYY-MM-DD)', typed, html` placeholder="2026-11-02" required`)}
 ${textInput('laboratory', 'Testing laboratory', typed, html` maxlength="200" required`)}
@@ -148,47 +191,53 @@ ${textInput(
   );
 }
 
+const ORDERS_HEAD = tableHead(
+  headCell('Order'),
+  headCell('Sold (UK time)'),
+  numHeadCell('Units'),
+  numHeadCell('Returned'),
+  headCell('Contact e-mail'),
+);
+
 function ordersTable(orders: BatchOrderView[]): Html {
-  const rows = orders.map(
-    (order) =>
-      html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${formatLondonDateTime(order.soldAt)}</td><td class="num">${order.units}</td><td class="num">${order.returned}</td><td>${order.email || 'not known'}</td></tr>`,
+  const rows = orders.map((order) => {
+    const link = html`<a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a>`;
+    const sold = formatLondonDateTime(order.soldAt);
+    const counts = html`<td class="num">${order.units}</td><td class="num">${order.returned}</td>`;
+    return html`<tr><th scope="row">${link}</th><td>${sold}</td>${counts}<td>${order.email || 'not known'}</td></tr>`;
+  });
+  const caption = 'Orders that shipped units of this batch';
+  return scrollRegion(
+    caption,
+    html`<table><caption class="vh">${caption}</caption>${ORDERS_HEAD}<tbody>${rows}</tbody></table>`,
   );
-  return html`<div class="scroll" role="region" aria-label="Orders that shipped units of this batch" tabindex="0"><table><caption class="vh">Orders that shipped units of this batch</caption><thead><tr><th scope="col">Order</th><th scope="col">Sold (UK time)</th><th scope="col" class="num">Units</th><th scope="col" class="num">Returned</th><th scope="col">Contact e-mail</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** A batch with its analysis and every order it went to: the recall list, its CSV and, for owners, the recall. */
 function batchPage(staff: StaffCaller, batch: AdminBatchView, orders: BatchOrderView[], notice: Notice = {}) {
   const owner = isOwner(staff);
+  const certificate = batch.certificate
+    ? html`<a href="/certificates/${encodeURIComponent(batch.number)}">Certificate of analysis</a>`
+    : 'On request';
+  const csvLink = html`<p><a href="${batchPath(batch.number, 'orders.csv')}" download>Download the list as CSV</a></p>`;
   return consolePage(
     `Batch ${batch.number}`,
-    html`<h1>Batch ${batch.number}</h1>${notice.message ? html`<p role="status">${notice.message}</p>` : ''}${formError(notice.error)}
+    html`<h1>Batch ${batch.number}</h1>${noticeOf(notice)}
 <dl>
-<dt>Size</dt><dd>${batch.productName} ${batch.size} (${batch.sku})</dd>
+<dt>Size</dt><dd>${sizeOf(batch)}</dd>
 <dt>Units on the shelf</dt><dd>${batch.units}</dd>
 <dt>Purity</dt><dd>${purityText(batch.purityHundredths)}</dd>
 <dt>Tested</dt><dd>${batch.testedOn || '-'}${batch.laboratory ? ` by ${batch.laboratory}` : ''}</dd>
 <dt>Retest by</dt><dd>${batch.retestOn || '-'}</dd>
 <dt>State</dt><dd>${stateText(batch)}</dd>
-<dt>Certificate</dt><dd>${batch.certificate ? html`<a href="/certificates/${encodeURIComponent(batch.number)}">Certificate of analysis</a>` : 'On request'}</dd>
+<dt>Certificate</dt><dd>${certificate}</dd>
 </dl>
 <h2>Orders that shipped units of it</h2>
-${
-  orders.length > 0
-    ? html`${ordersTable(orders)}<p><a href="${batchPath(batch.number, 'orders.csv')}" download>Download the list as CSV</a></p>`
-    : html`<p>No order has been sold units of this batch.</p>`
-}
+${orders.length > 0 ? html`${ordersTable(orders)}${csvLink}` : html`<p>No order has been sold units of this batch.</p>`}
 ${
   owner
-    ? html`${
-        batch.state === 'recalled'
-          ? ''
-          : html`<form method="post" action="${batchPath(batch.number, 'recall')}"><button type="submit">Recall ${batch.number}</button></form>`
-      }
-${
-  orders.length > 0
-    ? html`<form method="post" action="${batchPath(batch.number, 'recall-notice')}"><button type="submit">Send recall notice</button></form>`
-    : ''
-}`
+    ? html`${batch.state === 'recalled' ? '' : buttonForm(batchPath(batch.number, 'recall'), `Recall ${batch.number}`)}
+${orders.length > 0 ? buttonForm(batchPath(batch.number, 'recall-notice'), 'Send recall notice') : ''}`
     : ''
 }
 <p><a href="${BATCHES_PATH}">All batches</a></p>`,
@@ -201,7 +250,10 @@ function recallConfirmPage(staff: StaffCaller, batch: AdminBatchView) {
   return consolePage(
     `Recall batch ${batch.number}`,
     html`<h1>Recall batch ${batch.number}?</h1>
-<p>Batch ${batch.number} of ${batch.productName} ${batch.size} (${batch.sku}) has ${batch.units} units on the shelf. A recalled batch is never sold again; it cannot be released.</p>
+<p>${prose(
+      html`Batch ${batch.number} of ${sizeOf(batch)} has ${batch.units} units on the shelf.`,
+      html`A recalled batch is never sold again; it cannot be released.`,
+    )}</p>
 <form method="post" action="${batchPath(batch.number, 'recall')}">
 <input type="hidden" name="confirm" value="yes">
 <p><label for="recall-note">Why (kept in the audit log, optional)</label>
@@ -223,7 +275,10 @@ function noticeConfirmPage(
   return consolePage(
     `Recall notice for batch ${batch.number}`,
     html`<h1>Send a recall notice for batch ${batch.number}?</h1>${formError(error)}
-<p>The customer of each of the ${orders.length} orders that shipped units of it is mailed once, quoting your reason; an order already sent this batch's notice is not mailed again.</p>
+<p>${prose(
+      html`The customer of each of the ${orders.length} orders that shipped units of it is mailed once,`,
+      html`quoting your reason; an order already sent this batch's notice is not mailed again.`,
+    )}</p>
 <form method="post" action="${batchPath(batch.number, 'recall-notice')}">
 <input type="hidden" name="confirm" value="yes">
 <p><label for="notice-reason">Reason (the notice quotes it)</label>
@@ -241,7 +296,7 @@ function confirmPage(staff: StaffCaller, change: BatchStateChange, batch: AdminB
   return consolePage(
     `${words.verb} batch ${batch.number}`,
     html`<h1>${words.verb} batch ${batch.number}?</h1>
-<p>Batch ${batch.number} of ${batch.productName} ${batch.size} (${batch.sku}) has ${batch.units} units. ${words.effect}</p>
+<p>Batch ${batch.number} of ${sizeOf(batch)} has ${batch.units} units. ${words.effect}</p>
 <form method="post" action="${batchPath(batch.number, change)}">
 <input type="hidden" name="confirm" value="yes">
 <p><label for="change-note">Why (kept in the audit log, optional)</label>

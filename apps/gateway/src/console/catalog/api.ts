@@ -1,7 +1,7 @@
 /**
  * The admin API's catalog: every product with its stock for any staff member; stock counts, deliveries, unlimited
- * sizes, prices and price breaks, low-stock thresholds, product removal and the catalog import (preview, then apply with the preview's digest) for owners,
- * as inventory decides. The `svc_staff` session first, then the body.
+ * sizes, prices and price breaks, low-stock thresholds, product removal and the catalog import (preview, then apply
+ * with the preview's digest) for owners, as inventory decides. The `svc_staff` session first, then the body.
  */
 import type { RequestHandler } from 'express';
 import { LOW_STOCK_THRESHOLD_MAX, PRICE_PENCE_MAX, STOCK_NOTE_MAX_LENGTH, STOCK_UNITS_MAX } from '@storefront/formats';

@@ -2,12 +2,11 @@
  * The console's catalog: a searchable list of products, twenty to a page (name, sizes, stock, prices, whether it
  * sells), and a page per product with its sizes' prices and stock, for any staff member. For owners: a product created
  * with its first size from the list; on the product's page its name, description, specifications and VAT rate, a size
- * added, per size a stock count, a delivery with its note, a low-stock threshold, "unlimited", a price and price breaks,
- * its photo uploaded with its alt text (a multipart
- * form, no script), and its removal after a confirmation page; and the catalog import: the file's text, then a page
- * listing what it changes, then an apply button carrying the preview's digest. The same inventory calls as the admin
- * API; inventory refuses a change by anyone but an owner (403), whatever was posted. Each change answers with a
- * redirect (303), so reloading it repeats nothing.
+ * added, per size a stock count, a delivery with its note, a low-stock threshold, "unlimited", a price and price
+ * breaks, its photo uploaded with its alt text (a multipart form, no script), and its removal after a confirmation
+ * page; and the catalog import: the file's text, then a page listing what it changes, then an apply button carrying the
+ * preview's digest. The same inventory calls as the admin API; inventory refuses a change by anyone but an owner (403),
+ * whatever was posted. Each change answers with a redirect (303), so reloading it repeats nothing.
  */
 import type { Request, Response } from 'express';
 import { HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
@@ -24,7 +23,8 @@ import {
 import type { inventory } from '@storefront/proto';
 import type { StaffCatalog } from './staff-catalog';
 import { field, fileField, formError, formPost, isFormRefusal, multipartFormPost } from '../../kit/forms';
-import { html, type Html } from '../../kit/html';
+import { html, prose, type Html } from '../../kit/html';
+import { headCell, numHeadCell, scrollRegion, tableHead } from '../../kit/table';
 import { formatPence, formatPriceBreaks } from '../../kit/money';
 import { CATALOG_IMPORT_BODY_BYTES } from './api';
 import { consolePage, signedInFirst, type ConsoleDeps } from '../frame';
@@ -80,12 +80,13 @@ function photoSection(product: inventory.StaffProduct, owner: boolean): Html {
     ? photoPicture(product.photo, { sizes: '10rem', width: 160, lazy: true, className: 'photo' })
     : html`<p>No photo yet: the shop shows ${product.name} without one.</p>`;
   if (!owner) return current;
+  const alt = product.photo?.alt ?? '';
   return html`${current}
 <form method="post" action="${photoPath(id)}" enctype="multipart/form-data">
 <label for="photo-${id}">Photo of ${product.name} (JPEG, PNG or WebP, at most ${PHOTO_MAX_BYTES / MIB} MB)</label>
 <input type="file" id="photo-${id}" name="photo" accept="image/jpeg,image/png,image/webp" required>
 <label for="photo-alt-${id}">What the photo shows (its text for people who do not see it)</label>
-<input type="text" id="photo-alt-${id}" name="alt" maxlength="${PHOTO_ALT_MAX_LENGTH}" value="${product.photo?.alt ?? ''}" required>
+<input type="text" id="photo-alt-${id}" name="alt" maxlength="${PHOTO_ALT_MAX_LENGTH}" value="${alt}" required>
 <button type="submit">Upload the photo of ${product.name}</button>
 </form>`;
 }
@@ -93,7 +94,16 @@ function photoSection(product: inventory.StaffProduct, owner: boolean): Html {
 function stockCells(size: inventory.StaffSku): Html {
   return size.unlimited
     ? html`<td>Unlimited</td><td class="num">-</td><td class="num">-</td><td class="num">-</td>`
-    : html`<td class="num">${size.onHand}</td><td class="num">${size.held}</td><td class="num">${size.available}</td><td class="num">${size.lowStockThreshold ?? 'None'}</td>`;
+    : html`${[size.onHand, size.held, size.available, size.lowStockThreshold ?? 'None'].map(numCell)}`;
+}
+
+function numCell(value: number | string): Html {
+  return html`<td class="num">${value}</td>`;
+}
+
+function priceCells(size: inventory.StaffSku): Html {
+  const breaks = formatPriceBreaks(size.priceBreaks) || 'None';
+  return html`${numCell(formatPence(size.pricePence))}<td>${breaks}</td>`;
 }
 
 function noteField(id: string, label: string, required: boolean): Html {
@@ -125,16 +135,24 @@ function priceBreaks(text: string): inventory.PriceBreak[] {
   return breaks;
 }
 
+const THRESHOLD_BOUNDS = html`min="1" max="${LOW_STOCK_THRESHOLD_MAX}" step="1"`;
+const LOW_STOCK_LABEL = prose(
+  html`Low-stock threshold:`,
+  html`email the owners when fewer units than this are available (empty for none)`,
+);
+
 /**
- * An owner's forms for one size: count, delivery, low-stock threshold, unlimited (an unlimited size is counted again by a
- * count), price and price breaks.
+ * An owner's forms for one size: count, delivery, low-stock threshold, unlimited (an unlimited size is counted again by
+ * a count), price and price breaks.
  */
 function sizeForms(size: inventory.StaffSku): Html {
   const { sku } = size;
+  const price = (size.pricePence / 100).toFixed(2);
+  const threshold = size.lowStockThreshold ?? '';
   return html`<h3>${sku}</h3>
 <form method="post" action="${skuPath(sku, 'price')}">
 <label for="price-${sku}">Price in pounds</label>
-<input type="text" id="price-${sku}" name="price" inputmode="decimal" value="${(size.pricePence / 100).toFixed(2)}" required>
+<input type="text" id="price-${sku}" name="price" inputmode="decimal" value="${price}" required>
 <button type="submit">Set price of ${sku}</button>
 </form>
 <form method="post" action="${skuPath(sku, 'price-breaks')}">
@@ -158,8 +176,8 @@ ${noteField(`restock-note-${sku}`, 'Delivery note', true)}
 <button type="submit">Restock ${sku}</button>
 </form>
 <form method="post" action="${skuPath(sku, 'low-stock')}">
-<label for="low-stock-${sku}">Low-stock threshold: email the owners when fewer units than this are available (empty for none)</label>
-<input type="number" id="low-stock-${sku}" name="threshold" min="1" max="${LOW_STOCK_THRESHOLD_MAX}" step="1" value="${size.lowStockThreshold ?? ''}">
+<label for="low-stock-${sku}">${LOW_STOCK_LABEL}</label>
+<input type="number" id="low-stock-${sku}" name="threshold" ${THRESHOLD_BOUNDS} value="${threshold}">
 <button type="submit">Set low-stock threshold of ${sku}</button>
 </form>
 <form method="post" action="${skuPath(sku, 'unlimited')}">
@@ -170,6 +188,7 @@ ${noteField(`unlimited-note-${sku}`, 'Reason (optional)', false)}
 }
 
 const productPath = (productId: string) => `${CATALOG_PATH}/${encodeURIComponent(productId)}`;
+const removalPath = (productId: string) => `${CATALOG_PATH}/products/${encodeURIComponent(productId)}/remove`;
 /** Products on one page of the list. */
 const CATALOG_PAGE_SIZE = 20;
 const VAT_RATES = [
@@ -179,8 +198,12 @@ const VAT_RATES = [
 ] as const;
 
 function vatSelect(id: string, current: number): Html {
+  const options = VAT_RATES.map(
+    ([basisPoints, words]) =>
+      html`<option value="${basisPoints}"${basisPoints === current ? html` selected` : ''}>${words}</option>`,
+  );
   return html`<label for="${id}">VAT rate</label>
-<select id="${id}" name="vatRate">${VAT_RATES.map(([basisPoints, words]) => html`<option value="${basisPoints}"${basisPoints === current ? html` selected` : ''}>${words}</option>`)}</select>`;
+<select id="${id}" name="vatRate">${options}</select>`;
 }
 
 /** A VAT rate as the form's select sends it, in basis points. */
@@ -192,12 +215,13 @@ function vatRate(text: string): number {
 
 /** The size fields shared by the new product's form and a product's "Add a size". */
 function sizeFields(prefix: string, typed: Record<string, string> = {}): Html {
+  const { size = '', price = '', stock = '' } = typed;
   return html`<label for="${prefix}-size">Size, such as 5mg or 10ml</label>
-<input type="text" id="${prefix}-size" name="size" maxlength="32" pattern="[A-Za-z0-9.]+" value="${typed.size ?? ''}" required>
+<input type="text" id="${prefix}-size" name="size" maxlength="32" pattern="[A-Za-z0-9.]+" value="${size}" required>
 <label for="${prefix}-price">Price in pounds</label>
-<input type="text" id="${prefix}-price" name="price" inputmode="decimal" value="${typed.price ?? ''}" required>
+<input type="text" id="${prefix}-price" name="price" inputmode="decimal" value="${price}" required>
 <label for="${prefix}-stock">Units in stock (leave empty for an unlimited size)</label>
-<input type="number" id="${prefix}-stock" name="stock" min="0" max="${STOCK_UNITS_MAX}" step="1" value="${typed.stock ?? ''}">`;
+<input type="number" id="${prefix}-stock" name="stock" min="0" max="${STOCK_UNITS_MAX}" step="1" value="${stock}">`;
 }
 
 /** The size a form describes: its name, price in pence and starting units (none: unlimited). */
@@ -214,7 +238,9 @@ function newSize(req: Request): inventory.NewSize {
 const specificationsText = (specifications: inventory.ProductSpecification[]) =>
   specifications.map(({ label, value }) => `${label}: ${value}`).join('\n');
 
-/** The specifications typed, one a line split at its first colon; blank lines are skipped, inventory checks the rest. */
+/**
+ * The specifications typed, one a line split at its first colon; blank lines are skipped, inventory checks the rest.
+ */
 function specificationsOf(req: Request): inventory.ProductSpecification[] {
   const lines = field(req, 'specifications')
     .split(/\r?\n/)
@@ -237,28 +263,48 @@ const detailsOf = (req: Request): inventory.ProductDetails => ({
   vatRateBasisPoints: vatRate(field(req, 'vatRate')),
 });
 
+const SIZES_HEAD = tableHead(
+  headCell('Size'),
+  headCell('SKU'),
+  numHeadCell('Price'),
+  headCell('Price breaks'),
+  numHeadCell('On hand'),
+  numHeadCell('Held'),
+  numHeadCell('Available'),
+  numHeadCell('Low-stock threshold'),
+);
+
 function sizesTable(product: inventory.StaffProduct): Html {
   const rows = product.sizes.map(
     (size) =>
-      html`<tr><th scope="row">${size.size}</th><td>${size.sku}</td><td class="num">${formatPence(size.pricePence)}</td><td>${formatPriceBreaks(size.priceBreaks) || 'None'}</td>${stockCells(size)}</tr>`,
+      html`<tr><th scope="row">${size.size}</th><td>${size.sku}</td>${priceCells(size)}${stockCells(size)}</tr>`,
   );
-  return html`<div class="scroll" role="region" aria-label="Sizes of ${product.name}" tabindex="0"><table><caption class="vh">Sizes of ${product.name}</caption><thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Price</th><th scope="col">Price breaks</th><th scope="col" class="num">On hand</th><th scope="col" class="num">Held</th><th scope="col" class="num">Available</th><th scope="col" class="num">Low-stock threshold</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return scrollRegion(
+    html`Sizes of ${product.name}`,
+    html`<table><caption class="vh">Sizes of ${product.name}</caption>${SIZES_HEAD}<tbody>${rows}</tbody></table>`,
+  );
 }
 
 function noticeOf(notice: Notice): Html {
   return html`${notice.message ? html`<p role="status">${notice.message}</p>` : ''}${formError(notice.error)}`;
 }
 
+const SPECIFICATIONS_LABEL = prose(
+  html`Specifications, one a line as label: value (at most ${SPECIFICATIONS_MAX}),`,
+  html`such as Molecular weight: 1419.5 g/mol`,
+);
+
 /** One product: its details, photo and sizes; for owners every form that changes them. */
 function productPage(staff: StaffCaller, product: inventory.StaffProduct, notice: Notice = {}) {
   const owner = isOwner(staff);
-  const id = product.id;
+  const { id, description } = product;
   const vat = VAT_RATES.find(([basisPoints]) => basisPoints === product.vatRateBasisPoints)?.[1] ?? '';
+  const specifications = specificationsText(product.specifications);
   return consolePage(
     product.name,
     html`<h1>${product.name}</h1>${noticeOf(notice)}
 <p>Product id ${id}; VAT rate ${vat}.</p>
-<p>${product.description}</p>
+<p>${description}</p>
 ${specificationList(product.specifications)}
 <h2>Photo</h2>
 ${photoSection(product, owner)}
@@ -277,14 +323,14 @@ ${sizeFields(`new-${id}`)}
 <label for="name-${id}">Name</label>
 <input type="text" id="name-${id}" name="name" maxlength="200" value="${product.name}" required>
 <label for="description-${id}">Description</label>
-<textarea id="description-${id}" name="description" rows="4" cols="60" maxlength="2000">${product.description}</textarea>
-<label for="specifications-${id}">Specifications, one a line as label: value (at most ${SPECIFICATIONS_MAX}), such as Molecular weight: 1419.5 g/mol</label>
-<textarea id="specifications-${id}" name="specifications" rows="6" cols="60">${specificationsText(product.specifications)}</textarea>
+<textarea id="description-${id}" name="description" rows="4" cols="60" maxlength="2000">${description}</textarea>
+<label for="specifications-${id}">${SPECIFICATIONS_LABEL}</label>
+<textarea id="specifications-${id}" name="specifications" rows="6" cols="60">${specifications}</textarea>
 ${vatSelect(`vat-${id}`, product.vatRateBasisPoints)}
 <button type="submit">Save ${product.name}</button>
 </form>
 <h2>Remove</h2>
-<form method="post" action="${CATALOG_PATH}/products/${encodeURIComponent(id)}/remove"><button type="submit">Remove product ${product.name}</button></form>`
+<form method="post" action="${removalPath(id)}"><button type="submit">Remove product ${product.name}</button></form>`
     : html`<p>Only an owner changes stock, prices and products; you can read them here.</p>`
 }
 <p><a href="${CATALOG_PATH}">All products</a></p>`,
@@ -343,19 +389,28 @@ function listHref(search: string, page: number): string {
 
 /** The new product's form, with what was typed when it is shown again after a refusal. */
 function createForm(typed: Record<string, string>): Html {
+  const { id = '', name = '', description = '' } = typed;
   return html`<h2 id="create">Add a product</h2>
 <form method="post" action="${CATALOG_PATH}/products">
 <label for="create-id">Product id (lower-case letters, digits and hyphens; it cannot change)</label>
-<input type="text" id="create-id" name="id" maxlength="64" pattern="[a-z0-9]+(-[a-z0-9]+)*" value="${typed.id ?? ''}" required>
+<input type="text" id="create-id" name="id" maxlength="64" pattern="[a-z0-9]+(-[a-z0-9]+)*" value="${id}" required>
 <label for="create-name">Name</label>
-<input type="text" id="create-name" name="name" maxlength="200" value="${typed.name ?? ''}" required>
+<input type="text" id="create-name" name="name" maxlength="200" value="${name}" required>
 <label for="create-description">Description</label>
-<textarea id="create-description" name="description" rows="3" cols="60" maxlength="2000">${typed.description ?? ''}</textarea>
+<textarea id="create-description" name="description" rows="3" cols="60" maxlength="2000">${description}</textarea>
 ${vatSelect('create-vat', Number(typed.vatRate ?? 2000))}
 <fieldset><legend>First size</legend>${sizeFields('create', typed)}</fieldset>
 <button type="submit">Add the product</button>
 </form>`;
 }
+
+const PRODUCTS_HEAD = tableHead(
+  headCell('Product'),
+  headCell('Sizes'),
+  headCell('Stock'),
+  headCell('Price'),
+  headCell('State'),
+);
 
 function catalogPage(
   staff: StaffCaller,
@@ -369,9 +424,17 @@ function catalogPage(
   const pages = Math.max(1, Math.ceil(found.length / CATALOG_PAGE_SIZE));
   const page = Math.min(query.page, pages);
   const shown = found.slice((page - 1) * CATALOG_PAGE_SIZE, page * CATALOG_PAGE_SIZE);
-  const rows = shown.map(
-    (product) =>
-      html`<tr><th scope="row"><a href="${productPath(product.id)}">${product.name}</a></th><td>${product.sizes.map((size) => size.size).join(', ')}</td><td>${stockWords(product)}</td><td>${priceRange(product)}</td><td>${onSale(product) ? 'On sale' : html`<span class="error">Sold out</span>`}</td></tr>`,
+  const rows = shown.map((product) => {
+    const sizes = product.sizes.map((size) => size.size).join(', ');
+    const state = onSale(product) ? 'On sale' : html`<span class="error">Sold out</span>`;
+    const cells = [sizes, stockWords(product), priceRange(product), state].map((cell) => html`<td>${cell}</td>`);
+    return html`<tr><th scope="row"><a href="${productPath(product.id)}">${product.name}</a></th>${cells}</tr>`;
+  });
+  const count = `${found.length} ${found.length === 1 ? 'product' : 'products'}`;
+  const matches = query.search ? html` match “${query.search}”` : '';
+  const table = scrollRegion(
+    'Products',
+    html`<table><caption class="vh">Products</caption>${PRODUCTS_HEAD}<tbody>${rows}</tbody></table>`,
   );
   const pageLinks = html`<nav aria-label="Pages of products"><p>Page ${page} of ${pages}${
     page > 1 ? html` <a href="${listHref(query.search, page - 1)}">Previous page</a>` : ''
@@ -391,8 +454,8 @@ ${
 </form>
 ${
   shown.length > 0
-    ? html`<p>${found.length} ${found.length === 1 ? 'product' : 'products'}${query.search ? html` match “${query.search}”` : ''}.</p>
-<div class="scroll" role="region" aria-label="Products" tabindex="0"><table><caption class="vh">Products</caption><thead><tr><th scope="col">Product</th><th scope="col">Sizes</th><th scope="col">Stock</th><th scope="col">Price</th><th scope="col">State</th></tr></thead><tbody>${rows}</tbody></table></div>
+    ? html`<p>${count}${matches}.</p>
+${table}
 ${pageLinks}`
     : html`<p>${query.search ? 'No product matches.' : 'The catalog is empty.'}</p>`
 }
@@ -421,8 +484,12 @@ function removalPage(staff: StaffCaller, product: inventory.StaffProduct) {
   return consolePage(
     `Remove ${product.name}`,
     html`<h1>Remove ${product.name}?</h1>
-<p>This removes the product ${product.id} from the shop with its sizes and their stock: ${product.sizes.map((size) => size.sku).join(', ')}. It cannot be undone; an import can add it again, with new stock.</p>
-<form method="post" action="${CATALOG_PATH}/products/${encodeURIComponent(product.id)}/remove">
+<p>${prose(
+      html`This removes the product ${product.id} from the shop with its sizes and their stock:`,
+      html`${product.sizes.map((size) => size.sku).join(', ')}.`,
+      html`It cannot be undone; an import can add it again, with new stock.`,
+    )}</p>
+<form method="post" action="${removalPath(product.id)}">
 <input type="hidden" name="confirm" value="yes">
 <button type="submit">Yes, remove ${product.name}</button>
 </form>
@@ -435,7 +502,11 @@ function importPage(staff: StaffCaller, text = '', notice: Notice = {}) {
   return consolePage(
     'Import a catalog file',
     html`<h1>Import a catalog file</h1>${formError(notice.error)}
-<p>Paste the catalog file (the JSON that <code>npm run catalog:import</code> reads). The next page lists what it would change; nothing changes until you apply it there. Products and sizes the file leaves out are kept, and stock of sizes already in the shop is never changed.</p>
+<p>${prose(
+      html`Paste the catalog file (the JSON that <code>npm run catalog:import</code> reads).`,
+      html`The next page lists what it would change; nothing changes until you apply it there.`,
+      html`Products and sizes the file leaves out are kept, and stock of sizes already in the shop is never changed.`,
+    )}</p>
 <form method="post" action="${IMPORT_PATH}/preview">
 <label for="catalog">Catalog file (JSON)</label>
 <textarea id="catalog" name="catalog" rows="20" cols="80" required>${text}</textarea>
@@ -459,10 +530,10 @@ function previewPage(staff: StaffCaller, text: string, preview: inventory.Catalo
     ),
     changeList(
       'Sizes added',
-      preview.addedSizes.map(
-        (size) =>
-          html`${size.sku} at ${formatPence(size.pricePence)}, ${size.stock === undefined ? 'unlimited' : `${size.stock} on hand`}`,
-      ),
+      preview.addedSizes.map((size) => {
+        const stock = size.stock === undefined ? 'unlimited' : `${size.stock} on hand`;
+        return html`${size.sku} at ${formatPence(size.pricePence)}, ${stock}`;
+      }),
     ),
     changeList(
       'Price changes',
@@ -472,10 +543,10 @@ function previewPage(staff: StaffCaller, text: string, preview: inventory.Catalo
     ),
     changeList(
       'Price break changes',
-      preview.priceBreakChanges.map(
-        (change) =>
-          html`${change.sku}: ${formatPriceBreaks(change.before) || 'none'} to ${formatPriceBreaks(change.after) || 'none'}`,
-      ),
+      preview.priceBreakChanges.map(({ sku, before, after }) => {
+        const [from, to] = [before, after].map((breaks) => formatPriceBreaks(breaks) || 'none');
+        return html`${sku}: ${from} to ${to}`;
+      }),
     ),
     changeList(
       'Name changes',

@@ -7,7 +7,7 @@ import { AppError, HTTP_STATUS, invalidArgument } from '@storefront/errors';
 import { closeAccountForStaff } from '../../application/account-erasure';
 import { customerForStaff, type CustomerForStaff } from '../../application/staff-customers';
 import { field, formError, isFormRefusal } from '../../kit/forms';
-import { html } from '../../kit/html';
+import { html, prose } from '../../kit/html';
 import { requireOwner, type StaffCaller } from '../../kit/staff-session';
 import { consolePage, type ConsoleDeps } from '../frame';
 
@@ -16,14 +16,23 @@ const closePath = (id: string) => `/console/customers/${encodeURIComponent(id)}/
 /** The customer page's link, for owners. */
 export function closeAccountLink(accountId: string) {
   return html`<h2>Close the account</h2>
-<p>When the customer asks for their account to be closed and their data erased: <a href="${closePath(accountId)}">Close this account</a>.</p>`;
+<p>${prose(
+    html`When the customer asks for their account to be closed and their data erased:`,
+    html`<a href="${closePath(accountId)}">Close this account</a>.`,
+  )}</p>`;
 }
 
 function closePage(staff: StaffCaller, { profile }: CustomerForStaff, error?: AppError) {
   return consolePage(
     'Close the account',
     html`<h1>Close ${profile.email}'s account</h1>${formError(error?.detail)}
-<p>The account ends at once and every part of the shop erases the customer's name, email, phone, addresses and mails. Order totals, VAT, refunds and the loyalty ledger's sums stay, under no name. A last email confirms it to the customer. This cannot be undone, and is recorded in the audit log under your name.</p>
+<p>${prose(
+      html`The account ends at once`,
+      html`and every part of the shop erases the customer's name, email, phone, addresses and mails.`,
+      html`Order totals, VAT, refunds and the loyalty ledger's sums stay, under no name.`,
+      html`A last email confirms it to the customer.`,
+      html`This cannot be undone, and is recorded in the audit log under your name.`,
+    )}</p>
 <form method="post" action="${closePath(profile.id)}">
 <label for="email">Type the customer's email again to confirm</label>
 <input type="email" id="email" name="email" autocomplete="off" required>
@@ -38,7 +47,11 @@ function closePage(staff: StaffCaller, { profile }: CustomerForStaff, error?: Ap
 function closedPage(staff: StaffCaller) {
   return consolePage(
     'Account closed',
-    html`<h1>Account closed</h1><p role="status">The account is closed and its data is being erased from every part of the shop; the request is listed under <a href="/console/data-requests">data requests</a>, answered once every part has erased it.</p>`,
+    html`<h1>Account closed</h1><p role="status">${prose(
+      html`The account is closed and its data is being erased from every part of the shop;`,
+      html`the request is listed under <a href="/console/data-requests">data requests</a>,`,
+      html`answered once every part has erased it.`,
+    )}</p>`,
     staff,
   );
 }

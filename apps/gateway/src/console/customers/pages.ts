@@ -20,7 +20,8 @@ import { formatPence } from '../../kit/money';
 import { adjustPoints, loyaltyHistory } from './loyalty';
 import { closeAccountLink } from './close-account';
 import { field, formError, isFormRefusal } from '../../kit/forms';
-import { html } from '../../kit/html';
+import { html, type Html } from '../../kit/html';
+import { headCell, numHeadCell, scrollRegion, tableHead } from '../../kit/table';
 import { STATUS_WORDS } from '../../application/order-words';
 import { consolePage, type ConsoleDeps } from '../frame';
 import { requireOwner, type StaffCaller } from '../../kit/staff-session';
@@ -29,14 +30,18 @@ const PATH = '/console/customers';
 const customerPath = (id: string) => `${PATH}/${encodeURIComponent(id)}`;
 const signed = (points: number) => `${points > 0 ? '+' : ''}${points}`;
 
+const MATCHES_HEAD = tableHead(headCell('Name'), headCell('Email'), headCell('Joined (UK time)'));
+
 /** The customers a name search found, each linked to their page. */
 function matchesTable({ customers, more }: identity.SearchCustomersForStaffResponse) {
   if (customers.length === 0) return html`<p>No customer's name starts with that.</p>`;
-  const rows = customers.map(
-    (customer) =>
-      html`<tr><th scope="row"><a href="${customerPath(customer.id)}">${customerName(customer)}</a></th><td>${customer.email}</td><td>${formatLondonDateTime(customer.createdAt)}</td></tr>`,
-  );
-  return html`<table><caption>Customers whose name starts with that, by name</caption><thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Joined (UK time)</th></tr></thead><tbody>${rows}</tbody></table>${
+  const rows = customers.map((customer) => {
+    const link = html`<a href="${customerPath(customer.id)}">${customerName(customer)}</a>`;
+    const joined = formatLondonDateTime(customer.createdAt);
+    return html`<tr><th scope="row">${link}</th><td>${customer.email}</td><td>${joined}</td></tr>`;
+  });
+  const caption = 'Customers whose name starts with that, by name';
+  return html`<table><caption>${caption}</caption>${MATCHES_HEAD}<tbody>${rows}</tbody></table>${
     more ? html`<p>More customers match: give more of the name.</p>` : ''
   }`;
 }
@@ -61,9 +66,26 @@ ${found && 'matches' in found ? matchesTable(found.matches) : ''}`,
   );
 }
 
+const ORDERS_HEAD = tableHead(
+  headCell('Order'),
+  headCell('Placed (UK time)'),
+  numHeadCell('Total'),
+  headCell('Status'),
+);
+const HISTORY_HEAD = tableHead(
+  headCell('When (UK time)'),
+  headCell('Type'),
+  numHeadCell('Points'),
+  headCell('Description'),
+);
+
 function orderRow({ details }: checkout.StaffOrder) {
   const order = details!.summary!;
-  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a></th><td>${formatLondonDateTime(details!.createdAt)}</td><td class="num">${formatPence(order.totalPence)}</td><td>${STATUS_WORDS[order.status] ?? order.status}</td></tr>`;
+  const link = html`<a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a>`;
+  const placed = formatLondonDateTime(details!.createdAt);
+  const status = STATUS_WORDS[order.status] ?? order.status;
+  const total = formatPence(order.totalPence);
+  return html`<tr><th scope="row">${link}</th><td>${placed}</td><td class="num">${total}</td><td>${status}</td></tr>`;
 }
 
 function adjustForm(id: string, points = '', reason = '') {
@@ -82,6 +104,34 @@ interface CustomerPageOptions {
   adjust?: { points: string; reason: string; error: AppError };
 }
 
+type LoyaltyHistory = Awaited<ReturnType<typeof loyaltyHistory>>;
+
+/** The customer's points, their history a page at a time, and for owners the forms that change them. */
+function loyaltySection(history: LoyaltyHistory, id: string, owner: boolean, { adjust }: CustomerPageOptions): Html {
+  const totals = [
+    html`<dt>Balance</dt><dd>${history.points} points</dd>`,
+    html`<dt>Lifetime points</dt><dd>${history.lifetimePoints}</dd>`,
+    html`<dt>Tier</dt><dd>${history.tier}</dd>`,
+  ];
+  const rows = history.history.map((entry) => {
+    const when = formatLondonDateTime(entry.createdAt);
+    const points = html`<td class="num">${signed(entry.points)}</td>`;
+    return html`<tr><td>${when}</td><td>${entry.type}</td>${points}<td>${entry.description}</td></tr>`;
+  });
+  const caption = 'Points history, newest first';
+  const table = scrollRegion(
+    caption,
+    html`<table><caption class="vh">${caption}</caption>${HISTORY_HEAD}<tbody>${rows}</tbody></table>`,
+  );
+  const older = history.nextCursor
+    ? html`<p><a href="${customerPath(id)}?cursor=${history.nextCursor}">Older entries</a></p>`
+    : '';
+  return html`<dl>${totals}</dl>
+${table}
+${older}
+${owner ? html`${adjustForm(id, adjust?.points, adjust?.reason)}${closeAccountLink(id)}` : ''}`;
+}
+
 async function customerPage(
   deps: ConsoleDeps,
   staff: StaffCaller,
@@ -94,6 +144,14 @@ async function customerPage(
     : undefined;
   const name = customerName(customer);
   const error = options.adjust?.error;
+  // Html, not a string: its apostrophe is written as it is, not escaped.
+  const ordersCaption = html`The customer's newest orders`;
+  const orderRows = orders.map(orderRow);
+  const ordersTable = scrollRegion(
+    ordersCaption,
+    html`<table><caption class="vh">${ordersCaption}</caption>${ORDERS_HEAD}<tbody>${orderRows}</tbody></table>`,
+  );
+  const shownOnly = view.moreOrders ? html`<p>Only the newest ${orders.length} are shown.</p>` : '';
   return consolePage(
     `Customer ${name}`,
     html`<h1>Customer ${name}</h1>${formError(error?.detail)}
@@ -106,23 +164,9 @@ async function customerPage(
 <dt>Referred by</dt><dd>${customer.referredBy || 'nobody'}</dd>
 </dl>
 <h2>Orders</h2>
-${
-  orders.length > 0
-    ? html`<div class="scroll" role="region" aria-label="The customer's newest orders" tabindex="0"><table><caption class="vh">The customer's newest orders</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UK time)</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${orders.map(orderRow)}</tbody></table></div>${view.moreOrders ? html`<p>Only the newest ${orders.length} are shown.</p>` : ''}`
-    : html`<p>No orders.</p>`
-}
+${orders.length > 0 ? html`${ordersTable}${shownOnly}` : html`<p>No orders.</p>`}
 <h2>Loyalty</h2>
-${
-  history
-    ? html`<dl><dt>Balance</dt><dd>${history.points} points</dd><dt>Lifetime points</dt><dd>${history.lifetimePoints}</dd><dt>Tier</dt><dd>${history.tier}</dd></dl>
-<div class="scroll" role="region" aria-label="Points history, newest first" tabindex="0"><table><caption class="vh">Points history, newest first</caption><thead><tr><th scope="col">When (UK time)</th><th scope="col">Type</th><th scope="col" class="num">Points</th><th scope="col">Description</th></tr></thead><tbody>${history.history.map(
-        (entry) =>
-          html`<tr><td>${formatLondonDateTime(entry.createdAt)}</td><td>${entry.type}</td><td class="num">${signed(entry.points)}</td><td>${entry.description}</td></tr>`,
-      )}</tbody></table></div>
-${history.nextCursor ? html`<p><a href="${customerPath(customer.id)}?cursor=${history.nextCursor}">Older entries</a></p>` : ''}
-${staff.role === 'owner' ? html`${adjustForm(customer.id, options.adjust?.points, options.adjust?.reason)}${closeAccountLink(customer.id)}` : ''}`
-    : html`<p>No loyalty account.</p>`
-}
+${history ? loyaltySection(history, customer.id, staff.role === 'owner', options) : html`<p>No loyalty account.</p>`}
 <p><a href="${PATH}">Find another customer</a></p>`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,

@@ -8,7 +8,7 @@ import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { Request } from 'express';
 import { streamDownload } from '../../kit/download';
 import { formError } from '../../kit/forms';
-import { html } from '../../kit/html';
+import { html, prose } from '../../kit/html';
 import type { StaffCaller } from '../../kit/staff-session';
 import { consolePage, type ConsoleDeps } from '../frame';
 import { startCustomersExport } from './customers-csv';
@@ -33,9 +33,20 @@ function exportsPage(staff: StaffCaller, period: { from: string; to: string }, e
     html`<h1>Exports</h1>
 <p>CSV files for a spreadsheet, for a period of London days. Each export is recorded in the audit log.</p>
 <ul>
-<li><strong>Orders</strong> placed in the period, newest first: number, time placed (London), customer email, status, goods, discount, shipping, total and refunded, in pounds.</li>
-<li><strong>Customers</strong> who signed up in the period, newest first: email, name, when (London), how many orders they placed and the points they hold.</li>
-<li><strong>Stock movements</strong> in the period, oldest first: every change of a counted size's units on hand, when (London), the SKU, the units gained or lost, the units on hand after it, why (a sale, a return, a restock, a batch received…) and its order, batch or audit log entry.</li>
+<li>${prose(
+      html`<strong>Orders</strong> placed in the period, newest first: number, time placed (London), customer email,`,
+      html`status, goods, discount, shipping, total and refunded, in pounds.`,
+    )}</li>
+<li>${prose(
+      html`<strong>Customers</strong> who signed up in the period, newest first: email, name, when (London),`,
+      html`how many orders they placed and the points they hold.`,
+    )}</li>
+<li>${prose(
+      html`<strong>Stock movements</strong> in the period, oldest first:`,
+      html`every change of a counted size's units on hand, when (London), the SKU,`,
+      html`the units gained or lost, the units on hand after it,`,
+      html`why (a sale, a return, a restock, a batch received…) and its order, batch or audit log entry.`,
+    )}</li>
 </ul>
 ${formError(error?.detail)}
 <form method="get" action="${EXPORTS_PATH}/${EXPORTS[0].records}.csv">
@@ -43,10 +54,10 @@ ${formError(error?.detail)}
 <input type="date" id="from" name="from" value="${period.from}" required>
 <label for="to">To, included (London date)</label>
 <input type="date" id="to" name="to" value="${period.to}" required>
-${EXPORTS.map(
-  ({ records, button }, index) =>
-    html`<button type="submit"${index === 0 ? '' : html` formaction="${EXPORTS_PATH}/${records}.csv"`}>${button}</button>`,
-)}
+${EXPORTS.map(({ records, button }, index) => {
+  const formaction = index === 0 ? '' : html` formaction="${EXPORTS_PATH}/${records}.csv"`;
+  return html`<button type="submit"${formaction}>${button}</button>`;
+})}
 </form>`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,

@@ -14,7 +14,8 @@ import {
   type MailLogRow,
 } from '../../application/mail-log';
 import { formError } from '../../kit/forms';
-import { html } from '../../kit/html';
+import { html, prose, type Html } from '../../kit/html';
+import { headCell, scrollRegion, tableHead } from '../../kit/table';
 import { Type } from '../../kit/schema';
 import type { StaffCaller } from '../../kit/staff-session';
 import type { Parameter } from '../../kit/validator';
@@ -48,14 +49,30 @@ const previewPath = (row: { component: string; key: string }) =>
 
 function outcome(entry: mail.MailLogEntry) {
   if (entry.status === 'sent') return html`Sent ${when(entry.sentAt)}`;
-  if (entry.status === 'retrying')
-    return html`${STATUS_WORDS.retrying}: ${entry.attempts} failed, last ${when(entry.lastFailedAt)} (${entry.lastError})`;
+  if (entry.status === 'retrying') {
+    const failed = `${entry.attempts} failed, last ${when(entry.lastFailedAt)} (${entry.lastError})`;
+    return html`${STATUS_WORDS.retrying}: ${failed}`;
+  }
   return STATUS_WORDS.queued!;
 }
 
+const cell = (value: string | Html) => html`<td>${value}</td>`;
+
 function mailRow(row: MailLogRow) {
-  return html`<tr><td>${when(row.queuedAt)}</td><td>${row.recipient}</td><th scope="row"><a href="${previewPath(row)}">${row.subject}</a></th><td>${row.kind}</td><td>${row.component}</td><td>${outcome(row)}</td></tr>`;
+  const subject = html`<th scope="row"><a href="${previewPath(row)}">${row.subject}</a></th>`;
+  const before = [when(row.queuedAt), row.recipient].map(cell);
+  const after = [row.kind, row.component, outcome(row)].map(cell);
+  return html`<tr>${before}${subject}${after}</tr>`;
 }
+
+const MAILS_HEAD = tableHead(
+  headCell('Queued (UTC)'),
+  headCell('To'),
+  headCell('Subject'),
+  headCell('Kind'),
+  headCell('From'),
+  headCell('Outcome'),
+);
 
 function mailLogPage(
   req: Request,
@@ -65,23 +82,26 @@ function mailLogPage(
 ) {
   const recipient = typeof req.query['recipient'] === 'string' ? req.query['recipient'] : '';
   const rows = page?.mails.map(mailRow) ?? [];
+  const caption = 'Mails, newest first';
+  const table = scrollRegion(
+    caption,
+    html`<table><caption class="vh">${caption}</caption>${MAILS_HEAD}<tbody>${rows}</tbody></table>`,
+  );
+  const older = page?.nextCursor ? nextPageHref(req, PATH, FILTER_NAMES, page.nextCursor) : undefined;
   return consolePage(
     'Mail log',
     html`<h1>Mail log</h1>
-<p>Every mail the shop queued, newest first. A mail's text is kept for a while after sending; then only who, what and when.</p>
+<p>${prose(
+      html`Every mail the shop queued, newest first.`,
+      html`A mail's text is kept for a while after sending; then only who, what and when.`,
+    )}</p>
 <form method="get" action="${PATH}" class="filters">
 <label for="recipient">Recipient's email</label>
 <input type="email" id="recipient" name="recipient" value="${recipient}">
 <button type="submit">Search</button>
 </form>${formError(error?.detail)}
-${
-  rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Mails, newest first" tabindex="0"><table><caption class="vh">Mails, newest first</caption><thead><tr><th scope="col">Queued (UTC)</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Kind</th><th scope="col">From</th><th scope="col">Outcome</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : error
-      ? ''
-      : html`<p>No mails match.</p>`
-}
-${page?.nextCursor ? html`<p><a href="${nextPageHref(req, PATH, FILTER_NAMES, page.nextCursor)}">Older mails</a></p>` : ''}`,
+${rows.length > 0 ? table : error ? '' : html`<p>No mails match.</p>`}
+${older ? html`<p><a href="${older}">Older mails</a></p>` : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
   );
@@ -90,11 +110,16 @@ ${page?.nextCursor ? html`<p><a href="${nextPageHref(req, PATH, FILTER_NAMES, pa
 const BODY_WORDS: Record<string, string> = {
   expired: 'The text of this mail is no longer kept (kept for a while after sending, and never after an erasure).',
   withheld:
-    'This mail carries a link that acts for its recipient (a password reset, an address confirmation), so its text is never shown.',
+    'This mail carries a link that acts for its recipient (a password reset, an address confirmation), ' +
+    'so its text is never shown.',
 };
 
 function previewPage(staff: StaffCaller, component: MailComponent, preview: mail.MailPreview) {
   const entry = preview.mail!;
+  const text =
+    preview.bodyState === 'kept'
+      ? html`<pre class="mail-text">${preview.text}</pre>`
+      : html`<p>${BODY_WORDS[preview.bodyState] ?? ''}</p>`;
   return consolePage(
     `Mail: ${entry.subject}`,
     html`<h1>${entry.subject}</h1>
@@ -107,7 +132,7 @@ function previewPage(staff: StaffCaller, component: MailComponent, preview: mail
 <dt>Outcome</dt><dd>${outcome(entry)}</dd>
 </dl>
 <h2>Text</h2>
-${preview.bodyState === 'kept' ? html`<pre class="mail-text">${preview.text}</pre>` : html`<p>${BODY_WORDS[preview.bodyState] ?? ''}</p>`}`,
+${text}`,
     staff,
   );
 }

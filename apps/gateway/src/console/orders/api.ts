@@ -122,7 +122,8 @@ const DispatchRequest = component(
           {
             maxItems: 100,
             description:
-              "Lines packed from another batch than the one inventory allocated: each line's units are recorded as taken from it before the dispatch",
+              "Lines packed from another batch than the one inventory allocated: each line's units are recorded as " +
+              'taken from it before the dispatch',
           },
         ),
       ),
@@ -244,7 +245,8 @@ export const consoleOrdersApi: ApiRoutes<GatewayContext> = {
     {
       name: 'admin',
       description:
-        "The shop's staff: reading orders and refunding them from the console. Needs the `svc_staff` cookie of a staff login at /console/login.",
+        "The shop's staff: reading orders and refunding them from the console. Needs the `svc_staff` cookie of a " +
+        'staff login at /console/login.',
     },
   ],
   routes: [
@@ -303,7 +305,9 @@ export const consoleOrdersApi: ApiRoutes<GatewayContext> = {
         example: 'order-2026-0004',
         summary: 'Dispatch a paid order with its carrier and tracking number (staff)',
         description:
-          "The order becomes `dispatched`, inventory records its batches as shipped, and its customer is mailed the carrier, tracking number, each batch's certificate link and the order link, once. Sending the same carrier and tracking number again answers the order unchanged.",
+          'The order becomes `dispatched`, inventory records its batches as shipped, and its customer is mailed ' +
+          "the carrier, tracking number, each batch's certificate link and the order link, once. Sending the same " +
+          'carrier and tracking number again answers the order unchanged.',
         invalid:
           '`invalid_carrier` or `invalid_tracking_number`: the field named is empty, too long or has other characters',
         refused:

@@ -14,7 +14,8 @@ import type { checkout, inventory } from '@storefront/proto';
 import type { CatalogCopy } from '../../application/catalog';
 import { orderForStaff } from '../../application/staff-orders';
 import { field, formError, formPost } from '../../kit/forms';
-import { html, type Html } from '../../kit/html';
+import { html, prose, type Html } from '../../kit/html';
+import { headCell, scrollRegion, tableHead } from '../../kit/table';
 import { Type } from '../../kit/schema';
 import type { StaffCaller } from '../../kit/staff-session';
 import { consolePage, nextPageHref, registerFilteredList, type ConsoleDeps } from '../frame';
@@ -66,8 +67,25 @@ function queueRow(order: checkout.StaffOrder, catalog: inventory.CatalogSnapshot
   const summary = details.summary!;
   const number = summary.orderNumber;
   const box = `select-${summary.reference}`;
-  return html`<tr><td><input type="checkbox" id="${box}" name="order" value="${summary.reference}"><label for="${box}" class="vh">Select ${number}</label></td><th scope="row"><a href="${orderPath(summary.reference)}">${number}</a></th><td>${waitedWords(order.paidAt || details.createdAt, now)}</td><td>${lineItems(summary, catalog)}</td><td>${details.delivery ? `${details.delivery.name}, ${details.delivery.postcode}` : ''}</td><td><a href="${packingSlipPath(summary.reference)}" type="application/pdf">Packing slip<span class="vh"> of ${number}</span> (PDF)</a></td></tr>`;
+  const checkbox = html`<input type="checkbox" id="${box}" name="order" value="${summary.reference}">`;
+  const select = html`<td>${checkbox}<label for="${box}" class="vh">Select ${number}</label></td>`;
+  const waited = waitedWords(order.paidAt || details.createdAt, now);
+  const deliverTo = details.delivery ? `${details.delivery.name}, ${details.delivery.postcode}` : '';
+  const slipName = html`Packing slip<span class="vh"> of ${number}</span> (PDF)`;
+  const slip = html`<a href="${packingSlipPath(summary.reference)}" type="application/pdf">${slipName}</a>`;
+  const cells = [waited, lineItems(summary, catalog), deliverTo, slip].map((cell) => html`<td>${cell}</td>`);
+  return html`<tr>${select}<th scope="row"><a href="${orderPath(summary.reference)}">${number}</a></th>${cells}</tr>`;
 }
+
+const QUEUE_CAPTION = 'Orders awaiting dispatch, oldest payment first';
+const QUEUE_HEAD = tableHead(
+  headCell('Select'),
+  headCell('Order'),
+  headCell('Waiting'),
+  headCell('Lines'),
+  headCell('Deliver to'),
+  headCell('Packing slip'),
+);
 
 function queuePage(
   req: Request,
@@ -78,15 +96,24 @@ function queuePage(
   now: number,
 ) {
   const rows = (catalog && page?.orders.map((order) => queueRow(order, catalog, now))) ?? [];
+  const table = scrollRegion(
+    'Orders awaiting dispatch',
+    html`<table><caption class="vh">${QUEUE_CAPTION}</caption>${QUEUE_HEAD}<tbody>${rows}</tbody></table>`,
+  );
+  const later = page?.nextCursor ? nextPageHref(req, DISPATCH_QUEUE_PATH, [], page.nextCursor) : undefined;
   return consolePage(
     'Awaiting dispatch',
     html`<h1>Awaiting dispatch</h1>
-<p>Paid orders not yet dispatched, oldest payment first. Orders held for the buyer's confirmation are not here: see <a href="/console/orders?held=yes">held orders</a>.</p>
+<p>${prose(
+      html`Paid orders not yet dispatched, oldest payment first.`,
+      html`Orders held for the buyer's confirmation are not here:`,
+      html`see <a href="/console/orders?held=yes">held orders</a>.`,
+    )}</p>
 ${formError(error?.detail)}
 ${
   rows.length > 0
     ? html`<form method="get" action="${SELECTED_PATH}">
-<div class="scroll" role="region" aria-label="Orders awaiting dispatch" tabindex="0"><table><caption class="vh">Orders awaiting dispatch, oldest payment first</caption><thead><tr><th scope="col">Select</th><th scope="col">Order</th><th scope="col">Waiting</th><th scope="col">Lines</th><th scope="col">Deliver to</th><th scope="col">Packing slip</th></tr></thead><tbody>${rows}</tbody></table></div>
+${table}
 <p>With the orders selected (at most ${SELECTION_MAX}):</p>
 <button type="submit" formaction="${PACKING_SLIPS_PATH}">Print packing slips</button>
 <button type="submit">Dispatch selected orders</button>
@@ -95,11 +122,19 @@ ${
       ? ''
       : html`<p>No orders await dispatch.</p>`
 }
-${page?.nextCursor ? html`<p><a href="${nextPageHref(req, DISPATCH_QUEUE_PATH, [], page.nextCursor)}">Later payments</a></p>` : ''}`,
+${later ? html`<p><a href="${later}">Later payments</a></p>` : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
   );
 }
+
+const TRACKING_RULES = html`maxlength="60" pattern="[A-Za-z0-9 \\-]+"`;
+const DISPATCH_HEAD = tableHead(
+  headCell('Order'),
+  headCell('Lines'),
+  headCell('Carrier'),
+  headCell('Tracking number (letters, digits, spaces, dashes)'),
+);
 
 /** A row per selected order: what it holds, and its carrier and tracking number. */
 function dispatchFormPage(staff: StaffCaller, orders: checkout.StaffOrder[], catalog: inventory.CatalogSnapshot) {
@@ -107,17 +142,29 @@ function dispatchFormPage(staff: StaffCaller, orders: checkout.StaffOrder[], cat
     const summary = order.details!.summary!;
     const number = summary.orderNumber;
     const row = index + 1;
-    return html`<tr><th scope="row"><input type="hidden" name="order-${row}" value="${summary.reference}"><a href="${orderPath(summary.reference)}">${number}</a></th><td>${lineItems(summary, catalog)}</td>
-<td><label for="carrier-${row}" class="vh">Carrier for ${number}</label><input type="text" id="carrier-${row}" name="carrier-${row}" maxlength="60" required></td>
-<td><label for="tracking-${row}" class="vh">Tracking number for ${number}</label><input type="text" id="tracking-${row}" name="tracking-${row}" maxlength="60" pattern="[A-Za-z0-9 \\-]+" required></td></tr>`;
+    const hidden = html`<input type="hidden" name="order-${row}" value="${summary.reference}">`;
+    const carrier = html`<input type="text" id="carrier-${row}" name="carrier-${row}" maxlength="60" required>`;
+    const tracking = html`<input type="text" id="tracking-${row}" name="tracking-${row}" ${TRACKING_RULES} required>`;
+    const link = html`<a href="${orderPath(summary.reference)}">${number}</a>`;
+    return html`<tr><th scope="row">${hidden}${link}</th><td>${lineItems(summary, catalog)}</td>
+<td><label for="carrier-${row}" class="vh">Carrier for ${number}</label>${carrier}</td>
+<td><label for="tracking-${row}" class="vh">Tracking number for ${number}</label>${tracking}</td></tr>`;
   });
+  const table = scrollRegion(
+    'Orders to dispatch',
+    html`<table><caption class="vh">Orders to dispatch</caption>${DISPATCH_HEAD}<tbody>${rows}</tbody></table>`,
+  );
+  const count = orders.length === 1 ? '1 order' : `${orders.length} orders`;
   return consolePage(
     'Dispatch selected orders',
     html`<h1>Dispatch selected orders</h1>
-<p>Each order is dispatched on its own with the batches inventory allocated, and its customer is emailed once; an order that cannot leave is listed afterwards with the reason, and the others still go.</p>
+<p>${prose(
+      html`Each order is dispatched on its own with the batches inventory allocated, and its customer is emailed once;`,
+      html`an order that cannot leave is listed afterwards with the reason, and the others still go.`,
+    )}</p>
 <form method="post" action="${SELECTED_PATH}">
-<div class="scroll" role="region" aria-label="Orders to dispatch" tabindex="0"><table><caption class="vh">Orders to dispatch</caption><thead><tr><th scope="col">Order</th><th scope="col">Lines</th><th scope="col">Carrier</th><th scope="col">Tracking number (letters, digits, spaces, dashes)</th></tr></thead><tbody>${rows}</tbody></table></div>
-<button type="submit">Dispatch ${orders.length === 1 ? '1 order' : `${orders.length} orders`} and email the customers</button>
+${table}
+<button type="submit">Dispatch ${count} and email the customers</button>
 </form>
 <p><a href="${DISPATCH_QUEUE_PATH}">Back to the orders awaiting dispatch</a></p>`,
     staff,
@@ -157,12 +204,15 @@ function outcomePage(staff: StaffCaller, outcomes: Outcome[]) {
   const sentItems = sent.map((order) => {
     const summary = order.details!.summary!;
     const dispatch = order.details!.dispatch;
-    return html`<li><a href="${orderPath(summary.reference)}">${summary.orderNumber}</a>: with ${dispatch?.carrier ?? ''}, tracking ${dispatch?.trackingNumber ?? ''}</li>`;
+    const carried = `with ${dispatch?.carrier ?? ''}, tracking ${dispatch?.trackingNumber ?? ''}`;
+    return html`<li><a href="${orderPath(summary.reference)}">${summary.orderNumber}</a>: ${carried}</li>`;
   });
-  const refusedItems = refused.map(
-    ({ row, refusal, name }) =>
-      html`<li><a href="${orderPath(row.reference)}">${name}</a>: ${refusal.detail}${UNSETTLED.includes(refusal.kind) ? ' (open the order to see whether it left before trying again)' : ''}</li>`,
-  );
+  const refusedItems = refused.map(({ row, refusal, name }) => {
+    const unsettled = UNSETTLED.includes(refusal.kind)
+      ? ' (open the order to see whether it left before trying again)'
+      : '';
+    return html`<li><a href="${orderPath(row.reference)}">${name}</a>: ${refusal.detail}${unsettled}</li>`;
+  });
   const status = sent.length === 0 && refused[0] ? HTTP_STATUS[refused[0].refusal.kind] : 200;
   return consolePage(
     'Dispatch of selected orders',

@@ -3,11 +3,12 @@
  * shows them: a filter of the list, and a note on the order where dispatch would be refused.
  */
 import type { checkout } from '@storefront/proto';
-import { html } from '../../kit/html';
+import { html, prose } from '../../kit/html';
 
 /** The list's filter: only paid orders held for confirmation (`held=yes`). */
 export function heldFilter(checked: boolean) {
-  return html`<div class="choice"><input type="checkbox" id="held" name="held" value="yes"${checked ? html` checked` : ''}>
+  const box = html`<input type="checkbox" id="held" name="held" value="yes"${checked ? html` checked` : ''}>`;
+  return html`<div class="choice">${box}
 <label for="held">Only orders held for the buyer's confirmation</label></div>`;
 }
 
@@ -20,5 +21,10 @@ export const isHeldForBuyer = ({ details }: checkout.StaffOrder) =>
 /** Why dispatch is refused for now, beside the dispatch form. */
 export function heldNote(order: checkout.StaffOrder) {
   if (!isHeldForBuyer(order)) return '';
-  return html`<p class="notice" role="status"><strong>Held:</strong> the buyer has not yet confirmed on the order page that these products are for laboratory research use only and that they are 18 or over. It cannot be dispatched until they do; unconfirmed 7 days after payment, it is cancelled and refunded in full.</p>`;
+  return html`<p class="notice" role="status"><strong>Held:</strong> ${prose(
+    html`the buyer has not yet confirmed on the order page`,
+    html`that these products are for laboratory research use only and that they are 18 or over.`,
+    html`It cannot be dispatched until they do;`,
+    html`unconfirmed 7 days after payment, it is cancelled and refunded in full.`,
+  )}</p>`;
 }

@@ -1,9 +1,9 @@
 /**
- * Packing slips (decision 1331): a PDF to pack an order by, for one order (`/console/orders/{reference}/packing-slip.pdf`)
- * or for orders chosen on the dispatch queue (`/console/dispatch/packing-slips.pdf?order=…`, one page each). Each
- * names the order, its date, its lines (product, size, SKU, quantity, and the batches inventory allocated their units
- * to) and the delivery address. Staff of either role print them, as either dispatches; the PDF is drawn by
- * libs/documents and never cached.
+ * Packing slips (decision 1331): a PDF to pack an order by, for one order
+ * (`/console/orders/{reference}/packing-slip.pdf`) or for orders chosen on the dispatch queue
+ * (`/console/dispatch/packing-slips.pdf?order=…`, one page each). Each names the order, its date, its lines (product,
+ * size, SKU, quantity, and the batches inventory allocated their units to) and the delivery address. Staff of either
+ * role print them, as either dispatches; the PDF is drawn by libs/documents and never cached.
  */
 import type { Request, Response } from 'express';
 import { invalidArgument } from '@storefront/errors';
@@ -49,11 +49,13 @@ function selectedReferences(req: Request): string[] {
   return references;
 }
 
+const BACK_TO_QUEUE = html`<p><a href="${DISPATCH_QUEUE_PATH}">Back to the orders awaiting dispatch</a></p>`;
+
 /** The page shown instead of a document or a form when the selection is refused (400). */
 export function selectionRefusedPage(staff: StaffCaller, detail: string) {
   return consolePage(
     'Awaiting dispatch',
-    html`<h1>Awaiting dispatch</h1>${formError(detail)}<p><a href="${DISPATCH_QUEUE_PATH}">Back to the orders awaiting dispatch</a></p>`,
+    html`<h1>Awaiting dispatch</h1>${formError(detail)}${BACK_TO_QUEUE}`,
     staff,
     400,
   );

@@ -17,6 +17,7 @@ import { packingSlipPath } from './packing-slips';
 import { cancelOrder, dispatchOrder, markOrderDelivered, ordersForStaff, STAFF_ORDER_PARAMETERS } from './api';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html, type Html } from '../../kit/html';
+import { headCell, numHeadCell, scrollRegion, tableHead } from '../../kit/table';
 import { STATUS_WORDS, orderStatusWords } from '../../application/order-words';
 import { orderBatches, packingOf, type PackingLine } from '../../application/packing';
 import { formatDiscount, formatPence } from '../../kit/money';
@@ -36,10 +37,11 @@ function packedBatchFields(packing: PackingLine[], chosen: Record<string, string
   const choice = (line: PackingLine) => {
     const name = `${PACKED_FIELD_PREFIX}${line.sku}`;
     const allocated = line.allocated.map((taken) => `${taken.number} × ${taken.units}`).join(', ') || 'no batch yet';
-    const options = line.batches.map(
-      (batch) =>
-        html`<option value="${batch.number}"${chosen[name] === batch.number ? html` selected` : ''}>${batch.number} (${batch.units} on the shelf, ${batch.state})</option>`,
-    );
+    const options = line.batches.map((batch) => {
+      const selected = chosen[name] === batch.number ? html` selected` : '';
+      const words = `${batch.number} (${batch.units} on the shelf, ${batch.state})`;
+      return html`<option value="${batch.number}"${selected}>${words}</option>`;
+    });
     return html`<p><label for="${name}">Batch of ${line.sku} packed (${line.quantity} units)</label>
 <select id="${name}" name="${name}"><option value="">As allocated: ${allocated}</option>${options}</select></p>`;
   };
@@ -59,17 +61,28 @@ function packedBatches(req: Request): Array<{ sku: string; batch: string }> {
 function shippedBatchList(shipped: inventory.OrderAllocation | undefined): Html | '' {
   const lines = (shipped?.lines ?? []).filter((line) => line.batches.some((taken) => taken.units > 0));
   if (lines.length === 0) return '';
-  const items = lines.map(
-    (line) =>
-      html`<li>${line.sku}: ${line.batches
-        .filter((taken) => taken.units > 0)
-        .map(
-          (taken, index) =>
-            html`${index > 0 ? ', ' : ''}<a href="/console/batches/${encodeURIComponent(taken.number)}">${taken.number}</a> × ${taken.units}`,
-        )}</li>`,
-  );
+  const batchLink = (number: string) => html`<a href="/console/batches/${encodeURIComponent(number)}">${number}</a>`;
+  const items = lines.map((line) => {
+    const taken = line.batches
+      .filter((batch) => batch.units > 0)
+      .map((batch, index) => html`${index > 0 ? ', ' : ''}${batchLink(batch.number)} × ${batch.units}`);
+    return html`<li>${line.sku}: ${taken}</li>`;
+  });
   return html`<h3>Batches shipped</h3><ul>${items}</ul>`;
 }
+
+/** When, how and by whom a dispatched order left, whether it arrived, and from which batches. */
+function dispatchRecord(order: checkout.StaffOrder, shipped: inventory.OrderAllocation | undefined): Html {
+  const dispatch = order.details!.dispatch!;
+  const carried = `with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}`;
+  const by = order.dispatchedBy ? ` by ${order.dispatchedBy}` : '';
+  const delivered = dispatch.deliveredAt ? formatLondonDateTime(dispatch.deliveredAt) : 'not yet';
+  return html`<dl><dt>Dispatched</dt><dd>${carried}, at ${formatLondonDateTime(dispatch.dispatchedAt)}${by}</dd>
+<dt>Delivered</dt><dd>${delivered}</dd></dl>${shippedBatchList(shipped)}`;
+}
+
+const TRACKING_RULES = html`maxlength="60" pattern="[A-Za-z0-9 \\-]+"`;
+const CANCEL_UNPAID_NOTE = html`<p>Cancelling stops the payment link and gives the stock back at once.</p>`;
 
 /**
  * What happened to the order after payment, and the forms for what can happen next. `batches`: the lines' batches to
@@ -85,11 +98,11 @@ export function orderFulfilmentSection(
   const summary = order.details!.summary!;
   const dispatch = order.details!.dispatch;
   const action = (name: string) => `${orderPath(summary.reference)}/${name}`;
+  const actionForm = (name: string, body: Html) => html`<form method="post" action="${action(name)}">${body}</form>`;
   return html`<h2>Dispatch</h2>
 ${
   dispatch
-    ? html`<dl><dt>Dispatched</dt><dd>with ${dispatch.carrier}, tracking ${dispatch.trackingNumber}, at ${formatLondonDateTime(dispatch.dispatchedAt)}${order.dispatchedBy ? ` by ${order.dispatchedBy}` : ''}</dd>
-<dt>Delivered</dt><dd>${dispatch.deliveredAt ? formatLondonDateTime(dispatch.deliveredAt) : 'not yet'}</dd></dl>${shippedBatchList(batches.shipped)}`
+    ? dispatchRecord(order, batches.shipped)
     : order.cancelledAt
       ? html`<p>Cancelled at ${formatLondonDateTime(order.cancelledAt)}.</p>`
       : html`<p>Not dispatched.</p>`
@@ -101,16 +114,16 @@ ${
 <label for="carrier">Carrier</label>
 <input type="text" id="carrier" name="carrier" maxlength="60" value="${carrier}" required>
 <label for="tracking-number">Tracking number (letters, digits, spaces, dashes)</label>
-<input type="text" id="tracking-number" name="trackingNumber" maxlength="60" pattern="[A-Za-z0-9 \\-]+" value="${trackingNumber}" required>
+<input type="text" id="tracking-number" name="trackingNumber" ${TRACKING_RULES} value="${trackingNumber}" required>
 ${packedBatchFields(packing, typed)}
 <button type="submit">Dispatch and email the customer</button>
 </form>`
     : ''
 }
-${summary.status === 'dispatched' ? html`<form method="post" action="${action('delivered')}"><button type="submit">Mark delivered</button></form>` : ''}
+${summary.status === 'dispatched' ? actionForm('delivered', html`<button type="submit">Mark delivered</button>`) : ''}
 ${
   summary.status === 'pending_payment'
-    ? html`<form method="post" action="${action('cancel')}"><p>Cancelling stops the payment link and gives the stock back at once.</p><button type="submit">Cancel this unpaid order</button></form>`
+    ? actionForm('cancel', html`${CANCEL_UNPAID_NOTE}<button type="submit">Cancel this unpaid order</button>`)
     : ''
 }`;
 }
@@ -147,8 +160,22 @@ ${heldFilter(value('held') === 'yes')}
 
 function orderRow({ details }: checkout.StaffOrder) {
   const order = details!.summary!;
-  return html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(order.reference)}">${order.reference}</a> <span class="order-number">${order.orderNumber}</span></th><td>${formatLondonDateTime(details!.createdAt)}</td><td>${details!.delivery?.email ?? ''}</td><td class="num">${formatPence(order.totalPence)}</td><td>${orderStatusWords(order)}</td></tr>`;
+  const link = html`<a href="${orderPath(order.reference)}">${order.reference}</a>`;
+  const heading = html`<th scope="row">${link} <span class="order-number">${order.orderNumber}</span></th>`;
+  const placed = formatLondonDateTime(details!.createdAt);
+  const email = details!.delivery?.email ?? '';
+  const total = formatPence(order.totalPence);
+  const status = orderStatusWords(order);
+  return html`<tr>${heading}<td>${placed}</td><td>${email}</td><td class="num">${total}</td><td>${status}</td></tr>`;
 }
+
+const ORDERS_HEAD = tableHead(
+  headCell('Order'),
+  headCell('Placed (UK time)'),
+  headCell('Email'),
+  numHeadCell('Total'),
+  headCell('Status'),
+);
 
 function listPage(
   req: Request,
@@ -157,17 +184,16 @@ function listPage(
   error?: AppError,
 ) {
   const rows = page?.orders.map(orderRow) ?? [];
+  const table = scrollRegion(
+    'Orders, newest first',
+    html`<table><caption class="vh">Orders, newest first</caption>${ORDERS_HEAD}<tbody>${rows}</tbody></table>`,
+  );
+  const older = page?.nextCursor ? nextPageHref(req, '/console/orders', FILTER_NAMES, page.nextCursor) : undefined;
   return consolePage(
     'Orders',
     html`<h1>Orders</h1>${filterForm(req)}${formError(error?.detail)}
-${
-  rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Orders, newest first" tabindex="0"><table><caption class="vh">Orders, newest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Placed (UK time)</th><th scope="col">Email</th><th scope="col" class="num">Total</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : error
-      ? ''
-      : html`<p>No orders match.</p>`
-}
-${page?.nextCursor ? html`<p><a href="${nextPageHref(req, '/console/orders', FILTER_NAMES, page.nextCursor)}">Older orders</a></p>` : ''}`,
+${rows.length > 0 ? table : error ? '' : html`<p>No orders match.</p>`}
+${older ? html`<p><a href="${older}">Older orders</a></p>` : ''}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
   );
@@ -180,6 +206,27 @@ function customerWords(customer: OrderCustomer): Html {
   return html`${customer.name || 'no e-mail given'} (${customer.account === 'guest' ? 'guest' : 'account closed'})`;
 }
 
+const LINES_HEAD = tableHead(
+  headCell('SKU'),
+  numHeadCell('Quantity'),
+  numHeadCell('Unit price'),
+  numHeadCell('Line total'),
+);
+
+/** The address lines before the country, each ended by a line break; an empty second line is left out. */
+function addressLines(delivery: checkout.Delivery): Html[] {
+  const lines = [
+    delivery.name,
+    delivery.line1,
+    ...(delivery.line2 ? [delivery.line2] : []),
+    delivery.city,
+    delivery.postcode,
+  ];
+  return lines.map((line) => html`${line}<br>`);
+}
+
+const phone = (delivery: checkout.Delivery) => (delivery.phone ? `, ${delivery.phone}` : '');
+
 function detailPage(
   staff: StaffCaller,
   order: checkout.StaffOrder,
@@ -190,10 +237,33 @@ function detailPage(
   const details = order.details!;
   const summary = details.summary!;
   const delivery = details.delivery;
-  const lines = summary.items.map(
-    (line) =>
-      html`<tr><th scope="row">${line.sku}</th><td class="num">${line.quantity}</td><td class="num">${formatPence(line.unitPricePence)}</td><td class="num">${formatPence(line.unitPricePence * line.quantity)}</td></tr>`,
+  const lines = summary.items.map((line) => {
+    const amounts = [line.quantity, formatPence(line.unitPricePence), formatPence(line.unitPricePence * line.quantity)];
+    const cells = amounts.map((amount) => html`<td class="num">${amount}</td>`);
+    return html`<tr><th scope="row">${line.sku}</th>${cells}</tr>`;
+  });
+  const linesTable = scrollRegion(
+    'Order lines',
+    html`<table><caption class="vh">Order lines</caption>${LINES_HEAD}<tbody>${lines}</tbody></table>`,
   );
+  const checkoutWords = order.providerCheckoutId ? `, checkout ${order.providerCheckoutId}` : ', no checkout made';
+  const points = order.accountId
+    ? order.pointsAwardedAt
+      ? `awarded at ${formatLondonDateTime(order.pointsAwardedAt)}`
+      : 'not awarded yet'
+    : 'guest order, none';
+  const packingSlip = isDispatchable(order)
+    ? html`<p><a href="${packingSlipPath(summary.reference)}" type="application/pdf">Packing slip (PDF)</a></p>`
+    : '';
+  const refunded =
+    details.refundedPence > 0 ? html`<dt>Refunded</dt><dd>${formatPence(details.refundedPence)}</dd>` : '';
+  const totals = [
+    html`<dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd>`,
+    html`<dt>Discount</dt><dd>${formatDiscount(summary.discountPence)}</dd>`,
+    html`<dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd>`,
+    html`<dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd>`,
+    refunded,
+  ];
   return consolePage(
     `Order ${summary.reference}`,
     html`<h1>Order ${summary.reference}</h1>
@@ -204,19 +274,19 @@ function detailPage(
 <dt>Paid</dt><dd>${order.paidAt ? formatLondonDateTime(order.paidAt) : 'not paid'}</dd>
 <dt>Last change</dt><dd>${formatLondonDateTime(details.updatedAt)}</dd>
 <dt>Customer</dt><dd>${customerWords(customer)}</dd>
-<dt>Payment</dt><dd>${order.provider}${order.providerCheckoutId ? `, checkout ${order.providerCheckoutId}` : ', no checkout made'}</dd>
+<dt>Payment</dt><dd>${order.provider}${checkoutWords}</dd>
 <dt>Promo code</dt><dd>${order.promoCode || 'none'}</dd>
-<dt>Loyalty points</dt><dd>${order.accountId ? (order.pointsAwardedAt ? `awarded at ${formatLondonDateTime(order.pointsAwardedAt)}` : 'not awarded yet') : 'guest order, none'}</dd>
+<dt>Loyalty points</dt><dd>${points}</dd>
 </dl>
 <h2>Lines</h2>
-<div class="scroll" role="region" aria-label="Order lines" tabindex="0"><table><caption class="vh">Order lines</caption><thead><tr><th scope="col">SKU</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Line total</th></tr></thead><tbody>${lines}</tbody></table></div>
-${isDispatchable(order) ? html`<p><a href="${packingSlipPath(summary.reference)}" type="application/pdf">Packing slip (PDF)</a></p>` : ''}
+${linesTable}
+${packingSlip}
 <h2>Amounts</h2>
-<dl><dt>Goods</dt><dd>${formatPence(summary.goodsPence)}</dd><dt>Discount</dt><dd>${formatDiscount(summary.discountPence)}</dd><dt>Shipping</dt><dd>${formatPence(summary.shippingPence)}</dd><dt>Total</dt><dd>${formatPence(summary.totalPence)}</dd>${details.refundedPence > 0 ? html`<dt>Refunded</dt><dd>${formatPence(details.refundedPence)}</dd>` : ''}</dl>
+<dl>${totals}</dl>
 <h2>Delivery</h2>
 ${
   delivery
-    ? html`<address>${delivery.name}<br>${delivery.line1}<br>${delivery.line2 ? html`${delivery.line2}<br>` : ''}${delivery.city}<br>${delivery.postcode}<br>${delivery.country}</address><p>${delivery.email}${delivery.phone ? `, ${delivery.phone}` : ''}</p>`
+    ? html`<address>${addressLines(delivery)}${delivery.country}</address><p>${delivery.email}${phone(delivery)}</p>`
     : html`<p>No delivery details.</p>`
 }
 ${orderFulfilmentSection(order, batches)}
@@ -267,12 +337,14 @@ export function registerOrderPages(deps: ConsoleDeps, sections: OrderSection[]):
       } catch (error) {
         if (!isFormRefusal(error)) throw error;
         const order = await orderForStaff(context, reference, staff);
+        const typed = req.body as Record<string, string>;
+        const section = orderFulfilmentSection(order, await dispatchPacking(order, staff), typed);
         await send(
           req,
           res,
           consolePage(
             `Order ${reference}`,
-            html`<h1>Order ${reference}</h1>${formError(error.detail)}${orderFulfilmentSection(order, await dispatchPacking(order, staff), req.body as Record<string, string>)}
+            html`<h1>Order ${reference}</h1>${formError(error.detail)}${section}
 <p><a href="${orderPath(reference)}">Back to the order</a></p>`,
             staff,
             HTTP_STATUS[error.kind],

@@ -13,6 +13,7 @@ import {
 } from '../../application/business-overview';
 import { barChart } from '../../kit/bar-chart';
 import { html, type Html } from '../../kit/html';
+import { headCell, numHeadCell, tableHead } from '../../kit/table';
 import { formatPence } from '../../kit/money';
 import type { PageAnswer } from '../../kit/respond';
 import { CONSOLE_PATH, type StaffCaller } from '../../kit/staff-session';
@@ -36,41 +37,83 @@ export function waitWords(ms: number): string {
   return hours === 0 ? `${days} d` : `${days} d ${hours} h`;
 }
 
+/** A table of figures in a region that scrolls sideways on a narrow screen. */
+const scrolling = (label: string, table: Html) =>
+  html`<div class="scroll" tabindex="0" role="region" aria-label="${label}">${table}</div>`;
+
+const numCell = (value: number | string) => html`<td class="num">${value}</td>`;
+const skuCell = (sku: string) => html`<td><code>${sku}</code></td>`;
+
+const SALES_HEAD = tableHead(
+  headCell('Period'),
+  numHeadCell('Orders paid'),
+  numHeadCell('Revenue'),
+  numHeadCell('Average order'),
+  numHeadCell('Refunds'),
+  numHeadCell('Refunded'),
+);
+
 function salesTable({ periods }: BusinessOverview): Html {
-  return html`<div class="scroll" tabindex="0" role="region" aria-label="Sales figures"><table><caption>Orders paid, revenue and refunds</caption>
-<thead><tr><th scope="col">Period</th><th scope="col" class="num">Orders paid</th><th scope="col" class="num">Revenue</th><th scope="col" class="num">Average order</th><th scope="col" class="num">Refunds</th><th scope="col" class="num">Refunded</th></tr></thead>
-<tbody>${periods.map(
-    (period) =>
-      html`<tr><th scope="row">${period.name}</th><td class="num">${period.ordersPaid}</td><td class="num">${formatPence(period.revenuePence)}</td><td class="num">${formatPence(period.averageOrderPence)}</td><td class="num">${period.refunds}</td><td class="num">${formatPence(period.refundedPence)}</td></tr>`,
-  )}</tbody></table></div>`;
+  const rows = periods.map((period) => {
+    const figures = [
+      period.ordersPaid,
+      formatPence(period.revenuePence),
+      formatPence(period.averageOrderPence),
+      period.refunds,
+      formatPence(period.refundedPence),
+    ];
+    return html`<tr><th scope="row">${period.name}</th>${figures.map(numCell)}</tr>`;
+  });
+  return scrolling(
+    'Sales figures',
+    html`<table><caption>Orders paid, revenue and refunds</caption>
+${SALES_HEAD}
+<tbody>${rows}</tbody></table>`,
+  );
 }
 
+const REVENUE_HEAD = tableHead(headCell('Day'), numHeadCell('Orders paid'), numHeadCell('Revenue'));
+
 function revenueChart({ days }: BusinessOverview): Html {
+  const rows = days.map((day) => {
+    const figures = [day.ordersPaid, formatPence(day.revenuePence)];
+    return html`<tr><th scope="row">${formatLondonDate(day.date)}</th>${figures.map(numCell)}</tr>`;
+  });
+  const table = scrolling(
+    'Revenue per day',
+    html`<table id="revenue-table"><caption>Revenue per day, last 30 days</caption>
+${REVENUE_HEAD}
+<tbody>${rows}</tbody></table>`,
+  );
   return html`<figure>${barChart(
     days.map((day) => ({ label: shortDate(day.date), value: day.revenuePence })),
     { id: 'revenue-chart', title: 'Revenue per day, last 30 days', layout: 'columns', formatValue: formatPence },
   )}<figcaption>Revenue per day, last 30 days (London days, today last)</figcaption></figure>
-<details><summary>Revenue per day as a table</summary><div class="scroll" tabindex="0" role="region" aria-label="Revenue per day"><table id="revenue-table"><caption>Revenue per day, last 30 days</caption>
-<thead><tr><th scope="col">Day</th><th scope="col" class="num">Orders paid</th><th scope="col" class="num">Revenue</th></tr></thead>
-<tbody>${days.map(
-    (day) =>
-      html`<tr><th scope="row">${formatLondonDate(day.date)}</th><td class="num">${day.ordersPaid}</td><td class="num">${formatPence(day.revenuePence)}</td></tr>`,
-  )}</tbody></table></div></details>`;
+<details><summary>Revenue per day as a table</summary>${table}</details>`;
 }
+
+const PRODUCTS_HEAD = tableHead(headCell('Product'), headCell('SKU'), numHeadCell('Units'), numHeadCell('Revenue'));
 
 function productsChart({ topProducts }: BusinessOverview): Html {
   if (topProducts.length === 0) return html`<p>Nothing was sold in the last 30 days.</p>`;
+  const rows = topProducts.map((product) => {
+    const figures = [product.units, formatPence(product.revenuePence)];
+    return html`<tr><th scope="row">${product.name}</th>${skuCell(product.sku)}${figures.map(numCell)}</tr>`;
+  });
+  const table = scrolling(
+    'Top products',
+    html`<table id="products-table"><caption>Top products by revenue, last 30 days</caption>
+${PRODUCTS_HEAD}
+<tbody>${rows}</tbody></table>`,
+  );
   return html`<figure>${barChart(
     topProducts.map((product) => ({ label: product.name, value: product.revenuePence })),
     { id: 'products-chart', title: 'Top products by revenue, last 30 days', layout: 'rows', formatValue: formatPence },
   )}<figcaption>Top products by revenue, last 30 days (goods before order discounts)</figcaption></figure>
-<details><summary>Top products as a table</summary><div class="scroll" tabindex="0" role="region" aria-label="Top products"><table id="products-table"><caption>Top products by revenue, last 30 days</caption>
-<thead><tr><th scope="col">Product</th><th scope="col">SKU</th><th scope="col" class="num">Units</th><th scope="col" class="num">Revenue</th></tr></thead>
-<tbody>${topProducts.map(
-    (product) =>
-      html`<tr><th scope="row">${product.name}</th><td><code>${product.sku}</code></td><td class="num">${product.units}</td><td class="num">${formatPence(product.revenuePence)}</td></tr>`,
-  )}</tbody></table></div></details>`;
+<details><summary>Top products as a table</summary>${table}</details>`;
 }
+
+const PAID_ORDERS_LINK = html`<p><a href="/console/orders?status=paid">Paid orders</a></p>`;
 
 function dispatchSection({ awaitingDispatch, asOf }: BusinessOverview): Html {
   const { count, oldestPaidAt } = awaitingDispatch;
@@ -79,22 +122,44 @@ function dispatchSection({ awaitingDispatch, asOf }: BusinessOverview): Html {
     oldestPaidAt === undefined
       ? ''
       : html` The oldest was paid ${waitWords(asOf - oldestPaidAt)} ago (${londonWhen(oldestPaidAt)}).`;
-  return html`<p id="awaiting-dispatch"><strong>${count}</strong> ${count === 1 ? 'order is' : 'orders are'} waiting for dispatch.${oldest}</p><p><a href="/console/orders?status=paid">Paid orders</a></p>`;
+  const waiting = html`<strong>${count}</strong> ${count === 1 ? 'order is' : 'orders are'} waiting for dispatch.`;
+  return html`<p id="awaiting-dispatch">${waiting}${oldest}</p>${PAID_ORDERS_LINK}`;
 }
 
+const LOW_STOCK_HEAD = tableHead(
+  headCell('Size'),
+  headCell('SKU'),
+  numHeadCell('Available'),
+  numHeadCell('Sold, last 30 days'),
+  numHeadCell('Days of stock left'),
+);
+
 function lowStockSection({ lowStock }: BusinessOverview): Html {
-  const rule = `Stock-limited sizes with fewer than ${LOW_STOCK_UNITS} units available, or fewer than ${LOW_STOCK_DAYS} days of stock at the last 30 days' rate.`;
+  const rule =
+    `Stock-limited sizes with fewer than ${LOW_STOCK_UNITS} units available, ` +
+    `or fewer than ${LOW_STOCK_DAYS} days of stock at the last 30 days' rate.`;
   if (lowStock.length === 0) return html`<p>${rule}</p><p id="low-stock">No size is running low.</p>`;
-  return html`<p>${rule}</p><div class="scroll" tabindex="0" role="region" aria-label="Sizes running low"><table id="low-stock"><caption>Sizes running low, soonest out first</caption>
-<thead><tr><th scope="col">Size</th><th scope="col">SKU</th><th scope="col" class="num">Available</th><th scope="col" class="num">Sold, last 30 days</th><th scope="col" class="num">Days of stock left</th></tr></thead>
-<tbody>${lowStock.map(
-    (size) =>
-      html`<tr><th scope="row">${size.name}</th><td><code>${size.sku}</code></td><td class="num">${size.available}</td><td class="num">${size.soldLast30Days}</td><td class="num">${size.daysLeft === undefined ? 'none sold' : size.daysLeft.toFixed(1)}</td></tr>`,
-  )}</tbody></table></div><p><a href="/console/catalog">Catalog and stock</a></p>`;
+  const rows = lowStock.map((size) => {
+    const figures = [
+      size.available,
+      size.soldLast30Days,
+      size.daysLeft === undefined ? 'none sold' : size.daysLeft.toFixed(1),
+    ];
+    return html`<tr><th scope="row">${size.name}</th>${skuCell(size.sku)}${figures.map(numCell)}</tr>`;
+  });
+  const table = scrolling(
+    'Sizes running low',
+    html`<table id="low-stock"><caption>Sizes running low, soonest out first</caption>
+${LOW_STOCK_HEAD}
+<tbody>${rows}</tbody></table>`,
+  );
+  return html`<p>${rule}</p>${table}<p><a href="/console/catalog">Catalog and stock</a></p>`;
 }
 
 function overviewPage(staff: StaffCaller, overview: BusinessOverview): PageAnswer {
   const { points } = overview;
+  const holders = `${points.accounts} ${points.accounts === 1 ? 'account' : 'accounts'}`;
+  const held = html`<strong>${points.outstanding}</strong> points held by ${holders}.`;
   return consolePage(
     'Overview',
     html`<h1>Overview</h1>
@@ -105,7 +170,7 @@ function overviewPage(staff: StaffCaller, overview: BusinessOverview): PageAnswe
 <h2>Top products</h2>${productsChart(overview)}
 <h2>Waiting for dispatch</h2>${dispatchSection(overview)}
 <h2>Sizes running low</h2>${lowStockSection(overview)}
-<h2>Loyalty points outstanding</h2><p id="points-outstanding"><strong>${points.outstanding}</strong> points held by ${points.accounts} ${points.accounts === 1 ? 'account' : 'accounts'}.</p>`,
+<h2>Loyalty points outstanding</h2><p id="points-outstanding">${held}</p>`,
     staff,
   );
 }

@@ -7,7 +7,8 @@ import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS, invalidArgument, notFound } from '@storefront/errors';
 import { createPromo, expirePromo, listPromos, type StaffPromoView } from './promos';
 import { field, formError, isFormRefusal } from '../../kit/forms';
-import { html } from '../../kit/html';
+import { html, prose, type Html } from '../../kit/html';
+import { headCell, numHeadCell, scrollRegion, tableHead } from '../../kit/table';
 import { formatPence } from '../../kit/money';
 import { consolePage, type ConsoleDeps } from '../frame';
 import { requireOwner, type StaffCaller } from '../../kit/staff-session';
@@ -32,6 +33,7 @@ interface CreateFields {
 }
 
 function createForm(values: CreateFields) {
+  const checked = values.firstOrderOnly ? html` checked` : '';
   return html`<h2>Create a promo code</h2>
 <form method="post" action="${PATH}">
 <label for="code">Code</label>
@@ -48,11 +50,22 @@ function createForm(values: CreateFields) {
 <input type="text" id="min-order" name="min_order" inputmode="decimal" value="${values.minOrder}">
 <label for="per-account">Most orders per customer account (empty for no limit)</label>
 <input type="text" id="per-account" name="per_account" inputmode="numeric" value="${values.perAccount}">
-<div class="choice"><input type="checkbox" id="first-order-only" name="first_order_only" value="yes" aria-describedby="account-only"${values.firstOrderOnly ? html` checked` : ''}>
+<div class="choice"><input type="checkbox" id="first-order-only" ${FIRST_ORDER_BOX}${checked}>
 <label for="first-order-only">A customer's first order only</label></div>
 <p id="account-only">A code limited per account or to a first order works only for a signed-in customer.</p>
 <button type="submit">Create code</button>
 </form>`;
+}
+
+const FIRST_ORDER_BOX = html`name="first_order_only" value="yes" aria-describedby="account-only"`;
+
+/** Where a code's expiry posts: the confirmation page, then the expiry itself. */
+const expiryPath = (code: string) => `${PATH}/${encodeURIComponent(code)}/expire`;
+
+/** A form posting to the code's expiry; `confirm` is the confirmation page's "yes". */
+function expiryForm(code: string, button: string, confirm: Html | '' = ''): Html {
+  const submit = html`<button type="submit">${button}</button>`;
+  return html`<form method="post" action="${expiryPath(code)}">${confirm}${submit}</form>`;
 }
 
 /** A code's conditions in a few words: its minimum, first order, uses per account; "none" without any. */
@@ -67,22 +80,48 @@ function conditionWords(promo: StaffPromoView): string {
 
 function promoRow(promo: StaffPromoView, staff: StaffCaller) {
   const expirable = promo.refusal !== 'inactive' || Date.parse(promo.activeFrom) > Date.now();
-  const action =
-    staff.role === 'owner' && expirable
-      ? html`<form method="post" action="${PATH}/${encodeURIComponent(promo.code)}/expire"><button type="submit">Expire ${promo.code}</button></form>`
-      : '';
-  return html`<tr><th scope="row">${promo.code}</th><td class="num">${promo.percent}%</td><td>${when(promo.activeFrom)}</td><td>${when(promo.activeUntil) || 'no end'}</td><td class="num">${promo.maxRedemptions ?? 'none'}</td><td>${conditionWords(promo)}</td><td class="num">${promo.paidUses}</td><td class="num">${promo.openHolds}</td><td>${promo.worksNow ? 'Yes' : (REFUSAL_WORDS[promo.refusal ?? ''] ?? 'No')}</td><td>${action}</td></tr>`;
+  const action = staff.role === 'owner' && expirable ? expiryForm(promo.code, `Expire ${promo.code}`) : '';
+  const num = (value: string | number) => html`<td class="num">${value}</td>`;
+  const cell = (value: string | Html) => html`<td>${value}</td>`;
+  const worksNow = promo.worksNow ? 'Yes' : (REFUSAL_WORDS[promo.refusal ?? ''] ?? 'No');
+  const cells = [
+    num(`${promo.percent}%`),
+    cell(when(promo.activeFrom)),
+    cell(when(promo.activeUntil) || 'no end'),
+    num(promo.maxRedemptions ?? 'none'),
+    cell(conditionWords(promo)),
+    num(promo.paidUses),
+    num(promo.openHolds),
+    cell(worksNow),
+    cell(action),
+  ];
+  return html`<tr><th scope="row">${promo.code}</th>${cells}</tr>`;
 }
 
+const PROMOS_HEAD = tableHead(
+  headCell('Code'),
+  numHeadCell('Discount'),
+  headCell('Active from (UTC)'),
+  headCell('Active until (UTC)'),
+  numHeadCell('Cap'),
+  headCell('Conditions'),
+  numHeadCell('Paid uses'),
+  numHeadCell('Open holds'),
+  headCell('Works now'),
+  headCell('Action'),
+);
+
 function listPage(staff: StaffCaller, promos: StaffPromoView[], values: CreateFields, error?: AppError) {
+  const rows = promos.map((promo) => promoRow(promo, staff));
+  const caption = 'Promo codes by code';
+  const table = scrollRegion(
+    caption,
+    html`<table><caption class="vh">${caption}</caption>${PROMOS_HEAD}<tbody>${rows}</tbody></table>`,
+  );
   return consolePage(
     'Promotions',
     html`<h1>Promotions</h1>${formError(error?.detail)}
-${
-  promos.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Promo codes by code" tabindex="0"><table><caption class="vh">Promo codes by code</caption><thead><tr><th scope="col">Code</th><th scope="col" class="num">Discount</th><th scope="col">Active from (UTC)</th><th scope="col">Active until (UTC)</th><th scope="col" class="num">Cap</th><th scope="col">Conditions</th><th scope="col" class="num">Paid uses</th><th scope="col" class="num">Open holds</th><th scope="col">Works now</th><th scope="col">Action</th></tr></thead><tbody>${promos.map((promo) => promoRow(promo, staff))}</tbody></table></div>`
-    : html`<p>No promo codes yet.</p>`
-}
+${promos.length > 0 ? table : html`<p>No promo codes yet.</p>`}
 ${staff.role === 'owner' ? createForm(values) : html`<p>Only an owner creates or expires codes.</p>`}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
@@ -90,11 +129,19 @@ ${staff.role === 'owner' ? createForm(values) : html`<p>Only an owner creates or
 }
 
 function confirmExpiryPage(staff: StaffCaller, promo: StaffPromoView) {
+  const one = (count: number, single: string, plural: string) => (count === 1 ? single : plural);
+  const { openHolds, paidUses } = promo;
   return consolePage(
     `Expire ${promo.code}?`,
     html`<h1>Expire ${promo.code}?</h1>
-<p>${promo.code} (${promo.percent}% off) stops working for new orders now. ${promo.openHolds} open ${promo.openHolds === 1 ? 'order keeps' : 'orders keep'} the price ${promo.openHolds === 1 ? 'it was' : 'they were'} given; ${promo.paidUses} paid ${promo.paidUses === 1 ? 'order is' : 'orders are'} unchanged. This cannot be undone: to offer it again, create a new code.</p>
-<form method="post" action="${PATH}/${encodeURIComponent(promo.code)}/expire"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, expire ${promo.code} now</button></form>
+<p>${prose(
+      html`${promo.code} (${promo.percent}% off) stops working for new orders now.`,
+      html`${openHolds} open ${one(openHolds, 'order keeps', 'orders keep')}`,
+      html`the price ${one(openHolds, 'it was', 'they were')} given;`,
+      html`${paidUses} paid ${one(paidUses, 'order is', 'orders are')} unchanged.`,
+      html`This cannot be undone: to offer it again, create a new code.`,
+    )}</p>
+${expiryForm(promo.code, `Yes, expire ${promo.code} now`, html`<input type="hidden" name="confirm" value="yes">`)}
 <p><a href="${PATH}">Keep it</a></p>`,
     staff,
   );

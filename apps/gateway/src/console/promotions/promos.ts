@@ -9,7 +9,10 @@ import type { NewPromoTerms } from './schemas';
 
 const BASIS_POINTS_PER_PERCENT = 100;
 
-/** The contract's StaffPromo: absent fields for no end, no cap, no minimum and no limit per account; `worksNow` with checkout's reason when not. */
+/**
+ * The contract's StaffPromo: absent fields for no end, no cap, no minimum and no limit per account; `worksNow` with
+ * checkout's reason when not.
+ */
 export function staffPromoView(promo: checkout.StaffPromo) {
   return {
     code: promo.code,

@@ -104,9 +104,9 @@ export const consoleRefundsApi: ApiRoutes<GatewayContext> = {
         operationId: 'adminRefundOrder',
         summary: 'Refund an order in full or in part through the payment provider (owner)',
         description:
-          'Gives `amount` back to the card the order was paid with and returns the chosen lines to ' +
-          'stock; the customer is mailed ' +
-          "and the order's points are reversed in proportion. Never more than was paid; one refund of an order is settled at a time.",
+          'Gives `amount` back to the card the order was paid with and returns the chosen lines to stock; the ' +
+          "customer is mailed and the order's points are reversed in proportion. Never more than was paid; one " +
+          'refund of an order is settled at a time.',
         tags: ['admin'],
         security: STAFF_ONLY,
         parameters: [orderReferenceParameter('order-2026-0007')],

@@ -16,7 +16,8 @@ import { creditNoteOf, sendDocumentPdf } from '../../application/order-documents
 import type { CatalogCopy } from '../../application/catalog';
 import { refundAmountToPence, refundOrder } from './api';
 import { field, formError, isFormRefusal } from '../../kit/forms';
-import { html, type Html } from '../../kit/html';
+import { html, prose, type Html } from '../../kit/html';
+import { headCell, numHeadCell, scrollRegion, tableHead } from '../../kit/table';
 import { formatPence } from '../../kit/money';
 import { consolePage, type ConsoleDeps } from '../frame';
 import type { StaffCaller } from '../../kit/staff-session';
@@ -48,26 +49,40 @@ const refundPath = (reference: string) => `/console/orders/${encodeURIComponent(
 const consoleCreditNotePath = (reference: string, number: number) =>
   `/console/orders/${encodeURIComponent(reference)}/credit-notes/${formatCreditNoteNumber(number)}.pdf`;
 
+function creditNoteLink(reference: string, number: number): Html {
+  const name = `${formatCreditNoteNumber(number)} (PDF)`;
+  return html`<a href="${consoleCreditNotePath(reference, number)}" type="application/pdf">${name}</a>`;
+}
+
+const REFUNDS_HEAD = tableHead(
+  headCell('Asked (UK time)'),
+  numHeadCell('Amount'),
+  headCell('Reason'),
+  headCell('Back to stock'),
+  headCell('State'),
+  headCell('By'),
+  headCell('Credit note'),
+);
+
 /** The section the order's detail page shows: its refunds, and the form for the owner. */
 export function refundSection(staff: StaffCaller, order: checkout.StaffOrder): Html {
   const summary = order.details!.summary!;
   const left = summary.totalPence - order.details!.refundedPence;
-  const rows = order.refunds.map(
-    (refund) =>
-      html`<tr><td>${formatLondonDateTime(refund.createdAt)}</td><td class="num">${formatPence(refund.amountPence)}</td><td>${refund.reason}</td><td>${
-        refund.lines.map((line) => `${line.quantity} ` + `× ${line.sku}`).join(', ') || 'none'
-      }</td><td>${STATE_WORDS[refund.state] ?? refund.state}${refund.failureCode ? ` (${refund.failureCode})` : ''}</td><td>${refund.createdBy}</td><td>${
-        refund.creditNoteNumber
-          ? html`<a href="${consoleCreditNotePath(summary.reference, refund.creditNoteNumber)}" type="application/pdf">${formatCreditNoteNumber(refund.creditNoteNumber)} (PDF)</a>`
-          : '—'
-      }</td></tr>`,
+  const rows = order.refunds.map((refund) => {
+    const restocked = refund.lines.map((line) => `${line.quantity} ` + `× ${line.sku}`).join(', ') || 'none';
+    const state = `${STATE_WORDS[refund.state] ?? refund.state}${refund.failureCode ? ` (${refund.failureCode})` : ''}`;
+    const creditNote = refund.creditNoteNumber ? creditNoteLink(summary.reference, refund.creditNoteNumber) : '—';
+    const cells = [refund.reason, restocked, state, refund.createdBy, creditNote].map((cell) => html`<td>${cell}</td>`);
+    const asked = formatLondonDateTime(refund.createdAt);
+    return html`<tr><td>${asked}</td><td class="num">${formatPence(refund.amountPence)}</td>${cells}</tr>`;
+  });
+  const caption = 'Refunds, oldest first';
+  const table = scrollRegion(
+    caption,
+    html`<table><caption class="vh">${caption}</caption>${REFUNDS_HEAD}<tbody>${rows}</tbody></table>`,
   );
   return html`<h2>Refunds</h2>
-${
-  rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Refunds, oldest first" tabindex="0"><table><caption class="vh">Refunds, oldest first</caption><thead><tr><th scope="col">Asked (UK time)</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Back to stock</th><th scope="col">State</th><th scope="col">By</th><th scope="col">Credit note</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : html`<p>No refunds.</p>`
-}
+${rows.length > 0 ? table : html`<p>No refunds.</p>`}
 ${
   staff.role === 'owner' && REFUNDABLE.has(summary.status) && left > 0
     ? refundForm(order, { amount: (left / 100).toFixed(2), reason: '', restock: [] }, left)
@@ -89,11 +104,12 @@ function refundForm(order: checkout.StaffOrder, form: RefundForm, left: number, 
 <fieldset><legend>Units to put back in stock</legend>
 ${
   returnable.length > 0
-    ? returnable.map(
-        (line, index) =>
-          html`<label for="restock-${index}">${line.sku} (${String(unitsLeft.get(line.sku))} of ${line.quantity} left to return)</label>
-<input type="number" id="restock-${index}" name="restock_${line.sku}" min="0" max="${String(unitsLeft.get(line.sku))}" value="${restocked(line.sku)}">`,
-      )
+    ? returnable.map((line, index) => {
+        const units = String(unitsLeft.get(line.sku));
+        const restock = restocked(line.sku);
+        return html`<label for="restock-${index}">${line.sku} (${units} of ${line.quantity} left to return)</label>
+<input type="number" id="restock-${index}" name="restock_${line.sku}" min="0" max="${units}" value="${restock}">`;
+      })
     : html`<p>Every unit has been returned already.</p>`
 }
 </fieldset>
@@ -140,7 +156,10 @@ function confirmationPage(
   return consolePage(
     `Confirm refund of order ${summary.reference}`,
     html`<h1>Confirm refund of order ${summary.reference}</h1>
-<p>This gives <strong>${formatPence(checked.amountPence)}</strong> back to the card order ${summary.reference} was paid with (total ${formatPence(summary.totalPence)}), and mails the customer.</p>
+<p>${prose(
+      html`This gives <strong>${formatPence(checked.amountPence)}</strong> back to the card order ${summary.reference}`,
+      html`was paid with (total ${formatPence(summary.totalPence)}), and mails the customer.`,
+    )}</p>
 <dl><dt>Reason</dt><dd>${form.reason}</dd><dt>Back to stock</dt><dd>${
       checked.lines.length > 0
         ? checked.lines.map((line) => `${line.quantity} ` + `× ${line.sku}`).join(', ')
@@ -161,9 +180,10 @@ ${checked.lines.map((line) => html`<input type="hidden" name="restock_${line.sku
 function resultPage(staff: StaffCaller, reference: string, answer: checkout.RefundOrderResponse) {
   const refund = answer.refund!;
   const done = refund.state === 'succeeded';
+  const amount = formatPence(refund.amountPence);
   return consolePage(
     done ? `Refunded order ${reference}` : `Refund of order ${reference} sent`,
-    html`<h1>${done ? `Refunded ${formatPence(refund.amountPence)}` : `Refund of ${formatPence(refund.amountPence)} sent`}</h1>
+    html`<h1>${done ? `Refunded ${amount}` : `Refund of ${amount} sent`}</h1>
 <p role="status">${
       done
         ? `Order ${reference} is refunded ${formatPence(answer.order!.details!.refundedPence)} in ` +

@@ -10,6 +10,7 @@ import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { checkout } from '@storefront/proto';
 import { field, formError, isFormRefusal } from '../../kit/forms';
 import { html } from '../../kit/html';
+import { headCell, scrollRegion, tableHead } from '../../kit/table';
 import type { StaffCaller } from '../../kit/staff-session';
 import { consolePage, type ConsoleDeps } from '../frame';
 
@@ -24,28 +25,50 @@ const decisionPath = (id: string, decision: 'receive' | 'refuse') => `${PATH}/${
 
 function actions(found: checkout.OrderReturn, staff: StaffCaller) {
   if (found.state !== 'requested' || staff.role !== 'owner') return '';
-  return html`<form method="post" action="${decisionPath(found.id, 'receive')}"><button type="submit">Goods received: refund<span class="vh"> the return of order ${found.orderNumber}</span></button></form>
-<form method="post" action="${decisionPath(found.id, 'refuse')}"><label for="reason-${found.id}">Why it is refused<span class="vh"> (order ${found.orderNumber})</span></label>
-<input type="text" id="reason-${found.id}" name="reason" maxlength="200" required><button type="submit">Refuse<span class="vh"> the return of order ${found.orderNumber}</span></button></form>`;
+  const which = html`<span class="vh"> the return of order ${found.orderNumber}</span>`;
+  const receive = html`<button type="submit">Goods received: refund${which}</button>`;
+  const refuse = html`<button type="submit">Refuse${which}</button>`;
+  const reasonId = `reason-${found.id}`;
+  const order = html`<span class="vh"> (order ${found.orderNumber})</span>`;
+  const label = html`<label for="${reasonId}">Why it is refused${order}</label>`;
+  return html`<form method="post" action="${decisionPath(found.id, 'receive')}">${receive}</form>
+<form method="post" action="${decisionPath(found.id, 'refuse')}">${label}
+<input type="text" id="${reasonId}" name="reason" maxlength="200" required>${refuse}</form>`;
 }
+
+const RETURNS_HEAD = tableHead(
+  headCell('Order'),
+  headCell('Started'),
+  headCell('Units'),
+  headCell('State'),
+  headCell('Action'),
+);
 
 function returnsPage(staff: StaffCaller, state: string, returns: checkout.OrderReturn[], error?: AppError) {
   const filter = html`<form method="get" action="${PATH}"><label for="state">Show</label>
 <select id="state" name="state"><option value=""${state === '' ? ' selected' : ''}>Every return</option>${STATES.map(
     (value) => html`<option value="${value}"${state === value ? ' selected' : ''}>${STATE_WORDS[value]}</option>`,
   )}</select><button type="submit">Show</button></form>`;
-  const rows = returns.map(
-    (found) =>
-      html`<tr><th scope="row"><a href="/console/orders/${encodeURIComponent(found.orderReference)}">${found.orderNumber}</a></th><td>${formatLondonDateTime(found.requestedAt)}</td><td>${found.lines.map((line) => `${line.quantity} × ${line.sku}`).join(', ')}</td><td>${STATE_WORDS[found.state] ?? found.state}${found.refusedReason ? html`: ${found.refusedReason}` : ''}${found.decidedBy ? html` (${found.decidedBy})` : ''}</td><td>${actions(found, staff)}</td></tr>`,
+  const rows = returns.map((found) => {
+    const link = html`<a href="/console/orders/${encodeURIComponent(found.orderReference)}">${found.orderNumber}</a>`;
+    const units = found.lines.map((line) => `${line.quantity} × ${line.sku}`).join(', ');
+    const refused = found.refusedReason ? html`: ${found.refusedReason}` : '';
+    const by = found.decidedBy ? html` (${found.decidedBy})` : '';
+    const state = html`${STATE_WORDS[found.state] ?? found.state}${refused}${by}`;
+    const cells = [formatLondonDateTime(found.requestedAt), units, state, actions(found, staff)].map(
+      (cell) => html`<td>${cell}</td>`,
+    );
+    return html`<tr><th scope="row">${link}</th>${cells}</tr>`;
+  });
+  const caption = 'Returns, oldest first';
+  const table = scrollRegion(
+    caption,
+    html`<table><caption class="vh">${caption}</caption>${RETURNS_HEAD}<tbody>${rows}</tbody></table>`,
   );
   return consolePage(
     'Returns',
     html`<h1>Returns</h1>${formError(error?.detail)}${filter}
-${
-  rows.length > 0
-    ? html`<div class="scroll" role="region" aria-label="Returns, oldest first" tabindex="0"><table><caption class="vh">Returns, oldest first</caption><thead><tr><th scope="col">Order</th><th scope="col">Started</th><th scope="col">Units</th><th scope="col">State</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : html`<p>No returns${state ? ' in this state' : ''}.</p>`
-}
+${rows.length > 0 ? table : html`<p>No returns${state ? ' in this state' : ''}.</p>`}
 ${staff.role === 'owner' ? '' : html`<p>Only an owner refunds or refuses a return.</p>`}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,

@@ -9,7 +9,8 @@ import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import { AppError, HTTP_STATUS, notFound } from '@storefront/errors';
 import type { identity } from '@storefront/proto';
 import { field, formError, isFormRefusal } from '../../kit/forms';
-import { html } from '../../kit/html';
+import { html, prose, type Html } from '../../kit/html';
+import { headCell, scrollRegion, tableHead } from '../../kit/table';
 import { requireOwner, type StaffCaller } from '../../kit/staff-session';
 import type { GatewayContext } from '../../context';
 import { consolePage, type ConsoleDeps } from '../frame';
@@ -37,24 +38,36 @@ interface PageNotice {
 
 const lastLogin = (at: string) => (at ? formatLondonDateTime(at) : 'none recorded');
 
+/** A form posting a member's email to `${PATH}/${action}`; `confirm` is the confirmation page's "yes". */
+function memberForm(action: string, email: string, button: string, confirm: Html | '' = ''): Html {
+  const member = html`<input type="hidden" name="email" value="${email}">`;
+  const submit = html`<button type="submit">${button}</button>`;
+  return html`<form method="post" action="${PATH}/${action}">${member}${confirm}${submit}</form>`;
+}
+
 function memberRow(entry: identity.StaffMemberState, staff: StaffCaller) {
   const { email, role } = entry.member!;
   const actions =
     staff.role !== 'owner'
       ? ''
       : entry.state === 'disabled'
-        ? html`<form method="post" action="${PATH}/enable"><input type="hidden" name="email" value="${email}"><button type="submit">Re-enable ${email}</button></form>`
-        : html`<form method="post" action="${PATH}/reset"><input type="hidden" name="email" value="${email}"><button type="submit">Reset ${email}</button></form>${
-            entry.member!.id === staff.id
-              ? ''
-              : html`<form method="post" action="${PATH}/disable"><input type="hidden" name="email" value="${email}"><button type="submit">Disable ${email}</button></form>`
+        ? memberForm('enable', email, `Re-enable ${email}`)
+        : html`${memberForm('reset', email, `Reset ${email}`)}${
+            entry.member!.id === staff.id ? '' : memberForm('disable', email, `Disable ${email}`)
           }`;
-  return html`<tr><th scope="row">${email}</th><td>${role}</td><td>${STATE_WORDS[entry.state] ?? entry.state}</td><td>${formatLondonDateTime(entry.addedAt)}</td><td>${lastLogin(entry.lastLoginAt)}</td>${staff.role === 'owner' ? html`<td>${actions}</td>` : ''}</tr>`;
+  const state = STATE_WORDS[entry.state] ?? entry.state;
+  const cells = [role, state, formatLondonDateTime(entry.addedAt), lastLogin(entry.lastLoginAt)].map(
+    (cell) => html`<td>${cell}</td>`,
+  );
+  return html`<tr><th scope="row">${email}</th>${cells}${staff.role === 'owner' ? html`<td>${actions}</td>` : ''}</tr>`;
 }
 
 function ownerForms({ add = { email: '', role: 'staff' }, reenable = '' }: PageNotice) {
   return html`<h2>Add a staff member</h2>
-<p>An owner does everything; staff read everything and dispatch, deliver and cancel orders. The new member sets up a password and an authenticator from a one-time link, shown once after adding them.</p>
+<p>${prose(
+    html`An owner does everything; staff read everything and dispatch, deliver and cancel orders.`,
+    html`The new member sets up a password and an authenticator from a one-time link, shown once after adding them.`,
+  )}</p>
 <form method="post" action="${PATH}/add">
 <label for="add-email">Email</label>
 <input type="email" id="add-email" name="email" value="${add.email}" autocomplete="off" required>
@@ -77,10 +90,26 @@ function ownerForms({ add = { email: '', role: 'staff' }, reenable = '' }: PageN
 function membersPage(staff: StaffCaller, members: identity.StaffMemberState[], notice: PageNotice = {}) {
   const { error, disabled } = notice;
   const owner = staff.role === 'owner';
+  const disabledNote = disabled
+    ? html`<p role="status">${disabled} is disabled: their sessions end at their next request.</p>`
+    : '';
+  const head = tableHead(
+    headCell('Email'),
+    headCell('Role'),
+    headCell('State'),
+    headCell('Added'),
+    headCell('Last login'),
+    ...(owner ? [headCell('Actions')] : []),
+  );
+  const rows = members.map((entry) => memberRow(entry, staff));
+  const table = scrollRegion(
+    'Staff members by email',
+    html`<table><caption class="vh">Staff members by email</caption>${head}<tbody>${rows}</tbody></table>`,
+  );
   return consolePage(
     'Staff members',
-    html`<h1>Staff members</h1>${disabled ? html`<p role="status">${disabled} is disabled: their sessions end at their next request.</p>` : ''}${formError(error?.detail)}
-<div class="scroll" role="region" aria-label="Staff members by email" tabindex="0"><table><caption class="vh">Staff members by email</caption><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">State</th><th scope="col">Added</th><th scope="col">Last login</th>${owner ? html`<th scope="col">Actions</th>` : ''}</tr></thead><tbody>${members.map((entry) => memberRow(entry, staff))}</tbody></table></div>
+    html`<h1>Staff members</h1>${disabledNote}${formError(error?.detail)}
+${table}
 ${owner ? ownerForms(notice) : html`<p>Only an owner adds, resets, disables or re-enables members.</p>`}`,
     staff,
     error ? HTTP_STATUS[error.kind] : 200,
@@ -91,8 +120,11 @@ function confirmDisablePage(staff: StaffCaller, email: string) {
   return consolePage(
     `Disable ${email}?`,
     html`<h1>Disable ${email}?</h1>
-<p>${email} can no longer log in, and their sessions end at their next request. An owner may re-enable them later with a new set-up link.</p>
-<form method="post" action="${PATH}/disable"><input type="hidden" name="email" value="${email}"><input type="hidden" name="confirm" value="yes"><button type="submit">Yes, disable ${email} now</button></form>
+<p>${prose(
+      html`${email} can no longer log in, and their sessions end at their next request.`,
+      html`An owner may re-enable them later with a new set-up link.`,
+    )}</p>
+${memberForm('disable', email, `Yes, disable ${email} now`, html`<input type="hidden" name="confirm" value="yes">`)}
 <p><a href="${PATH}">Keep them</a></p>`,
     staff,
   );
@@ -110,7 +142,10 @@ function setupLinkPage(
   return consolePage(
     title,
     html`<h1>${title}</h1>
-<p>${said} Give them this set-up link, shown only now; it works once, until ${formatLondonDateTime(issued.setupExpiresAt)}, in the first browser that opens it:</p>
+<p>${prose(
+      html`${said} Give them this set-up link, shown only now;`,
+      html`it works once, until ${formatLondonDateTime(issued.setupExpiresAt)}, in the first browser that opens it:`,
+    )}</p>
 <p><code id="setup-link">${link.toString()}</code></p>
 <p><a href="${PATH}">Back to staff members</a></p>`,
     staff,

@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import { clientAddress } from '../../kit/customer-session';
 import { field, formError, isFormRefusal } from '../../kit/forms';
-import { html } from '../../kit/html';
+import { html, prose } from '../../kit/html';
 import type { PageAnswer } from '../../kit/respond';
 import { CONSOLE_PATH, clearStaffCookie, setStaffCookie, staffTokenOf } from '../../kit/staff-session';
 import { consolePage, type ConsoleDeps } from '../frame';
@@ -64,11 +64,16 @@ function setupPage(token: string, view: SetupView, error?: string, status = 200)
   );
 }
 
+const LOG_OUT_FORM = html`<form method="post" action="/console/logout"><button type="submit">Log out</button></form>`;
+
 function recoveryCodesPage(email: string, codes: string[]): PageAnswer {
   return consolePage(
     'Your recovery codes',
     html`<h1>Your recovery codes</h1>
-<p>The account ${email} is ready. Keep these codes somewhere safe, away from your phone: each logs you in once in place of an authenticator code. They are shown only now.</p>
+<p>${prose(
+      html`The account ${email} is ready. Keep these codes somewhere safe, away from your phone:`,
+      html`each logs you in once in place of an authenticator code. They are shown only now.`,
+    )}</p>
 <ul class="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
 <p><a href="/console/login">Log in</a></p>`,
   );
@@ -146,14 +151,7 @@ export function registerStaffPages({ router, context, send, form }: ConsoleDeps)
   // A link followed from the console itself logs out at once; from anywhere else it asks first.
   router.get('/console/logout', async (req, res) => {
     if (req.headers['sec-fetch-site'] === 'same-origin') return logOut(req, res);
-    await send(
-      req,
-      res,
-      consolePage(
-        'Log out',
-        html`<h1>Log out</h1><form method="post" action="/console/logout"><button type="submit">Log out</button></form>`,
-      ),
-    );
+    await send(req, res, consolePage('Log out', html`<h1>Log out</h1>${LOG_OUT_FORM}`));
   });
   router.post('/console/logout', ...form, logOut);
 

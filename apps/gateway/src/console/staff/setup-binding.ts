@@ -40,10 +40,14 @@ export function dropSetupBinding(res: Response, token: string): void {
   );
 }
 
+const QR_LABEL = 'QR code of the authenticator address';
+
 /** The otpauth URI as a QR code an authenticator app scans: an SVG drawn here, one square per dark module. */
 export function qrCodeSvg(otpauthUri: string): Html {
   const modules = encodeQR(otpauthUri, 'raw', { border: QR_QUIET_ZONE });
   const size = modules.length;
   const squares = modules.flatMap((row, y) => row.map((dark, x) => (dark ? `M${x} ${y}h1v1h-1z` : ''))).join('');
-  return html`<svg id="otpauth-qr" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="240" height="240" role="img" aria-label="QR code of the authenticator address"><rect width="${size}" height="${size}" fill="#fff"/><path fill="#000" d="${squares}"/></svg>`;
+  const frame = html`xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${size} ${size}" width="240" height="240"`;
+  const drawing = html`<rect width="${size}" height="${size}" fill="#fff"/><path fill="#000" d="${squares}"/>`;
+  return html`<svg id="otpauth-qr" ${frame} role="img" aria-label="${QR_LABEL}">${drawing}</svg>`;
 }

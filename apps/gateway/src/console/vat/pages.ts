@@ -10,7 +10,8 @@ import { AppError, HTTP_STATUS } from '@storefront/errors';
 import { formatLondonDate } from '@storefront/dispatch-calendar';
 import { lastFullQuarter, vatDocumentsCsv, vatReport, type VatPeriod } from '../../application/vat-report';
 import { formError } from '../../kit/forms';
-import { html, type Html } from '../../kit/html';
+import { html, prose, type Html } from '../../kit/html';
+import { headCell, numHeadCell, tableHead } from '../../kit/table';
 import { formatPence } from '../../kit/money';
 import type { StaffCaller } from '../../kit/staff-session';
 import { consolePage, type ConsoleDeps } from '../frame';
@@ -31,6 +32,26 @@ const query = (period: VatPeriod) => `from=${encodeURIComponent(period.from)}&to
 const moneyCells = (rate: Pick<checkout.VatAtRate, 'netPence' | 'vatPence' | 'grossPence'>) =>
   [rate.netPence, rate.vatPence, rate.grossPence].map((pence) => html`<td class="num">${formatPence(pence)}</td>`);
 
+const VAT_HEAD = tableHead(
+  headCell('VAT rate'),
+  ...[
+    'Receipts',
+    'Receipts net',
+    'Receipts VAT',
+    'Receipts gross',
+    'Credit notes',
+    'Credited net',
+    'Credited VAT',
+    'Credited gross',
+    'Net',
+    'VAT',
+    'Gross',
+  ].map((column) => numHeadCell(column)),
+);
+
+/** "1 April 2026": a London day with its year. */
+const dayWords = (date: string) => `${formatLondonDate(date)} ${date.slice(0, 4)}`;
+
 function reportTable(report: checkout.GetVatReportResponse): Html {
   const money = (rate: checkout.VatAtRate | undefined) => moneyCells(rate!);
   const totals = (pick: (rate: checkout.VatReportRate) => checkout.VatAtRate | undefined) =>
@@ -39,14 +60,21 @@ function reportTable(report: checkout.GetVatReportResponse): Html {
       vatPence: report.rates.reduce((sum, rate) => sum + pick(rate)!.vatPence, 0),
       grossPence: report.rates.reduce((sum, rate) => sum + pick(rate)!.grossPence, 0),
     });
-  return html`<div class="scroll" tabindex="0" role="region" aria-label="VAT by rate"><table id="vat-report"><caption>VAT by rate: receipts less credit notes</caption>
-<thead><tr><th scope="col">VAT rate</th><th scope="col" class="num">Receipts</th><th scope="col" class="num">Receipts net</th><th scope="col" class="num">Receipts VAT</th><th scope="col" class="num">Receipts gross</th><th scope="col" class="num">Credit notes</th><th scope="col" class="num">Credited net</th><th scope="col" class="num">Credited VAT</th><th scope="col" class="num">Credited gross</th><th scope="col" class="num">Net</th><th scope="col" class="num">VAT</th><th scope="col" class="num">Gross</th></tr></thead>
-<tbody>${report.rates.map(
-    (rate) =>
-      html`<tr><th scope="row">${rate.rateBasisPoints / 100} %</th><td class="num">${rate.receipts}</td>${money(rate.receipted)}<td class="num">${rate.creditNotes}</td>${money(rate.credited)}${money(rate.net)}</tr>`,
-  )}
-<tr><th scope="row">Total</th><td class="num">${report.receipts}</td>${totals((rate) => rate.receipted)}<td class="num">${report.creditNotes}</td>${totals((rate) => rate.credited)}${totals((rate) => rate.net)}</tr></tbody></table></div>`;
+  const rows = report.rates.map((rate) => {
+    const receipted = html`<td class="num">${rate.receipts}</td>${money(rate.receipted)}`;
+    const credited = html`<td class="num">${rate.creditNotes}</td>${money(rate.credited)}`;
+    return html`<tr><th scope="row">${rate.rateBasisPoints / 100} %</th>${receipted}${credited}${money(rate.net)}</tr>`;
+  });
+  const receipted = html`<td class="num">${report.receipts}</td>${totals((rate) => rate.receipted)}`;
+  const credited = html`<td class="num">${report.creditNotes}</td>${totals((rate) => rate.credited)}`;
+  const table = html`<table id="vat-report"><caption>VAT by rate: receipts less credit notes</caption>
+${VAT_HEAD}
+<tbody>${rows}
+<tr><th scope="row">Total</th>${receipted}${credited}${totals((rate) => rate.net)}</tr></tbody></table>`;
+  return html`<div class="scroll" tabindex="0" role="region" aria-label="VAT by rate">${table}</div>`;
 }
+
+const CSV_WORDS = 'Download every receipt and credit note of the period (CSV)';
 
 function vatPage(
   staff: StaffCaller,
@@ -54,14 +82,14 @@ function vatPage(
   answer: { report: checkout.GetVatReportResponse } | { error: string; status: number },
 ) {
   const shown = 'report' in answer;
+  const range = shown ? html` from ${dayWords(period.from)} to ${dayWords(period.to)}` : '';
   return consolePage(
     'VAT report',
     html`<h1>VAT report</h1>
-<p>Receipts issued (when the payment was confirmed) less credit notes issued (when the refund was made), on London days${
-      shown
-        ? html` from ${formatLondonDate(period.from)} ${period.from.slice(0, 4)} to ${formatLondonDate(period.to)} ${period.to.slice(0, 4)}`
-        : ''
-    }.</p>
+<p>${prose(
+      html`Receipts issued (when the payment was confirmed)`,
+      html`less credit notes issued (when the refund was made), on London days${range}.`,
+    )}</p>
 <form method="get" action="${VAT_PATH}" class="filters">
 <label for="from">From (date)</label>
 <input type="date" id="from" name="from" value="${period.from}" required>
@@ -72,7 +100,7 @@ function vatPage(
 ${
   shown
     ? html`${reportTable(answer.report)}
-<p><a href="${VAT_PATH}.csv?${query(period)}" download>Download every receipt and credit note of the period (CSV)</a></p>`
+<p><a href="${VAT_PATH}.csv?${query(period)}" download>${CSV_WORDS}</a></p>`
     : formError(answer.error)
 }`,
     staff,
