@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import type { Mail } from './outbox';
 
@@ -34,32 +34,48 @@ function messageOf(mail: Mail, from: string) {
   };
 }
 
+/**
+ * A transport nodemailer makes with the first mail sent, not at start: a process that sends no mail never loads it
+ * (decision 1344). Closing closes it once made.
+ */
+function madeOnFirstSend(make: (nodemailer: typeof import('nodemailer')) => Transporter) {
+  let made: Promise<Transporter> | undefined;
+  return {
+    transporter: () => (made ??= import('nodemailer').then(make)),
+    close: () => void made?.then((transporter) => transporter.close()),
+  };
+}
+
 export function smtpTransport(url: string, from: string, timeoutMs: number): MailTransport {
-  const transporter = nodemailer.createTransport({
-    url,
-    pool: true,
-    maxConnections: 2,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  } satisfies SMTPPool.Options);
+  const pool = madeOnFirstSend((nodemailer) =>
+    nodemailer.createTransport({
+      url,
+      pool: true,
+      maxConnections: 2,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    } satisfies SMTPPool.Options),
+  );
   const { hostname, port } = new URL(url);
   return {
     destination: `smtp://${hostname}${port ? `:${port}` : ''}`,
     async send(mail) {
-      await transporter.sendMail(messageOf(mail, from));
+      await (await pool.transporter()).sendMail(messageOf(mail, from));
     },
-    close: () => transporter.close(),
+    close: pool.close,
   };
 }
 
 /** Files named `<time>-<key>.eml`, written whole (a temporary file renamed) and readable by this user only. */
 export function mailboxTransport(dir: string, from: string, now: () => number): MailTransport {
-  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const composer = madeOnFirstSend((nodemailer) =>
+    nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+  );
   return {
     destination: path.resolve(dir),
     async send(mail) {
-      const { message } = (await composer.sendMail(messageOf(mail, from))) as { message: Buffer };
+      const { message } = (await (await composer.transporter()).sendMail(messageOf(mail, from))) as { message: Buffer };
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const stamp = new Date(now()).toISOString().replace(/[:.]/g, '-');
       const name = `${stamp}-${mail.key.replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
@@ -67,6 +83,6 @@ export function mailboxTransport(dir: string, from: string, now: () => number): 
       await fs.writeFile(partial, message, { mode: 0o600 });
       await fs.rename(partial, path.join(dir, name));
     },
-    close: () => composer.close(),
+    close: composer.close,
   };
 }

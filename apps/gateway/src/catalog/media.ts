@@ -5,18 +5,27 @@
  * variant. The address names the content, so its answer never changes: browsers and CDNs keep it for a year.
  */
 import type { Express, Response } from 'express';
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import { notFound } from '@storefront/errors';
 import { PHOTO_MAX_PIXELS } from '@storefront/formats';
 import type { GatewayContext } from '../context';
 import { PHOTO_FORMATS, PHOTO_WIDTHS, type PhotoFormat } from '../kit/photo';
 
-// libvips keeps recent operations and their images in memory (50 MB by default) unless told not to: a photo is
-// drawn once per variant, and the variants worth keeping are kept by VariantCache, bounded on its own. One libvips
-// thread per draw, and one draw at a time (drawInTurn): an encode takes tens of MB, and a page asking for all its
-// variants at once would otherwise lift the process's peak memory by that many times over.
-sharp.cache(false);
-sharp.concurrency(1);
+let sharpLoading: Promise<(typeof import('sharp'))['default']> | undefined;
+
+/** sharp (libvips) loads with the first variant drawn, not at start (decision 1344). */
+function loadSharp() {
+  sharpLoading ??= import('sharp').then(({ default: sharp }) => {
+    // libvips keeps recent operations and their images in memory (50 MB by default) unless told not to: a photo is
+    // drawn once per variant, and the variants worth keeping are kept by VariantCache, bounded on its own. One libvips
+    // thread per draw, and one draw at a time (drawInTurn): an encode takes tens of MB, and a page asking for all its
+    // variants at once would otherwise lift the process's peak memory by that many times over.
+    sharp.cache(false);
+    sharp.concurrency(1);
+    return sharp;
+  });
+  return sharpLoading;
+}
 
 const MEDIA_PATH = /^\/media\/([0-9a-f]{64})-(\d{1,4})\.(avif|webp|jpeg)$/;
 /** Resized variants kept in memory, at most this many bytes in all (the oldest used goes first). */
@@ -82,6 +91,7 @@ export function registerMedia(app: Express, context: GatewayContext, cache = new
 
   async function draw(sha256: string, width: number, format: PhotoFormat): Promise<Buffer> {
     const { image } = await context.clients.inventory.getProductPhoto({ sha256 }, { deadlineMs: PHOTO_DEADLINE_MS });
+    const sharp = await loadSharp();
     const original = sharp(image, { limitInputPixels: PHOTO_MAX_PIXELS });
     return ENCODE[format](original.autoOrient().resize({ width, withoutEnlargement: true })).toBuffer();
   }

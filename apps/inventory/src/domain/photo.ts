@@ -4,12 +4,20 @@
  * shows.
  */
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
 import { invalidArgument } from '@storefront/errors';
 import { PHOTO_ALT_MAX_LENGTH, PHOTO_MAX_BYTES, PHOTO_MAX_PIXELS, hasControlCharacters } from '@storefront/formats';
 
-// libvips keeps recent operations and their images in memory unless told not to; each photo is checked once.
-sharp.cache(false);
+let sharpLoading: Promise<(typeof import('sharp'))['default']> | undefined;
+
+/** sharp (libvips) loads with the first photo checked, not at start (decision 1344). */
+function loadSharp() {
+  sharpLoading ??= import('sharp').then(({ default: sharp }) => {
+    // libvips keeps recent operations and their images in memory unless told not to; each photo is checked once.
+    sharp.cache(false);
+    return sharp;
+  });
+  return sharpLoading;
+}
 
 export type PhotoType = 'image/jpeg' | 'image/png' | 'image/webp';
 
@@ -54,6 +62,7 @@ export async function checkPhoto(image: Uint8Array | undefined): Promise<Checked
   if (!contentType) throw refused('photo must be a JPEG, PNG or WebP image; this file is none of them');
   const unreadable = () =>
     refused(`photo could not be read as ${SHARP_FORMAT[contentType].toUpperCase()}: the file is damaged`);
+  const sharp = await loadSharp();
   const metadata = await sharp(bytes)
     .metadata()
     .catch(() => undefined);
