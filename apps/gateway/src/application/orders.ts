@@ -210,6 +210,11 @@ export const OrderDetails = component(
   ),
 );
 
+/** A delivery address's lines before its country, as pages and documents print them: an empty second line left out. */
+export function addressLinesBeforeCountry(delivery: checkout.Delivery): string[] {
+  return [delivery.name, delivery.line1, ...(delivery.line2 ? [delivery.line2] : []), delivery.city, delivery.postcode];
+}
+
 export function orderView(order: checkout.OrderSummary) {
   return {
     id: order.id,

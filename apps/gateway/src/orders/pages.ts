@@ -21,7 +21,7 @@ import { dispatchWords, expectedDispatchWords, orderStatusWords, stockWaitWords 
 import { html } from '../kit/html';
 import { headCell, numHeadCell, tableHead } from '../kit/table';
 import { placedOrderDelivery } from '../kit/placed-order-cookie';
-import { Delivery, shippedBatches, type ShippedBatchView } from '../application/orders';
+import { addressLinesBeforeCountry, Delivery, shippedBatches, type ShippedBatchView } from '../application/orders';
 import { certificatePagePath, certificatePdfPath } from '../application/certificates';
 import type { PageAnswer, PageRoutes } from '../kit/respond';
 import { findSku, type ShopView } from '../application/shop';
@@ -52,15 +52,9 @@ function documentLinks(path: string, name: string) {
 
 /** The address the order goes to, with the buyer's email and phone. */
 function deliveryAddress(delivery: checkout.Delivery) {
-  const lines = [
-    delivery.name,
-    delivery.line1,
-    ...(delivery.line2 ? [delivery.line2] : []),
-    delivery.city,
-    delivery.postcode,
-  ];
+  const lines = addressLinesBeforeCountry(delivery).map((line) => html`${line}<br>`);
   const phone = delivery.phone ? html`<br>${delivery.phone}` : '';
-  return html`<address>${lines.map((line) => html`${line}<br>`)}${delivery.email}${phone}</address>`;
+  return html`<address>${lines}${delivery.email}${phone}</address>`;
 }
 
 const ITEMS_HEAD = tableHead(headCell('Item'), numHeadCell('Quantity'), numHeadCell('Amount'));

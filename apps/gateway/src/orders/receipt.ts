@@ -14,6 +14,7 @@ import { formatReceiptNumber, vatBreakdown, type VatAtRate } from '@storefront/f
 import { formatDiscount, formatPence } from '../kit/money';
 import type { PageRoutes } from '../kit/respond';
 import type { Seller } from '@storefront/config';
+import { addressLinesBeforeCountry } from '../application/orders';
 import type { ShopView } from '../application/shop';
 import {
   documentPage,
@@ -73,10 +74,7 @@ export function receiptOf(
       ['Order number', order.orderNumber],
       [registered ? 'Date of supply' : 'Date paid', londonDateOf(order.paidAt || details.createdAt)],
     ],
-    buyer:
-      invoice && delivery
-        ? [delivery.name, delivery.line1, ...(delivery.line2 ? [delivery.line2] : []), delivery.city, delivery.postcode]
-        : undefined,
+    buyer: invoice && delivery ? addressLinesBeforeCountry(delivery) : undefined,
     itemColumns: [
       'Item',
       'Quantity',

@@ -10,6 +10,7 @@ import { formatLondonDateTime } from '@storefront/dispatch-calendar';
 import { AppError, HTTP_STATUS } from '@storefront/errors';
 import type { checkout, inventory } from '@storefront/proto';
 import type { Request, Response } from 'express';
+import { addressLinesBeforeCountry } from '../../application/orders';
 import { orderForStaff } from '../../application/staff-orders';
 import { orderCustomer, type OrderCustomer } from '../../application/staff-customers';
 import { heldFilter, heldNote } from './held';
@@ -215,14 +216,7 @@ const LINES_HEAD = tableHead(
 
 /** The address lines before the country, each ended by a line break; an empty second line is left out. */
 function addressLines(delivery: checkout.Delivery): Html[] {
-  const lines = [
-    delivery.name,
-    delivery.line1,
-    ...(delivery.line2 ? [delivery.line2] : []),
-    delivery.city,
-    delivery.postcode,
-  ];
-  return lines.map((line) => html`${line}<br>`);
+  return addressLinesBeforeCountry(delivery).map((line) => html`${line}<br>`);
 }
 
 const phone = (delivery: checkout.Delivery) => (delivery.phone ? `, ${delivery.phone}` : '');
