@@ -14,6 +14,7 @@
  */
 import type { Knex } from 'knex';
 import { inSqlSpan } from '@storefront/telemetry';
+import { SQLITE_BEGIN } from './sqlite-begin';
 
 /** A statement a batch sends: a query or raw statement built with knex, values bound. */
 export type BatchStatement = Knex.QueryBuilder | Knex.Raw;
@@ -64,7 +65,10 @@ interface SqliteConnection {
   };
 }
 
-const BEGIN: Compiled = { sql: 'BEGIN', bindings: [] };
+const BEGIN: Record<'mysql' | 'sqlite', Compiled> = {
+  mysql: { sql: 'BEGIN', bindings: [] },
+  sqlite: { sql: SQLITE_BEGIN, bindings: [] },
+};
 const COMMIT: Compiled = { sql: 'COMMIT', bindings: [] };
 const ROLLBACK: Compiled = { sql: 'ROLLBACK', bindings: [] };
 
@@ -79,6 +83,7 @@ let roundTrips = 0;
 export async function batchedTransaction<T>(db: Knex, work: (batch: Batch) => Promise<T>): Promise<T> {
   const mysql = db.client.config.client === 'mysql2';
   const run = mysql ? runOnMysql : runOnSqlite;
+  const begin = BEGIN[mysql ? 'mysql' : 'sqlite'];
   const connection: unknown = await db.client.acquireConnection();
   let begun = false;
   let ended = false;
@@ -88,7 +93,7 @@ export async function batchedTransaction<T>(db: Knex, work: (batch: Batch) => Pr
   const exchange = async (compiled: Compiled[], commits: boolean): Promise<StatementResult[]> => {
     if (ended) throw new Error('this transaction has already ended');
     if (failed) throw new Error('a send of this transaction failed; it can only be rolled back');
-    const packet = [...(begun ? [] : [BEGIN]), ...compiled, ...(commits ? [COMMIT] : [])];
+    const packet = [...(begun ? [] : [begin]), ...compiled, ...(commits ? [COMMIT] : [])];
     begun = true;
     const roundTrip = (roundTrips += 1);
     for (const { sql, bindings } of packet)
@@ -106,7 +111,7 @@ export async function batchedTransaction<T>(db: Knex, work: (batch: Batch) => Pr
     // Only a COMMIT that ran ends the transaction: a statement before it that failed leaves it open, to be rolled back.
     if (commits) ended = true;
     // BEGIN's and COMMIT's answers are nobody's business.
-    return results.slice(packet[0] === BEGIN ? 1 : 0, commits ? -1 : undefined);
+    return results.slice(packet[0] === begin ? 1 : 0, commits ? -1 : undefined);
   };
   const batch: Batch = {
     send: (...statements) =>

@@ -8,6 +8,7 @@ import knexFactory, { type Knex } from 'knex';
 import { readCommon, redactUrl, type EnvReader, type CommonConfig } from '@storefront/config';
 import { observeDbPool } from '@storefront/telemetry';
 import { registerSqliteConnection } from './prepared-read';
+import { beginTransactionsImmediately } from './sqlite-begin';
 
 export type { Knex } from 'knex';
 export { preparedRead, type PreparedRead, type ReadParam, type ReadRow } from './prepared-read';
@@ -107,6 +108,7 @@ function connect(config: StoreConfig, stallTimeoutMs?: number): Knex {
       min: 1,
       max: 1,
       afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: unknown) => void) {
+        beginTransactionsImmediately(connection);
         reusePreparedStatements(connection);
         connection.pragma('journal_mode = WAL');
         connection.pragma('synchronous = NORMAL');
