@@ -7,13 +7,20 @@ import argon2 from 'argon2';
 const env = process.env;
 const durationMs = Number(env.ARGON2_RATE_DURATION_MS ?? 8000);
 const password = env.ARGON2_RATE_PASSWORD ?? 'Bench-password-42';
+
+/** Identity's setting `name`, which the caller passes (its defaults are identity's). */
+function setting(name) {
+  const value = Number(env[name]);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be identity's setting, got "${env[name]}"`);
+  return value;
+}
 const options = {
   type: argon2.argon2id,
-  memoryCost: Number(env.ARGON2_MEMORY_KIB ?? 19_456),
-  timeCost: Number(env.ARGON2_TIME_COST ?? 2),
-  parallelism: Number(env.ARGON2_PARALLELISM ?? 1),
+  memoryCost: setting('ARGON2_MEMORY_KIB'),
+  timeCost: setting('ARGON2_TIME_COST'),
+  parallelism: setting('ARGON2_PARALLELISM'),
 };
-const slots = Number(env.ARGON2_MAX_CONCURRENT ?? 2);
+const slots = setting('ARGON2_MAX_CONCURRENT');
 const hash = await argon2.hash(password, options);
 let verified = 0;
 const started = performance.now();
