@@ -78,6 +78,8 @@ function load(url, options = {}) {
 function figures(result) {
   return {
     rps: Math.round(result.requests.average),
+    // Answers that were 2xx, per second: what a refusal (a 429, a 503) did not count for.
+    ok_rps: +(result['2xx'] / result.duration).toFixed(1),
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
     non2xx: result.non2xx,
@@ -205,7 +207,9 @@ async function loginAgainstArgon2(layout, gatewayUrl, email, env, judged) {
     `${`${layout}: raw argon2id verify`.padEnd(40)} ${String(raw.rps).padStart(7)} /s      ` +
       `(${raw.slots} at a time; ${raw.before} before the logins, ${raw.after} after)`,
   );
-  const ratio = +(login.rps / raw.rps).toFixed(3);
+  // Only logins that opened a session count: the attempt counters refuse a few of six parallel logins to one account
+  // from one address (they count attempts in flight as failures until they succeed).
+  const ratio = +(login.ok_rps / raw.rps).toFixed(3);
   results.ratios[`${layout}: login`] = { vsRawArgon2: ratio, target: TARGETS.login };
   if (judged) verdict(`${layout}: login vs raw argon2id`, ratio, `>= ${TARGETS.login}`, '×', ratio >= TARGETS.login);
   else console.log(`${layout}: login vs raw argon2id`.padEnd(42) + `${ratio}×`);
